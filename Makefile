@@ -1,0 +1,44 @@
+# Thin front over CMake. `make` builds into build/, `make test` runs every test
+# (plus the sanitizer builds), `make demo` shows the system working, `make bench`
+# measures it against the peers installed from Debian.
+BUILD   ?= build
+JOBS    ?= $(shell nproc)
+CMAKE   ?= cmake
+GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
+
+.PHONY: all build test test-main test-asan test-tsan demo bench format clean
+
+all: build
+
+build:
+	@$(CMAKE) -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@$(CMAKE) --build $(BUILD) -j $(JOBS)
+
+test: test-main test-asan test-tsan
+
+test-main: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan:
+	@$(CMAKE) -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=address,undefined >/dev/null
+	@$(CMAKE) --build $(BUILD)/asan -j $(JOBS)
+	cd $(BUILD)/asan && ctest --output-on-failure -j $(JOBS) -L unit
+
+# Ring tests under ThreadSanitizer.
+test-tsan:
+	@$(CMAKE) -S . -B $(BUILD)/tsan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=thread >/dev/null
+	@$(CMAKE) --build $(BUILD)/tsan -j $(JOBS)
+	cd $(BUILD)/tsan && ctest --output-on-failure -j $(JOBS) -L ring
+
+demo: build
+	@./examples/demo.sh $(BUILD)
+
+bench: build
+	@./bench/compare.sh $(BUILD)
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(BUILD)

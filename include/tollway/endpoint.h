@@ -1,0 +1,62 @@
+/* Endpoints. An endpoint is a VPID: the unit that owns a VELO mailbox and, as
+ * the device grows, a notification queue and an address translation table.
+ *
+ * A process started by twrun (or by a PMI-1 process manager such as MPICH's
+ * Hydra) opens its endpoints collectively: every rank of the job opens the same
+ * number of endpoints in the same order, and endpoint k of one rank talks to
+ * endpoint k of the others. A process started on its own is a job of one rank.
+ *
+ * An endpoint is used by one thread at a time. */
+#ifndef TOLLWAY_ENDPOINT_H
+#define TOLLWAY_ENDPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tw_ep tw_ep_t;
+
+/* Per-endpoint counters; TW_STATS=1 prints them when the endpoint closes. */
+typedef struct tw_ep_stats {
+    uint64_t msgs_sent;
+    uint64_t bytes_sent;
+    uint64_t msgs_received;
+    uint64_t bytes_received;
+    uint64_t send_retries; /* sends refused because the receiver's mailbox was full */
+    uint64_t polls_empty;  /* polls that found nothing */
+    uint64_t peers_mapped; /* peers' mailboxes mapped (on first contact) */
+} tw_ep_stats_t;
+
+/* Opens the next endpoint of this process. Collective over the job. Returns
+ * TW_OK, or TW_ERR_CONFIG (with a message on stderr naming the variable) when a
+ * TW_* variable is invalid, or TW_ERR_RUNTIME / TW_ERR_SYSTEM. */
+int tw_ep_open(tw_ep_t **ep);
+
+/* Closes the endpoint: prints its counters when TW_STATS=1, unmaps peers and
+ * removes its mailbox. Local; call tw_ep_barrier first when peers may still send. */
+int tw_ep_close(tw_ep_t *ep);
+
+int tw_ep_rank(const tw_ep_t *ep);
+int tw_ep_size(const tw_ep_t *ep);
+
+/* The address of rank's endpoint as a printable string ("shm:<node>:<mailbox>"). */
+int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap);
+
+/* A barrier over all ranks of the job, through the process manager. It is meant for
+ * start-up, tests and benchmarks, not for hot loops. */
+int tw_ep_barrier(tw_ep_t *ep);
+
+const tw_ep_stats_t *tw_ep_stats(const tw_ep_t *ep);
+void tw_ep_print_stats(const tw_ep_t *ep, FILE *out);
+
+/* Bytes of shared memory one endpoint's mailbox takes with the current settings. */
+size_t tw_ep_memory_size(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,35 @@
+/* Return codes of the native API. Zero is success, positive codes are "not now"
+ * (nothing happened, try again after making progress), negative codes are errors. */
+#ifndef TOLLWAY_STATUS_H
+#define TOLLWAY_STATUS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum tw_status {
+    TW_OK = 0,
+    TW_RETRY = 1, /* send: the receiver's mailbox is full; nothing was posted */
+    TW_EMPTY = 2, /* poll/probe: no message is waiting */
+
+    TW_ERR_ARG = -1,      /* a NULL pointer or otherwise invalid argument */
+    TW_ERR_RANK = -2,     /* rank outside 0..size-1 */
+    TW_ERR_SIZE = -3,     /* message longer than TW_VELO_MAX_SIZE */
+    TW_ERR_TAG = -4,      /* tag above TW_VELO_TAG_MAX */
+    TW_ERR_TRUNCATE = -5, /* receive buffer too small; the message stays queued */
+    TW_ERR_CONFIG = -6,   /* an invalid TW_* environment variable */
+    TW_ERR_RUNTIME = -7,  /* the launcher or process manager failed or refused */
+    TW_ERR_SYSTEM = -8,   /* a system call failed (errno says why) */
+    TW_ERR_PEER = -9,     /* a peer's endpoint cannot be reached or is not valid */
+    TW_ERR_CORRUPT = -10, /* a mailbox holds a status word that cannot be valid */
+    TW_ERR_NOMEM = -11,   /* out of memory */
+    TW_ERR_STATE = -12,   /* call not valid in the current state */
+};
+
+/* A short English description of a tw_status code. */
+const char *tw_strerror(int status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

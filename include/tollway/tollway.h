@@ -1,0 +1,13 @@
+/* Tollway native API: the umbrella header. */
+#ifndef TOLLWAY_H
+#define TOLLWAY_H
+
+#include <tollway/status.h>
+#include <tollway/endpoint.h>
+#include <tollway/velo.h>
+
+#define TW_VERSION_MAJOR 0
+#define TW_VERSION_MINOR 1
+#define TW_VERSION_PATCH 0
+
+#endif

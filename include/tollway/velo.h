@@ -1,0 +1,65 @@
+/* VELO: small two-sided messages into the receiver's mailbox.
+ *
+ * The mailbox is a ring of 64-byte slots (one cache line each) that every sender
+ * writes and only its owner reads. Word 0 of a slot is the status word (source,
+ * tag, length; never zero while valid), the payload follows. A message of up to
+ * TW_VELO_INLINE_SIZE bytes is exactly one slot; longer ones, up to
+ * TW_VELO_MAX_SIZE, take consecutive slots reserved in one step.
+ *
+ * Posting is transactional: tw_velo_send either places the whole message or
+ * returns TW_RETRY at once (mailbox full). It never blocks and never drops; the
+ * caller makes progress (for example by polling its own mailbox) and retries.
+ * Messages from one sender arrive in the order they were sent. */
+#ifndef TOLLWAY_VELO_H
+#define TOLLWAY_VELO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tollway/endpoint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TW_VELO_SLOT_SIZE   64
+#define TW_VELO_INLINE_SIZE 56   /* payload that fits the first slot beside the status word */
+#define TW_VELO_MAX_SIZE    4096 /* longest message */
+#define TW_VELO_TAG_MAX     255  /* tags are 0..TW_VELO_TAG_MAX */
+
+/* A received (or probed) message. data is set by tw_velo_peek only. */
+typedef struct tw_velo_msg {
+    int source;
+    unsigned tag;
+    size_t length;
+    const void *data;
+    uint32_t slots_; /* private: slots the message occupies */
+} tw_velo_msg_t;
+
+/* Sends len bytes (0..TW_VELO_MAX_SIZE) with a tag (0..TW_VELO_TAG_MAX) to rank
+ * dest. TW_OK, TW_RETRY (mailbox full, nothing posted), or TW_ERR_RANK,
+ * TW_ERR_SIZE, TW_ERR_TAG, TW_ERR_ARG, TW_ERR_PEER. The first send to a rank maps
+ * its mailbox; every later one touches only the slots it writes. */
+int tw_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t len);
+
+/* Receives the next message into buf if there is one: TW_OK (msg filled),
+ * TW_EMPTY, or TW_ERR_TRUNCATE (cap < length; msg says the length, the message
+ * stays queued). */
+int tw_velo_poll(tw_ep_t *ep, tw_velo_msg_t *msg, void *buf, size_t cap);
+
+/* As tw_velo_poll, but waits for a message. */
+int tw_velo_recv(tw_ep_t *ep, tw_velo_msg_t *msg, void *buf, size_t cap);
+
+/* Describes the next message without consuming it: TW_OK or TW_EMPTY. */
+int tw_velo_probe(tw_ep_t *ep, tw_velo_msg_t *msg);
+
+/* Zero-copy receive: msg->data points at the payload inside the mailbox (contiguous,
+ * valid until tw_velo_release). TW_OK or TW_EMPTY. At most one message is peeked
+ * at a time; release it before the next poll, peek or recv. */
+int tw_velo_peek(tw_ep_t *ep, tw_velo_msg_t *msg);
+int tw_velo_release(tw_ep_t *ep, tw_velo_msg_t *msg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,158 @@
+/* A ring of 64-byte slots in shared memory, written by many producers and read by
+ * one consumer. It carries VELO mailboxes and notification queues alike.
+ *
+ * Word 0 of a slot is the status word: VALID, the payload length, and bits for the
+ * user of the ring; zero means "nothing here yet". A record takes
+ * ceil((8 + len) / 64) consecutive slots, reserved in one compare-and-swap of the
+ * shared tail, and never wraps: when it would, the producer first fills the rest of
+ * the ring with a PAD record. The producer writes the payload, then the status word
+ * (release). The consumer polls only the status word at its head (acquire), reads the
+ * record in place, zeroes word 0 of every slot it used and publishes its head
+ * lazily: every quarter ring, and when it finds the ring empty. Producers check
+ * space against a cached copy of the head and reload it only when the ring looks
+ * full, so a small record moves exactly one cache line from producer to consumer.
+ *
+ * Posting is transactional: a push either reserves and fills the whole record or
+ * returns TW_RING_FULL having changed nothing visible.
+ *
+ * Everything read from shared memory is checked before use: indices are masked, a
+ * status word that cannot be valid is reported as TW_RING_CORRUPT, never followed. */
+#ifndef TW_DEVICE_RING_H
+#define TW_DEVICE_RING_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define TW_CACHELINE 64
+
+#define TW_RING_VALID      (1ull << 63)
+#define TW_RING_PAD        (1ull << 62)
+#define TW_RING_LEN_MASK   0xffffull
+#define TW_RING_USER_SHIFT 16
+#define TW_RING_USER_MASK  (((1ull << 46) - 1) << TW_RING_USER_SHIFT)
+
+enum { TW_RING_OK = 0, TW_RING_FULL = 1, TW_RING_EMPTY = 1, TW_RING_CORRUPT = -1 };
+
+typedef struct tw_slot {
+    _Alignas(TW_CACHELINE) uint64_t word[TW_CACHELINE / 8];
+} tw_slot_t;
+
+/* Shared control words, each on its own cache line: producers contend on tail,
+ * the consumer alone writes head. */
+typedef struct tw_ring_ctrl {
+    _Alignas(TW_CACHELINE) _Atomic uint64_t tail;
+    _Alignas(TW_CACHELINE) _Atomic uint64_t head;
+} tw_ring_ctrl_t;
+
+/* A producer's private view of a ring (one per producing thread). */
+typedef struct tw_ring_producer {
+    tw_ring_ctrl_t *ctrl;
+    tw_slot_t *slots;
+    uint64_t size, mask;
+    uint64_t cached_head;
+} tw_ring_producer_t;
+
+/* The consumer's private view. */
+typedef struct tw_ring_consumer {
+    tw_slot_t *slots;
+    uint64_t mask;
+    uint64_t head;
+    uint64_t published;
+    uint64_t publish_every;
+    uint64_t size;
+    uint32_t max_len;
+    tw_ring_ctrl_t *ctrl;
+} tw_ring_consumer_t;
+
+static inline uint32_t tw_ring_slots_for(size_t len) {
+    return (uint32_t)((len + 8 + TW_CACHELINE - 1) / TW_CACHELINE);
+}
+
+/* Zeroes a ring of size slots (a power of two) for its first use. */
+void tw_ring_format(tw_ring_ctrl_t *ctrl, tw_slot_t *slots, uint64_t size);
+void tw_ring_producer_init(tw_ring_producer_t *p, tw_ring_ctrl_t *ctrl, tw_slot_t *slots,
+                           uint64_t size);
+/* max_len: the longest record payload the consumer accepts; at most
+ * (size / 2) * 64 - 8 so that a record always fits once the ring drains. */
+void tw_ring_consumer_init(tw_ring_consumer_t *c, tw_ring_ctrl_t *ctrl, tw_slot_t *slots,
+                           uint64_t size, uint32_t max_len);
+
+static inline uint64_t tw_ring_load_status(const tw_slot_t *s) {
+    return __atomic_load_n(&s->word[0], __ATOMIC_ACQUIRE);
+}
+
+/* Reserves space for a record of len payload bytes (len <= 0xffff and fits the
+ * ring). user: bits inside TW_RING_USER_MASK. TW_RING_OK or TW_RING_FULL. */
+static inline int tw_ring_push(tw_ring_producer_t *p, uint64_t user, const void *data, size_t len) {
+    const uint64_t need = tw_ring_slots_for(len);
+    uint64_t tail = atomic_load_explicit(&p->ctrl->tail, memory_order_relaxed);
+    for (;;) {
+        const uint64_t idx = tail & p->mask;
+        const uint64_t to_end = p->size - idx;
+        const uint64_t take = need <= to_end ? need : to_end; /* the record, or a PAD */
+        if (tail + take - p->cached_head > p->size) {
+            p->cached_head = atomic_load_explicit(&p->ctrl->head, memory_order_acquire);
+            if (tail + take - p->cached_head > p->size) return TW_RING_FULL;
+        }
+        if (!atomic_compare_exchange_weak_explicit(&p->ctrl->tail, &tail, tail + take,
+                                                   memory_order_relaxed, memory_order_relaxed))
+            continue;
+        tw_slot_t *s = &p->slots[idx];
+        if (take < need) { /* the record would wrap: pad to the end, then try again */
+            __atomic_store_n(&s->word[0], TW_RING_VALID | TW_RING_PAD | take, __ATOMIC_RELEASE);
+            tail += take;
+            continue;
+        }
+        memcpy(&s->word[1], data, len);
+        __atomic_store_n(&s->word[0], TW_RING_VALID | (user & TW_RING_USER_MASK) | len,
+                         __ATOMIC_RELEASE);
+        return TW_RING_OK;
+    }
+}
+
+static inline void tw_ring_publish(tw_ring_consumer_t *c) {
+    atomic_store_explicit(&c->ctrl->head, c->head, memory_order_release);
+    c->published = c->head;
+}
+
+/* Frees n slots at the head. */
+static inline void tw_ring_consume(tw_ring_consumer_t *c, uint64_t n) {
+    for (uint64_t i = 0; i < n; i++)
+        __atomic_store_n(&c->slots[(c->head + i) & c->mask].word[0], 0, __ATOMIC_RELAXED);
+    c->head += n;
+    if (c->head - c->published >= c->publish_every) tw_ring_publish(c);
+}
+
+/* Looks at the record at the head: TW_RING_OK with its status word and payload,
+ * TW_RING_EMPTY, or TW_RING_CORRUPT. PAD records are consumed on the way. */
+static inline int tw_ring_peek(tw_ring_consumer_t *c, uint64_t *status, void **payload) {
+    for (;;) {
+        tw_slot_t *s = &c->slots[c->head & c->mask];
+        uint64_t st = tw_ring_load_status(s);
+        if (st == 0) {
+            if (c->head != c->published) tw_ring_publish(c);
+            return TW_RING_EMPTY;
+        }
+        const uint64_t to_end = c->size - (c->head & c->mask);
+        if (!(st & TW_RING_VALID)) return TW_RING_CORRUPT;
+        if (st & TW_RING_PAD) {
+            if ((st & TW_RING_LEN_MASK) != to_end) return TW_RING_CORRUPT;
+            tw_ring_consume(c, to_end);
+            continue;
+        }
+        const uint64_t len = st & TW_RING_LEN_MASK;
+        if (len > c->max_len || tw_ring_slots_for(len) > to_end) return TW_RING_CORRUPT;
+        *status = st;
+        *payload = &s->word[1];
+        return TW_RING_OK;
+    }
+}
+
+/* Releases the record last returned by tw_ring_peek. */
+static inline void tw_ring_release(tw_ring_consumer_t *c, uint64_t status) {
+    tw_ring_consume(c, tw_ring_slots_for(status & TW_RING_LEN_MASK));
+}
+
+#endif

@@ -1,0 +1,114 @@
+/* The VELO unit: small messages through the receiver's mailbox ring.
+ * Status word bits above the ring's own: tag in 16..23, source rank in 24..55. */
+#include <tollway/status.h>
+#include <tollway/velo.h>
+
+#include "device/endpoint.h"
+
+#define VELO_TAG_SHIFT    16
+#define VELO_SOURCE_SHIFT 24
+
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+int tw_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t len) {
+    if (unlikely(!ep || (!buf && len))) return TW_ERR_ARG;
+    if (unlikely((unsigned)dest >= (unsigned)ep->size)) return TW_ERR_RANK;
+    if (unlikely(len > TW_VELO_MAX_SIZE)) return TW_ERR_SIZE;
+    if (unlikely(tag > TW_VELO_TAG_MAX)) return TW_ERR_TAG;
+    tw_peer_t *peer = ep->peers[dest];
+    if (unlikely(!peer)) {
+        int rc = tw_ep_connect(ep, dest);
+        if (rc) return rc;
+        peer = ep->peers[dest];
+    }
+    uint64_t user = ((uint64_t)tag << VELO_TAG_SHIFT) | ((uint64_t)ep->rank << VELO_SOURCE_SHIFT);
+    if (unlikely(tw_ring_push(&peer->velo, user, buf, len) != TW_RING_OK)) {
+        ep->stats.send_retries++;
+        return TW_RETRY;
+    }
+    ep->stats.msgs_sent++;
+    ep->stats.bytes_sent += len;
+    return TW_OK;
+}
+
+/* The message at the head of the mailbox, decoded and checked. */
+static inline int head_message(tw_ep_t *ep, tw_velo_msg_t *msg, uint64_t *status) {
+    void *payload;
+    int rc = tw_ring_peek(&ep->velo_rx, status, &payload);
+    if (likely(rc == TW_RING_EMPTY)) {
+        ep->stats.polls_empty++;
+        return TW_EMPTY;
+    }
+    if (rc != TW_RING_OK) return TW_ERR_CORRUPT;
+    uint64_t st = *status;
+    uint64_t source = (st >> VELO_SOURCE_SHIFT) & 0xffffffffull;
+    if (unlikely(source >= (uint64_t)ep->size)) return TW_ERR_CORRUPT;
+    msg->source = (int)source;
+    msg->tag = (unsigned)(st >> VELO_TAG_SHIFT) & TW_VELO_TAG_MAX;
+    msg->length = st & TW_RING_LEN_MASK;
+    msg->data = payload;
+    msg->slots_ = tw_ring_slots_for(msg->length);
+    return TW_OK;
+}
+
+static inline void consume(tw_ep_t *ep, const tw_velo_msg_t *msg, uint64_t status) {
+    tw_ring_release(&ep->velo_rx, status);
+    ep->stats.msgs_received++;
+    ep->stats.bytes_received += msg->length;
+}
+
+int tw_velo_poll(tw_ep_t *ep, tw_velo_msg_t *msg, void *buf, size_t cap) {
+    if (unlikely(!ep || !msg || (!buf && cap) || ep->peeked))
+        return ep && ep->peeked ? TW_ERR_STATE : TW_ERR_ARG;
+    uint64_t status;
+    int rc = head_message(ep, msg, &status);
+    if (rc != TW_OK) return rc;
+    if (unlikely(msg->length > cap)) {
+        msg->data = NULL;
+        return TW_ERR_TRUNCATE;
+    }
+    memcpy(buf, msg->data, msg->length);
+    msg->data = NULL;
+    consume(ep, msg, status);
+    return TW_OK;
+}
+
+int tw_velo_recv(tw_ep_t *ep, tw_velo_msg_t *msg, void *buf, size_t cap) {
+    unsigned spins = 0;
+    for (;;) {
+        int rc = tw_velo_poll(ep, msg, buf, cap);
+        if (rc != TW_EMPTY) return rc;
+        tw_ep_idle(ep, &spins);
+    }
+}
+
+int tw_velo_probe(tw_ep_t *ep, tw_velo_msg_t *msg) {
+    if (!ep || !msg) return TW_ERR_ARG;
+    uint64_t status;
+    int rc = head_message(ep, msg, &status);
+    msg->data = NULL;
+    return rc;
+}
+
+int tw_velo_peek(tw_ep_t *ep, tw_velo_msg_t *msg) {
+    if (!ep || !msg) return TW_ERR_ARG;
+    if (ep->peeked) return TW_ERR_STATE;
+    uint64_t status;
+    int rc = head_message(ep, msg, &status);
+    if (rc == TW_OK) ep->peeked = 1;
+    return rc;
+}
+
+int tw_velo_release(tw_ep_t *ep, tw_velo_msg_t *msg) {
+    if (!ep || !msg) return TW_ERR_ARG;
+    if (!ep->peeked) return TW_ERR_STATE;
+    /* Re-read the status word: the caller's copy of msg is not trusted to say how
+     * many slots to free. */
+    uint64_t status;
+    void *payload;
+    if (tw_ring_peek(&ep->velo_rx, &status, &payload) != TW_RING_OK) return TW_ERR_STATE;
+    ep->peeked = 0;
+    consume(ep, msg, status);
+    return TW_OK;
+}

@@ -1,0 +1,60 @@
+#include "link/shm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void tw_shm_endpoint_name(char *name, size_t cap, const char *job_id, int rank, int index) {
+    snprintf(name, cap, "/tw-%s-ep%d-%d", job_id, index, rank);
+}
+
+void *tw_shm_create(const char *name, size_t size) {
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0 && errno == EEXIST) { /* left by a job that died with the same id */
+        shm_unlink(name);
+        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+    }
+    if (fd < 0) return NULL;
+    void *base = MAP_FAILED;
+    if (ftruncate(fd, (off_t)size) == 0)
+        base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    int saved = errno;
+    close(fd);
+    if (base == MAP_FAILED) {
+        shm_unlink(name);
+        errno = saved;
+        return NULL;
+    }
+    return base;
+}
+
+void *tw_shm_map(const char *name, size_t min_size, size_t *size) {
+    int fd = shm_open(name, O_RDWR, 0);
+    if (fd < 0) return NULL;
+    struct stat st;
+    void *base = MAP_FAILED;
+    if (fstat(fd, &st) == 0) {
+        if ((size_t)st.st_size < min_size)
+            errno = EPROTO;
+        else
+            base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
+                        fd, 0);
+    }
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    if (base == MAP_FAILED) return NULL;
+    *size = (size_t)st.st_size;
+    return base;
+}
+
+void tw_shm_unmap(void *base, size_t size) {
+    if (base) munmap(base, size);
+}
+
+void tw_shm_unlink(const char *name) {
+    shm_unlink(name);
+}

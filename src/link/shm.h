@@ -1,0 +1,24 @@
+/* The shm link: named shared-memory segments of one job on one node.
+ * Every segment is /tw-<job id>-<what>, mode 0600, so twrun can remove all of a
+ * job's segments however the job ends. */
+#ifndef TW_LINK_SHM_H
+#define TW_LINK_SHM_H
+
+#include <stddef.h>
+
+enum { TW_SHM_NAME_MAX = 96 };
+
+/* "/tw-<job_id>-ep<index>-<rank>" into name. */
+void tw_shm_endpoint_name(char *name, size_t cap, const char *job_id, int rank, int index);
+
+/* Creates, sizes and maps a new segment (pages populated). NULL on failure, errno set. */
+void *tw_shm_create(const char *name, size_t size);
+
+/* Maps an existing segment read-write; its size comes back in *size. NULL on
+ * failure (errno set): missing, or smaller than min_size. */
+void *tw_shm_map(const char *name, size_t min_size, size_t *size);
+
+void tw_shm_unmap(void *base, size_t size);
+void tw_shm_unlink(const char *name);
+
+#endif

@@ -1,0 +1,131 @@
+#include "runtime/config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const tw_config_var_t vars[] = {
+    {"TW_VELO_SLOTS", "4096",
+     "slots (64 B each) in an endpoint's VELO mailbox; a power of two, 128..1048576", 0},
+    {"TW_STATS", "0", "1: print each endpoint's counters on stderr when it closes", 0},
+    {"TW_WAIT", "auto",
+     "how blocking calls wait: spin, yield (give the core away between polls), or auto "
+     "(spin while the node has a core per rank)",
+     0},
+    {"TW_JOB_ID", "", "job id (hex); names the job's shared-memory objects", 1},
+    {"TW_JOB_KEY", "", "random 64-bit job key (16 hex digits); checked on every mailbox mapped", 1},
+    {"TW_LOCAL_RANK", "", "rank among the ranks on this node", 1},
+    {"TW_LOCAL_SIZE", "", "number of ranks on this node", 1},
+    {"TW_BOUND_CORE", "", "core the rank is bound to, when twrun binds", 1},
+};
+
+const tw_config_var_t *tw_config_vars(size_t *count) {
+    *count = sizeof vars / sizeof vars[0];
+    return vars;
+}
+
+static int fail(char *err, size_t errlen, const char *name, const char *value, const char *why) {
+    snprintf(err, errlen, "tollway: invalid %s='%s': %s", name, value, why);
+    return -1;
+}
+
+static int parse_long(const char *s, long min, long max, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v < min || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+static int is_hex(const char *s, size_t minlen, size_t maxlen) {
+    size_t n = strlen(s);
+    if (n < minlen || n > maxlen) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return 0;
+    return 1;
+}
+
+static int set_var(tw_config_t *cfg, const char *name, const char *value, char *err,
+                   size_t errlen) {
+    long v;
+    if (strcmp(name, "TW_VELO_SLOTS") == 0) {
+        if (parse_long(value, TW_VELO_SLOTS_MIN, TW_VELO_SLOTS_MAX, &v) || (v & (v - 1)))
+            return fail(err, errlen, name, value, "must be a power of two from 128 to 1048576");
+        cfg->velo_slots = (uint32_t)v;
+    } else if (strcmp(name, "TW_STATS") == 0) {
+        if (strcmp(value, "0") && strcmp(value, "1"))
+            return fail(err, errlen, name, value, "must be 0 or 1");
+        cfg->stats = value[0] == '1';
+    } else if (strcmp(name, "TW_WAIT") == 0) {
+        if (!strcmp(value, "auto"))
+            cfg->wait = TW_WAIT_AUTO;
+        else if (!strcmp(value, "spin"))
+            cfg->wait = TW_WAIT_SPIN;
+        else if (!strcmp(value, "yield"))
+            cfg->wait = TW_WAIT_YIELD;
+        else
+            return fail(err, errlen, name, value, "must be auto, spin or yield");
+    } else if (strcmp(name, "TW_JOB_ID") == 0) {
+        if (!is_hex(value, 1, sizeof cfg->job_id - 1))
+            return fail(err, errlen, name, value, "must be 1 to 32 lowercase hex digits");
+        strcpy(cfg->job_id, value);
+    } else if (strcmp(name, "TW_JOB_KEY") == 0) {
+        if (!is_hex(value, 16, 16))
+            return fail(err, errlen, name, value, "must be 16 lowercase hex digits");
+        cfg->job_key = strtoull(value, NULL, 16);
+        cfg->has_job_key = 1;
+    } else if (strcmp(name, "TW_LOCAL_RANK") == 0) {
+        if (parse_long(value, 0, 1 << 30, &v))
+            return fail(err, errlen, name, value, "must be a rank number");
+        cfg->local_rank = (int)v;
+    } else if (strcmp(name, "TW_LOCAL_SIZE") == 0) {
+        if (parse_long(value, 1, 1 << 30, &v))
+            return fail(err, errlen, name, value, "must be a positive count");
+        cfg->local_size = (int)v;
+    } else if (strcmp(name, "TW_BOUND_CORE") == 0) {
+        if (parse_long(value, 0, 1 << 20, &v))
+            return fail(err, errlen, name, value, "must be a core number");
+    } else {
+        snprintf(err, errlen, "tollway: unknown variable %s (twinfo lists the TW_* variables)",
+                 name);
+        return -1;
+    }
+    return 0;
+}
+
+int tw_config_parse(tw_config_t *cfg, char *const *envp, char *err, size_t errlen) {
+    memset(cfg, 0, sizeof *cfg);
+    cfg->velo_slots = TW_VELO_SLOTS_DEFAULT;
+    cfg->wait = TW_WAIT_AUTO;
+    cfg->local_rank = cfg->local_size = -1;
+    for (char *const *e = envp; e && *e; e++) {
+        if (strncmp(*e, "TW_", 3) != 0) continue;
+        const char *eq = strchr(*e, '=');
+        if (!eq) continue;
+        char name[64];
+        size_t n = (size_t)(eq - *e);
+        if (n >= sizeof name) {
+            snprintf(err, errlen, "tollway: unknown variable %.*s", 60, *e);
+            return -1;
+        }
+        memcpy(name, *e, n);
+        name[n] = '\0';
+        if (set_var(cfg, name, eq + 1, err, errlen)) return -1;
+    }
+    return 0;
+}
+
+extern char **environ;
+
+const tw_config_t *tw_config(void) {
+    static tw_config_t cfg;
+    static int state; /* 0 unparsed, 1 good, -1 bad */
+    if (state == 0) {
+        char err[256];
+        state = tw_config_parse(&cfg, environ, err, sizeof err) ? -1 : 1;
+        if (state < 0) fprintf(stderr, "%s\n", err);
+    }
+    return state > 0 ? &cfg : NULL;
+}

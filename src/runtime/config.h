@@ -1,0 +1,51 @@
+/* Every TW_* environment variable is defined and parsed here, in one place.
+ * An invalid value (or an unknown TW_* name, most often a typo) is an error
+ * that names the variable; nothing is silently ignored. */
+#ifndef TW_CONFIG_H
+#define TW_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum tw_wait_mode {
+    TW_WAIT_AUTO,  /* spin while this node has a core per rank, else yield */
+    TW_WAIT_SPIN,  /* always spin */
+    TW_WAIT_YIELD, /* yield the core between polls after a short spin */
+} tw_wait_mode_t;
+
+typedef struct tw_config {
+    uint32_t velo_slots; /* mailbox slots per endpoint */
+    int stats;           /* print counters at close */
+    tw_wait_mode_t wait;
+    /* Set by twrun for its ranks; absent when a process manager or nobody started us. */
+    char job_id[33];
+    uint64_t job_key;
+    int has_job_key;
+    int local_rank, local_size; /* -1 when unset */
+} tw_config_t;
+
+typedef struct tw_config_var {
+    const char *name;
+    const char *default_value;
+    const char *meaning;
+    int set_by_launcher; /* 1: twrun sets it for its ranks; users leave it alone */
+} tw_config_var_t;
+
+enum {
+    TW_VELO_SLOTS_MIN = 128,
+    TW_VELO_SLOTS_MAX = 1 << 20,
+    TW_VELO_SLOTS_DEFAULT = 4096,
+};
+
+/* Parses the TW_* entries of envp (NULL-terminated "NAME=value" strings).
+ * Returns 0, or -1 with a message naming the variable in err. */
+int tw_config_parse(tw_config_t *cfg, char *const *envp, char *err, size_t errlen);
+
+/* The same, for the process environment, parsed once and cached. NULL on error
+ * (the message has been printed on stderr). */
+const tw_config_t *tw_config(void);
+
+/* The table of variables, for twinfo and the README. */
+const tw_config_var_t *tw_config_vars(size_t *count);
+
+#endif

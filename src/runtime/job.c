@@ -1,0 +1,86 @@
+#include "runtime/job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include <tollway/status.h>
+
+static tw_job_t the_job;
+static int joined;
+
+static int random_u64(uint64_t *out) {
+    return getrandom(out, sizeof *out, 0) == (ssize_t)sizeof *out ? 0 : -1;
+}
+
+/* A job id for processes not started by twrun: under another process manager it
+ * is derived from the kvsname (the same on every rank), alone it is random. */
+static void derive_job_id(tw_job_t *job) {
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    if (job->pmi.fd >= 0) {
+        for (const char *p = job->pmi.kvsname; *p; p++)
+            h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    } else if (random_u64(&h)) {
+        h ^= (uint64_t)getpid() << 20;
+    }
+    snprintf(job->job_id, sizeof job->job_id, "%016llx", (unsigned long long)h);
+}
+
+/* Without twrun, rank 0 draws the key and hands it to the others. */
+static int agree_job_key(tw_job_t *job) {
+    char value[32];
+    if (job->rank == 0) {
+        if (random_u64(&job->job_key)) return -1;
+        snprintf(value, sizeof value, "%016llx", (unsigned long long)job->job_key);
+        if (tw_pmi_put(&job->pmi, "tw.jobkey", value)) return -1;
+    }
+    if (tw_pmi_fence(&job->pmi)) return -1;
+    if (job->rank != 0) {
+        if (tw_pmi_get(&job->pmi, "tw.jobkey", value, sizeof value)) return -1;
+        job->job_key = strtoull(value, NULL, 16);
+    }
+    return 0;
+}
+
+int tw_job_attach(tw_job_t **out) {
+    tw_job_t *job = &the_job;
+    if (!joined) {
+        memset(job, 0, sizeof *job);
+        job->config = tw_config();
+        if (!job->config) return TW_ERR_CONFIG;
+        char err[256];
+        if (tw_pmi_init(&job->pmi, err, sizeof err)) {
+            fprintf(stderr, "%s\n", err);
+            return TW_ERR_RUNTIME;
+        }
+        job->rank = job->pmi.rank;
+        job->size = job->pmi.size;
+        if (job->config->job_id[0])
+            strcpy(job->job_id, job->config->job_id);
+        else
+            derive_job_id(job);
+        if (job->config->has_job_key)
+            job->job_key = job->config->job_key;
+        else if (agree_job_key(job)) {
+            fprintf(stderr, "tollway: cannot agree on a job key with the other ranks\n");
+            return TW_ERR_RUNTIME;
+        }
+        job->local_size = job->config->local_size > 0 ? job->config->local_size : job->size;
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        job->cores = cores > 0 ? (int)cores : 1;
+        if (gethostname(job->node, sizeof job->node - 1)) strcpy(job->node, "localhost");
+        joined = 1;
+    }
+    job->users++;
+    *out = job;
+    return TW_OK;
+}
+
+void tw_job_detach(tw_job_t *job) {
+    if (--job->users == 0) {
+        tw_pmi_finalize(&job->pmi);
+        joined = 0;
+    }
+}

@@ -1,0 +1,30 @@
+/* The job this process belongs to: rank, size, job id and key, the key-value
+ * exchange. Set up on first use, shared by every endpoint of the process. */
+#ifndef TW_JOB_H
+#define TW_JOB_H
+
+#include <stdint.h>
+
+#include "runtime/config.h"
+#include "runtime/pmi.h"
+
+typedef struct tw_job {
+    int rank, size;
+    int local_size;   /* ranks on this node */
+    int cores;        /* cores this node offers */
+    char job_id[33];  /* hex; names the job's shared-memory objects */
+    uint64_t job_key; /* random; stamped in every mailbox and checked by peers */
+    char node[64];    /* this node's name */
+    const tw_config_t *config;
+    tw_pmi_t pmi;
+    int users;      /* open endpoints */
+    int next_index; /* index of the next endpoint this process opens */
+} tw_job_t;
+
+/* Joins the job (first call) and counts one more user. 0, or a tw_status error
+ * with the reason printed on stderr. */
+int tw_job_attach(tw_job_t **job);
+/* One user fewer; the last one finalises with the process manager. */
+void tw_job_detach(tw_job_t *job);
+
+#endif

@@ -1,0 +1,164 @@
+#include "runtime/pmi.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int write_line(tw_pmi_t *pmi, const char *line) {
+    size_t len = strlen(line), off = 0;
+    while (off < len) {
+        ssize_t n = write(pmi->fd, line + off, len - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        off += (size_t)n;
+    }
+    return 0;
+}
+
+/* Reads one reply line and parses it; the expected cmd= guards against a
+ * process manager speaking out of turn. */
+static int read_reply(tw_pmi_t *pmi, tw_pmi_msg_t *msg, const char *expect_cmd) {
+    for (;;) {
+        char *nl = memchr(pmi->inbuf, '\n', pmi->inlen);
+        if (nl) {
+            size_t len = (size_t)(nl - pmi->inbuf);
+            int rc = tw_pmi_parse(msg, pmi->inbuf, len);
+            memmove(pmi->inbuf, nl + 1, pmi->inlen - len - 1);
+            pmi->inlen -= len + 1;
+            const char *cmd = rc ? NULL : tw_pmi_find(msg, "cmd");
+            if (!cmd || strcmp(cmd, expect_cmd) != 0) {
+                fprintf(stderr, "tollway: unexpected reply from the process manager (wanted %s)\n",
+                        expect_cmd);
+                return -1;
+            }
+            const char *rcs = tw_pmi_find(msg, "rc");
+            return rcs && strcmp(rcs, "0") != 0 ? 1 : 0;
+        }
+        if (pmi->inlen == sizeof pmi->inbuf) return -1;
+        ssize_t n = read(pmi->fd, pmi->inbuf + pmi->inlen, sizeof pmi->inbuf - pmi->inlen);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            fprintf(stderr, "tollway: lost the connection to the process manager\n");
+            return -1;
+        }
+        pmi->inlen += (size_t)n;
+    }
+}
+
+static int command(tw_pmi_t *pmi, const char *line, tw_pmi_msg_t *reply, const char *expect) {
+    if (write_line(pmi, line)) {
+        fprintf(stderr, "tollway: cannot write to the process manager: %s\n", strerror(errno));
+        return -1;
+    }
+    return read_reply(pmi, reply, expect);
+}
+
+static int env_int(const char *name, int *out) {
+    const char *s = getenv(name);
+    if (!s) return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < 0 || v > (1L << 30)) return -2;
+    *out = (int)v;
+    return 0;
+}
+
+int tw_pmi_init(tw_pmi_t *pmi, char *err, size_t errlen) {
+    memset(pmi, 0, sizeof *pmi);
+    pmi->fd = -1;
+    int fd;
+    int rc = env_int("PMI_FD", &fd);
+    if (rc == -1) { /* started on its own: a job of one */
+        pmi->rank = 0;
+        pmi->size = 1;
+        snprintf(pmi->kvsname, sizeof pmi->kvsname, "singleton-%ld", (long)getpid());
+        return 0;
+    }
+    if (rc || env_int("PMI_RANK", &pmi->rank) || env_int("PMI_SIZE", &pmi->size) || pmi->size < 1 ||
+        pmi->rank >= pmi->size) {
+        snprintf(err, errlen,
+                 "tollway: PMI_FD, PMI_RANK and PMI_SIZE must be set to valid numbers by the "
+                 "process manager");
+        return -1;
+    }
+    pmi->fd = fd;
+    tw_pmi_msg_t reply;
+    if (command(pmi, "cmd=init pmi_version=1 pmi_subversion=1\n", &reply, "response_to_init") ||
+        command(pmi, "cmd=get_my_kvsname\n", &reply, "my_kvsname")) {
+        snprintf(err, errlen, "tollway: the process manager refused PMI-1 initialisation");
+        return -1;
+    }
+    const char *name = tw_pmi_find(&reply, "kvsname");
+    if (!name || !tw_pmi_token_ok(name, sizeof pmi->kvsname, 0)) {
+        snprintf(err, errlen, "tollway: the process manager sent no valid kvsname");
+        return -1;
+    }
+    strcpy(pmi->kvsname, name);
+    return 0;
+}
+
+int tw_pmi_put(tw_pmi_t *pmi, const char *key, const char *value) {
+    if (!tw_pmi_token_ok(key, TW_PMI_KEY_MAX, 1) || !tw_pmi_token_ok(value, TW_PMI_VALUE_MAX, 0))
+        return -1;
+    if (pmi->fd < 0) {
+        if (pmi->nkeys == TW_PMI_SINGLETON_KEYS || strlen(key) >= sizeof pmi->keys[0]) return -1;
+        strcpy(pmi->keys[pmi->nkeys], key);
+        strcpy(pmi->values[pmi->nkeys], value);
+        pmi->nkeys++;
+        return 0;
+    }
+    char line[TW_PMI_LINE_MAX];
+    int n = snprintf(line, sizeof line, "cmd=put kvsname=%s key=%s value=%s\n", pmi->kvsname, key,
+                     value);
+    if (n < 0 || (size_t)n >= sizeof line) return -1;
+    tw_pmi_msg_t reply;
+    return command(pmi, line, &reply, "put_result") ? -1 : 0;
+}
+
+int tw_pmi_fence(tw_pmi_t *pmi) {
+    if (pmi->fd < 0) return 0;
+    tw_pmi_msg_t reply;
+    return command(pmi, "cmd=barrier_in\n", &reply, "barrier_out") ? -1 : 0;
+}
+
+int tw_pmi_get(tw_pmi_t *pmi, const char *key, char *value, size_t cap) {
+    if (pmi->fd < 0) {
+        for (int i = 0; i < pmi->nkeys; i++)
+            if (strcmp(pmi->keys[i], key) == 0 && strlen(pmi->values[i]) < cap) {
+                strcpy(value, pmi->values[i]);
+                return 0;
+            }
+        return -1;
+    }
+    if (!tw_pmi_token_ok(key, TW_PMI_KEY_MAX, 1)) return -1;
+    char line[TW_PMI_LINE_MAX];
+    snprintf(line, sizeof line, "cmd=get kvsname=%s key=%s\n", pmi->kvsname, key);
+    tw_pmi_msg_t reply;
+    if (command(pmi, line, &reply, "get_result")) return -1;
+    const char *v = tw_pmi_find(&reply, "value");
+    if (!v || strlen(v) >= cap) return -1;
+    strcpy(value, v);
+    return 0;
+}
+
+int tw_pmi_finalize(tw_pmi_t *pmi) {
+    if (pmi->fd < 0) return 0;
+    tw_pmi_msg_t reply;
+    int rc = command(pmi, "cmd=finalize\n", &reply, "finalize_ack");
+    close(pmi->fd);
+    pmi->fd = -1;
+    return rc ? -1 : 0;
+}
+
+void tw_pmi_abort(tw_pmi_t *pmi, int code, const char *msg) {
+    if (pmi->fd >= 0) {
+        char line[256];
+        snprintf(line, sizeof line, "cmd=abort exitcode=%d\n", code);
+        (void)write_line(pmi, line);
+    }
+    if (msg) fprintf(stderr, "tollway: abort: %s\n", msg);
+    _exit(code ? code : 1);
+}

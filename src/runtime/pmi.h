@@ -1,0 +1,33 @@
+/* PMI-1 client: rank, size and the key-value exchange from the process manager
+ * (twrun, or MPICH's Hydra), over the socket named by PMI_FD. Without PMI_FD the
+ * process is a singleton job of one rank with a local key-value store. */
+#ifndef TW_PMI_H
+#define TW_PMI_H
+
+#include <stddef.h>
+
+#include "runtime/pmi_wire.h"
+
+enum { TW_PMI_SINGLETON_KEYS = 64 };
+
+typedef struct tw_pmi {
+    int fd; /* -1: singleton */
+    int rank, size;
+    char kvsname[TW_PMI_KEY_MAX];
+    char inbuf[TW_PMI_LINE_MAX];
+    size_t inlen;
+    /* singleton store */
+    int nkeys;
+    char keys[TW_PMI_SINGLETON_KEYS][64];
+    char values[TW_PMI_SINGLETON_KEYS][TW_PMI_VALUE_MAX];
+} tw_pmi_t;
+
+/* All return 0 on success, -1 with a message in err (init) or on stderr. */
+int tw_pmi_init(tw_pmi_t *pmi, char *err, size_t errlen);
+int tw_pmi_put(tw_pmi_t *pmi, const char *key, const char *value);
+int tw_pmi_fence(tw_pmi_t *pmi); /* barrier: puts before it are visible to gets after */
+int tw_pmi_get(tw_pmi_t *pmi, const char *key, char *value, size_t cap);
+int tw_pmi_finalize(tw_pmi_t *pmi);
+void tw_pmi_abort(tw_pmi_t *pmi, int code, const char *msg);
+
+#endif

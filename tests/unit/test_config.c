@@ -1,0 +1,89 @@
+/* TW_* parsing: defaults, good values, and every kind of bad value rejected with a
+ * message that names the variable. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "runtime/config.h"
+
+static int parse(tw_config_t *cfg, const char *a, const char *b, char *err) {
+    char *env[] = {(char *)a, (char *)b, (char *)"PATH=/bin", NULL};
+    return tw_config_parse(cfg, env, err, 256);
+}
+
+static void test_defaults(void **state) {
+    (void)state;
+    tw_config_t cfg;
+    char err[256];
+    char *env[] = {(char *)"HOME=/root", NULL};
+    assert_int_equal(tw_config_parse(&cfg, env, err, sizeof err), 0);
+    assert_int_equal(cfg.velo_slots, TW_VELO_SLOTS_DEFAULT);
+    assert_int_equal(cfg.stats, 0);
+    assert_int_equal(cfg.wait, TW_WAIT_AUTO);
+    assert_int_equal(cfg.has_job_key, 0);
+    assert_int_equal(cfg.local_size, -1);
+}
+
+static void test_good_values(void **state) {
+    (void)state;
+    tw_config_t cfg;
+    char err[256];
+    assert_int_equal(parse(&cfg, "TW_VELO_SLOTS=128", "TW_STATS=1", err), 0);
+    assert_int_equal(cfg.velo_slots, 128);
+    assert_int_equal(cfg.stats, 1);
+    assert_int_equal(parse(&cfg, "TW_JOB_KEY=00000000deadbeef", "TW_WAIT=yield", err), 0);
+    assert_int_equal(cfg.job_key, 0xdeadbeefull);
+    assert_int_equal(cfg.wait, TW_WAIT_YIELD);
+    assert_int_equal(parse(&cfg, "TW_JOB_ID=abc123", "TW_LOCAL_SIZE=4", err), 0);
+    assert_string_equal(cfg.job_id, "abc123");
+    assert_int_equal(cfg.local_size, 4);
+}
+
+static void expect_rejected(const char *var, const char *name) {
+    tw_config_t cfg;
+    char err[256] = "";
+    assert_int_equal(parse(&cfg, var, NULL, err), -1);
+    if (!strstr(err, name)) fail_msg("message '%s' does not name %s", err, name);
+}
+
+static void test_bad_values(void **state) {
+    (void)state;
+    expect_rejected("TW_VELO_SLOTS=100", "TW_VELO_SLOTS");     /* not a power of two */
+    expect_rejected("TW_VELO_SLOTS=64", "TW_VELO_SLOTS");      /* too small */
+    expect_rejected("TW_VELO_SLOTS=4194304", "TW_VELO_SLOTS"); /* too large */
+    expect_rejected("TW_VELO_SLOTS=", "TW_VELO_SLOTS");
+    expect_rejected("TW_VELO_SLOTS=12x", "TW_VELO_SLOTS");
+    expect_rejected("TW_VELO_SLOTS=-128", "TW_VELO_SLOTS");
+    expect_rejected("TW_STATS=yes", "TW_STATS");
+    expect_rejected("TW_WAIT=sleep", "TW_WAIT");
+    expect_rejected("TW_JOB_KEY=1234", "TW_JOB_KEY");
+    expect_rejected("TW_JOB_KEY=zzzzzzzzzzzzzzzz", "TW_JOB_KEY");
+    expect_rejected("TW_JOB_ID=../../etc", "TW_JOB_ID");
+    expect_rejected("TW_LOCAL_SIZE=0", "TW_LOCAL_SIZE");
+    expect_rejected("TW_VELO_SLOT=256", "TW_VELO_SLOT"); /* a typo: unknown name */
+}
+
+static void test_every_variable_documented(void **state) {
+    (void)state;
+    size_t n;
+    const tw_config_var_t *v = tw_config_vars(&n);
+    assert_true(n >= 3);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(strncmp(v[i].name, "TW_", 3) == 0);
+        assert_true(strlen(v[i].meaning) > 10);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_good_values),
+        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_every_variable_documented),
+    };
+    return cmocka_run_group_tests_name("config", tests, NULL, NULL);
+}

@@ -1,0 +1,42 @@
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench.h"
+
+void bench_header(const bench_ctx_t *ctx, const char *what, const char *value_title) {
+    if (ctx->rank != 0 || ctx->opts->csv) return;
+    printf("# %s: %s\n", ctx->name, what);
+    printf("%-14s %12s %16s\n", "op", "size (B)", value_title);
+}
+
+void bench_row(const bench_ctx_t *ctx, const char *op, size_t size, double value,
+               const char *unit) {
+    if (ctx->rank != 0) return;
+    if (ctx->opts->csv)
+        printf("%s,%s,%zu,%.4g,%s\n", ctx->name, op, size, value, unit);
+    else
+        printf("%-14s %12zu %16.4g\n", op, size, value);
+    fflush(stdout);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+void bench_fail(const char *what, int rc) {
+    fprintf(stderr, "twbench: %s failed: %s\n", what, tw_strerror(rc));
+    exit(1);
+}
+
+void bench_send(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t len) {
+    int rc;
+    while ((rc = tw_velo_send(ep, dest, tag, buf, len)) == TW_RETRY) {
+    }
+    if (rc) bench_fail("tw_velo_send", rc);
+}

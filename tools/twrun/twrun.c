@@ -1,0 +1,668 @@
+/* twrun: starts the ranks of a job on this machine and serves their PMI-1
+ * requests; ends the whole job when any rank fails, and removes the job's
+ * shared-memory objects however the job ends. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <hwloc.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build_info.h"
+#include "pmi_server.h"
+
+enum {
+    MAX_RANKS = 4096,
+    EXIT_USAGE = 2,
+    KILL_GRACE = 2, /* seconds between SIGTERM and SIGKILL when ending a job */
+    OUT_CAP = 2 * TWR_PMI_REPLY_MAX + 64,
+    OUT_RESERVE = 32, /* kept free for a barrier_out */
+};
+
+typedef struct conn {
+    int fd; /* -1 when closed */
+    int eof;
+    int discarding; /* dropping the rest of an over-long line */
+    size_t in_len, out_len;
+    char in[TW_PMI_LINE_MAX];
+    char out[OUT_CAP];
+} conn_t;
+
+typedef struct rank {
+    pid_t pid;
+    int alive;
+    conn_t conn;
+} rank_t;
+
+typedef struct job {
+    int size;
+    char id[17], key[17];
+    rank_t *ranks;
+    int alive;
+    twr_pmi_server_t pmi;
+    int ending;      /* the ranks are being ended */
+    int status;      /* exit status decided so far; -1 while every rank succeeded */
+    int interrupted; /* signal that interrupted twrun, or 0 */
+    int kill_armed;
+    struct timespec kill_at;
+    int timeout; /* seconds, 0 for none */
+    struct timespec timeout_at;
+    int bind;
+    hwloc_topology_t topo;
+    pid_t self;
+    sigset_t child_mask;
+    struct rlimit nofile; /* as twrun found it, for the ranks */
+} job_t;
+
+static const char usage_text[] =
+    "Usage: twrun [-n|-np N] [--bind-to core|none] [--timeout SECONDS] [--] PROGRAM [ARGS...]\n"
+    "Starts N ranks of PROGRAM on this machine and serves them PMI-1.\n"
+    "\n"
+    "  -n, -np N            number of ranks, 1 to 4096 (required)\n"
+    "  --bind-to core|none  bind rank i to core i when there is a core per rank\n"
+    "                       (default: core)\n"
+    "  --timeout SECONDS    end the job if it runs longer (exit status 124)\n"
+    "  -h, --help           print this help and exit\n"
+    "  -V, --version        print the version and exit\n"
+    "\n"
+    "The exit status is 0 when every rank exits 0, else that of the first rank\n"
+    "that failed (its exit code, or 128 + the signal that killed it).\n";
+
+__attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("twrun: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nTry 'twrun --help' for more information.\n", stderr);
+    exit(EXIT_USAGE);
+}
+
+static int parse_int(const char *s, long min, long max, int *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < min || v > max) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Returns the index of PROGRAM in argv. */
+static int parse_args(job_t *job, int argc, char **argv) {
+    int i = 1;
+    job->size = 0;
+    job->bind = 1;
+    job->timeout = 0;
+    for (; i < argc; i++) {
+        const char *a = argv[i], *val = NULL;
+        if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        }
+        if (a[0] != '-' || a[1] == '\0') break;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage_text, stdout);
+            exit(0);
+        }
+        if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+            printf("twrun (tollway) %s\n", TW_VERSION_STRING);
+            exit(0);
+        }
+        const char *opt = a;
+        char name[32];
+        const char *eq = strchr(a, '=');
+        if (eq && a[1] == '-' && (size_t)(eq - a) < sizeof name) {
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            opt = name;
+            val = eq + 1;
+        }
+        int is_n = strcmp(opt, "-n") == 0 || strcmp(opt, "-np") == 0 || strcmp(opt, "--np") == 0;
+        int is_bind = strcmp(opt, "--bind-to") == 0;
+        int is_timeout = strcmp(opt, "--timeout") == 0;
+        if (!is_n && !is_bind && !is_timeout) usage_error("unknown option '%s'", a);
+        if (!val) {
+            if (i + 1 >= argc) usage_error("option '%s' needs a value", opt);
+            val = argv[++i];
+        }
+        if (is_n) {
+            if (parse_int(val, 1, MAX_RANKS, &job->size))
+                usage_error("the number of ranks must be 1 to %d, not '%s'", MAX_RANKS, val);
+        } else if (is_bind) {
+            if (strcmp(val, "core") == 0)
+                job->bind = 1;
+            else if (strcmp(val, "none") == 0)
+                job->bind = 0;
+            else
+                usage_error("--bind-to takes 'core' or 'none', not '%s'", val);
+        } else if (parse_int(val, 1, INT_MAX / 2, &job->timeout)) {
+            usage_error("--timeout takes a positive number of seconds, not '%s'", val);
+        }
+    }
+    if (job->size == 0) usage_error("the number of ranks is missing (-n N)");
+    if (i >= argc) usage_error("the program to run is missing");
+    return i;
+}
+
+static void random_hex(char out[17]) {
+    uint64_t v = 0;
+    unsigned char *p = (unsigned char *)&v;
+    size_t got = 0;
+    while (got < sizeof v) {
+        ssize_t n = getrandom(p + got, sizeof v - got, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            fprintf(stderr, "twrun: getrandom: %s\n", strerror(errno));
+            exit(1);
+        }
+        got += (size_t)n;
+    }
+    snprintf(out, 17, "%016llx", (unsigned long long)v);
+}
+
+static const char *sig_name(int sig, char *buf, size_t cap) {
+    const char *abbrev = sigabbrev_np(sig);
+    if (abbrev)
+        snprintf(buf, cap, "SIG%s", abbrev);
+    else
+        snprintf(buf, cap, "signal %d", sig);
+    return buf;
+}
+
+static struct timespec now_plus(int seconds) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    t.tv_sec += seconds;
+    return t;
+}
+
+/* Milliseconds until t (at least 0, rounded up). */
+static long ms_until(struct timespec t) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long long ns = (long long)(t.tv_sec - now.tv_sec) * 1000000000LL + (t.tv_nsec - now.tv_nsec);
+    if (ns <= 0) return 0;
+    long long ms = (ns + 999999) / 1000000;
+    return ms > INT_MAX ? INT_MAX : (long)ms;
+}
+
+static void signal_ranks(job_t *job, int sig) {
+    for (int i = 0; i < job->size; i++)
+        if (job->ranks[i].alive) kill(job->ranks[i].pid, sig);
+}
+
+/* Ends the job: sig now, SIGKILL to whatever is left KILL_GRACE seconds later. */
+static void end_job(job_t *job, int sig) {
+    if (!job->ending) {
+        job->ending = 1;
+        job->kill_armed = 1;
+        job->kill_at = now_plus(KILL_GRACE);
+    }
+    signal_ranks(job, sig);
+}
+
+static void fail(job_t *job, int status) {
+    if (job->status < 0) job->status = status;
+    end_job(job, SIGTERM);
+}
+
+/* ---- PMI connections ---- */
+
+static void conn_close(conn_t *c) {
+    if (c->fd >= 0) close(c->fd);
+    c->fd = -1;
+    c->in_len = c->out_len = 0;
+}
+
+static void conn_append(rank_t *r, const char *data, size_t len) {
+    conn_t *c = &r->conn;
+    if (c->fd < 0 || !r->alive) return; /* nobody will read it */
+    if (len > sizeof c->out - c->out_len) {
+        /* Cannot happen while lines are only handled with room to answer them;
+         * a client this far out of step has lost the protocol. */
+        conn_close(c);
+        return;
+    }
+    memcpy(c->out + c->out_len, data, len);
+    c->out_len += len;
+}
+
+static int conn_has_room(const rank_t *r) {
+    return !r->alive || r->conn.out_len + TWR_PMI_REPLY_MAX + OUT_RESERVE <= OUT_CAP;
+}
+
+static void conn_flush(conn_t *c) {
+    size_t off = 0;
+    while (c->fd >= 0 && off < c->out_len) {
+        ssize_t n = send(c->fd, c->out + off, c->out_len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        if (n <= 0) {
+            conn_close(c);
+            return;
+        }
+        off += (size_t)n;
+    }
+    if (c->fd < 0) return;
+    memmove(c->out, c->out + off, c->out_len - off);
+    c->out_len -= off;
+}
+
+static void on_abort(job_t *job, int rank, int code) {
+    if (job->ending) return;
+    fprintf(stderr, "twrun: rank %d called abort with code %d\n", rank, code);
+    fail(job, code);
+}
+
+static void act(job_t *job, int rank, const twr_pmi_result_t *res) {
+    switch (res->action) {
+    case TWR_PMI_REPLY:
+    case TWR_PMI_FINALIZED:
+        conn_append(&job->ranks[rank], res->reply, res->len);
+        break;
+    case TWR_PMI_WAIT:
+        break;
+    case TWR_PMI_BARRIER_DONE:
+        for (int i = 0; i < job->size; i++) conn_append(&job->ranks[i], res->reply, res->len);
+        break;
+    case TWR_PMI_ABORT:
+        on_abort(job, rank, res->abort_code);
+        break;
+    }
+}
+
+/* Handles the complete lines buffered from rank, as far as there is room for
+ * the replies. */
+static void conn_process(job_t *job, int rank) {
+    rank_t *r = &job->ranks[rank];
+    conn_t *c = &r->conn;
+    twr_pmi_result_t res;
+    while (c->fd >= 0) {
+        char *nl = memchr(c->in, '\n', c->in_len);
+        size_t used;
+        if (c->discarding) {
+            if (!nl) {
+                c->in_len = 0;
+                return;
+            }
+            c->discarding = 0;
+            used = (size_t)(nl - c->in) + 1;
+        } else if (!nl) {
+            if (c->in_len < sizeof c->in || !conn_has_room(r)) return;
+            twr_pmi_line_too_long(&res);
+            act(job, rank, &res);
+            c->discarding = 1;
+            used = c->in_len;
+        } else {
+            if (!conn_has_room(r)) return;
+            used = (size_t)(nl - c->in) + 1;
+            twr_pmi_handle(&job->pmi, rank, c->in, used - 1, &res);
+            act(job, rank, &res);
+        }
+        if (c->fd < 0) return;
+        memmove(c->in, c->in + used, c->in_len - used);
+        c->in_len -= used;
+    }
+}
+
+/* Reads what rank has sent, until the buffer is full or nothing is left.
+ * Returns whether anything was read. */
+static int conn_read(conn_t *c) {
+    int got = 0;
+    while (c->fd >= 0 && !c->eof && c->in_len < sizeof c->in) {
+        ssize_t n = recv(c->fd, c->in + c->in_len, sizeof c->in - c->in_len, MSG_DONTWAIT);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        if (n <= 0) {
+            c->eof = 1;
+            break;
+        }
+        c->in_len += (size_t)n;
+        got = 1;
+    }
+    return got;
+}
+
+/* Whether a buffered line waits to be handled (an over-long one included). */
+static int conn_pending(const conn_t *c) {
+    return c->in_len == sizeof c->in || memchr(c->in, '\n', c->in_len) != NULL;
+}
+
+static void conn_service(job_t *job, int rank, short revents) {
+    conn_t *c = &job->ranks[rank].conn;
+    if (revents & (POLLIN | POLLHUP | POLLERR)) conn_read(c);
+    conn_flush(c);
+    /* Poll wakes us again for more input or for room to write, but not for lines
+     * already buffered: handle those until the replies back up. */
+    do {
+        conn_process(job, rank);
+        conn_flush(c);
+    } while (c->fd >= 0 && c->out_len == 0 && conn_pending(c));
+    if (c->fd < 0 || !c->eof) return;
+    if ((c->out_len == 0 && !conn_pending(c)) || (revents & (POLLHUP | POLLERR))) conn_close(c);
+}
+
+/* ---- ranks ---- */
+
+static void bind_to_core(job_t *job, int rank) {
+    unsetenv("TW_BOUND_CORE");
+    if (!job->topo) return;
+    hwloc_obj_t core = hwloc_get_obj_by_type(job->topo, HWLOC_OBJ_CORE, (unsigned)rank);
+    if (!core || !core->cpuset) return;
+    if (hwloc_set_cpubind(job->topo, core->cpuset, HWLOC_CPUBIND_PROCESS) != 0) return;
+    char v[16];
+    snprintf(v, sizeof v, "%d", rank);
+    setenv("TW_BOUND_CORE", v, 1);
+}
+
+static void setenv_int(const char *name, int v) {
+    char s[16];
+    snprintf(s, sizeof s, "%d", v);
+    setenv(name, s, 1);
+}
+
+__attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, char **argv) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != job->self) _exit(127); /* twrun died before the line above */
+    sigprocmask(SIG_SETMASK, &job->child_mask, NULL);
+    setrlimit(RLIMIT_NOFILE, &job->nofile);
+    fcntl(fd, F_SETFD, 0);
+    if (rank > 0) {
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0 && null != STDIN_FILENO) {
+            dup2(null, STDIN_FILENO);
+            close(null);
+        }
+    }
+    setenv_int("PMI_FD", fd);
+    setenv_int("PMI_RANK", rank);
+    setenv_int("PMI_SIZE", job->size);
+    setenv("TW_JOB_ID", job->id, 1);
+    setenv("TW_JOB_KEY", job->key, 1);
+    setenv_int("TW_LOCAL_RANK", rank);
+    setenv_int("TW_LOCAL_SIZE", job->size);
+    bind_to_core(job, rank);
+    execvp(argv[0], argv);
+    fprintf(stderr, "twrun: cannot execute '%s': %s\n", argv[0], strerror(errno));
+    _exit(127);
+}
+
+static int start_rank(job_t *job, int rank, char **argv) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(sv[0]);
+        close(sv[1]);
+        errno = e;
+        return -1;
+    }
+    if (pid == 0) run_rank(job, rank, sv[1], argv);
+    close(sv[1]);
+    fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
+    rank_t *r = &job->ranks[rank];
+    r->pid = pid;
+    r->alive = 1;
+    r->conn.fd = sv[0];
+    job->alive++;
+    return 0;
+}
+
+static void rank_exited(job_t *job, int rank, int wstatus) {
+    rank_t *r = &job->ranks[rank];
+    /* What the rank said before it went (an abort, most often) comes first. */
+    r->alive = 0;
+    job->alive--;
+    conn_t *c = &r->conn;
+    for (;;) {
+        int got = conn_read(c);
+        conn_process(job, rank); /* has room always: the replies are dropped */
+        if (!got) break;
+    }
+    conn_close(c);
+    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) return;
+    if (job->ending) return;
+    if (WIFEXITED(wstatus)) {
+        fprintf(stderr, "twrun: rank %d (pid %ld) exited with status %d; ending the job\n", rank,
+                (long)r->pid, WEXITSTATUS(wstatus));
+        fail(job, WEXITSTATUS(wstatus));
+    } else {
+        int sig = WTERMSIG(wstatus);
+        char name[32];
+        fprintf(stderr, "twrun: rank %d (pid %ld) was killed by signal %d (%s); ending the job\n",
+                rank, (long)r->pid, sig, sig_name(sig, name, sizeof name));
+        fail(job, 128 + sig);
+    }
+}
+
+static void reap(job_t *job) {
+    for (;;) {
+        int st;
+        pid_t pid = waitpid(-1, &st, WNOHANG);
+        if (pid < 0 && errno == EINTR) continue;
+        if (pid <= 0) return;
+        if (!WIFEXITED(st) && !WIFSIGNALED(st)) continue;
+        for (int i = 0; i < job->size; i++)
+            if (job->ranks[i].alive && job->ranks[i].pid == pid) {
+                rank_exited(job, i, st);
+                break;
+            }
+    }
+}
+
+/* A barrier that some ranks wait in can never complete once every rank still
+ * running waits in it: a rank that would have entered has exited. */
+static void check_barrier(job_t *job) {
+    if (job->ending || job->pmi.barrier_count == 0) return;
+    int missing = -1;
+    for (int i = 0; i < job->size; i++) {
+        if (twr_pmi_in_barrier(&job->pmi, i)) continue;
+        if (job->ranks[i].alive) return;
+        if (missing < 0) missing = i;
+    }
+    if (missing < 0) return;
+    fprintf(stderr,
+            "twrun: rank %d (pid %ld) exited without entering the PMI barrier the other ranks "
+            "wait in; ending the job\n",
+            missing, (long)job->ranks[missing].pid);
+    fail(job, 1);
+}
+
+static void on_signal(job_t *job, int sig) {
+    if (!job->interrupted) {
+        char name[32];
+        fprintf(stderr, "twrun: interrupted by %s; ending the job\n",
+                sig_name(sig, name, sizeof name));
+        job->interrupted = sig;
+    }
+    end_job(job, sig);
+}
+
+static void read_signals(job_t *job, int sfd) {
+    struct signalfd_siginfo si[16];
+    int child = 0;
+    for (;;) {
+        ssize_t n = read(sfd, si, sizeof si);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        for (size_t k = 0; k < (size_t)n / sizeof si[0]; k++) {
+            if (si[k].ssi_signo == SIGCHLD)
+                child = 1;
+            else
+                on_signal(job, (int)si[k].ssi_signo);
+        }
+    }
+    if (child) reap(job);
+}
+
+/* Removes /dev/shm/tw-<jobid>-*: the library names every segment of the job so. */
+static void remove_job_shm(const job_t *job) {
+    char prefix[32];
+    int plen = snprintf(prefix, sizeof prefix, "tw-%s-", job->id);
+    DIR *d = opendir("/dev/shm");
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL)
+        if (strncmp(e->d_name, prefix, (size_t)plen) == 0) unlinkat(dirfd(d), e->d_name, 0);
+    closedir(d);
+}
+
+/* Descriptors 0-2 must be open, so no socket lands there and is clobbered by
+ * stdin redirection in a rank. */
+static void ensure_std_fds(void) {
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0) {
+            int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+            if (n >= 0 && n != fd) {
+                dup2(n, fd);
+                close(n);
+            }
+        }
+}
+
+/* twrun holds a socket per rank; the usual soft limit of 1024 is too few for
+ * large jobs. */
+static void raise_fd_limit(job_t *job) {
+    if (getrlimit(RLIMIT_NOFILE, &job->nofile) != 0) {
+        job->nofile.rlim_cur = job->nofile.rlim_max = RLIM_INFINITY;
+        return;
+    }
+    rlim_t want = (rlim_t)job->size + 64;
+    if (job->nofile.rlim_cur != RLIM_INFINITY && job->nofile.rlim_cur < want) {
+        struct rlimit more = job->nofile;
+        more.rlim_cur =
+            more.rlim_max == RLIM_INFINITY || more.rlim_max > want ? want : more.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &more);
+    }
+}
+
+static void load_topology(job_t *job) {
+    job->topo = NULL;
+    if (!job->bind) return;
+    hwloc_topology_t t;
+    if (hwloc_topology_init(&t) != 0) return;
+    if (hwloc_topology_load(t) != 0) {
+        hwloc_topology_destroy(t);
+        return;
+    }
+    int cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+    if (cores <= 0 || job->size > cores) { /* oversubscribed: let the kernel place ranks */
+        hwloc_topology_destroy(t);
+        return;
+    }
+    job->topo = t;
+}
+
+/* pfd and who hold size + 1 entries. */
+static void serve(job_t *job, int sfd, struct pollfd *pfd, int *who) {
+    while (job->alive > 0) {
+        int n = 0;
+        pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
+        for (int i = 0; i < job->size; i++) {
+            conn_t *c = &job->ranks[i].conn;
+            if (c->fd < 0) continue;
+            short ev = 0;
+            if (!c->eof && c->in_len < sizeof c->in) ev |= POLLIN;
+            if (c->out_len > 0) ev |= POLLOUT;
+            who[n] = i;
+            pfd[n++] = (struct pollfd){.fd = c->fd, .events = ev};
+        }
+        long wait_ms = -1;
+        if (job->timeout && !job->ending) wait_ms = ms_until(job->timeout_at);
+        if (job->kill_armed) {
+            long k = ms_until(job->kill_at);
+            if (wait_ms < 0 || k < wait_ms) wait_ms = k;
+        }
+        int rc = poll(pfd, (nfds_t)n, (int)wait_ms);
+        if (rc < 0 && errno != EINTR) {
+            fprintf(stderr, "twrun: poll: %s\n", strerror(errno));
+            fail(job, 1);
+        }
+        for (int k = 1; rc > 0 && k < n; k++)
+            if (pfd[k].revents) conn_service(job, who[k], pfd[k].revents);
+        /* Signals after the sockets, so a rank's last words are read before its exit. */
+        read_signals(job, sfd);
+        check_barrier(job);
+        if (job->timeout && !job->ending && ms_until(job->timeout_at) == 0) {
+            fprintf(stderr, "twrun: job exceeded --timeout %d s; ending it\n", job->timeout);
+            fail(job, 124);
+        }
+        if (job->kill_armed && ms_until(job->kill_at) == 0) {
+            job->kill_armed = 0;
+            signal_ranks(job, SIGKILL);
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+    static job_t job_storage;
+    job_t *job = &job_storage;
+    int prog = parse_args(job, argc, argv);
+    ensure_std_fds();
+    job->status = -1;
+    job->self = getpid();
+    random_hex(job->id);
+    random_hex(job->key);
+
+    sigset_t mask;
+    sigemptyset(&mask);
+    int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&mask, sigs[i]);
+    if (sigprocmask(SIG_BLOCK, &mask, &job->child_mask) != 0) {
+        fprintf(stderr, "twrun: sigprocmask: %s\n", strerror(errno));
+        return 1;
+    }
+    int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (sfd < 0) {
+        fprintf(stderr, "twrun: signalfd: %s\n", strerror(errno));
+        return 1;
+    }
+    job->ranks = calloc((size_t)job->size, sizeof *job->ranks);
+    struct pollfd *pfd = calloc((size_t)job->size + 1, sizeof *pfd);
+    int *who = calloc((size_t)job->size + 1, sizeof *who);
+    if (!job->ranks || !pfd || !who || twr_pmi_server_init(&job->pmi, job->size, job->id) != 0) {
+        fprintf(stderr, "twrun: out of memory\n");
+        return 1;
+    }
+    for (int i = 0; i < job->size; i++) job->ranks[i].conn.fd = -1;
+    raise_fd_limit(job);
+    load_topology(job);
+    if (job->timeout) job->timeout_at = now_plus(job->timeout);
+
+    fflush(NULL); /* nothing buffered may be written twice by the ranks */
+    for (int i = 0; i < job->size; i++)
+        if (start_rank(job, i, argv + prog) != 0) {
+            fprintf(stderr, "twrun: cannot start rank %d: %s; ending the job\n", i,
+                    strerror(errno));
+            fail(job, 1);
+            break;
+        }
+
+    serve(job, sfd, pfd, who);
+
+    remove_job_shm(job);
+    for (int i = 0; i < job->size; i++) conn_close(&job->ranks[i].conn);
+    free(job->ranks);
+    free(pfd);
+    free(who);
+    twr_pmi_server_destroy(&job->pmi);
+    if (job->topo) hwloc_topology_destroy(job->topo);
+    close(sfd);
+    if (job->interrupted) return 128 + job->interrupted;
+    return job->status < 0 ? 0 : job->status;
+}
