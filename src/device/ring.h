@@ -7,8 +7,8 @@
  * shared tail, and never wraps: when it would, the producer first fills the rest of
  * the ring with a PAD record. The producer writes the payload, then the status word
  * (release). The consumer polls only the status word at its head (acquire), reads the
- * record in place, zeroes word 0 of every slot it used and publishes its head
- * lazily: every quarter ring, and when it finds the ring empty. Producers check
+ * record in place and publishes its head lazily, every quarter ring and when it
+ * finds the ring empty, zeroing word 0 of every slot it hands back. Producers check
  * space against a cached copy of the head and reload it only when the ring looks
  * full, so a small record moves exactly one cache line from producer to consumer.
  *
@@ -112,15 +112,18 @@ static inline int tw_ring_push(tw_ring_producer_t *p, uint64_t user, const void 
     }
 }
 
+/* Hands consumed slots back to the producers: zero their word 0, then publish the
+ * head. Zeroing here rather than per record keeps the store off the path of the
+ * next message: producers cannot reuse a slot before this anyway. */
 static inline void tw_ring_publish(tw_ring_consumer_t *c) {
+    for (uint64_t i = c->published; i != c->head; i++)
+        __atomic_store_n(&c->slots[i & c->mask].word[0], 0, __ATOMIC_RELAXED);
     atomic_store_explicit(&c->ctrl->head, c->head, memory_order_release);
     c->published = c->head;
 }
 
 /* Frees n slots at the head. */
 static inline void tw_ring_consume(tw_ring_consumer_t *c, uint64_t n) {
-    for (uint64_t i = 0; i < n; i++)
-        __atomic_store_n(&c->slots[(c->head + i) & c->mask].word[0], 0, __ATOMIC_RELAXED);
     c->head += n;
     if (c->head - c->published >= c->publish_every) tw_ring_publish(c);
 }

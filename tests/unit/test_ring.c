@@ -80,7 +80,10 @@ static void test_status_word_protocol(void **state) {
     assert_int_equal(tw_ring_peek(&c, &st, &payload), TW_RING_OK);
     assert_ptr_equal(payload, &r->slots[0].word[1]);
     tw_ring_release(&c, st);
-    assert_int_equal(r->slots[0].word[0], 0); /* consumed status words are zeroed */
+    assert_int_not_equal(r->slots[0].word[0], 0); /* zeroed when handed back, not before */
+    assert_int_equal(tw_ring_peek(&c, &st, &payload), TW_RING_EMPTY);
+    assert_int_equal(r->slots[0].word[0], 0);
+    assert_int_equal(atomic_load(&r->ctrl.head), 1);
     /* A zero-length message still has a non-zero status word. */
     assert_int_equal(tw_ring_push(&p, 0, NULL, 0), TW_RING_OK);
     assert_int_not_equal(r->slots[1].word[0], 0);
