@@ -105,7 +105,7 @@ static inline int tw_ring_push(tw_ring_producer_t *p, uint64_t user, const void 
             tail += take;
             continue;
         }
-        memcpy(&s->word[1], data, len);
+        if (len) memcpy(&s->word[1], data, len); /* data may be NULL when len is 0 */
         __atomic_store_n(&s->word[0], TW_RING_VALID | (user & TW_RING_USER_MASK) | len,
                          __ATOMIC_RELEASE);
         return TW_RING_OK;

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# make demo: Tollway at work over shared memory on this machine — a native program
+# (a token around a ring of ranks, checked) and the VELO benchmarks.
+set -euo pipefail
+build=${1:-build}
+bin=$build/bin
+ranks=4
+
+echo "== Tollway $("$bin/twinfo" | head -1 | cut -d' ' -f2) on $(nproc) cores =="
+echo
+echo "-- A token around a ring of $ranks ranks (twrun -n $ranks token_ring 100)"
+"$bin/twrun" -n $ranks "$bin/token_ring" 100
+echo
+echo "-- VELO ping-pong latency between 2 ranks pinned to 2 cores (twbench velo-latency)"
+"$bin/twrun" -n 2 "$bin/twbench" velo-latency
+echo
+echo "-- VELO message rate, one sender to one receiver (twbench velo-rate)"
+"$bin/twrun" -n 2 "$bin/twbench" velo-rate
+echo
+echo "Side-by-side ratios against UCX: make bench"
