@@ -34,6 +34,21 @@ static void ring_free(ring_mem_t *r, uint64_t size) {
     munmap(r, sizeof(ring_mem_t) + size * sizeof(tw_slot_t));
 }
 
+/* A private 128-slot ring with one producer and the consumer. */
+typedef struct fixture {
+    ring_mem_t *r;
+    tw_ring_producer_t p;
+    tw_ring_consumer_t c;
+} fixture_t;
+
+static fixture_t fixture_new(void) {
+    fixture_t f;
+    f.r = ring_new(128, 0);
+    tw_ring_producer_init(&f.p, &f.r->ctrl, f.r->slots, 128);
+    tw_ring_consumer_init(&f.c, &f.r->ctrl, f.r->slots, 128, 4096);
+    return f;
+}
+
 static int pop(tw_ring_consumer_t *c, void *buf, size_t *len, uint64_t *user) {
     uint64_t st = 0;
     void *payload = NULL;
@@ -57,11 +72,10 @@ static void test_slot_accounting(void **state) {
 
 static void test_status_word_protocol(void **state) {
     (void)state;
-    ring_mem_t *r = ring_new(128, 0);
-    tw_ring_producer_t p;
-    tw_ring_consumer_t c;
-    tw_ring_producer_init(&p, &r->ctrl, r->slots, 128);
-    tw_ring_consumer_init(&c, &r->ctrl, r->slots, 128, 4096);
+    fixture_t f = fixture_new();
+    ring_mem_t *r = f.r;
+    tw_ring_producer_t p = f.p;
+    tw_ring_consumer_t c = f.c;
     uint64_t st = 0;
     void *payload = NULL;
     assert_int_equal(tw_ring_peek(&c, &st, &payload), TW_RING_EMPTY);
@@ -92,11 +106,10 @@ static void test_status_word_protocol(void **state) {
 
 static void test_lazy_head(void **state) {
     (void)state;
-    ring_mem_t *r = ring_new(128, 0);
-    tw_ring_producer_t p;
-    tw_ring_consumer_t c;
-    tw_ring_producer_init(&p, &r->ctrl, r->slots, 128);
-    tw_ring_consumer_init(&c, &r->ctrl, r->slots, 128, 4096);
+    fixture_t f = fixture_new();
+    ring_mem_t *r = f.r;
+    tw_ring_producer_t p = f.p;
+    tw_ring_consumer_t c = f.c;
     char buf[64];
     size_t len;
     uint64_t user;
@@ -113,11 +126,10 @@ static void test_lazy_head(void **state) {
 
 static void test_full_ring_is_transactional(void **state) {
     (void)state;
-    ring_mem_t *r = ring_new(128, 0);
-    tw_ring_producer_t p;
-    tw_ring_consumer_t c;
-    tw_ring_producer_init(&p, &r->ctrl, r->slots, 128);
-    tw_ring_consumer_init(&c, &r->ctrl, r->slots, 128, 4096);
+    fixture_t f = fixture_new();
+    ring_mem_t *r = f.r;
+    tw_ring_producer_t p = f.p;
+    tw_ring_consumer_t c = f.c;
     char buf[4096];
     size_t len;
     uint64_t user;
@@ -139,11 +151,10 @@ static void test_full_ring_is_transactional(void **state) {
 
 static void test_wraparound_with_padding(void **state) {
     (void)state;
-    ring_mem_t *r = ring_new(128, 0);
-    tw_ring_producer_t p;
-    tw_ring_consumer_t c;
-    tw_ring_producer_init(&p, &r->ctrl, r->slots, 128);
-    tw_ring_consumer_init(&c, &r->ctrl, r->slots, 128, 4096);
+    fixture_t f = fixture_new();
+    ring_mem_t *r = f.r;
+    tw_ring_producer_t p = f.p;
+    tw_ring_consumer_t c = f.c;
     unsigned char in[4096], out[4096];
     size_t len;
     uint64_t user;
