@@ -29,6 +29,18 @@ typedef struct tw_ep_stats {
     uint64_t send_retries; /* sends refused because the receiver's mailbox was full */
     uint64_t polls_empty;  /* polls that found nothing */
     uint64_t peers_mapped; /* peers' mailboxes mapped (on first contact) */
+    /* RMA, as initiator */
+    uint64_t rma_ops;       /* put, get, immediate and notification put, atomics */
+    uint64_t rma_bytes;     /* bytes moved by them */
+    uint64_t rma_retries;   /* refused because a notification queue was full */
+    uint64_t rma_pipelined; /* carried through shared memory by the target */
+    uint64_t notifications; /* notifications taken from this endpoint's queue */
+    /* ATU, as owner */
+    uint64_t registrations;
+    uint64_t deregistrations;
+    uint64_t translations; /* NLAs translated (by this endpoint, as initiator) */
+    /* translation faults on this endpoint's table, counted whoever caused them */
+    uint64_t faults_key, faults_bounds, faults_stale, faults_perm, faults_align;
 } tw_ep_stats_t;
 
 /* Opens the next endpoint of this process. Collective over the job. Returns
@@ -50,8 +62,9 @@ int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap);
  * start-up, tests and benchmarks, not for hot loops. */
 int tw_ep_barrier(tw_ep_t *ep);
 
-const tw_ep_stats_t *tw_ep_stats(const tw_ep_t *ep);
-void tw_ep_print_stats(const tw_ep_t *ep, FILE *out);
+/* The counters, brought up to date (faults are counted in the shared segment). */
+const tw_ep_stats_t *tw_ep_stats(tw_ep_t *ep);
+void tw_ep_print_stats(tw_ep_t *ep, FILE *out);
 
 /* Bytes of shared memory one endpoint's mailbox takes with the current settings. */
 size_t tw_ep_memory_size(void);

@@ -24,6 +24,14 @@ enum tw_status {
     TW_ERR_CORRUPT = -10, /* a mailbox holds a status word that cannot be valid */
     TW_ERR_NOMEM = -11,   /* out of memory */
     TW_ERR_STATE = -12,   /* call not valid in the current state */
+
+    /* Translation faults of the ATU, reported in error notifications: the access
+     * touched no memory. */
+    TW_ERR_KEY = -13,    /* the key does not match the registration */
+    TW_ERR_BOUNDS = -14, /* the access runs outside the registered range */
+    TW_ERR_STALE = -15,  /* no such registration (never made, or deregistered) */
+    TW_ERR_PERM = -16,   /* the registration does not allow this access */
+    TW_ERR_ALIGN = -17,  /* an atomic on an address not aligned to its width */
 };
 
 /* A short English description of a tw_status code. */

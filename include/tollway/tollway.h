@@ -5,6 +5,9 @@
 #include <tollway/status.h>
 #include <tollway/endpoint.h>
 #include <tollway/velo.h>
+#include <tollway/atu.h>
+#include <tollway/notify.h>
+#include <tollway/rma.h>
 
 #define TW_VERSION_MAJOR 0
 #define TW_VERSION_MINOR 1

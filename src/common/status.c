@@ -32,6 +32,16 @@ const char *tw_strerror(int status) {
         return "out of memory";
     case TW_ERR_STATE:
         return "call not valid in this state";
+    case TW_ERR_KEY:
+        return "translation fault: wrong key";
+    case TW_ERR_BOUNDS:
+        return "translation fault: access outside the registered range";
+    case TW_ERR_STALE:
+        return "translation fault: no such registration (gone or never made)";
+    case TW_ERR_PERM:
+        return "translation fault: permission denied by the registration";
+    case TW_ERR_ALIGN:
+        return "translation fault: atomic on an unaligned address";
     default:
         return "unknown status code";
     }

@@ -7,19 +7,48 @@
 #include <unistd.h>
 
 #include <tollway/status.h>
+#include <tollway/atu.h>
 #include <tollway/velo.h>
 
-static size_t segment_size_for(uint32_t slots) {
-    return TW_SEGMENT_SLOTS_OFFSET + (size_t)slots * sizeof(tw_slot_t);
+static size_t page_align(size_t n) {
+    return (n + 4095) & ~(size_t)4095;
+}
+
+void tw_segment_layout(uint32_t velo_slots, uint32_t nq_slots, uint32_t rma_slots,
+                       uint32_t atu_entries, tw_segment_layout_t *out) {
+    size_t at = TW_SEGMENT_HEADER_SIZE;
+    out->velo = at;
+    at = page_align(at + (size_t)velo_slots * sizeof(tw_slot_t));
+    out->nq = at;
+    at = page_align(at + (size_t)nq_slots * sizeof(tw_slot_t));
+    out->req = at;
+    at = page_align(at + (size_t)rma_slots * sizeof(tw_slot_t));
+    out->resp = at;
+    at = page_align(at + (size_t)rma_slots * sizeof(tw_slot_t));
+    out->locks = at;
+    at = page_align(at + TW_LOCKS * sizeof(uint64_t));
+    out->atu = at;
+    at = page_align(at + (size_t)atu_entries * sizeof(tw_atu_entry_t));
+    out->total = at;
+}
+
+static void config_layout(const tw_config_t *cfg, tw_segment_layout_t *l) {
+    tw_segment_layout(cfg->velo_slots, cfg->nq_slots, cfg->rma_slots, cfg->atu_entries, l);
 }
 
 size_t tw_ep_memory_size(void) {
     const tw_config_t *cfg = tw_config();
-    return segment_size_for(cfg ? cfg->velo_slots : TW_VELO_SLOTS_DEFAULT);
+    tw_segment_layout_t l;
+    if (cfg)
+        config_layout(cfg, &l);
+    else
+        tw_segment_layout(TW_VELO_SLOTS_DEFAULT, TW_NQ_SLOTS_DEFAULT, TW_RMA_SLOTS_DEFAULT,
+                          TW_ATU_ENTRIES_DEFAULT, &l);
+    return l.total;
 }
 
-static tw_slot_t *segment_slots(void *segment) {
-    return (tw_slot_t *)((char *)segment + TW_SEGMENT_SLOTS_OFFSET);
+static tw_slot_t *slots_at(void *segment, size_t offset) {
+    return (tw_slot_t *)((char *)segment + offset);
 }
 
 static void address_key(char *key, size_t cap, int index, int rank) {
@@ -47,13 +76,14 @@ int tw_ep_open(tw_ep_t **out) {
     ep->yield_when_idle =
         cfg->wait == TW_WAIT_YIELD || (cfg->wait == TW_WAIT_AUTO && job->local_size > job->cores);
 
-    const uint32_t slots = cfg->velo_slots;
-    ep->segment_size = segment_size_for(slots);
+    tw_segment_layout_t l;
+    config_layout(cfg, &l);
+    ep->segment_size = l.total;
     tw_shm_endpoint_name(ep->segment_name, sizeof ep->segment_name, job->job_id, ep->rank,
                          ep->index);
     tw_segment_header_t *seg = tw_shm_create(ep->segment_name, ep->segment_size);
     if (!seg) {
-        fprintf(stderr, "tollway: cannot create the mailbox %s (%zu bytes): %s\n", ep->segment_name,
+        fprintf(stderr, "tollway: cannot create the segment %s (%zu bytes): %s\n", ep->segment_name,
                 ep->segment_size, strerror(errno));
         free(ep->peers);
         free(ep);
@@ -65,12 +95,34 @@ int tw_ep_open(tw_ep_t **out) {
     seg->version = TW_SEGMENT_VERSION;
     seg->rank = (uint32_t)ep->rank;
     seg->index = (uint32_t)ep->index;
-    seg->velo_slots = slots;
+    seg->velo_slots = cfg->velo_slots;
+    seg->nq_slots = cfg->nq_slots;
+    seg->rma_slots = cfg->rma_slots;
+    seg->atu_entries = cfg->atu_entries;
     seg->owner_pid = (int32_t)getpid();
-    tw_ring_format(&seg->velo_ctrl, segment_slots(seg), slots);
+    tw_ring_format(&seg->velo_ctrl, slots_at(seg, l.velo), cfg->velo_slots);
+    tw_ring_format(&seg->nq_ctrl, slots_at(seg, l.nq), cfg->nq_slots);
+    tw_ring_format(&seg->req_ctrl, slots_at(seg, l.req), cfg->rma_slots);
+    tw_ring_format(&seg->resp_ctrl, slots_at(seg, l.resp), cfg->rma_slots);
+    ep->locks = (_Atomic uint64_t *)((char *)seg + l.locks);
+    ep->atu = (tw_atu_entry_t *)((char *)seg + l.atu);
+    ep->atu_entries = cfg->atu_entries;
     __atomic_store_n(&seg->magic, TW_SEGMENT_MAGIC, __ATOMIC_RELEASE);
-    tw_ring_consumer_init(&ep->velo_rx, &seg->velo_ctrl, segment_slots(seg), slots,
+    tw_ring_consumer_init(&ep->velo_rx, &seg->velo_ctrl, slots_at(seg, l.velo), cfg->velo_slots,
                           TW_VELO_MAX_SIZE);
+    tw_ring_consumer_init(&ep->nq_rx, &seg->nq_ctrl, slots_at(seg, l.nq), cfg->nq_slots,
+                          TW_VELO_INLINE_SIZE);
+    tw_ring_consumer_init(&ep->req_rx, &seg->req_ctrl, slots_at(seg, l.req), cfg->rma_slots,
+                          TW_RING_LEN_MASK);
+    tw_ring_consumer_init(&ep->resp_rx, &seg->resp_ctrl, slots_at(seg, l.resp), cfg->rma_slots,
+                          TW_RING_LEN_MASK);
+    tw_ring_producer_init(&ep->nq_self, &seg->nq_ctrl, slots_at(seg, l.nq), cfg->nq_slots);
+    ep->rma_copy = cfg->rma_copy;
+    tw_rma_init(ep);
+    if (tw_atu_init(ep)) {
+        tw_ep_close(ep);
+        return TW_ERR_NOMEM;
+    }
 
     /* Announce the mailbox; after the fence every peer may map it. */
     char key[64], value[TW_PMI_VALUE_MAX];
@@ -93,14 +145,23 @@ int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap) {
     return tw_pmi_get(&ep->job->pmi, key, buf, cap) ? TW_ERR_RUNTIME : TW_OK;
 }
 
+static int ring_size_ok(uint32_t slots, uint32_t min) {
+    return slots >= min && slots <= TW_VELO_SLOTS_MAX && !(slots & (slots - 1));
+}
+
 /* Checks every field a peer's segment header claims before trusting it. */
 static int segment_valid(const tw_segment_header_t *seg, size_t size, const tw_ep_t *ep, int rank) {
     if (__atomic_load_n(&seg->magic, __ATOMIC_ACQUIRE) != TW_SEGMENT_MAGIC) return 0;
-    uint32_t slots = seg->velo_slots;
-    return seg->version == TW_SEGMENT_VERSION && seg->job_key == ep->job->job_key &&
-           seg->rank == (uint32_t)rank && seg->index == (uint32_t)ep->index &&
-           slots >= TW_VELO_SLOTS_MIN && slots <= TW_VELO_SLOTS_MAX && !(slots & (slots - 1)) &&
-           size >= segment_size_for(slots);
+    if (seg->version != TW_SEGMENT_VERSION || seg->job_key != ep->job->job_key ||
+        seg->rank != (uint32_t)rank || seg->index != (uint32_t)ep->index ||
+        !ring_size_ok(seg->velo_slots, TW_VELO_SLOTS_MIN) ||
+        !ring_size_ok(seg->nq_slots, TW_NQ_SLOTS_MIN) ||
+        !ring_size_ok(seg->rma_slots, TW_RMA_SLOTS_MIN) || seg->atu_entries < TW_ATU_ENTRIES_MIN ||
+        seg->atu_entries > TW_ATU_ENTRIES_MAX)
+        return 0;
+    tw_segment_layout_t l;
+    tw_segment_layout(seg->velo_slots, seg->nq_slots, seg->rma_slots, seg->atu_entries, &l);
+    return size >= l.total;
 }
 
 int tw_ep_connect(tw_ep_t *ep, int rank) {
@@ -112,14 +173,24 @@ int tw_ep_connect(tw_ep_t *ep, int rank) {
     name++;
     tw_peer_t *peer = calloc(1, sizeof *peer);
     if (!peer) return TW_ERR_NOMEM;
-    peer->segment = tw_shm_map(name, TW_SEGMENT_SLOTS_OFFSET, &peer->segment_size);
+    peer->segment = tw_shm_map(name, TW_SEGMENT_HEADER_SIZE, &peer->segment_size);
     if (!peer->segment || !segment_valid(peer->segment, peer->segment_size, ep, rank)) {
         tw_shm_unmap(peer->segment, peer->segment_size);
         free(peer);
         return TW_ERR_PEER;
     }
     tw_segment_header_t *seg = peer->segment;
-    tw_ring_producer_init(&peer->velo, &seg->velo_ctrl, segment_slots(seg), seg->velo_slots);
+    tw_segment_layout_t l;
+    tw_segment_layout(seg->velo_slots, seg->nq_slots, seg->rma_slots, seg->atu_entries, &l);
+    tw_ring_producer_init(&peer->velo, &seg->velo_ctrl, slots_at(seg, l.velo), seg->velo_slots);
+    tw_ring_producer_init(&peer->nq, &seg->nq_ctrl, slots_at(seg, l.nq), seg->nq_slots);
+    tw_ring_producer_init(&peer->req, &seg->req_ctrl, slots_at(seg, l.req), seg->rma_slots);
+    tw_ring_producer_init(&peer->resp, &seg->resp_ctrl, slots_at(seg, l.resp), seg->rma_slots);
+    peer->atu = (tw_atu_entry_t *)((char *)seg + l.atu);
+    peer->atu_entries = seg->atu_entries;
+    peer->locks = (_Atomic uint64_t *)((char *)seg + l.locks);
+    peer->pid = (pid_t)seg->owner_pid;
+    peer->pipelined = ep->rma_copy == TW_RMA_COPY_PIPELINE;
     ep->peers[rank] = peer;
     ep->stats.peers_mapped++;
     return TW_OK;
@@ -128,8 +199,11 @@ int tw_ep_connect(tw_ep_t *ep, int rank) {
 int tw_ep_close(tw_ep_t *ep) {
     if (!ep) return TW_ERR_ARG;
     if (ep->job->config->stats) tw_ep_print_stats(ep, stderr);
+    tw_heap_fini(ep);
+    tw_atu_fini(ep);
     for (int r = 0; r < ep->size; r++) {
         if (!ep->peers[r]) continue;
+        tw_heap_peer_unmap_all(ep->peers[r]);
         tw_shm_unmap(ep->peers[r]->segment, ep->peers[r]->segment_size);
         free(ep->peers[r]);
     }
@@ -147,8 +221,15 @@ int tw_ep_rank(const tw_ep_t *ep) {
 int tw_ep_size(const tw_ep_t *ep) {
     return ep ? ep->size : -1;
 }
-const tw_ep_stats_t *tw_ep_stats(const tw_ep_t *ep) {
-    return ep ? &ep->stats : NULL;
+const tw_ep_stats_t *tw_ep_stats(tw_ep_t *ep) {
+    if (!ep) return NULL;
+    _Atomic uint64_t *f = ep->segment->faults;
+    ep->stats.faults_key = atomic_load_explicit(&f[TW_FAULT_KEY], memory_order_relaxed);
+    ep->stats.faults_bounds = atomic_load_explicit(&f[TW_FAULT_BOUNDS], memory_order_relaxed);
+    ep->stats.faults_stale = atomic_load_explicit(&f[TW_FAULT_STALE], memory_order_relaxed);
+    ep->stats.faults_perm = atomic_load_explicit(&f[TW_FAULT_PERM], memory_order_relaxed);
+    ep->stats.faults_align = atomic_load_explicit(&f[TW_FAULT_ALIGN], memory_order_relaxed);
+    return &ep->stats;
 }
 
 int tw_ep_barrier(tw_ep_t *ep) {
@@ -156,8 +237,8 @@ int tw_ep_barrier(tw_ep_t *ep) {
     return tw_pmi_fence(&ep->job->pmi) ? TW_ERR_RUNTIME : TW_OK;
 }
 
-void tw_ep_print_stats(const tw_ep_t *ep, FILE *out) {
-    const tw_ep_stats_t *s = &ep->stats;
+void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
+    const tw_ep_stats_t *s = tw_ep_stats(ep);
     fprintf(out,
             "tollway: rank %d endpoint %d: sent %llu msgs (%llu B), received %llu msgs (%llu B), "
             "retries on full %llu, empty polls %llu, peers mapped %llu\n",
@@ -165,6 +246,18 @@ void tw_ep_print_stats(const tw_ep_t *ep, FILE *out) {
             (unsigned long long)s->bytes_sent, (unsigned long long)s->msgs_received,
             (unsigned long long)s->bytes_received, (unsigned long long)s->send_retries,
             (unsigned long long)s->polls_empty, (unsigned long long)s->peers_mapped);
+    if (!s->rma_ops && !s->registrations && !s->notifications) return;
+    fprintf(out,
+            "tollway: rank %d endpoint %d: RMA %llu ops (%llu B, %llu pipelined, %llu retries), "
+            "notifications %llu, registrations %llu/%llu, translations %llu, faults key %llu "
+            "bounds %llu stale %llu perm %llu align %llu\n",
+            ep->rank, ep->index, (unsigned long long)s->rma_ops, (unsigned long long)s->rma_bytes,
+            (unsigned long long)s->rma_pipelined, (unsigned long long)s->rma_retries,
+            (unsigned long long)s->notifications, (unsigned long long)s->registrations,
+            (unsigned long long)s->deregistrations, (unsigned long long)s->translations,
+            (unsigned long long)s->faults_key, (unsigned long long)s->faults_bounds,
+            (unsigned long long)s->faults_stale, (unsigned long long)s->faults_perm,
+            (unsigned long long)s->faults_align);
 }
 
 void tw_ep_idle(tw_ep_t *ep, unsigned *spins) {

@@ -3,19 +3,39 @@
 #define TW_DEVICE_ENDPOINT_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
+#include <tollway/atu.h>
 #include <tollway/endpoint.h>
+#include <tollway/notify.h>
 
 #include "device/ring.h"
 #include "link/shm.h"
 #include "runtime/job.h"
 
-#define TW_SEGMENT_MAGIC        0x3147455357544e45ull /* "ENTWSEG1" */
-#define TW_SEGMENT_VERSION      1u
-#define TW_SEGMENT_SLOTS_OFFSET 4096u
+#define TW_SEGMENT_MAGIC       0x3247455357544e45ull /* "ENTWSEG2" */
+#define TW_SEGMENT_VERSION     2u
+#define TW_SEGMENT_HEADER_SIZE 4096u
 
-/* The head of an endpoint's segment; the VELO slots follow at
- * TW_SEGMENT_SLOTS_OFFSET. Written by the owner before it announces its address;
+/* Translation faults, counted in the owner's segment by whoever faulted. */
+enum { TW_FAULT_KEY, TW_FAULT_BOUNDS, TW_FAULT_STALE, TW_FAULT_PERM, TW_FAULT_ALIGN, TW_FAULTS };
+
+/* One registration in the ATU table (in the owner's segment, read by initiators).
+ * state = generation << 8 | perms << 1 | valid, published last (release). An
+ * initiator counts itself in `inflight` before it checks `state` and out after the
+ * access; deregistration clears valid and waits for inflight to drain. */
+typedef struct tw_atu_entry {
+    _Alignas(TW_CACHELINE) _Atomic uint64_t state;
+    _Atomic uint64_t inflight;
+    uint64_t base;
+    uint64_t length;
+    uint64_t key;
+    uint32_t heap_id; /* 0: ordinary memory; else the shared-heap block holding it */
+    uint32_t unused;
+} tw_atu_entry_t;
+
+/* The head of an endpoint's segment; the regions follow in the order of
+ * tw_segment_layout. Written by the owner before it announces its address;
  * checked field by field by every peer that maps it. */
 typedef struct tw_segment_header {
     uint64_t magic;
@@ -23,17 +43,65 @@ typedef struct tw_segment_header {
     uint32_t version;
     uint32_t rank;
     uint32_t index;
-    uint32_t velo_slots;
     int32_t owner_pid;
-    tw_ring_ctrl_t velo_ctrl;
+    uint32_t velo_slots, nq_slots, rma_slots, atu_entries;
+    _Alignas(TW_CACHELINE) _Atomic uint64_t faults[TW_FAULTS];
+    tw_ring_ctrl_t velo_ctrl; /* VELO mailbox */
+    tw_ring_ctrl_t nq_ctrl;   /* notification queue */
+    tw_ring_ctrl_t req_ctrl;  /* pipelined RMA: requests this endpoint's device serves */
+    tw_ring_ctrl_t resp_ctrl; /* pipelined RMA: answers to this endpoint's requests */
 } tw_segment_header_t;
 
-/* What a sender keeps per peer it has talked to. */
+typedef struct tw_segment_layout {
+    size_t velo, nq, req, resp, locks, atu; /* byte offsets */
+    size_t total;
+} tw_segment_layout_t;
+
+void tw_segment_layout(uint32_t velo_slots, uint32_t nq_slots, uint32_t rma_slots,
+                       uint32_t atu_entries, tw_segment_layout_t *out);
+
+/* What this endpoint keeps per peer it has talked to: producer views of the peer's
+ * rings, its tables, and the peer's shared-heap blocks mapped so far. */
 typedef struct tw_peer {
-    tw_ring_producer_t velo;
-    void *segment;
+    tw_ring_producer_t velo, nq, req, resp;
+    tw_segment_header_t *segment;
     size_t segment_size;
+    tw_atu_entry_t *atu;
+    uint32_t atu_entries;
+    _Atomic uint64_t *locks;
+    pid_t pid;
+    int pipelined;        /* sticky: RMA to this peer goes through its request ring */
+    uint32_t outstanding; /* pipelined operations not yet answered */
+    void **heap_map;      /* by heap id */
+    size_t *heap_size;
+    uint32_t heap_cap;
 } tw_peer_t;
+
+/* A pipelined operation waiting for its answers (bounded table: a full table is
+ * TW_RETRY, never growth). */
+enum { TW_RMA_OUTSTANDING = 256 };
+
+typedef struct tw_rma_op {
+    uint16_t gen;
+    uint8_t in_use;
+    uint8_t op;
+    uint8_t notify;
+    uint8_t success;
+    int32_t status;
+    int dest;
+    uint64_t length, acked, cookie, nla, value;
+    void *local;          /* get: destination; atomic: where the old value goes */
+    tw_slot_t *completer; /* get/atomic: our notification slot, reserved at issue */
+    uint32_t chunks, chunks_acked;
+} tw_rma_op_t;
+
+typedef struct tw_heap_block {
+    void *base;
+    size_t size;
+    uint32_t id;
+    tw_region_t region;
+    char name[TW_SHM_NAME_MAX];
+} tw_heap_block_t;
 
 struct tw_ep {
     /* receive side first: the poll path touches only this line and the mailbox */
@@ -48,13 +116,68 @@ struct tw_ep {
     tw_segment_header_t *segment;
     size_t segment_size;
     char segment_name[TW_SHM_NAME_MAX];
+
+    /* notifications, and the pipelined-RMA rings this endpoint consumes */
+    tw_ring_consumer_t nq_rx, req_rx, resp_rx;
+    tw_ring_producer_t nq_self; /* notifications this endpoint writes for itself */
+    tw_rma_copy_t rma_copy;
+    uint64_t serve_offset; /* bytes of the request at the head already answered */
+    int serving;           /* guards tw_progress against re-entry */
+
+    /* ATU: the table lives in the segment; the free list is private */
+    tw_atu_entry_t *atu;
+    uint32_t atu_entries;
+    uint32_t *atu_free;
+    uint32_t atu_free_count;
+    uint64_t key_state;
+    _Atomic uint64_t *locks;
+
+    /* shared heap */
+    tw_heap_block_t *heap;
+    uint32_t heap_count, heap_cap, next_heap_id;
+
+    /* pipelined operations in flight */
+    tw_rma_op_t ops[TW_RMA_OUTSTANDING];
+    uint32_t ops_free[TW_RMA_OUTSTANDING];
+    uint32_t ops_free_count;
 };
 
-/* Maps rank's mailbox on first contact. TW_OK or TW_ERR_PEER / TW_ERR_NOMEM. */
+/* Maps rank's segment on first contact. TW_OK or TW_ERR_PEER / TW_ERR_NOMEM. */
 int tw_ep_connect(tw_ep_t *ep, int rank);
+
+static inline int tw_ep_peer(tw_ep_t *ep, int rank, tw_peer_t **peer) {
+    if (__builtin_expect(!ep->peers[rank], 0)) {
+        int rc = tw_ep_connect(ep, rank);
+        if (rc) return rc;
+    }
+    *peer = ep->peers[rank];
+    return 0;
+}
 
 /* Pause between polls in blocking calls: a CPU hint, or the core given away
  * when this node has more ranks than cores. */
 void tw_ep_idle(tw_ep_t *ep, unsigned *spins);
+
+/* ATU internals (atu.c) */
+int tw_atu_init(tw_ep_t *ep);
+void tw_atu_fini(tw_ep_t *ep);
+int tw_atu_register(tw_ep_t *ep, void *addr, size_t length, unsigned perms, uint32_t heap_id,
+                    tw_region_t *region);
+
+/* shared heap internals (heap.c) */
+void tw_heap_fini(tw_ep_t *ep);
+/* The address of byte offset of the peer's heap block, mapping it on first use. */
+void *tw_heap_peer_map(tw_ep_t *ep, tw_peer_t *peer, int rank, uint32_t heap_id, uint64_t offset,
+                       uint64_t length);
+void tw_heap_peer_unmap_all(tw_peer_t *peer);
+
+/* RMA internals (rma.c) */
+void tw_rma_init(tw_ep_t *ep);
+/* Serves pending requests and answers: one load each when there are none. */
+void tw_rma_progress(tw_ep_t *ep);
+static inline void tw_rma_progress_if_pending(tw_ep_t *ep) {
+    if (__builtin_expect(tw_ring_pending(&ep->req_rx) || tw_ring_pending(&ep->resp_rx), 0))
+        tw_rma_progress(ep);
+}
 
 #endif

@@ -28,10 +28,11 @@
 #define TW_CACHELINE 64
 
 #define TW_RING_VALID      (1ull << 63)
-#define TW_RING_PAD        (1ull << 62)
+#define TW_RING_PAD        (1ull << 62) /* fills the ring's end; length = slots to the end */
+#define TW_RING_NOP        (1ull << 61) /* a cancelled reservation; length = its payload */
 #define TW_RING_LEN_MASK   0xffffull
 #define TW_RING_USER_SHIFT 16
-#define TW_RING_USER_MASK  (((1ull << 46) - 1) << TW_RING_USER_SHIFT)
+#define TW_RING_USER_MASK  (((1ull << 45) - 1) << TW_RING_USER_SHIFT)
 
 enum { TW_RING_OK = 0, TW_RING_FULL = 1, TW_RING_EMPTY = 1, TW_RING_CORRUPT = -1 };
 
@@ -83,9 +84,11 @@ static inline uint64_t tw_ring_load_status(const tw_slot_t *s) {
     return __atomic_load_n(&s->word[0], __ATOMIC_ACQUIRE);
 }
 
-/* Reserves space for a record of len payload bytes (len <= 0xffff and fits the
- * ring). user: bits inside TW_RING_USER_MASK. TW_RING_OK or TW_RING_FULL. */
-static inline int tw_ring_push(tw_ring_producer_t *p, uint64_t user, const void *data, size_t len) {
+/* Reserves a record of len payload bytes (len <= 0xffff, fitting the ring) and
+ * returns its first slot, or NULL when the ring is full. The caller fills the
+ * payload (&slot->word[1]) and then commits or cancels it; the consumer sees
+ * nothing until then (and nothing behind it: keep the time in between short). */
+static inline tw_slot_t *tw_ring_reserve(tw_ring_producer_t *p, size_t len) {
     const uint64_t need = tw_ring_slots_for(len);
     uint64_t tail = atomic_load_explicit(&p->ctrl->tail, memory_order_relaxed);
     for (;;) {
@@ -94,7 +97,7 @@ static inline int tw_ring_push(tw_ring_producer_t *p, uint64_t user, const void 
         const uint64_t take = need <= to_end ? need : to_end; /* the record, or a PAD */
         if (tail + take - p->cached_head > p->size) {
             p->cached_head = atomic_load_explicit(&p->ctrl->head, memory_order_acquire);
-            if (tail + take - p->cached_head > p->size) return TW_RING_FULL;
+            if (tail + take - p->cached_head > p->size) return NULL;
         }
         if (!atomic_compare_exchange_weak_explicit(&p->ctrl->tail, &tail, tail + take,
                                                    memory_order_relaxed, memory_order_relaxed))
@@ -105,11 +108,28 @@ static inline int tw_ring_push(tw_ring_producer_t *p, uint64_t user, const void 
             tail += take;
             continue;
         }
-        if (len) memcpy(&s->word[1], data, len); /* data may be NULL when len is 0 */
-        __atomic_store_n(&s->word[0], TW_RING_VALID | (user & TW_RING_USER_MASK) | len,
-                         __ATOMIC_RELEASE);
-        return TW_RING_OK;
+        return s;
     }
+}
+
+/* Makes a reserved record visible: its payload is in place first (release). */
+static inline void tw_ring_commit(tw_slot_t *s, uint64_t user, size_t len) {
+    __atomic_store_n(&s->word[0], TW_RING_VALID | (user & TW_RING_USER_MASK) | len,
+                     __ATOMIC_RELEASE);
+}
+
+/* Gives a reserved record up: the consumer skips it. */
+static inline void tw_ring_cancel(tw_slot_t *s, size_t len) {
+    __atomic_store_n(&s->word[0], TW_RING_VALID | TW_RING_NOP | len, __ATOMIC_RELEASE);
+}
+
+/* Reserves, fills and commits a record. TW_RING_OK or TW_RING_FULL. */
+static inline int tw_ring_push(tw_ring_producer_t *p, uint64_t user, const void *data, size_t len) {
+    tw_slot_t *s = tw_ring_reserve(p, len);
+    if (!s) return TW_RING_FULL;
+    if (len) memcpy(&s->word[1], data, len); /* data may be NULL when len is 0 */
+    tw_ring_commit(s, user, len);
+    return TW_RING_OK;
 }
 
 /* Hands consumed slots back to the producers: zero their word 0, then publish the
@@ -128,8 +148,13 @@ static inline void tw_ring_consume(tw_ring_consumer_t *c, uint64_t n) {
     if (c->head - c->published >= c->publish_every) tw_ring_publish(c);
 }
 
+/* True when a record (or PAD/NOP) waits at the head: one load, for cheap checks. */
+static inline int tw_ring_pending(const tw_ring_consumer_t *c) {
+    return tw_ring_load_status(&c->slots[c->head & c->mask]) != 0;
+}
+
 /* Looks at the record at the head: TW_RING_OK with its status word and payload,
- * TW_RING_EMPTY, or TW_RING_CORRUPT. PAD records are consumed on the way. */
+ * TW_RING_EMPTY, or TW_RING_CORRUPT. PAD and NOP records are consumed on the way. */
 static inline int tw_ring_peek(tw_ring_consumer_t *c, uint64_t *status, void **payload) {
     for (;;) {
         tw_slot_t *s = &c->slots[c->head & c->mask];
@@ -147,6 +172,10 @@ static inline int tw_ring_peek(tw_ring_consumer_t *c, uint64_t *status, void **p
         }
         const uint64_t len = st & TW_RING_LEN_MASK;
         if (len > c->max_len || tw_ring_slots_for(len) > to_end) return TW_RING_CORRUPT;
+        if (st & TW_RING_NOP) {
+            tw_ring_consume(c, tw_ring_slots_for(len));
+            continue;
+        }
         *status = st;
         *payload = &s->word[1];
         return TW_RING_OK;

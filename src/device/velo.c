@@ -38,6 +38,7 @@ static inline int head_message(tw_ep_t *ep, tw_velo_msg_t *msg, uint64_t *status
     int rc = tw_ring_peek(&ep->velo_rx, status, &payload);
     if (likely(rc == TW_RING_EMPTY)) {
         ep->stats.polls_empty++;
+        tw_rma_progress_if_pending(ep); /* an idle endpoint serves pipelined RMA */
         return TW_EMPTY;
     }
     if (rc != TW_RING_OK) return TW_ERR_CORRUPT;

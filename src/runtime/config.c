@@ -8,6 +8,18 @@
 static const tw_config_var_t vars[] = {
     {"TW_VELO_SLOTS", "4096",
      "slots (64 B each) in an endpoint's VELO mailbox; a power of two, 128..1048576", 0},
+    {"TW_NQ_SLOTS", "1024",
+     "entries (64 B each) in an endpoint's notification queue; a power of two, 128..1048576", 0},
+    {"TW_ATU_ENTRIES", "1024", "registrations an endpoint can hold at once; 16..65535", 0},
+    {"TW_RMA_COPY", "auto",
+     "how RMA reaches ordinary registered memory of a peer on this node: cma (one "
+     "process_vm_readv/writev), pipeline (chunks through shared memory, moved by the target), "
+     "or auto (cma, pipeline where the kernel refuses it)",
+     0},
+    {"TW_RMA_SLOTS", "2048",
+     "slots (64 B each) of each pipelined-RMA request and response ring; a power of two, "
+     "1024..1048576",
+     0},
     {"TW_STATS", "0", "1: print each endpoint's counters on stderr when it closes", 0},
     {"TW_WAIT", "auto",
      "how blocking calls wait: spin, yield (give the core away between polls), or auto "
@@ -47,13 +59,38 @@ static int is_hex(const char *s, size_t minlen, size_t maxlen) {
     return 1;
 }
 
+static int power_of_two(const char *value, long min, long max, uint32_t *out) {
+    long v;
+    if (parse_long(value, min, max, &v) || (v & (v - 1))) return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
 static int set_var(tw_config_t *cfg, const char *name, const char *value, char *err,
                    size_t errlen) {
     long v;
     if (strcmp(name, "TW_VELO_SLOTS") == 0) {
-        if (parse_long(value, TW_VELO_SLOTS_MIN, TW_VELO_SLOTS_MAX, &v) || (v & (v - 1)))
+        if (power_of_two(value, TW_VELO_SLOTS_MIN, TW_VELO_SLOTS_MAX, &cfg->velo_slots))
             return fail(err, errlen, name, value, "must be a power of two from 128 to 1048576");
-        cfg->velo_slots = (uint32_t)v;
+    } else if (strcmp(name, "TW_NQ_SLOTS") == 0) {
+        if (power_of_two(value, TW_NQ_SLOTS_MIN, TW_VELO_SLOTS_MAX, &cfg->nq_slots))
+            return fail(err, errlen, name, value, "must be a power of two from 128 to 1048576");
+    } else if (strcmp(name, "TW_RMA_SLOTS") == 0) {
+        if (power_of_two(value, TW_RMA_SLOTS_MIN, TW_VELO_SLOTS_MAX, &cfg->rma_slots))
+            return fail(err, errlen, name, value, "must be a power of two from 1024 to 1048576");
+    } else if (strcmp(name, "TW_ATU_ENTRIES") == 0) {
+        if (parse_long(value, TW_ATU_ENTRIES_MIN, TW_ATU_ENTRIES_MAX, &v))
+            return fail(err, errlen, name, value, "must be a number from 16 to 65535");
+        cfg->atu_entries = (uint32_t)v;
+    } else if (strcmp(name, "TW_RMA_COPY") == 0) {
+        if (!strcmp(value, "auto"))
+            cfg->rma_copy = TW_RMA_COPY_AUTO;
+        else if (!strcmp(value, "cma"))
+            cfg->rma_copy = TW_RMA_COPY_CMA;
+        else if (!strcmp(value, "pipeline"))
+            cfg->rma_copy = TW_RMA_COPY_PIPELINE;
+        else
+            return fail(err, errlen, name, value, "must be auto, cma or pipeline");
     } else if (strcmp(name, "TW_STATS") == 0) {
         if (strcmp(value, "0") && strcmp(value, "1"))
             return fail(err, errlen, name, value, "must be 0 or 1");
@@ -98,6 +135,10 @@ static int set_var(tw_config_t *cfg, const char *name, const char *value, char *
 int tw_config_parse(tw_config_t *cfg, char *const *envp, char *err, size_t errlen) {
     memset(cfg, 0, sizeof *cfg);
     cfg->velo_slots = TW_VELO_SLOTS_DEFAULT;
+    cfg->nq_slots = TW_NQ_SLOTS_DEFAULT;
+    cfg->rma_slots = TW_RMA_SLOTS_DEFAULT;
+    cfg->atu_entries = TW_ATU_ENTRIES_DEFAULT;
+    cfg->rma_copy = TW_RMA_COPY_AUTO;
     cfg->wait = TW_WAIT_AUTO;
     cfg->local_rank = cfg->local_size = -1;
     for (char *const *e = envp; e && *e; e++) {

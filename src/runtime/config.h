@@ -13,9 +13,19 @@ typedef enum tw_wait_mode {
     TW_WAIT_YIELD, /* yield the core between polls after a short spin */
 } tw_wait_mode_t;
 
+typedef enum tw_rma_copy {
+    TW_RMA_COPY_AUTO,     /* one process_vm_* copy; pipelined when the kernel refuses it */
+    TW_RMA_COPY_CMA,      /* one process_vm_* copy, or a fault when refused */
+    TW_RMA_COPY_PIPELINE, /* always pipelined through shared memory, served by the target */
+} tw_rma_copy_t;
+
 typedef struct tw_config {
     uint32_t velo_slots; /* mailbox slots per endpoint */
-    int stats;           /* print counters at close */
+    uint32_t nq_slots;   /* notification queue entries per endpoint */
+    uint32_t rma_slots;  /* slots of each pipelined-RMA request and response ring */
+    uint32_t atu_entries;
+    tw_rma_copy_t rma_copy;
+    int stats; /* print counters at close */
     tw_wait_mode_t wait;
     /* Set by twrun for its ranks; absent when a process manager or nobody started us. */
     char job_id[33];
@@ -35,6 +45,13 @@ enum {
     TW_VELO_SLOTS_MIN = 128,
     TW_VELO_SLOTS_MAX = 1 << 20,
     TW_VELO_SLOTS_DEFAULT = 4096,
+    TW_NQ_SLOTS_MIN = 128,
+    TW_NQ_SLOTS_DEFAULT = 1024,
+    TW_RMA_SLOTS_MIN = 1024,
+    TW_RMA_SLOTS_DEFAULT = 2048,
+    TW_ATU_ENTRIES_MIN = 16,
+    TW_ATU_ENTRIES_MAX = 65535,
+    TW_ATU_ENTRIES_DEFAULT = 1024,
 };
 
 /* Parses the TW_* entries of envp (NULL-terminated "NAME=value" strings).

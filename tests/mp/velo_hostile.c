@@ -13,7 +13,7 @@ int main(void) {
     CHECK(tw_ep_size(ep) == 2);
     tw_velo_msg_t msg;
     char buf[64] = "payload";
-    tw_slot_t *my_slots = (tw_slot_t *)((char *)ep->segment + TW_SEGMENT_SLOTS_OFFSET);
+    tw_slot_t *my_slots = ep->velo_rx.slots;
 
     /* 1. Rank 0 spoils its own header before rank 1's first contact: rank 1 must
      *    refuse to map it (wrong job key, then wrong magic), and accept it once restored. */

@@ -26,6 +26,8 @@ int main(int argc, char **argv) {
     printf("Tollway %s\n", TW_VERSION_STRING);
     printf("  build:     %s, %s\n", TW_BUILD_OPTIONS, TW_COMPILER);
     printf("  links:     shm (ranks on this node)\n");
+    printf("  RMA:       put, get, immediate put, notification put, atomics (FCAA, fetch-add, CAS, "
+           "swap)\n");
     printf(
         "  VELO:      %d-byte slots, %d bytes in one slot, messages up to %d bytes, tags 0..%d\n",
         TW_VELO_SLOT_SIZE, TW_VELO_INLINE_SIZE, TW_VELO_MAX_SIZE, TW_VELO_TAG_MAX);
@@ -42,8 +44,11 @@ int main(int argc, char **argv) {
     }
     if (!cfg) return 1;
     size_t bytes = tw_ep_memory_size();
-    printf("\nMemory per endpoint: %zu bytes (%.1f KiB): a %u-slot VELO mailbox and its header\n",
-           bytes, (double)bytes / 1024, cfg->velo_slots);
+    printf("\nMemory per endpoint: %zu bytes (%.1f KiB) of shared memory:\n", bytes,
+           (double)bytes / 1024);
+    printf("  VELO mailbox %u slots, notification queue %u entries, pipelined-RMA rings 2 x %u "
+           "slots,\n  lock region %d words, ATU table %u entries (64 B each)\n",
+           cfg->velo_slots, cfg->nq_slots, cfg->rma_slots, TW_LOCKS, cfg->atu_entries);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("This node: %ld cores online\n", cores);
     return 0;

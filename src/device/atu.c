@@ -1,0 +1,134 @@
+/* The address translation unit: registrations in a table in the endpoint's shared
+ * segment, translated and checked by whoever accesses them. */
+#include "device/atu.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+/* Keys come from a generator seeded once from the kernel, so registering makes no
+ * system call. splitmix64: every 64-bit output once per period. */
+static uint64_t next_key(tw_ep_t *ep) {
+    uint64_t z = (ep->key_state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+int tw_atu_init(tw_ep_t *ep) {
+    ep->atu_free = malloc(ep->atu_entries * sizeof *ep->atu_free);
+    if (!ep->atu_free) return -1;
+    /* lowest index on top, so tables fill from the start */
+    for (uint32_t i = 0; i < ep->atu_entries; i++) ep->atu_free[i] = ep->atu_entries - 1 - i;
+    ep->atu_free_count = ep->atu_entries;
+    if (getrandom(&ep->key_state, sizeof ep->key_state, 0) != sizeof ep->key_state)
+        ep->key_state = (uint64_t)getpid() * 0x2545f4914f6cdd1dull ^ (uint64_t)(uintptr_t)ep;
+    return 0;
+}
+
+void tw_atu_fini(tw_ep_t *ep) {
+    free(ep->atu_free);
+    ep->atu_free = NULL;
+}
+
+int tw_atu_register(tw_ep_t *ep, void *addr, size_t length, unsigned perms, uint32_t heap_id,
+                    tw_region_t *region) {
+    if (!ep || !region || !addr || length == 0 || length > TW_NLA_OFFSET_MASK + 1 || !perms ||
+        (perms & ~(TW_PERM_READ | TW_PERM_WRITE)))
+        return TW_ERR_ARG;
+    if (ep->atu_free_count == 0) return TW_ERR_NOMEM;
+    uint32_t idx = ep->atu_free[--ep->atu_free_count];
+    tw_atu_entry_t *e = &ep->atu[idx];
+    uint64_t gen = (atomic_load_explicit(&e->state, memory_order_relaxed) >> 8) + 1;
+    e->base = (uint64_t)(uintptr_t)addr;
+    e->length = length;
+    e->key = next_key(ep);
+    e->heap_id = heap_id;
+    atomic_store_explicit(&e->state, gen << 8 | (uint64_t)perms << 1 | TW_ATU_VALID,
+                          memory_order_release);
+    region->nla = (uint64_t)idx << 48 | (gen & 0xff) << TW_NLA_OFFSET_BITS;
+    region->key = e->key;
+    region->addr = addr;
+    region->length = length;
+    region->perms = perms;
+    ep->stats.registrations++;
+    return TW_OK;
+}
+
+int tw_reg(tw_ep_t *ep, void *addr, size_t length, unsigned perms, tw_region_t *region) {
+    return tw_atu_register(ep, addr, length, perms, 0, region);
+}
+
+int tw_dereg(tw_ep_t *ep, tw_region_t *region) {
+    if (!ep || !region) return TW_ERR_ARG;
+    uint32_t idx = tw_nla_index(region->nla);
+    if (idx >= ep->atu_entries) return TW_ERR_ARG;
+    tw_atu_entry_t *e = &ep->atu[idx];
+    uint64_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
+    if (!(st & TW_ATU_VALID) || ((st >> 8) & 0xff) != tw_nla_gen(region->nla) ||
+        e->key != region->key)
+        return TW_ERR_ARG; /* not a live registration of this endpoint */
+    /* The flush handshake: once valid is clear no new access starts; wait for those
+     * that already counted themselves in. */
+    atomic_store_explicit(&e->state, st & ~(uint64_t)0xff, memory_order_seq_cst);
+    unsigned spins = 0;
+    while (atomic_load_explicit(&e->inflight, memory_order_seq_cst) != 0) tw_ep_idle(ep, &spins);
+    ep->atu_free[ep->atu_free_count++] = idx;
+    ep->stats.deregistrations++;
+    memset(region, 0, sizeof *region);
+    return TW_OK;
+}
+
+uint64_t tw_lock_nla(unsigned lock) {
+    return (uint64_t)TW_NLA_LOCK_INDEX << 48 | (uint64_t)lock * sizeof(uint64_t);
+}
+
+int tw_atu_translate(tw_atu_entry_t *table, uint32_t entries, _Atomic uint64_t *locks, uint64_t nla,
+                     uint64_t key, uint64_t len, unsigned perm, unsigned align, tw_xlate_t *x) {
+    uint32_t idx = tw_nla_index(nla);
+    uint64_t off = tw_nla_offset(nla);
+    x->entry = NULL;
+    x->heap_id = 0;
+    x->offset = off;
+    if (idx == TW_NLA_LOCK_INDEX) { /* open to every rank of the job: no key */
+        if (tw_nla_gen(nla) != 0 || off > TW_LOCKS * sizeof(uint64_t) ||
+            len > TW_LOCKS * sizeof(uint64_t) - off)
+            return TW_ERR_BOUNDS;
+        if (off & (align - 1)) return TW_ERR_ALIGN;
+        x->addr = (uint64_t)(uintptr_t)locks + off;
+        return TW_OK;
+    }
+    if (idx >= entries) return TW_ERR_STALE;
+    tw_atu_entry_t *e = &table[idx];
+    atomic_fetch_add_explicit(&e->inflight, 1, memory_order_seq_cst);
+    uint64_t st = atomic_load_explicit(&e->state, memory_order_seq_cst);
+    int rc = TW_OK;
+    if (!(st & TW_ATU_VALID) || ((st >> 8) & 0xff) != tw_nla_gen(nla))
+        rc = TW_ERR_STALE;
+    else if (e->key != key)
+        rc = TW_ERR_KEY;
+    else if (off > e->length || len > e->length - off)
+        rc = TW_ERR_BOUNDS;
+    else if ((((unsigned)(st >> 1)) & perm) != perm)
+        rc = TW_ERR_PERM;
+    else if ((e->base + off) & (align - 1))
+        rc = TW_ERR_ALIGN;
+    if (rc) {
+        atomic_fetch_sub_explicit(&e->inflight, 1, memory_order_release);
+        return rc;
+    }
+    x->entry = e;
+    x->addr = e->base + off;
+    x->heap_id = e->heap_id;
+    return TW_OK;
+}
+
+void tw_atu_count_fault(tw_segment_header_t *owner, int status) {
+    int cause = status == TW_ERR_KEY      ? TW_FAULT_KEY
+                : status == TW_ERR_BOUNDS ? TW_FAULT_BOUNDS
+                : status == TW_ERR_STALE  ? TW_FAULT_STALE
+                : status == TW_ERR_PERM   ? TW_FAULT_PERM
+                                          : TW_FAULT_ALIGN;
+    atomic_fetch_add_explicit(&owner->faults[cause], 1, memory_order_relaxed);
+}

@@ -1,0 +1,106 @@
+/* The shared heap: each block is a shared-memory segment of its own, registered
+ * read-write on allocation, which peers on the node map on first access and then
+ * reach with plain loads, stores and CPU atomics. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tollway/atu.h>
+#include <tollway/status.h>
+
+#include "device/endpoint.h"
+
+static void heap_block_name(char *name, size_t cap, const tw_ep_t *ep, int rank, uint32_t id) {
+    snprintf(name, cap, "/tw-%s-heap%d-%d-%u", ep->job->job_id, ep->index, rank, id);
+}
+
+void *tw_heap_alloc(tw_ep_t *ep, size_t length, tw_region_t *region) {
+    if (!ep || !region || length == 0) return NULL;
+    if (ep->heap_count == ep->heap_cap) {
+        uint32_t cap = ep->heap_cap ? 2 * ep->heap_cap : 16;
+        tw_heap_block_t *h = realloc(ep->heap, cap * sizeof *h);
+        if (!h) return NULL;
+        ep->heap = h;
+        ep->heap_cap = cap;
+    }
+    tw_heap_block_t *b = &ep->heap[ep->heap_count];
+    b->id = ++ep->next_heap_id; /* ids start at 1: 0 means "not heap" */
+    b->size = (length + 4095) & ~(size_t)4095;
+    heap_block_name(b->name, sizeof b->name, ep, ep->rank, b->id);
+    b->base = tw_shm_create(b->name, b->size);
+    if (!b->base) return NULL;
+    if (tw_atu_register(ep, b->base, length, TW_PERM_READ | TW_PERM_WRITE, b->id, &b->region)) {
+        tw_shm_unmap(b->base, b->size);
+        tw_shm_unlink(b->name);
+        return NULL;
+    }
+    ep->heap_count++;
+    *region = b->region;
+    return b->base;
+}
+
+static void heap_release(tw_ep_t *ep, uint32_t i) {
+    tw_heap_block_t *b = &ep->heap[i];
+    tw_dereg(ep, &b->region);
+    tw_shm_unmap(b->base, b->size);
+    tw_shm_unlink(b->name);
+    ep->heap[i] = ep->heap[--ep->heap_count];
+}
+
+int tw_heap_free(tw_ep_t *ep, void *ptr) {
+    if (!ep || !ptr) return TW_ERR_ARG;
+    for (uint32_t i = 0; i < ep->heap_count; i++)
+        if (ep->heap[i].base == ptr) {
+            heap_release(ep, i);
+            return TW_OK;
+        }
+    return TW_ERR_ARG;
+}
+
+void tw_heap_fini(tw_ep_t *ep) {
+    while (ep->heap_count) heap_release(ep, ep->heap_count - 1);
+    free(ep->heap);
+    ep->heap = NULL;
+    ep->heap_cap = 0;
+}
+
+void *tw_heap_peer_map(tw_ep_t *ep, tw_peer_t *peer, int rank, uint32_t heap_id, uint64_t offset,
+                       uint64_t length) {
+    if (heap_id >= peer->heap_cap) {
+        uint32_t cap = peer->heap_cap ? peer->heap_cap : 16;
+        while (cap <= heap_id) cap *= 2;
+        void **m = realloc(peer->heap_map, cap * sizeof *m);
+        if (!m) return NULL;
+        peer->heap_map = m;
+        size_t *sz = realloc(peer->heap_size, cap * sizeof *sz);
+        if (!sz) return NULL;
+        peer->heap_size = sz;
+        memset(m + peer->heap_cap, 0, (cap - peer->heap_cap) * sizeof *m);
+        memset(sz + peer->heap_cap, 0, (cap - peer->heap_cap) * sizeof *sz);
+        peer->heap_cap = cap;
+    }
+    if (!peer->heap_map[heap_id]) {
+        char name[TW_SHM_NAME_MAX];
+        heap_block_name(name, sizeof name, ep, rank, heap_id);
+        size_t size;
+        void *base = tw_shm_map(name, 1, &size);
+        if (!base) return NULL;
+        peer->heap_map[heap_id] = base;
+        peer->heap_size[heap_id] = size;
+    }
+    /* the ATU checked the access against the registration; check the mapping too */
+    if (offset > peer->heap_size[heap_id] || length > peer->heap_size[heap_id] - offset)
+        return NULL;
+    return (char *)peer->heap_map[heap_id] + offset;
+}
+
+void tw_heap_peer_unmap_all(tw_peer_t *peer) {
+    for (uint32_t i = 0; i < peer->heap_cap; i++)
+        if (peer->heap_map[i]) tw_shm_unmap(peer->heap_map[i], peer->heap_size[i]);
+    free(peer->heap_map);
+    free(peer->heap_size);
+    peer->heap_map = NULL;
+    peer->heap_size = NULL;
+    peer->heap_cap = 0;
+}

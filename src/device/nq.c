@@ -1,0 +1,40 @@
+/* The notification queue of an endpoint: poll and wait. */
+#include "device/nq.h"
+
+#include <tollway/status.h>
+
+#include "device/endpoint.h"
+
+int tw_nq_poll(tw_ep_t *ep, tw_notification_t *n) {
+    if (!ep || !n) return TW_ERR_ARG;
+    tw_rma_progress_if_pending(ep);
+    uint64_t st;
+    void *payload;
+    int rc = tw_ring_peek(&ep->nq_rx, &st, &payload);
+    if (rc == TW_RING_EMPTY) return TW_EMPTY;
+    if (rc != TW_RING_OK || (st & TW_RING_LEN_MASK) != sizeof(tw_nq_payload_t))
+        return TW_ERR_CORRUPT;
+    tw_nq_payload_t p;
+    memcpy(&p, payload, sizeof p);
+    tw_ring_release(&ep->nq_rx, st);
+    n->op = (uint8_t)(st >> TW_NQ_OP_SHIFT);
+    n->cls = (uint8_t)((st >> TW_NQ_CLASS_SHIFT) & 7);
+    n->success = (uint8_t)((st >> TW_NQ_SUCCESS_SHIFT) & 1);
+    n->status = -(int32_t)(uint8_t)(st >> TW_NQ_STATUS_SHIFT);
+    n->peer = p.peer;
+    n->length = p.length;
+    n->cookie = p.cookie;
+    n->value = p.value;
+    n->nla = p.nla;
+    ep->stats.notifications++;
+    return TW_OK;
+}
+
+int tw_nq_wait(tw_ep_t *ep, tw_notification_t *n) {
+    unsigned spins = 0;
+    for (;;) {
+        int rc = tw_nq_poll(ep, n);
+        if (rc != TW_EMPTY) return rc;
+        tw_ep_idle(ep, &spins);
+    }
+}

@@ -1,0 +1,49 @@
+/* Notification queue records: one 64-byte slot of the ring each. op, class,
+ * success and status ride in the status word; the rest is the payload. */
+#ifndef TW_DEVICE_NQ_H
+#define TW_DEVICE_NQ_H
+
+#include <string.h>
+
+#include <tollway/notify.h>
+
+#include "device/ring.h"
+
+typedef struct tw_nq_payload {
+    int32_t peer;
+    uint32_t unused;
+    uint64_t length, cookie, value, nla;
+} tw_nq_payload_t;
+
+#define TW_NQ_OP_SHIFT      16
+#define TW_NQ_CLASS_SHIFT   24
+#define TW_NQ_SUCCESS_SHIFT 27
+#define TW_NQ_STATUS_SHIFT  28
+
+static inline tw_slot_t *tw_nq_reserve(tw_ring_producer_t *p) {
+    return tw_ring_reserve(p, sizeof(tw_nq_payload_t));
+}
+
+static inline void tw_nq_cancel(tw_slot_t *s) {
+    tw_ring_cancel(s, sizeof(tw_nq_payload_t));
+}
+
+static inline void tw_nq_commit(tw_slot_t *s, const tw_notification_t *n) {
+    tw_nq_payload_t p = {n->peer, 0, n->length, n->cookie, n->value, n->nla};
+    memcpy(&s->word[1], &p, sizeof p);
+    uint64_t user = (uint64_t)n->op << TW_NQ_OP_SHIFT |
+                    (uint64_t)(n->cls & 7) << TW_NQ_CLASS_SHIFT |
+                    (uint64_t)(n->success & 1) << TW_NQ_SUCCESS_SHIFT |
+                    (uint64_t)(uint8_t)(-n->status) << TW_NQ_STATUS_SHIFT;
+    tw_ring_commit(s, user, sizeof p);
+}
+
+/* Reserves and commits at once: TW_RING_OK or TW_RING_FULL. */
+static inline int tw_nq_push(tw_ring_producer_t *p, const tw_notification_t *n) {
+    tw_slot_t *s = tw_nq_reserve(p);
+    if (!s) return TW_RING_FULL;
+    tw_nq_commit(s, n);
+    return TW_RING_OK;
+}
+
+#endif

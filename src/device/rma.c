@@ -1,0 +1,641 @@
+/* The RMA unit.
+ *
+ * Direct execution: the initiator translates the NLA through the target's table
+ * (mapped from the target's segment), checks it, moves the data — memcpy into the
+ * target's shared heap or lock region, one process_vm_readv/writev into its other
+ * registered memory — and writes the notifications asked for. Notification slots
+ * are reserved before any data moves, so a full queue turns the whole operation
+ * into TW_RETRY.
+ *
+ * Pipelined execution (TW_RMA_COPY=pipeline, or where the kernel refuses
+ * cross-process copies, and atomics on ordinary registered memory): the initiator
+ * sends requests, with put data in chunks, into the target's request ring; the
+ * target's device serves them inside any tollway call and answers into the
+ * initiator's response ring. Answers never wait on anything (their notification
+ * slot was reserved at issue), so requests and answers cannot deadlock. Once a peer
+ * is reached this way, every later operation to it is too: operations from one
+ * endpoint to one target complete in order. */
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include <tollway/rma.h>
+#include <tollway/status.h>
+
+#include "device/atu.h"
+#include "device/endpoint.h"
+#include "device/nq.h"
+
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+enum { CHUNK = 16384, REFUSED = 1 };
+
+/* Pipelined request and answer records. */
+typedef struct rma_req {
+    uint8_t op, notify, atomic_op, width;
+    int32_t source;
+    uint32_t handle;
+    uint32_t chunk_len; /* put data following this header */
+    uint64_t nla, key;
+    uint64_t total;  /* the whole operation's length */
+    uint64_t offset; /* this chunk's place in it */
+    uint64_t cookie;
+    uint64_t a, b;
+} rma_req_t;
+
+enum { ANSWER_ACK = 1, ANSWER_DATA = 2 };
+
+typedef struct rma_answer {
+    uint32_t handle;
+    int32_t status;
+    uint8_t kind, success;
+    uint16_t unused;
+    uint32_t chunk_len;
+    uint64_t offset;
+    uint64_t value;
+} rma_answer_t;
+
+static const unsigned allowed_notify[] = {
+    [TW_OP_PUT] = TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER,
+    [TW_OP_GET] = TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER | TW_NOTIFY_RESPONDER,
+    [TW_OP_PUT_IMM] = TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER,
+    [TW_OP_NOTIFY_PUT] = TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER,
+    [TW_OP_ATOMIC] = TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER | TW_NOTIFY_RESPONDER,
+};
+
+/* Where each class of notification goes: 1 = the initiator, 0 = the target. */
+static int at_initiator(uint8_t op, unsigned cls) {
+    if (cls == TW_NOTIFY_REQUESTER) return 1;
+    if (cls == TW_NOTIFY_RESPONDER) return 0;
+    return op == TW_OP_GET || op == TW_OP_ATOMIC; /* completer: where the data lands */
+}
+
+static tw_notification_t note(uint8_t op, unsigned cls, int status, int peer, uint64_t length,
+                              uint64_t cookie, uint64_t value, uint64_t nla, int success) {
+    tw_notification_t n = {.op = op,
+                           .cls = (uint8_t)cls,
+                           .success = (uint8_t)success,
+                           .status = status,
+                           .peer = peer,
+                           .length = length,
+                           .cookie = cookie,
+                           .value = value,
+                           .nla = nla};
+    return n;
+}
+
+void tw_rma_init(tw_ep_t *ep) {
+    for (uint32_t i = 0; i < TW_RMA_OUTSTANDING; i++) ep->ops_free[i] = TW_RMA_OUTSTANDING - 1 - i;
+    ep->ops_free_count = TW_RMA_OUTSTANDING;
+}
+
+static int check_args(tw_ep_t *ep, int dest, uint8_t op, unsigned notify) {
+    if (unlikely(!ep)) return TW_ERR_ARG;
+    if (unlikely((unsigned)dest >= (unsigned)ep->size)) return TW_ERR_RANK;
+    if (unlikely(notify & ~allowed_notify[op])) return TW_ERR_ARG;
+    return TW_OK;
+}
+
+/* ---- the atomic operations themselves, on memory this process can address ---- */
+
+static uint64_t atomic_apply(void *p, unsigned width, int op, uint64_t a, uint64_t b,
+                             uint8_t *success) {
+    *success = 0;
+    if (width == 4) {
+        uint32_t *w = p, old = __atomic_load_n(w, __ATOMIC_RELAXED), want;
+        switch (op) {
+        case TW_ATOMIC_FADD:
+            return __atomic_fetch_add(w, (uint32_t)a, __ATOMIC_SEQ_CST);
+        case TW_ATOMIC_SWAP:
+            return __atomic_exchange_n(w, (uint32_t)a, __ATOMIC_SEQ_CST);
+        case TW_ATOMIC_CAS:
+            want = (uint32_t)a;
+            *success = __atomic_compare_exchange_n(w, &want, (uint32_t)b, 0, __ATOMIC_SEQ_CST,
+                                                   __ATOMIC_SEQ_CST);
+            return want;
+        default: /* FCAA: if (*d <= cmp) *d += add, signed */
+            do {
+                if ((int32_t)old > (int32_t)a) return old;
+            } while (!__atomic_compare_exchange_n(w, &old, old + (uint32_t)b, 1, __ATOMIC_SEQ_CST,
+                                                  __ATOMIC_RELAXED));
+            *success = 1;
+            return old;
+        }
+    }
+    uint64_t *w = p, old = __atomic_load_n(w, __ATOMIC_RELAXED), want;
+    switch (op) {
+    case TW_ATOMIC_FADD:
+        return __atomic_fetch_add(w, a, __ATOMIC_SEQ_CST);
+    case TW_ATOMIC_SWAP:
+        return __atomic_exchange_n(w, a, __ATOMIC_SEQ_CST);
+    case TW_ATOMIC_CAS:
+        want = a;
+        *success = __atomic_compare_exchange_n(w, &want, b, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        return want;
+    default:
+        do {
+            if ((int64_t)old > (int64_t)a) return old;
+        } while (
+            !__atomic_compare_exchange_n(w, &old, old + b, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));
+        *success = 1;
+        return old;
+    }
+}
+
+/* ---- pipelined: the initiator's side ---- */
+
+static tw_rma_op_t *op_alloc(tw_ep_t *ep, uint32_t *handle) {
+    if (!ep->ops_free_count) return NULL;
+    uint32_t i = ep->ops_free[--ep->ops_free_count];
+    tw_rma_op_t *o = &ep->ops[i];
+    uint16_t gen = (uint16_t)(o->gen + 1);
+    memset(o, 0, sizeof *o);
+    o->gen = gen;
+    o->in_use = 1;
+    *handle = (uint32_t)gen << 16 | i;
+    return o;
+}
+
+static tw_rma_op_t *op_lookup(tw_ep_t *ep, uint32_t handle) {
+    uint32_t i = handle & 0xffff;
+    if (i >= TW_RMA_OUTSTANDING) return NULL;
+    tw_rma_op_t *o = &ep->ops[i];
+    return o->in_use && o->gen == (uint16_t)(handle >> 16) ? o : NULL;
+}
+
+static void op_complete(tw_ep_t *ep, tw_rma_op_t *o) {
+    if (o->op == TW_OP_ATOMIC && o->status == TW_OK && o->local)
+        memcpy(o->local, &o->value, sizeof o->value);
+    int want = o->status != TW_OK ||
+               ((o->notify & TW_NOTIFY_COMPLETER) && (o->op == TW_OP_GET || o->op == TW_OP_ATOMIC));
+    if (want) {
+        unsigned cls = o->status != TW_OK ? TW_NOTIFY_REQUESTER : TW_NOTIFY_COMPLETER;
+        tw_notification_t n = note(o->op, cls, o->status, o->dest, o->length, o->cookie, o->value,
+                                   o->nla, o->success);
+        tw_nq_commit(o->completer, &n); /* a fault was counted by the target that saw it */
+    } else {
+        tw_nq_cancel(o->completer);
+    }
+    if (ep->peers[o->dest]) ep->peers[o->dest]->outstanding--;
+    o->in_use = 0;
+    ep->ops_free[ep->ops_free_count++] = (uint32_t)(o - ep->ops);
+}
+
+/* Sends one pipelined operation: the first request record decides between TW_OK
+ * and TW_RETRY; later chunks of a long put wait for room, serving meanwhile. */
+static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
+                     void *local, uint64_t len, uint64_t nla, uint64_t key, unsigned notify,
+                     uint64_t cookie, int atomic_op, unsigned width, uint64_t a, uint64_t b) {
+    tw_slot_t *req_note = NULL;
+    if (notify & TW_NOTIFY_REQUESTER) {
+        req_note = tw_nq_reserve(&ep->nq_self);
+        if (!req_note) goto retry;
+    }
+    tw_slot_t *done_note = tw_nq_reserve(&ep->nq_self);
+    if (!done_note) {
+        if (req_note) tw_nq_cancel(req_note);
+        goto retry;
+    }
+    uint32_t handle;
+    tw_rma_op_t *o = op_alloc(ep, &handle);
+    if (!o) {
+        if (req_note) tw_nq_cancel(req_note);
+        tw_nq_cancel(done_note);
+        goto retry;
+    }
+    o->op = op;
+    o->notify = (uint8_t)notify;
+    o->dest = dest;
+    o->length = len;
+    o->cookie = cookie;
+    o->nla = nla;
+    o->local = local;
+    o->completer = done_note;
+    int has_data = op == TW_OP_PUT || op == TW_OP_PUT_IMM;
+    o->chunks = has_data && len > CHUNK ? (uint32_t)((len + CHUNK - 1) / CHUNK) : 1;
+
+    uint64_t off = 0;
+    for (uint32_t c = 0; c < o->chunks; c++) {
+        uint32_t n = has_data ? (uint32_t)(len - off < CHUNK ? len - off : CHUNK) : 0;
+        tw_slot_t *s;
+        unsigned spins = 0;
+        while (!(s = tw_ring_reserve(&peer->req, sizeof(rma_req_t) + n))) {
+            if (c == 0) { /* nothing sent yet: the whole operation is TW_RETRY */
+                o->in_use = 0;
+                ep->ops_free[ep->ops_free_count++] = handle & 0xffff;
+                if (req_note) tw_nq_cancel(req_note);
+                tw_nq_cancel(done_note);
+                goto retry;
+            }
+            tw_rma_progress(ep);
+            tw_ep_idle(ep, &spins);
+        }
+        rma_req_t r = {.op = op,
+                       .notify = (uint8_t)notify,
+                       .atomic_op = (uint8_t)atomic_op,
+                       .width = (uint8_t)width,
+                       .source = ep->rank,
+                       .handle = handle,
+                       .chunk_len = n,
+                       .nla = nla,
+                       .key = key,
+                       .total = len,
+                       .offset = off,
+                       .cookie = cookie,
+                       .a = a,
+                       .b = b};
+        memcpy(&s->word[1], &r, sizeof r);
+        if (n) memcpy((char *)&s->word[1] + sizeof r, (const char *)src + off, n);
+        tw_ring_commit(s, 0, sizeof r + n);
+        off += n;
+        if (c == 0) peer->outstanding++;
+    }
+    if (req_note) {
+        tw_notification_t rn = note(op, TW_NOTIFY_REQUESTER, TW_OK, dest, len, cookie,
+                                    op == TW_OP_PUT_IMM || op == TW_OP_NOTIFY_PUT ? a : 0, nla, 0);
+        tw_nq_commit(req_note, &rn);
+    }
+    ep->stats.rma_ops++;
+    ep->stats.rma_pipelined++;
+    ep->stats.rma_bytes += len;
+    return TW_OK;
+retry:
+    ep->stats.rma_retries++;
+    return TW_RETRY;
+}
+
+/* ---- pipelined: the target's side ---- */
+
+/* Serves the request at the head of the request ring. 1 when consumed, 0 when it
+ * must wait for room in an answer ring or in our own queue. */
+static int serve_request(tw_ep_t *ep, const rma_req_t *r, const char *data) {
+    tw_peer_t *peer;
+    if (tw_ep_peer(ep, r->source, &peer)) return 1; /* no way to answer: dropped */
+    int is_get = r->op == TW_OP_GET;
+    uint64_t total = r->total;
+    int last = r->op != TW_OP_PUT || r->offset + r->chunk_len >= total; /* only puts are chunked */
+    unsigned my_cls = 0; /* the notification this request owes us, the target */
+    if (last && (r->notify & TW_NOTIFY_COMPLETER) && !at_initiator(r->op, TW_NOTIFY_COMPLETER))
+        my_cls = TW_NOTIFY_COMPLETER;
+    if (last && (r->notify & TW_NOTIFY_RESPONDER)) my_cls = TW_NOTIFY_RESPONDER;
+
+    unsigned perm = is_get ? TW_PERM_READ : TW_PERM_WRITE;
+    unsigned align = r->op == TW_OP_ATOMIC ? r->width : 1;
+    uint64_t span = r->op == TW_OP_ATOMIC ? r->width : total;
+    tw_xlate_t x = {0};
+    int status = r->op == TW_OP_NOTIFY_PUT
+                     ? TW_OK /* touches no memory */
+                     : tw_atu_translate(ep->atu, ep->atu_entries, ep->locks, r->nla, r->key, span,
+                                        perm, align, &x);
+
+    /* a get streams its data first, resuming where it stopped */
+    while (is_get && status == TW_OK && ep->serve_offset < total) {
+        uint64_t n = total - ep->serve_offset < CHUNK ? total - ep->serve_offset : CHUNK;
+        tw_slot_t *s = tw_ring_reserve(&peer->resp, sizeof(rma_answer_t) + n);
+        if (!s) {
+            tw_atu_release(&x);
+            return 0;
+        }
+        rma_answer_t d = {.handle = r->handle,
+                          .kind = ANSWER_DATA,
+                          .chunk_len = (uint32_t)n,
+                          .offset = ep->serve_offset};
+        memcpy(&s->word[1], &d, sizeof d);
+        memcpy((char *)&s->word[1] + sizeof d, (const char *)(uintptr_t)x.addr + ep->serve_offset,
+               n);
+        tw_ring_commit(s, 0, sizeof d + n);
+        ep->serve_offset += n;
+    }
+
+    tw_slot_t *ack = tw_ring_reserve(&peer->resp, sizeof(rma_answer_t));
+    tw_slot_t *mine = NULL;
+    if (ack && my_cls && status == TW_OK && !(mine = tw_nq_reserve(&ep->nq_self))) {
+        tw_ring_cancel(ack, sizeof(rma_answer_t));
+        ack = NULL;
+    }
+    if (!ack) {
+        if (status == TW_OK) tw_atu_release(&x);
+        return 0;
+    }
+    rma_answer_t ans = {.handle = r->handle, .status = status, .kind = ANSWER_ACK};
+    if (status == TW_OK) {
+        void *at = (char *)(uintptr_t)x.addr + (r->op == TW_OP_ATOMIC ? 0 : r->offset);
+        if (r->op == TW_OP_ATOMIC)
+            ans.value = atomic_apply(at, r->width, r->atomic_op, r->a, r->b, &ans.success);
+        else if (r->op == TW_OP_PUT_IMM)
+            memcpy(at, &r->a, r->chunk_len);
+        else if (r->op == TW_OP_PUT)
+            memcpy(at, data, r->chunk_len);
+        tw_atu_release(&x);
+    } else if (r->offset == 0) {
+        tw_atu_count_fault(ep->segment, status);
+    }
+    memcpy(&ack->word[1], &ans, sizeof ans);
+    tw_ring_commit(ack, 0, sizeof ans);
+    if (mine) {
+        tw_notification_t n =
+            note(r->op, my_cls, TW_OK, r->source, total, r->cookie,
+                 r->op == TW_OP_PUT_IMM || r->op == TW_OP_NOTIFY_PUT ? r->a : ans.value, r->nla,
+                 ans.success);
+        tw_nq_commit(mine, &n);
+    }
+    ep->serve_offset = 0;
+    return 1;
+}
+
+static void take_answer(tw_ep_t *ep, const rma_answer_t *a, const char *data, size_t data_len) {
+    tw_rma_op_t *o = op_lookup(ep, a->handle);
+    if (!o) return; /* not ours (any more): ignored */
+    if (a->kind == ANSWER_DATA) {
+        if (o->op == TW_OP_GET && a->offset <= o->length && data_len <= o->length - a->offset)
+            memcpy((char *)o->local + a->offset, data, data_len);
+        return;
+    }
+    if (a->status != TW_OK && o->status == TW_OK) o->status = a->status;
+    o->value = a->value;
+    o->success = a->success;
+    if (++o->chunks_acked == o->chunks) op_complete(ep, o);
+}
+
+void tw_rma_progress(tw_ep_t *ep) {
+    if (ep->serving) return;
+    ep->serving = 1;
+    uint64_t st;
+    void *payload;
+    /* answers first: they always complete, and free room for more */
+    while (tw_ring_peek(&ep->resp_rx, &st, &payload) == TW_RING_OK) {
+        size_t len = st & TW_RING_LEN_MASK;
+        if (len >= sizeof(rma_answer_t)) {
+            rma_answer_t a;
+            memcpy(&a, payload, sizeof a);
+            if (a.chunk_len == len - sizeof a)
+                take_answer(ep, &a, (const char *)payload + sizeof a, a.chunk_len);
+        }
+        tw_ring_release(&ep->resp_rx, st);
+    }
+    while (tw_ring_peek(&ep->req_rx, &st, &payload) == TW_RING_OK) {
+        size_t len = st & TW_RING_LEN_MASK;
+        rma_req_t r;
+        int valid = len >= sizeof r;
+        if (valid) {
+            memcpy(&r, payload, sizeof r);
+            valid = r.chunk_len == len - sizeof r && r.source >= 0 && r.source < ep->size &&
+                    r.op >= TW_OP_PUT && r.op <= TW_OP_ATOMIC &&
+                    (r.op != TW_OP_ATOMIC || r.width == 4 || r.width == 8) && r.offset <= r.total &&
+                    r.chunk_len <= r.total - r.offset &&
+                    (r.op != TW_OP_PUT_IMM || r.chunk_len <= 8);
+        }
+        if (valid && !serve_request(ep, &r, (const char *)payload + sizeof r)) break;
+        tw_ring_release(&ep->req_rx, st);
+    }
+    ep->serving = 0;
+}
+
+int tw_progress(tw_ep_t *ep) {
+    if (!ep) return TW_ERR_ARG;
+    tw_rma_progress(ep);
+    return TW_OK;
+}
+
+int tw_rma_flush(tw_ep_t *ep, int dest) {
+    if (!ep) return TW_ERR_ARG;
+    if (dest >= ep->size || dest < -1) return TW_ERR_RANK;
+    unsigned spins = 0;
+    for (;;) {
+        int busy = 0;
+        for (int r = dest < 0 ? 0 : dest; r <= (dest < 0 ? ep->size - 1 : dest) && !busy; r++)
+            busy = ep->peers[r] && ep->peers[r]->outstanding;
+        if (!busy) return TW_OK;
+        tw_rma_progress(ep);
+        tw_ep_idle(ep, &spins);
+    }
+}
+
+/* ---- direct execution by the initiator ---- */
+
+/* Reserves the notification slots an operation will write: TW_OK, or TW_RETRY with
+ * nothing reserved. */
+static int reserve_notes(tw_ep_t *ep, tw_peer_t *peer, uint8_t op, unsigned notify,
+                         tw_slot_t *slot[3]) {
+    static const unsigned classes[3] = {TW_NOTIFY_REQUESTER, TW_NOTIFY_COMPLETER,
+                                        TW_NOTIFY_RESPONDER};
+    for (int i = 0; i < 3; i++) {
+        slot[i] = NULL;
+        if (!(notify & classes[i])) continue;
+        slot[i] = tw_nq_reserve(at_initiator(op, classes[i]) ? &ep->nq_self : &peer->nq);
+        if (!slot[i]) {
+            while (i--)
+                if (slot[i]) tw_nq_cancel(slot[i]);
+            return TW_RETRY;
+        }
+    }
+    return TW_OK;
+}
+
+static void commit_notes(tw_ep_t *ep, tw_slot_t *slot[3], uint8_t op, int dest, uint64_t len,
+                         uint64_t cookie, uint64_t value, uint64_t nla, int success) {
+    static const unsigned classes[3] = {TW_NOTIFY_REQUESTER, TW_NOTIFY_COMPLETER,
+                                        TW_NOTIFY_RESPONDER};
+    for (int i = 0; i < 3; i++) {
+        if (!slot[i]) continue;
+        int peer = at_initiator(op, classes[i]) ? dest : ep->rank;
+        tw_notification_t n = note(op, classes[i], TW_OK, peer, len, cookie, value, nla, success);
+        tw_nq_commit(slot[i], &n);
+    }
+}
+
+/* A translation fault: one error notification to the initiator, counted at the
+ * target once it is out. */
+static int fault(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, int status, uint64_t len,
+                 uint64_t cookie, uint64_t nla) {
+    tw_notification_t n = note(op, TW_NOTIFY_REQUESTER, status, dest, len, cookie, 0, nla, 0);
+    if (tw_nq_push(&ep->nq_self, &n) != TW_RING_OK) {
+        ep->stats.rma_retries++;
+        return TW_RETRY;
+    }
+    tw_atu_count_fault(peer->segment, status);
+    ep->stats.rma_ops++;
+    return TW_OK;
+}
+
+/* The address of the target memory in this process, when it has one. */
+static void *direct_address(tw_ep_t *ep, tw_peer_t *peer, int dest, const tw_xlate_t *x,
+                            uint64_t len) {
+    if (!x->entry) return (void *)(uintptr_t)x->addr; /* lock region, mapped with the segment */
+    if (x->heap_id) return tw_heap_peer_map(ep, peer, dest, x->heap_id, x->offset, len);
+    return NULL;
+}
+
+/* One cross-process copy. TW_OK, REFUSED (the kernel will not), or TW_ERR_SYSTEM. */
+static int cma_copy(pid_t pid, void *local, uint64_t remote, uint64_t len, int write) {
+    uint64_t done = 0;
+    while (done < len) {
+        struct iovec l = {(char *)local + done, len - done};
+        struct iovec r = {(void *)(uintptr_t)(remote + done), len - done};
+        ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                          : process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) return REFUSED;
+        if (n <= 0) return TW_ERR_SYSTEM;
+        done += (uint64_t)n;
+    }
+    return TW_OK;
+}
+
+static int direct(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, void *local, size_t len,
+                  uint64_t nla, uint64_t key, unsigned notify, uint64_t cookie, uint64_t value) {
+    int to_target = op != TW_OP_GET;
+    tw_xlate_t x;
+    ep->stats.translations++;
+    int rc = tw_atu_translate(peer->atu, peer->atu_entries, peer->locks, nla, key, len,
+                              to_target ? TW_PERM_WRITE : TW_PERM_READ, 1, &x);
+    if (unlikely(rc)) return fault(ep, peer, dest, op, rc, len, cookie, nla);
+    tw_slot_t *slot[3];
+    if (unlikely(reserve_notes(ep, peer, op, notify, slot))) {
+        tw_atu_release(&x);
+        ep->stats.rma_retries++;
+        return TW_RETRY;
+    }
+    void *p = direct_address(ep, peer, dest, &x, len);
+    int status = TW_OK;
+    if (p) {
+        if (to_target)
+            memcpy(p, local, len);
+        else
+            memcpy(local, p, len);
+    } else if (x.heap_id) {
+        status = TW_ERR_SYSTEM; /* the block could not be mapped */
+    } else if (ep->rma_copy == TW_RMA_COPY_PIPELINE ||
+               (status = cma_copy(peer->pid, local, x.addr, len, to_target)) == REFUSED) {
+        for (int i = 0; i < 3; i++)
+            if (slot[i]) tw_nq_cancel(slot[i]);
+        tw_atu_release(&x);
+        if (ep->rma_copy == TW_RMA_COPY_CMA)
+            return fault(ep, peer, dest, op, TW_ERR_PERM, len, cookie, nla);
+        peer->pipelined = 1;
+        return pipelined(ep, peer, dest, op, local, local, len, nla, key, notify, cookie, 0, 0,
+                         value, 0);
+    }
+    tw_atu_release(&x);
+    if (unlikely(status != TW_OK)) {
+        for (int i = 0; i < 3; i++)
+            if (slot[i]) tw_nq_cancel(slot[i]);
+        tw_notification_t n = note(op, TW_NOTIFY_REQUESTER, status, dest, len, cookie, 0, nla, 0);
+        tw_nq_push(&ep->nq_self, &n);
+        return TW_OK;
+    }
+    commit_notes(ep, slot, op, dest, len, cookie, value, nla, 0);
+    ep->stats.rma_ops++;
+    ep->stats.rma_bytes += len;
+    return TW_OK;
+}
+
+/* ---- the calls ---- */
+
+/* Operations to a peer complete in order: once pipelined ones are under way (or the
+ * peer can only be reached that way), later ones queue behind them. */
+static inline int queue_behind(const tw_peer_t *peer) {
+    return peer->pipelined || peer->outstanding;
+}
+
+int tw_put(tw_ep_t *ep, int dest, const void *src, size_t len, uint64_t nla, uint64_t key,
+           unsigned notify, uint64_t cookie) {
+    int rc = check_args(ep, dest, TW_OP_PUT, notify);
+    if (rc) return rc;
+    if (unlikely(!src && len)) return TW_ERR_ARG;
+    tw_peer_t *peer;
+    if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
+    tw_rma_progress_if_pending(ep);
+    if (queue_behind(peer))
+        return pipelined(ep, peer, dest, TW_OP_PUT, src, NULL, len, nla, key, notify, cookie, 0, 0,
+                         0, 0);
+    return direct(ep, peer, dest, TW_OP_PUT, (void *)(uintptr_t)src, len, nla, key, notify, cookie,
+                  0);
+}
+
+int tw_get(tw_ep_t *ep, int dest, void *dst, size_t len, uint64_t nla, uint64_t key,
+           unsigned notify, uint64_t cookie) {
+    int rc = check_args(ep, dest, TW_OP_GET, notify);
+    if (rc) return rc;
+    if (unlikely(!dst && len)) return TW_ERR_ARG;
+    tw_peer_t *peer;
+    if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
+    tw_rma_progress_if_pending(ep);
+    if (queue_behind(peer))
+        return pipelined(ep, peer, dest, TW_OP_GET, NULL, dst, len, nla, key, notify, cookie, 0, 0,
+                         0, 0);
+    return direct(ep, peer, dest, TW_OP_GET, dst, len, nla, key, notify, cookie, 0);
+}
+
+int tw_put_imm(tw_ep_t *ep, int dest, uint64_t value, size_t len, uint64_t nla, uint64_t key,
+               unsigned notify, uint64_t cookie) {
+    int rc = check_args(ep, dest, TW_OP_PUT_IMM, notify);
+    if (rc) return rc;
+    if (len != 1 && len != 2 && len != 4 && len != 8) return TW_ERR_ARG;
+    tw_peer_t *peer;
+    if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
+    tw_rma_progress_if_pending(ep);
+    if (queue_behind(peer))
+        return pipelined(ep, peer, dest, TW_OP_PUT_IMM, &value, NULL, len, nla, key, notify, cookie,
+                         0, 0, value, 0);
+    return direct(ep, peer, dest, TW_OP_PUT_IMM, &value, len, nla, key, notify, cookie, value);
+}
+
+int tw_notify_put(tw_ep_t *ep, int dest, uint64_t value, unsigned notify, uint64_t cookie) {
+    int rc = check_args(ep, dest, TW_OP_NOTIFY_PUT, notify);
+    if (rc) return rc;
+    tw_peer_t *peer;
+    if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
+    tw_rma_progress_if_pending(ep);
+    notify |= TW_NOTIFY_COMPLETER;
+    if (queue_behind(peer))
+        return pipelined(ep, peer, dest, TW_OP_NOTIFY_PUT, NULL, NULL, 0, 0, 0, notify, cookie, 0,
+                         0, value, 0);
+    tw_slot_t *slot[3];
+    if (reserve_notes(ep, peer, TW_OP_NOTIFY_PUT, notify, slot)) {
+        ep->stats.rma_retries++;
+        return TW_RETRY;
+    }
+    commit_notes(ep, slot, TW_OP_NOTIFY_PUT, dest, 0, cookie, value, 0, 0);
+    ep->stats.rma_ops++;
+    return TW_OK;
+}
+
+int tw_atomic(tw_ep_t *ep, int dest, tw_atomic_op_t op, unsigned width, uint64_t nla, uint64_t key,
+              uint64_t a, uint64_t b, uint64_t *fetched, unsigned notify, uint64_t cookie) {
+    int rc = check_args(ep, dest, TW_OP_ATOMIC, notify);
+    if (rc) return rc;
+    if ((width != 4 && width != 8) || op < TW_ATOMIC_FCAA || op > TW_ATOMIC_SWAP) return TW_ERR_ARG;
+    tw_peer_t *peer;
+    if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
+    tw_rma_progress_if_pending(ep);
+    if (queue_behind(peer))
+        return pipelined(ep, peer, dest, TW_OP_ATOMIC, NULL, fetched, width, nla, key, notify,
+                         cookie, op, width, a, b);
+    tw_xlate_t x;
+    ep->stats.translations++;
+    rc = tw_atu_translate(peer->atu, peer->atu_entries, peer->locks, nla, key, width, TW_PERM_WRITE,
+                          width, &x);
+    if (unlikely(rc)) return fault(ep, peer, dest, TW_OP_ATOMIC, rc, width, cookie, nla);
+    void *p = direct_address(ep, peer, dest, &x, width);
+    if (!p) { /* ordinary memory: only its owner can update it atomically */
+        tw_atu_release(&x);
+        return pipelined(ep, peer, dest, TW_OP_ATOMIC, NULL, fetched, width, nla, key, notify,
+                         cookie, op, width, a, b);
+    }
+    tw_slot_t *slot[3];
+    if (unlikely(reserve_notes(ep, peer, TW_OP_ATOMIC, notify, slot))) {
+        tw_atu_release(&x);
+        ep->stats.rma_retries++;
+        return TW_RETRY;
+    }
+    uint8_t success;
+    uint64_t old = atomic_apply(p, width, op, a, b, &success);
+    tw_atu_release(&x);
+    if (fetched) *fetched = old;
+    commit_notes(ep, slot, TW_OP_ATOMIC, dest, width, cookie, old, nla, success);
+    ep->stats.rma_ops++;
+    ep->stats.rma_bytes += width;
+    return TW_OK;
+}
