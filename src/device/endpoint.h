@@ -91,7 +91,8 @@ typedef struct tw_rma_op {
     int dest;
     uint64_t length, acked, cookie, nla, value;
     void *local;          /* get: destination; atomic: where the old value goes */
-    tw_slot_t *completer; /* get/atomic: our notification slot, reserved at issue */
+    tw_slot_t *requester; /* our notification slots, reserved at issue */
+    tw_slot_t *completer;
     uint32_t chunks, chunks_acked;
 } tw_rma_op_t;
 

@@ -164,18 +164,25 @@ static tw_rma_op_t *op_lookup(tw_ep_t *ep, uint32_t handle) {
     return o->in_use && o->gen == (uint16_t)(handle >> 16) ? o : NULL;
 }
 
+/* Writes what a finished pipelined operation owes its initiator: the requester and
+ * completer notifications asked for, or exactly one fault notification. */
 static void op_complete(tw_ep_t *ep, tw_rma_op_t *o) {
     if (o->op == TW_OP_ATOMIC && o->status == TW_OK && o->local)
         memcpy(o->local, &o->value, sizeof o->value);
-    int want = o->status != TW_OK ||
-               ((o->notify & TW_NOTIFY_COMPLETER) && (o->op == TW_OP_GET || o->op == TW_OP_ATOMIC));
-    if (want) {
-        unsigned cls = o->status != TW_OK ? TW_NOTIFY_REQUESTER : TW_NOTIFY_COMPLETER;
-        tw_notification_t n = note(o->op, cls, o->status, o->dest, o->length, o->cookie, o->value,
-                                   o->nla, o->success);
-        tw_nq_commit(o->completer, &n); /* a fault was counted by the target that saw it */
+    tw_notification_t n = note(o->op, TW_NOTIFY_REQUESTER, o->status, o->dest, o->length, o->cookie,
+                               o->value, o->nla, o->success);
+    if (o->status != TW_OK) { /* the fault takes the first slot; a fault was counted by the
+                                 target that saw it */
+        tw_nq_commit(o->requester ? o->requester : o->completer, &n);
+        if (o->requester) tw_nq_cancel(o->completer);
     } else {
-        tw_nq_cancel(o->completer);
+        if (o->requester) tw_nq_commit(o->requester, &n);
+        if ((o->notify & TW_NOTIFY_COMPLETER) && (o->op == TW_OP_GET || o->op == TW_OP_ATOMIC)) {
+            n.cls = TW_NOTIFY_COMPLETER;
+            tw_nq_commit(o->completer, &n);
+        } else {
+            tw_nq_cancel(o->completer);
+        }
     }
     if (ep->peers[o->dest]) ep->peers[o->dest]->outstanding--;
     o->in_use = 0;
@@ -211,6 +218,7 @@ static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const v
     o->cookie = cookie;
     o->nla = nla;
     o->local = local;
+    o->requester = req_note;
     o->completer = done_note;
     int has_data = op == TW_OP_PUT || op == TW_OP_PUT_IMM;
     o->chunks = has_data && len > CHUNK ? (uint32_t)((len + CHUNK - 1) / CHUNK) : 1;
@@ -250,11 +258,6 @@ static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const v
         tw_ring_commit(s, 0, sizeof r + n);
         off += n;
         if (c == 0) peer->outstanding++;
-    }
-    if (req_note) {
-        tw_notification_t rn = note(op, TW_NOTIFY_REQUESTER, TW_OK, dest, len, cookie,
-                                    op == TW_OP_PUT_IMM || op == TW_OP_NOTIFY_PUT ? a : 0, nla, 0);
-        tw_nq_commit(req_note, &rn);
     }
     ep->stats.rma_ops++;
     ep->stats.rma_pipelined++;
@@ -389,6 +392,9 @@ void tw_rma_progress(tw_ep_t *ep) {
         if (valid && !serve_request(ep, &r, (const char *)payload + sizeof r)) break;
         tw_ring_release(&ep->req_rx, st);
     }
+    /* Reclaim cancelled reservations at the head of our own queue, so that a user who
+     * asked for no notifications never has to poll it. */
+    (void)tw_ring_peek(&ep->nq_rx, &st, &payload);
     ep->serving = 0;
 }
 
