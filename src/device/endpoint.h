@@ -93,6 +93,7 @@ typedef struct tw_rma_op {
     void *local;          /* get: destination; atomic: where the old value goes */
     tw_slot_t *requester; /* our notification slots, reserved at issue */
     tw_slot_t *completer;
+    uint8_t owed; /* finished, but its fault notification waits for room */
     uint32_t chunks, chunks_acked;
 } tw_rma_op_t;
 
@@ -141,6 +142,7 @@ struct tw_ep {
     tw_rma_op_t ops[TW_RMA_OUTSTANDING];
     uint32_t ops_free[TW_RMA_OUTSTANDING];
     uint32_t ops_free_count;
+    uint32_t ops_owed; /* finished operations still owing a fault notification */
 };
 
 /* Maps rank's segment on first contact. TW_OK or TW_ERR_PEER / TW_ERR_NOMEM. */

@@ -65,6 +65,24 @@ void tw_heap_fini(tw_ep_t *ep) {
     ep->heap_cap = 0;
 }
 
+/* Unmaps the peer's blocks that no live registration refers to any more: the owner
+ * freed them, and our mapping is all that keeps their memory. Run before mapping a
+ * new block, so mapped memory follows what the peer has, not all it ever had. */
+static void sweep_freed_blocks(tw_peer_t *peer) {
+    for (uint32_t id = 1; id < peer->heap_cap; id++) {
+        if (!peer->heap_map[id]) continue;
+        int live = 0;
+        for (uint32_t i = 0; i < peer->atu_entries && !live; i++) {
+            uint64_t st = atomic_load_explicit(&peer->atu[i].state, memory_order_acquire);
+            live = (st & 1) && peer->atu[i].heap_id == id;
+        }
+        if (!live) {
+            tw_shm_unmap(peer->heap_map[id], peer->heap_size[id]);
+            peer->heap_map[id] = NULL;
+        }
+    }
+}
+
 void *tw_heap_peer_map(tw_ep_t *ep, tw_peer_t *peer, int rank, uint32_t heap_id, uint64_t offset,
                        uint64_t length) {
     if (heap_id >= peer->heap_cap) {
@@ -81,6 +99,7 @@ void *tw_heap_peer_map(tw_ep_t *ep, tw_peer_t *peer, int rank, uint32_t heap_id,
         peer->heap_cap = cap;
     }
     if (!peer->heap_map[heap_id]) {
+        sweep_freed_blocks(peer);
         char name[TW_SHM_NAME_MAX];
         heap_block_name(name, sizeof name, ep, rank, heap_id);
         size_t size;

@@ -11,8 +11,10 @@
  * cross-process copies, and atomics on ordinary registered memory): the initiator
  * sends requests, with put data in chunks, into the target's request ring; the
  * target's device serves them inside any tollway call and answers into the
- * initiator's response ring. Answers never wait on anything (their notification
- * slot was reserved at issue), so requests and answers cannot deadlock. Once a peer
+ * initiator's response ring. The initiator reserves every notification slot the
+ * operation needs at issue, its own and the target's, exactly as on the direct
+ * path; the target fills (or cancels) the one the request names. Answers never wait
+ * on anything, so requests and answers cannot deadlock. Once a peer
  * is reached this way, every later operation to it is too: operations from one
  * endpoint to one target complete in order. */
 #include <errno.h>
@@ -42,6 +44,7 @@ typedef struct rma_req {
     uint64_t offset; /* this chunk's place in it */
     uint64_t cookie;
     uint64_t a, b;
+    uint64_t note_slot; /* the target's notification slot the initiator reserved, if any */
 } rma_req_t;
 
 enum { ANSWER_ACK = 1, ANSWER_DATA = 2 };
@@ -164,51 +167,62 @@ static tw_rma_op_t *op_lookup(tw_ep_t *ep, uint32_t handle) {
     return o->in_use && o->gen == (uint16_t)(handle >> 16) ? o : NULL;
 }
 
-/* Writes what a finished pipelined operation owes its initiator: the requester and
- * completer notifications asked for, or exactly one fault notification. */
-static void op_complete(tw_ep_t *ep, tw_rma_op_t *o) {
-    if (o->op == TW_OP_ATOMIC && o->status == TW_OK && o->local)
-        memcpy(o->local, &o->value, sizeof o->value);
-    tw_notification_t n = note(o->op, TW_NOTIFY_REQUESTER, o->status, o->dest, o->length, o->cookie,
-                               o->value, o->nla, o->success);
-    if (o->status != TW_OK) { /* the fault takes the first slot; a fault was counted by the
-                                 target that saw it */
-        tw_nq_commit(o->requester ? o->requester : o->completer, &n);
-        if (o->requester) tw_nq_cancel(o->completer);
-    } else {
-        if (o->requester) tw_nq_commit(o->requester, &n);
-        if ((o->notify & TW_NOTIFY_COMPLETER) && (o->op == TW_OP_GET || o->op == TW_OP_ATOMIC)) {
-            n.cls = TW_NOTIFY_COMPLETER;
-            tw_nq_commit(o->completer, &n);
-        } else {
-            tw_nq_cancel(o->completer);
-        }
-    }
-    if (ep->peers[o->dest]) ep->peers[o->dest]->outstanding--;
+static void op_free(tw_ep_t *ep, tw_rma_op_t *o) {
     o->in_use = 0;
     ep->ops_free[ep->ops_free_count++] = (uint32_t)(o - ep->ops);
 }
 
+/* A fault with no slot reserved for it: pushed when there is room. 1 when out. */
+static int deliver_owed(tw_ep_t *ep, tw_rma_op_t *o) {
+    tw_notification_t n =
+        note(o->op, TW_NOTIFY_REQUESTER, o->status, o->dest, o->length, o->cookie, 0, o->nla, 0);
+    if (tw_nq_push(&ep->nq_self, &n) != TW_RING_OK) return 0;
+    if (o->owed) ep->ops_owed--;
+    op_free(ep, o);
+    return 1;
+}
+
+/* Writes what a finished pipelined operation owes its initiator: the requester and
+ * completer notifications asked for, or exactly one fault notification (a fault was
+ * counted by the target that saw it). */
+static void op_complete(tw_ep_t *ep, tw_rma_op_t *o) {
+    if (ep->peers[o->dest]) ep->peers[o->dest]->outstanding--;
+    if (o->op == TW_OP_ATOMIC && o->status == TW_OK && o->local)
+        memcpy(o->local, &o->value, sizeof o->value);
+    tw_notification_t n = note(o->op, TW_NOTIFY_REQUESTER, o->status, o->dest, o->length, o->cookie,
+                               o->value, o->nla, o->success);
+    if (o->status == TW_OK) {
+        if (o->requester) tw_nq_commit(o->requester, &n);
+        n.cls = TW_NOTIFY_COMPLETER;
+        if (o->completer) tw_nq_commit(o->completer, &n);
+    } else if (o->requester || o->completer) {
+        tw_nq_commit(o->requester ? o->requester : o->completer, &n);
+        if (o->requester && o->completer) tw_nq_cancel(o->completer);
+    } else {
+        if (!deliver_owed(ep, o)) { /* complete for flush and ordering; the note follows */
+            o->owed = 1;
+            ep->ops_owed++;
+        }
+        return; /* deliver_owed frees the entry once the note is out */
+    }
+    op_free(ep, o);
+}
+
 /* Sends one pipelined operation: the first request record decides between TW_OK
  * and TW_RETRY; later chunks of a long put wait for room, serving meanwhile. */
+static int reserve_notes(tw_ep_t *ep, tw_peer_t *peer, uint8_t op, unsigned notify,
+                         tw_slot_t *slot[3]);
+static void cancel_notes(tw_slot_t *slot[3]);
+
 static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
                      void *local, uint64_t len, uint64_t nla, uint64_t key, unsigned notify,
                      uint64_t cookie, int atomic_op, unsigned width, uint64_t a, uint64_t b) {
-    tw_slot_t *req_note = NULL;
-    if (notify & TW_NOTIFY_REQUESTER) {
-        req_note = tw_nq_reserve(&ep->nq_self);
-        if (!req_note) goto retry;
-    }
-    tw_slot_t *done_note = tw_nq_reserve(&ep->nq_self);
-    if (!done_note) {
-        if (req_note) tw_nq_cancel(req_note);
-        goto retry;
-    }
+    tw_slot_t *slot[3];
+    if (reserve_notes(ep, peer, op, notify, slot)) goto retry;
     uint32_t handle;
     tw_rma_op_t *o = op_alloc(ep, &handle);
     if (!o) {
-        if (req_note) tw_nq_cancel(req_note);
-        tw_nq_cancel(done_note);
+        cancel_notes(slot);
         goto retry;
     }
     o->op = op;
@@ -218,8 +232,11 @@ static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const v
     o->cookie = cookie;
     o->nla = nla;
     o->local = local;
-    o->requester = req_note;
-    o->completer = done_note;
+    o->requester = slot[0];
+    int completer_here = op == TW_OP_GET || op == TW_OP_ATOMIC;
+    o->completer = completer_here ? slot[1] : NULL;
+    tw_slot_t *theirs = completer_here ? slot[2] : slot[1];
+    uint64_t note_slot = theirs ? (uint64_t)(theirs - peer->nq.slots) + 1 : 0; /* 0: none */
     int has_data = op == TW_OP_PUT || op == TW_OP_PUT_IMM;
     o->chunks = has_data && len > CHUNK ? (uint32_t)((len + CHUNK - 1) / CHUNK) : 1;
 
@@ -230,10 +247,8 @@ static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const v
         unsigned spins = 0;
         while (!(s = tw_ring_reserve(&peer->req, sizeof(rma_req_t) + n))) {
             if (c == 0) { /* nothing sent yet: the whole operation is TW_RETRY */
-                o->in_use = 0;
-                ep->ops_free[ep->ops_free_count++] = handle & 0xffff;
-                if (req_note) tw_nq_cancel(req_note);
-                tw_nq_cancel(done_note);
+                op_free(ep, o);
+                cancel_notes(slot);
                 goto retry;
             }
             tw_rma_progress(ep);
@@ -252,7 +267,8 @@ static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const v
                        .offset = off,
                        .cookie = cookie,
                        .a = a,
-                       .b = b};
+                       .b = b,
+                       .note_slot = note_slot};
         memcpy(&s->word[1], &r, sizeof r);
         if (n) memcpy((char *)&s->word[1] + sizeof r, (const char *)src + off, n);
         tw_ring_commit(s, 0, sizeof r + n);
@@ -270,6 +286,17 @@ retry:
 
 /* ---- pipelined: the target's side ---- */
 
+/* A slot of our queue that a peer says it reserved: it must lie between our head
+ * and the producers' tail and still be empty, or it is not used. */
+static tw_slot_t *named_slot(tw_ep_t *ep, uint64_t index) {
+    tw_ring_consumer_t *c = &ep->nq_rx;
+    if (index > c->mask) return NULL;
+    uint64_t tail = atomic_load_explicit(&c->ctrl->tail, memory_order_acquire);
+    if (((index - c->head) & c->mask) >= tail - c->head) return NULL;
+    tw_slot_t *s = &c->slots[index];
+    return tw_ring_load_status(s) == 0 ? s : NULL;
+}
+
 /* Serves the request at the head of the request ring. 1 when consumed, 0 when it
  * must wait for room in an answer ring or in our own queue. */
 static int serve_request(tw_ep_t *ep, const rma_req_t *r, const char *data) {
@@ -278,10 +305,14 @@ static int serve_request(tw_ep_t *ep, const rma_req_t *r, const char *data) {
     int is_get = r->op == TW_OP_GET;
     uint64_t total = r->total;
     int last = r->op != TW_OP_PUT || r->offset + r->chunk_len >= total; /* only puts are chunked */
-    unsigned my_cls = 0; /* the notification this request owes us, the target */
-    if (last && (r->notify & TW_NOTIFY_COMPLETER) && !at_initiator(r->op, TW_NOTIFY_COMPLETER))
-        my_cls = TW_NOTIFY_COMPLETER;
-    if (last && (r->notify & TW_NOTIFY_RESPONDER)) my_cls = TW_NOTIFY_RESPONDER;
+    /* the notification slot the initiator reserved for us, filled on the last chunk */
+    tw_slot_t *mine = NULL;
+    unsigned my_cls = 0;
+    if (last && r->note_slot) {
+        mine = named_slot(ep, r->note_slot - 1);
+        my_cls =
+            r->op == TW_OP_GET || r->op == TW_OP_ATOMIC ? TW_NOTIFY_RESPONDER : TW_NOTIFY_COMPLETER;
+    }
 
     unsigned perm = is_get ? TW_PERM_READ : TW_PERM_WRITE;
     unsigned align = r->op == TW_OP_ATOMIC ? r->width : 1;
@@ -312,11 +343,6 @@ static int serve_request(tw_ep_t *ep, const rma_req_t *r, const char *data) {
     }
 
     tw_slot_t *ack = tw_ring_reserve(&peer->resp, sizeof(rma_answer_t));
-    tw_slot_t *mine = NULL;
-    if (ack && my_cls && status == TW_OK && !(mine = tw_nq_reserve(&ep->nq_self))) {
-        tw_ring_cancel(ack, sizeof(rma_answer_t));
-        ack = NULL;
-    }
     if (!ack) {
         if (status == TW_OK) tw_atu_release(&x);
         return 0;
@@ -336,7 +362,9 @@ static int serve_request(tw_ep_t *ep, const rma_req_t *r, const char *data) {
     }
     memcpy(&ack->word[1], &ans, sizeof ans);
     tw_ring_commit(ack, 0, sizeof ans);
-    if (mine) {
+    if (mine && status != TW_OK) {
+        tw_nq_cancel(mine); /* the fault goes to the initiator only */
+    } else if (mine) {
         tw_notification_t n =
             note(r->op, my_cls, TW_OK, r->source, total, r->cookie,
                  r->op == TW_OP_PUT_IMM || r->op == TW_OP_NOTIFY_PUT ? r->a : ans.value, r->nla,
@@ -392,6 +420,8 @@ void tw_rma_progress(tw_ep_t *ep) {
         if (valid && !serve_request(ep, &r, (const char *)payload + sizeof r)) break;
         tw_ring_release(&ep->req_rx, st);
     }
+    for (uint32_t i = 0; ep->ops_owed && i < TW_RMA_OUTSTANDING; i++)
+        if (ep->ops[i].in_use && ep->ops[i].owed && !deliver_owed(ep, &ep->ops[i])) break;
     /* Reclaim cancelled reservations at the head of our own queue, so that a user who
      * asked for no notifications never has to poll it. */
     (void)tw_ring_peek(&ep->nq_rx, &st, &payload);
@@ -437,6 +467,11 @@ static int reserve_notes(tw_ep_t *ep, tw_peer_t *peer, uint8_t op, unsigned noti
         }
     }
     return TW_OK;
+}
+
+static void cancel_notes(tw_slot_t *slot[3]) {
+    for (int i = 0; i < 3; i++)
+        if (slot[i]) tw_nq_cancel(slot[i]);
 }
 
 static void commit_notes(tw_ep_t *ep, tw_slot_t *slot[3], uint8_t op, int dest, uint64_t len,
@@ -514,8 +549,7 @@ static int direct(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, void *loca
         status = TW_ERR_SYSTEM; /* the block could not be mapped */
     } else if (ep->rma_copy == TW_RMA_COPY_PIPELINE ||
                (status = cma_copy(peer->pid, local, x.addr, len, to_target)) == REFUSED) {
-        for (int i = 0; i < 3; i++)
-            if (slot[i]) tw_nq_cancel(slot[i]);
+        cancel_notes(slot);
         tw_atu_release(&x);
         if (ep->rma_copy == TW_RMA_COPY_CMA)
             return fault(ep, peer, dest, op, TW_ERR_PERM, len, cookie, nla);
@@ -525,8 +559,7 @@ static int direct(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, void *loca
     }
     tw_atu_release(&x);
     if (unlikely(status != TW_OK)) {
-        for (int i = 0; i < 3; i++)
-            if (slot[i]) tw_nq_cancel(slot[i]);
+        cancel_notes(slot);
         tw_notification_t n = note(op, TW_NOTIFY_REQUESTER, status, dest, len, cookie, 0, nla, 0);
         tw_nq_push(&ep->nq_self, &n);
         return TW_OK;
