@@ -19,11 +19,11 @@ test: test-main test-asan test-tsan
 test-main: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Unit and multi-process tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:
 	@$(CMAKE) -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=address,undefined >/dev/null
 	@$(CMAKE) --build $(BUILD)/asan -j $(JOBS)
-	cd $(BUILD)/asan && ctest --output-on-failure -j $(JOBS) -L unit
+	cd $(BUILD)/asan && ctest --output-on-failure -j $(JOBS) -L "unit|mp"
 
 # Ring tests under ThreadSanitizer.
 test-tsan:

@@ -69,7 +69,7 @@ int tw_velo_poll(tw_ep_t *ep, tw_velo_msg_t *msg, void *buf, size_t cap) {
         msg->data = NULL;
         return TW_ERR_TRUNCATE;
     }
-    memcpy(buf, msg->data, msg->length);
+    if (msg->length) memcpy(buf, msg->data, msg->length); /* buf may be NULL for 0 */
     msg->data = NULL;
     consume(ep, msg, status);
     return TW_OK;
