@@ -2,6 +2,8 @@
 # Tollway against UCX (ucx_perftest over posix shared memory), side by side in one
 # run: the configurations alternate A B A B for ROUNDS rounds, ranks pinned to the
 # two cores; medians and their ratios are printed as a table and written as CSV.
+# Besides UCX: RMA bandwidth against memcpy from the same twbench run, and the cost
+# of registration against its absolute bound.
 # usage: bench/compare.sh [BUILD_DIR]     env: ROUNDS (default 5)
 set -euo pipefail
 build=${1:-build}
@@ -30,7 +32,18 @@ ucx_pair() {
     wait $srv 2>/dev/null || true
 }
 
-record() { echo "$1,$2,$3,$4" >>"$raw"; } # system,metric,round,value
+# system,metric,round,value; a missing value is reported and left out
+record() {
+    if [ -z "$4" ]; then
+        echo "bench: no value for $1 $2 in round $3" >&2
+        return 0
+    fi
+    echo "$1,$2,$3,$4" >>"$raw"
+}
+
+# The value of one row of twbench's CSV: pick FILE OP SIZE.
+pick() { awk -F, -v op="$2" -v size="$3" '$2 == op && $3 == size {print $4}' "$1"; }
+tmp=$out/twbench.csv
 
 for r in $(seq 1 "$rounds"); do
     echo "round $r of $rounds" >&2
@@ -42,6 +55,30 @@ for r in $(seq 1 "$rounds"); do
     record tollway velo-rate-8B-msgs "$r" "$v"
     read -r _ rate < <(ucx_pair am_bw 8)
     record ucx am_bw-8B-msgs "$r" "$rate"
+
+    # RMA latency. UCX put_lat and add_lat are ping-pongs of a put / a non-fetching
+    # add, each side polling its memory: half round trips of one-way operations, like
+    # put+completer. Our FCAA row is a fetching round trip, like UCX fadd; add_lat is
+    # kept because the issue names it.
+    twbench 2 rma-latency >"$tmp"
+    record tollway rma-put+completer-8B-us "$r" "$(pick "$tmp" put+completer 8)"
+    record tollway rma-fcaa-us "$r" "$(pick "$tmp" fcaa 4)"
+    read -r lat _ < <(ucx_pair put_lat 8)
+    record ucx put_lat-8B-us "$r" "$lat"
+    read -r lat _ < <(ucx_pair add_lat 8)
+    record ucx add_lat-8B-us "$r" "$lat"
+    read -r lat _ < <(ucx_pair fadd 8)
+    record ucx fadd-8B-us "$r" "$lat"
+
+    # RMA bandwidth and memcpy, one run
+    twbench 2 rma-bw --sizes 4M:4M >"$tmp"
+    for op in put-heap get-heap put-reg get-reg memcpy; do
+        record tollway "$op-4MiB-MBs" "$r" "$(pick "$tmp" $op 4194304)"
+    done
+
+    # registration: the slowest size of the run
+    twbench 1 reg-cost >"$tmp"
+    record tollway reg-cost-max-us "$r" "$(awk -F, '$4 > m {m = $4} END {print m}' "$tmp")"
 done
 
 python3 "$here/summarize.py" "$raw" "$out/summary.csv"

@@ -6,7 +6,7 @@
 void bench_header(const bench_ctx_t *ctx, const char *what, const char *value_title) {
     if (ctx->rank != 0 || ctx->opts->csv) return;
     printf("# %s: %s\n", ctx->name, what);
-    printf("%-14s %12s %16s\n", "op", "size (B)", value_title);
+    printf("%-18s %12s %16s\n", "op", "size (B)", value_title);
 }
 
 void bench_row(const bench_ctx_t *ctx, const char *op, size_t size, double value,
@@ -15,7 +15,7 @@ void bench_row(const bench_ctx_t *ctx, const char *op, size_t size, double value
     if (ctx->opts->csv)
         printf("%s,%s,%zu,%.4g,%s\n", ctx->name, op, size, value, unit);
     else
-        printf("%-14s %12zu %16.4g\n", op, size, value);
+        printf("%-18s %12zu %16.4g\n", op, size, value);
     fflush(stdout);
 }
 
@@ -27,6 +27,21 @@ static int cmp_double(const void *a, const void *b) {
 double bench_median(double *v, int n) {
     qsort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double bench_time_batches(int batches, long per_batch, void (*one)(void *), void (*end)(void *),
+                          void *arg) {
+    double *t = malloc((size_t)batches * sizeof *t);
+    if (!t) bench_fail("malloc", TW_ERR_NOMEM);
+    for (int b = -1; b < batches; b++) { /* batch -1 warms up */
+        double t0 = bench_now();
+        for (long i = 0; i < per_batch; i++) one(arg);
+        if (end) end(arg);
+        if (b >= 0) t[b] = (bench_now() - t0) / (double)per_batch;
+    }
+    double m = bench_median(t, batches);
+    free(t);
+    return m;
 }
 
 void bench_fail(const char *what, int rc) {

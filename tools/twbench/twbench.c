@@ -11,15 +11,24 @@
 typedef struct bench_entry {
     const char *name;
     int (*run)(const bench_ctx_t *);
-    size_t min_size, max_size;
+    size_t min_size, max_size; /* the default range */
+    size_t limit;              /* the largest size --sizes may ask for */
     const char *about;
 } bench_entry_t;
 
 static const bench_entry_t benches[] = {
-    {"velo-latency", bench_velo_latency, 1, TW_VELO_MAX_SIZE,
+    {"velo-latency", bench_velo_latency, 1, TW_VELO_MAX_SIZE, TW_VELO_MAX_SIZE,
      "ping-pong between ranks 0 and 1: half round trip by size (2 ranks)"},
-    {"velo-rate", bench_velo_rate, 8, 8,
+    {"velo-rate", bench_velo_rate, 8, 8, TW_VELO_MAX_SIZE,
      "messages per second from --senders K ranks to rank 0 (K+1 ranks)"},
+    {"rma-latency", bench_rma_latency, 8, 8, (size_t)16 << 20,
+     "put, get, immediate and notification put, FCAA and VELO latency (2 ranks)"},
+    {"rma-bw", bench_rma_bw, 8, (size_t)64 << 20, (size_t)64 << 20,
+     "put and get bandwidth to shared-heap and registered memory, and memcpy (2 ranks)"},
+    {"reg-cost", bench_reg_cost, 4096, (size_t)1 << 30, (size_t)1 << 30,
+     "tw_reg + tw_dereg of 4 KiB .. 1 GiB, sizes in powers of 4 (1 rank)"},
+    {"thesis", bench_thesis, 8, 8, 8,
+     "the rows of the EXTOLL thesis Table 9-1 measured here, beside the thesis (2 ranks)"},
 };
 
 static void usage(FILE *out) {
@@ -38,6 +47,8 @@ static int parse_size(const char *s, size_t *out) {
         v <<= 10, end++;
     else if (*end == 'M' || *end == 'm')
         v <<= 20, end++;
+    else if (*end == 'G' || *end == 'g')
+        v <<= 30, end++;
     if (*end) return -1;
     *out = (size_t)v;
     return 0;
@@ -74,7 +85,7 @@ int main(int argc, char **argv) {
             if (parse_size(buf, &opts.min_size) ||
                 parse_size(colon ? colon + 1 : buf, &opts.max_size) ||
                 opts.min_size > opts.max_size)
-                return bad("--sizes wants MIN:MAX in bytes (K and M suffixes allowed)", v);
+                return bad("--sizes wants MIN:MAX in bytes (K, M and G suffixes allowed)", v);
             i++;
         } else if (!strcmp(a, "--iters") && v) {
             char *end;
@@ -90,8 +101,8 @@ int main(int argc, char **argv) {
             return bad("unknown or incomplete option", a);
         }
     }
-    if (opts.max_size > b->max_size) {
-        fprintf(stderr, "twbench: %s goes up to %zu bytes\n", b->name, b->max_size);
+    if (opts.max_size > b->limit) {
+        fprintf(stderr, "twbench: %s goes up to %zu bytes\n", b->name, b->limit);
         return 2;
     }
 
