@@ -41,10 +41,12 @@ int tw_atu_register(tw_ep_t *ep, void *addr, size_t length, unsigned perms, uint
     uint32_t idx = ep->atu_free[--ep->atu_free_count];
     tw_atu_entry_t *e = &ep->atu[idx];
     uint64_t gen = (atomic_load_explicit(&e->state, memory_order_relaxed) >> 8) + 1;
-    e->base = (uint64_t)(uintptr_t)addr;
-    e->length = length;
-    e->key = next_key(ep);
-    e->heap_id = heap_id;
+    /* the seqlock's writer: fields change only while state says invalid */
+    atomic_thread_fence(memory_order_release);
+    __atomic_store_n(&e->base, (uint64_t)(uintptr_t)addr, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->length, (uint64_t)length, __ATOMIC_RELAXED);
+    __atomic_store_n(&e->key, next_key(ep), __ATOMIC_RELAXED);
+    __atomic_store_n(&e->heap_id, heap_id, __ATOMIC_RELAXED);
     atomic_store_explicit(&e->state, gen << 8 | (uint64_t)perms << 1 | TW_ATU_VALID,
                           memory_order_release);
     region->nla = (uint64_t)idx << 48 | (gen & 0xff) << TW_NLA_OFFSET_BITS;
@@ -61,14 +63,18 @@ int tw_reg(tw_ep_t *ep, void *addr, size_t length, unsigned perms, tw_region_t *
 }
 
 int tw_dereg(tw_ep_t *ep, tw_region_t *region) {
+    return tw_atu_deregister(ep, region, 0);
+}
+
+int tw_atu_deregister(tw_ep_t *ep, tw_region_t *region, int allow_heap) {
     if (!ep || !region) return TW_ERR_ARG;
     uint32_t idx = tw_nla_index(region->nla);
     if (idx >= ep->atu_entries) return TW_ERR_ARG;
     tw_atu_entry_t *e = &ep->atu[idx];
     uint64_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
     if (!(st & TW_ATU_VALID) || ((st >> 8) & 0xff) != tw_nla_gen(region->nla) ||
-        e->key != region->key)
-        return TW_ERR_ARG; /* not a live registration of this endpoint */
+        e->key != region->key || (e->heap_id && !allow_heap))
+        return TW_ERR_ARG; /* not a live registration of this endpoint (or a heap block) */
     /* The flush handshake: once valid is clear no new access starts; wait for those
      * that already counted themselves in. */
     atomic_store_explicit(&e->state, st & ~(uint64_t)0xff, memory_order_seq_cst);
@@ -82,46 +88,6 @@ int tw_dereg(tw_ep_t *ep, tw_region_t *region) {
 
 uint64_t tw_lock_nla(unsigned lock) {
     return (uint64_t)TW_NLA_LOCK_INDEX << 48 | (uint64_t)lock * sizeof(uint64_t);
-}
-
-int tw_atu_translate(tw_atu_entry_t *table, uint32_t entries, _Atomic uint64_t *locks, uint64_t nla,
-                     uint64_t key, uint64_t len, unsigned perm, unsigned align, tw_xlate_t *x) {
-    uint32_t idx = tw_nla_index(nla);
-    uint64_t off = tw_nla_offset(nla);
-    x->entry = NULL;
-    x->heap_id = 0;
-    x->offset = off;
-    if (idx == TW_NLA_LOCK_INDEX) { /* open to every rank of the job: no key */
-        if (tw_nla_gen(nla) != 0 || off > TW_LOCKS * sizeof(uint64_t) ||
-            len > TW_LOCKS * sizeof(uint64_t) - off)
-            return TW_ERR_BOUNDS;
-        if (off & (align - 1)) return TW_ERR_ALIGN;
-        x->addr = (uint64_t)(uintptr_t)locks + off;
-        return TW_OK;
-    }
-    if (idx >= entries) return TW_ERR_STALE;
-    tw_atu_entry_t *e = &table[idx];
-    atomic_fetch_add_explicit(&e->inflight, 1, memory_order_seq_cst);
-    uint64_t st = atomic_load_explicit(&e->state, memory_order_seq_cst);
-    int rc = TW_OK;
-    if (!(st & TW_ATU_VALID) || ((st >> 8) & 0xff) != tw_nla_gen(nla))
-        rc = TW_ERR_STALE;
-    else if (e->key != key)
-        rc = TW_ERR_KEY;
-    else if (off > e->length || len > e->length - off)
-        rc = TW_ERR_BOUNDS;
-    else if ((((unsigned)(st >> 1)) & perm) != perm)
-        rc = TW_ERR_PERM;
-    else if ((e->base + off) & (align - 1))
-        rc = TW_ERR_ALIGN;
-    if (rc) {
-        atomic_fetch_sub_explicit(&e->inflight, 1, memory_order_release);
-        return rc;
-    }
-    x->entry = e;
-    x->addr = e->base + off;
-    x->heap_id = e->heap_id;
-    return TW_OK;
 }
 
 void tw_atu_count_fault(tw_segment_header_t *owner, int status) {

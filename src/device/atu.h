@@ -30,6 +30,7 @@ static inline uint64_t tw_nla_offset(uint64_t nla) {
 /* A translated access. Release it with tw_atu_release once the data has moved. */
 typedef struct tw_xlate {
     tw_atu_entry_t *entry; /* NULL for the lock region */
+    tw_atu_entry_t *held;  /* counted in its in-flight total until released */
     uint64_t addr;         /* the owner's virtual address */
     uint32_t heap_id;
     uint64_t offset; /* from the start of the registration */
@@ -40,13 +41,69 @@ typedef struct tw_xlate {
  * permission (TW_PERM_*), alignment (align: 1, 4 or 8). TW_OK with x filled and
  * the entry held, or the fault code; a fault is counted in faults[] by the caller
  * once its error notification is out (see tw_atu_count_fault). */
-int tw_atu_translate(tw_atu_entry_t *table, uint32_t entries, _Atomic uint64_t *locks, uint64_t nla,
-                     uint64_t key, uint64_t len, unsigned perm, unsigned align, tw_xlate_t *x);
+static inline uint64_t tw_atu_field(const uint64_t *f) {
+    return __atomic_load_n(f, __ATOMIC_RELAXED);
+}
+
+static inline int tw_atu_translate(tw_atu_entry_t *table, uint32_t entries, _Atomic uint64_t *locks,
+                                   uint64_t nla, uint64_t key, uint64_t len, unsigned perm,
+                                   unsigned align, tw_xlate_t *x) {
+    uint32_t idx = tw_nla_index(nla);
+    uint64_t off = tw_nla_offset(nla);
+    x->entry = x->held = NULL;
+    x->heap_id = 0;
+    x->offset = off;
+    if (idx == TW_NLA_LOCK_INDEX) { /* open to every rank of the job: no key */
+        if (tw_nla_gen(nla) != 0 || off > TW_LOCKS * sizeof(uint64_t) ||
+            len > TW_LOCKS * sizeof(uint64_t) - off)
+            return TW_ERR_BOUNDS;
+        if (off & (align - 1)) return TW_ERR_ALIGN;
+        x->addr = (uint64_t)(uintptr_t)locks + off;
+        return TW_OK;
+    }
+    if (idx >= entries) return TW_ERR_STALE;
+    tw_atu_entry_t *e = &table[idx];
+    /* Read the entry as a seqlock: its fields change only while state is invalid,
+     * and state changes on every registration, so an unchanged state vouches for
+     * the fields read in between. */
+    uint64_t st = atomic_load_explicit(&e->state, memory_order_acquire);
+    uint64_t ekey = tw_atu_field(&e->key), elen = tw_atu_field(&e->length);
+    uint64_t ebase = tw_atu_field(&e->base);
+    uint32_t heap = __atomic_load_n(&e->heap_id, __ATOMIC_RELAXED);
+    atomic_thread_fence(memory_order_acquire);
+    if (!(st & TW_ATU_VALID) || ((st >> 8) & 0xff) != tw_nla_gen(nla) ||
+        atomic_load_explicit(&e->state, memory_order_relaxed) != st)
+        return TW_ERR_STALE;
+    if (ekey != key) return TW_ERR_KEY;
+    if (off > elen || len > elen - off) return TW_ERR_BOUNDS;
+    if ((((unsigned)(st >> 1)) & perm) != perm) return TW_ERR_PERM;
+    if ((ebase + off) & (align - 1)) return TW_ERR_ALIGN;
+    if (!heap) {
+        /* Ordinary memory: its owner may reuse it as soon as tw_dereg returns, so
+         * count this access in (deregistration waits for the count to drain) and
+         * make sure the registration did not go meanwhile. A shared-heap block goes
+         * only through tw_heap_free, which unmaps it: a late access lands in memory
+         * nobody sees, so it needs no count. */
+        atomic_fetch_add_explicit(&e->inflight, 1, memory_order_seq_cst);
+        if (atomic_load_explicit(&e->state, memory_order_seq_cst) != st) {
+            atomic_fetch_sub_explicit(&e->inflight, 1, memory_order_release);
+            return TW_ERR_STALE;
+        }
+        x->held = e;
+    }
+    x->entry = e;
+    x->addr = ebase + off;
+    x->heap_id = heap;
+    return TW_OK;
+}
 
 static inline void tw_atu_release(tw_xlate_t *x) {
-    if (x->entry) atomic_fetch_sub_explicit(&x->entry->inflight, 1, memory_order_release);
+    if (x->held) atomic_fetch_sub_explicit(&x->held->inflight, 1, memory_order_release);
 }
 
 void tw_atu_count_fault(tw_segment_header_t *owner, int status);
+
+/* Deregisters; heap blocks only through tw_heap_free (allow_heap). */
+int tw_atu_deregister(tw_ep_t *ep, tw_region_t *region, int allow_heap);
 
 #endif

@@ -260,13 +260,13 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
             (unsigned long long)s->faults_align);
 }
 
-void tw_ep_idle(tw_ep_t *ep, unsigned *spins) {
-    if (ep->yield_when_idle && ++*spins >= 64) {
+void tw_ep_yield(tw_ep_t *ep, unsigned *spins) {
+    (void)ep;
+    if (++*spins >= 64) {
         *spins = 0;
         sched_yield();
-        return;
     }
 #if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
+    __builtin_ia32_pause(); /* let the rank sharing this core run */
 #endif
 }

@@ -157,9 +157,12 @@ static inline int tw_ep_peer(tw_ep_t *ep, int rank, tw_peer_t **peer) {
     return 0;
 }
 
-/* Pause between polls in blocking calls: a CPU hint, or the core given away
- * when this node has more ranks than cores. */
-void tw_ep_idle(tw_ep_t *ep, unsigned *spins);
+/* Pause between polls in blocking calls: nothing on a core of its own, the core
+ * given away now and then when this node has more ranks than cores. */
+void tw_ep_yield(tw_ep_t *ep, unsigned *spins);
+static inline void tw_ep_idle(tw_ep_t *ep, unsigned *spins) {
+    if (__builtin_expect(ep->yield_when_idle, 0)) tw_ep_yield(ep, spins);
+}
 
 /* ATU internals (atu.c) */
 int tw_atu_init(tw_ep_t *ep);
@@ -172,6 +175,15 @@ void tw_heap_fini(tw_ep_t *ep);
 /* The address of byte offset of the peer's heap block, mapping it on first use. */
 void *tw_heap_peer_map(tw_ep_t *ep, tw_peer_t *peer, int rank, uint32_t heap_id, uint64_t offset,
                        uint64_t length);
+static inline void *tw_heap_peer_addr(tw_ep_t *ep, tw_peer_t *peer, int rank, uint32_t heap_id,
+                                      uint64_t offset, uint64_t length) {
+    if (__builtin_expect(heap_id < peer->heap_cap && peer->heap_map[heap_id] &&
+                             offset <= peer->heap_size[heap_id] &&
+                             length <= peer->heap_size[heap_id] - offset,
+                         1))
+        return (char *)peer->heap_map[heap_id] + offset;
+    return tw_heap_peer_map(ep, peer, rank, heap_id, offset, length);
+}
 void tw_heap_peer_unmap_all(tw_peer_t *peer);
 
 /* RMA internals (rma.c) */

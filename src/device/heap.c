@@ -9,6 +9,7 @@
 #include <tollway/atu.h>
 #include <tollway/status.h>
 
+#include "device/atu.h"
 #include "device/endpoint.h"
 
 static void heap_block_name(char *name, size_t cap, const tw_ep_t *ep, int rank, uint32_t id) {
@@ -42,7 +43,7 @@ void *tw_heap_alloc(tw_ep_t *ep, size_t length, tw_region_t *region) {
 
 static void heap_release(tw_ep_t *ep, uint32_t i) {
     tw_heap_block_t *b = &ep->heap[i];
-    tw_dereg(ep, &b->region);
+    tw_atu_deregister(ep, &b->region, 1);
     tw_shm_unmap(b->base, b->size);
     tw_shm_unlink(b->name);
     ep->heap[i] = ep->heap[--ep->heap_count];

@@ -7,15 +7,17 @@
 
 int tw_nq_poll(tw_ep_t *ep, tw_notification_t *n) {
     if (!ep || !n) return TW_ERR_ARG;
-    tw_rma_progress_if_pending(ep);
     uint64_t st;
     void *payload;
     int rc = tw_ring_peek(&ep->nq_rx, &st, &payload);
-    if (rc == TW_RING_EMPTY) return TW_EMPTY;
+    if (rc == TW_RING_EMPTY) {
+        tw_rma_progress_if_pending(ep); /* an idle endpoint serves pipelined RMA */
+        return TW_EMPTY;
+    }
     if (rc != TW_RING_OK || (st & TW_RING_LEN_MASK) != sizeof(tw_nq_payload_t))
         return TW_ERR_CORRUPT;
-    tw_nq_payload_t p;
-    memcpy(&p, payload, sizeof p);
+    const tw_nq_payload_t *q = payload;
+    tw_nq_payload_t p = *q;
     tw_ring_release(&ep->nq_rx, st);
     n->op = (uint8_t)(st >> TW_NQ_OP_SHIFT);
     n->cls = (uint8_t)((st >> TW_NQ_CLASS_SHIFT) & 7);
@@ -35,6 +37,8 @@ int tw_nq_wait(tw_ep_t *ep, tw_notification_t *n) {
     for (;;) {
         int rc = tw_nq_poll(ep, n);
         if (rc != TW_EMPTY) return rc;
-        tw_ep_idle(ep, &spins);
+        while (!tw_ring_pending(&ep->nq_rx) && !tw_ring_pending(&ep->req_rx) &&
+               !tw_ring_pending(&ep->resp_rx))
+            tw_ep_idle(ep, &spins);
     }
 }

@@ -28,6 +28,23 @@ static inline void tw_nq_cancel(tw_slot_t *s) {
     tw_ring_cancel(s, sizeof(tw_nq_payload_t));
 }
 
+/* Fills and commits a reserved notification slot, field by field. */
+static inline void tw_nq_write(tw_slot_t *s, uint8_t op, unsigned cls, int success, int status,
+                               int peer, uint64_t length, uint64_t cookie, uint64_t value,
+                               uint64_t nla) {
+    tw_nq_payload_t *p = (tw_nq_payload_t *)(void *)&s->word[1];
+    p->peer = peer;
+    p->unused = 0;
+    p->length = length;
+    p->cookie = cookie;
+    p->value = value;
+    p->nla = nla;
+    uint64_t user = (uint64_t)op << TW_NQ_OP_SHIFT | (uint64_t)(cls & 7) << TW_NQ_CLASS_SHIFT |
+                    (uint64_t)(success & 1) << TW_NQ_SUCCESS_SHIFT |
+                    (uint64_t)(uint8_t)(-status) << TW_NQ_STATUS_SHIFT;
+    tw_ring_commit(s, user, sizeof *p);
+}
+
 static inline void tw_nq_commit(tw_slot_t *s, const tw_notification_t *n) {
     tw_nq_payload_t p = {n->peer, 0, n->length, n->cookie, n->value, n->nla};
     memcpy(&s->word[1], &p, sizeof p);

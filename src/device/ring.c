@@ -3,6 +3,7 @@
 void tw_ring_format(tw_ring_ctrl_t *ctrl, tw_slot_t *slots, uint64_t size) {
     memset(slots, 0, size * sizeof *slots);
     atomic_store_explicit(&ctrl->head, 0, memory_order_relaxed);
+    atomic_store_explicit(&ctrl->want, 0, memory_order_relaxed);
     atomic_store_explicit(&ctrl->tail, 0, memory_order_release);
 }
 

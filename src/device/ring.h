@@ -7,8 +7,9 @@
  * shared tail, and never wraps: when it would, the producer first fills the rest of
  * the ring with a PAD record. The producer writes the payload, then the status word
  * (release). The consumer polls only the status word at its head (acquire), reads the
- * record in place and publishes its head lazily, every quarter ring and when it
- * finds the ring empty, zeroing word 0 of every slot it hands back. Producers check
+ * record in place and publishes its head lazily, zeroing word 0 of every slot it
+ * hands back: when it finds the ring empty with a quarter ring consumed, at half a
+ * ring in any case, and at once when a producer found the ring full and said so. Producers check
  * space against a cached copy of the head and reload it only when the ring looks
  * full, so a small record moves exactly one cache line from producer to consumer.
  *
@@ -45,6 +46,7 @@ typedef struct tw_slot {
 typedef struct tw_ring_ctrl {
     _Alignas(TW_CACHELINE) _Atomic uint64_t tail;
     _Alignas(TW_CACHELINE) _Atomic uint64_t head;
+    _Atomic uint64_t want; /* a producer found the ring full: publish when idle */
 } tw_ring_ctrl_t;
 
 /* A producer's private view of a ring (one per producing thread). */
@@ -66,6 +68,34 @@ typedef struct tw_ring_consumer {
     uint32_t max_len;
     tw_ring_ctrl_t *ctrl;
 } tw_ring_consumer_t;
+
+/* Copies len bytes; up to 16 without a call, as one or two overlapping words (the
+ * usual VELO message and RMA word), more through memcpy. Reads and writes only
+ * inside [0, len) of each side. */
+static inline void tw_copy(void *dst, const void *src, size_t len) {
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    if (len >= 8 && len <= 16) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + len - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + len - 8, &b, 8);
+    } else if (len >= 4 && len < 8) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + len - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + len - 4, &b, 4);
+    } else if (len && len < 4) {
+        unsigned char a = s[0], m = s[len / 2], z = s[len - 1];
+        d[0] = a;
+        d[len / 2] = m;
+        d[len - 1] = z;
+    } else if (len) {
+        memcpy(d, s, len);
+    }
+}
 
 static inline uint32_t tw_ring_slots_for(size_t len) {
     return (uint32_t)((len + 8 + TW_CACHELINE - 1) / TW_CACHELINE);
@@ -97,7 +127,11 @@ static inline tw_slot_t *tw_ring_reserve(tw_ring_producer_t *p, size_t len) {
         const uint64_t take = need <= to_end ? need : to_end; /* the record, or a PAD */
         if (tail + take - p->cached_head > p->size) {
             p->cached_head = atomic_load_explicit(&p->ctrl->head, memory_order_acquire);
-            if (tail + take - p->cached_head > p->size) return NULL;
+            if (tail + take - p->cached_head > p->size) {
+                if (!atomic_load_explicit(&p->ctrl->want, memory_order_relaxed))
+                    atomic_store_explicit(&p->ctrl->want, 1, memory_order_relaxed);
+                return NULL;
+            }
         }
         if (!atomic_compare_exchange_weak_explicit(&p->ctrl->tail, &tail, tail + take,
                                                    memory_order_relaxed, memory_order_relaxed))
@@ -127,25 +161,37 @@ static inline void tw_ring_cancel(tw_slot_t *s, size_t len) {
 static inline int tw_ring_push(tw_ring_producer_t *p, uint64_t user, const void *data, size_t len) {
     tw_slot_t *s = tw_ring_reserve(p, len);
     if (!s) return TW_RING_FULL;
-    if (len) memcpy(&s->word[1], data, len); /* data may be NULL when len is 0 */
+    tw_copy(&s->word[1], data, len); /* data may be NULL when len is 0 */
     tw_ring_commit(s, user, len);
     return TW_RING_OK;
 }
 
 /* Hands consumed slots back to the producers: zero their word 0, then publish the
- * head. Zeroing here rather than per record keeps the store off the path of the
- * next message: producers cannot reuse a slot before this anyway. */
+ * head. This happens in bulk, not per record: a zeroing store still waiting for
+ * its cache line would hold up the next send's compare-and-swap, which waits for
+ * every earlier store. */
 static inline void tw_ring_publish(tw_ring_consumer_t *c) {
     for (uint64_t i = c->published; i != c->head; i++)
         __atomic_store_n(&c->slots[i & c->mask].word[0], 0, __ATOMIC_RELAXED);
     atomic_store_explicit(&c->ctrl->head, c->head, memory_order_release);
     c->published = c->head;
+    if (atomic_load_explicit(&c->ctrl->want, memory_order_relaxed))
+        atomic_store_explicit(&c->ctrl->want, 0, memory_order_relaxed);
 }
 
-/* Frees n slots at the head. */
+/* Frees n slots at the head. A consumer that never runs dry still hands back
+ * space every half ring. */
 static inline void tw_ring_consume(tw_ring_consumer_t *c, uint64_t n) {
     c->head += n;
-    if (c->head - c->published >= c->publish_every) tw_ring_publish(c);
+    if (c->head - c->published >= 2 * c->publish_every) tw_ring_publish(c);
+}
+
+/* Called when the ring is found empty: publish once a quarter ring is consumed, or
+ * at once when a producer is waiting for room. */
+static inline void tw_ring_idle(tw_ring_consumer_t *c) {
+    if (c->head != c->published && (c->head - c->published >= c->publish_every ||
+                                    atomic_load_explicit(&c->ctrl->want, memory_order_relaxed)))
+        tw_ring_publish(c);
 }
 
 /* True when a record (or PAD/NOP) waits at the head: one load, for cheap checks. */
@@ -160,7 +206,7 @@ static inline int tw_ring_peek(tw_ring_consumer_t *c, uint64_t *status, void **p
         tw_slot_t *s = &c->slots[c->head & c->mask];
         uint64_t st = tw_ring_load_status(s);
         if (st == 0) {
-            if (c->head != c->published) tw_ring_publish(c);
+            tw_ring_idle(c);
             return TW_RING_EMPTY;
         }
         const uint64_t to_end = c->size - (c->head & c->mask);

@@ -67,13 +67,6 @@ static const unsigned allowed_notify[] = {
     [TW_OP_ATOMIC] = TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER | TW_NOTIFY_RESPONDER,
 };
 
-/* Where each class of notification goes: 1 = the initiator, 0 = the target. */
-static int at_initiator(uint8_t op, unsigned cls) {
-    if (cls == TW_NOTIFY_REQUESTER) return 1;
-    if (cls == TW_NOTIFY_RESPONDER) return 0;
-    return op == TW_OP_GET || op == TW_OP_ATOMIC; /* completer: where the data lands */
-}
-
 static tw_notification_t note(uint8_t op, unsigned cls, int status, int peer, uint64_t length,
                               uint64_t cookie, uint64_t value, uint64_t nla, int success) {
     tw_notification_t n = {.op = op,
@@ -146,6 +139,51 @@ static uint64_t atomic_apply(void *p, unsigned width, int op, uint64_t a, uint64
     }
 }
 
+/* ---- notification slots: requester [0], completer [1], responder [2] ---- */
+
+/* The completer is told where the data lands: the initiator of a get or atomic,
+ * the target of everything else. */
+static inline int completer_at_initiator(uint8_t op) {
+    return op == TW_OP_GET || op == TW_OP_ATOMIC;
+}
+
+static inline void cancel_notes(tw_slot_t *slot[3]) {
+    for (int i = 0; i < 3; i++)
+        if (slot[i]) tw_nq_cancel(slot[i]);
+}
+
+/* Reserves the slots of the classes asked for, each in the queue of the side it
+ * tells: TW_OK, or TW_RETRY with nothing reserved. */
+__attribute__((always_inline)) static inline int
+reserve_notes(tw_ep_t *ep, tw_peer_t *peer, uint8_t op, unsigned notify, tw_slot_t *slot[3]) {
+    slot[0] = slot[1] = slot[2] = NULL;
+    if (likely(!notify)) return TW_OK;
+    if ((notify & TW_NOTIFY_REQUESTER) && !(slot[0] = tw_nq_reserve(&ep->nq_self))) goto full;
+    if ((notify & TW_NOTIFY_COMPLETER) &&
+        !(slot[1] = tw_nq_reserve(completer_at_initiator(op) ? &ep->nq_self : &peer->nq)))
+        goto full;
+    if ((notify & TW_NOTIFY_RESPONDER) && !(slot[2] = tw_nq_reserve(&peer->nq))) goto full;
+    return TW_OK;
+full:
+    cancel_notes(slot);
+    return TW_RETRY;
+}
+
+__attribute__((always_inline)) static inline void commit_notes(tw_ep_t *ep, tw_slot_t *slot[3],
+                                                               uint8_t op, int dest, uint64_t len,
+                                                               uint64_t cookie, uint64_t value,
+                                                               uint64_t nla, int success) {
+    if (slot[0])
+        tw_nq_write(slot[0], op, TW_NOTIFY_REQUESTER, success, TW_OK, dest, len, cookie, value,
+                    nla);
+    if (slot[1])
+        tw_nq_write(slot[1], op, TW_NOTIFY_COMPLETER, success, TW_OK,
+                    completer_at_initiator(op) ? dest : ep->rank, len, cookie, value, nla);
+    if (slot[2])
+        tw_nq_write(slot[2], op, TW_NOTIFY_RESPONDER, success, TW_OK, ep->rank, len, cookie, value,
+                    nla);
+}
+
 /* ---- pipelined: the initiator's side ---- */
 
 static tw_rma_op_t *op_alloc(tw_ep_t *ep, uint32_t *handle) {
@@ -210,10 +248,6 @@ static void op_complete(tw_ep_t *ep, tw_rma_op_t *o) {
 
 /* Sends one pipelined operation: the first request record decides between TW_OK
  * and TW_RETRY; later chunks of a long put wait for room, serving meanwhile. */
-static int reserve_notes(tw_ep_t *ep, tw_peer_t *peer, uint8_t op, unsigned notify,
-                         tw_slot_t *slot[3]);
-static void cancel_notes(tw_slot_t *slot[3]);
-
 static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
                      void *local, uint64_t len, uint64_t nla, uint64_t key, unsigned notify,
                      uint64_t cookie, int atomic_op, unsigned width, uint64_t a, uint64_t b) {
@@ -450,46 +484,11 @@ int tw_rma_flush(tw_ep_t *ep, int dest) {
 
 /* ---- direct execution by the initiator ---- */
 
-/* Reserves the notification slots an operation will write: TW_OK, or TW_RETRY with
- * nothing reserved. */
-static int reserve_notes(tw_ep_t *ep, tw_peer_t *peer, uint8_t op, unsigned notify,
-                         tw_slot_t *slot[3]) {
-    static const unsigned classes[3] = {TW_NOTIFY_REQUESTER, TW_NOTIFY_COMPLETER,
-                                        TW_NOTIFY_RESPONDER};
-    for (int i = 0; i < 3; i++) {
-        slot[i] = NULL;
-        if (!(notify & classes[i])) continue;
-        slot[i] = tw_nq_reserve(at_initiator(op, classes[i]) ? &ep->nq_self : &peer->nq);
-        if (!slot[i]) {
-            while (i--)
-                if (slot[i]) tw_nq_cancel(slot[i]);
-            return TW_RETRY;
-        }
-    }
-    return TW_OK;
-}
-
-static void cancel_notes(tw_slot_t *slot[3]) {
-    for (int i = 0; i < 3; i++)
-        if (slot[i]) tw_nq_cancel(slot[i]);
-}
-
-static void commit_notes(tw_ep_t *ep, tw_slot_t *slot[3], uint8_t op, int dest, uint64_t len,
-                         uint64_t cookie, uint64_t value, uint64_t nla, int success) {
-    static const unsigned classes[3] = {TW_NOTIFY_REQUESTER, TW_NOTIFY_COMPLETER,
-                                        TW_NOTIFY_RESPONDER};
-    for (int i = 0; i < 3; i++) {
-        if (!slot[i]) continue;
-        int peer = at_initiator(op, classes[i]) ? dest : ep->rank;
-        tw_notification_t n = note(op, classes[i], TW_OK, peer, len, cookie, value, nla, success);
-        tw_nq_commit(slot[i], &n);
-    }
-}
-
 /* A translation fault: one error notification to the initiator, counted at the
  * target once it is out. */
-static int fault(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, int status, uint64_t len,
-                 uint64_t cookie, uint64_t nla) {
+__attribute__((noinline, cold)) static int fault(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op,
+                                                 int status, uint64_t len, uint64_t cookie,
+                                                 uint64_t nla) {
     tw_notification_t n = note(op, TW_NOTIFY_REQUESTER, status, dest, len, cookie, 0, nla, 0);
     if (tw_nq_push(&ep->nq_self, &n) != TW_RING_OK) {
         ep->stats.rma_retries++;
@@ -501,10 +500,10 @@ static int fault(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, int status,
 }
 
 /* The address of the target memory in this process, when it has one. */
-static void *direct_address(tw_ep_t *ep, tw_peer_t *peer, int dest, const tw_xlate_t *x,
-                            uint64_t len) {
+static inline void *direct_address(tw_ep_t *ep, tw_peer_t *peer, int dest, const tw_xlate_t *x,
+                                   uint64_t len) {
     if (!x->entry) return (void *)(uintptr_t)x->addr; /* lock region, mapped with the segment */
-    if (x->heap_id) return tw_heap_peer_map(ep, peer, dest, x->heap_id, x->offset, len);
+    if (x->heap_id) return tw_heap_peer_addr(ep, peer, dest, x->heap_id, x->offset, len);
     return NULL;
 }
 
@@ -524,8 +523,46 @@ static int cma_copy(pid_t pid, void *local, uint64_t remote, uint64_t len, int w
     return TW_OK;
 }
 
-static int direct(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, void *local, size_t len,
-                  uint64_t nla, uint64_t key, unsigned notify, uint64_t cookie, uint64_t value) {
+/* The memory is not mapped here: one cross-process copy, or the pipelined path when
+ * the kernel refuses it (or TW_RMA_COPY says so). Slots are reserved, x is held. */
+__attribute__((noinline, cold)) static int direct_far(tw_ep_t *ep, tw_peer_t *peer, int dest,
+                                                      uint8_t op, void *local, size_t len,
+                                                      uint64_t nla, uint64_t key, unsigned notify,
+                                                      uint64_t cookie, uint64_t value,
+                                                      tw_xlate_t *x, tw_slot_t *slot[3]) {
+    int to_target = op != TW_OP_GET;
+    int status = TW_ERR_SYSTEM; /* a heap block that could not be mapped */
+    if (!x->heap_id &&
+        (ep->rma_copy == TW_RMA_COPY_PIPELINE ||
+         (status = cma_copy(peer->pid, local, x->addr, len, to_target)) == REFUSED)) {
+        cancel_notes(slot);
+        tw_atu_release(x);
+        if (ep->rma_copy == TW_RMA_COPY_CMA)
+            return fault(ep, peer, dest, op, TW_ERR_PERM, len, cookie, nla);
+        peer->pipelined = 1;
+        return pipelined(ep, peer, dest, op, local, local, len, nla, key, notify, cookie, 0, 0,
+                         value, 0);
+    }
+    tw_atu_release(x);
+    if (status != TW_OK) {
+        cancel_notes(slot);
+        tw_notification_t n = note(op, TW_NOTIFY_REQUESTER, status, dest, len, cookie, 0, nla, 0);
+        tw_nq_push(&ep->nq_self, &n);
+        return TW_OK;
+    }
+    commit_notes(ep, slot, op, dest, len, cookie, value, nla, 0);
+    ep->stats.rma_ops++;
+    ep->stats.rma_bytes += len;
+    return TW_OK;
+}
+
+/* A put, get or immediate put carried out here: translate, reserve the
+ * notifications, copy, notify. The common case — shared-heap or lock memory — stays
+ * small and inline; everything else is in direct_far. */
+__attribute__((always_inline)) static inline int direct(tw_ep_t *ep, tw_peer_t *peer, int dest,
+                                                        uint8_t op, void *local, size_t len,
+                                                        uint64_t nla, uint64_t key, unsigned notify,
+                                                        uint64_t cookie, uint64_t value) {
     int to_target = op != TW_OP_GET;
     tw_xlate_t x;
     ep->stats.translations++;
@@ -539,31 +576,14 @@ static int direct(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, void *loca
         return TW_RETRY;
     }
     void *p = direct_address(ep, peer, dest, &x, len);
-    int status = TW_OK;
-    if (p) {
-        if (to_target)
-            memcpy(p, local, len);
-        else
-            memcpy(local, p, len);
-    } else if (x.heap_id) {
-        status = TW_ERR_SYSTEM; /* the block could not be mapped */
-    } else if (ep->rma_copy == TW_RMA_COPY_PIPELINE ||
-               (status = cma_copy(peer->pid, local, x.addr, len, to_target)) == REFUSED) {
-        cancel_notes(slot);
-        tw_atu_release(&x);
-        if (ep->rma_copy == TW_RMA_COPY_CMA)
-            return fault(ep, peer, dest, op, TW_ERR_PERM, len, cookie, nla);
-        peer->pipelined = 1;
-        return pipelined(ep, peer, dest, op, local, local, len, nla, key, notify, cookie, 0, 0,
-                         value, 0);
-    }
+    if (unlikely(!p))
+        return direct_far(ep, peer, dest, op, local, len, nla, key, notify, cookie, value, &x,
+                          slot);
+    if (to_target)
+        tw_copy(p, local, len);
+    else
+        tw_copy(local, p, len);
     tw_atu_release(&x);
-    if (unlikely(status != TW_OK)) {
-        cancel_notes(slot);
-        tw_notification_t n = note(op, TW_NOTIFY_REQUESTER, status, dest, len, cookie, 0, nla, 0);
-        tw_nq_push(&ep->nq_self, &n);
-        return TW_OK;
-    }
     commit_notes(ep, slot, op, dest, len, cookie, value, nla, 0);
     ep->stats.rma_ops++;
     ep->stats.rma_bytes += len;
@@ -571,6 +591,13 @@ static int direct(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, void *loca
 }
 
 /* ---- the calls ---- */
+
+/* A refused call serves pending pipelined work on its way out, so that a caller
+ * retrying in a loop makes progress; a call that goes through skips that. */
+static inline int retried(tw_ep_t *ep, int rc) {
+    if (unlikely(rc == TW_RETRY)) tw_rma_progress(ep);
+    return rc;
+}
 
 /* Operations to a peer complete in order: once pipelined ones are under way (or the
  * peer can only be reached that way), later ones queue behind them. */
@@ -585,12 +612,11 @@ int tw_put(tw_ep_t *ep, int dest, const void *src, size_t len, uint64_t nla, uin
     if (unlikely(!src && len)) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
-    tw_rma_progress_if_pending(ep);
     if (queue_behind(peer))
-        return pipelined(ep, peer, dest, TW_OP_PUT, src, NULL, len, nla, key, notify, cookie, 0, 0,
-                         0, 0);
-    return direct(ep, peer, dest, TW_OP_PUT, (void *)(uintptr_t)src, len, nla, key, notify, cookie,
-                  0);
+        return retried(ep, pipelined(ep, peer, dest, TW_OP_PUT, src, NULL, len, nla, key, notify,
+                                     cookie, 0, 0, 0, 0));
+    return retried(ep, direct(ep, peer, dest, TW_OP_PUT, (void *)(uintptr_t)src, len, nla, key,
+                              notify, cookie, 0));
 }
 
 int tw_get(tw_ep_t *ep, int dest, void *dst, size_t len, uint64_t nla, uint64_t key,
@@ -600,11 +626,10 @@ int tw_get(tw_ep_t *ep, int dest, void *dst, size_t len, uint64_t nla, uint64_t 
     if (unlikely(!dst && len)) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
-    tw_rma_progress_if_pending(ep);
     if (queue_behind(peer))
-        return pipelined(ep, peer, dest, TW_OP_GET, NULL, dst, len, nla, key, notify, cookie, 0, 0,
-                         0, 0);
-    return direct(ep, peer, dest, TW_OP_GET, dst, len, nla, key, notify, cookie, 0);
+        return retried(ep, pipelined(ep, peer, dest, TW_OP_GET, NULL, dst, len, nla, key, notify,
+                                     cookie, 0, 0, 0, 0));
+    return retried(ep, direct(ep, peer, dest, TW_OP_GET, dst, len, nla, key, notify, cookie, 0));
 }
 
 int tw_put_imm(tw_ep_t *ep, int dest, uint64_t value, size_t len, uint64_t nla, uint64_t key,
@@ -614,11 +639,11 @@ int tw_put_imm(tw_ep_t *ep, int dest, uint64_t value, size_t len, uint64_t nla, 
     if (len != 1 && len != 2 && len != 4 && len != 8) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
-    tw_rma_progress_if_pending(ep);
     if (queue_behind(peer))
-        return pipelined(ep, peer, dest, TW_OP_PUT_IMM, &value, NULL, len, nla, key, notify, cookie,
-                         0, 0, value, 0);
-    return direct(ep, peer, dest, TW_OP_PUT_IMM, &value, len, nla, key, notify, cookie, value);
+        return retried(ep, pipelined(ep, peer, dest, TW_OP_PUT_IMM, &value, NULL, len, nla, key,
+                                     notify, cookie, 0, 0, value, 0));
+    return retried(
+        ep, direct(ep, peer, dest, TW_OP_PUT_IMM, &value, len, nla, key, notify, cookie, value));
 }
 
 int tw_notify_put(tw_ep_t *ep, int dest, uint64_t value, unsigned notify, uint64_t cookie) {
@@ -626,15 +651,14 @@ int tw_notify_put(tw_ep_t *ep, int dest, uint64_t value, unsigned notify, uint64
     if (rc) return rc;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
-    tw_rma_progress_if_pending(ep);
     notify |= TW_NOTIFY_COMPLETER;
     if (queue_behind(peer))
-        return pipelined(ep, peer, dest, TW_OP_NOTIFY_PUT, NULL, NULL, 0, 0, 0, notify, cookie, 0,
-                         0, value, 0);
+        return retried(ep, pipelined(ep, peer, dest, TW_OP_NOTIFY_PUT, NULL, NULL, 0, 0, 0, notify,
+                                     cookie, 0, 0, value, 0));
     tw_slot_t *slot[3];
     if (reserve_notes(ep, peer, TW_OP_NOTIFY_PUT, notify, slot)) {
         ep->stats.rma_retries++;
-        return TW_RETRY;
+        return retried(ep, TW_RETRY);
     }
     commit_notes(ep, slot, TW_OP_NOTIFY_PUT, dest, 0, cookie, value, 0, 0);
     ep->stats.rma_ops++;
@@ -648,26 +672,26 @@ int tw_atomic(tw_ep_t *ep, int dest, tw_atomic_op_t op, unsigned width, uint64_t
     if ((width != 4 && width != 8) || op < TW_ATOMIC_FCAA || op > TW_ATOMIC_SWAP) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
-    tw_rma_progress_if_pending(ep);
     if (queue_behind(peer))
-        return pipelined(ep, peer, dest, TW_OP_ATOMIC, NULL, fetched, width, nla, key, notify,
-                         cookie, op, width, a, b);
+        return retried(ep, pipelined(ep, peer, dest, TW_OP_ATOMIC, NULL, fetched, width, nla, key,
+                                     notify, cookie, op, width, a, b));
     tw_xlate_t x;
     ep->stats.translations++;
     rc = tw_atu_translate(peer->atu, peer->atu_entries, peer->locks, nla, key, width, TW_PERM_WRITE,
                           width, &x);
-    if (unlikely(rc)) return fault(ep, peer, dest, TW_OP_ATOMIC, rc, width, cookie, nla);
+    if (unlikely(rc))
+        return retried(ep, fault(ep, peer, dest, TW_OP_ATOMIC, rc, width, cookie, nla));
     void *p = direct_address(ep, peer, dest, &x, width);
     if (!p) { /* ordinary memory: only its owner can update it atomically */
         tw_atu_release(&x);
-        return pipelined(ep, peer, dest, TW_OP_ATOMIC, NULL, fetched, width, nla, key, notify,
-                         cookie, op, width, a, b);
+        return retried(ep, pipelined(ep, peer, dest, TW_OP_ATOMIC, NULL, fetched, width, nla, key,
+                                     notify, cookie, op, width, a, b));
     }
     tw_slot_t *slot[3];
     if (unlikely(reserve_notes(ep, peer, TW_OP_ATOMIC, notify, slot))) {
         tw_atu_release(&x);
         ep->stats.rma_retries++;
-        return TW_RETRY;
+        return retried(ep, TW_RETRY);
     }
     uint8_t success;
     uint64_t old = atomic_apply(p, width, op, a, b, &success);

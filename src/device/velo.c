@@ -69,7 +69,7 @@ int tw_velo_poll(tw_ep_t *ep, tw_velo_msg_t *msg, void *buf, size_t cap) {
         msg->data = NULL;
         return TW_ERR_TRUNCATE;
     }
-    if (msg->length) memcpy(buf, msg->data, msg->length); /* buf may be NULL for 0 */
+    tw_copy(buf, msg->data, msg->length); /* buf may be NULL when length is 0 */
     msg->data = NULL;
     consume(ep, msg, status);
     return TW_OK;
@@ -80,7 +80,11 @@ int tw_velo_recv(tw_ep_t *ep, tw_velo_msg_t *msg, void *buf, size_t cap) {
     for (;;) {
         int rc = tw_velo_poll(ep, msg, buf, cap);
         if (rc != TW_EMPTY) return rc;
-        tw_ep_idle(ep, &spins);
+        /* Wait on the words that change when there is something to do: our
+         * mailbox's head slot, and the pipelined-RMA rings we serve. */
+        while (!tw_ring_pending(&ep->velo_rx) && !tw_ring_pending(&ep->req_rx) &&
+               !tw_ring_pending(&ep->resp_rx))
+            tw_ep_idle(ep, &spins);
     }
 }
 

@@ -115,6 +115,24 @@ static void test_table_full_and_bad_arguments(void **state) {
     assert_int_equal(tw_dereg(&f->ep, &r[0]), TW_OK);
 }
 
+/* A shared-heap block needs no in-flight count (it is only ever unmapped, never
+ * reused while mapped) and leaves only through tw_heap_free. */
+static void test_heap_registration(void **state) {
+    fixture_t *f = *state;
+    static char mem[4096];
+    tw_region_t r;
+    assert_int_equal(tw_atu_register(&f->ep, mem, sizeof mem, TW_PERM_READ | TW_PERM_WRITE, 7, &r),
+                     TW_OK);
+    tw_xlate_t x;
+    assert_int_equal(xlate(f, r.nla + 8, r.key, 8, TW_PERM_WRITE, 8, &x), TW_OK);
+    assert_int_equal(x.heap_id, 7);
+    assert_null(x.held);
+    assert_int_equal(atomic_load(&f->ep.atu[tw_nla_index(r.nla)].inflight), 0);
+    assert_int_equal(tw_dereg(&f->ep, &r), TW_ERR_ARG);
+    assert_int_equal(tw_atu_deregister(&f->ep, &r, 1), TW_OK);
+    assert_int_equal(xlate(f, r.nla + 8, r.key, 8, TW_PERM_WRITE, 8, &x), TW_ERR_STALE);
+}
+
 static void test_lock_region(void **state) {
     fixture_t *f = *state;
     tw_xlate_t x;
@@ -131,6 +149,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stale_after_dereg_and_reuse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_full_and_bad_arguments, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_heap_registration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock_region, setup, teardown),
     };
     return cmocka_run_group_tests_name("atu", tests, NULL, NULL);
