@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make demo: Tollway at work over shared memory on this machine — a native program
-# (a token around a ring of ranks, checked) and the VELO benchmarks.
+# (a token around a ring of ranks, checked), the VELO and RMA benchmarks.
 set -euo pipefail
 build=${1:-build}
 bin=$build/bin
@@ -16,5 +16,11 @@ echo "-- VELO ping-pong latency between 2 ranks pinned to 2 cores (twbench velo-
 echo
 echo "-- VELO message rate, one sender to one receiver (twbench velo-rate)"
 "$bin/twrun" -n 2 "$bin/twbench" velo-rate
+echo
+echo "-- RMA latency on the shared heap, 8 B (twbench rma-latency)"
+"$bin/twrun" -n 2 "$bin/twbench" rma-latency
+echo
+echo "-- The EXTOLL thesis's Table 9-1 beside Tollway (twbench thesis)"
+"$bin/twrun" -n 2 "$bin/twbench" thesis
 echo
 echo "Side-by-side ratios against UCX: make bench"
