@@ -15,9 +15,8 @@
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
-#include "mp_check.h"
+#include "mp_rma.h"
 
 enum { TAG_REGION = 1, TAG_DONE };
 
@@ -36,50 +35,6 @@ enum { L_FADD8, L_FADD4, L_CAS8, L_MPI, L_HX, L_HS, L_PSCW };
 #define M_LOCK   60   /* lock acquisitions per rank, half exclusive */
 #define K_NOTE   300  /* notification puts and puts per rank to rank 0 */
 #define W4_START 0xffffff00u
-
-#define WAIT_LIMIT 60.0
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void send_msg(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t len) {
-    double limit = now() + WAIT_LIMIT;
-    for (;;) {
-        int rc = tw_velo_send(ep, dest, tag, buf, len);
-        if (rc == TW_OK) return;
-        CHECK_RC(rc, TW_RETRY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-}
-
-static void recv_msg(tw_ep_t *ep, unsigned tag, void *buf, size_t len) {
-    double limit = now() + WAIT_LIMIT;
-    tw_velo_msg_t msg;
-    for (;;) {
-        int rc = tw_velo_poll(ep, &msg, buf, len);
-        if (rc == TW_OK) break;
-        CHECK_RC(rc, TW_EMPTY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-    CHECK(msg.tag == tag);
-    CHECK(msg.length == len);
-}
-
-static void nq_next(tw_ep_t *ep, tw_notification_t *n) {
-    double limit = now() + WAIT_LIMIT;
-    for (;;) {
-        int rc = tw_nq_poll(ep, n);
-        if (rc == TW_OK) return;
-        CHECK_RC(rc, TW_EMPTY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-}
 
 static tw_ep_t *ep;
 static tw_region_t heap; /* rank 0's heap block, as every rank knows it */

@@ -9,56 +9,20 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#include "mp_check.h"
+#include "mp_rma.h"
 
 enum { TAG_ANNOUNCE = 1, TAG_FINISH, TAG_ACK };
 
-#define HALF       4096 /* the buffer: a half that gets read, then a half that puts write */
-#define ROUNDS     1000
-#define BATCH      4
-#define SENTINEL   0xdb
-#define WAIT_LIMIT 60.0
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static unsigned char pat(size_t pos, uint64_t salt) {
-    return (unsigned char)(((uint32_t)pos * 2654435761u + (uint32_t)salt * 40503u +
-                            (uint32_t)(salt >> 32) * 977u) >>
-                           24);
-}
+#define HALF     4096 /* the buffer: a half that gets read, then a half that puts write */
+#define ROUNDS   1000
+#define BATCH    4
+#define SENTINEL 0xdb
 
 /* The put half carries its salt (generation << 32 | sequence) in its first 8 bytes. */
 static void fill_put_half(unsigned char *p, uint64_t salt) {
     memcpy(p, &salt, 8);
     for (size_t i = 8; i < HALF; i++) p[i] = pat(i, salt);
-}
-
-static void send_msg(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t len) {
-    double limit = now() + WAIT_LIMIT;
-    for (;;) {
-        int rc = tw_velo_send(ep, dest, tag, buf, len);
-        if (rc == TW_OK) return;
-        CHECK_RC(rc, TW_RETRY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-}
-
-static void nq_next(tw_ep_t *ep, tw_notification_t *n) {
-    double limit = now() + WAIT_LIMIT;
-    for (;;) {
-        int rc = tw_nq_poll(ep, n);
-        if (rc == TW_OK) return;
-        CHECK_RC(rc, TW_EMPTY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
 }
 
 typedef struct announce {
@@ -75,7 +39,7 @@ static void owner(tw_ep_t *ep) {
     CHECK(b != NULL);
     unsigned seed = 12345;
     for (uint64_t gen = 1; gen <= ROUNDS; gen++) {
-        for (size_t i = 0; i < HALF; i++) b[i] = pat(i, gen);
+        fill_pattern(b, HALF, gen);
         fill_put_half(b + HALF, gen << 32);
         announce_t a = {gen, {0}};
         CHECK_RC(tw_reg(ep, b, 2 * HALF, TW_PERM_READ | TW_PERM_WRITE, &a.region), TW_OK);
@@ -85,7 +49,7 @@ static void owner(tw_ep_t *ep) {
         CHECK_RC(tw_dereg(ep, &a.region), TW_OK);
         /* Whatever completed before tw_dereg returned is whole, and was meant for
          * this registration: the read half as written, the put half one put. */
-        for (size_t i = 0; i < HALF; i++) CHECK(b[i] == pat(i, gen));
+        CHECK(check_pattern(b, HALF, gen) == HALF);
         uint64_t salt;
         memcpy(&salt, b + HALF, 8);
         CHECK(salt >> 32 == gen);
@@ -93,7 +57,7 @@ static void owner(tw_ep_t *ep) {
         memset(b, SENTINEL, 2 * HALF);
         until = now() + (20 + rand_r(&seed) % 100) * 1e-6;
         while (now() < until) CHECK_RC(tw_progress(ep), TW_OK);
-        for (size_t i = 0; i < 2 * HALF; i++) CHECK(b[i] == SENTINEL);
+        CHECK(all_bytes(b, 2 * HALF, SENTINEL));
     }
     uint64_t end = 0;
     send_msg(ep, 0, TAG_FINISH, &end, sizeof end);
@@ -102,13 +66,13 @@ static void owner(tw_ep_t *ep) {
     double limit = now() + WAIT_LIMIT;
     int rc;
     while ((rc = tw_velo_poll(ep, &msg, &t, sizeof t)) == TW_EMPTY) {
-        for (size_t i = 0; i < 2 * HALF; i++) CHECK(b[i] == SENTINEL);
+        CHECK(all_bytes(b, 2 * HALF, SENTINEL));
         CHECK(now() < limit);
         sched_yield();
     }
     CHECK_RC(rc, TW_OK);
     CHECK(msg.tag == TAG_ACK);
-    for (size_t i = 0; i < 2 * HALF; i++) CHECK(b[i] == SENTINEL);
+    CHECK(all_bytes(b, 2 * HALF, SENTINEL));
     tw_notification_t n;
     CHECK_RC(tw_nq_poll(ep, &n), TW_EMPTY); /* the initiator alone hears of faults */
     CHECK(tw_ep_stats(ep)->faults_stale == t.stale);
@@ -184,13 +148,11 @@ static void hammer(tw_ep_t *ep) {
             if (n.status == TW_ERR_STALE) {
                 t.stale++;
                 live = 0;
-                if (k % 2)
-                    for (size_t i = 0; i < HALF; i++) CHECK(d[i] == 0x77);
+                if (k % 2) CHECK(all_bytes(d, HALF, 0x77));
                 continue;
             }
             t.ok++;
-            if (k % 2)
-                for (size_t i = 0; i < HALF; i++) CHECK(d[i] == pat(i, cur.gen));
+            if (k % 2) CHECK(check_pattern(d, HALF, cur.gen) == HALF);
         }
     }
     CHECK_RC(tw_rma_flush(ep, 1), TW_OK);

@@ -9,46 +9,14 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "mp_check.h"
+#define ROUNDS     20
+#define WAIT_LIMIT 30.0 /* for the waits in mp_rma.h: shorter than its default */
+
+#include "mp_rma.h"
 
 enum { TAG_REGION = 1, TAG_DONE };
-
-#define ROUNDS     20
-#define WAIT_LIMIT 30.0
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void send_msg(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t len) {
-    double limit = now() + WAIT_LIMIT;
-    for (;;) {
-        int rc = tw_velo_send(ep, dest, tag, buf, len);
-        if (rc == TW_OK) return;
-        CHECK_RC(rc, TW_RETRY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-}
-
-static void recv_msg(tw_ep_t *ep, unsigned tag, void *buf, size_t len) {
-    double limit = now() + WAIT_LIMIT;
-    tw_velo_msg_t msg;
-    for (;;) {
-        int rc = tw_velo_poll(ep, &msg, buf, len);
-        if (rc == TW_OK) break;
-        CHECK_RC(rc, TW_EMPTY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-    CHECK(msg.tag == tag);
-    CHECK(msg.length == len);
-}
 
 static int per_peer;
 static tw_region_t mine;

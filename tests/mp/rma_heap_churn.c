@@ -8,57 +8,13 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/statvfs.h>
-#include <time.h>
 
-#include "mp_check.h"
+#include "mp_rma.h"
 
 enum { TAG_BLOCK = 1, TAG_DONE };
 
-#define ROUNDS     100
-#define BLOCK      ((size_t)16 << 20)
-#define WAIT_LIMIT 60.0
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static void send_msg(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t len) {
-    double limit = now() + WAIT_LIMIT;
-    for (;;) {
-        int rc = tw_velo_send(ep, dest, tag, buf, len);
-        if (rc == TW_OK) return;
-        CHECK_RC(rc, TW_RETRY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-}
-
-static void recv_msg(tw_ep_t *ep, unsigned tag, void *buf, size_t len) {
-    double limit = now() + WAIT_LIMIT;
-    tw_velo_msg_t msg;
-    for (;;) {
-        int rc = tw_velo_poll(ep, &msg, buf, len);
-        if (rc == TW_OK) break;
-        CHECK_RC(rc, TW_EMPTY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-    CHECK(msg.tag == tag);
-    CHECK(msg.length == len);
-}
-
-static void nq_next(tw_ep_t *ep, tw_notification_t *n) {
-    double limit = now() + WAIT_LIMIT;
-    for (;;) {
-        int rc = tw_nq_poll(ep, n);
-        if (rc == TW_OK) return;
-        CHECK_RC(rc, TW_EMPTY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-}
+#define ROUNDS 100
+#define BLOCK  ((size_t)16 << 20)
 
 /* This process's virtual memory size in KiB. */
 static long vm_size_kib(void) {

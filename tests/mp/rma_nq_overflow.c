@@ -11,83 +11,22 @@
  *     fill it and are refused; rank 0 drains and checks, rank 1 checks the data. */
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
-#include "mp_check.h"
+#include "mp_rma.h"
 
 enum { TAG_REGIONS = 1, TAG_STOP, TAG_DRAINED };
 
-#define SLOTS      128
-#define WORDS      131072
-#define A_BASE     0
-#define A2_BASE    1024
-#define A2_PUTS    300
-#define A2_MAX     60000
-#define B_BASE     100000
-#define MORE       10 /* refused attempts made after the first, to be sure */
-#define WAIT_LIMIT 60.0
-
-#define REQ  TW_NOTIFY_REQUESTER
-#define COMP TW_NOTIFY_COMPLETER
-#define RESP TW_NOTIFY_RESPONDER
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#define SLOTS   128
+#define WORDS   131072
+#define A_BASE  0
+#define A2_BASE 1024
+#define A2_PUTS 300
+#define A2_MAX  60000
+#define B_BASE  100000
+#define MORE    10 /* refused attempts made after the first, to be sure */
 
 static uint64_t marker(size_t w) {
     return 0xc0ffee0000000000ull | w;
-}
-
-static void send_msg(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t len) {
-    double limit = now() + WAIT_LIMIT;
-    for (;;) {
-        int rc = tw_velo_send(ep, dest, tag, buf, len);
-        if (rc == TW_OK) return;
-        CHECK_RC(rc, TW_RETRY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-}
-
-static size_t recv_msg(tw_ep_t *ep, unsigned tag, void *buf, size_t cap) {
-    double limit = now() + WAIT_LIMIT;
-    tw_velo_msg_t msg;
-    for (;;) {
-        int rc = tw_velo_poll(ep, &msg, buf, cap);
-        if (rc == TW_OK) break;
-        CHECK_RC(rc, TW_EMPTY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-    CHECK(msg.tag == tag);
-    return msg.length;
-}
-
-static void print_notification(const char *what, const tw_notification_t *n) {
-    fprintf(stderr, "rank %d: %s: op %u cls %u status %d peer %d length %llu cookie %llu\n",
-            mp_rank, what, n->op, n->cls, n->status, n->peer, (unsigned long long)n->length,
-            (unsigned long long)n->cookie);
-}
-
-static void nq_next(tw_ep_t *ep, tw_notification_t *n) {
-    double limit = now() + WAIT_LIMIT;
-    for (;;) {
-        int rc = tw_nq_poll(ep, n);
-        if (rc == TW_OK) return;
-        CHECK_RC(rc, TW_EMPTY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-}
-
-static void nq_empty(tw_ep_t *ep) {
-    tw_notification_t n;
-    int rc = tw_nq_poll(ep, &n);
-    if (rc == TW_OK) print_notification("unexpected notification", &n);
-    CHECK_RC(rc, TW_EMPTY);
 }
 
 static void expect(tw_ep_t *ep, unsigned cls, size_t cookie, int peer) {

@@ -13,9 +13,8 @@
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
-#include "mp_check.h"
+#include "mp_rma.h"
 
 #define BIG     ((size_t)64 << 20)
 #define MID     (((size_t)1 << 20) + 3)
@@ -27,108 +26,12 @@ enum { TAG_REGIONS = 1, TAG_READY, TAG_DONE };
 enum { MEM_HEAP, MEM_REG, MEM_LOCK };
 static const char *const mem_name[] = {"heap", "reg", "lock"};
 
-#define REQ  TW_NOTIFY_REQUESTER
-#define COMP TW_NOTIFY_COMPLETER
-#define RESP TW_NOTIFY_RESPONDER
-
 /* Word offsets in the target's heap block for the atomic series: a width-8 word
  * and a width-4 word that is 4- but not 8-aligned, with guard bytes around both. */
 #define ATOM8_OFF    128
 #define ATOM4_OFF    140
 #define ATOM_WIN_OFF 112
 #define ATOM_WIN_LEN 48
-
-/* What a failed check was doing, printed when a rank exits with status 1. */
-static char where[200];
-static void print_where(void) {
-    if (where[0]) fprintf(stderr, "rank %d: failed during: %s\n", mp_rank, where);
-}
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* Waits long enough for anything correct, short of twrun's own timeout. */
-#define WAIT_LIMIT 60.0
-
-static unsigned char pat(size_t pos, uint64_t salt) {
-    return (unsigned char)(((uint32_t)pos * 2654435761u + (uint32_t)salt * 40503u +
-                            (uint32_t)(pos >> 32)) >>
-                           24);
-}
-
-static void fill_pattern(unsigned char *p, size_t len, uint64_t salt) {
-    for (size_t i = 0; i < len; i++) p[i] = pat(i, salt);
-}
-
-/* The first byte that differs from the pattern, or len. */
-static size_t check_pattern(const unsigned char *p, size_t len, uint64_t salt) {
-    for (size_t i = 0; i < len; i++)
-        if (p[i] != pat(i, salt)) return i;
-    return len;
-}
-
-static int all_bytes(const unsigned char *p, size_t len, unsigned char v) {
-    for (size_t i = 0; i < len; i++)
-        if (p[i] != v) return 0;
-    return 1;
-}
-
-static void send_msg(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t len) {
-    double limit = now() + WAIT_LIMIT;
-    for (;;) {
-        int rc = tw_velo_send(ep, dest, tag, buf, len);
-        if (rc == TW_OK) return;
-        CHECK_RC(rc, TW_RETRY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-}
-
-/* Receives the next message, which must have this tag and length; waits inside
- * tw_velo_poll so that peers' pipelined requests are served meanwhile. */
-static void recv_msg(tw_ep_t *ep, unsigned tag, void *buf, size_t len) {
-    double limit = now() + WAIT_LIMIT;
-    tw_velo_msg_t msg;
-    for (;;) {
-        int rc = tw_velo_poll(ep, &msg, buf, len);
-        if (rc == TW_OK) break;
-        CHECK_RC(rc, TW_EMPTY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-    CHECK(msg.tag == tag);
-    CHECK(msg.length == len);
-}
-
-static void print_notification(const char *what, const tw_notification_t *n) {
-    fprintf(stderr,
-            "rank %d: %s: op %u cls %u success %u status %d peer %d length %llu cookie %llu "
-            "value %#llx nla %#llx\n",
-            mp_rank, what, n->op, n->cls, n->success, n->status, n->peer,
-            (unsigned long long)n->length, (unsigned long long)n->cookie,
-            (unsigned long long)n->value, (unsigned long long)n->nla);
-}
-
-static void nq_next(tw_ep_t *ep, tw_notification_t *n) {
-    double limit = now() + WAIT_LIMIT;
-    for (;;) {
-        int rc = tw_nq_poll(ep, n);
-        if (rc == TW_OK) return;
-        CHECK_RC(rc, TW_EMPTY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-}
-
-static void nq_empty(tw_ep_t *ep) {
-    tw_notification_t n;
-    int rc = tw_nq_poll(ep, &n);
-    if (rc == TW_OK) print_notification("unexpected notification", &n);
-    CHECK_RC(rc, TW_EMPTY);
-}
 
 static uint64_t width_mask(unsigned width) {
     return width == 4 ? 0xffffffffu : UINT64_MAX;
@@ -189,11 +92,6 @@ typedef struct ctx {
     unsigned char *local;  /* rank 0: source of puts, destination of gets */
     uint64_t round;
 } ctx_t;
-
-static const char *op_name(int op) {
-    static const char *const names[] = {"?", "put", "get", "put_imm", "notify_put", "atomic"};
-    return op >= 1 && op <= 5 ? names[op] : "?";
-}
 
 static void describe(const ctx_t *c, const round_t *r) {
     snprintf(where, sizeof where,

@@ -10,9 +10,8 @@
  * Rank 0 initiates, rank 1 owns the memory; each case is a READY/DONE handshake. */
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 
-#include "mp_check.h"
+#include "mp_rma.h"
 
 enum { TAG_REGIONS = 1, TAG_READY, TAG_DONE };
 
@@ -27,83 +26,7 @@ static const size_t buf_len[NBUF] = {65536, 65536, 65536, 8192, 4096, 4096};
 
 enum { KEY_OWN, KEY_WRONG, KEY_NEW };
 
-#define REQ  TW_NOTIFY_REQUESTER
-#define COMP TW_NOTIFY_COMPLETER
-#define RESP TW_NOTIFY_RESPONDER
-
-#define WAIT_LIMIT 60.0
-#define ANY_FAULT  1 /* as alt: any translation fault */
-
-static char where[200];
-static void print_where(void) {
-    if (where[0]) fprintf(stderr, "rank %d: failed during: %s\n", mp_rank, where);
-}
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static unsigned char pat(size_t pos, uint64_t salt) {
-    return (unsigned char)(((uint32_t)pos * 2654435761u + (uint32_t)salt * 40503u) >> 24);
-}
-
-static void fill_pattern(unsigned char *p, size_t len, size_t from, uint64_t salt) {
-    for (size_t i = 0; i < len; i++) p[i] = pat(from + i, salt);
-}
-
-static void send_msg(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t len) {
-    double limit = now() + WAIT_LIMIT;
-    for (;;) {
-        int rc = tw_velo_send(ep, dest, tag, buf, len);
-        if (rc == TW_OK) return;
-        CHECK_RC(rc, TW_RETRY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-}
-
-static void recv_msg(tw_ep_t *ep, unsigned tag, void *buf, size_t len) {
-    double limit = now() + WAIT_LIMIT;
-    tw_velo_msg_t msg;
-    for (;;) {
-        int rc = tw_velo_poll(ep, &msg, buf, len);
-        if (rc == TW_OK) break;
-        CHECK_RC(rc, TW_EMPTY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-    CHECK(msg.tag == tag);
-    CHECK(msg.length == len);
-}
-
-static void print_notification(const char *what, const tw_notification_t *n) {
-    fprintf(stderr,
-            "rank %d: %s: op %u cls %u status %d (%s) peer %d length %llu cookie %llu nla "
-            "%#llx\n",
-            mp_rank, what, n->op, n->cls, n->status, tw_strerror(n->status), n->peer,
-            (unsigned long long)n->length, (unsigned long long)n->cookie,
-            (unsigned long long)n->nla);
-}
-
-static void nq_next(tw_ep_t *ep, tw_notification_t *n) {
-    double limit = now() + WAIT_LIMIT;
-    for (;;) {
-        int rc = tw_nq_poll(ep, n);
-        if (rc == TW_OK) return;
-        CHECK_RC(rc, TW_EMPTY);
-        CHECK(now() < limit);
-        sched_yield();
-    }
-}
-
-static void nq_empty(tw_ep_t *ep) {
-    tw_notification_t n;
-    int rc = tw_nq_poll(ep, &n);
-    if (rc == TW_OK) print_notification("unexpected notification", &n);
-    CHECK_RC(rc, TW_EMPTY);
-}
+#define ANY_FAULT 1 /* as alt: any translation fault */
 
 typedef struct fcase {
     int op; /* tw_op_t */
@@ -130,11 +53,6 @@ typedef struct ctx {
     unsigned char *local; /* rank 0 */
     uint64_t round;
 } ctx_t;
-
-static const char *op_name(int op) {
-    static const char *const names[] = {"?", "put", "get", "put_imm", "notify_put", "atomic"};
-    return op >= 1 && op <= 5 ? names[op] : "?";
-}
 
 static int buf_of(int reg) {
     static const int map[NREG] = {B_RW, B_RO, B_WO, B_HEAP, B_HEAP, B_ST,
@@ -173,7 +91,7 @@ static int acceptable(const fcase_t *f, int status) {
 static void apply_valid(ctx_t *c, const fcase_t *f, uint64_t round) {
     int b = buf_of(f->reg);
     unsigned char *m = c->copy[b] + f->off;
-    if (f->op == TW_OP_PUT) fill_pattern(m, f->len, 0, round);
+    if (f->op == TW_OP_PUT) fill_pattern(m, f->len, round);
     if (f->op == TW_OP_PUT_IMM)
         for (size_t i = 0; i < f->len; i++)
             m[i] = (unsigned char)(0xa1b2c3d4e5f60718ull >> (8 * i));
@@ -228,7 +146,7 @@ static void run_case(ctx_t *c, const fcase_t *f) {
     unsigned char *buf = c->local + 64 + 3; /* unaligned, guarded */
     size_t span = f->len + 128;
     if (f->op == TW_OP_PUT)
-        fill_pattern(buf, f->len, 0, c->round);
+        fill_pattern(buf, f->len, c->round);
     else
         memset(c->local, 0x5a, span);
     uint64_t fetched = 0x5a5a5a5a5a5a5a5aull;
@@ -443,7 +361,7 @@ int main(void) {
                 b == B_HEAP ? tw_heap_alloc(ep, buf_len[b], &c.reg[HEAP]) : malloc(buf_len[b]);
             c.copy[b] = malloc(buf_len[b]);
             CHECK(c.buf[b] && c.copy[b]);
-            fill_pattern(c.buf[b], buf_len[b], 0, 100 + (uint64_t)b);
+            fill_pattern(c.buf[b], buf_len[b], 100 + (uint64_t)b);
         }
         CHECK(c.reg[HEAP].length == buf_len[B_HEAP]);
         CHECK_RC(tw_reg(ep, c.buf[B_RW], buf_len[B_RW], TW_PERM_READ | TW_PERM_WRITE, &c.reg[RW]),
