@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make demo: Tollway at work over shared memory on this machine — a native program
-# (a token around a ring of ranks, checked), the VELO and RMA benchmarks.
+# (a token around a ring of ranks, checked), a real MPI program built with our
+# mpicc, and the VELO and RMA benchmarks.
 set -euo pipefail
 build=${1:-build}
 bin=$build/bin
@@ -10,6 +11,11 @@ echo "== Tollway $("$bin/twinfo" | head -1 | cut -d' ' -f2) on $(nproc) cores ==
 echo
 echo "-- A token around a ring of $ranks ranks (twrun -n $ranks token_ring 100)"
 "$bin/twrun" -n $ranks "$bin/token_ring" 100
+echo
+echo "-- A real MPI program, built with Tollway's mpicc and run with its mpiexec"
+echo "   ($bin/mpicc -O2 examples/mpi_pi.c -o $build/mpi_pi -lm; mpiexec -n $ranks mpi_pi)"
+"$bin/mpicc" -O2 "$(dirname "$0")/mpi_pi.c" -o "$build/mpi_pi" -lm
+"$bin/mpiexec" -n $ranks "$build/mpi_pi"
 echo
 echo "-- VELO ping-pong latency between 2 ranks pinned to 2 cores (twbench velo-latency)"
 "$bin/twrun" -n 2 "$bin/twbench" velo-latency

@@ -38,7 +38,8 @@ typedef struct tw_region {
  * is full. */
 int tw_reg(tw_ep_t *ep, void *addr, size_t length, unsigned perms, tw_region_t *region);
 
-/* Deregisters; returns once no operation in flight uses the region. */
+/* Deregisters; returns once no operation in flight uses the region. A shared-heap
+ * block's registration goes with tw_heap_free, not here (TW_ERR_ARG). */
 int tw_dereg(tw_ep_t *ep, tw_region_t *region);
 
 /* The shared heap: memory that peers on this node map and copy with plain loads

@@ -42,6 +42,12 @@ typedef struct tw_velo_msg {
  * its mailbox; every later one touches only the slots it writes. */
 int tw_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t len);
 
+/* As tw_velo_send, for a message made of a header and a body, copied straight into
+ * the mailbox one after the other (hlen + len <= TW_VELO_MAX_SIZE): the way upper
+ * layers add their header without copying the payload twice. */
+int tw_velo_sendv(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, size_t hlen,
+                  const void *buf, size_t len);
+
 /* Receives the next message into buf if there is one: TW_OK (msg filled),
  * TW_EMPTY, or TW_ERR_TRUNCATE (cap < length; msg says the length, the message
  * stays queued). */
@@ -58,6 +64,8 @@ int tw_velo_probe(tw_ep_t *ep, tw_velo_msg_t *msg);
  * at a time; release it before the next poll, peek or recv. */
 int tw_velo_peek(tw_ep_t *ep, tw_velo_msg_t *msg);
 int tw_velo_release(tw_ep_t *ep, tw_velo_msg_t *msg);
+/* Ends a peek without consuming: the message stays first in the mailbox. */
+int tw_velo_unpeek(tw_ep_t *ep, tw_velo_msg_t *msg);
 
 #ifdef __cplusplus
 }

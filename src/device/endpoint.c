@@ -270,3 +270,11 @@ void tw_ep_yield(tw_ep_t *ep, unsigned *spins) {
     __builtin_ia32_pause(); /* let the rank sharing this core run */
 #endif
 }
+
+void tw_ep_relax(tw_ep_t *ep, unsigned *spins) {
+    tw_ep_idle(ep, spins);
+}
+
+void tw_ep_abort(tw_ep_t *ep, int code, const char *msg) {
+    tw_pmi_abort(&ep->job->pmi, code, msg);
+}

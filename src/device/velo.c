@@ -11,10 +11,13 @@
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-int tw_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t len) {
-    if (unlikely(!ep || (!buf && len))) return TW_ERR_ARG;
+/* Posts header + body into dest's mailbox: the body of tw_velo_send (no header)
+ * and tw_velo_sendv. */
+static inline int velo_post(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, size_t hlen,
+                            const void *buf, size_t len) {
+    if (unlikely(!ep || (!hdr && hlen) || (!buf && len))) return TW_ERR_ARG;
     if (unlikely((unsigned)dest >= (unsigned)ep->size)) return TW_ERR_RANK;
-    if (unlikely(len > TW_VELO_MAX_SIZE)) return TW_ERR_SIZE;
+    if (unlikely(hlen > TW_VELO_MAX_SIZE || len > TW_VELO_MAX_SIZE - hlen)) return TW_ERR_SIZE;
     if (unlikely(tag > TW_VELO_TAG_MAX)) return TW_ERR_TAG;
     tw_peer_t *peer = ep->peers[dest];
     if (unlikely(!peer)) {
@@ -22,14 +25,28 @@ int tw_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t le
         if (rc) return rc;
         peer = ep->peers[dest];
     }
-    uint64_t user = ((uint64_t)tag << VELO_TAG_SHIFT) | ((uint64_t)ep->rank << VELO_SOURCE_SHIFT);
-    if (unlikely(tw_ring_push(&peer->velo, user, buf, len) != TW_RING_OK)) {
+    tw_slot_t *s = tw_ring_reserve(&peer->velo, hlen + len);
+    if (unlikely(!s)) {
         ep->stats.send_retries++;
         return TW_RETRY;
     }
+    unsigned char *at = (unsigned char *)&s->word[1];
+    if (hlen) tw_copy(at, hdr, hlen);
+    tw_copy(at + hlen, buf, len);
+    tw_ring_commit(s, ((uint64_t)tag << VELO_TAG_SHIFT) | ((uint64_t)ep->rank << VELO_SOURCE_SHIFT),
+                   hlen + len);
     ep->stats.msgs_sent++;
-    ep->stats.bytes_sent += len;
+    ep->stats.bytes_sent += hlen + len;
     return TW_OK;
+}
+
+int tw_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t len) {
+    return velo_post(ep, dest, tag, NULL, 0, buf, len);
+}
+
+int tw_velo_sendv(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, size_t hlen,
+                  const void *buf, size_t len) {
+    return velo_post(ep, dest, tag, hdr, hlen, buf, len);
 }
 
 /* The message at the head of the mailbox, decoded and checked. */
@@ -115,5 +132,13 @@ int tw_velo_release(tw_ep_t *ep, tw_velo_msg_t *msg) {
     if (tw_ring_peek(&ep->velo_rx, &status, &payload) != TW_RING_OK) return TW_ERR_STATE;
     ep->peeked = 0;
     consume(ep, msg, status);
+    return TW_OK;
+}
+
+int tw_velo_unpeek(tw_ep_t *ep, tw_velo_msg_t *msg) {
+    if (!ep || !msg) return TW_ERR_ARG;
+    if (!ep->peeked) return TW_ERR_STATE;
+    ep->peeked = 0;
+    msg->data = NULL;
     return TW_OK;
 }

@@ -25,6 +25,8 @@ static const tw_config_var_t vars[] = {
      "how blocking calls wait: spin, yield (give the core away between polls), or auto "
      "(spin while the node has a core per rank)",
      0},
+    {"TW_CC", "", "C compiler mpicc runs (default: the one Tollway was built with)", 0},
+    {"TW_CXX", "", "C++ compiler mpicxx runs (default: c++)", 0},
     {"TW_JOB_ID", "", "job id (hex); names the job's shared-memory objects", 1},
     {"TW_JOB_KEY", "", "random 64-bit job key (16 hex digits); checked on every mailbox mapped", 1},
     {"TW_LOCAL_RANK", "", "rank among the ranks on this node", 1},
@@ -121,6 +123,8 @@ static int set_var(tw_config_t *cfg, const char *name, const char *value, char *
         if (parse_long(value, 1, 1 << 30, &v))
             return fail(err, errlen, name, value, "must be a positive count");
         cfg->local_size = (int)v;
+    } else if (strcmp(name, "TW_CC") == 0 || strcmp(name, "TW_CXX") == 0) {
+        /* read by the mpicc and mpicxx wrappers, not by the library */
     } else if (strcmp(name, "TW_BOUND_CORE") == 0) {
         if (parse_long(value, 0, 1 << 20, &v))
             return fail(err, errlen, name, value, "must be a core number");

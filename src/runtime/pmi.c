@@ -154,11 +154,11 @@ int tw_pmi_finalize(tw_pmi_t *pmi) {
 }
 
 void tw_pmi_abort(tw_pmi_t *pmi, int code, const char *msg) {
+    if (msg) fprintf(stderr, "%s\n", msg); /* before the launcher ends us */
     if (pmi->fd >= 0) {
         char line[256];
         snprintf(line, sizeof line, "cmd=abort exitcode=%d\n", code);
         (void)write_line(pmi, line);
     }
-    if (msg) fprintf(stderr, "tollway: abort: %s\n", msg);
     _exit(code ? code : 1);
 }

@@ -1,0 +1,173 @@
+/* Tollway MPI: the C binding (usable from C++).
+ *
+ * Handles are integers with their kind in the top bits (as in MPICH), so a handle of
+ * the wrong kind is recognised and answered with the right error class.
+ *
+ * This header declares what the library implements, and nothing more: a program
+ * that needs a call not yet here fails to compile, not to link or to run. */
+#ifndef TOLLWAY_MPI_H
+#define TOLLWAY_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPI_VERSION    3
+#define MPI_SUBVERSION 1
+
+typedef int MPI_Comm;
+typedef int MPI_Datatype;
+typedef int MPI_Request;
+typedef int MPI_Errhandler;
+typedef intptr_t MPI_Aint;
+typedef long long MPI_Count;
+typedef long long MPI_Offset;
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int tw_count_lo; /* bytes received, low and high halves */
+    int tw_count_hi;
+    int tw_cancelled;
+} MPI_Status;
+
+#define MPI_STATUS_IGNORE   ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
+
+/* handle kinds: 0x44 communicator, 0x4c datatype, 0x2c request, 0x54 errhandler */
+#define MPI_COMM_NULL  ((MPI_Comm)0x04000000)
+#define MPI_COMM_WORLD ((MPI_Comm)0x44000000)
+#define MPI_COMM_SELF  ((MPI_Comm)0x44000001)
+
+#define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
+
+#define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0x14000000)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
+#define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x54000001)
+
+/* predefined datatypes: 0x4c | size << 8 | id */
+#define TW_MPI_TYPE(id, size)  ((MPI_Datatype)(0x4c000000 | ((size) << 8) | (id)))
+#define MPI_DATATYPE_NULL      ((MPI_Datatype)0x0c000000)
+#define MPI_CHAR               TW_MPI_TYPE(1, 1)
+#define MPI_SIGNED_CHAR        TW_MPI_TYPE(2, 1)
+#define MPI_UNSIGNED_CHAR      TW_MPI_TYPE(3, 1)
+#define MPI_BYTE               TW_MPI_TYPE(4, 1)
+#define MPI_WCHAR              TW_MPI_TYPE(5, 4)
+#define MPI_SHORT              TW_MPI_TYPE(6, 2)
+#define MPI_UNSIGNED_SHORT     TW_MPI_TYPE(7, 2)
+#define MPI_INT                TW_MPI_TYPE(8, 4)
+#define MPI_UNSIGNED           TW_MPI_TYPE(9, 4)
+#define MPI_LONG               TW_MPI_TYPE(10, 8)
+#define MPI_UNSIGNED_LONG      TW_MPI_TYPE(11, 8)
+#define MPI_LONG_LONG_INT      TW_MPI_TYPE(12, 8)
+#define MPI_LONG_LONG          MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG TW_MPI_TYPE(13, 8)
+#define MPI_FLOAT              TW_MPI_TYPE(14, 4)
+#define MPI_DOUBLE             TW_MPI_TYPE(15, 8)
+#define MPI_LONG_DOUBLE        TW_MPI_TYPE(16, 16)
+#define MPI_C_BOOL             TW_MPI_TYPE(17, 1)
+#define MPI_INT8_T             TW_MPI_TYPE(18, 1)
+#define MPI_INT16_T            TW_MPI_TYPE(19, 2)
+#define MPI_INT32_T            TW_MPI_TYPE(20, 4)
+#define MPI_INT64_T            TW_MPI_TYPE(21, 8)
+#define MPI_UINT8_T            TW_MPI_TYPE(22, 1)
+#define MPI_UINT16_T           TW_MPI_TYPE(23, 2)
+#define MPI_UINT32_T           TW_MPI_TYPE(24, 4)
+#define MPI_UINT64_T           TW_MPI_TYPE(25, 8)
+#define MPI_AINT               TW_MPI_TYPE(26, 8)
+#define MPI_COUNT              TW_MPI_TYPE(27, 8)
+#define MPI_OFFSET             TW_MPI_TYPE(28, 8)
+#define MPI_PACKED             TW_MPI_TYPE(29, 1)
+
+#define MPI_ANY_SOURCE   (-2)
+#define MPI_ANY_TAG      (-1)
+#define MPI_PROC_NULL    (-1)
+#define MPI_UNDEFINED    (-32766)
+#define MPI_TAG_UB_VALUE 0x7fffffff
+
+#define MPI_THREAD_SINGLE     0
+#define MPI_THREAD_FUNNELED   1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE   3
+
+#define MPI_MAX_PROCESSOR_NAME         128
+#define MPI_MAX_ERROR_STRING           512
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+
+/* error classes */
+#define MPI_SUCCESS       0
+#define MPI_ERR_BUFFER    1
+#define MPI_ERR_COUNT     2
+#define MPI_ERR_TYPE      3
+#define MPI_ERR_TAG       4
+#define MPI_ERR_COMM      5
+#define MPI_ERR_RANK      6
+#define MPI_ERR_REQUEST   7
+#define MPI_ERR_ROOT      8
+#define MPI_ERR_GROUP     9
+#define MPI_ERR_OP        10
+#define MPI_ERR_ARG       13
+#define MPI_ERR_UNKNOWN   14
+#define MPI_ERR_TRUNCATE  15
+#define MPI_ERR_OTHER     16
+#define MPI_ERR_INTERN    17
+#define MPI_ERR_IN_STATUS 18
+#define MPI_ERR_PENDING   19
+#define MPI_ERR_NO_MEM    34
+#define MPI_ERR_LASTCODE  0x3fffffff
+
+/* environment */
+int MPI_Init(int *argc, char ***argv);
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
+int MPI_Finalize(void);
+int MPI_Initialized(int *flag);
+int MPI_Finalized(int *flag);
+int MPI_Abort(MPI_Comm comm, int errorcode);
+int MPI_Get_processor_name(char *name, int *resultlen);
+int MPI_Get_version(int *version, int *subversion);
+int MPI_Get_library_version(char *version, int *resultlen);
+double MPI_Wtime(void);
+double MPI_Wtick(void);
+int MPI_Error_string(int errorcode, char *string, int *resultlen);
+int MPI_Error_class(int errorcode, int *errorclass);
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
+
+/* communicators */
+int MPI_Comm_rank(MPI_Comm comm, int *rank);
+int MPI_Comm_size(MPI_Comm comm, int *size);
+int MPI_Barrier(MPI_Comm comm);
+
+/* datatypes */
+int MPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+
+/* point-to-point */
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status);
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request);
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status);
+int MPI_Wait(MPI_Request *request, MPI_Status *status);
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]);
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,234 @@
+/* MPI environment: init and finalize, errors and error handlers, communicators
+ * WORLD and SELF, datatype sizes, time. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mpi/mpi_impl.h"
+
+tw_mpi_state_t tw_mpi;
+
+static const char *class_names[] = {
+    [MPI_SUCCESS] = "no error",
+    [MPI_ERR_BUFFER] = "invalid buffer pointer",
+    [MPI_ERR_COUNT] = "invalid count",
+    [MPI_ERR_TYPE] = "invalid datatype",
+    [MPI_ERR_TAG] = "invalid tag",
+    [MPI_ERR_COMM] = "invalid communicator",
+    [MPI_ERR_RANK] = "invalid rank",
+    [MPI_ERR_REQUEST] = "invalid request",
+    [MPI_ERR_ROOT] = "invalid root",
+    [MPI_ERR_GROUP] = "invalid group",
+    [MPI_ERR_OP] = "invalid operation",
+    [MPI_ERR_ARG] = "invalid argument",
+    [MPI_ERR_UNKNOWN] = "unknown error",
+    [MPI_ERR_TRUNCATE] = "message truncated",
+    [MPI_ERR_OTHER] = "other error",
+    [MPI_ERR_INTERN] = "internal error",
+    [MPI_ERR_IN_STATUS] = "error code in status",
+    [MPI_ERR_PENDING] = "pending request",
+    [MPI_ERR_NO_MEM] = "out of memory",
+};
+
+int MPI_Error_class(int errorcode, int *errorclass) {
+    if (!errorclass) return MPI_ERR_ARG;
+    *errorclass = errorcode;
+    return MPI_SUCCESS;
+}
+
+int MPI_Error_string(int errorcode, char *string, int *resultlen) {
+    if (!string || !resultlen) return MPI_ERR_ARG;
+    const char *s = errorcode >= 0 && errorcode < (int)(sizeof class_names / sizeof *class_names) &&
+                            class_names[errorcode]
+                        ? class_names[errorcode]
+                        : "unknown error code";
+    *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s", s);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_error(tw_mpi_comm_t *comm, const char *call, int errclass, const char *detail) {
+    MPI_Errhandler h = comm ? comm->errhandler : tw_mpi.world.errhandler;
+    if (h == MPI_ERRORS_RETURN) return errclass;
+    char msg[1024 + MPI_MAX_ERROR_STRING], name[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(errclass, name, &len);
+    snprintf(msg, sizeof msg, "tollway MPI: rank %d: %s: %s%s%s (error class %d); ending the job",
+             tw_mpi.rank, call, name, detail ? ": " : "", detail ? detail : "", errclass);
+    if (tw_mpi.ep) tw_ep_abort(tw_mpi.ep, 1, msg);
+    fprintf(stderr, "%s\n", msg);
+    _exit(1);
+}
+
+tw_mpi_comm_t *tw_mpi_comm_get(MPI_Comm comm) {
+    if (comm == MPI_COMM_WORLD) return &tw_mpi.world;
+    if (comm == MPI_COMM_SELF) return &tw_mpi.self;
+    return NULL;
+}
+
+int tw_mpi_type_size(MPI_Datatype type) {
+    if ((type & 0xff000000) != 0x4c000000 || (type & 0xff) == 0 || (type & 0xff) > 29) return -1;
+    return (type >> 8) & 0xff;
+}
+
+/* Every call but a few needs an initialised, not yet finalised library. */
+#define NEED_INIT(call)                                                                            \
+    do {                                                                                           \
+        if (!tw_mpi.initialized || tw_mpi.finalized) {                                             \
+            fprintf(stderr, "tollway MPI: %s called %s\n", call,                                   \
+                    tw_mpi.finalized ? "after MPI_Finalize" : "before MPI_Init");                  \
+            return MPI_ERR_OTHER;                                                                  \
+        }                                                                                          \
+    } while (0)
+
+int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
+    (void)argc;
+    (void)argv;
+    if (tw_mpi.initialized) {
+        fprintf(stderr, "tollway MPI: MPI_Init called twice\n");
+        return MPI_ERR_OTHER;
+    }
+    int rc = tw_ep_open(&tw_mpi.ep);
+    if (rc) {
+        fprintf(stderr, "tollway MPI: MPI_Init failed: %s\n", tw_strerror(rc));
+        _exit(1);
+    }
+    tw_mpi.rank = tw_ep_rank(tw_mpi.ep);
+    tw_mpi.size = tw_ep_size(tw_mpi.ep);
+    tw_mpi.world = (tw_mpi_comm_t){MPI_COMM_WORLD, tw_mpi.rank, tw_mpi.size,
+                                   TW_CTX_WORLD,   0,           MPI_ERRORS_ARE_FATAL};
+    tw_mpi.self = (tw_mpi_comm_t){MPI_COMM_SELF, 0, 1, TW_CTX_SELF, 1, MPI_ERRORS_ARE_FATAL};
+    tw_mpi_p2p_init();
+    tw_mpi.initialized = 1;
+    /* One thread drives the library at a time. */
+    if (provided) *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    return MPI_SUCCESS;
+}
+
+int MPI_Init(int *argc, char ***argv) {
+    int provided;
+    return MPI_Init_thread(argc, argv, MPI_THREAD_SINGLE, &provided);
+}
+
+int MPI_Finalize(void) {
+    NEED_INIT("MPI_Finalize");
+    MPI_Barrier(MPI_COMM_WORLD); /* nobody leaves while a peer may still talk to it */
+    tw_ep_barrier(tw_mpi.ep);
+    tw_ep_close(tw_mpi.ep);
+    tw_mpi.ep = NULL;
+    tw_mpi.finalized = 1;
+    return MPI_SUCCESS;
+}
+
+int MPI_Initialized(int *flag) {
+    if (!flag) return MPI_ERR_ARG;
+    *flag = tw_mpi.initialized;
+    return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int *flag) {
+    if (!flag) return MPI_ERR_ARG;
+    *flag = tw_mpi.finalized;
+    return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+    (void)comm;
+    char msg[128];
+    snprintf(msg, sizeof msg, "tollway MPI: rank %d called MPI_Abort(%d)", tw_mpi.rank, errorcode);
+    if (tw_mpi.ep) tw_ep_abort(tw_mpi.ep, errorcode ? errorcode : 1, msg);
+    fprintf(stderr, "%s\n", msg);
+    _exit(errorcode ? errorcode : 1);
+}
+
+int MPI_Get_processor_name(char *name, int *resultlen) {
+    if (!name || !resultlen) return MPI_ERR_ARG;
+    if (gethostname(name, MPI_MAX_PROCESSOR_NAME))
+        snprintf(name, MPI_MAX_PROCESSOR_NAME, "localhost");
+    name[MPI_MAX_PROCESSOR_NAME - 1] = '\0';
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_version(int *version, int *subversion) {
+    if (!version || !subversion) return MPI_ERR_ARG;
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char *version, int *resultlen) {
+    if (!version || !resultlen) return MPI_ERR_ARG;
+    *resultlen =
+        snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "Tollway MPI %d.%d.%d (MPI %d.%d)",
+                 TW_VERSION_MAJOR, TW_VERSION_MINOR, TW_VERSION_PATCH, MPI_VERSION, MPI_SUBVERSION);
+    return MPI_SUCCESS;
+}
+
+double MPI_Wtime(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+double MPI_Wtick(void) {
+    struct timespec t;
+    clock_getres(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
+    NEED_INIT("MPI_Comm_set_errhandler");
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    if (!c) return tw_mpi_error(NULL, "MPI_Comm_set_errhandler", MPI_ERR_COMM, NULL);
+    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
+        return tw_mpi_error(c, "MPI_Comm_set_errhandler", MPI_ERR_ARG, "unknown error handler");
+    c->errhandler = errhandler;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) {
+    NEED_INIT("MPI_Comm_get_errhandler");
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    if (!c) return tw_mpi_error(NULL, "MPI_Comm_get_errhandler", MPI_ERR_COMM, NULL);
+    if (!errhandler) return tw_mpi_error(c, "MPI_Comm_get_errhandler", MPI_ERR_ARG, NULL);
+    *errhandler = c->errhandler;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_rank(MPI_Comm comm, int *rank) {
+    NEED_INIT("MPI_Comm_rank");
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    if (!c) return tw_mpi_error(NULL, "MPI_Comm_rank", MPI_ERR_COMM, NULL);
+    if (!rank) return tw_mpi_error(c, "MPI_Comm_rank", MPI_ERR_ARG, "rank is NULL");
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_size(MPI_Comm comm, int *size) {
+    NEED_INIT("MPI_Comm_size");
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    if (!c) return tw_mpi_error(NULL, "MPI_Comm_size", MPI_ERR_COMM, NULL);
+    if (!size) return tw_mpi_error(c, "MPI_Comm_size", MPI_ERR_ARG, "size is NULL");
+    *size = c->size;
+    return MPI_SUCCESS;
+}
+
+int MPI_Type_size(MPI_Datatype datatype, int *size) {
+    int s = tw_mpi_type_size(datatype);
+    if (s < 0) return tw_mpi_error(NULL, "MPI_Type_size", MPI_ERR_TYPE, NULL);
+    if (!size) return tw_mpi_error(NULL, "MPI_Type_size", MPI_ERR_ARG, NULL);
+    *size = s;
+    return MPI_SUCCESS;
+}
+
+int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
+    int s = tw_mpi_type_size(datatype);
+    if (s < 0) return tw_mpi_error(NULL, "MPI_Get_count", MPI_ERR_TYPE, NULL);
+    if (!status || !count) return tw_mpi_error(NULL, "MPI_Get_count", MPI_ERR_ARG, NULL);
+    long long bytes = (long long)(unsigned)status->tw_count_lo | (long long)status->tw_count_hi
+                                                                     << 32;
+    *count = s == 0 ? 0 : bytes % s ? MPI_UNDEFINED : (int)(bytes / s);
+    return MPI_SUCCESS;
+}

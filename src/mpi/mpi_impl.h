@@ -1,0 +1,70 @@
+/* Tollway MPI internals. The MPI layer stands on the native API only. */
+#ifndef TW_MPI_IMPL_H
+#define TW_MPI_IMPL_H
+
+#include <stdint.h>
+
+#include <mpi.h>
+#include <tollway/tollway.h>
+
+/* VELO tags of the MPI protocols */
+enum { TW_MPI_EAGER = 1, TW_MPI_RTS = 2 };
+
+/* Communicator contexts: point-to-point and collective traffic of a communicator
+ * never match each other. */
+enum { TW_CTX_WORLD = 0, TW_CTX_SELF = 2, TW_CTX_COLL = 1 };
+
+/* The header in front of every MPI message. */
+typedef struct tw_mpi_hdr {
+    int32_t tag;
+    uint32_t context;
+} tw_mpi_hdr_t;
+
+/* What a request-to-send carries after the header. */
+typedef struct tw_mpi_rts {
+    uint64_t size;
+    uint64_t nla, key;
+    uint32_t sreq; /* the sender's request handle */
+    uint32_t unused;
+} tw_mpi_rts_t;
+
+#define TW_MPI_EAGER_MAX (TW_VELO_MAX_SIZE - sizeof(tw_mpi_hdr_t))
+
+typedef struct tw_mpi_comm {
+    MPI_Comm handle;
+    int rank, size;
+    uint32_t context;
+    int self; /* MPI_COMM_SELF: rank 0 is this process */
+    MPI_Errhandler errhandler;
+} tw_mpi_comm_t;
+
+typedef struct tw_mpi_state {
+    int initialized, finalized;
+    tw_ep_t *ep;
+    int rank, size;
+    tw_mpi_comm_t world, self;
+} tw_mpi_state_t;
+
+extern tw_mpi_state_t tw_mpi;
+
+/* Reports an error as comm's error handler says: returns the class for
+ * MPI_ERRORS_RETURN, ends the job for MPI_ERRORS_ARE_FATAL. */
+int tw_mpi_error(tw_mpi_comm_t *comm, const char *call, int errclass, const char *detail);
+tw_mpi_comm_t *tw_mpi_comm_get(MPI_Comm comm);
+int tw_mpi_type_size(MPI_Datatype type); /* -1: not a datatype */
+
+/* point-to-point engine (p2p.c) */
+void tw_mpi_p2p_init(void);
+void tw_mpi_progress(void);
+int tw_mpi_isend(const void *buf, size_t bytes, int dest_world, int tag, uint32_t context, int sync,
+                 MPI_Request *req);
+int tw_mpi_irecv(void *buf, size_t bytes, int source_world, int tag, uint32_t context,
+                 MPI_Request *req);
+/* Waits for one request; fills status; frees it. Returns the request's error class. */
+int tw_mpi_wait(MPI_Request *req, MPI_Status *status);
+int tw_mpi_test(MPI_Request *req, int *flag, MPI_Status *status);
+int tw_mpi_iprobe(int source_world, int tag, uint32_t context, int *flag, MPI_Status *status);
+int tw_mpi_request_valid(MPI_Request req);
+int tw_mpi_request_done(MPI_Request req); /* valid and complete */
+
+#endif

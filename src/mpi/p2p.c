@@ -1,0 +1,433 @@
+/* The MPI point-to-point engine on the native API.
+ *
+ * Protocols, by size:
+ *   eager (up to TW_MPI_EAGER_MAX bytes): header and payload in one VELO message — a
+ *     single 64-byte slot up to 48 bytes, consecutive slots beyond;
+ *   rendezvous (longer, and every synchronous send): a request-to-send names the
+ *     sender's buffer by NLA and key; the receiver gets it straight into the user
+ *     buffer, asking for completer and responder notifications, which complete both
+ *     sides without another message.
+ * Messages are matched in arrival order per sender (VELO keeps each sender's order),
+ * so MPI's non-overtaking rule holds whatever the protocol mix. A message that
+ * arrives before its receive is posted is copied out (eager) or remembered (RTS);
+ * the copies are bounded, and past the bound the mailbox is left full, which holds
+ * the senders back instead of exhausting memory. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_impl.h"
+
+enum { REQ_FREE, REQ_SEND, REQ_RECV };
+enum { MAX_REQUESTS = 65535 };
+#define UNEXPECTED_BYTES_MAX ((size_t)64 << 20)
+
+typedef struct req {
+    uint8_t kind, done, rts, pending;
+    uint8_t gen;
+    int error;
+    int peer; /* send: destination; receive: source filter (world rank or ANY) */
+    int tag;  /* send: tag; receive: filter */
+    uint32_t context;
+    void *buf;
+    size_t bytes; /* send: size; receive: capacity */
+    int st_source, st_tag;
+    size_t st_bytes;
+    tw_region_t region; /* rendezvous send: the registered buffer */
+    tw_mpi_rts_t got;   /* rendezvous receive waiting to start its get */
+    int got_from;
+    int next; /* list link: posted receives, pending sends, pending gets */
+} req_t;
+
+typedef struct unexpected {
+    int source, tag;
+    uint32_t context;
+    int is_rts;
+    tw_mpi_rts_t rts;
+    size_t len;
+    struct unexpected *next;
+    unsigned char data[];
+} unexpected_t;
+
+typedef struct list {
+    int head, tail;
+} list_t;
+
+static req_t *reqs;
+static int free_head;
+static list_t posted, pending_sends, pending_gets;
+static int *pending_to; /* pending sends per destination, to keep their order */
+static unexpected_t *unexp_head, *unexp_tail;
+static size_t unexp_bytes;
+static unsigned char sync_dummy; /* what a zero-byte synchronous send registers */
+
+/* ---- requests ---- */
+
+static MPI_Request handle_of(int i) {
+    return (MPI_Request)(0x2c000000 | reqs[i].gen << 16 | i);
+}
+
+static int index_of(MPI_Request h) {
+    int i = h & 0xffff;
+    if ((h & 0xff000000) != 0x2c000000 || i == 0 || i > MAX_REQUESTS) return -1;
+    if (reqs[i].kind == REQ_FREE || reqs[i].gen != ((h >> 16) & 0xff)) return -1;
+    return i;
+}
+
+int tw_mpi_request_valid(MPI_Request req) {
+    return index_of(req) > 0;
+}
+
+int tw_mpi_request_done(MPI_Request req) {
+    int i = index_of(req);
+    return i > 0 && reqs[i].done;
+}
+
+static int req_alloc(int kind) {
+    if (!free_head) return 0;
+    int i = free_head;
+    free_head = reqs[i].next;
+    uint8_t gen = (uint8_t)(reqs[i].gen + 1);
+    memset(&reqs[i], 0, sizeof reqs[i]);
+    reqs[i].gen = gen;
+    reqs[i].kind = (uint8_t)kind;
+    return i;
+}
+
+static void req_free(int i) {
+    reqs[i].kind = REQ_FREE;
+    reqs[i].next = free_head;
+    free_head = i;
+}
+
+static void list_push(list_t *l, int i) {
+    reqs[i].next = 0;
+    if (l->tail)
+        reqs[l->tail].next = i;
+    else
+        l->head = i;
+    l->tail = i;
+}
+
+static void list_remove(list_t *l, int i, int prev) {
+    if (prev)
+        reqs[prev].next = reqs[i].next;
+    else
+        l->head = reqs[i].next;
+    if (l->tail == i) l->tail = prev;
+}
+
+void tw_mpi_p2p_init(void) {
+    reqs = calloc(MAX_REQUESTS + 1, sizeof *reqs);
+    pending_to = calloc((size_t)tw_mpi.size, sizeof *pending_to);
+    if (!reqs || !pending_to) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
+    for (int i = MAX_REQUESTS; i >= 1; i--) {
+        reqs[i].next = free_head;
+        free_head = i;
+    }
+}
+
+/* ---- receiving ---- */
+
+static int matches(const req_t *r, int source, int tag, uint32_t context) {
+    return r->context == context && (r->peer == MPI_ANY_SOURCE || r->peer == source) &&
+           (r->tag == MPI_ANY_TAG || r->tag == tag);
+}
+
+static void complete_recv(req_t *r, int source, int tag, size_t arrived) {
+    r->st_source = source;
+    r->st_tag = tag;
+    r->st_bytes = arrived < r->bytes ? arrived : r->bytes;
+    if (arrived > r->bytes) r->error = MPI_ERR_TRUNCATE;
+}
+
+static void start_get(int i) {
+    req_t *r = &reqs[i];
+    size_t n = r->got.size < r->bytes ? (size_t)r->got.size : r->bytes;
+    uint64_t cookie = (uint64_t)r->got.sreq << 32 | (uint32_t)handle_of(i);
+    int rc = tw_get(tw_mpi.ep, r->got_from, r->buf, n, r->got.nla, r->got.key,
+                    TW_NOTIFY_COMPLETER | TW_NOTIFY_RESPONDER, cookie);
+    if (rc == TW_RETRY) {
+        list_push(&pending_gets, i);
+        return;
+    }
+    if (rc) { /* the sender cannot be reached: nothing will ever complete this */
+        r->error = MPI_ERR_OTHER;
+        r->done = 1;
+    }
+}
+
+static void deliver(int i, int source, int tag, int is_rts, const tw_mpi_rts_t *rts,
+                    const void *data, size_t len) {
+    req_t *r = &reqs[i];
+    if (is_rts) {
+        complete_recv(r, source, tag, (size_t)rts->size);
+        r->got = *rts;
+        r->got_from = source;
+        r->rts = 1;
+        start_get(i); /* done when its completer notification arrives */
+        return;
+    }
+    complete_recv(r, source, tag, len);
+    if (r->st_bytes) memcpy(r->buf, data, r->st_bytes); /* buf may be NULL for 0 */
+    r->done = 1;
+}
+
+/* One message from the mailbox. 0 when it cannot be taken now (the unexpected
+ * buffers are full): it stays in the mailbox and holds its sender back. */
+static int arrive(const tw_velo_msg_t *m) {
+    tw_mpi_hdr_t h;
+    if (m->length < sizeof h) return 1; /* not from an MPI peer: dropped */
+    memcpy(&h, m->data, sizeof h);
+    const unsigned char *body = (const unsigned char *)m->data + sizeof h;
+    size_t len = m->length - sizeof h;
+    int is_rts = m->tag == TW_MPI_RTS;
+    tw_mpi_rts_t rts;
+    if (is_rts) {
+        if (len != sizeof rts) return 1;
+        memcpy(&rts, body, sizeof rts);
+    } else if (m->tag != TW_MPI_EAGER) {
+        return 1;
+    }
+    for (int i = posted.head, prev = 0; i; prev = i, i = reqs[i].next) {
+        if (!matches(&reqs[i], m->source, h.tag, h.context)) continue;
+        list_remove(&posted, i, prev);
+        deliver(i, m->source, h.tag, is_rts, &rts, body, len);
+        return 1;
+    }
+    size_t keep = is_rts ? 0 : len;
+    if (unexp_bytes + keep > UNEXPECTED_BYTES_MAX && unexp_head) return 0;
+    unexpected_t *u = malloc(sizeof *u + keep);
+    if (!u) return 0;
+    *u = (unexpected_t){m->source, h.tag, h.context, is_rts, rts, len, NULL};
+    memcpy(u->data, body, keep);
+    if (unexp_tail)
+        unexp_tail->next = u;
+    else
+        unexp_head = u;
+    unexp_tail = u;
+    unexp_bytes += keep;
+    return 1;
+}
+
+static void drain_mailbox(void) {
+    tw_velo_msg_t m;
+    while (tw_velo_peek(tw_mpi.ep, &m) == TW_OK) {
+        if (!arrive(&m)) { /* no room to take it: it waits, and holds its sender back */
+            tw_velo_unpeek(tw_mpi.ep, &m);
+            break;
+        }
+        tw_velo_release(tw_mpi.ep, &m);
+    }
+}
+
+/* ---- notifications: rendezvous completions ---- */
+
+static void drain_notifications(void) {
+    tw_notification_t n;
+    while (tw_nq_poll(tw_mpi.ep, &n) == TW_OK) {
+        if (n.op != TW_OP_GET) continue;
+        int mine = n.cls == TW_NOTIFY_RESPONDER ? (int)(n.cookie >> 32) : (int)(uint32_t)n.cookie;
+        int i = index_of(mine);
+        if (i <= 0) continue;
+        req_t *r = &reqs[i];
+        if (n.cls == TW_NOTIFY_RESPONDER) { /* our buffer was read: the send is done */
+            tw_dereg(tw_mpi.ep, &r->region);
+            r->done = 1;
+        } else { /* completer, or a fault reported to us */
+            if (n.status != TW_OK) r->error = MPI_ERR_OTHER;
+            r->done = 1;
+        }
+    }
+}
+
+/* ---- sending ---- */
+
+static int post(int i) {
+    req_t *r = &reqs[i];
+    tw_mpi_hdr_t h = {r->tag, r->context};
+    if (!r->rts)
+        return tw_velo_sendv(tw_mpi.ep, r->peer, TW_MPI_EAGER, &h, sizeof h, r->buf, r->bytes);
+    unsigned char m[sizeof h + sizeof(tw_mpi_rts_t)];
+    tw_mpi_rts_t rts = {r->bytes, r->region.nla, r->region.key, (uint32_t)handle_of(i), 0};
+    memcpy(m, &h, sizeof h);
+    memcpy(m + sizeof h, &rts, sizeof rts);
+    return tw_velo_send(tw_mpi.ep, r->peer, TW_MPI_RTS, m, sizeof m);
+}
+
+static void posted_ok(int i) {
+    if (!reqs[i].rts) reqs[i].done = 1; /* eager: the data is in the peer's mailbox */
+}
+
+static void post_pending_sends(void) {
+    for (int i = pending_sends.head, prev = 0; i;) {
+        int next = reqs[i].next;
+        int dest = reqs[i].peer;
+        /* a send waits while an earlier one to the same peer still does */
+        int earlier = 0;
+        for (int j = pending_sends.head; j != i; j = reqs[j].next) earlier |= reqs[j].peer == dest;
+        int rc = earlier ? TW_RETRY : post(i);
+        if (rc == TW_RETRY) {
+            prev = i;
+        } else {
+            list_remove(&pending_sends, i, prev);
+            pending_to[dest]--;
+            reqs[i].pending = 0;
+            if (rc == TW_OK)
+                posted_ok(i);
+            else {
+                reqs[i].error = MPI_ERR_OTHER;
+                reqs[i].done = 1;
+            }
+        }
+        i = next;
+    }
+}
+
+static void start_pending_gets(void) {
+    list_t l = pending_gets;
+    pending_gets = (list_t){0, 0};
+    for (int i = l.head; i;) {
+        int next = reqs[i].next;
+        start_get(i);
+        i = next;
+    }
+}
+
+void tw_mpi_progress(void) {
+    if (pending_sends.head) post_pending_sends();
+    drain_mailbox();
+    drain_notifications();
+    if (pending_gets.head) start_pending_gets();
+}
+
+int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int sync,
+                 MPI_Request *req) {
+    int i = req_alloc(REQ_SEND);
+    if (!i) return MPI_ERR_NO_MEM;
+    req_t *r = &reqs[i];
+    r->peer = dest;
+    r->tag = tag;
+    r->context = context;
+    r->buf = (void *)(uintptr_t)buf;
+    r->bytes = bytes;
+    *req = handle_of(i);
+    if (dest == MPI_PROC_NULL) {
+        r->done = 1;
+        return MPI_SUCCESS;
+    }
+    if (sync || bytes > TW_MPI_EAGER_MAX) {
+        r->rts = 1;
+        void *at = bytes ? r->buf : &sync_dummy;
+        if (tw_reg(tw_mpi.ep, at, bytes ? bytes : 1, TW_PERM_READ, &r->region)) {
+            req_free(i);
+            return MPI_ERR_NO_MEM;
+        }
+    }
+    int rc = pending_to[dest] ? TW_RETRY : post(i);
+    if (rc == TW_OK) {
+        posted_ok(i);
+    } else if (rc == TW_RETRY) {
+        r->pending = 1;
+        pending_to[dest]++;
+        list_push(&pending_sends, i);
+        tw_mpi_progress();
+    } else {
+        if (r->rts) tw_dereg(tw_mpi.ep, &r->region);
+        req_free(i);
+        return MPI_ERR_OTHER;
+    }
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_irecv(void *buf, size_t bytes, int source, int tag, uint32_t context, MPI_Request *req) {
+    int i = req_alloc(REQ_RECV);
+    if (!i) return MPI_ERR_NO_MEM;
+    req_t *r = &reqs[i];
+    r->peer = source;
+    r->tag = tag;
+    r->context = context;
+    r->buf = buf;
+    r->bytes = bytes;
+    *req = handle_of(i);
+    if (source == MPI_PROC_NULL) {
+        complete_recv(r, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+        r->done = 1;
+        return MPI_SUCCESS;
+    }
+    /* Older arrivals first; then post, so that newer ones match the receive directly
+     * instead of being copied aside. */
+    for (unexpected_t *u = unexp_head, *prev = NULL; u; prev = u, u = u->next) {
+        if (!matches(r, u->source, u->tag, u->context)) continue;
+        if (prev)
+            prev->next = u->next;
+        else
+            unexp_head = u->next;
+        if (unexp_tail == u) unexp_tail = prev;
+        unexp_bytes -= u->is_rts ? 0 : u->len;
+        deliver(i, u->source, u->tag, u->is_rts, &u->rts, u->data, u->len);
+        free(u);
+        return MPI_SUCCESS;
+    }
+    list_push(&posted, i);
+    tw_mpi_progress();
+    return MPI_SUCCESS;
+}
+
+static void fill_status(const req_t *r, MPI_Status *status) {
+    if (!status) return;
+    if (r->kind == REQ_RECV) {
+        status->MPI_SOURCE = r->st_source;
+        status->MPI_TAG = r->st_tag;
+        status->tw_count_lo = (int)(uint32_t)r->st_bytes;
+        status->tw_count_hi = (int)(r->st_bytes >> 32);
+    }
+    status->MPI_ERROR = r->error;
+    status->tw_cancelled = 0;
+}
+
+int tw_mpi_test(MPI_Request *req, int *flag, MPI_Status *status) {
+    int i = index_of(*req);
+    if (i <= 0) return MPI_ERR_REQUEST;
+    if (!reqs[i].done) tw_mpi_progress();
+    *flag = reqs[i].done;
+    if (!*flag) return MPI_SUCCESS;
+    int err = reqs[i].error;
+    fill_status(&reqs[i], status);
+    req_free(i);
+    *req = MPI_REQUEST_NULL;
+    return err;
+}
+
+int tw_mpi_wait(MPI_Request *req, MPI_Status *status) {
+    int i = index_of(*req);
+    if (i <= 0) return MPI_ERR_REQUEST;
+    unsigned spins = 0;
+    while (!reqs[i].done) {
+        tw_mpi_progress();
+        if (!reqs[i].done) tw_ep_relax(tw_mpi.ep, &spins);
+    }
+    int flag;
+    return tw_mpi_test(req, &flag, status);
+}
+
+int tw_mpi_iprobe(int source, int tag, uint32_t context, int *flag, MPI_Status *status) {
+    tw_mpi_progress();
+    req_t probe = {.peer = source, .tag = tag, .context = context};
+    for (unexpected_t *u = unexp_head; u; u = u->next) {
+        if (!matches(&probe, u->source, u->tag, u->context)) continue;
+        *flag = 1;
+        if (status) {
+            size_t n = u->is_rts ? (size_t)u->rts.size : u->len;
+            status->MPI_SOURCE = u->source;
+            status->MPI_TAG = u->tag;
+            status->MPI_ERROR = MPI_SUCCESS;
+            status->tw_count_lo = (int)(uint32_t)n;
+            status->tw_count_hi = (int)(n >> 32);
+            status->tw_cancelled = 0;
+        }
+        return MPI_SUCCESS;
+    }
+    *flag = 0;
+    return MPI_SUCCESS;
+}

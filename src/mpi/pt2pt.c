@@ -1,0 +1,250 @@
+/* The MPI point-to-point calls: argument checks, rank translation, and the engine. */
+#include <stdio.h>
+
+#include "mpi/mpi_impl.h"
+
+#define NEED_INIT(call)                                                                            \
+    do {                                                                                           \
+        if (!tw_mpi.initialized || tw_mpi.finalized) {                                             \
+            fprintf(stderr, "tollway MPI: %s called %s\n", call,                                   \
+                    tw_mpi.finalized ? "after MPI_Finalize" : "before MPI_Init");                  \
+            return MPI_ERR_OTHER;                                                                  \
+        }                                                                                          \
+    } while (0)
+
+/* Checks the buffer description common to sends and receives; the byte count in *bytes. */
+static int check_buffer(tw_mpi_comm_t *c, const char *call, const void *buf, int count,
+                        MPI_Datatype type, size_t *bytes) {
+    if (count < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
+    int size = tw_mpi_type_size(type);
+    if (size < 0) return tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
+    if (!buf && count > 0 && size > 0) return tw_mpi_error(c, call, MPI_ERR_BUFFER, "NULL buffer");
+    *bytes = (size_t)count * (size_t)size;
+    return MPI_SUCCESS;
+}
+
+/* The world rank of a communicator rank, or MPI_PROC_NULL / MPI_ANY_SOURCE. */
+static int world_rank(const tw_mpi_comm_t *c, int rank) {
+    if (rank < 0) return rank;
+    return c->self ? tw_mpi.rank : rank;
+}
+
+static int send_common(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
+                       int tag, MPI_Comm comm, int sync, MPI_Request *req) {
+    NEED_INIT(call);
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    if (!c) return tw_mpi_error(NULL, call, MPI_ERR_COMM, NULL);
+    size_t bytes = 0;
+    int rc = check_buffer(c, call, buf, count, type, &bytes);
+    if (rc) return rc;
+    if (dest != MPI_PROC_NULL && (dest < 0 || dest >= c->size)) {
+        char d[64];
+        snprintf(d, sizeof d, "destination %d in a communicator of %d", dest, c->size);
+        return tw_mpi_error(c, call, MPI_ERR_RANK, d);
+    }
+    if (tag < 0 || tag > MPI_TAG_UB_VALUE) return tw_mpi_error(c, call, MPI_ERR_TAG, NULL);
+    if (!req) return tw_mpi_error(c, call, MPI_ERR_REQUEST, "request is NULL");
+    rc = tw_mpi_isend(buf, bytes, world_rank(c, dest), tag, c->context, sync, req);
+    return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
+}
+
+static int recv_common(const char *call, void *buf, int count, MPI_Datatype type, int source,
+                       int tag, MPI_Comm comm, MPI_Request *req) {
+    NEED_INIT(call);
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    if (!c) return tw_mpi_error(NULL, call, MPI_ERR_COMM, NULL);
+    size_t bytes = 0;
+    int rc = check_buffer(c, call, buf, count, type, &bytes);
+    if (rc) return rc;
+    if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
+        return tw_mpi_error(c, call, MPI_ERR_RANK, NULL);
+    if (tag != MPI_ANY_TAG && (tag < 0 || tag > MPI_TAG_UB_VALUE))
+        return tw_mpi_error(c, call, MPI_ERR_TAG, NULL);
+    if (!req) return tw_mpi_error(c, call, MPI_ERR_REQUEST, "request is NULL");
+    rc = tw_mpi_irecv(buf, bytes, world_rank(c, source), tag, c->context, req);
+    return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
+}
+
+/* A status reports ranks of the communicator it was received in. */
+static void status_to_comm(const tw_mpi_comm_t *c, MPI_Status *status) {
+    if (status && c->self && status->MPI_SOURCE >= 0) status->MPI_SOURCE = 0;
+}
+
+int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+              MPI_Request *request) {
+    return send_common("MPI_Isend", buf, count, datatype, dest, tag, comm, 0, request);
+}
+
+int MPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request) {
+    return send_common("MPI_Issend", buf, count, datatype, dest, tag, comm, 1, request);
+}
+
+int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Request *request) {
+    return recv_common("MPI_Irecv", buf, count, datatype, source, tag, comm, request);
+}
+
+static int wait_as(const char *call, MPI_Comm comm, MPI_Request *req, MPI_Status *status) {
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    int rc = tw_mpi_wait(req, status);
+    status_to_comm(c, status);
+    return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    MPI_Request r;
+    int rc = send_common("MPI_Send", buf, count, datatype, dest, tag, comm, 0, &r);
+    return rc ? rc : wait_as("MPI_Send", comm, &r, MPI_STATUS_IGNORE);
+}
+
+int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    MPI_Request r;
+    int rc = send_common("MPI_Ssend", buf, count, datatype, dest, tag, comm, 1, &r);
+    return rc ? rc : wait_as("MPI_Ssend", comm, &r, MPI_STATUS_IGNORE);
+}
+
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status) {
+    MPI_Request r;
+    int rc = recv_common("MPI_Recv", buf, count, datatype, source, tag, comm, &r);
+    return rc ? rc : wait_as("MPI_Recv", comm, &r, status);
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status) {
+    MPI_Request r[2];
+    int rc =
+        recv_common("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm, &r[0]);
+    if (rc) return rc;
+    rc = send_common("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm, 0, &r[1]);
+    if (rc) return rc;
+    int rs = wait_as("MPI_Sendrecv", comm, &r[1], MPI_STATUS_IGNORE);
+    int rr = wait_as("MPI_Sendrecv", comm, &r[0], status);
+    return rr ? rr : rs;
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status) {
+    NEED_INIT("MPI_Wait");
+    if (!request) return tw_mpi_error(NULL, "MPI_Wait", MPI_ERR_REQUEST, NULL);
+    if (*request == MPI_REQUEST_NULL) {
+        if (status) *status = (MPI_Status){MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0, 0};
+        return MPI_SUCCESS;
+    }
+    if (!tw_mpi_request_valid(*request))
+        return tw_mpi_error(NULL, "MPI_Wait", MPI_ERR_REQUEST, NULL);
+    int rc = tw_mpi_wait(request, status);
+    return rc ? tw_mpi_error(NULL, "MPI_Wait", rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+    NEED_INIT("MPI_Test");
+    if (!request || !flag) return tw_mpi_error(NULL, "MPI_Test", MPI_ERR_ARG, NULL);
+    if (*request == MPI_REQUEST_NULL) {
+        *flag = 1;
+        if (status) *status = (MPI_Status){MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0, 0};
+        return MPI_SUCCESS;
+    }
+    if (!tw_mpi_request_valid(*request))
+        return tw_mpi_error(NULL, "MPI_Test", MPI_ERR_REQUEST, NULL);
+    int rc = tw_mpi_test(request, flag, status);
+    return rc ? tw_mpi_error(NULL, "MPI_Test", rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+    NEED_INIT("MPI_Waitall");
+    if (count < 0 || (count && !requests))
+        return tw_mpi_error(NULL, "MPI_Waitall", MPI_ERR_ARG, NULL);
+    for (int i = 0; i < count; i++)
+        if (requests[i] != MPI_REQUEST_NULL && !tw_mpi_request_valid(requests[i]))
+            return tw_mpi_error(NULL, "MPI_Waitall", MPI_ERR_REQUEST, NULL);
+    int failed = 0;
+    for (int i = 0; i < count; i++) {
+        MPI_Status s = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0, 0};
+        int rc = requests[i] == MPI_REQUEST_NULL ? MPI_SUCCESS : tw_mpi_wait(&requests[i], &s);
+        if (statuses) {
+            statuses[i] = s;
+            statuses[i].MPI_ERROR = rc;
+        }
+        failed |= rc != MPI_SUCCESS;
+    }
+    return failed ? tw_mpi_error(NULL, "MPI_Waitall", MPI_ERR_IN_STATUS, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+    NEED_INIT("MPI_Testall");
+    if (count < 0 || (count && !requests) || !flag)
+        return tw_mpi_error(NULL, "MPI_Testall", MPI_ERR_ARG, NULL);
+    for (int i = 0; i < count; i++)
+        if (requests[i] != MPI_REQUEST_NULL && !tw_mpi_request_valid(requests[i]))
+            return tw_mpi_error(NULL, "MPI_Testall", MPI_ERR_REQUEST, NULL);
+    tw_mpi_progress();
+    /* all or nothing: the requests are completed only when every one is done */
+    for (int i = 0; i < count; i++)
+        if (requests[i] != MPI_REQUEST_NULL && !tw_mpi_request_done(requests[i])) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    *flag = 1;
+    int failed = 0;
+    for (int i = 0; i < count; i++) {
+        MPI_Status s = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0, 0};
+        int f,
+            rc = requests[i] == MPI_REQUEST_NULL ? MPI_SUCCESS : tw_mpi_test(&requests[i], &f, &s);
+        if (statuses) {
+            statuses[i] = s;
+            statuses[i].MPI_ERROR = rc;
+        }
+        failed |= rc != MPI_SUCCESS;
+    }
+    return failed ? tw_mpi_error(NULL, "MPI_Testall", MPI_ERR_IN_STATUS, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status) {
+    NEED_INIT("MPI_Iprobe");
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    if (!c) return tw_mpi_error(NULL, "MPI_Iprobe", MPI_ERR_COMM, NULL);
+    if (!flag) return tw_mpi_error(c, "MPI_Iprobe", MPI_ERR_ARG, NULL);
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        if (status) *status = (MPI_Status){MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0, 0};
+        return MPI_SUCCESS;
+    }
+    if (source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
+        return tw_mpi_error(c, "MPI_Iprobe", MPI_ERR_RANK, NULL);
+    if (tag != MPI_ANY_TAG && (tag < 0 || tag > MPI_TAG_UB_VALUE))
+        return tw_mpi_error(c, "MPI_Iprobe", MPI_ERR_TAG, NULL);
+    tw_mpi_iprobe(world_rank(c, source), tag, c->context, flag, status);
+    if (*flag) status_to_comm(c, status);
+    return MPI_SUCCESS;
+}
+
+int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
+    unsigned spins = 0;
+    for (;;) {
+        int flag, rc = MPI_Iprobe(source, tag, comm, &flag, status);
+        if (rc || flag) return rc;
+        tw_ep_relax(tw_mpi.ep, &spins);
+    }
+}
+
+/* Dissemination barrier on the communicator's collective context: ceil(log2 n)
+ * rounds of zero-byte messages. */
+int MPI_Barrier(MPI_Comm comm) {
+    NEED_INIT("MPI_Barrier");
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    if (!c) return tw_mpi_error(NULL, "MPI_Barrier", MPI_ERR_COMM, NULL);
+    if (c->size == 1) return MPI_SUCCESS;
+    uint32_t ctx = c->context + TW_CTX_COLL;
+    for (int k = 1, round = 0; k < c->size; k <<= 1, round++) {
+        MPI_Request r[2];
+        int to = (c->rank + k) % c->size, from = (c->rank - k + c->size) % c->size;
+        if (tw_mpi_irecv(NULL, 0, from, round, ctx, &r[0]) ||
+            tw_mpi_isend(NULL, 0, to, round, ctx, 0, &r[1]))
+            return tw_mpi_error(c, "MPI_Barrier", MPI_ERR_NO_MEM, NULL);
+        tw_mpi_wait(&r[1], MPI_STATUS_IGNORE);
+        tw_mpi_wait(&r[0], MPI_STATUS_IGNORE);
+    }
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,274 @@
+/* MPI point-to-point, black box through mpi.h: sizes across every protocol threshold
+ * with data and status checked, non-overtaking order under mixed protocols,
+ * wildcards, truncation, self and MPI_PROC_NULL messages, Ssend semantics, probe,
+ * many outstanding requests, Testall, and invalid arguments under
+ * MPI_ERRORS_RETURN. Needs 3 or more ranks. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: rank %d: check failed: %s\n", __FILE__, __LINE__, rank,        \
+                    #cond);                                                                        \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
+        }                                                                                          \
+    } while (0)
+
+static unsigned char pat(size_t i, int salt) {
+    return (unsigned char)(i * 131 + (size_t)salt * 7 + 1);
+}
+
+static void sizes_and_status(void) {
+    static const int sizes[] = {0, 1, 47, 48, 49, 4087, 4088, 4089, 65536, (1 << 20) + 3};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        int n = sizes[k];
+        unsigned char *b = malloc((size_t)n + 64);
+        CHECK(b);
+        if (rank == 0) {
+            for (int i = 0; i < n; i++) b[i] = pat((size_t)i, (int)k);
+            CHECK(MPI_Send(b, n, MPI_BYTE, 1, 100 + (int)k, MPI_COMM_WORLD) == MPI_SUCCESS);
+        } else if (rank == 1) {
+            memset(b, 0xee, (size_t)n + 64);
+            MPI_Status st;
+            CHECK(MPI_Recv(b, n + 64, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st) ==
+                  MPI_SUCCESS);
+            int count;
+            MPI_Get_count(&st, MPI_BYTE, &count);
+            CHECK(count == n && st.MPI_SOURCE == 0 && st.MPI_TAG == 100 + (int)k);
+            for (int i = 0; i < n; i++) CHECK(b[i] == pat((size_t)i, (int)k));
+            for (int i = n; i < n + 64; i++) CHECK(b[i] == 0xee); /* nothing past the message */
+        }
+        free(b);
+    }
+    /* a count in elements of a wider type */
+    if (rank == 0) {
+        double d[5] = {1, 2, 3, 4, 5};
+        MPI_Send(d, 5, MPI_DOUBLE, 1, 7, MPI_COMM_WORLD);
+    } else if (rank == 1) {
+        double d[8];
+        MPI_Status st;
+        int count;
+        MPI_Recv(d, 8, MPI_DOUBLE, 0, 7, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_DOUBLE, &count);
+        CHECK(count == 5 && d[4] == 5);
+        MPI_Get_count(&st, MPI_INT, &count);
+        CHECK(count == 10);
+    }
+}
+
+/* Non-overtaking: one tag, sizes alternating between eager and rendezvous. */
+static void ordering(void) {
+    enum { N = 200 };
+    if (rank == 0) {
+        MPI_Request r[N];
+        int *bufs[N];
+        for (int i = 0; i < N; i++) {
+            int n = i % 3 == 0 ? 3000 : i % 3 == 1 ? 2 : 20000; /* ints */
+            bufs[i] = malloc((size_t)n * sizeof(int));
+            for (int j = 0; j < n; j++) bufs[i][j] = i;
+            MPI_Isend(bufs[i], n, MPI_INT, 1, 5, MPI_COMM_WORLD, &r[i]);
+        }
+        CHECK(MPI_Waitall(N, r, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        for (int i = 0; i < N; i++) {
+            CHECK(r[i] == MPI_REQUEST_NULL);
+            free(bufs[i]);
+        }
+    } else if (rank == 1) {
+        int *b = malloc(20000 * sizeof(int));
+        for (int i = 0; i < N; i++) {
+            MPI_Status st;
+            MPI_Recv(b, 20000, MPI_INT, 0, 5, MPI_COMM_WORLD, &st);
+            int count;
+            MPI_Get_count(&st, MPI_INT, &count);
+            CHECK(count == (i % 3 == 0 ? 3000 : i % 3 == 1 ? 2 : 20000));
+            CHECK(b[0] == i && b[count - 1] == i);
+        }
+        free(b);
+    }
+}
+
+/* Every rank but 0 sends two messages to rank 0, which takes them with wildcards. */
+static void wildcards(void) {
+    if (rank != 0) {
+        int v[2] = {rank, 1000 + rank};
+        MPI_Send(&v[0], 1, MPI_INT, 0, rank, MPI_COMM_WORLD);
+        MPI_Send(&v[1], 1, MPI_INT, 0, 999, MPI_COMM_WORLD);
+        return;
+    }
+    int seen[64] = {0}, seen999[64] = {0};
+    for (int k = 0; k < 2 * (size - 1); k++) {
+        int v;
+        MPI_Status st;
+        MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+        CHECK(st.MPI_SOURCE > 0 && st.MPI_SOURCE < size);
+        if (st.MPI_TAG == 999) {
+            CHECK(v == 1000 + st.MPI_SOURCE && seen[st.MPI_SOURCE]); /* in order per sender */
+            seen999[st.MPI_SOURCE]++;
+        } else {
+            CHECK(st.MPI_TAG == st.MPI_SOURCE && v == st.MPI_SOURCE);
+            seen[st.MPI_SOURCE]++;
+        }
+    }
+    for (int s = 1; s < size; s++) CHECK(seen[s] == 1 && seen999[s] == 1);
+}
+
+static void truncation_self_procnull(void) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    /* to self: eager and rendezvous, each truncated */
+    static char big[100000], small[10];
+    for (int n = 20; n <= 100000; n *= 5000) {
+        MPI_Request r;
+        MPI_Status st;
+        memset(big, 'x', (size_t)n);
+        CHECK(MPI_Isend(big, n, MPI_CHAR, rank, 3, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+        CHECK(MPI_Recv(small, 10, MPI_CHAR, rank, 3, MPI_COMM_WORLD, &st) == MPI_ERR_TRUNCATE);
+        CHECK(small[9] == 'x');
+        CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    }
+    /* MPI_PROC_NULL */
+    MPI_Status st;
+    CHECK(MPI_Send(big, 5, MPI_CHAR, MPI_PROC_NULL, 0, MPI_COMM_WORLD) == MPI_SUCCESS);
+    CHECK(MPI_Recv(big, 5, MPI_CHAR, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+    int count;
+    MPI_Get_count(&st, MPI_CHAR, &count);
+    CHECK(st.MPI_SOURCE == MPI_PROC_NULL && st.MPI_TAG == MPI_ANY_TAG && count == 0);
+    /* MPI_COMM_SELF */
+    int v = 42, w = 0, srank, ssize;
+    MPI_Comm_rank(MPI_COMM_SELF, &srank);
+    MPI_Comm_size(MPI_COMM_SELF, &ssize);
+    CHECK(srank == 0 && ssize == 1);
+    MPI_Sendrecv(&v, 1, MPI_INT, 0, 1, &w, 1, MPI_INT, 0, 1, MPI_COMM_SELF, &st);
+    CHECK(w == 42 && st.MPI_SOURCE == 0);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+/* An Issend cannot complete before its receive is posted: the receiver posts it only
+ * after the sender has seen the request incomplete. */
+static void ssend_semantics(void) {
+    char go = 1, data[100] = "sync";
+    if (rank == 0) {
+        MPI_Request r;
+        int flag = 1;
+        MPI_Issend(data, 100, MPI_CHAR, 1, 11, MPI_COMM_WORLD, &r);
+        for (int i = 0; i < 1000; i++) {
+            MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+            CHECK(!flag);
+        }
+        MPI_Send(&go, 1, MPI_CHAR, 1, 12, MPI_COMM_WORLD);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+        char b[100];
+        MPI_Recv(&go, 1, MPI_CHAR, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(b, 100, MPI_CHAR, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(strcmp(b, "sync") == 0);
+    }
+}
+
+static void probe_then_recv(void) {
+    if (rank == 0) {
+        int *v = malloc(2000 * sizeof(int));
+        for (int i = 0; i < 2000; i++) v[i] = i;
+        MPI_Send(v, 300, MPI_INT, 1, 21, MPI_COMM_WORLD);  /* eager */
+        MPI_Send(v, 2000, MPI_INT, 1, 22, MPI_COMM_WORLD); /* rendezvous */
+        free(v);
+    } else if (rank == 1) {
+        MPI_Status st;
+        int flag = 0, count;
+        while (!flag) MPI_Iprobe(0, 21, MPI_COMM_WORLD, &flag, &st);
+        MPI_Get_count(&st, MPI_INT, &count);
+        CHECK(count == 300 && st.MPI_TAG == 21);
+        MPI_Probe(MPI_ANY_SOURCE, 22, MPI_COMM_WORLD, &st); /* the rendezvous one */
+        MPI_Get_count(&st, MPI_INT, &count);
+        CHECK(count == 2000 && st.MPI_SOURCE == 0);
+        int *b = malloc(2000 * sizeof(int));
+        MPI_Recv(b, 300, MPI_INT, 0, 21, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(b[299] == 299);
+        MPI_Recv(b, 2000, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        CHECK(b[0] == 0 && b[1999] == 1999);
+        free(b);
+    }
+}
+
+/* Thousands of outstanding requests, completed with Testall and Waitall. */
+static void many_requests(void) {
+    enum { N = 3000 };
+    if (rank > 1) return;
+    int peer = 1 - rank;
+    int *out = malloc(N * sizeof(int)), *in = malloc(N * sizeof(int));
+    MPI_Request *r = malloc(2 * N * sizeof(MPI_Request));
+    MPI_Status *st = malloc(2 * N * sizeof(MPI_Status));
+    for (int i = 0; i < N; i++) {
+        out[i] = rank * 100000 + i;
+        MPI_Irecv(&in[i], 1, MPI_INT, peer, i, MPI_COMM_WORLD, &r[i]);
+    }
+    for (int i = 0; i < N; i++) MPI_Isend(&out[i], 1, MPI_INT, peer, i, MPI_COMM_WORLD, &r[N + i]);
+    int flag = 0;
+    while (!flag) CHECK(MPI_Testall(2 * N, r, &flag, st) == MPI_SUCCESS);
+    for (int i = 0; i < N; i++) {
+        CHECK(in[i] == peer * 100000 + i);
+        CHECK(r[i] == MPI_REQUEST_NULL && st[i].MPI_TAG == i && st[i].MPI_SOURCE == peer);
+    }
+    free(out);
+    free(in);
+    free(r);
+    free(st);
+}
+
+static void invalid_arguments(void) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int v = 0;
+    MPI_Request r;
+    MPI_Status st;
+    CHECK(MPI_Send(&v, 1, MPI_INT, size, 0, MPI_COMM_WORLD) == MPI_ERR_RANK);
+    CHECK(MPI_Send(&v, 1, MPI_INT, -5, 0, MPI_COMM_WORLD) == MPI_ERR_RANK);
+    CHECK(MPI_Send(&v, 1, MPI_INT, 0, -1, MPI_COMM_WORLD) == MPI_ERR_TAG);
+    CHECK(MPI_Send(&v, -1, MPI_INT, 0, 0, MPI_COMM_WORLD) == MPI_ERR_COUNT);
+    CHECK(MPI_Send(&v, 1, (MPI_Datatype)12345, 0, 0, MPI_COMM_WORLD) == MPI_ERR_TYPE);
+    CHECK(MPI_Send(&v, 1, MPI_COMM_WORLD, 0, 0, MPI_COMM_WORLD) == MPI_ERR_TYPE); /* wrong kind */
+    CHECK(MPI_Send(NULL, 1, MPI_INT, 0, 0, MPI_COMM_WORLD) == MPI_ERR_BUFFER);
+    CHECK(MPI_Recv(&v, 1, MPI_INT, size + 1, 0, MPI_COMM_WORLD, &st) == MPI_ERR_RANK);
+    CHECK(MPI_Recv(&v, 1, MPI_INT, 0, -7, MPI_COMM_WORLD, &st) == MPI_ERR_TAG);
+    CHECK(MPI_Irecv(&v, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, NULL) == MPI_ERR_REQUEST);
+    r = (MPI_Request)0x2c00ffff;
+    CHECK(MPI_Wait(&r, &st) == MPI_ERR_REQUEST);
+    r = MPI_REQUEST_NULL;
+    CHECK(MPI_Wait(&r, &st) == MPI_SUCCESS); /* a null request is complete */
+    int s;
+    CHECK(MPI_Comm_size((MPI_Comm)0x44000123, &s) == MPI_ERR_COMM);
+    CHECK(MPI_Comm_rank(MPI_DATATYPE_NULL, &s) == MPI_ERR_COMM);
+    char str[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(MPI_ERR_TRUNCATE, str, &len);
+    CHECK(len > 0 && strstr(str, "trunc"));
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
+int main(int argc, char **argv) {
+    int provided, flag;
+    MPI_Initialized(&flag);
+    CHECK(!flag);
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    CHECK(provided == MPI_THREAD_FUNNELED);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(size >= 3);
+    sizes_and_status();
+    ordering();
+    wildcards();
+    truncation_self_procnull();
+    ssend_semantics();
+    probe_then_recv();
+    many_requests();
+    invalid_arguments();
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Finalize();
+    MPI_Finalized(&flag);
+    CHECK(flag);
+    if (rank == 0) printf("p2p: all checks passed on %d ranks\n", size);
+    return 0;
+}
