@@ -66,5 +66,6 @@ int tw_mpi_test(MPI_Request *req, int *flag, MPI_Status *status);
 int tw_mpi_iprobe(int source_world, int tag, uint32_t context, int *flag, MPI_Status *status);
 int tw_mpi_request_valid(MPI_Request req);
 int tw_mpi_request_done(MPI_Request req); /* valid and complete */
+int tw_mpi_request_free(MPI_Request *req);
 
 #endif

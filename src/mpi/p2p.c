@@ -24,6 +24,7 @@ enum { MAX_REQUESTS = 65535 };
 
 typedef struct req {
     uint8_t kind, done, rts, pending;
+    uint8_t orphan; /* freed by the user while running: freed when it finishes */
     uint8_t gen;
     int error;
     int peer; /* send: destination; receive: source filter (world rank or ANY) */
@@ -294,11 +295,19 @@ static void start_pending_gets(void) {
     }
 }
 
+static int orphans; /* requests freed by the user while still running */
+
 void tw_mpi_progress(void) {
     if (pending_sends.head) post_pending_sends();
     drain_mailbox();
     drain_notifications();
     if (pending_gets.head) start_pending_gets();
+    if (orphans)
+        for (int i = 1; i <= MAX_REQUESTS && orphans; i++)
+            if (reqs[i].kind != REQ_FREE && reqs[i].orphan && reqs[i].done) {
+                req_free(i);
+                orphans--;
+            }
 }
 
 int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int sync,
@@ -409,6 +418,21 @@ int tw_mpi_wait(MPI_Request *req, MPI_Status *status) {
     }
     int flag;
     return tw_mpi_test(req, &flag, status);
+}
+
+/* MPI_Request_free: a finished request goes now; one still running is left to finish
+ * on its own and is freed by progress then. */
+int tw_mpi_request_free(MPI_Request *req) {
+    int i = index_of(*req);
+    if (i <= 0) return MPI_ERR_REQUEST;
+    if (reqs[i].done) {
+        req_free(i);
+    } else {
+        reqs[i].orphan = 1;
+        orphans++;
+    }
+    *req = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
 }
 
 int tw_mpi_iprobe(int source, int tag, uint32_t context, int *flag, MPI_Status *status) {

@@ -1,5 +1,7 @@
 /* The MPI point-to-point calls: argument checks, rank translation, and the engine. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "mpi/mpi_impl.h"
 
@@ -247,4 +249,132 @@ int MPI_Barrier(MPI_Comm comm) {
         tw_mpi_wait(&r[0], MPI_STATUS_IGNORE);
     }
     return MPI_SUCCESS;
+}
+
+/* A ready send may assume its receive is posted; sending it like any other is
+ * correct whether or not the program keeps that promise. */
+int MPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
+    MPI_Request r;
+    int rc = send_common("MPI_Rsend", buf, count, datatype, dest, tag, comm, 0, &r);
+    return rc ? rc : wait_as("MPI_Rsend", comm, &r, MPI_STATUS_IGNORE);
+}
+
+int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request) {
+    return send_common("MPI_Irsend", buf, count, datatype, dest, tag, comm, 0, request);
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+    NEED_INIT("MPI_Sendrecv_replace");
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    if (!c) return tw_mpi_error(NULL, "MPI_Sendrecv_replace", MPI_ERR_COMM, NULL);
+    size_t bytes = 0;
+    int rc = check_buffer(c, "MPI_Sendrecv_replace", buf, count, datatype, &bytes);
+    if (rc) return rc;
+    /* the outgoing data leaves from a copy, so the reply can land in buf */
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy) return tw_mpi_error(c, "MPI_Sendrecv_replace", MPI_ERR_NO_MEM, NULL);
+    memcpy(copy, buf, bytes);
+    rc = MPI_Sendrecv(copy, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag,
+                      comm, status);
+    free(copy);
+    return rc;
+}
+
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) {
+    return MPI_Get_count(status, datatype, count); /* predefined types: elements = count */
+}
+
+int MPI_Request_free(MPI_Request *request) {
+    NEED_INIT("MPI_Request_free");
+    if (!request || !tw_mpi_request_valid(*request))
+        return tw_mpi_error(NULL, "MPI_Request_free", MPI_ERR_REQUEST, NULL);
+    return tw_mpi_request_free(request);
+}
+
+/* Checks an array of requests: every one valid or null. The number of active ones
+ * in *active. */
+static int check_requests(const char *call, int count, const MPI_Request r[], int *active) {
+    if (count < 0 || (count && !r)) return tw_mpi_error(NULL, call, MPI_ERR_ARG, NULL);
+    *active = 0;
+    for (int i = 0; i < count; i++) {
+        if (r[i] == MPI_REQUEST_NULL) continue;
+        if (!tw_mpi_request_valid(r[i])) return tw_mpi_error(NULL, call, MPI_ERR_REQUEST, NULL);
+        ++*active;
+    }
+    return MPI_SUCCESS;
+}
+
+static const MPI_Status empty_status = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0, 0};
+
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+    NEED_INIT("MPI_Testany");
+    int active = 0, rc = check_requests("MPI_Testany", count, requests, &active);
+    if (rc) return rc;
+    if (!index || !flag) return tw_mpi_error(NULL, "MPI_Testany", MPI_ERR_ARG, NULL);
+    *index = MPI_UNDEFINED;
+    if (!active) { /* nothing active: complete, with an empty status */
+        *flag = 1;
+        if (status) *status = empty_status;
+        return MPI_SUCCESS;
+    }
+    tw_mpi_progress();
+    for (int i = 0; i < count; i++)
+        if (requests[i] != MPI_REQUEST_NULL && tw_mpi_request_done(requests[i])) {
+            int f;
+            *index = i;
+            *flag = 1;
+            rc = tw_mpi_test(&requests[i], &f, status);
+            return rc ? tw_mpi_error(NULL, "MPI_Testany", rc, NULL) : MPI_SUCCESS;
+        }
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+    unsigned spins = 0;
+    for (;;) {
+        int flag, rc = MPI_Testany(count, requests, index, &flag, status);
+        if (rc || flag) return rc;
+        tw_ep_relax(tw_mpi.ep, &spins);
+    }
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[]) {
+    NEED_INIT("MPI_Testsome");
+    int active = 0, rc = check_requests("MPI_Testsome", incount, requests, &active);
+    if (rc) return rc;
+    if (!outcount || (incount && !indices))
+        return tw_mpi_error(NULL, "MPI_Testsome", MPI_ERR_ARG, NULL);
+    if (!active) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    tw_mpi_progress();
+    int n = 0, failed = 0;
+    for (int i = 0; i < incount; i++) {
+        if (requests[i] == MPI_REQUEST_NULL || !tw_mpi_request_done(requests[i])) continue;
+        MPI_Status s = empty_status;
+        int f, err = tw_mpi_test(&requests[i], &f, &s);
+        if (statuses) {
+            statuses[n] = s;
+            statuses[n].MPI_ERROR = err;
+        }
+        failed |= err != MPI_SUCCESS;
+        indices[n++] = i;
+    }
+    *outcount = n;
+    return failed ? tw_mpi_error(NULL, "MPI_Testsome", MPI_ERR_IN_STATUS, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                 MPI_Status statuses[]) {
+    unsigned spins = 0;
+    for (;;) {
+        int rc = MPI_Testsome(incount, requests, outcount, indices, statuses);
+        if (rc || *outcount != 0) return rc;
+        tw_ep_relax(tw_mpi.ep, &spins);
+    }
 }

@@ -219,6 +219,56 @@ static void many_requests(void) {
     free(st);
 }
 
+/* Waitany, Waitsome, Testany, Testsome and Request_free, with null requests mixed in;
+ * Rsend and Sendrecv_replace. */
+static void completion_calls(void) {
+    enum { N = 8 };
+    if (rank > 1) return;
+    int peer = 1 - rank, in[N], out[N];
+    MPI_Request r[N + 2];
+    for (int i = 0; i < N; i++) {
+        out[i] = 100 * rank + i;
+        MPI_Irecv(&in[i], 1, MPI_INT, peer, 40 + i, MPI_COMM_WORLD, &r[i]);
+    }
+    r[N] = r[N + 1] = MPI_REQUEST_NULL;
+    /* both sides' receives are posted before either ready-sends */
+    char hello = 0;
+    MPI_Sendrecv(&hello, 1, MPI_CHAR, peer, 39, &hello, 1, MPI_CHAR, peer, 39, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    for (int i = N - 1; i >= 0; i--) MPI_Rsend(&out[i], 1, MPI_INT, peer, 40 + i, MPI_COMM_WORLD);
+    int seen = 0, idx, flag, outcount, indices[N + 2];
+    MPI_Status st, sts[N + 2];
+    CHECK(MPI_Waitany(N + 2, r, &idx, &st) == MPI_SUCCESS);
+    CHECK(idx >= 0 && idx < N && r[idx] == MPI_REQUEST_NULL && st.MPI_TAG == 40 + idx);
+    seen++;
+    do {
+        CHECK(MPI_Testany(N + 2, r, &idx, &flag, &st) == MPI_SUCCESS);
+    } while (!flag);
+    CHECK(idx >= 0 && idx < N && in[idx] == 100 * peer + idx);
+    seen++;
+    while (seen < N) {
+        CHECK(MPI_Waitsome(N + 2, r, &outcount, indices, sts) == MPI_SUCCESS);
+        CHECK(outcount >= 1);
+        for (int k = 0; k < outcount; k++) CHECK(in[indices[k]] == 100 * peer + indices[k]);
+        seen += outcount;
+    }
+    CHECK(seen == N);
+    CHECK(MPI_Testsome(N + 2, r, &outcount, indices, sts) == MPI_SUCCESS);
+    CHECK(outcount == MPI_UNDEFINED); /* nothing active any more */
+    CHECK(MPI_Waitany(N + 2, r, &idx, &st) == MPI_SUCCESS && idx == MPI_UNDEFINED);
+    /* Request_free on a running send: it still completes and the data arrives */
+    int v = 77 + rank, w = 0;
+    MPI_Request s;
+    MPI_Isend(&v, 1, MPI_INT, peer, 60, MPI_COMM_WORLD, &s);
+    CHECK(MPI_Request_free(&s) == MPI_SUCCESS && s == MPI_REQUEST_NULL);
+    MPI_Recv(&w, 1, MPI_INT, peer, 60, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(w == 77 + peer);
+    /* Sendrecv_replace: swap through the same buffer */
+    int x[3] = {rank, rank, rank};
+    MPI_Sendrecv_replace(x, 3, MPI_INT, peer, 61, peer, 61, MPI_COMM_WORLD, &st);
+    CHECK(x[0] == peer && x[2] == peer && st.MPI_SOURCE == peer);
+}
+
 static void invalid_arguments(void) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int v = 0;
@@ -264,6 +314,7 @@ int main(int argc, char **argv) {
     ssend_semantics();
     probe_then_recv();
     many_requests();
+    completion_calls();
     invalid_arguments();
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
