@@ -83,11 +83,11 @@ typedef struct MPI_Status {
 #define MPI_OFFSET             TW_MPI_TYPE(28, 8)
 #define MPI_PACKED             TW_MPI_TYPE(29, 1)
 
-#define MPI_ANY_SOURCE   (-2)
-#define MPI_ANY_TAG      (-1)
-#define MPI_PROC_NULL    (-1)
-#define MPI_UNDEFINED    (-32766)
-#define MPI_TAG_UB_VALUE 0x7fffffff
+#define MPI_ANY_SOURCE (-2)
+#define MPI_ANY_TAG    (-1)
+#define MPI_PROC_NULL  (-1)
+#define MPI_UNDEFINED  (-32766)
+#define TW_MPI_TAG_UB  0x7fffffff /* the largest tag, the value of the MPI_TAG_UB attribute */
 
 #define MPI_THREAD_SINGLE     0
 #define MPI_THREAD_FUNNELED   1
@@ -137,7 +137,27 @@ int MPI_Error_class(int errorcode, int *errorclass);
 int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler);
 int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler);
 
+/* communicator comparison results */
+#define MPI_IDENT     0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR   2
+#define MPI_UNEQUAL   3
+
+/* predefined attribute keys */
+#define MPI_TAG_UB          0x64400001
+#define MPI_HOST            0x64400003
+#define MPI_IO              0x64400005
+#define MPI_WTIME_IS_GLOBAL 0x64400007
+#define MPI_UNIVERSE_SIZE   0x64400009
+#define MPI_LASTUSEDCODE    0x6440000b
+#define MPI_APPNUM          0x6440000d
+
 /* communicators */
+int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm);
+int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int MPI_Comm_free(MPI_Comm *comm);
+int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result);
+int MPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag);
 int MPI_Comm_rank(MPI_Comm comm, int *rank);
 int MPI_Comm_size(MPI_Comm comm, int *size);
 int MPI_Barrier(MPI_Comm comm);

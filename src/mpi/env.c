@@ -49,7 +49,8 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen) {
 }
 
 int tw_mpi_error(tw_mpi_comm_t *comm, const char *call, int errclass, const char *detail) {
-    MPI_Errhandler h = comm ? comm->errhandler : tw_mpi.world.errhandler;
+    if (!comm) comm = tw_mpi_comm_get(MPI_COMM_WORLD);
+    MPI_Errhandler h = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
     if (h == MPI_ERRORS_RETURN) return errclass;
     char msg[1024 + MPI_MAX_ERROR_STRING], name[MPI_MAX_ERROR_STRING];
     int len;
@@ -59,12 +60,6 @@ int tw_mpi_error(tw_mpi_comm_t *comm, const char *call, int errclass, const char
     if (tw_mpi.ep) tw_ep_abort(tw_mpi.ep, 1, msg);
     fprintf(stderr, "%s\n", msg);
     _exit(1);
-}
-
-tw_mpi_comm_t *tw_mpi_comm_get(MPI_Comm comm) {
-    if (comm == MPI_COMM_WORLD) return &tw_mpi.world;
-    if (comm == MPI_COMM_SELF) return &tw_mpi.self;
-    return NULL;
 }
 
 int tw_mpi_type_size(MPI_Datatype type) {
@@ -96,9 +91,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     }
     tw_mpi.rank = tw_ep_rank(tw_mpi.ep);
     tw_mpi.size = tw_ep_size(tw_mpi.ep);
-    tw_mpi.world = (tw_mpi_comm_t){MPI_COMM_WORLD, tw_mpi.rank, tw_mpi.size,
-                                   TW_CTX_WORLD,   0,           MPI_ERRORS_ARE_FATAL};
-    tw_mpi.self = (tw_mpi_comm_t){MPI_COMM_SELF, 0, 1, TW_CTX_SELF, 1, MPI_ERRORS_ARE_FATAL};
+    if (tw_mpi_comm_init()) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
     tw_mpi_p2p_init();
     tw_mpi.initialized = 1;
     /* One thread drives the library at a time. */
@@ -117,6 +110,7 @@ int MPI_Finalize(void) {
     tw_ep_barrier(tw_mpi.ep);
     tw_ep_close(tw_mpi.ep);
     tw_mpi.ep = NULL;
+    tw_mpi_comm_fini();
     tw_mpi.finalized = 1;
     return MPI_SUCCESS;
 }

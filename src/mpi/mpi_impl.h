@@ -10,9 +10,9 @@
 /* VELO tags of the MPI protocols */
 enum { TW_MPI_EAGER = 1, TW_MPI_RTS = 2 };
 
-/* Communicator contexts: point-to-point and collective traffic of a communicator
- * never match each other. */
-enum { TW_CTX_WORLD = 0, TW_CTX_SELF = 2, TW_CTX_COLL = 1 };
+/* Communicator contexts: communicator k of the table uses context 2k for its
+ * point-to-point traffic and 2k + 1 for its collectives, so the two never match. */
+enum { TW_CTX_COLL = 1, TW_MPI_COMMS = 4096 };
 
 /* The header in front of every MPI message. */
 typedef struct tw_mpi_hdr {
@@ -34,15 +34,24 @@ typedef struct tw_mpi_comm {
     MPI_Comm handle;
     int rank, size;
     uint32_t context;
-    int self; /* MPI_COMM_SELF: rank 0 is this process */
+    int *world; /* world rank of each rank; NULL for MPI_COMM_WORLD itself */
     MPI_Errhandler errhandler;
 } tw_mpi_comm_t;
+
+/* The world rank of a communicator rank (MPI_PROC_NULL and MPI_ANY_SOURCE pass). */
+static inline int tw_mpi_world_rank(const tw_mpi_comm_t *c, int rank) {
+    return rank < 0 || !c->world ? rank : c->world[rank];
+}
+
+/* The communicator rank of a world rank, or -1. */
+int tw_mpi_comm_rank_of(const tw_mpi_comm_t *c, int world);
+int tw_mpi_comm_init(void); /* WORLD and SELF */
+void tw_mpi_comm_fini(void);
 
 typedef struct tw_mpi_state {
     int initialized, finalized;
     tw_ep_t *ep;
     int rank, size;
-    tw_mpi_comm_t world, self;
 } tw_mpi_state_t;
 
 extern tw_mpi_state_t tw_mpi;

@@ -25,12 +25,6 @@ static int check_buffer(tw_mpi_comm_t *c, const char *call, const void *buf, int
     return MPI_SUCCESS;
 }
 
-/* The world rank of a communicator rank, or MPI_PROC_NULL / MPI_ANY_SOURCE. */
-static int world_rank(const tw_mpi_comm_t *c, int rank) {
-    if (rank < 0) return rank;
-    return c->self ? tw_mpi.rank : rank;
-}
-
 static int send_common(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
                        int tag, MPI_Comm comm, int sync, MPI_Request *req) {
     NEED_INIT(call);
@@ -44,9 +38,9 @@ static int send_common(const char *call, const void *buf, int count, MPI_Datatyp
         snprintf(d, sizeof d, "destination %d in a communicator of %d", dest, c->size);
         return tw_mpi_error(c, call, MPI_ERR_RANK, d);
     }
-    if (tag < 0 || tag > MPI_TAG_UB_VALUE) return tw_mpi_error(c, call, MPI_ERR_TAG, NULL);
+    if (tag < 0 || tag > TW_MPI_TAG_UB) return tw_mpi_error(c, call, MPI_ERR_TAG, NULL);
     if (!req) return tw_mpi_error(c, call, MPI_ERR_REQUEST, "request is NULL");
-    rc = tw_mpi_isend(buf, bytes, world_rank(c, dest), tag, c->context, sync, req);
+    rc = tw_mpi_isend(buf, bytes, tw_mpi_world_rank(c, dest), tag, c->context, sync, req);
     return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
 }
 
@@ -60,16 +54,17 @@ static int recv_common(const char *call, void *buf, int count, MPI_Datatype type
     if (rc) return rc;
     if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
         return tw_mpi_error(c, call, MPI_ERR_RANK, NULL);
-    if (tag != MPI_ANY_TAG && (tag < 0 || tag > MPI_TAG_UB_VALUE))
+    if (tag != MPI_ANY_TAG && (tag < 0 || tag > TW_MPI_TAG_UB))
         return tw_mpi_error(c, call, MPI_ERR_TAG, NULL);
     if (!req) return tw_mpi_error(c, call, MPI_ERR_REQUEST, "request is NULL");
-    rc = tw_mpi_irecv(buf, bytes, world_rank(c, source), tag, c->context, req);
+    rc = tw_mpi_irecv(buf, bytes, tw_mpi_world_rank(c, source), tag, c->context, req);
     return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
 }
 
 /* A status reports ranks of the communicator it was received in. */
 static void status_to_comm(const tw_mpi_comm_t *c, MPI_Status *status) {
-    if (status && c->self && status->MPI_SOURCE >= 0) status->MPI_SOURCE = 0;
+    if (status && c && status->MPI_SOURCE >= 0)
+        status->MPI_SOURCE = tw_mpi_comm_rank_of(c, status->MPI_SOURCE);
 }
 
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
@@ -215,9 +210,9 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
     }
     if (source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
         return tw_mpi_error(c, "MPI_Iprobe", MPI_ERR_RANK, NULL);
-    if (tag != MPI_ANY_TAG && (tag < 0 || tag > MPI_TAG_UB_VALUE))
+    if (tag != MPI_ANY_TAG && (tag < 0 || tag > TW_MPI_TAG_UB))
         return tw_mpi_error(c, "MPI_Iprobe", MPI_ERR_TAG, NULL);
-    tw_mpi_iprobe(world_rank(c, source), tag, c->context, flag, status);
+    tw_mpi_iprobe(tw_mpi_world_rank(c, source), tag, c->context, flag, status);
     if (*flag) status_to_comm(c, status);
     return MPI_SUCCESS;
 }
@@ -242,8 +237,8 @@ int MPI_Barrier(MPI_Comm comm) {
     for (int k = 1, round = 0; k < c->size; k <<= 1, round++) {
         MPI_Request r[2];
         int to = (c->rank + k) % c->size, from = (c->rank - k + c->size) % c->size;
-        if (tw_mpi_irecv(NULL, 0, from, round, ctx, &r[0]) ||
-            tw_mpi_isend(NULL, 0, to, round, ctx, 0, &r[1]))
+        if (tw_mpi_irecv(NULL, 0, tw_mpi_world_rank(c, from), round, ctx, &r[0]) ||
+            tw_mpi_isend(NULL, 0, tw_mpi_world_rank(c, to), round, ctx, 0, &r[1]))
             return tw_mpi_error(c, "MPI_Barrier", MPI_ERR_NO_MEM, NULL);
         tw_mpi_wait(&r[1], MPI_STATUS_IGNORE);
         tw_mpi_wait(&r[0], MPI_STATUS_IGNORE);
