@@ -6,7 +6,7 @@ JOBS    ?= $(shell nproc)
 CMAKE   ?= cmake
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all build test test-main test-asan test-tsan demo bench format clean
+.PHONY: all build test test-main test-asan test-tsan demo bench bench-peers format clean
 
 all: build
 
@@ -34,8 +34,16 @@ test-tsan:
 demo: build
 	@./examples/demo.sh $(BUILD)
 
-bench: build
+# The peers, from Debian's packages, installed when missing.
+PEERS := ucx-utils openmpi-bin libopenmpi-dev mpich libmpich-dev python3-matplotlib
+bench-peers:
+	@command -v ucx_perftest >/dev/null && command -v mpicc.openmpi >/dev/null && \
+	  command -v mpicc.mpich >/dev/null || \
+	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(PEERS); }
+
+bench: build bench-peers
 	@./bench/compare.sh $(BUILD)
+	@./bench/mpi/compare.sh $(BUILD)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

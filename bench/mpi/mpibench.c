@@ -1,0 +1,302 @@
+/* mpibench: point-to-point latency, bandwidth and message rate between two MPI ranks.
+ *
+ * usage: mpibench latency|bandwidth|rate [--min SIZE] [--max SIZE] [--iters N] [--csv]
+ *   SIZE is bytes, optionally with K or M (binary: 4M = 4194304), at most 4M; sizes run
+ *   from --min doubling up to --max.
+ *   latency    ping-pong, half round trip in us; the median of 25 batch averages, so a
+ *              burst of noise on a shared machine spoils one batch, not the figure.
+ *              Default 1..4M, 10000 round trips per size.
+ *   bandwidth  rank 0 posts a window of 64 Isends, rank 1 answers with a 4-byte ack once
+ *              its 64 Irecvs are complete (as OSU osu_bw); MB/s = 10^6 bytes/s, median
+ *              of 9 repetitions. Default 1K..4M, 200 windows per repetition.
+ *   rate       the same windows at 8 B, messages/s, median of 9 repetitions; default
+ *              5000 windows per repetition.
+ *   --iters N applies up to 8 KiB; larger sizes get N * 8K / SIZE (with a floor), so the
+ *   time per size stays roughly flat instead of growing with the size.
+ *   --csv prints lines "mpibench,<test>,<size>,<value>,<unit>" (unit us, MB/s, msg/s).
+ *
+ * Only MPI-3.1 point-to-point basics are used (Init, Finalize, Comm_rank/size, Send,
+ * Recv, Isend, Irecv, Waitall, Barrier, Wtime, Abort), so a young MPI can run it.
+ * The window's 64 receives go to distinct buffers, as MPI requires of outstanding
+ * receives (OSU reuses one): large windows then stream through memory, not cache,
+ * which lowers absolute figures at large sizes alike for every MPI.
+ * The first and last byte of every received payload, and every ack, are checked against
+ * a pattern that changes each iteration: a broken or stale delivery aborts the run. */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    WINDOW = 64,  /* non-blocking sends in flight, as OSU */
+    BATCHES = 25, /* latency: batches whose averages give the median */
+    REPS = 9,     /* bandwidth and rate: timed repetitions */
+    LARGE = 8192, /* sizes above this get proportionally fewer iterations */
+    TAG_DATA = 1,
+    TAG_ACK = 2,
+};
+#define MAX_SIZE ((size_t)4 << 20)
+
+struct test {
+    const char *name, *unit, *what;
+    size_t min, max;
+    long iters, floor;
+};
+
+static const struct test tests[] = {
+    {"latency", "us", "half round trip, median of 25 batch averages", 1, MAX_SIZE, 10000, 100},
+    {"bandwidth", "MB/s", "window of 64, 10^6 bytes/s, median of 9 repetitions", 1024, MAX_SIZE,
+     200, 1},
+    {"rate", "msg/s", "window of 64, messages/s, median of 9 repetitions", 8, 8, 5000, 1},
+};
+
+static int rank;
+
+static void usage(FILE *f) {
+    if (rank != 0) return;
+    fprintf(f, "usage: mpibench latency|bandwidth|rate [--min SIZE] [--max SIZE] [--iters N] "
+               "[--csv]\n"
+               "  SIZE in bytes, K or M suffix allowed (binary), 1 .. 4M; run with 2 ranks\n");
+}
+
+static _Noreturn void die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "mpibench: rank %d: ", rank);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    exit(3); /* in case Abort returns */
+}
+
+/* A young MPI may return an error instead of aborting: treat it as fatal too. */
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != MPI_SUCCESS) die("%s failed with error %d", #call, rc_);                        \
+    } while (0)
+
+/* The byte both ends expect in iteration i; consecutive iterations differ, so a payload
+ * left over from the previous one is caught. */
+static unsigned char pattern(long i) {
+    return (unsigned char)(i * 37 + 11);
+}
+
+static void expect(const unsigned char *buf, size_t size, long i, const char *what) {
+    unsigned char want = pattern(i);
+    if (buf[0] != want)
+        die("%s payload of %zu B, iteration %ld: first byte 0x%02x, expected 0x%02x", what, size, i,
+            buf[0], want);
+    if (buf[size - 1] != want)
+        die("%s payload of %zu B, iteration %ld: last byte 0x%02x, expected 0x%02x", what, size, i,
+            buf[size - 1], want);
+}
+
+/* Receive buffers start each size holding a value iteration 0 does not send. */
+static void poison(unsigned char *buf, size_t size) {
+    buf[0] = buf[size - 1] = ~pattern(0);
+}
+
+static int parse_size(const char *s, size_t *out) {
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || *s == '-') return -1;
+    if (*end == 'K' || *end == 'k')
+        v <<= 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        v <<= 20, end++;
+    if (*end != '\0' || v < 1 || v > MAX_SIZE) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+static long iters_for(const struct test *t, long iters, size_t size) {
+    if (size <= LARGE) return iters;
+    long n = (long)((double)iters * LARGE / (double)size);
+    long floor = t->floor < iters ? t->floor : iters;
+    return n > floor ? n : floor;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Ping-pong: rank 1 echoes what it received. Iteration numbers continue from the
+ * warm-up into the timed batches so that every payload differs from the previous one.
+ * Returns the half round trip in seconds (rank 0). */
+static double latency(unsigned char *sbuf, unsigned char *rbuf, size_t size, long iters) {
+    int batches = iters < BATCHES ? (int)iters : BATCHES;
+    long per = iters / batches, warm = per > 10 ? per : 10, i = 0;
+    double avg[BATCHES];
+    poison(rbuf, size);
+    CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int b = -1; b < batches; b++) {
+        long n = b < 0 ? warm : per;
+        double t0 = MPI_Wtime();
+        for (long k = 0; k < n; k++, i++) {
+            if (rank == 0) {
+                sbuf[0] = sbuf[size - 1] = pattern(i);
+                CHECK(MPI_Send(sbuf, (int)size, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD));
+                CHECK(MPI_Recv(rbuf, (int)size, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD,
+                               MPI_STATUS_IGNORE));
+                expect(rbuf, size, i, "echoed");
+            } else {
+                CHECK(MPI_Recv(rbuf, (int)size, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD,
+                               MPI_STATUS_IGNORE));
+                expect(rbuf, size, i, "ping");
+                CHECK(MPI_Send(rbuf, (int)size, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD));
+            }
+        }
+        if (b >= 0) avg[b] = (MPI_Wtime() - t0) / (2.0 * (double)n);
+    }
+    return median(avg, batches);
+}
+
+/* Windows of WINDOW messages: rank 0 sends them all from one buffer (allowed since
+ * MPI-3), rank 1 receives them into distinct slots, then acks with the window number.
+ * Returns the median over REPS of the seconds per window (rank 0). */
+static double windows(unsigned char *sbuf, unsigned char *slots, size_t size, long n) {
+    MPI_Request req[WINDOW];
+    MPI_Status st[WINDOW]; /* MPI_STATUSES_IGNORE trips gcc's -Wstringop-overflow on MPICH */
+    double per_window[REPS];
+    long warm = n / 10 > 2 ? n / 10 : 2, w = 0;
+    if (rank == 1)
+        for (int k = 0; k < WINDOW; k++) poison(slots + (size_t)k * size, size);
+    CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    for (int r = -1; r < REPS; r++) {
+        long count = r < 0 ? warm : n;
+        double t0 = MPI_Wtime();
+        for (long j = 0; j < count; j++, w++) {
+            int ack;
+            if (rank == 0) {
+                sbuf[0] = sbuf[size - 1] = pattern(w);
+                for (int k = 0; k < WINDOW; k++)
+                    CHECK(
+                        MPI_Isend(sbuf, (int)size, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD, &req[k]));
+                CHECK(MPI_Waitall(WINDOW, req, st));
+                CHECK(MPI_Recv(&ack, 1, MPI_INT, 1, TAG_ACK, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                if (ack != (int)w) die("ack %d, expected %ld", ack, w);
+            } else {
+                for (int k = 0; k < WINDOW; k++)
+                    CHECK(MPI_Irecv(slots + (size_t)k * size, (int)size, MPI_BYTE, 0, TAG_DATA,
+                                    MPI_COMM_WORLD, &req[k]));
+                CHECK(MPI_Waitall(WINDOW, req, st));
+                for (int k = 0; k < WINDOW; k++)
+                    expect(slots + (size_t)k * size, size, w, "window");
+                ack = (int)w;
+                CHECK(MPI_Send(&ack, 1, MPI_INT, 0, TAG_ACK, MPI_COMM_WORLD));
+            }
+        }
+        if (r >= 0) per_window[r] = (MPI_Wtime() - t0) / (double)count;
+    }
+    return median(per_window, REPS);
+}
+
+static void *alloc(size_t bytes) {
+    bytes = (bytes + 4095) / 4096 * 4096; /* aligned_alloc wants a multiple */
+    unsigned char *p = aligned_alloc(4096, bytes);
+    if (!p) die("cannot allocate %zu bytes", bytes);
+    memset(p, 0, bytes); /* fault the pages in before anything is timed */
+    return p;
+}
+
+int main(int argc, char **argv) {
+    int nranks;
+    CHECK(MPI_Init(&argc, &argv));
+    CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
+
+    /* Every rank parses the same arguments and so reaches the same verdict. */
+    const struct test *t = NULL;
+    int csv = 0, bad = 0;
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        usage(stdout);
+        MPI_Finalize();
+        return 0;
+    }
+    for (size_t k = 0; argc >= 2 && k < sizeof tests / sizeof tests[0]; k++)
+        if (!strcmp(argv[1], tests[k].name)) t = &tests[k];
+    if (!t) {
+        if (rank == 0)
+            fprintf(stderr, "mpibench: %s\n", argc < 2 ? "no test given" : "unknown test");
+        bad = 1;
+    }
+    size_t min = t ? t->min : 0, max = t ? t->max : 0;
+    long iters = t ? t->iters : 0;
+    for (int a = 2; !bad && a < argc; a++) {
+        const char *opt = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
+        if (!strcmp(opt, "--csv")) {
+            csv = 1;
+            continue;
+        }
+        if (!val)
+            bad = 1;
+        else if (!strcmp(opt, "--min"))
+            bad = parse_size(val, &min) != 0;
+        else if (!strcmp(opt, "--max"))
+            bad = parse_size(val, &max) != 0;
+        else if (!strcmp(opt, "--iters")) {
+            char *end;
+            iters = strtol(val, &end, 10);
+            bad = end == val || *end != '\0' || iters < 1;
+        } else
+            bad = 1;
+        if (bad && rank == 0)
+            fprintf(stderr, "mpibench: bad option or value: %s%s%s\n", opt, val ? " " : "",
+                    val ? val : "");
+        a++;
+    }
+    if (!bad && min > max) {
+        if (rank == 0) fprintf(stderr, "mpibench: --min is above --max\n");
+        bad = 1;
+    }
+    if (!bad && nranks != 2) {
+        if (rank == 0) fprintf(stderr, "mpibench: needs exactly 2 ranks, got %d\n", nranks);
+        bad = 1;
+    }
+    if (bad) {
+        usage(stderr);
+        MPI_Finalize();
+        return 2;
+    }
+
+    int lat = t == &tests[0];
+    unsigned char *sbuf = alloc(max);
+    unsigned char *rbuf = alloc(lat ? max : (rank == 1 ? WINDOW * max : 1));
+    if (rank == 0 && !csv) {
+        printf("# mpibench %s: %s\n# %10s %14s  %s\n", t->name, t->what, "size", "value", "unit");
+        fflush(stdout);
+    }
+    for (size_t size = min; size <= max; size *= 2) {
+        long n = iters_for(t, iters, size);
+        double v;
+        if (lat)
+            v = 1e6 * latency(sbuf, rbuf, size, n);
+        else {
+            double s = windows(sbuf, rbuf, size, n);
+            v = t == &tests[1] ? (double)WINDOW * (double)size / s / 1e6 : WINDOW / s;
+        }
+        if (rank == 0) {
+            const char *fmt = lat ? "%.3f" : t == &tests[1] ? "%.1f" : "%.0f";
+            char num[64];
+            snprintf(num, sizeof num, fmt, v);
+            if (csv)
+                printf("mpibench,%s,%zu,%s,%s\n", t->name, size, num, t->unit);
+            else
+                printf("  %10zu %14s  %s\n", size, num, t->unit);
+            fflush(stdout);
+        }
+    }
+    free(sbuf);
+    free(rbuf);
+    CHECK(MPI_Finalize());
+    return 0;
+}

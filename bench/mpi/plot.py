@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Summary of an interleaved mpibench run (bench/mpi/compare.sh writes its input).
+
+usage: plot.py RAW_CSV OUTDIR
+
+RAW_CSV rows: mpi,test,size,round,value; rows whose test is probe-before:<test> or
+probe-after:<test> are the placement probes framing that run (us). A run is clean when
+both its probes read within 25 % of the median of all probes (the two cores stayed
+where they usually are); other runs are left out and counted. Without probes every
+run is clean.
+
+Prints, per (mpi, test, size), the median of the clean rounds for the sizes the
+project's targets name, and the ratios those targets need. With Tollway: latency
+8 B vs the lower of Open MPI and MPICH (target <= 0.8), bandwidth 64 KiB .. 4 MiB vs
+the higher (>= 1.0 at every size), message rate 8 B vs the higher (>= 1.5). Without
+Tollway: Open MPI / MPICH. A ratio is the median of per-round ratios against the peer
+with the better median: rounds measure the MPIs seconds apart, while a whole run spans
+minutes over which a shared machine's speed drifts. Its range is shown beside it.
+
+Writes OUTDIR/summary.csv (every test and size: medians, clean and left-out rounds,
+and the ratios) and OUTDIR/mpibench.png (latency and bandwidth vs size, log-log, one
+line per MPI). matplotlib comes from Debian's python3-matplotlib, installed with
+apt-get when missing; without it the table and CSV are still written."""
+import csv
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def can_import(python):
+    return subprocess.run([python, "-c", "import matplotlib"], capture_output=True).returncode == 0
+
+
+def find_matplotlib():
+    """True when matplotlib imports. The python3 first on PATH may not be Debian's, which is the
+    one python3-matplotlib installs into: then rerun under Debian's python."""
+    try:
+        import matplotlib  # noqa: F401
+        return True
+    except ImportError:
+        pass
+    here = os.path.realpath(sys.executable)
+    rerun = os.path.exists(SYSTEM_PYTHON) and os.path.realpath(SYSTEM_PYTHON) != here
+    if rerun and can_import(SYSTEM_PYTHON):
+        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
+    if shutil.which("apt-get") and os.geteuid() == 0 and not os.environ.get("MPIBENCH_NO_APT"):
+        print("plot.py: installing python3-matplotlib", file=sys.stderr)
+        os.environ["MPIBENCH_NO_APT"] = "1"  # once, even across the rerun
+        cmd = ["apt-get", "install", "-y", "-q", "python3-matplotlib"]
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        if subprocess.run(cmd, stdout=sys.stderr, env=env).returncode != 0:
+            subprocess.run(["apt-get", "update", "-q"], stdout=sys.stderr, env=env)
+            subprocess.run(cmd, stdout=sys.stderr, env=env)
+        if rerun and can_import(SYSTEM_PYTHON):
+            os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
+        try:
+            import matplotlib  # noqa: F401,F811
+            return True
+        except ImportError:
+            pass
+    print("plot.py: no matplotlib (apt-get install python3-matplotlib): no PNG",
+          file=sys.stderr)
+    return False
+
+
+UNITS = {"latency": "us", "bandwidth": "MB/s", "rate": "msg/s"}
+NAMES = {"openmpi": "Open MPI", "mpich": "MPICH", "tollway": "Tollway"}
+KiB, MiB = 1024, 1024 * 1024
+# (test, size, "lower" when smaller is better, Tollway's target ratio)
+TARGETS = ([("latency", 8, "lower", 0.8)]
+           + [("bandwidth", s, "higher", 1.0) for s in (64 * KiB * 2**k for k in range(7))]
+           + [("rate", 8, "higher", 1.5)])
+
+
+def size_label(n, space=" "):
+    if n >= MiB and n % MiB == 0:
+        return f"{n // MiB}{space}MiB"
+    if n >= KiB and n % KiB == 0:
+        return f"{n // KiB}{space}KiB"
+    return f"{n}{space}B"
+
+
+def load(path):
+    """values[(mpi, test, size)][round], probes[(mpi, test, when)][round]"""
+    values, probes = {}, {}
+    with open(path) as f:
+        for row in csv.reader(f):
+            if not row or row[0] == "mpi":
+                continue
+            mpi, test, size, rnd, value = row
+            if test.startswith("probe-"):
+                when, test = test[len("probe-"):].split(":", 1)
+                probes.setdefault((mpi, test, when), {})[rnd] = float(value)
+            else:
+                values.setdefault((mpi, test, int(size)), {})[rnd] = float(value)
+    return values, probes
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit("usage: plot.py RAW_CSV OUTDIR")
+    have_mpl = find_matplotlib()
+    raw, outdir = sys.argv[1:]
+    values, probes = load(raw)
+    if not values:
+        sys.exit(f"plot.py: no measurements in {raw}")
+    all_probes = [v for by_round in probes.values() for v in by_round.values()]
+    probe_median = statistics.median(all_probes) if all_probes else None
+
+    def clean(mpi, test, rnd):
+        if probe_median is None:
+            return True
+        seen = [probes.get((mpi, test, w), {}).get(rnd) for w in ("before", "after")]
+        return all(v is not None and abs(v / probe_median - 1) <= 0.25 for v in seen)
+
+    order = [m for m in NAMES if any(k[0] == m for k in values)]
+    order += sorted({k[0] for k in values} - set(order))
+    runs = {(m, t, r) for (m, t, _), by_round in values.items() for r in by_round}
+    left_out_runs = sorted(x for x in runs if not clean(*x))
+    kept = {k: {r: v for r, v in by_round.items() if clean(k[0], k[1], r)}
+            for k, by_round in values.items()}
+    med = {k: statistics.median(v.values()) for k, v in kept.items() if v}
+
+    def ratio(ours, theirs, test, size):
+        """median, min, max of ours/theirs over the rounds clean for both"""
+        a, b = kept.get((ours, test, size), {}), kept.get((theirs, test, size), {})
+        rr = [a[r] / b[r] for r in a if r in b and b[r] > 0]
+        return (statistics.median(rr), min(rr), max(rr), len(rr)) if rr else None
+
+    tollway = "tollway" in order
+    peers = [m for m in ("openmpi", "mpich") if m in order]
+    comparisons = {}  # (test, size) -> (label, ratio tuple, target text, met)
+    for test, size, better, target in TARGETS:
+        if tollway:
+            have = [p for p in peers if (p, test, size) in med]
+            if not have or ("tollway", test, size) not in values:
+                continue
+            pick = min if better == "lower" else max
+            peer = pick(have, key=lambda p: med[(p, test, size)])
+            rr = ratio("tollway", peer, test, size)
+            sign = "<=" if better == "lower" else ">="
+            met = rr is not None and (rr[0] <= target if better == "lower" else rr[0] >= target)
+            comparisons[(test, size)] = (f"tollway/{peer}", rr, f"{sign} {target}",
+                                         "yes" if met else "NO" if rr else "?")
+        elif len(peers) == 2:
+            rr = ratio("openmpi", "mpich", test, size)
+            comparisons[(test, size)] = ("openmpi/mpich", rr, "", "")
+
+    if probe_median is not None:
+        print(f"placement probe: median {probe_median:.3f} us one-way over {len(all_probes)} "
+              f"probes; {len(left_out_runs)} of {len(runs)} runs left out (> 25 % off)")
+        for m, t, r in left_out_runs:
+            print(f"  left out: {m} {t} round {r}")
+    else:
+        print("placement probe: none (every run counted)")
+    if not med:
+        print("no clean measurements: every run was left out")
+    head = f"{'test':10} {'size':>7} " + " ".join(f"{NAMES.get(m, m):>11}" for m in order)
+    head += f"  {'unit':5} {'ratio of':>15} {'ratio':>7} {'target':>7} {'met':>3}  {'rounds':>6}  range"
+    print(head)
+    for test, size, _, _ in TARGETS:
+        if not any((m, test, size) in med for m in order):
+            continue
+        line = f"{test:10} {size_label(size):>7} "
+        line += " ".join(f"{med[(m, test, size)]:11.4g}" if (m, test, size) in med
+                         else f"{'-':>11}" for m in order)
+        line += f"  {UNITS.get(test, ''):5}"
+        if (test, size) in comparisons:
+            label, rr, target, met = comparisons[(test, size)]
+            if rr:
+                line += (f" {label:>15} {rr[0]:7.3f} {target:>7} {met:>3}  {rr[3]:>6}  "
+                         f"{rr[1]:.3f} .. {rr[2]:.3f}")
+            else:
+                line += f" {label:>15} {'-':>7} {target:>7} {met:>3}  {0:>6}  no clean round"
+        print(line)
+
+    summary = os.path.join(outdir, "summary.csv")
+    with open(summary, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["test", "size", "unit"]
+                   + [f"{m}_{c}" for m in order for c in ("median", "rounds", "left_out")]
+                   + ["ratio_of", "ratio", "ratio_min", "ratio_max", "ratio_rounds", "target",
+                      "met"])
+        for test, size in sorted({(t, s) for _, t, s in values}):
+            row = [test, size, UNITS.get(test, "")]
+            for m in order:
+                k = (m, test, size)
+                n_all = len(values.get(k, {}))
+                n_kept = len(kept.get(k, {}))
+                row += [f"{med[k]:.6g}" if k in med else "", n_kept, n_all - n_kept]
+            c = comparisons.get((test, size))
+            if c and c[1]:
+                label, rr, target, met = c
+                row += [label, f"{rr[0]:.4f}", f"{rr[1]:.4f}", f"{rr[2]:.4f}", rr[3],
+                        target.replace(" ", ""), met]
+            w.writerow(row)
+    print(f"\nraw runs: {raw}\nsummary:  {summary}")
+
+    if not have_mpl:
+        return
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
+    for ax, test, title in ((axes[0], "latency", "Ping-pong latency (half round trip)"),
+                            (axes[1], "bandwidth", "Bandwidth (window of 64)")):
+        for m in order:
+            pts = sorted((s, med[(m, t, s)]) for (mm, t, s) in med if mm == m and t == test)
+            if not pts:
+                continue
+            label = NAMES.get(m, m)
+            if (m, "rate", 8) in med:
+                label += f" (rate 8 B: {med[(m, 'rate', 8)] / 1e6:.2f}M msg/s)"
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
+                    label=label)
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: size_label(int(round(x)), "")))
+        ax.set_yscale("log")
+        ax.set_xlabel("message size (bytes)")
+        ax.set_ylabel(UNITS[test])
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+        if ax.lines:
+            ax.legend(fontsize=8)
+    fig.suptitle("mpibench, medians of clean rounds", fontsize=10)
+    fig.tight_layout()
+    png = os.path.join(outdir, "mpibench.png")
+    fig.savefig(png, dpi=110)
+    print(f"plot:     {png}")
+
+
+if __name__ == "__main__":
+    main()
