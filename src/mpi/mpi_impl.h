@@ -67,6 +67,14 @@ void tw_mpi_p2p_init(void);
 void tw_mpi_progress(void);
 int tw_mpi_isend(const void *buf, size_t bytes, int dest_world, int tag, uint32_t context, int sync,
                  MPI_Request *req);
+/* A blocking eager send straight into the mailbox, when nothing is queued to that
+ * peer: MPI_SUCCESS, or 1 when the general path must take it. */
+int tw_mpi_send_now(const void *buf, size_t bytes, int dest_world, int tag, uint32_t context);
+/* A blocking receive taken straight from the mailbox when nothing else is under
+ * way and the first message is an eager one that matches: MPI_SUCCESS or
+ * MPI_ERR_TRUNCATE with the status fields filled, or 1 for the general path. */
+int tw_mpi_recv_now(void *buf, size_t bytes, int source_world, int tag, uint32_t context,
+                    int *st_source, int *st_tag, size_t *st_bytes);
 int tw_mpi_irecv(void *buf, size_t bytes, int source_world, int tag, uint32_t context,
                  MPI_Request *req);
 /* Waits for one request; fills status; frees it. Returns the request's error class. */

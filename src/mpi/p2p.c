@@ -61,6 +61,8 @@ static int *pending_to; /* pending sends per destination, to keep their order */
 static unexpected_t *unexp_head, *unexp_tail;
 static size_t unexp_bytes;
 static unsigned char sync_dummy; /* what a zero-byte synchronous send registers */
+static int
+    rendezvous; /* sends and gets waiting for a notification: the queue is polled only then */
 
 /* ---- requests ---- */
 
@@ -87,11 +89,15 @@ int tw_mpi_request_done(MPI_Request req) {
 static int req_alloc(int kind) {
     if (!free_head) return 0;
     int i = free_head;
-    free_head = reqs[i].next;
-    uint8_t gen = (uint8_t)(reqs[i].gen + 1);
-    memset(&reqs[i], 0, sizeof reqs[i]);
-    reqs[i].gen = gen;
-    reqs[i].kind = (uint8_t)kind;
+    req_t *r = &reqs[i];
+    free_head = r->next;
+    r->gen++;
+    r->kind = (uint8_t)kind;
+    r->done = r->rts = r->pending = r->orphan = 0;
+    r->error = 0;
+    r->st_source = r->st_tag = 0;
+    r->st_bytes = 0;
+    r->next = 0;
     return i;
 }
 
@@ -152,6 +158,7 @@ static void start_get(int i) {
         list_push(&pending_gets, i);
         return;
     }
+    if (rc == TW_OK) rendezvous++;
     if (rc) { /* the sender cannot be reached: nothing will ever complete this */
         r->error = MPI_ERR_OTHER;
         r->done = 1;
@@ -239,6 +246,7 @@ static void drain_notifications(void) {
             if (n.status != TW_OK) r->error = MPI_ERR_OTHER;
             r->done = 1;
         }
+        rendezvous--;
     }
 }
 
@@ -300,7 +308,7 @@ static int orphans; /* requests freed by the user while still running */
 void tw_mpi_progress(void) {
     if (pending_sends.head) post_pending_sends();
     drain_mailbox();
-    drain_notifications();
+    if (rendezvous) drain_notifications();
     if (pending_gets.head) start_pending_gets();
     if (orphans)
         for (int i = 1; i <= MAX_REQUESTS && orphans; i++)
@@ -332,6 +340,7 @@ int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t cont
             req_free(i);
             return MPI_ERR_NO_MEM;
         }
+        rendezvous++; /* done when the receiver's get tells us */
     }
     int rc = pending_to[dest] ? TW_RETRY : post(i);
     if (rc == TW_OK) {
@@ -342,11 +351,53 @@ int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t cont
         list_push(&pending_sends, i);
         tw_mpi_progress();
     } else {
-        if (r->rts) tw_dereg(tw_mpi.ep, &r->region);
+        if (r->rts) {
+            tw_dereg(tw_mpi.ep, &r->region);
+            rendezvous--;
+        }
         req_free(i);
         return MPI_ERR_OTHER;
     }
     return MPI_SUCCESS;
+}
+
+int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t context, int *st_source,
+                    int *st_tag, size_t *st_bytes) {
+    /* only when nothing else is under way: otherwise the general path keeps order */
+    if (posted.head || unexp_head || pending_sends.head || pending_gets.head || rendezvous)
+        return 1;
+    req_t want = {.peer = source, .tag = tag, .context = context};
+    tw_velo_msg_t m;
+    unsigned spins = 0;
+    int rc;
+    while ((rc = tw_velo_peek(tw_mpi.ep, &m)) == TW_EMPTY) tw_ep_relax(tw_mpi.ep, &spins);
+    if (rc != TW_OK) return 1;
+    tw_mpi_hdr_t h;
+    if (m.tag == TW_MPI_EAGER && m.length >= sizeof h) {
+        memcpy(&h, m.data, sizeof h);
+        if (matches(&want, m.source, h.tag, h.context)) {
+            size_t len = m.length - sizeof h, n = len < bytes ? len : bytes;
+            if (n) memcpy(buf, (const unsigned char *)m.data + sizeof h, n);
+            *st_source = m.source;
+            *st_tag = h.tag;
+            *st_bytes = n;
+            tw_velo_release(tw_mpi.ep, &m);
+            return len > bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+        }
+    }
+    /* not ours, or not eager: it goes where the general path will find it */
+    if (arrive(&m))
+        tw_velo_release(tw_mpi.ep, &m);
+    else
+        tw_velo_unpeek(tw_mpi.ep, &m);
+    return 1;
+}
+
+int tw_mpi_send_now(const void *buf, size_t bytes, int dest, int tag, uint32_t context) {
+    if (bytes > TW_MPI_EAGER_MAX || dest < 0 || pending_to[dest]) return 1;
+    tw_mpi_hdr_t h = {tag, context};
+    int rc = tw_velo_sendv(tw_mpi.ep, dest, TW_MPI_EAGER, &h, sizeof h, buf, bytes);
+    return rc == TW_OK ? MPI_SUCCESS : 1;
 }
 
 int tw_mpi_irecv(void *buf, size_t bytes, int source, int tag, uint32_t context, MPI_Request *req) {
