@@ -60,9 +60,23 @@ typedef struct tw_segment_layout {
 void tw_segment_layout(uint32_t velo_slots, uint32_t nq_slots, uint32_t rma_slots,
                        uint32_t atu_entries, tw_segment_layout_t *out);
 
+/* A translation cached by the initiator, as the ATU's TLB caches GATEs: a shared-heap
+ * registration of the peer with the state word it had, valid while that word has
+ * not changed (every registration and deregistration changes it). */
+typedef struct tw_tlb_entry {
+    uint64_t state;
+    uint64_t key;
+    uint64_t length;
+    unsigned char *local; /* the registration's first byte, mapped here */
+    uint32_t index;       /* table index + 1; 0: empty */
+} tw_tlb_entry_t;
+
+enum { TW_TLB_ENTRIES = 16 };
+
 /* What this endpoint keeps per peer it has talked to: producer views of the peer's
  * rings, its tables, and the peer's shared-heap blocks mapped so far. */
 typedef struct tw_peer {
+    tw_tlb_entry_t tlb[TW_TLB_ENTRIES];
     tw_ring_producer_t velo, nq, req, resp;
     tw_segment_header_t *segment;
     size_t segment_size;

@@ -559,31 +559,73 @@ __attribute__((noinline, cold)) static int direct_far(tw_ep_t *ep, tw_peer_t *pe
 /* A put, get or immediate put carried out here: translate, reserve the
  * notifications, copy, notify. The common case — shared-heap or lock memory — stays
  * small and inline; everything else is in direct_far. */
+/* The peer's heap memory for [nla, nla + len) from the TLB, or NULL on a miss. */
+static inline unsigned char *tlb_lookup(tw_peer_t *peer, uint64_t nla, uint64_t key, uint64_t len,
+                                        unsigned perm) {
+    uint32_t idx = tw_nla_index(nla);
+    tw_tlb_entry_t *t = &peer->tlb[idx % TW_TLB_ENTRIES];
+    if (t->index != idx + 1 || t->key != key) return NULL;
+    uint64_t st = atomic_load_explicit(&peer->atu[idx].state, memory_order_acquire);
+    uint64_t off = tw_nla_offset(nla);
+    if (st != t->state || ((st >> 8) & 0xff) != tw_nla_gen(nla) || off > t->length ||
+        len > t->length - off || (((unsigned)(st >> 1)) & perm) != perm)
+        return NULL; /* changed, or an access the entry may refuse: the full check decides */
+    return t->local + off;
+}
+
+static inline void tlb_fill(tw_peer_t *peer, const tw_xlate_t *x, uint64_t key, void *p) {
+    if (!x->heap_id) return; /* ordinary memory is counted in and out: never cached */
+    uint32_t idx = (uint32_t)(x->entry - peer->atu);
+    tw_tlb_entry_t *t = &peer->tlb[idx % TW_TLB_ENTRIES];
+    t->state = atomic_load_explicit(&x->entry->state, memory_order_acquire);
+    t->key = key;
+    t->length = __atomic_load_n(&x->entry->length, __ATOMIC_RELAXED);
+    t->local = (unsigned char *)p - x->offset;
+    t->index = idx + 1;
+}
+
+/* A put, get or immediate put carried out here: translate (the TLB first), reserve
+ * the notifications, copy, notify. The common case — shared-heap or lock memory —
+ * stays small and inline; everything else is in direct_far. */
 __attribute__((always_inline)) static inline int direct(tw_ep_t *ep, tw_peer_t *peer, int dest,
                                                         uint8_t op, void *local, size_t len,
                                                         uint64_t nla, uint64_t key, unsigned notify,
                                                         uint64_t cookie, uint64_t value) {
     int to_target = op != TW_OP_GET;
-    tw_xlate_t x;
-    ep->stats.translations++;
-    int rc = tw_atu_translate(peer->atu, peer->atu_entries, peer->locks, nla, key, len,
-                              to_target ? TW_PERM_WRITE : TW_PERM_READ, 1, &x);
-    if (unlikely(rc)) return fault(ep, peer, dest, op, rc, len, cookie, nla);
+    unsigned perm = to_target ? TW_PERM_WRITE : TW_PERM_READ;
     tw_slot_t *slot[3];
-    if (unlikely(reserve_notes(ep, peer, op, notify, slot))) {
+    ep->stats.translations++;
+    unsigned char *p = tlb_lookup(peer, nla, key, len, perm);
+    if (likely(p)) {
+        if (unlikely(reserve_notes(ep, peer, op, notify, slot))) {
+            ep->stats.rma_retries++;
+            return TW_RETRY;
+        }
+        if (to_target)
+            tw_copy(p, local, len);
+        else
+            tw_copy(local, p, len);
+    } else {
+        tw_xlate_t x;
+        int rc =
+            tw_atu_translate(peer->atu, peer->atu_entries, peer->locks, nla, key, len, perm, 1, &x);
+        if (unlikely(rc)) return fault(ep, peer, dest, op, rc, len, cookie, nla);
+        if (unlikely(reserve_notes(ep, peer, op, notify, slot))) {
+            tw_atu_release(&x);
+            ep->stats.rma_retries++;
+            return TW_RETRY;
+        }
+        p = direct_address(ep, peer, dest, &x, len);
+        if (unlikely(!p))
+            return direct_far(ep, peer, dest, op, local, len, nla, key, notify, cookie, value, &x,
+                              slot);
+        if (to_target)
+            tw_copy(p, local, len);
+        else
+            tw_copy(local, p, len);
+        tlb_fill(peer, &x, key, p);
         tw_atu_release(&x);
-        ep->stats.rma_retries++;
-        return TW_RETRY;
     }
-    void *p = direct_address(ep, peer, dest, &x, len);
-    if (unlikely(!p))
-        return direct_far(ep, peer, dest, op, local, len, nla, key, notify, cookie, value, &x,
-                          slot);
-    if (to_target)
-        tw_copy(p, local, len);
-    else
-        tw_copy(local, p, len);
-    tw_atu_release(&x);
     commit_notes(ep, slot, op, dest, len, cookie, value, nla, 0);
     ep->stats.rma_ops++;
     ep->stats.rma_bytes += len;
