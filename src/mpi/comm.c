@@ -155,15 +155,6 @@ static int split(tw_mpi_comm_t *p, int color, int key, MPI_Comm *out) {
     return rc;
 }
 
-#define NEED_INIT(call)                                                                            \
-    do {                                                                                           \
-        if (!tw_mpi.initialized || tw_mpi.finalized) {                                             \
-            fprintf(stderr, "tollway MPI: %s called %s\n", call,                                   \
-                    tw_mpi.finalized ? "after MPI_Finalize" : "before MPI_Init");                  \
-            return MPI_ERR_OTHER;                                                                  \
-        }                                                                                          \
-    } while (0)
-
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
     NEED_INIT("MPI_Comm_split");
     tw_mpi_comm_t *p = tw_mpi_comm_get(comm);

@@ -67,16 +67,6 @@ int tw_mpi_type_size(MPI_Datatype type) {
     return (type >> 8) & 0xff;
 }
 
-/* Every call but a few needs an initialised, not yet finalised library. */
-#define NEED_INIT(call)                                                                            \
-    do {                                                                                           \
-        if (!tw_mpi.initialized || tw_mpi.finalized) {                                             \
-            fprintf(stderr, "tollway MPI: %s called %s\n", call,                                   \
-                    tw_mpi.finalized ? "after MPI_Finalize" : "before MPI_Init");                  \
-            return MPI_ERR_OTHER;                                                                  \
-        }                                                                                          \
-    } while (0)
-
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     (void)argc;
     (void)argv;

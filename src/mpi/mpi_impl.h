@@ -3,6 +3,7 @@
 #define TW_MPI_IMPL_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include <mpi.h>
 #include <tollway/tollway.h>
@@ -84,5 +85,15 @@ int tw_mpi_iprobe(int source_world, int tag, uint32_t context, int *flag, MPI_St
 int tw_mpi_request_valid(MPI_Request req);
 int tw_mpi_request_done(MPI_Request req); /* valid and complete */
 int tw_mpi_request_free(MPI_Request *req);
+
+/* Every call but a few needs an initialised, not yet finalised library. */
+#define NEED_INIT(call)                                                                            \
+    do {                                                                                           \
+        if (!tw_mpi.initialized || tw_mpi.finalized) {                                             \
+            fprintf(stderr, "tollway MPI: %s called %s\n", call,                                   \
+                    tw_mpi.finalized ? "after MPI_Finalize" : "before MPI_Init");                  \
+            return MPI_ERR_OTHER;                                                                  \
+        }                                                                                          \
+    } while (0)
 
 #endif

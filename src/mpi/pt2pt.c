@@ -5,15 +5,6 @@
 
 #include "mpi/mpi_impl.h"
 
-#define NEED_INIT(call)                                                                            \
-    do {                                                                                           \
-        if (!tw_mpi.initialized || tw_mpi.finalized) {                                             \
-            fprintf(stderr, "tollway MPI: %s called %s\n", call,                                   \
-                    tw_mpi.finalized ? "after MPI_Finalize" : "before MPI_Init");                  \
-            return MPI_ERR_OTHER;                                                                  \
-        }                                                                                          \
-    } while (0)
-
 /* Checks the buffer description common to sends and receives; the byte count in *bytes. */
 static int check_buffer(tw_mpi_comm_t *c, const char *call, const void *buf, int count,
                         MPI_Datatype type, size_t *bytes) {

@@ -5,16 +5,7 @@
 #include <mpi.h>
 #include <stdio.h>
 
-static int rank, size;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: rank %d: check failed: %s\n", __FILE__, __LINE__, rank,        \
-                    #cond);                                                                        \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
-    } while (0)
+#include "mpi_check.h"
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);

@@ -8,16 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: rank %d: check failed: %s\n", __FILE__, __LINE__, rank,        \
-                    #cond);                                                                        \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
-        }                                                                                          \
-    } while (0)
+#include "mpi_check.h"
 
 static unsigned char pat(size_t i, int salt) {
     return (unsigned char)(i * 131 + (size_t)salt * 7 + 1);
