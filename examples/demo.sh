@@ -13,9 +13,10 @@ echo "-- A token around a ring of $ranks ranks (twrun -n $ranks token_ring 100)"
 "$bin/twrun" -n $ranks "$bin/token_ring" 100
 echo
 echo "-- A real MPI program, built with Tollway's mpicc and run with its mpiexec"
-echo "   ($bin/mpicc -O2 examples/mpi_pi.c -o $build/mpi_pi -lm; mpiexec -n $ranks mpi_pi)"
+echo "   ($bin/mpicc -O2 examples/mpi_pi.c -o $build/mpi_pi -lm; mpiexec -n $ranks, then -n 2)"
 "$bin/mpicc" -O2 "$(dirname "$0")/mpi_pi.c" -o "$build/mpi_pi" -lm
 "$bin/mpiexec" -n $ranks "$build/mpi_pi"
+"$bin/mpiexec" -n 2 "$build/mpi_pi"
 echo
 echo "-- VELO ping-pong latency between 2 ranks pinned to 2 cores (twbench velo-latency)"
 "$bin/twrun" -n 2 "$bin/twbench" velo-latency
