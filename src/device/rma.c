@@ -647,8 +647,11 @@ static inline int queue_behind(const tw_peer_t *peer) {
     return peer->pipelined || peer->outstanding;
 }
 
-int tw_put(tw_ep_t *ep, int dest, const void *src, size_t len, uint64_t nla, uint64_t key,
-           unsigned notify, uint64_t cookie) {
+/* Everything tw_put's fast path leaves: argument errors, a first contact, the
+ * pipelined path, TLB misses, requester notifications, full queues. */
+__attribute__((noinline)) static int put_general(tw_ep_t *ep, int dest, const void *src, size_t len,
+                                                 uint64_t nla, uint64_t key, unsigned notify,
+                                                 uint64_t cookie) {
     int rc = check_args(ep, dest, TW_OP_PUT, notify);
     if (rc) return rc;
     if (unlikely(!src && len)) return TW_ERR_ARG;
@@ -659,6 +662,33 @@ int tw_put(tw_ep_t *ep, int dest, const void *src, size_t len, uint64_t nla, uin
                                      cookie, 0, 0, 0, 0));
     return retried(ep, direct(ep, peer, dest, TW_OP_PUT, (void *)(uintptr_t)src, len, nla, key,
                               notify, cookie, 0));
+}
+
+int tw_put(tw_ep_t *ep, int dest, const void *src, size_t len, uint64_t nla, uint64_t key,
+           unsigned notify, uint64_t cookie) {
+    /* The common case first: a peer already reached directly, a translation in the
+     * TLB, no notification or only the completer's. Anything else, or a full queue,
+     * takes the general path below, which decides from scratch. */
+    if (likely(ep && (unsigned)dest < (unsigned)ep->size && !(notify & ~TW_NOTIFY_COMPLETER) &&
+               (src || !len))) {
+        tw_peer_t *peer = ep->peers[dest];
+        unsigned char *p;
+        if (likely(peer && !queue_behind(peer) &&
+                   (p = tlb_lookup(peer, nla, key, len, TW_PERM_WRITE)))) {
+            tw_slot_t *slot = notify ? tw_nq_reserve(&peer->nq) : NULL;
+            if (likely(slot || !notify)) {
+                tw_copy(p, src, len);
+                if (slot)
+                    tw_nq_write(slot, TW_OP_PUT, TW_NOTIFY_COMPLETER, 0, TW_OK, ep->rank, len,
+                                cookie, 0, nla);
+                ep->stats.translations++;
+                ep->stats.rma_ops++;
+                ep->stats.rma_bytes += len;
+                return TW_OK;
+            }
+        }
+    }
+    return put_general(ep, dest, src, len, nla, key, notify, cookie);
 }
 
 int tw_get(tw_ep_t *ep, int dest, void *dst, size_t len, uint64_t nla, uint64_t key,
