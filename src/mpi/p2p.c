@@ -107,6 +107,12 @@ static void req_free(int i) {
     free_head = i;
 }
 
+/* A request is finished: one the user already freed goes back to the pool now. */
+static void req_done(int i) {
+    reqs[i].done = 1;
+    if (reqs[i].orphan) req_free(i);
+}
+
 static void list_push(list_t *l, int i) {
     reqs[i].next = 0;
     if (l->tail)
@@ -161,7 +167,7 @@ static void start_get(int i) {
     if (rc == TW_OK) rendezvous++;
     if (rc) { /* the sender cannot be reached: nothing will ever complete this */
         r->error = MPI_ERR_OTHER;
-        r->done = 1;
+        req_done(i);
     }
 }
 
@@ -178,7 +184,7 @@ static void deliver(int i, int source, int tag, int is_rts, const tw_mpi_rts_t *
     }
     complete_recv(r, source, tag, len);
     if (r->st_bytes) memcpy(r->buf, data, r->st_bytes); /* buf may be NULL for 0 */
-    r->done = 1;
+    req_done(i);
 }
 
 /* One message from the mailbox. 0 when it cannot be taken now (the unexpected
@@ -241,10 +247,10 @@ static void drain_notifications(void) {
         req_t *r = &reqs[i];
         if (n.cls == TW_NOTIFY_RESPONDER) { /* our buffer was read: the send is done */
             tw_dereg(tw_mpi.ep, &r->region);
-            r->done = 1;
+            req_done(i);
         } else { /* completer, or a fault reported to us */
             if (n.status != TW_OK) r->error = MPI_ERR_OTHER;
-            r->done = 1;
+            req_done(i);
         }
         rendezvous--;
     }
@@ -265,7 +271,7 @@ static int post(int i) {
 }
 
 static void posted_ok(int i) {
-    if (!reqs[i].rts) reqs[i].done = 1; /* eager: the data is in the peer's mailbox */
+    if (!reqs[i].rts) req_done(i); /* eager: the data is in the peer's mailbox */
 }
 
 static void post_pending_sends(void) {
@@ -286,7 +292,7 @@ static void post_pending_sends(void) {
                 posted_ok(i);
             else {
                 reqs[i].error = MPI_ERR_OTHER;
-                reqs[i].done = 1;
+                req_done(i);
             }
         }
         i = next;
@@ -303,19 +309,11 @@ static void start_pending_gets(void) {
     }
 }
 
-static int orphans; /* requests freed by the user while still running */
-
 void tw_mpi_progress(void) {
     if (pending_sends.head) post_pending_sends();
     drain_mailbox();
     if (rendezvous) drain_notifications();
     if (pending_gets.head) start_pending_gets();
-    if (orphans)
-        for (int i = 1; i <= MAX_REQUESTS && orphans; i++)
-            if (reqs[i].kind != REQ_FREE && reqs[i].orphan && reqs[i].done) {
-                req_free(i);
-                orphans--;
-            }
 }
 
 int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int sync,
@@ -330,7 +328,7 @@ int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t cont
     r->bytes = bytes;
     *req = handle_of(i);
     if (dest == MPI_PROC_NULL) {
-        r->done = 1;
+        req_done(i);
         return MPI_SUCCESS;
     }
     if (sync || bytes > TW_MPI_EAGER_MAX) {
@@ -412,7 +410,7 @@ int tw_mpi_irecv(void *buf, size_t bytes, int source, int tag, uint32_t context,
     *req = handle_of(i);
     if (source == MPI_PROC_NULL) {
         complete_recv(r, MPI_PROC_NULL, MPI_ANY_TAG, 0);
-        r->done = 1;
+        req_done(i);
         return MPI_SUCCESS;
     }
     /* Older arrivals first; then post, so that newer ones match the receive directly
@@ -472,16 +470,14 @@ int tw_mpi_wait(MPI_Request *req, MPI_Status *status) {
 }
 
 /* MPI_Request_free: a finished request goes now; one still running is left to finish
- * on its own and is freed by progress then. */
+ * on its own and goes back to the pool then. */
 int tw_mpi_request_free(MPI_Request *req) {
     int i = index_of(*req);
     if (i <= 0) return MPI_ERR_REQUEST;
-    if (reqs[i].done) {
+    if (reqs[i].done)
         req_free(i);
-    } else {
-        reqs[i].orphan = 1;
-        orphans++;
-    }
+    else
+        reqs[i].orphan = 1; /* req_done releases it */
     *req = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }

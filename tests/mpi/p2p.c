@@ -254,6 +254,21 @@ static void completion_calls(void) {
     CHECK(MPI_Request_free(&s) == MPI_SUCCESS && s == MPI_REQUEST_NULL);
     MPI_Recv(&w, 1, MPI_INT, peer, 60, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     CHECK(w == 77 + peer);
+    /* Freed running requests go back to the pool: more of them than the pool holds */
+    enum { FREED = 70000 };
+    static int sent[FREED]; /* a freed send still owns its buffer until it completes */
+    for (int i = 0; i < FREED; i++) {
+        if (rank == 0) {
+            MPI_Request f;
+            sent[i] = i;
+            CHECK(MPI_Isend(&sent[i], 1, MPI_INT, 1, 62, MPI_COMM_WORLD, &f) == MPI_SUCCESS);
+            CHECK(MPI_Request_free(&f) == MPI_SUCCESS);
+        } else {
+            int got;
+            MPI_Recv(&got, 1, MPI_INT, 0, 62, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            CHECK(got == i);
+        }
+    }
     /* Sendrecv_replace: swap through the same buffer */
     int x[3] = {rank, rank, rank};
     MPI_Sendrecv_replace(x, 3, MPI_INT, peer, 61, peer, 61, MPI_COMM_WORLD, &st);
