@@ -56,14 +56,19 @@ int tw_mpi_comm_rank_of(const tw_mpi_comm_t *c, int world) {
 
 /* ---- the exchanges of communicator creation, on the parent's collective context ---- */
 
-static void exchange(const tw_mpi_comm_t *p, int to, const void *out, size_t outlen, int from,
-                     void *in, size_t inlen) {
+/* Sends out to parent rank `to` and/or receives into in from `from`; the bytes
+ * received (0 when a longer message was cut: nothing of it is trusted). */
+static size_t exchange(const tw_mpi_comm_t *p, int to, const void *out, size_t outlen, int from,
+                       void *in, size_t inlen) {
     MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Status st = {0, 0, 0, 0, 0, 0};
     uint32_t ctx = p->context + TW_CTX_COLL;
     if (in) tw_mpi_irecv(in, inlen, tw_mpi_world_rank(p, from), 0, ctx, &r[0]);
     if (out) tw_mpi_isend(out, outlen, tw_mpi_world_rank(p, to), 0, ctx, 0, &r[1]);
-    for (int i = 0; i < 2; i++)
-        if (r[i] != MPI_REQUEST_NULL) tw_mpi_wait(&r[i], MPI_STATUS_IGNORE);
+    if (r[1] != MPI_REQUEST_NULL) tw_mpi_wait(&r[1], MPI_STATUS_IGNORE);
+    if (r[0] != MPI_REQUEST_NULL && tw_mpi_wait(&r[0], &st) == MPI_SUCCESS)
+        return (size_t)(uint32_t)st.tw_count_lo;
+    return 0;
 }
 
 /* What each member tells the parent's rank 0. */
@@ -110,6 +115,7 @@ static int split(tw_mpi_comm_t *p, int color, int key, MPI_Comm *out) {
     used_entries(mine.used);
     int *answer = malloc(((size_t)p->size + 3) * sizeof *answer);
     if (!answer) return MPI_ERR_NO_MEM;
+    size_t answer_len;
     if (p->rank == 0) {
         ask_t *all = malloc((size_t)p->size * sizeof *all);
         int *order = malloc((size_t)p->size * sizeof *order);
@@ -126,15 +132,19 @@ static int split(tw_mpi_comm_t *p, int color, int key, MPI_Comm *out) {
             size_t len = answer_for(all, p->size, r, entry, order, answer);
             exchange(p, r, answer, len, -1, NULL, 0);
         }
-        answer_for(all, p->size, 0, entry, order, answer);
+        answer_len = answer_for(all, p->size, 0, entry, order, answer);
         free(all);
         free(order);
     } else {
-        exchange(p, 0, &mine, sizeof mine, 0, answer, ((size_t)p->size + 3) * sizeof *answer);
+        answer_len =
+            exchange(p, 0, &mine, sizeof mine, 0, answer, ((size_t)p->size + 3) * sizeof *answer);
     }
     int rc = MPI_SUCCESS;
     *out = MPI_COMM_NULL;
-    if (answer[0] < 0) {
+    if (!tw_mpi_split_answer_ok(answer, answer_len, p->size, tw_mpi.size, tw_mpi.rank) ||
+        (answer[0] >= 0 && table[answer[0]])) {
+        rc = MPI_ERR_INTERN; /* rank 0 of the parent sent what cannot be */
+    } else if (answer[0] < 0) {
         rc = MPI_ERR_INTERN; /* every entry of the table is in use somewhere */
     } else if (answer[1] > 0) {
         int *world = malloc((size_t)answer[1] * sizeof *world);

@@ -47,6 +47,22 @@ static inline int tw_mpi_world_rank(const tw_mpi_comm_t *c, int rank) {
 /* The communicator rank of a world rank, or -1. */
 int tw_mpi_comm_rank_of(const tw_mpi_comm_t *c, int world);
 int tw_mpi_comm_init(void); /* WORLD and SELF */
+
+/* Checks the answer a communicator split gets from the parent's rank 0 — len bytes
+ * of: table entry (-1: none free), new size n, new rank, n world ranks — before any
+ * of it is used. 1 when every field is in range and this process is where it says. */
+static inline int tw_mpi_split_answer_ok(const int *a, size_t len, int parent_size, int world_size,
+                                         int my_world) {
+    if (len < 3 * sizeof *a) return 0;
+    int entry = a[0], n = a[1], me = a[2];
+    if (entry < -1 || entry >= TW_MPI_COMMS) return 0;
+    if (n < 0 || n > parent_size || len != ((size_t)n + 3) * sizeof *a) return 0;
+    if (entry == -1 || n == 0) return n == 0 && me == -1;
+    if (me < 0 || me >= n || a[3 + me] != my_world) return 0;
+    for (int k = 0; k < n; k++)
+        if (a[3 + k] < 0 || a[3 + k] >= world_size) return 0;
+    return 1;
+}
 void tw_mpi_comm_fini(void);
 
 typedef struct tw_mpi_state {
