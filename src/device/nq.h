@@ -46,13 +46,8 @@ static inline void tw_nq_write(tw_slot_t *s, uint8_t op, unsigned cls, int succe
 }
 
 static inline void tw_nq_commit(tw_slot_t *s, const tw_notification_t *n) {
-    tw_nq_payload_t p = {n->peer, 0, n->length, n->cookie, n->value, n->nla};
-    memcpy(&s->word[1], &p, sizeof p);
-    uint64_t user = (uint64_t)n->op << TW_NQ_OP_SHIFT |
-                    (uint64_t)(n->cls & 7) << TW_NQ_CLASS_SHIFT |
-                    (uint64_t)(n->success & 1) << TW_NQ_SUCCESS_SHIFT |
-                    (uint64_t)(uint8_t)(-n->status) << TW_NQ_STATUS_SHIFT;
-    tw_ring_commit(s, user, sizeof p);
+    tw_nq_write(s, n->op, n->cls, n->success, n->status, n->peer, n->length, n->cookie, n->value,
+                n->nla);
 }
 
 /* Reserves and commits at once: TW_RING_OK or TW_RING_FULL. */

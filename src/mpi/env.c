@@ -97,7 +97,6 @@ int MPI_Init(int *argc, char ***argv) {
 int MPI_Finalize(void) {
     NEED_INIT("MPI_Finalize");
     MPI_Barrier(MPI_COMM_WORLD); /* nobody leaves while a peer may still talk to it */
-    tw_ep_barrier(tw_mpi.ep);
     tw_ep_close(tw_mpi.ep);
     tw_mpi.ep = NULL;
     tw_mpi_comm_fini();

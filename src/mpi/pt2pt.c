@@ -16,13 +16,21 @@ static int check_buffer(tw_mpi_comm_t *c, const char *call, const void *buf, int
     return MPI_SUCCESS;
 }
 
+/* What every send and receive checks first: the library is up, the communicator
+ * exists, the buffer description holds. The communicator and byte count come back. */
+static int check_call(const char *call, MPI_Comm comm, const void *buf, int count,
+                      MPI_Datatype type, tw_mpi_comm_t **c, size_t *bytes) {
+    NEED_INIT(call);
+    *c = tw_mpi_comm_get(comm);
+    if (!*c) return tw_mpi_error(NULL, call, MPI_ERR_COMM, NULL);
+    return check_buffer(*c, call, buf, count, type, bytes);
+}
+
 static int send_common(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
                        int tag, MPI_Comm comm, int sync, MPI_Request *req) {
-    NEED_INIT(call);
-    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
-    if (!c) return tw_mpi_error(NULL, call, MPI_ERR_COMM, NULL);
+    tw_mpi_comm_t *c;
     size_t bytes = 0;
-    int rc = check_buffer(c, call, buf, count, type, &bytes);
+    int rc = check_call(call, comm, buf, count, type, &c, &bytes);
     if (rc) return rc;
     if (dest != MPI_PROC_NULL && (dest < 0 || dest >= c->size)) {
         char d[64];
@@ -37,11 +45,9 @@ static int send_common(const char *call, const void *buf, int count, MPI_Datatyp
 
 static int recv_common(const char *call, void *buf, int count, MPI_Datatype type, int source,
                        int tag, MPI_Comm comm, MPI_Request *req) {
-    NEED_INIT(call);
-    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
-    if (!c) return tw_mpi_error(NULL, call, MPI_ERR_COMM, NULL);
+    tw_mpi_comm_t *c;
     size_t bytes = 0;
-    int rc = check_buffer(c, call, buf, count, type, &bytes);
+    int rc = check_call(call, comm, buf, count, type, &c, &bytes);
     if (rc) return rc;
     if (source != MPI_PROC_NULL && source != MPI_ANY_SOURCE && (source < 0 || source >= c->size))
         return tw_mpi_error(c, call, MPI_ERR_RANK, NULL);
@@ -282,11 +288,9 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                          int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
-    NEED_INIT("MPI_Sendrecv_replace");
-    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
-    if (!c) return tw_mpi_error(NULL, "MPI_Sendrecv_replace", MPI_ERR_COMM, NULL);
+    tw_mpi_comm_t *c;
     size_t bytes = 0;
-    int rc = check_buffer(c, "MPI_Sendrecv_replace", buf, count, datatype, &bytes);
+    int rc = check_call("MPI_Sendrecv_replace", comm, buf, count, datatype, &c, &bytes);
     if (rc) return rc;
     /* the outgoing data leaves from a copy, so the reply can land in buf */
     void *copy = malloc(bytes ? bytes : 1);
