@@ -27,37 +27,13 @@
 #include "device/atu.h"
 #include "device/endpoint.h"
 #include "device/nq.h"
+#include "device/rma_wire.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 enum { CHUNK = 16384, REFUSED = 1 };
 
-/* Pipelined request and answer records. */
-typedef struct rma_req {
-    uint8_t op, notify, atomic_op, width;
-    int32_t source;
-    uint32_t handle;
-    uint32_t chunk_len; /* put data following this header */
-    uint64_t nla, key;
-    uint64_t total;  /* the whole operation's length */
-    uint64_t offset; /* this chunk's place in it */
-    uint64_t cookie;
-    uint64_t a, b;
-    uint64_t note_slot; /* the target's notification slot the initiator reserved, if any */
-} rma_req_t;
-
-enum { ANSWER_ACK = 1, ANSWER_DATA = 2 };
-
-typedef struct rma_answer {
-    uint32_t handle;
-    int32_t status;
-    uint8_t kind, success;
-    uint16_t unused;
-    uint32_t chunk_len;
-    uint64_t offset;
-    uint64_t value;
-} rma_answer_t;
 
 static const unsigned allowed_notify[] = {
     [TW_OP_PUT] = TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER,

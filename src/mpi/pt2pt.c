@@ -295,7 +295,7 @@ int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, 
     /* the outgoing data leaves from a copy, so the reply can land in buf */
     void *copy = malloc(bytes ? bytes : 1);
     if (!copy) return tw_mpi_error(c, "MPI_Sendrecv_replace", MPI_ERR_NO_MEM, NULL);
-    memcpy(copy, buf, bytes);
+    if (bytes) memcpy(copy, buf, bytes); /* buf may be NULL when count is 0 */
     rc = MPI_Sendrecv(copy, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag,
                       comm, status);
     free(copy);

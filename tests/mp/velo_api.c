@@ -82,6 +82,19 @@ static void bad_arguments(tw_ep_t *ep, int size) {
     CHECK_RC(tw_velo_poll(ep, &other, buf, sizeof buf), TW_ERR_STATE);
     CHECK_RC(tw_velo_release(ep, &msg), TW_OK);
     CHECK_RC(tw_velo_probe(ep, &msg), TW_EMPTY);
+    /* unpeek: the message stays first, whole, and the next peek finds it again */
+    CHECK_RC(tw_velo_unpeek(ep, &msg), TW_ERR_STATE); /* nothing peeked */
+    CHECK_RC(tw_velo_send(ep, tw_ep_rank(ep), 4, buf, 20), TW_OK);
+    CHECK_RC(tw_velo_send(ep, tw_ep_rank(ep), 5, buf, 30), TW_OK);
+    CHECK_RC(tw_velo_peek(ep, &msg), TW_OK);
+    CHECK(msg.tag == 4 && msg.length == 20);
+    CHECK_RC(tw_velo_unpeek(ep, &msg), TW_OK);
+    CHECK(msg.data == NULL);
+    CHECK_RC(tw_velo_peek(ep, &msg), TW_OK);
+    CHECK(msg.tag == 4 && msg.length == 20 && memcmp(msg.data, buf, 20) == 0);
+    CHECK_RC(tw_velo_release(ep, &msg), TW_OK);
+    CHECK_RC(tw_velo_recv(ep, &msg, small, sizeof small), TW_OK);
+    CHECK(msg.tag == 5 && msg.length == 30);
 }
 
 int main(void) {
