@@ -22,6 +22,7 @@ typedef int MPI_Comm;
 typedef int MPI_Datatype;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
+typedef int MPI_Message;
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Count;
 typedef long long MPI_Offset;
@@ -38,56 +39,77 @@ typedef struct MPI_Status {
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 
-/* handle kinds: 0x44 communicator, 0x4c datatype, 0x2c request, 0x54 errhandler */
+/* handle kinds: 0x44 communicator, 0x4c datatype, 0x2c request, 0x54 errhandler,
+ * 0x6c message */
 #define MPI_COMM_NULL  ((MPI_Comm)0x04000000)
 #define MPI_COMM_WORLD ((MPI_Comm)0x44000000)
 #define MPI_COMM_SELF  ((MPI_Comm)0x44000001)
 
 #define MPI_REQUEST_NULL ((MPI_Request)0x2c000000)
 
+#define MPI_MESSAGE_NULL    ((MPI_Message)0x6c000000)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x6c010000)
+
 #define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0x14000000)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x54000000)
 #define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x54000001)
 
-/* predefined datatypes: 0x4c | size << 8 | id */
-#define TW_MPI_TYPE(id, size)  ((MPI_Datatype)(0x4c000000 | ((size) << 8) | (id)))
-#define MPI_DATATYPE_NULL      ((MPI_Datatype)0x0c000000)
-#define MPI_CHAR               TW_MPI_TYPE(1, 1)
-#define MPI_SIGNED_CHAR        TW_MPI_TYPE(2, 1)
-#define MPI_UNSIGNED_CHAR      TW_MPI_TYPE(3, 1)
-#define MPI_BYTE               TW_MPI_TYPE(4, 1)
-#define MPI_WCHAR              TW_MPI_TYPE(5, 4)
-#define MPI_SHORT              TW_MPI_TYPE(6, 2)
-#define MPI_UNSIGNED_SHORT     TW_MPI_TYPE(7, 2)
-#define MPI_INT                TW_MPI_TYPE(8, 4)
-#define MPI_UNSIGNED           TW_MPI_TYPE(9, 4)
-#define MPI_LONG               TW_MPI_TYPE(10, 8)
-#define MPI_UNSIGNED_LONG      TW_MPI_TYPE(11, 8)
-#define MPI_LONG_LONG_INT      TW_MPI_TYPE(12, 8)
-#define MPI_LONG_LONG          MPI_LONG_LONG_INT
-#define MPI_UNSIGNED_LONG_LONG TW_MPI_TYPE(13, 8)
-#define MPI_FLOAT              TW_MPI_TYPE(14, 4)
-#define MPI_DOUBLE             TW_MPI_TYPE(15, 8)
-#define MPI_LONG_DOUBLE        TW_MPI_TYPE(16, 16)
-#define MPI_C_BOOL             TW_MPI_TYPE(17, 1)
-#define MPI_INT8_T             TW_MPI_TYPE(18, 1)
-#define MPI_INT16_T            TW_MPI_TYPE(19, 2)
-#define MPI_INT32_T            TW_MPI_TYPE(20, 4)
-#define MPI_INT64_T            TW_MPI_TYPE(21, 8)
-#define MPI_UINT8_T            TW_MPI_TYPE(22, 1)
-#define MPI_UINT16_T           TW_MPI_TYPE(23, 2)
-#define MPI_UINT32_T           TW_MPI_TYPE(24, 4)
-#define MPI_UINT64_T           TW_MPI_TYPE(25, 8)
-#define MPI_AINT               TW_MPI_TYPE(26, 8)
-#define MPI_COUNT              TW_MPI_TYPE(27, 8)
-#define MPI_OFFSET             TW_MPI_TYPE(28, 8)
-#define MPI_PACKED             TW_MPI_TYPE(29, 1)
+/* predefined datatypes: 0x4c | extent << 8 | id (the extent is the size but for the
+ * pair types, whose C structs have padding) */
+#define TW_MPI_TYPE(id, size)       ((MPI_Datatype)(0x4c000000 | ((size) << 8) | (id)))
+#define MPI_DATATYPE_NULL           ((MPI_Datatype)0x0c000000)
+#define MPI_CHAR                    TW_MPI_TYPE(1, 1)
+#define MPI_SIGNED_CHAR             TW_MPI_TYPE(2, 1)
+#define MPI_UNSIGNED_CHAR           TW_MPI_TYPE(3, 1)
+#define MPI_BYTE                    TW_MPI_TYPE(4, 1)
+#define MPI_WCHAR                   TW_MPI_TYPE(5, 4)
+#define MPI_SHORT                   TW_MPI_TYPE(6, 2)
+#define MPI_UNSIGNED_SHORT          TW_MPI_TYPE(7, 2)
+#define MPI_INT                     TW_MPI_TYPE(8, 4)
+#define MPI_UNSIGNED                TW_MPI_TYPE(9, 4)
+#define MPI_LONG                    TW_MPI_TYPE(10, 8)
+#define MPI_UNSIGNED_LONG           TW_MPI_TYPE(11, 8)
+#define MPI_LONG_LONG_INT           TW_MPI_TYPE(12, 8)
+#define MPI_LONG_LONG               MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG      TW_MPI_TYPE(13, 8)
+#define MPI_FLOAT                   TW_MPI_TYPE(14, 4)
+#define MPI_DOUBLE                  TW_MPI_TYPE(15, 8)
+#define MPI_LONG_DOUBLE             TW_MPI_TYPE(16, 16)
+#define MPI_C_BOOL                  TW_MPI_TYPE(17, 1)
+#define MPI_INT8_T                  TW_MPI_TYPE(18, 1)
+#define MPI_INT16_T                 TW_MPI_TYPE(19, 2)
+#define MPI_INT32_T                 TW_MPI_TYPE(20, 4)
+#define MPI_INT64_T                 TW_MPI_TYPE(21, 8)
+#define MPI_UINT8_T                 TW_MPI_TYPE(22, 1)
+#define MPI_UINT16_T                TW_MPI_TYPE(23, 2)
+#define MPI_UINT32_T                TW_MPI_TYPE(24, 4)
+#define MPI_UINT64_T                TW_MPI_TYPE(25, 8)
+#define MPI_AINT                    TW_MPI_TYPE(26, 8)
+#define MPI_COUNT                   TW_MPI_TYPE(27, 8)
+#define MPI_OFFSET                  TW_MPI_TYPE(28, 8)
+#define MPI_PACKED                  TW_MPI_TYPE(29, 1)
+#define MPI_C_FLOAT_COMPLEX         TW_MPI_TYPE(30, 8)
+#define MPI_C_COMPLEX               MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX        TW_MPI_TYPE(31, 16)
+#define MPI_C_LONG_DOUBLE_COMPLEX   TW_MPI_TYPE(32, 32)
+#define MPI_CXX_BOOL                TW_MPI_TYPE(33, 1)
+#define MPI_CXX_FLOAT_COMPLEX       TW_MPI_TYPE(34, 8)
+#define MPI_CXX_DOUBLE_COMPLEX      TW_MPI_TYPE(35, 16)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX TW_MPI_TYPE(36, 32)
+/* the pairs of MPI_MINLOC and MPI_MAXLOC: struct { value; int index; } */
+#define MPI_FLOAT_INT       TW_MPI_TYPE(37, 8)
+#define MPI_DOUBLE_INT      TW_MPI_TYPE(38, 16)
+#define MPI_LONG_INT        TW_MPI_TYPE(39, 16)
+#define MPI_2INT            TW_MPI_TYPE(40, 8)
+#define MPI_SHORT_INT       TW_MPI_TYPE(41, 8)
+#define MPI_LONG_DOUBLE_INT TW_MPI_TYPE(42, 32)
 
-#define MPI_ANY_SOURCE (-2)
-#define MPI_ANY_TAG    (-1)
-#define MPI_PROC_NULL  (-1)
-#define MPI_UNDEFINED  (-32766)
-#define TW_MPI_TAG_UB  0x7fffffff /* the largest tag, the value of the MPI_TAG_UB attribute */
+#define MPI_ANY_SOURCE     (-2)
+#define MPI_ANY_TAG        (-1)
+#define MPI_PROC_NULL      (-1)
+#define MPI_UNDEFINED      (-32766)
+#define MPI_BSEND_OVERHEAD 16 /* bytes of attached buffer a buffered send needs beyond its data */
+#define TW_MPI_TAG_UB      0x7fffffff /* the largest tag, the value of the MPI_TAG_UB attribute */
 
 #define MPI_THREAD_SINGLE     0
 #define MPI_THREAD_FUNNELED   1
@@ -164,7 +186,11 @@ int MPI_Barrier(MPI_Comm comm);
 
 /* datatypes */
 int MPI_Type_size(MPI_Datatype datatype, int *size);
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size);
+int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent);
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
+int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count);
 
 /* point-to-point */
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
@@ -185,7 +211,6 @@ int MPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
                MPI_Request *request);
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                          int source, int recvtag, MPI_Comm comm, MPI_Status *status);
-int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count);
 int MPI_Request_free(MPI_Request *request);
 int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status);
 int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
@@ -199,6 +224,37 @@ int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status);
 int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]);
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
 int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status);
+int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
+int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                MPI_Status *status);
+int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+              MPI_Status *status);
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Request *request);
+int MPI_Cancel(MPI_Request *request);
+int MPI_Test_cancelled(const MPI_Status *status, int *flag);
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status);
+
+/* buffered sends */
+int MPI_Buffer_attach(void *buffer, int size);
+int MPI_Buffer_detach(void *buffer_addr, int *size);
+int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm);
+int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
+               MPI_Request *request);
+
+/* persistent requests */
+int MPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request);
+int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Request *request);
+int MPI_Start(MPI_Request *request);
+int MPI_Startall(int count, MPI_Request requests[]);
 
 #ifdef __cplusplus
 }

@@ -47,6 +47,10 @@ tw_mpi_comm_t *tw_mpi_comm_get(MPI_Comm comm) {
     return i < TW_MPI_COMMS ? table[i] : NULL;
 }
 
+tw_mpi_comm_t *tw_mpi_comm_of_context(uint32_t context) {
+    return context / 2 < TW_MPI_COMMS ? table[context / 2] : NULL;
+}
+
 int tw_mpi_comm_rank_of(const tw_mpi_comm_t *c, int world) {
     if (world < 0 || !c->world) return world;
     for (int r = 0; r < c->size; r++)

@@ -62,11 +62,6 @@ int tw_mpi_error(tw_mpi_comm_t *comm, const char *call, int errclass, const char
     _exit(1);
 }
 
-int tw_mpi_type_size(MPI_Datatype type) {
-    if ((type & 0xff000000) != 0x4c000000 || (type & 0xff) == 0 || (type & 0xff) > 29) return -1;
-    return (type >> 8) & 0xff;
-}
-
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     (void)argc;
     (void)argv;
@@ -96,6 +91,7 @@ int MPI_Init(int *argc, char ***argv) {
 
 int MPI_Finalize(void) {
     NEED_INIT("MPI_Finalize");
+    tw_mpi_bsend_fini();         /* buffered sends are delivered */
     MPI_Barrier(MPI_COMM_WORLD); /* nobody leaves while a peer may still talk to it */
     tw_ep_close(tw_mpi.ep);
     tw_mpi.ep = NULL;
@@ -195,23 +191,5 @@ int MPI_Comm_size(MPI_Comm comm, int *size) {
     if (!c) return tw_mpi_error(NULL, "MPI_Comm_size", MPI_ERR_COMM, NULL);
     if (!size) return tw_mpi_error(c, "MPI_Comm_size", MPI_ERR_ARG, "size is NULL");
     *size = c->size;
-    return MPI_SUCCESS;
-}
-
-int MPI_Type_size(MPI_Datatype datatype, int *size) {
-    int s = tw_mpi_type_size(datatype);
-    if (s < 0) return tw_mpi_error(NULL, "MPI_Type_size", MPI_ERR_TYPE, NULL);
-    if (!size) return tw_mpi_error(NULL, "MPI_Type_size", MPI_ERR_ARG, NULL);
-    *size = s;
-    return MPI_SUCCESS;
-}
-
-int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
-    int s = tw_mpi_type_size(datatype);
-    if (s < 0) return tw_mpi_error(NULL, "MPI_Get_count", MPI_ERR_TYPE, NULL);
-    if (!status || !count) return tw_mpi_error(NULL, "MPI_Get_count", MPI_ERR_ARG, NULL);
-    long long bytes = (long long)(unsigned)status->tw_count_lo | (long long)status->tw_count_hi
-                                                                     << 32;
-    *count = s == 0 ? 0 : bytes % s ? MPI_UNDEFINED : (int)(bytes / s);
     return MPI_SUCCESS;
 }

@@ -47,6 +47,8 @@ static inline int tw_mpi_world_rank(const tw_mpi_comm_t *c, int rank) {
 /* The communicator rank of a world rank, or -1. */
 int tw_mpi_comm_rank_of(const tw_mpi_comm_t *c, int world);
 int tw_mpi_comm_init(void); /* WORLD and SELF */
+/* The communicator a context belongs to; NULL once it is freed. */
+tw_mpi_comm_t *tw_mpi_comm_of_context(uint32_t context);
 
 /* Checks the answer a communicator split gets from the parent's rank 0 — len bytes
  * of: table entry (-1: none free), new size n, new rank, n world ranks — before any
@@ -77,30 +79,55 @@ extern tw_mpi_state_t tw_mpi;
  * MPI_ERRORS_RETURN, ends the job for MPI_ERRORS_ARE_FATAL. */
 int tw_mpi_error(tw_mpi_comm_t *comm, const char *call, int errclass, const char *detail);
 tw_mpi_comm_t *tw_mpi_comm_get(MPI_Comm comm);
-int tw_mpi_type_size(MPI_Datatype type); /* -1: not a datatype */
+/* Bytes one item of a datatype spans in a buffer; -1: not a datatype. */
+int tw_mpi_type_extent(MPI_Datatype type);
 
 /* point-to-point engine (p2p.c) */
 void tw_mpi_p2p_init(void);
 void tw_mpi_progress(void);
-int tw_mpi_isend(const void *buf, size_t bytes, int dest_world, int tag, uint32_t context, int sync,
+/* send modes; a ready send is a standard one */
+enum { TW_SEND_STANDARD, TW_SEND_SYNC, TW_SEND_BUFFERED };
+int tw_mpi_isend(const void *buf, size_t bytes, int dest_world, int tag, uint32_t context, int mode,
                  MPI_Request *req);
 /* A blocking eager send straight into the mailbox, when nothing is queued to that
  * peer: MPI_SUCCESS, or 1 when the general path must take it. */
 int tw_mpi_send_now(const void *buf, size_t bytes, int dest_world, int tag, uint32_t context);
 /* A blocking receive taken straight from the mailbox when nothing else is under
  * way and the first message is an eager one that matches: MPI_SUCCESS or
- * MPI_ERR_TRUNCATE with the status fields filled, or 1 for the general path. */
+ * MPI_ERR_TRUNCATE with the status filled, or 1 for the general path. */
 int tw_mpi_recv_now(void *buf, size_t bytes, int source_world, int tag, uint32_t context,
-                    int *st_source, int *st_tag, size_t *st_bytes);
+                    MPI_Status *status);
 int tw_mpi_irecv(void *buf, size_t bytes, int source_world, int tag, uint32_t context,
                  MPI_Request *req);
-/* Waits for one request; fills status; frees it. Returns the request's error class. */
+/* Persistent requests, created inactive; tw_mpi_start runs one once more. */
+int tw_mpi_send_init(const void *buf, size_t bytes, int dest_world, int tag, uint32_t context,
+                     int mode, MPI_Request *req);
+int tw_mpi_recv_init(void *buf, size_t bytes, int source_world, int tag, uint32_t context,
+                     MPI_Request *req);
+int tw_mpi_start(MPI_Request req);
+/* Statuses name the source by its rank in the request's communicator. */
+/* Waits for one request and fills status; frees it, or makes a persistent one
+ * inactive. Returns the request's error class. */
 int tw_mpi_wait(MPI_Request *req, MPI_Status *status);
 int tw_mpi_test(MPI_Request *req, int *flag, MPI_Status *status);
+/* MPI_Request_get_status: the status of a finished request, which stays as it is. */
+int tw_mpi_request_status(MPI_Request req, int *flag, MPI_Status *status);
 int tw_mpi_iprobe(int source_world, int tag, uint32_t context, int *flag, MPI_Status *status);
+int tw_mpi_improbe(int source_world, int tag, uint32_t context, int *flag, MPI_Message *msg,
+                   MPI_Status *status);
+int tw_mpi_imrecv(void *buf, size_t bytes, MPI_Message *msg, MPI_Request *req);
+int tw_mpi_cancel(MPI_Request req);
 int tw_mpi_request_valid(MPI_Request req);
-int tw_mpi_request_done(MPI_Request req); /* valid and complete */
+int tw_mpi_request_active(MPI_Request req); /* valid, and not an inactive persistent one */
+int tw_mpi_request_done(MPI_Request req);   /* active and complete */
 int tw_mpi_request_free(MPI_Request *req);
+/* The communicator of a request, for its errors (NULL: MPI_COMM_WORLD's handler). */
+tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req);
+int tw_mpi_message_valid(MPI_Message msg);
+
+/* buffered sends (bsend.c) */
+int tw_mpi_bsend(const void *buf, size_t bytes, int dest_world, int tag, uint32_t context);
+void tw_mpi_bsend_fini(void); /* waits for every buffered send */
 
 /* Every call but a few needs an initialised, not yet finalised library. */
 #define NEED_INIT(call)                                                                            \

@@ -1,31 +1,35 @@
 /* The MPI point-to-point engine on the native API.
  *
  * Protocols, by size:
- *   eager (up to TW_MPI_EAGER_MAX bytes): header and payload in one VELO message — a
- *     single 64-byte slot up to 48 bytes, consecutive slots beyond;
- *   rendezvous (longer, and every synchronous send): a request-to-send names the
- *     sender's buffer by NLA and key; the receiver gets it straight into the user
- *     buffer, asking for completer and responder notifications, which complete both
- *     sides without another message.
- * Messages are matched in arrival order per sender (VELO keeps each sender's order),
- * so MPI's non-overtaking rule holds whatever the protocol mix. A message that
- * arrives before its receive is posted is copied out (eager) or remembered (RTS);
- * the copies are bounded, and past the bound the mailbox is left full, which holds
- * the senders back instead of exhausting memory. */
+ *   eager (up to TW_EAGER_LIMIT bytes, at most TW_MPI_EAGER_MAX): header and payload in one VELO
+ * message — a single 64-byte slot up to 48 bytes, consecutive slots beyond; rendezvous (longer, and
+ * every synchronous send): a request-to-send names the sender's buffer by NLA and key; the receiver
+ * gets it straight into the user buffer, asking for completer and responder notifications, which
+ * complete both sides without another message. Messages are matched in arrival order per sender
+ * (VELO keeps each sender's order), so MPI's non-overtaking rule holds whatever the protocol mix. A
+ * message that arrives before its receive is posted is copied out (eager) or remembered (RTS); the
+ * copies are bounded, and past the bound the mailbox is left full, which holds the senders back
+ * instead of exhausting memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpi/mpi_impl.h"
+#include "runtime/config.h"
 
-enum { REQ_FREE, REQ_SEND, REQ_RECV };
+/* REQ_MSG: a message matched by MPI_Improbe, waiting for its MPI_Mrecv */
+enum { REQ_FREE, REQ_SEND, REQ_RECV, REQ_MSG };
 enum { MAX_REQUESTS = 65535 };
 #define UNEXPECTED_BYTES_MAX ((size_t)64 << 20)
+
+typedef struct unexpected unexpected_t;
 
 typedef struct req {
     uint8_t kind, done, rts, pending;
     uint8_t orphan; /* freed by the user while running: freed when it finishes */
     uint8_t gen;
+    uint8_t persistent, active; /* a persistent request is inactive between its runs */
+    uint8_t mode, cancelled;    /* send: a TW_SEND_* mode */
     int error;
     int peer; /* send: destination; receive: source filter (world rank or ANY) */
     int tag;  /* send: tag; receive: filter */
@@ -37,10 +41,11 @@ typedef struct req {
     tw_region_t region; /* rendezvous send: the registered buffer */
     tw_mpi_rts_t got;   /* rendezvous receive waiting to start its get */
     int got_from;
-    int next; /* list link: posted receives, pending sends, pending gets */
+    unexpected_t *msg; /* REQ_MSG: the message */
+    int next;          /* list link: posted receives, pending sends, pending gets */
 } req_t;
 
-typedef struct unexpected {
+struct unexpected {
     int source, tag;
     uint32_t context;
     int is_rts;
@@ -48,7 +53,7 @@ typedef struct unexpected {
     size_t len;
     struct unexpected *next;
     unsigned char data[];
-} unexpected_t;
+};
 
 typedef struct list {
     int head, tail;
@@ -61,6 +66,7 @@ static int *pending_to; /* pending sends per destination, to keep their order */
 static unexpected_t *unexp_head, *unexp_tail;
 static size_t unexp_bytes;
 static unsigned char sync_dummy; /* what a zero-byte synchronous send registers */
+static size_t eager_max;         /* TW_EAGER_LIMIT */
 static int
     rendezvous; /* sends and gets waiting for a notification: the queue is polled only then */
 
@@ -70,20 +76,37 @@ static MPI_Request handle_of(int i) {
     return (MPI_Request)(0x2c000000 | reqs[i].gen << 16 | i);
 }
 
-static int index_of(MPI_Request h) {
+/* The slot of a handle of the given kind (0x2c request, 0x6c message), or -1. */
+static int slot_of(int h, int kind) {
     int i = h & 0xffff;
-    if ((h & 0xff000000) != 0x2c000000 || i == 0 || i > MAX_REQUESTS) return -1;
-    if (reqs[i].kind == REQ_FREE || reqs[i].gen != ((h >> 16) & 0xff)) return -1;
+    if (((unsigned)h >> 24) != (unsigned)kind || i == 0 || i > MAX_REQUESTS) return -1;
+    if (reqs[i].gen != ((h >> 16) & 0xff)) return -1;
+    if (kind == 0x6c ? reqs[i].kind != REQ_MSG
+                     : reqs[i].kind != REQ_SEND && reqs[i].kind != REQ_RECV)
+        return -1;
     return i;
+}
+
+static int index_of(MPI_Request h) {
+    return slot_of(h, 0x2c);
 }
 
 int tw_mpi_request_valid(MPI_Request req) {
     return index_of(req) > 0;
 }
 
+int tw_mpi_request_active(MPI_Request req) {
+    int i = index_of(req);
+    return i > 0 && reqs[i].active;
+}
+
 int tw_mpi_request_done(MPI_Request req) {
     int i = index_of(req);
-    return i > 0 && reqs[i].done;
+    return i > 0 && reqs[i].active && reqs[i].done;
+}
+
+int tw_mpi_message_valid(MPI_Message msg) {
+    return slot_of(msg, 0x6c) > 0;
 }
 
 static int req_alloc(int kind) {
@@ -93,12 +116,23 @@ static int req_alloc(int kind) {
     free_head = r->next;
     r->gen++;
     r->kind = (uint8_t)kind;
-    r->done = r->rts = r->pending = r->orphan = 0;
+    r->done = r->rts = r->pending = r->orphan = r->persistent = r->mode = r->cancelled = 0;
+    r->active = 1;
     r->error = 0;
     r->st_source = r->st_tag = 0;
     r->st_bytes = 0;
+    r->msg = NULL;
     r->next = 0;
     return i;
+}
+
+/* A (re)started request: no result yet. */
+static void req_reset(req_t *r) {
+    r->done = r->rts = r->pending = r->cancelled = 0;
+    r->active = 1;
+    r->error = 0;
+    r->st_source = r->st_tag = 0;
+    r->st_bytes = 0;
 }
 
 static void req_free(int i) {
@@ -131,6 +165,8 @@ static void list_remove(list_t *l, int i, int prev) {
 }
 
 void tw_mpi_p2p_init(void) {
+    const tw_config_t *cfg = tw_config();
+    eager_max = cfg && cfg->eager_limit < TW_MPI_EAGER_MAX ? cfg->eager_limit : TW_MPI_EAGER_MAX;
     reqs = calloc(MAX_REQUESTS + 1, sizeof *reqs);
     pending_to = calloc((size_t)tw_mpi.size, sizeof *pending_to);
     if (!reqs || !pending_to) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
@@ -141,6 +177,18 @@ void tw_mpi_p2p_init(void) {
 }
 
 /* ---- receiving ---- */
+
+/* Fills a status; the source world rank becomes a rank of the context's communicator. */
+static void set_status(MPI_Status *status, uint32_t context, int source, int tag, size_t bytes,
+                       int err) {
+    const tw_mpi_comm_t *c = source >= 0 ? tw_mpi_comm_of_context(context) : NULL;
+    status->MPI_SOURCE = c ? tw_mpi_comm_rank_of(c, source) : source;
+    status->MPI_TAG = tag;
+    status->MPI_ERROR = err;
+    status->tw_count_lo = (int)(uint32_t)bytes;
+    status->tw_count_hi = (int)(bytes >> 32);
+    status->tw_cancelled = 0;
+}
 
 static int matches(const req_t *r, int source, int tag, uint32_t context) {
     return r->context == context && (r->peer == MPI_ANY_SOURCE || r->peer == source) &&
@@ -222,6 +270,36 @@ static int arrive(const tw_velo_msg_t *m) {
     unexp_tail = u;
     unexp_bytes += keep;
     return 1;
+}
+
+/* Takes u out of the unexpected queue (prev: the entry before it, or NULL). */
+static void unexpected_unlink(unexpected_t *u, unexpected_t *prev) {
+    if (prev)
+        prev->next = u->next;
+    else
+        unexp_head = u->next;
+    if (unexp_tail == u) unexp_tail = prev;
+}
+
+/* Hands an unlinked unexpected message to receive request i, and lets it go. */
+static void unexpected_deliver(int i, unexpected_t *u) {
+    unexp_bytes -= u->is_rts ? 0 : u->len;
+    deliver(i, u->source, u->tag, u->is_rts, &u->rts, u->data, u->len);
+    free(u);
+}
+
+/* The oldest unexpected message that r matches (its predecessor in *prev), or NULL. */
+static unexpected_t *unexpected_find(const req_t *r, unexpected_t **prev) {
+    *prev = NULL;
+    for (unexpected_t *u = unexp_head; u; *prev = u, u = u->next)
+        if (matches(r, u->source, u->tag, u->context)) return u;
+    return NULL;
+}
+
+static void status_of_unexpected(const unexpected_t *u, MPI_Status *status) {
+    if (status)
+        set_status(status, u->context, u->source, u->tag, u->is_rts ? (size_t)u->rts.size : u->len,
+                   MPI_SUCCESS);
 }
 
 static void drain_mailbox(void) {
@@ -316,36 +394,35 @@ void tw_mpi_progress(void) {
     if (pending_gets.head) start_pending_gets();
 }
 
-int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int sync,
-                 MPI_Request *req) {
-    int i = req_alloc(REQ_SEND);
-    if (!i) return MPI_ERR_NO_MEM;
+/* Starts send request i: the data goes now, or waits its turn behind earlier sends
+ * to the same peer. An error class when it cannot start at all. */
+static int send_start(int i) {
     req_t *r = &reqs[i];
-    r->peer = dest;
-    r->tag = tag;
-    r->context = context;
-    r->buf = (void *)(uintptr_t)buf;
-    r->bytes = bytes;
-    *req = handle_of(i);
-    if (dest == MPI_PROC_NULL) {
+    req_reset(r);
+    if (r->peer == MPI_PROC_NULL) {
         req_done(i);
         return MPI_SUCCESS;
     }
-    if (sync || bytes > TW_MPI_EAGER_MAX) {
+    if (r->mode == TW_SEND_BUFFERED) { /* the data is copied aside: the send is done */
+        r->error = tw_mpi_bsend(r->buf, r->bytes, r->peer, r->tag, r->context);
+        req_done(i);
+        return MPI_SUCCESS;
+    }
+    if (r->mode == TW_SEND_SYNC || r->bytes > eager_max) {
         r->rts = 1;
-        void *at = bytes ? r->buf : &sync_dummy;
-        if (tw_reg(tw_mpi.ep, at, bytes ? bytes : 1, TW_PERM_READ, &r->region)) {
-            req_free(i);
+        void *at = r->bytes ? r->buf : &sync_dummy;
+        if (tw_reg(tw_mpi.ep, at, r->bytes ? r->bytes : 1, TW_PERM_READ, &r->region)) {
+            r->active = 0;
             return MPI_ERR_NO_MEM;
         }
         rendezvous++; /* done when the receiver's get tells us */
     }
-    int rc = pending_to[dest] ? TW_RETRY : post(i);
+    int rc = pending_to[r->peer] ? TW_RETRY : post(i);
     if (rc == TW_OK) {
         posted_ok(i);
     } else if (rc == TW_RETRY) {
         r->pending = 1;
-        pending_to[dest]++;
+        pending_to[r->peer]++;
         list_push(&pending_sends, i);
         tw_mpi_progress();
     } else {
@@ -353,14 +430,52 @@ int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t cont
             tw_dereg(tw_mpi.ep, &r->region);
             rendezvous--;
         }
-        req_free(i);
+        r->active = 0;
         return MPI_ERR_OTHER;
     }
     return MPI_SUCCESS;
 }
 
-int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t context, int *st_source,
-                    int *st_tag, size_t *st_bytes) {
+static int send_setup(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int mode,
+                      int persistent) {
+    int i = req_alloc(REQ_SEND);
+    if (!i) return 0;
+    req_t *r = &reqs[i];
+    r->peer = dest;
+    r->tag = tag;
+    r->context = context;
+    r->buf = (void *)(uintptr_t)buf;
+    r->bytes = bytes;
+    r->mode = (uint8_t)mode;
+    r->persistent = (uint8_t)persistent;
+    r->active = (uint8_t)!persistent;
+    return i;
+}
+
+int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int mode,
+                 MPI_Request *req) {
+    int i = send_setup(buf, bytes, dest, tag, context, mode, 0);
+    if (!i) return MPI_ERR_NO_MEM;
+    int rc = send_start(i);
+    if (rc) {
+        req_free(i);
+        return rc;
+    }
+    *req = handle_of(i);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_send_init(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int mode,
+                     MPI_Request *req) {
+    int i = send_setup(buf, bytes, dest, tag, context, mode, 1);
+    if (!i) return MPI_ERR_NO_MEM;
+    reqs[i].done = 1;
+    *req = handle_of(i);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t context,
+                    MPI_Status *status) {
     /* only when nothing else is under way: otherwise the general path keeps order */
     if (posted.head || unexp_head || pending_sends.head || pending_gets.head || rendezvous)
         return 1;
@@ -376,11 +491,10 @@ int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t conte
         if (matches(&want, m.source, h.tag, h.context)) {
             size_t len = m.length - sizeof h, n = len < bytes ? len : bytes;
             if (n) memcpy(buf, (const unsigned char *)m.data + sizeof h, n);
-            *st_source = m.source;
-            *st_tag = h.tag;
-            *st_bytes = n;
+            int err = len > bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+            if (status) set_status(status, context, m.source, h.tag, n, err);
             tw_velo_release(tw_mpi.ep, &m);
-            return len > bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
+            return err;
         }
     }
     /* not ours, or not eager: it goes where the general path will find it */
@@ -392,56 +506,102 @@ int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t conte
 }
 
 int tw_mpi_send_now(const void *buf, size_t bytes, int dest, int tag, uint32_t context) {
-    if (bytes > TW_MPI_EAGER_MAX || dest < 0 || pending_to[dest]) return 1;
+    if (bytes > eager_max || dest < 0 || pending_to[dest]) return 1;
     tw_mpi_hdr_t h = {tag, context};
     int rc = tw_velo_sendv(tw_mpi.ep, dest, TW_MPI_EAGER, &h, sizeof h, buf, bytes);
     return rc == TW_OK ? MPI_SUCCESS : 1;
 }
 
-int tw_mpi_irecv(void *buf, size_t bytes, int source, int tag, uint32_t context, MPI_Request *req) {
+/* Starts receive request i: older arrivals first; otherwise it is posted, so that
+ * newer ones match it directly instead of being copied aside. */
+static void recv_start(int i) {
+    req_t *r = &reqs[i];
+    req_reset(r);
+    if (r->peer == MPI_PROC_NULL) {
+        complete_recv(r, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+        req_done(i);
+        return;
+    }
+    unexpected_t *prev, *u = unexpected_find(r, &prev);
+    if (u) {
+        unexpected_unlink(u, prev);
+        unexpected_deliver(i, u);
+        return;
+    }
+    list_push(&posted, i);
+    tw_mpi_progress();
+}
+
+static int recv_setup(void *buf, size_t bytes, int source, int tag, uint32_t context,
+                      int persistent) {
     int i = req_alloc(REQ_RECV);
-    if (!i) return MPI_ERR_NO_MEM;
+    if (!i) return 0;
     req_t *r = &reqs[i];
     r->peer = source;
     r->tag = tag;
     r->context = context;
     r->buf = buf;
     r->bytes = bytes;
+    r->persistent = (uint8_t)persistent;
+    r->active = (uint8_t)!persistent;
+    return i;
+}
+
+int tw_mpi_irecv(void *buf, size_t bytes, int source, int tag, uint32_t context, MPI_Request *req) {
+    int i = recv_setup(buf, bytes, source, tag, context, 0);
+    if (!i) return MPI_ERR_NO_MEM;
     *req = handle_of(i);
-    if (source == MPI_PROC_NULL) {
-        complete_recv(r, MPI_PROC_NULL, MPI_ANY_TAG, 0);
-        req_done(i);
-        return MPI_SUCCESS;
-    }
-    /* Older arrivals first; then post, so that newer ones match the receive directly
-     * instead of being copied aside. */
-    for (unexpected_t *u = unexp_head, *prev = NULL; u; prev = u, u = u->next) {
-        if (!matches(r, u->source, u->tag, u->context)) continue;
-        if (prev)
-            prev->next = u->next;
-        else
-            unexp_head = u->next;
-        if (unexp_tail == u) unexp_tail = prev;
-        unexp_bytes -= u->is_rts ? 0 : u->len;
-        deliver(i, u->source, u->tag, u->is_rts, &u->rts, u->data, u->len);
-        free(u);
-        return MPI_SUCCESS;
-    }
-    list_push(&posted, i);
-    tw_mpi_progress();
+    recv_start(i);
     return MPI_SUCCESS;
 }
 
+int tw_mpi_recv_init(void *buf, size_t bytes, int source, int tag, uint32_t context,
+                     MPI_Request *req) {
+    int i = recv_setup(buf, bytes, source, tag, context, 1);
+    if (!i) return MPI_ERR_NO_MEM;
+    reqs[i].done = 1;
+    *req = handle_of(i);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_start(MPI_Request req) {
+    int i = index_of(req);
+    if (i <= 0 || !reqs[i].persistent || reqs[i].active) return MPI_ERR_REQUEST;
+    if (reqs[i].kind == REQ_RECV) {
+        recv_start(i);
+        return MPI_SUCCESS;
+    }
+    return send_start(i);
+}
+
+static const MPI_Status empty_status = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0, 0};
+
 static void fill_status(const req_t *r, MPI_Status *status) {
     if (!status) return;
-    if (r->kind == REQ_RECV) {
-        status->MPI_SOURCE = r->st_source;
-        status->MPI_TAG = r->st_tag;
-        status->tw_count_lo = (int)(uint32_t)r->st_bytes;
-        status->tw_count_hi = (int)(r->st_bytes >> 32);
-    }
+    *status = empty_status;
+    if (r->kind == REQ_RECV && !r->cancelled)
+        set_status(status, r->context, r->st_source, r->st_tag, r->st_bytes, r->error);
     status->MPI_ERROR = r->error;
-    status->tw_cancelled = 0;
+    status->tw_cancelled = r->cancelled;
+}
+
+/* The result of a finished request: its status, and the request freed (or, when
+ * persistent, made inactive). An inactive one reports an empty status. */
+static int complete(int i, MPI_Request *req, MPI_Status *status) {
+    req_t *r = &reqs[i];
+    if (!r->active) {
+        if (status) *status = empty_status;
+        return MPI_SUCCESS;
+    }
+    int err = r->error;
+    fill_status(r, status);
+    if (r->persistent) {
+        r->active = 0;
+    } else {
+        req_free(i);
+        *req = MPI_REQUEST_NULL;
+    }
+    return err;
 }
 
 int tw_mpi_test(MPI_Request *req, int *flag, MPI_Status *status) {
@@ -449,12 +609,7 @@ int tw_mpi_test(MPI_Request *req, int *flag, MPI_Status *status) {
     if (i <= 0) return MPI_ERR_REQUEST;
     if (!reqs[i].done) tw_mpi_progress();
     *flag = reqs[i].done;
-    if (!*flag) return MPI_SUCCESS;
-    int err = reqs[i].error;
-    fill_status(&reqs[i], status);
-    req_free(i);
-    *req = MPI_REQUEST_NULL;
-    return err;
+    return *flag ? complete(i, req, status) : MPI_SUCCESS;
 }
 
 int tw_mpi_wait(MPI_Request *req, MPI_Status *status) {
@@ -465,12 +620,28 @@ int tw_mpi_wait(MPI_Request *req, MPI_Status *status) {
         tw_mpi_progress();
         if (!reqs[i].done) tw_ep_relax(tw_mpi.ep, &spins);
     }
-    int flag;
-    return tw_mpi_test(req, &flag, status);
+    return complete(i, req, status);
 }
 
-/* MPI_Request_free: a finished request goes now; one still running is left to finish
- * on its own and goes back to the pool then. */
+int tw_mpi_request_status(MPI_Request req, int *flag, MPI_Status *status) {
+    int i = index_of(req);
+    if (i <= 0) return MPI_ERR_REQUEST;
+    if (!reqs[i].done) tw_mpi_progress();
+    *flag = reqs[i].done;
+    if (*flag && !reqs[i].active && status)
+        *status = empty_status;
+    else if (*flag)
+        fill_status(&reqs[i], status);
+    return MPI_SUCCESS;
+}
+
+tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req) {
+    int i = index_of(req);
+    return i > 0 ? tw_mpi_comm_of_context(reqs[i].context) : NULL;
+}
+
+/* MPI_Request_free: a finished or inactive request goes now; one still running is
+ * left to finish on its own and goes back to the pool then. */
 int tw_mpi_request_free(MPI_Request *req) {
     int i = index_of(*req);
     if (i <= 0) return MPI_ERR_REQUEST;
@@ -482,23 +653,80 @@ int tw_mpi_request_free(MPI_Request *req) {
     return MPI_SUCCESS;
 }
 
+/* The index of i in list l and its predecessor, or 0 when i is not there. */
+static int list_find(const list_t *l, int i, int *prev) {
+    *prev = 0;
+    for (int j = l->head; j; *prev = j, j = reqs[j].next)
+        if (j == i) return 1;
+    return 0;
+}
+
+/* MPI_Cancel: a receive not yet matched, or a send not yet handed to the peer, is
+ * withdrawn; anything further along completes as it would have. */
+int tw_mpi_cancel(MPI_Request req) {
+    int i = index_of(req);
+    if (i <= 0 || !reqs[i].active) return MPI_ERR_REQUEST;
+    req_t *r = &reqs[i];
+    if (r->done) return MPI_SUCCESS;
+    int prev;
+    if (r->kind == REQ_RECV && list_find(&posted, i, &prev)) {
+        list_remove(&posted, i, prev);
+    } else if (r->kind == REQ_SEND && r->pending && list_find(&pending_sends, i, &prev)) {
+        list_remove(&pending_sends, i, prev);
+        pending_to[r->peer]--;
+        r->pending = 0;
+        if (r->rts) {
+            tw_dereg(tw_mpi.ep, &r->region);
+            rendezvous--;
+        }
+    } else {
+        return MPI_SUCCESS;
+    }
+    r->cancelled = 1;
+    req_done(i);
+    return MPI_SUCCESS;
+}
+
 int tw_mpi_iprobe(int source, int tag, uint32_t context, int *flag, MPI_Status *status) {
     tw_mpi_progress();
     req_t probe = {.peer = source, .tag = tag, .context = context};
-    for (unexpected_t *u = unexp_head; u; u = u->next) {
-        if (!matches(&probe, u->source, u->tag, u->context)) continue;
-        *flag = 1;
-        if (status) {
-            size_t n = u->is_rts ? (size_t)u->rts.size : u->len;
-            status->MPI_SOURCE = u->source;
-            status->MPI_TAG = u->tag;
-            status->MPI_ERROR = MPI_SUCCESS;
-            status->tw_count_lo = (int)(uint32_t)n;
-            status->tw_count_hi = (int)(n >> 32);
-            status->tw_cancelled = 0;
-        }
-        return MPI_SUCCESS;
-    }
-    *flag = 0;
+    unexpected_t *prev, *u = unexpected_find(&probe, &prev);
+    *flag = u != NULL;
+    if (u) status_of_unexpected(u, status);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_improbe(int source, int tag, uint32_t context, int *flag, MPI_Message *msg,
+                   MPI_Status *status) {
+    tw_mpi_progress();
+    req_t probe = {.peer = source, .tag = tag, .context = context};
+    unexpected_t *prev, *u = unexpected_find(&probe, &prev);
+    *flag = u != NULL;
+    if (!u) return MPI_SUCCESS;
+    int i = req_alloc(REQ_MSG);
+    if (!i) return MPI_ERR_NO_MEM;
+    /* the message is this probe's alone: no other receive or probe can match it */
+    unexpected_unlink(u, prev);
+    reqs[i].msg = u;
+    status_of_unexpected(u, status);
+    *msg = (MPI_Message)(0x6c000000 | reqs[i].gen << 16 | i);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_imrecv(void *buf, size_t bytes, MPI_Message *msg, MPI_Request *req) {
+    int i = slot_of(*msg, 0x6c);
+    if (i <= 0) return MPI_ERR_REQUEST;
+    req_t *r = &reqs[i];
+    unexpected_t *u = r->msg;
+    r->kind = REQ_RECV;
+    r->msg = NULL;
+    r->buf = buf;
+    r->bytes = bytes;
+    r->peer = u->source;
+    r->tag = u->tag;
+    r->context = u->context;
+    *msg = MPI_MESSAGE_NULL;
+    *req = handle_of(i);
+    unexpected_deliver(i, u);
     return MPI_SUCCESS;
 }

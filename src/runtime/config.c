@@ -25,6 +25,10 @@ static const tw_config_var_t vars[] = {
      "how blocking calls wait: spin, yield (give the core away between polls), or auto "
      "(spin while the node has a core per rank)",
      0},
+    {"TW_EAGER_LIMIT", "4088",
+     "largest MPI message, in bytes, sent eagerly (copied through the receiver's mailbox); "
+     "longer ones go by rendezvous (the receiver gets them from the sender's buffer); 0..4088",
+     0},
     {"TW_CC", "", "C compiler mpicc runs (default: the one Tollway was built with)", 0},
     {"TW_CXX", "", "C++ compiler mpicxx runs (default: c++)", 0},
     {"TW_JOB_ID", "", "job id (hex); names the job's shared-memory objects", 1},
@@ -93,6 +97,10 @@ static int set_var(tw_config_t *cfg, const char *name, const char *value, char *
             cfg->rma_copy = TW_RMA_COPY_PIPELINE;
         else
             return fail(err, errlen, name, value, "must be auto, cma or pipeline");
+    } else if (strcmp(name, "TW_EAGER_LIMIT") == 0) {
+        if (parse_long(value, 0, TW_EAGER_LIMIT_MAX, &v))
+            return fail(err, errlen, name, value, "must be a byte count from 0 to 4088");
+        cfg->eager_limit = (uint32_t)v;
     } else if (strcmp(name, "TW_STATS") == 0) {
         if (strcmp(value, "0") && strcmp(value, "1"))
             return fail(err, errlen, name, value, "must be 0 or 1");
@@ -144,6 +152,7 @@ int tw_config_parse(tw_config_t *cfg, char *const *envp, char *err, size_t errle
     cfg->atu_entries = TW_ATU_ENTRIES_DEFAULT;
     cfg->rma_copy = TW_RMA_COPY_AUTO;
     cfg->wait = TW_WAIT_AUTO;
+    cfg->eager_limit = TW_EAGER_LIMIT_MAX;
     cfg->local_rank = cfg->local_size = -1;
     for (char *const *e = envp; e && *e; e++) {
         if (strncmp(*e, "TW_", 3) != 0) continue;

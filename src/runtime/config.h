@@ -27,6 +27,7 @@ typedef struct tw_config {
     tw_rma_copy_t rma_copy;
     int stats; /* print counters at close */
     tw_wait_mode_t wait;
+    uint32_t eager_limit; /* MPI: largest message sent eagerly */
     /* Set by twrun for its ranks; absent when a process manager or nobody started us. */
     char job_id[33];
     uint64_t job_key;
@@ -52,6 +53,7 @@ enum {
     TW_ATU_ENTRIES_MIN = 16,
     TW_ATU_ENTRIES_MAX = 65535,
     TW_ATU_ENTRIES_DEFAULT = 1024,
+    TW_EAGER_LIMIT_MAX = 4088, /* a VELO message less the MPI header */
 };
 
 /* Parses the TW_* entries of envp (NULL-terminated "NAME=value" strings).
