@@ -11,7 +11,8 @@
 
 #include "mpi/mpi_impl.h"
 
-static tw_mpi_comm_t *table[TW_MPI_COMMS];
+tw_mpi_comm_t *tw_mpi_comm_table[TW_MPI_COMMS];
+#define table tw_mpi_comm_table
 enum { WORDS = TW_MPI_COMMS / 64, WORLD_INDEX = 0, SELF_INDEX = 1 };
 
 static tw_mpi_comm_t *comm_new(int index, int rank, int size, int *world) {
@@ -41,18 +42,7 @@ void tw_mpi_comm_fini(void) {
     }
 }
 
-tw_mpi_comm_t *tw_mpi_comm_get(MPI_Comm comm) {
-    if ((comm & 0xff000000) != 0x44000000) return NULL;
-    int i = comm & 0xffffff;
-    return i < TW_MPI_COMMS ? table[i] : NULL;
-}
-
-tw_mpi_comm_t *tw_mpi_comm_of_context(uint32_t context) {
-    return context / 2 < TW_MPI_COMMS ? table[context / 2] : NULL;
-}
-
-int tw_mpi_comm_rank_of(const tw_mpi_comm_t *c, int world) {
-    if (world < 0 || !c->world) return world;
+int tw_mpi_comm_rank_search(const tw_mpi_comm_t *c, int world) {
     for (int r = 0; r < c->size; r++)
         if (c->world[r] == world) return r;
     return -1;

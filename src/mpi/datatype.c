@@ -5,13 +5,11 @@
  * whose padding travels with them (it is part of every buffer of them anyway). */
 #include "mpi/mpi_impl.h"
 
-enum { TYPE_IDS = 42 };
-
 /* The size of each type id, and for the pairs the size of the value member (0 for
  * the other types): a pair holds two basic elements. */
 static const struct {
     uint8_t size, value_size;
-} types[TYPE_IDS + 1] = {
+} types[TW_MPI_TYPE_IDS + 1] = {
     [37] = {8, 4},  /* MPI_FLOAT_INT */
     [38] = {12, 8}, /* MPI_DOUBLE_INT */
     [39] = {12, 8}, /* MPI_LONG_INT */
@@ -19,12 +17,6 @@ static const struct {
     [41] = {6, 2},  /* MPI_SHORT_INT */
     [42] = {20, 16} /* MPI_LONG_DOUBLE_INT */
 };
-
-int tw_mpi_type_extent(MPI_Datatype type) {
-    int id = type & 0xff;
-    if ((type & 0xff000000) != 0x4c000000 || id == 0 || id > TYPE_IDS) return -1;
-    return (type >> 8) & 0xff;
-}
 
 static int type_size(MPI_Datatype type) {
     int extent = tw_mpi_type_extent(type);

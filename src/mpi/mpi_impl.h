@@ -8,6 +8,10 @@
 #include <mpi.h>
 #include <tollway/tollway.h>
 
+/* Everything declared from here on stays inside libmpi: calls and data are reached
+ * directly, not through the PLT and GOT. */
+#pragma GCC visibility push(hidden)
+
 /* VELO tags of the MPI protocols */
 enum { TW_MPI_EAGER = 1, TW_MPI_RTS = 2 };
 
@@ -44,11 +48,27 @@ static inline int tw_mpi_world_rank(const tw_mpi_comm_t *c, int rank) {
     return rank < 0 || !c->world ? rank : c->world[rank];
 }
 
-/* The communicator rank of a world rank, or -1. */
-int tw_mpi_comm_rank_of(const tw_mpi_comm_t *c, int world);
-int tw_mpi_comm_init(void); /* WORLD and SELF */
+/* The communicators; entry k has contexts 2k and 2k + 1, and handle 0x44000000 | k. */
+extern tw_mpi_comm_t *tw_mpi_comm_table[TW_MPI_COMMS];
+
+/* The communicator of a handle; NULL when it names none. */
+static inline tw_mpi_comm_t *tw_mpi_comm_get(MPI_Comm comm) {
+    unsigned i = (unsigned)comm & 0xffffff;
+    return ((unsigned)comm >> 24) == 0x44 && i < TW_MPI_COMMS ? tw_mpi_comm_table[i] : NULL;
+}
+
 /* The communicator a context belongs to; NULL once it is freed. */
-tw_mpi_comm_t *tw_mpi_comm_of_context(uint32_t context);
+static inline tw_mpi_comm_t *tw_mpi_comm_of_context(uint32_t context) {
+    return context / 2 < TW_MPI_COMMS ? tw_mpi_comm_table[context / 2] : NULL;
+}
+
+int tw_mpi_comm_rank_search(const tw_mpi_comm_t *c, int world);
+
+/* The communicator rank of a world rank, or -1 (MPI_PROC_NULL and MPI_ANY_SOURCE pass). */
+static inline int tw_mpi_comm_rank_of(const tw_mpi_comm_t *c, int world) {
+    return world < 0 || !c->world ? world : tw_mpi_comm_rank_search(c, world);
+}
+int tw_mpi_comm_init(void); /* WORLD and SELF */
 
 /* Checks the answer a communicator split gets from the parent's rank 0 — len bytes
  * of: table entry (-1: none free), new size n, new rank, n world ranks — before any
@@ -78,13 +98,23 @@ extern tw_mpi_state_t tw_mpi;
 /* Reports an error as comm's error handler says: returns the class for
  * MPI_ERRORS_RETURN, ends the job for MPI_ERRORS_ARE_FATAL. */
 int tw_mpi_error(tw_mpi_comm_t *comm, const char *call, int errclass, const char *detail);
-tw_mpi_comm_t *tw_mpi_comm_get(MPI_Comm comm);
+enum { TW_MPI_TYPE_IDS = 42 }; /* predefined datatypes are ids 1..42 */
+
 /* Bytes one item of a datatype spans in a buffer; -1: not a datatype. */
-int tw_mpi_type_extent(MPI_Datatype type);
+static inline int tw_mpi_type_extent(MPI_Datatype type) {
+    unsigned id = (unsigned)type & 0xff;
+    if (((unsigned)type >> 24) != 0x4c || id == 0 || id > TW_MPI_TYPE_IDS) return -1;
+    return ((unsigned)type >> 8) & 0xff;
+}
 
 /* point-to-point engine (p2p.c) */
 void tw_mpi_p2p_init(void);
 void tw_mpi_progress(void);
+/* The handle of every eager send that left at once: complete from the start, it
+ * takes no request slot (as MPICH's lightweight requests). Its index bits are 0, so
+ * it is never a slot's handle. */
+#define TW_MPI_REQUEST_SENT ((MPI_Request)0x2c7f0000)
+
 /* send modes; a ready send is a standard one */
 enum { TW_SEND_STANDARD, TW_SEND_SYNC, TW_SEND_BUFFERED };
 int tw_mpi_isend(const void *buf, size_t bytes, int dest_world, int tag, uint32_t context, int mode,
@@ -110,6 +140,8 @@ int tw_mpi_start(MPI_Request req);
  * inactive. Returns the request's error class. */
 int tw_mpi_wait(MPI_Request *req, MPI_Status *status);
 int tw_mpi_test(MPI_Request *req, int *flag, MPI_Status *status);
+/* tw_mpi_test of a request known valid and finished (tw_mpi_request_finished). */
+int tw_mpi_finish(MPI_Request *req, MPI_Status *status);
 /* MPI_Request_get_status: the status of a finished request, which stays as it is. */
 int tw_mpi_request_status(MPI_Request req, int *flag, MPI_Status *status);
 int tw_mpi_iprobe(int source_world, int tag, uint32_t context, int *flag, MPI_Status *status);
@@ -120,6 +152,8 @@ int tw_mpi_cancel(MPI_Request req);
 int tw_mpi_request_valid(MPI_Request req);
 int tw_mpi_request_active(MPI_Request req); /* valid, and not an inactive persistent one */
 int tw_mpi_request_done(MPI_Request req);   /* active and complete */
+/* Null, inactive or complete; req must be null or valid (not checked). */
+int tw_mpi_request_finished(MPI_Request req);
 int tw_mpi_request_free(MPI_Request *req);
 /* The communicator of a request, for its errors (NULL: MPI_COMM_WORLD's handler). */
 tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req);
@@ -138,5 +172,7 @@ void tw_mpi_bsend_fini(void); /* waits for every buffered send */
             return MPI_ERR_OTHER;                                                                  \
         }                                                                                          \
     } while (0)
+
+#pragma GCC visibility pop
 
 #endif

@@ -21,6 +21,9 @@
 enum { REQ_FREE, REQ_SEND, REQ_RECV, REQ_MSG };
 enum { MAX_REQUESTS = 65535 };
 #define UNEXPECTED_BYTES_MAX ((size_t)64 << 20)
+/* Unexpected messages of up to UNEXPECTED_SMALL bytes are kept in entries recycled
+ * through a free list (up to UNEXPECTED_KEPT of them), not allocated each time. */
+enum { UNEXPECTED_SMALL = 256 - 64, UNEXPECTED_KEPT = 4096 };
 
 typedef struct unexpected unexpected_t;
 
@@ -65,6 +68,8 @@ static list_t posted, pending_sends, pending_gets;
 static int *pending_to; /* pending sends per destination, to keep their order */
 static unexpected_t *unexp_head, *unexp_tail;
 static size_t unexp_bytes;
+static unexpected_t *unexp_spare; /* the free list of small entries */
+static int unexp_spares;
 static unsigned char sync_dummy; /* what a zero-byte synchronous send registers */
 static size_t eager_max;         /* TW_EAGER_LIMIT */
 static int
@@ -92,17 +97,23 @@ static int index_of(MPI_Request h) {
 }
 
 int tw_mpi_request_valid(MPI_Request req) {
-    return index_of(req) > 0;
+    return req == TW_MPI_REQUEST_SENT || index_of(req) > 0;
 }
 
 int tw_mpi_request_active(MPI_Request req) {
     int i = index_of(req);
-    return i > 0 && reqs[i].active;
+    return req == TW_MPI_REQUEST_SENT || (i > 0 && reqs[i].active);
 }
 
 int tw_mpi_request_done(MPI_Request req) {
     int i = index_of(req);
-    return i > 0 && reqs[i].active && reqs[i].done;
+    return req == TW_MPI_REQUEST_SENT || (i > 0 && reqs[i].active && reqs[i].done);
+}
+
+int tw_mpi_request_finished(MPI_Request req) {
+    if (req == MPI_REQUEST_NULL || req == TW_MPI_REQUEST_SENT) return 1;
+    const req_t *r = &reqs[req & 0xffff];
+    return r->done || !r->active;
 }
 
 int tw_mpi_message_valid(MPI_Message msg) {
@@ -235,6 +246,29 @@ static void deliver(int i, int source, int tag, int is_rts, const tw_mpi_rts_t *
     req_done(i);
 }
 
+static size_t kept_bytes(const unexpected_t *u) {
+    return u->is_rts ? 0 : u->len;
+}
+
+static unexpected_t *unexpected_new(size_t keep) {
+    if (keep > UNEXPECTED_SMALL) return malloc(sizeof(unexpected_t) + keep);
+    unexpected_t *u = unexp_spare;
+    if (!u) return malloc(sizeof(unexpected_t) + UNEXPECTED_SMALL);
+    unexp_spare = u->next;
+    unexp_spares--;
+    return u;
+}
+
+static void unexpected_free(unexpected_t *u) {
+    if (kept_bytes(u) > UNEXPECTED_SMALL || unexp_spares >= UNEXPECTED_KEPT) {
+        free(u);
+        return;
+    }
+    u->next = unexp_spare;
+    unexp_spare = u;
+    unexp_spares++;
+}
+
 /* One message from the mailbox. 0 when it cannot be taken now (the unexpected
  * buffers are full): it stays in the mailbox and holds its sender back. */
 static int arrive(const tw_velo_msg_t *m) {
@@ -259,7 +293,7 @@ static int arrive(const tw_velo_msg_t *m) {
     }
     size_t keep = is_rts ? 0 : len;
     if (unexp_bytes + keep > UNEXPECTED_BYTES_MAX && unexp_head) return 0;
-    unexpected_t *u = malloc(sizeof *u + keep);
+    unexpected_t *u = unexpected_new(keep);
     if (!u) return 0;
     *u = (unexpected_t){m->source, h.tag, h.context, is_rts, rts, len, NULL};
     memcpy(u->data, body, keep);
@@ -283,9 +317,9 @@ static void unexpected_unlink(unexpected_t *u, unexpected_t *prev) {
 
 /* Hands an unlinked unexpected message to receive request i, and lets it go. */
 static void unexpected_deliver(int i, unexpected_t *u) {
-    unexp_bytes -= u->is_rts ? 0 : u->len;
+    unexp_bytes -= kept_bytes(u);
     deliver(i, u->source, u->tag, u->is_rts, &u->rts, u->data, u->len);
-    free(u);
+    unexpected_free(u);
 }
 
 /* The oldest unexpected message that r matches (its predecessor in *prev), or NULL. */
@@ -513,7 +547,10 @@ int tw_mpi_send_now(const void *buf, size_t bytes, int dest, int tag, uint32_t c
 }
 
 /* Starts receive request i: older arrivals first; otherwise it is posted, so that
- * newer ones match it directly instead of being copied aside. */
+ * newer ones match it directly instead of being copied aside. The mailbox is not
+ * drained here: messages still in it match the receives posted in the meantime
+ * straight into their buffers, where draining now would set aside those whose
+ * receives come next. */
 static void recv_start(int i) {
     req_t *r = &reqs[i];
     req_reset(r);
@@ -529,7 +566,6 @@ static void recv_start(int i) {
         return;
     }
     list_push(&posted, i);
-    tw_mpi_progress();
 }
 
 static int recv_setup(void *buf, size_t bytes, int source, int tag, uint32_t context,
@@ -585,6 +621,13 @@ static void fill_status(const req_t *r, MPI_Status *status) {
     status->tw_cancelled = r->cancelled;
 }
 
+/* A send that left at once: complete, successful. */
+static int complete_sent(MPI_Request *req, MPI_Status *status) {
+    if (status) *status = empty_status;
+    *req = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
 /* The result of a finished request: its status, and the request freed (or, when
  * persistent, made inactive). An inactive one reports an empty status. */
 static int complete(int i, MPI_Request *req, MPI_Status *status) {
@@ -604,7 +647,16 @@ static int complete(int i, MPI_Request *req, MPI_Status *status) {
     return err;
 }
 
+int tw_mpi_finish(MPI_Request *req, MPI_Status *status) {
+    if (*req == TW_MPI_REQUEST_SENT) return complete_sent(req, status);
+    return complete(*req & 0xffff, req, status);
+}
+
 int tw_mpi_test(MPI_Request *req, int *flag, MPI_Status *status) {
+    if (*req == TW_MPI_REQUEST_SENT) {
+        *flag = 1;
+        return complete_sent(req, status);
+    }
     int i = index_of(*req);
     if (i <= 0) return MPI_ERR_REQUEST;
     if (!reqs[i].done) tw_mpi_progress();
@@ -613,6 +665,7 @@ int tw_mpi_test(MPI_Request *req, int *flag, MPI_Status *status) {
 }
 
 int tw_mpi_wait(MPI_Request *req, MPI_Status *status) {
+    if (*req == TW_MPI_REQUEST_SENT) return complete_sent(req, status);
     int i = index_of(*req);
     if (i <= 0) return MPI_ERR_REQUEST;
     unsigned spins = 0;
@@ -624,6 +677,11 @@ int tw_mpi_wait(MPI_Request *req, MPI_Status *status) {
 }
 
 int tw_mpi_request_status(MPI_Request req, int *flag, MPI_Status *status) {
+    if (req == TW_MPI_REQUEST_SENT) {
+        *flag = 1;
+        if (status) *status = empty_status;
+        return MPI_SUCCESS;
+    }
     int i = index_of(req);
     if (i <= 0) return MPI_ERR_REQUEST;
     if (!reqs[i].done) tw_mpi_progress();
@@ -643,6 +701,10 @@ tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req) {
 /* MPI_Request_free: a finished or inactive request goes now; one still running is
  * left to finish on its own and goes back to the pool then. */
 int tw_mpi_request_free(MPI_Request *req) {
+    if (*req == TW_MPI_REQUEST_SENT) {
+        *req = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
     int i = index_of(*req);
     if (i <= 0) return MPI_ERR_REQUEST;
     if (reqs[i].done)
@@ -664,6 +726,7 @@ static int list_find(const list_t *l, int i, int *prev) {
 /* MPI_Cancel: a receive not yet matched, or a send not yet handed to the peer, is
  * withdrawn; anything further along completes as it would have. */
 int tw_mpi_cancel(MPI_Request req) {
+    if (req == TW_MPI_REQUEST_SENT) return MPI_SUCCESS; /* delivered already */
     int i = index_of(req);
     if (i <= 0 || !reqs[i].active) return MPI_ERR_REQUEST;
     req_t *r = &reqs[i];

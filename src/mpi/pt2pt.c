@@ -83,8 +83,26 @@ static int recv_common(const char *call, void *buf, int count, MPI_Datatype type
     return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
 }
 
+/* The common case of a standard send, tried before anything else: valid arguments,
+ * a small message, a peer with nothing queued. MPI_SUCCESS when the message went
+ * straight into the peer's mailbox; 1 when the general path must take it. */
+static inline int send_now(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                           MPI_Comm comm) {
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    int extent = tw_mpi_type_extent(datatype);
+    if (c && tw_mpi.initialized && !tw_mpi.finalized && extent >= 0 && count >= 0 &&
+        (buf || !count) && dest >= 0 && dest < c->size && tag >= 0 && tag <= TW_MPI_TAG_UB)
+        return tw_mpi_send_now(buf, (size_t)count * (size_t)extent, tw_mpi_world_rank(c, dest), tag,
+                               c->context);
+    return 1;
+}
+
 int MPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
               MPI_Request *request) {
+    if (request && send_now(buf, count, datatype, dest, tag, comm) == MPI_SUCCESS) {
+        *request = TW_MPI_REQUEST_SENT;
+        return MPI_SUCCESS;
+    }
     return send_common("MPI_Isend", buf, count, datatype, dest, tag, comm, TW_SEND_STANDARD, 0,
                        request);
 }
@@ -114,8 +132,29 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
     return rc ? tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Ibsend", rc, NULL) : MPI_SUCCESS;
 }
 
+/* The arguments of a receive, when all of them are valid and the source is a rank or
+ * MPI_ANY_SOURCE: its communicator, else NULL (the general path checks and reports). */
+static inline tw_mpi_comm_t *recv_args_ok(const void *buf, int count, MPI_Datatype datatype,
+                                          int source, int tag, MPI_Comm comm, size_t *bytes) {
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    int extent = tw_mpi_type_extent(datatype);
+    *bytes = (size_t)count * (size_t)extent;
+    return c && tw_mpi.initialized && !tw_mpi.finalized && extent >= 0 && count >= 0 &&
+                   (buf || !count) &&
+                   (source == MPI_ANY_SOURCE || (source >= 0 && source < c->size)) &&
+                   (tag == MPI_ANY_TAG || (tag >= 0 && tag <= TW_MPI_TAG_UB))
+               ? c
+               : NULL;
+}
+
 int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
               MPI_Request *request) {
+    size_t bytes;
+    tw_mpi_comm_t *c = recv_args_ok(buf, count, datatype, source, tag, comm, &bytes);
+    if (c && request &&
+        tw_mpi_irecv(buf, bytes, tw_mpi_world_rank(c, source), tag, c->context, request) ==
+            MPI_SUCCESS)
+        return MPI_SUCCESS;
     return recv_common("MPI_Irecv", buf, count, datatype, source, tag, comm, 0, request);
 }
 
@@ -162,14 +201,7 @@ static int send_blocking(const char *call, const void *buf, int count, MPI_Datat
 }
 
 int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
-    /* the common case: a small message to a peer with nothing queued goes straight in */
-    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
-    int extent = tw_mpi_type_extent(datatype);
-    if (c && tw_mpi.initialized && !tw_mpi.finalized && extent >= 0 && count >= 0 &&
-        (buf || !count) && dest >= 0 && dest < c->size && tag >= 0 && tag <= TW_MPI_TAG_UB &&
-        tw_mpi_send_now(buf, (size_t)count * (size_t)extent, tw_mpi_world_rank(c, dest), tag,
-                        c->context) == MPI_SUCCESS)
-        return MPI_SUCCESS;
+    if (send_now(buf, count, datatype, dest, tag, comm) == MPI_SUCCESS) return MPI_SUCCESS;
     return send_blocking("MPI_Send", buf, count, datatype, dest, tag, comm, TW_SEND_STANDARD);
 }
 
@@ -189,13 +221,10 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 
 int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
              MPI_Status *status) {
-    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
-    int extent = tw_mpi_type_extent(datatype);
-    if (c && tw_mpi.initialized && !tw_mpi.finalized && extent >= 0 && count >= 0 &&
-        (buf || !count) && (source == MPI_ANY_SOURCE || (source >= 0 && source < c->size)) &&
-        (tag == MPI_ANY_TAG || (tag >= 0 && tag <= TW_MPI_TAG_UB))) {
-        int rc = tw_mpi_recv_now(buf, (size_t)count * (size_t)extent, tw_mpi_world_rank(c, source),
-                                 tag, c->context, status);
+    size_t bytes;
+    tw_mpi_comm_t *c = recv_args_ok(buf, count, datatype, source, tag, comm, &bytes);
+    if (c) {
+        int rc = tw_mpi_recv_now(buf, bytes, tw_mpi_world_rank(c, source), tag, c->context, status);
         if (rc != 1) return rc ? tw_mpi_error(c, "MPI_Recv", rc, NULL) : MPI_SUCCESS;
     }
     MPI_Request r;
