@@ -13,7 +13,7 @@
 #pragma GCC visibility push(hidden)
 
 /* VELO tags of the MPI protocols */
-enum { TW_MPI_EAGER = 1, TW_MPI_RTS = 2 };
+enum { TW_MPI_EAGER = 1, TW_MPI_RTS = 2, TW_MPI_CTS = 3 };
 
 /* Communicator contexts: communicator k of the table uses context 2k for its
  * point-to-point traffic and 2k + 1 for its collectives, so the two never match. */
@@ -29,9 +29,17 @@ typedef struct tw_mpi_hdr {
 typedef struct tw_mpi_rts {
     uint64_t size;
     uint64_t nla, key;
-    uint32_t sreq; /* the sender's request handle */
-    uint32_t unused;
+    uint32_t sreq;  /* the sender's request handle */
+    uint32_t split; /* 1: the sender will put a part; the receiver answers with a CTS */
 } tw_mpi_rts_t;
+
+/* A split rendezvous's clear-to-send, receiver to sender: put [offset, offset + len)
+ * of your buffer to nla (len 0: I get it all myself). */
+typedef struct tw_mpi_cts {
+    uint32_t sreq, rreq;
+    uint64_t nla, key;
+    uint64_t offset, len;
+} tw_mpi_cts_t;
 
 #define TW_MPI_EAGER_MAX (TW_VELO_MAX_SIZE - sizeof(tw_mpi_hdr_t))
 

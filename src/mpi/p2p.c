@@ -1,15 +1,22 @@
 /* The MPI point-to-point engine on the native API.
  *
  * Protocols, by size:
- *   eager (up to TW_EAGER_LIMIT bytes, at most TW_MPI_EAGER_MAX): header and payload in one VELO
- * message — a single 64-byte slot up to 48 bytes, consecutive slots beyond; rendezvous (longer, and
- * every synchronous send): a request-to-send names the sender's buffer by NLA and key; the receiver
- * gets it straight into the user buffer, asking for completer and responder notifications, which
- * complete both sides without another message. Messages are matched in arrival order per sender
- * (VELO keeps each sender's order), so MPI's non-overtaking rule holds whatever the protocol mix. A
- * message that arrives before its receive is posted is copied out (eager) or remembered (RTS); the
- * copies are bounded, and past the bound the mailbox is left full, which holds the senders back
- * instead of exhausting memory. */
+ *   eager (up to TW_EAGER_LIMIT bytes): header and payload in one VELO message, a
+ *     single 64-byte slot up to 48 bytes, consecutive slots beyond;
+ *   rendezvous (longer, and every synchronous send): a request-to-send names the
+ *     sender's buffer by NLA and key; the receiver gets it straight into the user
+ *     buffer, asking for completer and responder notifications, which complete both
+ *     sides without another message;
+ *   split rendezvous (from TW_RNDV_SPLIT bytes): the receiver answers the RTS with a
+ *     clear-to-send naming the second half of its buffer, which the sender puts
+ *     while the receiver gets the first half, so two cores copy half the data each.
+ *     Each side is done when both its notifications have come: get completer and put
+ *     completer at the receiver, get responder and put requester at the sender.
+ * Messages are matched in arrival order per sender (VELO keeps each sender's order),
+ * so MPI's non-overtaking rule holds whatever the protocol mix. A message that
+ * arrives before its receive is posted is copied out (eager) or remembered (RTS);
+ * the copies are bounded, and past the bound the mailbox is left full, which holds
+ * the senders back instead of exhausting memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +40,9 @@ typedef struct req {
     uint8_t gen;
     uint8_t persistent, active; /* a persistent request is inactive between its runs */
     uint8_t mode, cancelled;    /* send: a TW_SEND_* mode */
+    uint8_t parts;              /* rendezvous: notifications (or a CTS) still to come */
+    uint8_t cts_sent;           /* split receive: the CTS has gone */
+    uint8_t split;              /* split send: its CTS is still to come */
     int error;
     int peer; /* send: destination; receive: source filter (world rank or ANY) */
     int tag;  /* send: tag; receive: filter */
@@ -41,7 +51,8 @@ typedef struct req {
     size_t bytes; /* send: size; receive: capacity */
     int st_source, st_tag;
     size_t st_bytes;
-    tw_region_t region; /* rendezvous send: the registered buffer */
+    tw_region_t region; /* rendezvous: the registered (part of the) buffer */
+    tw_mpi_cts_t cts;   /* split send: the part to put, and where */
     tw_mpi_rts_t got;   /* rendezvous receive waiting to start its get */
     int got_from;
     unexpected_t *msg; /* REQ_MSG: the message */
@@ -72,6 +83,7 @@ static unexpected_t *unexp_spare; /* the free list of small entries */
 static int unexp_spares;
 static unsigned char sync_dummy; /* what a zero-byte synchronous send registers */
 static size_t eager_max;         /* TW_EAGER_LIMIT */
+static size_t split_min;         /* TW_RNDV_SPLIT; 0: never */
 static int
     rendezvous; /* sends and gets waiting for a notification: the queue is polled only then */
 
@@ -120,6 +132,16 @@ int tw_mpi_message_valid(MPI_Message msg) {
     return slot_of(msg, 0x6c) > 0;
 }
 
+/* A (re)started request: no result yet. */
+static void req_reset(req_t *r) {
+    r->done = r->rts = r->pending = r->cancelled = r->parts = r->cts_sent = r->split = 0;
+    r->region.nla = 0;
+    r->active = 1;
+    r->error = 0;
+    r->st_source = r->st_tag = 0;
+    r->st_bytes = 0;
+}
+
 static int req_alloc(int kind) {
     if (!free_head) return 0;
     int i = free_head;
@@ -127,23 +149,11 @@ static int req_alloc(int kind) {
     free_head = r->next;
     r->gen++;
     r->kind = (uint8_t)kind;
-    r->done = r->rts = r->pending = r->orphan = r->persistent = r->mode = r->cancelled = 0;
-    r->active = 1;
-    r->error = 0;
-    r->st_source = r->st_tag = 0;
-    r->st_bytes = 0;
+    r->orphan = r->persistent = r->mode = 0;
+    req_reset(r);
     r->msg = NULL;
     r->next = 0;
     return i;
-}
-
-/* A (re)started request: no result yet. */
-static void req_reset(req_t *r) {
-    r->done = r->rts = r->pending = r->cancelled = 0;
-    r->active = 1;
-    r->error = 0;
-    r->st_source = r->st_tag = 0;
-    r->st_bytes = 0;
 }
 
 static void req_free(int i) {
@@ -178,6 +188,7 @@ static void list_remove(list_t *l, int i, int prev) {
 void tw_mpi_p2p_init(void) {
     const tw_config_t *cfg = tw_config();
     eager_max = cfg && cfg->eager_limit < TW_MPI_EAGER_MAX ? cfg->eager_limit : TW_MPI_EAGER_MAX;
+    split_min = cfg ? cfg->rndv_split : 0;
     reqs = calloc(MAX_REQUESTS + 1, sizeof *reqs);
     pending_to = calloc((size_t)tw_mpi.size, sizeof *pending_to);
     if (!reqs || !pending_to) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
@@ -213,9 +224,64 @@ static void complete_recv(req_t *r, int source, int tag, size_t arrived) {
     if (arrived > r->bytes) r->error = MPI_ERR_TRUNCATE;
 }
 
+/* One expected notification (or CTS) of rendezvous request i has come; the last
+ * one completes it. */
+static void part_done(int i) {
+    req_t *r = &reqs[i];
+    rendezvous--;
+    if (--r->parts) return;
+    if (r->region.nla) tw_dereg(tw_mpi.ep, &r->region);
+    r->region.nla = 0;
+    req_done(i);
+}
+
+/* A split receive's CTS: registers the second half of the buffer for the sender's
+ * put, or (message too short, nothing registrable) asks for no put at all. TW_OK
+ * with the length the get must fetch in *get_len, or the VELO send's error. */
+static int send_cts(int i, size_t n, size_t *get_len) {
+    req_t *r = &reqs[i];
+    size_t half = split_min && n >= split_min ? (n / 2) & ~(size_t)4095 : 0;
+    tw_mpi_cts_t cts = {r->got.sreq, (uint32_t)handle_of(i), 0, 0, 0, 0};
+    if (half &&
+        !tw_reg(tw_mpi.ep, (unsigned char *)r->buf + half, n - half, TW_PERM_WRITE, &r->region)) {
+        cts = (tw_mpi_cts_t){r->got.sreq, cts.rreq, r->region.nla, r->region.key, half, n - half};
+    } else {
+        half = 0;
+        r->region.nla = 0;
+    }
+    int rc = tw_velo_send(tw_mpi.ep, r->got_from, TW_MPI_CTS, &cts, sizeof cts);
+    if (rc != TW_OK) {
+        if (r->region.nla) tw_dereg(tw_mpi.ep, &r->region);
+        r->region.nla = 0;
+        return rc;
+    }
+    r->cts_sent = 1;
+    if (half) { /* the sender's put lands with a completer notification here */
+        r->parts++;
+        rendezvous++;
+    }
+    *get_len = half ? half : n;
+    return TW_OK;
+}
+
 static void start_get(int i) {
     req_t *r = &reqs[i];
     size_t n = r->got.size < r->bytes ? (size_t)r->got.size : r->bytes;
+    if (r->got.split && !r->cts_sent) {
+        int rc = send_cts(i, n, &n);
+        if (rc == TW_RETRY) {
+            list_push(&pending_gets, i);
+            return;
+        }
+        if (rc) {
+            r->error = MPI_ERR_OTHER;
+            req_done(i);
+            return;
+        }
+        r->got.size = n; /* a retried get fetches the same part */
+    } else if (r->cts_sent) {
+        n = (size_t)r->got.size;
+    }
     uint64_t cookie = (uint64_t)r->got.sreq << 32 | (uint32_t)handle_of(i);
     int rc = tw_get(tw_mpi.ep, r->got_from, r->buf, n, r->got.nla, r->got.key,
                     TW_NOTIFY_COMPLETER | TW_NOTIFY_RESPONDER, cookie);
@@ -223,11 +289,55 @@ static void start_get(int i) {
         list_push(&pending_gets, i);
         return;
     }
-    if (rc == TW_OK) rendezvous++;
-    if (rc) { /* the sender cannot be reached: nothing will ever complete this */
-        r->error = MPI_ERR_OTHER;
-        req_done(i);
+    if (rc == TW_OK) {
+        r->parts++;
+        rendezvous++;
+        return;
     }
+    r->error = MPI_ERR_OTHER; /* the sender cannot be reached: nothing will complete this */
+    if (r->region.nla) tw_dereg(tw_mpi.ep, &r->region);
+    r->region.nla = 0;
+    req_done(i);
+}
+
+/* A split send puts the part its CTS names. */
+static void start_put(int i) {
+    req_t *r = &reqs[i];
+    const tw_mpi_cts_t *c = &r->cts;
+    uint64_t cookie = (uint64_t)c->rreq << 32 | (uint32_t)handle_of(i);
+    int rc = tw_put(tw_mpi.ep, r->peer, (unsigned char *)r->buf + c->offset, (size_t)c->len, c->nla,
+                    c->key, TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER, cookie);
+    if (rc == TW_RETRY) {
+        list_push(&pending_gets, i);
+        return;
+    }
+    if (rc == TW_OK) { /* the CTS's part becomes the put requester's */
+        r->parts++;
+        rendezvous++;
+    } else {
+        r->error = MPI_ERR_OTHER; /* the receiver then waits for its part */
+    }
+    part_done(i);
+}
+
+/* A CTS from source for one of our split sends, checked against the send it names. */
+static void take_cts(int source, const void *body, size_t len) {
+    tw_mpi_cts_t c;
+    if (len != sizeof c) return;
+    memcpy(&c, body, sizeof c);
+    int i = index_of((MPI_Request)c.sreq);
+    if (i <= 0) return;
+    req_t *r = &reqs[i];
+    if (r->kind != REQ_SEND || !r->rts || !r->split || r->peer != source || r->done ||
+        c.offset > r->bytes || c.len > r->bytes - c.offset)
+        return; /* not a CTS this send waits for: dropped */
+    r->split = 0;
+    if (!c.len) {
+        part_done(i);
+        return;
+    }
+    r->cts = c;
+    start_put(i);
 }
 
 static void deliver(int i, int source, int tag, int is_rts, const tw_mpi_rts_t *rts,
@@ -272,6 +382,10 @@ static void unexpected_free(unexpected_t *u) {
 /* One message from the mailbox. 0 when it cannot be taken now (the unexpected
  * buffers are full): it stays in the mailbox and holds its sender back. */
 static int arrive(const tw_velo_msg_t *m) {
+    if (m->tag == TW_MPI_CTS) {
+        take_cts(m->source, m->data, m->length);
+        return 1;
+    }
     tw_mpi_hdr_t h;
     if (m->length < sizeof h) return 1; /* not from an MPI peer: dropped */
     memcpy(&h, m->data, sizeof h);
@@ -352,19 +466,14 @@ static void drain_mailbox(void) {
 static void drain_notifications(void) {
     tw_notification_t n;
     while (tw_nq_poll(tw_mpi.ep, &n) == TW_OK) {
-        if (n.op != TW_OP_GET) continue;
-        int mine = n.cls == TW_NOTIFY_RESPONDER ? (int)(n.cookie >> 32) : (int)(uint32_t)n.cookie;
-        int i = index_of(mine);
-        if (i <= 0) continue;
-        req_t *r = &reqs[i];
-        if (n.cls == TW_NOTIFY_RESPONDER) { /* our buffer was read: the send is done */
-            tw_dereg(tw_mpi.ep, &r->region);
-            req_done(i);
-        } else { /* completer, or a fault reported to us */
-            if (n.status != TW_OK) r->error = MPI_ERR_OTHER;
-            req_done(i);
-        }
-        rendezvous--;
+        if (n.op != TW_OP_GET && n.op != TW_OP_PUT) continue;
+        /* the cookie holds the target side's handle high, the initiator's low */
+        int at_target = n.cls == TW_NOTIFY_RESPONDER ||
+                        (n.op == TW_OP_PUT && n.cls == TW_NOTIFY_COMPLETER && n.status == TW_OK);
+        int i = index_of(at_target ? (int)(n.cookie >> 32) : (int)(uint32_t)n.cookie);
+        if (i <= 0 || !reqs[i].parts) continue;
+        if (n.status != TW_OK) reqs[i].error = MPI_ERR_OTHER;
+        part_done(i);
     }
 }
 
@@ -376,7 +485,7 @@ static int post(int i) {
     if (!r->rts)
         return tw_velo_sendv(tw_mpi.ep, r->peer, TW_MPI_EAGER, &h, sizeof h, r->buf, r->bytes);
     unsigned char m[sizeof h + sizeof(tw_mpi_rts_t)];
-    tw_mpi_rts_t rts = {r->bytes, r->region.nla, r->region.key, (uint32_t)handle_of(i), 0};
+    tw_mpi_rts_t rts = {r->bytes, r->region.nla, r->region.key, (uint32_t)handle_of(i), r->split};
     memcpy(m, &h, sizeof h);
     memcpy(m + sizeof h, &rts, sizeof rts);
     return tw_velo_send(tw_mpi.ep, r->peer, TW_MPI_RTS, m, sizeof m);
@@ -416,7 +525,10 @@ static void start_pending_gets(void) {
     pending_gets = (list_t){0, 0};
     for (int i = l.head; i;) {
         int next = reqs[i].next;
-        start_get(i);
+        if (reqs[i].kind == REQ_SEND)
+            start_put(i);
+        else
+            start_get(i);
         i = next;
     }
 }
@@ -449,7 +561,10 @@ static int send_start(int i) {
             r->active = 0;
             return MPI_ERR_NO_MEM;
         }
-        rendezvous++; /* done when the receiver's get tells us */
+        /* done when the receiver's get tells us, and when split, our put */
+        r->split = split_min && r->bytes >= split_min;
+        r->parts = (uint8_t)(1 + r->split);
+        rendezvous += r->parts;
     }
     int rc = pending_to[r->peer] ? TW_RETRY : post(i);
     if (rc == TW_OK) {
@@ -462,7 +577,8 @@ static int send_start(int i) {
     } else {
         if (r->rts) {
             tw_dereg(tw_mpi.ep, &r->region);
-            rendezvous--;
+            rendezvous -= r->parts;
+            r->parts = 0;
         }
         r->active = 0;
         return MPI_ERR_OTHER;
@@ -740,7 +856,8 @@ int tw_mpi_cancel(MPI_Request req) {
         r->pending = 0;
         if (r->rts) {
             tw_dereg(tw_mpi.ep, &r->region);
-            rendezvous--;
+            rendezvous -= r->parts;
+            r->parts = 0;
         }
     } else {
         return MPI_SUCCESS;

@@ -29,6 +29,10 @@ static const tw_config_var_t vars[] = {
      "largest MPI message, in bytes, sent eagerly (copied through the receiver's mailbox); "
      "longer ones go by rendezvous (the receiver gets them from the sender's buffer); 0..4088",
      0},
+    {"TW_RNDV_SPLIT", "262144",
+     "MPI messages from this many bytes on are copied by both sides at once: the receiver "
+     "gets the first half while the sender puts the second; 0 turns it off",
+     0},
     {"TW_CC", "", "C compiler mpicc runs (default: the one Tollway was built with)", 0},
     {"TW_CXX", "", "C++ compiler mpicxx runs (default: c++)", 0},
     {"TW_JOB_ID", "", "job id (hex); names the job's shared-memory objects", 1},
@@ -101,6 +105,10 @@ static int set_var(tw_config_t *cfg, const char *name, const char *value, char *
         if (parse_long(value, 0, TW_EAGER_LIMIT_MAX, &v))
             return fail(err, errlen, name, value, "must be a byte count from 0 to 4088");
         cfg->eager_limit = (uint32_t)v;
+    } else if (strcmp(name, "TW_RNDV_SPLIT") == 0) {
+        if (parse_long(value, 0, 1L << 40, &v))
+            return fail(err, errlen, name, value, "must be a byte count, 0 to turn it off");
+        cfg->rndv_split = (uint64_t)v;
     } else if (strcmp(name, "TW_STATS") == 0) {
         if (strcmp(value, "0") && strcmp(value, "1"))
             return fail(err, errlen, name, value, "must be 0 or 1");
@@ -153,6 +161,7 @@ int tw_config_parse(tw_config_t *cfg, char *const *envp, char *err, size_t errle
     cfg->rma_copy = TW_RMA_COPY_AUTO;
     cfg->wait = TW_WAIT_AUTO;
     cfg->eager_limit = TW_EAGER_LIMIT_MAX;
+    cfg->rndv_split = TW_RNDV_SPLIT_DEFAULT;
     cfg->local_rank = cfg->local_size = -1;
     for (char *const *e = envp; e && *e; e++) {
         if (strncmp(*e, "TW_", 3) != 0) continue;

@@ -28,6 +28,7 @@ typedef struct tw_config {
     int stats; /* print counters at close */
     tw_wait_mode_t wait;
     uint32_t eager_limit; /* MPI: largest message sent eagerly */
+    uint64_t rndv_split;  /* MPI: smallest message copied by both sides; 0: none */
     /* Set by twrun for its ranks; absent when a process manager or nobody started us. */
     char job_id[33];
     uint64_t job_key;
@@ -54,6 +55,7 @@ enum {
     TW_ATU_ENTRIES_MAX = 65535,
     TW_ATU_ENTRIES_DEFAULT = 1024,
     TW_EAGER_LIMIT_MAX = 4088, /* a VELO message less the MPI header */
+    TW_RNDV_SPLIT_DEFAULT = 262144,
 };
 
 /* Parses the TW_* entries of envp (NULL-terminated "NAME=value" strings).
