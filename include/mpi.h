@@ -140,6 +140,7 @@ typedef struct MPI_Status {
 #define MPI_ERR_IN_STATUS 18
 #define MPI_ERR_PENDING   19
 #define MPI_ERR_NO_MEM    34
+#define MPI_ERR_KEYVAL    48
 #define MPI_ERR_LASTCODE  0x3fffffff
 
 /* environment */

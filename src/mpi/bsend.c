@@ -16,8 +16,10 @@ typedef struct block {
 
 _Static_assert(sizeof(block_t) == MPI_BSEND_OVERHEAD, "a block header is MPI_BSEND_OVERHEAD");
 
+static int attached;
 static unsigned char *base;
-static size_t capacity;
+static size_t capacity; /* 0 when the buffer attached cannot hold a single block */
+static int attached_size;
 
 static block_t header_at(size_t at) {
     block_t b;
@@ -74,7 +76,7 @@ static long long take(size_t need) {
 
 int tw_mpi_bsend(const void *buf, size_t bytes, int dest, int tag, uint32_t context) {
     if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
-    if (!base) return MPI_ERR_BUFFER;
+    if (!capacity) return MPI_ERR_BUFFER;
     size_t need = bytes + sizeof(block_t);
     reclaim();
     long long at = take(need);
@@ -95,7 +97,6 @@ int tw_mpi_bsend(const void *buf, size_t bytes, int dest, int tag, uint32_t cont
 
 /* Waits for every buffered send to complete. */
 void tw_mpi_bsend_fini(void) {
-    if (!base) return;
     for (size_t at = 0; at < capacity;) {
         block_t b = header_at(at);
         if (b.send != MPI_REQUEST_NULL) {
@@ -111,30 +112,30 @@ int MPI_Buffer_attach(void *buffer, int size) {
     if (size < 0) return tw_mpi_error(NULL, "MPI_Buffer_attach", MPI_ERR_ARG, "negative size");
     if (!buffer && size)
         return tw_mpi_error(NULL, "MPI_Buffer_attach", MPI_ERR_BUFFER, "NULL buffer");
-    if (base)
+    if (attached)
         return tw_mpi_error(NULL, "MPI_Buffer_attach", MPI_ERR_BUFFER,
                             "a buffer is attached already; detach it first");
-    if ((size_t)size <= sizeof(block_t))
-        return tw_mpi_error(NULL, "MPI_Buffer_attach", MPI_ERR_BUFFER,
-                            "smaller than MPI_BSEND_OVERHEAD: room for no message");
+    attached = 1;
     base = buffer;
-    capacity = (size_t)size;
-    set_header(0, (block_t){capacity, MPI_REQUEST_NULL, 0});
+    attached_size = size;
+    /* one smaller than a block header is attached, but holds no message */
+    capacity = (size_t)size >= sizeof(block_t) ? (size_t)size : 0;
+    if (capacity) set_header(0, (block_t){capacity, MPI_REQUEST_NULL, 0});
     return MPI_SUCCESS;
 }
 
 int MPI_Buffer_detach(void *buffer_addr, int *size) {
     NEED_INIT("MPI_Buffer_detach");
     if (!buffer_addr || !size) return tw_mpi_error(NULL, "MPI_Buffer_detach", MPI_ERR_ARG, NULL);
-    if (!base) /* nothing attached: as MPICH and Open MPI, an empty buffer back */
-    {
+    if (!attached) { /* nothing attached: as MPICH and Open MPI, an empty buffer back */
         *(void **)buffer_addr = NULL;
         *size = 0;
         return MPI_SUCCESS;
     }
     tw_mpi_bsend_fini();
     *(void **)buffer_addr = base;
-    *size = (int)capacity;
+    *size = attached_size;
+    attached = 0;
     base = NULL;
     capacity = 0;
     return MPI_SUCCESS;

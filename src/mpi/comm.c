@@ -233,7 +233,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
              : keyval == MPI_LASTUSEDCODE    ? &lastcode
                                              : NULL;
     if (!v && (keyval & 0xff000000) != 0x64000000)
-        return tw_mpi_error(c, "MPI_Comm_get_attr", MPI_ERR_ARG, "unknown key");
+        return tw_mpi_error(c, "MPI_Comm_get_attr", MPI_ERR_KEYVAL, "unknown key");
     *flag = v != NULL;
     if (v) *(int **)attribute_val = v;
     return MPI_SUCCESS;

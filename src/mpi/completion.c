@@ -6,8 +6,6 @@
  * raised on the communicator of the request that had it. */
 #include "mpi/mpi_impl.h"
 
-static const MPI_Status empty_status = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0, 0};
-
 /* Checks an array of requests: each one null or valid. The number of active ones in
  * *active, when asked for. */
 static int check_requests(const char *call, int count, const MPI_Request r[], int *active) {
@@ -40,7 +38,7 @@ static int check_request(const char *call, const MPI_Request *req, int *null) {
  * raised on its communicator when err_call is set. */
 static int finish(const char *err_call, MPI_Request *req, MPI_Status *status) {
     if (*req == MPI_REQUEST_NULL) {
-        if (status) *status = empty_status;
+        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
         return MPI_SUCCESS;
     }
     tw_mpi_comm_t *c = err_call ? tw_mpi_request_comm(*req) : NULL;
@@ -77,25 +75,27 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
     if (!flag) return tw_mpi_error(NULL, "MPI_Request_get_status", MPI_ERR_ARG, "flag is NULL");
     if (null) {
         *flag = 1;
-        if (status) *status = empty_status;
+        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
         return MPI_SUCCESS;
     }
     return tw_mpi_request_status(request, flag, status);
+}
+
+/* Records the result of request i of an array in statuses. MPI_ERROR fields are set
+ * only once some request has failed (*failed: how many): then in every status, the
+ * earlier successful ones included. */
+static void record(MPI_Status statuses[], int i, int rc, int *failed) {
+    if (rc && !(*failed)++ && statuses)
+        for (int k = 0; k < i; k++) statuses[k].MPI_ERROR = MPI_SUCCESS;
+    if (*failed && statuses) statuses[i].MPI_ERROR = rc;
 }
 
 /* Completes every request of an array known to be done; MPI_ERR_IN_STATUS when any
  * failed (each status then says which). */
 static int finish_all(const char *call, int count, MPI_Request requests[], MPI_Status statuses[]) {
     int failed = 0;
-    for (int i = 0; i < count; i++) {
-        MPI_Status s;
-        int rc = finish(NULL, &requests[i], &s);
-        if (statuses) {
-            statuses[i] = s;
-            statuses[i].MPI_ERROR = rc;
-        }
-        failed |= rc != MPI_SUCCESS;
-    }
+    for (int i = 0; i < count; i++)
+        record(statuses, i, finish(NULL, &requests[i], statuses ? &statuses[i] : NULL), &failed);
     return failed ? tw_mpi_error(NULL, call, MPI_ERR_IN_STATUS, NULL) : MPI_SUCCESS;
 }
 
@@ -138,7 +138,7 @@ int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_St
     *index = MPI_UNDEFINED;
     if (!active) { /* nothing active: complete, with an empty status */
         *flag = 1;
-        if (status) *status = empty_status;
+        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
         return MPI_SUCCESS;
     }
     tw_mpi_progress();
@@ -176,13 +176,7 @@ int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices
     int n = 0, failed = 0;
     for (int i = 0; i < incount; i++) {
         if (!tw_mpi_request_done(requests[i])) continue;
-        MPI_Status s;
-        int err = finish(NULL, &requests[i], &s);
-        if (statuses) {
-            statuses[n] = s;
-            statuses[n].MPI_ERROR = err;
-        }
-        failed |= err != MPI_SUCCESS;
+        record(statuses, n, finish(NULL, &requests[i], statuses ? &statuses[n] : NULL), &failed);
         indices[n++] = i;
     }
     *outcount = n;

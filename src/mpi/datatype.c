@@ -80,6 +80,7 @@ static int as_int(MPI_Count c) {
 
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
     MPI_Count c = 0;
+    if (!count) return tw_mpi_error(NULL, "MPI_Get_count", MPI_ERR_ARG, "count is NULL");
     int rc = status_count("MPI_Get_count", status, datatype, 0, &c);
     if (!rc) *count = as_int(c);
     return rc;
@@ -87,6 +88,7 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
 
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) {
     MPI_Count c = 0;
+    if (!count) return tw_mpi_error(NULL, "MPI_Get_elements", MPI_ERR_ARG, "count is NULL");
     int rc = status_count("MPI_Get_elements", status, datatype, 1, &c);
     if (!rc) *count = as_int(c);
     return rc;

@@ -30,10 +30,14 @@ static const char *class_names[] = {
     [MPI_ERR_IN_STATUS] = "error code in status",
     [MPI_ERR_PENDING] = "pending request",
     [MPI_ERR_NO_MEM] = "out of memory",
+    [MPI_ERR_KEYVAL] = "invalid attribute key",
 };
 
 int MPI_Error_class(int errorcode, int *errorclass) {
     if (!errorclass) return MPI_ERR_ARG;
+    if (errorcode < 0 || errorcode >= (int)(sizeof class_names / sizeof *class_names) ||
+        !class_names[errorcode])
+        return MPI_ERR_ARG; /* not an error code of this library */
     *errorclass = errorcode;
     return MPI_SUCCESS;
 }

@@ -166,10 +166,28 @@ int tw_mpi_request_free(MPI_Request *req);
 /* The communicator of a request, for its errors (NULL: MPI_COMM_WORLD's handler). */
 tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req);
 int tw_mpi_message_valid(MPI_Message msg);
+/* The communicator of a matched message, for its errors (NULL: none). */
+tw_mpi_comm_t *tw_mpi_message_comm(MPI_Message msg);
 
 /* buffered sends (bsend.c) */
 int tw_mpi_bsend(const void *buf, size_t bytes, int dest_world, int tag, uint32_t context);
 void tw_mpi_bsend_fini(void); /* waits for every buffered send */
+
+/* Fills a status. Its MPI_ERROR field is left alone: MPI sets it only where a call
+ * returns MPI_ERR_IN_STATUS (MPI-3.1 section 3.2.5). */
+static inline void tw_mpi_status_fill(MPI_Status *s, int source, int tag, size_t bytes,
+                                      int cancelled) {
+    s->MPI_SOURCE = source;
+    s->MPI_TAG = tag;
+    s->tw_count_lo = (int)(uint32_t)bytes;
+    s->tw_count_hi = (int)(bytes >> 32);
+    s->tw_cancelled = cancelled;
+}
+
+/* The status of a null or inactive request, or of an empty receive. */
+static inline void tw_mpi_status_empty(MPI_Status *s, int source) {
+    if (s) tw_mpi_status_fill(s, source, MPI_ANY_TAG, 0, 0);
+}
 
 /* Every call but a few needs an initialised, not yet finalised library. */
 #define NEED_INIT(call)                                                                            \

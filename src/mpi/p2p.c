@@ -132,6 +132,11 @@ int tw_mpi_message_valid(MPI_Message msg) {
     return slot_of(msg, 0x6c) > 0;
 }
 
+tw_mpi_comm_t *tw_mpi_message_comm(MPI_Message msg) {
+    int i = slot_of(msg, 0x6c);
+    return i > 0 ? tw_mpi_comm_of_context(reqs[i].msg->context) : NULL;
+}
+
 /* A (re)started request: no result yet. */
 static void req_reset(req_t *r) {
     r->done = r->rts = r->pending = r->cancelled = r->parts = r->cts_sent = r->split = 0;
@@ -201,15 +206,9 @@ void tw_mpi_p2p_init(void) {
 /* ---- receiving ---- */
 
 /* Fills a status; the source world rank becomes a rank of the context's communicator. */
-static void set_status(MPI_Status *status, uint32_t context, int source, int tag, size_t bytes,
-                       int err) {
+static void set_status(MPI_Status *status, uint32_t context, int source, int tag, size_t bytes) {
     const tw_mpi_comm_t *c = source >= 0 ? tw_mpi_comm_of_context(context) : NULL;
-    status->MPI_SOURCE = c ? tw_mpi_comm_rank_of(c, source) : source;
-    status->MPI_TAG = tag;
-    status->MPI_ERROR = err;
-    status->tw_count_lo = (int)(uint32_t)bytes;
-    status->tw_count_hi = (int)(bytes >> 32);
-    status->tw_cancelled = 0;
+    tw_mpi_status_fill(status, c ? tw_mpi_comm_rank_of(c, source) : source, tag, bytes, 0);
 }
 
 static int matches(const req_t *r, int source, int tag, uint32_t context) {
@@ -446,8 +445,7 @@ static unexpected_t *unexpected_find(const req_t *r, unexpected_t **prev) {
 
 static void status_of_unexpected(const unexpected_t *u, MPI_Status *status) {
     if (status)
-        set_status(status, u->context, u->source, u->tag, u->is_rts ? (size_t)u->rts.size : u->len,
-                   MPI_SUCCESS);
+        set_status(status, u->context, u->source, u->tag, u->is_rts ? (size_t)u->rts.size : u->len);
 }
 
 static void drain_mailbox(void) {
@@ -642,7 +640,7 @@ int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t conte
             size_t len = m.length - sizeof h, n = len < bytes ? len : bytes;
             if (n) memcpy(buf, (const unsigned char *)m.data + sizeof h, n);
             int err = len > bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
-            if (status) set_status(status, context, m.source, h.tag, n, err);
+            if (status) set_status(status, context, m.source, h.tag, n);
             tw_velo_release(tw_mpi.ep, &m);
             return err;
         }
@@ -726,20 +724,17 @@ int tw_mpi_start(MPI_Request req) {
     return send_start(i);
 }
 
-static const MPI_Status empty_status = {MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_SUCCESS, 0, 0, 0};
-
 static void fill_status(const req_t *r, MPI_Status *status) {
     if (!status) return;
-    *status = empty_status;
     if (r->kind == REQ_RECV && !r->cancelled)
-        set_status(status, r->context, r->st_source, r->st_tag, r->st_bytes, r->error);
-    status->MPI_ERROR = r->error;
-    status->tw_cancelled = r->cancelled;
+        set_status(status, r->context, r->st_source, r->st_tag, r->st_bytes);
+    else
+        tw_mpi_status_fill(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);
 }
 
 /* A send that left at once: complete, successful. */
 static int complete_sent(MPI_Request *req, MPI_Status *status) {
-    if (status) *status = empty_status;
+    tw_mpi_status_empty(status, MPI_ANY_SOURCE);
     *req = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
@@ -749,7 +744,7 @@ static int complete_sent(MPI_Request *req, MPI_Status *status) {
 static int complete(int i, MPI_Request *req, MPI_Status *status) {
     req_t *r = &reqs[i];
     if (!r->active) {
-        if (status) *status = empty_status;
+        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
         return MPI_SUCCESS;
     }
     int err = r->error;
@@ -795,7 +790,7 @@ int tw_mpi_wait(MPI_Request *req, MPI_Status *status) {
 int tw_mpi_request_status(MPI_Request req, int *flag, MPI_Status *status) {
     if (req == TW_MPI_REQUEST_SENT) {
         *flag = 1;
-        if (status) *status = empty_status;
+        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
         return MPI_SUCCESS;
     }
     int i = index_of(req);
@@ -803,7 +798,7 @@ int tw_mpi_request_status(MPI_Request req, int *flag, MPI_Status *status) {
     if (!reqs[i].done) tw_mpi_progress();
     *flag = reqs[i].done;
     if (*flag && !reqs[i].active && status)
-        *status = empty_status;
+        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
     else if (*flag)
         fill_status(&reqs[i], status);
     return MPI_SUCCESS;

@@ -236,8 +236,15 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status *status) {
     MPI_Request r[2];
-    int rc =
-        recv_common("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm, 0, &r[0]);
+    tw_mpi_comm_t *c;
+    size_t bytes = 0;
+    /* the send half is checked before the receive starts, so a call that fails
+     * consumes no message */
+    int rc = check_call("MPI_Sendrecv", comm, sendbuf, sendcount, sendtype, &c, &bytes);
+    if (!rc) rc = check_send(c, "MPI_Sendrecv", dest, sendtag, &r[1]);
+    if (!rc)
+        rc = recv_common("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm, 0,
+                         &r[0]);
     if (rc) return rc;
     rc = send_common("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm,
                      TW_SEND_STANDARD, 0, &r[1]);
@@ -261,8 +268,7 @@ static int check_probe(const char *call, int source, int tag, MPI_Comm comm, tw_
     int rc = check_source(*c, call, source, tag);
     if (rc) return rc;
     *proc_null = source == MPI_PROC_NULL;
-    if (*proc_null && status)
-        *status = (MPI_Status){MPI_PROC_NULL, MPI_ANY_TAG, MPI_SUCCESS, 0, 0, 0};
+    if (*proc_null && status) tw_mpi_status_empty(status, MPI_PROC_NULL);
     return MPI_SUCCESS;
 }
 
@@ -312,24 +318,26 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
     }
 }
 
+/* Errors of a matched receive go to the communicator of the probe that matched it. */
 int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                MPI_Request *request) {
     NEED_INIT("MPI_Imrecv");
-    if (!message || !request)
-        return tw_mpi_error(NULL, "MPI_Imrecv", MPI_ERR_ARG, "message or request is NULL");
+    if (!message) return tw_mpi_error(NULL, "MPI_Imrecv", MPI_ERR_ARG, "message is NULL");
+    tw_mpi_comm_t *c = tw_mpi_message_comm(*message);
+    if (*message != MPI_MESSAGE_NO_PROC && !c)
+        return tw_mpi_error(NULL, "MPI_Imrecv", MPI_ERR_REQUEST,
+                            "not a message from MPI_Mprobe or MPI_Improbe");
+    if (!request) return tw_mpi_error(c, "MPI_Imrecv", MPI_ERR_ARG, "request is NULL");
     size_t bytes = 0;
-    int rc = check_buffer(NULL, "MPI_Imrecv", buf, count, datatype, &bytes);
+    int rc = check_buffer(c, "MPI_Imrecv", buf, count, datatype, &bytes);
     if (rc) return rc;
     if (*message == MPI_MESSAGE_NO_PROC) { /* a receive from MPI_PROC_NULL */
         *message = MPI_MESSAGE_NULL;
         rc = tw_mpi_irecv(buf, 0, MPI_PROC_NULL, MPI_ANY_TAG, 0, request);
-    } else if (!tw_mpi_message_valid(*message)) {
-        return tw_mpi_error(NULL, "MPI_Imrecv", MPI_ERR_REQUEST,
-                            "not a message from MPI_Mprobe or MPI_Improbe");
     } else {
         rc = tw_mpi_imrecv(buf, bytes, message, request);
     }
-    return rc ? tw_mpi_error(NULL, "MPI_Imrecv", rc, NULL) : MPI_SUCCESS;
+    return rc ? tw_mpi_error(c, "MPI_Imrecv", rc, NULL) : MPI_SUCCESS;
 }
 
 int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
