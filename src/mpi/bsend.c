@@ -3,7 +3,8 @@
  * The attached buffer is tiled by blocks, each a header (MPI_BSEND_OVERHEAD bytes:
  * its length and the send that reads it) followed by one message's data. A block
  * is free again once its send has completed; free neighbours merge. The headers
- * live in the user's buffer, so they are copied in and out, whatever its alignment. */
+ * live in the user's buffer, so they are copied in and out, whatever its alignment,
+ * and checked before they are followed: a program may write over them. */
 #include <string.h>
 
 #include "mpi/mpi_impl.h"
@@ -21,46 +22,52 @@ static unsigned char *base;
 static size_t capacity; /* 0 when the buffer attached cannot hold a single block */
 static int attached_size;
 
-static block_t header_at(size_t at) {
-    block_t b;
-    memcpy(&b, base + at, sizeof b);
-    return b;
-}
+static int damaged; /* a header was found written over: the program wrote into the buffer */
 
 static void set_header(size_t at, block_t b) {
     memcpy(base + at, &b, sizeof b);
 }
 
+/* The block at offset at, when its header is one this file wrote: a size within
+ * the buffer and a send that exists. Otherwise the buffer is marked damaged, and
+ * every walk over it stops there rather than loop or follow garbage. */
+static int block_at(size_t at, block_t *b) {
+    memcpy(b, base + at, sizeof *b);
+    if (b->size >= sizeof *b && b->size <= capacity - at &&
+        (b->send == MPI_REQUEST_NULL || tw_mpi_request_valid(b->send)))
+        return 1;
+    damaged = 1;
+    return 0;
+}
+
 /* Frees the blocks whose sends have completed, and merges free neighbours. */
 static void reclaim(void) {
-    size_t at = 0, free_at = 0;
+    size_t free_at = 0;
     int in_free = 0;
-    while (at < capacity) {
-        block_t b = header_at(at);
-        if (b.send != MPI_REQUEST_NULL) {
-            int flag = 0;
-            MPI_Status st;
-            tw_mpi_test(&b.send, &flag, &st);
-            if (flag) set_header(at, b); /* b.send is MPI_REQUEST_NULL now */
+    block_t b;
+    for (size_t at = 0; at < capacity && block_at(at, &b); at += b.size) {
+        if (b.send != MPI_REQUEST_NULL && tw_mpi_request_done(b.send)) {
+            tw_mpi_finish(&b.send, NULL); /* b.send is MPI_REQUEST_NULL now */
+            set_header(at, b);
         }
         if (b.send != MPI_REQUEST_NULL) {
             in_free = 0;
         } else if (in_free) { /* merge into the free block before it */
-            block_t f = header_at(free_at);
+            block_t f;
+            memcpy(&f, base + free_at, sizeof f);
             f.size += b.size;
             set_header(free_at, f);
         } else {
             in_free = 1;
             free_at = at;
         }
-        at += b.size;
     }
 }
 
 /* The offset of a free block of at least need bytes, split to size; or -1. */
 static long long take(size_t need) {
-    for (size_t at = 0; at < capacity;) {
-        block_t b = header_at(at);
+    block_t b;
+    for (size_t at = 0; at < capacity && block_at(at, &b); at += b.size) {
         if (b.send == MPI_REQUEST_NULL && b.size >= need) {
             if (b.size - need >= sizeof(block_t)) { /* the rest stays a free block */
                 set_header(at + need, (block_t){b.size - need, MPI_REQUEST_NULL, 0});
@@ -69,7 +76,6 @@ static long long take(size_t need) {
             }
             return (long long)at;
         }
-        at += b.size;
     }
     return -1;
 }
@@ -80,13 +86,14 @@ int tw_mpi_bsend(const void *buf, size_t bytes, int dest, int tag, uint32_t cont
     size_t need = bytes + sizeof(block_t);
     reclaim();
     long long at = take(need);
-    if (at < 0) { /* sends that finish now give their space back */
+    if (at < 0 && !damaged) { /* sends that finish now give their space back */
         tw_mpi_progress();
         reclaim();
         at = take(need);
     }
-    if (at < 0) return MPI_ERR_BUFFER;
-    block_t b = header_at((size_t)at);
+    if (at < 0 || damaged) return MPI_ERR_BUFFER;
+    block_t b;
+    memcpy(&b, base + at, sizeof b);
     unsigned char *copy = base + at + sizeof b;
     if (bytes) memcpy(copy, buf, bytes);
     int rc = tw_mpi_isend(copy, bytes, dest, tag, context, TW_SEND_STANDARD, &b.send);
@@ -95,15 +102,13 @@ int tw_mpi_bsend(const void *buf, size_t bytes, int dest, int tag, uint32_t cont
     return MPI_SUCCESS;
 }
 
-/* Waits for every buffered send to complete. */
+/* Waits for every buffered send to complete (as far as the headers can be trusted). */
 void tw_mpi_bsend_fini(void) {
-    for (size_t at = 0; at < capacity;) {
-        block_t b = header_at(at);
-        if (b.send != MPI_REQUEST_NULL) {
-            tw_mpi_wait(&b.send, MPI_STATUS_IGNORE);
-            set_header(at, b);
-        }
-        at += b.size;
+    block_t b;
+    for (size_t at = 0; at < capacity && block_at(at, &b); at += b.size) {
+        if (b.send == MPI_REQUEST_NULL) continue;
+        tw_mpi_wait(&b.send, MPI_STATUS_IGNORE);
+        set_header(at, b);
     }
 }
 
@@ -135,8 +140,13 @@ int MPI_Buffer_detach(void *buffer_addr, int *size) {
     tw_mpi_bsend_fini();
     *(void **)buffer_addr = base;
     *size = attached_size;
-    attached = 0;
+    int was_damaged = damaged;
+    attached = damaged = 0;
     base = NULL;
     capacity = 0;
-    return MPI_SUCCESS;
+    /* detached all the same, so the program can attach another */
+    return was_damaged ? tw_mpi_error(NULL, "MPI_Buffer_detach", MPI_ERR_BUFFER,
+                                      "the buffer was written into while attached; buffered "
+                                      "sends in it may be lost")
+                       : MPI_SUCCESS;
 }

@@ -78,6 +78,38 @@ static void buffered(void) {
     }
 }
 
+/* A program that writes over the attached buffer's bookkeeping gets MPI_ERR_BUFFER
+ * from the next buffered send and from detach, not a hang or a wild write; a fresh
+ * attach works again. On MPI_COMM_SELF, every rank alone. */
+static void buffer_written_over(void) {
+    static char pool[1000];
+    int v = 42 + rank, w = 0;
+    void *back;
+    int back_size;
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK(MPI_Buffer_attach(pool, (int)sizeof pool) == MPI_SUCCESS);
+    CHECK(MPI_Bsend(&v, 1, MPI_INT, 0, 200, MPI_COMM_SELF) == MPI_SUCCESS);
+    memset(pool, 0, MPI_BSEND_OVERHEAD); /* the first block's header: size 0 */
+    CHECK(MPI_Bsend(&v, 1, MPI_INT, 0, 201, MPI_COMM_SELF) == MPI_ERR_BUFFER);
+    CHECK(MPI_Buffer_detach(&back, &back_size) == MPI_ERR_BUFFER);
+    CHECK(back == pool && back_size == (int)sizeof pool);
+    /* the message sent before the damage arrives intact */
+    CHECK(MPI_Recv(&w, 1, MPI_INT, 0, 200, MPI_COMM_SELF, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(w == 42 + rank);
+    /* a header naming no send is refused too */
+    CHECK(MPI_Buffer_attach(pool, (int)sizeof pool) == MPI_SUCCESS);
+    memset(pool, 0x5c, sizeof pool);
+    CHECK(MPI_Bsend(&v, 1, MPI_INT, 0, 202, MPI_COMM_SELF) == MPI_ERR_BUFFER);
+    CHECK(MPI_Buffer_detach(&back, &back_size) == MPI_ERR_BUFFER);
+    CHECK(MPI_Buffer_attach(pool, (int)sizeof pool) == MPI_SUCCESS);
+    CHECK(MPI_Bsend(&v, 1, MPI_INT, 0, 203, MPI_COMM_SELF) == MPI_SUCCESS);
+    CHECK(MPI_Recv(&w, 1, MPI_INT, 0, 203, MPI_COMM_SELF, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(MPI_Buffer_detach(&back, &back_size) == MPI_SUCCESS && w == 42 + rank);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 /* Persistent requests: a send and a receive of each protocol started 50 times,
  * Startall, a persistent synchronous send, and an inactive request completing at
  * once with an empty status. */
@@ -277,6 +309,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size >= 2);
     buffered();
+    buffer_written_over();
     persistent();
     cancel();
     matched_probes();
