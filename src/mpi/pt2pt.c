@@ -126,10 +126,8 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
                MPI_Request *request) {
     int rc = send_common("MPI_Ibsend", buf, count, datatype, dest, tag, comm, TW_SEND_BUFFERED, 0,
                          request);
-    if (rc) return rc;
-    /* a request that is complete already, as MPI_PROC_NULL sends are */
-    rc = tw_mpi_isend(NULL, 0, MPI_PROC_NULL, 0, 0, TW_SEND_STANDARD, request);
-    return rc ? tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Ibsend", rc, NULL) : MPI_SUCCESS;
+    if (!rc) *request = TW_MPI_REQUEST_SENT;
+    return rc;
 }
 
 /* The arguments of a receive, when all of them are valid and the source is a rank or
@@ -151,10 +149,10 @@ int MPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
               MPI_Request *request) {
     size_t bytes;
     tw_mpi_comm_t *c = recv_args_ok(buf, count, datatype, source, tag, comm, &bytes);
-    if (c && request &&
-        tw_mpi_irecv(buf, bytes, tw_mpi_world_rank(c, source), tag, c->context, request) ==
-            MPI_SUCCESS)
-        return MPI_SUCCESS;
+    if (c && request) {
+        int rc = tw_mpi_irecv(buf, bytes, tw_mpi_world_rank(c, source), tag, c->context, request);
+        return rc ? tw_mpi_error(c, "MPI_Irecv", rc, NULL) : MPI_SUCCESS;
+    }
     return recv_common("MPI_Irecv", buf, count, datatype, source, tag, comm, 0, request);
 }
 
