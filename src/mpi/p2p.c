@@ -470,7 +470,17 @@ static void drain_notifications(void) {
                         (n.op == TW_OP_PUT && n.cls == TW_NOTIFY_COMPLETER && n.status == TW_OK);
         int i = index_of(at_target ? (int)(n.cookie >> 32) : (int)(uint32_t)n.cookie);
         if (i <= 0 || !reqs[i].parts) continue;
-        if (n.status != TW_OK) reqs[i].error = MPI_ERR_OTHER;
+        req_t *r = &reqs[i];
+        /* a cookie is only as good as the peer that names it: another process must
+         * not complete this request by naming it in its own operation */
+        if (n.peer != (r->kind == REQ_SEND ? r->peer : r->got_from)) continue;
+        if (n.status != TW_OK) {
+            /* a fault: the request ends now, whatever else it waited for. Its buffer
+             * is deregistered, so a late put or get into it faults too. */
+            r->error = MPI_ERR_OTHER;
+            rendezvous -= r->parts - 1;
+            r->parts = 1;
+        }
         part_done(i);
     }
 }
