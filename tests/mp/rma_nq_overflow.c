@@ -59,23 +59,31 @@ static int put_word(size_t w, unsigned notify) {
     return rc;
 }
 
-static void initiator(void) {
-    stop_t st = {0};
-    /* A: fill rank 1's queue with completer notifications. */
+/* Puts words from base on, asking for notify, until MORE are refused; nobody drains
+ * the queue meanwhile, so once one is refused every later one is. Each attempt is
+ * recorded in st; the number accepted comes back. */
+static size_t fill_until_refused(stop_t *st, size_t base, unsigned notify) {
     size_t accepted = 0, refused = 0;
     while (refused < MORE) {
-        int rc = put_word(A_BASE + st.attempts, COMP);
+        int rc = put_word(base + st->attempts, notify);
         if (rc == TW_OK) {
-            CHECK(refused == 0); /* rank 1 drains nothing: once full, full */
-            st.state[st.attempts++] = NOTIFIED;
+            CHECK(refused == 0); /* once full, full */
+            st->state[st->attempts++] = NOTIFIED;
             accepted++;
         } else {
             CHECK_RC(rc, TW_RETRY);
-            st.state[st.attempts++] = REFUSED;
+            st->state[st->attempts++] = REFUSED;
             refused++;
         }
-        CHECK(st.attempts < 1000);
+        CHECK(st->attempts < 1000);
     }
+    return accepted;
+}
+
+static void initiator(void) {
+    stop_t st = {0};
+    /* A: fill rank 1's queue with completer notifications. */
+    size_t accepted = fill_until_refused(&st, A_BASE, COMP);
     fprintf(stderr, "rank 0: the peer's %d-slot queue took %zu completer notifications\n", SLOTS,
             accepted);
     CHECK(accepted >= SLOTS / 2 && accepted <= SLOTS);
@@ -128,20 +136,7 @@ static void initiator(void) {
 
     /* B: fill our own queue with requester notifications. */
     memset(&st, 0, sizeof st);
-    accepted = refused = 0;
-    while (refused < MORE) {
-        int rc = put_word(B_BASE + st.attempts, REQ);
-        if (rc == TW_OK) {
-            CHECK(refused == 0);
-            st.state[st.attempts++] = NOTIFIED;
-            accepted++;
-        } else {
-            CHECK_RC(rc, TW_RETRY);
-            st.state[st.attempts++] = REFUSED;
-            refused++;
-        }
-        CHECK(st.attempts < 1000);
-    }
+    accepted = fill_until_refused(&st, B_BASE, REQ);
     fprintf(stderr, "rank 0: its own queue took %zu requester notifications\n", accepted);
     CHECK(accepted >= SLOTS / 2 && accepted <= SLOTS);
     got = 0x5555;
