@@ -76,7 +76,10 @@ typedef struct list {
 static req_t *reqs;
 static int free_head;
 static list_t posted, pending_sends, pending_gets;
-static int *pending_to; /* pending sends per destination, to keep their order */
+static int *pending_to;      /* pending sends per destination, to keep their order */
+static unsigned *refused_in; /* per destination: the last pass of post_pending_sends that it
+                                refused a send in */
+static unsigned passes;
 static unexpected_t *unexp_head, *unexp_tail;
 static size_t unexp_bytes;
 static unexpected_t *unexp_spare; /* the free list of small entries */
@@ -196,7 +199,8 @@ void tw_mpi_p2p_init(void) {
     split_min = cfg ? cfg->rndv_split : 0;
     reqs = calloc(MAX_REQUESTS + 1, sizeof *reqs);
     pending_to = calloc((size_t)tw_mpi.size, sizeof *pending_to);
-    if (!reqs || !pending_to) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
+    refused_in = calloc((size_t)tw_mpi.size, sizeof *refused_in);
+    if (!reqs || !pending_to || !refused_in) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
     for (int i = MAX_REQUESTS; i >= 1; i--) {
         reqs[i].next = free_head;
         free_head = i;
@@ -503,15 +507,17 @@ static void posted_ok(int i) {
     if (!reqs[i].rts) req_done(i); /* eager: the data is in the peer's mailbox */
 }
 
+/* One pass over the pending sends, in order. A send waits while an earlier one to
+ * the same peer still does: once a peer refuses one in this pass, its later ones are
+ * not tried (so a pass costs one step per pending send, however many wait). */
 static void post_pending_sends(void) {
+    unsigned pass = ++passes;
     for (int i = pending_sends.head, prev = 0; i;) {
         int next = reqs[i].next;
         int dest = reqs[i].peer;
-        /* a send waits while an earlier one to the same peer still does */
-        int earlier = 0;
-        for (int j = pending_sends.head; j != i; j = reqs[j].next) earlier |= reqs[j].peer == dest;
-        int rc = earlier ? TW_RETRY : post(i);
+        int rc = refused_in[dest] == pass ? TW_RETRY : post(i);
         if (rc == TW_RETRY) {
+            refused_in[dest] = pass;
             prev = i;
         } else {
             list_remove(&pending_sends, i, prev);

@@ -1,0 +1,77 @@
+/* A sender that floods a receiver that posts nothing: rank 0 starts 25000 eager
+ * sends of 4000 bytes (100 MB) to rank 1, which only probes for a tag nobody sends.
+ * Rank 1 must set aside no more than its bound (64 MiB of unexpected data) and hold
+ * the rest back in rank 0, whose sends then cannot all be complete; afterwards every
+ * message arrives, in order. (A message rank 0 sent after the flood waits behind it:
+ * rank 1 could not receive it before the flood's messages.) Needs 2 ranks. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mpi_check.h"
+
+enum { N = 25000, LEN = 4000, PROBES = 200000 };
+
+static long resident_mib(void) {
+    long pages = 0, rss = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    CHECK(f && fscanf(f, "%ld %ld", &pages, &rss) == 2);
+    fclose(f);
+    return rss * sysconf(_SC_PAGESIZE) >> 20;
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    CHECK(size == 2);
+    if (rank == 0) {
+        char *out = malloc((size_t)N * LEN);
+        MPI_Request *r = malloc(N * sizeof *r);
+        CHECK(out && r);
+        for (int i = 0; i < N; i++) {
+            memset(out + (size_t)i * LEN, i & 0x7f, LEN);
+            memcpy(out + (size_t)i * LEN, &i, sizeof i);
+            CHECK(MPI_Isend(out + (size_t)i * LEN, LEN, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &r[i]) ==
+                  MPI_SUCCESS);
+        }
+        int done = 0, flag;
+        /* rank 1 says when it has stopped taking messages in */
+        CHECK(MPI_Recv(&done, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        CHECK(MPI_Testall(N, r, &flag, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        CHECK(!flag); /* held back: 100 MB cannot have gone into 64 MiB */
+        CHECK(MPI_Waitall(N, r, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        free(out);
+        free(r);
+    } else {
+        long before = resident_mib();
+        int flag;
+        /* probe (taking in all that arrives) until near the bound, then some more:
+         * each probe walks the messages set aside, so not too many */
+        int k = 0, extra = 0;
+        while (k < PROBES && extra < 2000) {
+            CHECK(MPI_Iprobe(0, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+            if (++k % 256 == 0 && !extra && resident_mib() - before >= 60) extra = 1;
+            if (extra) extra++;
+        }
+        long grown = resident_mib() - before;
+        fprintf(stderr, "rank 1: %ld MiB more resident after %d probes under the flood\n", grown,
+                k);
+        CHECK(grown < 96); /* 64 MiB of data and the entries that hold it */
+        int done = 1;
+        CHECK(MPI_Send(&done, 1, MPI_INT, 0, 2, MPI_COMM_WORLD) == MPI_SUCCESS);
+        char in[LEN];
+        for (int i = 0; i < N; i++) {
+            CHECK(MPI_Recv(in, LEN, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+                  MPI_SUCCESS);
+            int got;
+            memcpy(&got, in, sizeof got);
+            CHECK(got == i && in[LEN - 1] == (char)(i & 0x7f));
+        }
+    }
+    MPI_Finalize();
+    if (rank == 0) printf("flood: the receiver held the sender back and lost nothing\n");
+    return 0;
+}
