@@ -18,8 +18,12 @@ enum { WORDS = TW_MPI_COMMS / 64, WORLD_INDEX = 0, SELF_INDEX = 1 };
 static tw_mpi_comm_t *comm_new(int index, int rank, int size, int *world) {
     tw_mpi_comm_t *c = calloc(1, sizeof *c);
     if (!c) return NULL;
-    *c = (tw_mpi_comm_t){(MPI_Comm)(0x44000000 | index), rank,  size,
-                         2u * (uint32_t)index,           world, MPI_ERRORS_ARE_FATAL};
+    c->handle = (MPI_Comm)(0x44000000 | index);
+    c->rank = rank;
+    c->size = size;
+    c->context = 2u * (uint32_t)index;
+    c->world = world;
+    c->errhandler = MPI_ERRORS_ARE_FATAL;
     table[index] = c;
     return c;
 }

@@ -3,6 +3,8 @@
  * A message of count items of a predefined type moves count * extent contiguous
  * bytes. The extent equals the size except for the MINLOC/MAXLOC pairs, C structs
  * whose padding travels with them (it is part of every buffer of them anyway). */
+#include <string.h>
+
 #include "mpi/mpi_impl.h"
 
 /* The size of each type id, and for the pairs the size of the value member (0 for
@@ -46,6 +48,22 @@ int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) {
     *lb = 0;
     *extent = e;
     return MPI_SUCCESS;
+}
+
+int tw_mpi_type_layout(MPI_Datatype type, tw_mpi_type_layout_t *layout) {
+    int extent = tw_mpi_type_extent(type);
+    if (extent < 0) return MPI_ERR_TYPE;
+    MPI_Count size = type_size(type);
+    *layout = (tw_mpi_type_layout_t){size, 0, extent, 0, extent, size == extent, type};
+    return MPI_SUCCESS;
+}
+
+void tw_mpi_type_pack(const void *buf, MPI_Count count, MPI_Datatype type, void *packed) {
+    memcpy(packed, buf, (size_t)count * (size_t)tw_mpi_type_extent(type));
+}
+
+void tw_mpi_type_unpack(const void *packed, MPI_Count count, MPI_Datatype type, void *buf) {
+    memcpy(buf, packed, (size_t)count * (size_t)tw_mpi_type_extent(type));
 }
 
 static long long status_bytes(const MPI_Status *status) {

@@ -49,7 +49,17 @@ typedef struct tw_mpi_comm {
     uint32_t context;
     int *world; /* world rank of each rank; NULL for MPI_COMM_WORLD itself */
     MPI_Errhandler errhandler;
+    int inter;         /* an intercommunicator: size and world[] describe the remote group */
+    uint32_t coll_seq; /* collectives started here so far: each takes the next as its tag */
 } tw_mpi_comm_t;
+
+/* The tag of the next collective on c, on c's collective context. Every member
+ * starts c's collectives in the same order, so they agree on it; it is never 0,
+ * the tag of the exchanges that create communicators. */
+static inline int tw_mpi_coll_tag(tw_mpi_comm_t *c) {
+    c->coll_seq = c->coll_seq % 0x7fffffffu + 1;
+    return (int)c->coll_seq;
+}
 
 /* The world rank of a communicator rank (MPI_PROC_NULL and MPI_ANY_SOURCE pass). */
 static inline int tw_mpi_world_rank(const tw_mpi_comm_t *c, int rank) {
@@ -114,6 +124,24 @@ static inline int tw_mpi_type_extent(MPI_Datatype type) {
     if (((unsigned)type >> 24) != 0x4c || id == 0 || id > TW_MPI_TYPE_IDS) return -1;
     return ((unsigned)type >> 8) & 0xff;
 }
+
+/* The layout of any datatype, predefined or derived. */
+typedef struct tw_mpi_type_layout {
+    MPI_Count size;                /* bytes of data in one item */
+    MPI_Aint lb, extent;           /* where one item starts and how far the next one is */
+    MPI_Aint true_lb, true_extent; /* the bytes one item really touches */
+    int contiguous;       /* one item's data fills [lb, lb + size) and extent == size, so count
+                             items are count * size contiguous bytes from buf + lb */
+    MPI_Datatype element; /* the one predefined type all its basic elements are (what
+                             a reduction applies its op to); MPI_DATATYPE_NULL if mixed */
+} tw_mpi_type_layout_t;
+
+/* MPI_SUCCESS, or MPI_ERR_TYPE when type names no datatype, or one not committed. */
+int tw_mpi_type_layout(MPI_Datatype type, tw_mpi_type_layout_t *layout);
+/* Copies the data of count items at buf into packed, contiguous and in type order,
+ * and back. The type was checked by tw_mpi_type_layout. */
+void tw_mpi_type_pack(const void *buf, MPI_Count count, MPI_Datatype type, void *packed);
+void tw_mpi_type_unpack(const void *packed, MPI_Count count, MPI_Datatype type, void *buf);
 
 /* point-to-point engine (p2p.c) */
 void tw_mpi_p2p_init(void);
