@@ -23,6 +23,9 @@ typedef int MPI_Datatype;
 typedef int MPI_Request;
 typedef int MPI_Errhandler;
 typedef int MPI_Message;
+typedef int MPI_Op;
+typedef int MPI_Group;
+typedef int MPI_Info;
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Count;
 typedef long long MPI_Offset;
@@ -39,8 +42,9 @@ typedef struct MPI_Status {
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 
-/* handle kinds: 0x44 communicator, 0x4c datatype, 0x2c request, 0x54 errhandler,
- * 0x6c message */
+/* handle kinds: 0x44 communicator, 0x4c predefined datatype, 0x8c derived datatype,
+ * 0x2c request, 0x54 errhandler, 0x6c message, 0x58 op, 0x48 group, 0x5c info, 0x24
+ * attribute key; a kind's null handle has the kind's top two bits clear */
 #define MPI_COMM_NULL  ((MPI_Comm)0x04000000)
 #define MPI_COMM_WORLD ((MPI_Comm)0x44000000)
 #define MPI_COMM_SELF  ((MPI_Comm)0x44000001)
