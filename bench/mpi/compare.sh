@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# MPI point to point, side by side in one run: mpibench (bench/mpi/mpibench.c) built
-# with every MPI at hand, each test run round robin across the MPIs for ROUNDS rounds
+# MPI point to point and collectives, side by side in one run: mpibench
+# (bench/mpi/mpibench.c: latency, bandwidth, rate) and collbench (bench/mpi/collbench.c:
+# barrier, bcast, allreduce, allgather, alltoall) built with every MPI at hand, each
+# test run round robin across the MPIs for ROUNDS rounds
 # (the first MPI of a round rotates), two ranks pinned to the two cores. On a shared
 # virtual machine absolute times drift from minute to minute; only figures taken
 # seconds apart compare, so plot.py reports per-round ratios besides the medians.
 #
 # usage: bench/mpi/compare.sh [BUILD_DIR]      (default build)
-#   env: ROUNDS (default 5), TESTS (default "latency bandwidth rate"),
+#   env: ROUNDS (default 5), TESTS (default "latency bandwidth rate barrier bcast
+#        allreduce allgather alltoall"),
 #        RUN_TIMEOUT seconds per run (default 120), CFLAGS (default -O2)
 #
 # MPIs, each used when it builds mpibench and passes a short smoke run, else skipped
-# with a note:
+# with a note (an MPI that cannot build collbench is skipped for the collective tests):
 #   openmpi  mpicc.openmpi, mpirun.openmpi --allow-run-as-root -np 2 --bind-to core
 #   mpich    mpicc.mpich,   mpirun.mpich -np 2 -bind-to core
 #   tollway  BUILD_DIR/bin/mpicc, BUILD_DIR/bin/mpiexec -n 2 (twrun binds by itself)
@@ -23,17 +26,19 @@
 # more than 25 % from the run's median probe.
 #
 # Output in BUILD_DIR/bench/mpi/:
-#   mpibench-<mpi>  the binaries; a failed build leaves build-<mpi>.log
+#   mpibench-<mpi>, collbench-<mpi>  the binaries; a failed build leaves
+#                   build-<mpi>.log or build-coll-<mpi>.log
 #   raw.csv         mpi,test,size,round,value (us, MB/s, msg/s as mpibench prints them);
 #                   probes are rows with test probe-before:<test> / probe-after:<test>,
 #                   size 0, value in us
 #   commands.txt    the command that produced each MPI's figures
-#   summary.csv, mpibench.png   from plot.py, which also prints the summary table
-# With the defaults the whole run takes about 2-3 minutes for two MPIs.
+#   summary.csv, mpibench.png, collbench.png   from plot.py, which also prints the
+#                   summary table
+# With the defaults the whole run takes about 3-4 minutes for three MPIs.
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-5}
-tests=${TESTS:-latency bandwidth rate}
+tests=${TESTS:-latency bandwidth rate barrier bcast allreduce allgather alltoall}
 limit=${RUN_TIMEOUT:-120}
 here=$(cd "$(dirname "$0")" && pwd)
 out=$build/bench/mpi
@@ -53,13 +58,21 @@ launcher() {
     esac
 }
 
-# Runs mpibench of one MPI with the given arguments, bounded in time so a hung MPI
+# The program that runs a test.
+program() {
+    case $1 in
+    latency | bandwidth | rate) echo mpibench ;;
+    *) echo collbench ;;
+    esac
+}
+
+# Runs a test of one MPI with the given arguments, bounded in time so a hung MPI
 # costs one run, not the whole comparison.
 run() {
     local name=$1
     shift
     launcher "$name"
-    timeout -k 5 "$limit" "${cmd[@]}" "$out/mpibench-$name" "$@"
+    timeout -k 5 "$limit" "${cmd[@]}" "$out/$(program "$1")-$name" "$@"
 }
 
 mpis=()
@@ -77,6 +90,15 @@ try_mpi() {
         return 0
     fi
     rm -f "$out/build-$name.log"
+    # shellcheck disable=SC2086
+    if ! "$cc" -std=c11 ${CFLAGS:--O2} -Wall -Wextra -o "$out/collbench-$name" \
+        "$here/collbench.c" >"$out/build-coll-$name.log" 2>&1; then
+        echo "mpibench: $name skipped for collectives: $cc failed on collbench.c, see" \
+            "$out/build-coll-$name.log" >&2
+        rm -f "$out/collbench-$name"
+    else
+        rm -f "$out/build-coll-$name.log"
+    fi
     if ! run "$name" latency --min 8 --max 8 --iters 100 --csv 2>&1 |
         grep -q '^mpibench,latency,8,'; then
         echo "mpibench: $name skipped: a short latency run failed:" >&2
@@ -111,6 +133,9 @@ fi
 for name in "${mpis[@]}"; do
     launcher "$name"
     echo "$name: ${cmd[*]} $out/mpibench-$name TEST --csv" | tee -a "$out/commands.txt"
+    if [ -x "$out/collbench-$name" ]; then
+        echo "$name: ${cmd[*]} $out/collbench-$name TEST --csv" | tee -a "$out/commands.txt"
+    fi
 done
 
 echo "mpi,test,size,round,value" >"$raw"
@@ -129,6 +154,7 @@ for r in $(seq 1 "$rounds"); do
         n=${#mpis[@]}
         for k in $(seq 0 $((n - 1))); do
             name=${mpis[$(((r - 1 + k) % n))]}
+            [ -x "$out/$(program "$test")-$name" ] || continue
             probe "$name" "$test" "$r" before
             if run "$name" "$test" --csv >"$tmp"; then
                 awk -F, -v mpi="$name" -v round="$r" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Summary of an interleaved mpibench run (bench/mpi/compare.sh writes its input).
+"""Summary of an interleaved mpibench and collbench run (bench/mpi/compare.sh writes its input).
 
 usage: plot.py RAW_CSV OUTDIR
 
@@ -12,14 +12,16 @@ run is clean.
 Prints, per (mpi, test, size), the median of the clean rounds for the sizes the
 project's targets name, and the ratios those targets need. With Tollway: latency
 8 B vs the lower of Open MPI and MPICH (target <= 0.8), bandwidth 64 KiB .. 4 MiB vs
-the higher (>= 1.0 at every size), message rate 8 B vs the higher (>= 1.5). Without
+the higher (>= 1.0 at every size), message rate 8 B vs the higher (>= 1.5); the
+collectives (barrier; bcast and allreduce at 8 B; bcast, allreduce, allgather and
+alltoall at 64 KiB and 1 MiB) vs the lower time (<= 1.0). Without
 Tollway: Open MPI / MPICH. A ratio is the median of per-round ratios against the peer
 with the better median: rounds measure the MPIs seconds apart, while a whole run spans
 minutes over which a shared machine's speed drifts. Its range is shown beside it.
 
 Writes OUTDIR/summary.csv (every test and size: medians, clean and left-out rounds,
-and the ratios) and OUTDIR/mpibench.png (latency and bandwidth vs size, log-log, one
-line per MPI). matplotlib comes from Debian's python3-matplotlib, installed with
+and the ratios) OUTDIR/mpibench.png (latency and bandwidth vs size, log-log, one
+line per MPI) and OUTDIR/collbench.png (time per collective call vs size). matplotlib comes from Debian's python3-matplotlib, installed with
 apt-get when missing; without it the table and CSV are still written."""
 import csv
 import os
@@ -67,13 +69,18 @@ def find_matplotlib():
     return False
 
 
-UNITS = {"latency": "us", "bandwidth": "MB/s", "rate": "msg/s"}
+COLLECTIVES = ("bcast", "allreduce", "allgather", "alltoall")
+UNITS = {"latency": "us", "bandwidth": "MB/s", "rate": "msg/s", "barrier": "us"}
+UNITS.update({c: "us" for c in COLLECTIVES})
 NAMES = {"openmpi": "Open MPI", "mpich": "MPICH", "tollway": "Tollway"}
 KiB, MiB = 1024, 1024 * 1024
 # (test, size, "lower" when smaller is better, Tollway's target ratio)
 TARGETS = ([("latency", 8, "lower", 0.8)]
            + [("bandwidth", s, "higher", 1.0) for s in (64 * KiB * 2**k for k in range(7))]
-           + [("rate", 8, "higher", 1.5)])
+           + [("rate", 8, "higher", 1.5)]
+           + [("barrier", 0, "lower", 1.0), ("bcast", 8, "lower", 1.0),
+              ("allreduce", 8, "lower", 1.0)]
+           + [(c, s, "lower", 1.0) for s in (64 * KiB, MiB) for c in COLLECTIVES])
 
 
 def size_label(n, space=" "):
@@ -231,6 +238,34 @@ def main():
     fig.suptitle("mpibench, medians of clean rounds", fontsize=10)
     fig.tight_layout()
     png = os.path.join(outdir, "mpibench.png")
+    fig.savefig(png, dpi=110)
+    print(f"plot:     {png}")
+
+    if not any(t in COLLECTIVES for (_, t, _) in med):
+        return
+    fig, axes = plt.subplots(1, 4, figsize=(18, 4.6))
+    for ax, test in zip(axes, COLLECTIVES):
+        for m in order:
+            pts = sorted((s, med[(m, t, s)]) for (mm, t, s) in med if mm == m and t == test)
+            if not pts:
+                continue
+            label = NAMES.get(m, m)
+            if (m, "barrier", 0) in med:
+                label += f" (barrier {med[(m, 'barrier', 0)]:.2f} us)"
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
+                    label=label)
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: size_label(int(round(x)), "")))
+        ax.set_yscale("log")
+        ax.set_xlabel("bytes (per rank for allgather, per pair for alltoall)")
+        ax.set_ylabel("us per call")
+        ax.set_title(f"MPI_{test.capitalize()}, 2 ranks")
+        ax.grid(True, which="both", alpha=0.3)
+        if ax.lines:
+            ax.legend(fontsize=7)
+    fig.suptitle("collbench, medians of clean rounds (lower is better)", fontsize=10)
+    fig.tight_layout()
+    png = os.path.join(outdir, "collbench.png")
     fig.savefig(png, dpi=110)
     print(f"plot:     {png}")
 

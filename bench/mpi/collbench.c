@@ -1,0 +1,252 @@
+/* collbench: the time of MPI collectives, as the OSU collective benchmarks measure it.
+ *
+ * usage: collbench barrier|bcast|allreduce|allgather|alltoall [--min SIZE] [--max SIZE]
+ *                  [--iters N] [--csv]
+ *   SIZE is bytes, optionally with K or M (binary), at most 4M; sizes run from --min
+ *   doubling up to --max (default 8 .. 1M; barrier has the one size 0).
+ *   barrier    MPI_Barrier
+ *   bcast      MPI_Bcast of SIZE bytes from rank 0
+ *   allreduce  MPI_Allreduce, MPI_SUM of SIZE / 8 doubles
+ *   allgather  MPI_Allgather of SIZE bytes from each rank
+ *   alltoall   MPI_Alltoall of SIZE bytes to each rank
+ *   Each call is timed on its own and followed by an untimed MPI_Barrier (as OSU does,
+ *   so a root that returns early does not run ahead into the next call). A batch's
+ *   figure is the mean time per call averaged over the ranks; the value printed is the
+ *   median of 25 batches, in us, so a burst of noise spoils one batch, not the figure.
+ *   --iters N (default 10000) applies up to 8 KiB; larger sizes get N * 8K / SIZE, at
+ *   least 100.
+ *   --csv prints lines "mpibench,<test>,<size>,<value>,us" (the format of mpibench).
+ *
+ * Every result is checked against what the call must produce, from a pattern that
+ * changes each iteration: a wrong or stale result aborts the run. Any number of ranks. */
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BATCHES = 25, LARGE = 8192, FLOOR = 100 };
+#define MAX_SIZE ((size_t)4 << 20)
+
+typedef enum { BARRIER, BCAST, ALLREDUCE, ALLGATHER, ALLTOALL } test_t;
+static const char *const names[] = {"barrier", "bcast", "allreduce", "allgather", "alltoall"};
+
+static int rank, nranks;
+
+static _Noreturn void die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "collbench: rank %d: ", rank);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    exit(3);
+}
+
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != MPI_SUCCESS) die("%s failed with error %d", #call, rc_);                        \
+    } while (0)
+
+static void usage(FILE *f) {
+    if (rank != 0) return;
+    fprintf(f, "usage: collbench barrier|bcast|allreduce|allgather|alltoall [--min SIZE] "
+               "[--max SIZE] [--iters N] [--csv]\n"
+               "  SIZE in bytes, K or M suffix allowed (binary), 8 .. 4M\n");
+}
+
+static int parse_size(const char *s, size_t *out) {
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || *s == '-') return -1;
+    if (*end == 'K' || *end == 'k')
+        v <<= 10, end++;
+    else if (*end == 'M' || *end == 'm')
+        v <<= 20, end++;
+    if (*end != '\0' || v < 8 || v > MAX_SIZE) return -1;
+    *out = (size_t)v;
+    return 0;
+}
+
+/* The byte rank r contributes in iteration i (bcast, allgather, alltoall: to peer p). */
+static unsigned char pattern(long i, int r, int p) {
+    return (unsigned char)(i * 37 + r * 11 + p * 5 + 1);
+}
+
+static void *alloc(size_t bytes) {
+    bytes = (bytes + 4095) / 4096 * 4096;
+    unsigned char *p = aligned_alloc(4096, bytes ? bytes : 4096);
+    if (!p) die("cannot allocate %zu bytes", bytes);
+    memset(p, 0, bytes);
+    return p;
+}
+
+/* One call of the test in iteration i, with its inputs set and its result checked. */
+static void one(test_t t, size_t size, long i, unsigned char *sbuf, unsigned char *rbuf,
+                double *elapsed) {
+    size_t n = size / 8;
+    double *sd = (double *)sbuf, *rd = (double *)rbuf;
+    switch (t) {
+    case BCAST:
+        if (rank == 0) sbuf[0] = sbuf[size - 1] = pattern(i, 0, 0);
+        break;
+    case ALLREDUCE:
+        sd[0] = sd[n - 1] = (double)(i % 1000 + rank);
+        break;
+    case ALLGATHER:
+        sbuf[0] = sbuf[size - 1] = pattern(i, rank, 0);
+        break;
+    case ALLTOALL:
+        for (int p = 0; p < nranks; p++)
+            sbuf[(size_t)p * size] = sbuf[(size_t)p * size + size - 1] = pattern(i, rank, p);
+        break;
+    default:
+        break;
+    }
+    double t0 = MPI_Wtime();
+    switch (t) {
+    case BARRIER:
+        CHECK(MPI_Barrier(MPI_COMM_WORLD));
+        break;
+    case BCAST:
+        CHECK(MPI_Bcast(sbuf, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD));
+        break;
+    case ALLREDUCE:
+        CHECK(MPI_Allreduce(sbuf, rbuf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        break;
+    case ALLGATHER:
+        CHECK(MPI_Allgather(sbuf, (int)size, MPI_BYTE, rbuf, (int)size, MPI_BYTE, MPI_COMM_WORLD));
+        break;
+    case ALLTOALL:
+        CHECK(MPI_Alltoall(sbuf, (int)size, MPI_BYTE, rbuf, (int)size, MPI_BYTE, MPI_COMM_WORLD));
+        break;
+    }
+    *elapsed += MPI_Wtime() - t0;
+    if (t != BARRIER) CHECK(MPI_Barrier(MPI_COMM_WORLD));
+    switch (t) {
+    case BCAST:
+        if (sbuf[0] != pattern(i, 0, 0) || sbuf[size - 1] != pattern(i, 0, 0))
+            die("bcast of %zu B, iteration %ld: wrong data", size, i);
+        break;
+    case ALLREDUCE: {
+        double want = (double)nranks * (double)(i % 1000) + (double)nranks * (nranks - 1) / 2;
+        if (rd[0] != want || rd[n - 1] != want)
+            die("allreduce of %zu B, iteration %ld: %g, expected %g", size, i, rd[0], want);
+        break;
+    }
+    case ALLGATHER:
+    case ALLTOALL:
+        for (int p = 0; p < nranks; p++) {
+            unsigned char want = pattern(i, p, t == ALLTOALL ? rank : 0);
+            const unsigned char *b = rbuf + (size_t)p * size;
+            if (b[0] != want || b[size - 1] != want)
+                die("%s of %zu B, iteration %ld: wrong data from rank %d", names[t], size, i, p);
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median over BATCHES of the mean time per call, averaged over the ranks (us). */
+static double measure(test_t t, size_t size, long iters, unsigned char *sbuf, unsigned char *rbuf) {
+    double batch[BATCHES];
+    long per = iters / BATCHES > 1 ? iters / BATCHES : 2, i = 0;
+    double ignored = 0;
+    for (long k = 0; k < per; k++, i++) one(t, size, i, sbuf, rbuf, &ignored); /* warm-up */
+    for (int b = 0; b < BATCHES; b++) {
+        double mine = 0, sum = 0;
+        for (long k = 0; k < per; k++, i++) one(t, size, i, sbuf, rbuf, &mine);
+        mine /= (double)per;
+        CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        batch[b] = 1e6 * sum / nranks;
+    }
+    qsort(batch, BATCHES, sizeof *batch, cmp_double);
+    return batch[BATCHES / 2];
+}
+
+int main(int argc, char **argv) {
+    CHECK(MPI_Init(&argc, &argv));
+    CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
+    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        usage(stdout);
+        MPI_Finalize();
+        return 0;
+    }
+    int t = -1, csv = 0, bad = 0;
+    for (int k = 0; argc >= 2 && k < (int)(sizeof names / sizeof names[0]); k++)
+        if (!strcmp(argv[1], names[k])) t = k;
+    if (t < 0) {
+        if (rank == 0)
+            fprintf(stderr, "collbench: %s\n", argc < 2 ? "no test given" : "unknown test");
+        bad = 1;
+    }
+    size_t min = 8, max = (size_t)1 << 20;
+    long iters = 10000;
+    for (int a = 2; !bad && a < argc; a++) {
+        const char *opt = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
+        if (!strcmp(opt, "--csv")) {
+            csv = 1;
+            continue;
+        }
+        if (!val)
+            bad = 1;
+        else if (!strcmp(opt, "--min"))
+            bad = parse_size(val, &min) != 0;
+        else if (!strcmp(opt, "--max"))
+            bad = parse_size(val, &max) != 0;
+        else if (!strcmp(opt, "--iters")) {
+            char *end;
+            iters = strtol(val, &end, 10);
+            bad = end == val || *end != '\0' || iters < 1;
+        } else
+            bad = 1;
+        if (bad && rank == 0)
+            fprintf(stderr, "collbench: bad option or value: %s%s%s\n", opt, val ? " " : "",
+                    val ? val : "");
+        a++;
+    }
+    if (!bad && min > max) {
+        if (rank == 0) fprintf(stderr, "collbench: --min is above --max\n");
+        bad = 1;
+    }
+    if (bad) {
+        usage(stderr);
+        MPI_Finalize();
+        return 2;
+    }
+    if (t == BARRIER) min = max = 0;
+    size_t per_peer = t == ALLGATHER || t == ALLTOALL ? (size_t)nranks : 1;
+    unsigned char *sbuf = alloc(max * (t == ALLTOALL ? per_peer : 1));
+    unsigned char *rbuf = alloc(max * per_peer);
+    if (rank == 0 && !csv) {
+        printf("# collbench %s on %d ranks: us per call, median of %d batches\n# %10s %14s\n",
+               names[t], nranks, BATCHES, "size", "us");
+        fflush(stdout);
+    }
+    for (size_t size = min;; size *= 2) {
+        long n = size <= LARGE ? iters : (long)((double)iters * LARGE / (double)size);
+        if (n < FLOOR) n = FLOOR < iters ? FLOOR : iters;
+        double v = measure((test_t)t, size, n, sbuf, rbuf);
+        if (rank == 0) {
+            if (csv)
+                printf("mpibench,%s,%zu,%.3f,us\n", names[t], size, v);
+            else
+                printf("  %10zu %14.3f\n", size, v);
+            fflush(stdout);
+        }
+        if (size == 0 || size * 2 > max) break;
+    }
+    free(sbuf);
+    free(rbuf);
+    CHECK(MPI_Finalize());
+    return 0;
+}
