@@ -32,6 +32,8 @@ enum tw_status {
     TW_ERR_STALE = -15,  /* no such registration (never made, or deregistered) */
     TW_ERR_PERM = -16,   /* the registration does not allow this access */
     TW_ERR_ALIGN = -17,  /* an atomic on an address not aligned to its width */
+
+    TW_ERR_LOST = -18, /* the peer stopped answering and was declared lost */
 };
 
 /* A short English description of a tw_status code. */

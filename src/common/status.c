@@ -42,6 +42,8 @@ const char *tw_strerror(int status) {
         return "translation fault: permission denied by the registration";
     case TW_ERR_ALIGN:
         return "translation fault: atomic on an unaligned address";
+    case TW_ERR_LOST:
+        return "peer lost: it stopped answering";
     default:
         return "unknown status code";
     }

@@ -1,0 +1,93 @@
+/* The udp link: reliable, in-order delivery of messages between endpoints on
+ * different nodes, over one UDP socket per endpoint.
+ *
+ * Per pair of endpoints: sequence numbers, cumulative acknowledgements (carried by
+ * every data packet, and sent alone when there is no data to carry them),
+ * go-back-N retransmission on timeout with exponential backoff, duplicate
+ * suppression, CRC32C over header and payload, and a bounded send window. A message
+ * longer than one packet is cut into segments of the path MTU and put together
+ * again in order. Sending is transactional, as posting to a VELO mailbox: a message
+ * either goes into the window whole or the call returns TW_RETRY at once.
+ *
+ * A receiver that cannot take a message yet (its mailbox is full) refuses it; the
+ * link then acknowledges nothing of it, so the sender sends it again later: back
+ * pressure travels to the sender instead of memory growing.
+ *
+ * A peer that acknowledges nothing for `peer_timeout_ms` while data to it is
+ * outstanding is declared lost: sends to it fail with TW_ERR_LOST.
+ *
+ * Every datagram is checked by tw_udp_decode before anything of it is used; a
+ * refused one is counted by its reason. Faults can be injected on the way out (drop,
+ * duplicate, reorder, corrupt, delay), each with a probability, to exercise all of
+ * this on a healthy network. Not thread-safe: one thread drives a link. */
+#ifndef TW_LINK_UDP_H
+#define TW_LINK_UDP_H
+
+#include <netinet/in.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "link/udp_wire.h"
+
+typedef struct tw_udp_faults {
+    double drop, duplicate, reorder, corrupt, delay; /* probabilities, 0 .. 1 */
+    unsigned delay_us;                               /* how long a delayed packet waits */
+    uint64_t seed;                                   /* of the injector's generator */
+} tw_udp_faults_t;
+
+typedef struct tw_udp_config {
+    uint64_t job_key;
+    uint32_t self;   /* this endpoint's id */
+    uint32_t peers;  /* ids are 0 .. peers - 1 */
+    unsigned mtu;    /* bytes of IP datagram: payload per packet = mtu - 28 - header */
+    unsigned window; /* packets in flight per peer (>= one longest message) */
+    unsigned rto_us; /* first retransmission timeout; doubles per timeout up to 64x */
+    unsigned peer_timeout_ms;
+    tw_udp_faults_t faults;
+} tw_udp_config_t;
+
+/* Counters of one link. */
+typedef struct tw_udp_stats {
+    uint64_t msgs_sent, msgs_received, packets_sent, packets_received;
+    uint64_t retransmits, timeouts, acks_sent, duplicates, out_of_order, refused;
+    uint64_t dropped[TW_UDP_VERDICTS]; /* received datagrams refused, by verdict */
+    uint64_t unknown_peer;             /* accepted, but from no peer of this link */
+    uint64_t protocol;                 /* segments out of order within a message */
+    uint64_t injected_drop, injected_duplicate, injected_reorder, injected_corrupt, injected_delay;
+} tw_udp_stats_t;
+
+typedef struct tw_udp_link tw_udp_link_t;
+
+/* Defaults: MTU 1500, window 64, RTO 2 ms, peer timeout 10 s, no faults. */
+void tw_udp_config_default(tw_udp_config_t *cfg);
+
+/* Opens a link bound to addr (port 0: any free port); the address it got comes back
+ * in *addr. NULL on failure, with errno set (EINVAL: a configuration that cannot be). */
+tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr);
+void tw_udp_close(tw_udp_link_t *link);
+
+/* Where peer id lives. TW_OK, or TW_ERR_RANK. */
+int tw_udp_set_peer(tw_udp_link_t *link, uint32_t peer, const struct sockaddr_in *addr);
+
+/* Queues a message of len bytes (up to TW_UDP_MSG_MAX) to peer and sends it: TW_OK,
+ * TW_RETRY (the window has no room for it: poll and retry), TW_ERR_LOST, TW_ERR_SIZE,
+ * TW_ERR_RANK, TW_ERR_NOMEM. */
+int tw_udp_send(tw_udp_link_t *link, uint32_t peer, const void *msg, size_t len);
+
+/* Takes a message that arrived whole and in order: 0 when taken, non-zero to refuse
+ * it for now (it comes again). */
+typedef int (*tw_udp_deliver_fn)(void *ctx, uint32_t peer, const void *msg, size_t len);
+
+/* Receives what arrived, acknowledges, retransmits what timed out, sends held
+ * packets that are due. Returns the number of messages delivered. */
+int tw_udp_poll(tw_udp_link_t *link, tw_udp_deliver_fn deliver, void *ctx);
+
+/* Packets sent to peer and not yet acknowledged. */
+unsigned tw_udp_in_flight(const tw_udp_link_t *link, uint32_t peer);
+/* 1 once peer has been declared lost. */
+int tw_udp_peer_lost(const tw_udp_link_t *link, uint32_t peer);
+const tw_udp_stats_t *tw_udp_stats(const tw_udp_link_t *link);
+/* The socket, for a caller that wants to sleep in poll(2) until data comes. */
+int tw_udp_fd(const tw_udp_link_t *link);
+
+#endif

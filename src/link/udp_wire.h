@@ -1,0 +1,62 @@
+/* The udp link's packet: a fixed header, then up to one MTU of payload.
+ *
+ * Every field is little-endian on the wire. A packet is trusted only once
+ * tw_udp_decode has accepted it: right size, magic, CRC32C, job key and addressee,
+ * flags that make sense together, lengths that agree. */
+#ifndef TW_LINK_UDP_WIRE_H
+#define TW_LINK_UDP_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    TW_UDP_MAGIC = 0x31555754, /* "TWU1" */
+    TW_UDP_HDR_SIZE = 40,
+    TW_UDP_MSG_MAX = 65536, /* the longest message the link carries */
+};
+
+/* flags */
+enum {
+    TW_UDP_DATA = 1,  /* carries a segment of a message, with a sequence number */
+    TW_UDP_FIRST = 2, /* DATA: the message's first segment (msg_len says its size) */
+    TW_UDP_LAST = 4,  /* DATA: the message's last segment */
+    TW_UDP_ACK = 8,   /* ack is valid (every DATA packet carries one as well) */
+    TW_UDP_FLAGS = 15,
+};
+
+typedef struct tw_udp_hdr {
+    uint32_t magic;
+    uint32_t crc; /* CRC32C of the header, this field taken as 0, and the payload */
+    uint64_t job_key;
+    uint32_t src, dst; /* endpoint ids */
+    uint32_t seq;      /* DATA: this packet's sequence number, from 1 */
+    uint32_t ack;      /* ACK: every packet before this sequence number arrived */
+    uint16_t flags;
+    uint16_t len;     /* payload bytes after the header */
+    uint32_t msg_len; /* FIRST: bytes of the whole message; else 0 */
+} tw_udp_hdr_t;
+
+/* Why a packet was refused (TW_UDP_OK: accepted). */
+typedef enum tw_udp_verdict {
+    TW_UDP_OK = 0,
+    TW_UDP_SHORT,     /* shorter than a header */
+    TW_UDP_BAD_MAGIC, /* not a packet of this protocol */
+    TW_UDP_BAD_CRC,   /* damaged on the way */
+    TW_UDP_BAD_KEY,   /* another job's, or forged */
+    TW_UDP_BAD_LEN,   /* len disagrees with the datagram, or msg_len with len */
+    TW_UDP_BAD_FIELD, /* flags, addressee or sequence numbers that cannot be */
+    TW_UDP_VERDICTS
+} tw_udp_verdict_t;
+
+/* Writes hdr (its crc computed here) and copies payload behind it into pkt, which
+ * holds TW_UDP_HDR_SIZE + hdr->len bytes. */
+void tw_udp_encode(void *pkt, tw_udp_hdr_t *hdr, const void *payload);
+
+/* Checks n bytes received by endpoint self of the job with job_key; on TW_UDP_OK
+ * the header is in *hdr and the payload at pkt + TW_UDP_HDR_SIZE. */
+tw_udp_verdict_t tw_udp_decode(const void *pkt, size_t n, uint64_t job_key, uint32_t self,
+                               tw_udp_hdr_t *hdr);
+
+const char *tw_udp_verdict_name(tw_udp_verdict_t v);
+
+#endif

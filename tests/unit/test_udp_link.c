@@ -1,0 +1,324 @@
+/* The udp link between two endpoints of this process over the loopback interface:
+ * in-order, exactly-once delivery with and without injected faults, back pressure
+ * from a receiver that refuses, the send window, a peer declared lost, and forged
+ * datagrams dropped and counted. */
+#include <arpa/inet.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "link/crc32c.h"
+#include "link/udp.h"
+#include "tollway/status.h"
+
+enum { KEY = 0xabcdef };
+
+typedef struct pair {
+    tw_udp_link_t *l[2];
+    struct sockaddr_in addr[2];
+} pair_t;
+
+static void open_pair(pair_t *p, const tw_udp_faults_t *faults, unsigned timeout_ms) {
+    for (int k = 0; k < 2; k++) {
+        tw_udp_config_t cfg;
+        tw_udp_config_default(&cfg);
+        cfg.job_key = KEY;
+        cfg.self = (uint32_t)k;
+        cfg.peers = 2;
+        cfg.rto_us = 1000;
+        if (timeout_ms) cfg.peer_timeout_ms = timeout_ms;
+        if (faults) {
+            cfg.faults = *faults;
+            cfg.faults.seed = faults->seed + (uint64_t)k;
+        }
+        p->addr[k] = (struct sockaddr_in){.sin_family = AF_INET};
+        p->addr[k].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        p->l[k] = tw_udp_open(&cfg, &p->addr[k]);
+        assert_non_null(p->l[k]);
+        assert_int_not_equal(p->addr[k].sin_port, 0);
+    }
+    assert_int_equal(tw_udp_set_peer(p->l[0], 1, &p->addr[1]), TW_OK);
+    assert_int_equal(tw_udp_set_peer(p->l[1], 0, &p->addr[0]), TW_OK);
+}
+
+static void close_pair(pair_t *p) {
+    tw_udp_close(p->l[0]);
+    tw_udp_close(p->l[1]);
+}
+
+/* What one side has received: message n carries n, then bytes (n * 31 + i). */
+typedef struct inbox {
+    uint32_t next;  /* number of the message expected next */
+    int refuse_odd; /* refuse every other delivery attempt */
+    unsigned attempts;
+} inbox_t;
+
+static size_t msg_size(uint32_t n) {
+    static const size_t sizes[] = {0, 1, 4, 56, 1431, 1432, 1433, 4096, 9000, TW_UDP_MSG_MAX};
+    return n < 10 ? sizes[n] : (n * 2654435761u) % 9000;
+}
+
+static void fill(unsigned char *buf, uint32_t n, size_t len) {
+    for (size_t i = 0; i < len; i++) buf[i] = (unsigned char)(n * 31 + i);
+    if (len >= 4) memcpy(buf, &n, 4);
+}
+
+static int check_delivery(void *ctx, uint32_t peer, const void *msg, size_t len) {
+    inbox_t *in = ctx;
+    if (in->refuse_odd && in->attempts++ % 2) return 1;
+    static unsigned char want[TW_UDP_MSG_MAX];
+    assert_true(peer <= 1);
+    assert_int_equal(len, msg_size(in->next));
+    fill(want, in->next, len);
+    assert_memory_equal(msg, want, len);
+    in->next++;
+    return 0;
+}
+
+/* Sends count messages each way, polling both sides, until every one has arrived. */
+static void exchange(pair_t *p, uint32_t count, inbox_t in[2]) {
+    static unsigned char buf[TW_UDP_MSG_MAX];
+    uint32_t sent[2] = {0, 0};
+    long rounds = 0;
+    while (in[0].next < count || in[1].next < count) {
+        for (int k = 0; k < 2; k++) {
+            while (sent[k] < count) {
+                size_t len = msg_size(sent[k]);
+                fill(buf, sent[k], len);
+                int rc = tw_udp_send(p->l[k], (uint32_t)(1 - k), buf, len);
+                assert_true(rc == TW_OK || rc == TW_RETRY);
+                if (rc == TW_RETRY) break;
+                sent[k]++;
+            }
+            tw_udp_poll(p->l[k], check_delivery, &in[k]);
+        }
+        assert_true(++rounds < 50000000); /* a stuck link fails instead of hanging */
+    }
+}
+
+static void test_in_order_exactly_once(void **state) {
+    (void)state;
+    pair_t p;
+    open_pair(&p, NULL, 0);
+    inbox_t in[2] = {{0}, {0}};
+    exchange(&p, 2000, in);
+    const tw_udp_stats_t *s = tw_udp_stats(p.l[1]);
+    assert_int_equal(s->msgs_received, 2000);
+    assert_int_equal(s->msgs_sent, 2000);
+    for (int v = 1; v < TW_UDP_VERDICTS; v++) assert_int_equal(s->dropped[v], 0);
+    close_pair(&p);
+}
+
+static void test_faults_are_repaired(void **state) {
+    (void)state;
+    tw_udp_faults_t f = {.drop = 0.01,
+                         .duplicate = 0.01,
+                         .reorder = 0.01,
+                         .corrupt = 0.001,
+                         .delay = 0.01,
+                         .delay_us = 300,
+                         .seed = 42};
+    pair_t p;
+    open_pair(&p, &f, 0);
+    inbox_t in[2] = {{0}, {0}};
+    exchange(&p, 4000, in);
+    uint64_t corrupt = 0, caught = 0, retransmits = 0, duplicates = 0;
+    for (int k = 0; k < 2; k++) {
+        const tw_udp_stats_t *s = tw_udp_stats(p.l[k]);
+        assert_int_equal(s->msgs_received, 4000);
+        corrupt += s->injected_corrupt;
+        caught += s->dropped[TW_UDP_BAD_CRC] + s->dropped[TW_UDP_BAD_MAGIC];
+        retransmits += s->retransmits;
+        duplicates += s->duplicates;
+        assert_true(s->injected_drop > 0 && s->injected_duplicate > 0 && s->injected_reorder > 0);
+    }
+    assert_true(corrupt > 0);
+    assert_true(caught >= corrupt - corrupt / 10); /* each damaged packet caught (a few may
+                                                      be lost to a later injected fault) */
+    assert_true(retransmits > 0 && duplicates > 0);
+    close_pair(&p);
+}
+
+static void test_refused_messages_come_again(void **state) {
+    (void)state;
+    pair_t p;
+    open_pair(&p, NULL, 0);
+    inbox_t in[2] = {{.refuse_odd = 1}, {.refuse_odd = 1}};
+    exchange(&p, 300, in);
+    assert_true(tw_udp_stats(p.l[0])->refused > 0);
+    assert_true(tw_udp_stats(p.l[1])->refused > 0);
+    close_pair(&p);
+}
+
+static void test_window_bounds_what_is_in_flight(void **state) {
+    (void)state;
+    pair_t p;
+    open_pair(&p, NULL, 0);
+    unsigned char small[8] = {0};
+    int k = 0;
+    while (tw_udp_send(p.l[0], 1, small, sizeof small) == TW_OK) k++;
+    assert_int_equal(k, 64); /* one packet each: the default window */
+    assert_int_equal(tw_udp_in_flight(p.l[0], 1), 64);
+    static unsigned char big[TW_UDP_MSG_MAX + 1];
+    assert_int_equal(tw_udp_send(p.l[0], 1, big, sizeof big), TW_ERR_SIZE);
+    assert_int_equal(tw_udp_send(p.l[0], 2, small, 1), TW_ERR_RANK);
+    close_pair(&p);
+}
+
+static int count_only(void *ctx, uint32_t peer, const void *msg, size_t len) {
+    (void)peer, (void)msg, (void)len;
+    ++*(int *)ctx;
+    return 0;
+}
+
+static void test_lost_peer(void **state) {
+    (void)state;
+    pair_t p;
+    open_pair(&p, NULL, 200);
+    tw_udp_close(p.l[1]); /* the peer dies */
+    assert_int_equal(tw_udp_send(p.l[0], 1, "hello", 5), TW_OK);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int n = 0;
+    do {
+        tw_udp_poll(p.l[0], count_only, &n);
+        usleep(1000);
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (!tw_udp_peer_lost(p.l[0], 1) && t.tv_sec - t0.tv_sec < 30);
+    assert_true(tw_udp_peer_lost(p.l[0], 1));
+    assert_int_equal(tw_udp_send(p.l[0], 1, "again", 5), TW_ERR_LOST);
+    assert_true(tw_udp_stats(p.l[0])->retransmits > 0);
+    tw_udp_close(p.l[0]);
+}
+
+/* Datagrams from a stranger: each refused for its reason, the link unharmed. */
+static void test_forged_datagrams_are_dropped(void **state) {
+    (void)state;
+    pair_t p;
+    open_pair(&p, NULL, 0);
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(fd >= 0);
+    unsigned char pkt[TW_UDP_HDR_SIZE + 16] = {0};
+    const struct sockaddr *to = (const struct sockaddr *)&p.addr[0];
+    tw_udp_hdr_t h = {.job_key = KEY + 1,
+                      .src = 1,
+                      .dst = 0,
+                      .seq = 1,
+                      .ack = 1,
+                      .flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST | TW_UDP_LAST,
+                      .len = 16,
+                      .msg_len = 16};
+    tw_udp_encode(pkt, &h, "0123456789abcdef");
+    sendto(fd, pkt, sizeof pkt, 0, to, sizeof p.addr[0]); /* wrong key */
+    h.job_key = KEY;
+    tw_udp_encode(pkt, &h, "0123456789abcdef");
+    pkt[TW_UDP_HDR_SIZE + 3] ^= 1;
+    sendto(fd, pkt, sizeof pkt, 0, to, sizeof p.addr[0]); /* bad CRC */
+    tw_udp_encode(pkt, &h, "0123456789abcdef");
+    sendto(fd, pkt, 20, 0, to, sizeof p.addr[0]);             /* truncated below a header */
+    sendto(fd, pkt, sizeof pkt - 1, 0, to, sizeof p.addr[0]); /* truncated payload */
+    h.src = 7;
+    tw_udp_encode(pkt, &h, "0123456789abcdef");
+    sendto(fd, pkt, sizeof pkt, 0, to, sizeof p.addr[0]); /* no such peer */
+    static unsigned char huge[3000];
+    sendto(fd, huge, sizeof huge, 0, to, sizeof p.addr[0]); /* longer than the MTU */
+    close(fd);
+    const tw_udp_stats_t *s = tw_udp_stats(p.l[0]);
+    int n = 0;
+    for (long k = 0; k < 1000000 && s->packets_received < 6; k++)
+        tw_udp_poll(p.l[0], count_only, &n);
+    assert_int_equal(n, 0);
+    assert_int_equal(s->dropped[TW_UDP_BAD_KEY], 1);
+    assert_int_equal(s->dropped[TW_UDP_BAD_CRC], 2); /* the payload cut short fails it too */
+    assert_int_equal(s->dropped[TW_UDP_SHORT], 1);
+    assert_int_equal(s->dropped[TW_UDP_BAD_LEN], 1);
+    assert_int_equal(s->unknown_peer, 1);
+    inbox_t in[2] = {{0}, {0}}; /* and real traffic still flows */
+    exchange(&p, 50, in);
+    close_pair(&p);
+}
+
+/* A peer with the key that breaks the framing of its own messages: a middle segment
+ * with no message begun, a message longer than it said. Nothing is delivered. */
+static void test_broken_framing_is_refused(void **state) {
+    (void)state;
+    pair_t p;
+    open_pair(&p, NULL, 0);
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(fd >= 0);
+    const struct sockaddr *to = (const struct sockaddr *)&p.addr[0];
+    unsigned char pkt[TW_UDP_HDR_SIZE + 16];
+    tw_udp_hdr_t middle = {.job_key = KEY,
+                           .src = 1,
+                           .dst = 0,
+                           .seq = 1,
+                           .ack = 1,
+                           .flags = TW_UDP_DATA | TW_UDP_ACK,
+                           .len = 16};
+    tw_udp_encode(pkt, &middle, "0123456789abcdef");
+    sendto(fd, pkt, sizeof pkt, 0, to, sizeof p.addr[0]);
+    tw_udp_hdr_t first = {.job_key = KEY,
+                          .src = 1,
+                          .dst = 0,
+                          .seq = 1,
+                          .ack = 1,
+                          .flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST,
+                          .len = 16,
+                          .msg_len = 20};
+    tw_udp_encode(pkt, &first, "0123456789abcdef");
+    sendto(fd, pkt, sizeof pkt, 0, to, sizeof p.addr[0]);
+    middle.seq = 2; /* 16 + 16 bytes of a message of 20 */
+    middle.flags |= TW_UDP_LAST;
+    tw_udp_encode(pkt, &middle, "0123456789abcdef");
+    sendto(fd, pkt, sizeof pkt, 0, to, sizeof p.addr[0]);
+    close(fd);
+    const tw_udp_stats_t *s = tw_udp_stats(p.l[0]);
+    int n = 0;
+    for (long k = 0; k < 1000000 && s->packets_received < 3; k++)
+        tw_udp_poll(p.l[0], count_only, &n);
+    assert_int_equal(s->packets_received, 3);
+    assert_int_equal(n, 0);
+    assert_int_equal(s->protocol, 2);
+    close_pair(&p);
+}
+
+static void test_configuration_checked(void **state) {
+    (void)state;
+    tw_udp_config_t cfg;
+    tw_udp_config_default(&cfg);
+    cfg.peers = 2;
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    cfg.window = 8; /* cannot hold the longest message */
+    assert_null(tw_udp_open(&cfg, &a));
+    tw_udp_config_default(&cfg);
+    cfg.peers = 2;
+    cfg.self = 2; /* not one of the peers */
+    assert_null(tw_udp_open(&cfg, &a));
+    tw_udp_config_default(&cfg);
+    cfg.peers = 2;
+    cfg.mtu = 60; /* no room for a payload */
+    assert_null(tw_udp_open(&cfg, &a));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_in_order_exactly_once),
+        cmocka_unit_test(test_faults_are_repaired),
+        cmocka_unit_test(test_refused_messages_come_again),
+        cmocka_unit_test(test_window_bounds_what_is_in_flight),
+        cmocka_unit_test(test_lost_peer),
+        cmocka_unit_test(test_forged_datagrams_are_dropped),
+        cmocka_unit_test(test_broken_framing_is_refused),
+        cmocka_unit_test(test_configuration_checked),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,161 @@
+/* The udp link's packet codec: CRC32C, and every reason a packet is refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "link/crc32c.h"
+#include "link/udp_wire.h"
+
+enum { KEY = 0x1234, SELF = 3 };
+#define PKT_MAX (TW_UDP_HDR_SIZE + 2048)
+
+static void test_crc32c_vectors(void **state) {
+    (void)state;
+    unsigned char zeros[32] = {0}, ones[32];
+    memset(ones, 0xff, sizeof ones);
+    assert_int_equal(tw_crc32c(0, "", 0), 0);
+    assert_int_equal(tw_crc32c(0, "123456789", 9), 0xe3069283u); /* RFC 3720 check value */
+    assert_int_equal(tw_crc32c(0, zeros, 32), 0x8a9136aau);      /* RFC 3720 B.4 */
+    assert_int_equal(tw_crc32c(0, ones, 32), 0x62a8ab43u);
+    /* continued over pieces, the same as in one go */
+    assert_int_equal(tw_crc32c(tw_crc32c(0, "12345", 5), "6789", 4), 0xe3069283u);
+}
+
+/* A data packet from peer 1, sequence 5, of len bytes of a whole message. */
+static size_t data_packet(unsigned char *pkt, tw_udp_hdr_t *h, const void *payload, uint16_t len) {
+    *h = (tw_udp_hdr_t){.job_key = KEY,
+                        .src = 1,
+                        .dst = SELF,
+                        .seq = 5,
+                        .ack = 1,
+                        .flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST | TW_UDP_LAST,
+                        .len = len,
+                        .msg_len = len};
+    tw_udp_encode(pkt, h, payload);
+    return TW_UDP_HDR_SIZE + len;
+}
+
+static void test_round_trip(void **state) {
+    (void)state;
+    unsigned char pkt[PKT_MAX], payload[1000];
+    for (size_t i = 0; i < sizeof payload; i++) payload[i] = (unsigned char)(i * 7);
+    tw_udp_hdr_t h, got;
+    size_t n = data_packet(pkt, &h, payload, sizeof payload);
+    assert_int_equal(tw_udp_decode(pkt, n, KEY, SELF, &got), TW_UDP_OK);
+    assert_memory_equal(&got, &h, sizeof h);
+    assert_memory_equal(pkt + TW_UDP_HDR_SIZE, payload, sizeof payload);
+    /* a bare acknowledgement */
+    tw_udp_hdr_t a = {.job_key = KEY, .src = 0, .dst = SELF, .ack = 9, .flags = TW_UDP_ACK};
+    tw_udp_encode(pkt, &a, NULL);
+    assert_int_equal(tw_udp_decode(pkt, TW_UDP_HDR_SIZE, KEY, SELF, &got), TW_UDP_OK);
+    assert_int_equal(got.ack, 9);
+}
+
+static void test_every_damaged_bit_is_caught(void **state) {
+    (void)state;
+    unsigned char pkt[PKT_MAX], payload[64] = "payload";
+    tw_udp_hdr_t h, got;
+    size_t n = data_packet(pkt, &h, payload, sizeof payload);
+    for (size_t byte = 0; byte < n; byte++)
+        for (int bit = 0; bit < 8; bit++) {
+            pkt[byte] ^= (unsigned char)(1u << bit);
+            tw_udp_verdict_t v = tw_udp_decode(pkt, n, KEY, SELF, &got);
+            assert_true(v == TW_UDP_BAD_CRC || (byte < 4 && v == TW_UDP_BAD_MAGIC));
+            pkt[byte] ^= (unsigned char)(1u << bit);
+        }
+    for (size_t cut = 0; cut < n; cut++) { /* truncated anywhere */
+        tw_udp_verdict_t v = tw_udp_decode(pkt, cut, KEY, SELF, &got);
+        assert_int_equal(v, cut < TW_UDP_HDR_SIZE ? TW_UDP_SHORT : TW_UDP_BAD_CRC);
+    }
+}
+
+static void test_wrong_key_and_addressee(void **state) {
+    (void)state;
+    unsigned char pkt[PKT_MAX];
+    tw_udp_hdr_t h, got;
+    size_t n = data_packet(pkt, &h, "x", 1);
+    assert_int_equal(tw_udp_decode(pkt, n, KEY + 1, SELF, &got), TW_UDP_BAD_KEY);
+    assert_int_equal(tw_udp_decode(pkt, n, KEY, SELF + 1, &got), TW_UDP_BAD_FIELD);
+    memset(pkt, 0, sizeof pkt);
+    assert_int_equal(tw_udp_decode(pkt, TW_UDP_HDR_SIZE, KEY, SELF, &got), TW_UDP_BAD_MAGIC);
+}
+
+/* Packets with a valid CRC and key whose fields cannot go together. */
+static tw_udp_verdict_t forged(tw_udp_hdr_t h, size_t payload_bytes) {
+    unsigned char pkt[PKT_MAX] = {0};
+    unsigned char payload[PKT_MAX] = {0};
+    uint16_t claimed = h.len;
+    h.len = (uint16_t)payload_bytes; /* encode what is really there ... */
+    tw_udp_encode(pkt, &h, payload);
+    h.len = claimed; /* ... then claim another length, CRC made to match */
+    uint16_t le = claimed;
+    memcpy(pkt + offsetof(tw_udp_hdr_t, len), &le, 2);
+    memset(pkt + offsetof(tw_udp_hdr_t, crc), 0, 4);
+    size_t n = TW_UDP_HDR_SIZE + payload_bytes;
+    uint32_t crc = tw_crc32c(0, pkt, n);
+    memcpy(pkt + offsetof(tw_udp_hdr_t, crc), &crc, 4);
+    tw_udp_hdr_t got;
+    return tw_udp_decode(pkt, n, KEY, SELF, &got);
+}
+
+static void test_impossible_fields(void **state) {
+    (void)state;
+    const uint16_t whole = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST | TW_UDP_LAST;
+    tw_udp_hdr_t ok = {.job_key = KEY,
+                       .src = 1,
+                       .dst = SELF,
+                       .seq = 2,
+                       .ack = 1,
+                       .flags = whole,
+                       .len = 10,
+                       .msg_len = 10};
+    assert_int_equal(forged(ok, 10), TW_UDP_OK); /* the forger itself is right */
+    tw_udp_hdr_t h = ok;
+    assert_int_equal(forged(h, 9), TW_UDP_BAD_LEN); /* len says more than came */
+    assert_int_equal(forged(h, 11), TW_UDP_BAD_LEN);
+    h.msg_len = 11; /* a whole message in one packet, of another size */
+    assert_int_equal(forged(h, 10), TW_UDP_BAD_LEN);
+    h = ok;
+    h.flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST;
+    h.msg_len = TW_UDP_MSG_MAX + 1; /* longer than any message */
+    assert_int_equal(forged(h, 10), TW_UDP_BAD_LEN);
+    h.msg_len = 5; /* first segment longer than its message */
+    assert_int_equal(forged(h, 10), TW_UDP_BAD_LEN);
+    h = ok;
+    h.flags = TW_UDP_DATA | TW_UDP_ACK; /* a middle segment naming a message size */
+    assert_int_equal(forged(h, 10), TW_UDP_BAD_LEN);
+    h = ok;
+    h.flags = whole | 0x100; /* unknown flag */
+    assert_int_equal(forged(h, 10), TW_UDP_BAD_FIELD);
+    h = ok;
+    h.seq = 0; /* data without a sequence number */
+    assert_int_equal(forged(h, 10), TW_UDP_BAD_FIELD);
+    h = ok;
+    h.ack = 0;
+    assert_int_equal(forged(h, 10), TW_UDP_BAD_FIELD);
+    tw_udp_hdr_t a = {.job_key = KEY, .src = 1, .dst = SELF, .ack = 3, .flags = TW_UDP_ACK};
+    assert_int_equal(forged(a, 0), TW_UDP_OK);
+    a.len = 4; /* an acknowledgement with a payload */
+    assert_int_equal(forged(a, 4), TW_UDP_BAD_LEN);
+    a.len = 0;
+    a.seq = 7; /* an acknowledgement with a sequence number */
+    assert_int_equal(forged(a, 0), TW_UDP_BAD_FIELD);
+    a.seq = 0;
+    a.flags = 0; /* neither data nor acknowledgement */
+    assert_int_equal(forged(a, 0), TW_UDP_BAD_FIELD);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_crc32c_vectors),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_every_damaged_bit_is_caught),
+        cmocka_unit_test(test_wrong_key_and_addressee),
+        cmocka_unit_test(test_impossible_fields),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
