@@ -55,7 +55,8 @@ int tw_ep_close(tw_ep_t *ep);
 int tw_ep_rank(const tw_ep_t *ep);
 int tw_ep_size(const tw_ep_t *ep);
 
-/* The address of rank's endpoint as a printable string ("shm:<node>:<mailbox>"). */
+/* The address of rank's endpoint as a printable string: "shm:<node>:<mailbox>", followed
+ * by ",udp:<ip>:<port>" when the job spans nodes. */
 int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap);
 
 /* A barrier over all ranks of the job, through the process manager. It is meant for

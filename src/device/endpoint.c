@@ -1,4 +1,5 @@
 #include "device/endpoint.h"
+#include "device/remote.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -124,10 +125,21 @@ int tw_ep_open(tw_ep_t **out) {
         return TW_ERR_NOMEM;
     }
 
-    /* Announce the mailbox; after the fence every peer may map it. */
+    /* A job that spans nodes (or TW_LINK=udp) needs the udp link. */
+    char udp[64] = "";
+    if (ep->size > 1 && (cfg->udp_everywhere || job->local_size < job->size)) {
+        ep->remote_ranks = calloc((size_t)ep->size, sizeof *ep->remote_ranks);
+        if (!ep->remote_ranks || tw_remote_open(ep, udp, sizeof udp)) {
+            tw_ep_close(ep);
+            return TW_ERR_SYSTEM;
+        }
+    }
+
+    /* Announce the mailbox (and the link); after the fence every peer may map it. */
     char key[64], value[TW_PMI_VALUE_MAX];
     address_key(key, sizeof key, ep->index, ep->rank);
-    snprintf(value, sizeof value, "shm:%s:%s", job->node, ep->segment_name);
+    snprintf(value, sizeof value, "shm:%s:%s%s%s", job->node, ep->segment_name, udp[0] ? "," : "",
+             udp);
     if (tw_pmi_put(&job->pmi, key, value) || tw_pmi_fence(&job->pmi)) {
         fprintf(stderr, "tollway: cannot publish the endpoint address of rank %d\n", ep->rank);
         tw_ep_close(ep);
@@ -164,13 +176,30 @@ static int segment_valid(const tw_segment_header_t *seg, size_t size, const tw_e
     return size >= l.total;
 }
 
+/* A peer on another node: its udp address is all it takes. */
+static int connect_remote(tw_ep_t *ep, int rank, const char *udp) {
+    if (!udp || tw_remote_connect(ep, rank, udp)) return TW_ERR_PEER;
+    tw_peer_t *peer = calloc(1, sizeof *peer);
+    if (!peer) return TW_ERR_NOMEM;
+    peer->remote = 1;
+    ep->remote_ranks[rank] = 1;
+    ep->peers[rank] = peer;
+    return TW_OK;
+}
+
 int tw_ep_connect(tw_ep_t *ep, int rank) {
     char addr[TW_PMI_VALUE_MAX];
     if (tw_ep_address(ep, rank, addr, sizeof addr)) return TW_ERR_PEER;
-    /* "shm:<node>:<segment>" */
-    const char *name = strrchr(addr, ':');
+    /* "shm:<node>:<segment>[,udp:<ip>:<port>]" */
+    char *udp = strchr(addr, ',');
+    if (udp) *udp++ = '\0';
+    const char *node = addr + 4, *name = strchr(node, ':');
     if (strncmp(addr, "shm:", 4) != 0 || !name || name[1] != '/') return TW_ERR_PEER;
+    size_t node_len = (size_t)(name - node);
     name++;
+    int same_node = node_len == strlen(ep->job->node) && !strncmp(node, ep->job->node, node_len);
+    if (rank != ep->rank && (!same_node || ep->job->config->udp_everywhere))
+        return connect_remote(ep, rank, udp);
     tw_peer_t *peer = calloc(1, sizeof *peer);
     if (!peer) return TW_ERR_NOMEM;
     peer->segment = tw_shm_map(name, TW_SEGMENT_HEADER_SIZE, &peer->segment_size);
@@ -201,8 +230,14 @@ int tw_ep_close(tw_ep_t *ep) {
     if (ep->job->config->stats) tw_ep_print_stats(ep, stderr);
     tw_heap_fini(ep);
     tw_atu_fini(ep);
+    if (ep->udp) tw_remote_close(ep);
+    free(ep->remote_ranks);
     for (int r = 0; r < ep->size; r++) {
         if (!ep->peers[r]) continue;
+        if (ep->peers[r]->remote) {
+            free(ep->peers[r]);
+            continue;
+        }
         tw_heap_peer_unmap_all(ep->peers[r]);
         tw_shm_unmap(ep->peers[r]->segment, ep->peers[r]->segment_size);
         free(ep->peers[r]);
@@ -246,6 +281,15 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
             (unsigned long long)s->bytes_sent, (unsigned long long)s->msgs_received,
             (unsigned long long)s->bytes_received, (unsigned long long)s->send_retries,
             (unsigned long long)s->polls_empty, (unsigned long long)s->peers_mapped);
+    if (ep->udp) {
+        /* the connection table: which link reaches each peer contacted so far */
+        fprintf(out, "tollway: rank %d endpoint %d: node %s; links:", ep->rank, ep->index,
+                ep->job->node);
+        for (int r = 0; r < ep->size; r++)
+            if (ep->peers[r]) fprintf(out, " %d:%s", r, ep->peers[r]->remote ? "udp" : "shm");
+        fputc('\n', out);
+        tw_remote_print_stats(ep, out);
+    }
     if (!s->rma_ops && !s->registrations && !s->notifications) return;
     fprintf(out,
             "tollway: rank %d endpoint %d: RMA %llu ops (%llu B, %llu pipelined, %llu retries), "

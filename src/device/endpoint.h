@@ -11,11 +11,16 @@
 
 #include "device/ring.h"
 #include "link/shm.h"
+#include "link/udp.h"
 #include "runtime/job.h"
 
 #define TW_SEGMENT_MAGIC       0x3247455357544e45ull /* "ENTWSEG2" */
 #define TW_SEGMENT_VERSION     2u
 #define TW_SEGMENT_HEADER_SIZE 4096u
+
+/* VELO status word bits above the ring's own: tag in 16..23, source rank in 24..55. */
+#define TW_VELO_TAG_SHIFT    16
+#define TW_VELO_SOURCE_SHIFT 24
 
 /* Translation faults, counted in the owner's segment by whoever faulted. */
 enum { TW_FAULT_KEY, TW_FAULT_BOUNDS, TW_FAULT_STALE, TW_FAULT_PERM, TW_FAULT_ALIGN, TW_FAULTS };
@@ -76,6 +81,8 @@ enum { TW_TLB_ENTRIES = 16 };
 /* What this endpoint keeps per peer it has talked to: producer views of the peer's
  * rings, its tables, and the peer's shared-heap blocks mapped so far. */
 typedef struct tw_peer {
+    int remote; /* on another node (or TW_LINK=udp): reached over the udp link; nothing
+                   below is set up then */
     tw_tlb_entry_t tlb[TW_TLB_ENTRIES];
     tw_ring_producer_t velo, nq, req, resp;
     tw_segment_header_t *segment;
@@ -157,6 +164,12 @@ struct tw_ep {
     uint32_t ops_free[TW_RMA_OUTSTANDING];
     uint32_t ops_free_count;
     uint32_t ops_owed; /* finished operations still owing a fault notification */
+
+    /* the udp link, when the job spans nodes (else NULL) */
+    tw_udp_link_t *udp;
+    tw_ring_producer_t velo_self; /* what the link delivers goes into our own mailbox */
+    uint64_t remote_malformed;    /* link messages that were no device message */
+    int *remote_ranks;            /* 1 for each rank reached over the link */
 };
 
 /* Maps rank's segment on first contact. TW_OK or TW_ERR_PEER / TW_ERR_NOMEM. */

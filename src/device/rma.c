@@ -34,7 +34,6 @@
 
 enum { CHUNK = 16384, REFUSED = 1 };
 
-
 static const unsigned allowed_notify[] = {
     [TW_OP_PUT] = TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER,
     [TW_OP_GET] = TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER | TW_NOTIFY_RESPONDER,
@@ -633,6 +632,7 @@ __attribute__((noinline)) static int put_general(tw_ep_t *ep, int dest, const vo
     if (unlikely(!src && len)) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
+    if (unlikely(peer->remote)) return TW_ERR_PEER; /* RMA over the udp link: not yet */
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_PUT, src, NULL, len, nla, key, notify,
                                      cookie, 0, 0, 0, 0));
@@ -674,6 +674,7 @@ int tw_get(tw_ep_t *ep, int dest, void *dst, size_t len, uint64_t nla, uint64_t 
     if (unlikely(!dst && len)) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
+    if (unlikely(peer->remote)) return TW_ERR_PEER; /* RMA over the udp link: not yet */
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_GET, NULL, dst, len, nla, key, notify,
                                      cookie, 0, 0, 0, 0));
@@ -687,6 +688,7 @@ int tw_put_imm(tw_ep_t *ep, int dest, uint64_t value, size_t len, uint64_t nla, 
     if (len != 1 && len != 2 && len != 4 && len != 8) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
+    if (unlikely(peer->remote)) return TW_ERR_PEER; /* RMA over the udp link: not yet */
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_PUT_IMM, &value, NULL, len, nla, key,
                                      notify, cookie, 0, 0, value, 0));
@@ -699,6 +701,7 @@ int tw_notify_put(tw_ep_t *ep, int dest, uint64_t value, unsigned notify, uint64
     if (rc) return rc;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
+    if (unlikely(peer->remote)) return TW_ERR_PEER; /* RMA over the udp link: not yet */
     notify |= TW_NOTIFY_COMPLETER;
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_NOTIFY_PUT, NULL, NULL, 0, 0, 0, notify,
@@ -720,6 +723,7 @@ int tw_atomic(tw_ep_t *ep, int dest, tw_atomic_op_t op, unsigned width, uint64_t
     if ((width != 4 && width != 8) || op < TW_ATOMIC_FCAA || op > TW_ATOMIC_SWAP) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
+    if (unlikely(peer->remote)) return TW_ERR_PEER; /* RMA over the udp link: not yet */
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_ATOMIC, NULL, fetched, width, nla, key,
                                      notify, cookie, op, width, a, b));

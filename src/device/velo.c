@@ -1,12 +1,10 @@
-/* The VELO unit: small messages through the receiver's mailbox ring.
- * Status word bits above the ring's own: tag in 16..23, source rank in 24..55. */
+/* The VELO unit: small messages through the receiver's mailbox ring (to a peer on
+ * another node, through the udp link into the same ring there: remote.c). */
 #include <tollway/status.h>
 #include <tollway/velo.h>
 
 #include "device/endpoint.h"
-
-#define VELO_TAG_SHIFT    16
-#define VELO_SOURCE_SHIFT 24
+#include "device/remote.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -25,6 +23,7 @@ static inline int velo_post(tw_ep_t *ep, int dest, unsigned tag, const void *hdr
         if (rc) return rc;
         peer = ep->peers[dest];
     }
+    if (unlikely(peer->remote)) return tw_remote_velo_send(ep, dest, tag, hdr, hlen, buf, len);
     tw_slot_t *s = tw_ring_reserve(&peer->velo, hlen + len);
     if (unlikely(!s)) {
         ep->stats.send_retries++;
@@ -33,8 +32,9 @@ static inline int velo_post(tw_ep_t *ep, int dest, unsigned tag, const void *hdr
     unsigned char *at = (unsigned char *)&s->word[1];
     if (hlen) tw_copy(at, hdr, hlen);
     tw_copy(at + hlen, buf, len);
-    tw_ring_commit(s, ((uint64_t)tag << VELO_TAG_SHIFT) | ((uint64_t)ep->rank << VELO_SOURCE_SHIFT),
-                   hlen + len);
+    tw_ring_commit(
+        s, ((uint64_t)tag << TW_VELO_TAG_SHIFT) | ((uint64_t)ep->rank << TW_VELO_SOURCE_SHIFT),
+        hlen + len);
     ep->stats.msgs_sent++;
     ep->stats.bytes_sent += hlen + len;
     return TW_OK;
@@ -54,16 +54,20 @@ static inline int head_message(tw_ep_t *ep, tw_velo_msg_t *msg, uint64_t *status
     void *payload;
     int rc = tw_ring_peek(&ep->velo_rx, status, &payload);
     if (likely(rc == TW_RING_EMPTY)) {
-        ep->stats.polls_empty++;
         tw_rma_progress_if_pending(ep); /* an idle endpoint serves pipelined RMA */
-        return TW_EMPTY;
+        if (unlikely(ep->udp) && tw_remote_progress(ep))
+            rc = tw_ring_peek(&ep->velo_rx, status, &payload);
+        if (rc == TW_RING_EMPTY) {
+            ep->stats.polls_empty++;
+            return TW_EMPTY;
+        }
     }
     if (rc != TW_RING_OK) return TW_ERR_CORRUPT;
     uint64_t st = *status;
-    uint64_t source = (st >> VELO_SOURCE_SHIFT) & 0xffffffffull;
+    uint64_t source = (st >> TW_VELO_SOURCE_SHIFT) & 0xffffffffull;
     if (unlikely(source >= (uint64_t)ep->size)) return TW_ERR_CORRUPT;
     msg->source = (int)source;
-    msg->tag = (unsigned)(st >> VELO_TAG_SHIFT) & TW_VELO_TAG_MAX;
+    msg->tag = (unsigned)(st >> TW_VELO_TAG_SHIFT) & TW_VELO_TAG_MAX;
     msg->length = st & TW_RING_LEN_MASK;
     msg->data = payload;
     msg->slots_ = tw_ring_slots_for(msg->length);
@@ -97,6 +101,10 @@ int tw_velo_recv(tw_ep_t *ep, tw_velo_msg_t *msg, void *buf, size_t cap) {
     for (;;) {
         int rc = tw_velo_poll(ep, msg, buf, cap);
         if (rc != TW_EMPTY) return rc;
+        if (ep->udp) { /* its socket is polled by tw_velo_poll */
+            tw_ep_idle(ep, &spins);
+            continue;
+        }
         /* Wait on the words that change when there is something to do: our
          * mailbox's head slot, and the pipelined-RMA rings we serve. */
         while (!tw_ring_pending(&ep->velo_rx) && !tw_ring_pending(&ep->req_rx) &&

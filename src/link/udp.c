@@ -1,14 +1,18 @@
 /* The udp link (see udp.h for what it guarantees).
  *
- * Sender, per peer: packets next_seq - 1 .. una in flight, kept in a ring of
+ * Sender, per peer: packets una .. next_seq - 1 in flight, kept in a ring of
  * `window` packets indexed by sequence number, so a retransmission resends the very
- * bytes sent first. A timeout resends every packet in flight (go-back-N) and doubles
- * the timeout, up to 64 times the first; an acknowledgement that moves una forward
+ * bytes sent first. The oldest packet is sent again when its timeout expires (the
+ * timeout then doubles, up to 64 times) or at once on the third duplicate
+ * acknowledgement (fast retransmit); an acknowledgement that moves una forward
  * resets both.
  *
- * Receiver, per peer: accepts only the packet it expects next. Its acknowledgement
- * counts whole messages only (the first sequence number of a message still being put
- * together), so a message refused at delivery is sent again in full.
+ * Receiver, per peer: keeps packets that arrive ahead of a gap (up to a window's
+ * worth) and takes them in order once the gap is filled, answering each arrival out
+ * of order with a duplicate acknowledgement. A whole message the receiver refuses
+ * is parked and offered again at every poll; while it is parked nothing after it
+ * is taken (or acknowledged), so a sender facing a busy receiver fills its window
+ * and then gets TW_RETRY.
  *
  * Every packet leaves through one outgoing batch (sendmmsg), after the fault
  * injector has had its say. The batch holds copies, so ring slots may be reused at
@@ -37,10 +41,18 @@ typedef struct peer {
     uint64_t timer_ns;    /* when the oldest packet in flight was last sent */
     uint64_t progress_ns; /* when una last moved (or the first packet left) */
     unsigned backoff;
+    int resent;                  /* since una last moved: its RTT sample would lie (Karn) */
+    uint64_t srtt_ns, rttvar_ns; /* smoothed round trip and its variation (RFC 6298) */
+    unsigned dupacks;            /* bare acknowledgements of una in a row */
+    uint64_t heard_ns;           /* when the last valid packet came from this peer */
     /* receiving */
-    uint32_t expected;  /* the sequence number accepted next */
+    uint32_t expected;  /* the sequence number taken next */
     uint32_t msg_first; /* of the message being put together */
     int in_msg;
+    int parked;             /* the message is whole, but the receiver refused it so far */
+    unsigned char *held_in; /* window packets that came ahead of expected, by seq */
+    uint32_t *held_seq;     /* the sequence number in each (0: empty) */
+    uint16_t *held_len;
     unsigned char *msg;
     size_t msg_cap, msg_len, msg_fill;
 } peer_t;
@@ -67,6 +79,7 @@ struct tw_udp_link {
     unsigned nheld;
     int reorder_slot; /* index in held of the packet to send after the next one, or -1 */
     unsigned char *rx;
+    unsigned parked; /* peers with a parked message */
     uint64_t rng;
     uint64_t now_ns;
     tw_udp_stats_t stats;
@@ -88,7 +101,7 @@ void tw_udp_config_default(tw_udp_config_t *cfg) {
     cfg->mtu = 1500;
     cfg->window = 64;
     cfg->rto_us = 2000;
-    cfg->peer_timeout_ms = 10000;
+    cfg->peer_timeout_ms = 30000;
 }
 
 /* ---- the fault injector and the outgoing batch ---- */
@@ -253,6 +266,9 @@ void tw_udp_close(tw_udp_link_t *l) {
         free(l->peers[p].ring);
         free(l->peers[p].ring_len);
         free(l->peers[p].msg);
+        free(l->peers[p].held_in);
+        free(l->peers[p].held_seq);
+        free(l->peers[p].held_len);
     }
     for (unsigned k = 0; k < BATCH; k++) free(l->out[k].buf);
     for (unsigned k = 0; k < HELD_MAX; k++) free(l->held[k].buf);
@@ -298,7 +314,7 @@ static unsigned char *slot(tw_udp_link_t *l, peer_t *p, uint32_t seq, uint16_t *
 static uint32_t ack_for(tw_udp_link_t *l, uint32_t id) {
     peer_t *p = &l->peers[id];
     p->ack_due = 0;
-    return p->in_msg ? p->msg_first : p->expected;
+    return p->expected;
 }
 
 static void mark_busy(tw_udp_link_t *l, uint32_t id) {
@@ -362,27 +378,71 @@ static void owe_ack(tw_udp_link_t *l, uint32_t id) {
     l->acking[l->nacking++] = id;
 }
 
-static void take_ack(tw_udp_link_t *l, peer_t *p, uint32_t ack) {
+static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_t id) {
+    uint32_t ack = h->ack;
+    if (ack == p->una && p->una != p->next_seq && !(h->flags & TW_UDP_DATA)) {
+        if (++p->dupacks == 3) { /* the receiver is missing una: send it now */
+            uint16_t *len;
+            unsigned char *pkt = slot(l, p, p->una, &len);
+            transmit(l, id, pkt, *len);
+            l->stats.retransmits++;
+            l->stats.fast_retransmits++;
+            p->resent = 1;
+        }
+        return;
+    }
     if (seq_diff(ack, p->una) <= 0 || seq_diff(ack, p->next_seq) > 0) return; /* old, or bogus */
+    if (!p->resent) {
+        uint64_t rtt = l->now_ns - p->timer_ns;
+        if (!p->srtt_ns) {
+            p->srtt_ns = rtt;
+            p->rttvar_ns = rtt / 2;
+        } else {
+            uint64_t dev = rtt > p->srtt_ns ? rtt - p->srtt_ns : p->srtt_ns - rtt;
+            p->rttvar_ns = (3 * p->rttvar_ns + dev) / 4;
+            p->srtt_ns = (7 * p->srtt_ns + rtt) / 8;
+        }
+    }
+    p->resent = 0;
+    p->dupacks = 0;
     p->una = ack;
     p->progress_ns = p->timer_ns = l->now_ns;
     p->backoff = 0;
 }
 
-/* A data packet accepted as the next of its sender: add it to the message; deliver
- * the message when it is whole. */
+/* Offers the whole message to the receiver: 1 when taken. */
+static int hand_over(tw_udp_link_t *l, uint32_t id, tw_udp_deliver_fn deliver, void *ctx) {
+    peer_t *p = &l->peers[id];
+    if (deliver(ctx, id, p->msg, p->msg_len)) {
+        if (!p->parked) {
+            l->stats.refused++;
+            l->parked++;
+            p->parked = 1;
+        }
+        return 0;
+    }
+    if (p->parked) l->parked--;
+    p->parked = p->in_msg = 0;
+    l->stats.msgs_received++;
+    owe_ack(l, id);
+    return 1;
+}
+
+/* The packet expected next, added to its message; 1 when that message was handed
+ * over whole. A packet that breaks its sender's framing is not taken (and so never
+ * acknowledged): nothing of it is believed. */
 static int take_segment(tw_udp_link_t *l, uint32_t id, const tw_udp_hdr_t *h,
                         const unsigned char *payload, tw_udp_deliver_fn deliver, void *ctx) {
     peer_t *p = &l->peers[id];
     int first = (h->flags & TW_UDP_FIRST) != 0;
     if (first == p->in_msg || (!first && p->msg_fill + h->len > p->msg_len)) {
-        l->stats.protocol++; /* a sender that breaks its own framing: nothing taken */
+        l->stats.protocol++;
         return 0;
     }
     if (first) {
         if (p->msg_cap < h->msg_len || !p->msg) {
             unsigned char *m = realloc(p->msg, h->msg_len ? h->msg_len : 1);
-            if (!m) return 0; /* not acknowledged: it comes again */
+            if (!m) return 0; /* not taken: it comes again */
             p->msg = m;
             p->msg_cap = h->msg_len;
         }
@@ -391,36 +451,75 @@ static int take_segment(tw_udp_link_t *l, uint32_t id, const tw_udp_hdr_t *h,
         p->msg_len = h->msg_len;
         p->msg_fill = 0;
     }
-    memcpy(p->msg + p->msg_fill, payload, h->len);
-    p->msg_fill += h->len;
-    p->expected++;
+    if (!(h->flags & TW_UDP_LAST) || p->msg_fill + h->len == p->msg_len) {
+        memcpy(p->msg + p->msg_fill, payload, h->len);
+        p->msg_fill += h->len;
+        p->expected++;
+    }
     if (!(h->flags & TW_UDP_LAST)) return 0;
-    if (p->msg_fill != p->msg_len) { /* LAST before the whole message: start over */
+    if (p->msg_fill != p->msg_len) { /* the last segment, and the message still short */
         l->stats.protocol++;
-        p->expected = p->msg_first;
-        p->in_msg = 0;
         return 0;
     }
-    if (deliver(ctx, id, p->msg, p->msg_len)) { /* refused: unacknowledged, so resent */
-        l->stats.refused++;
-        p->expected = p->msg_first;
-        p->in_msg = 0;
-        return 0;
+    return hand_over(l, id, deliver, ctx);
+}
+
+/* Takes, in order, the packets kept from peer id that the gap held back. */
+static int take_held(tw_udp_link_t *l, uint32_t id, tw_udp_deliver_fn deliver, void *ctx) {
+    peer_t *p = &l->peers[id];
+    int delivered = 0;
+    if (!p->held_seq) return 0;
+    while (!p->parked) {
+        size_t k = p->expected % l->cfg.window;
+        if (p->held_seq[k] != p->expected) break;
+        const unsigned char *pkt = p->held_in + k * l->pkt_max;
+        tw_udp_hdr_t h;
+        if (tw_udp_decode(pkt, p->held_len[k], l->cfg.job_key, l->cfg.self, &h) != TW_UDP_OK)
+            break; /* cannot be: it was checked when it came */
+        uint32_t before = p->expected;
+        delivered += take_segment(l, id, &h, pkt + TW_UDP_HDR_SIZE, deliver, ctx);
+        if (p->expected == before) break; /* not taken */
+        p->held_seq[k] = 0;
     }
-    p->in_msg = 0;
-    l->stats.msgs_received++;
+    return delivered;
+}
+
+/* Keeps a packet that came ahead of its turn; 0 when there is no room for it. */
+static int keep(tw_udp_link_t *l, peer_t *p, const unsigned char *pkt, size_t len, uint32_t seq) {
+    if (!p->held_in) {
+        p->held_in = malloc((size_t)l->cfg.window * l->pkt_max);
+        p->held_seq = calloc(l->cfg.window, sizeof *p->held_seq);
+        p->held_len = calloc(l->cfg.window, sizeof *p->held_len);
+        if (!p->held_in || !p->held_seq || !p->held_len) {
+            free(p->held_in);
+            free(p->held_seq);
+            free(p->held_len);
+            p->held_in = NULL;
+            p->held_seq = NULL;
+            p->held_len = NULL;
+            return 0;
+        }
+    }
+    size_t k = seq % l->cfg.window;
+    if (p->held_seq[k] == seq) return 0; /* a duplicate of one kept */
+    memcpy(p->held_in + k * l->pkt_max, pkt, len);
+    p->held_seq[k] = seq;
+    p->held_len[k] = (uint16_t)len;
     return 1;
 }
 
 static int receive(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
     struct mmsghdr m[BATCH];
     struct iovec iov[BATCH];
+    struct sockaddr_in from[BATCH];
     size_t cap = l->pkt_max + 1; /* one byte more tells an oversized datagram */
     for (unsigned k = 0; k < BATCH; k++) {
         iov[k] = (struct iovec){l->rx + k * cap, cap};
         memset(&m[k], 0, sizeof m[k]);
         m[k].msg_hdr.msg_iov = &iov[k];
         m[k].msg_hdr.msg_iovlen = 1;
+        m[k].msg_hdr.msg_name = &from[k];
+        m[k].msg_hdr.msg_namelen = sizeof from[k];
     }
     int n = recvmmsg(l->fd, m, BATCH, MSG_DONTWAIT, NULL);
     int delivered = 0;
@@ -442,21 +541,48 @@ static int receive(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
         }
         peer_t *p = &l->peers[h.src];
         if (p->lost) continue;
-        take_ack(l, p, h.ack);
+        if (!p->has_addr && m[k].msg_hdr.msg_namelen == sizeof from[k]) {
+            p->addr = from[k]; /* a peer that spoke first: answered where it spoke from */
+            p->has_addr = 1;
+        }
+        p->heard_ns = l->now_ns;
+        take_ack(l, p, &h, h.src);
         if (!(h.flags & TW_UDP_DATA)) continue;
         int32_t d = seq_diff(h.seq, p->expected);
-        if (d < 0)
+        if (d < 0) {
             l->stats.duplicates++;
-        else if (d > 0)
-            l->stats.out_of_order++;
-        else
+        } else if (d == 0 && !p->parked) {
             delivered += take_segment(l, h.src, &h, pkt + TW_UDP_HDR_SIZE, deliver, ctx);
-        owe_ack(l, h.src); /* also for duplicates: their sender missed our ack */
+            delivered += take_held(l, h.src, deliver, ctx);
+        } else if ((uint32_t)d < l->cfg.window) {
+            l->stats.out_of_order += !p->parked;
+            keep(l, p, pkt, len, h.seq);
+        }
+        owe_ack(l, h.src); /* duplicates too: their sender missed our acknowledgement; and
+                              packets out of order, whose duplicate ack reports the gap */
+    }
+    return delivered;
+}
+
+/* Offers the parked messages again, and takes what they held back. */
+static int retry_parked(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
+    int delivered = 0;
+    for (uint32_t id = 0; id < l->cfg.peers && l->parked; id++) {
+        peer_t *p = &l->peers[id];
+        if (!p->parked || !hand_over(l, id, deliver, ctx)) continue;
+        delivered += 1 + take_held(l, id, deliver, ctx);
     }
     return delivered;
 }
 
 /* ---- timers ---- */
+
+/* The retransmission timeout: the smoothed round trip plus four variations, at least
+ * the configured one, doubled per timeout since the last progress. */
+static uint64_t rto_ns(const tw_udp_link_t *l, const peer_t *p) {
+    uint64_t rto = p->srtt_ns + 4 * p->rttvar_ns, min = 1000ull * l->cfg.rto_us;
+    return (rto > min ? rto : min) << p->backoff;
+}
 
 static void retransmit(tw_udp_link_t *l) {
     uint64_t timeout_ns = 1000ull * l->cfg.peer_timeout_ms * 1000u;
@@ -469,18 +595,18 @@ static void retransmit(tw_udp_link_t *l) {
             continue;
         }
         k++;
-        if (l->now_ns - p->progress_ns > timeout_ns) {
+        uint64_t alive = p->progress_ns > p->heard_ns ? p->progress_ns : p->heard_ns;
+        if (l->now_ns - alive > timeout_ns) {
             p->lost = 1;
             continue;
         }
-        if (l->now_ns - p->timer_ns < (1000ull * l->cfg.rto_us) << p->backoff) continue;
+        if (l->now_ns - p->timer_ns < rto_ns(l, p)) continue;
+        uint16_t *len; /* the oldest only: the receiver keeps what came after it */
+        unsigned char *pkt = slot(l, p, p->una, &len);
+        transmit(l, id, pkt, *len);
         l->stats.timeouts++;
-        for (uint32_t s = p->una; s != p->next_seq; s++) { /* go back N */
-            uint16_t *len;
-            unsigned char *pkt = slot(l, p, s, &len);
-            transmit(l, id, pkt, *len);
-            l->stats.retransmits++;
-        }
+        l->stats.retransmits++;
+        p->resent = 1;
         p->timer_ns = l->now_ns;
         if (p->backoff < BACKOFF_MAX) p->backoff++;
     }
@@ -509,7 +635,8 @@ static void send_acks(tw_udp_link_t *l) {
 
 int tw_udp_poll(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
     l->now_ns = clock_ns();
-    int delivered = receive(l, deliver, ctx);
+    int delivered = l->parked ? retry_parked(l, deliver, ctx) : 0;
+    delivered += receive(l, deliver, ctx);
     for (unsigned k = 0; k < l->nheld;) { /* delayed packets that are due */
         if (l->held[k].due_ns <= l->now_ns)
             unhold(l, k);

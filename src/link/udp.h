@@ -3,17 +3,20 @@
  *
  * Per pair of endpoints: sequence numbers, cumulative acknowledgements (carried by
  * every data packet, and sent alone when there is no data to carry them),
- * go-back-N retransmission on timeout with exponential backoff, duplicate
+ * selective retransmission (the receiver keeps what comes after a gap) on a timeout
+ * set from the measured round trip (RFC 6298) with exponential backoff, or at once
+ * on three duplicate acknowledgements, duplicate
  * suppression, CRC32C over header and payload, and a bounded send window. A message
  * longer than one packet is cut into segments of the path MTU and put together
  * again in order. Sending is transactional, as posting to a VELO mailbox: a message
  * either goes into the window whole or the call returns TW_RETRY at once.
  *
  * A receiver that cannot take a message yet (its mailbox is full) refuses it; the
- * link then acknowledges nothing of it, so the sender sends it again later: back
+ * link keeps it, offers it again at every poll, and acknowledges nothing past it
+ * until it is taken: the sender's window fills and its sends return TW_RETRY, so back
  * pressure travels to the sender instead of memory growing.
  *
- * A peer that acknowledges nothing for `peer_timeout_ms` while data to it is
+ * A peer from which nothing is heard for `peer_timeout_ms` while data to it is
  * outstanding is declared lost: sends to it fail with TW_ERR_LOST.
  *
  * Every datagram is checked by tw_udp_decode before anything of it is used; a
@@ -49,7 +52,8 @@ typedef struct tw_udp_config {
 /* Counters of one link. */
 typedef struct tw_udp_stats {
     uint64_t msgs_sent, msgs_received, packets_sent, packets_received;
-    uint64_t retransmits, timeouts, acks_sent, duplicates, out_of_order, refused;
+    uint64_t retransmits, timeouts, fast_retransmits, acks_sent, duplicates, out_of_order;
+    uint64_t refused;                  /* whole messages the receiver did not take at once */
     uint64_t dropped[TW_UDP_VERDICTS]; /* received datagrams refused, by verdict */
     uint64_t unknown_peer;             /* accepted, but from no peer of this link */
     uint64_t protocol;                 /* segments out of order within a message */
@@ -58,7 +62,7 @@ typedef struct tw_udp_stats {
 
 typedef struct tw_udp_link tw_udp_link_t;
 
-/* Defaults: MTU 1500, window 64, RTO 2 ms, peer timeout 10 s, no faults. */
+/* Defaults: MTU 1500, window 64, least RTO 2 ms, peer timeout 30 s, no faults. */
 void tw_udp_config_default(tw_udp_config_t *cfg);
 
 /* Opens a link bound to addr (port 0: any free port); the address it got comes back

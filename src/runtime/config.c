@@ -1,6 +1,7 @@
 #include "runtime/config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,29 @@ static const tw_config_var_t vars[] = {
     {"TW_RNDV_SPLIT", "262144",
      "MPI messages from this many bytes on are copied by both sides at once: the receiver "
      "gets the first half while the sender puts the second; 0 turns it off",
+     0},
+    {"TW_NODE", "",
+     "this node's identity; ranks with the same one talk over shared memory, others over udp "
+     "(default: the host name and the network namespace)",
+     0},
+    {"TW_LINK", "auto", "auto (shm on this node, udp to others), or udp: every peer over udp", 0},
+    {"TW_UDP_ADDR", "",
+     "IPv4 address the udp link binds (default: the first non-loopback address that is up, "
+     "else 127.0.0.1)",
+     0},
+    {"TW_UDP_TIMEOUT", "30000",
+     "milliseconds a peer with data outstanding to it may stay silent before it is declared "
+     "lost (it answers while it makes progress: inside tollway calls); 100..3600000",
+     0},
+    {"TW_UDP_RTO", "2000",
+     "microseconds before the udp link first sends a packet again (doubling per timeout, up to "
+     "64x); 100..10000000",
+     0},
+    {"TW_UDP_WINDOW", "64", "udp packets in flight per peer; 48..65536", 0},
+    {"TW_UDP_MTU", "1500", "bytes of IP datagram the udp link sends at most; 1500..65535", 0},
+    {"TW_UDP_FAULTS", "",
+     "faults the udp link injects into what it sends, for tests: comma-separated drop=P, "
+     "duplicate=P, reorder=P, corrupt=P, delay=P (probabilities 0..1), delay_us=N, seed=N",
      0},
     {"TW_CC", "", "C compiler mpicc runs (default: the one Tollway was built with)", 0},
     {"TW_CXX", "", "C++ compiler mpicxx runs (default: c++)", 0},
@@ -74,6 +98,76 @@ static int power_of_two(const char *value, long min, long max, uint32_t *out) {
     if (parse_long(value, min, max, &v) || (v & (v - 1))) return -1;
     *out = (uint32_t)v;
     return 0;
+}
+
+static int parse_prob(const char *s, size_t n, double *out) {
+    char buf[32], *end;
+    if (n == 0 || n >= sizeof buf) return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (errno || *end || !(v >= 0 && v <= 1)) return -1;
+    *out = v;
+    return 0;
+}
+
+/* "drop=0.01,corrupt=0.001,delay_us=500,..." */
+static int parse_faults(tw_config_t *cfg, const char *value) {
+    for (const char *p = value; *p;) {
+        const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
+        const char *eq = memchr(p, '=', (size_t)(end - p));
+        if (!eq) return -1;
+        size_t klen = (size_t)(eq - p), vlen = (size_t)(end - eq - 1);
+        struct {
+            const char *key;
+            double *prob;
+        } probs[] = {{"drop", &cfg->fault_drop},
+                     {"duplicate", &cfg->fault_duplicate},
+                     {"reorder", &cfg->fault_reorder},
+                     {"corrupt", &cfg->fault_corrupt},
+                     {"delay", &cfg->fault_delay}};
+        int known = 0;
+        for (size_t k = 0; k < sizeof probs / sizeof probs[0]; k++)
+            if (strlen(probs[k].key) == klen && !strncmp(p, probs[k].key, klen)) {
+                if (parse_prob(eq + 1, vlen, probs[k].prob)) return -1;
+                known = 1;
+            }
+        if (!known) {
+            char num[24];
+            long v;
+            if (vlen == 0 || vlen >= sizeof num) return -1;
+            memcpy(num, eq + 1, vlen);
+            num[vlen] = '\0';
+            if (klen == 8 && !strncmp(p, "delay_us", 8) && !parse_long(num, 0, 10000000, &v))
+                cfg->fault_delay_us = (uint32_t)v;
+            else if (klen == 4 && !strncmp(p, "seed", 4) && !parse_long(num, 0, LONG_MAX, &v))
+                cfg->fault_seed = (uint64_t)v;
+            else
+                return -1;
+        }
+        p = comma ? comma + 1 : end;
+    }
+    return 0;
+}
+
+static int parse_ipv4(const char *s) {
+    unsigned a, b, c, d;
+    char tail;
+    return sscanf(s, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) == 4 && a < 256 && b < 256 &&
+                   c < 256 && d < 256 && strlen(s) < 16
+               ? 0
+               : -1;
+}
+
+static int node_name_ok(const char *s) {
+    size_t n = strlen(s);
+    if (n == 0 || n > 63) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
+              (s[i] >= 'A' && s[i] <= 'Z') || strchr("._-~", s[i])))
+            return 0;
+    return 1;
 }
 
 static int set_var(tw_config_t *cfg, const char *name, const char *value, char *err,
@@ -139,6 +233,40 @@ static int set_var(tw_config_t *cfg, const char *name, const char *value, char *
         if (parse_long(value, 1, 1 << 30, &v))
             return fail(err, errlen, name, value, "must be a positive count");
         cfg->local_size = (int)v;
+    } else if (strcmp(name, "TW_NODE") == 0) {
+        if (!node_name_ok(value))
+            return fail(err, errlen, name, value,
+                        "must be 1 to 63 letters, digits or the characters . _ - ~");
+        strcpy(cfg->node, value);
+    } else if (strcmp(name, "TW_LINK") == 0) {
+        if (strcmp(value, "auto") && strcmp(value, "udp"))
+            return fail(err, errlen, name, value, "must be auto or udp");
+        cfg->udp_everywhere = value[0] == 'u';
+    } else if (strcmp(name, "TW_UDP_ADDR") == 0) {
+        if (parse_ipv4(value))
+            return fail(err, errlen, name, value, "must be an IPv4 address such as 10.0.0.1");
+        strcpy(cfg->udp_addr, value);
+    } else if (strcmp(name, "TW_UDP_TIMEOUT") == 0) {
+        if (parse_long(value, 100, 3600000, &v))
+            return fail(err, errlen, name, value, "must be milliseconds from 100 to 3600000");
+        cfg->udp_timeout_ms = (uint32_t)v;
+    } else if (strcmp(name, "TW_UDP_RTO") == 0) {
+        if (parse_long(value, 100, 10000000, &v))
+            return fail(err, errlen, name, value, "must be microseconds from 100 to 10000000");
+        cfg->udp_rto_us = (uint32_t)v;
+    } else if (strcmp(name, "TW_UDP_WINDOW") == 0) {
+        if (parse_long(value, 48, 65536, &v))
+            return fail(err, errlen, name, value, "must be a packet count from 48 to 65536");
+        cfg->udp_window = (uint32_t)v;
+    } else if (strcmp(name, "TW_UDP_MTU") == 0) {
+        if (parse_long(value, 1500, 65535, &v))
+            return fail(err, errlen, name, value, "must be a byte count from 1500 to 65535");
+        cfg->udp_mtu = (uint32_t)v;
+    } else if (strcmp(name, "TW_UDP_FAULTS") == 0) {
+        if (parse_faults(cfg, value))
+            return fail(err, errlen, name, value,
+                        "must be comma-separated drop=P, duplicate=P, reorder=P, corrupt=P, "
+                        "delay=P (P from 0 to 1), delay_us=N or seed=N");
     } else if (strcmp(name, "TW_CC") == 0 || strcmp(name, "TW_CXX") == 0) {
         /* read by the mpicc and mpicxx wrappers, not by the library */
     } else if (strcmp(name, "TW_BOUND_CORE") == 0) {
@@ -163,6 +291,10 @@ int tw_config_parse(tw_config_t *cfg, char *const *envp, char *err, size_t errle
     cfg->eager_limit = TW_EAGER_LIMIT_MAX;
     cfg->rndv_split = TW_RNDV_SPLIT_DEFAULT;
     cfg->local_rank = cfg->local_size = -1;
+    cfg->udp_timeout_ms = TW_UDP_TIMEOUT_DEFAULT;
+    cfg->udp_rto_us = TW_UDP_RTO_DEFAULT;
+    cfg->udp_window = TW_UDP_WINDOW_DEFAULT;
+    cfg->udp_mtu = TW_UDP_MTU_DEFAULT;
     for (char *const *e = envp; e && *e; e++) {
         if (strncmp(*e, "TW_", 3) != 0) continue;
         const char *eq = strchr(*e, '=');

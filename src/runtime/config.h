@@ -34,6 +34,14 @@ typedef struct tw_config {
     uint64_t job_key;
     int has_job_key;
     int local_rank, local_size; /* -1 when unset */
+    /* nodes and links */
+    char node[64];      /* TW_NODE: this node's identity; empty: host name + network namespace */
+    int udp_everywhere; /* TW_LINK=udp: every peer over udp, those on this node too */
+    char udp_addr[16];  /* TW_UDP_ADDR: the IPv4 address to bind; empty: found */
+    uint32_t udp_timeout_ms, udp_rto_us, udp_window, udp_mtu;
+    double fault_drop, fault_duplicate, fault_reorder, fault_corrupt, fault_delay;
+    uint32_t fault_delay_us;
+    uint64_t fault_seed;
 } tw_config_t;
 
 typedef struct tw_config_var {
@@ -56,6 +64,10 @@ enum {
     TW_ATU_ENTRIES_DEFAULT = 1024,
     TW_EAGER_LIMIT_MAX = 4088, /* a VELO message less the MPI header */
     TW_RNDV_SPLIT_DEFAULT = 262144,
+    TW_UDP_TIMEOUT_DEFAULT = 30000, /* ms without an acknowledgement: the peer is lost */
+    TW_UDP_RTO_DEFAULT = 2000,      /* us before the first retransmission */
+    TW_UDP_WINDOW_DEFAULT = 64,     /* packets in flight per peer */
+    TW_UDP_MTU_DEFAULT = 1500,
 };
 
 /* Parses the TW_* entries of envp (NULL-terminated "NAME=value" strings).

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tollway/status.h>
@@ -44,6 +45,24 @@ static int agree_job_key(tw_job_t *job) {
     return 0;
 }
 
+/* TW_NODE, else the host name and the network namespace: processes in different
+ * namespaces of one machine cannot share their loopback sockets, and tests stand
+ * namespaces in for hosts. */
+static void node_identity(tw_job_t *job) {
+    if (job->config->node[0]) {
+        snprintf(job->node, sizeof job->node, "%s", job->config->node);
+        return;
+    }
+    char host[40] = "localhost";
+    if (gethostname(host, sizeof host - 1)) strcpy(host, "localhost");
+    host[sizeof host - 1] = '\0';
+    for (char *p = host; *p; p++) /* the address format's separators stay out */
+        if (*p == ':' || *p == ' ') *p = '_';
+    struct stat st;
+    unsigned long long ns = stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino : 0;
+    snprintf(job->node, sizeof job->node, "%s~%llx", host, ns);
+}
+
 int tw_job_attach(tw_job_t **out) {
     tw_job_t *job = &the_job;
     if (!joined) {
@@ -67,10 +86,15 @@ int tw_job_attach(tw_job_t **out) {
             fprintf(stderr, "tollway: cannot agree on a job key with the other ranks\n");
             return TW_ERR_RUNTIME;
         }
-        job->local_size = job->config->local_size > 0 ? job->config->local_size : job->size;
+        /* ranks on this node: from twrun, else from MPICH's Hydra, else all */
+        const char *hydra_local = getenv("MPI_LOCALNRANKS");
+        int local = hydra_local ? atoi(hydra_local) : 0;
+        job->local_size = job->config->local_size > 0       ? job->config->local_size
+                          : local > 0 && local <= job->size ? local
+                                                            : job->size;
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         job->cores = cores > 0 ? (int)cores : 1;
-        if (gethostname(job->node, sizeof job->node - 1)) strcpy(job->node, "localhost");
+        node_identity(job);
         joined = 1;
     }
     job->users++;

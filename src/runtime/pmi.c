@@ -1,6 +1,7 @@
 #include "runtime/pmi.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,13 @@ static int read_reply(tw_pmi_t *pmi, tw_pmi_msg_t *msg, const char *expect_cmd) 
             return rcs && strcmp(rcs, "0") != 0 ? 1 : 0;
         }
         if (pmi->inlen == sizeof pmi->inbuf) return -1;
+        if (pmi->waiting) {
+            struct pollfd p = {.fd = pmi->fd, .events = POLLIN};
+            if (poll(&p, 1, 1) == 0) {
+                pmi->waiting(pmi->waiting_ctx);
+                continue;
+            }
+        }
         ssize_t n = read(pmi->fd, pmi->inbuf + pmi->inlen, sizeof pmi->inbuf - pmi->inlen);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) {

@@ -16,6 +16,10 @@ typedef struct tw_pmi {
     char kvsname[TW_PMI_KEY_MAX];
     char inbuf[TW_PMI_LINE_MAX];
     size_t inlen;
+    /* Called about every millisecond while a reply is awaited, so that what must go on
+     * meanwhile does (the udp link acknowledges and retransmits); NULL: none. */
+    void (*waiting)(void *ctx);
+    void *waiting_ctx;
     /* singleton store */
     int nkeys;
     char keys[TW_PMI_SINGLETON_KEYS][64];

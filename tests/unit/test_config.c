@@ -41,6 +41,17 @@ static void test_good_values(void **state) {
     assert_int_equal(parse(&cfg, "TW_JOB_ID=abc123", "TW_LOCAL_SIZE=4", err), 0);
     assert_string_equal(cfg.job_id, "abc123");
     assert_int_equal(cfg.local_size, 4);
+    assert_int_equal(parse(&cfg, "TW_UDP_FAULTS=drop=0.01,corrupt=0.001,delay_us=500,seed=7",
+                           "TW_LINK=udp", err),
+                     0);
+    assert_true(cfg.fault_drop == 0.01 && cfg.fault_corrupt == 0.001 && cfg.fault_duplicate == 0);
+    assert_int_equal(cfg.fault_delay_us, 500);
+    assert_int_equal(cfg.fault_seed, 7);
+    assert_int_equal(cfg.udp_everywhere, 1);
+    assert_int_equal(parse(&cfg, "TW_NODE=rack1-n07", "TW_UDP_ADDR=10.0.0.2", err), 0);
+    assert_string_equal(cfg.node, "rack1-n07");
+    assert_string_equal(cfg.udp_addr, "10.0.0.2");
+    assert_int_equal(cfg.udp_timeout_ms, TW_UDP_TIMEOUT_DEFAULT);
 }
 
 static void expect_rejected(const char *var, const char *name) {
@@ -65,6 +76,16 @@ static void test_bad_values(void **state) {
     expect_rejected("TW_JOB_ID=../../etc", "TW_JOB_ID");
     expect_rejected("TW_LOCAL_SIZE=0", "TW_LOCAL_SIZE");
     expect_rejected("TW_VELO_SLOT=256", "TW_VELO_SLOT"); /* a typo: unknown name */
+    expect_rejected("TW_UDP_FAULTS=drop=1.5", "TW_UDP_FAULTS");
+    expect_rejected("TW_UDP_FAULTS=drop", "TW_UDP_FAULTS");
+    expect_rejected("TW_UDP_FAULTS=lose=0.1", "TW_UDP_FAULTS");
+    expect_rejected("TW_UDP_FAULTS=drop=0.1,,", "TW_UDP_FAULTS");
+    expect_rejected("TW_UDP_ADDR=10.0.0.256", "TW_UDP_ADDR");
+    expect_rejected("TW_UDP_ADDR=host.example", "TW_UDP_ADDR");
+    expect_rejected("TW_NODE=a b", "TW_NODE");
+    expect_rejected("TW_LINK=tcp", "TW_LINK");
+    expect_rejected("TW_UDP_WINDOW=8", "TW_UDP_WINDOW");
+    expect_rejected("TW_UDP_TIMEOUT=5", "TW_UDP_TIMEOUT");
 }
 
 static void test_every_variable_documented(void **state) {

@@ -1,0 +1,173 @@
+/* The device's side of the udp link: peers on other nodes.
+ *
+ * Every endpoint of a job that spans nodes opens one udp link and publishes its
+ * address next to its segment's. A VELO message to a peer on another node travels
+ * as one link message (a small header, then the payload); the receiving device puts
+ * it into its own mailbox as a local sender would, so the receive path is the same
+ * for both links. When the mailbox is full the device refuses the message and the
+ * link sends it again later: the back pressure of a full mailbox reaches the remote
+ * sender as it reaches a local one. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tollway/status.h>
+#include <tollway/velo.h>
+
+#include "device/endpoint.h"
+#include "device/remote.h"
+
+enum { REMOTE_VELO = 1 };
+
+/* What precedes the payload of every device message on the link. */
+typedef struct remote_hdr {
+    uint8_t kind;
+    uint8_t unused;
+    uint16_t tag;
+} remote_hdr_t;
+
+/* The address to bind: TW_UDP_ADDR, else the first IPv4 address of an interface that
+ * is up and not loopback, else loopback. */
+static void bind_address(const tw_config_t *cfg, struct sockaddr_in *a) {
+    *a = (struct sockaddr_in){.sin_family = AF_INET};
+    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (cfg->udp_addr[0]) {
+        inet_pton(AF_INET, cfg->udp_addr, &a->sin_addr);
+        return;
+    }
+    struct ifaddrs *all;
+    if (getifaddrs(&all)) return;
+    for (struct ifaddrs *i = all; i; i = i->ifa_next)
+        if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
+            !(i->ifa_flags & IFF_LOOPBACK)) {
+            a->sin_addr = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
+            break;
+        }
+    freeifaddrs(all);
+}
+
+static void waiting(void *ctx) {
+    tw_remote_progress(ctx);
+}
+
+int tw_remote_open(tw_ep_t *ep, char *addr, size_t cap) {
+    const tw_config_t *cfg = ep->job->config;
+    tw_udp_config_t u;
+    tw_udp_config_default(&u);
+    u.job_key = ep->job->job_key;
+    u.self = (uint32_t)ep->rank;
+    u.peers = (uint32_t)ep->size;
+    u.mtu = cfg->udp_mtu;
+    u.window = cfg->udp_window;
+    u.rto_us = cfg->udp_rto_us;
+    u.peer_timeout_ms = cfg->udp_timeout_ms;
+    u.faults = (tw_udp_faults_t){cfg->fault_drop,    cfg->fault_duplicate, cfg->fault_reorder,
+                                 cfg->fault_corrupt, cfg->fault_delay,     cfg->fault_delay_us,
+                                 cfg->fault_seed};
+    struct sockaddr_in a;
+    bind_address(cfg, &a);
+    ep->udp = tw_udp_open(&u, &a);
+    if (!ep->udp) {
+        char ip[INET_ADDRSTRLEN] = "?";
+        inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
+        fprintf(stderr, "tollway: rank %d: cannot open the udp link on %s: %s\n", ep->rank, ip,
+                strerror(errno));
+        return TW_ERR_SYSTEM;
+    }
+    char ip[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
+    snprintf(addr, cap, "udp:%s:%u", ip, (unsigned)ntohs(a.sin_port));
+    ep->job->pmi.waiting = waiting; /* the link goes on while the process manager answers */
+    ep->job->pmi.waiting_ctx = ep;
+    tw_ring_producer_init(&ep->velo_self, &ep->segment->velo_ctrl, ep->velo_rx.slots,
+                          ep->velo_rx.size);
+    return TW_OK;
+}
+
+int tw_remote_connect(tw_ep_t *ep, int rank, const char *addr) {
+    char ip[INET_ADDRSTRLEN];
+    unsigned port;
+    char tail;
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    if (!ep->udp || sscanf(addr, "udp:%15[0-9.]:%u%c", ip, &port, &tail) != 2 || port == 0 ||
+        port > 65535 || inet_pton(AF_INET, ip, &a.sin_addr) != 1)
+        return TW_ERR_PEER;
+    a.sin_port = htons((uint16_t)port);
+    return tw_udp_set_peer(ep->udp, (uint32_t)rank, &a) ? TW_ERR_PEER : TW_OK;
+}
+
+int tw_remote_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, size_t hlen,
+                        const void *buf, size_t len) {
+    unsigned char msg[sizeof(remote_hdr_t) + TW_VELO_MAX_SIZE];
+    remote_hdr_t h = {REMOTE_VELO, 0, (uint16_t)tag};
+    memcpy(msg, &h, sizeof h);
+    if (hlen) memcpy(msg + sizeof h, hdr, hlen);
+    if (len) memcpy(msg + sizeof h + hlen, buf, len);
+    int rc = tw_udp_send(ep->udp, (uint32_t)dest, msg, sizeof h + hlen + len);
+    if (rc == TW_RETRY) { /* the window is full: take in what acknowledgements came */
+        tw_remote_progress(ep);
+        rc = tw_udp_send(ep->udp, (uint32_t)dest, msg, sizeof h + hlen + len);
+    }
+    if (rc == TW_RETRY) ep->stats.send_retries++;
+    if (rc) return rc;
+    ep->stats.msgs_sent++;
+    ep->stats.bytes_sent += hlen + len;
+    return TW_OK;
+}
+
+/* A message the link delivers, checked before it is believed. 0: taken; 1: no room
+ * in the mailbox now (the link brings it again). */
+static int arrived(void *ctx, uint32_t source, const void *data, size_t len) {
+    tw_ep_t *ep = ctx;
+    remote_hdr_t h;
+    if (len < sizeof h) return 0; /* nothing to take: dropped */
+    memcpy(&h, data, sizeof h);
+    size_t body = len - sizeof h;
+    if (h.kind != REMOTE_VELO || h.tag > TW_VELO_TAG_MAX || body > TW_VELO_MAX_SIZE) {
+        ep->remote_malformed++;
+        return 0;
+    }
+    tw_slot_t *s = tw_ring_reserve(&ep->velo_self, body);
+    if (!s) return 1;
+    tw_copy(&s->word[1], (const unsigned char *)data + sizeof h, body);
+    tw_ring_commit(
+        s, ((uint64_t)h.tag << TW_VELO_TAG_SHIFT) | ((uint64_t)source << TW_VELO_SOURCE_SHIFT),
+        body);
+    return 0;
+}
+
+int tw_remote_progress(tw_ep_t *ep) {
+    return tw_udp_poll(ep->udp, arrived, ep);
+}
+
+void tw_remote_close(tw_ep_t *ep) {
+    if (ep->job->pmi.waiting_ctx == ep) ep->job->pmi.waiting = NULL;
+    tw_udp_close(ep->udp);
+    ep->udp = NULL;
+}
+
+void tw_remote_print_stats(tw_ep_t *ep, FILE *out) {
+    const tw_udp_stats_t *s = tw_udp_stats(ep->udp);
+    fprintf(out,
+            "tollway: rank %d endpoint %d: udp %llu msgs out, %llu in; packets %llu out, %llu in; "
+            "retransmits %llu (timeouts %llu), duplicates %llu, out of order %llu, refused %llu; "
+            "dropped: bad crc %llu, wrong key %llu, bad length %llu, bad field %llu, short %llu, "
+            "bad magic %llu; injected: drop %llu dup %llu reorder %llu corrupt %llu delay %llu\n",
+            ep->rank, ep->index, (unsigned long long)s->msgs_sent,
+            (unsigned long long)s->msgs_received, (unsigned long long)s->packets_sent,
+            (unsigned long long)s->packets_received, (unsigned long long)s->retransmits,
+            (unsigned long long)s->timeouts, (unsigned long long)s->duplicates,
+            (unsigned long long)s->out_of_order, (unsigned long long)s->refused,
+            (unsigned long long)s->dropped[TW_UDP_BAD_CRC],
+            (unsigned long long)s->dropped[TW_UDP_BAD_KEY],
+            (unsigned long long)s->dropped[TW_UDP_BAD_LEN],
+            (unsigned long long)s->dropped[TW_UDP_BAD_FIELD],
+            (unsigned long long)s->dropped[TW_UDP_SHORT],
+            (unsigned long long)s->dropped[TW_UDP_BAD_MAGIC], (unsigned long long)s->injected_drop,
+            (unsigned long long)s->injected_duplicate, (unsigned long long)s->injected_reorder,
+            (unsigned long long)s->injected_corrupt, (unsigned long long)s->injected_delay);
+}

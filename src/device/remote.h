@@ -1,0 +1,22 @@
+/* Peers on other nodes, reached over the udp link (remote.c). */
+#ifndef TW_DEVICE_REMOTE_H
+#define TW_DEVICE_REMOTE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct tw_ep tw_ep_t;
+
+/* Opens the endpoint's udp link; its address ("udp:<ip>:<port>") into addr. */
+int tw_remote_open(tw_ep_t *ep, char *addr, size_t cap);
+/* Tells the link where rank is, from the address rank published. */
+int tw_remote_connect(tw_ep_t *ep, int rank, const char *addr);
+/* tw_velo_sendv to a peer on another node. */
+int tw_remote_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, size_t hlen,
+                        const void *buf, size_t len);
+/* Receives from the link into the mailbox, acknowledges, retransmits. */
+int tw_remote_progress(tw_ep_t *ep);
+void tw_remote_close(tw_ep_t *ep);
+void tw_remote_print_stats(tw_ep_t *ep, FILE *out);
+
+#endif
