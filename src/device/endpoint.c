@@ -282,12 +282,16 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
             (unsigned long long)s->bytes_received, (unsigned long long)s->send_retries,
             (unsigned long long)s->polls_empty, (unsigned long long)s->peers_mapped);
     if (ep->udp) {
-        /* the connection table: which link reaches each peer contacted so far */
-        fprintf(out, "tollway: rank %d endpoint %d: node %s; links:", ep->rank, ep->index,
-                ep->job->node);
-        for (int r = 0; r < ep->size; r++)
-            if (ep->peers[r]) fprintf(out, " %d:%s", r, ep->peers[r]->remote ? "udp" : "shm");
-        fputc('\n', out);
+        /* the connection table: which link reaches each peer contacted so far; one
+         * write, so that the lines of several ranks do not mix */
+        char line[4096];
+        int n = snprintf(line, sizeof line, "tollway: rank %d endpoint %d: node %s; links:",
+                         ep->rank, ep->index, ep->job->node);
+        for (int r = 0; r < ep->size && n > 0 && (size_t)n < sizeof line - 16; r++)
+            if (ep->peers[r])
+                n += snprintf(line + n, sizeof line - (size_t)n, " %d:%s", r,
+                              ep->peers[r]->remote ? "udp" : "shm");
+        fprintf(out, "%s\n", line);
         tw_remote_print_stats(ep, out);
     }
     if (!s->rma_ops && !s->registrations && !s->notifications) return;

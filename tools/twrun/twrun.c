@@ -7,6 +7,7 @@
 #include <hwloc.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -62,6 +63,8 @@ typedef struct job {
     int timeout; /* seconds, 0 for none */
     struct timespec timeout_at;
     int bind;
+    char **hosts; /* --hosts: network namespaces standing in for hosts; NULL: none */
+    int nhosts;
     hwloc_topology_t topo;
     pid_t self;
     sigset_t child_mask;
@@ -69,13 +72,17 @@ typedef struct job {
 } job_t;
 
 static const char usage_text[] =
-    "Usage: twrun [-n|-np N] [--bind-to core|none] [--timeout SECONDS] [--] PROGRAM [ARGS...]\n"
+    "Usage: twrun [-n|-np N] [--bind-to core|none] [--timeout SECONDS] [--hosts NS,...]\n"
+    "             [--] PROGRAM [ARGS...]\n"
     "Starts N ranks of PROGRAM on this machine and serves them PMI-1.\n"
     "\n"
     "  -n, -np N            number of ranks, 1 to 4096 (required)\n"
     "  --bind-to core|none  bind rank i to core i when there is a core per rank\n"
     "                       (default: core)\n"
     "  --timeout SECONDS    end the job if it runs longer (exit status 124)\n"
+    "  --hosts NS,...       place the ranks in these network namespaces (ip netns), in\n"
+    "                       blocks in the order given: each stands in for a host, and\n"
+    "                       ranks in different ones talk over the udp link (needs root)\n"
     "  -h, --help           print this help and exit\n"
     "  -V, --version        print the version and exit\n"
     "\n"
@@ -99,6 +106,26 @@ static int parse_int(const char *s, long min, long max, int *out) {
     if (errno || end == s || *end || v < min || v > max) return -1;
     *out = (int)v;
     return 0;
+}
+
+/* "ns1,ns2,...": names of network namespaces under /var/run/netns. */
+static void parse_hosts(job_t *job, const char *val) {
+    char *copy = strdup(val);
+    if (!copy) usage_error("out of memory");
+    job->nhosts = 0;
+    job->hosts = calloc(strlen(val) + 1, sizeof *job->hosts);
+    if (!job->hosts) usage_error("out of memory");
+    for (char *save = NULL, *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
+        if (!*h || strchr(h, '/') || !strcmp(h, ".") || !strcmp(h, ".."))
+            usage_error("--hosts takes names of network namespaces, not '%s'", h);
+        job->hosts[job->nhosts++] = h;
+    }
+    if (job->nhosts == 0) usage_error("--hosts needs at least one network namespace");
+}
+
+/* The host (index in --hosts) of a rank: the ranks in blocks, in order. */
+static int host_of(const job_t *job, int rank) {
+    return (int)((long)rank * job->nhosts / job->size);
 }
 
 /* Returns the index of PROGRAM in argv. */
@@ -134,12 +161,15 @@ static int parse_args(job_t *job, int argc, char **argv) {
         int is_n = strcmp(opt, "-n") == 0 || strcmp(opt, "-np") == 0 || strcmp(opt, "--np") == 0;
         int is_bind = strcmp(opt, "--bind-to") == 0;
         int is_timeout = strcmp(opt, "--timeout") == 0;
-        if (!is_n && !is_bind && !is_timeout) usage_error("unknown option '%s'", a);
+        int is_hosts = strcmp(opt, "--hosts") == 0;
+        if (!is_n && !is_bind && !is_timeout && !is_hosts) usage_error("unknown option '%s'", a);
         if (!val) {
             if (i + 1 >= argc) usage_error("option '%s' needs a value", opt);
             val = argv[++i];
         }
-        if (is_n) {
+        if (is_hosts) {
+            parse_hosts(job, val);
+        } else if (is_n) {
             if (parse_int(val, 1, MAX_RANKS, &job->size))
                 usage_error("the number of ranks must be 1 to %d, not '%s'", MAX_RANKS, val);
         } else if (is_bind) {
@@ -154,6 +184,8 @@ static int parse_args(job_t *job, int argc, char **argv) {
         }
     }
     if (job->size == 0) usage_error("the number of ranks is missing (-n N)");
+    if (job->nhosts > job->size)
+        usage_error("%d hosts for %d ranks: a host would have none", job->nhosts, job->size);
     if (i >= argc) usage_error("the program to run is missing");
     return i;
 }
@@ -393,8 +425,26 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
     setenv_int("PMI_SIZE", job->size);
     setenv("TW_JOB_ID", job->id, 1);
     setenv("TW_JOB_KEY", job->key, 1);
-    setenv_int("TW_LOCAL_RANK", rank);
-    setenv_int("TW_LOCAL_SIZE", job->size);
+    int local_rank = rank, local_size = job->size;
+    if (job->hosts) {
+        int h = host_of(job, rank), first = rank;
+        while (first > 0 && host_of(job, first - 1) == h) first--;
+        local_rank = rank - first;
+        for (local_size = 0;
+             first + local_size < job->size && host_of(job, first + local_size) == h;)
+            local_size++;
+        char path[300];
+        snprintf(path, sizeof path, "/var/run/netns/%s", job->hosts[h]);
+        int ns = open(path, O_RDONLY | O_CLOEXEC);
+        if (ns < 0 || setns(ns, CLONE_NEWNET) != 0) {
+            fprintf(stderr, "twrun: rank %d: cannot enter network namespace '%s': %s\n", rank,
+                    job->hosts[h], strerror(errno));
+            _exit(127);
+        }
+        close(ns);
+    }
+    setenv_int("TW_LOCAL_RANK", local_rank);
+    setenv_int("TW_LOCAL_SIZE", local_size);
     bind_to_core(job, rank);
     execvp(argv[0], argv);
     fprintf(stderr, "twrun: cannot execute '%s': %s\n", argv[0], strerror(errno));

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs a command with two "hosts": two network namespaces joined by a veth pair
+# (10.77.N.1 and 10.77.N.2), made for this run and removed after it however it ends.
+# The command sees the namespace names in $HOST_A and $HOST_B, for
+# twrun --hosts "$HOST_A,$HOST_B".
+#
+# usage: two_hosts.sh COMMAND [ARGS...]
+# Exits 77 (a skipped test to ctest) when namespaces cannot be made: not root, or no
+# iproute2 (Debian: apt-get install iproute2).
+set -euo pipefail
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
+    echo "two_hosts.sh: needs root and iproute2 to make network namespaces: skipped" >&2
+    exit 77
+fi
+tag=$$
+a=tw-$tag-a
+b=tw-$tag-b
+net=$((tag % 250 + 1))
+cleanup() {
+    ip netns del "$a" 2>/dev/null || true
+    ip netns del "$b" 2>/dev/null || true
+}
+trap cleanup EXIT
+if ! ip netns add "$a" 2>/dev/null || ! ip netns add "$b"; then
+    echo "two_hosts.sh: cannot make network namespaces here: skipped" >&2
+    exit 77
+fi
+ip link add "va$tag" netns "$a" type veth peer name "vb$tag" netns "$b"
+ip -n "$a" addr add "10.77.$net.1/24" dev "va$tag"
+ip -n "$b" addr add "10.77.$net.2/24" dev "vb$tag"
+for ns in "$a" "$b"; do
+    ip -n "$ns" link set lo up
+done
+ip -n "$a" link set "va$tag" up
+ip -n "$b" link set "vb$tag" up
+export HOST_A=$a HOST_B=$b
+"$@"
