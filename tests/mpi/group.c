@@ -160,6 +160,8 @@ int main(int argc, char **argv) {
     CHECK(MPI_Group_range_incl(world_group, 1, zero_stride, &g) == MPI_ERR_ARG);
     CHECK(MPI_Group_range_incl(world_group, 1, past_end, &g) == MPI_ERR_RANK);
     CHECK(MPI_Group_range_excl(world_group, 2, twice, &g) == MPI_ERR_RANK);
+    int all_twice[2][3] = {{0, size - 1, 1}, {0, size - 1, 1}}; /* more ranks than the group */
+    CHECK(MPI_Group_range_incl(world_group, 2, all_twice, &g) == MPI_ERR_RANK);
     from[0] = size;
     CHECK(MPI_Group_translate_ranks(world_group, 1, from, evens_down, to) == MPI_ERR_RANK);
     CHECK(MPI_Group_union(world_group, MPI_GROUP_NULL, &g) == MPI_ERR_GROUP);

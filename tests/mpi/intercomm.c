@@ -190,6 +190,18 @@ static void from_groups(void) {
     ring(c);
     MPI_Comm_free(&c);
 
+    /* the whole world reversed: the same processes in another order */
+    MPI_Group reversed;
+    for (int k = 0; k < size; k++) ranks[k] = size - 1 - k;
+    MPI_Group_incl(world, size, ranks, &reversed);
+    CHECK(MPI_Comm_create(MPI_COMM_WORLD, reversed, &c) == MPI_SUCCESS);
+    MPI_Comm_rank(c, &r);
+    CHECK(r == size - 1 - rank);
+    CHECK(MPI_Comm_compare(c, MPI_COMM_WORLD, &cmp) == MPI_SUCCESS && cmp == MPI_SIMILAR);
+    ring(c);
+    MPI_Comm_free(&c);
+    MPI_Group_free(&reversed);
+
     /* create_group: only the members call; two disjoint groups at once with the same
      * tag: {size-1, 1, 2} in that order, and the others upwards */
     int first[3] = {size - 1, 1, 2}, in_first = rank == size - 1 || rank == 1 || rank == 2;
