@@ -95,18 +95,6 @@ static size_t leaders_swap(const tw_mpi_comm_t *l, uint64_t used[WORDS], MPI_Com
     return len + sizeof *answer;
 }
 
-/* Checks a leader's answer: entry, remote size n, n world ranks, none of them in l. */
-static int create_answer_ok(const tw_mpi_comm_t *l, const int *a, size_t len) {
-    if (len < 2 * sizeof *a) return 0;
-    int entry = a[0], n = a[1];
-    if (entry < 0 || entry >= TW_MPI_COMMS || tw_mpi_comm_table[entry]) return 0;
-    if (n < 1 || n > tw_mpi.size || len != ((size_t)n + 2) * sizeof *a) return 0;
-    if (tw_mpi_worlds_ok(n, a + 2)) return 0;
-    for (int k = 0; k < n; k++)
-        if (tw_mpi_comm_rank_of(l, a[2 + k]) >= 0) return 0; /* the groups must be disjoint */
-    return 1;
-}
-
 int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                          int remote_leader, int tag, MPI_Comm *newintercomm) {
     NEED_INIT("MPI_Intercomm_create");
@@ -142,7 +130,9 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
             rc = answer[1] > 0 && answer[1] <= MPI_ERR_UNSUPPORTED_OPERATION ? answer[1]
                                                                              : MPI_ERR_INTERN;
     }
-    if (!rc && !create_answer_ok(l, answer, len)) rc = MPI_ERR_INTERN;
+    if (!rc && (!tw_mpi_intercomm_answer_ok(answer, len, tw_mpi.size, l->size, l->world) ||
+                tw_mpi_comm_table[answer[0]]))
+        rc = MPI_ERR_INTERN;
     if (!rc)
         rc = inter_new(answer[0], l->rank, answer[1], answer + 2, l->size, l->world, l->errhandler,
                        newintercomm);
