@@ -119,24 +119,29 @@ typedef struct ask {
     int color, key, world;
 } ask_t;
 
+int tw_mpi_pick_color(int n, const int *color_key, int color, int *order) {
+    int m = 0;
+    if (color == MPI_UNDEFINED) return 0;
+    for (int q = 0; q < n; q++) {
+        if (color_key[2 * q] != color) continue;
+        int at = m++; /* insertion keeps equal keys in index order */
+        while (at > 0 && color_key[2 * order[at - 1] + 1] > color_key[2 * q + 1]) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = q;
+    }
+    return m;
+}
+
 /* The answer for member r: entry, new size, new rank, then the world ranks of r's
  * color ordered by key then member index (none for MPI_UNDEFINED). Its length. */
-static size_t answer_for(const ask_t *all, int n_all, int r, int entry, int *order, int *answer) {
-    int n = 0, me = -1;
-    if (all[r].color != MPI_UNDEFINED) {
-        for (int q = 0; q < n_all; q++) {
-            if (all[q].color != all[r].color) continue;
-            int at = n++; /* insertion keeps equal keys in member order */
-            while (at > 0 && all[order[at - 1]].key > all[q].key) {
-                order[at] = order[at - 1];
-                at--;
-            }
-            order[at] = q;
-        }
-        for (int k = 0; k < n; k++) {
-            answer[3 + k] = all[order[k]].world;
-            if (order[k] == r) me = k;
-        }
+static size_t answer_for(const ask_t *all, const int *color_key, int n_all, int r, int entry,
+                         int *order, int *answer) {
+    int n = tw_mpi_pick_color(n_all, color_key, all[r].color, order), me = -1;
+    for (int k = 0; k < n; k++) {
+        answer[3 + k] = all[order[k]].world;
+        if (order[k] == r) me = k;
     }
     answer[0] = entry;
     answer[1] = n;
@@ -149,8 +154,9 @@ static size_t answer_for(const ask_t *all, int n_all, int r, int entry, int *ord
 static size_t coordinate(const round_t *rd, const ask_t *mine, int *answer) {
     ask_t *all = malloc((size_t)rd->n * sizeof *all);
     int *order = malloc((size_t)rd->n * sizeof *order);
+    int *color_key = malloc(2 * (size_t)rd->n * sizeof *color_key);
     size_t len = 0;
-    if (all && order) {
+    if (all && order && color_key) {
         all[0] = *mine;
         for (int r = 1; r < rd->n; r++) {
             if (tw_mpi_exchange(rd->context, rd->tag, -1, NULL, 0, member(rd, r), &all[r],
@@ -160,18 +166,23 @@ static size_t coordinate(const round_t *rd, const ask_t *mine, int *answer) {
             }
             all[r].world = member(rd, r); /* who sent it, whatever it says */
         }
+        for (int r = 0; r < rd->n; r++) {
+            color_key[2 * r] = all[r].color;
+            color_key[2 * r + 1] = all[r].key;
+        }
         uint64_t used[WORDS] = {0};
         for (int r = 0; r < rd->n; r++)
             for (int w = 0; w < WORDS; w++) used[w] |= all[r].used[w];
         int entry = tw_mpi_lowest_free(used);
         for (int r = 1; r < rd->n; r++) {
-            len = answer_for(all, rd->n, r, entry, order, answer);
+            len = answer_for(all, color_key, rd->n, r, entry, order, answer);
             tw_mpi_exchange(rd->context, rd->tag, member(rd, r), answer, len, -1, NULL, 0);
         }
-        len = answer_for(all, rd->n, 0, entry, order, answer);
+        len = answer_for(all, color_key, rd->n, 0, entry, order, answer);
     }
     free(all);
     free(order);
+    free(color_key);
     return len;
 }
 
@@ -232,13 +243,11 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
     NEED_INIT("MPI_Comm_split");
     tw_mpi_comm_t *p = tw_mpi_comm_get(comm);
     if (!p) return tw_mpi_error(NULL, "MPI_Comm_split", MPI_ERR_COMM, NULL);
-    if (p->inter)
-        return tw_mpi_error(p, "MPI_Comm_split", MPI_ERR_UNSUPPORTED_OPERATION,
-                            "splitting an intercommunicator");
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_split", MPI_ERR_ARG, NULL);
     if (color < 0 && color != MPI_UNDEFINED)
         return tw_mpi_error(p, "MPI_Comm_split", MPI_ERR_ARG, "negative color");
-    int rc = split(p, color, key, newcomm);
+    int rc =
+        p->inter ? tw_mpi_intercomm_split(p, color, key, newcomm) : split(p, color, key, newcomm);
     return rc ? tw_mpi_error(p, "MPI_Comm_split", rc, NULL) : MPI_SUCCESS;
 }
 

@@ -1,5 +1,5 @@
 /* Intercommunicators: creation from two disjoint groups that talk through their
- * leaders, duplication, merging into an intracommunicator, and the queries.
+ * leaders, duplication, splitting, merging into an intracommunicator, and the queries.
  *
  * An intercommunicator's size and world[] describe the remote group, so that
  * point-to-point addresses remote ranks unchanged; its own group is local_size and
@@ -180,6 +180,124 @@ int tw_mpi_intercomm_dup(tw_mpi_comm_t *p, MPI_Comm *out) {
     if (rc) return rc;
     return inter_new(entry, p->rank, p->size, p->world, p->local_size, p->local_world,
                      p->errhandler, out);
+}
+
+/* What each member tells its group's leader for a split. */
+typedef struct split_ask {
+    uint64_t used[WORDS];
+    int color, key;
+} split_ask_t;
+
+/* Checks a split answer from the leader — entry, local size, my rank, remote size,
+ * then both lists of world ranks — against c's groups. */
+static int split_answer_ok(const tw_mpi_comm_t *c, const int *a, size_t len) {
+    if (len < 4 * sizeof *a) return 0;
+    int entry = a[0], nl = a[1], me = a[2], nr = a[3];
+    if (entry < -1 || entry >= TW_MPI_COMMS || (entry >= 0 && tw_mpi_comm_table[entry])) return 0;
+    if (nl < 0 || nl > c->local_size || nr < 0 || nr > c->size) return 0;
+    if (len != ((size_t)nl + (size_t)nr + 4) * sizeof *a) return 0;
+    if (nl == 0 || nr == 0 || entry < 0) return me == -1 || nl > 0;
+    if (me < 0 || me >= nl || a[4 + me] != tw_mpi.rank) return 0;
+    if (tw_mpi_worlds_ok(nl, a + 4) || tw_mpi_worlds_ok(nr, a + 4 + nl)) return 0;
+    for (int k = 0; k < nr; k++) /* the remote ones are in c's remote group... */
+        if (tw_mpi_comm_rank_of(c, a[4 + nl + k]) < 0) return 0;
+    for (int k = 0; k < nl; k++) { /* ...and the local ones in its own */
+        int found = 0;
+        for (int j = 0; j < c->local_size && !found; j++) found = c->local_world[j] == a[4 + k];
+        if (!found) return 0;
+    }
+    return 1;
+}
+
+/* The leader's answer for its member r: entry, the members of r's color in each
+ * group by key (mine: color_key of my group; theirs: of the remote one). Its length. */
+static size_t split_answer_for(const tw_mpi_comm_t *c, const int *mine, const int *theirs, int r,
+                               int entry, int *order, int *answer) {
+    int color = mine[2 * r], nl = tw_mpi_pick_color(c->local_size, mine, color, order), me = -1;
+    for (int k = 0; k < nl; k++) {
+        answer[4 + k] = c->local_world[order[k]];
+        if (order[k] == r) me = k;
+    }
+    int nr = tw_mpi_pick_color(c->size, theirs, color, order);
+    for (int k = 0; k < nr; k++) answer[4 + nl + k] = c->world[order[k]];
+    answer[0] = entry;
+    answer[1] = nl;
+    answer[2] = me;
+    answer[3] = nr;
+    return ((size_t)nl + (size_t)nr + 4) * sizeof *answer;
+}
+
+/* The leader's part of a split: gathers its group's colors and keys, swaps them and
+ * the used entries with the remote leader, answers each member. Its own answer's
+ * length, or 0 when out of memory. */
+static size_t split_lead(tw_mpi_comm_t *c, const split_ask_t *own, int *answer) {
+    uint32_t context = c->context + TW_CTX_COLL;
+    int n = c->local_size;
+    int *mine = malloc(2 * (size_t)n * sizeof *mine);
+    int *theirs = malloc(2 * (size_t)c->size * sizeof *theirs);
+    int *order = malloc(((size_t)n + (size_t)c->size) * sizeof *order);
+    size_t len = 0;
+    if (mine && theirs && order) {
+        uint64_t used[WORDS], their_used[WORDS];
+        memcpy(used, own->used, sizeof used);
+        mine[0] = own->color;
+        mine[1] = own->key;
+        for (int r = 1; r < n; r++) {
+            split_ask_t a;
+            if (tw_mpi_exchange(context, 0, -1, NULL, 0, c->local_world[r], &a, sizeof a) !=
+                sizeof a) {
+                memset(a.used, 0xff, sizeof a.used); /* unknown: nothing is free */
+                a.color = MPI_UNDEFINED;
+            }
+            for (int w = 0; w < WORDS; w++) used[w] |= a.used[w];
+            mine[2 * r] = a.color;
+            mine[2 * r + 1] = a.key;
+        }
+        int other = c->world[0];
+        if (tw_mpi_exchange(context, 0, other, used, sizeof used, other, their_used,
+                            sizeof their_used) != sizeof their_used)
+            memset(their_used, 0xff, sizeof their_used);
+        if (tw_mpi_exchange(context, 0, other, mine, 2 * (size_t)n * sizeof *mine, other, theirs,
+                            2 * (size_t)c->size * sizeof *theirs) !=
+            2 * (size_t)c->size * sizeof *theirs)
+            for (int q = 0; q < c->size; q++) theirs[2 * q] = MPI_UNDEFINED;
+        for (int w = 0; w < WORDS; w++) used[w] |= their_used[w];
+        int entry = tw_mpi_lowest_free(used);
+        for (int r = 1; r < n; r++) {
+            len = split_answer_for(c, mine, theirs, r, entry, order, answer);
+            tw_mpi_exchange(context, 0, c->local_world[r], answer, len, -1, NULL, 0);
+        }
+        len = split_answer_for(c, mine, theirs, 0, entry, order, answer);
+    }
+    free(mine);
+    free(theirs);
+    free(order);
+    return len;
+}
+
+int tw_mpi_intercomm_split(tw_mpi_comm_t *c, int color, int key, MPI_Comm *out) {
+    split_ask_t mine = {.color = color, .key = key};
+    tw_mpi_used_entries(mine.used);
+    size_t cap = ((size_t)c->local_size + (size_t)c->size + 4) * sizeof(int), len;
+    int *answer = malloc(cap), rc = MPI_SUCCESS;
+    if (!answer) return MPI_ERR_NO_MEM;
+    if (c->rank == 0)
+        len = split_lead(c, &mine, answer);
+    else
+        len = tw_mpi_exchange(c->context + TW_CTX_COLL, 0, c->local_world[0], &mine, sizeof mine,
+                              c->local_world[0], answer, cap);
+    *out = MPI_COMM_NULL;
+    if (!split_answer_ok(c, answer, len))
+        rc = MPI_ERR_INTERN; /* the leader sent what cannot be */
+    else if (answer[1] > 0 && answer[3] > 0) {
+        if (answer[0] < 0)
+            rc = MPI_ERR_INTERN; /* every entry of the table is in use somewhere */
+        else
+            rc = inter_new(answer[0], answer[2], answer[3], answer + 4 + answer[1], answer[1],
+                           answer + 4, c->errhandler, out);
+    }
+    free(answer);
+    return rc;
 }
 
 int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {

@@ -143,6 +143,9 @@ enum { TW_MPI_TAG_CREATE_GROUP = 0, TW_MPI_TAG_INTERCOMM_CREATE = 1 };
 static inline int tw_mpi_creation_tag(int kind, int tag) {
     return -2 - kind * 0x20000000 - (tag & 0x1fffffff);
 }
+/* The members of a split that chose color, as indices into n (color, key) pairs,
+ * ordered by key then index; their number (0 for MPI_UNDEFINED). */
+int tw_mpi_pick_color(int n, const int *color_key, int color, int *order);
 /* MPI_SUCCESS when every one of n world ranks is in range and none repeats. */
 int tw_mpi_worlds_ok(int n, const int *world);
 
@@ -170,6 +173,9 @@ static inline int tw_mpi_intercomm_answer_ok(const int *a, size_t len, int world
 
 /* Duplicates intercommunicator p (no attributes yet). Collective over both groups. */
 int tw_mpi_intercomm_dup(tw_mpi_comm_t *p, MPI_Comm *out);
+/* Splits intercommunicator c: each color's members in both groups, ordered by key,
+ * form a new intercommunicator; a color missing from either group gets MPI_COMM_NULL. */
+int tw_mpi_intercomm_split(tw_mpi_comm_t *c, int color, int key, MPI_Comm *out);
 
 /* ---- groups (group.c) ---- */
 typedef struct tw_mpi_group {

@@ -138,9 +138,41 @@ static void intercommunicator(void) {
         CHECK(MPI_Comm_free(&merged) == MPI_SUCCESS);
     }
 
+    /* split by parity of the local rank, keys reversed: each parity's members of both
+     * groups, highest local rank first */
+    MPI_Comm part;
+    CHECK(MPI_Comm_split(inter, lrank % 2, -lrank, &part) == MPI_SUCCESS);
+    CHECK(MPI_Comm_test_inter(part, &flag) == MPI_SUCCESS && flag);
+    int nl = (nlocal - lrank % 2 + 1) / 2, nr = (nremote - lrank % 2 + 1) / 2;
+    MPI_Comm_size(part, &s);
+    MPI_Comm_rank(part, &r);
+    CHECK(s == nl && r == (nlocal - 1 - lrank) / 2); /* those of my parity above me */
+    CHECK(MPI_Comm_remote_size(part, &s) == MPI_SUCCESS && s == nr);
+    CHECK(MPI_Comm_remote_group(part, &g) == MPI_SUCCESS);
+    world_ranks(g, w, &n);
+    MPI_Group_free(&g);
+    for (int k = 0, q = nremote - 1; q >= 0; q--) /* the remote parity, downwards */
+        if (q % 2 == lrank % 2) CHECK(w[k++] == (high ? 0 : nlow) + q);
+    if (r == 0) { /* the two rank 0s swap their world ranks across */
+        int theirs = -1;
+        CHECK(MPI_Sendrecv(&rank, 1, MPI_INT, 0, 8, &theirs, 1, MPI_INT, 0, 8, part,
+                           MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        CHECK(theirs == w[0]);
+    }
+    CHECK(MPI_Comm_free(&part) == MPI_SUCCESS);
+    /* a color that only one group has: MPI_COMM_NULL for its members */
+    CHECK(MPI_Comm_split(inter, !high || lrank == 0 ? 7 : 8, 0, &part) == MPI_SUCCESS);
+    if (high && lrank) {
+        CHECK(part == MPI_COMM_NULL);
+    } else {
+        CHECK(MPI_Comm_remote_size(part, &s) == MPI_SUCCESS && s == (high ? nlow : 1));
+        CHECK(MPI_Comm_size(part, &s) == MPI_SUCCESS && s == (high ? 1 : nlow));
+        CHECK(MPI_Comm_free(&part) == MPI_SUCCESS);
+    }
+
     /* not supported on an intercommunicator: said so clearly */
     MPI_Comm out;
-    CHECK(MPI_Comm_split(inter, 0, 0, &out) == MPI_ERR_UNSUPPORTED_OPERATION);
+    CHECK(MPI_Comm_create(inter, MPI_GROUP_EMPTY, &out) == MPI_ERR_UNSUPPORTED_OPERATION);
     CHECK(MPI_Intercomm_merge(half, 0, &out) == MPI_ERR_COMM);
     CHECK(MPI_Comm_remote_size(half, &s) == MPI_ERR_COMM);
     CHECK(MPI_Comm_remote_group(MPI_COMM_WORLD, &g) == MPI_ERR_COMM);
