@@ -198,8 +198,7 @@ int MPI_Barrier(MPI_Comm comm);
 #define MPI_MAX_OBJECT_NAME  128
 #define MPI_COMM_TYPE_SHARED 1
 
-#define MPI_ERR_INFO                  28
-#define MPI_ERR_UNSUPPORTED_OPERATION 52
+#define MPI_ERR_INFO 28
 
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
                                         void *attribute_val_in, void *attribute_val_out, int *flag);

@@ -282,14 +282,24 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     return rc ? tw_mpi_error(p, "MPI_Comm_split_type", rc, NULL) : MPI_SUCCESS;
 }
 
-/* Checks that group g is a subset of p; *me is the caller's rank in g (-1: none). */
+/* The rank of world rank w in the group of p the caller belongs to, or -1. */
+static int local_rank_of(const tw_mpi_comm_t *p, int w) {
+    const int *world = tw_mpi_comm_local_world(p);
+    if (!world) return w;
+    for (int r = 0; r < tw_mpi_comm_local_size(p); r++)
+        if (world[r] == w) return r;
+    return -1;
+}
+
+/* Checks that group g is a subset of p's (local) group; *me is the caller's rank in
+ * g (-1: none). */
 static int group_in(tw_mpi_comm_t *p, const char *call, MPI_Group group, tw_mpi_group_t **g,
                     int *me) {
     *g = tw_mpi_group_get(group);
     if (!*g) return tw_mpi_error(p, call, MPI_ERR_GROUP, NULL);
     *me = -1;
     for (int k = 0; k < (*g)->size; k++) {
-        if (tw_mpi_comm_rank_of(p, (*g)->world[k]) < 0)
+        if (local_rank_of(p, (*g)->world[k]) < 0)
             return tw_mpi_error(p, call, MPI_ERR_GROUP, "not a subgroup of the communicator");
         if ((*g)->world[k] == tw_mpi.rank) *me = k;
     }
@@ -300,13 +310,14 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
     NEED_INIT("MPI_Comm_create");
     tw_mpi_comm_t *p = tw_mpi_comm_get(comm);
     if (!p) return tw_mpi_error(NULL, "MPI_Comm_create", MPI_ERR_COMM, NULL);
-    if (p->inter)
-        return tw_mpi_error(p, "MPI_Comm_create", MPI_ERR_UNSUPPORTED_OPERATION,
-                            "creating from an intercommunicator");
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_create", MPI_ERR_ARG, NULL);
     tw_mpi_group_t *g;
     int me, rc = group_in(p, "MPI_Comm_create", group, &g, &me);
     if (rc) return rc;
+    if (p->inter) { /* the members of both sides' groups, in group order */
+        rc = tw_mpi_intercomm_split(p, me >= 0 ? 0 : MPI_UNDEFINED, me, newcomm);
+        return rc ? tw_mpi_error(p, "MPI_Comm_create", rc, NULL) : MPI_SUCCESS;
+    }
     /* Groups given on different processes are disjoint, so a group's lowest world
      * rank names it among them. */
     int color = MPI_UNDEFINED;

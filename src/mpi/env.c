@@ -32,7 +32,6 @@ static const char *class_names[] = {
     [MPI_ERR_NO_MEM] = "out of memory",
     [MPI_ERR_KEYVAL] = "invalid attribute key",
     [MPI_ERR_INFO] = "invalid info object",
-    [MPI_ERR_UNSUPPORTED_OPERATION] = "operation not supported",
 };
 
 int MPI_Error_class(int errorcode, int *errorclass) {

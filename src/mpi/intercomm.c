@@ -126,9 +126,11 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
     } else {
         len = tw_mpi_exchange(context, 0, -1, NULL, 0, tw_mpi_world_rank(l, local_leader), answer,
                               cap);
+        int known; /* a class of this library, or not to be trusted */
         if (len == 2 * sizeof *answer && answer[0] == -1)
-            rc = answer[1] > 0 && answer[1] <= MPI_ERR_UNSUPPORTED_OPERATION ? answer[1]
-                                                                             : MPI_ERR_INTERN;
+            rc = answer[1] != MPI_SUCCESS && MPI_Error_class(answer[1], &known) == MPI_SUCCESS
+                     ? answer[1]
+                     : MPI_ERR_INTERN;
     }
     if (!rc && (!tw_mpi_intercomm_answer_ok(answer, len, tw_mpi.size, l->size, l->world) ||
                 tw_mpi_comm_table[answer[0]]))

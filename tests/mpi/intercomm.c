@@ -170,9 +170,41 @@ static void intercommunicator(void) {
         CHECK(MPI_Comm_free(&part) == MPI_SUCCESS);
     }
 
-    /* not supported on an intercommunicator: said so clearly */
+    /* create from each side's group reversed, minus its local rank 1: an
+     * intercommunicator of the rest, in group order */
+    MPI_Group lg, sub;
+    MPI_Comm_group(inter, &lg);
+    int pick[64], np = 0;
+    for (int k = nlocal - 1; k >= 0; k--)
+        if (k != 1) pick[np++] = k;
+    MPI_Group_incl(lg, np, pick, &sub);
+    CHECK(MPI_Comm_create(inter, sub, &part) == MPI_SUCCESS);
+    if (lrank == 1) {
+        CHECK(part == MPI_COMM_NULL);
+    } else {
+        CHECK(MPI_Comm_test_inter(part, &flag) == MPI_SUCCESS && flag);
+        MPI_Comm_size(part, &s);
+        MPI_Comm_rank(part, &r);
+        CHECK(s == nlocal - 1 && pick[r] == lrank);
+        CHECK(MPI_Comm_remote_size(part, &s) == MPI_SUCCESS && s == nremote - 1);
+        int theirs = -1, want = (high ? 0 : nlow) + nremote - 1 - r; /* their rank r, reversed */
+        if (r == nremote - 2) want = high ? 0 : nlow;                /* ...skipping rank 1 */
+        if (r < nremote - 1) {
+            CHECK(MPI_Sendrecv(&rank, 1, MPI_INT, r, 8, &theirs, 1, MPI_INT, r, 8, part,
+                               MPI_STATUS_IGNORE) == MPI_SUCCESS);
+            CHECK(theirs == want);
+        }
+        CHECK(MPI_Comm_free(&part) == MPI_SUCCESS);
+    }
+    MPI_Group_free(&sub);
+    CHECK(MPI_Comm_create(inter, MPI_GROUP_NULL, &part) == MPI_ERR_GROUP);
+    MPI_Group world_g;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_g);
+    CHECK(MPI_Comm_create(inter, world_g, &part) == MPI_ERR_GROUP); /* not the local group's */
+    MPI_Group_free(&world_g);
+    MPI_Group_free(&lg);
+
     MPI_Comm out;
-    CHECK(MPI_Comm_create(inter, MPI_GROUP_EMPTY, &out) == MPI_ERR_UNSUPPORTED_OPERATION);
     CHECK(MPI_Intercomm_merge(half, 0, &out) == MPI_ERR_COMM);
     CHECK(MPI_Comm_remote_size(half, &s) == MPI_ERR_COMM);
     CHECK(MPI_Comm_remote_group(MPI_COMM_WORLD, &g) == MPI_ERR_COMM);
