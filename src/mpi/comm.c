@@ -62,7 +62,7 @@ int tw_mpi_comm_rank_search(const tw_mpi_comm_t *c, int world) {
     return -1;
 }
 
-int tw_mpi_worlds_ok(int n, const int *world) {
+int tw_mpi_check_worlds(int n, const int *world) {
     unsigned char *seen = calloc((size_t)tw_mpi.size, 1);
     if (!seen) return MPI_ERR_NO_MEM;
     int ok = 1;
@@ -199,7 +199,7 @@ static int create_round(const round_t *rd, int color, int key, MPI_Errhandler eh
     int rc = MPI_SUCCESS;
     *out = MPI_COMM_NULL;
     if (!tw_mpi_split_answer_ok(answer, answer_len, rd->n, tw_mpi.size, tw_mpi.rank) ||
-        (answer[0] >= 0 && table[answer[0]]) || tw_mpi_worlds_ok(answer[1], answer + 3)) {
+        (answer[0] >= 0 && table[answer[0]]) || tw_mpi_check_worlds(answer[1], answer + 3)) {
         rc = MPI_ERR_INTERN; /* the coordinator sent what cannot be */
     } else if (answer[0] < 0) {
         rc = MPI_ERR_INTERN; /* every entry of the table is in use somewhere */

@@ -200,7 +200,7 @@ static int split_answer_ok(const tw_mpi_comm_t *c, const int *a, size_t len) {
     if (len != ((size_t)nl + (size_t)nr + 4) * sizeof *a) return 0;
     if (nl == 0 || nr == 0 || entry < 0) return me == -1 || nl > 0;
     if (me < 0 || me >= nl || a[4 + me] != tw_mpi.rank) return 0;
-    if (tw_mpi_worlds_ok(nl, a + 4) || tw_mpi_worlds_ok(nr, a + 4 + nl)) return 0;
+    if (tw_mpi_check_worlds(nl, a + 4) || tw_mpi_check_worlds(nr, a + 4 + nl)) return 0;
     for (int k = 0; k < nr; k++) /* the remote ones are in c's remote group... */
         if (tw_mpi_comm_rank_of(c, a[4 + nl + k]) < 0) return 0;
     for (int k = 0; k < nl; k++) { /* ...and the local ones in its own */

@@ -147,7 +147,7 @@ static inline int tw_mpi_creation_tag(int kind, int tag) {
  * ordered by key then index; their number (0 for MPI_UNDEFINED). */
 int tw_mpi_pick_color(int n, const int *color_key, int color, int *order);
 /* MPI_SUCCESS when every one of n world ranks is in range and none repeats. */
-int tw_mpi_worlds_ok(int n, const int *world);
+int tw_mpi_check_worlds(int n, const int *world);
 
 /* ---- intercommunicators (intercomm.c) ---- */
 /* Checks the answer a member of MPI_Intercomm_create gets from its leader — len bytes
