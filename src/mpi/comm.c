@@ -1,10 +1,11 @@
-/* Communicators: the table, MPI_COMM_WORLD and MPI_COMM_SELF, duplication and
- * splitting, comparison, freeing, and the predefined attributes.
+/* Communicators: the table, MPI_COMM_WORLD and MPI_COMM_SELF, duplication, splitting
+ * and creation from groups, comparison, names, freeing.
  *
  * A new communicator needs a context that no member uses yet: every member's bitmap
- * of used table entries is OR-ed at the parent's rank 0, which hands the lowest entry
- * free everywhere back with the new membership. These exchanges run on the parent's
- * collective context, so they cannot be confused with the program's messages. */
+ * of used table entries is OR-ed at one coordinating member, which hands the lowest
+ * entry free everywhere back with the new membership. These exchanges run on the
+ * parent's collective context, so they cannot be confused with the program's
+ * messages. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,9 @@
 
 tw_mpi_comm_t *tw_mpi_comm_table[TW_MPI_COMMS];
 #define table tw_mpi_comm_table
-enum { WORDS = TW_MPI_COMMS / 64, WORLD_INDEX = 0, SELF_INDEX = 1 };
+enum { WORDS = TW_MPI_USED_WORDS, WORLD_INDEX = 0, SELF_INDEX = 1 };
 
-static tw_mpi_comm_t *comm_new(int index, int rank, int size, int *world) {
+tw_mpi_comm_t *tw_mpi_comm_new(int index, int rank, int size, int *world) {
     tw_mpi_comm_t *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->handle = (MPI_Comm)(0x44000000 | index);
@@ -28,22 +29,31 @@ static tw_mpi_comm_t *comm_new(int index, int rank, int size, int *world) {
     return c;
 }
 
+void tw_mpi_comm_destroy(tw_mpi_comm_t *c) {
+    table[c->handle & 0xffffff] = NULL;
+    if (c->group) tw_mpi_group_release(c->group);
+    if (c->remote_group) tw_mpi_group_release(c->remote_group);
+    tw_mpi_attr_drop_all(c);
+    free(c->world);
+    free(c->local_world);
+    free(c);
+}
+
 int tw_mpi_comm_init(void) {
     int *me = malloc(sizeof *me);
     if (!me) return MPI_ERR_NO_MEM;
     *me = tw_mpi.rank;
-    if (!comm_new(WORLD_INDEX, tw_mpi.rank, tw_mpi.size, NULL) || !comm_new(SELF_INDEX, 0, 1, me))
-        return MPI_ERR_NO_MEM;
+    tw_mpi_comm_t *world = tw_mpi_comm_new(WORLD_INDEX, tw_mpi.rank, tw_mpi.size, NULL);
+    tw_mpi_comm_t *self = world ? tw_mpi_comm_new(SELF_INDEX, 0, 1, me) : NULL;
+    if (!self) return MPI_ERR_NO_MEM;
+    snprintf(world->name, sizeof world->name, "MPI_COMM_WORLD");
+    snprintf(self->name, sizeof self->name, "MPI_COMM_SELF");
     return MPI_SUCCESS;
 }
 
 void tw_mpi_comm_fini(void) {
-    for (int i = 0; i < TW_MPI_COMMS; i++) {
-        if (!table[i]) continue;
-        free(table[i]->world);
-        free(table[i]);
-        table[i] = NULL;
-    }
+    for (int i = 0; i < TW_MPI_COMMS; i++)
+        if (table[i]) tw_mpi_comm_destroy(table[i]);
 }
 
 int tw_mpi_comm_rank_search(const tw_mpi_comm_t *c, int world) {
@@ -52,53 +62,86 @@ int tw_mpi_comm_rank_search(const tw_mpi_comm_t *c, int world) {
     return -1;
 }
 
-/* ---- the exchanges of communicator creation, on the parent's collective context ---- */
+int tw_mpi_check_worlds(int n, const int *world) {
+    unsigned char *seen = calloc((size_t)tw_mpi.size, 1);
+    if (!seen) return MPI_ERR_NO_MEM;
+    int ok = 1;
+    for (int k = 0; k < n && ok; k++) {
+        ok = world[k] >= 0 && world[k] < tw_mpi.size && !seen[world[k]];
+        if (ok) seen[world[k]] = 1;
+    }
+    free(seen);
+    return ok ? MPI_SUCCESS : MPI_ERR_INTERN;
+}
 
-/* Sends out to parent rank `to` and/or receives into in from `from`; the bytes
- * received (0 when a longer message was cut: nothing of it is trusted). */
-static size_t exchange(const tw_mpi_comm_t *p, int to, const void *out, size_t outlen, int from,
+/* ---- the exchanges of communicator creation ---- */
+
+size_t tw_mpi_exchange(uint32_t context, int tag, int to, const void *out, size_t outlen, int from,
                        void *in, size_t inlen) {
     MPI_Request r[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     MPI_Status st = {0, 0, 0, 0, 0, 0};
-    uint32_t ctx = p->context + TW_CTX_COLL;
-    if (in) tw_mpi_irecv(in, inlen, tw_mpi_world_rank(p, from), 0, ctx, &r[0]);
-    if (out) tw_mpi_isend(out, outlen, tw_mpi_world_rank(p, to), 0, ctx, 0, &r[1]);
+    if (in) tw_mpi_irecv(in, inlen, from, tag, context, &r[0]);
+    if (out) tw_mpi_isend(out, outlen, to, tag, context, 0, &r[1]);
     if (r[1] != MPI_REQUEST_NULL) tw_mpi_wait(&r[1], MPI_STATUS_IGNORE);
     if (r[0] != MPI_REQUEST_NULL && tw_mpi_wait(&r[0], &st) == MPI_SUCCESS)
         return (size_t)(uint32_t)st.tw_count_lo;
     return 0;
 }
 
-/* What each member tells the parent's rank 0. */
-typedef struct ask {
-    uint64_t used[WORDS];
-    int color, key, world;
-} ask_t;
-
-static void used_entries(uint64_t used[WORDS]) {
+void tw_mpi_used_entries(uint64_t used[WORDS]) {
     memset(used, 0, WORDS * sizeof *used);
     for (int i = 0; i < TW_MPI_COMMS; i++)
         if (table[i]) used[i / 64] |= 1ull << (i % 64);
 }
 
-/* The answer for parent rank r: entry, new size, new rank, then the world ranks of
- * r's color ordered by key then parent rank (none for MPI_UNDEFINED). Its length. */
-static size_t answer_for(const ask_t *all, int size, int r, int entry, int *order, int *answer) {
-    int n = 0, me = -1;
-    if (all[r].color != MPI_UNDEFINED) {
-        for (int q = 0; q < size; q++) {
-            if (all[q].color != all[r].color) continue;
-            int at = n++; /* insertion keeps equal keys in parent-rank order */
-            while (at > 0 && all[order[at - 1]].key > all[q].key) {
-                order[at] = order[at - 1];
-                at--;
-            }
-            order[at] = q;
+int tw_mpi_lowest_free(const uint64_t used[WORDS]) {
+    for (int i = 0; i < TW_MPI_COMMS; i++)
+        if (!(used[i / 64] & (1ull << (i % 64)))) return i;
+    return -1;
+}
+
+/* One round that makes intracommunicators: each of the n processes members[] (world
+ * ranks; NULL: 0..n-1), `me` among them, tells members[0] its used entries, color and
+ * key on context and tag; members[0] answers each with its new communicator. */
+typedef struct round {
+    uint32_t context;
+    int tag, n, me;
+    const int *members;
+} round_t;
+
+static int member(const round_t *rd, int i) {
+    return rd->members ? rd->members[i] : i;
+}
+
+/* What each member tells members[0]. */
+typedef struct ask {
+    uint64_t used[WORDS];
+    int color, key, world;
+} ask_t;
+
+int tw_mpi_pick_color(int n, const int *color_key, int color, int *order) {
+    int m = 0;
+    if (color == MPI_UNDEFINED) return 0;
+    for (int q = 0; q < n; q++) {
+        if (color_key[2 * q] != color) continue;
+        int at = m++; /* insertion keeps equal keys in index order */
+        while (at > 0 && color_key[2 * order[at - 1] + 1] > color_key[2 * q + 1]) {
+            order[at] = order[at - 1];
+            at--;
         }
-        for (int k = 0; k < n; k++) {
-            answer[3 + k] = all[order[k]].world;
-            if (order[k] == r) me = k;
-        }
+        order[at] = q;
+    }
+    return m;
+}
+
+/* The answer for member r: entry, new size, new rank, then the world ranks of r's
+ * color ordered by key then member index (none for MPI_UNDEFINED). Its length. */
+static size_t answer_for(const ask_t *all, const int *color_key, int n_all, int r, int entry,
+                         int *order, int *answer) {
+    int n = tw_mpi_pick_color(n_all, color_key, all[r].color, order), me = -1;
+    for (int k = 0; k < n; k++) {
+        answer[3 + k] = all[order[k]].world;
+        if (order[k] == r) me = k;
     }
     answer[0] = entry;
     answer[1] = n;
@@ -106,61 +149,94 @@ static size_t answer_for(const ask_t *all, int size, int r, int entry, int *orde
     return ((size_t)n + 3) * sizeof *answer;
 }
 
-/* Splits parent by color, ordered by key then parent rank; *out is the new
- * communicator or MPI_COMM_NULL. Collective over parent. */
-static int split(tw_mpi_comm_t *p, int color, int key, MPI_Comm *out) {
-    ask_t mine = {.color = color, .key = key, .world = tw_mpi.rank};
-    used_entries(mine.used);
-    int *answer = malloc(((size_t)p->size + 3) * sizeof *answer);
-    if (!answer) return MPI_ERR_NO_MEM;
-    size_t answer_len;
-    if (p->rank == 0) {
-        ask_t *all = malloc((size_t)p->size * sizeof *all);
-        int *order = malloc((size_t)p->size * sizeof *order);
-        if (!all || !order) return MPI_ERR_NO_MEM;
-        all[0] = mine;
-        for (int r = 1; r < p->size; r++) exchange(p, -1, NULL, 0, r, &all[r], sizeof all[r]);
-        uint64_t used[WORDS] = {0};
-        for (int r = 0; r < p->size; r++)
-            for (int w = 0; w < WORDS; w++) used[w] |= all[r].used[w];
-        int entry = -1;
-        for (int i = 0; i < TW_MPI_COMMS && entry < 0; i++)
-            if (!(used[i / 64] & (1ull << (i % 64)))) entry = i;
-        for (int r = 1; r < p->size; r++) {
-            size_t len = answer_for(all, p->size, r, entry, order, answer);
-            exchange(p, r, answer, len, -1, NULL, 0);
+/* The coordinator's part: gathers every ask, answers each member, and writes its own
+ * answer. Its length, or 0 when out of memory. */
+static size_t coordinate(const round_t *rd, const ask_t *mine, int *answer) {
+    ask_t *all = malloc((size_t)rd->n * sizeof *all);
+    int *order = malloc((size_t)rd->n * sizeof *order);
+    int *color_key = malloc(2 * (size_t)rd->n * sizeof *color_key);
+    size_t len = 0;
+    if (all && order && color_key) {
+        all[0] = *mine;
+        for (int r = 1; r < rd->n; r++) {
+            if (tw_mpi_exchange(rd->context, rd->tag, -1, NULL, 0, member(rd, r), &all[r],
+                                sizeof all[r]) != sizeof all[r]) {
+                memset(all[r].used, 0xff, sizeof all[r].used); /* unknown: nothing is free */
+                all[r].color = MPI_UNDEFINED;
+            }
+            all[r].world = member(rd, r); /* who sent it, whatever it says */
         }
-        answer_len = answer_for(all, p->size, 0, entry, order, answer);
-        free(all);
-        free(order);
-    } else {
-        answer_len =
-            exchange(p, 0, &mine, sizeof mine, 0, answer, ((size_t)p->size + 3) * sizeof *answer);
+        for (int r = 0; r < rd->n; r++) {
+            color_key[2 * r] = all[r].color;
+            color_key[2 * r + 1] = all[r].key;
+        }
+        uint64_t used[WORDS] = {0};
+        for (int r = 0; r < rd->n; r++)
+            for (int w = 0; w < WORDS; w++) used[w] |= all[r].used[w];
+        int entry = tw_mpi_lowest_free(used);
+        for (int r = 1; r < rd->n; r++) {
+            len = answer_for(all, color_key, rd->n, r, entry, order, answer);
+            tw_mpi_exchange(rd->context, rd->tag, member(rd, r), answer, len, -1, NULL, 0);
+        }
+        len = answer_for(all, color_key, rd->n, 0, entry, order, answer);
     }
+    free(all);
+    free(order);
+    free(color_key);
+    return len;
+}
+
+/* Runs a round; *out is the new communicator (errors handled by eh) or MPI_COMM_NULL. */
+static int create_round(const round_t *rd, int color, int key, MPI_Errhandler eh, MPI_Comm *out) {
+    ask_t mine = {.color = color, .key = key, .world = tw_mpi.rank};
+    tw_mpi_used_entries(mine.used);
+    size_t cap = ((size_t)rd->n + 3) * sizeof(int);
+    int *answer = malloc(cap);
+    if (!answer) return MPI_ERR_NO_MEM;
+    size_t answer_len = rd->me == 0 ? coordinate(rd, &mine, answer)
+                                    : tw_mpi_exchange(rd->context, rd->tag, member(rd, 0), &mine,
+                                                      sizeof mine, member(rd, 0), answer, cap);
     int rc = MPI_SUCCESS;
     *out = MPI_COMM_NULL;
-    if (!tw_mpi_split_answer_ok(answer, answer_len, p->size, tw_mpi.size, tw_mpi.rank) ||
-        (answer[0] >= 0 && table[answer[0]])) {
-        rc = MPI_ERR_INTERN; /* rank 0 of the parent sent what cannot be */
+    if (!tw_mpi_split_answer_ok(answer, answer_len, rd->n, tw_mpi.size, tw_mpi.rank) ||
+        (answer[0] >= 0 && table[answer[0]]) || tw_mpi_check_worlds(answer[1], answer + 3)) {
+        rc = MPI_ERR_INTERN; /* the coordinator sent what cannot be */
     } else if (answer[0] < 0) {
         rc = MPI_ERR_INTERN; /* every entry of the table is in use somewhere */
     } else if (answer[1] > 0) {
         int *world = malloc((size_t)answer[1] * sizeof *world);
-        if (!world)
-            rc = MPI_ERR_NO_MEM;
-        else {
+        tw_mpi_comm_t *c = NULL;
+        if (world) {
             memcpy(world, answer + 3, (size_t)answer[1] * sizeof *world);
-            tw_mpi_comm_t *c = comm_new(answer[0], answer[2], answer[1], world);
-            if (!c)
-                rc = MPI_ERR_NO_MEM;
-            else {
-                c->errhandler = p->errhandler;
-                *out = c->handle;
-            }
+            c = tw_mpi_comm_new(answer[0], answer[2], answer[1], world);
+        }
+        if (!c) {
+            free(world);
+            rc = MPI_ERR_NO_MEM;
+        } else {
+            c->errhandler = eh;
+            *out = c->handle;
         }
     }
     free(answer);
     return rc;
+}
+
+/* Splits parent by color, ordered by key then parent rank. Collective over parent,
+ * coordinated by its rank 0. */
+static int split(tw_mpi_comm_t *p, int color, int key, MPI_Comm *out) {
+    round_t rd = {p->context + TW_CTX_COLL, 0, p->size, p->rank, p->world};
+    return create_round(&rd, color, key, p->errhandler, out);
+}
+
+/* An intracommunicator argument: c, or NULL after raising MPI_ERR_COMM as *rc. */
+static tw_mpi_comm_t *intra(MPI_Comm comm, const char *call, int *rc) {
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    if (!c)
+        *rc = tw_mpi_error(NULL, call, MPI_ERR_COMM, NULL);
+    else if (c->inter)
+        *rc = tw_mpi_error(c, call, MPI_ERR_COMM, "an intercommunicator");
+    return c && !c->inter ? c : NULL;
 }
 
 int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
@@ -170,8 +246,119 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_split", MPI_ERR_ARG, NULL);
     if (color < 0 && color != MPI_UNDEFINED)
         return tw_mpi_error(p, "MPI_Comm_split", MPI_ERR_ARG, "negative color");
-    int rc = split(p, color, key, newcomm);
+    int rc =
+        p->inter ? tw_mpi_intercomm_split(p, color, key, newcomm) : split(p, color, key, newcomm);
     return rc ? tw_mpi_error(p, "MPI_Comm_split", rc, NULL) : MPI_SUCCESS;
+}
+
+/* The node of this process, as the lowest world rank on it: the node name in the
+ * endpoint addresses ("shm:<node>:<mailbox>"), looked up once. */
+static int node_color(void) {
+    static int color = -1;
+    if (color >= 0) return color;
+    char mine[256], other[256];
+    if (tw_ep_address(tw_mpi.ep, tw_mpi.rank, mine, sizeof mine)) return tw_mpi.rank;
+    char *end = strchr(mine + 4, ':');
+    size_t len = end ? (size_t)(end - mine) : strlen(mine);
+    for (int w = 0; w < tw_mpi.rank && color < 0; w++)
+        if (!tw_ep_address(tw_mpi.ep, w, other, sizeof other) && !strncmp(mine, other, len) &&
+            (other[len] == ':' || other[len] == '\0'))
+            color = w;
+    if (color < 0) color = tw_mpi.rank;
+    return color;
+}
+
+int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) {
+    NEED_INIT("MPI_Comm_split_type");
+    int rc = MPI_SUCCESS;
+    tw_mpi_comm_t *p = intra(comm, "MPI_Comm_split_type", &rc);
+    if (!p) return rc;
+    if (!newcomm) return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_ARG, NULL);
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+        return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_ARG, "unknown split type");
+    if (info != MPI_INFO_NULL) return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_INFO, NULL);
+    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : node_color();
+    rc = split(p, color, key, newcomm);
+    return rc ? tw_mpi_error(p, "MPI_Comm_split_type", rc, NULL) : MPI_SUCCESS;
+}
+
+/* The rank of world rank w in the group of p the caller belongs to, or -1. */
+static int local_rank_of(const tw_mpi_comm_t *p, int w) {
+    const int *world = tw_mpi_comm_local_world(p);
+    if (!world) return w;
+    for (int r = 0; r < tw_mpi_comm_local_size(p); r++)
+        if (world[r] == w) return r;
+    return -1;
+}
+
+/* Checks that group g is a subset of p's (local) group; *me is the caller's rank in
+ * g (-1: none). */
+static int group_in(tw_mpi_comm_t *p, const char *call, MPI_Group group, tw_mpi_group_t **g,
+                    int *me) {
+    *g = tw_mpi_group_get(group);
+    if (!*g) return tw_mpi_error(p, call, MPI_ERR_GROUP, NULL);
+    *me = -1;
+    for (int k = 0; k < (*g)->size; k++) {
+        if (local_rank_of(p, (*g)->world[k]) < 0)
+            return tw_mpi_error(p, call, MPI_ERR_GROUP, "not a subgroup of the communicator");
+        if ((*g)->world[k] == tw_mpi.rank) *me = k;
+    }
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm) {
+    NEED_INIT("MPI_Comm_create");
+    tw_mpi_comm_t *p = tw_mpi_comm_get(comm);
+    if (!p) return tw_mpi_error(NULL, "MPI_Comm_create", MPI_ERR_COMM, NULL);
+    if (!newcomm) return tw_mpi_error(p, "MPI_Comm_create", MPI_ERR_ARG, NULL);
+    tw_mpi_group_t *g;
+    int me, rc = group_in(p, "MPI_Comm_create", group, &g, &me);
+    if (rc) return rc;
+    if (p->inter) { /* the members of both sides' groups, in group order */
+        rc = tw_mpi_intercomm_split(p, me >= 0 ? 0 : MPI_UNDEFINED, me, newcomm);
+        return rc ? tw_mpi_error(p, "MPI_Comm_create", rc, NULL) : MPI_SUCCESS;
+    }
+    /* Groups given on different processes are disjoint, so a group's lowest world
+     * rank names it among them. */
+    int color = MPI_UNDEFINED;
+    for (int k = 0; k < g->size && me >= 0; k++)
+        if (color == MPI_UNDEFINED || g->world[k] < color) color = g->world[k];
+    rc = split(p, color, me, newcomm);
+    return rc ? tw_mpi_error(p, "MPI_Comm_create", rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm) {
+    NEED_INIT("MPI_Comm_create_group");
+    int rc = MPI_SUCCESS;
+    tw_mpi_comm_t *p = intra(comm, "MPI_Comm_create_group", &rc);
+    if (!p) return rc;
+    if (!newcomm) return tw_mpi_error(p, "MPI_Comm_create_group", MPI_ERR_ARG, NULL);
+    if (tag < 0 || tag > TW_MPI_TAG_UB)
+        return tw_mpi_error(p, "MPI_Comm_create_group", MPI_ERR_TAG, NULL);
+    tw_mpi_group_t *g;
+    int me;
+    rc = group_in(p, "MPI_Comm_create_group", group, &g, &me);
+    if (rc) return rc;
+    *newcomm = MPI_COMM_NULL;
+    if (me < 0) return MPI_SUCCESS; /* not a member: nothing to take part in */
+    /* Only the group's members talk, to its first member, under a tag of their own. */
+    round_t rd = {p->context + TW_CTX_COLL, tw_mpi_creation_tag(TW_MPI_TAG_CREATE_GROUP, tag),
+                  g->size, me, g->world};
+    rc = create_round(&rd, 0, me, p->errhandler, newcomm);
+    return rc ? tw_mpi_error(p, "MPI_Comm_create_group", rc, NULL) : MPI_SUCCESS;
+}
+
+static int dup_comm(tw_mpi_comm_t *p, MPI_Comm *newcomm) {
+    int rc = p->inter ? tw_mpi_intercomm_dup(p, newcomm) : split(p, 0, p->rank, newcomm);
+    if (rc) return rc;
+    tw_mpi_comm_t *c = tw_mpi_comm_get(*newcomm);
+    rc = tw_mpi_attr_copy_all(p, c);
+    if (rc) {
+        tw_mpi_attr_delete_all(c);
+        tw_mpi_comm_destroy(c);
+        *newcomm = MPI_COMM_NULL;
+    }
+    return rc;
 }
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
@@ -179,8 +366,19 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
     tw_mpi_comm_t *p = tw_mpi_comm_get(comm);
     if (!p) return tw_mpi_error(NULL, "MPI_Comm_dup", MPI_ERR_COMM, NULL);
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_dup", MPI_ERR_ARG, NULL);
-    int rc = split(p, 0, p->rank, newcomm);
+    int rc = dup_comm(p, newcomm);
     return rc ? tw_mpi_error(p, "MPI_Comm_dup", rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
+    NEED_INIT("MPI_Comm_dup_with_info");
+    tw_mpi_comm_t *p = tw_mpi_comm_get(comm);
+    if (!p) return tw_mpi_error(NULL, "MPI_Comm_dup_with_info", MPI_ERR_COMM, NULL);
+    if (!newcomm) return tw_mpi_error(p, "MPI_Comm_dup_with_info", MPI_ERR_ARG, NULL);
+    if (info != MPI_INFO_NULL)
+        return tw_mpi_error(p, "MPI_Comm_dup_with_info", MPI_ERR_INFO, "no info objects yet");
+    int rc = dup_comm(p, newcomm);
+    return rc ? tw_mpi_error(p, "MPI_Comm_dup_with_info", rc, NULL) : MPI_SUCCESS;
 }
 
 int MPI_Comm_free(MPI_Comm *comm) {
@@ -190,9 +388,9 @@ int MPI_Comm_free(MPI_Comm *comm) {
     int index = *comm & 0xffffff;
     if (index == WORLD_INDEX || index == SELF_INDEX)
         return tw_mpi_error(c, "MPI_Comm_free", MPI_ERR_COMM, "a predefined communicator");
-    table[index] = NULL;
-    free(c->world);
-    free(c);
+    int rc = tw_mpi_attr_delete_all(c); /* a delete callback's error keeps the communicator */
+    if (rc) return tw_mpi_error(c, "MPI_Comm_free", rc, "an attribute's delete callback failed");
+    tw_mpi_comm_destroy(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }
@@ -206,39 +404,33 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
-    if (a->size != b->size) {
+    if (a->inter != b->inter) {
         *result = MPI_UNEQUAL;
         return MPI_SUCCESS;
     }
-    int same_order = 1, same_set = 1;
-    for (int r = 0; r < a->size; r++) {
-        int w = tw_mpi_world_rank(a, r);
-        same_order &= w == tw_mpi_world_rank(b, r);
-        same_set &= tw_mpi_comm_rank_of(b, w) >= 0;
-    }
-    *result = same_order ? MPI_CONGRUENT : same_set ? MPI_SIMILAR : MPI_UNEQUAL;
+    /* an intercommunicator compares both its groups, an intracommunicator its one */
+    int local = tw_mpi_compare_worlds(tw_mpi_comm_local_size(a), tw_mpi_comm_local_world(a),
+                                      tw_mpi_comm_local_size(b), tw_mpi_comm_local_world(b));
+    int remote = a->inter ? tw_mpi_compare_worlds(a->size, a->world, b->size, b->world) : MPI_IDENT;
+    int worst = local > remote ? local : remote;
+    *result = worst == MPI_IDENT ? MPI_CONGRUENT : worst;
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag) {
-    NEED_INIT("MPI_Comm_get_attr");
+int MPI_Comm_set_name(MPI_Comm comm, const char *comm_name) {
+    NEED_INIT("MPI_Comm_set_name");
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
-    if (!c) return tw_mpi_error(NULL, "MPI_Comm_get_attr", MPI_ERR_COMM, NULL);
-    if (!attribute_val || !flag) return tw_mpi_error(c, "MPI_Comm_get_attr", MPI_ERR_ARG, NULL);
-    static int tag_ub = TW_MPI_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0,
-               appnum = 0, universe, lastcode = MPI_ERR_LASTCODE;
-    universe = tw_mpi.size;
-    int *v = keyval == MPI_TAG_UB            ? &tag_ub
-             : keyval == MPI_HOST            ? &host
-             : keyval == MPI_IO              ? &io
-             : keyval == MPI_WTIME_IS_GLOBAL ? &wtime_global
-             : keyval == MPI_APPNUM          ? &appnum
-             : keyval == MPI_UNIVERSE_SIZE   ? &universe
-             : keyval == MPI_LASTUSEDCODE    ? &lastcode
-                                             : NULL;
-    if (!v && (keyval & 0xff000000) != 0x64000000)
-        return tw_mpi_error(c, "MPI_Comm_get_attr", MPI_ERR_KEYVAL, "unknown key");
-    *flag = v != NULL;
-    if (v) *(int **)attribute_val = v;
+    if (!c) return tw_mpi_error(NULL, "MPI_Comm_set_name", MPI_ERR_COMM, NULL);
+    if (!comm_name) return tw_mpi_error(c, "MPI_Comm_set_name", MPI_ERR_ARG, NULL);
+    snprintf(c->name, sizeof c->name, "%s", comm_name); /* longer names are cut */
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
+    NEED_INIT("MPI_Comm_get_name");
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    if (!c) return tw_mpi_error(NULL, "MPI_Comm_get_name", MPI_ERR_COMM, NULL);
+    if (!comm_name || !resultlen) return tw_mpi_error(c, "MPI_Comm_get_name", MPI_ERR_ARG, NULL);
+    *resultlen = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", c->name);
     return MPI_SUCCESS;
 }

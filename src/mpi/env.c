@@ -31,6 +31,7 @@ static const char *class_names[] = {
     [MPI_ERR_PENDING] = "pending request",
     [MPI_ERR_NO_MEM] = "out of memory",
     [MPI_ERR_KEYVAL] = "invalid attribute key",
+    [MPI_ERR_INFO] = "invalid info object",
 };
 
 int MPI_Error_class(int errorcode, int *errorclass) {
@@ -95,6 +96,8 @@ int MPI_Init(int *argc, char ***argv) {
 
 int MPI_Finalize(void) {
     NEED_INIT("MPI_Finalize");
+    /* MPI_COMM_SELF's attributes go first: their delete callbacks may still use MPI */
+    tw_mpi_attr_delete_all(tw_mpi_comm_get(MPI_COMM_SELF));
     tw_mpi_bsend_fini();         /* buffered sends are delivered */
     MPI_Barrier(MPI_COMM_WORLD); /* nobody leaves while a peer may still talk to it */
     tw_ep_close(tw_mpi.ep);
@@ -194,6 +197,6 @@ int MPI_Comm_size(MPI_Comm comm, int *size) {
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     if (!c) return tw_mpi_error(NULL, "MPI_Comm_size", MPI_ERR_COMM, NULL);
     if (!size) return tw_mpi_error(c, "MPI_Comm_size", MPI_ERR_ARG, "size is NULL");
-    *size = c->size;
+    *size = tw_mpi_comm_local_size(c); /* an intercommunicator's own group */
     return MPI_SUCCESS;
 }

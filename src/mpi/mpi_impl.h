@@ -51,7 +51,23 @@ typedef struct tw_mpi_comm {
     MPI_Errhandler errhandler;
     int inter;         /* an intercommunicator: size and world[] describe the remote group */
     uint32_t coll_seq; /* collectives started here so far: each takes the next as its tag */
+    /* An intercommunicator's own group (rank is a rank in it); unused otherwise. */
+    int local_size;
+    int *local_world;
+    MPI_Group group, remote_group; /* made on first request (0 until then); held until freed */
+    struct tw_mpi_attr *attrs;     /* cached attributes, in the order they were set */
+    char name[MPI_MAX_OBJECT_NAME];
 } tw_mpi_comm_t;
+
+/* The size of the group the calling process belongs to. */
+static inline int tw_mpi_comm_local_size(const tw_mpi_comm_t *c) {
+    return c->inter ? c->local_size : c->size;
+}
+
+/* The world rank of each rank of that group (NULL: rank r is world rank r). */
+static inline const int *tw_mpi_comm_local_world(const tw_mpi_comm_t *c) {
+    return c->inter ? c->local_world : c->world;
+}
 
 /* The tag of the next collective on c, on c's collective context. Every member
  * starts c's collectives in the same order, so they agree on it; it is never 0,
@@ -104,6 +120,88 @@ static inline int tw_mpi_split_answer_ok(const int *a, size_t len, int parent_si
     return 1;
 }
 void tw_mpi_comm_fini(void);
+
+/* ---- communicator creation (comm.c), shared with intercomm.c ---- */
+enum { TW_MPI_USED_WORDS = TW_MPI_COMMS / 64 };
+/* A new communicator in table entry index, its handlers MPI_ERRORS_ARE_FATAL; it
+ * takes world (malloc'ed). NULL when out of memory. */
+tw_mpi_comm_t *tw_mpi_comm_new(int index, int rank, int size, int *world);
+/* Frees c and its table entry, without running attribute callbacks. */
+void tw_mpi_comm_destroy(tw_mpi_comm_t *c);
+/* The table entries this process uses, and the lowest entry free in such a bitmap
+ * (-1: none). */
+void tw_mpi_used_entries(uint64_t used[TW_MPI_USED_WORDS]);
+int tw_mpi_lowest_free(const uint64_t used[TW_MPI_USED_WORDS]);
+/* Sends out to world rank to and/or receives into in from world rank from (-1: not),
+ * on context and tag; the bytes received (0 when a longer message was cut). */
+size_t tw_mpi_exchange(uint32_t context, int tag, int to, const void *out, size_t outlen, int from,
+                       void *in, size_t inlen);
+/* The tags of the creation exchanges that are not collective over the communicator
+ * they run on: negative, so never a collective's or a split's, and apart by kind. A
+ * user tag picks one of 2^29 (tags equal modulo 2^29 share one). */
+enum { TW_MPI_TAG_CREATE_GROUP = 0, TW_MPI_TAG_INTERCOMM_CREATE = 1 };
+static inline int tw_mpi_creation_tag(int kind, int tag) {
+    return -2 - kind * 0x20000000 - (tag & 0x1fffffff);
+}
+/* The members of a split that chose color, as indices into n (color, key) pairs,
+ * ordered by key then index; their number (0 for MPI_UNDEFINED). */
+int tw_mpi_pick_color(int n, const int *color_key, int color, int *order);
+/* MPI_SUCCESS when every one of n world ranks is in range and none repeats. */
+int tw_mpi_check_worlds(int n, const int *world);
+
+/* ---- intercommunicators (intercomm.c) ---- */
+/* Checks the answer a member of MPI_Intercomm_create gets from its leader — len bytes
+ * of: table entry, remote size n, n world ranks — before any of it is used. 1 when
+ * the entry exists, n is 1..world_size, the ranks are in range, none repeats and
+ * none is in the local group (local_n world ranks; NULL: 0..local_n-1). */
+static inline int tw_mpi_intercomm_answer_ok(const int *a, size_t len, int world_size, int local_n,
+                                             const int *local) {
+    if (len < 2 * sizeof *a) return 0;
+    int entry = a[0], n = a[1];
+    if (entry < 0 || entry >= TW_MPI_COMMS) return 0;
+    if (n < 1 || n > world_size || len != ((size_t)n + 2) * sizeof *a) return 0;
+    for (int k = 0; k < n; k++) {
+        int w = a[2 + k];
+        if (w < 0 || w >= world_size) return 0;
+        for (int j = 0; j < k; j++)
+            if (a[2 + j] == w) return 0;
+        for (int j = 0; j < local_n; j++)
+            if ((local ? local[j] : j) == w) return 0; /* the groups must be disjoint */
+    }
+    return 1;
+}
+
+/* Duplicates intercommunicator p (no attributes yet). Collective over both groups. */
+int tw_mpi_intercomm_dup(tw_mpi_comm_t *p, MPI_Comm *out);
+/* Splits intercommunicator c: each color's members in both groups, ordered by key,
+ * form a new intercommunicator; a color missing from either group gets MPI_COMM_NULL. */
+int tw_mpi_intercomm_split(tw_mpi_comm_t *c, int color, int key, MPI_Comm *out);
+
+/* ---- groups (group.c) ---- */
+typedef struct tw_mpi_group {
+    int refs; /* handles and communicators holding it */
+    int size;
+    int *world; /* world rank of each rank */
+} tw_mpi_group_t;
+tw_mpi_group_t *tw_mpi_group_get(MPI_Group group); /* NULL: not a group */
+/* A new group of n world ranks (copied) with one reference. */
+int tw_mpi_group_new(int n, const int *world, MPI_Group *out);
+void tw_mpi_group_release(MPI_Group group);
+/* A new reference to the group of n world ranks world (NULL: 0..n-1) that *cached
+ * holds, made on first use. */
+int tw_mpi_group_of(MPI_Group *cached, int n, const int *world, MPI_Group *out);
+/* MPI_IDENT (same ranks in the same order), MPI_SIMILAR (same ranks) or MPI_UNEQUAL;
+ * NULL lists are 0..n-1. */
+int tw_mpi_compare_worlds(int na, const int *a, int nb, const int *b);
+
+/* ---- attribute caching (attr.c) ---- */
+/* Runs the copy callbacks of from's attributes for its duplicate to. */
+int tw_mpi_attr_copy_all(tw_mpi_comm_t *from, tw_mpi_comm_t *to);
+/* Runs the delete callbacks of c's attributes and removes them; stops at the first
+ * that fails, and returns its error. */
+int tw_mpi_attr_delete_all(tw_mpi_comm_t *c);
+/* Removes c's attributes without callbacks (at finalize). */
+void tw_mpi_attr_drop_all(tw_mpi_comm_t *c);
 
 typedef struct tw_mpi_state {
     int initialized, finalized;
