@@ -198,6 +198,18 @@ int tw_mpi_message_valid(MPI_Message msg);
 /* The communicator of a matched message, for its errors (NULL: none). */
 tw_mpi_comm_t *tw_mpi_message_comm(MPI_Message msg);
 
+/* The layout collectives and reductions move a type in: a predefined type's items
+ * go as they lie in memory, each extent bytes (a pair with its padding), so they
+ * are never packed; any other type as tw_mpi_type_layout says. */
+static inline int tw_mpi_type_transport(MPI_Datatype type, tw_mpi_type_layout_t *l) {
+    int rc = tw_mpi_type_layout(type, l);
+    if (!rc && tw_mpi_type_extent(type) >= 0) {
+        l->size = l->extent;
+        l->contiguous = 1;
+    }
+    return rc;
+}
+
 /* reduction operations (op.c) */
 /* MPI_SUCCESS when op applies to type's elements, else MPI_ERR_OP (MPI_ERR_TYPE: no type). */
 int tw_mpi_op_check(MPI_Op op, MPI_Datatype type);
