@@ -12,10 +12,11 @@
 #include "mpi/mpi_impl.h"
 
 tw_mpi_comm_t *tw_mpi_comm_table[TW_MPI_COMMS];
+int tw_mpi_comm_creating;
 #define table tw_mpi_comm_table
 enum { WORDS = TW_MPI_COMMS / 64, WORLD_INDEX = 0, SELF_INDEX = 1 };
 
-static tw_mpi_comm_t *comm_new(int index, int rank, int size, int *world) {
+tw_mpi_comm_t *tw_mpi_comm_new(int index, int rank, int size, int *world) {
     tw_mpi_comm_t *c = calloc(1, sizeof *c);
     if (!c) return NULL;
     c->handle = (MPI_Comm)(0x44000000 | index);
@@ -32,7 +33,8 @@ int tw_mpi_comm_init(void) {
     int *me = malloc(sizeof *me);
     if (!me) return MPI_ERR_NO_MEM;
     *me = tw_mpi.rank;
-    if (!comm_new(WORLD_INDEX, tw_mpi.rank, tw_mpi.size, NULL) || !comm_new(SELF_INDEX, 0, 1, me))
+    if (!tw_mpi_comm_new(WORLD_INDEX, tw_mpi.rank, tw_mpi.size, NULL) ||
+        !tw_mpi_comm_new(SELF_INDEX, 0, 1, me))
         return MPI_ERR_NO_MEM;
     return MPI_SUCCESS;
 }
@@ -75,8 +77,8 @@ typedef struct ask {
     int color, key, world;
 } ask_t;
 
-static void used_entries(uint64_t used[WORDS]) {
-    memset(used, 0, WORDS * sizeof *used);
+void tw_mpi_comm_used(uint64_t used[WORDS]) {
+    memcpy(used, tw_mpi_comm_held, WORDS * sizeof *used);
     for (int i = 0; i < TW_MPI_COMMS; i++)
         if (table[i]) used[i / 64] |= 1ull << (i % 64);
 }
@@ -110,7 +112,7 @@ static size_t answer_for(const ask_t *all, int size, int r, int entry, int *orde
  * communicator or MPI_COMM_NULL. Collective over parent. */
 static int split(tw_mpi_comm_t *p, int color, int key, MPI_Comm *out) {
     ask_t mine = {.color = color, .key = key, .world = tw_mpi.rank};
-    used_entries(mine.used);
+    tw_mpi_comm_used(mine.used);
     int *answer = malloc(((size_t)p->size + 3) * sizeof *answer);
     if (!answer) return MPI_ERR_NO_MEM;
     size_t answer_len;
@@ -150,7 +152,7 @@ static int split(tw_mpi_comm_t *p, int color, int key, MPI_Comm *out) {
             rc = MPI_ERR_NO_MEM;
         else {
             memcpy(world, answer + 3, (size_t)answer[1] * sizeof *world);
-            tw_mpi_comm_t *c = comm_new(answer[0], answer[2], answer[1], world);
+            tw_mpi_comm_t *c = tw_mpi_comm_new(answer[0], answer[2], answer[1], world);
             if (!c)
                 rc = MPI_ERR_NO_MEM;
             else {
@@ -170,7 +172,9 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_split", MPI_ERR_ARG, NULL);
     if (color < 0 && color != MPI_UNDEFINED)
         return tw_mpi_error(p, "MPI_Comm_split", MPI_ERR_ARG, "negative color");
+    tw_mpi_comm_creating++;
     int rc = split(p, color, key, newcomm);
+    tw_mpi_comm_creating--;
     return rc ? tw_mpi_error(p, "MPI_Comm_split", rc, NULL) : MPI_SUCCESS;
 }
 
@@ -179,7 +183,9 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
     tw_mpi_comm_t *p = tw_mpi_comm_get(comm);
     if (!p) return tw_mpi_error(NULL, "MPI_Comm_dup", MPI_ERR_COMM, NULL);
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_dup", MPI_ERR_ARG, NULL);
+    tw_mpi_comm_creating++;
     int rc = split(p, 0, p->rank, newcomm);
+    tw_mpi_comm_creating--;
     return rc ? tw_mpi_error(p, "MPI_Comm_dup", rc, NULL) : MPI_SUCCESS;
 }
 

@@ -88,6 +88,15 @@ static inline int tw_mpi_comm_rank_of(const tw_mpi_comm_t *c, int world) {
     return world < 0 || !c->world ? world : tw_mpi_comm_rank_search(c, world);
 }
 int tw_mpi_comm_init(void); /* WORLD and SELF */
+/* A communicator in table entry index (its handle and contexts follow from it). */
+tw_mpi_comm_t *tw_mpi_comm_new(int index, int rank, int size, int *world);
+/* The table entries in use in this process: communicators, and the entries that
+ * MPI_Comm_idup calls under way hold (tw_mpi_comm_held, comm_idup.c). */
+void tw_mpi_comm_used(uint64_t used[TW_MPI_COMMS / 64]);
+extern uint64_t tw_mpi_comm_held[TW_MPI_COMMS / 64];
+/* Blocking creations (dup, split) under way here: an idup takes no entry meanwhile,
+ * since the entry a creation will get is known only when it ends. */
+extern int tw_mpi_comm_creating;
 
 /* Checks the answer a communicator split gets from the parent's rank 0 — len bytes
  * of: table entry (-1: none free), new size n, new rank, n world ranks — before any
@@ -223,7 +232,18 @@ int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI
  * fence starts once everything before the fence has completed. A blocking call runs
  * its schedule to the end at once, on the stack; a non-blocking one hands it to a
  * request, and tw_mpi_progress() moves it on. Buffers in steps are packed bytes. */
-enum { TW_STEP_SEND, TW_STEP_RECV, TW_STEP_REDUCE, TW_STEP_COPY, TW_STEP_UNPACK, TW_STEP_FENCE };
+enum {
+    TW_STEP_SEND,
+    TW_STEP_RECV,
+    TW_STEP_REDUCE,
+    TW_STEP_COPY,
+    TW_STEP_UNPACK,
+    TW_STEP_CALL,
+    TW_STEP_FENCE
+};
+struct tw_sched;
+/* A local step that runs a function; it may add steps to the schedule. */
+typedef void tw_sched_fn(struct tw_sched *s, void *arg);
 typedef struct tw_step {
     uint8_t kind;
     int peer; /* send, receive: world rank */
@@ -234,6 +254,7 @@ typedef struct tw_step {
     MPI_Datatype type;
     MPI_Op op;
     MPI_Request req;
+    tw_sched_fn *fn; /* call: fn(schedule, dst) */
 } tw_step_t;
 
 enum { TW_SCHED_STEPS = 24, TW_SCHED_SCRATCH = 768 };
@@ -271,6 +292,7 @@ void tw_sched_reduce(tw_sched_t *s, const void *in, void *inout, MPI_Count count
 void tw_sched_copy(tw_sched_t *s, const void *src, void *dst, size_t bytes);
 void tw_sched_unpack(tw_sched_t *s, const void *packed, MPI_Count count, MPI_Datatype type,
                      void *buf);
+void tw_sched_call(tw_sched_t *s, tw_sched_fn *fn, void *arg);
 void tw_sched_fence(tw_sched_t *s);
 /* Runs s to its end and releases it; the error class of the first failed step. */
 int tw_sched_run(tw_sched_t *s);

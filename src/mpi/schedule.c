@@ -139,6 +139,13 @@ void tw_sched_unpack(tw_sched_t *s, const void *packed, MPI_Count count, MPI_Dat
     t->type = type;
 }
 
+void tw_sched_call(tw_sched_t *s, tw_sched_fn *fn, void *arg) {
+    tw_step_t *t = add(s, TW_STEP_CALL);
+    if (!t) return;
+    t->fn = fn;
+    t->dst = arg;
+}
+
 void tw_sched_fence(tw_sched_t *s) {
     if (s->nsteps && s->steps[s->nsteps - 1].kind == TW_STEP_FENCE) return;
     add(s, TW_STEP_FENCE);
@@ -152,6 +159,9 @@ static void fail(tw_sched_t *s, int error) {
 static void start(tw_sched_t *s, tw_step_t *t) {
     int rc = MPI_SUCCESS;
     switch (t->kind) {
+    case TW_STEP_CALL: /* it may add steps, moving the array: t is not used after it */
+        t->fn(s, t->dst);
+        return;
     case TW_STEP_SEND:
         rc = tw_mpi_isend(t->src, t->bytes, t->peer, s->tag, s->context, TW_SEND_STANDARD, &t->req);
         break;

@@ -200,6 +200,43 @@ static void mixed_completion(void) {
     free(a), free(b), free(x), free(y);
 }
 
+/* Duplications under way at once on WORLD and on a split, with a blocking one in
+ * between: distinct communicators, congruent with their parents, that keep their
+ * messages apart. */
+static void idups(void) {
+    MPI_Comm half, a, b, c, d;
+    CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half) == MPI_SUCCESS);
+    MPI_Request r[3];
+    CHECK(MPI_Comm_idup(MPI_COMM_WORLD, &a, &r[0]) == MPI_SUCCESS);
+    CHECK(MPI_Comm_idup(half, &c, &r[1]) == MPI_SUCCESS);
+    CHECK(MPI_Comm_idup(MPI_COMM_WORLD, &b, &r[2]) == MPI_SUCCESS);
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &d) == MPI_SUCCESS);
+    MPI_Status st[3];
+    CHECK(MPI_Waitall(3, r, st) == MPI_SUCCESS);
+    empty_status(&st[0]);
+    MPI_Comm all[4] = {a, b, c, d};
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++) CHECK(all[i] != all[j]);
+    int result;
+    CHECK(MPI_Comm_compare(a, MPI_COMM_WORLD, &result) == MPI_SUCCESS && result == MPI_CONGRUENT);
+    CHECK(MPI_Comm_compare(b, MPI_COMM_WORLD, &result) == MPI_SUCCESS && result == MPI_CONGRUENT);
+    CHECK(MPI_Comm_compare(c, half, &result) == MPI_SUCCESS && result == MPI_CONGRUENT);
+    /* the same tag on a and b: each message stays on its communicator */
+    int to = (rank + 1) % size, from = (rank + size - 1) % size, x = rank, y = -rank, gx, gy;
+    MPI_Request s[2];
+    CHECK(MPI_Isend(&x, 1, MPI_INT, to, 4, a, &s[0]) == MPI_SUCCESS);
+    CHECK(MPI_Isend(&y, 1, MPI_INT, to, 4, b, &s[1]) == MPI_SUCCESS);
+    CHECK(MPI_Recv(&gy, 1, MPI_INT, from, 4, b, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(MPI_Recv(&gx, 1, MPI_INT, from, 4, a, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(MPI_Waitall(2, s, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+    CHECK(gx == from && gy == -from);
+    int one = 1, n = 0, half_size;
+    MPI_Comm_size(half, &half_size);
+    CHECK(MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, c) == MPI_SUCCESS && n == half_size);
+    for (int i = 0; i < 4; i++) CHECK(MPI_Comm_free(&all[i]) == MPI_SUCCESS);
+    CHECK(MPI_Comm_free(&half) == MPI_SUCCESS);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -213,6 +250,7 @@ int main(int argc, char **argv) {
     v_forms(half);
     MPI_Comm_free(&half);
     mixed_completion();
+    for (int k = 0; k < 3; k++) idups();
     if (rank == 0) printf("nbc: %d ranks ok\n", size);
     MPI_Finalize();
     return 0;
