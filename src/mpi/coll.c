@@ -6,7 +6,9 @@
  *                  moves about 2 n bytes per rank instead of n log p at the root.
  *   reduce         binomial tree in rank order (a subtree holds consecutive ranks, so
  *                  the result is op applied in rank order); a non-commutative op with
- *                  a root other than 0 is reduced to rank 0 and sent on.
+ *                  a root other than 0 is reduced to rank 0 and sent on. From 64 KiB
+ *                  with a commutative op: the ring reduce-scatter below, then each
+ *                  rank's block straight into the root's buffer.
  *   allreduce      recursive doubling, with the usual fix-up for p not a power of two
  *                  (the first 2 r ranks pair off: even ones hand their data to the odd
  *                  ones and get the result back); from 64 KiB with a commutative op, a
@@ -24,7 +26,7 @@
  *   alltoall(v,w)  linear (every receive, then every send, posted at once) below
  *                  8 KiB per peer; pairwise exchange beyond (round k: send to r + k,
  *                  receive from r - k), which keeps one transfer each way in flight.
- * TW_COLL_BCAST, TW_COLL_ALLREDUCE, TW_COLL_ALLGATHER, TW_COLL_ALLTOALL and
+ * TW_COLL_BCAST, TW_COLL_REDUCE, TW_COLL_ALLREDUCE, TW_COLL_ALLGATHER, TW_COLL_ALLTOALL and
  * TW_COLL_GATHER force one algorithm, for measurement.
  *
  * Receives of a round are posted before its sends, so long messages go by the
@@ -36,6 +38,7 @@
 
 enum {
     BCAST_LONG = 64 << 10,
+    REDUCE_LONG = 64 << 10,
     ALLREDUCE_LONG = 64 << 10,
     ALLGATHER_LONG = 64 << 10,
     ALLTOALL_PAIRWISE = 8 << 10,
@@ -179,10 +182,37 @@ static const void *reduce_binomial(tw_sched_t *s, const void *in, size_t count,
     return acc;
 }
 
+static void ring_reduce_scatter(tw_sched_t *s, char *buf, const size_t *offs, const size_t *lens,
+                                const tw_coll_red_t *red);
+
+/* Ring reduce-scatter of a copy of in, then the blocks gathered at the root. */
+static void reduce_ring(tw_sched_t *s, const void *in, void *out, size_t count,
+                        const tw_coll_red_t *red, int root) {
+    int r = s->comm->rank, p = s->comm->size;
+    size_t *offs, *lens;
+    char *work = tw_sched_scratch(s, count * red->item), *o = out;
+    if (!work || even_blocks(s, count, red->item, &offs, &lens)) return;
+    tw_sched_copy(s, in, work, count * red->item);
+    ring_reduce_scatter(s, work, offs, lens, red);
+    if (r != root) {
+        tw_sched_send(s, work + offs[r], lens[r], root);
+        return;
+    }
+    for (int i = 0; i < p; i++)
+        if (i != r) tw_sched_recv(s, o + offs[i], lens[i], i);
+    tw_sched_copy(s, work + offs[r], o + offs[r], lens[r]);
+}
+
 void tw_coll_reduce(tw_sched_t *s, const void *in, void *out, size_t count,
                     const tw_coll_red_t *red, int root) {
-    int r = s->comm->rank;
+    int r = s->comm->rank, p = s->comm->size;
     size_t bytes = count * red->item;
+    tw_coll_choice_t forced = FORCED(coll_reduce);
+    int ring = forced == TW_COLL_AUTO ? bytes >= REDUCE_LONG : forced == TW_COLL_SECOND;
+    if (ring && red->commute && count >= (size_t)p && p > 1) {
+        reduce_ring(s, in, out, count, red, root);
+        return;
+    }
     if (red->commute || root == 0) {
         const void *acc = reduce_binomial(s, in, count, red, root);
         if (r == root && acc) tw_sched_copy(s, acc, out, bytes);

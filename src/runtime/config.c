@@ -38,6 +38,10 @@ static const tw_config_var_t vars[] = {
      "MPI broadcast algorithm: binomial (tree), scatter_ring (binomial scatter, then ring "
      "allgather), or auto (scatter_ring from 64 KiB on 3 or more ranks)",
      0},
+    {"TW_COLL_REDUCE", "auto",
+     "MPI reduce algorithm: binomial (tree), ring (ring reduce-scatter, then the blocks "
+     "gathered at the root; commutative ops only), or auto (ring from 64 KiB)",
+     0},
     {"TW_COLL_ALLREDUCE", "auto",
      "MPI allreduce algorithm: recdbl (recursive doubling), ring (ring reduce-scatter, then "
      "ring allgather; commutative ops only), or auto (ring from 64 KiB)",
@@ -115,6 +119,8 @@ static const struct {
 } coll_vars[] = {
     {"TW_COLL_BCAST", "binomial", "scatter_ring", "must be auto, binomial or scatter_ring",
      offsetof(tw_config_t, coll_bcast)},
+    {"TW_COLL_REDUCE", "binomial", "ring", "must be auto, binomial or ring",
+     offsetof(tw_config_t, coll_reduce)},
     {"TW_COLL_ALLREDUCE", "recdbl", "ring", "must be auto, recdbl or ring",
      offsetof(tw_config_t, coll_allreduce)},
     {"TW_COLL_ALLGATHER", "bruck", "ring", "must be auto, bruck or ring",
