@@ -257,7 +257,7 @@ typedef struct tw_step {
     tw_sched_fn *fn; /* call: fn(schedule, dst) */
 } tw_step_t;
 
-enum { TW_SCHED_STEPS = 24, TW_SCHED_SCRATCH = 768 };
+enum { TW_SCHED_STEPS = 48, TW_SCHED_SCRATCH = 1536 };
 typedef struct tw_sched {
     tw_mpi_comm_t *comm;
     uint32_t context;

@@ -33,9 +33,11 @@ enum {
     USER_OPS = 1024
 };
 
+/* A freed op keeps its function for the non-blocking reductions that still use it
+ * (MPI_Op_free only marks it); its slot is reused once no schedule is running. */
 typedef struct user_op {
     MPI_User_function *fn;
-    int commute;
+    int commute, freed;
 } user_op_t;
 
 static user_op_t user_ops[USER_OPS];
@@ -213,12 +215,18 @@ static type_ops_t *const type_ops[TW_MPI_TYPE_IDS + 1] = {
     [40] = ops_2int,      [41] = ops_short_int,  [42] = ops_long_double_int,
 };
 
-/* The user op of a handle, or NULL. */
-static user_op_t *user_op(MPI_Op op) {
+/* The user op of a handle, freed ones included, or NULL. */
+static user_op_t *any_user_op(MPI_Op op) {
     unsigned i = (unsigned)op & 0xffffff;
     if (((unsigned)op >> 24) != 0x58 || i < USER_FIRST || i >= USER_FIRST + USER_OPS) return NULL;
     user_op_t *u = &user_ops[i - USER_FIRST];
     return u->fn ? u : NULL;
+}
+
+/* The user op of a handle a call may name (not freed), or NULL. */
+static user_op_t *user_op(MPI_Op op) {
+    user_op_t *u = any_user_op(op);
+    return u && !u->freed ? u : NULL;
 }
 
 /* The predefined op of a handle (OP_MAX ...), or 0. */
@@ -281,7 +289,7 @@ int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI
     if (count <= 0) return MPI_SUCCESS;
     tw_mpi_type_layout_t l;
     if (tw_mpi_type_transport(type, &l)) return MPI_ERR_TYPE;
-    const user_op_t *u = user_op(op);
+    const user_op_t *u = any_user_op(op);
     if (u && !l.contiguous) return apply_user_unpacked(u, in, inout, count, type, &l);
     if (u) { /* the packed form is the items themselves, lb bytes after their base */
         int len = (int)count;
@@ -302,8 +310,8 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {
     NEED_INIT("MPI_Op_create");
     if (!user_fn || !op) return tw_mpi_error(NULL, "MPI_Op_create", MPI_ERR_ARG, NULL);
     for (int i = 0; i < USER_OPS; i++) {
-        if (user_ops[i].fn) continue;
-        user_ops[i] = (user_op_t){user_fn, commute != 0};
+        if (user_ops[i].fn && !(user_ops[i].freed && !tw_mpi_scheds_active)) continue;
+        user_ops[i] = (user_op_t){user_fn, commute != 0, 0};
         *op = (MPI_Op)(0x58000000 | (USER_FIRST + i));
         return MPI_SUCCESS;
     }
@@ -314,7 +322,7 @@ int MPI_Op_free(MPI_Op *op) {
     NEED_INIT("MPI_Op_free");
     user_op_t *u = op ? user_op(*op) : NULL;
     if (!u) return tw_mpi_error(NULL, "MPI_Op_free", MPI_ERR_OP, "not a user op");
-    u->fn = NULL;
+    u->freed = 1;
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }

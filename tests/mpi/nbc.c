@@ -237,6 +237,25 @@ static void idups(void) {
     CHECK(MPI_Comm_free(&half) == MPI_SUCCESS);
 }
 
+static void add(void *in, void *inout, int *len, MPI_Datatype *type) {
+    CHECK(*type == MPI_INT);
+    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((const int *)in)[i];
+}
+
+/* A user op freed while a reduction that uses it is under way: it still runs. */
+static void freed_op(void) {
+    MPI_Op op;
+    CHECK(MPI_Op_create(add, 1, &op) == MPI_SUCCESS);
+    int x[3] = {rank, 1, -rank}, y[3];
+    MPI_Request r;
+    CHECK(MPI_Iallreduce(x, y, 3, MPI_INT, op, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+    CHECK(MPI_Op_free(&op) == MPI_SUCCESS);
+    CHECK(MPI_Op_create(add, 1, &op) == MPI_SUCCESS); /* while the old one is in use */
+    CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(y[0] == size * (size - 1) / 2 && y[1] == size && y[2] == -y[0]);
+    CHECK(MPI_Op_free(&op) == MPI_SUCCESS);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -251,6 +270,7 @@ int main(int argc, char **argv) {
     MPI_Comm_free(&half);
     mixed_completion();
     for (int k = 0; k < 3; k++) idups();
+    freed_op();
     if (rank == 0) printf("nbc: %d ranks ok\n", size);
     MPI_Finalize();
     return 0;
