@@ -242,7 +242,13 @@ static void add(void *in, void *inout, int *len, MPI_Datatype *type) {
     for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((const int *)in)[i];
 }
 
-/* A user op freed while a reduction that uses it is under way: it still runs. */
+static void never(void *in, void *inout, int *len, MPI_Datatype *type) {
+    (void)in, (void)inout, (void)len, (void)type;
+    CHECK(!"an op created after the reduction started ran in it");
+}
+
+/* A user op freed while a reduction that uses it is under way: it still runs, and
+ * an op created meanwhile does not take its place. */
 static void freed_op(void) {
     MPI_Op op;
     CHECK(MPI_Op_create(add, 1, &op) == MPI_SUCCESS);
@@ -250,7 +256,7 @@ static void freed_op(void) {
     MPI_Request r;
     CHECK(MPI_Iallreduce(x, y, 3, MPI_INT, op, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
     CHECK(MPI_Op_free(&op) == MPI_SUCCESS);
-    CHECK(MPI_Op_create(add, 1, &op) == MPI_SUCCESS); /* while the old one is in use */
+    CHECK(MPI_Op_create(never, 1, &op) == MPI_SUCCESS); /* while the old one is in use */
     CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
     CHECK(y[0] == size * (size - 1) / 2 && y[1] == size && y[2] == -y[0]);
     CHECK(MPI_Op_free(&op) == MPI_SUCCESS);
