@@ -214,7 +214,9 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype type, int 
     if (s) {
         out_t o;
         void *b = packed_out(s, buf, count, type, &l, c->rank == root, &o);
-        if (b || !count) tw_coll_bcast(s, b, (size_t)count, (size_t)l.size, root);
+        /* in bytes: ranks may describe the same bytes with different types, and the
+         * algorithm and its blocks must be the same everywhere */
+        if (b || !count) tw_coll_bcast(s, b, (size_t)count * (size_t)l.size, 1, root);
         if (c->rank != root) unpack_out(s, &o);
     }
     return end(call, c, s, req);

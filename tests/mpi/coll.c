@@ -35,6 +35,16 @@ static void bcast(MPI_Comm comm, int n) {
             memset(a, 0xff, (size_t)n * sizeof *a);
         CHECK(MPI_Bcast(a, n, MPI_INT, root, comm) == MPI_SUCCESS);
         for (int i = 0; i < n; i++) CHECK(a[i] == val(root, i));
+        /* the root's items are pairs of ints, the others' ints: the same bytes */
+        if (me == root)
+            fill(a, (size_t)n, root, 1);
+        else
+            memset(a, 0xff, (size_t)n * sizeof *a);
+        if (me == root)
+            CHECK(MPI_Bcast(a, n / 2, MPI_2INT, root, comm) == MPI_SUCCESS);
+        else
+            CHECK(MPI_Bcast(a, n / 2 * 2, MPI_INT, root, comm) == MPI_SUCCESS);
+        for (int i = 0; i < n / 2 * 2; i++) CHECK(a[i] == val(root, i + 1));
     }
     free(a);
 }
