@@ -162,7 +162,8 @@ static void start(tw_sched_t *s, tw_step_t *t) {
     case TW_STEP_CALL: /* it may add steps, moving the array: t is not used after it */
         t->fn(s, t->dst);
         return;
-    case TW_STEP_SEND:
+    case TW_STEP_SEND: /* straight into the peer's mailbox when it can: no request */
+        if (tw_mpi_send_now(t->src, t->bytes, t->peer, s->tag, s->context) == MPI_SUCCESS) break;
         rc = tw_mpi_isend(t->src, t->bytes, t->peer, s->tag, s->context, TW_SEND_STANDARD, &t->req);
         break;
     case TW_STEP_RECV:
