@@ -348,8 +348,6 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
     return rc ? tw_mpi_error(c, "MPI_Mrecv", rc, NULL) : MPI_SUCCESS;
 }
 
-/* Dissemination barrier on the communicator's collective context: ceil(log2 n)
- * rounds of zero-byte messages. */
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                          int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
     tw_mpi_comm_t *c;
