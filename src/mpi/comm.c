@@ -13,6 +13,7 @@
 #include "mpi/mpi_impl.h"
 
 tw_mpi_comm_t *tw_mpi_comm_table[TW_MPI_COMMS];
+int tw_mpi_comm_creating;
 #define table tw_mpi_comm_table
 enum { WORDS = TW_MPI_USED_WORDS, WORLD_INDEX = 0, SELF_INDEX = 1 };
 
@@ -89,7 +90,7 @@ size_t tw_mpi_exchange(uint32_t context, int tag, int to, const void *out, size_
 }
 
 void tw_mpi_used_entries(uint64_t used[WORDS]) {
-    memset(used, 0, WORDS * sizeof *used);
+    memcpy(used, tw_mpi_comm_held, WORDS * sizeof *used); /* held by idups under way */
     for (int i = 0; i < TW_MPI_COMMS; i++)
         if (table[i]) used[i / 64] |= 1ull << (i % 64);
 }
@@ -246,8 +247,10 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_split", MPI_ERR_ARG, NULL);
     if (color < 0 && color != MPI_UNDEFINED)
         return tw_mpi_error(p, "MPI_Comm_split", MPI_ERR_ARG, "negative color");
+    tw_mpi_comm_creating++;
     int rc =
         p->inter ? tw_mpi_intercomm_split(p, color, key, newcomm) : split(p, color, key, newcomm);
+    tw_mpi_comm_creating--;
     return rc ? tw_mpi_error(p, "MPI_Comm_split", rc, NULL) : MPI_SUCCESS;
 }
 
@@ -366,7 +369,9 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm) {
     tw_mpi_comm_t *p = tw_mpi_comm_get(comm);
     if (!p) return tw_mpi_error(NULL, "MPI_Comm_dup", MPI_ERR_COMM, NULL);
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_dup", MPI_ERR_ARG, NULL);
+    tw_mpi_comm_creating++;
     int rc = dup_comm(p, newcomm);
+    tw_mpi_comm_creating--;
     return rc ? tw_mpi_error(p, "MPI_Comm_dup", rc, NULL) : MPI_SUCCESS;
 }
 

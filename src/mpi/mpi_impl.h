@@ -2,6 +2,7 @@
 #ifndef TW_MPI_IMPL_H
 #define TW_MPI_IMPL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -103,6 +104,12 @@ static inline int tw_mpi_comm_rank_of(const tw_mpi_comm_t *c, int world) {
     return world < 0 || !c->world ? world : tw_mpi_comm_rank_search(c, world);
 }
 int tw_mpi_comm_init(void); /* WORLD and SELF */
+/* The table entries that MPI_Comm_idup calls under way hold (comm_idup.c); they
+ * count as used (tw_mpi_used_entries). */
+extern uint64_t tw_mpi_comm_held[TW_MPI_COMMS / 64];
+/* Blocking creations (dup, split) under way here: an idup takes no entry meanwhile,
+ * since the entry a creation will get is known only when it ends. */
+extern int tw_mpi_comm_creating;
 
 /* Checks the answer a communicator split gets from the parent's rank 0 — len bytes
  * of: table entry (-1: none free), new size n, new rank, n world ranks — before any
@@ -294,6 +301,104 @@ tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req);
 int tw_mpi_message_valid(MPI_Message msg);
 /* The communicator of a matched message, for its errors (NULL: none). */
 tw_mpi_comm_t *tw_mpi_message_comm(MPI_Message msg);
+
+/* The layout collectives and reductions move a type in: a predefined type's items
+ * go as they lie in memory, each extent bytes (a pair with its padding), so they
+ * are never packed; any other type as tw_mpi_type_layout says. */
+static inline int tw_mpi_type_transport(MPI_Datatype type, tw_mpi_type_layout_t *l) {
+    int rc = tw_mpi_type_layout(type, l);
+    if (!rc && tw_mpi_type_extent(type) >= 0) {
+        l->size = l->extent;
+        l->contiguous = 1;
+    }
+    return rc;
+}
+
+/* reduction operations (op.c) */
+/* MPI_SUCCESS when op applies to type's elements, else MPI_ERR_OP (MPI_ERR_TYPE: no type). */
+int tw_mpi_op_check(MPI_Op op, MPI_Datatype type);
+int tw_mpi_op_commutative(MPI_Op op);
+/* inout = in op inout over count items of type in packed form (a contiguous type's
+ * items as they are in memory, from lb on). The op was checked against the type. */
+int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type);
+
+/* Schedules (schedule.c): what one collective call does, as a list of steps — sends,
+ * receives, local reductions and copies — cut into rounds by fences. A step after a
+ * fence starts once everything before the fence has completed. A blocking call runs
+ * its schedule to the end at once, on the stack; a non-blocking one hands it to a
+ * request, and tw_mpi_progress() moves it on. Buffers in steps are packed bytes. */
+enum {
+    TW_STEP_SEND,
+    TW_STEP_RECV,
+    TW_STEP_REDUCE,
+    TW_STEP_COPY,
+    TW_STEP_UNPACK,
+    TW_STEP_CALL,
+    TW_STEP_FENCE
+};
+struct tw_sched;
+/* A local step that runs a function; it may add steps to the schedule. */
+typedef void tw_sched_fn(struct tw_sched *s, void *arg);
+typedef struct tw_step {
+    uint8_t kind;
+    int peer; /* send, receive: world rank */
+    const void *src;
+    void *dst;
+    size_t bytes;    /* send, receive, copy */
+    MPI_Count count; /* reduce, unpack: items of type */
+    MPI_Datatype type;
+    MPI_Op op;
+    MPI_Request req;
+    tw_sched_fn *fn; /* call: fn(schedule, dst) */
+} tw_step_t;
+
+enum { TW_SCHED_STEPS = 48, TW_SCHED_SCRATCH = 1536 };
+typedef struct tw_sched {
+    tw_mpi_comm_t *comm;
+    uint32_t context;
+    int tag;
+    int error;
+    tw_step_t *steps;
+    int nsteps, cap;
+    int next;    /* the first step not started */
+    int waiting; /* the first started step not known complete */
+    int heap;    /* allocated by tw_sched_new: freed when it ends */
+    MPI_Request request;
+    struct tw_sched *next_active;
+    void *blocks; /* scratch beyond the inline one, chained */
+    size_t scratch_used;
+    tw_step_t inline_steps[TW_SCHED_STEPS];
+    _Alignas(max_align_t) unsigned char scratch[TW_SCHED_SCRATCH];
+} tw_sched_t;
+
+/* Non-blocking schedules still running; tw_mpi_progress() looks at them only then. */
+extern int tw_mpi_scheds_active;
+void tw_mpi_sched_progress(void);
+/* A schedule for the next collective on c (its tag is taken now). */
+void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c);
+tw_sched_t *tw_sched_new(tw_mpi_comm_t *c); /* NULL: no memory */
+/* Scratch that lives as long as the schedule (NULL when out of memory: s->error set). */
+void *tw_sched_scratch(tw_sched_t *s, size_t bytes);
+/* Steps; peers are ranks of the schedule's communicator. */
+void tw_sched_send(tw_sched_t *s, const void *buf, size_t bytes, int peer);
+void tw_sched_recv(tw_sched_t *s, void *buf, size_t bytes, int peer);
+void tw_sched_reduce(tw_sched_t *s, const void *in, void *inout, MPI_Count count, MPI_Datatype type,
+                     MPI_Op op);
+void tw_sched_copy(tw_sched_t *s, const void *src, void *dst, size_t bytes);
+void tw_sched_unpack(tw_sched_t *s, const void *packed, MPI_Count count, MPI_Datatype type,
+                     void *buf);
+void tw_sched_call(tw_sched_t *s, tw_sched_fn *fn, void *arg);
+void tw_sched_fence(tw_sched_t *s);
+/* Runs s to its end and releases it; the error class of the first failed step. */
+int tw_sched_run(tw_sched_t *s);
+/* Hands a tw_sched_new schedule to a new request, which completes when it ends. */
+int tw_sched_start(tw_sched_t *s, MPI_Request *req);
+void tw_sched_free(tw_sched_t *s);
+
+/* Requests of non-blocking collectives (p2p.c): a slot in the request pool that
+ * completes when tw_mpi_coll_request_done says so. */
+int tw_mpi_coll_request(uint32_t context, MPI_Request *req);
+void tw_mpi_coll_request_done(MPI_Request req, int error);
 
 /* buffered sends (bsend.c) */
 int tw_mpi_bsend(const void *buf, size_t bytes, int dest_world, int tag, uint32_t context);

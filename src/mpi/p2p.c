@@ -24,8 +24,9 @@
 #include "mpi/mpi_impl.h"
 #include "runtime/config.h"
 
-/* REQ_MSG: a message matched by MPI_Improbe, waiting for its MPI_Mrecv */
-enum { REQ_FREE, REQ_SEND, REQ_RECV, REQ_MSG };
+/* REQ_MSG: a message matched by MPI_Improbe, waiting for its MPI_Mrecv; REQ_COLL: a
+ * non-blocking collective, completed by its schedule (schedule.c) */
+enum { REQ_FREE, REQ_SEND, REQ_RECV, REQ_MSG, REQ_COLL };
 enum { MAX_REQUESTS = 65535 };
 #define UNEXPECTED_BYTES_MAX ((size_t)64 << 20)
 /* Unexpected messages of up to UNEXPECTED_SMALL bytes are kept in entries recycled
@@ -101,8 +102,9 @@ static int slot_of(int h, int kind) {
     int i = h & 0xffff;
     if (((unsigned)h >> 24) != (unsigned)kind || i == 0 || i > MAX_REQUESTS) return -1;
     if (reqs[i].gen != ((h >> 16) & 0xff)) return -1;
-    if (kind == 0x6c ? reqs[i].kind != REQ_MSG
-                     : reqs[i].kind != REQ_SEND && reqs[i].kind != REQ_RECV)
+    if (kind == 0x6c
+            ? reqs[i].kind != REQ_MSG
+            : reqs[i].kind != REQ_SEND && reqs[i].kind != REQ_RECV && reqs[i].kind != REQ_COLL)
         return -1;
     return i;
 }
@@ -552,6 +554,21 @@ void tw_mpi_progress(void) {
     drain_mailbox();
     if (rendezvous) drain_notifications();
     if (pending_gets.head) start_pending_gets();
+    if (tw_mpi_scheds_active) tw_mpi_sched_progress();
+}
+
+int tw_mpi_coll_request(uint32_t context, MPI_Request *req) {
+    int i = req_alloc(REQ_COLL);
+    if (!i) return MPI_ERR_NO_MEM;
+    reqs[i].context = context; /* its errors go to the communicator */
+    *req = handle_of(i);
+    return MPI_SUCCESS;
+}
+
+void tw_mpi_coll_request_done(MPI_Request req, int error) {
+    int i = req & 0xffff;
+    reqs[i].error = error;
+    req_done(i);
 }
 
 /* Starts send request i: the data goes now, or waits its turn behind earlier sends

@@ -348,26 +348,6 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
     return rc ? tw_mpi_error(c, "MPI_Mrecv", rc, NULL) : MPI_SUCCESS;
 }
 
-/* Dissemination barrier on the communicator's collective context: ceil(log2 n)
- * rounds of zero-byte messages. */
-int MPI_Barrier(MPI_Comm comm) {
-    NEED_INIT("MPI_Barrier");
-    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
-    if (!c) return tw_mpi_error(NULL, "MPI_Barrier", MPI_ERR_COMM, NULL);
-    if (c->size == 1) return MPI_SUCCESS;
-    uint32_t ctx = c->context + TW_CTX_COLL;
-    for (int k = 1, round = 0; k < c->size; k <<= 1, round++) {
-        MPI_Request r[2];
-        int to = (c->rank + k) % c->size, from = (c->rank - k + c->size) % c->size;
-        if (tw_mpi_irecv(NULL, 0, tw_mpi_world_rank(c, from), round, ctx, &r[0]) ||
-            tw_mpi_isend(NULL, 0, tw_mpi_world_rank(c, to), round, ctx, 0, &r[1]))
-            return tw_mpi_error(c, "MPI_Barrier", MPI_ERR_NO_MEM, NULL);
-        tw_mpi_wait(&r[1], MPI_STATUS_IGNORE);
-        tw_mpi_wait(&r[0], MPI_STATUS_IGNORE);
-    }
-    return MPI_SUCCESS;
-}
-
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                          int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
     tw_mpi_comm_t *c;

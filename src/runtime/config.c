@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,28 @@ static const tw_config_var_t vars[] = {
     {"TW_UDP_FAULTS", "",
      "faults the udp link injects into what it sends, for tests: comma-separated drop=P, "
      "duplicate=P, reorder=P, corrupt=P, delay=P (probabilities 0..1), delay_us=N, seed=N",
+     0},
+    {"TW_COLL_BCAST", "auto",
+     "MPI broadcast algorithm: binomial (tree), scatter_ring (binomial scatter, then ring "
+     "allgather), or auto (scatter_ring from 64 KiB on 3 or more ranks)",
+     0},
+    {"TW_COLL_REDUCE", "auto",
+     "MPI reduce algorithm: binomial (tree), ring (ring reduce-scatter, then the blocks "
+     "gathered at the root; commutative ops only), or auto (ring from 64 KiB)",
+     0},
+    {"TW_COLL_ALLREDUCE", "auto",
+     "MPI allreduce algorithm: recdbl (recursive doubling), ring (ring reduce-scatter, then "
+     "ring allgather; commutative ops only), or auto (ring from 64 KiB)",
+     0},
+    {"TW_COLL_ALLGATHER", "auto",
+     "MPI allgather algorithm: bruck, ring, or auto (ring from 64 KiB gathered)", 0},
+    {"TW_COLL_ALLTOALL", "auto",
+     "MPI alltoall(v,w) algorithm: linear (every exchange at once), pairwise (one peer per "
+     "round), or auto (pairwise from 8 KiB per peer)",
+     0},
+    {"TW_COLL_GATHER", "auto",
+     "MPI gather and scatter algorithm: binomial, linear, or auto (binomial up to 8 KiB in all "
+     "on 3 or more ranks)",
      0},
     {"TW_CC", "", "C compiler mpicc runs (default: the one Tollway was built with)", 0},
     {"TW_CXX", "", "C++ compiler mpicxx runs (default: c++)", 0},
@@ -169,10 +192,48 @@ static int node_name_ok(const char *s) {
             return 0;
     return 1;
 }
+/* A TW_COLL_* choice between auto and two algorithms. */
+static int coll_choice(const char *value, const char *first, const char *second,
+                       tw_coll_choice_t *out) {
+    if (!strcmp(value, "auto"))
+        *out = TW_COLL_AUTO;
+    else if (!strcmp(value, first))
+        *out = TW_COLL_FIRST;
+    else if (!strcmp(value, second))
+        *out = TW_COLL_SECOND;
+    else
+        return -1;
+    return 0;
+}
+
+static const struct {
+    const char *name, *first, *second, *why;
+    size_t offset;
+} coll_vars[] = {
+    {"TW_COLL_BCAST", "binomial", "scatter_ring", "must be auto, binomial or scatter_ring",
+     offsetof(tw_config_t, coll_bcast)},
+    {"TW_COLL_REDUCE", "binomial", "ring", "must be auto, binomial or ring",
+     offsetof(tw_config_t, coll_reduce)},
+    {"TW_COLL_ALLREDUCE", "recdbl", "ring", "must be auto, recdbl or ring",
+     offsetof(tw_config_t, coll_allreduce)},
+    {"TW_COLL_ALLGATHER", "bruck", "ring", "must be auto, bruck or ring",
+     offsetof(tw_config_t, coll_allgather)},
+    {"TW_COLL_ALLTOALL", "linear", "pairwise", "must be auto, linear or pairwise",
+     offsetof(tw_config_t, coll_alltoall)},
+    {"TW_COLL_GATHER", "binomial", "linear", "must be auto, binomial or linear",
+     offsetof(tw_config_t, coll_gather)},
+};
 
 static int set_var(tw_config_t *cfg, const char *name, const char *value, char *err,
                    size_t errlen) {
     long v;
+    for (size_t i = 0; i < sizeof coll_vars / sizeof coll_vars[0]; i++) {
+        if (strcmp(name, coll_vars[i].name)) continue;
+        tw_coll_choice_t *field = (tw_coll_choice_t *)((char *)cfg + coll_vars[i].offset);
+        if (coll_choice(value, coll_vars[i].first, coll_vars[i].second, field))
+            return fail(err, errlen, name, value, coll_vars[i].why);
+        return 0;
+    }
     if (strcmp(name, "TW_VELO_SLOTS") == 0) {
         if (power_of_two(value, TW_VELO_SLOTS_MIN, TW_VELO_SLOTS_MAX, &cfg->velo_slots))
             return fail(err, errlen, name, value, "must be a power of two from 128 to 1048576");

@@ -19,6 +19,9 @@ typedef enum tw_rma_copy {
     TW_RMA_COPY_PIPELINE, /* always pipelined through shared memory, served by the target */
 } tw_rma_copy_t;
 
+/* The algorithm of a collective: chosen by size and process count, or forced. */
+typedef enum tw_coll_choice { TW_COLL_AUTO, TW_COLL_FIRST, TW_COLL_SECOND } tw_coll_choice_t;
+
 typedef struct tw_config {
     uint32_t velo_slots; /* mailbox slots per endpoint */
     uint32_t nq_slots;   /* notification queue entries per endpoint */
@@ -29,6 +32,9 @@ typedef struct tw_config {
     tw_wait_mode_t wait;
     uint32_t eager_limit; /* MPI: largest message sent eagerly */
     uint64_t rndv_split;  /* MPI: smallest message copied by both sides; 0: none */
+    /* MPI collectives: auto, or the first or second algorithm its variable names */
+    tw_coll_choice_t coll_bcast, coll_reduce, coll_allreduce, coll_allgather, coll_alltoall,
+        coll_gather;
     /* Set by twrun for its ranks; absent when a process manager or nobody started us. */
     char job_id[33];
     uint64_t job_key;

@@ -94,8 +94,9 @@ static void native_peer(void) {
     int32_t v = 12345;
     send_hdr(TW_MPI_EAGER, 7, 0, &v, sizeof v); /* and a good message after all that */
 
-    /* MPI_Finalize's barrier: one zero-byte message each way on context 1 */
-    send_hdr(TW_MPI_EAGER, 0, TW_CTX_COLL, NULL, 0);
+    /* MPI_Finalize's barrier: one zero-byte message each way on context 1, under
+     * the tag of the first collective on MPI_COMM_WORLD */
+    send_hdr(TW_MPI_EAGER, 1, TW_CTX_COLL, NULL, 0);
     unsigned char h[64];
     for (;;) {
         tw_mpi_hdr_t hh;

@@ -26,6 +26,7 @@ static void test_defaults(void **state) {
     assert_int_equal(cfg.wait, TW_WAIT_AUTO);
     assert_int_equal(cfg.has_job_key, 0);
     assert_int_equal(cfg.local_size, -1);
+    assert_int_equal(cfg.coll_allreduce, TW_COLL_AUTO);
 }
 
 static void test_good_values(void **state) {
@@ -52,6 +53,12 @@ static void test_good_values(void **state) {
     assert_string_equal(cfg.node, "rack1-n07");
     assert_string_equal(cfg.udp_addr, "10.0.0.2");
     assert_int_equal(cfg.udp_timeout_ms, TW_UDP_TIMEOUT_DEFAULT);
+    assert_int_equal(parse(&cfg, "TW_COLL_ALLREDUCE=ring", "TW_COLL_BCAST=binomial", err), 0);
+    assert_int_equal(cfg.coll_allreduce, TW_COLL_SECOND);
+    assert_int_equal(cfg.coll_bcast, TW_COLL_FIRST);
+    assert_int_equal(parse(&cfg, "TW_COLL_ALLGATHER=auto", "TW_COLL_GATHER=linear", err), 0);
+    assert_int_equal(cfg.coll_allgather, TW_COLL_AUTO);
+    assert_int_equal(cfg.coll_gather, TW_COLL_SECOND);
 }
 
 static void expect_rejected(const char *var, const char *name) {
@@ -86,6 +93,9 @@ static void test_bad_values(void **state) {
     expect_rejected("TW_LINK=tcp", "TW_LINK");
     expect_rejected("TW_UDP_WINDOW=8", "TW_UDP_WINDOW");
     expect_rejected("TW_UDP_TIMEOUT=5", "TW_UDP_TIMEOUT");
+    expect_rejected("TW_COLL_ALLREDUCE=rabenseifner", "TW_COLL_ALLREDUCE");
+    expect_rejected("TW_COLL_ALLTOALL=", "TW_COLL_ALLTOALL");
+    expect_rejected("TW_COLL_BCAST=Binomial", "TW_COLL_BCAST");
 }
 
 static void test_every_variable_documented(void **state) {

@@ -1,0 +1,44 @@
+/* Collective algorithms (coll.c): each writes the steps of one collective into a
+ * schedule. Buffers are packed bytes (coll_calls.c packs and unpacks around them);
+ * sizes are bytes, counts of reductions are items. */
+#ifndef TW_MPI_COLL_H
+#define TW_MPI_COLL_H
+
+#include "mpi/mpi_impl.h"
+
+/* What a reduction combines with: op over items of type, item bytes each. */
+typedef struct tw_coll_red {
+    MPI_Op op;
+    MPI_Datatype type;
+    size_t item;
+    int commute;
+} tw_coll_red_t;
+
+void tw_coll_barrier(tw_sched_t *s);
+void tw_coll_bcast(tw_sched_t *s, void *buf, size_t count, size_t item, int root);
+/* out is significant at the root only; in may be out there */
+void tw_coll_reduce(tw_sched_t *s, const void *in, void *out, size_t count,
+                    const tw_coll_red_t *red, int root);
+void tw_coll_allreduce(tw_sched_t *s, const void *in, void *out, size_t count,
+                       const tw_coll_red_t *red);
+/* in holds the counts[0] + ... + counts[p-1] items; rank r gets block r in out */
+void tw_coll_reduce_scatter(tw_sched_t *s, const void *in, void *out, const size_t *counts,
+                            const tw_coll_red_t *red);
+void tw_coll_scan(tw_sched_t *s, const void *in, void *out, size_t count, const tw_coll_red_t *red,
+                  int exclusive);
+/* Rank i's block is bytes[i] bytes at offs[i] of the root's (or everyone's) buffer;
+ * in NULL: the caller's own block is in place already. */
+void tw_coll_gather(tw_sched_t *s, const void *in, void *out, size_t bytes, int root);
+void tw_coll_gatherv(tw_sched_t *s, const void *in, size_t inbytes, void *out, const size_t *bytes,
+                     const size_t *offs, int root);
+void tw_coll_scatter(tw_sched_t *s, const void *in, void *out, size_t bytes, int root);
+void tw_coll_scatterv(tw_sched_t *s, const void *in, const size_t *bytes, const size_t *offs,
+                      void *out, size_t outbytes, int root);
+void tw_coll_allgather(tw_sched_t *s, const void *in, void *out, size_t bytes);
+void tw_coll_allgatherv(tw_sched_t *s, const void *in, void *out, const size_t *bytes,
+                        const size_t *offs);
+/* in NULL: nothing to send to oneself (the caller placed it) */
+void tw_coll_alltoallv(tw_sched_t *s, const void *in, const size_t *sbytes, const size_t *soffs,
+                       void *out, const size_t *rbytes, const size_t *roffs);
+
+#endif

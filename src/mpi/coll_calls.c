@@ -1,0 +1,730 @@
+/* The MPI collective calls, blocking and non-blocking: argument checks, then the
+ * packed views of the user's buffers, then the algorithm (coll.c) written into a
+ * schedule (schedule.c), which a blocking call runs at once and a non-blocking one
+ * hands to its request.
+ *
+ * The algorithms see packed bytes: a contiguous datatype's buffer as it is, from lb
+ * on (no copy), any other packed into scratch when the call starts and unpacked
+ * into the user's buffer after the last step. Intercommunicators are refused with
+ * MPI_ERR_COMM for now. */
+#include <stdio.h>
+#include <string.h>
+
+#include "mpi/coll.h"
+
+/* ---- checks ---- */
+
+static int check_comm(const char *call, MPI_Comm comm, int nonblocking, const MPI_Request *req,
+                      tw_mpi_comm_t **c) {
+    NEED_INIT(call);
+    *c = tw_mpi_comm_get(comm);
+    if (!*c) return tw_mpi_error(NULL, call, MPI_ERR_COMM, NULL);
+    if ((*c)->inter)
+        return tw_mpi_error(*c, call, MPI_ERR_COMM, "collectives on intercommunicators");
+    if (nonblocking && !req) return tw_mpi_error(*c, call, MPI_ERR_REQUEST, "request is NULL");
+    return MPI_SUCCESS;
+}
+
+/* count items of type at buf, which must not be MPI_IN_PLACE here. */
+static int check_data(tw_mpi_comm_t *c, const char *call, const void *buf, int count,
+                      MPI_Datatype type, tw_mpi_type_layout_t *l) {
+    if (count < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
+    if (tw_mpi_type_transport(type, l)) return tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
+    if (buf == MPI_IN_PLACE)
+        return tw_mpi_error(c, call, MPI_ERR_BUFFER, "MPI_IN_PLACE where it is not allowed");
+    if (!buf && count > 0 && l->size > 0)
+        return tw_mpi_error(c, call, MPI_ERR_BUFFER, "NULL buffer");
+    return MPI_SUCCESS;
+}
+
+static int check_root(tw_mpi_comm_t *c, const char *call, int root) {
+    if (root >= 0 && root < c->size) return MPI_SUCCESS;
+    char d[64];
+    snprintf(d, sizeof d, "root %d in a communicator of %d", root, c->size);
+    return tw_mpi_error(c, call, MPI_ERR_ROOT, d);
+}
+
+static int check_op(tw_mpi_comm_t *c, const char *call, MPI_Op op, MPI_Datatype type) {
+    int rc = tw_mpi_op_check(op, type);
+    return rc ? tw_mpi_error(c, call, rc, "the op does not apply to the datatype") : MPI_SUCCESS;
+}
+
+/* Send and receive buffers of one rank must not overlap (MPI_IN_PLACE says so). */
+static int check_alias(tw_mpi_comm_t *c, const char *call, const void *in, const void *out,
+                       size_t bytes) {
+    if (in && in == out && bytes)
+        return tw_mpi_error(c, call, MPI_ERR_BUFFER, "send and receive buffers are the same");
+    return MPI_SUCCESS;
+}
+
+/* counts[] and displs[] of a v call (displs NULL: not needed) for each rank. */
+static int check_counts(tw_mpi_comm_t *c, const char *call, const int *counts, const int *displs,
+                        int need_displs) {
+    if (!counts || (need_displs && !displs))
+        return tw_mpi_error(c, call, MPI_ERR_ARG, "counts or displacements are NULL");
+    for (int i = 0; i < c->size; i++)
+        if (counts[i] < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
+    return MPI_SUCCESS;
+}
+
+/* ---- packed views of user buffers ---- */
+
+static const void *packed_in(tw_sched_t *s, const void *buf, MPI_Count count, MPI_Datatype type,
+                             const tw_mpi_type_layout_t *l) {
+    if (l->contiguous) return (const char *)buf + l->lb;
+    void *p = tw_sched_scratch(s, (size_t)count * (size_t)l->size);
+    if (p) tw_mpi_type_pack(buf, count, type, p);
+    return p;
+}
+
+/* An output buffer: unpacked after the last step when it is a packed copy. */
+typedef struct out {
+    void *packed, *buf;
+    MPI_Count count;
+    MPI_Datatype type;
+} out_t;
+
+/* load: the buffer is also an input (its contents are packed now). */
+static void *packed_out(tw_sched_t *s, void *buf, MPI_Count count, MPI_Datatype type,
+                        const tw_mpi_type_layout_t *l, int load, out_t *o) {
+    *o = (out_t){NULL, buf, count, type};
+    if (l->contiguous) return (char *)buf + l->lb;
+    o->packed = tw_sched_scratch(s, (size_t)count * (size_t)l->size);
+    if (o->packed && load) tw_mpi_type_pack(buf, count, type, o->packed);
+    return o->packed;
+}
+
+static void unpack_out(tw_sched_t *s, const out_t *o) {
+    if (!o->packed) return;
+    tw_sched_fence(s);
+    tw_sched_unpack(s, o->packed, o->count, o->type, o->buf);
+}
+
+/* The blocks of a v call: rank i's is counts[i] items of its type at displs[i]
+ * (in extents of the type, or in bytes for the w calls) of buf. */
+typedef struct vspec {
+    void *buf;
+    const int *counts, *displs;
+    const MPI_Datatype *types; /* one per rank when per_rank, else types[0] for all */
+    int per_rank;
+} vspec_t;
+
+typedef struct view {
+    char *base; /* bytes[i] at base + offs[i] are rank i's block */
+    size_t *bytes, *offs;
+    int packed; /* base is scratch: blocks are packed there and back */
+} view_t;
+
+static MPI_Datatype type_of(const vspec_t *v, int i) {
+    return v->types[v->per_rank ? i : 0];
+}
+
+/* load: -1 none, -2 every block, or the rank whose block is also input. */
+static int view_make(tw_sched_t *s, const vspec_t *v, int load, view_t *w) {
+    int p = s->comm->size, contiguous = 1;
+    w->bytes = tw_sched_scratch(s, (size_t)p * sizeof *w->bytes);
+    w->offs = tw_sched_scratch(s, (size_t)p * sizeof *w->offs);
+    if (!w->bytes || !w->offs) return -1;
+    size_t total = 0;
+    for (int i = 0; i < p; i++) {
+        tw_mpi_type_layout_t l;
+        tw_mpi_type_transport(type_of(v, i), &l); /* checked */
+        contiguous &= l.contiguous;
+        MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
+        w->bytes[i] = (size_t)v->counts[i] * (size_t)l.size;
+        w->offs[i] = (size_t)(at + l.lb); /* contiguous case; redone below otherwise */
+        total += w->bytes[i];
+    }
+    w->packed = !contiguous;
+    w->base = v->buf;
+    if (contiguous) return 0;
+    w->base = tw_sched_scratch(s, total);
+    if (!w->base) return -1;
+    total = 0;
+    for (int i = 0; i < p; i++) {
+        w->offs[i] = total;
+        total += w->bytes[i];
+        if (load == -2 || load == i) {
+            tw_mpi_type_layout_t l;
+            tw_mpi_type_transport(type_of(v, i), &l);
+            MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
+            tw_mpi_type_pack((char *)v->buf + at, v->counts[i], type_of(v, i),
+                             w->base + w->offs[i]);
+        }
+    }
+    return 0;
+}
+
+/* Unpacks the blocks of a packed view (only: -1 all, or one rank's) at the end. */
+static void view_unpack(tw_sched_t *s, const vspec_t *v, const view_t *w, int only) {
+    if (!w->packed) return;
+    tw_sched_fence(s);
+    for (int i = 0; i < s->comm->size; i++) {
+        if (only >= 0 && i != only) continue;
+        tw_mpi_type_layout_t l;
+        tw_mpi_type_transport(type_of(v, i), &l);
+        MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
+        tw_sched_unpack(s, w->base + w->offs[i], v->counts[i], type_of(v, i), (char *)v->buf + at);
+    }
+}
+
+/* ---- schedules ---- */
+
+/* The schedule of a call: on the stack when blocking, allocated when not. */
+static tw_sched_t *begin(tw_mpi_comm_t *c, MPI_Request *req, tw_sched_t *stack) {
+    if (!req) {
+        tw_sched_init(stack, c);
+        return stack;
+    }
+    tw_sched_t *s = tw_sched_new(c);
+    if (!s) tw_mpi_coll_tag(c); /* the members still agree on the tags that follow */
+    return s;
+}
+
+static int end(const char *call, tw_mpi_comm_t *c, tw_sched_t *s, MPI_Request *req) {
+    if (!s) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+    int rc = req ? tw_sched_start(s, req) : tw_sched_run(s);
+    return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
+}
+
+static tw_coll_red_t red_of(MPI_Op op, MPI_Datatype type, const tw_mpi_type_layout_t *l) {
+    return (tw_coll_red_t){op, type, (size_t)l->size, tw_mpi_op_commutative(op)};
+}
+
+/* ---- the calls; req NULL: blocking ---- */
+
+static int barrier(const char *call, MPI_Comm comm, MPI_Request *req, int nb) {
+    tw_mpi_comm_t *c;
+    int rc = check_comm(call, comm, nb, req, &c);
+    if (rc) return rc;
+    tw_sched_t stack, *s = begin(c, req, &stack);
+    if (s) tw_coll_barrier(s);
+    return end(call, c, s, req);
+}
+
+static int bcast(const char *call, void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                 MPI_Request *req, int nb) {
+    tw_mpi_comm_t *c;
+    tw_mpi_type_layout_t l;
+    int rc = check_comm(call, comm, nb, req, &c);
+    if (!rc) rc = check_data(c, call, buf, count, type, &l);
+    if (!rc) rc = check_root(c, call, root);
+    if (rc) return rc;
+    tw_sched_t stack, *s = begin(c, req, &stack);
+    if (s) {
+        out_t o;
+        void *b = packed_out(s, buf, count, type, &l, c->rank == root, &o);
+        /* in bytes: ranks may describe the same bytes with different types, and the
+         * algorithm and its blocks must be the same everywhere */
+        if (b || !count) tw_coll_bcast(s, b, (size_t)count * (size_t)l.size, 1, root);
+        if (c->rank != root) unpack_out(s, &o);
+    }
+    return end(call, c, s, req);
+}
+
+/* The reductions' shared checks: the data, the op, MPI_IN_PLACE as the send buffer
+ * only where in_place_ok, and no aliasing. */
+static int check_reduction(tw_mpi_comm_t *c, const char *call, const void *sendbuf,
+                           const void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                           int in_place_ok, int recv_significant, tw_mpi_type_layout_t *l) {
+    int in_place = sendbuf == MPI_IN_PLACE;
+    if (in_place && !in_place_ok)
+        return tw_mpi_error(c, call, MPI_ERR_BUFFER, "MPI_IN_PLACE where it is not allowed");
+    int rc = check_data(c, call, in_place ? recvbuf : sendbuf, count, type, l);
+    if (!rc && recv_significant) rc = check_data(c, call, recvbuf, count, type, l);
+    if (!rc) rc = check_op(c, call, op, type);
+    if (!rc && recv_significant)
+        rc = check_alias(c, call, sendbuf, recvbuf, (size_t)count * (size_t)l->size);
+    return rc;
+}
+
+static int reduce(const char *call, const void *sendbuf, void *recvbuf, int count,
+                  MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, MPI_Request *req, int nb) {
+    tw_mpi_comm_t *c;
+    tw_mpi_type_layout_t l;
+    int rc = check_comm(call, comm, nb, req, &c);
+    if (!rc) rc = check_root(c, call, root);
+    if (rc) return rc;
+    int am_root = c->rank == root, in_place = am_root && sendbuf == MPI_IN_PLACE;
+    rc = check_reduction(c, call, sendbuf, recvbuf, count, type, op, am_root, am_root, &l);
+    if (rc) return rc;
+    tw_sched_t stack, *s = begin(c, req, &stack);
+    if (s && count) {
+        out_t o = {NULL, NULL, 0, 0};
+        void *out = am_root ? packed_out(s, recvbuf, count, type, &l, in_place, &o) : NULL;
+        const void *in = in_place ? out : packed_in(s, sendbuf, count, type, &l);
+        tw_coll_red_t red = red_of(op, type, &l);
+        if (in && (out || !am_root)) tw_coll_reduce(s, in, out, (size_t)count, &red, root);
+        unpack_out(s, &o);
+    }
+    return end(call, c, s, req);
+}
+
+/* Allreduce, scan and exscan: every rank's send and receive buffers count. */
+typedef enum { ALLREDUCE, SCAN, EXSCAN } everyone_t;
+
+static int reduce_everyone(const char *call, everyone_t kind, const void *sendbuf, void *recvbuf,
+                           int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *req,
+                           int nb) {
+    tw_mpi_comm_t *c;
+    tw_mpi_type_layout_t l;
+    int rc = check_comm(call, comm, nb, req, &c);
+    if (!rc) rc = check_reduction(c, call, sendbuf, recvbuf, count, type, op, 1, 1, &l);
+    if (rc) return rc;
+    int in_place = sendbuf == MPI_IN_PLACE;
+    tw_sched_t stack, *s = begin(c, req, &stack);
+    if (s && count) {
+        out_t o;
+        void *out = packed_out(s, recvbuf, count, type, &l, in_place, &o);
+        const void *in = in_place ? out : packed_in(s, sendbuf, count, type, &l);
+        tw_coll_red_t red = red_of(op, type, &l);
+        if (in && out) {
+            if (kind == ALLREDUCE)
+                tw_coll_allreduce(s, in, out, (size_t)count, &red);
+            else
+                tw_coll_scan(s, in, out, (size_t)count, &red, kind == EXSCAN);
+        }
+        if (kind != EXSCAN || c->rank) unpack_out(s, &o); /* rank 0's exscan result: none */
+    }
+    return end(call, c, s, req);
+}
+
+/* recvcounts NULL: every block is block items (MPI_Reduce_scatter_block). */
+static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
+                          const int *recvcounts, int block, MPI_Datatype type, MPI_Op op,
+                          MPI_Comm comm, MPI_Request *req, int nb) {
+    tw_mpi_comm_t *c;
+    tw_mpi_type_layout_t l;
+    int rc = check_comm(call, comm, nb, req, &c);
+    if (rc) return rc;
+    if (!recvcounts && block < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
+    if (recvcounts && (rc = check_counts(c, call, recvcounts, NULL, 0))) return rc;
+    int p = c->size, in_place = sendbuf == MPI_IN_PLACE;
+    long long total = 0;
+    for (int i = 0; i < p; i++) total += recvcounts ? recvcounts[i] : block;
+    int mine = recvcounts ? recvcounts[c->rank] : block;
+    if (total > 0x7fffffff) return tw_mpi_error(c, call, MPI_ERR_COUNT, "too many items in all");
+    rc = check_data(c, call, in_place ? recvbuf : sendbuf, (int)total, type, &l);
+    if (!rc) rc = check_data(c, call, recvbuf, mine, type, &l);
+    if (!rc) rc = check_op(c, call, op, type);
+    if (!rc) rc = check_alias(c, call, sendbuf, recvbuf, (size_t)total * (size_t)l.size);
+    if (rc) return rc;
+    tw_sched_t stack, *s = begin(c, req, &stack);
+    if (s && total) {
+        size_t *counts = tw_sched_scratch(s, (size_t)p * sizeof *counts);
+        out_t o;
+        /* in place, the input is all of recvbuf and the result its first block */
+        void *out = packed_out(s, recvbuf, in_place ? total : mine, type, &l, in_place, &o);
+        o.count = mine;
+        const void *in = in_place ? out : packed_in(s, sendbuf, total, type, &l);
+        tw_coll_red_t red = red_of(op, type, &l);
+        if (counts && in && out) {
+            for (int i = 0; i < p; i++) counts[i] = (size_t)(recvcounts ? recvcounts[i] : block);
+            tw_coll_reduce_scatter(s, in, out, counts, &red);
+        }
+        unpack_out(s, &o);
+    }
+    return end(call, c, s, req);
+}
+
+/* Gather and scatter: the root's side is p blocks of count items of its type. */
+static int rooted(const char *call, int gather, const void *sendbuf, int sendcount,
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Request *req, int nb) {
+    tw_mpi_comm_t *c;
+    tw_mpi_type_layout_t sl = {0}, rl = {0};
+    int rc = check_comm(call, comm, nb, req, &c);
+    if (!rc) rc = check_root(c, call, root);
+    if (rc) return rc;
+    int p = c->size, am_root = c->rank == root;
+    /* the root's own block may stay in place: its send buffer (gather) or receive buffer
+     * (scatter) is then MPI_IN_PLACE */
+    const void *own_in = gather ? sendbuf : recvbuf;
+    int in_place = am_root && own_in == MPI_IN_PLACE;
+    if (gather) {
+        if (!in_place) rc = check_data(c, call, sendbuf, sendcount, sendtype, &sl);
+        if (!rc && am_root) rc = check_data(c, call, recvbuf, recvcount, recvtype, &rl);
+    } else {
+        if (am_root) rc = check_data(c, call, sendbuf, sendcount, sendtype, &sl);
+        if (!rc && !in_place) rc = check_data(c, call, recvbuf, recvcount, recvtype, &rl);
+    }
+    if (!rc && am_root && !in_place)
+        rc = check_alias(c, call, sendbuf, recvbuf,
+                         gather ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size);
+    if (rc) return rc;
+    tw_sched_t stack, *s = begin(c, req, &stack);
+    if (s) {
+        out_t o = {NULL, NULL, 0, 0};
+        if (gather) {
+            size_t b = am_root ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size;
+            void *out = am_root ? packed_out(s, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl,
+                                             in_place, &o)
+                                : NULL;
+            const void *in = in_place ? NULL : packed_in(s, sendbuf, sendcount, sendtype, &sl);
+            if (!s->error) tw_coll_gather(s, in, out, b, root);
+        } else {
+            size_t b = am_root ? (size_t)sendcount * sl.size : (size_t)recvcount * rl.size;
+            const void *in =
+                am_root ? packed_in(s, sendbuf, (MPI_Count)p * sendcount, sendtype, &sl) : NULL;
+            void *out = in_place ? NULL : packed_out(s, recvbuf, recvcount, recvtype, &rl, 0, &o);
+            if (!s->error) tw_coll_scatter(s, in, out, b, root);
+        }
+        unpack_out(s, &o);
+    }
+    return end(call, c, s, req);
+}
+
+static int rooted_v(const char *call, int gather, const void *sendbuf, const int *sendcounts,
+                    int sendcount, const int *displs, MPI_Datatype sendtype, void *recvbuf,
+                    const int *recvcounts, int recvcount, MPI_Datatype recvtype, int root,
+                    MPI_Comm comm, MPI_Request *req, int nb) {
+    tw_mpi_comm_t *c;
+    tw_mpi_type_layout_t l = {0}, vl = {0};
+    int rc = check_comm(call, comm, nb, req, &c);
+    if (!rc) rc = check_root(c, call, root);
+    if (rc) return rc;
+    int am_root = c->rank == root;
+    const void *own_in = gather ? sendbuf : recvbuf;
+    int in_place = am_root && own_in == MPI_IN_PLACE;
+    /* the single block of this rank, and the root's many */
+    const void *one = gather ? sendbuf : recvbuf;
+    int one_count = gather ? sendcount : recvcount;
+    MPI_Datatype one_type = gather ? sendtype : recvtype;
+    void *many = gather ? recvbuf : (void *)(uintptr_t)sendbuf;
+    const int *counts = gather ? recvcounts : sendcounts;
+    MPI_Datatype many_type = gather ? recvtype : sendtype;
+    if (!in_place) rc = check_data(c, call, one, one_count, one_type, &l);
+    if (!rc && am_root) rc = check_counts(c, call, counts, displs, 1);
+    if (!rc && am_root && tw_mpi_type_transport(many_type, &vl))
+        rc = tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
+    if (!rc && am_root && !in_place) rc = check_alias(c, call, one, many, counts[root] * vl.size);
+    if (rc) return rc;
+    tw_sched_t stack, *s = begin(c, req, &stack);
+    if (s) {
+        out_t o = {NULL, NULL, 0, 0};
+        vspec_t v = {many, counts, displs, &many_type, 0};
+        view_t w = {NULL, NULL, NULL, 0};
+        size_t one_bytes = (size_t)one_count * (size_t)l.size;
+        if (am_root) view_make(s, &v, gather ? (in_place ? root : -1) : -2, &w);
+        if (gather) {
+            const void *in = in_place ? NULL : packed_in(s, one, one_count, one_type, &l);
+            if (!s->error) tw_coll_gatherv(s, in, one_bytes, w.base, w.bytes, w.offs, root);
+            if (am_root) view_unpack(s, &v, &w, -1);
+        } else {
+            void *out = in_place
+                            ? NULL
+                            : packed_out(s, (void *)(uintptr_t)one, one_count, one_type, &l, 0, &o);
+            if (!s->error) tw_coll_scatterv(s, w.base, w.bytes, w.offs, out, one_bytes, root);
+            unpack_out(s, &o);
+        }
+    }
+    return end(call, c, s, req);
+}
+
+/* recvcounts NULL: every block is recvcount items (MPI_Allgather). */
+static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                     void *recvbuf, const int *recvcounts, int recvcount, const int *displs,
+                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req, int nb) {
+    tw_mpi_comm_t *c;
+    tw_mpi_type_layout_t sl = {0}, rl = {0};
+    int rc = check_comm(call, comm, nb, req, &c);
+    if (rc) return rc;
+    int p = c->size, in_place = sendbuf == MPI_IN_PLACE;
+    if (!in_place) rc = check_data(c, call, sendbuf, sendcount, sendtype, &sl);
+    if (!rc && recvcounts) rc = check_counts(c, call, recvcounts, displs, 1);
+    if (!rc) rc = check_data(c, call, recvbuf, recvcounts ? 0 : recvcount, recvtype, &rl);
+    if (!rc && !in_place)
+        rc = check_alias(c, call, sendbuf, recvbuf, (size_t)sendcount * (size_t)sl.size);
+    if (rc) return rc;
+    tw_sched_t stack, *s = begin(c, req, &stack);
+    if (s) {
+        const void *in = in_place ? NULL : packed_in(s, sendbuf, sendcount, sendtype, &sl);
+        if (!recvcounts) {
+            out_t o;
+            void *out =
+                packed_out(s, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl, in_place, &o);
+            if (!s->error) tw_coll_allgather(s, in, out, (size_t)recvcount * rl.size);
+            unpack_out(s, &o);
+        } else {
+            vspec_t v = {recvbuf, recvcounts, displs, &recvtype, 0};
+            view_t w;
+            if (!view_make(s, &v, in_place ? c->rank : -1, &w) && !s->error)
+                tw_coll_allgatherv(s, in, w.base, w.bytes, w.offs);
+            view_unpack(s, &v, &w, -1);
+        }
+    }
+    return end(call, c, s, req);
+}
+
+/* Uniform blocks as a v call: count items at i * count extents, for each rank. */
+static void uniform(tw_sched_t *s, int count, const int **counts, const int **displs) {
+    int p = s->comm->size, *a = tw_sched_scratch(s, 2 * (size_t)p * sizeof *a);
+    if (!a) return;
+    for (int i = 0; i < p; i++) {
+        a[i] = count;
+        a[p + i] = i * count;
+    }
+    *counts = a;
+    *displs = a + p;
+}
+
+/* Alltoall(v,w); vform 0: uniform blocks of sendcount and recvcount items. types has
+ * one type per rank for the w form (displacements then in bytes). */
+static int alltoall(const char *call, int vform, const void *sendbuf, const int *sendcounts,
+                    int sendcount, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf,
+                    const int *recvcounts, int recvcount, const int *rdispls,
+                    const MPI_Datatype *recvtypes, int per_rank, MPI_Comm comm, MPI_Request *req,
+                    int nb) {
+    tw_mpi_comm_t *c;
+    tw_mpi_type_layout_t l;
+    int rc = check_comm(call, comm, nb, req, &c);
+    if (rc) return rc;
+    int p = c->size, in_place = sendbuf == MPI_IN_PLACE;
+    if (vform && !in_place) rc = check_counts(c, call, sendcounts, sdispls, 1);
+    if (!rc && vform) rc = check_counts(c, call, recvcounts, rdispls, 1);
+    if (!rc && per_rank && (!recvtypes || (!in_place && !sendtypes)))
+        rc = tw_mpi_error(c, call, MPI_ERR_ARG, "types are NULL");
+    for (int i = 0; !rc && i < (per_rank ? p : 1); i++) {
+        if (!in_place)
+            rc = check_data(c, call, sendbuf, vform ? sendcounts[i] : sendcount, sendtypes[i], &l);
+        if (!rc)
+            rc = check_data(c, call, recvbuf, vform ? recvcounts[i] : recvcount, recvtypes[i], &l);
+    }
+    if (!rc && !in_place && sendbuf == recvbuf && sendbuf)
+        rc = tw_mpi_error(c, call, MPI_ERR_BUFFER, "send and receive buffers are the same");
+    if (rc) return rc;
+    tw_sched_t stack, *s = begin(c, req, &stack);
+    if (s) {
+        if (!vform) {
+            uniform(s, recvcount, &recvcounts, &rdispls);
+            if (!in_place) uniform(s, sendcount, &sendcounts, &sdispls);
+        }
+        vspec_t rv = {recvbuf, recvcounts, rdispls, recvtypes, per_rank};
+        view_t rw = {NULL, NULL, NULL, 0}, sw = {NULL, NULL, NULL, 0};
+        if (!s->error && !view_make(s, &rv, in_place ? -2 : -1, &rw)) {
+            if (in_place) { /* what recvbuf holds now is sent */
+                sw = rw;
+                size_t total = 0;
+                for (int i = 0; i < p; i++)
+                    if (rw.offs[i] + rw.bytes[i] > total) total = rw.offs[i] + rw.bytes[i];
+                sw.base = tw_sched_scratch(s, total);
+                if (sw.base && total) memcpy(sw.base, rw.base, total);
+            } else {
+                vspec_t sv = {(void *)(uintptr_t)sendbuf, sendcounts, sdispls, sendtypes, per_rank};
+                view_make(s, &sv, -2, &sw);
+            }
+            if (!s->error)
+                tw_coll_alltoallv(s, sw.base, sw.bytes, sw.offs, rw.base, rw.bytes, rw.offs);
+            view_unpack(s, &rv, &rw, -1);
+        }
+    }
+    return end(call, c, s, req);
+}
+
+/* ---- the bindings ---- */
+
+int MPI_Barrier(MPI_Comm comm) {
+    return barrier("MPI_Barrier", comm, NULL, 0);
+}
+int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
+    return barrier("MPI_Ibarrier", comm, request, 1);
+}
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
+    return bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL, 0);
+}
+int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               MPI_Request *request) {
+    return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request, 1);
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               int root, MPI_Comm comm) {
+    return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, NULL, 0);
+}
+int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                int root, MPI_Comm comm, MPI_Request *request) {
+    return reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request, 1);
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm) {
+    return reduce_everyone("MPI_Allreduce", ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm,
+                           NULL, 0);
+}
+int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request *request) {
+    return reduce_everyone("MPI_Iallreduce", ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm,
+                           request, 1);
+}
+
+int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+             MPI_Comm comm) {
+    return reduce_everyone("MPI_Scan", SCAN, sendbuf, recvbuf, count, datatype, op, comm, NULL, 0);
+}
+int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+              MPI_Comm comm, MPI_Request *request) {
+    return reduce_everyone("MPI_Iscan", SCAN, sendbuf, recvbuf, count, datatype, op, comm, request,
+                           1);
+}
+
+int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+               MPI_Comm comm) {
+    return reduce_everyone("MPI_Exscan", EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, NULL,
+                           0);
+}
+int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Request *request) {
+    return reduce_everyone("MPI_Iexscan", EXSCAN, sendbuf, recvbuf, count, datatype, op, comm,
+                           request, 1);
+}
+
+int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    if (!recvcounts) { /* told apart from the block form by a non-NULL array */
+        NEED_INIT("MPI_Reduce_scatter");
+        return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Reduce_scatter", MPI_ERR_ARG,
+                            "recvcounts is NULL");
+    }
+    return reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm,
+                          NULL, 0);
+}
+int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
+    if (!recvcounts) {
+        NEED_INIT("MPI_Ireduce_scatter");
+        return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Ireduce_scatter", MPI_ERR_ARG,
+                            "recvcounts is NULL");
+    }
+    return reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, 0, datatype, op,
+                          comm, request, 1);
+}
+int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
+    return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, NULL, recvcount, datatype,
+                          op, comm, NULL, 0);
+}
+int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *request) {
+    return reduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, NULL, recvcount, datatype,
+                          op, comm, request, 1);
+}
+
+int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    return rooted("MPI_Gather", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                  comm, NULL, 0);
+}
+int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                MPI_Request *request) {
+    return rooted("MPI_Igather", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                  root, comm, request, 1);
+}
+int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+    return rooted("MPI_Scatter", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                  root, comm, NULL, 0);
+}
+int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request) {
+    return rooted("MPI_Iscatter", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                  root, comm, request, 1);
+}
+
+int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                MPI_Comm comm) {
+    return rooted_v("MPI_Gatherv", 1, sendbuf, NULL, sendcount, displs, sendtype, recvbuf,
+                    recvcounts, 0, recvtype, root, comm, NULL, 0);
+}
+int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm, MPI_Request *request) {
+    return rooted_v("MPI_Igatherv", 1, sendbuf, NULL, sendcount, displs, sendtype, recvbuf,
+                    recvcounts, 0, recvtype, root, comm, request, 1);
+}
+int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                 MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm) {
+    return rooted_v("MPI_Scatterv", 0, sendbuf, sendcounts, 0, displs, sendtype, recvbuf, NULL,
+                    recvcount, recvtype, root, comm, NULL, 0);
+}
+int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Request *request) {
+    return rooted_v("MPI_Iscatterv", 0, sendbuf, sendcounts, 0, displs, sendtype, recvbuf, NULL,
+                    recvcount, recvtype, root, comm, request, 1);
+}
+
+int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    return allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, NULL,
+                     recvtype, comm, NULL, 0);
+}
+int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+    return allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, NULL,
+                     recvtype, comm, request, 1);
+}
+int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                   MPI_Comm comm) {
+    if (!recvcounts) {
+        NEED_INIT("MPI_Allgatherv");
+        return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Allgatherv", MPI_ERR_ARG,
+                            "recvcounts is NULL");
+    }
+    return allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, 0, displs,
+                     recvtype, comm, NULL, 0);
+}
+int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request) {
+    if (!recvcounts) {
+        NEED_INIT("MPI_Iallgatherv");
+        return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Iallgatherv", MPI_ERR_ARG,
+                            "recvcounts is NULL");
+    }
+    return allgather("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, 0,
+                     displs, recvtype, comm, request, 1);
+}
+
+int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+    return alltoall("MPI_Alltoall", 0, sendbuf, NULL, sendcount, NULL, &sendtype, recvbuf, NULL,
+                    recvcount, NULL, &recvtype, 0, comm, NULL, 0);
+}
+int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+    return alltoall("MPI_Ialltoall", 0, sendbuf, NULL, sendcount, NULL, &sendtype, recvbuf, NULL,
+                    recvcount, NULL, &recvtype, 0, comm, request, 1);
+}
+int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                  MPI_Datatype recvtype, MPI_Comm comm) {
+    return alltoall("MPI_Alltoallv", 1, sendbuf, sendcounts, 0, sdispls, &sendtype, recvbuf,
+                    recvcounts, 0, rdispls, &recvtype, 0, comm, NULL, 0);
+}
+int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request *request) {
+    return alltoall("MPI_Ialltoallv", 1, sendbuf, sendcounts, 0, sdispls, &sendtype, recvbuf,
+                    recvcounts, 0, rdispls, &recvtype, 0, comm, request, 1);
+}
+int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                  const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+    return alltoall("MPI_Alltoallw", 1, sendbuf, sendcounts, 0, sdispls, sendtypes, recvbuf,
+                    recvcounts, 0, rdispls, recvtypes, 1, comm, NULL, 0);
+}
+int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                   MPI_Request *request) {
+    return alltoall("MPI_Ialltoallw", 1, sendbuf, sendcounts, 0, sdispls, sendtypes, recvbuf,
+                    recvcounts, 0, rdispls, recvtypes, 1, comm, request, 1);
+}

@@ -1,0 +1,371 @@
+/* Reduction operations: the predefined ops on every type MPI-3.1 allows them for
+ * (section 5.9.2), user ops, and MPI_Op_create, MPI_Op_free, MPI_Op_commutative and
+ * MPI_Reduce_local.
+ *
+ * An op combines invec into inoutvec: inout[i] = in[i] op inout[i]. A predefined op
+ * runs over the basic elements of a datatype (its layout's element type), so it
+ * serves derived types of one element type too; any other combination is
+ * MPI_ERR_OP. Signed integer sums and products are computed in unsigned
+ * arithmetic: they wrap instead of being undefined. */
+#include <complex.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_impl.h"
+
+enum {
+    OP_MAX = 1,
+    OP_MIN,
+    OP_SUM,
+    OP_PROD,
+    OP_LAND,
+    OP_BAND,
+    OP_LOR,
+    OP_BOR,
+    OP_LXOR,
+    OP_BXOR,
+    OP_MINLOC,
+    OP_MAXLOC,
+    OP_REPLACE,
+    OP_NO_OP,
+    USER_FIRST = 16,
+    USER_OPS = 1024
+};
+
+/* A freed op keeps its function for the non-blocking reductions that still use it
+ * (MPI_Op_free only marks it); its slot is reused once no schedule is running. */
+typedef struct user_op {
+    MPI_User_function *fn;
+    int commute, freed;
+} user_op_t;
+
+static user_op_t user_ops[USER_OPS];
+
+#define EACH(stmt)                                                                                 \
+    for (size_t i = 0; i < n; i++) {                                                               \
+        stmt;                                                                                      \
+    }                                                                                              \
+    return MPI_SUCCESS
+
+/* integers: every op but the pair ones; U is the unsigned type the arithmetic is done in */
+#define INTEGER_OPS(name, T, U)                                                                    \
+    static int name(int op, const void *a, void *b, size_t n) {                                    \
+        const T *x = a;                                                                            \
+        T *y = b;                                                                                  \
+        switch (op) {                                                                              \
+        case OP_MAX:                                                                               \
+            EACH(if (x[i] > y[i]) y[i] = x[i]);                                                    \
+        case OP_MIN:                                                                               \
+            EACH(if (x[i] < y[i]) y[i] = x[i]);                                                    \
+        case OP_SUM:                                                                               \
+            EACH(y[i] = (T)((U)x[i] + (U)y[i]));                                                   \
+        case OP_PROD:                                                                              \
+            EACH(y[i] = (T)((U)x[i] * (U)y[i]));                                                   \
+        case OP_LAND:                                                                              \
+            EACH(y[i] = (T)(x[i] && y[i]));                                                        \
+        case OP_LOR:                                                                               \
+            EACH(y[i] = (T)(x[i] || y[i]));                                                        \
+        case OP_LXOR:                                                                              \
+            EACH(y[i] = (T)(!x[i] != !y[i]));                                                      \
+        case OP_BAND:                                                                              \
+            EACH(y[i] = (T)(x[i] & y[i]));                                                         \
+        case OP_BOR:                                                                               \
+            EACH(y[i] = (T)(x[i] | y[i]));                                                         \
+        case OP_BXOR:                                                                              \
+            EACH(y[i] = (T)(x[i] ^ y[i]));                                                         \
+        default:                                                                                   \
+            return MPI_ERR_OP;                                                                     \
+        }                                                                                          \
+    }
+
+INTEGER_OPS(ops_schar, signed char, unsigned)
+INTEGER_OPS(ops_uchar, unsigned char, unsigned)
+INTEGER_OPS(ops_short, short, unsigned)
+INTEGER_OPS(ops_ushort, unsigned short, unsigned)
+INTEGER_OPS(ops_int, int, unsigned)
+INTEGER_OPS(ops_unsigned, unsigned, unsigned)
+INTEGER_OPS(ops_long, long, unsigned long)
+INTEGER_OPS(ops_ulong, unsigned long, unsigned long)
+INTEGER_OPS(ops_llong, long long, unsigned long long)
+INTEGER_OPS(ops_ullong, unsigned long long, unsigned long long)
+INTEGER_OPS(ops_int8, int8_t, unsigned)
+INTEGER_OPS(ops_int16, int16_t, unsigned)
+INTEGER_OPS(ops_int32, int32_t, uint32_t)
+INTEGER_OPS(ops_int64, int64_t, uint64_t)
+INTEGER_OPS(ops_uint8, uint8_t, unsigned)
+INTEGER_OPS(ops_uint16, uint16_t, unsigned)
+INTEGER_OPS(ops_uint32, uint32_t, uint32_t)
+INTEGER_OPS(ops_uint64, uint64_t, uint64_t)
+
+#define FLOATING_OPS(name, T)                                                                      \
+    static int name(int op, const void *a, void *b, size_t n) {                                    \
+        const T *x = a;                                                                            \
+        T *y = b;                                                                                  \
+        switch (op) {                                                                              \
+        case OP_MAX:                                                                               \
+            EACH(if (x[i] > y[i]) y[i] = x[i]);                                                    \
+        case OP_MIN:                                                                               \
+            EACH(if (x[i] < y[i]) y[i] = x[i]);                                                    \
+        case OP_SUM:                                                                               \
+            EACH(y[i] = x[i] + y[i]);                                                              \
+        case OP_PROD:                                                                              \
+            EACH(y[i] = x[i] * y[i]);                                                              \
+        default:                                                                                   \
+            return MPI_ERR_OP;                                                                     \
+        }                                                                                          \
+    }
+
+FLOATING_OPS(ops_float, float)
+FLOATING_OPS(ops_double, double)
+FLOATING_OPS(ops_ldouble, long double)
+
+#define COMPLEX_OPS(name, T)                                                                       \
+    static int name(int op, const void *a, void *b, size_t n) {                                    \
+        const T *x = a;                                                                            \
+        T *y = b;                                                                                  \
+        switch (op) {                                                                              \
+        case OP_SUM:                                                                               \
+            EACH(y[i] = x[i] + y[i]);                                                              \
+        case OP_PROD:                                                                              \
+            EACH(y[i] = x[i] * y[i]);                                                              \
+        default:                                                                                   \
+            return MPI_ERR_OP;                                                                     \
+        }                                                                                          \
+    }
+
+COMPLEX_OPS(ops_fcomplex, float _Complex)
+COMPLEX_OPS(ops_dcomplex, double _Complex)
+COMPLEX_OPS(ops_ldcomplex, long double _Complex)
+
+static int ops_bool(int op, const void *a, void *b, size_t n) {
+    const bool *x = a;
+    bool *y = b;
+    switch (op) {
+    case OP_LAND:
+        EACH(y[i] = x[i] && y[i]);
+    case OP_LOR:
+        EACH(y[i] = x[i] || y[i]);
+    case OP_LXOR:
+        EACH(y[i] = x[i] != y[i]);
+    default:
+        return MPI_ERR_OP;
+    }
+}
+
+static int ops_byte(int op, const void *a, void *b, size_t n) {
+    const unsigned char *x = a;
+    unsigned char *y = b;
+    switch (op) {
+    case OP_BAND:
+        EACH(y[i] = x[i] & y[i]);
+    case OP_BOR:
+        EACH(y[i] = x[i] | y[i]);
+    case OP_BXOR:
+        EACH(y[i] = x[i] ^ y[i]);
+    default:
+        return MPI_ERR_OP;
+    }
+}
+
+/* MINLOC and MAXLOC on the pairs {value; int index}: the better value wins, and of
+ * equal values the lower index. */
+#define PAIR_OPS(name, V)                                                                          \
+    static int name(int op, const void *a, void *b, size_t n) {                                    \
+        typedef struct {                                                                           \
+            V value;                                                                               \
+            int index;                                                                             \
+        } pair_t;                                                                                  \
+        const pair_t *x = a;                                                                       \
+        pair_t *y = b;                                                                             \
+        if (op != OP_MINLOC && op != OP_MAXLOC) return MPI_ERR_OP;                                 \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            int better = op == OP_MINLOC ? x[i].value < y[i].value : x[i].value > y[i].value;      \
+            if (better)                                                                            \
+                y[i] = x[i];                                                                       \
+            else if (x[i].value == y[i].value && x[i].index < y[i].index)                          \
+                y[i].index = x[i].index;                                                           \
+        }                                                                                          \
+        return MPI_SUCCESS;                                                                        \
+    }
+
+PAIR_OPS(ops_float_int, float)
+PAIR_OPS(ops_double_int, double)
+PAIR_OPS(ops_long_int, long)
+PAIR_OPS(ops_2int, int)
+PAIR_OPS(ops_short_int, short)
+PAIR_OPS(ops_long_double_int, long double)
+
+typedef int type_ops_t(int op, const void *in, void *inout, size_t n);
+
+/* The ops of each predefined type id; NULL: none but MPI_REPLACE and MPI_NO_OP. */
+static type_ops_t *const type_ops[TW_MPI_TYPE_IDS + 1] = {
+    [2] = ops_schar,      [3] = ops_uchar,       [4] = ops_byte,
+    [6] = ops_short,      [7] = ops_ushort,      [8] = ops_int,
+    [9] = ops_unsigned,   [10] = ops_long,       [11] = ops_ulong,
+    [12] = ops_llong,     [13] = ops_ullong,     [14] = ops_float,
+    [15] = ops_double,    [16] = ops_ldouble,    [17] = ops_bool,
+    [18] = ops_int8,      [19] = ops_int16,      [20] = ops_int32,
+    [21] = ops_int64,     [22] = ops_uint8,      [23] = ops_uint16,
+    [24] = ops_uint32,    [25] = ops_uint64,     [26] = ops_int64,
+    [27] = ops_int64,     [28] = ops_int64,      [30] = ops_fcomplex,
+    [31] = ops_dcomplex,  [32] = ops_ldcomplex,  [33] = ops_bool,
+    [34] = ops_fcomplex,  [35] = ops_dcomplex,   [36] = ops_ldcomplex,
+    [37] = ops_float_int, [38] = ops_double_int, [39] = ops_long_int,
+    [40] = ops_2int,      [41] = ops_short_int,  [42] = ops_long_double_int,
+};
+
+/* The user op of a handle, freed ones included, or NULL. */
+static user_op_t *any_user_op(MPI_Op op) {
+    unsigned i = (unsigned)op & 0xffffff;
+    if (((unsigned)op >> 24) != 0x58 || i < USER_FIRST || i >= USER_FIRST + USER_OPS) return NULL;
+    user_op_t *u = &user_ops[i - USER_FIRST];
+    return u->fn ? u : NULL;
+}
+
+/* The user op of a handle a call may name (not freed), or NULL. */
+static user_op_t *user_op(MPI_Op op) {
+    user_op_t *u = any_user_op(op);
+    return u && !u->freed ? u : NULL;
+}
+
+/* The predefined op of a handle (OP_MAX ...), or 0. */
+static int predefined(MPI_Op op) {
+    unsigned i = (unsigned)op & 0xffffff;
+    return ((unsigned)op >> 24) == 0x58 && i >= OP_MAX && i <= OP_NO_OP ? (int)i : 0;
+}
+
+/* A predefined op over n elements of a predefined type. */
+static int apply_predefined(int op, const void *in, void *inout, size_t n, MPI_Datatype element) {
+    if (op == OP_NO_OP) return MPI_SUCCESS;
+    if (op == OP_REPLACE) {
+        if (n) memcpy(inout, in, n * (size_t)tw_mpi_type_extent(element));
+        return MPI_SUCCESS;
+    }
+    type_ops_t *f = type_ops[element & 0xff];
+    return f ? f(op, in, inout, n) : MPI_ERR_OP;
+}
+
+int tw_mpi_op_check(MPI_Op op, MPI_Datatype type) {
+    if (user_op(op)) return MPI_SUCCESS;
+    int p = predefined(op);
+    if (!p) return MPI_ERR_OP;
+    tw_mpi_type_layout_t l;
+    if (tw_mpi_type_transport(type, &l)) return MPI_ERR_TYPE;
+    if (l.element == MPI_DATATYPE_NULL) return MPI_ERR_OP;
+    return apply_predefined(p, NULL, NULL, 0, l.element);
+}
+
+int tw_mpi_op_commutative(MPI_Op op) {
+    const user_op_t *u = user_op(op);
+    return u ? u->commute : op != MPI_REPLACE;
+}
+
+/* A user function over count items of a type whose packed form differs from its
+ * layout in memory: it sees both vectors unpacked, as the user's type describes. */
+static int apply_user_unpacked(const user_op_t *u, const void *in, void *inout, MPI_Count count,
+                               MPI_Datatype type, const tw_mpi_type_layout_t *l) {
+    size_t span = count ? (size_t)l->true_extent + (size_t)(count - 1) * (size_t)l->extent : 0;
+    unsigned char *a = malloc(span ? span : 1), *b = malloc(span ? span : 1);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return MPI_ERR_NO_MEM;
+    }
+    /* items begin true_lb bytes before the memory they touch */
+    unsigned char *a0 = a - l->true_lb, *b0 = b - l->true_lb;
+    tw_mpi_type_unpack(in, count, type, a0);
+    tw_mpi_type_unpack(inout, count, type, b0);
+    int len = (int)count;
+    MPI_Datatype t = type;
+    u->fn(a0, b0, &len, &t);
+    tw_mpi_type_pack(b0, count, type, inout);
+    free(a);
+    free(b);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type) {
+    if (count <= 0) return MPI_SUCCESS;
+    tw_mpi_type_layout_t l;
+    if (tw_mpi_type_transport(type, &l)) return MPI_ERR_TYPE;
+    const user_op_t *u = any_user_op(op);
+    if (u && !l.contiguous) return apply_user_unpacked(u, in, inout, count, type, &l);
+    if (u) { /* the packed form is the items themselves, lb bytes after their base */
+        int len = (int)count;
+        MPI_Datatype t = type;
+        u->fn((char *)(uintptr_t)in - l.lb, (char *)inout - l.lb, &len, &t);
+        return MPI_SUCCESS;
+    }
+    int p = predefined(op);
+    if (!p || l.element == MPI_DATATYPE_NULL) return MPI_ERR_OP;
+    /* packed items hold size bytes of elements each */
+    size_t n = l.element == type
+                   ? (size_t)count
+                   : (size_t)count * (size_t)l.size / (size_t)tw_mpi_type_extent(l.element);
+    return apply_predefined(p, in, inout, n, l.element);
+}
+
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {
+    NEED_INIT("MPI_Op_create");
+    if (!user_fn || !op) return tw_mpi_error(NULL, "MPI_Op_create", MPI_ERR_ARG, NULL);
+    for (int i = 0; i < USER_OPS; i++) {
+        if (user_ops[i].fn && !(user_ops[i].freed && !tw_mpi_scheds_active)) continue;
+        user_ops[i] = (user_op_t){user_fn, commute != 0, 0};
+        *op = (MPI_Op)(0x58000000 | (USER_FIRST + i));
+        return MPI_SUCCESS;
+    }
+    return tw_mpi_error(NULL, "MPI_Op_create", MPI_ERR_NO_MEM, "too many user ops");
+}
+
+int MPI_Op_free(MPI_Op *op) {
+    NEED_INIT("MPI_Op_free");
+    user_op_t *u = op ? user_op(*op) : NULL;
+    if (!u) return tw_mpi_error(NULL, "MPI_Op_free", MPI_ERR_OP, "not a user op");
+    u->freed = 1;
+    *op = MPI_OP_NULL;
+    return MPI_SUCCESS;
+}
+
+int MPI_Op_commutative(MPI_Op op, int *commute) {
+    NEED_INIT("MPI_Op_commutative");
+    if (!user_op(op) && !predefined(op))
+        return tw_mpi_error(NULL, "MPI_Op_commutative", MPI_ERR_OP, NULL);
+    if (!commute) return tw_mpi_error(NULL, "MPI_Op_commutative", MPI_ERR_ARG, NULL);
+    *commute = tw_mpi_op_commutative(op);
+    return MPI_SUCCESS;
+}
+
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op) {
+    NEED_INIT("MPI_Reduce_local");
+    const char *call = "MPI_Reduce_local";
+    tw_mpi_type_layout_t l;
+    if (tw_mpi_type_transport(datatype, &l)) return tw_mpi_error(NULL, call, MPI_ERR_TYPE, NULL);
+    if (count < 0) return tw_mpi_error(NULL, call, MPI_ERR_COUNT, "negative count");
+    int rc = tw_mpi_op_check(op, datatype);
+    if (rc) return tw_mpi_error(NULL, call, rc, "the op does not apply to the datatype");
+    if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
+        return tw_mpi_error(NULL, call, MPI_ERR_BUFFER, "MPI_IN_PLACE");
+    if (count && (!inbuf || !inoutbuf)) return tw_mpi_error(NULL, call, MPI_ERR_BUFFER, NULL);
+    /* a contiguous type's items are their packed form; others are reduced packed */
+    if (l.contiguous) {
+        rc = tw_mpi_op_apply(op, (const char *)inbuf + l.lb, (char *)inoutbuf + l.lb, count,
+                             datatype);
+        return rc ? tw_mpi_error(NULL, call, rc, NULL) : MPI_SUCCESS;
+    }
+    size_t bytes = (size_t)count * (size_t)l.size;
+    unsigned char *a = malloc(bytes ? bytes : 1), *b = malloc(bytes ? bytes : 1);
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
+    }
+    tw_mpi_type_pack(inbuf, count, datatype, a);
+    tw_mpi_type_pack(inoutbuf, count, datatype, b);
+    rc = tw_mpi_op_apply(op, a, b, count, datatype);
+    if (!rc) tw_mpi_type_unpack(b, count, datatype, inoutbuf);
+    free(a);
+    free(b);
+    return rc ? tw_mpi_error(NULL, call, rc, NULL) : MPI_SUCCESS;
+}

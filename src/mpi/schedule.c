@@ -1,0 +1,260 @@
+/* The schedule engine: one implementation serves blocking and non-blocking
+ * collectives.
+ *
+ * A collective algorithm (coll.c) writes its steps into a schedule: sends and
+ * receives on the communicator's collective context under the call's own tag, and
+ * local reductions, copies and unpacks, cut into rounds by fences. Steps start in
+ * order; a fence holds the next ones back until every step before it has completed,
+ * and a local step runs when it is reached (so a reduction comes after a fence that
+ * waits for its operands). Receives of a round are written before its sends, so a
+ * long message lands straight in its buffer.
+ *
+ * A blocking call keeps its schedule on the stack, with a few steps and some
+ * scratch inline, so small calls do not allocate. A non-blocking call allocates
+ * the schedule, ties it to a request of the point-to-point pool, and leaves it on
+ * the list of active schedules, which every progress pass moves on. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_impl.h"
+
+int tw_mpi_scheds_active;
+static tw_sched_t *active;
+
+typedef struct block {
+    struct block *next;
+    max_align_t data[];
+} block_t;
+
+void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c) {
+    s->comm = c;
+    s->context = c->context + TW_CTX_COLL;
+    s->tag = tw_mpi_coll_tag(c);
+    s->error = MPI_SUCCESS;
+    s->steps = s->inline_steps;
+    s->nsteps = s->next = s->waiting = s->heap = 0;
+    s->cap = TW_SCHED_STEPS;
+    s->request = MPI_REQUEST_NULL;
+    s->next_active = NULL;
+    s->blocks = NULL;
+    s->scratch_used = 0;
+}
+
+tw_sched_t *tw_sched_new(tw_mpi_comm_t *c) {
+    tw_sched_t *s = malloc(sizeof *s);
+    if (!s) return NULL;
+    tw_sched_init(s, c);
+    s->heap = 1;
+    return s;
+}
+
+void tw_sched_free(tw_sched_t *s) {
+    for (block_t *b = s->blocks, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    if (s->steps != s->inline_steps) free(s->steps);
+    if (s->heap) free(s);
+}
+
+void *tw_sched_scratch(tw_sched_t *s, size_t bytes) {
+    size_t align = _Alignof(max_align_t), need = (bytes + align - 1) / align * align;
+    if (need <= TW_SCHED_SCRATCH - s->scratch_used) {
+        void *p = s->scratch + s->scratch_used;
+        s->scratch_used += need;
+        return p;
+    }
+    block_t *b = malloc(sizeof *b + need);
+    if (!b) {
+        s->error = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    b->next = s->blocks;
+    s->blocks = b;
+    return b->data;
+}
+
+static tw_step_t *add(tw_sched_t *s, int kind) {
+    if (s->nsteps == s->cap) {
+        int cap = 2 * s->cap;
+        tw_step_t *steps = malloc((size_t)cap * sizeof *steps);
+        if (!steps) {
+            s->error = MPI_ERR_NO_MEM;
+            return NULL;
+        }
+        memcpy(steps, s->steps, (size_t)s->nsteps * sizeof *steps);
+        if (s->steps != s->inline_steps) free(s->steps);
+        s->steps = steps;
+        s->cap = cap;
+    }
+    tw_step_t *t = &s->steps[s->nsteps++];
+    t->kind = (uint8_t)kind;
+    t->req = MPI_REQUEST_NULL;
+    return t;
+}
+
+void tw_sched_send(tw_sched_t *s, const void *buf, size_t bytes, int peer) {
+    tw_step_t *t = add(s, TW_STEP_SEND);
+    if (!t) return;
+    t->src = buf;
+    t->bytes = bytes;
+    t->peer = tw_mpi_world_rank(s->comm, peer);
+}
+
+void tw_sched_recv(tw_sched_t *s, void *buf, size_t bytes, int peer) {
+    tw_step_t *t = add(s, TW_STEP_RECV);
+    if (!t) return;
+    t->dst = buf;
+    t->bytes = bytes;
+    t->peer = tw_mpi_world_rank(s->comm, peer);
+}
+
+void tw_sched_reduce(tw_sched_t *s, const void *in, void *inout, MPI_Count count, MPI_Datatype type,
+                     MPI_Op op) {
+    tw_step_t *t = add(s, TW_STEP_REDUCE);
+    if (!t) return;
+    t->src = in;
+    t->dst = inout;
+    t->count = count;
+    t->type = type;
+    t->op = op;
+}
+
+void tw_sched_copy(tw_sched_t *s, const void *src, void *dst, size_t bytes) {
+    if (!bytes || src == dst) return;
+    tw_step_t *t = add(s, TW_STEP_COPY);
+    if (!t) return;
+    t->src = src;
+    t->dst = dst;
+    t->bytes = bytes;
+}
+
+void tw_sched_unpack(tw_sched_t *s, const void *packed, MPI_Count count, MPI_Datatype type,
+                     void *buf) {
+    tw_step_t *t = add(s, TW_STEP_UNPACK);
+    if (!t) return;
+    t->src = packed;
+    t->dst = buf;
+    t->count = count;
+    t->type = type;
+}
+
+void tw_sched_call(tw_sched_t *s, tw_sched_fn *fn, void *arg) {
+    tw_step_t *t = add(s, TW_STEP_CALL);
+    if (!t) return;
+    t->fn = fn;
+    t->dst = arg;
+}
+
+void tw_sched_fence(tw_sched_t *s) {
+    if (s->nsteps && s->steps[s->nsteps - 1].kind == TW_STEP_FENCE) return;
+    add(s, TW_STEP_FENCE);
+}
+
+static void fail(tw_sched_t *s, int error) {
+    if (!s->error) s->error = error;
+}
+
+/* Starts step t; a local one is done by the time this returns. */
+static void start(tw_sched_t *s, tw_step_t *t) {
+    int rc = MPI_SUCCESS;
+    switch (t->kind) {
+    case TW_STEP_CALL: /* it may add steps, moving the array: t is not used after it */
+        t->fn(s, t->dst);
+        return;
+    case TW_STEP_SEND: /* straight into the peer's mailbox when it can: no request */
+        if (tw_mpi_send_now(t->src, t->bytes, t->peer, s->tag, s->context) == MPI_SUCCESS) break;
+        rc = tw_mpi_isend(t->src, t->bytes, t->peer, s->tag, s->context, TW_SEND_STANDARD, &t->req);
+        break;
+    case TW_STEP_RECV:
+        rc = tw_mpi_irecv(t->dst, t->bytes, t->peer, s->tag, s->context, &t->req);
+        break;
+    case TW_STEP_REDUCE:
+        rc = tw_mpi_op_apply(t->op, t->src, t->dst, t->count, t->type);
+        break;
+    case TW_STEP_COPY:
+        memmove(t->dst, t->src, t->bytes);
+        break;
+    case TW_STEP_UNPACK:
+        tw_mpi_type_unpack(t->src, t->count, t->type, t->dst);
+        break;
+    }
+    if (rc) {
+        t->req = MPI_REQUEST_NULL;
+        fail(s, rc);
+    }
+}
+
+/* Moves s on as far as it goes now; 1 when it has ended. After a failure no step
+ * starts, and s ends once the started ones have completed. */
+static int advance(tw_sched_t *s) {
+    for (;;) {
+        while (s->waiting < s->next) {
+            tw_step_t *t = &s->steps[s->waiting];
+            if (t->req != MPI_REQUEST_NULL) {
+                if (!tw_mpi_request_finished(t->req)) break;
+                int rc = tw_mpi_finish(&t->req, MPI_STATUS_IGNORE);
+                if (rc) fail(s, rc);
+            }
+            s->waiting++;
+        }
+        if (s->next == s->nsteps || s->error) return s->waiting == s->next;
+        tw_step_t *t = &s->steps[s->next];
+        if (t->kind == TW_STEP_FENCE) {
+            if (s->waiting < s->next) return 0;
+            s->waiting = ++s->next;
+            continue;
+        }
+        s->next++;
+        start(s, t);
+    }
+}
+
+int tw_sched_run(tw_sched_t *s) {
+    unsigned spins = 0;
+    while (!advance(s)) {
+        tw_mpi_progress();
+        if (advance(s)) break;
+        tw_ep_relax(tw_mpi.ep, &spins);
+    }
+    int rc = s->error;
+    tw_sched_free(s);
+    return rc;
+}
+
+int tw_sched_start(tw_sched_t *s, MPI_Request *req) {
+    int rc = s->error ? s->error : tw_mpi_coll_request(s->context - TW_CTX_COLL, req);
+    if (rc) {
+        tw_sched_free(s);
+        return rc;
+    }
+    s->request = *req;
+    if (advance(s)) { /* nothing to wait for */
+        tw_mpi_coll_request_done(s->request, s->error);
+        tw_sched_free(s);
+        return MPI_SUCCESS;
+    }
+    /* on the list only now: the first steps may have made progress passes */
+    s->next_active = active;
+    active = s;
+    tw_mpi_scheds_active++;
+    return MPI_SUCCESS;
+}
+
+void tw_mpi_sched_progress(void) {
+    static int busy; /* a step's send may make a progress pass of its own */
+    if (busy) return;
+    busy = 1;
+    for (tw_sched_t **at = &active; *at;) {
+        tw_sched_t *s = *at;
+        if (!advance(s)) {
+            at = &s->next_active;
+            continue;
+        }
+        *at = s->next_active;
+        tw_mpi_scheds_active--;
+        tw_mpi_coll_request_done(s->request, s->error);
+        tw_sched_free(s);
+    }
+    busy = 0;
+}
