@@ -127,7 +127,8 @@ static inline int tw_mpi_type_extent(MPI_Datatype type) {
 
 /* The layout of any datatype, predefined or derived. */
 typedef struct tw_mpi_type_layout {
-    MPI_Count size;                /* bytes of data in one item */
+    MPI_Count size;                /* bytes of one item packed (its data; the MINLOC/MAXLOC
+                                      pairs keep their padding, as on the wire) */
     MPI_Aint lb, extent;           /* where one item starts and how far the next one is */
     MPI_Aint true_lb, true_extent; /* the bytes one item really touches */
     int contiguous;       /* one item's data fills [lb, lb + size) and extent == size, so count
@@ -142,6 +143,36 @@ int tw_mpi_type_layout(MPI_Datatype type, tw_mpi_type_layout_t *layout);
  * and back. The type was checked by tw_mpi_type_layout. */
 void tw_mpi_type_pack(const void *buf, MPI_Count count, MPI_Datatype type, void *packed);
 void tw_mpi_type_unpack(const void *packed, MPI_Count count, MPI_Datatype type, void *buf);
+/* The same for bytes [first, first + len) of the packed stream only (packed holds
+ * just those bytes): a stream can be moved in pieces of bounded size. */
+void tw_mpi_type_pack_range(const void *buf, MPI_Count count, MPI_Datatype type, size_t first,
+                            size_t len, void *packed);
+void tw_mpi_type_unpack_range(const void *packed, MPI_Count count, MPI_Datatype type, size_t first,
+                              size_t len, void *buf);
+
+/* Where count items of a type lie for a transfer: bytes of packed data, and either
+ * their one contiguous span (at; NULL when bytes is 0 and buf was) or, when staged,
+ * none (the data must be packed and unpacked through a copy). */
+typedef struct tw_mpi_buffer {
+    unsigned char *at;
+    size_t bytes;
+    int staged;
+} tw_mpi_buffer_t;
+/* MPI_SUCCESS, MPI_ERR_TYPE (not a committed datatype) or MPI_ERR_COUNT (too many
+ * bytes). Predefined types never take this path in the hot calls. */
+int tw_mpi_type_buffer(MPI_Datatype type, const void *buf, MPI_Count count, tw_mpi_buffer_t *out);
+
+/* A non-contiguous buffer moved through a packed copy by a send or receive
+ * request, which owns it: the request packs it when it starts (send), unpacks what
+ * arrived when it completes (receive), and frees it with itself. It keeps the
+ * datatype alive meanwhile. */
+typedef struct tw_mpi_staged tw_mpi_staged_t;
+int tw_mpi_staged_new(void *buf, MPI_Count count, MPI_Datatype type, tw_mpi_staged_t **out);
+void *tw_mpi_staged_data(const tw_mpi_staged_t *s);
+size_t tw_mpi_staged_bytes(const tw_mpi_staged_t *s);
+void tw_mpi_staged_pack(tw_mpi_staged_t *s);
+void tw_mpi_staged_unpack(tw_mpi_staged_t *s, size_t bytes);
+void tw_mpi_staged_free(tw_mpi_staged_t *s);
 
 /* point-to-point engine (p2p.c) */
 void tw_mpi_p2p_init(void);
@@ -184,6 +215,13 @@ int tw_mpi_iprobe(int source_world, int tag, uint32_t context, int *flag, MPI_St
 int tw_mpi_improbe(int source_world, int tag, uint32_t context, int *flag, MPI_Message *msg,
                    MPI_Status *status);
 int tw_mpi_imrecv(void *buf, size_t bytes, MPI_Message *msg, MPI_Request *req);
+/* The same for a buffer staged through a packed copy (a non-contiguous derived
+ * datatype): the request takes st over, and frees it even when starting fails. */
+int tw_mpi_send_staged(tw_mpi_staged_t *st, int dest_world, int tag, uint32_t context, int mode,
+                       int persistent, MPI_Request *req);
+int tw_mpi_recv_staged(tw_mpi_staged_t *st, int source_world, int tag, uint32_t context,
+                       int persistent, MPI_Request *req);
+int tw_mpi_imrecv_staged(tw_mpi_staged_t *st, MPI_Message *msg, MPI_Request *req);
 int tw_mpi_cancel(MPI_Request req);
 int tw_mpi_request_valid(MPI_Request req);
 int tw_mpi_request_active(MPI_Request req); /* valid, and not an inactive persistent one */

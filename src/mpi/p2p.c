@@ -56,7 +56,10 @@ typedef struct req {
     tw_mpi_rts_t got;   /* rendezvous receive waiting to start its get */
     int got_from;
     unexpected_t *msg; /* REQ_MSG: the message */
-    int next;          /* list link: posted receives, pending sends, pending gets */
+    /* a derived datatype's data, moved through a packed copy (buf): packed when a
+     * send starts, unpacked when a receive completes */
+    tw_mpi_staged_t *staged;
+    int next; /* list link: posted receives, pending sends, pending gets */
 } req_t;
 
 struct unexpected {
@@ -160,11 +163,14 @@ static int req_alloc(int kind) {
     r->orphan = r->persistent = r->mode = 0;
     req_reset(r);
     r->msg = NULL;
+    r->staged = NULL;
     r->next = 0;
     return i;
 }
 
 static void req_free(int i) {
+    tw_mpi_staged_free(reqs[i].staged);
+    reqs[i].staged = NULL;
     reqs[i].kind = REQ_FREE;
     reqs[i].next = free_head;
     free_head = i;
@@ -172,6 +178,9 @@ static void req_free(int i) {
 
 /* A request is finished: one the user already freed goes back to the pool now. */
 static void req_done(int i) {
+    req_t *r = &reqs[i];
+    if (r->staged && r->kind == REQ_RECV && !r->cancelled) /* only what arrived */
+        tw_mpi_staged_unpack(r->staged, r->st_bytes);
     reqs[i].done = 1;
     if (reqs[i].orphan) req_free(i);
 }
@@ -563,7 +572,8 @@ static int send_start(int i) {
         req_done(i);
         return MPI_SUCCESS;
     }
-    if (r->mode == TW_SEND_BUFFERED) { /* the data is copied aside: the send is done */
+    if (r->staged) tw_mpi_staged_pack(r->staged); /* a persistent send packs every run */
+    if (r->mode == TW_SEND_BUFFERED) {            /* the data is copied aside: the send is done */
         r->error = tw_mpi_bsend(r->buf, r->bytes, r->peer, r->tag, r->context);
         req_done(i);
         return MPI_SUCCESS;
@@ -621,6 +631,24 @@ int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t cont
     int i = send_setup(buf, bytes, dest, tag, context, mode, 0);
     if (!i) return MPI_ERR_NO_MEM;
     int rc = send_start(i);
+    if (rc) {
+        req_free(i);
+        return rc;
+    }
+    *req = handle_of(i);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_send_staged(tw_mpi_staged_t *st, int dest, int tag, uint32_t context, int mode,
+                       int persistent, MPI_Request *req) {
+    int i = send_setup(tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), dest, tag, context, mode,
+                       persistent);
+    if (!i) {
+        tw_mpi_staged_free(st);
+        return MPI_ERR_NO_MEM;
+    }
+    reqs[i].staged = st;
+    int rc = persistent ? (reqs[i].done = 1, MPI_SUCCESS) : send_start(i);
     if (rc) {
         req_free(i);
         return rc;
@@ -718,6 +746,23 @@ int tw_mpi_irecv(void *buf, size_t bytes, int source, int tag, uint32_t context,
     if (!i) return MPI_ERR_NO_MEM;
     *req = handle_of(i);
     recv_start(i);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_recv_staged(tw_mpi_staged_t *st, int source, int tag, uint32_t context, int persistent,
+                       MPI_Request *req) {
+    int i = recv_setup(tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), source, tag, context,
+                       persistent);
+    if (!i) {
+        tw_mpi_staged_free(st);
+        return MPI_ERR_NO_MEM;
+    }
+    reqs[i].staged = st;
+    *req = handle_of(i);
+    if (persistent)
+        reqs[i].done = 1;
+    else
+        recv_start(i);
     return MPI_SUCCESS;
 }
 
@@ -902,6 +947,16 @@ int tw_mpi_improbe(int source, int tag, uint32_t context, int *flag, MPI_Message
     status_of_unexpected(u, status);
     *msg = (MPI_Message)(0x6c000000 | reqs[i].gen << 16 | i);
     return MPI_SUCCESS;
+}
+
+int tw_mpi_imrecv_staged(tw_mpi_staged_t *st, MPI_Message *msg, MPI_Request *req) {
+    int i = slot_of(*msg, 0x6c);
+    if (i <= 0) {
+        tw_mpi_staged_free(st);
+        return MPI_ERR_REQUEST;
+    }
+    reqs[i].staged = st;
+    return tw_mpi_imrecv(tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), msg, req);
 }
 
 int tw_mpi_imrecv(void *buf, size_t bytes, MPI_Message *msg, MPI_Request *req) {
