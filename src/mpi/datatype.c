@@ -64,7 +64,7 @@ static int handle_new(dtype_t *d, MPI_Datatype *handle) {
     } else {
         if (table_len >= MAX_TYPES) return MPI_ERR_NO_MEM;
         if (!table_len) table_len = 1;
-        if (table_len == table_cap) {
+        if (table_len >= table_cap) {
             size_t n = table_cap ? table_cap * 2 : 64;
             dtype_t **t = realloc(table, n * sizeof *t);
             if (!t) return MPI_ERR_NO_MEM;
