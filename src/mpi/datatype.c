@@ -192,12 +192,14 @@ struct tw_mpi_staged {
     size_t bytes;
 };
 
-int tw_mpi_staged_new(void *buf, MPI_Count count, MPI_Datatype type, tw_mpi_staged_t **out) {
+int tw_mpi_staged_new(void *buf, MPI_Count count, MPI_Datatype type, size_t window,
+                      tw_mpi_staged_t **out) {
     dtype_t *d = object_of(type);
     if (!d || !d->committed) return MPI_ERR_TYPE;
     tw_mpi_staged_t *s = malloc(sizeof *s);
     size_t bytes = (size_t)(count * d->map.size);
-    void *packed = malloc(bytes ? bytes : 1);
+    if (window > bytes) window = bytes;
+    void *packed = malloc(window ? window : 1);
     if (!s || !packed) {
         free(s);
         free(packed);
@@ -221,9 +223,10 @@ void tw_mpi_staged_pack(tw_mpi_staged_t *s) {
     tw_typemap_move(&s->type->map, s->buf, s->count, s->packed, 0, s->bytes, 0);
 }
 
-void tw_mpi_staged_unpack(tw_mpi_staged_t *s, size_t bytes) {
-    tw_typemap_move(&s->type->map, s->buf, s->count, s->packed, 0,
-                    bytes < s->bytes ? bytes : s->bytes, 1);
+void tw_mpi_staged_unpack_at(tw_mpi_staged_t *s, const void *from, size_t first, size_t len) {
+    if (first >= s->bytes) return;
+    if (len > s->bytes - first) len = s->bytes - first;
+    tw_typemap_move(&s->type->map, s->buf, s->count, (void *)(uintptr_t)from, first, len, 1);
 }
 
 void tw_mpi_staged_free(tw_mpi_staged_t *s) {

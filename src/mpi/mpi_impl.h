@@ -167,11 +167,17 @@ int tw_mpi_type_buffer(MPI_Datatype type, const void *buf, MPI_Count count, tw_m
  * arrived when it completes (receive), and frees it with itself. It keeps the
  * datatype alive meanwhile. */
 typedef struct tw_mpi_staged tw_mpi_staged_t;
-int tw_mpi_staged_new(void *buf, MPI_Count count, MPI_Datatype type, tw_mpi_staged_t **out);
-void *tw_mpi_staged_data(const tw_mpi_staged_t *s);
-size_t tw_mpi_staged_bytes(const tw_mpi_staged_t *s);
-void tw_mpi_staged_pack(tw_mpi_staged_t *s);
-void tw_mpi_staged_unpack(tw_mpi_staged_t *s, size_t bytes);
+/* A receive stages through a window of TW_PACK_CHUNK bytes at most: eager data is
+ * unpacked straight from the message, a rendezvous one chunk-sized get at a time. */
+enum { TW_PACK_CHUNK = 256 << 10 };
+/* window: the bytes of packed copy to keep (at most the whole stream) */
+int tw_mpi_staged_new(void *buf, MPI_Count count, MPI_Datatype type, size_t window,
+                      tw_mpi_staged_t **out);
+void *tw_mpi_staged_data(const tw_mpi_staged_t *s);   /* the window */
+size_t tw_mpi_staged_bytes(const tw_mpi_staged_t *s); /* the whole packed stream */
+void tw_mpi_staged_pack(tw_mpi_staged_t *s);          /* all of it, into a whole window */
+/* Unpacks bytes [first, first + len) of the stream, held at from. */
+void tw_mpi_staged_unpack_at(tw_mpi_staged_t *s, const void *from, size_t first, size_t len);
 void tw_mpi_staged_free(tw_mpi_staged_t *s);
 
 /* point-to-point engine (p2p.c) */

@@ -59,7 +59,8 @@ typedef struct req {
     /* a derived datatype's data, moved through a packed copy (buf): packed when a
      * send starts, unpacked when a receive completes */
     tw_mpi_staged_t *staged;
-    int next; /* list link: posted receives, pending sends, pending gets */
+    size_t chunk_at; /* staged rendezvous receive: where in the stream its next get starts */
+    int next;        /* list link: posted receives, pending sends, pending gets */
 } req_t;
 
 struct unexpected {
@@ -145,6 +146,7 @@ tw_mpi_comm_t *tw_mpi_message_comm(MPI_Message msg) {
 
 /* A (re)started request: no result yet. */
 static void req_reset(req_t *r) {
+    r->chunk_at = 0;
     r->done = r->rts = r->pending = r->cancelled = r->parts = r->cts_sent = r->split = 0;
     r->region.nla = 0;
     r->active = 1;
@@ -178,9 +180,6 @@ static void req_free(int i) {
 
 /* A request is finished: one the user already freed goes back to the pool now. */
 static void req_done(int i) {
-    req_t *r = &reqs[i];
-    if (r->staged && r->kind == REQ_RECV && !r->cancelled) /* only what arrived */
-        tw_mpi_staged_unpack(r->staged, r->st_bytes);
     reqs[i].done = 1;
     if (reqs[i].orphan) req_free(i);
 }
@@ -238,10 +237,27 @@ static void complete_recv(req_t *r, int source, int tag, size_t arrived) {
 
 /* One expected notification (or CTS) of rendezvous request i has come; the last
  * one completes it. */
+static void start_get(int i);
+
+/* A staged receive's chunk has landed in its window: unpacked, and the next one
+ * fetched. 1 while more is to come. */
+static int next_chunk(req_t *r, int i) {
+    size_t total = r->st_bytes,
+           n = total - r->chunk_at < TW_PACK_CHUNK ? total - r->chunk_at : TW_PACK_CHUNK;
+    tw_mpi_staged_unpack_at(r->staged, r->buf, r->chunk_at, n);
+    r->chunk_at += n;
+    if (r->chunk_at >= total) return 0;
+    start_get(i);
+    return 1;
+}
+
 static void part_done(int i) {
     req_t *r = &reqs[i];
     rendezvous--;
     if (--r->parts) return;
+    /* a truncated message still fetches (and unpacks) what fits */
+    if (r->staged && r->kind == REQ_RECV && r->rts && r->error != MPI_ERR_OTHER && next_chunk(r, i))
+        return;
     if (r->region.nla) tw_dereg(tw_mpi.ep, &r->region);
     r->region.nla = 0;
     req_done(i);
@@ -252,7 +268,8 @@ static void part_done(int i) {
  * with the length the get must fetch in *get_len, or the VELO send's error. */
 static int send_cts(int i, size_t n, size_t *get_len) {
     req_t *r = &reqs[i];
-    size_t half = split_min && n >= split_min ? (n / 2) & ~(size_t)4095 : 0;
+    /* a staged receive gets its chunks in turn: no put into it */
+    size_t half = split_min && n >= split_min && !r->staged ? (n / 2) & ~(size_t)4095 : 0;
     tw_mpi_cts_t cts = {r->got.sreq, (uint32_t)handle_of(i), 0, 0, 0, 0};
     if (half &&
         !tw_reg(tw_mpi.ep, (unsigned char *)r->buf + half, n - half, TW_PERM_WRITE, &r->region)) {
@@ -295,8 +312,14 @@ static void start_get(int i) {
         n = (size_t)r->got.size;
     }
     uint64_t cookie = (uint64_t)r->got.sreq << 32 | (uint32_t)handle_of(i);
-    int rc = tw_get(tw_mpi.ep, r->got_from, r->buf, n, r->got.nla, r->got.key,
-                    TW_NOTIFY_COMPLETER | TW_NOTIFY_RESPONDER, cookie);
+    size_t at = 0;
+    unsigned notify = TW_NOTIFY_COMPLETER | TW_NOTIFY_RESPONDER;
+    if (r->staged) { /* into the window, one chunk; the sender hears of the last only */
+        at = r->chunk_at;
+        n = n - at < TW_PACK_CHUNK ? n - at : TW_PACK_CHUNK;
+        if (at + n < r->st_bytes) notify = TW_NOTIFY_COMPLETER;
+    }
+    int rc = tw_get(tw_mpi.ep, r->got_from, r->buf, n, r->got.nla + at, r->got.key, notify, cookie);
     if (rc == TW_RETRY) {
         list_push(&pending_gets, i);
         return;
@@ -364,7 +387,10 @@ static void deliver(int i, int source, int tag, int is_rts, const tw_mpi_rts_t *
         return;
     }
     complete_recv(r, source, tag, len);
-    if (r->st_bytes) memcpy(r->buf, data, r->st_bytes); /* buf may be NULL for 0 */
+    if (r->staged) /* unpacked straight from the message */
+        tw_mpi_staged_unpack_at(r->staged, data, 0, r->st_bytes);
+    else if (r->st_bytes) /* buf may be NULL for 0 */
+        memcpy(r->buf, data, r->st_bytes);
     req_done(i);
 }
 
@@ -753,6 +779,7 @@ int tw_mpi_recv_staged(tw_mpi_staged_t *st, int source, int tag, uint32_t contex
                        MPI_Request *req) {
     int i = recv_setup(tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), source, tag, context,
                        persistent);
+    /* chunk_at is reset by req_reset at every start */
     if (!i) {
         tw_mpi_staged_free(st);
         return MPI_ERR_NO_MEM;

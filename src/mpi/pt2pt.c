@@ -63,7 +63,7 @@ static int check_source(tw_mpi_comm_t *c, const char *call, int source, int tag)
 static int send_staged(const void *buf, int count, MPI_Datatype type, int to, int tag,
                        tw_mpi_comm_t *c, int mode, int persistent, MPI_Request *req) {
     tw_mpi_staged_t *st;
-    int rc = tw_mpi_staged_new((void *)(uintptr_t)buf, count, type, &st);
+    int rc = tw_mpi_staged_new((void *)(uintptr_t)buf, count, type, SIZE_MAX, &st);
     if (rc) return rc;
     if (mode == TW_SEND_BUFFERED && !persistent) { /* copied aside at once */
         tw_mpi_staged_pack(st);
@@ -105,7 +105,7 @@ static int recv_common(const char *call, void *buf, int count, MPI_Datatype type
     int from = tw_mpi_world_rank(c, source);
     tw_mpi_staged_t *st;
     if (b.staged) {
-        rc = tw_mpi_staged_new(buf, count, type, &st);
+        rc = tw_mpi_staged_new(buf, count, type, TW_PACK_CHUNK, &st);
         if (!rc) rc = tw_mpi_recv_staged(st, from, tag, c->context, persistent, req);
     } else {
         rc = persistent ? tw_mpi_recv_init(b.at, b.bytes, from, tag, c->context, req)
@@ -365,7 +365,7 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
         *message = MPI_MESSAGE_NULL;
         rc = tw_mpi_irecv(buf, 0, MPI_PROC_NULL, MPI_ANY_TAG, 0, request);
     } else if (b.staged) {
-        rc = tw_mpi_staged_new(buf, count, datatype, &st);
+        rc = tw_mpi_staged_new(buf, count, datatype, TW_PACK_CHUNK, &st);
         if (!rc) rc = tw_mpi_imrecv_staged(st, message, request);
     } else {
         rc = tw_mpi_imrecv(b.at, b.bytes, message, request);

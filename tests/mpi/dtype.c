@@ -499,6 +499,40 @@ static void partial(int peer) {
     MPI_Type_free(&three);
 }
 
+/* Large messages of structs, packed 12 bytes an item, so that the receiver's chunks
+ * end inside items; then one truncated by a receive too small for it. */
+static void large_structs(int peer) {
+    enum { N = 100000 };
+    MPI_Datatype s = pair_type(), half;
+    CHECK(MPI_Type_commit(&s) == MPI_SUCCESS);
+    struct pair *v = malloc(N * sizeof *v);
+    MPI_Status st;
+    int c = -1;
+    if (rank == 0) {
+        for (int k = 0; k < N; k++) v[k] = (struct pair){k, k + 0.5};
+        CHECK(MPI_Send(v, N, s, peer, 40, MPI_COMM_WORLD) == MPI_SUCCESS);
+        CHECK(MPI_Send(v, N, s, peer, 41, MPI_COMM_WORLD) == MPI_SUCCESS);
+    } else {
+        memset(v, 0, N * sizeof *v);
+        CHECK(MPI_Recv(v, N, s, 0, 40, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+        for (int k = 0; k < N; k++) CHECK(v[k].a == k && v[k].b == k + 0.5);
+        CHECK(MPI_Get_count(&st, s, &c) == MPI_SUCCESS && c == N);
+        CHECK(MPI_Get_elements(&st, s, &c) == MPI_SUCCESS && c == 2 * N);
+        /* room for two thirds: what fits arrives, the rest of the buffer stays */
+        CHECK(MPI_Type_vector(2 * N / 3, 1, 1, s, &half) == MPI_SUCCESS);
+        CHECK(MPI_Type_commit(&half) == MPI_SUCCESS);
+        memset(v, 0, N * sizeof *v);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        CHECK(MPI_Recv(v, 1, half, 0, 41, MPI_COMM_WORLD, &st) == MPI_ERR_TRUNCATE);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        for (int k = 0; k < N; k++)
+            CHECK(k < 2 * N / 3 ? v[k].a == k && v[k].b == k + 0.5 : v[k].a == 0 && v[k].b == 0);
+        MPI_Type_free(&half);
+    }
+    free(v);
+    MPI_Type_free(&s);
+}
+
 /* Absolute addresses: a struct of two separate variables, sent from MPI_BOTTOM. */
 static void absolute(int peer) {
     int a = 0;
@@ -708,6 +742,7 @@ int main(int argc, char **argv) {
             exchange(peer, 10);
             exchange(peer, 1 << 17);
             partial(peer);
+            large_structs(peer);
             absolute(peer);
         }
         MPI_Barrier(MPI_COMM_WORLD);
