@@ -190,6 +190,7 @@ struct tw_mpi_staged {
     MPI_Count count;
     void *packed;
     size_t bytes;
+    size_t window; /* bytes of packed */
 };
 
 int tw_mpi_staged_new(void *buf, MPI_Count count, MPI_Datatype type, size_t window,
@@ -206,7 +207,7 @@ int tw_mpi_staged_new(void *buf, MPI_Count count, MPI_Datatype type, size_t wind
         return MPI_ERR_NO_MEM;
     }
     d->refs++;
-    *s = (tw_mpi_staged_t){d, buf, count, packed, bytes};
+    *s = (tw_mpi_staged_t){d, buf, count, packed, bytes, window};
     *out = s;
     return MPI_SUCCESS;
 }
@@ -219,8 +220,14 @@ size_t tw_mpi_staged_bytes(const tw_mpi_staged_t *s) {
     return s->bytes;
 }
 
-void tw_mpi_staged_pack(tw_mpi_staged_t *s) {
-    tw_typemap_move(&s->type->map, s->buf, s->count, s->packed, 0, s->bytes, 0);
+void tw_mpi_staged_pack_at(tw_mpi_staged_t *s, size_t first) {
+    if (first >= s->bytes) return;
+    size_t len = s->bytes - first < s->window ? s->bytes - first : s->window;
+    tw_typemap_move(&s->type->map, s->buf, s->count, s->packed, first, len, 0);
+}
+
+void tw_mpi_staged_pack_all(const tw_mpi_staged_t *s, void *to) {
+    tw_typemap_move(&s->type->map, s->buf, s->count, to, 0, s->bytes, 0);
 }
 
 void tw_mpi_staged_unpack_at(tw_mpi_staged_t *s, const void *from, size_t first, size_t len) {

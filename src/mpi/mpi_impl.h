@@ -167,15 +167,19 @@ int tw_mpi_type_buffer(MPI_Datatype type, const void *buf, MPI_Count count, tw_m
  * arrived when it completes (receive), and frees it with itself. It keeps the
  * datatype alive meanwhile. */
 typedef struct tw_mpi_staged tw_mpi_staged_t;
-/* A receive stages through a window of TW_PACK_CHUNK bytes at most: eager data is
- * unpacked straight from the message, a rendezvous one chunk-sized get at a time. */
+/* Staging keeps a window of TW_PACK_CHUNK bytes at most: a receive unpacks eager
+ * data straight from the message and gets a rendezvous one chunk at a time; a send
+ * longer than a chunk packs one chunk into its window at a time, and tells the
+ * receiver (TW_MPI_READY) each time a new one is there to get. */
 enum { TW_PACK_CHUNK = 256 << 10 };
 /* window: the bytes of packed copy to keep (at most the whole stream) */
 int tw_mpi_staged_new(void *buf, MPI_Count count, MPI_Datatype type, size_t window,
                       tw_mpi_staged_t **out);
 void *tw_mpi_staged_data(const tw_mpi_staged_t *s);   /* the window */
 size_t tw_mpi_staged_bytes(const tw_mpi_staged_t *s); /* the whole packed stream */
-void tw_mpi_staged_pack(tw_mpi_staged_t *s);          /* all of it, into a whole window */
+/* Packs the stream from byte first into the window, as much as it holds. */
+void tw_mpi_staged_pack_at(tw_mpi_staged_t *s, size_t first);
+void tw_mpi_staged_pack_all(const tw_mpi_staged_t *s, void *to); /* the whole stream, to to */
 /* Unpacks bytes [first, first + len) of the stream, held at from. */
 void tw_mpi_staged_unpack_at(tw_mpi_staged_t *s, const void *from, size_t first, size_t len);
 void tw_mpi_staged_free(tw_mpi_staged_t *s);
@@ -228,6 +232,19 @@ int tw_mpi_send_staged(tw_mpi_staged_t *st, int dest_world, int tag, uint32_t co
 int tw_mpi_recv_staged(tw_mpi_staged_t *st, int source_world, int tag, uint32_t context,
                        int persistent, MPI_Request *req);
 int tw_mpi_imrecv_staged(tw_mpi_staged_t *st, MPI_Message *msg, MPI_Request *req);
+/* A buffered send of a staged buffer: packed straight into the attached buffer. */
+int tw_mpi_bsend_staged(const tw_mpi_staged_t *st, int dest_world, int tag, uint32_t context);
+
+/* A chunked rendezvous (tw_mpi_rts_t.split == TW_RTS_CHUNKED): the sender's NLA
+ * names a window holding TW_PACK_CHUNK bytes of its stream at a time, from 0. The
+ * receiver gets each chunk (nothing of what lies past its buffer) asking for a
+ * responder notification; the sender then packs the next chunk into the window and
+ * says so, sender to receiver: */
+enum { TW_RTS_CHUNKED = 2, TW_MPI_READY = 4 };
+typedef struct tw_mpi_ready {
+    uint32_t sreq, rreq;
+    uint64_t offset; /* the stream offset of the chunk now in the window */
+} tw_mpi_ready_t;
 int tw_mpi_cancel(MPI_Request req);
 int tw_mpi_request_valid(MPI_Request req);
 int tw_mpi_request_active(MPI_Request req); /* valid, and not an inactive persistent one */

@@ -63,11 +63,12 @@ static int check_source(tw_mpi_comm_t *c, const char *call, int source, int tag)
 static int send_staged(const void *buf, int count, MPI_Datatype type, int to, int tag,
                        tw_mpi_comm_t *c, int mode, int persistent, MPI_Request *req) {
     tw_mpi_staged_t *st;
-    int rc = tw_mpi_staged_new((void *)(uintptr_t)buf, count, type, SIZE_MAX, &st);
+    int buffered = mode == TW_SEND_BUFFERED && !persistent;
+    int rc =
+        tw_mpi_staged_new((void *)(uintptr_t)buf, count, type, buffered ? 0 : TW_PACK_CHUNK, &st);
     if (rc) return rc;
-    if (mode == TW_SEND_BUFFERED && !persistent) { /* copied aside at once */
-        tw_mpi_staged_pack(st);
-        rc = tw_mpi_bsend(tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), to, tag, c->context);
+    if (buffered) { /* packed into the attached buffer at once */
+        rc = tw_mpi_bsend_staged(st, to, tag, c->context);
         tw_mpi_staged_free(st);
         return rc;
     }
