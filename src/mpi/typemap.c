@@ -211,10 +211,16 @@ int tw_typemap_append(tw_typemap_t *tm, const tw_typemap_t *src, MPI_Count n, MP
     if (!aint_add(disp, first, &first) || !aint_add(disp, last, &last) ||
         !aint_add(first, src->lb, &lb) || !aint_add(last, src->ub, &ub) ||
         !aint_add(first, src->true_lb, &tlb) || !aint_add(last, src->true_ub, &tub) ||
-        ub - lb < 0 || (size_t)size > (size_t)PTRDIFF_MAX)
+        (size_t)size > (size_t)PTRDIFF_MAX)
         return MPI_ERR_ARG;
-    (void)tlb;
-    (void)tub;
+    /* the extent and true extent the result will have must be representable too */
+    MPI_Aint new_lb = tm->has_bounds && tm->lb < lb ? tm->lb : lb,
+             new_ub = tm->has_bounds && tm->ub > ub ? tm->ub : ub;
+    MPI_Aint new_tlb = tm->has_data && tm->true_lb < tlb ? tm->true_lb : tlb,
+             new_tub = tm->has_data && tm->true_ub > tub ? tm->true_ub : tub, extent;
+    if (__builtin_sub_overflow(new_ub, new_lb, &extent) ||
+        __builtin_sub_overflow(new_tub, new_tlb, &extent))
+        return MPI_ERR_ARG;
 
     int rc = MPI_SUCCESS;
     const tw_typemap_block_t *one = src->nblocks == 1 ? &src->blocks[0] : NULL;
