@@ -1110,11 +1110,12 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) 
     if (!c) return tw_mpi_error(NULL, "MPI_Pack_size", MPI_ERR_COMM, NULL);
     if (incount < 0) return tw_mpi_error(c, "MPI_Pack_size", MPI_ERR_COUNT, "negative count");
     if (!size) return tw_mpi_error(c, "MPI_Pack_size", MPI_ERR_ARG, "size is NULL");
-    tw_mpi_buffer_t b;
-    int rc = tw_mpi_type_buffer(datatype, NULL, incount, &b);
-    if (rc) return tw_mpi_error(c, "MPI_Pack_size", rc, NULL);
-    if (b.bytes > INT_MAX)
+    /* any valid type, committed or not */
+    const tw_typemap_t *m = map_of(datatype);
+    if (!m) return tw_mpi_error(c, "MPI_Pack_size", MPI_ERR_TYPE, NULL);
+    MPI_Count bytes;
+    if (__builtin_mul_overflow(m->size, (MPI_Count)incount, &bytes) || bytes > INT_MAX)
         return tw_mpi_error(c, "MPI_Pack_size", MPI_ERR_COUNT, "more than INT_MAX bytes");
-    *size = (int)b.bytes;
+    *size = (int)bytes;
     return MPI_SUCCESS;
 }

@@ -380,10 +380,15 @@ static void exchange(int peer, int n) {
         /* buffered */
         int need = 0;
         CHECK(MPI_Pack_size(1, t, MPI_COMM_WORLD, &need) == MPI_SUCCESS);
-        void *att = malloc((size_t)need + MPI_BSEND_OVERHEAD);
-        CHECK(MPI_Buffer_attach(att, need + MPI_BSEND_OVERHEAD) == MPI_SUCCESS);
+        void *att = malloc(2 * ((size_t)need + MPI_BSEND_OVERHEAD));
+        CHECK(MPI_Buffer_attach(att, 2 * (need + MPI_BSEND_OVERHEAD)) == MPI_SUCCESS);
         fill_spread(spread, n, 7);
         CHECK(MPI_Bsend(spread, 1, t, peer, 5, MPI_COMM_WORLD) == MPI_SUCCESS);
+        CHECK(MPI_Bsend_init(spread, 1, t, peer, 5, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+        fill_spread(spread, n, 8); /* packed when it starts */
+        CHECK(MPI_Start(&r) == MPI_SUCCESS);
+        CHECK(MPI_Wait(&r, &st) == MPI_SUCCESS);
+        CHECK(MPI_Request_free(&r) == MPI_SUCCESS);
         void *back;
         int back_size;
         CHECK(MPI_Buffer_detach(&back, &back_size) == MPI_SUCCESS);
@@ -426,6 +431,8 @@ static void exchange(int peer, int n) {
         CHECK(MPI_Request_free(&r) == MPI_SUCCESS);
         CHECK(MPI_Recv(dense, n, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
         check_dense(dense, n, 7);
+        CHECK(MPI_Recv(dense, n, MPI_DOUBLE, 0, 5, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+        check_dense(dense, n, 8);
         /* dense in, strided out; the type is freed while the receive is pending */
         MPI_Datatype mine = every_other(n);
         for (int k = 0; k < 2 * n; k++) spread[k] = -3;
