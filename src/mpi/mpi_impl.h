@@ -162,10 +162,10 @@ typedef struct tw_mpi_buffer {
  * bytes). Predefined types never take this path in the hot calls. */
 int tw_mpi_type_buffer(MPI_Datatype type, const void *buf, MPI_Count count, tw_mpi_buffer_t *out);
 
-/* A non-contiguous buffer moved through a packed copy by a send or receive
- * request, which owns it: the request packs it when it starts (send), unpacks what
- * arrived when it completes (receive), and frees it with itself. It keeps the
- * datatype alive meanwhile. */
+/* A non-contiguous buffer moved through a packed window by a send or receive
+ * request, which owns it: a send packs into the window when it starts, a receive
+ * unpacks what arrives as it arrives; the request frees it with itself. It keeps
+ * the datatype alive meanwhile (MPI_Type_free of a type in use is safe). */
 typedef struct tw_mpi_staged tw_mpi_staged_t;
 /* Staging keeps a window of TW_PACK_CHUNK bytes at most: a receive unpacks eager
  * data straight from the message and gets a rendezvous one chunk at a time; a send

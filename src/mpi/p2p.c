@@ -56,8 +56,9 @@ typedef struct req {
     tw_mpi_rts_t got;   /* rendezvous receive waiting to start its get */
     int got_from;
     unexpected_t *msg; /* REQ_MSG: the message */
-    /* a derived datatype's data, moved through a packed copy (buf): packed when a
-     * send starts, unpacked when a receive completes */
+    /* a derived datatype's data, moved through a packed window (buf): a send packs
+     * into it when it starts (and chunk by chunk when chunked), a receive unpacks
+     * from the message or from the window as each chunk lands */
     tw_mpi_staged_t *staged;
     /* chunked rendezvous: where in the stream the chunk in flight (or the next) starts */
     size_t chunk_at;
@@ -240,8 +241,6 @@ static void complete_recv(req_t *r, int source, int tag, size_t arrived) {
     if (arrived > r->bytes) r->error = MPI_ERR_TRUNCATE;
 }
 
-/* One expected notification (or CTS) of rendezvous request i has come; the last
- * one completes it. */
 static void start_get(int i);
 
 static size_t min_size(size_t a, size_t b) {
@@ -273,6 +272,8 @@ static int next_chunk(req_t *r, int i) {
     return 1;
 }
 
+/* One expected notification (or CTS) of rendezvous request i has come; the last
+ * one completes it (or, for a receive in chunks, fetches the next chunk). */
 static void part_done(int i) {
     req_t *r = &reqs[i];
     rendezvous--;
@@ -344,7 +345,7 @@ static void start_get(int i) {
         size_t end = min_size(r->chunk_at + TW_PACK_CHUNK, (size_t)r->got.size);
         size_t lo = min_size(r->chunk_at, n);
         n = min_size(end, n) - lo;
-        if (!r->staged) to += lo;
+        if (!r->staged && lo) to += lo;
     } else if (r->staged) { /* into the window, one chunk; the sender hears of the last only */
         at = r->chunk_at;
         n = n - at < TW_PACK_CHUNK ? n - at : TW_PACK_CHUNK;
@@ -867,7 +868,6 @@ int tw_mpi_recv_staged(tw_mpi_staged_t *st, int source, int tag, uint32_t contex
                        MPI_Request *req) {
     int i = recv_setup(tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), source, tag, context,
                        persistent);
-    /* chunk_at is reset by req_reset at every start */
     if (!i) {
         tw_mpi_staged_free(st);
         return MPI_ERR_NO_MEM;
