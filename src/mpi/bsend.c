@@ -80,7 +80,9 @@ static long long take(size_t need) {
     return -1;
 }
 
-int tw_mpi_bsend(const void *buf, size_t bytes, int dest, int tag, uint32_t context) {
+/* A buffered send of bytes from buf, or packed from st. */
+static int bsend(const void *buf, const tw_mpi_staged_t *st, size_t bytes, int dest, int tag,
+                 uint32_t context) {
     if (dest == MPI_PROC_NULL) return MPI_SUCCESS;
     if (!capacity) return MPI_ERR_BUFFER;
     size_t need = bytes + sizeof(block_t);
@@ -95,11 +97,22 @@ int tw_mpi_bsend(const void *buf, size_t bytes, int dest, int tag, uint32_t cont
     block_t b;
     memcpy(&b, base + at, sizeof b);
     unsigned char *copy = base + at + sizeof b;
-    if (bytes) memcpy(copy, buf, bytes);
+    if (st)
+        tw_mpi_staged_pack_all(st, copy);
+    else if (bytes && buf)
+        memcpy(copy, buf, bytes);
     int rc = tw_mpi_isend(copy, bytes, dest, tag, context, TW_SEND_STANDARD, &b.send);
     if (rc) return rc; /* the block stays free */
     set_header((size_t)at, b);
     return MPI_SUCCESS;
+}
+
+int tw_mpi_bsend(const void *buf, size_t bytes, int dest, int tag, uint32_t context) {
+    return bsend(buf, NULL, bytes, dest, tag, context);
+}
+
+int tw_mpi_bsend_staged(const tw_mpi_staged_t *st, int dest, int tag, uint32_t context) {
+    return bsend(NULL, st, tw_mpi_staged_bytes(st), dest, tag, context);
 }
 
 /* Waits for every buffered send to complete (as far as the headers can be trusted). */

@@ -29,7 +29,7 @@ static int check_comm(const char *call, MPI_Comm comm, int nonblocking, const MP
 static int check_data(tw_mpi_comm_t *c, const char *call, const void *buf, int count,
                       MPI_Datatype type, tw_mpi_type_layout_t *l) {
     if (count < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
-    if (tw_mpi_type_transport(type, l)) return tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
+    if (tw_mpi_type_layout(type, l)) return tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
     if (buf == MPI_IN_PLACE)
         return tw_mpi_error(c, call, MPI_ERR_BUFFER, "MPI_IN_PLACE where it is not allowed");
     if (!buf && count > 0 && l->size > 0)
@@ -128,7 +128,7 @@ static int view_make(tw_sched_t *s, const vspec_t *v, int load, view_t *w) {
     size_t total = 0;
     for (int i = 0; i < p; i++) {
         tw_mpi_type_layout_t l;
-        tw_mpi_type_transport(type_of(v, i), &l); /* checked */
+        tw_mpi_type_layout(type_of(v, i), &l); /* checked */
         contiguous &= l.contiguous;
         MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
         w->bytes[i] = (size_t)v->counts[i] * (size_t)l.size;
@@ -146,7 +146,7 @@ static int view_make(tw_sched_t *s, const vspec_t *v, int load, view_t *w) {
         total += w->bytes[i];
         if (load == -2 || load == i) {
             tw_mpi_type_layout_t l;
-            tw_mpi_type_transport(type_of(v, i), &l);
+            tw_mpi_type_layout(type_of(v, i), &l);
             MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
             tw_mpi_type_pack((char *)v->buf + at, v->counts[i], type_of(v, i),
                              w->base + w->offs[i]);
@@ -162,7 +162,7 @@ static void view_unpack(tw_sched_t *s, const vspec_t *v, const view_t *w, int on
     for (int i = 0; i < s->comm->size; i++) {
         if (only >= 0 && i != only) continue;
         tw_mpi_type_layout_t l;
-        tw_mpi_type_transport(type_of(v, i), &l);
+        tw_mpi_type_layout(type_of(v, i), &l);
         MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
         tw_sched_unpack(s, w->base + w->offs[i], v->counts[i], type_of(v, i), (char *)v->buf + at);
     }
@@ -395,7 +395,7 @@ static int rooted_v(const char *call, int gather, const void *sendbuf, const int
     MPI_Datatype many_type = gather ? recvtype : sendtype;
     if (!in_place) rc = check_data(c, call, one, one_count, one_type, &l);
     if (!rc && am_root) rc = check_counts(c, call, counts, displs, 1);
-    if (!rc && am_root && tw_mpi_type_transport(many_type, &vl))
+    if (!rc && am_root && tw_mpi_type_layout(many_type, &vl))
         rc = tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
     if (!rc && am_root && !in_place) rc = check_alias(c, call, one, many, counts[root] * vl.size);
     if (rc) return rc;

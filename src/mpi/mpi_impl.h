@@ -232,7 +232,8 @@ static inline int tw_mpi_type_extent(MPI_Datatype type) {
 
 /* The layout of any datatype, predefined or derived. */
 typedef struct tw_mpi_type_layout {
-    MPI_Count size;                /* bytes of data in one item */
+    MPI_Count size;                /* bytes of one item packed (its data; the MINLOC/MAXLOC
+                                      pairs keep their padding, as on the wire) */
     MPI_Aint lb, extent;           /* where one item starts and how far the next one is */
     MPI_Aint true_lb, true_extent; /* the bytes one item really touches */
     int contiguous;       /* one item's data fills [lb, lb + size) and extent == size, so count
@@ -247,6 +248,46 @@ int tw_mpi_type_layout(MPI_Datatype type, tw_mpi_type_layout_t *layout);
  * and back. The type was checked by tw_mpi_type_layout. */
 void tw_mpi_type_pack(const void *buf, MPI_Count count, MPI_Datatype type, void *packed);
 void tw_mpi_type_unpack(const void *packed, MPI_Count count, MPI_Datatype type, void *buf);
+/* The same for bytes [first, first + len) of the packed stream only (packed holds
+ * just those bytes): a stream can be moved in pieces of bounded size. */
+void tw_mpi_type_pack_range(const void *buf, MPI_Count count, MPI_Datatype type, size_t first,
+                            size_t len, void *packed);
+void tw_mpi_type_unpack_range(const void *packed, MPI_Count count, MPI_Datatype type, size_t first,
+                              size_t len, void *buf);
+
+/* Where count items of a type lie for a transfer: bytes of packed data, and either
+ * their one contiguous span (at; NULL when bytes is 0 and buf was) or, when staged,
+ * none (the data must be packed and unpacked through a copy). */
+typedef struct tw_mpi_buffer {
+    unsigned char *at;
+    size_t bytes;
+    int staged;
+} tw_mpi_buffer_t;
+/* MPI_SUCCESS, MPI_ERR_TYPE (not a committed datatype) or MPI_ERR_COUNT (too many
+ * bytes). Predefined types never take this path in the hot calls. */
+int tw_mpi_type_buffer(MPI_Datatype type, const void *buf, MPI_Count count, tw_mpi_buffer_t *out);
+
+/* A non-contiguous buffer moved through a packed window by a send or receive
+ * request, which owns it: a send packs into the window when it starts, a receive
+ * unpacks what arrives as it arrives; the request frees it with itself. It keeps
+ * the datatype alive meanwhile (MPI_Type_free of a type in use is safe). */
+typedef struct tw_mpi_staged tw_mpi_staged_t;
+/* Staging keeps a window of TW_PACK_CHUNK bytes at most: a receive unpacks eager
+ * data straight from the message and gets a rendezvous one chunk at a time; a send
+ * longer than a chunk packs one chunk into its window at a time, and tells the
+ * receiver (TW_MPI_READY) each time a new one is there to get. */
+enum { TW_PACK_CHUNK = 256 << 10 };
+/* window: the bytes of packed copy to keep (at most the whole stream) */
+int tw_mpi_staged_new(void *buf, MPI_Count count, MPI_Datatype type, size_t window,
+                      tw_mpi_staged_t **out);
+void *tw_mpi_staged_data(const tw_mpi_staged_t *s);   /* the window */
+size_t tw_mpi_staged_bytes(const tw_mpi_staged_t *s); /* the whole packed stream */
+/* Packs the stream from byte first into the window, as much as it holds. */
+void tw_mpi_staged_pack_at(tw_mpi_staged_t *s, size_t first);
+void tw_mpi_staged_pack_all(const tw_mpi_staged_t *s, void *to); /* the whole stream, to to */
+/* Unpacks bytes [first, first + len) of the stream, held at from. */
+void tw_mpi_staged_unpack_at(tw_mpi_staged_t *s, const void *from, size_t first, size_t len);
+void tw_mpi_staged_free(tw_mpi_staged_t *s);
 
 /* point-to-point engine (p2p.c) */
 void tw_mpi_p2p_init(void);
@@ -289,6 +330,26 @@ int tw_mpi_iprobe(int source_world, int tag, uint32_t context, int *flag, MPI_St
 int tw_mpi_improbe(int source_world, int tag, uint32_t context, int *flag, MPI_Message *msg,
                    MPI_Status *status);
 int tw_mpi_imrecv(void *buf, size_t bytes, MPI_Message *msg, MPI_Request *req);
+/* The same for a buffer staged through a packed copy (a non-contiguous derived
+ * datatype): the request takes st over, and frees it even when starting fails. */
+int tw_mpi_send_staged(tw_mpi_staged_t *st, int dest_world, int tag, uint32_t context, int mode,
+                       int persistent, MPI_Request *req);
+int tw_mpi_recv_staged(tw_mpi_staged_t *st, int source_world, int tag, uint32_t context,
+                       int persistent, MPI_Request *req);
+int tw_mpi_imrecv_staged(tw_mpi_staged_t *st, MPI_Message *msg, MPI_Request *req);
+/* A buffered send of a staged buffer: packed straight into the attached buffer. */
+int tw_mpi_bsend_staged(const tw_mpi_staged_t *st, int dest_world, int tag, uint32_t context);
+
+/* A chunked rendezvous (tw_mpi_rts_t.split == TW_RTS_CHUNKED): the sender's NLA
+ * names a window holding TW_PACK_CHUNK bytes of its stream at a time, from 0. The
+ * receiver gets each chunk (nothing of what lies past its buffer) asking for a
+ * responder notification; the sender then packs the next chunk into the window and
+ * says so, sender to receiver: */
+enum { TW_RTS_CHUNKED = 2, TW_MPI_READY = 4 };
+typedef struct tw_mpi_ready {
+    uint32_t sreq, rreq;
+    uint64_t offset; /* the stream offset of the chunk now in the window */
+} tw_mpi_ready_t;
 int tw_mpi_cancel(MPI_Request req);
 int tw_mpi_request_valid(MPI_Request req);
 int tw_mpi_request_active(MPI_Request req); /* valid, and not an inactive persistent one */
@@ -301,18 +362,6 @@ tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req);
 int tw_mpi_message_valid(MPI_Message msg);
 /* The communicator of a matched message, for its errors (NULL: none). */
 tw_mpi_comm_t *tw_mpi_message_comm(MPI_Message msg);
-
-/* The layout collectives and reductions move a type in: a predefined type's items
- * go as they lie in memory, each extent bytes (a pair with its padding), so they
- * are never packed; any other type as tw_mpi_type_layout says. */
-static inline int tw_mpi_type_transport(MPI_Datatype type, tw_mpi_type_layout_t *l) {
-    int rc = tw_mpi_type_layout(type, l);
-    if (!rc && tw_mpi_type_extent(type) >= 0) {
-        l->size = l->extent;
-        l->contiguous = 1;
-    }
-    return rc;
-}
 
 /* reduction operations (op.c) */
 /* MPI_SUCCESS when op applies to type's elements, else MPI_ERR_OP (MPI_ERR_TYPE: no type). */

@@ -251,7 +251,7 @@ int tw_mpi_op_check(MPI_Op op, MPI_Datatype type) {
     int p = predefined(op);
     if (!p) return MPI_ERR_OP;
     tw_mpi_type_layout_t l;
-    if (tw_mpi_type_transport(type, &l)) return MPI_ERR_TYPE;
+    if (tw_mpi_type_layout(type, &l)) return MPI_ERR_TYPE;
     if (l.element == MPI_DATATYPE_NULL) return MPI_ERR_OP;
     return apply_predefined(p, NULL, NULL, 0, l.element);
 }
@@ -288,7 +288,7 @@ static int apply_user_unpacked(const user_op_t *u, const void *in, void *inout, 
 int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type) {
     if (count <= 0) return MPI_SUCCESS;
     tw_mpi_type_layout_t l;
-    if (tw_mpi_type_transport(type, &l)) return MPI_ERR_TYPE;
+    if (tw_mpi_type_layout(type, &l)) return MPI_ERR_TYPE;
     const user_op_t *u = any_user_op(op);
     if (u && !l.contiguous) return apply_user_unpacked(u, in, inout, count, type, &l);
     if (u) { /* the packed form is the items themselves, lb bytes after their base */
@@ -341,7 +341,7 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
     NEED_INIT("MPI_Reduce_local");
     const char *call = "MPI_Reduce_local";
     tw_mpi_type_layout_t l;
-    if (tw_mpi_type_transport(datatype, &l)) return tw_mpi_error(NULL, call, MPI_ERR_TYPE, NULL);
+    if (tw_mpi_type_layout(datatype, &l)) return tw_mpi_error(NULL, call, MPI_ERR_TYPE, NULL);
     if (count < 0) return tw_mpi_error(NULL, call, MPI_ERR_COUNT, "negative count");
     int rc = tw_mpi_op_check(op, datatype);
     if (rc) return tw_mpi_error(NULL, call, rc, "the op does not apply to the datatype");

@@ -57,7 +57,16 @@ typedef struct req {
     tw_mpi_rts_t got;   /* rendezvous receive waiting to start its get */
     int got_from;
     unexpected_t *msg; /* REQ_MSG: the message */
-    int next;          /* list link: posted receives, pending sends, pending gets */
+    /* a derived datatype's data, moved through a packed window (buf): a send packs
+     * into it when it starts (and chunk by chunk when chunked), a receive unpacks
+     * from the message or from the window as each chunk lands */
+    tw_mpi_staged_t *staged;
+    /* chunked rendezvous: where in the stream the chunk in flight (or the next) starts */
+    size_t chunk_at;
+    uint8_t chunked;       /* send: one chunk of its stream in the window at a time */
+    uint8_t ready;         /* receive: the sender's next chunk is there already */
+    uint8_t ready_pending; /* send: its READY waits for room in the peer's mailbox */
+    int next;              /* list link: posted receives, pending sends, pending gets */
 } req_t;
 
 struct unexpected {
@@ -144,6 +153,8 @@ tw_mpi_comm_t *tw_mpi_message_comm(MPI_Message msg) {
 
 /* A (re)started request: no result yet. */
 static void req_reset(req_t *r) {
+    r->chunk_at = 0;
+    r->chunked = r->ready = r->ready_pending = 0;
     r->done = r->rts = r->pending = r->cancelled = r->parts = r->cts_sent = r->split = 0;
     r->region.nla = 0;
     r->active = 1;
@@ -162,11 +173,14 @@ static int req_alloc(int kind) {
     r->orphan = r->persistent = r->mode = 0;
     req_reset(r);
     r->msg = NULL;
+    r->staged = NULL;
     r->next = 0;
     return i;
 }
 
 static void req_free(int i) {
+    tw_mpi_staged_free(reqs[i].staged);
+    reqs[i].staged = NULL;
     reqs[i].kind = REQ_FREE;
     reqs[i].next = free_head;
     free_head = i;
@@ -229,12 +243,47 @@ static void complete_recv(req_t *r, int source, int tag, size_t arrived) {
     if (arrived > r->bytes) r->error = MPI_ERR_TRUNCATE;
 }
 
+static void start_get(int i);
+
+static size_t min_size(size_t a, size_t b) {
+    return a < b ? a : b;
+}
+
+/* A chunk of a rendezvous receive has landed (in its window when staged): unpacked,
+ * and the next one fetched, or awaited when the sender packs it chunk by chunk. 1
+ * while more is to come. */
+static int next_chunk(req_t *r, int i) {
+    if (r->got.split == TW_RTS_CHUNKED) {
+        size_t end = min_size(r->chunk_at + TW_PACK_CHUNK, (size_t)r->got.size);
+        size_t lo = min_size(r->chunk_at, r->st_bytes), hi = min_size(end, r->st_bytes);
+        if (r->staged && hi > lo) tw_mpi_staged_unpack_at(r->staged, r->buf, lo, hi - lo);
+        r->chunk_at = end;
+        if (end >= r->got.size) return 0;
+        if (r->ready) {
+            r->ready = 0;
+            start_get(i);
+        }
+        return 1;
+    }
+    size_t total = r->st_bytes,
+           n = total - r->chunk_at < TW_PACK_CHUNK ? total - r->chunk_at : TW_PACK_CHUNK;
+    tw_mpi_staged_unpack_at(r->staged, r->buf, r->chunk_at, n);
+    r->chunk_at += n;
+    if (r->chunk_at >= total) return 0;
+    start_get(i);
+    return 1;
+}
+
 /* One expected notification (or CTS) of rendezvous request i has come; the last
- * one completes it. */
+ * one completes it (or, for a receive in chunks, fetches the next chunk). */
 static void part_done(int i) {
     req_t *r = &reqs[i];
     rendezvous--;
     if (--r->parts) return;
+    /* a truncated message still fetches (and unpacks) what fits */
+    if ((r->staged || r->got.split == TW_RTS_CHUNKED) && r->kind == REQ_RECV && r->rts &&
+        r->error != MPI_ERR_OTHER && next_chunk(r, i))
+        return;
     if (r->region.nla) tw_dereg(tw_mpi.ep, &r->region);
     r->region.nla = 0;
     req_done(i);
@@ -245,7 +294,8 @@ static void part_done(int i) {
  * with the length the get must fetch in *get_len, or the VELO send's error. */
 static int send_cts(int i, size_t n, size_t *get_len) {
     req_t *r = &reqs[i];
-    size_t half = split_min && n >= split_min ? (n / 2) & ~(size_t)4095 : 0;
+    /* a staged receive gets its chunks in turn: no put into it */
+    size_t half = split_min && n >= split_min && !r->staged ? (n / 2) & ~(size_t)4095 : 0;
     tw_mpi_cts_t cts = {r->got.sreq, (uint32_t)handle_of(i), 0, 0, 0, 0};
     if (half &&
         !tw_reg(tw_mpi.ep, (unsigned char *)r->buf + half, n - half, TW_PERM_WRITE, &r->region)) {
@@ -272,7 +322,7 @@ static int send_cts(int i, size_t n, size_t *get_len) {
 static void start_get(int i) {
     req_t *r = &reqs[i];
     size_t n = r->got.size < r->bytes ? (size_t)r->got.size : r->bytes;
-    if (r->got.split && !r->cts_sent) {
+    if (r->got.split == 1 && !r->cts_sent) {
         int rc = send_cts(i, n, &n);
         if (rc == TW_RETRY) {
             list_push(&pending_gets, i);
@@ -288,8 +338,22 @@ static void start_get(int i) {
         n = (size_t)r->got.size;
     }
     uint64_t cookie = (uint64_t)r->got.sreq << 32 | (uint32_t)handle_of(i);
-    int rc = tw_get(tw_mpi.ep, r->got_from, r->buf, n, r->got.nla, r->got.key,
-                    TW_NOTIFY_COMPLETER | TW_NOTIFY_RESPONDER, cookie);
+    size_t at = 0;
+    unsigned char *to = r->buf;
+    unsigned notify = TW_NOTIFY_COMPLETER | TW_NOTIFY_RESPONDER;
+    if (r->got.split == TW_RTS_CHUNKED) {
+        /* the sender's window holds its chunk; what lies past our buffer is fetched as
+         * nothing, so that the sender still hears that each chunk was taken */
+        size_t end = min_size(r->chunk_at + TW_PACK_CHUNK, (size_t)r->got.size);
+        size_t lo = min_size(r->chunk_at, n);
+        n = min_size(end, n) - lo;
+        if (!r->staged && lo) to += lo;
+    } else if (r->staged) { /* into the window, one chunk; the sender hears of the last only */
+        at = r->chunk_at;
+        n = n - at < TW_PACK_CHUNK ? n - at : TW_PACK_CHUNK;
+        if (at + n < r->st_bytes) notify = TW_NOTIFY_COMPLETER;
+    }
+    int rc = tw_get(tw_mpi.ep, r->got_from, to, n, r->got.nla + at, r->got.key, notify, cookie);
     if (rc == TW_RETRY) {
         list_push(&pending_gets, i);
         return;
@@ -345,6 +409,29 @@ static void take_cts(int source, const void *body, size_t len) {
     start_put(i);
 }
 
+/* The index of i in list l and its predecessor, or 0 when i is not there. */
+static int list_find(const list_t *l, int i, int *prev);
+
+/* A READY from source: the next chunk of a chunked rendezvous is in the sender's
+ * window. Checked against the receive it names before anything is fetched. */
+static void take_ready(int source, const void *body, size_t len) {
+    tw_mpi_ready_t m;
+    if (len != sizeof m) return;
+    memcpy(&m, body, sizeof m);
+    int i = index_of((MPI_Request)m.rreq), prev;
+    if (i <= 0) return;
+    req_t *r = &reqs[i];
+    if (r->kind != REQ_RECV || !r->rts || r->got.split != TW_RTS_CHUNKED || r->done ||
+        r->got_from != source || r->got.sreq != m.sreq || m.offset >= r->got.size ||
+        list_find(&pending_gets, i, &prev))
+        return;
+    if (r->parts) { /* the chunk before it has not landed yet */
+        if (m.offset == r->chunk_at + TW_PACK_CHUNK) r->ready = 1;
+    } else if (m.offset == r->chunk_at) {
+        start_get(i);
+    }
+}
+
 static void deliver(int i, int source, int tag, int is_rts, const tw_mpi_rts_t *rts,
                     const void *data, size_t len) {
     req_t *r = &reqs[i];
@@ -357,7 +444,10 @@ static void deliver(int i, int source, int tag, int is_rts, const tw_mpi_rts_t *
         return;
     }
     complete_recv(r, source, tag, len);
-    if (r->st_bytes) memcpy(r->buf, data, r->st_bytes); /* buf may be NULL for 0 */
+    if (r->staged) /* unpacked straight from the message */
+        tw_mpi_staged_unpack_at(r->staged, data, 0, r->st_bytes);
+    else if (r->st_bytes) /* buf may be NULL for 0 */
+        memcpy(r->buf, data, r->st_bytes);
     req_done(i);
 }
 
@@ -389,6 +479,10 @@ static void unexpected_free(unexpected_t *u) {
 static int arrive(const tw_velo_msg_t *m) {
     if (m->tag == TW_MPI_CTS) {
         take_cts(m->source, m->data, m->length);
+        return 1;
+    }
+    if (m->tag == TW_MPI_READY) {
+        take_ready(m->source, m->data, m->length);
         return 1;
     }
     tw_mpi_hdr_t h;
@@ -467,6 +561,20 @@ static void drain_mailbox(void) {
 
 /* ---- notifications: rendezvous completions ---- */
 
+/* Tells the receiver that the next chunk of chunked send i is in its window. */
+static void send_ready(int i) {
+    req_t *r = &reqs[i];
+    tw_mpi_ready_t m = {(uint32_t)handle_of(i), r->cts.rreq, r->chunk_at};
+    int rc = tw_velo_send(tw_mpi.ep, r->peer, TW_MPI_READY, &m, sizeof m);
+    r->ready_pending = rc == TW_RETRY;
+    if (rc == TW_RETRY) {
+        list_push(&pending_gets, i);
+    } else if (rc) {
+        r->error = MPI_ERR_OTHER; /* the receiver will never ask again */
+        part_done(i);
+    }
+}
+
 static void drain_notifications(void) {
     tw_notification_t n;
     while (tw_nq_poll(tw_mpi.ep, &n) == TW_OK) {
@@ -480,6 +588,15 @@ static void drain_notifications(void) {
         /* a cookie is only as good as the peer that names it: another process must
          * not complete this request by naming it in its own operation */
         if (n.peer != (r->kind == REQ_SEND ? r->peer : r->got_from)) continue;
+        if (n.status == TW_OK && r->kind == REQ_SEND && r->chunked &&
+            r->chunk_at + TW_PACK_CHUNK < r->bytes) {
+            /* the receiver has taken the window's chunk: the next one takes its place */
+            r->chunk_at += TW_PACK_CHUNK;
+            tw_mpi_staged_pack_at(r->staged, r->chunk_at);
+            r->cts.rreq = (uint32_t)n.cookie;
+            send_ready(i);
+            continue;
+        }
         if (n.status != TW_OK) {
             /* a fault: the request ends now, whatever else it waited for. Its buffer
              * is deregistered, so a late put or get into it faults too. */
@@ -499,7 +616,8 @@ static int post(int i) {
     if (!r->rts)
         return tw_velo_sendv(tw_mpi.ep, r->peer, TW_MPI_EAGER, &h, sizeof h, r->buf, r->bytes);
     unsigned char m[sizeof h + sizeof(tw_mpi_rts_t)];
-    tw_mpi_rts_t rts = {r->bytes, r->region.nla, r->region.key, (uint32_t)handle_of(i), r->split};
+    tw_mpi_rts_t rts = {r->bytes, r->region.nla, r->region.key, (uint32_t)handle_of(i),
+                        r->chunked ? TW_RTS_CHUNKED : r->split};
     memcpy(m, &h, sizeof h);
     memcpy(m + sizeof h, &rts, sizeof rts);
     return tw_velo_send(tw_mpi.ep, r->peer, TW_MPI_RTS, m, sizeof m);
@@ -541,7 +659,9 @@ static void start_pending_gets(void) {
     pending_gets = (list_t){0, 0};
     for (int i = l.head; i;) {
         int next = reqs[i].next;
-        if (reqs[i].kind == REQ_SEND)
+        if (reqs[i].kind == REQ_SEND && reqs[i].ready_pending)
+            send_ready(i);
+        else if (reqs[i].kind == REQ_SEND)
             start_put(i);
         else
             start_get(i);
@@ -581,19 +701,24 @@ static int send_start(int i) {
         return MPI_SUCCESS;
     }
     if (r->mode == TW_SEND_BUFFERED) { /* the data is copied aside: the send is done */
-        r->error = tw_mpi_bsend(r->buf, r->bytes, r->peer, r->tag, r->context);
+        r->error = r->staged ? tw_mpi_bsend_staged(r->staged, r->peer, r->tag, r->context)
+                             : tw_mpi_bsend(r->buf, r->bytes, r->peer, r->tag, r->context);
         req_done(i);
         return MPI_SUCCESS;
     }
+    /* a staged send packs at every start (persistent ones run again), one window */
+    if (r->staged) tw_mpi_staged_pack_at(r->staged, 0);
+    r->chunked = r->staged && r->bytes > TW_PACK_CHUNK;
     if (r->mode == TW_SEND_SYNC || r->bytes > eager_max) {
         r->rts = 1;
         void *at = r->bytes ? r->buf : &sync_dummy;
-        if (tw_reg(tw_mpi.ep, at, r->bytes ? r->bytes : 1, TW_PERM_READ, &r->region)) {
+        size_t len = r->chunked ? TW_PACK_CHUNK : r->bytes;
+        if (tw_reg(tw_mpi.ep, at, len ? len : 1, TW_PERM_READ, &r->region)) {
             r->active = 0;
             return MPI_ERR_NO_MEM;
         }
-        /* done when the receiver's get tells us, and when split, our put */
-        r->split = split_min && r->bytes >= split_min;
+        /* done when the receiver's (last) get tells us, and when split, our put */
+        r->split = !r->chunked && split_min && r->bytes >= split_min;
         r->parts = (uint8_t)(1 + r->split);
         rendezvous += r->parts;
     }
@@ -638,6 +763,24 @@ int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t cont
     int i = send_setup(buf, bytes, dest, tag, context, mode, 0);
     if (!i) return MPI_ERR_NO_MEM;
     int rc = send_start(i);
+    if (rc) {
+        req_free(i);
+        return rc;
+    }
+    *req = handle_of(i);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_send_staged(tw_mpi_staged_t *st, int dest, int tag, uint32_t context, int mode,
+                       int persistent, MPI_Request *req) {
+    int i = send_setup(tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), dest, tag, context, mode,
+                       persistent);
+    if (!i) {
+        tw_mpi_staged_free(st);
+        return MPI_ERR_NO_MEM;
+    }
+    reqs[i].staged = st;
+    int rc = persistent ? (reqs[i].done = 1, MPI_SUCCESS) : send_start(i);
     if (rc) {
         req_free(i);
         return rc;
@@ -735,6 +878,23 @@ int tw_mpi_irecv(void *buf, size_t bytes, int source, int tag, uint32_t context,
     if (!i) return MPI_ERR_NO_MEM;
     *req = handle_of(i);
     recv_start(i);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_recv_staged(tw_mpi_staged_t *st, int source, int tag, uint32_t context, int persistent,
+                       MPI_Request *req) {
+    int i = recv_setup(tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), source, tag, context,
+                       persistent);
+    if (!i) {
+        tw_mpi_staged_free(st);
+        return MPI_ERR_NO_MEM;
+    }
+    reqs[i].staged = st;
+    *req = handle_of(i);
+    if (persistent)
+        reqs[i].done = 1;
+    else
+        recv_start(i);
     return MPI_SUCCESS;
 }
 
@@ -919,6 +1079,16 @@ int tw_mpi_improbe(int source, int tag, uint32_t context, int *flag, MPI_Message
     status_of_unexpected(u, status);
     *msg = (MPI_Message)(0x6c000000 | reqs[i].gen << 16 | i);
     return MPI_SUCCESS;
+}
+
+int tw_mpi_imrecv_staged(tw_mpi_staged_t *st, MPI_Message *msg, MPI_Request *req) {
+    int i = slot_of(*msg, 0x6c);
+    if (i <= 0) {
+        tw_mpi_staged_free(st);
+        return MPI_ERR_REQUEST;
+    }
+    reqs[i].staged = st;
+    return tw_mpi_imrecv(tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), msg, req);
 }
 
 int tw_mpi_imrecv(void *buf, size_t bytes, MPI_Message *msg, MPI_Request *req) {

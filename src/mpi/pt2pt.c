@@ -1,26 +1,34 @@
 /* The MPI point-to-point calls: argument checks and rank translation in front of
  * the engine (p2p.c). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpi/mpi_impl.h"
 
-/* Checks the buffer description common to sends and receives; the byte count in *bytes. */
+/* Checks the buffer description common to sends and receives; where its data lies
+ * in *b. A derived type may address memory absolutely, from MPI_BOTTOM (NULL). */
 static int check_buffer(tw_mpi_comm_t *c, const char *call, const void *buf, int count,
-                        MPI_Datatype type, size_t *bytes) {
+                        MPI_Datatype type, tw_mpi_buffer_t *b) {
     if (count < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
     int size = tw_mpi_type_extent(type);
-    if (size < 0) return tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
-    if (!buf && count > 0 && size > 0) return tw_mpi_error(c, call, MPI_ERR_BUFFER, "NULL buffer");
-    *bytes = (size_t)count * (size_t)size;
+    if (size >= 0) {
+        if (!buf && count > 0 && size > 0)
+            return tw_mpi_error(c, call, MPI_ERR_BUFFER, "NULL buffer");
+        *b = (tw_mpi_buffer_t){(unsigned char *)(uintptr_t)buf, (size_t)count * (size_t)size, 0};
+        return MPI_SUCCESS;
+    }
+    int rc = tw_mpi_type_buffer(type, buf, count, b);
+    if (rc == MPI_ERR_TYPE) return tw_mpi_error(c, call, rc, "not a committed datatype");
+    if (rc) return tw_mpi_error(c, call, rc, "the message's size overflows");
     return MPI_SUCCESS;
 }
 
 /* What every send and receive checks first: the library is up, the communicator
- * exists, the buffer description holds. The communicator and byte count come back. */
+ * exists, the buffer description holds. The communicator and buffer come back. */
 static int check_call(const char *call, MPI_Comm comm, const void *buf, int count,
-                      MPI_Datatype type, tw_mpi_comm_t **c, size_t *bytes) {
+                      MPI_Datatype type, tw_mpi_comm_t **c, tw_mpi_buffer_t *bytes) {
     NEED_INIT(call);
     *c = tw_mpi_comm_get(comm);
     if (!*c) return tw_mpi_error(NULL, call, MPI_ERR_COMM, NULL);
@@ -51,35 +59,59 @@ static int check_source(tw_mpi_comm_t *c, const char *call, int source, int tag)
     return MPI_SUCCESS;
 }
 
+/* A send of a non-contiguous buffer: packed into a copy the request owns. */
+static int send_staged(const void *buf, int count, MPI_Datatype type, int to, int tag,
+                       tw_mpi_comm_t *c, int mode, int persistent, MPI_Request *req) {
+    tw_mpi_staged_t *st;
+    int buffered = mode == TW_SEND_BUFFERED && !persistent;
+    int rc =
+        tw_mpi_staged_new((void *)(uintptr_t)buf, count, type, buffered ? 0 : TW_PACK_CHUNK, &st);
+    if (rc) return rc;
+    if (buffered) { /* packed into the attached buffer at once */
+        rc = tw_mpi_bsend_staged(st, to, tag, c->context);
+        tw_mpi_staged_free(st);
+        return rc;
+    }
+    return tw_mpi_send_staged(st, to, tag, c->context, mode, persistent, req);
+}
+
 /* Every send: checked, then started (persistent: created inactive). */
 static int send_common(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
                        int tag, MPI_Comm comm, int mode, int persistent, MPI_Request *req) {
     tw_mpi_comm_t *c;
-    size_t bytes = 0;
-    int rc = check_call(call, comm, buf, count, type, &c, &bytes);
+    tw_mpi_buffer_t b;
+    int rc = check_call(call, comm, buf, count, type, &c, &b);
     if (!rc) rc = check_send(c, call, dest, tag, req);
     if (rc) return rc;
     int to = tw_mpi_world_rank(c, dest);
-    if (persistent)
-        rc = tw_mpi_send_init(buf, bytes, to, tag, c->context, mode, req);
+    if (b.staged)
+        rc = send_staged(buf, count, type, to, tag, c, mode, persistent, req);
+    else if (persistent)
+        rc = tw_mpi_send_init(b.at, b.bytes, to, tag, c->context, mode, req);
     else if (mode == TW_SEND_BUFFERED) /* copied aside: complete at once */
-        rc = tw_mpi_bsend(buf, bytes, to, tag, c->context);
+        rc = tw_mpi_bsend(b.at, b.bytes, to, tag, c->context);
     else
-        rc = tw_mpi_isend(buf, bytes, to, tag, c->context, mode, req);
+        rc = tw_mpi_isend(b.at, b.bytes, to, tag, c->context, mode, req);
     return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
 }
 
 static int recv_common(const char *call, void *buf, int count, MPI_Datatype type, int source,
                        int tag, MPI_Comm comm, int persistent, MPI_Request *req) {
     tw_mpi_comm_t *c;
-    size_t bytes = 0;
-    int rc = check_call(call, comm, buf, count, type, &c, &bytes);
+    tw_mpi_buffer_t b;
+    int rc = check_call(call, comm, buf, count, type, &c, &b);
     if (!rc) rc = check_source(c, call, source, tag);
     if (rc) return rc;
     if (!req) return tw_mpi_error(c, call, MPI_ERR_REQUEST, "request is NULL");
     int from = tw_mpi_world_rank(c, source);
-    rc = persistent ? tw_mpi_recv_init(buf, bytes, from, tag, c->context, req)
-                    : tw_mpi_irecv(buf, bytes, from, tag, c->context, req);
+    tw_mpi_staged_t *st;
+    if (b.staged) {
+        rc = tw_mpi_staged_new(buf, count, type, TW_PACK_CHUNK, &st);
+        if (!rc) rc = tw_mpi_recv_staged(st, from, tag, c->context, persistent, req);
+    } else {
+        rc = persistent ? tw_mpi_recv_init(b.at, b.bytes, from, tag, c->context, req)
+                        : tw_mpi_irecv(b.at, b.bytes, from, tag, c->context, req);
+    }
     return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
 }
 
@@ -235,7 +267,7 @@ int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int 
                  MPI_Comm comm, MPI_Status *status) {
     MPI_Request r[2];
     tw_mpi_comm_t *c;
-    size_t bytes = 0;
+    tw_mpi_buffer_t bytes;
     /* the send half is checked before the receive starts, so a call that fails
      * consumes no message */
     int rc = check_call("MPI_Sendrecv", comm, sendbuf, sendcount, sendtype, &c, &bytes);
@@ -326,14 +358,18 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
         return tw_mpi_error(NULL, "MPI_Imrecv", MPI_ERR_REQUEST,
                             "not a message from MPI_Mprobe or MPI_Improbe");
     if (!request) return tw_mpi_error(c, "MPI_Imrecv", MPI_ERR_ARG, "request is NULL");
-    size_t bytes = 0;
-    int rc = check_buffer(c, "MPI_Imrecv", buf, count, datatype, &bytes);
+    tw_mpi_buffer_t b;
+    int rc = check_buffer(c, "MPI_Imrecv", buf, count, datatype, &b);
     if (rc) return rc;
+    tw_mpi_staged_t *st;
     if (*message == MPI_MESSAGE_NO_PROC) { /* a receive from MPI_PROC_NULL */
         *message = MPI_MESSAGE_NULL;
         rc = tw_mpi_irecv(buf, 0, MPI_PROC_NULL, MPI_ANY_TAG, 0, request);
+    } else if (b.staged) {
+        rc = tw_mpi_staged_new(buf, count, datatype, TW_PACK_CHUNK, &st);
+        if (!rc) rc = tw_mpi_imrecv_staged(st, message, request);
     } else {
-        rc = tw_mpi_imrecv(buf, bytes, message, request);
+        rc = tw_mpi_imrecv(b.at, b.bytes, message, request);
     }
     return rc ? tw_mpi_error(c, "MPI_Imrecv", rc, NULL) : MPI_SUCCESS;
 }
@@ -351,15 +387,20 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                          int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
     tw_mpi_comm_t *c;
-    size_t bytes = 0;
-    int rc = check_call("MPI_Sendrecv_replace", comm, buf, count, datatype, &c, &bytes);
+    tw_mpi_buffer_t b;
+    int rc = check_call("MPI_Sendrecv_replace", comm, buf, count, datatype, &c, &b);
     if (rc) return rc;
-    /* the outgoing data leaves from a copy, so the reply can land in buf */
-    void *copy = malloc(bytes ? bytes : 1);
+    if (b.bytes > INT_MAX) /* the copy leaves as bytes */
+        return tw_mpi_error(c, "MPI_Sendrecv_replace", MPI_ERR_COUNT, "more than INT_MAX bytes");
+    /* the outgoing data leaves from a packed copy, so the reply can land in buf */
+    void *copy = malloc(b.bytes ? b.bytes : 1);
     if (!copy) return tw_mpi_error(c, "MPI_Sendrecv_replace", MPI_ERR_NO_MEM, NULL);
-    if (bytes) memcpy(copy, buf, bytes); /* buf may be NULL when count is 0 */
-    rc = MPI_Sendrecv(copy, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag,
-                      comm, status);
+    if (b.staged)
+        tw_mpi_type_pack(buf, count, datatype, copy);
+    else if (b.bytes) /* b.at may be NULL when count is 0 */
+        memcpy(copy, b.at, b.bytes);
+    rc = MPI_Sendrecv(copy, (int)b.bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
+                      recvtag, comm, status);
     free(copy);
     return rc;
 }
