@@ -96,17 +96,20 @@ void tw_coll_barrier(tw_sched_t *s) {
 }
 
 /* Ring allgather over positions 0..p-1: position v is rank (v + base) mod p and
- * starts with block v (lens[v] bytes at offs[v] of buf); round k passes block v - k
- * on to the right. */
+ * starts with block v (lens[v] bytes at offs[v] of buf, or at own when own is not
+ * NULL: then it is copied into buf while the first round's transfers run); round k
+ * passes block v - k on to the right. */
 static void ring_allgather(tw_sched_t *s, char *buf, const size_t *offs, const size_t *lens, int v,
-                           int base) {
+                           int base, const char *own) {
     int p = s->comm->size, right = mod(v + 1 + base, p), left = mod(v - 1 + base, p);
     for (int k = 0; k < p - 1; k++) {
         int sb = mod(v - k, p), rb = mod(v - k - 1, p);
         tw_sched_recv(s, buf + offs[rb], lens[rb], left);
-        tw_sched_send(s, buf + offs[sb], lens[sb], right);
+        tw_sched_send(s, k == 0 && own ? own : buf + offs[sb], lens[sb], right);
+        if (k == 0 && own) tw_sched_copy(s, own, buf + offs[v], lens[v]);
         tw_sched_fence(s);
     }
+    if (p == 1 && own) tw_sched_copy(s, own, buf + offs[v], lens[v]);
 }
 
 static void bcast_binomial(tw_sched_t *s, void *buf, size_t bytes, int root) {
@@ -142,7 +145,7 @@ static void bcast_scatter_ring(tw_sched_t *s, void *buf, size_t count, size_t it
     }
 #undef SPAN
     tw_sched_fence(s);
-    ring_allgather(s, b, offs, lens, vr, root);
+    ring_allgather(s, b, offs, lens, vr, root, NULL);
 }
 
 void tw_coll_bcast(tw_sched_t *s, void *buf, size_t count, size_t item, int root) {
@@ -301,7 +304,7 @@ void tw_coll_allreduce(tw_sched_t *s, const void *in, void *out, size_t count,
         size_t *offs, *lens;
         if (even_blocks(s, count, red->item, &offs, &lens)) return;
         ring_reduce_scatter(s, out, offs, lens, red);
-        ring_allgather(s, out, offs, lens, s->comm->rank, 0);
+        ring_allgather(s, out, offs, lens, s->comm->rank, 0, NULL);
     } else {
         allreduce_recdbl(s, out, count, red);
     }
@@ -484,8 +487,7 @@ void tw_coll_allgatherv(tw_sched_t *s, const void *in, void *out, const size_t *
                         const size_t *offs) {
     int r = s->comm->rank;
     char *o = out;
-    if (in) tw_sched_copy(s, in, o + offs[r], bytes[r]);
-    ring_allgather(s, o, offs, bytes, r, 0);
+    ring_allgather(s, o, offs, bytes, r, 0, in);
 }
 
 /* Bruck: round k sends the first min(2^k, p - 2^k) blocks gathered so far to
@@ -531,14 +533,17 @@ void tw_coll_alltoallv(tw_sched_t *s, const void *in, const size_t *sbytes, cons
     tw_coll_choice_t forced = FORCED(coll_alltoall);
     int pairwise =
         forced == TW_COLL_AUTO ? total / (size_t)p >= ALLTOALL_PAIRWISE : forced == TW_COLL_SECOND;
-    if (in) tw_sched_copy(s, i0 + soffs[r], o + roffs[r], rbytes[r]);
+    /* the own block is copied once the first transfers are under way, so the peers'
+     * copies run beside this one */
     if (pairwise) {
         for (int k = 1; k < p; k++) {
             int dst = mod(r + k, p), src = mod(r - k, p);
             tw_sched_recv(s, o + roffs[src], rbytes[src], src);
             tw_sched_send(s, i0 + soffs[dst], sbytes[dst], dst);
+            if (k == 1 && in) tw_sched_copy(s, i0 + soffs[r], o + roffs[r], rbytes[r]);
             tw_sched_fence(s);
         }
+        if (p == 1 && in) tw_sched_copy(s, i0 + soffs[r], o + roffs[r], rbytes[r]);
         return;
     }
     for (int k = 1; k < p; k++) {
@@ -549,4 +554,5 @@ void tw_coll_alltoallv(tw_sched_t *s, const void *in, const size_t *sbytes, cons
         int dst = mod(r + k, p);
         tw_sched_send(s, i0 + soffs[dst], sbytes[dst], dst);
     }
+    if (in) tw_sched_copy(s, i0 + soffs[r], o + roffs[r], rbytes[r]);
 }
