@@ -10,7 +10,10 @@
 # usage: bench/mpi/compare.sh [BUILD_DIR]      (default build)
 #   env: ROUNDS (default 5), TESTS (default "latency bandwidth rate barrier bcast
 #        allreduce allgather alltoall"),
-#        RUN_TIMEOUT seconds per run (default 120), CFLAGS (default -O2)
+#        RUN_TIMEOUT seconds per run (default 120), CFLAGS (default -O2),
+#        VARIANTS: Tollway run again with other settings, as more columns, e.g.
+#        VARIANTS="split64k:TW_RNDV_SPLIT=65536 nosplit:TW_RNDV_SPLIT=0" adds
+#        tollway-split64k and tollway-nosplit (settings separated by commas)
 #
 # MPIs, each used when it builds mpibench and passes a short smoke run, else skipped
 # with a note (an MPI that cannot build collbench is skipped for the collective tests):
@@ -55,6 +58,13 @@ launcher() {
     openmpi) cmd=(mpirun.openmpi --allow-run-as-root -np 2 --bind-to core) ;;
     mpich) cmd=(mpirun.mpich -np 2 -bind-to core) ;;
     tollway) cmd=("$build/bin/mpiexec" -n 2) ;;
+    tollway-*) # a variant: the same binaries, other TW_* settings
+        local v settings=""
+        for v in ${VARIANTS:-}; do
+            [ "tollway-${v%%:*}" = "$1" ] && settings=${v#*:}
+        done
+        cmd=(env ${settings//,/ } "$build/bin/mpiexec" -n 2)
+        ;;
     esac
 }
 
@@ -72,7 +82,7 @@ run() {
     local name=$1
     shift
     launcher "$name"
-    timeout -k 5 "$limit" "${cmd[@]}" "$out/$(program "$1")-$name" "$@"
+    timeout -k 5 "$limit" "${cmd[@]}" "$out/$(program "$1")-${name%%-*}" "$@"
 }
 
 mpis=()
@@ -113,6 +123,9 @@ try_mpi openmpi mpicc.openmpi
 try_mpi mpich mpicc.mpich
 if [ -x "$build/bin/mpicc" ]; then
     try_mpi tollway "$build/bin/mpicc"
+    for v in ${VARIANTS:-}; do
+        [ -x "$out/mpibench-tollway" ] && mpis+=("tollway-${v%%:*}")
+    done
 else
     echo "mpibench: tollway skipped: $build/bin/mpicc not built yet" >&2
 fi
@@ -132,9 +145,9 @@ fi
 : >"$out/commands.txt"
 for name in "${mpis[@]}"; do
     launcher "$name"
-    echo "$name: ${cmd[*]} $out/mpibench-$name TEST --csv" | tee -a "$out/commands.txt"
-    if [ -x "$out/collbench-$name" ]; then
-        echo "$name: ${cmd[*]} $out/collbench-$name TEST --csv" | tee -a "$out/commands.txt"
+    echo "$name: ${cmd[*]} $out/mpibench-${name%%-*} TEST --csv" | tee -a "$out/commands.txt"
+    if [ -x "$out/collbench-${name%%-*}" ]; then
+        echo "$name: ${cmd[*]} $out/collbench-${name%%-*} TEST --csv" | tee -a "$out/commands.txt"
     fi
 done
 
@@ -154,7 +167,7 @@ for r in $(seq 1 "$rounds"); do
         n=${#mpis[@]}
         for k in $(seq 0 $((n - 1))); do
             name=${mpis[$(((r - 1 + k) % n))]}
-            [ -x "$out/$(program "$test")-$name" ] || continue
+            [ -x "$out/$(program "$test")-${name%%-*}" ] || continue
             probe "$name" "$test" "$r" before
             if run "$name" "$test" --csv >"$tmp"; then
                 awk -F, -v mpi="$name" -v round="$r" \

@@ -166,15 +166,16 @@ def main():
         print("placement probe: none (every run counted)")
     if not med:
         print("no clean measurements: every run was left out")
-    head = f"{'test':10} {'size':>7} " + " ".join(f"{NAMES.get(m, m):>11}" for m in order)
+    width = max([11] + [len(NAMES.get(m, m)) for m in order])
+    head = f"{'test':10} {'size':>7} " + " ".join(f"{NAMES.get(m, m):>{width}}" for m in order)
     head += f"  {'unit':5} {'ratio of':>15} {'ratio':>7} {'target':>7} {'met':>3}  {'rounds':>6}  range"
     print(head)
     for test, size, _, _ in TARGETS:
         if not any((m, test, size) in med for m in order):
             continue
         line = f"{test:10} {size_label(size):>7} "
-        line += " ".join(f"{med[(m, test, size)]:11.4g}" if (m, test, size) in med
-                         else f"{'-':>11}" for m in order)
+        line += " ".join(f"{med[(m, test, size)]:{width}.4g}" if (m, test, size) in med
+                         else f"{'-':>{width}}" for m in order)
         line += f"  {UNITS.get(test, ''):5}"
         if (test, size) in comparisons:
             label, rr, target, met = comparisons[(test, size)]

@@ -292,14 +292,38 @@ static void ring_reduce_scatter(tw_sched_t *s, char *buf, const size_t *offs, co
     }
 }
 
+/* The ring reduce-scatter above, reading this rank's data from in and leaving the
+ * sums in out (in != out): each block received lands in out and has in's block added
+ * to it there, so nothing is copied first. Rank r ends with block r of out complete
+ * (block r - 1 of out is left for the allgather to fill). */
+static void ring_reduce_scatter_from(tw_sched_t *s, const char *in, char *out, const size_t *offs,
+                                     const size_t *lens, const tw_coll_red_t *red) {
+    int r = s->comm->rank, p = s->comm->size;
+    for (int k = 0; k < p - 1; k++) {
+        int sb = mod(r - 1 - k, p), rb = mod(r - 2 - k, p);
+        tw_sched_recv(s, out + offs[rb], lens[rb], mod(r - 1, p));
+        tw_sched_send(s, (k == 0 ? in : out) + offs[sb], lens[sb], mod(r + 1, p));
+        tw_sched_fence(s);
+        tw_sched_reduce(s, in + offs[rb], out + offs[rb], (MPI_Count)(lens[rb] / red->item),
+                        red->type, red->op);
+    }
+}
+
 void tw_coll_allreduce(tw_sched_t *s, const void *in, void *out, size_t count,
                        const tw_coll_red_t *red) {
     int p = s->comm->size;
-    tw_sched_copy(s, in, out, count * red->item);
-    if (p == 1 || !count) return;
     tw_coll_choice_t forced = FORCED(coll_allreduce);
     int ring =
         forced == TW_COLL_AUTO ? count * red->item >= ALLREDUCE_LONG : forced == TW_COLL_SECOND;
+    if (ring && red->commute && count >= (size_t)p && p > 1 && in && in != out) {
+        size_t *offs, *lens;
+        if (even_blocks(s, count, red->item, &offs, &lens)) return;
+        ring_reduce_scatter_from(s, in, out, offs, lens, red);
+        ring_allgather(s, out, offs, lens, s->comm->rank, 0, NULL);
+        return;
+    }
+    tw_sched_copy(s, in, out, count * red->item);
+    if (p == 1 || !count) return;
     if (ring && red->commute && count >= (size_t)p) {
         size_t *offs, *lens;
         if (even_blocks(s, count, red->item, &offs, &lens)) return;

@@ -99,6 +99,8 @@ static size_t eager_max;         /* TW_EAGER_LIMIT */
 static size_t split_min;         /* TW_RNDV_SPLIT; 0: never */
 static int
     rendezvous; /* sends and gets waiting for a notification: the queue is polled only then */
+static int rndv_sends; /* rendezvous sends under way: while this process sends too, its
+                          receives do not split (see send_cts) */
 
 /* ---- requests ---- */
 
@@ -280,6 +282,7 @@ static void part_done(int i) {
     req_t *r = &reqs[i];
     rendezvous--;
     if (--r->parts) return;
+    if (r->kind == REQ_SEND) rndv_sends--;
     /* a truncated message still fetches (and unpacks) what fits */
     if ((r->staged || r->got.split == TW_RTS_CHUNKED) && r->kind == REQ_RECV && r->rts &&
         r->error != MPI_ERR_OTHER && next_chunk(r, i))
@@ -294,8 +297,12 @@ static void part_done(int i) {
  * with the length the get must fetch in *get_len, or the VELO send's error. */
 static int send_cts(int i, size_t n, size_t *get_len) {
     req_t *r = &reqs[i];
-    /* a staged receive gets its chunks in turn: no put into it */
-    size_t half = split_min && n >= split_min && !r->staged ? (n / 2) & ~(size_t)4095 : 0;
+    /* A staged receive gets its chunks in turn: no put into it. Nor while this
+     * process has rendezvous sends of its own under way: then the sender is most
+     * likely busy as well (an exchange), and a put would only add a message to the
+     * transfer. */
+    size_t half =
+        split_min && n >= split_min && !r->staged && !rndv_sends ? (n / 2) & ~(size_t)4095 : 0;
     tw_mpi_cts_t cts = {r->got.sreq, (uint32_t)handle_of(i), 0, 0, 0, 0};
     if (half &&
         !tw_reg(tw_mpi.ep, (unsigned char *)r->buf + half, n - half, TW_PERM_WRITE, &r->region)) {
@@ -721,6 +728,7 @@ static int send_start(int i) {
         r->split = !r->chunked && split_min && r->bytes >= split_min;
         r->parts = (uint8_t)(1 + r->split);
         rendezvous += r->parts;
+        rndv_sends++;
     }
     int rc = pending_to[r->peer] ? TW_RETRY : post(i);
     if (rc == TW_OK) {
@@ -735,6 +743,7 @@ static int send_start(int i) {
             tw_dereg(tw_mpi.ep, &r->region);
             rendezvous -= r->parts;
             r->parts = 0;
+            rndv_sends--;
         }
         r->active = 0;
         return MPI_ERR_OTHER;
@@ -1046,6 +1055,7 @@ int tw_mpi_cancel(MPI_Request req) {
             tw_dereg(tw_mpi.ep, &r->region);
             rendezvous -= r->parts;
             r->parts = 0;
+            rndv_sends--;
         }
     } else {
         return MPI_SUCCESS;

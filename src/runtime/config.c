@@ -31,7 +31,7 @@ static const tw_config_var_t vars[] = {
      "largest MPI message, in bytes, sent eagerly (copied through the receiver's mailbox); "
      "longer ones go by rendezvous (the receiver gets them from the sender's buffer); 0..4088",
      0},
-    {"TW_RNDV_SPLIT", "262144",
+    {"TW_RNDV_SPLIT", "65536",
      "MPI messages from this many bytes on are copied by both sides at once: the receiver "
      "gets the first half while the sender puts the second; 0 turns it off",
      0},
