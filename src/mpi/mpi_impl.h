@@ -390,7 +390,8 @@ struct tw_sched;
 typedef void tw_sched_fn(struct tw_sched *s, void *arg);
 typedef struct tw_step {
     uint8_t kind;
-    int peer; /* send, receive: world rank */
+    uint8_t deferred; /* a small receive of a blocking schedule, not posted yet */
+    int peer;         /* send, receive: world rank */
     const void *src;
     void *dst;
     size_t bytes;    /* send, receive, copy */

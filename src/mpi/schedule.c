@@ -89,6 +89,7 @@ static tw_step_t *add(tw_sched_t *s, int kind) {
     }
     tw_step_t *t = &s->steps[s->nsteps++];
     t->kind = (uint8_t)kind;
+    t->deferred = 0;
     t->req = MPI_REQUEST_NULL;
     return t;
 }
@@ -167,6 +168,13 @@ static void start(tw_sched_t *s, tw_step_t *t) {
         rc = tw_mpi_isend(t->src, t->bytes, t->peer, s->tag, s->context, TW_SEND_STANDARD, &t->req);
         break;
     case TW_STEP_RECV:
+        /* a blocking schedule takes a small message straight from the mailbox when
+         * it waits for nothing else (tw_mpi_recv_now in advance): no request */
+        if (!s->heap && t->bytes <= TW_MPI_EAGER_MAX) {
+            t->deferred = 1;
+            t->req = MPI_REQUEST_NULL;
+            return;
+        }
         rc = tw_mpi_irecv(t->dst, t->bytes, t->peer, s->tag, s->context, &t->req);
         break;
     case TW_STEP_REDUCE:
@@ -185,12 +193,45 @@ static void start(tw_sched_t *s, tw_step_t *t) {
     }
 }
 
+/* A deferred receive at the head of the waiting steps: taken straight from the
+ * mailbox when it is the last step of its round still under way (tw_mpi_recv_now
+ * waits for the next message); else, or when that message is not the one, posted as
+ * any receive. 1 when it is no longer deferred; 0 while steps of its round are still
+ * to start. */
+static int receive_deferred(tw_sched_t *s, tw_step_t *t) {
+    if (s->error) { /* nothing more starts */
+        t->deferred = 0;
+        return 1;
+    }
+    if (s->next < s->nsteps && s->steps[s->next].kind != TW_STEP_FENCE)
+        return 0; /* the rest of its round starts first */
+    int last = 1; /* the steps started after it are done */
+    for (tw_step_t *u = t + 1; last && u < &s->steps[s->next]; u++)
+        last = u->req == MPI_REQUEST_NULL && !u->deferred;
+    if (last) {
+        int rc = tw_mpi_recv_now(t->dst, t->bytes, t->peer, s->tag, s->context, MPI_STATUS_IGNORE);
+        if (rc != 1) {
+            t->deferred = 0;
+            if (rc) fail(s, rc);
+            return 1;
+        }
+    }
+    t->deferred = 0;
+    int rc = tw_mpi_irecv(t->dst, t->bytes, t->peer, s->tag, s->context, &t->req);
+    if (rc) {
+        t->req = MPI_REQUEST_NULL;
+        fail(s, rc);
+    }
+    return 1;
+}
+
 /* Moves s on as far as it goes now; 1 when it has ended. After a failure no step
  * starts, and s ends once the started ones have completed. */
 static int advance(tw_sched_t *s) {
     for (;;) {
         while (s->waiting < s->next) {
             tw_step_t *t = &s->steps[s->waiting];
+            if (t->deferred && !receive_deferred(s, t)) break;
             if (t->req != MPI_REQUEST_NULL) {
                 if (!tw_mpi_request_finished(t->req)) break;
                 int rc = tw_mpi_finish(&t->req, MPI_STATUS_IGNORE);
