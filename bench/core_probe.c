@@ -27,8 +27,8 @@ static void pin(int cpu) {
 }
 
 int main(void) {
-    volatile uint64_t *line = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                                   -1, 0);
+    volatile uint64_t *line =
+        mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (line == MAP_FAILED) {
         perror("core_probe: mmap");
         return 1;

@@ -285,8 +285,9 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
         /* the connection table: which link reaches each peer contacted so far; one
          * write, so that the lines of several ranks do not mix */
         char line[4096];
-        int n = snprintf(line, sizeof line, "tollway: rank %d endpoint %d: node %s; links:",
-                         ep->rank, ep->index, ep->job->node);
+        int n =
+            snprintf(line, sizeof line, "tollway: rank %d endpoint %d: node %s; links:", ep->rank,
+                     ep->index, ep->job->node);
         for (int r = 0; r < ep->size && n > 0 && (size_t)n < sizeof line - 16; r++)
             if (ep->peers[r])
                 n += snprintf(line + n, sizeof line - (size_t)n, " %d:%s", r,
