@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_cli.h"
+
 enum { BATCHES = 25, LARGE = 8192, FLOOR = 100 };
 #define MAX_SIZE ((size_t)4 << 20)
 
@@ -55,19 +57,6 @@ static void usage(FILE *f) {
     fprintf(f, "usage: collbench barrier|bcast|allreduce|allgather|alltoall [--min SIZE] "
                "[--max SIZE] [--iters N] [--csv]\n"
                "  SIZE in bytes, K or M suffix allowed (binary), 8 .. 4M\n");
-}
-
-static int parse_size(const char *s, size_t *out) {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *s == '-') return -1;
-    if (*end == 'K' || *end == 'k')
-        v <<= 10, end++;
-    else if (*end == 'M' || *end == 'm')
-        v <<= 20, end++;
-    if (*end != '\0' || v < 8 || v > MAX_SIZE) return -1;
-    *out = (size_t)v;
-    return 0;
 }
 
 /* The byte rank r contributes in iteration i (bcast, allgather, alltoall: to peer p). */
@@ -191,33 +180,9 @@ int main(int argc, char **argv) {
     }
     size_t min = 8, max = (size_t)1 << 20;
     long iters = 10000;
-    for (int a = 2; !bad && a < argc; a++) {
-        const char *opt = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-        if (!strcmp(opt, "--csv")) {
-            csv = 1;
-            continue;
-        }
-        if (!val)
-            bad = 1;
-        else if (!strcmp(opt, "--min"))
-            bad = parse_size(val, &min) != 0;
-        else if (!strcmp(opt, "--max"))
-            bad = parse_size(val, &max) != 0;
-        else if (!strcmp(opt, "--iters")) {
-            char *end;
-            iters = strtol(val, &end, 10);
-            bad = end == val || *end != '\0' || iters < 1;
-        } else
-            bad = 1;
-        if (bad && rank == 0)
-            fprintf(stderr, "collbench: bad option or value: %s%s%s\n", opt, val ? " " : "",
-                    val ? val : "");
-        a++;
-    }
-    if (!bad && min > max) {
-        if (rank == 0) fprintf(stderr, "collbench: --min is above --max\n");
+    if (!bad &&
+        bench_parse_options("collbench", rank, argc, argv, 8, MAX_SIZE, &min, &max, &iters, &csv))
         bad = 1;
-    }
     if (bad) {
         usage(stderr);
         MPI_Finalize();

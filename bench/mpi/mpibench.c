@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_cli.h"
+
 enum {
     WINDOW = 64,  /* non-blocking sends in flight, as OSU */
     BATCHES = 25, /* latency: batches whose averages give the median */
@@ -97,19 +99,6 @@ static void expect(const unsigned char *buf, size_t size, long i, const char *wh
 /* Receive buffers start each size holding a value iteration 0 does not send. */
 static void poison(unsigned char *buf, size_t size) {
     buf[0] = buf[size - 1] = ~pattern(0);
-}
-
-static int parse_size(const char *s, size_t *out) {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *s == '-') return -1;
-    if (*end == 'K' || *end == 'k')
-        v <<= 10, end++;
-    else if (*end == 'M' || *end == 'm')
-        v <<= 20, end++;
-    if (*end != '\0' || v < 1 || v > MAX_SIZE) return -1;
-    *out = (size_t)v;
-    return 0;
 }
 
 static long iters_for(const struct test *t, long iters, size_t size) {
@@ -231,33 +220,9 @@ int main(int argc, char **argv) {
     }
     size_t min = t ? t->min : 0, max = t ? t->max : 0;
     long iters = t ? t->iters : 0;
-    for (int a = 2; !bad && a < argc; a++) {
-        const char *opt = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-        if (!strcmp(opt, "--csv")) {
-            csv = 1;
-            continue;
-        }
-        if (!val)
-            bad = 1;
-        else if (!strcmp(opt, "--min"))
-            bad = parse_size(val, &min) != 0;
-        else if (!strcmp(opt, "--max"))
-            bad = parse_size(val, &max) != 0;
-        else if (!strcmp(opt, "--iters")) {
-            char *end;
-            iters = strtol(val, &end, 10);
-            bad = end == val || *end != '\0' || iters < 1;
-        } else
-            bad = 1;
-        if (bad && rank == 0)
-            fprintf(stderr, "mpibench: bad option or value: %s%s%s\n", opt, val ? " " : "",
-                    val ? val : "");
-        a++;
-    }
-    if (!bad && min > max) {
-        if (rank == 0) fprintf(stderr, "mpibench: --min is above --max\n");
+    if (!bad &&
+        bench_parse_options("mpibench", rank, argc, argv, 1, MAX_SIZE, &min, &max, &iters, &csv))
         bad = 1;
-    }
     if (!bad && nranks != 2) {
         if (rank == 0) fprintf(stderr, "mpibench: needs exactly 2 ranks, got %d\n", nranks);
         bad = 1;
