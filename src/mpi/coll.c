@@ -20,8 +20,9 @@
  *   gather,        binomial up to 8 KiB gathered on 3 or more ranks (log p rounds);
  *   scatter        linear beyond, every block straight between the user buffers.
  *   gatherv, scatterv  linear.
- *   allgather      Bruck (ceil(log2 p) rounds, any p) below 64 KiB gathered; ring
- *                  from there (p - 1 rounds, each block received in place).
+ *   allgather      Bruck (ceil(log2 p) rounds, any p) below 64 KiB gathered on 3 or
+ *                  more ranks; ring from there and on 2 ranks (p - 1 rounds, each
+ *                  block received in place).
  *   allgatherv     ring.
  *   alltoall(v,w)  linear (every receive, then every send, posted at once) below
  *                  8 KiB per peer; pairwise exchange beyond (round k: send to r + k,
@@ -536,8 +537,9 @@ static void allgather_bruck(tw_sched_t *s, const void *in, char *out, size_t b) 
 void tw_coll_allgather(tw_sched_t *s, const void *in, void *out, size_t bytes) {
     int p = s->comm->size;
     tw_coll_choice_t forced = FORCED(coll_allgather);
-    int ring =
-        forced == TW_COLL_AUTO ? bytes * (size_t)p >= ALLGATHER_LONG : forced == TW_COLL_SECOND;
+    /* on 2 ranks both take one exchange, and the ring's lands in place */
+    int ring = forced == TW_COLL_AUTO ? p == 2 || bytes * (size_t)p >= ALLGATHER_LONG
+                                      : forced == TW_COLL_SECOND;
     if (!ring) {
         allgather_bruck(s, in, out, bytes);
         return;
