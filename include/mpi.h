@@ -111,6 +111,7 @@ typedef struct MPI_Status {
 #define MPI_ANY_SOURCE     (-2)
 #define MPI_ANY_TAG        (-1)
 #define MPI_PROC_NULL      (-1)
+#define MPI_ROOT           (-3) /* the root of an intercommunicator collective */
 #define MPI_UNDEFINED      (-32766)
 #define MPI_BSEND_OVERHEAD 16 /* bytes of attached buffer a buffered send needs beyond its data */
 #define TW_MPI_TAG_UB      0x7fffffff /* the largest tag, the value of the MPI_TAG_UB attribute */

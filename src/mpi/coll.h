@@ -41,4 +41,28 @@ void tw_coll_allgatherv(tw_sched_t *s, const void *in, void *out, const size_t *
 void tw_coll_alltoallv(tw_sched_t *s, const void *in, const size_t *sbytes, const size_t *soffs,
                        void *out, const size_t *rbytes, const size_t *roffs);
 
+/* The same on an intercommunicator (coll_inter.c): the peers of remote blocks are
+ * remote ranks; root is MPI_ROOT, MPI_PROC_NULL or the root's remote rank. Reduce
+ * and scatter counts are items; reduce_scatter's counts are the local group's. */
+void tw_coll_inter_barrier(tw_sched_t *s);
+void tw_coll_inter_bcast(tw_sched_t *s, void *buf, size_t bytes, int root);
+void tw_coll_inter_reduce(tw_sched_t *s, const void *in, void *out, size_t count,
+                          const tw_coll_red_t *red, int root);
+void tw_coll_inter_allreduce(tw_sched_t *s, const void *in, void *out, size_t count,
+                             const tw_coll_red_t *red);
+void tw_coll_inter_reduce_scatter(tw_sched_t *s, const void *in, void *out, const size_t *counts,
+                                  const tw_coll_red_t *red);
+void tw_coll_inter_gather(tw_sched_t *s, const void *in, void *out, size_t bytes, int root);
+void tw_coll_inter_gatherv(tw_sched_t *s, const void *in, size_t inbytes, void *out,
+                           const size_t *bytes, const size_t *offs, int root);
+void tw_coll_inter_scatter(tw_sched_t *s, const void *in, void *out, size_t bytes, int root);
+void tw_coll_inter_scatterv(tw_sched_t *s, const void *in, const size_t *bytes, const size_t *offs,
+                            void *out, size_t outbytes, int root);
+void tw_coll_inter_allgather(tw_sched_t *s, const void *in, void *out, size_t bytes);
+void tw_coll_inter_allgatherv(tw_sched_t *s, const void *in, size_t inbytes, void *out,
+                              const size_t *bytes, const size_t *offs);
+void tw_coll_inter_alltoallv(tw_sched_t *s, const void *in, const size_t *sbytes,
+                             const size_t *soffs, void *out, const size_t *rbytes,
+                             const size_t *roffs);
+
 #endif

@@ -5,8 +5,9 @@
  *
  * The algorithms see packed bytes: a contiguous datatype's buffer as it is, from lb
  * on (no copy), any other packed into scratch when the call starts and unpacked
- * into the user's buffer after the last step. Intercommunicators are refused with
- * MPI_ERR_COMM for now. */
+ * into the user's buffer after the last step. On an intercommunicator the same
+ * checks and views lead to the algorithms of coll_inter.c: blocks are the remote
+ * group's, MPI_IN_PLACE is refused, and rooted calls take MPI_ROOT. */
 #include <stdio.h>
 #include <string.h>
 
@@ -19,8 +20,6 @@ static int check_comm(const char *call, MPI_Comm comm, int nonblocking, const MP
     NEED_INIT(call);
     *c = tw_mpi_comm_get(comm);
     if (!*c) return tw_mpi_error(NULL, call, MPI_ERR_COMM, NULL);
-    if ((*c)->inter)
-        return tw_mpi_error(*c, call, MPI_ERR_COMM, "collectives on intercommunicators");
     if (nonblocking && !req) return tw_mpi_error(*c, call, MPI_ERR_REQUEST, "request is NULL");
     return MPI_SUCCESS;
 }
@@ -37,8 +36,10 @@ static int check_data(tw_mpi_comm_t *c, const char *call, const void *buf, int c
     return MPI_SUCCESS;
 }
 
+/* On an intercommunicator root may also be MPI_ROOT or MPI_PROC_NULL (its group). */
 static int check_root(tw_mpi_comm_t *c, const char *call, int root) {
     if (root >= 0 && root < c->size) return MPI_SUCCESS;
+    if (c->inter && (root == MPI_ROOT || root == MPI_PROC_NULL)) return MPI_SUCCESS;
     char d[64];
     snprintf(d, sizeof d, "root %d in a communicator of %d", root, c->size);
     return tw_mpi_error(c, call, MPI_ERR_ROOT, d);
@@ -57,12 +58,12 @@ static int check_alias(tw_mpi_comm_t *c, const char *call, const void *in, const
     return MPI_SUCCESS;
 }
 
-/* counts[] and displs[] of a v call (displs NULL: not needed) for each rank. */
-static int check_counts(tw_mpi_comm_t *c, const char *call, const int *counts, const int *displs,
-                        int need_displs) {
+/* counts[] and displs[] of a v call (displs NULL: not needed) for each of n ranks. */
+static int check_counts(tw_mpi_comm_t *c, const char *call, int n, const int *counts,
+                        const int *displs, int need_displs) {
     if (!counts || (need_displs && !displs))
         return tw_mpi_error(c, call, MPI_ERR_ARG, "counts or displacements are NULL");
-    for (int i = 0; i < c->size; i++)
+    for (int i = 0; i < n; i++)
         if (counts[i] < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
     return MPI_SUCCESS;
 }
@@ -193,12 +194,33 @@ static tw_coll_red_t red_of(MPI_Op op, MPI_Datatype type, const tw_mpi_type_layo
 
 /* ---- the calls; req NULL: blocking ---- */
 
+/* The root of a rooted call: on an intercommunicator the one passing MPI_ROOT. */
+static int is_root(const tw_mpi_comm_t *c, int root) {
+    return c->inter ? root == MPI_ROOT : c->rank == root;
+}
+
+/* A member of the root's group other than the root: it takes no part, but the call
+ * still takes its tag, as everywhere else. */
+static int takes_no_part(const tw_mpi_comm_t *c, int root) {
+    return c->inter && root == MPI_PROC_NULL;
+}
+
+/* MPI_IN_PLACE has no meaning on an intercommunicator (MPI-3.1 section 5.2.2). */
+static int check_not_in_place(tw_mpi_comm_t *c, const char *call, const void *buf) {
+    if (c->inter && buf == MPI_IN_PLACE)
+        return tw_mpi_error(c, call, MPI_ERR_BUFFER, "MPI_IN_PLACE on an intercommunicator");
+    return MPI_SUCCESS;
+}
+
 static int barrier(const char *call, MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     int rc = check_comm(call, comm, nb, req, &c);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
-    if (s) tw_coll_barrier(s);
+    if (s && c->inter)
+        tw_coll_inter_barrier(s);
+    else if (s)
+        tw_coll_barrier(s);
     return end(call, c, s, req);
 }
 
@@ -207,33 +229,42 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype type, int 
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t l;
     int rc = check_comm(call, comm, nb, req, &c);
-    if (!rc) rc = check_data(c, call, buf, count, type, &l);
     if (!rc) rc = check_root(c, call, root);
+    if (!rc && !takes_no_part(c, root)) rc = check_data(c, call, buf, count, type, &l);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
-    if (s) {
+    if (s && !takes_no_part(c, root)) {
         out_t o;
-        void *b = packed_out(s, buf, count, type, &l, c->rank == root, &o);
+        int am_root = is_root(c, root);
+        void *b = packed_out(s, buf, count, type, &l, am_root, &o);
         /* in bytes: ranks may describe the same bytes with different types, and the
          * algorithm and its blocks must be the same everywhere */
-        if (b || !count) tw_coll_bcast(s, b, (size_t)count * (size_t)l.size, 1, root);
-        if (c->rank != root) unpack_out(s, &o);
+        size_t bytes = (size_t)count * (size_t)l.size;
+        if ((b || !count) && c->inter)
+            tw_coll_inter_bcast(s, b, bytes, root);
+        else if (b || !count)
+            tw_coll_bcast(s, b, bytes, 1, root);
+        if (!am_root) unpack_out(s, &o);
     }
     return end(call, c, s, req);
 }
 
 /* The reductions' shared checks: the data, the op, MPI_IN_PLACE as the send buffer
- * only where in_place_ok, and no aliasing. */
+ * only where in_place_ok, and no aliasing. The send buffer is not significant at an
+ * intercommunicator's root, which only receives. */
 static int check_reduction(tw_mpi_comm_t *c, const char *call, const void *sendbuf,
                            const void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
-                           int in_place_ok, int recv_significant, tw_mpi_type_layout_t *l) {
+                           int in_place_ok, int send_significant, int recv_significant,
+                           tw_mpi_type_layout_t *l) {
     int in_place = sendbuf == MPI_IN_PLACE;
+    int rc = check_not_in_place(c, call, sendbuf);
+    if (rc) return rc;
     if (in_place && !in_place_ok)
         return tw_mpi_error(c, call, MPI_ERR_BUFFER, "MPI_IN_PLACE where it is not allowed");
-    int rc = check_data(c, call, in_place ? recvbuf : sendbuf, count, type, l);
+    if (send_significant) rc = check_data(c, call, in_place ? recvbuf : sendbuf, count, type, l);
     if (!rc && recv_significant) rc = check_data(c, call, recvbuf, count, type, l);
     if (!rc) rc = check_op(c, call, op, type);
-    if (!rc && recv_significant)
+    if (!rc && recv_significant && send_significant)
         rc = check_alias(c, call, sendbuf, recvbuf, (size_t)count * (size_t)l->size);
     return rc;
 }
@@ -245,16 +276,25 @@ static int reduce(const char *call, const void *sendbuf, void *recvbuf, int coun
     int rc = check_comm(call, comm, nb, req, &c);
     if (!rc) rc = check_root(c, call, root);
     if (rc) return rc;
-    int am_root = c->rank == root, in_place = am_root && sendbuf == MPI_IN_PLACE;
-    rc = check_reduction(c, call, sendbuf, recvbuf, count, type, op, am_root, am_root, &l);
+    int am_root = is_root(c, root), in_place = am_root && sendbuf == MPI_IN_PLACE;
+    if (!takes_no_part(c, root))
+        rc = check_reduction(c, call, sendbuf, recvbuf, count, type, op, am_root,
+                             !(c->inter && am_root), am_root, &l);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
-    if (s && count) {
+    if (s && count && !takes_no_part(c, root)) {
         out_t o = {NULL, NULL, 0, 0};
         void *out = am_root ? packed_out(s, recvbuf, count, type, &l, in_place, &o) : NULL;
-        const void *in = in_place ? out : packed_in(s, sendbuf, count, type, &l);
         tw_coll_red_t red = red_of(op, type, &l);
-        if (in && (out || !am_root)) tw_coll_reduce(s, in, out, (size_t)count, &red, root);
+        if (c->inter && am_root) {
+            if (out) tw_coll_inter_reduce(s, NULL, out, (size_t)count, &red, root);
+        } else {
+            const void *in = in_place ? out : packed_in(s, sendbuf, count, type, &l);
+            if (in && c->inter)
+                tw_coll_inter_reduce(s, in, NULL, (size_t)count, &red, root);
+            else if (in && (out || !am_root))
+                tw_coll_reduce(s, in, out, (size_t)count, &red, root);
+        }
         unpack_out(s, &o);
     }
     return end(call, c, s, req);
@@ -269,7 +309,9 @@ static int reduce_everyone(const char *call, everyone_t kind, const void *sendbu
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t l;
     int rc = check_comm(call, comm, nb, req, &c);
-    if (!rc) rc = check_reduction(c, call, sendbuf, recvbuf, count, type, op, 1, 1, &l);
+    if (!rc && c->inter && kind != ALLREDUCE) /* scans are not defined there */
+        return tw_mpi_error(c, call, MPI_ERR_COMM, "a scan on an intercommunicator");
+    if (!rc) rc = check_reduction(c, call, sendbuf, recvbuf, count, type, op, 1, 1, 1, &l);
     if (rc) return rc;
     int in_place = sendbuf == MPI_IN_PLACE;
     tw_sched_t stack, *s = begin(c, req, &stack);
@@ -279,7 +321,9 @@ static int reduce_everyone(const char *call, everyone_t kind, const void *sendbu
         const void *in = in_place ? out : packed_in(s, sendbuf, count, type, &l);
         tw_coll_red_t red = red_of(op, type, &l);
         if (in && out) {
-            if (kind == ALLREDUCE)
+            if (c->inter)
+                tw_coll_inter_allreduce(s, in, out, (size_t)count, &red);
+            else if (kind == ALLREDUCE)
                 tw_coll_allreduce(s, in, out, (size_t)count, &red);
             else
                 tw_coll_scan(s, in, out, (size_t)count, &red, kind == EXSCAN);
@@ -298,8 +342,10 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
     int rc = check_comm(call, comm, nb, req, &c);
     if (rc) return rc;
     if (!recvcounts && block < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
-    if (recvcounts && (rc = check_counts(c, call, recvcounts, NULL, 0))) return rc;
-    int p = c->size, in_place = sendbuf == MPI_IN_PLACE;
+    /* the blocks are the local group's (on an intercommunicator, of the other group's sum) */
+    int p = tw_mpi_comm_local_size(c), in_place = sendbuf == MPI_IN_PLACE;
+    if (recvcounts && (rc = check_counts(c, call, p, recvcounts, NULL, 0))) return rc;
+    if ((rc = check_not_in_place(c, call, sendbuf))) return rc;
     long long total = 0;
     for (int i = 0; i < p; i++) total += recvcounts ? recvcounts[i] : block;
     int mine = recvcounts ? recvcounts[c->rank] : block;
@@ -320,7 +366,10 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
         tw_coll_red_t red = red_of(op, type, &l);
         if (counts && in && out) {
             for (int i = 0; i < p; i++) counts[i] = (size_t)(recvcounts ? recvcounts[i] : block);
-            tw_coll_reduce_scatter(s, in, out, counts, &red);
+            if (c->inter)
+                tw_coll_inter_reduce_scatter(s, in, out, counts, &red);
+            else
+                tw_coll_reduce_scatter(s, in, out, counts, &red);
         }
         unpack_out(s, &o);
     }
@@ -336,19 +385,20 @@ static int rooted(const char *call, int gather, const void *sendbuf, int sendcou
     int rc = check_comm(call, comm, nb, req, &c);
     if (!rc) rc = check_root(c, call, root);
     if (rc) return rc;
-    int p = c->size, am_root = c->rank == root;
+    int p = c->size, am_root = is_root(c, root);
     /* the root's own block may stay in place: its send buffer (gather) or receive buffer
-     * (scatter) is then MPI_IN_PLACE */
+     * (scatter) is then MPI_IN_PLACE; on an intercommunicator, the root's group has none */
     const void *own_in = gather ? sendbuf : recvbuf;
-    int in_place = am_root && own_in == MPI_IN_PLACE;
+    int in_place = am_root && own_in == MPI_IN_PLACE && !c->inter;
+    int own_block = !in_place && !(c->inter && root < 0);
     if (gather) {
-        if (!in_place) rc = check_data(c, call, sendbuf, sendcount, sendtype, &sl);
+        if (own_block) rc = check_data(c, call, sendbuf, sendcount, sendtype, &sl);
         if (!rc && am_root) rc = check_data(c, call, recvbuf, recvcount, recvtype, &rl);
     } else {
         if (am_root) rc = check_data(c, call, sendbuf, sendcount, sendtype, &sl);
-        if (!rc && !in_place) rc = check_data(c, call, recvbuf, recvcount, recvtype, &rl);
+        if (!rc && own_block) rc = check_data(c, call, recvbuf, recvcount, recvtype, &rl);
     }
-    if (!rc && am_root && !in_place)
+    if (!rc && am_root && own_block)
         rc = check_alias(c, call, sendbuf, recvbuf,
                          gather ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size);
     if (rc) return rc;
@@ -360,14 +410,20 @@ static int rooted(const char *call, int gather, const void *sendbuf, int sendcou
             void *out = am_root ? packed_out(s, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl,
                                              in_place, &o)
                                 : NULL;
-            const void *in = in_place ? NULL : packed_in(s, sendbuf, sendcount, sendtype, &sl);
-            if (!s->error) tw_coll_gather(s, in, out, b, root);
+            const void *in = own_block ? packed_in(s, sendbuf, sendcount, sendtype, &sl) : NULL;
+            if (!s->error && c->inter)
+                tw_coll_inter_gather(s, in, out, b, root);
+            else if (!s->error)
+                tw_coll_gather(s, in, out, b, root);
         } else {
             size_t b = am_root ? (size_t)sendcount * sl.size : (size_t)recvcount * rl.size;
             const void *in =
                 am_root ? packed_in(s, sendbuf, (MPI_Count)p * sendcount, sendtype, &sl) : NULL;
-            void *out = in_place ? NULL : packed_out(s, recvbuf, recvcount, recvtype, &rl, 0, &o);
-            if (!s->error) tw_coll_scatter(s, in, out, b, root);
+            void *out = own_block ? packed_out(s, recvbuf, recvcount, recvtype, &rl, 0, &o) : NULL;
+            if (!s->error && c->inter)
+                tw_coll_inter_scatter(s, in, out, b, root);
+            else if (!s->error)
+                tw_coll_scatter(s, in, out, b, root);
         }
         unpack_out(s, &o);
     }
@@ -383,9 +439,10 @@ static int rooted_v(const char *call, int gather, const void *sendbuf, const int
     int rc = check_comm(call, comm, nb, req, &c);
     if (!rc) rc = check_root(c, call, root);
     if (rc) return rc;
-    int am_root = c->rank == root;
+    int am_root = is_root(c, root);
     const void *own_in = gather ? sendbuf : recvbuf;
-    int in_place = am_root && own_in == MPI_IN_PLACE;
+    int in_place = am_root && own_in == MPI_IN_PLACE && !c->inter;
+    int own_block = !in_place && !(c->inter && root < 0); /* as in rooted() */
     /* the single block of this rank, and the root's many */
     const void *one = gather ? sendbuf : recvbuf;
     int one_count = gather ? sendcount : recvcount;
@@ -393,11 +450,11 @@ static int rooted_v(const char *call, int gather, const void *sendbuf, const int
     void *many = gather ? recvbuf : (void *)(uintptr_t)sendbuf;
     const int *counts = gather ? recvcounts : sendcounts;
     MPI_Datatype many_type = gather ? recvtype : sendtype;
-    if (!in_place) rc = check_data(c, call, one, one_count, one_type, &l);
-    if (!rc && am_root) rc = check_counts(c, call, counts, displs, 1);
+    if (own_block) rc = check_data(c, call, one, one_count, one_type, &l);
+    if (!rc && am_root) rc = check_counts(c, call, c->size, counts, displs, 1);
     if (!rc && am_root && tw_mpi_type_layout(many_type, &vl))
         rc = tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
-    if (!rc && am_root && !in_place) rc = check_alias(c, call, one, many, counts[root] * vl.size);
+    if (!rc && am_root && own_block) rc = check_alias(c, call, one, many, counts[root] * vl.size);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
     if (s) {
@@ -407,14 +464,20 @@ static int rooted_v(const char *call, int gather, const void *sendbuf, const int
         size_t one_bytes = (size_t)one_count * (size_t)l.size;
         if (am_root) view_make(s, &v, gather ? (in_place ? root : -1) : -2, &w);
         if (gather) {
-            const void *in = in_place ? NULL : packed_in(s, one, one_count, one_type, &l);
-            if (!s->error) tw_coll_gatherv(s, in, one_bytes, w.base, w.bytes, w.offs, root);
+            const void *in = own_block ? packed_in(s, one, one_count, one_type, &l) : NULL;
+            if (!s->error && c->inter)
+                tw_coll_inter_gatherv(s, in, one_bytes, w.base, w.bytes, w.offs, root);
+            else if (!s->error)
+                tw_coll_gatherv(s, in, one_bytes, w.base, w.bytes, w.offs, root);
             if (am_root) view_unpack(s, &v, &w, -1);
         } else {
-            void *out = in_place
-                            ? NULL
-                            : packed_out(s, (void *)(uintptr_t)one, one_count, one_type, &l, 0, &o);
-            if (!s->error) tw_coll_scatterv(s, w.base, w.bytes, w.offs, out, one_bytes, root);
+            void *out = own_block
+                            ? packed_out(s, (void *)(uintptr_t)one, one_count, one_type, &l, 0, &o)
+                            : NULL;
+            if (!s->error && c->inter)
+                tw_coll_inter_scatterv(s, w.base, w.bytes, w.offs, out, one_bytes, root);
+            else if (!s->error)
+                tw_coll_scatterv(s, w.base, w.bytes, w.offs, out, one_bytes, root);
             unpack_out(s, &o);
         }
     }
@@ -428,10 +491,11 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t sl = {0}, rl = {0};
     int rc = check_comm(call, comm, nb, req, &c);
+    if (!rc) rc = check_not_in_place(c, call, sendbuf);
     if (rc) return rc;
     int p = c->size, in_place = sendbuf == MPI_IN_PLACE;
     if (!in_place) rc = check_data(c, call, sendbuf, sendcount, sendtype, &sl);
-    if (!rc && recvcounts) rc = check_counts(c, call, recvcounts, displs, 1);
+    if (!rc && recvcounts) rc = check_counts(c, call, c->size, recvcounts, displs, 1);
     if (!rc) rc = check_data(c, call, recvbuf, recvcounts ? 0 : recvcount, recvtype, &rl);
     if (!rc && !in_place)
         rc = check_alias(c, call, sendbuf, recvbuf, (size_t)sendcount * (size_t)sl.size);
@@ -443,12 +507,19 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
             out_t o;
             void *out =
                 packed_out(s, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl, in_place, &o);
-            if (!s->error) tw_coll_allgather(s, in, out, (size_t)recvcount * rl.size);
+            if (!s->error && c->inter)
+                tw_coll_inter_allgather(s, in, out, (size_t)recvcount * rl.size);
+            else if (!s->error)
+                tw_coll_allgather(s, in, out, (size_t)recvcount * rl.size);
             unpack_out(s, &o);
         } else {
             vspec_t v = {recvbuf, recvcounts, displs, &recvtype, 0};
             view_t w;
-            if (!view_make(s, &v, in_place ? c->rank : -1, &w) && !s->error)
+            size_t inbytes = (size_t)sendcount * (size_t)sl.size;
+            int ready = !view_make(s, &v, in_place ? c->rank : -1, &w) && !s->error;
+            if (ready && c->inter)
+                tw_coll_inter_allgatherv(s, in, inbytes, w.base, w.bytes, w.offs);
+            else if (ready)
                 tw_coll_allgatherv(s, in, w.base, w.bytes, w.offs);
             view_unpack(s, &v, &w, -1);
         }
@@ -478,10 +549,11 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t l;
     int rc = check_comm(call, comm, nb, req, &c);
+    if (!rc) rc = check_not_in_place(c, call, sendbuf);
     if (rc) return rc;
     int p = c->size, in_place = sendbuf == MPI_IN_PLACE;
-    if (vform && !in_place) rc = check_counts(c, call, sendcounts, sdispls, 1);
-    if (!rc && vform) rc = check_counts(c, call, recvcounts, rdispls, 1);
+    if (vform && !in_place) rc = check_counts(c, call, c->size, sendcounts, sdispls, 1);
+    if (!rc && vform) rc = check_counts(c, call, c->size, recvcounts, rdispls, 1);
     if (!rc && per_rank && (!recvtypes || (!in_place && !sendtypes)))
         rc = tw_mpi_error(c, call, MPI_ERR_ARG, "types are NULL");
     for (int i = 0; !rc && i < (per_rank ? p : 1); i++) {
@@ -513,7 +585,9 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
                 vspec_t sv = {(void *)(uintptr_t)sendbuf, sendcounts, sdispls, sendtypes, per_rank};
                 view_make(s, &sv, -2, &sw);
             }
-            if (!s->error)
+            if (!s->error && c->inter)
+                tw_coll_inter_alltoallv(s, sw.base, sw.bytes, sw.offs, rw.base, rw.bytes, rw.offs);
+            else if (!s->error)
                 tw_coll_alltoallv(s, sw.base, sw.bytes, sw.offs, rw.base, rw.bytes, rw.offs);
             view_unpack(s, &rv, &rw, -1);
         }
