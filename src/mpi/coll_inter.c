@@ -51,7 +51,7 @@ void tw_coll_inter_barrier(tw_sched_t *s) {
     tw_coll_barrier(s); /* the whole local group has arrived */
     leave_local(s, inter);
     leaders_swap(s, NULL, 0, NULL, 0); /* and so has the remote one */
-    enter_local(s);
+    if (!enter_local(s)) return;
     tw_coll_barrier(s); /* which the leader tells its group */
     leave_local(s, inter);
 }

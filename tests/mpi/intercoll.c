@@ -53,6 +53,16 @@ static void rooted(MPI_Comm inter, int root_group) {
         if (root >= 0) CHECK(buf[i] == value(root_group, remote_root, i));
     if (root == MPI_PROC_NULL) CHECK(buf[0] == SENTINEL);
 
+    /* Bcast of a non-contiguous type: every other item, the gaps left alone */
+    MPI_Datatype every_other;
+    MPI_Type_vector(N / 2, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    for (int i = 0; i < N; i++) buf[i] = SENTINEL;
+    COLL(MPI_Bcast, MPI_Ibcast, b, 1, every_other, root, inter);
+    for (int i = 0; i < N; i++)
+        if (root >= 0) CHECK(buf[i] == (i % 2 ? SENTINEL : value(root_group, remote_root, i)));
+    MPI_Type_free(&every_other);
+
     /* Reduce: the root gets the sum over the other group */
     for (int i = 0; i < N; i++) buf[i] = SENTINEL;
     COLL(MPI_Reduce, MPI_Ireduce, root == MPI_ROOT ? NULL : mine, buf, N, MPI_INT, MPI_SUM, root,
