@@ -80,9 +80,14 @@ enum { TW_TLB_ENTRIES = 16 };
 
 /* What this endpoint keeps per peer it has talked to: producer views of the peer's
  * rings, its tables, and the peer's shared-heap blocks mapped so far. */
+/* RMA requests to one peer on another node sent and not yet answered, at most: it
+ * bounds what the peer's device must hold of answers it cannot send yet. */
+enum { TW_REMOTE_REQUESTS = 32 };
+
 typedef struct tw_peer {
-    int remote; /* on another node (or TW_LINK=udp): reached over the udp link; nothing
-                   below is set up then */
+    int remote;          /* on another node (or TW_LINK=udp): reached over the udp link; nothing
+                            below is set up then but unanswered */
+    uint32_t unanswered; /* remote: RMA requests sent, not answered yet */
     tw_tlb_entry_t tlb[TW_TLB_ENTRIES];
     tw_ring_producer_t velo, nq, req, resp;
     tw_segment_header_t *segment;
@@ -167,9 +172,11 @@ struct tw_ep {
 
     /* the udp link, when the job spans nodes (else NULL) */
     tw_udp_link_t *udp;
-    tw_ring_producer_t velo_self; /* what the link delivers goes into our own mailbox */
-    uint64_t remote_malformed;    /* link messages that were no device message */
-    int *remote_ranks;            /* 1 for each rank reached over the link */
+    tw_ring_producer_t velo_self;             /* what the link delivers goes into our own mailbox */
+    uint64_t remote_malformed;                /* link messages that were no device message */
+    int *remote_ranks;                        /* 1 for each rank reached over the link */
+    struct tw_remote_answers *remote_answers; /* RMA answers waiting for the window */
+    uint64_t remote_answers_lost;             /* answers that found no memory to wait in */
 };
 
 /* Maps rank's segment on first contact. TW_OK or TW_ERR_PEER / TW_ERR_NOMEM. */

@@ -4,6 +4,7 @@
 #include <tollway/status.h>
 
 #include "device/endpoint.h"
+#include "device/remote.h"
 
 int tw_nq_poll(tw_ep_t *ep, tw_notification_t *n) {
     if (!ep || !n) return TW_ERR_ARG;
@@ -11,7 +12,8 @@ int tw_nq_poll(tw_ep_t *ep, tw_notification_t *n) {
     void *payload;
     int rc = tw_ring_peek(&ep->nq_rx, &st, &payload);
     if (rc == TW_RING_EMPTY) {
-        tw_rma_progress_if_pending(ep); /* an idle endpoint serves pipelined RMA */
+        tw_rma_progress_if_pending(ep);      /* an idle endpoint serves pipelined RMA */
+        if (ep->udp) tw_remote_progress(ep); /* and what comes over the link */
         return TW_EMPTY;
     }
     if (rc != TW_RING_OK || (st & TW_RING_LEN_MASK) != sizeof(tw_nq_payload_t))
@@ -38,7 +40,9 @@ int tw_nq_wait(tw_ep_t *ep, tw_notification_t *n) {
         int rc = tw_nq_poll(ep, n);
         if (rc != TW_EMPTY) return rc;
         while (!tw_ring_pending(&ep->nq_rx) && !tw_ring_pending(&ep->req_rx) &&
-               !tw_ring_pending(&ep->resp_rx))
+               !tw_ring_pending(&ep->resp_rx)) {
+            if (ep->udp) tw_remote_progress(ep);
             tw_ep_idle(ep, &spins);
+        }
     }
 }

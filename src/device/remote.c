@@ -6,7 +6,15 @@
  * it into its own mailbox as a local sender would, so the receive path is the same
  * for both links. When the mailbox is full the device refuses the message and the
  * link sends it again later: the back pressure of a full mailbox reaches the remote
- * sender as it reaches a local one. */
+ * sender as it reaches a local one.
+ *
+ * RMA to a peer on another node travels as requests and answers (rma_wire.h) that
+ * the device of the target executes (rma.c). Requests and answers share one ordered
+ * stream per pair, so an answer must never make a request wait: when the window to
+ * the initiator is full the answer waits in a queue here, drained at every poll. The
+ * queue is bounded because an initiator keeps at most TW_REMOTE_REQUESTS requests
+ * unanswered per peer. So two endpoints whose windows are full of requests to each
+ * other still take them in. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
@@ -20,8 +28,9 @@
 
 #include "device/endpoint.h"
 #include "device/remote.h"
+#include "device/rma_wire.h"
 
-enum { REMOTE_VELO = 1 };
+enum { REMOTE_VELO = 1, REMOTE_RMA_REQ = 2, REMOTE_RMA_ANSWER = 3 };
 
 /* What precedes the payload of every device message on the link. */
 typedef struct remote_hdr {
@@ -48,6 +57,51 @@ static void bind_address(const tw_config_t *cfg, struct sockaddr_in *a) {
             break;
         }
     freeifaddrs(all);
+}
+
+/* Answers waiting for room in the window, oldest first. An initiator has at most
+ * TW_REMOTE_REQUESTS requests unanswered to us, so this holds at most that many per
+ * peer: it grows to that bound, never past it (a peer beyond it is refused). */
+enum { REMOTE_RMA_MSG_MAX = 4 + sizeof(rma_req_t) + 16384 };
+
+typedef struct remote_answer {
+    int dest;
+    size_t len;
+    unsigned char *msg;
+} remote_answer_t;
+
+struct tw_remote_answers {
+    remote_answer_t *q;
+    uint32_t head, count, cap;
+};
+
+static void drain_answers(tw_ep_t *ep) {
+    struct tw_remote_answers *w = ep->remote_answers;
+    while (w->count) {
+        remote_answer_t *a = &w->q[w->head];
+        if (tw_udp_send(ep->udp, (uint32_t)a->dest, a->msg, a->len) == TW_RETRY) return;
+        free(a->msg); /* sent, or the peer is lost: either way it is done here */
+        w->head = (w->head + 1) % w->cap;
+        w->count--;
+    }
+}
+
+/* Room for one more queued answer, growing the queue up to its bound. */
+static int answer_room(tw_ep_t *ep) {
+    struct tw_remote_answers *w = ep->remote_answers;
+    if (w->count < w->cap) return 1;
+    uint32_t bound = (uint32_t)ep->size * TW_REMOTE_REQUESTS;
+    if (w->cap >= bound) return 0;
+    uint32_t cap = w->cap ? w->cap * 2 : 64;
+    if (cap > bound) cap = bound;
+    remote_answer_t *q = malloc(cap * sizeof *q);
+    if (!q) return 0;
+    for (uint32_t i = 0; i < w->count; i++) q[i] = w->q[(w->head + i) % w->cap];
+    free(w->q);
+    w->q = q;
+    w->head = 0;
+    w->cap = cap;
+    return 1;
 }
 
 static void waiting(void *ctx) {
@@ -81,6 +135,12 @@ int tw_remote_open(tw_ep_t *ep, char *addr, size_t cap) {
     char ip[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
     snprintf(addr, cap, "udp:%s:%u", ip, (unsigned)ntohs(a.sin_port));
+    ep->remote_answers = calloc(1, sizeof *ep->remote_answers);
+    if (!ep->remote_answers) {
+        tw_udp_close(ep->udp);
+        ep->udp = NULL;
+        return TW_ERR_NOMEM;
+    }
     ep->job->pmi.waiting = waiting; /* the link goes on while the process manager answers */
     ep->job->pmi.waiting_ctx = ep;
     tw_ring_producer_init(&ep->velo_self, &ep->segment->velo_ctrl, ep->velo_rx.slots,
@@ -119,14 +179,80 @@ int tw_remote_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, si
     return TW_OK;
 }
 
+_Static_assert((size_t)REMOTE_RMA_MSG_MAX <= (size_t)TW_UDP_MSG_MAX,
+               "an RMA chunk fits a link message");
+
+int tw_remote_rma_request(tw_ep_t *ep, int dest, const rma_req_t *r, const void *data, size_t len) {
+    unsigned char msg[REMOTE_RMA_MSG_MAX];
+    remote_hdr_t h = {REMOTE_RMA_REQ, 0, 0};
+    if (sizeof h + sizeof *r + len > sizeof msg) return TW_ERR_SIZE;
+    memcpy(msg, &h, sizeof h);
+    memcpy(msg + sizeof h, r, sizeof *r);
+    if (len) memcpy(msg + sizeof h + sizeof *r, data, len);
+    return tw_udp_send(ep->udp, (uint32_t)dest, msg, sizeof h + sizeof *r + len);
+}
+
+int tw_remote_can_answer(tw_ep_t *ep) {
+    return answer_room(ep);
+}
+
+void tw_remote_rma_answer(tw_ep_t *ep, int dest, const rma_answer_t *a, const void *data,
+                          size_t len) {
+    unsigned char msg[REMOTE_RMA_MSG_MAX];
+    remote_hdr_t h = {REMOTE_RMA_ANSWER, 0, 0};
+    size_t total = sizeof h + sizeof *a + len;
+    if (total > sizeof msg) return;
+    memcpy(msg, &h, sizeof h);
+    memcpy(msg + sizeof h, a, sizeof *a);
+    if (len) memcpy(msg + sizeof h + sizeof *a, data, len);
+    struct tw_remote_answers *w = ep->remote_answers;
+    if (!w->count && tw_udp_send(ep->udp, (uint32_t)dest, msg, total) != TW_RETRY) return;
+    /* behind others, or no room in the window: queued (the caller made sure of room) */
+    unsigned char *copy = malloc(total);
+    if (!copy || !answer_room(ep)) {
+        free(copy);
+        ep->remote_answers_lost++;
+        return;
+    }
+    memcpy(copy, msg, total);
+    w->q[(w->head + w->count) % w->cap] = (remote_answer_t){dest, total, copy};
+    w->count++;
+}
+
+/* An RMA request or answer, every field checked before it is used. */
+static int rma_arrived(tw_ep_t *ep, uint32_t source, const remote_hdr_t *h,
+                       const unsigned char *body, size_t len) {
+    if (h->kind == REMOTE_RMA_REQ) {
+        rma_req_t r;
+        if (len < sizeof r) goto malformed;
+        memcpy(&r, body, sizeof r);
+        if (r.chunk_len != len - sizeof r || r.source != (int32_t)source ||
+            !tw_rma_request_valid(&r, ep->size))
+            goto malformed;
+        return tw_rma_remote_serve(ep, (int)source, &r, body + sizeof r) == TW_RETRY;
+    }
+    rma_answer_t a;
+    if (len < sizeof a) goto malformed;
+    memcpy(&a, body, sizeof a);
+    if (tw_rma_remote_answer(ep, (int)source, &a, body + sizeof a, len - sizeof a)) goto malformed;
+    return 0;
+malformed:
+    ep->remote_malformed++;
+    return 0;
+}
+
 /* A message the link delivers, checked before it is believed. 0: taken; 1: no room
- * in the mailbox now (the link brings it again). */
+ * in the mailbox (or notification queue) now (the link brings it again). */
 static int arrived(void *ctx, uint32_t source, const void *data, size_t len) {
     tw_ep_t *ep = ctx;
     remote_hdr_t h;
     if (len < sizeof h) return 0; /* nothing to take: dropped */
     memcpy(&h, data, sizeof h);
     size_t body = len - sizeof h;
+    /* a peer that spoke first may not be connected yet: the link knows where it is */
+    if ((h.kind == REMOTE_RMA_REQ || h.kind == REMOTE_RMA_ANSWER) && source < (uint32_t)ep->size &&
+        (!ep->peers[source] || ep->peers[source]->remote))
+        return rma_arrived(ep, source, &h, (const unsigned char *)data + sizeof h, body);
     if (h.kind != REMOTE_VELO || h.tag > TW_VELO_TAG_MAX || body > TW_VELO_MAX_SIZE) {
         ep->remote_malformed++;
         return 0;
@@ -141,13 +267,23 @@ static int arrived(void *ctx, uint32_t source, const void *data, size_t len) {
 }
 
 int tw_remote_progress(tw_ep_t *ep) {
-    return tw_udp_poll(ep->udp, arrived, ep);
+    if (ep->remote_answers->count) drain_answers(ep);
+    int delivered = tw_udp_poll(ep->udp, arrived, ep);
+    if (ep->remote_answers->count) drain_answers(ep);
+    return delivered;
 }
 
 void tw_remote_close(tw_ep_t *ep) {
     if (ep->job->pmi.waiting_ctx == ep) ep->job->pmi.waiting = NULL;
     tw_udp_close(ep->udp);
     ep->udp = NULL;
+    struct tw_remote_answers *w = ep->remote_answers;
+    if (w) {
+        for (uint32_t i = 0; i < w->count; i++) free(w->q[(w->head + i) % w->cap].msg);
+        free(w->q);
+    }
+    free(w);
+    ep->remote_answers = NULL;
 }
 
 void tw_remote_print_stats(tw_ep_t *ep, FILE *out) {

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-typedef struct tw_ep tw_ep_t;
+#include "device/rma_wire.h"
 
 /* Opens the endpoint's udp link; its address ("udp:<ip>:<port>") into addr. */
 int tw_remote_open(tw_ep_t *ep, char *addr, size_t cap);
@@ -14,6 +14,14 @@ int tw_remote_connect(tw_ep_t *ep, int rank, const char *addr);
 /* tw_velo_sendv to a peer on another node. */
 int tw_remote_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, size_t hlen,
                         const void *buf, size_t len);
+/* An RMA request (rma.c) to a peer on another node, len bytes of put data after
+ * it: TW_OK, TW_RETRY (the window is full), or the link's error. */
+int tw_remote_rma_request(tw_ep_t *ep, int dest, const rma_req_t *r, const void *data, size_t len);
+/* 1 when an answer can be sent now or queued: checked before a request is served. */
+int tw_remote_can_answer(tw_ep_t *ep);
+/* Sends an answer (len bytes of get data after it), or queues it behind others. */
+void tw_remote_rma_answer(tw_ep_t *ep, int dest, const rma_answer_t *a, const void *data,
+                          size_t len);
 /* Receives from the link into the mailbox, acknowledges, retransmits. */
 int tw_remote_progress(tw_ep_t *ep);
 void tw_remote_close(tw_ep_t *ep);

@@ -27,6 +27,7 @@
 #include "device/atu.h"
 #include "device/endpoint.h"
 #include "device/nq.h"
+#include "device/remote.h"
 #include "device/rma_wire.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)
@@ -295,6 +296,26 @@ retry:
 
 /* ---- pipelined: the target's side ---- */
 
+int tw_rma_request_valid(const rma_req_t *r, int size) {
+    if (r->source < 0 || r->source >= size || r->op < TW_OP_PUT || r->op > TW_OP_ATOMIC) return 0;
+    if (r->notify & ~allowed_notify[r->op]) return 0;
+    if (r->offset > r->total || r->chunk_len > CHUNK || r->chunk_len > r->total - r->offset)
+        return 0;
+    switch (r->op) {
+    case TW_OP_ATOMIC:
+        return (r->width == 4 || r->width == 8) && r->atomic_op >= TW_ATOMIC_FCAA &&
+               r->atomic_op <= TW_ATOMIC_SWAP && r->total == r->width && r->chunk_len == 0;
+    case TW_OP_PUT_IMM:
+        return r->chunk_len <= 8 && r->total == r->chunk_len && r->offset == 0;
+    case TW_OP_GET: /* no data: the chunk asked for is implied by offset and total */
+        return r->chunk_len == 0 && (r->offset < r->total || r->offset == 0);
+    case TW_OP_NOTIFY_PUT:
+        return r->chunk_len == 0 && r->total == 0;
+    default:
+        return 1;
+    }
+}
+
 /* A slot of our queue that a peer says it reserved: it must lie between our head
  * and the producers' tail and still be empty, or it is not used. */
 static tw_slot_t *named_slot(tw_ep_t *ep, uint64_t index) {
@@ -384,6 +405,14 @@ static int serve_request(tw_ep_t *ep, const rma_req_t *r, const char *data) {
     return 1;
 }
 
+/* One answer to one request of operation o (either link): the last completes it. */
+static void op_answered(tw_ep_t *ep, tw_rma_op_t *o, const rma_answer_t *a) {
+    if (a->status != TW_OK && o->status == TW_OK) o->status = a->status;
+    o->value = a->value;
+    o->success = a->success;
+    if (++o->chunks_acked == o->chunks) op_complete(ep, o);
+}
+
 static void take_answer(tw_ep_t *ep, const rma_answer_t *a, const char *data, size_t data_len) {
     tw_rma_op_t *o = op_lookup(ep, a->handle);
     if (!o) return; /* not ours (any more): ignored */
@@ -392,15 +421,13 @@ static void take_answer(tw_ep_t *ep, const rma_answer_t *a, const char *data, si
             memcpy((char *)o->local + a->offset, data, data_len);
         return;
     }
-    if (a->status != TW_OK && o->status == TW_OK) o->status = a->status;
-    o->value = a->value;
-    o->success = a->success;
-    if (++o->chunks_acked == o->chunks) op_complete(ep, o);
+    op_answered(ep, o, a);
 }
 
 void tw_rma_progress(tw_ep_t *ep) {
     if (ep->serving) return;
     ep->serving = 1;
+    if (ep->udp) tw_remote_progress(ep); /* requests and answers from other nodes */
     uint64_t st;
     void *payload;
     /* answers first: they always complete, and free room for more */
@@ -420,11 +447,7 @@ void tw_rma_progress(tw_ep_t *ep) {
         int valid = len >= sizeof r;
         if (valid) {
             memcpy(&r, payload, sizeof r);
-            valid = r.chunk_len == len - sizeof r && r.source >= 0 && r.source < ep->size &&
-                    r.op >= TW_OP_PUT && r.op <= TW_OP_ATOMIC &&
-                    (r.op != TW_OP_ATOMIC || r.width == 4 || r.width == 8) && r.offset <= r.total &&
-                    r.chunk_len <= r.total - r.offset &&
-                    (r.op != TW_OP_PUT_IMM || r.chunk_len <= 8);
+            valid = r.chunk_len == len - sizeof r && tw_rma_request_valid(&r, ep->size);
         }
         if (valid && !serve_request(ep, &r, (const char *)payload + sizeof r)) break;
         tw_ring_release(&ep->req_rx, st);
@@ -607,6 +630,170 @@ __attribute__((always_inline)) static inline int direct(tw_ep_t *ep, tw_peer_t *
     return TW_OK;
 }
 
+/* ---- across nodes ----
+ *
+ * A peer on another node is reached only through the udp link, so its device
+ * executes the operation when it makes progress: the initiator sends requests (put
+ * data in chunks in the same link messages; a long get as one request per chunk, each
+ * answered with its data), keeps the operation in the table of pipelined operations
+ * and completes it on the last answer. The target translates through its own table,
+ * moves the data in its own memory and writes the notification it owes into its own
+ * queue, reserved before it acts; the initiator reserves its own slots at issue. */
+
+static inline uint64_t chunk_at(uint64_t total, uint64_t offset) {
+    return total - offset < CHUNK ? total - offset : CHUNK;
+}
+
+/* The first request decides between TW_OK and TW_RETRY; later chunks wait for room in
+ * the link's window, taking in what arrives meanwhile. */
+static int remote_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
+                        void *local, uint64_t len, uint64_t nla, uint64_t key, unsigned notify,
+                        uint64_t cookie, int atomic_op, unsigned width, uint64_t a, uint64_t b) {
+    int completer_here = completer_at_initiator(op);
+    tw_slot_t *requester = NULL, *completer = NULL;
+    if ((notify & TW_NOTIFY_REQUESTER) && !(requester = tw_nq_reserve(&ep->nq_self))) goto retry;
+    if (completer_here && (notify & TW_NOTIFY_COMPLETER) &&
+        !(completer = tw_nq_reserve(&ep->nq_self)))
+        goto cancel;
+    uint32_t handle;
+    tw_rma_op_t *o = op_alloc(ep, &handle);
+    if (!o) goto cancel;
+    o->op = op;
+    o->notify = (uint8_t)notify;
+    o->dest = dest;
+    o->length = len;
+    o->cookie = cookie;
+    o->nla = nla;
+    o->local = local;
+    o->requester = requester;
+    o->completer = completer;
+    int chunked = op == TW_OP_PUT || op == TW_OP_GET;
+    o->chunks = chunked && len > CHUNK ? (uint32_t)((len + CHUNK - 1) / CHUNK) : 1;
+
+    uint64_t off = 0;
+    for (uint32_t c = 0; c < o->chunks; c++) {
+        uint64_t span = chunked ? chunk_at(len, off) : len;
+        uint32_t n = op == TW_OP_PUT || op == TW_OP_PUT_IMM ? (uint32_t)span : 0; /* data sent */
+        rma_req_t r = {.op = op,
+                       .notify = (uint8_t)notify,
+                       .atomic_op = (uint8_t)atomic_op,
+                       .width = (uint8_t)width,
+                       .source = ep->rank,
+                       .handle = handle,
+                       .chunk_len = n,
+                       .nla = nla,
+                       .key = key,
+                       .total = len,
+                       .offset = off,
+                       .cookie = cookie,
+                       .a = a,
+                       .b = b};
+        unsigned spins = 0;
+        int rc;
+        while ((rc = peer->unanswered >= TW_REMOTE_REQUESTS
+                         ? TW_RETRY
+                         : tw_remote_rma_request(ep, dest, &r, n ? (const char *)src + off : NULL,
+                                                 n)) == TW_RETRY &&
+               c > 0) {
+            tw_remote_progress(ep);
+            tw_ep_idle(ep, &spins);
+        }
+        if (rc && c == 0) { /* nothing sent: the whole operation is refused */
+            op_free(ep, o);
+            if (requester) tw_nq_cancel(requester);
+            if (completer) tw_nq_cancel(completer);
+            if (rc == TW_RETRY) goto retry;
+            return rc;
+        }
+        if (c == 0) peer->outstanding++;
+        if (!rc) peer->unanswered++;
+        if (rc) { /* the peer was lost midway: the operation ends with that */
+            o->status = rc;
+            op_complete(ep, o);
+            break;
+        }
+        off += span;
+    }
+    ep->stats.rma_ops++;
+    ep->stats.rma_pipelined++;
+    ep->stats.rma_bytes += len;
+    return TW_OK;
+cancel:
+    if (requester) tw_nq_cancel(requester);
+retry:
+    ep->stats.rma_retries++;
+    return TW_RETRY;
+}
+
+int tw_rma_remote_serve(tw_ep_t *ep, int source, const rma_req_t *r, const void *data) {
+    int is_get = r->op == TW_OP_GET;
+    uint64_t span = is_get ? chunk_at(r->total, r->offset) : r->chunk_len;
+    int last = (r->op != TW_OP_PUT && !is_get) || r->offset + span >= r->total; /* chunked */
+    unsigned my_cls = completer_at_initiator(r->op) ? TW_NOTIFY_RESPONDER : TW_NOTIFY_COMPLETER;
+    tw_slot_t *mine = NULL;
+    if (last && (r->notify & my_cls) && !(mine = tw_nq_reserve(&ep->nq_self))) return TW_RETRY;
+    if (!tw_remote_can_answer(ep)) {
+        if (mine) tw_nq_cancel(mine);
+        return TW_RETRY;
+    }
+    unsigned perm = is_get ? TW_PERM_READ : TW_PERM_WRITE;
+    unsigned align = r->op == TW_OP_ATOMIC ? r->width : 1;
+    tw_xlate_t x = {0};
+    int status = r->op == TW_OP_NOTIFY_PUT
+                     ? TW_OK /* touches no memory */
+                     : tw_atu_translate(ep->atu, ep->atu_entries, ep->locks, r->nla, r->key,
+                                        r->total, perm, align, &x);
+    rma_answer_t ans = {
+        .handle = r->handle, .status = status, .kind = ANSWER_ACK, .offset = r->offset};
+    const void *reply = NULL;
+    if (status == TW_OK) {
+        /* our own memory: the translated address is ours to use */
+        char *at = (char *)(uintptr_t)x.addr + (r->op == TW_OP_ATOMIC ? 0 : r->offset);
+        if (r->op == TW_OP_ATOMIC)
+            ans.value = atomic_apply(at, r->width, r->atomic_op, r->a, r->b, &ans.success);
+        else if (r->op == TW_OP_PUT_IMM)
+            memcpy(at, &r->a, r->chunk_len);
+        else if (r->op == TW_OP_PUT && span)
+            memcpy(at, data, span);
+        else if (is_get) {
+            reply = at;
+            ans.chunk_len = (uint32_t)span;
+        }
+    } else if (r->offset == 0) {
+        tw_atu_count_fault(ep->segment, status);
+    }
+    tw_remote_rma_answer(ep, source, &ans, reply, ans.chunk_len); /* copies the data */
+    if (status == TW_OK) tw_atu_release(&x);
+    if (mine && status != TW_OK) {
+        tw_nq_cancel(mine); /* the fault goes to the initiator only */
+    } else if (mine) {
+        tw_notification_t n =
+            note(r->op, my_cls, TW_OK, source, r->total, r->cookie,
+                 r->op == TW_OP_PUT_IMM || r->op == TW_OP_NOTIFY_PUT ? r->a : ans.value, r->nla,
+                 ans.success);
+        tw_nq_commit(mine, &n);
+    }
+    return TW_OK;
+}
+
+int tw_rma_remote_answer(tw_ep_t *ep, int source, const rma_answer_t *a, const void *data,
+                         size_t len) {
+    tw_rma_op_t *o = op_lookup(ep, a->handle);
+    if (!o || o->dest != source || a->kind != ANSWER_ACK || a->chunk_len != len ||
+        (a->status != TW_OK && (a->status > TW_ERR_KEY || a->status < TW_ERR_ALIGN)))
+        return -1;
+    uint64_t expect = 0;
+    if (o->op == TW_OP_GET && a->status == TW_OK) {
+        if (a->offset > o->length || (a->offset == o->length && o->length)) return -1;
+        expect = chunk_at(o->length, a->offset);
+    }
+    if (len != expect) return -1;
+    if (len) memcpy((char *)o->local + a->offset, data, len);
+    if (ep->peers[source]->unanswered) ep->peers[source]->unanswered--;
+    op_answered(ep, o, a);
+    return 0;
+}
+
 /* ---- the calls ---- */
 
 /* A refused call serves pending pipelined work on its way out, so that a caller
@@ -632,7 +819,9 @@ __attribute__((noinline)) static int put_general(tw_ep_t *ep, int dest, const vo
     if (unlikely(!src && len)) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
-    if (unlikely(peer->remote)) return TW_ERR_PEER; /* RMA over the udp link: not yet */
+    if (unlikely(peer->remote))
+        return retried(ep, remote_issue(ep, peer, dest, TW_OP_PUT, src, NULL, len, nla, key, notify,
+                                        cookie, 0, 0, 0, 0));
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_PUT, src, NULL, len, nla, key, notify,
                                      cookie, 0, 0, 0, 0));
@@ -674,7 +863,9 @@ int tw_get(tw_ep_t *ep, int dest, void *dst, size_t len, uint64_t nla, uint64_t 
     if (unlikely(!dst && len)) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
-    if (unlikely(peer->remote)) return TW_ERR_PEER; /* RMA over the udp link: not yet */
+    if (unlikely(peer->remote))
+        return retried(ep, remote_issue(ep, peer, dest, TW_OP_GET, NULL, dst, len, nla, key, notify,
+                                        cookie, 0, 0, 0, 0));
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_GET, NULL, dst, len, nla, key, notify,
                                      cookie, 0, 0, 0, 0));
@@ -688,7 +879,9 @@ int tw_put_imm(tw_ep_t *ep, int dest, uint64_t value, size_t len, uint64_t nla, 
     if (len != 1 && len != 2 && len != 4 && len != 8) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
-    if (unlikely(peer->remote)) return TW_ERR_PEER; /* RMA over the udp link: not yet */
+    if (unlikely(peer->remote))
+        return retried(ep, remote_issue(ep, peer, dest, TW_OP_PUT_IMM, &value, NULL, len, nla, key,
+                                        notify, cookie, 0, 0, value, 0));
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_PUT_IMM, &value, NULL, len, nla, key,
                                      notify, cookie, 0, 0, value, 0));
@@ -701,8 +894,10 @@ int tw_notify_put(tw_ep_t *ep, int dest, uint64_t value, unsigned notify, uint64
     if (rc) return rc;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
-    if (unlikely(peer->remote)) return TW_ERR_PEER; /* RMA over the udp link: not yet */
     notify |= TW_NOTIFY_COMPLETER;
+    if (unlikely(peer->remote))
+        return retried(ep, remote_issue(ep, peer, dest, TW_OP_NOTIFY_PUT, NULL, NULL, 0, 0, 0,
+                                        notify, cookie, 0, 0, value, 0));
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_NOTIFY_PUT, NULL, NULL, 0, 0, 0, notify,
                                      cookie, 0, 0, value, 0));
@@ -723,7 +918,9 @@ int tw_atomic(tw_ep_t *ep, int dest, tw_atomic_op_t op, unsigned width, uint64_t
     if ((width != 4 && width != 8) || op < TW_ATOMIC_FCAA || op > TW_ATOMIC_SWAP) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
-    if (unlikely(peer->remote)) return TW_ERR_PEER; /* RMA over the udp link: not yet */
+    if (unlikely(peer->remote))
+        return retried(ep, remote_issue(ep, peer, dest, TW_OP_ATOMIC, NULL, fetched, width, nla,
+                                        key, notify, cookie, op, width, a, b));
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_ATOMIC, NULL, fetched, width, nla, key,
                                      notify, cookie, op, width, a, b));

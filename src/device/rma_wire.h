@@ -4,6 +4,7 @@
 #ifndef TW_DEVICE_RMA_WIRE_H
 #define TW_DEVICE_RMA_WIRE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct rma_req {
@@ -30,5 +31,20 @@ typedef struct rma_answer {
     uint64_t offset;
     uint64_t value;
 } rma_answer_t;
+
+typedef struct tw_ep tw_ep_t;
+
+/* Every field of a request that does not depend on who serves it, checked. */
+int tw_rma_request_valid(const rma_req_t *r, int size);
+
+/* Across nodes (the link is remote.c, the execution rma.c). A request from a peer on
+ * another node, checked, executed by this endpoint's device against its own memory:
+ * TW_OK when done and answered, TW_RETRY when there is no room for its notification
+ * or its answer now (nothing was done: the link brings it again). */
+int tw_rma_remote_serve(tw_ep_t *ep, int source, const rma_req_t *r, const void *data);
+/* An answer from a peer on another node to one of our operations. 0 when taken, -1
+ * when it answers nothing of ours or does not fit the operation (dropped). */
+int tw_rma_remote_answer(tw_ep_t *ep, int source, const rma_answer_t *a, const void *data,
+                         size_t len);
 
 #endif

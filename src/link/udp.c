@@ -34,6 +34,7 @@ enum { BATCH = 64, HELD_MAX = 64, IP_UDP_OVERHEAD = 28, BACKOFF_MAX = 6 };
 typedef struct peer {
     struct sockaddr_in addr;
     int has_addr, lost, busy, ack_due;
+    int ack_listed; /* in l->acking until the poll ends, even once data carried the ack */
     /* sending */
     uint32_t next_seq, una;
     unsigned char *ring; /* window packets of pkt_max bytes */
@@ -373,8 +374,13 @@ int tw_udp_send(tw_udp_link_t *l, uint32_t id, const void *msg, size_t len) {
 /* ---- receiving ---- */
 
 static void owe_ack(tw_udp_link_t *l, uint32_t id) {
-    if (l->peers[id].ack_due) return;
-    l->peers[id].ack_due = 1;
+    peer_t *p = &l->peers[id];
+    if (p->ack_due) return;
+    p->ack_due = 1;
+    /* a receiver that sends while it takes a message (an RMA answer) clears ack_due
+     * with the data it sends: the peer may be listed already */
+    if (p->ack_listed) return;
+    p->ack_listed = 1;
     l->acking[l->nacking++] = id;
 }
 
@@ -616,6 +622,7 @@ static void send_acks(tw_udp_link_t *l) {
     unsigned char pkt[TW_UDP_HDR_SIZE];
     for (uint32_t k = 0; k < l->nacking; k++) {
         uint32_t id = l->acking[k];
+        l->peers[id].ack_listed = 0;
         if (!l->peers[id].ack_due) continue; /* data carried it */
         if (!l->peers[id].has_addr) {
             l->peers[id].ack_due = 0;

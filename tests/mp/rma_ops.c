@@ -296,6 +296,9 @@ static const unsigned get_combos[] = {0, REQ, COMP, RESP, COMP | RESP, REQ | COM
 #define NPUT (sizeof put_combos / sizeof put_combos[0])
 #define NGET (sizeof get_combos / sizeof get_combos[0])
 
+/* The largest transfer: BIG, or the program's argument (a slow link takes less). */
+static size_t big_len = BIG;
+
 static void transfers(ctx_t *c) {
     static const size_t sizes[] = {1, 7, 8, 4096, 4097};
     static const size_t roffs[] = {GUARD, GUARD + 1, GUARD + 4095};
@@ -330,7 +333,7 @@ static void transfers(ctx_t *c) {
                 unsigned all = op == TW_OP_PUT ? REQ | COMP : REQ | COMP | RESP;
                 round_t r = {.op = op,
                              .notify = big ? (mem ? 0 : all) : (mem ? all : COMP),
-                             .len = big ? BIG : MID,
+                             .len = big ? big_len : MID,
                              .mem = mem,
                              .loff = mem ? 1 : 0,
                              .roff = GUARD + (size_t)mem * 4093};
@@ -567,8 +570,10 @@ static void bad_arguments(ctx_t *c, int size) {
     send_msg(ep, 1, TAG_DONE, &done, sizeof done);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     atexit(print_where);
+    if (argc > 1) big_len = strtoull(argv[1], NULL, 0);
+    CHECK(big_len > MID && big_len <= BIG);
     ctx_t c = {0};
     CHECK_RC(tw_ep_open(&c.ep), TW_OK);
     c.rank = mp_rank = tw_ep_rank(c.ep);
