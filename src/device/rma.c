@@ -222,6 +222,42 @@ static void op_complete(tw_ep_t *ep, tw_rma_op_t *o) {
     op_free(ep, o);
 }
 
+/* A table entry for a new operation, as the pipelined and the remote paths keep it. */
+static void op_setup(tw_rma_op_t *o, uint8_t op, unsigned notify, int dest, uint64_t len,
+                     uint64_t cookie, uint64_t nla, void *local, tw_slot_t *requester,
+                     tw_slot_t *completer) {
+    o->op = op;
+    o->notify = (uint8_t)notify;
+    o->dest = dest;
+    o->length = len;
+    o->cookie = cookie;
+    o->nla = nla;
+    o->local = local;
+    o->requester = requester;
+    o->completer = completer;
+}
+
+/* The request for chunk [off, off + n) of operation o (n: bytes of data it carries). */
+static rma_req_t request_of(const tw_rma_op_t *o, int source, uint32_t handle, uint64_t key,
+                            int atomic_op, unsigned width, uint64_t a, uint64_t b, uint64_t off,
+                            uint32_t n) {
+    rma_req_t r = {.op = o->op,
+                   .notify = o->notify,
+                   .atomic_op = (uint8_t)atomic_op,
+                   .width = (uint8_t)width,
+                   .source = source,
+                   .handle = handle,
+                   .chunk_len = n,
+                   .nla = o->nla,
+                   .key = key,
+                   .total = o->length,
+                   .offset = off,
+                   .cookie = o->cookie,
+                   .a = a,
+                   .b = b};
+    return r;
+}
+
 /* Sends one pipelined operation: the first request record decides between TW_OK
  * and TW_RETRY; later chunks of a long put wait for room, serving meanwhile. */
 static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
@@ -235,16 +271,9 @@ static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const v
         cancel_notes(slot);
         goto retry;
     }
-    o->op = op;
-    o->notify = (uint8_t)notify;
-    o->dest = dest;
-    o->length = len;
-    o->cookie = cookie;
-    o->nla = nla;
-    o->local = local;
-    o->requester = slot[0];
     int completer_here = op == TW_OP_GET || op == TW_OP_ATOMIC;
-    o->completer = completer_here ? slot[1] : NULL;
+    op_setup(o, op, notify, dest, len, cookie, nla, local, slot[0],
+             completer_here ? slot[1] : NULL);
     tw_slot_t *theirs = completer_here ? slot[2] : slot[1];
     uint64_t note_slot = theirs ? (uint64_t)(theirs - peer->nq.slots) + 1 : 0; /* 0: none */
     int has_data = op == TW_OP_PUT || op == TW_OP_PUT_IMM;
@@ -264,21 +293,8 @@ static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const v
             tw_rma_progress(ep);
             tw_ep_idle(ep, &spins);
         }
-        rma_req_t r = {.op = op,
-                       .notify = (uint8_t)notify,
-                       .atomic_op = (uint8_t)atomic_op,
-                       .width = (uint8_t)width,
-                       .source = ep->rank,
-                       .handle = handle,
-                       .chunk_len = n,
-                       .nla = nla,
-                       .key = key,
-                       .total = len,
-                       .offset = off,
-                       .cookie = cookie,
-                       .a = a,
-                       .b = b,
-                       .note_slot = note_slot};
+        rma_req_t r = request_of(o, ep->rank, handle, key, atomic_op, width, a, b, off, n);
+        r.note_slot = note_slot;
         memcpy(&s->word[1], &r, sizeof r);
         if (n) memcpy((char *)&s->word[1] + sizeof r, (const char *)src + off, n);
         tw_ring_commit(s, 0, sizeof r + n);
@@ -658,15 +674,7 @@ static int remote_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, cons
     uint32_t handle;
     tw_rma_op_t *o = op_alloc(ep, &handle);
     if (!o) goto cancel;
-    o->op = op;
-    o->notify = (uint8_t)notify;
-    o->dest = dest;
-    o->length = len;
-    o->cookie = cookie;
-    o->nla = nla;
-    o->local = local;
-    o->requester = requester;
-    o->completer = completer;
+    op_setup(o, op, notify, dest, len, cookie, nla, local, requester, completer);
     int chunked = op == TW_OP_PUT || op == TW_OP_GET;
     o->chunks = chunked && len > CHUNK ? (uint32_t)((len + CHUNK - 1) / CHUNK) : 1;
 
@@ -674,20 +682,7 @@ static int remote_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, cons
     for (uint32_t c = 0; c < o->chunks; c++) {
         uint64_t span = chunked ? chunk_at(len, off) : len;
         uint32_t n = op == TW_OP_PUT || op == TW_OP_PUT_IMM ? (uint32_t)span : 0; /* data sent */
-        rma_req_t r = {.op = op,
-                       .notify = (uint8_t)notify,
-                       .atomic_op = (uint8_t)atomic_op,
-                       .width = (uint8_t)width,
-                       .source = ep->rank,
-                       .handle = handle,
-                       .chunk_len = n,
-                       .nla = nla,
-                       .key = key,
-                       .total = len,
-                       .offset = off,
-                       .cookie = cookie,
-                       .a = a,
-                       .b = b};
+        rma_req_t r = request_of(o, ep->rank, handle, key, atomic_op, width, a, b, off, n);
         unsigned spins = 0;
         int rc;
         while ((rc = peer->unanswered >= TW_REMOTE_REQUESTS
