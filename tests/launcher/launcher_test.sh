@@ -185,9 +185,22 @@ usage)
     grep -q "'socket'" "$tmp/err" || fail "bad --bind-to: no message"
     run -n 2 --timeout -5 "$probe" ok
     expect_rc 2
+    run -n 2 --hosts a/b "$probe" ok
+    expect_rc 2
+    grep -q "'a/b'" "$tmp/err" || fail "--hosts with a path: no message"
+    run -n 2 --hosts , "$probe" ok
+    expect_rc 2
+    grep -q "at least one" "$tmp/err" || fail "--hosts without a name: no message"
+    run -n 2 --hosts a,b,c "$probe" ok
+    expect_rc 2
+    grep -q "3 hosts for 2 ranks" "$tmp/err" || fail "more hosts than ranks: no message"
+    run -n 2 --timeout 20 --hosts tw-no-such-namespace-$$ "$probe" ok
+    [ "$rc" -ne 0 ] || fail "a namespace that does not exist: exit status 0"
+    grep -q "cannot enter network namespace 'tw-no-such-namespace-$$'" "$tmp/err" ||
+        fail "a namespace that does not exist: no message"
     run --help
     expect_rc 0
-    for opt in -n -np --bind-to --timeout --help --version; do
+    for opt in -n -np --bind-to --timeout --hosts --help --version; do
         grep -qe "$opt" "$tmp/out" || fail "--help does not list $opt"
     done
     run --version
