@@ -1,5 +1,6 @@
 #include "runtime/config.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -169,18 +170,17 @@ static int parse_faults(tw_config_t *cfg, const char *value) {
             else
                 return -1;
         }
+        if (comma && !comma[1]) return -1; /* a trailing comma: an item missing */
         p = comma ? comma + 1 : end;
     }
     return 0;
 }
 
+/* Dotted IPv4 exactly as the link will read it (inet_pton), so nothing accepted here
+ * is refused there. */
 static int parse_ipv4(const char *s) {
-    unsigned a, b, c, d;
-    char tail;
-    return sscanf(s, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) == 4 && a < 256 && b < 256 &&
-                   c < 256 && d < 256 && strlen(s) < 16
-               ? 0
-               : -1;
+    struct in_addr a;
+    return strlen(s) < 16 && inet_pton(AF_INET, s, &a) == 1 ? 0 : -1;
 }
 
 static int node_name_ok(const char *s) {

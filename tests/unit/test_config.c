@@ -89,6 +89,9 @@ static void test_bad_values(void **state) {
     expect_rejected("TW_UDP_FAULTS=drop=0.1,,", "TW_UDP_FAULTS");
     expect_rejected("TW_UDP_ADDR=10.0.0.256", "TW_UDP_ADDR");
     expect_rejected("TW_UDP_ADDR=host.example", "TW_UDP_ADDR");
+    expect_rejected("TW_UDP_ADDR= 10.0.0.1", "TW_UDP_ADDR"); /* the link could not read it */
+    expect_rejected("TW_UDP_ADDR=10.0.0", "TW_UDP_ADDR");
+    expect_rejected("TW_UDP_FAULTS=drop=0.1,", "TW_UDP_FAULTS");
     expect_rejected("TW_NODE=a b", "TW_NODE");
     expect_rejected("TW_LINK=tcp", "TW_LINK");
     expect_rejected("TW_UDP_WINDOW=8", "TW_UDP_WINDOW");
