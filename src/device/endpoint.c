@@ -128,8 +128,7 @@ int tw_ep_open(tw_ep_t **out) {
     /* A job that spans nodes (or TW_LINK=udp) needs the udp link. */
     char udp[64] = "";
     if (ep->size > 1 && (cfg->udp_everywhere || job->local_size < job->size)) {
-        ep->remote_ranks = calloc((size_t)ep->size, sizeof *ep->remote_ranks);
-        if (!ep->remote_ranks || tw_remote_open(ep, udp, sizeof udp)) {
+        if (tw_remote_open(ep, udp, sizeof udp)) {
             tw_ep_close(ep);
             return TW_ERR_SYSTEM;
         }
@@ -182,7 +181,6 @@ static int connect_remote(tw_ep_t *ep, int rank, const char *udp) {
     tw_peer_t *peer = calloc(1, sizeof *peer);
     if (!peer) return TW_ERR_NOMEM;
     peer->remote = 1;
-    ep->remote_ranks[rank] = 1;
     ep->peers[rank] = peer;
     return TW_OK;
 }
@@ -231,7 +229,6 @@ int tw_ep_close(tw_ep_t *ep) {
     tw_heap_fini(ep);
     tw_atu_fini(ep);
     if (ep->udp) tw_remote_close(ep);
-    free(ep->remote_ranks);
     for (int r = 0; r < ep->size; r++) {
         if (!ep->peers[r]) continue;
         if (ep->peers[r]->remote) {

@@ -85,10 +85,11 @@ enum { TW_TLB_ENTRIES = 16 };
 enum { TW_REMOTE_REQUESTS = 32 };
 
 typedef struct tw_peer {
-    int remote;          /* on another node (or TW_LINK=udp): reached over the udp link; nothing
-                            below is set up then but unanswered */
-    uint32_t unanswered; /* remote: RMA requests sent, not answered yet */
     tw_tlb_entry_t tlb[TW_TLB_ENTRIES];
+    /* remote next to velo: a send reads both, and they share a cache line */
+    int remote;          /* on another node (or TW_LINK=udp): reached over the udp link; of
+                            the rest only unanswered is set up then */
+    uint32_t unanswered; /* remote: RMA requests sent, not answered yet */
     tw_ring_producer_t velo, nq, req, resp;
     tw_segment_header_t *segment;
     size_t segment_size;
@@ -132,8 +133,10 @@ typedef struct tw_heap_block {
 } tw_heap_block_t;
 
 struct tw_ep {
-    /* receive side first: the poll path touches only this line and the mailbox */
+    /* receive side first: the poll path touches only these lines and the mailbox */
     tw_ring_consumer_t velo_rx;
+    tw_udp_link_t *udp; /* the udp link when the job spans nodes (else NULL): an empty
+                           poll reads it, in the line of stats.polls_empty */
     tw_ep_stats_t stats;
     int rank, size;
     tw_peer_t **peers; /* by rank; NULL until first contact */
@@ -170,11 +173,9 @@ struct tw_ep {
     uint32_t ops_free_count;
     uint32_t ops_owed; /* finished operations still owing a fault notification */
 
-    /* the udp link, when the job spans nodes (else NULL) */
-    tw_udp_link_t *udp;
+    /* the rest of the udp link's state */
     tw_ring_producer_t velo_self;             /* what the link delivers goes into our own mailbox */
     uint64_t remote_malformed;                /* link messages that were no device message */
-    int *remote_ranks;                        /* 1 for each rank reached over the link */
     struct tw_remote_answers *remote_answers; /* RMA answers waiting for the window */
     uint64_t remote_answers_lost;             /* answers that found no memory to wait in */
 };
