@@ -80,7 +80,8 @@ struct tw_udp_link {
     unsigned nheld;
     int reorder_slot; /* index in held of the packet to send after the next one, or -1 */
     unsigned char *rx;
-    unsigned parked; /* peers with a parked message */
+    unsigned char *damaged; /* one packet, for the fault injector's corrupted copy */
+    unsigned parked;        /* peers with a parked message */
     uint64_t rng;
     uint64_t now_ns;
     tw_udp_stats_t stats;
@@ -177,8 +178,8 @@ static void transmit(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, 
         l->stats.injected_drop++;
         return;
     }
-    unsigned char bad[TW_UDP_HDR_SIZE + TW_UDP_MSG_MAX];
-    if (chance(l, f->corrupt)) {
+    if (chance(l, f->corrupt)) { /* a damaged copy: the ring keeps the packet intact */
+        unsigned char *bad = l->damaged;
         memcpy(bad, pkt, len);
         bad[(size_t)(uniform(l) * (double)len)] ^= (unsigned char)(1u << (int)(uniform(l) * 8));
         pkt = bad;
@@ -230,7 +231,8 @@ tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr)
     l->busy = calloc(cfg->peers, sizeof *l->busy);
     l->acking = calloc(cfg->peers, sizeof *l->acking);
     l->rx = malloc(BATCH * (pkt_max + 1));
-    int ok = l->peers && l->busy && l->acking && l->rx;
+    l->damaged = malloc(pkt_max);
+    int ok = l->peers && l->busy && l->acking && l->rx && l->damaged;
     for (unsigned k = 0; ok && k < BATCH; k++) ok = (l->out[k].buf = malloc(pkt_max)) != NULL;
     for (unsigned k = 0; ok && k < HELD_MAX; k++) ok = (l->held[k].buf = malloc(pkt_max)) != NULL;
     if (ok) {
@@ -277,6 +279,7 @@ void tw_udp_close(tw_udp_link_t *l) {
     free(l->busy);
     free(l->acking);
     free(l->rx);
+    free(l->damaged);
     free(l);
 }
 
