@@ -215,61 +215,46 @@ def main():
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter
 
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
-    for ax, test, title in ((axes[0], "latency", "Ping-pong latency (half round trip)"),
-                            (axes[1], "bandwidth", "Bandwidth (window of 64)")):
-        for m in order:
-            pts = sorted((s, med[(m, t, s)]) for (mm, t, s) in med if mm == m and t == test)
-            if not pts:
-                continue
-            label = NAMES.get(m, m)
-            if (m, "rate", 8) in med:
-                label += f" (rate 8 B: {med[(m, 'rate', 8)] / 1e6:.2f}M msg/s)"
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
-                    label=label)
-        ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: size_label(int(round(x)), "")))
-        ax.set_yscale("log")
-        ax.set_xlabel("message size (bytes)")
-        ax.set_ylabel(UNITS[test])
-        ax.set_title(title)
-        ax.grid(True, which="both", alpha=0.3)
-        if ax.lines:
-            ax.legend(fontsize=8)
-    fig.suptitle("mpibench, medians of clean rounds", fontsize=10)
-    fig.tight_layout()
-    png = os.path.join(outdir, "mpibench.png")
-    fig.savefig(png, dpi=110)
-    print(f"plot:     {png}")
+    def figure(name, panels, xlabel, extra, suptitle, width):
+        """One PNG of log-log panels (test, title, y label), a line per MPI; extra(m) is
+        appended to the MPI's legend label."""
+        fig, axes = plt.subplots(1, len(panels), figsize=(width, 4.7))
+        for ax, (test, title, ylabel) in zip(axes, panels):
+            for m in order:
+                pts = sorted((s, med[(m, t, s)]) for (mm, t, s) in med if mm == m and t == test)
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
+                            label=NAMES.get(m, m) + extra(m))
+            ax.set_xscale("log", base=2)
+            ax.xaxis.set_major_formatter(
+                FuncFormatter(lambda x, _: size_label(int(round(x)), "")))
+            ax.set_yscale("log")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(ylabel)
+            ax.set_title(title)
+            ax.grid(True, which="both", alpha=0.3)
+            if ax.lines:
+                ax.legend(fontsize=7)
+        fig.suptitle(suptitle, fontsize=10)
+        fig.tight_layout()
+        png = os.path.join(outdir, name)
+        fig.savefig(png, dpi=110)
+        print(f"plot:     {png}")
 
-    if not any(t in COLLECTIVES for (_, t, _) in med):
-        return
-    fig, axes = plt.subplots(1, 4, figsize=(18, 4.6))
-    for ax, test in zip(axes, COLLECTIVES):
-        for m in order:
-            pts = sorted((s, med[(m, t, s)]) for (mm, t, s) in med if mm == m and t == test)
-            if not pts:
-                continue
-            label = NAMES.get(m, m)
-            if (m, "barrier", 0) in med:
-                label += f" (barrier {med[(m, 'barrier', 0)]:.2f} us)"
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
-                    label=label)
-        ax.set_xscale("log", base=2)
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: size_label(int(round(x)), "")))
-        ax.set_yscale("log")
-        ax.set_xlabel("bytes (per rank for allgather, per pair for alltoall)")
-        ax.set_ylabel("us per call")
-        ax.set_title(f"MPI_{test.capitalize()}, 2 ranks")
-        ax.grid(True, which="both", alpha=0.3)
-        if ax.lines:
-            ax.legend(fontsize=7)
-    fig.suptitle("collbench, medians of clean rounds (lower is better)", fontsize=10)
-    fig.tight_layout()
-    png = os.path.join(outdir, "collbench.png")
-    fig.savefig(png, dpi=110)
-    print(f"plot:     {png}")
-
+    figure("mpibench.png",
+           [("latency", "Ping-pong latency (half round trip)", UNITS["latency"]),
+            ("bandwidth", "Bandwidth (window of 64)", UNITS["bandwidth"])],
+           "message size (bytes)",
+           lambda m: (f" (rate 8 B: {med[(m, 'rate', 8)] / 1e6:.2f}M msg/s)"
+                      if (m, "rate", 8) in med else ""),
+           "mpibench, medians of clean rounds", 12)
+    if any(t in COLLECTIVES for (_, t, _) in med):
+        figure("collbench.png",
+               [(t, f"MPI_{t.capitalize()}, 2 ranks", "us per call") for t in COLLECTIVES],
+               "bytes (per rank for allgather, per pair for alltoall)",
+               lambda m: (f" (barrier {med[(m, 'barrier', 0)]:.2f} us)"
+                          if (m, "barrier", 0) in med else ""),
+               "collbench, medians of clean rounds (lower is better)", 18)
 
 if __name__ == "__main__":
     main()
