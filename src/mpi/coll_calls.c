@@ -68,6 +68,160 @@ static int check_counts(tw_mpi_comm_t *c, const char *call, int n, const int *co
     return MPI_SUCCESS;
 }
 
+/* ---- segments of one buffer ---- */
+
+/* The collectives on one buffer per rank (bcast, the reductions but reduce_scatter)
+ * run as a series of collectives on segments of at most TW_COLL_SEGMENT packed
+ * bytes, one after the other, so a non-contiguous buffer is staged through a copy of
+ * one segment and never packed whole. Every member knows how many packed bytes the
+ * call moves (MPI's type matching rules), so all agree on the segments whatever
+ * their datatypes. A contiguous buffer is used where it is, segment by segment. */
+enum { TW_COLL_SEGMENT = 8 << 20 };
+
+typedef struct side {
+    void *buf;
+    MPI_Count count;
+    MPI_Datatype type;
+    int staged;
+    char *at; /* contiguous: the packed bytes themselves; staged: one segment's copy */
+} side_t;
+
+typedef struct move {
+    side_t *side;
+    size_t first, len;
+    int unpack;
+} move_t;
+
+static void move_segment(tw_sched_t *s, void *arg) {
+    (void)s;
+    move_t *m = arg;
+    side_t *d = m->side;
+    if (m->unpack)
+        tw_mpi_type_unpack_range(d->at, d->count, d->type, m->first, m->len, d->buf);
+    else
+        tw_mpi_type_pack_range(d->buf, d->count, d->type, m->first, m->len, d->at);
+}
+
+/* Bytes of segments for total packed bytes cut at multiples of unit. */
+static size_t segment_bytes(size_t total, size_t unit) {
+    size_t n = TW_COLL_SEGMENT / unit * unit;
+    if (!n) n = unit; /* one unit beyond a segment: a user op's item is not cut */
+    return n < total ? n : total;
+}
+
+/* -1 when out of memory (s->error is set). */
+static int side_init(tw_sched_t *s, side_t *d, void *buf, MPI_Count count, MPI_Datatype type,
+                     const tw_mpi_type_layout_t *l, size_t seg) {
+    *d = (side_t){buf, count, type, !l->contiguous, (char *)buf + (buf ? l->lb : 0)};
+    if (!d->staged) return 0;
+    d->at = tw_sched_scratch(s, seg);
+    return d->at ? 0 : -1;
+}
+
+static void add_move(tw_sched_t *s, side_t *d, size_t first, size_t len, int unpack) {
+    move_t *m = tw_sched_scratch(s, sizeof *m);
+    if (!m) return;
+    *m = (move_t){d, first, len, unpack};
+    if (unpack) tw_sched_fence(s);
+    tw_sched_call(s, move_segment, m);
+}
+
+/* Packed bytes [first, first + len) of a side; load: packed into its copy first. */
+static char *side_bytes(tw_sched_t *s, side_t *d, size_t first, size_t len, int load) {
+    if (!d->staged) return d->at + first;
+    if (load) add_move(s, d, first, len, 0);
+    return d->at;
+}
+
+/* One call on one buffer per rank, written one segment at a time: the steps of the
+ * next segment, with scratch of its own, once the last one's are done. */
+typedef enum { SEG_BCAST, SEG_REDUCE, SEG_ALLREDUCE, SEG_SCAN, SEG_EXSCAN } seg_kind_t;
+typedef struct segmented {
+    seg_kind_t kind;
+    int root;
+    size_t bytes, seg, first;
+    side_t in, out;
+    int gives, takes; /* has an input (in, or out in place) / an output (out) */
+    int in_place;     /* the input is out's data */
+    int load_out;     /* out holds input: packed before each segment */
+    int unpack_out;   /* out receives a result: unpacked after each segment */
+    tw_coll_red_t red;
+    tw_sched_mark_t mark; /* the scratch that outlives every segment ends here */
+} segmented_t;
+
+static void write_segment(tw_sched_t *s, segmented_t *g, size_t first, size_t len) {
+    char *o = g->takes ? side_bytes(s, &g->out, first, len, g->load_out) : NULL;
+    const char *i = !g->gives ? NULL : g->in_place ? o : side_bytes(s, &g->in, first, len, 1);
+    int inter = s->comm->inter;
+    size_t n = len / g->red.item;
+    switch (g->kind) {
+    case SEG_BCAST:
+        if (inter)
+            tw_coll_inter_bcast(s, o, len, g->root);
+        else
+            tw_coll_bcast(s, o, len, 1, g->root);
+        break;
+    case SEG_REDUCE:
+        if (inter)
+            tw_coll_inter_reduce(s, i, o, n, &g->red, g->root);
+        else
+            tw_coll_reduce(s, i, o, n, &g->red, g->root);
+        break;
+    case SEG_ALLREDUCE:
+        if (inter)
+            tw_coll_inter_allreduce(s, i, o, n, &g->red);
+        else
+            tw_coll_allreduce(s, i, o, n, &g->red);
+        break;
+    case SEG_SCAN:
+    case SEG_EXSCAN:
+        tw_coll_scan(s, i, o, n, &g->red, g->kind == SEG_EXSCAN);
+        break;
+    }
+    if (g->unpack_out) add_move(s, &g->out, first, len, 1);
+}
+
+static void next_segment(tw_sched_t *s, void *arg) {
+    segmented_t *g = arg;
+    tw_sched_release(s, g->mark); /* the last segment's scratch: its steps are done */
+    size_t len = g->bytes - g->first < g->seg ? g->bytes - g->first : g->seg;
+    write_segment(s, g, g->first, len);
+    g->first += len;
+    if (g->first >= g->bytes) return;
+    tw_sched_fence(s);
+    tw_sched_call(s, next_segment, g);
+}
+
+/* Writes the call g describes: the sides' buffers and the flags are set, the sides
+ * are made here for count items of type. g is kept in the schedule's scratch, since
+ * the steps refer to its sides. */
+static void segmented_run(tw_sched_t *s, const segmented_t *g, MPI_Count count, MPI_Datatype type,
+                          const tw_mpi_type_layout_t *l) {
+    segmented_t *k = tw_sched_scratch(s, sizeof *k);
+    if (!k) return;
+    *k = *g;
+    k->bytes = (size_t)count * (size_t)l->size;
+    k->seg = segment_bytes(k->bytes, k->red.item);
+    k->first = 0;
+    if (k->takes && side_init(s, &k->out, k->out.buf, count, type, l, k->seg)) return;
+    if (k->gives && !k->in_place && side_init(s, &k->in, k->in.buf, count, type, l, k->seg)) return;
+    if (k->bytes <= k->seg) { /* one segment: written now, as any call */
+        write_segment(s, k, 0, k->bytes);
+        return;
+    }
+    k->mark = tw_sched_mark(s);
+    next_segment(s, k);
+}
+
+/* A reduction's unit of segmenting: one basic element for a predefined op, whole
+ * items for a user op (its function sees items of the user's type). */
+static tw_coll_red_t segment_red(MPI_Op op, MPI_Datatype type, const tw_mpi_type_layout_t *l) {
+    if (tw_mpi_op_predefined(op) && l->element != MPI_DATATYPE_NULL)
+        return (tw_coll_red_t){op, l->element, (size_t)tw_mpi_type_extent(l->element),
+                               tw_mpi_op_commutative(op)};
+    return (tw_coll_red_t){op, type, (size_t)l->size, tw_mpi_op_commutative(op)};
+}
+
 /* ---- packed views of user buffers ---- */
 
 static const void *packed_in(tw_sched_t *s, const void *buf, MPI_Count count, MPI_Datatype type,
@@ -234,17 +388,15 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype type, int 
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
     if (s && !takes_no_part(c, root)) {
-        out_t o;
-        int am_root = is_root(c, root);
-        void *b = packed_out(s, buf, count, type, &l, am_root, &o);
         /* in bytes: ranks may describe the same bytes with different types, and the
          * algorithm and its blocks must be the same everywhere */
-        size_t bytes = (size_t)count * (size_t)l.size;
-        if ((b || !count) && c->inter)
-            tw_coll_inter_bcast(s, b, bytes, root);
-        else if (b || !count)
-            tw_coll_bcast(s, b, bytes, 1, root);
-        if (!am_root) unpack_out(s, &o);
+        int am_root = is_root(c, root);
+        segmented_t g = {.kind = SEG_BCAST, .root = root, .takes = 1};
+        g.out.buf = buf;
+        g.load_out = am_root;
+        g.unpack_out = !am_root;
+        g.red.item = 1;
+        segmented_run(s, &g, count, type, &l);
     }
     return end(call, c, s, req);
 }
@@ -283,19 +435,14 @@ static int reduce(const char *call, const void *sendbuf, void *recvbuf, int coun
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
     if (s && count && !takes_no_part(c, root)) {
-        out_t o = {NULL, NULL, 0, 0};
-        void *out = am_root ? packed_out(s, recvbuf, count, type, &l, in_place, &o) : NULL;
-        tw_coll_red_t red = red_of(op, type, &l);
-        if (c->inter && am_root) {
-            if (out) tw_coll_inter_reduce(s, NULL, out, (size_t)count, &red, root);
-        } else {
-            const void *in = in_place ? out : packed_in(s, sendbuf, count, type, &l);
-            if (in && c->inter)
-                tw_coll_inter_reduce(s, in, NULL, (size_t)count, &red, root);
-            else if (in && (out || !am_root))
-                tw_coll_reduce(s, in, out, (size_t)count, &red, root);
-        }
-        unpack_out(s, &o);
+        /* an intercommunicator's root only receives */
+        segmented_t g = {.kind = SEG_REDUCE, .root = root, .gives = !(c->inter && am_root)};
+        g.takes = g.unpack_out = am_root;
+        g.in_place = g.load_out = in_place;
+        g.in.buf = (void *)(uintptr_t)sendbuf;
+        g.out.buf = recvbuf;
+        g.red = segment_red(op, type, &l);
+        segmented_run(s, &g, count, type, &l);
     }
     return end(call, c, s, req);
 }
@@ -313,22 +460,16 @@ static int reduce_everyone(const char *call, everyone_t kind, const void *sendbu
         return tw_mpi_error(c, call, MPI_ERR_COMM, "a scan on an intercommunicator");
     if (!rc) rc = check_reduction(c, call, sendbuf, recvbuf, count, type, op, 1, 1, 1, &l);
     if (rc) return rc;
-    int in_place = sendbuf == MPI_IN_PLACE;
     tw_sched_t stack, *s = begin(c, req, &stack);
     if (s && count) {
-        out_t o;
-        void *out = packed_out(s, recvbuf, count, type, &l, in_place, &o);
-        const void *in = in_place ? out : packed_in(s, sendbuf, count, type, &l);
-        tw_coll_red_t red = red_of(op, type, &l);
-        if (in && out) {
-            if (c->inter)
-                tw_coll_inter_allreduce(s, in, out, (size_t)count, &red);
-            else if (kind == ALLREDUCE)
-                tw_coll_allreduce(s, in, out, (size_t)count, &red);
-            else
-                tw_coll_scan(s, in, out, (size_t)count, &red, kind == EXSCAN);
-        }
-        if (kind != EXSCAN || c->rank) unpack_out(s, &o); /* rank 0's exscan result: none */
+        static const seg_kind_t kinds[] = {SEG_ALLREDUCE, SEG_SCAN, SEG_EXSCAN};
+        segmented_t g = {.kind = kinds[kind], .gives = 1, .takes = 1};
+        g.in_place = g.load_out = sendbuf == MPI_IN_PLACE;
+        g.unpack_out = kind != EXSCAN || c->rank; /* rank 0's exscan result: none */
+        g.in.buf = (void *)(uintptr_t)sendbuf;
+        g.out.buf = recvbuf;
+        g.red = segment_red(op, type, &l);
+        segmented_run(s, &g, count, type, &l);
     }
     return end(call, c, s, req);
 }

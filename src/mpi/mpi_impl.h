@@ -367,6 +367,7 @@ tw_mpi_comm_t *tw_mpi_message_comm(MPI_Message msg);
 /* MPI_SUCCESS when op applies to type's elements, else MPI_ERR_OP (MPI_ERR_TYPE: no type). */
 int tw_mpi_op_check(MPI_Op op, MPI_Datatype type);
 int tw_mpi_op_commutative(MPI_Op op);
+int tw_mpi_op_predefined(MPI_Op op); /* one of MPI's own ops, not a user op */
 /* inout = in op inout over count items of type in packed form (a contiguous type's
  * items as they are in memory, from lb on). The op was checked against the type. */
 int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type);
@@ -429,6 +430,15 @@ void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c);
 tw_sched_t *tw_sched_new(tw_mpi_comm_t *c); /* NULL: no memory */
 /* Scratch that lives as long as the schedule (NULL when out of memory: s->error set). */
 void *tw_sched_scratch(tw_sched_t *s, size_t bytes);
+/* A point in a schedule's scratch, and giving back everything taken after it: for
+ * work written in parts, each part once the steps using the last one's scratch are
+ * done. */
+typedef struct tw_sched_mark {
+    size_t used;
+    void *blocks;
+} tw_sched_mark_t;
+tw_sched_mark_t tw_sched_mark(const tw_sched_t *s);
+void tw_sched_release(tw_sched_t *s, tw_sched_mark_t mark);
 /* Steps; peers are ranks of the schedule's communicator. */
 void tw_sched_send(tw_sched_t *s, const void *buf, size_t bytes, int peer);
 void tw_sched_recv(tw_sched_t *s, void *buf, size_t bytes, int peer);

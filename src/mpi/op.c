@@ -285,6 +285,10 @@ static int apply_user_unpacked(const user_op_t *u, const void *in, void *inout, 
     return MPI_SUCCESS;
 }
 
+int tw_mpi_op_predefined(MPI_Op op) {
+    return predefined(op) != 0;
+}
+
 int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type) {
     if (count <= 0) return MPI_SUCCESS;
     tw_mpi_type_layout_t l;

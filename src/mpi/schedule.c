@@ -74,6 +74,19 @@ void *tw_sched_scratch(tw_sched_t *s, size_t bytes) {
     return b->data;
 }
 
+tw_sched_mark_t tw_sched_mark(const tw_sched_t *s) {
+    return (tw_sched_mark_t){s->scratch_used, s->blocks};
+}
+
+void tw_sched_release(tw_sched_t *s, tw_sched_mark_t mark) {
+    while (s->blocks != mark.blocks) {
+        block_t *b = s->blocks;
+        s->blocks = b->next;
+        free(b);
+    }
+    s->scratch_used = mark.used;
+}
+
 static tw_step_t *add(tw_sched_t *s, int kind) {
     if (s->nsteps == s->cap) {
         int cap = 2 * s->cap;
