@@ -96,21 +96,32 @@ void tw_coll_barrier(tw_sched_t *s) {
     }
 }
 
+tw_sched_block_t *tw_coll_blocks(tw_sched_t *s, const void *base, const size_t *offs,
+                                 const size_t *lens) {
+    int p = s->comm->size;
+    tw_sched_block_t *b = tw_sched_scratch(s, (size_t)p * sizeof *b);
+    if (!b) return NULL;
+    for (int i = 0; i < p; i++)
+        b[i] = (tw_sched_block_t){.at = (char *)(uintptr_t)base + offs[i], .bytes = lens[i]};
+    return b;
+}
+
 /* Ring allgather over positions 0..p-1: position v is rank (v + base) mod p and
- * starts with block v (lens[v] bytes at offs[v] of buf, or at own when own is not
- * NULL: then it is copied into buf while the first round's transfers run); round k
- * passes block v - k on to the right. */
-static void ring_allgather(tw_sched_t *s, char *buf, const size_t *offs, const size_t *lens, int v,
-                           int base, const char *own) {
+ * starts with block v (or with own when not NULL: then it is copied into block v
+ * while the first round's transfers run); round k passes block v - k on to the
+ * right. */
+static void ring_allgather(tw_sched_t *s, const tw_sched_block_t *blocks, int v, int base,
+                           const tw_sched_block_t *own) {
     int p = s->comm->size, right = mod(v + 1 + base, p), left = mod(v - 1 + base, p);
+    if (!blocks) return;
     for (int k = 0; k < p - 1; k++) {
         int sb = mod(v - k, p), rb = mod(v - k - 1, p);
-        tw_sched_recv(s, buf + offs[rb], lens[rb], left);
-        tw_sched_send(s, k == 0 && own ? own : buf + offs[sb], lens[sb], right);
-        if (k == 0 && own) tw_sched_copy(s, own, buf + offs[v], lens[v]);
+        tw_sched_recv_block(s, &blocks[rb], left);
+        tw_sched_send_block(s, k == 0 && own ? own : &blocks[sb], right);
+        if (k == 0 && own) tw_sched_copy_block(s, own, &blocks[v]);
         tw_sched_fence(s);
     }
-    if (p == 1 && own) tw_sched_copy(s, own, buf + offs[v], lens[v]);
+    if (p == 1 && own) tw_sched_copy_block(s, own, &blocks[v]);
 }
 
 static void bcast_binomial(tw_sched_t *s, void *buf, size_t bytes, int root) {
@@ -146,7 +157,7 @@ static void bcast_scatter_ring(tw_sched_t *s, void *buf, size_t count, size_t it
     }
 #undef SPAN
     tw_sched_fence(s);
-    ring_allgather(s, b, offs, lens, vr, root, NULL);
+    ring_allgather(s, tw_coll_blocks(s, b, offs, lens), vr, root, NULL);
 }
 
 void tw_coll_bcast(tw_sched_t *s, void *buf, size_t count, size_t item, int root) {
@@ -320,7 +331,7 @@ void tw_coll_allreduce(tw_sched_t *s, const void *in, void *out, size_t count,
         size_t *offs, *lens;
         if (even_blocks(s, count, red->item, &offs, &lens)) return;
         ring_reduce_scatter_from(s, in, out, offs, lens, red);
-        ring_allgather(s, out, offs, lens, s->comm->rank, 0, NULL);
+        ring_allgather(s, tw_coll_blocks(s, out, offs, lens), s->comm->rank, 0, NULL);
         return;
     }
     tw_sched_copy(s, in, out, count * red->item);
@@ -329,7 +340,7 @@ void tw_coll_allreduce(tw_sched_t *s, const void *in, void *out, size_t count,
         size_t *offs, *lens;
         if (even_blocks(s, count, red->item, &offs, &lens)) return;
         ring_reduce_scatter(s, out, offs, lens, red);
-        ring_allgather(s, out, offs, lens, s->comm->rank, 0, NULL);
+        ring_allgather(s, tw_coll_blocks(s, out, offs, lens), s->comm->rank, 0, NULL);
     } else {
         allreduce_recdbl(s, out, count, red);
     }
@@ -357,7 +368,8 @@ void tw_coll_reduce_scatter(tw_sched_t *s, const void *in, void *out, const size
     }
     const void *all = reduce_binomial(s, in, total / red->item, red, 0);
     tw_sched_fence(s);
-    tw_coll_scatterv(s, all, lens, offs, out, lens[r], 0);
+    tw_sched_block_t one = {.at = out, .bytes = lens[r]};
+    tw_coll_scatterv(s, r ? NULL : tw_coll_blocks(s, all, offs, lens), &one, 0);
 }
 
 void tw_coll_scan(tw_sched_t *s, const void *in, void *out, size_t count, const tw_coll_red_t *red,
@@ -399,30 +411,30 @@ static int use_binomial(tw_sched_t *s, size_t total) {
                                   : forced == TW_COLL_FIRST;
 }
 
-void tw_coll_gatherv(tw_sched_t *s, const void *in, size_t inbytes, void *out, const size_t *bytes,
-                     const size_t *offs, int root) {
+void tw_coll_gatherv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out,
+                     int root) {
     int r = s->comm->rank, p = s->comm->size;
     if (r != root) {
-        tw_sched_send(s, in, inbytes, root);
+        tw_sched_send_block(s, in, root);
         return;
     }
-    char *o = out;
+    if (!out) return;
     for (int i = 0; i < p; i++)
-        if (i != root) tw_sched_recv(s, o + offs[i], bytes[i], i);
-    if (in) tw_sched_copy(s, in, o + offs[root], bytes[root]);
+        if (i != root) tw_sched_recv_block(s, &out[i], i);
+    if (in) tw_sched_copy_block(s, in, &out[root]);
 }
 
-void tw_coll_scatterv(tw_sched_t *s, const void *in, const size_t *bytes, const size_t *offs,
-                      void *out, size_t outbytes, int root) {
+void tw_coll_scatterv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out,
+                      int root) {
     int r = s->comm->rank, p = s->comm->size;
     if (r != root) {
-        tw_sched_recv(s, out, outbytes, root);
+        tw_sched_recv_block(s, out, root);
         return;
     }
-    const char *i0 = in;
-    if (out) tw_sched_copy(s, i0 + offs[root], out, bytes[root]);
+    if (!in) return;
+    if (out) tw_sched_copy_block(s, &in[root], out);
     for (int i = 0; i < p; i++)
-        if (i != root) tw_sched_send(s, i0 + offs[i], bytes[i], i);
+        if (i != root) tw_sched_send_block(s, &in[i], i);
 }
 
 /* Uniform blocks of b bytes: offsets and lengths for the v forms. */
@@ -464,7 +476,8 @@ void tw_coll_gather(tw_sched_t *s, const void *in, void *out, size_t bytes, int 
     }
     size_t *offs, *lens;
     if (uniform_blocks(s, bytes, &offs, &lens)) return;
-    tw_coll_gatherv(s, in, bytes, out, lens, offs, root);
+    tw_sched_block_t one = {.at = (char *)(uintptr_t)in, .bytes = bytes};
+    tw_coll_gatherv(s, in ? &one : NULL, out ? tw_coll_blocks(s, out, offs, lens) : NULL, root);
 }
 
 /* Binomial scatter, the gather reversed. */
@@ -505,14 +518,12 @@ void tw_coll_scatter(tw_sched_t *s, const void *in, void *out, size_t bytes, int
     }
     size_t *offs, *lens;
     if (uniform_blocks(s, bytes, &offs, &lens)) return;
-    tw_coll_scatterv(s, in, lens, offs, out, bytes, root);
+    tw_sched_block_t one = {.at = out, .bytes = bytes};
+    tw_coll_scatterv(s, in ? tw_coll_blocks(s, in, offs, lens) : NULL, out ? &one : NULL, root);
 }
 
-void tw_coll_allgatherv(tw_sched_t *s, const void *in, void *out, const size_t *bytes,
-                        const size_t *offs) {
-    int r = s->comm->rank;
-    char *o = out;
-    ring_allgather(s, o, offs, bytes, r, 0, in);
+void tw_coll_allgatherv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out) {
+    ring_allgather(s, out, s->comm->rank, 0, in);
 }
 
 /* Bruck: round k sends the first min(2^k, p - 2^k) blocks gathered so far to
@@ -535,27 +546,22 @@ static void allgather_bruck(tw_sched_t *s, const void *in, char *out, size_t b) 
 }
 
 void tw_coll_allgather(tw_sched_t *s, const void *in, void *out, size_t bytes) {
-    int p = s->comm->size;
-    tw_coll_choice_t forced = FORCED(coll_allgather);
     /* on 2 ranks both take one exchange, and the ring's lands in place */
-    int ring = forced == TW_COLL_AUTO ? p == 2 || bytes * (size_t)p >= ALLGATHER_LONG
-                                      : forced == TW_COLL_SECOND;
-    if (!ring) {
+    if (!tw_coll_allgather_direct(s, bytes)) {
         allgather_bruck(s, in, out, bytes);
         return;
     }
     size_t *offs, *lens;
     if (uniform_blocks(s, bytes, &offs, &lens)) return;
-    tw_coll_allgatherv(s, in, out, lens, offs);
+    tw_sched_block_t one = {.at = (char *)(uintptr_t)in, .bytes = bytes};
+    tw_coll_allgatherv(s, in ? &one : NULL, tw_coll_blocks(s, out, offs, lens));
 }
 
-void tw_coll_alltoallv(tw_sched_t *s, const void *in, const size_t *sbytes, const size_t *soffs,
-                       void *out, const size_t *rbytes, const size_t *roffs) {
+void tw_coll_alltoallv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out) {
     int r = s->comm->rank, p = s->comm->size;
-    const char *i0 = in;
-    char *o = out;
+    if (!in || !out) return;
     size_t total = 0;
-    for (int i = 0; i < p; i++) total += sbytes[i];
+    for (int i = 0; i < p; i++) total += in[i].bytes;
     tw_coll_choice_t forced = FORCED(coll_alltoall);
     int pairwise =
         forced == TW_COLL_AUTO ? total / (size_t)p >= ALLTOALL_PAIRWISE : forced == TW_COLL_SECOND;
@@ -564,21 +570,34 @@ void tw_coll_alltoallv(tw_sched_t *s, const void *in, const size_t *sbytes, cons
     if (pairwise) {
         for (int k = 1; k < p; k++) {
             int dst = mod(r + k, p), src = mod(r - k, p);
-            tw_sched_recv(s, o + roffs[src], rbytes[src], src);
-            tw_sched_send(s, i0 + soffs[dst], sbytes[dst], dst);
-            if (k == 1 && in) tw_sched_copy(s, i0 + soffs[r], o + roffs[r], rbytes[r]);
+            tw_sched_recv_block(s, &out[src], src);
+            tw_sched_send_block(s, &in[dst], dst);
+            if (k == 1) tw_sched_copy_block(s, &in[r], &out[r]);
             tw_sched_fence(s);
         }
-        if (p == 1 && in) tw_sched_copy(s, i0 + soffs[r], o + roffs[r], rbytes[r]);
+        if (p == 1) tw_sched_copy_block(s, &in[r], &out[r]);
         return;
     }
     for (int k = 1; k < p; k++) {
         int src = mod(r - k, p);
-        tw_sched_recv(s, o + roffs[src], rbytes[src], src);
+        tw_sched_recv_block(s, &out[src], src);
     }
     for (int k = 1; k < p; k++) {
         int dst = mod(r + k, p);
-        tw_sched_send(s, i0 + soffs[dst], sbytes[dst], dst);
+        tw_sched_send_block(s, &in[dst], dst);
     }
-    if (in) tw_sched_copy(s, i0 + soffs[r], o + roffs[r], rbytes[r]);
+    tw_sched_copy_block(s, &in[r], &out[r]);
+}
+
+/* Whether the calls above take the direct algorithms, each block straight from its
+ * sender's buffer to its receiver's: then a block may be a typed one. */
+int tw_coll_gather_direct(tw_sched_t *s, size_t bytes) {
+    return !use_binomial(s, bytes * (size_t)s->comm->size);
+}
+
+int tw_coll_allgather_direct(tw_sched_t *s, size_t bytes) {
+    int p = s->comm->size;
+    tw_coll_choice_t forced = FORCED(coll_allgather);
+    return forced == TW_COLL_AUTO ? p == 2 || bytes * (size_t)p >= ALLGATHER_LONG
+                                  : forced == TW_COLL_SECOND;
 }

@@ -26,20 +26,28 @@ void tw_coll_reduce_scatter(tw_sched_t *s, const void *in, void *out, const size
                             const tw_coll_red_t *red);
 void tw_coll_scan(tw_sched_t *s, const void *in, void *out, size_t count, const tw_coll_red_t *red,
                   int exclusive);
-/* Rank i's block is bytes[i] bytes at offs[i] of the root's (or everyone's) buffer;
+/* Rank i's block is bytes bytes at i * bytes of the root's (or everyone's) buffer;
  * in NULL: the caller's own block is in place already. */
 void tw_coll_gather(tw_sched_t *s, const void *in, void *out, size_t bytes, int root);
-void tw_coll_gatherv(tw_sched_t *s, const void *in, size_t inbytes, void *out, const size_t *bytes,
-                     const size_t *offs, int root);
 void tw_coll_scatter(tw_sched_t *s, const void *in, void *out, size_t bytes, int root);
-void tw_coll_scatterv(tw_sched_t *s, const void *in, const size_t *bytes, const size_t *offs,
-                      void *out, size_t outbytes, int root);
 void tw_coll_allgather(tw_sched_t *s, const void *in, void *out, size_t bytes);
-void tw_coll_allgatherv(tw_sched_t *s, const void *in, void *out, const size_t *bytes,
-                        const size_t *offs);
-/* in NULL: nothing to send to oneself (the caller placed it) */
-void tw_coll_alltoallv(tw_sched_t *s, const void *in, const size_t *sbytes, const size_t *soffs,
-                       void *out, const size_t *rbytes, const size_t *roffs);
+
+/* The direct algorithms, on blocks (p of them, rank i's at [i]; one for a single
+ * block), each moved straight between the user buffers, so any may be a typed block.
+ * A single block NULL: the caller's own is in place already (gatherv: in at the
+ * root; allgatherv: in). */
+void tw_coll_gatherv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out,
+                     int root);
+void tw_coll_scatterv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out,
+                      int root);
+void tw_coll_allgatherv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out);
+void tw_coll_alltoallv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out);
+/* Whether gather and scatter of bytes per rank, and allgather, take them. */
+int tw_coll_gather_direct(tw_sched_t *s, size_t bytes);
+int tw_coll_allgather_direct(tw_sched_t *s, size_t bytes);
+/* The blocks of a packed buffer: rank i's lens[i] bytes at base + offs[i]. */
+tw_sched_block_t *tw_coll_blocks(tw_sched_t *s, const void *base, const size_t *offs,
+                                 const size_t *lens);
 
 /* The same on an intercommunicator (coll_inter.c): the peers of remote blocks are
  * remote ranks; root is MPI_ROOT, MPI_PROC_NULL or the root's remote rank. Reduce

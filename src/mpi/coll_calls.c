@@ -5,7 +5,10 @@
  *
  * The algorithms see packed bytes: a contiguous datatype's buffer as it is, from lb
  * on (no copy), any other packed into scratch when the call starts and unpacked
- * into the user's buffer after the last step. On an intercommunicator the same
+ * into the user's buffer after the last step — unless it is large: calls on one
+ * buffer then go in segments staged one at a time, and the direct algorithms of the
+ * block calls move a large non-contiguous block as a typed message, staged by the
+ * point-to-point engine a chunk at a time. On an intercommunicator the same
  * checks and views lead to the algorithms of coll_inter.c: blocks are the remote
  * group's, MPI_IN_PLACE is refused, and rooted calls take MPI_ROOT. */
 #include <stdio.h>
@@ -265,20 +268,30 @@ typedef struct vspec {
 } vspec_t;
 
 typedef struct view {
-    char *base; /* bytes[i] at base + offs[i] are rank i's block */
+    char *base; /* packed or contiguous: bytes[i] at base + offs[i] are rank i's block */
     size_t *bytes, *offs;
-    int packed; /* base is scratch: blocks are packed there and back */
+    int packed;               /* base is scratch: blocks are packed there and back */
+    tw_sched_block_t *blocks; /* rank i's block, packed, contiguous or typed */
 } view_t;
 
 static MPI_Datatype type_of(const vspec_t *v, int i) {
     return v->types[v->per_rank ? i : 0];
 }
 
-/* load: -1 none, -2 every block, or the rank whose block is also input. */
-static int view_make(tw_sched_t *s, const vspec_t *v, int load, view_t *w) {
+/* Whether a non-contiguous buffer of bytes packed bytes is moved typed, a staging
+ * chunk at a time, rather than packed whole: when the algorithm allows it (typed_ok:
+ * a direct one, every block straight between user buffers) and it exceeds a chunk. */
+static int goes_typed(int typed_ok, size_t bytes) {
+    return typed_ok && bytes > TW_PACK_CHUNK;
+}
+
+/* load: -1 none, -2 every block, or the rank whose block is also input (a typed
+ * view reads its input where it is). */
+static int view_make(tw_sched_t *s, const vspec_t *v, int load, int typed_ok, view_t *w) {
     int p = s->comm->size, contiguous = 1;
     w->bytes = tw_sched_scratch(s, (size_t)p * sizeof *w->bytes);
     w->offs = tw_sched_scratch(s, (size_t)p * sizeof *w->offs);
+    w->blocks = NULL;
     if (!w->bytes || !w->offs) return -1;
     size_t total = 0;
     for (int i = 0; i < p; i++) {
@@ -290,37 +303,71 @@ static int view_make(tw_sched_t *s, const vspec_t *v, int load, view_t *w) {
         w->offs[i] = (size_t)(at + l.lb); /* contiguous case; redone below otherwise */
         total += w->bytes[i];
     }
-    w->packed = !contiguous;
+    w->packed = !contiguous && !goes_typed(typed_ok, total);
     w->base = v->buf;
-    if (contiguous) return 0;
-    w->base = tw_sched_scratch(s, total);
-    if (!w->base) return -1;
-    total = 0;
-    for (int i = 0; i < p; i++) {
-        w->offs[i] = total;
-        total += w->bytes[i];
-        if (load == -2 || load == i) {
+    if (!contiguous && !w->packed) { /* typed: each block where it is */
+        w->base = NULL;
+        w->blocks = tw_coll_blocks(s, v->buf, w->offs, w->bytes);
+        if (!w->blocks) return -1;
+        for (int i = 0; i < p; i++) {
             tw_mpi_type_layout_t l;
             tw_mpi_type_layout(type_of(v, i), &l);
+            if (l.contiguous) continue;
             MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
-            tw_mpi_type_pack((char *)v->buf + at, v->counts[i], type_of(v, i),
-                             w->base + w->offs[i]);
+            w->blocks[i] = (tw_sched_block_t){NULL, (char *)v->buf + at, v->counts[i],
+                                              type_of(v, i), w->bytes[i]};
+        }
+        return 0;
+    }
+    if (w->packed) {
+        w->base = tw_sched_scratch(s, total);
+        if (!w->base) return -1;
+        total = 0;
+        for (int i = 0; i < p; i++) {
+            w->offs[i] = total;
+            total += w->bytes[i];
+            if (load == -2 || load == i) {
+                tw_mpi_type_layout_t l;
+                tw_mpi_type_layout(type_of(v, i), &l);
+                MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
+                tw_mpi_type_pack((char *)v->buf + at, v->counts[i], type_of(v, i),
+                                 w->base + w->offs[i]);
+            }
         }
     }
-    return 0;
+    w->blocks = tw_coll_blocks(s, w->base, w->offs, w->bytes);
+    return w->blocks ? 0 : -1;
 }
 
-/* Unpacks the blocks of a packed view (only: -1 all, or one rank's) at the end. */
-static void view_unpack(tw_sched_t *s, const vspec_t *v, const view_t *w, int only) {
+/* Unpacks the blocks of a packed view at the end. */
+static void view_unpack(tw_sched_t *s, const vspec_t *v, const view_t *w) {
     if (!w->packed) return;
     tw_sched_fence(s);
     for (int i = 0; i < s->comm->size; i++) {
-        if (only >= 0 && i != only) continue;
         tw_mpi_type_layout_t l;
         tw_mpi_type_layout(type_of(v, i), &l);
         MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
         tw_sched_unpack(s, w->base + w->offs[i], v->counts[i], type_of(v, i), (char *)v->buf + at);
     }
+}
+
+/* The single block of a call, count items of type at buf: typed as goes_typed says,
+ * else a packed view of it (load: its data packed now; o: what to unpack at the
+ * end). NULL when out of memory. */
+static tw_sched_block_t *one_block(tw_sched_t *s, const void *buf, MPI_Count count,
+                                   MPI_Datatype type, const tw_mpi_type_layout_t *l, int load,
+                                   int typed_ok, out_t *o) {
+    tw_sched_block_t *b = tw_sched_scratch(s, sizeof *b);
+    size_t bytes = (size_t)count * (size_t)l->size;
+    *o = (out_t){NULL, (void *)(uintptr_t)buf, count, type};
+    if (!b) return NULL;
+    if (!l->contiguous && goes_typed(typed_ok, bytes)) {
+        *b = (tw_sched_block_t){NULL, (void *)(uintptr_t)buf, count, type, bytes};
+        return b;
+    }
+    char *at = packed_out(s, (void *)(uintptr_t)buf, count, type, l, load, o);
+    *b = (tw_sched_block_t){.at = at, .bytes = bytes};
+    return at || !bytes ? b : NULL;
 }
 
 /* ---- schedules ---- */
@@ -517,6 +564,50 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
     return end(call, c, s, req);
 }
 
+/* Uniform blocks as a v call: count items at i * count extents, for each rank. */
+static void uniform(tw_sched_t *s, int count, const int **counts, const int **displs) {
+    int p = s->comm->size, *a = tw_sched_scratch(s, 2 * (size_t)p * sizeof *a);
+    if (!a) return;
+    for (int i = 0; i < p; i++) {
+        a[i] = count;
+        a[p + i] = i * count;
+    }
+    *counts = a;
+    *displs = a + p;
+}
+
+/* Gather(v) and scatter(v) by the direct algorithms: one is this rank's single block
+ * (of layout l; own_block 0: none, or in place at the root), many the root's p
+ * blocks (NULL elsewhere). On an intracommunicator large non-contiguous blocks go
+ * typed. */
+static void rooted_direct(tw_sched_t *s, int gather, const void *one, int one_count,
+                          MPI_Datatype one_type, const tw_mpi_type_layout_t *l, int own_block,
+                          const vspec_t *many, int in_place, int root) {
+    tw_mpi_comm_t *c = s->comm;
+    int typed_ok = !c->inter;
+    out_t o = {NULL, NULL, 0, 0};
+    view_t w = {NULL, NULL, NULL, 0, NULL};
+    if (many && view_make(s, many, gather ? (in_place ? root : -1) : -2, typed_ok, &w)) return;
+    tw_sched_block_t *b =
+        own_block ? one_block(s, one, one_count, one_type, l, gather, typed_ok, &o) : NULL;
+    if (s->error || (own_block && !b)) return;
+    char *at = b ? b->at : NULL;
+    size_t bytes = b ? b->bytes : 0;
+    if (gather) {
+        if (c->inter)
+            tw_coll_inter_gatherv(s, at, bytes, w.base, w.bytes, w.offs, root);
+        else
+            tw_coll_gatherv(s, b, w.blocks, root);
+        if (many) view_unpack(s, many, &w);
+    } else {
+        if (c->inter)
+            tw_coll_inter_scatterv(s, w.base, w.bytes, w.offs, at, bytes, root);
+        else
+            tw_coll_scatterv(s, w.blocks, b, root);
+        unpack_out(s, &o);
+    }
+}
+
 /* Gather and scatter: the root's side is p blocks of count items of its type. */
 static int rooted(const char *call, int gather, const void *sendbuf, int sendcount,
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -544,10 +635,22 @@ static int rooted(const char *call, int gather, const void *sendbuf, int sendcou
                          gather ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
-    if (s) {
+    /* the bytes of one block, which every rank knows */
+    size_t b = gather == am_root ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size;
+    if (s && !c->inter && tw_coll_gather_direct(s, b)) {
+        const int *counts = NULL, *displs = NULL;
+        int many_count = gather ? recvcount : sendcount;
+        MPI_Datatype many_type = gather ? recvtype : sendtype;
+        if (am_root) uniform(s, many_count, &counts, &displs);
+        vspec_t many = {gather ? recvbuf : (void *)(uintptr_t)sendbuf, counts, displs, &many_type,
+                        0};
+        if (!s->error)
+            rooted_direct(s, gather, gather ? sendbuf : recvbuf, gather ? sendcount : recvcount,
+                          gather ? sendtype : recvtype, gather ? &sl : &rl, own_block,
+                          am_root ? &many : NULL, in_place, root);
+    } else if (s) { /* a binomial tree (small blocks), or an intercommunicator */
         out_t o = {NULL, NULL, 0, 0};
         if (gather) {
-            size_t b = am_root ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size;
             void *out = am_root ? packed_out(s, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl,
                                              in_place, &o)
                                 : NULL;
@@ -557,7 +660,6 @@ static int rooted(const char *call, int gather, const void *sendbuf, int sendcou
             else if (!s->error)
                 tw_coll_gather(s, in, out, b, root);
         } else {
-            size_t b = am_root ? (size_t)sendcount * sl.size : (size_t)recvcount * rl.size;
             const void *in =
                 am_root ? packed_in(s, sendbuf, (MPI_Count)p * sendcount, sendtype, &sl) : NULL;
             void *out = own_block ? packed_out(s, recvbuf, recvcount, recvtype, &rl, 0, &o) : NULL;
@@ -599,28 +701,9 @@ static int rooted_v(const char *call, int gather, const void *sendbuf, const int
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
     if (s) {
-        out_t o = {NULL, NULL, 0, 0};
         vspec_t v = {many, counts, displs, &many_type, 0};
-        view_t w = {NULL, NULL, NULL, 0};
-        size_t one_bytes = (size_t)one_count * (size_t)l.size;
-        if (am_root) view_make(s, &v, gather ? (in_place ? root : -1) : -2, &w);
-        if (gather) {
-            const void *in = own_block ? packed_in(s, one, one_count, one_type, &l) : NULL;
-            if (!s->error && c->inter)
-                tw_coll_inter_gatherv(s, in, one_bytes, w.base, w.bytes, w.offs, root);
-            else if (!s->error)
-                tw_coll_gatherv(s, in, one_bytes, w.base, w.bytes, w.offs, root);
-            if (am_root) view_unpack(s, &v, &w, -1);
-        } else {
-            void *out = own_block
-                            ? packed_out(s, (void *)(uintptr_t)one, one_count, one_type, &l, 0, &o)
-                            : NULL;
-            if (!s->error && c->inter)
-                tw_coll_inter_scatterv(s, w.base, w.bytes, w.offs, out, one_bytes, root);
-            else if (!s->error)
-                tw_coll_scatterv(s, w.base, w.bytes, w.offs, out, one_bytes, root);
-            unpack_out(s, &o);
-        }
+        rooted_direct(s, gather, one, one_count, one_type, &l, own_block, am_root ? &v : NULL,
+                      in_place, root);
     }
     return end(call, c, s, req);
 }
@@ -642,42 +725,34 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
         rc = check_alias(c, call, sendbuf, recvbuf, (size_t)sendcount * (size_t)sl.size);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
-    if (s) {
+    size_t b = (size_t)recvcount * rl.size;
+    if (s && !recvcounts && (c->inter || !tw_coll_allgather_direct(s, b))) {
+        /* Bruck (small blocks) or an intercommunicator: packed */
         const void *in = in_place ? NULL : packed_in(s, sendbuf, sendcount, sendtype, &sl);
-        if (!recvcounts) {
-            out_t o;
-            void *out =
-                packed_out(s, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl, in_place, &o);
-            if (!s->error && c->inter)
-                tw_coll_inter_allgather(s, in, out, (size_t)recvcount * rl.size);
-            else if (!s->error)
-                tw_coll_allgather(s, in, out, (size_t)recvcount * rl.size);
-            unpack_out(s, &o);
-        } else {
-            vspec_t v = {recvbuf, recvcounts, displs, &recvtype, 0};
-            view_t w;
-            size_t inbytes = (size_t)sendcount * (size_t)sl.size;
-            int ready = !view_make(s, &v, in_place ? c->rank : -1, &w) && !s->error;
-            if (ready && c->inter)
-                tw_coll_inter_allgatherv(s, in, inbytes, w.base, w.bytes, w.offs);
-            else if (ready)
-                tw_coll_allgatherv(s, in, w.base, w.bytes, w.offs);
-            view_unpack(s, &v, &w, -1);
-        }
+        out_t o;
+        void *out = packed_out(s, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl, in_place, &o);
+        if (!s->error && c->inter)
+            tw_coll_inter_allgather(s, in, out, b);
+        else if (!s->error)
+            tw_coll_allgather(s, in, out, b);
+        unpack_out(s, &o);
+    } else if (s) { /* the ring */
+        if (!recvcounts) uniform(s, recvcount, &recvcounts, &displs);
+        vspec_t v = {recvbuf, recvcounts, displs, &recvtype, 0};
+        view_t w;
+        out_t o;
+        int typed_ok = !c->inter;
+        tw_sched_block_t *in =
+            in_place ? NULL : one_block(s, sendbuf, sendcount, sendtype, &sl, 1, typed_ok, &o);
+        int ready = !s->error && !view_make(s, &v, in_place ? c->rank : -1, typed_ok, &w);
+        if (ready && c->inter)
+            tw_coll_inter_allgatherv(s, in ? in->at : NULL, in ? in->bytes : 0, w.base, w.bytes,
+                                     w.offs);
+        else if (ready)
+            tw_coll_allgatherv(s, in, w.blocks);
+        if (ready) view_unpack(s, &v, &w);
     }
     return end(call, c, s, req);
-}
-
-/* Uniform blocks as a v call: count items at i * count extents, for each rank. */
-static void uniform(tw_sched_t *s, int count, const int **counts, const int **displs) {
-    int p = s->comm->size, *a = tw_sched_scratch(s, 2 * (size_t)p * sizeof *a);
-    if (!a) return;
-    for (int i = 0; i < p; i++) {
-        a[i] = count;
-        a[p + i] = i * count;
-    }
-    *counts = a;
-    *displs = a + p;
 }
 
 /* Alltoall(v,w); vform 0: uniform blocks of sendcount and recvcount items. types has
@@ -712,25 +787,28 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
             uniform(s, recvcount, &recvcounts, &rdispls);
             if (!in_place) uniform(s, sendcount, &sendcounts, &sdispls);
         }
+        /* in place, what recvbuf holds now is sent: a packed copy of it is made first */
+        int typed_ok = !c->inter && !in_place;
         vspec_t rv = {recvbuf, recvcounts, rdispls, recvtypes, per_rank};
-        view_t rw = {NULL, NULL, NULL, 0}, sw = {NULL, NULL, NULL, 0};
-        if (!s->error && !view_make(s, &rv, in_place ? -2 : -1, &rw)) {
-            if (in_place) { /* what recvbuf holds now is sent */
+        view_t rw = {NULL, NULL, NULL, 0, NULL}, sw = rw;
+        if (!s->error && !view_make(s, &rv, in_place ? -2 : -1, typed_ok, &rw)) {
+            if (in_place) {
                 sw = rw;
                 size_t total = 0;
                 for (int i = 0; i < p; i++)
                     if (rw.offs[i] + rw.bytes[i] > total) total = rw.offs[i] + rw.bytes[i];
                 sw.base = tw_sched_scratch(s, total);
                 if (sw.base && total) memcpy(sw.base, rw.base, total);
+                sw.blocks = sw.base ? tw_coll_blocks(s, sw.base, sw.offs, sw.bytes) : NULL;
             } else {
                 vspec_t sv = {(void *)(uintptr_t)sendbuf, sendcounts, sdispls, sendtypes, per_rank};
-                view_make(s, &sv, -2, &sw);
+                view_make(s, &sv, -2, typed_ok, &sw);
             }
             if (!s->error && c->inter)
                 tw_coll_inter_alltoallv(s, sw.base, sw.bytes, sw.offs, rw.base, rw.bytes, rw.offs);
             else if (!s->error)
-                tw_coll_alltoallv(s, sw.base, sw.bytes, sw.offs, rw.base, rw.bytes, rw.offs);
-            view_unpack(s, &rv, &rw, -1);
+                tw_coll_alltoallv(s, sw.blocks, rw.blocks);
+            view_unpack(s, &rv, &rw);
         }
     }
     return end(call, c, s, req);

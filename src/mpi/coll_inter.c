@@ -116,7 +116,9 @@ void tw_coll_inter_reduce_scatter(tw_sched_t *s, const void *in, void *out, cons
     leaders_swap(s, sum, total * red->item, remote_sum, total * red->item);
     tw_mpi_comm_t *inter = enter_local(s);
     if (!inter) return;
-    tw_coll_scatterv(s, remote_sum, bytes, bytes + n, out, bytes[s->comm->rank], 0);
+    tw_sched_block_t one = {.at = out, .bytes = bytes[s->comm->rank]};
+    tw_coll_scatterv(s, remote_sum ? tw_coll_blocks(s, remote_sum, bytes + n, bytes) : NULL, &one,
+                     0);
     leave_local(s, inter);
 }
 

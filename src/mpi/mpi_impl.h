@@ -392,6 +392,7 @@ typedef void tw_sched_fn(struct tw_sched *s, void *arg);
 typedef struct tw_step {
     uint8_t kind;
     uint8_t deferred; /* a small receive of a blocking schedule, not posted yet */
+    uint8_t typed;    /* send, receive: count items of type at src / dst, staged */
     int peer;         /* send, receive: world rank */
     const void *src;
     void *dst;
@@ -449,6 +450,22 @@ void tw_sched_unpack(tw_sched_t *s, const void *packed, MPI_Count count, MPI_Dat
                      void *buf);
 void tw_sched_call(tw_sched_t *s, tw_sched_fn *fn, void *arg);
 void tw_sched_fence(tw_sched_t *s);
+
+/* A block of a collective's data: bytes of packed data, either contiguous at `at`,
+ * or (at NULL) count items of a non-contiguous type at buf, which the steps move
+ * through the point-to-point engine's staging, in pieces of bounded size, never
+ * packing it whole. */
+typedef struct tw_sched_block {
+    char *at;
+    void *buf;
+    MPI_Count count;
+    MPI_Datatype type;
+    size_t bytes;
+} tw_sched_block_t;
+void tw_sched_send_block(tw_sched_t *s, const tw_sched_block_t *b, int peer);
+void tw_sched_recv_block(tw_sched_t *s, const tw_sched_block_t *b, int peer);
+/* Copies one block's data into another of as many bytes. */
+void tw_sched_copy_block(tw_sched_t *s, const tw_sched_block_t *from, const tw_sched_block_t *to);
 /* Runs s to its end and releases it; the error class of the first failed step. */
 int tw_sched_run(tw_sched_t *s);
 /* Hands a tw_sched_new schedule to a new request, which completes when it ends. */

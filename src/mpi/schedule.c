@@ -103,6 +103,7 @@ static tw_step_t *add(tw_sched_t *s, int kind) {
     tw_step_t *t = &s->steps[s->nsteps++];
     t->kind = (uint8_t)kind;
     t->deferred = 0;
+    t->typed = 0;
     t->req = MPI_REQUEST_NULL;
     return t;
 }
@@ -165,8 +166,97 @@ void tw_sched_fence(tw_sched_t *s) {
     add(s, TW_STEP_FENCE);
 }
 
+void tw_sched_send_block(tw_sched_t *s, const tw_sched_block_t *b, int peer) {
+    if (b->at || !b->bytes) {
+        tw_sched_send(s, b->at, b->bytes, peer);
+        return;
+    }
+    tw_step_t *t = add(s, TW_STEP_SEND);
+    if (!t) return;
+    *t = (tw_step_t){.kind = TW_STEP_SEND,
+                     .typed = 1,
+                     .peer = tw_mpi_world_rank(s->comm, peer),
+                     .src = b->buf,
+                     .bytes = b->bytes,
+                     .count = b->count,
+                     .type = b->type,
+                     .req = MPI_REQUEST_NULL};
+}
+
+void tw_sched_recv_block(tw_sched_t *s, const tw_sched_block_t *b, int peer) {
+    if (b->at || !b->bytes) {
+        tw_sched_recv(s, b->at, b->bytes, peer);
+        return;
+    }
+    tw_step_t *t = add(s, TW_STEP_RECV);
+    if (!t) return;
+    *t = (tw_step_t){.kind = TW_STEP_RECV,
+                     .typed = 1,
+                     .peer = tw_mpi_world_rank(s->comm, peer),
+                     .dst = b->buf,
+                     .bytes = b->bytes,
+                     .count = b->count,
+                     .type = b->type,
+                     .req = MPI_REQUEST_NULL};
+}
+
+typedef struct block_copy {
+    tw_sched_block_t from, to;
+} block_copy_t;
+
+/* A copy where one side is not contiguous: straight between the two when the other
+ * is, else through a bounce buffer of one staging chunk. */
+static void copy_blocks(tw_sched_t *s, void *arg) {
+    const block_copy_t *c = arg;
+    const tw_sched_block_t *f = &c->from, *t = &c->to;
+    if (f->at) {
+        tw_mpi_type_unpack(f->at, t->count, t->type, t->buf);
+        return;
+    }
+    if (t->at) {
+        tw_mpi_type_pack(f->buf, f->count, f->type, t->at);
+        return;
+    }
+    size_t chunk = f->bytes < TW_PACK_CHUNK ? f->bytes : TW_PACK_CHUNK;
+    void *bounce = malloc(chunk);
+    if (!bounce) {
+        if (!s->error) s->error = MPI_ERR_NO_MEM;
+        return;
+    }
+    for (size_t first = 0; first < f->bytes; first += chunk) {
+        size_t len = f->bytes - first < chunk ? f->bytes - first : chunk;
+        tw_mpi_type_pack_range(f->buf, f->count, f->type, first, len, bounce);
+        tw_mpi_type_unpack_range(bounce, t->count, t->type, first, len, t->buf);
+    }
+    free(bounce);
+}
+
+void tw_sched_copy_block(tw_sched_t *s, const tw_sched_block_t *from, const tw_sched_block_t *to) {
+    if (from->at && to->at) {
+        tw_sched_copy(s, from->at, to->at, from->bytes);
+        return;
+    }
+    if (!from->bytes) return;
+    block_copy_t *c = tw_sched_scratch(s, sizeof *c);
+    if (!c) return;
+    *c = (block_copy_t){*from, *to};
+    tw_sched_call(s, copy_blocks, c);
+}
+
 static void fail(tw_sched_t *s, int error) {
     if (!s->error) s->error = error;
+}
+
+/* A send or receive of a typed block, staged by the point-to-point engine in
+ * windows of TW_PACK_CHUNK bytes. */
+static int start_typed(tw_sched_t *s, tw_step_t *t) {
+    tw_mpi_staged_t *st;
+    int send = t->kind == TW_STEP_SEND;
+    int rc = tw_mpi_staged_new(send ? (void *)(uintptr_t)t->src : t->dst, t->count, t->type,
+                               TW_PACK_CHUNK, &st);
+    if (rc) return rc;
+    return send ? tw_mpi_send_staged(st, t->peer, s->tag, s->context, TW_SEND_STANDARD, 0, &t->req)
+                : tw_mpi_recv_staged(st, t->peer, s->tag, s->context, 0, &t->req);
 }
 
 /* Starts step t; a local one is done by the time this returns. */
@@ -177,12 +267,20 @@ static void start(tw_sched_t *s, tw_step_t *t) {
         t->fn(s, t->dst);
         return;
     case TW_STEP_SEND: /* straight into the peer's mailbox when it can: no request */
+        if (t->typed) {
+            rc = start_typed(s, t);
+            break;
+        }
         if (tw_mpi_send_now(t->src, t->bytes, t->peer, s->tag, s->context) == MPI_SUCCESS) break;
         rc = tw_mpi_isend(t->src, t->bytes, t->peer, s->tag, s->context, TW_SEND_STANDARD, &t->req);
         break;
     case TW_STEP_RECV:
         /* a blocking schedule takes a small message straight from the mailbox when
          * it waits for nothing else (tw_mpi_recv_now in advance): no request */
+        if (t->typed) {
+            rc = start_typed(s, t);
+            break;
+        }
         if (!s->heap && t->bytes <= TW_MPI_EAGER_MAX) {
             t->deferred = 1;
             t->req = MPI_REQUEST_NULL;

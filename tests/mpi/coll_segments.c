@@ -1,9 +1,15 @@
 /* Collectives on large non-contiguous buffers: the data is staged in bounded pieces,
- * never packed whole. Each call moves PACKED bytes (four collective segments) of
- * doubles at every other place of the buffers; the results and the untouched gaps
- * are checked, and so is the memory the calls took on top of the buffers: the peak
- * resident size may grow by the staging copies of a few segments, well under one
- * packed copy of the send and the receive data. Blocking and non-blocking calls. */
+ * never packed whole. The data are doubles at every other place of the buffers; the
+ * results and the untouched gaps are checked, and so is the memory the calls took on
+ * top of the buffers (the peak resident size).
+ *
+ * First the collectives of blocks (gather, scatter, allgather, alltoall and their v
+ * forms) with blocks of BLOCK packed bytes, some ranks' sides contiguous and others
+ * not: a non-contiguous block moves a staging chunk at a time, so the peak grows by
+ * far less than one block. Then the collectives on one buffer with PACKED bytes (four
+ * collective segments): the peak may grow by the staging copies of a few segments,
+ * well under one packed copy of the send and the receive data. Blocking and
+ * non-blocking calls. */
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +17,11 @@
 
 #include "mpi_check.h"
 
-enum { ITEM = 1000 };                       /* doubles of data per item of the type */
-static const size_t PACKED = 32u << 20;     /* bytes of data per call */
-static const long GROWTH_LIMIT = 40l << 10; /* KiB: whole copies would take 64 MiB and more */
+enum { ITEM = 1000 };                            /* doubles of data per item of the type */
+static const size_t PACKED = 32u << 20;          /* bytes of data per call */
+static const long GROWTH_LIMIT = 40l << 10;      /* KiB: whole copies would take 64 MiB and more */
+enum { BLOCK_ITEMS = 1024 };                     /* items of the type per block: 8 MB packed */
+static const long BLOCK_GROWTH_LIMIT = 6l << 10; /* KiB: under one block */
 
 static long peak_kib(void) {
     struct rusage u;
@@ -35,11 +43,103 @@ static double value(int r, size_t i) {
     return (double)r * 1e9 + (double)i;
 }
 
+/* n data doubles of rank r at every other place of buf (from data index first), the
+ * gaps -1; or the same packed, when dense. */
+static void fill(double *buf, size_t n, int r, size_t first, int dense) {
+    for (size_t i = 0; i < n; i++) {
+        if (dense) {
+            buf[i] = value(r, first + i);
+        } else {
+            buf[2 * i] = value(r, first + i);
+            buf[2 * i + 1] = -1.0;
+        }
+    }
+}
+
+static void blank(double *buf, size_t words) {
+    for (size_t i = 0; i < words; i++) buf[i] = -1.0;
+}
+
+static void check(const double *buf, size_t n, int r, size_t first, int dense) {
+    for (size_t i = 0; i < n; i++) {
+        if (dense) {
+            CHECK(buf[i] == value(r, first + i));
+        } else {
+            CHECK(buf[2 * i] == value(r, first + i));
+            CHECK(buf[2 * i + 1] == -1.0);
+        }
+    }
+}
+
+static void test_blocks(MPI_Datatype t) {
+    size_t n = (size_t)BLOCK_ITEMS * ITEM; /* data doubles per block */
+    size_t words = 2 * n * (size_t)size;   /* p blocks, strided */
+    double *a = malloc(words * sizeof *a), *b = malloc(words * sizeof *b);
+    CHECK(a && b);
+    blank(a, words);
+    blank(b, words);
+    long before = peak_kib();
+    int odd = rank % 2; /* odd ranks pass dense doubles where even ones pass t */
+    MPI_Datatype mine = odd ? MPI_DOUBLE : t;
+    int one = odd ? (int)n : BLOCK_ITEMS;
+    size_t stride = odd ? n : 2 * n; /* doubles from one block to the next */
+
+    /* Gather to rank 0, Scatter back from it */
+    fill(a, n, rank, 0, odd);
+    CHECK(MPI_Gather(a, one, mine, b, one, mine, 0, MPI_COMM_WORLD) == MPI_SUCCESS);
+    if (rank == 0)
+        for (int r = 0; r < size; r++) check(b + (size_t)r * stride, n, r, 0, odd);
+    blank(a, words);
+    CHECK(MPI_Scatter(b, one, mine, a, one, mine, 0, MPI_COMM_WORLD) == MPI_SUCCESS);
+    check(a, n, rank, 0, odd);
+
+    /* Allgather, then Allgatherv with the blocks in reverse order */
+    fill(a, n, rank, 0, odd);
+    CHECK(MPI_Allgather(a, one, mine, b, one, mine, MPI_COMM_WORLD) == MPI_SUCCESS);
+    for (int r = 0; r < size; r++) check(b + (size_t)r * stride, n, r, 0, odd);
+    int counts[64], displs[64];
+    for (int r = 0; r < size; r++) {
+        counts[r] = one;
+        displs[r] = (size - 1 - r) * one;
+    }
+    blank(b, words);
+    CHECK(MPI_Allgatherv(a, one, mine, b, counts, displs, mine, MPI_COMM_WORLD) == MPI_SUCCESS);
+    for (int r = 0; r < size; r++) check(b + (size_t)(size - 1 - r) * stride, n, r, 0, odd);
+
+    /* Alltoall: block r of rank q holds data index r * n.. of rank q */
+    for (int r = 0; r < size; r++) fill(a + (size_t)r * stride, n, rank, (size_t)r * n, odd);
+    CHECK(MPI_Alltoall(a, one, mine, b, one, mine, MPI_COMM_WORLD) == MPI_SUCCESS);
+    for (int r = 0; r < size; r++) check(b + (size_t)r * stride, n, r, (size_t)rank * n, odd);
+
+    /* Gatherv and Scatterv at the last rank, blocks in reverse order */
+    fill(a, n, rank, 0, odd);
+    blank(b, words);
+    CHECK(MPI_Gatherv(a, one, mine, b, counts, displs, mine, size - 1, MPI_COMM_WORLD) ==
+          MPI_SUCCESS);
+    if (rank == size - 1)
+        for (int r = 0; r < size; r++) check(b + (size_t)(size - 1 - r) * stride, n, r, 0, odd);
+    blank(a, words);
+    MPI_Request req;
+    CHECK(MPI_Iscatterv(b, counts, displs, mine, a, one, mine, size - 1, MPI_COMM_WORLD, &req) ==
+          MPI_SUCCESS);
+    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    check(a, n, rank, 0, odd);
+
+    long grown = peak_kib() - before;
+    if (grown >= BLOCK_GROWTH_LIMIT)
+        fprintf(stderr, "rank %d: the collectives of blocks took %ld KiB beyond the buffers\n",
+                rank, grown);
+    CHECK(grown < BLOCK_GROWTH_LIMIT);
+    free(a);
+    free(b);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Datatype t = strided();
+    test_blocks(t);
     int count = (int)(PACKED / sizeof(double) / ITEM);
     size_t n = (size_t)count * ITEM; /* data doubles; the buffers hold twice as many */
     double *in = malloc(2 * n * sizeof *in), *out = malloc(2 * n * sizeof *out);
