@@ -140,12 +140,56 @@ static void shared(void) {
     CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
 }
 
+/* Passive target on one node: the target computes without calling MPI while an
+ * origin locks, puts, accumulates, gets and unlocks; all of it completes, since the
+ * origin moves the data itself. Over the udp link the target's device must run, so
+ * this is left out there. */
+static void passive(int allocate) {
+    const char *link = getenv("TW_LINK");
+    if (size < 2 || (link && !strcmp(link, "udp"))) return;
+    long *mem, *own = NULL;
+    MPI_Win w;
+    if (allocate) {
+        CHECK(MPI_Win_allocate(4 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
+                               &w) == MPI_SUCCESS);
+    } else {
+        own = mem = malloc(4 * sizeof(long));
+        CHECK(MPI_Win_create(mem, 4 * sizeof(long), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD,
+                             &w) == MPI_SUCCESS);
+    }
+    memset(mem, 0, 4 * sizeof(long));
+    mem[2] = 77;
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+    if (rank == 0) { /* computes, and only looks at its memory */
+        volatile long *flag = &mem[3];
+        double t0 = MPI_Wtime();
+        while (!*flag) CHECK(MPI_Wtime() - t0 < 60);
+        CHECK(MPI_Win_sync(w) == MPI_SUCCESS); /* a memory barrier */
+        CHECK(mem[0] == 4242 && mem[1] == 5 && mem[2] == 77);
+    } else if (rank == 1) {
+        long v = 4242, five = 5, got = 0, one = 1;
+        CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w) == MPI_SUCCESS);
+        CHECK(MPI_Put(&v, 1, MPI_LONG, 0, 0, 1, MPI_LONG, w) == MPI_SUCCESS);
+        CHECK(MPI_Accumulate(&five, 1, MPI_LONG, 0, 1, 1, MPI_LONG, MPI_SUM, w) == MPI_SUCCESS);
+        CHECK(MPI_Get(&got, 1, MPI_LONG, 0, 2, 1, MPI_LONG, w) == MPI_SUCCESS);
+        CHECK(MPI_Win_unlock(0, w) == MPI_SUCCESS);
+        CHECK(got == 77);
+        CHECK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w) == MPI_SUCCESS);
+        CHECK(MPI_Put(&one, 1, MPI_LONG, 0, 3, 1, MPI_LONG, w) == MPI_SUCCESS);
+        CHECK(MPI_Win_unlock(0, w) == MPI_SUCCESS);
+    }
+    CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
+    free(own);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     pscw();
     shared();
+    passive(1);
+    passive(0);
     if (rank == 0) printf("win_pscw: %d ranks ok\n", size);
     MPI_Finalize();
     return 0;
