@@ -1018,7 +1018,7 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
         size_t off = (size_t)target_disp * (size_t)t->disp_unit,
                n = (size_t)origin_count * (size_t)ext;
         if (off + n <= (size_t)t->size && off <= (size_t)t->size) {
-            memcpy(t->local + off, origin_addr, n);
+            if (n) memcpy(t->local + off, origin_addr, n);
             return MPI_SUCCESS;
         }
     }
@@ -1039,7 +1039,7 @@ int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, i
         size_t off = (size_t)target_disp * (size_t)t->disp_unit,
                n = (size_t)origin_count * (size_t)ext;
         if (off + n <= (size_t)t->size && off <= (size_t)t->size) {
-            memcpy(origin_addr, t->local + off, n);
+            if (n) memcpy(origin_addr, t->local + off, n);
             return MPI_SUCCESS;
         }
     }
@@ -1325,12 +1325,17 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
         size_t off = (size_t)target_disp * (size_t)t->disp_unit;
         if (off + (size_t)es <= (size_t)t->size && off < (size_t)t->size &&
             !((uintptr_t)(t->local + off) & (uintptr_t)(es - 1))) {
-            if (es == 8)
-                *(uint64_t *)result_addr = __atomic_fetch_add(
-                    (uint64_t *)(t->local + off), *(const uint64_t *)origin_addr, __ATOMIC_ACQ_REL);
-            else
-                *(uint32_t *)result_addr = __atomic_fetch_add(
-                    (uint32_t *)(t->local + off), *(const uint32_t *)origin_addr, __ATOMIC_ACQ_REL);
+            if (es == 8) {
+                uint64_t v, old;
+                memcpy(&v, origin_addr, 8);
+                old = __atomic_fetch_add((uint64_t *)(t->local + off), v, __ATOMIC_ACQ_REL);
+                memcpy(result_addr, &old, 8);
+            } else {
+                uint32_t v, old;
+                memcpy(&v, origin_addr, 4);
+                old = __atomic_fetch_add((uint32_t *)(t->local + off), v, __ATOMIC_ACQ_REL);
+                memcpy(result_addr, &old, 4);
+            }
             return MPI_SUCCESS;
         }
     }
