@@ -29,6 +29,7 @@ typedef int MPI_Info;
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Count;
 typedef long long MPI_Offset;
+typedef int MPI_Win;
 
 typedef struct MPI_Status {
     int MPI_SOURCE;
@@ -44,7 +45,7 @@ typedef struct MPI_Status {
 
 /* handle kinds: 0x44 communicator, 0x4c predefined datatype, 0x8c derived datatype,
  * 0x2c request, 0x54 errhandler, 0x6c message, 0x58 op, 0x48 group, 0x5c info, 0x24
- * attribute key; a kind's null handle has the kind's top two bits clear */
+ * attribute key, 0xa8 window; a kind's null handle has the kind's top two bits clear */
 #define MPI_COMM_NULL  ((MPI_Comm)0x04000000)
 #define MPI_COMM_WORLD ((MPI_Comm)0x44000000)
 #define MPI_COMM_SELF  ((MPI_Comm)0x44000001)
@@ -126,27 +127,39 @@ typedef struct MPI_Status {
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
 
 /* error classes */
-#define MPI_SUCCESS       0
-#define MPI_ERR_BUFFER    1
-#define MPI_ERR_COUNT     2
-#define MPI_ERR_TYPE      3
-#define MPI_ERR_TAG       4
-#define MPI_ERR_COMM      5
-#define MPI_ERR_RANK      6
-#define MPI_ERR_REQUEST   7
-#define MPI_ERR_ROOT      8
-#define MPI_ERR_GROUP     9
-#define MPI_ERR_OP        10
-#define MPI_ERR_ARG       13
-#define MPI_ERR_UNKNOWN   14
-#define MPI_ERR_TRUNCATE  15
-#define MPI_ERR_OTHER     16
-#define MPI_ERR_INTERN    17
-#define MPI_ERR_IN_STATUS 18
-#define MPI_ERR_PENDING   19
-#define MPI_ERR_NO_MEM    34
-#define MPI_ERR_KEYVAL    48
-#define MPI_ERR_LASTCODE  0x3fffffff
+#define MPI_SUCCESS          0
+#define MPI_ERR_BUFFER       1
+#define MPI_ERR_COUNT        2
+#define MPI_ERR_TYPE         3
+#define MPI_ERR_TAG          4
+#define MPI_ERR_COMM         5
+#define MPI_ERR_RANK         6
+#define MPI_ERR_REQUEST      7
+#define MPI_ERR_ROOT         8
+#define MPI_ERR_GROUP        9
+#define MPI_ERR_OP           10
+#define MPI_ERR_ARG          13
+#define MPI_ERR_UNKNOWN      14
+#define MPI_ERR_TRUNCATE     15
+#define MPI_ERR_OTHER        16
+#define MPI_ERR_INTERN       17
+#define MPI_ERR_IN_STATUS    18
+#define MPI_ERR_PENDING      19
+#define MPI_ERR_ASSERT       53
+#define MPI_ERR_BASE         46
+#define MPI_ERR_DISP         52
+#define MPI_ERR_NO_MEM       34
+#define MPI_ERR_WIN          45
+#define MPI_ERR_LOCKTYPE     47
+#define MPI_ERR_KEYVAL       48
+#define MPI_ERR_RMA_CONFLICT 49
+#define MPI_ERR_RMA_SYNC     50
+#define MPI_ERR_SIZE         51
+#define MPI_ERR_RMA_RANGE    55
+#define MPI_ERR_RMA_ATTACH   56
+#define MPI_ERR_RMA_SHARED   57
+#define MPI_ERR_RMA_FLAVOR   58
+#define MPI_ERR_LASTCODE     0x3fffffff
 
 /* environment */
 int MPI_Init(int *argc, char ***argv);
@@ -501,6 +514,106 @@ int MPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int t
                   MPI_Request *request);
 int MPI_Start(MPI_Request *request);
 int MPI_Startall(int count, MPI_Request requests[]);
+
+/* one-sided communication (MPI-3.1 chapter 11) */
+#define MPI_WIN_NULL ((MPI_Win)0x28000000)
+
+#define MPI_MODE_NOCHECK   1024
+#define MPI_MODE_NOSTORE   2048
+#define MPI_MODE_NOPUT     4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED    235
+
+/* window attributes (MPI_Win_get_attr) */
+#define MPI_WIN_BASE          0x64400021
+#define MPI_WIN_SIZE          0x64400023
+#define MPI_WIN_DISP_UNIT     0x64400025
+#define MPI_WIN_CREATE_FLAVOR 0x64400027
+#define MPI_WIN_MODEL         0x64400029
+
+#define MPI_WIN_FLAVOR_CREATE   1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC  3
+#define MPI_WIN_FLAVOR_SHARED   4
+
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED  2
+
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *errorcode, ...);
+
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
+
+int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                   MPI_Win *win);
+int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                     MPI_Win *win);
+int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                            void *baseptr, MPI_Win *win);
+int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr);
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win);
+int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size);
+int MPI_Win_detach(MPI_Win win, const void *base);
+int MPI_Win_free(MPI_Win *win);
+int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+int MPI_Win_get_group(MPI_Win win, MPI_Group *group);
+int MPI_Win_set_name(MPI_Win win, const char *win_name);
+int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen);
+int MPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn,
+                              MPI_Errhandler *errhandler);
+int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler);
+int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler);
+int MPI_Win_call_errhandler(MPI_Win win, int errorcode);
+int MPI_Errhandler_free(MPI_Errhandler *errhandler);
+
+int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+            int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+            MPI_Win win);
+int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win);
+int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                   int target_rank, MPI_Aint target_disp, int target_count,
+                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                       void *result_addr, int result_count, MPI_Datatype result_datatype,
+                       int target_rank, MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win);
+int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                     int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win);
+int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win);
+int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Win win, MPI_Request *request);
+int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+             MPI_Request *request);
+int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request);
+
+int MPI_Win_fence(int assert, MPI_Win win);
+int MPI_Win_post(MPI_Group group, int assert, MPI_Win win);
+int MPI_Win_start(MPI_Group group, int assert, MPI_Win win);
+int MPI_Win_complete(MPI_Win win);
+int MPI_Win_wait(MPI_Win win);
+int MPI_Win_test(MPI_Win win, int *flag);
+int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win);
+int MPI_Win_unlock(int rank, MPI_Win win);
+int MPI_Win_lock_all(int assert, MPI_Win win);
+int MPI_Win_unlock_all(MPI_Win win);
+int MPI_Win_flush(int rank, MPI_Win win);
+int MPI_Win_flush_all(MPI_Win win);
+int MPI_Win_flush_local(int rank, MPI_Win win);
+int MPI_Win_flush_local_all(MPI_Win win);
+int MPI_Win_sync(MPI_Win win);
 
 #ifdef __cplusplus
 }

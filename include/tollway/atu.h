@@ -48,6 +48,14 @@ int tw_dereg(tw_ep_t *ep, tw_region_t *region);
 void *tw_heap_alloc(tw_ep_t *ep, size_t length, tw_region_t *region);
 int tw_heap_free(tw_ep_t *ep, void *ptr);
 
+/* The address in this process of [nla, nla + length) of rank's memory, when that
+ * memory is a shared-heap block on this node (mapped here on first use); NULL when
+ * it is not reachable with plain loads and stores: another node (or TW_LINK=udp),
+ * not heap memory, or a translation the ATU refuses (key, bounds, read-write
+ * permission). The block stays mapped until its owner frees it; use the address
+ * only while the registration lives. The home of MPI_Win_allocate_shared. */
+void *tw_heap_local_addr(tw_ep_t *ep, int rank, uint64_t nla, uint64_t key, size_t length);
+
 /* The NLA of lock word `lock` (0..TW_LOCKS-1) of any endpoint's lock region. Atomics
  * on it need no key: every rank of the job may use every lock region. */
 uint64_t tw_lock_nla(unsigned lock);

@@ -59,6 +59,21 @@ int tw_heap_free(tw_ep_t *ep, void *ptr) {
     return TW_ERR_ARG;
 }
 
+void *tw_heap_local_addr(tw_ep_t *ep, int rank, uint64_t nla, uint64_t key, size_t length) {
+    if (!ep || rank < 0 || rank >= ep->size) return NULL;
+    tw_peer_t *peer;
+    if (tw_ep_peer(ep, rank, &peer) || peer->remote) return NULL;
+    tw_xlate_t x;
+    if (tw_atu_translate(peer->atu, peer->atu_entries, peer->locks, nla, key, length ? length : 1,
+                         TW_PERM_READ | TW_PERM_WRITE, 1, &x))
+        return NULL;
+    void *p = x.entry && x.heap_id
+                  ? tw_heap_peer_addr(ep, peer, rank, x.heap_id, x.offset, length ? length : 1)
+                  : NULL;
+    tw_atu_release(&x);
+    return p;
+}
+
 void tw_heap_fini(tw_ep_t *ep) {
     while (ep->heap_count) heap_release(ep, ep->heap_count - 1);
     free(ep->heap);

@@ -133,6 +133,10 @@ static const tw_typemap_t *map_of(MPI_Datatype type) {
 
 /* ---- the interface of the rest of the library ---- */
 
+const tw_typemap_t *tw_mpi_type_map(MPI_Datatype type) {
+    return map_of(type);
+}
+
 static void layout_of(const tw_typemap_t *m, tw_mpi_type_layout_t *layout) {
     const tw_typemap_block_t *b = m->nblocks == 1 ? &m->blocks[0] : NULL;
     MPI_Aint extent = tw_typemap_extent(m);

@@ -32,6 +32,18 @@ static const char *class_names[] = {
     [MPI_ERR_NO_MEM] = "out of memory",
     [MPI_ERR_KEYVAL] = "invalid attribute key",
     [MPI_ERR_INFO] = "invalid info object",
+    [MPI_ERR_WIN] = "invalid window",
+    [MPI_ERR_BASE] = "invalid base address",
+    [MPI_ERR_LOCKTYPE] = "invalid lock type",
+    [MPI_ERR_RMA_CONFLICT] = "conflicting accesses to a window",
+    [MPI_ERR_RMA_SYNC] = "wrong synchronization of RMA calls",
+    [MPI_ERR_SIZE] = "invalid size",
+    [MPI_ERR_DISP] = "invalid displacement",
+    [MPI_ERR_ASSERT] = "invalid assertion",
+    [MPI_ERR_RMA_RANGE] = "target memory outside the window",
+    [MPI_ERR_RMA_ATTACH] = "memory cannot be attached",
+    [MPI_ERR_RMA_SHARED] = "memory cannot be shared",
+    [MPI_ERR_RMA_FLAVOR] = "wrong window flavor",
 };
 
 int MPI_Error_class(int errorcode, int *errorclass) {

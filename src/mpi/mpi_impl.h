@@ -363,6 +363,19 @@ int tw_mpi_message_valid(MPI_Message msg);
 /* The communicator of a matched message, for its errors (NULL: none). */
 tw_mpi_comm_t *tw_mpi_message_comm(MPI_Message msg);
 
+/* one-sided communication (win.c). Window control messages travel as VELO messages
+ * with their own tag, handed over by the point-to-point engine; notifications of
+ * window operations carry TW_WIN_COOKIE and are handed over too, drained while
+ * tw_mpi_win_waiting is non-zero. */
+enum { TW_MPI_WIN = 5 };
+#define TW_WIN_COOKIE ((uint64_t)1 << 63)
+extern int tw_mpi_win_waiting;
+void tw_mpi_win_message(int source, const void *data, size_t len);
+void tw_mpi_win_notification(const tw_notification_t *n);
+/* The map of a committed or predefined datatype (datatype.c), or NULL. */
+struct tw_typemap;
+const struct tw_typemap *tw_mpi_type_map(MPI_Datatype type);
+
 /* reduction operations (op.c) */
 /* MPI_SUCCESS when op applies to type's elements, else MPI_ERR_OP (MPI_ERR_TYPE: no type). */
 int tw_mpi_op_check(MPI_Op op, MPI_Datatype type);

@@ -492,6 +492,10 @@ static int arrive(const tw_velo_msg_t *m) {
         take_ready(m->source, m->data, m->length);
         return 1;
     }
+    if (m->tag == TW_MPI_WIN) {
+        tw_mpi_win_message(m->source, m->data, m->length);
+        return 1;
+    }
     tw_mpi_hdr_t h;
     if (m->length < sizeof h) return 1; /* not from an MPI peer: dropped */
     memcpy(&h, m->data, sizeof h);
@@ -585,6 +589,10 @@ static void send_ready(int i) {
 static void drain_notifications(void) {
     tw_notification_t n;
     while (tw_nq_poll(tw_mpi.ep, &n) == TW_OK) {
+        if (n.cookie & TW_WIN_COOKIE) { /* a window operation's */
+            tw_mpi_win_notification(&n);
+            continue;
+        }
         if (n.op != TW_OP_GET && n.op != TW_OP_PUT) continue;
         /* the cookie holds the target side's handle high, the initiator's low */
         int at_target = n.cls == TW_NOTIFY_RESPONDER ||
@@ -679,7 +687,7 @@ static void start_pending_gets(void) {
 void tw_mpi_progress(void) {
     if (pending_sends.head) post_pending_sends();
     drain_mailbox();
-    if (rendezvous) drain_notifications();
+    if (rendezvous || tw_mpi_win_waiting) drain_notifications();
     if (pending_gets.head) start_pending_gets();
     if (tw_mpi_scheds_active) tw_mpi_sched_progress();
 }

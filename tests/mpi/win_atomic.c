@@ -1,0 +1,194 @@
+/* One-sided communication under contention: accumulates from every rank to one
+ * location with every kind of predefined op, fetch-and-op and compare-and-swap
+ * tickets, and exclusive locks against shared ones — on a heap window (CPU atomics)
+ * and on a window of ordinary memory (the accumulate lock word). */
+#include <complex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_check.h"
+
+enum { ITER = 200 };
+
+typedef struct {
+    double v;
+    int i;
+} double_int;
+typedef struct {
+    int v, i;
+} int_int;
+
+/* the layout of the window: one of each */
+typedef struct cell {
+    long long sum;
+    double dsum;
+    int imin, imax;
+    unsigned band, bor, bxor;
+    int replace;
+    int_int minloc;
+    double_int maxloc;
+    long double lsum;
+    double complex csum;
+    long long tickets;
+    long long cas;
+    long long pair[2]; /* written under an exclusive lock, read under shared ones */
+    long long plain;   /* incremented with get + put under an exclusive lock */
+} cell_t;
+
+#define AT(field) ((MPI_Aint)offsetof(cell_t, field))
+
+static void contention(MPI_Win w, cell_t *mine) {
+    memset(mine, 0, sizeof *mine);
+    mine->imin = 1 << 30;
+    mine->band = ~0u;
+    mine->minloc.v = 1 << 30;
+    mine->maxloc.v = -1;
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+
+    /* accumulates of every op to rank 0, all at once */
+    CHECK(MPI_Win_lock_all(0, w) == MPI_SUCCESS);
+    long long *tickets = malloc(ITER * sizeof *tickets);
+    CHECK(tickets);
+    for (int k = 0; k < ITER; k++) {
+        long long one = 1;
+        double half = 0.5;
+        int v = rank * ITER + k;
+        unsigned bit = 1u << ((rank + k) % 32), notbit = ~bit;
+        CHECK(MPI_Accumulate(&one, 1, MPI_LONG_LONG, 0, AT(sum), 1, MPI_LONG_LONG, MPI_SUM, w) ==
+              MPI_SUCCESS);
+        CHECK(MPI_Accumulate(&half, 1, MPI_DOUBLE, 0, AT(dsum), 1, MPI_DOUBLE, MPI_SUM, w) ==
+              MPI_SUCCESS);
+        CHECK(MPI_Accumulate(&v, 1, MPI_INT, 0, AT(imin), 1, MPI_INT, MPI_MIN, w) == MPI_SUCCESS);
+        CHECK(MPI_Accumulate(&v, 1, MPI_INT, 0, AT(imax), 1, MPI_INT, MPI_MAX, w) == MPI_SUCCESS);
+        if (k < 32 && rank == 0)
+            CHECK(MPI_Accumulate(&notbit, 1, MPI_UNSIGNED, 0, AT(band), 1, MPI_UNSIGNED, MPI_BAND,
+                                 w) == MPI_SUCCESS);
+        CHECK(MPI_Accumulate(&bit, 1, MPI_UNSIGNED, 0, AT(bor), 1, MPI_UNSIGNED, MPI_BOR, w) ==
+              MPI_SUCCESS);
+        CHECK(MPI_Accumulate(&bit, 1, MPI_UNSIGNED, 0, AT(bxor), 1, MPI_UNSIGNED, MPI_BXOR, w) ==
+              MPI_SUCCESS);
+        int r1 = rank + 1;
+        CHECK(MPI_Accumulate(&r1, 1, MPI_INT, 0, AT(replace), 1, MPI_INT, MPI_REPLACE, w) ==
+              MPI_SUCCESS);
+        int_int mi = {v % 97, v};
+        CHECK(MPI_Accumulate(&mi, 1, MPI_2INT, 0, AT(minloc), 1, MPI_2INT, MPI_MINLOC, w) ==
+              MPI_SUCCESS);
+        double_int ma = {(double)(v % 89), v};
+        CHECK(MPI_Accumulate(&ma, 1, MPI_DOUBLE_INT, 0, AT(maxloc), 1, MPI_DOUBLE_INT, MPI_MAXLOC,
+                             w) == MPI_SUCCESS);
+        long double l = 0.25L;
+        CHECK(MPI_Accumulate(&l, 1, MPI_LONG_DOUBLE, 0, AT(lsum), 1, MPI_LONG_DOUBLE, MPI_SUM, w) ==
+              MPI_SUCCESS);
+        double complex c = 1.0 + 2.0 * I;
+        CHECK(MPI_Accumulate(&c, 1, MPI_C_DOUBLE_COMPLEX, 0, AT(csum), 1, MPI_C_DOUBLE_COMPLEX,
+                             MPI_SUM, w) == MPI_SUCCESS);
+        /* tickets: fetch-and-add, and a compare-and-swap loop */
+        CHECK(MPI_Fetch_and_op(&one, &tickets[k], MPI_LONG_LONG, 0, AT(tickets), MPI_SUM, w) ==
+              MPI_SUCCESS);
+        long long seen = 0, want;
+        do {
+            want = seen + 1;
+            long long expect = seen;
+            CHECK(MPI_Compare_and_swap(&want, &expect, &seen, MPI_LONG_LONG, 0, AT(cas), w) ==
+                  MPI_SUCCESS);
+            if (seen == expect) break;
+        } while (1);
+        /* NO_OP reads atomically: the count only grows */
+        long long now = -1, zero = 0;
+        CHECK(MPI_Get_accumulate(&zero, 1, MPI_LONG_LONG, &now, 1, MPI_LONG_LONG, 0, AT(tickets), 1,
+                                 MPI_LONG_LONG, MPI_NO_OP, w) == MPI_SUCCESS);
+        CHECK(now > tickets[k] && now <= (long long)size * ITER);
+    }
+    CHECK(MPI_Win_unlock_all(w) == MPI_SUCCESS);
+
+    /* every ticket was handed out exactly once */
+    long long *all = rank == 0 ? malloc((size_t)size * ITER * sizeof *all) : NULL;
+    CHECK(MPI_Gather(tickets, ITER, MPI_LONG_LONG, all, ITER, MPI_LONG_LONG, 0, MPI_COMM_WORLD) ==
+          MPI_SUCCESS);
+    if (rank == 0) {
+        char *hit = calloc((size_t)size * ITER, 1);
+        for (int k = 0; k < size * ITER; k++) {
+            CHECK(all[k] >= 0 && all[k] < (long long)size * ITER && !hit[all[k]]);
+            hit[all[k]] = 1;
+        }
+        free(hit);
+        free(all);
+    }
+    free(tickets);
+
+    /* an exclusive lock excludes every other holder: a pair written in two steps is
+     * never seen half done, and get + put increments lose nothing */
+    for (int k = 0; k < ITER / 4; k++) {
+        CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w) == MPI_SUCCESS);
+        long long p[2], c;
+        CHECK(MPI_Get(p, 2, MPI_LONG_LONG, 0, AT(pair), 2, MPI_LONG_LONG, w) == MPI_SUCCESS);
+        CHECK(MPI_Get(&c, 1, MPI_LONG_LONG, 0, AT(plain), 1, MPI_LONG_LONG, w) == MPI_SUCCESS);
+        CHECK(MPI_Win_flush(0, w) == MPI_SUCCESS);
+        CHECK(p[0] == p[1]);
+        p[0]++;
+        c++;
+        CHECK(MPI_Put(&p[0], 1, MPI_LONG_LONG, 0, AT(pair), 1, MPI_LONG_LONG, w) == MPI_SUCCESS);
+        CHECK(MPI_Put(&c, 1, MPI_LONG_LONG, 0, AT(plain), 1, MPI_LONG_LONG, w) == MPI_SUCCESS);
+        CHECK(MPI_Win_flush(0, w) == MPI_SUCCESS);
+        CHECK(MPI_Put(&p[0], 1, MPI_LONG_LONG, 0, AT(pair) + 8, 1, MPI_LONG_LONG, w) ==
+              MPI_SUCCESS);
+        CHECK(MPI_Win_unlock(0, w) == MPI_SUCCESS);
+
+        CHECK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w) == MPI_SUCCESS);
+        CHECK(MPI_Get(p, 2, MPI_LONG_LONG, 0, AT(pair), 2, MPI_LONG_LONG, w) == MPI_SUCCESS);
+        CHECK(MPI_Win_unlock(0, w) == MPI_SUCCESS);
+        CHECK(p[0] == p[1]);
+    }
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+
+    if (rank == 0) {
+        long long n = (long long)size * ITER;
+        CHECK(mine->sum == n);
+        CHECK(mine->dsum == 0.5 * (double)n);
+        CHECK(mine->imin == 0);
+        CHECK(mine->imax == size * ITER - 1);
+        CHECK(mine->band == 0);
+        unsigned bor = 0, bxor = 0;
+        for (int r = 0; r < size; r++)
+            for (int k = 0; k < ITER; k++) {
+                bor |= 1u << ((r + k) % 32);
+                bxor ^= 1u << ((r + k) % 32);
+            }
+        CHECK(mine->bor == bor);
+        CHECK(mine->bxor == bxor);
+        CHECK(mine->replace >= 1 && mine->replace <= size);
+        CHECK(mine->minloc.v == 0 && mine->minloc.i == 0);
+        /* the largest v % 89 is 88, first reached at v = 88 when there are that many */
+        int best = n > 88 ? 88 : (int)n - 1;
+        CHECK(mine->maxloc.v == best && mine->maxloc.i == best);
+        CHECK(mine->lsum == 0.25L * (long double)n);
+        CHECK(creal(mine->csum) == (double)n && cimag(mine->csum) == 2.0 * (double)n);
+        CHECK(mine->tickets == n);
+        CHECK(mine->cas == n);
+        CHECK(mine->pair[0] == (long long)size * (ITER / 4) && mine->pair[1] == mine->pair[0]);
+        CHECK(mine->plain == (long long)size * (ITER / 4));
+    }
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Win w;
+    cell_t *mine;
+    /* a heap window: CPU atomics on one node */
+    CHECK(MPI_Win_allocate(sizeof(cell_t), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &w) ==
+          MPI_SUCCESS);
+    contention(w, mine);
+    CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
+    /* ordinary memory: the accumulate lock word */
+    mine = malloc(sizeof *mine);
+    CHECK(MPI_Win_create(mine, sizeof *mine, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w) == MPI_SUCCESS);
+    contention(w, mine);
+    CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
+    free(mine);
+    if (rank == 0) printf("win_atomic: %d ranks ok\n", size);
+    MPI_Finalize();
+    return 0;
+}
