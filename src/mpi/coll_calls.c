@@ -417,6 +417,8 @@ static int barrier(const char *call, MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     int rc = check_comm(call, comm, nb, req, &c);
     if (rc) return rc;
+    if (!nb && !c->inter && (tw_coll_shm_barrier(c, &rc) || rc))
+        return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
     tw_sched_t stack, *s = begin(c, req, &stack);
     if (s && c->inter)
         tw_coll_inter_barrier(s);
@@ -433,6 +435,9 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype type, int 
     if (!rc) rc = check_root(c, call, root);
     if (!rc && !takes_no_part(c, root)) rc = check_data(c, call, buf, count, type, &l);
     if (rc) return rc;
+    if (!nb && !c->inter && l.contiguous &&
+        (tw_coll_shm_bcast(c, (char *)buf + l.lb, (size_t)count * (size_t)l.size, root, &rc) || rc))
+        return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
     tw_sched_t stack, *s = begin(c, req, &stack);
     if (s && !takes_no_part(c, root)) {
         /* in bytes: ranks may describe the same bytes with different types, and the
@@ -507,6 +512,13 @@ static int reduce_everyone(const char *call, everyone_t kind, const void *sendbu
         return tw_mpi_error(c, call, MPI_ERR_COMM, "a scan on an intercommunicator");
     if (!rc) rc = check_reduction(c, call, sendbuf, recvbuf, count, type, op, 1, 1, 1, &l);
     if (rc) return rc;
+    if (!nb && kind == ALLREDUCE && !c->inter && l.contiguous && count) {
+        tw_coll_red_t red = red_of(op, type, &l);
+        char *out = (char *)recvbuf + l.lb;
+        const char *in = sendbuf == MPI_IN_PLACE ? out : (const char *)sendbuf + l.lb;
+        if (tw_coll_shm_allreduce(c, in, out, (size_t)count, &red, &rc) || rc)
+            return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
+    }
     tw_sched_t stack, *s = begin(c, req, &stack);
     if (s && count) {
         static const seg_kind_t kinds[] = {SEG_ALLREDUCE, SEG_SCAN, SEG_EXSCAN};

@@ -32,6 +32,7 @@ tw_mpi_comm_t *tw_mpi_comm_new(int index, int rank, int size, int *world) {
 
 void tw_mpi_comm_destroy(tw_mpi_comm_t *c) {
     table[c->handle & 0xffffff] = NULL;
+    tw_coll_shm_free(c);
     if (c->group) tw_mpi_group_release(c->group);
     if (c->remote_group) tw_mpi_group_release(c->remote_group);
     tw_mpi_attr_drop_all(c);

@@ -110,8 +110,11 @@ int MPI_Finalize(void) {
     NEED_INIT("MPI_Finalize");
     /* MPI_COMM_SELF's attributes go first: their delete callbacks may still use MPI */
     tw_mpi_attr_delete_all(tw_mpi_comm_get(MPI_COMM_SELF));
-    tw_mpi_bsend_fini();         /* buffered sends are delivered */
-    MPI_Barrier(MPI_COMM_WORLD); /* nobody leaves while a peer may still talk to it */
+    tw_mpi_bsend_fini(); /* buffered sends are delivered */
+    /* nobody leaves while a peer may still talk to it; by messages unless WORLD's
+     * collectives have their shared block already (none is made to be freed at once) */
+    tw_mpi_comm_get(MPI_COMM_WORLD)->shm_tried = 1;
+    MPI_Barrier(MPI_COMM_WORLD);
     tw_ep_close(tw_mpi.ep);
     tw_mpi.ep = NULL;
     tw_mpi_comm_fini();

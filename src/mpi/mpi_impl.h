@@ -57,6 +57,8 @@ typedef struct tw_mpi_comm {
     int *local_world;
     MPI_Group group, remote_group; /* made on first request (0 until then); held until freed */
     struct tw_mpi_attr *attrs;     /* cached attributes, in the order they were set */
+    struct tw_coll_shm *shm;       /* the shared block of its collectives (coll_shm.c) */
+    int shm_tried;                 /* its set-up ran (shm NULL: the ranks keep to messages) */
     char name[MPI_MAX_OBJECT_NAME];
 } tw_mpi_comm_t;
 
@@ -135,6 +137,7 @@ enum { TW_MPI_USED_WORDS = TW_MPI_COMMS / 64 };
 tw_mpi_comm_t *tw_mpi_comm_new(int index, int rank, int size, int *world);
 /* Frees c and its table entry, without running attribute callbacks. */
 void tw_mpi_comm_destroy(tw_mpi_comm_t *c);
+void tw_coll_shm_free(tw_mpi_comm_t *c); /* its collectives' shared block (coll_shm.c) */
 /* The table entries this process uses, and the lowest entry free in such a bitmap
  * (-1: none). */
 void tw_mpi_used_entries(uint64_t used[TW_MPI_USED_WORDS]);

@@ -81,6 +81,11 @@ static const tw_config_var_t vars[] = {
      "MPI gather and scatter algorithm: binomial, linear, or auto (binomial up to 8 KiB in all "
      "on 3 or more ranks)",
      0},
+    {"TW_COLL_SHM", "auto",
+     "MPI barrier, and broadcast and allreduce of up to 56 bytes, on a communicator whose "
+     "ranks share a node: shm (through cache lines of a shared-memory block), p2p (messages), "
+     "or auto (shm where it can)",
+     0},
     {"TW_CC", "", "C compiler mpicc runs (default: the one Tollway was built with)", 0},
     {"TW_CXX", "", "C++ compiler mpicxx runs (default: c++)", 0},
     {"TW_JOB_ID", "", "job id (hex); names the job's shared-memory objects", 1},
@@ -222,6 +227,7 @@ static const struct {
      offsetof(tw_config_t, coll_alltoall)},
     {"TW_COLL_GATHER", "binomial", "linear", "must be auto, binomial or linear",
      offsetof(tw_config_t, coll_gather)},
+    {"TW_COLL_SHM", "p2p", "shm", "must be auto, p2p or shm", offsetof(tw_config_t, coll_shm)},
 };
 
 static int set_var(tw_config_t *cfg, const char *name, const char *value, char *err,

@@ -34,7 +34,7 @@ typedef struct tw_config {
     uint64_t rndv_split;  /* MPI: smallest message copied by both sides; 0: none */
     /* MPI collectives: auto, or the first or second algorithm its variable names */
     tw_coll_choice_t coll_bcast, coll_reduce, coll_allreduce, coll_allgather, coll_alltoall,
-        coll_gather;
+        coll_gather, coll_shm;
     /* Set by twrun for its ranks; absent when a process manager or nobody started us. */
     char job_id[33];
     uint64_t job_key;

@@ -301,6 +301,48 @@ static void all_on(MPI_Comm comm, int big) {
     }
 }
 
+/* Many small blocking calls back to back, roots moving, each checked: the calls a
+ * node's ranks make through shared cache lines (TW_COLL_SHM), where a rank that is
+ * ahead must not overwrite data another still reads. A user op that is not
+ * commutative (the first operand wins) must give rank 0's value. */
+static void first_wins(void *in, void *inout, int *len, MPI_Datatype *type) {
+    (void)type;
+    memcpy(inout, in, (size_t)*len * sizeof(int));
+}
+
+static void small_back_to_back(MPI_Comm comm) {
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &p);
+    MPI_Op first;
+    CHECK(MPI_Op_create(first_wins, 0, &first) == MPI_SUCCESS);
+    for (int k = 0; k < 3000; k++) {
+        int root = k % p, b[14], sum[14], mine[14];
+        for (int i = 0; i < 14; i++) {
+            b[i] = me == root ? val(root, k + i) : -1;
+            mine[i] = val(me, k + i);
+        }
+        switch (k % 4) {
+        case 0:
+            CHECK(MPI_Bcast(b, 14, MPI_INT, root, comm) == MPI_SUCCESS);
+            for (int i = 0; i < 14; i++) CHECK(b[i] == val(root, k + i));
+            break;
+        case 1:
+            CHECK(MPI_Allreduce(mine, sum, 14, MPI_INT, MPI_SUM, comm) == MPI_SUCCESS);
+            for (int i = 0; i < 14; i++)
+                CHECK(sum[i] == 1000 * p * (p - 1) / 2 + p * ((k + i) % 997 + 1));
+            break;
+        case 2:
+            CHECK(MPI_Barrier(comm) == MPI_SUCCESS);
+            break;
+        case 3:
+            CHECK(MPI_Allreduce(MPI_IN_PLACE, mine, 14, MPI_INT, first, comm) == MPI_SUCCESS);
+            for (int i = 0; i < 14; i++) CHECK(mine[i] == val(0, k + i));
+            break;
+        }
+    }
+    CHECK(MPI_Op_free(&first) == MPI_SUCCESS);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -308,9 +350,11 @@ int main(int argc, char **argv) {
     /* above the rendezvous threshold; smaller when many ranks share the cores */
     int big = size > 4 ? 5000 : 100000;
     all_on(MPI_COMM_WORLD, big);
+    small_back_to_back(MPI_COMM_WORLD);
     MPI_Comm half;
     CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half) == MPI_SUCCESS);
     all_on(half, big / 4);
+    small_back_to_back(half);
     MPI_Comm_free(&half);
     all_on(MPI_COMM_SELF, big);
     if (rank == 0) printf("coll: %d ranks ok\n", size);
