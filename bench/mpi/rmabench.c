@@ -366,8 +366,8 @@ static double batch(int mode, size_t size, long n, long ncomp, double d, int *la
 }
 
 /* The overlap test at one size: t[COMM], t[COMP], t[BOTH] in seconds per repetition
- * (rank 0); returns how many of the REPS timed batches of puts were late (all of them,
- * untimed, when the first batches all were). `per_iter` is the seconds per
+ * (rank 0); returns how many of the REPS timed batches of puts were late, or -1 when the
+ * first CALIB batches all were and nothing more was timed. `per_iter` is the seconds per
  * iteration of compute(), calibrated by rank 0. */
 static int overlap(size_t size, long n, double per_iter, double t[3]) {
     enum { CALIB = 3 };
@@ -405,7 +405,7 @@ static int overlap(size_t size, long n, double per_iter, double t[3]) {
     CHECK(MPI_Bcast(&d, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD));
     late = 0;
     if (d < 0) {
-        late = REPS;
+        late = -1;
         total = n + CALIB * n;
         for (int r = 0; r < REPS; r++) v[COMM][r] = v[COMP][r] = v[BOTH][r] = 0;
     } else
@@ -519,8 +519,14 @@ int main(int argc, char **argv) {
             const char *fmt = t->unit[0] == 'u' ? "%.3f" : "%.1f";
             char num[64];
             snprintf(num, sizeof num, fmt, v);
-            int none = late > REPS / 2; /* no passive-target progress: no figure */
-            if (late)
+            int none = late < 0 || late > REPS / 2; /* no passive-target progress */
+            if (late < 0)
+                fprintf(stderr,
+                        "rmabench: overlap at %zu B: the first batches of puts all completed only "
+                        "once the computing target called MPI again: no passive-target progress, "
+                        "no figure\n",
+                        size);
+            else if (late)
                 fprintf(stderr,
                         "rmabench: overlap at %zu B: %d of %d batches of puts completed only "
                         "once the computing target called MPI again%s\n",
