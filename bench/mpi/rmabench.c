@@ -35,8 +35,9 @@
  *                    t_both  MPI_Put; the same compute loop; MPI_Win_flush
  *                  overlap % = (t_comm + t_comp - t_both) / t_comm * 100: the share of
  *                  the transfer during which the origin could compute without taking
- *                  longer (100: fully hidden; 0: none, t_both = t_comm + t_comp; noise
- *                  can push it slightly past either end). The target makes no MPI
+ *                  longer (100: fully hidden; 0: none, t_both = t_comm + t_comp;
+ *                  below 0 when the two interleaved cost more than apart, and noise
+ *                  moves it by several points either way). The target makes no MPI
  *                  call while the origin measures: each batch of repetitions sits
  *                  between two barriers, and between them the target computes for a
  *                  fixed time well beyond the batch's expected length (5 ms more
@@ -47,9 +48,10 @@
  *                  transfer, and the size gets no figure (a "-" in the table, no CSV
  *                  line, a note on stderr); a few are noted on stderr. The three
  *                  times are medians of 9 batches of each kind, taken interleaved in
- *                  a rotating order. Default 1K..1M; --iters N (default 1000) repetitions per batch
- * up to 8 KiB, N * 8K / SIZE (at least 10) above. The table shows the three times; --csv only the
- * overlap.
+ *                  a rotating order (a batch of t_both does half the repetitions, so
+ *                  that all last about as long). Default 1K..1M; --iters N (default
+ *                  1000) repetitions per batch up to 8 KiB, N * 8K / SIZE (at least
+ *                  10) above. The table shows the three times; --csv only the overlap.
  *   --csv prints lines "mpibench,<test>,<size>,<value>,<unit>" (unit us, MB/s or %):
  *   the format of mpibench and collbench, which bench/mpi/compare.sh collects.
  *
@@ -374,7 +376,10 @@ static int overlap(size_t size, long n, double per_iter, double t[3]) {
     double v[3][REPS], c[CALIB], d = 0, est = 0;
     long ncomp = 0;
     int late = 0;
-    long total = n + CALIB * n + 2L * REPS * n; /* puts: estimate, calibration, COMM, BOTH */
+    /* A batch of BOTH does half the repetitions, so that every batch lasts about as long
+     * and a busy machine interrupts each kind as often. */
+    long half = n / 2 > 0 ? n / 2 : 1;
+    long total = n + CALIB * n + REPS * (n + half); /* puts: estimate, calibration, COMM, BOTH */
     seq = 0;
     target_window(OVERLAP, size, 1, total, 1);
     CHECK(MPI_Barrier(MPI_COMM_WORLD));
@@ -413,7 +418,7 @@ static int overlap(size_t size, long n, double per_iter, double t[3]) {
         for (int r = 0; r < REPS; r++)
             for (int j = 0; j < 3; j++) {
                 int m = (r + j) % 3;
-                v[m][r] = batch(m, size, n, ncomp, d, &late);
+                v[m][r] = batch(m, size, m == BOTH ? half : n, ncomp, d, &late);
             }
     if (rank == 0) CHECK(MPI_Win_unlock(1, win));
     CHECK(MPI_Barrier(MPI_COMM_WORLD));
