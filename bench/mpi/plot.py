@@ -268,13 +268,14 @@ def main():
         fig.savefig(png, dpi=110)
         print(f"plot:     {png}")
 
-    figure("mpibench.png",
-           [("latency", "Ping-pong latency (half round trip)", UNITS["latency"]),
-            ("bandwidth", "Bandwidth (window of 64)", UNITS["bandwidth"])],
-           "message size (bytes)",
-           lambda m: (f" (rate 8 B: {med[(m, 'rate', 8)] / 1e6:.2f}M msg/s)"
-                      if (m, "rate", 8) in med else ""),
-           "mpibench, medians of clean rounds", 12)
+    if any(t in ("latency", "bandwidth", "rate") for (_, t, _) in med):
+        figure("mpibench.png",
+               [("latency", "Ping-pong latency (half round trip)", UNITS["latency"]),
+                ("bandwidth", "Bandwidth (window of 64)", UNITS["bandwidth"])],
+               "message size (bytes)",
+               lambda m: (f" (rate 8 B: {med[(m, 'rate', 8)] / 1e6:.2f}M msg/s)"
+                          if (m, "rate", 8) in med else ""),
+               "mpibench, medians of clean rounds", 12)
     if any(t in COLLECTIVES for (_, t, _) in med):
         figure("collbench.png",
                [(t, f"MPI_{t.capitalize()}, 2 ranks", "us per call") for t in COLLECTIVES],
