@@ -45,7 +45,7 @@
 #   commands.txt    the command that produced each MPI's figures
 #   summary.csv, mpibench.png, collbench.png, rmabench.png   from plot.py, which also
 #                   prints the summary table
-# With the defaults the whole run takes about 5-6 minutes for three MPIs.
+# With the defaults the whole run takes about 8-10 minutes for three MPIs.
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-5}
