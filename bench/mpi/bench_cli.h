@@ -1,6 +1,6 @@
-/* The command line both MPI benchmarks share (mpibench.c, collbench.c): sizes with
- * K or M suffixes, and the options --min SIZE, --max SIZE, --iters N, --csv. Only C
- * and the MPI-independent C library, so any MPI's mpicc builds it. */
+/* The command line the MPI benchmarks share (mpibench.c, collbench.c, rmabench.c):
+ * sizes with K or M suffixes, and the options --min SIZE, --max SIZE, --iters N, --csv.
+ * Only C and the MPI-independent C library, so any MPI's mpicc builds it. */
 #ifndef BENCH_CLI_H
 #define BENCH_CLI_H
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# MPI point to point and collectives, side by side in one run: mpibench
-# (bench/mpi/mpibench.c: latency, bandwidth, rate) and collbench (bench/mpi/collbench.c:
-# barrier, bcast, allreduce, allgather, alltoall) built with every MPI at hand, each
+# MPI point to point, collectives and one-sided communication, side by side in one run:
+# mpibench (bench/mpi/mpibench.c: latency, bandwidth, rate), collbench
+# (bench/mpi/collbench.c: barrier, bcast, allreduce, allgather, alltoall) and rmabench
+# (bench/mpi/rmabench.c: put-lat, get-lat, put-fence-lat, get-fence-lat, acc-lat,
+# fop-lat, cas-lat, put-bw, overlap) built with every MPI at hand, each
 # test run round robin across the MPIs for ROUNDS rounds
 # (the first MPI of a round rotates), two ranks pinned to the two cores. On a shared
 # virtual machine absolute times drift from minute to minute; only figures taken
@@ -9,15 +11,20 @@
 #
 # usage: bench/mpi/compare.sh [BUILD_DIR]      (default build)
 #   env: ROUNDS (default 5), TESTS (default "latency bandwidth rate barrier bcast
-#        allreduce allgather alltoall"),
+#        allreduce allgather alltoall put-lat get-lat put-fence-lat get-fence-lat
+#        acc-lat fop-lat cas-lat put-bw overlap"),
 #        RUN_TIMEOUT seconds per run (default 120), CFLAGS (default -O2),
 #        VARIANTS: Tollway run again with other settings, as more columns, e.g.
 #        VARIANTS="split64k:TW_RNDV_SPLIT=65536 nosplit:TW_RNDV_SPLIT=0" adds
 #        tollway-split64k and tollway-nosplit (settings separated by commas)
 #
 # MPIs, each used when it builds mpibench and passes a short smoke run, else skipped
-# with a note (an MPI that cannot build collbench is skipped for the collective tests):
+# with a note (an MPI that cannot build collbench is skipped for the collective tests,
+# one that cannot build rmabench for the one-sided tests):
 #   openmpi  mpicc.openmpi, mpirun.openmpi --allow-run-as-root -np 2 --bind-to core
+#            (rmabench with --mca osc sm: Open MPI 4.1's default osc/rdma over btl/vader
+#            crashes in MPI_Compare_and_swap on 64-bit integers, open-mpi/ompi#7967 and
+#            #11349; osc/sm is its component for windows on one node, and the faster)
 #   mpich    mpicc.mpich,   mpirun.mpich -np 2 -bind-to core
 #   tollway  BUILD_DIR/bin/mpicc, BUILD_DIR/bin/mpiexec -n 2 (twrun binds by itself)
 # Debian: apt-get install -y openmpi-bin libopenmpi-dev mpich libmpich-dev
@@ -29,19 +36,21 @@
 # more than 25 % from the run's median probe.
 #
 # Output in BUILD_DIR/bench/mpi/:
-#   mpibench-<mpi>, collbench-<mpi>  the binaries; a failed build leaves
-#                   build-<mpi>.log or build-coll-<mpi>.log
-#   raw.csv         mpi,test,size,round,value (us, MB/s, msg/s as mpibench prints them);
+#   mpibench-<mpi>, collbench-<mpi>, rmabench-<mpi>  the binaries; a failed build
+#                   leaves build-<mpi>.log, build-coll-<mpi>.log or build-rma-<mpi>.log
+#   raw.csv         mpi,test,size,round,value (us, MB/s, msg/s, % as the benchmarks
+#                   print them);
 #                   probes are rows with test probe-before:<test> / probe-after:<test>,
 #                   size 0, value in us
 #   commands.txt    the command that produced each MPI's figures
-#   summary.csv, mpibench.png, collbench.png   from plot.py, which also prints the
-#                   summary table
-# With the defaults the whole run takes about 3-4 minutes for three MPIs.
+#   summary.csv, mpibench.png, collbench.png, rmabench.png   from plot.py, which also
+#                   prints the summary table
+# With the defaults the whole run takes about 8-10 minutes for three MPIs.
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-5}
-tests=${TESTS:-latency bandwidth rate barrier bcast allreduce allgather alltoall}
+tests=${TESTS:-latency bandwidth rate barrier bcast allreduce allgather alltoall put-lat get-lat \
+put-fence-lat get-fence-lat acc-lat fop-lat cas-lat put-bw overlap}
 limit=${RUN_TIMEOUT:-120}
 here=$(cd "$(dirname "$0")" && pwd)
 out=$build/bench/mpi
@@ -52,10 +61,13 @@ start=$SECONDS
 # Open MPI refuses to run as root without these.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# The launcher of one MPI, into the array cmd.
+# The launcher of one MPI for a program (default mpibench), into the array cmd.
 launcher() {
     case $1 in
-    openmpi) cmd=(mpirun.openmpi --allow-run-as-root -np 2 --bind-to core) ;;
+    openmpi)
+        cmd=(mpirun.openmpi --allow-run-as-root -np 2 --bind-to core)
+        [ "${2:-}" != rmabench ] || cmd+=(--mca osc sm) # see the note above
+        ;;
     mpich) cmd=(mpirun.mpich -np 2 -bind-to core) ;;
     tollway) cmd=("$build/bin/mpiexec" -n 2) ;;
     tollway-*) # a variant: the same binaries, other TW_* settings
@@ -72,6 +84,7 @@ launcher() {
 program() {
     case $1 in
     latency | bandwidth | rate) echo mpibench ;;
+    *-lat | put-bw | overlap) echo rmabench ;;
     *) echo collbench ;;
     esac
 }
@@ -79,10 +92,25 @@ program() {
 # Runs a test of one MPI with the given arguments, bounded in time so a hung MPI
 # costs one run, not the whole comparison.
 run() {
-    local name=$1
+    local name=$1 prog
     shift
-    launcher "$name"
-    timeout -k 5 "$limit" "${cmd[@]}" "$out/$(program "$1")-${name%%-*}" "$@"
+    prog=$(program "$1")
+    launcher "$name" "$prog"
+    timeout -k 5 "$limit" "${cmd[@]}" "$out/$prog-${name%%-*}" "$@"
+}
+
+# Builds another benchmark (collbench, rmabench) with one MPI; when that fails, the MPI
+# is skipped for that benchmark's tests, with a note.
+build_more() {
+    local name=$1 cc=$2 prog=$3 log=$out/$4-$1.log what=$5
+    # shellcheck disable=SC2086 # CFLAGS is a list of flags
+    if ! "$cc" -std=c11 ${CFLAGS:--O2} -Wall -Wextra -o "$out/$prog-$name" \
+        "$here/$prog.c" >"$log" 2>&1; then
+        echo "mpibench: $name skipped for $what: $cc failed on $prog.c, see $log" >&2
+        rm -f "$out/$prog-$name"
+    else
+        rm -f "$log"
+    fi
 }
 
 mpis=()
@@ -100,15 +128,8 @@ try_mpi() {
         return 0
     fi
     rm -f "$out/build-$name.log"
-    # shellcheck disable=SC2086
-    if ! "$cc" -std=c11 ${CFLAGS:--O2} -Wall -Wextra -o "$out/collbench-$name" \
-        "$here/collbench.c" >"$out/build-coll-$name.log" 2>&1; then
-        echo "mpibench: $name skipped for collectives: $cc failed on collbench.c, see" \
-            "$out/build-coll-$name.log" >&2
-        rm -f "$out/collbench-$name"
-    else
-        rm -f "$out/build-coll-$name.log"
-    fi
+    build_more "$name" "$cc" collbench build-coll collectives
+    build_more "$name" "$cc" rmabench build-rma "one-sided tests"
     if ! run "$name" latency --min 8 --max 8 --iters 100 --csv 2>&1 |
         grep -q '^mpibench,latency,8,'; then
         echo "mpibench: $name skipped: a short latency run failed:" >&2
@@ -144,11 +165,11 @@ fi
 
 : >"$out/commands.txt"
 for name in "${mpis[@]}"; do
-    launcher "$name"
-    echo "$name: ${cmd[*]} $out/mpibench-${name%%-*} TEST --csv" | tee -a "$out/commands.txt"
-    if [ -x "$out/collbench-${name%%-*}" ]; then
-        echo "$name: ${cmd[*]} $out/collbench-${name%%-*} TEST --csv" | tee -a "$out/commands.txt"
-    fi
+    for prog in mpibench collbench rmabench; do
+        [ -x "$out/$prog-${name%%-*}" ] || continue
+        launcher "$name" "$prog"
+        echo "$name: ${cmd[*]} $out/$prog-${name%%-*} TEST --csv" | tee -a "$out/commands.txt"
+    done
 done
 
 echo "mpi,test,size,round,value" >"$raw"

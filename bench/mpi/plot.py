@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Summary of an interleaved mpibench and collbench run (bench/mpi/compare.sh writes its input).
+"""Summary of an interleaved mpibench, collbench and rmabench run (bench/mpi/compare.sh writes
+its input).
 
 usage: plot.py RAW_CSV OUTDIR
 
@@ -14,15 +15,20 @@ project's targets name, and the ratios those targets need. With Tollway: latency
 8 B vs the lower of Open MPI and MPICH (target <= 0.8), bandwidth 64 KiB .. 4 MiB vs
 the higher (>= 1.0 at every size), message rate 8 B vs the higher (>= 1.5); the
 collectives (barrier; bcast and allreduce at 8 B; bcast, allreduce, allgather and
-alltoall at 64 KiB and 1 MiB) vs the lower time (<= 1.0). Without
+alltoall at 64 KiB and 1 MiB) vs the lower time (<= 1.0); the one-sided latencies at 8 B
+(put-lat, get-lat, put-fence-lat, get-fence-lat, acc-lat, fop-lat, cas-lat) vs the lower
+(<= 1.0) and put-bw at 1 MiB vs the higher (>= 1.0). The overlap of rmabench at 64 KiB
+and 1 MiB is shown without a ratio (a ratio of percentages near zero says nothing). Without
 Tollway: Open MPI / MPICH. A ratio is the median of per-round ratios against the peer
 with the better median: rounds measure the MPIs seconds apart, while a whole run spans
 minutes over which a shared machine's speed drifts. Its range is shown beside it.
 
 Writes OUTDIR/summary.csv (every test and size: medians, clean and left-out rounds,
 and the ratios) OUTDIR/mpibench.png (latency and bandwidth vs size, log-log, one
-line per MPI) and OUTDIR/collbench.png (time per collective call vs size). matplotlib comes from Debian's python3-matplotlib, installed with
-apt-get when missing; without it the table and CSV are still written."""
+line per MPI), OUTDIR/collbench.png (time per collective call vs size) and
+OUTDIR/rmabench.png (the one-sided latencies at 8 B, put bandwidth and overlap vs size).
+matplotlib comes from Debian's python3-matplotlib, installed with apt-get when missing;
+without it the table and CSV are still written."""
 import csv
 import os
 import shutil
@@ -70,17 +76,23 @@ def find_matplotlib():
 
 
 COLLECTIVES = ("bcast", "allreduce", "allgather", "alltoall")
-UNITS = {"latency": "us", "bandwidth": "MB/s", "rate": "msg/s", "barrier": "us"}
-UNITS.update({c: "us" for c in COLLECTIVES})
+RMA_LATENCIES = ("put-lat", "get-lat", "put-fence-lat", "get-fence-lat", "acc-lat", "fop-lat",
+                 "cas-lat")
+UNITS = {"latency": "us", "bandwidth": "MB/s", "rate": "msg/s", "barrier": "us",
+         "put-bw": "MB/s", "overlap": "%"}
+UNITS.update({c: "us" for c in COLLECTIVES + RMA_LATENCIES})
 NAMES = {"openmpi": "Open MPI", "mpich": "MPICH", "tollway": "Tollway"}
 KiB, MiB = 1024, 1024 * 1024
-# (test, size, "lower" when smaller is better, Tollway's target ratio)
+# (test, size, "lower" when smaller is better, Tollway's target ratio or None: no ratio)
 TARGETS = ([("latency", 8, "lower", 0.8)]
            + [("bandwidth", s, "higher", 1.0) for s in (64 * KiB * 2**k for k in range(7))]
            + [("rate", 8, "higher", 1.5)]
            + [("barrier", 0, "lower", 1.0), ("bcast", 8, "lower", 1.0),
               ("allreduce", 8, "lower", 1.0)]
-           + [(c, s, "lower", 1.0) for s in (64 * KiB, MiB) for c in COLLECTIVES])
+           + [(c, s, "lower", 1.0) for s in (64 * KiB, MiB) for c in COLLECTIVES]
+           + [(t, 8, "lower", 1.0) for t in RMA_LATENCIES]
+           + [("put-bw", MiB, "higher", 1.0)]
+           + [("overlap", s, "higher", None) for s in (64 * KiB, MiB)])
 
 
 def size_label(n, space=" "):
@@ -142,6 +154,8 @@ def main():
     peers = [m for m in ("openmpi", "mpich") if m in order]
     comparisons = {}  # (test, size) -> (label, ratio tuple, target text, met)
     for test, size, better, target in TARGETS:
+        if target is None:
+            continue
         if tollway:
             have = [p for p in peers if (p, test, size) in med]
             if not have or ("tollway", test, size) not in values:
@@ -167,13 +181,14 @@ def main():
     if not med:
         print("no clean measurements: every run was left out")
     width = max([11] + [len(NAMES.get(m, m)) for m in order])
-    head = f"{'test':10} {'size':>7} " + " ".join(f"{NAMES.get(m, m):>{width}}" for m in order)
+    tw = max([10] + [len(t) for t, _, _, _ in TARGETS])
+    head = f"{'test':{tw}} {'size':>7} " + " ".join(f"{NAMES.get(m, m):>{width}}" for m in order)
     head += f"  {'unit':5} {'ratio of':>15} {'ratio':>7} {'target':>7} {'met':>3}  {'rounds':>6}  range"
     print(head)
     for test, size, _, _ in TARGETS:
         if not any((m, test, size) in med for m in order):
             continue
-        line = f"{test:10} {size_label(size):>7} "
+        line = f"{test:{tw}} {size_label(size):>7} "
         line += " ".join(f"{med[(m, test, size)]:{width}.4g}" if (m, test, size) in med
                          else f"{'-':>{width}}" for m in order)
         line += f"  {UNITS.get(test, ''):5}"
@@ -216,20 +231,32 @@ def main():
     from matplotlib.ticker import FuncFormatter
 
     def figure(name, panels, xlabel, extra, suptitle, width):
-        """One PNG of log-log panels (test, title, y label), a line per MPI; extra(m) is
-        appended to the MPI's legend label."""
+        """One PNG of panels (test, title, y label[, "linear"]), a line per MPI over the
+        sizes, log-log unless "linear" (then the y axis is); a panel whose test is a tuple
+        of tests shows each MPI's value of every one at 8 B instead. extra(m) is appended
+        to the MPI's legend label."""
         fig, axes = plt.subplots(1, len(panels), figsize=(width, 4.7))
-        for ax, (test, title, ylabel) in zip(axes, panels):
+        for ax, (test, title, ylabel, *yscale) in zip(axes, panels):
             for m in order:
-                pts = sorted((s, med[(m, t, s)]) for (mm, t, s) in med if mm == m and t == test)
+                if isinstance(test, tuple):
+                    pts = [(i, med[(m, t, 8)]) for i, t in enumerate(test) if (m, t, 8) in med]
+                else:
+                    pts = sorted((s, med[(m, t, s)]) for (mm, t, s) in med
+                                 if mm == m and t == test)
                 if pts:
                     ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
+                            linestyle="none" if isinstance(test, tuple) else "-",
                             label=NAMES.get(m, m) + extra(m))
-            ax.set_xscale("log", base=2)
-            ax.xaxis.set_major_formatter(
-                FuncFormatter(lambda x, _: size_label(int(round(x)), "")))
-            ax.set_yscale("log")
-            ax.set_xlabel(xlabel)
+            if isinstance(test, tuple):
+                ax.set_xticks(range(len(test)))
+                ax.set_xticklabels(test, rotation=30, fontsize=7)
+                ax.set_xlabel("8 B")
+            else:
+                ax.set_xscale("log", base=2)
+                ax.xaxis.set_major_formatter(
+                    FuncFormatter(lambda x, _: size_label(int(round(x)), "")))
+                ax.set_xlabel(xlabel)
+            ax.set_yscale(yscale[0] if yscale else "log")
             ax.set_ylabel(ylabel)
             ax.set_title(title)
             ax.grid(True, which="both", alpha=0.3)
@@ -241,13 +268,14 @@ def main():
         fig.savefig(png, dpi=110)
         print(f"plot:     {png}")
 
-    figure("mpibench.png",
-           [("latency", "Ping-pong latency (half round trip)", UNITS["latency"]),
-            ("bandwidth", "Bandwidth (window of 64)", UNITS["bandwidth"])],
-           "message size (bytes)",
-           lambda m: (f" (rate 8 B: {med[(m, 'rate', 8)] / 1e6:.2f}M msg/s)"
-                      if (m, "rate", 8) in med else ""),
-           "mpibench, medians of clean rounds", 12)
+    if any(t in ("latency", "bandwidth", "rate") for (_, t, _) in med):
+        figure("mpibench.png",
+               [("latency", "Ping-pong latency (half round trip)", UNITS["latency"]),
+                ("bandwidth", "Bandwidth (window of 64)", UNITS["bandwidth"])],
+               "message size (bytes)",
+               lambda m: (f" (rate 8 B: {med[(m, 'rate', 8)] / 1e6:.2f}M msg/s)"
+                          if (m, "rate", 8) in med else ""),
+               "mpibench, medians of clean rounds", 12)
     if any(t in COLLECTIVES for (_, t, _) in med):
         figure("collbench.png",
                [(t, f"MPI_{t.capitalize()}, 2 ranks", "us per call") for t in COLLECTIVES],
@@ -255,6 +283,14 @@ def main():
                lambda m: (f" (barrier {med[(m, 'barrier', 0)]:.2f} us)"
                           if (m, "barrier", 0) in med else ""),
                "collbench, medians of clean rounds (lower is better)", 18)
+    if any(t in RMA_LATENCIES + ("put-bw", "overlap") for (_, t, _) in med):
+        figure("rmabench.png",
+               [(RMA_LATENCIES, "One-sided latency (lock/flush or fence)", "us per operation"),
+                ("put-bw", "Put bandwidth (window of puts + flush)", UNITS["put-bw"]),
+                ("overlap", "Put hidden behind computation (passive target)", "overlap %",
+                 "linear")],
+               "message size (bytes)", lambda m: "",
+               "rmabench, MPI_Win_allocate windows, medians of clean rounds", 16)
 
 if __name__ == "__main__":
     main()
