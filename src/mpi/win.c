@@ -226,6 +226,7 @@ static int flush_all(win_t *w) {
 /* After a flush: MPI_SUCCESS, or the class of what went wrong meanwhile. */
 static int completion(win_t *w, int rc) {
     if (rc) return MPI_ERR_OTHER;
+    if (w->shm) return MPI_SUCCESS; /* nothing went through the device but lock words */
     return take_faults(w) ? MPI_ERR_RMA_RANGE : MPI_SUCCESS;
 }
 
@@ -1126,12 +1127,133 @@ static uint64_t exchange_n(void *p, uint64_t v, int es) {
     }
 }
 
+/* The es (1, 2, 4, 8) bytes at p as the low bytes of a word, and back: copies of
+ * a constant size each, never a copy loop of a variable one. */
+static inline uint64_t get_bytes(const void *p, int es) {
+    switch (es) {
+    case 1: {
+        uint8_t v;
+        memcpy(&v, p, 1);
+        return v;
+    }
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    }
+}
+
+static inline void put_bytes(void *p, uint64_t v, int es) {
+    switch (es) {
+    case 1: {
+        uint8_t b = (uint8_t)v;
+        memcpy(p, &b, 1);
+        break;
+    }
+    case 2: {
+        uint16_t b = (uint16_t)v;
+        memcpy(p, &b, 2);
+        break;
+    }
+    case 4: {
+        uint32_t b = (uint32_t)v;
+        memcpy(p, &b, 4);
+        break;
+    }
+    default:
+        memcpy(p, &v, 8);
+    }
+}
+
+/* cur op v for one type, in registers; 0 when the op is not one of these. */
+#define COMBINE_NUM(name, T)                                                                       \
+    static inline int name(MPI_Op op, uint64_t cur, uint64_t v, uint64_t *next) {                  \
+        T a, b, r;                                                                                 \
+        memcpy(&a, &cur, sizeof a);                                                                \
+        memcpy(&b, &v, sizeof b);                                                                  \
+        if (op == MPI_SUM)                                                                         \
+            r = a + b;                                                                             \
+        else if (op == MPI_PROD)                                                                   \
+            r = a * b;                                                                             \
+        else if (op == MPI_MAX)                                                                    \
+            r = b > a ? b : a;                                                                     \
+        else if (op == MPI_MIN)                                                                    \
+            r = b < a ? b : a;                                                                     \
+        else                                                                                       \
+            return 0;                                                                              \
+        *next = 0;                                                                                 \
+        memcpy(next, &r, sizeof r);                                                                \
+        return 1;                                                                                  \
+    }
+#define COMBINE_INT(name, num, T)                                                                  \
+    COMBINE_NUM(num, T)                                                                            \
+    static inline int name(MPI_Op op, uint64_t cur, uint64_t v, uint64_t *next) {                  \
+        T a, b, r;                                                                                 \
+        memcpy(&a, &cur, sizeof a);                                                                \
+        memcpy(&b, &v, sizeof b);                                                                  \
+        if (op == MPI_BAND)                                                                        \
+            r = a & b;                                                                             \
+        else if (op == MPI_BOR)                                                                    \
+            r = a | b;                                                                             \
+        else if (op == MPI_BXOR)                                                                   \
+            r = a ^ b;                                                                             \
+        else                                                                                       \
+            return num(op, cur, v, next);                                                          \
+        *next = 0;                                                                                 \
+        memcpy(next, &r, sizeof r);                                                                \
+        return 1;                                                                                  \
+    }
+COMBINE_NUM(combine_double, double)
+COMBINE_NUM(combine_float, float)
+COMBINE_INT(combine_i32, num_i32, int32_t)
+COMBINE_INT(combine_u32, num_u32, uint32_t)
+COMBINE_INT(combine_i64, num_i64, int64_t)
+COMBINE_INT(combine_u64, num_u64, uint64_t)
+
+/* cur op v for the most common types and ops, in registers (little-endian: an
+ * element is the low bytes of the word); 0 when the op library must do it. */
+static inline int fast_combine(MPI_Op op, MPI_Datatype type, uint64_t cur, uint64_t v,
+                               uint64_t *next) {
+    switch (type) {
+    case MPI_DOUBLE:
+        return combine_double(op, cur, v, next);
+    case MPI_FLOAT:
+        return combine_float(op, cur, v, next);
+    case MPI_INT:
+    case MPI_INT32_T:
+        return combine_i32(op, cur, v, next);
+    case MPI_UNSIGNED:
+    case MPI_UINT32_T:
+        return combine_u32(op, cur, v, next);
+    case MPI_LONG:
+    case MPI_LONG_LONG:
+    case MPI_INT64_T:
+        return combine_i64(op, cur, v, next);
+    case MPI_UNSIGNED_LONG:
+    case MPI_UNSIGNED_LONG_LONG:
+    case MPI_UINT64_T:
+        return combine_u64(op, cur, v, next);
+    default:
+        return 0;
+    }
+}
+
 /* One element of es (1, 2, 4, 8) bytes at t, combined with in atomically; the old
  * value to old (may be NULL). Little-endian: an element is the low es bytes. */
 static void elem_atomic(MPI_Op op, MPI_Datatype elem, int es, int is_int, unsigned char *t,
                         const unsigned char *in, unsigned char *old) {
-    uint64_t v = 0, was;
-    if (op != MPI_NO_OP) memcpy(&v, in, (size_t)es);
+    uint64_t v = op != MPI_NO_OP ? get_bytes(in, es) : 0, was;
     if (op == MPI_NO_OP)
         was = load_n(t, es);
     else if (op == MPI_REPLACE)
@@ -1142,11 +1264,38 @@ static void elem_atomic(MPI_Op op, MPI_Datatype elem, int es, int is_int, unsign
         was = load_n(t, es);
         uint64_t next;
         do {
-            next = was;
-            tw_mpi_op_apply(op, &v, &next, 1, elem);
+            if (!fast_combine(op, elem, was, v, &next)) {
+                next = was;
+                tw_mpi_op_apply(op, &v, &next, 1, elem);
+            }
         } while (!cas_n(t, &was, next, es));
     }
-    if (old) memcpy(old, &was, (size_t)es);
+    if (old) put_bytes(old, was, es);
+}
+
+/* The accumulate family on a shm window with one predefined type of 1, 2, 4 or 8
+ * bytes on both sides: CPU atomics straight on the mapped memory, element by
+ * element. 1 when done, 0 when the general path must decide (and report errors). */
+static inline int fast_acc(win_t *w, const void *in, void *out, int count, MPI_Datatype type, int r,
+                           MPI_Aint disp, MPI_Op op) {
+    int es = tw_mpi_type_extent(type);
+    if (!w || !w->shm || es <= 0 || es > 8 || (es & (es - 1)) || count < 0 ||
+        (unsigned)r >= (unsigned)w->size || disp < 0 || !predefined_op(op) || !access_ok(w, r))
+        return 0;
+    target_t *t = &w->t[r];
+    size_t off = (size_t)disp * (size_t)t->disp_unit, n = (size_t)count * (size_t)es;
+    if (off > (size_t)t->size || n > (size_t)t->size - off) return 0;
+    int is_int = integer_type(type);
+    uint64_t probe;
+    if (!(op == MPI_SUM && is_int) && !fast_combine(op, type, 0, 0, &probe) &&
+        tw_mpi_op_check(op, type))
+        return 0;
+    const unsigned char *src = in;
+    unsigned char *dst = out, *at = t->local + off;
+    for (size_t j = 0; j < n; j += (size_t)es)
+        elem_atomic(op, type, es, is_int, at + j, op == MPI_NO_OP ? NULL : src + j,
+                    dst ? dst + j : NULL);
+    return 1;
 }
 
 /* The accumulate lock word of window rank r: held around every accumulate that is
@@ -1198,11 +1347,9 @@ static int do_acc(win_t *w, int r, const side_t *o, const side_t *res, const sid
             for (size_t j = 0; j < len; j += (size_t)es) {
                 unsigned char *e = at->local + off + j;
                 if (cmp) {
-                    uint64_t want = 0, expect = 0;
-                    memcpy(&want, in + pos + j, (size_t)es);
-                    memcpy(&expect, cmp, (size_t)es);
+                    uint64_t want = get_bytes(in + pos + j, es), expect = get_bytes(cmp, es);
                     cas_n(e, &expect, want, es);
-                    memcpy(out + pos + j, &expect, (size_t)es);
+                    put_bytes(out + pos + j, expect, es);
                 } else {
                     elem_atomic(op, elem, es, is_int, e, in ? in + pos + j : NULL,
                                 out ? out + pos + j : NULL);
@@ -1297,6 +1444,10 @@ int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origi
                    int target_rank, MPI_Aint target_disp, int target_count,
                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
     NEED_INIT("MPI_Accumulate");
+    if (origin_datatype == target_datatype && origin_count == target_count &&
+        fast_acc(win_get(win), origin_addr, NULL, origin_count, origin_datatype, target_rank,
+                 target_disp, op))
+        return MPI_SUCCESS;
     return acc_call("MPI_Accumulate", origin_addr, origin_count, origin_datatype, NULL, 0,
                     origin_datatype, 0, target_rank, target_disp, target_count, target_datatype, op,
                     win);
@@ -1307,6 +1458,11 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
                        int target_rank, MPI_Aint target_disp, int target_count,
                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
     NEED_INIT("MPI_Get_accumulate");
+    if (origin_datatype == target_datatype && origin_count == target_count &&
+        result_datatype == target_datatype && result_count == target_count &&
+        fast_acc(win_get(win), origin_addr, result_addr, origin_count, origin_datatype, target_rank,
+                 target_disp, op))
+        return MPI_SUCCESS;
     return acc_call("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr,
                     result_count, result_datatype, 1, target_rank, target_disp, target_count,
                     target_datatype, op, win);
@@ -1339,6 +1495,8 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
             return MPI_SUCCESS;
         }
     }
+    if (fast_acc(w, origin_addr, result_addr, 1, datatype, target_rank, target_disp, op))
+        return MPI_SUCCESS;
     return acc_call("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype, 1,
                     target_rank, target_disp, 1, datatype, op, win);
 }
@@ -1358,11 +1516,9 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
         size_t off = (size_t)target_disp * (size_t)t->disp_unit;
         if (off + (size_t)es <= (size_t)t->size && off < (size_t)t->size &&
             !((uintptr_t)(t->local + off) & (uintptr_t)(es - 1))) {
-            uint64_t expect = 0, want = 0;
-            memcpy(&expect, compare_addr, (size_t)es);
-            memcpy(&want, origin_addr, (size_t)es);
+            uint64_t expect = get_bytes(compare_addr, es), want = get_bytes(origin_addr, es);
             cas_n(t->local + off, &expect, want, es);
-            memcpy(result_addr, &expect, (size_t)es);
+            put_bytes(result_addr, expect, es);
             return MPI_SUCCESS;
         }
     }
