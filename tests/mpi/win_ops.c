@@ -100,6 +100,40 @@ static void round_of(int mode, MPI_Win w, int *mem) {
         for (int i = 0; i < SLOT; i++)
             CHECK(mem[o * SLOT + i] == (i % 2 ? 0 : val(o, rank, i / 2)));
 
+    /* an indexed type of several blocks on both sides, two items of it, and the
+     * same data got back into a contiguous buffer through it */
+    MPI_Datatype idx;
+    int lens[3] = {2, 1, 3}, displs[3] = {0, 3, 5};
+    CHECK(MPI_Type_indexed(3, lens, displs, MPI_INT, &idx) == MPI_SUCCESS);
+    CHECK(MPI_Type_commit(&idx) == MPI_SUCCESS); /* 6 ints over an extent of 8 */
+    reset(mem, 0);
+    epoch_begin(mode, w);
+    for (int t = 0; t < size; t++) {
+        target_begin(mode, t, w);
+        int src[SLOT];
+        for (int i = 0; i < SLOT; i++) src[i] = val(rank, t, i);
+        CHECK(MPI_Put(src, 2, idx, t, disp(t, rank * SLOT), 2, idx, w) == MPI_SUCCESS);
+        target_end(mode, t, w);
+    }
+    epoch_end(mode, w);
+    for (int o = 0; o < size; o++)
+        for (int i = 0; i < SLOT; i++) {
+            int in = i < 16 && (i % 8 < 2 || i % 8 == 3 || (i % 8 >= 5 && i % 8 < 8));
+            CHECK(mem[o * SLOT + i] == (in ? val(o, rank, i) : 0));
+        }
+    epoch_begin(mode, w);
+    int packed[12];
+    for (int t = 0; t < size; t++) {
+        target_begin(mode, t, w);
+        CHECK(MPI_Get(packed, 12, MPI_INT, t, disp(t, rank * SLOT), 2, idx, w) == MPI_SUCCESS);
+        target_end(mode, t, w);
+        if (mode == LOCK_SHARED || mode == LOCK_EXCL)
+            for (int k = 0, i = 0; i < 16; i++)
+                if (i % 8 < 2 || i % 8 == 3 || i % 8 >= 5) CHECK(packed[k++] == val(rank, t, i));
+    }
+    epoch_end(mode, w);
+    CHECK(MPI_Type_free(&idx) == MPI_SUCCESS);
+
     /* get: contiguous, from a target vector, into an origin vector */
     reset(mem, 1);
     epoch_begin(mode, w);
