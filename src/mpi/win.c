@@ -39,6 +39,9 @@
 enum { WIN_MAX = 1024, USER_EH = 64, DYN_MAX = 64 };
 #define WIN_KIND 0xa8u
 #define WRITER   ((uint64_t)1 << 40)
+/* in a notification's cookie: the last piece of a request-based put or get, whose
+ * request handle is in bits 16..47 */
+#define REQ_COOKIE ((uint64_t)1 << 62)
 #define ASSERT_ALL                                                                                 \
     (MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)
 
@@ -165,6 +168,12 @@ static int take_faults(win_t *w) {
 }
 
 void tw_mpi_win_notification(const tw_notification_t *n) {
+    if (n->cookie & REQ_COOKIE) { /* the last piece of a request-based put or get */
+        tw_mpi_coll_request_done((MPI_Request)(uint32_t)(n->cookie >> 16),
+                                 n->status == TW_OK ? MPI_SUCCESS : MPI_ERR_RMA_RANGE);
+        tw_mpi_win_waiting--;
+        return;
+    }
     unsigned i = (unsigned)(n->cookie & 0xffff);
     if (n->status != TW_OK && i < WIN_MAX && wins[i]) wins[i]->faults++;
 }
@@ -174,20 +183,40 @@ static inline uint64_t cookie_of(const win_t *w) {
 }
 
 /* RMA calls retried while the device's queues are full. */
-static int rma_put(win_t *w, int dest, const void *src, size_t len, uint64_t nla, uint64_t key) {
+static int rma_put_n(win_t *w, int dest, const void *src, size_t len, uint64_t nla, uint64_t key,
+                     unsigned notify, uint64_t cookie) {
     unsigned spins = 0;
     int rc;
-    while ((rc = tw_put(tw_mpi.ep, dest, src, len, nla, key, 0, cookie_of(w))) == TW_RETRY)
+    while ((rc = tw_put(tw_mpi.ep, dest, src, len, nla, key, notify,
+                        notify ? cookie : cookie_of(w))) == TW_RETRY)
         relax(&spins);
     return rc;
 }
 
-static int rma_get(win_t *w, int dest, void *dst, size_t len, uint64_t nla, uint64_t key) {
+static int rma_get_n(win_t *w, int dest, void *dst, size_t len, uint64_t nla, uint64_t key,
+                     unsigned notify, uint64_t cookie) {
     unsigned spins = 0;
     int rc;
-    while ((rc = tw_get(tw_mpi.ep, dest, dst, len, nla, key, 0, cookie_of(w))) == TW_RETRY)
+    while ((rc = tw_get(tw_mpi.ep, dest, dst, len, nla, key, notify,
+                        notify ? cookie : cookie_of(w))) == TW_RETRY)
         relax(&spins);
     return rc;
+}
+
+static int rma_put(win_t *w, int dest, const void *src, size_t len, uint64_t nla, uint64_t key) {
+    return rma_put_n(w, dest, src, len, nla, key, 0, 0);
+}
+
+static int rma_get(win_t *w, int dest, void *dst, size_t len, uint64_t nla, uint64_t key) {
+    return rma_get_n(w, dest, dst, len, nla, key, 0, 0);
+}
+
+/* Request-based puts and gets through the device: the last piece asks for the
+ * notification that completes the request (requester for a put: the origin buffer
+ * may be reused; completer for a get: the data is in place), with a cookie naming
+ * the request. Operations to one target complete in order, so it comes last. */
+static inline uint64_t request_cookie(const win_t *w, MPI_Request req) {
+    return cookie_of(w) | REQ_COOKIE | (uint64_t)(uint32_t)req << 16;
 }
 
 /* An atomic on lock word idx of world rank `world`; the old value once it is known. */
@@ -909,30 +938,45 @@ static const unsigned char *packed_of(const side_t *s, unsigned char **tmp) {
 
 /* ---- put and get ---- */
 
-static int do_put(win_t *w, int r, const side_t *o, const side_t *t, const where_t *at) {
+/* req (not MPI_REQUEST_NULL): a request-based put, armed (*armed = 1) when the
+ * notification of its last piece will complete it. */
+static int do_put(win_t *w, const side_t *o, const side_t *t, const where_t *at, MPI_Request req,
+                  int *armed) {
     unsigned char *tmp;
     const unsigned char *src = packed_of(o, &tmp);
     if (!src) return MPI_ERR_NO_MEM;
     pieces_t p;
     pieces_init(&p, t->type, t->count, &t->l);
-    MPI_Aint off;
-    size_t len, pos;
-    int rc = 0;
-    while (!rc && pieces_next(&p, &off, &len, &pos)) {
-        if (at->local)
+    MPI_Aint off = 0, noff = 0;
+    size_t len = 0, pos = 0, nlen = 0, npos = 0;
+    int rc = 0, more = pieces_next(&p, &off, &len, &pos);
+    while (!rc && more) {
+        int last = !(more = pieces_next(&p, &noff, &nlen, &npos));
+        if (at->local) {
             memcpy(at->local + off, src + pos, len);
-        else
+        } else if (last && req != MPI_REQUEST_NULL && !tmp) {
+            rc = rma_put_n(w, at->dest, src + pos, len, at->nla + (uint64_t)off, at->key,
+                           TW_NOTIFY_REQUESTER, request_cookie(w, req));
+            if (!rc) {
+                *armed = 1;
+                tw_mpi_win_waiting++;
+            }
+        } else {
             rc = rma_put(w, at->dest, src + pos, len, at->nla + (uint64_t)off, at->key);
+        }
+        off = noff;
+        len = nlen;
+        pos = npos;
     }
     if (tmp) { /* the copy goes once the data has left it */
         if (!rc && !at->local) rc = tw_rma_flush(tw_mpi.ep, at->dest);
         free(tmp);
     }
-    (void)r;
     return rc ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
-static int do_get(win_t *w, int r, const side_t *o, const side_t *t, const where_t *at) {
+static int do_get(win_t *w, const side_t *o, const side_t *t, const where_t *at, MPI_Request req,
+                  int *armed) {
     unsigned char *tmp = NULL, *dst;
     size_t n = side_bytes(o);
     if (o->l.contiguous)
@@ -941,21 +985,32 @@ static int do_get(win_t *w, int r, const side_t *o, const side_t *t, const where
         return MPI_ERR_NO_MEM;
     pieces_t p;
     pieces_init(&p, t->type, t->count, &t->l);
-    MPI_Aint off;
-    size_t len, pos;
-    int rc = 0;
-    while (!rc && pieces_next(&p, &off, &len, &pos)) {
-        if (at->local)
+    MPI_Aint off = 0, noff = 0;
+    size_t len = 0, pos = 0, nlen = 0, npos = 0;
+    int rc = 0, more = pieces_next(&p, &off, &len, &pos);
+    while (!rc && more) {
+        int last = !(more = pieces_next(&p, &noff, &nlen, &npos));
+        if (at->local) {
             memcpy(dst + pos, at->local + off, len);
-        else
+        } else if (last && req != MPI_REQUEST_NULL && !tmp) {
+            rc = rma_get_n(w, at->dest, dst + pos, len, at->nla + (uint64_t)off, at->key,
+                           TW_NOTIFY_COMPLETER, request_cookie(w, req));
+            if (!rc) {
+                *armed = 1;
+                tw_mpi_win_waiting++;
+            }
+        } else {
             rc = rma_get(w, at->dest, dst + pos, len, at->nla + (uint64_t)off, at->key);
+        }
+        off = noff;
+        len = nlen;
+        pos = npos;
     }
     if (tmp) { /* unpacked once the data is there */
         if (!rc && !at->local) rc = tw_rma_flush(tw_mpi.ep, at->dest);
         if (!rc) tw_mpi_type_unpack(tmp, o->count, o->type, (void *)(uintptr_t)o->buf);
         free(tmp);
     }
-    (void)r;
     return rc ? MPI_ERR_OTHER : MPI_SUCCESS;
 }
 
@@ -974,33 +1029,64 @@ static int rma_front(win_t *w, const void *obuf, int ocount, MPI_Datatype otype,
     return resolve(w, trank, tdisp, t->count, &t->l, at);
 }
 
+/* A request complete from the start. */
+static int done_request(win_t *w, MPI_Request *request) {
+    int rc = tw_mpi_coll_request(w->context, request);
+    if (!rc) tw_mpi_coll_request_done(*request, MPI_SUCCESS);
+    return rc;
+}
+
+/* A put or get, and its request when request is not NULL: complete at once when the
+ * data moved with the call (or through a copy, flushed first), else completed by
+ * the notification of its last piece. */
+static int with_req(win_t *w, const side_t *o, const side_t *t, const where_t *at,
+                    MPI_Request *request, int get) {
+    MPI_Request req = MPI_REQUEST_NULL;
+    int rc, armed = 0;
+    if (request && (rc = tw_mpi_coll_request(w->context, &req))) return rc;
+    rc = get ? do_get(w, o, t, at, req, &armed) : do_put(w, o, t, at, req, &armed);
+    if (!request) return rc;
+    if (rc && !armed) {
+        tw_mpi_coll_request_done(req, rc);
+        MPI_Request_free(&req);
+        return rc;
+    }
+    if (!armed) tw_mpi_coll_request_done(req, MPI_SUCCESS);
+    *request = req;
+    return rc;
+}
+
 static int put_call(const char *call, const void *origin_addr, int origin_count,
                     MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                    int target_count, MPI_Datatype target_datatype, MPI_Win win, int flush) {
+                    int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                    MPI_Request *request) {
     win_t *w = win_get(win);
     if (!w) return tw_mpi_error(NULL, call, MPI_ERR_WIN, NULL);
     side_t o, t;
     where_t at;
     int rc = rma_front(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                        target_count, target_datatype, &o, &t, &at);
-    if (rc == 1) return MPI_SUCCESS;
-    if (!rc) rc = do_put(w, target_rank, &o, &t, &at);
-    if (!rc && flush && !at.local) rc = completion(w, tw_rma_flush(tw_mpi.ep, at.dest));
+    if (rc == 1) /* MPI_PROC_NULL: nothing to move */
+        rc = request ? done_request(w, request) : MPI_SUCCESS;
+    else if (!rc)
+        rc = with_req(w, &o, &t, &at, request, 0);
     return rc ? win_error(w, call, rc, NULL) : MPI_SUCCESS;
 }
 
 static int get_call(const char *call, void *origin_addr, int origin_count,
                     MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                    int target_count, MPI_Datatype target_datatype, MPI_Win win, int flush) {
+                    int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                    MPI_Request *request) {
     win_t *w = win_get(win);
     if (!w) return tw_mpi_error(NULL, call, MPI_ERR_WIN, NULL);
     side_t o, t;
     where_t at;
     int rc = rma_front(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
                        target_count, target_datatype, &o, &t, &at);
-    if (rc == 1) return MPI_SUCCESS;
-    if (!rc) rc = do_get(w, target_rank, &o, &t, &at);
-    if (!rc && flush && !at.local) rc = completion(w, tw_rma_flush(tw_mpi.ep, at.dest));
+    if (rc == 1) /* MPI_PROC_NULL: nothing to move */
+        rc = request ? done_request(w, request) : MPI_SUCCESS;
+    else if (!rc)
+        rc = with_req(w, &o, &t, &at, request, 1);
     return rc ? win_error(w, call, rc, NULL) : MPI_SUCCESS;
 }
 
@@ -1024,7 +1110,7 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
         }
     }
     return put_call("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                    target_count, target_datatype, win, 0);
+                    target_count, target_datatype, win, NULL);
 }
 
 int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
@@ -1045,7 +1131,7 @@ int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, i
         }
     }
     return get_call("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                    target_count, target_datatype, win, 0);
+                    target_count, target_datatype, win, NULL);
 }
 
 /* ---- accumulate ---- */
@@ -1537,7 +1623,10 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
     return rc ? win_error(w, call, rc, NULL) : MPI_SUCCESS;
 }
 
-/* ---- request-based operations: complete at the target before they return ---- */
+/* ---- request-based operations ----
+ * Rput and Rget through the device complete with the notification of their last
+ * piece (above); the accumulates, and everything on a shm window, are complete at
+ * the target before the call returns its request. */
 
 static int with_request(win_t *w, const char *call, int rc, MPI_Request *request) {
     if (!w) return rc;
@@ -1553,9 +1642,8 @@ int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_data
              MPI_Win win, MPI_Request *request) {
     NEED_INIT("MPI_Rput");
     if (!request) return tw_mpi_error(NULL, "MPI_Rput", MPI_ERR_ARG, NULL);
-    int rc = put_call("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank,
-                      target_disp, target_count, target_datatype, win, 1);
-    return with_request(win_get(win), "MPI_Rput", rc, request);
+    return put_call("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank,
+                    target_disp, target_count, target_datatype, win, request);
 }
 
 int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
@@ -1563,9 +1651,8 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
              MPI_Request *request) {
     NEED_INIT("MPI_Rget");
     if (!request) return tw_mpi_error(NULL, "MPI_Rget", MPI_ERR_ARG, NULL);
-    int rc = get_call("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank,
-                      target_disp, target_count, target_datatype, win, 1);
-    return with_request(win_get(win), "MPI_Rget", rc, request);
+    return get_call("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank,
+                    target_disp, target_count, target_datatype, win, request);
 }
 
 int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,

@@ -254,6 +254,35 @@ static void round_of(int mode, MPI_Win w, int *mem) {
         for (int i = 0; i < N; i++) CHECK(mem[o * SLOT + i] == val(o, rank, i));
         CHECK(mem[o * SLOT + N] == 4);
     }
+    /* many requests outstanding at once: N single-int rputs, then N rgets, waited for
+     * all together (and one polled with MPI_Test, one freed while running) */
+    reset(mem, 0);
+    epoch_begin(mode, w);
+    for (int t = 0; t < size; t++) {
+        target_begin(mode, t, w);
+        MPI_Request req[N];
+        int src[N], back[N];
+        for (int i = 0; i < N; i++) {
+            src[i] = val(rank, t, i) * 3;
+            CHECK(MPI_Rput(&src[i], 1, MPI_INT, t, disp(t, rank * SLOT + i), 1, MPI_INT, w,
+                           &req[i]) == MPI_SUCCESS);
+        }
+        int flag = 0;
+        while (!flag) CHECK(MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        CHECK(req[0] == MPI_REQUEST_NULL);
+        CHECK(MPI_Request_free(&req[1]) == MPI_SUCCESS);
+        CHECK(MPI_Waitall(N, req, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        if (mode != FENCE && mode != PSCW) CHECK(MPI_Win_flush_all(w) == MPI_SUCCESS);
+        for (int i = 0; i < N; i++)
+            CHECK(MPI_Rget(&back[i], 1, MPI_INT, t, disp(t, rank * SLOT + i), 1, MPI_INT, w,
+                           &req[i]) == MPI_SUCCESS);
+        CHECK(MPI_Waitall(N, req, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        for (int i = 0; i < N; i++) CHECK(back[i] == val(rank, t, i) * 3);
+        target_end(mode, t, w);
+    }
+    epoch_end(mode, w);
+    for (int o = 0; o < size; o++)
+        for (int i = 0; i < N; i++) CHECK(mem[o * SLOT + i] == val(o, rank, i) * 3);
     CHECK(MPI_Type_free(&vec) == MPI_SUCCESS);
 }
 
