@@ -165,11 +165,54 @@ static int take_faults(win_t *w) {
     return f;
 }
 
+/* The request-based puts and gets waiting for their last notification, with the
+ * rank they went to: a notification completes one only when it names it and comes
+ * from the initiator's side of an operation to that rank, so no other process can
+ * complete our requests by naming them in a cookie of its own. */
+typedef struct armed {
+    MPI_Request req;
+    int peer;
+} armed_t;
+static armed_t *armed_reqs;
+static int narmed, armed_cap;
+
+static int arm(MPI_Request req, int peer) {
+    if (narmed == armed_cap) {
+        int cap = armed_cap ? 2 * armed_cap : 64;
+        armed_t *a = realloc(armed_reqs, (size_t)cap * sizeof *a);
+        if (!a) return MPI_ERR_NO_MEM;
+        armed_reqs = a;
+        armed_cap = cap;
+    }
+    armed_reqs[narmed++] = (armed_t){req, peer};
+    tw_mpi_win_waiting++;
+    return MPI_SUCCESS;
+}
+
+static void disarm(MPI_Request req) {
+    for (int k = 0; k < narmed; k++)
+        if (armed_reqs[k].req == req) {
+            armed_reqs[k] = armed_reqs[--narmed];
+            tw_mpi_win_waiting--;
+            return;
+        }
+}
+
 void tw_mpi_win_notification(const tw_notification_t *n) {
+    /* ours as initiator: a put's requester, a get's completer, or a fault (which
+     * always comes as a requester notification) */
+    int initiator =
+        n->cls == TW_NOTIFY_REQUESTER || (n->op == TW_OP_GET && n->cls == TW_NOTIFY_COMPLETER);
+    if (!initiator) return;
     if (n->cookie & REQ_COOKIE) { /* the last piece of a request-based put or get */
-        tw_mpi_coll_request_done((MPI_Request)(uint32_t)(n->cookie >> 16),
-                                 n->status == TW_OK ? MPI_SUCCESS : MPI_ERR_RMA_RANGE);
-        tw_mpi_win_waiting--;
+        MPI_Request req = (MPI_Request)(uint32_t)(n->cookie >> 16);
+        for (int k = 0; k < narmed; k++) {
+            if (armed_reqs[k].req != req || armed_reqs[k].peer != n->peer) continue;
+            armed_reqs[k] = armed_reqs[--narmed];
+            tw_mpi_win_waiting--;
+            tw_mpi_coll_request_done(req, n->status == TW_OK ? MPI_SUCCESS : MPI_ERR_RMA_RANGE);
+            return;
+        }
         return;
     }
     unsigned i = (unsigned)(n->cookie & 0xffff);
@@ -952,12 +995,13 @@ static int do_put(win_t *w, const side_t *o, const side_t *t, const where_t *at,
         int last = !(more = pieces_next(&p, &noff, &nlen, &npos));
         if (at->local) {
             memcpy(at->local + off, src + pos, len);
-        } else if (last && req != MPI_REQUEST_NULL && !tmp) {
+        } else if (last && req != MPI_REQUEST_NULL && !tmp && !(rc = arm(req, at->dest))) {
             rc = rma_put_n(w, at->dest, src + pos, len, at->nla + (uint64_t)off, at->key,
                            TW_NOTIFY_REQUESTER, request_cookie(w, req));
-            if (!rc) {
+            if (rc) { /* not issued: nothing will complete it */
+                disarm(req);
+            } else {
                 *armed = 1;
-                tw_mpi_win_waiting++;
             }
         } else {
             rc = rma_put(w, at->dest, src + pos, len, at->nla + (uint64_t)off, at->key);
@@ -990,12 +1034,13 @@ static int do_get(win_t *w, const side_t *o, const side_t *t, const where_t *at,
         int last = !(more = pieces_next(&p, &noff, &nlen, &npos));
         if (at->local) {
             memcpy(dst + pos, at->local + off, len);
-        } else if (last && req != MPI_REQUEST_NULL && !tmp) {
+        } else if (last && req != MPI_REQUEST_NULL && !tmp && !(rc = arm(req, at->dest))) {
             rc = rma_get_n(w, at->dest, dst + pos, len, at->nla + (uint64_t)off, at->key,
                            TW_NOTIFY_COMPLETER, request_cookie(w, req));
-            if (!rc) {
+            if (rc) { /* not issued: nothing will complete it */
+                disarm(req);
+            } else {
                 *armed = 1;
-                tw_mpi_win_waiting++;
             }
         } else {
             rc = rma_get(w, at->dest, dst + pos, len, at->nla + (uint64_t)off, at->key);
