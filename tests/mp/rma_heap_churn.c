@@ -4,8 +4,10 @@
  * fault TW_ERR_STALE, and the memory must really be given back: rank 0's address
  * space (which maps the blocks it accessed) must not grow with the number of
  * blocks. The node's shared memory in use is printed too (not checked: other jobs
- * share it). */
+ * share it). tw_heap_local_addr gives each block as plain memory on one node, and
+ * nothing for a wrong key, out of bounds, a freed block, or over the udp link. */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
 
@@ -92,6 +94,21 @@ static void user(tw_ep_t *ep) {
         nq_next(ep, &n);
         CHECK(n.status == TW_OK && n.cookie == 2);
         CHECK(got == 0x0101010101010101ull * (m.round & 0xff));
+        /* the block as plain memory here, on one node; never with a wrong key, out of
+         * bounds, once freed, or over the udp link */
+        const char *link = getenv("TW_LINK");
+        unsigned char *p =
+            tw_heap_local_addr(ep, 1, m.region.nla + BLOCK / 2, m.region.key, sizeof got);
+        if (link && !strcmp(link, "udp")) {
+            CHECK(p == NULL);
+        } else {
+            CHECK(p != NULL);
+            CHECK(memcmp(p, &got, sizeof got) == 0);
+        }
+        CHECK(tw_heap_local_addr(ep, 1, m.region.nla, m.region.key ^ 1, 8) == NULL);
+        CHECK(tw_heap_local_addr(ep, 1, m.region.nla + BLOCK - 4, m.region.key, 8) == NULL);
+        CHECK(tw_heap_local_addr(ep, 2, m.region.nla, m.region.key, 8) == NULL); /* no rank 2 */
+        if (prev.nla) CHECK(tw_heap_local_addr(ep, 1, prev.nla, prev.key, 8) == NULL);
         uint64_t v = 0xabcd000000000000ull | m.round;
         CHECK_RC(tw_put(ep, 1, &v, 8, m.region.nla + BLOCK - 8, m.region.key, 0, 3), TW_OK);
         CHECK_RC(tw_rma_flush(ep, 1), TW_OK);

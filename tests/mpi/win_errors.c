@@ -44,6 +44,22 @@ static void errors(void) {
     CHECK(MPI_Win_lock_all(MPI_MODE_NOSUCCEED, w) == MPI_ERR_ASSERT);
     CHECK(MPI_Win_lock(MPI_LOCK_SHARED, size, 0, w) == MPI_ERR_RANK);
 
+    /* assertions that are right: a fence epoch opened with NOPRECEDE and closed with
+     * NOSUCCEED (after which nothing may be accessed), a lock with NOCHECK */
+    int from = (rank + size - 1) % size, mark = rank + 100;
+    CHECK(MPI_Win_fence(MPI_MODE_NOPRECEDE, w) == MPI_SUCCESS);
+    CHECK(MPI_Put(&mark, 1, MPI_INT, peer, 0, 1, MPI_INT, w) == MPI_SUCCESS);
+    CHECK(MPI_Win_fence(MPI_MODE_NOSTORE | MPI_MODE_NOSUCCEED, w) == MPI_SUCCESS);
+    CHECK(mem[0] == from + 100);
+    CHECK(MPI_Put(&mark, 1, MPI_INT, peer, 0, 1, MPI_INT, w) == MPI_ERR_RMA_SYNC);
+    mark += 100;
+    CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, MPI_MODE_NOCHECK, w) == MPI_SUCCESS);
+    CHECK(MPI_Put(&mark, 1, MPI_INT, peer, 1, 1, MPI_INT, w) == MPI_SUCCESS);
+    CHECK(MPI_Win_unlock(peer, w) == MPI_SUCCESS);
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+    CHECK(mem[1] == from + 200);
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+
     /* inside a lock epoch: displacements outside the window, bad arguments */
     CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, w) == MPI_SUCCESS);
     CHECK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w) == MPI_ERR_RMA_SYNC); /* twice */
@@ -64,6 +80,10 @@ static void errors(void) {
     CHECK(MPI_Accumulate(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, MPI_OP_NULL, w) == MPI_ERR_OP);
     double d = 1;
     CHECK(MPI_Accumulate(&d, 1, MPI_DOUBLE, peer, 0, 1, MPI_DOUBLE, MPI_BAND, w) == MPI_ERR_OP);
+    char ch = 'a';
+    CHECK(MPI_Accumulate(&ch, 1, MPI_CHAR, peer, 0, 1, MPI_CHAR, MPI_SUM, w) == MPI_ERR_OP);
+    CHECK(MPI_Fetch_and_op(&ch, &ch, MPI_CHAR, peer, 0, MPI_SUM, w) == MPI_ERR_OP);
+    CHECK(MPI_Accumulate(&ch, 1, MPI_CHAR, peer, 0, 1, MPI_CHAR, MPI_REPLACE, w) == MPI_SUCCESS);
     CHECK(MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, w) == MPI_SUCCESS);
     CHECK(MPI_Win_flush(peer, w) == MPI_SUCCESS);
     CHECK(MPI_Win_fence(0, w) == MPI_ERR_RMA_SYNC); /* inside a lock epoch */

@@ -100,6 +100,40 @@ static void round_of(int mode, MPI_Win w, int *mem) {
         for (int i = 0; i < SLOT; i++)
             CHECK(mem[o * SLOT + i] == (i % 2 ? 0 : val(o, rank, i / 2)));
 
+    /* an indexed type of several blocks on both sides, two items of it, and the
+     * same data got back into a contiguous buffer through it */
+    MPI_Datatype idx;
+    int lens[3] = {2, 1, 3}, displs[3] = {0, 3, 5};
+    CHECK(MPI_Type_indexed(3, lens, displs, MPI_INT, &idx) == MPI_SUCCESS);
+    CHECK(MPI_Type_commit(&idx) == MPI_SUCCESS); /* 6 ints over an extent of 8 */
+    reset(mem, 0);
+    epoch_begin(mode, w);
+    for (int t = 0; t < size; t++) {
+        target_begin(mode, t, w);
+        int src[SLOT];
+        for (int i = 0; i < SLOT; i++) src[i] = val(rank, t, i);
+        CHECK(MPI_Put(src, 2, idx, t, disp(t, rank * SLOT), 2, idx, w) == MPI_SUCCESS);
+        target_end(mode, t, w);
+    }
+    epoch_end(mode, w);
+    for (int o = 0; o < size; o++)
+        for (int i = 0; i < SLOT; i++) {
+            int in = i < 16 && (i % 8 < 2 || i % 8 == 3 || (i % 8 >= 5 && i % 8 < 8));
+            CHECK(mem[o * SLOT + i] == (in ? val(o, rank, i) : 0));
+        }
+    epoch_begin(mode, w);
+    int packed[12];
+    for (int t = 0; t < size; t++) {
+        target_begin(mode, t, w);
+        CHECK(MPI_Get(packed, 12, MPI_INT, t, disp(t, rank * SLOT), 2, idx, w) == MPI_SUCCESS);
+        target_end(mode, t, w);
+        if (mode == LOCK_SHARED || mode == LOCK_EXCL)
+            for (int k = 0, i = 0; i < 16; i++)
+                if (i % 8 < 2 || i % 8 == 3 || i % 8 >= 5) CHECK(packed[k++] == val(rank, t, i));
+    }
+    epoch_end(mode, w);
+    CHECK(MPI_Type_free(&idx) == MPI_SUCCESS);
+
     /* get: contiguous, from a target vector, into an origin vector */
     reset(mem, 1);
     epoch_begin(mode, w);
@@ -220,7 +254,49 @@ static void round_of(int mode, MPI_Win w, int *mem) {
         for (int i = 0; i < N; i++) CHECK(mem[o * SLOT + i] == val(o, rank, i));
         CHECK(mem[o * SLOT + N] == 4);
     }
+    /* many requests outstanding at once: N single-int rputs, then N rgets, waited for
+     * all together (and one polled with MPI_Test, one freed while running) */
+    reset(mem, 0);
+    epoch_begin(mode, w);
+    for (int t = 0; t < size; t++) {
+        target_begin(mode, t, w);
+        MPI_Request req[N];
+        int src[N], back[N];
+        for (int i = 0; i < N; i++) {
+            src[i] = val(rank, t, i) * 3;
+            CHECK(MPI_Rput(&src[i], 1, MPI_INT, t, disp(t, rank * SLOT + i), 1, MPI_INT, w,
+                           &req[i]) == MPI_SUCCESS);
+        }
+        int flag = 0;
+        while (!flag) CHECK(MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        CHECK(req[0] == MPI_REQUEST_NULL);
+        CHECK(MPI_Request_free(&req[1]) == MPI_SUCCESS);
+        CHECK(MPI_Waitall(N, req, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        if (mode != FENCE && mode != PSCW) CHECK(MPI_Win_flush_all(w) == MPI_SUCCESS);
+        for (int i = 0; i < N; i++)
+            CHECK(MPI_Rget(&back[i], 1, MPI_INT, t, disp(t, rank * SLOT + i), 1, MPI_INT, w,
+                           &req[i]) == MPI_SUCCESS);
+        CHECK(MPI_Waitall(N, req, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        for (int i = 0; i < N; i++) CHECK(back[i] == val(rank, t, i) * 3);
+        target_end(mode, t, w);
+    }
+    epoch_end(mode, w);
+    for (int o = 0; o < size; o++)
+        for (int i = 0; i < N; i++) CHECK(mem[o * SLOT + i] == val(o, rank, i) * 3);
     CHECK(MPI_Type_free(&vec) == MPI_SUCCESS);
+}
+
+/* 1 when every rank is on this node and reached over shared memory (not so over
+ * the udp link, TW_LINK=udp, or across hosts). */
+static int all_on_one_node(void) {
+    const char *link = getenv("TW_LINK");
+    MPI_Comm node;
+    int n;
+    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+          MPI_SUCCESS);
+    CHECK(MPI_Comm_size(node, &n) == MPI_SUCCESS);
+    CHECK(MPI_Comm_free(&node) == MPI_SUCCESS);
+    return n == size && !(link && !strcmp(link, "udp"));
 }
 
 int main(int argc, char **argv) {
@@ -229,12 +305,10 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_group(MPI_COMM_WORLD, &world_group);
     dyn_base = calloc((size_t)size, sizeof *dyn_base);
-    /* shared windows need every rank on one node: not over the udp link */
-    const char *link = getenv("TW_LINK");
-    int udp = link && !strcmp(link, "udp");
+    int one_node = all_on_one_node(); /* what shared windows need */
     size_t bytes = (size_t)(size + 2) * SLOT * sizeof(int);
     for (int f = 0; f < FLAVORS; f++) {
-        if (f == F_SHARED && udp) continue;
+        if (f == F_SHARED && !one_node) continue;
         flavor_now = f;
         MPI_Win w;
         int *mem = NULL;

@@ -85,8 +85,21 @@ static void pscw(void) {
     free(mem2);
 }
 
-static void shared(void) {
+/* 1 when every rank is on this node and reached over shared memory (not so over
+ * the udp link, TW_LINK=udp, or across hosts). */
+static int all_on_one_node(void) {
     const char *link = getenv("TW_LINK");
+    MPI_Comm node;
+    int n;
+    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+          MPI_SUCCESS);
+    CHECK(MPI_Comm_size(node, &n) == MPI_SUCCESS);
+    CHECK(MPI_Comm_free(&node) == MPI_SUCCESS);
+    return n == size && !(link && !strcmp(link, "udp"));
+}
+
+static void shared(void) {
+    int one_node = all_on_one_node();
     MPI_Aint mine =
         (MPI_Aint)((rank % 3) * 8 * sizeof(long)); /* rank 0 (and every third) has none */
     long *base;
@@ -94,7 +107,7 @@ static void shared(void) {
     CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS);
     int rc = MPI_Win_allocate_shared(mine, sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &w);
     CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL) == MPI_SUCCESS);
-    if (link && !strcmp(link, "udp") && size > 1) { /* ranks as if on different nodes */
+    if (!one_node && size > 1) { /* ranks on different nodes (or as if) */
         CHECK(rc == MPI_ERR_RMA_SHARED);
         return;
     }
@@ -142,11 +155,10 @@ static void shared(void) {
 
 /* Passive target on one node: the target computes without calling MPI while an
  * origin locks, puts, accumulates, gets and unlocks; all of it completes, since the
- * origin moves the data itself. Over the udp link the target's device must run, so
- * this is left out there. */
+ * origin moves the data itself. Across nodes (or over the udp link) the target's
+ * device must run, so this is left out there. */
 static void passive(int allocate) {
-    const char *link = getenv("TW_LINK");
-    if (size < 2 || (link && !strcmp(link, "udp"))) return;
+    if (size < 2 || !all_on_one_node()) return;
     long *mem, *own = NULL;
     MPI_Win w;
     if (allocate) {
