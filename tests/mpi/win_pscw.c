@@ -153,12 +153,19 @@ static void shared(void) {
     CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
 }
 
-/* Passive target on one node: the target computes without calling MPI while an
- * origin locks, puts, accumulates, gets and unlocks; all of it completes, since the
- * origin moves the data itself. Across nodes (or over the udp link) the target's
- * device must run, so this is left out there. */
+/* 1 when the device's progress thread serves this process's udp link. */
+static int progress_thread(void) {
+    const char *on = getenv("TW_PROGRESS_THREAD");
+    return on && !strcmp(on, "1");
+}
+
+/* Passive target: the target computes without calling MPI while an origin locks,
+ * puts, accumulates, gets and unlocks; all of it completes. On one node the origin
+ * moves the data itself; across nodes (or over the udp link) the target's device
+ * must run, which its progress thread does when TW_PROGRESS_THREAD=1; without it
+ * this is left out there. */
 static void passive(int allocate) {
-    if (size < 2 || !all_on_one_node()) return;
+    if (size < 2 || !(all_on_one_node() || progress_thread())) return;
     long *mem, *own = NULL;
     MPI_Win w;
     if (allocate) {
