@@ -1,0 +1,257 @@
+/* MPI one-sided communication: what the window's units share. win.c makes, names
+ * and frees windows; win_rma.c resolves targets and does put and get; win_acc.c
+ * the accumulate family; win_sync.c the PSCW messages and every synchronization
+ * call. The helpers on the put/get/accumulate paths are static inline here. */
+#ifndef TW_MPI_WIN_H
+#define TW_MPI_WIN_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/mpi_impl.h"
+#include "mpi/typemap.h"
+
+#pragma GCC visibility push(hidden)
+
+enum { WIN_MAX = 1024, USER_EH = 64, DYN_MAX = 64 };
+#define WIN_KIND 0xa8u
+#define WRITER   ((uint64_t)1 << 40)
+/* in a notification's cookie: the last piece of a request-based put or get, whose
+ * request handle is in bits 16..47 */
+#define REQ_COOKIE ((uint64_t)1 << 62)
+
+/* per target access state */
+enum { ACC_SHARED = 1, ACC_EXCL = 2, ACC_NOCHECK = 4, ACC_STARTED = 8 };
+enum { MSG_POST = 1, MSG_COMPLETE = 2 };
+
+/* The regions attached to a dynamic window at one rank, kept in a heap block that
+ * origins fetch to translate addresses. */
+typedef struct dyn_entry {
+    uint64_t base, len, nla, key;
+} dyn_entry_t;
+typedef struct dyn_table {
+    uint64_t gen, n;
+    dyn_entry_t e[DYN_MAX];
+} dyn_table_t;
+
+typedef struct target {
+    uint64_t nla, key;    /* the window memory at that rank (of dest's ATU) */
+    MPI_Aint size;        /* bytes */
+    int disp_unit;        /* as that rank gave it */
+    int world;            /* its world rank: lock words, PSCW messages */
+    int dest;             /* the world rank whose ATU translates nla */
+    unsigned char *local; /* the memory mapped here (shm windows), else NULL */
+    /* dynamic windows: the target's table, and a copy fetched at sync */
+    uint64_t tab_nla, tab_key;
+    dyn_table_t *tab;
+    unsigned tab_sync; /* w->sync when fetched, +1 (0: never) */
+} target_t;
+
+typedef struct win {
+    MPI_Win handle;
+    MPI_Comm comm; /* a private duplicate: window traffic never matches the user's */
+    tw_mpi_comm_t *c;
+    uint32_t context;
+    int rank, size;
+    int flavor;
+    void *base;
+    MPI_Aint bytes;
+    int disp_unit;
+    tw_region_t region;
+    int own; /* 1: region registered by tw_reg; 2: a heap block of ours */
+    void *heap;
+    target_t *t;
+    int shm; /* every target's memory is mapped here: copies and CPU atomics */
+    unsigned lock_idx, acc_idx;
+    /* epochs */
+    int fence;    /* an access epoch opened by a fence */
+    int lock_all; /* 1, or 2 with MPI_MODE_NOCHECK */
+    uint8_t *tacc;
+    int started;
+    int posted, npost;
+    int *posts_in; /* posts received from each rank not yet taken by a start */
+    int completes_in;
+    int faults;
+    unsigned sync;
+    /* dynamic windows */
+    dyn_table_t *dyn;
+    tw_region_t dyn_region;
+    tw_region_t attached[DYN_MAX];
+    MPI_Errhandler eh;
+    /* attribute values handed out by pointer */
+    MPI_Aint attr_size;
+    int attr_disp, attr_flavor, attr_model;
+    char name[MPI_MAX_OBJECT_NAME];
+} win_t;
+
+/* every window, by the index in its handle */
+extern win_t *tw_win_table[WIN_MAX];
+
+/* ---- handles and errors ---- */
+
+static inline win_t *win_get(MPI_Win h) {
+    unsigned i = (unsigned)h & 0xffffff;
+    return ((unsigned)h >> 24) == WIN_KIND && i < WIN_MAX ? tw_win_table[i] : NULL;
+}
+
+/* Reports errclass through the window's error handler (w NULL: MPI's default). */
+int tw_win_error(win_t *w, const char *call, int errclass, const char *detail);
+
+#define GET_WIN(call, h)                                                                           \
+    NEED_INIT(call);                                                                               \
+    win_t *w = win_get(h);                                                                         \
+    if (!w) return tw_mpi_error(NULL, call, MPI_ERR_WIN, NULL)
+
+/* ---- progress helpers ---- */
+
+static inline void relax(unsigned *spins) {
+    tw_mpi_progress();
+    tw_ep_relax(tw_mpi.ep, spins);
+}
+
+/* Takes in the notifications of window operations (faults) now. */
+static inline int take_faults(win_t *w) {
+    tw_mpi_win_waiting++;
+    tw_mpi_progress();
+    tw_mpi_win_waiting--;
+    int f = w->faults;
+    w->faults = 0;
+    return f;
+}
+
+static inline uint64_t cookie_of(const win_t *w) {
+    return TW_WIN_COOKIE | ((unsigned)w->handle & 0xffffff);
+}
+
+/* RMA calls retried while the device's queues are full. */
+static inline int rma_put_n(win_t *w, int dest, const void *src, size_t len, uint64_t nla,
+                            uint64_t key, unsigned notify, uint64_t cookie) {
+    unsigned spins = 0;
+    int rc;
+    while ((rc = tw_put(tw_mpi.ep, dest, src, len, nla, key, notify,
+                        notify ? cookie : cookie_of(w))) == TW_RETRY)
+        relax(&spins);
+    return rc;
+}
+
+static inline int rma_get_n(win_t *w, int dest, void *dst, size_t len, uint64_t nla, uint64_t key,
+                            unsigned notify, uint64_t cookie) {
+    unsigned spins = 0;
+    int rc;
+    while ((rc = tw_get(tw_mpi.ep, dest, dst, len, nla, key, notify,
+                        notify ? cookie : cookie_of(w))) == TW_RETRY)
+        relax(&spins);
+    return rc;
+}
+
+static inline int rma_put(win_t *w, int dest, const void *src, size_t len, uint64_t nla,
+                          uint64_t key) {
+    return rma_put_n(w, dest, src, len, nla, key, 0, 0);
+}
+
+static inline int rma_get(win_t *w, int dest, void *dst, size_t len, uint64_t nla, uint64_t key) {
+    return rma_get_n(w, dest, dst, len, nla, key, 0, 0);
+}
+
+/* ---- the target side of an operation (win_rma.c) ---- */
+
+/* Where an operation lands: the first byte of the target buffer (target_disp) as
+ * NLA and key at dest, or as a mapped address. */
+typedef struct where {
+    int dest;
+    uint64_t nla, key;
+    unsigned char *local;
+} where_t;
+
+/* Checks that count items of a type (layout l) at target_disp lie inside rank r's
+ * window, and says where they are. MPI_SUCCESS or an error class. */
+int tw_win_resolve(win_t *w, int r, MPI_Aint disp, MPI_Count count, const tw_mpi_type_layout_t *l,
+                   where_t *at);
+
+/* Walks the contiguous pieces of count items of a map: offset from the buffer,
+ * length, and position in the packed stream. */
+typedef struct pieces {
+    const tw_typemap_t *m;
+    MPI_Count count, k;
+    size_t b, i;
+    int contig, done;
+    MPI_Aint lb;
+} pieces_t;
+
+static inline void pieces_init(pieces_t *p, MPI_Datatype type, MPI_Count count,
+                               const tw_mpi_type_layout_t *l) {
+    *p = (pieces_t){tw_mpi_type_map(type),  count, 0, 0, 0, l->contiguous,
+                    count <= 0 || !l->size, l->lb};
+}
+
+static inline int pieces_next(pieces_t *p, MPI_Aint *off, size_t *len, size_t *pos) {
+    if (p->done) return 0;
+    if (p->contig) {
+        *off = p->lb;
+        *len = (size_t)(p->count * p->m->size);
+        *pos = 0;
+        p->done = 1;
+        return 1;
+    }
+    const tw_typemap_block_t *bl = &p->m->blocks[p->b];
+    *off = (MPI_Aint)p->k * (p->m->ub - p->m->lb) + bl->disp + (MPI_Aint)p->i * bl->stride;
+    *len = bl->len;
+    *pos = (size_t)p->k * (size_t)p->m->size + bl->pos + p->i * bl->len;
+    if (++p->i == bl->reps) {
+        p->i = 0;
+        if (++p->b == p->m->nblocks) {
+            p->b = 0;
+            if (++p->k == p->count) p->done = 1;
+        }
+    }
+    return 1;
+}
+
+/* ---- checks common to every operation ---- */
+
+static inline int access_ok(const win_t *w, int r) {
+    return w->fence || w->lock_all || w->tacc[r];
+}
+
+typedef struct side {
+    const void *buf;
+    MPI_Count count;
+    MPI_Datatype type;
+    tw_mpi_type_layout_t l;
+} side_t;
+
+static inline int side_of(side_t *s, const void *buf, int count, MPI_Datatype type) {
+    if (count < 0) return MPI_ERR_COUNT;
+    s->buf = buf;
+    s->count = count;
+    s->type = type;
+    return tw_mpi_type_layout(type, &s->l) ? MPI_ERR_TYPE : MPI_SUCCESS;
+}
+
+static inline size_t side_bytes(const side_t *s) {
+    return (size_t)(s->count * s->l.size);
+}
+
+/* The packed bytes of an origin buffer: the buffer itself when contiguous, else a
+ * packed copy in *tmp (freed by the caller). */
+static inline const unsigned char *packed_of(const side_t *s, unsigned char **tmp) {
+    *tmp = NULL;
+    if (s->l.contiguous) return (const unsigned char *)s->buf + s->l.lb;
+    size_t n = side_bytes(s);
+    if (!(*tmp = malloc(n ? n : 1))) return NULL;
+    tw_mpi_type_pack(s->buf, s->count, s->type, *tmp);
+    return *tmp;
+}
+/* ---- synchronization (win_sync.c) ---- */
+
+/* An atomic on lock word idx of world rank `world`; the old value once it is known. */
+int tw_win_lock_atomic(win_t *w, int world, tw_atomic_op_t op, unsigned idx, uint64_t a, uint64_t b,
+                       uint64_t *old);
+/* Every operation of this process to the window's targets completed there. */
+int tw_win_flush_all(win_t *w);
+/* After a flush: MPI_SUCCESS, or the class of what went wrong meanwhile. */
+int tw_win_completion(win_t *w, int rc);
+
+#pragma GCC visibility pop
+
+#endif

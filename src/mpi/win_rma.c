@@ -1,0 +1,346 @@
+/* MPI one-sided communication: the target side of an operation (where its bytes
+ * lie, the tables of dynamic windows), put and get, and their request-based forms,
+ * with the notifications that complete those and count the device's faults. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/win.h"
+
+/* ---- notifications ---- */
+
+/* The request-based puts and gets waiting for their last notification, with the
+ * rank they went to: a notification completes one only when it names it and comes
+ * from the initiator's side of an operation to that rank, so no other process can
+ * complete our requests by naming them in a cookie of its own. */
+typedef struct armed {
+    MPI_Request req;
+    int peer;
+} armed_t;
+static armed_t *armed_reqs;
+static int narmed, armed_cap;
+
+static int arm(MPI_Request req, int peer) {
+    if (narmed == armed_cap) {
+        int cap = armed_cap ? 2 * armed_cap : 64;
+        armed_t *a = realloc(armed_reqs, (size_t)cap * sizeof *a);
+        if (!a) return MPI_ERR_NO_MEM;
+        armed_reqs = a;
+        armed_cap = cap;
+    }
+    armed_reqs[narmed++] = (armed_t){req, peer};
+    tw_mpi_win_waiting++;
+    return MPI_SUCCESS;
+}
+
+static void disarm(MPI_Request req) {
+    for (int k = 0; k < narmed; k++)
+        if (armed_reqs[k].req == req) {
+            armed_reqs[k] = armed_reqs[--narmed];
+            tw_mpi_win_waiting--;
+            return;
+        }
+}
+
+void tw_mpi_win_notification(const tw_notification_t *n) {
+    /* ours as initiator: a put's requester, a get's completer, or a fault (which
+     * always comes as a requester notification) */
+    int initiator =
+        n->cls == TW_NOTIFY_REQUESTER || (n->op == TW_OP_GET && n->cls == TW_NOTIFY_COMPLETER);
+    if (!initiator) return;
+    if (n->cookie & REQ_COOKIE) { /* the last piece of a request-based put or get */
+        MPI_Request req = (MPI_Request)(uint32_t)(n->cookie >> 16);
+        for (int k = 0; k < narmed; k++) {
+            if (armed_reqs[k].req != req || armed_reqs[k].peer != n->peer) continue;
+            armed_reqs[k] = armed_reqs[--narmed];
+            tw_mpi_win_waiting--;
+            tw_mpi_coll_request_done(req, n->status == TW_OK ? MPI_SUCCESS : MPI_ERR_RMA_RANGE);
+            return;
+        }
+        return;
+    }
+    unsigned i = (unsigned)(n->cookie & 0xffff);
+    if (n->status != TW_OK && i < WIN_MAX && tw_win_table[i]) tw_win_table[i]->faults++;
+}
+
+/* Request-based puts and gets through the device: the last piece asks for the
+ * notification that completes the request (requester for a put: the origin buffer
+ * may be reused; completer for a get: the data is in place), with a cookie naming
+ * the request. Operations to one target complete in order, so it comes last. */
+static inline uint64_t request_cookie(const win_t *w, MPI_Request req) {
+    return cookie_of(w) | REQ_COOKIE | (uint64_t)(uint32_t)req << 16;
+}
+
+/* ---- the target side of an operation ---- */
+
+/* Fetches rank r's table of attached regions (dynamic windows). */
+static int fetch_table(win_t *w, int r) {
+    target_t *t = &w->t[r];
+    if (!t->tab && !(t->tab = malloc(sizeof *t->tab))) return MPI_ERR_NO_MEM;
+    int rc = rma_get(w, t->world, t->tab, sizeof *t->tab, t->tab_nla, t->tab_key);
+    if (!rc) rc = tw_rma_flush(tw_mpi.ep, t->world);
+    if (rc || take_faults(w)) {
+        t->tab_sync = 0;
+        return MPI_ERR_OTHER;
+    }
+    t->tab_sync = w->sync + 1;
+    return MPI_SUCCESS;
+}
+
+static const dyn_entry_t *table_find(const dyn_table_t *d, uint64_t lo, uint64_t hi) {
+    uint64_t n = d->n < DYN_MAX ? d->n : DYN_MAX;
+    for (uint64_t i = 0; i < n; i++)
+        if (lo >= d->e[i].base && hi <= d->e[i].base + d->e[i].len) return &d->e[i];
+    return NULL;
+}
+
+/* Checks that count items of a type (layout l) at target_disp lie inside rank r's
+ * window, and says where they are. MPI_SUCCESS or an error class. */
+int tw_win_resolve(win_t *w, int r, MPI_Aint disp, MPI_Count count, const tw_mpi_type_layout_t *l,
+                   where_t *at) {
+    target_t *t = &w->t[r];
+    if (disp < 0 && w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return MPI_ERR_DISP;
+    int64_t off = (int64_t)disp * (w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : t->disp_unit);
+    int64_t lo = off + l->true_lb, hi = lo;
+    if (count > 0) hi = lo + (int64_t)(count - 1) * l->extent + l->true_extent;
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
+        if (hi == lo) {
+            *at = (where_t){t->world, 0, 0, NULL};
+            return MPI_SUCCESS;
+        }
+        const dyn_entry_t *e = NULL;
+        if (t->tab_sync == w->sync + 1) e = table_find(t->tab, (uint64_t)lo, (uint64_t)hi);
+        if (!e) { /* attached since we looked: look again */
+            int rc = fetch_table(w, r);
+            if (rc) return rc;
+            e = table_find(t->tab, (uint64_t)lo, (uint64_t)hi);
+        }
+        if (!e) return MPI_ERR_RMA_RANGE;
+        *at = (where_t){t->world, e->nla + (uint64_t)(off - (int64_t)e->base), e->key, NULL};
+        return MPI_SUCCESS;
+    }
+    if (hi > lo && (lo < 0 || hi > t->size)) return MPI_ERR_RMA_RANGE;
+    *at = (where_t){t->dest, t->nla + (uint64_t)off, t->key, t->local ? t->local + off : NULL};
+    return MPI_SUCCESS;
+}
+
+/* ---- put and get ---- */
+
+/* req (not MPI_REQUEST_NULL): a request-based put, armed (*armed = 1) when the
+ * notification of its last piece will complete it. */
+static int do_put(win_t *w, const side_t *o, const side_t *t, const where_t *at, MPI_Request req,
+                  int *armed) {
+    unsigned char *tmp;
+    const unsigned char *src = packed_of(o, &tmp);
+    if (!src) return MPI_ERR_NO_MEM;
+    pieces_t p;
+    pieces_init(&p, t->type, t->count, &t->l);
+    MPI_Aint off = 0, noff = 0;
+    size_t len = 0, pos = 0, nlen = 0, npos = 0;
+    int rc = 0, more = pieces_next(&p, &off, &len, &pos);
+    while (!rc && more) {
+        int last = !(more = pieces_next(&p, &noff, &nlen, &npos));
+        if (at->local) {
+            memcpy(at->local + off, src + pos, len);
+        } else if (last && req != MPI_REQUEST_NULL && !tmp && !(rc = arm(req, at->dest))) {
+            rc = rma_put_n(w, at->dest, src + pos, len, at->nla + (uint64_t)off, at->key,
+                           TW_NOTIFY_REQUESTER, request_cookie(w, req));
+            if (rc) { /* not issued: nothing will complete it */
+                disarm(req);
+            } else {
+                *armed = 1;
+            }
+        } else {
+            rc = rma_put(w, at->dest, src + pos, len, at->nla + (uint64_t)off, at->key);
+        }
+        off = noff;
+        len = nlen;
+        pos = npos;
+    }
+    if (tmp) { /* the copy goes once the data has left it */
+        if (!rc && !at->local) rc = tw_rma_flush(tw_mpi.ep, at->dest);
+        free(tmp);
+    }
+    return rc ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+static int do_get(win_t *w, const side_t *o, const side_t *t, const where_t *at, MPI_Request req,
+                  int *armed) {
+    unsigned char *tmp = NULL, *dst;
+    size_t n = side_bytes(o);
+    if (o->l.contiguous)
+        dst = (unsigned char *)(uintptr_t)o->buf + o->l.lb;
+    else if (!(dst = tmp = malloc(n ? n : 1)))
+        return MPI_ERR_NO_MEM;
+    pieces_t p;
+    pieces_init(&p, t->type, t->count, &t->l);
+    MPI_Aint off = 0, noff = 0;
+    size_t len = 0, pos = 0, nlen = 0, npos = 0;
+    int rc = 0, more = pieces_next(&p, &off, &len, &pos);
+    while (!rc && more) {
+        int last = !(more = pieces_next(&p, &noff, &nlen, &npos));
+        if (at->local) {
+            memcpy(dst + pos, at->local + off, len);
+        } else if (last && req != MPI_REQUEST_NULL && !tmp && !(rc = arm(req, at->dest))) {
+            rc = rma_get_n(w, at->dest, dst + pos, len, at->nla + (uint64_t)off, at->key,
+                           TW_NOTIFY_COMPLETER, request_cookie(w, req));
+            if (rc) { /* not issued: nothing will complete it */
+                disarm(req);
+            } else {
+                *armed = 1;
+            }
+        } else {
+            rc = rma_get(w, at->dest, dst + pos, len, at->nla + (uint64_t)off, at->key);
+        }
+        off = noff;
+        len = nlen;
+        pos = npos;
+    }
+    if (tmp) { /* unpacked once the data is there */
+        if (!rc && !at->local) rc = tw_rma_flush(tw_mpi.ep, at->dest);
+        if (!rc) tw_mpi_type_unpack(tmp, o->count, o->type, (void *)(uintptr_t)o->buf);
+        free(tmp);
+    }
+    return rc ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+/* The common front of put and get. MPI_SUCCESS with the sides and target resolved,
+ * 1 for MPI_PROC_NULL (nothing to do), or an error class. */
+static int rma_front(win_t *w, const void *obuf, int ocount, MPI_Datatype otype, int trank,
+                     MPI_Aint tdisp, int tcount, MPI_Datatype ttype, side_t *o, side_t *t,
+                     where_t *at) {
+    if (trank == MPI_PROC_NULL) return 1;
+    if (trank < 0 || trank >= w->size) return MPI_ERR_RANK;
+    int rc = side_of(o, obuf, ocount, otype);
+    if (!rc) rc = side_of(t, NULL, tcount, ttype);
+    if (rc) return rc;
+    if (side_bytes(o) != side_bytes(t)) return MPI_ERR_TYPE;
+    if (!access_ok(w, trank)) return MPI_ERR_RMA_SYNC;
+    return tw_win_resolve(w, trank, tdisp, t->count, &t->l, at);
+}
+
+/* A request complete from the start. */
+static int done_request(win_t *w, MPI_Request *request) {
+    int rc = tw_mpi_coll_request(w->context, request);
+    if (!rc) tw_mpi_coll_request_done(*request, MPI_SUCCESS);
+    return rc;
+}
+
+/* A put or get, and its request when request is not NULL: complete at once when the
+ * data moved with the call (or through a copy, flushed first), else completed by
+ * the notification of its last piece. */
+static int with_req(win_t *w, const side_t *o, const side_t *t, const where_t *at,
+                    MPI_Request *request, int get) {
+    MPI_Request req = MPI_REQUEST_NULL;
+    int rc, armed = 0;
+    if (request && (rc = tw_mpi_coll_request(w->context, &req))) return rc;
+    rc = get ? do_get(w, o, t, at, req, &armed) : do_put(w, o, t, at, req, &armed);
+    if (!request) return rc;
+    if (rc && !armed) {
+        tw_mpi_coll_request_done(req, rc);
+        MPI_Request_free(&req);
+        return rc;
+    }
+    if (!armed) tw_mpi_coll_request_done(req, MPI_SUCCESS);
+    *request = req;
+    return rc;
+}
+
+static int put_call(const char *call, const void *origin_addr, int origin_count,
+                    MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                    int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                    MPI_Request *request) {
+    win_t *w = win_get(win);
+    if (!w) return tw_mpi_error(NULL, call, MPI_ERR_WIN, NULL);
+    side_t o, t;
+    where_t at;
+    int rc = rma_front(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, &o, &t, &at);
+    if (rc == 1) /* MPI_PROC_NULL: nothing to move */
+        rc = request ? done_request(w, request) : MPI_SUCCESS;
+    else if (!rc)
+        rc = with_req(w, &o, &t, &at, request, 0);
+    return rc ? tw_win_error(w, call, rc, NULL) : MPI_SUCCESS;
+}
+
+static int get_call(const char *call, void *origin_addr, int origin_count,
+                    MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                    int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                    MPI_Request *request) {
+    win_t *w = win_get(win);
+    if (!w) return tw_mpi_error(NULL, call, MPI_ERR_WIN, NULL);
+    side_t o, t;
+    where_t at;
+    int rc = rma_front(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                       target_count, target_datatype, &o, &t, &at);
+    if (rc == 1) /* MPI_PROC_NULL: nothing to move */
+        rc = request ? done_request(w, request) : MPI_SUCCESS;
+    else if (!rc)
+        rc = with_req(w, &o, &t, &at, request, 1);
+    return rc ? tw_win_error(w, call, rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+            int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+            MPI_Win win) {
+    NEED_INIT("MPI_Put");
+    /* the common case: a predefined type to a mapped window */
+    win_t *w = win_get(win);
+    int ext = tw_mpi_type_extent(origin_datatype);
+    if (w && w->shm && ext > 0 && origin_datatype == target_datatype &&
+        origin_count == target_count && origin_count >= 0 &&
+        (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
+        access_ok(w, target_rank)) {
+        target_t *t = &w->t[target_rank];
+        size_t off = (size_t)target_disp * (size_t)t->disp_unit,
+               n = (size_t)origin_count * (size_t)ext;
+        if (off + n <= (size_t)t->size && off <= (size_t)t->size) {
+            if (n) memcpy(t->local + off, origin_addr, n);
+            return MPI_SUCCESS;
+        }
+    }
+    return put_call("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype, win, NULL);
+}
+
+int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+    NEED_INIT("MPI_Get");
+    win_t *w = win_get(win);
+    int ext = tw_mpi_type_extent(origin_datatype);
+    if (w && w->shm && ext > 0 && origin_datatype == target_datatype &&
+        origin_count == target_count && origin_count >= 0 &&
+        (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
+        access_ok(w, target_rank)) {
+        target_t *t = &w->t[target_rank];
+        size_t off = (size_t)target_disp * (size_t)t->disp_unit,
+               n = (size_t)origin_count * (size_t)ext;
+        if (off + n <= (size_t)t->size && off <= (size_t)t->size) {
+            if (n) memcpy(origin_addr, t->local + off, n);
+            return MPI_SUCCESS;
+        }
+    }
+    return get_call("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype, win, NULL);
+}
+
+/* ---- request-based put and get ----
+ * Through the device they complete with the notification of their last piece
+ * (above); on a shm window they are complete before the call returns. */
+
+int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+             MPI_Win win, MPI_Request *request) {
+    NEED_INIT("MPI_Rput");
+    if (!request) return tw_mpi_error(NULL, "MPI_Rput", MPI_ERR_ARG, NULL);
+    return put_call("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank,
+                    target_disp, target_count, target_datatype, win, request);
+}
+
+int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+             MPI_Request *request) {
+    NEED_INIT("MPI_Rget");
+    if (!request) return tw_mpi_error(NULL, "MPI_Rget", MPI_ERR_ARG, NULL);
+    return get_call("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank,
+                    target_disp, target_count, target_datatype, win, request);
+}

@@ -1,0 +1,335 @@
+/* MPI one-sided communication: synchronization. The lock words and flushes, the
+ * PSCW messages, and every synchronization call: fence, post/start/complete/wait/
+ * test, lock/unlock (all), flush, sync. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/win.h"
+
+/* ---- lock words and flushes ---- */
+
+/* An atomic on lock word idx of world rank `world`; the old value once it is known. */
+int tw_win_lock_atomic(win_t *w, int world, tw_atomic_op_t op, unsigned idx, uint64_t a, uint64_t b,
+                       uint64_t *old) {
+    unsigned spins = 0;
+    int rc;
+    uint64_t v = 0;
+    /* without old nothing is fetched: across nodes the answer comes after we return */
+    while ((rc = tw_atomic(tw_mpi.ep, world, op, 8, tw_lock_nla(idx), 0, a, b, old ? &v : NULL, 0,
+                           cookie_of(w))) == TW_RETRY)
+        relax(&spins);
+    if (rc) return rc;
+    if (old) {
+        rc = tw_rma_flush(tw_mpi.ep, world); /* across nodes: the answer brings the value */
+        *old = v;
+    }
+    return rc;
+}
+
+static int flush_target(win_t *w, int r) {
+    int rc = tw_rma_flush(tw_mpi.ep, w->t[r].dest);
+    if (!rc && w->t[r].world != w->t[r].dest) rc = tw_rma_flush(tw_mpi.ep, w->t[r].world);
+    return rc;
+}
+
+int tw_win_flush_all(win_t *w) {
+    if (w->shm) return TW_OK; /* copies and CPU atomics: complete as they return */
+    for (int r = 0; r < w->size; r++) {
+        int rc = flush_target(w, r);
+        if (rc) return rc;
+    }
+    return TW_OK;
+}
+
+/* After a flush: MPI_SUCCESS, or the class of what went wrong meanwhile. */
+int tw_win_completion(win_t *w, int rc) {
+    if (rc) return MPI_ERR_OTHER;
+    if (w->shm) return MPI_SUCCESS; /* nothing went through the device but lock words */
+    return take_faults(w) ? MPI_ERR_RMA_RANGE : MPI_SUCCESS;
+}
+
+/* ---- PSCW messages ---- */
+
+typedef struct win_msg {
+    uint32_t context, kind;
+} win_msg_t;
+
+void tw_mpi_win_message(int source, const void *data, size_t len) {
+    win_msg_t m;
+    if (len != sizeof m) return;
+    memcpy(&m, data, sizeof m);
+    for (int i = 0; i < WIN_MAX; i++) {
+        win_t *w = tw_win_table[i];
+        if (!w || w->context != m.context) continue;
+        int r = tw_mpi_comm_rank_of(w->c, source);
+        if (r < 0 || r >= w->size) return;
+        if (m.kind == MSG_POST)
+            w->posts_in[r]++;
+        else if (m.kind == MSG_COMPLETE)
+            w->completes_in++;
+        return;
+    }
+}
+
+static int send_msg(win_t *w, int r, uint32_t kind) {
+    win_msg_t m = {w->context, kind};
+    unsigned spins = 0;
+    int rc;
+    while ((rc = tw_velo_send(tw_mpi.ep, w->t[r].world, TW_MPI_WIN, &m, sizeof m)) == TW_RETRY)
+        relax(&spins);
+    return rc;
+}
+
+/* ---- synchronization ---- */
+
+static int any_lock(const win_t *w) {
+    if (w->lock_all) return 1;
+    for (int r = 0; r < w->size; r++)
+        if (w->tacc[r] & (ACC_SHARED | ACC_EXCL | ACC_NOCHECK)) return 1;
+    return 0;
+}
+
+int MPI_Win_fence(int assert, MPI_Win win) {
+    GET_WIN("MPI_Win_fence", win);
+    if (assert & ~(MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED))
+        return tw_win_error(w, "MPI_Win_fence", MPI_ERR_ASSERT, NULL);
+    if (any_lock(w) || w->started || w->posted)
+        return tw_win_error(w, "MPI_Win_fence", MPI_ERR_RMA_SYNC, "inside another epoch");
+    int rc = MPI_SUCCESS;
+    if (!(assert &MPI_MODE_NOPRECEDE)) rc = tw_win_completion(w, tw_win_flush_all(w));
+    int brc = MPI_Barrier(w->comm);
+    w->fence = !(assert &MPI_MODE_NOSUCCEED);
+    w->sync++;
+    if (!rc) rc = brc;
+    return rc ? tw_win_error(w, "MPI_Win_fence", rc, NULL) : MPI_SUCCESS;
+}
+
+/* The window ranks of a group's members; NULL (and the class in *rc) when one is
+ * not in the window. */
+static int *ranks_of(win_t *w, MPI_Group group, int *n, int *rc) {
+    *rc = MPI_Group_size(group, n);
+    if (*rc) return NULL;
+    int *in = malloc((size_t)(*n + 1) * sizeof *in), *out = malloc((size_t)(*n + 1) * sizeof *out);
+    MPI_Group wg;
+    if (!in || !out || MPI_Comm_group(w->comm, &wg)) {
+        free(in);
+        free(out);
+        *rc = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    for (int i = 0; i < *n; i++) in[i] = i;
+    *rc = MPI_Group_translate_ranks(group, *n, in, wg, out);
+    MPI_Group_free(&wg);
+    free(in);
+    for (int i = 0; !*rc && i < *n; i++)
+        if (out[i] < 0) *rc = MPI_ERR_GROUP;
+    if (*rc) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
+    GET_WIN("MPI_Win_post", win);
+    if (assert & ~(MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT))
+        return tw_win_error(w, "MPI_Win_post", MPI_ERR_ASSERT, NULL);
+    if (w->posted) return tw_win_error(w, "MPI_Win_post", MPI_ERR_RMA_SYNC, "posted already");
+    int n, rc;
+    int *r = ranks_of(w, group, &n, &rc);
+    if (!r) return tw_win_error(w, "MPI_Win_post", rc, NULL);
+    for (int i = 0; i < n && !rc; i++)
+        if (send_msg(w, r[i], MSG_POST)) rc = MPI_ERR_OTHER;
+    free(r);
+    if (rc) return tw_win_error(w, "MPI_Win_post", rc, NULL);
+    w->posted = 1;
+    w->npost = n;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
+    GET_WIN("MPI_Win_start", win);
+    if (assert & ~MPI_MODE_NOCHECK) return tw_win_error(w, "MPI_Win_start", MPI_ERR_ASSERT, NULL);
+    if (w->started) return tw_win_error(w, "MPI_Win_start", MPI_ERR_RMA_SYNC, "started already");
+    int n, rc;
+    int *r = ranks_of(w, group, &n, &rc);
+    if (!r) return tw_win_error(w, "MPI_Win_start", rc, NULL);
+    for (int i = 0; i < n; i++) { /* each target's post must have come */
+        unsigned spins = 0;
+        while (!w->posts_in[r[i]]) relax(&spins);
+        w->posts_in[r[i]]--;
+        w->tacc[r[i]] |= ACC_STARTED;
+    }
+    free(r);
+    w->started = 1;
+    w->sync++;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_complete(MPI_Win win) {
+    GET_WIN("MPI_Win_complete", win);
+    if (!w->started)
+        return tw_win_error(w, "MPI_Win_complete", MPI_ERR_RMA_SYNC, "no MPI_Win_start");
+    int rc = MPI_SUCCESS;
+    for (int r = 0; r < w->size && !rc; r++)
+        if ((w->tacc[r] & ACC_STARTED) && !w->shm && flush_target(w, r)) rc = MPI_ERR_OTHER;
+    if (!rc && take_faults(w)) rc = MPI_ERR_RMA_RANGE;
+    for (int r = 0; r < w->size; r++) {
+        if (!(w->tacc[r] & ACC_STARTED)) continue;
+        w->tacc[r] &= (uint8_t)~ACC_STARTED;
+        if (send_msg(w, r, MSG_COMPLETE) && !rc) rc = MPI_ERR_OTHER;
+    }
+    w->started = 0;
+    return rc ? tw_win_error(w, "MPI_Win_complete", rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Win_wait(MPI_Win win) {
+    GET_WIN("MPI_Win_wait", win);
+    if (!w->posted) return tw_win_error(w, "MPI_Win_wait", MPI_ERR_RMA_SYNC, "no MPI_Win_post");
+    unsigned spins = 0;
+    while (w->completes_in < w->npost) relax(&spins);
+    w->completes_in -= w->npost;
+    w->posted = 0;
+    w->sync++;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_test(MPI_Win win, int *flag) {
+    GET_WIN("MPI_Win_test", win);
+    if (!flag) return tw_win_error(w, "MPI_Win_test", MPI_ERR_ARG, NULL);
+    if (!w->posted) return tw_win_error(w, "MPI_Win_test", MPI_ERR_RMA_SYNC, "no MPI_Win_post");
+    if (w->completes_in < w->npost) tw_mpi_progress();
+    *flag = w->completes_in >= w->npost;
+    if (*flag) {
+        w->completes_in -= w->npost;
+        w->posted = 0;
+        w->sync++;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Takes the lock word of window rank r: exclusive, CAS 0 -> WRITER; shared, FCAA
+ * adding 1 while the word is below WRITER (no writer). */
+static int lock_target(win_t *w, int r, int exclusive) {
+    unsigned spins = 0;
+    for (;;) {
+        uint64_t old = 0;
+        int rc = exclusive ? tw_win_lock_atomic(w, w->t[r].world, TW_ATOMIC_CAS, w->lock_idx, 0,
+                                                WRITER, &old)
+                           : tw_win_lock_atomic(w, w->t[r].world, TW_ATOMIC_FCAA, w->lock_idx,
+                                                WRITER - 1, 1, &old);
+        if (rc) return rc;
+        if (exclusive ? old == 0 : (int64_t)old <= (int64_t)(WRITER - 1)) return TW_OK;
+        relax(&spins);
+    }
+}
+
+static int unlock_target(win_t *w, int r, int exclusive) {
+    return tw_win_lock_atomic(w, w->t[r].world, TW_ATOMIC_FADD, w->lock_idx,
+                              exclusive ? (uint64_t)0 - WRITER : (uint64_t)0 - 1, 0, NULL);
+}
+
+int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
+    GET_WIN("MPI_Win_lock", win);
+    if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
+        return tw_win_error(w, "MPI_Win_lock", MPI_ERR_LOCKTYPE, NULL);
+    if (assert & ~MPI_MODE_NOCHECK) return tw_win_error(w, "MPI_Win_lock", MPI_ERR_ASSERT, NULL);
+    if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
+    if (rank < 0 || rank >= w->size) return tw_win_error(w, "MPI_Win_lock", MPI_ERR_RANK, NULL);
+    if (w->lock_all || (w->tacc[rank] & (ACC_SHARED | ACC_EXCL)))
+        return tw_win_error(w, "MPI_Win_lock", MPI_ERR_RMA_SYNC, "locked already");
+    int excl = lock_type == MPI_LOCK_EXCLUSIVE;
+    if (!(assert &MPI_MODE_NOCHECK) && lock_target(w, rank, excl))
+        return tw_win_error(w, "MPI_Win_lock", MPI_ERR_OTHER, NULL);
+    w->tacc[rank] |=
+        (uint8_t)((excl ? ACC_EXCL : ACC_SHARED) | (assert &MPI_MODE_NOCHECK ? ACC_NOCHECK : 0));
+    w->sync++;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_unlock(int rank, MPI_Win win) {
+    GET_WIN("MPI_Win_unlock", win);
+    if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
+    if (rank < 0 || rank >= w->size) return tw_win_error(w, "MPI_Win_unlock", MPI_ERR_RANK, NULL);
+    uint8_t a = w->tacc[rank];
+    if (!(a & (ACC_SHARED | ACC_EXCL)))
+        return tw_win_error(w, "MPI_Win_unlock", MPI_ERR_RMA_SYNC, "not locked");
+    int rc = tw_win_completion(w, w->shm ? TW_OK : flush_target(w, rank));
+    if (!(a & ACC_NOCHECK) && unlock_target(w, rank, a & ACC_EXCL) && !rc) rc = MPI_ERR_OTHER;
+    w->tacc[rank] &= (uint8_t) ~(ACC_SHARED | ACC_EXCL | ACC_NOCHECK);
+    return rc ? tw_win_error(w, "MPI_Win_unlock", rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Win_lock_all(int assert, MPI_Win win) {
+    GET_WIN("MPI_Win_lock_all", win);
+    if (assert & ~MPI_MODE_NOCHECK)
+        return tw_win_error(w, "MPI_Win_lock_all", MPI_ERR_ASSERT, NULL);
+    if (any_lock(w)) return tw_win_error(w, "MPI_Win_lock_all", MPI_ERR_RMA_SYNC, "locked already");
+    if (!(assert &MPI_MODE_NOCHECK))
+        for (int r = 0; r < w->size; r++)
+            if (lock_target(w, r, 0)) {
+                while (r--) unlock_target(w, r, 0);
+                return tw_win_error(w, "MPI_Win_lock_all", MPI_ERR_OTHER, NULL);
+            }
+    w->lock_all = assert &MPI_MODE_NOCHECK ? 2 : 1;
+    w->sync++;
+    return MPI_SUCCESS;
+}
+
+int MPI_Win_unlock_all(MPI_Win win) {
+    GET_WIN("MPI_Win_unlock_all", win);
+    if (!w->lock_all) return tw_win_error(w, "MPI_Win_unlock_all", MPI_ERR_RMA_SYNC, "not locked");
+    int rc = tw_win_completion(w, tw_win_flush_all(w));
+    if (w->lock_all == 1)
+        for (int r = 0; r < w->size; r++)
+            if (unlock_target(w, r, 0) && !rc) rc = MPI_ERR_OTHER;
+    w->lock_all = 0;
+    return rc ? tw_win_error(w, "MPI_Win_unlock_all", rc, NULL) : MPI_SUCCESS;
+}
+
+static int passive(const win_t *w, int r) {
+    return w->lock_all || (w->tacc[r] & (ACC_SHARED | ACC_EXCL));
+}
+
+static int flush_call(const char *call, int rank, MPI_Win win) {
+    GET_WIN(call, win);
+    if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
+    if (rank < 0 || rank >= w->size) return tw_win_error(w, call, MPI_ERR_RANK, NULL);
+    if (!passive(w, rank)) return tw_win_error(w, call, MPI_ERR_RMA_SYNC, "no passive epoch");
+    int rc = tw_win_completion(w, w->shm ? TW_OK : flush_target(w, rank));
+    return rc ? tw_win_error(w, call, rc, NULL) : MPI_SUCCESS;
+}
+
+static int flush_all_call(const char *call, MPI_Win win) {
+    GET_WIN(call, win);
+    if (!any_lock(w)) return tw_win_error(w, call, MPI_ERR_RMA_SYNC, "no passive epoch");
+    int rc = tw_win_completion(w, tw_win_flush_all(w));
+    return rc ? tw_win_error(w, call, rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Win_flush(int rank, MPI_Win win) {
+    return flush_call("MPI_Win_flush", rank, win);
+}
+
+int MPI_Win_flush_local(int rank, MPI_Win win) {
+    return flush_call("MPI_Win_flush_local", rank, win);
+}
+
+int MPI_Win_flush_all(MPI_Win win) {
+    return flush_all_call("MPI_Win_flush_all", win);
+}
+
+int MPI_Win_flush_local_all(MPI_Win win) {
+    return flush_all_call("MPI_Win_flush_local_all", win);
+}
+
+int MPI_Win_sync(MPI_Win win) {
+    GET_WIN("MPI_Win_sync", win);
+    (void)w;
+    /* a full memory barrier: a locked read-modify-write (what a seq_cst fence
+     * compiles to, and one that ThreadSanitizer understands) */
+    static int barrier_word;
+    __atomic_fetch_add(&barrier_word, 0, __ATOMIC_SEQ_CST);
+    tw_mpi_progress();
+    return MPI_SUCCESS;
+}
