@@ -291,7 +291,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     int64_t me[2] = {size, disp_unit};
     rc = MPI_Allgather(me, 2, MPI_INT64_T, sizes, 2, MPI_INT64_T, w->comm);
     int64_t total = 0;
-    for (int r = 0; r < w->size; r++) total += sizes[2 * r];
+    for (int r = 0; !rc && r < w->size; r++) total += sizes[2 * r];
     uint64_t blk[3] = {0, 0, 0}; /* nla, key, failed */
     if (!rc && w->rank == 0) {
         w->heap = tw_heap_alloc(tw_mpi.ep, total ? (size_t)total : 1, &w->region);

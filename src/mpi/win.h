@@ -89,6 +89,18 @@ extern win_t *tw_win_table[WIN_MAX];
 
 /* ---- handles and errors ---- */
 
+/* The byte offset of displacement disp (units of unit bytes) in a window of size
+ * bytes, when it and the n bytes from it lie inside: 1, else 0. A product that
+ * would overflow is outside, never a wrapped offset. */
+static inline int win_offset(MPI_Aint disp, int unit, MPI_Aint size, size_t n, size_t *off) {
+    size_t o;
+    if (disp < 0 || unit <= 0 || __builtin_mul_overflow((size_t)disp, (size_t)unit, &o) ||
+        o > (size_t)size || n > (size_t)size - o)
+        return 0;
+    *off = o;
+    return 1;
+}
+
 static inline win_t *win_get(MPI_Win h) {
     unsigned i = (unsigned)h & 0xffffff;
     return ((unsigned)h >> 24) == WIN_KIND && i < WIN_MAX ? tw_win_table[i] : NULL;

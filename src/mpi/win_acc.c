@@ -245,8 +245,8 @@ static inline int fast_acc(win_t *w, const void *in, void *out, int count, MPI_D
         (unsigned)r >= (unsigned)w->size || disp < 0 || !predefined_op(op) || !access_ok(w, r))
         return 0;
     target_t *t = &w->t[r];
-    size_t off = (size_t)disp * (size_t)t->disp_unit, n = (size_t)count * (size_t)es;
-    if (off > (size_t)t->size || n > (size_t)t->size - off) return 0;
+    size_t off, n = (size_t)count * (size_t)es;
+    if (!win_offset(disp, t->disp_unit, t->size, n, &off)) return 0;
     int is_int = integer_type(type);
     uint64_t probe;
     if (!(op == MPI_SUM && is_int) && !fast_combine(op, type, 0, 0, &probe) &&
@@ -440,8 +440,8 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
         (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
         access_ok(w, target_rank)) {
         target_t *t = &w->t[target_rank];
-        size_t off = (size_t)target_disp * (size_t)t->disp_unit;
-        if (off + (size_t)es <= (size_t)t->size && off < (size_t)t->size &&
+        size_t off;
+        if (win_offset(target_disp, t->disp_unit, t->size, (size_t)es, &off) &&
             !((uintptr_t)(t->local + off) & (uintptr_t)(es - 1))) {
             if (es == 8) {
                 uint64_t v, old;
@@ -475,8 +475,8 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
         (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
         access_ok(w, target_rank)) {
         target_t *t = &w->t[target_rank];
-        size_t off = (size_t)target_disp * (size_t)t->disp_unit;
-        if (off + (size_t)es <= (size_t)t->size && off < (size_t)t->size &&
+        size_t off;
+        if (win_offset(target_disp, t->disp_unit, t->size, (size_t)es, &off) &&
             !((uintptr_t)(t->local + off) & (uintptr_t)(es - 1))) {
             uint64_t expect = get_bytes(compare_addr, es), want = get_bytes(origin_addr, es);
             cas_n(t->local + off, &expect, want, es);

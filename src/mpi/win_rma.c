@@ -99,9 +99,19 @@ int tw_win_resolve(win_t *w, int r, MPI_Aint disp, MPI_Count count, const tw_mpi
                    where_t *at) {
     target_t *t = &w->t[r];
     if (disp < 0 && w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return MPI_ERR_DISP;
-    int64_t off = (int64_t)disp * (w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : t->disp_unit);
-    int64_t lo = off + l->true_lb, hi = lo;
-    if (count > 0) hi = lo + (int64_t)(count - 1) * l->extent + l->true_extent;
+    /* in 64-bit arithmetic that refuses to overflow: a displacement whose offset
+     * wraps lies outside every window */
+    int64_t off, lo, hi, span;
+    if (__builtin_mul_overflow((int64_t)disp,
+                               (int64_t)(w->flavor == MPI_WIN_FLAVOR_DYNAMIC ? 1 : t->disp_unit),
+                               &off) ||
+        __builtin_add_overflow(off, (int64_t)l->true_lb, &lo))
+        return MPI_ERR_RMA_RANGE;
+    hi = lo;
+    if (count > 0 && (__builtin_mul_overflow((int64_t)(count - 1), (int64_t)l->extent, &span) ||
+                      __builtin_add_overflow(lo, span, &hi) ||
+                      __builtin_add_overflow(hi, (int64_t)l->true_extent, &hi)))
+        return MPI_ERR_RMA_RANGE;
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
         if (hi == lo) {
             *at = (where_t){t->world, 0, 0, NULL};
@@ -291,9 +301,8 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
         (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
         access_ok(w, target_rank)) {
         target_t *t = &w->t[target_rank];
-        size_t off = (size_t)target_disp * (size_t)t->disp_unit,
-               n = (size_t)origin_count * (size_t)ext;
-        if (off + n <= (size_t)t->size && off <= (size_t)t->size) {
+        size_t off, n = (size_t)origin_count * (size_t)ext;
+        if (win_offset(target_disp, t->disp_unit, t->size, n, &off)) {
             if (n) memcpy(t->local + off, origin_addr, n);
             return MPI_SUCCESS;
         }
@@ -312,9 +321,8 @@ int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, i
         (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
         access_ok(w, target_rank)) {
         target_t *t = &w->t[target_rank];
-        size_t off = (size_t)target_disp * (size_t)t->disp_unit,
-               n = (size_t)origin_count * (size_t)ext;
-        if (off + n <= (size_t)t->size && off <= (size_t)t->size) {
+        size_t off, n = (size_t)origin_count * (size_t)ext;
+        if (win_offset(target_disp, t->disp_unit, t->size, n, &off)) {
             if (n) memcpy(origin_addr, t->local + off, n);
             return MPI_SUCCESS;
         }

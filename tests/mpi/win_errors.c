@@ -72,6 +72,15 @@ static void errors(void) {
     long long ll = 0, old;
     CHECK(MPI_Fetch_and_op(&ll, &old, MPI_LONG_LONG, peer, N, MPI_SUM, w) == MPI_ERR_RMA_RANGE);
     CHECK(MPI_Compare_and_swap(&v, &v, &old, MPI_INT, peer, N, w) == MPI_ERR_RMA_RANGE);
+    /* displacements whose byte offset wraps around to the window's start */
+    MPI_Aint wraps = (MPI_Aint)((size_t)1 << 62); /* times sizeof(int): 2^64 */
+    CHECK(MPI_Put(&v, 1, MPI_INT, peer, wraps, 1, MPI_INT, w) == MPI_ERR_RMA_RANGE);
+    CHECK(MPI_Get(&v, 1, MPI_INT, peer, wraps, 1, MPI_INT, w) == MPI_ERR_RMA_RANGE);
+    CHECK(MPI_Accumulate(&v, 1, MPI_INT, peer, wraps, 1, MPI_INT, MPI_SUM, w) == MPI_ERR_RMA_RANGE);
+    CHECK(MPI_Fetch_and_op(&ll, &old, MPI_LONG_LONG, peer, wraps, MPI_SUM, w) == MPI_ERR_RMA_RANGE);
+    CHECK(MPI_Compare_and_swap(&v, &v, &old, MPI_INT, peer, wraps, w) == MPI_ERR_RMA_RANGE);
+    CHECK(MPI_Put(&v, 1, MPI_INT, peer, (MPI_Aint)(((size_t)1 << 63) - 1), 1, MPI_INT, w) ==
+          MPI_ERR_RMA_RANGE);
     CHECK(MPI_Compare_and_swap(&v, &v, &old, MPI_DOUBLE, peer, 0, w) == MPI_ERR_TYPE);
     CHECK(MPI_Put(&v, 1, MPI_INT, size, 0, 1, MPI_INT, w) == MPI_ERR_RANK);
     CHECK(MPI_Put(&v, -1, MPI_INT, peer, 0, -1, MPI_INT, w) == MPI_ERR_COUNT);
