@@ -23,6 +23,14 @@ static const long GROWTH_LIMIT = 40l << 10;      /* KiB: whole copies would take
 enum { BLOCK_ITEMS = 1024 };                     /* items of the type per block: 8 MB packed */
 static const long BLOCK_GROWTH_LIMIT = 6l << 10; /* KiB: under one block */
 
+/* AddressSanitizer keeps freed memory in quarantine, so the peak grows with every
+ * staging copy ever made: there the data and gaps are checked, not the memory. */
+#if defined(__SANITIZE_ADDRESS__)
+enum { CHECK_MEMORY = 0 };
+#else
+enum { CHECK_MEMORY = 1 };
+#endif
+
 static long peak_kib(void) {
     struct rusage u;
     CHECK(getrusage(RUSAGE_SELF, &u) == 0);
@@ -126,10 +134,10 @@ static void test_blocks(MPI_Datatype t) {
     check(a, n, rank, 0, odd);
 
     long grown = peak_kib() - before;
-    if (grown >= BLOCK_GROWTH_LIMIT)
+    if (CHECK_MEMORY && grown >= BLOCK_GROWTH_LIMIT)
         fprintf(stderr, "rank %d: the collectives of blocks took %ld KiB beyond the buffers\n",
                 rank, grown);
-    CHECK(grown < BLOCK_GROWTH_LIMIT);
+    CHECK(!CHECK_MEMORY || grown < BLOCK_GROWTH_LIMIT);
     free(a);
     free(b);
 }
@@ -200,10 +208,10 @@ int main(int argc, char **argv) {
     }
 
     long grown = peak_kib() - before;
-    if (grown >= GROWTH_LIMIT)
+    if (CHECK_MEMORY && grown >= GROWTH_LIMIT)
         fprintf(stderr, "rank %d: the collectives took %ld KiB of memory beyond the buffers\n",
                 rank, grown);
-    CHECK(grown < GROWTH_LIMIT);
+    CHECK(!CHECK_MEMORY || grown < GROWTH_LIMIT);
     CHECK(MPI_Type_free(&t) == MPI_SUCCESS);
     free(in);
     free(out);
