@@ -25,11 +25,11 @@ test-asan:
 	@$(CMAKE) --build $(BUILD)/asan -j $(JOBS)
 	cd $(BUILD)/asan && ctest --output-on-failure -j $(JOBS) -L "unit|mp"
 
-# Ring tests under ThreadSanitizer.
+# Ring tests and the progress-thread tests under ThreadSanitizer.
 test-tsan:
 	@$(CMAKE) -S . -B $(BUILD)/tsan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=thread >/dev/null
 	@$(CMAKE) --build $(BUILD)/tsan -j $(JOBS)
-	cd $(BUILD)/tsan && ctest --output-on-failure -j $(JOBS) -L ring
+	cd $(BUILD)/tsan && ctest --output-on-failure -j $(JOBS) -L "ring|thread"
 
 demo: build
 	@./examples/demo.sh $(BUILD)

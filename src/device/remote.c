@@ -27,6 +27,7 @@
 #include <tollway/velo.h>
 
 #include "device/endpoint.h"
+#include "device/progress.h"
 #include "device/remote.h"
 #include "device/rma_wire.h"
 
@@ -167,11 +168,13 @@ int tw_remote_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, si
     memcpy(msg, &h, sizeof h);
     if (hlen) memcpy(msg + sizeof h, hdr, hlen);
     if (len) memcpy(msg + sizeof h + hlen, buf, len);
+    tw_dev_lock(ep);
     int rc = tw_udp_send(ep->udp, (uint32_t)dest, msg, sizeof h + hlen + len);
     if (rc == TW_RETRY) { /* the window is full: take in what acknowledgements came */
-        tw_remote_progress(ep);
+        tw_remote_poll(ep);
         rc = tw_udp_send(ep->udp, (uint32_t)dest, msg, sizeof h + hlen + len);
     }
+    tw_dev_unlock(ep);
     if (rc == TW_RETRY) ep->stats.send_retries++;
     if (rc) return rc;
     ep->stats.msgs_sent++;
@@ -266,10 +269,17 @@ static int arrived(void *ctx, uint32_t source, const void *data, size_t len) {
     return 0;
 }
 
-int tw_remote_progress(tw_ep_t *ep) {
+int tw_remote_poll(tw_ep_t *ep) {
     if (ep->remote_answers->count) drain_answers(ep);
     int delivered = tw_udp_poll(ep->udp, arrived, ep);
     if (ep->remote_answers->count) drain_answers(ep);
+    return delivered;
+}
+
+int tw_remote_progress(tw_ep_t *ep) {
+    tw_dev_lock(ep);
+    int delivered = tw_remote_poll(ep);
+    tw_dev_unlock(ep);
     return delivered;
 }
 

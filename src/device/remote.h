@@ -22,8 +22,11 @@ int tw_remote_can_answer(tw_ep_t *ep);
 /* Sends an answer (len bytes of get data after it), or queues it behind others. */
 void tw_remote_rma_answer(tw_ep_t *ep, int dest, const rma_answer_t *a, const void *data,
                           size_t len);
-/* Receives from the link into the mailbox, acknowledges, retransmits. */
+/* Receives from the link into the mailbox, acknowledges, retransmits; takes the
+ * device lock when there is a progress thread. */
 int tw_remote_progress(tw_ep_t *ep);
+/* The same, for a caller that holds the lock (or where there is no thread). */
+int tw_remote_poll(tw_ep_t *ep);
 void tw_remote_close(tw_ep_t *ep);
 void tw_remote_print_stats(tw_ep_t *ep, FILE *out);
 

@@ -27,6 +27,7 @@
 #include "device/atu.h"
 #include "device/endpoint.h"
 #include "device/nq.h"
+#include "device/progress.h"
 #include "device/remote.h"
 #include "device/rma_wire.h"
 
@@ -190,7 +191,7 @@ static void op_free(tw_ep_t *ep, tw_rma_op_t *o) {
 static int deliver_owed(tw_ep_t *ep, tw_rma_op_t *o) {
     tw_notification_t n =
         note(o->op, TW_NOTIFY_REQUESTER, o->status, o->dest, o->length, o->cookie, 0, o->nla, 0);
-    if (tw_nq_push(&ep->nq_self, &n) != TW_RING_OK) return 0;
+    if (tw_nq_push(&ep->nq_dev, &n) != TW_RING_OK) return 0; /* under the device lock */
     if (o->owed) ep->ops_owed--;
     op_free(ep, o);
     return 1;
@@ -266,7 +267,9 @@ static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const v
     tw_slot_t *slot[3];
     if (reserve_notes(ep, peer, op, notify, slot)) goto retry;
     uint32_t handle;
+    tw_dev_lock(ep); /* the table is shared with operations to other nodes */
     tw_rma_op_t *o = op_alloc(ep, &handle);
+    tw_dev_unlock(ep);
     if (!o) {
         cancel_notes(slot);
         goto retry;
@@ -286,7 +289,9 @@ static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const v
         unsigned spins = 0;
         while (!(s = tw_ring_reserve(&peer->req, sizeof(rma_req_t) + n))) {
             if (c == 0) { /* nothing sent yet: the whole operation is TW_RETRY */
+                tw_dev_lock(ep);
                 op_free(ep, o);
+                tw_dev_unlock(ep);
                 cancel_notes(slot);
                 goto retry;
             }
@@ -443,7 +448,8 @@ static void take_answer(tw_ep_t *ep, const rma_answer_t *a, const char *data, si
 void tw_rma_progress(tw_ep_t *ep) {
     if (ep->serving) return;
     ep->serving = 1;
-    if (ep->udp) tw_remote_progress(ep); /* requests and answers from other nodes */
+    tw_dev_lock(ep);
+    if (ep->udp) tw_remote_poll(ep); /* requests and answers from other nodes */
     uint64_t st;
     void *payload;
     /* answers first: they always complete, and free room for more */
@@ -473,6 +479,7 @@ void tw_rma_progress(tw_ep_t *ep) {
     /* Reclaim cancelled reservations at the head of our own queue, so that a user who
      * asked for no notifications never has to poll it. */
     (void)tw_ring_peek(&ep->nq_rx, &st, &payload);
+    tw_dev_unlock(ep);
     ep->serving = 0;
 }
 
@@ -488,8 +495,10 @@ int tw_rma_flush(tw_ep_t *ep, int dest) {
     unsigned spins = 0;
     for (;;) {
         int busy = 0;
+        tw_dev_lock(ep); /* the progress thread completes operations to other nodes */
         for (int r = dest < 0 ? 0 : dest; r <= (dest < 0 ? ep->size - 1 : dest) && !busy; r++)
             busy = ep->peers[r] && ep->peers[r]->outstanding;
+        tw_dev_unlock(ep);
         if (!busy) return TW_OK;
         tw_rma_progress(ep);
         tw_ep_idle(ep, &spins);
@@ -662,9 +671,10 @@ static inline uint64_t chunk_at(uint64_t total, uint64_t offset) {
 
 /* The first request decides between TW_OK and TW_RETRY; later chunks wait for room in
  * the link's window, taking in what arrives meanwhile. */
-static int remote_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
-                        void *local, uint64_t len, uint64_t nla, uint64_t key, unsigned notify,
-                        uint64_t cookie, int atomic_op, unsigned width, uint64_t a, uint64_t b) {
+static int remote_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
+                               void *local, uint64_t len, uint64_t nla, uint64_t key,
+                               unsigned notify, uint64_t cookie, int atomic_op, unsigned width,
+                               uint64_t a, uint64_t b) {
     int completer_here = completer_at_initiator(op);
     tw_slot_t *requester = NULL, *completer = NULL;
     if ((notify & TW_NOTIFY_REQUESTER) && !(requester = tw_nq_reserve(&ep->nq_self))) goto retry;
@@ -690,7 +700,7 @@ static int remote_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, cons
                          : tw_remote_rma_request(ep, dest, &r, n ? (const char *)src + off : NULL,
                                                  n)) == TW_RETRY &&
                c > 0) {
-            tw_remote_progress(ep);
+            tw_remote_poll(ep);
             tw_ep_idle(ep, &spins);
         }
         if (rc && c == 0) { /* nothing sent: the whole operation is refused */
@@ -720,13 +730,23 @@ retry:
     return TW_RETRY;
 }
 
+static int remote_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
+                        void *local, uint64_t len, uint64_t nla, uint64_t key, unsigned notify,
+                        uint64_t cookie, int atomic_op, unsigned width, uint64_t a, uint64_t b) {
+    tw_dev_lock(ep);
+    int rc = remote_issue_locked(ep, peer, dest, op, src, local, len, nla, key, notify, cookie,
+                                 atomic_op, width, a, b);
+    tw_dev_unlock(ep);
+    return rc;
+}
+
 int tw_rma_remote_serve(tw_ep_t *ep, int source, const rma_req_t *r, const void *data) {
     int is_get = r->op == TW_OP_GET;
     uint64_t span = is_get ? chunk_at(r->total, r->offset) : r->chunk_len;
     int last = (r->op != TW_OP_PUT && !is_get) || r->offset + span >= r->total; /* chunked */
     unsigned my_cls = completer_at_initiator(r->op) ? TW_NOTIFY_RESPONDER : TW_NOTIFY_COMPLETER;
     tw_slot_t *mine = NULL;
-    if (last && (r->notify & my_cls) && !(mine = tw_nq_reserve(&ep->nq_self))) return TW_RETRY;
+    if (last && (r->notify & my_cls) && !(mine = tw_nq_reserve(&ep->nq_dev))) return TW_RETRY;
     if (!tw_remote_can_answer(ep)) {
         if (mine) tw_nq_cancel(mine);
         return TW_RETRY;

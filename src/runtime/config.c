@@ -59,6 +59,15 @@ static const tw_config_var_t vars[] = {
      "faults the udp link injects into what it sends, for tests: comma-separated drop=P, "
      "duplicate=P, reorder=P, corrupt=P, delay=P (probabilities 0..1), delay_us=N, seed=N",
      0},
+    {"TW_PROGRESS_THREAD", "0",
+     "1: a thread of each endpoint serves the udp link (RMA requests, atomics and messages "
+     "from other nodes) while the process computes outside tollway calls; 0: only tollway "
+     "calls do",
+     0},
+    {"TW_PROGRESS_INTERVAL", "200",
+     "microseconds the progress thread sleeps between looks at the link when nothing comes "
+     "(it wakes at once when a packet arrives); 10..1000000",
+     0},
     {"TW_COLL_BCAST", "auto",
      "MPI broadcast algorithm: binomial (tree), scatter_ring (binomial scatter, then ring "
      "allgather), or auto (scatter_ring from 64 KiB on 3 or more ranks)",
@@ -328,6 +337,14 @@ static int set_var(tw_config_t *cfg, const char *name, const char *value, char *
             return fail(err, errlen, name, value,
                         "must be comma-separated drop=P, duplicate=P, reorder=P, corrupt=P, "
                         "delay=P (P from 0 to 1), delay_us=N or seed=N");
+    } else if (strcmp(name, "TW_PROGRESS_THREAD") == 0) {
+        if (strcmp(value, "0") && strcmp(value, "1"))
+            return fail(err, errlen, name, value, "must be 0 or 1");
+        cfg->progress_thread = value[0] == '1';
+    } else if (strcmp(name, "TW_PROGRESS_INTERVAL") == 0) {
+        if (parse_long(value, 10, 1000000, &v))
+            return fail(err, errlen, name, value, "must be microseconds from 10 to 1000000");
+        cfg->progress_interval_us = (uint32_t)v;
     } else if (strcmp(name, "TW_CC") == 0 || strcmp(name, "TW_CXX") == 0) {
         /* read by the mpicc and mpicxx wrappers, not by the library */
     } else if (strcmp(name, "TW_BOUND_CORE") == 0) {
@@ -356,6 +373,7 @@ int tw_config_parse(tw_config_t *cfg, char *const *envp, char *err, size_t errle
     cfg->udp_rto_us = TW_UDP_RTO_DEFAULT;
     cfg->udp_window = TW_UDP_WINDOW_DEFAULT;
     cfg->udp_mtu = TW_UDP_MTU_DEFAULT;
+    cfg->progress_interval_us = TW_PROGRESS_INTERVAL_DEFAULT;
     for (char *const *e = envp; e && *e; e++) {
         if (strncmp(*e, "TW_", 3) != 0) continue;
         const char *eq = strchr(*e, '=');

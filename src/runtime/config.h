@@ -48,6 +48,8 @@ typedef struct tw_config {
     double fault_drop, fault_duplicate, fault_reorder, fault_corrupt, fault_delay;
     uint32_t fault_delay_us;
     uint64_t fault_seed;
+    int progress_thread;           /* TW_PROGRESS_THREAD: serve the udp link from a thread */
+    uint32_t progress_interval_us; /* how long that thread sleeps between looks */
 } tw_config_t;
 
 typedef struct tw_config_var {
@@ -74,6 +76,7 @@ enum {
     TW_UDP_RTO_DEFAULT = 2000,      /* us before the first retransmission */
     TW_UDP_WINDOW_DEFAULT = 64,     /* packets in flight per peer */
     TW_UDP_MTU_DEFAULT = 1500,
+    TW_PROGRESS_INTERVAL_DEFAULT = 200, /* us */
 };
 
 /* Parses the TW_* entries of envp (NULL-terminated "NAME=value" strings).
