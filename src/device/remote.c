@@ -195,6 +195,10 @@ int tw_remote_rma_request(tw_ep_t *ep, int dest, const rma_req_t *r, const void 
     return tw_udp_send(ep->udp, (uint32_t)dest, msg, sizeof h + sizeof *r + len);
 }
 
+int tw_remote_can_request(tw_ep_t *ep, int dest, size_t len) {
+    return tw_udp_room(ep->udp, (uint32_t)dest, sizeof(remote_hdr_t) + sizeof(rma_req_t) + len);
+}
+
 int tw_remote_can_answer(tw_ep_t *ep) {
     return answer_room(ep);
 }

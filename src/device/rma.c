@@ -677,6 +677,14 @@ static int remote_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t o
                                uint64_t a, uint64_t b) {
     int completer_here = completer_at_initiator(op);
     tw_slot_t *requester = NULL, *completer = NULL;
+    /* What would refuse the first request is checked before any slot is reserved: a
+     * refused call retried in a loop would otherwise fill our queue with cancelled
+     * slots behind one that waits for this peer's answer, until the queue has no room
+     * for the notifications the peer's requests need, and both ends wait. */
+    uint64_t first = op == TW_OP_PUT ? chunk_at(len, 0) : op == TW_OP_PUT_IMM ? len : 0;
+    if (peer->unanswered >= TW_REMOTE_REQUESTS || !ep->ops_free_count ||
+        !tw_remote_can_request(ep, dest, (size_t)first))
+        goto retry;
     if ((notify & TW_NOTIFY_REQUESTER) && !(requester = tw_nq_reserve(&ep->nq_self))) goto retry;
     if (completer_here && (notify & TW_NOTIFY_COMPLETER) &&
         !(completer = tw_nq_reserve(&ep->nq_self)))

@@ -294,6 +294,12 @@ unsigned tw_udp_in_flight(const tw_udp_link_t *l, uint32_t peer) {
     return peer < l->cfg.peers ? l->peers[peer].next_seq - l->peers[peer].una : 0;
 }
 
+int tw_udp_room(const tw_udp_link_t *l, uint32_t peer, size_t len) {
+    if (peer >= l->cfg.peers || l->peers[peer].lost) return 1; /* the send says why */
+    size_t segments = len ? (len + l->payload_max - 1) / l->payload_max : 1;
+    return tw_udp_in_flight(l, peer) + segments <= l->cfg.window;
+}
+
 int tw_udp_peer_lost(const tw_udp_link_t *l, uint32_t peer) {
     return peer < l->cfg.peers && l->peers[peer].lost;
 }
