@@ -19,6 +19,8 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +60,29 @@ static void bind_address(const tw_config_t *cfg, struct sockaddr_in *a) {
             break;
         }
     freeifaddrs(all);
+}
+
+/* TW_UDP_MTU=auto: the MTU of the interface that holds addr, within what the link
+ * takes; 1500 when it cannot be found. Large datagrams are what makes a udp link fast
+ * where the network allows them. */
+static unsigned interface_mtu(const struct sockaddr_in *addr) {
+    unsigned mtu = 1500;
+    struct ifaddrs *all;
+    if (getifaddrs(&all)) return mtu;
+    for (struct ifaddrs *i = all; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
+            ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr != addr->sin_addr.s_addr)
+            continue;
+        struct ifreq r = {0};
+        snprintf(r.ifr_name, sizeof r.ifr_name, "%s", i->ifa_name);
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd >= 0 && ioctl(fd, SIOCGIFMTU, &r) == 0 && r.ifr_mtu > 1500)
+            mtu = r.ifr_mtu > 65535 ? 65535 : (unsigned)r.ifr_mtu;
+        if (fd >= 0) close(fd);
+        break;
+    }
+    freeifaddrs(all);
+    return mtu;
 }
 
 /* Answers waiting for room in the window, oldest first. An initiator has at most
@@ -116,7 +141,6 @@ int tw_remote_open(tw_ep_t *ep, char *addr, size_t cap) {
     u.job_key = ep->job->job_key;
     u.self = (uint32_t)ep->rank;
     u.peers = (uint32_t)ep->size;
-    u.mtu = cfg->udp_mtu;
     u.window = cfg->udp_window;
     u.rto_us = cfg->udp_rto_us;
     u.peer_timeout_ms = cfg->udp_timeout_ms;
@@ -125,6 +149,7 @@ int tw_remote_open(tw_ep_t *ep, char *addr, size_t cap) {
                                  cfg->fault_seed};
     struct sockaddr_in a;
     bind_address(cfg, &a);
+    u.mtu = cfg->udp_mtu ? cfg->udp_mtu : interface_mtu(&a);
     ep->udp = tw_udp_open(&u, &a);
     if (!ep->udp) {
         char ip[INET_ADDRSTRLEN] = "?";

@@ -54,7 +54,10 @@ static const tw_config_var_t vars[] = {
      "64x); 100..10000000",
      0},
     {"TW_UDP_WINDOW", "64", "udp packets in flight per peer; 48..65536", 0},
-    {"TW_UDP_MTU", "1500", "bytes of IP datagram the udp link sends at most; 1500..65535", 0},
+    {"TW_UDP_MTU", "auto",
+     "bytes of IP datagram the udp link sends at most: 1500..65535, or auto (the MTU of the "
+     "interface the link binds, within those bounds)",
+     0},
     {"TW_UDP_FAULTS", "",
      "faults the udp link injects into what it sends, for tests: comma-separated drop=P, "
      "duplicate=P, reorder=P, corrupt=P, delay=P (probabilities 0..1), delay_us=N, seed=N",
@@ -329,9 +332,13 @@ static int set_var(tw_config_t *cfg, const char *name, const char *value, char *
             return fail(err, errlen, name, value, "must be a packet count from 48 to 65536");
         cfg->udp_window = (uint32_t)v;
     } else if (strcmp(name, "TW_UDP_MTU") == 0) {
-        if (parse_long(value, 1500, 65535, &v))
-            return fail(err, errlen, name, value, "must be a byte count from 1500 to 65535");
-        cfg->udp_mtu = (uint32_t)v;
+        if (!strcmp(value, "auto"))
+            cfg->udp_mtu = 0;
+        else if (parse_long(value, 1500, 65535, &v))
+            return fail(err, errlen, name, value,
+                        "must be auto or a byte count from 1500 to 65535");
+        else
+            cfg->udp_mtu = (uint32_t)v;
     } else if (strcmp(name, "TW_UDP_FAULTS") == 0) {
         if (parse_faults(cfg, value))
             return fail(err, errlen, name, value,
@@ -372,7 +379,7 @@ int tw_config_parse(tw_config_t *cfg, char *const *envp, char *err, size_t errle
     cfg->udp_timeout_ms = TW_UDP_TIMEOUT_DEFAULT;
     cfg->udp_rto_us = TW_UDP_RTO_DEFAULT;
     cfg->udp_window = TW_UDP_WINDOW_DEFAULT;
-    cfg->udp_mtu = TW_UDP_MTU_DEFAULT;
+    cfg->udp_mtu = 0; /* auto */
     cfg->progress_interval_us = TW_PROGRESS_INTERVAL_DEFAULT;
     for (char *const *e = envp; e && *e; e++) {
         if (strncmp(*e, "TW_", 3) != 0) continue;
