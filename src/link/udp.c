@@ -61,8 +61,9 @@ typedef struct peer {
 typedef struct outgoing {
     uint32_t peer;
     uint16_t len;
-    uint64_t due_ns; /* held packets: when they leave */
-    unsigned char *buf;
+    uint64_t due_ns;          /* held packets: when they leave */
+    unsigned char *buf;       /* a copy of the packet */
+    const unsigned char *ref; /* in the batch: what leaves (buf, or a ring slot) */
 } outgoing_t;
 
 struct tw_udp_link {
@@ -125,7 +126,7 @@ static void flush(tw_udp_link_t *l) {
     unsigned n = 0;
     for (unsigned k = 0; k < l->nout; k++) {
         const peer_t *p = &l->peers[l->out[k].peer];
-        iov[n] = (struct iovec){l->out[k].buf, l->out[k].len};
+        iov[n] = (struct iovec){(void *)l->out[k].ref, l->out[k].len};
         memset(&m[n], 0, sizeof m[n]);
         m[n].msg_hdr.msg_name = (void *)&p->addr;
         m[n].msg_hdr.msg_namelen = sizeof p->addr;
@@ -142,13 +143,22 @@ static void flush(tw_udp_link_t *l) {
     l->nout = 0;
 }
 
-/* Puts a copy of a packet into the outgoing batch. */
-static void queue(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, size_t len) {
+/* Puts a packet into the outgoing batch: a copy, or (stable) the packet where it lies.
+ * A packet of the send ring is stable: every send and every poll flushes the batch
+ * before it returns, and a ring slot is written again only once its packet is
+ * acknowledged, when it no longer matters what goes out in its name. */
+static void queue(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, size_t len,
+                  int stable) {
     if (l->nout == BATCH) flush(l);
     outgoing_t *o = &l->out[l->nout++];
     o->peer = peer;
     o->len = (uint16_t)len;
-    memcpy(o->buf, pkt, len);
+    if (stable) {
+        o->ref = pkt;
+    } else {
+        memcpy(o->buf, pkt, len);
+        o->ref = o->buf;
+    }
 }
 
 /* Holds a copy back until due (0: until the next packet has gone). 0 when full. */
@@ -164,15 +174,16 @@ static int hold(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, size_
 }
 
 static void unhold(tw_udp_link_t *l, unsigned k) {
-    queue(l, l->held[k].peer, l->held[k].buf, l->held[k].len);
+    queue(l, l->held[k].peer, l->held[k].buf, l->held[k].len, 0);
     unsigned char *buf = l->held[k].buf; /* keep the buffers: swap in the last entry */
     l->held[k] = l->held[--l->nheld];
     l->held[l->nheld].buf = buf;
     if (l->reorder_slot == (int)l->nheld) l->reorder_slot = (int)k;
 }
 
-/* Sends one packet as the injected faults decide. */
-static void transmit(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, size_t len) {
+/* Sends one packet as the injected faults decide (stable: a send ring slot). */
+static void transmit(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, size_t len,
+                     int stable) {
     const tw_udp_faults_t *f = &l->cfg.faults;
     if (chance(l, f->drop)) {
         l->stats.injected_drop++;
@@ -183,6 +194,7 @@ static void transmit(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, 
         memcpy(bad, pkt, len);
         bad[(size_t)(uniform(l) * (double)len)] ^= (unsigned char)(1u << (int)(uniform(l) * 8));
         pkt = bad;
+        stable = 0;
         l->stats.injected_corrupt++;
     }
     if (chance(l, f->delay) && hold(l, peer, pkt, len, l->now_ns + 1000ull * f->delay_us)) {
@@ -194,9 +206,9 @@ static void transmit(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, 
         l->stats.injected_reorder++;
         return;
     }
-    queue(l, peer, pkt, len);
+    queue(l, peer, pkt, len, stable);
     if (chance(l, f->duplicate)) {
-        queue(l, peer, pkt, len);
+        queue(l, peer, pkt, len, stable);
         l->stats.injected_duplicate++;
     }
     if (l->reorder_slot >= 0) { /* the packet held back goes after this one */
@@ -372,7 +384,7 @@ int tw_udp_send(tw_udp_link_t *l, uint32_t id, const void *msg, size_t len) {
         unsigned char *pkt = slot(l, p, p->next_seq++, &plen);
         tw_udp_encode(pkt, &h, data + off);
         *plen = (uint16_t)(TW_UDP_HDR_SIZE + n);
-        transmit(l, id, pkt, *plen);
+        transmit(l, id, pkt, *plen, 1);
         off += n;
     }
     l->stats.msgs_sent++;
@@ -399,7 +411,7 @@ static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_
         if (++p->dupacks == 3) { /* the receiver is missing una: send it now */
             uint16_t *len;
             unsigned char *pkt = slot(l, p, p->una, &len);
-            transmit(l, id, pkt, *len);
+            transmit(l, id, pkt, *len, 1);
             l->stats.retransmits++;
             l->stats.fast_retransmits++;
             p->resent = 1;
@@ -425,10 +437,13 @@ static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_
     p->backoff = 0;
 }
 
-/* Offers the whole message to the receiver: 1 when taken. */
-static int hand_over(tw_udp_link_t *l, uint32_t id, tw_udp_deliver_fn deliver, void *ctx) {
+/* Offers the whole message (at msg: p->msg, or a packet's payload) to the receiver: 1
+ * when taken. A message refused from a packet is copied to p->msg, to be offered again. */
+static int hand_over(tw_udp_link_t *l, uint32_t id, const unsigned char *msg,
+                     tw_udp_deliver_fn deliver, void *ctx) {
     peer_t *p = &l->peers[id];
-    if (deliver(ctx, id, p->msg, p->msg_len)) {
+    if (deliver(ctx, id, msg, p->msg_len)) {
+        if (msg != p->msg) memcpy(p->msg, msg, p->msg_len);
         if (!p->parked) {
             l->stats.refused++;
             l->parked++;
@@ -466,6 +481,12 @@ static int take_segment(tw_udp_link_t *l, uint32_t id, const tw_udp_hdr_t *h,
         p->msg_len = h->msg_len;
         p->msg_fill = 0;
     }
+    if (first && (h->flags & TW_UDP_LAST) && h->len == p->msg_len) {
+        /* a message of one packet: offered where it lies, not copied */
+        p->msg_fill = h->len;
+        p->expected++;
+        return hand_over(l, id, payload, deliver, ctx);
+    }
     if (!(h->flags & TW_UDP_LAST) || p->msg_fill + h->len == p->msg_len) {
         memcpy(p->msg + p->msg_fill, payload, h->len);
         p->msg_fill += h->len;
@@ -476,7 +497,7 @@ static int take_segment(tw_udp_link_t *l, uint32_t id, const tw_udp_hdr_t *h,
         l->stats.protocol++;
         return 0;
     }
-    return hand_over(l, id, deliver, ctx);
+    return hand_over(l, id, p->msg, deliver, ctx);
 }
 
 /* Takes, in order, the packets kept from peer id that the gap held back. */
@@ -584,7 +605,7 @@ static int retry_parked(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) 
     int delivered = 0;
     for (uint32_t id = 0; id < l->cfg.peers && l->parked; id++) {
         peer_t *p = &l->peers[id];
-        if (!p->parked || !hand_over(l, id, deliver, ctx)) continue;
+        if (!p->parked || !hand_over(l, id, p->msg, deliver, ctx)) continue;
         delivered += 1 + take_held(l, id, deliver, ctx);
     }
     return delivered;
@@ -618,7 +639,7 @@ static void retransmit(tw_udp_link_t *l) {
         if (l->now_ns - p->timer_ns < rto_ns(l, p)) continue;
         uint16_t *len; /* the oldest only: the receiver keeps what came after it */
         unsigned char *pkt = slot(l, p, p->una, &len);
-        transmit(l, id, pkt, *len);
+        transmit(l, id, pkt, *len, 1);
         l->stats.timeouts++;
         l->stats.retransmits++;
         p->resent = 1;
@@ -643,7 +664,7 @@ static void send_acks(tw_udp_link_t *l) {
                           .ack = ack_for(l, id),
                           .flags = TW_UDP_ACK};
         tw_udp_encode(pkt, &h, NULL);
-        transmit(l, id, pkt, sizeof pkt);
+        transmit(l, id, pkt, sizeof pkt, 0);
         l->stats.acks_sent++;
     }
     l->nacking = 0;
