@@ -81,6 +81,10 @@ struct tw_udp_link {
     unsigned nheld;
     int reorder_slot; /* index in held of the packet to send after the next one, or -1 */
     unsigned char *rx;
+    /* recvmmsg's headers, set up once: a poll that finds nothing costs the call only */
+    struct mmsghdr rx_msg[BATCH];
+    struct iovec rx_iov[BATCH];
+    struct sockaddr_in rx_from[BATCH];
     unsigned char *damaged; /* one packet, for the fault injector's corrupted copy */
     unsigned parked;        /* peers with a parked message */
     uint64_t rng;
@@ -247,6 +251,13 @@ tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr)
     int ok = l->peers && l->busy && l->acking && l->rx && l->damaged;
     for (unsigned k = 0; ok && k < BATCH; k++) ok = (l->out[k].buf = malloc(pkt_max)) != NULL;
     for (unsigned k = 0; ok && k < HELD_MAX; k++) ok = (l->held[k].buf = malloc(pkt_max)) != NULL;
+    for (unsigned k = 0; ok && k < BATCH; k++) {
+        l->rx_iov[k] = (struct iovec){l->rx + k * (pkt_max + 1), pkt_max + 1};
+        l->rx_msg[k].msg_hdr.msg_iov = &l->rx_iov[k];
+        l->rx_msg[k].msg_hdr.msg_iovlen = 1;
+        l->rx_msg[k].msg_hdr.msg_name = &l->rx_from[k];
+        l->rx_msg[k].msg_hdr.msg_namelen = sizeof l->rx_from[k];
+    }
     if (ok) {
         for (uint32_t p = 0; p < cfg->peers; p++) {
             l->peers[p].next_seq = l->peers[p].una = 1;
@@ -545,18 +556,9 @@ static int keep(tw_udp_link_t *l, peer_t *p, const unsigned char *pkt, size_t le
 }
 
 static int receive(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
-    struct mmsghdr m[BATCH];
-    struct iovec iov[BATCH];
-    struct sockaddr_in from[BATCH];
+    struct mmsghdr *m = l->rx_msg;
+    struct sockaddr_in *from = l->rx_from;
     size_t cap = l->pkt_max + 1; /* one byte more tells an oversized datagram */
-    for (unsigned k = 0; k < BATCH; k++) {
-        iov[k] = (struct iovec){l->rx + k * cap, cap};
-        memset(&m[k], 0, sizeof m[k]);
-        m[k].msg_hdr.msg_iov = &iov[k];
-        m[k].msg_hdr.msg_iovlen = 1;
-        m[k].msg_hdr.msg_name = &from[k];
-        m[k].msg_hdr.msg_namelen = sizeof from[k];
-    }
     int n = recvmmsg(l->fd, m, BATCH, MSG_DONTWAIT, NULL);
     int delivered = 0;
     for (int k = 0; k < n; k++) {
@@ -597,6 +599,7 @@ static int receive(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
         owe_ack(l, h.src); /* duplicates too: their sender missed our acknowledgement; and
                               packets out of order, whose duplicate ack reports the gap */
     }
+    for (int k = 0; k < n; k++) m[k].msg_hdr.msg_namelen = sizeof from[k]; /* for the next call */
     return delivered;
 }
 
