@@ -144,6 +144,7 @@ int tw_remote_open(tw_ep_t *ep, char *addr, size_t cap) {
     u.window = cfg->udp_window;
     u.rto_us = cfg->udp_rto_us;
     u.peer_timeout_ms = cfg->udp_timeout_ms;
+    u.ack_delay_us = 100; /* an answer or a reply usually comes sooner and carries it */
     u.faults = (tw_udp_faults_t){cfg->fault_drop,    cfg->fault_duplicate, cfg->fault_reorder,
                                  cfg->fault_corrupt, cfg->fault_delay,     cfg->fault_delay_us,
                                  cfg->fault_seed};

@@ -34,7 +34,10 @@ enum { BATCH = 64, HELD_MAX = 64, IP_UDP_OVERHEAD = 28, BACKOFF_MAX = 6 };
 typedef struct peer {
     struct sockaddr_in addr;
     int has_addr, lost, busy, ack_due;
-    int ack_listed; /* in l->acking until the poll ends, even once data carried the ack */
+    int ack_listed;        /* in l->acking until the ack went, even once data carried it */
+    int ack_now;           /* a gap or a duplicate: the sender needs to hear at once */
+    unsigned ack_pkts;     /* packets taken since the last acknowledgement went */
+    uint64_t ack_since_ns; /* when the oldest of them came */
     /* sending */
     uint32_t next_seq, una;
     unsigned char *ring; /* window packets of pkt_max bytes */
@@ -91,6 +94,8 @@ struct tw_udp_link {
     uint64_t now_ns;
     tw_udp_stats_t stats;
 };
+
+static void send_acks(tw_udp_link_t *l, int all);
 
 static uint64_t clock_ns(void) {
     struct timespec ts;
@@ -284,6 +289,7 @@ void tw_udp_close(tw_udp_link_t *l) {
     if (!l) return;
     if (l->fd >= 0) {
         l->now_ns = clock_ns();
+        send_acks(l, 1); /* what is owed goes now: no later poll will send it */
         for (unsigned k = l->nheld; k-- > 0;) unhold(l, k); /* what was held still goes */
         flush(l);
         close(l->fd);
@@ -346,7 +352,8 @@ static unsigned char *slot(tw_udp_link_t *l, peer_t *p, uint32_t seq, uint16_t *
 /* The acknowledgement this side owes peer, carried by whatever goes to it now. */
 static uint32_t ack_for(tw_udp_link_t *l, uint32_t id) {
     peer_t *p = &l->peers[id];
-    p->ack_due = 0;
+    p->ack_due = p->ack_now = 0;
+    p->ack_pkts = 0;
     return p->expected;
 }
 
@@ -405,10 +412,18 @@ int tw_udp_send(tw_udp_link_t *l, uint32_t id, const void *msg, size_t len) {
 
 /* ---- receiving ---- */
 
-static void owe_ack(tw_udp_link_t *l, uint32_t id) {
+/* Owes peer id an acknowledgement; urgent: send it with this poll. Otherwise it waits
+ * (ack_delay_us, or a quarter window of packets) for data going back to carry it: a
+ * request answered at once, a ping-pong's reply, then cost no packet of their own. */
+static void owe_ack(tw_udp_link_t *l, uint32_t id, int urgent) {
     peer_t *p = &l->peers[id];
-    if (p->ack_due) return;
-    p->ack_due = 1;
+    p->ack_now |= urgent;
+    if (!p->ack_due) {
+        p->ack_due = 1;
+        p->ack_pkts = 0;
+        p->ack_since_ns = l->now_ns;
+    }
+    p->ack_pkts++;
     /* a receiver that sends while it takes a message (an RMA answer) clears ack_due
      * with the data it sends: the peer may be listed already */
     if (p->ack_listed) return;
@@ -465,7 +480,7 @@ static int hand_over(tw_udp_link_t *l, uint32_t id, const unsigned char *msg,
     if (p->parked) l->parked--;
     p->parked = p->in_msg = 0;
     l->stats.msgs_received++;
-    owe_ack(l, id);
+    owe_ack(l, id, 0);
     return 1;
 }
 
@@ -596,8 +611,9 @@ static int receive(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
             l->stats.out_of_order += !p->parked;
             keep(l, p, pkt, len, h.seq);
         }
-        owe_ack(l, h.src); /* duplicates too: their sender missed our acknowledgement; and
-                              packets out of order, whose duplicate ack reports the gap */
+        /* duplicates too, at once: their sender missed our acknowledgement; and packets
+         * out of order, whose duplicate ack reports the gap */
+        owe_ack(l, h.src, d != 0 || p->parked);
     }
     for (int k = 0; k < n; k++) m[k].msg_hdr.msg_namelen = sizeof from[k]; /* for the next call */
     return delivered;
@@ -651,14 +667,25 @@ static void retransmit(tw_udp_link_t *l) {
     }
 }
 
-static void send_acks(tw_udp_link_t *l) {
+/* Sends the acknowledgements that are due (all: every one still owed); the others
+ * stay listed for a later poll. */
+static void send_acks(tw_udp_link_t *l, int all) {
     unsigned char pkt[TW_UDP_HDR_SIZE];
+    uint64_t delay_ns = 1000ull * l->cfg.ack_delay_us;
+    unsigned every = l->cfg.window / 4 ? l->cfg.window / 4 : 1;
+    uint32_t kept = 0;
     for (uint32_t k = 0; k < l->nacking; k++) {
         uint32_t id = l->acking[k];
-        l->peers[id].ack_listed = 0;
-        if (!l->peers[id].ack_due) continue; /* data carried it */
-        if (!l->peers[id].has_addr) {
-            l->peers[id].ack_due = 0;
+        peer_t *p = &l->peers[id];
+        if (p->ack_due && p->has_addr && !all && !p->ack_now && p->ack_pkts < every &&
+            l->now_ns - p->ack_since_ns < delay_ns) {
+            l->acking[kept++] = id; /* not due yet */
+            continue;
+        }
+        p->ack_listed = 0;
+        if (!p->ack_due) continue; /* data carried it */
+        if (!p->has_addr) {
+            p->ack_due = 0;
             continue;
         }
         tw_udp_hdr_t h = {.job_key = l->cfg.job_key,
@@ -670,7 +697,7 @@ static void send_acks(tw_udp_link_t *l) {
         transmit(l, id, pkt, sizeof pkt, 0);
         l->stats.acks_sent++;
     }
-    l->nacking = 0;
+    l->nacking = kept;
 }
 
 int tw_udp_poll(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
@@ -684,7 +711,7 @@ int tw_udp_poll(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
             k++;
     }
     retransmit(l);
-    send_acks(l);
+    send_acks(l, 0);
     flush(l);
     return delivered;
 }

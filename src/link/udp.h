@@ -46,6 +46,7 @@ typedef struct tw_udp_config {
     unsigned window; /* packets in flight per peer (>= one longest message) */
     unsigned rto_us; /* first retransmission timeout; doubles per timeout up to 64x */
     unsigned peer_timeout_ms;
+    unsigned ack_delay_us; /* how long an acknowledgement may wait for data to carry it */
     tw_udp_faults_t faults;
 } tw_udp_config_t;
 
