@@ -122,6 +122,7 @@ typedef struct tw_rma_op {
     tw_slot_t *completer;
     uint8_t owed; /* finished, but its fault notification waits for room */
     uint32_t chunks, chunks_acked;
+    uint32_t chunk; /* across nodes: bytes per chunk */
 } tw_rma_op_t;
 
 struct tw_progress; /* progress.h */

@@ -88,7 +88,7 @@ static unsigned interface_mtu(const struct sockaddr_in *addr) {
 /* Answers waiting for room in the window, oldest first. An initiator has at most
  * TW_REMOTE_REQUESTS requests unanswered to us, so this holds at most that many per
  * peer: it grows to that bound, never past it (a peer beyond it is refused). */
-enum { REMOTE_RMA_MSG_MAX = 4 + sizeof(rma_req_t) + 16384 };
+enum { REMOTE_RMA_MSG_MAX = 4 + sizeof(rma_req_t) + REMOTE_CHUNK_MAX };
 
 typedef struct remote_answer {
     int dest;
@@ -221,6 +221,14 @@ int tw_remote_rma_request(tw_ep_t *ep, int dest, const rma_req_t *r, const void 
     return tw_udp_send(ep->udp, (uint32_t)dest, msg, sizeof h + sizeof *r + len);
 }
 
+uint64_t tw_remote_chunk(tw_ep_t *ep) {
+    /* a chunk in one datagram (a message over several costs the window more and is
+     * lost whole with any of its packets); the answer's header is the smaller */
+    size_t room = tw_udp_payload_max(ep->udp) - sizeof(remote_hdr_t) - sizeof(rma_req_t);
+    if (room >= REMOTE_CHUNK_MAX) return REMOTE_CHUNK_MAX;
+    return room > RMA_CHUNK ? room & ~(size_t)1023 : RMA_CHUNK;
+}
+
 int tw_remote_can_request(tw_ep_t *ep, int dest, size_t len) {
     return tw_udp_room(ep->udp, (uint32_t)dest, sizeof(remote_hdr_t) + sizeof(rma_req_t) + len);
 }
@@ -260,7 +268,8 @@ static int rma_arrived(tw_ep_t *ep, uint32_t source, const remote_hdr_t *h,
         if (len < sizeof r) goto malformed;
         memcpy(&r, body, sizeof r);
         if (r.chunk_len != len - sizeof r || r.source != (int32_t)source ||
-            !tw_rma_request_valid(&r, ep->size))
+            !tw_rma_request_valid(&r, ep->size, REMOTE_CHUNK_MAX) ||
+            (r.op == TW_OP_GET && (r.b > REMOTE_CHUNK_MAX || (!r.b && r.offset < r.total))))
             goto malformed;
         return tw_rma_remote_serve(ep, (int)source, &r, body + sizeof r) == TW_RETRY;
     }

@@ -34,7 +34,7 @@
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-enum { CHUNK = 16384, REFUSED = 1 };
+enum { CHUNK = RMA_CHUNK, REFUSED = 1 };
 
 static const unsigned allowed_notify[] = {
     [TW_OP_PUT] = TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER,
@@ -317,10 +317,10 @@ retry:
 
 /* ---- pipelined: the target's side ---- */
 
-int tw_rma_request_valid(const rma_req_t *r, int size) {
+int tw_rma_request_valid(const rma_req_t *r, int size, uint32_t max_chunk) {
     if (r->source < 0 || r->source >= size || r->op < TW_OP_PUT || r->op > TW_OP_ATOMIC) return 0;
     if (r->notify & ~allowed_notify[r->op]) return 0;
-    if (r->offset > r->total || r->chunk_len > CHUNK || r->chunk_len > r->total - r->offset)
+    if (r->offset > r->total || r->chunk_len > max_chunk || r->chunk_len > r->total - r->offset)
         return 0;
     switch (r->op) {
     case TW_OP_ATOMIC:
@@ -469,7 +469,7 @@ void tw_rma_progress(tw_ep_t *ep) {
         int valid = len >= sizeof r;
         if (valid) {
             memcpy(&r, payload, sizeof r);
-            valid = r.chunk_len == len - sizeof r && tw_rma_request_valid(&r, ep->size);
+            valid = r.chunk_len == len - sizeof r && tw_rma_request_valid(&r, ep->size, CHUNK);
         }
         if (valid && !serve_request(ep, &r, (const char *)payload + sizeof r)) break;
         tw_ring_release(&ep->req_rx, st);
@@ -665,8 +665,8 @@ __attribute__((always_inline)) static inline int direct(tw_ep_t *ep, tw_peer_t *
  * moves the data in its own memory and writes the notification it owes into its own
  * queue, reserved before it acts; the initiator reserves its own slots at issue. */
 
-static inline uint64_t chunk_at(uint64_t total, uint64_t offset) {
-    return total - offset < CHUNK ? total - offset : CHUNK;
+static inline uint64_t chunk_at(uint64_t total, uint64_t offset, uint64_t chunk) {
+    return total - offset < chunk ? total - offset : chunk;
 }
 
 /* The first request decides between TW_OK and TW_RETRY; later chunks wait for room in
@@ -681,7 +681,8 @@ static int remote_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t o
      * refused call retried in a loop would otherwise fill our queue with cancelled
      * slots behind one that waits for this peer's answer, until the queue has no room
      * for the notifications the peer's requests need, and both ends wait. */
-    uint64_t first = op == TW_OP_PUT ? chunk_at(len, 0) : op == TW_OP_PUT_IMM ? len : 0;
+    uint64_t chunk = tw_remote_chunk(ep);
+    uint64_t first = op == TW_OP_PUT ? chunk_at(len, 0, chunk) : op == TW_OP_PUT_IMM ? len : 0;
     if (peer->unanswered >= TW_REMOTE_REQUESTS || !ep->ops_free_count ||
         !tw_remote_can_request(ep, dest, (size_t)first))
         goto retry;
@@ -694,13 +695,15 @@ static int remote_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t o
     if (!o) goto cancel;
     op_setup(o, op, notify, dest, len, cookie, nla, local, requester, completer);
     int chunked = op == TW_OP_PUT || op == TW_OP_GET;
-    o->chunks = chunked && len > CHUNK ? (uint32_t)((len + CHUNK - 1) / CHUNK) : 1;
+    o->chunks = chunked && len > chunk ? (uint32_t)((len + chunk - 1) / chunk) : 1;
+    o->chunk = (uint32_t)chunk;
 
     uint64_t off = 0;
     for (uint32_t c = 0; c < o->chunks; c++) {
-        uint64_t span = chunked ? chunk_at(len, off) : len;
+        uint64_t span = chunked ? chunk_at(len, off, chunk) : len;
         uint32_t n = op == TW_OP_PUT || op == TW_OP_PUT_IMM ? (uint32_t)span : 0; /* data sent */
         rma_req_t r = request_of(o, ep->rank, handle, key, atomic_op, width, a, b, off, n);
+        if (op == TW_OP_GET) r.b = span; /* the chunk it asks for */
         unsigned spins = 0;
         int rc;
         while ((rc = peer->unanswered >= TW_REMOTE_REQUESTS
@@ -750,7 +753,7 @@ static int remote_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, cons
 
 int tw_rma_remote_serve(tw_ep_t *ep, int source, const rma_req_t *r, const void *data) {
     int is_get = r->op == TW_OP_GET;
-    uint64_t span = is_get ? chunk_at(r->total, r->offset) : r->chunk_len;
+    uint64_t span = is_get ? chunk_at(r->total, r->offset, r->b) : r->chunk_len;
     int last = (r->op != TW_OP_PUT && !is_get) || r->offset + span >= r->total; /* chunked */
     unsigned my_cls = completer_at_initiator(r->op) ? TW_NOTIFY_RESPONDER : TW_NOTIFY_COMPLETER;
     tw_slot_t *mine = NULL;
@@ -808,7 +811,7 @@ int tw_rma_remote_answer(tw_ep_t *ep, int source, const rma_answer_t *a, const v
     uint64_t expect = 0;
     if (o->op == TW_OP_GET && a->status == TW_OK) {
         if (a->offset > o->length || (a->offset == o->length && o->length)) return -1;
-        expect = chunk_at(o->length, a->offset);
+        expect = chunk_at(o->length, a->offset, o->chunk);
     }
     if (len != expect) return -1;
     if (len) memcpy((char *)o->local + a->offset, data, len);

@@ -323,6 +323,10 @@ unsigned tw_udp_in_flight(const tw_udp_link_t *l, uint32_t peer) {
     return peer < l->cfg.peers ? l->peers[peer].next_seq - l->peers[peer].una : 0;
 }
 
+size_t tw_udp_payload_max(const tw_udp_link_t *l) {
+    return l->payload_max;
+}
+
 int tw_udp_room(const tw_udp_link_t *l, uint32_t peer, size_t len) {
     if (peer >= l->cfg.peers || l->peers[peer].lost) return 1; /* the send says why */
     size_t segments = len ? (len + l->payload_max - 1) / l->payload_max : 1;

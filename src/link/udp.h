@@ -87,6 +87,8 @@ typedef int (*tw_udp_deliver_fn)(void *ctx, uint32_t peer, const void *msg, size
  * packets that are due. Returns the number of messages delivered. */
 int tw_udp_poll(tw_udp_link_t *link, tw_udp_deliver_fn deliver, void *ctx);
 
+/* Bytes of message one packet carries. */
+size_t tw_udp_payload_max(const tw_udp_link_t *link);
 /* 1 when tw_udp_send of len bytes to peer would not return TW_RETRY now. */
 int tw_udp_room(const tw_udp_link_t *link, uint32_t peer, size_t len);
 /* Packets sent to peer and not yet acknowledged. */
