@@ -189,16 +189,13 @@ int tw_remote_connect(tw_ep_t *ep, int rank, const char *addr) {
 
 int tw_remote_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, size_t hlen,
                         const void *buf, size_t len) {
-    unsigned char msg[sizeof(remote_hdr_t) + TW_VELO_MAX_SIZE];
     remote_hdr_t h = {REMOTE_VELO, 0, (uint16_t)tag};
-    memcpy(msg, &h, sizeof h);
-    if (hlen) memcpy(msg + sizeof h, hdr, hlen);
-    if (len) memcpy(msg + sizeof h + hlen, buf, len);
+    struct iovec v[3] = {{&h, sizeof h}, {(void *)hdr, hlen}, {(void *)buf, len}};
     tw_dev_lock(ep);
-    int rc = tw_udp_send(ep->udp, (uint32_t)dest, msg, sizeof h + hlen + len);
+    int rc = tw_udp_sendv(ep->udp, (uint32_t)dest, v, 3);
     if (rc == TW_RETRY) { /* the window is full: take in what acknowledgements came */
         tw_remote_poll(ep);
-        rc = tw_udp_send(ep->udp, (uint32_t)dest, msg, sizeof h + hlen + len);
+        rc = tw_udp_sendv(ep->udp, (uint32_t)dest, v, 3);
     }
     tw_dev_unlock(ep);
     if (rc == TW_RETRY) ep->stats.send_retries++;
@@ -212,13 +209,10 @@ _Static_assert((size_t)REMOTE_RMA_MSG_MAX <= (size_t)TW_UDP_MSG_MAX,
                "an RMA chunk fits a link message");
 
 int tw_remote_rma_request(tw_ep_t *ep, int dest, const rma_req_t *r, const void *data, size_t len) {
-    unsigned char msg[REMOTE_RMA_MSG_MAX];
     remote_hdr_t h = {REMOTE_RMA_REQ, 0, 0};
-    if (sizeof h + sizeof *r + len > sizeof msg) return TW_ERR_SIZE;
-    memcpy(msg, &h, sizeof h);
-    memcpy(msg + sizeof h, r, sizeof *r);
-    if (len) memcpy(msg + sizeof h + sizeof *r, data, len);
-    return tw_udp_send(ep->udp, (uint32_t)dest, msg, sizeof h + sizeof *r + len);
+    if (sizeof h + sizeof *r + len > REMOTE_RMA_MSG_MAX) return TW_ERR_SIZE;
+    struct iovec v[3] = {{&h, sizeof h}, {(void *)r, sizeof *r}, {(void *)data, len}};
+    return tw_udp_sendv(ep->udp, (uint32_t)dest, v, 3); /* the data goes from where it is */
 }
 
 uint64_t tw_remote_chunk(tw_ep_t *ep) {
@@ -239,15 +233,12 @@ int tw_remote_can_answer(tw_ep_t *ep) {
 
 void tw_remote_rma_answer(tw_ep_t *ep, int dest, const rma_answer_t *a, const void *data,
                           size_t len) {
-    unsigned char msg[REMOTE_RMA_MSG_MAX];
     remote_hdr_t h = {REMOTE_RMA_ANSWER, 0, 0};
     size_t total = sizeof h + sizeof *a + len;
-    if (total > sizeof msg) return;
-    memcpy(msg, &h, sizeof h);
-    memcpy(msg + sizeof h, a, sizeof *a);
-    if (len) memcpy(msg + sizeof h + sizeof *a, data, len);
+    if (total > REMOTE_RMA_MSG_MAX) return;
+    struct iovec v[3] = {{&h, sizeof h}, {(void *)a, sizeof *a}, {(void *)data, len}};
     struct tw_remote_answers *w = ep->remote_answers;
-    if (!w->count && tw_udp_send(ep->udp, (uint32_t)dest, msg, total) != TW_RETRY) return;
+    if (!w->count && tw_udp_sendv(ep->udp, (uint32_t)dest, v, 3) != TW_RETRY) return;
     /* behind others, or no room in the window: queued (the caller made sure of room) */
     unsigned char *copy = malloc(total);
     if (!copy || !answer_room(ep)) {
@@ -255,7 +246,9 @@ void tw_remote_rma_answer(tw_ep_t *ep, int dest, const rma_answer_t *a, const vo
         ep->remote_answers_lost++;
         return;
     }
-    memcpy(copy, msg, total);
+    memcpy(copy, &h, sizeof h);
+    memcpy(copy + sizeof h, a, sizeof *a);
+    if (len) memcpy(copy + sizeof h + sizeof *a, data, len);
     w->q[(w->head + w->count) % w->cap] = (remote_answer_t){dest, total, copy};
     w->count++;
 }

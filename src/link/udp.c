@@ -371,6 +371,13 @@ static void mark_busy(tw_udp_link_t *l, uint32_t id) {
 }
 
 int tw_udp_send(tw_udp_link_t *l, uint32_t id, const void *msg, size_t len) {
+    struct iovec iov = {(void *)msg, len};
+    return tw_udp_sendv(l, id, &iov, 1);
+}
+
+int tw_udp_sendv(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, int niov) {
+    size_t len = 0;
+    for (int i = 0; i < niov; i++) len += iov[i].iov_len;
     if (id >= l->cfg.peers || !l->peers[id].has_addr) return TW_ERR_RANK;
     if (len > TW_UDP_MSG_MAX) return TW_ERR_SIZE;
     peer_t *p = &l->peers[id];
@@ -390,7 +397,8 @@ int tw_udp_send(tw_udp_link_t *l, uint32_t id, const void *msg, size_t len) {
     }
     l->now_ns = clock_ns();
     if (!p->busy) mark_busy(l, id);
-    const unsigned char *data = msg;
+    int piece = 0; /* where the gathering stands: iov[piece], at byte at */
+    size_t at = 0;
     for (size_t off = 0, s = 0; s < segments; s++) {
         size_t n = len - off < l->payload_max ? len - off : l->payload_max;
         tw_udp_hdr_t h = {.job_key = l->cfg.job_key,
@@ -404,7 +412,19 @@ int tw_udp_send(tw_udp_link_t *l, uint32_t id, const void *msg, size_t len) {
                           .msg_len = s == 0 ? (uint32_t)len : 0};
         uint16_t *plen;
         unsigned char *pkt = slot(l, p, p->next_seq++, &plen);
-        tw_udp_encode(pkt, &h, data + off);
+        for (size_t done = 0; done < n;) { /* the payload straight into the ring */
+            size_t k = iov[piece].iov_len - at < n - done ? iov[piece].iov_len - at : n - done;
+            if (k) /* an empty piece may have no base */
+                memcpy(pkt + TW_UDP_HDR_SIZE + done,
+                       (const unsigned char *)iov[piece].iov_base + at, k);
+            done += k;
+            at += k;
+            if (at == iov[piece].iov_len) {
+                piece++;
+                at = 0;
+            }
+        }
+        tw_udp_seal(pkt, &h);
         *plen = (uint16_t)(TW_UDP_HDR_SIZE + n);
         transmit(l, id, pkt, *plen, 1);
         off += n;

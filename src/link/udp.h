@@ -29,6 +29,7 @@
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "link/udp_wire.h"
 
@@ -78,6 +79,8 @@ int tw_udp_set_peer(tw_udp_link_t *link, uint32_t peer, const struct sockaddr_in
  * TW_RETRY (the window has no room for it: poll and retry), TW_ERR_LOST, TW_ERR_SIZE,
  * TW_ERR_RANK, TW_ERR_NOMEM. */
 int tw_udp_send(tw_udp_link_t *link, uint32_t peer, const void *msg, size_t len);
+/* The same for a message gathered from n pieces (no copy of it is made first). */
+int tw_udp_sendv(tw_udp_link_t *link, uint32_t peer, const struct iovec *iov, int n);
 
 /* Takes a message that arrived whole and in order: 0 when taken, non-zero to refuse
  * it for now (it comes again). */
