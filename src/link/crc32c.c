@@ -38,30 +38,40 @@ static uint32_t zeros_operator(size_t n) {
     return p;
 }
 
-/* The crc32 instruction takes three cycles and can start one every cycle: long
- * buffers go as three interleaved streams of BLOCK bytes, joined by shifting the
- * first two over the bytes that follow them (a multiplication, see multmodp). */
-enum { BLOCK = 1024 };
-static uint32_t shift_block, shift_2blocks;
+/* The crc32 instruction takes three cycles and can start one every cycle: a long
+ * buffer goes as three interleaved streams of a third of it each, joined by shifting
+ * the first two over the bytes that follow them (a multiplication, see multmodp). The
+ * two factors depend on the length only; the link's packets mostly share a few
+ * lengths, so the last ones computed are kept (per thread: the progress thread checks
+ * packets too). */
+enum { MIN_STREAM = 1024 };
 
 __attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t crc, const unsigned char *p,
                                                             size_t len) {
     uint64_t c = crc;
-    while (len >= 3 * BLOCK) {
+    if (len >= 3 * MIN_STREAM) {
+        static _Thread_local size_t cached_block;
+        static _Thread_local uint32_t shift_block, shift_2blocks;
+        size_t block = len / 3 & ~(size_t)7;
+        if (block != cached_block) {
+            shift_block = zeros_operator(block);
+            shift_2blocks = zeros_operator(2 * block);
+            cached_block = block;
+        }
         uint64_t c1 = 0, c2 = 0;
-        for (size_t i = 0; i < BLOCK; i += 8) {
+        for (size_t i = 0; i < block; i += 8) {
             uint64_t w0, w1, w2;
             memcpy(&w0, p + i, 8);
-            memcpy(&w1, p + BLOCK + i, 8);
-            memcpy(&w2, p + 2 * BLOCK + i, 8);
+            memcpy(&w1, p + block + i, 8);
+            memcpy(&w2, p + 2 * block + i, 8);
             c = __builtin_ia32_crc32di(c, w0);
             c1 = __builtin_ia32_crc32di(c1, w1);
             c2 = __builtin_ia32_crc32di(c2, w2);
         }
         c = multmodp(shift_2blocks, (uint32_t)c) ^ multmodp(shift_block, (uint32_t)c1) ^
             (uint32_t)c2;
-        p += 3 * BLOCK;
-        len -= 3 * BLOCK;
+        p += 3 * block;
+        len -= 3 * block;
     }
     for (; len >= 8; p += 8, len -= 8) {
         uint64_t w;
@@ -86,8 +96,6 @@ static void choose(void) {
 #if defined(__x86_64__)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("sse4.2")) crc_impl = crc_sse42;
-    shift_block = zeros_operator(BLOCK);
-    shift_2blocks = zeros_operator(2 * BLOCK);
 #endif
 }
 
