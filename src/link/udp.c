@@ -48,6 +48,8 @@ typedef struct peer {
     int resent;                  /* since una last moved: its RTT sample would lie (Karn) */
     uint64_t srtt_ns, rttvar_ns; /* smoothed round trip and its variation (RFC 6298) */
     unsigned dupacks;            /* bare acknowledgements of una in a row */
+    int recovering;              /* una was resent; until recover is acknowledged, */
+    uint32_t recover;            /* an ack short of it names the next packet lost */
     uint64_t heard_ns;           /* when the last valid packet came from this peer */
     /* receiving */
     uint32_t expected;  /* the sequence number taken next */
@@ -465,6 +467,8 @@ static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_
             l->stats.retransmits++;
             l->stats.fast_retransmits++;
             p->resent = 1;
+            p->recovering = 1;
+            p->recover = p->next_seq;
         }
         return;
     }
@@ -485,6 +489,19 @@ static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_
     p->una = ack;
     p->progress_ns = p->timer_ns = l->now_ns;
     p->backoff = 0;
+    if (p->recovering && seq_diff(ack, p->recover) < 0) {
+        /* a partial acknowledgement (NewReno): the receiver keeps what came after a
+         * gap, so the ack stops at the next packet it lacks; resent now, not after
+         * three more duplicates that may never come or a timeout */
+        uint16_t *len;
+        unsigned char *pkt = slot(l, p, p->una, &len);
+        transmit(l, id, pkt, *len, 1);
+        l->stats.retransmits++;
+        l->stats.fast_retransmits++;
+        p->resent = 1;
+    } else {
+        p->recovering = 0;
+    }
 }
 
 /* Offers the whole message (at msg: p->msg, or a packet's payload) to the receiver: 1
@@ -686,6 +703,8 @@ static void retransmit(tw_udp_link_t *l) {
         l->stats.timeouts++;
         l->stats.retransmits++;
         p->resent = 1;
+        p->recovering = 1;
+        p->recover = p->next_seq;
         p->timer_ns = l->now_ns;
         if (p->backoff < BACKOFF_MAX) p->backoff++;
     }
