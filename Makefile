@@ -25,25 +25,27 @@ test-asan:
 	@$(CMAKE) --build $(BUILD)/asan -j $(JOBS)
 	cd $(BUILD)/asan && ctest --output-on-failure -j $(JOBS) -L "unit|mp"
 
-# Ring tests under ThreadSanitizer.
+# Ring tests and the progress-thread tests under ThreadSanitizer.
 test-tsan:
 	@$(CMAKE) -S . -B $(BUILD)/tsan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=thread >/dev/null
 	@$(CMAKE) --build $(BUILD)/tsan -j $(JOBS)
-	cd $(BUILD)/tsan && ctest --output-on-failure -j $(JOBS) -L ring
+	cd $(BUILD)/tsan && ctest --output-on-failure -j $(JOBS) -L "ring|thread"
 
 demo: build
 	@./examples/demo.sh $(BUILD)
 
 # The peers, from Debian's packages, installed when missing.
-PEERS := ucx-utils openmpi-bin libopenmpi-dev mpich libmpich-dev python3-matplotlib
+PEERS := ucx-utils openmpi-bin libopenmpi-dev mpich libmpich-dev python3-matplotlib iptables
 bench-peers:
 	@command -v ucx_perftest >/dev/null && command -v mpicc.openmpi >/dev/null && \
-	  command -v mpicc.mpich >/dev/null || \
+	  command -v mpicc.mpich >/dev/null && command -v iptables-legacy >/dev/null || \
 	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(PEERS); }
 
 bench: build bench-peers
 	@./bench/compare.sh $(BUILD)
 	@./bench/mpi/compare.sh $(BUILD)
+	@./bench/net/compare.sh $(BUILD) || { rc=$$?; [ $$rc = 77 ] || exit $$rc; \
+	  echo "bench/net skipped: it needs root to make network namespaces"; }
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -1,4 +1,5 @@
 #include "device/endpoint.h"
+#include "device/progress.h"
 #include "device/remote.h"
 
 #include <errno.h>
@@ -118,6 +119,7 @@ int tw_ep_open(tw_ep_t **out) {
     tw_ring_consumer_init(&ep->resp_rx, &seg->resp_ctrl, slots_at(seg, l.resp), cfg->rma_slots,
                           TW_RING_LEN_MASK);
     tw_ring_producer_init(&ep->nq_self, &seg->nq_ctrl, slots_at(seg, l.nq), cfg->nq_slots);
+    tw_ring_producer_init(&ep->nq_dev, &seg->nq_ctrl, slots_at(seg, l.nq), cfg->nq_slots);
     ep->rma_copy = cfg->rma_copy;
     tw_rma_init(ep);
     if (tw_atu_init(ep)) {
@@ -143,6 +145,10 @@ int tw_ep_open(tw_ep_t **out) {
         fprintf(stderr, "tollway: cannot publish the endpoint address of rank %d\n", ep->rank);
         tw_ep_close(ep);
         return TW_ERR_RUNTIME;
+    }
+    if (tw_progress_start(ep)) {
+        tw_ep_close(ep);
+        return TW_ERR_SYSTEM;
     }
     *out = ep;
     return TW_OK;
@@ -185,10 +191,19 @@ static int connect_remote(tw_ep_t *ep, int rank, const char *udp) {
     return TW_OK;
 }
 
+static int connect_to(tw_ep_t *ep, int rank, char *addr);
+
 int tw_ep_connect(tw_ep_t *ep, int rank) {
     char addr[TW_PMI_VALUE_MAX];
     if (tw_ep_address(ep, rank, addr, sizeof addr)) return TW_ERR_PEER;
-    /* "shm:<node>:<segment>[,udp:<ip>:<port>]" */
+    tw_dev_lock(ep); /* the progress thread reads the peers table and the link */
+    int rc = connect_to(ep, rank, addr);
+    tw_dev_unlock(ep);
+    return rc;
+}
+
+static int connect_to(tw_ep_t *ep, int rank,
+                      char *addr) { /* "shm:<node>:<segment>[,udp:<ip>:<port>]" */
     char *udp = strchr(addr, ',');
     if (udp) *udp++ = '\0';
     const char *node = addr + 4, *name = strchr(node, ':');
@@ -225,6 +240,7 @@ int tw_ep_connect(tw_ep_t *ep, int rank) {
 
 int tw_ep_close(tw_ep_t *ep) {
     if (!ep) return TW_ERR_ARG;
+    tw_progress_stop(ep); /* first: it uses everything below */
     if (ep->job->config->stats) tw_ep_print_stats(ep, stderr);
     tw_heap_fini(ep);
     tw_atu_fini(ep);

@@ -122,7 +122,10 @@ typedef struct tw_rma_op {
     tw_slot_t *completer;
     uint8_t owed; /* finished, but its fault notification waits for room */
     uint32_t chunks, chunks_acked;
+    uint32_t chunk; /* across nodes: bytes per chunk */
 } tw_rma_op_t;
+
+struct tw_progress; /* progress.h */
 
 typedef struct tw_heap_block {
     void *base;
@@ -178,6 +181,10 @@ struct tw_ep {
     uint64_t remote_malformed;                /* link messages that were no device message */
     struct tw_remote_answers *remote_answers; /* RMA answers waiting for the window */
     uint64_t remote_answers_lost;             /* answers that found no memory to wait in */
+    /* notifications the device writes while it serves the link: a producer of its own,
+     * since the progress thread may write them while the owner writes through nq_self */
+    tw_ring_producer_t nq_dev;
+    struct tw_progress *progress; /* the progress thread and its lock; NULL: none */
 };
 
 /* Maps rank's segment on first contact. TW_OK or TW_ERR_PEER / TW_ERR_NOMEM. */

@@ -19,6 +19,8 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +29,7 @@
 #include <tollway/velo.h>
 
 #include "device/endpoint.h"
+#include "device/progress.h"
 #include "device/remote.h"
 #include "device/rma_wire.h"
 
@@ -59,10 +62,33 @@ static void bind_address(const tw_config_t *cfg, struct sockaddr_in *a) {
     freeifaddrs(all);
 }
 
+/* TW_UDP_MTU=auto: the MTU of the interface that holds addr, within what the link
+ * takes; 1500 when it cannot be found. Large datagrams are what makes a udp link fast
+ * where the network allows them. */
+static unsigned interface_mtu(const struct sockaddr_in *addr) {
+    unsigned mtu = 1500;
+    struct ifaddrs *all;
+    if (getifaddrs(&all)) return mtu;
+    for (struct ifaddrs *i = all; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
+            ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr != addr->sin_addr.s_addr)
+            continue;
+        struct ifreq r = {0};
+        snprintf(r.ifr_name, sizeof r.ifr_name, "%s", i->ifa_name);
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd >= 0 && ioctl(fd, SIOCGIFMTU, &r) == 0 && r.ifr_mtu > 1500)
+            mtu = r.ifr_mtu > 65535 ? 65535 : (unsigned)r.ifr_mtu;
+        if (fd >= 0) close(fd);
+        break;
+    }
+    freeifaddrs(all);
+    return mtu;
+}
+
 /* Answers waiting for room in the window, oldest first. An initiator has at most
  * TW_REMOTE_REQUESTS requests unanswered to us, so this holds at most that many per
  * peer: it grows to that bound, never past it (a peer beyond it is refused). */
-enum { REMOTE_RMA_MSG_MAX = 4 + sizeof(rma_req_t) + 16384 };
+enum { REMOTE_RMA_MSG_MAX = 4 + sizeof(rma_req_t) + REMOTE_CHUNK_MAX };
 
 typedef struct remote_answer {
     int dest;
@@ -115,15 +141,16 @@ int tw_remote_open(tw_ep_t *ep, char *addr, size_t cap) {
     u.job_key = ep->job->job_key;
     u.self = (uint32_t)ep->rank;
     u.peers = (uint32_t)ep->size;
-    u.mtu = cfg->udp_mtu;
     u.window = cfg->udp_window;
     u.rto_us = cfg->udp_rto_us;
     u.peer_timeout_ms = cfg->udp_timeout_ms;
+    u.ack_delay_us = 100; /* an answer or a reply usually comes sooner and carries it */
     u.faults = (tw_udp_faults_t){cfg->fault_drop,    cfg->fault_duplicate, cfg->fault_reorder,
                                  cfg->fault_corrupt, cfg->fault_delay,     cfg->fault_delay_us,
                                  cfg->fault_seed};
     struct sockaddr_in a;
     bind_address(cfg, &a);
+    u.mtu = cfg->udp_mtu ? cfg->udp_mtu : interface_mtu(&a);
     ep->udp = tw_udp_open(&u, &a);
     if (!ep->udp) {
         char ip[INET_ADDRSTRLEN] = "?";
@@ -162,16 +189,15 @@ int tw_remote_connect(tw_ep_t *ep, int rank, const char *addr) {
 
 int tw_remote_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, size_t hlen,
                         const void *buf, size_t len) {
-    unsigned char msg[sizeof(remote_hdr_t) + TW_VELO_MAX_SIZE];
     remote_hdr_t h = {REMOTE_VELO, 0, (uint16_t)tag};
-    memcpy(msg, &h, sizeof h);
-    if (hlen) memcpy(msg + sizeof h, hdr, hlen);
-    if (len) memcpy(msg + sizeof h + hlen, buf, len);
-    int rc = tw_udp_send(ep->udp, (uint32_t)dest, msg, sizeof h + hlen + len);
+    struct iovec v[3] = {{&h, sizeof h}, {(void *)hdr, hlen}, {(void *)buf, len}};
+    tw_dev_lock(ep);
+    int rc = tw_udp_sendv(ep->udp, (uint32_t)dest, v, 3);
     if (rc == TW_RETRY) { /* the window is full: take in what acknowledgements came */
-        tw_remote_progress(ep);
-        rc = tw_udp_send(ep->udp, (uint32_t)dest, msg, sizeof h + hlen + len);
+        tw_remote_poll(ep);
+        rc = tw_udp_sendv(ep->udp, (uint32_t)dest, v, 3);
     }
+    tw_dev_unlock(ep);
     if (rc == TW_RETRY) ep->stats.send_retries++;
     if (rc) return rc;
     ep->stats.msgs_sent++;
@@ -183,13 +209,22 @@ _Static_assert((size_t)REMOTE_RMA_MSG_MAX <= (size_t)TW_UDP_MSG_MAX,
                "an RMA chunk fits a link message");
 
 int tw_remote_rma_request(tw_ep_t *ep, int dest, const rma_req_t *r, const void *data, size_t len) {
-    unsigned char msg[REMOTE_RMA_MSG_MAX];
     remote_hdr_t h = {REMOTE_RMA_REQ, 0, 0};
-    if (sizeof h + sizeof *r + len > sizeof msg) return TW_ERR_SIZE;
-    memcpy(msg, &h, sizeof h);
-    memcpy(msg + sizeof h, r, sizeof *r);
-    if (len) memcpy(msg + sizeof h + sizeof *r, data, len);
-    return tw_udp_send(ep->udp, (uint32_t)dest, msg, sizeof h + sizeof *r + len);
+    if (sizeof h + sizeof *r + len > REMOTE_RMA_MSG_MAX) return TW_ERR_SIZE;
+    struct iovec v[3] = {{&h, sizeof h}, {(void *)r, sizeof *r}, {(void *)data, len}};
+    return tw_udp_sendv(ep->udp, (uint32_t)dest, v, 3); /* the data goes from where it is */
+}
+
+uint64_t tw_remote_chunk(tw_ep_t *ep) {
+    /* a chunk in one datagram (a message over several costs the window more and is
+     * lost whole with any of its packets); the answer's header is the smaller */
+    size_t room = tw_udp_payload_max(ep->udp) - sizeof(remote_hdr_t) - sizeof(rma_req_t);
+    if (room >= REMOTE_CHUNK_MAX) return REMOTE_CHUNK_MAX;
+    return room > RMA_CHUNK ? room & ~(size_t)1023 : RMA_CHUNK;
+}
+
+int tw_remote_can_request(tw_ep_t *ep, int dest, size_t len) {
+    return tw_udp_room(ep->udp, (uint32_t)dest, sizeof(remote_hdr_t) + sizeof(rma_req_t) + len);
 }
 
 int tw_remote_can_answer(tw_ep_t *ep) {
@@ -198,15 +233,12 @@ int tw_remote_can_answer(tw_ep_t *ep) {
 
 void tw_remote_rma_answer(tw_ep_t *ep, int dest, const rma_answer_t *a, const void *data,
                           size_t len) {
-    unsigned char msg[REMOTE_RMA_MSG_MAX];
     remote_hdr_t h = {REMOTE_RMA_ANSWER, 0, 0};
     size_t total = sizeof h + sizeof *a + len;
-    if (total > sizeof msg) return;
-    memcpy(msg, &h, sizeof h);
-    memcpy(msg + sizeof h, a, sizeof *a);
-    if (len) memcpy(msg + sizeof h + sizeof *a, data, len);
+    if (total > REMOTE_RMA_MSG_MAX) return;
+    struct iovec v[3] = {{&h, sizeof h}, {(void *)a, sizeof *a}, {(void *)data, len}};
     struct tw_remote_answers *w = ep->remote_answers;
-    if (!w->count && tw_udp_send(ep->udp, (uint32_t)dest, msg, total) != TW_RETRY) return;
+    if (!w->count && tw_udp_sendv(ep->udp, (uint32_t)dest, v, 3) != TW_RETRY) return;
     /* behind others, or no room in the window: queued (the caller made sure of room) */
     unsigned char *copy = malloc(total);
     if (!copy || !answer_room(ep)) {
@@ -214,7 +246,9 @@ void tw_remote_rma_answer(tw_ep_t *ep, int dest, const rma_answer_t *a, const vo
         ep->remote_answers_lost++;
         return;
     }
-    memcpy(copy, msg, total);
+    memcpy(copy, &h, sizeof h);
+    memcpy(copy + sizeof h, a, sizeof *a);
+    if (len) memcpy(copy + sizeof h + sizeof *a, data, len);
     w->q[(w->head + w->count) % w->cap] = (remote_answer_t){dest, total, copy};
     w->count++;
 }
@@ -227,7 +261,8 @@ static int rma_arrived(tw_ep_t *ep, uint32_t source, const remote_hdr_t *h,
         if (len < sizeof r) goto malformed;
         memcpy(&r, body, sizeof r);
         if (r.chunk_len != len - sizeof r || r.source != (int32_t)source ||
-            !tw_rma_request_valid(&r, ep->size))
+            !tw_rma_request_valid(&r, ep->size, REMOTE_CHUNK_MAX) ||
+            (r.op == TW_OP_GET && (r.b > REMOTE_CHUNK_MAX || (!r.b && r.offset < r.total))))
             goto malformed;
         return tw_rma_remote_serve(ep, (int)source, &r, body + sizeof r) == TW_RETRY;
     }
@@ -266,10 +301,17 @@ static int arrived(void *ctx, uint32_t source, const void *data, size_t len) {
     return 0;
 }
 
-int tw_remote_progress(tw_ep_t *ep) {
+int tw_remote_poll(tw_ep_t *ep) {
     if (ep->remote_answers->count) drain_answers(ep);
     int delivered = tw_udp_poll(ep->udp, arrived, ep);
     if (ep->remote_answers->count) drain_answers(ep);
+    return delivered;
+}
+
+int tw_remote_progress(tw_ep_t *ep) {
+    tw_dev_lock(ep);
+    int delivered = tw_remote_poll(ep);
+    tw_dev_unlock(ep);
     return delivered;
 }
 

@@ -17,13 +17,21 @@ int tw_remote_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, si
 /* An RMA request (rma.c) to a peer on another node, len bytes of put data after
  * it: TW_OK, TW_RETRY (the window is full), or the link's error. */
 int tw_remote_rma_request(tw_ep_t *ep, int dest, const rma_req_t *r, const void *data, size_t len);
+/* Bytes of put data per request, and of get data per answer, to peers on other nodes:
+ * as much as one datagram of the link holds, from RMA_CHUNK to REMOTE_CHUNK_MAX. */
+uint64_t tw_remote_chunk(tw_ep_t *ep);
+/* 1 when a request carrying len bytes of data to dest fits the link's window now. */
+int tw_remote_can_request(tw_ep_t *ep, int dest, size_t len);
 /* 1 when an answer can be sent now or queued: checked before a request is served. */
 int tw_remote_can_answer(tw_ep_t *ep);
 /* Sends an answer (len bytes of get data after it), or queues it behind others. */
 void tw_remote_rma_answer(tw_ep_t *ep, int dest, const rma_answer_t *a, const void *data,
                           size_t len);
-/* Receives from the link into the mailbox, acknowledges, retransmits. */
+/* Receives from the link into the mailbox, acknowledges, retransmits; takes the
+ * device lock when there is a progress thread. */
 int tw_remote_progress(tw_ep_t *ep);
+/* The same, for a caller that holds the lock (or where there is no thread). */
+int tw_remote_poll(tw_ep_t *ep);
 void tw_remote_close(tw_ep_t *ep);
 void tw_remote_print_stats(tw_ep_t *ep, FILE *out);
 

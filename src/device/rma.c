@@ -27,13 +27,14 @@
 #include "device/atu.h"
 #include "device/endpoint.h"
 #include "device/nq.h"
+#include "device/progress.h"
 #include "device/remote.h"
 #include "device/rma_wire.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-enum { CHUNK = 16384, REFUSED = 1 };
+enum { CHUNK = RMA_CHUNK, REFUSED = 1 };
 
 static const unsigned allowed_notify[] = {
     [TW_OP_PUT] = TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER,
@@ -190,7 +191,7 @@ static void op_free(tw_ep_t *ep, tw_rma_op_t *o) {
 static int deliver_owed(tw_ep_t *ep, tw_rma_op_t *o) {
     tw_notification_t n =
         note(o->op, TW_NOTIFY_REQUESTER, o->status, o->dest, o->length, o->cookie, 0, o->nla, 0);
-    if (tw_nq_push(&ep->nq_self, &n) != TW_RING_OK) return 0;
+    if (tw_nq_push(&ep->nq_dev, &n) != TW_RING_OK) return 0; /* under the device lock */
     if (o->owed) ep->ops_owed--;
     op_free(ep, o);
     return 1;
@@ -266,7 +267,9 @@ static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const v
     tw_slot_t *slot[3];
     if (reserve_notes(ep, peer, op, notify, slot)) goto retry;
     uint32_t handle;
+    tw_dev_lock(ep); /* the table is shared with operations to other nodes */
     tw_rma_op_t *o = op_alloc(ep, &handle);
+    tw_dev_unlock(ep);
     if (!o) {
         cancel_notes(slot);
         goto retry;
@@ -286,7 +289,9 @@ static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const v
         unsigned spins = 0;
         while (!(s = tw_ring_reserve(&peer->req, sizeof(rma_req_t) + n))) {
             if (c == 0) { /* nothing sent yet: the whole operation is TW_RETRY */
+                tw_dev_lock(ep);
                 op_free(ep, o);
+                tw_dev_unlock(ep);
                 cancel_notes(slot);
                 goto retry;
             }
@@ -312,10 +317,10 @@ retry:
 
 /* ---- pipelined: the target's side ---- */
 
-int tw_rma_request_valid(const rma_req_t *r, int size) {
+int tw_rma_request_valid(const rma_req_t *r, int size, uint32_t max_chunk) {
     if (r->source < 0 || r->source >= size || r->op < TW_OP_PUT || r->op > TW_OP_ATOMIC) return 0;
     if (r->notify & ~allowed_notify[r->op]) return 0;
-    if (r->offset > r->total || r->chunk_len > CHUNK || r->chunk_len > r->total - r->offset)
+    if (r->offset > r->total || r->chunk_len > max_chunk || r->chunk_len > r->total - r->offset)
         return 0;
     switch (r->op) {
     case TW_OP_ATOMIC:
@@ -443,7 +448,8 @@ static void take_answer(tw_ep_t *ep, const rma_answer_t *a, const char *data, si
 void tw_rma_progress(tw_ep_t *ep) {
     if (ep->serving) return;
     ep->serving = 1;
-    if (ep->udp) tw_remote_progress(ep); /* requests and answers from other nodes */
+    tw_dev_lock(ep);
+    if (ep->udp) tw_remote_poll(ep); /* requests and answers from other nodes */
     uint64_t st;
     void *payload;
     /* answers first: they always complete, and free room for more */
@@ -463,7 +469,7 @@ void tw_rma_progress(tw_ep_t *ep) {
         int valid = len >= sizeof r;
         if (valid) {
             memcpy(&r, payload, sizeof r);
-            valid = r.chunk_len == len - sizeof r && tw_rma_request_valid(&r, ep->size);
+            valid = r.chunk_len == len - sizeof r && tw_rma_request_valid(&r, ep->size, CHUNK);
         }
         if (valid && !serve_request(ep, &r, (const char *)payload + sizeof r)) break;
         tw_ring_release(&ep->req_rx, st);
@@ -473,6 +479,7 @@ void tw_rma_progress(tw_ep_t *ep) {
     /* Reclaim cancelled reservations at the head of our own queue, so that a user who
      * asked for no notifications never has to poll it. */
     (void)tw_ring_peek(&ep->nq_rx, &st, &payload);
+    tw_dev_unlock(ep);
     ep->serving = 0;
 }
 
@@ -488,8 +495,10 @@ int tw_rma_flush(tw_ep_t *ep, int dest) {
     unsigned spins = 0;
     for (;;) {
         int busy = 0;
+        tw_dev_lock(ep); /* the progress thread completes operations to other nodes */
         for (int r = dest < 0 ? 0 : dest; r <= (dest < 0 ? ep->size - 1 : dest) && !busy; r++)
             busy = ep->peers[r] && ep->peers[r]->outstanding;
+        tw_dev_unlock(ep);
         if (!busy) return TW_OK;
         tw_rma_progress(ep);
         tw_ep_idle(ep, &spins);
@@ -656,17 +665,27 @@ __attribute__((always_inline)) static inline int direct(tw_ep_t *ep, tw_peer_t *
  * moves the data in its own memory and writes the notification it owes into its own
  * queue, reserved before it acts; the initiator reserves its own slots at issue. */
 
-static inline uint64_t chunk_at(uint64_t total, uint64_t offset) {
-    return total - offset < CHUNK ? total - offset : CHUNK;
+static inline uint64_t chunk_at(uint64_t total, uint64_t offset, uint64_t chunk) {
+    return total - offset < chunk ? total - offset : chunk;
 }
 
 /* The first request decides between TW_OK and TW_RETRY; later chunks wait for room in
  * the link's window, taking in what arrives meanwhile. */
-static int remote_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
-                        void *local, uint64_t len, uint64_t nla, uint64_t key, unsigned notify,
-                        uint64_t cookie, int atomic_op, unsigned width, uint64_t a, uint64_t b) {
+static int remote_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
+                               void *local, uint64_t len, uint64_t nla, uint64_t key,
+                               unsigned notify, uint64_t cookie, int atomic_op, unsigned width,
+                               uint64_t a, uint64_t b) {
     int completer_here = completer_at_initiator(op);
     tw_slot_t *requester = NULL, *completer = NULL;
+    /* What would refuse the first request is checked before any slot is reserved: a
+     * refused call retried in a loop would otherwise fill our queue with cancelled
+     * slots behind one that waits for this peer's answer, until the queue has no room
+     * for the notifications the peer's requests need, and both ends wait. */
+    uint64_t chunk = tw_remote_chunk(ep);
+    uint64_t first = op == TW_OP_PUT ? chunk_at(len, 0, chunk) : op == TW_OP_PUT_IMM ? len : 0;
+    if (peer->unanswered >= TW_REMOTE_REQUESTS || !ep->ops_free_count ||
+        !tw_remote_can_request(ep, dest, (size_t)first))
+        goto retry;
     if ((notify & TW_NOTIFY_REQUESTER) && !(requester = tw_nq_reserve(&ep->nq_self))) goto retry;
     if (completer_here && (notify & TW_NOTIFY_COMPLETER) &&
         !(completer = tw_nq_reserve(&ep->nq_self)))
@@ -676,13 +695,15 @@ static int remote_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, cons
     if (!o) goto cancel;
     op_setup(o, op, notify, dest, len, cookie, nla, local, requester, completer);
     int chunked = op == TW_OP_PUT || op == TW_OP_GET;
-    o->chunks = chunked && len > CHUNK ? (uint32_t)((len + CHUNK - 1) / CHUNK) : 1;
+    o->chunks = chunked && len > chunk ? (uint32_t)((len + chunk - 1) / chunk) : 1;
+    o->chunk = (uint32_t)chunk;
 
     uint64_t off = 0;
     for (uint32_t c = 0; c < o->chunks; c++) {
-        uint64_t span = chunked ? chunk_at(len, off) : len;
+        uint64_t span = chunked ? chunk_at(len, off, chunk) : len;
         uint32_t n = op == TW_OP_PUT || op == TW_OP_PUT_IMM ? (uint32_t)span : 0; /* data sent */
         rma_req_t r = request_of(o, ep->rank, handle, key, atomic_op, width, a, b, off, n);
+        if (op == TW_OP_GET) r.b = span; /* the chunk it asks for */
         unsigned spins = 0;
         int rc;
         while ((rc = peer->unanswered >= TW_REMOTE_REQUESTS
@@ -690,7 +711,7 @@ static int remote_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, cons
                          : tw_remote_rma_request(ep, dest, &r, n ? (const char *)src + off : NULL,
                                                  n)) == TW_RETRY &&
                c > 0) {
-            tw_remote_progress(ep);
+            tw_remote_poll(ep);
             tw_ep_idle(ep, &spins);
         }
         if (rc && c == 0) { /* nothing sent: the whole operation is refused */
@@ -720,13 +741,23 @@ retry:
     return TW_RETRY;
 }
 
+static int remote_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
+                        void *local, uint64_t len, uint64_t nla, uint64_t key, unsigned notify,
+                        uint64_t cookie, int atomic_op, unsigned width, uint64_t a, uint64_t b) {
+    tw_dev_lock(ep);
+    int rc = remote_issue_locked(ep, peer, dest, op, src, local, len, nla, key, notify, cookie,
+                                 atomic_op, width, a, b);
+    tw_dev_unlock(ep);
+    return rc;
+}
+
 int tw_rma_remote_serve(tw_ep_t *ep, int source, const rma_req_t *r, const void *data) {
     int is_get = r->op == TW_OP_GET;
-    uint64_t span = is_get ? chunk_at(r->total, r->offset) : r->chunk_len;
+    uint64_t span = is_get ? chunk_at(r->total, r->offset, r->b) : r->chunk_len;
     int last = (r->op != TW_OP_PUT && !is_get) || r->offset + span >= r->total; /* chunked */
     unsigned my_cls = completer_at_initiator(r->op) ? TW_NOTIFY_RESPONDER : TW_NOTIFY_COMPLETER;
     tw_slot_t *mine = NULL;
-    if (last && (r->notify & my_cls) && !(mine = tw_nq_reserve(&ep->nq_self))) return TW_RETRY;
+    if (last && (r->notify & my_cls) && !(mine = tw_nq_reserve(&ep->nq_dev))) return TW_RETRY;
     if (!tw_remote_can_answer(ep)) {
         if (mine) tw_nq_cancel(mine);
         return TW_RETRY;
@@ -780,7 +811,7 @@ int tw_rma_remote_answer(tw_ep_t *ep, int source, const rma_answer_t *a, const v
     uint64_t expect = 0;
     if (o->op == TW_OP_GET && a->status == TW_OK) {
         if (a->offset > o->length || (a->offset == o->length && o->length)) return -1;
-        expect = chunk_at(o->length, a->offset);
+        expect = chunk_at(o->length, a->offset, o->chunk);
     }
     if (len != expect) return -1;
     if (len) memcpy((char *)o->local + a->offset, data, len);

@@ -16,7 +16,7 @@ typedef struct rma_req {
     uint64_t total;  /* the whole operation's length */
     uint64_t offset; /* this chunk's place in it */
     uint64_t cookie;
-    uint64_t a, b;
+    uint64_t a, b;      /* atomics: operands; a get across nodes: b is this chunk's length */
     uint64_t note_slot; /* the target's notification slot the initiator reserved, if any */
 } rma_req_t;
 
@@ -34,8 +34,14 @@ typedef struct rma_answer {
 
 typedef struct tw_ep tw_ep_t;
 
-/* Every field of a request that does not depend on who serves it, checked. */
-int tw_rma_request_valid(const rma_req_t *r, int size);
+/* Chunks of put data (and of get answers) across nodes: up to REMOTE_CHUNK_MAX where the
+ * link's datagrams hold one, else RMA_CHUNK as on one node. The initiator chooses; a
+ * get's request names its chunk's length, so the two ends need not agree. */
+enum { RMA_CHUNK = 16384, REMOTE_CHUNK_MAX = 61440 };
+
+/* Every field of a request that does not depend on who serves it, checked; put data
+ * at most max_chunk bytes. */
+int tw_rma_request_valid(const rma_req_t *r, int size, uint32_t max_chunk);
 
 /* Across nodes (the link is remote.c, the execution rma.c). A request from a peer on
  * another node, checked, executed by this endpoint's device against its own memory:

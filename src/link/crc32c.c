@@ -13,9 +13,66 @@ static uint32_t crc_table(uint32_t crc, const unsigned char *p, size_t len) {
 }
 
 #if defined(__x86_64__)
+/* Multiplication modulo the polynomial, bit-reflected (as zlib's crc32_combine): a
+ * register shifted over n zero bytes is the register times x^(8n). */
+static uint32_t multmodp(uint32_t a, uint32_t b) {
+    uint32_t m = 1u << 31, p = 0;
+    for (;;) {
+        if (a & m) {
+            p ^= b;
+            if ((a & (m - 1)) == 0) break;
+        }
+        m >>= 1;
+        b = b & 1 ? (b >> 1) ^ 0x82f63b78u : b >> 1;
+    }
+    return p;
+}
+
+/* x^(8n) modulo the polynomial. */
+static uint32_t zeros_operator(size_t n) {
+    uint32_t p = 1u << 31, sq = 1u << 30; /* x^0; x^1 */
+    for (size_t bits = 8 * n; bits; bits >>= 1) {
+        if (bits & 1) p = multmodp(sq, p);
+        sq = multmodp(sq, sq);
+    }
+    return p;
+}
+
+/* The crc32 instruction takes three cycles and can start one every cycle: a long
+ * buffer goes as three interleaved streams of a third of it each, joined by shifting
+ * the first two over the bytes that follow them (a multiplication, see multmodp). The
+ * two factors depend on the length only; the link's packets mostly share a few
+ * lengths, so the last ones computed are kept (per thread: the progress thread checks
+ * packets too). */
+enum { MIN_STREAM = 1024 };
+
 __attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t crc, const unsigned char *p,
                                                             size_t len) {
     uint64_t c = crc;
+    if (len >= 3 * MIN_STREAM) {
+        static _Thread_local size_t cached_block;
+        static _Thread_local uint32_t shift_block, shift_2blocks;
+        size_t block = len / 3 & ~(size_t)7;
+        if (block != cached_block) {
+            shift_block = zeros_operator(block);
+            shift_2blocks = zeros_operator(2 * block);
+            cached_block = block;
+        }
+        uint64_t c1 = 0, c2 = 0;
+        for (size_t i = 0; i < block; i += 8) {
+            uint64_t w0, w1, w2;
+            memcpy(&w0, p + i, 8);
+            memcpy(&w1, p + block + i, 8);
+            memcpy(&w2, p + 2 * block + i, 8);
+            c = __builtin_ia32_crc32di(c, w0);
+            c1 = __builtin_ia32_crc32di(c1, w1);
+            c2 = __builtin_ia32_crc32di(c2, w2);
+        }
+        c = multmodp(shift_2blocks, (uint32_t)c) ^ multmodp(shift_block, (uint32_t)c1) ^
+            (uint32_t)c2;
+        p += 3 * block;
+        len -= 3 * block;
+    }
     for (; len >= 8; p += 8, len -= 8) {
         uint64_t w;
         memcpy(&w, p, 8);

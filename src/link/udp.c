@@ -34,7 +34,10 @@ enum { BATCH = 64, HELD_MAX = 64, IP_UDP_OVERHEAD = 28, BACKOFF_MAX = 6 };
 typedef struct peer {
     struct sockaddr_in addr;
     int has_addr, lost, busy, ack_due;
-    int ack_listed; /* in l->acking until the poll ends, even once data carried the ack */
+    int ack_listed;        /* in l->acking until the ack went, even once data carried it */
+    int ack_now;           /* a gap or a duplicate: the sender needs to hear at once */
+    unsigned ack_pkts;     /* packets taken since the last acknowledgement went */
+    uint64_t ack_since_ns; /* when the oldest of them came */
     /* sending */
     uint32_t next_seq, una;
     unsigned char *ring; /* window packets of pkt_max bytes */
@@ -45,6 +48,8 @@ typedef struct peer {
     int resent;                  /* since una last moved: its RTT sample would lie (Karn) */
     uint64_t srtt_ns, rttvar_ns; /* smoothed round trip and its variation (RFC 6298) */
     unsigned dupacks;            /* bare acknowledgements of una in a row */
+    int recovering;              /* una was resent; until recover is acknowledged, */
+    uint32_t recover;            /* an ack short of it names the next packet lost */
     uint64_t heard_ns;           /* when the last valid packet came from this peer */
     /* receiving */
     uint32_t expected;  /* the sequence number taken next */
@@ -61,8 +66,9 @@ typedef struct peer {
 typedef struct outgoing {
     uint32_t peer;
     uint16_t len;
-    uint64_t due_ns; /* held packets: when they leave */
-    unsigned char *buf;
+    uint64_t due_ns;          /* held packets: when they leave */
+    unsigned char *buf;       /* a copy of the packet */
+    const unsigned char *ref; /* in the batch: what leaves (buf, or a ring slot) */
 } outgoing_t;
 
 struct tw_udp_link {
@@ -80,12 +86,18 @@ struct tw_udp_link {
     unsigned nheld;
     int reorder_slot; /* index in held of the packet to send after the next one, or -1 */
     unsigned char *rx;
+    /* recvmmsg's headers, set up once: a poll that finds nothing costs the call only */
+    struct mmsghdr rx_msg[BATCH];
+    struct iovec rx_iov[BATCH];
+    struct sockaddr_in rx_from[BATCH];
     unsigned char *damaged; /* one packet, for the fault injector's corrupted copy */
     unsigned parked;        /* peers with a parked message */
     uint64_t rng;
     uint64_t now_ns;
     tw_udp_stats_t stats;
 };
+
+static void send_acks(tw_udp_link_t *l, int all);
 
 static uint64_t clock_ns(void) {
     struct timespec ts;
@@ -125,7 +137,7 @@ static void flush(tw_udp_link_t *l) {
     unsigned n = 0;
     for (unsigned k = 0; k < l->nout; k++) {
         const peer_t *p = &l->peers[l->out[k].peer];
-        iov[n] = (struct iovec){l->out[k].buf, l->out[k].len};
+        iov[n] = (struct iovec){(void *)l->out[k].ref, l->out[k].len};
         memset(&m[n], 0, sizeof m[n]);
         m[n].msg_hdr.msg_name = (void *)&p->addr;
         m[n].msg_hdr.msg_namelen = sizeof p->addr;
@@ -142,13 +154,22 @@ static void flush(tw_udp_link_t *l) {
     l->nout = 0;
 }
 
-/* Puts a copy of a packet into the outgoing batch. */
-static void queue(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, size_t len) {
+/* Puts a packet into the outgoing batch: a copy, or (stable) the packet where it lies.
+ * A packet of the send ring is stable: every send and every poll flushes the batch
+ * before it returns, and a ring slot is written again only once its packet is
+ * acknowledged, when it no longer matters what goes out in its name. */
+static void queue(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, size_t len,
+                  int stable) {
     if (l->nout == BATCH) flush(l);
     outgoing_t *o = &l->out[l->nout++];
     o->peer = peer;
     o->len = (uint16_t)len;
-    memcpy(o->buf, pkt, len);
+    if (stable) {
+        o->ref = pkt;
+    } else {
+        memcpy(o->buf, pkt, len);
+        o->ref = o->buf;
+    }
 }
 
 /* Holds a copy back until due (0: until the next packet has gone). 0 when full. */
@@ -164,15 +185,16 @@ static int hold(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, size_
 }
 
 static void unhold(tw_udp_link_t *l, unsigned k) {
-    queue(l, l->held[k].peer, l->held[k].buf, l->held[k].len);
+    queue(l, l->held[k].peer, l->held[k].buf, l->held[k].len, 0);
     unsigned char *buf = l->held[k].buf; /* keep the buffers: swap in the last entry */
     l->held[k] = l->held[--l->nheld];
     l->held[l->nheld].buf = buf;
     if (l->reorder_slot == (int)l->nheld) l->reorder_slot = (int)k;
 }
 
-/* Sends one packet as the injected faults decide. */
-static void transmit(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, size_t len) {
+/* Sends one packet as the injected faults decide (stable: a send ring slot). */
+static void transmit(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, size_t len,
+                     int stable) {
     const tw_udp_faults_t *f = &l->cfg.faults;
     if (chance(l, f->drop)) {
         l->stats.injected_drop++;
@@ -183,6 +205,7 @@ static void transmit(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, 
         memcpy(bad, pkt, len);
         bad[(size_t)(uniform(l) * (double)len)] ^= (unsigned char)(1u << (int)(uniform(l) * 8));
         pkt = bad;
+        stable = 0;
         l->stats.injected_corrupt++;
     }
     if (chance(l, f->delay) && hold(l, peer, pkt, len, l->now_ns + 1000ull * f->delay_us)) {
@@ -194,9 +217,9 @@ static void transmit(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, 
         l->stats.injected_reorder++;
         return;
     }
-    queue(l, peer, pkt, len);
+    queue(l, peer, pkt, len, stable);
     if (chance(l, f->duplicate)) {
-        queue(l, peer, pkt, len);
+        queue(l, peer, pkt, len, stable);
         l->stats.injected_duplicate++;
     }
     if (l->reorder_slot >= 0) { /* the packet held back goes after this one */
@@ -235,6 +258,13 @@ tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr)
     int ok = l->peers && l->busy && l->acking && l->rx && l->damaged;
     for (unsigned k = 0; ok && k < BATCH; k++) ok = (l->out[k].buf = malloc(pkt_max)) != NULL;
     for (unsigned k = 0; ok && k < HELD_MAX; k++) ok = (l->held[k].buf = malloc(pkt_max)) != NULL;
+    for (unsigned k = 0; ok && k < BATCH; k++) {
+        l->rx_iov[k] = (struct iovec){l->rx + k * (pkt_max + 1), pkt_max + 1};
+        l->rx_msg[k].msg_hdr.msg_iov = &l->rx_iov[k];
+        l->rx_msg[k].msg_hdr.msg_iovlen = 1;
+        l->rx_msg[k].msg_hdr.msg_name = &l->rx_from[k];
+        l->rx_msg[k].msg_hdr.msg_namelen = sizeof l->rx_from[k];
+    }
     if (ok) {
         for (uint32_t p = 0; p < cfg->peers; p++) {
             l->peers[p].next_seq = l->peers[p].una = 1;
@@ -261,6 +291,7 @@ void tw_udp_close(tw_udp_link_t *l) {
     if (!l) return;
     if (l->fd >= 0) {
         l->now_ns = clock_ns();
+        send_acks(l, 1); /* what is owed goes now: no later poll will send it */
         for (unsigned k = l->nheld; k-- > 0;) unhold(l, k); /* what was held still goes */
         flush(l);
         close(l->fd);
@@ -294,6 +325,16 @@ unsigned tw_udp_in_flight(const tw_udp_link_t *l, uint32_t peer) {
     return peer < l->cfg.peers ? l->peers[peer].next_seq - l->peers[peer].una : 0;
 }
 
+size_t tw_udp_payload_max(const tw_udp_link_t *l) {
+    return l->payload_max;
+}
+
+int tw_udp_room(const tw_udp_link_t *l, uint32_t peer, size_t len) {
+    if (peer >= l->cfg.peers || l->peers[peer].lost) return 1; /* the send says why */
+    size_t segments = len ? (len + l->payload_max - 1) / l->payload_max : 1;
+    return tw_udp_in_flight(l, peer) + segments <= l->cfg.window;
+}
+
 int tw_udp_peer_lost(const tw_udp_link_t *l, uint32_t peer) {
     return peer < l->cfg.peers && l->peers[peer].lost;
 }
@@ -317,7 +358,8 @@ static unsigned char *slot(tw_udp_link_t *l, peer_t *p, uint32_t seq, uint16_t *
 /* The acknowledgement this side owes peer, carried by whatever goes to it now. */
 static uint32_t ack_for(tw_udp_link_t *l, uint32_t id) {
     peer_t *p = &l->peers[id];
-    p->ack_due = 0;
+    p->ack_due = p->ack_now = 0;
+    p->ack_pkts = 0;
     return p->expected;
 }
 
@@ -331,6 +373,13 @@ static void mark_busy(tw_udp_link_t *l, uint32_t id) {
 }
 
 int tw_udp_send(tw_udp_link_t *l, uint32_t id, const void *msg, size_t len) {
+    struct iovec iov = {(void *)msg, len};
+    return tw_udp_sendv(l, id, &iov, 1);
+}
+
+int tw_udp_sendv(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, int niov) {
+    size_t len = 0;
+    for (int i = 0; i < niov; i++) len += iov[i].iov_len;
     if (id >= l->cfg.peers || !l->peers[id].has_addr) return TW_ERR_RANK;
     if (len > TW_UDP_MSG_MAX) return TW_ERR_SIZE;
     peer_t *p = &l->peers[id];
@@ -350,7 +399,8 @@ int tw_udp_send(tw_udp_link_t *l, uint32_t id, const void *msg, size_t len) {
     }
     l->now_ns = clock_ns();
     if (!p->busy) mark_busy(l, id);
-    const unsigned char *data = msg;
+    int piece = 0; /* where the gathering stands: iov[piece], at byte at */
+    size_t at = 0;
     for (size_t off = 0, s = 0; s < segments; s++) {
         size_t n = len - off < l->payload_max ? len - off : l->payload_max;
         tw_udp_hdr_t h = {.job_key = l->cfg.job_key,
@@ -364,9 +414,21 @@ int tw_udp_send(tw_udp_link_t *l, uint32_t id, const void *msg, size_t len) {
                           .msg_len = s == 0 ? (uint32_t)len : 0};
         uint16_t *plen;
         unsigned char *pkt = slot(l, p, p->next_seq++, &plen);
-        tw_udp_encode(pkt, &h, data + off);
+        for (size_t done = 0; done < n;) { /* the payload straight into the ring */
+            size_t k = iov[piece].iov_len - at < n - done ? iov[piece].iov_len - at : n - done;
+            if (k) /* an empty piece may have no base */
+                memcpy(pkt + TW_UDP_HDR_SIZE + done,
+                       (const unsigned char *)iov[piece].iov_base + at, k);
+            done += k;
+            at += k;
+            if (at == iov[piece].iov_len) {
+                piece++;
+                at = 0;
+            }
+        }
+        tw_udp_seal(pkt, &h);
         *plen = (uint16_t)(TW_UDP_HDR_SIZE + n);
-        transmit(l, id, pkt, *plen);
+        transmit(l, id, pkt, *plen, 1);
         off += n;
     }
     l->stats.msgs_sent++;
@@ -376,10 +438,18 @@ int tw_udp_send(tw_udp_link_t *l, uint32_t id, const void *msg, size_t len) {
 
 /* ---- receiving ---- */
 
-static void owe_ack(tw_udp_link_t *l, uint32_t id) {
+/* Owes peer id an acknowledgement; urgent: send it with this poll. Otherwise it waits
+ * (ack_delay_us, or a quarter window of packets) for data going back to carry it: a
+ * request answered at once, a ping-pong's reply, then cost no packet of their own. */
+static void owe_ack(tw_udp_link_t *l, uint32_t id, int urgent) {
     peer_t *p = &l->peers[id];
-    if (p->ack_due) return;
-    p->ack_due = 1;
+    p->ack_now |= urgent;
+    if (!p->ack_due) {
+        p->ack_due = 1;
+        p->ack_pkts = 0;
+        p->ack_since_ns = l->now_ns;
+    }
+    p->ack_pkts++;
     /* a receiver that sends while it takes a message (an RMA answer) clears ack_due
      * with the data it sends: the peer may be listed already */
     if (p->ack_listed) return;
@@ -393,10 +463,12 @@ static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_
         if (++p->dupacks == 3) { /* the receiver is missing una: send it now */
             uint16_t *len;
             unsigned char *pkt = slot(l, p, p->una, &len);
-            transmit(l, id, pkt, *len);
+            transmit(l, id, pkt, *len, 1);
             l->stats.retransmits++;
             l->stats.fast_retransmits++;
             p->resent = 1;
+            p->recovering = 1;
+            p->recover = p->next_seq;
         }
         return;
     }
@@ -417,12 +489,28 @@ static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_
     p->una = ack;
     p->progress_ns = p->timer_ns = l->now_ns;
     p->backoff = 0;
+    if (p->recovering && seq_diff(ack, p->recover) < 0) {
+        /* a partial acknowledgement (NewReno): the receiver keeps what came after a
+         * gap, so the ack stops at the next packet it lacks; resent now, not after
+         * three more duplicates that may never come or a timeout */
+        uint16_t *len;
+        unsigned char *pkt = slot(l, p, p->una, &len);
+        transmit(l, id, pkt, *len, 1);
+        l->stats.retransmits++;
+        l->stats.fast_retransmits++;
+        p->resent = 1;
+    } else {
+        p->recovering = 0;
+    }
 }
 
-/* Offers the whole message to the receiver: 1 when taken. */
-static int hand_over(tw_udp_link_t *l, uint32_t id, tw_udp_deliver_fn deliver, void *ctx) {
+/* Offers the whole message (at msg: p->msg, or a packet's payload) to the receiver: 1
+ * when taken. A message refused from a packet is copied to p->msg, to be offered again. */
+static int hand_over(tw_udp_link_t *l, uint32_t id, const unsigned char *msg,
+                     tw_udp_deliver_fn deliver, void *ctx) {
     peer_t *p = &l->peers[id];
-    if (deliver(ctx, id, p->msg, p->msg_len)) {
+    if (deliver(ctx, id, msg, p->msg_len)) {
+        if (msg != p->msg) memcpy(p->msg, msg, p->msg_len);
         if (!p->parked) {
             l->stats.refused++;
             l->parked++;
@@ -433,7 +521,7 @@ static int hand_over(tw_udp_link_t *l, uint32_t id, tw_udp_deliver_fn deliver, v
     if (p->parked) l->parked--;
     p->parked = p->in_msg = 0;
     l->stats.msgs_received++;
-    owe_ack(l, id);
+    owe_ack(l, id, 0);
     return 1;
 }
 
@@ -460,6 +548,12 @@ static int take_segment(tw_udp_link_t *l, uint32_t id, const tw_udp_hdr_t *h,
         p->msg_len = h->msg_len;
         p->msg_fill = 0;
     }
+    if (first && (h->flags & TW_UDP_LAST) && h->len == p->msg_len) {
+        /* a message of one packet: offered where it lies, not copied */
+        p->msg_fill = h->len;
+        p->expected++;
+        return hand_over(l, id, payload, deliver, ctx);
+    }
     if (!(h->flags & TW_UDP_LAST) || p->msg_fill + h->len == p->msg_len) {
         memcpy(p->msg + p->msg_fill, payload, h->len);
         p->msg_fill += h->len;
@@ -470,7 +564,7 @@ static int take_segment(tw_udp_link_t *l, uint32_t id, const tw_udp_hdr_t *h,
         l->stats.protocol++;
         return 0;
     }
-    return hand_over(l, id, deliver, ctx);
+    return hand_over(l, id, p->msg, deliver, ctx);
 }
 
 /* Takes, in order, the packets kept from peer id that the gap held back. */
@@ -518,18 +612,9 @@ static int keep(tw_udp_link_t *l, peer_t *p, const unsigned char *pkt, size_t le
 }
 
 static int receive(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
-    struct mmsghdr m[BATCH];
-    struct iovec iov[BATCH];
-    struct sockaddr_in from[BATCH];
+    struct mmsghdr *m = l->rx_msg;
+    struct sockaddr_in *from = l->rx_from;
     size_t cap = l->pkt_max + 1; /* one byte more tells an oversized datagram */
-    for (unsigned k = 0; k < BATCH; k++) {
-        iov[k] = (struct iovec){l->rx + k * cap, cap};
-        memset(&m[k], 0, sizeof m[k]);
-        m[k].msg_hdr.msg_iov = &iov[k];
-        m[k].msg_hdr.msg_iovlen = 1;
-        m[k].msg_hdr.msg_name = &from[k];
-        m[k].msg_hdr.msg_namelen = sizeof from[k];
-    }
     int n = recvmmsg(l->fd, m, BATCH, MSG_DONTWAIT, NULL);
     int delivered = 0;
     for (int k = 0; k < n; k++) {
@@ -567,9 +652,11 @@ static int receive(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
             l->stats.out_of_order += !p->parked;
             keep(l, p, pkt, len, h.seq);
         }
-        owe_ack(l, h.src); /* duplicates too: their sender missed our acknowledgement; and
-                              packets out of order, whose duplicate ack reports the gap */
+        /* duplicates too, at once: their sender missed our acknowledgement; and packets
+         * out of order, whose duplicate ack reports the gap */
+        owe_ack(l, h.src, d != 0 || p->parked);
     }
+    for (int k = 0; k < n; k++) m[k].msg_hdr.msg_namelen = sizeof from[k]; /* for the next call */
     return delivered;
 }
 
@@ -578,7 +665,7 @@ static int retry_parked(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) 
     int delivered = 0;
     for (uint32_t id = 0; id < l->cfg.peers && l->parked; id++) {
         peer_t *p = &l->peers[id];
-        if (!p->parked || !hand_over(l, id, deliver, ctx)) continue;
+        if (!p->parked || !hand_over(l, id, p->msg, deliver, ctx)) continue;
         delivered += 1 + take_held(l, id, deliver, ctx);
     }
     return delivered;
@@ -612,23 +699,36 @@ static void retransmit(tw_udp_link_t *l) {
         if (l->now_ns - p->timer_ns < rto_ns(l, p)) continue;
         uint16_t *len; /* the oldest only: the receiver keeps what came after it */
         unsigned char *pkt = slot(l, p, p->una, &len);
-        transmit(l, id, pkt, *len);
+        transmit(l, id, pkt, *len, 1);
         l->stats.timeouts++;
         l->stats.retransmits++;
         p->resent = 1;
+        p->recovering = 1;
+        p->recover = p->next_seq;
         p->timer_ns = l->now_ns;
         if (p->backoff < BACKOFF_MAX) p->backoff++;
     }
 }
 
-static void send_acks(tw_udp_link_t *l) {
+/* Sends the acknowledgements that are due (all: every one still owed); the others
+ * stay listed for a later poll. */
+static void send_acks(tw_udp_link_t *l, int all) {
     unsigned char pkt[TW_UDP_HDR_SIZE];
+    uint64_t delay_ns = 1000ull * l->cfg.ack_delay_us;
+    unsigned every = l->cfg.window / 4 ? l->cfg.window / 4 : 1;
+    uint32_t kept = 0;
     for (uint32_t k = 0; k < l->nacking; k++) {
         uint32_t id = l->acking[k];
-        l->peers[id].ack_listed = 0;
-        if (!l->peers[id].ack_due) continue; /* data carried it */
-        if (!l->peers[id].has_addr) {
-            l->peers[id].ack_due = 0;
+        peer_t *p = &l->peers[id];
+        if (p->ack_due && p->has_addr && !all && !p->ack_now && p->ack_pkts < every &&
+            l->now_ns - p->ack_since_ns < delay_ns) {
+            l->acking[kept++] = id; /* not due yet */
+            continue;
+        }
+        p->ack_listed = 0;
+        if (!p->ack_due) continue; /* data carried it */
+        if (!p->has_addr) {
+            p->ack_due = 0;
             continue;
         }
         tw_udp_hdr_t h = {.job_key = l->cfg.job_key,
@@ -637,10 +737,10 @@ static void send_acks(tw_udp_link_t *l) {
                           .ack = ack_for(l, id),
                           .flags = TW_UDP_ACK};
         tw_udp_encode(pkt, &h, NULL);
-        transmit(l, id, pkt, sizeof pkt);
+        transmit(l, id, pkt, sizeof pkt, 0);
         l->stats.acks_sent++;
     }
-    l->nacking = 0;
+    l->nacking = kept;
 }
 
 int tw_udp_poll(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
@@ -654,7 +754,7 @@ int tw_udp_poll(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
             k++;
     }
     retransmit(l);
-    send_acks(l);
+    send_acks(l, 0);
     flush(l);
     return delivered;
 }

@@ -29,6 +29,7 @@
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "link/udp_wire.h"
 
@@ -46,6 +47,7 @@ typedef struct tw_udp_config {
     unsigned window; /* packets in flight per peer (>= one longest message) */
     unsigned rto_us; /* first retransmission timeout; doubles per timeout up to 64x */
     unsigned peer_timeout_ms;
+    unsigned ack_delay_us; /* how long an acknowledgement may wait for data to carry it */
     tw_udp_faults_t faults;
 } tw_udp_config_t;
 
@@ -77,6 +79,8 @@ int tw_udp_set_peer(tw_udp_link_t *link, uint32_t peer, const struct sockaddr_in
  * TW_RETRY (the window has no room for it: poll and retry), TW_ERR_LOST, TW_ERR_SIZE,
  * TW_ERR_RANK, TW_ERR_NOMEM. */
 int tw_udp_send(tw_udp_link_t *link, uint32_t peer, const void *msg, size_t len);
+/* The same for a message gathered from n pieces (no copy of it is made first). */
+int tw_udp_sendv(tw_udp_link_t *link, uint32_t peer, const struct iovec *iov, int n);
 
 /* Takes a message that arrived whole and in order: 0 when taken, non-zero to refuse
  * it for now (it comes again). */
@@ -86,6 +90,10 @@ typedef int (*tw_udp_deliver_fn)(void *ctx, uint32_t peer, const void *msg, size
  * packets that are due. Returns the number of messages delivered. */
 int tw_udp_poll(tw_udp_link_t *link, tw_udp_deliver_fn deliver, void *ctx);
 
+/* Bytes of message one packet carries. */
+size_t tw_udp_payload_max(const tw_udp_link_t *link);
+/* 1 when tw_udp_send of len bytes to peer would not return TW_RETRY now. */
+int tw_udp_room(const tw_udp_link_t *link, uint32_t peer, size_t len);
 /* Packets sent to peer and not yet acknowledged. */
 unsigned tw_udp_in_flight(const tw_udp_link_t *link, uint32_t peer);
 /* 1 once peer has been declared lost. */

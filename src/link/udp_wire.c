@@ -43,13 +43,17 @@ static uint32_t packet_crc(const unsigned char *pkt, size_t n) {
 }
 
 void tw_udp_encode(void *pkt, tw_udp_hdr_t *hdr, const void *payload) {
+    if (hdr->len) memcpy((unsigned char *)pkt + TW_UDP_HDR_SIZE, payload, hdr->len);
+    tw_udp_seal(pkt, hdr);
+}
+
+void tw_udp_seal(void *pkt, tw_udp_hdr_t *hdr) {
     unsigned char *p = pkt;
     hdr->magic = TW_UDP_MAGIC;
     hdr->crc = 0;
     tw_udp_hdr_t w;
     to_wire(&w, hdr);
     memcpy(p, &w, sizeof w);
-    if (hdr->len) memcpy(p + TW_UDP_HDR_SIZE, payload, hdr->len);
     hdr->crc = packet_crc(p, TW_UDP_HDR_SIZE + (size_t)hdr->len);
     uint32_t crc = htole32(hdr->crc);
     memcpy(p + offsetof(tw_udp_hdr_t, crc), &crc, sizeof crc);

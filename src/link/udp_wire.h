@@ -51,6 +51,8 @@ typedef enum tw_udp_verdict {
 /* Writes hdr (its crc computed here) and copies payload behind it into pkt, which
  * holds TW_UDP_HDR_SIZE + hdr->len bytes. */
 void tw_udp_encode(void *pkt, tw_udp_hdr_t *hdr, const void *payload);
+/* The same for a packet whose hdr->len bytes of payload are in place already. */
+void tw_udp_seal(void *pkt, tw_udp_hdr_t *hdr);
 
 /* Checks n bytes received by endpoint self of the job with job_key; on TW_UDP_OK
  * the header is in *hdr and the payload at pkt + TW_UDP_HDR_SIZE. */

@@ -43,6 +43,7 @@ typedef struct req {
     uint8_t mode, cancelled;    /* send: a TW_SEND_* mode */
     uint8_t parts;              /* rendezvous: notifications (or a CTS) still to come */
     uint8_t cts_sent;           /* split receive: the CTS has gone */
+    uint8_t get_held;           /* receive: a refused get waits, holding its part */
     uint8_t split;              /* split send: its CTS is still to come */
     int error;
     int peer; /* send: destination; receive: source filter (world rank or ANY) */
@@ -158,6 +159,7 @@ static void req_reset(req_t *r) {
     r->chunk_at = 0;
     r->chunked = r->ready = r->ready_pending = 0;
     r->done = r->rts = r->pending = r->cancelled = r->parts = r->cts_sent = r->split = 0;
+    r->get_held = 0;
     r->region.nla = 0;
     r->active = 1;
     r->error = 0;
@@ -362,8 +364,20 @@ static void start_get(int i) {
     }
     int rc = tw_get(tw_mpi.ep, r->got_from, to, n, r->got.nla + at, r->got.key, notify, cookie);
     if (rc == TW_RETRY) {
+        /* the waiting get counts as a part at once: else the other half of a split
+         * message (the sender's put) could complete the receive before it ran */
+        if (!r->get_held) {
+            r->get_held = 1;
+            r->parts++;
+            rendezvous++;
+        }
         list_push(&pending_gets, i);
         return;
+    }
+    if (r->get_held) { /* its part was counted when it was refused */
+        r->get_held = 0;
+        r->parts--;
+        rendezvous--;
     }
     if (rc == TW_OK) {
         r->parts++;

@@ -54,10 +54,22 @@ static const tw_config_var_t vars[] = {
      "64x); 100..10000000",
      0},
     {"TW_UDP_WINDOW", "64", "udp packets in flight per peer; 48..65536", 0},
-    {"TW_UDP_MTU", "1500", "bytes of IP datagram the udp link sends at most; 1500..65535", 0},
+    {"TW_UDP_MTU", "auto",
+     "bytes of IP datagram the udp link sends at most: 1500..65535, or auto (the MTU of the "
+     "interface the link binds, within those bounds)",
+     0},
     {"TW_UDP_FAULTS", "",
      "faults the udp link injects into what it sends, for tests: comma-separated drop=P, "
      "duplicate=P, reorder=P, corrupt=P, delay=P (probabilities 0..1), delay_us=N, seed=N",
+     0},
+    {"TW_PROGRESS_THREAD", "0",
+     "1: a thread of each endpoint serves the udp link (RMA requests, atomics and messages "
+     "from other nodes) while the process computes outside tollway calls; 0: only tollway "
+     "calls do",
+     0},
+    {"TW_PROGRESS_INTERVAL", "200",
+     "microseconds the progress thread sleeps between looks at the link when nothing comes "
+     "(it wakes at once when a packet arrives); 10..1000000",
      0},
     {"TW_COLL_BCAST", "auto",
      "MPI broadcast algorithm: binomial (tree), scatter_ring (binomial scatter, then ring "
@@ -326,14 +338,26 @@ static int set_var(tw_config_t *cfg, const char *name, const char *value, char *
             return fail(err, errlen, name, value, "must be a packet count from 48 to 65536");
         cfg->udp_window = (uint32_t)v;
     } else if (strcmp(name, "TW_UDP_MTU") == 0) {
-        if (parse_long(value, 1500, 65535, &v))
-            return fail(err, errlen, name, value, "must be a byte count from 1500 to 65535");
-        cfg->udp_mtu = (uint32_t)v;
+        if (!strcmp(value, "auto"))
+            cfg->udp_mtu = 0;
+        else if (parse_long(value, 1500, 65535, &v))
+            return fail(err, errlen, name, value,
+                        "must be auto or a byte count from 1500 to 65535");
+        else
+            cfg->udp_mtu = (uint32_t)v;
     } else if (strcmp(name, "TW_UDP_FAULTS") == 0) {
         if (parse_faults(cfg, value))
             return fail(err, errlen, name, value,
                         "must be comma-separated drop=P, duplicate=P, reorder=P, corrupt=P, "
                         "delay=P (P from 0 to 1), delay_us=N or seed=N");
+    } else if (strcmp(name, "TW_PROGRESS_THREAD") == 0) {
+        if (strcmp(value, "0") && strcmp(value, "1"))
+            return fail(err, errlen, name, value, "must be 0 or 1");
+        cfg->progress_thread = value[0] == '1';
+    } else if (strcmp(name, "TW_PROGRESS_INTERVAL") == 0) {
+        if (parse_long(value, 10, 1000000, &v))
+            return fail(err, errlen, name, value, "must be microseconds from 10 to 1000000");
+        cfg->progress_interval_us = (uint32_t)v;
     } else if (strcmp(name, "TW_CC") == 0 || strcmp(name, "TW_CXX") == 0) {
         /* read by the mpicc and mpicxx wrappers, not by the library */
     } else if (strcmp(name, "TW_BOUND_CORE") == 0) {
@@ -361,7 +385,8 @@ int tw_config_parse(tw_config_t *cfg, char *const *envp, char *err, size_t errle
     cfg->udp_timeout_ms = TW_UDP_TIMEOUT_DEFAULT;
     cfg->udp_rto_us = TW_UDP_RTO_DEFAULT;
     cfg->udp_window = TW_UDP_WINDOW_DEFAULT;
-    cfg->udp_mtu = TW_UDP_MTU_DEFAULT;
+    cfg->udp_mtu = 0; /* auto */
+    cfg->progress_interval_us = TW_PROGRESS_INTERVAL_DEFAULT;
     for (char *const *e = envp; e && *e; e++) {
         if (strncmp(*e, "TW_", 3) != 0) continue;
         const char *eq = strchr(*e, '=');

@@ -44,10 +44,13 @@ typedef struct tw_config {
     char node[64];      /* TW_NODE: this node's identity; empty: host name + network namespace */
     int udp_everywhere; /* TW_LINK=udp: every peer over udp, those on this node too */
     char udp_addr[16];  /* TW_UDP_ADDR: the IPv4 address to bind; empty: found */
-    uint32_t udp_timeout_ms, udp_rto_us, udp_window, udp_mtu;
+    uint32_t udp_timeout_ms, udp_rto_us, udp_window;
+    uint32_t udp_mtu; /* 0: the MTU of the interface the link binds */
     double fault_drop, fault_duplicate, fault_reorder, fault_corrupt, fault_delay;
     uint32_t fault_delay_us;
     uint64_t fault_seed;
+    int progress_thread;           /* TW_PROGRESS_THREAD: serve the udp link from a thread */
+    uint32_t progress_interval_us; /* how long that thread sleeps between looks */
 } tw_config_t;
 
 typedef struct tw_config_var {
@@ -70,10 +73,10 @@ enum {
     TW_ATU_ENTRIES_DEFAULT = 1024,
     TW_EAGER_LIMIT_MAX = 4088, /* a VELO message less the MPI header */
     TW_RNDV_SPLIT_DEFAULT = 65536,
-    TW_UDP_TIMEOUT_DEFAULT = 30000, /* ms without an acknowledgement: the peer is lost */
-    TW_UDP_RTO_DEFAULT = 2000,      /* us before the first retransmission */
-    TW_UDP_WINDOW_DEFAULT = 64,     /* packets in flight per peer */
-    TW_UDP_MTU_DEFAULT = 1500,
+    TW_UDP_TIMEOUT_DEFAULT = 30000,     /* ms without an acknowledgement: the peer is lost */
+    TW_UDP_RTO_DEFAULT = 2000,          /* us before the first retransmission */
+    TW_UDP_WINDOW_DEFAULT = 64,         /* packets in flight per peer */
+    TW_PROGRESS_INTERVAL_DEFAULT = 200, /* us */
 };
 
 /* Parses the TW_* entries of envp (NULL-terminated "NAME=value" strings).

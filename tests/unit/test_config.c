@@ -27,6 +27,8 @@ static void test_defaults(void **state) {
     assert_int_equal(cfg.has_job_key, 0);
     assert_int_equal(cfg.local_size, -1);
     assert_int_equal(cfg.coll_allreduce, TW_COLL_AUTO);
+    assert_int_equal(cfg.progress_thread, 0);
+    assert_int_equal(cfg.progress_interval_us, TW_PROGRESS_INTERVAL_DEFAULT);
 }
 
 static void test_good_values(void **state) {
@@ -59,6 +61,9 @@ static void test_good_values(void **state) {
     assert_int_equal(parse(&cfg, "TW_COLL_ALLGATHER=auto", "TW_COLL_GATHER=linear", err), 0);
     assert_int_equal(cfg.coll_allgather, TW_COLL_AUTO);
     assert_int_equal(cfg.coll_gather, TW_COLL_SECOND);
+    assert_int_equal(parse(&cfg, "TW_PROGRESS_THREAD=1", "TW_PROGRESS_INTERVAL=50", err), 0);
+    assert_int_equal(cfg.progress_thread, 1);
+    assert_int_equal(cfg.progress_interval_us, 50);
 }
 
 static void expect_rejected(const char *var, const char *name) {
@@ -96,6 +101,8 @@ static void test_bad_values(void **state) {
     expect_rejected("TW_LINK=tcp", "TW_LINK");
     expect_rejected("TW_UDP_WINDOW=8", "TW_UDP_WINDOW");
     expect_rejected("TW_UDP_TIMEOUT=5", "TW_UDP_TIMEOUT");
+    expect_rejected("TW_PROGRESS_THREAD=yes", "TW_PROGRESS_THREAD");
+    expect_rejected("TW_PROGRESS_INTERVAL=5", "TW_PROGRESS_INTERVAL");
     expect_rejected("TW_COLL_ALLREDUCE=rabenseifner", "TW_COLL_ALLREDUCE");
     expect_rejected("TW_COLL_ALLTOALL=", "TW_COLL_ALLTOALL");
     expect_rejected("TW_COLL_BCAST=Binomial", "TW_COLL_BCAST");

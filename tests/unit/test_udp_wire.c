@@ -23,6 +23,22 @@ static void test_crc32c_vectors(void **state) {
     assert_int_equal(tw_crc32c(0, ones, 32), 0x62a8ab43u);
     /* continued over pieces, the same as in one go */
     assert_int_equal(tw_crc32c(tw_crc32c(0, "12345", 5), "6789", 4), 0xe3069283u);
+    /* long buffers take the interleaved path: the same CRC as bit by bit, at any
+     * length and alignment */
+    static unsigned char big[20000];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < sizeof big; i++)
+        big[i] = (unsigned char)((x = x * 1103515245u + 12345u) >> 16);
+    const size_t lens[] = {3071, 3072, 3073, 6144, 9999, 16384, 16420, 19990};
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++)
+        for (size_t at = 0; at < 4; at++) {
+            uint32_t ref = 0xffffffffu;
+            for (size_t i = 0; i < lens[k]; i++) {
+                ref ^= big[at + i];
+                for (int b = 0; b < 8; b++) ref = ref & 1 ? (ref >> 1) ^ 0x82f63b78u : ref >> 1;
+            }
+            assert_int_equal(tw_crc32c(0, big + at, lens[k]), ~ref);
+        }
 }
 
 /* A data packet from peer 1, sequence 5, of len bytes of a whole message. */

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Across nodes, side by side in one run: two ranks on two "hosts" of this machine (two
+# network namespaces joined by a veth pair, as tests/net/two_hosts.sh makes them),
+# Tollway over its udp link against Open MPI's TCP path (and MPICH's, through UCX's
+# tcp transport) on the same two hosts. mpibench (bench/mpi/mpibench.c) measures
+#   latency        ping-pong half round trip at 8 B
+#   bandwidth      window of 64 messages, 64 KiB .. 4 MiB
+#   bandwidth-loss the same with 1 % of the packets arriving at either host dropped
+#                  (iptables' statistic match on INPUT, so every MPI loses the same
+#                  share of its packets; without iptables only Tollway is measured,
+#                  with TW_UDP_FAULTS=drop=0.01, and the peers' figure is missing)
+# each test run round robin across the MPIs for ROUNDS rounds (the first MPI of a round
+# rotates). On a shared virtual machine absolute figures drift from minute to minute;
+# plot.py reports the median of per-round ratios besides the medians.
+#
+# usage: bench/net/compare.sh [BUILD_DIR]      (default build; root)
+#   env: ROUNDS (default 5), TESTS (default "latency bandwidth bandwidth-loss"),
+#        MTU of the veth pair (default 65535, the largest veth takes; every MPI runs
+#        over the same link; Tollway's udp link follows the interface MTU),
+#        LOSS drop probability for bandwidth-loss (default 0.01),
+#        RUN_TIMEOUT seconds per run (default 300), CFLAGS (default -O2),
+#        MPIS (default "openmpi mpich tollway")
+# Exits 77 (skipped) when not root or when namespaces cannot be made.
+#
+# Launching the peers on two hosts of one machine: mpirun (Open MPI) or mpiexec.hydra
+# (MPICH) runs in the first namespace and starts its daemon on the second through
+# bench/net/netns_ssh.sh, which stands in for ssh: each host has a host name of its
+# own (the launchers tell nodes apart by name; PMIx's local rendezvous stays inside
+# each namespace) and its core (core 0 for rank 0, core 1 for rank 1, as twrun
+# binds). Commands (NS_A, NS_B the namespaces, IP_A, IP_B their addresses):
+#   ip netns exec NS_A unshare --uts taskset -c 0 sh -c 'hostname NS_A; exec
+#     mpirun.openmpi --allow-run-as-root -np 2 --bind-to none --host IP_A,IP_B
+#     --mca plm_rsh_agent bench/net/netns_ssh.sh --mca btl tcp,self
+#     --mca btl_tcp_if_include NET/24 --mca oob_tcp_if_include NET/24 mpibench ...'
+#   ... mpiexec.hydra -genv UCX_TLS tcp,self -launcher ssh -launcher-exec
+#     bench/net/netns_ssh.sh -hosts IP_A:1,IP_B:1 -n 2 mpibench ...
+#     (Debian's MPICH is ch4:ucx; UCX would take shared memory between the namespaces)
+#   BUILD_DIR/bin/twrun --hosts NS_A,NS_B -n 2 mpibench ...
+#
+# Output in BUILD_DIR/bench/net/: mpibench-<mpi>, raw.csv (mpi,test,size,round,value),
+# commands.txt, summary.csv and net.png (plot.py, which also prints the table).
+set -euo pipefail
+build=${1:-build}
+rounds=${ROUNDS:-5}
+tests=${TESTS:-latency bandwidth bandwidth-loss}
+mtu=${MTU:-65535}
+loss=${LOSS:-0.01}
+limit=${RUN_TIMEOUT:-300}
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
+    echo "bench/net: needs root and iproute2 to make network namespaces: skipped" >&2
+    exit 77
+fi
+mkdir -p "$build/bench/net"
+out=$(cd "$build/bench/net" && pwd)
+build=$(cd "$build" && pwd)
+raw=$out/raw.csv
+start=$SECONDS
+
+# the two hosts, removed however the run ends
+tag=$$
+a=twb-$tag-a
+b=twb-$tag-b
+net=10.78.$((tag % 250 + 1))
+ipa=$net.1
+ipb=$net.2
+cleanup() {
+    ip netns del "$a" 2>/dev/null || true
+    ip netns del "$b" 2>/dev/null || true
+}
+trap cleanup EXIT
+if ! ip netns add "$a" 2>/dev/null || ! ip netns add "$b"; then
+    echo "bench/net: cannot make network namespaces here: skipped" >&2
+    exit 77
+fi
+ip link add "va$tag" netns "$a" type veth peer name "vb$tag" netns "$b"
+ip -n "$a" addr add "$ipa/24" dev "va$tag"
+ip -n "$b" addr add "$ipb/24" dev "vb$tag"
+for ns in "$a" "$b"; do ip -n "$ns" link set lo up; done
+ip -n "$a" link set "va$tag" mtu "$mtu" up
+ip -n "$b" link set "vb$tag" mtu "$mtu" up
+export NETNS_HOSTS="$ipa=$a:0 $ipb=$b:1"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# loss on: each host drops that share of what arrives (both directions, every MPI)
+iptables=$(command -v iptables-legacy || command -v iptables || true)
+loss_on() {
+    local ns dev
+    for ns in "$a:va$tag" "$b:vb$tag"; do
+        dev=${ns#*:}
+        ip netns exec "${ns%%:*}" "$iptables" -A INPUT -i "$dev" -m statistic --mode random \
+            --probability "$loss" -j DROP
+    done
+}
+loss_off() {
+    local ns
+    for ns in "$a" "$b"; do ip netns exec "$ns" "$iptables" -F INPUT; done
+}
+can_drop=0
+if [ -n "$iptables" ] && loss_on 2>/dev/null; then
+    can_drop=1
+    loss_off
+else
+    echo "bench/net: no iptables with the statistic match (apt-get install iptables):" \
+        "bandwidth-loss measures Tollway only, with TW_UDP_FAULTS=drop=$loss" >&2
+fi
+
+# The launcher of one MPI, into the array cmd (the program and its arguments follow).
+launcher() {
+    case $1 in
+    openmpi)
+        cmd=(ip netns exec "$a" unshare --uts taskset -c 0 sh -c "hostname $a; exec \"\$@\"" sh
+            mpirun.openmpi --allow-run-as-root -np 2 --bind-to none --host "$ipa,$ipb"
+            --mca plm_rsh_agent "$here/netns_ssh.sh" --mca btl tcp,self
+            --mca btl_tcp_if_include "$net.0/24" --mca oob_tcp_if_include "$net.0/24")
+        ;;
+    mpich)
+        cmd=(ip netns exec "$a" unshare --uts taskset -c 0 sh -c "hostname $a; exec \"\$@\"" sh
+            mpiexec.hydra -genv UCX_TLS tcp,self -launcher ssh -launcher-exec
+            "$here/netns_ssh.sh" -hosts "$ipa:1,$ipb:1" -n 2)
+        ;;
+    tollway) cmd=("$build/bin/twrun" --hosts "$a,$b" -n 2 --timeout "$limit") ;;
+    esac
+}
+
+args_of() {
+    case $1 in
+    latency) echo "latency --min 8 --max 8" ;;
+    *) echo "bandwidth --min 64K --max 4M --iters 20" ;;
+    esac
+}
+
+# Runs one test of one MPI; bounded in time so a hung MPI costs one run.
+run() {
+    local name=$1 test=$2 extra=()
+    launcher "$name"
+    if [ "$test" = bandwidth-loss ] && [ "$can_drop" = 0 ]; then
+        [ "$name" = tollway ] || return 2
+        extra=(env TW_UDP_FAULTS=drop=$loss)
+    fi
+    # shellcheck disable=SC2046 # the arguments are words
+    timeout -k 5 "$limit" "${extra[@]}" "${cmd[@]}" "$out/mpibench-$name" $(args_of "$test") --csv
+}
+
+mpis=()
+cc_of() {
+    case $1 in
+    openmpi) echo mpicc.openmpi ;;
+    mpich) echo mpicc.mpich ;;
+    tollway) echo "$build/bin/mpicc" ;;
+    esac
+}
+for name in ${MPIS:-openmpi mpich tollway}; do
+    cc=$(cc_of "$name")
+    if ! command -v "$cc" >/dev/null 2>&1; then
+        echo "bench/net: $name skipped: $cc not found" >&2
+        continue
+    fi
+    # shellcheck disable=SC2086 # CFLAGS is a list of flags
+    if ! "$cc" -std=c11 ${CFLAGS:--O2} -o "$out/mpibench-$name" "$src/bench/mpi/mpibench.c" \
+        >"$out/build-$name.log" 2>&1; then
+        echo "bench/net: $name skipped: $cc failed, see $out/build-$name.log" >&2
+        continue
+    fi
+    rm -f "$out/build-$name.log"
+    if ! run "$name" latency 2>&1 | grep -q '^mpibench,latency,8,'; then
+        echo "bench/net: $name skipped: a latency run across the hosts failed" >&2
+        continue
+    fi
+    mpis+=("$name")
+done
+[ ${#mpis[@]} -gt 0 ] || { echo "bench/net: no MPI works" >&2; exit 1; }
+
+: >"$out/commands.txt"
+for name in "${mpis[@]}"; do
+    launcher "$name"
+    echo "$name: ${cmd[*]} $out/mpibench-$name TEST --csv" | tee -a "$out/commands.txt"
+done
+echo "veth MTU $mtu; loss: ${iptables:-TW_UDP_FAULTS} drop $loss" | tee -a "$out/commands.txt"
+
+echo "mpi,test,size,round,value" >"$raw"
+failed=0
+tmp=$out/run.csv
+for r in $(seq 1 "$rounds"); do
+    echo "round $r of $rounds ($((SECONDS - start)) s)" >&2
+    for test in $tests; do
+        [ "$test" = bandwidth-loss ] && [ "$can_drop" = 1 ] && loss_on
+        n=${#mpis[@]}
+        for k in $(seq 0 $((n - 1))); do
+            name=${mpis[$(((r - 1 + k) % n))]}
+            if run "$name" "$test" >"$tmp" 2>"$out/run.err"; then
+                awk -F, -v mpi="$name" -v test="$test" -v round="$r" \
+                    '$1 == "mpibench" {print mpi "," test "," $3 "," round "," $4}' "$tmp" >>"$raw"
+            elif [ $? != 2 ]; then
+                echo "bench/net: $name $test failed in round $r: $(tail -1 "$out/run.err")" >&2
+                failed=$((failed + 1))
+            fi
+        done
+        [ "$test" = bandwidth-loss ] && [ "$can_drop" = 1 ] && loss_off
+    done
+done
+rm -f "$tmp" "$out/run.err"
+[ "$failed" -eq 0 ] || echo "bench/net: $failed runs failed and are missing" >&2
+python3 "$here/plot.py" "$raw" "$out"
+echo "total time: $((SECONDS - start)) s"
