@@ -181,7 +181,7 @@ static void write_segment(tw_sched_t *s, segmented_t *g, size_t first, size_t le
         tw_coll_scan(s, i, o, n, &g->red, g->kind == SEG_EXSCAN);
         break;
     }
-    if (g->unpack_out) add_move(s, &g->out, first, len, 1);
+    if (g->unpack_out && g->out.staged) add_move(s, &g->out, first, len, 1);
 }
 
 static void next_segment(tw_sched_t *s, void *arg) {
