@@ -244,9 +244,10 @@ def main():
                     pts = sorted((s, med[(m, t, s)]) for (mm, t, s) in med
                                  if mm == m and t == test)
                 if pts:
+                    # one colour per MPI in every panel, whichever MPIs a panel has
                     ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
                             linestyle="none" if isinstance(test, tuple) else "-",
-                            label=NAMES.get(m, m) + extra(m))
+                            color=f"C{order.index(m)}", label=NAMES.get(m, m) + extra(m))
             if isinstance(test, tuple):
                 ax.set_xticks(range(len(test)))
                 ax.set_xticklabels(test, rotation=30, fontsize=7)
