@@ -137,11 +137,12 @@ int tw_win_resolve(win_t *w, int r, MPI_Aint disp, MPI_Count count, const tw_mpi
 
 /* req (not MPI_REQUEST_NULL): a request-based put, armed (*armed = 1) when the
  * notification of its last piece will complete it. */
-static int do_put(win_t *w, const side_t *o, const side_t *t, const where_t *at, MPI_Request req,
-                  int *armed) {
-    unsigned char *tmp;
-    const unsigned char *src = packed_of(o, &tmp);
-    if (!src) return MPI_ERR_NO_MEM;
+/* Moves the data between buf (the origin's packed bytes) and the window, one piece
+ * of the target's layout at a time: put, or get. When the origin's own buffer is
+ * used (not a staged copy), the last piece of a request-based call asks for the
+ * notification that completes its request. */
+static int move_pieces(win_t *w, int put, unsigned char *buf, int staged, const side_t *t,
+                       const where_t *at, MPI_Request req, int *armed) {
     pieces_t p;
     pieces_init(&p, t->type, t->count, &t->l);
     MPI_Aint off = 0, noff = 0;
@@ -149,23 +150,39 @@ static int do_put(win_t *w, const side_t *o, const side_t *t, const where_t *at,
     int rc = 0, more = pieces_next(&p, &off, &len, &pos);
     while (!rc && more) {
         int last = !(more = pieces_next(&p, &noff, &nlen, &npos));
+        uint64_t nla = at->nla + (uint64_t)off;
         if (at->local) {
-            memcpy(at->local + off, src + pos, len);
-        } else if (last && req != MPI_REQUEST_NULL && !tmp && !(rc = arm(req, at->dest))) {
-            rc = rma_put_n(w, at->dest, src + pos, len, at->nla + (uint64_t)off, at->key,
-                           TW_NOTIFY_REQUESTER, request_cookie(w, req));
-            if (rc) { /* not issued: nothing will complete it */
+            if (put)
+                memcpy(at->local + off, buf + pos, len);
+            else
+                memcpy(buf + pos, at->local + off, len);
+        } else if (last && req != MPI_REQUEST_NULL && !staged && !(rc = arm(req, at->dest))) {
+            uint64_t cookie = request_cookie(w, req);
+            rc = put ? rma_put_n(w, at->dest, buf + pos, len, nla, at->key, TW_NOTIFY_REQUESTER,
+                                 cookie)
+                     : rma_get_n(w, at->dest, buf + pos, len, nla, at->key, TW_NOTIFY_COMPLETER,
+                                 cookie);
+            if (rc) /* not issued: nothing will complete it */
                 disarm(req);
-            } else {
+            else
                 *armed = 1;
-            }
         } else {
-            rc = rma_put(w, at->dest, src + pos, len, at->nla + (uint64_t)off, at->key);
+            rc = put ? rma_put(w, at->dest, buf + pos, len, nla, at->key)
+                     : rma_get(w, at->dest, buf + pos, len, nla, at->key);
         }
         off = noff;
         len = nlen;
         pos = npos;
     }
+    return rc;
+}
+
+static int do_put(win_t *w, const side_t *o, const side_t *t, const where_t *at, MPI_Request req,
+                  int *armed) {
+    unsigned char *tmp;
+    const unsigned char *src = packed_of(o, &tmp);
+    if (!src) return MPI_ERR_NO_MEM;
+    int rc = move_pieces(w, 1, (unsigned char *)(uintptr_t)src, tmp != NULL, t, at, req, armed);
     if (tmp) { /* the copy goes once the data has left it */
         if (!rc && !at->local) rc = tw_rma_flush(tw_mpi.ep, at->dest);
         free(tmp);
@@ -181,30 +198,7 @@ static int do_get(win_t *w, const side_t *o, const side_t *t, const where_t *at,
         dst = (unsigned char *)(uintptr_t)o->buf + o->l.lb;
     else if (!(dst = tmp = malloc(n ? n : 1)))
         return MPI_ERR_NO_MEM;
-    pieces_t p;
-    pieces_init(&p, t->type, t->count, &t->l);
-    MPI_Aint off = 0, noff = 0;
-    size_t len = 0, pos = 0, nlen = 0, npos = 0;
-    int rc = 0, more = pieces_next(&p, &off, &len, &pos);
-    while (!rc && more) {
-        int last = !(more = pieces_next(&p, &noff, &nlen, &npos));
-        if (at->local) {
-            memcpy(dst + pos, at->local + off, len);
-        } else if (last && req != MPI_REQUEST_NULL && !tmp && !(rc = arm(req, at->dest))) {
-            rc = rma_get_n(w, at->dest, dst + pos, len, at->nla + (uint64_t)off, at->key,
-                           TW_NOTIFY_COMPLETER, request_cookie(w, req));
-            if (rc) { /* not issued: nothing will complete it */
-                disarm(req);
-            } else {
-                *armed = 1;
-            }
-        } else {
-            rc = rma_get(w, at->dest, dst + pos, len, at->nla + (uint64_t)off, at->key);
-        }
-        off = noff;
-        len = nlen;
-        pos = npos;
-    }
+    int rc = move_pieces(w, 0, dst, tmp != NULL, t, at, req, armed);
     if (tmp) { /* unpacked once the data is there */
         if (!rc && !at->local) rc = tw_rma_flush(tw_mpi.ep, at->dest);
         if (!rc) tw_mpi_type_unpack(tmp, o->count, o->type, (void *)(uintptr_t)o->buf);
