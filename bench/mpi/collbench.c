@@ -26,6 +26,8 @@
 #include <string.h>
 
 #include "bench_cli.h"
+#define BENCH_NAME "collbench"
+#include "bench_check.h"
 
 enum { BATCHES = 25, LARGE = 8192, FLOOR = 100 };
 #define MAX_SIZE ((size_t)4 << 20)
@@ -33,24 +35,7 @@ enum { BATCHES = 25, LARGE = 8192, FLOOR = 100 };
 typedef enum { BARRIER, BCAST, ALLREDUCE, ALLGATHER, ALLTOALL } test_t;
 static const char *const names[] = {"barrier", "bcast", "allreduce", "allgather", "alltoall"};
 
-static int rank, nranks;
-
-static _Noreturn void die(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "collbench: rank %d: ", rank);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    MPI_Abort(MPI_COMM_WORLD, 3);
-    exit(3);
-}
-
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) die("%s failed with error %d", #call, rc_);                        \
-    } while (0)
+static int nranks;
 
 static void usage(FILE *f) {
     if (rank != 0) return;

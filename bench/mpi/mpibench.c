@@ -29,6 +29,8 @@
 #include <string.h>
 
 #include "bench_cli.h"
+#define BENCH_NAME "mpibench"
+#include "bench_check.h"
 
 enum {
     WINDOW = 64,  /* non-blocking sends in flight, as OSU */
@@ -53,32 +55,12 @@ static const struct test tests[] = {
     {"rate", "msg/s", "window of 64, messages/s, median of 9 repetitions", 8, 8, 5000, 1},
 };
 
-static int rank;
-
 static void usage(FILE *f) {
     if (rank != 0) return;
     fprintf(f, "usage: mpibench latency|bandwidth|rate [--min SIZE] [--max SIZE] [--iters N] "
                "[--csv]\n"
                "  SIZE in bytes, K or M suffix allowed (binary), 1 .. 4M; run with 2 ranks\n");
 }
-
-static _Noreturn void die(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "mpibench: rank %d: ", rank);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    MPI_Abort(MPI_COMM_WORLD, 3);
-    exit(3); /* in case Abort returns */
-}
-
-/* A young MPI may return an error instead of aborting: treat it as fatal too. */
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) die("%s failed with error %d", #call, rc_);                        \
-    } while (0)
 
 /* The byte both ends expect in iteration i; consecutive iterations differ, so a payload
  * left over from the previous one is caught. */

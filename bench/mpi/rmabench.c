@@ -69,6 +69,8 @@
 #include <time.h>
 
 #include "bench_cli.h"
+#define BENCH_NAME "rmabench"
+#include "bench_check.h"
 
 enum {
     BATCHES = 25,      /* latency: batches whose averages give the median */
@@ -122,7 +124,6 @@ static const struct test tests[] = {
 };
 #define NTESTS (sizeof tests / sizeof tests[0])
 
-static int rank;
 static MPI_Win win;
 static unsigned char *base; /* this rank's part of the window (rank 1's is the target) */
 static unsigned char *buf;  /* the origin's buffer */
@@ -136,24 +137,6 @@ static void usage(FILE *f) {
                "  SIZE in bytes, K or M suffix allowed (binary), 1 .. 4M (acc-lat, fop-lat,\n"
                "  cas-lat: 8); run with 2 ranks\n");
 }
-
-static _Noreturn void die(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "rmabench: rank %d: ", rank);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-    MPI_Abort(MPI_COMM_WORLD, 3);
-    exit(3); /* in case Abort returns */
-}
-
-/* A young MPI may return an error instead of aborting: treat it as fatal too. */
-#define CHECK(call)                                                                                \
-    do {                                                                                           \
-        int rc_ = (call);                                                                          \
-        if (rc_ != MPI_SUCCESS) die("%s failed with error %d", #call, rc_);                        \
-    } while (0)
 
 /* The byte put operation i carries; consecutive operations differ. */
 static unsigned char pattern(long i) {

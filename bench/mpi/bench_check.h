@@ -1,0 +1,32 @@
+/* What the MPI benchmarks do with a failed call: say which, on which rank, and end
+ * the job. Define BENCH_NAME (the program's name) before including it; the rank is
+ * this file's `rank`, which the benchmark sets. */
+#ifndef BENCH_CHECK_H
+#define BENCH_CHECK_H
+
+#include <mpi.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int rank;
+
+static _Noreturn void die(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: rank %d: ", BENCH_NAME, rank);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    MPI_Abort(MPI_COMM_WORLD, 3);
+    exit(3); /* in case Abort returns */
+}
+
+/* A young MPI may return an error instead of aborting: treat it as fatal too. */
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        int rc_ = (call);                                                                          \
+        if (rc_ != MPI_SUCCESS) die("%s failed with error %d", #call, rc_);                        \
+    } while (0)
+
+#endif
