@@ -1,6 +1,7 @@
-/* What the MPI benchmarks do with a failed call: say which, on which rank, and end
- * the job. Define BENCH_NAME (the program's name) before including it; the rank is
- * this file's `rank`, which the benchmark sets. */
+/* What the MPI benchmarks share beyond their command line: a failed call says
+ * which, on which rank, and ends the job; buffers are allocated alike. Define
+ * BENCH_NAME (the program's name) before including it; the rank is this file's
+ * `rank`, which the benchmark sets. */
 #ifndef BENCH_CHECK_H
 #define BENCH_CHECK_H
 
@@ -8,6 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int rank;
 
@@ -28,5 +30,14 @@ static _Noreturn void die(const char *fmt, ...) {
         int rc_ = (call);                                                                          \
         if (rc_ != MPI_SUCCESS) die("%s failed with error %d", #call, rc_);                        \
     } while (0)
+
+/* Page-aligned memory, its pages faulted in before anything is timed. */
+static void *alloc(size_t bytes) {
+    bytes = (bytes + 4095) / 4096 * 4096; /* aligned_alloc wants a multiple */
+    unsigned char *p = aligned_alloc(4096, bytes ? bytes : 4096);
+    if (!p) die("cannot allocate %zu bytes", bytes);
+    memset(p, 0, bytes);
+    return p;
+}
 
 #endif

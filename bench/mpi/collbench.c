@@ -49,14 +49,6 @@ static unsigned char pattern(long i, int r, int p) {
     return (unsigned char)(i * 37 + r * 11 + p * 5 + 1);
 }
 
-static void *alloc(size_t bytes) {
-    bytes = (bytes + 4095) / 4096 * 4096;
-    unsigned char *p = aligned_alloc(4096, bytes ? bytes : 4096);
-    if (!p) die("cannot allocate %zu bytes", bytes);
-    memset(p, 0, bytes);
-    return p;
-}
-
 /* One call of the test in iteration i, with its inputs set and its result checked. */
 static void one(test_t t, size_t size, long i, unsigned char *sbuf, unsigned char *rbuf,
                 double *elapsed) {

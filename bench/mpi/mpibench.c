@@ -171,14 +171,6 @@ static double windows(unsigned char *sbuf, unsigned char *slots, size_t size, lo
     return median(per_window, REPS);
 }
 
-static void *alloc(size_t bytes) {
-    bytes = (bytes + 4095) / 4096 * 4096; /* aligned_alloc wants a multiple */
-    unsigned char *p = aligned_alloc(4096, bytes);
-    if (!p) die("cannot allocate %zu bytes", bytes);
-    memset(p, 0, bytes); /* fault the pages in before anything is timed */
-    return p;
-}
-
 int main(int argc, char **argv) {
     int nranks;
     CHECK(MPI_Init(&argc, &argv));

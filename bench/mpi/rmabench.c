@@ -424,14 +424,6 @@ static double calibrate(void) {
     return best / (double)n;
 }
 
-static void *alloc(size_t bytes) {
-    bytes = (bytes + 4095) / 4096 * 4096; /* aligned_alloc wants a multiple */
-    unsigned char *p = aligned_alloc(4096, bytes ? bytes : 4096);
-    if (!p) die("cannot allocate %zu bytes", bytes);
-    memset(p, 0, bytes); /* fault the pages in before anything is timed */
-    return p;
-}
-
 int main(int argc, char **argv) {
     int nranks;
     CHECK(MPI_Init(&argc, &argv));

@@ -249,7 +249,8 @@ static int with_req(win_t *w, const side_t *o, const side_t *t, const where_t *a
     return rc;
 }
 
-static int put_call(const char *call, const void *origin_addr, int origin_count,
+/* Put (get 0) or get (get 1) through the general path. */
+static int rma_call(const char *call, int get, const void *origin_addr, int origin_count,
                     MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
                     int target_count, MPI_Datatype target_datatype, MPI_Win win,
                     MPI_Request *request) {
@@ -262,24 +263,7 @@ static int put_call(const char *call, const void *origin_addr, int origin_count,
     if (rc == 1) /* MPI_PROC_NULL: nothing to move */
         rc = request ? done_request(w, request) : MPI_SUCCESS;
     else if (!rc)
-        rc = with_req(w, &o, &t, &at, request, 0);
-    return rc ? tw_win_error(w, call, rc, NULL) : MPI_SUCCESS;
-}
-
-static int get_call(const char *call, void *origin_addr, int origin_count,
-                    MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                    int target_count, MPI_Datatype target_datatype, MPI_Win win,
-                    MPI_Request *request) {
-    win_t *w = win_get(win);
-    if (!w) return tw_mpi_error(NULL, call, MPI_ERR_WIN, NULL);
-    side_t o, t;
-    where_t at;
-    int rc = rma_front(w, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                       target_count, target_datatype, &o, &t, &at);
-    if (rc == 1) /* MPI_PROC_NULL: nothing to move */
-        rc = request ? done_request(w, request) : MPI_SUCCESS;
-    else if (!rc)
-        rc = with_req(w, &o, &t, &at, request, 1);
+        rc = with_req(w, &o, &t, &at, request, get);
     return rc ? tw_win_error(w, call, rc, NULL) : MPI_SUCCESS;
 }
 
@@ -301,8 +285,8 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
             return MPI_SUCCESS;
         }
     }
-    return put_call("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                    target_count, target_datatype, win, NULL);
+    return rma_call("MPI_Put", 0, origin_addr, origin_count, origin_datatype, target_rank,
+                    target_disp, target_count, target_datatype, win, NULL);
 }
 
 int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
@@ -321,8 +305,8 @@ int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, i
             return MPI_SUCCESS;
         }
     }
-    return get_call("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
-                    target_count, target_datatype, win, NULL);
+    return rma_call("MPI_Get", 1, origin_addr, origin_count, origin_datatype, target_rank,
+                    target_disp, target_count, target_datatype, win, NULL);
 }
 
 /* ---- request-based put and get ----
@@ -334,7 +318,7 @@ int MPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_data
              MPI_Win win, MPI_Request *request) {
     NEED_INIT("MPI_Rput");
     if (!request) return tw_mpi_error(NULL, "MPI_Rput", MPI_ERR_ARG, NULL);
-    return put_call("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank,
+    return rma_call("MPI_Rput", 0, origin_addr, origin_count, origin_datatype, target_rank,
                     target_disp, target_count, target_datatype, win, request);
 }
 
@@ -343,6 +327,6 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
              MPI_Request *request) {
     NEED_INIT("MPI_Rget");
     if (!request) return tw_mpi_error(NULL, "MPI_Rget", MPI_ERR_ARG, NULL);
-    return get_call("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank,
+    return rma_call("MPI_Rget", 1, origin_addr, origin_count, origin_datatype, target_rank,
                     target_disp, target_count, target_datatype, win, request);
 }
