@@ -76,7 +76,8 @@ void tw_coll_inter_alltoallv(tw_sched_t *s, const void *in, const size_t *sbytes
 /* Collectives through shared memory on one node (coll_shm.c), blocking calls on an
  * intracommunicator only. Each returns 1 when it did the call (*rc: its error
  * class), 0 when the call must go by messages (*rc: the error of a failed set-up, or
- * MPI_SUCCESS). Data are packed bytes; they take calls of up to 56 bytes. */
+ * MPI_SUCCESS). Data are packed bytes; they take calls of up to TW_COLL_SHM_MAX bytes. */
+enum { TW_COLL_SHM_MAX = 56 };
 typedef struct tw_coll_shm tw_coll_shm_t;
 int tw_coll_shm_barrier(tw_mpi_comm_t *c, int *rc);
 int tw_coll_shm_bcast(tw_mpi_comm_t *c, void *buf, size_t bytes, int root, int *rc);

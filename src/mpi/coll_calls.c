@@ -435,9 +435,20 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype type, int 
     if (!rc) rc = check_root(c, call, root);
     if (!rc && !takes_no_part(c, root)) rc = check_data(c, call, buf, count, type, &l);
     if (rc) return rc;
-    if (!nb && !c->inter && l.contiguous &&
-        (tw_coll_shm_bcast(c, (char *)buf + l.lb, (size_t)count * (size_t)l.size, root, &rc) || rc))
-        return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
+    size_t bytes = (size_t)count * (size_t)l.size;
+    if (!nb && !c->inter && bytes <= TW_COLL_SHM_MAX) {
+        /* whether the shared lines take it depends on the bytes alone, which every rank
+         * knows, not on this rank's type: a non-contiguous one goes packed */
+        unsigned char packed[TW_COLL_SHM_MAX];
+        char *at = l.contiguous ? (char *)buf + l.lb : (char *)packed;
+        int am_root = is_root(c, root);
+        if (!l.contiguous && am_root) tw_mpi_type_pack(buf, count, type, packed);
+        if (tw_coll_shm_bcast(c, at, bytes, root, &rc)) {
+            if (!rc && !l.contiguous && !am_root) tw_mpi_type_unpack(packed, count, type, buf);
+            return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
+        }
+        if (rc) return tw_mpi_error(c, call, rc, NULL);
+    }
     tw_sched_t stack, *s = begin(c, req, &stack);
     if (s && !takes_no_part(c, root)) {
         /* in bytes: ranks may describe the same bytes with different types, and the

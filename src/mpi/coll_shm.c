@@ -28,6 +28,7 @@
 #include "runtime/config.h"
 
 enum { LINE = 64, LINE_DATA = LINE - 8 };
+_Static_assert((int)LINE_DATA == (int)TW_COLL_SHM_MAX, "a call's data fills one line at most");
 
 typedef struct line {
     _Atomic uint64_t seq;

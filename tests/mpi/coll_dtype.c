@@ -144,6 +144,28 @@ static void test_contiguous_reduction(void) {
     CHECK(MPI_Type_free(&four) == MPI_SUCCESS);
 }
 
+/* A broadcast whose ranks describe the same 20 bytes differently: the root as 5
+ * contiguous ints, the others as 5 ints at every other place. Every rank must take
+ * the same path (small calls may go through shared memory), whatever its type. */
+static void test_bcast_mixed_types(void) {
+    MPI_Datatype every_other;
+    CHECK(MPI_Type_vector(5, 1, 2, MPI_INT, &every_other) == MPI_SUCCESS);
+    CHECK(MPI_Type_commit(&every_other) == MPI_SUCCESS);
+    for (int root = 0; root < size; root++) {
+        int b[10];
+        for (int i = 0; i < 10; i++) b[i] = rank == root ? 100 * root + i : -1;
+        if (rank == root)
+            CHECK(MPI_Bcast(b, 5, MPI_INT, root, MPI_COMM_WORLD) == MPI_SUCCESS);
+        else
+            CHECK(MPI_Bcast(b, 1, every_other, root, MPI_COMM_WORLD) == MPI_SUCCESS);
+        for (int i = 0; i < 5 && rank != root; i++) {
+            CHECK(b[2 * i] == 100 * root + i);
+            CHECK(b[2 * i + 1] == -1);
+        }
+    }
+    CHECK(MPI_Type_free(&every_other) == MPI_SUCCESS);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -151,6 +173,7 @@ int main(int argc, char **argv) {
     test_bcast_and_reduce();
     test_gather_allgather_alltoall();
     test_contiguous_reduction();
+    test_bcast_mixed_types();
     MPI_Finalize();
     return 0;
 }
