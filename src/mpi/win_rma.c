@@ -267,23 +267,35 @@ static int rma_call(const char *call, int get, const void *origin_addr, int orig
     return rc ? tw_win_error(w, call, rc, NULL) : MPI_SUCCESS;
 }
 
+/* The common case of a put or get: a predefined type, the same on both sides, to a
+ * window mapped here. Where the n bytes lie in the target's memory, or NULL for the
+ * general path (which also reports every error). */
+static inline unsigned char *mapped_place(MPI_Win win, MPI_Datatype origin_datatype,
+                                          int origin_count, int target_rank, MPI_Aint target_disp,
+                                          int target_count, MPI_Datatype target_datatype,
+                                          size_t *n) {
+    win_t *w = win_get(win);
+    int ext = tw_mpi_type_extent(origin_datatype);
+    if (!w || !w->shm || ext <= 0 || origin_datatype != target_datatype ||
+        origin_count != target_count || origin_count < 0 ||
+        (unsigned)target_rank >= (unsigned)w->size || target_disp < 0 || !access_ok(w, target_rank))
+        return NULL;
+    target_t *t = &w->t[target_rank];
+    size_t off;
+    *n = (size_t)origin_count * (size_t)ext;
+    return win_offset(target_disp, t->disp_unit, t->size, *n, &off) ? t->local + off : NULL;
+}
+
 int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
             int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
             MPI_Win win) {
     NEED_INIT("MPI_Put");
-    /* the common case: a predefined type to a mapped window */
-    win_t *w = win_get(win);
-    int ext = tw_mpi_type_extent(origin_datatype);
-    if (w && w->shm && ext > 0 && origin_datatype == target_datatype &&
-        origin_count == target_count && origin_count >= 0 &&
-        (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
-        access_ok(w, target_rank)) {
-        target_t *t = &w->t[target_rank];
-        size_t off, n = (size_t)origin_count * (size_t)ext;
-        if (win_offset(target_disp, t->disp_unit, t->size, n, &off)) {
-            if (n) memcpy(t->local + off, origin_addr, n);
-            return MPI_SUCCESS;
-        }
+    size_t n;
+    unsigned char *at = mapped_place(win, origin_datatype, origin_count, target_rank, target_disp,
+                                     target_count, target_datatype, &n);
+    if (at) {
+        if (n) memcpy(at, origin_addr, n);
+        return MPI_SUCCESS;
     }
     return rma_call("MPI_Put", 0, origin_addr, origin_count, origin_datatype, target_rank,
                     target_disp, target_count, target_datatype, win, NULL);
@@ -292,18 +304,12 @@ int MPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
 int MPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
     NEED_INIT("MPI_Get");
-    win_t *w = win_get(win);
-    int ext = tw_mpi_type_extent(origin_datatype);
-    if (w && w->shm && ext > 0 && origin_datatype == target_datatype &&
-        origin_count == target_count && origin_count >= 0 &&
-        (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
-        access_ok(w, target_rank)) {
-        target_t *t = &w->t[target_rank];
-        size_t off, n = (size_t)origin_count * (size_t)ext;
-        if (win_offset(target_disp, t->disp_unit, t->size, n, &off)) {
-            if (n) memcpy(origin_addr, t->local + off, n);
-            return MPI_SUCCESS;
-        }
+    size_t n;
+    unsigned char *at = mapped_place(win, origin_datatype, origin_count, target_rank, target_disp,
+                                     target_count, target_datatype, &n);
+    if (at) {
+        if (n) memcpy(origin_addr, at, n);
+        return MPI_SUCCESS;
     }
     return rma_call("MPI_Get", 1, origin_addr, origin_count, origin_datatype, target_rank,
                     target_disp, target_count, target_datatype, win, NULL);
