@@ -457,16 +457,21 @@ static void owe_ack(tw_udp_link_t *l, uint32_t id, int urgent) {
     l->acking[l->nacking++] = id;
 }
 
+/* Sends the oldest unacknowledged packet again at once (a fast retransmission). */
+static void resend_una(tw_udp_link_t *l, peer_t *p, uint32_t id) {
+    uint16_t *len;
+    unsigned char *pkt = slot(l, p, p->una, &len);
+    transmit(l, id, pkt, *len, 1);
+    l->stats.retransmits++;
+    l->stats.fast_retransmits++;
+    p->resent = 1;
+}
+
 static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_t id) {
     uint32_t ack = h->ack;
     if (ack == p->una && p->una != p->next_seq && !(h->flags & TW_UDP_DATA)) {
         if (++p->dupacks == 3) { /* the receiver is missing una: send it now */
-            uint16_t *len;
-            unsigned char *pkt = slot(l, p, p->una, &len);
-            transmit(l, id, pkt, *len, 1);
-            l->stats.retransmits++;
-            l->stats.fast_retransmits++;
-            p->resent = 1;
+            resend_una(l, p, id);
             p->recovering = 1;
             p->recover = p->next_seq;
         }
@@ -493,12 +498,7 @@ static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_
         /* a partial acknowledgement (NewReno): the receiver keeps what came after a
          * gap, so the ack stops at the next packet it lacks; resent now, not after
          * three more duplicates that may never come or a timeout */
-        uint16_t *len;
-        unsigned char *pkt = slot(l, p, p->una, &len);
-        transmit(l, id, pkt, *len, 1);
-        l->stats.retransmits++;
-        l->stats.fast_retransmits++;
-        p->resent = 1;
+        resend_una(l, p, id);
     } else {
         p->recovering = 0;
     }
