@@ -5,6 +5,8 @@
 
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static int rank, size;
 
@@ -16,5 +18,18 @@ static int rank, size;
             MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
         }                                                                                          \
     } while (0)
+
+/* 1 when every rank is on this node and reached over shared memory (not so over
+ * the udp link, TW_LINK=udp, or across hosts). */
+static inline int all_on_one_node(void) {
+    const char *link = getenv("TW_LINK");
+    MPI_Comm node;
+    int n;
+    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
+          MPI_SUCCESS);
+    CHECK(MPI_Comm_size(node, &n) == MPI_SUCCESS);
+    CHECK(MPI_Comm_free(&node) == MPI_SUCCESS);
+    return n == size && !(link && !strcmp(link, "udp"));
+}
 
 #endif

@@ -85,19 +85,6 @@ static void pscw(void) {
     free(mem2);
 }
 
-/* 1 when every rank is on this node and reached over shared memory (not so over
- * the udp link, TW_LINK=udp, or across hosts). */
-static int all_on_one_node(void) {
-    const char *link = getenv("TW_LINK");
-    MPI_Comm node;
-    int n;
-    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
-          MPI_SUCCESS);
-    CHECK(MPI_Comm_size(node, &n) == MPI_SUCCESS);
-    CHECK(MPI_Comm_free(&node) == MPI_SUCCESS);
-    return n == size && !(link && !strcmp(link, "udp"));
-}
-
 static void shared(void) {
     int one_node = all_on_one_node();
     MPI_Aint mine =
