@@ -21,6 +21,7 @@
 #include <net/if.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,6 +317,13 @@ int tw_remote_progress(tw_ep_t *ep) {
 }
 
 void tw_remote_close(tw_ep_t *ep) {
+    /* linger, as a TCP close does: what was sent last (a lost packet among it) is
+     * resent until acknowledged, and the acknowledgements owed go out, or the peers
+     * are declared lost (TW_UDP_TIMEOUT) */
+    while (!tw_udp_idle(ep->udp)) { /* answers still queued keep a window full */
+        tw_remote_poll(ep);
+        if (!tw_udp_idle(ep->udp)) sched_yield(); /* let the peer run meanwhile */
+    }
     if (ep->job->pmi.waiting_ctx == ep) ep->job->pmi.waiting = NULL;
     tw_udp_close(ep->udp);
     ep->udp = NULL;

@@ -335,6 +335,13 @@ int tw_udp_room(const tw_udp_link_t *l, uint32_t peer, size_t len) {
     return tw_udp_in_flight(l, peer) + segments <= l->cfg.window;
 }
 
+int tw_udp_idle(const tw_udp_link_t *l) {
+    if (l->nacking) return 0;
+    for (uint32_t k = 0; k < l->cfg.peers; k++)
+        if (!l->peers[k].lost && l->peers[k].una != l->peers[k].next_seq) return 0;
+    return 1;
+}
+
 int tw_udp_peer_lost(const tw_udp_link_t *l, uint32_t peer) {
     return peer < l->cfg.peers && l->peers[peer].lost;
 }

@@ -98,6 +98,9 @@ int tw_udp_room(const tw_udp_link_t *link, uint32_t peer, size_t len);
 unsigned tw_udp_in_flight(const tw_udp_link_t *link, uint32_t peer);
 /* 1 once peer has been declared lost. */
 int tw_udp_peer_lost(const tw_udp_link_t *link, uint32_t peer);
+/* 1 when no packet waits for its acknowledgement (from a peer not lost) and no
+ * acknowledgement waits to be sent: closing now loses nothing. */
+int tw_udp_idle(const tw_udp_link_t *link);
 const tw_udp_stats_t *tw_udp_stats(const tw_udp_link_t *link);
 /* The socket, for a caller that wants to sleep in poll(2) until data comes. */
 int tw_udp_fd(const tw_udp_link_t *link);
