@@ -50,7 +50,7 @@ int tw_velo_sendv(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, size_t h
 }
 
 /* The message at the head of the mailbox, decoded and checked. */
-static inline int head_message(tw_ep_t *ep, tw_velo_msg_t *msg, uint64_t *status) {
+static inline int head_message(tw_ep_t *ep, tw_velo_msg_t *msg, uint64_t *status, int count_empty) {
     void *payload;
     int rc = tw_ring_peek(&ep->velo_rx, status, &payload);
     if (likely(rc == TW_RING_EMPTY)) {
@@ -58,7 +58,7 @@ static inline int head_message(tw_ep_t *ep, tw_velo_msg_t *msg, uint64_t *status
         if (unlikely(ep->udp) && tw_remote_progress(ep))
             rc = tw_ring_peek(&ep->velo_rx, status, &payload);
         if (rc == TW_RING_EMPTY) {
-            ep->stats.polls_empty++;
+            if (count_empty) ep->stats.polls_empty++;
             return TW_EMPTY;
         }
     }
@@ -80,11 +80,13 @@ static inline void consume(tw_ep_t *ep, const tw_velo_msg_t *msg, uint64_t statu
     ep->stats.bytes_received += msg->length;
 }
 
-int tw_velo_poll(tw_ep_t *ep, tw_velo_msg_t *msg, void *buf, size_t cap) {
+/* tw_velo_poll; count_empty says whether an empty poll goes into the counters. */
+static inline int velo_poll(tw_ep_t *ep, tw_velo_msg_t *msg, void *buf, size_t cap,
+                            int count_empty) {
     if (unlikely(!ep || !msg || (!buf && cap) || ep->peeked))
         return ep && ep->peeked ? TW_ERR_STATE : TW_ERR_ARG;
     uint64_t status;
-    int rc = head_message(ep, msg, &status);
+    int rc = head_message(ep, msg, &status, count_empty);
     if (rc != TW_OK) return rc;
     if (unlikely(msg->length > cap)) {
         msg->data = NULL;
@@ -96,27 +98,23 @@ int tw_velo_poll(tw_ep_t *ep, tw_velo_msg_t *msg, void *buf, size_t cap) {
     return TW_OK;
 }
 
+int tw_velo_poll(tw_ep_t *ep, tw_velo_msg_t *msg, void *buf, size_t cap) {
+    return velo_poll(ep, msg, buf, cap, 1);
+}
+
 int tw_velo_recv(tw_ep_t *ep, tw_velo_msg_t *msg, void *buf, size_t cap) {
+    /* Spin on the poll itself: when the message lands, the loop that sees it is
+     * already on its way to copy it out. Its empty polls are not counted. */
     unsigned spins = 0;
-    for (;;) {
-        int rc = tw_velo_poll(ep, msg, buf, cap);
-        if (rc != TW_EMPTY) return rc;
-        if (ep->udp) { /* its socket is polled by tw_velo_poll */
-            tw_ep_idle(ep, &spins);
-            continue;
-        }
-        /* Wait on the words that change when there is something to do: our
-         * mailbox's head slot, and the pipelined-RMA rings we serve. */
-        while (!tw_ring_pending(&ep->velo_rx) && !tw_ring_pending(&ep->req_rx) &&
-               !tw_ring_pending(&ep->resp_rx))
-            tw_ep_idle(ep, &spins);
-    }
+    int rc;
+    while ((rc = velo_poll(ep, msg, buf, cap, 0)) == TW_EMPTY) tw_ep_idle(ep, &spins);
+    return rc;
 }
 
 int tw_velo_probe(tw_ep_t *ep, tw_velo_msg_t *msg) {
     if (!ep || !msg) return TW_ERR_ARG;
     uint64_t status;
-    int rc = head_message(ep, msg, &status);
+    int rc = head_message(ep, msg, &status, 1);
     msg->data = NULL;
     return rc;
 }
@@ -125,7 +123,7 @@ int tw_velo_peek(tw_ep_t *ep, tw_velo_msg_t *msg) {
     if (!ep || !msg) return TW_ERR_ARG;
     if (ep->peeked) return TW_ERR_STATE;
     uint64_t status;
-    int rc = head_message(ep, msg, &status);
+    int rc = head_message(ep, msg, &status, 1);
     if (rc == TW_OK) ep->peeked = 1;
     return rc;
 }
