@@ -18,6 +18,8 @@ static void to_wire(tw_udp_hdr_t *w, const tw_udp_hdr_t *h) {
     w->flags = htole16(h->flags);
     w->len = htole16(h->len);
     w->msg_len = htole32(h->msg_len);
+    w->hcrc = htole32(h->hcrc);
+    w->unused = 0;
 }
 
 static void from_wire(tw_udp_hdr_t *h, const tw_udp_hdr_t *w) {
@@ -31,15 +33,20 @@ static void from_wire(tw_udp_hdr_t *h, const tw_udp_hdr_t *w) {
     h->flags = le16toh(w->flags);
     h->len = le16toh(w->len);
     h->msg_len = le32toh(w->msg_len);
+    h->hcrc = le32toh(w->hcrc);
+    h->unused = le32toh(w->unused);
 }
 
-/* CRC32C of a packet whose header is in wire order, its crc field counted as 0. */
-static uint32_t packet_crc(const unsigned char *pkt, size_t n) {
-    static const uint32_t zero = 0;
-    uint32_t c = tw_crc32c(0, pkt, offsetof(tw_udp_hdr_t, crc));
-    c = tw_crc32c(c, &zero, sizeof zero);
-    size_t rest = offsetof(tw_udp_hdr_t, crc) + sizeof zero;
-    return tw_crc32c(c, pkt + rest, n - rest);
+/* CRC32C of a packet's header in wire order, its crc and hcrc fields counted as 0. */
+static uint32_t header_crc(const unsigned char *pkt) {
+    tw_udp_hdr_t w;
+    memcpy(&w, pkt, sizeof w);
+    w.crc = w.hcrc = 0;
+    return tw_crc32c(0, &w, sizeof w);
+}
+
+static size_t prefix_of(size_t payload) {
+    return payload < TW_UDP_PREFIX ? payload : TW_UDP_PREFIX;
 }
 
 void tw_udp_encode(void *pkt, tw_udp_hdr_t *hdr, const void *payload) {
@@ -50,13 +57,18 @@ void tw_udp_encode(void *pkt, tw_udp_hdr_t *hdr, const void *payload) {
 void tw_udp_seal(void *pkt, tw_udp_hdr_t *hdr) {
     unsigned char *p = pkt;
     hdr->magic = TW_UDP_MAGIC;
-    hdr->crc = 0;
+    hdr->crc = hdr->hcrc = 0;
     tw_udp_hdr_t w;
     to_wire(&w, hdr);
     memcpy(p, &w, sizeof w);
-    hdr->crc = packet_crc(p, TW_UDP_HDR_SIZE + (size_t)hdr->len);
-    uint32_t crc = htole32(hdr->crc);
+    uint32_t head = tw_crc32c(header_crc(p), p + TW_UDP_HDR_SIZE, prefix_of(hdr->len));
+    hdr->hcrc = head;
+    /* the whole packet's CRC goes on from the prefix's */
+    size_t done = prefix_of(hdr->len);
+    hdr->crc = tw_crc32c(head, p + TW_UDP_HDR_SIZE + done, hdr->len - done);
+    uint32_t crc = htole32(hdr->crc), hcrc = htole32(hdr->hcrc);
     memcpy(p + offsetof(tw_udp_hdr_t, crc), &crc, sizeof crc);
+    memcpy(p + offsetof(tw_udp_hdr_t, hcrc), &hcrc, sizeof hcrc);
 }
 
 /* Flags, lengths and sequence numbers that can go together. */
@@ -75,18 +87,44 @@ static int lengths_ok(const tw_udp_hdr_t *h) {
     return !(h->flags & TW_UDP_LAST) || h->len == h->msg_len;
 }
 
-tw_udp_verdict_t tw_udp_decode(const void *pkt, size_t n, uint64_t job_key, uint32_t self,
-                               tw_udp_hdr_t *hdr) {
-    if (n < TW_UDP_HDR_SIZE) return TW_UDP_SHORT;
+/* What both decoders check once the CRCs are right. */
+static tw_udp_verdict_t fields_verdict(const tw_udp_hdr_t *h, size_t n, uint64_t job_key,
+                                       uint32_t self) {
+    if (h->job_key != job_key) return TW_UDP_BAD_KEY;
+    if ((size_t)h->len != n - TW_UDP_HDR_SIZE || !lengths_ok(h)) return TW_UDP_BAD_LEN;
+    if (h->dst != self || h->unused || !fields_ok(h)) return TW_UDP_BAD_FIELD;
+    return TW_UDP_OK;
+}
+
+tw_udp_verdict_t tw_udp_decode_prefix(const void *pkt, size_t n, size_t total, uint64_t job_key,
+                                      uint32_t self, tw_udp_hdr_t *hdr) {
+    if (n < TW_UDP_HDR_SIZE || total < TW_UDP_HDR_SIZE) return TW_UDP_SHORT;
     tw_udp_hdr_t w;
     memcpy(&w, pkt, sizeof w);
     from_wire(hdr, &w);
     if (hdr->magic != TW_UDP_MAGIC) return TW_UDP_BAD_MAGIC;
-    if (packet_crc(pkt, n) != hdr->crc) return TW_UDP_BAD_CRC;
-    if (hdr->job_key != job_key) return TW_UDP_BAD_KEY;
-    if ((size_t)hdr->len != n - TW_UDP_HDR_SIZE || !lengths_ok(hdr)) return TW_UDP_BAD_LEN;
-    if (hdr->dst != self || !fields_ok(hdr)) return TW_UDP_BAD_FIELD;
-    return TW_UDP_OK;
+    size_t prefix = prefix_of(total - TW_UDP_HDR_SIZE);
+    if (n < TW_UDP_HDR_SIZE + prefix) return TW_UDP_SHORT;
+    const unsigned char *p = pkt;
+    if (tw_crc32c(header_crc(p), p + TW_UDP_HDR_SIZE, prefix) != hdr->hcrc) return TW_UDP_BAD_CRC;
+    return fields_verdict(hdr, total, job_key, self);
+}
+
+int tw_udp_crc_split_ok(const void *pkt, size_t n, const void *rest, size_t rest_len,
+                        const tw_udp_hdr_t *hdr) {
+    const unsigned char *p = pkt;
+    uint32_t c = tw_crc32c(header_crc(p), p + TW_UDP_HDR_SIZE, n - TW_UDP_HDR_SIZE);
+    if (rest_len) c = tw_crc32c(c, rest, rest_len);
+    return c == hdr->crc;
+}
+
+tw_udp_verdict_t tw_udp_decode(const void *pkt, size_t n, uint64_t job_key, uint32_t self,
+                               tw_udp_hdr_t *hdr) {
+    /* both CRCs before any field is believed */
+    tw_udp_verdict_t v = tw_udp_decode_prefix(pkt, n, n, job_key, self, hdr);
+    if (v == TW_UDP_SHORT || v == TW_UDP_BAD_MAGIC || v == TW_UDP_BAD_CRC) return v;
+    if (!tw_udp_crc_split_ok(pkt, n, NULL, 0, hdr)) return TW_UDP_BAD_CRC;
+    return v;
 }
 
 const char *tw_udp_verdict_name(tw_udp_verdict_t v) {

@@ -2,7 +2,12 @@
  *
  * Every field is little-endian on the wire. A packet is trusted only once
  * tw_udp_decode has accepted it: right size, magic, CRC32C, job key and addressee,
- * flags that make sense together, lengths that agree. */
+ * flags that make sense together, lengths that agree.
+ *
+ * Two CRC32Cs: crc over the whole packet, hcrc over the header and the first
+ * TW_UDP_PREFIX bytes of the payload. hcrc lets a receiver that has read only that
+ * much (tw_udp_decode_prefix) believe the header, and the headers of the layer above
+ * within the prefix, before it chooses where the rest of the datagram goes. */
 #ifndef TW_LINK_UDP_WIRE_H
 #define TW_LINK_UDP_WIRE_H
 
@@ -11,7 +16,8 @@
 
 enum {
     TW_UDP_MAGIC = 0x31555754, /* "TWU1" */
-    TW_UDP_HDR_SIZE = 40,
+    TW_UDP_HDR_SIZE = 48,
+    TW_UDP_PREFIX = 96,     /* payload bytes under hcrc (fewer when the payload is shorter) */
     TW_UDP_MSG_MAX = 65536, /* the longest message the link carries */
 };
 
@@ -34,6 +40,8 @@ typedef struct tw_udp_hdr {
     uint16_t flags;
     uint16_t len;     /* payload bytes after the header */
     uint32_t msg_len; /* FIRST: bytes of the whole message; else 0 */
+    uint32_t hcrc;    /* CRC32C of the header (crc and hcrc taken as 0) and the prefix */
+    uint32_t unused;  /* 0 */
 } tw_udp_hdr_t;
 
 /* Why a packet was refused (TW_UDP_OK: accepted). */
@@ -58,6 +66,16 @@ void tw_udp_seal(void *pkt, tw_udp_hdr_t *hdr);
  * the header is in *hdr and the payload at pkt + TW_UDP_HDR_SIZE. */
 tw_udp_verdict_t tw_udp_decode(const void *pkt, size_t n, uint64_t job_key, uint32_t self,
                                tw_udp_hdr_t *hdr);
+
+/* Checks the first n bytes (at least the header and the prefix, or the whole packet
+ * when it is shorter) of a datagram of total bytes, as tw_udp_decode does but with
+ * hcrc in place of crc. The payload beyond n is not checked: tw_udp_crc_rest does. */
+tw_udp_verdict_t tw_udp_decode_prefix(const void *pkt, size_t n, size_t total, uint64_t job_key,
+                                      uint32_t self, tw_udp_hdr_t *hdr);
+/* 1 when the CRC of a packet whose first n bytes are at pkt and the rest (rest_len
+ * bytes) at rest is hdr->crc. */
+int tw_udp_crc_split_ok(const void *pkt, size_t n, const void *rest, size_t rest_len,
+                        const tw_udp_hdr_t *hdr);
 
 const char *tw_udp_verdict_name(tw_udp_verdict_t v);
 

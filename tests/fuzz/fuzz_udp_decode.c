@@ -7,6 +7,7 @@
  * again so that the checks behind the CRC are reached. Either way every input must
  * be decoded without touching memory outside it (the sanitizers watch), and an
  * accepted packet must satisfy what the link relies on. */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(pkt, data, size);
     tw_udp_hdr_t h;
     tw_udp_verdict_t v = tw_udp_decode(pkt, size, KEY, SELF, &h);
+    /* the prefix alone (receiving in place) takes every packet the whole decoder takes */
+    size_t head = size < TW_UDP_HDR_SIZE + TW_UDP_PREFIX ? size : TW_UDP_HDR_SIZE + TW_UDP_PREFIX;
+    tw_udp_hdr_t ph;
+    tw_udp_verdict_t pv = tw_udp_decode_prefix(pkt, head, size, KEY, SELF, &ph);
+    if (pv >= TW_UDP_VERDICTS || (v == TW_UDP_OK && pv != TW_UDP_OK)) abort();
+    if (pv == TW_UDP_OK && size > head)
+        (void)tw_udp_crc_split_ok(pkt, head, pkt + head, size - head, &ph);
     if (v == TW_UDP_OK) {
         int data_flag = (h.flags & TW_UDP_DATA) != 0;
         if (h.len != size - TW_UDP_HDR_SIZE || h.dst != SELF || h.job_key != KEY ||
@@ -73,11 +81,17 @@ static size_t seed(uint8_t *pkt) {
     return TW_UDP_HDR_SIZE + h.len;
 }
 
+/* Makes both CRCs right again: hcrc over the header and prefix, crc on from it. */
 static void fix_crc(uint8_t *pkt, size_t n) {
     if (n < TW_UDP_HDR_SIZE) return;
-    memset(pkt + 4, 0, 4);
-    uint32_t crc = tw_crc32c(0, pkt, n);
-    memcpy(pkt + 4, &crc, 4);
+    size_t crc_at = offsetof(tw_udp_hdr_t, crc), hcrc_at = offsetof(tw_udp_hdr_t, hcrc);
+    memset(pkt + crc_at, 0, 4);
+    memset(pkt + hcrc_at, 0, 4);
+    size_t prefix = n - TW_UDP_HDR_SIZE < TW_UDP_PREFIX ? n - TW_UDP_HDR_SIZE : TW_UDP_PREFIX;
+    uint32_t hcrc = tw_crc32c(0, pkt, TW_UDP_HDR_SIZE + prefix);
+    uint32_t crc = tw_crc32c(hcrc, pkt + TW_UDP_HDR_SIZE + prefix, n - TW_UDP_HDR_SIZE - prefix);
+    memcpy(pkt + crc_at, &crc, 4);
+    memcpy(pkt + hcrc_at, &hcrc, 4);
 }
 
 int main(int argc, char **argv) {

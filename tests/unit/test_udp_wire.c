@@ -89,6 +89,36 @@ static void test_every_damaged_bit_is_caught(void **state) {
     }
 }
 
+/* The header and prefix are believed on their own CRC (hcrc), the rest of the packet
+ * only through the whole packet's, however it is split. */
+static void test_prefix_decoded_alone(void **state) {
+    (void)state;
+    unsigned char pkt[PKT_MAX], payload[1000];
+    for (size_t i = 0; i < sizeof payload; i++) payload[i] = (unsigned char)(i * 13);
+    tw_udp_hdr_t h, got;
+    size_t n = data_packet(pkt, &h, payload, sizeof payload);
+    size_t head = TW_UDP_HDR_SIZE + TW_UDP_PREFIX;
+    assert_int_equal(tw_udp_decode_prefix(pkt, head, n, KEY, SELF, &got), TW_UDP_OK);
+    assert_memory_equal(&got, &h, sizeof h);
+    assert_int_equal(tw_udp_decode_prefix(pkt, head - 1, n, KEY, SELF, &got), TW_UDP_SHORT);
+    for (size_t split = TW_UDP_HDR_SIZE; split <= n; split += 37)
+        assert_true(tw_udp_crc_split_ok(pkt, split, pkt + split, n - split, &got));
+    for (size_t byte = 0; byte < n; byte += 7) { /* one bit anywhere */
+        pkt[byte] ^= 4;
+        tw_udp_verdict_t v = tw_udp_decode_prefix(pkt, head, n, KEY, SELF, &got);
+        size_t crc_at = offsetof(tw_udp_hdr_t, crc);
+        int in_crc = byte >= crc_at && byte < crc_at + 4; /* the whole packet's CRC */
+        if (byte < head && !in_crc)
+            assert_true(v == TW_UDP_BAD_CRC || (byte < 4 && v == TW_UDP_BAD_MAGIC));
+        else /* the prefix is fine, the packet is not */
+            assert_true(v == TW_UDP_OK &&
+                        !tw_udp_crc_split_ok(pkt, head, pkt + head, n - head, &got));
+        pkt[byte] ^= 4;
+    }
+    /* a claimed length that is not the datagram's */
+    assert_int_equal(tw_udp_decode_prefix(pkt, head, n + 1, KEY, SELF, &got), TW_UDP_BAD_LEN);
+}
+
 static void test_wrong_key_and_addressee(void **state) {
     (void)state;
     unsigned char pkt[PKT_MAX];
@@ -111,9 +141,14 @@ static tw_udp_verdict_t forged(tw_udp_hdr_t h, size_t payload_bytes) {
     uint16_t le = claimed;
     memcpy(pkt + offsetof(tw_udp_hdr_t, len), &le, 2);
     memset(pkt + offsetof(tw_udp_hdr_t, crc), 0, 4);
+    memset(pkt + offsetof(tw_udp_hdr_t, hcrc), 0, 4);
     size_t n = TW_UDP_HDR_SIZE + payload_bytes;
-    uint32_t crc = tw_crc32c(0, pkt, n);
+    /* hcrc: the header and the prefix; crc: on from there over the rest */
+    size_t prefix = payload_bytes < TW_UDP_PREFIX ? payload_bytes : TW_UDP_PREFIX;
+    uint32_t hcrc = tw_crc32c(0, pkt, TW_UDP_HDR_SIZE + prefix);
+    uint32_t crc = tw_crc32c(hcrc, pkt + TW_UDP_HDR_SIZE + prefix, n - TW_UDP_HDR_SIZE - prefix);
     memcpy(pkt + offsetof(tw_udp_hdr_t, crc), &crc, 4);
+    memcpy(pkt + offsetof(tw_udp_hdr_t, hcrc), &hcrc, 4);
     tw_udp_hdr_t got;
     return tw_udp_decode(pkt, n, KEY, SELF, &got);
 }
@@ -170,6 +205,7 @@ int main(void) {
         cmocka_unit_test(test_crc32c_vectors),
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_every_damaged_bit_is_caught),
+        cmocka_unit_test(test_prefix_decoded_alone),
         cmocka_unit_test(test_wrong_key_and_addressee),
         cmocka_unit_test(test_impossible_fields),
     };
