@@ -43,6 +43,9 @@ typedef struct remote_hdr {
     uint16_t tag;
 } remote_hdr_t;
 
+static void *land(void *ctx, uint32_t source, const void *prefix, size_t len, size_t *skip);
+static void landed(void *ctx, uint32_t source, const void *prefix, size_t len, int ok);
+
 /* The address to bind: TW_UDP_ADDR, else the first IPv4 address of an interface that
  * is up and not loopback, else loopback. */
 static void bind_address(const tw_config_t *cfg, struct sockaddr_in *a) {
@@ -97,9 +100,16 @@ typedef struct remote_answer {
     unsigned char *msg;
 } remote_answer_t;
 
+/* A message being received in place (land, then landed): what it asked for. */
+enum { LANDING_NONE, LANDING_PUT, LANDING_ANSWER };
+
 struct tw_remote_answers {
     remote_answer_t *q;
     uint32_t head, count, cap;
+    int landing;
+    rma_req_t req;
+    tw_remote_serving_t serving;
+    rma_answer_t answer;
 };
 
 static void drain_answers(tw_ep_t *ep) {
@@ -169,6 +179,8 @@ int tw_remote_open(tw_ep_t *ep, char *addr, size_t cap) {
         ep->udp = NULL;
         return TW_ERR_NOMEM;
     }
+    static const tw_udp_lander_t lander = {land, landed};
+    tw_udp_set_lander(ep->udp, &lander);
     ep->job->pmi.waiting = waiting; /* the link goes on while the process manager answers */
     ep->job->pmi.waiting_ctx = ep;
     tw_ring_producer_init(&ep->velo_self, &ep->segment->velo_ctrl, ep->velo_rx.slots,
@@ -254,6 +266,20 @@ void tw_remote_rma_answer(tw_ep_t *ep, int dest, const rma_answer_t *a, const vo
     w->count++;
 }
 
+/* A request of len bytes (header and put data) from source, every field checked. */
+static int request_ok(const tw_ep_t *ep, uint32_t source, const rma_req_t *r, size_t len) {
+    return r->chunk_len == len - sizeof *r && r->source == (int32_t)source &&
+           tw_rma_request_valid(r, ep->size, REMOTE_CHUNK_MAX) &&
+           !(r->op == TW_OP_GET && (r->b > REMOTE_CHUNK_MAX || (!r->b && r->offset < r->total)));
+}
+
+/* RMA requests and answers come only from peers on other nodes (a peer that spoke
+ * first may not be connected yet: the link knows where it is). */
+static int rma_from(const tw_ep_t *ep, uint32_t source, const remote_hdr_t *h) {
+    return (h->kind == REMOTE_RMA_REQ || h->kind == REMOTE_RMA_ANSWER) &&
+           source < (uint32_t)ep->size && (!ep->peers[source] || ep->peers[source]->remote);
+}
+
 /* An RMA request or answer, every field checked before it is used. */
 static int rma_arrived(tw_ep_t *ep, uint32_t source, const remote_hdr_t *h,
                        const unsigned char *body, size_t len) {
@@ -261,10 +287,7 @@ static int rma_arrived(tw_ep_t *ep, uint32_t source, const remote_hdr_t *h,
         rma_req_t r;
         if (len < sizeof r) goto malformed;
         memcpy(&r, body, sizeof r);
-        if (r.chunk_len != len - sizeof r || r.source != (int32_t)source ||
-            !tw_rma_request_valid(&r, ep->size, REMOTE_CHUNK_MAX) ||
-            (r.op == TW_OP_GET && (r.b > REMOTE_CHUNK_MAX || (!r.b && r.offset < r.total))))
-            goto malformed;
+        if (!request_ok(ep, source, &r, len)) goto malformed;
         return tw_rma_remote_serve(ep, (int)source, &r, body + sizeof r) == TW_RETRY;
     }
     rma_answer_t a;
@@ -285,9 +308,7 @@ static int arrived(void *ctx, uint32_t source, const void *data, size_t len) {
     if (len < sizeof h) return 0; /* nothing to take: dropped */
     memcpy(&h, data, sizeof h);
     size_t body = len - sizeof h;
-    /* a peer that spoke first may not be connected yet: the link knows where it is */
-    if ((h.kind == REMOTE_RMA_REQ || h.kind == REMOTE_RMA_ANSWER) && source < (uint32_t)ep->size &&
-        (!ep->peers[source] || ep->peers[source]->remote))
+    if (rma_from(ep, source, &h))
         return rma_arrived(ep, source, &h, (const unsigned char *)data + sizeof h, body);
     if (h.kind != REMOTE_VELO || h.tag > TW_VELO_TAG_MAX || body > TW_VELO_MAX_SIZE) {
         ep->remote_malformed++;
@@ -300,6 +321,48 @@ static int arrived(void *ctx, uint32_t source, const void *data, size_t len) {
         s, ((uint64_t)h.tag << TW_VELO_TAG_SHIFT) | ((uint64_t)source << TW_VELO_SOURCE_SHIFT),
         body);
     return 0;
+}
+
+/* Receiving in place (tw_udp_lander_t): a put request's data straight into our
+ * memory, a get answer's into the buffer of the get. The device headers are in the
+ * prefix, checked as rma_arrived checks them; what land prepared waits in
+ * remote_answers until landed. */
+static void *land(void *ctx, uint32_t source, const void *prefix, size_t len, size_t *skip) {
+    tw_ep_t *ep = ctx;
+    struct tw_remote_answers *g = ep->remote_answers;
+    remote_hdr_t h;
+    if (len < sizeof h) return NULL;
+    memcpy(&h, prefix, sizeof h);
+    const unsigned char *body = (const unsigned char *)prefix + sizeof h;
+    size_t blen = len - sizeof h;
+    if (!rma_from(ep, source, &h)) return NULL;
+    void *dest = NULL;
+    if (h.kind == REMOTE_RMA_REQ && blen >= sizeof g->req) {
+        memcpy(&g->req, body, sizeof g->req);
+        if (!request_ok(ep, source, &g->req, blen)) return NULL; /* refused the usual way */
+        dest = tw_rma_remote_land_put(ep, &g->req, &g->serving);
+        g->landing = LANDING_PUT;
+        *skip = sizeof h + sizeof g->req;
+    } else if (h.kind == REMOTE_RMA_ANSWER && blen >= sizeof g->answer) {
+        memcpy(&g->answer, body, sizeof g->answer);
+        dest = tw_rma_remote_land_answer(ep, (int)source, &g->answer, blen - sizeof g->answer);
+        g->landing = LANDING_ANSWER;
+        *skip = sizeof h + sizeof g->answer;
+    }
+    if (!dest) g->landing = LANDING_NONE;
+    return dest;
+}
+
+static void landed(void *ctx, uint32_t source, const void *prefix, size_t len, int ok) {
+    tw_ep_t *ep = ctx;
+    struct tw_remote_answers *g = ep->remote_answers;
+    (void)prefix;
+    if (g->landing == LANDING_PUT)
+        tw_rma_remote_landed_put(ep, (int)source, &g->req, &g->serving, ok);
+    else if (g->landing == LANDING_ANSWER && ok)
+        tw_rma_remote_landed_answer(ep, (int)source, &g->answer,
+                                    len - sizeof(remote_hdr_t) - sizeof g->answer);
+    g->landing = LANDING_NONE;
 }
 
 int tw_remote_poll(tw_ep_t *ep) {
@@ -340,7 +403,8 @@ void tw_remote_print_stats(tw_ep_t *ep, FILE *out) {
     const tw_udp_stats_t *s = tw_udp_stats(ep->udp);
     fprintf(out,
             "tollway: rank %d endpoint %d: udp %llu msgs out, %llu in; packets %llu out, %llu in; "
-            "retransmits %llu (timeouts %llu), duplicates %llu, out of order %llu, refused %llu; "
+            "retransmits %llu (timeouts %llu), duplicates %llu, out of order %llu, refused %llu, "
+            "in place %llu; "
             "dropped: bad crc %llu, wrong key %llu, bad length %llu, bad field %llu, short %llu, "
             "bad magic %llu; injected: drop %llu dup %llu reorder %llu corrupt %llu delay %llu\n",
             ep->rank, ep->index, (unsigned long long)s->msgs_sent,
@@ -348,7 +412,7 @@ void tw_remote_print_stats(tw_ep_t *ep, FILE *out) {
             (unsigned long long)s->packets_received, (unsigned long long)s->retransmits,
             (unsigned long long)s->timeouts, (unsigned long long)s->duplicates,
             (unsigned long long)s->out_of_order, (unsigned long long)s->refused,
-            (unsigned long long)s->dropped[TW_UDP_BAD_CRC],
+            (unsigned long long)s->in_place, (unsigned long long)s->dropped[TW_UDP_BAD_CRC],
             (unsigned long long)s->dropped[TW_UDP_BAD_KEY],
             (unsigned long long)s->dropped[TW_UDP_BAD_LEN],
             (unsigned long long)s->dropped[TW_UDP_BAD_FIELD],

@@ -751,73 +751,129 @@ static int remote_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, cons
     return rc;
 }
 
-int tw_rma_remote_serve(tw_ep_t *ep, int source, const rma_req_t *r, const void *data) {
+/* The first half of serving a request from another node: the notification slot it
+ * owes and room for its answer reserved, the memory translated. TW_RETRY (nothing
+ * held) when there is no room now. */
+static int remote_prepare(tw_ep_t *ep, const rma_req_t *r, tw_remote_serving_t *v) {
     int is_get = r->op == TW_OP_GET;
-    uint64_t span = is_get ? chunk_at(r->total, r->offset, r->b) : r->chunk_len;
-    int last = (r->op != TW_OP_PUT && !is_get) || r->offset + span >= r->total; /* chunked */
-    unsigned my_cls = completer_at_initiator(r->op) ? TW_NOTIFY_RESPONDER : TW_NOTIFY_COMPLETER;
-    tw_slot_t *mine = NULL;
-    if (last && (r->notify & my_cls) && !(mine = tw_nq_reserve(&ep->nq_dev))) return TW_RETRY;
+    v->span = is_get ? chunk_at(r->total, r->offset, r->b) : r->chunk_len;
+    int last = (r->op != TW_OP_PUT && !is_get) || r->offset + v->span >= r->total; /* chunked */
+    v->cls = completer_at_initiator(r->op) ? TW_NOTIFY_RESPONDER : TW_NOTIFY_COMPLETER;
+    v->mine = NULL;
+    if (last && (r->notify & v->cls) && !(v->mine = tw_nq_reserve(&ep->nq_dev))) return TW_RETRY;
     if (!tw_remote_can_answer(ep)) {
-        if (mine) tw_nq_cancel(mine);
+        if (v->mine) tw_nq_cancel(v->mine);
         return TW_RETRY;
     }
     unsigned perm = is_get ? TW_PERM_READ : TW_PERM_WRITE;
     unsigned align = r->op == TW_OP_ATOMIC ? r->width : 1;
-    tw_xlate_t x = {0};
-    int status = r->op == TW_OP_NOTIFY_PUT
-                     ? TW_OK /* touches no memory */
-                     : tw_atu_translate(ep->atu, ep->atu_entries, ep->locks, r->nla, r->key,
-                                        r->total, perm, align, &x);
+    v->x = (tw_xlate_t){0};
+    v->status = r->op == TW_OP_NOTIFY_PUT
+                    ? TW_OK /* touches no memory */
+                    : tw_atu_translate(ep->atu, ep->atu_entries, ep->locks, r->nla, r->key,
+                                       r->total, perm, align, &v->x);
+    /* our own memory: the translated address is ours to use */
+    v->at = v->status == TW_OK
+                ? (char *)(uintptr_t)v->x.addr + (r->op == TW_OP_ATOMIC ? 0 : r->offset)
+                : NULL;
+    return TW_OK;
+}
+
+/* The second half: the operation done (a put's data copied from data, or already in
+ * place when data is NULL), answered and notified. */
+static void remote_finish(tw_ep_t *ep, int source, const rma_req_t *r, tw_remote_serving_t *v,
+                          const void *data) {
     rma_answer_t ans = {
-        .handle = r->handle, .status = status, .kind = ANSWER_ACK, .offset = r->offset};
+        .handle = r->handle, .status = v->status, .kind = ANSWER_ACK, .offset = r->offset};
     const void *reply = NULL;
-    if (status == TW_OK) {
-        /* our own memory: the translated address is ours to use */
-        char *at = (char *)(uintptr_t)x.addr + (r->op == TW_OP_ATOMIC ? 0 : r->offset);
+    if (v->status == TW_OK) {
         if (r->op == TW_OP_ATOMIC)
-            ans.value = atomic_apply(at, r->width, r->atomic_op, r->a, r->b, &ans.success);
+            ans.value = atomic_apply(v->at, r->width, r->atomic_op, r->a, r->b, &ans.success);
         else if (r->op == TW_OP_PUT_IMM)
-            memcpy(at, &r->a, r->chunk_len);
-        else if (r->op == TW_OP_PUT && span)
-            memcpy(at, data, span);
-        else if (is_get) {
-            reply = at;
-            ans.chunk_len = (uint32_t)span;
+            memcpy(v->at, &r->a, r->chunk_len);
+        else if (r->op == TW_OP_PUT && v->span && data)
+            memcpy(v->at, data, v->span);
+        else if (r->op == TW_OP_GET) {
+            reply = v->at;
+            ans.chunk_len = (uint32_t)v->span;
         }
     } else if (r->offset == 0) {
-        tw_atu_count_fault(ep->segment, status);
+        tw_atu_count_fault(ep->segment, v->status);
     }
     tw_remote_rma_answer(ep, source, &ans, reply, ans.chunk_len); /* copies the data */
-    if (status == TW_OK) tw_atu_release(&x);
-    if (mine && status != TW_OK) {
-        tw_nq_cancel(mine); /* the fault goes to the initiator only */
-    } else if (mine) {
+    if (v->status == TW_OK) tw_atu_release(&v->x);
+    if (v->mine && v->status != TW_OK) {
+        tw_nq_cancel(v->mine); /* the fault goes to the initiator only */
+    } else if (v->mine) {
         tw_notification_t n =
-            note(r->op, my_cls, TW_OK, source, r->total, r->cookie,
+            note(r->op, v->cls, TW_OK, source, r->total, r->cookie,
                  r->op == TW_OP_PUT_IMM || r->op == TW_OP_NOTIFY_PUT ? r->a : ans.value, r->nla,
                  ans.success);
-        tw_nq_commit(mine, &n);
+        tw_nq_commit(v->mine, &n);
     }
+}
+
+int tw_rma_remote_serve(tw_ep_t *ep, int source, const rma_req_t *r, const void *data) {
+    tw_remote_serving_t v;
+    if (remote_prepare(ep, r, &v) == TW_RETRY) return TW_RETRY;
+    remote_finish(ep, source, r, &v, data);
     return TW_OK;
+}
+
+void *tw_rma_remote_land_put(tw_ep_t *ep, const rma_req_t *r, tw_remote_serving_t *v) {
+    if (r->op != TW_OP_PUT || !r->chunk_len || remote_prepare(ep, r, v) == TW_RETRY) return NULL;
+    if (v->status == TW_OK) return v->at;
+    if (v->mine) tw_nq_cancel(v->mine); /* a fault: taken the usual way */
+    return NULL;
+}
+
+void tw_rma_remote_landed_put(tw_ep_t *ep, int source, const rma_req_t *r, tw_remote_serving_t *v,
+                              int ok) {
+    if (ok) {
+        remote_finish(ep, source, r, v, NULL);
+        return;
+    }
+    tw_atu_release(&v->x); /* damaged on the way: it comes again */
+    if (v->mine) tw_nq_cancel(v->mine);
+}
+
+/* The operation an answer answers, the answer checked against it; NULL when it
+ * answers nothing of ours or does not fit. Its data goes to o->local + a->offset. */
+static tw_rma_op_t *answered_op(tw_ep_t *ep, int source, const rma_answer_t *a, size_t len) {
+    tw_rma_op_t *o = op_lookup(ep, a->handle);
+    if (!o || o->dest != source || a->kind != ANSWER_ACK || a->chunk_len != len ||
+        (a->status != TW_OK && (a->status > TW_ERR_KEY || a->status < TW_ERR_ALIGN)))
+        return NULL;
+    uint64_t expect = 0;
+    if (o->op == TW_OP_GET && a->status == TW_OK) {
+        if (a->offset > o->length || (a->offset == o->length && o->length)) return NULL;
+        expect = chunk_at(o->length, a->offset, o->chunk);
+    }
+    return len == expect ? o : NULL;
+}
+
+static void answer_taken(tw_ep_t *ep, int source, tw_rma_op_t *o, const rma_answer_t *a) {
+    if (ep->peers[source]->unanswered) ep->peers[source]->unanswered--;
+    op_answered(ep, o, a);
 }
 
 int tw_rma_remote_answer(tw_ep_t *ep, int source, const rma_answer_t *a, const void *data,
                          size_t len) {
-    tw_rma_op_t *o = op_lookup(ep, a->handle);
-    if (!o || o->dest != source || a->kind != ANSWER_ACK || a->chunk_len != len ||
-        (a->status != TW_OK && (a->status > TW_ERR_KEY || a->status < TW_ERR_ALIGN)))
-        return -1;
-    uint64_t expect = 0;
-    if (o->op == TW_OP_GET && a->status == TW_OK) {
-        if (a->offset > o->length || (a->offset == o->length && o->length)) return -1;
-        expect = chunk_at(o->length, a->offset, o->chunk);
-    }
-    if (len != expect) return -1;
+    tw_rma_op_t *o = answered_op(ep, source, a, len);
+    if (!o) return -1;
     if (len) memcpy((char *)o->local + a->offset, data, len);
-    if (ep->peers[source]->unanswered) ep->peers[source]->unanswered--;
-    op_answered(ep, o, a);
+    answer_taken(ep, source, o, a);
     return 0;
+}
+
+void *tw_rma_remote_land_answer(tw_ep_t *ep, int source, const rma_answer_t *a, size_t len) {
+    tw_rma_op_t *o = len ? answered_op(ep, source, a, len) : NULL;
+    return o ? (char *)o->local + a->offset : NULL;
+}
+
+void tw_rma_remote_landed_answer(tw_ep_t *ep, int source, const rma_answer_t *a, size_t len) {
+    tw_rma_op_t *o = answered_op(ep, source, a, len);
+    if (o) answer_taken(ep, source, o, a);
 }
 
 /* ---- the calls ---- */

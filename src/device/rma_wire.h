@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device/atu.h"
+
 typedef struct rma_req {
     uint8_t op, notify, atomic_op, width;
     int32_t source;
@@ -52,5 +54,27 @@ int tw_rma_remote_serve(tw_ep_t *ep, int source, const rma_req_t *r, const void 
  * when it answers nothing of ours or does not fit the operation (dropped). */
 int tw_rma_remote_answer(tw_ep_t *ep, int source, const rma_answer_t *a, const void *data,
                          size_t len);
+
+/* Receiving in place (the link puts the data where it belongs, see tw_udp_lander_t):
+ * a put request's data goes straight into the target's memory, a get answer's into
+ * the initiator's buffer. land_put prepares the request as serving it would (a
+ * notification slot, room for the answer, the memory translated) and returns where
+ * its data goes, or NULL (nothing held: take it the usual way); landed_put finishes
+ * it once the datagram is whole and undamaged (ok), or lets everything go (it is sent
+ * again). An answer needs no preparing: land_answer says where its data goes, and
+ * landed_answer takes it. */
+typedef struct tw_remote_serving {
+    int status;
+    unsigned cls;
+    uint64_t span;
+    char *at;
+    struct tw_slot *mine;
+    tw_xlate_t x;
+} tw_remote_serving_t;
+void *tw_rma_remote_land_put(tw_ep_t *ep, const rma_req_t *r, tw_remote_serving_t *v);
+void tw_rma_remote_landed_put(tw_ep_t *ep, int source, const rma_req_t *r, tw_remote_serving_t *v,
+                              int ok);
+void *tw_rma_remote_land_answer(tw_ep_t *ep, int source, const rma_answer_t *a, size_t len);
+void tw_rma_remote_landed_answer(tw_ep_t *ep, int source, const rma_answer_t *a, size_t len);
 
 #endif

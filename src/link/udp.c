@@ -29,7 +29,7 @@
 
 #include <tollway/status.h>
 
-enum { BATCH = 64, HELD_MAX = 64, IP_UDP_OVERHEAD = 28, BACKOFF_MAX = 6 };
+enum { BATCH = 64, HELD_MAX = 64, IP_UDP_OVERHEAD = 28, BACKOFF_MAX = 6, STREAM_SMALL_MAX = 16 };
 
 typedef struct peer {
     struct sockaddr_in addr;
@@ -91,7 +91,10 @@ struct tw_udp_link {
     struct iovec rx_iov[BATCH];
     struct sockaddr_in rx_from[BATCH];
     unsigned char *damaged; /* one packet, for the fault injector's corrupted copy */
-    unsigned parked;        /* peers with a parked message */
+    tw_udp_lander_t lander;
+    unsigned streaming; /* large datagrams are coming: look at each before reading it, until
+                           this many small ones come in a row */
+    unsigned parked;    /* peers with a parked message */
     uint64_t rng;
     uint64_t now_ns;
     tw_udp_stats_t stats;
@@ -348,6 +351,11 @@ int tw_udp_peer_lost(const tw_udp_link_t *l, uint32_t peer) {
 
 const tw_udp_stats_t *tw_udp_stats(const tw_udp_link_t *l) {
     return &l->stats;
+}
+
+void tw_udp_set_lander(tw_udp_link_t *l, const tw_udp_lander_t *lander) {
+    l->lander = lander ? *lander : (tw_udp_lander_t){0};
+    l->streaming = 0;
 }
 
 int tw_udp_fd(const tw_udp_link_t *l) {
@@ -618,51 +626,142 @@ static int keep(tw_udp_link_t *l, peer_t *p, const unsigned char *pkt, size_t le
     return 1;
 }
 
+/* What every accepted packet does first: its sender known, its acknowledgement
+ * taken. The sender, or NULL when nothing more of the packet is looked at. */
+static peer_t *accept_packet(tw_udp_link_t *l, const tw_udp_hdr_t *h,
+                             const struct sockaddr_in *from, socklen_t from_len) {
+    if (h->src >= l->cfg.peers || h->src == l->cfg.self) {
+        l->stats.unknown_peer++;
+        return NULL;
+    }
+    peer_t *p = &l->peers[h->src];
+    if (p->lost) return NULL;
+    if (!p->has_addr && from_len == sizeof *from) {
+        p->addr = *from; /* a peer that spoke first: answered where it spoke from */
+        p->has_addr = 1;
+    }
+    p->heard_ns = l->now_ns;
+    take_ack(l, p, h, h->src);
+    return p;
+}
+
+/* One datagram of len bytes (truncated: it was longer) from from: checked, then
+ * acknowledged, taken, kept or dropped. Returns the messages delivered. */
+static int take_datagram(tw_udp_link_t *l, const unsigned char *pkt, size_t len, int truncated,
+                         const struct sockaddr_in *from, socklen_t from_len,
+                         tw_udp_deliver_fn deliver, void *ctx) {
+    l->stats.packets_received++;
+    tw_udp_hdr_t h;
+    tw_udp_verdict_t v = len > l->pkt_max || truncated
+                             ? TW_UDP_BAD_LEN
+                             : tw_udp_decode(pkt, len, l->cfg.job_key, l->cfg.self, &h);
+    if (v != TW_UDP_OK) {
+        l->stats.dropped[v]++;
+        return 0;
+    }
+    if (l->lander.land && len >= TW_UDP_IN_PLACE_MIN) l->streaming = STREAM_SMALL_MAX;
+    peer_t *p = accept_packet(l, &h, from, from_len);
+    if (!p || !(h.flags & TW_UDP_DATA)) return 0;
+    int delivered = 0;
+    int32_t d = seq_diff(h.seq, p->expected);
+    if (d < 0) {
+        l->stats.duplicates++;
+    } else if (d == 0 && !p->parked) {
+        delivered += take_segment(l, h.src, &h, pkt + TW_UDP_HDR_SIZE, deliver, ctx);
+        delivered += take_held(l, h.src, deliver, ctx);
+    } else if ((uint32_t)d < l->cfg.window) {
+        l->stats.out_of_order += !p->parked;
+        keep(l, p, pkt, len, h.seq);
+    }
+    /* duplicates too, at once: their sender missed our acknowledgement; and packets
+     * out of order, whose duplicate ack reports the gap */
+    owe_ack(l, h.src, d != 0 || p->parked);
+    return delivered;
+}
+
+/* Takes the large datagrams at the head of the socket one by one: the header and
+ * prefix are looked at first without taking the datagram (MSG_PEEK); one that carries
+ * a whole message, next in order, goes into the link's buffer and the receiver's
+ * destination (tw_udp_lander_t), any other into the link's buffer. Stops at the
+ * datagram when small ones come in a row (streaming runs out): those are recvmmsg's. */
+static int receive_in_place(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
+    int delivered = 0;
+    unsigned char *buf = l->rx;
+    const uint16_t whole = TW_UDP_DATA | TW_UDP_FIRST | TW_UDP_LAST;
+    for (unsigned k = 0; k < BATCH; k++) {
+        struct sockaddr_in from;
+        struct iovec iov = {buf, TW_UDP_HDR_SIZE + TW_UDP_PREFIX};
+        struct msghdr mh = {
+            .msg_name = &from, .msg_namelen = sizeof from, .msg_iov = &iov, .msg_iovlen = 1};
+        ssize_t total = recvmsg(l->fd, &mh, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
+        if (total < 0) break;
+        if (total < TW_UDP_IN_PLACE_MIN && !--l->streaming) break;
+        tw_udp_hdr_t h;
+        size_t seen = (size_t)total < iov.iov_len ? (size_t)total : iov.iov_len;
+        void *dest = NULL;
+        size_t skip = 0;
+        if ((size_t)total >= TW_UDP_IN_PLACE_MIN && (size_t)total <= l->pkt_max &&
+            tw_udp_decode_prefix(buf, seen, (size_t)total, l->cfg.job_key, l->cfg.self, &h) ==
+                TW_UDP_OK &&
+            (h.flags & whole) == whole && h.src < l->cfg.peers && h.src != l->cfg.self) {
+            peer_t *q = &l->peers[h.src];
+            if (!q->lost && !q->parked && !q->in_msg && h.seq == q->expected)
+                dest = l->lander.land(ctx, h.src, buf + TW_UDP_HDR_SIZE, h.len, &skip);
+        }
+        if (!dest) { /* read as usual, and judged and counted so */
+            iov.iov_len = l->pkt_max + 1;
+            mh = (struct msghdr){
+                .msg_name = &from, .msg_namelen = sizeof from, .msg_iov = &iov, .msg_iovlen = 1};
+            ssize_t n = recvmsg(l->fd, &mh, MSG_DONTWAIT);
+            if (n < 0) break;
+            delivered += take_datagram(l, buf, (size_t)n, (mh.msg_flags & MSG_TRUNC) != 0, &from,
+                                       mh.msg_namelen, deliver, ctx);
+            continue;
+        }
+        peer_t *p = &l->peers[h.src];
+        if (skip > TW_UDP_PREFIX) skip = TW_UDP_PREFIX; /* the lander promised as much */
+        if (skip > h.len) skip = h.len;
+        unsigned char peeked[TW_UDP_HDR_SIZE];
+        memcpy(peeked, buf, sizeof peeked);
+        struct iovec two[2] = {{buf, TW_UDP_HDR_SIZE + skip}, {dest, h.len - skip}};
+        mh = (struct msghdr){
+            .msg_name = &from, .msg_namelen = sizeof from, .msg_iov = two, .msg_iovlen = 2};
+        ssize_t n = recvmsg(l->fd, &mh, MSG_DONTWAIT);
+        l->stats.packets_received++;
+        /* the datagram read is the one looked at (this thread alone reads the socket);
+         * the whole packet's CRC proves it undamaged */
+        int ok = n == total && !(mh.msg_flags & MSG_TRUNC) && !memcmp(peeked, buf, sizeof peeked) &&
+                 tw_udp_crc_split_ok(buf, TW_UDP_HDR_SIZE + skip, dest, h.len - skip, &h);
+        if (!ok) {
+            l->stats.dropped[n == total ? TW_UDP_BAD_CRC : TW_UDP_BAD_LEN]++;
+            l->lander.landed(ctx, h.src, buf + TW_UDP_HDR_SIZE, h.len, 0);
+            continue;
+        }
+        if (!accept_packet(l, &h, &from, mh.msg_namelen)) { /* lost meanwhile */
+            l->lander.landed(ctx, h.src, buf + TW_UDP_HDR_SIZE, h.len, 0);
+            continue;
+        }
+        p->expected++;
+        l->lander.landed(ctx, h.src, buf + TW_UDP_HDR_SIZE, h.len, 1);
+        l->stats.msgs_received++;
+        l->stats.in_place++;
+        delivered++;
+        owe_ack(l, h.src, 0);
+        delivered += take_held(l, h.src, deliver, ctx);
+    }
+    return delivered;
+}
+
 static int receive(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
+    int delivered = l->streaming ? receive_in_place(l, deliver, ctx) : 0;
     struct mmsghdr *m = l->rx_msg;
     struct sockaddr_in *from = l->rx_from;
     size_t cap = l->pkt_max + 1; /* one byte more tells an oversized datagram */
     int n = recvmmsg(l->fd, m, BATCH, MSG_DONTWAIT, NULL);
-    int delivered = 0;
-    for (int k = 0; k < n; k++) {
-        const unsigned char *pkt = l->rx + (size_t)k * cap;
-        size_t len = m[k].msg_len;
-        l->stats.packets_received++;
-        tw_udp_hdr_t h;
-        tw_udp_verdict_t v = len > l->pkt_max || (m[k].msg_hdr.msg_flags & MSG_TRUNC)
-                                 ? TW_UDP_BAD_LEN
-                                 : tw_udp_decode(pkt, len, l->cfg.job_key, l->cfg.self, &h);
-        if (v != TW_UDP_OK) {
-            l->stats.dropped[v]++;
-            continue;
-        }
-        if (h.src >= l->cfg.peers || h.src == l->cfg.self) {
-            l->stats.unknown_peer++;
-            continue;
-        }
-        peer_t *p = &l->peers[h.src];
-        if (p->lost) continue;
-        if (!p->has_addr && m[k].msg_hdr.msg_namelen == sizeof from[k]) {
-            p->addr = from[k]; /* a peer that spoke first: answered where it spoke from */
-            p->has_addr = 1;
-        }
-        p->heard_ns = l->now_ns;
-        take_ack(l, p, &h, h.src);
-        if (!(h.flags & TW_UDP_DATA)) continue;
-        int32_t d = seq_diff(h.seq, p->expected);
-        if (d < 0) {
-            l->stats.duplicates++;
-        } else if (d == 0 && !p->parked) {
-            delivered += take_segment(l, h.src, &h, pkt + TW_UDP_HDR_SIZE, deliver, ctx);
-            delivered += take_held(l, h.src, deliver, ctx);
-        } else if ((uint32_t)d < l->cfg.window) {
-            l->stats.out_of_order += !p->parked;
-            keep(l, p, pkt, len, h.seq);
-        }
-        /* duplicates too, at once: their sender missed our acknowledgement; and packets
-         * out of order, whose duplicate ack reports the gap */
-        owe_ack(l, h.src, d != 0 || p->parked);
-    }
+    for (int k = 0; k < n; k++)
+        delivered += take_datagram(l, l->rx + (size_t)k * cap, m[k].msg_len,
+                                   (m[k].msg_hdr.msg_flags & MSG_TRUNC) != 0, &from[k],
+                                   m[k].msg_hdr.msg_namelen, deliver, ctx);
     for (int k = 0; k < n; k++) m[k].msg_hdr.msg_namelen = sizeof from[k]; /* for the next call */
     return delivered;
 }

@@ -56,6 +56,7 @@ typedef struct tw_udp_stats {
     uint64_t msgs_sent, msgs_received, packets_sent, packets_received;
     uint64_t retransmits, timeouts, fast_retransmits, acks_sent, duplicates, out_of_order;
     uint64_t refused;                  /* whole messages the receiver did not take at once */
+    uint64_t in_place;                 /* messages received straight where they belong */
     uint64_t dropped[TW_UDP_VERDICTS]; /* received datagrams refused, by verdict */
     uint64_t unknown_peer;             /* accepted, but from no peer of this link */
     uint64_t protocol;                 /* segments out of order within a message */
@@ -86,8 +87,27 @@ int tw_udp_sendv(tw_udp_link_t *link, uint32_t peer, const struct iovec *iov, in
  * it for now (it comes again). */
 typedef int (*tw_udp_deliver_fn)(void *ctx, uint32_t peer, const void *msg, size_t len);
 
+/* Receiving in place. While large datagrams stream in, the link first reads the
+ * header and the first TW_UDP_PREFIX bytes of each (believed through their own CRC)
+ * and, for a message that is whole in this one datagram and next in order, asks land
+ * where it should go: land returns dest and sets *skip (at most TW_UDP_PREFIX and the
+ * message's length), and the kernel copies the message's first *skip bytes to the
+ * link and the rest straight to dest. landed follows at once, with ok = 1 when the
+ * datagram proved whole and undamaged (the message is then taken, as if delivered;
+ * prefix holds its first skip bytes), or ok = 0 (nothing is taken; it comes again).
+ * So land may write dest only with bytes that are written again before anyone may
+ * read them. land returns NULL to take the message the usual way (deliver). */
+typedef struct tw_udp_lander {
+    void *(*land)(void *ctx, uint32_t peer, const void *prefix, size_t len, size_t *skip);
+    void (*landed)(void *ctx, uint32_t peer, const void *prefix, size_t len, int ok);
+} tw_udp_lander_t;
+/* Datagrams from this size on are received in place when the lander allows it. */
+enum { TW_UDP_IN_PLACE_MIN = 16384 };
+void tw_udp_set_lander(tw_udp_link_t *link, const tw_udp_lander_t *lander);
+
 /* Receives what arrived, acknowledges, retransmits what timed out, sends held
- * packets that are due. Returns the number of messages delivered. */
+ * packets that are due. Returns the number of messages delivered. ctx goes to
+ * deliver and to the lander. */
 int tw_udp_poll(tw_udp_link_t *link, tw_udp_deliver_fn deliver, void *ctx);
 
 /* Bytes of message one packet carries. */
