@@ -225,7 +225,10 @@ int tw_remote_rma_request(tw_ep_t *ep, int dest, const rma_req_t *r, const void 
     remote_hdr_t h = {REMOTE_RMA_REQ, 0, 0};
     if (sizeof h + sizeof *r + len > REMOTE_RMA_MSG_MAX) return TW_ERR_SIZE;
     struct iovec v[3] = {{&h, sizeof h}, {(void *)r, sizeof *r}, {(void *)data, len}};
-    return tw_udp_sendv(ep->udp, (uint32_t)dest, v, 3); /* the data goes from where it is */
+    /* the data is sent from where it is, and again from there if it is lost: the put
+     * completes (and its source may change) only once the target's answer has come,
+     * and that carries the acknowledgement */
+    return tw_udp_sendv_kept(ep->udp, (uint32_t)dest, v, 3);
 }
 
 uint64_t tw_remote_chunk(tw_ep_t *ep) {

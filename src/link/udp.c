@@ -40,8 +40,10 @@ typedef struct peer {
     uint64_t ack_since_ns; /* when the oldest of them came */
     /* sending */
     uint32_t next_seq, una;
-    unsigned char *ring; /* window packets of pkt_max bytes */
-    uint16_t *ring_len;
+    unsigned char *ring;            /* window packets of pkt_max bytes */
+    uint16_t *ring_len;             /* bytes of each in the ring */
+    const unsigned char **ring_ext; /* the rest of each, where the sender keeps it (or NULL) */
+    uint16_t *ring_ext_len;
     uint64_t timer_ns;    /* when the oldest packet in flight was last sent */
     uint64_t progress_ns; /* when una last moved (or the first packet left) */
     unsigned backoff;
@@ -65,7 +67,8 @@ typedef struct peer {
 
 typedef struct outgoing {
     uint32_t peer;
-    uint16_t len;
+    uint16_t len, ext_len;
+    const unsigned char *ext; /* the packet's last ext_len bytes, when not behind ref */
     uint64_t due_ns;          /* held packets: when they leave */
     unsigned char *buf;       /* a copy of the packet */
     const unsigned char *ref; /* in the batch: what leaves (buf, or a ring slot) */
@@ -136,16 +139,18 @@ static int chance(tw_udp_link_t *l, double p) {
 
 static void flush(tw_udp_link_t *l) {
     struct mmsghdr m[BATCH];
-    struct iovec iov[BATCH];
+    struct iovec iov[2 * BATCH];
     unsigned n = 0;
     for (unsigned k = 0; k < l->nout; k++) {
         const peer_t *p = &l->peers[l->out[k].peer];
-        iov[n] = (struct iovec){(void *)l->out[k].ref, l->out[k].len};
+        const outgoing_t *o = &l->out[k];
+        iov[2 * n] = (struct iovec){(void *)o->ref, o->len};
+        iov[2 * n + 1] = (struct iovec){(void *)o->ext, o->ext_len};
         memset(&m[n], 0, sizeof m[n]);
         m[n].msg_hdr.msg_name = (void *)&p->addr;
         m[n].msg_hdr.msg_namelen = sizeof p->addr;
-        m[n].msg_hdr.msg_iov = &iov[n];
-        m[n].msg_hdr.msg_iovlen = 1;
+        m[n].msg_hdr.msg_iov = &iov[2 * n];
+        m[n].msg_hdr.msg_iovlen = o->ext_len ? 2 : 1;
         n++;
     }
     for (unsigned done = 0; done < n;) {
@@ -157,38 +162,56 @@ static void flush(tw_udp_link_t *l) {
     l->nout = 0;
 }
 
+/* A packet to send: len bytes at pkt, then ext_len bytes at ext (a message's piece
+ * the sender keeps until it is acknowledged), or all in one place (ext_len 0). */
+typedef struct wire {
+    const unsigned char *pkt;
+    size_t len;
+    const unsigned char *ext;
+    size_t ext_len;
+} wire_t;
+
+/* Copies a packet whole into buf. */
+static size_t gather(unsigned char *buf, const wire_t *w) {
+    memcpy(buf, w->pkt, w->len);
+    if (w->ext_len) memcpy(buf + w->len, w->ext, w->ext_len);
+    return w->len + w->ext_len;
+}
+
 /* Puts a packet into the outgoing batch: a copy, or (stable) the packet where it lies.
  * A packet of the send ring is stable: every send and every poll flushes the batch
  * before it returns, and a ring slot is written again only once its packet is
  * acknowledged, when it no longer matters what goes out in its name. */
-static void queue(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, size_t len,
-                  int stable) {
+static void queue(tw_udp_link_t *l, uint32_t peer, const wire_t *w, int stable) {
     if (l->nout == BATCH) flush(l);
     outgoing_t *o = &l->out[l->nout++];
     o->peer = peer;
-    o->len = (uint16_t)len;
     if (stable) {
-        o->ref = pkt;
+        o->ref = w->pkt;
+        o->len = (uint16_t)w->len;
+        o->ext = w->ext;
+        o->ext_len = (uint16_t)w->ext_len;
     } else {
-        memcpy(o->buf, pkt, len);
+        o->len = (uint16_t)gather(o->buf, w);
         o->ref = o->buf;
+        o->ext = NULL;
+        o->ext_len = 0;
     }
 }
 
 /* Holds a copy back until due (0: until the next packet has gone). 0 when full. */
-static int hold(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, size_t len,
-                uint64_t due) {
+static int hold(tw_udp_link_t *l, uint32_t peer, const wire_t *w, uint64_t due) {
     if (l->nheld == HELD_MAX) return 0;
     outgoing_t *h = &l->held[l->nheld++];
     h->peer = peer;
-    h->len = (uint16_t)len;
+    h->len = (uint16_t)gather(h->buf, w);
     h->due_ns = due;
-    memcpy(h->buf, pkt, len);
     return 1;
 }
 
 static void unhold(tw_udp_link_t *l, unsigned k) {
-    queue(l, l->held[k].peer, l->held[k].buf, l->held[k].len, 0);
+    wire_t w = {l->held[k].buf, l->held[k].len, NULL, 0};
+    queue(l, l->held[k].peer, &w, 0);
     unsigned char *buf = l->held[k].buf; /* keep the buffers: swap in the last entry */
     l->held[k] = l->held[--l->nheld];
     l->held[l->nheld].buf = buf;
@@ -196,33 +219,34 @@ static void unhold(tw_udp_link_t *l, unsigned k) {
 }
 
 /* Sends one packet as the injected faults decide (stable: a send ring slot). */
-static void transmit(tw_udp_link_t *l, uint32_t peer, const unsigned char *pkt, size_t len,
-                     int stable) {
+static void transmit(tw_udp_link_t *l, uint32_t peer, const wire_t *w, int stable) {
     const tw_udp_faults_t *f = &l->cfg.faults;
     if (chance(l, f->drop)) {
         l->stats.injected_drop++;
         return;
     }
+    wire_t damaged;
     if (chance(l, f->corrupt)) { /* a damaged copy: the ring keeps the packet intact */
         unsigned char *bad = l->damaged;
-        memcpy(bad, pkt, len);
+        size_t len = gather(bad, w);
         bad[(size_t)(uniform(l) * (double)len)] ^= (unsigned char)(1u << (int)(uniform(l) * 8));
-        pkt = bad;
+        damaged = (wire_t){bad, len, NULL, 0};
+        w = &damaged;
         stable = 0;
         l->stats.injected_corrupt++;
     }
-    if (chance(l, f->delay) && hold(l, peer, pkt, len, l->now_ns + 1000ull * f->delay_us)) {
+    if (chance(l, f->delay) && hold(l, peer, w, l->now_ns + 1000ull * f->delay_us)) {
         l->stats.injected_delay++;
         return;
     }
-    if (l->reorder_slot < 0 && chance(l, f->reorder) && hold(l, peer, pkt, len, UINT64_MAX)) {
+    if (l->reorder_slot < 0 && chance(l, f->reorder) && hold(l, peer, w, UINT64_MAX)) {
         l->reorder_slot = (int)l->nheld - 1;
         l->stats.injected_reorder++;
         return;
     }
-    queue(l, peer, pkt, len, stable);
+    queue(l, peer, w, stable);
     if (chance(l, f->duplicate)) {
-        queue(l, peer, pkt, len, stable);
+        queue(l, peer, w, stable);
         l->stats.injected_duplicate++;
     }
     if (l->reorder_slot >= 0) { /* the packet held back goes after this one */
@@ -302,6 +326,8 @@ void tw_udp_close(tw_udp_link_t *l) {
     for (uint32_t p = 0; l->peers && p < l->cfg.peers; p++) {
         free(l->peers[p].ring);
         free(l->peers[p].ring_len);
+        free(l->peers[p].ring_ext);
+        free(l->peers[p].ring_ext_len);
         free(l->peers[p].msg);
         free(l->peers[p].held_in);
         free(l->peers[p].held_seq);
@@ -364,10 +390,15 @@ int tw_udp_fd(const tw_udp_link_t *l) {
 
 /* ---- sending ---- */
 
-static unsigned char *slot(tw_udp_link_t *l, peer_t *p, uint32_t seq, uint16_t **len) {
+/* The ring slot of sequence number seq. */
+static unsigned char *slot(tw_udp_link_t *l, peer_t *p, uint32_t seq) {
+    return p->ring + (seq % l->cfg.window) * l->pkt_max;
+}
+
+/* The packet sent as seq, as it was sent (its slot and what it refers to). */
+static wire_t sent_packet(tw_udp_link_t *l, peer_t *p, uint32_t seq) {
     size_t k = seq % l->cfg.window;
-    *len = &p->ring_len[k];
-    return p->ring + k * l->pkt_max;
+    return (wire_t){slot(l, p, seq), p->ring_len[k], p->ring_ext[k], p->ring_ext_len[k]};
 }
 
 /* The acknowledgement this side owes peer, carried by whatever goes to it now. */
@@ -392,7 +423,27 @@ int tw_udp_send(tw_udp_link_t *l, uint32_t id, const void *msg, size_t len) {
     return tw_udp_sendv(l, id, &iov, 1);
 }
 
-int tw_udp_sendv(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, int niov) {
+static int ring_alloc(tw_udp_link_t *l, peer_t *p) {
+    size_t w = l->cfg.window;
+    p->ring = malloc(w * l->pkt_max);
+    p->ring_len = malloc(w * sizeof *p->ring_len);
+    p->ring_ext = calloc(w, sizeof *p->ring_ext);
+    p->ring_ext_len = calloc(w, sizeof *p->ring_ext_len);
+    if (p->ring && p->ring_len && p->ring_ext && p->ring_ext_len) return 1;
+    free(p->ring);
+    free(p->ring_len);
+    free(p->ring_ext);
+    free(p->ring_ext_len);
+    p->ring = NULL;
+    p->ring_len = NULL;
+    p->ring_ext = NULL;
+    p->ring_ext_len = NULL;
+    return 0;
+}
+
+/* tw_udp_sendv, and with keep_last tw_udp_sendv_kept. */
+static int send_pieces(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, int niov,
+                       int keep_last) {
     size_t len = 0;
     for (int i = 0; i < niov; i++) len += iov[i].iov_len;
     if (id >= l->cfg.peers || !l->peers[id].has_addr) return TW_ERR_RANK;
@@ -401,19 +452,14 @@ int tw_udp_sendv(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, int nio
     if (p->lost) return TW_ERR_LOST;
     size_t segments = len ? (len + l->payload_max - 1) / l->payload_max : 1;
     if (tw_udp_in_flight(l, id) + segments > l->cfg.window) return TW_RETRY;
-    if (!p->ring) {
-        p->ring = malloc((size_t)l->cfg.window * l->pkt_max);
-        p->ring_len = malloc((size_t)l->cfg.window * sizeof *p->ring_len);
-        if (!p->ring || !p->ring_len) {
-            free(p->ring);
-            free(p->ring_len);
-            p->ring = NULL;
-            p->ring_len = NULL;
-            return TW_ERR_NOMEM;
-        }
-    }
+    if (!p->ring && !ring_alloc(l, p)) return TW_ERR_NOMEM;
     l->now_ns = clock_ns();
     if (!p->busy) mark_busy(l, id);
+    /* The last piece is left where it is when the message goes as one packet and the
+     * prefix (under hcrc) is whole in the ring without it */
+    size_t kept = 0;
+    if (keep_last && niov > 0 && segments == 1 && len - iov[niov - 1].iov_len >= TW_UDP_PREFIX)
+        kept = iov[niov - 1].iov_len;
     int piece = 0; /* where the gathering stands: iov[piece], at byte at */
     size_t at = 0;
     for (size_t off = 0, s = 0; s < segments; s++) {
@@ -427,28 +473,41 @@ int tw_udp_sendv(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, int nio
                                    (s == segments - 1 ? TW_UDP_LAST : 0),
                           .len = (uint16_t)n,
                           .msg_len = s == 0 ? (uint32_t)len : 0};
-        uint16_t *plen;
-        unsigned char *pkt = slot(l, p, p->next_seq++, &plen);
-        for (size_t done = 0; done < n;) { /* the payload straight into the ring */
-            size_t k = iov[piece].iov_len - at < n - done ? iov[piece].iov_len - at : n - done;
-            if (k) /* an empty piece may have no base */
+        size_t k = p->next_seq % l->cfg.window;
+        unsigned char *pkt = slot(l, p, p->next_seq++);
+        size_t copied = n - kept;
+        for (size_t done = 0; done < copied;) { /* the payload straight into the ring */
+            size_t c =
+                iov[piece].iov_len - at < copied - done ? iov[piece].iov_len - at : copied - done;
+            if (c) /* an empty piece may have no base */
                 memcpy(pkt + TW_UDP_HDR_SIZE + done,
-                       (const unsigned char *)iov[piece].iov_base + at, k);
-            done += k;
-            at += k;
+                       (const unsigned char *)iov[piece].iov_base + at, c);
+            done += c;
+            at += c;
             if (at == iov[piece].iov_len) {
                 piece++;
                 at = 0;
             }
         }
-        tw_udp_seal(pkt, &h);
-        *plen = (uint16_t)(TW_UDP_HDR_SIZE + n);
-        transmit(l, id, pkt, *plen, 1);
+        p->ring_ext[k] = kept ? iov[niov - 1].iov_base : NULL;
+        p->ring_ext_len[k] = (uint16_t)kept;
+        tw_udp_seal_split(pkt, &h, p->ring_ext[k], kept);
+        p->ring_len[k] = (uint16_t)(TW_UDP_HDR_SIZE + copied);
+        wire_t w = sent_packet(l, p, h.seq);
+        transmit(l, id, &w, 1);
         off += n;
     }
     l->stats.msgs_sent++;
     flush(l);
     return TW_OK;
+}
+
+int tw_udp_sendv(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, int niov) {
+    return send_pieces(l, id, iov, niov, 0);
+}
+
+int tw_udp_sendv_kept(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, int niov) {
+    return send_pieces(l, id, iov, niov, 1);
 }
 
 /* ---- receiving ---- */
@@ -474,9 +533,8 @@ static void owe_ack(tw_udp_link_t *l, uint32_t id, int urgent) {
 
 /* Sends the oldest unacknowledged packet again at once (a fast retransmission). */
 static void resend_una(tw_udp_link_t *l, peer_t *p, uint32_t id) {
-    uint16_t *len;
-    unsigned char *pkt = slot(l, p, p->una, &len);
-    transmit(l, id, pkt, *len, 1);
+    wire_t w = sent_packet(l, p, p->una);
+    transmit(l, id, &w, 1);
     l->stats.retransmits++;
     l->stats.fast_retransmits++;
     p->resent = 1;
@@ -803,9 +861,9 @@ static void retransmit(tw_udp_link_t *l) {
             continue;
         }
         if (l->now_ns - p->timer_ns < rto_ns(l, p)) continue;
-        uint16_t *len; /* the oldest only: the receiver keeps what came after it */
-        unsigned char *pkt = slot(l, p, p->una, &len);
-        transmit(l, id, pkt, *len, 1);
+        wire_t w = sent_packet(l, p, p->una); /* the oldest only: the receiver keeps what
+                                                 came after it */
+        transmit(l, id, &w, 1);
         l->stats.timeouts++;
         l->stats.retransmits++;
         p->resent = 1;
@@ -843,7 +901,8 @@ static void send_acks(tw_udp_link_t *l, int all) {
                           .ack = ack_for(l, id),
                           .flags = TW_UDP_ACK};
         tw_udp_encode(pkt, &h, NULL);
-        transmit(l, id, pkt, sizeof pkt, 0);
+        wire_t w = {pkt, sizeof pkt, NULL, 0};
+        transmit(l, id, &w, 0);
         l->stats.acks_sent++;
     }
     l->nacking = kept;

@@ -82,6 +82,12 @@ int tw_udp_set_peer(tw_udp_link_t *link, uint32_t peer, const struct sockaddr_in
 int tw_udp_send(tw_udp_link_t *link, uint32_t peer, const void *msg, size_t len);
 /* The same for a message gathered from n pieces (no copy of it is made first). */
 int tw_udp_sendv(tw_udp_link_t *link, uint32_t peer, const struct iovec *iov, int n);
+/* The same, but the last piece is sent (and sent again) from where it lies, not
+ * copied into the send window, when the message goes as one packet: the caller keeps
+ * it unchanged until the peer has acknowledged it, which it knows once the peer's
+ * answer to the message has come (acknowledgements are taken before the data they
+ * arrive with is delivered) or the peer is lost. */
+int tw_udp_sendv_kept(tw_udp_link_t *link, uint32_t peer, const struct iovec *iov, int n);
 
 /* Takes a message that arrived whole and in order: 0 when taken, non-zero to refuse
  * it for now (it comes again). */

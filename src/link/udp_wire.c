@@ -55,17 +55,23 @@ void tw_udp_encode(void *pkt, tw_udp_hdr_t *hdr, const void *payload) {
 }
 
 void tw_udp_seal(void *pkt, tw_udp_hdr_t *hdr) {
+    tw_udp_seal_split(pkt, hdr, NULL, 0);
+}
+
+void tw_udp_seal_split(void *pkt, tw_udp_hdr_t *hdr, const void *rest, size_t rest_len) {
     unsigned char *p = pkt;
     hdr->magic = TW_UDP_MAGIC;
     hdr->crc = hdr->hcrc = 0;
     tw_udp_hdr_t w;
     to_wire(&w, hdr);
     memcpy(p, &w, sizeof w);
-    uint32_t head = tw_crc32c(header_crc(p), p + TW_UDP_HDR_SIZE, prefix_of(hdr->len));
+    size_t here = hdr->len - rest_len; /* payload bytes in pkt */
+    size_t prefix = prefix_of(hdr->len);
+    uint32_t head = tw_crc32c(header_crc(p), p + TW_UDP_HDR_SIZE, prefix);
     hdr->hcrc = head;
     /* the whole packet's CRC goes on from the prefix's */
-    size_t done = prefix_of(hdr->len);
-    hdr->crc = tw_crc32c(head, p + TW_UDP_HDR_SIZE + done, hdr->len - done);
+    uint32_t all = tw_crc32c(head, p + TW_UDP_HDR_SIZE + prefix, here - prefix);
+    hdr->crc = rest_len ? tw_crc32c(all, rest, rest_len) : all;
     uint32_t crc = htole32(hdr->crc), hcrc = htole32(hdr->hcrc);
     memcpy(p + offsetof(tw_udp_hdr_t, crc), &crc, sizeof crc);
     memcpy(p + offsetof(tw_udp_hdr_t, hcrc), &hcrc, sizeof hcrc);

@@ -61,6 +61,9 @@ typedef enum tw_udp_verdict {
 void tw_udp_encode(void *pkt, tw_udp_hdr_t *hdr, const void *payload);
 /* The same for a packet whose hdr->len bytes of payload are in place already. */
 void tw_udp_seal(void *pkt, tw_udp_hdr_t *hdr);
+/* The same for a packet whose last rest_len bytes of payload are at rest, not behind
+ * the others (the prefix, at least, is in pkt). */
+void tw_udp_seal_split(void *pkt, tw_udp_hdr_t *hdr, const void *rest, size_t rest_len);
 
 /* Checks n bytes received by endpoint self of the job with job_key; on TW_UDP_OK
  * the header is in *hdr and the payload at pkt + TW_UDP_HDR_SIZE. */
