@@ -35,7 +35,10 @@ typedef enum tw_atomic_op {
     TW_ATOMIC_SWAP = 4, /* *d = a : old value */
 } tw_atomic_op_t;
 
-/* Copies len bytes from src to the target. notify: REQUESTER, COMPLETER. */
+/* Copies len bytes from src to the target. notify: REQUESTER, COMPLETER. src may
+ * change once the requester notification has come (or tw_rma_flush has returned): to
+ * a peer on another node the data leaves from src itself, and is sent from there
+ * again if a packet is lost. */
 int tw_put(tw_ep_t *ep, int dest, const void *src, size_t len, uint64_t nla, uint64_t key,
            unsigned notify, uint64_t cookie);
 
