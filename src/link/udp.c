@@ -31,6 +31,19 @@
 
 enum { BATCH = 64, HELD_MAX = 64, IP_UDP_OVERHEAD = 28, BACKOFF_MAX = 6, STREAM_SMALL_MAX = 16 };
 
+/* A packet in the send window: len bytes in its ring slot, then ext_len bytes where
+ * the sender keeps them (tw_udp_sendv_kept), or none. */
+struct sent {
+    const unsigned char *ext;
+    uint16_t len, ext_len;
+};
+
+/* A packet kept because it came ahead of its turn. */
+struct kept {
+    uint32_t seq;
+    uint16_t len;
+};
+
 typedef struct peer {
     struct sockaddr_in addr;
     int has_addr, lost, busy, ack_due;
@@ -40,10 +53,8 @@ typedef struct peer {
     uint64_t ack_since_ns; /* when the oldest of them came */
     /* sending */
     uint32_t next_seq, una;
-    unsigned char *ring;            /* window packets of pkt_max bytes */
-    uint16_t *ring_len;             /* bytes of each in the ring */
-    const unsigned char **ring_ext; /* the rest of each, where the sender keeps it (or NULL) */
-    uint16_t *ring_ext_len;
+    unsigned char *ring;  /* window packets of pkt_max bytes */
+    struct sent *sent;    /* what each slot's packet is */
     uint64_t timer_ns;    /* when the oldest packet in flight was last sent */
     uint64_t progress_ns; /* when una last moved (or the first packet left) */
     unsigned backoff;
@@ -59,8 +70,7 @@ typedef struct peer {
     int in_msg;
     int parked;             /* the message is whole, but the receiver refused it so far */
     unsigned char *held_in; /* window packets that came ahead of expected, by seq */
-    uint32_t *held_seq;     /* the sequence number in each (0: empty) */
-    uint16_t *held_len;
+    struct kept *held;      /* the sequence number (0: empty) and length of each */
     unsigned char *msg;
     size_t msg_cap, msg_len, msg_fill;
 } peer_t;
@@ -325,13 +335,10 @@ void tw_udp_close(tw_udp_link_t *l) {
     }
     for (uint32_t p = 0; l->peers && p < l->cfg.peers; p++) {
         free(l->peers[p].ring);
-        free(l->peers[p].ring_len);
-        free(l->peers[p].ring_ext);
-        free(l->peers[p].ring_ext_len);
+        free(l->peers[p].sent);
         free(l->peers[p].msg);
         free(l->peers[p].held_in);
-        free(l->peers[p].held_seq);
-        free(l->peers[p].held_len);
+        free(l->peers[p].held);
     }
     for (unsigned k = 0; k < BATCH; k++) free(l->out[k].buf);
     for (unsigned k = 0; k < HELD_MAX; k++) free(l->held[k].buf);
@@ -398,7 +405,7 @@ static unsigned char *slot(tw_udp_link_t *l, peer_t *p, uint32_t seq) {
 /* The packet sent as seq, as it was sent (its slot and what it refers to). */
 static wire_t sent_packet(tw_udp_link_t *l, peer_t *p, uint32_t seq) {
     size_t k = seq % l->cfg.window;
-    return (wire_t){slot(l, p, seq), p->ring_len[k], p->ring_ext[k], p->ring_ext_len[k]};
+    return (wire_t){slot(l, p, seq), p->sent[k].len, p->sent[k].ext, p->sent[k].ext_len};
 }
 
 /* The acknowledgement this side owes peer, carried by whatever goes to it now. */
@@ -423,22 +430,16 @@ int tw_udp_send(tw_udp_link_t *l, uint32_t id, const void *msg, size_t len) {
     return tw_udp_sendv(l, id, &iov, 1);
 }
 
-static int ring_alloc(tw_udp_link_t *l, peer_t *p) {
-    size_t w = l->cfg.window;
-    p->ring = malloc(w * l->pkt_max);
-    p->ring_len = malloc(w * sizeof *p->ring_len);
-    p->ring_ext = calloc(w, sizeof *p->ring_ext);
-    p->ring_ext_len = calloc(w, sizeof *p->ring_ext_len);
-    if (p->ring && p->ring_len && p->ring_ext && p->ring_ext_len) return 1;
-    free(p->ring);
-    free(p->ring_len);
-    free(p->ring_ext);
-    free(p->ring_ext_len);
-    p->ring = NULL;
-    p->ring_len = NULL;
-    p->ring_ext = NULL;
-    p->ring_ext_len = NULL;
-    return 0;
+/* A window of n packets of size bytes into *pkts, and its table of n entries of
+ * entry bytes (zeroed), returned; NULL (and nothing allocated) without memory. */
+static void *window_alloc(size_t n, size_t size, unsigned char **pkts, size_t entry) {
+    *pkts = malloc(n * size);
+    void *table = calloc(n, entry);
+    if (*pkts && table) return table;
+    free(*pkts);
+    free(table);
+    *pkts = NULL;
+    return NULL;
 }
 
 /* tw_udp_sendv, and with keep_last tw_udp_sendv_kept. */
@@ -452,7 +453,8 @@ static int send_pieces(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, i
     if (p->lost) return TW_ERR_LOST;
     size_t segments = len ? (len + l->payload_max - 1) / l->payload_max : 1;
     if (tw_udp_in_flight(l, id) + segments > l->cfg.window) return TW_RETRY;
-    if (!p->ring && !ring_alloc(l, p)) return TW_ERR_NOMEM;
+    if (!p->ring && !(p->sent = window_alloc(l->cfg.window, l->pkt_max, &p->ring, sizeof *p->sent)))
+        return TW_ERR_NOMEM;
     l->now_ns = clock_ns();
     if (!p->busy) mark_busy(l, id);
     /* The last piece is left where it is when the message goes as one packet and the
@@ -489,10 +491,9 @@ static int send_pieces(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, i
                 at = 0;
             }
         }
-        p->ring_ext[k] = kept ? iov[niov - 1].iov_base : NULL;
-        p->ring_ext_len[k] = (uint16_t)kept;
-        tw_udp_seal_split(pkt, &h, p->ring_ext[k], kept);
-        p->ring_len[k] = (uint16_t)(TW_UDP_HDR_SIZE + copied);
+        p->sent[k] = (struct sent){kept ? iov[niov - 1].iov_base : NULL,
+                                   (uint16_t)(TW_UDP_HDR_SIZE + copied), (uint16_t)kept};
+        tw_udp_seal_split(pkt, &h, p->sent[k].ext, kept);
         wire_t w = sent_packet(l, p, h.seq);
         transmit(l, id, &w, 1);
         off += n;
@@ -644,43 +645,31 @@ static int take_segment(tw_udp_link_t *l, uint32_t id, const tw_udp_hdr_t *h,
 static int take_held(tw_udp_link_t *l, uint32_t id, tw_udp_deliver_fn deliver, void *ctx) {
     peer_t *p = &l->peers[id];
     int delivered = 0;
-    if (!p->held_seq) return 0;
+    if (!p->held) return 0;
     while (!p->parked) {
         size_t k = p->expected % l->cfg.window;
-        if (p->held_seq[k] != p->expected) break;
+        if (p->held[k].seq != p->expected) break;
         const unsigned char *pkt = p->held_in + k * l->pkt_max;
         tw_udp_hdr_t h;
-        if (tw_udp_decode(pkt, p->held_len[k], l->cfg.job_key, l->cfg.self, &h) != TW_UDP_OK)
+        if (tw_udp_decode(pkt, p->held[k].len, l->cfg.job_key, l->cfg.self, &h) != TW_UDP_OK)
             break; /* cannot be: it was checked when it came */
         uint32_t before = p->expected;
         delivered += take_segment(l, id, &h, pkt + TW_UDP_HDR_SIZE, deliver, ctx);
         if (p->expected == before) break; /* not taken */
-        p->held_seq[k] = 0;
+        p->held[k].seq = 0;
     }
     return delivered;
 }
 
 /* Keeps a packet that came ahead of its turn; 0 when there is no room for it. */
 static int keep(tw_udp_link_t *l, peer_t *p, const unsigned char *pkt, size_t len, uint32_t seq) {
-    if (!p->held_in) {
-        p->held_in = malloc((size_t)l->cfg.window * l->pkt_max);
-        p->held_seq = calloc(l->cfg.window, sizeof *p->held_seq);
-        p->held_len = calloc(l->cfg.window, sizeof *p->held_len);
-        if (!p->held_in || !p->held_seq || !p->held_len) {
-            free(p->held_in);
-            free(p->held_seq);
-            free(p->held_len);
-            p->held_in = NULL;
-            p->held_seq = NULL;
-            p->held_len = NULL;
-            return 0;
-        }
-    }
+    if (!p->held_in &&
+        !(p->held = window_alloc(l->cfg.window, l->pkt_max, &p->held_in, sizeof *p->held)))
+        return 0;
     size_t k = seq % l->cfg.window;
-    if (p->held_seq[k] == seq) return 0; /* a duplicate of one kept */
+    if (p->held[k].seq == seq) return 0; /* a duplicate of one kept */
     memcpy(p->held_in + k * l->pkt_max, pkt, len);
-    p->held_seq[k] = seq;
-    p->held_len[k] = (uint16_t)len;
+    p->held[k] = (struct kept){seq, (uint16_t)len};
     return 1;
 }
 

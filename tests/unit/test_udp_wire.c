@@ -55,12 +55,18 @@ static size_t data_packet(unsigned char *pkt, tw_udp_hdr_t *h, const void *paylo
     return TW_UDP_HDR_SIZE + len;
 }
 
+/* The same with len bytes of payload (i * step) written first. */
+static size_t patterned_packet(unsigned char *pkt, tw_udp_hdr_t *h, unsigned char *payload,
+                               uint16_t len, unsigned step) {
+    for (size_t i = 0; i < len; i++) payload[i] = (unsigned char)(i * step);
+    return data_packet(pkt, h, payload, len);
+}
+
 static void test_round_trip(void **state) {
     (void)state;
     unsigned char pkt[PKT_MAX], payload[1000];
-    for (size_t i = 0; i < sizeof payload; i++) payload[i] = (unsigned char)(i * 7);
     tw_udp_hdr_t h, got;
-    size_t n = data_packet(pkt, &h, payload, sizeof payload);
+    size_t n = patterned_packet(pkt, &h, payload, sizeof payload, 7);
     assert_int_equal(tw_udp_decode(pkt, n, KEY, SELF, &got), TW_UDP_OK);
     assert_memory_equal(&got, &h, sizeof h);
     assert_memory_equal(pkt + TW_UDP_HDR_SIZE, payload, sizeof payload);
@@ -94,9 +100,8 @@ static void test_every_damaged_bit_is_caught(void **state) {
 static void test_prefix_decoded_alone(void **state) {
     (void)state;
     unsigned char pkt[PKT_MAX], payload[1000];
-    for (size_t i = 0; i < sizeof payload; i++) payload[i] = (unsigned char)(i * 13);
     tw_udp_hdr_t h, got;
-    size_t n = data_packet(pkt, &h, payload, sizeof payload);
+    size_t n = patterned_packet(pkt, &h, payload, sizeof payload, 13);
     size_t head = TW_UDP_HDR_SIZE + TW_UDP_PREFIX;
     assert_int_equal(tw_udp_decode_prefix(pkt, head, n, KEY, SELF, &got), TW_UDP_OK);
     assert_memory_equal(&got, &h, sizeof h);
