@@ -67,25 +67,11 @@ static void publish(line_t *l, uint64_t k) {
 
 /* ---- set-up ---- */
 
-/* The node part of rank's address, "shm:<node>:...", into node. */
-static int node_of(int world, char *node, size_t cap) {
-    char a[256];
-    if (tw_ep_address(tw_mpi.ep, world, a, sizeof a) != TW_OK || strncmp(a, "shm:", 4)) return -1;
-    const char *end = strchr(a + 4, ':');
-    size_t n = end ? (size_t)(end - (a + 4)) : 0;
-    if (!n || n >= cap) return -1;
-    memcpy(node, a + 4, n);
-    node[n] = 0;
-    return 0;
-}
-
 /* Whether every rank of c is on this process's node: the same answer at every rank. */
 static int all_on_node(const tw_mpi_comm_t *c) {
-    char mine[128], theirs[128];
-    if (node_of(tw_mpi_world_rank(c, c->rank), mine, sizeof mine)) return 0;
+    int mine = tw_mpi_node(tw_mpi_world_rank(c, c->rank));
     for (int r = 0; r < c->size; r++)
-        if (node_of(tw_mpi_world_rank(c, r), theirs, sizeof theirs) || strcmp(mine, theirs))
-            return 0;
+        if (tw_mpi_node(tw_mpi_world_rank(c, r)) != mine) return 0;
     return 1;
 }
 

@@ -255,21 +255,43 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm) {
     return rc ? tw_mpi_error(p, "MPI_Comm_split", rc, NULL) : MPI_SUCCESS;
 }
 
-/* The node of this process, as the lowest world rank on it: the node name in the
- * endpoint addresses ("shm:<node>:<mailbox>"), looked up once. */
-static int node_color(void) {
-    static int color = -1;
-    if (color >= 0) return color;
-    char mine[256], other[256];
-    if (tw_ep_address(tw_mpi.ep, tw_mpi.rank, mine, sizeof mine)) return tw_mpi.rank;
-    char *end = strchr(mine + 4, ':');
-    size_t len = end ? (size_t)(end - mine) : strlen(mine);
-    for (int w = 0; w < tw_mpi.rank && color < 0; w++)
-        if (!tw_ep_address(tw_mpi.ep, w, other, sizeof other) && !strncmp(mine, other, len) &&
-            (other[len] == ':' || other[len] == '\0'))
-            color = w;
-    if (color < 0) color = tw_mpi.rank;
-    return color;
+/* The node part of world rank's address ("shm:<node>:<mailbox>"), or "" when unknown. */
+static void node_name(int world, char *node, size_t cap) {
+    char a[256];
+    node[0] = 0;
+    if (tw_ep_address(tw_mpi.ep, world, a, sizeof a) != TW_OK || strncmp(a, "shm:", 4)) return;
+    const char *end = strchr(a + 4, ':');
+    size_t n = end ? (size_t)(end - (a + 4)) : 0;
+    if (n && n < cap) {
+        memcpy(node, a + 4, n);
+        node[n] = 0;
+    }
+}
+
+int tw_mpi_node(int world) {
+    static int *node; /* per world rank: the lowest world rank on its node */
+    if (world < 0 || world >= tw_mpi.size) return -1;
+    if (!node) {
+        int *n = malloc((size_t)tw_mpi.size * sizeof *n);
+        char(*names)[128] = malloc((size_t)tw_mpi.size * sizeof *names);
+        if (!n || !names) { /* every rank its own node: nothing is taken as shared */
+            free(n);
+            free(names);
+            return world;
+        }
+        for (int w = 0; w < tw_mpi.size; w++) {
+            node_name(w, names[w], sizeof names[w]);
+            n[w] = w;
+            for (int v = 0; v < w && names[w][0]; v++)
+                if (!strcmp(names[v], names[w])) {
+                    n[w] = n[v];
+                    break;
+                }
+        }
+        free(names);
+        node = n;
+    }
+    return node[world];
 }
 
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) {
@@ -281,7 +303,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_ARG, "unknown split type");
     if (info != MPI_INFO_NULL) return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_INFO, NULL);
-    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : node_color();
+    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : tw_mpi_node(tw_mpi.rank);
     rc = split(p, color, key, newcomm);
     return rc ? tw_mpi_error(p, "MPI_Comm_split_type", rc, NULL) : MPI_SUCCESS;
 }

@@ -130,6 +130,9 @@ static inline int tw_mpi_split_answer_ok(const int *a, size_t len, int parent_si
 }
 void tw_mpi_comm_fini(void);
 
+/* The node of a world rank, named by the lowest world rank on it (comm.c). */
+int tw_mpi_node(int world);
+
 /* ---- communicator creation (comm.c), shared with intercomm.c ---- */
 enum { TW_MPI_USED_WORDS = TW_MPI_COMMS / 64 };
 /* A new communicator in table entry index, its handlers MPI_ERRORS_ARE_FATAL; it

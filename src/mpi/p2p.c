@@ -746,8 +746,11 @@ static int send_start(int i) {
             r->active = 0;
             return MPI_ERR_NO_MEM;
         }
-        /* done when the receiver's (last) get tells us, and when split, our put */
-        r->split = !r->chunked && split_min && r->bytes >= split_min;
+        /* done when the receiver's (last) get tells us, and when split, our put. Only on
+         * one node: there a split puts two cores to the copy; across nodes every byte
+         * leaves from this side whichever way it goes, and the CTS costs a round trip */
+        r->split = !r->chunked && split_min && r->bytes >= split_min &&
+                   tw_mpi_node(r->peer) == tw_mpi_node(tw_mpi.rank);
         r->parts = (uint8_t)(1 + r->split);
         rendezvous += r->parts;
         rndv_sends++;
