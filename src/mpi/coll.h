@@ -60,18 +60,16 @@ void tw_coll_inter_allreduce(tw_sched_t *s, const void *in, void *out, size_t co
                              const tw_coll_red_t *red);
 void tw_coll_inter_reduce_scatter(tw_sched_t *s, const void *in, void *out, const size_t *counts,
                                   const tw_coll_red_t *red);
-void tw_coll_inter_gather(tw_sched_t *s, const void *in, void *out, size_t bytes, int root);
-void tw_coll_inter_gatherv(tw_sched_t *s, const void *in, size_t inbytes, void *out,
-                           const size_t *bytes, const size_t *offs, int root);
-void tw_coll_inter_scatter(tw_sched_t *s, const void *in, void *out, size_t bytes, int root);
-void tw_coll_inter_scatterv(tw_sched_t *s, const void *in, const size_t *bytes, const size_t *offs,
-                            void *out, size_t outbytes, int root);
-void tw_coll_inter_allgather(tw_sched_t *s, const void *in, void *out, size_t bytes);
-void tw_coll_inter_allgatherv(tw_sched_t *s, const void *in, size_t inbytes, void *out,
-                              const size_t *bytes, const size_t *offs);
-void tw_coll_inter_alltoallv(tw_sched_t *s, const void *in, const size_t *sbytes,
-                             const size_t *soffs, void *out, const size_t *rbytes,
-                             const size_t *roffs);
+/* The direct ones on blocks, as above (root: MPI_ROOT, MPI_PROC_NULL or the root's
+ * remote rank; single blocks are not NULL where the call has them). */
+void tw_coll_inter_gatherv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out,
+                           int root);
+void tw_coll_inter_scatterv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out,
+                            int root);
+void tw_coll_inter_allgatherv(tw_sched_t *s, const tw_sched_block_t *in,
+                              const tw_sched_block_t *out);
+void tw_coll_inter_alltoallv(tw_sched_t *s, const tw_sched_block_t *in,
+                             const tw_sched_block_t *out);
 
 /* Collectives through shared memory on one node (coll_shm.c), blocking calls on an
  * intracommunicator only. Each returns 1 when it did the call (*rc: its error

@@ -601,30 +601,26 @@ static void uniform(tw_sched_t *s, int count, const int **counts, const int **di
 
 /* Gather(v) and scatter(v) by the direct algorithms: one is this rank's single block
  * (of layout l; own_block 0: none, or in place at the root), many the root's p
- * blocks (NULL elsewhere). On an intracommunicator large non-contiguous blocks go
- * typed. */
+ * blocks (NULL elsewhere). Large non-contiguous blocks go typed. */
 static void rooted_direct(tw_sched_t *s, int gather, const void *one, int one_count,
                           MPI_Datatype one_type, const tw_mpi_type_layout_t *l, int own_block,
                           const vspec_t *many, int in_place, int root) {
     tw_mpi_comm_t *c = s->comm;
-    int typed_ok = !c->inter;
     out_t o = {NULL, NULL, 0, 0};
     view_t w = {NULL, NULL, NULL, 0, NULL};
-    if (many && view_make(s, many, gather ? (in_place ? root : -1) : -2, typed_ok, &w)) return;
+    if (many && view_make(s, many, gather ? (in_place ? root : -1) : -2, 1, &w)) return;
     tw_sched_block_t *b =
-        own_block ? one_block(s, one, one_count, one_type, l, gather, typed_ok, &o) : NULL;
+        own_block ? one_block(s, one, one_count, one_type, l, gather, 1, &o) : NULL;
     if (s->error || (own_block && !b)) return;
-    char *at = b ? b->at : NULL;
-    size_t bytes = b ? b->bytes : 0;
     if (gather) {
         if (c->inter)
-            tw_coll_inter_gatherv(s, at, bytes, w.base, w.bytes, w.offs, root);
+            tw_coll_inter_gatherv(s, b, w.blocks, root);
         else
             tw_coll_gatherv(s, b, w.blocks, root);
         if (many) view_unpack(s, many, &w);
     } else {
         if (c->inter)
-            tw_coll_inter_scatterv(s, w.base, w.bytes, w.offs, at, bytes, root);
+            tw_coll_inter_scatterv(s, w.blocks, b, root);
         else
             tw_coll_scatterv(s, w.blocks, b, root);
         unpack_out(s, &o);
@@ -660,7 +656,7 @@ static int rooted(const char *call, int gather, const void *sendbuf, int sendcou
     tw_sched_t stack, *s = begin(c, req, &stack);
     /* the bytes of one block, which every rank knows */
     size_t b = gather == am_root ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size;
-    if (s && !c->inter && tw_coll_gather_direct(s, b)) {
+    if (s && (c->inter || tw_coll_gather_direct(s, b))) {
         const int *counts = NULL, *displs = NULL;
         int many_count = gather ? recvcount : sendcount;
         MPI_Datatype many_type = gather ? recvtype : sendtype;
@@ -671,25 +667,19 @@ static int rooted(const char *call, int gather, const void *sendbuf, int sendcou
             rooted_direct(s, gather, gather ? sendbuf : recvbuf, gather ? sendcount : recvcount,
                           gather ? sendtype : recvtype, gather ? &sl : &rl, own_block,
                           am_root ? &many : NULL, in_place, root);
-    } else if (s) { /* a binomial tree (small blocks), or an intercommunicator */
+    } else if (s) { /* a binomial tree: small blocks */
         out_t o = {NULL, NULL, 0, 0};
         if (gather) {
             void *out = am_root ? packed_out(s, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl,
                                              in_place, &o)
                                 : NULL;
             const void *in = own_block ? packed_in(s, sendbuf, sendcount, sendtype, &sl) : NULL;
-            if (!s->error && c->inter)
-                tw_coll_inter_gather(s, in, out, b, root);
-            else if (!s->error)
-                tw_coll_gather(s, in, out, b, root);
+            if (!s->error) tw_coll_gather(s, in, out, b, root);
         } else {
             const void *in =
                 am_root ? packed_in(s, sendbuf, (MPI_Count)p * sendcount, sendtype, &sl) : NULL;
             void *out = own_block ? packed_out(s, recvbuf, recvcount, recvtype, &rl, 0, &o) : NULL;
-            if (!s->error && c->inter)
-                tw_coll_inter_scatter(s, in, out, b, root);
-            else if (!s->error)
-                tw_coll_scatter(s, in, out, b, root);
+            if (!s->error) tw_coll_scatter(s, in, out, b, root);
         }
         unpack_out(s, &o);
     }
@@ -749,28 +739,23 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
     size_t b = (size_t)recvcount * rl.size;
-    if (s && !recvcounts && (c->inter || !tw_coll_allgather_direct(s, b))) {
-        /* Bruck (small blocks) or an intercommunicator: packed */
+    if (s && !recvcounts && !c->inter && !tw_coll_allgather_direct(s, b)) {
+        /* Bruck: small blocks, packed */
         const void *in = in_place ? NULL : packed_in(s, sendbuf, sendcount, sendtype, &sl);
         out_t o;
         void *out = packed_out(s, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl, in_place, &o);
-        if (!s->error && c->inter)
-            tw_coll_inter_allgather(s, in, out, b);
-        else if (!s->error)
-            tw_coll_allgather(s, in, out, b);
+        if (!s->error) tw_coll_allgather(s, in, out, b);
         unpack_out(s, &o);
-    } else if (s) { /* the ring */
+    } else if (s) { /* the ring, or straight to each remote rank on an intercommunicator */
         if (!recvcounts) uniform(s, recvcount, &recvcounts, &displs);
         vspec_t v = {recvbuf, recvcounts, displs, &recvtype, 0};
         view_t w;
         out_t o;
-        int typed_ok = !c->inter;
         tw_sched_block_t *in =
-            in_place ? NULL : one_block(s, sendbuf, sendcount, sendtype, &sl, 1, typed_ok, &o);
-        int ready = !s->error && !view_make(s, &v, in_place ? c->rank : -1, typed_ok, &w);
+            in_place ? NULL : one_block(s, sendbuf, sendcount, sendtype, &sl, 1, 1, &o);
+        int ready = !s->error && !view_make(s, &v, in_place ? c->rank : -1, 1, &w);
         if (ready && c->inter)
-            tw_coll_inter_allgatherv(s, in ? in->at : NULL, in ? in->bytes : 0, w.base, w.bytes,
-                                     w.offs);
+            tw_coll_inter_allgatherv(s, in, w.blocks);
         else if (ready)
             tw_coll_allgatherv(s, in, w.blocks);
         if (ready) view_unpack(s, &v, &w);
@@ -811,7 +796,7 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
             if (!in_place) uniform(s, sendcount, &sendcounts, &sdispls);
         }
         /* in place, what recvbuf holds now is sent: a packed copy of it is made first */
-        int typed_ok = !c->inter && !in_place;
+        int typed_ok = !in_place;
         vspec_t rv = {recvbuf, recvcounts, rdispls, recvtypes, per_rank};
         view_t rw = {NULL, NULL, NULL, 0, NULL}, sw = rw;
         if (!s->error && !view_make(s, &rv, in_place ? -2 : -1, typed_ok, &rw)) {
@@ -828,7 +813,7 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
                 view_make(s, &sv, -2, typed_ok, &sw);
             }
             if (!s->error && c->inter)
-                tw_coll_inter_alltoallv(s, sw.base, sw.bytes, sw.offs, rw.base, rw.bytes, rw.offs);
+                tw_coll_inter_alltoallv(s, sw.blocks, rw.blocks);
             else if (!s->error)
                 tw_coll_alltoallv(s, sw.blocks, rw.blocks);
             view_unpack(s, &rv, &rw);
