@@ -6,11 +6,12 @@
  * The algorithms see packed bytes: a contiguous datatype's buffer as it is, from lb
  * on (no copy), any other packed into scratch when the call starts and unpacked
  * into the user's buffer after the last step — unless it is large: calls on one
- * buffer then go in segments staged one at a time, and the direct algorithms of the
- * block calls move a large non-contiguous block as a typed message, staged by the
- * point-to-point engine a chunk at a time. On an intercommunicator the same
- * checks and views lead to the algorithms of coll_inter.c: blocks are the remote
- * group's, MPI_IN_PLACE is refused, and rooted calls take MPI_ROOT. */
+ * buffer then go in segments staged one at a time (a reduce-scatter as one such
+ * reduction per block), and the direct algorithms of the block calls move a large
+ * non-contiguous block as a typed message, staged by the point-to-point engine a
+ * chunk at a time. On an intercommunicator the same checks and views lead to the
+ * algorithms of coll_inter.c: blocks are the remote group's, MPI_IN_PLACE is
+ * refused, and rooted calls take MPI_ROOT. */
 #include <stdio.h>
 #include <string.h>
 
@@ -73,18 +74,19 @@ static int check_counts(tw_mpi_comm_t *c, const char *call, int n, const int *co
 
 /* ---- segments of one buffer ---- */
 
-/* The collectives on one buffer per rank (bcast, the reductions but reduce_scatter)
- * run as a series of collectives on segments of at most TW_COLL_SEGMENT packed
- * bytes, one after the other, so a non-contiguous buffer is staged through a copy of
- * one segment and never packed whole. Every member knows how many packed bytes the
- * call moves (MPI's type matching rules), so all agree on the segments whatever
- * their datatypes. A contiguous buffer is used where it is, segment by segment. */
+/* The collectives on one buffer per rank (bcast, the reductions) run as a series of
+ * collectives on segments of at most TW_COLL_SEGMENT packed bytes, one after the
+ * other, so a non-contiguous buffer is staged through a copy of one segment and
+ * never packed whole. Every member knows how many packed bytes the call moves (MPI's
+ * type matching rules), so all agree on the segments whatever their datatypes. A
+ * contiguous buffer is used where it is, segment by segment. */
 enum { TW_COLL_SEGMENT = 8 << 20 };
 
 typedef struct side {
     void *buf;
-    MPI_Count count;
+    MPI_Count count; /* items of type at buf: the call's, or (set first) more */
     MPI_Datatype type;
+    size_t base; /* where the call's packed bytes start in those of buf */
     int staged;
     char *at; /* contiguous: the packed bytes themselves; staged: one segment's copy */
 } side_t;
@@ -100,9 +102,9 @@ static void move_segment(tw_sched_t *s, void *arg) {
     move_t *m = arg;
     side_t *d = m->side;
     if (m->unpack)
-        tw_mpi_type_unpack_range(d->at, d->count, d->type, m->first, m->len, d->buf);
+        tw_mpi_type_unpack_range(d->at, d->count, d->type, d->base + m->first, m->len, d->buf);
     else
-        tw_mpi_type_pack_range(d->buf, d->count, d->type, m->first, m->len, d->at);
+        tw_mpi_type_pack_range(d->buf, d->count, d->type, d->base + m->first, m->len, d->at);
 }
 
 /* Bytes of segments for total packed bytes cut at multiples of unit. */
@@ -112,10 +114,14 @@ static size_t segment_bytes(size_t total, size_t unit) {
     return n < total ? n : total;
 }
 
-/* -1 when out of memory (s->error is set). */
-static int side_init(tw_sched_t *s, side_t *d, void *buf, MPI_Count count, MPI_Datatype type,
+/* d->buf and d->base are set, d->count when it is not count. -1 when out of memory
+ * (s->error is set). */
+static int side_init(tw_sched_t *s, side_t *d, MPI_Count count, MPI_Datatype type,
                      const tw_mpi_type_layout_t *l, size_t seg) {
-    *d = (side_t){buf, count, type, !l->contiguous, (char *)buf + (buf ? l->lb : 0)};
+    if (!d->count) d->count = count;
+    d->type = type;
+    d->staged = !l->contiguous;
+    d->at = (char *)d->buf + (d->buf ? l->lb + (MPI_Aint)d->base : 0);
     if (!d->staged) return 0;
     d->at = tw_sched_scratch(s, seg);
     return d->at ? 0 : -1;
@@ -150,6 +156,8 @@ typedef struct segmented {
     int unpack_out;   /* out receives a result: unpacked after each segment */
     tw_coll_red_t red;
     tw_sched_mark_t mark; /* the scratch that outlives every segment ends here */
+    tw_sched_fn *then;    /* not NULL: called once the last segment is done */
+    void *then_arg;
 } segmented_t;
 
 static void write_segment(tw_sched_t *s, segmented_t *g, size_t first, size_t len) {
@@ -190,9 +198,11 @@ static void next_segment(tw_sched_t *s, void *arg) {
     size_t len = g->bytes - g->first < g->seg ? g->bytes - g->first : g->seg;
     write_segment(s, g, g->first, len);
     g->first += len;
-    if (g->first >= g->bytes) return;
     tw_sched_fence(s);
-    tw_sched_call(s, next_segment, g);
+    if (g->first < g->bytes)
+        tw_sched_call(s, next_segment, g);
+    else if (g->then)
+        tw_sched_call(s, g->then, g->then_arg);
 }
 
 /* Writes the call g describes: the sides' buffers and the flags are set, the sides
@@ -206,10 +216,14 @@ static void segmented_run(tw_sched_t *s, const segmented_t *g, MPI_Count count, 
     k->bytes = (size_t)count * (size_t)l->size;
     k->seg = segment_bytes(k->bytes, k->red.item);
     k->first = 0;
-    if (k->takes && side_init(s, &k->out, k->out.buf, count, type, l, k->seg)) return;
-    if (k->gives && !k->in_place && side_init(s, &k->in, k->in.buf, count, type, l, k->seg)) return;
+    if (k->takes && side_init(s, &k->out, count, type, l, k->seg)) return;
+    if (k->gives && !k->in_place && side_init(s, &k->in, count, type, l, k->seg)) return;
     if (k->bytes <= k->seg) { /* one segment: written now, as any call */
         write_segment(s, k, 0, k->bytes);
+        if (k->then) {
+            tw_sched_fence(s);
+            tw_sched_call(s, k->then, k->then_arg);
+        }
         return;
     }
     k->mark = tw_sched_mark(s);
@@ -544,6 +558,56 @@ static int reduce_everyone(const char *call, everyone_t kind, const void *sendbu
     return end(call, c, s, req);
 }
 
+/* A large non-contiguous reduce-scatter as p reductions, one after the other: block
+ * i of every rank's input reduced to rank i, each segmented, so no more than a few
+ * segments are staged at a time. In place, rank i's block is read from where it is
+ * and its result written to the front of the buffer: block i's result only lands
+ * over input of blocks up to i, whose reductions have read it already. */
+typedef struct rs_blocks {
+    segmented_t g; /* what every block's reduction shares */
+    const int *counts;
+    int block, next;
+    size_t first; /* packed bytes of the blocks before the next */
+    tw_mpi_type_layout_t l;
+    tw_sched_mark_t mark; /* the scratch of one block's reduction starts here */
+} rs_blocks_t;
+
+static void next_block(tw_sched_t *s, void *arg) {
+    rs_blocks_t *b = arg;
+    tw_sched_release(s, b->mark); /* the last block's, whose steps are done */
+    int p = s->comm->size, count = 0;
+    while (b->next < p && !(count = b->counts ? b->counts[b->next] : b->block)) b->next++;
+    if (b->next == p) return;
+    int i = b->next++;
+    segmented_t g = b->g;
+    g.root = i;
+    g.takes = g.unpack_out = s->comm->rank == i;
+    g.in.base = b->first;
+    b->first += (size_t)count * (size_t)b->l.size;
+    g.then = next_block;
+    g.then_arg = b;
+    segmented_run(s, &g, count, g.in.type, &b->l);
+}
+
+static void reduce_scatter_blocks(tw_sched_t *s, const void *sendbuf, void *recvbuf,
+                                  const int *recvcounts, int block, int total, MPI_Datatype type,
+                                  MPI_Op op, const tw_mpi_type_layout_t *l) {
+    int p = s->comm->size, *counts = NULL;
+    rs_blocks_t *b = tw_sched_scratch(s, sizeof *b);
+    if (recvcounts && (counts = tw_sched_scratch(s, (size_t)p * sizeof *counts)))
+        memcpy(counts, recvcounts, (size_t)p * sizeof *counts);
+    if (!b || (recvcounts && !counts)) return;
+    *b = (rs_blocks_t){.counts = counts, .block = block, .l = *l};
+    b->g = (segmented_t){.kind = SEG_REDUCE, .gives = 1, .red = segment_red(op, type, l)};
+    b->g.in.buf = sendbuf == MPI_IN_PLACE ? recvbuf : (void *)(uintptr_t)sendbuf;
+    b->g.in.count = total;
+    b->g.in.type = type;
+    b->g.out.buf = recvbuf;
+    b->g.out.count = recvcounts ? recvcounts[s->comm->rank] : block;
+    b->mark = tw_sched_mark(s);
+    next_block(s, b);
+}
+
 /* recvcounts NULL: every block is block items (MPI_Reduce_scatter_block). */
 static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
                           const int *recvcounts, int block, MPI_Datatype type, MPI_Op op,
@@ -567,7 +631,12 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
     if (!rc) rc = check_alias(c, call, sendbuf, recvbuf, (size_t)total * (size_t)l.size);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
-    if (s && total) {
+    /* the datatype is the same on every rank (MPI's rule for reductions), so all
+     * take the same way */
+    if (s && total && !c->inter && !l.contiguous &&
+        (size_t)total * (size_t)l.size > TW_COLL_SEGMENT) {
+        reduce_scatter_blocks(s, sendbuf, recvbuf, recvcounts, block, (int)total, type, op, &l);
+    } else if (s && total) {
         size_t *counts = tw_sched_scratch(s, (size_t)p * sizeof *counts);
         out_t o;
         /* in place, the input is all of recvbuf and the result its first block */
