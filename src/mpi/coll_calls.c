@@ -7,11 +7,12 @@
  * on (no copy), any other packed into scratch when the call starts and unpacked
  * into the user's buffer after the last step — unless it is large: calls on one
  * buffer then go in segments staged one at a time (a reduce-scatter as one such
- * reduction per block), and the direct algorithms of the block calls move a large
+ * reduction per block), the direct algorithms of the block calls move a large
  * non-contiguous block as a typed message, staged by the point-to-point engine a
- * chunk at a time. On an intercommunicator the same checks and views lead to the
- * algorithms of coll_inter.c: blocks are the remote group's, MPI_IN_PLACE is
- * refused, and rooted calls take MPI_ROOT. */
+ * chunk at a time, and an all-to-all in place swaps its blocks pairwise, in
+ * pieces. On an intercommunicator the same checks and views lead to the algorithms
+ * of coll_inter.c: blocks are the remote group's, MPI_IN_PLACE is refused, and
+ * rooted calls take MPI_ROOT. */
 #include <stdio.h>
 #include <string.h>
 
@@ -832,6 +833,76 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
     return end(call, c, s, req);
 }
 
+/* An all-to-all in place: recvbuf's blocks are sent and received over. Up to
+ * SWAP_PIECE packed bytes in all, a copy of them is sent from; beyond, a pairwise
+ * exchange (round k pairs rank r with k - r, both ends knowing the bytes between
+ * them), each block swapped with its peer in pieces of at most SWAP_PIECE bytes:
+ * one received into a copy while the block's own piece is sent (packed into a
+ * second copy when it is not contiguous), then written over that piece. A block
+ * of one piece moves as one message each way, as in the linear and pairwise
+ * algorithms, so ranks on either side of the limit still match. */
+enum { SWAP_PIECE = 1 << 20 };
+
+typedef struct swap {
+    side_t *blocks; /* rank i's block of recvbuf, contiguous or staged */
+    size_t *bytes;
+    side_t give, take; /* the block of this round: its piece sent, and received */
+    int k, started;
+    size_t first; /* the next piece of the round's block */
+    char *sent, *received;
+    tw_sched_mark_t mark; /* a piece's scratch starts here */
+} swap_t;
+
+static void next_piece(tw_sched_t *s, void *arg) {
+    swap_t *x = arg;
+    int r = s->comm->rank, p = s->comm->size;
+    tw_sched_release(s, x->mark); /* the last piece's steps are done */
+    while (x->k < p) {
+        int peer = ((x->k - r) % p + p) % p;
+        size_t b = x->bytes[peer];
+        if (peer == r || (x->started && x->first >= b)) { /* the next round */
+            x->k++;
+            x->first = 0;
+            x->started = 0;
+            continue;
+        }
+        if (!x->started) {
+            x->give = x->take = x->blocks[peer];
+            if (x->give.staged) x->give.at = x->sent;
+            x->take.staged = 1;
+            x->take.at = x->received;
+        }
+        x->started = 1;
+        size_t len = b - x->first < SWAP_PIECE ? b - x->first : SWAP_PIECE;
+        tw_sched_recv(s, x->received, len, peer);
+        tw_sched_send(s, side_bytes(s, &x->give, x->first, len, 1), len, peer);
+        add_move(s, &x->take, x->first, len, 1); /* after a fence */
+        x->first += len;
+        tw_sched_call(s, next_piece, x);
+        return;
+    }
+}
+
+static void alltoall_swap(tw_sched_t *s, const vspec_t *v) {
+    int p = s->comm->size;
+    swap_t *x = tw_sched_scratch(s, sizeof *x);
+    side_t *blocks = tw_sched_scratch(s, (size_t)p * sizeof *blocks);
+    size_t *bytes = tw_sched_scratch(s, (size_t)p * sizeof *bytes);
+    char *sent = tw_sched_scratch(s, SWAP_PIECE), *received = tw_sched_scratch(s, SWAP_PIECE);
+    if (!x || !blocks || !bytes || !sent || !received) return;
+    *x = (swap_t){.blocks = blocks, .bytes = bytes, .sent = sent, .received = received};
+    for (int i = 0; i < p; i++) {
+        tw_mpi_type_layout_t l;
+        tw_mpi_type_layout(type_of(v, i), &l);
+        MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
+        char *buf = (char *)v->buf + at;
+        blocks[i] = (side_t){buf, v->counts[i], type_of(v, i), 0, !l.contiguous, buf + l.lb};
+        bytes[i] = (size_t)v->counts[i] * (size_t)l.size;
+    }
+    x->mark = tw_sched_mark(s);
+    next_piece(s, x);
+}
+
 /* Alltoall(v,w); vform 0: uniform blocks of sendcount and recvcount items. types has
  * one type per rank for the w form (displacements then in bytes). */
 static int alltoall(const char *call, int vform, const void *sendbuf, const int *sendcounts,
@@ -868,14 +939,21 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
         int typed_ok = !in_place;
         vspec_t rv = {recvbuf, recvcounts, rdispls, recvtypes, per_rank};
         view_t rw = {NULL, NULL, NULL, 0, NULL}, sw = rw;
-        if (!s->error && !view_make(s, &rv, in_place ? -2 : -1, typed_ok, &rw)) {
+        size_t total = 0;
+        for (int i = 0; in_place && !s->error && i < p; i++) {
+            tw_mpi_type_layout(type_of(&rv, i), &l);
+            total += (size_t)recvcounts[i] * (size_t)l.size;
+        }
+        if (total > SWAP_PIECE) {
+            alltoall_swap(s, &rv);
+        } else if (!s->error && !view_make(s, &rv, in_place ? -2 : -1, typed_ok, &rw)) {
             if (in_place) {
                 sw = rw;
-                size_t total = 0;
+                size_t span = 0;
                 for (int i = 0; i < p; i++)
-                    if (rw.offs[i] + rw.bytes[i] > total) total = rw.offs[i] + rw.bytes[i];
-                sw.base = tw_sched_scratch(s, total);
-                if (sw.base && total) memcpy(sw.base, rw.base, total);
+                    if (rw.offs[i] + rw.bytes[i] > span) span = rw.offs[i] + rw.bytes[i];
+                sw.base = tw_sched_scratch(s, span);
+                if (sw.base && span) memcpy(sw.base, rw.base, span);
                 sw.blocks = sw.base ? tw_coll_blocks(s, sw.base, sw.offs, sw.bytes) : NULL;
             } else {
                 vspec_t sv = {(void *)(uintptr_t)sendbuf, sendcounts, sdispls, sendtypes, per_rank};
