@@ -833,15 +833,30 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
     return end(call, c, s, req);
 }
 
-/* An all-to-all in place: recvbuf's blocks are sent and received over. Up to
- * SWAP_PIECE packed bytes in all, a copy of them is sent from; beyond, a pairwise
- * exchange (round k pairs rank r with k - r, both ends knowing the bytes between
- * them), each block swapped with its peer in pieces of at most SWAP_PIECE bytes:
- * one received into a copy while the block's own piece is sent (packed into a
- * second copy when it is not contiguous), then written over that piece. A block
- * of one piece moves as one message each way, as in the linear and pairwise
- * algorithms, so ranks on either side of the limit still match. */
+/* An all-to-all in place: recvbuf's blocks are sent and received over. Small, a
+ * copy of them is sent from; beyond SWAP_PIECE packed bytes in all (contiguous:
+ * TW_COLL_SEGMENT, or a block beyond SWAP_PIECE), a pairwise exchange (round k
+ * pairs rank r with k - r, both ends knowing the bytes between them), each block
+ * swapped with its peer in pieces of at most SWAP_PIECE bytes: one received into a
+ * copy while the block's own piece is sent (packed into a second copy when it is
+ * not contiguous), then written over that piece. A block of one piece moves as one
+ * message each way, as in the linear and pairwise algorithms, so ranks on either
+ * side of the limit still match. */
 enum { SWAP_PIECE = 1 << 20 };
+
+static int swaps(const vspec_t *v, int p) {
+    size_t total = 0, most = 0;
+    int contiguous = 1;
+    for (int i = 0; i < p; i++) {
+        tw_mpi_type_layout_t l;
+        tw_mpi_type_layout(type_of(v, i), &l);
+        size_t b = (size_t)v->counts[i] * (size_t)l.size;
+        contiguous &= l.contiguous;
+        total += b;
+        most = b > most ? b : most;
+    }
+    return most > SWAP_PIECE || total > (contiguous ? TW_COLL_SEGMENT : SWAP_PIECE);
+}
 
 typedef struct swap {
     side_t *blocks; /* rank i's block of recvbuf, contiguous or staged */
@@ -939,12 +954,7 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
         int typed_ok = !in_place;
         vspec_t rv = {recvbuf, recvcounts, rdispls, recvtypes, per_rank};
         view_t rw = {NULL, NULL, NULL, 0, NULL}, sw = rw;
-        size_t total = 0;
-        for (int i = 0; in_place && !s->error && i < p; i++) {
-            tw_mpi_type_layout(type_of(&rv, i), &l);
-            total += (size_t)recvcounts[i] * (size_t)l.size;
-        }
-        if (total > SWAP_PIECE) {
+        if (in_place && !s->error && swaps(&rv, p)) {
             alltoall_swap(s, &rv);
         } else if (!s->error && !view_make(s, &rv, in_place ? -2 : -1, typed_ok, &rw)) {
             if (in_place) {
