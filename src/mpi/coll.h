@@ -51,7 +51,7 @@ tw_sched_block_t *tw_coll_blocks(tw_sched_t *s, const void *base, const size_t *
 
 /* The same on an intercommunicator (coll_inter.c): the peers of remote blocks are
  * remote ranks; root is MPI_ROOT, MPI_PROC_NULL or the root's remote rank. Reduce
- * and scatter counts are items; reduce_scatter's counts are the local group's. */
+ * counts are items; reduce_scatter's counts are the local group's. */
 void tw_coll_inter_barrier(tw_sched_t *s);
 void tw_coll_inter_bcast(tw_sched_t *s, void *buf, size_t bytes, int root);
 void tw_coll_inter_reduce(tw_sched_t *s, const void *in, void *out, size_t count,
@@ -60,8 +60,7 @@ void tw_coll_inter_allreduce(tw_sched_t *s, const void *in, void *out, size_t co
                              const tw_coll_red_t *red);
 void tw_coll_inter_reduce_scatter(tw_sched_t *s, const void *in, void *out, const size_t *counts,
                                   const tw_coll_red_t *red);
-/* The direct ones on blocks, as above (root: MPI_ROOT, MPI_PROC_NULL or the root's
- * remote rank; single blocks are not NULL where the call has them). */
+/* The direct ones, on blocks as above: p of the remote group's, or one. */
 void tw_coll_inter_gatherv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out,
                            int root);
 void tw_coll_inter_scatterv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out,
