@@ -7,12 +7,12 @@
  * on (no copy), any other packed into scratch when the call starts and unpacked
  * into the user's buffer after the last step — unless it is large: calls on one
  * buffer then go in segments staged one at a time (a reduce-scatter as one such
- * reduction per block), the direct algorithms of the block calls move a large
- * non-contiguous block as a typed message, staged by the point-to-point engine a
- * chunk at a time, and an all-to-all in place swaps its blocks pairwise, in
- * pieces. On an intercommunicator the same checks and views lead to the algorithms
- * of coll_inter.c: blocks are the remote group's, MPI_IN_PLACE is refused, and
- * rooted calls take MPI_ROOT. */
+ * reduction per block, or on an intercommunicator in segments of the whole vector),
+ * the direct algorithms of the block calls move a large non-contiguous block as a
+ * typed message, staged by the point-to-point engine a chunk at a time, and an
+ * all-to-all in place swaps its blocks pairwise, in pieces. On an intercommunicator
+ * the same checks and views lead to the algorithms of coll_inter.c: blocks are the
+ * remote group's, MPI_IN_PLACE is refused, and rooted calls take MPI_ROOT. */
 #include <stdio.h>
 #include <string.h>
 
@@ -108,9 +108,10 @@ static void move_segment(tw_sched_t *s, void *arg) {
         tw_mpi_type_pack_range(d->buf, d->count, d->type, d->base + m->first, m->len, d->at);
 }
 
-/* Bytes of segments for total packed bytes cut at multiples of unit. */
-static size_t segment_bytes(size_t total, size_t unit) {
-    size_t n = TW_COLL_SEGMENT / unit * unit;
+/* Bytes of segments of at most most bytes for total packed bytes cut at multiples
+ * of unit. */
+static size_t segment_bytes(size_t total, size_t unit, size_t most) {
+    size_t n = most / unit * unit;
     if (!n) n = unit; /* one unit beyond a segment: a user op's item is not cut */
     return n < total ? n : total;
 }
@@ -145,7 +146,14 @@ static char *side_bytes(tw_sched_t *s, side_t *d, size_t first, size_t len, int 
 
 /* One call on one buffer per rank, written one segment at a time: the steps of the
  * next segment, with scratch of its own, once the last one's are done. */
-typedef enum { SEG_BCAST, SEG_REDUCE, SEG_ALLREDUCE, SEG_SCAN, SEG_EXSCAN } seg_kind_t;
+typedef enum {
+    SEG_BCAST,
+    SEG_REDUCE,
+    SEG_ALLREDUCE,
+    SEG_SCAN,
+    SEG_EXSCAN,
+    SEG_INTER_REDUCE_SCATTER
+} seg_kind_t;
 typedef struct segmented {
     seg_kind_t kind;
     int root;
@@ -159,9 +167,33 @@ typedef struct segmented {
     tw_sched_mark_t mark; /* the scratch that outlives every segment ends here */
     tw_sched_fn *then;    /* not NULL: called once the last segment is done */
     void *then_arg;
+    const size_t *blocks; /* a reduce-scatter's: packed bytes of each local rank */
+    size_t own;           /* where this rank's block starts in the vector */
+    size_t most;          /* the largest segment; 0: TW_COLL_SEGMENT */
 } segmented_t;
 
+/* The segments of the reduce-scatters: a block's root (an intercommunicator's
+ * leader) holds four (six) buffers of a segment at once: input, output, the
+ * reduction's work and ring buffers (the sum and the other group's). */
+enum { REDUCE_SCATTER_SEGMENT = TW_COLL_SEGMENT / 4 };
+
+/* A segment of an intercommunicator's reduce-scatter: the part of this rank's
+ * block within it goes to that part of out. */
+static void reduce_scatter_segment(tw_sched_t *s, segmented_t *g, const char *in, size_t first,
+                                   size_t len) {
+    size_t own = g->own, lo = first > own ? first : own;
+    size_t hi = own + g->blocks[s->comm->rank];
+    if (hi > first + len) hi = first + len;
+    char *o = hi > lo ? side_bytes(s, &g->out, lo - own, hi - lo, 0) : NULL;
+    tw_coll_inter_reduce_scatter(s, in, o, first, len, g->blocks, &g->red);
+    if (o && g->out.staged) add_move(s, &g->out, lo - own, hi - lo, 1);
+}
+
 static void write_segment(tw_sched_t *s, segmented_t *g, size_t first, size_t len) {
+    if (g->kind == SEG_INTER_REDUCE_SCATTER) {
+        reduce_scatter_segment(s, g, side_bytes(s, &g->in, first, len, 1), first, len);
+        return;
+    }
     char *o = g->takes ? side_bytes(s, &g->out, first, len, g->load_out) : NULL;
     const char *i = !g->gives ? NULL : g->in_place ? o : side_bytes(s, &g->in, first, len, 1);
     int inter = s->comm->inter;
@@ -189,6 +221,8 @@ static void write_segment(tw_sched_t *s, segmented_t *g, size_t first, size_t le
     case SEG_EXSCAN:
         tw_coll_scan(s, i, o, n, &g->red, g->kind == SEG_EXSCAN);
         break;
+    case SEG_INTER_REDUCE_SCATTER: /* above */
+        break;
     }
     if (g->unpack_out && g->out.staged) add_move(s, &g->out, first, len, 1);
 }
@@ -215,7 +249,7 @@ static void segmented_run(tw_sched_t *s, const segmented_t *g, MPI_Count count, 
     if (!k) return;
     *k = *g;
     k->bytes = (size_t)count * (size_t)l->size;
-    k->seg = segment_bytes(k->bytes, k->red.item);
+    k->seg = segment_bytes(k->bytes, k->red.item, k->most ? k->most : TW_COLL_SEGMENT);
     k->first = 0;
     if (k->takes && side_init(s, &k->out, count, type, l, k->seg)) return;
     if (k->gives && !k->in_place && side_init(s, &k->in, count, type, l, k->seg)) return;
@@ -600,6 +634,7 @@ static void reduce_scatter_blocks(tw_sched_t *s, const void *sendbuf, void *recv
     if (!b || (recvcounts && !counts)) return;
     *b = (rs_blocks_t){.counts = counts, .block = block, .l = *l};
     b->g = (segmented_t){.kind = SEG_REDUCE, .gives = 1, .red = segment_red(op, type, l)};
+    b->g.most = REDUCE_SCATTER_SEGMENT;
     b->g.in.buf = sendbuf == MPI_IN_PLACE ? recvbuf : (void *)(uintptr_t)sendbuf;
     b->g.in.count = total;
     b->g.in.type = type;
@@ -634,8 +669,24 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
     tw_sched_t stack, *s = begin(c, req, &stack);
     /* the datatype is the same on every rank (MPI's rule for reductions), so all
      * take the same way */
-    if (s && total && !c->inter && !l.contiguous &&
-        (size_t)total * (size_t)l.size > TW_COLL_SEGMENT) {
+    if (s && total && c->inter) {
+        /* in segments of the whole vector, each reduced at the leaders and scattered
+         * over the other group: the groups agree on the segments by the bytes */
+        size_t *blocks = tw_sched_scratch(s, (size_t)p * sizeof *blocks), own = 0;
+        segmented_t g = {.kind = SEG_INTER_REDUCE_SCATTER, .gives = 1, .takes = 1};
+        g.most = REDUCE_SCATTER_SEGMENT;
+        for (int i = 0; blocks && i < p; i++) {
+            blocks[i] = (size_t)(recvcounts ? recvcounts[i] : block) * (size_t)l.size;
+            own += i < c->rank ? blocks[i] : 0;
+        }
+        g.in.buf = (void *)(uintptr_t)sendbuf;
+        g.out.buf = recvbuf;
+        g.out.count = mine;
+        g.red = segment_red(op, type, &l);
+        g.blocks = blocks;
+        g.own = own;
+        if (blocks) segmented_run(s, &g, total, type, &l);
+    } else if (s && total && !l.contiguous && (size_t)total * (size_t)l.size > TW_COLL_SEGMENT) {
         reduce_scatter_blocks(s, sendbuf, recvbuf, recvcounts, block, (int)total, type, op, &l);
     } else if (s && total) {
         size_t *counts = tw_sched_scratch(s, (size_t)p * sizeof *counts);
@@ -647,10 +698,7 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
         tw_coll_red_t red = red_of(op, type, &l);
         if (counts && in && out) {
             for (int i = 0; i < p; i++) counts[i] = (size_t)(recvcounts ? recvcounts[i] : block);
-            if (c->inter)
-                tw_coll_inter_reduce_scatter(s, in, out, counts, &red);
-            else
-                tw_coll_reduce_scatter(s, in, out, counts, &red);
+            tw_coll_reduce_scatter(s, in, out, counts, &red);
         }
         unpack_out(s, &o);
     }

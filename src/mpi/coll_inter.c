@@ -99,26 +99,31 @@ void tw_coll_inter_allreduce(tw_sched_t *s, const void *in, void *out, size_t co
     leave_local(s, inter);
 }
 
-void tw_coll_inter_reduce_scatter(tw_sched_t *s, const void *in, void *out, const size_t *counts,
-                                  const tw_coll_red_t *red) {
+/* One segment of a reduce-scatter: the items of bytes packed bytes from first of
+ * the whole vector, whose blocks[i] bytes go to local rank i in order; out takes
+ * this rank's part of the segment (NULL: none). */
+void tw_coll_inter_reduce_scatter(tw_sched_t *s, const void *in, void *out, size_t first,
+                                  size_t bytes, const size_t *blocks, const tw_coll_red_t *red) {
     int n = s->comm->local_size;
-    size_t total = 0, *bytes = tw_sched_scratch(s, 2 * (size_t)n * sizeof *bytes);
-    if (!bytes) return;
-    for (int i = 0; i < n; i++) {
-        bytes[n + i] = total * red->item; /* the offsets */
-        bytes[i] = counts[i] * red->item;
-        total += counts[i];
+    size_t at = 0, *part = tw_sched_scratch(s, 2 * (size_t)n * sizeof *part);
+    if (!part) return;
+    for (int i = 0; i < n; i++) { /* block i within the segment, from its start */
+        size_t lo = at > first ? at : first, hi = at + blocks[i];
+        if (hi > first + bytes) hi = first + bytes;
+        part[i] = hi > lo ? hi - lo : 0;
+        part[n + i] = hi > lo ? lo - first : 0;
+        at += blocks[i];
     }
-    void *sum = reduce_to_leader(s, in, total, red);
-    void *remote_sum = s->comm->rank == 0 ? tw_sched_scratch(s, total * red->item) : NULL;
+    size_t count = bytes / red->item;
+    void *sum = reduce_to_leader(s, in, count, red);
+    void *remote_sum = s->comm->rank == 0 ? tw_sched_scratch(s, bytes) : NULL;
     if (s->error) return;
     /* the other group's reduction is scattered over this one */
-    leaders_swap(s, sum, total * red->item, remote_sum, total * red->item);
+    leaders_swap(s, sum, bytes, remote_sum, bytes);
     tw_mpi_comm_t *inter = enter_local(s);
     if (!inter) return;
-    tw_sched_block_t one = {.at = out, .bytes = bytes[s->comm->rank]};
-    tw_coll_scatterv(s, remote_sum ? tw_coll_blocks(s, remote_sum, bytes + n, bytes) : NULL, &one,
-                     0);
+    tw_sched_block_t one = {.at = out, .bytes = part[s->comm->rank]};
+    tw_coll_scatterv(s, remote_sum ? tw_coll_blocks(s, remote_sum, part + n, part) : NULL, &one, 0);
     leave_local(s, inter);
 }
 

@@ -4,14 +4,15 @@
  * top of the buffers (the peak resident size).
  *
  * First reduce-scatters of PACKED bytes in all, in place and not, blocking and not:
- * the peak may grow by the staging copies of a few segments, well under the packed
- * copies of input and result. Then all-to-alls in place, whose blocks are swapped in
- * pieces: the peak grows by far less than one block. Then the collectives of blocks
- * (gather, scatter, allgather, alltoall and their v forms) with blocks of BLOCK
- * packed bytes, some ranks' sides contiguous and others not: a non-contiguous block
- * moves a staging chunk at a time, so the peak grows by far less than one block; the
- * same over an intercommunicator of two halves of the ranks. Then the collectives on
- * one buffer with PACKED bytes (four collective segments): the peak may grow by the
+ * the peak may grow by the staging copies of a few quarter segments, well under the
+ * packed copies of input and result. Then all-to-alls in place, whose blocks are
+ * swapped in pieces: the peak grows by far less than one block. Then the
+ * collectives of blocks (gather, scatter, allgather, alltoall and their v forms)
+ * with blocks of BLOCK packed bytes, some ranks' sides contiguous and others not: a
+ * non-contiguous block moves a staging chunk at a time, so the peak grows by far
+ * less than one block; the same over an intercommunicator of two halves of the
+ * ranks, and a reduce-scatter of PACKED bytes there. Then the collectives on one
+ * buffer with PACKED bytes (four collective segments): the peak may grow by the
  * staging copies of a few segments, well under one packed copy of the send and the
  * receive data. Blocking and non-blocking calls. */
 #include <mpi.h>
@@ -27,6 +28,8 @@ static const size_t PACKED = 32u << 20;          /* bytes of data per call */
 static const long GROWTH_LIMIT = 40l << 10;      /* KiB: whole copies would take 64 MiB and more */
 enum { BLOCK_ITEMS = 1024 };                     /* items of the type per block: 8 MB packed */
 static const long BLOCK_GROWTH_LIMIT = 6l << 10; /* KiB: under one block */
+/* KiB: reduce-scatters, a few quarter segments; whole copies would take 64 MiB and more */
+static const long SCATTER_GROWTH_LIMIT = 20l << 10;
 
 /* AddressSanitizer keeps freed memory in quarantine, so the peak grows with every
  * staging copy ever made: there the data and gaps are checked, not the memory. */
@@ -244,10 +247,10 @@ static void test_reduce_scatter(MPI_Datatype t, double *in, double *out, int cou
     }
 
     long grown = section_growth(before);
-    if (CHECK_MEMORY && grown >= GROWTH_LIMIT)
+    if (CHECK_MEMORY && grown >= SCATTER_GROWTH_LIMIT)
         fprintf(stderr, "rank %d: the reduce-scatters took %ld KiB beyond the buffers\n", rank,
                 grown);
-    CHECK(!CHECK_MEMORY || grown < GROWTH_LIMIT);
+    CHECK(!CHECK_MEMORY || grown < SCATTER_GROWTH_LIMIT);
 }
 
 /* Alltoall and Ialltoallv in place on count items of t in all: block r of rank q
@@ -313,7 +316,7 @@ static void test_alltoall_in_place(MPI_Datatype t, double *buf, int count) {
  * BLOCK_ITEMS items of t: Gatherv to the lower group's first rank (the blocks in
  * reverse order), Allgather and Ialltoall; the upper group's ranks pass dense doubles
  * to Allgather. */
-static void test_intercomm(MPI_Datatype t) {
+static void test_intercomm(MPI_Datatype t, double *in, double *out, int count) {
     int low = rank < size / 2, lrank, rsize;
     MPI_Comm half, inter;
     CHECK(MPI_Comm_split(MPI_COMM_WORLD, low, rank, &half) == MPI_SUCCESS);
@@ -368,10 +371,39 @@ static void test_intercomm(MPI_Datatype t) {
                 "rank %d: the intercommunicator collectives took %ld KiB beyond the buffers\n",
                 rank, grown);
     CHECK(!CHECK_MEMORY || grown < BLOCK_GROWTH_LIMIT);
-    CHECK(MPI_Comm_free(&inter) == MPI_SUCCESS);
-    CHECK(MPI_Comm_free(&half) == MPI_SUCCESS);
     free(a);
     free(b);
+
+    /* Reduce_scatter (sum) of count items of t, the other group's sum over this one,
+     * the last rank's block the largest */
+    int lsize, first = 0, mine_first = 0;
+    CHECK(MPI_Comm_size(half, &lsize) == MPI_SUCCESS);
+    for (int r = 0; r < lsize; r++) {
+        counts[r] = r < lsize - 1 ? count / (lsize + 1) : count - first;
+        if (r < lrank) mine_first += counts[r];
+        first += counts[r];
+    }
+    words = 2 * (size_t)count * ITEM;
+    for (size_t i = 0; i < words; i++) in[i] = value(lrank + (low ? 0 : 100), i);
+    blank(out, words);
+    before = section_start();
+    CHECK(MPI_Reduce_scatter(in, out, counts, t, MPI_SUM, inter) == MPI_SUCCESS);
+    double ranks = rsize * (rsize - 1) / 2.0 + (low ? 100.0 * rsize : 0.0);
+    size_t mn = (size_t)counts[lrank] * ITEM;
+    for (size_t d = 0; d < mn; d++) {
+        size_t g = (size_t)mine_first * ITEM + d;
+        CHECK(out[2 * d] == ranks * 1e9 + (double)rsize * (double)(2 * g));
+        CHECK(out[2 * d + 1] == -1.0);
+    }
+    for (size_t w = 2 * mn; w < words; w++) CHECK(out[w] == -1.0);
+    grown = section_growth(before);
+    if (CHECK_MEMORY && grown >= SCATTER_GROWTH_LIMIT)
+        fprintf(stderr,
+                "rank %d: the intercommunicator reduce-scatter took %ld KiB beyond the buffers\n",
+                rank, grown);
+    CHECK(!CHECK_MEMORY || grown < SCATTER_GROWTH_LIMIT);
+    CHECK(MPI_Comm_free(&inter) == MPI_SUCCESS);
+    CHECK(MPI_Comm_free(&half) == MPI_SUCCESS);
 }
 
 int main(int argc, char **argv) {
@@ -387,7 +419,7 @@ int main(int argc, char **argv) {
     test_reduce_scatter(t, in, out, count);
     test_alltoall_in_place(t, out, count);
     test_blocks(t);
-    if (size > 1) test_intercomm(t);
+    if (size > 1) test_intercomm(t, in, out, count);
     for (size_t i = 0; i < 2 * n; i++) {
         in[i] = value(rank, i);
         out[i] = -1.0;
