@@ -51,27 +51,26 @@ tw_sched_block_t *tw_coll_blocks(tw_sched_t *s, const void *base, const size_t *
 
 /* The same on an intercommunicator (coll_inter.c): the peers of remote blocks are
  * remote ranks; root is MPI_ROOT, MPI_PROC_NULL or the root's remote rank. Reduce
- * and scatter counts are items; reduce_scatter's counts are the local group's. */
+ * counts are items; reduce_scatter's blocks are the local group's. */
 void tw_coll_inter_barrier(tw_sched_t *s);
 void tw_coll_inter_bcast(tw_sched_t *s, void *buf, size_t bytes, int root);
 void tw_coll_inter_reduce(tw_sched_t *s, const void *in, void *out, size_t count,
                           const tw_coll_red_t *red, int root);
 void tw_coll_inter_allreduce(tw_sched_t *s, const void *in, void *out, size_t count,
                              const tw_coll_red_t *red);
-void tw_coll_inter_reduce_scatter(tw_sched_t *s, const void *in, void *out, const size_t *counts,
-                                  const tw_coll_red_t *red);
-void tw_coll_inter_gather(tw_sched_t *s, const void *in, void *out, size_t bytes, int root);
-void tw_coll_inter_gatherv(tw_sched_t *s, const void *in, size_t inbytes, void *out,
-                           const size_t *bytes, const size_t *offs, int root);
-void tw_coll_inter_scatter(tw_sched_t *s, const void *in, void *out, size_t bytes, int root);
-void tw_coll_inter_scatterv(tw_sched_t *s, const void *in, const size_t *bytes, const size_t *offs,
-                            void *out, size_t outbytes, int root);
-void tw_coll_inter_allgather(tw_sched_t *s, const void *in, void *out, size_t bytes);
-void tw_coll_inter_allgatherv(tw_sched_t *s, const void *in, size_t inbytes, void *out,
-                              const size_t *bytes, const size_t *offs);
-void tw_coll_inter_alltoallv(tw_sched_t *s, const void *in, const size_t *sbytes,
-                             const size_t *soffs, void *out, const size_t *rbytes,
-                             const size_t *roffs);
+/* in: a segment of bytes packed bytes from first of the vector whose local blocks
+ * are blocks[] bytes; out: this rank's part of the segment */
+void tw_coll_inter_reduce_scatter(tw_sched_t *s, const void *in, void *out, size_t first,
+                                  size_t bytes, const size_t *blocks, const tw_coll_red_t *red);
+/* The direct ones, on blocks as above: p of the remote group's, or one. */
+void tw_coll_inter_gatherv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out,
+                           int root);
+void tw_coll_inter_scatterv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out,
+                            int root);
+void tw_coll_inter_allgatherv(tw_sched_t *s, const tw_sched_block_t *in,
+                              const tw_sched_block_t *out);
+void tw_coll_inter_alltoallv(tw_sched_t *s, const tw_sched_block_t *in,
+                             const tw_sched_block_t *out);
 
 /* Collectives through shared memory on one node (coll_shm.c), blocking calls on an
  * intracommunicator only. Each returns 1 when it did the call (*rc: its error

@@ -6,11 +6,13 @@
  * The algorithms see packed bytes: a contiguous datatype's buffer as it is, from lb
  * on (no copy), any other packed into scratch when the call starts and unpacked
  * into the user's buffer after the last step — unless it is large: calls on one
- * buffer then go in segments staged one at a time, and the direct algorithms of the
- * block calls move a large non-contiguous block as a typed message, staged by the
- * point-to-point engine a chunk at a time. On an intercommunicator the same
- * checks and views lead to the algorithms of coll_inter.c: blocks are the remote
- * group's, MPI_IN_PLACE is refused, and rooted calls take MPI_ROOT. */
+ * buffer then go in segments staged one at a time (a reduce-scatter as one such
+ * reduction per block, or on an intercommunicator in segments of the whole vector),
+ * the direct algorithms of the block calls move a large non-contiguous block as a
+ * typed message, staged by the point-to-point engine a chunk at a time, and an
+ * all-to-all in place swaps its blocks pairwise, in pieces. On an intercommunicator
+ * the same checks and views lead to the algorithms of coll_inter.c: blocks are the
+ * remote group's, MPI_IN_PLACE is refused, and rooted calls take MPI_ROOT. */
 #include <stdio.h>
 #include <string.h>
 
@@ -73,18 +75,19 @@ static int check_counts(tw_mpi_comm_t *c, const char *call, int n, const int *co
 
 /* ---- segments of one buffer ---- */
 
-/* The collectives on one buffer per rank (bcast, the reductions but reduce_scatter)
- * run as a series of collectives on segments of at most TW_COLL_SEGMENT packed
- * bytes, one after the other, so a non-contiguous buffer is staged through a copy of
- * one segment and never packed whole. Every member knows how many packed bytes the
- * call moves (MPI's type matching rules), so all agree on the segments whatever
- * their datatypes. A contiguous buffer is used where it is, segment by segment. */
+/* The collectives on one buffer per rank (bcast, the reductions) run as a series of
+ * collectives on segments of at most TW_COLL_SEGMENT packed bytes, one after the
+ * other, so a non-contiguous buffer is staged through a copy of one segment and
+ * never packed whole. Every member knows how many packed bytes the call moves (MPI's
+ * type matching rules), so all agree on the segments whatever their datatypes. A
+ * contiguous buffer is used where it is, segment by segment. */
 enum { TW_COLL_SEGMENT = 8 << 20 };
 
 typedef struct side {
     void *buf;
-    MPI_Count count;
+    MPI_Count count; /* items of type at buf: the call's, or (set first) more */
     MPI_Datatype type;
+    size_t base; /* where the call's packed bytes start in those of buf */
     int staged;
     char *at; /* contiguous: the packed bytes themselves; staged: one segment's copy */
 } side_t;
@@ -100,22 +103,27 @@ static void move_segment(tw_sched_t *s, void *arg) {
     move_t *m = arg;
     side_t *d = m->side;
     if (m->unpack)
-        tw_mpi_type_unpack_range(d->at, d->count, d->type, m->first, m->len, d->buf);
+        tw_mpi_type_unpack_range(d->at, d->count, d->type, d->base + m->first, m->len, d->buf);
     else
-        tw_mpi_type_pack_range(d->buf, d->count, d->type, m->first, m->len, d->at);
+        tw_mpi_type_pack_range(d->buf, d->count, d->type, d->base + m->first, m->len, d->at);
 }
 
-/* Bytes of segments for total packed bytes cut at multiples of unit. */
-static size_t segment_bytes(size_t total, size_t unit) {
-    size_t n = TW_COLL_SEGMENT / unit * unit;
+/* Bytes of segments of at most most bytes for total packed bytes cut at multiples
+ * of unit. */
+static size_t segment_bytes(size_t total, size_t unit, size_t most) {
+    size_t n = most / unit * unit;
     if (!n) n = unit; /* one unit beyond a segment: a user op's item is not cut */
     return n < total ? n : total;
 }
 
-/* -1 when out of memory (s->error is set). */
-static int side_init(tw_sched_t *s, side_t *d, void *buf, MPI_Count count, MPI_Datatype type,
+/* d->buf and d->base are set, d->count when it is not count. -1 when out of memory
+ * (s->error is set). */
+static int side_init(tw_sched_t *s, side_t *d, MPI_Count count, MPI_Datatype type,
                      const tw_mpi_type_layout_t *l, size_t seg) {
-    *d = (side_t){buf, count, type, !l->contiguous, (char *)buf + (buf ? l->lb : 0)};
+    if (!d->count) d->count = count;
+    d->type = type;
+    d->staged = !l->contiguous;
+    d->at = (char *)d->buf + (d->buf ? l->lb + (MPI_Aint)d->base : 0);
     if (!d->staged) return 0;
     d->at = tw_sched_scratch(s, seg);
     return d->at ? 0 : -1;
@@ -138,7 +146,14 @@ static char *side_bytes(tw_sched_t *s, side_t *d, size_t first, size_t len, int 
 
 /* One call on one buffer per rank, written one segment at a time: the steps of the
  * next segment, with scratch of its own, once the last one's are done. */
-typedef enum { SEG_BCAST, SEG_REDUCE, SEG_ALLREDUCE, SEG_SCAN, SEG_EXSCAN } seg_kind_t;
+typedef enum {
+    SEG_BCAST,
+    SEG_REDUCE,
+    SEG_ALLREDUCE,
+    SEG_SCAN,
+    SEG_EXSCAN,
+    SEG_INTER_REDUCE_SCATTER
+} seg_kind_t;
 typedef struct segmented {
     seg_kind_t kind;
     int root;
@@ -150,9 +165,35 @@ typedef struct segmented {
     int unpack_out;   /* out receives a result: unpacked after each segment */
     tw_coll_red_t red;
     tw_sched_mark_t mark; /* the scratch that outlives every segment ends here */
+    tw_sched_fn *then;    /* not NULL: called once the last segment is done */
+    void *then_arg;
+    const size_t *blocks; /* a reduce-scatter's: packed bytes of each local rank */
+    size_t own;           /* where this rank's block starts in the vector */
+    size_t most;          /* the largest segment; 0: TW_COLL_SEGMENT */
 } segmented_t;
 
+/* The segments of the reduce-scatters: a block's root (an intercommunicator's
+ * leader) holds four (six) buffers of a segment at once: input, output, the
+ * reduction's work and ring buffers (the sum and the other group's). */
+enum { REDUCE_SCATTER_SEGMENT = TW_COLL_SEGMENT / 4 };
+
+/* A segment of an intercommunicator's reduce-scatter: the part of this rank's
+ * block within it goes to that part of out. */
+static void reduce_scatter_segment(tw_sched_t *s, segmented_t *g, const char *in, size_t first,
+                                   size_t len) {
+    size_t own = g->own, lo = first > own ? first : own;
+    size_t hi = own + g->blocks[s->comm->rank];
+    if (hi > first + len) hi = first + len;
+    char *o = hi > lo ? side_bytes(s, &g->out, lo - own, hi - lo, 0) : NULL;
+    tw_coll_inter_reduce_scatter(s, in, o, first, len, g->blocks, &g->red);
+    if (o && g->out.staged) add_move(s, &g->out, lo - own, hi - lo, 1);
+}
+
 static void write_segment(tw_sched_t *s, segmented_t *g, size_t first, size_t len) {
+    if (g->kind == SEG_INTER_REDUCE_SCATTER) {
+        reduce_scatter_segment(s, g, side_bytes(s, &g->in, first, len, 1), first, len);
+        return;
+    }
     char *o = g->takes ? side_bytes(s, &g->out, first, len, g->load_out) : NULL;
     const char *i = !g->gives ? NULL : g->in_place ? o : side_bytes(s, &g->in, first, len, 1);
     int inter = s->comm->inter;
@@ -180,6 +221,8 @@ static void write_segment(tw_sched_t *s, segmented_t *g, size_t first, size_t le
     case SEG_EXSCAN:
         tw_coll_scan(s, i, o, n, &g->red, g->kind == SEG_EXSCAN);
         break;
+    case SEG_INTER_REDUCE_SCATTER: /* above */
+        break;
     }
     if (g->unpack_out && g->out.staged) add_move(s, &g->out, first, len, 1);
 }
@@ -190,9 +233,11 @@ static void next_segment(tw_sched_t *s, void *arg) {
     size_t len = g->bytes - g->first < g->seg ? g->bytes - g->first : g->seg;
     write_segment(s, g, g->first, len);
     g->first += len;
-    if (g->first >= g->bytes) return;
     tw_sched_fence(s);
-    tw_sched_call(s, next_segment, g);
+    if (g->first < g->bytes)
+        tw_sched_call(s, next_segment, g);
+    else if (g->then)
+        tw_sched_call(s, g->then, g->then_arg);
 }
 
 /* Writes the call g describes: the sides' buffers and the flags are set, the sides
@@ -204,12 +249,16 @@ static void segmented_run(tw_sched_t *s, const segmented_t *g, MPI_Count count, 
     if (!k) return;
     *k = *g;
     k->bytes = (size_t)count * (size_t)l->size;
-    k->seg = segment_bytes(k->bytes, k->red.item);
+    k->seg = segment_bytes(k->bytes, k->red.item, k->most ? k->most : TW_COLL_SEGMENT);
     k->first = 0;
-    if (k->takes && side_init(s, &k->out, k->out.buf, count, type, l, k->seg)) return;
-    if (k->gives && !k->in_place && side_init(s, &k->in, k->in.buf, count, type, l, k->seg)) return;
+    if (k->takes && side_init(s, &k->out, count, type, l, k->seg)) return;
+    if (k->gives && !k->in_place && side_init(s, &k->in, count, type, l, k->seg)) return;
     if (k->bytes <= k->seg) { /* one segment: written now, as any call */
         write_segment(s, k, 0, k->bytes);
+        if (k->then) {
+            tw_sched_fence(s);
+            tw_sched_call(s, k->then, k->then_arg);
+        }
         return;
     }
     k->mark = tw_sched_mark(s);
@@ -544,6 +593,57 @@ static int reduce_everyone(const char *call, everyone_t kind, const void *sendbu
     return end(call, c, s, req);
 }
 
+/* A large non-contiguous reduce-scatter as p reductions, one after the other: block
+ * i of every rank's input reduced to rank i, each segmented, so no more than a few
+ * segments are staged at a time. In place, rank i's block is read from where it is
+ * and its result written to the front of the buffer: block i's result only lands
+ * over input of blocks up to i, whose reductions have read it already. */
+typedef struct rs_blocks {
+    segmented_t g; /* what every block's reduction shares */
+    const int *counts;
+    int block, next;
+    size_t first; /* packed bytes of the blocks before the next */
+    tw_mpi_type_layout_t l;
+    tw_sched_mark_t mark; /* the scratch of one block's reduction starts here */
+} rs_blocks_t;
+
+static void next_block(tw_sched_t *s, void *arg) {
+    rs_blocks_t *b = arg;
+    tw_sched_release(s, b->mark); /* the last block's, whose steps are done */
+    int p = s->comm->size, count = 0;
+    while (b->next < p && !(count = b->counts ? b->counts[b->next] : b->block)) b->next++;
+    if (b->next == p) return;
+    int i = b->next++;
+    segmented_t g = b->g;
+    g.root = i;
+    g.takes = g.unpack_out = s->comm->rank == i;
+    g.in.base = b->first;
+    b->first += (size_t)count * (size_t)b->l.size;
+    g.then = next_block;
+    g.then_arg = b;
+    segmented_run(s, &g, count, g.in.type, &b->l);
+}
+
+static void reduce_scatter_blocks(tw_sched_t *s, const void *sendbuf, void *recvbuf,
+                                  const int *recvcounts, int block, int total, MPI_Datatype type,
+                                  MPI_Op op, const tw_mpi_type_layout_t *l) {
+    int p = s->comm->size, *counts = NULL;
+    rs_blocks_t *b = tw_sched_scratch(s, sizeof *b);
+    if (recvcounts && (counts = tw_sched_scratch(s, (size_t)p * sizeof *counts)))
+        memcpy(counts, recvcounts, (size_t)p * sizeof *counts);
+    if (!b || (recvcounts && !counts)) return;
+    *b = (rs_blocks_t){.counts = counts, .block = block, .l = *l};
+    b->g = (segmented_t){.kind = SEG_REDUCE, .gives = 1, .red = segment_red(op, type, l)};
+    b->g.most = REDUCE_SCATTER_SEGMENT;
+    b->g.in.buf = sendbuf == MPI_IN_PLACE ? recvbuf : (void *)(uintptr_t)sendbuf;
+    b->g.in.count = total;
+    b->g.in.type = type;
+    b->g.out.buf = recvbuf;
+    b->g.out.count = recvcounts ? recvcounts[s->comm->rank] : block;
+    b->mark = tw_sched_mark(s);
+    next_block(s, b);
+}
+
 /* recvcounts NULL: every block is block items (MPI_Reduce_scatter_block). */
 static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
                           const int *recvcounts, int block, MPI_Datatype type, MPI_Op op,
@@ -567,7 +667,28 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
     if (!rc) rc = check_alias(c, call, sendbuf, recvbuf, (size_t)total * (size_t)l.size);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
-    if (s && total) {
+    /* the datatype is the same on every rank (MPI's rule for reductions), so all
+     * take the same way */
+    if (s && total && c->inter) {
+        /* in segments of the whole vector, each reduced at the leaders and scattered
+         * over the other group: the groups agree on the segments by the bytes */
+        size_t *blocks = tw_sched_scratch(s, (size_t)p * sizeof *blocks), own = 0;
+        segmented_t g = {.kind = SEG_INTER_REDUCE_SCATTER, .gives = 1, .takes = 1};
+        g.most = REDUCE_SCATTER_SEGMENT;
+        for (int i = 0; blocks && i < p; i++) {
+            blocks[i] = (size_t)(recvcounts ? recvcounts[i] : block) * (size_t)l.size;
+            own += i < c->rank ? blocks[i] : 0;
+        }
+        g.in.buf = (void *)(uintptr_t)sendbuf;
+        g.out.buf = recvbuf;
+        g.out.count = mine;
+        g.red = segment_red(op, type, &l);
+        g.blocks = blocks;
+        g.own = own;
+        if (blocks) segmented_run(s, &g, total, type, &l);
+    } else if (s && total && !l.contiguous && (size_t)total * (size_t)l.size > TW_COLL_SEGMENT) {
+        reduce_scatter_blocks(s, sendbuf, recvbuf, recvcounts, block, (int)total, type, op, &l);
+    } else if (s && total) {
         size_t *counts = tw_sched_scratch(s, (size_t)p * sizeof *counts);
         out_t o;
         /* in place, the input is all of recvbuf and the result its first block */
@@ -577,10 +698,7 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
         tw_coll_red_t red = red_of(op, type, &l);
         if (counts && in && out) {
             for (int i = 0; i < p; i++) counts[i] = (size_t)(recvcounts ? recvcounts[i] : block);
-            if (c->inter)
-                tw_coll_inter_reduce_scatter(s, in, out, counts, &red);
-            else
-                tw_coll_reduce_scatter(s, in, out, counts, &red);
+            tw_coll_reduce_scatter(s, in, out, counts, &red);
         }
         unpack_out(s, &o);
     }
@@ -601,30 +719,26 @@ static void uniform(tw_sched_t *s, int count, const int **counts, const int **di
 
 /* Gather(v) and scatter(v) by the direct algorithms: one is this rank's single block
  * (of layout l; own_block 0: none, or in place at the root), many the root's p
- * blocks (NULL elsewhere). On an intracommunicator large non-contiguous blocks go
- * typed. */
+ * blocks (NULL elsewhere). Large non-contiguous blocks go typed. */
 static void rooted_direct(tw_sched_t *s, int gather, const void *one, int one_count,
                           MPI_Datatype one_type, const tw_mpi_type_layout_t *l, int own_block,
                           const vspec_t *many, int in_place, int root) {
     tw_mpi_comm_t *c = s->comm;
-    int typed_ok = !c->inter;
     out_t o = {NULL, NULL, 0, 0};
     view_t w = {NULL, NULL, NULL, 0, NULL};
-    if (many && view_make(s, many, gather ? (in_place ? root : -1) : -2, typed_ok, &w)) return;
+    if (many && view_make(s, many, gather ? (in_place ? root : -1) : -2, 1, &w)) return;
     tw_sched_block_t *b =
-        own_block ? one_block(s, one, one_count, one_type, l, gather, typed_ok, &o) : NULL;
+        own_block ? one_block(s, one, one_count, one_type, l, gather, 1, &o) : NULL;
     if (s->error || (own_block && !b)) return;
-    char *at = b ? b->at : NULL;
-    size_t bytes = b ? b->bytes : 0;
     if (gather) {
         if (c->inter)
-            tw_coll_inter_gatherv(s, at, bytes, w.base, w.bytes, w.offs, root);
+            tw_coll_inter_gatherv(s, b, w.blocks, root);
         else
             tw_coll_gatherv(s, b, w.blocks, root);
         if (many) view_unpack(s, many, &w);
     } else {
         if (c->inter)
-            tw_coll_inter_scatterv(s, w.base, w.bytes, w.offs, at, bytes, root);
+            tw_coll_inter_scatterv(s, w.blocks, b, root);
         else
             tw_coll_scatterv(s, w.blocks, b, root);
         unpack_out(s, &o);
@@ -660,7 +774,7 @@ static int rooted(const char *call, int gather, const void *sendbuf, int sendcou
     tw_sched_t stack, *s = begin(c, req, &stack);
     /* the bytes of one block, which every rank knows */
     size_t b = gather == am_root ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size;
-    if (s && !c->inter && tw_coll_gather_direct(s, b)) {
+    if (s && (c->inter || tw_coll_gather_direct(s, b))) {
         const int *counts = NULL, *displs = NULL;
         int many_count = gather ? recvcount : sendcount;
         MPI_Datatype many_type = gather ? recvtype : sendtype;
@@ -671,25 +785,19 @@ static int rooted(const char *call, int gather, const void *sendbuf, int sendcou
             rooted_direct(s, gather, gather ? sendbuf : recvbuf, gather ? sendcount : recvcount,
                           gather ? sendtype : recvtype, gather ? &sl : &rl, own_block,
                           am_root ? &many : NULL, in_place, root);
-    } else if (s) { /* a binomial tree (small blocks), or an intercommunicator */
+    } else if (s) { /* a binomial tree: small blocks */
         out_t o = {NULL, NULL, 0, 0};
         if (gather) {
             void *out = am_root ? packed_out(s, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl,
                                              in_place, &o)
                                 : NULL;
             const void *in = own_block ? packed_in(s, sendbuf, sendcount, sendtype, &sl) : NULL;
-            if (!s->error && c->inter)
-                tw_coll_inter_gather(s, in, out, b, root);
-            else if (!s->error)
-                tw_coll_gather(s, in, out, b, root);
+            if (!s->error) tw_coll_gather(s, in, out, b, root);
         } else {
             const void *in =
                 am_root ? packed_in(s, sendbuf, (MPI_Count)p * sendcount, sendtype, &sl) : NULL;
             void *out = own_block ? packed_out(s, recvbuf, recvcount, recvtype, &rl, 0, &o) : NULL;
-            if (!s->error && c->inter)
-                tw_coll_inter_scatter(s, in, out, b, root);
-            else if (!s->error)
-                tw_coll_scatter(s, in, out, b, root);
+            if (!s->error) tw_coll_scatter(s, in, out, b, root);
         }
         unpack_out(s, &o);
     }
@@ -749,33 +857,113 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
     size_t b = (size_t)recvcount * rl.size;
-    if (s && !recvcounts && (c->inter || !tw_coll_allgather_direct(s, b))) {
-        /* Bruck (small blocks) or an intercommunicator: packed */
+    if (s && !recvcounts && !c->inter && !tw_coll_allgather_direct(s, b)) {
+        /* Bruck: small blocks, packed */
         const void *in = in_place ? NULL : packed_in(s, sendbuf, sendcount, sendtype, &sl);
         out_t o;
         void *out = packed_out(s, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl, in_place, &o);
-        if (!s->error && c->inter)
-            tw_coll_inter_allgather(s, in, out, b);
-        else if (!s->error)
-            tw_coll_allgather(s, in, out, b);
+        if (!s->error) tw_coll_allgather(s, in, out, b);
         unpack_out(s, &o);
-    } else if (s) { /* the ring */
+    } else if (s) { /* the ring, or straight to each remote rank on an intercommunicator */
         if (!recvcounts) uniform(s, recvcount, &recvcounts, &displs);
         vspec_t v = {recvbuf, recvcounts, displs, &recvtype, 0};
         view_t w;
         out_t o;
-        int typed_ok = !c->inter;
         tw_sched_block_t *in =
-            in_place ? NULL : one_block(s, sendbuf, sendcount, sendtype, &sl, 1, typed_ok, &o);
-        int ready = !s->error && !view_make(s, &v, in_place ? c->rank : -1, typed_ok, &w);
+            in_place ? NULL : one_block(s, sendbuf, sendcount, sendtype, &sl, 1, 1, &o);
+        int ready = !s->error && !view_make(s, &v, in_place ? c->rank : -1, 1, &w);
         if (ready && c->inter)
-            tw_coll_inter_allgatherv(s, in ? in->at : NULL, in ? in->bytes : 0, w.base, w.bytes,
-                                     w.offs);
+            tw_coll_inter_allgatherv(s, in, w.blocks);
         else if (ready)
             tw_coll_allgatherv(s, in, w.blocks);
         if (ready) view_unpack(s, &v, &w);
     }
     return end(call, c, s, req);
+}
+
+/* An all-to-all in place: recvbuf's blocks are sent and received over. Small, a
+ * copy of them is sent from; beyond SWAP_PIECE packed bytes in all (contiguous:
+ * TW_COLL_SEGMENT, or a block beyond SWAP_PIECE), a pairwise exchange (round k
+ * pairs rank r with k - r, both ends knowing the bytes between them), each block
+ * swapped with its peer in pieces of at most SWAP_PIECE bytes: one received into a
+ * copy while the block's own piece is sent (packed into a second copy when it is
+ * not contiguous), then written over that piece. A block of one piece moves as one
+ * message each way, as in the linear and pairwise algorithms, so ranks on either
+ * side of the limit still match. */
+enum { SWAP_PIECE = 1 << 20 };
+
+static int swaps(const vspec_t *v, int p) {
+    size_t total = 0, most = 0;
+    int contiguous = 1;
+    for (int i = 0; i < p; i++) {
+        tw_mpi_type_layout_t l;
+        tw_mpi_type_layout(type_of(v, i), &l);
+        size_t b = (size_t)v->counts[i] * (size_t)l.size;
+        contiguous &= l.contiguous;
+        total += b;
+        most = b > most ? b : most;
+    }
+    return most > SWAP_PIECE || total > (contiguous ? TW_COLL_SEGMENT : SWAP_PIECE);
+}
+
+typedef struct swap {
+    side_t *blocks; /* rank i's block of recvbuf, contiguous or staged */
+    size_t *bytes;
+    side_t give, take; /* the block of this round: its piece sent, and received */
+    int k, started;
+    size_t first; /* the next piece of the round's block */
+    char *sent, *received;
+    tw_sched_mark_t mark; /* a piece's scratch starts here */
+} swap_t;
+
+static void next_piece(tw_sched_t *s, void *arg) {
+    swap_t *x = arg;
+    int r = s->comm->rank, p = s->comm->size;
+    tw_sched_release(s, x->mark); /* the last piece's steps are done */
+    while (x->k < p) {
+        int peer = ((x->k - r) % p + p) % p;
+        size_t b = x->bytes[peer];
+        if (peer == r || (x->started && x->first >= b)) { /* the next round */
+            x->k++;
+            x->first = 0;
+            x->started = 0;
+            continue;
+        }
+        if (!x->started) {
+            x->give = x->take = x->blocks[peer];
+            if (x->give.staged) x->give.at = x->sent;
+            x->take.staged = 1;
+            x->take.at = x->received;
+        }
+        x->started = 1;
+        size_t len = b - x->first < SWAP_PIECE ? b - x->first : SWAP_PIECE;
+        tw_sched_recv(s, x->received, len, peer);
+        tw_sched_send(s, side_bytes(s, &x->give, x->first, len, 1), len, peer);
+        add_move(s, &x->take, x->first, len, 1); /* after a fence */
+        x->first += len;
+        tw_sched_call(s, next_piece, x);
+        return;
+    }
+}
+
+static void alltoall_swap(tw_sched_t *s, const vspec_t *v) {
+    int p = s->comm->size;
+    swap_t *x = tw_sched_scratch(s, sizeof *x);
+    side_t *blocks = tw_sched_scratch(s, (size_t)p * sizeof *blocks);
+    size_t *bytes = tw_sched_scratch(s, (size_t)p * sizeof *bytes);
+    char *sent = tw_sched_scratch(s, SWAP_PIECE), *received = tw_sched_scratch(s, SWAP_PIECE);
+    if (!x || !blocks || !bytes || !sent || !received) return;
+    *x = (swap_t){.blocks = blocks, .bytes = bytes, .sent = sent, .received = received};
+    for (int i = 0; i < p; i++) {
+        tw_mpi_type_layout_t l;
+        tw_mpi_type_layout(type_of(v, i), &l);
+        MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
+        char *buf = (char *)v->buf + at;
+        blocks[i] = (side_t){buf, v->counts[i], type_of(v, i), 0, !l.contiguous, buf + l.lb};
+        bytes[i] = (size_t)v->counts[i] * (size_t)l.size;
+    }
+    x->mark = tw_sched_mark(s);
+    next_piece(s, x);
 }
 
 /* Alltoall(v,w); vform 0: uniform blocks of sendcount and recvcount items. types has
@@ -811,24 +999,26 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
             if (!in_place) uniform(s, sendcount, &sendcounts, &sdispls);
         }
         /* in place, what recvbuf holds now is sent: a packed copy of it is made first */
-        int typed_ok = !c->inter && !in_place;
+        int typed_ok = !in_place;
         vspec_t rv = {recvbuf, recvcounts, rdispls, recvtypes, per_rank};
         view_t rw = {NULL, NULL, NULL, 0, NULL}, sw = rw;
-        if (!s->error && !view_make(s, &rv, in_place ? -2 : -1, typed_ok, &rw)) {
+        if (in_place && !s->error && swaps(&rv, p)) {
+            alltoall_swap(s, &rv);
+        } else if (!s->error && !view_make(s, &rv, in_place ? -2 : -1, typed_ok, &rw)) {
             if (in_place) {
                 sw = rw;
-                size_t total = 0;
+                size_t span = 0;
                 for (int i = 0; i < p; i++)
-                    if (rw.offs[i] + rw.bytes[i] > total) total = rw.offs[i] + rw.bytes[i];
-                sw.base = tw_sched_scratch(s, total);
-                if (sw.base && total) memcpy(sw.base, rw.base, total);
+                    if (rw.offs[i] + rw.bytes[i] > span) span = rw.offs[i] + rw.bytes[i];
+                sw.base = tw_sched_scratch(s, span);
+                if (sw.base && span) memcpy(sw.base, rw.base, span);
                 sw.blocks = sw.base ? tw_coll_blocks(s, sw.base, sw.offs, sw.bytes) : NULL;
             } else {
                 vspec_t sv = {(void *)(uintptr_t)sendbuf, sendcounts, sdispls, sendtypes, per_rank};
                 view_make(s, &sv, -2, typed_ok, &sw);
             }
             if (!s->error && c->inter)
-                tw_coll_inter_alltoallv(s, sw.base, sw.bytes, sw.offs, rw.base, rw.bytes, rw.offs);
+                tw_coll_inter_alltoallv(s, sw.blocks, rw.blocks);
             else if (!s->error)
                 tw_coll_alltoallv(s, sw.blocks, rw.blocks);
             view_unpack(s, &rv, &rw);

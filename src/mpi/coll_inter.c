@@ -99,96 +99,71 @@ void tw_coll_inter_allreduce(tw_sched_t *s, const void *in, void *out, size_t co
     leave_local(s, inter);
 }
 
-void tw_coll_inter_reduce_scatter(tw_sched_t *s, const void *in, void *out, const size_t *counts,
-                                  const tw_coll_red_t *red) {
+/* One segment of a reduce-scatter: the items of bytes packed bytes from first of
+ * the whole vector, whose blocks[i] bytes go to local rank i in order; out takes
+ * this rank's part of the segment (NULL: none). */
+void tw_coll_inter_reduce_scatter(tw_sched_t *s, const void *in, void *out, size_t first,
+                                  size_t bytes, const size_t *blocks, const tw_coll_red_t *red) {
     int n = s->comm->local_size;
-    size_t total = 0, *bytes = tw_sched_scratch(s, 2 * (size_t)n * sizeof *bytes);
-    if (!bytes) return;
-    for (int i = 0; i < n; i++) {
-        bytes[n + i] = total * red->item; /* the offsets */
-        bytes[i] = counts[i] * red->item;
-        total += counts[i];
+    size_t at = 0, *part = tw_sched_scratch(s, 2 * (size_t)n * sizeof *part);
+    if (!part) return;
+    for (int i = 0; i < n; i++) { /* block i within the segment, from its start */
+        size_t lo = at > first ? at : first, hi = at + blocks[i];
+        if (hi > first + bytes) hi = first + bytes;
+        part[i] = hi > lo ? hi - lo : 0;
+        part[n + i] = hi > lo ? lo - first : 0;
+        at += blocks[i];
     }
-    void *sum = reduce_to_leader(s, in, total, red);
-    void *remote_sum = s->comm->rank == 0 ? tw_sched_scratch(s, total * red->item) : NULL;
+    size_t count = bytes / red->item;
+    void *sum = reduce_to_leader(s, in, count, red);
+    void *remote_sum = s->comm->rank == 0 ? tw_sched_scratch(s, bytes) : NULL;
     if (s->error) return;
     /* the other group's reduction is scattered over this one */
-    leaders_swap(s, sum, total * red->item, remote_sum, total * red->item);
+    leaders_swap(s, sum, bytes, remote_sum, bytes);
     tw_mpi_comm_t *inter = enter_local(s);
     if (!inter) return;
-    tw_sched_block_t one = {.at = out, .bytes = bytes[s->comm->rank]};
-    tw_coll_scatterv(s, remote_sum ? tw_coll_blocks(s, remote_sum, bytes + n, bytes) : NULL, &one,
-                     0);
+    tw_sched_block_t one = {.at = out, .bytes = part[s->comm->rank]};
+    tw_coll_scatterv(s, remote_sum ? tw_coll_blocks(s, remote_sum, part + n, part) : NULL, &one, 0);
     leave_local(s, inter);
 }
 
-void tw_coll_inter_gatherv(tw_sched_t *s, const void *in, size_t inbytes, void *out,
-                           const size_t *bytes, const size_t *offs, int root) {
-    if (root == MPI_ROOT)
-        for (int i = 0; i < s->comm->size; i++)
-            tw_sched_recv(s, (char *)out + offs[i], bytes[i], i);
-    else if (root >= 0)
-        tw_sched_send(s, in, inbytes, root);
+/* The direct exchanges of blocks: each block goes straight between the user buffers,
+ * so any may be typed (staged by the point-to-point engine a chunk at a time). */
+void tw_coll_inter_gatherv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out,
+                           int root) {
+    if (root == MPI_ROOT && out)
+        for (int i = 0; i < s->comm->size; i++) tw_sched_recv_block(s, &out[i], i);
+    else if (root >= 0 && in)
+        tw_sched_send_block(s, in, root);
 }
 
-void tw_coll_inter_scatterv(tw_sched_t *s, const void *in, const size_t *bytes, const size_t *offs,
-                            void *out, size_t outbytes, int root) {
-    if (root == MPI_ROOT)
-        for (int i = 0; i < s->comm->size; i++)
-            tw_sched_send(s, (const char *)in + offs[i], bytes[i], i);
-    else if (root >= 0)
-        tw_sched_recv(s, out, outbytes, root);
+void tw_coll_inter_scatterv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out,
+                            int root) {
+    if (root == MPI_ROOT && in)
+        for (int i = 0; i < s->comm->size; i++) tw_sched_send_block(s, &in[i], i);
+    else if (root >= 0 && out)
+        tw_sched_recv_block(s, out, root);
 }
 
-/* bytes at i * bytes of buf for each remote rank, in scratch (NULL: no memory). */
-static size_t *uniform_offsets(tw_sched_t *s, size_t bytes, size_t **lens) {
+/* in[i] to remote rank i, out[i] from it; one (not NULL): the same block to each. */
+static void exchange(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *one,
+                     const tw_sched_block_t *out) {
     int p = s->comm->size;
-    size_t *a = tw_sched_scratch(s, 2 * (size_t)p * sizeof *a);
-    if (!a) return NULL;
-    for (int i = 0; i < p; i++) {
-        a[i] = bytes;
-        a[p + i] = (size_t)i * bytes;
-    }
-    *lens = a;
-    return a + p;
-}
-
-void tw_coll_inter_gather(tw_sched_t *s, const void *in, void *out, size_t bytes, int root) {
-    size_t *lens, *offs = uniform_offsets(s, bytes, &lens);
-    if (offs) tw_coll_inter_gatherv(s, in, bytes, out, lens, offs, root);
-}
-
-void tw_coll_inter_scatter(tw_sched_t *s, const void *in, void *out, size_t bytes, int root) {
-    size_t *lens, *offs = uniform_offsets(s, bytes, &lens);
-    if (offs) tw_coll_inter_scatterv(s, in, lens, offs, out, bytes, root);
-}
-
-void tw_coll_inter_alltoallv(tw_sched_t *s, const void *in, const size_t *sbytes,
-                             const size_t *soffs, void *out, const size_t *rbytes,
-                             const size_t *roffs) {
-    int p = s->comm->size;
-    for (int i = 0; i < p; i++) tw_sched_recv(s, (char *)out + roffs[i], rbytes[i], i);
+    for (int i = 0; i < p; i++) tw_sched_recv_block(s, &out[i], i);
     /* starting at one's own rank spreads the load over the remote group */
     for (int k = 0; k < p; k++) {
         int i = (s->comm->rank + k) % p;
-        tw_sched_send(s, (const char *)in + soffs[i], sbytes[i], i);
+        tw_sched_send_block(s, one ? one : &in[i], i);
     }
+}
+
+void tw_coll_inter_alltoallv(tw_sched_t *s, const tw_sched_block_t *in,
+                             const tw_sched_block_t *out) {
+    if (in && out) exchange(s, in, NULL, out);
 }
 
 /* Every remote rank gets this rank's one block. */
-void tw_coll_inter_allgatherv(tw_sched_t *s, const void *in, size_t inbytes, void *out,
-                              const size_t *bytes, const size_t *offs) {
-    int p = s->comm->size;
-    size_t *same = tw_sched_scratch(s, 2 * (size_t)p * sizeof *same);
-    if (!same) return;
-    for (int i = 0; i < p; i++) {
-        same[i] = inbytes;
-        same[p + i] = 0;
-    }
-    tw_coll_inter_alltoallv(s, in, same, same + p, out, bytes, offs);
-}
-
-void tw_coll_inter_allgather(tw_sched_t *s, const void *in, void *out, size_t bytes) {
-    size_t *lens, *offs = uniform_offsets(s, bytes, &lens);
-    if (offs) tw_coll_inter_allgatherv(s, in, bytes, out, lens, offs);
+void tw_coll_inter_allgatherv(tw_sched_t *s, const tw_sched_block_t *in,
+                              const tw_sched_block_t *out) {
+    if (in && out) exchange(s, NULL, in, out);
 }
