@@ -408,6 +408,15 @@ static wire_t sent_packet(tw_udp_link_t *l, peer_t *p, uint32_t seq) {
     return (wire_t){slot(l, p, seq), p->sent[k].len, p->sent[k].ext, p->sent[k].ext_len};
 }
 
+/* The packet sent as seq, to be sent again. A piece the caller keeps is sealed anew:
+ * a caller that changed it too soon (its data is then undefined, as any RMA race's)
+ * gets a packet that arrives, not one refused for its CRC until the peer is lost. */
+static wire_t resent_packet(tw_udp_link_t *l, peer_t *p, uint32_t seq) {
+    wire_t w = sent_packet(l, p, seq);
+    if (w.ext_len) tw_udp_reseal(slot(l, p, seq), w.ext, w.ext_len);
+    return w;
+}
+
 /* The acknowledgement this side owes peer, carried by whatever goes to it now. */
 static uint32_t ack_for(tw_udp_link_t *l, uint32_t id) {
     peer_t *p = &l->peers[id];
@@ -534,7 +543,7 @@ static void owe_ack(tw_udp_link_t *l, uint32_t id, int urgent) {
 
 /* Sends the oldest unacknowledged packet again at once (a fast retransmission). */
 static void resend_una(tw_udp_link_t *l, peer_t *p, uint32_t id) {
-    wire_t w = sent_packet(l, p, p->una);
+    wire_t w = resent_packet(l, p, p->una);
     transmit(l, id, &w, 1);
     l->stats.retransmits++;
     l->stats.fast_retransmits++;
@@ -850,7 +859,7 @@ static void retransmit(tw_udp_link_t *l) {
             continue;
         }
         if (l->now_ns - p->timer_ns < rto_ns(l, p)) continue;
-        wire_t w = sent_packet(l, p, p->una); /* the oldest only: the receiver keeps what
+        wire_t w = resent_packet(l, p, p->una); /* the oldest only: the receiver keeps what
                                                  came after it */
         transmit(l, id, &w, 1);
         l->stats.timeouts++;

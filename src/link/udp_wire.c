@@ -77,6 +77,13 @@ void tw_udp_seal_split(void *pkt, tw_udp_hdr_t *hdr, const void *rest, size_t re
     memcpy(p + offsetof(tw_udp_hdr_t, hcrc), &hcrc, sizeof hcrc);
 }
 
+void tw_udp_reseal(void *pkt, const void *rest, size_t rest_len) {
+    tw_udp_hdr_t w, h;
+    memcpy(&w, pkt, sizeof w);
+    from_wire(&h, &w);
+    tw_udp_seal_split(pkt, &h, rest, rest_len);
+}
+
 /* Flags, lengths and sequence numbers that can go together. */
 static int fields_ok(const tw_udp_hdr_t *h) {
     if (h->flags & ~TW_UDP_FLAGS) return 0;

@@ -64,6 +64,9 @@ void tw_udp_seal(void *pkt, tw_udp_hdr_t *hdr);
 /* The same for a packet whose last rest_len bytes of payload are at rest, not behind
  * the others (the prefix, at least, is in pkt). */
 void tw_udp_seal_split(void *pkt, tw_udp_hdr_t *hdr, const void *rest, size_t rest_len);
+/* Seals again a packet sealed so (the last rest_len payload bytes at rest): its fields
+ * as they are, both CRCs computed anew over what pkt and rest hold now. */
+void tw_udp_reseal(void *pkt, const void *rest, size_t rest_len);
 
 /* Checks n bytes received by endpoint self of the job with job_key; on TW_UDP_OK
  * the header is in *hdr and the payload at pkt + TW_UDP_HDR_SIZE. */
