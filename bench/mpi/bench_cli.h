@@ -57,4 +57,29 @@ static int bench_parse_options(const char *prog, int rank, int argc, char **argv
     return bad ? -1 : 0;
 }
 
+/* 1 when the first argument asks for help (-h, --help). */
+static inline int bench_wants_help(int argc, char **argv) {
+    return argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"));
+}
+
+/* The test argv[1] names, among n entries of stride bytes each starting with its name
+ * (a const char *): its index, or -1 after saying what was wrong (on rank 0). */
+static inline int bench_pick_test(const char *prog, int rank, int argc, char **argv,
+                                  const void *table, size_t n, size_t stride) {
+    for (size_t k = 0; argc >= 2 && k < n; k++) {
+        const char *name;
+        memcpy(&name, (const char *)table + k * stride, sizeof name);
+        if (!strcmp(argv[1], name)) return (int)k;
+    }
+    if (rank == 0) fprintf(stderr, "%s: %s\n", prog, argc < 2 ? "no test given" : "unknown test");
+    return -1;
+}
+
+/* 0, or -1 after saying so (on rank 0) when the job has not exactly 2 ranks. */
+static inline int bench_need_two_ranks(const char *prog, int rank, int nranks) {
+    if (nranks == 2) return 0;
+    if (rank == 0) fprintf(stderr, "%s: needs exactly 2 ranks, got %d\n", prog, nranks);
+    return -1;
+}
+
 #endif

@@ -142,19 +142,14 @@ int main(int argc, char **argv) {
     CHECK(MPI_Init(&argc, &argv));
     CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
-    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+    if (bench_wants_help(argc, argv)) {
         usage(stdout);
         MPI_Finalize();
         return 0;
     }
-    int t = -1, csv = 0, bad = 0;
-    for (int k = 0; argc >= 2 && k < (int)(sizeof names / sizeof names[0]); k++)
-        if (!strcmp(argv[1], names[k])) t = k;
-    if (t < 0) {
-        if (rank == 0)
-            fprintf(stderr, "collbench: %s\n", argc < 2 ? "no test given" : "unknown test");
-        bad = 1;
-    }
+    int t = bench_pick_test("collbench", rank, argc, argv, names, sizeof names / sizeof names[0],
+                            sizeof names[0]);
+    int csv = 0, bad = t < 0;
     size_t min = 8, max = (size_t)1 << 20;
     long iters = 10000;
     if (!bad &&

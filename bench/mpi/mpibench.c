@@ -178,29 +178,21 @@ int main(int argc, char **argv) {
     CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
 
     /* Every rank parses the same arguments and so reaches the same verdict. */
-    const struct test *t = NULL;
-    int csv = 0, bad = 0;
-    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+    if (bench_wants_help(argc, argv)) {
         usage(stdout);
         MPI_Finalize();
         return 0;
     }
-    for (size_t k = 0; argc >= 2 && k < sizeof tests / sizeof tests[0]; k++)
-        if (!strcmp(argv[1], tests[k].name)) t = &tests[k];
-    if (!t) {
-        if (rank == 0)
-            fprintf(stderr, "mpibench: %s\n", argc < 2 ? "no test given" : "unknown test");
-        bad = 1;
-    }
+    int k = bench_pick_test("mpibench", rank, argc, argv, tests, sizeof tests / sizeof tests[0],
+                            sizeof tests[0]);
+    const struct test *t = k < 0 ? NULL : &tests[k];
+    int csv = 0, bad = !t;
     size_t min = t ? t->min : 0, max = t ? t->max : 0;
     long iters = t ? t->iters : 0;
     if (!bad &&
         bench_parse_options("mpibench", rank, argc, argv, 1, MAX_SIZE, &min, &max, &iters, &csv))
         bad = 1;
-    if (!bad && nranks != 2) {
-        if (rank == 0) fprintf(stderr, "mpibench: needs exactly 2 ranks, got %d\n", nranks);
-        bad = 1;
-    }
+    if (!bad && bench_need_two_ranks("mpibench", rank, nranks)) bad = 1;
     if (bad) {
         usage(stderr);
         MPI_Finalize();

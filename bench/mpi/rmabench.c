@@ -431,29 +431,20 @@ int main(int argc, char **argv) {
     CHECK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
 
     /* Every rank parses the same arguments and so reaches the same verdict. */
-    if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+    if (bench_wants_help(argc, argv)) {
         usage(stdout);
         MPI_Finalize();
         return 0;
     }
-    int k = -1, csv = 0, bad = 0;
-    for (int j = 0; argc >= 2 && j < (int)NTESTS; j++)
-        if (!strcmp(argv[1], tests[j].name)) k = j;
-    if (k < 0) {
-        if (rank == 0)
-            fprintf(stderr, "rmabench: %s\n", argc < 2 ? "no test given" : "unknown test");
-        bad = 1;
-    }
+    int k = bench_pick_test("rmabench", rank, argc, argv, tests, NTESTS, sizeof tests[0]);
+    int csv = 0, bad = k < 0;
     const struct test *t = k < 0 ? NULL : &tests[k];
     size_t min = t ? t->min : 0, max = t ? t->max : 0;
     long iters = t ? t->iters : 0;
     if (!bad && bench_parse_options("rmabench", rank, argc, argv, t->floor, t->ceiling, &min, &max,
                                     &iters, &csv))
         bad = 1;
-    if (!bad && nranks != 2) {
-        if (rank == 0) fprintf(stderr, "rmabench: needs exactly 2 ranks, got %d\n", nranks);
-        bad = 1;
-    }
+    if (!bad && bench_need_two_ranks("rmabench", rank, nranks)) bad = 1;
     if (bad) {
         usage(stderr);
         MPI_Finalize();
