@@ -48,38 +48,21 @@ loss=${LOSS:-0.01}
 limit=${RUN_TIMEOUT:-300}
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-if [ "$(id -u)" != 0 ] || ! command -v ip >/dev/null; then
-    echo "bench/net: needs root and iproute2 to make network namespaces: skipped" >&2
-    exit 77
+# the two hosts (tests/net/two_hosts.sh makes them, and removes them however the run
+# ends): this script runs again under it
+if [ -z "${HOST_A:-}" ]; then
+    MTU=$mtu exec "$src/tests/net/two_hosts.sh" bash "$here/compare.sh" "$@"
 fi
 mkdir -p "$build/bench/net"
 out=$(cd "$build/bench/net" && pwd)
 build=$(cd "$build" && pwd)
 raw=$out/raw.csv
 start=$SECONDS
-
-# the two hosts, removed however the run ends
-tag=$$
-a=twb-$tag-a
-b=twb-$tag-b
-net=10.78.$((tag % 250 + 1))
-ipa=$net.1
-ipb=$net.2
-cleanup() {
-    ip netns del "$a" 2>/dev/null || true
-    ip netns del "$b" 2>/dev/null || true
-}
-trap cleanup EXIT
-if ! ip netns add "$a" 2>/dev/null || ! ip netns add "$b"; then
-    echo "bench/net: cannot make network namespaces here: skipped" >&2
-    exit 77
-fi
-ip link add "va$tag" netns "$a" type veth peer name "vb$tag" netns "$b"
-ip -n "$a" addr add "$ipa/24" dev "va$tag"
-ip -n "$b" addr add "$ipb/24" dev "vb$tag"
-for ns in "$a" "$b"; do ip -n "$ns" link set lo up; done
-ip -n "$a" link set "va$tag" mtu "$mtu" up
-ip -n "$b" link set "vb$tag" mtu "$mtu" up
+a=$HOST_A
+b=$HOST_B
+net=$HOST_NET
+ipa=$HOST_A_IP
+ipb=$HOST_B_IP
 export NETNS_HOSTS="$ipa=$a:0 $ipb=$b:1"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
@@ -87,7 +70,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 iptables=$(command -v iptables-legacy || command -v iptables || true)
 loss_on() {
     local ns dev
-    for ns in "$a:va$tag" "$b:vb$tag"; do
+    for ns in "$a:$HOST_A_DEV" "$b:$HOST_B_DEV"; do
         dev=${ns#*:}
         ip netns exec "${ns%%:*}" "$iptables" -A INPUT -i "$dev" -m statistic --mode random \
             --probability "$loss" -j DROP

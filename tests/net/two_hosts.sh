@@ -2,9 +2,10 @@
 # Runs a command with two "hosts": two network namespaces joined by a veth pair
 # (10.77.N.1 and 10.77.N.2), made for this run and removed after it however it ends.
 # The command sees the namespace names in $HOST_A and $HOST_B, for
-# twrun --hosts "$HOST_A,$HOST_B".
+# twrun --hosts "$HOST_A,$HOST_B"; their addresses in $HOST_A_IP and $HOST_B_IP, the
+# network's first three bytes in $HOST_NET, the veth ends in $HOST_A_DEV and $HOST_B_DEV.
 #
-# usage: two_hosts.sh COMMAND [ARGS...]
+# usage: two_hosts.sh COMMAND [ARGS...]      env: MTU of the veth pair (default: veth's)
 # Exits 77 (a skipped test to ctest) when namespaces cannot be made: not root, or no
 # iproute2 (Debian: apt-get install iproute2).
 set -euo pipefail
@@ -31,7 +32,8 @@ ip -n "$b" addr add "10.77.$net.2/24" dev "vb$tag"
 for ns in "$a" "$b"; do
     ip -n "$ns" link set lo up
 done
-ip -n "$a" link set "va$tag" up
-ip -n "$b" link set "vb$tag" up
-export HOST_A=$a HOST_B=$b
+ip -n "$a" link set "va$tag" ${MTU:+mtu "$MTU"} up
+ip -n "$b" link set "vb$tag" ${MTU:+mtu "$MTU"} up
+export HOST_A=$a HOST_B=$b HOST_NET=10.77.$net HOST_A_IP=10.77.$net.1 HOST_B_IP=10.77.$net.2
+export HOST_A_DEV=va$tag HOST_B_DEV=vb$tag
 "$@"
