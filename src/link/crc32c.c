@@ -41,23 +41,34 @@ static uint32_t zeros_operator(size_t n) {
 /* The crc32 instruction takes three cycles and can start one every cycle: a long
  * buffer goes as three interleaved streams of a third of it each, joined by shifting
  * the first two over the bytes that follow them (a multiplication, see multmodp). The
- * two factors depend on the length only; the link's packets mostly share a few
- * lengths, so the last ones computed are kept (per thread: the progress thread checks
- * packets too). */
-enum { MIN_STREAM = 1024 };
+ * two factors depend on the stream length only, which is rounded down to a multiple
+ * of STREAM_GRAIN so that packets of nearby lengths share it; the factors of the last
+ * few stream lengths are kept (per thread: the progress thread checks packets too), as
+ * the link's packets come in a few lengths at a time (full chunks and the last ones). */
+enum { MIN_STREAM = 1024, STREAM_GRAIN = 256, SHIFTS_KEPT = 8 };
+
+typedef struct stream_shift {
+    size_t block;
+    uint32_t block_shift, twice_shift;
+} stream_shift_t;
+
+static const stream_shift_t *shifts_for(size_t block) {
+    static _Thread_local stream_shift_t kept[SHIFTS_KEPT];
+    stream_shift_t *s = &kept[block / STREAM_GRAIN % SHIFTS_KEPT];
+    if (s->block != block) {
+        s->block_shift = zeros_operator(block);
+        s->twice_shift = zeros_operator(2 * block);
+        s->block = block;
+    }
+    return s;
+}
 
 __attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t crc, const unsigned char *p,
                                                             size_t len) {
     uint64_t c = crc;
     if (len >= 3 * MIN_STREAM) {
-        static _Thread_local size_t cached_block;
-        static _Thread_local uint32_t shift_block, shift_2blocks;
-        size_t block = len / 3 & ~(size_t)7;
-        if (block != cached_block) {
-            shift_block = zeros_operator(block);
-            shift_2blocks = zeros_operator(2 * block);
-            cached_block = block;
-        }
+        size_t block = len / 3 & ~(size_t)(STREAM_GRAIN - 1);
+        const stream_shift_t *shift = shifts_for(block);
         uint64_t c1 = 0, c2 = 0;
         for (size_t i = 0; i < block; i += 8) {
             uint64_t w0, w1, w2;
@@ -68,7 +79,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t crc, const 
             c1 = __builtin_ia32_crc32di(c1, w1);
             c2 = __builtin_ia32_crc32di(c2, w2);
         }
-        c = multmodp(shift_2blocks, (uint32_t)c) ^ multmodp(shift_block, (uint32_t)c1) ^
+        c = multmodp(shift->twice_shift, (uint32_t)c) ^ multmodp(shift->block_shift, (uint32_t)c1) ^
             (uint32_t)c2;
         p += 3 * block;
         len -= 3 * block;

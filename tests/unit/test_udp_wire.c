@@ -24,14 +24,16 @@ static void test_crc32c_vectors(void **state) {
     /* continued over pieces, the same as in one go */
     assert_int_equal(tw_crc32c(tw_crc32c(0, "12345", 5), "6789", 4), 0xe3069283u);
     /* long buffers take the interleaved path: the same CRC as bit by bit, at any
-     * length and alignment */
+     * length and alignment, and again in the other order (lengths that share or evict
+     * one another's kept stream factors: 3072, 9216 and 9300) */
     static unsigned char big[20000];
     uint32_t x = 12345;
     for (size_t i = 0; i < sizeof big; i++)
         big[i] = (unsigned char)((x = x * 1103515245u + 12345u) >> 16);
-    const size_t lens[] = {3071, 3072, 3073, 6144, 9999, 16384, 16420, 19990};
-    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++)
-        for (size_t at = 0; at < 4; at++) {
+    const size_t lens[] = {3071, 3072, 3073, 6144, 9216, 9300, 9999, 16384, 16420, 19990};
+    const size_t n = sizeof lens / sizeof lens[0];
+    for (size_t pass = 0; pass < 2 * n; pass++)
+        for (size_t at = 0, k = pass < n ? pass : 2 * n - 1 - pass; at < 4; at++) {
             uint32_t ref = 0xffffffffu;
             for (size_t i = 0; i < lens[k]; i++) {
                 ref ^= big[at + i];
