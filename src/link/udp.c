@@ -466,11 +466,17 @@ static int send_pieces(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, i
         return TW_ERR_NOMEM;
     l->now_ns = clock_ns();
     if (!p->busy) mark_busy(l, id);
-    /* The last piece is left where it is when the message goes as one packet and the
-     * prefix (under hcrc) is whole in the ring without it */
+    /* The last piece is left where it is when the message goes as one packet, all but
+     * what the prefix (under hcrc) takes of it: that is copied, so that a receiver
+     * peeking at the prefix sees the ring's bytes */
     size_t kept = 0;
-    if (keep_last && niov > 0 && segments == 1 && len - iov[niov - 1].iov_len >= TW_UDP_PREFIX)
-        kept = iov[niov - 1].iov_len;
+    if (keep_last && niov > 0 && segments == 1) {
+        size_t head = len - iov[niov - 1].iov_len;
+        size_t copied = head > TW_UDP_PREFIX ? head : TW_UDP_PREFIX;
+        kept = len > copied ? len - copied : 0;
+    }
+    const unsigned char *ext =
+        kept ? (const unsigned char *)iov[niov - 1].iov_base + iov[niov - 1].iov_len - kept : NULL;
     int piece = 0; /* where the gathering stands: iov[piece], at byte at */
     size_t at = 0;
     for (size_t off = 0, s = 0; s < segments; s++) {
@@ -500,8 +506,7 @@ static int send_pieces(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, i
                 at = 0;
             }
         }
-        p->sent[k] = (struct sent){kept ? iov[niov - 1].iov_base : NULL,
-                                   (uint16_t)(TW_UDP_HDR_SIZE + copied), (uint16_t)kept};
+        p->sent[k] = (struct sent){ext, (uint16_t)(TW_UDP_HDR_SIZE + copied), (uint16_t)kept};
         tw_udp_seal_split(pkt, &h, p->sent[k].ext, kept);
         wire_t w = sent_packet(l, p, h.seq);
         transmit(l, id, &w, 1);
