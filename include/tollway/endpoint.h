@@ -59,6 +59,12 @@ int tw_ep_size(const tw_ep_t *ep);
  * by ",udp:<ip>:<port>" when the job spans nodes. */
 int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap);
 
+/* The link that reaches rank's endpoint: TW_LINK_SHM for this node (and this endpoint
+ * itself), TW_LINK_UDP for another node (every other rank with TW_LINK=udp). Negative
+ * (TW_ERR_RANK, TW_ERR_PEER) when rank is out of range or its address is unknown. */
+enum { TW_LINK_SHM = 0, TW_LINK_UDP = 1 };
+int tw_ep_link(tw_ep_t *ep, int rank);
+
 /* A barrier over all ranks of the job, through the process manager. It is meant for
  * start-up, tests and benchmarks, not for hot loops. */
 int tw_ep_barrier(tw_ep_t *ep);

@@ -202,17 +202,33 @@ int tw_ep_connect(tw_ep_t *ep, int rank) {
     return rc;
 }
 
-static int connect_to(tw_ep_t *ep, int rank,
-                      char *addr) { /* "shm:<node>:<segment>[,udp:<ip>:<port>]" */
-    char *udp = strchr(addr, ',');
-    if (udp) *udp++ = '\0';
+/* The link to rank whose address is addr ("shm:<node>:<segment>[,udp:<ip>:<port>]"),
+ * or TW_ERR_PEER when the address is malformed. */
+static int link_to(const tw_ep_t *ep, int rank, const char *addr) {
     const char *node = addr + 4, *name = strchr(node, ':');
     if (strncmp(addr, "shm:", 4) != 0 || !name || name[1] != '/') return TW_ERR_PEER;
     size_t node_len = (size_t)(name - node);
-    name++;
     int same_node = node_len == strlen(ep->job->node) && !strncmp(node, ep->job->node, node_len);
-    if (rank != ep->rank && (!same_node || ep->job->config->udp_everywhere))
-        return connect_remote(ep, rank, udp);
+    return rank != ep->rank && (!same_node || ep->job->config->udp_everywhere) ? TW_LINK_UDP
+                                                                               : TW_LINK_SHM;
+}
+
+int tw_ep_link(tw_ep_t *ep, int rank) {
+    if (!ep) return TW_ERR_ARG;
+    if (rank < 0 || rank >= ep->size) return TW_ERR_RANK;
+    if (ep->peers[rank]) return ep->peers[rank]->remote ? TW_LINK_UDP : TW_LINK_SHM;
+    char addr[TW_PMI_VALUE_MAX];
+    if (tw_ep_address(ep, rank, addr, sizeof addr)) return TW_ERR_PEER;
+    return link_to(ep, rank, addr);
+}
+
+static int connect_to(tw_ep_t *ep, int rank, char *addr) {
+    char *udp = strchr(addr, ',');
+    if (udp) *udp++ = '\0';
+    int link = link_to(ep, rank, addr);
+    if (link < 0) return link;
+    if (link == TW_LINK_UDP) return connect_remote(ep, rank, udp);
+    const char *name = strchr(addr + 4, ':') + 1;
     tw_peer_t *peer = calloc(1, sizeof *peer);
     if (!peer) return TW_ERR_NOMEM;
     peer->segment = tw_shm_map(name, TW_SEGMENT_HEADER_SIZE, &peer->segment_size);

@@ -31,11 +31,13 @@ typedef struct tw_mpi_rts {
     uint64_t size;
     uint64_t nla, key;
     uint32_t sreq;  /* the sender's request handle */
-    uint32_t split; /* 1: the sender will put a part; the receiver answers with a CTS */
+    uint32_t split; /* 0; 1: the sender will put a part (TW_RTS_SPLIT), TW_RTS_CHUNKED or
+                       TW_RTS_PUT: the receiver answers the last two with a CTS */
 } tw_mpi_rts_t;
 
 /* A split rendezvous's clear-to-send, receiver to sender: put [offset, offset + len)
- * of your buffer to nla (len 0: I get it all myself). */
+ * of your buffer to nla (len 0: I get it all myself). After TW_RTS_PUT the offset is
+ * 0 and len the whole receive (or 0). */
 typedef struct tw_mpi_cts {
     uint32_t sreq, rreq;
     uint64_t nla, key;
@@ -351,7 +353,13 @@ int tw_mpi_bsend_staged(const tw_mpi_staged_t *st, int dest_world, int tag, uint
  * receiver gets each chunk (nothing of what lies past its buffer) asking for a
  * responder notification; the sender then packs the next chunk into the window and
  * says so, sender to receiver: */
-enum { TW_RTS_CHUNKED = 2, TW_MPI_READY = 4 };
+enum { TW_RTS_SPLIT = 1, TW_RTS_CHUNKED = 2, TW_MPI_READY = 4 };
+/* A rendezvous across nodes (tw_mpi_rts_t.split == TW_RTS_PUT): the receiver's CTS
+ * names its whole buffer and the sender puts the message into it, which the udp link
+ * sends from the sender's buffer and lands in the receiver's; a get's answer would be
+ * copied aside for retransmission first. A receive that is unpacked from a window
+ * (a derived datatype) answers with len 0 and gets the message as usual. */
+enum { TW_RTS_PUT = 3 };
 typedef struct tw_mpi_ready {
     uint32_t sreq, rreq;
     uint64_t offset; /* the stream offset of the chunk now in the window */

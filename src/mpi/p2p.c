@@ -7,11 +7,15 @@
  *     sender's buffer by NLA and key; the receiver gets it straight into the user
  *     buffer, asking for completer and responder notifications, which complete both
  *     sides without another message;
- *   split rendezvous (from TW_RNDV_SPLIT bytes): the receiver answers the RTS with a
- *     clear-to-send naming the second half of its buffer, which the sender puts
- *     while the receiver gets the first half, so two cores copy half the data each.
- *     Each side is done when both its notifications have come: get completer and put
- *     completer at the receiver, get responder and put requester at the sender.
+ *   split rendezvous (from TW_RNDV_SPLIT bytes, on one node): the receiver answers
+ *     the RTS with a clear-to-send naming the second half of its buffer, which the
+ *     sender puts while the receiver gets the first half, so two cores copy half the
+ *     data each. Each side is done when both its notifications have come: get
+ *     completer and put completer at the receiver, get responder and put requester
+ *     at the sender;
+ *   put rendezvous (every rendezvous across nodes, see TW_RTS_PUT): the CTS names the
+ *     whole buffer and the sender puts all of it; the put requester notification
+ *     stands in for the get responder's.
  * Messages are matched in arrival order per sender (VELO keeps each sender's order),
  * so MPI's non-overtaking rule holds whatever the protocol mix. A message that
  * arrives before its receive is posted is copied out (eager) or remembered (RTS);
@@ -44,7 +48,8 @@ typedef struct req {
     uint8_t parts;              /* rendezvous: notifications (or a CTS) still to come */
     uint8_t cts_sent;           /* split receive: the CTS has gone */
     uint8_t get_held;           /* receive: a refused get waits, holding its part */
-    uint8_t split;              /* split send: its CTS is still to come */
+    uint8_t split;     /* split or put send: the TW_RTS_* its CTS answers, until it comes */
+    uint8_t put_whole; /* put send: the put stands for the get that is not coming */
     int error;
     int peer; /* send: destination; receive: source filter (world rank or ANY) */
     int tag;  /* send: tag; receive: filter */
@@ -159,7 +164,7 @@ static void req_reset(req_t *r) {
     r->chunk_at = 0;
     r->chunked = r->ready = r->ready_pending = 0;
     r->done = r->rts = r->pending = r->cancelled = r->parts = r->cts_sent = r->split = 0;
-    r->get_held = 0;
+    r->get_held = r->put_whole = 0;
     r->region.nla = 0;
     r->active = 1;
     r->error = 0;
@@ -294,23 +299,29 @@ static void part_done(int i) {
     req_done(i);
 }
 
-/* A split receive's CTS: registers the second half of the buffer for the sender's
- * put, or (message too short, nothing registrable) asks for no put at all. TW_OK
- * with the length the get must fetch in *get_len, or the VELO send's error. */
+/* A split or put receive's CTS: registers the part of the buffer the sender puts
+ * (the second half, or all of it), or (nothing to put, nothing registrable) asks for
+ * no put at all. TW_OK with the length the get must fetch in *get_len, or the VELO
+ * send's error. */
 static int send_cts(int i, size_t n, size_t *get_len) {
     req_t *r = &reqs[i];
-    /* A staged receive gets its chunks in turn: no put into it. Nor while this
-     * process has rendezvous sends of its own under way: then the sender is most
-     * likely busy as well (an exchange), and a put would only add a message to the
-     * transfer. */
-    size_t half =
-        split_min && n >= split_min && !r->staged && !rndv_sends ? (n / 2) & ~(size_t)4095 : 0;
+    /* A staged receive gets its chunks in turn: no put into it. Nor, on one node,
+     * while this process has rendezvous sends of its own under way: then the sender
+     * is most likely busy as well (an exchange), and a put would only add a message
+     * to the transfer. */
+    size_t own = n; /* what the get fetches; the sender puts [own, n) */
+    if (r->staged || !n)
+        own = n;
+    else if (r->got.split == TW_RTS_PUT)
+        own = 0;
+    else if (split_min && n >= split_min && !rndv_sends && (n / 2) & ~(size_t)4095)
+        own = (n / 2) & ~(size_t)4095;
     tw_mpi_cts_t cts = {r->got.sreq, (uint32_t)handle_of(i), 0, 0, 0, 0};
-    if (half &&
-        !tw_reg(tw_mpi.ep, (unsigned char *)r->buf + half, n - half, TW_PERM_WRITE, &r->region)) {
-        cts = (tw_mpi_cts_t){r->got.sreq, cts.rreq, r->region.nla, r->region.key, half, n - half};
+    if (own < n &&
+        !tw_reg(tw_mpi.ep, (unsigned char *)r->buf + own, n - own, TW_PERM_WRITE, &r->region)) {
+        cts = (tw_mpi_cts_t){r->got.sreq, cts.rreq, r->region.nla, r->region.key, own, n - own};
     } else {
-        half = 0;
+        own = n;
         r->region.nla = 0;
     }
     int rc = tw_velo_send(tw_mpi.ep, r->got_from, TW_MPI_CTS, &cts, sizeof cts);
@@ -320,18 +331,18 @@ static int send_cts(int i, size_t n, size_t *get_len) {
         return rc;
     }
     r->cts_sent = 1;
-    if (half) { /* the sender's put lands with a completer notification here */
+    if (own < n) { /* the sender's put lands with a completer notification here */
         r->parts++;
         rendezvous++;
     }
-    *get_len = half ? half : n;
+    *get_len = own;
     return TW_OK;
 }
 
 static void start_get(int i) {
     req_t *r = &reqs[i];
     size_t n = r->got.size < r->bytes ? (size_t)r->got.size : r->bytes;
-    if (r->got.split == 1 && !r->cts_sent) {
+    if ((r->got.split == TW_RTS_SPLIT || r->got.split == TW_RTS_PUT) && !r->cts_sent) {
         int rc = send_cts(i, n, &n);
         if (rc == TW_RETRY) {
             list_push(&pending_gets, i);
@@ -346,6 +357,7 @@ static void start_get(int i) {
     } else if (r->cts_sent) {
         n = (size_t)r->got.size;
     }
+    if (r->cts_sent && !n && r->region.nla) return; /* the sender puts it all */
     uint64_t cookie = (uint64_t)r->got.sreq << 32 | (uint32_t)handle_of(i);
     size_t at = 0;
     unsigned char *to = r->buf;
@@ -401,11 +413,15 @@ static void start_put(int i) {
         list_push(&pending_gets, i);
         return;
     }
-    if (rc == TW_OK) { /* the CTS's part becomes the put requester's */
+    if (rc == TW_OK && !r->put_whole) { /* the CTS's part becomes the put requester's */
         r->parts++;
         rendezvous++;
-    } else {
+    } else if (rc != TW_OK) {
         r->error = MPI_ERR_OTHER; /* the receiver then waits for its part */
+        if (r->put_whole) {       /* and nothing else will come here */
+            rendezvous -= r->parts - 1;
+            r->parts = 1;
+        }
     }
     part_done(i);
 }
@@ -419,8 +435,9 @@ static void take_cts(int source, const void *body, size_t len) {
     if (i <= 0) return;
     req_t *r = &reqs[i];
     if (r->kind != REQ_SEND || !r->rts || !r->split || r->peer != source || r->done ||
-        c.offset > r->bytes || c.len > r->bytes - c.offset)
+        c.offset > r->bytes || c.len > r->bytes - c.offset || (r->split == TW_RTS_PUT && c.offset))
         return; /* not a CTS this send waits for: dropped */
+    r->put_whole = r->split == TW_RTS_PUT;
     r->split = 0;
     if (!c.len) {
         part_done(i);
@@ -746,12 +763,15 @@ static int send_start(int i) {
             r->active = 0;
             return MPI_ERR_NO_MEM;
         }
-        /* done when the receiver's (last) get tells us, and when split, our put. Only on
-         * one node: there a split puts two cores to the copy; across nodes every byte
-         * leaves from this side whichever way it goes, and the CTS costs a round trip */
-        r->split = !r->chunked && split_min && r->bytes >= split_min &&
-                   tw_mpi_node(r->peer) == tw_mpi_node(tw_mpi.rank);
-        r->parts = (uint8_t)(1 + r->split);
+        /* done when the receiver's (last) get tells us, and when split, our put; across
+         * nodes, when our put of the whole message (or, if the CTS says so, the get)
+         * does. A split only on one node: there it puts two cores to the copy. */
+        int link = tw_ep_link(tw_mpi.ep, r->peer);
+        r->split = r->chunked                                                  ? 0
+                   : link == TW_LINK_UDP && r->bytes                           ? TW_RTS_PUT
+                   : link == TW_LINK_SHM && split_min && r->bytes >= split_min ? TW_RTS_SPLIT
+                                                                               : 0;
+        r->parts = (uint8_t)(1 + !!r->split);
         rendezvous += r->parts;
         rndv_sends++;
     }
