@@ -318,9 +318,13 @@ tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr)
         errno = e ? e : ENOMEM;
         return NULL;
     }
-    int bufsize = 4 << 20; /* room for whole windows from several peers */
-    setsockopt(l->fd, SOL_SOCKET, SO_RCVBUF, &bufsize, sizeof bufsize);
-    setsockopt(l->fd, SOL_SOCKET, SO_SNDBUF, &bufsize, sizeof bufsize);
+    /* room for whole windows from several peers: past net.core.rmem_max (and
+     * wmem_max) where the process may (CAP_NET_ADMIN), else as far as they allow */
+    int bufsize = 4 << 20;
+    if (setsockopt(l->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bufsize, sizeof bufsize))
+        setsockopt(l->fd, SOL_SOCKET, SO_RCVBUF, &bufsize, sizeof bufsize);
+    if (setsockopt(l->fd, SOL_SOCKET, SO_SNDBUFFORCE, &bufsize, sizeof bufsize))
+        setsockopt(l->fd, SOL_SOCKET, SO_SNDBUF, &bufsize, sizeof bufsize);
     return l;
 }
 
@@ -756,7 +760,10 @@ static int receive_in_place(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *c
             .msg_name = &from, .msg_namelen = sizeof from, .msg_iov = &iov, .msg_iovlen = 1};
         ssize_t total = recvmsg(l->fd, &mh, MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT);
         if (total < 0) break;
-        if (total < TW_UDP_IN_PLACE_MIN && !--l->streaming) break;
+        if (total >= TW_UDP_IN_PLACE_MIN)
+            l->streaming = STREAM_SMALL_MAX;
+        else if (!--l->streaming)
+            break;
         tw_udp_hdr_t h;
         size_t seen = (size_t)total < iov.iov_len ? (size_t)total : iov.iov_len;
         void *dest = NULL;
@@ -814,7 +821,13 @@ static int receive_in_place(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *c
 }
 
 static int receive(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
-    int delivered = l->streaming ? receive_in_place(l, deliver, ctx) : 0;
+    int delivered = 0;
+    if (l->streaming) {
+        delivered = receive_in_place(l, deliver, ctx);
+        /* it stopped at an empty socket or after a batch: what comes next is looked
+         * at first too, at the next poll */
+        if (l->streaming) return delivered;
+    }
     struct mmsghdr *m = l->rx_msg;
     struct sockaddr_in *from = l->rx_from;
     size_t cap = l->pkt_max + 1; /* one byte more tells an oversized datagram */
