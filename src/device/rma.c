@@ -426,12 +426,13 @@ static int serve_request(tw_ep_t *ep, const rma_req_t *r, const char *data) {
     return 1;
 }
 
-/* One answer to one request of operation o (either link): the last completes it. */
-static void op_answered(tw_ep_t *ep, tw_rma_op_t *o, const rma_answer_t *a) {
+/* An answer to chunks of operation o (either link): the last completes it. */
+static void op_answered(tw_ep_t *ep, tw_rma_op_t *o, const rma_answer_t *a, uint32_t chunks) {
     if (a->status != TW_OK && o->status == TW_OK) o->status = a->status;
     o->value = a->value;
     o->success = a->success;
-    if (++o->chunks_acked == o->chunks) op_complete(ep, o);
+    o->chunks_acked += chunks;
+    if (o->chunks_acked == o->chunks) op_complete(ep, o);
 }
 
 static void take_answer(tw_ep_t *ep, const rma_answer_t *a, const char *data, size_t data_len) {
@@ -442,7 +443,7 @@ static void take_answer(tw_ep_t *ep, const rma_answer_t *a, const char *data, si
             memcpy((char *)o->local + a->offset, data, data_len);
         return;
     }
-    op_answered(ep, o, a);
+    op_answered(ep, o, a, 1);
 }
 
 void tw_rma_progress(tw_ep_t *ep) {
@@ -681,7 +682,12 @@ static int remote_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t o
      * refused call retried in a loop would otherwise fill our queue with cancelled
      * slots behind one that waits for this peer's answer, until the queue has no room
      * for the notifications the peer's requests need, and both ends wait. */
+    int chunked = op == TW_OP_PUT || op == TW_OP_GET;
     uint64_t chunk = tw_remote_chunk(ep);
+    if (chunked && len > chunk) { /* chunks of one size: none too small to land in place */
+        uint64_t n = (len + chunk - 1) / chunk;
+        chunk = ((len + n - 1) / n + 63) & ~(uint64_t)63;
+    }
     uint64_t first = op == TW_OP_PUT ? chunk_at(len, 0, chunk) : op == TW_OP_PUT_IMM ? len : 0;
     if (peer->unanswered >= TW_REMOTE_REQUESTS || !ep->ops_free_count ||
         !tw_remote_can_request(ep, dest, (size_t)first))
@@ -694,7 +700,6 @@ static int remote_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t o
     tw_rma_op_t *o = op_alloc(ep, &handle);
     if (!o) goto cancel;
     op_setup(o, op, notify, dest, len, cookie, nla, local, requester, completer);
-    int chunked = op == TW_OP_PUT || op == TW_OP_GET;
     o->chunks = chunked && len > chunk ? (uint32_t)((len + chunk - 1) / chunk) : 1;
     o->chunk = (uint32_t)chunk;
 
@@ -783,8 +788,11 @@ static int remote_prepare(tw_ep_t *ep, const rma_req_t *r, tw_remote_serving_t *
  * place when data is NULL), answered and notified. */
 static void remote_finish(tw_ep_t *ep, int source, const rma_req_t *r, tw_remote_serving_t *v,
                           const void *data) {
-    rma_answer_t ans = {
-        .handle = r->handle, .status = v->status, .kind = ANSWER_ACK, .offset = r->offset};
+    rma_answer_t ans = {.handle = r->handle,
+                        .status = v->status,
+                        .kind = ANSWER_ACK,
+                        .chunks = 1,
+                        .offset = r->offset};
     const void *reply = NULL;
     if (v->status == TW_OK) {
         if (r->op == TW_OP_ATOMIC)
@@ -800,7 +808,8 @@ static void remote_finish(tw_ep_t *ep, int source, const rma_req_t *r, tw_remote
     } else if (r->offset == 0) {
         tw_atu_count_fault(ep->segment, v->status);
     }
-    tw_remote_rma_answer(ep, source, &ans, reply, ans.chunk_len); /* copies the data */
+    int last = r->op != TW_OP_PUT || r->offset + v->span >= r->total;
+    tw_remote_rma_answer(ep, source, &ans, reply, ans.chunk_len, !last); /* copies the data */
     if (v->status == TW_OK) tw_atu_release(&v->x);
     if (v->mine && v->status != TW_OK) {
         tw_nq_cancel(v->mine); /* the fault goes to the initiator only */
@@ -837,24 +846,31 @@ void tw_rma_remote_landed_put(tw_ep_t *ep, int source, const rma_req_t *r, tw_re
     if (v->mine) tw_nq_cancel(v->mine);
 }
 
+int tw_rma_answer_fits(const tw_rma_op_t *o, const rma_answer_t *a, size_t len) {
+    if (a->kind != ANSWER_ACK || a->chunk_len != len ||
+        (a->status != TW_OK && (a->status > TW_ERR_KEY || a->status < TW_ERR_ALIGN)) ||
+        !a->chunks || a->chunks > o->chunks - o->chunks_acked ||
+        (a->chunks > 1 && o->op != TW_OP_PUT))
+        return 0;
+    uint64_t expect = 0;
+    if (o->op == TW_OP_GET && a->status == TW_OK) {
+        if (a->offset > o->length || (a->offset == o->length && o->length)) return 0;
+        expect = chunk_at(o->length, a->offset, o->chunk);
+    }
+    return len == expect;
+}
+
 /* The operation an answer answers, the answer checked against it; NULL when it
  * answers nothing of ours or does not fit. Its data goes to o->local + a->offset. */
 static tw_rma_op_t *answered_op(tw_ep_t *ep, int source, const rma_answer_t *a, size_t len) {
     tw_rma_op_t *o = op_lookup(ep, a->handle);
-    if (!o || o->dest != source || a->kind != ANSWER_ACK || a->chunk_len != len ||
-        (a->status != TW_OK && (a->status > TW_ERR_KEY || a->status < TW_ERR_ALIGN)))
-        return NULL;
-    uint64_t expect = 0;
-    if (o->op == TW_OP_GET && a->status == TW_OK) {
-        if (a->offset > o->length || (a->offset == o->length && o->length)) return NULL;
-        expect = chunk_at(o->length, a->offset, o->chunk);
-    }
-    return len == expect ? o : NULL;
+    return o && o->dest == source && tw_rma_answer_fits(o, a, len) ? o : NULL;
 }
 
 static void answer_taken(tw_ep_t *ep, int source, tw_rma_op_t *o, const rma_answer_t *a) {
-    if (ep->peers[source]->unanswered) ep->peers[source]->unanswered--;
-    op_answered(ep, o, a);
+    tw_peer_t *peer = ep->peers[source];
+    peer->unanswered = peer->unanswered > a->chunks ? peer->unanswered - a->chunks : 0;
+    op_answered(ep, o, a, a->chunks);
 }
 
 int tw_rma_remote_answer(tw_ep_t *ep, int source, const rma_answer_t *a, const void *data,
