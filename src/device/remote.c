@@ -14,7 +14,12 @@
  * the initiator is full the answer waits in a queue here, drained at every poll. The
  * queue is bounded because an initiator keeps at most TW_REMOTE_REQUESTS requests
  * unanswered per peer. So two endpoints whose windows are full of requests to each
- * other still take them in. */
+ * other still take them in.
+ *
+ * The chunks of a long put are answered ANSWERS_HELD at a time: an answer is a packet
+ * of its own through the receiver's network stack, and one per chunk cost a receiver
+ * streaming a put a fifth of its time. The last chunk's answer (which completes the
+ * operation), and a fault, go at once with those held before them. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ifaddrs.h>
@@ -93,6 +98,9 @@ static unsigned interface_mtu(const struct sockaddr_in *addr) {
  * TW_REMOTE_REQUESTS requests unanswered to us, so this holds at most that many per
  * peer: it grows to that bound, never past it (a peer beyond it is refused). */
 enum { REMOTE_RMA_MSG_MAX = 4 + sizeof(rma_req_t) + REMOTE_CHUNK_MAX };
+/* Below TW_REMOTE_REQUESTS, so that an initiator stopped at that bound always has
+ * requests on the way whose arrival releases the held answer. */
+enum { ANSWERS_HELD = TW_REMOTE_REQUESTS / 4 };
 
 typedef struct remote_answer {
     int dest;
@@ -110,6 +118,8 @@ struct tw_remote_answers {
     rma_req_t req;
     tw_remote_serving_t serving;
     rma_answer_t answer;
+    rma_answer_t held; /* chunks answered but not sent yet (held.chunks of them), */
+    int held_dest;     /* to this initiator */
 };
 
 static void drain_answers(tw_ep_t *ep) {
@@ -247,8 +257,33 @@ int tw_remote_can_answer(tw_ep_t *ep) {
     return answer_room(ep);
 }
 
+static void send_answer(tw_ep_t *ep, int dest, const rma_answer_t *a, const void *data, size_t len);
+
 void tw_remote_rma_answer(tw_ep_t *ep, int dest, const rma_answer_t *a, const void *data,
-                          size_t len) {
+                          size_t len, int may_wait) {
+    struct tw_remote_answers *w = ep->remote_answers;
+    rma_answer_t joined;
+    if (w->held.chunks) {
+        if (w->held_dest == dest && w->held.handle == a->handle) { /* the same operation */
+            joined = *a;
+            joined.chunks = (uint16_t)(w->held.chunks + a->chunks);
+            if (joined.status == TW_OK) joined.status = w->held.status;
+            a = &joined;
+        } else { /* another one's: what is held goes first, in order */
+            send_answer(ep, w->held_dest, &w->held, NULL, 0);
+        }
+        w->held.chunks = 0;
+    }
+    if (may_wait && a->status == TW_OK && a->chunks < ANSWERS_HELD) {
+        w->held = *a;
+        w->held_dest = dest;
+        return;
+    }
+    send_answer(ep, dest, a, data, len);
+}
+
+static void send_answer(tw_ep_t *ep, int dest, const rma_answer_t *a, const void *data,
+                        size_t len) {
     remote_hdr_t h = {REMOTE_RMA_ANSWER, 0, 0};
     size_t total = sizeof h + sizeof *a + len;
     if (total > REMOTE_RMA_MSG_MAX) return;

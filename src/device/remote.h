@@ -24,9 +24,11 @@ uint64_t tw_remote_chunk(tw_ep_t *ep);
 int tw_remote_can_request(tw_ep_t *ep, int dest, size_t len);
 /* 1 when an answer can be sent now or queued: checked before a request is served. */
 int tw_remote_can_answer(tw_ep_t *ep);
-/* Sends an answer (len bytes of get data after it), or queues it behind others. */
+/* Sends an answer (len bytes of get data after it), or queues it behind others. With
+ * may_wait (a put's chunk but its last, done) it may be held back instead, to go as
+ * one answer with those of the operation's next chunks (rma_answer_t.chunks). */
 void tw_remote_rma_answer(tw_ep_t *ep, int dest, const rma_answer_t *a, const void *data,
-                          size_t len);
+                          size_t len, int may_wait);
 /* Receives from the link into the mailbox, acknowledges, retransmits; takes the
  * device lock when there is a progress thread. */
 int tw_remote_progress(tw_ep_t *ep);

@@ -28,7 +28,8 @@ typedef struct rma_answer {
     uint32_t handle;
     int32_t status;
     uint8_t kind, success;
-    uint16_t unused;
+    uint16_t chunks; /* across nodes: the operation's chunks this answers, up to and with
+                        the one at offset (a put's are answered several at once) */
     uint32_t chunk_len;
     uint64_t offset;
     uint64_t value;
@@ -54,6 +55,11 @@ int tw_rma_remote_serve(tw_ep_t *ep, int source, const rma_req_t *r, const void 
  * when it answers nothing of ours or does not fit the operation (dropped). */
 int tw_rma_remote_answer(tw_ep_t *ep, int source, const rma_answer_t *a, const void *data,
                          size_t len);
+
+/* 1 when answer a, with len bytes of get data, fits operation o across nodes: an
+ * acknowledgement, a status a target may give, of chunks o still waits for (several
+ * only for a put), a get's chunk where o expects one and of its length. */
+int tw_rma_answer_fits(const tw_rma_op_t *o, const rma_answer_t *a, size_t len);
 
 /* Receiving in place (the link puts the data where it belongs, see tw_udp_lander_t):
  * a put request's data goes straight into the target's memory, a get answer's into
