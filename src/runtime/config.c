@@ -33,9 +33,9 @@ static const tw_config_var_t vars[] = {
      "longer ones go by rendezvous (the receiver gets them from the sender's buffer); 0..4088",
      0},
     {"TW_RNDV_SPLIT", "65536",
-     "MPI messages from this many bytes on, between ranks on one node, are copied by both "
-     "sides at once: the receiver gets the first half while the sender puts the second; 0 "
-     "turns it off",
+     "MPI messages from this many bytes on, between ranks on one node (over shm), are "
+     "copied by both sides at once: the receiver gets the first half while the sender puts "
+     "the second; 0 turns it off",
      0},
     {"TW_NODE", "",
      "this node's identity; ranks with the same one talk over shared memory, others over udp "
