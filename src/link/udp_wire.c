@@ -125,9 +125,15 @@ tw_udp_verdict_t tw_udp_decode_prefix(const void *pkt, size_t n, size_t total, u
 
 int tw_udp_crc_split_ok(const void *pkt, size_t n, const void *rest, size_t rest_len,
                         const tw_udp_hdr_t *hdr) {
+    /* the whole packet's CRC goes on from hcrc (tw_udp_seal_split): only the payload
+     * past the prefix, wherever it lies, is hashed here */
     const unsigned char *p = pkt;
-    uint32_t c = tw_crc32c(header_crc(p), p + TW_UDP_HDR_SIZE, n - TW_UDP_HDR_SIZE);
-    if (rest_len) c = tw_crc32c(c, rest, rest_len);
+    size_t here = n - TW_UDP_HDR_SIZE, prefix = prefix_of(here + rest_len);
+    uint32_t c = hdr->hcrc;
+    if (here > prefix) c = tw_crc32c(c, p + TW_UDP_HDR_SIZE + prefix, here - prefix);
+    size_t in_rest = here < prefix ? prefix - here : 0; /* prefix bytes at the start of rest */
+    if (rest_len > in_rest)
+        c = tw_crc32c(c, (const unsigned char *)rest + in_rest, rest_len - in_rest);
     return c == hdr->crc;
 }
 

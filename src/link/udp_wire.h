@@ -75,11 +75,13 @@ tw_udp_verdict_t tw_udp_decode(const void *pkt, size_t n, uint64_t job_key, uint
 
 /* Checks the first n bytes (at least the header and the prefix, or the whole packet
  * when it is shorter) of a datagram of total bytes, as tw_udp_decode does but with
- * hcrc in place of crc. The payload beyond n is not checked: tw_udp_crc_rest does. */
+ * hcrc in place of crc. The payload beyond n is not checked: tw_udp_crc_split_ok does. */
 tw_udp_verdict_t tw_udp_decode_prefix(const void *pkt, size_t n, size_t total, uint64_t job_key,
                                       uint32_t self, tw_udp_hdr_t *hdr);
 /* 1 when the CRC of a packet whose first n bytes are at pkt and the rest (rest_len
- * bytes) at rest is hdr->crc. */
+ * bytes) at rest is hdr->crc, for a packet whose header and prefix hcrc has proved
+ * already (tw_udp_decode_prefix): the CRC goes on from hcrc over what follows the
+ * prefix, so those bytes are not hashed again. */
 int tw_udp_crc_split_ok(const void *pkt, size_t n, const void *rest, size_t rest_len,
                         const tw_udp_hdr_t *hdr);
 

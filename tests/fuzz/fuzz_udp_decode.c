@@ -32,8 +32,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tw_udp_hdr_t ph;
     tw_udp_verdict_t pv = tw_udp_decode_prefix(pkt, head, size, KEY, SELF, &ph);
     if (pv >= TW_UDP_VERDICTS || (v == TW_UDP_OK && pv != TW_UDP_OK)) abort();
-    if (pv == TW_UDP_OK && size > head)
-        (void)tw_udp_crc_split_ok(pkt, head, pkt + head, size - head, &ph);
+    /* and, split there, the rest proves the packet whole exactly when the decoder did */
+    if (pv == TW_UDP_OK &&
+        tw_udp_crc_split_ok(pkt, head, pkt + head, size - head, &ph) != (v == TW_UDP_OK))
+        abort();
     if (v == TW_UDP_OK) {
         int data_flag = (h.flags & TW_UDP_DATA) != 0;
         if (h.len != size - TW_UDP_HDR_SIZE || h.dst != SELF || h.job_key != KEY ||
