@@ -310,11 +310,9 @@ static int send_cts(int i, size_t n, size_t *get_len) {
      * is most likely busy as well (an exchange), and a put would only add a message
      * to the transfer. */
     size_t own = n; /* what the get fetches; the sender puts [own, n) */
-    if (r->staged || !n)
-        own = n;
-    else if (r->got.split == TW_RTS_PUT)
+    if (!r->staged && n && r->got.split == TW_RTS_PUT)
         own = 0;
-    else if (split_min && n >= split_min && !rndv_sends && (n / 2) & ~(size_t)4095)
+    else if (!r->staged && split_min && n >= split_min && !rndv_sends && (n / 2) & ~(size_t)4095)
         own = (n / 2) & ~(size_t)4095;
     tw_mpi_cts_t cts = {r->got.sreq, (uint32_t)handle_of(i), 0, 0, 0, 0};
     if (own < n &&
