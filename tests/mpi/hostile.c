@@ -5,7 +5,8 @@
  * sends, ranges past the buffer, a send already complete or a send to another
  * rank, and notifications whose cookie names a send to another rank. Rank 0 must drop or refuse
  * each one (MPI_ERR_OTHER on the receive it concerns, under MPI_ERRORS_RETURN),
- * never hang, and keep its buffers and its other traffic intact. Needs 2 ranks. */
+ * never hang, and keep its buffers and its other traffic intact. Needs 2 ranks; run
+ * with TW_LINK=udp too, where rank 0's rendezvous sends ask to put the message. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,14 +64,18 @@ static void native_peer(void) {
     CHECK(next_from_0(TW_MPI_RTS, m, sizeof m) == sizeof m);
     tw_mpi_rts_t rts;
     memcpy(&rts, m + sizeof(tw_mpi_hdr_t), sizeof rts);
-    CHECK(rts.size == BIG && rts.split == 1);
+    /* a split on one node; across nodes (TW_LINK=udp) the sender puts it all */
+    int across = tw_ep_link(ep, 0) == TW_LINK_UDP;
+    CHECK(rts.size == BIG && rts.split == (across ? TW_RTS_PUT : TW_RTS_SPLIT));
     /* CTSes that must be dropped: an unknown send, a range past the buffer, one
-     * whose end wraps around */
-    tw_mpi_cts_t bad[4] = {{rts.sreq ^ 0x00ff0000u, 0, 0, 0, 0, 0},
+     * whose end wraps around; across nodes, one that does not start at 0. Taken, the
+     * last would make rank 0 put 16 bytes to a key that faults, and its send fail. */
+    tw_mpi_cts_t bad[5] = {{rts.sreq ^ 0x00ff0000u, 0, 0, 0, 0, 0},
                            {rts.sreq, 0, 0, 0, BIG - 8, 16},
                            {rts.sreq, 0, 0, 0, 8, UINT64_MAX},
-                           {to_self, 0, 0, 0, 0, 0}};
-    for (int k = 0; k < 4; k++) send_raw(TW_MPI_CTS, &bad[k], sizeof bad[k]);
+                           {to_self, 0, 0, 0, 0, 0},
+                           {rts.sreq, 0, 0, 0, 8, 16}};
+    for (int k = 0; k < 4 + across; k++) send_raw(TW_MPI_CTS, &bad[k], sizeof bad[k]);
     /* gets whose responder notifications name rank 0's send to itself: they would
      * complete it, and free its buffer before its receive, if rank 0 believed them */
     unsigned char *got = malloc(BIG);
@@ -79,6 +84,7 @@ static void native_peer(void) {
         OK(tw_get(ep, 0, got, 64, rts.nla, rts.key, TW_NOTIFY_RESPONDER, (uint64_t)to_self << 32));
     /* now the honest way: get it all, tell rank 0 there is no put to wait for */
     OK(tw_get(ep, 0, got, BIG, rts.nla, rts.key, TW_NOTIFY_RESPONDER, (uint64_t)rts.sreq << 32));
+    OK(tw_rma_flush(ep, 0)); /* across nodes the get completes when its answers come */
     for (size_t i = 0; i < BIG; i++) CHECK(got[i] == (unsigned char)(i * 7));
     tw_mpi_cts_t none = {rts.sreq, 0, 0, 0, 0, 0};
     send_raw(TW_MPI_CTS, &none, sizeof none);
@@ -106,6 +112,7 @@ static void native_peer(void) {
     }
     OK(tw_dereg(ep, &region));
     free(got);
+    if (tw_ep_link(ep, 0) == TW_LINK_UDP) OK(tw_ep_barrier(ep)); /* as MPI_Finalize does there */
     OK(tw_ep_close(ep));
 }
 
