@@ -96,7 +96,9 @@ static unsigned interface_mtu(const struct sockaddr_in *addr) {
 
 /* Answers waiting for room in the window, oldest first. An initiator has at most
  * TW_REMOTE_REQUESTS requests unanswered to us, so this holds at most that many per
- * peer: it grows to that bound, never past it (a peer beyond it is refused). */
+ * peer: it grows to that bound, never past it (a peer beyond it is refused). Each slot
+ * keeps its buffer once sent, for the next answer queued there: a window that stays
+ * full allocates nothing per answer. */
 enum { REMOTE_RMA_MSG_MAX = 4 + sizeof(rma_req_t) + REMOTE_CHUNK_MAX };
 /* Below TW_REMOTE_REQUESTS, so that an initiator stopped at that bound always has
  * requests on the way whose arrival releases the held answer. */
@@ -104,7 +106,7 @@ enum { ANSWERS_HELD = TW_REMOTE_REQUESTS / 4 };
 
 typedef struct remote_answer {
     int dest;
-    size_t len;
+    size_t len, cap; /* the answer's bytes; the buffer's */
     unsigned char *msg;
 } remote_answer_t;
 
@@ -126,8 +128,8 @@ static void drain_answers(tw_ep_t *ep) {
     struct tw_remote_answers *w = ep->remote_answers;
     while (w->count) {
         remote_answer_t *a = &w->q[w->head];
+        /* sent, or the peer is lost: either way it is done here (the buffer stays) */
         if (tw_udp_send(ep->udp, (uint32_t)a->dest, a->msg, a->len) == TW_RETRY) return;
-        free(a->msg); /* sent, or the peer is lost: either way it is done here */
         w->head = (w->head + 1) % w->cap;
         w->count--;
     }
@@ -141,9 +143,9 @@ static int answer_room(tw_ep_t *ep) {
     if (w->cap >= bound) return 0;
     uint32_t cap = w->cap ? w->cap * 2 : 64;
     if (cap > bound) cap = bound;
-    remote_answer_t *q = malloc(cap * sizeof *q);
+    remote_answer_t *q = calloc(cap, sizeof *q);
     if (!q) return 0;
-    for (uint32_t i = 0; i < w->count; i++) q[i] = w->q[(w->head + i) % w->cap];
+    for (uint32_t i = 0; i < w->cap; i++) q[i] = w->q[(w->head + i) % w->cap]; /* and spares */
     free(w->q);
     w->q = q;
     w->head = 0;
@@ -291,16 +293,20 @@ static void send_answer(tw_ep_t *ep, int dest, const rma_answer_t *a, const void
     struct tw_remote_answers *w = ep->remote_answers;
     if (!w->count && tw_udp_sendv(ep->udp, (uint32_t)dest, v, 3) != TW_RETRY) return;
     /* behind others, or no room in the window: queued (the caller made sure of room) */
-    unsigned char *copy = malloc(total);
-    if (!copy || !answer_room(ep)) {
-        free(copy);
+    remote_answer_t *slot = answer_room(ep) ? &w->q[(w->head + w->count) % w->cap] : NULL;
+    if (slot && slot->cap < total) {
+        unsigned char *grown = realloc(slot->msg, total);
+        if (grown) *slot = (remote_answer_t){.cap = total, .msg = grown};
+    }
+    if (!slot || slot->cap < total) {
         ep->remote_answers_lost++;
         return;
     }
-    memcpy(copy, &h, sizeof h);
-    memcpy(copy + sizeof h, a, sizeof *a);
-    if (len) memcpy(copy + sizeof h + sizeof *a, data, len);
-    w->q[(w->head + w->count) % w->cap] = (remote_answer_t){dest, total, copy};
+    memcpy(slot->msg, &h, sizeof h);
+    memcpy(slot->msg + sizeof h, a, sizeof *a);
+    if (len) memcpy(slot->msg + sizeof h + sizeof *a, data, len);
+    slot->dest = dest;
+    slot->len = total;
     w->count++;
 }
 
@@ -430,7 +436,7 @@ void tw_remote_close(tw_ep_t *ep) {
     ep->udp = NULL;
     struct tw_remote_answers *w = ep->remote_answers;
     if (w) {
-        for (uint32_t i = 0; i < w->count; i++) free(w->q[(w->head + i) % w->cap].msg);
+        for (uint32_t i = 0; i < w->cap; i++) free(w->q[i].msg);
         free(w->q);
     }
     free(w);
