@@ -3,13 +3,18 @@
  * Sender, per peer: packets una .. next_seq - 1 in flight, kept in a ring of
  * `window` packets indexed by sequence number, so a retransmission resends the very
  * bytes sent first. The oldest packet is sent again when its timeout expires (the
- * timeout then doubles, up to 64 times) or at once on the third duplicate
- * acknowledgement (fast retransmit); an acknowledgement that moves una forward
- * resets both.
+ * timeout then doubles, up to 64 times), or at once when the receiver reports it
+ * missing: packets held past it (DUP_THRESH of them, or three acknowledgements of the
+ * gap), and, after a resend, an acknowledgement that moves una only partway with a
+ * gap still behind it (NewReno). Packets that are late rather than lost (a receiver
+ * that did not run for a while) leave no gap, so a spurious timeout costs one packet,
+ * not a resend of all that was in flight. An acknowledgement that moves una forward
+ * resets the timeout and its backoff.
  *
  * Receiver, per peer: keeps packets that arrive ahead of a gap (up to a window's
  * worth) and takes them in order once the gap is filled, answering each arrival out
- * of order with a duplicate acknowledgement. A whole message the receiver refuses
+ * of order with an acknowledgement at once; every acknowledgement says how far past
+ * the missing packet packets came (held). A whole message the receiver refuses
  * is parked and offered again at every poll; while it is parked nothing after it
  * is taken (or acknowledged), so a sender facing a busy receiver fills its window
  * and then gets TW_RETRY.
@@ -29,7 +34,14 @@
 
 #include <tollway/status.h>
 
-enum { BATCH = 64, HELD_MAX = 64, IP_UDP_OVERHEAD = 28, BACKOFF_MAX = 6, STREAM_SMALL_MAX = 16 };
+enum {
+    BATCH = 64,
+    HELD_MAX = 64,
+    IP_UDP_OVERHEAD = 28,
+    BACKOFF_MAX = 6,
+    STREAM_SMALL_MAX = 16,
+    DUP_THRESH = 3, /* packets past a missing one, or acks of its gap, that prove it lost */
+};
 
 /* A packet in the send window: len bytes in its ring slot, then ext_len bytes where
  * the sender keeps them (tw_udp_sendv_kept), or none. */
@@ -58,7 +70,8 @@ typedef struct peer {
     uint64_t timer_ns;    /* when the oldest packet in flight was last sent */
     uint64_t progress_ns; /* when una last moved (or the first packet left) */
     unsigned backoff;
-    int resent;                  /* since una last moved: its RTT sample would lie (Karn) */
+    uint64_t resent_ns;          /* when una was last sent again, since it moved (0: not yet): its
+                                    RTT sample would lie (Karn) */
     uint64_t srtt_ns, rttvar_ns; /* smoothed round trip and its variation (RFC 6298) */
     unsigned dupacks;            /* bare acknowledgements of una in a row */
     int recovering;              /* una was resent; until recover is acknowledged, */
@@ -66,6 +79,7 @@ typedef struct peer {
     uint64_t heard_ns;           /* when the last valid packet came from this peer */
     /* receiving */
     uint32_t expected;  /* the sequence number taken next */
+    uint32_t held_end;  /* one past the furthest packet kept ahead of expected */
     uint32_t msg_first; /* of the message being put together */
     int in_msg;
     int parked;             /* the message is whole, but the receiver refused it so far */
@@ -273,7 +287,7 @@ tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr)
     size_t payload_max = pkt_max > TW_UDP_HDR_SIZE ? pkt_max - TW_UDP_HDR_SIZE : 0;
     if (cfg->mtu > 65535 || payload_max < 64 || cfg->peers == 0 || cfg->self >= cfg->peers ||
         cfg->rto_us == 0 || cfg->peer_timeout_ms == 0 ||
-        (size_t)cfg->window * payload_max < TW_UDP_MSG_MAX || cfg->window > 65536) {
+        (size_t)cfg->window * payload_max < TW_UDP_MSG_MAX || cfg->window > TW_UDP_WINDOW_MAX) {
         errno = EINVAL;
         return NULL;
     }
@@ -421,12 +435,20 @@ static wire_t resent_packet(tw_udp_link_t *l, peer_t *p, uint32_t seq) {
     return w;
 }
 
-/* The acknowledgement this side owes peer, carried by whatever goes to it now. */
-static uint32_t ack_for(tw_udp_link_t *l, uint32_t id) {
+/* The acknowledgement this side owes peer id, into h, which goes to it now. With it
+ * goes how far past a gap packets came, when the packet expected next is missing:
+ * the sender resends only what a gap shows lost, not what is late (a receiver that
+ * did not run for a while), nor what is kept here and not taken yet (an ack that
+ * goes out while the kept packets are being taken). */
+static void put_ack(tw_udp_link_t *l, uint32_t id, tw_udp_hdr_t *h) {
     peer_t *p = &l->peers[id];
     p->ack_due = p->ack_now = 0;
     p->ack_pkts = 0;
-    return p->expected;
+    h->ack = p->expected;
+    int32_t past = seq_diff(p->held_end, p->expected);
+    if (past < 0) p->held_end = p->expected; /* never so far behind that it wraps */
+    int missing = !p->held || p->held[p->expected % l->cfg.window].seq != p->expected;
+    h->held = past > 1 && missing ? (uint32_t)past : 0;
 }
 
 static void mark_busy(tw_udp_link_t *l, uint32_t id) {
@@ -489,11 +511,11 @@ static int send_pieces(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, i
                           .src = l->cfg.self,
                           .dst = id,
                           .seq = p->next_seq,
-                          .ack = ack_for(l, id),
                           .flags = TW_UDP_DATA | TW_UDP_ACK | (s == 0 ? TW_UDP_FIRST : 0) |
                                    (s == segments - 1 ? TW_UDP_LAST : 0),
                           .len = (uint16_t)n,
                           .msg_len = s == 0 ? (uint32_t)len : 0};
+        put_ack(l, id, &h);
         size_t k = p->next_seq % l->cfg.window;
         unsigned char *pkt = slot(l, p, p->next_seq++);
         size_t copied = n - kept;
@@ -556,13 +578,24 @@ static void resend_una(tw_udp_link_t *l, peer_t *p, uint32_t id) {
     transmit(l, id, &w, 1);
     l->stats.retransmits++;
     l->stats.fast_retransmits++;
-    p->resent = 1;
+    p->resent_ns = l->now_ns;
+    p->dupacks = 0;
 }
 
 static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_t id) {
     uint32_t ack = h->ack;
-    if (ack == p->una && p->una != p->next_seq && !(h->flags & TW_UDP_DATA)) {
-        if (++p->dupacks == 3) { /* the receiver is missing una: send it now */
+    /* the receiver holds packets past a gap at ack: ack itself went missing (a
+     * packet that is only late leaves no gap behind a later one) */
+    int gap = h->held > 1 && seq_diff(ack + h->held, p->next_seq) <= 0;
+    if (ack == p->una && p->una != p->next_seq) {
+        /* The receiver is missing una: lost once it holds DUP_THRESH packets sent after
+         * it (a receiver that reads a whole window in one poll acks it once), or at
+         * the third bare ack of the gap. Sent again then, unless it was sent again too
+         * lately to have come yet (the gap is still the old one). */
+        int lost = gap && (h->held > DUP_THRESH ||
+                           (!(h->flags & TW_UDP_DATA) && ++p->dupacks >= DUP_THRESH));
+        uint64_t due_ns = p->resent_ns + p->srtt_ns + 4 * p->rttvar_ns;
+        if (lost && (!p->resent_ns || l->now_ns > due_ns)) {
             resend_una(l, p, id);
             p->recovering = 1;
             p->recover = p->next_seq;
@@ -570,7 +603,7 @@ static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_
         return;
     }
     if (seq_diff(ack, p->una) <= 0 || seq_diff(ack, p->next_seq) > 0) return; /* old, or bogus */
-    if (!p->resent) {
+    if (!p->resent_ns) {
         uint64_t rtt = l->now_ns - p->timer_ns;
         if (!p->srtt_ns) {
             p->srtt_ns = rtt;
@@ -581,7 +614,7 @@ static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_
             p->srtt_ns = (7 * p->srtt_ns + rtt) / 8;
         }
     }
-    p->resent = 0;
+    p->resent_ns = 0;
     p->dupacks = 0;
     p->una = ack;
     p->progress_ns = p->timer_ns = l->now_ns;
@@ -589,8 +622,10 @@ static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_
     if (p->recovering && seq_diff(ack, p->recover) < 0) {
         /* a partial acknowledgement (NewReno): the receiver keeps what came after a
          * gap, so the ack stops at the next packet it lacks; resent now, not after
-         * three more duplicates that may never come or a timeout */
-        resend_una(l, p, id);
+         * three more duplicates that may never come or a timeout. Without a gap the
+         * rest is late, not lost (the timeout was spurious): resending it would only
+         * send it twice */
+        if (gap) resend_una(l, p, id);
     } else {
         p->recovering = 0;
     }
@@ -736,7 +771,8 @@ static int take_datagram(tw_udp_link_t *l, const unsigned char *pkt, size_t len,
         delivered += take_held(l, h.src, deliver, ctx);
     } else if ((uint32_t)d < l->cfg.window) {
         l->stats.out_of_order += !p->parked;
-        keep(l, p, pkt, len, h.seq);
+        if (keep(l, p, pkt, len, h.seq) && seq_diff(h.seq + 1, p->held_end) > 0)
+            p->held_end = h.seq + 1;
     }
     /* duplicates too, at once: their sender missed our acknowledgement; and packets
      * out of order, whose duplicate ack reports the gap */
@@ -882,7 +918,8 @@ static void retransmit(tw_udp_link_t *l) {
         transmit(l, id, &w, 1);
         l->stats.timeouts++;
         l->stats.retransmits++;
-        p->resent = 1;
+        p->resent_ns = l->now_ns;
+        p->dupacks = 0;
         p->recovering = 1;
         p->recover = p->next_seq;
         p->timer_ns = l->now_ns;
@@ -911,11 +948,9 @@ static void send_acks(tw_udp_link_t *l, int all) {
             p->ack_due = 0;
             continue;
         }
-        tw_udp_hdr_t h = {.job_key = l->cfg.job_key,
-                          .src = l->cfg.self,
-                          .dst = id,
-                          .ack = ack_for(l, id),
-                          .flags = TW_UDP_ACK};
+        tw_udp_hdr_t h = {
+            .job_key = l->cfg.job_key, .src = l->cfg.self, .dst = id, .flags = TW_UDP_ACK};
+        put_ack(l, id, &h);
         tw_udp_encode(pkt, &h, NULL);
         wire_t w = {pkt, sizeof pkt, NULL, 0};
         transmit(l, id, &w, 0);

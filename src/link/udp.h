@@ -3,10 +3,10 @@
  *
  * Per pair of endpoints: sequence numbers, cumulative acknowledgements (carried by
  * every data packet, and sent alone when there is no data to carry them),
- * selective retransmission (the receiver keeps what comes after a gap) on a timeout
- * set from the measured round trip (RFC 6298) with exponential backoff, or at once
- * on three duplicate acknowledgements, duplicate
- * suppression, CRC32C over header and payload, and a bounded send window. A message
+ * selective retransmission (the receiver keeps what comes after a gap, and its
+ * acknowledgements say how far past the gap packets came) on a timeout set from the
+ * measured round trip (RFC 6298) with exponential backoff, or at once when the
+ * receiver reports three packets past a missing one, duplicate suppression, CRC32C over header and payload, and a bounded send window. A message
  * longer than one packet is cut into segments of the path MTU and put together
  * again in order. Sending is transactional, as posting to a VELO mailbox: a message
  * either goes into the window whole or the call returns TW_RETRY at once.

@@ -19,7 +19,7 @@ static void to_wire(tw_udp_hdr_t *w, const tw_udp_hdr_t *h) {
     w->len = htole16(h->len);
     w->msg_len = htole32(h->msg_len);
     w->hcrc = htole32(h->hcrc);
-    w->unused = 0;
+    w->held = htole32(h->held);
 }
 
 static void from_wire(tw_udp_hdr_t *h, const tw_udp_hdr_t *w) {
@@ -34,7 +34,7 @@ static void from_wire(tw_udp_hdr_t *h, const tw_udp_hdr_t *w) {
     h->len = le16toh(w->len);
     h->msg_len = le32toh(w->msg_len);
     h->hcrc = le32toh(w->hcrc);
-    h->unused = le32toh(w->unused);
+    h->held = le32toh(w->held);
 }
 
 /* CRC32C of a packet's header in wire order, its crc and hcrc fields counted as 0. */
@@ -105,7 +105,8 @@ static tw_udp_verdict_t fields_verdict(const tw_udp_hdr_t *h, size_t n, uint64_t
                                        uint32_t self) {
     if (h->job_key != job_key) return TW_UDP_BAD_KEY;
     if ((size_t)h->len != n - TW_UDP_HDR_SIZE || !lengths_ok(h)) return TW_UDP_BAD_LEN;
-    if (h->dst != self || h->unused || !fields_ok(h)) return TW_UDP_BAD_FIELD;
+    if (h->dst != self || h->held == 1 || h->held > TW_UDP_WINDOW_MAX || !fields_ok(h))
+        return TW_UDP_BAD_FIELD;
     return TW_UDP_OK;
 }
 

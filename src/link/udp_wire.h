@@ -17,8 +17,9 @@
 enum {
     TW_UDP_MAGIC = 0x31555754, /* "TWU1" */
     TW_UDP_HDR_SIZE = 48,
-    TW_UDP_PREFIX = 96,     /* payload bytes under hcrc (fewer when the payload is shorter) */
-    TW_UDP_MSG_MAX = 65536, /* the longest message the link carries */
+    TW_UDP_PREFIX = 96,        /* payload bytes under hcrc (fewer when the payload is shorter) */
+    TW_UDP_MSG_MAX = 65536,    /* the longest message the link carries */
+    TW_UDP_WINDOW_MAX = 65536, /* the most packets in flight per peer; held is no more */
 };
 
 /* flags */
@@ -41,7 +42,8 @@ typedef struct tw_udp_hdr {
     uint16_t len;     /* payload bytes after the header */
     uint32_t msg_len; /* FIRST: bytes of the whole message; else 0 */
     uint32_t hcrc;    /* CRC32C of the header (crc and hcrc taken as 0) and the prefix */
-    uint32_t unused;  /* 0 */
+    uint32_t held;    /* ACK: 0, or (2 or more) packets from ack up to and including the
+                         furthest the receiver holds past the gap at ack */
 } tw_udp_hdr_t;
 
 /* Why a packet was refused (TW_UDP_OK: accepted). */

@@ -551,6 +551,174 @@ static void test_broken_framing_is_refused(void **state) {
     close_pair(&p);
 }
 
+/* ---- a link facing a peer played by hand: a plain socket that reads the link's
+ * packets and answers with packets made here ---- */
+
+typedef struct played {
+    tw_udp_link_t *l; /* endpoint 0 of the job */
+    int fd;           /* endpoint 1 */
+    struct sockaddr_in link_addr, fd_addr;
+} played_t;
+
+/* A retransmission timeout far past any test: only acknowledgements make it resend. */
+static void open_played(played_t *p) {
+    tw_udp_config_t cfg;
+    tw_udp_config_default(&cfg);
+    cfg.job_key = KEY;
+    cfg.self = 0;
+    cfg.peers = 2;
+    cfg.rto_us = 10000000;
+    p->link_addr = (struct sockaddr_in){.sin_family = AF_INET};
+    p->link_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    p->l = tw_udp_open(&cfg, &p->link_addr);
+    assert_non_null(p->l);
+    p->fd = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(p->fd >= 0);
+    struct timeval wait = {.tv_sec = 5}; /* a packet that never comes fails the test */
+    assert_int_equal(setsockopt(p->fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait), 0);
+    p->fd_addr = (struct sockaddr_in){.sin_family = AF_INET};
+    p->fd_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof p->fd_addr;
+    assert_int_equal(bind(p->fd, (struct sockaddr *)&p->fd_addr, sizeof p->fd_addr), 0);
+    assert_int_equal(getsockname(p->fd, (struct sockaddr *)&p->fd_addr, &alen), 0);
+    assert_int_equal(tw_udp_set_peer(p->l, 1, &p->fd_addr), TW_OK);
+}
+
+static void close_played(played_t *p) {
+    tw_udp_close(p->l);
+    close(p->fd);
+}
+
+/* The next packet the link sent, decoded. */
+static tw_udp_hdr_t played_read(played_t *p) {
+    unsigned char pkt[2048];
+    ssize_t n = recv(p->fd, pkt, sizeof pkt, 0);
+    assert_true(n > 0);
+    tw_udp_hdr_t h;
+    assert_int_equal(tw_udp_decode(pkt, (size_t)n, KEY, 1, &h), TW_UDP_OK);
+    return h;
+}
+
+/* 1 when the link sent nothing more: over loopback, what a poll sent has arrived by
+ * the time the poll returns. */
+static int played_quiet(played_t *p) {
+    unsigned char pkt[2048];
+    return recv(p->fd, pkt, sizeof pkt, MSG_DONTWAIT) < 0;
+}
+
+/* The last of the packets the link sent (at least one), decoded. */
+static tw_udp_hdr_t played_latest(played_t *p) {
+    tw_udp_hdr_t h = played_read(p);
+    unsigned char pkt[2048];
+    ssize_t n;
+    while ((n = recv(p->fd, pkt, sizeof pkt, MSG_DONTWAIT)) > 0)
+        assert_int_equal(tw_udp_decode(pkt, (size_t)n, KEY, 1, &h), TW_UDP_OK);
+    return h;
+}
+
+/* The next data packet the link sent, past any bare acknowledgements. */
+static tw_udp_hdr_t played_read_data(played_t *p) {
+    tw_udp_hdr_t h;
+    do h = played_read(p);
+    while (!(h.flags & TW_UDP_DATA));
+    return h;
+}
+
+/* Sends the link a packet from endpoint 1, data (message seq of 8 bytes) or with seq
+ * 0 a bare acknowledgement, and polls the link until it has taken it. */
+static void played_send(played_t *p, uint32_t seq, uint32_t ack, uint32_t held,
+                        tw_udp_deliver_fn deliver, void *ctx) {
+    tw_udp_hdr_t h = {.job_key = KEY, .src = 1, .dst = 0, .ack = ack, .held = held};
+    h.flags = TW_UDP_ACK | (seq ? TW_UDP_DATA | TW_UDP_FIRST | TW_UDP_LAST : 0);
+    h.seq = seq;
+    h.len = h.msg_len = seq ? 8 : 0;
+    unsigned char pkt[TW_UDP_HDR_SIZE + 8];
+    tw_udp_encode(pkt, &h, "12345678");
+    size_t len = TW_UDP_HDR_SIZE + h.len;
+    const tw_udp_stats_t *s = tw_udp_stats(p->l);
+    uint64_t before = s->packets_received;
+    assert_int_equal(
+        sendto(p->fd, pkt, len, 0, (struct sockaddr *)&p->link_addr, sizeof p->link_addr),
+        (ssize_t)len);
+    for (long k = 0; k < 1000000 && s->packets_received == before; k++)
+        tw_udp_poll(p->l, deliver, ctx);
+    assert_int_equal(s->packets_received, before + 1);
+}
+
+/* The sender resends a packet when the receiver reports packets held past it, and
+ * only then: an ack that repeats una without a gap (a receiver that was only late),
+ * one that moves una partway after a resend with nothing held past (the rest is on its
+ * way), and one whose held reaches past what was ever sent (forged) resend nothing. */
+static void test_resends_only_what_a_gap_shows(void **state) {
+    (void)state;
+    played_t p;
+    open_played(&p);
+    for (uint32_t k = 1; k <= 10; k++) {
+        assert_int_equal(tw_udp_send(p.l, 1, "message", 8), TW_OK);
+        assert_int_equal(played_read(&p).seq, k);
+    }
+    const tw_udp_stats_t *s = tw_udp_stats(p.l);
+    int n = 0;
+    for (int k = 0; k < 4; k++) played_send(&p, 0, 1, 0, count_only, &n); /* no gap */
+    played_send(&p, 0, 1, 11, count_only, &n); /* held past the 10 sent: forged */
+    assert_int_equal(s->retransmits, 0);
+    assert_true(played_quiet(&p));
+    played_send(&p, 0, 1, 10, count_only, &n); /* 2 .. 10 held, 1 missing */
+    tw_udp_hdr_t h = played_read(&p);
+    assert_int_equal(h.seq, 1);
+    assert_int_equal(s->retransmits, 1);
+    played_send(&p, 0, 4, 0, count_only, &n); /* 1 .. 3 came; 4 .. 10 late, no gap */
+    assert_int_equal(s->retransmits, 1);
+    assert_true(played_quiet(&p));
+    played_send(&p, 0, 5, 6, count_only, &n); /* 5 missing, 6 .. 10 held */
+    h = played_read(&p);
+    assert_int_equal(h.seq, 5);
+    assert_int_equal(s->retransmits, 2);
+    played_send(&p, 0, 11, 0, count_only, &n);
+    assert_int_equal(tw_udp_in_flight(p.l, 1), 0);
+    assert_int_equal(s->timeouts, 0);
+    assert_int_equal(n, 0);
+    close_played(&p);
+}
+
+/* Answers every message delivered with one of its own, which carries the link's
+ * acknowledgement: the acknowledgements sent while kept packets are taken. */
+static int answer_each(void *ctx, uint32_t peer, const void *msg, size_t len) {
+    (void)msg;
+    (void)len;
+    played_t *p = ctx;
+    assert_int_equal(tw_udp_send(p->l, peer, "answer!", 8), TW_OK);
+    return 0;
+}
+
+/* The receiver's acknowledgements report a gap, and how far past it packets came,
+ * while the packet expected next is missing; not while it is kept and being taken. */
+static void test_acks_report_gaps(void **state) {
+    (void)state;
+    played_t p;
+    open_played(&p);
+    played_send(&p, 1, 1, 0, answer_each, &p);
+    tw_udp_hdr_t h = played_read_data(&p); /* the answer to 1 */
+    assert_int_equal(h.ack, 2);
+    assert_int_equal(h.held, 0);
+    played_send(&p, 3, 1, 0, answer_each, &p); /* 2 missing */
+    h = played_latest(&p);
+    assert_int_equal(h.ack, 2);
+    assert_int_equal(h.held, 2); /* 2 and 3 */
+    played_send(&p, 5, 1, 0, answer_each, &p);
+    played_send(&p, 4, 1, 0, answer_each, &p);
+    h = played_latest(&p);
+    assert_int_equal(h.ack, 2);
+    assert_int_equal(h.held, 4);               /* 2 .. 5 */
+    played_send(&p, 2, 1, 0, answer_each, &p); /* the gap filled: 2 .. 5 taken */
+    for (uint32_t k = 2; k <= 5; k++) {
+        h = played_read_data(&p); /* the answers, each sent while the rest was kept */
+        assert_int_equal(h.ack, k + 1);
+        assert_int_equal(h.held, 0);
+    }
+    close_played(&p);
+}
+
 static void test_configuration_checked(void **state) {
     (void)state;
     tw_udp_config_t cfg;
@@ -582,6 +750,8 @@ int main(void) {
         cmocka_unit_test(test_lost_peer),
         cmocka_unit_test(test_forged_datagrams_are_dropped),
         cmocka_unit_test(test_broken_framing_is_refused),
+        cmocka_unit_test(test_resends_only_what_a_gap_shows),
+        cmocka_unit_test(test_acks_report_gaps),
         cmocka_unit_test(test_configuration_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,10 +73,12 @@ static void test_round_trip(void **state) {
     assert_memory_equal(&got, &h, sizeof h);
     assert_memory_equal(pkt + TW_UDP_HDR_SIZE, payload, sizeof payload);
     /* a bare acknowledgement */
-    tw_udp_hdr_t a = {.job_key = KEY, .src = 0, .dst = SELF, .ack = 9, .flags = TW_UDP_ACK};
+    tw_udp_hdr_t a = {
+        .job_key = KEY, .src = 0, .dst = SELF, .ack = 9, .held = 300, .flags = TW_UDP_ACK};
     tw_udp_encode(pkt, &a, NULL);
     assert_int_equal(tw_udp_decode(pkt, TW_UDP_HDR_SIZE, KEY, SELF, &got), TW_UDP_OK);
     assert_int_equal(got.ack, 9);
+    assert_int_equal(got.held, 300);
 }
 
 static void test_every_damaged_bit_is_caught(void **state) {
@@ -195,8 +197,18 @@ static void test_impossible_fields(void **state) {
     h = ok;
     h.ack = 0;
     assert_int_equal(forged(h, 10), TW_UDP_BAD_FIELD);
+    h = ok;
+    h.held = 1; /* a gap that holds nothing past it */
+    assert_int_equal(forged(h, 10), TW_UDP_BAD_FIELD);
+    h.held = TW_UDP_WINDOW_MAX + 1; /* further than any window reaches */
+    assert_int_equal(forged(h, 10), TW_UDP_BAD_FIELD);
+    h.held = TW_UDP_WINDOW_MAX;
+    assert_int_equal(forged(h, 10), TW_UDP_OK);
     tw_udp_hdr_t a = {.job_key = KEY, .src = 1, .dst = SELF, .ack = 3, .flags = TW_UDP_ACK};
     assert_int_equal(forged(a, 0), TW_UDP_OK);
+    a.held = 2;
+    assert_int_equal(forged(a, 0), TW_UDP_OK);
+    a.held = 0;
     a.len = 4; /* an acknowledgement with a payload */
     assert_int_equal(forged(a, 4), TW_UDP_BAD_LEN);
     a.len = 0;
