@@ -572,12 +572,12 @@ static void owe_ack(tw_udp_link_t *l, uint32_t id, int urgent) {
     l->acking[l->nacking++] = id;
 }
 
-/* Sends the oldest unacknowledged packet again at once (a fast retransmission). */
+/* Sends the oldest unacknowledged packet again: on its timeout, or at once when the
+ * receiver reports it missing. */
 static void resend_una(tw_udp_link_t *l, peer_t *p, uint32_t id) {
     wire_t w = resent_packet(l, p, p->una);
     transmit(l, id, &w, 1);
     l->stats.retransmits++;
-    l->stats.fast_retransmits++;
     p->resent_ns = l->now_ns;
     p->dupacks = 0;
 }
@@ -913,13 +913,8 @@ static void retransmit(tw_udp_link_t *l) {
             continue;
         }
         if (l->now_ns - p->timer_ns < rto_ns(l, p)) continue;
-        wire_t w = resent_packet(l, p, p->una); /* the oldest only: the receiver keeps what
-                                                 came after it */
-        transmit(l, id, &w, 1);
+        resend_una(l, p, id); /* the oldest only: the receiver keeps what came after it */
         l->stats.timeouts++;
-        l->stats.retransmits++;
-        p->resent_ns = l->now_ns;
-        p->dupacks = 0;
         p->recovering = 1;
         p->recover = p->next_seq;
         p->timer_ns = l->now_ns;

@@ -6,10 +6,11 @@
  * selective retransmission (the receiver keeps what comes after a gap, and its
  * acknowledgements say how far past the gap packets came) on a timeout set from the
  * measured round trip (RFC 6298) with exponential backoff, or at once when the
- * receiver reports three packets past a missing one, duplicate suppression, CRC32C over header and payload, and a bounded send window. A message
- * longer than one packet is cut into segments of the path MTU and put together
- * again in order. Sending is transactional, as posting to a VELO mailbox: a message
- * either goes into the window whole or the call returns TW_RETRY at once.
+ * receiver reports three packets past a missing one, duplicate suppression, CRC32C
+ * over header and payload, and a bounded send window. A message longer than one
+ * packet is cut into segments of the path MTU and put together again in order.
+ * Sending is transactional, as posting to a VELO mailbox: a message either goes into
+ * the window whole or the call returns TW_RETRY at once.
  *
  * A receiver that cannot take a message yet (its mailbox is full) refuses it; the
  * link keeps it, offers it again at every poll, and acknowledges nothing past it
@@ -54,7 +55,7 @@ typedef struct tw_udp_config {
 /* Counters of one link. */
 typedef struct tw_udp_stats {
     uint64_t msgs_sent, msgs_received, packets_sent, packets_received;
-    uint64_t retransmits, timeouts, fast_retransmits, acks_sent, duplicates, out_of_order;
+    uint64_t retransmits, timeouts, acks_sent, duplicates, out_of_order;
     uint64_t refused;                  /* whole messages the receiver did not take at once */
     uint64_t in_place;                 /* messages received straight where they belong */
     uint64_t dropped[TW_UDP_VERDICTS]; /* received datagrams refused, by verdict */
