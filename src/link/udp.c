@@ -2,14 +2,17 @@
  *
  * Sender, per peer: packets una .. next_seq - 1 in flight, kept in a ring of
  * `window` packets indexed by sequence number, so a retransmission resends the very
- * bytes sent first. The oldest packet is sent again when its timeout expires (the
- * timeout then doubles, up to 64 times), or at once when the receiver reports it
- * missing: packets held past it (DUP_THRESH of them, or three acknowledgements of the
- * gap), and, after a resend, an acknowledgement that moves una only partway with a
- * gap still behind it (NewReno). Packets that are late rather than lost (a receiver
- * that did not run for a while) leave no gap, so a spurious timeout costs one packet,
- * not a resend of all that was in flight. An acknowledgement that moves una forward
- * resets the timeout and its backoff.
+ * bytes sent first. The oldest packet is sent again when its timeout expires, or at
+ * once when the receiver reports it missing: packets held past it (DUP_THRESH of
+ * them, or three acknowledgements of the gap), and, after a resend, an
+ * acknowledgement that moves una only partway with a gap still behind it (NewReno). Packets that
+ * are late rather than lost (a receiver that did not run for a while) leave no gap, so a spurious
+ * timeout costs one packet, not a resend of all that was in flight. The first timeout after
+ * progress is a probe (RFC 8985's tail loss probe): due once an acknowledgement is overdue, two
+ * smoothed round trips and the receiver's ack delay, for the packet last lost in a burst (or the
+ * acknowledgement of it) leaves no later packet to report the gap; the probe's acknowledgement
+ * reports it. Later timeouts wait the configured RTO or longer, doubling per timeout up to 64
+ * times. An acknowledgement that moves una forward resets the timeout and its backoff.
  *
  * Receiver, per peer: keeps packets that arrive ahead of a gap (up to a window's
  * worth) and takes them in order once the gap is filled, answering each arrival out
@@ -38,7 +41,7 @@ enum {
     BATCH = 64,
     HELD_MAX = 64,
     IP_UDP_OVERHEAD = 28,
-    BACKOFF_MAX = 6,
+    BACKOFF_MAX = 7, /* the probe, then the RTO doubled up to 64 times */
     STREAM_SMALL_MAX = 16,
     DUP_THRESH = 3, /* packets past a missing one, or acks of its gap, that prove it lost */
 };
@@ -890,10 +893,14 @@ static int retry_parked(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) 
 /* ---- timers ---- */
 
 /* The retransmission timeout: the smoothed round trip plus four variations, at least
- * the configured one, doubled per timeout since the last progress. */
+ * the configured one, doubled per timeout after the first since the last progress.
+ * The first is a probe, sooner where a round trip has been measured. */
 static uint64_t rto_ns(const tw_udp_link_t *l, const peer_t *p) {
     uint64_t rto = p->srtt_ns + 4 * p->rttvar_ns, min = 1000ull * l->cfg.rto_us;
-    return (rto > min ? rto : min) << p->backoff;
+    if (rto < min) rto = min;
+    if (p->backoff) return rto << (p->backoff - 1);
+    uint64_t probe = 2 * p->srtt_ns + 1000ull * l->cfg.ack_delay_us;
+    return p->srtt_ns && probe < rto ? probe : rto;
 }
 
 static void retransmit(tw_udp_link_t *l) {

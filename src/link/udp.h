@@ -5,9 +5,10 @@
  * every data packet, and sent alone when there is no data to carry them),
  * selective retransmission (the receiver keeps what comes after a gap, and its
  * acknowledgements say how far past the gap packets came) on a timeout set from the
- * measured round trip (RFC 6298) with exponential backoff, or at once when the
- * receiver reports three packets past a missing one, duplicate suppression, CRC32C
- * over header and payload, and a bounded send window. A message longer than one
+ * measured round trip (RFC 6298) with exponential backoff, the first of them a probe
+ * after two round trips (RFC 8985), or at once when the receiver reports three
+ * packets past a missing one, duplicate suppression, CRC32C over header and payload,
+ * and a bounded send window. A message longer than one
  * packet is cut into segments of the path MTU and put together again in order.
  * Sending is transactional, as posting to a VELO mailbox: a message either goes into
  * the window whole or the call returns TW_RETRY at once.
@@ -46,7 +47,8 @@ typedef struct tw_udp_config {
     uint32_t peers;  /* ids are 0 .. peers - 1 */
     unsigned mtu;    /* bytes of IP datagram: payload per packet = mtu - 28 - header */
     unsigned window; /* packets in flight per peer (>= one longest message) */
-    unsigned rto_us; /* first retransmission timeout; doubles per timeout up to 64x */
+    unsigned rto_us; /* least retransmission timeout after the first (a probe, sooner);
+                        doubles per timeout up to 64x */
     unsigned peer_timeout_ms;
     unsigned ack_delay_us; /* how long an acknowledgement may wait for data to carry it */
     tw_udp_faults_t faults;

@@ -51,8 +51,9 @@ static const tw_config_var_t vars[] = {
      "lost (it answers while it makes progress: inside tollway calls); 100..3600000",
      0},
     {"TW_UDP_RTO", "2000",
-     "microseconds before the udp link first sends a packet again (doubling per timeout, up to "
-     "64x); 100..10000000",
+     "least microseconds before the udp link sends a packet again on a timeout (doubling per "
+     "timeout, up to 64x); the first after progress is a probe, due sooner: two smoothed round "
+     "trips and the ack delay; 100..10000000",
      0},
     {"TW_UDP_WINDOW", "64", "udp packets in flight per peer; 48..65536", 0},
     {"TW_UDP_MTU", "auto",

@@ -719,6 +719,50 @@ static void test_acks_report_gaps(void **state) {
     close_played(&p);
 }
 
+/* Seconds since the monotonic clock's origin. */
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Polls the link for secs seconds, or until it has resent `until` packets. */
+static void poll_for(played_t *p, double secs, uint64_t until) {
+    const tw_udp_stats_t *s = tw_udp_stats(p->l);
+    int n = 0;
+    for (double end = now_s() + secs; now_s() < end && s->retransmits < until;)
+        tw_udp_poll(p->l, count_only, &n);
+    assert_int_equal(n, 0);
+}
+
+/* The last packet of a burst lost leaves no later one to report its gap: once a round
+ * trip is measured, the first timeout is a probe that resends it long before the
+ * configured RTO (10 s here, so the probe is what comes within 5 s); the next timeout
+ * waits the RTO again. */
+static void test_probe_before_the_timeout(void **state) {
+    (void)state;
+    played_t p;
+    open_played(&p);
+    const tw_udp_stats_t *s = tw_udp_stats(p.l);
+    int n = 0;
+    assert_int_equal(tw_udp_send(p.l, 1, "message", 8), TW_OK);
+    assert_int_equal(played_read(&p).seq, 1);
+    played_send(&p, 0, 2, 0, count_only, &n); /* acknowledged: a round trip measured */
+    assert_int_equal(tw_udp_send(p.l, 1, "message", 8), TW_OK);
+    assert_int_equal(played_read(&p).seq, 2); /* and its acknowledgement lost */
+    poll_for(&p, 5, 1);
+    assert_int_equal(s->retransmits, 1);
+    assert_int_equal(s->timeouts, 1);
+    assert_int_equal(played_read_data(&p).seq, 2);
+    poll_for(&p, 0.3, 2); /* the next resend waits the RTO */
+    assert_int_equal(s->retransmits, 1);
+    assert_true(played_quiet(&p));
+    played_send(&p, 0, 3, 0, count_only, &n);
+    assert_int_equal(tw_udp_in_flight(p.l, 1), 0);
+    assert_int_equal(n, 0);
+    close_played(&p);
+}
+
 static void test_configuration_checked(void **state) {
     (void)state;
     tw_udp_config_t cfg;
@@ -752,6 +796,7 @@ int main(void) {
         cmocka_unit_test(test_broken_framing_is_refused),
         cmocka_unit_test(test_resends_only_what_a_gap_shows),
         cmocka_unit_test(test_acks_report_gaps),
+        cmocka_unit_test(test_probe_before_the_timeout),
         cmocka_unit_test(test_configuration_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
