@@ -717,15 +717,25 @@ static int take_held(tw_udp_link_t *l, uint32_t id, tw_udp_deliver_fn deliver, v
     return delivered;
 }
 
-/* Keeps a packet that came ahead of its turn; 0 when there is no room for it. */
-static int keep(tw_udp_link_t *l, peer_t *p, const unsigned char *pkt, size_t len, uint32_t seq) {
+/* Where packet seq, ahead of its turn, is kept (of pkt_max bytes); NULL when it is not
+ * ahead within the window, one is kept there already, or there is no memory. */
+static unsigned char *kept_slot(tw_udp_link_t *l, peer_t *p, uint32_t seq) {
+    int32_t d = seq_diff(seq, p->expected);
+    if (d <= 0 || (uint32_t)d >= l->cfg.window) return NULL;
     if (!p->held_in &&
         !(p->held = window_alloc(l->cfg.window, l->pkt_max, &p->held_in, sizeof *p->held)))
-        return 0;
+        return NULL;
     size_t k = seq % l->cfg.window;
-    if (p->held[k].seq == seq) return 0; /* a duplicate of one kept */
-    memcpy(p->held_in + k * l->pkt_max, pkt, len);
-    p->held[k] = (struct kept){seq, (uint16_t)len};
+    return p->held[k].seq == seq ? NULL : p->held_in + k * l->pkt_max;
+}
+
+/* Keeps a packet that came ahead of its turn (read there already when pkt is its
+ * slot); 0 when there is no room for it. */
+static int keep(tw_udp_link_t *l, peer_t *p, const unsigned char *pkt, size_t len, uint32_t seq) {
+    unsigned char *at = kept_slot(l, p, seq);
+    if (!at) return 0;
+    if (at != pkt) memcpy(at, pkt, len);
+    p->held[seq % l->cfg.window] = (struct kept){seq, (uint16_t)len};
     return 1;
 }
 
@@ -786,7 +796,8 @@ static int take_datagram(tw_udp_link_t *l, const unsigned char *pkt, size_t len,
 /* Takes the large datagrams at the head of the socket one by one: the header and
  * prefix are looked at first without taking the datagram (MSG_PEEK); one that carries
  * a whole message, next in order, goes into the link's buffer and the receiver's
- * destination (tw_udp_lander_t), any other into the link's buffer. Stops at the
+ * destination (tw_udp_lander_t), one ahead of its turn where it is kept until then,
+ * any other into the link's buffer. Stops at the
  * datagram when small ones come in a row (streaming runs out): those are recvmmsg's. */
 static int receive_in_place(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
     int delivered = 0;
@@ -807,21 +818,27 @@ static int receive_in_place(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *c
         size_t seen = (size_t)total < iov.iov_len ? (size_t)total : iov.iov_len;
         void *dest = NULL;
         size_t skip = 0;
+        unsigned char *into = buf;
         if ((size_t)total >= TW_UDP_IN_PLACE_MIN && (size_t)total <= l->pkt_max &&
             tw_udp_decode_prefix(buf, seen, (size_t)total, l->cfg.job_key, l->cfg.self, &h) ==
                 TW_UDP_OK &&
-            (h.flags & whole) == whole && h.src < l->cfg.peers && h.src != l->cfg.self) {
+            (h.flags & TW_UDP_DATA) && h.src < l->cfg.peers && h.src != l->cfg.self) {
             peer_t *q = &l->peers[h.src];
-            if (!q->lost && !q->parked && !q->in_msg && h.seq == q->expected)
+            if (!q->lost && !q->parked && (h.flags & whole) == whole && !q->in_msg &&
+                h.seq == q->expected) {
                 dest = l->lander.land(ctx, h.src, buf + TW_UDP_HDR_SIZE, h.len, &skip);
+            } else if (!q->lost) {
+                unsigned char *slot = kept_slot(l, q, h.seq);
+                if (slot) into = slot;
+            }
         }
         if (!dest) { /* read as usual, and judged and counted so */
-            iov.iov_len = l->pkt_max + 1;
+            iov = (struct iovec){into, into == buf ? l->pkt_max + 1 : l->pkt_max};
             mh = (struct msghdr){
                 .msg_name = &from, .msg_namelen = sizeof from, .msg_iov = &iov, .msg_iovlen = 1};
             ssize_t n = recvmsg(l->fd, &mh, MSG_DONTWAIT);
             if (n < 0) break;
-            delivered += take_datagram(l, buf, (size_t)n, (mh.msg_flags & MSG_TRUNC) != 0, &from,
+            delivered += take_datagram(l, into, (size_t)n, (mh.msg_flags & MSG_TRUNC) != 0, &from,
                                        mh.msg_namelen, deliver, ctx);
             continue;
         }
