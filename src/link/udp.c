@@ -1,18 +1,19 @@
 /* The udp link (see udp.h for what it guarantees).
  *
- * Sender, per peer: packets una .. next_seq - 1 in flight, kept in a ring of
- * `window` packets indexed by sequence number, so a retransmission resends the very
- * bytes sent first. The oldest packet is sent again when its timeout expires, or at
- * once when the receiver reports it missing: packets held past it (DUP_THRESH of
- * them, or three acknowledgements of the gap), and, after a resend, an
- * acknowledgement that moves una only partway with a gap still behind it (NewReno). Packets that
- * are late rather than lost (a receiver that did not run for a while) leave no gap, so a spurious
- * timeout costs one packet, not a resend of all that was in flight. The first timeout after
- * progress is a probe (RFC 8985's tail loss probe): due once an acknowledgement is overdue, two
- * smoothed round trips and the receiver's ack delay, for the packet last lost in a burst (or the
- * acknowledgement of it) leaves no later packet to report the gap; the probe's acknowledgement
- * reports it. Later timeouts wait the configured RTO or longer, doubling per timeout up to 64
- * times. An acknowledgement that moves una forward resets the timeout and its backoff.
+ * Sender, per peer: packets una .. next_seq - 1 in flight, kept in a ring of `window`
+ * packets indexed by sequence number, so a retransmission resends the very bytes sent
+ * first. The oldest packet is sent again when its timeout expires, or at once when the
+ * receiver reports it missing: packets held past it (DUP_THRESH of them, or three
+ * acknowledgements of the gap), and, after a resend, an acknowledgement that moves una
+ * only partway with a gap still behind it (NewReno). Packets that are late rather than
+ * lost (a receiver that did not run for a while) leave no gap, so a spurious timeout
+ * costs one packet, not a resend of all that was in flight. The first timeout after
+ * progress is a probe (RFC 8985's tail loss probe), due once an acknowledgement is
+ * overdue: two smoothed round trips and the receiver's ack delay. The packet last lost
+ * in a burst (or the acknowledgement of it) leaves no later packet to report the gap;
+ * the probe's acknowledgement reports it. Later timeouts wait the configured RTO or
+ * longer, doubling per timeout up to 64 times. An acknowledgement that moves una
+ * forward resets the timeout and its backoff.
  *
  * Receiver, per peer: keeps packets that arrive ahead of a gap (up to a window's
  * worth) and takes them in order once the gap is filled, answering each arrival out

@@ -74,7 +74,7 @@ enum {
     TW_EAGER_LIMIT_MAX = 4088, /* a VELO message less the MPI header */
     TW_RNDV_SPLIT_DEFAULT = 65536,
     TW_UDP_TIMEOUT_DEFAULT = 30000,     /* ms without an acknowledgement: the peer is lost */
-    TW_UDP_RTO_DEFAULT = 2000,          /* us before the first retransmission */
+    TW_UDP_RTO_DEFAULT = 2000,          /* least us before a timeout resends (the probe: sooner) */
     TW_UDP_WINDOW_DEFAULT = 64,         /* packets in flight per peer */
     TW_PROGRESS_INTERVAL_DEFAULT = 200, /* us */
 };
