@@ -561,12 +561,13 @@ typedef struct played {
 } played_t;
 
 /* A retransmission timeout far past any test: only acknowledgements make it resend. */
-static void open_played(played_t *p) {
+static void open_played_mtu(played_t *p, unsigned mtu) {
     tw_udp_config_t cfg;
     tw_udp_config_default(&cfg);
     cfg.job_key = KEY;
     cfg.self = 0;
     cfg.peers = 2;
+    cfg.mtu = mtu;
     cfg.rto_us = 10000000;
     p->link_addr = (struct sockaddr_in){.sin_family = AF_INET};
     p->link_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -582,6 +583,10 @@ static void open_played(played_t *p) {
     assert_int_equal(bind(p->fd, (struct sockaddr *)&p->fd_addr, sizeof p->fd_addr), 0);
     assert_int_equal(getsockname(p->fd, (struct sockaddr *)&p->fd_addr, &alen), 0);
     assert_int_equal(tw_udp_set_peer(p->l, 1, &p->fd_addr), TW_OK);
+}
+
+static void open_played(played_t *p) {
+    open_played_mtu(p, 1500);
 }
 
 static void close_played(played_t *p) {
@@ -624,17 +629,19 @@ static tw_udp_hdr_t played_read_data(played_t *p) {
     return h;
 }
 
-/* Sends the link a packet from endpoint 1, data (message seq of 8 bytes) or with seq
- * 0 a bare acknowledgement, and polls the link until it has taken it. */
-static void played_send(played_t *p, uint32_t seq, uint32_t ack, uint32_t held,
-                        tw_udp_deliver_fn deliver, void *ctx) {
+/* Sends the link a packet from endpoint 1, data (message seq: len bytes at msg, the
+ * byte at damage flipped after sealing when damage < len) or with seq 0 a bare
+ * acknowledgement, and polls the link until it has taken it. */
+static void played_send_msg(played_t *p, uint32_t seq, uint32_t ack, uint32_t held, const void *msg,
+                            size_t len, size_t damage, tw_udp_deliver_fn deliver, void *ctx) {
     tw_udp_hdr_t h = {.job_key = KEY, .src = 1, .dst = 0, .ack = ack, .held = held};
     h.flags = TW_UDP_ACK | (seq ? TW_UDP_DATA | TW_UDP_FIRST | TW_UDP_LAST : 0);
     h.seq = seq;
-    h.len = h.msg_len = seq ? 8 : 0;
-    unsigned char pkt[TW_UDP_HDR_SIZE + 8];
-    tw_udp_encode(pkt, &h, "12345678");
-    size_t len = TW_UDP_HDR_SIZE + h.len;
+    h.len = h.msg_len = seq ? (uint32_t)len : 0;
+    static unsigned char pkt[TW_UDP_HDR_SIZE + TW_UDP_MSG_MAX];
+    tw_udp_encode(pkt, &h, msg);
+    if (damage < h.len) pkt[TW_UDP_HDR_SIZE + damage] ^= 1;
+    len = TW_UDP_HDR_SIZE + h.len;
     const tw_udp_stats_t *s = tw_udp_stats(p->l);
     uint64_t before = s->packets_received;
     assert_int_equal(
@@ -643,6 +650,11 @@ static void played_send(played_t *p, uint32_t seq, uint32_t ack, uint32_t held,
     for (long k = 0; k < 1000000 && s->packets_received == before; k++)
         tw_udp_poll(p->l, deliver, ctx);
     assert_int_equal(s->packets_received, before + 1);
+}
+
+static void played_send(played_t *p, uint32_t seq, uint32_t ack, uint32_t held,
+                        tw_udp_deliver_fn deliver, void *ctx) {
+    played_send_msg(p, seq, ack, held, "12345678", 8, SIZE_MAX, deliver, ctx);
 }
 
 /* The sender resends a packet when the receiver reports packets held past it, and
@@ -763,6 +775,57 @@ static void test_probe_before_the_timeout(void **state) {
     close_played(&p);
 }
 
+/* A lander that lands nothing: large datagrams are looked at first, and read into the
+ * link's buffer or, ahead of their turn, into the slot that keeps them. */
+static void *land_nothing(void *ctx, uint32_t peer, const void *prefix, size_t len, size_t *skip) {
+    (void)ctx, (void)peer, (void)prefix, (void)len, (void)skip;
+    return NULL;
+}
+
+static void landed_nothing(void *ctx, uint32_t peer, const void *prefix, size_t len, int ok) {
+    (void)ctx, (void)peer, (void)prefix, (void)len, (void)ok;
+    fail_msg("nothing was landed");
+}
+
+enum { KEPT_LEN = 20000 };
+
+/* Each message delivered must be message next, whole. */
+static int kept_delivery(void *ctx, uint32_t peer, const void *msg, size_t len) {
+    inbox_t *in = ctx;
+    static unsigned char want[KEPT_LEN];
+    assert_int_equal(peer, 1);
+    assert_int_equal(len, KEPT_LEN);
+    fill(want, in->next, len);
+    assert_memory_equal(msg, want, len);
+    in->next++;
+    return 0;
+}
+
+/* A large packet ahead of a gap is read straight into the slot that keeps it; a
+ * damaged copy of it that comes next is read elsewhere and dropped, so the kept one
+ * is taken whole once the gap is filled. */
+static void test_kept_packet_survives_a_damaged_copy(void **state) {
+    (void)state;
+    played_t p;
+    open_played_mtu(&p, 65535);
+    static const tw_udp_lander_t lander = {land_nothing, landed_nothing};
+    tw_udp_set_lander(p.l, &lander);
+    const tw_udp_stats_t *s = tw_udp_stats(p.l);
+    static unsigned char msg[4][KEPT_LEN];
+    for (uint32_t k = 1; k <= 3; k++) fill(msg[k], k, KEPT_LEN);
+    inbox_t in = {.next = 1};
+    played_send_msg(&p, 1, 1, 0, msg[1], KEPT_LEN, SIZE_MAX, kept_delivery, &in);
+    assert_int_equal(in.next, 2);
+    played_send_msg(&p, 3, 1, 0, msg[3], KEPT_LEN, SIZE_MAX, kept_delivery, &in);
+    assert_int_equal(s->out_of_order, 1);
+    played_send_msg(&p, 3, 1, 0, msg[3], KEPT_LEN, KEPT_LEN / 2, kept_delivery, &in);
+    assert_int_equal(s->dropped[TW_UDP_BAD_CRC], 1);
+    assert_int_equal(in.next, 2);
+    played_send_msg(&p, 2, 1, 0, msg[2], KEPT_LEN, SIZE_MAX, kept_delivery, &in);
+    assert_int_equal(in.next, 4); /* 2, then 3 as it was kept */
+    close_played(&p);
+}
+
 static void test_configuration_checked(void **state) {
     (void)state;
     tw_udp_config_t cfg;
@@ -797,6 +860,7 @@ int main(void) {
         cmocka_unit_test(test_resends_only_what_a_gap_shows),
         cmocka_unit_test(test_acks_report_gaps),
         cmocka_unit_test(test_probe_before_the_timeout),
+        cmocka_unit_test(test_kept_packet_survives_a_damaged_copy),
         cmocka_unit_test(test_configuration_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
