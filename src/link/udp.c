@@ -798,8 +798,8 @@ static int take_datagram(tw_udp_link_t *l, const unsigned char *pkt, size_t len,
  * prefix are looked at first without taking the datagram (MSG_PEEK); one that carries
  * a whole message, next in order, goes into the link's buffer and the receiver's
  * destination (tw_udp_lander_t), one ahead of its turn where it is kept until then,
- * any other into the link's buffer. Stops at the
- * datagram when small ones come in a row (streaming runs out): those are recvmmsg's. */
+ * any other into the link's buffer. Stops at the datagram when small ones come in a
+ * row (streaming runs out): those are recvmmsg's. */
 static int receive_in_place(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
     int delivered = 0;
     unsigned char *buf = l->rx;

@@ -8,8 +8,8 @@
  * measured round trip (RFC 6298) with exponential backoff, the first of them a probe
  * after two round trips (RFC 8985), or at once when the receiver reports three
  * packets past a missing one, duplicate suppression, CRC32C over header and payload,
- * and a bounded send window. A message longer than one
- * packet is cut into segments of the path MTU and put together again in order.
+ * and a bounded send window. A message longer than one packet is cut into segments
+ * of the path MTU and put together again in order.
  * Sending is transactional, as posting to a VELO mailbox: a message either goes into
  * the window whole or the call returns TW_RETRY at once.
  *
