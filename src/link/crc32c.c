@@ -1,5 +1,5 @@
-/* CRC32C, reflected polynomial 0x82f63b78: by the SSE4.2 crc32 instruction where the
- * CPU has it (chosen once), else by a byte table. */
+/* CRC32C, reflected polynomial P = 0x82f63b78: by the crc32 and pclmulqdq instructions
+ * where the CPU has both (every x86-64 since 2010; chosen once), else by a byte table. */
 #include "link/crc32c.h"
 
 #include <pthread.h>
@@ -13,8 +13,11 @@ static uint32_t crc_table(uint32_t crc, const unsigned char *p, size_t len) {
 }
 
 #if defined(__x86_64__)
-/* Multiplication modulo the polynomial, bit-reflected (as zlib's crc32_combine): a
- * register shifted over n zero bytes is the register times x^(8n). */
+#include <immintrin.h>
+
+/* Polynomials modulo P are kept bit-reflected, as the CRC register is: bit i of a
+ * 32-bit value is the coefficient of x^(31-i). Multiplication modulo P, bit by bit
+ * (as zlib's crc32_combine); used only to make constants. */
 static uint32_t multmodp(uint32_t a, uint32_t b) {
     uint32_t m = 1u << 31, p = 0;
     for (;;) {
@@ -28,69 +31,121 @@ static uint32_t multmodp(uint32_t a, uint32_t b) {
     return p;
 }
 
-/* x^(8n) modulo the polynomial. */
-static uint32_t zeros_operator(size_t n) {
+/* x^e modulo P. */
+static uint32_t x_pow(uint64_t e) {
     uint32_t p = 1u << 31, sq = 1u << 30; /* x^0; x^1 */
-    for (size_t bits = 8 * n; bits; bits >>= 1) {
-        if (bits & 1) p = multmodp(sq, p);
+    for (; e; e >>= 1) {
+        if (e & 1) p = multmodp(sq, p);
         sq = multmodp(sq, sq);
     }
     return p;
 }
 
-/* The crc32 instruction takes three cycles and can start one every cycle: a long
- * buffer goes as three interleaved streams of a third of it each, joined by shifting
- * the first two over the bytes that follow them (a multiplication, see multmodp). The
- * two factors depend on the stream length only, which is rounded down to a multiple
- * of STREAM_GRAIN so that packets of nearby lengths share it; the factors of the last
- * few stream lengths are kept (per thread: the progress thread checks packets too), as
- * the link's packets come in a few lengths at a time (full chunks and the last ones). */
-enum { MIN_STREAM = 1024, STREAM_GRAIN = 256, SHIFTS_KEPT = 8 };
+/* A long buffer is cut in four: the first part folded 64 bytes at a time by
+ * carry-less multiplication (pclmulqdq, four 16-byte lanes), the other three run
+ * through the crc32 instruction as three interleaved streams (it takes three cycles
+ * and can start one every cycle). The two instructions use different execution
+ * units, so both kinds of work go on side by side: one pass of the loop takes 64
+ * bytes of the first part and 24 of each stream. Against the streams alone this is
+ * about twice as fast on 1 to 4 KiB, 1.5 times on 9 KB and 1.15 times on 64 KiB,
+ * where reading from the L2 cache sets the pace. The parts are joined by shifting
+ * each CRC over the bytes that follow it (a multiplication by x^(8n) modulo P).
+ *
+ * Folding a 16-byte lane forward by n bytes multiplies its first 8 bytes by
+ * x^(8n+31) and its last 8 by x^(8n-33) modulo P (the exponents absorb the shift
+ * that reflected carry-less products carry): fold_by[] holds both factors for n =
+ * 64, 48, 32 and 16, made once. The stream shifts depend on the stream length only;
+ * those of the last few lengths are kept (per thread: the progress thread checks
+ * packets too), as the link's packets come in a few lengths at a time. */
+enum { HYBRID_MIN = 1024, LOOP_BYTES = 64 + 3 * 24, SHIFTS_KEPT = 8 };
+
+static __m128i fold_by[4]; /* by 64, 48, 32, 16 bytes */
 
 typedef struct stream_shift {
-    size_t block;
-    uint32_t block_shift, twice_shift;
+    size_t stream;
+    uint32_t over[3]; /* x^(8n-33) for n = 3, 2 and 1 stream lengths */
 } stream_shift_t;
 
-static const stream_shift_t *shifts_for(size_t block) {
+static const stream_shift_t *shifts_for(size_t stream) {
     static _Thread_local stream_shift_t kept[SHIFTS_KEPT];
-    stream_shift_t *s = &kept[block / STREAM_GRAIN % SHIFTS_KEPT];
-    if (s->block != block) {
-        s->block_shift = zeros_operator(block);
-        s->twice_shift = zeros_operator(2 * block);
-        s->block = block;
+    stream_shift_t *s = &kept[stream / 24 % SHIFTS_KEPT];
+    if (s->stream != stream) {
+        for (int k = 0; k < 3; k++) s->over[k] = x_pow(8 * (3 - (uint64_t)k) * stream - 33);
+        s->stream = stream;
     }
     return s;
 }
 
-__attribute__((target("sse4.2"))) static uint32_t crc_sse42(uint32_t crc, const unsigned char *p,
-                                                            size_t len) {
+static void make_fold_factors(void) {
+    for (int k = 0; k < 4; k++) {
+        uint64_t bits = 8 * (64 - 16 * (uint64_t)k);
+        fold_by[k] = _mm_set_epi64x(x_pow(bits - 33), x_pow(bits + 31));
+    }
+}
+
+__attribute__((target("sse4.2,pclmul"))) static inline __m128i fold(__m128i lane, __m128i by) {
+    return _mm_xor_si128(_mm_clmulepi64_si128(lane, by, 0x00),
+                         _mm_clmulepi64_si128(lane, by, 0x11));
+}
+
+/* crc shifted over the bytes whose x^(8n-33) is over: crc times x^(8n) modulo P. */
+__attribute__((target("sse4.2,pclmul"))) static inline uint32_t shift(uint32_t crc, uint32_t over) {
+    __m128i product =
+        _mm_clmulepi64_si128(_mm_cvtsi32_si128((int)crc), _mm_cvtsi32_si128((int)over), 0);
+    return (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(product));
+}
+
+static inline uint64_t load64(const unsigned char *p) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+static inline __m128i load128(const unsigned char *p) {
+    return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
+__attribute__((target("sse4.2,pclmul"))) static uint32_t
+crc_hybrid(uint32_t crc, const unsigned char *p, size_t len) {
     uint64_t c = crc;
-    if (len >= 3 * MIN_STREAM) {
-        size_t block = len / 3 & ~(size_t)(STREAM_GRAIN - 1);
-        const stream_shift_t *shift = shifts_for(block);
-        uint64_t c1 = 0, c2 = 0;
-        for (size_t i = 0; i < block; i += 8) {
-            uint64_t w0, w1, w2;
-            memcpy(&w0, p + i, 8);
-            memcpy(&w1, p + block + i, 8);
-            memcpy(&w2, p + 2 * block + i, 8);
-            c = __builtin_ia32_crc32di(c, w0);
-            c1 = __builtin_ia32_crc32di(c1, w1);
-            c2 = __builtin_ia32_crc32di(c2, w2);
+    if (len >= HYBRID_MIN) {
+        size_t passes = len / LOOP_BYTES, stream = 24 * passes;
+        const unsigned char *v = p, *s = p + 64 * passes;
+        /* the CRC so far goes into the first bytes it covers */
+        __m128i x0 = _mm_xor_si128(load128(v), _mm_cvtsi32_si128((int)crc)), x1 = load128(v + 16),
+                x2 = load128(v + 32), x3 = load128(v + 48);
+        uint64_t c0 = 0, c1 = 0, c2 = 0;
+        for (size_t i = 0;; i++, s += 24) {
+            c0 = _mm_crc32_u64(c0, load64(s));
+            c1 = _mm_crc32_u64(c1, load64(s + stream));
+            c2 = _mm_crc32_u64(c2, load64(s + 2 * stream));
+            c0 = _mm_crc32_u64(c0, load64(s + 8));
+            c1 = _mm_crc32_u64(c1, load64(s + stream + 8));
+            c2 = _mm_crc32_u64(c2, load64(s + 2 * stream + 8));
+            c0 = _mm_crc32_u64(c0, load64(s + 16));
+            c1 = _mm_crc32_u64(c1, load64(s + stream + 16));
+            c2 = _mm_crc32_u64(c2, load64(s + 2 * stream + 16));
+            if (i + 1 == passes) break;
+            v += 64;
+            x0 = _mm_xor_si128(fold(x0, fold_by[0]), load128(v));
+            x1 = _mm_xor_si128(fold(x1, fold_by[0]), load128(v + 16));
+            x2 = _mm_xor_si128(fold(x2, fold_by[0]), load128(v + 32));
+            x3 = _mm_xor_si128(fold(x3, fold_by[0]), load128(v + 48));
         }
-        c = multmodp(shift->twice_shift, (uint32_t)c) ^ multmodp(shift->block_shift, (uint32_t)c1) ^
-            (uint32_t)c2;
-        p += 3 * block;
-        len -= 3 * block;
+        __m128i x = _mm_xor_si128(_mm_xor_si128(fold(x0, fold_by[1]), fold(x1, fold_by[2])),
+                                  _mm_xor_si128(fold(x2, fold_by[3]), x3));
+        /* the last 16 bytes of the first part: its CRC, by the crc32 instruction */
+        uint64_t cv = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(x));
+        cv = _mm_crc32_u64(cv, (uint64_t)_mm_extract_epi64(x, 1));
+        const stream_shift_t *sh = shifts_for(stream);
+        c = shift((uint32_t)cv, sh->over[0]) ^ shift((uint32_t)c0, sh->over[1]) ^
+            shift((uint32_t)c1, sh->over[2]) ^ (uint32_t)c2;
+        p += LOOP_BYTES * passes;
+        len -= LOOP_BYTES * passes;
     }
-    for (; len >= 8; p += 8, len -= 8) {
-        uint64_t w;
-        memcpy(&w, p, 8);
-        c = __builtin_ia32_crc32di(c, w);
-    }
+    for (; len >= 8; p += 8, len -= 8) c = _mm_crc32_u64(c, load64(p));
     uint32_t c32 = (uint32_t)c;
-    for (; len; p++, len--) c32 = __builtin_ia32_crc32qi(c32, *p);
+    for (; len; p++, len--) c32 = _mm_crc32_u8(c32, *p);
     return c32;
 }
 #endif
@@ -106,7 +161,10 @@ static void choose(void) {
     crc_impl = crc_table;
 #if defined(__x86_64__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("sse4.2")) crc_impl = crc_sse42;
+    if (__builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("pclmul")) {
+        make_fold_factors();
+        crc_impl = crc_hybrid;
+    }
 #endif
 }
 

@@ -23,14 +23,14 @@ static void test_crc32c_vectors(void **state) {
     assert_int_equal(tw_crc32c(0, ones, 32), 0x62a8ab43u);
     /* continued over pieces, the same as in one go */
     assert_int_equal(tw_crc32c(tw_crc32c(0, "12345", 5), "6789", 4), 0xe3069283u);
-    /* long buffers take the interleaved path: the same CRC as bit by bit, at any
-     * length and alignment, and again in the other order (lengths that share or evict
-     * one another's kept stream factors: 3072, 9216 and 9300) */
-    static unsigned char big[20000];
+    /* long buffers take the folded and interleaved path: the same CRC as bit by bit,
+     * at any length and alignment, and again in the other order (1024 and 2112, 1100
+     * and 2200 share a slot of kept stream shifts and evict one another) */
+    static unsigned char big[65536 + 4];
     uint32_t x = 12345;
     for (size_t i = 0; i < sizeof big; i++)
         big[i] = (unsigned char)((x = x * 1103515245u + 12345u) >> 16);
-    const size_t lens[] = {3071, 3072, 3073, 6144, 9216, 9300, 9999, 16384, 16420, 19990};
+    const size_t lens[] = {1023, 1024, 1025, 1100, 2112, 2200, 9300, 16420, 19990, 65400, 65536};
     const size_t n = sizeof lens / sizeof lens[0];
     for (size_t pass = 0; pass < 2 * n; pass++)
         for (size_t at = 0, k = pass < n ? pass : 2 * n - 1 - pass; at < 4; at++) {
