@@ -9,12 +9,16 @@
 #                  (iptables' statistic match on INPUT, so every MPI loses the same
 #                  share of its packets; without iptables only Tollway is measured,
 #                  with TW_UDP_FAULTS=drop=0.01, and the peers' figure is missing)
+#   stream         no MPI: what the kernel alone moves from host A to host B in one
+#                  TCP stream, in 64 KiB UDP datagrams, and in the same datagrams with
+#                  CRC32C computed on both sides (bin/stream_ceiling), 2 s each: the
+#                  ceiling under any MPI over these sockets
 # each test run round robin across the MPIs for ROUNDS rounds (the first MPI of a round
 # rotates). On a shared virtual machine absolute figures drift from minute to minute;
 # plot.py reports the median of per-round ratios besides the medians.
 #
 # usage: bench/net/compare.sh [BUILD_DIR]      (default build; root)
-#   env: ROUNDS (default 5), TESTS (default "latency bandwidth bandwidth-loss"),
+#   env: ROUNDS (default 5), TESTS (default "latency bandwidth bandwidth-loss stream"),
 #        MTU of the veth pair (default 65535, the largest veth takes; every MPI runs
 #        over the same link; Tollway's udp link follows the interface MTU),
 #        LOSS drop probability for bandwidth-loss (default 0.01),
@@ -38,11 +42,12 @@
 #   BUILD_DIR/bin/twrun --hosts NS_A,NS_B -n 2 mpibench ...
 #
 # Output in BUILD_DIR/bench/net/: mpibench-<mpi>, raw.csv (mpi,test,size,round,value),
-# commands.txt, summary.csv and net.png (plot.py, which also prints the table).
+# commands.txt, summary.csv and net.png (plot.py, which also prints the table);
+# stream.csv (mode,round,MB/s) and its medians and per-round ratios to TCP.
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-5}
-tests=${TESTS:-latency bandwidth bandwidth-loss}
+tests=${TESTS:-latency bandwidth bandwidth-loss stream}
 mtu=${MTU:-65535}
 loss=${LOSS:-0.01}
 limit=${RUN_TIMEOUT:-300}
@@ -126,6 +131,16 @@ run() {
     timeout -k 5 "$limit" "${extra[@]}" "${cmd[@]}" "$out/mpibench-$name" $(args_of "$test") --csv
 }
 
+# One kernel stream of the given mode from host A (core 0) to host B (core 1).
+stream_modes=(tcp udp udp-crc32c)
+stream() {
+    ip netns exec "$b" taskset -c 1 "$build/bin/stream_ceiling" recv "$1" "$ipb" 47000 2 &
+    local receiver=$!
+    ip netns exec "$a" taskset -c 0 timeout 20 "$build/bin/stream_ceiling" send "$1" "$ipb" 47000 2 ||
+        true
+    wait "$receiver"
+}
+
 mpis=()
 cc_of() {
     case $1 in
@@ -163,11 +178,24 @@ done
 echo "veth MTU $mtu; loss: ${iptables:-TW_UDP_FAULTS} drop $loss" | tee -a "$out/commands.txt"
 
 echo "mpi,test,size,round,value" >"$raw"
+echo "mode,round,value" >"$out/stream.csv"
 failed=0
 tmp=$out/run.csv
 for r in $(seq 1 "$rounds"); do
     echo "round $r of $rounds ($((SECONDS - start)) s)" >&2
     for test in $tests; do
+        if [ "$test" = stream ]; then
+            for k in 0 1 2; do
+                mode=${stream_modes[$(((r - 1 + k) % 3))]}
+                if stream "$mode" >"$tmp" 2>"$out/run.err"; then
+                    awk -F, -v round="$r" '$1 == "stream" {print $2 "," round "," $3}' "$tmp" \
+                        >>"$out/stream.csv"
+                else
+                    echo "bench/net: stream $mode failed in round $r: $(tail -1 "$out/run.err")" >&2
+                fi
+            done
+            continue
+        fi
         [ "$test" = bandwidth-loss ] && [ "$can_drop" = 1 ] && loss_on
         n=${#mpis[@]}
         for k in $(seq 0 $((n - 1))); do
@@ -185,5 +213,23 @@ for r in $(seq 1 "$rounds"); do
 done
 rm -f "$tmp" "$out/run.err"
 [ "$failed" -eq 0 ] || echo "bench/net: $failed runs failed and are missing" >&2
-python3 "$here/plot.py" "$raw" "$out"
+[ "$(wc -l <"$raw")" -le 1 ] || python3 "$here/plot.py" "$raw" "$out"
+if [ "$(wc -l <"$out/stream.csv")" -gt 1 ]; then
+    python3 - "$out/stream.csv" <<'PY'
+import csv, statistics, sys
+v = {}
+for row in csv.DictReader(open(sys.argv[1])):
+    v.setdefault(row["mode"], {})[row["round"]] = float(row["value"])
+print("\nthe kernel alone, host A to host B (no MPI): MB/s, median of rounds; ratio to TCP,"
+      " median of per-round ratios and range")
+for mode in ("tcp", "udp", "udp-crc32c"):
+    if mode not in v:
+        continue
+    line = f"  {mode:11} {statistics.median(v[mode].values()):7.0f}"
+    rr = [v[mode][r] / v["tcp"][r] for r in v[mode] if r in v.get("tcp", {})]
+    if mode != "tcp" and rr:
+        line += f"  {statistics.median(rr):.2f}x TCP [{min(rr):.2f} .. {max(rr):.2f}]"
+    print(line)
+PY
+fi
 echo "total time: $((SECONDS - start)) s"
