@@ -134,6 +134,7 @@ run() {
 # One kernel stream of the given mode from host A (core 0) to host B (core 1).
 stream_modes=(tcp udp udp-crc32c)
 stream() {
+    # the receiver ends by itself when nothing comes for 5 s (no sender)
     ip netns exec "$b" taskset -c 1 "$build/bin/stream_ceiling" recv "$1" "$ipb" 47000 2 &
     local receiver=$!
     ip netns exec "$a" taskset -c 0 timeout 20 "$build/bin/stream_ceiling" send "$1" "$ipb" 47000 2 ||

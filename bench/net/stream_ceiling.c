@@ -10,7 +10,9 @@
  * The sender sends as fast as the socket takes for the given time, from a 256 KiB
  * buffer (so its data stays in cache, as a benchmark's message does); the receiver
  * counts what arrives (datagrams the receiver had no room for are lost, not counted)
- * and prints "stream,MODE,MB/s".
+ * and prints "stream,MODE,MB/s", over the time from the first arrival to the last.
+ * A receiver that hears nothing for IDLE_SECONDS (no sender, or one that stopped)
+ * ends: with the figure so far, or an error when nothing came.
  *
  * usage: stream_ceiling recv|send MODE ADDRESS PORT SECONDS */
 #include <arpa/inet.h>
@@ -21,12 +23,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "link/crc32c.h"
 
-enum { BUFFER = 256 << 10, TCP_WRITE = 256 << 10, DATAGRAM = 65507, SOCKET_BUFFER = 16 << 20 };
+enum {
+    BUFFER = 256 << 10,
+    TCP_WRITE = 256 << 10,
+    DATAGRAM = 65507,
+    SOCKET_BUFFER = 16 << 20,
+    IDLE_SECONDS = 5,
+};
 
 /* the CRCs' results go here, so that computing them is not optimised away */
 static volatile uint32_t crc_sink;
@@ -37,20 +46,34 @@ static double now(void) {
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static int usage(void) {
-    fprintf(stderr, "usage: stream_ceiling recv|send tcp|udp|udp-crc32c ADDRESS PORT SECONDS\n");
+static int usage(const char *why) {
+    fprintf(stderr,
+            "stream_ceiling: %s\nusage: stream_ceiling recv|send tcp|udp|udp-crc32c ADDRESS "
+            "PORT SECONDS\n",
+            why);
     return 2;
 }
 
+/* A whole number in [min, max], or -1. */
+static long number(const char *s, long min, long max) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    return errno || end == s || *end || v < min || v > max ? -1 : v;
+}
+
 int main(int argc, char **argv) {
-    if (argc != 6) return usage();
+    if (argc != 6) return usage("five arguments expected");
     int sending = !strcmp(argv[1], "send"), tcp = !strcmp(argv[2], "tcp");
     int crc = !strcmp(argv[2], "udp-crc32c");
-    double seconds = atof(argv[5]);
-    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[4]))};
-    if ((!sending && strcmp(argv[1], "recv")) || (!tcp && !crc && strcmp(argv[2], "udp")) ||
-        inet_pton(AF_INET, argv[3], &addr.sin_addr) != 1 || seconds <= 0)
-        return usage();
+    long port = number(argv[4], 1, 65535), seconds = number(argv[5], 1, 3600);
+    struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    if (!sending && strcmp(argv[1], "recv")) return usage("the first argument is recv or send");
+    if (!tcp && !crc && strcmp(argv[2], "udp")) return usage("MODE is tcp, udp or udp-crc32c");
+    if (inet_pton(AF_INET, argv[3], &addr.sin_addr) != 1)
+        return usage("ADDRESS is an IPv4 address");
+    if (port < 0) return usage("PORT is a number from 1 to 65535");
+    if (seconds < 0) return usage("SECONDS is a whole number from 1 to 3600");
     unsigned char *buf = malloc(BUFFER);
     int fd = socket(AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
     if (!buf || fd < 0) {
@@ -65,6 +88,8 @@ int main(int argc, char **argv) {
     if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size))
         setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct timeval idle = {.tv_sec = IDLE_SECONDS}; /* accept and recv give up then */
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, sizeof idle);
     size_t piece = tcp ? TCP_WRITE : DATAGRAM, at = 0;
     uint32_t sum = 0;
     if (sending) {
@@ -80,7 +105,7 @@ int main(int argc, char **argv) {
         else
             usleep(200000); /* the receiver binds first */
         /* a little longer than the receiver counts, so that it never waits at the end */
-        for (start = now(); now() - start < seconds + 0.5;) {
+        for (start = now(); now() - start < (double)seconds + 0.5;) {
             if (crc) sum += tw_crc32c(0, buf + at, piece);
             ssize_t n = tcp ? send(fd, buf + at, piece, 0)
                             : sendto(fd, buf + at, piece, 0, (struct sockaddr *)&addr, sizeof addr);
@@ -97,27 +122,29 @@ int main(int argc, char **argv) {
     if (tcp) {
         listen(fd, 1);
         fd = accept(fd, NULL, NULL);
+        if (fd >= 0) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &idle, sizeof idle);
         if (fd < 0) {
             perror("stream_ceiling: accept");
             return 1;
         }
     }
-    double start = 0;
+    double start = 0, last = 0;
     uint64_t bytes = 0;
     for (;;) {
         ssize_t n = recv(fd, buf + at, tcp ? BUFFER - at : piece, 0);
         if (n <= 0) break;
+        last = now();
         if (!start)
-            start = now(); /* from the first arrival */
+            start = last; /* from the first arrival */
         else
             bytes += (uint64_t)n;
         if (crc) sum += tw_crc32c(0, buf + at, (size_t)n);
         at = tcp ? (at + (size_t)n) % BUFFER : (at + piece) % (BUFFER - BUFFER % piece);
-        if (now() - start >= seconds) break;
+        if (last - start >= (double)seconds) break;
     }
-    double elapsed = now() - start;
+    double elapsed = last - start;
     if (!start || elapsed <= 0) {
-        fprintf(stderr, "stream_ceiling: nothing arrived\n");
+        fprintf(stderr, "stream_ceiling: nothing arrived within %d s\n", IDLE_SECONDS);
         return 1;
     }
     crc_sink = sum;
