@@ -74,9 +74,9 @@ int main(int argc, char **argv) {
         return usage("ADDRESS is an IPv4 address");
     if (port < 0) return usage("PORT is a number from 1 to 65535");
     if (seconds < 0) return usage("SECONDS is a whole number from 1 to 3600");
-    unsigned char *buf = malloc(BUFFER);
+    static unsigned char buf[BUFFER];
     int fd = socket(AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
-    if (!buf || fd < 0) {
+    if (fd < 0) {
         perror("stream_ceiling");
         return 1;
     }
