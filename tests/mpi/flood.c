@@ -14,6 +14,16 @@
 
 enum { N = 25000, LEN = 4000 };
 
+/* What rank 1 may grow by: 64 MiB of data and the entries that hold it (65 MiB
+ * measured). AddressSanitizer's allocator rounds blocks up and shadows them (93 to
+ * 96 MiB measured), still well short of what the whole 100 MB flood would take
+ * there without the bound. */
+#if defined(__SANITIZE_ADDRESS__)
+enum { GROWN_MAX_MIB = 128 };
+#else
+enum { GROWN_MAX_MIB = 96 };
+#endif
+
 static long resident_mib(void) {
     long pages = 0, rss = 0;
     FILE *f = fopen("/proc/self/statm", "r");
@@ -61,7 +71,7 @@ int main(int argc, char **argv) {
         long grown = resident_mib() - before;
         fprintf(stderr, "rank 1: %ld MiB more resident after %d probes under the flood\n", grown,
                 k);
-        CHECK(grown < 96); /* 64 MiB of data and the entries that hold it */
+        CHECK(grown < GROWN_MAX_MIB);
         int done = 1;
         CHECK(MPI_Send(&done, 1, MPI_INT, 0, 2, MPI_COMM_WORLD) == MPI_SUCCESS);
         char in[LEN];
