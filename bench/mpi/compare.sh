@@ -11,8 +11,9 @@
 #
 # usage: bench/mpi/compare.sh [BUILD_DIR]      (default build)
 #   env: ROUNDS (default 5), TESTS (default "latency bandwidth rate barrier bcast
-#        allreduce allgather alltoall put-lat get-lat put-fence-lat get-fence-lat
-#        acc-lat fop-lat cas-lat put-bw overlap"),
+#        allreduce allgather alltoall exchange put-lat get-lat put-fence-lat
+#        get-fence-lat acc-lat fop-lat cas-lat put-bw overlap"; exchange is the kernel's
+#        floor of the 2-rank Allgather and Alltoall, below),
 #        RUN_TIMEOUT seconds per run (default 120), CFLAGS (default -O2),
 #        VARIANTS: Tollway run again with other settings, as more columns, e.g.
 #        VARIANTS="split64k:TW_RNDV_SPLIT=65536 nosplit:TW_RNDV_SPLIT=0" adds
@@ -39,7 +40,7 @@
 #   mpibench-<mpi>, collbench-<mpi>, rmabench-<mpi>  the binaries; a failed build
 #                   leaves build-<mpi>.log, build-coll-<mpi>.log or build-rma-<mpi>.log
 #   raw.csv         mpi,test,size,round,value (us, MB/s, msg/s, % as the benchmarks
-#                   print them);
+#                   print them); the exchange test's rows have mpi kernel-cma;
 #                   probes are rows with test probe-before:<test> / probe-after:<test>,
 #                   size 0, value in us
 #   commands.txt    the command that produced each MPI's figures
@@ -49,8 +50,8 @@
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-5}
-tests=${TESTS:-latency bandwidth rate barrier bcast allreduce allgather alltoall put-lat get-lat \
-put-fence-lat get-fence-lat acc-lat fop-lat cas-lat put-bw overlap}
+tests=${TESTS:-latency bandwidth rate barrier bcast allreduce allgather alltoall exchange put-lat \
+get-lat put-fence-lat get-fence-lat acc-lat fop-lat cas-lat put-bw overlap}
 limit=${RUN_TIMEOUT:-120}
 here=$(cd "$(dirname "$0")" && pwd)
 out=$build/bench/mpi
@@ -180,11 +181,39 @@ probe() {
     v=$("$probe_bin") && echo "$1,probe-$4:$2,0,$3,$v" >>"$raw"
 }
 
+# The kernel's own floor of a 2-rank Allgather or Alltoall (both are the same exchange on
+# 2 ranks: each rank's own block copied, the other's taken across) by process_vm_readv,
+# the single copy Tollway and Open MPI use: bin/exchange_ceiling cma-read, rows of the
+# column kernel-cma (64 KiB and 1 MiB).
+exchange_bin=$build/bin/exchange_ceiling
+exchange() {
+    if [ ! -x "$exchange_bin" ]; then
+        echo "mpibench: $exchange_bin not built: no exchange floor" >&2
+        return 0
+    fi
+    local t
+    for t in allgather alltoall; do probe kernel-cma "$t" "$1" before; done
+    if "$exchange_bin" cma-read --csv >"$tmp"; then
+        for t in allgather alltoall; do
+            awk -F, -v t="$t" -v round="$1" \
+                '$1 == "exchange" {print "kernel-cma," t "," $3 "," round "," $4}' "$tmp" >>"$raw"
+        done
+    else
+        echo "mpibench: exchange_ceiling failed in round $1" >&2
+        failed=$((failed + 1))
+    fi
+    for t in allgather alltoall; do probe kernel-cma "$t" "$1" after; done
+}
+
 failed=0
 tmp=$out/run.csv
 for r in $(seq 1 "$rounds"); do
     echo "round $r of $rounds ($((SECONDS - start)) s)" >&2
     for test in $tests; do
+        if [ "$test" = exchange ]; then
+            exchange "$r"
+            continue
+        fi
         n=${#mpis[@]}
         for k in $(seq 0 $((n - 1))); do
             name=${mpis[$(((r - 1 + k) % n))]}

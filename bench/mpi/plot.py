@@ -81,7 +81,8 @@ RMA_LATENCIES = ("put-lat", "get-lat", "put-fence-lat", "get-fence-lat", "acc-la
 UNITS = {"latency": "us", "bandwidth": "MB/s", "rate": "msg/s", "barrier": "us",
          "put-bw": "MB/s", "overlap": "%"}
 UNITS.update({c: "us" for c in COLLECTIVES + RMA_LATENCIES})
-NAMES = {"openmpi": "Open MPI", "mpich": "MPICH", "tollway": "Tollway"}
+NAMES = {"openmpi": "Open MPI", "mpich": "MPICH", "tollway": "Tollway",
+         "kernel-cma": "kernel CMA"}  # compare.sh's exchange: the floor of the 2-rank exchange
 KiB, MiB = 1024, 1024 * 1024
 # (test, size, "lower" when smaller is better, Tollway's target ratio or None: no ratio)
 TARGETS = ([("latency", 8, "lower", 0.8)]
@@ -200,6 +201,16 @@ def main():
             else:
                 line += f" {label:>15} {'-':>7} {target:>7} {met:>3}  {0:>6}  no clean round"
         print(line)
+
+    if "kernel-cma" in order:
+        print("\nagainst the kernel's floor of the same exchange (process_vm_readv + own copy):")
+        for test in ("allgather", "alltoall"):
+            for size in (64 * KiB, MiB):
+                for m in [m for m in order if m not in ("kernel-cma",)]:
+                    rr = ratio(m, "kernel-cma", test, size)
+                    if rr:
+                        print(f"  {test:9} {size_label(size):>7} {m + '/kernel-cma':>20} "
+                              f"{rr[0]:7.3f}  {rr[3]:>2} rounds  {rr[1]:.3f} .. {rr[2]:.3f}")
 
     summary = os.path.join(outdir, "summary.csv")
     with open(summary, "w", newline="") as f:
