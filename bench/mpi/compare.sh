@@ -13,7 +13,7 @@
 #   env: ROUNDS (default 5), TESTS (default "latency bandwidth rate barrier bcast
 #        allreduce allgather alltoall exchange put-lat get-lat put-fence-lat
 #        get-fence-lat acc-lat fop-lat cas-lat put-bw overlap"; exchange is the kernel's
-#        floor of the 2-rank Allgather and Alltoall, below),
+#        floor of the 2-rank Allgather and Alltoall, see exchange() below),
 #        RUN_TIMEOUT seconds per run (default 120), CFLAGS (default -O2),
 #        VARIANTS: Tollway run again with other settings, as more columns, e.g.
 #        VARIANTS="split64k:TW_RNDV_SPLIT=65536 nosplit:TW_RNDV_SPLIT=0" adds
@@ -181,10 +181,10 @@ probe() {
     v=$("$probe_bin") && echo "$1,probe-$4:$2,0,$3,$v" >>"$raw"
 }
 
-# The kernel's own floor of a 2-rank Allgather or Alltoall (both are the same exchange on
-# 2 ranks: each rank's own block copied, the other's taken across) by process_vm_readv,
-# the single copy Tollway and Open MPI use: bin/exchange_ceiling cma-read, rows of the
-# column kernel-cma (64 KiB and 1 MiB).
+# The kernel's own floor of a 2-rank Allgather and Alltoall (on 2 ranks each is one
+# exchange: each rank's own block copied, the other's taken across) by process_vm_readv,
+# the single copy Tollway and Open MPI use: bin/exchange_ceiling cma-read with each
+# collective's buffer layout, rows of the column kernel-cma (64 KiB and 1 MiB).
 exchange_bin=$build/bin/exchange_ceiling
 exchange() {
     if [ ! -x "$exchange_bin" ]; then
@@ -192,17 +192,17 @@ exchange() {
         return 0
     fi
     local t
-    for t in allgather alltoall; do probe kernel-cma "$t" "$1" before; done
-    if "$exchange_bin" cma-read --csv >"$tmp"; then
-        for t in allgather alltoall; do
-            awk -F, -v t="$t" -v round="$1" \
-                '$1 == "exchange" {print "kernel-cma," t "," $3 "," round "," $4}' "$tmp" >>"$raw"
-        done
-    else
-        echo "mpibench: exchange_ceiling failed in round $1" >&2
-        failed=$((failed + 1))
-    fi
-    for t in allgather alltoall; do probe kernel-cma "$t" "$1" after; done
+    for t in allgather alltoall; do
+        probe kernel-cma "$t" "$1" before
+        if "$exchange_bin" cma-read "$t" --csv >"$tmp"; then
+            awk -F, -v round="$1" \
+                '$1 == "exchange" {print "kernel-cma," $3 "," $4 "," round "," $5}' "$tmp" >>"$raw"
+        else
+            echo "mpibench: exchange_ceiling cma-read $t failed in round $1" >&2
+            failed=$((failed + 1))
+        fi
+        probe kernel-cma "$t" "$1" after
+    done
 }
 
 failed=0

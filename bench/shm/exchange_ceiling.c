@@ -3,14 +3,18 @@
  * copies its own SIZE-byte block into its output and gets the other's block into the
  * rest of it, by one of these means:
  *
- *   memcpy     only the own block (the part of the work every MPI must do; no transfer)
- *   cma-read   own block by memcpy, the other's by process_vm_readv from the peer's send
- *              buffer (the single copy Tollway and Open MPI's vader use)
- *   cma-write  own block by memcpy, own block into the peer's output by process_vm_writev
- *   vmsplice   own block spliced (by reference) into a pipe to the peer, own block by
- *              memcpy, the peer's block read from its pipe (MPICH2's old vmsplice LMT)
- *   bounce     own block copied into a shared segment and into the output, the peer's
- *              block copied out of the segment (copy-in/copy-out, as MPICH's shm does)
+ *   memcpy     only the own block (the one a process keeps: the part of the work every
+ *              MPI must do; no transfer)
+ *   cma-read   own block by memcpy, the other's block for it by process_vm_readv from
+ *              the other's send buffer (the single copy Tollway and Open MPI's vader use)
+ *   cma-write  own block by memcpy, its block for the other into the other's output by
+ *              process_vm_writev
+ *   vmsplice   its block for the other spliced (by reference) into a pipe, own block by
+ *              memcpy, the other's block read from the other's pipe (MPICH2's old
+ *              vmsplice LMT)
+ *   bounce     its block for the other copied into a shared segment, own block into the
+ *              output, the other's block copied out of the segment (copy-in/copy-out, as
+ *              MPICH's shm does)
  *
  * One call is timed as the MPI benchmarks time a collective: from leaving a barrier (a
  * cache-line handshake) to leaving the next one, which both processes reach once their
@@ -18,9 +22,13 @@
  * it in the outputs, so a means that moves the wrong bytes fails. Printed per size: the
  * median over 11 batches of the mean time per call, averaged over the two processes.
  *
- * usage: exchange_ceiling all|MODE [--min SIZE] [--max SIZE] [--iters N] [--csv]
+ * The send buffers are laid out as an Allgather's (one block, for both processes:
+ * the default) or as an Alltoall's (two blocks, one for each).
+ *
+ * usage: exchange_ceiling all|MODE [allgather|alltoall] [--min SIZE] [--max SIZE]
+ *        [--iters N] [--csv]
  *        (SIZE 4K .. 4M, default 64K .. 1M; --iters as collbench's: N calls up to 8 KiB,
- *        N * 8K / SIZE beyond, at least 20; --csv prints exchange,MODE,SIZE,us) */
+ *        N * 8K / SIZE beyond, at least 20; --csv prints exchange,MODE,LAYOUT,SIZE,us) */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -59,6 +67,14 @@ static shared_t *sh;
 static int me;
 static uint64_t generation;
 static int splice_out = -1; /* the write end of this process's pipe */
+/* alltoall: each send buffer holds one block per process, block r for process r (an
+ * Alltoall's layout); else one block for both (an Allgather's) */
+static int alltoall;
+
+/* Where process r's send buffer holds its block for process to. */
+static unsigned char *block_of(int r, int to, size_t b) {
+    return sh->send[r] + (alltoall ? (size_t)to * b : 0);
+}
 
 static double now(void) {
     struct timespec t;
@@ -114,22 +130,23 @@ static int read_all(int fd, unsigned char *to, size_t n) {
 /* One exchange of b bytes by the given means; 0, or -1 after saying why. */
 static int exchange(means_t mode, size_t b, const int pipes[2][2], size_t pipe_bytes) {
     const char *name = mode_names[mode];
-    unsigned char *send = sh->send[me], *own = sh->out[me] + (size_t)me * b;
+    unsigned char *mine = block_of(me, me, b), *send = block_of(me, !me, b);
+    unsigned char *own = sh->out[me] + (size_t)me * b;
     unsigned char *theirs = sh->out[me] + (size_t)!me * b;
     pid_t peer = sh->pid[!me];
     switch (mode) {
     case MEMCPY:
-        memcpy(own, send, b);
+        memcpy(own, mine, b);
         return 0;
     case CMA_READ: {
-        memcpy(own, send, b);
-        struct iovec local = {theirs, b}, remote = {sh->send[!me], b};
+        memcpy(own, mine, b);
+        struct iovec local = {theirs, b}, remote = {block_of(!me, me, b), b};
         return process_vm_readv(peer, &local, 1, &remote, 1, 0) == (ssize_t)b
                    ? 0
                    : fail(name, "process_vm_readv");
     }
     case CMA_WRITE: {
-        memcpy(own, send, b);
+        memcpy(own, mine, b);
         struct iovec local = {send, b}, remote = {sh->out[!me] + (size_t)me * b, b};
         if (process_vm_writev(peer, &local, 1, &remote, 1, 0) != (ssize_t)b)
             return fail(name, "process_vm_writev");
@@ -147,13 +164,13 @@ static int exchange(means_t mode, size_t b, const int pipes[2][2], size_t pipe_b
                 put += (size_t)k, piece.iov_base = (char *)piece.iov_base + k;
                 piece.iov_len -= (size_t)k;
             }
-            if (at == 0) memcpy(own, send, b);
+            if (at == 0) memcpy(own, mine, b);
             if (read_all(pipes[!me][0], theirs + at, n) < 0) return fail(name, "read");
         }
         return 0;
     case BOUNCE:
         memcpy(sh->segment[me], send, b);
-        memcpy(own, send, b);
+        memcpy(own, mine, b);
         if (barrier() < 0) return -1;
         memcpy(theirs, sh->segment[!me], b);
         return 0;
@@ -169,8 +186,11 @@ static unsigned char pattern(long i, int r) {
 /* One timed call (time added to *t); 0, or -1 after saying why. */
 static int one(means_t mode, size_t b, long i, const int pipes[2][2], size_t pipe_bytes,
                double *t) {
-    unsigned char *send = sh->send[me], *out = sh->out[me];
-    send[0] = send[b - 1] = pattern(i, me);
+    unsigned char *out = sh->out[me];
+    for (int to = 0; to < 2; to++) {
+        unsigned char *blk = block_of(me, to, b);
+        blk[0] = blk[b - 1] = pattern(i, me);
+    }
     if (barrier() < 0) return -1;
     double t0 = now();
     if (exchange(mode, b, pipes, pipe_bytes) < 0 || barrier() < 0) return -1;
@@ -227,7 +247,7 @@ static int two_cpus(int cpu[2]) {
 int main(int argc, char **argv) {
     if (bench_wants_help(argc, argv)) {
         printf("usage: exchange_ceiling all|memcpy|cma-read|cma-write|vmsplice|bounce "
-               "[--min SIZE] [--max SIZE] [--iters N] [--csv]\n");
+               "[allgather|alltoall] [--min SIZE] [--max SIZE] [--iters N] [--csv]\n");
         return 0;
     }
     int first = -1, last = -1;
@@ -243,9 +263,13 @@ int main(int argc, char **argv) {
     }
     size_t min = 64 << 10, max = 1 << 20;
     long iters = 10000;
-    int csv = 0;
-    if (bench_parse_options("exchange_ceiling", 0, argc, argv, MIN_SIZE, MAX_SIZE, &min, &max,
-                            &iters, &csv) < 0)
+    int csv = 0, shift = 0;
+    if (argc >= 3 && (!strcmp(argv[2], "allgather") || !strcmp(argv[2], "alltoall"))) {
+        alltoall = !strcmp(argv[2], "alltoall");
+        argv[2] = argv[1], shift = 1; /* the options follow the layout */
+    }
+    if (bench_parse_options("exchange_ceiling", 0, argc - shift, argv + shift, MIN_SIZE, MAX_SIZE,
+                            &min, &max, &iters, &csv) < 0)
         return 2;
     int cpu[2];
     if (two_cpus(cpu) < 0) {
@@ -292,21 +316,21 @@ int main(int argc, char **argv) {
     CPU_SET(cpu[me], &set);
     sched_setaffinity(0, sizeof set, &set);
     /* each process's own buffers, from its own heap, as an MPI program's are */
-    sh->send[me] = aligned_alloc(64, max);
+    sh->send[me] = aligned_alloc(64, 2 * max);
     sh->out[me] = aligned_alloc(64, 2 * max);
     if (!sh->send[me] || !sh->out[me]) {
         fprintf(stderr, "exchange_ceiling: out of memory for %zu-byte buffers\n", max);
         atomic_store(&sh->failed, 1);
     } else {
-        memset(sh->send[me], me + 1, max);
+        memset(sh->send[me], me + 1, 2 * max);
         memset(sh->out[me], 0, 2 * max);
     }
     int status = 0;
     if (barrier() < 0) status = 1;
     if (!status && !me && !csv)
         printf("# exchange of SIZE bytes each way between cores %d and %d, us per call\n"
-               "%-10s %8s %10s\n",
-               cpu[0], cpu[1], "mode", "size", "us");
+               "%-10s %-9s %8s %10s\n",
+               cpu[0], cpu[1], "mode", "layout", "size", "us");
     for (int m = first; !status && m <= last; m++) {
         for (size_t b = min; b <= max; b *= 2) {
             long n = b <= LARGE ? iters : (long)((double)iters * LARGE / (double)b);
@@ -316,8 +340,9 @@ int main(int argc, char **argv) {
                 status = 1;
                 break;
             }
-            if (!me && csv) printf("exchange,%s,%zu,%.3f\n", mode_names[m], b, us);
-            if (!me && !csv) printf("%-10s %8zu %10.3f\n", mode_names[m], b, us);
+            const char *layout = alltoall ? "alltoall" : "allgather";
+            if (!me && csv) printf("exchange,%s,%s,%zu,%.3f\n", mode_names[m], layout, b, us);
+            if (!me && !csv) printf("%-10s %-9s %8zu %10.3f\n", mode_names[m], layout, b, us);
             fflush(stdout);
             if (b > max / 2) break;
         }
