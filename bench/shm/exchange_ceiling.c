@@ -23,10 +23,13 @@
  * median over 11 batches of the mean time per call, averaged over the two processes.
  *
  * The send buffers are laid out as an Allgather's (one block, for both processes:
- * the default) or as an Alltoall's (two blocks, one for each).
+ * the default) or as an Alltoall's (two blocks, one for each); each process's buffers
+ * come from its own heap, as an MPI program's do, or with huge, 2 MiB-aligned and
+ * advised MADV_HUGEPAGE, so that the kernel backs them with transparent huge pages
+ * where it has them (what the page size costs the cross-process copies).
  *
- * usage: exchange_ceiling all|MODE [allgather|alltoall] [--min SIZE] [--max SIZE]
- *        [--iters N] [--csv]
+ * usage: exchange_ceiling all|MODE [allgather|alltoall] [huge] [--min SIZE]
+ *        [--max SIZE] [--iters N] [--csv]
  *        (SIZE 4K .. 4M, default 64K .. 1M; --iters as collbench's: N calls up to 8 KiB,
  *        N * 8K / SIZE beyond, at least 20; --csv prints exchange,MODE,LAYOUT,SIZE,us) */
 #include <errno.h>
@@ -70,6 +73,18 @@ static int splice_out = -1; /* the write end of this process's pipe */
 /* alltoall: each send buffer holds one block per process, block r for process r (an
  * Alltoall's layout); else one block for both (an Allgather's) */
 static int alltoall;
+static int huge; /* buffers on transparent huge pages */
+
+/* len bytes for a buffer (from the heap, or on huge pages), or NULL. */
+static unsigned char *buffer(size_t len) {
+    if (!huge) return aligned_alloc(64, len);
+    size_t page = 2 << 20, span = (len + page - 1) / page * page + page;
+    unsigned char *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    unsigned char *at = (unsigned char *)(((uintptr_t)m + page - 1) & ~(uintptr_t)(page - 1));
+    madvise(at, span - page, MADV_HUGEPAGE); /* a kernel without THP: ordinary pages */
+    return at;
+}
 
 /* Where process r's send buffer holds its block for process to. */
 static unsigned char *block_of(int r, int to, size_t b) {
@@ -247,7 +262,7 @@ static int two_cpus(int cpu[2]) {
 int main(int argc, char **argv) {
     if (bench_wants_help(argc, argv)) {
         printf("usage: exchange_ceiling all|memcpy|cma-read|cma-write|vmsplice|bounce "
-               "[allgather|alltoall] [--min SIZE] [--max SIZE] [--iters N] [--csv]\n");
+               "[allgather|alltoall] [huge] [--min SIZE] [--max SIZE] [--iters N] [--csv]\n");
         return 0;
     }
     int first = -1, last = -1;
@@ -264,10 +279,15 @@ int main(int argc, char **argv) {
     size_t min = 64 << 10, max = 1 << 20;
     long iters = 10000;
     int csv = 0, shift = 0;
-    if (argc >= 3 && (!strcmp(argv[2], "allgather") || !strcmp(argv[2], "alltoall"))) {
-        alltoall = !strcmp(argv[2], "alltoall");
-        argv[2] = argv[1], shift = 1; /* the options follow the layout */
+    for (int w = 2; w < argc; w++, shift++) { /* the words before the options */
+        if (!strcmp(argv[w], "allgather") || !strcmp(argv[w], "alltoall"))
+            alltoall = !strcmp(argv[w], "alltoall");
+        else if (!strcmp(argv[w], "huge"))
+            huge = 1;
+        else
+            break;
     }
+    argv[1 + shift] = argv[1]; /* the options start at argv[2] of what is parsed */
     if (bench_parse_options("exchange_ceiling", 0, argc - shift, argv + shift, MIN_SIZE, MAX_SIZE,
                             &min, &max, &iters, &csv) < 0)
         return 2;
@@ -315,9 +335,9 @@ int main(int argc, char **argv) {
     CPU_ZERO(&set);
     CPU_SET(cpu[me], &set);
     sched_setaffinity(0, sizeof set, &set);
-    /* each process's own buffers, from its own heap, as an MPI program's are */
-    sh->send[me] = aligned_alloc(64, 2 * max);
-    sh->out[me] = aligned_alloc(64, 2 * max);
+    /* each process's own buffers (left to the process's end to free) */
+    sh->send[me] = buffer(2 * max);
+    sh->out[me] = buffer(2 * max);
     if (!sh->send[me] || !sh->out[me]) {
         fprintf(stderr, "exchange_ceiling: out of memory for %zu-byte buffers\n", max);
         atomic_store(&sh->failed, 1);
@@ -329,7 +349,7 @@ int main(int argc, char **argv) {
     if (barrier() < 0) status = 1;
     if (!status && !me && !csv)
         printf("# exchange of SIZE bytes each way between cores %d and %d, us per call\n"
-               "%-10s %-9s %8s %10s\n",
+               "%-10s %-14s %8s %10s\n",
                cpu[0], cpu[1], "mode", "layout", "size", "us");
     for (int m = first; !status && m <= last; m++) {
         for (size_t b = min; b <= max; b *= 2) {
@@ -340,16 +360,15 @@ int main(int argc, char **argv) {
                 status = 1;
                 break;
             }
-            const char *layout = alltoall ? "alltoall" : "allgather";
+            const char *layout = alltoall ? (huge ? "alltoall+huge" : "alltoall")
+                                          : (huge ? "allgather+huge" : "allgather");
             if (!me && csv) printf("exchange,%s,%s,%zu,%.3f\n", mode_names[m], layout, b, us);
-            if (!me && !csv) printf("%-10s %-9s %8zu %10.3f\n", mode_names[m], layout, b, us);
+            if (!me && !csv) printf("%-10s %-14s %8zu %10.3f\n", mode_names[m], layout, b, us);
             fflush(stdout);
             if (b > max / 2) break;
         }
     }
     close(splice_out);
-    free(sh->send[me]);
-    free(sh->out[me]);
     if (me) _exit(status);
     int child_status = 0;
     if (waitpid(child, &child_status, 0) == child &&
