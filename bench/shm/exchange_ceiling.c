@@ -156,15 +156,16 @@ static int exchange(means_t mode, size_t b, const int pipes[2][2], size_t pipe_b
     case CMA_READ: {
         memcpy(own, mine, b);
         struct iovec local = {theirs, b}, remote = {block_of(!me, me, b), b};
-        return process_vm_readv(peer, &local, 1, &remote, 1, 0) == (ssize_t)b
-                   ? 0
-                   : fail(name, "process_vm_readv");
+        ssize_t got = process_vm_readv(peer, &local, 1, &remote, 1, 0);
+        if (got >= 0 && got != (ssize_t)b) errno = EIO; /* a short copy */
+        return got == (ssize_t)b ? 0 : fail(name, "process_vm_readv");
     }
     case CMA_WRITE: {
         memcpy(own, mine, b);
         struct iovec local = {send, b}, remote = {sh->out[!me] + (size_t)me * b, b};
-        if (process_vm_writev(peer, &local, 1, &remote, 1, 0) != (ssize_t)b)
-            return fail(name, "process_vm_writev");
+        ssize_t put = process_vm_writev(peer, &local, 1, &remote, 1, 0);
+        if (put >= 0 && put != (ssize_t)b) errno = EIO; /* a short copy */
+        if (put != (ssize_t)b) return fail(name, "process_vm_writev");
         return 0; /* the peer's block is here once the peer reaches the next barrier */
     }
     case VMSPLICE:
@@ -335,7 +336,7 @@ int main(int argc, char **argv) {
     CPU_ZERO(&set);
     CPU_SET(cpu[me], &set);
     sched_setaffinity(0, sizeof set, &set);
-    /* each process's own buffers (left to the process's end to free) */
+    /* each process's own buffers (huge ones are left to the process's end) */
     sh->send[me] = buffer(2 * max);
     sh->out[me] = buffer(2 * max);
     if (!sh->send[me] || !sh->out[me]) {
@@ -369,6 +370,10 @@ int main(int argc, char **argv) {
         }
     }
     close(splice_out);
+    if (!huge) {
+        free(sh->send[me]);
+        free(sh->out[me]);
+    }
     if (me) _exit(status);
     int child_status = 0;
     if (waitpid(child, &child_status, 0) == child &&
