@@ -206,7 +206,7 @@ def main():
         print("\nagainst the kernel's floor of the same exchange (process_vm_readv + own copy):")
         for test in ("allgather", "alltoall"):
             for size in (64 * KiB, MiB):
-                for m in [m for m in order if m not in ("kernel-cma",)]:
+                for m in [m for m in order if m != "kernel-cma"]:
                     rr = ratio(m, "kernel-cma", test, size)
                     if rr:
                         print(f"  {test:9} {size_label(size):>7} {m + '/kernel-cma':>20} "
