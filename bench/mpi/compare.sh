@@ -183,7 +183,7 @@ probe() {
 
 # The kernel's own floor of a 2-rank Allgather and Alltoall (on 2 ranks each is one
 # exchange: each rank's own block copied, the other's taken across) by process_vm_readv,
-# the single copy Tollway and Open MPI use: bin/exchange_ceiling cma-read with each
+# the single copy Tollway, Open MPI and MPICH make: bin/exchange_ceiling cma-read with each
 # collective's buffer layout, rows of the column kernel-cma (64 KiB and 1 MiB).
 exchange_bin=$build/bin/exchange_ceiling
 exchange() {
