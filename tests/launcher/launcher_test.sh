@@ -159,6 +159,19 @@ timeout)
     expect_quick
     expect_clean 1
     ;;
+mpiexec_timeout) # Hydra's variable bounds the job as --timeout does; the option wins
+    MPIEXEC_TIMEOUT=1 run -n 2 "$probe" sleep
+    expect_rc 124
+    expect_one_line "job exceeded MPIEXEC_TIMEOUT 1 s"
+    expect_quick
+    expect_clean 1
+    MPIEXEC_TIMEOUT=1 run -n 2 --timeout 60 "$probe" ok
+    expect_rc 0
+    MPIEXEC_TIMEOUT=soon run -n 2 "$probe" ok
+    expect_rc 2
+    grep -qF "MPIEXEC_TIMEOUT must be a positive number of seconds, not 'soon'" "$tmp/err" ||
+        fail "a bad MPIEXEC_TIMEOUT: no message naming it"
+    ;;
 usage)
     run
     expect_rc 2

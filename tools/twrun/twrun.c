@@ -60,7 +60,8 @@ typedef struct job {
     int interrupted; /* signal that interrupted twrun, or 0 */
     int kill_armed;
     struct timespec kill_at;
-    int timeout; /* seconds, 0 for none */
+    int timeout;                /* seconds, 0 for none */
+    const char *timeout_source; /* what set it: "--timeout" or "MPIEXEC_TIMEOUT" */
     struct timespec timeout_at;
     int bind;
     char **hosts; /* --hosts: network namespaces standing in for hosts; NULL: none */
@@ -79,7 +80,8 @@ static const char usage_text[] =
     "  -n, -np N            number of ranks, 1 to 4096 (required)\n"
     "  --bind-to core|none  bind rank i to core i when there is a core per rank\n"
     "                       (default: core)\n"
-    "  --timeout SECONDS    end the job if it runs longer (exit status 124)\n"
+    "  --timeout SECONDS    end the job if it runs longer (exit status 124); without it,\n"
+    "                       MPIEXEC_TIMEOUT in the environment does the same\n"
     "  --hosts NS,...       place the ranks in these network namespaces (ip netns), in\n"
     "                       blocks in the order given: each stands in for a host, and\n"
     "                       ranks in different ones talk over the udp link (needs root)\n"
@@ -184,6 +186,11 @@ static int parse_args(job_t *job, int argc, char **argv) {
         }
     }
     if (job->size == 0) usage_error("the number of ranks is missing (-n N)");
+    /* Hydra's variable, which test suites set to bound every job; the option wins */
+    const char *env_timeout = getenv("MPIEXEC_TIMEOUT");
+    job->timeout_source = job->timeout ? "--timeout" : "MPIEXEC_TIMEOUT";
+    if (!job->timeout && env_timeout && parse_int(env_timeout, 1, INT_MAX / 2, &job->timeout))
+        usage_error("MPIEXEC_TIMEOUT must be a positive number of seconds, not '%s'", env_timeout);
     if (job->nhosts > job->size)
         usage_error("%d hosts for %d ranks: a host would have none", job->nhosts, job->size);
     if (i >= argc) usage_error("the program to run is missing");
@@ -649,7 +656,8 @@ static void serve(job_t *job, int sfd, struct pollfd *pfd, int *who) {
         read_signals(job, sfd);
         check_barrier(job);
         if (job->timeout && !job->ending && ms_until(job->timeout_at) == 0) {
-            fprintf(stderr, "twrun: job exceeded --timeout %d s; ending it\n", job->timeout);
+            fprintf(stderr, "twrun: job exceeded %s %d s; ending it\n", job->timeout_source,
+                    job->timeout);
             fail(job, 124);
         }
         if (job->kill_armed && ms_until(job->kill_at) == 0) {
