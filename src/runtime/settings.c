@@ -501,6 +501,7 @@ int tw_setting_allowed(tw_setting_id_t id, char *buf, size_t len) {
     return snprintf(buf, len, "%s", in->form);
 }
 
+/* Number fields are uint64_t, or 32 bits: uint32_t, int or an enum. */
 static void store_number(tw_config_t *cfg, const setting_row_t *row, uint64_t v) {
     char *field = (char *)cfg + row->offset;
     if (row->size == sizeof(uint64_t)) {
@@ -551,8 +552,7 @@ static int set_value(tw_config_t *cfg, const setting_row_t *row, const char *val
         number = value[0] == '1';
         break;
     case TW_SETTING_CHOICE:
-        for (number = 0; number < in->nchoices && strcmp(value, in->choices[number]); number++) {
-        }
+        while (number < in->nchoices && strcmp(value, in->choices[number])) number++;
         if (number == in->nchoices) return invalid(row, value, err, errlen);
         break;
     case TW_SETTING_HEX:
