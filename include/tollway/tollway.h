@@ -8,6 +8,7 @@
 #include <tollway/atu.h>
 #include <tollway/notify.h>
 #include <tollway/rma.h>
+#include <tollway/settings.h>
 
 #define TW_VERSION_MAJOR 0
 #define TW_VERSION_MINOR 1

@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "mpi/coll.h"
-#include "runtime/config.h"
+#include <tollway/settings.h>
 
 enum {
     BCAST_LONG = 64 << 10,
@@ -46,8 +46,8 @@ enum {
     GATHER_BINOMIAL_MAX = 8 << 10,
 };
 
-/* The forced choice of a collective, or TW_COLL_AUTO. */
-#define FORCED(field) (tw_config() ? tw_config()->field : TW_COLL_AUTO)
+/* The forced choice of a collective (TW_COLL_* names it), or its AUTO. */
+#define FORCED(setting) tw_setting_choice(TW_SETTING_##setting)
 
 static int mod(int a, int p) {
     return ((a % p) + p) % p;
@@ -163,9 +163,9 @@ static void bcast_scatter_ring(tw_sched_t *s, void *buf, size_t count, size_t it
 void tw_coll_bcast(tw_sched_t *s, void *buf, size_t count, size_t item, int root) {
     int p = s->comm->size;
     if (p == 1 || !count) return;
-    tw_coll_choice_t forced = FORCED(coll_bcast);
-    int scatter =
-        forced == TW_COLL_AUTO ? count * item >= BCAST_LONG && p >= 3 : forced == TW_COLL_SECOND;
+    int forced = FORCED(COLL_BCAST);
+    int scatter = forced == TW_BCAST_AUTO ? count * item >= BCAST_LONG && p >= 3
+                                          : forced == TW_BCAST_SCATTER_ALLGATHER;
     if (scatter && count >= (size_t)p)
         bcast_scatter_ring(s, buf, count, item, root);
     else
@@ -222,8 +222,8 @@ void tw_coll_reduce(tw_sched_t *s, const void *in, void *out, size_t count,
                     const tw_coll_red_t *red, int root) {
     int r = s->comm->rank, p = s->comm->size;
     size_t bytes = count * red->item;
-    tw_coll_choice_t forced = FORCED(coll_reduce);
-    int ring = forced == TW_COLL_AUTO ? bytes >= REDUCE_LONG : forced == TW_COLL_SECOND;
+    int forced = FORCED(COLL_REDUCE);
+    int ring = forced == TW_REDUCE_AUTO ? bytes >= REDUCE_LONG : forced == TW_REDUCE_RING;
     if (ring && red->commute && count >= (size_t)p && p > 1) {
         reduce_ring(s, in, out, count, red, root);
         return;
@@ -324,9 +324,9 @@ static void ring_reduce_scatter_from(tw_sched_t *s, const char *in, char *out, c
 void tw_coll_allreduce(tw_sched_t *s, const void *in, void *out, size_t count,
                        const tw_coll_red_t *red) {
     int p = s->comm->size;
-    tw_coll_choice_t forced = FORCED(coll_allreduce);
-    int ring =
-        forced == TW_COLL_AUTO ? count * red->item >= ALLREDUCE_LONG : forced == TW_COLL_SECOND;
+    int forced = FORCED(COLL_ALLREDUCE);
+    int ring = forced == TW_ALLREDUCE_AUTO ? count * red->item >= ALLREDUCE_LONG
+                                           : forced == TW_ALLREDUCE_RING;
     if (ring && red->commute && count >= (size_t)p && p > 1 && in && in != out) {
         size_t *offs, *lens;
         if (even_blocks(s, count, red->item, &offs, &lens)) return;
@@ -406,9 +406,9 @@ void tw_coll_scan(tw_sched_t *s, const void *in, void *out, size_t count, const 
 }
 
 static int use_binomial(tw_sched_t *s, size_t total) {
-    tw_coll_choice_t forced = FORCED(coll_gather);
-    return forced == TW_COLL_AUTO ? total <= GATHER_BINOMIAL_MAX && s->comm->size >= 3
-                                  : forced == TW_COLL_FIRST;
+    int forced = FORCED(COLL_GATHER);
+    return forced == TW_GATHER_AUTO ? total <= GATHER_BINOMIAL_MAX && s->comm->size >= 3
+                                    : forced == TW_GATHER_BINOMIAL;
 }
 
 void tw_coll_gatherv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched_block_t *out,
@@ -562,9 +562,9 @@ void tw_coll_alltoallv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched
     if (!in || !out) return;
     size_t total = 0;
     for (int i = 0; i < p; i++) total += in[i].bytes;
-    tw_coll_choice_t forced = FORCED(coll_alltoall);
-    int pairwise =
-        forced == TW_COLL_AUTO ? total / (size_t)p >= ALLTOALL_PAIRWISE : forced == TW_COLL_SECOND;
+    int forced = FORCED(COLL_ALLTOALL);
+    int pairwise = forced == TW_ALLTOALL_AUTO ? total / (size_t)p >= ALLTOALL_PAIRWISE
+                                              : forced == TW_ALLTOALL_PAIRWISE;
     /* the own block is copied once the first transfers are under way, so the peers'
      * copies run beside this one */
     if (pairwise) {
@@ -597,7 +597,7 @@ int tw_coll_gather_direct(tw_sched_t *s, size_t bytes) {
 
 int tw_coll_allgather_direct(tw_sched_t *s, size_t bytes) {
     int p = s->comm->size;
-    tw_coll_choice_t forced = FORCED(coll_allgather);
-    return forced == TW_COLL_AUTO ? p == 2 || bytes * (size_t)p >= ALLGATHER_LONG
-                                  : forced == TW_COLL_SECOND;
+    int forced = FORCED(COLL_ALLGATHER);
+    return forced == TW_ALLGATHER_AUTO ? p == 2 || bytes * (size_t)p >= ALLGATHER_LONG
+                                       : forced == TW_ALLGATHER_RING;
 }

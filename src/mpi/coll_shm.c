@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "mpi/coll.h"
-#include "runtime/config.h"
+#include <tollway/settings.h>
 
 enum { LINE = 64, LINE_DATA = LINE - 8 };
 _Static_assert((int)LINE_DATA == (int)TW_COLL_SHM_MAX, "a call's data fills one line at most");
@@ -124,8 +124,7 @@ static tw_coll_shm_t *usable(tw_mpi_comm_t *c, int *rc) {
     *rc = MPI_SUCCESS;
     if (c->shm) return c->shm;
     if (c->shm_tried || c->inter || c->size < 2) return NULL;
-    const tw_config_t *cfg = tw_config();
-    if (cfg && cfg->coll_shm == TW_COLL_FIRST) return NULL; /* TW_COLL_SHM=p2p */
+    if (tw_setting_choice(TW_SETTING_COLL_SHM) == TW_COLL_SHM_P2P) return NULL;
     *rc = set_up(c);
     return c->shm;
 }

@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "mpi/mpi_impl.h"
-#include "runtime/config.h"
+#include <tollway/settings.h>
 
 /* REQ_MSG: a message matched by MPI_Improbe, waiting for its MPI_Mrecv; REQ_COLL: a
  * non-blocking collective, completed by its schedule (schedule.c) */
@@ -219,9 +219,9 @@ static void list_remove(list_t *l, int i, int prev) {
 }
 
 void tw_mpi_p2p_init(void) {
-    const tw_config_t *cfg = tw_config();
-    eager_max = cfg && cfg->eager_limit < TW_MPI_EAGER_MAX ? cfg->eager_limit : TW_MPI_EAGER_MAX;
-    split_min = cfg ? cfg->rndv_split : 0;
+    uint64_t eager_limit = tw_setting_unsigned(TW_SETTING_EAGER_LIMIT);
+    eager_max = eager_limit < TW_MPI_EAGER_MAX ? (size_t)eager_limit : TW_MPI_EAGER_MAX;
+    split_min = (size_t)tw_setting_unsigned(TW_SETTING_RNDV_SPLIT);
     reqs = calloc(MAX_REQUESTS + 1, sizeof *reqs);
     pending_to = calloc((size_t)tw_mpi.size, sizeof *pending_to);
     refused_in = calloc((size_t)tw_mpi.size, sizeof *refused_in);

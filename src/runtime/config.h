@@ -1,11 +1,14 @@
-/* Every TW_* environment variable is defined and parsed here, in one place.
- * An invalid value (or an unknown TW_* name, most often a typo) is an error
- * that names the variable; nothing is silently ignored. */
+/* The parsed TW_* settings as the device and the runtime read them: one field per
+ * setting, filled from the settings table (settings.c, one row per variable). An
+ * invalid value (or an unknown TW_* name, most often a typo) is an error that names
+ * the variable; nothing is silently ignored. Other layers use <tollway/settings.h>. */
 #ifndef TW_CONFIG_H
 #define TW_CONFIG_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include <tollway/settings.h>
 
 typedef enum tw_wait_mode {
     TW_WAIT_AUTO,  /* spin while this node has a core per rank, else yield */
@@ -19,9 +22,6 @@ typedef enum tw_rma_copy {
     TW_RMA_COPY_PIPELINE, /* always pipelined through shared memory, served by the target */
 } tw_rma_copy_t;
 
-/* The algorithm of a collective: chosen by size and process count, or forced. */
-typedef enum tw_coll_choice { TW_COLL_AUTO, TW_COLL_FIRST, TW_COLL_SECOND } tw_coll_choice_t;
-
 typedef struct tw_config {
     uint32_t velo_slots; /* mailbox slots per endpoint */
     uint32_t nq_slots;   /* notification queue entries per endpoint */
@@ -32,9 +32,14 @@ typedef struct tw_config {
     tw_wait_mode_t wait;
     uint32_t eager_limit; /* MPI: largest message sent eagerly */
     uint64_t rndv_split;  /* MPI: smallest message copied by both sides; 0: none */
-    /* MPI collectives: auto, or the first or second algorithm its variable names */
-    tw_coll_choice_t coll_bcast, coll_reduce, coll_allreduce, coll_allgather, coll_alltoall,
-        coll_gather, coll_shm;
+    /* MPI collectives: auto, or the algorithm named */
+    tw_coll_bcast_choice_t coll_bcast;
+    tw_coll_reduce_choice_t coll_reduce;
+    tw_coll_allreduce_choice_t coll_allreduce;
+    tw_coll_allgather_choice_t coll_allgather;
+    tw_coll_alltoall_choice_t coll_alltoall;
+    tw_coll_gather_choice_t coll_gather;
+    tw_coll_shm_choice_t coll_shm;
     /* Set by twrun for its ranks; absent when a process manager or nobody started us. */
     char job_id[33];
     uint64_t job_key;
@@ -53,31 +58,24 @@ typedef struct tw_config {
     uint32_t progress_interval_us; /* how long that thread sleeps between looks */
 } tw_config_t;
 
-typedef struct tw_config_var {
-    const char *name;
-    const char *default_value;
-    const char *meaning;
-    int set_by_launcher; /* 1: twrun sets it for its ranks; users leave it alone */
-} tw_config_var_t;
-
-enum {
-    TW_VELO_SLOTS_MIN = 128,
-    TW_VELO_SLOTS_MAX = 1 << 20,
-    TW_VELO_SLOTS_DEFAULT = 4096,
-    TW_NQ_SLOTS_MIN = 128,
-    TW_NQ_SLOTS_DEFAULT = 1024,
-    TW_RMA_SLOTS_MIN = 1024,
-    TW_RMA_SLOTS_DEFAULT = 2048,
-    TW_ATU_ENTRIES_MIN = 16,
-    TW_ATU_ENTRIES_MAX = 65535,
-    TW_ATU_ENTRIES_DEFAULT = 1024,
-    TW_EAGER_LIMIT_MAX = 4088, /* a VELO message less the MPI header */
-    TW_RNDV_SPLIT_DEFAULT = 65536,
-    TW_UDP_TIMEOUT_DEFAULT = 30000,     /* ms without an acknowledgement: the peer is lost */
-    TW_UDP_RTO_DEFAULT = 2000,          /* least us before a timeout resends (the probe: sooner) */
-    TW_UDP_WINDOW_DEFAULT = 64,         /* packets in flight per peer */
-    TW_PROGRESS_INTERVAL_DEFAULT = 200, /* us */
-};
+/* Ranges the device also checks a peer's segment against, and defaults: the settings
+ * table (settings.c) takes its defaults from these, as text. */
+#define TW_VELO_SLOTS_MIN            128
+#define TW_VELO_SLOTS_MAX            (1 << 20)
+#define TW_VELO_SLOTS_DEFAULT        4096
+#define TW_NQ_SLOTS_MIN              128
+#define TW_NQ_SLOTS_DEFAULT          1024
+#define TW_RMA_SLOTS_MIN             1024
+#define TW_RMA_SLOTS_DEFAULT         2048
+#define TW_ATU_ENTRIES_MIN           16
+#define TW_ATU_ENTRIES_MAX           65535
+#define TW_ATU_ENTRIES_DEFAULT       1024
+#define TW_EAGER_LIMIT_MAX           4088 /* a VELO message less the MPI header */
+#define TW_RNDV_SPLIT_DEFAULT        65536
+#define TW_UDP_TIMEOUT_DEFAULT       30000 /* ms without an acknowledgement: the peer is lost */
+#define TW_UDP_RTO_DEFAULT           2000 /* least us before a timeout resends (the probe: sooner) */
+#define TW_UDP_WINDOW_DEFAULT        64   /* packets in flight per peer */
+#define TW_PROGRESS_INTERVAL_DEFAULT 200  /* us */
 
 /* Parses the TW_* entries of envp (NULL-terminated "NAME=value" strings).
  * Returns 0, or -1 with a message naming the variable in err. */
@@ -86,8 +84,5 @@ int tw_config_parse(tw_config_t *cfg, char *const *envp, char *err, size_t errle
 /* The same, for the process environment, parsed once and cached. NULL on error
  * (the message has been printed on stderr). */
 const tw_config_t *tw_config(void);
-
-/* The table of variables, for twinfo and the README. */
-const tw_config_var_t *tw_config_vars(size_t *count);
 
 #endif

@@ -1,6 +1,7 @@
 /* twinfo: what this Tollway is and how it is set up: version, build, links, every
- * TW_* variable with its default, value and meaning, and the memory an endpoint
- * takes with the current settings. */
+ * TW_* setting with its default, value, meaning and allowed values, and the memory an
+ * endpoint takes with the current settings. With --settings-markdown it prints the
+ * settings document, docs/settings.md, from the same table. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,20 +10,94 @@
 #include <tollway/tollway.h>
 
 #include "build_info.h"
-#include "runtime/config.h"
 
 static void usage(FILE *out) {
-    fprintf(out, "usage: twinfo [--help]\nPrints Tollway's version, build, links and settings.\n");
+    fprintf(out, "usage: twinfo [--help | --settings-markdown]\n"
+                 "Prints Tollway's version, build, links and settings; with --settings-markdown,\n"
+                 "the settings document (docs/settings.md).\n");
+}
+
+static const char *or_dash(const char *s) {
+    return s && s[0] ? s : "-";
+}
+
+static void list_settings(int valid) {
+    printf("\nEnvironment variables%s:\n",
+           valid ? "" : " (the current setting is INVALID, see above)");
+    for (size_t id = 0; id < tw_setting_count(); id++) {
+        const tw_setting_info_t *in = tw_setting_info((tw_setting_id_t)id);
+        char allowed[256];
+        tw_setting_allowed((tw_setting_id_t)id, allowed, sizeof allowed);
+        const char *now =
+            tw_setting_is_set((tw_setting_id_t)id) ? tw_setting_text((tw_setting_id_t)id) : NULL;
+        printf("  %-14s default %-6s now %-8s %s\n", in->name, or_dash(in->default_value),
+               or_dash(now), in->meaning);
+        printf("  %-14s %s, %s: %s%s\n", "", tw_setting_owner_name(in->owner),
+               tw_setting_type_name(in->type), allowed,
+               in->owner == TW_OWNER_LAUNCHER ? " [set by twrun]" : "");
+    }
+}
+
+/* A table cell: '|' would end it. */
+static void cell(const char *s) {
+    for (; *s; s++)
+        if (*s == '|')
+            fputs("\\|", stdout);
+        else
+            putchar(*s);
+}
+
+static void settings_markdown(void) {
+    static const tw_setting_owner_t order[] = {TW_OWNER_DEVICE,  TW_OWNER_LINK,     TW_OWNER_MPI,
+                                               TW_OWNER_RUNTIME, TW_OWNER_LAUNCHER, TW_OWNER_TOOLS};
+    static const char *const heading[] = {
+        [TW_OWNER_DEVICE] = "Device (libtollway)",
+        [TW_OWNER_LINK] = "Links (libtollway: the udp link)",
+        [TW_OWNER_MPI] = "MPI (libmpi)",
+        [TW_OWNER_RUNTIME] = "Runtime (libtollway: the job)",
+        [TW_OWNER_LAUNCHER] = "Set by twrun for its ranks (leave them alone)",
+        [TW_OWNER_TOOLS] = "Compiler wrappers (mpicc, mpicxx)",
+    };
+    printf("# Settings\n\n"
+           "<!-- Generated from the settings table (src/runtime/settings.c) by\n"
+           "     `build/bin/twinfo --settings-markdown > docs/settings.md`; edit the table,\n"
+           "     not this file. -->\n\n"
+           "Tollway is set up by environment variables named `TW_*`, read once, when a\n"
+           "process first needs them (opening an endpoint does). An invalid value, or a `TW_*`\n"
+           "name that is not below (most often a typo), is an error that names the variable\n"
+           "and what it allows; nothing is ignored. `twinfo` lists every setting with its\n"
+           "current value; programs read them through `<tollway/settings.h>`.\n");
+    for (size_t o = 0; o < sizeof order / sizeof order[0]; o++) {
+        printf("\n## %s\n\n| Variable | Default | Allowed | Meaning |\n|---|---|---|---|\n",
+               heading[order[o]]);
+        for (size_t id = 0; id < tw_setting_count(); id++) {
+            const tw_setting_info_t *in = tw_setting_info((tw_setting_id_t)id);
+            if (in->owner != order[o]) continue;
+            char allowed[256];
+            tw_setting_allowed((tw_setting_id_t)id, allowed, sizeof allowed);
+            printf("| `%s` | %s%s%s | ", in->name, in->default_value[0] ? "`" : "",
+                   in->default_value[0] ? in->default_value : "(none)",
+                   in->default_value[0] ? "`" : "");
+            cell(allowed);
+            printf(" | ");
+            cell(in->meaning);
+            printf(" |\n");
+        }
+    }
 }
 
 int main(int argc, char **argv) {
     if (argc > 1) {
+        if (!strcmp(argv[1], "--settings-markdown") && argc == 2) {
+            settings_markdown();
+            return 0;
+        }
         int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
         if (!help) fprintf(stderr, "twinfo: unknown argument '%s'\n", argv[1]);
         usage(help ? stdout : stderr);
         return help ? 0 : 2;
     }
-    const tw_config_t *cfg = tw_config(); /* an invalid setting is reported first */
+    int valid = tw_settings_status() == TW_OK; /* an invalid setting is reported first */
     printf("Tollway %s\n", TW_VERSION_STRING);
     printf("  build:     %s, %s\n", TW_BUILD_OPTIONS, TW_COMPILER);
     printf("  links:     shm (ranks on this node)\n");
@@ -32,23 +107,17 @@ int main(int argc, char **argv) {
         "  VELO:      %d-byte slots, %d bytes in one slot, messages up to %d bytes, tags 0..%d\n",
         TW_VELO_SLOT_SIZE, TW_VELO_INLINE_SIZE, TW_VELO_MAX_SIZE, TW_VELO_TAG_MAX);
 
-    printf("\nEnvironment variables%s:\n",
-           cfg ? "" : " (the current setting is INVALID, see above)");
-    size_t n;
-    const tw_config_var_t *vars = tw_config_vars(&n);
-    for (size_t i = 0; i < n; i++) {
-        const char *value = getenv(vars[i].name);
-        printf("  %-14s default %-6s now %-8s %s%s\n", vars[i].name,
-               vars[i].default_value[0] ? vars[i].default_value : "-", value ? value : "-",
-               vars[i].meaning, vars[i].set_by_launcher ? " [set by twrun]" : "");
-    }
-    if (!cfg) return 1;
+    list_settings(valid);
+    if (!valid) return 1;
     size_t bytes = tw_ep_memory_size();
     printf("\nMemory per endpoint: %zu bytes (%.1f KiB) of shared memory:\n", bytes,
            (double)bytes / 1024);
-    printf("  VELO mailbox %u slots, notification queue %u entries, pipelined-RMA rings 2 x %u "
-           "slots,\n  lock region %d words, ATU table %u entries (64 B each)\n",
-           cfg->velo_slots, cfg->nq_slots, cfg->rma_slots, TW_LOCKS, cfg->atu_entries);
+    printf("  VELO mailbox %llu slots, notification queue %llu entries, pipelined-RMA rings 2 x "
+           "%llu slots,\n  lock region %d words, ATU table %llu entries (64 B each)\n",
+           (unsigned long long)tw_setting_unsigned(TW_SETTING_VELO_SLOTS),
+           (unsigned long long)tw_setting_unsigned(TW_SETTING_NQ_SLOTS),
+           (unsigned long long)tw_setting_unsigned(TW_SETTING_RMA_SLOTS), TW_LOCKS,
+           (unsigned long long)tw_setting_unsigned(TW_SETTING_ATU_ENTRIES));
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("This node: %ld cores online\n", cores);
     return 0;

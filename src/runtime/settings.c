@@ -1,0 +1,731 @@
+/* The settings table: one row per TW_* variable. Parsing, defaults, the error for an
+ * invalid value, twinfo's listing, docs/settings.md and <tollway/settings.h> all come
+ * from these rows; a row also says which field of tw_config_t it fills. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tollway/settings.h>
+#include <tollway/status.h>
+
+#include "runtime/config.h"
+
+/* Where a row's value goes in tw_config_t. */
+typedef enum store {
+    STORE_NONE,   /* checked only: read by the tools or the launcher */
+    STORE_NUMBER, /* an unsigned, int or enum field */
+    STORE_TEXT,   /* a char array */
+    STORE_FAULTS, /* the fault_* fields of TW_UDP_FAULTS */
+} store_t;
+
+typedef struct setting_row {
+    tw_setting_info_t info;
+    store_t store;
+    size_t offset, size; /* the field */
+    int has_flag;        /* flag_offset names an int set to 1 when the environment sets it */
+    size_t flag_offset;
+    long unset;                         /* stored when neither environment nor default sets it */
+    int (*has_form)(const char *value); /* string: whether a value has the form described */
+} setting_row_t;
+
+#define TEXT_OF_(x) #x
+#define TEXT_OF(x)  TEXT_OF_(x)
+#define FIELD_AT(f) .offset = offsetof(tw_config_t, f), .size = sizeof(((tw_config_t *)0)->f)
+#define NUMBER(f)   .store = STORE_NUMBER, FIELD_AT(f)
+#define TEXT(f)     .store = STORE_TEXT, FIELD_AT(f)
+#define CHOICES(names)                                                                             \
+    .type = TW_SETTING_CHOICE, .choices = names, .nchoices = sizeof names / sizeof names[0]
+
+/* Choice names, in the order of the values tw_setting_choice answers. */
+static const char *const rma_copy_names[] = {
+    [TW_RMA_COPY_AUTO] = "auto", [TW_RMA_COPY_CMA] = "cma", [TW_RMA_COPY_PIPELINE] = "pipeline"};
+static const char *const wait_names[] = {
+    [TW_WAIT_AUTO] = "auto", [TW_WAIT_SPIN] = "spin", [TW_WAIT_YIELD] = "yield"};
+static const char *const link_names[] = {"auto", "udp"}; /* udp_everywhere: 0 or 1 */
+static const char *const bcast_names[] = {[TW_BCAST_AUTO] = "auto",
+                                          [TW_BCAST_BINOMIAL] = "binomial",
+                                          [TW_BCAST_SCATTER_ALLGATHER] = "scatter-allgather"};
+static const char *const reduce_names[] = {
+    [TW_REDUCE_AUTO] = "auto", [TW_REDUCE_BINOMIAL] = "binomial", [TW_REDUCE_RING] = "ring"};
+static const char *const allreduce_names[] = {[TW_ALLREDUCE_AUTO] = "auto",
+                                              [TW_ALLREDUCE_RECURSIVE_DOUBLING] =
+                                                  "recursive-doubling",
+                                              [TW_ALLREDUCE_RING] = "ring"};
+static const char *const allgather_names[] = {
+    [TW_ALLGATHER_AUTO] = "auto", [TW_ALLGATHER_BRUCK] = "bruck", [TW_ALLGATHER_RING] = "ring"};
+static const char *const alltoall_names[] = {[TW_ALLTOALL_AUTO] = "auto",
+                                             [TW_ALLTOALL_LINEAR] = "linear",
+                                             [TW_ALLTOALL_PAIRWISE] = "pairwise"};
+static const char *const gather_names[] = {
+    [TW_GATHER_AUTO] = "auto", [TW_GATHER_BINOMIAL] = "binomial", [TW_GATHER_LINEAR] = "linear"};
+static const char *const coll_shm_names[] = {
+    [TW_COLL_SHM_AUTO] = "auto", [TW_COLL_SHM_P2P] = "p2p", [TW_COLL_SHM_SHM] = "shm"};
+static const char *const fault_keys[] = {"drop",  "duplicate", "reorder", "corrupt",
+                                         "delay", "delay_us",  "seed"};
+
+static int node_name_ok(const char *s);
+static int ipv4_ok(const char *s);
+
+static const setting_row_t rows[TW_SETTING_COUNT] = {
+    [TW_SETTING_VELO_SLOTS] = {{.name = "TW_VELO_SLOTS",
+                                .type = TW_SETTING_POWER_OF_TWO,
+                                .owner = TW_OWNER_DEVICE,
+                                .default_value = TEXT_OF(TW_VELO_SLOTS_DEFAULT),
+                                .min = TW_VELO_SLOTS_MIN,
+                                .max = TW_VELO_SLOTS_MAX,
+                                .unit = "slots",
+                                .meaning = "slots (64 B each) in an endpoint's VELO mailbox"},
+                               NUMBER(velo_slots)},
+    [TW_SETTING_NQ_SLOTS] = {{.name = "TW_NQ_SLOTS",
+                              .type = TW_SETTING_POWER_OF_TWO,
+                              .owner = TW_OWNER_DEVICE,
+                              .default_value = TEXT_OF(TW_NQ_SLOTS_DEFAULT),
+                              .min = TW_NQ_SLOTS_MIN,
+                              .max = TW_VELO_SLOTS_MAX,
+                              .unit = "entries",
+                              .meaning = "entries (64 B each) in an endpoint's notification queue"},
+                             NUMBER(nq_slots)},
+    [TW_SETTING_ATU_ENTRIES] = {{.name = "TW_ATU_ENTRIES",
+                                 .type = TW_SETTING_UNSIGNED,
+                                 .owner = TW_OWNER_DEVICE,
+                                 .default_value = TEXT_OF(TW_ATU_ENTRIES_DEFAULT),
+                                 .min = TW_ATU_ENTRIES_MIN,
+                                 .max = TW_ATU_ENTRIES_MAX,
+                                 .unit = "entries",
+                                 .meaning = "registrations an endpoint can hold at once"},
+                                NUMBER(atu_entries)},
+    [TW_SETTING_RMA_COPY] = {{.name = "TW_RMA_COPY",
+                              CHOICES(rma_copy_names),
+                              .owner = TW_OWNER_DEVICE,
+                              .default_value = "auto",
+                              .meaning = "how RMA reaches ordinary registered memory of a peer on "
+                                         "this node: cma (one process_vm_readv/writev), pipeline "
+                                         "(chunks through shared memory, moved by the target), or "
+                                         "auto (cma, pipeline where the kernel refuses it)"},
+                             NUMBER(rma_copy)},
+    [TW_SETTING_RMA_SLOTS] = {{.name = "TW_RMA_SLOTS",
+                               .type = TW_SETTING_POWER_OF_TWO,
+                               .owner = TW_OWNER_DEVICE,
+                               .default_value = TEXT_OF(TW_RMA_SLOTS_DEFAULT),
+                               .min = TW_RMA_SLOTS_MIN,
+                               .max = TW_VELO_SLOTS_MAX,
+                               .unit = "slots",
+                               .meaning = "slots (64 B each) of each pipelined-RMA request and "
+                                          "response ring"},
+                              NUMBER(rma_slots)},
+    [TW_SETTING_STATS] = {{.name = "TW_STATS",
+                           .type = TW_SETTING_BOOLEAN,
+                           .owner = TW_OWNER_DEVICE,
+                           .default_value = "0",
+                           .meaning = "1: print each endpoint's counters on stderr when it closes"},
+                          NUMBER(stats)},
+    [TW_SETTING_WAIT] = {{.name = "TW_WAIT",
+                          CHOICES(wait_names),
+                          .owner = TW_OWNER_DEVICE,
+                          .default_value = "auto",
+                          .meaning = "how blocking calls wait: spin, yield (give the core away "
+                                     "between polls), or auto (spin while the node has a core per "
+                                     "rank)"},
+                         NUMBER(wait)},
+    [TW_SETTING_EAGER_LIMIT] = {{.name = "TW_EAGER_LIMIT",
+                                 .type = TW_SETTING_SIZE,
+                                 .owner = TW_OWNER_MPI,
+                                 .default_value = TEXT_OF(TW_EAGER_LIMIT_MAX),
+                                 .min = 0,
+                                 .max = TW_EAGER_LIMIT_MAX,
+                                 .unit = "bytes",
+                                 .meaning =
+                                     "largest MPI message sent eagerly (copied through the "
+                                     "receiver's mailbox); longer ones go by rendezvous (the "
+                                     "receiver gets them from the sender's buffer)"},
+                                NUMBER(eager_limit)},
+    [TW_SETTING_RNDV_SPLIT] = {{.name = "TW_RNDV_SPLIT",
+                                .type = TW_SETTING_SIZE,
+                                .owner = TW_OWNER_MPI,
+                                .default_value = TEXT_OF(TW_RNDV_SPLIT_DEFAULT),
+                                .min = 0,
+                                .max = 1ull << 40,
+                                .unit = "bytes",
+                                .meaning = "MPI messages from this many bytes on, between ranks on "
+                                           "one node (over shm), are copied by both sides at once: "
+                                           "the receiver gets the first half while the sender puts "
+                                           "the second; 0 turns it off"},
+                               NUMBER(rndv_split)},
+    [TW_SETTING_NODE] = {{.name = "TW_NODE",
+                          .type = TW_SETTING_STRING,
+                          .owner = TW_OWNER_RUNTIME,
+                          .default_value = "",
+                          .form = "1 to 63 letters, digits or the characters . _ - ~",
+                          .meaning = "this node's identity; ranks with the same one talk over "
+                                     "shared memory, others over udp (default: the host name and "
+                                     "the network namespace)"},
+                         TEXT(node),
+                         .has_form = node_name_ok},
+    [TW_SETTING_LINK] = {{.name = "TW_LINK",
+                          CHOICES(link_names),
+                          .owner = TW_OWNER_DEVICE,
+                          .default_value = "auto",
+                          .meaning = "auto (shm on this node, udp to others), or udp: every peer "
+                                     "over udp"},
+                         NUMBER(udp_everywhere)},
+    [TW_SETTING_UDP_ADDR] = {{.name = "TW_UDP_ADDR",
+                              .type = TW_SETTING_STRING,
+                              .owner = TW_OWNER_LINK,
+                              .default_value = "",
+                              .form = "an IPv4 address such as 10.0.0.1",
+                              .meaning = "IPv4 address the udp link binds (default: the first "
+                                         "non-loopback address that is up, else 127.0.0.1)"},
+                             TEXT(udp_addr),
+                             .has_form = ipv4_ok},
+    [TW_SETTING_UDP_TIMEOUT] = {{.name = "TW_UDP_TIMEOUT",
+                                 .type = TW_SETTING_UNSIGNED,
+                                 .owner = TW_OWNER_LINK,
+                                 .default_value = TEXT_OF(TW_UDP_TIMEOUT_DEFAULT),
+                                 .min = 100,
+                                 .max = 3600000,
+                                 .unit = "milliseconds",
+                                 .meaning =
+                                     "how long a peer with data outstanding to it may stay "
+                                     "silent before it is declared lost (it answers while it "
+                                     "makes progress: inside tollway calls)"},
+                                NUMBER(udp_timeout_ms)},
+    [TW_SETTING_UDP_RTO] = {{.name = "TW_UDP_RTO",
+                             .type = TW_SETTING_UNSIGNED,
+                             .owner = TW_OWNER_LINK,
+                             .default_value = TEXT_OF(TW_UDP_RTO_DEFAULT),
+                             .min = 100,
+                             .max = 10000000,
+                             .unit = "microseconds",
+                             .meaning =
+                                 "least time before the udp link sends a packet again on a "
+                                 "timeout (doubling per timeout, up to 64x); the first after "
+                                 "progress is a probe, due sooner: two smoothed round trips "
+                                 "and the ack delay"},
+                            NUMBER(udp_rto_us)},
+    [TW_SETTING_UDP_WINDOW] = {{.name = "TW_UDP_WINDOW",
+                                .type = TW_SETTING_UNSIGNED,
+                                .owner = TW_OWNER_LINK,
+                                .default_value = TEXT_OF(TW_UDP_WINDOW_DEFAULT),
+                                .min = 48,
+                                .max = 65536,
+                                .unit = "packets",
+                                .meaning = "udp packets in flight per peer"},
+                               NUMBER(udp_window)},
+    [TW_SETTING_UDP_MTU] = {{.name = "TW_UDP_MTU",
+                             .type = TW_SETTING_SIZE,
+                             .owner = TW_OWNER_LINK,
+                             .default_value = "auto",
+                             .min = 1500,
+                             .max = 65535,
+                             .unit = "bytes",
+                             .special = "auto",
+                             .meaning = "largest IP datagram the udp link sends; auto: the MTU of "
+                                        "the interface the link binds, within the range"},
+                            NUMBER(udp_mtu)},
+    [TW_SETTING_UDP_FAULTS] = {{.name = "TW_UDP_FAULTS",
+                                .type = TW_SETTING_LIST,
+                                .owner = TW_OWNER_LINK,
+                                .default_value = "",
+                                .choices = fault_keys,
+                                .nchoices = sizeof fault_keys / sizeof fault_keys[0],
+                                .form = "comma-separated drop=P, duplicate=P, reorder=P, "
+                                        "corrupt=P, delay=P (P from 0 to 1), delay_us=N or seed=N",
+                                .meaning = "faults the udp link injects into what it sends, for "
+                                           "tests: each kind with its probability, the delay in "
+                                           "microseconds, the seed of the random choices"},
+                               .store = STORE_FAULTS},
+    [TW_SETTING_PROGRESS_THREAD] = {{.name = "TW_PROGRESS_THREAD",
+                                     .type = TW_SETTING_BOOLEAN,
+                                     .owner = TW_OWNER_DEVICE,
+                                     .default_value = "0",
+                                     .meaning = "1: a thread of each endpoint serves the udp link "
+                                                "(RMA requests, atomics and messages from other "
+                                                "nodes) while the process computes outside tollway "
+                                                "calls; 0: only tollway calls do"},
+                                    NUMBER(progress_thread)},
+    [TW_SETTING_PROGRESS_INTERVAL] = {{.name = "TW_PROGRESS_INTERVAL",
+                                       .type = TW_SETTING_UNSIGNED,
+                                       .owner = TW_OWNER_DEVICE,
+                                       .default_value = TEXT_OF(TW_PROGRESS_INTERVAL_DEFAULT),
+                                       .min = 10,
+                                       .max = 1000000,
+                                       .unit = "microseconds",
+                                       .meaning = "how long the progress thread sleeps between "
+                                                  "looks at the link when nothing comes (it wakes "
+                                                  "at once when a packet arrives)"},
+                                      NUMBER(progress_interval_us)},
+    [TW_SETTING_COLL_BCAST] = {{.name = "TW_COLL_BCAST",
+                                CHOICES(bcast_names),
+                                .owner = TW_OWNER_MPI,
+                                .default_value = "auto",
+                                .meaning = "MPI broadcast algorithm: binomial (tree), "
+                                           "scatter-allgather (binomial scatter, then ring "
+                                           "allgather), or auto (scatter-allgather from 64 KiB on "
+                                           "3 or more ranks)"},
+                               NUMBER(coll_bcast)},
+    [TW_SETTING_COLL_REDUCE] = {{.name = "TW_COLL_REDUCE",
+                                 CHOICES(reduce_names),
+                                 .owner = TW_OWNER_MPI,
+                                 .default_value = "auto",
+                                 .meaning = "MPI reduce algorithm: binomial (tree), ring (ring "
+                                            "reduce-scatter, then the blocks gathered at the root; "
+                                            "commutative ops only), or auto (ring from 64 KiB)"},
+                                NUMBER(coll_reduce)},
+    [TW_SETTING_COLL_ALLREDUCE] = {{.name = "TW_COLL_ALLREDUCE",
+                                    CHOICES(allreduce_names),
+                                    .owner = TW_OWNER_MPI,
+                                    .default_value = "auto",
+                                    .meaning = "MPI allreduce algorithm: recursive-doubling, ring "
+                                               "(ring reduce-scatter, then ring allgather; "
+                                               "commutative ops only), or auto (ring from 64 KiB)"},
+                                   NUMBER(coll_allreduce)},
+    [TW_SETTING_COLL_ALLGATHER] = {{.name = "TW_COLL_ALLGATHER",
+                                    CHOICES(allgather_names),
+                                    .owner = TW_OWNER_MPI,
+                                    .default_value = "auto",
+                                    .meaning = "MPI allgather algorithm: bruck, ring, or auto "
+                                               "(ring from 64 KiB gathered, and on 2 ranks)"},
+                                   NUMBER(coll_allgather)},
+    [TW_SETTING_COLL_ALLTOALL] = {{.name = "TW_COLL_ALLTOALL",
+                                   CHOICES(alltoall_names),
+                                   .owner = TW_OWNER_MPI,
+                                   .default_value = "auto",
+                                   .meaning = "MPI alltoall(v,w) algorithm: linear (every exchange "
+                                              "at once), pairwise (one peer per round), or auto "
+                                              "(pairwise from 8 KiB per peer)"},
+                                  NUMBER(coll_alltoall)},
+    [TW_SETTING_COLL_GATHER] = {{.name = "TW_COLL_GATHER",
+                                 CHOICES(gather_names),
+                                 .owner = TW_OWNER_MPI,
+                                 .default_value = "auto",
+                                 .meaning = "MPI gather and scatter algorithm: binomial, linear, "
+                                            "or auto (binomial up to 8 KiB in all on 3 or more "
+                                            "ranks)"},
+                                NUMBER(coll_gather)},
+    [TW_SETTING_COLL_SHM] = {{.name = "TW_COLL_SHM",
+                              CHOICES(coll_shm_names),
+                              .owner = TW_OWNER_MPI,
+                              .default_value = "auto",
+                              .meaning = "MPI barrier, and broadcast and allreduce of up to 56 "
+                                         "bytes, on a communicator whose ranks share a node: shm "
+                                         "(through cache lines of a shared-memory block), p2p "
+                                         "(messages), or auto (shm where it can)"},
+                             NUMBER(coll_shm)},
+    [TW_SETTING_CC] = {{.name = "TW_CC",
+                        .type = TW_SETTING_STRING,
+                        .owner = TW_OWNER_TOOLS,
+                        .default_value = "",
+                        .form = "a command",
+                        .meaning = "C compiler mpicc runs (default: the one Tollway was built "
+                                   "with)"}},
+    [TW_SETTING_CXX] = {{.name = "TW_CXX",
+                         .type = TW_SETTING_STRING,
+                         .owner = TW_OWNER_TOOLS,
+                         .default_value = "",
+                         .form = "a command",
+                         .meaning = "C++ compiler mpicxx runs (default: c++)"}},
+    [TW_SETTING_JOB_ID] = {{.name = "TW_JOB_ID",
+                            .type = TW_SETTING_HEX,
+                            .owner = TW_OWNER_LAUNCHER,
+                            .default_value = "",
+                            .min = 1,
+                            .max = 32,
+                            .meaning = "job id; names the job's shared-memory objects"},
+                           TEXT(job_id)},
+    [TW_SETTING_JOB_KEY] = {{.name = "TW_JOB_KEY",
+                             .type = TW_SETTING_HEX,
+                             .owner = TW_OWNER_LAUNCHER,
+                             .default_value = "",
+                             .min = 16,
+                             .max = 16,
+                             .meaning = "random 64-bit job key; checked on every mailbox mapped"},
+                            NUMBER(job_key),
+                            .has_flag = 1,
+                            .flag_offset = offsetof(tw_config_t, has_job_key)},
+    [TW_SETTING_LOCAL_RANK] = {{.name = "TW_LOCAL_RANK",
+                                .type = TW_SETTING_UNSIGNED,
+                                .owner = TW_OWNER_LAUNCHER,
+                                .default_value = "",
+                                .min = 0,
+                                .max = 1 << 30,
+                                .meaning = "rank among the ranks on this node"},
+                               NUMBER(local_rank),
+                               .unset = -1},
+    [TW_SETTING_LOCAL_SIZE] = {{.name = "TW_LOCAL_SIZE",
+                                .type = TW_SETTING_UNSIGNED,
+                                .owner = TW_OWNER_LAUNCHER,
+                                .default_value = "",
+                                .min = 1,
+                                .max = 1 << 30,
+                                .unit = "ranks",
+                                .meaning = "number of ranks on this node"},
+                               NUMBER(local_size),
+                               .unset = -1},
+    [TW_SETTING_BOUND_CORE] = {{.name = "TW_BOUND_CORE",
+                                .type = TW_SETTING_UNSIGNED,
+                                .owner = TW_OWNER_LAUNCHER,
+                                .default_value = "",
+                                .min = 0,
+                                .max = 1 << 20,
+                                .meaning = "core the rank is bound to, when twrun binds"}},
+};
+
+/* ---- checks of values ---- */
+
+static int parse_long(const char *s, long min, long max, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v < min || v > max) return -1;
+    *out = v;
+    return 0;
+}
+
+static int is_hex(const char *s, size_t minlen, size_t maxlen) {
+    size_t n = strlen(s);
+    if (n < minlen || n > maxlen) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f'))) return 0;
+    return 1;
+}
+
+static int parse_prob(const char *s, size_t n, double *out) {
+    char buf[32], *end;
+    if (n == 0 || n >= sizeof buf) return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    errno = 0;
+    double v = strtod(buf, &end);
+    if (errno || *end || !(v >= 0 && v <= 1)) return -1;
+    *out = v;
+    return 0;
+}
+
+/* "drop=0.01,corrupt=0.001,delay_us=500,..." */
+static int parse_faults(tw_config_t *cfg, const char *value) {
+    for (const char *p = value; *p;) {
+        const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
+        const char *eq = memchr(p, '=', (size_t)(end - p));
+        if (!eq) return -1;
+        size_t klen = (size_t)(eq - p), vlen = (size_t)(end - eq - 1);
+        struct {
+            const char *key;
+            double *prob;
+        } probs[] = {{"drop", &cfg->fault_drop},
+                     {"duplicate", &cfg->fault_duplicate},
+                     {"reorder", &cfg->fault_reorder},
+                     {"corrupt", &cfg->fault_corrupt},
+                     {"delay", &cfg->fault_delay}};
+        int known = 0;
+        for (size_t k = 0; k < sizeof probs / sizeof probs[0]; k++)
+            if (strlen(probs[k].key) == klen && !strncmp(p, probs[k].key, klen)) {
+                if (parse_prob(eq + 1, vlen, probs[k].prob)) return -1;
+                known = 1;
+            }
+        if (!known) {
+            char num[24];
+            long v;
+            if (vlen == 0 || vlen >= sizeof num) return -1;
+            memcpy(num, eq + 1, vlen);
+            num[vlen] = '\0';
+            if (klen == 8 && !strncmp(p, "delay_us", 8) && !parse_long(num, 0, 10000000, &v))
+                cfg->fault_delay_us = (uint32_t)v;
+            else if (klen == 4 && !strncmp(p, "seed", 4) && !parse_long(num, 0, LONG_MAX, &v))
+                cfg->fault_seed = (uint64_t)v;
+            else
+                return -1;
+        }
+        if (comma && !comma[1]) return -1; /* a trailing comma: an item missing */
+        p = comma ? comma + 1 : end;
+    }
+    return 0;
+}
+
+/* Dotted IPv4 exactly as the link will read it (inet_pton), so nothing accepted here
+ * is refused there. */
+static int ipv4_ok(const char *s) {
+    struct in_addr a;
+    return strlen(s) < 16 && inet_pton(AF_INET, s, &a) == 1;
+}
+
+static int node_name_ok(const char *s) {
+    size_t n = strlen(s);
+    if (n == 0 || n > 63) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
+              (s[i] >= 'A' && s[i] <= 'Z') || strchr("._-~", s[i])))
+            return 0;
+    return 1;
+}
+
+static int is_number_type(tw_setting_type_t t) {
+    return t == TW_SETTING_UNSIGNED || t == TW_SETTING_SIZE || t == TW_SETTING_POWER_OF_TWO ||
+           t == TW_SETTING_BOOLEAN;
+}
+
+int tw_setting_allowed(tw_setting_id_t id, char *buf, size_t len) {
+    const tw_setting_info_t *in = tw_setting_info(id);
+    if (!in) return snprintf(buf, len, "%s", "");
+    const char *unit = in->unit ? in->unit : "";
+    const char *space = in->unit ? " " : "";
+    unsigned long long min = in->min, max = in->max;
+    switch (in->type) {
+    case TW_SETTING_UNSIGNED:
+    case TW_SETTING_SIZE:
+        return snprintf(buf, len, "%s%s%llu to %llu%s%s", in->special ? in->special : "",
+                        in->special ? " or " : "", min, max, space, unit);
+    case TW_SETTING_POWER_OF_TWO:
+        return snprintf(buf, len, "a power of two from %llu to %llu%s%s", min, max, space, unit);
+    case TW_SETTING_BOOLEAN:
+        return snprintf(buf, len, "0 or 1");
+    case TW_SETTING_CHOICE: {
+        int n = 0;
+        for (size_t i = 0; i < in->nchoices; i++) {
+            const char *sep = i == 0 ? "" : i + 1 == in->nchoices ? " or " : ", ";
+            size_t at = (size_t)n < len ? (size_t)n : len;
+            n += snprintf(buf + at, len - at, "%s%s", sep, in->choices[i]);
+        }
+        return n;
+    }
+    case TW_SETTING_HEX:
+        if (min == max) return snprintf(buf, len, "%llu lowercase hex digits", min);
+        return snprintf(buf, len, "%llu to %llu lowercase hex digits", min, max);
+    case TW_SETTING_STRING:
+    case TW_SETTING_LIST:
+        break;
+    }
+    return snprintf(buf, len, "%s", in->form);
+}
+
+/* Number fields are uint64_t, or 32 bits: uint32_t, int or an enum. */
+static void store_number(tw_config_t *cfg, const setting_row_t *row, uint64_t v) {
+    char *field = (char *)cfg + row->offset;
+    if (row->size == sizeof(uint64_t)) {
+        memcpy(field, &v, sizeof v);
+    } else {
+        uint32_t v32 = (uint32_t)v; /* int and enum fields too: -1 stays -1 */
+        memcpy(field, &v32, sizeof v32);
+    }
+}
+
+static uint64_t load_number(const tw_config_t *cfg, const setting_row_t *row) {
+    const char *field = (const char *)cfg + row->offset;
+    if (row->size == sizeof(uint64_t)) {
+        uint64_t v;
+        memcpy(&v, field, sizeof v);
+        return v;
+    }
+    uint32_t v32;
+    memcpy(&v32, field, sizeof v32);
+    return v32;
+}
+
+static int invalid(const setting_row_t *row, const char *value, char *err, size_t errlen) {
+    char allowed[200];
+    tw_setting_allowed((tw_setting_id_t)(row - rows), allowed, sizeof allowed);
+    snprintf(err, errlen, "tollway: invalid %s='%s': must be %s", row->info.name, value, allowed);
+    return -1;
+}
+
+/* Checks value against the row and stores it in cfg. */
+static int set_value(tw_config_t *cfg, const setting_row_t *row, const char *value, char *err,
+                     size_t errlen) {
+    const tw_setting_info_t *in = &row->info;
+    uint64_t number = 0;
+    long v;
+    switch (in->type) {
+    case TW_SETTING_UNSIGNED:
+    case TW_SETTING_SIZE:
+    case TW_SETTING_POWER_OF_TWO:
+        if (in->special && !strcmp(value, in->special)) break; /* 0 */
+        if (parse_long(value, (long)in->min, (long)in->max, &v) ||
+            (in->type == TW_SETTING_POWER_OF_TWO && (v & (v - 1))))
+            return invalid(row, value, err, errlen);
+        number = (uint64_t)v;
+        break;
+    case TW_SETTING_BOOLEAN:
+        if (strcmp(value, "0") && strcmp(value, "1")) return invalid(row, value, err, errlen);
+        number = value[0] == '1';
+        break;
+    case TW_SETTING_CHOICE:
+        while (number < in->nchoices && strcmp(value, in->choices[number])) number++;
+        if (number == in->nchoices) return invalid(row, value, err, errlen);
+        break;
+    case TW_SETTING_HEX:
+        if (!is_hex(value, in->min, in->max)) return invalid(row, value, err, errlen);
+        number = strtoull(value, NULL, 16);
+        break;
+    case TW_SETTING_STRING:
+        if (row->has_form && !row->has_form(value)) return invalid(row, value, err, errlen);
+        break;
+    case TW_SETTING_LIST:
+        if (parse_faults(cfg, value)) return invalid(row, value, err, errlen);
+        break;
+    }
+    switch (row->store) {
+    case STORE_NUMBER:
+        store_number(cfg, row, number);
+        break;
+    case STORE_TEXT:
+        if (strlen(value) >= row->size) return invalid(row, value, err, errlen);
+        strcpy((char *)cfg + row->offset, value);
+        break;
+    case STORE_NONE:
+    case STORE_FAULTS:
+        break;
+    }
+    if (row->has_flag) *(int *)((char *)cfg + row->flag_offset) = 1;
+    return 0;
+}
+
+/* The row of a "NAME=value" entry; NULL when the name is not in the table. */
+static const setting_row_t *row_of(const char *entry, size_t name_len) {
+    for (size_t i = 0; i < TW_SETTING_COUNT; i++)
+        if (strlen(rows[i].info.name) == name_len && !strncmp(entry, rows[i].info.name, name_len))
+            return &rows[i];
+    return NULL;
+}
+
+/* Defaults, then the TW_* entries of envp; texts (optional) learns each entry's value. */
+static int parse_env(tw_config_t *cfg, char *const *envp, const char **texts, char *err,
+                     size_t errlen) {
+    memset(cfg, 0, sizeof *cfg);
+    for (size_t i = 0; i < TW_SETTING_COUNT; i++) {
+        const setting_row_t *row = &rows[i];
+        if (row->info.default_value[0]) {
+            if (set_value(cfg, row, row->info.default_value, err, errlen)) return -1;
+        } else if (row->store == STORE_NUMBER) {
+            store_number(cfg, row, (uint64_t)row->unset);
+        }
+    }
+    for (char *const *e = envp; e && *e; e++) {
+        if (strncmp(*e, "TW_", 3) != 0) continue;
+        const char *eq = strchr(*e, '=');
+        if (!eq) continue;
+        const setting_row_t *row = row_of(*e, (size_t)(eq - *e));
+        if (!row) {
+            snprintf(err, errlen,
+                     "tollway: unknown variable %.*s (twinfo lists the TW_* variables)",
+                     (int)(eq - *e < 60 ? eq - *e : 60), *e);
+            return -1;
+        }
+        if (texts) texts[row - rows] = eq + 1;
+        if (set_value(cfg, row, eq + 1, err, errlen)) return -1;
+    }
+    return 0;
+}
+
+int tw_config_parse(tw_config_t *cfg, char *const *envp, char *err, size_t errlen) {
+    return parse_env(cfg, envp, NULL, err, errlen);
+}
+
+/* ---- the process's settings ---- */
+
+extern char **environ;
+
+static tw_config_t process_config;
+static tw_config_t defaults_config; /* in effect when the environment is invalid */
+static int process_state;           /* 0 unparsed, 1 good, -1 invalid */
+/* The environment's text of each setting, pointing into environ (whose strings
+ * setenv and unsetenv leave in place); NULL: unset. */
+static const char *process_texts[TW_SETTING_COUNT];
+
+const tw_config_t *tw_config(void) {
+    if (process_state == 0) {
+        char err[256];
+        int rc = parse_env(&process_config, environ, process_texts, err, sizeof err);
+        process_state = rc ? -1 : 1;
+        if (rc) {
+            fprintf(stderr, "%s\n", err);
+            /* every entry's text, also those after the invalid one */
+            for (char **e = environ; e && *e; e++) {
+                const char *eq = strncmp(*e, "TW_", 3) ? NULL : strchr(*e, '=');
+                const setting_row_t *row = eq ? row_of(*e, (size_t)(eq - *e)) : NULL;
+                if (row) process_texts[row - rows] = eq + 1;
+            }
+            parse_env(&defaults_config, NULL, NULL, err, sizeof err);
+        }
+    }
+    return process_state > 0 ? &process_config : NULL;
+}
+
+static const tw_config_t *in_effect(void) {
+    const tw_config_t *cfg = tw_config();
+    return cfg ? cfg : &defaults_config;
+}
+
+/* ---- the public API ---- */
+
+size_t tw_setting_count(void) {
+    return TW_SETTING_COUNT;
+}
+
+const tw_setting_info_t *tw_setting_info(tw_setting_id_t id) {
+    return (unsigned)id < TW_SETTING_COUNT ? &rows[id].info : NULL;
+}
+
+int tw_setting_find(const char *name) {
+    const setting_row_t *row = name ? row_of(name, strlen(name)) : NULL;
+    return row ? (int)(row - rows) : -1;
+}
+
+const char *tw_setting_type_name(tw_setting_type_t type) {
+    static const char *const names[] = {[TW_SETTING_UNSIGNED] = "unsigned",
+                                        [TW_SETTING_SIZE] = "size",
+                                        [TW_SETTING_POWER_OF_TWO] = "power of two",
+                                        [TW_SETTING_BOOLEAN] = "boolean",
+                                        [TW_SETTING_CHOICE] = "choice",
+                                        [TW_SETTING_STRING] = "string",
+                                        [TW_SETTING_HEX] = "hex",
+                                        [TW_SETTING_LIST] = "list"};
+    return (unsigned)type < sizeof names / sizeof names[0] ? names[type] : "?";
+}
+
+const char *tw_setting_owner_name(tw_setting_owner_t owner) {
+    static const char *const names[] = {
+        [TW_OWNER_RUNTIME] = "runtime",   [TW_OWNER_DEVICE] = "device",
+        [TW_OWNER_LINK] = "link",         [TW_OWNER_MPI] = "mpi",
+        [TW_OWNER_LAUNCHER] = "launcher", [TW_OWNER_TOOLS] = "tools"};
+    return (unsigned)owner < sizeof names / sizeof names[0] ? names[owner] : "?";
+}
+
+int tw_settings_status(void) {
+    return tw_config() ? TW_OK : TW_ERR_CONFIG;
+}
+
+int tw_setting_is_set(tw_setting_id_t id) {
+    if ((unsigned)id >= TW_SETTING_COUNT) return 0;
+    tw_config();
+    return process_texts[id] != NULL;
+}
+
+const char *tw_setting_text(tw_setting_id_t id) {
+    if ((unsigned)id >= TW_SETTING_COUNT) return NULL;
+    tw_config();
+    return process_texts[id] ? process_texts[id] : rows[id].info.default_value;
+}
+
+uint64_t tw_setting_unsigned(tw_setting_id_t id) {
+    if ((unsigned)id >= TW_SETTING_COUNT) return 0;
+    const setting_row_t *row = &rows[id];
+    const tw_config_t *cfg = in_effect();
+    int valid = cfg != &defaults_config;
+    if (!is_number_type(row->info.type) && row->info.type != TW_SETTING_HEX) return 0;
+    if (row->store == STORE_NUMBER) {
+        if (row->info.default_value[0] || (valid && process_texts[id]))
+            return load_number(cfg, row);
+        return 0;
+    }
+    /* checked, not stored: read from its text */
+    const char *text = valid ? tw_setting_text(id) : row->info.default_value;
+    return row->info.type == TW_SETTING_HEX || !text[0] ? 0 : strtoull(text, NULL, 10);
+}
+
+int tw_setting_choice(tw_setting_id_t id) {
+    if ((unsigned)id >= TW_SETTING_COUNT || rows[id].info.type != TW_SETTING_CHOICE) return -1;
+    return (int)load_number(in_effect(), &rows[id]);
+}
