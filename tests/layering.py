@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+"""Checks that the source tree keeps to its layers (docs/architecture.md).
+
+Reads the #include lines of every file under src/, tools/ and include/ and checks:
+
+  1. what each layer may include:
+       src/mpi      its own headers, the public headers (include/), src/common
+       src/device   device, link, runtime, common, public
+       src/link     link, runtime, common, public (never device)
+       src/runtime  runtime, common, public
+       src/common   common, public
+       tools/X      its own folder, runtime, common, public
+       include/     public only
+  2. no cycle of #include among headers;
+  3. no header that declares a function defined in a C file of another unit which
+     includes that header (directly or not): the header and that unit then stand on
+     each other. A unit is foo.c with foo.h, and the foo_*.c and foo_*.h beside them.
+
+Prints one line per violation naming the file, the include and the rule, and exits 1
+when there is any. `layering.py --self-test` runs the checks on small synthetic
+trees and fails when a violation planted there goes unnoticed.
+"""
+
+import os
+import re
+import sys
+import tempfile
+
+ALLOWED = {
+    "mpi": {"mpi", "public", "common"},
+    "device": {"device", "link", "runtime", "common", "public"},
+    "link": {"link", "runtime", "common", "public"},
+    "runtime": {"runtime", "common", "public"},
+    "common": {"common", "public"},
+    "public": {"public"},
+    # tools: their own folder (layer "tools/NAME"), checked separately
+    "tools": {"runtime", "common", "public"},
+}
+
+RULE_TEXT = {
+    "mpi": "src/mpi may include only its own headers, the public headers and src/common",
+    "device": "src/device may include device, link, runtime, common and public headers",
+    "link": "src/link may include link, runtime, common and public headers, never device",
+    "runtime": "src/runtime may include only runtime, common and public headers",
+    "common": "src/common may include only common and public headers",
+    "public": "a public header may include only public headers",
+    "tools": "a tool may include its own headers, runtime, common and public headers",
+}
+
+SCANNED = ("src", "tools", "include")
+SOURCE_EXT = (".c", ".h")
+INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+
+
+def layer_of(rel):
+    """The layer of a path relative to the root ('src/mpi/p2p.c' -> 'mpi')."""
+    parts = rel.split("/")
+    if parts[0] == "include":
+        return "public"
+    if parts[0] == "src" and len(parts) > 2:
+        return parts[1]
+    if parts[0] == "tools" and len(parts) > 2:
+        return "tools/" + parts[1]
+    return None
+
+
+def source_files(root):
+    files = []
+    for top in SCANNED:
+        for d, _, names in os.walk(os.path.join(root, top)):
+            for n in names:
+                if n.endswith(SOURCE_EXT):
+                    files.append(os.path.relpath(os.path.join(d, n), root).replace(os.sep, "/"))
+    return sorted(files)
+
+
+def generated_headers(root):
+    """Headers configured from NAME.in (build_info.h), by the name they are included as."""
+    found = {}
+    for top in SCANNED:
+        for d, _, names in os.walk(os.path.join(root, top)):
+            for n in names:
+                if n.endswith(".h.in"):
+                    rel = os.path.relpath(os.path.join(d, n), root).replace(os.sep, "/")
+                    found[n[: -len(".in")]] = rel
+    return found
+
+
+def resolve(root, including, kind, name, generated):
+    """The file (relative to root) an include names, None for a system header."""
+    here = os.path.dirname(including)
+    dirs = ([here] if kind == '"' else []) + ["src", "include"]
+    for d in dirs:
+        candidate = os.path.normpath(os.path.join(d, name)).replace(os.sep, "/")
+        if os.path.isfile(os.path.join(root, candidate)):
+            return candidate
+    if name in generated:
+        return generated[name]
+    return None
+
+
+def read(root, rel):
+    with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+        return f.read()
+
+
+def includes_of(root, files, generated):
+    """{file: [(include as written, resolved file or None, line number)]}; unresolved
+    quoted includes are returned separately."""
+    graph, unresolved = {}, []
+    for rel in files:
+        text = read(root, rel)
+        edges = []
+        for m in INCLUDE_RE.finditer(text):
+            kind, name = m.group(1), m.group(2)
+            line = text.count("\n", 0, m.start()) + 1
+            target = resolve(root, rel, kind, name, generated)
+            if target is None:
+                if kind == '"':
+                    unresolved.append((rel, line, name))
+                continue
+            edges.append((name, target, line))
+        graph[rel] = edges
+    return graph, unresolved
+
+
+def check_layers(graph):
+    problems = []
+    for rel, edges in sorted(graph.items()):
+        src_layer = layer_of(rel)
+        if src_layer is None:
+            continue
+        for name, target, line in edges:
+            dst_layer = layer_of(target)
+            if src_layer.startswith("tools/"):
+                ok = dst_layer == src_layer or dst_layer in ALLOWED["tools"]
+                rule = RULE_TEXT["tools"]
+            else:
+                ok = dst_layer in ALLOWED.get(src_layer, set())
+                rule = RULE_TEXT.get(src_layer, "unknown layer")
+            if not ok:
+                problems.append(
+                    "%s:%d: includes \"%s\" (%s): %s" % (rel, line, name, target, rule))
+    return problems
+
+
+def find_cycle_chains(nodes, edges_of):
+    """Every elementary cycle reached by a depth-first search, each once, as a list of
+    nodes beginning and ending with the same node."""
+    chains, seen_cycles = [], set()
+    state = {}
+    stack = []
+
+    def visit(n):
+        state[n] = 1
+        stack.append(n)
+        for m in edges_of(n):
+            if state.get(m) == 1:
+                cycle = stack[stack.index(m):] + [m]
+                key = frozenset(cycle)
+                if key not in seen_cycles:
+                    seen_cycles.add(key)
+                    chains.append(cycle)
+            elif m not in state:
+                visit(m)
+        stack.pop()
+        state[n] = 2
+
+    for n in sorted(nodes):
+        if n not in state:
+            visit(n)
+    return chains
+
+
+def check_header_cycles(graph):
+    headers = [f for f in graph if f.endswith(".h")]
+
+    def edges_of(h):
+        return sorted({t for _, t, _ in graph.get(h, []) if t.endswith(".h")})
+
+    return [
+        "include cycle among headers: %s" % " -> ".join(chain)
+        for chain in find_cycle_chains(headers, edges_of)
+    ]
+
+
+def strip_code(text):
+    """The text without comments, string and character literals and preprocessor
+    lines, so that only C declarations are left."""
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    text = re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
+    text = re.sub(r"'(\\.|[^'\\\n])*'", "''", text)
+    text = re.sub(r"^\s*#(?:[^\n]*\\\n)*[^\n]*", " ", text, flags=re.M)
+    return text
+
+
+NOT_NAMES = {"if", "while", "for", "switch", "return", "sizeof", "__attribute__",
+             "_Alignas", "__typeof__", "typeof", "_Static_assert", "__declspec"}
+FUNC_NAME_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+
+
+def function_name(statement):
+    for m in FUNC_NAME_RE.finditer(statement):
+        name = m.group(1)
+        if name not in NOT_NAMES:
+            return name
+    return None
+
+
+def top_level(text):
+    """(statement text, ended by) for each top-level statement: ended by ';' for a
+    declaration, '{' for a definition with a body (the body is skipped)."""
+    out, depth, start, paren = [], 0, 0, 0
+    for i, c in enumerate(text):
+        if c == "(":
+            paren += 1
+        elif c == ")":
+            paren -= 1
+        elif c == "{":
+            if depth == 0:
+                out.append((text[start:i], "{"))
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                start = i + 1
+        elif c == ";" and depth == 0 and paren == 0:
+            out.append((text[start:i], ";"))
+            start = i + 1
+    return out
+
+
+def declared_functions(text):
+    names = set()
+    for stmt, end in top_level(strip_code(text)):
+        s = stmt.strip()
+        if end != ";" or "(" not in s or re.match(r"(typedef|static)\b", s):
+            continue
+        if re.search(r"\(\s*\*", s.split("(")[0] + "(" + s.split("(", 1)[1][:2]):
+            continue  # a pointer to a function, not a function
+        name = function_name(s)
+        if name and "=" not in s.split("(")[0]:
+            names.add(name)
+    return names
+
+
+def defined_functions(text):
+    names = set()
+    for stmt, end in top_level(strip_code(text)):
+        s = stmt.strip()
+        if end != "{" or not s.endswith(")") and not re.search(r"\)\s*$", s):
+            continue
+        if re.match(r"(static|typedef|struct|union|enum)\b", s) or "=" in s:
+            continue
+        name = function_name(s)
+        if name:
+            names.add(name)
+    return names
+
+
+def same_unit(header, c_file):
+    if os.path.dirname(header) != os.path.dirname(c_file):
+        return False
+    h = os.path.basename(header)[:-2]
+    c = os.path.basename(c_file)[:-2]
+    return c == h or c.startswith(h + "_") or h.startswith(c + "_")
+
+
+def include_path(graph, start, goal):
+    """The chain of includes from start to goal (breadth first), or None."""
+    prev, queue = {start: None}, [start]
+    while queue:
+        n = queue.pop(0)
+        if n == goal:
+            chain = []
+            while n is not None:
+                chain.append(n)
+                n = prev[n]
+            return chain[::-1]
+        for _, t, _ in graph.get(n, []):
+            if t not in prev:
+                prev[t] = n
+                queue.append(t)
+    return None
+
+
+def check_declaration_cycles(root, graph):
+    definitions = {}
+    for rel in graph:
+        if rel.endswith(".c") and rel.startswith("src/"):
+            for name in defined_functions(read(root, rel)):
+                definitions.setdefault(name, []).append(rel)
+    problems = []
+    for header in sorted(f for f in graph if f.endswith(".h") and f.startswith("src/")):
+        foreign = {}
+        for name in declared_functions(read(root, header)):
+            for c_file in definitions.get(name, []):
+                if not same_unit(header, c_file):
+                    foreign.setdefault(c_file, []).append(name)
+        for c_file in sorted(foreign):
+            chain = include_path(graph, c_file, header)
+            if chain is None:
+                continue
+            names = sorted(foreign[c_file])
+            shown = ", ".join(n + "()" for n in names[:3]) + (", ..." if len(names) > 3 else "")
+            problems.append(
+                "unit cycle: %s declares %s defined in %s, which includes it: %s"
+                % (header, shown, c_file, " -> ".join([header] + chain)))
+    return problems
+
+
+def check(root):
+    files = source_files(root)
+    graph, unresolved = includes_of(root, files, generated_headers(root))
+    problems = ["%s:%d: includes \"%s\", which is no file of the tree" % u for u in unresolved]
+    problems += check_layers(graph)
+    problems += check_header_cycles(graph)
+    problems += check_declaration_cycles(root, graph)
+    return problems
+
+
+def write_tree(root, files):
+    for rel, text in files.items():
+        path = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def self_test():
+    clean = {
+        "include/tollway/api.h": "int tw_api(void);\n",
+        "src/runtime/config.h": "int tw_config(void);\n",
+        "src/runtime/config.c": '#include "runtime/config.h"\nint tw_config(void) { return 0; }\n',
+        "src/link/udp.h": '#include "runtime/config.h"\nint tw_udp(int a);\n',
+        "src/link/udp.c": '#include "link/udp.h"\nint tw_udp(int a) { return a; }\n',
+        "src/device/velo.h": '#include <tollway/api.h>\n#include "link/udp.h"\n'
+                             "int tw_velo(void);\nstatic inline int tw_velo_fast(void) { return 1; }\n",
+        "src/device/velo.c": '#include "device/velo.h"\nint tw_velo(void) { return tw_udp(1); }\n',
+        "src/device/velo_poll.c": '#include "device/velo.h"\nint tw_api(void) { return 0; }\n',
+        "src/mpi/p2p.h": "#include <tollway/api.h>\nint mpi_p2p(void);\n",
+        "src/mpi/p2p.c": '#include "mpi/p2p.h"\nint mpi_p2p(void) { return tw_api(); }\n',
+        "tools/twrun/server.h": '#include "runtime/config.h"\n',
+        "tools/twrun/twrun.c": '#include "server.h"\n#include <stdio.h>\n',
+    }
+    planted = {
+        # layer rules
+        "src/mpi/env.c": '#include "runtime/config.h"\n',
+        "src/link/shm.c": '#include "device/velo.h"\n',
+        "tools/twinfo/twinfo.c": '#include "device/velo.h"\n',
+        "src/runtime/job.c": '#include "mpi/p2p.h"\n',
+        # an include cycle of headers
+        "src/device/a.h": '#include "device/b.h"\n',
+        "src/device/b.h": '#include "device/c.h"\n',
+        "src/device/c.h": '#include "device/a.h"\n',
+        # a header declaring another unit's function, that unit including it
+        "src/mpi/impl.h": "#include <tollway/api.h>\nvoid mpi_match(int x);\n",
+        "src/mpi/match.c": '#include "mpi/impl.h"\nvoid mpi_match(int x) { (void)x; }\n',
+        "src/mpi/nothing.c": '#include "mpi/missing.h"\n',
+    }
+    expect = [
+        'src/mpi/env.c:1: includes "runtime/config.h"',
+        'src/link/shm.c:1: includes "device/velo.h"',
+        'tools/twinfo/twinfo.c:1: includes "device/velo.h"',
+        'src/runtime/job.c:1: includes "mpi/p2p.h"',
+        "include cycle among headers: src/device/a.h -> src/device/b.h -> src/device/c.h -> src/device/a.h",
+        "unit cycle: src/mpi/impl.h declares mpi_match() defined in src/mpi/match.c, which includes it: "
+        "src/mpi/impl.h -> src/mpi/match.c -> src/mpi/impl.h",
+        'src/mpi/nothing.c:1: includes "mpi/missing.h", which is no file of the tree',
+    ]
+    failures = 0
+    with tempfile.TemporaryDirectory() as d:
+        write_tree(d, clean)
+        found = check(d)
+        if found:
+            failures += 1
+            print("self-test: a clean tree was reported:\n  " + "\n  ".join(found))
+        write_tree(d, planted)
+        found = check(d)
+        for e in expect:
+            if not any(p.startswith(e) for p in found):
+                failures += 1
+                print("self-test: not caught: " + e)
+        if len(found) != len(expect):
+            failures += 1
+            print("self-test: %d violations expected, %d reported:\n  %s"
+                  % (len(expect), len(found), "\n  ".join(found)))
+    print("self-test: %s" % ("failed" if failures else "every planted violation caught"))
+    return 1 if failures else 0
+
+
+def main(argv):
+    if "--self-test" in argv:
+        return self_test()
+    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    problems = check(root)
+    for p in problems:
+        print(p)
+    if problems:
+        print("layering: %d violation(s)" % len(problems))
+        return 1
+    print("layering: every include keeps to its layer, no cycles")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
