@@ -7,9 +7,9 @@
  * It runs every corpus file once as it is, then N mutated inputs (or as many as fit in
  * S seconds), each made from a corpus entry or a fresh structured seed by one to four
  * mutations: bit flips, bytes and words set to interesting values, cuts, erasures,
- * extensions, copies of spans and splices of two entries. The same seed gives the
- * same inputs. When an input breaks a property, it is written to crash-<target>
- * before the process dies, to be replayed by passing that file as the corpus. */
+ * extensions, copies of spans, long runs of a byte and splices of two entries. The same seed gives
+ * the same inputs. When an input breaks a property, it is written to crash-<target> before the
+ * process dies, to be replayed by passing that file as the corpus. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -148,8 +148,8 @@ static const uint32_t interesting_words[] = {
 
 /* One mutation of buf (size *n, room for FUZZ_INPUT_MAX), other for splices. */
 static void mutate(uint8_t *buf, size_t *n, const entry_t *other) {
-    size_t size = *n;
-    switch (rng() % 10) {
+    size_t size = *n < FUZZ_INPUT_MAX ? *n : FUZZ_INPUT_MAX;
+    switch (rng() % 11) {
     case 0: /* flip a bit */
         if (size) buf[below(size)] ^= (uint8_t)(1u << (rng() % 8));
         break;
@@ -205,6 +205,13 @@ static void mutate(uint8_t *buf, size_t *n, const entry_t *other) {
         memmove(buf + to + len, buf + to, size - to);
         memcpy(buf + to, span, len);
         size += len;
+        break;
+    }
+    case 9: { /* insert a long run of one byte: lengths near the limits decoders check */
+        size_t at = below(size + 1), more = below(FUZZ_INPUT_MAX - size + 1);
+        memmove(buf + at + more, buf + at, size - at);
+        memset(buf + at, size ? buf[below(size)] : 'a', more);
+        size += more;
         break;
     }
     default: { /* splice: this one's beginning, the other's end */
