@@ -30,6 +30,8 @@ static void derive_job_id(tw_job_t *job) {
 }
 
 int tw_job_key_parse(const char *s, uint64_t *key) {
+    /* exactly what rank 0 writes: anything else would become another key in silence */
+    if (strlen(s) != 16 || strspn(s, "0123456789abcdef") != 16) return -1;
     *key = strtoull(s, NULL, 16);
     return 0;
 }
