@@ -144,19 +144,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 /* What a process manager sends (twrun's replies, MPICH's Hydra's), numbers and keys. */
 size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(void)) {
     static const char *const seeds[] = {
-        "Rcmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n"
-        "cmd=my_kvsname rc=0 kvsname=tw-00c0ffee\n"
-        "cmd=put_result rc=0 msg=success\n"
-        "cmd=barrier_out\n"
-        "cmd=get_result rc=0 value=0123456789abcdef msg=success\n"
-        "cmd=get_result rc=0 value=shm:n~f0:/tw-00c0ffee-ep0-1,udp:10.0.0.2:4711 msg=success\n"
-        "cmd=finalize_ack\n",
-        "\x07"
-        "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n"
-        "cmd=my_kvsname rc=0 kvsname=kvs_4711_0\n"
-        "cmd=put_result rc=-1 msg=duplicate_key\n",
-        "Rcmd=response_to_init rc=0\ncmd=my_kvsname rc=0 kvsname=x\ncmd=put_result rc=0\n"
-        "cmd=barrier_out\ncmd=get_result rc=-1 msg=key_not_found\n",
+        ("Rcmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n"
+         "cmd=my_kvsname rc=0 kvsname=tw-00c0ffee\n"
+         "cmd=put_result rc=0 msg=success\n"
+         "cmd=barrier_out\n"
+         "cmd=get_result rc=0 value=0123456789abcdef msg=success\n"
+         "cmd=get_result rc=0 value=shm:n~f0:/tw-00c0ffee-ep0-1,udp:10.0.0.2:4711 msg=success\n"
+         "cmd=finalize_ack\n"),
+        ("\x07"
+         "cmd=response_to_init pmi_version=1 pmi_subversion=1 rc=0\n"
+         "cmd=my_kvsname rc=0 kvsname=kvs_4711_0\n"
+         "cmd=put_result rc=-1 msg=duplicate_key\n"),
+        ("Rcmd=response_to_init rc=0\ncmd=my_kvsname rc=0 kvsname=x\ncmd=put_result rc=0\n"
+         "cmd=barrier_out\ncmd=get_result rc=-1 msg=key_not_found\n"),
         "Rcmd=error rc=-1 msg=malformed_line\n",
         "N4711",
         "N 1073741824",

@@ -133,8 +133,8 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
         "cmd=maxes rc=0 kvsname_max=256 keylen_max=256 vallen_max=1024",
         "cmd=get_my_kvsname",
         "cmd=my_kvsname rc=0 kvsname=tw-00c0ffee",
-        "cmd=put kvsname=tw-00c0ffee key=tw.ep0.1 "
-        "value=shm:node~f0:/tw-00c0ffee-ep0-1,udp:10.0.0.2:4711",
+        ("cmd=put kvsname=tw-00c0ffee key=tw.ep0.1 "
+         "value=shm:node~f0:/tw-00c0ffee-ep0-1,udp:10.0.0.2:4711"),
         "cmd=put_result rc=0 msg=success",
         "cmd=barrier_in",
         "cmd=get kvsname=tw-00c0ffee key=tw.jobkey",
