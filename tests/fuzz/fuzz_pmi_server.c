@@ -85,8 +85,7 @@ static void check_result(const twr_pmi_result_t *res, const char *cmd, const cha
     FUZZ_CHECK(m && strcmp(m, msg) == 0);
 }
 
-static void put(model_t *m, twr_pmi_server_t *s, int rank, const tw_pmi_msg_t *req,
-                const twr_pmi_result_t *res) {
+static void put(model_t *m, int rank, const tw_pmi_msg_t *req, const twr_pmi_result_t *res) {
     const char *name = tw_pmi_find(req, "kvsname"), *key = tw_pmi_find(req, "key"),
                *value = tw_pmi_find(req, "value");
     const char *expect = "success";
@@ -107,7 +106,6 @@ static void put(model_t *m, twr_pmi_server_t *s, int rank, const tw_pmi_msg_t *r
         m->puts_of[rank]++;
         puts_stored++;
     }
-    (void)s;
 }
 
 static void get(model_t *m, const tw_pmi_msg_t *req, const twr_pmi_result_t *res) {
@@ -195,7 +193,7 @@ static void one_line(model_t *m, twr_pmi_server_t *s, int rank, const char *line
         const char *size = tw_pmi_find(check_reply(&res, "universe_size", 0), "size");
         FUZZ_CHECK(size && atoi(size) == m->size);
     } else if (strcmp(cmd, "put") == 0) {
-        put(m, s, rank, &req, &res);
+        put(m, rank, &req, &res);
     } else if (strcmp(cmd, "get") == 0) {
         get(m, &req, &res);
     } else if (strcmp(cmd, "barrier_in") == 0) {
