@@ -161,7 +161,10 @@ static void mutate(uint8_t *buf, size_t *n, const entry_t *other) {
         if (size < width) break;
         uint32_t v = rng() % 2 ? interesting_words[below(sizeof interesting_words / 4)] : rng();
         if (rng() % 2) v = __builtin_bswap32(v) >> (width == 2 ? 16 : 0);
-        memcpy(buf + below(size - width + 1), &v, width);
+        /* half of the time among the first 64 bytes, 2-aligned, where headers keep fields */
+        size_t span = size < 64 ? size : 64;
+        size_t at = rng() % 2 ? below((span - width) / 2 + 1) * 2 : below(size - width + 1);
+        memcpy(buf + at, &v, width);
         break;
     }
     case 3: /* cut the end */
