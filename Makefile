@@ -6,7 +6,7 @@ JOBS    ?= $(shell nproc)
 CMAKE   ?= cmake
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all build test test-main test-asan test-tsan demo bench bench-peers format clean
+.PHONY: all build test test-main test-asan test-tsan fuzz demo bench bench-peers format clean
 
 all: build
 
@@ -30,6 +30,11 @@ test-tsan:
 	@$(CMAKE) -S . -B $(BUILD)/tsan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=thread >/dev/null
 	@$(CMAKE) --build $(BUILD)/tsan -j $(JOBS)
 	cd $(BUILD)/tsan && ctest --output-on-failure -j $(JOBS) -L "ring|thread"
+
+# Every fuzz target under clang's libFuzzer, FUZZ_SECONDS each (tests/fuzz/README.md).
+FUZZ_SECONDS ?= 60
+fuzz:
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) ./tests/fuzz/run.sh $(BUILD)
 
 demo: build
 	@./examples/demo.sh $(BUILD)

@@ -29,6 +29,13 @@ static void derive_job_id(tw_job_t *job) {
     snprintf(job->job_id, sizeof job->job_id, "%016llx", (unsigned long long)h);
 }
 
+int tw_job_key_parse(const char *s, uint64_t *key) {
+    /* exactly what rank 0 writes: anything else would become another key in silence */
+    if (strlen(s) != 16 || strspn(s, "0123456789abcdef") != 16) return -1;
+    *key = strtoull(s, NULL, 16);
+    return 0;
+}
+
 /* Without twrun, rank 0 draws the key and hands it to the others. */
 static int agree_job_key(tw_job_t *job) {
     char value[32];
@@ -39,8 +46,9 @@ static int agree_job_key(tw_job_t *job) {
     }
     if (tw_pmi_fence(&job->pmi)) return -1;
     if (job->rank != 0) {
-        if (tw_pmi_get(&job->pmi, "tw.jobkey", value, sizeof value)) return -1;
-        job->job_key = strtoull(value, NULL, 16);
+        if (tw_pmi_get(&job->pmi, "tw.jobkey", value, sizeof value) ||
+            tw_job_key_parse(value, &job->job_key))
+            return -1;
     }
     return 0;
 }

@@ -27,4 +27,8 @@ int tw_job_attach(tw_job_t **job);
 /* One user fewer; the last one finalises with the process manager. */
 void tw_job_detach(tw_job_t *job);
 
+/* The job key as rank 0 hands it to the others through the key-value store: 16
+ * lowercase hex digits. 0, or -1 for anything else. */
+int tw_job_key_parse(const char *s, uint64_t *key);
+
 #endif

@@ -18,26 +18,29 @@ static int write_line(tw_pmi_t *pmi, const char *line) {
     return 0;
 }
 
+int tw_pmi_take_reply(tw_pmi_t *pmi, tw_pmi_msg_t *msg, const char *expect_cmd) {
+    char *nl = memchr(pmi->inbuf, '\n', pmi->inlen);
+    if (!nl) return pmi->inlen == sizeof pmi->inbuf ? TW_PMI_REPLY_TOO_LONG : TW_PMI_REPLY_PARTIAL;
+    size_t len = (size_t)(nl - pmi->inbuf);
+    int rc = tw_pmi_parse(msg, pmi->inbuf, len);
+    memmove(pmi->inbuf, nl + 1, pmi->inlen - len - 1);
+    pmi->inlen -= len + 1;
+    const char *cmd = rc ? NULL : tw_pmi_find(msg, "cmd");
+    if (!cmd || strcmp(cmd, expect_cmd) != 0) return TW_PMI_REPLY_UNEXPECTED;
+    const char *rcs = tw_pmi_find(msg, "rc");
+    return rcs && strcmp(rcs, "0") != 0 ? TW_PMI_REPLY_FAILED : TW_PMI_REPLY_OK;
+}
+
 /* Reads one reply line and parses it; the expected cmd= guards against a
  * process manager speaking out of turn. */
 static int read_reply(tw_pmi_t *pmi, tw_pmi_msg_t *msg, const char *expect_cmd) {
     for (;;) {
-        char *nl = memchr(pmi->inbuf, '\n', pmi->inlen);
-        if (nl) {
-            size_t len = (size_t)(nl - pmi->inbuf);
-            int rc = tw_pmi_parse(msg, pmi->inbuf, len);
-            memmove(pmi->inbuf, nl + 1, pmi->inlen - len - 1);
-            pmi->inlen -= len + 1;
-            const char *cmd = rc ? NULL : tw_pmi_find(msg, "cmd");
-            if (!cmd || strcmp(cmd, expect_cmd) != 0) {
-                fprintf(stderr, "tollway: unexpected reply from the process manager (wanted %s)\n",
-                        expect_cmd);
-                return -1;
-            }
-            const char *rcs = tw_pmi_find(msg, "rc");
-            return rcs && strcmp(rcs, "0") != 0 ? 1 : 0;
-        }
-        if (pmi->inlen == sizeof pmi->inbuf) return -1;
+        int rc = tw_pmi_take_reply(pmi, msg, expect_cmd);
+        if (rc == TW_PMI_REPLY_UNEXPECTED)
+            fprintf(stderr, "tollway: unexpected reply from the process manager (wanted %s)\n",
+                    expect_cmd);
+        if (rc == TW_PMI_REPLY_TOO_LONG) return -1;
+        if (rc != TW_PMI_REPLY_PARTIAL) return rc;
         if (pmi->waiting) {
             struct pollfd p = {.fd = pmi->fd, .events = POLLIN};
             if (poll(&p, 1, 1) == 0) {
@@ -63,15 +66,19 @@ static int command(tw_pmi_t *pmi, const char *line, tw_pmi_msg_t *reply, const c
     return read_reply(pmi, reply, expect);
 }
 
-static int env_int(const char *name, int *out) {
-    const char *s = getenv(name);
-    if (!s) return -1;
+int tw_pmi_parse_number(const char *s, int *out) {
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < 0 || v > (1L << 30)) return -2;
+    if (errno || end == s || *end || v < 0 || v > (1L << 30)) return -1;
     *out = (int)v;
     return 0;
+}
+
+static int env_int(const char *name, int *out) {
+    const char *s = getenv(name);
+    if (!s) return -1;
+    return tw_pmi_parse_number(s, out) ? -2 : 0;
 }
 
 int tw_pmi_init(tw_pmi_t *pmi, char *err, size_t errlen) {

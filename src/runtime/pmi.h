@@ -34,4 +34,19 @@ int tw_pmi_get(tw_pmi_t *pmi, const char *key, char *value, size_t cap);
 int tw_pmi_finalize(tw_pmi_t *pmi);
 void tw_pmi_abort(tw_pmi_t *pmi, int code, const char *msg);
 
+/* The decoding inside the calls above, without their I/O (and fuzzed on its own). */
+enum {
+    TW_PMI_REPLY_OK = 0,          /* the reply expected, with rc=0 or none */
+    TW_PMI_REPLY_FAILED = 1,      /* the reply expected, with another rc */
+    TW_PMI_REPLY_PARTIAL = 2,     /* no whole line in inbuf yet */
+    TW_PMI_REPLY_UNEXPECTED = -1, /* a malformed line, or a reply to another command */
+    TW_PMI_REPLY_TOO_LONG = -2,   /* inbuf is full and holds no whole line */
+};
+/* Takes the first line out of pmi->inbuf, parses it into msg and checks that it is
+ * the reply named expect_cmd. */
+int tw_pmi_take_reply(tw_pmi_t *pmi, tw_pmi_msg_t *msg, const char *expect_cmd);
+/* 0 and *out for a number as PMI_FD, PMI_RANK and PMI_SIZE hold one (decimal,
+ * 0 to 2^30); -1 for anything else. */
+int tw_pmi_parse_number(const char *s, int *out);
+
 #endif

@@ -1,0 +1,299 @@
+/* Fuzz target of twrun's PMI-1 server (tools/twrun/pmi_server.c) fed arbitrary lines
+ * by the ranks of a job.
+ *
+ * The input is a session: its first byte gives the job's size ('1' to '4'), the rest of
+ * the first line is ignored, and every further line is sent by the rank its first byte
+ * names ('0' to '3'; '/' and digits past the size are ranks that do not exist). Beside
+ * the server runs a model of what PMI-1 promises, and after every line:
+ *   - a reply is one well-formed line (printable, '\n' at its end, parsed back by the
+ *     codec) answering the command sent, with rc=0 exactly when it succeeded;
+ *   - a get returns the value put under that key, never one nobody put, and says
+ *     key_not_found exactly when nothing was put; a put is refused exactly when the
+ *     key, the value or the kvsname is invalid, when another value is under the key,
+ *     or when the rank has stored its share of the store;
+ *   - the barrier releases everyone exactly when the last rank enters it;
+ *   - an abort ends the job with a status of 1 to 255, the code asked for when valid. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "pmi_server.h"
+
+enum { SIZE_MAX_JOB = 4, MODEL_KEYS = SIZE_MAX_JOB * TWR_PMI_KEYS_PER_RANK + 1 };
+
+static const char kvsname[] = "tw-fuzz";
+
+typedef struct model {
+    int size;
+    char *keys[MODEL_KEYS], *values[MODEL_KEYS];
+    int count;
+    int puts_of[SIZE_MAX_JOB];
+    int in_barrier[SIZE_MAX_JOB], barrier_count;
+} model_t;
+
+static long lines_sent, puts_stored, gets_found, barriers_done, aborts;
+
+static int model_find(const model_t *m, const char *key) {
+    for (int i = 0; i < m->count; i++)
+        if (strcmp(m->keys[i], key) == 0) return i;
+    return -1;
+}
+
+static void model_store(model_t *m, const char *key, const char *value) {
+    FUZZ_CHECK(m->count < MODEL_KEYS);
+    m->keys[m->count] = strdup(key);
+    m->values[m->count] = strdup(value);
+    if (!m->keys[m->count] || !m->values[m->count]) abort();
+    m->count++;
+}
+
+static int valid_token(const char *s, size_t max, int is_key) {
+    size_t n = strlen(s);
+    return n > 0 && n < max && (!is_key || !strchr(s, '='));
+}
+
+/* The reply is one line that the codec reads, naming cmd, with rc=0 or rc=-1 as told
+ * (rc < -1: no rc at all). Returns the parsed reply. */
+static const tw_pmi_msg_t *check_reply(const twr_pmi_result_t *res, const char *cmd, int rc) {
+    static tw_pmi_msg_t reply;
+    FUZZ_CHECK(res->len > 0 && res->len < sizeof res->reply);
+    FUZZ_CHECK(strlen(res->reply) == res->len && res->reply[res->len - 1] == '\n');
+    FUZZ_CHECK(tw_pmi_parse(&reply, res->reply, res->len - 1) == 0);
+    const char *c = tw_pmi_find(&reply, "cmd"), *r = tw_pmi_find(&reply, "rc");
+    FUZZ_CHECK(c && strcmp(c, cmd) == 0);
+    if (rc < -1)
+        FUZZ_CHECK(r == NULL);
+    else
+        FUZZ_CHECK(r && strcmp(r, rc ? "-1" : "0") == 0);
+    return &reply;
+}
+
+static void check_error(const twr_pmi_result_t *res, const char *msg) {
+    FUZZ_CHECK(res->action == TWR_PMI_REPLY);
+    const tw_pmi_msg_t *reply = check_reply(res, "error", -1);
+    const char *m = tw_pmi_find(reply, "msg");
+    FUZZ_CHECK(m && strcmp(m, msg) == 0);
+}
+
+static void check_result(const twr_pmi_result_t *res, const char *cmd, const char *msg) {
+    int ok = strcmp(msg, "success") == 0;
+    FUZZ_CHECK(res->action == TWR_PMI_REPLY);
+    const tw_pmi_msg_t *reply = check_reply(res, cmd, ok ? 0 : -1);
+    const char *m = tw_pmi_find(reply, "msg");
+    FUZZ_CHECK(m && strcmp(m, msg) == 0);
+}
+
+static void put(model_t *m, int rank, const tw_pmi_msg_t *req, const twr_pmi_result_t *res) {
+    const char *name = tw_pmi_find(req, "kvsname"), *key = tw_pmi_find(req, "key"),
+               *value = tw_pmi_find(req, "value");
+    const char *expect = "success";
+    int at = key ? model_find(m, key) : -1;
+    if (!name || strcmp(name, kvsname) != 0)
+        expect = "invalid_kvsname";
+    else if (!key || !valid_token(key, TW_PMI_KEY_MAX, 1))
+        expect = "invalid_key";
+    else if (!value || !valid_token(value, TW_PMI_VALUE_MAX, 0))
+        expect = "invalid_value";
+    else if (at >= 0)
+        expect = strcmp(m->values[at], value) == 0 ? "success" : "duplicate_key";
+    else if (m->puts_of[rank] >= TWR_PMI_KEYS_PER_RANK)
+        expect = "kvs_full";
+    check_result(res, "put_result", expect);
+    if (at < 0 && strcmp(expect, "success") == 0) {
+        model_store(m, key, value);
+        m->puts_of[rank]++;
+        puts_stored++;
+    }
+}
+
+static void get(model_t *m, const tw_pmi_msg_t *req, const twr_pmi_result_t *res) {
+    const char *name = tw_pmi_find(req, "kvsname"), *key = tw_pmi_find(req, "key");
+    if (!name || strcmp(name, kvsname) != 0) {
+        check_result(res, "get_result", "invalid_kvsname");
+    } else if (!key || !valid_token(key, TW_PMI_KEY_MAX, 1)) {
+        check_result(res, "get_result", "invalid_key");
+    } else {
+        int at = model_find(m, key);
+        check_result(res, "get_result", at >= 0 ? "success" : "key_not_found");
+        if (at >= 0) { /* exactly the value put, never another */
+            static tw_pmi_msg_t reply;
+            FUZZ_CHECK(tw_pmi_parse(&reply, res->reply, res->len - 1) == 0);
+            const char *v = tw_pmi_find(&reply, "value");
+            FUZZ_CHECK(v && strcmp(v, m->values[at]) == 0);
+            gets_found++;
+        }
+    }
+}
+
+static void barrier(model_t *m, int rank, const twr_pmi_result_t *res) {
+    if (m->in_barrier[rank]) {
+        check_error(res, "already_in_barrier");
+        return;
+    }
+    m->in_barrier[rank] = 1;
+    if (++m->barrier_count < m->size) {
+        FUZZ_CHECK(res->action == TWR_PMI_WAIT && res->len == 0);
+        return;
+    }
+    FUZZ_CHECK(res->action == TWR_PMI_BARRIER_DONE);
+    check_reply(res, "barrier_out", -2);
+    memset(m->in_barrier, 0, sizeof m->in_barrier);
+    m->barrier_count = 0;
+    barriers_done++;
+}
+
+/* The status an abort must end the job with: the code when it is a plain number. */
+static void check_abort(const tw_pmi_msg_t *req, const twr_pmi_result_t *res) {
+    FUZZ_CHECK(res->action == TWR_PMI_ABORT && res->len == 0);
+    FUZZ_CHECK(res->abort_code >= 1 && res->abort_code <= 255);
+    const char *v = tw_pmi_find(req, "exitcode");
+    size_t n = v ? strlen(v) : 0;
+    if (n > 0 && n < 10 && strspn(v, "0123456789") == n) {
+        long code = atol(v) & 0xff;
+        FUZZ_CHECK(res->abort_code == (code ? code : 1));
+    }
+    aborts++;
+}
+
+static void one_line(model_t *m, twr_pmi_server_t *s, int rank, const char *line, size_t len) {
+    static twr_pmi_result_t res;
+    static tw_pmi_msg_t req;
+    memset(&res, 0x5a, sizeof res); /* nothing may be left from before */
+    twr_pmi_handle(s, rank, line, len, &res);
+    lines_sent++;
+    FUZZ_CHECK(res.action >= TWR_PMI_REPLY && res.action <= TWR_PMI_ABORT);
+    if (rank < 0 || rank >= m->size) {
+        check_error(&res, "invalid_rank");
+        return;
+    }
+    if (len >= TW_PMI_LINE_MAX) {
+        check_error(&res, "line_too_long");
+        return;
+    }
+    if (tw_pmi_parse(&req, line, len)) {
+        check_error(&res, "malformed_line");
+        return;
+    }
+    const char *cmd = tw_pmi_find(&req, "cmd");
+    if (!cmd) {
+        check_error(&res, "missing_cmd");
+    } else if (strcmp(cmd, "init") == 0) {
+        const char *v = tw_pmi_find(&req, "pmi_version");
+        check_reply(&res, "response_to_init", v && strcmp(v, "1") == 0 ? 0 : -1);
+    } else if (strcmp(cmd, "get_maxes") == 0) {
+        check_reply(&res, "maxes", 0);
+    } else if (strcmp(cmd, "get_appnum") == 0) {
+        check_reply(&res, "appnum", 0);
+    } else if (strcmp(cmd, "get_my_kvsname") == 0) {
+        const char *name = tw_pmi_find(check_reply(&res, "my_kvsname", 0), "kvsname");
+        FUZZ_CHECK(name && strcmp(name, kvsname) == 0);
+    } else if (strcmp(cmd, "get_universe_size") == 0) {
+        const char *size = tw_pmi_find(check_reply(&res, "universe_size", 0), "size");
+        FUZZ_CHECK(size && atoi(size) == m->size);
+    } else if (strcmp(cmd, "put") == 0) {
+        put(m, rank, &req, &res);
+    } else if (strcmp(cmd, "get") == 0) {
+        get(m, &req, &res);
+    } else if (strcmp(cmd, "barrier_in") == 0) {
+        barrier(m, rank, &res);
+    } else if (strcmp(cmd, "finalize") == 0) {
+        FUZZ_CHECK(res.action == TWR_PMI_FINALIZED);
+        check_reply(&res, "finalize_ack", -2);
+    } else if (strcmp(cmd, "abort") == 0) {
+        check_abort(&req, &res);
+    } else {
+        check_error(&res, "unknown_command");
+    }
+    if (res.action != TWR_PMI_ABORT) FUZZ_CHECK(res.abort_code == 0);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size == 0) return 0;
+    model_t m = {.size = 1 + ((data[0] - '1') & 3)};
+    twr_pmi_server_t s;
+    if (twr_pmi_server_init(&s, m.size, "fuzz")) abort();
+    char mapping[64];
+    snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", m.size);
+    model_store(&m, "PMI_process_mapping", mapping);
+
+    const char *p = memchr(data, '\n', size), *end = (const char *)data + size;
+    while (p && p + 1 < end) {
+        const char *line = p + 1;
+        p = memchr(line, '\n', (size_t)(end - line));
+        size_t len = (size_t)((p ? p : end) - line);
+        int rank = len ? line[0] - '0' : 0;
+        if (rank < -1 || rank > m.size) rank = (unsigned char)line[0] % m.size;
+        one_line(&m, &s, rank, line + (len > 0), len - (len > 0));
+        for (int r = -1; r <= m.size; r++)
+            FUZZ_CHECK(twr_pmi_in_barrier(&s, r) == (r >= 0 && r < m.size && m.in_barrier[r]));
+    }
+    twr_pmi_server_destroy(&s);
+    for (int i = 0; i < m.count; i++) {
+        free(m.keys[i]);
+        free(m.values[i]);
+    }
+    return 0;
+}
+
+/* Sessions: the start-up every rank of a job of two goes through, refusals of every
+ * kind, and a rank that fills its share of the store. */
+size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(void)) {
+    static const char *const sessions[] = {
+        "2\n"
+        "0cmd=init pmi_version=1 pmi_subversion=1\n"
+        "1cmd=init pmi_version=1 pmi_subversion=1\n"
+        "0cmd=get_maxes\n"
+        "0cmd=get_my_kvsname\n"
+        "1cmd=get_my_kvsname\n"
+        "0cmd=put kvsname=tw-fuzz key=tw.ep0.0 value=shm:n~1:/tw-fuzz-ep0-0,udp:127.0.0.1:4000\n"
+        "1cmd=put kvsname=tw-fuzz key=tw.ep0.1 value=shm:n~1:/tw-fuzz-ep0-1\n"
+        "0cmd=barrier_in\n"
+        "1cmd=barrier_in\n"
+        "1cmd=get kvsname=tw-fuzz key=tw.ep0.0\n"
+        "0cmd=get kvsname=tw-fuzz key=tw.ep0.1\n"
+        "0cmd=get kvsname=tw-fuzz key=PMI_process_mapping\n"
+        "0cmd=finalize\n"
+        "1cmd=finalize\n",
+        "2\n"
+        "0cmd=put kvsname=tw-fuzz key=a value=1\n"
+        "0cmd=put kvsname=tw-fuzz key=a value=1\n"
+        "1cmd=put kvsname=tw-fuzz key=a value=2\n"
+        "1cmd=put kvsname=other key=b value=2\n"
+        "1cmd=put kvsname=tw-fuzz key=b value=\n"
+        "1cmd=get kvsname=tw-fuzz key=b\n"
+        "0cmd=get kvsname=tw-fuzz key=a\n"
+        "0cmd=barrier_in\n"
+        "0cmd=barrier_in\n"
+        "2cmd=get_universe_size\n"
+        "/cmd=get_appnum\n"
+        "1cmd=abort exitcode=256\n",
+        "1\n"
+        "0cmd=init pmi_version=2\n"
+        "0cmd=nothing\n"
+        "0key=value\n"
+        "0cmd\n"
+        "0cmd=get_universe_size\n"
+        "0cmd=barrier_in\n"
+        "0cmd=abort exitcode=7\n",
+    };
+    unsigned count = sizeof sessions / sizeof sessions[0];
+    if (index % (count + 1) < count) {
+        const char *s = sessions[index % (count + 1)];
+        size_t n = strlen(s) < cap ? strlen(s) : cap;
+        memcpy(buf, s, n);
+        return n;
+    }
+    /* a rank that fills its share of the store, and one put more */
+    size_t n = (size_t)snprintf((char *)buf, cap, "1\n");
+    for (int i = 0; i <= TWR_PMI_KEYS_PER_RANK && n < cap; i++)
+        n += (size_t)snprintf((char *)buf + n, cap - n,
+                              "0cmd=put kvsname=tw-fuzz key=k%d value=%u\n", i, rand32() % 10);
+    return n < cap ? n : cap;
+}
+
+void fuzz_report(FILE *out) {
+    fprintf(out, "; %ld lines, %ld puts stored, %ld gets found, %ld barriers, %ld aborts",
+            lines_sent, puts_stored, gets_found, barriers_done, aborts);
+}
