@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "link/crc32c.h"
-#include "link/udp_wire.h"
+#include "link/udp/crc32c.h"
+#include "link/udp/udp_wire.h"
 
 enum { KEY = 0x5eed, SELF = 2, MAX_INPUT = TW_UDP_HDR_SIZE + 1600 };
 
