@@ -15,16 +15,17 @@
  * A unit's own poll (tw_ring_peek of the mailbox, of the notification queue) touches
  * only its ring; the public calls that find their ring empty run the engine when
  * there is work for it (tw_dev_progress_if_pending: one load per ring and one of
- * ep->polled when there is none) and look at their ring again. Nothing of the engine
- * calls up: units are reached only through the link's tw_link_device_t.
+ * ep->polled when there is none) and look at their ring again. A link reaches the
+ * units only through the tw_link_device_t the device gave it.
  *
  * Across nodes the target's device executes RMA requests, and takes messages into
  * the mailbox, only when it makes progress. A process that computes without calling
- * tollway would leave its peers waiting; the thread serves the udp link meanwhile.
+ * tollway would leave its peers waiting; the thread runs step 1 meanwhile (the rings
+ * of steps 2 to 4 have one consumer, the owner).
  *
- * The thread and the owner share the udp link and everything serving it touches (the
- * table of operations in flight, the answers waiting for the window, the peers
- * table); one recursive mutex guards them, taken by the owner around every call into
+ * The thread and the owner share the polled links and everything serving them
+ * touches (the table of operations in flight, the answers waiting for a window, the
+ * peers table); one recursive mutex guards them, taken by the owner around every call into
  * that state and tried by the thread. Without the thread the lock is one predictable
  * branch; the shared-memory paths never take it. */
 #ifndef TW_DEVICE_PROGRESS_H
