@@ -4,7 +4,7 @@
 #include "device/rma.h"
 #include "device/velo.h"
 #include "link/link.h"
-#include "link/shm/shm.h"
+#include "link/shm/segment.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -76,12 +76,17 @@ static void links_while_waiting(void *ctx) {
     tw_dev_unlock(ep);
 }
 
-/* ports[0]: the mapped link, always; the others when the job spans nodes (or
- * TW_LINK=udp), their addresses appended to addr (",<name>:..."). */
+/* ports[0]: the mapped link (it needs no instance: the segment is the endpoint's),
+ * always; the others when the job spans nodes (or TW_LINK=udp), their addresses
+ * appended to addr (",<name>:..."). */
 static int open_links(tw_ep_t *ep, char *addr, size_t cap) {
     tw_job_t *job = ep->job;
-    ep->ports[0] = (tw_link_port_t){.link = &tw_link_shm, .ep = ep};
-    ep->nports = 1;
+    for (unsigned i = 0; i < tw_links_count && !ep->nports; i++)
+        if (tw_links[i]->caps & TW_LINK_MAPPED) {
+            ep->ports[0] = (tw_link_port_t){.link = tw_links[i], .ep = ep};
+            ep->nports = 1;
+        }
+    if (!ep->nports) return -1;
     if (ep->size == 1 || (!job->config->udp_everywhere && job->local_size == job->size)) return 0;
     for (unsigned i = 0; i < tw_links_count && ep->nports < TW_PORTS_MAX; i++) {
         const tw_link_t *link = tw_links[i];
