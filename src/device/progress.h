@@ -53,10 +53,15 @@ int tw_dev_progress(tw_ep_t *ep);
  * operation waiting for a link's window). */
 int tw_dev_poll_links(tw_ep_t *ep);
 
+/* 1 when the engine has work: a request or an answer in our rings, or a link to poll. */
+static inline int tw_dev_has_work(const tw_ep_t *ep) {
+    return __builtin_expect(
+        tw_ring_pending(&ep->req_rx) || tw_ring_pending(&ep->resp_rx) || ep->polled, 0);
+}
+
 /* Runs the engine when it has work: 1 when it ran (look at the ring again). */
 static inline int tw_dev_progress_if_pending(tw_ep_t *ep) {
-    if (__builtin_expect(
-            tw_ring_pending(&ep->req_rx) || tw_ring_pending(&ep->resp_rx) || ep->polled, 0)) {
+    if (tw_dev_has_work(ep)) {
         tw_dev_progress(ep);
         return 1;
     }
