@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "link/crc32c.h"
+#include "link/udp/crc32c.h"
 
 enum {
     BUFFER = 256 << 10,

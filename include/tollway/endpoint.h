@@ -59,11 +59,20 @@ int tw_ep_size(const tw_ep_t *ep);
  * by ",udp:<ip>:<port>" when the job spans nodes. */
 int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap);
 
-/* The link that reaches rank's endpoint: TW_LINK_SHM for this node (and this endpoint
- * itself), TW_LINK_UDP for another node (every other rank with TW_LINK=udp). Negative
- * (TW_ERR_RANK, TW_ERR_PEER) when rank is out of range or its address is unknown. */
-enum { TW_LINK_SHM = 0, TW_LINK_UDP = 1 };
-int tw_ep_link(tw_ep_t *ep, int rank);
+/* What the link that reaches rank's endpoint can do, for a layer above that chooses
+ * its protocols by it. This node (and this endpoint itself) is reached by "shm",
+ * other nodes by "udp" (every other rank with TW_LINK=udp). */
+typedef struct tw_link_caps {
+    char name[16];        /* the link's name: "shm", "udp" */
+    int rma_by_initiator; /* 1: the initiator moves an RMA's bytes itself, at once;
+                             0: the target's device does, when the target makes progress */
+    int put_cheaper;      /* 1: a put is the cheaper way to move a large message; 0: a get */
+    int shared_copy;      /* 1: both sides can copy parts of one large message at once */
+    size_t velo_max;      /* the longest VELO message */
+} tw_link_caps_t;
+/* TW_OK with *caps filled, or TW_ERR_ARG, TW_ERR_RANK (rank out of range),
+ * TW_ERR_PEER (its address is unknown), with *caps zeroed. Does not contact rank. */
+int tw_ep_link_caps(tw_ep_t *ep, int rank, tw_link_caps_t *caps);
 
 /* A barrier over all ranks of the job, through the process manager. It is meant for
  * start-up, tests and benchmarks, not for hot loops. */

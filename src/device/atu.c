@@ -2,6 +2,8 @@
  * segment, translated and checked by whoever accesses them. */
 #include "device/atu.h"
 
+#include "device/endpoint.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -10,26 +12,26 @@
 /* Keys come from a generator seeded once from the kernel, so registering makes no
  * system call. splitmix64: every 64-bit output once per period. */
 static uint64_t next_key(tw_ep_t *ep) {
-    uint64_t z = (ep->key_state += 0x9e3779b97f4a7c15ull);
+    uint64_t z = (ep->atu.key_state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
 
 int tw_atu_init(tw_ep_t *ep) {
-    ep->atu_free = malloc(ep->atu_entries * sizeof *ep->atu_free);
-    if (!ep->atu_free) return -1;
+    ep->atu.free = malloc(ep->atu.entries * sizeof *ep->atu.free);
+    if (!ep->atu.free) return -1;
     /* lowest index on top, so tables fill from the start */
-    for (uint32_t i = 0; i < ep->atu_entries; i++) ep->atu_free[i] = ep->atu_entries - 1 - i;
-    ep->atu_free_count = ep->atu_entries;
-    if (getrandom(&ep->key_state, sizeof ep->key_state, 0) != sizeof ep->key_state)
-        ep->key_state = (uint64_t)getpid() * 0x2545f4914f6cdd1dull ^ (uint64_t)(uintptr_t)ep;
+    for (uint32_t i = 0; i < ep->atu.entries; i++) ep->atu.free[i] = ep->atu.entries - 1 - i;
+    ep->atu.free_count = ep->atu.entries;
+    if (getrandom(&ep->atu.key_state, sizeof ep->atu.key_state, 0) != sizeof ep->atu.key_state)
+        ep->atu.key_state = (uint64_t)getpid() * 0x2545f4914f6cdd1dull ^ (uint64_t)(uintptr_t)ep;
     return 0;
 }
 
 void tw_atu_fini(tw_ep_t *ep) {
-    free(ep->atu_free);
-    ep->atu_free = NULL;
+    free(ep->atu.free);
+    ep->atu.free = NULL;
 }
 
 int tw_atu_register(tw_ep_t *ep, void *addr, size_t length, unsigned perms, uint32_t heap_id,
@@ -37,9 +39,9 @@ int tw_atu_register(tw_ep_t *ep, void *addr, size_t length, unsigned perms, uint
     if (!ep || !region || !addr || length == 0 || length > TW_NLA_OFFSET_MASK + 1 || !perms ||
         (perms & ~(TW_PERM_READ | TW_PERM_WRITE)))
         return TW_ERR_ARG;
-    if (ep->atu_free_count == 0) return TW_ERR_NOMEM;
-    uint32_t idx = ep->atu_free[--ep->atu_free_count];
-    tw_atu_entry_t *e = &ep->atu[idx];
+    if (ep->atu.free_count == 0) return TW_ERR_NOMEM;
+    uint32_t idx = ep->atu.free[--ep->atu.free_count];
+    tw_atu_entry_t *e = &ep->atu.table[idx];
     uint64_t gen = (atomic_load_explicit(&e->state, memory_order_relaxed) >> 8) + 1;
     /* the seqlock's writer: fields change only while state says invalid */
     atomic_thread_fence(memory_order_release);
@@ -69,8 +71,8 @@ int tw_dereg(tw_ep_t *ep, tw_region_t *region) {
 int tw_atu_deregister(tw_ep_t *ep, tw_region_t *region, int allow_heap) {
     if (!ep || !region) return TW_ERR_ARG;
     uint32_t idx = tw_nla_index(region->nla);
-    if (idx >= ep->atu_entries) return TW_ERR_ARG;
-    tw_atu_entry_t *e = &ep->atu[idx];
+    if (idx >= ep->atu.entries) return TW_ERR_ARG;
+    tw_atu_entry_t *e = &ep->atu.table[idx];
     uint64_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
     if (!(st & TW_ATU_VALID) || ((st >> 8) & 0xff) != tw_nla_gen(region->nla) ||
         e->key != region->key || (e->heap_id && !allow_heap))
@@ -80,7 +82,7 @@ int tw_atu_deregister(tw_ep_t *ep, tw_region_t *region, int allow_heap) {
     atomic_store_explicit(&e->state, st & ~(uint64_t)0xff, memory_order_seq_cst);
     unsigned spins = 0;
     while (atomic_load_explicit(&e->inflight, memory_order_seq_cst) != 0) tw_ep_idle(ep, &spins);
-    ep->atu_free[ep->atu_free_count++] = idx;
+    ep->atu.free[ep->atu.free_count++] = idx;
     ep->stats.deregistrations++;
     memset(region, 0, sizeof *region);
     return TW_OK;

@@ -1,14 +1,46 @@
-/* The ATU's translation, used by the initiator against a target's table and by a
- * target serving a pipelined request against its own. */
+/* The address translation unit: its table (in the owner's segment, read by every
+ * initiator), the owner's private state, and the translation, used by the initiator
+ * against a target's table and by a target serving a request against its own. */
 #ifndef TW_DEVICE_ATU_H
 #define TW_DEVICE_ATU_H
 
 #include <stdint.h>
 
 #include <tollway/atu.h>
+#include <tollway/endpoint.h>
 #include <tollway/status.h>
 
-#include "device/endpoint.h"
+#include "device/ring.h"
+#include "device/segment.h"
+
+/* One registration in the ATU table (in the owner's segment, read by initiators).
+ * state = generation << 8 | perms << 1 | valid, published last (release). An
+ * initiator counts itself in `inflight` before it checks `state` and out after the
+ * access; deregistration clears valid and waits for inflight to drain. */
+typedef struct tw_atu_entry {
+    _Alignas(TW_CACHELINE) _Atomic uint64_t state;
+    _Atomic uint64_t inflight;
+    uint64_t base;
+    uint64_t length;
+    uint64_t key;
+    uint32_t heap_id; /* 0: ordinary memory; else the shared-heap block holding it */
+    uint32_t unused;
+} tw_atu_entry_t;
+
+/* The owner's side: the table lives in the segment; the free list is private. */
+typedef struct tw_atu {
+    tw_atu_entry_t *table;
+    uint32_t entries;
+    uint32_t *free;
+    uint32_t free_count;
+    uint64_t key_state;
+    _Atomic uint64_t *locks; /* the lock region, in the segment */
+} tw_atu_t;
+
+int tw_atu_init(tw_ep_t *ep);
+void tw_atu_fini(tw_ep_t *ep);
+int tw_atu_register(tw_ep_t *ep, void *addr, size_t length, unsigned perms, uint32_t heap_id,
+                    tw_region_t *region);
 
 /* NLA = entry index (16 bits) | generation (8 bits) | offset (40 bits). Index 0xffff
  * is every endpoint's lock region. */

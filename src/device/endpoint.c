@@ -1,6 +1,10 @@
 #include "device/endpoint.h"
+
 #include "device/progress.h"
-#include "device/remote.h"
+#include "device/rma.h"
+#include "device/velo.h"
+#include "link/link.h"
+#include "link/shm/segment.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -49,12 +53,61 @@ size_t tw_ep_memory_size(void) {
     return l.total;
 }
 
-static tw_slot_t *slots_at(void *segment, size_t offset) {
-    return (tw_slot_t *)((char *)segment + offset);
-}
-
 static void address_key(char *key, size_t cap, int index, int rank) {
     snprintf(key, cap, "tw.ep%d.%d", index, rank);
+}
+
+/* What the links that carry messages hand the device. */
+static const tw_link_device_t device_side = {
+    .velo = tw_velo_link_deliver,
+    .rma_request = tw_rma_link_request,
+    .rma_answer = tw_rma_link_answer,
+    .land_request = tw_rma_link_land_request,
+    .land_answer = tw_rma_link_land_answer,
+    .landed = tw_rma_link_landed,
+};
+
+/* The process manager's client waits for answers in a loop: the links go on meanwhile
+ * (a peer may wait for our acknowledgements to reach the same fence). */
+static void links_while_waiting(void *ctx) {
+    tw_ep_t *ep = ctx;
+    tw_dev_lock(ep);
+    tw_dev_poll_links(ep);
+    tw_dev_unlock(ep);
+}
+
+/* ports[0]: the mapped link (it needs no instance: the segment is the endpoint's),
+ * always; the others when the job spans nodes (or TW_LINK=udp), their addresses
+ * appended to addr (",<name>:..."). */
+static int open_links(tw_ep_t *ep, char *addr, size_t cap) {
+    tw_job_t *job = ep->job;
+    for (unsigned i = 0; i < tw_links_count && !ep->nports; i++)
+        if (tw_links[i]->caps & TW_LINK_MAPPED) {
+            ep->ports[0] = (tw_link_port_t){.link = tw_links[i], .ep = ep};
+            ep->nports = 1;
+        }
+    if (!ep->nports) return -1;
+    if (ep->size == 1 || (!job->config->udp_everywhere && job->local_size == job->size)) return 0;
+    for (unsigned i = 0; i < tw_links_count && ep->nports < TW_PORTS_MAX; i++) {
+        const tw_link_t *link = tw_links[i];
+        if (link->caps & TW_LINK_MAPPED) continue;
+        tw_link_port_t *port = &ep->ports[ep->nports];
+        *port = (tw_link_port_t){.link = link, .ep = ep};
+        char mine[128];
+        port->ctx = link->open(job, &device_side, port, mine, sizeof mine);
+        if (!port->ctx) return -1;
+        ep->nports++;
+        if ((link->caps & TW_LINK_POLLED) && !ep->polled) ep->polled = port;
+        int n = snprintf(addr, cap, ",%s", mine);
+        if (n < 0 || (size_t)n >= cap) return -1;
+        addr += n;
+        cap -= (size_t)n;
+    }
+    if (ep->polled) {
+        job->pmi.waiting = links_while_waiting;
+        job->pmi.waiting_ctx = ep;
+    }
+    return 0;
 }
 
 int tw_ep_open(tw_ep_t **out) {
@@ -102,45 +155,44 @@ int tw_ep_open(tw_ep_t **out) {
     seg->rma_slots = cfg->rma_slots;
     seg->atu_entries = cfg->atu_entries;
     seg->owner_pid = (int32_t)getpid();
-    tw_ring_format(&seg->velo_ctrl, slots_at(seg, l.velo), cfg->velo_slots);
-    tw_ring_format(&seg->nq_ctrl, slots_at(seg, l.nq), cfg->nq_slots);
-    tw_ring_format(&seg->req_ctrl, slots_at(seg, l.req), cfg->rma_slots);
-    tw_ring_format(&seg->resp_ctrl, slots_at(seg, l.resp), cfg->rma_slots);
-    ep->locks = (_Atomic uint64_t *)((char *)seg + l.locks);
-    ep->atu = (tw_atu_entry_t *)((char *)seg + l.atu);
-    ep->atu_entries = cfg->atu_entries;
+    tw_ring_format(&seg->velo_ctrl, tw_segment_slots(seg, l.velo), cfg->velo_slots);
+    tw_ring_format(&seg->nq_ctrl, tw_segment_slots(seg, l.nq), cfg->nq_slots);
+    tw_ring_format(&seg->req_ctrl, tw_segment_slots(seg, l.req), cfg->rma_slots);
+    tw_ring_format(&seg->resp_ctrl, tw_segment_slots(seg, l.resp), cfg->rma_slots);
+    ep->atu.locks = (_Atomic uint64_t *)((char *)seg + l.locks);
+    ep->atu.table = (tw_atu_entry_t *)((char *)seg + l.atu);
+    ep->atu.entries = cfg->atu_entries;
     __atomic_store_n(&seg->magic, TW_SEGMENT_MAGIC, __ATOMIC_RELEASE);
-    tw_ring_consumer_init(&ep->velo_rx, &seg->velo_ctrl, slots_at(seg, l.velo), cfg->velo_slots,
-                          TW_VELO_MAX_SIZE);
-    tw_ring_consumer_init(&ep->nq_rx, &seg->nq_ctrl, slots_at(seg, l.nq), cfg->nq_slots,
+    tw_ring_consumer_init(&ep->velo_rx, &seg->velo_ctrl, tw_segment_slots(seg, l.velo),
+                          cfg->velo_slots, TW_VELO_MAX_SIZE);
+    tw_ring_consumer_init(&ep->nq_rx, &seg->nq_ctrl, tw_segment_slots(seg, l.nq), cfg->nq_slots,
                           TW_VELO_INLINE_SIZE);
-    tw_ring_consumer_init(&ep->req_rx, &seg->req_ctrl, slots_at(seg, l.req), cfg->rma_slots,
+    tw_ring_consumer_init(&ep->req_rx, &seg->req_ctrl, tw_segment_slots(seg, l.req), cfg->rma_slots,
                           TW_RING_LEN_MASK);
-    tw_ring_consumer_init(&ep->resp_rx, &seg->resp_ctrl, slots_at(seg, l.resp), cfg->rma_slots,
-                          TW_RING_LEN_MASK);
-    tw_ring_producer_init(&ep->nq_self, &seg->nq_ctrl, slots_at(seg, l.nq), cfg->nq_slots);
-    tw_ring_producer_init(&ep->nq_dev, &seg->nq_ctrl, slots_at(seg, l.nq), cfg->nq_slots);
-    ep->rma_copy = cfg->rma_copy;
+    tw_ring_consumer_init(&ep->resp_rx, &seg->resp_ctrl, tw_segment_slots(seg, l.resp),
+                          cfg->rma_slots, TW_RING_LEN_MASK);
+    tw_ring_producer_init(&ep->nq_self, &seg->nq_ctrl, tw_segment_slots(seg, l.nq), cfg->nq_slots);
+    tw_ring_producer_init(&ep->nq_dev, &seg->nq_ctrl, tw_segment_slots(seg, l.nq), cfg->nq_slots);
+    tw_ring_producer_init(&ep->velo_self, &seg->velo_ctrl, tw_segment_slots(seg, l.velo),
+                          cfg->velo_slots);
+    ep->rma.copy = cfg->rma_copy;
     tw_rma_init(ep);
     if (tw_atu_init(ep)) {
         tw_ep_close(ep);
         return TW_ERR_NOMEM;
     }
 
-    /* A job that spans nodes (or TW_LINK=udp) needs the udp link. */
-    char udp[64] = "";
-    if (ep->size > 1 && (cfg->udp_everywhere || job->local_size < job->size)) {
-        if (tw_remote_open(ep, udp, sizeof udp)) {
-            tw_ep_close(ep);
-            return TW_ERR_SYSTEM;
-        }
+    /* The mapped link reaches this node; a job that spans nodes (or TW_LINK=udp) opens
+     * the links that carry messages too. Each adds its address to ours. */
+    char key[64], value[TW_PMI_VALUE_MAX];
+    int at = snprintf(value, sizeof value, "shm:%s:%s", job->node, ep->segment_name);
+    if (open_links(ep, value + at, sizeof value - (size_t)at)) {
+        tw_ep_close(ep);
+        return TW_ERR_SYSTEM;
     }
 
-    /* Announce the mailbox (and the link); after the fence every peer may map it. */
-    char key[64], value[TW_PMI_VALUE_MAX];
+    /* Announce the mailbox (and the links); after the fence every peer may map it. */
     address_key(key, sizeof key, ep->index, ep->rank);
-    snprintf(value, sizeof value, "shm:%s:%s%s%s", job->node, ep->segment_name, udp[0] ? "," : "",
-             udp);
     if (tw_pmi_put(&job->pmi, key, value) || tw_pmi_fence(&job->pmi)) {
         fprintf(stderr, "tollway: cannot publish the endpoint address of rank %d\n", ep->rank);
         tw_ep_close(ep);
@@ -181,54 +233,88 @@ static int segment_valid(const tw_segment_header_t *seg, size_t size, const tw_e
     return size >= l.total;
 }
 
-/* A peer on another node: its udp address is all it takes. */
-static int connect_remote(tw_ep_t *ep, int rank, const char *udp) {
-    if (!udp || tw_remote_connect(ep, rank, udp)) return TW_ERR_PEER;
+/* The port that reaches rank, whose address is addr ("shm:<node>:<segment>" and a
+ * ",<link>:..." field per link it opened): the mapped link for this endpoint itself and
+ * for this node (unless TW_LINK=udp), else the first of our other links whose field
+ * the address has. *field points to that field (NULL for the mapped link). NULL when
+ * the address is malformed or no link of ours reaches it. */
+static tw_link_port_t *port_to(tw_ep_t *ep, int rank, const char *addr, const char **field) {
+    const char *node = addr + 4, *name = strchr(node, ':');
+    *field = NULL;
+    if (strncmp(addr, "shm:", 4) != 0 || !name || name[1] != '/') return NULL;
+    size_t node_len = (size_t)(name - node);
+    int same_node = node_len == strlen(ep->job->node) && !strncmp(node, ep->job->node, node_len);
+    if (rank == ep->rank || (same_node && !ep->job->config->udp_everywhere)) return &ep->ports[0];
+    for (unsigned i = 1; i < ep->nports; i++) {
+        size_t n = strlen(ep->ports[i].link->name);
+        for (const char *f = strchr(addr, ','); f; f = strchr(f + 1, ','))
+            if (!strncmp(f + 1, ep->ports[i].link->name, n) && f[1 + n] == ':') {
+                *field = f + 1;
+                return &ep->ports[i];
+            }
+    }
+    return NULL;
+}
+
+/* The link that would reach rank (connected or not), or NULL. */
+static const tw_link_t *link_to(tw_ep_t *ep, int rank) {
+    if (ep->peers[rank]) return ep->peers[rank]->port->link;
+    char addr[TW_PMI_VALUE_MAX];
+    const char *field;
+    if (tw_ep_address(ep, rank, addr, sizeof addr)) return NULL;
+    tw_link_port_t *port = port_to(ep, rank, addr, &field);
+    return port ? port->link : NULL;
+}
+
+int tw_ep_link_caps(tw_ep_t *ep, int rank, tw_link_caps_t *caps) {
+    if (!ep || !caps) return TW_ERR_ARG;
+    memset(caps, 0, sizeof *caps);
+    if (rank < 0 || rank >= ep->size) return TW_ERR_RANK;
+    const tw_link_t *link = link_to(ep, rank);
+    if (!link) return TW_ERR_PEER;
+    snprintf(caps->name, sizeof caps->name, "%s", link->name);
+    caps->rma_by_initiator = !!(link->caps & TW_LINK_MAPPED);
+    caps->put_cheaper = !!(link->caps & TW_LINK_PUT_CHEAPER);
+    caps->shared_copy = !!(link->caps & TW_LINK_SHARED_COPY);
+    caps->velo_max = link->velo_max;
+    return TW_OK;
+}
+
+/* A peer whose link carries messages: the link is told where it is. */
+static int connect_port(tw_ep_t *ep, int rank, tw_link_port_t *port, const char *field) {
+    char mine[TW_PMI_VALUE_MAX];
+    snprintf(mine, sizeof mine, "%s", field);
+    char *end = strchr(mine, ',');
+    if (end) *end = '\0';
+    if (port->link->connect(port->ctx, rank, mine)) return TW_ERR_PEER;
     tw_peer_t *peer = calloc(1, sizeof *peer);
     if (!peer) return TW_ERR_NOMEM;
-    peer->remote = 1;
+    peer->port = port;
     ep->peers[rank] = peer;
     return TW_OK;
 }
 
-static int connect_to(tw_ep_t *ep, int rank, char *addr);
+/* A peer whose segment the mapped link maps. */
+static int connect_mapped(tw_ep_t *ep, int rank, tw_link_port_t *port, const char *addr);
 
 int tw_ep_connect(tw_ep_t *ep, int rank) {
     char addr[TW_PMI_VALUE_MAX];
     if (tw_ep_address(ep, rank, addr, sizeof addr)) return TW_ERR_PEER;
-    tw_dev_lock(ep); /* the progress thread reads the peers table and the link */
-    int rc = connect_to(ep, rank, addr);
+    tw_dev_lock(ep); /* the progress thread reads the peers table and the links */
+    const char *field;
+    tw_link_port_t *port = port_to(ep, rank, addr, &field);
+    int rc = !port                               ? TW_ERR_PEER
+             : port->link->caps & TW_LINK_MAPPED ? connect_mapped(ep, rank, port, addr)
+                                                 : connect_port(ep, rank, port, field);
     tw_dev_unlock(ep);
     return rc;
 }
 
-/* The link to rank whose address is addr ("shm:<node>:<segment>[,udp:<ip>:<port>]"),
- * or TW_ERR_PEER when the address is malformed. */
-static int link_to(const tw_ep_t *ep, int rank, const char *addr) {
-    const char *node = addr + 4, *name = strchr(node, ':');
-    if (strncmp(addr, "shm:", 4) != 0 || !name || name[1] != '/') return TW_ERR_PEER;
-    size_t node_len = (size_t)(name - node);
-    int same_node = node_len == strlen(ep->job->node) && !strncmp(node, ep->job->node, node_len);
-    return rank != ep->rank && (!same_node || ep->job->config->udp_everywhere) ? TW_LINK_UDP
-                                                                               : TW_LINK_SHM;
-}
-
-int tw_ep_link(tw_ep_t *ep, int rank) {
-    if (!ep) return TW_ERR_ARG;
-    if (rank < 0 || rank >= ep->size) return TW_ERR_RANK;
-    if (ep->peers[rank]) return ep->peers[rank]->remote ? TW_LINK_UDP : TW_LINK_SHM;
-    char addr[TW_PMI_VALUE_MAX];
-    if (tw_ep_address(ep, rank, addr, sizeof addr)) return TW_ERR_PEER;
-    return link_to(ep, rank, addr);
-}
-
-static int connect_to(tw_ep_t *ep, int rank, char *addr) {
-    char *udp = strchr(addr, ',');
-    if (udp) *udp++ = '\0';
-    int link = link_to(ep, rank, addr);
-    if (link < 0) return link;
-    if (link == TW_LINK_UDP) return connect_remote(ep, rank, udp);
-    const char *name = strchr(addr + 4, ':') + 1;
+static int connect_mapped(tw_ep_t *ep, int rank, tw_link_port_t *port, const char *addr) {
+    char name[TW_PMI_VALUE_MAX];
+    snprintf(name, sizeof name, "%s", strchr(addr + 4, ':') + 1);
+    char *end = strchr(name, ',');
+    if (end) *end = '\0';
     tw_peer_t *peer = calloc(1, sizeof *peer);
     if (!peer) return TW_ERR_NOMEM;
     peer->segment = tw_shm_map(name, TW_SEGMENT_HEADER_SIZE, &peer->segment_size);
@@ -240,15 +326,19 @@ static int connect_to(tw_ep_t *ep, int rank, char *addr) {
     tw_segment_header_t *seg = peer->segment;
     tw_segment_layout_t l;
     tw_segment_layout(seg->velo_slots, seg->nq_slots, seg->rma_slots, seg->atu_entries, &l);
-    tw_ring_producer_init(&peer->velo, &seg->velo_ctrl, slots_at(seg, l.velo), seg->velo_slots);
-    tw_ring_producer_init(&peer->nq, &seg->nq_ctrl, slots_at(seg, l.nq), seg->nq_slots);
-    tw_ring_producer_init(&peer->req, &seg->req_ctrl, slots_at(seg, l.req), seg->rma_slots);
-    tw_ring_producer_init(&peer->resp, &seg->resp_ctrl, slots_at(seg, l.resp), seg->rma_slots);
+    tw_ring_producer_init(&peer->velo, &seg->velo_ctrl, tw_segment_slots(seg, l.velo),
+                          seg->velo_slots);
+    tw_ring_producer_init(&peer->nq, &seg->nq_ctrl, tw_segment_slots(seg, l.nq), seg->nq_slots);
+    tw_ring_producer_init(&peer->req, &seg->req_ctrl, tw_segment_slots(seg, l.req), seg->rma_slots);
+    tw_ring_producer_init(&peer->resp, &seg->resp_ctrl, tw_segment_slots(seg, l.resp),
+                          seg->rma_slots);
     peer->atu = (tw_atu_entry_t *)((char *)seg + l.atu);
     peer->atu_entries = seg->atu_entries;
     peer->locks = (_Atomic uint64_t *)((char *)seg + l.locks);
     peer->pid = (pid_t)seg->owner_pid;
-    peer->pipelined = ep->rma_copy == TW_RMA_COPY_PIPELINE;
+    peer->pipelined = ep->rma.copy == TW_RMA_COPY_PIPELINE;
+    peer->mapped = 1;
+    peer->port = port;
     ep->peers[rank] = peer;
     ep->stats.peers_mapped++;
     return TW_OK;
@@ -260,16 +350,18 @@ int tw_ep_close(tw_ep_t *ep) {
     if (ep->job->config->stats) tw_ep_print_stats(ep, stderr);
     tw_heap_fini(ep);
     tw_atu_fini(ep);
-    if (ep->udp) tw_remote_close(ep);
+    for (unsigned i = 1; i < ep->nports; i++) ep->ports[i].link->close(ep->ports[i].ctx);
+    if (ep->job->pmi.waiting_ctx == ep) ep->job->pmi.waiting = NULL;
+    ep->nports = 0;
+    ep->polled = NULL;
     for (int r = 0; r < ep->size; r++) {
-        if (!ep->peers[r]) continue;
-        if (ep->peers[r]->remote) {
-            free(ep->peers[r]);
-            continue;
+        tw_peer_t *peer = ep->peers[r];
+        if (!peer) continue;
+        if (peer->mapped) {
+            tw_heap_peer_unmap_all(&peer->heap);
+            tw_shm_unmap(peer->segment, peer->segment_size);
         }
-        tw_heap_peer_unmap_all(ep->peers[r]);
-        tw_shm_unmap(ep->peers[r]->segment, ep->peers[r]->segment_size);
-        free(ep->peers[r]);
+        free(peer);
     }
     tw_shm_unmap(ep->segment, ep->segment_size);
     tw_shm_unlink(ep->segment_name);
@@ -310,7 +402,7 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
             (unsigned long long)s->bytes_sent, (unsigned long long)s->msgs_received,
             (unsigned long long)s->bytes_received, (unsigned long long)s->send_retries,
             (unsigned long long)s->polls_empty, (unsigned long long)s->peers_mapped);
-    if (ep->udp) {
+    if (ep->nports > 1) {
         /* the connection table: which link reaches each peer contacted so far; one
          * write, so that the lines of several ranks do not mix */
         char line[4096];
@@ -320,9 +412,10 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
         for (int r = 0; r < ep->size && n > 0 && (size_t)n < sizeof line - 16; r++)
             if (ep->peers[r])
                 n += snprintf(line + n, sizeof line - (size_t)n, " %d:%s", r,
-                              ep->peers[r]->remote ? "udp" : "shm");
+                              ep->peers[r]->port->link->name);
         fprintf(out, "%s\n", line);
-        tw_remote_print_stats(ep, out);
+        for (unsigned i = 1; i < ep->nports; i++)
+            ep->ports[i].link->print_stats(ep->ports[i].ctx, out, ep->rank, ep->index);
     }
     if (!s->rma_ops && !s->registrations && !s->notifications) return;
     fprintf(out,

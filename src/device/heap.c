@@ -9,6 +9,8 @@
 #include <tollway/atu.h>
 #include <tollway/status.h>
 
+#include "device/heap.h"
+
 #include "device/atu.h"
 #include "device/endpoint.h"
 
@@ -18,15 +20,15 @@ static void heap_block_name(char *name, size_t cap, const tw_ep_t *ep, int rank,
 
 void *tw_heap_alloc(tw_ep_t *ep, size_t length, tw_region_t *region) {
     if (!ep || !region || length == 0) return NULL;
-    if (ep->heap_count == ep->heap_cap) {
-        uint32_t cap = ep->heap_cap ? 2 * ep->heap_cap : 16;
-        tw_heap_block_t *h = realloc(ep->heap, cap * sizeof *h);
+    if (ep->heap.count == ep->heap.cap) {
+        uint32_t cap = ep->heap.cap ? 2 * ep->heap.cap : 16;
+        tw_heap_block_t *h = realloc(ep->heap.blocks, cap * sizeof *h);
         if (!h) return NULL;
-        ep->heap = h;
-        ep->heap_cap = cap;
+        ep->heap.blocks = h;
+        ep->heap.cap = cap;
     }
-    tw_heap_block_t *b = &ep->heap[ep->heap_count];
-    b->id = ++ep->next_heap_id; /* ids start at 1: 0 means "not heap" */
+    tw_heap_block_t *b = &ep->heap.blocks[ep->heap.count];
+    b->id = ++ep->heap.next_id; /* ids start at 1: 0 means "not heap" */
     b->size = (length + 4095) & ~(size_t)4095;
     heap_block_name(b->name, sizeof b->name, ep, ep->rank, b->id);
     b->base = tw_shm_create(b->name, b->size);
@@ -36,23 +38,23 @@ void *tw_heap_alloc(tw_ep_t *ep, size_t length, tw_region_t *region) {
         tw_shm_unlink(b->name);
         return NULL;
     }
-    ep->heap_count++;
+    ep->heap.count++;
     *region = b->region;
     return b->base;
 }
 
 static void heap_release(tw_ep_t *ep, uint32_t i) {
-    tw_heap_block_t *b = &ep->heap[i];
+    tw_heap_block_t *b = &ep->heap.blocks[i];
     tw_atu_deregister(ep, &b->region, 1);
     tw_shm_unmap(b->base, b->size);
     tw_shm_unlink(b->name);
-    ep->heap[i] = ep->heap[--ep->heap_count];
+    ep->heap.blocks[i] = ep->heap.blocks[--ep->heap.count];
 }
 
 int tw_heap_free(tw_ep_t *ep, void *ptr) {
     if (!ep || !ptr) return TW_ERR_ARG;
-    for (uint32_t i = 0; i < ep->heap_count; i++)
-        if (ep->heap[i].base == ptr) {
+    for (uint32_t i = 0; i < ep->heap.count; i++)
+        if (ep->heap.blocks[i].base == ptr) {
             heap_release(ep, i);
             return TW_OK;
         }
@@ -62,80 +64,81 @@ int tw_heap_free(tw_ep_t *ep, void *ptr) {
 void *tw_heap_local_addr(tw_ep_t *ep, int rank, uint64_t nla, uint64_t key, size_t length) {
     if (!ep || rank < 0 || rank >= ep->size) return NULL;
     tw_peer_t *peer;
-    if (tw_ep_peer(ep, rank, &peer) || peer->remote) return NULL;
+    if (tw_ep_peer(ep, rank, &peer) || !peer->mapped) return NULL;
     tw_xlate_t x;
     if (tw_atu_translate(peer->atu, peer->atu_entries, peer->locks, nla, key, length ? length : 1,
                          TW_PERM_READ | TW_PERM_WRITE, 1, &x))
         return NULL;
-    void *p = x.entry && x.heap_id
-                  ? tw_heap_peer_addr(ep, peer, rank, x.heap_id, x.offset, length ? length : 1)
-                  : NULL;
+    void *p = x.entry && x.heap_id ? tw_heap_peer_addr(ep, &peer->heap, rank, x.heap_id, x.offset,
+                                                       length ? length : 1)
+                                   : NULL;
     tw_atu_release(&x);
     return p;
 }
 
 void tw_heap_fini(tw_ep_t *ep) {
-    while (ep->heap_count) heap_release(ep, ep->heap_count - 1);
-    free(ep->heap);
-    ep->heap = NULL;
-    ep->heap_cap = 0;
+    while (ep->heap.count) heap_release(ep, ep->heap.count - 1);
+    free(ep->heap.blocks);
+    ep->heap.blocks = NULL;
+    ep->heap.cap = 0;
 }
 
 /* Unmaps the peer's blocks that no live registration refers to any more: the owner
  * freed them, and our mapping is all that keeps their memory. Run before mapping a
  * new block, so mapped memory follows what the peer has, not all it ever had. */
 static void sweep_freed_blocks(tw_peer_t *peer) {
-    for (uint32_t id = 1; id < peer->heap_cap; id++) {
-        if (!peer->heap_map[id]) continue;
+    tw_heap_map_t *m = &peer->heap;
+    for (uint32_t id = 1; id < m->cap; id++) {
+        if (!m->base[id]) continue;
         int live = 0;
         for (uint32_t i = 0; i < peer->atu_entries && !live; i++) {
             uint64_t st = atomic_load_explicit(&peer->atu[i].state, memory_order_acquire);
             live = (st & 1) && peer->atu[i].heap_id == id;
         }
         if (!live) {
-            tw_shm_unmap(peer->heap_map[id], peer->heap_size[id]);
-            peer->heap_map[id] = NULL;
+            tw_shm_unmap(m->base[id], m->size[id]);
+            m->base[id] = NULL;
         }
     }
 }
 
-void *tw_heap_peer_map(tw_ep_t *ep, tw_peer_t *peer, int rank, uint32_t heap_id, uint64_t offset,
-                       uint64_t length) {
-    if (heap_id >= peer->heap_cap) {
-        uint32_t cap = peer->heap_cap ? peer->heap_cap : 16;
+void *tw_heap_peer_map(tw_ep_t *ep, int rank, uint32_t heap_id, uint64_t offset, uint64_t length) {
+    tw_peer_t *peer = ep->peers[rank];
+    tw_heap_map_t *m = &peer->heap;
+    if (heap_id >= m->cap) {
+        uint32_t cap = m->cap ? m->cap : 16;
         while (cap <= heap_id) cap *= 2;
-        void **m = realloc(peer->heap_map, cap * sizeof *m);
-        if (!m) return NULL;
-        peer->heap_map = m;
-        size_t *sz = realloc(peer->heap_size, cap * sizeof *sz);
+        void **b = realloc(m->base, cap * sizeof *b);
+        if (!b) return NULL;
+        m->base = b;
+        size_t *sz = realloc(m->size, cap * sizeof *sz);
         if (!sz) return NULL;
-        peer->heap_size = sz;
-        memset(m + peer->heap_cap, 0, (cap - peer->heap_cap) * sizeof *m);
-        memset(sz + peer->heap_cap, 0, (cap - peer->heap_cap) * sizeof *sz);
-        peer->heap_cap = cap;
+        m->size = sz;
+        memset(b + m->cap, 0, (cap - m->cap) * sizeof *b);
+        memset(sz + m->cap, 0, (cap - m->cap) * sizeof *sz);
+        m->cap = cap;
     }
-    if (!peer->heap_map[heap_id]) {
+    if (!m->base[heap_id]) {
         sweep_freed_blocks(peer);
         char name[TW_SHM_NAME_MAX];
         heap_block_name(name, sizeof name, ep, rank, heap_id);
         size_t size;
         void *base = tw_shm_map(name, 1, &size);
         if (!base) return NULL;
-        peer->heap_map[heap_id] = base;
-        peer->heap_size[heap_id] = size;
+        m->base[heap_id] = base;
+        m->size[heap_id] = size;
     }
     /* the ATU checked the access against the registration; check the mapping too */
-    if (offset > peer->heap_size[heap_id] || length > peer->heap_size[heap_id] - offset)
-        return NULL;
-    return (char *)peer->heap_map[heap_id] + offset;
+    if (offset > m->size[heap_id] || length > m->size[heap_id] - offset) return NULL;
+    return (char *)m->base[heap_id] + offset;
 }
 
-void tw_heap_peer_unmap_all(tw_peer_t *peer) {
-    for (uint32_t i = 0; i < peer->heap_cap; i++)
-        if (peer->heap_map[i]) tw_shm_unmap(peer->heap_map[i], peer->heap_size[i]);
-    free(peer->heap_map);
-    free(peer->heap_size);
-    peer->heap_map = NULL;
-    peer->heap_size = NULL;
-    peer->heap_cap = 0;
+void tw_heap_peer_unmap_all(tw_heap_map_t *m) {
+    for (uint32_t i = 0; i < m->cap; i++)
+        if (m->base[i]) tw_shm_unmap(m->base[i], m->size[i]);
+    free(m->base);
+    free(m->size);
+    m->base = NULL;
+    m->size = NULL;
+    m->cap = 0;
 }

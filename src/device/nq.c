@@ -4,18 +4,15 @@
 #include <tollway/status.h>
 
 #include "device/endpoint.h"
-#include "device/remote.h"
+#include "device/progress.h"
 
-int tw_nq_poll(tw_ep_t *ep, tw_notification_t *n) {
-    if (!ep || !n) return TW_ERR_ARG;
+/* The notification at the head of the queue, taken: TW_OK, TW_EMPTY or TW_ERR_CORRUPT.
+ * Touches only this endpoint's queue. */
+static inline int take(tw_ep_t *ep, tw_notification_t *n) {
     uint64_t st;
     void *payload;
     int rc = tw_ring_peek(&ep->nq_rx, &st, &payload);
-    if (rc == TW_RING_EMPTY) {
-        tw_rma_progress_if_pending(ep);      /* an idle endpoint serves pipelined RMA */
-        if (ep->udp) tw_remote_progress(ep); /* and what comes over the link */
-        return TW_EMPTY;
-    }
+    if (rc == TW_RING_EMPTY) return TW_EMPTY;
     if (rc != TW_RING_OK || (st & TW_RING_LEN_MASK) != sizeof(tw_nq_payload_t))
         return TW_ERR_CORRUPT;
     const tw_nq_payload_t *q = payload;
@@ -34,6 +31,27 @@ int tw_nq_poll(tw_ep_t *ep, tw_notification_t *n) {
     return TW_OK;
 }
 
+/* The queue was empty and the engine has work: run it, look again. Out of line, so
+ * the empty poll saves nothing across a call. */
+__attribute__((noinline)) static int take_after_progress(tw_ep_t *ep, tw_notification_t *n) {
+    tw_dev_progress(ep);
+    return take(ep, n);
+}
+
+int tw_nq_poll(tw_ep_t *ep, tw_notification_t *n) {
+    if (!ep || !n) return TW_ERR_ARG;
+    int rc = take(ep, n);
+    /* an idle endpoint serves RMA and what comes over its links, then looks again */
+    if (rc == TW_EMPTY && tw_dev_has_work(ep)) return take_after_progress(ep, n);
+    return rc;
+}
+
+void tw_nq_reclaim(tw_ep_t *ep) {
+    uint64_t st;
+    void *payload;
+    (void)tw_ring_peek(&ep->nq_rx, &st, &payload);
+}
+
 int tw_nq_wait(tw_ep_t *ep, tw_notification_t *n) {
     unsigned spins = 0;
     for (;;) {
@@ -41,7 +59,7 @@ int tw_nq_wait(tw_ep_t *ep, tw_notification_t *n) {
         if (rc != TW_EMPTY) return rc;
         while (!tw_ring_pending(&ep->nq_rx) && !tw_ring_pending(&ep->req_rx) &&
                !tw_ring_pending(&ep->resp_rx)) {
-            if (ep->udp) tw_remote_progress(ep);
+            if (ep->polled) tw_dev_progress(ep);
             tw_ep_idle(ep, &spins);
         }
     }

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include <tollway/endpoint.h>
 #include <tollway/notify.h>
 
 #include "device/ring.h"
@@ -57,5 +58,9 @@ static inline int tw_nq_push(tw_ring_producer_t *p, const tw_notification_t *n) 
     tw_nq_commit(s, n);
     return TW_RING_OK;
 }
+
+/* Reclaims cancelled reservations at the head of the endpoint's queue (a step of
+ * the progress engine). */
+void tw_nq_reclaim(tw_ep_t *ep);
 
 #endif

@@ -1,6 +1,7 @@
-/* The optional progress thread (see progress.h).
+/* The device's progress engine and the optional progress thread (see progress.h).
  *
- * It sleeps in ppoll on the link's socket, so a packet wakes it at once and an idle
+ * The thread
+ * sleeps in ppoll on the link's socket, so a packet wakes it at once and an idle
  * link costs nothing but the timer that drives retransmissions. While the owner is
  * calling tollway itself (the lock changed hands since the last look) the thread
  * stays out of its way, sleeping one interval at a time: two threads polling one
@@ -17,14 +18,37 @@
 
 #include <tollway/status.h>
 
-#include "device/remote.h"
+#include "device/nq.h"
+#include "device/rma.h"
+
+int tw_dev_poll_links(tw_ep_t *ep) {
+    int delivered = 0;
+    for (unsigned i = 0; i < ep->nports; i++) {
+        tw_link_port_t *port = &ep->ports[i];
+        if (port->link->caps & TW_LINK_POLLED) delivered += port->link->poll(port->ctx);
+    }
+    return delivered;
+}
+
+int tw_dev_progress(tw_ep_t *ep) {
+    if (ep->serving) return 0;
+    ep->serving = 1;
+    tw_dev_lock(ep);
+    int delivered = ep->polled ? tw_dev_poll_links(ep) : 0; /* 1. link receive */
+    tw_rma_serve(ep);                                       /* 2. and 3. */
+    tw_nq_reclaim(ep);                                      /* 4. */
+    tw_dev_unlock(ep);
+    ep->serving = 0;
+    return delivered;
+}
 
 static void *run(void *arg) {
     tw_ep_t *ep = arg;
     struct tw_progress *p = ep->progress;
     struct timespec interval = {(time_t)(p->interval_us / 1000000u),
                                 (long)(p->interval_us % 1000000u) * 1000};
-    struct pollfd fd = {.fd = tw_udp_fd(ep->udp), .events = POLLIN};
+    /* it sleeps on the first link that must be polled */
+    struct pollfd fd = {.fd = ep->polled->link->fd(ep->polled->ctx), .events = POLLIN};
     uint64_t seen = atomic_load_explicit(&p->entries, memory_order_relaxed);
     while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
         uint64_t now = atomic_load_explicit(&p->entries, memory_order_relaxed);
@@ -37,7 +61,7 @@ static void *run(void *arg) {
             nanosleep(&interval, NULL);
             continue;
         }
-        p->delivered += (uint64_t)tw_remote_poll(ep);
+        p->delivered += (uint64_t)tw_dev_poll_links(ep);
         p->polls++;
         pthread_mutex_unlock(&p->lock);
         ppoll(&fd, 1, &interval, NULL); /* until a packet comes, or timers are due */
@@ -47,7 +71,7 @@ static void *run(void *arg) {
 
 int tw_progress_start(tw_ep_t *ep) {
     const tw_config_t *cfg = ep->job->config;
-    if (!cfg->progress_thread || !ep->udp) return TW_OK;
+    if (!cfg->progress_thread || !ep->polled) return TW_OK;
     struct tw_progress *p = calloc(1, sizeof *p);
     if (!p) return TW_ERR_NOMEM;
     pthread_mutexattr_t a;

@@ -17,9 +17,9 @@
  * on anything, so requests and answers cannot deadlock. Once a peer
  * is reached this way, every later operation to it is too: operations from one
  * endpoint to one target complete in order. */
-#include <errno.h>
+#include "device/rma.h"
+
 #include <string.h>
-#include <sys/uio.h>
 
 #include <tollway/rma.h>
 #include <tollway/status.h>
@@ -28,13 +28,12 @@
 #include "device/endpoint.h"
 #include "device/nq.h"
 #include "device/progress.h"
-#include "device/remote.h"
-#include "device/rma_wire.h"
+#include "link/shm/shm.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
-enum { CHUNK = RMA_CHUNK, REFUSED = 1 };
+enum { CHUNK = RMA_CHUNK };
 
 static const unsigned allowed_notify[] = {
     [TW_OP_PUT] = TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER,
@@ -59,8 +58,8 @@ static tw_notification_t note(uint8_t op, unsigned cls, int status, int peer, ui
 }
 
 void tw_rma_init(tw_ep_t *ep) {
-    for (uint32_t i = 0; i < TW_RMA_OUTSTANDING; i++) ep->ops_free[i] = TW_RMA_OUTSTANDING - 1 - i;
-    ep->ops_free_count = TW_RMA_OUTSTANDING;
+    for (uint32_t i = 0; i < TW_RMA_OUTSTANDING; i++) ep->rma.free[i] = TW_RMA_OUTSTANDING - 1 - i;
+    ep->rma.free_count = TW_RMA_OUTSTANDING;
 }
 
 static int check_args(tw_ep_t *ep, int dest, uint8_t op, unsigned notify) {
@@ -164,9 +163,9 @@ __attribute__((always_inline)) static inline void commit_notes(tw_ep_t *ep, tw_s
 /* ---- pipelined: the initiator's side ---- */
 
 static tw_rma_op_t *op_alloc(tw_ep_t *ep, uint32_t *handle) {
-    if (!ep->ops_free_count) return NULL;
-    uint32_t i = ep->ops_free[--ep->ops_free_count];
-    tw_rma_op_t *o = &ep->ops[i];
+    if (!ep->rma.free_count) return NULL;
+    uint32_t i = ep->rma.free[--ep->rma.free_count];
+    tw_rma_op_t *o = &ep->rma.ops[i];
     uint16_t gen = (uint16_t)(o->gen + 1);
     memset(o, 0, sizeof *o);
     o->gen = gen;
@@ -178,13 +177,13 @@ static tw_rma_op_t *op_alloc(tw_ep_t *ep, uint32_t *handle) {
 static tw_rma_op_t *op_lookup(tw_ep_t *ep, uint32_t handle) {
     uint32_t i = handle & 0xffff;
     if (i >= TW_RMA_OUTSTANDING) return NULL;
-    tw_rma_op_t *o = &ep->ops[i];
+    tw_rma_op_t *o = &ep->rma.ops[i];
     return o->in_use && o->gen == (uint16_t)(handle >> 16) ? o : NULL;
 }
 
 static void op_free(tw_ep_t *ep, tw_rma_op_t *o) {
     o->in_use = 0;
-    ep->ops_free[ep->ops_free_count++] = (uint32_t)(o - ep->ops);
+    ep->rma.free[ep->rma.free_count++] = (uint32_t)(o - ep->rma.ops);
 }
 
 /* A fault with no slot reserved for it: pushed when there is room. 1 when out. */
@@ -192,7 +191,7 @@ static int deliver_owed(tw_ep_t *ep, tw_rma_op_t *o) {
     tw_notification_t n =
         note(o->op, TW_NOTIFY_REQUESTER, o->status, o->dest, o->length, o->cookie, 0, o->nla, 0);
     if (tw_nq_push(&ep->nq_dev, &n) != TW_RING_OK) return 0; /* under the device lock */
-    if (o->owed) ep->ops_owed--;
+    if (o->owed) ep->rma.owed--;
     op_free(ep, o);
     return 1;
 }
@@ -216,7 +215,7 @@ static void op_complete(tw_ep_t *ep, tw_rma_op_t *o) {
     } else {
         if (!deliver_owed(ep, o)) { /* complete for flush and ordering; the note follows */
             o->owed = 1;
-            ep->ops_owed++;
+            ep->rma.owed++;
         }
         return; /* deliver_owed frees the entry once the note is out */
     }
@@ -295,7 +294,7 @@ static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const v
                 cancel_notes(slot);
                 goto retry;
             }
-            tw_rma_progress(ep);
+            tw_dev_progress(ep);
             tw_ep_idle(ep, &spins);
         }
         rma_req_t r = request_of(o, ep->rank, handle, key, atomic_op, width, a, b, off, n);
@@ -371,12 +370,12 @@ static int serve_request(tw_ep_t *ep, const rma_req_t *r, const char *data) {
     tw_xlate_t x = {0};
     int status = r->op == TW_OP_NOTIFY_PUT
                      ? TW_OK /* touches no memory */
-                     : tw_atu_translate(ep->atu, ep->atu_entries, ep->locks, r->nla, r->key, span,
-                                        perm, align, &x);
+                     : tw_atu_translate(ep->atu.table, ep->atu.entries, ep->atu.locks, r->nla,
+                                        r->key, span, perm, align, &x);
 
     /* a get streams its data first, resuming where it stopped */
-    while (is_get && status == TW_OK && ep->serve_offset < total) {
-        uint64_t n = total - ep->serve_offset < CHUNK ? total - ep->serve_offset : CHUNK;
+    while (is_get && status == TW_OK && ep->rma.serve_offset < total) {
+        uint64_t n = total - ep->rma.serve_offset < CHUNK ? total - ep->rma.serve_offset : CHUNK;
         tw_slot_t *s = tw_ring_reserve(&peer->resp, sizeof(rma_answer_t) + n);
         if (!s) {
             tw_atu_release(&x);
@@ -385,12 +384,12 @@ static int serve_request(tw_ep_t *ep, const rma_req_t *r, const char *data) {
         rma_answer_t d = {.handle = r->handle,
                           .kind = ANSWER_DATA,
                           .chunk_len = (uint32_t)n,
-                          .offset = ep->serve_offset};
+                          .offset = ep->rma.serve_offset};
         memcpy(&s->word[1], &d, sizeof d);
-        memcpy((char *)&s->word[1] + sizeof d, (const char *)(uintptr_t)x.addr + ep->serve_offset,
-               n);
+        memcpy((char *)&s->word[1] + sizeof d,
+               (const char *)(uintptr_t)x.addr + ep->rma.serve_offset, n);
         tw_ring_commit(s, 0, sizeof d + n);
-        ep->serve_offset += n;
+        ep->rma.serve_offset += n;
     }
 
     tw_slot_t *ack = tw_ring_reserve(&peer->resp, sizeof(rma_answer_t));
@@ -422,7 +421,7 @@ static int serve_request(tw_ep_t *ep, const rma_req_t *r, const char *data) {
                  ans.success);
         tw_nq_commit(mine, &n);
     }
-    ep->serve_offset = 0;
+    ep->rma.serve_offset = 0;
     return 1;
 }
 
@@ -446,11 +445,7 @@ static void take_answer(tw_ep_t *ep, const rma_answer_t *a, const char *data, si
     op_answered(ep, o, a, 1);
 }
 
-void tw_rma_progress(tw_ep_t *ep) {
-    if (ep->serving) return;
-    ep->serving = 1;
-    tw_dev_lock(ep);
-    if (ep->udp) tw_remote_poll(ep); /* requests and answers from other nodes */
+void tw_rma_serve(tw_ep_t *ep) {
     uint64_t st;
     void *payload;
     /* answers first: they always complete, and free room for more */
@@ -475,18 +470,14 @@ void tw_rma_progress(tw_ep_t *ep) {
         if (valid && !serve_request(ep, &r, (const char *)payload + sizeof r)) break;
         tw_ring_release(&ep->req_rx, st);
     }
-    for (uint32_t i = 0; ep->ops_owed && i < TW_RMA_OUTSTANDING; i++)
-        if (ep->ops[i].in_use && ep->ops[i].owed && !deliver_owed(ep, &ep->ops[i])) break;
-    /* Reclaim cancelled reservations at the head of our own queue, so that a user who
-     * asked for no notifications never has to poll it. */
-    (void)tw_ring_peek(&ep->nq_rx, &st, &payload);
-    tw_dev_unlock(ep);
-    ep->serving = 0;
+    for (uint32_t i = 0; ep->rma.owed && i < TW_RMA_OUTSTANDING; i++)
+        if (ep->rma.ops[i].in_use && ep->rma.ops[i].owed && !deliver_owed(ep, &ep->rma.ops[i]))
+            break;
 }
 
 int tw_progress(tw_ep_t *ep) {
     if (!ep) return TW_ERR_ARG;
-    tw_rma_progress(ep);
+    tw_dev_progress(ep);
     return TW_OK;
 }
 
@@ -501,7 +492,7 @@ int tw_rma_flush(tw_ep_t *ep, int dest) {
             busy = ep->peers[r] && ep->peers[r]->outstanding;
         tw_dev_unlock(ep);
         if (!busy) return TW_OK;
-        tw_rma_progress(ep);
+        tw_dev_progress(ep);
         tw_ep_idle(ep, &spins);
     }
 }
@@ -527,24 +518,8 @@ __attribute__((noinline, cold)) static int fault(tw_ep_t *ep, tw_peer_t *peer, i
 static inline void *direct_address(tw_ep_t *ep, tw_peer_t *peer, int dest, const tw_xlate_t *x,
                                    uint64_t len) {
     if (!x->entry) return (void *)(uintptr_t)x->addr; /* lock region, mapped with the segment */
-    if (x->heap_id) return tw_heap_peer_addr(ep, peer, dest, x->heap_id, x->offset, len);
+    if (x->heap_id) return tw_heap_peer_addr(ep, &peer->heap, dest, x->heap_id, x->offset, len);
     return NULL;
-}
-
-/* One cross-process copy. TW_OK, REFUSED (the kernel will not), or TW_ERR_SYSTEM. */
-static int cma_copy(pid_t pid, void *local, uint64_t remote, uint64_t len, int write) {
-    uint64_t done = 0;
-    while (done < len) {
-        struct iovec l = {(char *)local + done, len - done};
-        struct iovec r = {(void *)(uintptr_t)(remote + done), len - done};
-        ssize_t n = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
-                          : process_vm_readv(pid, &l, 1, &r, 1, 0);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES)) return REFUSED;
-        if (n <= 0) return TW_ERR_SYSTEM;
-        done += (uint64_t)n;
-    }
-    return TW_OK;
 }
 
 /* The memory is not mapped here: one cross-process copy, or the pipelined path when
@@ -556,12 +531,12 @@ __attribute__((noinline, cold)) static int direct_far(tw_ep_t *ep, tw_peer_t *pe
                                                       tw_xlate_t *x, tw_slot_t *slot[3]) {
     int to_target = op != TW_OP_GET;
     int status = TW_ERR_SYSTEM; /* a heap block that could not be mapped */
-    if (!x->heap_id &&
-        (ep->rma_copy == TW_RMA_COPY_PIPELINE ||
-         (status = cma_copy(peer->pid, local, x->addr, len, to_target)) == REFUSED)) {
+    if (!x->heap_id && (ep->rma.copy == TW_RMA_COPY_PIPELINE ||
+                        (status = tw_shm_copy(peer->pid, local, x->addr, len, to_target)) ==
+                            TW_SHM_COPY_REFUSED)) {
         cancel_notes(slot);
         tw_atu_release(x);
-        if (ep->rma_copy == TW_RMA_COPY_CMA)
+        if (ep->rma.copy == TW_RMA_COPY_CMA)
             return fault(ep, peer, dest, op, TW_ERR_PERM, len, cookie, nla);
         peer->pipelined = 1;
         return pipelined(ep, peer, dest, op, local, local, len, nla, key, notify, cookie, 0, 0,
@@ -658,7 +633,8 @@ __attribute__((always_inline)) static inline int direct(tw_ep_t *ep, tw_peer_t *
 
 /* ---- across nodes ----
  *
- * A peer on another node is reached only through the udp link, so its device
+ * A peer whose link does not map its segment (udp) is reached only through the
+ * link's messages, so its device
  * executes the operation when it makes progress: the initiator sends requests (put
  * data in chunks in the same link messages; a long get as one request per chunk, each
  * answered with its data), keeps the operation in the table of pipelined operations
@@ -672,10 +648,10 @@ static inline uint64_t chunk_at(uint64_t total, uint64_t offset, uint64_t chunk)
 
 /* The first request decides between TW_OK and TW_RETRY; later chunks wait for room in
  * the link's window, taking in what arrives meanwhile. */
-static int remote_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
-                               void *local, uint64_t len, uint64_t nla, uint64_t key,
-                               unsigned notify, uint64_t cookie, int atomic_op, unsigned width,
-                               uint64_t a, uint64_t b) {
+static int link_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
+                             void *local, uint64_t len, uint64_t nla, uint64_t key, unsigned notify,
+                             uint64_t cookie, int atomic_op, unsigned width, uint64_t a,
+                             uint64_t b) {
     int completer_here = completer_at_initiator(op);
     tw_slot_t *requester = NULL, *completer = NULL;
     /* What would refuse the first request is checked before any slot is reserved: a
@@ -683,14 +659,16 @@ static int remote_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t o
      * slots behind one that waits for this peer's answer, until the queue has no room
      * for the notifications the peer's requests need, and both ends wait. */
     int chunked = op == TW_OP_PUT || op == TW_OP_GET;
-    uint64_t chunk = tw_remote_chunk(ep);
+    tw_link_port_t *port = peer->port;
+    const tw_link_t *link = port->link;
+    uint64_t chunk = link->rma_chunk(port->ctx);
     if (chunked && len > chunk) { /* chunks of one size: none too small to land in place */
         uint64_t n = (len + chunk - 1) / chunk;
         chunk = ((len + n - 1) / n + 63) & ~(uint64_t)63;
     }
     uint64_t first = op == TW_OP_PUT ? chunk_at(len, 0, chunk) : op == TW_OP_PUT_IMM ? len : 0;
-    if (peer->unanswered >= TW_REMOTE_REQUESTS || !ep->ops_free_count ||
-        !tw_remote_can_request(ep, dest, (size_t)first))
+    if (peer->unanswered >= RMA_UNANSWERED_MAX || !ep->rma.free_count ||
+        !link->rma_can_request(port->ctx, dest, (size_t)first))
         goto retry;
     if ((notify & TW_NOTIFY_REQUESTER) && !(requester = tw_nq_reserve(&ep->nq_self))) goto retry;
     if (completer_here && (notify & TW_NOTIFY_COMPLETER) &&
@@ -711,12 +689,12 @@ static int remote_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t o
         if (op == TW_OP_GET) r.b = span; /* the chunk it asks for */
         unsigned spins = 0;
         int rc;
-        while ((rc = peer->unanswered >= TW_REMOTE_REQUESTS
+        while ((rc = peer->unanswered >= RMA_UNANSWERED_MAX
                          ? TW_RETRY
-                         : tw_remote_rma_request(ep, dest, &r, n ? (const char *)src + off : NULL,
-                                                 n)) == TW_RETRY &&
+                         : link->rma_request(port->ctx, dest, &r,
+                                             n ? (const char *)src + off : NULL, n)) == TW_RETRY &&
                c > 0) {
-            tw_remote_poll(ep);
+            tw_dev_poll_links(ep);
             tw_ep_idle(ep, &spins);
         }
         if (rc && c == 0) { /* nothing sent: the whole operation is refused */
@@ -746,12 +724,12 @@ retry:
     return TW_RETRY;
 }
 
-static int remote_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
-                        void *local, uint64_t len, uint64_t nla, uint64_t key, unsigned notify,
-                        uint64_t cookie, int atomic_op, unsigned width, uint64_t a, uint64_t b) {
+static int link_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const void *src,
+                      void *local, uint64_t len, uint64_t nla, uint64_t key, unsigned notify,
+                      uint64_t cookie, int atomic_op, unsigned width, uint64_t a, uint64_t b) {
     tw_dev_lock(ep);
-    int rc = remote_issue_locked(ep, peer, dest, op, src, local, len, nla, key, notify, cookie,
-                                 atomic_op, width, a, b);
+    int rc = link_issue_locked(ep, peer, dest, op, src, local, len, nla, key, notify, cookie,
+                               atomic_op, width, a, b);
     tw_dev_unlock(ep);
     return rc;
 }
@@ -759,14 +737,15 @@ static int remote_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, cons
 /* The first half of serving a request from another node: the notification slot it
  * owes and room for its answer reserved, the memory translated. TW_RETRY (nothing
  * held) when there is no room now. */
-static int remote_prepare(tw_ep_t *ep, const rma_req_t *r, tw_remote_serving_t *v) {
+static int link_serve_prepare(tw_ep_t *ep, tw_link_port_t *port, const rma_req_t *r,
+                              tw_rma_serving_t *v) {
     int is_get = r->op == TW_OP_GET;
     v->span = is_get ? chunk_at(r->total, r->offset, r->b) : r->chunk_len;
     int last = (r->op != TW_OP_PUT && !is_get) || r->offset + v->span >= r->total; /* chunked */
     v->cls = completer_at_initiator(r->op) ? TW_NOTIFY_RESPONDER : TW_NOTIFY_COMPLETER;
     v->mine = NULL;
     if (last && (r->notify & v->cls) && !(v->mine = tw_nq_reserve(&ep->nq_dev))) return TW_RETRY;
-    if (!tw_remote_can_answer(ep)) {
+    if (!port->link->rma_can_answer(port->ctx)) {
         if (v->mine) tw_nq_cancel(v->mine);
         return TW_RETRY;
     }
@@ -775,8 +754,8 @@ static int remote_prepare(tw_ep_t *ep, const rma_req_t *r, tw_remote_serving_t *
     v->x = (tw_xlate_t){0};
     v->status = r->op == TW_OP_NOTIFY_PUT
                     ? TW_OK /* touches no memory */
-                    : tw_atu_translate(ep->atu, ep->atu_entries, ep->locks, r->nla, r->key,
-                                       r->total, perm, align, &v->x);
+                    : tw_atu_translate(ep->atu.table, ep->atu.entries, ep->atu.locks, r->nla,
+                                       r->key, r->total, perm, align, &v->x);
     /* our own memory: the translated address is ours to use */
     v->at = v->status == TW_OK
                 ? (char *)(uintptr_t)v->x.addr + (r->op == TW_OP_ATOMIC ? 0 : r->offset)
@@ -786,8 +765,8 @@ static int remote_prepare(tw_ep_t *ep, const rma_req_t *r, tw_remote_serving_t *
 
 /* The second half: the operation done (a put's data copied from data, or already in
  * place when data is NULL), answered and notified. */
-static void remote_finish(tw_ep_t *ep, int source, const rma_req_t *r, tw_remote_serving_t *v,
-                          const void *data) {
+static void link_serve_finish(tw_ep_t *ep, tw_link_port_t *port, int source, const rma_req_t *r,
+                              tw_rma_serving_t *v, const void *data) {
     rma_answer_t ans = {.handle = r->handle,
                         .status = v->status,
                         .kind = ANSWER_ACK,
@@ -809,7 +788,7 @@ static void remote_finish(tw_ep_t *ep, int source, const rma_req_t *r, tw_remote
         tw_atu_count_fault(ep->segment, v->status);
     }
     int last = r->op != TW_OP_PUT || r->offset + v->span >= r->total;
-    tw_remote_rma_answer(ep, source, &ans, reply, ans.chunk_len, !last); /* copies the data */
+    port->link->rma_answer(port->ctx, source, &ans, reply, ans.chunk_len, !last); /* copies */
     if (v->status == TW_OK) tw_atu_release(&v->x);
     if (v->mine && v->status != TW_OK) {
         tw_nq_cancel(v->mine); /* the fault goes to the initiator only */
@@ -820,30 +799,6 @@ static void remote_finish(tw_ep_t *ep, int source, const rma_req_t *r, tw_remote
                  ans.success);
         tw_nq_commit(v->mine, &n);
     }
-}
-
-int tw_rma_remote_serve(tw_ep_t *ep, int source, const rma_req_t *r, const void *data) {
-    tw_remote_serving_t v;
-    if (remote_prepare(ep, r, &v) == TW_RETRY) return TW_RETRY;
-    remote_finish(ep, source, r, &v, data);
-    return TW_OK;
-}
-
-void *tw_rma_remote_land_put(tw_ep_t *ep, const rma_req_t *r, tw_remote_serving_t *v) {
-    if (r->op != TW_OP_PUT || !r->chunk_len || remote_prepare(ep, r, v) == TW_RETRY) return NULL;
-    if (v->status == TW_OK) return v->at;
-    if (v->mine) tw_nq_cancel(v->mine); /* a fault: taken the usual way */
-    return NULL;
-}
-
-void tw_rma_remote_landed_put(tw_ep_t *ep, int source, const rma_req_t *r, tw_remote_serving_t *v,
-                              int ok) {
-    if (ok) {
-        remote_finish(ep, source, r, v, NULL);
-        return;
-    }
-    tw_atu_release(&v->x); /* damaged on the way: it comes again */
-    if (v->mine) tw_nq_cancel(v->mine);
 }
 
 int tw_rma_answer_fits(const tw_rma_op_t *o, const rma_answer_t *a, size_t len) {
@@ -873,23 +828,106 @@ static void answer_taken(tw_ep_t *ep, int source, tw_rma_op_t *o, const rma_answ
     op_answered(ep, o, a, a->chunks);
 }
 
-int tw_rma_remote_answer(tw_ep_t *ep, int source, const rma_answer_t *a, const void *data,
-                         size_t len) {
-    tw_rma_op_t *o = answered_op(ep, source, a, len);
-    if (!o) return -1;
-    if (len) memcpy((char *)o->local + a->offset, data, len);
-    answer_taken(ep, source, o, a);
-    return 0;
+/* A request or answer from a peer on another node comes only over the link that
+ * reaches it (a peer that spoke first may not be connected yet: the link knows where
+ * it is). */
+static int from_port(const tw_ep_t *ep, uint32_t source, const tw_link_port_t *port) {
+    return source < (uint32_t)ep->size && (!ep->peers[source] || ep->peers[source]->port == port);
 }
 
-void *tw_rma_remote_land_answer(tw_ep_t *ep, int source, const rma_answer_t *a, size_t len) {
-    tw_rma_op_t *o = len ? answered_op(ep, source, a, len) : NULL;
-    return o ? (char *)o->local + a->offset : NULL;
+/* A request of len bytes (header and put data) from source, every field checked. */
+static int request_ok(const tw_ep_t *ep, uint32_t source, const rma_req_t *r, size_t len) {
+    return r->chunk_len == len - sizeof *r && r->source == (int32_t)source &&
+           tw_rma_request_valid(r, ep->size, REMOTE_CHUNK_MAX) &&
+           !(r->op == TW_OP_GET && (r->b > REMOTE_CHUNK_MAX || (!r->b && r->offset < r->total)));
 }
 
-void tw_rma_remote_landed_answer(tw_ep_t *ep, int source, const rma_answer_t *a, size_t len) {
-    tw_rma_op_t *o = answered_op(ep, source, a, len);
-    if (o) answer_taken(ep, source, o, a);
+int tw_rma_link_request(void *dev, uint32_t source, const void *msg, size_t len) {
+    tw_link_port_t *port = dev;
+    tw_ep_t *ep = port->ep;
+    rma_req_t r;
+    if (!from_port(ep, source, port) || len < sizeof r) return TW_ERR_CORRUPT;
+    memcpy(&r, msg, sizeof r);
+    if (!request_ok(ep, source, &r, len)) return TW_ERR_CORRUPT;
+    tw_rma_serving_t v;
+    if (link_serve_prepare(ep, port, &r, &v) == TW_RETRY) return TW_RETRY;
+    link_serve_finish(ep, port, (int)source, &r, &v, (const char *)msg + sizeof r);
+    return TW_OK;
+}
+
+int tw_rma_link_answer(void *dev, uint32_t source, const void *msg, size_t len) {
+    tw_link_port_t *port = dev;
+    tw_ep_t *ep = port->ep;
+    rma_answer_t a;
+    if (!from_port(ep, source, port) || len < sizeof a) return TW_ERR_CORRUPT;
+    memcpy(&a, msg, sizeof a);
+    size_t data = len - sizeof a;
+    tw_rma_op_t *o = answered_op(ep, (int)source, &a, data);
+    if (!o) return TW_ERR_CORRUPT;
+    if (data) memcpy((char *)o->local + a.offset, (const char *)msg + sizeof a, data);
+    answer_taken(ep, (int)source, o, &a);
+    return TW_OK;
+}
+
+/* Receiving in place: a put request's data straight into our memory, prepared as
+ * serving it would be (a notification slot, room for the answer, the memory
+ * translated) and finished in landed; a get answer's into the buffer of the get. */
+enum { LANDING_NONE, LANDING_PUT, LANDING_ANSWER };
+
+void *tw_rma_link_land_request(void *dev, uint32_t source, const void *msg, size_t len,
+                               size_t *skip) {
+    tw_link_port_t *port = dev;
+    tw_ep_t *ep = port->ep;
+    tw_rma_t *g = &ep->rma;
+    g->landing = LANDING_NONE;
+    if (!from_port(ep, source, port) || len < sizeof g->req) return NULL;
+    memcpy(&g->req, msg, sizeof g->req);
+    const rma_req_t *r = &g->req;
+    if (!request_ok(ep, source, r, len)) return NULL; /* refused the usual way */
+    if (r->op != TW_OP_PUT || !r->chunk_len ||
+        link_serve_prepare(ep, port, r, &g->serving) == TW_RETRY)
+        return NULL;
+    if (g->serving.status != TW_OK) {
+        if (g->serving.mine) tw_nq_cancel(g->serving.mine); /* a fault: taken the usual way */
+        return NULL;
+    }
+    g->landing = LANDING_PUT;
+    *skip = sizeof g->req;
+    return g->serving.at;
+}
+
+void *tw_rma_link_land_answer(void *dev, uint32_t source, const void *msg, size_t len,
+                              size_t *skip) {
+    tw_link_port_t *port = dev;
+    tw_ep_t *ep = port->ep;
+    tw_rma_t *g = &ep->rma;
+    g->landing = LANDING_NONE;
+    if (!from_port(ep, source, port) || len < sizeof g->answer) return NULL;
+    memcpy(&g->answer, msg, sizeof g->answer);
+    size_t data = len - sizeof g->answer;
+    tw_rma_op_t *o = data ? answered_op(ep, (int)source, &g->answer, data) : NULL;
+    if (!o) return NULL;
+    g->landing = LANDING_ANSWER;
+    *skip = sizeof g->answer;
+    return (char *)o->local + g->answer.offset;
+}
+
+void tw_rma_link_landed(void *dev, uint32_t source, size_t len, int ok) {
+    tw_link_port_t *port = dev;
+    tw_ep_t *ep = port->ep;
+    tw_rma_t *g = &ep->rma;
+    if (g->landing == LANDING_PUT) {
+        if (ok) {
+            link_serve_finish(ep, port, (int)source, &g->req, &g->serving, NULL);
+        } else {
+            tw_atu_release(&g->serving.x); /* damaged on the way: it comes again */
+            if (g->serving.mine) tw_nq_cancel(g->serving.mine);
+        }
+    } else if (g->landing == LANDING_ANSWER && ok) {
+        tw_rma_op_t *o = answered_op(ep, (int)source, &g->answer, len - sizeof g->answer);
+        if (o) answer_taken(ep, (int)source, o, &g->answer);
+    }
+    g->landing = LANDING_NONE;
 }
 
 /* ---- the calls ---- */
@@ -897,7 +935,7 @@ void tw_rma_remote_landed_answer(tw_ep_t *ep, int source, const rma_answer_t *a,
 /* A refused call serves pending pipelined work on its way out, so that a caller
  * retrying in a loop makes progress; a call that goes through skips that. */
 static inline int retried(tw_ep_t *ep, int rc) {
-    if (unlikely(rc == TW_RETRY)) tw_rma_progress(ep);
+    if (unlikely(rc == TW_RETRY)) tw_dev_progress(ep);
     return rc;
 }
 
@@ -917,9 +955,9 @@ __attribute__((noinline)) static int put_general(tw_ep_t *ep, int dest, const vo
     if (unlikely(!src && len)) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
-    if (unlikely(peer->remote))
-        return retried(ep, remote_issue(ep, peer, dest, TW_OP_PUT, src, NULL, len, nla, key, notify,
-                                        cookie, 0, 0, 0, 0));
+    if (unlikely(!peer->mapped))
+        return retried(ep, link_issue(ep, peer, dest, TW_OP_PUT, src, NULL, len, nla, key, notify,
+                                      cookie, 0, 0, 0, 0));
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_PUT, src, NULL, len, nla, key, notify,
                                      cookie, 0, 0, 0, 0));
@@ -961,9 +999,9 @@ int tw_get(tw_ep_t *ep, int dest, void *dst, size_t len, uint64_t nla, uint64_t 
     if (unlikely(!dst && len)) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
-    if (unlikely(peer->remote))
-        return retried(ep, remote_issue(ep, peer, dest, TW_OP_GET, NULL, dst, len, nla, key, notify,
-                                        cookie, 0, 0, 0, 0));
+    if (unlikely(!peer->mapped))
+        return retried(ep, link_issue(ep, peer, dest, TW_OP_GET, NULL, dst, len, nla, key, notify,
+                                      cookie, 0, 0, 0, 0));
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_GET, NULL, dst, len, nla, key, notify,
                                      cookie, 0, 0, 0, 0));
@@ -977,9 +1015,9 @@ int tw_put_imm(tw_ep_t *ep, int dest, uint64_t value, size_t len, uint64_t nla, 
     if (len != 1 && len != 2 && len != 4 && len != 8) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
-    if (unlikely(peer->remote))
-        return retried(ep, remote_issue(ep, peer, dest, TW_OP_PUT_IMM, &value, NULL, len, nla, key,
-                                        notify, cookie, 0, 0, value, 0));
+    if (unlikely(!peer->mapped))
+        return retried(ep, link_issue(ep, peer, dest, TW_OP_PUT_IMM, &value, NULL, len, nla, key,
+                                      notify, cookie, 0, 0, value, 0));
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_PUT_IMM, &value, NULL, len, nla, key,
                                      notify, cookie, 0, 0, value, 0));
@@ -993,9 +1031,9 @@ int tw_notify_put(tw_ep_t *ep, int dest, uint64_t value, unsigned notify, uint64
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
     notify |= TW_NOTIFY_COMPLETER;
-    if (unlikely(peer->remote))
-        return retried(ep, remote_issue(ep, peer, dest, TW_OP_NOTIFY_PUT, NULL, NULL, 0, 0, 0,
-                                        notify, cookie, 0, 0, value, 0));
+    if (unlikely(!peer->mapped))
+        return retried(ep, link_issue(ep, peer, dest, TW_OP_NOTIFY_PUT, NULL, NULL, 0, 0, 0, notify,
+                                      cookie, 0, 0, value, 0));
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_NOTIFY_PUT, NULL, NULL, 0, 0, 0, notify,
                                      cookie, 0, 0, value, 0));
@@ -1016,9 +1054,9 @@ int tw_atomic(tw_ep_t *ep, int dest, tw_atomic_op_t op, unsigned width, uint64_t
     if ((width != 4 && width != 8) || op < TW_ATOMIC_FCAA || op > TW_ATOMIC_SWAP) return TW_ERR_ARG;
     tw_peer_t *peer;
     if ((rc = tw_ep_peer(ep, dest, &peer))) return rc;
-    if (unlikely(peer->remote))
-        return retried(ep, remote_issue(ep, peer, dest, TW_OP_ATOMIC, NULL, fetched, width, nla,
-                                        key, notify, cookie, op, width, a, b));
+    if (unlikely(!peer->mapped))
+        return retried(ep, link_issue(ep, peer, dest, TW_OP_ATOMIC, NULL, fetched, width, nla, key,
+                                      notify, cookie, op, width, a, b));
     if (queue_behind(peer))
         return retried(ep, pipelined(ep, peer, dest, TW_OP_ATOMIC, NULL, fetched, width, nla, key,
                                      notify, cookie, op, width, a, b));

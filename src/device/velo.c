@@ -1,13 +1,43 @@
-/* The VELO unit: small messages through the receiver's mailbox ring (to a peer on
- * another node, through the udp link into the same ring there: remote.c). */
+/* The VELO unit: small messages through the receiver's mailbox ring. To a peer whose
+ * segment is mapped (the shm link) the sender writes that ring itself; to any other
+ * peer its link carries the message, and the receiving device puts it into the same
+ * ring there (tw_velo_link_deliver). */
+#include "device/velo.h"
+
 #include <tollway/status.h>
 #include <tollway/velo.h>
 
 #include "device/endpoint.h"
-#include "device/remote.h"
+#include "device/progress.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* To a peer whose link carries the message. */
+__attribute__((noinline)) static int link_send(tw_ep_t *ep, tw_peer_t *peer, int dest, unsigned tag,
+                                               const void *hdr, size_t hlen, const void *buf,
+                                               size_t len) {
+    tw_link_port_t *port = peer->port;
+    tw_dev_lock(ep); /* a link instance is driven by one thread at a time */
+    int rc = port->link->velo_send(port->ctx, dest, tag, hdr, hlen, buf, len);
+    tw_dev_unlock(ep);
+    if (rc == TW_RETRY) ep->stats.send_retries++;
+    if (rc) return rc;
+    ep->stats.msgs_sent++;
+    ep->stats.bytes_sent += hlen + len;
+    return TW_OK;
+}
+
+int tw_velo_link_deliver(void *dev, uint32_t source, unsigned tag, const void *data, size_t len) {
+    tw_ep_t *ep = ((tw_link_port_t *)dev)->ep;
+    if (tag > TW_VELO_TAG_MAX || len > TW_VELO_MAX_SIZE) return TW_ERR_CORRUPT;
+    tw_slot_t *s = tw_ring_reserve(&ep->velo_self, len);
+    if (!s) return TW_RETRY;
+    tw_copy(&s->word[1], data, len);
+    tw_ring_commit(
+        s, ((uint64_t)tag << TW_VELO_TAG_SHIFT) | ((uint64_t)source << TW_VELO_SOURCE_SHIFT), len);
+    return TW_OK;
+}
 
 /* Posts header + body into dest's mailbox: the body of tw_velo_send (no header)
  * and tw_velo_sendv. */
@@ -23,7 +53,7 @@ static inline int velo_post(tw_ep_t *ep, int dest, unsigned tag, const void *hdr
         if (rc) return rc;
         peer = ep->peers[dest];
     }
-    if (unlikely(peer->remote)) return tw_remote_velo_send(ep, dest, tag, hdr, hlen, buf, len);
+    if (unlikely(!peer->mapped)) return link_send(ep, peer, dest, tag, hdr, hlen, buf, len);
     tw_slot_t *s = tw_ring_reserve(&peer->velo, hlen + len);
     if (unlikely(!s)) {
         ep->stats.send_retries++;
@@ -54,9 +84,8 @@ static inline int head_message(tw_ep_t *ep, tw_velo_msg_t *msg, uint64_t *status
     void *payload;
     int rc = tw_ring_peek(&ep->velo_rx, status, &payload);
     if (likely(rc == TW_RING_EMPTY)) {
-        tw_rma_progress_if_pending(ep); /* an idle endpoint serves pipelined RMA */
-        if (unlikely(ep->udp) && tw_remote_progress(ep))
-            rc = tw_ring_peek(&ep->velo_rx, status, &payload);
+        /* an idle endpoint serves RMA and what comes over its links, then looks again */
+        if (tw_dev_progress_if_pending(ep)) rc = tw_ring_peek(&ep->velo_rx, status, &payload);
         if (rc == TW_RING_EMPTY) {
             if (count_empty) ep->stats.polls_empty++;
             return TW_EMPTY;

@@ -764,11 +764,12 @@ static int send_start(int i) {
         /* done when the receiver's (last) get tells us, and when split, our put; across
          * nodes, when our put of the whole message (or, if the CTS says so, the get)
          * does. A split only on one node: there it puts two cores to the copy. */
-        int link = tw_ep_link(tw_mpi.ep, r->peer);
-        r->split = r->chunked                                                  ? 0
-                   : link == TW_LINK_UDP && r->bytes                           ? TW_RTS_PUT
-                   : link == TW_LINK_SHM && split_min && r->bytes >= split_min ? TW_RTS_SPLIT
-                                                                               : 0;
+        tw_link_caps_t caps;
+        tw_ep_link_caps(tw_mpi.ep, r->peer, &caps); /* zeroed when unknown: neither */
+        r->split = r->chunked                                               ? 0
+                   : caps.put_cheaper && r->bytes                           ? TW_RTS_PUT
+                   : caps.shared_copy && split_min && r->bytes >= split_min ? TW_RTS_SPLIT
+                                                                            : 0;
         r->parts = (uint8_t)(1 + !!r->split);
         rendezvous += r->parts;
         rndv_sends++;

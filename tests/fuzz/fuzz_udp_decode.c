@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "link/crc32c.h"
-#include "link/udp_wire.h"
+#include "link/udp/crc32c.h"
+#include "link/udp/udp_wire.h"
 
 enum { KEY = 0x5eed, SELF = 2, PAYLOAD_MAX = 1500 };
 

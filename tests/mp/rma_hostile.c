@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "device/endpoint.h"
-#include "device/rma_wire.h"
+#include "device/rma.h"
 #include "mp_rma.h"
 
 enum { LEN = 4096 };
@@ -100,7 +100,7 @@ int main(void) {
         recv_msg(ep, 3, NULL, 0);
         CHECK_RC(tw_progress(ep), TW_OK);
         CHECK(!tw_ring_pending(&ep->resp_rx));
-        CHECK(ep->ops_free_count == TW_RMA_OUTSTANDING); /* no operation touched */
+        CHECK(ep->rma.free_count == TW_RMA_OUTSTANDING); /* no operation touched */
         CHECK_RC(tw_nq_poll(ep, &n), TW_EMPTY);
         /* both paths still work: a direct put, then a pipelined one */
         uint64_t v = 0x2222222222222222ull;

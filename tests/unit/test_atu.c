@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "device/atu.h"
+#include "device/endpoint.h"
 
 typedef struct fixture {
     tw_ep_t ep;
@@ -19,9 +20,9 @@ typedef struct fixture {
 
 static int setup(void **state) {
     fixture_t *f = calloc(1, sizeof *f);
-    f->ep.atu_entries = 16;
-    f->ep.atu = aligned_alloc(64, 16 * sizeof(tw_atu_entry_t));
-    memset(f->ep.atu, 0, 16 * sizeof(tw_atu_entry_t));
+    f->ep.atu.entries = 16;
+    f->ep.atu.table = aligned_alloc(64, 16 * sizeof(tw_atu_entry_t));
+    memset(f->ep.atu.table, 0, 16 * sizeof(tw_atu_entry_t));
     assert_int_equal(tw_atu_init(&f->ep), 0);
     *state = f;
     return 0;
@@ -30,15 +31,15 @@ static int setup(void **state) {
 static int teardown(void **state) {
     fixture_t *f = *state;
     tw_atu_fini(&f->ep);
-    free(f->ep.atu);
+    free(f->ep.atu.table);
     free(f);
     return 0;
 }
 
 static int xlate(fixture_t *f, uint64_t nla, uint64_t key, uint64_t len, unsigned perm,
                  unsigned align, tw_xlate_t *x) {
-    return tw_atu_translate(f->ep.atu, f->ep.atu_entries, (_Atomic uint64_t *)f->locks, nla, key,
-                            len, perm, align, x);
+    return tw_atu_translate(f->ep.atu.table, f->ep.atu.entries, (_Atomic uint64_t *)f->locks, nla,
+                            key, len, perm, align, x);
 }
 
 static void test_checks(void **state) {
@@ -51,7 +52,7 @@ static void test_checks(void **state) {
     assert_int_equal(x.addr, (uint64_t)(uintptr_t)(mem + 10));
     assert_int_equal(atomic_load(&x.entry->inflight), 1); /* held until released */
     tw_atu_release(&x);
-    assert_int_equal(atomic_load(&f->ep.atu[0].inflight), 0);
+    assert_int_equal(atomic_load(&f->ep.atu.table[0].inflight), 0);
 
     assert_int_equal(xlate(f, r.nla, r.key ^ 1, 8, TW_PERM_READ, 1, &x), TW_ERR_KEY);
     assert_int_equal(xlate(f, r.nla + 4090, r.key, 8, TW_PERM_READ, 1, &x), TW_ERR_BOUNDS);
@@ -65,8 +66,8 @@ static void test_checks(void **state) {
                      ((uintptr_t)mem + 3) % 8 ? TW_ERR_ALIGN : TW_OK);
     assert_int_equal(xlate(f, (uint64_t)15 << 48, 0, 8, TW_PERM_READ, 1, &x), TW_ERR_STALE);
     assert_int_equal(xlate(f, (uint64_t)999 << 48, 0, 8, TW_PERM_READ, 1, &x), TW_ERR_STALE);
-    for (uint32_t i = 0; i < f->ep.atu_entries; i++)
-        assert_int_equal(atomic_load(&f->ep.atu[i].inflight), 0); /* faults hold nothing */
+    for (uint32_t i = 0; i < f->ep.atu.entries; i++)
+        assert_int_equal(atomic_load(&f->ep.atu.table[i].inflight), 0); /* faults hold nothing */
     assert_int_equal(f->ep.stats.registrations, 1);
 }
 
@@ -127,7 +128,7 @@ static void test_heap_registration(void **state) {
     assert_int_equal(xlate(f, r.nla + 8, r.key, 8, TW_PERM_WRITE, 8, &x), TW_OK);
     assert_int_equal(x.heap_id, 7);
     assert_null(x.held);
-    assert_int_equal(atomic_load(&f->ep.atu[tw_nla_index(r.nla)].inflight), 0);
+    assert_int_equal(atomic_load(&f->ep.atu.table[tw_nla_index(r.nla)].inflight), 0);
     assert_int_equal(tw_dereg(&f->ep, &r), TW_ERR_ARG);
     assert_int_equal(tw_atu_deregister(&f->ep, &r, 1), TW_OK);
     assert_int_equal(xlate(f, r.nla + 8, r.key, 8, TW_PERM_WRITE, 8, &x), TW_ERR_STALE);

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "device/endpoint.h"
-#include "device/rma_wire.h"
+#include "device/rma.h"
 
 static tw_rma_op_t op_of(uint8_t op, uint64_t length, uint32_t chunk, uint32_t acked) {
     tw_rma_op_t o = {.op = op, .length = length, .chunk = chunk, .chunks_acked = acked};

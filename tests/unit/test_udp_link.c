@@ -16,8 +16,8 @@
 
 #include <cmocka.h>
 
-#include "link/crc32c.h"
-#include "link/udp.h"
+#include "link/udp/crc32c.h"
+#include "link/udp/udp.h"
 #include "tollway/status.h"
 
 enum { KEY = 0xabcdef };

@@ -7,8 +7,8 @@
 
 #include <cmocka.h>
 
-#include "link/crc32c.h"
-#include "link/udp_wire.h"
+#include "link/udp/crc32c.h"
+#include "link/udp/udp_wire.h"
 
 enum { KEY = 0x1234, SELF = 3 };
 #define PKT_MAX (TW_UDP_HDR_SIZE + 2048)

@@ -1,9 +1,9 @@
-#include "link/udp_wire.h"
+#include "link/udp/udp_wire.h"
 
 #include <endian.h>
 #include <string.h>
 
-#include "link/crc32c.h"
+#include "link/udp/crc32c.h"
 
 _Static_assert(sizeof(tw_udp_hdr_t) == TW_UDP_HDR_SIZE, "the header has no padding");
 

@@ -1,7 +1,7 @@
 /* CRC32C, reflected polynomial P = 0x82f63b78: by the crc32 and pclmulqdq
  * instructions where the CPU has both (Intel since 2010, AMD since 2011; chosen
  * once), else by a byte table. */
-#include "link/crc32c.h"
+#include "link/udp/crc32c.h"
 
 #include <pthread.h>
 #include <string.h>

@@ -26,7 +26,7 @@
  * Every packet leaves through one outgoing batch (sendmmsg), after the fault
  * injector has had its say. The batch holds copies, so ring slots may be reused at
  * once. */
-#include "link/udp.h"
+#include "link/udp/udp.h"
 
 #include <errno.h>
 #include <fcntl.h>

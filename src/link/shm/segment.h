@@ -1,8 +1,8 @@
-/* The shm link: named shared-memory segments of one job on one node.
+/* Named shared-memory segments of one job on one node.
  * Every segment is /tw-<job id>-<what>, mode 0600, so twrun can remove all of a
  * job's segments however the job ends. */
-#ifndef TW_LINK_SHM_H
-#define TW_LINK_SHM_H
+#ifndef TW_LINK_SHM_SEGMENT_H
+#define TW_LINK_SHM_SEGMENT_H
 
 #include <stddef.h>
 

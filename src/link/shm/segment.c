@@ -1,4 +1,4 @@
-#include "link/shm.h"
+#include "link/shm/segment.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#include "link/udp_wire.h"
+#include "link/udp/udp_wire.h"
 
 typedef struct tw_udp_faults {
     double drop, duplicate, reorder, corrupt, delay; /* probabilities, 0 .. 1 */

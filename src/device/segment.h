@@ -1,0 +1,47 @@
+/* The layout of an endpoint's shared segment: the header its owner writes before it
+ * announces its address, then its regions (VELO mailbox, notification queue, RMA
+ * request and answer rings, lock region, ATU table). Every peer on the node that
+ * talks to the owner maps it, and checks the header field by field first. */
+#ifndef TW_DEVICE_SEGMENT_H
+#define TW_DEVICE_SEGMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "device/ring.h"
+
+#define TW_SEGMENT_MAGIC       0x3247455357544e45ull /* "ENTWSEG2" */
+#define TW_SEGMENT_VERSION     2u
+#define TW_SEGMENT_HEADER_SIZE 4096u
+
+/* Translation faults, counted in the owner's segment by whoever faulted. */
+enum { TW_FAULT_KEY, TW_FAULT_BOUNDS, TW_FAULT_STALE, TW_FAULT_PERM, TW_FAULT_ALIGN, TW_FAULTS };
+
+typedef struct tw_segment_header {
+    uint64_t magic;
+    uint64_t job_key;
+    uint32_t version;
+    uint32_t rank;
+    uint32_t index;
+    int32_t owner_pid;
+    uint32_t velo_slots, nq_slots, rma_slots, atu_entries;
+    _Alignas(TW_CACHELINE) _Atomic uint64_t faults[TW_FAULTS];
+    tw_ring_ctrl_t velo_ctrl; /* VELO mailbox */
+    tw_ring_ctrl_t nq_ctrl;   /* notification queue */
+    tw_ring_ctrl_t req_ctrl;  /* pipelined RMA: requests this endpoint's device serves */
+    tw_ring_ctrl_t resp_ctrl; /* pipelined RMA: answers to this endpoint's requests */
+} tw_segment_header_t;
+
+typedef struct tw_segment_layout {
+    size_t velo, nq, req, resp, locks, atu; /* byte offsets */
+    size_t total;
+} tw_segment_layout_t;
+
+void tw_segment_layout(uint32_t velo_slots, uint32_t nq_slots, uint32_t rma_slots,
+                       uint32_t atu_entries, tw_segment_layout_t *out);
+
+static inline tw_slot_t *tw_segment_slots(void *segment, size_t offset) {
+    return (tw_slot_t *)((char *)segment + offset);
+}
+
+#endif

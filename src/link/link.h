@@ -1,0 +1,111 @@
+/* A link: how the device reaches a peer's endpoint. A table of operations plus the
+ * capabilities the layers above choose by.
+ *
+ * Two kinds of link exist. A link with TW_LINK_MAPPED (shm) maps the peer's segment
+ * — mailbox, notification queue, ATU table, RMA rings —, so the device writes the
+ * peer's rings itself, as EXTOLL's VELO unit writes the target's mailbox: it needs no
+ * operation of the table to send or to move RMA data. Any other link (udp) carries
+ * device messages: the device hands it VELO messages and RMA requests and answers
+ * (rma_wire.h) through the table, and the link hands what arrives back to the device
+ * through the tw_link_device_t the device gave it at open. The target's device then
+ * executes the RMA when it makes progress.
+ *
+ * A link may include runtime and common headers, never device ones: it sees the
+ * device only through tw_link_device_t. Not thread-safe: the device serialises its
+ * calls into one link instance (see device/progress.h).
+ *
+ * Adding a link: a folder src/link/<name>/ with its transport and one table
+ * `const tw_link_t tw_link_<name>`, listed in tw_links (links.c). */
+#ifndef TW_LINK_LINK_H
+#define TW_LINK_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "link/rma_wire.h"
+#include "runtime/job.h"
+
+/* Capabilities (tw_link_t.caps). */
+enum {
+    /* The peer's segment is mapped here: the device writes its rings itself (the
+     * inline VELO send) and, as initiator, moves the bytes of an RMA itself. */
+    TW_LINK_MAPPED = 1u << 0,
+    /* A put is the cheaper way to move a large message (one way, answered by
+     * the target's device); without it, a get is. */
+    TW_LINK_PUT_CHEAPER = 1u << 1,
+    /* Both sides can copy parts of one large message at once. */
+    TW_LINK_SHARED_COPY = 1u << 2,
+    /* Messages arrive only when the link is polled (tw_link_t.poll). */
+    TW_LINK_POLLED = 1u << 3,
+};
+
+/* One open instance of a link, private to its implementation. */
+typedef struct tw_link_ctx tw_link_ctx_t;
+
+/* What the device gives a link at open, to hand it what arrives. `dev` is the
+ * device's own pointer, passed back unchanged. Every record comes from the network:
+ * the device checks it before use. */
+typedef struct tw_link_device {
+    /* A VELO message from source: TW_OK when taken, TW_RETRY when the mailbox has no
+     * room now (the link offers it again), TW_ERR_CORRUPT when malformed (dropped). */
+    int (*velo)(void *dev, uint32_t source, unsigned tag, const void *data, size_t len);
+    /* An RMA request (rma_req_t, then its put data) or answer (rma_answer_t, then
+     * its get data): TW_OK when done, TW_RETRY when there is no room for what it
+     * owes now (nothing was done: offered again), TW_ERR_CORRUPT when malformed. */
+    int (*rma_request)(void *dev, uint32_t source, const void *msg, size_t len);
+    int (*rma_answer)(void *dev, uint32_t source, const void *msg, size_t len);
+    /* Receiving in place (see tw_udp_lander_t): where the data after the record
+     * goes, *skip set to the record's size; NULL to take the message the usual way.
+     * landed follows with ok = 1 when it arrived whole (taken), 0 when it did not. */
+    void *(*land_request)(void *dev, uint32_t source, const void *msg, size_t len, size_t *skip);
+    void *(*land_answer)(void *dev, uint32_t source, const void *msg, size_t len, size_t *skip);
+    void (*landed)(void *dev, uint32_t source, size_t len, int ok);
+} tw_link_device_t;
+
+typedef struct tw_link {
+    const char *name; /* also the tag of its field in an endpoint's address */
+    unsigned caps;    /* TW_LINK_* */
+    size_t velo_max;  /* the longest VELO message it carries */
+
+    /* The operations of a link that carries device messages (NULL for a mapped link,
+     * whose peers the device reaches through memory). */
+
+    /* Opens an instance for this endpoint (rank of size); its address, to publish,
+     * into addr ("<name>:..."). NULL on failure, with a message on stderr. */
+    tw_link_ctx_t *(*open)(const tw_job_t *job, const tw_link_device_t *dev, void *dev_ctx,
+                           char *addr, size_t cap);
+    /* Where rank is, from the field of its address that names this link. */
+    int (*connect)(tw_link_ctx_t *l, int rank, const char *addr);
+    /* A VELO message (hdr then buf): TW_OK, TW_RETRY (no room now), or an error. */
+    int (*velo_send)(tw_link_ctx_t *l, int dest, unsigned tag, const void *hdr, size_t hlen,
+                     const void *buf, size_t len);
+    /* An RMA request and len bytes of put data, sent from where they lie: the caller
+     * keeps the data until the request is answered. TW_OK, TW_RETRY, or an error. */
+    int (*rma_request)(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *data,
+                       size_t len);
+    /* 1 when a request with len bytes of put data to dest would go now. */
+    int (*rma_can_request)(tw_link_ctx_t *l, int dest, size_t len);
+    /* Bytes of put data per request (and of get data per answer) it prefers. */
+    uint64_t (*rma_chunk)(tw_link_ctx_t *l);
+    /* 1 when an answer can be taken now (sent or queued): asked before serving. */
+    int (*rma_can_answer)(tw_link_ctx_t *l);
+    /* An answer with len bytes of get data (copied); may_wait: it may be held back
+     * to go with the answers of the operation's next chunks. */
+    void (*rma_answer)(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
+                       size_t len, int may_wait);
+    /* Receives (handing messages to the device), acknowledges, retransmits, sends
+     * what waited. Returns the number of messages handed over. */
+    int (*poll)(tw_link_ctx_t *l);
+    /* A descriptor that becomes readable when something arrives (-1: none). */
+    int (*fd)(tw_link_ctx_t *l);
+    /* Sends what is owed (lingering as TCP does) and releases the instance. */
+    void (*close)(tw_link_ctx_t *l);
+    void (*print_stats)(tw_link_ctx_t *l, FILE *out, int rank, int index);
+} tw_link_t;
+
+/* The links this build has, in the order the device prefers them: a mapped link first. */
+extern const tw_link_t *const tw_links[];
+extern const unsigned tw_links_count;
+
+#endif

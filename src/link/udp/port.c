@@ -1,0 +1,427 @@
+/* The udp link's table (tw_link_udp): device messages over the udp transport
+ * (udp.c), to peers on other nodes.
+ *
+ * Every endpoint of a job that spans nodes opens one udp link and publishes its
+ * address next to its segment's. A VELO message to a peer on another node travels
+ * as one link message (a small header, then the payload); the receiving device puts
+ * it into its own mailbox as a local sender would, so the receive path is the same
+ * for both links. When the mailbox is full the device refuses the message and the
+ * link sends it again later: the back pressure of a full mailbox reaches the remote
+ * sender as it reaches a local one.
+ *
+ * RMA to a peer on another node travels as requests and answers (rma_wire.h) that
+ * the device of the target executes (device/rma.c). Requests and answers share one
+ * ordered stream per pair, so an answer must never make a request wait: when the
+ * window to the initiator is full the answer waits in a queue here, drained at every
+ * poll. The queue is bounded because an initiator keeps at most RMA_UNANSWERED_MAX
+ * requests unanswered per peer. So two endpoints whose windows are full of requests
+ * to each other still take them in.
+ *
+ * The chunks of a long put are answered ANSWERS_HELD at a time: an answer is a packet
+ * of its own through the receiver's network stack, and one per chunk cost a receiver
+ * streaming a put a fifth of its time. The last chunk's answer (which completes the
+ * operation), and a fault, go at once with those held before them. */
+#include "link/udp/port.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <tollway/status.h>
+#include <tollway/velo.h>
+
+#include "link/link.h"
+#include "link/udp/udp.h"
+
+enum { PORT_VELO = 1, PORT_RMA_REQ = 2, PORT_RMA_ANSWER = 3 };
+
+/* What precedes the payload of every device message on the link. */
+typedef struct port_hdr {
+    uint8_t kind;
+    uint8_t unused;
+    uint16_t tag;
+} port_hdr_t;
+
+/* The address to bind: TW_UDP_ADDR, else the first IPv4 address of an interface that
+ * is up and not loopback, else loopback. */
+static void bind_address(const tw_config_t *cfg, struct sockaddr_in *a) {
+    *a = (struct sockaddr_in){.sin_family = AF_INET};
+    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (cfg->udp_addr[0]) {
+        inet_pton(AF_INET, cfg->udp_addr, &a->sin_addr);
+        return;
+    }
+    struct ifaddrs *all;
+    if (getifaddrs(&all)) return;
+    for (struct ifaddrs *i = all; i; i = i->ifa_next)
+        if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
+            !(i->ifa_flags & IFF_LOOPBACK)) {
+            a->sin_addr = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
+            break;
+        }
+    freeifaddrs(all);
+}
+
+/* TW_UDP_MTU=auto: the MTU of the interface that holds addr, within what the link
+ * takes; 1500 when it cannot be found. Large datagrams are what makes a udp link fast
+ * where the network allows them. */
+static unsigned interface_mtu(const struct sockaddr_in *addr) {
+    unsigned mtu = 1500;
+    struct ifaddrs *all;
+    if (getifaddrs(&all)) return mtu;
+    for (struct ifaddrs *i = all; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
+            ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr != addr->sin_addr.s_addr)
+            continue;
+        struct ifreq r = {0};
+        snprintf(r.ifr_name, sizeof r.ifr_name, "%s", i->ifa_name);
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd >= 0 && ioctl(fd, SIOCGIFMTU, &r) == 0 && r.ifr_mtu > 1500)
+            mtu = r.ifr_mtu > 65535 ? 65535 : (unsigned)r.ifr_mtu;
+        if (fd >= 0) close(fd);
+        break;
+    }
+    freeifaddrs(all);
+    return mtu;
+}
+
+/* Answers waiting for room in the window, oldest first. An initiator has at most
+ * RMA_UNANSWERED_MAX requests unanswered to us, so this holds at most that many per
+ * peer: it grows to that bound, never past it (a peer beyond it is refused). Each slot
+ * keeps its buffer once sent, for the next answer queued there: a window that stays
+ * full allocates nothing per answer. */
+enum { PORT_RMA_MSG_MAX = 4 + sizeof(rma_req_t) + REMOTE_CHUNK_MAX };
+/* Below RMA_UNANSWERED_MAX, so that an initiator stopped at that bound always has
+ * requests on the way whose arrival releases the held answer. */
+enum { ANSWERS_HELD = RMA_UNANSWERED_MAX / 4 };
+
+typedef struct queued_answer {
+    int dest;
+    size_t len, cap; /* the answer's bytes; the buffer's */
+    unsigned char *msg;
+} queued_answer_t;
+
+/* A message being received in place (land, then landed): what it asked for. */
+enum { LANDING_NONE, LANDING_DEVICE };
+
+struct tw_link_ctx {
+    tw_udp_link_t *udp;
+    const tw_link_device_t *dev;
+    void *dev_ctx;
+    int size;
+    queued_answer_t *q;
+    uint32_t head, count, cap;
+    int landing;
+    rma_answer_t held;     /* chunks answered but not sent yet (held.chunks of them), */
+    int held_dest;         /* to this initiator */
+    uint64_t malformed;    /* link messages that were no device message */
+    uint64_t answers_lost; /* answers that found no memory to wait in */
+};
+
+static void drain_answers(tw_link_ctx_t *l) {
+    while (l->count) {
+        queued_answer_t *a = &l->q[l->head];
+        /* sent, or the peer is lost: either way it is done here (the buffer stays) */
+        if (tw_udp_send(l->udp, (uint32_t)a->dest, a->msg, a->len) == TW_RETRY) return;
+        l->head = (l->head + 1) % l->cap;
+        l->count--;
+    }
+}
+
+/* Room for one more queued answer, growing the queue up to its bound. */
+static int answer_room(tw_link_ctx_t *l) {
+    if (l->count < l->cap) return 1;
+    uint32_t bound = (uint32_t)l->size * RMA_UNANSWERED_MAX;
+    if (l->cap >= bound) return 0;
+    uint32_t cap = l->cap ? l->cap * 2 : 64;
+    if (cap > bound) cap = bound;
+    queued_answer_t *q = calloc(cap, sizeof *q);
+    if (!q) return 0;
+    for (uint32_t i = 0; i < l->cap; i++) q[i] = l->q[(l->head + i) % l->cap]; /* and spares */
+    free(l->q);
+    l->q = q;
+    l->head = 0;
+    l->cap = cap;
+    return 1;
+}
+
+static void *land(void *ctx, uint32_t source, const void *prefix, size_t len, size_t *skip);
+static void landed(void *ctx, uint32_t source, const void *prefix, size_t len, int ok);
+
+static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev, void *dev_ctx,
+                                char *addr, size_t cap) {
+    const tw_config_t *cfg = job->config;
+    tw_udp_config_t u;
+    tw_udp_config_default(&u);
+    u.job_key = job->job_key;
+    u.self = (uint32_t)job->rank;
+    u.peers = (uint32_t)job->size;
+    u.window = cfg->udp_window;
+    u.rto_us = cfg->udp_rto_us;
+    u.peer_timeout_ms = cfg->udp_timeout_ms;
+    u.ack_delay_us = 100; /* an answer or a reply usually comes sooner and carries it */
+    u.faults = (tw_udp_faults_t){cfg->fault_drop,    cfg->fault_duplicate, cfg->fault_reorder,
+                                 cfg->fault_corrupt, cfg->fault_delay,     cfg->fault_delay_us,
+                                 cfg->fault_seed};
+    struct sockaddr_in a;
+    bind_address(cfg, &a);
+    u.mtu = cfg->udp_mtu ? cfg->udp_mtu : interface_mtu(&a);
+    tw_link_ctx_t *l = calloc(1, sizeof *l);
+    if (l) l->udp = tw_udp_open(&u, &a);
+    if (!l || !l->udp) {
+        char ip[INET_ADDRSTRLEN] = "?";
+        inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
+        fprintf(stderr, "tollway: rank %d: cannot open the udp link on %s: %s\n", job->rank, ip,
+                strerror(l ? errno : ENOMEM));
+        free(l);
+        return NULL;
+    }
+    l->dev = dev;
+    l->dev_ctx = dev_ctx;
+    l->size = job->size;
+    char ip[INET_ADDRSTRLEN];
+    inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
+    snprintf(addr, cap, "udp:%s:%u", ip, (unsigned)ntohs(a.sin_port));
+    static const tw_udp_lander_t lander = {land, landed};
+    tw_udp_set_lander(l->udp, &lander);
+    return l;
+}
+
+static int port_connect(tw_link_ctx_t *l, int rank, const char *addr) {
+    char ip[INET_ADDRSTRLEN];
+    unsigned port;
+    char tail;
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    if (!addr || sscanf(addr, "udp:%15[0-9.]:%u%c", ip, &port, &tail) != 2 || port == 0 ||
+        port > 65535 || inet_pton(AF_INET, ip, &a.sin_addr) != 1)
+        return TW_ERR_PEER;
+    a.sin_port = htons((uint16_t)port);
+    return tw_udp_set_peer(l->udp, (uint32_t)rank, &a) ? TW_ERR_PEER : TW_OK;
+}
+
+static int port_poll(tw_link_ctx_t *l);
+
+static int port_velo_send(tw_link_ctx_t *l, int dest, unsigned tag, const void *hdr, size_t hlen,
+                          const void *buf, size_t len) {
+    port_hdr_t h = {PORT_VELO, 0, (uint16_t)tag};
+    struct iovec v[3] = {{&h, sizeof h}, {(void *)hdr, hlen}, {(void *)buf, len}};
+    int rc = tw_udp_sendv(l->udp, (uint32_t)dest, v, 3);
+    if (rc == TW_RETRY) { /* the window is full: take in what acknowledgements came */
+        port_poll(l);
+        rc = tw_udp_sendv(l->udp, (uint32_t)dest, v, 3);
+    }
+    return rc;
+}
+
+_Static_assert((size_t)PORT_RMA_MSG_MAX <= (size_t)TW_UDP_MSG_MAX,
+               "an RMA chunk fits a link message");
+
+static int port_rma_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *data,
+                            size_t len) {
+    port_hdr_t h = {PORT_RMA_REQ, 0, 0};
+    if (sizeof h + sizeof *r + len > PORT_RMA_MSG_MAX) return TW_ERR_SIZE;
+    struct iovec v[3] = {{&h, sizeof h}, {(void *)r, sizeof *r}, {(void *)data, len}};
+    /* the data is sent from where it is, and again from there if it is lost: the put
+     * completes (and its source may change) only once the target's answer has come,
+     * and that carries the acknowledgement */
+    return tw_udp_sendv_kept(l->udp, (uint32_t)dest, v, 3);
+}
+
+static uint64_t port_rma_chunk(tw_link_ctx_t *l) {
+    /* a chunk in one datagram (a message over several costs the window more and is
+     * lost whole with any of its packets); the answer's header is the smaller */
+    size_t room = tw_udp_payload_max(l->udp) - sizeof(port_hdr_t) - sizeof(rma_req_t);
+    if (room >= REMOTE_CHUNK_MAX) return REMOTE_CHUNK_MAX;
+    return room > RMA_CHUNK ? room & ~(size_t)1023 : RMA_CHUNK;
+}
+
+static int port_rma_can_request(tw_link_ctx_t *l, int dest, size_t len) {
+    return tw_udp_room(l->udp, (uint32_t)dest, sizeof(port_hdr_t) + sizeof(rma_req_t) + len);
+}
+
+static int port_rma_can_answer(tw_link_ctx_t *l) {
+    return answer_room(l);
+}
+
+static void send_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
+                        size_t len);
+
+static void port_rma_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
+                            size_t len, int may_wait) {
+    rma_answer_t joined;
+    if (l->held.chunks) {
+        if (l->held_dest == dest && l->held.handle == a->handle) { /* the same operation */
+            joined = *a;
+            joined.chunks = (uint16_t)(l->held.chunks + a->chunks);
+            if (joined.status == TW_OK) joined.status = l->held.status;
+            a = &joined;
+        } else { /* another one's: what is held goes first, in order */
+            send_answer(l, l->held_dest, &l->held, NULL, 0);
+        }
+        l->held.chunks = 0;
+    }
+    if (may_wait && a->status == TW_OK && a->chunks < ANSWERS_HELD) {
+        l->held = *a;
+        l->held_dest = dest;
+        return;
+    }
+    send_answer(l, dest, a, data, len);
+}
+
+static void send_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
+                        size_t len) {
+    port_hdr_t h = {PORT_RMA_ANSWER, 0, 0};
+    size_t total = sizeof h + sizeof *a + len;
+    if (total > PORT_RMA_MSG_MAX) return;
+    struct iovec v[3] = {{&h, sizeof h}, {(void *)a, sizeof *a}, {(void *)data, len}};
+    if (!l->count && tw_udp_sendv(l->udp, (uint32_t)dest, v, 3) != TW_RETRY) return;
+    /* behind others, or no room in the window: queued (the caller made sure of room) */
+    queued_answer_t *slot = answer_room(l) ? &l->q[(l->head + l->count) % l->cap] : NULL;
+    if (slot && slot->cap < total) {
+        unsigned char *grown = realloc(slot->msg, total);
+        if (grown) *slot = (queued_answer_t){.cap = total, .msg = grown};
+    }
+    if (!slot || slot->cap < total) {
+        l->answers_lost++;
+        return;
+    }
+    memcpy(slot->msg, &h, sizeof h);
+    memcpy(slot->msg + sizeof h, a, sizeof *a);
+    if (len) memcpy(slot->msg + sizeof h + sizeof *a, data, len);
+    slot->dest = dest;
+    slot->len = total;
+    l->count++;
+}
+
+/* A message the link delivers, checked before it is believed. 0: taken; 1: no room
+ * in the mailbox (or notification queue) now (the link brings it again). */
+static int arrived(void *ctx, uint32_t source, const void *data, size_t len) {
+    tw_link_ctx_t *l = ctx;
+    port_hdr_t h;
+    if (len < sizeof h) return 0; /* nothing to take: dropped */
+    memcpy(&h, data, sizeof h);
+    const unsigned char *body = (const unsigned char *)data + sizeof h;
+    size_t blen = len - sizeof h;
+    int rc = TW_ERR_CORRUPT;
+    if (source < (uint32_t)l->size) {
+        if (h.kind == PORT_RMA_REQ)
+            rc = l->dev->rma_request(l->dev_ctx, source, body, blen);
+        else if (h.kind == PORT_RMA_ANSWER)
+            rc = l->dev->rma_answer(l->dev_ctx, source, body, blen);
+        else if (h.kind == PORT_VELO)
+            rc = l->dev->velo(l->dev_ctx, source, h.tag, body, blen);
+    }
+    if (rc == TW_RETRY) return 1;
+    if (rc != TW_OK) l->malformed++;
+    return 0;
+}
+
+/* Receiving in place (tw_udp_lander_t): a put request's data straight into our
+ * memory, a get answer's into the buffer of the get, where the device says. */
+static void *land(void *ctx, uint32_t source, const void *prefix, size_t len, size_t *skip) {
+    tw_link_ctx_t *l = ctx;
+    port_hdr_t h;
+    l->landing = LANDING_NONE;
+    if (len < sizeof h || source >= (uint32_t)l->size) return NULL;
+    memcpy(&h, prefix, sizeof h);
+    const unsigned char *body = (const unsigned char *)prefix + sizeof h;
+    size_t blen = len - sizeof h, at = 0;
+    void *dest = NULL;
+    if (h.kind == PORT_RMA_REQ)
+        dest = l->dev->land_request(l->dev_ctx, source, body, blen, &at);
+    else if (h.kind == PORT_RMA_ANSWER)
+        dest = l->dev->land_answer(l->dev_ctx, source, body, blen, &at);
+    if (!dest) return NULL;
+    l->landing = LANDING_DEVICE;
+    *skip = sizeof h + at;
+    return dest;
+}
+
+static void landed(void *ctx, uint32_t source, const void *prefix, size_t len, int ok) {
+    tw_link_ctx_t *l = ctx;
+    (void)prefix;
+    if (l->landing == LANDING_DEVICE)
+        l->dev->landed(l->dev_ctx, source, len - sizeof(port_hdr_t), ok);
+    l->landing = LANDING_NONE;
+}
+
+static int port_poll(tw_link_ctx_t *l) {
+    if (l->count) drain_answers(l);
+    int delivered = tw_udp_poll(l->udp, arrived, l);
+    if (l->count) drain_answers(l);
+    return delivered;
+}
+
+static int port_fd(tw_link_ctx_t *l) {
+    return tw_udp_fd(l->udp);
+}
+
+static void port_close(tw_link_ctx_t *l) {
+    /* linger, as a TCP close does: what was sent last (a lost packet among it) is
+     * resent until acknowledged, and the acknowledgements owed go out, or the peers
+     * are declared lost (TW_UDP_TIMEOUT) */
+    while (!tw_udp_idle(l->udp)) { /* answers still queued keep a window full */
+        port_poll(l);
+        if (!tw_udp_idle(l->udp)) sched_yield(); /* let the peer run meanwhile */
+    }
+    tw_udp_close(l->udp);
+    for (uint32_t i = 0; i < l->cap; i++) free(l->q[i].msg);
+    free(l->q);
+    free(l);
+}
+
+static void port_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
+    const tw_udp_stats_t *s = tw_udp_stats(l->udp);
+    fprintf(out,
+            "tollway: rank %d endpoint %d: udp %llu msgs out, %llu in; packets %llu out, %llu in; "
+            "retransmits %llu (timeouts %llu), duplicates %llu, out of order %llu, refused %llu, "
+            "in place %llu; "
+            "dropped: bad crc %llu, wrong key %llu, bad length %llu, bad field %llu, short %llu, "
+            "bad magic %llu; injected: drop %llu dup %llu reorder %llu corrupt %llu delay %llu\n",
+            rank, index, (unsigned long long)s->msgs_sent, (unsigned long long)s->msgs_received,
+            (unsigned long long)s->packets_sent, (unsigned long long)s->packets_received,
+            (unsigned long long)s->retransmits, (unsigned long long)s->timeouts,
+            (unsigned long long)s->duplicates, (unsigned long long)s->out_of_order,
+            (unsigned long long)s->refused, (unsigned long long)s->in_place,
+            (unsigned long long)s->dropped[TW_UDP_BAD_CRC],
+            (unsigned long long)s->dropped[TW_UDP_BAD_KEY],
+            (unsigned long long)s->dropped[TW_UDP_BAD_LEN],
+            (unsigned long long)s->dropped[TW_UDP_BAD_FIELD],
+            (unsigned long long)s->dropped[TW_UDP_SHORT],
+            (unsigned long long)s->dropped[TW_UDP_BAD_MAGIC], (unsigned long long)s->injected_drop,
+            (unsigned long long)s->injected_duplicate, (unsigned long long)s->injected_reorder,
+            (unsigned long long)s->injected_corrupt, (unsigned long long)s->injected_delay);
+}
+
+tw_udp_link_t *tw_udp_port_transport(tw_link_ctx_t *l) {
+    return l->udp;
+}
+
+uint64_t tw_udp_port_malformed(const tw_link_ctx_t *l) {
+    return l->malformed;
+}
+
+const tw_link_t tw_link_udp = {
+    .name = "udp",
+    .caps = TW_LINK_PUT_CHEAPER | TW_LINK_POLLED,
+    .velo_max = TW_VELO_MAX_SIZE,
+    .open = port_open,
+    .connect = port_connect,
+    .velo_send = port_velo_send,
+    .rma_request = port_rma_request,
+    .rma_can_request = port_rma_can_request,
+    .rma_chunk = port_rma_chunk,
+    .rma_can_answer = port_rma_can_answer,
+    .rma_answer = port_rma_answer,
+    .poll = port_poll,
+    .fd = port_fd,
+    .close = port_close,
+    .print_stats = port_print_stats,
+};
