@@ -14,7 +14,8 @@ Reads the #include lines of every file under src/, tools/ and include/ and check
   2. no cycle of #include among headers;
   3. no header that declares a function defined in a C file of another unit which
      includes that header (directly or not): the header and that unit then stand on
-     each other. A unit is foo.c with foo.h, and the foo_*.c and foo_*.h beside them.
+     each other. A unit is foo.c with foo.h, and the foo_*.c and foo_*.h beside them;
+     a folder whose header is named after it (src/link/shm/shm.h) is one unit.
 
 Prints one line per violation naming the file, the include and the rule, and exits 1
 when there is any. `layering.py --self-test` runs the checks on small synthetic
@@ -264,6 +265,9 @@ def same_unit(header, c_file):
         return False
     h = os.path.basename(header)[:-2]
     c = os.path.basename(c_file)[:-2]
+    # a folder that is one unit (a link: src/link/shm/) has the header named after it
+    if h == os.path.basename(os.path.dirname(header)):
+        return True
     return c == h or c.startswith(h + "_") or h.startswith(c + "_")
 
 

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "runtime/config.h"
+#include "runtime/settings.h"
 #include "runtime/pmi.h"
 
 typedef struct tw_job {

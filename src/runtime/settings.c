@@ -12,7 +12,7 @@
 #include <tollway/settings.h>
 #include <tollway/status.h>
 
-#include "runtime/config.h"
+#include "runtime/settings.h"
 
 /* Where a row's value goes in tw_config_t. */
 typedef enum store {

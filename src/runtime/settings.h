@@ -2,8 +2,8 @@
  * setting, filled from the settings table (settings.c, one row per variable). An
  * invalid value (or an unknown TW_* name, most often a typo) is an error that names
  * the variable; nothing is silently ignored. Other layers use <tollway/settings.h>. */
-#ifndef TW_CONFIG_H
-#define TW_CONFIG_H
+#ifndef TW_RUNTIME_SETTINGS_H
+#define TW_RUNTIME_SETTINGS_H
 
 #include <stddef.h>
 #include <stdint.h>
