@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "runtime/config.h"
+#include "runtime/settings.h"
 
 static int parse(tw_config_t *cfg, const char *a, const char *b, char *err) {
     char *env[] = {(char *)a, (char *)b, (char *)"PATH=/bin", NULL};

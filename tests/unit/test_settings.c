@@ -16,7 +16,7 @@
 #include <tollway/settings.h>
 #include <tollway/status.h>
 
-#include "runtime/config.h"
+#include "runtime/settings.h"
 
 static int parse_one(tw_config_t *cfg, const char *entry, char *err, size_t errlen) {
     char *env[] = {(char *)"HOME=/root", (char *)entry, NULL};
