@@ -115,6 +115,12 @@ int tw_mpi_bsend_staged(const tw_mpi_staged_t *st, int dest, int tag, uint32_t c
     return bsend(NULL, st, tw_mpi_staged_bytes(st), dest, tag, context);
 }
 
+/* Persistent buffered sends start through the point-to-point engine, which hands
+ * them here. */
+void tw_mpi_bsend_init(void) {
+    tw_mpi_p2p_set_buffered(bsend);
+}
+
 /* Waits for every buffered send to complete (as far as the headers can be trusted). */
 void tw_mpi_bsend_fini(void) {
     block_t b;

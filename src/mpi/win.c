@@ -39,7 +39,10 @@
 
 #include "mpi/win.h"
 
-int tw_mpi_win_waiting;
+void tw_mpi_win_init(void) {
+    tw_mpi_progress_on_message(TW_MPI_WIN, tw_mpi_win_message);
+    tw_mpi_progress_on_notification(tw_mpi_win_notification);
+}
 
 win_t *tw_win_table[WIN_MAX];
 static uint64_t locks_used[TW_LOCKS / 64];
