@@ -56,9 +56,9 @@ static inline int tw_match_accepts(int want_source, int want_tag, uint32_t want_
            (want_tag == MPI_ANY_TAG || want_tag == tag);
 }
 
-/* No receive posted and no message waiting. */
+/* No receive posted and no message waiting (one test: every blocking receive asks). */
 static inline int tw_match_idle(const tw_match_t *m) {
-    return !m->posted && !m->unexpected;
+    return !((uintptr_t)m->posted | (uintptr_t)m->unexpected);
 }
 
 /* bytes_max: how much unexpected payload may be kept (beyond it, messages are left

@@ -34,8 +34,9 @@ int tw_mpi_send_now(const void *buf, size_t bytes, int dest, int tag, uint32_t c
 int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t context,
                     MPI_Status *status) {
     /* only when nothing else is under way: otherwise the general path keeps order */
-    if (!tw_match_idle(&tw_p2p.match) || tw_p2p.pending_sends.head || tw_p2p.pending_gets.head ||
-        tw_p2p.rendezvous)
+    if (__builtin_expect(!tw_match_idle(&tw_p2p.match) || tw_p2p.pending_sends.head ||
+                             tw_p2p.pending_gets.head || tw_p2p.rendezvous,
+                         0))
         return 1;
     tw_velo_msg_t m;
     unsigned spins = 0;
