@@ -7,7 +7,12 @@
  * and checked before they are followed: a program may write over them. */
 #include <string.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/bsend.h"
+#include "mpi/datatype.h"
+#include "mpi/error.h"
+#include "mpi/p2p.h"
+#include "mpi/progress.h"
+#include "mpi/state.h"
 
 typedef struct block {
     uint64_t size;    /* of the whole block, header included */

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "mpi/coll.h"
+#include "mpi/sched.h"
 #include "runtime/config.h"
 
 enum {

@@ -6,7 +6,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/attr.h"
+#include "mpi/bsend.h"
+#include "mpi/comm.h"
+#include "mpi/error.h"
+#include "mpi/p2p.h"
+#include "mpi/sched.h"
+#include "mpi/state.h"
 #include "mpi/win.h"
 
 tw_mpi_state_t tw_mpi;

@@ -16,7 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/comm.h"
+#include "mpi/datatype.h"
+#include "mpi/op.h"
+#include "mpi/p2p.h"
+#include "mpi/progress.h"
+#include "mpi/sched.h"
+#include "mpi/state.h"
+#include "mpi/wire.h"
 
 int tw_mpi_scheds_active;
 static tw_sched_t *active;

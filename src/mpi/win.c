@@ -37,7 +37,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/comm.h"
+#include "mpi/error.h"
+#include "mpi/progress.h"
+#include "mpi/state.h"
 #include "mpi/win.h"
+#include "mpi/wire.h"
 
 void tw_mpi_win_init(void) {
     tw_mpi_progress_on_message(TW_MPI_WIN, tw_mpi_win_message);

@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/comm.h"
+#include "mpi/datatype.h"
+#include "mpi/error.h"
 #include "mpi/progress.h"
+#include "mpi/state.h"
 #include "mpi/typemap.h"
 
 #pragma GCC visibility push(hidden)
