@@ -20,30 +20,12 @@ void tw_match_fini(tw_match_t *m) {
     tw_match_init(m, m->bytes_max);
 }
 
-void tw_match_post(tw_match_t *m, tw_posted_t *p) {
-    p->next = NULL;
-    if (m->posted_tail)
-        m->posted_tail->next = p;
-    else
-        m->posted = p;
-    m->posted_tail = p;
-}
-
 static void posted_unlink(tw_match_t *m, tw_posted_t *p, tw_posted_t *prev) {
     if (prev)
         prev->next = p->next;
     else
         m->posted = p->next;
     if (m->posted_tail == p) m->posted_tail = prev;
-}
-
-tw_posted_t *tw_match_arrival(tw_match_t *m, int source, int tag, uint32_t context) {
-    for (tw_posted_t *p = m->posted, *prev = NULL; p; prev = p, p = p->next) {
-        if (!tw_match_accepts(p->source, p->tag, p->context, source, tag, context)) continue;
-        posted_unlink(m, p, prev);
-        return p;
-    }
-    return NULL;
 }
 
 int tw_match_unpost(tw_match_t *m, tw_posted_t *p) {
@@ -102,7 +84,7 @@ tw_unexpected_t *tw_match_probe(const tw_match_t *m, int source, int tag, uint32
     return find(m, source, tag, context, &prev);
 }
 
-tw_unexpected_t *tw_match_take(tw_match_t *m, int source, int tag, uint32_t context) {
+tw_unexpected_t *tw_match_take_search(tw_match_t *m, int source, int tag, uint32_t context) {
     tw_unexpected_t *prev, *u = find(m, source, tag, context, &prev);
     if (!u) return NULL;
     if (prev)

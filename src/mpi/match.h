@@ -68,10 +68,29 @@ void tw_match_init(tw_match_t *m, size_t bytes_max);
 void tw_match_fini(tw_match_t *m);
 
 /* Posts receive p (its filter set) behind the others. */
-void tw_match_post(tw_match_t *m, tw_posted_t *p);
+static inline void tw_match_post(tw_match_t *m, tw_posted_t *p) {
+    p->next = NULL;
+    if (m->posted_tail)
+        m->posted_tail->next = p;
+    else
+        m->posted = p;
+    m->posted_tail = p;
+}
+
 /* An arrival: the oldest posted receive that takes it, taken out of the queue; NULL
- * when none does. */
-tw_posted_t *tw_match_arrival(tw_match_t *m, int source, int tag, uint32_t context);
+ * when none does. Inline: every message that finds its receive posted runs it. */
+static inline tw_posted_t *tw_match_arrival(tw_match_t *m, int source, int tag, uint32_t context) {
+    for (tw_posted_t *p = m->posted, *prev = NULL; p; prev = p, p = p->next) {
+        if (!tw_match_accepts(p->source, p->tag, p->context, source, tag, context)) continue;
+        if (prev)
+            prev->next = p->next;
+        else
+            m->posted = p->next;
+        if (m->posted_tail == p) m->posted_tail = prev;
+        return p;
+    }
+    return NULL;
+}
 /* Takes p out of the posted queue: 1 when it was there (a cancel). */
 int tw_match_unpost(tw_match_t *m, tw_posted_t *p);
 
@@ -83,9 +102,12 @@ tw_unexpected_t *tw_match_keep(tw_match_t *m, int source, int tag, uint32_t cont
 /* The oldest unexpected message a receive (source, tag, context) takes; it stays
  * queued (a probe). NULL: none. */
 tw_unexpected_t *tw_match_probe(const tw_match_t *m, int source, int tag, uint32_t context);
+tw_unexpected_t *tw_match_take_search(tw_match_t *m, int source, int tag, uint32_t context);
 /* The same, taken out of the queue (a receive, or a matched probe): no other receive
  * or probe sees it again. Its payload still counts as kept until tw_match_release. */
-tw_unexpected_t *tw_match_take(tw_match_t *m, int source, int tag, uint32_t context);
+static inline tw_unexpected_t *tw_match_take(tw_match_t *m, int source, int tag, uint32_t context) {
+    return m->unexpected ? tw_match_take_search(m, source, tag, context) : NULL;
+}
 /* A taken message has been delivered: its entry goes. */
 void tw_match_release(tw_match_t *m, tw_unexpected_t *u);
 
