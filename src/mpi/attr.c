@@ -5,7 +5,10 @@
  * holds a reference, so its delete callback can still run. */
 #include <stdlib.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/attr.h"
+#include "mpi/comm.h"
+#include "mpi/error.h"
+#include "mpi/state.h"
 
 typedef struct keyval {
     MPI_Comm_copy_attr_function *copy;

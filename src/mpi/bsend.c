@@ -7,7 +7,12 @@
  * and checked before they are followed: a program may write over them. */
 #include <string.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/bsend.h"
+#include "mpi/datatype.h"
+#include "mpi/error.h"
+#include "mpi/p2p.h"
+#include "mpi/progress.h"
+#include "mpi/state.h"
 
 typedef struct block {
     uint64_t size;    /* of the whole block, header included */
@@ -113,6 +118,12 @@ int tw_mpi_bsend(const void *buf, size_t bytes, int dest, int tag, uint32_t cont
 
 int tw_mpi_bsend_staged(const tw_mpi_staged_t *st, int dest, int tag, uint32_t context) {
     return bsend(NULL, st, tw_mpi_staged_bytes(st), dest, tag, context);
+}
+
+/* Persistent buffered sends start through the point-to-point engine, which hands
+ * them here. */
+void tw_mpi_bsend_init(void) {
+    tw_mpi_p2p_set_buffered(bsend);
 }
 
 /* Waits for every buffered send to complete (as far as the headers can be trusted). */

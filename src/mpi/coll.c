@@ -35,6 +35,8 @@
 #include <string.h>
 
 #include "mpi/coll.h"
+#include "mpi/sched.h"
+
 #include <tollway/settings.h>
 
 enum {

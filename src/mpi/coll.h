@@ -4,7 +4,8 @@
 #ifndef TW_MPI_COLL_H
 #define TW_MPI_COLL_H
 
-#include "mpi/mpi_impl.h"
+#include "mpi/comm.h"
+#include "mpi/sched.h"
 
 /* What a reduction combines with: op over items of type, item bytes each. */
 typedef struct tw_coll_red {

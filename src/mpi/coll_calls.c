@@ -17,6 +17,12 @@
 #include <string.h>
 
 #include "mpi/coll.h"
+#include "mpi/comm.h"
+#include "mpi/datatype.h"
+#include "mpi/error.h"
+#include "mpi/op.h"
+#include "mpi/sched.h"
+#include "mpi/state.h"
 
 /* ---- checks ---- */
 

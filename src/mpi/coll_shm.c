@@ -25,6 +25,12 @@
 #include <string.h>
 
 #include "mpi/coll.h"
+#include "mpi/comm.h"
+#include "mpi/op.h"
+#include "mpi/progress.h"
+#include "mpi/sched.h"
+#include "mpi/state.h"
+
 #include <tollway/settings.h>
 
 enum { LINE = 64, LINE_DATA = LINE - 8 };

@@ -10,7 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/attr.h"
+#include "mpi/comm.h"
+#include "mpi/error.h"
+#include "mpi/group.h"
+#include "mpi/p2p.h"
+#include "mpi/state.h"
 
 tw_mpi_comm_t *tw_mpi_comm_table[TW_MPI_COMMS];
 int tw_mpi_comm_creating;

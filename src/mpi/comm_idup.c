@@ -13,6 +13,10 @@
 #include <string.h>
 
 #include "mpi/coll.h"
+#include "mpi/comm.h"
+#include "mpi/error.h"
+#include "mpi/sched.h"
+#include "mpi/state.h"
 
 enum { WORDS = TW_MPI_COMMS / 64 };
 

@@ -4,7 +4,12 @@
  * A null request, and a persistent request between its runs (inactive), complete at
  * once with an empty status; the "any" and "some" calls pass over them. An error is
  * raised on the communicator of the request that had it. */
-#include "mpi/mpi_impl.h"
+#include "mpi/comm.h"
+#include "mpi/error.h"
+#include "mpi/p2p.h"
+#include "mpi/progress.h"
+#include "mpi/state.h"
+#include "mpi/status.h"
 
 /* Checks an array of requests: each one null or valid. The number of active ones in
  * *active, when asked for. */

@@ -16,7 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/comm.h"
+#include "mpi/datatype.h"
+#include "mpi/error.h"
+#include "mpi/state.h"
 #include "mpi/typemap.h"
 
 typedef struct dtype dtype_t;

@@ -6,7 +6,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/attr.h"
+#include "mpi/bsend.h"
+#include "mpi/comm.h"
+#include "mpi/error.h"
+#include "mpi/p2p.h"
+#include "mpi/sched.h"
+#include "mpi/state.h"
+#include "mpi/win.h"
 
 tw_mpi_state_t tw_mpi;
 
@@ -95,6 +102,9 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     tw_mpi.size = tw_ep_size(tw_mpi.ep);
     if (tw_mpi_comm_init()) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
     tw_mpi_p2p_init();
+    tw_mpi_bsend_init();
+    tw_mpi_sched_init();
+    tw_mpi_win_init();
     tw_mpi.initialized = 1;
     /* One thread drives the library at a time. */
     if (provided) *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/comm.h"
+#include "mpi/error.h"
+#include "mpi/group.h"
+#include "mpi/state.h"
 
 static tw_mpi_group_t empty = {1, 0, NULL};
 static tw_mpi_group_t **groups; /* handle 0x48000000 | index */

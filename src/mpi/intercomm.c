@@ -11,7 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/comm.h"
+#include "mpi/error.h"
+#include "mpi/group.h"
+#include "mpi/state.h"
 
 enum { WORDS = TW_MPI_USED_WORDS };
 

@@ -12,7 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/datatype.h"
+#include "mpi/error.h"
+#include "mpi/op.h"
+#include "mpi/sched.h"
+#include "mpi/state.h"
 
 enum {
     OP_MAX = 1,

@@ -5,7 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/bsend.h"
+#include "mpi/comm.h"
+#include "mpi/datatype.h"
+#include "mpi/error.h"
+#include "mpi/p2p.h"
+#include "mpi/state.h"
+#include "mpi/status.h"
 
 /* Checks the buffer description common to sends and receives; where its data lies
  * in *b. A derived type may address memory absolutely, from MPI_BOTTOM (NULL). */

@@ -16,7 +16,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/comm.h"
+#include "mpi/datatype.h"
+#include "mpi/op.h"
+#include "mpi/p2p.h"
+#include "mpi/progress.h"
+#include "mpi/sched.h"
+#include "mpi/state.h"
+#include "mpi/wire.h"
 
 int tw_mpi_scheds_active;
 static tw_sched_t *active;
@@ -389,11 +396,12 @@ int tw_sched_start(tw_sched_t *s, MPI_Request *req) {
     /* on the list only now: the first steps may have made progress passes */
     s->next_active = active;
     active = s;
-    tw_mpi_scheds_active++;
+    if (!tw_mpi_scheds_active++) tw_mpi_hook_on(TW_HOOK_SCHED);
     return MPI_SUCCESS;
 }
 
-void tw_mpi_sched_progress(void) {
+/* The progress hook: moves every running schedule on, ends those that are done. */
+static void sched_progress(void) {
     static int busy; /* a step's send may make a progress pass of its own */
     if (busy) return;
     busy = 1;
@@ -404,9 +412,13 @@ void tw_mpi_sched_progress(void) {
             continue;
         }
         *at = s->next_active;
-        tw_mpi_scheds_active--;
+        if (!--tw_mpi_scheds_active) tw_mpi_hook_off(TW_HOOK_SCHED);
         tw_mpi_coll_request_done(s->request, s->error);
         tw_sched_free(s);
     }
     busy = 0;
+}
+
+void tw_mpi_sched_init(void) {
+    tw_mpi_progress_hook(TW_HOOK_SCHED, sched_progress);
 }

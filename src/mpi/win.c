@@ -37,9 +37,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/comm.h"
+#include "mpi/error.h"
+#include "mpi/progress.h"
+#include "mpi/state.h"
 #include "mpi/win.h"
+#include "mpi/wire.h"
 
-int tw_mpi_win_waiting;
+void tw_mpi_win_init(void) {
+    tw_mpi_progress_on_message(TW_MPI_WIN, tw_mpi_win_message);
+    tw_mpi_progress_on_notification(tw_mpi_win_notification);
+}
 
 win_t *tw_win_table[WIN_MAX];
 static uint64_t locks_used[TW_LOCKS / 64];

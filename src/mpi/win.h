@@ -8,10 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/comm.h"
+#include "mpi/datatype.h"
+#include "mpi/error.h"
+#include "mpi/progress.h"
+#include "mpi/state.h"
 #include "mpi/typemap.h"
 
 #pragma GCC visibility push(hidden)
+
+/* Window control messages travel as VELO messages of kind TW_MPI_WIN, and
+ * notifications of window operations carry TW_WIN_COOKIE: the progress pass hands
+ * both here (registered by tw_mpi_win_init), the notifications only while
+ * tw_mpi_notify_waiters is non-zero. */
+#define TW_WIN_COOKIE TW_MPI_COOKIE_HOOKED
+void tw_mpi_win_init(void);
+void tw_mpi_win_message(int source, const void *data, size_t len);
+void tw_mpi_win_notification(const tw_notification_t *n);
 
 enum { WIN_MAX = 1024, USER_EH = 64, DYN_MAX = 64 };
 #define WIN_KIND 0xa8u
@@ -123,9 +136,9 @@ static inline void relax(unsigned *spins) {
 
 /* Takes in the notifications of window operations (faults) now. */
 static inline int take_faults(win_t *w) {
-    tw_mpi_win_waiting++;
+    tw_mpi_notify_waiters++;
     tw_mpi_progress();
-    tw_mpi_win_waiting--;
+    tw_mpi_notify_waiters--;
     int f = w->faults;
     w->faults = 0;
     return f;

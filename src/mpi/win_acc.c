@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/datatype.h"
+#include "mpi/error.h"
+#include "mpi/op.h"
+#include "mpi/p2p.h"
+#include "mpi/state.h"
 #include "mpi/win.h"
 
 /* ---- accumulate ---- */

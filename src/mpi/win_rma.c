@@ -4,6 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/datatype.h"
+#include "mpi/error.h"
+#include "mpi/p2p.h"
+#include "mpi/progress.h"
+#include "mpi/state.h"
 #include "mpi/win.h"
 
 /* ---- notifications ---- */
@@ -28,7 +33,7 @@ static int arm(MPI_Request req, int peer) {
         armed_cap = cap;
     }
     armed_reqs[narmed++] = (armed_t){req, peer};
-    tw_mpi_win_waiting++;
+    tw_mpi_notify_waiters++;
     return MPI_SUCCESS;
 }
 
@@ -36,7 +41,7 @@ static void disarm(MPI_Request req) {
     for (int k = 0; k < narmed; k++)
         if (armed_reqs[k].req == req) {
             armed_reqs[k] = armed_reqs[--narmed];
-            tw_mpi_win_waiting--;
+            tw_mpi_notify_waiters--;
             return;
         }
 }
@@ -52,7 +57,7 @@ void tw_mpi_win_notification(const tw_notification_t *n) {
         for (int k = 0; k < narmed; k++) {
             if (armed_reqs[k].req != req || armed_reqs[k].peer != n->peer) continue;
             armed_reqs[k] = armed_reqs[--narmed];
-            tw_mpi_win_waiting--;
+            tw_mpi_notify_waiters--;
             tw_mpi_coll_request_done(req, n->status == TW_OK ? MPI_SUCCESS : MPI_ERR_RMA_RANGE);
             return;
         }

@@ -4,7 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/comm.h"
+#include "mpi/progress.h"
+#include "mpi/state.h"
 #include "mpi/win.h"
+#include "mpi/wire.h"
 
 /* ---- lock words and flushes ---- */
 

@@ -14,7 +14,8 @@
 
 #include <tollway/tollway.h>
 
-#include "mpi/mpi_impl.h"
+#include "mpi/comm.h"
+#include "mpi/wire.h"
 #include "mpi_check.h"
 
 enum { BIG = 1 << 20 };

@@ -1,0 +1,86 @@
+/* Datatypes (datatype.c): extents, layouts, packing, and the staging of
+ * non-contiguous buffers through a packed window. */
+#ifndef TW_MPI_DATATYPE_H
+#define TW_MPI_DATATYPE_H
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+#pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
+
+enum { TW_MPI_TYPE_IDS = 42 }; /* predefined datatypes are ids 1..42 */
+
+/* Bytes one item of a datatype spans in a buffer; -1: not a datatype. */
+static inline int tw_mpi_type_extent(MPI_Datatype type) {
+    unsigned id = (unsigned)type & 0xff;
+    if (((unsigned)type >> 24) != 0x4c || id == 0 || id > TW_MPI_TYPE_IDS) return -1;
+    return ((unsigned)type >> 8) & 0xff;
+}
+
+/* The layout of any datatype, predefined or derived. */
+typedef struct tw_mpi_type_layout {
+    MPI_Count size;                /* bytes of one item packed (its data; the MINLOC/MAXLOC
+                                      pairs keep their padding, as on the wire) */
+    MPI_Aint lb, extent;           /* where one item starts and how far the next one is */
+    MPI_Aint true_lb, true_extent; /* the bytes one item really touches */
+    int contiguous;       /* one item's data fills [lb, lb + size) and extent == size, so count
+                             items are count * size contiguous bytes from buf + lb */
+    MPI_Datatype element; /* the one predefined type all its basic elements are (what
+                             a reduction applies its op to); MPI_DATATYPE_NULL if mixed */
+} tw_mpi_type_layout_t;
+
+/* MPI_SUCCESS, or MPI_ERR_TYPE when type names no datatype, or one not committed. */
+int tw_mpi_type_layout(MPI_Datatype type, tw_mpi_type_layout_t *layout);
+/* Copies the data of count items at buf into packed, contiguous and in type order,
+ * and back. The type was checked by tw_mpi_type_layout. */
+void tw_mpi_type_pack(const void *buf, MPI_Count count, MPI_Datatype type, void *packed);
+void tw_mpi_type_unpack(const void *packed, MPI_Count count, MPI_Datatype type, void *buf);
+/* The same for bytes [first, first + len) of the packed stream only (packed holds
+ * just those bytes): a stream can be moved in pieces of bounded size. */
+void tw_mpi_type_pack_range(const void *buf, MPI_Count count, MPI_Datatype type, size_t first,
+                            size_t len, void *packed);
+void tw_mpi_type_unpack_range(const void *packed, MPI_Count count, MPI_Datatype type, size_t first,
+                              size_t len, void *buf);
+
+/* Where count items of a type lie for a transfer: bytes of packed data, and either
+ * their one contiguous span (at; NULL when bytes is 0 and buf was) or, when staged,
+ * none (the data must be packed and unpacked through a copy). */
+typedef struct tw_mpi_buffer {
+    unsigned char *at;
+    size_t bytes;
+    int staged;
+} tw_mpi_buffer_t;
+/* MPI_SUCCESS, MPI_ERR_TYPE (not a committed datatype) or MPI_ERR_COUNT (too many
+ * bytes). Predefined types never take this path in the hot calls. */
+int tw_mpi_type_buffer(MPI_Datatype type, const void *buf, MPI_Count count, tw_mpi_buffer_t *out);
+
+/* A non-contiguous buffer moved through a packed window by a send or receive
+ * request, which owns it: a send packs into the window when it starts, a receive
+ * unpacks what arrives as it arrives; the request frees it with itself. It keeps
+ * the datatype alive meanwhile (MPI_Type_free of a type in use is safe). */
+typedef struct tw_mpi_staged tw_mpi_staged_t;
+/* Staging keeps a window of TW_PACK_CHUNK bytes at most: a receive unpacks eager
+ * data straight from the message and gets a rendezvous one chunk at a time; a send
+ * longer than a chunk packs one chunk into its window at a time, and tells the
+ * receiver (TW_MPI_READY) each time a new one is there to get. */
+enum { TW_PACK_CHUNK = 256 << 10 };
+/* window: the bytes of packed copy to keep (at most the whole stream) */
+int tw_mpi_staged_new(void *buf, MPI_Count count, MPI_Datatype type, size_t window,
+                      tw_mpi_staged_t **out);
+void *tw_mpi_staged_data(const tw_mpi_staged_t *s);   /* the window */
+size_t tw_mpi_staged_bytes(const tw_mpi_staged_t *s); /* the whole packed stream */
+/* Packs the stream from byte first into the window, as much as it holds. */
+void tw_mpi_staged_pack_at(tw_mpi_staged_t *s, size_t first);
+void tw_mpi_staged_pack_all(const tw_mpi_staged_t *s, void *to); /* the whole stream, to to */
+/* Unpacks bytes [first, first + len) of the stream, held at from. */
+void tw_mpi_staged_unpack_at(tw_mpi_staged_t *s, const void *from, size_t first, size_t len);
+void tw_mpi_staged_free(tw_mpi_staged_t *s);
+
+/* The map of a committed or predefined datatype (datatype.c), or NULL. */
+struct tw_typemap;
+const struct tw_typemap *tw_mpi_type_map(MPI_Datatype type);
+
+#pragma GCC visibility pop
+
+#endif

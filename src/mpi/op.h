@@ -1,0 +1,19 @@
+/* Reduction operations (op.c). */
+#ifndef TW_MPI_OP_H
+#define TW_MPI_OP_H
+
+#include <mpi.h>
+
+#pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
+
+/* MPI_SUCCESS when op applies to type's elements, else MPI_ERR_OP (MPI_ERR_TYPE: no type). */
+int tw_mpi_op_check(MPI_Op op, MPI_Datatype type);
+int tw_mpi_op_commutative(MPI_Op op);
+int tw_mpi_op_predefined(MPI_Op op); /* one of MPI's own ops, not a user op */
+/* inout = in op inout over count items of type in packed form (a contiguous type's
+ * items as they are in memory, from lb on). The op was checked against the type. */
+int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,207 @@
+/* The request pool, request handles, and completion: wait, test, free, status. */
+#include <stdlib.h>
+
+#include "mpi/comm.h"
+#include "mpi/datatype.h"
+#include "mpi/error.h"
+#include "mpi/p2p.h"
+#include "mpi/progress.h"
+#include "mpi/request.h"
+#include "mpi/state.h"
+#include "mpi/status.h"
+
+req_t *tw_reqs;
+static int free_head;
+
+void tw_req_pool_init(void) {
+    tw_reqs = calloc(TW_MAX_REQUESTS + 1, sizeof *tw_reqs);
+    if (!tw_reqs) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
+    for (int i = TW_MAX_REQUESTS; i >= 1; i--) {
+        tw_reqs[i].next = free_head;
+        free_head = i;
+    }
+}
+
+void tw_req_reset(req_t *r) {
+    r->chunk_at = 0;
+    r->proto = TW_PROTO_EAGER;
+    r->state = TW_STATE_START;
+    r->ready = 0;
+    r->done = r->cancelled = r->parts = 0;
+    r->get_held = 0;
+    r->region.nla = 0;
+    r->active = 1;
+    r->error = 0;
+    r->st_source = r->st_tag = 0;
+    r->st_bytes = 0;
+}
+
+int tw_req_alloc(int kind) {
+    if (!free_head) return 0;
+    int i = free_head;
+    req_t *r = &tw_reqs[i];
+    free_head = r->next;
+    r->gen++;
+    r->kind = (uint8_t)kind;
+    r->orphan = r->persistent = r->mode = 0;
+    tw_req_reset(r);
+    r->msg = NULL;
+    r->staged = NULL;
+    r->next = 0;
+    return i;
+}
+
+void tw_req_free(int i) {
+    tw_mpi_staged_free(tw_reqs[i].staged);
+    tw_reqs[i].staged = NULL;
+    tw_reqs[i].kind = REQ_FREE;
+    tw_reqs[i].next = free_head;
+    free_head = i;
+}
+
+int tw_req_list_find(const tw_req_list_t *l, int i, int *prev) {
+    *prev = 0;
+    for (int j = l->head; j; *prev = j, j = tw_reqs[j].next)
+        if (j == i) return 1;
+    return 0;
+}
+
+/* ---- queries ---- */
+
+int tw_mpi_request_valid(MPI_Request req) {
+    return req == TW_MPI_REQUEST_SENT || tw_req_index(req) > 0;
+}
+
+int tw_mpi_request_active(MPI_Request req) {
+    int i = tw_req_index(req);
+    return req == TW_MPI_REQUEST_SENT || (i > 0 && tw_reqs[i].active);
+}
+
+int tw_mpi_request_done(MPI_Request req) {
+    int i = tw_req_index(req);
+    return req == TW_MPI_REQUEST_SENT || (i > 0 && tw_reqs[i].active && tw_reqs[i].done);
+}
+
+int tw_mpi_request_finished(MPI_Request req) {
+    if (req == MPI_REQUEST_NULL || req == TW_MPI_REQUEST_SENT) return 1;
+    const req_t *r = &tw_reqs[req & 0xffff];
+    return r->done || !r->active;
+}
+
+tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req) {
+    int i = tw_req_index(req);
+    return i > 0 ? tw_mpi_comm_of_context(tw_reqs[i].context) : NULL;
+}
+
+int tw_mpi_coll_request(uint32_t context, MPI_Request *req) {
+    int i = tw_req_alloc(REQ_COLL);
+    if (!i) return MPI_ERR_NO_MEM;
+    tw_reqs[i].context = context; /* its errors go to the communicator */
+    *req = tw_req_handle(i);
+    return MPI_SUCCESS;
+}
+
+void tw_mpi_coll_request_done(MPI_Request req, int error) {
+    int i = req & 0xffff;
+    tw_reqs[i].error = error;
+    tw_req_done(i);
+}
+
+/* ---- completion ---- */
+
+static void fill_status(const req_t *r, MPI_Status *status) {
+    if (!status) return;
+    if (r->kind == REQ_RECV && !r->cancelled)
+        tw_req_set_status(status, r->context, r->st_source, r->st_tag, r->st_bytes);
+    else
+        tw_mpi_status_fill(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);
+}
+
+/* A send that left at once: complete, successful. */
+static int complete_sent(MPI_Request *req, MPI_Status *status) {
+    tw_mpi_status_empty(status, MPI_ANY_SOURCE);
+    *req = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+/* The result of a finished request: its status, and the request freed (or, when
+ * persistent, made inactive). An inactive one reports an empty status. */
+static int complete(int i, MPI_Request *req, MPI_Status *status) {
+    req_t *r = &tw_reqs[i];
+    if (!r->active) {
+        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
+        return MPI_SUCCESS;
+    }
+    int err = r->error;
+    fill_status(r, status);
+    if (r->persistent) {
+        r->active = 0;
+    } else {
+        tw_req_free(i);
+        *req = MPI_REQUEST_NULL;
+    }
+    return err;
+}
+
+int tw_mpi_finish(MPI_Request *req, MPI_Status *status) {
+    if (*req == TW_MPI_REQUEST_SENT) return complete_sent(req, status);
+    return complete(*req & 0xffff, req, status);
+}
+
+int tw_mpi_test(MPI_Request *req, int *flag, MPI_Status *status) {
+    if (*req == TW_MPI_REQUEST_SENT) {
+        *flag = 1;
+        return complete_sent(req, status);
+    }
+    int i = tw_req_index(*req);
+    if (i <= 0) return MPI_ERR_REQUEST;
+    if (!tw_reqs[i].done) tw_mpi_progress();
+    *flag = tw_reqs[i].done;
+    return *flag ? complete(i, req, status) : MPI_SUCCESS;
+}
+
+int tw_mpi_wait(MPI_Request *req, MPI_Status *status) {
+    if (*req == TW_MPI_REQUEST_SENT) return complete_sent(req, status);
+    int i = tw_req_index(*req);
+    if (i <= 0) return MPI_ERR_REQUEST;
+    unsigned spins = 0;
+    while (!tw_reqs[i].done) {
+        tw_mpi_progress();
+        if (!tw_reqs[i].done) tw_ep_relax(tw_mpi.ep, &spins);
+    }
+    return complete(i, req, status);
+}
+
+int tw_mpi_request_status(MPI_Request req, int *flag, MPI_Status *status) {
+    if (req == TW_MPI_REQUEST_SENT) {
+        *flag = 1;
+        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
+        return MPI_SUCCESS;
+    }
+    int i = tw_req_index(req);
+    if (i <= 0) return MPI_ERR_REQUEST;
+    if (!tw_reqs[i].done) tw_mpi_progress();
+    *flag = tw_reqs[i].done;
+    if (*flag && !tw_reqs[i].active && status)
+        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
+    else if (*flag)
+        fill_status(&tw_reqs[i], status);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Request_free: a finished or inactive request goes now; one still running is
+ * left to finish on its own and goes back to the pool then. */
+int tw_mpi_request_free(MPI_Request *req) {
+    if (*req == TW_MPI_REQUEST_SENT) {
+        *req = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    int i = tw_req_index(*req);
+    if (i <= 0) return MPI_ERR_REQUEST;
+    if (tw_reqs[i].done)
+        tw_req_free(i);
+    else
+        tw_reqs[i].orphan = 1; /* tw_req_done releases it */
+    *req = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,117 @@
+/* Collective schedules (schedule.c). */
+#ifndef TW_MPI_SCHED_H
+#define TW_MPI_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
+
+typedef struct tw_mpi_comm tw_mpi_comm_t;
+
+/* Schedules (schedule.c): what one collective call does, as a list of steps — sends,
+ * receives, local reductions and copies — cut into rounds by fences. A step after a
+ * fence starts once everything before the fence has completed. A blocking call runs
+ * its schedule to the end at once, on the stack; a non-blocking one hands it to a
+ * request, and tw_mpi_progress() moves it on. Buffers in steps are packed bytes. */
+enum {
+    TW_STEP_SEND,
+    TW_STEP_RECV,
+    TW_STEP_REDUCE,
+    TW_STEP_COPY,
+    TW_STEP_UNPACK,
+    TW_STEP_CALL,
+    TW_STEP_FENCE
+};
+struct tw_sched;
+/* A local step that runs a function; it may add steps to the schedule. */
+typedef void tw_sched_fn(struct tw_sched *s, void *arg);
+typedef struct tw_step {
+    uint8_t kind;
+    uint8_t deferred; /* a small receive of a blocking schedule, not posted yet */
+    uint8_t typed;    /* send, receive: count items of type at src / dst, staged */
+    int peer;         /* send, receive: world rank */
+    const void *src;
+    void *dst;
+    size_t bytes;    /* send, receive, copy */
+    MPI_Count count; /* reduce, unpack: items of type */
+    MPI_Datatype type;
+    MPI_Op op;
+    MPI_Request req;
+    tw_sched_fn *fn; /* call: fn(schedule, dst) */
+} tw_step_t;
+
+enum { TW_SCHED_STEPS = 48, TW_SCHED_SCRATCH = 1536 };
+typedef struct tw_sched {
+    tw_mpi_comm_t *comm;
+    uint32_t context;
+    int tag;
+    int error;
+    tw_step_t *steps;
+    int nsteps, cap;
+    int next;    /* the first step not started */
+    int waiting; /* the first started step not known complete */
+    int heap;    /* allocated by tw_sched_new: freed when it ends */
+    MPI_Request request;
+    struct tw_sched *next_active;
+    void *blocks; /* scratch beyond the inline one, chained */
+    size_t scratch_used;
+    tw_step_t inline_steps[TW_SCHED_STEPS];
+    _Alignas(max_align_t) unsigned char scratch[TW_SCHED_SCRATCH];
+} tw_sched_t;
+
+/* Non-blocking schedules still running (op.c keeps freed user ops while there are). */
+extern int tw_mpi_scheds_active;
+/* Registers the progress hook that moves non-blocking schedules on. */
+void tw_mpi_sched_init(void);
+/* A schedule for the next collective on c (its tag is taken now). */
+void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c);
+tw_sched_t *tw_sched_new(tw_mpi_comm_t *c); /* NULL: no memory */
+/* Scratch that lives as long as the schedule (NULL when out of memory: s->error set). */
+void *tw_sched_scratch(tw_sched_t *s, size_t bytes);
+/* A point in a schedule's scratch, and giving back everything taken after it: for
+ * work written in parts, each part once the steps using the last one's scratch are
+ * done. */
+typedef struct tw_sched_mark {
+    size_t used;
+    void *blocks;
+} tw_sched_mark_t;
+tw_sched_mark_t tw_sched_mark(const tw_sched_t *s);
+void tw_sched_release(tw_sched_t *s, tw_sched_mark_t mark);
+/* Steps; peers are ranks of the schedule's communicator. */
+void tw_sched_send(tw_sched_t *s, const void *buf, size_t bytes, int peer);
+void tw_sched_recv(tw_sched_t *s, void *buf, size_t bytes, int peer);
+void tw_sched_reduce(tw_sched_t *s, const void *in, void *inout, MPI_Count count, MPI_Datatype type,
+                     MPI_Op op);
+void tw_sched_copy(tw_sched_t *s, const void *src, void *dst, size_t bytes);
+void tw_sched_unpack(tw_sched_t *s, const void *packed, MPI_Count count, MPI_Datatype type,
+                     void *buf);
+void tw_sched_call(tw_sched_t *s, tw_sched_fn *fn, void *arg);
+void tw_sched_fence(tw_sched_t *s);
+
+/* A block of a collective's data: bytes of packed data, either contiguous at `at`,
+ * or (at NULL) count items of a non-contiguous type at buf, which the steps move
+ * through the point-to-point engine's staging, in pieces of bounded size, never
+ * packing it whole. */
+typedef struct tw_sched_block {
+    char *at;
+    void *buf;
+    MPI_Count count;
+    MPI_Datatype type;
+    size_t bytes;
+} tw_sched_block_t;
+void tw_sched_send_block(tw_sched_t *s, const tw_sched_block_t *b, int peer);
+void tw_sched_recv_block(tw_sched_t *s, const tw_sched_block_t *b, int peer);
+/* Copies one block's data into another of as many bytes. */
+void tw_sched_copy_block(tw_sched_t *s, const tw_sched_block_t *from, const tw_sched_block_t *to);
+/* Runs s to its end and releases it; the error class of the first failed step. */
+int tw_sched_run(tw_sched_t *s);
+/* Hands a tw_sched_new schedule to a new request, which completes when it ends. */
+int tw_sched_start(tw_sched_t *s, MPI_Request *req);
+void tw_sched_free(tw_sched_t *s);
+
+#pragma GCC visibility pop
+
+#endif
