@@ -11,7 +11,7 @@
 #include "mpi/datatype.h"
 #include "mpi/error.h"
 #include "mpi/p2p.h"
-#include "mpi/progress.h"
+#include "mpi/p2p_progress.h"
 #include "mpi/state.h"
 
 typedef struct block {

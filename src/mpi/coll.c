@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "mpi/coll.h"
-#include "mpi/sched.h"
+#include "mpi/schedule.h"
 
 #include <tollway/settings.h>
 

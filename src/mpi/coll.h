@@ -5,7 +5,7 @@
 #define TW_MPI_COLL_H
 
 #include "mpi/comm.h"
-#include "mpi/sched.h"
+#include "mpi/schedule.h"
 
 /* What a reduction combines with: op over items of type, item bytes each. */
 typedef struct tw_coll_red {
@@ -83,5 +83,8 @@ int tw_coll_shm_barrier(tw_mpi_comm_t *c, int *rc);
 int tw_coll_shm_bcast(tw_mpi_comm_t *c, void *buf, size_t bytes, int root, int *rc);
 int tw_coll_shm_allreduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
                           const tw_coll_red_t *red, int *rc);
+
+/* Frees communicator c's collective shared block (coll_shm.c). */
+void tw_coll_shm_free(tw_mpi_comm_t *c);
 
 #endif

@@ -21,7 +21,7 @@
 #include "mpi/datatype.h"
 #include "mpi/error.h"
 #include "mpi/op.h"
-#include "mpi/sched.h"
+#include "mpi/schedule.h"
 #include "mpi/state.h"
 
 /* ---- checks ---- */

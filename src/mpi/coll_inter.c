@@ -16,7 +16,7 @@
  * each group); the gathers, scatters and all-to-alls exchange blocks directly. */
 #include "mpi/coll.h"
 #include "mpi/comm.h"
-#include "mpi/sched.h"
+#include "mpi/schedule.h"
 
 /* Points s->comm at a view of the local group; returns the intercommunicator. */
 static tw_mpi_comm_t *enter_local(tw_sched_t *s) {

@@ -27,8 +27,8 @@
 #include "mpi/coll.h"
 #include "mpi/comm.h"
 #include "mpi/op.h"
-#include "mpi/progress.h"
-#include "mpi/sched.h"
+#include "mpi/p2p_progress.h"
+#include "mpi/schedule.h"
 #include "mpi/state.h"
 
 #include <tollway/settings.h>

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "mpi/attr.h"
+#include "mpi/coll.h"
 #include "mpi/comm.h"
+#include "mpi/intercomm.h"
 #include "mpi/error.h"
 #include "mpi/group.h"
 #include "mpi/p2p.h"

@@ -110,7 +110,6 @@ enum { TW_MPI_USED_WORDS = TW_MPI_COMMS / 64 };
 tw_mpi_comm_t *tw_mpi_comm_new(int index, int rank, int size, int *world);
 /* Frees c and its table entry, without running attribute callbacks. */
 void tw_mpi_comm_destroy(tw_mpi_comm_t *c);
-void tw_coll_shm_free(tw_mpi_comm_t *c); /* its collectives' shared block (coll_shm.c) */
 /* The table entries this process uses, and the lowest entry free in such a bitmap
  * (-1: none). */
 void tw_mpi_used_entries(uint64_t used[TW_MPI_USED_WORDS]);
@@ -153,12 +152,6 @@ static inline int tw_mpi_intercomm_answer_ok(const int *a, size_t len, int world
     }
     return 1;
 }
-
-/* Duplicates intercommunicator p (no attributes yet). Collective over both groups. */
-int tw_mpi_intercomm_dup(tw_mpi_comm_t *p, MPI_Comm *out);
-/* Splits intercommunicator c: each color's members in both groups, ordered by key,
- * form a new intercommunicator; a color missing from either group gets MPI_COMM_NULL. */
-int tw_mpi_intercomm_split(tw_mpi_comm_t *c, int color, int key, MPI_Comm *out);
 
 #pragma GCC visibility pop
 

@@ -15,7 +15,7 @@
 #include "mpi/coll.h"
 #include "mpi/comm.h"
 #include "mpi/error.h"
-#include "mpi/sched.h"
+#include "mpi/schedule.h"
 #include "mpi/state.h"
 
 enum { WORDS = TW_MPI_COMMS / 64 };

@@ -11,7 +11,7 @@
 #include "mpi/comm.h"
 #include "mpi/error.h"
 #include "mpi/p2p.h"
-#include "mpi/sched.h"
+#include "mpi/schedule.h"
 #include "mpi/state.h"
 #include "mpi/win.h"
 
@@ -70,20 +70,6 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen) {
                         : "unknown error code";
     *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s", s);
     return MPI_SUCCESS;
-}
-
-int tw_mpi_error(tw_mpi_comm_t *comm, const char *call, int errclass, const char *detail) {
-    if (!comm) comm = tw_mpi_comm_get(MPI_COMM_WORLD);
-    MPI_Errhandler h = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
-    if (h == MPI_ERRORS_RETURN) return errclass;
-    char msg[1024 + MPI_MAX_ERROR_STRING], name[MPI_MAX_ERROR_STRING];
-    int len;
-    MPI_Error_string(errclass, name, &len);
-    snprintf(msg, sizeof msg, "tollway MPI: rank %d: %s: %s%s%s (error class %d); ending the job",
-             tw_mpi.rank, call, name, detail ? ": " : "", detail ? detail : "", errclass);
-    if (tw_mpi.ep) tw_ep_abort(tw_mpi.ep, 1, msg);
-    fprintf(stderr, "%s\n", msg);
-    _exit(1);
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "mpi/comm.h"
+#include "mpi/intercomm.h"
 #include "mpi/error.h"
 #include "mpi/group.h"
 #include "mpi/state.h"

@@ -55,13 +55,15 @@ static inline size_t tw_min_size(size_t a, size_t b) {
     return a < b ? a : b;
 }
 
-/* The protocol of send request r (its mode and size set). */
-tw_proto_t tw_proto_choose(const req_t *r);
-/* One message from the mailbox (p2p.c). 0 when it cannot be taken now: it stays in
- * the mailbox and holds its sender back. */
-int tw_p2p_arrive(const tw_velo_msg_t *m);
-
 /* eager (proto_eager.c) */
+/* A blocking eager send straight into the mailbox, when nothing is queued to that
+ * peer: MPI_SUCCESS, or 1 when the general path must take it. */
+int tw_mpi_send_now(const void *buf, size_t bytes, int dest_world, int tag, uint32_t context);
+/* A blocking receive taken straight from the mailbox when nothing else is under
+ * way and the first message is an eager one that matches: MPI_SUCCESS or
+ * MPI_ERR_TRUNCATE with the status filled, or 1 for the general path. */
+int tw_mpi_recv_now(void *buf, size_t bytes, int source_world, int tag, uint32_t context,
+                    MPI_Status *status);
 int tw_proto_eager_post(req_t *r);
 void tw_proto_eager_deliver(int i, int source, int tag, const void *data, size_t len);
 

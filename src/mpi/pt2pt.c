@@ -10,6 +10,7 @@
 #include "mpi/datatype.h"
 #include "mpi/error.h"
 #include "mpi/p2p.h"
+#include "mpi/proto.h"
 #include "mpi/state.h"
 #include "mpi/status.h"
 

@@ -156,6 +156,32 @@ static inline void tw_req_list_remove(tw_req_list_t *l, int i, int prev) {
 /* Whether i is in list l; *prev: its predecessor (0: the head). */
 int tw_req_list_find(const tw_req_list_t *l, int i, int *prev);
 
+/* ---- requests by handle, for the MPI calls ---- */
+
+/* Statuses name the source by its rank in the request's communicator. */
+/* Waits for one request and fills status; frees it, or makes a persistent one
+ * inactive. Returns the request's error class. */
+int tw_mpi_wait(MPI_Request *req, MPI_Status *status);
+int tw_mpi_test(MPI_Request *req, int *flag, MPI_Status *status);
+/* tw_mpi_test of a request known valid and finished (tw_mpi_request_finished). */
+int tw_mpi_finish(MPI_Request *req, MPI_Status *status);
+/* MPI_Request_get_status: the status of a finished request, which stays as it is. */
+int tw_mpi_request_status(MPI_Request req, int *flag, MPI_Status *status);
+
+int tw_mpi_request_valid(MPI_Request req);
+int tw_mpi_request_active(MPI_Request req); /* valid, and not an inactive persistent one */
+int tw_mpi_request_done(MPI_Request req);   /* active and complete */
+/* Null, inactive or complete; req must be null or valid (not checked). */
+int tw_mpi_request_finished(MPI_Request req);
+int tw_mpi_request_free(MPI_Request *req);
+/* The communicator of a request, for its errors (NULL: MPI_COMM_WORLD's handler). */
+tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req);
+
+/* Requests of non-blocking collectives and of request-based window operations: a
+ * slot in the request pool that completes when tw_mpi_coll_request_done says so. */
+int tw_mpi_coll_request(uint32_t context, MPI_Request *req);
+void tw_mpi_coll_request_done(MPI_Request req, int error);
+
 #pragma GCC visibility pop
 
 #endif

@@ -20,8 +20,9 @@
 #include "mpi/datatype.h"
 #include "mpi/op.h"
 #include "mpi/p2p.h"
-#include "mpi/progress.h"
-#include "mpi/sched.h"
+#include "mpi/proto.h"
+#include "mpi/p2p_progress.h"
+#include "mpi/schedule.h"
 #include "mpi/state.h"
 #include "mpi/wire.h"
 

@@ -7,7 +7,7 @@
 #include "mpi/datatype.h"
 #include "mpi/error.h"
 #include "mpi/p2p.h"
-#include "mpi/progress.h"
+#include "mpi/p2p_progress.h"
 #include "mpi/state.h"
 #include "mpi/win.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "mpi/comm.h"
-#include "mpi/progress.h"
+#include "mpi/p2p_progress.h"
 #include "mpi/state.h"
 #include "mpi/win.h"
 #include "mpi/wire.h"

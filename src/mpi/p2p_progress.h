@@ -3,8 +3,8 @@
  * handled by the engine itself; other units register handlers for their own kinds,
  * for notifications of their own operations, and hooks to run in every pass.
  * The engine never calls those units by name. */
-#ifndef TW_MPI_PROGRESS_H
-#define TW_MPI_PROGRESS_H
+#ifndef TW_MPI_P2P_PROGRESS_H
+#define TW_MPI_P2P_PROGRESS_H
 
 #include <stddef.h>
 #include <stdint.h>

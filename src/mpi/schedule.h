@@ -1,6 +1,6 @@
 /* Collective schedules (schedule.c). */
-#ifndef TW_MPI_SCHED_H
-#define TW_MPI_SCHED_H
+#ifndef TW_MPI_SCHEDULE_H
+#define TW_MPI_SCHEDULE_H
 
 #include <stddef.h>
 #include <stdint.h>
