@@ -11,52 +11,23 @@
 #include "mpi/status.h"
 
 req_t *tw_reqs;
-static int free_head;
+int tw_req_free_head;
 
 void tw_req_pool_init(void) {
     tw_reqs = calloc(TW_MAX_REQUESTS + 1, sizeof *tw_reqs);
     if (!tw_reqs) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
     for (int i = TW_MAX_REQUESTS; i >= 1; i--) {
-        tw_reqs[i].next = free_head;
-        free_head = i;
+        tw_reqs[i].next = tw_req_free_head;
+        tw_req_free_head = i;
     }
-}
-
-void tw_req_reset(req_t *r) {
-    r->chunk_at = 0;
-    r->proto = TW_PROTO_EAGER;
-    r->state = TW_STATE_START;
-    r->ready = 0;
-    r->done = r->cancelled = r->parts = 0;
-    r->get_held = 0;
-    r->region.nla = 0;
-    r->active = 1;
-    r->error = 0;
-    r->st_source = r->st_tag = 0;
-    r->st_bytes = 0;
-}
-
-int tw_req_alloc(int kind) {
-    if (!free_head) return 0;
-    int i = free_head;
-    req_t *r = &tw_reqs[i];
-    free_head = r->next;
-    r->gen++;
-    r->kind = (uint8_t)kind;
-    r->orphan = r->persistent = r->mode = 0;
-    tw_req_reset(r);
-    r->msg = NULL;
-    r->staged = NULL;
-    r->next = 0;
-    return i;
 }
 
 void tw_req_free(int i) {
     tw_mpi_staged_free(tw_reqs[i].staged);
     tw_reqs[i].staged = NULL;
     tw_reqs[i].kind = REQ_FREE;
-    tw_reqs[i].next = free_head;
-    free_head = i;
+    tw_reqs[i].next = tw_req_free_head;
+    tw_req_free_head = i;
 }
 
 int tw_req_list_find(const tw_req_list_t *l, int i, int *prev) {

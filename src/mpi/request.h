@@ -106,9 +106,40 @@ static inline int tw_req_of_posted(const tw_posted_t *p) {
                  tw_reqs);
 }
 
-int tw_req_alloc(int kind); /* 0: the pool is empty */
+extern int tw_req_free_head; /* first free slot; 0: none */
 void tw_req_free(int i);
-void tw_req_reset(req_t *r); /* a (re)started request: no result yet */
+
+/* A (re)started request: no result yet. Inline, as the allocation: both are on
+ * every non-blocking call. */
+static inline void tw_req_reset(req_t *r) {
+    r->chunk_at = 0;
+    r->proto = TW_PROTO_EAGER;
+    r->state = TW_STATE_START;
+    r->ready = 0;
+    r->done = r->cancelled = r->parts = 0;
+    r->get_held = 0;
+    r->region.nla = 0;
+    r->active = 1;
+    r->error = 0;
+    r->st_source = r->st_tag = 0;
+    r->st_bytes = 0;
+}
+
+/* A slot from the pool, or 0 when the pool is empty. */
+static inline int tw_req_alloc(int kind) {
+    if (!tw_req_free_head) return 0;
+    int i = tw_req_free_head;
+    req_t *r = &tw_reqs[i];
+    tw_req_free_head = r->next;
+    r->gen++;
+    r->kind = (uint8_t)kind;
+    r->orphan = r->persistent = r->mode = 0;
+    tw_req_reset(r);
+    r->msg = NULL;
+    r->staged = NULL;
+    r->next = 0;
+    return i;
+}
 
 /* A request is finished: one the user already freed goes back to the pool now. */
 static inline void tw_req_done(int i) {
