@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 enum { FUZZ_INPUT_MAX = 8192 };
 
@@ -25,6 +26,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(void));
 void fuzz_fixup(uint8_t *buf, size_t size);
 void fuzz_report(FILE *out);
+
+/* A seed that is one text, cut to cap bytes. */
+static inline size_t fuzz_seed_text(uint8_t *buf, size_t cap, const char *text) {
+    size_t n = strlen(text) < cap ? strlen(text) : cap;
+    memcpy(buf, text, n);
+    return n;
+}
 
 /* A property the code promises does not hold: say which, and abort. */
 #define FUZZ_CHECK(cond)                                                                           \

@@ -280,10 +280,7 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
     };
     unsigned count = sizeof sessions / sizeof sessions[0];
     if (index % (count + 1) < count) {
-        const char *s = sessions[index % (count + 1)];
-        size_t n = strlen(s) < cap ? strlen(s) : cap;
-        memcpy(buf, s, n);
-        return n;
+        return fuzz_seed_text(buf, cap, sessions[index % (count + 1)]);
     }
     /* a rank that fills its share of the store, and one put more */
     size_t n = (size_t)snprintf((char *)buf, cap, "1\n");

@@ -143,11 +143,8 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
         "cmd=abort exitcode=3",
         "  cmd=error rc=-1  msg=malformed_line ",
     };
-    const char *s = lines[index % (sizeof lines / sizeof lines[0])];
-    size_t n = strlen(s) < cap ? strlen(s) : cap;
-    memcpy(buf, s, n);
     (void)rand32;
-    return n;
+    return fuzz_seed_text(buf, cap, lines[index % (sizeof lines / sizeof lines[0])]);
 }
 
 void fuzz_report(FILE *out) {
