@@ -321,13 +321,15 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                         .default_value = "",
                         .form = "a command",
                         .meaning = "C compiler mpicc runs (default: the one Tollway was built "
-                                   "with)"}},
+                                   "with)"},
+                       .store = STORE_NONE},
     [TW_SETTING_CXX] = {{.name = "TW_CXX",
                          .type = TW_SETTING_STRING,
                          .owner = TW_OWNER_TOOLS,
                          .default_value = "",
                          .form = "a command",
-                         .meaning = "C++ compiler mpicxx runs (default: c++)"}},
+                         .meaning = "C++ compiler mpicxx runs (default: c++)"},
+                        .store = STORE_NONE},
     [TW_SETTING_JOB_ID] = {{.name = "TW_JOB_ID",
                             .type = TW_SETTING_HEX,
                             .owner = TW_OWNER_LAUNCHER,
@@ -371,7 +373,8 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                 .default_value = "",
                                 .min = 0,
                                 .max = 1 << 20,
-                                .meaning = "core the rank is bound to, when twrun binds"}},
+                                .meaning = "core the rank is bound to, when twrun binds"},
+                               .store = STORE_NONE},
 };
 
 /* ---- checks of values ---- */
