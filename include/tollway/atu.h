@@ -21,7 +21,7 @@ extern "C" {
 #endif
 
 #define TW_PERM_READ  1u /* peers may get from it */
-#define TW_PERM_WRITE 2u /* peers may put to it, and run atomics on it */
+#define TW_PERM_WRITE 2u /* peers may put to it; atomics need both (they read the old value) */
 
 #define TW_LOCKS 1024 /* 64-bit lock words in every endpoint's lock region */
 

@@ -35,6 +35,14 @@
 
 enum { CHUNK = RMA_CHUNK };
 
+/* The permission an operation needs at the target: an atomic reads as well as writes
+ * (it returns the old value), so write-only memory never answers one. */
+static inline unsigned perm_of(uint8_t op) {
+    return op == TW_OP_GET      ? TW_PERM_READ
+           : op == TW_OP_ATOMIC ? TW_PERM_READ | TW_PERM_WRITE
+                                : TW_PERM_WRITE;
+}
+
 static const unsigned allowed_notify[] = {
     [TW_OP_PUT] = TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER,
     [TW_OP_GET] = TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER | TW_NOTIFY_RESPONDER,
@@ -364,7 +372,7 @@ static int serve_request(tw_ep_t *ep, const rma_req_t *r, const char *data) {
             r->op == TW_OP_GET || r->op == TW_OP_ATOMIC ? TW_NOTIFY_RESPONDER : TW_NOTIFY_COMPLETER;
     }
 
-    unsigned perm = is_get ? TW_PERM_READ : TW_PERM_WRITE;
+    unsigned perm = perm_of(r->op);
     unsigned align = r->op == TW_OP_ATOMIC ? r->width : 1;
     uint64_t span = r->op == TW_OP_ATOMIC ? r->width : total;
     tw_xlate_t x = {0};
@@ -749,7 +757,7 @@ static int link_serve_prepare(tw_ep_t *ep, tw_link_port_t *port, const rma_req_t
         if (v->mine) tw_nq_cancel(v->mine);
         return TW_RETRY;
     }
-    unsigned perm = is_get ? TW_PERM_READ : TW_PERM_WRITE;
+    unsigned perm = perm_of(r->op);
     unsigned align = r->op == TW_OP_ATOMIC ? r->width : 1;
     v->x = (tw_xlate_t){0};
     v->status = r->op == TW_OP_NOTIFY_PUT
@@ -1062,8 +1070,8 @@ int tw_atomic(tw_ep_t *ep, int dest, tw_atomic_op_t op, unsigned width, uint64_t
                                      notify, cookie, op, width, a, b));
     tw_xlate_t x;
     ep->stats.translations++;
-    rc = tw_atu_translate(peer->atu, peer->atu_entries, peer->locks, nla, key, width, TW_PERM_WRITE,
-                          width, &x);
+    rc = tw_atu_translate(peer->atu, peer->atu_entries, peer->locks, nla, key, width,
+                          perm_of(TW_OP_ATOMIC), width, &x);
     if (unlikely(rc))
         return retried(ep, fault(ep, peer, dest, TW_OP_ATOMIC, rc, width, cookie, nla));
     void *p = direct_address(ep, peer, dest, &x, width);

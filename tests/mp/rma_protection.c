@@ -16,10 +16,10 @@
 enum { TAG_REGIONS = 1, TAG_READY, TAG_DONE };
 
 /* The owner's registrations. */
-enum { RW, RO, WO, HEAP, HEAP_RO, ST, HST, OLD, NEW, ZERO, MAXNLA, LOCKS, NREG };
-static const char *const reg_name[] = {"rw",      "read-only", "write-only", "heap",
-                                       "heap-ro", "stale",     "stale-heap", "old",
-                                       "new",     "nla 0",     "nla max",    "locks"};
+enum { RW, RO, WO, HEAP, HEAP_RO, HEAP_WO, ST, HST, OLD, NEW, ZERO, MAXNLA, LOCKS, NREG };
+static const char *const reg_name[] = {"rw",      "read-only", "write-only", "heap", "heap-ro",
+                                       "heap-wo", "stale",     "stale-heap", "old",  "new",
+                                       "nla 0",   "nla max",   "locks"};
 /* The owner's memory, compared with a copy after every case. */
 enum { B_RW, B_RO, B_WO, B_HEAP, B_ST, B_RR, NBUF };
 static const size_t buf_len[NBUF] = {65536, 65536, 65536, 8192, 4096, 4096};
@@ -55,7 +55,7 @@ typedef struct ctx {
 } ctx_t;
 
 static int buf_of(int reg) {
-    static const int map[NREG] = {B_RW, B_RO, B_WO, B_HEAP, B_HEAP, B_ST,
+    static const int map[NREG] = {B_RW, B_RO, B_WO, B_HEAP, B_HEAP, B_HEAP, B_ST,
                                   -1,   B_RR, B_RR, -1,     -1,     -1};
     return map[reg];
 }
@@ -224,6 +224,9 @@ static void all_cases(ctx_t *c) {
             {op, base, -1, len, KEY_OWN, 0, TW_ERR_BOUNDS, ANY_FAULT},
             {op, atomic ? HST : ST, 0, len, KEY_OWN, 0, TW_ERR_STALE, 0},
             {op, writes ? (atomic ? HEAP_RO : RO) : WO, 0, len, KEY_OWN, 0, TW_ERR_PERM, 0},
+            /* an atomic reads too: write-only memory is never readable, a fetch-and-add of 0
+             * included */
+            {op, HEAP_WO, 0, len, KEY_OWN, 0, atomic ? TW_ERR_PERM : -1, 0},
             /* the old NLA of memory registered again: old key, and the new one */
             {op, OLD, 0, len, KEY_OWN, 0, TW_ERR_STALE, TW_ERR_KEY},
             {op, OLD, 0, len, KEY_NEW, 0, TW_ERR_STALE, TW_ERR_KEY},
@@ -369,6 +372,7 @@ int main(void) {
         CHECK_RC(tw_reg(ep, c.buf[B_RO], buf_len[B_RO], TW_PERM_READ, &c.reg[RO]), TW_OK);
         CHECK_RC(tw_reg(ep, c.buf[B_WO], buf_len[B_WO], TW_PERM_WRITE, &c.reg[WO]), TW_OK);
         CHECK_RC(tw_reg(ep, c.buf[B_HEAP], buf_len[B_HEAP], TW_PERM_READ, &c.reg[HEAP_RO]), TW_OK);
+        CHECK_RC(tw_reg(ep, c.buf[B_HEAP], buf_len[B_HEAP], TW_PERM_WRITE, &c.reg[HEAP_WO]), TW_OK);
         CHECK_RC(tw_reg(ep, c.buf[B_ST], buf_len[B_ST], TW_PERM_READ | TW_PERM_WRITE, &c.reg[ST]),
                  TW_OK);
         tw_region_t gone = c.reg[ST]; /* tw_dereg may clear what it is given */
@@ -403,11 +407,12 @@ int main(void) {
     if (c.rank == 1) {
         const tw_ep_stats_t *s = tw_ep_stats(c.ep);
         CHECK(s->faults_key + s->faults_stale >= 8);
-        CHECK(s->faults_perm == 4 && s->faults_align >= 3);
+        CHECK(s->faults_perm == 5 && s->faults_align >= 3);
         CHECK_RC(tw_dereg(c.ep, &c.reg[RW]), TW_OK);
         CHECK_RC(tw_dereg(c.ep, &c.reg[RO]), TW_OK);
         CHECK_RC(tw_dereg(c.ep, &c.reg[WO]), TW_OK);
         CHECK_RC(tw_dereg(c.ep, &c.reg[HEAP_RO]), TW_OK);
+        CHECK_RC(tw_dereg(c.ep, &c.reg[HEAP_WO]), TW_OK);
         CHECK_RC(tw_dereg(c.ep, &c.reg[NEW]), TW_OK);
         CHECK_RC(tw_heap_free(c.ep, c.buf[B_HEAP]), TW_OK);
         for (int b = 0; b < NBUF; b++) {
