@@ -1,5 +1,6 @@
 #include "runtime/job.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <tollway/settings.h>
 #include <tollway/status.h>
 
 static tw_job_t the_job;
@@ -71,6 +73,40 @@ static void node_identity(tw_job_t *job) {
     snprintf(job->node, sizeof job->node, "%s~%llx", host, ns);
 }
 
+/* What the launcher told this process about its node must fit the job it joined: a
+ * process started by hand with twrun's variables left over, or with made-up ones, is
+ * stopped with the reason rather than left to misplace its shared memory. */
+static int placement_ok(const tw_job_t *job) {
+    const tw_config_t *cfg = job->config;
+    if (cfg->local_size > job->size) {
+        fprintf(stderr,
+                "tollway: TW_LOCAL_SIZE=%d, but the job has %d rank%s: it cannot have more on "
+                "one node (twrun sets it for its ranks; unset it)\n",
+                cfg->local_size, job->size, job->size == 1 ? "" : "s");
+        return 0;
+    }
+    if (cfg->local_rank >= 0 && cfg->local_rank >= job->local_size) {
+        fprintf(stderr,
+                "tollway: TW_LOCAL_RANK=%d is not below the %d rank%s on this node (twrun sets "
+                "it for its ranks; unset it)\n",
+                cfg->local_rank, job->local_size, job->local_size == 1 ? "" : "s");
+        return 0;
+    }
+    if (tw_setting_is_set(TW_SETTING_BOUND_CORE)) {
+        uint64_t core = tw_setting_unsigned(TW_SETTING_BOUND_CORE);
+        cpu_set_t mine;
+        if (sched_getaffinity(0, sizeof mine, &mine) == 0 &&
+            (core >= CPU_SETSIZE || !CPU_ISSET((int)core, &mine))) {
+            fprintf(stderr,
+                    "tollway: TW_BOUND_CORE=%llu is not a core this process may run on (twrun "
+                    "sets it when it binds; unset it)\n",
+                    (unsigned long long)core);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 int tw_job_attach(tw_job_t **out) {
     tw_job_t *job = &the_job;
     if (!joined) {
@@ -100,6 +136,10 @@ int tw_job_attach(tw_job_t **out) {
         job->local_size = job->config->local_size > 0       ? job->config->local_size
                           : local > 0 && local <= job->size ? local
                                                             : job->size;
+        if (!placement_ok(job)) {
+            tw_pmi_finalize(&job->pmi);
+            return TW_ERR_CONFIG;
+        }
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         job->cores = cores > 0 ? (int)cores : 1;
         node_identity(job);
