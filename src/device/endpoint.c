@@ -7,6 +7,7 @@
 #include "link/shm/segment.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,19 @@
 #include <tollway/status.h>
 #include <tollway/atu.h>
 #include <tollway/velo.h>
+
+/* The live process that holds an existing segment name: its header's owner while that
+ * process lives (also a creator that has not finished its header yet), else 0 — the
+ * name is a leftover of a job that died, and may be replaced. */
+static pid_t segment_holder(const char *name) {
+    size_t size;
+    const tw_segment_header_t *h = tw_shm_map(name, sizeof *h, &size);
+    if (!h) return 0;
+    pid_t pid = (pid_t)h->owner_pid;
+    int alive = pid > 0 && pid != getpid() && (kill(pid, 0) == 0 || errno == EPERM);
+    tw_shm_unmap((void *)h, size);
+    return alive ? pid : 0;
+}
 
 static void config_layout(const tw_config_t *cfg, tw_segment_layout_t *l) {
     tw_segment_layout(cfg->velo_slots, cfg->nq_slots, cfg->rma_slots, cfg->atu_entries, l);
@@ -115,9 +129,20 @@ int tw_ep_open(tw_ep_t **out) {
     tw_shm_endpoint_name(ep->segment_name, sizeof ep->segment_name, job->job_id, ep->rank,
                          ep->index);
     tw_segment_header_t *seg = tw_shm_create(ep->segment_name, ep->segment_size);
+    pid_t holder = 0;
+    if (!seg && errno == EEXIST && !(holder = segment_holder(ep->segment_name))) {
+        tw_shm_unlink(ep->segment_name); /* left by a job that died with the same id */
+        seg = tw_shm_create(ep->segment_name, ep->segment_size);
+    }
     if (!seg) {
-        fprintf(stderr, "tollway: cannot create the segment %s (%zu bytes): %s\n", ep->segment_name,
-                ep->segment_size, strerror(errno));
+        if (holder)
+            fprintf(stderr,
+                    "tollway: rank %d: the segment %s belongs to process %d, which is alive: a "
+                    "job with the same id (TW_JOB_ID %s) is running; not touching it\n",
+                    ep->rank, ep->segment_name, (int)holder, job->job_id);
+        else
+            fprintf(stderr, "tollway: cannot create the segment %s (%zu bytes): %s\n",
+                    ep->segment_name, ep->segment_size, strerror(errno));
         free(ep->peers);
         free(ep);
         tw_job_detach(job);

@@ -32,6 +32,10 @@ void *tw_heap_alloc(tw_ep_t *ep, size_t length, tw_region_t *region) {
     b->size = (length + 4095) & ~(size_t)4095;
     heap_block_name(b->name, sizeof b->name, ep, ep->rank, b->id);
     b->base = tw_shm_create(b->name, b->size);
+    if (!b->base && errno == EEXIST) { /* our endpoint's own name proved the job's ours */
+        tw_shm_unlink(b->name);
+        b->base = tw_shm_create(b->name, b->size);
+    }
     if (!b->base) return NULL;
     if (tw_atu_register(ep, b->base, length, TW_PERM_READ | TW_PERM_WRITE, b->id, &b->region)) {
         tw_shm_unmap(b->base, b->size);

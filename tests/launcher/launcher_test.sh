@@ -250,6 +250,27 @@ sigint)
     expect_quick
     expect_clean 3
     ;;
+sigkill) # twrun killed outright: its ranks die with it and the job leaves nothing
+    rm -f "$PROBE_JOBID_FILE"
+    "$twrun" -n 3 --timeout 60 "$probe" sleep >"$tmp/out" 2>"$tmp/err" </dev/null &
+    pid=$!
+    for _ in $(seq 200); do
+        [[ -f $PROBE_JOBID_FILE && $(wc -l <"$PROBE_JOBID_FILE") -ge 3 ]] && break
+        sleep 0.1
+    done
+    [[ $(wc -l <"$PROBE_JOBID_FILE") -ge 3 ]] || fail "the ranks did not start"
+    id=$(head -1 "$PROBE_JOBID_FILE")
+    compgen -G "/dev/shm/tw-$id-*" >/dev/null || fail "the ranks made no shared memory to leave"
+    kill -KILL "$pid"
+    set +e
+    wait "$pid"
+    set -e
+    for _ in $(seq 200); do # the reaper acts once the ranks are gone: well within 20 s
+        compgen -G "/dev/shm/tw-$id-*" >/dev/null || break
+        sleep 0.1
+    done
+    expect_clean 3
+    ;;
 bind)
     allowed=$(awk '/^Cpus_allowed_list/ {print $2}' /proc/self/status)
     ncpu=$(cpu_count "$allowed")

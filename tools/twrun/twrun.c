@@ -70,6 +70,7 @@ typedef struct job {
     pid_t self;
     sigset_t child_mask;
     struct rlimit nofile; /* as twrun found it, for the ranks */
+    int reaper_fd;        /* write end of the pipe the reaper reads ranks' pids from */
 } job_t;
 
 static const char usage_text[] =
@@ -458,6 +459,8 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
     _exit(127);
 }
 
+static void reaper_watch(job_t *job, pid_t pid);
+
 static int start_rank(job_t *job, int rank, char **argv) {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
@@ -474,6 +477,7 @@ static int start_rank(job_t *job, int rank, char **argv) {
     fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
     rank_t *r = &job->ranks[rank];
     r->pid = pid;
+    reaper_watch(job, pid);
     r->alive = 1;
     r->conn.fd = sv[0];
     job->alive++;
@@ -577,6 +581,68 @@ static void remove_job_shm(const job_t *job) {
     while ((e = readdir(d)) != NULL)
         if (strncmp(e->d_name, prefix, (size_t)plen) == 0) unlinkat(dirfd(d), e->d_name, 0);
     closedir(d);
+}
+
+/* A process of its own that outlives twrun, so the job's shared memory goes however
+ * twrun ends, SIGKILL included: it reads the ranks' pids from a pipe until twrun
+ * closes it (by ending), waits until every rank is gone (they die with twrun, by
+ * their parent-death signal) and removes the job's objects. A grandchild in its own
+ * session: twrun's waitpid never sees it, and a signal to twrun's group misses it. */
+static void start_reaper(job_t *job) {
+    job->reaper_fd = -1;
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) return;
+    pid_t mid = fork();
+    if (mid == 0) {
+        if (fork() != 0) _exit(0);
+        setsid();
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGINT, SIG_IGN); /* ^C reaches the terminal's group; not ours, but be sure */
+        signal(SIGHUP, SIG_IGN);
+        /* it holds nothing of twrun's caller (a terminal, a pipe someone reads to EOF) */
+        if (dup2(p[0], 3) != 3) _exit(1);
+        p[0] = 3;
+        for (int fd = 0; fd < 3; fd++) close(fd);
+        closefrom(4);
+        pid_t *pids = malloc((size_t)job->size * sizeof *pids);
+        size_t n = 0, got = 0;
+        char *at = (char *)pids;
+        ssize_t r;
+        while (pids && (r = read(p[0], at + got, (size_t)job->size * sizeof *pids - got)) != 0) {
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) break;
+            got += (size_t)r;
+        }
+        n = got / sizeof *pids;
+        /* the ranks end by SIGKILL as twrun does; bounded, as a pid can be reused */
+        for (int tries = 0; tries < 3000; tries++) {
+            size_t alive = 0;
+            for (size_t i = 0; i < n; i++) alive += kill(pids[i], 0) == 0 || errno != ESRCH;
+            if (!alive) break;
+            struct timespec pause = {0, 10 * 1000 * 1000};
+            nanosleep(&pause, NULL);
+        }
+        remove_job_shm(job);
+        _exit(0);
+    }
+    close(p[0]);
+    if (mid < 0) {
+        close(p[1]);
+        return;
+    }
+    while (waitpid(mid, NULL, 0) < 0 && errno == EINTR) {
+    }
+    job->reaper_fd = p[1];
+}
+
+/* Tells the reaper a rank's pid (nothing when there is no reaper). */
+static void reaper_watch(job_t *job, pid_t pid) {
+    if (job->reaper_fd < 0) return;
+    ssize_t w;
+    do w = write(job->reaper_fd, &pid, sizeof pid);
+    while (w < 0 && errno == EINTR);
 }
 
 /* Descriptors 0-2 must be open, so no socket lands there and is clobbered by
@@ -703,6 +769,7 @@ int main(int argc, char **argv) {
     if (job->timeout) job->timeout_at = now_plus(job->timeout);
 
     fflush(NULL); /* nothing buffered may be written twice by the ranks */
+    start_reaper(job);
     for (int i = 0; i < job->size; i++)
         if (start_rank(job, i, argv + prog) != 0) {
             fprintf(stderr, "twrun: cannot start rank %d: %s; ending the job\n", i,

@@ -13,11 +13,7 @@ void tw_shm_endpoint_name(char *name, size_t cap, const char *job_id, int rank, 
 
 void *tw_shm_create(const char *name, size_t size) {
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    if (fd < 0 && errno == EEXIST) { /* left by a job that died with the same id */
-        shm_unlink(name);
-        fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-    }
-    if (fd < 0) return NULL;
+    if (fd < 0) return NULL; /* EEXIST: the caller decides whether the holder is gone */
     void *base = MAP_FAILED;
     if (ftruncate(fd, (off_t)size) == 0)
         base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);

@@ -11,7 +11,8 @@ enum { TW_SHM_NAME_MAX = 96 };
 /* "/tw-<job_id>-ep<index>-<rank>" into name. */
 void tw_shm_endpoint_name(char *name, size_t cap, const char *job_id, int rank, int index);
 
-/* Creates, sizes and maps a new segment (pages populated). NULL on failure, errno set. */
+/* Creates, sizes and maps a new segment (pages populated). NULL on failure, errno set;
+ * EEXIST when the name exists: it is never replaced here, since a live job may hold it. */
 void *tw_shm_create(const char *name, size_t size);
 
 /* Maps an existing segment read-write; its size comes back in *size. NULL on
