@@ -1,6 +1,7 @@
 /* Instructions of MPI's hot paths, counted by callgrind: an 8-byte MPI_Send, the
  * MPI_Recv of an 8-byte message that has already arrived, and an MPI_Iprobe that
- * finds nothing. Rank 0 sends N messages and then creates the file FLAG; rank 1
+ * finds nothing, and an 8-byte MPI_Irecv posted before its message comes. Rank 0
+ * sends N messages and then creates the file FLAG; rank 1
  * waits for the file without calling MPI (so nothing is polled early), then receives
  * them. Each phase is collected alone and dumped under its own name, so the counts
  * hold no waiting. Run under twrun -n 2 with valgrind --tool=callgrind
@@ -13,6 +14,20 @@
 #include <unistd.h>
 #include <valgrind/callgrind.h>
 
+static void touch(const char *path) {
+    FILE *f = fopen(path, "w");
+    if (!f || fclose(f)) {
+        perror(path);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+/* Waits for a file without calling MPI, so nothing is polled meanwhile. */
+static void wait_for(const char *path) {
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    while (access(path, F_OK) != 0) nanosleep(&pause, NULL);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank, size;
@@ -24,6 +39,8 @@ int main(int argc, char **argv) {
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     const char *flag = argv[1];
+    char posted[4096];
+    snprintf(posted, sizeof posted, "%s.posted", flag);
     char buf[8] = "8 bytes";
     int flagged;
     MPI_Status st;
@@ -37,14 +54,11 @@ int main(int argc, char **argv) {
         for (int i = 0; i < n; i++) MPI_Send(buf, 8, MPI_CHAR, 1, 0, MPI_COMM_WORLD);
         CALLGRIND_TOGGLE_COLLECT;
         CALLGRIND_DUMP_STATS_AT("mpi-send-8B");
-        FILE *f = fopen(flag, "w");
-        if (!f || fclose(f)) {
-            perror(flag);
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
+        touch(flag);
+        wait_for(posted); /* rank 1 has posted its receives: N more */
+        for (int i = 0; i < n; i++) MPI_Send(buf, 8, MPI_CHAR, 1, 1, MPI_COMM_WORLD);
     } else {
-        struct timespec pause = {0, 10 * 1000 * 1000};
-        while (access(flag, F_OK) != 0) nanosleep(&pause, NULL);
+        wait_for(flag);
         CALLGRIND_TOGGLE_COLLECT;
         for (int i = 0; i < n; i++) MPI_Recv(buf, 8, MPI_CHAR, 0, 0, MPI_COMM_WORLD, &st);
         CALLGRIND_TOGGLE_COLLECT;
@@ -53,6 +67,14 @@ int main(int argc, char **argv) {
         for (int i = 0; i < n; i++) MPI_Iprobe(0, 0, MPI_COMM_WORLD, &flagged, MPI_STATUS_IGNORE);
         CALLGRIND_TOGGLE_COLLECT;
         CALLGRIND_DUMP_STATS_AT("mpi-iprobe-empty");
+        static MPI_Request reqs[2000];
+        static char bufs[2000][8];
+        CALLGRIND_TOGGLE_COLLECT;
+        for (int i = 0; i < n; i++) MPI_Irecv(bufs[i], 8, MPI_CHAR, 0, 1, MPI_COMM_WORLD, &reqs[i]);
+        CALLGRIND_TOGGLE_COLLECT;
+        CALLGRIND_DUMP_STATS_AT("mpi-irecv-posted-8B");
+        touch(posted);
+        MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Finalize();
