@@ -365,11 +365,18 @@ static int port_fd(tw_link_ctx_t *l) {
 
 static void port_close(tw_link_ctx_t *l) {
     /* linger, as a TCP close does: what was sent last (a lost packet among it) is
-     * resent until acknowledged, and the acknowledgements owed go out, or the peers
-     * are declared lost (TW_UDP_TIMEOUT) */
+     * resent until acknowledged — by an ack, or by the peer's FIN, which carries its
+     * last one — and the acknowledgements owed go out, or the peers are declared lost
+     * (TW_UDP_TIMEOUT) */
     while (!tw_udp_idle(l->udp)) { /* answers still queued keep a window full */
         port_poll(l);
         if (!tw_udp_idle(l->udp)) sched_yield(); /* let the peer run meanwhile */
+    }
+    /* then FINs, so that a peer whose last acknowledgement was lost need not wait for
+     * it from a process that has gone (bounded: see tw_udp_finish) */
+    while (!tw_udp_finish(l->udp)) {
+        port_poll(l);
+        sched_yield();
     }
     tw_udp_close(l->udp);
     for (uint32_t i = 0; i < l->cap; i++) free(l->q[i].msg);

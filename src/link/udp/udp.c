@@ -63,8 +63,9 @@ struct kept {
 typedef struct peer {
     struct sockaddr_in addr;
     int has_addr, lost, busy, ack_due;
-    int ack_listed;        /* in l->acking until the ack went, even once data carried it */
-    int ack_now;           /* a gap or a duplicate: the sender needs to hear at once */
+    int fin;        /* the peer has closed (TW_UDP_FIN): its last ack is final, nothing more goes */
+    int ack_listed; /* in l->acking until the ack went, even once data carried it */
+    int ack_now;    /* a gap or a duplicate: the sender needs to hear at once */
     unsigned ack_pkts;     /* packets taken since the last acknowledgement went */
     uint64_t ack_since_ns; /* when the oldest of them came */
     /* sending */
@@ -128,6 +129,8 @@ struct tw_udp_link {
     unsigned parked;    /* peers with a parked message */
     uint64_t rng;
     uint64_t now_ns;
+    unsigned fins_sent; /* closing: rounds of FINs sent (tw_udp_finish) */
+    uint64_t fin_ns;    /* when the last round went */
     tw_udp_stats_t stats;
 };
 
@@ -396,7 +399,8 @@ int tw_udp_room(const tw_udp_link_t *l, uint32_t peer, size_t len) {
 int tw_udp_idle(const tw_udp_link_t *l) {
     if (l->nacking) return 0;
     for (uint32_t k = 0; k < l->cfg.peers; k++)
-        if (!l->peers[k].lost && l->peers[k].una != l->peers[k].next_seq) return 0;
+        if (!l->peers[k].lost && !l->peers[k].fin && l->peers[k].una != l->peers[k].next_seq)
+            return 0;
     return 1;
 }
 
@@ -756,6 +760,7 @@ static peer_t *accept_packet(tw_udp_link_t *l, const tw_udp_hdr_t *h,
     }
     p->heard_ns = l->now_ns;
     take_ack(l, p, h, h->src);
+    if (h->flags & TW_UDP_FIN) p->fin = 1;
     return p;
 }
 
@@ -926,7 +931,7 @@ static void retransmit(tw_udp_link_t *l) {
     for (uint32_t k = 0; k < l->nbusy;) {
         uint32_t id = l->busy[k];
         peer_t *p = &l->peers[id];
-        if (p->una == p->next_seq || p->lost) { /* all acknowledged, or given up */
+        if (p->una == p->next_seq || p->lost || p->fin) { /* all acknowledged, or given up */
             p->busy = 0;
             l->busy[k] = l->busy[--l->nbusy];
             continue;
@@ -977,6 +982,45 @@ static void send_acks(tw_udp_link_t *l, int all) {
         l->stats.acks_sent++;
     }
     l->nacking = kept;
+}
+
+/* Closing, after tw_udp_idle: a FIN, which carries our final acknowledgement, to every
+ * peer heard from, again every FIN_EVERY_NS until that peer's own FIN came, at most
+ * FIN_SENDS times. A peer whose last packet's acknowledgement was lost learns from any
+ * of them that it arrived, even after this process has gone (the FINs wait in its
+ * socket), so no side waits for an acknowledgement from a peer that has left. */
+enum { FIN_SENDS = 10 };
+#define FIN_EVERY_NS (10ull * 1000 * 1000)
+
+static int fin_owed(const tw_udp_link_t *l, uint32_t id) {
+    const peer_t *p = &l->peers[id];
+    return id != l->cfg.self && p->has_addr && p->heard_ns && !p->lost && !p->fin;
+}
+
+int tw_udp_finish(tw_udp_link_t *l) {
+    l->now_ns = clock_ns();
+    int waiting = 0;
+    for (uint32_t id = 0; id < l->cfg.peers && !waiting; id++) waiting = fin_owed(l, id);
+    if (!waiting) return 1;
+    if (l->fins_sent && l->now_ns - l->fin_ns < FIN_EVERY_NS) return 0;
+    if (l->fins_sent >= FIN_SENDS) return 1;
+    unsigned char pkt[TW_UDP_HDR_SIZE];
+    for (uint32_t id = 0; id < l->cfg.peers; id++) {
+        if (!fin_owed(l, id)) continue;
+        tw_udp_hdr_t h = {.job_key = l->cfg.job_key,
+                          .src = l->cfg.self,
+                          .dst = id,
+                          .flags = TW_UDP_ACK | TW_UDP_FIN};
+        put_ack(l, id, &h);
+        tw_udp_encode(pkt, &h, NULL);
+        wire_t w = {pkt, sizeof pkt, NULL, 0};
+        transmit(l, id, &w, 0);
+        l->stats.fins_sent++;
+    }
+    flush(l);
+    l->fins_sent++;
+    l->fin_ns = l->now_ns;
+    return 0;
 }
 
 int tw_udp_poll(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {

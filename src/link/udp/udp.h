@@ -58,6 +58,7 @@ typedef struct tw_udp_config {
 typedef struct tw_udp_stats {
     uint64_t msgs_sent, msgs_received, packets_sent, packets_received;
     uint64_t retransmits, timeouts, acks_sent, duplicates, out_of_order;
+    uint64_t fins_sent;                /* closing: FINs sent (tw_udp_finish) */
     uint64_t refused;                  /* whole messages the receiver did not take at once */
     uint64_t in_place;                 /* messages received straight where they belong */
     uint64_t dropped[TW_UDP_VERDICTS]; /* received datagrams refused, by verdict */
@@ -130,6 +131,11 @@ int tw_udp_peer_lost(const tw_udp_link_t *link, uint32_t peer);
 /* 1 when no packet waits for its acknowledgement (from a peer not lost) and no
  * acknowledgement waits to be sent: closing now loses nothing. */
 int tw_udp_idle(const tw_udp_link_t *link);
+
+/* Closing, once tw_udp_idle: sends FINs (a bare final acknowledgement) to the peers
+ * heard from until each has sent its own, at most 10 rounds 10 ms apart; poll in
+ * between. 1 when done: closing takes at most 100 ms past the last acknowledgement. */
+int tw_udp_finish(tw_udp_link_t *link);
 const tw_udp_stats_t *tw_udp_stats(const tw_udp_link_t *link);
 /* The socket, for a caller that wants to sleep in poll(2) until data comes. */
 int tw_udp_fd(const tw_udp_link_t *link);

@@ -87,8 +87,10 @@ void tw_udp_reseal(void *pkt, const void *rest, size_t rest_len) {
 /* Flags, lengths and sequence numbers that can go together. */
 static int fields_ok(const tw_udp_hdr_t *h) {
     if (h->flags & ~TW_UDP_FLAGS) return 0;
-    if (!(h->flags & TW_UDP_DATA)) /* a bare acknowledgement */
-        return h->flags == TW_UDP_ACK && h->seq == 0 && h->msg_len == 0 && h->ack != 0;
+    if (!(h->flags & TW_UDP_DATA)) /* a bare acknowledgement, the last one with FIN */
+        return (h->flags & ~TW_UDP_FIN) == TW_UDP_ACK && h->seq == 0 && h->msg_len == 0 &&
+               h->ack != 0;
+    if (h->flags & TW_UDP_FIN) return 0;
     if (h->seq == 0 || !(h->flags & TW_UDP_ACK) || h->ack == 0) return 0;
     return 1;
 }

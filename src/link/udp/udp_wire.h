@@ -28,7 +28,9 @@ enum {
     TW_UDP_FIRST = 2, /* DATA: the message's first segment (msg_len says its size) */
     TW_UDP_LAST = 4,  /* DATA: the message's last segment */
     TW_UDP_ACK = 8,   /* ack is valid (every DATA packet carries one as well) */
-    TW_UDP_FLAGS = 15,
+    TW_UDP_FIN = 16,  /* bare ACK only: the sender has closed; its ack is final and it
+                         takes nothing more (TCP's FIN, for a link that lingers) */
+    TW_UDP_FLAGS = 31,
 };
 
 typedef struct tw_udp_hdr {
