@@ -817,7 +817,9 @@ int tw_rma_answer_fits(const tw_rma_op_t *o, const rma_answer_t *a, size_t len) 
         return 0;
     uint64_t expect = 0;
     if (o->op == TW_OP_GET && a->status == TW_OK) {
-        if (a->offset > o->length || (a->offset == o->length && o->length)) return 0;
+        /* at the start of one of its chunks, as the initiator asked for them */
+        if (a->offset > o->length || (a->offset == o->length && o->length) || a->offset % o->chunk)
+            return 0;
         expect = chunk_at(o->length, a->offset, o->chunk);
     }
     return len == expect;
