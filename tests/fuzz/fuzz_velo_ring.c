@@ -187,7 +187,6 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
         }
         return n;
     }
-    if (cap < 4 + slots * sizeof(tw_slot_t)) return 0;
     memset(ring, 0, sizeof ring);
     tw_ring_format(&ctrl, ring, slots);
     uint64_t start = rand32() % (slots * 4);
@@ -212,11 +211,12 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
     buf[1] = kind;
     buf[2] = (uint8_t)start;
     buf[3] = (uint8_t)(start >> 8);
-    /* the slots from the head on */
-    uint64_t at = start & (slots - 1);
-    for (uint64_t i = 0; i < slots; i++)
+    /* the slots from the head on, as many as an input holds (the rest read as zero) */
+    uint64_t at = start & (slots - 1), held = (cap - 4) / sizeof(tw_slot_t);
+    if (held > slots) held = slots;
+    for (uint64_t i = 0; i < held; i++)
         memcpy(buf + 4 + i * sizeof(tw_slot_t), &ring[(at + i) & (slots - 1)], sizeof(tw_slot_t));
-    return 4 + slots * sizeof(tw_slot_t);
+    return 4 + held * sizeof(tw_slot_t);
 }
 
 void fuzz_report(FILE *out) {
