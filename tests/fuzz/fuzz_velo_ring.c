@@ -82,7 +82,7 @@ static void consume_all(tw_ring_consumer_t *c, uint64_t start) {
 
 static void consumer_mode(const uint8_t *data, size_t size, uint64_t slots, uint32_t max_len) {
     uint64_t start = (uint64_t)data[2] | (uint64_t)data[3] << 8;
-    memset(ring, 0, sizeof ring);
+    memset(ring, 0, slots * sizeof(tw_slot_t));
     size_t n = size - 4 < slots * sizeof(tw_slot_t) ? size - 4 : slots * sizeof(tw_slot_t);
     /* the slots from the head on, as a peer wrote them (the input starts at the head) */
     uint64_t at = (start & (slots - 1)) * sizeof(tw_slot_t);
@@ -102,7 +102,6 @@ static void producer_mode(const uint8_t *data, size_t size, uint64_t slots, uint
     uint64_t tail, head;
     memcpy(&tail, data + 4, 8);
     memcpy(&head, data + 12, 8);
-    memset(ring, 0, sizeof ring);
     tw_ring_format(&ctrl, ring, slots);
     atomic_store(&ctrl.tail, tail);
     atomic_store(&ctrl.head, head);
@@ -111,8 +110,9 @@ static void producer_mode(const uint8_t *data, size_t size, uint64_t slots, uint
     tw_ring_consumer_t c;
     tw_ring_consumer_init(&c, &ctrl, ring, slots, max_len);
     c.head = c.published = tail; /* the records pushed from here on are the ones read */
-    uint8_t payload[TW_RING_LEN_MASK + 1];
-    for (size_t i = 0; i < sizeof payload; i++) payload[i] = (uint8_t)i;
+    static uint8_t payload[TW_RING_LEN_MASK + 1];
+    if (!payload[1])
+        for (size_t i = 0; i < sizeof payload; i++) payload[i] = (uint8_t)i;
     for (size_t at = 20; at + 6 <= size && at < 20 + 6 * 64; at += 6) { /* 64 records at most */
         uint16_t len16;
         memcpy(&len16, data + at, 2);
