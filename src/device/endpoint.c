@@ -217,25 +217,6 @@ int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap) {
     return tw_pmi_get(&ep->job->pmi, key, buf, cap) ? TW_ERR_RUNTIME : TW_OK;
 }
 
-static int ring_size_ok(uint32_t slots, uint32_t min) {
-    return slots >= min && slots <= TW_VELO_SLOTS_MAX && !(slots & (slots - 1));
-}
-
-/* Checks every field a peer's segment header claims before trusting it. */
-static int segment_valid(const tw_segment_header_t *seg, size_t size, const tw_ep_t *ep, int rank) {
-    if (__atomic_load_n(&seg->magic, __ATOMIC_ACQUIRE) != TW_SEGMENT_MAGIC) return 0;
-    if (seg->version != TW_SEGMENT_VERSION || seg->job_key != ep->job->job_key ||
-        seg->rank != (uint32_t)rank || seg->index != (uint32_t)ep->index ||
-        !ring_size_ok(seg->velo_slots, TW_VELO_SLOTS_MIN) ||
-        !ring_size_ok(seg->nq_slots, TW_NQ_SLOTS_MIN) ||
-        !ring_size_ok(seg->rma_slots, TW_RMA_SLOTS_MIN) || seg->atu_entries < TW_ATU_ENTRIES_MIN ||
-        seg->atu_entries > TW_ATU_ENTRIES_MAX)
-        return 0;
-    tw_segment_layout_t l;
-    tw_segment_layout(seg->velo_slots, seg->nq_slots, seg->rma_slots, seg->atu_entries, &l);
-    return size >= l.total;
-}
-
 /* The port that reaches rank, whose address is addr ("shm:<node>:<segment>" and a
  * ",<link>:..." field per link it opened): the mapped link for this endpoint itself and
  * for this node (unless TW_LINK=udp), else the first of our other links whose field
@@ -321,24 +302,30 @@ static int connect_mapped(tw_ep_t *ep, int rank, tw_link_port_t *port, const cha
     tw_peer_t *peer = calloc(1, sizeof *peer);
     if (!peer) return TW_ERR_NOMEM;
     peer->segment = tw_shm_map(name, TW_SEGMENT_HEADER_SIZE, &peer->segment_size);
-    if (!peer->segment || !segment_valid(peer->segment, peer->segment_size, ep, rank)) {
+    /* The header is checked and then used from one copy: the peer can rewrite its own
+     * after the check, and ring sizes read again could reach past the mapping. */
+    tw_segment_header_t *seg = peer->segment, h;
+    if (seg) {
+        (void)__atomic_load_n(&seg->magic, __ATOMIC_ACQUIRE); /* the owner's fields before it */
+        memcpy(&h, seg, sizeof h);
+    }
+    if (!seg || !tw_segment_valid(&h, peer->segment_size, ep->job->job_key, (uint32_t)rank,
+                                  (uint32_t)ep->index)) {
         tw_shm_unmap(peer->segment, peer->segment_size);
         free(peer);
         return TW_ERR_PEER;
     }
-    tw_segment_header_t *seg = peer->segment;
     tw_segment_layout_t l;
-    tw_segment_layout(seg->velo_slots, seg->nq_slots, seg->rma_slots, seg->atu_entries, &l);
+    tw_segment_layout(h.velo_slots, h.nq_slots, h.rma_slots, h.atu_entries, &l);
     tw_ring_producer_init(&peer->velo, &seg->velo_ctrl, tw_segment_slots(seg, l.velo),
-                          seg->velo_slots);
-    tw_ring_producer_init(&peer->nq, &seg->nq_ctrl, tw_segment_slots(seg, l.nq), seg->nq_slots);
-    tw_ring_producer_init(&peer->req, &seg->req_ctrl, tw_segment_slots(seg, l.req), seg->rma_slots);
-    tw_ring_producer_init(&peer->resp, &seg->resp_ctrl, tw_segment_slots(seg, l.resp),
-                          seg->rma_slots);
+                          h.velo_slots);
+    tw_ring_producer_init(&peer->nq, &seg->nq_ctrl, tw_segment_slots(seg, l.nq), h.nq_slots);
+    tw_ring_producer_init(&peer->req, &seg->req_ctrl, tw_segment_slots(seg, l.req), h.rma_slots);
+    tw_ring_producer_init(&peer->resp, &seg->resp_ctrl, tw_segment_slots(seg, l.resp), h.rma_slots);
     peer->atu = (tw_atu_entry_t *)((char *)seg + l.atu);
-    peer->atu_entries = seg->atu_entries;
+    peer->atu_entries = h.atu_entries;
     peer->locks = (_Atomic uint64_t *)((char *)seg + l.locks);
-    peer->pid = (pid_t)seg->owner_pid;
+    peer->pid = (pid_t)h.owner_pid;
     peer->pipelined = ep->rma.copy == TW_RMA_COPY_PIPELINE;
     peer->mapped = 1;
     peer->port = port;

@@ -817,7 +817,9 @@ int tw_rma_answer_fits(const tw_rma_op_t *o, const rma_answer_t *a, size_t len) 
         return 0;
     uint64_t expect = 0;
     if (o->op == TW_OP_GET && a->status == TW_OK) {
-        if (a->offset > o->length || (a->offset == o->length && o->length)) return 0;
+        /* at the start of one of its chunks, as the initiator asked for them */
+        if (a->offset > o->length || (a->offset == o->length && o->length) || a->offset % o->chunk)
+            return 0;
         expect = chunk_at(o->length, a->offset, o->chunk);
     }
     return len == expect;
@@ -843,10 +845,9 @@ static int from_port(const tw_ep_t *ep, uint32_t source, const tw_link_port_t *p
     return source < (uint32_t)ep->size && (!ep->peers[source] || ep->peers[source]->port == port);
 }
 
-/* A request of len bytes (header and put data) from source, every field checked. */
-static int request_ok(const tw_ep_t *ep, uint32_t source, const rma_req_t *r, size_t len) {
-    return r->chunk_len == len - sizeof *r && r->source == (int32_t)source &&
-           tw_rma_request_valid(r, ep->size, REMOTE_CHUNK_MAX) &&
+int tw_rma_link_request_ok(int size, uint32_t source, const rma_req_t *r, size_t len) {
+    return len >= sizeof *r && r->chunk_len == len - sizeof *r && r->source == (int32_t)source &&
+           tw_rma_request_valid(r, size, REMOTE_CHUNK_MAX) &&
            !(r->op == TW_OP_GET && (r->b > REMOTE_CHUNK_MAX || (!r->b && r->offset < r->total)));
 }
 
@@ -856,7 +857,7 @@ int tw_rma_link_request(void *dev, uint32_t source, const void *msg, size_t len)
     rma_req_t r;
     if (!from_port(ep, source, port) || len < sizeof r) return TW_ERR_CORRUPT;
     memcpy(&r, msg, sizeof r);
-    if (!request_ok(ep, source, &r, len)) return TW_ERR_CORRUPT;
+    if (!tw_rma_link_request_ok(ep->size, source, &r, len)) return TW_ERR_CORRUPT;
     tw_rma_serving_t v;
     if (link_serve_prepare(ep, port, &r, &v) == TW_RETRY) return TW_RETRY;
     link_serve_finish(ep, port, (int)source, &r, &v, (const char *)msg + sizeof r);
@@ -891,7 +892,7 @@ void *tw_rma_link_land_request(void *dev, uint32_t source, const void *msg, size
     if (!from_port(ep, source, port) || len < sizeof g->req) return NULL;
     memcpy(&g->req, msg, sizeof g->req);
     const rma_req_t *r = &g->req;
-    if (!request_ok(ep, source, r, len)) return NULL; /* refused the usual way */
+    if (!tw_rma_link_request_ok(ep->size, source, r, len)) return NULL; /* refused the usual way */
     if (r->op != TW_OP_PUT || !r->chunk_len ||
         link_serve_prepare(ep, port, r, &g->serving) == TW_RETRY)
         return NULL;

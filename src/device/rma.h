@@ -83,6 +83,11 @@ void tw_rma_serve(tw_ep_t *ep);
  * at most max_chunk bytes. */
 int tw_rma_request_valid(const rma_req_t *r, int size, uint32_t max_chunk);
 
+/* 1 when a request of len bytes (header and put data) from source, a peer on another
+ * node of a job of size ranks, may be served: every field checked, a get's chunk
+ * (b) within what a link message holds. */
+int tw_rma_link_request_ok(int size, uint32_t source, const rma_req_t *r, size_t len);
+
 /* 1 when answer a, with len bytes of get data, fits operation o across nodes: an
  * acknowledgement, a status a target may give, of chunks o still waits for (several
  * only for a put), a get's chunk where o expects one and of its length. */

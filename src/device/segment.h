@@ -40,6 +40,12 @@ typedef struct tw_segment_layout {
 void tw_segment_layout(uint32_t velo_slots, uint32_t nq_slots, uint32_t rma_slots,
                        uint32_t atu_entries, tw_segment_layout_t *out);
 
+/* 1 when the header of a peer's segment of size bytes, mapped here, may be trusted:
+ * every field checked (job_key, rank and index as expected, ring sizes and ATU
+ * entries within the settings' bounds) and the regions it implies inside size. */
+int tw_segment_valid(const tw_segment_header_t *seg, size_t size, uint64_t job_key, uint32_t rank,
+                     uint32_t index);
+
 static inline tw_slot_t *tw_segment_slots(void *segment, size_t offset) {
     return (tw_slot_t *)((char *)segment + offset);
 }

@@ -300,24 +300,25 @@ static void send_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const
     l->count++;
 }
 
+int tw_udp_port_deliver(const tw_link_device_t *dev, void *dev_ctx, uint32_t peers, uint32_t source,
+                        const void *msg, size_t len) {
+    port_hdr_t h;
+    if (len < sizeof h || source >= peers) return TW_ERR_CORRUPT;
+    memcpy(&h, msg, sizeof h);
+    const unsigned char *body = (const unsigned char *)msg + sizeof h;
+    size_t blen = len - sizeof h;
+    if (h.kind == PORT_RMA_REQ) return dev->rma_request(dev_ctx, source, body, blen);
+    if (h.kind == PORT_RMA_ANSWER) return dev->rma_answer(dev_ctx, source, body, blen);
+    if (h.kind == PORT_VELO) return dev->velo(dev_ctx, source, h.tag, body, blen);
+    return TW_ERR_CORRUPT;
+}
+
 /* A message the link delivers, checked before it is believed. 0: taken; 1: no room
  * in the mailbox (or notification queue) now (the link brings it again). */
 static int arrived(void *ctx, uint32_t source, const void *data, size_t len) {
     tw_link_ctx_t *l = ctx;
-    port_hdr_t h;
-    if (len < sizeof h) return 0; /* nothing to take: dropped */
-    memcpy(&h, data, sizeof h);
-    const unsigned char *body = (const unsigned char *)data + sizeof h;
-    size_t blen = len - sizeof h;
-    int rc = TW_ERR_CORRUPT;
-    if (source < (uint32_t)l->size) {
-        if (h.kind == PORT_RMA_REQ)
-            rc = l->dev->rma_request(l->dev_ctx, source, body, blen);
-        else if (h.kind == PORT_RMA_ANSWER)
-            rc = l->dev->rma_answer(l->dev_ctx, source, body, blen);
-        else if (h.kind == PORT_VELO)
-            rc = l->dev->velo(l->dev_ctx, source, h.tag, body, blen);
-    }
+    if (len < sizeof(port_hdr_t)) return 0; /* nothing to take: dropped */
+    int rc = tw_udp_port_deliver(l->dev, l->dev_ctx, (uint32_t)l->size, source, data, len);
     if (rc == TW_RETRY) return 1;
     if (rc != TW_OK) l->malformed++;
     return 0;
@@ -325,22 +326,26 @@ static int arrived(void *ctx, uint32_t source, const void *data, size_t len) {
 
 /* Receiving in place (tw_udp_lander_t): a put request's data straight into our
  * memory, a get answer's into the buffer of the get, where the device says. */
-static void *land(void *ctx, uint32_t source, const void *prefix, size_t len, size_t *skip) {
-    tw_link_ctx_t *l = ctx;
+void *tw_udp_port_land(const tw_link_device_t *dev, void *dev_ctx, uint32_t peers, uint32_t source,
+                       const void *prefix, size_t len, size_t *skip) {
     port_hdr_t h;
-    l->landing = LANDING_NONE;
-    if (len < sizeof h || source >= (uint32_t)l->size) return NULL;
+    if (len < sizeof h || source >= peers) return NULL;
     memcpy(&h, prefix, sizeof h);
     const unsigned char *body = (const unsigned char *)prefix + sizeof h;
     size_t blen = len - sizeof h, at = 0;
     void *dest = NULL;
     if (h.kind == PORT_RMA_REQ)
-        dest = l->dev->land_request(l->dev_ctx, source, body, blen, &at);
+        dest = dev->land_request(dev_ctx, source, body, blen, &at);
     else if (h.kind == PORT_RMA_ANSWER)
-        dest = l->dev->land_answer(l->dev_ctx, source, body, blen, &at);
-    if (!dest) return NULL;
-    l->landing = LANDING_DEVICE;
-    *skip = sizeof h + at;
+        dest = dev->land_answer(dev_ctx, source, body, blen, &at);
+    if (dest) *skip = sizeof h + at;
+    return dest;
+}
+
+static void *land(void *ctx, uint32_t source, const void *prefix, size_t len, size_t *skip) {
+    tw_link_ctx_t *l = ctx;
+    void *dest = tw_udp_port_land(l->dev, l->dev_ctx, (uint32_t)l->size, source, prefix, len, skip);
+    l->landing = dest ? LANDING_DEVICE : LANDING_NONE;
     return dest;
 }
 
