@@ -79,6 +79,14 @@ expect_clean() {
     done
 }
 
+wait_started() { # until $1 ranks recorded the job id (they started), at most 20 s
+    for _ in $(seq 200); do
+        [[ -f $PROBE_JOBID_FILE && $(wc -l <"$PROBE_JOBID_FILE") -ge $1 ]] && return
+        sleep 0.1
+    done
+    fail "the ranks did not start"
+}
+
 cpu_count() { # number of CPUs in a Cpus_allowed_list value such as 0-3,8
     local list=$1 n=0 part
     IFS=, read -ra parts <<<"$list"
@@ -233,11 +241,7 @@ sigint)
     env --default-signal=INT "$twrun" -n 3 --timeout 60 "$probe" sleep \
         >"$tmp/out" 2>"$tmp/err" </dev/null &
     pid=$!
-    for _ in $(seq 200); do
-        [[ -f $PROBE_JOBID_FILE && $(wc -l <"$PROBE_JOBID_FILE") -ge 3 ]] && break
-        sleep 0.1
-    done
-    [[ $(wc -l <"$PROBE_JOBID_FILE") -ge 3 ]] || fail "the ranks did not start"
+    wait_started 3
     start=$(now_ms)
     kill -INT "$pid"
     set +e
@@ -254,11 +258,7 @@ sigkill) # twrun killed outright: its ranks die with it and the job leaves nothi
     rm -f "$PROBE_JOBID_FILE"
     "$twrun" -n 3 --timeout 60 "$probe" sleep >"$tmp/out" 2>"$tmp/err" </dev/null &
     pid=$!
-    for _ in $(seq 200); do
-        [[ -f $PROBE_JOBID_FILE && $(wc -l <"$PROBE_JOBID_FILE") -ge 3 ]] && break
-        sleep 0.1
-    done
-    [[ $(wc -l <"$PROBE_JOBID_FILE") -ge 3 ]] || fail "the ranks did not start"
+    wait_started 3
     id=$(head -1 "$PROBE_JOBID_FILE")
     compgen -G "/dev/shm/tw-$id-*" >/dev/null || fail "the ranks made no shared memory to leave"
     kill -KILL "$pid"
