@@ -33,7 +33,8 @@ enum tw_status {
     TW_ERR_PERM = -16,   /* the registration does not allow this access */
     TW_ERR_ALIGN = -17,  /* an atomic on an address not aligned to its width */
 
-    TW_ERR_LOST = -18, /* the peer stopped answering and was declared lost */
+    TW_ERR_LOST = -18,  /* the peer stopped answering and was declared lost */
+    TW_ERR_RESET = -19, /* the peer had declared this endpoint lost (it reset the link) */
 };
 
 /* A short English description of a tw_status code. */

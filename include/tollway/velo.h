@@ -26,6 +26,12 @@ extern "C" {
 #define TW_VELO_INLINE_SIZE 56   /* payload that fits the first slot beside the status word */
 #define TW_VELO_MAX_SIZE    4096 /* longest message */
 #define TW_VELO_TAG_MAX     255  /* tags are 0..TW_VELO_TAG_MAX */
+/* The tag of a message the device itself puts into the mailbox when a peer is
+ * declared lost: source is that peer, and the 4 bytes of the message hold the cause
+ * as an int32_t tw_status (TW_ERR_LOST: it stopped answering; TW_ERR_RESET: it had
+ * declared this endpoint lost). From then on every operation toward it fails with
+ * that cause. No peer can send this tag. */
+#define TW_VELO_TAG_LOST 256
 
 /* A received (or probed) message. data is set by tw_velo_peek only. */
 typedef struct tw_velo_msg {

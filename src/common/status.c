@@ -44,6 +44,8 @@ const char *tw_strerror(int status) {
         return "translation fault: atomic on an unaligned address";
     case TW_ERR_LOST:
         return "peer lost: it stopped answering";
+    case TW_ERR_RESET:
+        return "peer lost: it had declared this endpoint lost and reset the link";
     default:
         return "unknown status code";
     }

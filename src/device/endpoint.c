@@ -1,5 +1,6 @@
 #include "device/endpoint.h"
 
+#include "device/failure.h"
 #include "device/progress.h"
 #include "device/rma.h"
 #include "device/velo.h"
@@ -57,6 +58,7 @@ static const tw_link_device_t device_side = {
     .land_request = tw_rma_link_land_request,
     .land_answer = tw_rma_link_land_answer,
     .landed = tw_rma_link_landed,
+    .peer_lost = tw_dev_peer_lost,
 };
 
 /* The process manager's client waits for answers in a loop: the links go on meanwhile
@@ -357,6 +359,7 @@ int tw_ep_close(tw_ep_t *ep) {
     tw_shm_unlink(ep->segment_name);
     tw_job_detach(ep->job);
     free(ep->peers);
+    free(ep->lost);
     free(ep);
     return TW_OK;
 }

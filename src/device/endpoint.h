@@ -55,6 +55,8 @@ struct tw_ep {
      * since the progress thread may write them while the owner writes through nq_self */
     tw_ring_producer_t nq_dev;
     struct tw_progress *progress; /* the progress thread and its lock; NULL: none */
+    struct tw_lost *lost;         /* by rank, from the first peer lost (failure.h); NULL */
+    unsigned lost_owed;           /* notices of lost peers waiting for room in the mailbox */
 };
 
 /* Maps rank's segment, or tells its link where it is, on first contact. TW_OK or

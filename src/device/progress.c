@@ -18,6 +18,7 @@
 
 #include <tollway/status.h>
 
+#include "device/failure.h"
 #include "device/nq.h"
 #include "device/rma.h"
 
@@ -34,9 +35,10 @@ int tw_dev_progress(tw_ep_t *ep) {
     if (ep->serving) return 0;
     ep->serving = 1;
     tw_dev_lock(ep);
-    int delivered = ep->polled ? tw_dev_poll_links(ep) : 0; /* 1. link receive */
-    tw_rma_serve(ep);                                       /* 2. and 3. */
-    tw_nq_reclaim(ep);                                      /* 4. */
+    int delivered = ep->polled ? tw_dev_poll_links(ep) : 0;                    /* 1. link receive */
+    tw_rma_serve(ep);                                                          /* 2. and 3. */
+    tw_nq_reclaim(ep);                                                         /* 4. */
+    if (__builtin_expect(ep->lost_owed != 0, 0)) tw_dev_post_lost_notices(ep); /* 5. */
     tw_dev_unlock(ep);
     ep->serving = 0;
     return delivered;

@@ -11,7 +11,8 @@
  *      request ring (pipelined RMA);
  *   3. RMA: fault notifications still owed to operations that finished;
  *   4. notifications: cancelled reservations at the head of our queue reclaimed, so a
- *      user who asked for no notifications never has to poll it.
+ *      user who asked for no notifications never has to poll it;
+ *   5. peers lost: their notices that found the mailbox full (failure.h).
  * A unit's own poll (tw_ring_peek of the mailbox, of the notification queue) touches
  * only its ring; the public calls that find their ring empty run the engine when
  * there is work for it (tw_dev_progress_if_pending: one load per ring and one of

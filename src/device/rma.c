@@ -442,6 +442,17 @@ static void op_answered(tw_ep_t *ep, tw_rma_op_t *o, const rma_answer_t *a, uint
     if (o->chunks_acked == o->chunks) op_complete(ep, o);
 }
 
+void tw_rma_fail_peer(tw_ep_t *ep, int peer, int cause) {
+    for (uint32_t i = 0; i < TW_RMA_OUTSTANDING; i++) {
+        tw_rma_op_t *o = &ep->rma.ops[i];
+        if (!o->in_use || o->owed || o->dest != peer) continue;
+        o->status = cause;
+        o->chunks_acked = o->chunks;
+        op_complete(ep, o);
+    }
+    if (ep->peers[peer]) ep->peers[peer]->unanswered = 0;
+}
+
 static void take_answer(tw_ep_t *ep, const rma_answer_t *a, const char *data, size_t data_len) {
     tw_rma_op_t *o = op_lookup(ep, a->handle);
     if (!o) return; /* not ours (any more): ignored */

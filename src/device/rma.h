@@ -105,4 +105,8 @@ void *tw_rma_link_land_answer(void *dev, uint32_t source, const void *msg, size_
                               size_t *skip);
 void tw_rma_link_landed(void *dev, uint32_t source, size_t len, int ok);
 
+/* Ends every operation of ours still waiting for peer's answers with status cause
+ * (the peer was declared lost): their notifications say so, flushes stop waiting. */
+void tw_rma_fail_peer(tw_ep_t *ep, int peer, int cause);
+
 #endif

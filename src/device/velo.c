@@ -96,7 +96,7 @@ static inline int head_message(tw_ep_t *ep, tw_velo_msg_t *msg, uint64_t *status
     uint64_t source = (st >> TW_VELO_SOURCE_SHIFT) & 0xffffffffull;
     if (unlikely(source >= (uint64_t)ep->size)) return TW_ERR_CORRUPT;
     msg->source = (int)source;
-    msg->tag = (unsigned)(st >> TW_VELO_TAG_SHIFT) & TW_VELO_TAG_MAX;
+    msg->tag = (unsigned)(st >> TW_VELO_TAG_SHIFT) & TW_VELO_TAG_MASK;
     msg->length = st & TW_RING_LEN_MASK;
     msg->data = payload;
     msg->slots_ = tw_ring_slots_for(msg->length);

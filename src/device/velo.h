@@ -7,9 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* VELO status word bits above the ring's own: tag in 16..23, source rank in 24..55. */
+/* VELO status word bits above the ring's own: tag in 16..24 (a peer's up to
+ * TW_VELO_TAG_MAX, the device's own TW_VELO_TAG_LOST), source rank in 25..56. */
 #define TW_VELO_TAG_SHIFT    16
-#define TW_VELO_SOURCE_SHIFT 24
+#define TW_VELO_TAG_MASK     0x1ffu
+#define TW_VELO_SOURCE_SHIFT 25
 
 /* A VELO message from a peer on another node (tw_link_device_t.velo), put into our
  * own mailbox as a sender on this node would. dev is the receiving tw_link_port_t. */

@@ -99,8 +99,14 @@ static void fake_landed(void *dev, uint32_t source, size_t len, int ok) {
     FUZZ_CHECK(0); /* the link's, not the decoder's, to call */
 }
 
+static void fake_peer_lost(void *dev, uint32_t source, int cause) {
+    (void)dev, (void)source, (void)cause;
+    FUZZ_CHECK(0); /* the link's, not the decoder's, to call */
+}
+
 static const tw_link_device_t fake = {fake_velo,         fake_request,     fake_answer,
-                                      fake_land_request, fake_land_answer, fake_landed};
+                                      fake_land_request, fake_land_answer, fake_landed,
+                                      fake_peer_lost};
 
 static const int verdicts[] = {TW_OK, TW_RETRY, TW_ERR_CORRUPT};
 

@@ -73,9 +73,9 @@ static void consume_all(tw_ring_consumer_t *c, uint64_t start) {
         FUZZ_CHECK(tw_ring_slots_for(len) <= c->size - idx); /* never past the ring's end */
         FUZZ_CHECK((const char *)payload + len <= (const char *)(c->slots + c->size));
         /* a VELO status word: tag and source read from their fields, within them */
-        unsigned tag = (unsigned)(st >> TW_VELO_TAG_SHIFT) & TW_VELO_TAG_MAX;
+        unsigned tag = (unsigned)(st >> TW_VELO_TAG_SHIFT) & TW_VELO_TAG_MASK;
         uint64_t source = (st >> TW_VELO_SOURCE_SHIFT) & 0xffffffffull;
-        FUZZ_CHECK(tag <= TW_VELO_TAG_MAX && source <= 0xffffffffull);
+        FUZZ_CHECK(tag <= TW_VELO_TAG_MASK && source <= 0xffffffffull);
         tw_ring_release(c, st);
     }
 }
@@ -145,7 +145,7 @@ static void producer_mode(const uint8_t *data, size_t size, uint64_t slots, uint
         int rc = tw_ring_peek(&c, &st, &got);
         FUZZ_CHECK(rc == TW_RING_OK && got == &s->word[1]); /* what was pushed, read back */
         FUZZ_CHECK((st & TW_RING_LEN_MASK) == len &&
-                   ((st >> TW_VELO_TAG_SHIFT) & TW_VELO_TAG_MAX) == tag &&
+                   ((st >> TW_VELO_TAG_SHIFT) & TW_VELO_TAG_MASK) == tag &&
                    ((st >> TW_VELO_SOURCE_SHIFT) & 0xffffffffull) == source);
         FUZZ_CHECK(memcmp(got, payload, len) == 0);
         tw_ring_release(&c, st);

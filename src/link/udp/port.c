@@ -123,6 +123,7 @@ struct tw_link_ctx {
     int held_dest;         /* to this initiator */
     uint64_t malformed;    /* link messages that were no device message */
     uint64_t answers_lost; /* answers that found no memory to wait in */
+    unsigned lost_seen;    /* peers lost that the device has been told of */
 };
 
 static void drain_answers(tw_link_ctx_t *l) {
@@ -357,10 +358,20 @@ static void landed(void *ctx, uint32_t source, const void *prefix, size_t len, i
     l->landing = LANDING_NONE;
 }
 
+/* Tells the device of the peers the link declared lost since the last look. */
+static void report_lost(tw_link_ctx_t *l) {
+    l->lost_seen = tw_udp_lost_count(l->udp);
+    for (int r = 0; r < l->size; r++) {
+        int cause = tw_udp_peer_lost(l->udp, (uint32_t)r);
+        if (cause) l->dev->peer_lost(l->dev_ctx, (uint32_t)r, cause); /* once: it remembers */
+    }
+}
+
 static int port_poll(tw_link_ctx_t *l) {
     if (l->count) drain_answers(l);
     int delivered = tw_udp_poll(l->udp, arrived, l);
     if (l->count) drain_answers(l);
+    if (__builtin_expect(tw_udp_lost_count(l->udp) != l->lost_seen, 0)) report_lost(l);
     return delivered;
 }
 

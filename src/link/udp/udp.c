@@ -62,7 +62,8 @@ struct kept {
 
 typedef struct peer {
     struct sockaddr_in addr;
-    int has_addr, lost, busy, ack_due;
+    int has_addr, busy, ack_due;
+    int lost;       /* 0, or why the peer was declared lost: TW_ERR_LOST, TW_ERR_RESET */
     int fin;        /* the peer has closed (TW_UDP_FIN): its last ack is final, nothing more goes */
     int ack_listed; /* in l->acking until the ack went, even once data carried it */
     int ack_now;    /* a gap or a duplicate: the sender needs to hear at once */
@@ -129,12 +130,14 @@ struct tw_udp_link {
     unsigned parked;    /* peers with a parked message */
     uint64_t rng;
     uint64_t now_ns;
-    unsigned fins_sent; /* closing: rounds of FINs sent (tw_udp_finish) */
-    uint64_t fin_ns;    /* when the last round went */
+    unsigned lost_count; /* peers declared lost so far */
+    unsigned fins_sent;  /* closing: rounds of FINs sent (tw_udp_finish) */
+    uint64_t fin_ns;     /* when the last round went */
     tw_udp_stats_t stats;
 };
 
 static void send_acks(tw_udp_link_t *l, int all);
+static void mark_lost(tw_udp_link_t *l, uint32_t id, int cause);
 
 static uint64_t clock_ns(void) {
     struct timespec ts;
@@ -405,7 +408,11 @@ int tw_udp_idle(const tw_udp_link_t *l) {
 }
 
 int tw_udp_peer_lost(const tw_udp_link_t *l, uint32_t peer) {
-    return peer < l->cfg.peers && l->peers[peer].lost;
+    return peer < l->cfg.peers ? l->peers[peer].lost : 0;
+}
+
+unsigned tw_udp_lost_count(const tw_udp_link_t *l) {
+    return l->lost_count;
 }
 
 const tw_udp_stats_t *tw_udp_stats(const tw_udp_link_t *l) {
@@ -939,7 +946,7 @@ static void retransmit(tw_udp_link_t *l) {
         k++;
         uint64_t alive = p->progress_ns > p->heard_ns ? p->progress_ns : p->heard_ns;
         if (l->now_ns - alive > timeout_ns) {
-            p->lost = 1;
+            mark_lost(l, id, TW_ERR_LOST);
             continue;
         }
         if (l->now_ns - p->timer_ns < rto_ns(l, p)) continue;
@@ -950,6 +957,14 @@ static void retransmit(tw_udp_link_t *l) {
         p->timer_ns = l->now_ns;
         if (p->backoff < BACKOFF_MAX) p->backoff++;
     }
+}
+
+/* Declares peer id lost, for cause: nothing more goes to it or is taken from it. */
+static void mark_lost(tw_udp_link_t *l, uint32_t id, int cause) {
+    peer_t *p = &l->peers[id];
+    if (p->lost) return;
+    p->lost = cause;
+    l->lost_count++;
 }
 
 /* Sends the acknowledgements that are due (all: every one still owed); the others

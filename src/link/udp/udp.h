@@ -126,8 +126,11 @@ size_t tw_udp_payload_max(const tw_udp_link_t *link);
 int tw_udp_room(const tw_udp_link_t *link, uint32_t peer, size_t len);
 /* Packets sent to peer and not yet acknowledged. */
 unsigned tw_udp_in_flight(const tw_udp_link_t *link, uint32_t peer);
-/* 1 once peer has been declared lost. */
+/* 0 while peer is alive; once it has been declared lost, why: TW_ERR_LOST (it did not
+ * answer for peer_timeout_ms) or TW_ERR_RESET (it had declared us lost). */
 int tw_udp_peer_lost(const tw_udp_link_t *link, uint32_t peer);
+/* Peers declared lost so far: a layer above looks for which only when it changes. */
+unsigned tw_udp_lost_count(const tw_udp_link_t *link);
 /* 1 when no packet waits for its acknowledgement (from a peer not lost) and no
  * acknowledgement waits to be sent: closing now loses nothing. */
 int tw_udp_idle(const tw_udp_link_t *link);
