@@ -168,6 +168,7 @@ static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev
     u.rto_us = cfg->udp_rto_us;
     u.peer_timeout_ms = cfg->udp_timeout_ms;
     u.ack_delay_us = 100; /* an answer or a reply usually comes sooner and carries it */
+    u.liveness = job->size > 1;
     u.faults = (tw_udp_faults_t){cfg->fault_drop,    cfg->fault_duplicate, cfg->fault_reorder,
                                  cfg->fault_corrupt, cfg->fault_delay,     cfg->fault_delay_us,
                                  cfg->fault_seed};
@@ -189,7 +190,9 @@ static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev
     l->size = job->size;
     char ip[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
-    snprintf(addr, cap, "udp:%s:%u", ip, (unsigned)ntohs(a.sin_port));
+    /* the data socket's port, then the liveness socket's */
+    snprintf(addr, cap, "udp:%s:%u:%u", ip, (unsigned)ntohs(a.sin_port),
+             tw_udp_liveness_port(l->udp));
     static const tw_udp_lander_t lander = {land, landed};
     tw_udp_set_lander(l->udp, &lander);
     return l;
@@ -197,14 +200,19 @@ static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev
 
 static int port_connect(tw_link_ctx_t *l, int rank, const char *addr) {
     char ip[INET_ADDRSTRLEN];
-    unsigned port;
+    unsigned port, live;
     char tail;
     struct sockaddr_in a = {.sin_family = AF_INET};
-    if (!addr || sscanf(addr, "udp:%15[0-9.]:%u%c", ip, &port, &tail) != 2 || port == 0 ||
-        port > 65535 || inet_pton(AF_INET, ip, &a.sin_addr) != 1)
+    if (!addr || sscanf(addr, "udp:%15[0-9.]:%u:%u%c", ip, &port, &live, &tail) != 3 || port == 0 ||
+        port > 65535 || live > 65535 || inet_pton(AF_INET, ip, &a.sin_addr) != 1)
         return TW_ERR_PEER;
     a.sin_port = htons((uint16_t)port);
-    return tw_udp_set_peer(l->udp, (uint32_t)rank, &a) ? TW_ERR_PEER : TW_OK;
+    if (tw_udp_set_peer(l->udp, (uint32_t)rank, &a)) return TW_ERR_PEER;
+    /* a peer of a job of one has none; ours, then, is not running either */
+    if (live && tw_udp_liveness_port(l->udp) &&
+        tw_udp_set_peer_liveness(l->udp, (uint32_t)rank, live))
+        return TW_ERR_PEER;
+    return TW_OK;
 }
 
 static int port_poll(tw_link_ctx_t *l);
@@ -421,6 +429,13 @@ static void port_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
             (unsigned long long)s->dropped[TW_UDP_BAD_MAGIC], (unsigned long long)s->injected_drop,
             (unsigned long long)s->injected_duplicate, (unsigned long long)s->injected_reorder,
             (unsigned long long)s->injected_corrupt, (unsigned long long)s->injected_delay);
+    uint64_t probes, echoes, resets_out, resets_in;
+    tw_udp_liveness_counters(l->udp, &probes, &echoes, &resets_out, &resets_in);
+    fprintf(out,
+            "tollway: rank %d endpoint %d: udp liveness: probes %llu, echoes %llu, resets out "
+            "%llu, in %llu\n",
+            rank, index, (unsigned long long)probes, (unsigned long long)echoes,
+            (unsigned long long)resets_out, (unsigned long long)resets_in);
 }
 
 tw_udp_link_t *tw_udp_port_transport(tw_link_ctx_t *l) {

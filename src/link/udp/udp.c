@@ -28,6 +28,8 @@
  * once. */
 #include "link/udp/udp.h"
 
+#include <stdatomic.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -37,6 +39,8 @@
 #include <unistd.h>
 
 #include <tollway/status.h>
+
+#include "link/udp/liveness.h"
 
 enum {
     BATCH = 64,
@@ -83,6 +87,8 @@ typedef struct peer {
     int recovering;              /* una was resent; until recover is acknowledged, */
     uint32_t recover;            /* an ack short of it names the next packet lost */
     uint64_t heard_ns;           /* when the last valid packet came from this peer */
+    uint64_t reset_ns;           /* when the last reset went to it (lost) */
+    int watched;                 /* the liveness thread watches it */
     /* receiving */
     uint32_t expected;  /* the sequence number taken next */
     uint32_t held_end;  /* one past the furthest packet kept ahead of expected */
@@ -130,14 +136,19 @@ struct tw_udp_link {
     unsigned parked;    /* peers with a parked message */
     uint64_t rng;
     uint64_t now_ns;
-    unsigned lost_count; /* peers declared lost so far */
-    unsigned fins_sent;  /* closing: rounds of FINs sent (tw_udp_finish) */
-    uint64_t fin_ns;     /* when the last round went */
+    unsigned lost_count;            /* peers declared lost so far */
+    tw_udp_liveness_t *live;        /* NULL without liveness */
+    tw_udp_live_peer_t *live_peers; /* its entries, by peer */
+    unsigned live_verdicts;         /* of its verdicts, those taken */
+    struct sockaddr_in live_addr;
+    unsigned fins_sent; /* closing: rounds of FINs sent (tw_udp_finish) */
+    uint64_t fin_ns;    /* when the last round went */
     tw_udp_stats_t stats;
 };
 
 static void send_acks(tw_udp_link_t *l, int all);
 static void mark_lost(tw_udp_link_t *l, uint32_t id, int cause);
+static void reset(tw_udp_link_t *l, uint32_t id);
 
 static uint64_t clock_ns(void) {
     struct timespec ts;
@@ -342,6 +353,18 @@ tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr)
         errno = e ? e : ENOMEM;
         return NULL;
     }
+    if (cfg->liveness) {
+        l->live_addr = *addr;
+        l->live = tw_udp_liveness_open(cfg->job_key, cfg->self, cfg->peers, cfg->peer_timeout_ms,
+                                       &l->live_addr);
+        if (!l->live) {
+            int e = errno;
+            tw_udp_close(l);
+            errno = e;
+            return NULL;
+        }
+        l->live_peers = tw_udp_liveness_peers(l->live);
+    }
     /* room for whole windows from several peers: past net.core.rmem_max (and
      * wmem_max) where the process may (CAP_NET_ADMIN), else as far as they allow */
     int bufsize = 4 << 20;
@@ -354,6 +377,7 @@ tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr)
 
 void tw_udp_close(tw_udp_link_t *l) {
     if (!l) return;
+    tw_udp_liveness_close(l->live);
     if (l->fd >= 0) {
         l->now_ns = clock_ns();
         send_acks(l, 1); /* what is owed goes now: no later poll will send it */
@@ -383,6 +407,35 @@ int tw_udp_set_peer(tw_udp_link_t *l, uint32_t peer, const struct sockaddr_in *a
     l->peers[peer].addr = *addr;
     l->peers[peer].has_addr = 1;
     return TW_OK;
+}
+
+unsigned tw_udp_liveness_port(const tw_udp_link_t *l) {
+    return l->live ? ntohs(l->live_addr.sin_port) : 0;
+}
+
+int tw_udp_set_peer_liveness(tw_udp_link_t *l, uint32_t peer, unsigned port) {
+    if (!l->live || peer >= l->cfg.peers || !l->peers[peer].has_addr || port == 0 || port > 65535)
+        return TW_ERR_RANK;
+    struct sockaddr_in a = l->peers[peer].addr;
+    a.sin_port = htons((uint16_t)port);
+    tw_udp_liveness_set_peer(l->live, peer, &a);
+    return TW_OK;
+}
+
+void tw_udp_liveness_counters(const tw_udp_link_t *l, uint64_t *probes, uint64_t *echoes,
+                              uint64_t *resets_sent, uint64_t *resets_received) {
+    tw_udp_liveness_stats_t s = {0};
+    if (l->live) tw_udp_liveness_stats(l->live, &s);
+    *probes = s.probes_sent;
+    *echoes = s.echoes_sent;
+    *resets_sent = s.resets_sent + l->stats.resets_sent;
+    *resets_received = s.resets_received + l->stats.resets_received;
+}
+
+/* The liveness thread watches peer id from now (the link talks to it). */
+static void watch(tw_udp_link_t *l, peer_t *p, uint32_t id) {
+    p->watched = 1;
+    if (l->live_peers) atomic_store_explicit(&l->live_peers[id].watched, 1, memory_order_relaxed);
 }
 
 unsigned tw_udp_in_flight(const tw_udp_link_t *l, uint32_t peer) {
@@ -471,6 +524,7 @@ static void mark_busy(tw_udp_link_t *l, uint32_t id) {
     if (p->busy) return;
     p->busy = 1;
     l->busy[l->nbusy++] = id;
+    if (!p->watched) watch(l, p, id);
     p->timer_ns = p->progress_ns = l->now_ns;
     p->backoff = 0;
 }
@@ -760,14 +814,32 @@ static peer_t *accept_packet(tw_udp_link_t *l, const tw_udp_hdr_t *h,
         return NULL;
     }
     peer_t *p = &l->peers[h->src];
-    if (p->lost) return NULL;
+    if (h->flags & TW_UDP_CONTROL) { /* a reset: the peer had declared us lost */
+        if (h->flags == TW_UDP_RST) {
+            l->stats.resets_received++;
+            mark_lost(l, h->src, TW_ERR_RESET);
+        }
+        return NULL;
+    }
+    if (p->lost) {
+        reset(l, h->src);
+        return NULL;
+    }
     if (!p->has_addr && from_len == sizeof *from) {
         p->addr = *from; /* a peer that spoke first: answered where it spoke from */
         p->has_addr = 1;
     }
     p->heard_ns = l->now_ns;
+    if (l->live_peers) {
+        atomic_store_explicit(&l->live_peers[h->src].heard_ns, l->now_ns, memory_order_relaxed);
+        if (!p->watched) watch(l, p, h->src);
+    }
     take_ack(l, p, h, h->src);
-    if (h->flags & TW_UDP_FIN) p->fin = 1;
+    if (h->flags & TW_UDP_FIN) {
+        p->fin = 1;
+        if (l->live_peers) /* it has gone: its silence says nothing now */
+            atomic_store_explicit(&l->live_peers[h->src].watched, 0, memory_order_relaxed);
+    }
     return p;
 }
 
@@ -945,7 +1017,12 @@ static void retransmit(tw_udp_link_t *l) {
         }
         k++;
         uint64_t alive = p->progress_ns > p->heard_ns ? p->progress_ns : p->heard_ns;
-        if (l->now_ns - alive > timeout_ns) {
+        if (l->live_peers) { /* a peer that answers probes is alive, if slow */
+            uint64_t echo = atomic_load_explicit(&l->live_peers[id].echo_ns, memory_order_relaxed);
+            if (echo > alive) alive = echo;
+        }
+        /* (the thread's clock may have read later than ours) */
+        if (alive < l->now_ns && l->now_ns - alive > timeout_ns) {
             mark_lost(l, id, TW_ERR_LOST);
             continue;
         }
@@ -965,6 +1042,20 @@ static void mark_lost(tw_udp_link_t *l, uint32_t id, int cause) {
     if (p->lost) return;
     p->lost = cause;
     l->lost_count++;
+    if (l->live_peers) atomic_store_explicit(&l->live_peers[id].lost, cause, memory_order_relaxed);
+    if (cause == TW_ERR_LOST) reset(l, id); /* if it still hears us, it learns at once */
+}
+
+/* Tells peer id, declared lost, that it was: a reset, at most one per millisecond. */
+static void reset(tw_udp_link_t *l, uint32_t id) {
+    peer_t *p = &l->peers[id];
+    if (!p->has_addr || (p->reset_ns && l->now_ns - p->reset_ns < 1000000u)) return;
+    p->reset_ns = l->now_ns;
+    unsigned char pkt[TW_UDP_HDR_SIZE];
+    tw_udp_control_packet(pkt, l->cfg.job_key, l->cfg.self, id, TW_UDP_RST);
+    wire_t w = {pkt, sizeof pkt, NULL, 0};
+    queue(l, id, &w, 0); /* not through the fault injector: it is not data */
+    l->stats.resets_sent++;
 }
 
 /* Sends the acknowledgements that are due (all: every one still owed); the others
@@ -1038,8 +1129,22 @@ int tw_udp_finish(tw_udp_link_t *l) {
     return 0;
 }
 
+/* Takes the liveness thread's new verdicts. */
+static void take_verdicts(tw_udp_link_t *l, unsigned verdicts) {
+    l->live_verdicts = verdicts;
+    for (uint32_t id = 0; id < l->cfg.peers; id++) {
+        int v = atomic_load_explicit(&l->live_peers[id].verdict, memory_order_relaxed);
+        if (v && !l->peers[id].lost) mark_lost(l, id, v);
+    }
+}
+
 int tw_udp_poll(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
     l->now_ns = clock_ns();
+    if (l->live) {
+        tw_udp_liveness_polled(l->live, l->now_ns);
+        unsigned verdicts = tw_udp_liveness_verdicts(l->live);
+        if (__builtin_expect(verdicts != l->live_verdicts, 0)) take_verdicts(l, verdicts);
+    }
     int delivered = l->parked ? retry_parked(l, deliver, ctx) : 0;
     delivered += receive(l, deliver, ctx);
     for (unsigned k = 0; k < l->nheld;) { /* delayed packets that are due */

@@ -19,7 +19,9 @@
  * pressure travels to the sender instead of memory growing.
  *
  * A peer from which nothing is heard for `peer_timeout_ms` while data to it is
- * outstanding is declared lost: sends to it fail with TW_ERR_LOST.
+ * outstanding is declared lost: sends to it fail with TW_ERR_LOST. With `liveness`, a
+ * second socket and a thread (liveness.h) also probe the peers while the owner waits,
+ * answer the peers' probes, and reset a peer declared lost that speaks again.
  *
  * Every datagram is checked by tw_udp_decode before anything of it is used; a
  * refused one is counted by its reason. Faults can be injected on the way out (drop,
@@ -51,6 +53,7 @@ typedef struct tw_udp_config {
                         doubles per timeout up to 64x */
     unsigned peer_timeout_ms;
     unsigned ack_delay_us; /* how long an acknowledgement may wait for data to carry it */
+    int liveness;          /* 1: probe the peers, answer theirs (liveness.h) */
     tw_udp_faults_t faults;
 } tw_udp_config_t;
 
@@ -58,12 +61,13 @@ typedef struct tw_udp_config {
 typedef struct tw_udp_stats {
     uint64_t msgs_sent, msgs_received, packets_sent, packets_received;
     uint64_t retransmits, timeouts, acks_sent, duplicates, out_of_order;
-    uint64_t fins_sent;                /* closing: FINs sent (tw_udp_finish) */
-    uint64_t refused;                  /* whole messages the receiver did not take at once */
-    uint64_t in_place;                 /* messages received straight where they belong */
-    uint64_t dropped[TW_UDP_VERDICTS]; /* received datagrams refused, by verdict */
-    uint64_t unknown_peer;             /* accepted, but from no peer of this link */
-    uint64_t protocol;                 /* segments out of order within a message */
+    uint64_t fins_sent;                    /* closing: FINs sent (tw_udp_finish) */
+    uint64_t resets_sent, resets_received; /* TW_UDP_RST, on this socket */
+    uint64_t refused;                      /* whole messages the receiver did not take at once */
+    uint64_t in_place;                     /* messages received straight where they belong */
+    uint64_t dropped[TW_UDP_VERDICTS];     /* received datagrams refused, by verdict */
+    uint64_t unknown_peer;                 /* accepted, but from no peer of this link */
+    uint64_t protocol;                     /* segments out of order within a message */
     uint64_t injected_drop, injected_duplicate, injected_reorder, injected_corrupt, injected_delay;
 } tw_udp_stats_t;
 
@@ -79,6 +83,10 @@ void tw_udp_close(tw_udp_link_t *link);
 
 /* Where peer id lives. TW_OK, or TW_ERR_RANK. */
 int tw_udp_set_peer(tw_udp_link_t *link, uint32_t peer, const struct sockaddr_in *addr);
+/* With liveness: the port of this link's liveness socket (on the link's address), and
+ * the port of peer's, once its address is set. 0 / TW_ERR_RANK without liveness. */
+unsigned tw_udp_liveness_port(const tw_udp_link_t *link);
+int tw_udp_set_peer_liveness(tw_udp_link_t *link, uint32_t peer, unsigned port);
 
 /* Queues a message of len bytes (up to TW_UDP_MSG_MAX) to peer and sends it: TW_OK,
  * TW_RETRY (the window has no room for it: poll and retry), TW_ERR_LOST, TW_ERR_SIZE,
@@ -140,6 +148,9 @@ int tw_udp_idle(const tw_udp_link_t *link);
  * between. 1 when done: closing takes at most 100 ms past the last acknowledgement. */
 int tw_udp_finish(tw_udp_link_t *link);
 const tw_udp_stats_t *tw_udp_stats(const tw_udp_link_t *link);
+/* The liveness thread's counters (zeros without liveness). */
+void tw_udp_liveness_counters(const tw_udp_link_t *link, uint64_t *probes, uint64_t *echoes,
+                              uint64_t *resets_sent, uint64_t *resets_received);
 /* The socket, for a caller that wants to sleep in poll(2) until data comes. */
 int tw_udp_fd(const tw_udp_link_t *link);
 

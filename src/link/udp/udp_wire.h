@@ -30,7 +30,12 @@ enum {
     TW_UDP_ACK = 8,   /* ack is valid (every DATA packet carries one as well) */
     TW_UDP_FIN = 16,  /* bare ACK only: the sender has closed; its ack is final and it
                          takes nothing more (TCP's FIN, for a link that lingers) */
-    TW_UDP_FLAGS = 31,
+    /* control packets, alone, with no sequence or acknowledgement (liveness.h): */
+    TW_UDP_RST = 32,    /* the sender had declared the addressee lost (TCP's RST) */
+    TW_UDP_PROBE = 256, /* are you alive? (to a peer's liveness socket) */
+    TW_UDP_ECHO = 512,  /* yes: the answer to a probe */
+    TW_UDP_CONTROL = TW_UDP_RST | TW_UDP_PROBE | TW_UDP_ECHO,
+    TW_UDP_FLAGS = 31 | TW_UDP_CONTROL,
 };
 
 typedef struct tw_udp_hdr {
