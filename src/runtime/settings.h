@@ -44,6 +44,7 @@ typedef struct tw_config {
     char job_id[33];
     uint64_t job_key;
     int has_job_key;
+    char job_secret[33];        /* hex; empty when unset */
     int local_rank, local_size; /* -1 when unset */
     /* nodes and links */
     char node[64];      /* TW_NODE: this node's identity; empty: host name + network namespace */
