@@ -160,7 +160,7 @@ static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev
     const tw_config_t *cfg = job->config;
     tw_udp_config_t u;
     tw_udp_config_default(&u);
-    u.job_key = job->job_key;
+    memcpy(u.secret, job->secret, sizeof u.secret);
     u.self = (uint32_t)job->rank;
     u.peers = (uint32_t)job->size;
     u.window = cfg->udp_window;
@@ -391,23 +391,31 @@ static void port_close(tw_link_ctx_t *l) {
 
 static void port_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
     const tw_udp_stats_t *s = tw_udp_stats(l->udp);
+    struct sockaddr_in a = {0};
+    socklen_t alen = sizeof a;
+    char ip[INET_ADDRSTRLEN] = "?";
+    if (getsockname(tw_udp_fd(l->udp), (struct sockaddr *)&a, &alen) == 0)
+        inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
     fprintf(out,
-            "tollway: rank %d endpoint %d: udp %llu msgs out, %llu in; packets %llu out, %llu in; "
-            "retransmits %llu (timeouts %llu), duplicates %llu, out of order %llu, refused %llu, "
+            "tollway: rank %d endpoint %d: udp on %s:%u: %llu msgs out, %llu in; packets %llu "
+            "out, %llu in; retransmits %llu (timeouts %llu), out of order %llu, refused %llu, "
             "in place %llu; "
-            "dropped: bad crc %llu, wrong key %llu, bad length %llu, bad field %llu, short %llu, "
-            "bad magic %llu; injected: drop %llu dup %llu reorder %llu corrupt %llu delay %llu\n",
-            rank, index, (unsigned long long)s->msgs_sent, (unsigned long long)s->msgs_received,
-            (unsigned long long)s->packets_sent, (unsigned long long)s->packets_received,
-            (unsigned long long)s->retransmits, (unsigned long long)s->timeouts,
-            (unsigned long long)s->duplicates, (unsigned long long)s->out_of_order,
+            "dropped: bad crc %llu, bad mac %llu, bad length %llu, bad field %llu, short %llu, "
+            "bad magic %llu, wrong source %llu, unknown peer %llu, duplicates %llu, stale acks "
+            "%llu; injected: drop %llu dup %llu reorder %llu corrupt %llu delay %llu\n",
+            rank, index, ip, (unsigned)ntohs(a.sin_port), (unsigned long long)s->msgs_sent,
+            (unsigned long long)s->msgs_received, (unsigned long long)s->packets_sent,
+            (unsigned long long)s->packets_received, (unsigned long long)s->retransmits,
+            (unsigned long long)s->timeouts, (unsigned long long)s->out_of_order,
             (unsigned long long)s->refused, (unsigned long long)s->in_place,
             (unsigned long long)s->dropped[TW_UDP_BAD_CRC],
-            (unsigned long long)s->dropped[TW_UDP_BAD_KEY],
+            (unsigned long long)s->dropped[TW_UDP_BAD_MAC],
             (unsigned long long)s->dropped[TW_UDP_BAD_LEN],
             (unsigned long long)s->dropped[TW_UDP_BAD_FIELD],
             (unsigned long long)s->dropped[TW_UDP_SHORT],
-            (unsigned long long)s->dropped[TW_UDP_BAD_MAGIC], (unsigned long long)s->injected_drop,
+            (unsigned long long)s->dropped[TW_UDP_BAD_MAGIC], (unsigned long long)s->wrong_source,
+            (unsigned long long)s->unknown_peer, (unsigned long long)s->duplicates,
+            (unsigned long long)s->stale_acks, (unsigned long long)s->injected_drop,
             (unsigned long long)s->injected_duplicate, (unsigned long long)s->injected_reorder,
             (unsigned long long)s->injected_corrupt, (unsigned long long)s->injected_delay);
 }
