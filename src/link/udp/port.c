@@ -49,15 +49,19 @@ typedef struct port_hdr {
     uint16_t tag;
 } port_hdr_t;
 
-/* The address to bind: TW_UDP_ADDR, else the first IPv4 address of an interface that
- * is up and not loopback, else loopback. */
-static void bind_address(const tw_config_t *cfg, struct sockaddr_in *a) {
+/* The address to bind: TW_UDP_ADDR; else loopback when the launcher says every rank
+ * of the job is on this node (TW_LINK=udp on one host: nothing needs to reach it from
+ * outside, so nothing outside can reach it); else the first IPv4 address of an
+ * interface that is up and not loopback, else loopback. */
+static void bind_address(const tw_job_t *job, struct sockaddr_in *a) {
+    const tw_config_t *cfg = job->config;
     *a = (struct sockaddr_in){.sin_family = AF_INET};
     a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (cfg->udp_addr[0]) {
         inet_pton(AF_INET, cfg->udp_addr, &a->sin_addr);
         return;
     }
+    if (job->local_known && job->local_size == job->size) return;
     struct ifaddrs *all;
     if (getifaddrs(&all)) return;
     for (struct ifaddrs *i = all; i; i = i->ifa_next)
@@ -171,7 +175,7 @@ static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev
                                  cfg->fault_corrupt, cfg->fault_delay,     cfg->fault_delay_us,
                                  cfg->fault_seed};
     struct sockaddr_in a;
-    bind_address(cfg, &a);
+    bind_address(job, &a);
     u.mtu = cfg->udp_mtu ? cfg->udp_mtu : interface_mtu(&a);
     tw_link_ctx_t *l = calloc(1, sizeof *l);
     if (l) l->udp = tw_udp_open(&u, &a);
