@@ -90,10 +90,33 @@ static void test_matches_openssl(void **state) {
     EVP_MAC_free(mac);
 }
 
+/* In pieces of every split, the same as in one go. */
+static void test_in_pieces(void **state) {
+    (void)state;
+    unsigned char key[16], msg[100];
+    for (int round = 0; round < 200; round++) {
+        for (size_t i = 0; i < sizeof key; i++) key[i] = (unsigned char)next_random();
+        for (size_t i = 0; i < sizeof msg; i++) msg[i] = (unsigned char)next_random();
+        tw_siphash_key_t k = tw_siphash_key(key);
+        size_t len = (size_t)round % (sizeof msg + 1);
+        uint64_t whole = tw_siphash24(&k, msg, len);
+        for (size_t a = 0; a <= len; a++) {
+            size_t b = a + (len - a) / 3;
+            tw_siphash_t s;
+            tw_siphash24_begin(&s, &k);
+            tw_siphash24_add(&s, msg, a);
+            tw_siphash24_add(&s, msg + a, b - a);
+            tw_siphash24_add(&s, msg + b, len - b);
+            assert_true(tw_siphash24_end(&s) == whole);
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_vectors),
         cmocka_unit_test(test_matches_openssl),
+        cmocka_unit_test(test_in_pieces),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,6 +35,55 @@ tw_siphash_key_t tw_siphash_key(const unsigned char bytes[TW_SIPHASH_KEY_SIZE]) 
     return (tw_siphash_key_t){load_le64(bytes), load_le64(bytes + 8)};
 }
 
+void tw_siphash24_begin(tw_siphash_t *s, const tw_siphash_key_t *key) {
+    s->v0 = key->k0 ^ 0x736f6d6570736575ull;
+    s->v1 = key->k1 ^ 0x646f72616e646f6dull;
+    s->v2 = key->k0 ^ 0x6c7967656e657261ull;
+    s->v3 = key->k1 ^ 0x7465646279746573ull;
+    s->tail = 0;
+    s->len = 0;
+}
+
+void tw_siphash24_add(tw_siphash_t *s, const void *data, size_t len) {
+    const unsigned char *p = data, *end = p + len;
+    uint64_t v0 = s->v0, v1 = s->v1, v2 = s->v2, v3 = s->v3;
+    size_t have = s->len & 7; /* bytes in tail */
+    s->len += len;
+    if (have) { /* fill the unfinished word first */
+        for (; have < 8 && p != end; have++) s->tail |= (uint64_t)*p++ << (8 * have);
+        if (have < 8) return;
+        v3 ^= s->tail;
+        SIPROUND;
+        SIPROUND;
+        v0 ^= s->tail;
+        s->tail = 0;
+    }
+    for (; end - p >= 8; p += 8) {
+        uint64_t m = load_le64(p);
+        v3 ^= m;
+        SIPROUND;
+        SIPROUND;
+        v0 ^= m;
+    }
+    for (int i = 0; p != end; i++) s->tail |= (uint64_t)*p++ << (8 * i);
+    s->v0 = v0, s->v1 = v1, s->v2 = v2, s->v3 = v3;
+}
+
+uint64_t tw_siphash24_end(tw_siphash_t *s) {
+    uint64_t v0 = s->v0, v1 = s->v1, v2 = s->v2, v3 = s->v3;
+    uint64_t b = ((uint64_t)s->len << 56) | s->tail;
+    v3 ^= b;
+    SIPROUND;
+    SIPROUND;
+    v0 ^= b;
+    v2 ^= 0xff;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    SIPROUND;
+    return v0 ^ v1 ^ v2 ^ v3;
+}
+
 uint64_t tw_siphash24(const tw_siphash_key_t *key, const void *data, size_t len) {
     const unsigned char *p = data;
     uint64_t v0 = key->k0 ^ 0x736f6d6570736575ull; /* "somepseudorandomlygeneratedbytes" */

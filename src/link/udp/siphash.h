@@ -22,4 +22,16 @@ tw_siphash_key_t tw_siphash_key(const unsigned char bytes[TW_SIPHASH_KEY_SIZE]);
  * calls the output (its 8 bytes on the wire are that number, little-endian). */
 uint64_t tw_siphash24(const tw_siphash_key_t *key, const void *data, size_t len);
 
+/* The same over a message that lies in pieces: begin, then add each piece in order
+ * (any lengths), then end gives what tw_siphash24 gives for the pieces joined. */
+typedef struct tw_siphash {
+    uint64_t v0, v1, v2, v3;
+    uint64_t tail; /* the bytes of an unfinished word, little-endian */
+    size_t len;    /* bytes added so far */
+} tw_siphash_t;
+
+void tw_siphash24_begin(tw_siphash_t *s, const tw_siphash_key_t *key);
+void tw_siphash24_add(tw_siphash_t *s, const void *data, size_t len);
+uint64_t tw_siphash24_end(tw_siphash_t *s);
+
 #endif
