@@ -5,10 +5,12 @@
  * whole decoder, and an accepted packet must satisfy what the link relies on: among
  * it, a MAC that is SipHash-2-4 of its header under the job's secret, and refused
  * under another job's. The seed hook makes valid packets (data: whole, first, middle
- * or last segment; or a bare ack) sealed with the secret; the fixup hook makes both
+ * or last segment, half of them with the MAC over the payload too; or a bare ack)
+ * sealed with the secret; the fixup hook makes both
  * CRCs right again after a mutation and, mostly, the MAC too (as a process of the
  * job would: the checks behind it are reached), else leaves the MAC as the mutation
  * left it (as a forger would: the MAC check is reached with every header). */
+#include <endian.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,12 +34,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *pkt, size_t size) {
     tw_udp_verdict_t v = tw_udp_decode(pkt, size, &KEY, SELF, &h);
     FUZZ_CHECK(v < TW_UDP_VERDICTS);
     verdicts[v]++;
-    /* the prefix alone (receiving in place) takes every packet the whole decoder takes */
+    /* the prefix alone (receiving in place) takes every packet the whole decoder takes,
+     * but one whose MAC covers payload past the prefix (never received in place) */
     size_t head = size < TW_UDP_HDR_SIZE + TW_UDP_PREFIX ? size : TW_UDP_HDR_SIZE + TW_UDP_PREFIX;
     tw_udp_hdr_t ph;
     tw_udp_verdict_t pv = tw_udp_decode_prefix(pkt, head, size, &KEY, SELF, &ph);
     FUZZ_CHECK(pv < TW_UDP_VERDICTS);
-    FUZZ_CHECK(v != TW_UDP_OK || pv == TW_UDP_OK);
+    int payload_mac = v == TW_UDP_OK && (h.flags & TW_UDP_MAC_PAYLOAD) && size > head;
+    FUZZ_CHECK(v != TW_UDP_OK || pv == (payload_mac ? TW_UDP_BAD_MAC : TW_UDP_OK));
     /* and, split there, the rest proves the packet whole exactly when the decoder did */
     if (pv == TW_UDP_OK)
         FUZZ_CHECK(tw_udp_crc_split_ok(pkt, head, pkt + head, size - head, &ph) ==
@@ -49,7 +53,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *pkt, size_t size) {
         uint8_t header[TW_UDP_HDR_SIZE];
         memcpy(header, pkt, sizeof header);
         memset(header + offsetof(tw_udp_hdr_t, mac), 0, 8);
-        FUZZ_CHECK(h.mac == tw_siphash24(&KEY, header, sizeof header));
+        tw_siphash_t mac;
+        tw_siphash24_begin(&mac, &KEY);
+        tw_siphash24_add(&mac, header, sizeof header);
+        if (h.flags & TW_UDP_MAC_PAYLOAD) tw_siphash24_add(&mac, pkt + TW_UDP_HDR_SIZE, h.len);
+        FUZZ_CHECK(h.mac == tw_siphash24_end(&mac));
         tw_udp_hdr_t other;
         FUZZ_CHECK(tw_udp_decode(pkt, size, &OTHER, SELF, &other) == TW_UDP_BAD_MAC);
         FUZZ_CHECK(h.msg_len <= TW_UDP_MSG_MAX);
@@ -79,6 +87,7 @@ size_t fuzz_seed(uint8_t *pkt, size_t cap, unsigned index, uint32_t (*rand32)(vo
                       .flags = flags,
                       .len = len};
     if (!(flags & TW_UDP_DATA)) h.seq = h.len = 0;
+    if ((flags & TW_UDP_DATA) && index % 2) h.flags |= TW_UDP_MAC_PAYLOAD;
     if (flags & TW_UDP_FIRST)
         h.msg_len = flags & TW_UDP_LAST ? len : len + rand32() % (TW_UDP_MSG_MAX - len);
     tw_udp_encode(pkt, &h, payload, &KEY);
@@ -102,8 +111,11 @@ void fuzz_fixup(uint8_t *pkt, size_t n) {
     uint32_t crc = tw_crc32c(hcrc, pkt + TW_UDP_HDR_SIZE + prefix, n - TW_UDP_HDR_SIZE - prefix);
     memcpy(pkt + crc_at, &crc, 4);
     memcpy(pkt + hcrc_at, &hcrc, 4);
-    if (mac[0] % 8) {
-        uint64_t tag = tw_siphash24(&KEY, pkt, TW_UDP_HDR_SIZE);
+    if (mac[0] % 8) { /* over the payload too when the flags say so */
+        uint16_t flags;
+        memcpy(&flags, pkt + offsetof(tw_udp_hdr_t, flags), 2);
+        size_t covered = le16toh(flags) & TW_UDP_MAC_PAYLOAD ? n : TW_UDP_HDR_SIZE;
+        uint64_t tag = tw_siphash24(&KEY, pkt, covered);
         for (int i = 0; i < 8; i++) mac[i] = (uint8_t)(tag >> (8 * i)); /* little-endian */
     }
     memcpy(pkt + mac_at, mac, 8);

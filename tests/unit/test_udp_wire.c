@@ -273,6 +273,97 @@ static void test_mac_proves_header_and_payload(void **state) {
     assert_int_equal(tw_udp_decode(pkt, n, &OTHER, SELF, &got), TW_UDP_OK);
 }
 
+/* A change to n bytes (a few bits from byte `from` on) that leaves their CRC32C as it
+ * was, into delta: CRC32C is linear, crc(x ^ d) = crc(x) ^ crc(d) ^ crc(0), so 33 bits
+ * whose effects on the CRC (32 bits) are dependent give one (Gaussian elimination). */
+static void crc_keeping_delta(unsigned char *delta, size_t n, size_t from) {
+    static unsigned char zeros[PKT_MAX], one[PKT_MAX];
+    uint32_t base = tw_crc32c(0, zeros, n), effect[33];
+    uint64_t uses[33]; /* which of the 33 bits each row combines */
+    for (int i = 0; i < 33; i++) {
+        memset(one, 0, n);
+        one[from + (size_t)i / 8] = (unsigned char)(1u << (i % 8));
+        effect[i] = tw_crc32c(0, one, n) ^ base;
+        uses[i] = 1ull << i;
+    }
+    for (int bit = 0, row = 0; bit < 32 && row < 33; bit++) {
+        int pivot = -1;
+        for (int r = row; r < 33 && pivot < 0; r++)
+            if (effect[r] >> bit & 1) pivot = r;
+        if (pivot < 0) continue;
+        uint32_t e = effect[pivot];
+        uint64_t u = uses[pivot];
+        effect[pivot] = effect[row], uses[pivot] = uses[row];
+        effect[row] = e, uses[row] = u;
+        for (int r = 0; r < 33; r++)
+            if (r != row && effect[r] >> bit & 1) effect[r] ^= e, uses[r] ^= u;
+        row++;
+    }
+    int zero = -1;
+    for (int r = 0; r < 33 && zero < 0; r++)
+        if (!effect[r] && uses[r]) zero = r;
+    assert_true(zero >= 0);
+    memset(delta, 0, n);
+    for (int i = 0; i < 33; i++)
+        if (uses[zero] >> i & 1) delta[from + (size_t)i / 8] ^= (unsigned char)(1u << (i % 8));
+}
+
+/* TW_UDP_MAC_PAYLOAD: the MAC covers the payload too. Without it the payload is
+ * authenticated through its CRC32C only: a change that keeps the CRC (anyone can make
+ * one, CRC32C being linear) passes; with it, it is refused, as is any other. */
+static void test_mac_over_payload(void **state) {
+    (void)state;
+    unsigned char pkt[PKT_MAX], payload[700], copy[PKT_MAX];
+    for (size_t i = 0; i < sizeof payload; i++) payload[i] = (unsigned char)(i * 5);
+    tw_udp_hdr_t h = {.src = 1,
+                      .dst = SELF,
+                      .seq = 5,
+                      .ack = 1,
+                      .flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST | TW_UDP_LAST,
+                      .len = sizeof payload,
+                      .msg_len = sizeof payload},
+                 got;
+    size_t n = TW_UDP_HDR_SIZE + sizeof payload, head = TW_UDP_HDR_SIZE + TW_UDP_PREFIX;
+    for (int flag = 0; flag < 2; flag++) {
+        h.flags = (uint16_t)(flag ? h.flags | TW_UDP_MAC_PAYLOAD : h.flags & ~TW_UDP_MAC_PAYLOAD);
+        tw_udp_encode(pkt, &h, payload, &KEY);
+        assert_int_equal(tw_udp_decode(pkt, n, &KEY, SELF, &got), TW_UDP_OK);
+        if (flag) { /* the MAC is SipHash-2-4 of the header (mac as 0), then the payload */
+            memcpy(copy, pkt, n);
+            memset(copy + offsetof(tw_udp_hdr_t, mac), 0, 8);
+            assert_true(got.mac == tw_siphash24(&KEY, copy, n));
+        }
+        /* the prefix alone proves such a packet only when it is the whole packet */
+        assert_int_equal(tw_udp_decode_prefix(pkt, head, n, &KEY, SELF, &got),
+                         flag ? TW_UDP_BAD_MAC : TW_UDP_OK);
+        /* past the prefix, so that hcrc does not change either */
+        unsigned char delta[PKT_MAX];
+        crc_keeping_delta(delta, n, TW_UDP_HDR_SIZE + TW_UDP_PREFIX + 300);
+        memcpy(copy, pkt, n);
+        for (size_t i = 0; i < n; i++) copy[i] ^= delta[i];
+        assert_memory_not_equal(copy, pkt, n);
+        assert_int_equal(tw_udp_decode(copy, n, &KEY, SELF, &got),
+                         flag ? TW_UDP_BAD_MAC : TW_UDP_OK);
+        /* any payload change with both CRCs made right again, the MAC as sent */
+        for (size_t at = 0; at < sizeof payload; at += 99) {
+            memcpy(copy, pkt, n);
+            copy[TW_UDP_HDR_SIZE + at] ^= 0x40;
+            reseal_by_hand(copy, n, NULL);
+            assert_int_equal(tw_udp_decode(copy, n, &KEY, SELF, &got), TW_UDP_BAD_MAC);
+        }
+    }
+    /* a short one, whole within the prefix, is proven there */
+    h.len = h.msg_len = 20;
+    tw_udp_encode(pkt, &h, payload, &KEY);
+    assert_int_equal(
+        tw_udp_decode_prefix(pkt, TW_UDP_HDR_SIZE + 20, TW_UDP_HDR_SIZE + 20, &KEY, SELF, &got),
+        TW_UDP_OK);
+    /* on a bare acknowledgement the flag is an impossible field */
+    tw_udp_hdr_t a = {.src = 1, .dst = SELF, .ack = 3, .flags = TW_UDP_ACK | TW_UDP_MAC_PAYLOAD};
+    tw_udp_encode(pkt, &a, NULL, &KEY);
+    assert_int_equal(tw_udp_decode(pkt, TW_UDP_HDR_SIZE, &KEY, SELF, &got), TW_UDP_BAD_FIELD);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_crc32c_vectors),
@@ -282,6 +373,7 @@ int main(void) {
         cmocka_unit_test(test_wrong_key_and_addressee),
         cmocka_unit_test(test_impossible_fields),
         cmocka_unit_test(test_mac_proves_header_and_payload),
+        cmocka_unit_test(test_mac_over_payload),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,6 +171,7 @@ static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev
     u.rto_us = cfg->udp_rto_us;
     u.peer_timeout_ms = cfg->udp_timeout_ms;
     u.ack_delay_us = 100; /* an answer or a reply usually comes sooner and carries it */
+    u.mac_payload = cfg->udp_auth == TW_UDP_AUTH_PAYLOAD;
     u.faults = (tw_udp_faults_t){cfg->fault_drop,    cfg->fault_duplicate, cfg->fault_reorder,
                                  cfg->fault_corrupt, cfg->fault_delay,     cfg->fault_delay_us,
                                  cfg->fault_seed};

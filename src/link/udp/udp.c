@@ -415,7 +415,8 @@ const tw_udp_stats_t *tw_udp_stats(const tw_udp_link_t *l) {
 }
 
 void tw_udp_set_lander(tw_udp_link_t *l, const tw_udp_lander_t *lander) {
-    l->lander = lander ? *lander : (tw_udp_lander_t){0};
+    /* a payload authenticated with the header is proven only once read whole */
+    l->lander = lander && !l->cfg.mac_payload ? *lander : (tw_udp_lander_t){0};
     l->streaming = 0;
 }
 
@@ -521,7 +522,8 @@ static int send_pieces(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, i
                           .dst = id,
                           .seq = p->next_seq,
                           .flags = TW_UDP_DATA | TW_UDP_ACK | (s == 0 ? TW_UDP_FIRST : 0) |
-                                   (s == segments - 1 ? TW_UDP_LAST : 0),
+                                   (s == segments - 1 ? TW_UDP_LAST : 0) |
+                                   (l->cfg.mac_payload ? TW_UDP_MAC_PAYLOAD : 0),
                           .len = (uint16_t)n,
                           .msg_len = s == 0 ? (uint32_t)len : 0};
         put_ack(l, id, &h);
@@ -814,6 +816,9 @@ static int take_datagram(tw_udp_link_t *l, const unsigned char *pkt, size_t len,
     tw_udp_verdict_t v = len > l->pkt_max || truncated
                              ? TW_UDP_BAD_LEN
                              : tw_udp_decode(pkt, len, &l->key, l->cfg.self, &h);
+    if (v == TW_UDP_OK && l->cfg.mac_payload && (h.flags & TW_UDP_DATA) &&
+        !(h.flags & TW_UDP_MAC_PAYLOAD))
+        v = TW_UDP_BAD_MAC; /* its payload is not authenticated, as this job requires */
     if (v != TW_UDP_OK) {
         l->stats.dropped[v]++;
         return 0;

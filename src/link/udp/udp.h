@@ -57,6 +57,8 @@ typedef struct tw_udp_config {
                         doubles per timeout up to 64x */
     unsigned peer_timeout_ms;
     unsigned ack_delay_us; /* how long an acknowledgement may wait for data to carry it */
+    int mac_payload;       /* data packets' MACs cover their payloads (TW_UDP_MAC_PAYLOAD), and
+                              a data packet whose MAC does not is refused; no receiving in place */
     tw_udp_faults_t faults;
 } tw_udp_config_t;
 
@@ -121,7 +123,8 @@ typedef struct tw_udp_lander {
     void *(*land)(void *ctx, uint32_t peer, const void *prefix, size_t len, size_t *skip);
     void (*landed)(void *ctx, uint32_t peer, const void *prefix, size_t len, int ok);
 } tw_udp_lander_t;
-/* Datagrams from this size on are received in place when the lander allows it. */
+/* Datagrams from this size on are received in place when the lander allows it (never
+ * with mac_payload: a lander set then is not used). */
 enum { TW_UDP_IN_PLACE_MIN = 16384 };
 void tw_udp_set_lander(tw_udp_link_t *link, const tw_udp_lander_t *lander);
 

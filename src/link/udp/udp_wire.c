@@ -46,12 +46,21 @@ static uint32_t header_crc(const unsigned char *pkt) {
     return tw_crc32c(0, &w, sizeof w);
 }
 
-/* The MAC of a packet's header in wire order, its mac field counted as 0. */
-static uint64_t header_mac(const unsigned char *pkt, const tw_siphash_key_t *key) {
+/* The MAC of a packet in wire order, its mac field counted as 0: of its header, or
+ * with TW_UDP_MAC_PAYLOAD (flags as the header says) of its header then its payload,
+ * here bytes behind the header and rest_len at rest. */
+static uint64_t packet_mac(const unsigned char *pkt, uint16_t flags, size_t here, const void *rest,
+                           size_t rest_len, const tw_siphash_key_t *key) {
     tw_udp_hdr_t w;
     memcpy(&w, pkt, sizeof w);
     w.mac = 0;
-    return tw_siphash24(key, &w, sizeof w);
+    if (!(flags & TW_UDP_MAC_PAYLOAD)) return tw_siphash24(key, &w, sizeof w);
+    tw_siphash_t s;
+    tw_siphash24_begin(&s, key);
+    tw_siphash24_add(&s, &w, sizeof w);
+    tw_siphash24_add(&s, pkt + TW_UDP_HDR_SIZE, here);
+    if (rest_len) tw_siphash24_add(&s, rest, rest_len);
+    return tw_siphash24_end(&s);
 }
 
 static size_t prefix_of(size_t payload) {
@@ -87,7 +96,7 @@ void tw_udp_seal_split(void *pkt, tw_udp_hdr_t *hdr, const void *rest, size_t re
     memcpy(p + offsetof(tw_udp_hdr_t, crc), &crc, sizeof crc);
     memcpy(p + offsetof(tw_udp_hdr_t, hcrc), &hcrc, sizeof hcrc);
     /* last: the MAC covers both CRCs */
-    hdr->mac = header_mac(p, key);
+    hdr->mac = packet_mac(p, hdr->flags, here, rest, rest_len, key);
     uint64_t mac = htole64(hdr->mac);
     memcpy(p + offsetof(tw_udp_hdr_t, mac), &mac, sizeof mac);
 }
@@ -101,7 +110,7 @@ void tw_udp_reseal(void *pkt, const void *rest, size_t rest_len, const tw_siphas
 
 /* Flags, lengths and sequence numbers that can go together. */
 static int fields_ok(const tw_udp_hdr_t *h) {
-    if (h->flags & ~TW_UDP_FLAGS) return 0;
+    if (h->flags & ~(TW_UDP_FLAGS | TW_UDP_MAC_PAYLOAD)) return 0;
     if (!(h->flags & TW_UDP_DATA)) /* a bare acknowledgement, the last one with FIN */
         return (h->flags & ~TW_UDP_FIN) == TW_UDP_ACK && h->seq == 0 && h->msg_len == 0 &&
                h->ack != 0;
@@ -140,10 +149,14 @@ static tw_udp_verdict_t prefix_verdict(const void *pkt, size_t n, size_t total, 
     return TW_UDP_OK;
 }
 
-/* The MAC, then the fields, of a packet whose CRCs hold. */
-static tw_udp_verdict_t proven_verdict(const void *pkt, size_t total, const tw_siphash_key_t *key,
-                                       uint32_t self, const tw_udp_hdr_t *hdr) {
-    if (header_mac(pkt, key) != hdr->mac) return TW_UDP_BAD_MAC;
+/* The MAC, then the fields, of a packet of total bytes whose CRCs hold, n of them at
+ * pkt. */
+static tw_udp_verdict_t proven_verdict(const void *pkt, size_t n, size_t total,
+                                       const tw_siphash_key_t *key, uint32_t self,
+                                       const tw_udp_hdr_t *hdr) {
+    if ((hdr->flags & TW_UDP_MAC_PAYLOAD) && n < total) return TW_UDP_BAD_MAC; /* not proven */
+    if (packet_mac(pkt, hdr->flags, n - TW_UDP_HDR_SIZE, NULL, 0, key) != hdr->mac)
+        return TW_UDP_BAD_MAC;
     return fields_verdict(hdr, total, self);
 }
 
@@ -151,7 +164,7 @@ tw_udp_verdict_t tw_udp_decode_prefix(const void *pkt, size_t n, size_t total,
                                       const tw_siphash_key_t *key, uint32_t self,
                                       tw_udp_hdr_t *hdr) {
     tw_udp_verdict_t v = prefix_verdict(pkt, n, total, hdr);
-    return v != TW_UDP_OK ? v : proven_verdict(pkt, total, key, self, hdr);
+    return v != TW_UDP_OK ? v : proven_verdict(pkt, n, total, key, self, hdr);
 }
 
 int tw_udp_crc_split_ok(const void *pkt, size_t n, const void *rest, size_t rest_len,
@@ -174,7 +187,7 @@ tw_udp_verdict_t tw_udp_decode(const void *pkt, size_t n, const tw_siphash_key_t
     tw_udp_verdict_t v = prefix_verdict(pkt, n, n, hdr);
     if (v != TW_UDP_OK) return v;
     if (!tw_udp_crc_split_ok(pkt, n, NULL, 0, hdr)) return TW_UDP_BAD_CRC;
-    return proven_verdict(pkt, n, key, self, hdr);
+    return proven_verdict(pkt, n, n, key, self, hdr);
 }
 
 const char *tw_udp_verdict_name(tw_udp_verdict_t v) {

@@ -10,7 +10,8 @@
  * within the prefix, before it chooses where the rest of the datagram goes.
  *
  * The MAC is SipHash-2-4 under the job's 128-bit secret over the whole header, its
- * own field taken as 0: every field, crc (which covers the payload) and hcrc. Only the
+ * own field taken as 0: every field, crc (which covers the payload) and hcrc; with
+ * TW_UDP_MAC_PAYLOAD among the flags, over the header and then the payload. Only the
  * job's processes hold the secret, so only they make packets a receiver accepts; the
  * CRCs are computed with the MAC field taken as 0, so the MAC comes last when sealing. */
 #ifndef TW_LINK_UDP_WIRE_H
@@ -39,6 +40,8 @@ enum {
                          takes nothing more (TCP's FIN, for a link that lingers) */
     TW_UDP_FLAGS = 31,
 };
+/* DATA, under TW_UDP_AUTH=payload: the MAC covers the payload as well as the header */
+enum { TW_UDP_MAC_PAYLOAD = 64 };
 
 typedef struct tw_udp_hdr {
     uint32_t magic;
@@ -90,7 +93,9 @@ tw_udp_verdict_t tw_udp_decode(const void *pkt, size_t n, const tw_siphash_key_t
 /* Checks the first n bytes (at least the header and the prefix, or the whole packet
  * when it is shorter) of a datagram of total bytes, as tw_udp_decode does but with
  * hcrc alone in place of both CRCs: the MAC proves the header, crc among it, so the
- * payload beyond n needs only tw_udp_crc_split_ok. */
+ * payload beyond n needs only tw_udp_crc_split_ok. A packet whose MAC covers payload
+ * beyond n (TW_UDP_MAC_PAYLOAD) cannot be proven so: TW_UDP_BAD_MAC, as not proven
+ * (such packets are received whole). */
 tw_udp_verdict_t tw_udp_decode_prefix(const void *pkt, size_t n, size_t total,
                                       const tw_siphash_key_t *key, uint32_t self,
                                       tw_udp_hdr_t *hdr);
