@@ -16,7 +16,7 @@
 enum { RECEIVE_BATCH = 64 };
 
 struct tw_udp_liveness {
-    uint64_t job_key;
+    tw_siphash_key_t key;
     uint32_t self, npeers;
     uint64_t timeout_ns, interval_ns;
     int fd;
@@ -40,15 +40,15 @@ static void count(_Atomic uint64_t *c) {
     atomic_fetch_add_explicit(c, 1, relaxed);
 }
 
-void tw_udp_control_packet(void *pkt, uint64_t job_key, uint32_t self, uint32_t dst,
+void tw_udp_control_packet(void *pkt, const tw_siphash_key_t *key, uint32_t self, uint32_t dst,
                            uint16_t flag) {
-    tw_udp_hdr_t h = {.job_key = job_key, .src = self, .dst = dst, .flags = flag};
-    tw_udp_encode(pkt, &h, NULL);
+    tw_udp_hdr_t h = {.src = self, .dst = dst, .flags = flag};
+    tw_udp_encode(pkt, &h, NULL, key);
 }
 
 static void send_control(tw_udp_liveness_t *lv, uint32_t peer, uint16_t flag) {
     unsigned char pkt[TW_UDP_HDR_SIZE];
-    tw_udp_control_packet(pkt, lv->job_key, lv->self, peer, flag);
+    tw_udp_control_packet(pkt, &lv->key, lv->self, peer, flag);
     const struct sockaddr_in *to = &lv->peers[peer].addr;
     /* a full socket buffer loses it, as a network would: the next round sends again */
     (void)sendto(lv->fd, pkt, sizeof pkt, MSG_DONTWAIT, (const struct sockaddr *)to, sizeof *to);
@@ -75,7 +75,7 @@ static void receive(tw_udp_liveness_t *lv, uint64_t now) {
             recvfrom(lv->fd, pkt, sizeof pkt, MSG_DONTWAIT, (struct sockaddr *)&from, &from_len);
         if (n < 0) return;
         tw_udp_hdr_t h;
-        if (tw_udp_decode(pkt, (size_t)n, lv->job_key, lv->self, &h) != TW_UDP_OK ||
+        if (tw_udp_decode(pkt, (size_t)n, &lv->key, lv->self, &h) != TW_UDP_OK ||
             !(h.flags & TW_UDP_CONTROL) || h.src >= lv->npeers || h.src == lv->self ||
             from_len != sizeof from) {
             count(&lv->dropped);
@@ -159,11 +159,11 @@ static void *run(void *arg) {
     return NULL;
 }
 
-tw_udp_liveness_t *tw_udp_liveness_open(uint64_t job_key, uint32_t self, uint32_t peers,
+tw_udp_liveness_t *tw_udp_liveness_open(const tw_siphash_key_t *key, uint32_t self, uint32_t peers,
                                         unsigned timeout_ms, struct sockaddr_in *addr) {
     tw_udp_liveness_t *lv = calloc(1, sizeof *lv);
     if (!lv) return NULL;
-    lv->job_key = job_key;
+    lv->key = *key;
     lv->self = self;
     lv->npeers = peers;
     lv->timeout_ns = (uint64_t)timeout_ms * 1000000u;

@@ -45,7 +45,7 @@ typedef struct tw_udp_liveness tw_udp_liveness_t;
 
 /* Binds a socket on addr's IP address (port 0: any; the one got comes back in addr)
  * and starts the thread. NULL on failure, errno set. */
-tw_udp_liveness_t *tw_udp_liveness_open(uint64_t job_key, uint32_t self, uint32_t peers,
+tw_udp_liveness_t *tw_udp_liveness_open(const tw_siphash_key_t *key, uint32_t self, uint32_t peers,
                                         unsigned timeout_ms, struct sockaddr_in *addr);
 void tw_udp_liveness_close(tw_udp_liveness_t *lv);
 
@@ -68,6 +68,7 @@ void tw_udp_liveness_stats(tw_udp_liveness_t *lv, tw_udp_liveness_stats_t *out);
 
 /* A control packet (TW_UDP_PROBE, TW_UDP_ECHO, TW_UDP_RST) of the link's format, into
  * pkt (TW_UDP_HDR_SIZE bytes). */
-void tw_udp_control_packet(void *pkt, uint64_t job_key, uint32_t self, uint32_t dst, uint16_t flag);
+void tw_udp_control_packet(void *pkt, const tw_siphash_key_t *key, uint32_t self, uint32_t dst,
+                           uint16_t flag);
 
 #endif

@@ -49,15 +49,19 @@ typedef struct port_hdr {
     uint16_t tag;
 } port_hdr_t;
 
-/* The address to bind: TW_UDP_ADDR, else the first IPv4 address of an interface that
- * is up and not loopback, else loopback. */
-static void bind_address(const tw_config_t *cfg, struct sockaddr_in *a) {
+/* The address to bind: TW_UDP_ADDR; else loopback when the launcher says every rank
+ * of the job is on this node (TW_LINK=udp on one host: nothing needs to reach it from
+ * outside, so nothing outside can reach it); else the first IPv4 address of an
+ * interface that is up and not loopback, else loopback. */
+static void bind_address(const tw_job_t *job, struct sockaddr_in *a) {
+    const tw_config_t *cfg = job->config;
     *a = (struct sockaddr_in){.sin_family = AF_INET};
     a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (cfg->udp_addr[0]) {
         inet_pton(AF_INET, cfg->udp_addr, &a->sin_addr);
         return;
     }
+    if (job->local_known && job->local_size == job->size) return;
     struct ifaddrs *all;
     if (getifaddrs(&all)) return;
     for (struct ifaddrs *i = all; i; i = i->ifa_next)
@@ -161,7 +165,7 @@ static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev
     const tw_config_t *cfg = job->config;
     tw_udp_config_t u;
     tw_udp_config_default(&u);
-    u.job_key = job->job_key;
+    memcpy(u.secret, job->secret, sizeof u.secret);
     u.self = (uint32_t)job->rank;
     u.peers = (uint32_t)job->size;
     u.window = cfg->udp_window;
@@ -169,11 +173,12 @@ static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev
     u.peer_timeout_ms = cfg->udp_timeout_ms;
     u.ack_delay_us = 100; /* an answer or a reply usually comes sooner and carries it */
     u.liveness = job->size > 1;
+    u.mac_payload = cfg->udp_auth == TW_UDP_AUTH_PAYLOAD;
     u.faults = (tw_udp_faults_t){cfg->fault_drop,    cfg->fault_duplicate, cfg->fault_reorder,
                                  cfg->fault_corrupt, cfg->fault_delay,     cfg->fault_delay_us,
                                  cfg->fault_seed};
     struct sockaddr_in a;
-    bind_address(cfg, &a);
+    bind_address(job, &a);
     u.mtu = cfg->udp_mtu ? cfg->udp_mtu : interface_mtu(&a);
     tw_link_ctx_t *l = calloc(1, sizeof *l);
     if (l) l->udp = tw_udp_open(&u, &a);
@@ -410,23 +415,31 @@ static void port_close(tw_link_ctx_t *l) {
 
 static void port_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
     const tw_udp_stats_t *s = tw_udp_stats(l->udp);
+    struct sockaddr_in a = {0};
+    socklen_t alen = sizeof a;
+    char ip[INET_ADDRSTRLEN] = "?";
+    if (getsockname(tw_udp_fd(l->udp), (struct sockaddr *)&a, &alen) == 0)
+        inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
     fprintf(out,
-            "tollway: rank %d endpoint %d: udp %llu msgs out, %llu in; packets %llu out, %llu in; "
-            "retransmits %llu (timeouts %llu), duplicates %llu, out of order %llu, refused %llu, "
+            "tollway: rank %d endpoint %d: udp on %s:%u: %llu msgs out, %llu in; packets %llu "
+            "out, %llu in; retransmits %llu (timeouts %llu), out of order %llu, refused %llu, "
             "in place %llu; "
-            "dropped: bad crc %llu, wrong key %llu, bad length %llu, bad field %llu, short %llu, "
-            "bad magic %llu; injected: drop %llu dup %llu reorder %llu corrupt %llu delay %llu\n",
-            rank, index, (unsigned long long)s->msgs_sent, (unsigned long long)s->msgs_received,
-            (unsigned long long)s->packets_sent, (unsigned long long)s->packets_received,
-            (unsigned long long)s->retransmits, (unsigned long long)s->timeouts,
-            (unsigned long long)s->duplicates, (unsigned long long)s->out_of_order,
+            "dropped: bad crc %llu, bad mac %llu, bad length %llu, bad field %llu, short %llu, "
+            "bad magic %llu, wrong source %llu, unknown peer %llu, duplicates %llu, stale acks "
+            "%llu; injected: drop %llu dup %llu reorder %llu corrupt %llu delay %llu\n",
+            rank, index, ip, (unsigned)ntohs(a.sin_port), (unsigned long long)s->msgs_sent,
+            (unsigned long long)s->msgs_received, (unsigned long long)s->packets_sent,
+            (unsigned long long)s->packets_received, (unsigned long long)s->retransmits,
+            (unsigned long long)s->timeouts, (unsigned long long)s->out_of_order,
             (unsigned long long)s->refused, (unsigned long long)s->in_place,
             (unsigned long long)s->dropped[TW_UDP_BAD_CRC],
-            (unsigned long long)s->dropped[TW_UDP_BAD_KEY],
+            (unsigned long long)s->dropped[TW_UDP_BAD_MAC],
             (unsigned long long)s->dropped[TW_UDP_BAD_LEN],
             (unsigned long long)s->dropped[TW_UDP_BAD_FIELD],
             (unsigned long long)s->dropped[TW_UDP_SHORT],
-            (unsigned long long)s->dropped[TW_UDP_BAD_MAGIC], (unsigned long long)s->injected_drop,
+            (unsigned long long)s->dropped[TW_UDP_BAD_MAGIC], (unsigned long long)s->wrong_source,
+            (unsigned long long)s->unknown_peer, (unsigned long long)s->duplicates,
+            (unsigned long long)s->stale_acks, (unsigned long long)s->injected_drop,
             (unsigned long long)s->injected_duplicate, (unsigned long long)s->injected_reorder,
             (unsigned long long)s->injected_corrupt, (unsigned long long)s->injected_delay);
     uint64_t probes, echoes, resets_out, resets_in;
