@@ -150,6 +150,8 @@ static void *run(void *arg) {
     while (!atomic_load_explicit(&lv->stop, memory_order_acquire)) {
         ppoll(&fd, 1, &wait, NULL);
         uint64_t now = clock_ns();
+        if (checked && now - checked > lv->timeout_ns / 2) /* this process was stopped */
+            for (uint32_t id = 0; id < lv->npeers; id++) lv->peers[id].probing_since = 0;
         receive(lv, now);
         if (now - checked >= tick) {
             check(lv, now);

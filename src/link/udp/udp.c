@@ -141,6 +141,7 @@ struct tw_udp_link {
     tw_udp_liveness_t *live;        /* NULL without liveness */
     tw_udp_live_peer_t *live_peers; /* its entries, by peer */
     unsigned live_verdicts;         /* of its verdicts, those taken */
+    uint64_t polled_ns;             /* when the owner last polled */
     struct sockaddr_in live_addr;
     unsigned fins_sent; /* closing: rounds of FINs sent (tw_udp_finish) */
     uint64_t fin_ns;    /* when the last round went */
@@ -1190,8 +1191,22 @@ static void take_verdicts(tw_udp_link_t *l, unsigned verdicts) {
     }
 }
 
+/* This process did not run for half a timeout (it was stopped, or computed without
+ * polling): the silence of its peers meanwhile says nothing of them. Each gets a whole
+ * timeout from now; one that declared us lost meanwhile resets us sooner than that. */
+static void came_back(tw_udp_link_t *l) {
+    for (uint32_t k = 0; k < l->nbusy; k++) {
+        peer_t *p = &l->peers[l->busy[k]];
+        p->progress_ns = p->timer_ns = l->now_ns;
+    }
+}
+
 int tw_udp_poll(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
     l->now_ns = clock_ns();
+    if (__builtin_expect(l->now_ns - l->polled_ns > 500000ull * l->cfg.peer_timeout_ms, 0) &&
+        l->polled_ns)
+        came_back(l);
+    l->polled_ns = l->now_ns;
     if (l->live) {
         tw_udp_liveness_polled(l->live, l->now_ns);
         unsigned verdicts = tw_udp_liveness_verdicts(l->live);
