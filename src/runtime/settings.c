@@ -193,9 +193,10 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                  .max = 3600000,
                                  .unit = "milliseconds",
                                  .meaning =
-                                     "how long a peer with data outstanding to it may stay "
-                                     "silent before it is declared lost (it answers while it "
-                                     "makes progress: inside tollway calls)"},
+                                     "how long a peer may stay silent, probed while this rank "
+                                     "waits or with data outstanding, before it is declared "
+                                     "lost (a thread answers probes, so a peer that computes "
+                                     "is alive)"},
                                 NUMBER(udp_timeout_ms)},
     [TW_SETTING_UDP_RTO] = {{.name = "TW_UDP_RTO",
                              .type = TW_SETTING_UNSIGNED,
