@@ -32,10 +32,11 @@
  *    addressee), while L sends messages of its own to peer 1. Checked: nothing breaks
  *    (the sanitizers watch); a delivered message comes from peer 1 and holds at most
  *    TW_UDP_MSG_MAX bytes; a send returns what the window allows (TW_RETRY exactly when
- *    it is full), and the packets in flight never exceed it; L's acknowledgements never
- *    go backwards nor acknowledge a sequence number S did not send; a RST makes peer 1
- *    lost with TW_ERR_RESET, after which sends fail with TW_ERR_LOST, and nothing else
- *    makes it lost. */
+ *    it is full), and the packets in flight never exceed it, nor hold what S has
+ *    acknowledged; a packet L sends again is the very packet it sent first; L's
+ *    acknowledgements never go backwards nor acknowledge a sequence number S did not
+ *    send; a RST makes peer 1 lost with TW_ERR_RESET, after which sends fail with
+ *    TW_ERR_LOST, and nothing else makes it lost. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -156,7 +157,10 @@ static void send_to(int fd, const void *pkt, size_t len, const struct sockaddr_i
     if (sendto(fd, pkt, len, 0, (const struct sockaddr *)to, sizeof *to) != (ssize_t)len) abort();
 }
 
+static long pauses;
+
 static void pause_briefly(void) {
+    pauses++;
     struct timespec ts = {0, 200000};
     nanosleep(&ts, NULL);
 }
@@ -464,8 +468,10 @@ typedef struct buggy {
     uint32_t s_next;   /* S's next sequence number, as far as it keeps count */
     uint32_t last_ack; /* L's last bare acknowledgement */
     unsigned refuse;
-    int reset; /* a RST went from S */
+    uint32_t acked; /* the furthest valid bare acknowledgement S sent of what L sent */
+    int reset;      /* a RST went from S */
     uint8_t sent[SEQ_MAP];
+    uint64_t first_sent[SEQ_MAP]; /* a digest of each data packet L sent, as first sent */
 } buggy_t;
 
 static buggy_t bs;
@@ -506,6 +512,11 @@ static void check_buggy_replies(buggy_t *r) {
         FUZZ_CHECK(h.ack == 1 || (h.ack - 1 < SEQ_MAP && r->sent[h.ack - 1]));
         if (h.flags & TW_UDP_DATA) { /* a resend carries the ack of its first sending */
             FUZZ_CHECK(h.seq < r->l_next);
+            if (h.seq < SEQ_MAP) { /* a resend is the very packet sent first */
+                uint64_t digest = tw_siphash24(&other_key, big_buf, (size_t)n) | 1;
+                if (!r->first_sent[h.seq]) r->first_sent[h.seq] = digest;
+                FUZZ_CHECK(r->first_sent[h.seq] == digest);
+            }
             continue;
         }
         FUZZ_CHECK(h.ack >= r->last_ack);
@@ -533,6 +544,9 @@ static void send_sealed(buggy_t *r, int fd, tw_udp_hdr_t *h, uint64_t seed) {
     if (fd == s_fd && tw_udp_decode(pkt, n, &key, SELF, &d) == TW_UDP_OK && d.src == PEER &&
         (d.flags & TW_UDP_DATA) && d.seq < SEQ_MAP)
         r->sent[d.seq] = 1;
+    if (fd == s_fd && tw_udp_decode(pkt, n, &key, SELF, &d) == TW_UDP_OK && d.src == PEER &&
+        d.flags == (d.flags & (TW_UDP_ACK | TW_UDP_FIN)) && d.ack <= r->l_next && d.ack > r->acked)
+        r->acked = d.ack;
     send_to(fd, pkt, n, &r->link_addr);
 }
 
@@ -587,6 +601,15 @@ static void run_buggy(reader_t *in) {
             unsigned held = take8(in);
             h.held = held < 128 ? 0 : held - 126;
             send_sealed(r, s_fd, &h, op);
+            /* taken (unless peer 1 is lost): nothing acknowledged is in flight */
+            for (int k = 0; k < 10000 && !tw_udp_peer_lost(l, PEER) &&
+                            tw_udp_in_flight(l, PEER) > r->l_next - r->acked;
+                 k++) {
+                if (k) pause_briefly();
+                buggy_poll(l, r);
+            }
+            FUZZ_CHECK(tw_udp_peer_lost(l, PEER) ||
+                       tw_udp_in_flight(l, PEER) <= r->l_next - r->acked);
             break;
         }
         case 3: {                   /* control: a probe, an echo (a liveness socket's), a reset */
@@ -726,7 +749,7 @@ void fuzz_report(FILE *out) {
     fprintf(out,
             "; honest %ld, buggy %ld, in place %ld inputs; %ld messages delivered, %ld in "
             "place; %ld damaged or forged dropped, %ld from the wrong source; %ld resets; %ld "
-            "sends refused for the window",
+            "sends refused for the window; %ld pauses for the network",
             inputs[MODE_HONEST], inputs[MODE_BUGGY], inputs[MODE_IN_PLACE], delivered_total,
-            in_place_total, dropped_total, wrong_source_total, resets_total, retries_total);
+            in_place_total, dropped_total, wrong_source_total, resets_total, retries_total, pauses);
 }
