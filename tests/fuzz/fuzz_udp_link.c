@@ -92,7 +92,7 @@ static struct sockaddr_in s_addr, s2_addr;
 
 static volatile unsigned delivered_sum; /* read from each message delivered by a buggy peer */
 static long inputs[MODES], delivered_total, in_place_total, dropped_total, wrong_source_total,
-    resets_total, retries_total;
+    resets_total, retries_total, delivered_after_lost;
 
 /* ---- the input and a generator ---- */
 
@@ -472,6 +472,7 @@ typedef struct buggy {
     unsigned refuse;
     uint32_t acked; /* the furthest valid bare acknowledgement S sent of what L sent */
     int reset;      /* a RST went from S */
+    tw_udp_link_t *link;
     uint8_t sent[SEQ_MAP];
     uint64_t first_sent[SEQ_MAP]; /* a digest of each data packet L sent, as first sent */
 } buggy_t;
@@ -489,6 +490,8 @@ static int buggy_deliver(void *ctx, uint32_t peer, const void *msg, size_t len) 
     int no = r->refuse & 1;
     r->refuse >>= 1;
     if (!no) delivered_total++;
+    /* a message parked before the peer was lost is still offered (counted, not refused) */
+    if (!no && tw_udp_peer_lost(r->link, PEER)) delivered_after_lost++;
     return no;
 }
 
@@ -570,6 +573,7 @@ static void run_buggy(reader_t *in) {
     r->l_next = r->s_next = 1;
     r->last_ack = 1;
     tw_udp_link_t *l = open_link(BUGGY_PAYLOAD, BUGGY_WINDOW, &r->link_addr);
+    r->link = l;
     static uint8_t msg[TW_UDP_MSG_MAX + 1];
     for (unsigned op = 0; op < OPS_MAX && more(in); op++) {
         unsigned what = take8(in);
@@ -749,8 +753,10 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
 void fuzz_report(FILE *out) {
     fprintf(out,
             "; honest %ld, buggy %ld, in place %ld inputs; %ld messages delivered, %ld in "
-            "place; %ld damaged or forged dropped, %ld from the wrong source; %ld resets; %ld "
+            "place; %ld damaged or forged dropped, %ld from the wrong source; %ld resets (%ld "
+            "messages delivered after); %ld "
             "sends refused for the window; %ld pauses for the network",
             inputs[MODE_HONEST], inputs[MODE_BUGGY], inputs[MODE_IN_PLACE], delivered_total,
-            in_place_total, dropped_total, wrong_source_total, resets_total, retries_total, pauses);
+            in_place_total, dropped_total, wrong_source_total, resets_total, delivered_after_lost,
+            retries_total, pauses);
 }
