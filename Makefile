@@ -6,7 +6,7 @@ JOBS    ?= $(shell nproc)
 CMAKE   ?= cmake
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all build test test-main test-asan test-tsan fuzz demo bench bench-peers format clean
+.PHONY: all build test test-loaded test-main test-asan test-tsan fuzz demo bench bench-peers format clean
 
 all: build
 
@@ -15,6 +15,11 @@ build:
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)
 
 test: test-main test-asan test-tsan
+
+# The same with every core also busy with other work (LOAD `yes` processes, one per
+# core by default): limits end a test for hanging, never for being slow.
+test-loaded:
+	@./tests/under_load.sh $(MAKE) test
 
 test-main: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

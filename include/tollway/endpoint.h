@@ -88,8 +88,9 @@ int tw_ep_barrier(tw_ep_t *ep);
 const tw_ep_stats_t *tw_ep_stats(tw_ep_t *ep);
 void tw_ep_print_stats(tw_ep_t *ep, FILE *out);
 
-/* Between two polls of a wait loop: nothing on a core of its own, the core given
- * away now and then when the node has more ranks than cores (TW_WAIT). */
+/* Between two polls of a wait loop (*spins starts at 0): a count on a core of its
+ * own, the core given away after many empty polls in a row, and now and then when
+ * the node has more ranks than cores (TW_WAIT). */
 void tw_ep_relax(tw_ep_t *ep, unsigned *spins);
 
 /* Ends the whole job with this exit code, through the launcher or process manager;

@@ -8,6 +8,7 @@
 #include "link/shm/segment.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -122,8 +123,10 @@ int tw_ep_open(tw_ep_t **out) {
     ep->size = job->size;
     ep->index = job->next_index++;
     const tw_config_t *cfg = job->config;
-    ep->yield_when_idle =
-        cfg->wait == TW_WAIT_YIELD || (cfg->wait == TW_WAIT_AUTO && job->local_size > job->cores);
+    if (cfg->wait == TW_WAIT_YIELD || (cfg->wait == TW_WAIT_AUTO && job->local_size > job->cores))
+        ep->idle_spins = 1;
+    else
+        ep->idle_spins = cfg->wait == TW_WAIT_SPIN ? UINT_MAX : TW_EP_SPINS_BEFORE_YIELD;
 
     tw_segment_layout_t l;
     config_layout(cfg, &l);
@@ -425,8 +428,11 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
 }
 
 void tw_ep_yield(tw_ep_t *ep, unsigned *spins) {
-    (void)ep;
-    if (++*spins >= 64) {
+    if (ep->idle_spins == UINT_MAX) { /* TW_WAIT=spin: never a system call */
+        *spins = 0;
+        return;
+    }
+    if (*spins >= TW_EP_YIELD_EVERY) {
         *spins = 0;
         sched_yield();
     }

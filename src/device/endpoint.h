@@ -17,7 +17,15 @@
 #include "runtime/job.h"
 
 /* Links open at once, at most: the mapped one and those that carry messages. */
-enum { TW_PORTS_MAX = 4 };
+enum {
+    TW_PORTS_MAX = 4,
+    /* TW_WAIT=auto on a core per rank: empty polls in a row before the core is given
+     * away once (a microsecond or two of polling over shm) */
+    TW_EP_SPINS_BEFORE_YIELD = 64,
+    /* TW_WAIT=yield, and ranks outnumbering cores: the core is given away every so
+     * many empty polls, a pause between the others */
+    TW_EP_YIELD_EVERY = 64,
+};
 
 struct tw_progress; /* progress.h */
 
@@ -31,8 +39,8 @@ struct tw_ep {
     int rank, size;
     tw_peer_t **peers; /* by rank; NULL until first contact */
     int index;
-    int yield_when_idle;
-    int peeked; /* a message handed out by tw_velo_peek and not yet released */
+    unsigned idle_spins; /* empty polls in a row before tw_ep_yield (TW_WAIT) */
+    int peeked;          /* a message handed out by tw_velo_peek and not yet released */
     tw_job_t *job;
     tw_segment_header_t *segment;
     size_t segment_size;
@@ -72,11 +80,14 @@ static inline int tw_ep_peer(tw_ep_t *ep, int rank, tw_peer_t **peer) {
     return 0;
 }
 
-/* Pause between polls in blocking calls: nothing on a core of its own, the core
- * given away now and then when this node has more ranks than cores. */
+/* Pause between polls in blocking calls (*spins counts the empty ones in a row): on
+ * a core of its own a count and a compare, the core given away after
+ * TW_EP_SPINS_BEFORE_YIELD of them, since the rank waited for may be the one kept
+ * off a core by other work on the machine; every poll a pause, and the core now and
+ * then, when this node has more ranks than cores. */
 void tw_ep_yield(tw_ep_t *ep, unsigned *spins);
 static inline void tw_ep_idle(tw_ep_t *ep, unsigned *spins) {
-    if (__builtin_expect(ep->yield_when_idle, 0)) tw_ep_yield(ep, spins);
+    if (__builtin_expect(++*spins >= ep->idle_spins, 0)) tw_ep_yield(ep, spins);
 }
 
 #endif

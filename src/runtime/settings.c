@@ -132,7 +132,7 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                           .default_value = "auto",
                           .meaning = "how blocking calls wait: spin, yield (give the core away "
                                      "between polls), or auto (spin while the node has a core per "
-                                     "rank)"},
+                                     "rank, giving the core away after 64 empty polls in a row)"},
                          NUMBER(wait)},
     [TW_SETTING_EAGER_LIMIT] = {{.name = "TW_EAGER_LIMIT",
                                  .type = TW_SETTING_SIZE,

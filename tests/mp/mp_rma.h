@@ -17,7 +17,7 @@
 /* Waits long enough for anything correct, short of twrun's own timeout; a test
  * may define a shorter one before including this header. */
 #ifndef WAIT_LIMIT
-#define WAIT_LIMIT 60.0
+#define WAIT_LIMIT 300.0
 #endif
 
 /* Seconds on the monotonic clock, for the bounded waits. */

@@ -3,8 +3,8 @@
  * holds), flushes, meets the others, then takes the rest of its notifications.
  * When a put is refused the rank takes what is in its own queue and retries, as the
  * API asks. A posted put already has its notification slot, so the flush must
- * return however the data moves; a rank stuck in tw_rma_flush for 20 s fails the
- * test (a watchdog names it) instead of hanging the job. Run with TW_NQ_SLOTS=128
+ * return however the data moves; a rank stuck in tw_rma_flush for STUCK_AFTER seconds
+ * fails the test (a watchdog names it) instead of hanging the job. Run with TW_NQ_SLOTS=128
  * on both data paths. */
 #include <signal.h>
 #include <stdint.h>
@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #define ROUNDS     20
-#define WAIT_LIMIT 30.0 /* for the waits in mp_rma.h: shorter than its default */
+/* seconds: for a hang, not a slow machine (sanitizers, other work); below the
+ * job's own limit, so that the rank stuck is named */
+#define STUCK_AFTER 300
 
 #include "mp_rma.h"
 
@@ -71,7 +73,7 @@ int main(void) {
                 size_t slot = (size_t)rank * per_peer + (size_t)k; /* our words at d */
                 src[slot] = (uint64_t)round << 32 | (uint64_t)rank << 16 | (uint64_t)k;
                 int rc;
-                double limit = now() + 20;
+                double limit = now() + STUCK_AFTER;
                 while ((rc = tw_put(ep, d, &src[slot], 8, peers[d].nla + 8 * slot, peers[d].key,
                                     TW_NOTIFY_COMPLETER, (uint64_t)round)) == TW_RETRY) {
                     tw_notification_t n;
@@ -81,12 +83,12 @@ int main(void) {
                     } else {
                         CHECK_RC(rc, TW_EMPTY);
                     }
-                    if (now() > limit) fprintf(stderr, "rank %d: put refused for 20 s\n", rank);
+                    if (now() > limit) fprintf(stderr, "rank %d: put refused for %d s\n", rank, STUCK_AFTER);
                     CHECK(now() < limit);
                 }
                 CHECK_RC(rc, TW_OK);
             }
-        alarm(20);
+        alarm(STUCK_AFTER);
         CHECK_RC(tw_rma_flush(ep, -1), TW_OK);
         alarm(0);
         /* meet the others, serving their requests meanwhile */

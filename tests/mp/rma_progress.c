@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#define WAIT_LIMIT 120.0
+#define WAIT_LIMIT 300.0
 
 #include "mp_rma.h"
 

@@ -613,13 +613,16 @@ static void start_reaper(job_t *job) {
         for (int fd = 0; fd < 3; fd++) close(fd);
         closefrom(4);
         pid_t *pids = malloc((size_t)job->size * sizeof *pids);
-        size_t n = 0, got = 0;
-        char *at = (char *)pids;
+        size_t n = 0, got = 0, cap = (size_t)job->size * sizeof *pids;
+        char *at = (char *)pids, past;
         ssize_t r;
-        while (pids && (r = read(p[0], at + got, (size_t)job->size * sizeof *pids - got)) != 0) {
+        /* until twrun ends (EOF), also once every pid has come: the wait below is
+         * bounded, and a job that outlived it would lose its names while running */
+        while (pids &&
+               (r = got < cap ? read(p[0], at + got, cap - got) : read(p[0], &past, 1)) != 0) {
             if (r < 0 && errno == EINTR) continue;
             if (r < 0) break;
-            got += (size_t)r;
+            if (got < cap) got += (size_t)r;
         }
         n = got / sizeof *pids;
         /* the ranks end by SIGKILL as twrun does; bounded, as a pid can be reused */
