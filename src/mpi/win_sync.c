@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mpi/comm.h"
+#include "mpi/failure.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"
 #include "mpi/win.h"
@@ -45,9 +46,22 @@ int tw_win_flush_all(win_t *w) {
     return TW_OK;
 }
 
+/* The code of a lost member of w's group; 0: none (the one test while none is). */
+static int lost_member(const win_t *w) {
+    int m = tw_mpi_lost_count ? tw_mpi_comm_lost_member(w->c) : -1;
+    return m >= 0 ? tw_mpi_lost_code(m) : 0;
+}
+
+/* The error of a refused device operation on w: a lost member's code when the
+ * device said a peer is lost. */
+static int device_error(const win_t *w, int rc) {
+    int lost = rc == TW_ERR_LOST || rc == TW_ERR_RESET ? lost_member(w) : 0;
+    return lost ? lost : MPI_ERR_OTHER;
+}
+
 /* After a flush: MPI_SUCCESS, or the class of what went wrong meanwhile. */
 int tw_win_completion(win_t *w, int rc) {
-    if (rc) return MPI_ERR_OTHER;
+    if (rc) return device_error(w, rc);
     if (w->shm) return MPI_SUCCESS; /* nothing went through the device but lock words */
     return take_faults(w) ? MPI_ERR_RMA_RANGE : MPI_SUCCESS;
 }
@@ -160,7 +174,14 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
     if (!r) return tw_win_error(w, "MPI_Win_start", rc, NULL);
     for (int i = 0; i < n; i++) { /* each target's post must have come */
         unsigned spins = 0;
-        while (!w->posts_in[r[i]]) relax(&spins);
+        while (!w->posts_in[r[i]]) {
+            relax(&spins);
+            int lost = w->posts_in[r[i]] ? 0 : lost_member(w); /* it will never come */
+            if (lost) {
+                free(r);
+                return tw_win_error(w, "MPI_Win_start", lost, NULL);
+            }
+        }
         w->posts_in[r[i]]--;
         w->tacc[r[i]] |= ACC_STARTED;
     }
@@ -176,12 +197,14 @@ int MPI_Win_complete(MPI_Win win) {
         return tw_win_error(w, "MPI_Win_complete", MPI_ERR_RMA_SYNC, "no MPI_Win_start");
     int rc = MPI_SUCCESS;
     for (int r = 0; r < w->size && !rc; r++)
-        if ((w->tacc[r] & ACC_STARTED) && !w->shm && flush_target(w, r)) rc = MPI_ERR_OTHER;
+        if ((w->tacc[r] & ACC_STARTED) && !w->shm && (rc = flush_target(w, r)))
+            rc = device_error(w, rc);
     if (!rc && take_faults(w)) rc = MPI_ERR_RMA_RANGE;
     for (int r = 0; r < w->size; r++) {
         if (!(w->tacc[r] & ACC_STARTED)) continue;
         w->tacc[r] &= (uint8_t)~ACC_STARTED;
-        if (send_msg(w, r, MSG_COMPLETE) && !rc) rc = MPI_ERR_OTHER;
+        int sent = send_msg(w, r, MSG_COMPLETE);
+        if (sent && !rc) rc = device_error(w, sent);
     }
     w->started = 0;
     return rc ? tw_win_error(w, "MPI_Win_complete", rc, NULL) : MPI_SUCCESS;
@@ -191,7 +214,15 @@ int MPI_Win_wait(MPI_Win win) {
     GET_WIN("MPI_Win_wait", win);
     if (!w->posted) return tw_win_error(w, "MPI_Win_wait", MPI_ERR_RMA_SYNC, "no MPI_Win_post");
     unsigned spins = 0;
-    while (w->completes_in < w->npost) relax(&spins);
+    while (w->completes_in < w->npost) {
+        relax(&spins);
+        int lost = w->completes_in < w->npost ? lost_member(w) : 0; /* some will never come */
+        if (lost) {
+            w->completes_in = 0;
+            w->posted = 0;
+            return tw_win_error(w, "MPI_Win_wait", lost, NULL);
+        }
+    }
     w->completes_in -= w->npost;
     w->posted = 0;
     w->sync++;
@@ -203,6 +234,12 @@ int MPI_Win_test(MPI_Win win, int *flag) {
     if (!flag) return tw_win_error(w, "MPI_Win_test", MPI_ERR_ARG, NULL);
     if (!w->posted) return tw_win_error(w, "MPI_Win_test", MPI_ERR_RMA_SYNC, "no MPI_Win_post");
     if (w->completes_in < w->npost) tw_mpi_progress();
+    int lost = w->completes_in < w->npost ? lost_member(w) : 0;
+    if (lost) {
+        w->completes_in = 0;
+        w->posted = 0;
+        return tw_win_error(w, "MPI_Win_test", lost, NULL);
+    }
     *flag = w->completes_in >= w->npost;
     if (*flag) {
         w->completes_in -= w->npost;
@@ -242,9 +279,9 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
     if (rank < 0 || rank >= w->size) return tw_win_error(w, "MPI_Win_lock", MPI_ERR_RANK, NULL);
     if (w->lock_all || (w->tacc[rank] & (ACC_SHARED | ACC_EXCL)))
         return tw_win_error(w, "MPI_Win_lock", MPI_ERR_RMA_SYNC, "locked already");
-    int excl = lock_type == MPI_LOCK_EXCLUSIVE;
-    if (!(assert &MPI_MODE_NOCHECK) && lock_target(w, rank, excl))
-        return tw_win_error(w, "MPI_Win_lock", MPI_ERR_OTHER, NULL);
+    int excl = lock_type == MPI_LOCK_EXCLUSIVE, locked;
+    if (!(assert &MPI_MODE_NOCHECK) && (locked = lock_target(w, rank, excl)))
+        return tw_win_error(w, "MPI_Win_lock", device_error(w, locked), NULL);
     w->tacc[rank] |=
         (uint8_t)((excl ? ACC_EXCL : ACC_SHARED) | (assert &MPI_MODE_NOCHECK ? ACC_NOCHECK : 0));
     w->sync++;
@@ -269,11 +306,12 @@ int MPI_Win_lock_all(int assert, MPI_Win win) {
     if (assert & ~MPI_MODE_NOCHECK)
         return tw_win_error(w, "MPI_Win_lock_all", MPI_ERR_ASSERT, NULL);
     if (any_lock(w)) return tw_win_error(w, "MPI_Win_lock_all", MPI_ERR_RMA_SYNC, "locked already");
+    int locked;
     if (!(assert &MPI_MODE_NOCHECK))
         for (int r = 0; r < w->size; r++)
-            if (lock_target(w, r, 0)) {
+            if ((locked = lock_target(w, r, 0))) {
                 while (r--) unlock_target(w, r, 0);
-                return tw_win_error(w, "MPI_Win_lock_all", MPI_ERR_OTHER, NULL);
+                return tw_win_error(w, "MPI_Win_lock_all", device_error(w, locked), NULL);
             }
     w->lock_all = assert &MPI_MODE_NOCHECK ? 2 : 1;
     w->sync++;

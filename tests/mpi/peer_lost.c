@@ -67,13 +67,14 @@ static void stop_self(int ms) {
     fflush(stdout);
 }
 
-/* One round: an Allreduce and an Alltoall, results checked. rc: the first error. */
+/* One round: an Allreduce and an Alltoall, results checked. *go: rank 0's word on
+ * going on, which the Allreduce takes to everyone. rc: the first error. */
 static int round_of(int k, int *go) {
-    int in[2] = {rank + k, *go}, out[2];
+    int in[2] = {rank + k, rank == 0 && !*go}, out[2]; /* the maximum: 1 when rank 0 stops */
     int rc = MPI_Allreduce(in, out, 2, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     if (rc) return rc;
     check(out[0] == size - 1 + k, "allreduce result");
-    *go = out[1];
+    *go = !out[1];
     int *s = malloc(sizeof(int) * (size_t)size * 256),
         *r = malloc(sizeof(int) * (size_t)size * 256);
     for (int p = 0; p < size; p++)
