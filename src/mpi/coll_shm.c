@@ -26,6 +26,7 @@
 
 #include "mpi/coll.h"
 #include "mpi/comm.h"
+#include "mpi/failure.h"
 #include "mpi/op.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/schedule.h"
@@ -52,19 +53,26 @@ static line_t *line_of(const tw_coll_shm_t *sh, int rank, uint64_t k) {
     return &sh->lines[2 * rank + (int)(k & 1)];
 }
 
-static void wait_for(const line_t *l, uint64_t k) {
+/* Waits until line l shows operation k; MPI_SUCCESS, or the code of a lost member
+ * of c (another rank found it lost): then the line may never show it. */
+static int wait_for(const tw_mpi_comm_t *c, const line_t *l, uint64_t k) {
     unsigned spins = 0;
     while (atomic_load_explicit(&l->seq, memory_order_acquire) < k) {
         tw_mpi_progress(); /* others may wait for this rank's messages meanwhile */
+        int w = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
+        if (w >= 0) return tw_mpi_lost_code(w);
         tw_ep_relax(tw_mpi.ep, &spins);
     }
+    return MPI_SUCCESS;
 }
 
 /* Before operation k writes data into this rank's line: every other rank has begun
  * operation k - 1, so none still reads the line's last data (operation k - 2). */
-static void wait_line_free(const tw_mpi_comm_t *c, const tw_coll_shm_t *sh, uint64_t k) {
-    for (int r = 0; r < c->size; r++)
-        if (r != c->rank) wait_for(line_of(sh, r, k - 1), k - 1);
+static int wait_line_free(const tw_mpi_comm_t *c, const tw_coll_shm_t *sh, uint64_t k) {
+    int rc = MPI_SUCCESS;
+    for (int r = 0; r < c->size && !rc; r++)
+        if (r != c->rank) rc = wait_for(c, line_of(sh, r, k - 1), k - 1);
+    return rc;
 }
 
 static void publish(line_t *l, uint64_t k) {
@@ -143,8 +151,8 @@ int tw_coll_shm_barrier(tw_mpi_comm_t *c, int *rc) {
     tw_mpi_coll_tag(c); /* the tags of later calls stay as without the block */
     uint64_t k = ++sh->seq;
     publish(line_of(sh, c->rank, k), k);
-    for (int r = 0; r < c->size; r++)
-        if (r != c->rank) wait_for(line_of(sh, r, k), k);
+    for (int r = 0; r < c->size && !*rc; r++)
+        if (r != c->rank) *rc = wait_for(c, line_of(sh, r, k), k);
     return 1;
 }
 
@@ -156,12 +164,12 @@ int tw_coll_shm_bcast(tw_mpi_comm_t *c, void *buf, size_t bytes, int root, int *
     uint64_t k = ++sh->seq;
     line_t *from = line_of(sh, root, k);
     if (c->rank == root) {
-        wait_line_free(c, sh, k);
+        if ((*rc = wait_line_free(c, sh, k))) return 1;
         memcpy(from->data, buf, bytes);
         publish(from, k);
         return 1;
     }
-    wait_for(from, k);
+    if ((*rc = wait_for(c, from, k))) return 1;
     memcpy(buf, from->data, bytes);
     publish(line_of(sh, c->rank, k), k); /* done with the root's line */
     return 1;
@@ -176,11 +184,12 @@ int tw_coll_shm_allreduce(tw_mpi_comm_t *c, const void *in, void *out, size_t co
     tw_mpi_coll_tag(c);
     uint64_t k = ++sh->seq;
     line_t *mine = line_of(sh, c->rank, k);
-    wait_line_free(c, sh, k);
+    if ((*rc = wait_line_free(c, sh, k))) return 1;
     memcpy(mine->data, in, bytes);
     publish(mine, k);
-    for (int r = 0; r < c->size; r++)
-        if (r != c->rank) wait_for(line_of(sh, r, k), k);
+    for (int r = 0; r < c->size && !*rc; r++)
+        if (r != c->rank) *rc = wait_for(c, line_of(sh, r, k), k);
+    if (*rc) return 1;
     /* every rank combines the same data in the same order, so all get the same
      * result: rank 0's op (rank 1's op (... rank p-1's)), MPI's order for a
      * non-commutative op */

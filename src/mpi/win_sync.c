@@ -54,14 +54,14 @@ static int lost_member(const win_t *w) {
 
 /* The error of a refused device operation on w: a lost member's code when the
  * device said a peer is lost. */
-static int device_error(const win_t *w, int rc) {
+int tw_win_device_error(const win_t *w, int rc) {
     int lost = rc == TW_ERR_LOST || rc == TW_ERR_RESET ? lost_member(w) : 0;
     return lost ? lost : MPI_ERR_OTHER;
 }
 
 /* After a flush: MPI_SUCCESS, or the class of what went wrong meanwhile. */
 int tw_win_completion(win_t *w, int rc) {
-    if (rc) return device_error(w, rc);
+    if (rc) return tw_win_device_error(w, rc);
     if (w->shm) return MPI_SUCCESS; /* nothing went through the device but lock words */
     return take_faults(w) ? MPI_ERR_RMA_RANGE : MPI_SUCCESS;
 }
@@ -198,13 +198,13 @@ int MPI_Win_complete(MPI_Win win) {
     int rc = MPI_SUCCESS;
     for (int r = 0; r < w->size && !rc; r++)
         if ((w->tacc[r] & ACC_STARTED) && !w->shm && (rc = flush_target(w, r)))
-            rc = device_error(w, rc);
+            rc = tw_win_device_error(w, rc);
     if (!rc && take_faults(w)) rc = MPI_ERR_RMA_RANGE;
     for (int r = 0; r < w->size; r++) {
         if (!(w->tacc[r] & ACC_STARTED)) continue;
         w->tacc[r] &= (uint8_t)~ACC_STARTED;
         int sent = send_msg(w, r, MSG_COMPLETE);
-        if (sent && !rc) rc = device_error(w, sent);
+        if (sent && !rc) rc = tw_win_device_error(w, sent);
     }
     w->started = 0;
     return rc ? tw_win_error(w, "MPI_Win_complete", rc, NULL) : MPI_SUCCESS;
@@ -281,7 +281,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
         return tw_win_error(w, "MPI_Win_lock", MPI_ERR_RMA_SYNC, "locked already");
     int excl = lock_type == MPI_LOCK_EXCLUSIVE, locked;
     if (!(assert &MPI_MODE_NOCHECK) && (locked = lock_target(w, rank, excl)))
-        return tw_win_error(w, "MPI_Win_lock", device_error(w, locked), NULL);
+        return tw_win_error(w, "MPI_Win_lock", tw_win_device_error(w, locked), NULL);
     w->tacc[rank] |=
         (uint8_t)((excl ? ACC_EXCL : ACC_SHARED) | (assert &MPI_MODE_NOCHECK ? ACC_NOCHECK : 0));
     w->sync++;
@@ -311,7 +311,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win) {
         for (int r = 0; r < w->size; r++)
             if ((locked = lock_target(w, r, 0))) {
                 while (r--) unlock_target(w, r, 0);
-                return tw_win_error(w, "MPI_Win_lock_all", device_error(w, locked), NULL);
+                return tw_win_error(w, "MPI_Win_lock_all", tw_win_device_error(w, locked), NULL);
             }
     w->lock_all = assert &MPI_MODE_NOCHECK ? 2 : 1;
     w->sync++;
