@@ -253,6 +253,9 @@ int MPI_Win_test(MPI_Win win, int *flag) {
  * adding 1 while the word is below WRITER (no writer). */
 static int lock_target(win_t *w, int r, int exclusive) {
     unsigned spins = 0;
+    /* one found lost (by another rank, maybe) is not asked: its link may take the
+     * request, and no answer would come */
+    if (tw_mpi_lost_count && tw_mpi_is_lost(w->t[r].world)) return TW_ERR_LOST;
     for (;;) {
         uint64_t old = 0;
         int rc = exclusive ? tw_win_lock_atomic(w, w->t[r].world, TW_ATOMIC_CAS, w->lock_idx, 0,

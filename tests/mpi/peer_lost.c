@@ -9,11 +9,12 @@
  *   operation fail checks that it failed with MPIX_ERR_PROC_FAILED and a string
  *   naming a peer, and that operations of each kind that depend on the lost peer
  *   fail the same way: a receive posted before the loss, a large send under way, a
- *   send to and a receive from it, a receive from MPI_ANY_SOURCE, a blocking and a
- *   non-blocking collective, MPI_Waitall's statuses. Rank pairs that lost nobody go
- *   on talking. Prints "peer_lost: ok" per rank when everything held.
- * Without "return" (MPI_ERRORS_ARE_FATAL) a loss ends the job; the loop completing
- * prints "peer_lost: N rounds verified". */
+ *   send to and a receive from it, a receive from MPI_ANY_SOURCE, a probe, a blocking
+ *   and a non-blocking collective, MPI_Waitall's statuses, and on a window: a lock, a
+ *   put, a fence and an access epoch (MPI_Win_start) that include it. Rank pairs that lost nobody
+ * go on talking. Prints "peer_lost: ok" per rank when everything held. Without "return"
+ * (MPI_ERRORS_ARE_FATAL) a loss ends the job; the loop completing prints "peer_lost: N rounds
+ * verified". */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,7 +50,8 @@ static void check_proc_failed(int rc, const char *what) {
     check(rc != MPI_SUCCESS && cls == MPIX_ERR_PROC_FAILED && strstr(s, "process failed: rank ") &&
               strstr(s, " lost: "),
           msg);
-    if (rank == 0 || failures) printf("peer_lost: rank %d: %s -> %s\n", rank, what, s);
+    if (rank == 0 || rank == size - 1 || failures)
+        printf("peer_lost: rank %d: %s -> %s\n", rank, what, s);
 }
 
 static void stop_self(int ms) {
@@ -118,6 +120,23 @@ int main(int argc, char **argv) {
         MPI_Isend(big_out, BIG, MPI_CHAR, stop_rank, 98, MPI_COMM_WORLD, &early[1]);
     }
 
+    /* a window over every rank, made while all are well */
+    static int win_mem[64];
+    MPI_Win win = MPI_WIN_NULL;
+    if (ret) {
+        MPI_Win_create(win_mem, sizeof win_mem, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+        MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+    }
+    {
+        int cls = -1, len = 0;
+        char s[MPI_MAX_ERROR_STRING];
+        MPI_Error_class(MPIX_ERR_PROC_FAILED, &cls);
+        MPI_Error_string(MPIX_ERR_PROC_FAILED, s, &len);
+        check(cls == MPIX_ERR_PROC_FAILED && !strcmp(s, "process failed"),
+              "MPIX_ERR_PROC_FAILED is a class of its own, named \"process failed\"");
+        check(MPIX_ERR_PROC_FAILED < MPI_ERR_LASTCODE, "MPI_ERR_LASTCODE is above it");
+    }
+
     double t0 = MPI_Wtime();
     int go = 1, k = 0, rc = MPI_SUCCESS, stopped = 0;
     while (go) {
@@ -155,6 +174,23 @@ int main(int argc, char **argv) {
             MPI_Request q;
             MPI_Irecv(&x, 1, MPI_INT, MPI_ANY_SOURCE, 6, MPI_COMM_WORLD, &q);
             check_proc_failed(MPI_Wait(&q, &s1), "a receive from MPI_ANY_SOURCE");
+            check_proc_failed(MPI_Probe(lost_peer_candidate, 7, MPI_COMM_WORLD, &s1),
+                              "a probe for the lost rank");
+
+            check_proc_failed(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, stop_rank, 0, win),
+                              "MPI_Win_lock of the lost rank");
+            MPI_Win_lock(MPI_LOCK_SHARED, stop_rank, MPI_MODE_NOCHECK, win);
+            check_proc_failed(MPI_Put(&x, 1, MPI_INT, stop_rank, 0, 1, MPI_INT, win),
+                              "MPI_Put to the lost rank");
+            MPI_Win_unlock(stop_rank, win);
+            check_proc_failed(MPI_Win_fence(0, win), "MPI_Win_fence");
+            MPI_Group world_group, lost_group;
+            MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+            MPI_Group_incl(world_group, 1, &stop_rank, &lost_group);
+            check_proc_failed(MPI_Win_start(lost_group, 0, win),
+                              "MPI_Win_start of an epoch with the lost rank");
+            MPI_Group_free(&lost_group);
+            MPI_Group_free(&world_group);
         }
         check_proc_failed(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier after the loss");
         MPI_Request b;
@@ -165,6 +201,7 @@ int main(int argc, char **argv) {
         check_proc_failed(MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
                           "MPI_Allreduce after the loss");
     }
+    if (win != MPI_WIN_NULL) MPI_Win_free(&win); /* its closing barrier fails: not checked */
     if (!failures) printf("peer_lost: rank %d: ok\n", rank);
     fflush(stdout);
     MPI_Finalize();
