@@ -92,10 +92,10 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     tw_mpi.size = tw_ep_size(tw_mpi.ep);
     if (tw_mpi_comm_init()) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
     tw_mpi_p2p_init();
+    tw_mpi_failure_init();
     tw_mpi_bsend_init();
     tw_mpi_sched_init();
     tw_mpi_win_init();
-    tw_mpi_failure_init();
     tw_mpi.initialized = 1;
     /* One thread drives the library at a time. */
     if (provided) *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;

@@ -125,8 +125,8 @@ static void record(int world, int why, int by) {
 }
 
 int tw_mpi_peer_error(int peer, int rc) {
-    if ((rc != TW_ERR_LOST && rc != TW_ERR_RESET) || peer < 0 || peer >= tw_mpi.size)
-        return MPI_ERR_OTHER;
+    if ((rc != TW_ERR_LOST && rc != TW_ERR_RESET) || peer < 0 || peer >= tw_mpi.size || !cause)
+        return MPI_ERR_OTHER; /* (no cause: before MPI_Init set this unit up) */
     int why = tw_ep_peer_status(tw_mpi.ep, peer);
     record(peer, why == TW_ERR_RESET ? why : rc, tw_mpi.rank);
     return tw_mpi_lost_code(peer);
