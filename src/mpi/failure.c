@@ -150,13 +150,19 @@ static void on_peer_notice(int source, const void *data, size_t len) {
     record(n.rank, n.cause, source);
 }
 
+/* A receive still in the posted queue: not matched yet (a match sets its protocol,
+ * or completes it). */
+static int is_posted(const req_t *r) {
+    return r->kind == REQ_RECV && r->state == TW_STATE_START && r->proto == TW_PROTO_EAGER;
+}
+
 /* The peer a request waits on that is lost: its code; 0 when it waits on none. */
 static int lost_dependency(const req_t *r) {
-    int peer = r->kind == REQ_SEND || r->state == TW_STATE_START ? r->peer : r->got_from;
+    int posted = is_posted(r);
+    int peer = r->kind == REQ_SEND || posted ? r->peer : r->got_from;
     if (peer >= 0 && peer < tw_mpi.size && cause[peer]) return tw_mpi_lost_code(peer);
     /* a collective's step, or a receive from anyone: any lost member counts */
-    if ((r->context & TW_CTX_COLL) ||
-        (r->kind == REQ_RECV && r->state == TW_STATE_START && r->peer == MPI_ANY_SOURCE)) {
+    if ((r->context & TW_CTX_COLL) || (posted && r->peer == MPI_ANY_SOURCE)) {
         int w = tw_mpi_comm_lost_member(tw_mpi_comm_of_context(r->context));
         if (w >= 0) return tw_mpi_lost_code(w);
     }
@@ -168,8 +174,8 @@ static void fail_request(int i, int code) {
     req_t *r = &tw_reqs[i];
     int prev;
     r->error = code;
-    if (r->kind == REQ_RECV && r->state == TW_STATE_START) {
-        tw_match_unpost(&tw_p2p.match, &r->posted);
+    if (is_posted(r) && tw_match_unpost(&tw_p2p.match, &r->posted)) {
+        /* withdrawn */
     } else if (r->kind == REQ_SEND && r->state == TW_STATE_QUEUED) {
         if (tw_req_list_find(&tw_p2p.pending_sends, i, &prev)) {
             tw_req_list_remove(&tw_p2p.pending_sends, i, prev);

@@ -156,8 +156,10 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
     int n, rc;
     int *r = ranks_of(w, group, &n, &rc);
     if (!r) return tw_win_error(w, "MPI_Win_post", rc, NULL);
-    for (int i = 0; i < n && !rc; i++)
-        if (send_msg(w, r[i], MSG_POST)) rc = MPI_ERR_OTHER;
+    for (int i = 0; i < n && !rc; i++) {
+        int sent = send_msg(w, r[i], MSG_POST);
+        if (sent) rc = tw_win_device_error(w, sent);
+    }
     free(r);
     if (rc) return tw_win_error(w, "MPI_Win_post", rc, NULL);
     w->posted = 1;
@@ -299,7 +301,8 @@ int MPI_Win_unlock(int rank, MPI_Win win) {
     if (!(a & (ACC_SHARED | ACC_EXCL)))
         return tw_win_error(w, "MPI_Win_unlock", MPI_ERR_RMA_SYNC, "not locked");
     int rc = tw_win_completion(w, w->shm ? TW_OK : flush_target(w, rank));
-    if (!(a & ACC_NOCHECK) && unlock_target(w, rank, a & ACC_EXCL) && !rc) rc = MPI_ERR_OTHER;
+    int unlocked = a & ACC_NOCHECK ? TW_OK : unlock_target(w, rank, a & ACC_EXCL);
+    if (unlocked && !rc) rc = tw_win_device_error(w, unlocked);
     w->tacc[rank] &= (uint8_t) ~(ACC_SHARED | ACC_EXCL | ACC_NOCHECK);
     return rc ? tw_win_error(w, "MPI_Win_unlock", rc, NULL) : MPI_SUCCESS;
 }
@@ -324,10 +327,10 @@ int MPI_Win_lock_all(int assert, MPI_Win win) {
 int MPI_Win_unlock_all(MPI_Win win) {
     GET_WIN("MPI_Win_unlock_all", win);
     if (!w->lock_all) return tw_win_error(w, "MPI_Win_unlock_all", MPI_ERR_RMA_SYNC, "not locked");
-    int rc = tw_win_completion(w, tw_win_flush_all(w));
+    int rc = tw_win_completion(w, tw_win_flush_all(w)), unlocked;
     if (w->lock_all == 1)
         for (int r = 0; r < w->size; r++)
-            if (unlock_target(w, r, 0) && !rc) rc = MPI_ERR_OTHER;
+            if ((unlocked = unlock_target(w, r, 0)) && !rc) rc = tw_win_device_error(w, unlocked);
     w->lock_all = 0;
     return rc ? tw_win_error(w, "MPI_Win_unlock_all", rc, NULL) : MPI_SUCCESS;
 }
