@@ -9,7 +9,9 @@
  * it, receives from MPI_ANY_SOURCE and collectives on a communicator that contains
  * it. The rank also tells every other rank (a TW_MPI_LOST notice), so that a rank
  * waiting in a collective only on healthy peers — which wait on the lost one — ends
- * too instead of waiting for them. */
+ * too instead of waiting for them. A peer that had declared this rank lost (a
+ * reset) is failed here the same way, but not announced: it is well, and announces
+ * this rank. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,7 +123,9 @@ static void record(int world, int why, int by) {
     const tw_mpi_comm_t *w = tw_mpi_comm_get(MPI_COMM_WORLD);
     if (!w || w->errhandler != MPI_ERRORS_RETURN) end_job(world);
     rescan = 1;
-    if (by == tw_mpi.rank) notify_next[world] = 0;
+    /* the others are told of a peer that stopped answering here; not of one that
+     * declared this rank lost: that one is well, and tells them about this rank */
+    notify_next[world] = by == tw_mpi.rank && why == TW_ERR_LOST ? 0 : tw_mpi.size;
 }
 
 int tw_mpi_peer_error(int peer, int rc) {
