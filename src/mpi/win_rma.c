@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "mpi/datatype.h"
-#include "mpi/failure.h"
 #include "mpi/error.h"
+#include "mpi/failure.h"
 #include "mpi/p2p.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"

@@ -267,6 +267,8 @@ static int lock_target(win_t *w, int r, int exclusive) {
         if (rc) return rc;
         if (exclusive ? old == 0 : (int64_t)old <= (int64_t)(WRITER - 1)) return TW_OK;
         relax(&spins);
+        /* its holder may be a member that was lost: it would never give it back */
+        if (tw_mpi_lost_count && tw_mpi_comm_lost_member(w->c) >= 0) return TW_ERR_LOST;
     }
 }
 
