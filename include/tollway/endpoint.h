@@ -56,7 +56,7 @@ int tw_ep_rank(const tw_ep_t *ep);
 int tw_ep_size(const tw_ep_t *ep);
 
 /* The address of rank's endpoint as a printable string: "shm:<node>:<mailbox>", followed
- * by ",udp:<ip>:<port>" when the job spans nodes. */
+ * by ",udp:<ip>:<port>:<liveness port>" when the job spans nodes. */
 int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap);
 
 /* What the link that reaches rank's endpoint can do, for a layer above that chooses

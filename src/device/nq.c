@@ -13,20 +13,12 @@ static inline int take(tw_ep_t *ep, tw_notification_t *n) {
     void *payload;
     int rc = tw_ring_peek(&ep->nq_rx, &st, &payload);
     if (rc == TW_RING_EMPTY) return TW_EMPTY;
-    if (rc != TW_RING_OK || (st & TW_RING_LEN_MASK) != sizeof(tw_nq_payload_t))
-        return TW_ERR_CORRUPT;
-    const tw_nq_payload_t *q = payload;
-    tw_nq_payload_t p = *q;
+    if (rc != TW_RING_OK) return TW_ERR_CORRUPT;
+    /* read whole before the slot is handed back; a record that is no notification
+     * stays, as a corrupt mailbox record does */
+    rc = tw_nq_decode(st, payload, ep->size, n);
+    if (rc != TW_OK) return rc;
     tw_ring_release(&ep->nq_rx, st);
-    n->op = (uint8_t)(st >> TW_NQ_OP_SHIFT);
-    n->cls = (uint8_t)((st >> TW_NQ_CLASS_SHIFT) & 7);
-    n->success = (uint8_t)((st >> TW_NQ_SUCCESS_SHIFT) & 1);
-    n->status = -(int32_t)(uint8_t)(st >> TW_NQ_STATUS_SHIFT);
-    n->peer = p.peer;
-    n->length = p.length;
-    n->cookie = p.cookie;
-    n->value = p.value;
-    n->nla = p.nla;
     ep->stats.notifications++;
     return TW_OK;
 }

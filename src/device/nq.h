@@ -7,6 +7,7 @@
 
 #include <tollway/endpoint.h>
 #include <tollway/notify.h>
+#include <tollway/status.h>
 
 #include "device/ring.h"
 
@@ -49,6 +50,30 @@ static inline void tw_nq_write(tw_slot_t *s, uint8_t op, unsigned cls, int succe
 static inline void tw_nq_commit(tw_slot_t *s, const tw_notification_t *n) {
     tw_nq_write(s, n->op, n->cls, n->success, n->status, n->peer, n->length, n->cookie, n->value,
                 n->nla);
+}
+
+/* A record of the queue as its consumer reads it (tw_nq_poll): status word st and the
+ * payload after it, which a peer's process or its link wrote. TW_OK with the
+ * notification in *n, or TW_ERR_CORRUPT when it cannot be one: a length other than a
+ * notification's, an op that is no tw_op_t, a class that is not one TW_NOTIFY_* bit,
+ * or a peer outside the job's ranks (size). */
+static inline int tw_nq_decode(uint64_t st, const void *payload, int size, tw_notification_t *n) {
+    if ((st & TW_RING_LEN_MASK) != sizeof(tw_nq_payload_t)) return TW_ERR_CORRUPT;
+    tw_nq_payload_t p;
+    memcpy(&p, payload, sizeof p);
+    n->op = (uint8_t)(st >> TW_NQ_OP_SHIFT);
+    n->cls = (uint8_t)((st >> TW_NQ_CLASS_SHIFT) & 7);
+    n->success = (uint8_t)((st >> TW_NQ_SUCCESS_SHIFT) & 1);
+    n->status = -(int32_t)(uint8_t)(st >> TW_NQ_STATUS_SHIFT);
+    n->peer = p.peer;
+    n->length = p.length;
+    n->cookie = p.cookie;
+    n->value = p.value;
+    n->nla = p.nla;
+    if (n->op < TW_OP_PUT || n->op > TW_OP_ATOMIC || !n->cls || (n->cls & (n->cls - 1)) ||
+        (uint32_t)n->peer >= (uint32_t)size)
+        return TW_ERR_CORRUPT;
+    return TW_OK;
 }
 
 /* Reserves and commits at once: TW_RING_OK or TW_RING_FULL. */

@@ -30,7 +30,10 @@ __attribute__((noinline)) static int link_send(tw_ep_t *ep, tw_peer_t *peer, int
 
 int tw_velo_link_deliver(void *dev, uint32_t source, unsigned tag, const void *data, size_t len) {
     tw_ep_t *ep = ((tw_link_port_t *)dev)->ep;
-    if (tag > TW_VELO_TAG_MAX || len > TW_VELO_MAX_SIZE) return TW_ERR_CORRUPT;
+    /* a source outside the job would stay at the head of the mailbox for good: the
+     * receiver refuses it there (head_message) */
+    if (source >= (uint32_t)ep->size || tag > TW_VELO_TAG_MAX || len > TW_VELO_MAX_SIZE)
+        return TW_ERR_CORRUPT;
     tw_slot_t *s = tw_ring_reserve(&ep->velo_self, len);
     if (!s) return TW_RETRY;
     tw_copy(&s->word[1], data, len);

@@ -49,11 +49,13 @@ typedef struct tw_match {
 enum { TW_MATCH_SMALL = 256 - 64, TW_MATCH_KEPT = 4096 };
 
 /* Whether a receive for (source, tag, context), wildcards allowed, takes a message
- * of the given envelope. */
+ * of the given envelope. MPI_ANY_TAG takes tags of 0 or more only: the negative ones
+ * are the communicator creation exchanges' (comm.h), which their own receives name,
+ * and a user's receive of any tag must not report one. */
 static inline int tw_match_accepts(int want_source, int want_tag, uint32_t want_context, int source,
                                    int tag, uint32_t context) {
     return want_context == context && (want_source == MPI_ANY_SOURCE || want_source == source) &&
-           (want_tag == MPI_ANY_TAG || want_tag == tag);
+           (want_tag == MPI_ANY_TAG ? tag >= 0 : want_tag == tag);
 }
 
 /* No receive posted and no message waiting (one test: every blocking receive asks). */

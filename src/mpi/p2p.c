@@ -17,6 +17,7 @@
 #include "mpi/p2p_progress.h"
 #include "mpi/proto.h"
 #include "mpi/state.h"
+#include "mpi/wire_check.h"
 
 #include <tollway/settings.h>
 
@@ -117,16 +118,12 @@ __attribute__((noinline)) int tw_p2p_arrive(const tw_velo_msg_t *m) {
         return 1;
     }
     tw_mpi_hdr_t h;
-    if (m->length < sizeof h) return 1; /* not from an MPI peer: dropped */
-    memcpy(&h, m->data, sizeof h);
-    const unsigned char *body = (const unsigned char *)m->data + sizeof h;
-    size_t len = m->length - sizeof h;
     int is_rts = m->tag == TW_MPI_RTS;
     tw_mpi_rts_t rts;
-    if (is_rts) {
-        if (len != sizeof rts) return 1;
-        memcpy(&rts, body, sizeof rts);
-    }
+    if (!tw_mpi_envelope_take(m->data, m->length, &h, is_rts ? &rts : NULL))
+        return 1; /* not from an MPI peer: dropped */
+    const unsigned char *body = (const unsigned char *)m->data + sizeof h;
+    size_t len = m->length - sizeof h;
     tw_posted_t *p = tw_match_arrival(&tw_p2p.match, m->source, h.tag, h.context);
     if (p) {
         deliver(tw_req_of_posted(p), m->source, h.tag, is_rts, &rts, body, len);
@@ -156,17 +153,8 @@ static void drain_notifications(void) {
             if (notification_handler) notification_handler(&n);
             continue;
         }
-        if (n.op != TW_OP_GET && n.op != TW_OP_PUT) continue;
-        /* the cookie holds the target side's handle high, the initiator's low */
-        int at_target = n.cls == TW_NOTIFY_RESPONDER ||
-                        (n.op == TW_OP_PUT && n.cls == TW_NOTIFY_COMPLETER && n.status == TW_OK);
-        int i = tw_req_index(at_target ? (int)(n.cookie >> 32) : (int)(uint32_t)n.cookie);
-        if (i <= 0 || !tw_reqs[i].parts) continue;
-        req_t *r = &tw_reqs[i];
-        /* a cookie is only as good as the peer that names it: another process must
-         * not complete this request by naming it in its own operation */
-        if (n.peer != (r->kind == REQ_SEND ? r->peer : r->got_from)) continue;
-        tw_proto_rndv_notified(i, &n);
+        int i = tw_mpi_notified_check(&n);
+        if (i) tw_proto_rndv_notified(i, &n);
     }
 }
 

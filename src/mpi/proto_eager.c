@@ -8,6 +8,7 @@
 #include "mpi/p2p.h"
 #include "mpi/proto.h"
 #include "mpi/state.h"
+#include "mpi/wire_check.h"
 
 int tw_proto_eager_post(req_t *r) {
     tw_mpi_hdr_t h = {r->tag, r->context};
@@ -44,8 +45,7 @@ int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t conte
     while ((rc = tw_velo_peek(tw_mpi.ep, &m)) == TW_EMPTY) tw_ep_relax(tw_mpi.ep, &spins);
     if (rc != TW_OK) return 1;
     tw_mpi_hdr_t h;
-    if (m.tag == TW_MPI_EAGER && m.length >= sizeof h) {
-        memcpy(&h, m.data, sizeof h);
+    if (m.tag == TW_MPI_EAGER && tw_mpi_header_take(m.data, m.length, &h)) {
         if (tw_match_accepts(source, tag, context, m.source, h.tag, h.context)) {
             size_t len = m.length - sizeof h, n = len < bytes ? len : bytes;
             if (n) memcpy(buf, (const unsigned char *)m.data + sizeof h, n);

@@ -10,6 +10,7 @@
 #include "mpi/failure.h"
 #include "mpi/proto.h"
 #include "mpi/state.h"
+#include "mpi/wire_check.h"
 
 static unsigned char sync_dummy; /* what a zero-byte synchronous send registers */
 
@@ -172,15 +173,9 @@ void tw_proto_rndv_get(int i) {
  * window. Checked against the receive it names before anything is fetched. */
 void tw_proto_ready_take(int source, const void *body, size_t len) {
     tw_mpi_ready_t m;
-    if (len != sizeof m) return;
-    memcpy(&m, body, sizeof m);
-    int i = tw_req_index((MPI_Request)m.rreq), prev;
-    if (i <= 0) return;
+    int i = tw_mpi_ready_check(source, body, len, &m), prev;
+    if (!i || tw_req_list_find(&tw_p2p.pending_gets, i, &prev)) return;
     req_t *r = &tw_reqs[i];
-    if (r->kind != REQ_RECV || r->proto != TW_PROTO_RNDV_CHUNKED || r->done ||
-        r->got_from != source || r->got.sreq != m.sreq || m.offset >= r->got.size ||
-        tw_req_list_find(&tw_p2p.pending_gets, i, &prev))
-        return;
     if (r->parts) { /* the chunk before it has not landed yet */
         if (m.offset == r->chunk_at + TW_PACK_CHUNK) r->ready = 1;
     } else if (m.offset == r->chunk_at) {

@@ -9,6 +9,7 @@
 #include "mpi/failure.h"
 #include "mpi/proto.h"
 #include "mpi/state.h"
+#include "mpi/wire_check.h"
 
 /* A split or put receive's CTS: registers the part of the buffer the sender puts
  * (the second half, or all of it), or (nothing to put, nothing registrable) asks for
@@ -78,15 +79,9 @@ void tw_proto_put_start(int i) {
  * names. */
 void tw_proto_cts_take(int source, const void *body, size_t len) {
     tw_mpi_cts_t c;
-    if (len != sizeof c) return;
-    memcpy(&c, body, sizeof c);
-    int i = tw_req_index((MPI_Request)c.sreq);
-    if (i <= 0) return;
+    int i = tw_mpi_cts_check(source, body, len, &c);
+    if (!i) return; /* not a CTS a send waits for: dropped */
     req_t *r = &tw_reqs[i];
-    if (r->kind != REQ_SEND || r->state != TW_STATE_WAIT_CTS || r->peer != source || r->done ||
-        c.offset > r->bytes || c.len > r->bytes - c.offset ||
-        (r->proto == TW_PROTO_RNDV_PUT && c.offset))
-        return; /* not a CTS this send waits for: dropped */
     r->state = TW_STATE_MOVING;
     if (!c.len) {
         tw_proto_rndv_part_done(i);

@@ -9,6 +9,7 @@
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"
 #include "mpi/win.h"
+#include "mpi/win_msg.h"
 #include "mpi/wire.h"
 
 /* ---- lock words and flushes ---- */
@@ -68,25 +69,8 @@ int tw_win_completion(win_t *w, int rc) {
 
 /* ---- PSCW messages ---- */
 
-typedef struct win_msg {
-    uint32_t context, kind;
-} win_msg_t;
-
 void tw_mpi_win_message(int source, const void *data, size_t len) {
-    win_msg_t m;
-    if (len != sizeof m) return;
-    memcpy(&m, data, sizeof m);
-    for (int i = 0; i < WIN_MAX; i++) {
-        win_t *w = tw_win_table[i];
-        if (!w || w->context != m.context) continue;
-        int r = tw_mpi_comm_rank_of(w->c, source);
-        if (r < 0 || r >= w->size) return;
-        if (m.kind == MSG_POST)
-            w->posts_in[r]++;
-        else if (m.kind == MSG_COMPLETE)
-            w->completes_in++;
-        return;
-    }
+    (void)tw_win_msg_take(tw_win_table, source, data, len);
 }
 
 static int send_msg(win_t *w, int r, uint32_t kind) {

@@ -14,8 +14,12 @@
 static tw_job_t the_job;
 static int joined;
 
+static int random_bytes(void *out, size_t n) {
+    return getrandom(out, n, 0) == (ssize_t)n ? 0 : -1; /* up to 256 bytes come whole */
+}
+
 static int random_u64(uint64_t *out) {
-    return getrandom(out, sizeof *out, 0) == (ssize_t)sizeof *out ? 0 : -1;
+    return random_bytes(out, sizeof *out);
 }
 
 /* A job id for processes not started by twrun: under another process manager it
@@ -38,18 +42,44 @@ int tw_job_key_parse(const char *s, uint64_t *key) {
     return 0;
 }
 
-/* Without twrun, rank 0 draws the key and hands it to the others. */
-static int agree_job_key(tw_job_t *job) {
-    char value[32];
+int tw_job_secret_parse(const char *s, unsigned char secret[TW_JOB_SECRET_SIZE]) {
+    if (strlen(s) != 2 * TW_JOB_SECRET_SIZE ||
+        strspn(s, "0123456789abcdef") != 2 * TW_JOB_SECRET_SIZE)
+        return -1;
+    for (int i = 0; i < TW_JOB_SECRET_SIZE; i++) {
+        char byte[3] = {s[2 * i], s[2 * i + 1], '\0'};
+        secret[i] = (unsigned char)strtoul(byte, NULL, 16);
+    }
+    return 0;
+}
+
+static void secret_hex(const unsigned char secret[TW_JOB_SECRET_SIZE], char *out) {
+    for (int i = 0; i < TW_JOB_SECRET_SIZE; i++) sprintf(out + 2 * i, "%02x", secret[i]);
+}
+
+/* Without twrun, rank 0 draws what twrun would have (the key, the secret, or both)
+ * and hands it to the others through the process manager's key-value store. */
+static int agree_job_key(tw_job_t *job, int key, int secret) {
+    char value[2 * TW_JOB_SECRET_SIZE + 1];
     if (job->rank == 0) {
-        if (random_u64(&job->job_key)) return -1;
-        snprintf(value, sizeof value, "%016llx", (unsigned long long)job->job_key);
-        if (tw_pmi_put(&job->pmi, "tw.jobkey", value)) return -1;
+        if (key) {
+            if (random_u64(&job->job_key)) return -1;
+            snprintf(value, sizeof value, "%016llx", (unsigned long long)job->job_key);
+            if (tw_pmi_put(&job->pmi, "tw.jobkey", value)) return -1;
+        }
+        if (secret) {
+            if (random_bytes(job->secret, sizeof job->secret)) return -1;
+            secret_hex(job->secret, value);
+            if (tw_pmi_put(&job->pmi, "tw.jobsecret", value)) return -1;
+        }
     }
     if (tw_pmi_fence(&job->pmi)) return -1;
     if (job->rank != 0) {
-        if (tw_pmi_get(&job->pmi, "tw.jobkey", value, sizeof value) ||
-            tw_job_key_parse(value, &job->job_key))
+        if (key && (tw_pmi_get(&job->pmi, "tw.jobkey", value, sizeof value) ||
+                    tw_job_key_parse(value, &job->job_key)))
+            return -1;
+        if (secret && (tw_pmi_get(&job->pmi, "tw.jobsecret", value, sizeof value) ||
+                       tw_job_secret_parse(value, job->secret)))
             return -1;
     }
     return 0;
@@ -124,10 +154,14 @@ int tw_job_attach(tw_job_t **out) {
             strcpy(job->job_id, job->config->job_id);
         else
             derive_job_id(job);
-        if (job->config->has_job_key)
-            job->job_key = job->config->job_key;
-        else if (agree_job_key(job)) {
-            fprintf(stderr, "tollway: cannot agree on a job key with the other ranks\n");
+        int has_key = job->config->has_job_key, has_secret = job->config->job_secret[0] != '\0';
+        if (has_key) job->job_key = job->config->job_key;
+        if (has_secret && tw_job_secret_parse(job->config->job_secret, job->secret)) {
+            fprintf(stderr, "tollway: TW_JOB_SECRET is not 32 lowercase hex digits\n");
+            return TW_ERR_CONFIG;
+        }
+        if ((!has_key || !has_secret) && agree_job_key(job, !has_key, !has_secret)) {
+            fprintf(stderr, "tollway: cannot agree on a job key and secret with the other ranks\n");
             return TW_ERR_RUNTIME;
         }
         /* ranks on this node: from twrun, else from MPICH's Hydra, else all */
@@ -136,6 +170,7 @@ int tw_job_attach(tw_job_t **out) {
         job->local_size = job->config->local_size > 0       ? job->config->local_size
                           : local > 0 && local <= job->size ? local
                                                             : job->size;
+        job->local_known = job->config->local_size > 0 || (local > 0 && local <= job->size);
         if (!placement_ok(job)) {
             tw_pmi_finalize(&job->pmi);
             return TW_ERR_CONFIG;

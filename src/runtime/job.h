@@ -8,13 +8,18 @@
 #include "runtime/settings.h"
 #include "runtime/pmi.h"
 
+enum { TW_JOB_SECRET_SIZE = 16 };
+
 typedef struct tw_job {
     int rank, size;
     int local_size;   /* ranks on this node */
+    int local_known;  /* local_size is the launcher's word (twrun, Hydra), not assumed */
     int cores;        /* cores this node offers */
     char job_id[33];  /* hex; names the job's shared-memory objects */
     uint64_t job_key; /* random; stamped in every mailbox and checked by peers */
-    char node[64];    /* this node's name */
+    unsigned char secret[TW_JOB_SECRET_SIZE]; /* random; keys the udp link's packet MACs,
+                                                 never sent on the network */
+    char node[64];                            /* this node's name */
     const tw_config_t *config;
     tw_pmi_t pmi;
     int users;      /* open endpoints */
@@ -30,5 +35,8 @@ void tw_job_detach(tw_job_t *job);
 /* The job key as rank 0 hands it to the others through the key-value store: 16
  * lowercase hex digits. 0, or -1 for anything else. */
 int tw_job_key_parse(const char *s, uint64_t *key);
+/* The job secret so (TW_JOB_SECRET, or from rank 0): 32 lowercase hex digits, byte by
+ * byte. 0, or -1 for anything else. */
+int tw_job_secret_parse(const char *s, unsigned char secret[TW_JOB_SECRET_SIZE]);
 
 #endif

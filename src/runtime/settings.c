@@ -46,6 +46,9 @@ static const char *const rma_copy_names[] = {
 static const char *const wait_names[] = {
     [TW_WAIT_AUTO] = "auto", [TW_WAIT_SPIN] = "spin", [TW_WAIT_YIELD] = "yield"};
 static const char *const link_names[] = {"auto", "udp"}; /* udp_everywhere: 0 or 1 */
+static const char *const udp_auth_names[] = {[TW_UDP_AUTH_AUTO] = "auto",
+                                             [TW_UDP_AUTH_HEADER] = "header",
+                                             [TW_UDP_AUTH_PAYLOAD] = "payload"};
 static const char *const bcast_names[] = {[TW_BCAST_AUTO] = "auto",
                                           [TW_BCAST_BINOMIAL] = "binomial",
                                           [TW_BCAST_SCATTER_ALLGATHER] = "scatter-allgather"};
@@ -177,7 +180,8 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                               .owner = TW_OWNER_LINK,
                               .default_value = "",
                               .form = "an IPv4 address such as 10.0.0.1",
-                              .meaning = "IPv4 address the udp link binds (default: the first "
+                              .meaning = "IPv4 address the udp link binds (default: 127.0.0.1 "
+                                         "when every rank is on this node, else the first "
                                          "non-loopback address that is up, else 127.0.0.1)"},
                              TEXT(udp_addr),
                              .has_form = ipv4_ok},
@@ -189,9 +193,10 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                  .max = 3600000,
                                  .unit = "milliseconds",
                                  .meaning =
-                                     "how long a peer with data outstanding to it may stay "
-                                     "silent before it is declared lost (it answers while it "
-                                     "makes progress: inside tollway calls)"},
+                                     "how long a peer may stay silent, probed while this rank "
+                                     "waits or with data outstanding, before it is declared "
+                                     "lost (a thread answers probes, so a peer that computes "
+                                     "is alive)"},
                                 NUMBER(udp_timeout_ms)},
     [TW_SETTING_UDP_RTO] = {{.name = "TW_UDP_RTO",
                              .type = TW_SETTING_UNSIGNED,
@@ -238,6 +243,15 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                            "tests: each kind with its probability, the delay in "
                                            "microseconds, the seed of the random choices"},
                                .store = STORE_FAULTS},
+    [TW_SETTING_UDP_AUTH] = {{.name = "TW_UDP_AUTH",
+                              CHOICES(udp_auth_names),
+                              .owner = TW_OWNER_LINK,
+                              .default_value = "auto",
+                              .meaning = "what the MAC of every udp packet covers: auto or "
+                                         "header, the header (the payload through its CRC32C); "
+                                         "payload, the payload too (no receiving in place); the "
+                                         "same on every rank of a job"},
+                             NUMBER(udp_auth)},
     [TW_SETTING_PROGRESS_THREAD] = {{.name = "TW_PROGRESS_THREAD",
                                      .type = TW_SETTING_BOOLEAN,
                                      .owner = TW_OWNER_DEVICE,
@@ -348,6 +362,15 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                             NUMBER(job_key),
                             .has_flag = 1,
                             .flag_offset = offsetof(tw_config_t, has_job_key)},
+    [TW_SETTING_JOB_SECRET] = {{.name = "TW_JOB_SECRET",
+                                .type = TW_SETTING_HEX,
+                                .owner = TW_OWNER_LAUNCHER,
+                                .default_value = "",
+                                .min = 32,
+                                .max = 32,
+                                .meaning = "random 128-bit job secret; keys the MAC of every udp "
+                                           "packet, never sent"},
+                               TEXT(job_secret)},
     [TW_SETTING_LOCAL_RANK] = {{.name = "TW_LOCAL_RANK",
                                 .type = TW_SETTING_UNSIGNED,
                                 .owner = TW_OWNER_LAUNCHER,

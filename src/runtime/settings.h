@@ -22,6 +22,12 @@ typedef enum tw_rma_copy {
     TW_RMA_COPY_PIPELINE, /* always pipelined through shared memory, served by the target */
 } tw_rma_copy_t;
 
+typedef enum tw_udp_auth {
+    TW_UDP_AUTH_AUTO,    /* the header: as TW_UDP_AUTH_HEADER */
+    TW_UDP_AUTH_HEADER,  /* the header, and the payload through its CRC32C */
+    TW_UDP_AUTH_PAYLOAD, /* the header and the payload */
+} tw_udp_auth_t;
+
 typedef struct tw_config {
     uint32_t velo_slots; /* mailbox slots per endpoint */
     uint32_t nq_slots;   /* notification queue entries per endpoint */
@@ -44,13 +50,15 @@ typedef struct tw_config {
     char job_id[33];
     uint64_t job_key;
     int has_job_key;
+    char job_secret[33];        /* hex; empty when unset */
     int local_rank, local_size; /* -1 when unset */
     /* nodes and links */
     char node[64];      /* TW_NODE: this node's identity; empty: host name + network namespace */
     int udp_everywhere; /* TW_LINK=udp: every peer over udp, those on this node too */
     char udp_addr[16];  /* TW_UDP_ADDR: the IPv4 address to bind; empty: found */
     uint32_t udp_timeout_ms, udp_rto_us, udp_window;
-    uint32_t udp_mtu; /* 0: the MTU of the interface the link binds */
+    uint32_t udp_mtu;       /* 0: the MTU of the interface the link binds */
+    tw_udp_auth_t udp_auth; /* what the MAC of a udp packet covers */
     double fault_drop, fault_duplicate, fault_reorder, fault_corrupt, fault_delay;
     uint32_t fault_delay_us;
     uint64_t fault_seed;

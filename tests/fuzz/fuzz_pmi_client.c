@@ -1,10 +1,12 @@
 /* Fuzz target of the library's PMI client reading what it is given: the process
  * manager's replies (tw_pmi_take_reply, src/runtime/pmi.c), the numbers in PMI_FD,
- * PMI_RANK and PMI_SIZE (tw_pmi_parse_number) and the job key rank 0 hands the other
- * ranks through the key-value store (tw_job_key_parse, src/runtime/job.c).
+ * PMI_RANK and PMI_SIZE (tw_pmi_parse_number) and the job key and secret rank 0 hands
+ * the other ranks through the key-value store (tw_job_key_parse, tw_job_secret_parse,
+ * src/runtime/job.c).
  *
  * The input's first byte says what the rest is: 'N' a number from the environment,
- * 'K' a job key from the store, anything else the bytes the process manager sends,
+ * 'K' a job key from the store, 'S' a job secret from the store (or TW_JOB_SECRET),
+ * anything else the bytes the process manager sends,
  * arriving in pieces of sizes drawn from that first byte, while the client awaits the
  * replies of its start-up in turn (init, kvsname, put, barrier, two gets, finalize).
  *   - A reply is taken exactly when a whole line is there: the line and its '\n' go,
@@ -14,7 +16,7 @@
  *   - A number is accepted exactly when it is decimal (strtol's spaces and sign
  *     allowed) and from 0 to 2^30, with that value.
  *   - A job key is accepted exactly when it is 16 lowercase hex digits, the way rank 0
- *     writes it, and reads back as the same digits. */
+ *     writes it, and reads back as the same digits; a job secret likewise with 32. */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdint.h>
@@ -26,7 +28,7 @@
 #include "runtime/job.h"
 #include "runtime/pmi.h"
 
-static long replies_taken, replies_refused, numbers_accepted, keys_accepted;
+static long replies_taken, replies_refused, numbers_accepted, keys_accepted, secrets_accepted;
 
 static void check_number(const char *s) {
     int v = -1, rc = tw_pmi_parse_number(s, &v);
@@ -59,6 +61,20 @@ static void check_job_key(const char *s) {
         snprintf(again, sizeof again, "%016" PRIx64, key);
         FUZZ_CHECK(strcmp(again, s) == 0);
         keys_accepted++;
+    }
+}
+
+static void check_job_secret(const char *s) {
+    unsigned char secret[TW_JOB_SECRET_SIZE] = {0};
+    int rc = tw_job_secret_parse(s, secret);
+    FUZZ_CHECK(rc == 0 || rc == -1);
+    int expect = strlen(s) == 2 * TW_JOB_SECRET_SIZE && strspn(s, "0123456789abcdef") == strlen(s);
+    FUZZ_CHECK((rc == 0) == expect);
+    if (rc == 0) {
+        char again[2 * TW_JOB_SECRET_SIZE + 1];
+        for (int i = 0; i < TW_JOB_SECRET_SIZE; i++) snprintf(again + 2 * i, 3, "%02x", secret[i]);
+        FUZZ_CHECK(strcmp(again, s) == 0);
+        secrets_accepted++;
     }
 }
 
@@ -118,6 +134,7 @@ static void replies(const uint8_t *stream, size_t size, unsigned pace) {
         if (value) {
             FUZZ_CHECK(value >= msg.buf && value < msg.buf + sizeof msg.buf);
             check_job_key(value);
+            check_job_secret(value);
         }
         step++;
     }
@@ -125,15 +142,17 @@ static void replies(const uint8_t *stream, size_t size, unsigned pace) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0) return 0;
-    if (data[0] == 'N' || data[0] == 'K') {
+    if (data[0] == 'N' || data[0] == 'K' || data[0] == 'S') {
         char *s = malloc(size);
         if (!s) abort();
         memcpy(s, data + 1, size - 1);
         s[size - 1] = '\0';
         if (data[0] == 'N')
             check_number(s);
-        else
+        else if (data[0] == 'K')
             check_job_key(s);
+        else
+            check_job_secret(s);
         free(s);
         return 0;
     }
@@ -163,12 +182,15 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
         "N-0",
         "K0123456789abcdef",
         "Kffffffffffffffff",
+        "S000102030405060708090a0b0c0d0e0f",
+        "Sffffffffffffffffffffffffffffffff",
     };
     (void)rand32;
     return fuzz_seed_text(buf, cap, seeds[index % (sizeof seeds / sizeof seeds[0])]);
 }
 
 void fuzz_report(FILE *out) {
-    fprintf(out, "; %ld replies taken, %ld refused, %ld numbers and %ld job keys accepted",
-            replies_taken, replies_refused, numbers_accepted, keys_accepted);
+    fprintf(out,
+            "; %ld replies taken, %ld refused, %ld numbers, %ld job keys and %ld secrets accepted",
+            replies_taken, replies_refused, numbers_accepted, keys_accepted, secrets_accepted);
 }

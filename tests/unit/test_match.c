@@ -52,6 +52,25 @@ static void test_posted_receives_match_in_posting_order(void **state) {
     tw_match_fini(&m);
 }
 
+/* Negative tags are the communicator creation exchanges': their own receives name
+ * them, and a receive of any tag, which would report an impossible tag, takes none. */
+static void test_any_tag_takes_no_negative_tag(void **state) {
+    (void)state;
+    tw_match_t m;
+    tw_match_init(&m, 1 << 20);
+    tw_posted_t any = recv_of(MPI_ANY_SOURCE, MPI_ANY_TAG, CTX), creation = recv_of(1, -2, CTX);
+    tw_match_post(&m, &any);
+    assert_null(tw_match_arrival(&m, 1, MPI_ANY_TAG, CTX));
+    assert_null(tw_match_arrival(&m, 1, -5, CTX));
+    tw_match_post(&m, &creation);
+    assert_ptr_equal(tw_match_arrival(&m, 1, -2, CTX), &creation);
+    assert_ptr_equal(tw_match_arrival(&m, 1, 0, CTX), &any);
+    keep_int(&m, 1, -2, CTX, 1);
+    assert_null(tw_match_probe(&m, MPI_ANY_SOURCE, MPI_ANY_TAG, CTX));
+    assert_non_null(tw_match_probe(&m, 1, -2, CTX));
+    tw_match_fini(&m);
+}
+
 static void test_any_source_skips_to_the_one_that_fits(void **state) {
     (void)state;
     tw_match_t m;
@@ -187,6 +206,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_posted_receives_match_in_posting_order),
         cmocka_unit_test(test_any_source_skips_to_the_one_that_fits),
+        cmocka_unit_test(test_any_tag_takes_no_negative_tag),
         cmocka_unit_test(test_unexpected_messages_keep_their_order),
         cmocka_unit_test(test_probe_leaves_take_removes),
         cmocka_unit_test(test_cancel_takes_a_posted_receive_out),

@@ -20,12 +20,18 @@
 #include "link/udp/udp.h"
 #include "tollway/status.h"
 
-enum { KEY = 0xabcdef };
+/* The job's secret, and as SipHash takes it. */
+static const unsigned char SECRET[TW_UDP_SECRET_SIZE] = {0, 1, 2,  3,  4,  5,  6,  7,
+                                                         8, 9, 10, 11, 12, 13, 14, 15};
+static const tw_siphash_key_t KEY = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull};
 
 typedef struct pair {
     tw_udp_link_t *l[2];
     struct sockaddr_in addr[2];
 } pair_t;
+
+/* Links opened from now on authenticate their payloads too (TW_UDP_AUTH=payload). */
+static int pair_mac_payload;
 
 /* mtu, window: 0 for the link's defaults */
 static void open_pair_sized(pair_t *p, const tw_udp_faults_t *faults, unsigned timeout_ms,
@@ -35,7 +41,8 @@ static void open_pair_sized(pair_t *p, const tw_udp_faults_t *faults, unsigned t
         tw_udp_config_default(&cfg);
         if (mtu) cfg.mtu = mtu;
         if (window) cfg.window = window;
-        cfg.job_key = KEY;
+        memcpy(cfg.secret, SECRET, sizeof cfg.secret);
+        cfg.mac_payload = pair_mac_payload;
         cfg.self = (uint32_t)k;
         cfg.peers = 2;
         cfg.rto_us = 1000;
@@ -469,25 +476,24 @@ static void test_forged_datagrams_are_dropped(void **state) {
     assert_true(fd >= 0);
     unsigned char pkt[TW_UDP_HDR_SIZE + 16] = {0};
     const struct sockaddr *to = (const struct sockaddr *)&p.addr[0];
-    tw_udp_hdr_t h = {.job_key = KEY + 1,
-                      .src = 1,
+    tw_udp_hdr_t h = {.src = 1,
                       .dst = 0,
                       .seq = 1,
                       .ack = 1,
                       .flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST | TW_UDP_LAST,
                       .len = 16,
                       .msg_len = 16};
-    tw_udp_encode(pkt, &h, "0123456789abcdef");
-    sendto(fd, pkt, sizeof pkt, 0, to, sizeof p.addr[0]); /* wrong key */
-    h.job_key = KEY;
-    tw_udp_encode(pkt, &h, "0123456789abcdef");
+    const tw_siphash_key_t other = {KEY.k0, KEY.k1 ^ 1};
+    tw_udp_encode(pkt, &h, "0123456789abcdef", &other);
+    sendto(fd, pkt, sizeof pkt, 0, to, sizeof p.addr[0]); /* another secret */
+    tw_udp_encode(pkt, &h, "0123456789abcdef", &KEY);
     pkt[TW_UDP_HDR_SIZE + 3] ^= 1;
     sendto(fd, pkt, sizeof pkt, 0, to, sizeof p.addr[0]); /* bad CRC */
-    tw_udp_encode(pkt, &h, "0123456789abcdef");
+    tw_udp_encode(pkt, &h, "0123456789abcdef", &KEY);
     sendto(fd, pkt, 20, 0, to, sizeof p.addr[0]);             /* truncated below a header */
     sendto(fd, pkt, sizeof pkt - 1, 0, to, sizeof p.addr[0]); /* truncated payload */
     h.src = 7;
-    tw_udp_encode(pkt, &h, "0123456789abcdef");
+    tw_udp_encode(pkt, &h, "0123456789abcdef", &KEY);
     sendto(fd, pkt, sizeof pkt, 0, to, sizeof p.addr[0]); /* no such peer */
     static unsigned char huge[3000];
     sendto(fd, huge, sizeof huge, 0, to, sizeof p.addr[0]); /* longer than the MTU */
@@ -497,7 +503,7 @@ static void test_forged_datagrams_are_dropped(void **state) {
     for (long k = 0; k < 1000000 && s->packets_received < 6; k++)
         tw_udp_poll(p.l[0], count_only, &n);
     assert_int_equal(n, 0);
-    assert_int_equal(s->dropped[TW_UDP_BAD_KEY], 1);
+    assert_int_equal(s->dropped[TW_UDP_BAD_MAC], 1);
     assert_int_equal(s->dropped[TW_UDP_BAD_CRC], 2); /* the payload cut short fails it too */
     assert_int_equal(s->dropped[TW_UDP_SHORT], 1);
     assert_int_equal(s->dropped[TW_UDP_BAD_LEN], 1);
@@ -513,34 +519,26 @@ static void test_broken_framing_is_refused(void **state) {
     (void)state;
     pair_t p;
     open_pair(&p, NULL, 0);
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    assert_true(fd >= 0);
+    int fd = tw_udp_fd(p.l[1]); /* from where endpoint 1 lives */
     const struct sockaddr *to = (const struct sockaddr *)&p.addr[0];
     unsigned char pkt[TW_UDP_HDR_SIZE + 16];
-    tw_udp_hdr_t middle = {.job_key = KEY,
-                           .src = 1,
-                           .dst = 0,
-                           .seq = 1,
-                           .ack = 1,
-                           .flags = TW_UDP_DATA | TW_UDP_ACK,
-                           .len = 16};
-    tw_udp_encode(pkt, &middle, "0123456789abcdef");
+    tw_udp_hdr_t middle = {
+        .src = 1, .dst = 0, .seq = 1, .ack = 1, .flags = TW_UDP_DATA | TW_UDP_ACK, .len = 16};
+    tw_udp_encode(pkt, &middle, "0123456789abcdef", &KEY);
     sendto(fd, pkt, sizeof pkt, 0, to, sizeof p.addr[0]);
-    tw_udp_hdr_t first = {.job_key = KEY,
-                          .src = 1,
+    tw_udp_hdr_t first = {.src = 1,
                           .dst = 0,
                           .seq = 1,
                           .ack = 1,
                           .flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST,
                           .len = 16,
                           .msg_len = 20};
-    tw_udp_encode(pkt, &first, "0123456789abcdef");
+    tw_udp_encode(pkt, &first, "0123456789abcdef", &KEY);
     sendto(fd, pkt, sizeof pkt, 0, to, sizeof p.addr[0]);
     middle.seq = 2; /* 16 + 16 bytes of a message of 20 */
     middle.flags |= TW_UDP_LAST;
-    tw_udp_encode(pkt, &middle, "0123456789abcdef");
+    tw_udp_encode(pkt, &middle, "0123456789abcdef", &KEY);
     sendto(fd, pkt, sizeof pkt, 0, to, sizeof p.addr[0]);
-    close(fd);
     const tw_udp_stats_t *s = tw_udp_stats(p.l[0]);
     int n = 0;
     for (long k = 0; k < 1000000 && s->packets_received < 3; k++)
@@ -564,7 +562,7 @@ typedef struct played {
 static void open_played_mtu(played_t *p, unsigned mtu) {
     tw_udp_config_t cfg;
     tw_udp_config_default(&cfg);
-    cfg.job_key = KEY;
+    memcpy(cfg.secret, SECRET, sizeof cfg.secret);
     cfg.self = 0;
     cfg.peers = 2;
     cfg.mtu = mtu;
@@ -600,7 +598,7 @@ static tw_udp_hdr_t played_read(played_t *p) {
     ssize_t n = recv(p->fd, pkt, sizeof pkt, 0);
     assert_true(n > 0);
     tw_udp_hdr_t h;
-    assert_int_equal(tw_udp_decode(pkt, (size_t)n, KEY, 1, &h), TW_UDP_OK);
+    assert_int_equal(tw_udp_decode(pkt, (size_t)n, &KEY, 1, &h), TW_UDP_OK);
     return h;
 }
 
@@ -617,7 +615,7 @@ static tw_udp_hdr_t played_latest(played_t *p) {
     unsigned char pkt[2048];
     ssize_t n;
     while ((n = recv(p->fd, pkt, sizeof pkt, MSG_DONTWAIT)) > 0)
-        assert_int_equal(tw_udp_decode(pkt, (size_t)n, KEY, 1, &h), TW_UDP_OK);
+        assert_int_equal(tw_udp_decode(pkt, (size_t)n, &KEY, 1, &h), TW_UDP_OK);
     return h;
 }
 
@@ -634,12 +632,12 @@ static tw_udp_hdr_t played_read_data(played_t *p) {
  * acknowledgement, and polls the link until it has taken it. */
 static void played_send_msg(played_t *p, uint32_t seq, uint32_t ack, uint32_t held, const void *msg,
                             size_t len, size_t damage, tw_udp_deliver_fn deliver, void *ctx) {
-    tw_udp_hdr_t h = {.job_key = KEY, .src = 1, .dst = 0, .ack = ack, .held = held};
+    tw_udp_hdr_t h = {.src = 1, .dst = 0, .ack = ack, .held = held};
     h.flags = TW_UDP_ACK | (seq ? TW_UDP_DATA | TW_UDP_FIRST | TW_UDP_LAST : 0);
     h.seq = seq;
     h.len = h.msg_len = seq ? (uint32_t)len : 0;
     static unsigned char pkt[TW_UDP_HDR_SIZE + TW_UDP_MSG_MAX];
-    tw_udp_encode(pkt, &h, msg);
+    tw_udp_encode(pkt, &h, msg, &KEY);
     if (damage < h.len) pkt[TW_UDP_HDR_SIZE + damage] ^= 1;
     len = TW_UDP_HDR_SIZE + h.len;
     const tw_udp_stats_t *s = tw_udp_stats(p->l);
@@ -826,6 +824,301 @@ static void test_kept_packet_survives_a_damaged_copy(void **state) {
     close_played(&p);
 }
 
+/* ---- an attacker on the network: raw sockets that capture the link's packets and
+ * send them, or packets made to look like them, again ---- */
+
+/* A socket bound to a port of loopback, its address in *addr. */
+static int bound_socket(struct sockaddr_in *addr) {
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(fd >= 0);
+    struct timeval wait = {.tv_sec = 5}; /* a packet that never comes fails the test */
+    assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait), 0);
+    *addr = (struct sockaddr_in){.sin_family = AF_INET};
+    addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t alen = sizeof *addr;
+    assert_int_equal(bind(fd, (struct sockaddr *)addr, sizeof *addr), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)addr, &alen), 0);
+    return fd;
+}
+
+/* What endpoint 1 sends endpoint 0 for a message, captured on its way: endpoint 1 is
+ * told endpoint 0 lives at a capturing socket, sends, and is told the truth again. */
+static size_t capture_message(pair_t *p, const void *msg, size_t len, unsigned char *pkt,
+                              size_t cap) {
+    struct sockaddr_in at;
+    int fd = bound_socket(&at);
+    assert_int_equal(tw_udp_set_peer(p->l[1], 0, &at), TW_OK);
+    assert_int_equal(tw_udp_send(p->l[1], 0, msg, len), TW_OK);
+    ssize_t n;
+    tw_udp_hdr_t h;
+    do { /* the data packet, past bare acknowledgements */
+        n = recv(fd, pkt, cap, 0);
+        assert_true(n > 0);
+        assert_int_equal(tw_udp_decode(pkt, (size_t)n, &KEY, 0, &h), TW_UDP_OK);
+    } while (!(h.flags & TW_UDP_DATA));
+    assert_int_equal(tw_udp_set_peer(p->l[1], 0, &p->addr[0]), TW_OK);
+    close(fd);
+    return (size_t)n;
+}
+
+/* Sends len bytes at pkt to endpoint 0 from socket fd, then polls endpoint 0 until it
+ * has read them; returns the messages it delivered meanwhile. */
+/* Polls endpoint 0 until a poll reads nothing: over loopback whatever was sent to it
+ * before has arrived. */
+static void drain(pair_t *p) {
+    const tw_udp_stats_t *s = tw_udp_stats(p->l[0]);
+    uint64_t before;
+    int n = 0;
+    do {
+        before = s->packets_received;
+        tw_udp_poll(p->l[0], count_only, &n);
+    } while (s->packets_received != before);
+}
+
+static int inject(pair_t *p, int fd, const void *pkt, size_t len) {
+    const tw_udp_stats_t *s = tw_udp_stats(p->l[0]);
+    drain(p);
+    uint64_t before = s->packets_received;
+    assert_int_equal(
+        sendto(fd, pkt, len, 0, (const struct sockaddr *)&p->addr[0], sizeof p->addr[0]),
+        (ssize_t)len);
+    int n = 0;
+    for (long k = 0; k < 1000000 && s->packets_received == before; k++)
+        tw_udp_poll(p->l[0], count_only, &n);
+    assert_int_equal(s->packets_received, before + 1);
+    return n;
+}
+
+/* A packet that authenticates, but comes from another port than its sender's (a copy
+ * sent on by whoever saw it), is dropped and counted; nor does a packet forged with
+ * the right magic, CRCs, lengths and endpoints but without the secret get anywhere. */
+static void test_foreign_source_is_dropped(void **state) {
+    (void)state;
+    pair_t p;
+    open_pair(&p, NULL, 0);
+    unsigned char pkt[2048];
+    size_t n = capture_message(&p, "captured", 8, pkt, sizeof pkt);
+    struct sockaddr_in stranger;
+    int fd = bound_socket(&stranger);
+    const tw_udp_stats_t *s = tw_udp_stats(p.l[0]);
+    assert_int_equal(inject(&p, fd, pkt, n), 0);
+    assert_int_equal(s->wrong_source, 1);
+    /* made by hand: everything right but the secret it is sealed with */
+    tw_udp_hdr_t h = {.src = 1,
+                      .dst = 0,
+                      .seq = 1,
+                      .ack = 1,
+                      .flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST | TW_UDP_LAST,
+                      .len = 6,
+                      .msg_len = 6};
+    const tw_siphash_key_t guess = {0x0123456789abcdefull, 0xfedcba9876543210ull};
+    tw_udp_encode(pkt, &h, "forged", &guess);
+    assert_int_equal(inject(&p, fd, pkt, TW_UDP_HDR_SIZE + 6), 0);
+    assert_int_equal(s->dropped[TW_UDP_BAD_MAC], 1);
+    /* even sent from the sender's own port */
+    assert_int_equal(inject(&p, tw_udp_fd(p.l[1]), pkt, TW_UDP_HDR_SIZE + 6), 0);
+    assert_int_equal(s->dropped[TW_UDP_BAD_MAC], 2);
+    assert_int_equal(s->msgs_received, 0);
+    close(fd);
+    close_pair(&p);
+}
+
+/* A link not told where a peer lives learns it from the peer's first packet that
+ * authenticates, never from one that does not; from then on it holds to it. */
+static void test_peer_address_learned_from_authenticated_packet(void **state) {
+    (void)state;
+    pair_t p;
+    open_pair(&p, NULL, 0);
+    tw_udp_close(p.l[0]); /* endpoint 0 again, not told where endpoint 1 lives */
+    tw_udp_config_t cfg;
+    tw_udp_config_default(&cfg);
+    memcpy(cfg.secret, SECRET, sizeof cfg.secret);
+    cfg.self = 0;
+    cfg.peers = 2;
+    p.addr[0].sin_port = 0;
+    p.l[0] = tw_udp_open(&cfg, &p.addr[0]);
+    assert_non_null(p.l[0]);
+    assert_int_equal(tw_udp_set_peer(p.l[1], 0, &p.addr[0]), TW_OK);
+    struct sockaddr_in stranger;
+    int fd = bound_socket(&stranger);
+    unsigned char pkt[2048];
+    tw_udp_hdr_t h = {.src = 1,
+                      .dst = 0,
+                      .seq = 1,
+                      .ack = 1,
+                      .flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST | TW_UDP_LAST,
+                      .len = 6,
+                      .msg_len = 6};
+    const tw_siphash_key_t guess = {KEY.k0 ^ 1, KEY.k1};
+    tw_udp_encode(pkt, &h, "forged", &guess);
+    assert_int_equal(inject(&p, fd, pkt, TW_UDP_HDR_SIZE + 6), 0);
+    const tw_udp_stats_t *s = tw_udp_stats(p.l[0]);
+    assert_int_equal(s->dropped[TW_UDP_BAD_MAC], 1);
+    /* the real peer speaks first: learned; the same packet from the stranger is not
+     * taken, a later one from the stranger neither */
+    assert_int_equal(tw_udp_send(p.l[1], 0, "first", 5), TW_OK);
+    int n = 0;
+    for (long k = 0; k < 1000000 && s->packets_received < 2; k++)
+        tw_udp_poll(p.l[0], count_only, &n);
+    assert_int_equal(n, 1);
+    h.seq = 2;
+    tw_udp_encode(pkt, &h, "forged", &KEY); /* with the secret: as a copy would be */
+    assert_int_equal(inject(&p, fd, pkt, TW_UDP_HDR_SIZE + 6), 0);
+    assert_int_equal(s->wrong_source, 1);
+    inbox_t in[2] = {{0}, {0}}; /* and endpoint 0 answers where endpoint 1 lives */
+    exchange(&p, 20, in);
+    close(fd);
+    close_pair(&p);
+}
+
+/* Captured packets sent again from their sender's own address: a data packet is
+ * delivered once, its copies are dropped as duplicates; a copy with one bit of its
+ * MAC flipped, and a packet with a valid MAC under another job's secret, are dropped
+ * for their MAC. Nothing is delivered twice. */
+static void test_replayed_packets_are_dropped(void **state) {
+    (void)state;
+    pair_t p;
+    open_pair(&p, NULL, 0);
+    unsigned char pkt[2048], flipped[2048];
+    size_t n = capture_message(&p, "once", 4, pkt, sizeof pkt);
+    int own = tw_udp_fd(p.l[1]);
+    const tw_udp_stats_t *s = tw_udp_stats(p.l[0]);
+    memcpy(flipped, pkt, n);
+    flipped[offsetof(tw_udp_hdr_t, mac) + 5] ^= 0x10;
+    assert_int_equal(inject(&p, own, flipped, n), 0);
+    assert_int_equal(s->dropped[TW_UDP_BAD_MAC], 1);
+    assert_int_equal(inject(&p, own, pkt, n), 1); /* the original, delivered */
+    for (int k = 0; k < 3; k++) assert_int_equal(inject(&p, own, pkt, n), 0);
+    assert_int_equal(s->duplicates, 3);
+    assert_int_equal(s->msgs_received, 1);
+    /* another job's endpoint 1, same ports, its own secret */
+    tw_udp_hdr_t h = {.src = 1,
+                      .dst = 0,
+                      .seq = 2,
+                      .ack = 1,
+                      .flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST | TW_UDP_LAST,
+                      .len = 5,
+                      .msg_len = 5};
+    const tw_siphash_key_t other_job = {0x1111111111111111ull, 0x2222222222222222ull};
+    tw_udp_encode(pkt, &h, "other", &other_job);
+    assert_int_equal(inject(&p, own, pkt, TW_UDP_HDR_SIZE + 5), 0);
+    assert_int_equal(s->dropped[TW_UDP_BAD_MAC], 2);
+    assert_int_equal(s->msgs_received, 1);
+    int got = 0; /* endpoint 1's own packets flow as before */
+    assert_int_equal(tw_udp_send(p.l[1], 0, "next", 4), TW_OK);
+    for (long k = 0; k < 1000000 && !got; k++) tw_udp_poll(p.l[0], count_only, &got);
+    assert_int_equal(got, 1);
+    close_pair(&p);
+}
+
+/* Replayed acknowledgements change nothing: a bare acknowledgement behind the one
+ * taken, and a FIN behind it, are dropped and counted; the packet in flight stays in
+ * flight and the peer is not taken to have closed. A data packet kept ahead of a gap
+ * and sent again is a duplicate, delivered once. */
+static void test_replayed_acks_change_nothing(void **state) {
+    (void)state;
+    played_t p;
+    open_played(&p);
+    const tw_udp_stats_t *s = tw_udp_stats(p.l);
+    int delivered = 0;
+    assert_int_equal(tw_udp_send(p.l, 1, "one", 3), TW_OK);
+    assert_int_equal(played_read_data(&p).seq, 1);
+    played_send(&p, 0, 2, 0, count_only, &delivered); /* acknowledged: una 2 */
+    assert_int_equal(tw_udp_in_flight(p.l, 1), 0);
+    assert_int_equal(tw_udp_send(p.l, 1, "two", 3), TW_OK);
+    assert_int_equal(played_read_data(&p).seq, 2);
+    assert_int_equal(tw_udp_in_flight(p.l, 1), 1);
+    /* the first acknowledgement of all (ack 1), as a bare ack and as a FIN */
+    played_send(&p, 0, 1, 0, count_only, &delivered);
+    assert_int_equal(s->stale_acks, 1);
+    tw_udp_hdr_t fin = {.src = 1, .dst = 0, .ack = 1, .flags = TW_UDP_ACK | TW_UDP_FIN};
+    unsigned char pkt[TW_UDP_HDR_SIZE];
+    tw_udp_encode(pkt, &fin, NULL, &KEY);
+    uint64_t before = s->packets_received;
+    assert_int_equal(
+        sendto(p.fd, pkt, sizeof pkt, 0, (struct sockaddr *)&p.link_addr, sizeof p.link_addr),
+        (ssize_t)sizeof pkt);
+    for (long k = 0; k < 1000000 && s->packets_received == before; k++)
+        tw_udp_poll(p.l, count_only, &delivered);
+    assert_int_equal(s->stale_acks, 2);
+    assert_int_equal(tw_udp_in_flight(p.l, 1), 1);
+    assert_false(tw_udp_idle(p.l)); /* still waiting for its acknowledgement */
+    /* an acknowledgement of what was never sent */
+    played_send(&p, 0, 9, 0, count_only, &delivered);
+    assert_int_equal(s->stale_acks, 3);
+    assert_int_equal(tw_udp_in_flight(p.l, 1), 1);
+    assert_int_equal(delivered, 0);
+    /* data: 1, then 3 ahead of a gap, each sent twice; then 2 */
+    played_send(&p, 1, 2, 0, count_only, &delivered);
+    played_send(&p, 1, 2, 0, count_only, &delivered);
+    played_send(&p, 3, 2, 0, count_only, &delivered);
+    played_send(&p, 3, 2, 0, count_only, &delivered);
+    assert_int_equal(s->duplicates, 2);
+    played_send(&p, 2, 2, 0, count_only, &delivered);
+    assert_int_equal(delivered, 3);
+    played_send(&p, 3, 2, 0, count_only, &delivered);
+    played_send(&p, 2, 2, 0, count_only, &delivered);
+    assert_int_equal(s->duplicates, 4);
+    assert_int_equal(delivered, 3);
+    assert_int_equal(s->msgs_received, 3);
+    close_played(&p);
+}
+
+static void *land_never(void *ctx, uint32_t peer, const void *prefix, size_t len, size_t *skip) {
+    (void)ctx, (void)peer, (void)prefix, (void)len, (void)skip;
+    fail_msg("asked where to land a message whose payload is not proven yet");
+    return NULL;
+}
+
+/* TW_UDP_AUTH=payload: messages of every size go through faults in order and exactly
+ * once, never landing in place; a data packet whose MAC covers only its header is
+ * refused, and so is a payload changed with its CRCs made right again. */
+static void test_payload_authenticated(void **state) {
+    (void)state;
+    tw_udp_faults_t f = {
+        .drop = 0.01, .duplicate = 0.01, .reorder = 0.01, .corrupt = 0.001, .seed = 7};
+    pair_t p;
+    pair_mac_payload = 1;
+    open_pair_sized(&p, &f, 0, 65535, 0);
+    pair_mac_payload = 0;
+    static const tw_udp_lander_t lander = {land_never, landed_nothing};
+    tw_udp_set_lander(p.l[0], &lander); /* not used: land_never fails the test */
+    tw_udp_set_lander(p.l[1], &lander);
+    inbox_t in[2] = {{0}, {0}};
+    exchange(&p, 500, in);
+    const tw_udp_stats_t *s = tw_udp_stats(p.l[0]);
+    assert_int_equal(s->in_place, 0);
+    drain(&p);
+    uint64_t bad_mac = s->dropped[TW_UDP_BAD_MAC];
+    int own = tw_udp_fd(p.l[1]);
+    unsigned char pkt[TW_UDP_HDR_SIZE + 8];
+    tw_udp_hdr_t h = {.src = 1,
+                      .dst = 0,
+                      .seq = 501,
+                      .ack = 1,
+                      .flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST | TW_UDP_LAST,
+                      .len = 8,
+                      .msg_len = 8};
+    tw_udp_encode(pkt, &h, "headeronly", &KEY);
+    assert_int_equal(inject(&p, own, pkt, sizeof pkt), 0);
+    assert_int_equal(s->dropped[TW_UDP_BAD_MAC], bad_mac + 1);
+    h.flags |= TW_UDP_MAC_PAYLOAD;
+    tw_udp_encode(pkt, &h, "payload!", &KEY);
+    pkt[TW_UDP_HDR_SIZE + 2] ^= 1;
+    uint64_t mac; /* the CRCs made right again over the changed payload, the MAC as sent */
+    memcpy(&mac, pkt + offsetof(tw_udp_hdr_t, mac), 8);
+    memset(pkt + offsetof(tw_udp_hdr_t, mac), 0, 8);
+    memset(pkt + offsetof(tw_udp_hdr_t, crc), 0, 4);
+    memset(pkt + offsetof(tw_udp_hdr_t, hcrc), 0, 4);
+    uint32_t crc = tw_crc32c(0, pkt, sizeof pkt);
+    memcpy(pkt + offsetof(tw_udp_hdr_t, crc), &crc, 4);
+    memcpy(pkt + offsetof(tw_udp_hdr_t, hcrc), &crc, 4);
+    memcpy(pkt + offsetof(tw_udp_hdr_t, mac), &mac, 8);
+    assert_int_equal(inject(&p, own, pkt, sizeof pkt), 0);
+    assert_int_equal(s->dropped[TW_UDP_BAD_MAC], bad_mac + 2);
+    close_pair(&p);
+}
+
 static void test_configuration_checked(void **state) {
     (void)state;
     tw_udp_config_t cfg;
@@ -861,6 +1154,11 @@ int main(void) {
         cmocka_unit_test(test_acks_report_gaps),
         cmocka_unit_test(test_probe_before_the_timeout),
         cmocka_unit_test(test_kept_packet_survives_a_damaged_copy),
+        cmocka_unit_test(test_foreign_source_is_dropped),
+        cmocka_unit_test(test_peer_address_learned_from_authenticated_packet),
+        cmocka_unit_test(test_replayed_packets_are_dropped),
+        cmocka_unit_test(test_replayed_acks_change_nothing),
+        cmocka_unit_test(test_payload_authenticated),
         cmocka_unit_test(test_configuration_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

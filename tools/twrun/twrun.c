@@ -52,6 +52,7 @@ typedef struct rank {
 typedef struct job {
     int size;
     char id[17], key[17];
+    char secret[33]; /* TW_JOB_SECRET: keys the udp link's packet MACs */
     rank_t *ranks;
     int alive;
     twr_pmi_server_t pmi;
@@ -198,12 +199,12 @@ static int parse_args(job_t *job, int argc, char **argv) {
     return i;
 }
 
-static void random_hex(char out[17]) {
-    uint64_t v = 0;
-    unsigned char *p = (unsigned char *)&v;
+/* 2 * bytes random lowercase hex digits into out (which holds them and a '\0'). */
+static void random_hex_of(char *out, size_t bytes) {
+    unsigned char v[16];
     size_t got = 0;
-    while (got < sizeof v) {
-        ssize_t n = getrandom(p + got, sizeof v - got, 0);
+    while (got < bytes) {
+        ssize_t n = getrandom(v + got, bytes - got, 0);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
             fprintf(stderr, "twrun: getrandom: %s\n", strerror(errno));
@@ -211,7 +212,11 @@ static void random_hex(char out[17]) {
         }
         got += (size_t)n;
     }
-    snprintf(out, 17, "%016llx", (unsigned long long)v);
+    for (size_t i = 0; i < bytes; i++) sprintf(out + 2 * i, "%02x", v[i]);
+}
+
+static void random_hex(char out[17]) {
+    random_hex_of(out, 8);
 }
 
 static const char *sig_name(int sig, char *buf, size_t cap) {
@@ -433,6 +438,7 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
     setenv_int("PMI_SIZE", job->size);
     setenv("TW_JOB_ID", job->id, 1);
     setenv("TW_JOB_KEY", job->key, 1);
+    setenv("TW_JOB_SECRET", job->secret, 1);
     int local_rank = rank, local_size = job->size;
     if (job->hosts) {
         int h = host_of(job, rank), first = rank;
@@ -742,6 +748,7 @@ int main(int argc, char **argv) {
     job->self = getpid();
     random_hex(job->id);
     random_hex(job->key);
+    random_hex_of(job->secret, 16);
 
     sigset_t mask;
     sigemptyset(&mask);

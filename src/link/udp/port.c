@@ -49,15 +49,19 @@ typedef struct port_hdr {
     uint16_t tag;
 } port_hdr_t;
 
-/* The address to bind: TW_UDP_ADDR, else the first IPv4 address of an interface that
- * is up and not loopback, else loopback. */
-static void bind_address(const tw_config_t *cfg, struct sockaddr_in *a) {
+/* The address to bind: TW_UDP_ADDR; else loopback when the launcher says every rank
+ * of the job is on this node (TW_LINK=udp on one host: nothing needs to reach it from
+ * outside, so nothing outside can reach it); else the first IPv4 address of an
+ * interface that is up and not loopback, else loopback. */
+static void bind_address(const tw_job_t *job, struct sockaddr_in *a) {
+    const tw_config_t *cfg = job->config;
     *a = (struct sockaddr_in){.sin_family = AF_INET};
     a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (cfg->udp_addr[0]) {
         inet_pton(AF_INET, cfg->udp_addr, &a->sin_addr);
         return;
     }
+    if (job->local_known && job->local_size == job->size) return;
     struct ifaddrs *all;
     if (getifaddrs(&all)) return;
     for (struct ifaddrs *i = all; i; i = i->ifa_next)
@@ -161,18 +165,20 @@ static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev
     const tw_config_t *cfg = job->config;
     tw_udp_config_t u;
     tw_udp_config_default(&u);
-    u.job_key = job->job_key;
+    memcpy(u.secret, job->secret, sizeof u.secret);
     u.self = (uint32_t)job->rank;
     u.peers = (uint32_t)job->size;
     u.window = cfg->udp_window;
     u.rto_us = cfg->udp_rto_us;
     u.peer_timeout_ms = cfg->udp_timeout_ms;
     u.ack_delay_us = 100; /* an answer or a reply usually comes sooner and carries it */
+    u.liveness = job->size > 1;
+    u.mac_payload = cfg->udp_auth == TW_UDP_AUTH_PAYLOAD;
     u.faults = (tw_udp_faults_t){cfg->fault_drop,    cfg->fault_duplicate, cfg->fault_reorder,
                                  cfg->fault_corrupt, cfg->fault_delay,     cfg->fault_delay_us,
                                  cfg->fault_seed};
     struct sockaddr_in a;
-    bind_address(cfg, &a);
+    bind_address(job, &a);
     u.mtu = cfg->udp_mtu ? cfg->udp_mtu : interface_mtu(&a);
     tw_link_ctx_t *l = calloc(1, sizeof *l);
     if (l) l->udp = tw_udp_open(&u, &a);
@@ -189,7 +195,9 @@ static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev
     l->size = job->size;
     char ip[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
-    snprintf(addr, cap, "udp:%s:%u", ip, (unsigned)ntohs(a.sin_port));
+    /* the data socket's port, then the liveness socket's */
+    snprintf(addr, cap, "udp:%s:%u:%u", ip, (unsigned)ntohs(a.sin_port),
+             tw_udp_liveness_port(l->udp));
     static const tw_udp_lander_t lander = {land, landed};
     tw_udp_set_lander(l->udp, &lander);
     return l;
@@ -197,14 +205,19 @@ static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev
 
 static int port_connect(tw_link_ctx_t *l, int rank, const char *addr) {
     char ip[INET_ADDRSTRLEN];
-    unsigned port;
+    unsigned port, live;
     char tail;
     struct sockaddr_in a = {.sin_family = AF_INET};
-    if (!addr || sscanf(addr, "udp:%15[0-9.]:%u%c", ip, &port, &tail) != 2 || port == 0 ||
-        port > 65535 || inet_pton(AF_INET, ip, &a.sin_addr) != 1)
+    if (!addr || sscanf(addr, "udp:%15[0-9.]:%u:%u%c", ip, &port, &live, &tail) != 3 || port == 0 ||
+        port > 65535 || live > 65535 || inet_pton(AF_INET, ip, &a.sin_addr) != 1)
         return TW_ERR_PEER;
     a.sin_port = htons((uint16_t)port);
-    return tw_udp_set_peer(l->udp, (uint32_t)rank, &a) ? TW_ERR_PEER : TW_OK;
+    if (tw_udp_set_peer(l->udp, (uint32_t)rank, &a)) return TW_ERR_PEER;
+    /* a peer of a job of one has none; ours, then, is not running either */
+    if (live && tw_udp_liveness_port(l->udp) &&
+        tw_udp_set_peer_liveness(l->udp, (uint32_t)rank, live))
+        return TW_ERR_PEER;
+    return TW_OK;
 }
 
 static int port_poll(tw_link_ctx_t *l);
@@ -402,25 +415,40 @@ static void port_close(tw_link_ctx_t *l) {
 
 static void port_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
     const tw_udp_stats_t *s = tw_udp_stats(l->udp);
+    struct sockaddr_in a = {0};
+    socklen_t alen = sizeof a;
+    char ip[INET_ADDRSTRLEN] = "?";
+    if (getsockname(tw_udp_fd(l->udp), (struct sockaddr *)&a, &alen) == 0)
+        inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
     fprintf(out,
-            "tollway: rank %d endpoint %d: udp %llu msgs out, %llu in; packets %llu out, %llu in; "
-            "retransmits %llu (timeouts %llu), duplicates %llu, out of order %llu, refused %llu, "
+            "tollway: rank %d endpoint %d: udp on %s:%u: %llu msgs out, %llu in; packets %llu "
+            "out, %llu in; retransmits %llu (timeouts %llu), out of order %llu, refused %llu, "
             "in place %llu; "
-            "dropped: bad crc %llu, wrong key %llu, bad length %llu, bad field %llu, short %llu, "
-            "bad magic %llu; injected: drop %llu dup %llu reorder %llu corrupt %llu delay %llu\n",
-            rank, index, (unsigned long long)s->msgs_sent, (unsigned long long)s->msgs_received,
-            (unsigned long long)s->packets_sent, (unsigned long long)s->packets_received,
-            (unsigned long long)s->retransmits, (unsigned long long)s->timeouts,
-            (unsigned long long)s->duplicates, (unsigned long long)s->out_of_order,
+            "dropped: bad crc %llu, bad mac %llu, bad length %llu, bad field %llu, short %llu, "
+            "bad magic %llu, wrong source %llu, unknown peer %llu, duplicates %llu, stale acks "
+            "%llu; injected: drop %llu dup %llu reorder %llu corrupt %llu delay %llu\n",
+            rank, index, ip, (unsigned)ntohs(a.sin_port), (unsigned long long)s->msgs_sent,
+            (unsigned long long)s->msgs_received, (unsigned long long)s->packets_sent,
+            (unsigned long long)s->packets_received, (unsigned long long)s->retransmits,
+            (unsigned long long)s->timeouts, (unsigned long long)s->out_of_order,
             (unsigned long long)s->refused, (unsigned long long)s->in_place,
             (unsigned long long)s->dropped[TW_UDP_BAD_CRC],
-            (unsigned long long)s->dropped[TW_UDP_BAD_KEY],
+            (unsigned long long)s->dropped[TW_UDP_BAD_MAC],
             (unsigned long long)s->dropped[TW_UDP_BAD_LEN],
             (unsigned long long)s->dropped[TW_UDP_BAD_FIELD],
             (unsigned long long)s->dropped[TW_UDP_SHORT],
-            (unsigned long long)s->dropped[TW_UDP_BAD_MAGIC], (unsigned long long)s->injected_drop,
+            (unsigned long long)s->dropped[TW_UDP_BAD_MAGIC], (unsigned long long)s->wrong_source,
+            (unsigned long long)s->unknown_peer, (unsigned long long)s->duplicates,
+            (unsigned long long)s->stale_acks, (unsigned long long)s->injected_drop,
             (unsigned long long)s->injected_duplicate, (unsigned long long)s->injected_reorder,
             (unsigned long long)s->injected_corrupt, (unsigned long long)s->injected_delay);
+    uint64_t probes, echoes, resets_out, resets_in;
+    tw_udp_liveness_counters(l->udp, &probes, &echoes, &resets_out, &resets_in);
+    fprintf(out,
+            "tollway: rank %d endpoint %d: udp liveness: probes %llu, echoes %llu, resets out "
+            "%llu, in %llu\n",
+            rank, index, (unsigned long long)probes, (unsigned long long)echoes,
+            (unsigned long long)resets_out, (unsigned long long)resets_in);
 }
 
 tw_udp_link_t *tw_udp_port_transport(tw_link_ctx_t *l) {

@@ -28,6 +28,8 @@
  * once. */
 #include "link/udp/udp.h"
 
+#include <stdatomic.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -37,6 +39,8 @@
 #include <unistd.h>
 
 #include <tollway/status.h>
+
+#include "link/udp/liveness.h"
 
 enum {
     BATCH = 64,
@@ -83,6 +87,8 @@ typedef struct peer {
     int recovering;              /* una was resent; until recover is acknowledged, */
     uint32_t recover;            /* an ack short of it names the next packet lost */
     uint64_t heard_ns;           /* when the last valid packet came from this peer */
+    uint64_t reset_ns;           /* when the last reset went to it (lost) */
+    int watched;                 /* the liveness thread watches it */
     /* receiving */
     uint32_t expected;  /* the sequence number taken next */
     uint32_t held_end;  /* one past the furthest packet kept ahead of expected */
@@ -106,6 +112,7 @@ typedef struct outgoing {
 
 struct tw_udp_link {
     tw_udp_config_t cfg;
+    tw_siphash_key_t key; /* the secret, as SipHash takes it */
     int fd;
     size_t payload_max, pkt_max;
     peer_t *peers;
@@ -130,14 +137,20 @@ struct tw_udp_link {
     unsigned parked;    /* peers with a parked message */
     uint64_t rng;
     uint64_t now_ns;
-    unsigned lost_count; /* peers declared lost so far */
-    unsigned fins_sent;  /* closing: rounds of FINs sent (tw_udp_finish) */
-    uint64_t fin_ns;     /* when the last round went */
+    unsigned lost_count;            /* peers declared lost so far */
+    tw_udp_liveness_t *live;        /* NULL without liveness */
+    tw_udp_live_peer_t *live_peers; /* its entries, by peer */
+    unsigned live_verdicts;         /* of its verdicts, those taken */
+    uint64_t polled_ns;             /* when the owner last polled */
+    struct sockaddr_in live_addr;
+    unsigned fins_sent; /* closing: rounds of FINs sent (tw_udp_finish) */
+    uint64_t fin_ns;    /* when the last round went */
     tw_udp_stats_t stats;
 };
 
 static void send_acks(tw_udp_link_t *l, int all);
 static void mark_lost(tw_udp_link_t *l, uint32_t id, int cause);
+static void reset(tw_udp_link_t *l, uint32_t id);
 
 static uint64_t clock_ns(void) {
     struct timespec ts;
@@ -308,8 +321,9 @@ tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr)
     l->pkt_max = pkt_max;
     l->payload_max = payload_max;
     l->reorder_slot = -1;
-    l->rng = cfg->faults.seed ? cfg->faults.seed
-                              : cfg->job_key ^ (0x9e3779b97f4a7c15ull * (cfg->self + 1));
+    l->key = tw_siphash_key(cfg->secret);
+    l->rng =
+        cfg->faults.seed ? cfg->faults.seed : l->key.k0 ^ (0x9e3779b97f4a7c15ull * (cfg->self + 1));
     if (!l->rng) l->rng = 1;
     l->peers = calloc(cfg->peers, sizeof *l->peers);
     l->busy = calloc(cfg->peers, sizeof *l->busy);
@@ -342,6 +356,18 @@ tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr)
         errno = e ? e : ENOMEM;
         return NULL;
     }
+    if (cfg->liveness) {
+        l->live_addr = *addr;
+        l->live = tw_udp_liveness_open(&l->key, cfg->self, cfg->peers, cfg->peer_timeout_ms,
+                                       &l->live_addr);
+        if (!l->live) {
+            int e = errno;
+            tw_udp_close(l);
+            errno = e;
+            return NULL;
+        }
+        l->live_peers = tw_udp_liveness_peers(l->live);
+    }
     /* room for whole windows from several peers: past net.core.rmem_max (and
      * wmem_max) where the process may (CAP_NET_ADMIN), else as far as they allow */
     int bufsize = 4 << 20;
@@ -354,6 +380,7 @@ tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr)
 
 void tw_udp_close(tw_udp_link_t *l) {
     if (!l) return;
+    tw_udp_liveness_close(l->live);
     if (l->fd >= 0) {
         l->now_ns = clock_ns();
         send_acks(l, 1); /* what is owed goes now: no later poll will send it */
@@ -383,6 +410,35 @@ int tw_udp_set_peer(tw_udp_link_t *l, uint32_t peer, const struct sockaddr_in *a
     l->peers[peer].addr = *addr;
     l->peers[peer].has_addr = 1;
     return TW_OK;
+}
+
+unsigned tw_udp_liveness_port(const tw_udp_link_t *l) {
+    return l->live ? ntohs(l->live_addr.sin_port) : 0;
+}
+
+int tw_udp_set_peer_liveness(tw_udp_link_t *l, uint32_t peer, unsigned port) {
+    if (!l->live || peer >= l->cfg.peers || !l->peers[peer].has_addr || port == 0 || port > 65535)
+        return TW_ERR_RANK;
+    struct sockaddr_in a = l->peers[peer].addr;
+    a.sin_port = htons((uint16_t)port);
+    tw_udp_liveness_set_peer(l->live, peer, &a);
+    return TW_OK;
+}
+
+void tw_udp_liveness_counters(const tw_udp_link_t *l, uint64_t *probes, uint64_t *echoes,
+                              uint64_t *resets_sent, uint64_t *resets_received) {
+    tw_udp_liveness_stats_t s = {0};
+    if (l->live) tw_udp_liveness_stats(l->live, &s);
+    *probes = s.probes_sent;
+    *echoes = s.echoes_sent;
+    *resets_sent = s.resets_sent + l->stats.resets_sent;
+    *resets_received = s.resets_received + l->stats.resets_received;
+}
+
+/* The liveness thread watches peer id from now (the link talks to it). */
+static void watch(tw_udp_link_t *l, peer_t *p, uint32_t id) {
+    p->watched = 1;
+    if (l->live_peers) atomic_store_explicit(&l->live_peers[id].watched, 1, memory_order_relaxed);
 }
 
 unsigned tw_udp_in_flight(const tw_udp_link_t *l, uint32_t peer) {
@@ -420,7 +476,8 @@ const tw_udp_stats_t *tw_udp_stats(const tw_udp_link_t *l) {
 }
 
 void tw_udp_set_lander(tw_udp_link_t *l, const tw_udp_lander_t *lander) {
-    l->lander = lander ? *lander : (tw_udp_lander_t){0};
+    /* a payload authenticated with the header is proven only once read whole */
+    l->lander = lander && !l->cfg.mac_payload ? *lander : (tw_udp_lander_t){0};
     l->streaming = 0;
 }
 
@@ -446,7 +503,7 @@ static wire_t sent_packet(tw_udp_link_t *l, peer_t *p, uint32_t seq) {
  * gets a packet that arrives, not one refused for its CRC until the peer is lost. */
 static wire_t resent_packet(tw_udp_link_t *l, peer_t *p, uint32_t seq) {
     wire_t w = sent_packet(l, p, seq);
-    if (w.ext_len) tw_udp_reseal(slot(l, p, seq), w.ext, w.ext_len);
+    if (w.ext_len) tw_udp_reseal(slot(l, p, seq), w.ext, w.ext_len, &l->key);
     return w;
 }
 
@@ -471,6 +528,7 @@ static void mark_busy(tw_udp_link_t *l, uint32_t id) {
     if (p->busy) return;
     p->busy = 1;
     l->busy[l->nbusy++] = id;
+    if (!p->watched) watch(l, p, id);
     p->timer_ns = p->progress_ns = l->now_ns;
     p->backoff = 0;
 }
@@ -522,12 +580,12 @@ static int send_pieces(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, i
     size_t at = 0;
     for (size_t off = 0, s = 0; s < segments; s++) {
         size_t n = len - off < l->payload_max ? len - off : l->payload_max;
-        tw_udp_hdr_t h = {.job_key = l->cfg.job_key,
-                          .src = l->cfg.self,
+        tw_udp_hdr_t h = {.src = l->cfg.self,
                           .dst = id,
                           .seq = p->next_seq,
                           .flags = TW_UDP_DATA | TW_UDP_ACK | (s == 0 ? TW_UDP_FIRST : 0) |
-                                   (s == segments - 1 ? TW_UDP_LAST : 0),
+                                   (s == segments - 1 ? TW_UDP_LAST : 0) |
+                                   (l->cfg.mac_payload ? TW_UDP_MAC_PAYLOAD : 0),
                           .len = (uint16_t)n,
                           .msg_len = s == 0 ? (uint32_t)len : 0};
         put_ack(l, id, &h);
@@ -548,7 +606,7 @@ static int send_pieces(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, i
             }
         }
         p->sent[k] = (struct sent){ext, (uint16_t)(TW_UDP_HDR_SIZE + copied), (uint16_t)kept};
-        tw_udp_seal_split(pkt, &h, p->sent[k].ext, kept);
+        tw_udp_seal_split(pkt, &h, p->sent[k].ext, kept, &l->key);
         wire_t w = sent_packet(l, p, h.seq);
         transmit(l, id, &w, 1);
         off += n;
@@ -719,7 +777,7 @@ static int take_held(tw_udp_link_t *l, uint32_t id, tw_udp_deliver_fn deliver, v
         if (p->held[k].seq != p->expected) break;
         const unsigned char *pkt = p->held_in + k * l->pkt_max;
         tw_udp_hdr_t h;
-        if (tw_udp_decode(pkt, p->held[k].len, l->cfg.job_key, l->cfg.self, &h) != TW_UDP_OK)
+        if (tw_udp_decode(pkt, p->held[k].len, &l->key, l->cfg.self, &h) != TW_UDP_OK)
             break; /* cannot be: it was checked when it came */
         uint32_t before = p->expected;
         delivered += take_segment(l, id, &h, pkt + TW_UDP_HDR_SIZE, deliver, ctx);
@@ -751,23 +809,81 @@ static int keep(tw_udp_link_t *l, peer_t *p, const unsigned char *pkt, size_t le
     return 1;
 }
 
-/* What every accepted packet does first: its sender known, its acknowledgement
- * taken. The sender, or NULL when nothing more of the packet is looked at. */
-static peer_t *accept_packet(tw_udp_link_t *l, const tw_udp_hdr_t *h,
-                             const struct sockaddr_in *from, socklen_t from_len) {
+/* The peer an authenticated packet names as its sender, when it came from where that
+ * peer lives: the address published for it, or for a peer not told yet, where its
+ * first authenticated packet came from (answered there). NULL, counted, for a packet
+ * from anywhere else, even one that authenticates: a copy replayed from another port. */
+static peer_t *sender_of(tw_udp_link_t *l, const tw_udp_hdr_t *h, const struct sockaddr_in *from,
+                         socklen_t from_len) {
     if (h->src >= l->cfg.peers || h->src == l->cfg.self) {
         l->stats.unknown_peer++;
         return NULL;
     }
     peer_t *p = &l->peers[h->src];
-    if (p->lost) return NULL;
-    if (!p->has_addr && from_len == sizeof *from) {
-        p->addr = *from; /* a peer that spoke first: answered where it spoke from */
+    if (from_len != sizeof *from || from->sin_family != AF_INET) {
+        l->stats.wrong_source++;
+        return NULL;
+    }
+    if (!p->has_addr) {
+        p->addr = *from;
         p->has_addr = 1;
+    } else if (from->sin_addr.s_addr != p->addr.sin_addr.s_addr ||
+               from->sin_port != p->addr.sin_port) {
+        l->stats.wrong_source++;
+        return NULL;
+    }
+    return p;
+}
+
+/* A packet that repeats what was taken already: a data packet before the one expected
+ * next (its sender resent it, or it is replayed), or a bare acknowledgement behind
+ * the last one taken or of what was never sent (late, or replayed). It is counted and
+ * changes nothing: its acknowledgement is not taken, the peer is not heard from, a FIN
+ * it carries is not believed. A data packet is still acknowledged (its sender may
+ * have missed the acknowledgement). */
+static int replayed(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h) {
+    if (h->flags & TW_UDP_DATA) {
+        if (seq_diff(h->seq, p->expected) >= 0) return 0;
+        l->stats.duplicates++;
+        return 1;
+    }
+    if (seq_diff(h->ack, p->una) >= 0 && seq_diff(h->ack, p->next_seq) <= 0) return 0;
+    l->stats.stale_acks++;
+    return 1;
+}
+
+/* What every accepted packet does first: its sender known, its acknowledgement
+ * taken. The sender, or NULL when nothing more of the packet is looked at. */
+static peer_t *accept_packet(tw_udp_link_t *l, const tw_udp_hdr_t *h,
+                             const struct sockaddr_in *from, socklen_t from_len) {
+    peer_t *p = sender_of(l, h, from, from_len);
+    if (!p) return NULL;
+    if (h->flags & TW_UDP_CONTROL) { /* a reset: the peer had declared us lost */
+        if (h->flags == TW_UDP_RST) {
+            l->stats.resets_received++;
+            mark_lost(l, h->src, TW_ERR_RESET);
+        }
+        return NULL;
+    }
+    if (p->lost) {
+        reset(l, h->src);
+        return NULL;
+    }
+    if (replayed(l, p, h)) {
+        if (h->flags & TW_UDP_DATA) owe_ack(l, h->src, 1);
+        return NULL;
     }
     p->heard_ns = l->now_ns;
+    if (l->live_peers) {
+        atomic_store_explicit(&l->live_peers[h->src].heard_ns, l->now_ns, memory_order_relaxed);
+        if (!p->watched) watch(l, p, h->src);
+    }
     take_ack(l, p, h, h->src);
-    if (h->flags & TW_UDP_FIN) p->fin = 1;
+    if (h->flags & TW_UDP_FIN) {
+        p->fin = 1;
+        if (l->live_peers) /* it has gone: its silence says nothing now */
+            atomic_store_explicit(&l->live_peers[h->src].watched, 0, memory_order_relaxed);
+    }
     return p;
 }
 
@@ -780,7 +896,10 @@ static int take_datagram(tw_udp_link_t *l, const unsigned char *pkt, size_t len,
     tw_udp_hdr_t h;
     tw_udp_verdict_t v = len > l->pkt_max || truncated
                              ? TW_UDP_BAD_LEN
-                             : tw_udp_decode(pkt, len, l->cfg.job_key, l->cfg.self, &h);
+                             : tw_udp_decode(pkt, len, &l->key, l->cfg.self, &h);
+    if (v == TW_UDP_OK && l->cfg.mac_payload && (h.flags & TW_UDP_DATA) &&
+        !(h.flags & TW_UDP_MAC_PAYLOAD))
+        v = TW_UDP_BAD_MAC; /* its payload is not authenticated, as this job requires */
     if (v != TW_UDP_OK) {
         l->stats.dropped[v]++;
         return 0;
@@ -789,21 +908,31 @@ static int take_datagram(tw_udp_link_t *l, const unsigned char *pkt, size_t len,
     peer_t *p = accept_packet(l, &h, from, from_len);
     if (!p || !(h.flags & TW_UDP_DATA)) return 0;
     int delivered = 0;
-    int32_t d = seq_diff(h.seq, p->expected);
-    if (d < 0) {
-        l->stats.duplicates++;
-    } else if (d == 0 && !p->parked) {
+    int32_t d = seq_diff(h.seq, p->expected); /* not behind: accept_packet saw to it */
+    if (d == 0 && !p->parked) {
         delivered += take_segment(l, h.src, &h, pkt + TW_UDP_HDR_SIZE, deliver, ctx);
         delivered += take_held(l, h.src, deliver, ctx);
     } else if ((uint32_t)d < l->cfg.window) {
-        l->stats.out_of_order += !p->parked;
-        if (keep(l, p, pkt, len, h.seq) && seq_diff(h.seq + 1, p->held_end) > 0)
-            p->held_end = h.seq + 1;
+        if (d > 0 && p->held && p->held[h.seq % l->cfg.window].seq == h.seq) {
+            l->stats.duplicates++; /* kept already */
+        } else {
+            l->stats.out_of_order += !p->parked;
+            if (keep(l, p, pkt, len, h.seq) && seq_diff(h.seq + 1, p->held_end) > 0)
+                p->held_end = h.seq + 1;
+        }
     }
-    /* duplicates too, at once: their sender missed our acknowledgement; and packets
-     * out of order, whose duplicate ack reports the gap */
+    /* packets out of order at once, whose duplicate ack reports the gap (duplicates
+     * too: accept_packet owes theirs) */
     owe_ack(l, h.src, d != 0 || p->parked);
     return delivered;
+}
+
+/* 1 when a datagram from from comes from where peer p lives (as far as known yet): the
+ * receiver's memory is written only for a packet that comes from there. */
+static int from_peer(const peer_t *p, const struct sockaddr_in *from, socklen_t from_len) {
+    return from_len == sizeof *from && from->sin_family == AF_INET &&
+           (!p->has_addr || (from->sin_addr.s_addr == p->addr.sin_addr.s_addr &&
+                             from->sin_port == p->addr.sin_port));
 }
 
 /* Takes the large datagrams at the head of the socket one by one: the header and
@@ -833,9 +962,9 @@ static int receive_in_place(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *c
         size_t skip = 0;
         unsigned char *into = buf;
         if ((size_t)total >= TW_UDP_IN_PLACE_MIN && (size_t)total <= l->pkt_max &&
-            tw_udp_decode_prefix(buf, seen, (size_t)total, l->cfg.job_key, l->cfg.self, &h) ==
-                TW_UDP_OK &&
-            (h.flags & TW_UDP_DATA) && h.src < l->cfg.peers && h.src != l->cfg.self) {
+            tw_udp_decode_prefix(buf, seen, (size_t)total, &l->key, l->cfg.self, &h) == TW_UDP_OK &&
+            (h.flags & TW_UDP_DATA) && h.src < l->cfg.peers && h.src != l->cfg.self &&
+            from_peer(&l->peers[h.src], &from, mh.msg_namelen)) {
             peer_t *q = &l->peers[h.src];
             if (!q->lost && !q->parked && (h.flags & whole) == whole && !q->in_msg &&
                 h.seq == q->expected) {
@@ -945,7 +1074,12 @@ static void retransmit(tw_udp_link_t *l) {
         }
         k++;
         uint64_t alive = p->progress_ns > p->heard_ns ? p->progress_ns : p->heard_ns;
-        if (l->now_ns - alive > timeout_ns) {
+        if (l->live_peers) { /* a peer that answers probes is alive, if slow */
+            uint64_t echo = atomic_load_explicit(&l->live_peers[id].echo_ns, memory_order_relaxed);
+            if (echo > alive) alive = echo;
+        }
+        /* (the thread's clock may have read later than ours) */
+        if (alive < l->now_ns && l->now_ns - alive > timeout_ns) {
             mark_lost(l, id, TW_ERR_LOST);
             continue;
         }
@@ -965,6 +1099,20 @@ static void mark_lost(tw_udp_link_t *l, uint32_t id, int cause) {
     if (p->lost) return;
     p->lost = cause;
     l->lost_count++;
+    if (l->live_peers) atomic_store_explicit(&l->live_peers[id].lost, cause, memory_order_relaxed);
+    if (cause == TW_ERR_LOST) reset(l, id); /* if it still hears us, it learns at once */
+}
+
+/* Tells peer id, declared lost, that it was: a reset, at most one per millisecond. */
+static void reset(tw_udp_link_t *l, uint32_t id) {
+    peer_t *p = &l->peers[id];
+    if (!p->has_addr || (p->reset_ns && l->now_ns - p->reset_ns < 1000000u)) return;
+    p->reset_ns = l->now_ns;
+    unsigned char pkt[TW_UDP_HDR_SIZE];
+    tw_udp_control_packet(pkt, &l->key, l->cfg.self, id, TW_UDP_RST);
+    wire_t w = {pkt, sizeof pkt, NULL, 0};
+    queue(l, id, &w, 0); /* not through the fault injector: it is not data */
+    l->stats.resets_sent++;
 }
 
 /* Sends the acknowledgements that are due (all: every one still owed); the others
@@ -988,10 +1136,9 @@ static void send_acks(tw_udp_link_t *l, int all) {
             p->ack_due = 0;
             continue;
         }
-        tw_udp_hdr_t h = {
-            .job_key = l->cfg.job_key, .src = l->cfg.self, .dst = id, .flags = TW_UDP_ACK};
+        tw_udp_hdr_t h = {.src = l->cfg.self, .dst = id, .flags = TW_UDP_ACK};
         put_ack(l, id, &h);
-        tw_udp_encode(pkt, &h, NULL);
+        tw_udp_encode(pkt, &h, NULL, &l->key);
         wire_t w = {pkt, sizeof pkt, NULL, 0};
         transmit(l, id, &w, 0);
         l->stats.acks_sent++;
@@ -1022,12 +1169,9 @@ int tw_udp_finish(tw_udp_link_t *l) {
     unsigned char pkt[TW_UDP_HDR_SIZE];
     for (uint32_t id = 0; id < l->cfg.peers; id++) {
         if (!fin_owed(l, id)) continue;
-        tw_udp_hdr_t h = {.job_key = l->cfg.job_key,
-                          .src = l->cfg.self,
-                          .dst = id,
-                          .flags = TW_UDP_ACK | TW_UDP_FIN};
+        tw_udp_hdr_t h = {.src = l->cfg.self, .dst = id, .flags = TW_UDP_ACK | TW_UDP_FIN};
         put_ack(l, id, &h);
-        tw_udp_encode(pkt, &h, NULL);
+        tw_udp_encode(pkt, &h, NULL, &l->key);
         wire_t w = {pkt, sizeof pkt, NULL, 0};
         transmit(l, id, &w, 0);
         l->stats.fins_sent++;
@@ -1038,8 +1182,36 @@ int tw_udp_finish(tw_udp_link_t *l) {
     return 0;
 }
 
+/* Takes the liveness thread's new verdicts. */
+static void take_verdicts(tw_udp_link_t *l, unsigned verdicts) {
+    l->live_verdicts = verdicts;
+    for (uint32_t id = 0; id < l->cfg.peers; id++) {
+        int v = atomic_load_explicit(&l->live_peers[id].verdict, memory_order_relaxed);
+        if (v && !l->peers[id].lost) mark_lost(l, id, v);
+    }
+}
+
+/* This process did not run for half a timeout (it was stopped, or computed without
+ * polling): the silence of its peers meanwhile says nothing of them. Each gets a whole
+ * timeout from now; one that declared us lost meanwhile resets us sooner than that. */
+static void came_back(tw_udp_link_t *l) {
+    for (uint32_t k = 0; k < l->nbusy; k++) {
+        peer_t *p = &l->peers[l->busy[k]];
+        p->progress_ns = p->timer_ns = l->now_ns;
+    }
+}
+
 int tw_udp_poll(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
     l->now_ns = clock_ns();
+    if (__builtin_expect(l->now_ns - l->polled_ns > 500000ull * l->cfg.peer_timeout_ms, 0) &&
+        l->polled_ns)
+        came_back(l);
+    l->polled_ns = l->now_ns;
+    if (l->live) {
+        tw_udp_liveness_polled(l->live, l->now_ns);
+        unsigned verdicts = tw_udp_liveness_verdicts(l->live);
+        if (__builtin_expect(verdicts != l->live_verdicts, 0)) take_verdicts(l, verdicts);
+    }
     int delivered = l->parked ? retry_parked(l, deliver, ctx) : 0;
     delivered += receive(l, deliver, ctx);
     for (unsigned k = 0; k < l->nheld;) { /* delayed packets that are due */

@@ -19,12 +19,18 @@
  * pressure travels to the sender instead of memory growing.
  *
  * A peer from which nothing is heard for `peer_timeout_ms` while data to it is
- * outstanding is declared lost: sends to it fail with TW_ERR_LOST.
+ * outstanding is declared lost: sends to it fail with TW_ERR_LOST. With `liveness`, a
+ * second socket and a thread (liveness.h) also probe the peers while the owner waits,
+ * answer the peers' probes, and reset a peer declared lost that speaks again.
  *
- * Every datagram is checked by tw_udp_decode before anything of it is used; a
- * refused one is counted by its reason. Faults can be injected on the way out (drop,
- * duplicate, reorder, corrupt, delay), each with a probability, to exercise all of
- * this on a healthy network. Not thread-safe: one thread drives a link. */
+ * Every packet carries a MAC under the job's secret (udp_wire.h). Every datagram is
+ * checked by tw_udp_decode before anything of it is used, then its source: a peer's
+ * packets come from the address published for it (tw_udp_set_peer), or, for a peer
+ * not told yet, from where its first authenticated packet came. Packets that replay
+ * what was taken already (an old sequence number, an acknowledgement behind the one
+ * taken) change nothing but the count. A refused one is counted by its reason. Faults can be
+ * injected on the way out (drop, duplicate, reorder, corrupt, delay), each with a probability, to
+ * exercise all of this on a healthy network. Not thread-safe: one thread drives a link. */
 #ifndef TW_LINK_UDP_H
 #define TW_LINK_UDP_H
 
@@ -41,29 +47,39 @@ typedef struct tw_udp_faults {
     uint64_t seed;                                   /* of the injector's generator */
 } tw_udp_faults_t;
 
+enum { TW_UDP_SECRET_SIZE = TW_SIPHASH_KEY_SIZE };
+
 typedef struct tw_udp_config {
-    uint64_t job_key;
-    uint32_t self;   /* this endpoint's id */
-    uint32_t peers;  /* ids are 0 .. peers - 1 */
+    unsigned char secret[TW_UDP_SECRET_SIZE]; /* the job's: keys every packet's MAC */
+    uint32_t self;                            /* this endpoint's id */
+    uint32_t peers;                           /* ids are 0 .. peers - 1 */
     unsigned mtu;    /* bytes of IP datagram: payload per packet = mtu - 28 - header */
     unsigned window; /* packets in flight per peer (>= one longest message) */
     unsigned rto_us; /* least retransmission timeout after the first (a probe, sooner);
                         doubles per timeout up to 64x */
     unsigned peer_timeout_ms;
     unsigned ack_delay_us; /* how long an acknowledgement may wait for data to carry it */
+    int liveness;          /* 1: probe the peers, answer theirs (liveness.h) */
+    int mac_payload;       /* data packets' MACs cover their payloads (TW_UDP_MAC_PAYLOAD), and
+                              a data packet whose MAC does not is refused; no receiving in place */
     tw_udp_faults_t faults;
 } tw_udp_config_t;
 
 /* Counters of one link. */
 typedef struct tw_udp_stats {
     uint64_t msgs_sent, msgs_received, packets_sent, packets_received;
-    uint64_t retransmits, timeouts, acks_sent, duplicates, out_of_order;
-    uint64_t fins_sent;                /* closing: FINs sent (tw_udp_finish) */
-    uint64_t refused;                  /* whole messages the receiver did not take at once */
-    uint64_t in_place;                 /* messages received straight where they belong */
-    uint64_t dropped[TW_UDP_VERDICTS]; /* received datagrams refused, by verdict */
-    uint64_t unknown_peer;             /* accepted, but from no peer of this link */
-    uint64_t protocol;                 /* segments out of order within a message */
+    uint64_t retransmits, timeouts, acks_sent, out_of_order;
+    uint64_t duplicates; /* data packets taken or kept already (a resend, or a replay): dropped */
+    uint64_t stale_acks; /* bare acknowledgements behind the last one taken, or of what was
+                            never sent (late, or replayed): dropped */
+    uint64_t fins_sent;  /* closing: FINs sent (tw_udp_finish) */
+    uint64_t resets_sent, resets_received; /* TW_UDP_RST, on this socket */
+    uint64_t refused;                      /* whole messages the receiver did not take at once */
+    uint64_t in_place;                     /* messages received straight where they belong */
+    uint64_t dropped[TW_UDP_VERDICTS];     /* received datagrams refused, by verdict */
+    uint64_t unknown_peer;                 /* accepted, but from no peer of this link */
+    uint64_t wrong_source; /* accepted, but from another address or port than the peer's */
+    uint64_t protocol;     /* segments out of order within a message */
     uint64_t injected_drop, injected_duplicate, injected_reorder, injected_corrupt, injected_delay;
 } tw_udp_stats_t;
 
@@ -79,6 +95,10 @@ void tw_udp_close(tw_udp_link_t *link);
 
 /* Where peer id lives. TW_OK, or TW_ERR_RANK. */
 int tw_udp_set_peer(tw_udp_link_t *link, uint32_t peer, const struct sockaddr_in *addr);
+/* With liveness: the port of this link's liveness socket (on the link's address), and
+ * the port of peer's, once its address is set. 0 / TW_ERR_RANK without liveness. */
+unsigned tw_udp_liveness_port(const tw_udp_link_t *link);
+int tw_udp_set_peer_liveness(tw_udp_link_t *link, uint32_t peer, unsigned port);
 
 /* Queues a message of len bytes (up to TW_UDP_MSG_MAX) to peer and sends it: TW_OK,
  * TW_RETRY (the window has no room for it: poll and retry), TW_ERR_LOST, TW_ERR_SIZE,
@@ -111,7 +131,8 @@ typedef struct tw_udp_lander {
     void *(*land)(void *ctx, uint32_t peer, const void *prefix, size_t len, size_t *skip);
     void (*landed)(void *ctx, uint32_t peer, const void *prefix, size_t len, int ok);
 } tw_udp_lander_t;
-/* Datagrams from this size on are received in place when the lander allows it. */
+/* Datagrams from this size on are received in place when the lander allows it (never
+ * with mac_payload: a lander set then is not used). */
 enum { TW_UDP_IN_PLACE_MIN = 16384 };
 void tw_udp_set_lander(tw_udp_link_t *link, const tw_udp_lander_t *lander);
 
@@ -140,6 +161,9 @@ int tw_udp_idle(const tw_udp_link_t *link);
  * between. 1 when done: closing takes at most 100 ms past the last acknowledgement. */
 int tw_udp_finish(tw_udp_link_t *link);
 const tw_udp_stats_t *tw_udp_stats(const tw_udp_link_t *link);
+/* The liveness thread's counters (zeros without liveness). */
+void tw_udp_liveness_counters(const tw_udp_link_t *link, uint64_t *probes, uint64_t *echoes,
+                              uint64_t *resets_sent, uint64_t *resets_received);
 /* The socket, for a caller that wants to sleep in poll(2) until data comes. */
 int tw_udp_fd(const tw_udp_link_t *link);
 

@@ -1,0 +1,240 @@
+/* Liveness of a udp link's peers (see liveness.h). */
+#include "link/udp/liveness.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tollway/status.h>
+
+enum { RECEIVE_BATCH = 64 };
+
+struct tw_udp_liveness {
+    tw_siphash_key_t key;
+    uint32_t self, npeers;
+    uint64_t timeout_ns, interval_ns;
+    int fd;
+    pthread_t thread;
+    _Atomic int stop;
+    _Atomic uint64_t polled_ns; /* when the owner last polled */
+    _Atomic unsigned verdicts;
+    _Atomic uint64_t probes_sent, echoes_sent, resets_sent, resets_received, dropped;
+    tw_udp_live_peer_t *peers;
+};
+
+#define relaxed memory_order_relaxed
+
+static uint64_t clock_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void count(_Atomic uint64_t *c) {
+    atomic_fetch_add_explicit(c, 1, relaxed);
+}
+
+void tw_udp_control_packet(void *pkt, const tw_siphash_key_t *key, uint32_t self, uint32_t dst,
+                           uint16_t flag) {
+    tw_udp_hdr_t h = {.src = self, .dst = dst, .flags = flag};
+    tw_udp_encode(pkt, &h, NULL, key);
+}
+
+static void send_control(tw_udp_liveness_t *lv, uint32_t peer, uint16_t flag) {
+    unsigned char pkt[TW_UDP_HDR_SIZE];
+    tw_udp_control_packet(pkt, &lv->key, lv->self, peer, flag);
+    const struct sockaddr_in *to = &lv->peers[peer].addr;
+    /* a full socket buffer loses it, as a network would: the next round sends again */
+    (void)sendto(lv->fd, pkt, sizeof pkt, MSG_DONTWAIT, (const struct sockaddr *)to, sizeof *to);
+}
+
+static int same_address(const struct sockaddr_in *a, const struct sockaddr_in *b) {
+    return a->sin_addr.s_addr == b->sin_addr.s_addr && a->sin_port == b->sin_port;
+}
+
+static void give_verdict(tw_udp_liveness_t *lv, tw_udp_live_peer_t *p, int cause) {
+    int none = 0;
+    if (atomic_compare_exchange_strong(&p->verdict, &none, cause))
+        atomic_fetch_add_explicit(&lv->verdicts, 1, memory_order_release);
+}
+
+/* What came to the socket: probes answered, echoes and resets taken, anything else
+ * (another job's, a forger's, from an address that is not the peer's) dropped. */
+static void receive(tw_udp_liveness_t *lv, uint64_t now) {
+    for (int k = 0; k < RECEIVE_BATCH; k++) {
+        unsigned char pkt[TW_UDP_HDR_SIZE + 1];
+        struct sockaddr_in from;
+        socklen_t from_len = sizeof from;
+        ssize_t n =
+            recvfrom(lv->fd, pkt, sizeof pkt, MSG_DONTWAIT, (struct sockaddr *)&from, &from_len);
+        if (n < 0) return;
+        tw_udp_hdr_t h;
+        if (tw_udp_decode(pkt, (size_t)n, &lv->key, lv->self, &h) != TW_UDP_OK ||
+            !(h.flags & TW_UDP_CONTROL) || h.src >= lv->npeers || h.src == lv->self ||
+            from_len != sizeof from) {
+            count(&lv->dropped);
+            continue;
+        }
+        tw_udp_live_peer_t *p = &lv->peers[h.src];
+        if (!atomic_load_explicit(&p->known, memory_order_acquire) ||
+            !same_address(&from, &p->addr)) {
+            count(&lv->dropped);
+            continue;
+        }
+        if (h.flags == TW_UDP_RST) {
+            count(&lv->resets_received);
+            give_verdict(lv, p, TW_ERR_RESET);
+            continue;
+        }
+        if (atomic_load_explicit(&p->lost, relaxed) || atomic_load_explicit(&p->verdict, relaxed)) {
+            /* declared lost here: it must learn so (once per half interval at most) */
+            if (now - p->reset_ns >= lv->interval_ns / 2) {
+                send_control(lv, h.src, TW_UDP_RST);
+                count(&lv->resets_sent);
+                p->reset_ns = now;
+            }
+            continue;
+        }
+        atomic_store_explicit(&p->echo_ns, now, relaxed); /* a probe proves life as well */
+        if (h.flags == TW_UDP_PROBE) {
+            send_control(lv, h.src, TW_UDP_ECHO);
+            count(&lv->echoes_sent);
+        }
+    }
+}
+
+/* Probes the peers silent for an interval while the owner waits, and gives its verdict
+ * on those that stayed silent, probed, for the whole timeout. */
+static void check(tw_udp_liveness_t *lv, uint64_t now) {
+    uint64_t polled = atomic_load_explicit(&lv->polled_ns, relaxed);
+    int waiting = polled && now - polled <= 2 * lv->interval_ns;
+    for (uint32_t id = 0; id < lv->npeers; id++) {
+        tw_udp_live_peer_t *p = &lv->peers[id];
+        if (!atomic_load_explicit(&p->watched, relaxed) ||
+            !atomic_load_explicit(&p->known, memory_order_acquire) ||
+            atomic_load_explicit(&p->lost, relaxed) || atomic_load_explicit(&p->verdict, relaxed)) {
+            p->probing_since = 0;
+            continue;
+        }
+        uint64_t heard = atomic_load_explicit(&p->heard_ns, relaxed);
+        uint64_t echo = atomic_load_explicit(&p->echo_ns, relaxed);
+        if (echo > heard) heard = echo;
+        uint64_t silent = now > heard ? now - heard : 0;
+        if (silent < lv->interval_ns || !waiting) {
+            p->probing_since = 0; /* it spoke, or nobody waits: the count starts again */
+            continue;
+        }
+        if (!p->probing_since) p->probing_since = now;
+        if (now - p->probe_ns >= lv->interval_ns) {
+            send_control(lv, id, TW_UDP_PROBE);
+            count(&lv->probes_sent);
+            p->probe_ns = now;
+        }
+        if (silent >= lv->timeout_ns && now - p->probing_since >= lv->timeout_ns)
+            give_verdict(lv, p, TW_ERR_LOST);
+    }
+}
+
+static void *run(void *arg) {
+    tw_udp_liveness_t *lv = arg;
+    struct pollfd fd = {.fd = lv->fd, .events = POLLIN};
+    uint64_t tick = lv->interval_ns / 2;
+    struct timespec wait = {(time_t)(tick / 1000000000u), (long)(tick % 1000000000u)};
+    uint64_t checked = 0;
+    while (!atomic_load_explicit(&lv->stop, memory_order_acquire)) {
+        ppoll(&fd, 1, &wait, NULL);
+        uint64_t now = clock_ns();
+        if (checked && now - checked > lv->timeout_ns / 2) /* this process was stopped */
+            for (uint32_t id = 0; id < lv->npeers; id++) lv->peers[id].probing_since = 0;
+        receive(lv, now);
+        if (now - checked >= tick) {
+            check(lv, now);
+            checked = now;
+        }
+    }
+    return NULL;
+}
+
+tw_udp_liveness_t *tw_udp_liveness_open(const tw_siphash_key_t *key, uint32_t self, uint32_t peers,
+                                        unsigned timeout_ms, struct sockaddr_in *addr) {
+    tw_udp_liveness_t *lv = calloc(1, sizeof *lv);
+    if (!lv) return NULL;
+    lv->key = *key;
+    lv->self = self;
+    lv->npeers = peers;
+    lv->timeout_ns = (uint64_t)timeout_ms * 1000000u;
+    uint64_t interval = lv->timeout_ns / 10, least = 20000000u, most = 1000000000u;
+    lv->interval_ns = interval < least ? least : interval > most ? most : interval;
+    lv->peers = calloc(peers, sizeof *lv->peers);
+    lv->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    socklen_t alen = sizeof *addr;
+    addr->sin_port = 0;
+    int ok = lv->peers && lv->fd >= 0 &&
+             bind(lv->fd, (const struct sockaddr *)addr, sizeof *addr) == 0 &&
+             getsockname(lv->fd, (struct sockaddr *)addr, &alen) == 0;
+    if (ok) { /* signals stay with the application's threads */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        int rc = pthread_create(&lv->thread, NULL, run, lv);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (rc) errno = rc;
+        ok = rc == 0;
+    }
+    if (!ok) {
+        int e = errno ? errno : ENOMEM;
+        if (lv->fd >= 0) close(lv->fd);
+        free(lv->peers);
+        free(lv);
+        errno = e;
+        return NULL;
+    }
+    return lv;
+}
+
+void tw_udp_liveness_close(tw_udp_liveness_t *lv) {
+    if (!lv) return;
+    atomic_store_explicit(&lv->stop, 1, memory_order_release);
+    pthread_join(lv->thread, NULL);
+    close(lv->fd);
+    free(lv->peers);
+    free(lv);
+}
+
+void tw_udp_liveness_set_peer(tw_udp_liveness_t *lv, uint32_t peer,
+                              const struct sockaddr_in *addr) {
+    if (peer >= lv->npeers || atomic_load_explicit(&lv->peers[peer].known, memory_order_acquire))
+        return; /* the thread may read it from now on: it does not change */
+    lv->peers[peer].addr = *addr;
+    atomic_store_explicit(&lv->peers[peer].known, 1, memory_order_release);
+}
+
+tw_udp_live_peer_t *tw_udp_liveness_peers(tw_udp_liveness_t *lv) {
+    return lv->peers;
+}
+
+void tw_udp_liveness_polled(tw_udp_liveness_t *lv, uint64_t now_ns) {
+    atomic_store_explicit(&lv->polled_ns, now_ns, relaxed);
+}
+
+unsigned tw_udp_liveness_verdicts(tw_udp_liveness_t *lv) {
+    return atomic_load_explicit(&lv->verdicts, memory_order_acquire);
+}
+
+uint64_t tw_udp_liveness_interval_ns(const tw_udp_liveness_t *lv) {
+    return lv->interval_ns;
+}
+
+void tw_udp_liveness_stats(tw_udp_liveness_t *lv, tw_udp_liveness_stats_t *out) {
+    out->probes_sent = atomic_load_explicit(&lv->probes_sent, relaxed);
+    out->echoes_sent = atomic_load_explicit(&lv->echoes_sent, relaxed);
+    out->resets_sent = atomic_load_explicit(&lv->resets_sent, relaxed);
+    out->resets_received = atomic_load_explicit(&lv->resets_received, relaxed);
+    out->dropped = atomic_load_explicit(&lv->dropped, relaxed);
+}

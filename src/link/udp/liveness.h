@@ -1,0 +1,74 @@
+/* Liveness of a udp link's peers (liveness.c): a socket and a thread of its own.
+ *
+ * A link hears from a peer while they exchange data. A rank that only waits — for a
+ * message, in a collective — sends nothing, and a peer that stopped (killed, stopped,
+ * cut off) would leave it waiting forever. So, while the link's owner polls (it waits
+ * on something), the thread probes every peer it has talked to that has been silent
+ * for a probe interval; the peer's own thread answers with an echo. A peer that
+ * answers neither data nor probes for the link's timeout, probed all along, is
+ * declared lost. The answering is done by a thread, not by the owner's polls, so a
+ * peer that computes for minutes without calling the library is alive, not lost.
+ *
+ * A peer that was declared lost and speaks again (it was stopped, or cut off, and
+ * comes back) is answered with a reset (TW_UDP_RST), by the thread to its probes and
+ * by the link to its data: it learns at once that it was declared lost and declares
+ * this side lost in turn, with the cause TW_ERR_RESET.
+ *
+ * The probe interval is a tenth of the timeout, between 20 ms and 1 s; a silent peer
+ * is declared lost between the timeout and the timeout plus one interval after its
+ * last packet, counted from when the owner began to wait.
+ *
+ * Shared with the link's owner, which drives the link: per peer, atomics only (the
+ * owner publishes what it heard and what it declared; the thread publishes its
+ * verdicts and counts them). */
+#ifndef TW_LINK_UDP_LIVENESS_H
+#define TW_LINK_UDP_LIVENESS_H
+
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "link/udp/udp_wire.h"
+
+typedef struct tw_udp_live_peer {
+    struct sockaddr_in addr; /* its liveness socket, valid once known is set */
+    _Atomic int known;
+    _Atomic int watched;       /* the link has talked to it, and it has not closed */
+    _Atomic int lost;          /* the link's verdict (0, or the cause): answered by resets */
+    _Atomic int verdict;       /* the thread's: 0, TW_ERR_LOST or TW_ERR_RESET */
+    _Atomic uint64_t heard_ns; /* the last packet of data the link took from it */
+    _Atomic uint64_t echo_ns;  /* the last echo or probe from it */
+    uint64_t probing_since, probe_ns, reset_ns; /* the thread's own */
+} tw_udp_live_peer_t;
+
+typedef struct tw_udp_liveness tw_udp_liveness_t;
+
+/* Binds a socket on addr's IP address (port 0: any; the one got comes back in addr)
+ * and starts the thread. NULL on failure, errno set. */
+tw_udp_liveness_t *tw_udp_liveness_open(const tw_siphash_key_t *key, uint32_t self, uint32_t peers,
+                                        unsigned timeout_ms, struct sockaddr_in *addr);
+void tw_udp_liveness_close(tw_udp_liveness_t *lv);
+
+/* Where peer's liveness socket is. */
+void tw_udp_liveness_set_peer(tw_udp_liveness_t *lv, uint32_t peer, const struct sockaddr_in *addr);
+/* The peers' shared entries (an array of peers). */
+tw_udp_live_peer_t *tw_udp_liveness_peers(tw_udp_liveness_t *lv);
+/* The owner polls (it waits): probes go while this is recent. */
+void tw_udp_liveness_polled(tw_udp_liveness_t *lv, uint64_t now_ns);
+/* Verdicts the thread has reached so far: the owner looks at the peers when it changes. */
+unsigned tw_udp_liveness_verdicts(tw_udp_liveness_t *lv);
+/* Probe interval, in ns. */
+uint64_t tw_udp_liveness_interval_ns(const tw_udp_liveness_t *lv);
+
+/* Counters, read after close or by the owner (relaxed). */
+typedef struct tw_udp_liveness_stats {
+    uint64_t probes_sent, echoes_sent, resets_sent, resets_received, dropped;
+} tw_udp_liveness_stats_t;
+void tw_udp_liveness_stats(tw_udp_liveness_t *lv, tw_udp_liveness_stats_t *out);
+
+/* A control packet (TW_UDP_PROBE, TW_UDP_ECHO, TW_UDP_RST) of the link's format, into
+ * pkt (TW_UDP_HDR_SIZE bytes). */
+void tw_udp_control_packet(void *pkt, const tw_siphash_key_t *key, uint32_t self, uint32_t dst,
+                           uint16_t flag);
+
+#endif

@@ -1,0 +1,272 @@
+/* Fuzz target of what the MPI layer takes from a peer's VELO message and from a
+ * rendezvous notification (src/mpi/wire_check.h, the checks p2p.c, proto_eager.c,
+ * proto_rndv_get.c and proto_rndv_split.c run): the envelope of an eager message or
+ * request-to-send, and the request a clear-to-send, a READY or a notification names.
+ *
+ * Byte 0 picks the mode. Envelope: byte 1 says eager or RTS and the tag a receive asks
+ * for, the rest is the message.
+ * The others: bytes 1-22 set up one slot of the request pool (slot, generation, kind,
+ * state, protocol, done, parts, peer, source of its RTS, the sender's handle in it, and
+ * the send's size or the RTS's), byte 23 is the world rank the message comes from, and
+ * the rest is the CTS or READY body, or the notification (op, class, status, peer,
+ * cookie). Every verdict agrees with a plain reading of the rules; an accepted message
+ * names the slot set up, a request of the right kind, state and peer, and a CTS's part
+ * lies inside the send's buffer. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "mpi/wire_check.h"
+
+/* The request pool the checks look into: only the slot an input sets up is non-zero. */
+static req_t pool[TW_MAX_REQUESTS + 1];
+req_t *tw_reqs = pool;
+
+enum { MODE_ENVELOPE, MODE_CTS, MODE_READY, MODE_NOTIFIED, MODES };
+enum { SETUP = 24, NOTE = 16 };
+
+static long tried[MODES], accepted[MODES];
+
+static uint64_t get64(const uint8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static uint32_t get32(const uint8_t *p) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static void envelope(const uint8_t *data, size_t size) {
+    int is_rts = data[1] & 1;
+    const uint8_t *msg = data + 2;
+    size_t len = size - 2;
+    tw_mpi_hdr_t h;
+    tw_mpi_rts_t rts;
+    memset(&rts, 0xa5, sizeof rts);
+    int ok = tw_mpi_envelope_take(msg, len, &h, is_rts ? &rts : NULL);
+    /* the model: a header, a tag of 0 or more on a point-to-point (even) context, and
+     * for an RTS exactly its body, of a known variant */
+    int want = len >= 8 && ((int32_t)get32(msg) >= 0 || (get32(msg + 4) & 1)) &&
+               (!is_rts || (len == 8 + 32 && get32(msg + 8 + 28) <= TW_RTS_PUT));
+    FUZZ_CHECK(ok == want);
+    tried[MODE_ENVELOPE]++;
+    /* the blocking receive's fast path reads the header only, and its matching takes no
+     * negative tag, whatever the receive asks for */
+    tw_mpi_hdr_t head;
+    FUZZ_CHECK(tw_mpi_header_take(msg, len, &head) == (len >= 8));
+    if (len >= 8) {
+        /* any tag, one of 0 or more, or a creation exchange's negative one */
+        int want_tag = data[1] & 2 ? MPI_ANY_TAG : data[1] & 4 ? -2 - (data[1] >> 3) : data[1] >> 3;
+        int taken =
+            tw_match_accepts(MPI_ANY_SOURCE, want_tag, head.context, 3, head.tag, head.context);
+        FUZZ_CHECK(taken == (want_tag == MPI_ANY_TAG ? head.tag >= 0 : want_tag == head.tag));
+    }
+    if (!ok) return;
+    accepted[MODE_ENVELOPE]++;
+    FUZZ_CHECK(h.tag == (int32_t)get32(msg) && h.context == get32(msg + 4));
+    FUZZ_CHECK(h.tag >= 0 || h.context % 2 == 1);
+    if (is_rts) {
+        FUZZ_CHECK(rts.size == get64(msg + 8) && rts.nla == get64(msg + 16) &&
+                   rts.key == get64(msg + 24) && rts.sreq == get32(msg + 32) &&
+                   rts.split == get32(msg + 36));
+        FUZZ_CHECK(rts.split == 0 || rts.split == TW_RTS_SPLIT || rts.split == TW_RTS_CHUNKED ||
+                   rts.split == TW_RTS_PUT);
+    }
+}
+
+/* Whether handle h names slot i as it is now: the model of tw_req_index. */
+static int names(uint32_t h, int i) {
+    return i > 0 && h >> 24 == 0x2c && (h & 0xffff) == (uint32_t)i &&
+           ((h >> 16) & 0xff) == pool[i].gen &&
+           (pool[i].kind == REQ_SEND || pool[i].kind == REQ_RECV || pool[i].kind == REQ_COLL);
+}
+
+static void cts(int slot, int source, const uint8_t *body, size_t len) {
+    tw_mpi_cts_t c;
+    int i = tw_mpi_cts_check(source, body, len, &c);
+    tried[MODE_CTS]++;
+    int want = 0;
+    if (len == sizeof c) {
+        uint32_t sreq = get32(body);
+        uint64_t offset = get64(body + 24), part = get64(body + 32);
+        const req_t *r = &pool[slot];
+        want = names(sreq, slot) && r->kind == REQ_SEND && r->state == TW_STATE_WAIT_CTS &&
+               r->peer == source && !r->done && (unsigned __int128)offset + part <= r->bytes &&
+               !(r->proto == TW_PROTO_RNDV_PUT && offset);
+    }
+    FUZZ_CHECK((i != 0) == want);
+    if (!i) return;
+    accepted[MODE_CTS]++;
+    FUZZ_CHECK(i == slot && !memcmp(&c, body, sizeof c));
+    /* what the put then reads lies inside the send's buffer */
+    FUZZ_CHECK(c.offset <= pool[i].bytes && c.offset + c.len <= pool[i].bytes &&
+               c.offset + c.len >= c.offset);
+}
+
+static void ready(int slot, int source, const uint8_t *body, size_t len) {
+    tw_mpi_ready_t m;
+    int i = tw_mpi_ready_check(source, body, len, &m);
+    tried[MODE_READY]++;
+    int want = 0;
+    if (len == sizeof m) {
+        const req_t *r = &pool[slot];
+        want = names(get32(body + 4), slot) && r->kind == REQ_RECV &&
+               r->proto == TW_PROTO_RNDV_CHUNKED && !r->done && r->got_from == source &&
+               r->got.sreq == get32(body) && get64(body + 8) < r->got.size;
+    }
+    FUZZ_CHECK((i != 0) == want);
+    if (!i) return;
+    accepted[MODE_READY]++;
+    FUZZ_CHECK(i == slot && !memcmp(&m, body, sizeof m) && m.offset < pool[i].got.size);
+}
+
+static void notified(int slot, const uint8_t *note) {
+    tw_notification_t n = {.op = note[0],
+                           .cls = note[1],
+                           .success = note[2] & 1,
+                           .status = (int8_t)note[3],
+                           .peer = (int8_t)note[4],
+                           .cookie = get64(note + 8)};
+    int i = tw_mpi_notified_check(&n);
+    tried[MODE_NOTIFIED]++;
+    int want = 0;
+    if (n.op == TW_OP_GET || n.op == TW_OP_PUT) {
+        int high = n.cls == TW_NOTIFY_RESPONDER ||
+                   (n.op == TW_OP_PUT && n.cls == TW_NOTIFY_COMPLETER && n.status == TW_OK);
+        uint32_t h = high ? (uint32_t)(n.cookie >> 32) : (uint32_t)n.cookie;
+        const req_t *r = &pool[slot];
+        want =
+            names(h, slot) && r->parts && n.peer == (r->kind == REQ_SEND ? r->peer : r->got_from);
+    }
+    FUZZ_CHECK((i != 0) == want);
+    if (!i) return;
+    accepted[MODE_NOTIFIED]++;
+    /* a notification completes a request awaiting a part, of the peer it names */
+    FUZZ_CHECK(i == slot && pool[i].parts > 0);
+    FUZZ_CHECK(n.peer == pool[i].peer || n.peer == pool[i].got_from);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size < 2) return 0;
+    unsigned mode = data[0] % MODES;
+    if (mode == MODE_ENVELOPE) {
+        envelope(data, size);
+        return 0;
+    }
+    if (size < SETUP) return 0;
+    const uint8_t *s = data + 1;
+    int slot = (int)(s[0] | s[1] << 8);
+    req_t *r = &pool[slot];
+    *r = (req_t){.gen = s[2],
+                 .kind = (uint8_t)(s[3] % 6),
+                 .state = (uint8_t)(s[4] % 6),
+                 .proto = (uint8_t)(s[5] % 6),
+                 .done = s[6] & 1,
+                 .parts = s[7] % 3,
+                 .peer = (int8_t)s[8],
+                 .got_from = (int8_t)s[9],
+                 .bytes = (size_t)get64(s + 14)};
+    r->got.sreq = get32(s + 10);
+    r->got.size = get64(s + 14);
+    int source = (int8_t)s[22];
+    const uint8_t *body = data + SETUP;
+    size_t len = size - SETUP;
+    if (mode == MODE_CTS) {
+        cts(slot, source, body, len);
+    } else if (mode == MODE_READY) {
+        ready(slot, source, body, len);
+    } else {
+        uint8_t note[NOTE] = {0};
+        memcpy(note, body, len < NOTE ? len : NOTE);
+        notified(slot, note);
+    }
+    *r = (req_t){0};
+    return 0;
+}
+
+/* On half of the mutated inputs the handle in the message names the slot set up, so
+ * that the checks behind it are reached. */
+void fuzz_fixup(uint8_t *data, size_t size) {
+    unsigned mode = data[0] % MODES;
+    if (mode == MODE_ENVELOPE || size < SETUP) return;
+    uint32_t h = 0x2cu << 24 | (uint32_t)data[3] << 16 | (uint32_t)(data[1] | data[2] << 8);
+    size_t at = mode == MODE_CTS ? 0 : mode == MODE_READY ? 4 : 8;
+    if (size >= SETUP + at + 4) memcpy(data + SETUP + at, &h, 4);
+    if (mode == MODE_NOTIFIED && size >= SETUP + 16) memcpy(data + SETUP + 12, &h, 4);
+}
+
+static size_t put(uint8_t *buf, size_t at, const void *v, size_t n) {
+    memcpy(buf + at, v, n);
+    return at + n;
+}
+
+/* Valid messages: an eager message or RTS; a CTS, READY or notification that the slot
+ * set up takes. */
+size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(void)) {
+    if (cap < SETUP + 128) return 0;
+    unsigned mode = index % MODES;
+    memset(buf, 0, SETUP + 64);
+    buf[0] = (uint8_t)mode;
+    if (mode == MODE_ENVELOPE) {
+        int is_rts = (index / MODES) & 1;
+        buf[1] = (uint8_t)is_rts;
+        tw_mpi_hdr_t h = {(int32_t)(rand32() % 1000), rand32() % 8};
+        size_t at = put(buf, 2, &h, sizeof h);
+        if (is_rts) {
+            tw_mpi_rts_t rts = {rand32() % 100000, 0x10000 + rand32() % 4096, rand32(), 0x2c010001,
+                                rand32() % 4};
+            return put(buf, at, &rts, sizeof rts);
+        }
+        size_t len = rand32() % 96;
+        for (size_t k = 0; k < len; k++) buf[at + k] = (uint8_t)rand32();
+        return at + len;
+    }
+    uint8_t *s = buf + 1;
+    int slot = 1 + (int)(rand32() % 64);
+    uint8_t gen = (uint8_t)(1 + rand32() % 8), peer = (uint8_t)(rand32() % 4);
+    uint32_t h = 0x2cu << 24 | (uint32_t)gen << 16 | (uint32_t)slot;
+    uint64_t size = 4096 + rand32() % 100000;
+    s[0] = (uint8_t)slot;
+    s[1] = (uint8_t)(slot >> 8);
+    s[2] = gen;
+    s[7] = 1; /* a part awaited */
+    s[8] = s[9] = peer;
+    uint32_t sreq = 0x2c020002;
+    memcpy(s + 10, &sreq, 4);
+    memcpy(s + 14, &size, 8);
+    s[22] = peer;
+    if (mode == MODE_CTS) {
+        s[3] = REQ_SEND;
+        s[4] = TW_STATE_WAIT_CTS;
+        s[5] = (index / MODES) & 1 ? TW_PROTO_RNDV_PUT : TW_PROTO_RNDV_SPLIT;
+        uint64_t off = s[5] == TW_PROTO_RNDV_PUT ? 0 : size / 2;
+        tw_mpi_cts_t c = {h, 0x2c030003, 0x20000, rand32(), off, size - off};
+        return put(buf, SETUP, &c, sizeof c);
+    }
+    if (mode == MODE_READY) {
+        s[3] = REQ_RECV;
+        s[5] = TW_PROTO_RNDV_CHUNKED;
+        tw_mpi_ready_t m = {sreq, h, (uint64_t)(rand32() % 4) * 65536 % size};
+        return put(buf, SETUP, &m, sizeof m);
+    }
+    s[3] = (index / MODES) & 1 ? REQ_SEND : REQ_RECV;
+    uint8_t note[NOTE] = {TW_OP_GET, TW_NOTIFY_COMPLETER, 0, 0, peer};
+    if (s[3] == REQ_SEND) note[1] = TW_NOTIFY_RESPONDER;
+    uint64_t cookie = (uint64_t)h << 32 | h;
+    memcpy(note + 8, &cookie, 8);
+    return put(buf, SETUP, note, sizeof note);
+}
+
+void fuzz_report(FILE *out) {
+    fprintf(out,
+            "; accepted: %ld of %ld envelopes, %ld of %ld CTSs, %ld of %ld READYs, %ld of %ld "
+            "notifications",
+            accepted[MODE_ENVELOPE], tried[MODE_ENVELOPE], accepted[MODE_CTS], tried[MODE_CTS],
+            accepted[MODE_READY], tried[MODE_READY], accepted[MODE_NOTIFIED], tried[MODE_NOTIFIED]);
+}
