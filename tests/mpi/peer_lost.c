@@ -11,8 +11,9 @@
  *   fail the same way: a receive posted before the loss, a large send under way, a
  *   send to and a receive from it, a receive from MPI_ANY_SOURCE, a probe, a blocking
  *   and a non-blocking collective, MPI_Waitall's statuses, and on a window: a lock, a
- *   put, a fence and an access epoch (MPI_Win_start) that include it. Rank pairs that lost nobody
- * go on talking. Prints "peer_lost: ok" per rank when everything held. Without "return"
+ *   put, a fence and an access epoch (MPI_Win_start) that include it. The rank that
+ *   was stopped learns, when it continues, that its peers declared it lost. Rank pairs that lost
+ * nobody go on talking. Prints "peer_lost: ok" per rank when everything held. Without "return"
  * (MPI_ERRORS_ARE_FATAL) a loss ends the job; the loop completing prints "peer_lost: N rounds
  * verified". */
 #include <signal.h>
@@ -157,8 +158,13 @@ int main(int argc, char **argv) {
 
     if (stop_rank >= 0) {
         check_proc_failed(rc, "a collective in the loop");
-        int cls = -1;
-        if (rc) MPI_Error_class(rc, &cls);
+        if (rank == stop_rank) { /* it comes back to peers that declared it lost: a reset */
+            char s[MPI_MAX_ERROR_STRING] = "";
+            int len = 0;
+            if (rc) MPI_Error_string(rc, s, &len);
+            check(strstr(s, "had declared this rank lost") != NULL,
+                  "the rank that was stopped learns it was declared lost");
+        }
         if (rank != stop_rank) {
             MPI_Status st[2];
             int wr = MPI_Waitall(2, early, st);
