@@ -159,6 +159,9 @@ typedef struct MPI_Status {
 #define MPI_ERR_RMA_ATTACH   56
 #define MPI_ERR_RMA_SHARED   57
 #define MPI_ERR_RMA_FLAVOR   58
+/* A peer process failed (was declared lost): Open MPI's ULFM value. Each lost peer
+ * has its own error code of this class, whose MPI_Error_string names it and why. */
+#define MPIX_ERR_PROC_FAILED 75
 #define MPI_ERR_LASTCODE     0x3fffffff
 
 /* environment */

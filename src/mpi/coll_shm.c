@@ -19,6 +19,7 @@
 #include "mpi/coll.h"
 #include "mpi/coll_shm_block.h"
 #include "mpi/comm.h"
+#include "mpi/failure.h"
 #include "mpi/op.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/schedule.h"
@@ -36,16 +37,20 @@ struct tw_coll_shm {
 };
 
 /* Runs the next call on c's block to its end; others may wait for this rank's
- * messages meanwhile. */
-static void run(tw_mpi_comm_t *c, tw_coll_shm_run_t *x, int kind, int root, size_t bytes,
-                const void *give, void *take) {
+ * messages meanwhile. MPI_SUCCESS, or the code of a lost member of c (another rank
+ * found it lost): the lines it would write may never show. */
+static int run(tw_mpi_comm_t *c, tw_coll_shm_run_t *x, int kind, int root, size_t bytes,
+               const void *give, void *take) {
     *x = (tw_coll_shm_run_t){.lines = c->shm->lines, .size = c->size, .rank = c->rank};
     tw_coll_shm_start(x, ++c->shm->seq, kind, root, bytes);
     unsigned spins = 0;
     while (!tw_coll_shm_advance(x, give, take)) {
         tw_mpi_progress();
+        int w = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
+        if (w >= 0) return tw_mpi_lost_code(w);
         tw_ep_relax(tw_mpi.ep, &spins);
     }
+    return MPI_SUCCESS;
 }
 
 /* ---- set-up ---- */
@@ -119,7 +124,7 @@ int tw_coll_shm_barrier(tw_mpi_comm_t *c, int *rc) {
     if (!sh) return 0;
     tw_mpi_coll_tag(c); /* the tags of later calls stay as without the block */
     tw_coll_shm_run_t x;
-    run(c, &x, TW_COLL_SHM_BARRIER, 0, 0, NULL, NULL);
+    *rc = run(c, &x, TW_COLL_SHM_BARRIER, 0, 0, NULL, NULL);
     return 1;
 }
 
@@ -129,7 +134,7 @@ int tw_coll_shm_bcast(tw_mpi_comm_t *c, void *buf, size_t bytes, int root, int *
     if (!sh) return 0;
     tw_mpi_coll_tag(c);
     tw_coll_shm_run_t x;
-    run(c, &x, TW_COLL_SHM_BCAST, root, bytes, buf, buf);
+    *rc = run(c, &x, TW_COLL_SHM_BCAST, root, bytes, buf, buf);
     return 1;
 }
 
@@ -141,7 +146,7 @@ int tw_coll_shm_allreduce(tw_mpi_comm_t *c, const void *in, void *out, size_t co
     if (!sh) return 0;
     tw_mpi_coll_tag(c);
     tw_coll_shm_run_t x;
-    run(c, &x, TW_COLL_SHM_ALLREDUCE, 0, bytes, in, NULL);
+    if ((*rc = run(c, &x, TW_COLL_SHM_ALLREDUCE, 0, bytes, in, NULL))) return 1;
     /* every rank combines the same data in the same order, so all get the same
      * result: rank 0's op (rank 1's op (... rank p-1's)), MPI's order for a
      * non-commutative op */

@@ -10,6 +10,7 @@
 #include "mpi/bsend.h"
 #include "mpi/comm.h"
 #include "mpi/error.h"
+#include "mpi/failure.h"
 #include "mpi/p2p.h"
 #include "mpi/schedule.h"
 #include "mpi/state.h"
@@ -51,10 +52,12 @@ static const char *class_names[] = {
     [MPI_ERR_RMA_ATTACH] = "memory cannot be attached",
     [MPI_ERR_RMA_SHARED] = "memory cannot be shared",
     [MPI_ERR_RMA_FLAVOR] = "wrong window flavor",
+    [MPIX_ERR_PROC_FAILED] = "process failed",
 };
 
 int MPI_Error_class(int errorcode, int *errorclass) {
     if (!errorclass) return MPI_ERR_ARG;
+    if (tw_mpi_lost_class(errorcode, errorclass)) return MPI_SUCCESS;
     if (errorcode < 0 || errorcode >= (int)(sizeof class_names / sizeof *class_names) ||
         !class_names[errorcode])
         return MPI_ERR_ARG; /* not an error code of this library */
@@ -64,6 +67,7 @@ int MPI_Error_class(int errorcode, int *errorclass) {
 
 int MPI_Error_string(int errorcode, char *string, int *resultlen) {
     if (!string || !resultlen) return MPI_ERR_ARG;
+    if (tw_mpi_lost_string(errorcode, string, resultlen)) return MPI_SUCCESS;
     const char *s = errorcode >= 0 && errorcode < (int)(sizeof class_names / sizeof *class_names) &&
                             class_names[errorcode]
                         ? class_names[errorcode]
@@ -88,6 +92,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     tw_mpi.size = tw_ep_size(tw_mpi.ep);
     if (tw_mpi_comm_init()) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
     tw_mpi_p2p_init();
+    tw_mpi_failure_init();
     tw_mpi_bsend_init();
     tw_mpi_sched_init();
     tw_mpi_win_init();

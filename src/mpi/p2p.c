@@ -12,6 +12,7 @@
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
 #include "mpi/error.h"
+#include "mpi/failure.h"
 #include "mpi/p2p.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/proto.h"
@@ -31,12 +32,17 @@ static tw_mpi_buffered_fn *buffered; /* bsend.c's */
 /* What other units registered (progress.h). */
 static tw_mpi_message_fn *message_handlers[TW_MPI_KINDS];
 static tw_mpi_notification_fn *notification_handler;
+static tw_mpi_message_fn *lost_handler;
 static tw_mpi_hook_fn *hooks[TW_MPI_HOOKS];
 int tw_mpi_notify_waiters;
 unsigned tw_mpi_hooks_on;
 
 void tw_mpi_progress_on_message(int kind, tw_mpi_message_fn *fn) {
     message_handlers[kind] = fn;
+}
+
+void tw_mpi_progress_on_lost(tw_mpi_message_fn *fn) {
+    lost_handler = fn;
 }
 
 void tw_mpi_progress_on_notification(tw_mpi_notification_fn *fn) {
@@ -107,6 +113,8 @@ __attribute__((noinline)) int tw_p2p_arrive(const tw_velo_msg_t *m) {
     if (m->tag != TW_MPI_EAGER && m->tag != TW_MPI_RTS) { /* another unit's, or nobody's */
         if (m->tag < TW_MPI_KINDS && message_handlers[m->tag])
             message_handlers[m->tag](m->source, m->data, m->length);
+        else if (m->tag == TW_VELO_TAG_LOST && lost_handler) /* the device's: a peer lost */
+            lost_handler(m->source, m->data, m->length);
         return 1;
     }
     tw_mpi_hdr_t h;
@@ -187,7 +195,8 @@ static void post_pending_sends(void) {
             if (rc == TW_OK)
                 posted_ok(i);
             else {
-                tw_reqs[i].error = MPI_ERR_OTHER;
+                tw_reqs[i].error = tw_mpi_peer_error(dest, rc);
+                if (tw_reqs[i].proto != TW_PROTO_EAGER) tw_proto_rndv_undo(&tw_reqs[i]);
                 tw_req_done(i);
             }
         }
@@ -249,6 +258,10 @@ static int send_start(int i) {
     int rc = tw_p2p.pending_to[r->peer] ? TW_RETRY : post(i);
     if (rc == TW_OK) {
         posted_ok(i);
+    } else if (rc == TW_RETRY && tw_mpi_lost_count && tw_mpi_is_lost(r->peer)) {
+        if (r->proto != TW_PROTO_EAGER) tw_proto_rndv_undo(r);
+        r->active = 0;
+        return tw_mpi_lost_code(r->peer);
     } else if (rc == TW_RETRY) {
         r->state = TW_STATE_QUEUED;
         tw_p2p.pending_to[r->peer]++;
@@ -257,7 +270,7 @@ static int send_start(int i) {
     } else {
         if (r->proto != TW_PROTO_EAGER) tw_proto_rndv_undo(r);
         r->active = 0;
-        return MPI_ERR_OTHER;
+        return tw_mpi_peer_error(r->peer, rc);
     }
     return MPI_SUCCESS;
 }

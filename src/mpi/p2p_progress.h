@@ -20,6 +20,10 @@ void tw_mpi_progress(void);
 typedef void tw_mpi_message_fn(int source, const void *data, size_t len);
 void tw_mpi_progress_on_message(int kind, tw_mpi_message_fn *fn);
 
+/* The handler of the device's TW_VELO_TAG_LOST messages (failure.c): a peer was
+ * declared lost. */
+void tw_mpi_progress_on_lost(tw_mpi_message_fn *fn);
+
 /* Notifications whose cookie has this bit set belong to operations of another unit
  * (windows): they go to its handler, and are looked for only while
  * tw_mpi_notify_waiters is non-zero (that unit counts what it waits for there). */
@@ -30,7 +34,7 @@ extern int tw_mpi_notify_waiters;
 
 /* Progress hooks: a fixed few, each run in every pass while it is switched on, so a
  * pass with none on pays one test. */
-enum { TW_HOOK_SCHED, TW_MPI_HOOKS };
+enum { TW_HOOK_LOST, TW_HOOK_SCHED, TW_MPI_HOOKS }; /* run in this order */
 typedef void tw_mpi_hook_fn(void);
 void tw_mpi_progress_hook(int hook, tw_mpi_hook_fn *fn);
 extern unsigned tw_mpi_hooks_on; /* bit k: hook k runs */

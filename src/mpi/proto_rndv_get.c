@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mpi/datatype.h"
+#include "mpi/failure.h"
 #include "mpi/proto.h"
 #include "mpi/state.h"
 #include "mpi/wire_check.h"
@@ -95,8 +96,8 @@ void tw_proto_rndv_part_done(int i) {
     if (r->kind == REQ_SEND) tw_p2p.rndv_sends--;
     /* a truncated message still fetches (and unpacks) what fits */
     if (r->kind == REQ_RECV && r->proto != TW_PROTO_EAGER &&
-        (r->staged || r->proto == TW_PROTO_RNDV_CHUNKED) && r->error != MPI_ERR_OTHER &&
-        next_chunk(r, i))
+        (r->staged || r->proto == TW_PROTO_RNDV_CHUNKED) &&
+        (!r->error || r->error == MPI_ERR_TRUNCATE) && next_chunk(r, i))
         return;
     if (r->region.nla) tw_dereg(tw_mpi.ep, &r->region);
     r->region.nla = 0;
@@ -114,7 +115,7 @@ void tw_proto_rndv_get(int i) {
             return;
         }
         if (rc) {
-            r->error = MPI_ERR_OTHER;
+            r->error = tw_mpi_peer_error(r->got_from, rc);
             tw_req_done(i);
             return;
         }
@@ -161,7 +162,8 @@ void tw_proto_rndv_get(int i) {
         tw_p2p.rendezvous++;
         return;
     }
-    r->error = MPI_ERR_OTHER; /* the sender cannot be reached: nothing will complete this */
+    r->error = tw_mpi_peer_error(r->got_from, rc); /* the sender cannot be reached: nothing
+                                                      will complete this */
     if (r->region.nla) tw_dereg(tw_mpi.ep, &r->region);
     r->region.nla = 0;
     tw_req_done(i);
@@ -189,7 +191,7 @@ void tw_proto_ready_send(int i) {
     if (rc == TW_RETRY) {
         tw_req_list_push(&tw_p2p.pending_gets, i);
     } else if (rc) {
-        r->error = MPI_ERR_OTHER; /* the receiver will never ask again */
+        r->error = tw_mpi_peer_error(r->peer, rc); /* the receiver will never ask again */
         tw_proto_rndv_part_done(i);
     }
 }
@@ -208,7 +210,7 @@ void tw_proto_rndv_notified(int i, const tw_notification_t *n) {
     if (n->status != TW_OK) {
         /* a fault: the request ends now, whatever else it waited for. Its buffer is
          * deregistered, so a late put or get into it faults too. */
-        r->error = MPI_ERR_OTHER;
+        r->error = tw_mpi_peer_error(n->peer, n->status);
         tw_p2p.rendezvous -= r->parts - 1;
         r->parts = 1;
     }

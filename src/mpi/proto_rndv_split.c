@@ -6,6 +6,7 @@
  * would be copied aside for retransmission first. */
 #include <string.h>
 
+#include "mpi/failure.h"
 #include "mpi/proto.h"
 #include "mpi/state.h"
 #include "mpi/wire_check.h"
@@ -65,8 +66,8 @@ void tw_proto_put_start(int i) {
         r->parts++;
         tw_p2p.rendezvous++;
     } else if (rc != TW_OK) {
-        r->error = MPI_ERR_OTHER; /* the receiver then waits for its part */
-        if (whole) {              /* and nothing else will come here */
+        r->error = tw_mpi_peer_error(r->peer, rc); /* the receiver then waits for its part */
+        if (whole) {                               /* and nothing else will come here */
             tw_p2p.rendezvous -= r->parts - 1;
             r->parts = 1;
         }

@@ -9,6 +9,7 @@
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
 #include "mpi/error.h"
+#include "mpi/failure.h"
 #include "mpi/p2p.h"
 #include "mpi/proto.h"
 #include "mpi/state.h"
@@ -321,11 +322,21 @@ int MPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status
     return tw_mpi_iprobe(tw_mpi_world_rank(c, source), tag, c->context, flag, status);
 }
 
+/* A blocking probe that found nothing: the code of the lost peer it would wait for
+ * (source, or for MPI_ANY_SOURCE any member of comm), raised; 0 while none is. */
+static int probe_lost(const char *call, MPI_Comm comm, int source) {
+    if (!tw_mpi_lost_count) return 0;
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    int w = source == MPI_ANY_SOURCE ? tw_mpi_comm_lost_member(c) : tw_mpi_world_rank(c, source);
+    return w >= 0 && tw_mpi_is_lost(w) ? tw_mpi_error(c, call, tw_mpi_lost_code(w), NULL) : 0;
+}
+
 int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
     unsigned spins = 0;
     for (;;) {
         int flag, rc = MPI_Iprobe(source, tag, comm, &flag, status);
         if (rc || flag) return rc;
+        if ((rc = probe_lost("MPI_Probe", comm, source))) return rc;
         tw_ep_relax(tw_mpi.ep, &spins);
     }
 }
@@ -351,6 +362,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
     for (;;) {
         int flag, rc = MPI_Improbe(source, tag, comm, &flag, message, status);
         if (rc || flag) return rc;
+        if ((rc = probe_lost("MPI_Mprobe", comm, source))) return rc;
         tw_ep_relax(tw_mpi.ep, &spins);
     }
 }

@@ -18,6 +18,7 @@
 
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
+#include "mpi/failure.h"
 #include "mpi/op.h"
 #include "mpi/p2p.h"
 #include "mpi/proto.h"
@@ -46,6 +47,11 @@ void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c) {
     s->next_active = NULL;
     s->blocks = NULL;
     s->scratch_used = 0;
+    /* a collective on a communicator that lost a member fails at once */
+    if (tw_mpi_lost_count) {
+        int w = tw_mpi_comm_lost_member(c);
+        if (w >= 0) s->error = tw_mpi_lost_code(w);
+    }
 }
 
 tw_sched_t *tw_sched_new(tw_mpi_comm_t *c) {

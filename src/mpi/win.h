@@ -276,6 +276,9 @@ int tw_win_lock_atomic(win_t *w, int world, tw_atomic_op_t op, unsigned idx, uin
 int tw_win_flush_all(win_t *w);
 /* After a flush: MPI_SUCCESS, or the class of what went wrong meanwhile. */
 int tw_win_completion(win_t *w, int rc);
+/* The error class of a device operation on w that returned rc (not TW_OK): the code
+ * of a lost member when the device said a peer is lost, else MPI_ERR_OTHER. */
+int tw_win_device_error(const win_t *w, int rc);
 
 #pragma GCC visibility pop
 

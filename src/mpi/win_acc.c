@@ -8,6 +8,7 @@
 
 #include "mpi/datatype.h"
 #include "mpi/error.h"
+#include "mpi/failure.h"
 #include "mpi/op.h"
 #include "mpi/p2p.h"
 #include "mpi/state.h"
@@ -275,6 +276,8 @@ static int acc_lock(win_t *w, int r) {
         if (rc) return rc;
         if (old == 0) return TW_OK;
         relax(&spins);
+        /* its holder may be a member that was lost: it would never give it back */
+        if (tw_mpi_lost_count && tw_mpi_comm_lost_member(w->c) >= 0) return TW_ERR_LOST;
     }
 }
 
@@ -325,7 +328,8 @@ static int do_acc(win_t *w, int r, const side_t *o, const side_t *res, const sid
     } else { /* under the target's accumulate lock: get, combine, put */
         unsigned char *cur = malloc(n);
         if (!cur) rc = MPI_ERR_NO_MEM;
-        if (!rc && acc_lock(w, r)) rc = MPI_ERR_OTHER;
+        int locked = rc ? TW_OK : acc_lock(w, r);
+        if (locked) rc = tw_win_device_error(w, locked);
         if (!rc) {
             pieces_init(&p, t->type, t->count, &t->l);
             while (!rc && pieces_next(&p, &off, &len, &pos)) {

@@ -6,6 +6,7 @@
 
 #include "mpi/datatype.h"
 #include "mpi/error.h"
+#include "mpi/failure.h"
 #include "mpi/p2p.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"
@@ -104,6 +105,7 @@ int tw_win_resolve(win_t *w, int r, MPI_Aint disp, MPI_Count count, const tw_mpi
                    where_t *at) {
     target_t *t = &w->t[r];
     if (disp < 0 && w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return MPI_ERR_DISP;
+    if (tw_mpi_lost_count && tw_mpi_is_lost(t->world)) return tw_mpi_lost_code(t->world);
     /* in 64-bit arithmetic that refuses to overflow: a displacement whose offset
      * wraps lies outside every window */
     int64_t off, lo, hi, span;
@@ -192,7 +194,7 @@ static int do_put(win_t *w, const side_t *o, const side_t *t, const where_t *at,
         if (!rc && !at->local) rc = tw_rma_flush(tw_mpi.ep, at->dest);
         free(tmp);
     }
-    return rc ? MPI_ERR_OTHER : MPI_SUCCESS;
+    return rc ? tw_win_device_error(w, rc) : MPI_SUCCESS;
 }
 
 static int do_get(win_t *w, const side_t *o, const side_t *t, const where_t *at, MPI_Request req,
@@ -209,7 +211,7 @@ static int do_get(win_t *w, const side_t *o, const side_t *t, const where_t *at,
         if (!rc) tw_mpi_type_unpack(tmp, o->count, o->type, (void *)(uintptr_t)o->buf);
         free(tmp);
     }
-    return rc ? MPI_ERR_OTHER : MPI_SUCCESS;
+    return rc ? tw_win_device_error(w, rc) : MPI_SUCCESS;
 }
 
 /* The common front of put and get. MPI_SUCCESS with the sides and target resolved,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mpi/comm.h"
+#include "mpi/failure.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"
 #include "mpi/win.h"
@@ -46,9 +47,22 @@ int tw_win_flush_all(win_t *w) {
     return TW_OK;
 }
 
+/* The code of a lost member of w's group; 0: none (the one test while none is). */
+static int lost_member(const win_t *w) {
+    int m = tw_mpi_lost_count ? tw_mpi_comm_lost_member(w->c) : -1;
+    return m >= 0 ? tw_mpi_lost_code(m) : 0;
+}
+
+/* The error of a refused device operation on w: a lost member's code when the
+ * device said a peer is lost. */
+int tw_win_device_error(const win_t *w, int rc) {
+    int lost = rc == TW_ERR_LOST || rc == TW_ERR_RESET ? lost_member(w) : 0;
+    return lost ? lost : MPI_ERR_OTHER;
+}
+
 /* After a flush: MPI_SUCCESS, or the class of what went wrong meanwhile. */
 int tw_win_completion(win_t *w, int rc) {
-    if (rc) return MPI_ERR_OTHER;
+    if (rc) return tw_win_device_error(w, rc);
     if (w->shm) return MPI_SUCCESS; /* nothing went through the device but lock words */
     return take_faults(w) ? MPI_ERR_RMA_RANGE : MPI_SUCCESS;
 }
@@ -126,8 +140,10 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
     int n, rc;
     int *r = ranks_of(w, group, &n, &rc);
     if (!r) return tw_win_error(w, "MPI_Win_post", rc, NULL);
-    for (int i = 0; i < n && !rc; i++)
-        if (send_msg(w, r[i], MSG_POST)) rc = MPI_ERR_OTHER;
+    for (int i = 0; i < n && !rc; i++) {
+        int sent = send_msg(w, r[i], MSG_POST);
+        if (sent) rc = tw_win_device_error(w, sent);
+    }
     free(r);
     if (rc) return tw_win_error(w, "MPI_Win_post", rc, NULL);
     w->posted = 1;
@@ -144,7 +160,14 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
     if (!r) return tw_win_error(w, "MPI_Win_start", rc, NULL);
     for (int i = 0; i < n; i++) { /* each target's post must have come */
         unsigned spins = 0;
-        while (!w->posts_in[r[i]]) relax(&spins);
+        while (!w->posts_in[r[i]]) {
+            relax(&spins);
+            int lost = w->posts_in[r[i]] ? 0 : lost_member(w); /* it will never come */
+            if (lost) {
+                free(r);
+                return tw_win_error(w, "MPI_Win_start", lost, NULL);
+            }
+        }
         w->posts_in[r[i]]--;
         w->tacc[r[i]] |= ACC_STARTED;
     }
@@ -160,12 +183,14 @@ int MPI_Win_complete(MPI_Win win) {
         return tw_win_error(w, "MPI_Win_complete", MPI_ERR_RMA_SYNC, "no MPI_Win_start");
     int rc = MPI_SUCCESS;
     for (int r = 0; r < w->size && !rc; r++)
-        if ((w->tacc[r] & ACC_STARTED) && !w->shm && flush_target(w, r)) rc = MPI_ERR_OTHER;
+        if ((w->tacc[r] & ACC_STARTED) && !w->shm && (rc = flush_target(w, r)))
+            rc = tw_win_device_error(w, rc);
     if (!rc && take_faults(w)) rc = MPI_ERR_RMA_RANGE;
     for (int r = 0; r < w->size; r++) {
         if (!(w->tacc[r] & ACC_STARTED)) continue;
         w->tacc[r] &= (uint8_t)~ACC_STARTED;
-        if (send_msg(w, r, MSG_COMPLETE) && !rc) rc = MPI_ERR_OTHER;
+        int sent = send_msg(w, r, MSG_COMPLETE);
+        if (sent && !rc) rc = tw_win_device_error(w, sent);
     }
     w->started = 0;
     return rc ? tw_win_error(w, "MPI_Win_complete", rc, NULL) : MPI_SUCCESS;
@@ -175,7 +200,15 @@ int MPI_Win_wait(MPI_Win win) {
     GET_WIN("MPI_Win_wait", win);
     if (!w->posted) return tw_win_error(w, "MPI_Win_wait", MPI_ERR_RMA_SYNC, "no MPI_Win_post");
     unsigned spins = 0;
-    while (w->completes_in < w->npost) relax(&spins);
+    while (w->completes_in < w->npost) {
+        relax(&spins);
+        int lost = w->completes_in < w->npost ? lost_member(w) : 0; /* some will never come */
+        if (lost) {
+            w->completes_in = 0;
+            w->posted = 0;
+            return tw_win_error(w, "MPI_Win_wait", lost, NULL);
+        }
+    }
     w->completes_in -= w->npost;
     w->posted = 0;
     w->sync++;
@@ -187,6 +220,12 @@ int MPI_Win_test(MPI_Win win, int *flag) {
     if (!flag) return tw_win_error(w, "MPI_Win_test", MPI_ERR_ARG, NULL);
     if (!w->posted) return tw_win_error(w, "MPI_Win_test", MPI_ERR_RMA_SYNC, "no MPI_Win_post");
     if (w->completes_in < w->npost) tw_mpi_progress();
+    int lost = w->completes_in < w->npost ? lost_member(w) : 0;
+    if (lost) {
+        w->completes_in = 0;
+        w->posted = 0;
+        return tw_win_error(w, "MPI_Win_test", lost, NULL);
+    }
     *flag = w->completes_in >= w->npost;
     if (*flag) {
         w->completes_in -= w->npost;
@@ -200,6 +239,9 @@ int MPI_Win_test(MPI_Win win, int *flag) {
  * adding 1 while the word is below WRITER (no writer). */
 static int lock_target(win_t *w, int r, int exclusive) {
     unsigned spins = 0;
+    /* one found lost (by another rank, maybe) is not asked: its link may take the
+     * request, and no answer would come */
+    if (tw_mpi_lost_count && tw_mpi_is_lost(w->t[r].world)) return TW_ERR_LOST;
     for (;;) {
         uint64_t old = 0;
         int rc = exclusive ? tw_win_lock_atomic(w, w->t[r].world, TW_ATOMIC_CAS, w->lock_idx, 0,
@@ -209,6 +251,8 @@ static int lock_target(win_t *w, int r, int exclusive) {
         if (rc) return rc;
         if (exclusive ? old == 0 : (int64_t)old <= (int64_t)(WRITER - 1)) return TW_OK;
         relax(&spins);
+        /* its holder may be a member that was lost: it would never give it back */
+        if (tw_mpi_lost_count && tw_mpi_comm_lost_member(w->c) >= 0) return TW_ERR_LOST;
     }
 }
 
@@ -226,9 +270,9 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
     if (rank < 0 || rank >= w->size) return tw_win_error(w, "MPI_Win_lock", MPI_ERR_RANK, NULL);
     if (w->lock_all || (w->tacc[rank] & (ACC_SHARED | ACC_EXCL)))
         return tw_win_error(w, "MPI_Win_lock", MPI_ERR_RMA_SYNC, "locked already");
-    int excl = lock_type == MPI_LOCK_EXCLUSIVE;
-    if (!(assert &MPI_MODE_NOCHECK) && lock_target(w, rank, excl))
-        return tw_win_error(w, "MPI_Win_lock", MPI_ERR_OTHER, NULL);
+    int excl = lock_type == MPI_LOCK_EXCLUSIVE, locked;
+    if (!(assert &MPI_MODE_NOCHECK) && (locked = lock_target(w, rank, excl)))
+        return tw_win_error(w, "MPI_Win_lock", tw_win_device_error(w, locked), NULL);
     w->tacc[rank] |=
         (uint8_t)((excl ? ACC_EXCL : ACC_SHARED) | (assert &MPI_MODE_NOCHECK ? ACC_NOCHECK : 0));
     w->sync++;
@@ -243,7 +287,8 @@ int MPI_Win_unlock(int rank, MPI_Win win) {
     if (!(a & (ACC_SHARED | ACC_EXCL)))
         return tw_win_error(w, "MPI_Win_unlock", MPI_ERR_RMA_SYNC, "not locked");
     int rc = tw_win_completion(w, w->shm ? TW_OK : flush_target(w, rank));
-    if (!(a & ACC_NOCHECK) && unlock_target(w, rank, a & ACC_EXCL) && !rc) rc = MPI_ERR_OTHER;
+    int unlocked = a & ACC_NOCHECK ? TW_OK : unlock_target(w, rank, a & ACC_EXCL);
+    if (unlocked && !rc) rc = tw_win_device_error(w, unlocked);
     w->tacc[rank] &= (uint8_t) ~(ACC_SHARED | ACC_EXCL | ACC_NOCHECK);
     return rc ? tw_win_error(w, "MPI_Win_unlock", rc, NULL) : MPI_SUCCESS;
 }
@@ -253,11 +298,12 @@ int MPI_Win_lock_all(int assert, MPI_Win win) {
     if (assert & ~MPI_MODE_NOCHECK)
         return tw_win_error(w, "MPI_Win_lock_all", MPI_ERR_ASSERT, NULL);
     if (any_lock(w)) return tw_win_error(w, "MPI_Win_lock_all", MPI_ERR_RMA_SYNC, "locked already");
+    int locked;
     if (!(assert &MPI_MODE_NOCHECK))
         for (int r = 0; r < w->size; r++)
-            if (lock_target(w, r, 0)) {
+            if ((locked = lock_target(w, r, 0))) {
                 while (r--) unlock_target(w, r, 0);
-                return tw_win_error(w, "MPI_Win_lock_all", MPI_ERR_OTHER, NULL);
+                return tw_win_error(w, "MPI_Win_lock_all", tw_win_device_error(w, locked), NULL);
             }
     w->lock_all = assert &MPI_MODE_NOCHECK ? 2 : 1;
     w->sync++;
@@ -267,10 +313,10 @@ int MPI_Win_lock_all(int assert, MPI_Win win) {
 int MPI_Win_unlock_all(MPI_Win win) {
     GET_WIN("MPI_Win_unlock_all", win);
     if (!w->lock_all) return tw_win_error(w, "MPI_Win_unlock_all", MPI_ERR_RMA_SYNC, "not locked");
-    int rc = tw_win_completion(w, tw_win_flush_all(w));
+    int rc = tw_win_completion(w, tw_win_flush_all(w)), unlocked;
     if (w->lock_all == 1)
         for (int r = 0; r < w->size; r++)
-            if (unlock_target(w, r, 0) && !rc) rc = MPI_ERR_OTHER;
+            if ((unlocked = unlock_target(w, r, 0)) && !rc) rc = tw_win_device_error(w, unlocked);
     w->lock_all = 0;
     return rc ? tw_win_error(w, "MPI_Win_unlock_all", rc, NULL) : MPI_SUCCESS;
 }

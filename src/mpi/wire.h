@@ -17,8 +17,15 @@ enum {
     TW_MPI_CTS = 3,   /* clear-to-send, receiver to sender: tw_mpi_cts_t */
     TW_MPI_READY = 4, /* the next chunk of a chunked rendezvous is there: tw_mpi_ready_t */
     TW_MPI_WIN = 5,   /* window synchronisation (win_sync.c) */
+    TW_MPI_LOST = 6,  /* a peer this sender found lost: tw_mpi_lost_notice_t (failure.c) */
     TW_MPI_KINDS = 8  /* kinds are below this */
 };
+
+/* What a TW_MPI_LOST notice carries: the world rank found lost and the cause the
+ * sender's device gave (TW_ERR_LOST or TW_ERR_RESET). */
+typedef struct tw_mpi_lost_notice {
+    int32_t rank, cause;
+} tw_mpi_lost_notice_t;
 
 /* The header in front of every MPI message. */
 typedef struct tw_mpi_hdr {

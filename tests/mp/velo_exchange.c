@@ -31,6 +31,13 @@ static void fill(unsigned char *buf, int source, uint32_t seq, size_t len) {
 static void check_msg(const tw_velo_msg_t *msg, void *arg) {
     tally_t *t = arg;
     const unsigned char *p = msg->data;
+    if (msg->tag == TW_VELO_TAG_LOST) { /* the device's notice, not data */
+        int32_t cause = 0;
+        if (msg->length >= 4) memcpy(&cause, p, 4);
+        fprintf(stderr, "velo_exchange: rank %d: rank %d lost: %s\n", mp_rank, msg->source,
+                tw_strerror(cause));
+        exit(1);
+    }
     CHECK(msg->length >= 8);
     int source;
     uint32_t seq;

@@ -1043,7 +1043,13 @@ static int retry_parked(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) 
     int delivered = 0;
     for (uint32_t id = 0; id < l->cfg.peers && l->parked; id++) {
         peer_t *p = &l->peers[id];
-        if (!p->parked || !hand_over(l, id, p->msg, deliver, ctx)) continue;
+        if (!p->parked) continue;
+        if (p->lost) { /* nothing more is taken from it, even what came before */
+            p->parked = 0;
+            l->parked--;
+            continue;
+        }
+        if (!hand_over(l, id, p->msg, deliver, ctx)) continue;
         delivered += 1 + take_held(l, id, deliver, ctx);
     }
     return delivered;

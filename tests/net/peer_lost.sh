@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# A peer lost, across two hosts: 4 ranks in an Allreduce / Alltoall loop
+# (tests/mpi/peer_lost.c), TW_UDP_TIMEOUT=T ms.
+# fatal: under MPI_ERRORS_ARE_FATAL (the default),
+#   - rank 3 stopped for 4 T, then continued: the job ends with a message naming a
+#     rank, the lost peer and the cause, and a non-zero status, within T + 30 s of
+#     the stop (a generous bound: the machine may be busy; twrun's --timeout is the
+#     ceiling);
+#   - the link taken down for 3 T, then up: the same;
+#   - a stop, and an outage, of T / 3: survived, every round's data verified.
+# return: under MPI_ERRORS_RETURN, rank 3 stopped for 4 T, then continued: every rank
+#   reports each kind of operation failed as it should ("peer_lost: rank N: ok").
+# usage: peer_lost.sh fatal|return TWRUN PROGRAM   (inside two_hosts.sh)   env: T (1500)
+set -euo pipefail
+mode=$1 twrun=$2 prog=$3
+export TW_UDP_TIMEOUT=${T:-1500}
+t=$TW_UDP_TIMEOUT
+bound=$((t / 1000 + 30))
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+message='tollway MPI: rank [0-9]+: process failed: rank [0-9]+ lost: (it did not answer|it had declared)'
+fail() {
+    echo "peer_lost: FAILED: $*"
+    sed 's/^/    /' "$out"
+    exit 1
+}
+run() { "$twrun" --hosts "$HOST_A,$HOST_B" -n 4 --timeout 120 "$prog" "$@" >"$out" 2>&1; }
+now() { date +%s; }
+
+# ends_with_message WHAT START: the job ended non-zero with the message, by START + bound
+ends_with_message() {
+    local what=$1 start=$2 rc=$3 end
+    end=$(now)
+    [ "$rc" != 0 ] || fail "$what: the job ended with status 0"
+    grep -Eq "$message" "$out" || fail "$what: no message naming the rank, the peer and the cause"
+    [ $((end - start)) -le "$bound" ] || fail "$what: ended $((end - start)) s after the fault (bound $bound s)"
+    echo "peer_lost: $what: ended $((end - start)) s after the fault: $(grep -Eo "$message[^;]*" "$out" | head -1)"
+}
+
+link() { ip -n "$HOST_B" link set "$HOST_B_DEV" "$1"; }
+# outage AT_SECONDS FOR_MS: the link of the second host goes down, and up again
+outage() {
+    sleep "$1"
+    link down
+    date +%s >"$out.down"
+    sleep "$(awk -v ms="$2" 'BEGIN {printf "%.3f", ms / 1000}')"
+    link up
+}
+
+if [ "$mode" = return ]; then
+    run 30 3 2 $((4 * t)) return || fail "under MPI_ERRORS_RETURN: the job failed"
+    n=$(grep -c "peer_lost: rank [0-9]: ok" "$out" || true)
+    [ "$n" = 4 ] || fail "under MPI_ERRORS_RETURN: $n of 4 ranks ok"
+    grep "peer_lost: rank 0: " "$out"
+    echo "peer_lost: under MPI_ERRORS_RETURN every rank ok"
+    exit 0
+fi
+
+# a stop longer than the timeout
+start=$(now)
+rc=0
+run 60 3 2 $((4 * t)) || rc=$?
+ends_with_message "rank 3 stopped for $((4 * t)) ms" $((start + 2)) $rc
+
+# the link down for longer than the timeout
+outage 3 $((3 * t)) &
+rc=0
+run 60 || rc=$?
+wait
+ends_with_message "the link down for $((3 * t)) ms" "$(cat "$out.down")" $rc
+rm -f "$out.down"
+
+# a stop shorter than the timeout
+run 8 3 2 $((t / 3)) || fail "rank 3 stopped for $((t / 3)) ms: the job failed"
+grep -q "rounds verified" "$out" || fail "rank 3 stopped for $((t / 3)) ms: data not verified"
+echo "peer_lost: rank 3 stopped for $((t / 3)) ms: survived, $(grep -o '[0-9]* rounds verified' "$out")"
+
+# an outage shorter than the timeout
+outage 3 $((t / 3)) &
+rc=0
+run 8 || rc=$?
+wait
+rm -f "$out.down"
+[ $rc = 0 ] || fail "the link down for $((t / 3)) ms: the job failed"
+grep -q "rounds verified" "$out" || fail "the link down for $((t / 3)) ms: data not verified"
+echo "peer_lost: the link down for $((t / 3)) ms: survived, $(grep -o '[0-9]* rounds verified' "$out")"
