@@ -892,6 +892,22 @@ static int inject(pair_t *p, int fd, const void *pkt, size_t len) {
 /* A packet that authenticates, but comes from another port than its sender's (a copy
  * sent on by whoever saw it), is dropped and counted; nor does a packet forged with
  * the right magic, CRCs, lengths and endpoints but without the secret get anywhere. */
+/* A message of one packet from endpoint 1 to endpoint 0 with sequence number seq,
+ * sealed with key (the job's, or a forger's guess): its length. */
+static size_t sealed_message(unsigned char *pkt, uint32_t seq, const char *text,
+                             const tw_siphash_key_t *key) {
+    uint16_t len = (uint16_t)strlen(text);
+    tw_udp_hdr_t h = {.src = 1,
+                      .dst = 0,
+                      .seq = seq,
+                      .ack = 1,
+                      .flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST | TW_UDP_LAST,
+                      .len = len,
+                      .msg_len = len};
+    tw_udp_encode(pkt, &h, text, key);
+    return TW_UDP_HDR_SIZE + len;
+}
+
 static void test_foreign_source_is_dropped(void **state) {
     (void)state;
     pair_t p;
@@ -904,19 +920,13 @@ static void test_foreign_source_is_dropped(void **state) {
     assert_int_equal(inject(&p, fd, pkt, n), 0);
     assert_int_equal(s->wrong_source, 1);
     /* made by hand: everything right but the secret it is sealed with */
-    tw_udp_hdr_t h = {.src = 1,
-                      .dst = 0,
-                      .seq = 1,
-                      .ack = 1,
-                      .flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST | TW_UDP_LAST,
-                      .len = 6,
-                      .msg_len = 6};
+    uint32_t seq = 1;
     const tw_siphash_key_t guess = {0x0123456789abcdefull, 0xfedcba9876543210ull};
-    tw_udp_encode(pkt, &h, "forged", &guess);
-    assert_int_equal(inject(&p, fd, pkt, TW_UDP_HDR_SIZE + 6), 0);
+    size_t forged = sealed_message(pkt, seq, "forged", &guess);
+    assert_int_equal(inject(&p, fd, pkt, forged), 0);
     assert_int_equal(s->dropped[TW_UDP_BAD_MAC], 1);
     /* even sent from the sender's own port */
-    assert_int_equal(inject(&p, tw_udp_fd(p.l[1]), pkt, TW_UDP_HDR_SIZE + 6), 0);
+    assert_int_equal(inject(&p, tw_udp_fd(p.l[1]), pkt, forged), 0);
     assert_int_equal(s->dropped[TW_UDP_BAD_MAC], 2);
     assert_int_equal(s->msgs_received, 0);
     close(fd);
@@ -942,16 +952,9 @@ static void test_peer_address_learned_from_authenticated_packet(void **state) {
     struct sockaddr_in stranger;
     int fd = bound_socket(&stranger);
     unsigned char pkt[2048];
-    tw_udp_hdr_t h = {.src = 1,
-                      .dst = 0,
-                      .seq = 1,
-                      .ack = 1,
-                      .flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST | TW_UDP_LAST,
-                      .len = 6,
-                      .msg_len = 6};
+    uint32_t seq = 1;
     const tw_siphash_key_t guess = {KEY.k0 ^ 1, KEY.k1};
-    tw_udp_encode(pkt, &h, "forged", &guess);
-    assert_int_equal(inject(&p, fd, pkt, TW_UDP_HDR_SIZE + 6), 0);
+    assert_int_equal(inject(&p, fd, pkt, sealed_message(pkt, seq, "forged", &guess)), 0);
     const tw_udp_stats_t *s = tw_udp_stats(p.l[0]);
     assert_int_equal(s->dropped[TW_UDP_BAD_MAC], 1);
     /* the real peer speaks first: learned; the same packet from the stranger is not
@@ -961,9 +964,8 @@ static void test_peer_address_learned_from_authenticated_packet(void **state) {
     for (long k = 0; k < 1000000 && s->packets_received < 2; k++)
         tw_udp_poll(p.l[0], count_only, &n);
     assert_int_equal(n, 1);
-    h.seq = 2;
-    tw_udp_encode(pkt, &h, "forged", &KEY); /* with the secret: as a copy would be */
-    assert_int_equal(inject(&p, fd, pkt, TW_UDP_HDR_SIZE + 6), 0);
+    /* with the secret: as a copy would be */
+    assert_int_equal(inject(&p, fd, pkt, sealed_message(pkt, seq + 1, "forged", &KEY)), 0);
     assert_int_equal(s->wrong_source, 1);
     inbox_t in[2] = {{0}, {0}}; /* and endpoint 0 answers where endpoint 1 lives */
     exchange(&p, 20, in);
@@ -992,16 +994,9 @@ static void test_replayed_packets_are_dropped(void **state) {
     assert_int_equal(s->duplicates, 3);
     assert_int_equal(s->msgs_received, 1);
     /* another job's endpoint 1, same ports, its own secret */
-    tw_udp_hdr_t h = {.src = 1,
-                      .dst = 0,
-                      .seq = 2,
-                      .ack = 1,
-                      .flags = TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST | TW_UDP_LAST,
-                      .len = 5,
-                      .msg_len = 5};
+    uint32_t seq = 2;
     const tw_siphash_key_t other_job = {0x1111111111111111ull, 0x2222222222222222ull};
-    tw_udp_encode(pkt, &h, "other", &other_job);
-    assert_int_equal(inject(&p, own, pkt, TW_UDP_HDR_SIZE + 5), 0);
+    assert_int_equal(inject(&p, own, pkt, sealed_message(pkt, seq, "other", &other_job)), 0);
     assert_int_equal(s->dropped[TW_UDP_BAD_MAC], 2);
     assert_int_equal(s->msgs_received, 1);
     int got = 0; /* endpoint 1's own packets flow as before */
