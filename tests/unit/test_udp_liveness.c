@@ -33,9 +33,14 @@ static double now_s(void) {
 }
 
 /* A link of a job of two with liveness; its data and liveness addresses. */
+/* Links opened from now on lose every packet of data and acknowledgement they send
+ * (liveness and resets still go). */
+static int drop_sends;
+
 static tw_udp_link_t *open_live(uint32_t self, struct sockaddr_in *addr, unsigned *live_port) {
     tw_udp_config_t cfg;
     tw_udp_config_default(&cfg);
+    cfg.faults.drop = drop_sends ? 1.0 : 0.0;
     memcpy(cfg.secret, SECRET, sizeof cfg.secret);
     cfg.self = self;
     cfg.peers = 2;
@@ -155,12 +160,18 @@ static void child(int to_parent, const struct sockaddr_in *parent, unsigned pare
 }
 
 /* A peer stopped (SIGSTOP) while we only wait is declared lost; continued, it is
- * reset at once and ends with TW_ERR_RESET, not with a timeout of its own. */
-static void test_stopped_peer_lost_and_reset_when_back(void **state) {
-    (void)state;
+ * reset at once and ends with TW_ERR_RESET, not with a timeout of its own. With
+ * acknowledging, the stopped child has nothing outstanding; without (the parent's
+ * data and acknowledgements all lost, its liveness and resets not), the child's ticks
+ * stay unacknowledged across the stop, and the reset the parent sent when it declared
+ * the child lost, waiting in the child's socket, must come before the child's own
+ * timeout. */
+static void stopped_peer_lost_and_reset_when_back(int acknowledging) {
     struct sockaddr_in addr, child_addr;
     unsigned live, child_live;
+    drop_sends = !acknowledging;
     tw_udp_link_t *l = open_live(0, &addr, &live);
+    drop_sends = 0;
     assert_non_null(l);
     int fds[2];
     assert_int_equal(pipe(fds), 0);
@@ -205,6 +216,16 @@ static void test_stopped_peer_lost_and_reset_when_back(void **state) {
     assert_true(tw_udp_stats(l)->resets_sent > 0);
     tw_udp_close(l);
 }
+
+static void test_stopped_peer_lost_and_reset_when_back(void **state) {
+    (void)state;
+    stopped_peer_lost_and_reset_when_back(1);
+}
+
+static void test_stopped_peer_with_data_outstanding_reset_when_back(void **state) {
+    (void)state;
+    stopped_peer_lost_and_reset_when_back(0);
+}
 #endif
 
 int main(void) {
@@ -212,6 +233,7 @@ int main(void) {
         cmocka_unit_test(test_computing_peer_alive_gone_peer_lost),
 #ifndef TW_NO_FORK_TESTS
         cmocka_unit_test(test_stopped_peer_lost_and_reset_when_back),
+        cmocka_unit_test(test_stopped_peer_with_data_outstanding_reset_when_back),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
