@@ -159,6 +159,50 @@ typedef struct MPI_Status {
 #define MPI_ERR_RMA_ATTACH   56
 #define MPI_ERR_RMA_SHARED   57
 #define MPI_ERR_RMA_FLAVOR   58
+/* the classes of the rest of the standard, with MPICH's values where ours are free */
+#define MPI_ERR_DIMS                  11
+#define MPI_ERR_TOPOLOGY              12
+#define MPI_ERR_ACCESS                20
+#define MPI_ERR_AMODE                 21
+#define MPI_ERR_BAD_FILE              22
+#define MPI_ERR_CONVERSION            23
+#define MPI_ERR_DUP_DATAREP           24
+#define MPI_ERR_FILE_EXISTS           25
+#define MPI_ERR_FILE_IN_USE           26
+#define MPI_ERR_FILE                  27
+#define MPI_ERR_INFO                  28
+#define MPI_ERR_INFO_KEY              29
+#define MPI_ERR_INFO_VALUE            30
+#define MPI_ERR_INFO_NOKEY            31
+#define MPI_ERR_IO                    32
+#define MPI_ERR_NAME                  33
+#define MPI_ERR_NOT_SAME              35
+#define MPI_ERR_NO_SPACE              36
+#define MPI_ERR_NO_SUCH_FILE          37
+#define MPI_ERR_PORT                  38
+#define MPI_ERR_QUOTA                 39
+#define MPI_ERR_READ_ONLY             40
+#define MPI_ERR_SERVICE               41
+#define MPI_ERR_SPAWN                 42
+#define MPI_ERR_UNSUPPORTED_DATAREP   43
+#define MPI_ERR_UNSUPPORTED_OPERATION 44
+/* the tools interface's own return codes (MPI_T_*) */
+#define MPI_T_ERR_MEMORY            59
+#define MPI_T_ERR_NOT_INITIALIZED   60
+#define MPI_T_ERR_CANNOT_INIT       61
+#define MPI_T_ERR_INVALID_INDEX     62
+#define MPI_T_ERR_INVALID_ITEM      63
+#define MPI_T_ERR_INVALID_HANDLE    64
+#define MPI_T_ERR_OUT_OF_HANDLES    65
+#define MPI_T_ERR_OUT_OF_SESSIONS   66
+#define MPI_T_ERR_INVALID_SESSION   67
+#define MPI_T_ERR_CVAR_SET_NOT_NOW  68
+#define MPI_T_ERR_CVAR_SET_NEVER    69
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 70
+#define MPI_T_ERR_PVAR_NO_WRITE     71
+#define MPI_T_ERR_PVAR_NO_ATOMIC    72
+#define MPI_T_ERR_INVALID_NAME      73
+#define MPI_T_ERR_INVALID           74
 /* A peer process failed (was declared lost): Open MPI's ULFM value. Each lost peer
  * has its own error code of this class, whose MPI_Error_string names it and why. */
 #define MPIX_ERR_PROC_FAILED 75
@@ -214,8 +258,6 @@ int MPI_Barrier(MPI_Comm comm);
 
 #define MPI_MAX_OBJECT_NAME  128
 #define MPI_COMM_TYPE_SHARED 1
-
-#define MPI_ERR_INFO 28
 
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
                                         void *attribute_val_in, void *attribute_val_out, int *flag);
@@ -617,6 +659,27 @@ int MPI_Win_flush_all(MPI_Win win);
 int MPI_Win_flush_local(int rank, MPI_Win win);
 int MPI_Win_flush_local_all(MPI_Win win);
 int MPI_Win_sync(MPI_Win win);
+
+/* info objects (MPI-3.1 chapter 9) */
+/* end of info */
+
+/* datatypes: external32, Fortran types and sizes, the MPI-1 type calls */
+/* end of datatypes */
+
+/* process topologies and neighbourhood collectives (MPI-3.1 chapter 7) */
+/* end of topology */
+
+/* process creation and management (MPI-3.1 chapter 10) */
+/* end of dynamic */
+
+/* error handlers, attributes, generalized requests, handle conversion and the rest */
+/* end of misc */
+
+/* the tools information interface, MPI_T (MPI-3.1 chapter 14) */
+/* end of tools */
+
+/* threads (MPI-3.1 section 12.4) */
+/* end of threads */
 
 #ifdef __cplusplus
 }
