@@ -186,6 +186,7 @@ static int move_pieces(win_t *w, int put, unsigned char *buf, int staged, const 
 
 static int do_put(win_t *w, const side_t *o, const side_t *t, const where_t *at, MPI_Request req,
                   int *armed) {
+    if (!side_bytes(o)) return MPI_SUCCESS; /* nothing moves: the buffer may be NULL */
     unsigned char *tmp;
     const unsigned char *src = packed_of(o, &tmp);
     if (!src) return MPI_ERR_NO_MEM;

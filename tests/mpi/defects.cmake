@@ -1,0 +1,8 @@
+# Regression tests of defects found by running external MPI programs: one program
+# per defect, each asserting the fixed behaviour.
+function(tw_mpi_defect name)
+  add_executable(mpi_defects_${name} defects_${name}.c)
+  target_link_libraries(mpi_defects_${name} PRIVATE mpi)
+  tw_mpi_ranks(defects_${name} ${ARGN})
+endfunction()
+tw_mpi_defect(rma_zero 1 3)
