@@ -573,17 +573,19 @@ static int indexed(const char *call, int count, int block, const int *lens, int 
     if (!rc) rc = check_arrays(call, count, block ? displacements : lens, displacements);
     const tw_typemap_t *old = rc ? NULL : old_map(call, oldtype, &rc);
     if (rc) return rc;
-    MPI_Aint *bytes = int_disps ? scale(call, count, int_disps, tw_typemap_extent(old), &rc)
-                                : (MPI_Aint *)(uintptr_t)disps;
+    MPI_Aint none = 0; /* count 0: the arrays may be NULL, and the type is empty */
+    MPI_Aint *bytes = !count      ? &none
+                      : int_disps ? scale(call, count, int_disps, tw_typemap_extent(old), &rc)
+                                  : (MPI_Aint *)(uintptr_t)disps;
     if (!bytes) return rc;
     tw_typemap_t map;
     rc = build_blocks(call, old, count, lens, len, bytes, &map);
-    if (int_disps) free(bytes);
+    if (int_disps && count) free(bytes);
     if (rc) return rc;
     /* the arguments as MPI_Type_get_contents gives them back */
-    int nlens = lens ? count : 1;
-    int *ints =
-        ints_of(count, lens ? lens : &len, (size_t)nlens, int_disps, int_disps ? (size_t)count : 0);
+    int nlens = block ? 1 : count;
+    int *ints = ints_of(count, block ? &len : lens, (size_t)nlens, int_disps,
+                        int_disps ? (size_t)count : 0);
     if (!ints) {
         tw_typemap_free(&map);
         return tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
