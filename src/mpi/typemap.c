@@ -193,7 +193,9 @@ static int add_blocks_of(tw_typemap_t *tm, const tw_typemap_t *src, MPI_Aint dis
 
 int tw_typemap_append(tw_typemap_t *tm, const tw_typemap_t *src, MPI_Count n, MPI_Aint disp,
                       MPI_Aint stride) {
-    if (n <= 0) return MPI_SUCCESS;
+    /* no items, or items of no data and no bounds set by a resize (zero-length
+     * blocks, or types made only of them): they add nothing, wherever they are */
+    if (n <= 0 || (!src->has_data && !src->explicit_bounds)) return MPI_SUCCESS;
     /* totals and bounds first: nothing is added when they overflow */
     MPI_Count size, data_size, elements;
     MPI_Aint span, first, last, lb, ub, tlb, tub;
