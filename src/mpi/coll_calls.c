@@ -35,14 +35,15 @@ static int check_comm(const char *call, MPI_Comm comm, int nonblocking, const MP
     return MPI_SUCCESS;
 }
 
-/* count items of type at buf, which must not be MPI_IN_PLACE here. */
+/* count items of type at buf, which must not be MPI_IN_PLACE here. A derived type
+ * may address memory absolutely, from MPI_BOTTOM (NULL). */
 static int check_data(tw_mpi_comm_t *c, const char *call, const void *buf, int count,
                       MPI_Datatype type, tw_mpi_type_layout_t *l) {
     if (count < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
     if (tw_mpi_type_layout(type, l)) return tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
     if (buf == MPI_IN_PLACE)
         return tw_mpi_error(c, call, MPI_ERR_BUFFER, "MPI_IN_PLACE where it is not allowed");
-    if (!buf && count > 0 && l->size > 0)
+    if (!buf && count > 0 && l->size > 0 && tw_mpi_type_extent(type) >= 0)
         return tw_mpi_error(c, call, MPI_ERR_BUFFER, "NULL buffer");
     return MPI_SUCCESS;
 }
@@ -129,7 +130,8 @@ static int side_init(tw_sched_t *s, side_t *d, MPI_Count count, MPI_Datatype typ
     if (!d->count) d->count = count;
     d->type = type;
     d->staged = !l->contiguous;
-    d->at = (char *)d->buf + (d->buf ? l->lb + (MPI_Aint)d->base : 0);
+    /* from MPI_BOTTOM (NULL) too: lb is then an address */
+    d->at = (char *)((uintptr_t)d->buf + (uintptr_t)(l->lb + (MPI_Aint)d->base));
     if (!d->staged) return 0;
     d->at = tw_sched_scratch(s, seg);
     return d->at ? 0 : -1;
