@@ -991,13 +991,19 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
     if (!rc && vform) rc = check_counts(c, call, c->size, recvcounts, rdispls, 1);
     if (!rc && per_rank && (!recvtypes || (!in_place && !sendtypes)))
         rc = tw_mpi_error(c, call, MPI_ERR_ARG, "types are NULL");
-    for (int i = 0; !rc && i < (per_rank ? p : 1); i++) {
+    /* every rank's block (a NULL buffer holding data is refused); the buffers alias
+     * only when both sides hold data */
+    size_t sent = 0, received = 0;
+    for (int i = 0; !rc && i < (vform ? p : 1); i++) {
+        int t = per_rank ? i : 0;
         if (!in_place)
-            rc = check_data(c, call, sendbuf, vform ? sendcounts[i] : sendcount, sendtypes[i], &l);
+            rc = check_data(c, call, sendbuf, vform ? sendcounts[i] : sendcount, sendtypes[t], &l);
+        if (!in_place) sent += (size_t)(vform ? sendcounts[i] : sendcount) * (size_t)l.size;
         if (!rc)
-            rc = check_data(c, call, recvbuf, vform ? recvcounts[i] : recvcount, recvtypes[i], &l);
+            rc = check_data(c, call, recvbuf, vform ? recvcounts[i] : recvcount, recvtypes[t], &l);
+        received += (size_t)(vform ? recvcounts[i] : recvcount) * (size_t)l.size;
     }
-    if (!rc && !in_place && sendbuf == recvbuf && sendbuf)
+    if (!rc && !in_place && sendbuf == recvbuf && sendbuf && sent && received)
         rc = tw_mpi_error(c, call, MPI_ERR_BUFFER, "send and receive buffers are the same");
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
