@@ -304,14 +304,21 @@ int tw_mpi_node(int world) {
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) {
     NEED_INIT("MPI_Comm_split_type");
     int rc = MPI_SUCCESS;
-    tw_mpi_comm_t *p = intra(comm, "MPI_Comm_split_type", &rc);
-    if (!p) return rc;
+    tw_mpi_comm_t *p = tw_mpi_comm_get(comm);
+    if (!p) return tw_mpi_error(NULL, "MPI_Comm_split_type", MPI_ERR_COMM, NULL);
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_ARG, NULL);
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_ARG, "unknown split type");
     if (info != MPI_INFO_NULL) return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_INFO, NULL);
     int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : tw_mpi_node(tw_mpi.rank);
-    rc = split(p, color, key, newcomm);
+    if (p->inter) { /* its local group is split, into intracommunicators (as MPICH does) */
+        round_t rd = {p->context + TW_CTX_COLL, 0, p->local_size, p->rank, p->local_world};
+        tw_mpi_comm_creating++;
+        rc = create_round(&rd, color, key, p->errhandler, newcomm);
+        tw_mpi_comm_creating--;
+    } else {
+        rc = split(p, color, key, newcomm);
+    }
     return rc ? tw_mpi_error(p, "MPI_Comm_split_type", rc, NULL) : MPI_SUCCESS;
 }
 
