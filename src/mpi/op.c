@@ -6,7 +6,8 @@
  * runs over the basic elements of a datatype (its layout's element type), so it
  * serves derived types of one element type too; any other combination is
  * MPI_ERR_OP. Signed integer sums and products are computed in unsigned
- * arithmetic: they wrap instead of being undefined. */
+ * arithmetic: they wrap instead of being undefined. MPI_CHAR takes the integer ops
+ * as a signed char, an extension MPICH and Open MPI make too (benchmarks use it). */
 #include <complex.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -204,6 +205,7 @@ typedef int type_ops_t(int op, const void *in, void *inout, size_t n);
 
 /* The ops of each predefined type id; NULL: none but MPI_REPLACE and MPI_NO_OP. */
 static type_ops_t *const type_ops[TW_MPI_TYPE_IDS + 1] = {
+    [1] = ops_schar, /* MPI_CHAR: a small signed integer, an extension as in MPICH */
     [2] = ops_schar,      [3] = ops_uchar,       [4] = ops_byte,
     [6] = ops_short,      [7] = ops_ushort,      [8] = ops_int,
     [9] = ops_unsigned,   [10] = ops_long,       [11] = ops_ulong,

@@ -22,9 +22,10 @@ static int predefined_op(MPI_Op op) {
 
 static int integer_type(MPI_Datatype t) {
     unsigned id = (unsigned)t & 0xff;
-    /* signed and unsigned char, short ... unsigned long long, the fixed-width types,
-     * MPI_AINT, MPI_COUNT, MPI_OFFSET; not MPI_CHAR or MPI_WCHAR (no arithmetic) */
-    return (id >= 2 && id <= 13 && id != 4 && id != 5) || (id >= 18 && id <= 28);
+    /* char (signed, an extension as in MPICH), signed and unsigned char, short ...
+     * unsigned long long, the fixed-width types, MPI_AINT, MPI_COUNT, MPI_OFFSET; not
+     * MPI_WCHAR (no arithmetic) */
+    return (id >= 1 && id <= 13 && id != 4 && id != 5) || (id >= 18 && id <= 28);
 }
 
 static uint64_t load_n(const void *p, int es) {

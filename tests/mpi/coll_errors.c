@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
     EXPECT(MPI_Allreduce(a, b, 1, MPI_INT, MPI_MINLOC, w), MPI_ERR_OP);
     EXPECT(MPI_Reduce(a, b, 1, MPI_FLOAT, MPI_BAND, 0, w), MPI_ERR_OP);
     EXPECT(MPI_Scan(a, b, 1, MPI_C_BOOL, MPI_SUM, w), MPI_ERR_OP);
-    EXPECT(MPI_Iexscan(a, b, 1, MPI_CHAR, MPI_MAX, w, &r), MPI_ERR_OP);
+    EXPECT(MPI_Iexscan(a, b, 1, MPI_WCHAR, MPI_MAX, w, &r), MPI_ERR_OP);
     EXPECT(MPI_Reduce_local(a, b, 1, MPI_BYTE, MPI_SUM), MPI_ERR_OP);
     MPI_Op op = MPI_SUM;
     EXPECT(MPI_Op_free(&op), MPI_ERR_OP);

@@ -18,7 +18,7 @@ static const struct {
     MPI_Datatype type;
     int kind;
 } types[] = {
-    {MPI_CHAR, NONE},
+    {MPI_CHAR, INTEGER}, /* an extension, as in MPICH and Open MPI */
     {MPI_SIGNED_CHAR, INTEGER},
     {MPI_UNSIGNED_CHAR, INTEGER},
     {MPI_BYTE, BYTE},

@@ -90,8 +90,8 @@ static void errors(void) {
     double d = 1;
     CHECK(MPI_Accumulate(&d, 1, MPI_DOUBLE, peer, 0, 1, MPI_DOUBLE, MPI_BAND, w) == MPI_ERR_OP);
     char ch = 'a';
-    CHECK(MPI_Accumulate(&ch, 1, MPI_CHAR, peer, 0, 1, MPI_CHAR, MPI_SUM, w) == MPI_ERR_OP);
-    CHECK(MPI_Fetch_and_op(&ch, &ch, MPI_CHAR, peer, 0, MPI_SUM, w) == MPI_ERR_OP);
+    CHECK(MPI_Accumulate(&ch, 1, MPI_BYTE, peer, 0, 1, MPI_BYTE, MPI_SUM, w) == MPI_ERR_OP);
+    CHECK(MPI_Fetch_and_op(&ch, &ch, MPI_BYTE, peer, 0, MPI_SUM, w) == MPI_ERR_OP);
     CHECK(MPI_Accumulate(&ch, 1, MPI_CHAR, peer, 0, 1, MPI_CHAR, MPI_REPLACE, w) == MPI_SUCCESS);
     CHECK(MPI_Put(&v, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, w) == MPI_SUCCESS);
     CHECK(MPI_Win_flush(peer, w) == MPI_SUCCESS);
