@@ -507,6 +507,8 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype type, int 
         if (rc) return tw_mpi_error(c, call, rc, NULL);
     }
     tw_sched_t stack, *s = begin(c, req, &stack);
+    /* a non-blocking call holds what its steps name: the program may free it */
+    tw_sched_hold_type(s, type);
     if (s && !takes_no_part(c, root)) {
         /* in bytes: ranks may describe the same bytes with different types, and the
          * algorithm and its blocks must be the same everywhere */
@@ -554,6 +556,8 @@ static int reduce(const char *call, const void *sendbuf, void *recvbuf, int coun
                              !(c->inter && am_root), am_root, &l);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_hold_type(s, type);
+    tw_sched_hold_op(s, op);
     if (s && count && !takes_no_part(c, root)) {
         /* an intercommunicator's root only receives */
         segmented_t g = {.kind = SEG_REDUCE, .root = root, .gives = !(c->inter && am_root)};
@@ -588,6 +592,8 @@ static int reduce_everyone(const char *call, everyone_t kind, const void *sendbu
             return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
     }
     tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_hold_type(s, type);
+    tw_sched_hold_op(s, op);
     if (s && count) {
         static const seg_kind_t kinds[] = {SEG_ALLREDUCE, SEG_SCAN, SEG_EXSCAN};
         segmented_t g = {.kind = kinds[kind], .gives = 1, .takes = 1};
@@ -675,6 +681,8 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
     if (!rc) rc = check_alias(c, call, sendbuf, recvbuf, (size_t)total * (size_t)l.size);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_hold_type(s, type);
+    tw_sched_hold_op(s, op);
     /* the datatype is the same on every rank (MPI's rule for reductions), so all
      * take the same way */
     if (s && total && c->inter) {
@@ -780,6 +788,8 @@ static int rooted(const char *call, int gather, const void *sendbuf, int sendcou
                          gather ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_hold_type(s, sendtype);
+    tw_sched_hold_type(s, recvtype);
     /* the bytes of one block, which every rank knows */
     size_t b = gather == am_root ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size;
     if (s && (c->inter || tw_coll_gather_direct(s, b))) {
@@ -839,6 +849,8 @@ static int rooted_v(const char *call, int gather, const void *sendbuf, const int
     if (!rc && am_root && own_block) rc = check_alias(c, call, one, many, counts[root] * vl.size);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_hold_type(s, sendtype);
+    tw_sched_hold_type(s, recvtype);
     if (s) {
         vspec_t v = {many, counts, displs, &many_type, 0};
         rooted_direct(s, gather, one, one_count, one_type, &l, own_block, am_root ? &v : NULL,
@@ -864,6 +876,8 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
         rc = check_alias(c, call, sendbuf, recvbuf, (size_t)sendcount * (size_t)sl.size);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_hold_type(s, sendtype);
+    tw_sched_hold_type(s, recvtype);
     size_t b = (size_t)recvcount * rl.size;
     if (s && !recvcounts && !c->inter && !tw_coll_allgather_direct(s, b)) {
         /* Bruck: small blocks, packed */
@@ -1007,6 +1021,10 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
         rc = tw_mpi_error(c, call, MPI_ERR_BUFFER, "send and receive buffers are the same");
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, &stack);
+    for (int i = 0; i < (per_rank ? p : 1); i++) {
+        if (!in_place) tw_sched_hold_type(s, sendtypes[i]);
+        tw_sched_hold_type(s, recvtypes[i]);
+    }
     if (s) {
         if (!vform) {
             uniform(s, recvcount, &recvcounts, &rdispls);

@@ -6,7 +6,10 @@
  * MPI_Type_get_contents) and a reference count: its handle is one reference, each
  * derived type built from it (its contents name it) and each operation staging
  * data through it hold one more, so MPI_Type_free of a type still in use leaves
- * the object alive until the last user lets go.
+ * the object alive until the last user lets go. A non-blocking collective holds
+ * the handles it names in its steps (tw_mpi_type_hold): MPI_Type_free of one then
+ * only marks it, so the program can no longer name it but the steps still can,
+ * and it goes with the last hold.
  *
  * A message of count items of a predefined type moves count * extent contiguous
  * bytes. The extent equals the size except for the MINLOC/MAXLOC pairs, C structs
@@ -41,17 +44,37 @@ struct dtype {
 enum { MAX_TYPES = 1 << 24, REUSE_AFTER = 1024 };
 #define DERIVED_KIND 0x8cu
 
-static dtype_t **table; /* index 0 unused */
+/* a handle's entry: index 0 unused */
+typedef struct slot {
+    dtype_t *d;
+    int holds; /* by operations under way */
+    int freed; /* by the program, while held */
+} slot_t;
+static slot_t *table;
 static size_t table_len, table_cap;
 /* freed indices wait in a queue before reuse, so a stale handle is likely to be
  * recognised as freed rather than to name a newer type */
 static int *freed;
 static size_t freed_cap, freed_head, freed_count;
 
-static dtype_t *object_of(MPI_Datatype type) {
+/* The entry of a handle, freed by the program but held or not, or NULL. */
+static slot_t *slot_of(MPI_Datatype type) {
     size_t i = (unsigned)type & 0xffffff;
-    if (((unsigned)type >> 24) != DERIVED_KIND || i == 0 || i >= table_len) return NULL;
-    return table[i];
+    if (((unsigned)type >> 24) != DERIVED_KIND || i == 0 || i >= table_len || !table[i].d)
+        return NULL;
+    return &table[i];
+}
+
+/* The object of a handle the program may name, or NULL. */
+static dtype_t *object_of(MPI_Datatype type) {
+    slot_t *e = slot_of(type);
+    return e && !e->freed ? e->d : NULL;
+}
+
+/* The object of a handle, also one the program freed while an operation holds it. */
+static dtype_t *held_object_of(MPI_Datatype type) {
+    slot_t *e = slot_of(type);
+    return e ? e->d : NULL;
 }
 
 static int is_predefined(MPI_Datatype type) {
@@ -69,14 +92,14 @@ static int handle_new(dtype_t *d, MPI_Datatype *handle) {
         if (!table_len) table_len = 1;
         if (table_len >= table_cap) {
             size_t n = table_cap ? table_cap * 2 : 64;
-            dtype_t **t = realloc(table, n * sizeof *t);
+            slot_t *t = realloc(table, n * sizeof *t);
             if (!t) return MPI_ERR_NO_MEM;
             table = t;
             table_cap = n;
         }
         i = table_len++;
     }
-    table[i] = d;
+    table[i] = (slot_t){d, 0, 0};
     d->refs++;
     *handle = (MPI_Datatype)(DERIVED_KIND << 24 | i);
     return MPI_SUCCESS;
@@ -86,8 +109,8 @@ static void object_release(dtype_t *d);
 
 static void handle_free(MPI_Datatype handle) {
     size_t i = (unsigned)handle & 0xffffff;
-    dtype_t *d = table[i];
-    table[i] = NULL;
+    dtype_t *d = table[i].d;
+    table[i] = (slot_t){NULL, 0, 0};
     if (freed_count == freed_cap) { /* grow the queue, keeping its order */
         size_t n = freed_cap ? freed_cap * 2 : 256;
         int *q = malloc(n * sizeof *q);
@@ -134,10 +157,27 @@ static const tw_typemap_t *map_of(MPI_Datatype type) {
     return d ? &d->map : NULL;
 }
 
+/* The same for the library's own users: also a held type the program freed. */
+static const tw_typemap_t *held_map_of(MPI_Datatype type) {
+    if (is_predefined(type)) return basic_map(type);
+    dtype_t *d = held_object_of(type);
+    return d ? &d->map : NULL;
+}
+
+void tw_mpi_type_hold(MPI_Datatype type) {
+    slot_t *e = slot_of(type);
+    if (e) e->holds++;
+}
+
+void tw_mpi_type_release(MPI_Datatype type) {
+    slot_t *e = slot_of(type);
+    if (e && !--e->holds && e->freed) handle_free(type);
+}
+
 /* ---- the interface of the rest of the library ---- */
 
 const tw_typemap_t *tw_mpi_type_map(MPI_Datatype type) {
-    return map_of(type);
+    return held_map_of(type);
 }
 
 static void layout_of(const tw_typemap_t *m, tw_mpi_type_layout_t *layout) {
@@ -163,7 +203,7 @@ int tw_mpi_type_layout(MPI_Datatype type, tw_mpi_type_layout_t *layout) {
         layout_of(m, layout);
         return MPI_SUCCESS;
     }
-    dtype_t *d = object_of(type);
+    dtype_t *d = held_object_of(type); /* a held type still works for its operation */
     if (!d || !d->committed) return MPI_ERR_TYPE;
     layout_of(&d->map, layout);
     return MPI_SUCCESS;
@@ -171,21 +211,21 @@ int tw_mpi_type_layout(MPI_Datatype type, tw_mpi_type_layout_t *layout) {
 
 void tw_mpi_type_pack_range(const void *buf, MPI_Count count, MPI_Datatype type, size_t first,
                             size_t len, void *packed) {
-    tw_typemap_move(map_of(type), (void *)(uintptr_t)buf, count, packed, first, len, 0);
+    tw_typemap_move(held_map_of(type), (void *)(uintptr_t)buf, count, packed, first, len, 0);
 }
 
 void tw_mpi_type_unpack_range(const void *packed, MPI_Count count, MPI_Datatype type, size_t first,
                               size_t len, void *buf) {
-    tw_typemap_move(map_of(type), buf, count, (void *)(uintptr_t)packed, first, len, 1);
+    tw_typemap_move(held_map_of(type), buf, count, (void *)(uintptr_t)packed, first, len, 1);
 }
 
 void tw_mpi_type_pack(const void *buf, MPI_Count count, MPI_Datatype type, void *packed) {
-    const tw_typemap_t *m = map_of(type);
+    const tw_typemap_t *m = held_map_of(type);
     tw_typemap_move(m, (void *)(uintptr_t)buf, count, packed, 0, (size_t)(count * m->size), 0);
 }
 
 void tw_mpi_type_unpack(const void *packed, MPI_Count count, MPI_Datatype type, void *buf) {
-    const tw_typemap_t *m = map_of(type);
+    const tw_typemap_t *m = held_map_of(type);
     tw_typemap_move(m, buf, count, (void *)(uintptr_t)packed, 0, (size_t)(count * m->size), 1);
 }
 
@@ -202,7 +242,7 @@ struct tw_mpi_staged {
 
 int tw_mpi_staged_new(void *buf, MPI_Count count, MPI_Datatype type, size_t window,
                       tw_mpi_staged_t **out) {
-    dtype_t *d = object_of(type);
+    dtype_t *d = held_object_of(type);
     if (!d || !d->committed) return MPI_ERR_TYPE;
     tw_mpi_staged_t *s = malloc(sizeof *s);
     size_t bytes = (size_t)(count * d->map.size);
@@ -261,7 +301,7 @@ int tw_mpi_type_buffer(MPI_Datatype type, const void *buf, MPI_Count count, tw_m
     out->staged = 0;
     out->at = (unsigned char *)(uintptr_t)buf;
     if (!bytes) return MPI_SUCCESS;
-    const tw_typemap_t *m = map_of(type);
+    const tw_typemap_t *m = held_map_of(type);
     const tw_typemap_block_t *b = m->nblocks == 1 ? &m->blocks[0] : NULL;
     if (l.contiguous) {
         out->at += l.lb;
@@ -921,7 +961,11 @@ int MPI_Type_free(MPI_Datatype *datatype) {
     if (!datatype) return tw_mpi_error(NULL, "MPI_Type_free", MPI_ERR_ARG, "datatype is NULL");
     int rc;
     if (!derived("MPI_Type_free", *datatype, &rc)) return rc;
-    handle_free(*datatype);
+    slot_t *e = slot_of(*datatype);
+    if (e->holds) /* an operation under way still names it: it goes with the last hold */
+        e->freed = 1;
+    else
+        handle_free(*datatype);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;
 }

@@ -77,6 +77,12 @@ void tw_mpi_staged_pack_all(const tw_mpi_staged_t *s, void *to); /* the whole st
 void tw_mpi_staged_unpack_at(tw_mpi_staged_t *s, const void *from, size_t first, size_t len);
 void tw_mpi_staged_free(tw_mpi_staged_t *s);
 
+/* A non-blocking operation that names a type in its steps holds its handle until
+ * it ends: MPI_Type_free meanwhile leaves the handle naming the type for the
+ * library (not for the program). Predefined types need no hold (nothing happens). */
+void tw_mpi_type_hold(MPI_Datatype type);
+void tw_mpi_type_release(MPI_Datatype type);
+
 /* The map of a committed or predefined datatype (datatype.c), or NULL. */
 struct tw_typemap;
 const struct tw_typemap *tw_mpi_type_map(MPI_Datatype type);

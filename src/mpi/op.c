@@ -38,11 +38,12 @@ enum {
     USER_OPS = 1024
 };
 
-/* A freed op keeps its function for the non-blocking reductions that still use it
- * (MPI_Op_free only marks it); its slot is reused once no schedule is running. */
+/* A freed op keeps its function for the non-blocking reductions that hold it
+ * (MPI_Op_free only marks it); its slot is reused after their last hold. */
 typedef struct user_op {
     MPI_User_function *fn;
     int commute, freed;
+    int holds; /* by reductions under way */
 } user_op_t;
 
 static user_op_t user_ops[USER_OPS];
@@ -295,6 +296,16 @@ int tw_mpi_op_predefined(MPI_Op op) {
     return predefined(op) != 0;
 }
 
+void tw_mpi_op_hold(MPI_Op op) {
+    user_op_t *u = any_user_op(op);
+    if (u) u->holds++;
+}
+
+void tw_mpi_op_release(MPI_Op op) {
+    user_op_t *u = any_user_op(op);
+    if (u && u->holds) u->holds--;
+}
+
 int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type) {
     if (count <= 0) return MPI_SUCCESS;
     tw_mpi_type_layout_t l;
@@ -320,8 +331,8 @@ int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {
     NEED_INIT("MPI_Op_create");
     if (!user_fn || !op) return tw_mpi_error(NULL, "MPI_Op_create", MPI_ERR_ARG, NULL);
     for (int i = 0; i < USER_OPS; i++) {
-        if (user_ops[i].fn && !(user_ops[i].freed && !tw_mpi_scheds_active)) continue;
-        user_ops[i] = (user_op_t){user_fn, commute != 0, 0};
+        if (user_ops[i].fn && !(user_ops[i].freed && !user_ops[i].holds)) continue;
+        user_ops[i] = (user_op_t){user_fn, commute != 0, 0, 0};
         *op = (MPI_Op)(0x58000000 | (USER_FIRST + i));
         return MPI_SUCCESS;
     }

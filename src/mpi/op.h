@@ -12,6 +12,11 @@ int tw_mpi_op_commutative(MPI_Op op);
 int tw_mpi_op_predefined(MPI_Op op); /* one of MPI's own ops, not a user op */
 /* inout = in op inout over count items of type in packed form (a contiguous type's
  * items as they are in memory, from lb on). The op was checked against the type. */
+/* A non-blocking reduction holds its user op until it ends: MPI_Op_free meanwhile
+ * leaves it working for the reduction, and its slot is reused after the last hold.
+ * Predefined ops need no hold (nothing happens). */
+void tw_mpi_op_hold(MPI_Op op);
+void tw_mpi_op_release(MPI_Op op);
 int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type);
 
 #pragma GCC visibility pop

@@ -47,6 +47,9 @@ void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c) {
     s->next_active = NULL;
     s->blocks = NULL;
     s->scratch_used = 0;
+    s->held_types = NULL;
+    s->held_ops = NULL;
+    s->nheld_types = s->nheld_ops = s->held_types_cap = s->held_ops_cap = 0;
     /* a collective on a communicator that lost a member fails at once */
     if (tw_mpi_lost_count) {
         int w = tw_mpi_comm_lost_member(c);
@@ -68,7 +71,42 @@ void tw_sched_free(tw_sched_t *s) {
         free(b);
     }
     if (s->steps != s->inline_steps) free(s->steps);
+    for (int k = 0; k < s->nheld_types; k++) tw_mpi_type_release((MPI_Datatype)s->held_types[k]);
+    for (int k = 0; k < s->nheld_ops; k++) tw_mpi_op_release((MPI_Op)s->held_ops[k]);
+    free(s->held_types);
+    free(s->held_ops);
     if (s->heap) free(s);
+}
+
+/* Appends v to an array of handles unless it is there already; 0, or -1 when out
+ * of memory (s->error set). */
+static int add_held(tw_sched_t *s, unsigned **a, int *n, int *cap, unsigned v) {
+    for (int k = 0; k < *n; k++)
+        if ((*a)[k] == v) return -1;
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 4;
+        unsigned *b = realloc(*a, (size_t)c * sizeof *b);
+        if (!b) {
+            s->error = MPI_ERR_NO_MEM;
+            return -1;
+        }
+        *a = b;
+        *cap = c;
+    }
+    (*a)[(*n)++] = v;
+    return 0;
+}
+
+void tw_sched_hold_type(tw_sched_t *s, MPI_Datatype type) {
+    if (!s || !s->heap || tw_mpi_type_extent(type) >= 0) return; /* predefined */
+    if (!add_held(s, &s->held_types, &s->nheld_types, &s->held_types_cap, (unsigned)type))
+        tw_mpi_type_hold(type);
+}
+
+void tw_sched_hold_op(tw_sched_t *s, MPI_Op op) {
+    if (!s || !s->heap || tw_mpi_op_predefined(op)) return;
+    if (!add_held(s, &s->held_ops, &s->nheld_ops, &s->held_ops_cap, (unsigned)op))
+        tw_mpi_op_hold(op);
 }
 
 void *tw_sched_scratch(tw_sched_t *s, size_t bytes) {

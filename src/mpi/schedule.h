@@ -58,11 +58,14 @@ typedef struct tw_sched {
     struct tw_sched *next_active;
     void *blocks; /* scratch beyond the inline one, chained */
     size_t scratch_used;
+    /* the derived types and user ops a non-blocking schedule holds until it ends */
+    unsigned *held_types, *held_ops; /* handles */
+    int nheld_types, nheld_ops, held_types_cap, held_ops_cap;
     tw_step_t inline_steps[TW_SCHED_STEPS];
     _Alignas(max_align_t) unsigned char scratch[TW_SCHED_SCRATCH];
 } tw_sched_t;
 
-/* Non-blocking schedules still running (op.c keeps freed user ops while there are). */
+/* Non-blocking schedules still running. */
 extern int tw_mpi_scheds_active;
 /* Registers the progress hook that moves non-blocking schedules on. */
 void tw_mpi_sched_init(void);
@@ -89,6 +92,10 @@ void tw_sched_copy(tw_sched_t *s, const void *src, void *dst, size_t bytes);
 void tw_sched_unpack(tw_sched_t *s, const void *packed, MPI_Count count, MPI_Datatype type,
                      void *buf);
 void tw_sched_call(tw_sched_t *s, tw_sched_fn *fn, void *arg);
+/* A non-blocking schedule holds a type or op its steps name until it ends, so the
+ * program may free them meanwhile (a blocking one ends first: nothing is held). */
+void tw_sched_hold_type(tw_sched_t *s, MPI_Datatype type);
+void tw_sched_hold_op(tw_sched_t *s, MPI_Op op);
 void tw_sched_fence(tw_sched_t *s);
 
 /* A block of a collective's data: bytes of packed data, either contiguous at `at`,
