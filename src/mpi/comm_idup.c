@@ -8,7 +8,12 @@
  * (tw_mpi_used_entries), so two duplications under way at once never pick the same
  * entry; one that loses a race says so in the second round and tries again. While
  * a blocking dup or split runs here, whose entry is known only at its end, an idup
- * says it cannot take its pick, and tries again afterwards. */
+ * says it cannot take its pick, and tries again afterwards.
+ *
+ * An intercommunicator's entry must be free in both groups. Its allreduce gives a
+ * group the other group's result, so each round reduces twice: first what this
+ * rank has, then that combined with the first result, which brings the whole of
+ * both groups to both. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +34,8 @@ typedef struct idup {
     uint64_t mine[WORDS], all[WORDS];
     int entry; /* the entry picked this round; -1: none free */
     int can, everyone_can;
+    uint64_t remote[WORDS]; /* an intercommunicator's: the other group's first result */
+    int remote_can;
 } idup_t;
 
 static int held(int entry) {
@@ -71,21 +78,59 @@ static void settle(tw_sched_t *s, void *arg) {
         return;
     }
     const tw_mpi_comm_t *p = d->parent;
-    int *world = NULL;
+    int *world = NULL, *local = NULL;
     if (p->world) {
         world = malloc((size_t)p->size * sizeof *world);
         if (world) memcpy(world, p->world, (size_t)p->size * sizeof *world);
     }
-    tw_mpi_comm_t *c =
-        (world || !p->world) ? tw_mpi_comm_new(d->entry, p->rank, p->size, world) : NULL;
+    if (p->inter && (local = malloc((size_t)p->local_size * sizeof *local)))
+        memcpy(local, p->local_world, (size_t)p->local_size * sizeof *local);
+    tw_mpi_comm_t *c = (world || !p->world) && (local || !p->inter)
+                           ? tw_mpi_comm_new(d->entry, p->rank, p->size, world)
+                           : NULL;
     if (!c) {
         free(world);
+        free(local);
         s->error = MPI_ERR_NO_MEM;
     } else {
         c->errhandler = p->errhandler;
+        if (p->inter) { /* the same two groups */
+            c->inter = 1;
+            c->local_size = p->local_size;
+            c->local_world = local;
+        }
         *d->newcomm = c->handle;
     }
     free(d);
+}
+
+/* An intercommunicator's second reductions take this rank's own value combined
+ * with the other group's first result. */
+static void combine_used(tw_sched_t *s, void *arg) {
+    (void)s;
+    idup_t *d = arg;
+    for (int w = 0; w < WORDS; w++) d->remote[w] |= d->mine[w];
+}
+
+static void combine_can(tw_sched_t *s, void *arg) {
+    (void)s;
+    idup_t *d = arg;
+    if (d->can < d->remote_can) d->remote_can = d->can;
+}
+
+/* out: the reduction of in over both groups (d's parent: either kind). */
+static void reduce_all(tw_sched_t *s, idup_t *d, void *in, void *out, size_t n,
+                       const tw_coll_red_t *red, void *first, tw_sched_fn *combine) {
+    if (!d->parent->inter) {
+        tw_coll_allreduce(s, in, out, n, red);
+        tw_sched_fence(s);
+        return;
+    }
+    tw_coll_inter_allreduce(s, in, first, n, red);
+    tw_sched_fence(s);
+    tw_sched_call(s, combine, d);
+    tw_coll_inter_allreduce(s, first, out, n, red);
+    tw_sched_fence(s);
 }
 
 static void offer(tw_sched_t *s, void *arg) {
@@ -97,11 +142,9 @@ static void round_of(tw_sched_t *s, idup_t *d) {
     static const tw_coll_red_t bor = {MPI_BOR, MPI_UINT64_T, sizeof(uint64_t), 1};
     static const tw_coll_red_t min = {MPI_MIN, MPI_INT, sizeof(int), 1};
     tw_sched_call(s, offer, d);
-    tw_coll_allreduce(s, d->mine, d->all, WORDS, &bor);
-    tw_sched_fence(s);
+    reduce_all(s, d, d->mine, d->all, WORDS, &bor, d->remote, combine_used);
     tw_sched_call(s, pick, d);
-    tw_coll_allreduce(s, &d->can, &d->everyone_can, 1, &min);
-    tw_sched_fence(s);
+    reduce_all(s, d, &d->can, &d->everyone_can, 1, &min, &d->remote_can, combine_can);
     tw_sched_call(s, settle, d);
 }
 
@@ -109,9 +152,6 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
     NEED_INIT("MPI_Comm_idup");
     tw_mpi_comm_t *p = tw_mpi_comm_get(comm);
     if (!p) return tw_mpi_error(NULL, "MPI_Comm_idup", MPI_ERR_COMM, NULL);
-    if (p->inter)
-        return tw_mpi_error(p, "MPI_Comm_idup", MPI_ERR_COMM,
-                            "intercommunicators not supported yet");
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_idup", MPI_ERR_ARG, "newcomm is NULL");
     if (!request) return tw_mpi_error(p, "MPI_Comm_idup", MPI_ERR_REQUEST, "request is NULL");
     tw_sched_t *s = tw_sched_new(p);
