@@ -386,6 +386,89 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
     return MPI_SUCCESS;
 }
 
+/* ---- the table of a dynamic window ---- */
+
+/* Room for one more entry: the entries move to a block twice as large when full.
+ * MPI_SUCCESS or MPI_ERR_NO_MEM. */
+static int dyn_room(win_t *w) {
+    dyn_table_t *d = w->dyn;
+    if (d->n < w->dyn_cap) return MPI_SUCCESS;
+    uint64_t cap = w->dyn_cap ? 2 * w->dyn_cap : 16;
+    tw_region_t r;
+    dyn_local_t *l = realloc(w->dyn_local, cap * sizeof *l);
+    if (l) w->dyn_local = l;
+    void **old = realloc(w->dyn_old, ((size_t)w->ndyn_old + 1) * sizeof *old);
+    if (old) w->dyn_old = old;
+    dyn_entry_t *e = l && old ? tw_heap_alloc(tw_mpi.ep, cap * sizeof *e, &r) : NULL;
+    if (!e) return MPI_ERR_NO_MEM;
+    if (d->n) memcpy(e, w->dyn_e, d->n * sizeof *e);
+    if (w->dyn_e) w->dyn_old[w->ndyn_old++] = w->dyn_e; /* an origin may be reading it */
+    w->dyn_e = e;
+    w->dyn_cap = cap;
+    __atomic_store_n(&d->key, r.key, __ATOMIC_RELAXED);
+    __atomic_store_n(&d->nla, r.nla, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&d->gen, 1, __ATOMIC_RELEASE);
+    return MPI_SUCCESS;
+}
+
+/* A new entry for [base, base + len): a region attached, or a run of them. */
+static int dyn_add(win_t *w, uint64_t base, uint64_t len, int run) {
+    int rc = dyn_room(w);
+    if (rc) return rc;
+    dyn_table_t *d = w->dyn;
+    dyn_local_t *l = &w->dyn_local[d->n];
+    if (tw_reg(tw_mpi.ep, (void *)(uintptr_t)base, (size_t)len, TW_PERM_READ | TW_PERM_WRITE,
+               &l->reg))
+        return MPI_ERR_RMA_ATTACH;
+    l->run = run;
+    w->dyn_e[d->n] = (dyn_entry_t){base, len, l->reg.nla, l->reg.key};
+    __atomic_store_n(&d->n, d->n + 1, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&d->gen, 1, __ATOMIC_RELEASE);
+    return MPI_SUCCESS;
+}
+
+static void dyn_remove(win_t *w, uint64_t i) {
+    dyn_table_t *d = w->dyn;
+    uint64_t last = d->n - 1;
+    tw_dereg(tw_mpi.ep, &w->dyn_local[i].reg);
+    w->dyn_e[i] = w->dyn_e[last];
+    w->dyn_local[i] = w->dyn_local[last];
+    __atomic_store_n(&d->n, last, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&d->gen, 1, __ATOMIC_RELEASE);
+}
+
+/* Drops the run entries that overlap [lo, hi). */
+static void dyn_drop_runs(win_t *w, uint64_t lo, uint64_t hi) {
+    for (uint64_t i = w->dyn->n; i-- > 0;)
+        if (w->dyn_local[i].run && w->dyn_e[i].base < hi && lo < w->dyn_e[i].base + w->dyn_e[i].len)
+            dyn_remove(w, i);
+}
+
+/* The run of adjacent regions around the region [lo, hi): one entry for all of
+ * them when there are several. Without room or registration, accesses across
+ * their boundaries are refused, as before. */
+static void dyn_run(win_t *w, uint64_t lo, uint64_t hi) {
+    int regions = 1;
+    for (int grew = 1; grew;) {
+        grew = 0;
+        for (uint64_t i = 0; i < w->dyn->n; i++) {
+            const dyn_entry_t *e = &w->dyn_e[i];
+            if (w->dyn_local[i].run) continue;
+            if (e->base + e->len == lo) {
+                lo = e->base;
+                grew = 1;
+                regions++;
+            } else if (e->base == hi) {
+                hi = e->base + e->len;
+                grew = 1;
+                regions++;
+            }
+        }
+    }
+    dyn_drop_runs(w, lo, hi);
+    if (regions > 1) dyn_add(w, lo, hi - lo, 1);
+}
+
 int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
     GET_WIN("MPI_Win_attach", win);
     if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC)
@@ -394,19 +477,18 @@ int MPI_Win_attach(MPI_Win win, void *base, MPI_Aint size) {
     if (!size) return MPI_SUCCESS;
     if (!base) return tw_win_error(w, "MPI_Win_attach", MPI_ERR_RMA_ATTACH, "no memory");
     dyn_table_t *d = w->dyn;
-    uint64_t b = (uint64_t)(uintptr_t)base;
+    uint64_t b = (uint64_t)(uintptr_t)base, len = (uint64_t)size;
+    if (b + len < b) return tw_win_error(w, "MPI_Win_attach", MPI_ERR_SIZE, NULL);
     for (uint64_t i = 0; i < d->n; i++)
-        if (b < d->e[i].base + d->e[i].len && d->e[i].base < b + (uint64_t)size)
+        if (!w->dyn_local[i].run && b < w->dyn_e[i].base + w->dyn_e[i].len &&
+            w->dyn_e[i].base < b + len)
             return tw_win_error(w, "MPI_Win_attach", MPI_ERR_RMA_ATTACH,
                                 "overlaps memory attached already");
-    if (d->n == DYN_MAX)
-        return tw_win_error(w, "MPI_Win_attach", MPI_ERR_RMA_ATTACH, "too many regions attached");
-    tw_region_t *reg = &w->attached[d->n];
-    if (tw_reg(tw_mpi.ep, base, (size_t)size, TW_PERM_READ | TW_PERM_WRITE, reg))
-        return tw_win_error(w, "MPI_Win_attach", MPI_ERR_RMA_ATTACH, "cannot register the memory");
-    d->e[d->n] = (dyn_entry_t){b, (uint64_t)size, reg->nla, reg->key};
-    __atomic_store_n(&d->n, d->n + 1, __ATOMIC_RELEASE);
-    __atomic_fetch_add(&d->gen, 1, __ATOMIC_RELEASE);
+    int rc = dyn_add(w, b, len, 0);
+    if (rc)
+        return tw_win_error(w, "MPI_Win_attach", rc,
+                            rc == MPI_ERR_NO_MEM ? NULL : "cannot register the memory");
+    dyn_run(w, b, b + len);
     return MPI_SUCCESS;
 }
 
@@ -416,13 +498,26 @@ int MPI_Win_detach(MPI_Win win, const void *base) {
         return tw_win_error(w, "MPI_Win_detach", MPI_ERR_RMA_FLAVOR, "not a dynamic window");
     dyn_table_t *d = w->dyn;
     for (uint64_t i = 0; i < d->n; i++) {
-        if (d->e[i].base != (uint64_t)(uintptr_t)base) continue;
-        tw_dereg(tw_mpi.ep, &w->attached[i]);
-        uint64_t last = d->n - 1;
-        d->e[i] = d->e[last];
-        w->attached[i] = w->attached[last];
-        __atomic_store_n(&d->n, last, __ATOMIC_RELEASE);
-        __atomic_fetch_add(&d->gen, 1, __ATOMIC_RELEASE);
+        if (w->dyn_local[i].run || w->dyn_e[i].base != (uint64_t)(uintptr_t)base) continue;
+        uint64_t lo = w->dyn_e[i].base, hi = lo + w->dyn_e[i].len;
+        dyn_drop_runs(w, lo, hi); /* moves entries: find the region again */
+        for (i = 0; w->dyn_e[i].base != lo || w->dyn_local[i].run; i++) continue;
+        dyn_remove(w, i);
+        /* what stays on either side may still be runs */
+        for (uint64_t k = 0; k < d->n; k++) {
+            const dyn_entry_t *e = &w->dyn_e[k];
+            if (!w->dyn_local[k].run && e->base + e->len == lo) {
+                dyn_run(w, e->base, lo);
+                break;
+            }
+        }
+        for (uint64_t k = 0; k < d->n; k++) {
+            const dyn_entry_t *e = &w->dyn_e[k];
+            if (!w->dyn_local[k].run && e->base == hi) {
+                dyn_run(w, hi, e->base + e->len);
+                break;
+            }
+        }
         return MPI_SUCCESS;
     }
     return tw_win_error(w, "MPI_Win_detach", MPI_ERR_RMA_ATTACH, "no memory attached there");
@@ -441,8 +536,12 @@ int MPI_Win_free(MPI_Win *win) {
     if (w->own == 1) tw_dereg(tw_mpi.ep, &w->region);
     if (w->heap) tw_heap_free(tw_mpi.ep, w->heap);
     if (w->dyn) {
-        for (uint64_t i = 0; i < w->dyn->n; i++) tw_dereg(tw_mpi.ep, &w->attached[i]);
+        for (uint64_t i = 0; i < w->dyn->n; i++) tw_dereg(tw_mpi.ep, &w->dyn_local[i].reg);
         tw_heap_free(tw_mpi.ep, w->dyn);
+        if (w->dyn_e) tw_heap_free(tw_mpi.ep, w->dyn_e);
+        for (int k = 0; k < w->ndyn_old; k++) tw_heap_free(tw_mpi.ep, w->dyn_old[k]);
+        free(w->dyn_local);
+        free(w->dyn_old);
     }
     win_release(w);
     *win = MPI_WIN_NULL;

@@ -26,7 +26,7 @@ void tw_mpi_win_init(void);
 void tw_mpi_win_message(int source, const void *data, size_t len);
 void tw_mpi_win_notification(const tw_notification_t *n);
 
-enum { WIN_MAX = 1024, USER_EH = 64, DYN_MAX = 64 };
+enum { WIN_MAX = 1024, USER_EH = 64 };
 #define WIN_KIND 0xa8u
 #define WRITER   ((uint64_t)1 << 40)
 /* in a notification's cookie: the last piece of a request-based put or get, whose
@@ -38,14 +38,24 @@ enum { ACC_SHARED = 1, ACC_EXCL = 2, ACC_NOCHECK = 4, ACC_STARTED = 8 };
 enum { MSG_POST = 1, MSG_COMPLETE = 2 };
 
 /* The regions attached to a dynamic window at one rank, kept in a heap block that
- * origins fetch to translate addresses. */
+ * origins fetch to translate addresses, and grows (a new block, twice as large):
+ * its header, in a block of its own whose address origins learn when the window
+ * is made, says where the entries are now. Blocks outgrown stay until the window
+ * is freed, since an origin may still be reading one. Besides each region there is
+ * an entry for each run of adjacent regions (registered as one), so that an access
+ * across their boundaries lies inside one entry. */
 typedef struct dyn_entry {
     uint64_t base, len, nla, key;
 } dyn_entry_t;
 typedef struct dyn_table {
-    uint64_t gen, n;
-    dyn_entry_t e[DYN_MAX];
+    uint64_t gen, n;   /* n entries */
+    uint64_t nla, key; /* where they are */
 } dyn_table_t;
+/* The target's own record of an entry. */
+typedef struct dyn_local {
+    tw_region_t reg;
+    int run; /* the entry of a run of adjacent regions, not a region attached */
+} dyn_local_t;
 
 typedef struct target {
     uint64_t nla, key;    /* the window memory at that rank (of dest's ATU) */
@@ -56,7 +66,8 @@ typedef struct target {
     unsigned char *local; /* the memory mapped here (shm windows), else NULL */
     /* dynamic windows: the target's table, and a copy fetched at sync */
     uint64_t tab_nla, tab_key;
-    dyn_table_t *tab;
+    dyn_entry_t *tab;
+    uint64_t tab_n, tab_cap;
     unsigned tab_sync; /* w->sync when fetched, +1 (0: never) */
 } target_t;
 
@@ -89,7 +100,11 @@ typedef struct win {
     /* dynamic windows */
     dyn_table_t *dyn;
     tw_region_t dyn_region;
-    tw_region_t attached[DYN_MAX];
+    dyn_entry_t *dyn_e; /* the entries, in a heap block of dyn_cap */
+    dyn_local_t *dyn_local;
+    uint64_t dyn_cap;
+    void **dyn_old; /* blocks of entries outgrown */
+    int ndyn_old;
     MPI_Errhandler eh;
     /* attribute values handed out by pointer */
     MPI_Aint attr_size;

@@ -78,24 +78,43 @@ static inline uint64_t request_cookie(const win_t *w, MPI_Request req) {
 
 /* ---- the target side of an operation ---- */
 
-/* Fetches rank r's table of attached regions (dynamic windows). */
-static int fetch_table(win_t *w, int r) {
-    target_t *t = &w->t[r];
-    if (!t->tab && !(t->tab = malloc(sizeof *t->tab))) return MPI_ERR_NO_MEM;
-    int rc = rma_get(w, t->world, t->tab, sizeof *t->tab, t->tab_nla, t->tab_key);
+/* One read of rank r's table of attached regions: its header, then its entries
+ * where the header says. 0, or -1 when a read failed (the table moved meanwhile). */
+static int read_table(win_t *w, target_t *t) {
+    dyn_table_t h;
+    int rc = rma_get(w, t->world, &h, sizeof h, t->tab_nla, t->tab_key);
     if (!rc) rc = tw_rma_flush(tw_mpi.ep, t->world);
-    if (rc || take_faults(w)) {
-        t->tab_sync = 0;
-        return MPI_ERR_OTHER;
+    if (rc || take_faults(w) || h.n > (1u << 24)) return -1;
+    if (h.n > t->tab_cap) {
+        dyn_entry_t *e = realloc(t->tab, (size_t)h.n * sizeof *e);
+        if (!e) return -1;
+        t->tab = e;
+        t->tab_cap = h.n;
     }
-    t->tab_sync = w->sync + 1;
-    return MPI_SUCCESS;
+    if (h.n) rc = rma_get(w, t->world, t->tab, (size_t)h.n * sizeof *t->tab, h.nla, h.key);
+    if (!rc && h.n) rc = tw_rma_flush(tw_mpi.ep, t->world);
+    if (rc || take_faults(w)) return -1;
+    t->tab_n = h.n;
+    return 0;
 }
 
-static const dyn_entry_t *table_find(const dyn_table_t *d, uint64_t lo, uint64_t hi) {
-    uint64_t n = d->n < DYN_MAX ? d->n : DYN_MAX;
-    for (uint64_t i = 0; i < n; i++)
-        if (lo >= d->e[i].base && hi <= d->e[i].base + d->e[i].len) return &d->e[i];
+/* Fetches rank r's table (dynamic windows); a read that crossed the table's move
+ * to a larger block is tried again. */
+static int fetch_table(win_t *w, int r) {
+    target_t *t = &w->t[r];
+    for (int tries = 0; tries < 3; tries++)
+        if (!read_table(w, t)) {
+            t->tab_sync = w->sync + 1;
+            return MPI_SUCCESS;
+        }
+    t->tab_sync = 0;
+    t->tab_n = 0;
+    return MPI_ERR_OTHER;
+}
+
+static const dyn_entry_t *table_find(const target_t *t, uint64_t lo, uint64_t hi) {
+    for (uint64_t i = 0; i < t->tab_n; i++)
+        if (lo >= t->tab[i].base && hi <= t->tab[i].base + t->tab[i].len) return &t->tab[i];
     return NULL;
 }
 
@@ -125,11 +144,11 @@ int tw_win_resolve(win_t *w, int r, MPI_Aint disp, MPI_Count count, const tw_mpi
             return MPI_SUCCESS;
         }
         const dyn_entry_t *e = NULL;
-        if (t->tab_sync == w->sync + 1) e = table_find(t->tab, (uint64_t)lo, (uint64_t)hi);
+        if (t->tab_sync == w->sync + 1) e = table_find(t, (uint64_t)lo, (uint64_t)hi);
         if (!e) { /* attached since we looked: look again */
             int rc = fetch_table(w, r);
             if (rc) return rc;
-            e = table_find(t->tab, (uint64_t)lo, (uint64_t)hi);
+            e = table_find(t, (uint64_t)lo, (uint64_t)hi);
         }
         if (!e) return MPI_ERR_RMA_RANGE;
         *at = (where_t){t->world, e->nla + (uint64_t)(off - (int64_t)e->base), e->key, NULL};
