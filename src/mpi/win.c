@@ -81,7 +81,7 @@ int tw_win_error(win_t *w, const char *call, int errclass, const char *detail) {
 /* ---- creation and destruction ---- */
 
 typedef struct exchange {
-    uint64_t nla, key, tab_nla, tab_key;
+    uint64_t nla, key, tab_nla, tab_key, ctr_nla, ctr_key;
     int64_t size;
     int32_t disp_unit, pad;
 } exchange_t;
@@ -148,6 +148,7 @@ static int win_new(const char *call, MPI_Comm comm, int flavor, win_t **out) {
 
 static void win_release(win_t *w) {
     tw_win_table[(unsigned)w->handle & 0xffffff] = NULL;
+    if (w->applied) tw_heap_free(tw_mpi.ep, w->applied);
     locks_used[w->lock_idx / 64] &= ~((uint64_t)1 << (w->lock_idx % 64));
     locks_used[w->acc_idx / 64] &= ~((uint64_t)1 << (w->acc_idx % 64));
     for (int r = 0; r < w->size; r++) free(w->t[r].tab);
@@ -161,7 +162,16 @@ static void win_release(win_t *w) {
 /* Exchanges what each rank's window memory is, and decides whether the window is a
  * shm one. Collective; every member returns the same. */
 static int win_exchange(win_t *w, const char *call) {
-    exchange_t mine = {w->region.nla, w->region.key, 0, 0, (int64_t)w->bytes, w->disp_unit, 0};
+    exchange_t mine = {w->region.nla,     w->region.key, 0, 0, 0, 0,
+                       (int64_t)w->bytes, w->disp_unit,  0};
+    /* the counts of puts taken as messages (win_put.c); without them none are sent */
+    if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC &&
+        (w->applied =
+             tw_heap_alloc(tw_mpi.ep, (size_t)w->size * sizeof *w->applied, &w->applied_region))) {
+        memset(w->applied, 0, (size_t)w->size * sizeof *w->applied);
+        mine.ctr_nla = w->applied_region.nla;
+        mine.ctr_key = w->applied_region.key;
+    }
     if (w->dyn) {
         mine.tab_nla = w->dyn_region.nla;
         mine.tab_key = w->dyn_region.key;
@@ -182,6 +192,8 @@ static int win_exchange(win_t *w, const char *call) {
         t->disp_unit = all[r].disp_unit;
         t->tab_nla = all[r].tab_nla;
         t->tab_key = all[r].tab_key;
+        t->ctr_nla = all[r].ctr_nla;
+        t->ctr_key = all[r].ctr_key;
         if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !t->size) continue;
         t->local = r == w->rank && w->own != 1
                        ? w->base

@@ -35,7 +35,7 @@ enum { WIN_MAX = 1024, USER_EH = 64 };
 
 /* per target access state */
 enum { ACC_SHARED = 1, ACC_EXCL = 2, ACC_NOCHECK = 4, ACC_STARTED = 8 };
-enum { MSG_POST = 1, MSG_COMPLETE = 2 };
+enum { MSG_POST = 1, MSG_COMPLETE = 2, MSG_PUT = 3 };
 
 /* The regions attached to a dynamic window at one rank, kept in a heap block that
  * origins fetch to translate addresses, and grows (a new block, twice as large):
@@ -69,6 +69,10 @@ typedef struct target {
     dyn_entry_t *tab;
     uint64_t tab_n, tab_cap;
     unsigned tab_sync; /* w->sync when fetched, +1 (0: never) */
+    /* puts sent as messages (win_put.c): the word at that rank counting those it
+     * applied from us (key 0: none), and the counts on our side */
+    uint64_t ctr_nla, ctr_key;
+    uint64_t puts_sent, puts_seen;
 } target_t;
 
 typedef struct win {
@@ -105,6 +109,9 @@ typedef struct win {
     uint64_t dyn_cap;
     void **dyn_old; /* blocks of entries outgrown */
     int ndyn_old;
+    /* puts taken as messages from each rank (a heap block; NULL: none) */
+    uint64_t *applied;
+    tw_region_t applied_region;
     MPI_Errhandler eh;
     /* attribute values handed out by pointer */
     MPI_Aint attr_size;
@@ -282,6 +289,20 @@ static inline const unsigned char *packed_of(const side_t *s, unsigned char **tm
     tw_mpi_type_pack(s->buf, s->count, s->type, *tmp);
     return *tmp;
 }
+/* ---- puts as messages (win_put.c) ---- */
+
+/* A put the target applies from messages, when it is many small pieces there:
+ * *taken = 1 when it went so. MPI_SUCCESS or an error class. */
+int tw_win_put_batched(win_t *w, int r, const side_t *o, const side_t *t, const where_t *at,
+                       int *taken);
+/* (win_rma.c) A read from window rank r waited for under the whole MPI progress. */
+int tw_win_get_progressing(win_t *w, int r, void *dst, size_t len, uint64_t nla, uint64_t key);
+/* Waits until rank r applied every such put of ours: TW_OK or a device status. */
+int tw_win_put_wait(win_t *w, int r);
+/* A put message from world rank source: 1 when applied, 0 when dropped (not one, or
+ * not landing inside the window). */
+int tw_win_put_take(win_t *const *table, int source, const void *data, size_t len);
+
 /* ---- synchronization (win_sync.c) ---- */
 
 /* An atomic on lock word idx of world rank `world`; the old value once it is known. */

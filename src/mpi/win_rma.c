@@ -76,6 +76,29 @@ static inline uint64_t request_cookie(const win_t *w, MPI_Request req) {
     return cookie_of(w) | REQ_COOKIE | (uint64_t)(uint32_t)req << 16;
 }
 
+/* Reads len bytes at (nla, key) of window rank r into dst and waits for them while
+ * the whole MPI progress runs (window messages taken in too: across nodes a flush
+ * of the device alone could wait behind messages no one takes). MPI_SUCCESS or an
+ * error class. */
+int tw_win_get_progressing(win_t *w, int r, void *dst, size_t len, uint64_t nla, uint64_t key) {
+    MPI_Request req;
+    int peer = w->t[r].world, rc = tw_mpi_coll_request(w->context, &req);
+    if (rc) return rc;
+    if (!(rc = arm(req, peer))) {
+        rc = rma_get_n(w, peer, dst, len, nla, key, TW_NOTIFY_COMPLETER, request_cookie(w, req));
+        if (rc) { /* not issued: nothing will complete it */
+            disarm(req);
+            rc = tw_win_device_error(w, rc);
+        }
+    }
+    if (rc) {
+        tw_mpi_coll_request_done(req, rc);
+        MPI_Request_free(&req);
+        return rc;
+    }
+    return MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
 /* ---- the target side of an operation ---- */
 
 /* One read of rank r's table of attached regions: its header, then its entries
@@ -203,9 +226,11 @@ static int move_pieces(win_t *w, int put, unsigned char *buf, int staged, const 
     return rc;
 }
 
-static int do_put(win_t *w, const side_t *o, const side_t *t, const where_t *at, MPI_Request req,
-                  int *armed) {
+static int do_put(win_t *w, int r, const side_t *o, const side_t *t, const where_t *at,
+                  MPI_Request req, int *armed) {
     if (!side_bytes(o)) return MPI_SUCCESS; /* nothing moves: the buffer may be NULL */
+    int taken, brc = tw_win_put_batched(w, r, o, t, at, &taken);
+    if (brc || taken) return brc; /* many small pieces: as messages the target applies */
     unsigned char *tmp;
     const unsigned char *src = packed_of(o, &tmp);
     if (!src) return MPI_ERR_NO_MEM;
@@ -259,12 +284,12 @@ static int done_request(win_t *w, MPI_Request *request) {
 /* A put or get, and its request when request is not NULL: complete at once when the
  * data moved with the call (or through a copy, flushed first), else completed by
  * the notification of its last piece. */
-static int with_req(win_t *w, const side_t *o, const side_t *t, const where_t *at,
+static int with_req(win_t *w, int r, const side_t *o, const side_t *t, const where_t *at,
                     MPI_Request *request, int get) {
     MPI_Request req = MPI_REQUEST_NULL;
     int rc, armed = 0;
     if (request && (rc = tw_mpi_coll_request(w->context, &req))) return rc;
-    rc = get ? do_get(w, o, t, at, req, &armed) : do_put(w, o, t, at, req, &armed);
+    rc = get ? do_get(w, o, t, at, req, &armed) : do_put(w, r, o, t, at, req, &armed);
     if (!request) return rc;
     if (rc && !armed) {
         tw_mpi_coll_request_done(req, rc);
@@ -290,7 +315,7 @@ static int rma_call(const char *call, int get, const void *origin_addr, int orig
     if (rc == 1) /* MPI_PROC_NULL: nothing to move */
         rc = request ? done_request(w, request) : MPI_SUCCESS;
     else if (!rc)
-        rc = with_req(w, &o, &t, &at, request, get);
+        rc = with_req(w, target_rank, &o, &t, &at, request, get);
     return rc ? tw_win_error(w, call, rc, NULL) : MPI_SUCCESS;
 }
 

@@ -33,7 +33,10 @@ int tw_win_lock_atomic(win_t *w, int world, tw_atomic_op_t op, unsigned idx, uin
 }
 
 static int flush_target(win_t *w, int r) {
-    int rc = tw_rma_flush(tw_mpi.ep, w->t[r].dest);
+    /* puts sent as messages first: that wait takes in messages, which the device's
+     * flush alone does not (across nodes its answers could wait behind them) */
+    int rc = w->t[r].puts_sent != w->t[r].puts_seen ? tw_win_put_wait(w, r) : TW_OK;
+    if (!rc) rc = tw_rma_flush(tw_mpi.ep, w->t[r].dest);
     if (!rc && w->t[r].world != w->t[r].dest) rc = tw_rma_flush(tw_mpi.ep, w->t[r].world);
     return rc;
 }
@@ -70,7 +73,10 @@ int tw_win_completion(win_t *w, int rc) {
 /* ---- PSCW messages ---- */
 
 void tw_mpi_win_message(int source, const void *data, size_t len) {
-    (void)tw_win_msg_take(tw_win_table, source, data, len);
+    if (len > sizeof(win_msg_t))
+        (void)tw_win_put_take(tw_win_table, source, data, len);
+    else
+        (void)tw_win_msg_take(tw_win_table, source, data, len);
 }
 
 static int send_msg(win_t *w, int r, uint32_t kind) {

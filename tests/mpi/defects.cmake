@@ -14,3 +14,10 @@ tw_mpi_defect(char_ops 1 3)
 tw_mpi_defect(freed_type 2 3)
 tw_mpi_defect(intercomm_loop 2 6)
 tw_mpi_defect(dyn_win 1 3)
+tw_mpi_defect(put_pieces 2 3)
+# over the udp link such puts go piece by piece, as before
+add_test(NAME mpi_defects_put_pieces_2_udp COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_defects_put_pieces>)
+set_tests_properties(mpi_defects_put_pieces_2_udp PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT} ENVIRONMENT "TW_LINK=udp")
+# and over the pipelined shm copy
+add_test(NAME mpi_defects_put_pieces_2_pipelined COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_defects_put_pieces>)
+set_tests_properties(mpi_defects_put_pieces_2_pipelined PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT} ENVIRONMENT "TW_RMA_COPY=pipeline")
