@@ -358,8 +358,13 @@ MPI_Count tw_typemap_elements(const tw_typemap_t *tm, MPI_Count bytes) {
         elements += whole * per;
         rest -= whole * unit;
         if (!rest) break;
-        /* a part of one: a pair's value alone is one element, anything less none */
-        if (per == 2 && rest >= tw_mpi_basic_value_size(basic)) return elements + 1;
+        /* a part of one: of a pair, the members there whole (its value, then its
+         * index) count, as they would as a struct's (MPICH's pairs are structs);
+         * any other part of an element makes no whole number */
+        if (per == 2) {
+            MPI_Count value = tw_mpi_basic_value_size(basic);
+            return elements + (rest >= value) + (rest >= value + (MPI_Count)sizeof(int));
+        }
         return -1;
     }
     return elements;

@@ -74,7 +74,8 @@ static inline MPI_Aint tw_typemap_extent(const tw_typemap_t *tm) {
 void tw_typemap_move(const tw_typemap_t *tm, void *buf, MPI_Count count, void *packed, size_t first,
                      size_t len, int unpack);
 /* Basic elements in the first `bytes` bytes of a packed stream of items; -1 when
- * the bytes end inside a basic element. */
+ * the bytes end inside a basic element (but a pair's: its members there whole
+ * count, as a struct's would). */
 MPI_Count tw_typemap_elements(const tw_typemap_t *tm, MPI_Count bytes);
 
 /* Facts about predefined types the engine and the calls share. */
