@@ -55,6 +55,21 @@ int tw_ep_close(tw_ep_t *ep);
 int tw_ep_rank(const tw_ep_t *ep);
 int tw_ep_size(const tw_ep_t *ep);
 
+/* A job that twrun spawns (MPI_Comm_spawn) shares the id space of the jobs before it:
+ * its ranks are tw_ep_job_base() + 0 .. tw_ep_job_size() - 1, the ranks below are the
+ * earlier jobs'. tw_ep_rank is this endpoint's id in that space; tw_ep_size is one past
+ * the highest id it knows, and grows as peers are added. */
+int tw_ep_job_base(const tw_ep_t *ep);
+int tw_ep_job_size(const tw_ep_t *ep);
+
+/* Makes the endpoint rank (an id outside this job) reachable at address, as
+ * tw_ep_address gives it in that endpoint's process; grows the size past rank. Such
+ * peers are reached through shared memory, on this node only, and must share the job
+ * key (jobs twrun spawned from one another). TW_OK (also when rank is known at that
+ * address already), TW_ERR_ARG, TW_ERR_RANK, TW_ERR_PEER (known at another address),
+ * TW_ERR_NOMEM. Call it from the thread that drives the endpoint. */
+int tw_ep_add_peer(tw_ep_t *ep, int rank, const char *address);
+
 /* The address of rank's endpoint as a printable string: "shm:<node>:<mailbox>", followed
  * by ",udp:<ip>:<port>:<liveness port>" when the job spans nodes. */
 int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap);

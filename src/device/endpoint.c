@@ -82,7 +82,10 @@ static int open_links(tw_ep_t *ep, char *addr, size_t cap) {
             ep->nports = 1;
         }
     if (!ep->nports) return -1;
-    if (ep->size == 1 || (!job->config->udp_everywhere && job->local_size == job->size)) return 0;
+    /* a spawned job (base > 0) runs on its launcher's node: reached by shm alone */
+    if (job->size == 1 || job->base > 0 ||
+        (!job->config->udp_everywhere && job->local_size == job->size))
+        return 0;
     for (unsigned i = 0; i < tw_links_count && ep->nports < TW_PORTS_MAX; i++) {
         const tw_link_t *link = tw_links[i];
         if (link->caps & TW_LINK_MAPPED) continue;
@@ -112,15 +115,15 @@ int tw_ep_open(tw_ep_t **out) {
     int rc = tw_job_attach(&job);
     if (rc) return rc;
     tw_ep_t *ep = calloc(1, sizeof *ep);
-    if (ep) ep->peers = calloc((size_t)job->size, sizeof *ep->peers);
+    if (ep) ep->peers = calloc((size_t)(job->base + job->size), sizeof *ep->peers);
     if (!ep || !ep->peers) {
         free(ep);
         tw_job_detach(job);
         return TW_ERR_NOMEM;
     }
     ep->job = job;
-    ep->rank = job->rank;
-    ep->size = job->size;
+    ep->rank = job->base + job->rank;
+    ep->size = job->base + job->size;
     ep->index = job->next_index++;
     const tw_config_t *cfg = job->config;
     if (cfg->wait == TW_WAIT_YIELD || (cfg->wait == TW_WAIT_AUTO && job->local_size > job->cores))
@@ -200,7 +203,7 @@ int tw_ep_open(tw_ep_t **out) {
     }
 
     /* Announce the mailbox (and the links); after the fence every peer may map it. */
-    address_key(key, sizeof key, ep->index, ep->rank);
+    address_key(key, sizeof key, ep->index, job->rank);
     if (tw_pmi_put(&job->pmi, key, value) || tw_pmi_fence(&job->pmi)) {
         fprintf(stderr, "tollway: cannot publish the endpoint address of rank %d\n", ep->rank);
         tw_ep_close(ep);
@@ -217,9 +220,63 @@ int tw_ep_open(tw_ep_t **out) {
 int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap) {
     if (!ep || !buf) return TW_ERR_ARG;
     if (rank < 0 || rank >= ep->size) return TW_ERR_RANK;
+    int job_rank = rank - ep->job->base;
+    if (job_rank < 0 || job_rank >= ep->job->size) { /* a peer added later, or none */
+        const char *a = ep->addrs ? ep->addrs[rank] : NULL;
+        if (!a || strlen(a) >= cap) return TW_ERR_PEER;
+        strcpy(buf, a);
+        return TW_OK;
+    }
     char key[64];
-    address_key(key, sizeof key, ep->index, rank);
+    address_key(key, sizeof key, ep->index, job_rank);
     return tw_pmi_get(&ep->job->pmi, key, buf, cap) ? TW_ERR_RUNTIME : TW_OK;
+}
+
+int tw_ep_job_base(const tw_ep_t *ep) {
+    return ep ? ep->job->base : -1;
+}
+
+int tw_ep_job_size(const tw_ep_t *ep) {
+    return ep ? ep->job->size : -1;
+}
+
+int tw_ep_add_peer(tw_ep_t *ep, int rank, const char *address) {
+    if (!ep || !address) return TW_ERR_ARG;
+    if (rank < 0 || rank >= (1 << 30)) return TW_ERR_RANK;
+    if (rank >= ep->job->base && rank < ep->job->base + ep->job->size) return TW_OK; /* ours */
+    if (strncmp(address, "shm:", 4) != 0 || strlen(address) >= TW_PMI_VALUE_MAX) return TW_ERR_ARG;
+    if (rank < ep->size && ep->addrs && ep->addrs[rank])
+        return strcmp(ep->addrs[rank], address) ? TW_ERR_PEER : TW_OK;
+    char *copy = strdup(address);
+    if (!copy) return TW_ERR_NOMEM;
+    tw_dev_lock(ep); /* the progress thread reads the tables grown here */
+    int rc = TW_OK;
+    if (rank >= ep->size || !ep->addrs) {
+        int n = rank >= ep->size ? rank + 1 : ep->size;
+        tw_peer_t **peers = realloc(ep->peers, (size_t)n * sizeof *peers);
+        if (peers) ep->peers = peers;
+        char **addrs = peers ? realloc(ep->addrs, (size_t)n * sizeof *addrs) : NULL;
+        if (addrs) {
+            if (!ep->addrs) memset(addrs, 0, (size_t)ep->size * sizeof *addrs);
+            ep->addrs = addrs;
+        }
+        tw_lost_t *lost = addrs && ep->lost ? realloc(ep->lost, (size_t)n * sizeof *lost) : NULL;
+        if (lost) ep->lost = lost;
+        if (!peers || !addrs || (ep->lost && !lost)) {
+            rc = TW_ERR_NOMEM;
+        } else {
+            for (int r = ep->size; r < n; r++) {
+                ep->peers[r] = NULL;
+                ep->addrs[r] = NULL;
+                if (ep->lost) ep->lost[r] = (tw_lost_t){0};
+            }
+            ep->size = n;
+        }
+    }
+    if (!rc) ep->addrs[rank] = copy;
+    tw_dev_unlock(ep);
+    if (rc) free(copy);
+    return rc;
 }
 
 /* The port that reaches rank, whose address is addr ("shm:<node>:<segment>" and a
@@ -234,6 +291,8 @@ static tw_link_port_t *port_to(tw_ep_t *ep, int rank, const char *addr, const ch
     size_t node_len = (size_t)(name - node);
     int same_node = node_len == strlen(ep->job->node) && !strncmp(node, ep->job->node, node_len);
     if (rank == ep->rank || (same_node && !ep->job->config->udp_everywhere)) return &ep->ports[0];
+    if (rank < ep->job->base || rank >= ep->job->base + ep->job->size) /* other jobs: shm only */
+        return same_node ? &ep->ports[0] : NULL;
     for (unsigned i = 1; i < ep->nports; i++) {
         size_t n = strlen(ep->ports[i].link->name);
         for (const char *f = strchr(addr, ','); f; f = strchr(f + 1, ','))
@@ -361,6 +420,8 @@ int tw_ep_close(tw_ep_t *ep) {
     tw_shm_unmap(ep->segment, ep->segment_size);
     tw_shm_unlink(ep->segment_name);
     tw_job_detach(ep->job);
+    for (int r = 0; ep->addrs && r < ep->size; r++) free(ep->addrs[r]);
+    free(ep->addrs);
     free(ep->peers);
     free(ep->lost);
     free(ep);

@@ -150,6 +150,12 @@ int tw_job_attach(tw_job_t **out) {
         }
         job->rank = job->pmi.rank;
         job->size = job->pmi.size;
+        /* a job twrun spawned: set by twrun, not a setting of the user's */
+        const char *base = getenv("TWRUN_UNIVERSE_BASE");
+        if (base && (tw_pmi_parse_number(base, &job->base) || job->base > (1 << 30) - job->size)) {
+            fprintf(stderr, "tollway: TWRUN_UNIVERSE_BASE is not a valid id\n");
+            return TW_ERR_CONFIG;
+        }
         if (job->config->job_id[0])
             strcpy(job->job_id, job->config->job_id);
         else

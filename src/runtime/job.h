@@ -11,7 +11,9 @@
 enum { TW_JOB_SECRET_SIZE = 16 };
 
 typedef struct tw_job {
-    int rank, size;
+    int rank, size;   /* in this job, as the process manager numbers it */
+    int base;         /* ids of this job's endpoints start here: jobs that twrun spawns
+                         later take the ids after those of the jobs before them */
     int local_size;   /* ranks on this node */
     int local_known;  /* local_size is the launcher's word (twrun, Hydra), not assumed */
     int cores;        /* cores this node offers */
