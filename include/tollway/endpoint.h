@@ -70,6 +70,13 @@ int tw_ep_job_size(const tw_ep_t *ep);
  * TW_ERR_NOMEM. Call it from the thread that drives the endpoint. */
 int tw_ep_add_peer(tw_ep_t *ep, int rank, const char *address);
 
+/* Asks the launcher (twrun) to start a job: spec says its commands, in the encoding of
+ * tools/twrun/pmi_server.h; port reaches its parents. TW_OK with its ids base ..
+ * base + *size - 1, or TW_ERR_RUNTIME with the launcher's reason in why (one word) and
+ * in *failed the command it refused (-1: none in particular), TW_ERR_ARG. */
+int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int *size, char *why,
+                size_t cap, int *failed);
+
 /* The address of rank's endpoint as a printable string: "shm:<node>:<mailbox>", followed
  * by ",udp:<ip>:<port>:<liveness port>" when the job spans nodes. */
 int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap);

@@ -232,6 +232,13 @@ int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap) {
     return tw_pmi_get(&ep->job->pmi, key, buf, cap) ? TW_ERR_RUNTIME : TW_OK;
 }
 
+int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int *size, char *why,
+                size_t cap, int *failed) {
+    if (!ep || !port || !spec || !base || !size || !why || !failed) return TW_ERR_ARG;
+    return tw_pmi_spawn(&ep->job->pmi, port, spec, base, size, why, cap, failed) ? TW_ERR_RUNTIME
+                                                                                 : TW_OK;
+}
+
 int tw_ep_job_base(const tw_ep_t *ep) {
     return ep ? ep->job->base : -1;
 }

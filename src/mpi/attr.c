@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "mpi/attr.h"
+#include "mpi/dynamic.h"
 #include "mpi/comm.h"
 #include "mpi/error.h"
 #include "mpi/state.h"
@@ -189,7 +190,8 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
     if (!attribute_val || !flag) return tw_mpi_error(c, "MPI_Comm_get_attr", MPI_ERR_ARG, NULL);
     static int tag_ub = TW_MPI_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0,
                appnum = 0, universe, lastcode = MPI_ERR_LASTCODE;
-    universe = tw_mpi.size;
+    universe = tw_mpi_universe_size();
+    appnum = tw_mpi_appnum();
     int *v = keyval == MPI_TAG_UB            ? &tag_ub
              : keyval == MPI_HOST            ? &host
              : keyval == MPI_IO              ? &io

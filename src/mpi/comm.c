@@ -52,7 +52,11 @@ int tw_mpi_comm_init(void) {
     int *me = malloc(sizeof *me);
     if (!me) return MPI_ERR_NO_MEM;
     *me = tw_mpi.rank;
-    tw_mpi_comm_t *world = tw_mpi_comm_new(WORLD_INDEX, tw_mpi.rank, tw_mpi.size, NULL);
+    /* a spawned job's ids start past its parents' (tw_ep_job_base) */
+    int base = tw_ep_job_base(tw_mpi.ep), n = tw_ep_job_size(tw_mpi.ep), *ids = NULL;
+    if (base > 0 && !(ids = malloc((size_t)n * sizeof *ids))) return MPI_ERR_NO_MEM;
+    for (int r = 0; ids && r < n; r++) ids[r] = base + r;
+    tw_mpi_comm_t *world = tw_mpi_comm_new(WORLD_INDEX, tw_mpi.rank - base, n, ids);
     tw_mpi_comm_t *self = world ? tw_mpi_comm_new(SELF_INDEX, 0, 1, me) : NULL;
     if (!self) return MPI_ERR_NO_MEM;
     snprintf(world->name, sizeof world->name, "MPI_COMM_WORLD");
@@ -275,10 +279,17 @@ static void node_name(int world, char *node, size_t cap) {
     }
 }
 
+static int node_known; /* world ranks in tw_mpi_node's table; -1: to be made again */
+
+void tw_mpi_node_forget(void) {
+    node_known = -1;
+}
+
 int tw_mpi_node(int world) {
     static int *node; /* per world rank: the lowest world rank on its node */
+    int known = node_known;
     if (world < 0 || world >= tw_mpi.size) return -1;
-    if (!node) {
+    if (!node || known != tw_mpi.size) {
         int *n = malloc((size_t)tw_mpi.size * sizeof *n);
         char(*names)[128] = malloc((size_t)tw_mpi.size * sizeof *names);
         if (!n || !names) { /* every rank its own node: nothing is taken as shared */
@@ -296,7 +307,9 @@ int tw_mpi_node(int world) {
                 }
         }
         free(names);
+        free(node);
         node = n;
+        node_known = tw_mpi.size;
     }
     return node[world];
 }

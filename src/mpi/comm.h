@@ -102,6 +102,8 @@ void tw_mpi_comm_fini(void);
 
 /* The node of a world rank, named by the lowest world rank on it (comm.c). */
 int tw_mpi_node(int world);
+/* Peers' addresses became known (a connection, dynamic.c): the nodes are read again. */
+void tw_mpi_node_forget(void);
 
 /* ---- communicator creation (comm.c), shared with intercomm.c ---- */
 enum { TW_MPI_USED_WORDS = TW_MPI_COMMS / 64 };

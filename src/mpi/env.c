@@ -9,6 +9,7 @@
 #include "mpi/attr.h"
 #include "mpi/bsend.h"
 #include "mpi/comm.h"
+#include "mpi/dynamic.h"
 #include "mpi/error.h"
 #include "mpi/failure.h"
 #include "mpi/p2p.h"
@@ -138,6 +139,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     tw_mpi_sched_init();
     tw_mpi_win_init();
     tw_mpi.initialized = 1;
+    tw_mpi_dynamic_init(); /* a spawned job connects to its parents */
     /* One thread drives the library at a time. */
     if (provided) *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
     return MPI_SUCCESS;

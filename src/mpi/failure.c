@@ -248,6 +248,24 @@ static void lost_progress(void) {
     busy = 0;
 }
 
+int tw_mpi_failure_grow(int n) {
+    int8_t *c = realloc(cause, (size_t)n * sizeof *c);
+    if (c) cause = c;
+    int *rep = c ? realloc(reporter, (size_t)n * sizeof *rep) : NULL;
+    if (rep) reporter = rep;
+    int *l = rep ? realloc(lost, (size_t)n * sizeof *l) : NULL;
+    if (l) lost = l;
+    int *nn = l ? realloc(notify_next, (size_t)n * sizeof *nn) : NULL;
+    if (!nn) return MPI_ERR_NO_MEM;
+    notify_next = nn;
+    for (int r = tw_mpi.size; r < n; r++) {
+        cause[r] = 0;
+        reporter[r] = 0;
+        notify_next[r] = 0;
+    }
+    return MPI_SUCCESS;
+}
+
 void tw_mpi_failure_init(void) {
     size_t n = (size_t)tw_mpi.size;
     cause = calloc(n, sizeof *cause);

@@ -159,6 +159,32 @@ int tw_pmi_get(tw_pmi_t *pmi, const char *key, char *value, size_t cap) {
     return 0;
 }
 
+int tw_pmi_spawn(tw_pmi_t *pmi, const char *port, const char *spec, int *base, int *size, char *why,
+                 size_t cap, int *failed) {
+    *failed = -1;
+    snprintf(why, cap, "no_process_manager");
+    if (pmi->fd < 0) return -1;
+    snprintf(why, cap, "request_too_long");
+    char line[TW_PMI_LINE_MAX];
+    int n = snprintf(line, sizeof line, "cmd=spawn port=%s spec=%s\n", port, spec);
+    if (n < 0 || (size_t)n >= sizeof line) return -1;
+    tw_pmi_msg_t reply;
+    snprintf(why, cap, "not_supported_by_the_process_manager");
+    int rc = command(pmi, line, &reply, "spawn_result");
+    if (rc < 0) return -1;
+    const char *b = tw_pmi_find(&reply, "base"), *sz = tw_pmi_find(&reply, "size");
+    if (rc == TW_PMI_REPLY_FAILED) {
+        const char *m = tw_pmi_find(&reply, "msg"), *f = tw_pmi_find(&reply, "failed");
+        snprintf(why, cap, "%s", m ? m : "refused");
+        if (f && tw_pmi_parse_number(f, failed)) *failed = -1;
+        return -1;
+    }
+    snprintf(why, cap, "malformed_reply");
+    if (!b || !sz || tw_pmi_parse_number(b, base) || tw_pmi_parse_number(sz, size) || *size < 1)
+        return -1;
+    return 0;
+}
+
 int tw_pmi_finalize(tw_pmi_t *pmi) {
     if (pmi->fd < 0) return 0;
     tw_pmi_msg_t reply;

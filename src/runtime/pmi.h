@@ -32,6 +32,11 @@ int tw_pmi_put(tw_pmi_t *pmi, const char *key, const char *value);
 int tw_pmi_fence(tw_pmi_t *pmi); /* barrier: puts before it are visible to gets after */
 int tw_pmi_get(tw_pmi_t *pmi, const char *key, char *value, size_t cap);
 int tw_pmi_finalize(tw_pmi_t *pmi);
+/* Asks twrun for a new job (cmd=spawn; the encoding is twrun's, tools/twrun/pmi_server.h):
+ * 0 with its ids base .. base + *size - 1, or -1 with twrun's reason in why (one word)
+ * and the index of the command it refused in *failed (-1: none in particular). */
+int tw_pmi_spawn(tw_pmi_t *pmi, const char *port, const char *spec, int *base, int *size, char *why,
+                 size_t cap, int *failed);
 void tw_pmi_abort(tw_pmi_t *pmi, int code, const char *msg);
 
 /* The decoding inside the calls above, without their I/O (and fuzzed on its own). */
