@@ -562,21 +562,21 @@ int MPI_Comm_join(int fd, MPI_Comm *intercomm) {
     NEED_INIT("MPI_Comm_join");
     const char *call = "MPI_Comm_join";
     tw_mpi_comm_t *self = tw_mpi_comm_get(MPI_COMM_SELF);
-    if (!intercomm) return tw_mpi_error(self, call, MPI_ERR_ARG, "intercomm is NULL");
+    if (!intercomm) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "intercomm is NULL");
     *intercomm = MPI_COMM_NULL;
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
-        return tw_mpi_error(self, call, MPI_ERR_ARG, "fd is not a socket");
+        return tw_mpi_error(NULL, call, MPI_ERR_ARG, "fd is not a socket");
     /* both sides open a port and swap names over fd; the smaller name accepts */
     char mine[MPI_MAX_PORT_NAME], theirs[MPI_MAX_PORT_NAME];
     int rc = port_open(mine);
-    if (rc) return tw_mpi_error(self, call, rc, "cannot listen");
+    if (rc) return tw_mpi_error(NULL, call, rc, "cannot listen");
     struct timespec until = deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
     memset(theirs, 0, sizeof theirs);
     if (fd_all(fd, mine, sizeof mine, 0, until) || fd_all(fd, theirs, sizeof theirs, 1, until) ||
         !memchr(theirs, '\0', sizeof theirs) || !strcmp(mine, theirs)) {
         port_close(mine);
-        return tw_mpi_error(self, call, MPI_ERR_OTHER, "no answer over fd");
+        return tw_mpi_error(NULL, call, MPI_ERR_OTHER, "no answer over fd");
     }
     int c = strcmp(mine, theirs);
     if (c < 0) {
@@ -587,7 +587,7 @@ int MPI_Comm_join(int fd, MPI_Comm *intercomm) {
         rc = establish(self, 0, connect_root, &arg, intercomm);
     }
     port_close(mine);
-    return rc ? tw_mpi_error(self, call, rc, NULL) : MPI_SUCCESS;
+    return rc ? tw_mpi_error(NULL, call, rc, NULL) : MPI_SUCCESS;
 }
 
 /* ---- spawn ---- */

@@ -35,8 +35,7 @@ static void talk(MPI_Comm inter, int is_parent) {
             MPI_Status st;
             CHECK(MPI_Recv(&v, 1, MPI_INT, r, 1, inter, &st) == MPI_SUCCESS);
             CHECK(v == 1000 + r && st.MPI_SOURCE == r);
-            CHECK(MPI_Recv(big, LONG_INTS, MPI_INT, r, 2, inter, MPI_STATUS_IGNORE) ==
-                  MPI_SUCCESS);
+            CHECK(MPI_Recv(big, LONG_INTS, MPI_INT, r, 2, inter, MPI_STATUS_IGNORE) == MPI_SUCCESS);
             long answer[2] = {2000 + me, 0};
             for (int i = 0; i < LONG_INTS; i++) answer[1] += big[i];
             CHECK(MPI_Send(answer, 2, MPI_LONG, r, 3, inter) == MPI_SUCCESS);
@@ -134,8 +133,8 @@ int main(int argc, char **argv) {
     int procs[] = {1, 2}, codes[3];
     MPI_Info infos[] = {MPI_INFO_NULL, MPI_INFO_NULL};
     MPI_Comm inter;
-    CHECK(MPI_Comm_spawn_multiple(2, cmds, argvs, procs, infos, 0, MPI_COMM_WORLD, &inter,
-                                  codes) == MPI_SUCCESS);
+    CHECK(MPI_Comm_spawn_multiple(2, cmds, argvs, procs, infos, 0, MPI_COMM_WORLD, &inter, codes) ==
+          MPI_SUCCESS);
     for (int i = 0; i < 3; i++) CHECK(codes[i] == MPI_SUCCESS);
     if (rank == 0)
         for (int c = 0; c < 3; c++) {
@@ -148,8 +147,8 @@ int main(int argc, char **argv) {
     /* errors: a command that does not exist, bad arguments */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int cls, errs[2] = {0, 0};
-    int rc = MPI_Comm_spawn("/nonexistent/tollway-no-such-program", MPI_ARGV_NULL, 2,
-                            MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, errs);
+    int rc = MPI_Comm_spawn("/nonexistent/tollway-no-such-program", MPI_ARGV_NULL, 2, MPI_INFO_NULL,
+                            0, MPI_COMM_WORLD, &inter, errs);
     CHECK(MPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_SPAWN);
     CHECK(errs[0] == MPI_ERR_SPAWN && errs[1] == MPI_ERR_SPAWN && inter == MPI_COMM_NULL);
     rc = MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, 0, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
