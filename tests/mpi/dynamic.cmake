@@ -10,3 +10,7 @@ tw_mpi_ranks(dynamic_ports 2 4)
 add_test(NAME mpi_dynamic_ports_3_connect_timeout COMMAND ${MPIEXEC} -n 3 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_dynamic_ports>)
 set_tests_properties(mpi_dynamic_ports_3_connect_timeout PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
                      ENVIRONMENT "TW_CONNECT_TIMEOUT=1")
+# a spawned rank that dies ends the whole job with an error naming it, never a hang
+add_test(NAME mpi_dynamic_spawned_dies COMMAND ${PROJECT_SOURCE_DIR}/tests/mp/expect_output.sh
+         --fail "rank 0 of spawned job 1 (pid" -- ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_dynamic_spawn> crash)
+set_tests_properties(mpi_dynamic_spawned_dies PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT})

@@ -58,6 +58,16 @@ static void talk(MPI_Comm inter, int is_parent) {
 
 static int child(int argc, char **argv) {
     MPI_Comm p;
+    if (!strcmp(argv[1], "die")) exit(3); /* twrun must end the whole job, naming it */
+    if (!strcmp(argv[1], "crash")) {      /* a parent whose child dies: waits for it in vain */
+        char *args[] = {"die", NULL};
+        MPI_Comm inter;
+        CHECK(MPI_Comm_spawn(argv[0], args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                             MPI_ERRCODES_IGNORE) == MPI_SUCCESS);
+        int v;
+        MPI_Recv(&v, 1, MPI_INT, 0, 0, inter, MPI_STATUS_IGNORE);
+        return 0;
+    }
     CHECK(argc >= 4);
     int want_size = atoi(argv[2]), want_parents = atoi(argv[3]);
     CHECK(MPI_Comm_get_parent(&p) == MPI_SUCCESS && p != MPI_COMM_NULL);
