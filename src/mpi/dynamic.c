@@ -362,16 +362,27 @@ static int inter_make(tw_mpi_comm_t *c, int entry, const group_t *g, MPI_Comm *o
     return MPI_SUCCESS;
 }
 
-/* What the root tells its group: the outcome, the entry, the remote group. */
+static void share_body(tw_mpi_comm_t *c, int root, int *rc, group_t *g, const int head[4]);
+
+/* What the root tells its group: the outcome, the entry, the remote group. Returns the
+ * root's outcome; *rc becomes this member's. */
 static int share(tw_mpi_comm_t *c, int root, int *rc, int *entry, group_t *g) {
     int head[4] = {*rc, *entry, g->n, (int)g->addrs_len};
     MPI_Bcast(head, 4, MPI_INT, root, c->handle);
     *rc = head[0];
     *entry = head[1];
     if (*rc) return *rc;
+    share_body(c, root, rc, g, head);
+    return MPI_SUCCESS;
+}
+
+static void share_body(tw_mpi_comm_t *c, int root, int *rc, group_t *g, const int head[4]) {
     if (c->rank != root) {
-        if (head[2] < 1 || head[2] > GROUP_MAX || head[3] < 1 || head[3] > GROUP_MAX * ADDRESS_MAX)
-            return *rc = MPI_ERR_INTERN;
+        if (head[2] < 1 || head[2] > GROUP_MAX || head[3] < 1 ||
+            head[3] > GROUP_MAX * ADDRESS_MAX) {
+            *rc = MPI_ERR_INTERN; /* not from a root of this library */
+            return;
+        }
         g->n = head[2];
         g->addrs_len = (size_t)head[3];
         g->ids = malloc((size_t)g->n * sizeof *g->ids);
@@ -389,14 +400,16 @@ static int share(tw_mpi_comm_t *c, int root, int *rc, int *entry, group_t *g) {
     }
     if (ids != g->ids) free(ids);
     if (addrs != g->addrs) free(addrs);
-    if (!g->ids || !ids || !addrs) return *rc = MPI_ERR_NO_MEM;
-    if (g->addrs[g->addrs_len - 1] != '\0') return *rc = MPI_ERR_INTERN;
-    return MPI_SUCCESS;
+    if (!g->ids || !ids || !addrs)
+        *rc = MPI_ERR_NO_MEM;
+    else if (g->addrs[g->addrs_len - 1] != '\0')
+        *rc = MPI_ERR_INTERN;
 }
 
-/* The root's part: a connected socket to meet over (fd), or an error in *rc. */
+/* The root's part: meets the other root; MPI_SUCCESS with the entry, the remote group
+ * and the socket to the other root still open in *sock, or an error class. */
 typedef int root_fn(void *arg, const tw_mpi_comm_t *c, const uint64_t used[WORDS], int *entry,
-                    group_t *remote);
+                    group_t *remote, int *sock);
 
 /* MPI_Comm_accept, MPI_Comm_connect and the rest: collective over c; the root does
  * its part, the others learn the outcome from it. */
@@ -405,16 +418,41 @@ static int establish(tw_mpi_comm_t *c, int root, root_fn *fn, void *arg, MPI_Com
     tw_mpi_comm_creating++;
     tw_mpi_used_entries(mine);
     MPI_Allreduce(mine, used, WORDS, MPI_UINT64_T, MPI_BOR, c->handle);
-    int rc = MPI_SUCCESS, entry = -1;
+    int rc = MPI_SUCCESS, entry = -1, sock = -1;
     group_t remote = {0};
     if (c->rank == root) {
-        rc = fn(arg, c, used, &entry, &remote);
+        rc = fn(arg, c, used, &entry, &remote, &sock);
         if (!rc && entry < 0) rc = MPI_ERR_INTERN; /* no entry free on both sides */
     }
-    share(c, root, &rc, &entry, &remote);
+    /* members that fail after the root succeeded fail at the agreement below */
+    int shared = share(c, root, &rc, &entry, &remote) == MPI_SUCCESS;
     if (!rc) rc = learn(&remote);
     if (!rc) rc = inter_make(c, entry, &remote, out);
     group_free(&remote);
+    if (shared) {
+        /* Nobody may send to the other group before every member of both has added
+         * the other's endpoints (a message from an endpoint not added yet would wait at
+         * the head of the mailbox, before messages this group still needs to get
+         * there): the groups agree on the outcome, their roots swap it, and only then
+         * does anyone return. */
+        int ok = rc == MPI_SUCCESS, all = 0;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->handle);
+        if (c->rank == root) {
+            struct timespec until =
+                deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
+            unsigned char me = all ? VERDICT_OK : 0, them = 0;
+            if (sock < 0 || io_all(sock, &me, 1, 0, until) || io_all(sock, &them, 1, 1, until) ||
+                them != VERDICT_OK)
+                all = 0;
+        }
+        MPI_Bcast(&all, 1, MPI_INT, root, c->handle);
+        if (!all && !rc) {
+            if (*out != MPI_COMM_NULL) tw_mpi_comm_destroy(tw_mpi_comm_get(*out));
+            *out = MPI_COMM_NULL;
+            rc = MPI_ERR_PORT;
+        }
+    }
+    if (sock >= 0) close(sock);
     tw_mpi_comm_creating--;
     return rc;
 }
@@ -424,7 +462,7 @@ typedef struct accept_arg {
 } accept_arg_t;
 
 static int accept_root(void *arg, const tw_mpi_comm_t *c, const uint64_t used[WORDS], int *entry,
-                       group_t *remote) {
+                       group_t *remote, int *sock) {
     port_t *p = ((accept_arg_t *)arg)->port;
     if (!p) return MPI_ERR_PORT;
     for (;;) { /* until a connector meets us: a stranger's connection is dropped */
@@ -438,8 +476,11 @@ static int accept_root(void *arg, const tw_mpi_comm_t *c, const uint64_t used[WO
             return MPI_ERR_PORT;
         }
         rc = meet(fd, 1, c, used, entry, remote);
+        if (rc == 0) {
+            *sock = fd;
+            return MPI_SUCCESS;
+        }
         close(fd);
-        if (rc == 0) return MPI_SUCCESS;
     }
 }
 
@@ -448,7 +489,7 @@ typedef struct connect_arg {
 } connect_arg_t;
 
 static int connect_root(void *arg, const tw_mpi_comm_t *c, const uint64_t used[WORDS], int *entry,
-                        group_t *remote) {
+                        group_t *remote, int *sock) {
     struct sockaddr_un a;
     socklen_t len = port_address(((connect_arg_t *)arg)->name, &a);
     if (!len) return MPI_ERR_PORT;
@@ -462,8 +503,12 @@ static int connect_root(void *arg, const tw_mpi_comm_t *c, const uint64_t used[W
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
     rc = meet(fd, 0, c, used, entry, remote);
-    close(fd);
-    return rc ? MPI_ERR_PORT : MPI_SUCCESS;
+    if (rc) {
+        close(fd);
+        return MPI_ERR_PORT;
+    }
+    *sock = fd;
+    return MPI_SUCCESS;
 }
 
 /* The intracommunicator of a call that takes one, or NULL with *rc set. */

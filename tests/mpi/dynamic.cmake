@@ -1,6 +1,6 @@
 # Process creation and management (MPI-3.1 chapter 10): spawn under twrun, ports,
 # accept/connect within a job and between two jobs, the name service, join.
-foreach(p dynamic_spawn dynamic_ports)
+foreach(p dynamic_spawn dynamic_ports dynamic_jobs)
   add_executable(mpi_${p} ${p}.c)
   target_link_libraries(mpi_${p} PRIVATE mpi)
 endforeach()
@@ -14,3 +14,6 @@ set_tests_properties(mpi_dynamic_ports_3_connect_timeout PROPERTIES LABELS "mp;m
 add_test(NAME mpi_dynamic_spawned_dies COMMAND ${PROJECT_SOURCE_DIR}/tests/mp/expect_output.sh
          --fail "rank 0 of spawned job 1 (pid" -- ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_dynamic_spawn> crash)
 set_tests_properties(mpi_dynamic_spawned_dies PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT})
+# two jobs started apart, by two twruns of one --universe
+add_test(NAME mpi_dynamic_two_jobs COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dynamic_jobs.sh ${MPIEXEC} $<TARGET_FILE:mpi_dynamic_jobs> ${TW_TEST_JOB_TIMEOUT})
+set_tests_properties(mpi_dynamic_two_jobs PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT})

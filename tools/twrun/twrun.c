@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -58,6 +59,7 @@ typedef struct rank {
 typedef struct space {
     twr_pmi_server_t pmi;
     int base, size;
+    int ubase;   /* the endpoint id of its rank 0 (base, unless in a universe) */
     int spawner; /* the id of the rank that asked for it; -1: the first job */
 } space_t;
 
@@ -88,6 +90,8 @@ typedef struct job {
     sigset_t child_mask;
     struct rlimit nofile; /* as twrun found it, for the ranks */
     int reaper_fd;        /* write end of the pipe the reaper reads ranks' pids from */
+    const char *universe; /* --universe: jobs of several twruns that may connect; NULL: none */
+    int registry_fd;      /* the universe's registry, or -1 */
 } job_t;
 
 static const char usage_text[] =
@@ -103,6 +107,9 @@ static const char usage_text[] =
     "  --hosts NS,...       place the ranks in these network namespaces (ip netns), in\n"
     "                       blocks in the order given: each stands in for a host, and\n"
     "                       ranks in different ones talk over the udp link (needs root)\n"
+    "  --universe NAME      share endpoint ids and the job key with the other twruns of\n"
+    "                       this user given the same NAME on this machine, so that their\n"
+    "                       jobs can meet through MPI ports (MPI_Comm_connect)\n"
     "  -h, --help           print this help and exit\n"
     "  -V, --version        print the version and exit\n"
     "\n"
@@ -182,12 +189,23 @@ static int parse_args(job_t *job, int argc, char **argv) {
         int is_bind = strcmp(opt, "--bind-to") == 0;
         int is_timeout = strcmp(opt, "--timeout") == 0;
         int is_hosts = strcmp(opt, "--hosts") == 0;
-        if (!is_n && !is_bind && !is_timeout && !is_hosts) usage_error("unknown option '%s'", a);
+        int is_universe = strcmp(opt, "--universe") == 0;
+        if (!is_n && !is_bind && !is_timeout && !is_hosts && !is_universe)
+            usage_error("unknown option '%s'", a);
         if (!val) {
             if (i + 1 >= argc) usage_error("option '%s' needs a value", opt);
             val = argv[++i];
         }
-        if (is_hosts) {
+        if (is_universe) {
+            size_t n = strlen(val);
+            if (n == 0 || n > 64 ||
+                strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                            "0123456789._-") != n)
+                usage_error("--universe takes a name of letters, digits, '.', '_' and '-', "
+                            "at most 64, not '%s'",
+                            val);
+            job->universe = val;
+        } else if (is_hosts) {
             parse_hosts(job, val);
         } else if (is_n) {
             if (parse_int(val, 1, MAX_RANKS, &job->size))
@@ -209,6 +227,8 @@ static int parse_args(job_t *job, int argc, char **argv) {
     job->timeout_source = job->timeout ? "--timeout" : "MPIEXEC_TIMEOUT";
     if (!job->timeout && env_timeout && parse_int(env_timeout, 1, INT_MAX / 2, &job->timeout))
         usage_error("MPIEXEC_TIMEOUT must be a positive number of seconds, not '%s'", env_timeout);
+    if (job->universe && job->hosts)
+        usage_error("--universe and --hosts do not go together: jobs meet over shared memory");
     if (job->nhosts > job->size)
         usage_error("%d hosts for %d ranks: a host would have none", job->nhosts, job->size);
     if (i >= argc) usage_error("the program to run is missing");
@@ -477,8 +497,8 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
     setenv_int("PMI_FD", fd);
     setenv_int("PMI_RANK", job->ranks[rank].prank);
     setenv_int("PMI_SIZE", space->size);
+    if (space->ubase > 0) setenv_int("TWRUN_UNIVERSE_BASE", space->ubase);
     if (sp) {
-        setenv_int("TWRUN_UNIVERSE_BASE", space->base);
         setenv_int("TWRUN_APPNUM", sp->appnum);
         setenv("TWRUN_PARENT_PORT", sp->port, 1);
         if (sp->wdir && chdir(sp->wdir) != 0) {
@@ -576,6 +596,8 @@ static int can_execute(const char *name, const char *wdir) {
     }
 }
 
+static int universe_take(job_t *job, int size);
+
 /* Starts the job a rank asked for (MPI_Comm_spawn): a PMI job of its own, its ranks
  * taking the next ids. Every command is checked before any process starts, so a
  * spawn that cannot run is refused whole, and the asking rank learns which command. */
@@ -610,6 +632,12 @@ static void spawn(job_t *job, int rank, const twr_spawn_t *sp, twr_pmi_result_t 
     space->base = job->size;
     space->size = sp->total;
     space->spawner = rank;
+    space->ubase = job->universe ? universe_take(job, sp->total) : job->size;
+    if (space->ubase < 0) {
+        twr_pmi_server_destroy(&space->pmi);
+        twr_pmi_spawn_reply(reply, 0, 0, "universe_full", -1);
+        return;
+    }
     int which = job->nspaces++, first = job->size;
     fflush(NULL);
     for (int k = 0, next = first; k < sp->ncmds; k++) {
@@ -628,7 +656,7 @@ static void spawn(job_t *job, int rank, const twr_spawn_t *sp, twr_pmi_result_t 
             }
         }
     }
-    twr_pmi_spawn_reply(reply, first, sp->total, NULL, 0);
+    twr_pmi_spawn_reply(reply, space->ubase, sp->total, NULL, 0);
 }
 
 static void rank_exited(job_t *job, int rank, int wstatus) {
@@ -724,6 +752,19 @@ static void read_signals(job_t *job, int sfd) {
     if (child) reap(job);
 }
 
+/* Whether the object named rest ("ep<index>-<id>" or "heap<index>-<id>-<n>" after the
+ * job's prefix) belongs to an endpoint of this twrun's: in a universe the job id is
+ * shared, and another twrun's objects stay. */
+static int ours(const job_t *job, const char *rest) {
+    if (!job->universe) return 1;
+    int index, id;
+    if (sscanf(rest, "ep%d-%d", &index, &id) != 2 && sscanf(rest, "heap%d-%d-", &index, &id) != 2)
+        return 0;
+    for (int k = 0; k < job->nspaces; k++)
+        if (id >= job->spaces[k].ubase && id - job->spaces[k].ubase < job->spaces[k].size) return 1;
+    return 0;
+}
+
 /* Removes /dev/shm/tw-<jobid>-*: the library names every segment of the job so. */
 static void remove_job_shm(const job_t *job) {
     char prefix[32];
@@ -732,8 +773,121 @@ static void remove_job_shm(const job_t *job) {
     if (!d) return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL)
-        if (strncmp(e->d_name, prefix, (size_t)plen) == 0) unlinkat(dirfd(d), e->d_name, 0);
+        if (strncmp(e->d_name, prefix, (size_t)plen) == 0 && ours(job, e->d_name + plen))
+            unlinkat(dirfd(d), e->d_name, 0);
     closedir(d);
+}
+
+/* ---- the universe registry ---- */
+
+/* /dev/shm/tollway-universe-<uid>-<name>, under flock: the universe's job id, key and
+ * secret, and the endpoint ids each live twrun took. */
+enum { REGISTRY_SLOTS = 1024 };
+typedef struct registry {
+    uint64_t magic;
+    char id[17], key[17], secret[33];
+    struct {
+        int32_t base, size, pid;
+    } slot[REGISTRY_SLOTS];
+} registry_t;
+#define REGISTRY_MAGIC 0x7477756e69763031ull /* "twuniv01" */
+
+static void registry_path(const job_t *job, char *path, size_t cap) {
+    snprintf(path, cap, "/dev/shm/tollway-universe-%ld-%s", (long)getuid(), job->universe);
+}
+
+/* Opens and locks the registry (made on first use); fills reg. -1 on failure. */
+static int registry_lock(job_t *job, registry_t *reg) {
+    char path[160];
+    registry_path(job, path, sizeof path);
+    for (int tries = 0; tries < 100; tries++) {
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0) return -1;
+        struct stat st;
+        if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0) {
+            close(fd);
+            return -1;
+        }
+        if (st.st_nlink == 0) { /* removed by its last user while we waited */
+            close(fd);
+            continue;
+        }
+        memset(reg, 0, sizeof *reg);
+        ssize_t n = pread(fd, reg, sizeof *reg, 0);
+        if (n != (ssize_t)sizeof *reg || reg->magic != REGISTRY_MAGIC) {
+            if (n > 0 && n != (ssize_t)sizeof *reg) {
+                fprintf(stderr, "twrun: %s is not a universe registry\n", path);
+                close(fd);
+                return -1;
+            }
+            memset(reg, 0, sizeof *reg);
+            reg->magic = REGISTRY_MAGIC;
+            random_hex(reg->id);
+            random_hex(reg->key);
+            random_hex_of(reg->secret, 16);
+        }
+        job->registry_fd = fd;
+        return 0;
+    }
+    return -1;
+}
+
+static void registry_unlock(job_t *job, const registry_t *reg) {
+    int live = 0;
+    for (int i = 0; i < REGISTRY_SLOTS; i++) live += reg->slot[i].size > 0;
+    if (!live) {
+        char path[160];
+        registry_path(job, path, sizeof path);
+        unlink(path); /* the last one out: nothing of the universe is left */
+    } else if (pwrite(job->registry_fd, reg, sizeof *reg, 0) != (ssize_t)sizeof *reg) {
+        fprintf(stderr, "twrun: cannot write the universe registry: %s\n", strerror(errno));
+    }
+    close(job->registry_fd);
+    job->registry_fd = -1;
+}
+
+/* The lowest id from which size ids are free in the universe, taken for this twrun;
+ * -1 when the registry cannot be used or is full. */
+static int universe_take(job_t *job, int size) {
+    registry_t reg;
+    if (registry_lock(job, &reg)) return -1;
+    int free_slot = -1;
+    for (int i = 0; i < REGISTRY_SLOTS; i++) {
+        if (reg.slot[i].size > 0 && reg.slot[i].pid != job->self && kill(reg.slot[i].pid, 0) != 0 &&
+            errno == ESRCH)
+            reg.slot[i].size = 0; /* its twrun is gone */
+        if (reg.slot[i].size <= 0 && free_slot < 0) free_slot = i;
+    }
+    int base = 0;
+    for (int moved = 1; moved;) { /* past every range it overlaps, until none */
+        moved = 0;
+        for (int i = 0; i < REGISTRY_SLOTS; i++)
+            if (reg.slot[i].size > 0 && base < reg.slot[i].base + reg.slot[i].size &&
+                reg.slot[i].base < base + size) {
+                base = reg.slot[i].base + reg.slot[i].size;
+                moved = 1;
+            }
+    }
+    if (free_slot < 0 || base > (1 << 29)) base = -1;
+    if (base >= 0) {
+        reg.slot[free_slot].base = base;
+        reg.slot[free_slot].size = size;
+        reg.slot[free_slot].pid = job->self;
+    }
+    memcpy(job->id, reg.id, sizeof job->id);
+    memcpy(job->key, reg.key, sizeof job->key);
+    memcpy(job->secret, reg.secret, sizeof job->secret);
+    registry_unlock(job, &reg);
+    return base;
+}
+
+/* Gives back the ids this twrun took. */
+static void universe_leave(job_t *job) {
+    registry_t reg;
+    if (!job->universe || registry_lock(job, &reg)) return;
+    for (int i = 0; i < REGISTRY_SLOTS; i++)
+        if (reg.slot[i].size > 0 && reg.slot[i].pid == job->self) reg.slot[i].size = 0;
+    registry_unlock(job, &reg);
 }
 
 /* A process of its own that outlives twrun, so the job's shared memory goes however
@@ -900,6 +1054,12 @@ int main(int argc, char **argv) {
     random_hex(job->id);
     random_hex(job->key);
     random_hex_of(job->secret, 16);
+    job->registry_fd = -1;
+    int first_base = 0; /* in a universe: the id of rank 0, and its id, key and secret */
+    if (job->universe && (first_base = universe_take(job, job->size)) < 0) {
+        fprintf(stderr, "twrun: cannot take ids in universe '%s'\n", job->universe);
+        return 1;
+    }
 
     sigset_t mask;
     sigemptyset(&mask);
@@ -925,7 +1085,8 @@ int main(int argc, char **argv) {
         fprintf(stderr, "twrun: out of memory\n");
         return 1;
     }
-    job->spaces[0] = (space_t){.pmi = job->spaces[0].pmi, .size = job->size, .spawner = -1};
+    job->spaces[0] =
+        (space_t){.pmi = job->spaces[0].pmi, .size = job->size, .ubase = first_base, .spawner = -1};
     job->nspaces = 1;
     for (int i = 0; i < MAX_RANKS; i++) job->ranks[i].conn.fd = -1;
     for (int i = 0; i < job->size; i++) job->ranks[i].prank = i;
@@ -946,6 +1107,7 @@ int main(int argc, char **argv) {
     serve(job, sfd);
 
     remove_job_shm(job);
+    universe_leave(job);
     for (int i = 0; i < job->size; i++) conn_close(&job->ranks[i].conn);
     free(job->ranks);
     free(job->pfd);
