@@ -297,7 +297,9 @@ static tw_link_port_t *port_to(tw_ep_t *ep, int rank, const char *addr, const ch
     if (strncmp(addr, "shm:", 4) != 0 || !name || name[1] != '/') return NULL;
     size_t node_len = (size_t)(name - node);
     int same_node = node_len == strlen(ep->job->node) && !strncmp(node, ep->job->node, node_len);
-    if (rank == ep->rank || (same_node && !ep->job->config->udp_everywhere)) return &ep->ports[0];
+    /* (a spawned job opens no other link: shm for it, TW_LINK=udp or not) */
+    if (rank == ep->rank || (same_node && (!ep->job->config->udp_everywhere || ep->nports == 1)))
+        return &ep->ports[0];
     if (rank < ep->job->base || rank >= ep->job->base + ep->job->size) /* other jobs: shm only */
         return same_node ? &ep->ports[0] : NULL;
     for (unsigned i = 1; i < ep->nports; i++) {

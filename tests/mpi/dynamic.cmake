@@ -17,3 +17,6 @@ set_tests_properties(mpi_dynamic_spawned_dies PROPERTIES LABELS "mp;mpi" TIMEOUT
 # two jobs started apart, by two twruns of one --universe
 add_test(NAME mpi_dynamic_two_jobs COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dynamic_jobs.sh ${MPIEXEC} $<TARGET_FILE:mpi_dynamic_jobs> ${TW_TEST_JOB_TIMEOUT})
 set_tests_properties(mpi_dynamic_two_jobs PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT})
+# the parents' own messages over the udp link (spawned ranks: shm)
+add_test(NAME mpi_dynamic_spawn_2_udp COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_dynamic_spawn>)
+set_tests_properties(mpi_dynamic_spawn_2_udp PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT} ENVIRONMENT "TW_LINK=udp")

@@ -43,6 +43,24 @@ static void check_inter(MPI_Comm inter, int nlocal, int nremote, int low) {
     CHECK(MPI_Comm_free(&merged) == MPI_SUCCESS);
 }
 
+/* A stranger connects to the port and sends garbage: the acceptor drops it and goes
+ * on waiting for the real connect. */
+static void stranger(const char *port) {
+    const char *prefix = "tollway-port:";
+    CHECK(strncmp(port, prefix, strlen(prefix)) == 0);
+    const char *name = port + strlen(prefix);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    CHECK(strlen(name) + 1 < sizeof a.sun_path);
+    memcpy(a.sun_path + 1, name, strlen(name));
+    socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name));
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    CHECK(fd >= 0 && connect(fd, (struct sockaddr *)&a, len) == 0);
+    char junk[600];
+    for (size_t i = 0; i < sizeof junk; i++) junk[i] = (char)(i * 37 + 11);
+    CHECK(write(fd, junk, sizeof junk) == (ssize_t)sizeof junk);
+    close(fd);
+}
+
 static void join(long tag) {
     /* rank 0 listens, rank 1 connects: the fd each holds is one end of a connection */
     struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -107,6 +125,7 @@ int main(int argc, char **argv) {
         CHECK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, half, &inter) == MPI_SUCCESS);
     } else {
         CHECK(MPI_Lookup_name(service, MPI_INFO_NULL, found) == MPI_SUCCESS);
+        if (rank == nlow) stranger(found);
         CHECK(MPI_Comm_connect(found, MPI_INFO_NULL, 0, half, &inter) == MPI_SUCCESS);
     }
     check_inter(inter, low ? nlow : size - nlow, low ? size - nlow : nlow, low);
