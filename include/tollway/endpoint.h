@@ -77,6 +77,10 @@ int tw_ep_add_peer(tw_ep_t *ep, int rank, const char *address);
 int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int *size, char *why,
                 size_t cap, int *failed);
 
+/* For a job spawned so: TW_OK with the port its parents wait at; TW_ERR_PEER for a job
+ * nobody spawned. *appnum: the index of its command (0 when not spawned). */
+int tw_ep_parent(tw_ep_t *ep, char *port, size_t cap, int *appnum);
+
 /* The address of rank's endpoint as a printable string: "shm:<node>:<mailbox>", followed
  * by ",udp:<ip>:<port>:<liveness port>" when the job spans nodes. */
 int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap);

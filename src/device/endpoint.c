@@ -235,8 +235,38 @@ int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap) {
 int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int *size, char *why,
                 size_t cap, int *failed) {
     if (!ep || !port || !spec || !base || !size || !why || !failed) return TW_ERR_ARG;
-    return tw_pmi_spawn(&ep->job->pmi, port, spec, base, size, why, cap, failed) ? TW_ERR_RUNTIME
+    tw_job_t *job = ep->job;
+    if (tw_pmi_is_twrun(&job->pmi) || job->pmi.fd < 0)
+        return tw_pmi_spawn(&job->pmi, port, spec, base, size, why, cap, failed) ? TW_ERR_RUNTIME
                                                                                  : TW_OK;
+    /* another process manager: the new job takes the ids past every one known here, and
+     * the job id, key and secret of this one */
+    char id[2 * TW_JOB_SECRET_SIZE + 64];
+    int n = snprintf(id, sizeof id, "%s.%016llx.", job->job_id, (unsigned long long)job->job_key);
+    for (int i = 0; i < TW_JOB_SECRET_SIZE && n > 0 && (size_t)n + 3 < sizeof id; i++)
+        n += snprintf(id + n, sizeof id - (size_t)n, "%02x", job->secret[i]);
+    *base = ep->size;
+    return tw_pmi_spawn_other(&job->pmi, port, spec, id, base, size, why, cap, failed)
+               ? TW_ERR_RUNTIME
+               : TW_OK;
+}
+
+int tw_ep_parent(tw_ep_t *ep, char *port, size_t cap, int *appnum) {
+    if (!ep || !port || !appnum) return TW_ERR_ARG;
+    tw_job_t *job = ep->job;
+    const char *p = getenv("TWRUN_PARENT_PORT"), *app = getenv("TWRUN_APPNUM");
+    port[0] = '\0';
+    *appnum = 0;
+    if (tw_pmi_is_twrun(&job->pmi)) {
+        if (app && tw_pmi_parse_number(app, appnum)) *appnum = 0;
+        if (!p || job->base == 0) return TW_ERR_PEER; /* not spawned */
+        if (strlen(p) >= cap) return TW_ERR_SIZE;
+        strcpy(port, p);
+        return TW_OK;
+    }
+    *appnum = tw_pmi_appnum(&job->pmi);
+    if (!job->spawned) return TW_ERR_PEER;
+    return tw_pmi_get(&job->pmi, "tw.parent", port, cap) ? TW_ERR_RUNTIME : TW_OK;
 }
 
 int tw_ep_job_base(const tw_ep_t *ep) {

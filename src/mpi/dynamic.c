@@ -764,9 +764,8 @@ int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_o
 }
 
 void tw_mpi_dynamic_init(void) {
-    const char *port = getenv("TWRUN_PARENT_PORT"), *app = getenv("TWRUN_APPNUM");
-    if (app) appnum = atoi(app);
-    if (!port || tw_ep_job_base(tw_mpi.ep) == 0) return; /* not a spawned job */
+    char port[MPI_MAX_PORT_NAME];
+    if (tw_ep_parent(tw_mpi.ep, port, sizeof port, &appnum) != TW_OK) return; /* not spawned */
     tw_mpi_comm_t *w = tw_mpi_comm_get(MPI_COMM_WORLD);
     connect_arg_t arg = {port};
     int rc = establish(w, 0, connect_root, &arg, &parent);

@@ -24,6 +24,7 @@ typedef struct tw_job {
     char node[64];                            /* this node's name */
     const tw_config_t *config;
     tw_pmi_t pmi;
+    int spawned;    /* started by another process manager's spawn (tw.spawn in its store) */
     int users;      /* open endpoints */
     int next_index; /* index of the next endpoint this process opens */
 } tw_job_t;

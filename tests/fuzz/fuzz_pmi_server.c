@@ -160,17 +160,17 @@ static void check_abort(const tw_pmi_msg_t *req, const twr_pmi_result_t *res) {
     aborts++;
 }
 
-static void check_word(const twr_spawn_t *sp, const char *w) {
+static void check_word(const tw_pmi_spawn_t *sp, const char *w) {
     FUZZ_CHECK(w && w >= sp->buf && w < sp->buf + sizeof sp->buf);
     size_t n = strnlen(w, (size_t)(sp->buf + sizeof sp->buf - w));
     FUZZ_CHECK(n > 0 && w + n < sp->buf + sizeof sp->buf);
     static char enc[3 * TW_PMI_LINE_MAX + 1];
-    static twr_spawn_t again;
-    FUZZ_CHECK(twr_spawn_encode(w, enc, sizeof enc) == 0);
+    static tw_pmi_spawn_t again;
+    FUZZ_CHECK(tw_pmi_spawn_encode(w, enc, sizeof enc) == 0);
     char spec[3 * TW_PMI_LINE_MAX + 16];
     snprintf(spec, sizeof spec, "1,-,%s", enc);
     if (strlen(spec) < sizeof again.buf / 3) { /* room to decode it again */
-        FUZZ_CHECK(twr_spawn_decode(&again, "p", spec) == 0);
+        FUZZ_CHECK(tw_pmi_spawn_decode(&again, "p", spec) == 0);
         FUZZ_CHECK(again.ncmds == 1 && again.cmd[0].argc == 1 && !strcmp(again.cmd[0].argv[0], w));
     }
 }
@@ -184,19 +184,19 @@ static void check_spawn(const tw_pmi_msg_t *req, const twr_pmi_result_t *res) {
     }
     FUZZ_CHECK(res->action == TWR_PMI_SPAWN && res->len == 0);
     FUZZ_CHECK(tw_pmi_find(req, "port") && tw_pmi_find(req, "spec"));
-    const twr_spawn_t *sp = &res->spawn;
-    FUZZ_CHECK(sp->ncmds >= 1 && sp->ncmds <= TWR_SPAWN_CMDS_MAX);
+    const tw_pmi_spawn_t *sp = &res->spawn;
+    FUZZ_CHECK(sp->ncmds >= 1 && sp->ncmds <= TW_PMI_SPAWN_CMDS_MAX);
     check_word(sp, sp->port);
     int total = 0;
     for (int k = 0; k < sp->ncmds; k++) {
-        const struct twr_spawn_cmd *c = &sp->cmd[k];
-        FUZZ_CHECK(c->maxprocs >= 1 && c->argc >= 1 && c->argc <= TWR_SPAWN_ARGS_MAX);
+        const struct tw_pmi_spawn_cmd *c = &sp->cmd[k];
+        FUZZ_CHECK(c->maxprocs >= 1 && c->argc >= 1 && c->argc <= TW_PMI_SPAWN_ARGS_MAX);
         FUZZ_CHECK(c->argv[c->argc] == NULL);
         for (int a = 0; a < c->argc; a++) check_word(sp, c->argv[a]);
         if (c->wdir) check_word(sp, c->wdir);
         total += c->maxprocs;
     }
-    FUZZ_CHECK(total == sp->total && total <= TWR_SPAWN_PROCS_MAX);
+    FUZZ_CHECK(total == sp->total && total <= TW_PMI_SPAWN_PROCS_MAX);
     spawns++;
 }
 

@@ -20,3 +20,7 @@ set_tests_properties(mpi_dynamic_two_jobs PROPERTIES LABELS "mp;mpi" TIMEOUT ${T
 # the parents' own messages over the udp link (spawned ranks: shm)
 add_test(NAME mpi_dynamic_spawn_2_udp COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_dynamic_spawn>)
 set_tests_properties(mpi_dynamic_spawn_2_udp PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT} ENVIRONMENT "TW_LINK=udp")
+# spawn under MPICH's Hydra (PMI-1's mcmd=spawn), when it is installed
+add_test(NAME mpi_dynamic_spawn_2_hydra COMMAND sh -c "command -v mpiexec.hydra >/dev/null || exit 77; exec mpiexec.hydra -n 2 $<TARGET_FILE:mpi_dynamic_spawn>")
+set_tests_properties(mpi_dynamic_spawn_2_hydra PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT} SKIP_RETURN_CODE 77
+                     ENVIRONMENT "MPIEXEC_TIMEOUT=${TW_TEST_JOB_TIMEOUT}")

@@ -22,40 +22,12 @@ typedef enum twr_pmi_action {
     TWR_PMI_SPAWN,        /* the sender asks for the new job in spawn; twrun replies */
 } twr_pmi_action_t;
 
-enum {
-    TWR_SPAWN_CMDS_MAX = 16, /* commands in one spawn */
-    TWR_SPAWN_ARGS_MAX = 64, /* arguments of one command, its name included */
-    TWR_SPAWN_PROCS_MAX = 4096,
-};
-
-/* A spawn request, decoded: "cmd=spawn port=P cmds=C" followed by, per command,
- * "n=N" "wdir=W" (a '-' alone: none) and its words, as one value
- * "spec=N,W,argv0,argv1,..;N,W,..." where every string is percent-encoded (any byte
- * but [A-Za-z0-9._/+-] as %XX). The strings point into buf. */
-typedef struct twr_spawn {
-    int ncmds;
-    int total; /* processes in all */
-    struct twr_spawn_cmd {
-        int maxprocs;
-        int argc;
-        const char *argv[TWR_SPAWN_ARGS_MAX + 1]; /* NULL-terminated */
-        const char *wdir;                         /* NULL: twrun's own */
-    } cmd[TWR_SPAWN_CMDS_MAX];
-    const char *port; /* where the children find their parents (MPI_Comm_get_parent) */
-    char buf[TW_PMI_LINE_MAX];
-} twr_spawn_t;
-
-/* Decodes a spawn request's port and spec values into sp. 0, or -1 when malformed. */
-int twr_spawn_decode(twr_spawn_t *sp, const char *port, const char *spec);
-/* Percent-encodes s into out (cap bytes, '\0' included). 0, or -1 when it does not fit. */
-int twr_spawn_encode(const char *s, char *out, size_t cap);
-
 typedef struct twr_pmi_result {
     twr_pmi_action_t action;
     int abort_code;
     size_t len; /* of reply, which ends in '\n' and is NUL-terminated */
     char reply[TWR_PMI_REPLY_MAX];
-    twr_spawn_t spawn; /* TWR_PMI_SPAWN */
+    tw_pmi_spawn_t spawn; /* TWR_PMI_SPAWN */
 } twr_pmi_result_t;
 
 typedef struct twr_pmi_entry {

@@ -353,7 +353,7 @@ static void on_abort(job_t *job, int rank, int code) {
     fail(job, code);
 }
 
-static void spawn(job_t *job, int rank, const twr_spawn_t *sp, twr_pmi_result_t *reply);
+static void spawn(job_t *job, int rank, const tw_pmi_spawn_t *sp, twr_pmi_result_t *reply);
 
 static void act(job_t *job, int rank, const twr_pmi_result_t *res) {
     switch (res->action) {
@@ -601,7 +601,7 @@ static int universe_take(job_t *job, int size);
 /* Starts the job a rank asked for (MPI_Comm_spawn): a PMI job of its own, its ranks
  * taking the next ids. Every command is checked before any process starts, so a
  * spawn that cannot run is refused whole, and the asking rank learns which command. */
-static void spawn(job_t *job, int rank, const twr_spawn_t *sp, twr_pmi_result_t *reply) {
+static void spawn(job_t *job, int rank, const tw_pmi_spawn_t *sp, twr_pmi_result_t *reply) {
     if (job->ending) {
         twr_pmi_spawn_reply(reply, 0, 0, "job_ending", -1);
         return;
