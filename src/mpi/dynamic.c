@@ -113,7 +113,7 @@ static int fd_all(int fd, void *buf, size_t len, int in, struct timespec until) 
         int rc = poll(&pf, 1, ms_left(until));
         if (rc < 0 && errno == EINTR) continue;
         if (rc <= 0) return -1;
-        ssize_t n = in ? read(fd, p, len) : write(fd, p, len);
+        ssize_t n = in ? recv(fd, p, len, 0) : send(fd, p, len, MSG_NOSIGNAL);
         if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
         if (n <= 0) return -1;
         p += n;
@@ -597,7 +597,7 @@ int MPI_Comm_get_parent(MPI_Comm *out) {
     NEED_INIT("MPI_Comm_get_parent");
     if (!out) return tw_mpi_error(NULL, "MPI_Comm_get_parent", MPI_ERR_ARG, "parent is NULL");
     /* once freed (or disconnected) it is gone */
-    *out = parent != MPI_COMM_NULL && tw_mpi_comm_get(parent) ? parent : MPI_COMM_NULL;
+    *out = parent;
     return MPI_SUCCESS;
 }
 
@@ -763,13 +763,23 @@ int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_o
     return spawn_common("MPI_Comm_spawn_multiple", &q, root, comm, intercomm, array_of_errcodes);
 }
 
+/* The parent intercommunicator's attribute: freeing it forgets the parent, so that a
+ * communicator taking its table entry later is not taken for it. */
+static int parent_freed(MPI_Comm comm, int keyval, void *value, void *extra) {
+    (void)comm, (void)keyval, (void)value, (void)extra;
+    parent = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
 void tw_mpi_dynamic_init(void) {
     char port[MPI_MAX_PORT_NAME];
     if (tw_ep_parent(tw_mpi.ep, port, sizeof port, &appnum) != TW_OK) return; /* not spawned */
     tw_mpi_comm_t *w = tw_mpi_comm_get(MPI_COMM_WORLD);
     connect_arg_t arg = {port};
-    int rc = establish(w, 0, connect_root, &arg, &parent);
+    int rc = establish(w, 0, connect_root, &arg, &parent), keyval;
     if (rc) tw_mpi_error(NULL, "MPI_Init", rc, "cannot reach the parents of this spawned job");
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, parent_freed, &keyval, NULL) == MPI_SUCCESS)
+        MPI_Comm_set_attr(parent, keyval, NULL);
 }
 
 /* ---- the name service: a file per name in a directory of the user's ---- */

@@ -95,6 +95,11 @@ static int child(int argc, char **argv) {
     CHECK(sum == size * (size - 1) / 2);
     CHECK(MPI_Comm_disconnect(&p) == MPI_SUCCESS && p == MPI_COMM_NULL);
     CHECK(MPI_Comm_get_parent(&p) == MPI_SUCCESS && p == MPI_COMM_NULL);
+    /* a communicator made now may take the parent's table entry: still no parent */
+    MPI_Comm d;
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &d) == MPI_SUCCESS);
+    CHECK(MPI_Comm_get_parent(&p) == MPI_SUCCESS && p == MPI_COMM_NULL);
+    CHECK(MPI_Comm_free(&d) == MPI_SUCCESS);
     MPI_Finalize();
     return 0;
 }
