@@ -84,6 +84,29 @@ static void settings_markdown(void) {
             printf(" |\n");
         }
     }
+    printf("\n## Through MPI_T (the MPI tools information interface)\n\n"
+           "An MPI tool (`MPI_T_init_thread`, usable before `MPI_Init` and after `MPI_Finalize`)\n"
+           "sees every setting above as a control variable of the same name (`TW_EAGER_LIMIT`),\n"
+           "with its meaning as description: `MPI_INT` for numbers up to `INT_MAX`, booleans and\n"
+           "choices (an `MPI_T_enum` names them: item k is the k-th name above),\n"
+           "`MPI_UNSIGNED_LONG` for byte counts and larger numbers (`auto` reads 0), `MPI_CHAR`\n"
+           "for text. All are bound to no object and `MPI_T_SCOPE_READONLY`: the environment\n"
+           "sets them once, and writing one answers `MPI_T_ERR_CVAR_SET_NEVER`. `TW_JOB_KEY` and\n"
+           "`TW_JOB_SECRET` read as empty text. Categories `settings_device`, `settings_link`,\n"
+           "`settings_mpi`, `settings_runtime`, `settings_launcher` and `settings_tools` (under\n"
+           "`settings`) group them as the sections above do.\n\n"
+           "The performance variables are counters that exist anyway, read only when a tool\n"
+           "asks, all `MPI_UNSIGNED_LONG_LONG`, in categories under `counters`: `velo_*` (VELO\n"
+           "messages and bytes sent and received, retries on a full mailbox, empty polls, peers\n"
+           "mapped), `rma_*` (operations, bytes, retries, pipelined, notifications), `atu_*`\n"
+           "(registrations, translations, faults by kind), `udp_*` (the udp link: messages,\n"
+           "packets, retransmissions, timeouts, datagrams dropped by reason, injected faults,\n"
+           "liveness probes; 0 in a job on one node) are `MPI_T_PVAR_CLASS_COUNTER`, not\n"
+           "continuous: a handle counts from 0 while started, and can be reset or written\n"
+           "without changing the counter itself. `mpi_posted_recvq_length`,\n"
+           "`mpi_unexpected_recvq_length` and `mpi_unexpected_recvq_bytes` (category `mpi_p2p`)\n"
+           "are continuous, read-only `MPI_T_PVAR_CLASS_LEVEL`. Before `MPI_Init` all read 0;\n"
+           "after `MPI_Finalize` a counter keeps the value last read and a level reads 0.\n");
 }
 
 int main(int argc, char **argv) {
