@@ -2,8 +2,12 @@
  *
  * Control variables are the TW_* settings of <tollway/settings.h>, one per row of the
  * table, indexed and named as there ("TW_EAGER_LIMIT"). The environment sets them
- * once, when the process starts, so every one is MPI_T_SCOPE_READONLY: writing one
- * answers MPI_T_ERR_CVAR_SET_NEVER. A choice setting is an MPI_INT with an MPI_T_enum
+ * once, when the process starts, so most are MPI_T_SCOPE_READONLY: writing one answers
+ * MPI_T_ERR_CVAR_SET_NEVER. TW_EAGER_LIMIT and TW_RNDV_SPLIT are MPI_T_SCOPE_LOCAL:
+ * each send chooses its protocol by them, and any mix of protocols keeps MPI's order,
+ * so while MPI runs a write takes effect from the next send (MPI_T_ERR_CVAR_SET_NOT_NOW
+ * before MPI_Init, which reads them, and after MPI_Finalize; MPI_T_ERR_INVALID for a
+ * value out of the setting's range). A choice setting is an MPI_INT with an MPI_T_enum
  * of its names; a string, hex or list setting an MPI_CHAR array. TW_JOB_KEY and
  * TW_JOB_SECRET read as "": the interface does not hand out the job's credentials.
  *
@@ -111,6 +115,23 @@ static const char *cvar_text(size_t id) {
     return t ? t : "";
 }
 
+/* MPI is running: the endpoint and the queues exist. */
+static int live(void) {
+    return tw_mpi.initialized && !tw_mpi.finalized && tw_mpi.ep;
+}
+
+/* The settings MPI holds while it runs, which a write changes; NULL for the others. */
+static size_t *cvar_held(size_t id) {
+    return id == TW_SETTING_EAGER_LIMIT  ? &tw_p2p.eager_max
+           : id == TW_SETTING_RNDV_SPLIT ? &tw_p2p.split_min
+                                         : NULL;
+}
+
+static uint64_t cvar_number(size_t id) {
+    size_t *held = cvar_held(id);
+    return held && live() ? *held : tw_setting_unsigned((tw_setting_id_t)id);
+}
+
 struct tw_mpi_t_cvar_handle {
     struct tw_mpi_t_cvar_handle *next;
     int index, count;
@@ -148,11 +169,6 @@ typedef struct pvar {
 
 static pvar_t *pvars;
 static int npvars;
-
-/* MPI is running: the endpoint and the queues exist. */
-static int live(void) {
-    return tw_mpi.initialized && !tw_mpi.finalized && tw_mpi.ep;
-}
 
 static uint64_t read_ep(size_t offset) {
     uint64_t v;
@@ -475,7 +491,7 @@ int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosit
              in->unit ? ")" : "");
     put_string(d, desc, desc_len);
     if (bind) *bind = MPI_T_BIND_NO_OBJECT;
-    if (scope) *scope = MPI_T_SCOPE_READONLY; /* read from the environment once */
+    if (scope) *scope = cvar_held((size_t)cvar_index) ? MPI_T_SCOPE_LOCAL : MPI_T_SCOPE_READONLY;
     LEAVE(MPI_SUCCESS);
 }
 
@@ -532,11 +548,10 @@ int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf) {
         int len = c->count;
         put_string(cvar_text((size_t)id), buf, &len);
     } else if (t == MPI_INT) {
-        int v =
-            in->type == TW_SETTING_CHOICE ? tw_setting_choice(id) : (int)tw_setting_unsigned(id);
+        int v = in->type == TW_SETTING_CHOICE ? tw_setting_choice(id) : (int)cvar_number(id);
         memcpy(buf, &v, sizeof v);
     } else {
-        unsigned long v = (unsigned long)tw_setting_unsigned(id);
+        unsigned long v = (unsigned long)cvar_number(id);
         memcpy(buf, &v, sizeof v);
     }
     LEAVE(MPI_SUCCESS);
@@ -544,10 +559,21 @@ int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf) {
 
 int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf) {
     ENTER();
-    if (!cvar_handle_of(handle)) LEAVE(MPI_T_ERR_INVALID_HANDLE);
+    struct tw_mpi_t_cvar_handle *c = cvar_handle_of(handle);
+    if (!c) LEAVE(MPI_T_ERR_INVALID_HANDLE);
     if (!buf) LEAVE(MPI_T_ERR_INVALID);
-    /* the layers read their settings once, at start-up */
-    LEAVE(MPI_T_ERR_CVAR_SET_NEVER);
+    size_t *held = cvar_held((size_t)c->index);
+    if (!held) LEAVE(MPI_T_ERR_CVAR_SET_NEVER); /* the layers read it once, at start-up */
+    if (!live()) LEAVE(MPI_T_ERR_CVAR_SET_NOT_NOW);
+    const tw_setting_info_t *in = tw_setting_info((tw_setting_id_t)c->index);
+    unsigned long v; /* both are byte counts: MPI_UNSIGNED_LONG */
+    memcpy(&v, buf, sizeof v);
+    uint64_t max = c->index == TW_SETTING_EAGER_LIMIT && in->max > TW_MPI_EAGER_MAX
+                       ? (uint64_t)TW_MPI_EAGER_MAX
+                       : in->max;
+    if (v < in->min || v > max) LEAVE(MPI_T_ERR_INVALID);
+    *held = (size_t)v;
+    LEAVE(MPI_SUCCESS);
 }
 
 int MPI_T_pvar_get_num(int *num_pvar) {

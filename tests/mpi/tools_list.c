@@ -155,7 +155,6 @@ static void check_environment(void) {
     CHECK(MPI_T_cvar_read(h, &limit) == MPI_SUCCESS);
     CHECK(getenv("TW_EAGER_LIMIT") && limit == 2000 &&
           limit == strtoul(getenv("TW_EAGER_LIMIT"), 0, 10));
-    CHECK(MPI_T_cvar_write(h, &limit) == MPI_T_ERR_CVAR_SET_NEVER);
     CHECK(MPI_T_cvar_handle_free(&h) == MPI_SUCCESS);
 
     MPI_T_enum e;
@@ -172,6 +171,76 @@ static void check_environment(void) {
     CHECK(MPI_T_enum_get_item(e, choice, &value, item, &len) == MPI_SUCCESS);
     CHECK(!strcmp(item, "binomial") && value == choice);
     CHECK(MPI_T_cvar_handle_free(&h) == MPI_SUCCESS);
+}
+
+/* A handle of the control variable of that name. */
+static MPI_T_cvar_handle cvar_handle(const char *name) {
+    int i, count;
+    MPI_T_cvar_handle h;
+    CHECK(MPI_T_cvar_get_index(name, &i) == MPI_SUCCESS);
+    CHECK(MPI_T_cvar_handle_alloc(i, NULL, &h, &count) == MPI_SUCCESS && count == 1);
+    return h;
+}
+
+/* Writes: refused for what is read once; outside MPI for what MPI holds. */
+static void check_writes_outside_mpi(void) {
+    unsigned long v = 100;
+    int slots = 4096;
+    MPI_T_cvar_handle eager = cvar_handle("TW_EAGER_LIMIT"), velo = cvar_handle("TW_VELO_SLOTS");
+    CHECK(MPI_T_cvar_write(eager, &v) == MPI_T_ERR_CVAR_SET_NOT_NOW);
+    CHECK(MPI_T_cvar_write(velo, &slots) == MPI_T_ERR_CVAR_SET_NEVER);
+    CHECK(MPI_T_cvar_read(eager, &v) == MPI_SUCCESS && v == 2000);
+    CHECK(MPI_T_cvar_handle_free(&eager) == MPI_SUCCESS);
+    CHECK(MPI_T_cvar_handle_free(&velo) == MPI_SUCCESS);
+}
+
+/* RMA operations of the job (every rank's) while rank 0 sends 1000 bytes to rank 1. */
+static unsigned long long rma_ops_for_one_send(void) {
+    MPI_T_pvar_session s;
+    MPI_T_pvar_handle h;
+    int count;
+    char buf[1000] = {0};
+    CHECK(MPI_T_pvar_session_create(&s) == MPI_SUCCESS);
+    CHECK(MPI_T_pvar_handle_alloc(s, pvar_index("rma_ops", MPI_T_PVAR_CLASS_COUNTER), NULL, &h,
+                                  &count) == MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(MPI_T_pvar_start(s, h) == MPI_SUCCESS);
+    if (rank == 0)
+        CHECK(MPI_Send(buf, sizeof buf, MPI_BYTE, 1, 20, MPI_COMM_WORLD) == MPI_SUCCESS);
+    else if (rank == 1)
+        CHECK(MPI_Recv(buf, sizeof buf, MPI_BYTE, 0, 20, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+              MPI_SUCCESS);
+    CHECK(MPI_T_pvar_stop(s, h) == MPI_SUCCESS);
+    unsigned long long mine = pread(s, h), all = 0;
+    CHECK(MPI_T_pvar_session_free(&s) == MPI_SUCCESS);
+    CHECK(MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD) ==
+          MPI_SUCCESS);
+    return all;
+}
+
+/* TW_EAGER_LIMIT is written while MPI runs, and the next send follows it: 1000 bytes
+ * go eagerly (no RMA) under the environment's 2000, by rendezvous (RMA) under 64. */
+static void check_writes(void) {
+    MPI_T_cvar_handle eager = cvar_handle("TW_EAGER_LIMIT");
+    int i, scope;
+    unsigned long v;
+    CHECK(MPI_T_cvar_get_index("TW_EAGER_LIMIT", &i) == MPI_SUCCESS);
+    CHECK(MPI_T_cvar_get_info(i, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &scope) ==
+          MPI_SUCCESS);
+    CHECK(scope == MPI_T_SCOPE_LOCAL);
+    if (size >= 2) CHECK(rma_ops_for_one_send() == 0);
+    v = 64;
+    CHECK(MPI_T_cvar_write(eager, &v) == MPI_SUCCESS);
+    v = 0;
+    CHECK(MPI_T_cvar_read(eager, &v) == MPI_SUCCESS && v == 64);
+    if (size >= 2) CHECK(rma_ops_for_one_send() >= 1);
+    v = 1UL << 20; /* beyond the range */
+    CHECK(MPI_T_cvar_write(eager, &v) == MPI_T_ERR_INVALID);
+    CHECK(MPI_T_cvar_read(eager, &v) == MPI_SUCCESS && v == 64);
+    v = 2000;
+    CHECK(MPI_T_cvar_write(eager, &v) == MPI_SUCCESS);
+    if (size >= 2) CHECK(rma_ops_for_one_send() == 0);
+    CHECK(MPI_T_cvar_handle_free(&eager) == MPI_SUCCESS);
 }
 
 /* Every performance variable: its information, its index by name and class, a handle
@@ -509,6 +578,7 @@ int main(int argc, char **argv) {
     CHECK(MPI_T_pvar_get_num(&npvars) == MPI_SUCCESS && npvars > 0);
     CHECK(MPI_T_category_get_num(&ncats) == MPI_SUCCESS);
     check_errors();
+    check_writes_outside_mpi();
     /* a counter started before MPI_Init counts from 0 */
     MPI_T_pvar_session early;
     MPI_T_pvar_handle early_sent;
@@ -529,6 +599,7 @@ int main(int argc, char **argv) {
     list_pvars(rank == 0);
     list_categories(rank == 0);
     check_errors();
+    check_writes();
     if (size >= 2) check_counting();
     check_queues();
     MPI_Barrier(MPI_COMM_WORLD);
@@ -543,6 +614,7 @@ int main(int argc, char **argv) {
     list_pvars(0);
     list_categories(0);
     check_errors();
+    check_writes_outside_mpi();
     CHECK(MPI_T_pvar_session_free(&early) == MPI_SUCCESS);
     CHECK(MPI_T_finalize() == MPI_SUCCESS);
     CHECK(MPI_T_cvar_get_num(&n) == MPI_T_ERR_NOT_INITIALIZED);
