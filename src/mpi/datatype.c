@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "mpi/comm.h"
+#include "mpi/attr.h"
 #include "mpi/datatype.h"
 #include "mpi/error.h"
 #include "mpi/state.h"
@@ -691,6 +692,12 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
     if (rc) return rc;
     dtype_t *d = object_of(*newtype), *o = object_of(oldtype);
     d->committed = !o || o->committed; /* a duplicate is committed as its original */
+    rc = tw_mpi_attr_object_copy(oldtype, *newtype);
+    if (rc) {
+        handle_free(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return tw_mpi_error(NULL, "MPI_Type_dup", rc, "an attribute's copy callback failed");
+    }
     return MPI_SUCCESS;
 }
 
@@ -919,6 +926,8 @@ int MPI_Type_free(MPI_Datatype *datatype) {
     if (!datatype) return tw_mpi_error(NULL, "MPI_Type_free", MPI_ERR_ARG, "datatype is NULL");
     int rc;
     if (!derived("MPI_Type_free", *datatype, &rc)) return rc;
+    rc = tw_mpi_attr_object_free(*datatype); /* an error keeps the type */
+    if (rc) return tw_mpi_error(NULL, "MPI_Type_free", rc, "an attribute's delete callback failed");
     handle_free(*datatype);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;

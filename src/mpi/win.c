@@ -37,7 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/attr.h"
 #include "mpi/comm.h"
+#include "mpi/errhandler.h"
 #include "mpi/error.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"
@@ -51,7 +53,6 @@ void tw_mpi_win_init(void) {
 
 win_t *tw_win_table[WIN_MAX];
 static uint64_t locks_used[TW_LOCKS / 64];
-static MPI_Win_errhandler_function *user_eh[USER_EH];
 
 /* MPI_Alloc_mem blocks, so that a window made on one is a heap window */
 typedef struct mem_block {
@@ -67,13 +68,8 @@ static mem_block_t *mem_blocks;
 int tw_win_error(win_t *w, const char *call, int errclass, const char *detail) {
     if (!w) return tw_mpi_error(NULL, call, errclass, detail);
     if (w->eh == MPI_ERRORS_RETURN) return errclass;
-    unsigned u = (unsigned)w->eh - 0x54000100u;
-    if (u < USER_EH && user_eh[u]) {
-        MPI_Win h = w->handle;
-        int code = errclass;
-        user_eh[u](&h, &code);
-        return errclass;
-    }
+    MPI_Win h = w->handle;
+    if (tw_mpi_eh_call(w->eh, &h, errclass)) return errclass;
     tw_mpi_comm_t fatal = {.errhandler = MPI_ERRORS_ARE_FATAL};
     return tw_mpi_error(&fatal, call, errclass, detail);
 }
@@ -435,6 +431,8 @@ int MPI_Win_free(MPI_Win *win) {
     int held = w->lock_all || w->started || w->posted;
     for (int r = 0; r < w->size && !held; r++) held = w->tacc[r] != 0;
     if (held) return tw_win_error(w, "MPI_Win_free", MPI_ERR_RMA_SYNC, "an epoch is still open");
+    int arc = tw_mpi_attr_object_free(w->handle); /* an error keeps the window */
+    if (arc) return tw_win_error(w, "MPI_Win_free", arc, "an attribute's delete callback failed");
     int rc = tw_win_completion(w, tw_win_flush_all(w));
     /* nobody frees memory a peer may still reach */
     int brc = MPI_Barrier(w->comm);
@@ -513,7 +511,8 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag
         break;
     default:
         *flag = 0;
-        return tw_win_error(w, "MPI_Win_get_attr", MPI_ERR_KEYVAL, NULL);
+        if (tw_mpi_win_attr_get(win, win_keyval, attribute_val, flag))
+            return tw_win_error(w, "MPI_Win_get_attr", MPI_ERR_KEYVAL, NULL);
     }
     return MPI_SUCCESS;
 }
@@ -538,37 +537,9 @@ int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) {
     return MPI_SUCCESS;
 }
 
-int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler) {
-    NEED_INIT("MPI_Win_create_errhandler");
-    if (!fn || !errhandler)
-        return tw_mpi_error(NULL, "MPI_Win_create_errhandler", MPI_ERR_ARG, NULL);
-    for (int i = 0; i < USER_EH; i++)
-        if (!user_eh[i]) {
-            user_eh[i] = fn;
-            *errhandler = (MPI_Errhandler)(0x54000100 + i);
-            return MPI_SUCCESS;
-        }
-    return tw_mpi_error(NULL, "MPI_Win_create_errhandler", MPI_ERR_NO_MEM, NULL);
-}
-
-/* A user error handler stays usable by the windows that hold it: its entry is
- * not reused. */
-int MPI_Errhandler_free(MPI_Errhandler *errhandler) {
-    NEED_INIT("MPI_Errhandler_free");
-    if (!errhandler) return tw_mpi_error(NULL, "MPI_Errhandler_free", MPI_ERR_ARG, NULL);
-    unsigned u = (unsigned)*errhandler - 0x54000100u;
-    if (*errhandler != MPI_ERRORS_ARE_FATAL && *errhandler != MPI_ERRORS_RETURN &&
-        !(u < USER_EH && user_eh[u]))
-        return tw_mpi_error(NULL, "MPI_Errhandler_free", MPI_ERR_ARG, "not an error handler");
-    *errhandler = MPI_ERRHANDLER_NULL;
-    return MPI_SUCCESS;
-}
-
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
     GET_WIN("MPI_Win_set_errhandler", win);
-    unsigned u = (unsigned)errhandler - 0x54000100u;
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
-        !(u < USER_EH && user_eh[u]))
+    if (!tw_mpi_eh_settable(errhandler, TW_EH_WIN))
         return tw_win_error(w, "MPI_Win_set_errhandler", MPI_ERR_ARG, "unknown error handler");
     w->eh = errhandler;
     return MPI_SUCCESS;
