@@ -253,6 +253,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) {
     if (!c) return tw_mpi_error(NULL, "MPI_Comm_get_errhandler", MPI_ERR_COMM, NULL);
     if (!errhandler) return tw_mpi_error(c, "MPI_Comm_get_errhandler", MPI_ERR_ARG, NULL);
     *errhandler = c->errhandler;
+    tw_mpi_eh_ref(*errhandler); /* a new handle, for MPI_Errhandler_free */
     return MPI_SUCCESS;
 }
 

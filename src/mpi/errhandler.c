@@ -1,10 +1,11 @@
 /* Error handlers of the program's own for communicators, windows and files, and the
  * calls that make, set, get, call and free them.
  *
- * Handler i has handle 0x54000100 + i. MPI_Errhandler_free only marks a handler
- * freed: its slot is reused once no communicator, window or MPI_FILE_NULL holds it
- * any more (a sweep when a new handler finds no free slot), so an object keeps
- * the handler it was given until it is freed or given another. */
+ * Handler i has handle 0x54000100 + i. It counts the handles the program holds
+ * (its creation and each MPI_*_get_errhandler; MPI_Errhandler_free takes one back),
+ * and its slot is reused once none is left and no communicator, window or
+ * MPI_FILE_NULL holds it any more (a sweep when a new handler finds no free slot):
+ * an object keeps the handler it was given until it is freed or given another. */
 #include <stdlib.h>
 
 #include "mpi/comm.h"
@@ -16,8 +17,8 @@
 typedef void generic_fn(int *handle, int *code, ...);
 
 typedef struct eh {
-    int kind;  /* a TW_EH_*; 0: a free slot */
-    int freed; /* by the program: reused once nothing holds it */
+    int kind; /* a TW_EH_*; 0: a free slot */
+    int refs; /* handles the program holds: the slot is reused once 0 and no object holds it */
     generic_fn *fn;
 } eh_t;
 
@@ -40,7 +41,12 @@ static int predefined(MPI_Errhandler h) {
 int tw_mpi_eh_settable(MPI_Errhandler h, int kind) {
     if (predefined(h)) return 1;
     eh_t *e = eh_get(h);
-    return e && !e->freed && e->kind == kind;
+    return e && e->kind == kind;
+}
+
+void tw_mpi_eh_ref(MPI_Errhandler h) {
+    eh_t *e = eh_get(h);
+    if (e) e->refs++;
 }
 
 int tw_mpi_eh_call(MPI_Errhandler h, int *handle, int code) {
@@ -66,7 +72,7 @@ static void sweep(void) {
         if (tw_win_table[k]) mark(in_use, tw_win_table[k]->eh);
     mark(in_use, tw_mpi_file_eh);
     for (int i = 0; i < n_ehs; i++)
-        if (ehs[i].freed && !in_use[i]) ehs[i] = (eh_t){0};
+        if (!ehs[i].refs && !in_use[i]) ehs[i] = (eh_t){0};
     free(in_use);
 }
 
@@ -88,7 +94,7 @@ static int eh_new(const char *call, int kind, generic_fn *fn, MPI_Errhandler *er
         ehs = more;
         n_ehs = grown;
     }
-    ehs[i] = (eh_t){kind, 0, fn};
+    ehs[i] = (eh_t){kind, 1, fn};
     *errhandler = (MPI_Errhandler)(EH_BASE + i);
     return MPI_SUCCESS;
 }
@@ -115,15 +121,16 @@ int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhan
     return eh_new("MPI_Errhandler_create", TW_EH_COMM, (generic_fn *)function, errhandler);
 }
 
-/* A handler the program freed stays valid for the handles it still holds (those
- * MPI_*_get_errhandler gave it): freeing one of them again is no error. */
 int MPI_Errhandler_free(MPI_Errhandler *errhandler) {
     NEED_INIT("MPI_Errhandler_free");
     if (!errhandler) return tw_mpi_error(NULL, "MPI_Errhandler_free", MPI_ERR_ARG, NULL);
     eh_t *e = eh_get(*errhandler);
     if (!e && !predefined(*errhandler))
         return tw_mpi_error(NULL, "MPI_Errhandler_free", MPI_ERR_ARG, "not an error handler");
-    if (e) e->freed = 1;
+    if (e && !e->refs)
+        return tw_mpi_error(NULL, "MPI_Errhandler_free", MPI_ERR_ARG,
+                            "freed already (as often as it was made and got)");
+    if (e) e->refs--;
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }
@@ -171,6 +178,7 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler) {
         return file_error("MPI_File_get_errhandler", MPI_ERR_FILE, "no file is open");
     if (!errhandler) return file_error("MPI_File_get_errhandler", MPI_ERR_ARG, NULL);
     *errhandler = tw_mpi_file_eh;
+    tw_mpi_eh_ref(*errhandler);
     return MPI_SUCCESS;
 }
 

@@ -549,6 +549,7 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) {
     GET_WIN("MPI_Win_get_errhandler", win);
     if (!errhandler) return tw_win_error(w, "MPI_Win_get_errhandler", MPI_ERR_ARG, NULL);
     *errhandler = w->eh;
+    tw_mpi_eh_ref(*errhandler); /* a new handle, for MPI_Errhandler_free */
     return MPI_SUCCESS;
 }
 

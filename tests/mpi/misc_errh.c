@@ -100,6 +100,32 @@ static void comm_handlers(void) {
     CHECK(comm_calls == 7);
 }
 
+/* A library's pattern: get the handler, set its own, restore the one it got, free
+ * that handle; the program had freed its own handle long before. */
+static void save_restore(void) {
+    MPI_Comm dup;
+    MPI_Errhandler eh, old, copy;
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &dup) == MPI_SUCCESS);
+    CHECK(MPI_Comm_create_errhandler(on_comm, &eh) == MPI_SUCCESS);
+    CHECK(MPI_Comm_set_errhandler(dup, eh) == MPI_SUCCESS);
+    copy = eh;
+    CHECK(MPI_Errhandler_free(&eh) == MPI_SUCCESS);
+    CHECK(MPI_Errhandler_free(&copy) == MPI_ERR_ARG); /* freed as often as made */
+    CHECK(MPI_Comm_get_errhandler(dup, &old) == MPI_SUCCESS);
+    CHECK(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    for (int k = 0; k < 300; k++) { /* handlers made and freed while nothing holds it */
+        MPI_Errhandler tmp;
+        CHECK(MPI_Comm_create_errhandler(on_comm_other, &tmp) == MPI_SUCCESS);
+        CHECK(MPI_Errhandler_free(&tmp) == MPI_SUCCESS);
+    }
+    CHECK(MPI_Comm_set_errhandler(dup, old) == MPI_SUCCESS);
+    CHECK(MPI_Errhandler_free(&old) == MPI_SUCCESS);
+    int before = comm_calls;
+    CHECK(MPI_Comm_call_errhandler(dup, MPI_ERR_TAG) == MPI_SUCCESS);
+    CHECK(comm_calls == before + 1 && comm_seen == dup && other_calls == 0);
+    CHECK(MPI_Comm_free(&dup) == MPI_SUCCESS);
+}
+
 static void win_handlers(void) {
     int mem[4];
     MPI_Win w;
@@ -149,7 +175,7 @@ static void win_handlers(void) {
     CHECK(file_calls == 2 && file_code == MPI_ERR_FILE);
     CHECK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN) == MPI_SUCCESS);
     CHECK(MPI_Errhandler_free(&got) == MPI_SUCCESS);
-    CHECK(comm_calls == 7 && other_calls == 0);
+    CHECK(comm_calls == 8 && other_calls == 0);
 }
 
 static void error_codes(void) {
@@ -209,6 +235,7 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     comm_handlers();
+    save_restore();
     win_handlers();
     error_codes();
     CHECK(MPI_Finalize() == MPI_SUCCESS);
