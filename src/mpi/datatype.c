@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/comm.h"
 #include "mpi/attr.h"
+#include "mpi/comm.h"
 #include "mpi/datatype.h"
 #include "mpi/error.h"
 #include "mpi/state.h"
