@@ -268,6 +268,10 @@ static void conversions(void) {
         CHECK(MPI_Errhandler_free(&e2) == MPI_ERR_ARG);
         CHECK(MPI_Test(&rq, &flag, &st) == MPI_ERR_REQUEST);
         CHECK(MPI_File_call_errhandler(MPI_File_f2c(f), MPI_ERR_IO) == MPI_ERR_FILE);
+        if (f != (MPI_Fint)MPI_MESSAGE_NO_PROC) {
+            MPI_Message m = MPI_Message_f2c(f);
+            CHECK(MPI_Mrecv(&n, 1, MPI_INT, &m, &st) == MPI_ERR_REQUEST);
+        }
     }
     CHECK(MPI_Errhandler_free(&eh) == MPI_SUCCESS);
     CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
