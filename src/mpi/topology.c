@@ -374,6 +374,8 @@ typedef struct dims_search {
     int k;                /* factors wanted */
     const long long *div; /* the divisors of the whole product, ascending */
     int ndiv;
+    const long long *primes; /* its prime factors, ascending */
+    int nprimes;
     long long *cur, *best; /* non-increasing */
     long long spread;      /* best[0] - best[k-1]; -1: none yet */
 } dims_search_t;
@@ -385,9 +387,27 @@ static int big_enough(long long d, int left, long long m) {
     return p >= m;
 }
 
-/* Chooses factor i onwards of m, each at most most. */
+/* The largest r with r^left <= m: the most the smallest of left factors of m can be. */
+static long long root_of(long long m, int left) {
+    long long lo = 1, hi = m;
+    while (lo < hi) {
+        long long mid = lo + (hi - lo + 1) / 2;
+        if (big_enough(mid, left, m + 1)) /* mid^left > m */
+            hi = mid - 1;
+        else
+            lo = mid;
+    }
+    return lo;
+}
+
+/* Chooses factor i onwards of m, each at most most, none making the spread worse
+ * than the best found. */
 static void dims_search(dims_search_t *s, int i, long long m, long long most) {
-    if (i == s->k - 1) {
+    int left = s->k - i;
+    for (int j = s->nprimes - 1; j >= 0 && s->primes[j] > most; j--)
+        if (m % s->primes[j] == 0) return; /* a prime too large for any factor left */
+    if (i > 0 && s->spread >= 0 && s->cur[0] - root_of(m, left) >= s->spread) return;
+    if (left == 1) {
         if (m > most) return;
         s->cur[i] = m;
         long long spread = s->cur[0] - m;
@@ -397,11 +417,18 @@ static void dims_search(dims_search_t *s, int i, long long m, long long most) {
         }
         return;
     }
-    for (int j = s->ndiv - 1; j >= 0; j--) { /* the largest first */
+    /* the first factor from the smallest possible up (a good spread is found soon),
+     * the others from the largest down (cut once they are too far below the first) */
+    for (int n = 0; n < s->ndiv; n++) {
+        int j = i == 0 ? n : s->ndiv - 1 - n;
         long long d = s->div[j];
         if (d > most || d > m || m % d) continue;
-        if (i > 0 && s->spread >= 0 && s->cur[0] - d >= s->spread) break; /* no better below */
-        if (!big_enough(d, s->k - i, m)) break;
+        if (!big_enough(d, left, m)) {
+            if (i == 0) continue;
+            break;
+        }
+        if (i > 0 && s->spread >= 0 && s->cur[0] - d >= s->spread) break;
+        if (i == 0 && s->spread >= 0 && d - root_of(m / d, left - 1) >= s->spread) break;
         s->cur[i] = d;
         dims_search(s, i + 1, m / d, d);
     }
@@ -448,7 +475,16 @@ int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
             if (d * d != m) above[high++] = m / d;
         }
     for (int j = high - 1; j >= 0; j--) div[low++] = above[j];
-    dims_search_t s = {k, div, low, cur, cur + k, -1};
+    long long primes[16]; /* an int has at most 9 distinct prime factors */
+    int nprimes = 0;
+    long long rest = m;
+    for (long long q = 2; q * q <= rest; q++)
+        if (rest % q == 0) {
+            primes[nprimes++] = q;
+            while (rest % q == 0) rest /= q;
+        }
+    if (rest > 1) primes[nprimes++] = rest;
+    dims_search_t s = {k, div, low, primes, nprimes, cur, cur + k, -1};
     dims_search(&s, 0, m, m);
     for (int i = 0, j = 0; i < ndims; i++)
         if (dims[i] == 0) dims[i] = (int)s.best[j++];
