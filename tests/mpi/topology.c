@@ -294,6 +294,22 @@ static void cartesian(void) {
     FAILS(MPI_Cart_create(MPI_COMM_WORLD, 2, NULL, periods, 0, &cart), MPI_ERR_ARG);
     FAILS(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, NULL), MPI_ERR_ARG);
     FAILS(MPI_Cart_create(MPI_COMM_NULL, 2, dims, periods, 0, &cart), MPI_ERR_COMM);
+    if (size >= 2) { /* an intercommunicator between the even and the odd ranks */
+        MPI_Comm half, inter;
+        OK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
+        OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 5, &inter));
+        OK(MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN));
+        int one = 1, zero = 0, k;
+        FAILS(MPI_Cart_create(inter, 1, &one, &zero, 0, &cart), MPI_ERR_COMM);
+        FAILS(MPI_Graph_create(inter, 1, &one, &zero, 0, &cart), MPI_ERR_COMM);
+        FAILS(MPI_Dist_graph_create_adjacent(inter, 0, NULL, MPI_UNWEIGHTED, 0, NULL,
+                                             MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &cart),
+              MPI_ERR_COMM);
+        OK(MPI_Topo_test(inter, &k));
+        CHECK(k == MPI_UNDEFINED);
+        OK(MPI_Comm_free(&inter));
+        OK(MPI_Comm_free(&half));
+    }
     bad[0] = size + 1;
     FAILS(MPI_Cart_map(MPI_COMM_WORLD, 2, bad, periods, &newrank), MPI_ERR_ARG);
     int src, dst, c[4];
