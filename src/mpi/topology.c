@@ -38,7 +38,7 @@ static void lay_out(tw_topo_t *t) {
     t->periods = at, at += t->ndims;
     t->coords = at, at += t->ndims;
     t->index = at, at += t->nnodes;
-    t->edges = at, at += t->nnodes ? t->index[t->nnodes - 1] : 0;
+    t->edges = at, at += t->nedges;
     t->in = at, at += t->nin;
     t->out = at, at += t->nout;
     t->sweights = t->weighted ? at : NULL, at += t->weighted ? t->nin : 0;
@@ -55,21 +55,12 @@ static tw_topo_t *topo_new(int kind, int ndims, int nnodes, int nedges, int nin,
     *t = (tw_topo_t){.kind = kind,
                      .ndims = ndims,
                      .nnodes = nnodes,
+                     .nedges = nedges,
                      .weighted = weighted,
                      .nin = nin,
                      .nout = nout,
                      .nints = n};
-    /* the edges' count is index[nnodes - 1], set by the caller; lay out by hand here */
-    int *at = t->data;
-    t->dims = at, at += ndims;
-    t->periods = at, at += ndims;
-    t->coords = at, at += ndims;
-    t->index = at, at += nnodes;
-    t->edges = at, at += nedges;
-    t->in = at, at += nin;
-    t->out = at, at += nout;
-    t->sweights = weighted ? at : NULL, at += weighted ? nin : 0;
-    t->dweights = weighted ? at : NULL;
+    lay_out(t);
     return t;
 }
 
@@ -561,7 +552,7 @@ int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges) {
     if (!c) return rc;
     if (!nnodes || !nedges) return tw_mpi_error(c, call, MPI_ERR_ARG, "nnodes or nedges is NULL");
     *nnodes = c->topo->nnodes;
-    *nedges = c->topo->index[c->topo->nnodes - 1];
+    *nedges = c->topo->nedges;
     return MPI_SUCCESS;
 }
 
@@ -576,8 +567,8 @@ int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int ed
         return tw_mpi_error(c, call, MPI_ERR_ARG, "negative maxindex or maxedges");
     if ((maxindex > 0 && !index) || (maxedges > 0 && !edges))
         return tw_mpi_error(c, call, MPI_ERR_ARG, "index or edges is NULL");
-    int ni = maxindex < t->nnodes ? maxindex : t->nnodes, nedges = t->index[t->nnodes - 1];
-    int ne = maxedges < nedges ? maxedges : nedges;
+    int ni = maxindex < t->nnodes ? maxindex : t->nnodes;
+    int ne = maxedges < t->nedges ? maxedges : t->nedges;
     if (ni) memcpy(index, t->index, (size_t)ni * sizeof *index);
     if (ne) memcpy(edges, t->edges, (size_t)ne * sizeof *edges);
     return MPI_SUCCESS;

@@ -15,7 +15,7 @@ typedef struct tw_topo {
     int ndims;
     int *dims, *periods, *coords;
     /* graph: the whole graph as given to MPI_Graph_create */
-    int nnodes;
+    int nnodes, nedges;
     int *index, *edges;
     /* distributed graph: weights NULL when unweighted */
     int weighted;
