@@ -750,6 +750,9 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 /* threads (MPI-3.1 section 12.4) */
 /* end of threads */
 
+/* every call's PMPI_ twin, for tools (the profiling interface) */
+#include <tollway/pmpi.h>
+
 #ifdef __cplusplus
 }
 #endif
