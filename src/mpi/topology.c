@@ -125,16 +125,18 @@ static long long grid_size(int ndims, const int *dims, long long limit) {
     return n;
 }
 
-/* Checks the grid of Cart_create and Cart_map against c. */
+/* Checks the grid of Cart_create and Cart_map against c; too_large: the class of a
+ * grid larger than c (MPICH's: MPI_ERR_ARG for Cart_create, MPI_ERR_DIMS for
+ * Cart_map). */
 static int check_grid(tw_mpi_comm_t *c, const char *call, int ndims, const int *dims,
-                      const int *periods) {
+                      const int *periods, int too_large) {
     if (ndims < 0) return tw_mpi_error(c, call, MPI_ERR_ARG, "negative ndims");
     if (ndims > 0 && (!dims || !periods))
         return tw_mpi_error(c, call, MPI_ERR_ARG, "dims or periods is NULL");
     for (int i = 0; i < ndims; i++)
         if (dims[i] <= 0) return tw_mpi_error(c, call, MPI_ERR_DIMS, "a dimension is not positive");
     if (grid_size(ndims, dims, c->size) < 0)
-        return tw_mpi_error(c, call, MPI_ERR_ARG, "more grid points than processes");
+        return tw_mpi_error(c, call, too_large, "more grid points than processes");
     return MPI_SUCCESS;
 }
 
@@ -221,7 +223,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     tw_mpi_comm_t *c = intra(comm_old, call, &rc);
     if (!c) return rc;
     if (!comm_cart) return tw_mpi_error(c, call, MPI_ERR_ARG, "comm_cart is NULL");
-    if ((rc = check_grid(c, call, ndims, dims, periods))) return rc;
+    if ((rc = check_grid(c, call, ndims, dims, periods, MPI_ERR_ARG))) return rc;
     int n = (int)grid_size(ndims, dims, c->size), in = c->rank < n;
     tw_topo_t *t = in ? cart_new(ndims, dims, periods, c->rank) : NULL;
     return split_with(c, call, in ? 0 : MPI_UNDEFINED, c->rank, t, comm_cart);
@@ -234,7 +236,7 @@ int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[]
     tw_mpi_comm_t *c = intra(comm, call, &rc);
     if (!c) return rc;
     if (!newrank) return tw_mpi_error(c, call, MPI_ERR_ARG, "newrank is NULL");
-    if ((rc = check_grid(c, call, ndims, dims, periods))) return rc;
+    if ((rc = check_grid(c, call, ndims, dims, periods, MPI_ERR_DIMS))) return rc;
     *newrank = c->rank < grid_size(ndims, dims, c->size) ? c->rank : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }
@@ -310,6 +312,8 @@ int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int
     tw_mpi_comm_t *c = with_topo(comm, call, MPI_CART, &rc);
     if (!c) return rc;
     const tw_topo_t *t = c->topo;
+    if (t->ndims == 0)
+        return tw_mpi_error(c, call, MPI_ERR_TOPOLOGY, "a zero-dimensional topology");
     if (direction < 0 || direction >= t->ndims)
         return tw_mpi_error(c, call, MPI_ERR_ARG, "no such direction");
     if (!rank_source || !rank_dest)
@@ -428,6 +432,7 @@ static void dims_search(dims_search_t *s, int i, long long m, long long most) {
 int MPI_Dims_create(int nnodes, int ndims, int dims[]) {
     static const char call[] = "MPI_Dims_create";
     NEED_INIT(call);
+    if (ndims == 0) return MPI_SUCCESS; /* nothing to fill in (as MPICH) */
     if (nnodes <= 0) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "nnodes is not positive");
     if (ndims < 0) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "negative ndims");
     if (ndims > 0 && !dims) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "dims is NULL");

@@ -48,6 +48,7 @@ static void dims_create(void) {
     dims_case(6, 2, (int[]){2, 3}, (int[]){2, 3});
     dims_case(8, 3, (int[]){0, 8, 0}, (int[]){1, 8, 1});
     dims_case(1, 0, NULL, NULL);
+    dims_case(5, 0, NULL, NULL);
     /* errors: not divisible by the fixed dimensions, negative, no nodes */
     int d[3] = {2, 0, 0};
     FAILS(MPI_Dims_create(7, 2, d), MPI_ERR_DIMS);
@@ -149,9 +150,9 @@ static void check_cart(MPI_Comm cart, int ndims, const int *dims, const int *per
             CHECK(src == moved(ndims, dims, periods, c, dim, -disp));
             CHECK(dst == moved(ndims, dims, periods, c, dim, disp));
         }
-    int src, dst;
-    FAILS(MPI_Cart_shift(cart, ndims, 1, &src, &dst), MPI_ERR_ARG);
-    FAILS(MPI_Cart_shift(cart, -1, 1, &src, &dst), MPI_ERR_ARG);
+    int src, dst, shift_error = ndims ? MPI_ERR_ARG : MPI_ERR_TOPOLOGY;
+    FAILS(MPI_Cart_shift(cart, ndims, 1, &src, &dst), shift_error);
+    FAILS(MPI_Cart_shift(cart, -1, 1, &src, &dst), shift_error);
     FAILS(MPI_Cart_coords(cart, n, ndims, c), MPI_ERR_RANK);
     FAILS(MPI_Cart_coords(cart, -1, ndims, c), MPI_ERR_RANK);
     if (ndims > 0) {
@@ -311,7 +312,7 @@ static void cartesian(void) {
         OK(MPI_Comm_free(&half));
     }
     bad[0] = size + 1;
-    FAILS(MPI_Cart_map(MPI_COMM_WORLD, 2, bad, periods, &newrank), MPI_ERR_ARG);
+    FAILS(MPI_Cart_map(MPI_COMM_WORLD, 2, bad, periods, &newrank), MPI_ERR_DIMS);
     int src, dst, c[4];
     FAILS(MPI_Cart_shift(MPI_COMM_WORLD, 0, 1, &src, &dst), MPI_ERR_TOPOLOGY);
     FAILS(MPI_Cart_get(MPI_COMM_WORLD, 2, dims, periods, c), MPI_ERR_TOPOLOGY);
