@@ -628,7 +628,7 @@ static int check_adjacent(tw_mpi_comm_t *c, const char *call, int n, const int *
         return tw_mpi_error(c, call, MPI_ERR_ARG, "weights are NULL or MPI_WEIGHTS_EMPTY");
     for (int i = 0; i < n; i++) {
         if (ranks[i] < 0 || ranks[i] >= c->size)
-            return tw_mpi_error(c, call, MPI_ERR_RANK, "a neighbour that is no rank");
+            return tw_mpi_error(c, call, MPI_ERR_ARG, "a neighbour that is no rank");
         if (weights && weights[i] < 0)
             return tw_mpi_error(c, call, MPI_ERR_ARG, "a negative weight");
     }
@@ -775,7 +775,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     for (int i = 0; i < n; i++) {
         if (degrees[i] < 0) return tw_mpi_error(c, call, MPI_ERR_ARG, "a negative degree");
         if (sources[i] < 0 || sources[i] >= c->size)
-            return tw_mpi_error(c, call, MPI_ERR_RANK, "a source that is no rank");
+            return tw_mpi_error(c, call, MPI_ERR_ARG, "a source that is no rank");
         nedges += degrees[i];
         if (nedges > 0x3fffffff / 6) return tw_mpi_error(c, call, MPI_ERR_ARG, "too many edges");
     }

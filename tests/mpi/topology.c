@@ -484,7 +484,7 @@ static void dist_graph(void) {
     int r = size, wneg = -1, one = 1, zero = 0;
     FAILS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &r, MPI_UNWEIGHTED, 0, NULL,
                                          MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &dg),
-          MPI_ERR_RANK);
+          MPI_ERR_ARG);
     FAILS(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &zero, &wneg, 0, NULL,
                                          MPI_WEIGHTS_EMPTY, MPI_INFO_NULL, 0, &dg),
           MPI_ERR_ARG);
@@ -496,10 +496,10 @@ static void dist_graph(void) {
           MPI_ERR_ARG);
     FAILS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &zero, &one, &r, MPI_UNWEIGHTED, MPI_INFO_NULL,
                                 0, &dg),
-          MPI_ERR_RANK);
+          MPI_ERR_ARG);
     FAILS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &r, &one, &zero, MPI_UNWEIGHTED, MPI_INFO_NULL,
                                 0, &dg),
-          MPI_ERR_RANK);
+          MPI_ERR_ARG);
     FAILS(MPI_Dist_graph_create(MPI_COMM_WORLD, 1, &zero, &wneg, &zero, MPI_UNWEIGHTED,
                                 MPI_INFO_NULL, 0, &dg),
           MPI_ERR_ARG);
