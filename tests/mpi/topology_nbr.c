@@ -168,9 +168,9 @@ static void alltoall_setup(const topo_t *t, call_t *c, int count) {
                 c->want[(size_t)i * count + e] = val(t->in[i], t->from_slot[i], e);
 }
 
-/* The items of block j of rank s in the v and w calls. */
+/* The items of block j of rank s in the v and w calls (some blocks are empty). */
 static int vcount(int s, int j) {
-    return (1 + (s + 2 * j) % 4) * scale;
+    return (s + 2 * j + 1) % 5 * scale;
 }
 
 /* alltoallv: blocks of vcount items, sent from the end of sendbuf backwards, received
