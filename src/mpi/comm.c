@@ -18,6 +18,7 @@
 #include "mpi/group.h"
 #include "mpi/p2p.h"
 #include "mpi/state.h"
+#include "mpi/topology.h"
 
 tw_mpi_comm_t *tw_mpi_comm_table[TW_MPI_COMMS];
 int tw_mpi_comm_creating;
@@ -43,6 +44,7 @@ void tw_mpi_comm_destroy(tw_mpi_comm_t *c) {
     if (c->group) tw_mpi_group_release(c->group);
     if (c->remote_group) tw_mpi_group_release(c->remote_group);
     tw_mpi_attr_drop_all(c);
+    tw_topo_free(c->topo);
     free(c->world);
     free(c->local_world);
     free(c);
@@ -385,7 +387,8 @@ static int dup_comm(tw_mpi_comm_t *p, MPI_Comm *newcomm) {
     int rc = p->inter ? tw_mpi_intercomm_dup(p, newcomm) : split(p, 0, p->rank, newcomm);
     if (rc) return rc;
     tw_mpi_comm_t *c = tw_mpi_comm_get(*newcomm);
-    rc = tw_mpi_attr_copy_all(p, c);
+    rc = tw_topo_copy(p, c); /* a duplicate has its parent's topology */
+    if (!rc) rc = tw_mpi_attr_copy_all(p, c);
     if (rc) {
         tw_mpi_attr_delete_all(c);
         tw_mpi_comm_destroy(c);

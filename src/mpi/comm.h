@@ -30,6 +30,7 @@ typedef struct tw_mpi_comm {
     struct tw_coll_shm *shm;       /* the shared block of its collectives (coll_shm.c) */
     int shm_tried;                 /* its set-up ran (shm NULL: the ranks keep to messages) */
     char name[MPI_MAX_OBJECT_NAME];
+    struct tw_topo *topo; /* its process topology (topology.c); NULL: none */
 } tw_mpi_comm_t;
 
 /* The size of the group the calling process belongs to. */

@@ -17,6 +17,7 @@
 #include "mpi/error.h"
 #include "mpi/schedule.h"
 #include "mpi/state.h"
+#include "mpi/topology.h"
 
 enum { WORDS = TW_MPI_COMMS / 64 };
 
@@ -80,6 +81,9 @@ static void settle(tw_sched_t *s, void *arg) {
         (world || !p->world) ? tw_mpi_comm_new(d->entry, p->rank, p->size, world) : NULL;
     if (!c) {
         free(world);
+        s->error = MPI_ERR_NO_MEM;
+    } else if (tw_topo_copy(p, c)) { /* a duplicate has its parent's topology */
+        tw_mpi_comm_destroy(c);
         s->error = MPI_ERR_NO_MEM;
     } else {
         c->errhandler = p->errhandler;
