@@ -11,6 +11,7 @@
 #include "mpi/comm.h"
 #include "mpi/error.h"
 #include "mpi/failure.h"
+#include "mpi/info.h"
 #include "mpi/p2p.h"
 #include "mpi/schedule.h"
 #include "mpi/state.h"
@@ -118,8 +119,6 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen) {
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
-    (void)argc;
-    (void)argv;
     if (tw_mpi.initialized) {
         fprintf(stderr, "tollway MPI: MPI_Init called twice\n");
         return MPI_ERR_OTHER;
@@ -137,6 +136,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     tw_mpi_bsend_init();
     tw_mpi_sched_init();
     tw_mpi_win_init();
+    tw_mpi_info_env_init(argc ? *argc : 0, argv ? *argv : NULL, required);
     tw_mpi.initialized = 1;
     /* One thread drives the library at a time. */
     if (provided) *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
