@@ -24,7 +24,8 @@ static int integer_type(MPI_Datatype t) {
     unsigned id = (unsigned)t & 0xff;
     /* signed and unsigned char, short ... unsigned long long, the fixed-width types,
      * MPI_AINT, MPI_COUNT, MPI_OFFSET; not MPI_CHAR or MPI_WCHAR (no arithmetic) */
-    return (id >= 2 && id <= 13 && id != 4 && id != 5) || (id >= 18 && id <= 28);
+    return (id >= 2 && id <= 13 && id != 4 && id != 5) || (id >= 18 && id <= 28) || id == 45 ||
+           (id >= 50 && id <= 53); /* MPI_INTEGER, MPI_INTEGER1..8 */
 }
 
 static uint64_t load_n(const void *p, int es) {
