@@ -974,14 +974,14 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
     if (d->naints) memcpy(array_of_addresses, d->aints, (size_t)d->naints * sizeof *d->aints);
     /* a derived type comes back as a new handle to it, which the caller frees */
     for (int k = 0; k < d->ntypes; k++) {
-        if (!d->objs[k]) {
+        if (!d->objs[k] || d->objs[k]->fixed) { /* predefined: the handle itself */
             array_of_datatypes[k] = d->types[k];
             continue;
         }
         rc = handle_new(d->objs[k], &array_of_datatypes[k]);
         if (rc) {
             while (k-- > 0)
-                if (d->objs[k]) handle_free(array_of_datatypes[k]);
+                if (d->objs[k] && !d->objs[k]->fixed) handle_free(array_of_datatypes[k]);
             return tw_mpi_error(NULL, call, rc, NULL);
         }
     }

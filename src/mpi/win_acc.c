@@ -494,9 +494,9 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
             return MPI_SUCCESS;
         }
     }
-    /* only integer, logical and byte types may be compared (MPI-3.1 11.3.4) */
+    /* only integer, logical and byte types may be compared (MPI-3.1 11.3.4); 44: MPI_LOGICAL */
     int id = (int)((unsigned)datatype & 0xff);
-    if (es <= 0 || (!integer_type(datatype) && id != 4 && id != 17 && id != 33))
+    if (es <= 0 || (!integer_type(datatype) && id != 4 && id != 17 && id != 33 && id != 44))
         return tw_win_error(w, call, MPI_ERR_TYPE, NULL);
     side_t o, res, t;
     where_t at;

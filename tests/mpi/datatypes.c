@@ -249,6 +249,15 @@ static void f90(void) {
     CHECK(MPI_Type_create_f90_integer(9, &t) == MPI_SUCCESS);
     t2 = t;
     CHECK(MPI_Type_free(&t2) == MPI_ERR_TYPE && t2 == t);
+    /* a duplicate's contents name the type itself, not a new handle to free */
+    MPI_Datatype dup, inner;
+    int ni, na, nd, comb;
+    MPI_Aint none;
+    CHECK(MPI_Type_dup(t, &dup) == MPI_SUCCESS);
+    CHECK(MPI_Type_get_envelope(dup, &ni, &na, &nd, &comb) == MPI_SUCCESS);
+    CHECK(comb == MPI_COMBINER_DUP && nd == 1);
+    CHECK(MPI_Type_get_contents(dup, 0, 0, 1, &ni, &none, &inner) == MPI_SUCCESS && inner == t);
+    CHECK(MPI_Type_free(&dup) == MPI_SUCCESS);
     /* usable at once, in a reduction: MPI_SUM over 4-byte integers */
     int32_t v[2] = {rank + 1, -rank}, sum[2];
     CHECK(MPI_Allreduce(v, sum, 2, t, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
@@ -398,6 +407,22 @@ static void fortran_types(void) {
                        MPI_STATUS_IGNORE) == MPI_SUCCESS);
     CHECK(colr[0] == from && colr[2] == from + 0.5 && colr[4] == from + 0.75 && colr[1] == 0);
     MPI_Type_free(&vec);
+
+    /* compare-and-swap takes the Fortran integers and LOGICAL */
+    int32_t *mem;
+    MPI_Win win;
+    CHECK(MPI_Win_allocate(2 * sizeof(int32_t), sizeof(int32_t), MPI_INFO_NULL, MPI_COMM_WORLD,
+                           &mem, &win) == MPI_SUCCESS);
+    mem[0] = 10, mem[1] = 0;
+    CHECK(MPI_Win_fence(0, win) == MPI_SUCCESS);
+    int32_t want = 10, put = 20 + rank, old = -1, f = 0, t = 1;
+    CHECK(MPI_Compare_and_swap(&put, &want, &old, MPI_INTEGER, to, 0, win) == MPI_SUCCESS);
+    CHECK(MPI_Win_fence(0, win) == MPI_SUCCESS);
+    CHECK(old == 10 && mem[0] == 20 + from);
+    CHECK(MPI_Compare_and_swap(&t, &f, &old, MPI_LOGICAL, to, 1, win) == MPI_SUCCESS);
+    CHECK(MPI_Win_fence(0, win) == MPI_SUCCESS);
+    CHECK(old == 0 && mem[1] == 1);
+    CHECK(MPI_Win_free(&win) == MPI_SUCCESS);
 }
 
 static void mpi1_calls(void) {
