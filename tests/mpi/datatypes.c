@@ -426,7 +426,7 @@ static void fortran_types(void) {
 }
 
 static void mpi1_calls(void) {
-    double a[4];
+    double a[4] = {0};
     MPI_Aint x, y;
     CHECK(MPI_Address(&a[2], &x) == MPI_SUCCESS && MPI_Get_address(&a[2], &y) == MPI_SUCCESS);
     CHECK(x == y);
