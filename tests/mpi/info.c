@@ -136,7 +136,7 @@ static void objects(void) {
     free(many);
 }
 
-static void environment(int argc, char **argv) {
+static void environment(int argc, char **argv, const char *level) {
     MPI_Info env = MPI_INFO_ENV;
     expect(env, "command", argv[0]);
     char args[MPI_MAX_INFO_VAL + 1] = "";
@@ -158,7 +158,7 @@ static void environment(int argc, char **argv) {
     char *cwd = getcwd(NULL, 0);
     expect(env, "wdir", cwd);
     free(cwd);
-    expect(env, "thread_level", "MPI_THREAD_SINGLE");
+    expect(env, "thread_level", level);
     /* predefined: read only */
     CHECK(MPI_Info_set(env, "command", "x") == MPI_ERR_INFO);
     CHECK(MPI_Info_delete(env, "command") == MPI_ERR_INFO);
@@ -316,12 +316,23 @@ static void win_hints(void) {
 }
 
 int main(int argc, char **argv) {
-    MPI_Init(&argc, &argv);
+    /* "--init-null": MPI_Init(NULL, NULL), so MPI_INFO_ENV reads the command line itself */
+    /* "--funneled": MPI_Init_thread asking MPI_THREAD_FUNNELED, which MPI_INFO_ENV names */
+    const char *level = "MPI_THREAD_SINGLE";
+    int provided;
+    if (argc > 1 && !strcmp(argv[1], "--init-null")) {
+        MPI_Init(NULL, NULL);
+    } else if (argc > 1 && !strcmp(argv[1], "--funneled")) {
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+        level = "MPI_THREAD_FUNNELED";
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     objects();
-    environment(argc, argv);
+    environment(argc, argv, level);
     comm_hints();
     win_hints();
     MPI_Barrier(MPI_COMM_WORLD);
