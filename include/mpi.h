@@ -764,6 +764,9 @@ int MPI_Type_struct(int count, const int array_of_blocklengths[],
 /* threads (MPI-3.1 section 12.4) */
 /* end of threads */
 
+/* every call's PMPI_ twin, for tools (the profiling interface) */
+#include <tollway/pmpi.h>
+
 #ifdef __cplusplus
 }
 #endif
