@@ -661,9 +661,92 @@ int MPI_Win_flush_local_all(MPI_Win win);
 int MPI_Win_sync(MPI_Win win);
 
 /* info objects (MPI-3.1 chapter 9) */
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+#define MPI_INFO_ENV     ((MPI_Info)0x5c000001) /* read-only: cannot be changed or freed */
+
+int MPI_Info_create(MPI_Info *info);
+int MPI_Info_set(MPI_Info info, const char *key, const char *value);
+int MPI_Info_delete(MPI_Info info, const char *key);
+int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+int MPI_Info_free(MPI_Info *info);
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+int MPI_Win_set_info(MPI_Win win, MPI_Info info);
+int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used);
 /* end of info */
 
 /* datatypes: external32, Fortran types and sizes, the MPI-1 type calls */
+/* the Fortran types, usable from C: INTEGER and LOGICAL are 4 bytes, REAL 4, DOUBLE
+ * PRECISION 8; REAL16 and COMPLEX32 hold the C long double (x86's 80-bit format in
+ * 16 bytes); the pairs of MINLOC and MAXLOC hold two values of the one type */
+#define MPI_CHARACTER         TW_MPI_TYPE(43, 1)
+#define MPI_LOGICAL           TW_MPI_TYPE(44, 4)
+#define MPI_INTEGER           TW_MPI_TYPE(45, 4)
+#define MPI_REAL              TW_MPI_TYPE(46, 4)
+#define MPI_DOUBLE_PRECISION  TW_MPI_TYPE(47, 8)
+#define MPI_COMPLEX           TW_MPI_TYPE(48, 8)
+#define MPI_DOUBLE_COMPLEX    TW_MPI_TYPE(49, 16)
+#define MPI_INTEGER1          TW_MPI_TYPE(50, 1)
+#define MPI_INTEGER2          TW_MPI_TYPE(51, 2)
+#define MPI_INTEGER4          TW_MPI_TYPE(52, 4)
+#define MPI_INTEGER8          TW_MPI_TYPE(53, 8)
+#define MPI_REAL4             TW_MPI_TYPE(54, 4)
+#define MPI_REAL8             TW_MPI_TYPE(55, 8)
+#define MPI_REAL16            TW_MPI_TYPE(56, 16)
+#define MPI_COMPLEX8          TW_MPI_TYPE(57, 8)
+#define MPI_COMPLEX16         TW_MPI_TYPE(58, 16)
+#define MPI_COMPLEX32         TW_MPI_TYPE(59, 32)
+#define MPI_2REAL             TW_MPI_TYPE(60, 8)
+#define MPI_2DOUBLE_PRECISION TW_MPI_TYPE(61, 16)
+#define MPI_2INTEGER          TW_MPI_TYPE(62, 8)
+/* sizes no C type of this machine has */
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
+#define MPI_REAL2     MPI_DATATYPE_NULL
+#define MPI_COMPLEX4  MPI_DATATYPE_NULL
+
+/* the combiners of the Fortran-only constructors and of MPI_Type_create_f90_* */
+#define MPI_COMBINER_HVECTOR_INTEGER  14
+#define MPI_COMBINER_HINDEXED_INTEGER 15
+#define MPI_COMBINER_STRUCT_INTEGER   16
+#define MPI_COMBINER_F90_REAL         17
+#define MPI_COMBINER_F90_COMPLEX      18
+#define MPI_COMBINER_F90_INTEGER      19
+
+#define MPI_TYPECLASS_REAL    1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
+
+/* the portable packed form: only "external32" (MPI-3.1 section 13.5.2) */
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                      void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                        MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                           MPI_Aint *size);
+
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+
+/* the MPI-1 calls MPI-3.0 removed, kept as calls of their replacements */
+int MPI_Address(const void *location, MPI_Aint *address);
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int MPI_Type_hindexed(int count, const int array_of_blocklengths[],
+                      const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype);
+int MPI_Type_struct(int count, const int array_of_blocklengths[],
+                    const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
+                    MPI_Datatype *newtype);
 /* end of datatypes */
 
 /* process topologies and neighbourhood collectives (MPI-3.1 chapter 7) */

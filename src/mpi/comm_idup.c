@@ -87,6 +87,7 @@ static void settle(tw_sched_t *s, void *arg) {
         s->error = MPI_ERR_NO_MEM;
     } else {
         c->errhandler = p->errhandler;
+        c->hints = p->hints;
         *d->newcomm = c->handle;
     }
     free(d);

@@ -13,6 +13,7 @@
 #include "mpi/errhandler.h"
 #include "mpi/error.h"
 #include "mpi/failure.h"
+#include "mpi/info.h"
 #include "mpi/p2p.h"
 #include "mpi/schedule.h"
 #include "mpi/state.h"
@@ -123,8 +124,6 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen) {
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
-    (void)argc;
-    (void)argv;
     if (tw_mpi.initialized) {
         fprintf(stderr, "tollway MPI: MPI_Init called twice\n");
         return MPI_ERR_OTHER;
@@ -142,6 +141,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     tw_mpi_bsend_init();
     tw_mpi_sched_init();
     tw_mpi_win_init();
+    tw_mpi_info_env_init(argc ? *argc : 0, argv ? *argv : NULL, required);
     tw_mpi.initialized = 1;
     /* One thread drives the library at a time. */
     tw_mpi.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;

@@ -41,6 +41,7 @@
 #include "mpi/comm.h"
 #include "mpi/errhandler.h"
 #include "mpi/error.h"
+#include "mpi/info.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"
 #include "mpi/win.h"
@@ -193,7 +194,8 @@ static int win_exchange(win_t *w, const char *call) {
     return MPI_SUCCESS;
 }
 
-static int check_create(const char *call, MPI_Aint size, int disp_unit, void *out) {
+static int check_create(const char *call, MPI_Aint size, int disp_unit, MPI_Info info, void *out) {
+    if (!tw_mpi_info_ok(info)) return tw_mpi_error(NULL, call, MPI_ERR_INFO, NULL);
     if (size < 0) return tw_mpi_error(NULL, call, MPI_ERR_SIZE, "negative size");
     if (disp_unit <= 0) return tw_mpi_error(NULL, call, MPI_ERR_DISP, "disp_unit must be > 0");
     if (!out) return tw_mpi_error(NULL, call, MPI_ERR_ARG, NULL);
@@ -211,7 +213,7 @@ static mem_block_t *mem_block_of(const void *base, size_t len) {
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win *win) {
     NEED_INIT("MPI_Win_create");
-    int rc = check_create("MPI_Win_create", size, disp_unit, win);
+    int rc = check_create("MPI_Win_create", size, disp_unit, info, win);
     if (rc) return rc;
     win_t *w;
     if ((rc = win_new("MPI_Win_create", comm, MPI_WIN_FLAVOR_CREATE, &w))) return rc;
@@ -241,6 +243,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
         return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Win_create", rc,
                             fail ? "cannot register the memory" : NULL);
     }
+    w->hints = tw_mpi_win_hints(info, 0);
     *win = w->handle;
     return MPI_SUCCESS;
 }
@@ -248,7 +251,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                      MPI_Win *win) {
     NEED_INIT("MPI_Win_allocate");
-    int rc = check_create("MPI_Win_allocate", size, disp_unit, win);
+    int rc = check_create("MPI_Win_allocate", size, disp_unit, info, win);
     if (!rc && !baseptr) rc = tw_mpi_error(NULL, "MPI_Win_allocate", MPI_ERR_ARG, NULL);
     if (rc) return rc;
     win_t *w;
@@ -270,6 +273,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
         return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Win_allocate", rc, NULL);
     }
     *(void **)baseptr = w->base;
+    w->hints = tw_mpi_win_hints(info, 0);
     *win = w->handle;
     return MPI_SUCCESS;
 }
@@ -280,7 +284,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
                             void *baseptr, MPI_Win *win) {
     const char *call = "MPI_Win_allocate_shared";
     NEED_INIT(call);
-    int rc = check_create(call, size, disp_unit, win);
+    int rc = check_create(call, size, disp_unit, info, win);
     if (!rc && !baseptr) rc = tw_mpi_error(NULL, call, MPI_ERR_ARG, NULL);
     if (rc) return rc;
     win_t *w;
@@ -337,6 +341,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     w->base = w->t[w->rank].local;
     w->shm = 1;
     *(void **)baseptr = w->base;
+    w->hints = tw_mpi_win_hints(info, 0);
     *win = w->handle;
     return MPI_SUCCESS;
 }
@@ -362,6 +367,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
     const char *call = "MPI_Win_create_dynamic";
     NEED_INIT(call);
+    if (!tw_mpi_info_ok(info)) return tw_mpi_error(NULL, call, MPI_ERR_INFO, NULL);
     if (!win) return tw_mpi_error(NULL, call, MPI_ERR_ARG, NULL);
     win_t *w;
     int rc = win_new(call, comm, MPI_WIN_FLAVOR_DYNAMIC, &w);
@@ -378,6 +384,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
         win_release(w);
         return tw_mpi_error(tw_mpi_comm_get(comm), call, rc, NULL);
     }
+    w->hints = tw_mpi_win_hints(info, 0);
     *win = w->handle;
     return MPI_SUCCESS;
 }
@@ -453,6 +460,7 @@ int MPI_Win_free(MPI_Win *win) {
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
     NEED_INIT("MPI_Alloc_mem");
     if (size < 0) return tw_mpi_error(NULL, "MPI_Alloc_mem", MPI_ERR_SIZE, NULL);
+    if (!tw_mpi_info_ok(info)) return tw_mpi_error(NULL, "MPI_Alloc_mem", MPI_ERR_INFO, NULL);
     if (!baseptr) return tw_mpi_error(NULL, "MPI_Alloc_mem", MPI_ERR_ARG, NULL);
     mem_block_t *b = malloc(sizeof *b);
     if (!b) return tw_mpi_error(NULL, "MPI_Alloc_mem", MPI_ERR_NO_MEM, NULL);

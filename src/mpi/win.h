@@ -94,6 +94,7 @@ typedef struct win {
     /* attribute values handed out by pointer */
     MPI_Aint attr_size;
     int attr_disp, attr_flavor, attr_model;
+    unsigned hints; /* its info hints (info_hints.c) */
     char name[MPI_MAX_OBJECT_NAME];
 } win_t;
 
