@@ -19,8 +19,9 @@
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
 /* REQ_MSG: a message matched by MPI_Improbe, waiting for its MPI_Mrecv; REQ_COLL: a
- * non-blocking collective (or window operation), completed by its owner */
-enum { REQ_FREE, REQ_SEND, REQ_RECV, REQ_MSG, REQ_COLL };
+ * non-blocking collective (or window operation), completed by its owner; REQ_GREQ:
+ * a generalized request (grequest.c) */
+enum { REQ_FREE, REQ_SEND, REQ_RECV, REQ_MSG, REQ_COLL, REQ_GREQ };
 enum { TW_MAX_REQUESTS = 65535 };
 
 /* The protocol a send or receive runs (chosen by tw_proto_choose for a send; a
@@ -91,7 +92,7 @@ static inline int tw_req_slot(int h, int kind) {
     if (tw_reqs[i].gen != ((h >> 16) & 0xff)) return -1;
     if (kind == 0x6c ? tw_reqs[i].kind != REQ_MSG
                      : tw_reqs[i].kind != REQ_SEND && tw_reqs[i].kind != REQ_RECV &&
-                           tw_reqs[i].kind != REQ_COLL)
+                           tw_reqs[i].kind != REQ_COLL && tw_reqs[i].kind != REQ_GREQ)
         return -1;
     return i;
 }
@@ -212,6 +213,15 @@ tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req);
  * slot in the request pool that completes when tw_mpi_coll_request_done says so. */
 int tw_mpi_coll_request(uint32_t context, MPI_Request *req);
 void tw_mpi_coll_request_done(MPI_Request req, int error);
+
+/* Generalized requests (grequest.c), slot i of kind REQ_GREQ: completing one (its
+ * query and free callbacks; *req becomes null), its status (the query callback
+ * alone), freeing one (at once when complete, else when it completes) and
+ * cancelling one (its cancel callback). Each returns what the callbacks did. */
+int tw_mpi_greq_complete(int i, MPI_Request *req, MPI_Status *status);
+int tw_mpi_greq_status(int i, MPI_Status *status);
+int tw_mpi_greq_free(int i);
+int tw_mpi_greq_cancel(int i);
 
 #pragma GCC visibility pop
 

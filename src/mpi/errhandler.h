@@ -1,0 +1,33 @@
+/* Error handlers (errhandler.c): the predefined ones and the program's, for
+ * communicators, windows and files. */
+#ifndef TW_MPI_ERRHANDLER_H
+#define TW_MPI_ERRHANDLER_H
+
+#include <mpi.h>
+
+#pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
+
+enum { TW_EH_COMM = 1, TW_EH_WIN, TW_EH_FILE };
+
+/* Whether h may be set on an object of kind (a TW_EH_*): a predefined handler, or
+ * one of the program's made for that kind, its slot not reused yet. */
+int tw_mpi_eh_settable(MPI_Errhandler h, int kind);
+/* One more handle of h held by the program (MPI_*_get_errhandler gave it out). */
+void tw_mpi_eh_ref(MPI_Errhandler h);
+/* Calls user handler h on the object *handle with code; 0 when h is no user
+ * handler (predefined: the caller does what it says). */
+int tw_mpi_eh_call(MPI_Errhandler h, int *handle, int code);
+
+/* The error handler of MPI_FILE_NULL, the default of the file calls. */
+extern MPI_Errhandler tw_mpi_file_eh;
+
+/* The class and string of an error class or code the program added (errcode.c);
+ * 0 when code is none of those. */
+int tw_mpi_user_class(int code, int *errclass);
+int tw_mpi_user_string(int code, char *string, int *resultlen);
+/* The largest error code or class in use: MPI_LASTUSEDCODE. */
+extern int tw_mpi_lastusedcode;
+
+#pragma GCC visibility pop
+
+#endif
