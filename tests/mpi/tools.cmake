@@ -10,3 +10,7 @@ set_tests_properties(mpi_tools_list_1 mpi_tools_list_2 PROPERTIES
 add_test(NAME mpi_tools_list_udp COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_tools_list>)
 set_tests_properties(mpi_tools_list_udp PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
                      ENVIRONMENT "TW_EAGER_LIMIT=2000;TW_COLL_BCAST=binomial;TW_LINK=udp")
+# the udp link's counters read while the device's progress thread serves the link
+add_test(NAME mpi_tools_list_udp_progress_thread COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_tools_list>)
+set_tests_properties(mpi_tools_list_udp_progress_thread PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
+                     ENVIRONMENT "TW_EAGER_LIMIT=2000;TW_COLL_BCAST=binomial;TW_LINK=udp;TW_PROGRESS_THREAD=1")
