@@ -7,7 +7,10 @@
  * each send chooses its protocol by them, and any mix of protocols keeps MPI's order,
  * so while MPI runs a write takes effect from the next send (MPI_T_ERR_CVAR_SET_NOT_NOW
  * before MPI_Init, which reads them, and after MPI_Finalize; MPI_T_ERR_INVALID for a
- * value out of the setting's range). A choice setting is an MPI_INT with an MPI_T_enum
+ * value out of the setting's range). The TW_COLL_* algorithm choices but TW_COLL_SHM
+ * are MPI_T_SCOPE_ALL_EQ, writable at any time: every collective call chooses anew, so
+ * a write takes effect from the next one, and every rank must write the same at the
+ * same point. A choice setting is an MPI_INT with an MPI_T_enum
  * of its names; a string, hex or list setting an MPI_CHAR array. TW_JOB_KEY and
  * TW_JOB_SECRET read as "": the interface does not hand out the job's credentials.
  *
@@ -37,6 +40,7 @@
 
 #include "mpi/proto.h"
 #include "mpi/state.h"
+#include "mpi/tools.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int refs; /* MPI_T_init_thread calls not yet finalized */
@@ -125,6 +129,28 @@ static size_t *cvar_held(size_t id) {
     return id == TW_SETTING_EAGER_LIMIT  ? &tw_p2p.eager_max
            : id == TW_SETTING_RNDV_SPLIT ? &tw_p2p.split_min
                                          : NULL;
+}
+
+/* The collective algorithms, chosen anew by every call: a write takes effect from the
+ * next collective, the same on every rank when every rank writes it at the same point
+ * (MPI_T_SCOPE_ALL_EQ). Written value + 1; 0: none written. */
+static int choice_written[TW_SETTING_COUNT];
+
+static int cvar_choice_writable(size_t id) {
+    return id == TW_SETTING_COLL_BCAST || id == TW_SETTING_COLL_REDUCE ||
+           id == TW_SETTING_COLL_ALLREDUCE || id == TW_SETTING_COLL_ALLGATHER ||
+           id == TW_SETTING_COLL_ALLTOALL || id == TW_SETTING_COLL_GATHER;
+}
+
+int tw_mpi_t_choice(tw_setting_id_t id) {
+    int w = (unsigned)id < TW_SETTING_COUNT ? choice_written[id] : 0;
+    return w ? w - 1 : tw_setting_choice(id);
+}
+
+static int cvar_scope(size_t id) {
+    return cvar_held(id)              ? MPI_T_SCOPE_LOCAL
+           : cvar_choice_writable(id) ? MPI_T_SCOPE_ALL_EQ
+                                      : MPI_T_SCOPE_READONLY;
 }
 
 static uint64_t cvar_number(size_t id) {
@@ -491,7 +517,7 @@ int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosit
              in->unit ? ")" : "");
     put_string(d, desc, desc_len);
     if (bind) *bind = MPI_T_BIND_NO_OBJECT;
-    if (scope) *scope = cvar_held((size_t)cvar_index) ? MPI_T_SCOPE_LOCAL : MPI_T_SCOPE_READONLY;
+    if (scope) *scope = cvar_scope((size_t)cvar_index);
     LEAVE(MPI_SUCCESS);
 }
 
@@ -548,7 +574,7 @@ int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf) {
         int len = c->count;
         put_string(cvar_text((size_t)id), buf, &len);
     } else if (t == MPI_INT) {
-        int v = in->type == TW_SETTING_CHOICE ? tw_setting_choice(id) : (int)cvar_number(id);
+        int v = in->type == TW_SETTING_CHOICE ? tw_mpi_t_choice(id) : (int)cvar_number(id);
         memcpy(buf, &v, sizeof v);
     } else {
         unsigned long v = (unsigned long)cvar_number(id);
@@ -562,10 +588,17 @@ int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf) {
     struct tw_mpi_t_cvar_handle *c = cvar_handle_of(handle);
     if (!c) LEAVE(MPI_T_ERR_INVALID_HANDLE);
     if (!buf) LEAVE(MPI_T_ERR_INVALID);
+    const tw_setting_info_t *in = tw_setting_info((tw_setting_id_t)c->index);
+    if (cvar_choice_writable((size_t)c->index)) {
+        int choice;
+        memcpy(&choice, buf, sizeof choice);
+        if (choice < 0 || (size_t)choice >= in->nchoices) LEAVE(MPI_T_ERR_INVALID);
+        choice_written[c->index] = choice + 1;
+        LEAVE(MPI_SUCCESS);
+    }
     size_t *held = cvar_held((size_t)c->index);
     if (!held) LEAVE(MPI_T_ERR_CVAR_SET_NEVER); /* the layers read it once, at start-up */
     if (!live()) LEAVE(MPI_T_ERR_CVAR_SET_NOT_NOW);
-    const tw_setting_info_t *in = tw_setting_info((tw_setting_id_t)c->index);
     unsigned long v; /* both are byte counts: MPI_UNSIGNED_LONG */
     memcpy(&v, buf, sizeof v);
     uint64_t max = c->index == TW_SETTING_EAGER_LIMIT && in->max > TW_MPI_EAGER_MAX

@@ -192,6 +192,12 @@ static void check_writes_outside_mpi(void) {
     CHECK(MPI_T_cvar_read(eager, &v) == MPI_SUCCESS && v == 2000);
     CHECK(MPI_T_cvar_handle_free(&eager) == MPI_SUCCESS);
     CHECK(MPI_T_cvar_handle_free(&velo) == MPI_SUCCESS);
+    /* a collective's algorithm may be written at any time (here: what it is) */
+    MPI_T_cvar_handle bcast = cvar_handle("TW_COLL_BCAST");
+    int choice = 1;
+    CHECK(MPI_T_cvar_write(bcast, &choice) == MPI_SUCCESS);
+    CHECK(MPI_T_cvar_read(bcast, &choice) == MPI_SUCCESS && choice == 1);
+    CHECK(MPI_T_cvar_handle_free(&bcast) == MPI_SUCCESS);
 }
 
 /* RMA operations of the job (every rank's) while rank 0 sends 1000 bytes to rank 1. */
@@ -216,6 +222,58 @@ static unsigned long long rma_ops_for_one_send(void) {
     CHECK(MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD) ==
           MPI_SUCCESS);
     return all;
+}
+
+/* VELO messages rank 0 sends in a broadcast of 64 doubles from it (messages, never
+ * the shared-memory block: longer than it takes), the data checked. */
+static unsigned long long bcast_messages(void) {
+    MPI_T_pvar_session s;
+    MPI_T_pvar_handle h;
+    int count;
+    double d[64];
+    for (int k = 0; k < 64; k++) d[k] = rank == 0 ? k * 0.5 : -1;
+    CHECK(MPI_T_pvar_session_create(&s) == MPI_SUCCESS);
+    CHECK(MPI_T_pvar_handle_alloc(s, pvar_index("velo_msgs_sent", MPI_T_PVAR_CLASS_COUNTER), NULL,
+                                  &h, &count) == MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    CHECK(MPI_T_pvar_start(s, h) == MPI_SUCCESS);
+    CHECK(MPI_Bcast(d, 64, MPI_DOUBLE, 0, MPI_COMM_WORLD) == MPI_SUCCESS);
+    CHECK(MPI_T_pvar_stop(s, h) == MPI_SUCCESS);
+    for (int k = 0; k < 64; k++) CHECK(d[k] == k * 0.5);
+    unsigned long long sent = pread(s, h);
+    CHECK(MPI_T_pvar_session_free(&s) == MPI_SUCCESS);
+    MPI_Bcast(&sent, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    return sent;
+}
+
+/* TW_COLL_BCAST is written on every rank at the same point: the next broadcast takes
+ * the algorithm written. */
+static void check_choice_writes(void) {
+    MPI_T_cvar_handle h = cvar_handle("TW_COLL_BCAST");
+    int i, scope, choice = -1;
+    CHECK(MPI_T_cvar_get_index("TW_COLL_BCAST", &i) == MPI_SUCCESS);
+    CHECK(MPI_T_cvar_get_info(i, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, &scope) ==
+          MPI_SUCCESS);
+    CHECK(scope == MPI_T_SCOPE_ALL_EQ);
+    CHECK(MPI_T_cvar_read(h, &choice) == MPI_SUCCESS && choice == 1); /* binomial */
+    unsigned long long binomial = bcast_messages();
+    choice = 2; /* scatter-allgather */
+    CHECK(MPI_T_cvar_write(h, &choice) == MPI_SUCCESS);
+    CHECK(MPI_T_cvar_read(h, &choice) == MPI_SUCCESS && choice == 2);
+    unsigned long long scatter_allgather = bcast_messages();
+    /* binomial: the root sends to ranks 1, 2, 4, ...; the scatter and the ring, more */
+    unsigned long long children = 0;
+    for (int d = 1; d < size; d *= 2) children++;
+    CHECK(binomial == children);
+    if (size >= 2) CHECK(scatter_allgather > binomial);
+    choice = 3;
+    CHECK(MPI_T_cvar_write(h, &choice) == MPI_T_ERR_INVALID);
+    choice = -1;
+    CHECK(MPI_T_cvar_write(h, &choice) == MPI_T_ERR_INVALID);
+    choice = 1;
+    CHECK(MPI_T_cvar_write(h, &choice) == MPI_SUCCESS);
+    CHECK(bcast_messages() == binomial);
+    CHECK(MPI_T_cvar_handle_free(&h) == MPI_SUCCESS);
 }
 
 /* TW_EAGER_LIMIT is written while MPI runs, and the next send follows it: 1000 bytes
@@ -600,6 +658,7 @@ int main(int argc, char **argv) {
     list_categories(rank == 0);
     check_errors();
     check_writes();
+    check_choice_writes();
     if (size >= 2) check_counting();
     check_queues();
     MPI_Barrier(MPI_COMM_WORLD);
