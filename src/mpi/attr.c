@@ -12,6 +12,7 @@
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
 #include "mpi/errhandler.h"
+#include "mpi/errcode.h"
 #include "mpi/error.h"
 #include "mpi/state.h"
 #include "mpi/win.h"

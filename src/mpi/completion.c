@@ -6,6 +6,7 @@
  * raised on the communicator of the request that had it. */
 #include "mpi/comm.h"
 #include "mpi/error.h"
+#include "mpi/grequest.h"
 #include "mpi/p2p.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"

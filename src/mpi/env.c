@@ -10,6 +10,7 @@
 #include "mpi/attr.h"
 #include "mpi/bsend.h"
 #include "mpi/comm.h"
+#include "mpi/errcode.h"
 #include "mpi/errhandler.h"
 #include "mpi/error.h"
 #include "mpi/failure.h"

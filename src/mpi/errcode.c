@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/errcode.h"
 #include "mpi/errhandler.h"
 #include "mpi/error.h"
 #include "mpi/state.h"

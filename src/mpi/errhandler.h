@@ -21,13 +21,6 @@ int tw_mpi_eh_call(MPI_Errhandler h, int *handle, int code);
 /* The error handler of MPI_FILE_NULL, the default of the file calls. */
 extern MPI_Errhandler tw_mpi_file_eh;
 
-/* The class and string of an error class or code the program added (errcode.c);
- * 0 when code is none of those. */
-int tw_mpi_user_class(int code, int *errclass);
-int tw_mpi_user_string(int code, char *string, int *resultlen);
-/* The largest error code or class in use: MPI_LASTUSEDCODE. */
-extern int tw_mpi_lastusedcode;
-
 #pragma GCC visibility pop
 
 #endif

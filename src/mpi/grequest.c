@@ -10,6 +10,7 @@
 
 #include "mpi/datatype.h"
 #include "mpi/error.h"
+#include "mpi/grequest.h"
 #include "mpi/request.h"
 #include "mpi/state.h"
 #include "mpi/status.h"

@@ -4,6 +4,7 @@
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
 #include "mpi/error.h"
+#include "mpi/grequest.h"
 #include "mpi/p2p.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/request.h"

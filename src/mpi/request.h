@@ -214,15 +214,6 @@ tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req);
 int tw_mpi_coll_request(uint32_t context, MPI_Request *req);
 void tw_mpi_coll_request_done(MPI_Request req, int error);
 
-/* Generalized requests (grequest.c), slot i of kind REQ_GREQ: completing one (its
- * query and free callbacks; *req becomes null), its status (the query callback
- * alone), freeing one (at once when complete, else when it completes) and
- * cancelling one (its cancel callback). Each returns what the callbacks did. */
-int tw_mpi_greq_complete(int i, MPI_Request *req, MPI_Status *status);
-int tw_mpi_greq_status(int i, MPI_Status *status);
-int tw_mpi_greq_free(int i);
-int tw_mpi_greq_cancel(int i);
-
 #pragma GCC visibility pop
 
 #endif
