@@ -513,8 +513,13 @@ int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosit
     if (datatype) *datatype = cvar_type(in);
     if (enumtype) *enumtype = in->type == TW_SETTING_CHOICE ? &enums[cvar_index] : MPI_T_ENUM_NULL;
     char d[512];
-    snprintf(d, sizeof d, "%s%s%s%s", in->meaning, in->unit ? " (" : "", in->unit ? in->unit : "",
-             in->unit ? ")" : "");
+    /* the table's meaning, what a number counts, the default: "... (bytes; default 4088)" */
+    const char *unit = in->unit ? in->unit : "", *dflt = in->default_value;
+    if (!unit[0] && !dflt[0])
+        snprintf(d, sizeof d, "%s", in->meaning);
+    else
+        snprintf(d, sizeof d, "%s (%s%s%s%s)", in->meaning, unit, unit[0] && dflt[0] ? "; " : "",
+                 dflt[0] ? "default " : "", dflt);
     put_string(d, desc, desc_len);
     if (bind) *bind = MPI_T_BIND_NO_OBJECT;
     if (scope) *scope = cvar_scope((size_t)cvar_index);
