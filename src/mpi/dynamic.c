@@ -663,13 +663,40 @@ typedef struct spawn_req {
     char **commands;
     char ***argvs; /* NULL: no arguments for any */
     const int *maxprocs;
+    const MPI_Info *infos; /* NULL: none */
 } spawn_req_t;
+
+/* The value of key in info (MPI_INFO_NULL: none), or NULL; in buf. */
+static const char *info_value(MPI_Info info, const char *key, char *buf, int cap) {
+    int flag = 0;
+    if (info == MPI_INFO_NULL || MPI_Info_get(info, key, cap - 1, buf, &flag) || !flag) return NULL;
+    buf[cap - 1] = '\0';
+    return buf[0] ? buf : NULL;
+}
+
+/* The command as "path" (a colon-separated list of directories) finds it: the first
+ * executable path/command, in buf; else the command as given. */
+static const char *on_path(const char *command, const char *path, char *buf, size_t cap) {
+    if (!path || strchr(command, '/')) return command;
+    for (const char *p = path; *p;) {
+        const char *colon = strchrnul(p, ':');
+        int n = snprintf(buf, cap, "%.*s/%s", (int)(colon - p), p, command);
+        if (colon > p && n > 0 && (size_t)n < cap && access(buf, X_OK) == 0) return buf;
+        p = *colon ? colon + 1 : colon;
+    }
+    return command;
+}
 
 /* The root's checks of the arguments that matter there only. */
 static int spawn_args_ok(const spawn_req_t *q, const char **why) {
     *why = NULL;
     if (q->count < 1 || q->count > 16) return *why = "count must be 1 to 16", MPI_ERR_ARG;
     if (!q->commands || !q->maxprocs) return *why = "commands or maxprocs is NULL", MPI_ERR_ARG;
+    for (int k = 0; q->infos && k < q->count; k++) {
+        int nkeys;
+        if (q->infos[k] != MPI_INFO_NULL && MPI_Info_get_nkeys(q->infos[k], &nkeys))
+            return *why = "not an info object", MPI_ERR_INFO;
+    }
     long total = 0;
     for (int k = 0; k < q->count; k++) {
         if (!q->commands[k] || !q->commands[k][0]) return *why = "a command is empty", MPI_ERR_ARG;
@@ -690,8 +717,15 @@ static int spawn_root(const spawn_req_t *q, char port[MPI_MAX_PORT_NAME], int *f
     for (int k = 0; k < q->count; k++) {
         char num[16];
         snprintf(num, sizeof num, "%d", q->maxprocs[k]);
+        /* info: wdir and path are read; host and other keys are ignored (every
+         * process runs on the launcher's machine) */
+        static char wdir[MPI_MAX_INFO_VAL + 1], path[MPI_MAX_INFO_VAL + 1], found[4096];
+        MPI_Info info = q->infos ? q->infos[k] : MPI_INFO_NULL;
+        const char *w = info_value(info, "wdir", wdir, sizeof wdir);
+        const char *cmd = on_path(q->commands[k], info_value(info, "path", path, sizeof path),
+                                  found, sizeof found);
         if ((k && spec_add(spec, &n, "", ';')) || spec_add(spec, &n, num, ',') ||
-            spec_add(spec, &n, "-", ',') || spec_add(spec, &n, q->commands[k], 0))
+            spec_add(spec, &n, w ? w : "-", ',') || spec_add(spec, &n, cmd, 0))
             return MPI_ERR_SPAWN;
         char **argv = q->argvs ? q->argvs[k] : NULL;
         for (int a = 0; argv && argv[a]; a++) {
@@ -737,7 +771,8 @@ static int spawn_common(const char *call, const spawn_req_t *q, int root, MPI_Co
     }
     if (errcodes && head[1] > 0)
         for (int i = 0; i < head[1]; i++) errcodes[i] = head[0] ? MPI_ERR_SPAWN : MPI_SUCCESS;
-    if (head[0] == MPI_ERR_ARG) return tw_mpi_error(c, call, MPI_ERR_ARG, why);
+    if (head[0] == MPI_ERR_ARG || head[0] == MPI_ERR_INFO)
+        return tw_mpi_error(c, call, head[0], why);
     return head[0] ? tw_mpi_error(c, call, head[0] == MPI_ERR_SPAWN ? MPI_ERR_SPAWN : head[0],
                                   head[2] >= 0 ? "a command cannot be run" : NULL)
                    : MPI_SUCCESS;
@@ -746,11 +781,11 @@ static int spawn_common(const char *call, const spawn_req_t *q, int root, MPI_Co
 int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
                    MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) {
     NEED_INIT("MPI_Comm_spawn");
-    (void)info; /* keys such as host, wdir and path are not read (yet): ignored */
     char *cmds[1] = {(char *)command};
     char **argvs[1] = {argv};
     int procs[1] = {maxprocs};
-    spawn_req_t q = {1, cmds, argvs, procs};
+    MPI_Info infos[1] = {info};
+    spawn_req_t q = {1, cmds, argvs, procs, infos};
     return spawn_common("MPI_Comm_spawn", &q, root, comm, intercomm, array_of_errcodes);
 }
 
@@ -758,8 +793,7 @@ int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_o
                             const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
                             MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]) {
     NEED_INIT("MPI_Comm_spawn_multiple");
-    (void)array_of_info;
-    spawn_req_t q = {count, array_of_commands, array_of_argv, array_of_maxprocs};
+    spawn_req_t q = {count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info};
     return spawn_common("MPI_Comm_spawn_multiple", &q, root, comm, intercomm, array_of_errcodes);
 }
 

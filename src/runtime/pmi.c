@@ -242,10 +242,16 @@ int tw_pmi_spawn_other(tw_pmi_t *pmi, const char *port, const char *spec, const 
             n = snprintf(line, sizeof line, "arg%d=%s\n", a, c->argv[a]);
             if (n < 0 || (size_t)n >= sizeof line || write_line(pmi, line)) return -1;
         }
+        if (c->wdir && strchr(c->wdir, '\n')) return -1;
+        char wdir[TW_PMI_LINE_MAX / 2] = "info_num=0\n";
+        if (c->wdir &&
+            (size_t)snprintf(wdir, sizeof wdir, "info_num=1\ninfo_key_0=wdir\ninfo_val_0=%s\n",
+                             c->wdir) >= sizeof wdir)
+            return -1;
         n = snprintf(line, sizeof line,
                      "preput_num=2\npreput_key_0=tw.spawn\npreput_val_0=%d.%s\n"
-                     "preput_key_1=tw.parent\npreput_val_1=%s\ninfo_num=0\nendcmd\n",
-                     *base, job, sp.port);
+                     "preput_key_1=tw.parent\npreput_val_1=%s\n%sendcmd\n",
+                     *base, job, sp.port, wdir);
         if (n < 0 || (size_t)n >= sizeof line || write_line(pmi, line)) return -1;
     }
     tw_pmi_msg_t reply;

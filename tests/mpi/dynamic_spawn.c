@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mpi_check.h"
 
@@ -70,6 +71,10 @@ static int child(int argc, char **argv) {
     }
     CHECK(argc >= 4);
     int want_size = atoi(argv[2]), want_parents = atoi(argv[3]);
+    if (!strcmp(argv[1], "child") && argc > 4) { /* started in the wdir asked for */
+        char here[4096], want[4096];
+        CHECK(getcwd(here, sizeof here) && realpath(argv[4], want) && !strcmp(here, want));
+    }
     CHECK(MPI_Comm_get_parent(&p) == MPI_SUCCESS && p != MPI_COMM_NULL);
     int inter, n;
     CHECK(MPI_Comm_test_inter(p, &inter) == MPI_SUCCESS && inter);
@@ -108,11 +113,18 @@ static void spawn_children(const char *self, int n) {
     char num[16], parents[16];
     snprintf(num, sizeof num, "%d", n);
     snprintf(parents, sizeof parents, "%d", size);
-    char *args[] = {"child", num, parents, NULL};
+    char *args[] = {"child", num, parents, n == 1 ? "/tmp" : NULL, NULL};
     int codes[3] = {-1, -1, -1};
     MPI_Comm inter;
-    CHECK(MPI_Comm_spawn(self, args, n, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes) ==
-          MPI_SUCCESS);
+    MPI_Info info = MPI_INFO_NULL;
+    if (n == 1) { /* the info keys read: wdir; host and others are ignored */
+        CHECK(MPI_Info_create(&info) == MPI_SUCCESS);
+        CHECK(MPI_Info_set(info, "wdir", "/tmp") == MPI_SUCCESS);
+        CHECK(MPI_Info_set(info, "host", "localhost") == MPI_SUCCESS);
+        CHECK(MPI_Info_set(info, "tollway_unknown_key", "x") == MPI_SUCCESS);
+    }
+    CHECK(MPI_Comm_spawn(self, args, n, info, 0, MPI_COMM_WORLD, &inter, codes) == MPI_SUCCESS);
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
     for (int i = 0; i < n; i++) CHECK(codes[i] == MPI_SUCCESS);
     int r;
     CHECK(MPI_Comm_remote_size(inter, &r) == MPI_SUCCESS && r == n);
@@ -143,14 +155,22 @@ int main(int argc, char **argv) {
     char parents[16];
     snprintf(parents, sizeof parents, "%d", size);
     first[2] = second[2] = parents;
-    char *cmds[] = {argv[0], argv[0]};
+    /* the second command by its name alone, found through the info key path */
+    char dir[4096], *slash;
+    snprintf(dir, sizeof dir, "%s", argv[0]);
+    CHECK((slash = strrchr(dir, '/')) != NULL);
+    *slash = '\0';
+    char *cmds[] = {argv[0], slash + 1};
     char **argvs[] = {first, second};
     int procs[] = {1, 2}, codes[3];
     MPI_Info infos[] = {MPI_INFO_NULL, MPI_INFO_NULL};
+    CHECK(MPI_Info_create(&infos[1]) == MPI_SUCCESS);
+    CHECK(MPI_Info_set(infos[1], "path", dir) == MPI_SUCCESS);
     MPI_Comm inter;
     CHECK(MPI_Comm_spawn_multiple(2, cmds, argvs, procs, infos, 0, MPI_COMM_WORLD, &inter, codes) ==
           MPI_SUCCESS);
     for (int i = 0; i < 3; i++) CHECK(codes[i] == MPI_SUCCESS);
+    MPI_Info_free(&infos[1]);
     if (rank == 0)
         for (int c = 0; c < 3; c++) {
             int a;
@@ -172,6 +192,9 @@ int main(int argc, char **argv) {
     rc = MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, 1, MPI_INFO_NULL, size, MPI_COMM_WORLD, &inter,
                         MPI_ERRCODES_IGNORE);
     CHECK(MPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_ROOT);
+    rc = MPI_Comm_spawn(argv[0], MPI_ARGV_NULL, 1, (MPI_Info)12345, 0, MPI_COMM_WORLD, &inter,
+                        MPI_ERRCODES_IGNORE);
+    CHECK(MPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_INFO);
     rc = MPI_Comm_get_parent(NULL);
     CHECK(MPI_Error_class(rc, &cls) == MPI_SUCCESS && cls == MPI_ERR_ARG);
 
