@@ -786,11 +786,13 @@ enum { REGISTRY_SLOTS = 1024 };
 typedef struct registry {
     uint64_t magic;
     char id[17], key[17], secret[33];
+    int32_t next; /* the next id to hand out: ids are never handed out twice while the
+                     universe lasts, since its jobs may still know the endpoints */
     struct {
         int32_t base, size, pid;
     } slot[REGISTRY_SLOTS];
 } registry_t;
-#define REGISTRY_MAGIC 0x7477756e69763031ull /* "twuniv01" */
+#define REGISTRY_MAGIC 0x7477756e69763032ull /* "twuniv02" */
 
 static void registry_path(const job_t *job, char *path, size_t cap) {
     snprintf(path, cap, "/dev/shm/tollway-universe-%ld-%s", (long)getuid(), job->universe);
@@ -858,18 +860,10 @@ static int universe_take(job_t *job, int size) {
             reg.slot[i].size = 0; /* its twrun is gone */
         if (reg.slot[i].size <= 0 && free_slot < 0) free_slot = i;
     }
-    int base = 0;
-    for (int moved = 1; moved;) { /* past every range it overlaps, until none */
-        moved = 0;
-        for (int i = 0; i < REGISTRY_SLOTS; i++)
-            if (reg.slot[i].size > 0 && base < reg.slot[i].base + reg.slot[i].size &&
-                reg.slot[i].base < base + size) {
-                base = reg.slot[i].base + reg.slot[i].size;
-                moved = 1;
-            }
-    }
+    int base = reg.next;
     if (free_slot < 0 || base > (1 << 29)) base = -1;
     if (base >= 0) {
+        reg.next += size;
         reg.slot[free_slot].base = base;
         reg.slot[free_slot].size = size;
         reg.slot[free_slot].pid = job->self;
