@@ -643,6 +643,7 @@ static void spawn(job_t *job, int rank, const tw_pmi_spawn_t *sp, twr_pmi_result
     for (int k = 0, next = first; k < sp->ncmds; k++) {
         spawned_t info = {.port = sp->port, .wdir = sp->cmd[k].wdir, .appnum = k};
         for (int i = 0; i < sp->cmd[k].maxprocs; i++, next++) {
+            job->ranks[next].conn.fd = -1;
             job->ranks[next].space = which;
             job->ranks[next].prank = next - first;
             job->size = next + 1;
@@ -1082,7 +1083,7 @@ int main(int argc, char **argv) {
     job->spaces[0] =
         (space_t){.pmi = job->spaces[0].pmi, .size = job->size, .ubase = first_base, .spawner = -1};
     job->nspaces = 1;
-    for (int i = 0; i < MAX_RANKS; i++) job->ranks[i].conn.fd = -1;
+    for (int i = 0; i < job->size; i++) job->ranks[i].conn.fd = -1; /* the rest: as started */
     for (int i = 0; i < job->size; i++) job->ranks[i].prank = i;
     raise_fd_limit(job);
     load_topology(job);
