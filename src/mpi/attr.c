@@ -9,9 +9,9 @@
 #include <stdlib.h>
 
 #include "mpi/attr.h"
-#include "mpi/dynamic.h"
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
+#include "mpi/dynamic.h"
 #include "mpi/errhandler.h"
 #include "mpi/errcode.h"
 #include "mpi/error.h"
