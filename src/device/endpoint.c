@@ -8,6 +8,8 @@
 #include "link/shm/segment.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <limits.h>
 #include <signal.h>
 #include <sched.h>
@@ -232,6 +234,30 @@ int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap) {
     return tw_pmi_get(&ep->job->pmi, key, buf, cap) ? TW_ERR_RUNTIME : TW_OK;
 }
 
+/* Under another process manager the ids of spawned jobs come from a counter in a file
+ * that every job of the spawn tree shares (named by the job id, which spawned jobs
+ * inherit), so that groups spawning at once take different ones. */
+static void ids_path(const tw_job_t *job, char *path, size_t cap) {
+    snprintf(path, cap, "/dev/shm/tollway-ids-%ld-%s", (long)getuid(), job->job_id);
+}
+
+static int take_ids(tw_ep_t *ep, int count) {
+    char path[128];
+    ids_path(ep->job, path, sizeof path);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600), next = 0;
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+        if (fd >= 0) close(fd);
+        return ep->size; /* past every id known here, at least */
+    }
+    if (pread(fd, &next, sizeof next, 0) != (ssize_t)sizeof next || next < ep->size)
+        next = ep->size;
+    int base = next;
+    next += count;
+    if (pwrite(fd, &next, sizeof next, 0) != (ssize_t)sizeof next) base = ep->size;
+    close(fd);
+    return base;
+}
+
 int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int *size, char *why,
                 size_t cap, int *failed) {
     if (!ep || !port || !spec || !base || !size || !why || !failed) return TW_ERR_ARG;
@@ -245,7 +271,14 @@ int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int 
     int n = snprintf(id, sizeof id, "%s.%016llx.", job->job_id, (unsigned long long)job->job_key);
     for (int i = 0; i < TW_JOB_SECRET_SIZE && n > 0 && (size_t)n + 3 < sizeof id; i++)
         n += snprintf(id + n, sizeof id - (size_t)n, "%02x", job->secret[i]);
-    *base = ep->size;
+    tw_pmi_spawn_t *sp = malloc(sizeof *sp);
+    int total = sp && !tw_pmi_spawn_decode(sp, port, spec) ? sp->total : 0;
+    free(sp);
+    if (!total) {
+        snprintf(why, cap, "malformed_request");
+        return TW_ERR_ARG;
+    }
+    *base = take_ids(ep, total);
     return tw_pmi_spawn_other(&job->pmi, port, spec, id, base, size, why, cap, failed)
                ? TW_ERR_RUNTIME
                : TW_OK;
@@ -458,6 +491,12 @@ int tw_ep_close(tw_ep_t *ep) {
     }
     tw_shm_unmap(ep->segment, ep->segment_size);
     tw_shm_unlink(ep->segment_name);
+    if (ep->job->pmi.fd >= 0 && !tw_pmi_is_twrun(&ep->job->pmi) && ep->job->base == 0 &&
+        ep->rank == 0) { /* the first job's rank 0 takes the spawn tree's counter along */
+        char path[128];
+        ids_path(ep->job, path, sizeof path);
+        unlink(path);
+    }
     tw_job_detach(ep->job);
     for (int r = 0; ep->addrs && r < ep->size; r++) free(ep->addrs[r]);
     free(ep->addrs);

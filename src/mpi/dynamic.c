@@ -739,7 +739,7 @@ static int spawn_root(const spawn_req_t *q, char port[MPI_MAX_PORT_NAME], int *f
     char why[64];
     if (spec_add(port_enc, &pn, port, 0) ||
         tw_ep_spawn(tw_mpi.ep, port_enc, spec, &base, &size, why, sizeof why, failed) != TW_OK) {
-        snprintf(spawn_why, sizeof spawn_why, "twrun refused it: %s (command %d)",
+        snprintf(spawn_why, sizeof spawn_why, "the process manager refused it: %s (command %d)",
                  pn ? why : "request too long", *failed);
         port_close(port);
         return MPI_ERR_SPAWN;
@@ -774,7 +774,7 @@ static int spawn_common(const char *call, const spawn_req_t *q, int root, MPI_Co
     if (head[0] == MPI_ERR_ARG || head[0] == MPI_ERR_INFO)
         return tw_mpi_error(c, call, head[0], why);
     return head[0] ? tw_mpi_error(c, call, head[0] == MPI_ERR_SPAWN ? MPI_ERR_SPAWN : head[0],
-                                  head[2] >= 0 ? "a command cannot be run" : NULL)
+                                  c->rank == root ? spawn_why : "refused at the root")
                    : MPI_SUCCESS;
 }
 

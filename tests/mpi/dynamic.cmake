@@ -25,3 +25,6 @@ set_tests_properties(mpi_dynamic_spawn_2_udp PROPERTIES LABELS "mp;mpi" TIMEOUT 
 add_test(NAME mpi_dynamic_spawn_2_hydra COMMAND sh -c "command -v mpiexec.hydra >/dev/null || exit 77; exec mpiexec.hydra -n 2 $<TARGET_FILE:mpi_dynamic_spawn>")
 set_tests_properties(mpi_dynamic_spawn_2_hydra PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT} SKIP_RETURN_CODE 77
                      ENVIRONMENT "MPIEXEC_TIMEOUT=${TW_TEST_JOB_TIMEOUT}")
+add_test(NAME mpi_dynamic_nest_3_hydra COMMAND sh -c "command -v mpiexec.hydra >/dev/null || exit 77; exec mpiexec.hydra -n 3 $<TARGET_FILE:mpi_dynamic_nest>")
+set_tests_properties(mpi_dynamic_nest_3_hydra PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT} SKIP_RETURN_CODE 77
+                     ENVIRONMENT "MPIEXEC_TIMEOUT=${TW_TEST_JOB_TIMEOUT}")
