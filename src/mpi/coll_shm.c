@@ -24,6 +24,7 @@
 #include "mpi/p2p_progress.h"
 #include "mpi/schedule.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 
 #include <tollway/settings.h>
 
@@ -48,7 +49,7 @@ static int run(tw_mpi_comm_t *c, tw_coll_shm_run_t *x, int kind, int root, size_
         tw_mpi_progress();
         int w = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
         if (w >= 0) return tw_mpi_lost_code(w);
-        tw_ep_relax(tw_mpi.ep, &spins);
+        tw_mpi_relax(&spins);
     }
     return MPI_SUCCESS;
 }

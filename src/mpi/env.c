@@ -14,6 +14,7 @@
 #include "mpi/p2p.h"
 #include "mpi/schedule.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 #include "mpi/win.h"
 
 tw_mpi_state_t tw_mpi;
@@ -137,9 +138,13 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     tw_mpi_bsend_init();
     tw_mpi_sched_init();
     tw_mpi_win_init();
+    /* every level is provided; MULTIPLE switches the library's lock on (thread.h) */
+    int level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
+                : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                 : required;
+    tw_mpi_thread_init(level);
     tw_mpi.initialized = 1;
-    /* One thread drives the library at a time. */
-    if (provided) *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    if (provided) *provided = level;
     return MPI_SUCCESS;
 }
 
