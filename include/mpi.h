@@ -681,6 +681,9 @@ int MPI_Win_sync(MPI_Win win);
 /* threads (MPI-3.1 section 12.4) */
 /* end of threads */
 
+/* every call's PMPI_ twin, for tools (the profiling interface) */
+#include <tollway/pmpi.h>
+
 #ifdef __cplusplus
 }
 #endif
