@@ -1,0 +1,29 @@
+/* MPI_Init_thread provides the level asked for, from MPI_THREAD_SINGLE to
+ * MPI_THREAD_MULTIPLE (argv[1]; "below" and "above" ask for one outside the range,
+ * answered with the nearest). Calls then work at that level from the main thread. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_check.h"
+
+int main(int argc, char **argv) {
+    int required = MPI_THREAD_SINGLE, want;
+    if (argc > 1 && !strcmp(argv[1], "below"))
+        required = MPI_THREAD_SINGLE - 1, want = MPI_THREAD_SINGLE;
+    else if (argc > 1 && !strcmp(argv[1], "above"))
+        required = MPI_THREAD_MULTIPLE + 1, want = MPI_THREAD_MULTIPLE;
+    else
+        want = required = argc > 1 ? atoi(argv[1]) : MPI_THREAD_SINGLE;
+    int provided = -1;
+    CHECK(MPI_Init_thread(&argc, &argv, required, &provided) == MPI_SUCCESS);
+    CHECK(provided == want);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int sum = 0;
+    CHECK(MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+    CHECK(sum == size * (size - 1) / 2);
+    MPI_Finalize();
+    return 0;
+}
