@@ -101,6 +101,19 @@ static int set_up(tw_mpi_comm_t *c) {
     return rc;
 }
 
+/* A member may return from the block's last call before the others have read its
+ * lines. With one thread per process, the member that owns the block can free it and
+ * give its memory to another communicator only after some later exchange with them,
+ * which they join once that call has returned; another thread's exchange is no such
+ * sign, so every member first passes a barrier that keeps off the block. */
+void tw_coll_shm_quiesce(tw_mpi_comm_t *c) {
+    if (!c->shm) return;
+    tw_sched_t s;
+    tw_sched_init(&s, c);
+    tw_coll_barrier(&s);
+    (void)tw_sched_run(&s); /* a lost member: nobody is left to read the block */
+}
+
 void tw_coll_shm_free(tw_mpi_comm_t *c) {
     if (!c->shm) return;
     if (c->shm->block && tw_mpi.ep) tw_heap_free(tw_mpi.ep, c->shm->block); /* else closed */

@@ -9,7 +9,9 @@
  *   5. requests one thread starts and another completes (MPI_Wait, MPI_Waitall),
  *      while a third thread's calls make progress too;
  *   6. one window: puts, gets, accumulates and fetch-and-ops from every thread in a
- *      lock_all epoch, then exclusive locks of distinct targets at once.
+ *      lock_all epoch, then exclusive locks of distinct targets at once;
+ *   7. communicators made at once from every thread's own (dup, idup, split): every
+ *      one a context of its own, whatever order the ranks' threads come in.
  * Runs on any number of ranks. */
 #include <mpi.h>
 #include <pthread.h>
@@ -380,6 +382,44 @@ static void rma_phase(void) {
     CHECK(MPI_Free_mem(wbase) == MPI_SUCCESS);
 }
 
+/* ---- 7. communicators made at once ---- */
+
+static void *creating(void *arg) {
+    int t = (int)(long)arg;
+    for (int i = 0; i < 10; i++) {
+        MPI_Comm d, h;
+        if (t == 0 && i % 2) {
+            MPI_Request r;
+            CHECK(MPI_Comm_idup(comms[t], &d, &r) == MPI_SUCCESS);
+            CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        } else {
+            CHECK(MPI_Comm_dup(comms[t], &d) == MPI_SUCCESS);
+        }
+        CHECK(MPI_Comm_split(comms[t], rank % 2, -rank, &h) == MPI_SUCCESS);
+        int n, r, sum = 0, want = 0;
+        CHECK(MPI_Comm_size(d, &n) == MPI_SUCCESS && n == size);
+        CHECK(MPI_Comm_rank(d, &r) == MPI_SUCCESS && r == rank);
+        int mine = val(rank, t, i);
+        for (int q = 0; q < size; q++) want += val(q, t, i);
+        CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, d) == MPI_SUCCESS && sum == want);
+        /* h: the ranks of my parity, highest first */
+        int members = (size - rank % 2 + 1) / 2, higher = (size - 1 - rank) / 2;
+        CHECK(MPI_Comm_size(h, &n) == MPI_SUCCESS && n == members);
+        CHECK(MPI_Comm_rank(h, &r) == MPI_SUCCESS && r == higher);
+        want = 0;
+        for (int q = rank % 2; q < size; q += 2) want += val(q, t, i);
+        CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, h) == MPI_SUCCESS && sum == want);
+        /* messages on d and h stay there: a wildcard receive on the parent sees none */
+        int x = val(rank, t, i), y = -1;
+        CHECK(MPI_Sendrecv(&x, 1, MPI_INT, (rank + 1) % size, 3, &y, 1, MPI_INT,
+                           (rank + size - 1) % size, 3, d, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        CHECK(y == val((rank + size - 1) % size, t, i));
+        CHECK(MPI_Comm_free(&d) == MPI_SUCCESS);
+        CHECK(MPI_Comm_free(&h) == MPI_SUCCESS);
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv) {
     int provided = -1;
     CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) == MPI_SUCCESS);
@@ -402,6 +442,8 @@ int main(int argc, char **argv) {
     run_threads(handover);
     CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
     rma_phase();
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+    run_threads(creating);
 
     for (int t = 0; t < NT; t++) CHECK(MPI_Comm_free(&comms[t]) == MPI_SUCCESS);
     CHECK(MPI_Comm_free(&any_comm) == MPI_SUCCESS);
