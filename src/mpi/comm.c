@@ -16,8 +16,10 @@
 #include "mpi/intercomm.h"
 #include "mpi/error.h"
 #include "mpi/group.h"
+#include "mpi/info.h"
 #include "mpi/p2p.h"
 #include "mpi/state.h"
+#include "mpi/topology.h"
 #include "mpi/thread.h"
 
 tw_mpi_comm_t *tw_mpi_comm_table[TW_MPI_COMMS];
@@ -44,6 +46,7 @@ void tw_mpi_comm_destroy(tw_mpi_comm_t *c) {
     if (c->group) tw_mpi_group_release(c->group);
     if (c->remote_group) tw_mpi_group_release(c->remote_group);
     tw_mpi_attr_drop_all(c);
+    tw_topo_free(c->topo);
     free(c->world);
     free(c->local_world);
     free(c);
@@ -354,7 +357,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_ARG, NULL);
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_ARG, "unknown split type");
-    if (info != MPI_INFO_NULL) return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_INFO, NULL);
+    if (!tw_mpi_info_ok(info)) return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_INFO, NULL);
     int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : tw_mpi_node(tw_mpi.rank);
     rc = split(p, color, key, newcomm);
     return rc ? tw_mpi_error(p, "MPI_Comm_split_type", rc, NULL) : MPI_SUCCESS;
@@ -430,7 +433,9 @@ static int dup_comm(tw_mpi_comm_t *p, MPI_Comm *newcomm) {
     int rc = p->inter ? tw_mpi_intercomm_dup(p, newcomm) : split(p, 0, p->rank, newcomm);
     if (rc) return rc;
     tw_mpi_comm_t *c = tw_mpi_comm_get(*newcomm);
-    rc = tw_mpi_attr_copy_all(p, c);
+    c->hints = p->hints; /* a duplicate keeps the hints and its parent's topology */
+    rc = tw_topo_copy(p, c);
+    if (!rc) rc = tw_mpi_attr_copy_all(p, c);
     if (rc) {
         tw_mpi_attr_delete_all(c);
         tw_mpi_comm_destroy(c);
@@ -455,9 +460,9 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
     tw_mpi_comm_t *p = tw_mpi_comm_get(comm);
     if (!p) return tw_mpi_error(NULL, "MPI_Comm_dup_with_info", MPI_ERR_COMM, NULL);
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_dup_with_info", MPI_ERR_ARG, NULL);
-    if (info != MPI_INFO_NULL)
-        return tw_mpi_error(p, "MPI_Comm_dup_with_info", MPI_ERR_INFO, "no info objects yet");
+    if (!tw_mpi_info_ok(info)) return tw_mpi_error(p, "MPI_Comm_dup_with_info", MPI_ERR_INFO, NULL);
     int rc = dup_comm(p, newcomm);
+    if (!rc) tw_mpi_comm_get(*newcomm)->hints = tw_mpi_comm_hints(info, 0); /* info's, not p's */
     return rc ? tw_mpi_error(p, "MPI_Comm_dup_with_info", rc, NULL) : MPI_SUCCESS;
 }
 

@@ -29,7 +29,9 @@ typedef struct tw_mpi_comm {
     struct tw_mpi_attr *attrs;     /* cached attributes, in the order they were set */
     struct tw_coll_shm *shm;       /* the shared block of its collectives (coll_shm.c) */
     int shm_tried;                 /* its set-up ran (shm NULL: the ranks keep to messages) */
+    unsigned hints;                /* its info hints (info_hints.c) */
     char name[MPI_MAX_OBJECT_NAME];
+    struct tw_topo *topo; /* its process topology (topology.c); NULL: none */
 } tw_mpi_comm_t;
 
 /* The size of the group the calling process belongs to. */

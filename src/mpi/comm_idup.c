@@ -17,6 +17,7 @@
 #include "mpi/error.h"
 #include "mpi/schedule.h"
 #include "mpi/state.h"
+#include "mpi/topology.h"
 
 enum { WORDS = TW_MPI_COMMS / 64 };
 
@@ -81,8 +82,12 @@ static void settle(tw_sched_t *s, void *arg) {
     if (!c) {
         free(world);
         s->error = MPI_ERR_NO_MEM;
+    } else if (tw_topo_copy(p, c)) { /* a duplicate has its parent's topology */
+        tw_mpi_comm_destroy(c);
+        s->error = MPI_ERR_NO_MEM;
     } else {
         c->errhandler = p->errhandler;
+        c->hints = p->hints;
         *d->newcomm = c->handle;
     }
     free(d);

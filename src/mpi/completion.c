@@ -6,6 +6,7 @@
  * raised on the communicator of the request that had it. */
 #include "mpi/comm.h"
 #include "mpi/error.h"
+#include "mpi/grequest.h"
 #include "mpi/p2p.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"
@@ -212,6 +213,12 @@ int MPI_Cancel(MPI_Request *request) {
     if (null || !tw_mpi_request_active(*request))
         return tw_mpi_error(NULL, "MPI_Cancel", MPI_ERR_REQUEST,
                             null ? "the null request" : "an inactive persistent request");
+    int i = tw_req_index(*request);
+    if (i > 0 && tw_reqs[i].kind == REQ_GREQ) {
+        rc = tw_mpi_greq_cancel(i);
+        return rc ? tw_mpi_error(NULL, "MPI_Cancel", rc, "the cancel callback failed")
+                  : MPI_SUCCESS;
+    }
     return tw_mpi_cancel(*request);
 }
 

@@ -15,7 +15,7 @@ typedef struct tw_mpi_state {
     int initialized, finalized;
     tw_ep_t *ep;
     int rank, size;
-    int thread_level;      /* the level MPI_Init_thread provided */
+    int thread_level;      /* provided by MPI_Init_thread */
     pthread_t main_thread; /* the thread that called it */
 } tw_mpi_state_t;
 

@@ -37,8 +37,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/attr.h"
 #include "mpi/comm.h"
+#include "mpi/errhandler.h"
 #include "mpi/error.h"
+#include "mpi/info.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"
 #include "mpi/win.h"
@@ -51,7 +54,6 @@ void tw_mpi_win_init(void) {
 
 win_t *tw_win_table[WIN_MAX];
 static uint64_t locks_used[TW_LOCKS / 64];
-static MPI_Win_errhandler_function *user_eh[USER_EH];
 
 /* MPI_Alloc_mem blocks, so that a window made on one is a heap window */
 typedef struct mem_block {
@@ -67,13 +69,8 @@ static mem_block_t *mem_blocks;
 int tw_win_error(win_t *w, const char *call, int errclass, const char *detail) {
     if (!w) return tw_mpi_error(NULL, call, errclass, detail);
     if (w->eh == MPI_ERRORS_RETURN) return errclass;
-    unsigned u = (unsigned)w->eh - 0x54000100u;
-    if (u < USER_EH && user_eh[u]) {
-        MPI_Win h = w->handle;
-        int code = errclass;
-        user_eh[u](&h, &code);
-        return errclass;
-    }
+    MPI_Win h = w->handle;
+    if (tw_mpi_eh_call(w->eh, &h, errclass)) return errclass;
     tw_mpi_comm_t fatal = {.errhandler = MPI_ERRORS_ARE_FATAL};
     return tw_mpi_error(&fatal, call, errclass, detail);
 }
@@ -197,7 +194,8 @@ static int win_exchange(win_t *w, const char *call) {
     return MPI_SUCCESS;
 }
 
-static int check_create(const char *call, MPI_Aint size, int disp_unit, void *out) {
+static int check_create(const char *call, MPI_Aint size, int disp_unit, MPI_Info info, void *out) {
+    if (!tw_mpi_info_ok(info)) return tw_mpi_error(NULL, call, MPI_ERR_INFO, NULL);
     if (size < 0) return tw_mpi_error(NULL, call, MPI_ERR_SIZE, "negative size");
     if (disp_unit <= 0) return tw_mpi_error(NULL, call, MPI_ERR_DISP, "disp_unit must be > 0");
     if (!out) return tw_mpi_error(NULL, call, MPI_ERR_ARG, NULL);
@@ -215,7 +213,7 @@ static mem_block_t *mem_block_of(const void *base, size_t len) {
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win *win) {
     NEED_INIT("MPI_Win_create");
-    int rc = check_create("MPI_Win_create", size, disp_unit, win);
+    int rc = check_create("MPI_Win_create", size, disp_unit, info, win);
     if (rc) return rc;
     win_t *w;
     if ((rc = win_new("MPI_Win_create", comm, MPI_WIN_FLAVOR_CREATE, &w))) return rc;
@@ -245,6 +243,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
         return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Win_create", rc,
                             fail ? "cannot register the memory" : NULL);
     }
+    w->hints = tw_mpi_win_hints(info, 0);
     *win = w->handle;
     return MPI_SUCCESS;
 }
@@ -252,7 +251,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                      MPI_Win *win) {
     NEED_INIT("MPI_Win_allocate");
-    int rc = check_create("MPI_Win_allocate", size, disp_unit, win);
+    int rc = check_create("MPI_Win_allocate", size, disp_unit, info, win);
     if (!rc && !baseptr) rc = tw_mpi_error(NULL, "MPI_Win_allocate", MPI_ERR_ARG, NULL);
     if (rc) return rc;
     win_t *w;
@@ -274,6 +273,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
         return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Win_allocate", rc, NULL);
     }
     *(void **)baseptr = w->base;
+    w->hints = tw_mpi_win_hints(info, 0);
     *win = w->handle;
     return MPI_SUCCESS;
 }
@@ -284,7 +284,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
                             void *baseptr, MPI_Win *win) {
     const char *call = "MPI_Win_allocate_shared";
     NEED_INIT(call);
-    int rc = check_create(call, size, disp_unit, win);
+    int rc = check_create(call, size, disp_unit, info, win);
     if (!rc && !baseptr) rc = tw_mpi_error(NULL, call, MPI_ERR_ARG, NULL);
     if (rc) return rc;
     win_t *w;
@@ -341,6 +341,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     w->base = w->t[w->rank].local;
     w->shm = 1;
     *(void **)baseptr = w->base;
+    w->hints = tw_mpi_win_hints(info, 0);
     *win = w->handle;
     return MPI_SUCCESS;
 }
@@ -366,6 +367,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
     const char *call = "MPI_Win_create_dynamic";
     NEED_INIT(call);
+    if (!tw_mpi_info_ok(info)) return tw_mpi_error(NULL, call, MPI_ERR_INFO, NULL);
     if (!win) return tw_mpi_error(NULL, call, MPI_ERR_ARG, NULL);
     win_t *w;
     int rc = win_new(call, comm, MPI_WIN_FLAVOR_DYNAMIC, &w);
@@ -382,6 +384,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
         win_release(w);
         return tw_mpi_error(tw_mpi_comm_get(comm), call, rc, NULL);
     }
+    w->hints = tw_mpi_win_hints(info, 0);
     *win = w->handle;
     return MPI_SUCCESS;
 }
@@ -435,6 +438,8 @@ int MPI_Win_free(MPI_Win *win) {
     int held = w->lock_all || w->started || w->posted;
     for (int r = 0; r < w->size && !held; r++) held = w->tacc[r] != 0;
     if (held) return tw_win_error(w, "MPI_Win_free", MPI_ERR_RMA_SYNC, "an epoch is still open");
+    int arc = tw_mpi_attr_object_free(w->handle); /* an error keeps the window */
+    if (arc) return tw_win_error(w, "MPI_Win_free", arc, "an attribute's delete callback failed");
     int rc = tw_win_completion(w, tw_win_flush_all(w));
     /* nobody frees memory a peer may still reach */
     int brc = MPI_Barrier(w->comm);
@@ -455,6 +460,7 @@ int MPI_Win_free(MPI_Win *win) {
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
     NEED_INIT("MPI_Alloc_mem");
     if (size < 0) return tw_mpi_error(NULL, "MPI_Alloc_mem", MPI_ERR_SIZE, NULL);
+    if (!tw_mpi_info_ok(info)) return tw_mpi_error(NULL, "MPI_Alloc_mem", MPI_ERR_INFO, NULL);
     if (!baseptr) return tw_mpi_error(NULL, "MPI_Alloc_mem", MPI_ERR_ARG, NULL);
     mem_block_t *b = malloc(sizeof *b);
     if (!b) return tw_mpi_error(NULL, "MPI_Alloc_mem", MPI_ERR_NO_MEM, NULL);
@@ -513,7 +519,8 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag
         break;
     default:
         *flag = 0;
-        return tw_win_error(w, "MPI_Win_get_attr", MPI_ERR_KEYVAL, NULL);
+        if (tw_mpi_win_attr_get(win, win_keyval, attribute_val, flag))
+            return tw_win_error(w, "MPI_Win_get_attr", MPI_ERR_KEYVAL, NULL);
     }
     return MPI_SUCCESS;
 }
@@ -538,37 +545,9 @@ int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) {
     return MPI_SUCCESS;
 }
 
-int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler) {
-    NEED_INIT("MPI_Win_create_errhandler");
-    if (!fn || !errhandler)
-        return tw_mpi_error(NULL, "MPI_Win_create_errhandler", MPI_ERR_ARG, NULL);
-    for (int i = 0; i < USER_EH; i++)
-        if (!user_eh[i]) {
-            user_eh[i] = fn;
-            *errhandler = (MPI_Errhandler)(0x54000100 + i);
-            return MPI_SUCCESS;
-        }
-    return tw_mpi_error(NULL, "MPI_Win_create_errhandler", MPI_ERR_NO_MEM, NULL);
-}
-
-/* A user error handler stays usable by the windows that hold it: its entry is
- * not reused. */
-int MPI_Errhandler_free(MPI_Errhandler *errhandler) {
-    NEED_INIT("MPI_Errhandler_free");
-    if (!errhandler) return tw_mpi_error(NULL, "MPI_Errhandler_free", MPI_ERR_ARG, NULL);
-    unsigned u = (unsigned)*errhandler - 0x54000100u;
-    if (*errhandler != MPI_ERRORS_ARE_FATAL && *errhandler != MPI_ERRORS_RETURN &&
-        !(u < USER_EH && user_eh[u]))
-        return tw_mpi_error(NULL, "MPI_Errhandler_free", MPI_ERR_ARG, "not an error handler");
-    *errhandler = MPI_ERRHANDLER_NULL;
-    return MPI_SUCCESS;
-}
-
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
     GET_WIN("MPI_Win_set_errhandler", win);
-    unsigned u = (unsigned)errhandler - 0x54000100u;
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
-        !(u < USER_EH && user_eh[u]))
+    if (!tw_mpi_eh_settable(errhandler, TW_EH_WIN))
         return tw_win_error(w, "MPI_Win_set_errhandler", MPI_ERR_ARG, "unknown error handler");
     w->eh = errhandler;
     return MPI_SUCCESS;
@@ -578,6 +557,7 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) {
     GET_WIN("MPI_Win_get_errhandler", win);
     if (!errhandler) return tw_win_error(w, "MPI_Win_get_errhandler", MPI_ERR_ARG, NULL);
     *errhandler = w->eh;
+    tw_mpi_eh_ref(*errhandler); /* a new handle, for MPI_Errhandler_free */
     return MPI_SUCCESS;
 }
 

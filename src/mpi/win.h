@@ -27,7 +27,7 @@ void tw_mpi_win_init(void);
 void tw_mpi_win_message(int source, const void *data, size_t len);
 void tw_mpi_win_notification(const tw_notification_t *n);
 
-enum { WIN_MAX = 1024, USER_EH = 64, DYN_MAX = 64 };
+enum { WIN_MAX = 1024, DYN_MAX = 64 };
 #define WIN_KIND 0xa8u
 #define WRITER   ((uint64_t)1 << 40)
 /* in a notification's cookie: the last piece of a request-based put or get, whose
@@ -95,6 +95,7 @@ typedef struct win {
     /* attribute values handed out by pointer */
     MPI_Aint attr_size;
     int attr_disp, attr_flavor, attr_model;
+    unsigned hints; /* its info hints (info_hints.c) */
     char name[MPI_MAX_OBJECT_NAME];
 } win_t;
 
