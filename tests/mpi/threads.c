@@ -11,7 +11,10 @@
  *   6. one window: puts, gets, accumulates and fetch-and-ops from every thread in a
  *      lock_all epoch, then exclusive locks of distinct targets at once;
  *   7. communicators made at once from every thread's own (dup, idup, split): every
- *      one a context of its own, whatever order the ranks' threads come in.
+ *      one a context of its own, whatever order the ranks' threads come in;
+ *   8. callbacks that call MPI from inside MPI (a user op, an error handler, the
+ *      query of a generalized request) in every thread at once, and a generalized
+ *      request waited for by one thread and completed by another.
  * Runs on any number of ranks. */
 #include <mpi.h>
 #include <pthread.h>
@@ -420,6 +423,97 @@ static void *creating(void *arg) {
     return NULL;
 }
 
+/* ---- 8. callbacks calling MPI ---- */
+
+/* a sum that asks MPI for its datatype's size: a call from inside MPI_Allreduce */
+static void sum_op(void *in, void *inout, int *len, MPI_Datatype *type) {
+    int bytes = 0;
+    CHECK(MPI_Type_size(*type, &bytes) == MPI_SUCCESS && bytes == sizeof(int));
+    for (int k = 0; k < *len; k++) ((int *)inout)[k] += ((int *)in)[k];
+}
+
+static int handled[NT];
+
+static void on_error(MPI_Comm *comm, int *code, ...) {
+    char s[MPI_MAX_ERROR_STRING];
+    int n, cls, t;
+    CHECK(MPI_Error_class(*code, &cls) == MPI_SUCCESS && cls == MPI_ERR_RANK);
+    CHECK(MPI_Error_string(*code, s, &n) == MPI_SUCCESS && n > 0);
+    for (t = 0; t < NT && *comm != comms[t]; t++) continue;
+    CHECK(t < NT);
+    handled[t]++;
+}
+
+static int greq_query(void *state, MPI_Status *status) {
+    CHECK(MPI_Status_set_elements(status, MPI_INT, *(int *)state) == MPI_SUCCESS);
+    CHECK(MPI_Status_set_cancelled(status, 0) == MPI_SUCCESS);
+    status->MPI_SOURCE = MPI_UNDEFINED;
+    status->MPI_TAG = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+
+static int greq_free(void *state) {
+    (void)state;
+    return MPI_SUCCESS;
+}
+
+static int greq_cancel(void *state, int complete) {
+    (void)state;
+    (void)complete;
+    return MPI_SUCCESS;
+}
+
+static MPI_Op user_sum;
+static MPI_Request greq;
+static int greq_elements = 7;
+
+static void *callbacks(void *arg) {
+    int t = (int)(long)arg;
+    if (t == 0) { /* starts the generalized request; thread 1 waits for it */
+        CHECK(MPI_Grequest_start(greq_query, greq_free, greq_cancel, &greq_elements, &greq) ==
+              MPI_SUCCESS);
+        pthread_mutex_lock(&hand_lock);
+        handed_ready = 2;
+        pthread_cond_broadcast(&hand_cond);
+        pthread_mutex_unlock(&hand_lock);
+    } else if (t == 1) {
+        pthread_mutex_lock(&hand_lock);
+        while (handed_ready != 2) pthread_cond_wait(&hand_cond, &hand_lock);
+        pthread_mutex_unlock(&hand_lock);
+        MPI_Request r = greq;
+        MPI_Status st;
+        int n = -1;
+        CHECK(MPI_Wait(&r, &st) == MPI_SUCCESS && r == MPI_REQUEST_NULL);
+        CHECK(MPI_Get_elements(&st, MPI_INT, &n) == MPI_SUCCESS && n == greq_elements);
+    }
+    for (int i = 0; i < 20; i++) {
+        int mine = val(rank, t, i), sum = -1, want = 0;
+        for (int q = 0; q < size; q++) want += val(q, t, i);
+        CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_INT, user_sum, comms[t]) == MPI_SUCCESS);
+        CHECK(sum == want);
+        int x = 0; /* an invalid rank: the handler runs, and calls MPI */
+        CHECK(MPI_Send(&x, 1, MPI_INT, size + t, 0, comms[t]) != MPI_SUCCESS);
+    }
+    CHECK(handled[t] == 20);
+    if (t == 0) { /* completes the request thread 1 waits for, once it may well wait */
+        CHECK(MPI_Barrier(comms[0]) == MPI_SUCCESS);
+        CHECK(MPI_Grequest_complete(greq) == MPI_SUCCESS);
+    }
+    return NULL;
+}
+
+static void callbacks_phase(void) {
+    MPI_Errhandler eh;
+    CHECK(MPI_Op_create(sum_op, 1, &user_sum) == MPI_SUCCESS);
+    CHECK(MPI_Comm_create_errhandler(on_error, &eh) == MPI_SUCCESS);
+    for (int t = 0; t < NT; t++) CHECK(MPI_Comm_set_errhandler(comms[t], eh) == MPI_SUCCESS);
+    run_threads(callbacks);
+    for (int t = 0; t < NT; t++)
+        CHECK(MPI_Comm_set_errhandler(comms[t], MPI_ERRORS_ARE_FATAL) == MPI_SUCCESS);
+    CHECK(MPI_Errhandler_free(&eh) == MPI_SUCCESS);
+    CHECK(MPI_Op_free(&user_sum) == MPI_SUCCESS);
+}
+
 int main(int argc, char **argv) {
     int provided = -1;
     CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) == MPI_SUCCESS);
@@ -444,6 +538,8 @@ int main(int argc, char **argv) {
     rma_phase();
     CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
     run_threads(creating);
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+    callbacks_phase();
 
     for (int t = 0; t < NT; t++) CHECK(MPI_Comm_free(&comms[t]) == MPI_SUCCESS);
     CHECK(MPI_Comm_free(&any_comm) == MPI_SUCCESS);
