@@ -10,8 +10,9 @@
  *      while a third thread's calls make progress too;
  *   6. one window: puts, gets, accumulates and fetch-and-ops from every thread in a
  *      lock_all epoch, then exclusive locks of distinct targets at once;
- *   7. communicators made at once from every thread's own (dup, idup, split): every
- *      one a context of its own, whatever order the ranks' threads come in;
+ *   7. communicators and windows made at once from every thread's own (dup, idup,
+ *      split, MPI_Win_allocate): every one a context, a window slot and lock words of
+ *      its own, whatever order the ranks' threads come in;
  *   8. callbacks that call MPI from inside MPI (a user op, an error handler, the
  *      query of a generalized request) in every thread at once, and a generalized
  *      request waited for by one thread and completed by another.
@@ -419,6 +420,22 @@ static void *creating(void *arg) {
         CHECK(y == val((rank + size - 1) % size, t, i));
         CHECK(MPI_Comm_free(&d) == MPI_SUCCESS);
         CHECK(MPI_Comm_free(&h) == MPI_SUCCESS);
+        if (i >= 4) continue;
+        /* a window: a put to the right neighbour, locked exclusively */
+        MPI_Win w;
+        int *base;
+        CHECK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL, comms[t], &base, &w) ==
+              MPI_SUCCESS);
+        *base = -1;
+        CHECK(MPI_Barrier(comms[t]) == MPI_SUCCESS);
+        CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, (rank + 1) % size, 0, w) == MPI_SUCCESS);
+        CHECK(MPI_Put(&x, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, w) == MPI_SUCCESS);
+        CHECK(MPI_Win_unlock((rank + 1) % size, w) == MPI_SUCCESS);
+        CHECK(MPI_Barrier(comms[t]) == MPI_SUCCESS);
+        CHECK(MPI_Win_lock(MPI_LOCK_SHARED, rank, 0, w) == MPI_SUCCESS);
+        CHECK(*base == val((rank + size - 1) % size, t, i));
+        CHECK(MPI_Win_unlock(rank, w) == MPI_SUCCESS);
+        CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
     }
     return NULL;
 }
