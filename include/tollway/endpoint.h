@@ -88,6 +88,22 @@ int tw_ep_barrier(tw_ep_t *ep);
 const tw_ep_stats_t *tw_ep_stats(tw_ep_t *ep);
 void tw_ep_print_stats(tw_ep_t *ep, FILE *out);
 
+/* The counters of the links beyond shared memory (udp: packets, retransmissions,
+ * drops by reason, ...), for tools such as MPI_T: a list fixed for the build, indexed
+ * from 0, the same in every process and before any endpoint is open. */
+typedef struct tw_link_counter_info {
+    const char *link;    /* "udp" */
+    const char *name;    /* "retransmits", unique within the link */
+    const char *meaning; /* one line */
+} tw_link_counter_info_t;
+size_t tw_link_counter_count(void);
+/* NULL past the end. */
+const tw_link_counter_info_t *tw_link_counter_info(size_t i);
+/* Counter i of the endpoint's link (the count so far; it only grows); 0 where the
+ * endpoint has no such link open (a job on one node), for a NULL ep or a bad i. Read
+ * on demand: the links count as they always do. */
+uint64_t tw_ep_link_counter(tw_ep_t *ep, size_t i);
+
 /* Between two polls of a wait loop (*spins starts at 0): a count on a core of its
  * own, the core given away after many empty polls in a row, and now and then when
  * the node has more ranks than cores (TW_WAIT). */

@@ -389,6 +389,42 @@ int tw_ep_barrier(tw_ep_t *ep) {
     return tw_pmi_fence(&ep->job->pmi) ? TW_ERR_RUNTIME : TW_OK;
 }
 
+size_t tw_link_counter_count(void) {
+    size_t n = 0;
+    for (unsigned k = 0; k < tw_links_count; k++) n += tw_links[k]->ncounters;
+    return n;
+}
+
+/* The link of counter i and its index within that link's; NULL past the end. */
+static const tw_link_t *link_counter(size_t i, unsigned *within) {
+    for (unsigned k = 0; k < tw_links_count; k++) {
+        if (i < tw_links[k]->ncounters) {
+            *within = (unsigned)i;
+            return tw_links[k];
+        }
+        i -= tw_links[k]->ncounters;
+    }
+    return NULL;
+}
+
+const tw_link_counter_info_t *tw_link_counter_info(size_t i) {
+    unsigned j;
+    const tw_link_t *link = link_counter(i, &j);
+    return link ? &link->counters[j] : NULL;
+}
+
+uint64_t tw_ep_link_counter(tw_ep_t *ep, size_t i) {
+    unsigned j;
+    const tw_link_t *link = link_counter(i, &j);
+    if (!ep || !link) return 0;
+    uint64_t v = 0;
+    tw_dev_lock(ep); /* the progress thread may be serving the link */
+    for (unsigned p = 1; p < ep->nports; p++)
+        if (ep->ports[p].link == link && ep->ports[p].ctx) v += link->counter(ep->ports[p].ctx, j);
+    tw_dev_unlock(ep);
+    return v;
+}
+
 void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
     const tw_ep_stats_t *s = tw_ep_stats(ep);
     fprintf(out,

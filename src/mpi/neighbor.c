@@ -53,7 +53,10 @@ static int check_side(tw_mpi_comm_t *c, const char *call, const side_t *d, int n
         if (count < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
         if (tw_mpi_type_layout(slot_type(d, i), &l))
             return tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
-        if (!d->buf && count > 0 && l.size > 0)
+        /* MPI_BOTTOM is a buffer when the places are absolute: byte displacements
+         * (the w calls) or a derived type's addresses */
+        if (!d->buf && !d->bdispls && count > 0 && l.size > 0 &&
+            tw_mpi_type_extent(slot_type(d, i)) >= 0)
             return tw_mpi_error(c, call, MPI_ERR_BUFFER, "NULL buffer");
     }
     return MPI_SUCCESS;

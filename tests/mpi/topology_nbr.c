@@ -482,6 +482,22 @@ static void errors(void) {
     types[1] = MPI_DATATYPE_NULL;
     FAILS(MPI_Neighbor_alltoallw(buf, counts, bytes, types, buf + 2, counts, bytes, types, ring),
           MPI_ERR_TYPE);
+    /* MPI_BOTTOM with absolute byte displacements of a predefined type (mpi4py does
+     * so): the ring's left and right neighbours' ints land at their addresses */
+    int out[2] = {rank * 10 + 1, rank * 10 + 2}, in[2] = {-1, -1};
+    MPI_Aint sat[2], rat[2];
+    for (int k = 0; k < 2; k++) {
+        OK(MPI_Get_address(&out[k], &sat[k]));
+        OK(MPI_Get_address(&in[k], &rat[k]));
+    }
+    types[1] = MPI_INT;
+    OK(MPI_Neighbor_alltoallw(MPI_BOTTOM, counts, sat, types, MPI_BOTTOM, counts, rat, types,
+                              ring));
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    /* from the left neighbour its block for +1 (its second), from the right its first;
+     * on rings of 1 and 2 one rank is both neighbours, and blocks match in order */
+    if (size >= 3) CHECK(in[0] == left * 10 + 2 && in[1] == right * 10 + 1);
+    if (size < 3) CHECK(in[0] == left * 10 + 1 && in[1] == right * 10 + 2);
     OK(MPI_Comm_free(&ring));
 }
 
