@@ -3,7 +3,7 @@
 add_executable(mpi_threads threads.c)
 target_link_libraries(mpi_threads PRIVATE mpi Threads::Threads)
 add_executable(mpi_threads_level threads_level.c)
-target_link_libraries(mpi_threads_level PRIVATE mpi)
+target_link_libraries(mpi_threads_level PRIVATE mpi Threads::Threads)
 tw_mpi_ranks(threads 1 2 3)
 add_test(NAME mpi_threads_udp COMMAND ${MPIEXEC} -n 3 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_threads>)
 set_tests_properties(mpi_threads_udp PROPERTIES ENVIRONMENT "TW_LINK=udp")
