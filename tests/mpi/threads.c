@@ -15,7 +15,8 @@
  *      its own, whatever order the ranks' threads come in;
  *   8. callbacks that call MPI from inside MPI (a user op, an error handler, the
  *      query of a generalized request) in every thread at once, and a generalized
- *      request waited for by one thread and completed by another.
+ *      request waited for by one thread and completed by another;
+ *   9. intercommunicators made at once from every thread: create, dup, split, merge.
  * Runs on any number of ranks. */
 #include <mpi.h>
 #include <pthread.h>
@@ -531,6 +532,37 @@ static void callbacks_phase(void) {
     CHECK(MPI_Op_free(&user_sum) == MPI_SUCCESS);
 }
 
+/* ---- 9. intercommunicators made at once ---- */
+
+static void *inter(void *arg) {
+    int t = (int)(long)arg;
+    int even = (size + 1) / 2, odd = size / 2, mine_n = rank % 2 ? odd : even;
+    for (int i = 0; i < 5; i++) {
+        MPI_Comm local, ic, d, sp, merged;
+        CHECK(MPI_Comm_split(comms[t], rank % 2, rank, &local) == MPI_SUCCESS);
+        CHECK(MPI_Intercomm_create(local, 0, comms[t], rank % 2 ? 0 : 1, t, &ic) == MPI_SUCCESS);
+        int n, flag;
+        CHECK(MPI_Comm_test_inter(ic, &flag) == MPI_SUCCESS && flag);
+        CHECK(MPI_Comm_remote_size(ic, &n) == MPI_SUCCESS && n == size - mine_n);
+        CHECK(MPI_Comm_dup(ic, &d) == MPI_SUCCESS);
+        CHECK(MPI_Comm_remote_size(d, &n) == MPI_SUCCESS && n == size - mine_n);
+        CHECK(MPI_Comm_split(ic, 0, rank, &sp) == MPI_SUCCESS);
+        CHECK(MPI_Comm_size(sp, &n) == MPI_SUCCESS && n == mine_n);
+        CHECK(MPI_Intercomm_merge(ic, rank % 2, &merged) == MPI_SUCCESS);
+        CHECK(MPI_Comm_size(merged, &n) == MPI_SUCCESS && n == size);
+        int x = val(rank, t, i), sum = 0, want = 0;
+        for (int q = 0; q < size; q++) want += val(q, t, i);
+        CHECK(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, merged) == MPI_SUCCESS && sum == want);
+        /* across d: the sum of the remote group */
+        want = 0;
+        for (int q = 1 - rank % 2; q < size; q += 2) want += val(q, t, i);
+        CHECK(MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, d) == MPI_SUCCESS && sum == want);
+        MPI_Comm all[] = {merged, sp, d, ic, local};
+        for (int k = 0; k < 5; k++) CHECK(MPI_Comm_free(&all[k]) == MPI_SUCCESS);
+    }
+    return NULL;
+}
+
 int main(int argc, char **argv) {
     int provided = -1;
     CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided) == MPI_SUCCESS);
@@ -557,6 +589,8 @@ int main(int argc, char **argv) {
     run_threads(creating);
     CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
     callbacks_phase();
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+    if (size > 1) run_threads(inter);
 
     for (int t = 0; t < NT; t++) CHECK(MPI_Comm_free(&comms[t]) == MPI_SUCCESS);
     CHECK(MPI_Comm_free(&any_comm) == MPI_SUCCESS);
