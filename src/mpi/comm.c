@@ -20,6 +20,7 @@
 #include "mpi/p2p.h"
 #include "mpi/state.h"
 #include "mpi/topology.h"
+#include "mpi/thread.h"
 
 tw_mpi_comm_t *tw_mpi_comm_table[TW_MPI_COMMS];
 int tw_mpi_comm_creating;
@@ -202,24 +203,68 @@ static size_t coordinate(const round_t *rd, const ask_t *mine, int *answer) {
     return len;
 }
 
+/* Under MPI_THREAD_MULTIPLE other threads may create communicators while a round
+ * waits, so the entry picked may be taken (or held by an idup) here by the time the
+ * answer comes. The members then agree: each says 2 (it takes the entry, held
+ * meanwhile), 1 (taken here: the round runs again with fresh bitmaps) or 0 (an
+ * error); the lowest is everyone's verdict. */
+static int agree(const round_t *rd, int say) {
+    int all = say;
+    if (rd->me == 0) {
+        for (int r = 1; r < rd->n; r++) {
+            int v = 0;
+            if (tw_mpi_exchange(rd->context, rd->tag, -1, NULL, 0, member(rd, r), &v, sizeof v) !=
+                sizeof v)
+                v = 0;
+            if (v < all) all = v < 0 ? 0 : v;
+        }
+        for (int r = 1; r < rd->n; r++)
+            tw_mpi_exchange(rd->context, rd->tag, member(rd, r), &all, sizeof all, -1, NULL, 0);
+    } else if (tw_mpi_exchange(rd->context, rd->tag, member(rd, 0), &say, sizeof say, member(rd, 0),
+                               &all, sizeof all) != sizeof all) {
+        all = 0;
+    }
+    return all < 0 ? 0 : all < say ? all : say;
+}
+
+static int entry_held(int entry) {
+    return tw_mpi_comm_held[entry / 64] >> (entry % 64) & 1;
+}
+
 /* Runs a round; *out is the new communicator (errors handled by eh) or MPI_COMM_NULL. */
 static int create_round(const round_t *rd, int color, int key, MPI_Errhandler eh, MPI_Comm *out) {
     ask_t mine = {.color = color, .key = key, .world = tw_mpi.rank};
-    tw_mpi_used_entries(mine.used);
     size_t cap = ((size_t)rd->n + 3) * sizeof(int);
     int *answer = malloc(cap);
     if (!answer) return MPI_ERR_NO_MEM;
-    size_t answer_len = rd->me == 0 ? coordinate(rd, &mine, answer)
-                                    : tw_mpi_exchange(rd->context, rd->tag, member(rd, 0), &mine,
-                                                      sizeof mine, member(rd, 0), answer, cap);
     int rc = MPI_SUCCESS;
     *out = MPI_COMM_NULL;
-    if (!tw_mpi_split_answer_ok(answer, answer_len, rd->n, tw_mpi.size, tw_mpi.rank) ||
-        (answer[0] >= 0 && table[answer[0]]) || tw_mpi_check_worlds(answer[1], answer + 3)) {
-        rc = MPI_ERR_INTERN; /* the coordinator sent what cannot be */
-    } else if (answer[0] < 0) {
-        rc = MPI_ERR_INTERN; /* every entry of the table is in use somewhere */
-    } else if (answer[1] > 0) {
+    for (;;) {
+        tw_mpi_used_entries(mine.used);
+        size_t answer_len = rd->me == 0
+                                ? coordinate(rd, &mine, answer)
+                                : tw_mpi_exchange(rd->context, rd->tag, member(rd, 0), &mine,
+                                                  sizeof mine, member(rd, 0), answer, cap);
+        int ok = tw_mpi_split_answer_ok(answer, answer_len, rd->n, tw_mpi.size, tw_mpi.rank) &&
+                 !tw_mpi_check_worlds(answer[1], answer + 3);
+        int taken = ok && answer[0] >= 0 && table[answer[0]];
+        if (!tw_mpi_threads_on) {
+            /* taken: the coordinator sent what cannot be; a negative entry: every
+             * entry of the table is in use somewhere */
+            rc = !ok || taken || answer[0] < 0 ? MPI_ERR_INTERN : MPI_SUCCESS;
+            break;
+        }
+        taken = taken || (ok && answer[0] >= 0 && entry_held(answer[0]));
+        int say = !ok || answer[0] < 0 ? 0 : taken ? 1 : 2;
+        uint64_t bit = say == 2 ? 1ull << (answer[0] % 64) : 0;
+        if (bit) tw_mpi_comm_held[answer[0] / 64] |= bit;
+        int verdict = agree(rd, say);
+        if (bit) tw_mpi_comm_held[answer[0] / 64] &= ~bit;
+        if (verdict == 1) continue;
+        rc = verdict == 2 ? MPI_SUCCESS : MPI_ERR_INTERN;
+        break;
+    }
+    if (!rc && answer[1] > 0) {
         int *world = malloc((size_t)answer[1] * sizeof *world);
         tw_mpi_comm_t *c = NULL;
         if (world) {
@@ -443,6 +488,7 @@ int MPI_Comm_free(MPI_Comm *comm) {
         return tw_mpi_error(c, "MPI_Comm_free", MPI_ERR_COMM, "a predefined communicator");
     int rc = tw_mpi_attr_delete_all(c); /* a delete callback's error keeps the communicator */
     if (rc) return tw_mpi_error(c, "MPI_Comm_free", rc, "an attribute's delete callback failed");
+    if (tw_mpi_threads_on) tw_coll_shm_quiesce(c);
     tw_mpi_comm_destroy(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;

@@ -10,6 +10,7 @@
 #include "mpi/p2p.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 #include "mpi/status.h"
 
 /* Checks an array of requests: each one null or valid. The number of active ones in
@@ -119,7 +120,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     unsigned spins = 0;
     while (!all_done(count, requests)) {
         tw_mpi_progress();
-        if (!all_done(count, requests)) tw_ep_relax(tw_mpi.ep, &spins);
+        if (!all_done(count, requests)) tw_mpi_relax(&spins);
     }
     return finish_all("MPI_Waitall", count, requests, statuses);
 }
@@ -163,7 +164,7 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *statu
     for (;;) {
         int flag, rc = MPI_Testany(count, requests, index, &flag, status);
         if (rc || flag) return rc;
-        tw_ep_relax(tw_mpi.ep, &spins);
+        tw_mpi_relax(&spins);
     }
 }
 
@@ -195,7 +196,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices
     for (;;) {
         int rc = MPI_Testsome(incount, requests, outcount, indices, statuses);
         if (rc || *outcount != 0) return rc;
-        tw_ep_relax(tw_mpi.ep, &spins);
+        tw_mpi_relax(&spins);
     }
 }
 

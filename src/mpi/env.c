@@ -1,6 +1,5 @@
 /* MPI environment: init and finalize, errors and error handlers, communicators
  * WORLD and SELF, datatype sizes, time. */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "mpi/p2p.h"
 #include "mpi/schedule.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 #include "mpi/win.h"
 
 tw_mpi_state_t tw_mpi;
@@ -144,12 +144,14 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     tw_mpi_sched_init();
     tw_mpi_win_init();
     tw_mpi_info_env_init(argc ? *argc : 0, argv ? *argv : NULL, required);
+    /* every level is provided; MULTIPLE switches the library's lock on (thread.h) */
+    int level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
+                : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                 : required;
+    tw_mpi_thread_init(level);
     tw_mpi.initialized = 1;
     tw_mpi_dynamic_init(); /* a spawned job connects to its parents */
-    /* One thread drives the library at a time. */
-    tw_mpi.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
-    tw_mpi.main_thread = pthread_self();
-    if (provided) *provided = tw_mpi.thread_level;
+    if (provided) *provided = level;
     return MPI_SUCCESS;
 }
 

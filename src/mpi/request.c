@@ -9,6 +9,7 @@
 #include "mpi/p2p_progress.h"
 #include "mpi/request.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 #include "mpi/status.h"
 
 req_t *tw_reqs;
@@ -140,7 +141,7 @@ int tw_mpi_wait(MPI_Request *req, MPI_Status *status) {
     unsigned spins = 0;
     while (!tw_reqs[i].done) {
         tw_mpi_progress();
-        if (!tw_reqs[i].done) tw_ep_relax(tw_mpi.ep, &spins);
+        if (!tw_reqs[i].done) tw_mpi_relax(&spins);
     }
     return complete(i, req, status);
 }

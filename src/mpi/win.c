@@ -85,32 +85,85 @@ typedef struct exchange {
 
 /* A new window over comm, up to the exchange: its duplicate communicator, table
  * entry and lock words. */
+/* Under MPI_THREAD_MULTIPLE other threads may make windows while this one waits in
+ * its allreduces: the table slot and the lock words picked are held until the window
+ * takes them (or fails), and the members agree that nobody saw its pick taken
+ * meanwhile (2: all can; 1: one cannot, pick again; the lowest wins). */
+static unsigned char slot_held[WIN_MAX];
+static uint64_t locks_held[TW_LOCKS / 64];
+
+static int lock_taken(int k) {
+    return (int)((locks_used[k / 64] | locks_held[k / 64]) >> (k % 64) & 1);
+}
+
+static void hold_locks(int l1, int l2, int on) {
+    uint64_t b1 = (uint64_t)1 << (l1 % 64), b2 = (uint64_t)1 << (l2 % 64);
+    if (on) {
+        locks_held[l1 / 64] |= b1;
+        locks_held[l2 / 64] |= b2;
+    } else {
+        locks_held[l1 / 64] &= ~b1;
+        locks_held[l2 / 64] &= ~b2;
+    }
+}
+
+/* A free table slot here (-1: none) and two lock words free at every member (l2 -1:
+ * none), every member agreeing on success; on success all three are held (the
+ * caller lets go once the window has them). */
+static int pick(MPI_Comm comm, int *idx, int *l1, int *l2) {
+    *idx = -1;
+    for (int i = 1; i < WIN_MAX && *idx < 0; i++)
+        if (!tw_win_table[i] && !slot_held[i]) *idx = i;
+    if (*idx >= 0) slot_held[*idx] = 1;
+    for (;;) {
+        /* every member must agree on success: the slot and lock words are agreed here */
+        uint64_t used[TW_LOCKS / 64 + 1];
+        for (int w = 0; w < TW_LOCKS / 64; w++) used[w] = locks_used[w] | locks_held[w];
+        used[TW_LOCKS / 64] = *idx < 0;
+        int rc = MPI_Allreduce(MPI_IN_PLACE, used, TW_LOCKS / 64 + 1, MPI_UINT64_T, MPI_BOR, comm);
+        *l1 = *l2 = -1;
+        for (int k = 0; !rc && k < TW_LOCKS && *l2 < 0; k++)
+            if (!(used[k / 64] >> (k % 64) & 1)) {
+                if (*l1 < 0)
+                    *l1 = k;
+                else
+                    *l2 = k;
+            }
+        if (!rc && used[TW_LOCKS / 64]) *l2 = -1;
+        if (rc || *l2 < 0) {
+            if (*idx >= 0) slot_held[*idx] = 0;
+            return rc;
+        }
+        if (!tw_mpi_threads_on) {
+            hold_locks(*l1, *l2, 1);
+            return MPI_SUCCESS;
+        }
+        int mine = lock_taken(*l1) || lock_taken(*l2) ? 1 : 2, all = mine;
+        if (mine == 2) hold_locks(*l1, *l2, 1);
+        rc = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+        if (!rc && all == 2) return MPI_SUCCESS;
+        if (mine == 2) hold_locks(*l1, *l2, 0);
+        if (rc) {
+            if (*idx >= 0) slot_held[*idx] = 0;
+            return rc;
+        }
+    }
+}
+
 static int win_new(const char *call, MPI_Comm comm, int flavor, win_t **out) {
     tw_mpi_comm_t *pc = tw_mpi_comm_get(comm);
     if (!pc) return tw_mpi_error(NULL, call, MPI_ERR_COMM, NULL);
     if (pc->inter) return tw_mpi_error(pc, call, MPI_ERR_COMM, "an intercommunicator");
-    int idx = -1;
-    for (int i = 1; i < WIN_MAX && idx < 0; i++)
-        if (!tw_win_table[i]) idx = i;
-    /* every member must agree on success: the slot and lock words are agreed below */
-    uint64_t used[TW_LOCKS / 64 + 1];
-    memcpy(used, locks_used, sizeof locks_used);
-    used[TW_LOCKS / 64] = idx < 0;
-    int rc = MPI_Allreduce(MPI_IN_PLACE, used, TW_LOCKS / 64 + 1, MPI_UINT64_T, MPI_BOR, comm);
+    int idx, l1, l2;
+    int rc = pick(comm, &idx, &l1, &l2);
     if (rc) return rc;
-    int l1 = -1, l2 = -1;
-    for (int k = 0; k < TW_LOCKS && l2 < 0; k++)
-        if (!(used[k / 64] >> (k % 64) & 1)) {
-            if (l1 < 0)
-                l1 = k;
-            else
-                l2 = k;
-        }
-    if (used[TW_LOCKS / 64] || l2 < 0)
+    if (idx < 0 || l2 < 0)
         return tw_mpi_error(pc, call, MPI_ERR_NO_MEM, "no free window (or lock word) left");
     win_t *w = calloc(1, sizeof *w);
+    if (w) rc = MPI_Comm_dup(comm, &w->comm); /* other threads may run meanwhile */
+    slot_held[idx] = 0;
+    hold_locks(l1, l2, 0);
     if (!w) return tw_mpi_error(pc, call, MPI_ERR_NO_MEM, NULL);
-    rc = MPI_Comm_dup(comm, &w->comm);
     if (rc) {
         free(w);
         return rc;

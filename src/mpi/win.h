@@ -13,6 +13,7 @@
 #include "mpi/error.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 #include "mpi/typemap.h"
 
 #pragma GCC visibility push(hidden)
@@ -132,7 +133,7 @@ int tw_win_error(win_t *w, const char *call, int errclass, const char *detail);
 
 static inline void relax(unsigned *spins) {
     tw_mpi_progress();
-    tw_ep_relax(tw_mpi.ep, spins);
+    tw_mpi_relax(spins);
 }
 
 /* Takes in the notifications of window operations (faults) now. */
