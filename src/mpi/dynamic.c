@@ -37,6 +37,7 @@
 #include "mpi/failure.h"
 #include "mpi/p2p.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 
 enum {
     WORDS = TW_MPI_USED_WORDS,
@@ -87,12 +88,31 @@ static int ms_left(struct timespec t) {
     return ms < 0 ? 0 : ms > 1000000000 ? 1000000000 : (int)ms;
 }
 
+/* poll() of one descriptor for up to ms milliseconds; under MPI_THREAD_MULTIPLE in
+ * short slices, between which the program's other threads get the library's lock. */
+static int poll_relaxed(struct pollfd *pf, int ms) {
+    if (!tw_mpi_threads_on) return poll(pf, 1, ms);
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += ms / 1000;
+    until.tv_nsec += (long)(ms % 1000) * 1000000;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
+    for (;;) {
+        int left = ms_left(until), rc = poll(pf, 1, left < 2 ? left : 2);
+        if (rc != 0 || left == 0) return rc;
+        tw_mpi_thread_yield();
+    }
+}
+
 /* Moves len bytes over fd (in: read, else write) before the deadline. 0 or -1. */
 static int io_all(int fd, void *buf, size_t len, int in, struct timespec until) {
     char *p = buf;
     while (len > 0) {
         struct pollfd pf = {.fd = fd, .events = in ? POLLIN : POLLOUT};
-        int rc = poll(&pf, 1, ms_left(until));
+        int rc = poll_relaxed(&pf, ms_left(until));
         if (rc < 0 && errno == EINTR) continue;
         if (rc <= 0) return -1;
         ssize_t n =
@@ -110,7 +130,7 @@ static int fd_all(int fd, void *buf, size_t len, int in, struct timespec until) 
     char *p = buf;
     while (len > 0) {
         struct pollfd pf = {.fd = fd, .events = in ? POLLIN : POLLOUT};
-        int rc = poll(&pf, 1, ms_left(until));
+        int rc = poll_relaxed(&pf, ms_left(until));
         if (rc < 0 && errno == EINTR) continue;
         if (rc <= 0) return -1;
         ssize_t n = in ? recv(fd, p, len, 0) : send(fd, p, len, MSG_NOSIGNAL);
@@ -467,7 +487,7 @@ static int accept_root(void *arg, const tw_mpi_comm_t *c, const uint64_t used[WO
     if (!p) return MPI_ERR_PORT;
     for (;;) { /* until a connector meets us: a stranger's connection is dropped */
         struct pollfd pf = {.fd = p->fd, .events = POLLIN};
-        int rc = poll(&pf, 1, ACCEPT_POLL_MS);
+        int rc = poll_relaxed(&pf, ACCEPT_POLL_MS);
         if (rc < 0 && errno != EINTR) return MPI_ERR_PORT;
         if (rc <= 0) continue;
         int fd = accept4(p->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
