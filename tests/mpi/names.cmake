@@ -21,3 +21,9 @@ add_test(NAME libmpi_internal_calls_private COMMAND sh -c
 add_test(NAME pmpi_header_current COMMAND sh -c
          "${PYTHON3} ${PROJECT_SOURCE_DIR}/src/mpi/gen_api.py header ${PROJECT_SOURCE_DIR}/include/mpi.h - | diff -u ${PROJECT_SOURCE_DIR}/include/tollway/pmpi.h - || { echo 'stale: run src/mpi/gen_api.py header include/mpi.h include/tollway/pmpi.h'; exit 1; }")
 set_tests_properties(libmpi_internal_calls_private pmpi_header_current PROPERTIES LABELS "unit" TIMEOUT 60)
+# mpi.h declares every C name of MPI-3.1 outside I/O and Fortran, and libmpi exports
+# every call of them with its PMPI_ twin (the checker also checks itself)
+add_test(NAME mpi_names COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/check_names.py
+         ${CMAKE_CURRENT_SOURCE_DIR}/mpi31_names.txt ${PROJECT_SOURCE_DIR}/include $<TARGET_FILE:mpi> ${CMAKE_C_COMPILER})
+add_test(NAME mpi_names_self_test COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/check_names.py --self-test)
+set_tests_properties(mpi_names mpi_names_self_test PROPERTIES LABELS "unit" TIMEOUT 120)
