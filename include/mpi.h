@@ -661,25 +661,435 @@ int MPI_Win_flush_local_all(MPI_Win win);
 int MPI_Win_sync(MPI_Win win);
 
 /* info objects (MPI-3.1 chapter 9) */
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+#define MPI_INFO_ENV     ((MPI_Info)0x5c000001) /* read-only: cannot be changed or freed */
+
+int MPI_Info_create(MPI_Info *info);
+int MPI_Info_set(MPI_Info info, const char *key, const char *value);
+int MPI_Info_delete(MPI_Info info, const char *key);
+int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag);
+int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag);
+int MPI_Info_get_nkeys(MPI_Info info, int *nkeys);
+int MPI_Info_get_nthkey(MPI_Info info, int n, char *key);
+int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
+int MPI_Info_free(MPI_Info *info);
+int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info);
+int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used);
+int MPI_Win_set_info(MPI_Win win, MPI_Info info);
+int MPI_Win_get_info(MPI_Win win, MPI_Info *info_used);
 /* end of info */
 
 /* datatypes: external32, Fortran types and sizes, the MPI-1 type calls */
+/* the Fortran types, usable from C: INTEGER and LOGICAL are 4 bytes, REAL 4, DOUBLE
+ * PRECISION 8; REAL16 and COMPLEX32 hold the C long double (x86's 80-bit format in
+ * 16 bytes); the pairs of MINLOC and MAXLOC hold two values of the one type */
+#define MPI_CHARACTER         TW_MPI_TYPE(43, 1)
+#define MPI_LOGICAL           TW_MPI_TYPE(44, 4)
+#define MPI_INTEGER           TW_MPI_TYPE(45, 4)
+#define MPI_REAL              TW_MPI_TYPE(46, 4)
+#define MPI_DOUBLE_PRECISION  TW_MPI_TYPE(47, 8)
+#define MPI_COMPLEX           TW_MPI_TYPE(48, 8)
+#define MPI_DOUBLE_COMPLEX    TW_MPI_TYPE(49, 16)
+#define MPI_INTEGER1          TW_MPI_TYPE(50, 1)
+#define MPI_INTEGER2          TW_MPI_TYPE(51, 2)
+#define MPI_INTEGER4          TW_MPI_TYPE(52, 4)
+#define MPI_INTEGER8          TW_MPI_TYPE(53, 8)
+#define MPI_REAL4             TW_MPI_TYPE(54, 4)
+#define MPI_REAL8             TW_MPI_TYPE(55, 8)
+#define MPI_REAL16            TW_MPI_TYPE(56, 16)
+#define MPI_COMPLEX8          TW_MPI_TYPE(57, 8)
+#define MPI_COMPLEX16         TW_MPI_TYPE(58, 16)
+#define MPI_COMPLEX32         TW_MPI_TYPE(59, 32)
+#define MPI_2REAL             TW_MPI_TYPE(60, 8)
+#define MPI_2DOUBLE_PRECISION TW_MPI_TYPE(61, 16)
+#define MPI_2INTEGER          TW_MPI_TYPE(62, 8)
+/* sizes no C type of this machine has */
+#define MPI_INTEGER16 MPI_DATATYPE_NULL
+#define MPI_REAL2     MPI_DATATYPE_NULL
+#define MPI_COMPLEX4  MPI_DATATYPE_NULL
+
+/* the combiners of the Fortran-only constructors and of MPI_Type_create_f90_* */
+#define MPI_COMBINER_HVECTOR_INTEGER  14
+#define MPI_COMBINER_HINDEXED_INTEGER 15
+#define MPI_COMBINER_STRUCT_INTEGER   16
+#define MPI_COMBINER_F90_REAL         17
+#define MPI_COMBINER_F90_COMPLEX      18
+#define MPI_COMBINER_F90_INTEGER      19
+
+#define MPI_TYPECLASS_REAL    1
+#define MPI_TYPECLASS_INTEGER 2
+#define MPI_TYPECLASS_COMPLEX 3
+
+/* the portable packed form: only "external32" (MPI-3.1 section 13.5.2) */
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                      void *outbuf, MPI_Aint outsize, MPI_Aint *position);
+int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
+                        MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype);
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                           MPI_Aint *size);
+
+int MPI_Type_create_f90_integer(int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype);
+int MPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype);
+
+/* the MPI-1 calls MPI-3.0 removed, kept as calls of their replacements */
+int MPI_Address(const void *location, MPI_Aint *address);
+int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent);
+int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement);
+int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype);
+int MPI_Type_hindexed(int count, const int array_of_blocklengths[],
+                      const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                      MPI_Datatype *newtype);
+int MPI_Type_struct(int count, const int array_of_blocklengths[],
+                    const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
+                    MPI_Datatype *newtype);
 /* end of datatypes */
 
 /* process topologies and neighbourhood collectives (MPI-3.1 chapter 7) */
+/* MPI_Topo_test's answers (MPI_UNDEFINED: no topology) */
+#define MPI_GRAPH      1
+#define MPI_CART       2
+#define MPI_DIST_GRAPH 3
+/* weights of the distributed graph calls: none, and none for a rank with no edges;
+ * distinct non-NULL sentinels, real objects (as in MPICH) so that compilers checking
+ * array arguments take them for arrays */
+extern int *const MPI_UNWEIGHTED;
+extern int *const MPI_WEIGHTS_EMPTY;
+
+int MPI_Topo_test(MPI_Comm comm, int *status);
+int MPI_Dims_create(int nnodes, int ndims, int dims[]);
+int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[],
+                    int reorder, MPI_Comm *comm_cart);
+int MPI_Cartdim_get(MPI_Comm comm, int *ndims);
+int MPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]);
+int MPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank);
+int MPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[]);
+int MPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest);
+int MPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm);
+int MPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank);
+int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
+                     int reorder, MPI_Comm *comm_graph);
+int MPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges);
+int MPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]);
+int MPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors);
+int MPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[]);
+int MPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank);
+int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                   const int sourceweights[], int outdegree,
+                                   const int destinations[], const int destweights[], MPI_Info info,
+                                   int reorder, MPI_Comm *comm_dist_graph);
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                          const int destinations[], const int weights[], MPI_Info info, int reorder,
+                          MPI_Comm *comm_dist_graph);
+int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted);
+int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
+                             int maxoutdegree, int destinations[], int destweights[]);
+
+int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                           const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm);
+int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm);
+int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request);
+int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Request *request);
+int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                            MPI_Request *request);
+int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                            MPI_Request *request);
 /* end of topology */
 
 /* process creation and management (MPI-3.1 chapter 10) */
+#define MPI_MAX_PORT_NAME   256
+#define MPI_ARGV_NULL       ((char **)0)
+#define MPI_ARGVS_NULL      ((char ***)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
+                   MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+int MPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[],
+                            const int array_of_maxprocs[], const MPI_Info array_of_info[], int root,
+                            MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]);
+int MPI_Comm_get_parent(MPI_Comm *parent);
+int MPI_Open_port(MPI_Info info, char *port_name);
+int MPI_Close_port(const char *port_name);
+int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                    MPI_Comm *newcomm);
+int MPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm,
+                     MPI_Comm *newcomm);
+int MPI_Comm_join(int fd, MPI_Comm *intercomm);
+int MPI_Comm_disconnect(MPI_Comm *comm);
+int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name);
+int MPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name);
+int MPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name);
 /* end of dynamic */
 
 /* error handlers, attributes, generalized requests, handle conversion and the rest */
+/* Fortran handles are the C handles' values (handles are ints) */
+typedef int MPI_Fint;
+typedef int MPI_File;
+/* files: only MPI_FILE_NULL, whose error handler is the default of file calls */
+#define MPI_FILE_NULL ((MPI_File)0x30000000)
+
+/* user error handlers, by the kind of object they are for */
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errorcode, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn; /* the MPI-2.0 names */
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+typedef void MPI_File_errhandler_function(MPI_File *file, int *errorcode, ...);
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+typedef void MPI_Handler_function(MPI_Comm *comm, int *errorcode, ...); /* removed in MPI-3.0 */
+
+int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,
+                               MPI_Errhandler *errhandler);
+int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode);
+int MPI_File_create_errhandler(MPI_File_errhandler_function *file_errhandler_fn,
+                               MPI_Errhandler *errhandler);
+int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler);
+int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler);
+int MPI_File_call_errhandler(MPI_File fh, int errorcode);
+/* removed in MPI-3.0, still exported: MPI_Comm_create_errhandler, _set_ and _get_ */
+int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler);
+int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler);
+int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler);
+
+/* error classes, codes and strings of the program's own */
+int MPI_Add_error_class(int *errorclass);
+int MPI_Add_error_code(int errorclass, int *errorcode);
+int MPI_Add_error_string(int errorcode, const char *string);
+
+/* attribute caching on datatypes and windows */
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
+                                         void *extra_state);
+int MPI_TYPE_NULL_COPY_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                          void *attribute_val_in, void *attribute_val_out, int *flag);
+int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                    void *attribute_val_in, void *attribute_val_out, int *flag);
+int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+                            void *extra_state);
+int MPI_WIN_NULL_COPY_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
+                         void *attribute_val_out, int *flag);
+int MPI_WIN_DUP_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
+                   void *attribute_val_out, int *flag);
+int MPI_WIN_NULL_DELETE_FN(MPI_Win win, int win_keyval, void *attribute_val, void *extra_state);
+
+int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
+                           void *extra_state);
+int MPI_Type_free_keyval(int *type_keyval);
+int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val);
+int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag);
+int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval);
+int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
+                          MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
+                          void *extra_state);
+int MPI_Win_free_keyval(int *win_keyval);
+int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val);
+int MPI_Win_delete_attr(MPI_Win win, int win_keyval);
+
+/* the MPI-1 attribute calls (deprecated): communicators only */
+typedef int MPI_Copy_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+                              void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Delete_function(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+int MPI_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+                     void *attribute_val_out, int *flag);
+int MPI_DUP_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
+               void *attribute_val_out, int *flag);
+int MPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *attribute_val, void *extra_state);
+int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                      void *extra_state);
+int MPI_Keyval_free(int *keyval);
+int MPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val);
+int MPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag);
+int MPI_Attr_delete(MPI_Comm comm, int keyval);
+
+/* statuses of the program's own, and generalized requests */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                       MPI_Grequest_cancel_function *cancel_fn, void *extra_state,
+                       MPI_Request *request);
+int MPI_Grequest_complete(MPI_Request request);
+int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count);
+int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count);
+int MPI_Status_set_cancelled(MPI_Status *status, int flag);
+
+/* handle and status conversion between the C and the Fortran bindings */
+MPI_Fint MPI_Comm_c2f(MPI_Comm comm);
+MPI_Comm MPI_Comm_f2c(MPI_Fint comm);
+MPI_Fint MPI_Type_c2f(MPI_Datatype datatype);
+MPI_Datatype MPI_Type_f2c(MPI_Fint datatype);
+MPI_Fint MPI_Group_c2f(MPI_Group group);
+MPI_Group MPI_Group_f2c(MPI_Fint group);
+MPI_Fint MPI_Request_c2f(MPI_Request request);
+MPI_Request MPI_Request_f2c(MPI_Fint request);
+MPI_Fint MPI_Op_c2f(MPI_Op op);
+MPI_Op MPI_Op_f2c(MPI_Fint op);
+MPI_Fint MPI_Info_c2f(MPI_Info info);
+MPI_Info MPI_Info_f2c(MPI_Fint info);
+MPI_Fint MPI_Win_c2f(MPI_Win win);
+MPI_Win MPI_Win_f2c(MPI_Fint win);
+MPI_Fint MPI_Errhandler_c2f(MPI_Errhandler errhandler);
+MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
+MPI_Fint MPI_Message_c2f(MPI_Message message);
+MPI_Message MPI_Message_f2c(MPI_Fint message);
+MPI_Fint MPI_File_c2f(MPI_File file);
+MPI_File MPI_File_f2c(MPI_Fint file);
+
+/* a Fortran status is the C one's fields as MPI_Fint: MPI_STATUS_SIZE of them */
+typedef struct MPI_F08_status {
+    MPI_Fint MPI_SOURCE;
+    MPI_Fint MPI_TAG;
+    MPI_Fint MPI_ERROR;
+    MPI_Fint tw_internal[3];
+} MPI_F08_status;
+#define MPI_F_STATUS_IGNORE     ((MPI_Fint *)0)
+#define MPI_F_STATUSES_IGNORE   ((MPI_Fint *)0)
+#define MPI_F08_STATUS_IGNORE   ((MPI_F08_status *)0)
+#define MPI_F08_STATUSES_IGNORE ((MPI_F08_status *)0)
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status);
+int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status);
+
+/* the thread level, the main thread, profiling */
+int MPI_Query_thread(int *provided);
+int MPI_Is_thread_main(int *flag);
+int MPI_Pcontrol(const int level, ...);
 /* end of misc */
 
 /* the tools information interface, MPI_T (MPI-3.1 chapter 14) */
+/* Control variables are the TW_* settings, by their names; performance variables
+ * the device's, the links' and matching's counters (docs/settings.md). MPI_T calls
+ * return their error codes and never call an error handler. */
+typedef struct tw_mpi_t_enum *MPI_T_enum;
+typedef struct tw_mpi_t_cvar_handle *MPI_T_cvar_handle;
+typedef struct tw_mpi_t_pvar_handle *MPI_T_pvar_handle;
+typedef struct tw_mpi_t_pvar_session *MPI_T_pvar_session;
+
+#define MPI_T_ENUM_NULL         ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL  ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL  ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_ALL_HANDLES  ((MPI_T_pvar_handle)1)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+
+#define MPI_T_VERBOSITY_USER_BASIC    221
+#define MPI_T_VERBOSITY_USER_DETAIL   222
+#define MPI_T_VERBOSITY_USER_ALL      223
+#define MPI_T_VERBOSITY_TUNER_BASIC   224
+#define MPI_T_VERBOSITY_TUNER_DETAIL  225
+#define MPI_T_VERBOSITY_TUNER_ALL     226
+#define MPI_T_VERBOSITY_MPIDEV_BASIC  227
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 228
+#define MPI_T_VERBOSITY_MPIDEV_ALL    229
+
+#define MPI_T_BIND_NO_OBJECT      9700
+#define MPI_T_BIND_MPI_COMM       9701
+#define MPI_T_BIND_MPI_DATATYPE   9702
+#define MPI_T_BIND_MPI_ERRHANDLER 9703
+#define MPI_T_BIND_MPI_FILE       9704
+#define MPI_T_BIND_MPI_GROUP      9705
+#define MPI_T_BIND_MPI_OP         9706
+#define MPI_T_BIND_MPI_REQUEST    9707
+#define MPI_T_BIND_MPI_WIN        9708
+#define MPI_T_BIND_MPI_MESSAGE    9709
+#define MPI_T_BIND_MPI_INFO       9710
+
+#define MPI_T_SCOPE_CONSTANT 60438
+#define MPI_T_SCOPE_READONLY 60439
+#define MPI_T_SCOPE_LOCAL    60440
+#define MPI_T_SCOPE_GROUP    60441
+#define MPI_T_SCOPE_GROUP_EQ 60442
+#define MPI_T_SCOPE_ALL      60443
+#define MPI_T_SCOPE_ALL_EQ   60444
+
+#define MPI_T_PVAR_CLASS_STATE         240
+#define MPI_T_PVAR_CLASS_LEVEL         241
+#define MPI_T_PVAR_CLASS_SIZE          242
+#define MPI_T_PVAR_CLASS_PERCENTAGE    243
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 244
+#define MPI_T_PVAR_CLASS_LOWWATERMARK  245
+#define MPI_T_PVAR_CLASS_COUNTER       246
+#define MPI_T_PVAR_CLASS_AGGREGATE     247
+#define MPI_T_PVAR_CLASS_TIMER         248
+#define MPI_T_PVAR_CLASS_GENERIC       249
+
+int MPI_T_init_thread(int required, int *provided);
+int MPI_T_finalize(void);
+
+int MPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len);
+int MPI_T_enum_get_item(MPI_T_enum enumtype, int index, int *value, char *name, int *name_len);
+
+int MPI_T_cvar_get_num(int *num_cvar);
+int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity,
+                        MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                        int *bind, int *scope);
+int MPI_T_cvar_get_index(const char *name, int *cvar_index);
+int MPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle,
+                            int *count);
+int MPI_T_cvar_handle_free(MPI_T_cvar_handle *handle);
+int MPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf);
+int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf);
+
+int MPI_T_pvar_get_num(int *num_pvar);
+int MPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+                        MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len,
+                        int *bind, int *readonly, int *continuous, int *atomic);
+int MPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index);
+int MPI_T_pvar_session_create(MPI_T_pvar_session *session);
+int MPI_T_pvar_session_free(MPI_T_pvar_session *session);
+int MPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+                            MPI_T_pvar_handle *handle, int *count);
+int MPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle);
+int MPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+int MPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf);
+int MPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle);
+int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf);
+
+int MPI_T_category_get_num(int *num_cat);
+int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len,
+                            int *num_cvars, int *num_pvars, int *num_categories);
+int MPI_T_category_get_index(const char *name, int *cat_index);
+int MPI_T_category_get_cvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_pvars(int cat_index, int len, int indices[]);
+int MPI_T_category_get_categories(int cat_index, int len, int indices[]);
+int MPI_T_category_changed(int *stamp);
 /* end of tools */
 
 /* threads (MPI-3.1 section 12.4) */
 /* end of threads */
+
+/* every call's PMPI_ twin, for tools (the profiling interface) */
+#include <tollway/pmpi.h>
 
 #ifdef __cplusplus
 }

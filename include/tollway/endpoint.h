@@ -55,6 +55,32 @@ int tw_ep_close(tw_ep_t *ep);
 int tw_ep_rank(const tw_ep_t *ep);
 int tw_ep_size(const tw_ep_t *ep);
 
+/* A job that twrun spawns (MPI_Comm_spawn) shares the id space of the jobs before it:
+ * its ranks are tw_ep_job_base() + 0 .. tw_ep_job_size() - 1, the ranks below are the
+ * earlier jobs'. tw_ep_rank is this endpoint's id in that space; tw_ep_size is one past
+ * the highest id it knows, and grows as peers are added. */
+int tw_ep_job_base(const tw_ep_t *ep);
+int tw_ep_job_size(const tw_ep_t *ep);
+
+/* Makes the endpoint rank (an id outside this job) reachable at address, as
+ * tw_ep_address gives it in that endpoint's process; grows the size past rank. Such
+ * peers are reached through shared memory, on this node only, and must share the job
+ * key (jobs twrun spawned from one another). TW_OK (also when rank is known at that
+ * address already), TW_ERR_ARG, TW_ERR_RANK, TW_ERR_PEER (known at another address),
+ * TW_ERR_NOMEM. Call it from the thread that drives the endpoint. */
+int tw_ep_add_peer(tw_ep_t *ep, int rank, const char *address);
+
+/* Asks the launcher (twrun) to start a job: spec says its commands, in the encoding of
+ * tools/twrun/pmi_server.h; port reaches its parents. TW_OK with its ids base ..
+ * base + *size - 1, or TW_ERR_RUNTIME with the launcher's reason in why (one word) and
+ * in *failed the command it refused (-1: none in particular), TW_ERR_ARG. */
+int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int *size, char *why,
+                size_t cap, int *failed);
+
+/* For a job spawned so: TW_OK with the port its parents wait at; TW_ERR_PEER for a job
+ * nobody spawned. *appnum: the index of its command (0 when not spawned). */
+int tw_ep_parent(tw_ep_t *ep, char *port, size_t cap, int *appnum);
+
 /* The address of rank's endpoint as a printable string: "shm:<node>:<mailbox>", followed
  * by ",udp:<ip>:<port>:<liveness port>" when the job spans nodes. */
 int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap);
@@ -87,6 +113,22 @@ int tw_ep_barrier(tw_ep_t *ep);
 /* The counters, brought up to date (faults are counted in the shared segment). */
 const tw_ep_stats_t *tw_ep_stats(tw_ep_t *ep);
 void tw_ep_print_stats(tw_ep_t *ep, FILE *out);
+
+/* The counters of the links beyond shared memory (udp: packets, retransmissions,
+ * drops by reason, ...), for tools such as MPI_T: a list fixed for the build, indexed
+ * from 0, the same in every process and before any endpoint is open. */
+typedef struct tw_link_counter_info {
+    const char *link;    /* "udp" */
+    const char *name;    /* "retransmits", unique within the link */
+    const char *meaning; /* one line */
+} tw_link_counter_info_t;
+size_t tw_link_counter_count(void);
+/* NULL past the end. */
+const tw_link_counter_info_t *tw_link_counter_info(size_t i);
+/* Counter i of the endpoint's link (the count so far; it only grows); 0 where the
+ * endpoint has no such link open (a job on one node), for a NULL ep or a bad i. Read
+ * on demand: the links count as they always do. */
+uint64_t tw_ep_link_counter(tw_ep_t *ep, size_t i);
 
 /* Between two polls of a wait loop (*spins starts at 0): a count on a core of its
  * own, the core given away after many empty polls in a row, and now and then when

@@ -8,6 +8,8 @@
 #include "link/shm/segment.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <limits.h>
 #include <signal.h>
 #include <sched.h>
@@ -82,7 +84,10 @@ static int open_links(tw_ep_t *ep, char *addr, size_t cap) {
             ep->nports = 1;
         }
     if (!ep->nports) return -1;
-    if (ep->size == 1 || (!job->config->udp_everywhere && job->local_size == job->size)) return 0;
+    /* a spawned job (base > 0) runs on its launcher's node: reached by shm alone */
+    if (job->size == 1 || job->base > 0 ||
+        (!job->config->udp_everywhere && job->local_size == job->size))
+        return 0;
     for (unsigned i = 0; i < tw_links_count && ep->nports < TW_PORTS_MAX; i++) {
         const tw_link_t *link = tw_links[i];
         if (link->caps & TW_LINK_MAPPED) continue;
@@ -112,15 +117,15 @@ int tw_ep_open(tw_ep_t **out) {
     int rc = tw_job_attach(&job);
     if (rc) return rc;
     tw_ep_t *ep = calloc(1, sizeof *ep);
-    if (ep) ep->peers = calloc((size_t)job->size, sizeof *ep->peers);
+    if (ep) ep->peers = calloc((size_t)(job->base + job->size), sizeof *ep->peers);
     if (!ep || !ep->peers) {
         free(ep);
         tw_job_detach(job);
         return TW_ERR_NOMEM;
     }
     ep->job = job;
-    ep->rank = job->rank;
-    ep->size = job->size;
+    ep->rank = job->base + job->rank;
+    ep->size = job->base + job->size;
     ep->index = job->next_index++;
     const tw_config_t *cfg = job->config;
     if (cfg->wait == TW_WAIT_YIELD || (cfg->wait == TW_WAIT_AUTO && job->local_size > job->cores))
@@ -200,7 +205,7 @@ int tw_ep_open(tw_ep_t **out) {
     }
 
     /* Announce the mailbox (and the links); after the fence every peer may map it. */
-    address_key(key, sizeof key, ep->index, ep->rank);
+    address_key(key, sizeof key, ep->index, job->rank);
     if (tw_pmi_put(&job->pmi, key, value) || tw_pmi_fence(&job->pmi)) {
         fprintf(stderr, "tollway: cannot publish the endpoint address of rank %d\n", ep->rank);
         tw_ep_close(ep);
@@ -217,9 +222,131 @@ int tw_ep_open(tw_ep_t **out) {
 int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap) {
     if (!ep || !buf) return TW_ERR_ARG;
     if (rank < 0 || rank >= ep->size) return TW_ERR_RANK;
+    int job_rank = rank - ep->job->base;
+    if (job_rank < 0 || job_rank >= ep->job->size) { /* a peer added later, or none */
+        const char *a = ep->addrs ? ep->addrs[rank] : NULL;
+        if (!a || strlen(a) >= cap) return TW_ERR_PEER;
+        strcpy(buf, a);
+        return TW_OK;
+    }
     char key[64];
-    address_key(key, sizeof key, ep->index, rank);
+    address_key(key, sizeof key, ep->index, job_rank);
     return tw_pmi_get(&ep->job->pmi, key, buf, cap) ? TW_ERR_RUNTIME : TW_OK;
+}
+
+/* Under another process manager the ids of spawned jobs come from a counter in a file
+ * that every job of the spawn tree shares (named by the job id, which spawned jobs
+ * inherit), so that groups spawning at once take different ones. */
+static void ids_path(const tw_job_t *job, char *path, size_t cap) {
+    snprintf(path, cap, "/dev/shm/tollway-ids-%ld-%s", (long)getuid(), job->job_id);
+}
+
+static int take_ids(tw_ep_t *ep, int count) {
+    char path[128];
+    ids_path(ep->job, path, sizeof path);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600), next = 0;
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+        if (fd >= 0) close(fd);
+        return ep->size; /* past every id known here, at least */
+    }
+    if (pread(fd, &next, sizeof next, 0) != (ssize_t)sizeof next || next < ep->size)
+        next = ep->size;
+    int base = next;
+    next += count;
+    if (pwrite(fd, &next, sizeof next, 0) != (ssize_t)sizeof next) base = ep->size;
+    close(fd);
+    return base;
+}
+
+int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int *size, char *why,
+                size_t cap, int *failed) {
+    if (!ep || !port || !spec || !base || !size || !why || !failed) return TW_ERR_ARG;
+    tw_job_t *job = ep->job;
+    if (tw_pmi_is_twrun(&job->pmi) || job->pmi.fd < 0)
+        return tw_pmi_spawn(&job->pmi, port, spec, base, size, why, cap, failed) ? TW_ERR_RUNTIME
+                                                                                 : TW_OK;
+    /* another process manager: the new job takes the ids past every one known here, and
+     * the job id, key and secret of this one */
+    char id[2 * TW_JOB_SECRET_SIZE + 64];
+    int n = snprintf(id, sizeof id, "%s.%016llx.", job->job_id, (unsigned long long)job->job_key);
+    for (int i = 0; i < TW_JOB_SECRET_SIZE && n > 0 && (size_t)n + 3 < sizeof id; i++)
+        n += snprintf(id + n, sizeof id - (size_t)n, "%02x", job->secret[i]);
+    tw_pmi_spawn_t *sp = malloc(sizeof *sp);
+    int total = sp && !tw_pmi_spawn_decode(sp, port, spec) ? sp->total : 0;
+    free(sp);
+    if (!total) {
+        snprintf(why, cap, "malformed_request");
+        return TW_ERR_ARG;
+    }
+    *base = take_ids(ep, total);
+    return tw_pmi_spawn_other(&job->pmi, port, spec, id, base, size, why, cap, failed)
+               ? TW_ERR_RUNTIME
+               : TW_OK;
+}
+
+int tw_ep_parent(tw_ep_t *ep, char *port, size_t cap, int *appnum) {
+    if (!ep || !port || !appnum) return TW_ERR_ARG;
+    tw_job_t *job = ep->job;
+    const char *p = getenv("TWRUN_PARENT_PORT"), *app = getenv("TWRUN_APPNUM");
+    port[0] = '\0';
+    *appnum = 0;
+    if (tw_pmi_is_twrun(&job->pmi)) {
+        if (app && tw_pmi_parse_number(app, appnum)) *appnum = 0;
+        if (!p || job->base == 0) return TW_ERR_PEER; /* not spawned */
+        if (strlen(p) >= cap) return TW_ERR_SIZE;
+        strcpy(port, p);
+        return TW_OK;
+    }
+    *appnum = tw_pmi_appnum(&job->pmi);
+    if (!job->spawned) return TW_ERR_PEER;
+    return tw_pmi_get(&job->pmi, "tw.parent", port, cap) ? TW_ERR_RUNTIME : TW_OK;
+}
+
+int tw_ep_job_base(const tw_ep_t *ep) {
+    return ep ? ep->job->base : -1;
+}
+
+int tw_ep_job_size(const tw_ep_t *ep) {
+    return ep ? ep->job->size : -1;
+}
+
+int tw_ep_add_peer(tw_ep_t *ep, int rank, const char *address) {
+    if (!ep || !address) return TW_ERR_ARG;
+    if (rank < 0 || rank >= (1 << 30)) return TW_ERR_RANK;
+    if (rank >= ep->job->base && rank < ep->job->base + ep->job->size) return TW_OK; /* ours */
+    if (strncmp(address, "shm:", 4) != 0 || strlen(address) >= TW_PMI_VALUE_MAX) return TW_ERR_ARG;
+    if (rank < ep->size && ep->addrs && ep->addrs[rank])
+        return strcmp(ep->addrs[rank], address) ? TW_ERR_PEER : TW_OK;
+    char *copy = strdup(address);
+    if (!copy) return TW_ERR_NOMEM;
+    tw_dev_lock(ep); /* the progress thread reads the tables grown here */
+    int rc = TW_OK;
+    if (rank >= ep->size || !ep->addrs) {
+        int n = rank >= ep->size ? rank + 1 : ep->size;
+        tw_peer_t **peers = realloc(ep->peers, (size_t)n * sizeof *peers);
+        if (peers) ep->peers = peers;
+        char **addrs = peers ? realloc(ep->addrs, (size_t)n * sizeof *addrs) : NULL;
+        if (addrs) {
+            if (!ep->addrs) memset(addrs, 0, (size_t)ep->size * sizeof *addrs);
+            ep->addrs = addrs;
+        }
+        tw_lost_t *lost = addrs && ep->lost ? realloc(ep->lost, (size_t)n * sizeof *lost) : NULL;
+        if (lost) ep->lost = lost;
+        if (!peers || !addrs || (ep->lost && !lost)) {
+            rc = TW_ERR_NOMEM;
+        } else {
+            for (int r = ep->size; r < n; r++) {
+                ep->peers[r] = NULL;
+                ep->addrs[r] = NULL;
+                if (ep->lost) ep->lost[r] = (tw_lost_t){0};
+            }
+            ep->size = n;
+        }
+    }
+    if (!rc) ep->addrs[rank] = copy;
+    tw_dev_unlock(ep);
+    if (rc) free(copy);
+    return rc;
 }
 
 /* The port that reaches rank, whose address is addr ("shm:<node>:<segment>" and a
@@ -233,7 +360,11 @@ static tw_link_port_t *port_to(tw_ep_t *ep, int rank, const char *addr, const ch
     if (strncmp(addr, "shm:", 4) != 0 || !name || name[1] != '/') return NULL;
     size_t node_len = (size_t)(name - node);
     int same_node = node_len == strlen(ep->job->node) && !strncmp(node, ep->job->node, node_len);
-    if (rank == ep->rank || (same_node && !ep->job->config->udp_everywhere)) return &ep->ports[0];
+    /* (a spawned job opens no other link: shm for it, TW_LINK=udp or not) */
+    if (rank == ep->rank || (same_node && (!ep->job->config->udp_everywhere || ep->nports == 1)))
+        return &ep->ports[0];
+    if (rank < ep->job->base || rank >= ep->job->base + ep->job->size) /* other jobs: shm only */
+        return same_node ? &ep->ports[0] : NULL;
     for (unsigned i = 1; i < ep->nports; i++) {
         size_t n = strlen(ep->ports[i].link->name);
         for (const char *f = strchr(addr, ','); f; f = strchr(f + 1, ','))
@@ -360,7 +491,15 @@ int tw_ep_close(tw_ep_t *ep) {
     }
     tw_shm_unmap(ep->segment, ep->segment_size);
     tw_shm_unlink(ep->segment_name);
+    if (ep->job->pmi.fd >= 0 && !tw_pmi_is_twrun(&ep->job->pmi) && ep->job->base == 0 &&
+        ep->rank == 0) { /* the first job's rank 0 takes the spawn tree's counter along */
+        char path[128];
+        ids_path(ep->job, path, sizeof path);
+        unlink(path);
+    }
     tw_job_detach(ep->job);
+    for (int r = 0; ep->addrs && r < ep->size; r++) free(ep->addrs[r]);
+    free(ep->addrs);
     free(ep->peers);
     free(ep->lost);
     free(ep);
@@ -387,6 +526,42 @@ const tw_ep_stats_t *tw_ep_stats(tw_ep_t *ep) {
 int tw_ep_barrier(tw_ep_t *ep) {
     if (!ep) return TW_ERR_ARG;
     return tw_pmi_fence(&ep->job->pmi) ? TW_ERR_RUNTIME : TW_OK;
+}
+
+size_t tw_link_counter_count(void) {
+    size_t n = 0;
+    for (unsigned k = 0; k < tw_links_count; k++) n += tw_links[k]->ncounters;
+    return n;
+}
+
+/* The link of counter i and its index within that link's; NULL past the end. */
+static const tw_link_t *link_counter(size_t i, unsigned *within) {
+    for (unsigned k = 0; k < tw_links_count; k++) {
+        if (i < tw_links[k]->ncounters) {
+            *within = (unsigned)i;
+            return tw_links[k];
+        }
+        i -= tw_links[k]->ncounters;
+    }
+    return NULL;
+}
+
+const tw_link_counter_info_t *tw_link_counter_info(size_t i) {
+    unsigned j;
+    const tw_link_t *link = link_counter(i, &j);
+    return link ? &link->counters[j] : NULL;
+}
+
+uint64_t tw_ep_link_counter(tw_ep_t *ep, size_t i) {
+    unsigned j;
+    const tw_link_t *link = link_counter(i, &j);
+    if (!ep || !link) return 0;
+    uint64_t v = 0;
+    tw_dev_lock(ep); /* the progress thread may be serving the link */
+    for (unsigned p = 1; p < ep->nports; p++)
+        if (ep->ports[p].link == link && ep->ports[p].ctx) v += link->counter(ep->ports[p].ctx, j);
+    tw_dev_unlock(ep);
+    return v;
 }
 
 void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {

@@ -65,6 +65,7 @@ struct tw_ep {
     struct tw_progress *progress; /* the progress thread and its lock; NULL: none */
     struct tw_lost *lost;         /* by rank, from the first peer lost (failure.h); NULL */
     unsigned lost_owed;           /* notices of lost peers waiting for room in the mailbox */
+    char **addrs; /* by rank: the addresses of peers outside this job (tw_ep_add_peer) */
 };
 
 /* Maps rank's segment, or tells its link where it is, on first contact. TW_OK or

@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <tollway/endpoint.h>
+
 #include "link/rma_wire.h"
 #include "runtime/job.h"
 
@@ -105,6 +107,11 @@ typedef struct tw_link {
     /* Sends what is owed (lingering as TCP does) and releases the instance. */
     void (*close)(tw_link_ctx_t *l);
     void (*print_stats)(tw_link_ctx_t *l, FILE *out, int rank, int index);
+    /* Its counters for tools (tw_link_counter_info; link names this link), and a
+     * reader of counter i < ncounters. A link without counters: NULL, 0. */
+    const tw_link_counter_info_t *counters;
+    unsigned ncounters;
+    uint64_t (*counter)(tw_link_ctx_t *l, unsigned i);
 } tw_link_t;
 
 /* The links this build has, in the order the device prefers them: a mapped link first. */

@@ -36,6 +36,7 @@
 
 #include "mpi/coll.h"
 #include "mpi/schedule.h"
+#include "mpi/tools.h"
 
 #include <tollway/settings.h>
 
@@ -48,8 +49,8 @@ enum {
     GATHER_BINOMIAL_MAX = 8 << 10,
 };
 
-/* The forced choice of a collective (TW_COLL_* names it), or its AUTO. */
-#define FORCED(setting) tw_setting_choice(TW_SETTING_##setting)
+/* The forced choice of a collective (TW_COLL_* names it, or a tool wrote it), or its AUTO. */
+#define FORCED(setting) tw_mpi_t_choice(TW_SETTING_##setting)
 
 static int mod(int a, int p) {
     return ((a % p) + p) % p;

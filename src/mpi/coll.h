@@ -86,5 +86,8 @@ int tw_coll_shm_allreduce(tw_mpi_comm_t *c, const void *in, void *out, size_t co
 
 /* Frees communicator c's collective shared block (coll_shm.c). */
 void tw_coll_shm_free(tw_mpi_comm_t *c);
+/* Before MPI_Comm_free frees it under MPI_THREAD_MULTIPLE: a barrier by messages, so
+ * no member still reads the block when its owner frees it. */
+void tw_coll_shm_quiesce(tw_mpi_comm_t *c);
 
 #endif

@@ -24,6 +24,7 @@
 #include "mpi/p2p_progress.h"
 #include "mpi/schedule.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 
 #include <tollway/settings.h>
 
@@ -48,7 +49,7 @@ static int run(tw_mpi_comm_t *c, tw_coll_shm_run_t *x, int kind, int root, size_
         tw_mpi_progress();
         int w = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
         if (w >= 0) return tw_mpi_lost_code(w);
-        tw_ep_relax(tw_mpi.ep, &spins);
+        tw_mpi_relax(&spins);
     }
     return MPI_SUCCESS;
 }
@@ -98,6 +99,19 @@ static int set_up(tw_mpi_comm_t *c) {
     if (sh && sh->block) tw_heap_free(tw_mpi.ep, sh->block);
     free(sh);
     return rc;
+}
+
+/* A member may return from the block's last call before the others have read its
+ * lines. With one thread per process, the member that owns the block can free it and
+ * give its memory to another communicator only after some later exchange with them,
+ * which they join once that call has returned; another thread's exchange is no such
+ * sign, so every member first passes a barrier that keeps off the block. */
+void tw_coll_shm_quiesce(tw_mpi_comm_t *c) {
+    if (!c->shm) return;
+    tw_sched_t s;
+    tw_sched_init(&s, c);
+    tw_coll_barrier(&s);
+    (void)tw_sched_run(&s); /* a lost member: nobody is left to read the block */
 }
 
 void tw_coll_shm_free(tw_mpi_comm_t *c) {

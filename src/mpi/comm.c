@@ -16,8 +16,11 @@
 #include "mpi/intercomm.h"
 #include "mpi/error.h"
 #include "mpi/group.h"
+#include "mpi/info.h"
 #include "mpi/p2p.h"
 #include "mpi/state.h"
+#include "mpi/topology.h"
+#include "mpi/thread.h"
 
 tw_mpi_comm_t *tw_mpi_comm_table[TW_MPI_COMMS];
 int tw_mpi_comm_creating;
@@ -43,6 +46,7 @@ void tw_mpi_comm_destroy(tw_mpi_comm_t *c) {
     if (c->group) tw_mpi_group_release(c->group);
     if (c->remote_group) tw_mpi_group_release(c->remote_group);
     tw_mpi_attr_drop_all(c);
+    tw_topo_free(c->topo);
     free(c->world);
     free(c->local_world);
     free(c);
@@ -52,7 +56,11 @@ int tw_mpi_comm_init(void) {
     int *me = malloc(sizeof *me);
     if (!me) return MPI_ERR_NO_MEM;
     *me = tw_mpi.rank;
-    tw_mpi_comm_t *world = tw_mpi_comm_new(WORLD_INDEX, tw_mpi.rank, tw_mpi.size, NULL);
+    /* a spawned job's ids start past its parents' (tw_ep_job_base) */
+    int base = tw_ep_job_base(tw_mpi.ep), n = tw_ep_job_size(tw_mpi.ep), *ids = NULL;
+    if (base > 0 && !(ids = malloc((size_t)n * sizeof *ids))) return MPI_ERR_NO_MEM;
+    for (int r = 0; ids && r < n; r++) ids[r] = base + r;
+    tw_mpi_comm_t *world = tw_mpi_comm_new(WORLD_INDEX, tw_mpi.rank - base, n, ids);
     tw_mpi_comm_t *self = world ? tw_mpi_comm_new(SELF_INDEX, 0, 1, me) : NULL;
     if (!self) return MPI_ERR_NO_MEM;
     snprintf(world->name, sizeof world->name, "MPI_COMM_WORLD");
@@ -195,24 +203,68 @@ static size_t coordinate(const round_t *rd, const ask_t *mine, int *answer) {
     return len;
 }
 
+/* Under MPI_THREAD_MULTIPLE other threads may create communicators while a round
+ * waits, so the entry picked may be taken (or held by an idup) here by the time the
+ * answer comes. The members then agree: each says 2 (it takes the entry, held
+ * meanwhile), 1 (taken here: the round runs again with fresh bitmaps) or 0 (an
+ * error); the lowest is everyone's verdict. */
+static int agree(const round_t *rd, int say) {
+    int all = say;
+    if (rd->me == 0) {
+        for (int r = 1; r < rd->n; r++) {
+            int v = 0;
+            if (tw_mpi_exchange(rd->context, rd->tag, -1, NULL, 0, member(rd, r), &v, sizeof v) !=
+                sizeof v)
+                v = 0;
+            if (v < all) all = v < 0 ? 0 : v;
+        }
+        for (int r = 1; r < rd->n; r++)
+            tw_mpi_exchange(rd->context, rd->tag, member(rd, r), &all, sizeof all, -1, NULL, 0);
+    } else if (tw_mpi_exchange(rd->context, rd->tag, member(rd, 0), &say, sizeof say, member(rd, 0),
+                               &all, sizeof all) != sizeof all) {
+        all = 0;
+    }
+    return all < 0 ? 0 : all < say ? all : say;
+}
+
+static int entry_held(int entry) {
+    return tw_mpi_comm_held[entry / 64] >> (entry % 64) & 1;
+}
+
 /* Runs a round; *out is the new communicator (errors handled by eh) or MPI_COMM_NULL. */
 static int create_round(const round_t *rd, int color, int key, MPI_Errhandler eh, MPI_Comm *out) {
     ask_t mine = {.color = color, .key = key, .world = tw_mpi.rank};
-    tw_mpi_used_entries(mine.used);
     size_t cap = ((size_t)rd->n + 3) * sizeof(int);
     int *answer = malloc(cap);
     if (!answer) return MPI_ERR_NO_MEM;
-    size_t answer_len = rd->me == 0 ? coordinate(rd, &mine, answer)
-                                    : tw_mpi_exchange(rd->context, rd->tag, member(rd, 0), &mine,
-                                                      sizeof mine, member(rd, 0), answer, cap);
     int rc = MPI_SUCCESS;
     *out = MPI_COMM_NULL;
-    if (!tw_mpi_split_answer_ok(answer, answer_len, rd->n, tw_mpi.size, tw_mpi.rank) ||
-        (answer[0] >= 0 && table[answer[0]]) || tw_mpi_check_worlds(answer[1], answer + 3)) {
-        rc = MPI_ERR_INTERN; /* the coordinator sent what cannot be */
-    } else if (answer[0] < 0) {
-        rc = MPI_ERR_INTERN; /* every entry of the table is in use somewhere */
-    } else if (answer[1] > 0) {
+    for (;;) {
+        tw_mpi_used_entries(mine.used);
+        size_t answer_len = rd->me == 0
+                                ? coordinate(rd, &mine, answer)
+                                : tw_mpi_exchange(rd->context, rd->tag, member(rd, 0), &mine,
+                                                  sizeof mine, member(rd, 0), answer, cap);
+        int ok = tw_mpi_split_answer_ok(answer, answer_len, rd->n, tw_mpi.size, tw_mpi.rank) &&
+                 !tw_mpi_check_worlds(answer[1], answer + 3);
+        int taken = ok && answer[0] >= 0 && table[answer[0]];
+        if (!tw_mpi_threads_on) {
+            /* taken: the coordinator sent what cannot be; a negative entry: every
+             * entry of the table is in use somewhere */
+            rc = !ok || taken || answer[0] < 0 ? MPI_ERR_INTERN : MPI_SUCCESS;
+            break;
+        }
+        taken = taken || (ok && answer[0] >= 0 && entry_held(answer[0]));
+        int say = !ok || answer[0] < 0 ? 0 : taken ? 1 : 2;
+        uint64_t bit = say == 2 ? 1ull << (answer[0] % 64) : 0;
+        if (bit) tw_mpi_comm_held[answer[0] / 64] |= bit;
+        int verdict = agree(rd, say);
+        if (bit) tw_mpi_comm_held[answer[0] / 64] &= ~bit;
+        if (verdict == 1) continue;
+        rc = verdict == 2 ? MPI_SUCCESS : MPI_ERR_INTERN;
+        break;
+    }
+    if (!rc && answer[1] > 0) {
         int *world = malloc((size_t)answer[1] * sizeof *world);
         tw_mpi_comm_t *c = NULL;
         if (world) {
@@ -275,10 +327,17 @@ static void node_name(int world, char *node, size_t cap) {
     }
 }
 
+static int node_known; /* world ranks in tw_mpi_node's table; -1: to be made again */
+
+void tw_mpi_node_forget(void) {
+    node_known = -1;
+}
+
 int tw_mpi_node(int world) {
     static int *node; /* per world rank: the lowest world rank on its node */
+    int known = node_known;
     if (world < 0 || world >= tw_mpi.size) return -1;
-    if (!node) {
+    if (!node || known != tw_mpi.size) {
         int *n = malloc((size_t)tw_mpi.size * sizeof *n);
         char(*names)[128] = malloc((size_t)tw_mpi.size * sizeof *names);
         if (!n || !names) { /* every rank its own node: nothing is taken as shared */
@@ -296,7 +355,9 @@ int tw_mpi_node(int world) {
                 }
         }
         free(names);
+        free(node);
         node = n;
+        node_known = tw_mpi.size;
     }
     return node[world];
 }
@@ -309,7 +370,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_ARG, NULL);
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_ARG, "unknown split type");
-    if (info != MPI_INFO_NULL) return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_INFO, NULL);
+    if (!tw_mpi_info_ok(info)) return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_INFO, NULL);
     int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : tw_mpi_node(tw_mpi.rank);
     if (p->inter) { /* its local group is split, into intracommunicators (as MPICH does) */
         round_t rd = {p->context + TW_CTX_COLL, 0, p->local_size, p->rank, p->local_world};
@@ -392,7 +453,9 @@ static int dup_comm(tw_mpi_comm_t *p, MPI_Comm *newcomm) {
     int rc = p->inter ? tw_mpi_intercomm_dup(p, newcomm) : split(p, 0, p->rank, newcomm);
     if (rc) return rc;
     tw_mpi_comm_t *c = tw_mpi_comm_get(*newcomm);
-    rc = tw_mpi_attr_copy_all(p, c);
+    c->hints = p->hints; /* a duplicate keeps the hints and its parent's topology */
+    rc = tw_topo_copy(p, c);
+    if (!rc) rc = tw_mpi_attr_copy_all(p, c);
     if (rc) {
         tw_mpi_attr_delete_all(c);
         tw_mpi_comm_destroy(c);
@@ -417,9 +480,9 @@ int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm) {
     tw_mpi_comm_t *p = tw_mpi_comm_get(comm);
     if (!p) return tw_mpi_error(NULL, "MPI_Comm_dup_with_info", MPI_ERR_COMM, NULL);
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_dup_with_info", MPI_ERR_ARG, NULL);
-    if (info != MPI_INFO_NULL)
-        return tw_mpi_error(p, "MPI_Comm_dup_with_info", MPI_ERR_INFO, "no info objects yet");
+    if (!tw_mpi_info_ok(info)) return tw_mpi_error(p, "MPI_Comm_dup_with_info", MPI_ERR_INFO, NULL);
     int rc = dup_comm(p, newcomm);
+    if (!rc) tw_mpi_comm_get(*newcomm)->hints = tw_mpi_comm_hints(info, 0); /* info's, not p's */
     return rc ? tw_mpi_error(p, "MPI_Comm_dup_with_info", rc, NULL) : MPI_SUCCESS;
 }
 
@@ -432,6 +495,7 @@ int MPI_Comm_free(MPI_Comm *comm) {
         return tw_mpi_error(c, "MPI_Comm_free", MPI_ERR_COMM, "a predefined communicator");
     int rc = tw_mpi_attr_delete_all(c); /* a delete callback's error keeps the communicator */
     if (rc) return tw_mpi_error(c, "MPI_Comm_free", rc, "an attribute's delete callback failed");
+    if (tw_mpi_threads_on) tw_coll_shm_quiesce(c);
     tw_mpi_comm_destroy(c);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;

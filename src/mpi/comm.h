@@ -29,7 +29,9 @@ typedef struct tw_mpi_comm {
     struct tw_mpi_attr *attrs;     /* cached attributes, in the order they were set */
     struct tw_coll_shm *shm;       /* the shared block of its collectives (coll_shm.c) */
     int shm_tried;                 /* its set-up ran (shm NULL: the ranks keep to messages) */
+    unsigned hints;                /* its info hints (info_hints.c) */
     char name[MPI_MAX_OBJECT_NAME];
+    struct tw_topo *topo; /* its process topology (topology.c); NULL: none */
 } tw_mpi_comm_t;
 
 /* The size of the group the calling process belongs to. */
@@ -102,6 +104,8 @@ void tw_mpi_comm_fini(void);
 
 /* The node of a world rank, named by the lowest world rank on it (comm.c). */
 int tw_mpi_node(int world);
+/* Peers' addresses became known (a connection, dynamic.c): the nodes are read again. */
+void tw_mpi_node_forget(void);
 
 /* ---- communicator creation (comm.c), shared with intercomm.c ---- */
 enum { TW_MPI_USED_WORDS = TW_MPI_COMMS / 64 };

@@ -22,6 +22,7 @@
 #include "mpi/error.h"
 #include "mpi/schedule.h"
 #include "mpi/state.h"
+#include "mpi/topology.h"
 
 enum { WORDS = TW_MPI_COMMS / 64 };
 
@@ -92,6 +93,9 @@ static void settle(tw_sched_t *s, void *arg) {
         free(world);
         free(local);
         s->error = MPI_ERR_NO_MEM;
+    } else if (tw_topo_copy(p, c)) { /* a duplicate has its parent's topology */
+        tw_mpi_comm_destroy(c);
+        s->error = MPI_ERR_NO_MEM;
     } else {
         c->errhandler = p->errhandler;
         if (p->inter) { /* the same two groups */
@@ -99,6 +103,7 @@ static void settle(tw_sched_t *s, void *arg) {
             c->local_size = p->local_size;
             c->local_world = local;
         }
+        c->hints = p->hints;
         *d->newcomm = c->handle;
     }
     free(d);

@@ -6,9 +6,11 @@
  * raised on the communicator of the request that had it. */
 #include "mpi/comm.h"
 #include "mpi/error.h"
+#include "mpi/grequest.h"
 #include "mpi/p2p.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 #include "mpi/status.h"
 
 /* Checks an array of requests: each one null or valid. The number of active ones in
@@ -118,7 +120,7 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     unsigned spins = 0;
     while (!all_done(count, requests)) {
         tw_mpi_progress();
-        if (!all_done(count, requests)) tw_ep_relax(tw_mpi.ep, &spins);
+        if (!all_done(count, requests)) tw_mpi_relax(&spins);
     }
     return finish_all("MPI_Waitall", count, requests, statuses);
 }
@@ -162,7 +164,7 @@ int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *statu
     for (;;) {
         int flag, rc = MPI_Testany(count, requests, index, &flag, status);
         if (rc || flag) return rc;
-        tw_ep_relax(tw_mpi.ep, &spins);
+        tw_mpi_relax(&spins);
     }
 }
 
@@ -194,7 +196,7 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices
     for (;;) {
         int rc = MPI_Testsome(incount, requests, outcount, indices, statuses);
         if (rc || *outcount != 0) return rc;
-        tw_ep_relax(tw_mpi.ep, &spins);
+        tw_mpi_relax(&spins);
     }
 }
 
@@ -211,6 +213,12 @@ int MPI_Cancel(MPI_Request *request) {
     if (null || !tw_mpi_request_active(*request))
         return tw_mpi_error(NULL, "MPI_Cancel", MPI_ERR_REQUEST,
                             null ? "the null request" : "an inactive persistent request");
+    int i = tw_req_index(*request);
+    if (i > 0 && tw_reqs[i].kind == REQ_GREQ) {
+        rc = tw_mpi_greq_cancel(i);
+        return rc ? tw_mpi_error(NULL, "MPI_Cancel", rc, "the cancel callback failed")
+                  : MPI_SUCCESS;
+    }
     return tw_mpi_cancel(*request);
 }
 

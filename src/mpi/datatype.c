@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/attr.h"
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
 #include "mpi/error.h"
@@ -29,6 +30,7 @@ typedef struct dtype dtype_t;
 struct dtype {
     int refs;
     int committed;
+    int fixed; /* made by MPI_Type_create_f90_*: never freed, as a predefined type */
     tw_typemap_t map;
     int combiner;
     int nints, naints, ntypes;
@@ -733,6 +735,27 @@ int MPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype) {
     if (rc) return rc;
     dtype_t *d = object_of(*newtype), *o = object_of(oldtype);
     d->committed = !o || o->committed; /* a duplicate is committed as its original */
+    rc = tw_mpi_attr_object_copy(oldtype, *newtype);
+    if (rc) {
+        handle_free(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return tw_mpi_error(NULL, "MPI_Type_dup", rc, "an attribute's copy callback failed");
+    }
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_type_f90(MPI_Datatype basic, int combiner, int nints, const int *ints,
+                    MPI_Datatype *newtype) {
+    const char *call = combiner == MPI_COMBINER_F90_INTEGER ? "MPI_Type_create_f90_integer"
+                       : combiner == MPI_COMBINER_F90_REAL  ? "MPI_Type_create_f90_real"
+                                                            : "MPI_Type_create_f90_complex";
+    tw_typemap_t map;
+    const tw_typemap_t *m = basic_map(basic);
+    if (!m || tw_typemap_copy(&map, m)) return tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
+    int rc = create(call, &map, combiner, nints, ints, 0, NULL, 0, NULL, newtype);
+    if (rc) return rc;
+    dtype_t *d = object_of(*newtype);
+    d->committed = d->fixed = 1;
     return MPI_SUCCESS;
 }
 
@@ -960,7 +983,11 @@ int MPI_Type_free(MPI_Datatype *datatype) {
     NEED_INIT("MPI_Type_free");
     if (!datatype) return tw_mpi_error(NULL, "MPI_Type_free", MPI_ERR_ARG, "datatype is NULL");
     int rc;
-    if (!derived("MPI_Type_free", *datatype, &rc)) return rc;
+    dtype_t *d = derived("MPI_Type_free", *datatype, &rc);
+    if (!d) return rc;
+    if (d->fixed) return tw_mpi_error(NULL, "MPI_Type_free", MPI_ERR_TYPE, "a predefined datatype");
+    rc = tw_mpi_attr_object_free(*datatype); /* an error keeps the type */
+    if (rc) return tw_mpi_error(NULL, "MPI_Type_free", rc, "an attribute's delete callback failed");
     slot_t *e = slot_of(*datatype);
     if (e->holds) /* an operation under way still names it: it goes with the last hold */
         e->freed = 1;
@@ -1002,14 +1029,14 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
     if (d->naints) memcpy(array_of_addresses, d->aints, (size_t)d->naints * sizeof *d->aints);
     /* a derived type comes back as a new handle to it, which the caller frees */
     for (int k = 0; k < d->ntypes; k++) {
-        if (!d->objs[k]) {
+        if (!d->objs[k] || d->objs[k]->fixed) { /* predefined: the handle itself */
             array_of_datatypes[k] = d->types[k];
             continue;
         }
         rc = handle_new(d->objs[k], &array_of_datatypes[k]);
         if (rc) {
             while (k-- > 0)
-                if (d->objs[k]) handle_free(array_of_datatypes[k]);
+                if (d->objs[k] && !d->objs[k]->fixed) handle_free(array_of_datatypes[k]);
             return tw_mpi_error(NULL, call, rc, NULL);
         }
     }
@@ -1061,6 +1088,26 @@ static char basic_names[TW_MPI_TYPE_IDS + 1][MPI_MAX_OBJECT_NAME] = {
     "MPI_2INT",
     "MPI_SHORT_INT",
     "MPI_LONG_DOUBLE_INT",
+    "MPI_CHARACTER",
+    "MPI_LOGICAL",
+    "MPI_INTEGER",
+    "MPI_REAL",
+    "MPI_DOUBLE_PRECISION",
+    "MPI_COMPLEX",
+    "MPI_DOUBLE_COMPLEX",
+    "MPI_INTEGER1",
+    "MPI_INTEGER2",
+    "MPI_INTEGER4",
+    "MPI_INTEGER8",
+    "MPI_REAL4",
+    "MPI_REAL8",
+    "MPI_REAL16",
+    "MPI_COMPLEX8",
+    "MPI_COMPLEX16",
+    "MPI_COMPLEX32",
+    "MPI_2REAL",
+    "MPI_2DOUBLE_PRECISION",
+    "MPI_2INTEGER",
 };
 
 static char *name_of(const char *call, MPI_Datatype type, int *rc) {

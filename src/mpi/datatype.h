@@ -9,7 +9,7 @@
 
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
-enum { TW_MPI_TYPE_IDS = 42 }; /* predefined datatypes are ids 1..42 */
+enum { TW_MPI_TYPE_IDS = 62 }; /* predefined datatypes are ids 1..62 (43..62: Fortran's) */
 
 /* Bytes one item of a datatype spans in a buffer; -1: not a datatype. */
 static inline int tw_mpi_type_extent(MPI_Datatype type) {
@@ -82,6 +82,11 @@ void tw_mpi_staged_free(tw_mpi_staged_t *s);
  * library (not for the program). Predefined types need no hold (nothing happens). */
 void tw_mpi_type_hold(MPI_Datatype type);
 void tw_mpi_type_release(MPI_Datatype type);
+
+/* A type MPI_Type_create_f90_* returns: a committed copy of a predefined type whose
+ * envelope is combiner and ints, and which MPI_Type_free refuses. Raises errors. */
+int tw_mpi_type_f90(MPI_Datatype basic, int combiner, int nints, const int *ints,
+                    MPI_Datatype *newtype);
 
 /* The map of a committed or predefined datatype (datatype.c), or NULL. */
 struct tw_typemap;

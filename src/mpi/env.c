@@ -9,11 +9,16 @@
 #include "mpi/attr.h"
 #include "mpi/bsend.h"
 #include "mpi/comm.h"
+#include "mpi/dynamic.h"
+#include "mpi/errcode.h"
+#include "mpi/errhandler.h"
 #include "mpi/error.h"
 #include "mpi/failure.h"
+#include "mpi/info.h"
 #include "mpi/p2p.h"
 #include "mpi/schedule.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 #include "mpi/win.h"
 
 tw_mpi_state_t tw_mpi;
@@ -98,7 +103,8 @@ static const char *class_names[] = {
 
 int MPI_Error_class(int errorcode, int *errorclass) {
     if (!errorclass) return MPI_ERR_ARG;
-    if (tw_mpi_lost_class(errorcode, errorclass)) return MPI_SUCCESS;
+    if (tw_mpi_lost_class(errorcode, errorclass) || tw_mpi_user_class(errorcode, errorclass))
+        return MPI_SUCCESS;
     if (errorcode < 0 || errorcode >= (int)(sizeof class_names / sizeof *class_names) ||
         !class_names[errorcode])
         return MPI_ERR_ARG; /* not an error code of this library */
@@ -108,7 +114,9 @@ int MPI_Error_class(int errorcode, int *errorclass) {
 
 int MPI_Error_string(int errorcode, char *string, int *resultlen) {
     if (!string || !resultlen) return MPI_ERR_ARG;
-    if (tw_mpi_lost_string(errorcode, string, resultlen)) return MPI_SUCCESS;
+    if (tw_mpi_lost_string(errorcode, string, resultlen) ||
+        tw_mpi_user_string(errorcode, string, resultlen))
+        return MPI_SUCCESS;
     const char *s = errorcode >= 0 && errorcode < (int)(sizeof class_names / sizeof *class_names) &&
                             class_names[errorcode]
                         ? class_names[errorcode]
@@ -118,8 +126,6 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen) {
 }
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
-    (void)argc;
-    (void)argv;
     if (tw_mpi.initialized) {
         fprintf(stderr, "tollway MPI: MPI_Init called twice\n");
         return MPI_ERR_OTHER;
@@ -137,9 +143,15 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     tw_mpi_bsend_init();
     tw_mpi_sched_init();
     tw_mpi_win_init();
+    tw_mpi_info_env_init(argc ? *argc : 0, argv ? *argv : NULL, required);
+    /* every level is provided; MULTIPLE switches the library's lock on (thread.h) */
+    int level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
+                : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
+                                                 : required;
+    tw_mpi_thread_init(level);
     tw_mpi.initialized = 1;
-    /* One thread drives the library at a time. */
-    if (provided) *provided = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    tw_mpi_dynamic_init(); /* a spawned job connects to its parents */
+    if (provided) *provided = level;
     return MPI_SUCCESS;
 }
 
@@ -151,7 +163,7 @@ int MPI_Init(int *argc, char ***argv) {
 int MPI_Finalize(void) {
     NEED_INIT("MPI_Finalize");
     /* MPI_COMM_SELF's attributes go first: their delete callbacks may still use MPI */
-    tw_mpi_attr_delete_all(tw_mpi_comm_get(MPI_COMM_SELF));
+    tw_mpi_attr_finalize_self();
     tw_mpi_bsend_fini(); /* buffered sends are delivered */
     /* nobody leaves while a peer may still talk to it; by messages unless WORLD's
      * collectives have their shared block already (none is made to be freed at once) */
@@ -233,8 +245,9 @@ int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
     NEED_INIT("MPI_Comm_set_errhandler");
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     if (!c) return tw_mpi_error(NULL, "MPI_Comm_set_errhandler", MPI_ERR_COMM, NULL);
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
-        return tw_mpi_error(c, "MPI_Comm_set_errhandler", MPI_ERR_ARG, "unknown error handler");
+    if (!tw_mpi_eh_settable(errhandler, TW_EH_COMM))
+        return tw_mpi_error(c, "MPI_Comm_set_errhandler", MPI_ERR_ARG,
+                            "not an error handler for communicators");
     c->errhandler = errhandler;
     return MPI_SUCCESS;
 }
@@ -245,6 +258,7 @@ int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler) {
     if (!c) return tw_mpi_error(NULL, "MPI_Comm_get_errhandler", MPI_ERR_COMM, NULL);
     if (!errhandler) return tw_mpi_error(c, "MPI_Comm_get_errhandler", MPI_ERR_ARG, NULL);
     *errhandler = c->errhandler;
+    tw_mpi_eh_ref(*errhandler); /* a new handle, for MPI_Errhandler_free */
     return MPI_SUCCESS;
 }
 

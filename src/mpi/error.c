@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "mpi/comm.h"
+#include "mpi/errhandler.h"
 #include "mpi/error.h"
 #include "mpi/state.h"
 
@@ -10,6 +11,8 @@ int tw_mpi_error(tw_mpi_comm_t *comm, const char *call, int errclass, const char
     if (!comm) comm = tw_mpi_comm_get(MPI_COMM_WORLD);
     MPI_Errhandler h = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
     if (h == MPI_ERRORS_RETURN) return errclass;
+    MPI_Comm handle = comm ? comm->handle : MPI_COMM_NULL;
+    if (comm && tw_mpi_eh_call(h, &handle, errclass)) return errclass;
     char msg[1024 + MPI_MAX_ERROR_STRING], name[MPI_MAX_ERROR_STRING];
     int len;
     MPI_Error_string(errclass, name, &len);

@@ -4,7 +4,8 @@
  *
  * Under MPI_COMM_WORLD's MPI_ERRORS_ARE_FATAL the job ends at once, with a message
  * naming this rank, the peer and the cause: no wait anywhere can hang on the peer.
- * Under MPI_ERRORS_RETURN the peer is recorded and a progress hook fails, with the
+ * Under MPI_ERRORS_RETURN (or a handler of the program's, which each failing call then
+ * calls) the peer is recorded and a progress hook fails, with the
  * peer's error code, every operation that waits on it: sends to it, receives from
  * it, receives from MPI_ANY_SOURCE and collectives on a communicator that contains
  * it. The rank also tells every other rank (a TW_MPI_LOST notice), so that a rank
@@ -121,7 +122,7 @@ static void record(int world, int why, int by) {
         tw_mpi_hook_on(TW_HOOK_LOST);
     }
     const tw_mpi_comm_t *w = tw_mpi_comm_get(MPI_COMM_WORLD);
-    if (!w || w->errhandler != MPI_ERRORS_RETURN) end_job(world);
+    if (!w || w->errhandler == MPI_ERRORS_ARE_FATAL) end_job(world);
     rescan = 1;
     /* the others are told of a peer that stopped answering here; not of one that
      * declared this rank lost: that one is well, and tells them about this rank */
@@ -246,6 +247,24 @@ static void lost_progress(void) {
     }
     fail_posted();
     busy = 0;
+}
+
+int tw_mpi_failure_grow(int n) {
+    int8_t *c = realloc(cause, (size_t)n * sizeof *c);
+    if (c) cause = c;
+    int *rep = c ? realloc(reporter, (size_t)n * sizeof *rep) : NULL;
+    if (rep) reporter = rep;
+    int *l = rep ? realloc(lost, (size_t)n * sizeof *l) : NULL;
+    if (l) lost = l;
+    int *nn = l ? realloc(notify_next, (size_t)n * sizeof *nn) : NULL;
+    if (!nn) return MPI_ERR_NO_MEM;
+    notify_next = nn;
+    for (int r = tw_mpi.size; r < n; r++) {
+        cause[r] = 0;
+        reporter[r] = 0;
+        notify_next[r] = 0;
+    }
+    return MPI_SUCCESS;
 }
 
 void tw_mpi_failure_init(void) {

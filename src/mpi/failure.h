@@ -16,6 +16,8 @@ int tw_mpi_is_lost(int world);
 
 /* Registers the handlers of the device's notices and of the peers' (MPI_Init). */
 void tw_mpi_failure_init(void);
+/* Room for world ranks up to n - 1 (peers a connection adds, dynamic.c). */
+int tw_mpi_failure_grow(int n);
 
 /* The error code of lost world rank world: of class MPIX_ERR_PROC_FAILED, its
  * MPI_Error_string names the peer and the cause. */

@@ -16,6 +16,7 @@
 #include "mpi/error.h"
 #include "mpi/group.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 
 enum { WORDS = TW_MPI_USED_WORDS };
 
@@ -41,6 +42,57 @@ static void gather_used(uint32_t context, int tag, int n, const int *members, in
             memset(theirs, 0xff, sizeof theirs); /* unknown: no entry is taken as free */
         for (int w = 0; w < WORDS; w++) used[w] |= theirs[w];
     }
+}
+
+/* Under MPI_THREAD_MULTIPLE other threads may make communicators while a creation
+ * waits, so the entry picked may be taken (or held) here by the time it comes. Every
+ * member of both groups then says 2 (it takes the entry, held meanwhile), 1 (taken
+ * here: the creation runs again) or 0 (an error); each group's leader takes its
+ * members' lowest, the two leaders swap theirs, and the lowest is everyone's
+ * verdict. Members talk to their leader on (context, tag), the leaders to each other
+ * on (leaders_context, leaders_tag); other < 0: no remote leader to ask. */
+static int vote(uint32_t context, int tag, int n, const int *members, int me, int leader,
+                uint32_t leaders_context, int leaders_tag, int other, int say) {
+    int all = say;
+    if (me == leader) {
+        for (int r = 0; r < n; r++) {
+            int v = 0;
+            if (r == leader) continue;
+            if (tw_mpi_exchange(context, tag, -1, NULL, 0, world_of(members, r), &v, sizeof v) !=
+                sizeof v)
+                v = 0;
+            if (v < all) all = v;
+        }
+        int theirs = 0;
+        if (other < 0 || tw_mpi_exchange(leaders_context, leaders_tag, other, &all, sizeof all,
+                                         other, &theirs, sizeof theirs) != sizeof theirs)
+            theirs = 0;
+        if (theirs < all) all = theirs;
+        for (int r = 0; r < n; r++)
+            if (r != leader)
+                tw_mpi_exchange(context, tag, world_of(members, r), &all, sizeof all, -1, NULL, 0);
+    } else if (tw_mpi_exchange(context, tag, world_of(members, leader), &say, sizeof say,
+                               world_of(members, leader), &all, sizeof all) != sizeof all) {
+        all = 0;
+    }
+    return all < 0 ? 0 : all < say ? all : say;
+}
+
+/* What this member says of entry (-1: none; wanted: it would make a communicator). */
+static int say_of(int ok, int entry, int wanted) {
+    if (!ok) return 0;
+    if (!wanted) return 2;
+    if (entry < 0) return 0;
+    return tw_mpi_comm_table[entry] || (tw_mpi_comm_held[entry / 64] >> (entry % 64) & 1) ? 1 : 2;
+}
+
+static void hold(int entry, int say, int on) {
+    if (say != 2 || entry < 0) return;
+    uint64_t bit = 1ull << (entry % 64);
+    if (on)
+        tw_mpi_comm_held[entry / 64] |= bit;
+    else
+        tw_mpi_comm_held[entry / 64] &= ~bit;
 }
 
 /* Makes an intercommunicator in table entry `entry` from copies of both groups. */
@@ -112,33 +164,49 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
     if (tag < 0 || tag > TW_MPI_TAG_UB) return tw_mpi_error(l, call, MPI_ERR_TAG, NULL);
     *newintercomm = MPI_COMM_NULL;
     uint32_t context = l->context + TW_CTX_COLL;
-    uint64_t used[WORDS];
-    gather_used(context, 0, l->size, l->world, l->rank, local_leader, used);
     size_t cap = ((size_t)tw_mpi.size + 2) * sizeof(int), len;
-    int *answer = malloc(cap), rc = MPI_SUCCESS;
+    int *answer = malloc(cap), rc;
     if (!answer) return tw_mpi_error(l, call, MPI_ERR_NO_MEM, NULL);
-    if (l->rank == local_leader) {
-        len = leaders_swap(l, used, peer_comm, remote_leader, tag, answer, &rc);
-        if (rc) { /* the members learn it too, instead of waiting forever */
-            answer[0] = -1;
-            answer[1] = rc;
-            len = 2 * sizeof *answer;
+    for (;;) {
+        uint64_t used[WORDS];
+        rc = MPI_SUCCESS;
+        gather_used(context, 0, l->size, l->world, l->rank, local_leader, used);
+        if (l->rank == local_leader) {
+            len = leaders_swap(l, used, peer_comm, remote_leader, tag, answer, &rc);
+            if (rc) { /* the members learn it too, instead of waiting forever */
+                answer[0] = -1;
+                answer[1] = rc;
+                len = 2 * sizeof *answer;
+            }
+            for (int r = 0; r < l->size; r++)
+                if (r != local_leader)
+                    tw_mpi_exchange(context, 0, tw_mpi_world_rank(l, r), answer, len, -1, NULL, 0);
+        } else {
+            len = tw_mpi_exchange(context, 0, -1, NULL, 0, tw_mpi_world_rank(l, local_leader),
+                                  answer, cap);
+            int known; /* a class of this library, or not to be trusted */
+            if (len == 2 * sizeof *answer && answer[0] == -1)
+                rc = answer[1] != MPI_SUCCESS && MPI_Error_class(answer[1], &known) == MPI_SUCCESS
+                         ? answer[1]
+                         : MPI_ERR_INTERN;
         }
-        for (int r = 0; r < l->size; r++)
-            if (r != local_leader)
-                tw_mpi_exchange(context, 0, tw_mpi_world_rank(l, r), answer, len, -1, NULL, 0);
-    } else {
-        len = tw_mpi_exchange(context, 0, -1, NULL, 0, tw_mpi_world_rank(l, local_leader), answer,
-                              cap);
-        int known; /* a class of this library, or not to be trusted */
-        if (len == 2 * sizeof *answer && answer[0] == -1)
-            rc = answer[1] != MPI_SUCCESS && MPI_Error_class(answer[1], &known) == MPI_SUCCESS
-                     ? answer[1]
-                     : MPI_ERR_INTERN;
+        int ok = !rc && tw_mpi_intercomm_answer_ok(answer, len, tw_mpi.size, l->size, l->world);
+        if (!tw_mpi_threads_on) {
+            if (!rc && (!ok || tw_mpi_comm_table[answer[0]])) rc = MPI_ERR_INTERN;
+            break;
+        }
+        int say = say_of(ok, ok ? answer[0] : -1, 1), other = -1;
+        tw_mpi_comm_t *peer = l->rank == local_leader ? tw_mpi_comm_get(peer_comm) : NULL;
+        if (peer && !rc) other = tw_mpi_world_rank(peer, remote_leader);
+        hold(ok ? answer[0] : -1, say, 1);
+        int verdict = vote(context, 0, l->size, l->world, l->rank, local_leader,
+                           peer ? peer->context + TW_CTX_COLL : 0,
+                           tw_mpi_creation_tag(TW_MPI_TAG_INTERCOMM_CREATE, tag), other, say);
+        hold(ok ? answer[0] : -1, say, 0);
+        if (verdict == 1) continue;
+        if (!rc && verdict != 2) rc = MPI_ERR_INTERN;
+        break;
     }
-    if (!rc && (!tw_mpi_intercomm_answer_ok(answer, len, tw_mpi.size, l->size, l->world) ||
-                tw_mpi_comm_table[answer[0]]))
-        rc = MPI_ERR_INTERN;
     if (!rc)
         rc = inter_new(answer[0], l->rank, answer[1], answer + 2, l->size, l->world, l->errhandler,
                        newintercomm);
@@ -151,33 +219,45 @@ int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_co
  * over both groups, on c's collective context; led by each group's rank 0. */
 static int inter_agree(tw_mpi_comm_t *c, int info, int *entry, int *remote_info) {
     uint32_t context = c->context + TW_CTX_COLL;
-    uint64_t used[WORDS];
-    gather_used(context, 0, c->local_size, c->local_world, c->rank, 0, used);
-    int answer[2] = {-1, 0};
-    size_t len = sizeof answer;
-    if (c->rank == 0) {
-        struct {
-            uint64_t used[WORDS];
-            int64_t info;
-        } mine = {{0}, info}, theirs;
-        memcpy(mine.used, used, sizeof mine.used);
-        if (tw_mpi_exchange(context, 0, c->world[0], &mine, sizeof mine, c->world[0], &theirs,
-                            sizeof theirs) == sizeof theirs) {
-            for (int w = 0; w < WORDS; w++) used[w] |= theirs.used[w];
-            answer[0] = tw_mpi_lowest_free(used);
-            answer[1] = (int)theirs.info;
+    for (;;) {
+        uint64_t used[WORDS];
+        gather_used(context, 0, c->local_size, c->local_world, c->rank, 0, used);
+        int answer[2] = {-1, 0};
+        size_t len = sizeof answer;
+        if (c->rank == 0) {
+            struct {
+                uint64_t used[WORDS];
+                int64_t info;
+            } mine = {{0}, info}, theirs;
+            memcpy(mine.used, used, sizeof mine.used);
+            if (tw_mpi_exchange(context, 0, c->world[0], &mine, sizeof mine, c->world[0], &theirs,
+                                sizeof theirs) == sizeof theirs) {
+                for (int w = 0; w < WORDS; w++) used[w] |= theirs.used[w];
+                answer[0] = tw_mpi_lowest_free(used);
+                answer[1] = (int)theirs.info;
+            }
+            for (int r = 1; r < c->local_size; r++)
+                tw_mpi_exchange(context, 0, c->local_world[r], answer, sizeof answer, -1, NULL, 0);
+        } else {
+            len =
+                tw_mpi_exchange(context, 0, -1, NULL, 0, c->local_world[0], answer, sizeof answer);
         }
-        for (int r = 1; r < c->local_size; r++)
-            tw_mpi_exchange(context, 0, c->local_world[r], answer, sizeof answer, -1, NULL, 0);
-    } else {
-        len = tw_mpi_exchange(context, 0, -1, NULL, 0, c->local_world[0], answer, sizeof answer);
+        int ok = len == sizeof answer && answer[0] >= 0 && answer[0] < TW_MPI_COMMS;
+        if (!tw_mpi_threads_on) {
+            if (!ok || tw_mpi_comm_table[answer[0]]) return MPI_ERR_INTERN;
+        } else {
+            int say = say_of(ok, ok ? answer[0] : -1, 1);
+            hold(ok ? answer[0] : -1, say, 1);
+            int verdict = vote(context, 0, c->local_size, c->local_world, c->rank, 0, context, 0,
+                               c->world[0], say);
+            hold(ok ? answer[0] : -1, say, 0);
+            if (verdict == 1) continue;
+            if (verdict != 2) return MPI_ERR_INTERN;
+        }
+        *entry = answer[0];
+        *remote_info = answer[1];
+        return MPI_SUCCESS;
     }
-    if (len != sizeof answer || answer[0] < 0 || answer[0] >= TW_MPI_COMMS ||
-        tw_mpi_comm_table[answer[0]])
-        return MPI_ERR_INTERN;
-    *entry = answer[0];
-    *remote_info = answer[1];
-    return MPI_SUCCESS;
 }
 
 int tw_mpi_intercomm_dup(tw_mpi_comm_t *p, MPI_Comm *out) {
@@ -196,10 +276,12 @@ typedef struct split_ask {
 
 /* Checks a split answer from the leader — entry, local size, my rank, remote size,
  * then both lists of world ranks — against c's groups. */
-static int split_answer_ok(const tw_mpi_comm_t *c, const int *a, size_t len) {
+static int split_answer_ok(const tw_mpi_comm_t *c, const int *a, size_t len, int free_here) {
     if (len < 4 * sizeof *a) return 0;
     int entry = a[0], nl = a[1], me = a[2], nr = a[3];
-    if (entry < -1 || entry >= TW_MPI_COMMS || (entry >= 0 && tw_mpi_comm_table[entry])) return 0;
+    if (entry < -1 || entry >= TW_MPI_COMMS ||
+        (free_here && entry >= 0 && tw_mpi_comm_table[entry]))
+        return 0;
     if (nl < 0 || nl > c->local_size || nr < 0 || nr > c->size) return 0;
     if (len != ((size_t)nl + (size_t)nr + 4) * sizeof *a) return 0;
     if (nl == 0 || nr == 0 || entry < 0) return me == -1 || nl > 0;
@@ -283,25 +365,39 @@ static size_t split_lead(tw_mpi_comm_t *c, const split_ask_t *own, int *answer) 
 
 int tw_mpi_intercomm_split(tw_mpi_comm_t *c, int color, int key, MPI_Comm *out) {
     split_ask_t mine = {.color = color, .key = key};
-    tw_mpi_used_entries(mine.used);
     size_t cap = ((size_t)c->local_size + (size_t)c->size + 4) * sizeof(int), len;
     int *answer = malloc(cap), rc = MPI_SUCCESS;
     if (!answer) return MPI_ERR_NO_MEM;
-    if (c->rank == 0)
-        len = split_lead(c, &mine, answer);
-    else
-        len = tw_mpi_exchange(c->context + TW_CTX_COLL, 0, c->local_world[0], &mine, sizeof mine,
-                              c->local_world[0], answer, cap);
     *out = MPI_COMM_NULL;
-    if (!split_answer_ok(c, answer, len))
-        rc = MPI_ERR_INTERN; /* the leader sent what cannot be */
-    else if (answer[1] > 0 && answer[3] > 0) {
-        if (answer[0] < 0)
-            rc = MPI_ERR_INTERN; /* every entry of the table is in use somewhere */
+    for (;;) {
+        tw_mpi_used_entries(mine.used);
+        if (c->rank == 0)
+            len = split_lead(c, &mine, answer);
         else
-            rc = inter_new(answer[0], answer[2], answer[3], answer + 4 + answer[1], answer[1],
-                           answer + 4, c->errhandler, out);
+            len = tw_mpi_exchange(c->context + TW_CTX_COLL, 0, c->local_world[0], &mine,
+                                  sizeof mine, c->local_world[0], answer, cap);
+        int ok = split_answer_ok(c, answer, len, !tw_mpi_threads_on);
+        int wanted = ok && answer[1] > 0 && answer[3] > 0;
+        if (!tw_mpi_threads_on) {
+            if (!ok)
+                rc = MPI_ERR_INTERN; /* the leader sent what cannot be */
+            else if (wanted && answer[0] < 0)
+                rc = MPI_ERR_INTERN; /* every entry of the table is in use somewhere */
+            break;
+        }
+        int say = say_of(ok, ok ? answer[0] : -1, wanted);
+        if (wanted) hold(answer[0], say, 1);
+        uint32_t context = c->context + TW_CTX_COLL;
+        int verdict = vote(context, 0, c->local_size, c->local_world, c->rank, 0, context, 0,
+                           c->world[0], say);
+        if (wanted) hold(answer[0], say, 0);
+        if (verdict == 1) continue;
+        if (verdict != 2) rc = MPI_ERR_INTERN;
+        break;
     }
+    if (!rc && answer[1] > 0 && answer[3] > 0)
+        rc = inter_new(answer[0], answer[2], answer[3], answer + 4 + answer[1], answer[1],
+                       answer + 4, c->errhandler, out);
     free(answer);
     return rc;
 }

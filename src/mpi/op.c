@@ -176,11 +176,13 @@ static int ops_byte(int op, const void *a, void *b, size_t n) {
 
 /* MINLOC and MAXLOC on the pairs {value; int index}: the better value wins, and of
  * equal values the lower index. */
-#define PAIR_OPS(name, V)                                                                          \
+#define PAIR_OPS(name, V) PAIR_OPS_OF(name, V, int)
+/* the Fortran pairs' index is of the value's type */
+#define PAIR_OPS_OF(name, V, I)                                                                    \
     static int name(int op, const void *a, void *b, size_t n) {                                    \
         typedef struct {                                                                           \
             V value;                                                                               \
-            int index;                                                                             \
+            I index;                                                                               \
         } pair_t;                                                                                  \
         const pair_t *x = a;                                                                       \
         pair_t *y = b;                                                                             \
@@ -201,6 +203,24 @@ PAIR_OPS(ops_long_int, long)
 PAIR_OPS(ops_2int, int)
 PAIR_OPS(ops_short_int, short)
 PAIR_OPS(ops_long_double_int, long double)
+PAIR_OPS_OF(ops_2real, float, float)
+PAIR_OPS_OF(ops_2double, double, double)
+
+/* Fortran LOGICAL: 4 bytes, nonzero true; the logical ops only */
+static int ops_logical(int op, const void *a, void *b, size_t n) {
+    const int32_t *x = a;
+    int32_t *y = b;
+    switch (op) {
+    case OP_LAND:
+        EACH(y[i] = x[i] && y[i]);
+    case OP_LOR:
+        EACH(y[i] = x[i] || y[i]);
+    case OP_LXOR:
+        EACH(y[i] = !x[i] != !y[i]);
+    default:
+        return MPI_ERR_OP;
+    }
+}
 
 typedef int type_ops_t(int op, const void *in, void *inout, size_t n);
 
@@ -220,6 +240,13 @@ static type_ops_t *const type_ops[TW_MPI_TYPE_IDS + 1] = {
     [34] = ops_fcomplex,  [35] = ops_dcomplex,   [36] = ops_ldcomplex,
     [37] = ops_float_int, [38] = ops_double_int, [39] = ops_long_int,
     [40] = ops_2int,      [41] = ops_short_int,  [42] = ops_long_double_int,
+    [44] = ops_logical,   [45] = ops_int32,      [46] = ops_float,
+    [47] = ops_double,    [48] = ops_fcomplex,   [49] = ops_dcomplex,
+    [50] = ops_int8,      [51] = ops_int16,      [52] = ops_int32,
+    [53] = ops_int64,     [54] = ops_float,      [55] = ops_double,
+    [56] = ops_ldouble,   [57] = ops_fcomplex,   [58] = ops_dcomplex,
+    [59] = ops_ldcomplex, [60] = ops_2real,      [61] = ops_2double,
+    [62] = ops_2int,
 };
 
 /* The user op of a handle, freed ones included, or NULL. */

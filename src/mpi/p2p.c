@@ -68,6 +68,19 @@ void tw_mpi_p2p_init(void) {
     if (!tw_p2p.pending_to || !refused_in) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
 }
 
+int tw_mpi_p2p_grow(int n) {
+    int *to = realloc(tw_p2p.pending_to, (size_t)n * sizeof *to);
+    if (to) tw_p2p.pending_to = to;
+    unsigned *in = to ? realloc(refused_in, (size_t)n * sizeof *in) : NULL;
+    if (!in) return MPI_ERR_NO_MEM;
+    refused_in = in;
+    for (int r = tw_mpi.size; r < n; r++) {
+        to[r] = 0;
+        in[r] = 0;
+    }
+    return MPI_SUCCESS;
+}
+
 /* The one place a send's protocol is chosen. A split only on one node: there it puts
  * two cores to the copy; across nodes the sender puts the whole message. */
 tw_proto_t tw_proto_choose(const req_t *r) {

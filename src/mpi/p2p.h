@@ -17,6 +17,8 @@ typedef struct tw_mpi_comm tw_mpi_comm_t;
 typedef struct tw_mpi_staged tw_mpi_staged_t;
 
 void tw_mpi_p2p_init(void);
+/* Room for world ranks up to n - 1 (peers a connection adds, dynamic.c). */
+int tw_mpi_p2p_grow(int n);
 /* The handle of every eager send that left at once: complete from the start, it
  * takes no request slot (as MPICH's lightweight requests). Its index bits are 0, so
  * it is never a slot's handle. */

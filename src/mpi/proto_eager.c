@@ -8,6 +8,7 @@
 #include "mpi/p2p.h"
 #include "mpi/proto.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 #include "mpi/wire_check.h"
 
 int tw_proto_eager_post(req_t *r) {
@@ -32,17 +33,24 @@ int tw_mpi_send_now(const void *buf, size_t bytes, int dest, int tag, uint32_t c
     return rc == TW_OK ? MPI_SUCCESS : 1;
 }
 
+static int busy(void) {
+    return !tw_match_idle(&tw_p2p.match) || tw_p2p.pending_sends.head || tw_p2p.pending_gets.head ||
+           tw_p2p.rendezvous;
+}
+
 int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t context,
                     MPI_Status *status) {
     /* only when nothing else is under way: otherwise the general path keeps order */
-    if (__builtin_expect(!tw_match_idle(&tw_p2p.match) || tw_p2p.pending_sends.head ||
-                             tw_p2p.pending_gets.head || tw_p2p.rendezvous,
-                         0))
-        return 1;
+    if (__builtin_expect(busy(), 0)) return 1;
     tw_velo_msg_t m;
     unsigned spins = 0;
     int rc;
-    while ((rc = tw_velo_peek(tw_mpi.ep, &m)) == TW_EMPTY) tw_ep_relax(tw_mpi.ep, &spins);
+    while ((rc = tw_velo_peek(tw_mpi.ep, &m)) == TW_EMPTY) {
+        tw_mpi_relax(&spins);
+        /* other threads ran meanwhile (MPI_THREAD_MULTIPLE): what they posted, or
+         * took from the mailbox into the queues, is the general path's */
+        if (tw_mpi_threads_on && busy()) return 1;
+    }
     if (rc != TW_OK) return 1;
     tw_mpi_hdr_t h;
     if (m.tag == TW_MPI_EAGER && tw_mpi_header_take(m.data, m.length, &h)) {

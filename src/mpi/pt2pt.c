@@ -13,6 +13,7 @@
 #include "mpi/p2p.h"
 #include "mpi/proto.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 #include "mpi/status.h"
 
 /* Checks the buffer description common to sends and receives; where its data lies
@@ -337,7 +338,7 @@ int MPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status) {
         int flag, rc = MPI_Iprobe(source, tag, comm, &flag, status);
         if (rc || flag) return rc;
         if ((rc = probe_lost("MPI_Probe", comm, source))) return rc;
-        tw_ep_relax(tw_mpi.ep, &spins);
+        tw_mpi_relax(&spins);
     }
 }
 
@@ -363,7 +364,7 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
         int flag, rc = MPI_Improbe(source, tag, comm, &flag, message, status);
         if (rc || flag) return rc;
         if ((rc = probe_lost("MPI_Mprobe", comm, source))) return rc;
-        tw_ep_relax(tw_mpi.ep, &spins);
+        tw_mpi_relax(&spins);
     }
 }
 

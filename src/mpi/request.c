@@ -4,10 +4,12 @@
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
 #include "mpi/error.h"
+#include "mpi/grequest.h"
 #include "mpi/p2p.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/request.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 #include "mpi/status.h"
 
 req_t *tw_reqs;
@@ -103,6 +105,7 @@ static int complete(int i, MPI_Request *req, MPI_Status *status) {
         tw_mpi_status_empty(status, MPI_ANY_SOURCE);
         return MPI_SUCCESS;
     }
+    if (r->kind == REQ_GREQ) return tw_mpi_greq_complete(i, req, status);
     int err = r->error;
     fill_status(r, status);
     if (r->persistent) {
@@ -138,7 +141,7 @@ int tw_mpi_wait(MPI_Request *req, MPI_Status *status) {
     unsigned spins = 0;
     while (!tw_reqs[i].done) {
         tw_mpi_progress();
-        if (!tw_reqs[i].done) tw_ep_relax(tw_mpi.ep, &spins);
+        if (!tw_reqs[i].done) tw_mpi_relax(&spins);
     }
     return complete(i, req, status);
 }
@@ -153,6 +156,7 @@ int tw_mpi_request_status(MPI_Request req, int *flag, MPI_Status *status) {
     if (i <= 0) return MPI_ERR_REQUEST;
     if (!tw_reqs[i].done) tw_mpi_progress();
     *flag = tw_reqs[i].done;
+    if (*flag && tw_reqs[i].kind == REQ_GREQ) return tw_mpi_greq_status(i, status);
     if (*flag && !tw_reqs[i].active && status)
         tw_mpi_status_empty(status, MPI_ANY_SOURCE);
     else if (*flag)
@@ -169,6 +173,10 @@ int tw_mpi_request_free(MPI_Request *req) {
     }
     int i = tw_req_index(*req);
     if (i <= 0) return MPI_ERR_REQUEST;
+    if (tw_reqs[i].kind == REQ_GREQ) {
+        *req = MPI_REQUEST_NULL;
+        return tw_mpi_greq_free(i);
+    }
     if (tw_reqs[i].done)
         tw_req_free(i);
     else

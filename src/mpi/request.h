@@ -19,8 +19,9 @@
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
 /* REQ_MSG: a message matched by MPI_Improbe, waiting for its MPI_Mrecv; REQ_COLL: a
- * non-blocking collective (or window operation), completed by its owner */
-enum { REQ_FREE, REQ_SEND, REQ_RECV, REQ_MSG, REQ_COLL };
+ * non-blocking collective (or window operation), completed by its owner; REQ_GREQ:
+ * a generalized request (grequest.c) */
+enum { REQ_FREE, REQ_SEND, REQ_RECV, REQ_MSG, REQ_COLL, REQ_GREQ };
 enum { TW_MAX_REQUESTS = 65535 };
 
 /* The protocol a send or receive runs (chosen by tw_proto_choose for a send; a
@@ -91,7 +92,7 @@ static inline int tw_req_slot(int h, int kind) {
     if (tw_reqs[i].gen != ((h >> 16) & 0xff)) return -1;
     if (kind == 0x6c ? tw_reqs[i].kind != REQ_MSG
                      : tw_reqs[i].kind != REQ_SEND && tw_reqs[i].kind != REQ_RECV &&
-                           tw_reqs[i].kind != REQ_COLL)
+                           tw_reqs[i].kind != REQ_COLL && tw_reqs[i].kind != REQ_GREQ)
         return -1;
     return i;
 }

@@ -25,6 +25,7 @@
 #include "mpi/p2p_progress.h"
 #include "mpi/schedule.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 #include "mpi/wire.h"
 
 int tw_mpi_scheds_active;
@@ -419,7 +420,7 @@ int tw_sched_run(tw_sched_t *s) {
     while (!advance(s)) {
         tw_mpi_progress();
         if (advance(s)) break;
-        tw_ep_relax(tw_mpi.ep, &spins);
+        tw_mpi_relax(&spins);
     }
     int rc = s->error;
     tw_sched_free(s);

@@ -3,6 +3,7 @@
 #ifndef TW_MPI_STATE_H
 #define TW_MPI_STATE_H
 
+#include <pthread.h>
 #include <stdio.h>
 
 #include <mpi.h>
@@ -14,6 +15,8 @@ typedef struct tw_mpi_state {
     int initialized, finalized;
     tw_ep_t *ep;
     int rank, size;
+    int thread_level;      /* provided by MPI_Init_thread */
+    pthread_t main_thread; /* the thread that called it */
 } tw_mpi_state_t;
 
 extern tw_mpi_state_t tw_mpi;

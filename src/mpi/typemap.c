@@ -8,7 +8,7 @@
 
 #include "mpi/typemap.h"
 
-enum { BASIC_IDS = 42 };
+enum { BASIC_IDS = 62 };
 
 static unsigned basic_id(MPI_Datatype t) {
     return (unsigned)t & 0xff;
@@ -18,9 +18,11 @@ static int basic_extent(MPI_Datatype t) {
     return ((unsigned)t >> 8) & 0xff;
 }
 
-/* The pairs' value members: float, double, long, int, short, long double. */
+/* The pairs' value members: float, double, long, int, short, long double; and the
+ * Fortran pairs' (2REAL, 2DOUBLE_PRECISION, 2INTEGER), whose index is a value too. */
 static int pair_value_size(unsigned id) {
-    static const uint8_t value[] = {[37] = 4, [38] = 8, [39] = 8, [40] = 4, [41] = 2, [42] = 16};
+    static const uint8_t value[] = {
+        [37] = 4, [38] = 8, [39] = 8, [40] = 4, [41] = 2, [42] = 16, [60] = 4, [61] = 8, [62] = 4};
     return id >= 37 && id <= BASIC_IDS ? value[id] : 0;
 }
 
@@ -31,6 +33,7 @@ int tw_mpi_basic_value_size(MPI_Datatype basic) {
 /* A pair holds its value and an int; its extent adds the C struct's padding. */
 int tw_mpi_basic_data_size(MPI_Datatype basic) {
     int value = tw_mpi_basic_value_size(basic);
+    if (basic_id(basic) >= 60) return 2 * value;
     return value ? value + (int)sizeof(int) : basic_extent(basic);
 }
 
@@ -41,13 +44,23 @@ int tw_mpi_basic_align(MPI_Datatype basic) {
         return _Alignof(long double);
     case 30: /* the complex types align as their parts */
     case 34:
+    case 48:
+    case 57:
+    case 60:
         return _Alignof(float);
     case 31:
     case 35:
+    case 49:
+    case 58:
+    case 61:
         return _Alignof(double);
     case 32:
     case 36:
+    case 56:
+    case 59:
         return _Alignof(long double);
+    case 62:
+        return _Alignof(int);
     case 37:
     case 40:
     case 41:

@@ -37,8 +37,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/attr.h"
 #include "mpi/comm.h"
+#include "mpi/errhandler.h"
 #include "mpi/error.h"
+#include "mpi/info.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"
 #include "mpi/win.h"
@@ -51,7 +54,6 @@ void tw_mpi_win_init(void) {
 
 win_t *tw_win_table[WIN_MAX];
 static uint64_t locks_used[TW_LOCKS / 64];
-static MPI_Win_errhandler_function *user_eh[USER_EH];
 
 /* MPI_Alloc_mem blocks, so that a window made on one is a heap window */
 typedef struct mem_block {
@@ -67,13 +69,8 @@ static mem_block_t *mem_blocks;
 int tw_win_error(win_t *w, const char *call, int errclass, const char *detail) {
     if (!w) return tw_mpi_error(NULL, call, errclass, detail);
     if (w->eh == MPI_ERRORS_RETURN) return errclass;
-    unsigned u = (unsigned)w->eh - 0x54000100u;
-    if (u < USER_EH && user_eh[u]) {
-        MPI_Win h = w->handle;
-        int code = errclass;
-        user_eh[u](&h, &code);
-        return errclass;
-    }
+    MPI_Win h = w->handle;
+    if (tw_mpi_eh_call(w->eh, &h, errclass)) return errclass;
     tw_mpi_comm_t fatal = {.errhandler = MPI_ERRORS_ARE_FATAL};
     return tw_mpi_error(&fatal, call, errclass, detail);
 }
@@ -88,32 +85,85 @@ typedef struct exchange {
 
 /* A new window over comm, up to the exchange: its duplicate communicator, table
  * entry and lock words. */
+/* Under MPI_THREAD_MULTIPLE other threads may make windows while this one waits in
+ * its allreduces: the table slot and the lock words picked are held until the window
+ * takes them (or fails), and the members agree that nobody saw its pick taken
+ * meanwhile (2: all can; 1: one cannot, pick again; the lowest wins). */
+static unsigned char slot_held[WIN_MAX];
+static uint64_t locks_held[TW_LOCKS / 64];
+
+static int lock_taken(int k) {
+    return (int)((locks_used[k / 64] | locks_held[k / 64]) >> (k % 64) & 1);
+}
+
+static void hold_locks(int l1, int l2, int on) {
+    uint64_t b1 = (uint64_t)1 << (l1 % 64), b2 = (uint64_t)1 << (l2 % 64);
+    if (on) {
+        locks_held[l1 / 64] |= b1;
+        locks_held[l2 / 64] |= b2;
+    } else {
+        locks_held[l1 / 64] &= ~b1;
+        locks_held[l2 / 64] &= ~b2;
+    }
+}
+
+/* A free table slot here (-1: none) and two lock words free at every member (l2 -1:
+ * none), every member agreeing on success; on success all three are held (the
+ * caller lets go once the window has them). */
+static int pick(MPI_Comm comm, int *idx, int *l1, int *l2) {
+    *idx = -1;
+    for (int i = 1; i < WIN_MAX && *idx < 0; i++)
+        if (!tw_win_table[i] && !slot_held[i]) *idx = i;
+    if (*idx >= 0) slot_held[*idx] = 1;
+    for (;;) {
+        /* every member must agree on success: the slot and lock words are agreed here */
+        uint64_t used[TW_LOCKS / 64 + 1];
+        for (int w = 0; w < TW_LOCKS / 64; w++) used[w] = locks_used[w] | locks_held[w];
+        used[TW_LOCKS / 64] = *idx < 0;
+        int rc = MPI_Allreduce(MPI_IN_PLACE, used, TW_LOCKS / 64 + 1, MPI_UINT64_T, MPI_BOR, comm);
+        *l1 = *l2 = -1;
+        for (int k = 0; !rc && k < TW_LOCKS && *l2 < 0; k++)
+            if (!(used[k / 64] >> (k % 64) & 1)) {
+                if (*l1 < 0)
+                    *l1 = k;
+                else
+                    *l2 = k;
+            }
+        if (!rc && used[TW_LOCKS / 64]) *l2 = -1;
+        if (rc || *l2 < 0) {
+            if (*idx >= 0) slot_held[*idx] = 0;
+            return rc;
+        }
+        if (!tw_mpi_threads_on) {
+            hold_locks(*l1, *l2, 1);
+            return MPI_SUCCESS;
+        }
+        int mine = lock_taken(*l1) || lock_taken(*l2) ? 1 : 2, all = mine;
+        if (mine == 2) hold_locks(*l1, *l2, 1);
+        rc = MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, comm);
+        if (!rc && all == 2) return MPI_SUCCESS;
+        if (mine == 2) hold_locks(*l1, *l2, 0);
+        if (rc) {
+            if (*idx >= 0) slot_held[*idx] = 0;
+            return rc;
+        }
+    }
+}
+
 static int win_new(const char *call, MPI_Comm comm, int flavor, win_t **out) {
     tw_mpi_comm_t *pc = tw_mpi_comm_get(comm);
     if (!pc) return tw_mpi_error(NULL, call, MPI_ERR_COMM, NULL);
     if (pc->inter) return tw_mpi_error(pc, call, MPI_ERR_COMM, "an intercommunicator");
-    int idx = -1;
-    for (int i = 1; i < WIN_MAX && idx < 0; i++)
-        if (!tw_win_table[i]) idx = i;
-    /* every member must agree on success: the slot and lock words are agreed below */
-    uint64_t used[TW_LOCKS / 64 + 1];
-    memcpy(used, locks_used, sizeof locks_used);
-    used[TW_LOCKS / 64] = idx < 0;
-    int rc = MPI_Allreduce(MPI_IN_PLACE, used, TW_LOCKS / 64 + 1, MPI_UINT64_T, MPI_BOR, comm);
+    int idx, l1, l2;
+    int rc = pick(comm, &idx, &l1, &l2);
     if (rc) return rc;
-    int l1 = -1, l2 = -1;
-    for (int k = 0; k < TW_LOCKS && l2 < 0; k++)
-        if (!(used[k / 64] >> (k % 64) & 1)) {
-            if (l1 < 0)
-                l1 = k;
-            else
-                l2 = k;
-        }
-    if (used[TW_LOCKS / 64] || l2 < 0)
+    if (idx < 0 || l2 < 0)
         return tw_mpi_error(pc, call, MPI_ERR_NO_MEM, "no free window (or lock word) left");
     win_t *w = calloc(1, sizeof *w);
+    if (w) rc = MPI_Comm_dup(comm, &w->comm); /* other threads may run meanwhile */
+    slot_held[idx] = 0;
+    hold_locks(l1, l2, 0);
     if (!w) return tw_mpi_error(pc, call, MPI_ERR_NO_MEM, NULL);
-    rc = MPI_Comm_dup(comm, &w->comm);
     if (rc) {
         free(w);
         return rc;
@@ -209,7 +259,8 @@ static int win_exchange(win_t *w, const char *call) {
     return MPI_SUCCESS;
 }
 
-static int check_create(const char *call, MPI_Aint size, int disp_unit, void *out) {
+static int check_create(const char *call, MPI_Aint size, int disp_unit, MPI_Info info, void *out) {
+    if (!tw_mpi_info_ok(info)) return tw_mpi_error(NULL, call, MPI_ERR_INFO, NULL);
     if (size < 0) return tw_mpi_error(NULL, call, MPI_ERR_SIZE, "negative size");
     if (disp_unit <= 0) return tw_mpi_error(NULL, call, MPI_ERR_DISP, "disp_unit must be > 0");
     if (!out) return tw_mpi_error(NULL, call, MPI_ERR_ARG, NULL);
@@ -227,7 +278,7 @@ static mem_block_t *mem_block_of(const void *base, size_t len) {
 int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
                    MPI_Win *win) {
     NEED_INIT("MPI_Win_create");
-    int rc = check_create("MPI_Win_create", size, disp_unit, win);
+    int rc = check_create("MPI_Win_create", size, disp_unit, info, win);
     if (rc) return rc;
     win_t *w;
     if ((rc = win_new("MPI_Win_create", comm, MPI_WIN_FLAVOR_CREATE, &w))) return rc;
@@ -257,6 +308,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
         return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Win_create", rc,
                             fail ? "cannot register the memory" : NULL);
     }
+    w->hints = tw_mpi_win_hints(info, 0);
     *win = w->handle;
     return MPI_SUCCESS;
 }
@@ -264,7 +316,7 @@ int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
 int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                      MPI_Win *win) {
     NEED_INIT("MPI_Win_allocate");
-    int rc = check_create("MPI_Win_allocate", size, disp_unit, win);
+    int rc = check_create("MPI_Win_allocate", size, disp_unit, info, win);
     if (!rc && !baseptr) rc = tw_mpi_error(NULL, "MPI_Win_allocate", MPI_ERR_ARG, NULL);
     if (rc) return rc;
     win_t *w;
@@ -286,6 +338,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
         return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Win_allocate", rc, NULL);
     }
     *(void **)baseptr = w->base;
+    w->hints = tw_mpi_win_hints(info, 0);
     *win = w->handle;
     return MPI_SUCCESS;
 }
@@ -296,7 +349,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
                             void *baseptr, MPI_Win *win) {
     const char *call = "MPI_Win_allocate_shared";
     NEED_INIT(call);
-    int rc = check_create(call, size, disp_unit, win);
+    int rc = check_create(call, size, disp_unit, info, win);
     if (!rc && !baseptr) rc = tw_mpi_error(NULL, call, MPI_ERR_ARG, NULL);
     if (rc) return rc;
     win_t *w;
@@ -353,6 +406,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     w->base = w->t[w->rank].local;
     w->shm = 1;
     *(void **)baseptr = w->base;
+    w->hints = tw_mpi_win_hints(info, 0);
     *win = w->handle;
     return MPI_SUCCESS;
 }
@@ -378,6 +432,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
 int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
     const char *call = "MPI_Win_create_dynamic";
     NEED_INIT(call);
+    if (!tw_mpi_info_ok(info)) return tw_mpi_error(NULL, call, MPI_ERR_INFO, NULL);
     if (!win) return tw_mpi_error(NULL, call, MPI_ERR_ARG, NULL);
     win_t *w;
     int rc = win_new(call, comm, MPI_WIN_FLAVOR_DYNAMIC, &w);
@@ -394,6 +449,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win) {
         win_release(w);
         return tw_mpi_error(tw_mpi_comm_get(comm), call, rc, NULL);
     }
+    w->hints = tw_mpi_win_hints(info, 0);
     *win = w->handle;
     return MPI_SUCCESS;
 }
@@ -542,6 +598,8 @@ int MPI_Win_free(MPI_Win *win) {
     int held = w->lock_all || w->started || w->posted;
     for (int r = 0; r < w->size && !held; r++) held = w->tacc[r] != 0;
     if (held) return tw_win_error(w, "MPI_Win_free", MPI_ERR_RMA_SYNC, "an epoch is still open");
+    int arc = tw_mpi_attr_object_free(w->handle); /* an error keeps the window */
+    if (arc) return tw_win_error(w, "MPI_Win_free", arc, "an attribute's delete callback failed");
     int rc = tw_win_completion(w, tw_win_flush_all(w));
     /* nobody frees memory a peer may still reach */
     int brc = MPI_Barrier(w->comm);
@@ -566,6 +624,7 @@ int MPI_Win_free(MPI_Win *win) {
 int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr) {
     NEED_INIT("MPI_Alloc_mem");
     if (size < 0) return tw_mpi_error(NULL, "MPI_Alloc_mem", MPI_ERR_SIZE, NULL);
+    if (!tw_mpi_info_ok(info)) return tw_mpi_error(NULL, "MPI_Alloc_mem", MPI_ERR_INFO, NULL);
     if (!baseptr) return tw_mpi_error(NULL, "MPI_Alloc_mem", MPI_ERR_ARG, NULL);
     mem_block_t *b = malloc(sizeof *b);
     if (!b) return tw_mpi_error(NULL, "MPI_Alloc_mem", MPI_ERR_NO_MEM, NULL);
@@ -624,7 +683,8 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag
         break;
     default:
         *flag = 0;
-        return tw_win_error(w, "MPI_Win_get_attr", MPI_ERR_KEYVAL, NULL);
+        if (tw_mpi_win_attr_get(win, win_keyval, attribute_val, flag))
+            return tw_win_error(w, "MPI_Win_get_attr", MPI_ERR_KEYVAL, NULL);
     }
     return MPI_SUCCESS;
 }
@@ -649,37 +709,9 @@ int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) {
     return MPI_SUCCESS;
 }
 
-int MPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *errhandler) {
-    NEED_INIT("MPI_Win_create_errhandler");
-    if (!fn || !errhandler)
-        return tw_mpi_error(NULL, "MPI_Win_create_errhandler", MPI_ERR_ARG, NULL);
-    for (int i = 0; i < USER_EH; i++)
-        if (!user_eh[i]) {
-            user_eh[i] = fn;
-            *errhandler = (MPI_Errhandler)(0x54000100 + i);
-            return MPI_SUCCESS;
-        }
-    return tw_mpi_error(NULL, "MPI_Win_create_errhandler", MPI_ERR_NO_MEM, NULL);
-}
-
-/* A user error handler stays usable by the windows that hold it: its entry is
- * not reused. */
-int MPI_Errhandler_free(MPI_Errhandler *errhandler) {
-    NEED_INIT("MPI_Errhandler_free");
-    if (!errhandler) return tw_mpi_error(NULL, "MPI_Errhandler_free", MPI_ERR_ARG, NULL);
-    unsigned u = (unsigned)*errhandler - 0x54000100u;
-    if (*errhandler != MPI_ERRORS_ARE_FATAL && *errhandler != MPI_ERRORS_RETURN &&
-        !(u < USER_EH && user_eh[u]))
-        return tw_mpi_error(NULL, "MPI_Errhandler_free", MPI_ERR_ARG, "not an error handler");
-    *errhandler = MPI_ERRHANDLER_NULL;
-    return MPI_SUCCESS;
-}
-
 int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
     GET_WIN("MPI_Win_set_errhandler", win);
-    unsigned u = (unsigned)errhandler - 0x54000100u;
-    if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN &&
-        !(u < USER_EH && user_eh[u]))
+    if (!tw_mpi_eh_settable(errhandler, TW_EH_WIN))
         return tw_win_error(w, "MPI_Win_set_errhandler", MPI_ERR_ARG, "unknown error handler");
     w->eh = errhandler;
     return MPI_SUCCESS;
@@ -689,6 +721,7 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler) {
     GET_WIN("MPI_Win_get_errhandler", win);
     if (!errhandler) return tw_win_error(w, "MPI_Win_get_errhandler", MPI_ERR_ARG, NULL);
     *errhandler = w->eh;
+    tw_mpi_eh_ref(*errhandler); /* a new handle, for MPI_Errhandler_free */
     return MPI_SUCCESS;
 }
 

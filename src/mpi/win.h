@@ -13,6 +13,7 @@
 #include "mpi/error.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"
+#include "mpi/thread.h"
 #include "mpi/typemap.h"
 
 #pragma GCC visibility push(hidden)
@@ -26,7 +27,7 @@ void tw_mpi_win_init(void);
 void tw_mpi_win_message(int source, const void *data, size_t len);
 void tw_mpi_win_notification(const tw_notification_t *n);
 
-enum { WIN_MAX = 1024, USER_EH = 64 };
+enum { WIN_MAX = 1024 };
 #define WIN_KIND 0xa8u
 #define WRITER   ((uint64_t)1 << 40)
 /* in a notification's cookie: the last piece of a request-based put or get, whose
@@ -116,6 +117,7 @@ typedef struct win {
     /* attribute values handed out by pointer */
     MPI_Aint attr_size;
     int attr_disp, attr_flavor, attr_model;
+    unsigned hints; /* its info hints (info_hints.c) */
     char name[MPI_MAX_OBJECT_NAME];
 } win_t;
 
@@ -153,7 +155,7 @@ int tw_win_error(win_t *w, const char *call, int errclass, const char *detail);
 
 static inline void relax(unsigned *spins) {
     tw_mpi_progress();
-    tw_ep_relax(tw_mpi.ep, spins);
+    tw_mpi_relax(spins);
 }
 
 /* Takes in the notifications of window operations (faults) now. */

@@ -25,7 +25,8 @@ static int integer_type(MPI_Datatype t) {
     /* char (signed, an extension as in MPICH), signed and unsigned char, short ...
      * unsigned long long, the fixed-width types, MPI_AINT, MPI_COUNT, MPI_OFFSET; not
      * MPI_WCHAR (no arithmetic) */
-    return (id >= 1 && id <= 13 && id != 4 && id != 5) || (id >= 18 && id <= 28);
+    return (id >= 1 && id <= 13 && id != 4 && id != 5) || (id >= 18 && id <= 28) || id == 45 ||
+           (id >= 50 && id <= 53); /* MPI_INTEGER, MPI_INTEGER1..8 */
 }
 
 static uint64_t load_n(const void *p, int es) {
@@ -494,9 +495,9 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
             return MPI_SUCCESS;
         }
     }
-    /* only integer, logical and byte types may be compared (MPI-3.1 11.3.4) */
+    /* only integer, logical and byte types may be compared (MPI-3.1 11.3.4); 44: MPI_LOGICAL */
     int id = (int)((unsigned)datatype & 0xff);
-    if (es <= 0 || (!integer_type(datatype) && id != 4 && id != 17 && id != 33))
+    if (es <= 0 || (!integer_type(datatype) && id != 4 && id != 17 && id != 33 && id != 44))
         return tw_win_error(w, call, MPI_ERR_TYPE, NULL);
     side_t o, res, t;
     where_t at;

@@ -137,6 +137,25 @@ static int placement_ok(const tw_job_t *job) {
     return 1;
 }
 
+/* A job that another process manager (Hydra) spawned for a Tollway job finds in its
+ * key-value store tw.spawn = "<base>.<job id>.<job key>.<secret>": 0 when so, with
+ * them taken; 1 when not spawned; -1 when the value is malformed. */
+static int spawned_by_other(tw_job_t *job) {
+    char v[TW_PMI_VALUE_MAX], *save = NULL;
+    if (tw_pmi_get(&job->pmi, "tw.spawn", v, sizeof v)) return 1;
+    char *b = strtok_r(v, ".", &save), *id = strtok_r(NULL, ".", &save);
+    char *key = strtok_r(NULL, ".", &save), *secret = strtok_r(NULL, ".", &save);
+    int base;
+    if (!b || !id || !key || !secret || tw_pmi_parse_number(b, &base) ||
+        base > (1 << 30) - job->size || strlen(id) >= sizeof job->job_id ||
+        tw_job_key_parse(key, &job->job_key) || tw_job_secret_parse(secret, job->secret))
+        return -1;
+    job->base = base;
+    strcpy(job->job_id, id);
+    job->spawned = 1;
+    return 0;
+}
+
 int tw_job_attach(tw_job_t **out) {
     tw_job_t *job = &the_job;
     if (!joined) {
@@ -150,6 +169,12 @@ int tw_job_attach(tw_job_t **out) {
         }
         job->rank = job->pmi.rank;
         job->size = job->pmi.size;
+        /* a job twrun spawned: set by twrun, not a setting of the user's */
+        const char *base = getenv("TWRUN_UNIVERSE_BASE");
+        if (base && (tw_pmi_parse_number(base, &job->base) || job->base > (1 << 30) - job->size)) {
+            fprintf(stderr, "tollway: TWRUN_UNIVERSE_BASE is not a valid id\n");
+            return TW_ERR_CONFIG;
+        }
         if (job->config->job_id[0])
             strcpy(job->job_id, job->config->job_id);
         else
@@ -159,6 +184,14 @@ int tw_job_attach(tw_job_t **out) {
         if (has_secret && tw_job_secret_parse(job->config->job_secret, job->secret)) {
             fprintf(stderr, "tollway: TW_JOB_SECRET is not 32 lowercase hex digits\n");
             return TW_ERR_CONFIG;
+        }
+        if (job->pmi.fd >= 0 && !tw_pmi_is_twrun(&job->pmi) && !base) {
+            int rc = spawned_by_other(job); /* its parents' id, key and secret, its ids */
+            if (rc < 0) {
+                fprintf(stderr, "tollway: tw.spawn in the key-value store is malformed\n");
+                return TW_ERR_RUNTIME;
+            }
+            if (rc == 0) has_key = has_secret = 1;
         }
         if ((!has_key || !has_secret) && agree_job_key(job, !has_key, !has_secret)) {
             fprintf(stderr, "tollway: cannot agree on a job key and secret with the other ranks\n");

@@ -11,7 +11,9 @@
 enum { TW_JOB_SECRET_SIZE = 16 };
 
 typedef struct tw_job {
-    int rank, size;
+    int rank, size;   /* in this job, as the process manager numbers it */
+    int base;         /* ids of this job's endpoints start here: jobs that twrun spawns
+                         later take the ids after those of the jobs before them */
     int local_size;   /* ranks on this node */
     int local_known;  /* local_size is the launcher's word (twrun, Hydra), not assumed */
     int cores;        /* cores this node offers */
@@ -22,6 +24,7 @@ typedef struct tw_job {
     char node[64];                            /* this node's name */
     const tw_config_t *config;
     tw_pmi_t pmi;
+    int spawned;    /* started by another process manager's spawn (tw.spawn in its store) */
     int users;      /* open endpoints */
     int next_index; /* index of the next endpoint this process opens */
 } tw_job_t;

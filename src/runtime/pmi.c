@@ -159,6 +159,115 @@ int tw_pmi_get(tw_pmi_t *pmi, const char *key, char *value, size_t cap) {
     return 0;
 }
 
+int tw_pmi_spawn(tw_pmi_t *pmi, const char *port, const char *spec, int *base, int *size, char *why,
+                 size_t cap, int *failed) {
+    *failed = -1;
+    snprintf(why, cap, "no_process_manager");
+    if (!tw_pmi_is_twrun(pmi)) return -1;
+    snprintf(why, cap, "request_too_long");
+    char line[TW_PMI_LINE_MAX];
+    int n = snprintf(line, sizeof line, "cmd=spawn port=%s spec=%s\n", port, spec);
+    if (n < 0 || (size_t)n >= sizeof line) return -1;
+    tw_pmi_msg_t reply;
+    snprintf(why, cap, "not_supported_by_the_process_manager");
+    int rc = command(pmi, line, &reply, "spawn_result");
+    if (rc < 0) return -1;
+    const char *b = tw_pmi_find(&reply, "base"), *sz = tw_pmi_find(&reply, "size");
+    if (rc == TW_PMI_REPLY_FAILED) {
+        const char *m = tw_pmi_find(&reply, "msg"), *f = tw_pmi_find(&reply, "failed");
+        snprintf(why, cap, "%s", m ? m : "refused");
+        if (f && tw_pmi_parse_number(f, failed)) *failed = -1;
+        return -1;
+    }
+    snprintf(why, cap, "malformed_reply");
+    if (!b || !sz || tw_pmi_parse_number(b, base) || tw_pmi_parse_number(sz, size) || *size < 1)
+        return -1;
+    return 0;
+}
+
+int tw_pmi_is_twrun(const tw_pmi_t *pmi) {
+    return pmi->fd >= 0 && strncmp(pmi->kvsname, "tw-", 3) == 0;
+}
+
+int tw_pmi_appnum(tw_pmi_t *pmi) {
+    tw_pmi_msg_t reply;
+    int n = 0;
+    if (pmi->fd < 0 || command(pmi, "cmd=get_appnum\n", &reply, "appnum")) return 0;
+    const char *v = tw_pmi_find(&reply, "appnum");
+    return v && !tw_pmi_parse_number(v, &n) ? n : 0;
+}
+
+/* Whether name is a program execvp would find and run (from wdir, when given). */
+static int can_execute(const char *name, const char *wdir) {
+    char path[4096];
+    if (strchr(name, '/')) {
+        if (name[0] != '/' && wdir) {
+            int n = snprintf(path, sizeof path, "%s/%s", wdir, name);
+            if (n < 0 || (size_t)n >= sizeof path) return 0;
+            name = path;
+        }
+        return access(name, X_OK) == 0;
+    }
+    const char *p = getenv("PATH");
+    if (!p) p = "/usr/local/bin:/usr/bin:/bin";
+    for (;;) {
+        const char *colon = strchrnul(p, ':');
+        int n = colon == p ? snprintf(path, sizeof path, "./%s", name)
+                           : snprintf(path, sizeof path, "%.*s/%s", (int)(colon - p), p, name);
+        if (n > 0 && (size_t)n < sizeof path && access(path, X_OK) == 0) return 1;
+        if (!*colon) return 0;
+        p = colon + 1;
+    }
+}
+
+int tw_pmi_spawn_other(tw_pmi_t *pmi, const char *port, const char *spec, const char *job,
+                       int *base, int *size, char *why, size_t cap, int *failed) {
+    static tw_pmi_spawn_t sp;
+    *failed = -1;
+    snprintf(why, cap, "no_process_manager");
+    if (pmi->fd < 0) return -1;
+    snprintf(why, cap, "malformed_request");
+    if (tw_pmi_spawn_decode(&sp, port, spec)) return -1;
+    for (int k = 0; k < sp.ncmds; k++) /* a program that cannot run would end the job */
+        if (!can_execute(sp.cmd[k].argv[0], sp.cmd[k].wdir)) {
+            snprintf(why, cap, "no_such_command");
+            *failed = k;
+            return -1;
+        }
+    snprintf(why, cap, "cannot_write");
+    /* PMI-1's spawn: one mcmd segment per command, the reply after the last */
+    for (int k = 0; k < sp.ncmds; k++) {
+        char line[TW_PMI_LINE_MAX];
+        const struct tw_pmi_spawn_cmd *c = &sp.cmd[k];
+        int n = snprintf(line, sizeof line,
+                         "mcmd=spawn\nnprocs=%d\nexecname=%s\ntotspawns=%d\nspawnssofar=%d\n"
+                         "argcnt=%d\n",
+                         c->maxprocs, c->argv[0], sp.ncmds, k + 1, c->argc - 1);
+        if (n < 0 || (size_t)n >= sizeof line || write_line(pmi, line)) return -1;
+        for (int a = 1; a < c->argc; a++) {
+            if (strchr(c->argv[a], '\n')) return -1;
+            n = snprintf(line, sizeof line, "arg%d=%s\n", a, c->argv[a]);
+            if (n < 0 || (size_t)n >= sizeof line || write_line(pmi, line)) return -1;
+        }
+        if (c->wdir && strchr(c->wdir, '\n')) return -1;
+        char wdir[TW_PMI_LINE_MAX / 2] = "info_num=0\n";
+        if (c->wdir &&
+            (size_t)snprintf(wdir, sizeof wdir, "info_num=1\ninfo_key_0=wdir\ninfo_val_0=%s\n",
+                             c->wdir) >= sizeof wdir)
+            return -1;
+        n = snprintf(line, sizeof line,
+                     "preput_num=2\npreput_key_0=tw.spawn\npreput_val_0=%d.%s\n"
+                     "preput_key_1=tw.parent\npreput_val_1=%s\n%sendcmd\n",
+                     *base, job, sp.port, wdir);
+        if (n < 0 || (size_t)n >= sizeof line || write_line(pmi, line)) return -1;
+    }
+    tw_pmi_msg_t reply;
+    snprintf(why, cap, "refused_by_the_process_manager");
+    if (read_reply(pmi, &reply, "spawn_result")) return -1;
+    *size = sp.total;
+    return 0;
+}
+
 int tw_pmi_finalize(tw_pmi_t *pmi) {
     if (pmi->fd < 0) return 0;
     tw_pmi_msg_t reply;

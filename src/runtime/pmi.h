@@ -32,6 +32,21 @@ int tw_pmi_put(tw_pmi_t *pmi, const char *key, const char *value);
 int tw_pmi_fence(tw_pmi_t *pmi); /* barrier: puts before it are visible to gets after */
 int tw_pmi_get(tw_pmi_t *pmi, const char *key, char *value, size_t cap);
 int tw_pmi_finalize(tw_pmi_t *pmi);
+/* Asks twrun for a new job (cmd=spawn; the encoding is twrun's, tools/twrun/pmi_server.h):
+ * 0 with its ids base .. base + *size - 1, or -1 with twrun's reason in why (one word)
+ * and the index of the command it refused in *failed (-1: none in particular). */
+int tw_pmi_spawn(tw_pmi_t *pmi, const char *port, const char *spec, int *base, int *size, char *why,
+                 size_t cap, int *failed);
+/* The same of another PMI-1 process manager (MPICH's Hydra: mcmd=spawn): the new job's
+ * ids start at *base as the caller chose, and its key-value space gets tw.spawn =
+ * "<base>.<job>" (job: what the caller gives, the job id, key and secret) and
+ * tw.parent = the port. */
+int tw_pmi_spawn_other(tw_pmi_t *pmi, const char *port, const char *spec, const char *job,
+                       int *base, int *size, char *why, size_t cap, int *failed);
+/* Whether the process manager is twrun (its key-value spaces are named "tw-..."). */
+int tw_pmi_is_twrun(const tw_pmi_t *pmi);
+/* The appnum the process manager gives this process (0 when it gives none). */
+int tw_pmi_appnum(tw_pmi_t *pmi);
 void tw_pmi_abort(tw_pmi_t *pmi, int code, const char *msg);
 
 /* The decoding inside the calls above, without their I/O (and fuzzed on its own). */

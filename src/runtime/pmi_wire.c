@@ -1,5 +1,8 @@
 #include "pmi_wire.h"
 
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int tw_pmi_parse(tw_pmi_msg_t *msg, const char *line, size_t len) {
@@ -42,4 +45,92 @@ int tw_pmi_token_ok(const char *s, size_t max, int is_key) {
         if (c <= 0x20 || c > 0x7e || (is_key && c == '=')) return 0;
     }
     return 1;
+}
+
+static int unhex(char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+static int plain(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '/' || c == '+' || c == '-';
+}
+
+int tw_pmi_spawn_encode(const char *s, char *out, size_t cap) {
+    size_t n = 0;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (n + 4 > cap) return -1;
+        if (plain(c))
+            out[n++] = (char)c;
+        else
+            n += (size_t)snprintf(out + n, 4, "%%%02X", c);
+    }
+    if (n >= cap) return -1;
+    out[n] = '\0';
+    return 0;
+}
+
+/* Decodes the percent-encoded string at *in (up to ',', ';' or the end) into *out;
+ * advances both. NULL when malformed or when it decodes to an empty string or holds
+ * a NUL. */
+static const char *decode_one(const char **in, char **out, const char *end) {
+    const char *p = *in;
+    char *start = *out, *o = *out;
+    while (*p && *p != ',' && *p != ';') {
+        if (o + 1 >= end) return NULL;
+        if (*p == '%') {
+            int hi = unhex(p[1]), lo = hi < 0 ? -1 : unhex(p[2]);
+            if (lo < 0 || (hi == 0 && lo == 0)) return NULL;
+            *o++ = (char)(hi * 16 + lo);
+            p += 3;
+        } else if (plain((unsigned char)*p)) {
+            *o++ = *p++;
+        } else {
+            return NULL;
+        }
+    }
+    if (o == start) return NULL;
+    *o++ = '\0';
+    *in = p;
+    *out = o;
+    return start;
+}
+
+int tw_pmi_spawn_decode(tw_pmi_spawn_t *sp, const char *port, const char *spec) {
+    memset(sp, 0, offsetof(tw_pmi_spawn_t, buf));
+    char *o = sp->buf, *end = sp->buf + sizeof sp->buf;
+    if (!port || !spec || !(sp->port = decode_one(&port, &o, end)) || *port) return -1;
+    const char *p = spec;
+    for (;;) {
+        if (sp->ncmds == TW_PMI_SPAWN_CMDS_MAX) return -1;
+        struct tw_pmi_spawn_cmd *c = &sp->cmd[sp->ncmds];
+        const char *n = decode_one(&p, &o, end);
+        int v = 0;
+        if (!n || strlen(n) > 4 || strspn(n, "0123456789") != strlen(n)) return -1;
+        v = atoi(n);
+        if (v < 1 || v > TW_PMI_SPAWN_PROCS_MAX - sp->total || *p != ',') return -1;
+        c->maxprocs = v;
+        sp->total += v;
+        p++;
+        const char *w = decode_one(&p, &o, end);
+        if (!w || *p != ',') return -1;
+        c->wdir = strcmp(w, "-") == 0 ? NULL : w;
+        while (*p == ',') {
+            p++;
+            if (c->argc == TW_PMI_SPAWN_ARGS_MAX) return -1;
+            const char *a = decode_one(&p, &o, end);
+            if (!a) return -1;
+            c->argv[c->argc++] = a;
+        }
+        if (c->argc == 0) return -1;
+        c->argv[c->argc] = NULL;
+        sp->ncmds++;
+        if (!*p) return 0;
+        if (*p != ';') return -1;
+        p++;
+    }
 }

@@ -36,4 +36,32 @@ const char *tw_pmi_find(const tw_pmi_msg_t *msg, const char *key);
  * no space, no '=' (keys only, when is_key), shorter than max. */
 int tw_pmi_token_ok(const char *s, size_t max, int is_key);
 
+enum {
+    TW_PMI_SPAWN_CMDS_MAX = 16, /* commands in one spawn */
+    TW_PMI_SPAWN_ARGS_MAX = 64, /* arguments of one command, its name included */
+    TW_PMI_SPAWN_PROCS_MAX = 4096,
+};
+
+/* A spawn request to twrun (MPI_Comm_spawn), decoded: "cmd=spawn port=P cmds=C" followed by, per
+ * command, "n=N" "wdir=W" (a '-' alone: none) and its words, as one value
+ * "spec=N,W,argv0,argv1,..;N,W,..." where every string is percent-encoded (any byte
+ * but [A-Za-z0-9._/+-] as %XX). The strings point into buf. */
+typedef struct tw_pmi_spawn {
+    int ncmds;
+    int total; /* processes in all */
+    struct tw_pmi_spawn_cmd {
+        int maxprocs;
+        int argc;
+        const char *argv[TW_PMI_SPAWN_ARGS_MAX + 1]; /* NULL-terminated */
+        const char *wdir;                            /* NULL: twrun's own */
+    } cmd[TW_PMI_SPAWN_CMDS_MAX];
+    const char *port; /* where the children find their parents (MPI_Comm_get_parent) */
+    char buf[TW_PMI_LINE_MAX];
+} tw_pmi_spawn_t;
+
+/* Decodes a spawn request's port and spec values into sp. 0, or -1 when malformed. */
+int tw_pmi_spawn_decode(tw_pmi_spawn_t *sp, const char *port, const char *spec);
+/* Percent-encodes s into out (cap bytes, '\0' included). 0, or -1 when it does not fit. */
+int tw_pmi_spawn_encode(const char *s, char *out, size_t cap);
+
 #endif

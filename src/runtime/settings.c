@@ -158,6 +158,17 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                            "the receiver gets the first half while the sender puts "
                                            "the second; 0 turns it off"},
                                NUMBER(rndv_split)},
+    [TW_SETTING_CONNECT_TIMEOUT] = {{.name = "TW_CONNECT_TIMEOUT",
+                                     .type = TW_SETTING_UNSIGNED,
+                                     .owner = TW_OWNER_MPI,
+                                     .default_value = "60",
+                                     .min = 1,
+                                     .max = 86400,
+                                     .unit = "seconds",
+                                     .meaning = "how long MPI_Comm_connect waits for the other "
+                                                "side to accept on a port that is open before "
+                                                "it fails with MPI_ERR_PORT"},
+                                    NUMBER(connect_timeout)},
     [TW_SETTING_NODE] = {{.name = "TW_NODE",
                           .type = TW_SETTING_STRING,
                           .owner = TW_OWNER_RUNTIME,

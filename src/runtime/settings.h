@@ -36,8 +36,9 @@ typedef struct tw_config {
     tw_rma_copy_t rma_copy;
     int stats; /* print counters at close */
     tw_wait_mode_t wait;
-    uint32_t eager_limit; /* MPI: largest message sent eagerly */
-    uint64_t rndv_split;  /* MPI: smallest message copied by both sides; 0: none */
+    uint32_t eager_limit;     /* MPI: largest message sent eagerly */
+    uint64_t rndv_split;      /* MPI: smallest message copied by both sides; 0: none */
+    uint32_t connect_timeout; /* MPI: seconds MPI_Comm_connect waits for an accept */
     /* MPI collectives: auto, or the algorithm named */
     tw_coll_bcast_choice_t coll_bcast;
     tw_coll_reduce_choice_t coll_reduce;

@@ -84,7 +84,8 @@ static void envelope(const uint8_t *data, size_t size) {
 static int names(uint32_t h, int i) {
     return i > 0 && h >> 24 == 0x2c && (h & 0xffff) == (uint32_t)i &&
            ((h >> 16) & 0xff) == pool[i].gen &&
-           (pool[i].kind == REQ_SEND || pool[i].kind == REQ_RECV || pool[i].kind == REQ_COLL);
+           (pool[i].kind == REQ_SEND || pool[i].kind == REQ_RECV || pool[i].kind == REQ_COLL ||
+            pool[i].kind == REQ_GREQ);
 }
 
 static void cts(int slot, int source, const uint8_t *body, size_t len) {

@@ -12,7 +12,10 @@
  *     key, the value or the kvsname is invalid, when another value is under the key,
  *     or when the rank has stored its share of the store;
  *   - the barrier releases everyone exactly when the last rank enters it;
- *   - an abort ends the job with a status of 1 to 255, the code asked for when valid. */
+ *   - an abort ends the job with a status of 1 to 255, the code asked for when valid;
+ *   - a spawn is handed to twrun decoded (commands with their words, NULL-terminated,
+ *     non-empty, inside the request, their processes counted right, and each word
+ *     encoded again decodes to itself), or refused as malformed_spawn. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +36,7 @@ typedef struct model {
     int in_barrier[SIZE_MAX_JOB], barrier_count;
 } model_t;
 
-static long lines_sent, puts_stored, gets_found, barriers_done, aborts;
+static long lines_sent, puts_stored, gets_found, barriers_done, aborts, spawns;
 
 static int model_find(const model_t *m, const char *key) {
     for (int i = 0; i < m->count; i++)
@@ -157,13 +160,53 @@ static void check_abort(const tw_pmi_msg_t *req, const twr_pmi_result_t *res) {
     aborts++;
 }
 
+static void check_word(const tw_pmi_spawn_t *sp, const char *w) {
+    FUZZ_CHECK(w && w >= sp->buf && w < sp->buf + sizeof sp->buf);
+    size_t n = strnlen(w, (size_t)(sp->buf + sizeof sp->buf - w));
+    FUZZ_CHECK(n > 0 && w + n < sp->buf + sizeof sp->buf);
+    static char enc[3 * TW_PMI_LINE_MAX + 1];
+    static tw_pmi_spawn_t again;
+    FUZZ_CHECK(tw_pmi_spawn_encode(w, enc, sizeof enc) == 0);
+    char spec[3 * TW_PMI_LINE_MAX + 16];
+    snprintf(spec, sizeof spec, "1,-,%s", enc);
+    if (strlen(spec) < sizeof again.buf / 3) { /* room to decode it again */
+        FUZZ_CHECK(tw_pmi_spawn_decode(&again, "p", spec) == 0);
+        FUZZ_CHECK(again.ncmds == 1 && again.cmd[0].argc == 1 && !strcmp(again.cmd[0].argv[0], w));
+    }
+}
+
+static void check_spawn(const tw_pmi_msg_t *req, const twr_pmi_result_t *res) {
+    if (res->action == TWR_PMI_REPLY) {
+        const tw_pmi_msg_t *reply = check_reply(res, "spawn_result", -1);
+        const char *m = tw_pmi_find(reply, "msg");
+        FUZZ_CHECK(m && strcmp(m, "malformed_spawn") == 0);
+        return;
+    }
+    FUZZ_CHECK(res->action == TWR_PMI_SPAWN && res->len == 0);
+    FUZZ_CHECK(tw_pmi_find(req, "port") && tw_pmi_find(req, "spec"));
+    const tw_pmi_spawn_t *sp = &res->spawn;
+    FUZZ_CHECK(sp->ncmds >= 1 && sp->ncmds <= TW_PMI_SPAWN_CMDS_MAX);
+    check_word(sp, sp->port);
+    int total = 0;
+    for (int k = 0; k < sp->ncmds; k++) {
+        const struct tw_pmi_spawn_cmd *c = &sp->cmd[k];
+        FUZZ_CHECK(c->maxprocs >= 1 && c->argc >= 1 && c->argc <= TW_PMI_SPAWN_ARGS_MAX);
+        FUZZ_CHECK(c->argv[c->argc] == NULL);
+        for (int a = 0; a < c->argc; a++) check_word(sp, c->argv[a]);
+        if (c->wdir) check_word(sp, c->wdir);
+        total += c->maxprocs;
+    }
+    FUZZ_CHECK(total == sp->total && total <= TW_PMI_SPAWN_PROCS_MAX);
+    spawns++;
+}
+
 static void one_line(model_t *m, twr_pmi_server_t *s, int rank, const char *line, size_t len) {
     static twr_pmi_result_t res;
     static tw_pmi_msg_t req;
     memset(&res, 0x5a, sizeof res); /* nothing may be left from before */
     twr_pmi_handle(s, rank, line, len, &res);
     lines_sent++;
-    FUZZ_CHECK(res.action >= TWR_PMI_REPLY && res.action <= TWR_PMI_ABORT);
+    FUZZ_CHECK(res.action >= TWR_PMI_REPLY && res.action <= TWR_PMI_SPAWN);
     if (rank < 0 || rank >= m->size) {
         check_error(&res, "invalid_rank");
         return;
@@ -203,6 +246,8 @@ static void one_line(model_t *m, twr_pmi_server_t *s, int rank, const char *line
         check_reply(&res, "finalize_ack", -2);
     } else if (strcmp(cmd, "abort") == 0) {
         check_abort(&req, &res);
+    } else if (strcmp(cmd, "spawn") == 0) {
+        check_spawn(&req, &res);
     } else {
         check_error(&res, "unknown_command");
     }
@@ -277,6 +322,15 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
         "0cmd=get_universe_size\n"
         "0cmd=barrier_in\n"
         "0cmd=abort exitcode=7\n",
+        "2\n"
+        "0cmd=spawn port=tollway-port%3A1%3A2 spec=3,-,./child,a%20b,%25\n"
+        "1cmd=spawn port=p spec=1,/tmp,prog;2,-,other,x\n"
+        "0cmd=spawn port=p spec=0,-,prog\n"
+        "0cmd=spawn port=p spec=1,-,\n"
+        "0cmd=spawn port=p spec=1,-,a%0\n"
+        "0cmd=spawn port=p spec=1,-,a%00\n"
+        "0cmd=spawn port=p spec=4097,-,a\n"
+        "0cmd=spawn spec=1,-,a\n",
     };
     unsigned count = sizeof sessions / sizeof sessions[0];
     if (index % (count + 1) < count) {
@@ -291,6 +345,7 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
 }
 
 void fuzz_report(FILE *out) {
-    fprintf(out, "; %ld lines, %ld puts stored, %ld gets found, %ld barriers, %ld aborts",
-            lines_sent, puts_stored, gets_found, barriers_done, aborts);
+    fprintf(out,
+            "; %ld lines, %ld puts stored, %ld gets found, %ld barriers, %ld aborts, %ld spawns",
+            lines_sent, puts_stored, gets_found, barriers_done, aborts, spawns);
 }

@@ -227,7 +227,21 @@ static void test_malformed(void **state) {
     const twr_pmi_result_t *r = handle_n(s, 0, "cmd=get_maxes\0x=y", 17);
     assert_string_equal(r->reply, malformed);
     expect_reply(s, 0, "foo=bar", "cmd=error rc=-1 msg=missing_cmd\n");
-    expect_reply(s, 0, "cmd=spawn nprocs=2", "cmd=error rc=-1 msg=unknown_command\n");
+    expect_reply(s, 0, "cmd=spawn nprocs=2",
+                 "cmd=spawn_result rc=-1 msg=malformed_spawn failed=-1\n");
+    expect_reply(s, 0, "cmd=spawn_nothing", "cmd=error rc=-1 msg=unknown_command\n");
+    /* a spawn: handed to twrun decoded */
+    r = handle(s, 0, "cmd=spawn port=a%3Ab spec=2,-,./x,a%20b;1,/tmp,y");
+    assert_int_equal(r->action, TWR_PMI_SPAWN);
+    assert_int_equal(r->spawn.ncmds, 2);
+    assert_int_equal(r->spawn.total, 3);
+    assert_string_equal(r->spawn.port, "a:b");
+    assert_int_equal(r->spawn.cmd[0].argc, 2);
+    assert_string_equal(r->spawn.cmd[0].argv[1], "a b");
+    assert_null(r->spawn.cmd[0].argv[2]);
+    assert_null(r->spawn.cmd[0].wdir);
+    assert_string_equal(r->spawn.cmd[1].wdir, "/tmp");
+    assert_string_equal(r->spawn.cmd[1].argv[0], "y");
     expect_reply(s, 0, "cmd=", "cmd=error rc=-1 msg=unknown_command\n");
     expect_reply(s, 4, "cmd=get_maxes", "cmd=error rc=-1 msg=invalid_rank\n");
     expect_reply(s, -1, "cmd=get_maxes", "cmd=error rc=-1 msg=invalid_rank\n");

@@ -47,7 +47,10 @@ def undeclared(names, include_dir, cc):
                            capture_output=True, text=True)
     if r.returncode == 0:
         return set()
-    missing = set(re.findall(r"[‘'`\"]((?:P?MPI|MPIX)_\w+)[’'\"]", r.stderr))
+    # only the names the compiler reports unknown, not those it suggests instead
+    missing = set(re.findall(r"[‘'`\"]((?:P?MPI|MPIX)_\w+)[’'\"] undeclared", r.stderr))
+    missing |= set(re.findall(r"unknown type name [‘'`\"]((?:P?MPI|MPIX)_\w+)[’'\"]", r.stderr))
+    missing |= set(re.findall(r"implicit declaration of function [‘'`\"]((?:P?MPI|MPIX)_\w+)[’'\"]", r.stderr))
     if not missing:  # failed for another reason: say so, do not pass
         sys.stderr.write(r.stderr)
         missing.add("(mpi.h does not compile)")

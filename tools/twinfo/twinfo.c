@@ -84,6 +84,35 @@ static void settings_markdown(void) {
             printf(" |\n");
         }
     }
+    printf("\n## Through MPI_T (the MPI tools information interface)\n\n"
+           "An MPI tool (`MPI_T_init_thread`, usable before `MPI_Init` and after `MPI_Finalize`)\n"
+           "sees every setting above as a control variable of the same name (`TW_EAGER_LIMIT`),\n"
+           "with its meaning, unit and default as description: `MPI_INT` for numbers up to\n"
+           "`INT_MAX`, booleans and choices (an `MPI_T_enum` names them: item k is the k-th\n"
+           "name above), `MPI_UNSIGNED_LONG` for byte counts and larger numbers (`auto` reads\n"
+           "0), `MPI_CHAR` for text. All are bound to no object. Most are\n"
+           "`MPI_T_SCOPE_READONLY`: the environment sets them once, and writing one answers\n"
+           "`MPI_T_ERR_CVAR_SET_NEVER`. `TW_EAGER_LIMIT` and `TW_RNDV_SPLIT` are\n"
+           "`MPI_T_SCOPE_LOCAL`: while MPI runs, a write (within the range above) takes effect\n"
+           "from the next send of this process (`MPI_T_ERR_CVAR_SET_NOT_NOW` before `MPI_Init`\n"
+           "and after `MPI_Finalize`). The collective algorithm choices but `TW_COLL_SHM` are\n"
+           "`MPI_T_SCOPE_ALL_EQ`: a write takes effect from the next collective call, and every\n"
+           "rank must write the same value between the same two collectives. `TW_JOB_KEY` and\n"
+           "`TW_JOB_SECRET` read as empty text. Categories `settings_device`, `settings_link`,\n"
+           "`settings_mpi`, `settings_runtime`, `settings_launcher` and `settings_tools` (under\n"
+           "`settings`) group them as the sections above do.\n\n"
+           "The performance variables are counters that exist anyway, read only when a tool\n"
+           "asks, all `MPI_UNSIGNED_LONG_LONG`, in categories under `counters`: `velo_*` (VELO\n"
+           "messages and bytes sent and received, retries on a full mailbox, empty polls, peers\n"
+           "mapped), `rma_*` (operations, bytes, retries, pipelined, notifications), `atu_*`\n"
+           "(registrations, translations, faults by kind), `udp_*` (the udp link: messages,\n"
+           "packets, retransmissions, timeouts, datagrams dropped by reason, injected faults,\n"
+           "liveness probes; 0 in a job on one node) are `MPI_T_PVAR_CLASS_COUNTER`, not\n"
+           "continuous: a handle counts from 0 while started, and can be reset or written\n"
+           "without changing the counter itself. `mpi_posted_recvq_length`,\n"
+           "`mpi_unexpected_recvq_length` and `mpi_unexpected_recvq_bytes` (category `mpi_p2p`)\n"
+           "are continuous, read-only `MPI_T_PVAR_CLASS_LEVEL`. Before `MPI_Init` all read 0;\n"
+           "after `MPI_Finalize` a counter keeps the value last read and a level reads 0.\n");
 }
 
 int main(int argc, char **argv) {

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -194,6 +195,23 @@ static void do_abort(const tw_pmi_msg_t *m, twr_pmi_result_t *out) {
     out->reply[0] = '\0';
 }
 
+void twr_pmi_spawn_reply(twr_pmi_result_t *out, int base, int size, const char *msg, int failed) {
+    if (msg)
+        respond(out, TWR_PMI_REPLY, "cmd=spawn_result rc=-1 msg=%s failed=%d", msg, failed);
+    else
+        respond(out, TWR_PMI_REPLY, "cmd=spawn_result rc=0 base=%d size=%d", base, size);
+}
+
+static void do_spawn(const tw_pmi_msg_t *m, twr_pmi_result_t *out) {
+    if (tw_pmi_spawn_decode(&out->spawn, tw_pmi_find(m, "port"), tw_pmi_find(m, "spec"))) {
+        twr_pmi_spawn_reply(out, 0, 0, "malformed_spawn", -1);
+        return;
+    }
+    out->action = TWR_PMI_SPAWN;
+    out->len = 0;
+    out->reply[0] = '\0';
+}
+
 void twr_pmi_handle(twr_pmi_server_t *s, int rank, const char *line, size_t len,
                     twr_pmi_result_t *out) {
     tw_pmi_msg_t m;
@@ -234,6 +252,8 @@ void twr_pmi_handle(twr_pmi_server_t *s, int rank, const char *line, size_t len,
         respond(out, TWR_PMI_FINALIZED, "cmd=finalize_ack");
     else if (strcmp(cmd, "abort") == 0)
         do_abort(&m, out);
+    else if (strcmp(cmd, "spawn") == 0)
+        do_spawn(&m, out);
     else
         respond(out, TWR_PMI_REPLY, "cmd=error rc=-1 msg=unknown_command");
 }

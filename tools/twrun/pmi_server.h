@@ -19,6 +19,7 @@ typedef enum twr_pmi_action {
     TWR_PMI_BARRIER_DONE, /* everyone entered the barrier: send reply to every rank */
     TWR_PMI_FINALIZED,    /* send reply to the sender, which has finalized */
     TWR_PMI_ABORT,        /* the sender aborts the job with abort_code; no reply */
+    TWR_PMI_SPAWN,        /* the sender asks for the new job in spawn; twrun replies */
 } twr_pmi_action_t;
 
 typedef struct twr_pmi_result {
@@ -26,6 +27,7 @@ typedef struct twr_pmi_result {
     int abort_code;
     size_t len; /* of reply, which ends in '\n' and is NUL-terminated */
     char reply[TWR_PMI_REPLY_MAX];
+    tw_pmi_spawn_t spawn; /* TWR_PMI_SPAWN */
 } twr_pmi_result_t;
 
 typedef struct twr_pmi_entry {
@@ -51,6 +53,10 @@ void twr_pmi_server_destroy(twr_pmi_server_t *s);
 /* Handles one line from rank (without its '\n'; any bytes, any length). */
 void twr_pmi_handle(twr_pmi_server_t *s, int rank, const char *line, size_t len,
                     twr_pmi_result_t *out);
+
+/* Fills out with the reply to a spawn: its ids base .. base + size - 1 (rc=0), or why
+ * command `failed` could not be started (msg, one token). */
+void twr_pmi_spawn_reply(twr_pmi_result_t *out, int base, int size, const char *msg, int failed);
 
 /* Fills out with the error reply to a line longer than TW_PMI_LINE_MAX. */
 void twr_pmi_line_too_long(twr_pmi_result_t *out);

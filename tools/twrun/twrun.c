@@ -14,11 +14,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -46,16 +48,32 @@ typedef struct conn {
 typedef struct rank {
     pid_t pid;
     int alive;
+    int space; /* the job it belongs to: 0 the first, then the spawned ones in order */
+    int prank; /* its rank in that job */
     conn_t conn;
 } rank_t;
 
+/* A job of its own to the ranks in it (MPI_COMM_WORLD, the PMI key-value space and
+ * barrier): the first, and one per spawn. Their ranks take the ids base .. base +
+ * size - 1 among all the ranks twrun runs. */
+typedef struct space {
+    twr_pmi_server_t pmi;
+    int base, size;
+    int ubase;   /* the endpoint id of its rank 0 (base, unless in a universe) */
+    int spawner; /* the id of the rank that asked for it; -1: the first job */
+} space_t;
+
 typedef struct job {
-    int size;
+    int size;       /* ranks started so far, of every job */
+    int first_size; /* those of the first job (-n) */
+    space_t *spaces;
+    int nspaces;
+    struct pollfd *pfd; /* size + 1 entries, for serve */
+    int *who;
     char id[17], key[17];
     char secret[33]; /* TW_JOB_SECRET: keys the udp link's packet MACs */
     rank_t *ranks;
     int alive;
-    twr_pmi_server_t pmi;
     int ending;      /* the ranks are being ended */
     int status;      /* exit status decided so far; -1 while every rank succeeded */
     int interrupted; /* signal that interrupted twrun, or 0 */
@@ -72,6 +90,8 @@ typedef struct job {
     sigset_t child_mask;
     struct rlimit nofile; /* as twrun found it, for the ranks */
     int reaper_fd;        /* write end of the pipe the reaper reads ranks' pids from */
+    const char *universe; /* --universe: jobs of several twruns that may connect; NULL: none */
+    int registry_fd;      /* the universe's registry, or -1 */
 } job_t;
 
 static const char usage_text[] =
@@ -87,6 +107,9 @@ static const char usage_text[] =
     "  --hosts NS,...       place the ranks in these network namespaces (ip netns), in\n"
     "                       blocks in the order given: each stands in for a host, and\n"
     "                       ranks in different ones talk over the udp link (needs root)\n"
+    "  --universe NAME      share endpoint ids and the job key with the other twruns of\n"
+    "                       this user given the same NAME on this machine, so that their\n"
+    "                       jobs can meet through MPI ports (MPI_Comm_connect)\n"
     "  -h, --help           print this help and exit\n"
     "  -V, --version        print the version and exit\n"
     "\n"
@@ -129,7 +152,7 @@ static void parse_hosts(job_t *job, const char *val) {
 
 /* The host (index in --hosts) of a rank: the ranks in blocks, in order. */
 static int host_of(const job_t *job, int rank) {
-    return (int)((long)rank * job->nhosts / job->size);
+    return (int)((long)rank * job->nhosts / job->first_size);
 }
 
 /* Returns the index of PROGRAM in argv. */
@@ -166,12 +189,23 @@ static int parse_args(job_t *job, int argc, char **argv) {
         int is_bind = strcmp(opt, "--bind-to") == 0;
         int is_timeout = strcmp(opt, "--timeout") == 0;
         int is_hosts = strcmp(opt, "--hosts") == 0;
-        if (!is_n && !is_bind && !is_timeout && !is_hosts) usage_error("unknown option '%s'", a);
+        int is_universe = strcmp(opt, "--universe") == 0;
+        if (!is_n && !is_bind && !is_timeout && !is_hosts && !is_universe)
+            usage_error("unknown option '%s'", a);
         if (!val) {
             if (i + 1 >= argc) usage_error("option '%s' needs a value", opt);
             val = argv[++i];
         }
-        if (is_hosts) {
+        if (is_universe) {
+            size_t n = strlen(val);
+            if (n == 0 || n > 64 ||
+                strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                            "0123456789._-") != n)
+                usage_error("--universe takes a name of letters, digits, '.', '_' and '-', "
+                            "at most 64, not '%s'",
+                            val);
+            job->universe = val;
+        } else if (is_hosts) {
             parse_hosts(job, val);
         } else if (is_n) {
             if (parse_int(val, 1, MAX_RANKS, &job->size))
@@ -193,6 +227,8 @@ static int parse_args(job_t *job, int argc, char **argv) {
     job->timeout_source = job->timeout ? "--timeout" : "MPIEXEC_TIMEOUT";
     if (!job->timeout && env_timeout && parse_int(env_timeout, 1, INT_MAX / 2, &job->timeout))
         usage_error("MPIEXEC_TIMEOUT must be a positive number of seconds, not '%s'", env_timeout);
+    if (job->universe && job->hosts)
+        usage_error("--universe and --hosts do not go together: jobs meet over shared memory");
     if (job->nhosts > job->size)
         usage_error("%d hosts for %d ranks: a host would have none", job->nhosts, job->size);
     if (i >= argc) usage_error("the program to run is missing");
@@ -307,11 +343,17 @@ static void conn_flush(conn_t *c) {
     c->out_len -= off;
 }
 
+static const char *rank_name(const job_t *job, int rank, char *buf, size_t cap);
+
 static void on_abort(job_t *job, int rank, int code) {
     if (job->ending) return;
-    fprintf(stderr, "twrun: rank %d called abort with code %d\n", rank, code);
+    char who[64];
+    fprintf(stderr, "twrun: %s called abort with code %d\n", rank_name(job, rank, who, sizeof who),
+            code);
     fail(job, code);
 }
+
+static void spawn(job_t *job, int rank, const tw_pmi_spawn_t *sp, twr_pmi_result_t *reply);
 
 static void act(job_t *job, int rank, const twr_pmi_result_t *res) {
     switch (res->action) {
@@ -321,12 +363,21 @@ static void act(job_t *job, int rank, const twr_pmi_result_t *res) {
         break;
     case TWR_PMI_WAIT:
         break;
-    case TWR_PMI_BARRIER_DONE:
-        for (int i = 0; i < job->size; i++) conn_append(&job->ranks[i], res->reply, res->len);
+    case TWR_PMI_BARRIER_DONE: {
+        const space_t *sp = &job->spaces[job->ranks[rank].space];
+        for (int i = sp->base; i < sp->base + sp->size; i++)
+            conn_append(&job->ranks[i], res->reply, res->len);
         break;
+    }
     case TWR_PMI_ABORT:
         on_abort(job, rank, res->abort_code);
         break;
+    case TWR_PMI_SPAWN: {
+        twr_pmi_result_t reply;
+        spawn(job, rank, &res->spawn, &reply);
+        conn_append(&job->ranks[rank], reply.reply, reply.len);
+        break;
+    }
     }
 }
 
@@ -335,7 +386,7 @@ static void act(job_t *job, int rank, const twr_pmi_result_t *res) {
 static void conn_process(job_t *job, int rank) {
     rank_t *r = &job->ranks[rank];
     conn_t *c = &r->conn;
-    twr_pmi_result_t res;
+    static twr_pmi_result_t res; /* large: a spawn request in it */
     while (c->fd >= 0) {
         char *nl = memchr(c->in, '\n', c->in_len);
         size_t used;
@@ -355,7 +406,7 @@ static void conn_process(job_t *job, int rank) {
         } else {
             if (!conn_has_room(r)) return;
             used = (size_t)(nl - c->in) + 1;
-            twr_pmi_handle(&job->pmi, rank, c->in, used - 1, &res);
+            twr_pmi_handle(&job->spaces[r->space].pmi, r->prank, c->in, used - 1, &res);
             act(job, rank, &res);
         }
         if (c->fd < 0) return;
@@ -420,7 +471,16 @@ static void setenv_int(const char *name, int v) {
     setenv(name, s, 1);
 }
 
-__attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, char **argv) {
+/* What a spawned rank is told besides (TWRUN_*: not settings of the user's, the
+ * library reads them only when twrun sets them); NULL for the first job's. */
+typedef struct spawned {
+    const char *port;
+    const char *wdir;
+    int appnum;
+} spawned_t;
+
+__attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, char *const *argv,
+                                               const spawned_t *sp) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != job->self) _exit(127); /* twrun died before the line above */
     sigprocmask(SIG_SETMASK, &job->child_mask, NULL);
@@ -433,19 +493,29 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
             close(null);
         }
     }
+    const space_t *space = &job->spaces[job->ranks[rank].space];
     setenv_int("PMI_FD", fd);
-    setenv_int("PMI_RANK", rank);
-    setenv_int("PMI_SIZE", job->size);
+    setenv_int("PMI_RANK", job->ranks[rank].prank);
+    setenv_int("PMI_SIZE", space->size);
+    if (space->ubase > 0) setenv_int("TWRUN_UNIVERSE_BASE", space->ubase);
+    if (sp) {
+        setenv_int("TWRUN_APPNUM", sp->appnum);
+        setenv("TWRUN_PARENT_PORT", sp->port, 1);
+        if (sp->wdir && chdir(sp->wdir) != 0) {
+            fprintf(stderr, "twrun: cannot enter '%s': %s\n", sp->wdir, strerror(errno));
+            _exit(127);
+        }
+    }
     setenv("TW_JOB_ID", job->id, 1);
     setenv("TW_JOB_KEY", job->key, 1);
     setenv("TW_JOB_SECRET", job->secret, 1);
-    int local_rank = rank, local_size = job->size;
-    if (job->hosts) {
+    int local_rank = job->ranks[rank].prank, local_size = space->size;
+    if (job->hosts && !sp) {
         int h = host_of(job, rank), first = rank;
         while (first > 0 && host_of(job, first - 1) == h) first--;
         local_rank = rank - first;
         for (local_size = 0;
-             first + local_size < job->size && host_of(job, first + local_size) == h;)
+             first + local_size < job->first_size && host_of(job, first + local_size) == h;)
             local_size++;
         char path[300];
         snprintf(path, sizeof path, "/var/run/netns/%s", job->hosts[h]);
@@ -459,7 +529,10 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
     }
     setenv_int("TW_LOCAL_RANK", local_rank);
     setenv_int("TW_LOCAL_SIZE", local_size);
-    bind_to_core(job, rank);
+    if (sp) /* the first job's ranks have the cores */
+        unsetenv("TW_BOUND_CORE");
+    else
+        bind_to_core(job, rank);
     execvp(argv[0], argv);
     fprintf(stderr, "twrun: cannot execute '%s': %s\n", argv[0], strerror(errno));
     _exit(127);
@@ -467,7 +540,7 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
 
 static void reaper_watch(job_t *job, pid_t pid);
 
-static int start_rank(job_t *job, int rank, char **argv) {
+static int start_rank(job_t *job, int rank, char *const *argv, const spawned_t *sp) {
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
     pid_t pid = fork();
@@ -478,7 +551,7 @@ static int start_rank(job_t *job, int rank, char **argv) {
         errno = e;
         return -1;
     }
-    if (pid == 0) run_rank(job, rank, sv[1], argv);
+    if (pid == 0) run_rank(job, rank, sv[1], argv, sp);
     close(sv[1]);
     fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
     rank_t *r = &job->ranks[rank];
@@ -490,8 +563,107 @@ static int start_rank(job_t *job, int rank, char **argv) {
     return 0;
 }
 
+/* "rank R" in the first job, "rank R of spawned job J" in another. */
+static const char *rank_name(const job_t *job, int rank, char *buf, size_t cap) {
+    const rank_t *r = &job->ranks[rank];
+    if (r->space == 0)
+        snprintf(buf, cap, "rank %d", r->prank);
+    else
+        snprintf(buf, cap, "rank %d of spawned job %d", r->prank, r->space);
+    return buf;
+}
+
+/* Whether name is a program execvp would find and run (from wdir, when given). */
+static int can_execute(const char *name, const char *wdir) {
+    char path[PATH_MAX];
+    if (strchr(name, '/')) {
+        if (name[0] != '/' && wdir) {
+            int n = snprintf(path, sizeof path, "%s/%s", wdir, name);
+            if (n < 0 || (size_t)n >= sizeof path) return 0;
+            name = path;
+        }
+        return access(name, X_OK) == 0;
+    }
+    const char *p = getenv("PATH");
+    if (!p) p = "/usr/local/bin:/usr/bin:/bin";
+    for (;;) {
+        const char *colon = strchrnul(p, ':');
+        int n = colon == p ? snprintf(path, sizeof path, "./%s", name)
+                           : snprintf(path, sizeof path, "%.*s/%s", (int)(colon - p), p, name);
+        if (n > 0 && (size_t)n < sizeof path && access(path, X_OK) == 0) return 1;
+        if (!*colon) return 0;
+        p = colon + 1;
+    }
+}
+
+static int universe_take(job_t *job, int size);
+
+/* Starts the job a rank asked for (MPI_Comm_spawn): a PMI job of its own, its ranks
+ * taking the next ids. Every command is checked before any process starts, so a
+ * spawn that cannot run is refused whole, and the asking rank learns which command. */
+static void spawn(job_t *job, int rank, const tw_pmi_spawn_t *sp, twr_pmi_result_t *reply) {
+    if (job->ending) {
+        twr_pmi_spawn_reply(reply, 0, 0, "job_ending", -1);
+        return;
+    }
+    if (sp->total > MAX_RANKS - job->size) {
+        twr_pmi_spawn_reply(reply, 0, 0, "too_many_processes", -1);
+        return;
+    }
+    for (int k = 0; k < sp->ncmds; k++) {
+        const char *wdir = sp->cmd[k].wdir;
+        struct stat st;
+        if (wdir && (stat(wdir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+            twr_pmi_spawn_reply(reply, 0, 0, "no_such_directory", k);
+            return;
+        }
+        if (!can_execute(sp->cmd[k].argv[0], wdir)) {
+            twr_pmi_spawn_reply(reply, 0, 0, "no_such_command", k);
+            return;
+        }
+    }
+    space_t *space = &job->spaces[job->nspaces];
+    char id[48];
+    snprintf(id, sizeof id, "%s.%d", job->id, job->nspaces);
+    if (twr_pmi_server_init(&space->pmi, sp->total, id) != 0) {
+        twr_pmi_spawn_reply(reply, 0, 0, "out_of_memory", -1);
+        return;
+    }
+    space->base = job->size;
+    space->size = sp->total;
+    space->spawner = rank;
+    space->ubase = job->universe ? universe_take(job, sp->total) : job->size;
+    if (space->ubase < 0) {
+        twr_pmi_server_destroy(&space->pmi);
+        twr_pmi_spawn_reply(reply, 0, 0, "universe_full", -1);
+        return;
+    }
+    int which = job->nspaces++, first = job->size;
+    fflush(NULL);
+    for (int k = 0, next = first; k < sp->ncmds; k++) {
+        spawned_t info = {.port = sp->port, .wdir = sp->cmd[k].wdir, .appnum = k};
+        for (int i = 0; i < sp->cmd[k].maxprocs; i++, next++) {
+            job->ranks[next].conn.fd = -1;
+            job->ranks[next].space = which;
+            job->ranks[next].prank = next - first;
+            job->size = next + 1;
+            if (start_rank(job, next, (char *const *)sp->cmd[k].argv, &info) != 0) {
+                fprintf(stderr,
+                        "twrun: cannot start rank %d of spawned job %d: %s; ending the job\n",
+                        next - first, which, strerror(errno));
+                fail(job, 1);
+                twr_pmi_spawn_reply(reply, 0, 0, "cannot_start", k);
+                return;
+            }
+        }
+    }
+    twr_pmi_spawn_reply(reply, space->ubase, sp->total, NULL, 0);
+}
+
 static void rank_exited(job_t *job, int rank, int wstatus) {
     rank_t *r = &job->ranks[rank];
+    char who[64];
+    rank_name(job, rank, who, sizeof who);
     /* What the rank said before it went (an abort, most often) comes first. */
     r->alive = 0;
     job->alive--;
@@ -505,14 +677,14 @@ static void rank_exited(job_t *job, int rank, int wstatus) {
     if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0) return;
     if (job->ending) return;
     if (WIFEXITED(wstatus)) {
-        fprintf(stderr, "twrun: rank %d (pid %ld) exited with status %d; ending the job\n", rank,
+        fprintf(stderr, "twrun: %s (pid %ld) exited with status %d; ending the job\n", who,
                 (long)r->pid, WEXITSTATUS(wstatus));
         fail(job, WEXITSTATUS(wstatus));
     } else {
         int sig = WTERMSIG(wstatus);
         char name[32];
-        fprintf(stderr, "twrun: rank %d (pid %ld) was killed by signal %d (%s); ending the job\n",
-                rank, (long)r->pid, sig, sig_name(sig, name, sizeof name));
+        fprintf(stderr, "twrun: %s (pid %ld) was killed by signal %d (%s); ending the job\n", who,
+                (long)r->pid, sig, sig_name(sig, name, sizeof name));
         fail(job, 128 + sig);
     }
 }
@@ -535,19 +707,23 @@ static void reap(job_t *job) {
 /* A barrier that some ranks wait in can never complete once every rank still
  * running waits in it: a rank that would have entered has exited. */
 static void check_barrier(job_t *job) {
-    if (job->ending || job->pmi.barrier_count == 0) return;
-    int missing = -1;
-    for (int i = 0; i < job->size; i++) {
-        if (twr_pmi_in_barrier(&job->pmi, i)) continue;
-        if (job->ranks[i].alive) return;
-        if (missing < 0) missing = i;
+    for (int k = 0; k < job->nspaces && !job->ending; k++) {
+        const space_t *sp = &job->spaces[k];
+        if (sp->pmi.barrier_count == 0) continue;
+        int missing = -1, waiting = 1;
+        for (int i = 0; i < sp->size && waiting; i++) {
+            if (twr_pmi_in_barrier(&sp->pmi, i)) continue;
+            if (job->ranks[sp->base + i].alive) waiting = 0;
+            if (missing < 0) missing = sp->base + i;
+        }
+        if (!waiting || missing < 0) continue;
+        char who[64];
+        fprintf(stderr,
+                "twrun: %s (pid %ld) exited without entering the PMI barrier the other ranks "
+                "wait in; ending the job\n",
+                rank_name(job, missing, who, sizeof who), (long)job->ranks[missing].pid);
+        fail(job, 1);
     }
-    if (missing < 0) return;
-    fprintf(stderr,
-            "twrun: rank %d (pid %ld) exited without entering the PMI barrier the other ranks "
-            "wait in; ending the job\n",
-            missing, (long)job->ranks[missing].pid);
-    fail(job, 1);
 }
 
 static void on_signal(job_t *job, int sig) {
@@ -577,6 +753,19 @@ static void read_signals(job_t *job, int sfd) {
     if (child) reap(job);
 }
 
+/* Whether the object named rest ("ep<index>-<id>" or "heap<index>-<id>-<n>" after the
+ * job's prefix) belongs to an endpoint of this twrun's: in a universe the job id is
+ * shared, and another twrun's objects stay. */
+static int ours(const job_t *job, const char *rest) {
+    if (!job->universe) return 1;
+    int index, id;
+    if (sscanf(rest, "ep%d-%d", &index, &id) != 2 && sscanf(rest, "heap%d-%d-", &index, &id) != 2)
+        return 0;
+    for (int k = 0; k < job->nspaces; k++)
+        if (id >= job->spaces[k].ubase && id - job->spaces[k].ubase < job->spaces[k].size) return 1;
+    return 0;
+}
+
 /* Removes /dev/shm/tw-<jobid>-*: the library names every segment of the job so. */
 static void remove_job_shm(const job_t *job) {
     char prefix[32];
@@ -585,8 +774,115 @@ static void remove_job_shm(const job_t *job) {
     if (!d) return;
     struct dirent *e;
     while ((e = readdir(d)) != NULL)
-        if (strncmp(e->d_name, prefix, (size_t)plen) == 0) unlinkat(dirfd(d), e->d_name, 0);
+        if (strncmp(e->d_name, prefix, (size_t)plen) == 0 && ours(job, e->d_name + plen))
+            unlinkat(dirfd(d), e->d_name, 0);
     closedir(d);
+}
+
+/* ---- the universe registry ---- */
+
+/* /dev/shm/tollway-universe-<uid>-<name>, under flock: the universe's job id, key and
+ * secret, and the endpoint ids each live twrun took. */
+enum { REGISTRY_SLOTS = 1024 };
+typedef struct registry {
+    uint64_t magic;
+    char id[17], key[17], secret[33];
+    int32_t next; /* the next id to hand out: ids are never handed out twice while the
+                     universe lasts, since its jobs may still know the endpoints */
+    struct {
+        int32_t base, size, pid;
+    } slot[REGISTRY_SLOTS];
+} registry_t;
+#define REGISTRY_MAGIC 0x7477756e69763032ull /* "twuniv02" */
+
+static void registry_path(const job_t *job, char *path, size_t cap) {
+    snprintf(path, cap, "/dev/shm/tollway-universe-%ld-%s", (long)getuid(), job->universe);
+}
+
+/* Opens and locks the registry (made on first use); fills reg. -1 on failure. */
+static int registry_lock(job_t *job, registry_t *reg) {
+    char path[160];
+    registry_path(job, path, sizeof path);
+    for (int tries = 0; tries < 100; tries++) {
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0) return -1;
+        struct stat st;
+        if (flock(fd, LOCK_EX) != 0 || fstat(fd, &st) != 0) {
+            close(fd);
+            return -1;
+        }
+        if (st.st_nlink == 0) { /* removed by its last user while we waited */
+            close(fd);
+            continue;
+        }
+        memset(reg, 0, sizeof *reg);
+        ssize_t n = pread(fd, reg, sizeof *reg, 0);
+        if (n != (ssize_t)sizeof *reg || reg->magic != REGISTRY_MAGIC) {
+            if (n > 0 && n != (ssize_t)sizeof *reg) {
+                fprintf(stderr, "twrun: %s is not a universe registry\n", path);
+                close(fd);
+                return -1;
+            }
+            memset(reg, 0, sizeof *reg);
+            reg->magic = REGISTRY_MAGIC;
+            random_hex(reg->id);
+            random_hex(reg->key);
+            random_hex_of(reg->secret, 16);
+        }
+        job->registry_fd = fd;
+        return 0;
+    }
+    return -1;
+}
+
+static void registry_unlock(job_t *job, const registry_t *reg) {
+    int live = 0;
+    for (int i = 0; i < REGISTRY_SLOTS; i++) live += reg->slot[i].size > 0;
+    if (!live) {
+        char path[160];
+        registry_path(job, path, sizeof path);
+        unlink(path); /* the last one out: nothing of the universe is left */
+    } else if (pwrite(job->registry_fd, reg, sizeof *reg, 0) != (ssize_t)sizeof *reg) {
+        fprintf(stderr, "twrun: cannot write the universe registry: %s\n", strerror(errno));
+    }
+    close(job->registry_fd);
+    job->registry_fd = -1;
+}
+
+/* The lowest id from which size ids are free in the universe, taken for this twrun;
+ * -1 when the registry cannot be used or is full. */
+static int universe_take(job_t *job, int size) {
+    registry_t reg;
+    if (registry_lock(job, &reg)) return -1;
+    int free_slot = -1;
+    for (int i = 0; i < REGISTRY_SLOTS; i++) {
+        if (reg.slot[i].size > 0 && reg.slot[i].pid != job->self && kill(reg.slot[i].pid, 0) != 0 &&
+            errno == ESRCH)
+            reg.slot[i].size = 0; /* its twrun is gone */
+        if (reg.slot[i].size <= 0 && free_slot < 0) free_slot = i;
+    }
+    int base = reg.next;
+    if (free_slot < 0 || base > (1 << 29)) base = -1;
+    if (base >= 0) {
+        reg.next += size;
+        reg.slot[free_slot].base = base;
+        reg.slot[free_slot].size = size;
+        reg.slot[free_slot].pid = job->self;
+    }
+    memcpy(job->id, reg.id, sizeof job->id);
+    memcpy(job->key, reg.key, sizeof job->key);
+    memcpy(job->secret, reg.secret, sizeof job->secret);
+    registry_unlock(job, &reg);
+    return base;
+}
+
+/* Gives back the ids this twrun took. */
+static void universe_leave(job_t *job) {
+    registry_t reg;
+    if (!job->universe || registry_lock(job, &reg)) return;
+    for (int i = 0; i < REGISTRY_SLOTS; i++)
+        if (reg.slot[i].size > 0 && reg.slot[i].pid == job->self) reg.slot[i].size = 0;
+    registry_unlock(job, &reg);
 }
 
 /* A process of its own that outlives twrun, so the job's shared memory goes however
@@ -612,8 +908,8 @@ static void start_reaper(job_t *job) {
         p[0] = 3;
         for (int fd = 0; fd < 3; fd++) close(fd);
         closefrom(4);
-        pid_t *pids = malloc((size_t)job->size * sizeof *pids);
-        size_t n = 0, got = 0, cap = (size_t)job->size * sizeof *pids;
+        pid_t *pids = malloc((size_t)MAX_RANKS * sizeof *pids); /* spawned ranks too */
+        size_t n = 0, got = 0, cap = (size_t)MAX_RANKS * sizeof *pids;
         char *at = (char *)pids, past;
         ssize_t r;
         /* until twrun ends (EOF), also once every pid has come: the wait below is
@@ -674,7 +970,7 @@ static void raise_fd_limit(job_t *job) {
         job->nofile.rlim_cur = job->nofile.rlim_max = RLIM_INFINITY;
         return;
     }
-    rlim_t want = (rlim_t)job->size + 64;
+    rlim_t want = (rlim_t)job->size + 64 + 256; /* and some spawned ranks */
     if (job->nofile.rlim_cur != RLIM_INFINITY && job->nofile.rlim_cur < want) {
         struct rlimit more = job->nofile;
         more.rlim_cur =
@@ -700,8 +996,9 @@ static void load_topology(job_t *job) {
     job->topo = t;
 }
 
-/* pfd and who hold size + 1 entries. */
-static void serve(job_t *job, int sfd, struct pollfd *pfd, int *who) {
+static void serve(job_t *job, int sfd) {
+    struct pollfd *pfd = job->pfd;
+    int *who = job->who;
     while (job->alive > 0) {
         int n = 0;
         pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
@@ -752,6 +1049,12 @@ int main(int argc, char **argv) {
     random_hex(job->id);
     random_hex(job->key);
     random_hex_of(job->secret, 16);
+    job->registry_fd = -1;
+    int first_base = 0; /* in a universe: the id of rank 0, and its id, key and secret */
+    if (job->universe && (first_base = universe_take(job, job->size)) < 0) {
+        fprintf(stderr, "twrun: cannot take ids in universe '%s'\n", job->universe);
+        return 1;
+    }
 
     sigset_t mask;
     sigemptyset(&mask);
@@ -766,14 +1069,22 @@ int main(int argc, char **argv) {
         fprintf(stderr, "twrun: signalfd: %s\n", strerror(errno));
         return 1;
     }
-    job->ranks = calloc((size_t)job->size, sizeof *job->ranks);
-    struct pollfd *pfd = calloc((size_t)job->size + 1, sizeof *pfd);
-    int *who = calloc((size_t)job->size + 1, sizeof *who);
-    if (!job->ranks || !pfd || !who || twr_pmi_server_init(&job->pmi, job->size, job->id) != 0) {
+    /* room for every rank it may start, spawned ones too: nothing moves while it runs */
+    job->ranks = calloc(MAX_RANKS, sizeof *job->ranks);
+    job->pfd = calloc(MAX_RANKS + 1, sizeof *job->pfd);
+    job->who = calloc(MAX_RANKS + 1, sizeof *job->who);
+    job->spaces = calloc(MAX_RANKS, sizeof *job->spaces);
+    job->first_size = job->size;
+    if (!job->ranks || !job->pfd || !job->who || !job->spaces ||
+        twr_pmi_server_init(&job->spaces[0].pmi, job->size, job->id) != 0) {
         fprintf(stderr, "twrun: out of memory\n");
         return 1;
     }
-    for (int i = 0; i < job->size; i++) job->ranks[i].conn.fd = -1;
+    job->spaces[0] =
+        (space_t){.pmi = job->spaces[0].pmi, .size = job->size, .ubase = first_base, .spawner = -1};
+    job->nspaces = 1;
+    for (int i = 0; i < job->size; i++) job->ranks[i].conn.fd = -1; /* the rest: as started */
+    for (int i = 0; i < job->size; i++) job->ranks[i].prank = i;
     raise_fd_limit(job);
     load_topology(job);
     if (job->timeout) job->timeout_at = now_plus(job->timeout);
@@ -781,21 +1092,23 @@ int main(int argc, char **argv) {
     fflush(NULL); /* nothing buffered may be written twice by the ranks */
     start_reaper(job);
     for (int i = 0; i < job->size; i++)
-        if (start_rank(job, i, argv + prog) != 0) {
+        if (start_rank(job, i, argv + prog, NULL) != 0) {
             fprintf(stderr, "twrun: cannot start rank %d: %s; ending the job\n", i,
                     strerror(errno));
             fail(job, 1);
             break;
         }
 
-    serve(job, sfd, pfd, who);
+    serve(job, sfd);
 
     remove_job_shm(job);
+    universe_leave(job);
     for (int i = 0; i < job->size; i++) conn_close(&job->ranks[i].conn);
     free(job->ranks);
-    free(pfd);
-    free(who);
-    twr_pmi_server_destroy(&job->pmi);
+    free(job->pfd);
+    free(job->who);
+    for (int k = 0; k < job->nspaces; k++) twr_pmi_server_destroy(&job->spaces[k].pmi);
+    free(job->spaces);
     if (job->topo) hwloc_topology_destroy(job->topo);
     close(sfd);
     if (job->interrupted) return 128 + job->interrupted;

@@ -28,6 +28,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,6 +452,95 @@ static void port_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
             (unsigned long long)resets_out, (unsigned long long)resets_in);
 }
 
+/* The counters tools read (tw_ep_link_counter): fields of tw_udp_stats_t, then the
+ * port's own and the liveness thread's. */
+#define UDP_STAT(field, meaning)                                                                   \
+    { "udp", #field, meaning }
+static const tw_link_counter_info_t port_counters[] = {
+    UDP_STAT(msgs_sent, "messages sent"),
+    UDP_STAT(msgs_received, "messages received whole"),
+    UDP_STAT(packets_sent, "data packets sent, first sendings and resends"),
+    UDP_STAT(packets_received, "datagrams received"),
+    UDP_STAT(retransmits, "data packets sent again"),
+    UDP_STAT(timeouts, "retransmission timeouts"),
+    UDP_STAT(acks_sent, "bare acknowledgements sent"),
+    UDP_STAT(out_of_order, "data packets received ahead of a gap"),
+    UDP_STAT(duplicates, "data packets received again (a resend or a replay): dropped"),
+    UDP_STAT(stale_acks, "old or impossible acknowledgements: dropped"),
+    UDP_STAT(fins_sent, "FINs sent while closing"),
+    UDP_STAT(resets_sent, "resets sent to peers that had declared this one lost"),
+    UDP_STAT(resets_received, "resets received from peers"),
+    UDP_STAT(refused, "whole messages the receiver did not take at once"),
+    UDP_STAT(in_place, "messages received straight where they belong"),
+    {"udp", "dropped_short", "datagrams dropped: shorter than a header"},
+    {"udp", "dropped_bad_magic", "datagrams dropped: not of this protocol"},
+    {"udp", "dropped_bad_crc", "datagrams dropped: damaged (CRC)"},
+    {"udp", "dropped_bad_mac", "datagrams dropped: MAC wrong (another job's, or forged)"},
+    {"udp", "dropped_bad_len", "datagrams dropped: lengths that disagree"},
+    {"udp", "dropped_bad_field", "datagrams dropped: impossible fields"},
+    UDP_STAT(unknown_peer, "datagrams from no peer of this link: dropped"),
+    UDP_STAT(wrong_source, "datagrams from another address than the peer's: dropped"),
+    UDP_STAT(protocol, "segments out of order within a message"),
+    UDP_STAT(injected_drop, "faults injected (TW_UDP_FAULTS): packets dropped"),
+    UDP_STAT(injected_duplicate, "faults injected: packets duplicated"),
+    UDP_STAT(injected_reorder, "faults injected: packets reordered"),
+    UDP_STAT(injected_corrupt, "faults injected: packets corrupted"),
+    UDP_STAT(injected_delay, "faults injected: packets delayed"),
+    {"udp", "malformed", "messages the device refused as malformed"},
+    {"udp", "liveness_probes", "liveness probes sent"},
+    {"udp", "liveness_echoes", "liveness probes answered"},
+};
+#undef UDP_STAT
+/* where the counters that are fields of tw_udp_stats_t lie, in the order above */
+#define AT(field) offsetof(tw_udp_stats_t, field)
+static const size_t port_counter_at[] = {
+    AT(msgs_sent),
+    AT(msgs_received),
+    AT(packets_sent),
+    AT(packets_received),
+    AT(retransmits),
+    AT(timeouts),
+    AT(acks_sent),
+    AT(out_of_order),
+    AT(duplicates),
+    AT(stale_acks),
+    AT(fins_sent),
+    AT(resets_sent),
+    AT(resets_received),
+    AT(refused),
+    AT(in_place),
+    AT(dropped[TW_UDP_SHORT]),
+    AT(dropped[TW_UDP_BAD_MAGIC]),
+    AT(dropped[TW_UDP_BAD_CRC]),
+    AT(dropped[TW_UDP_BAD_MAC]),
+    AT(dropped[TW_UDP_BAD_LEN]),
+    AT(dropped[TW_UDP_BAD_FIELD]),
+    AT(unknown_peer),
+    AT(wrong_source),
+    AT(protocol),
+    AT(injected_drop),
+    AT(injected_duplicate),
+    AT(injected_reorder),
+    AT(injected_corrupt),
+    AT(injected_delay),
+};
+#undef AT
+enum { PORT_FIELDS = sizeof port_counter_at / sizeof port_counter_at[0] };
+_Static_assert(sizeof port_counters / sizeof port_counters[0] == PORT_FIELDS + 3,
+               "port_counters and port_counter disagree");
+
+static uint64_t port_counter(tw_link_ctx_t *l, unsigned i) {
+    if (i < PORT_FIELDS) {
+        uint64_t v;
+        memcpy(&v, (const char *)tw_udp_stats(l->udp) + port_counter_at[i], sizeof v);
+        return v;
+    }
+    if (i == PORT_FIELDS) return l->malformed;
+    uint64_t probes, echoes, resets_out, resets_in;
+    tw_udp_liveness_counters(l->udp, &probes, &echoes, &resets_out, &resets_in);
+    return i == PORT_FIELDS + 1 ? probes : i == PORT_FIELDS + 2 ? echoes : 0;
+}
+
 tw_udp_link_t *tw_udp_port_transport(tw_link_ctx_t *l) {
     return l->udp;
 }
@@ -475,4 +565,7 @@ const tw_link_t tw_link_udp = {
     .fd = port_fd,
     .close = port_close,
     .print_stats = port_print_stats,
+    .counters = port_counters,
+    .ncounters = sizeof port_counters / sizeof port_counters[0],
+    .counter = port_counter,
 };

@@ -1,0 +1,26 @@
+/* Error handlers (errhandler.c): the predefined ones and the program's, for
+ * communicators, windows and files. */
+#ifndef TW_MPI_ERRHANDLER_H
+#define TW_MPI_ERRHANDLER_H
+
+#include <mpi.h>
+
+#pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
+
+enum { TW_EH_COMM = 1, TW_EH_WIN, TW_EH_FILE };
+
+/* Whether h may be set on an object of kind (a TW_EH_*): a predefined handler, or
+ * one of the program's made for that kind, its slot not reused yet. */
+int tw_mpi_eh_settable(MPI_Errhandler h, int kind);
+/* One more handle of h held by the program (MPI_*_get_errhandler gave it out). */
+void tw_mpi_eh_ref(MPI_Errhandler h);
+/* Calls user handler h on the object *handle with code; 0 when h is no user
+ * handler (predefined: the caller does what it says). */
+int tw_mpi_eh_call(MPI_Errhandler h, int *handle, int code);
+
+/* The error handler of MPI_FILE_NULL, the default of the file calls. */
+extern MPI_Errhandler tw_mpi_file_eh;
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,15 @@
+/* What the tools information interface (tools.c) changes in the rest of the library. */
+#ifndef TW_MPI_TOOLS_H
+#define TW_MPI_TOOLS_H
+
+#include <tollway/settings.h>
+
+#pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
+
+/* The choice of a TW_COLL_* algorithm setting in effect: the one a tool wrote through
+ * MPI_T_cvar_write, else tw_setting_choice's. */
+int tw_mpi_t_choice(tw_setting_id_t id);
+
+#pragma GCC visibility pop
+
+#endif

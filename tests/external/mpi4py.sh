@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# mpi4py, built against this build's mpicc, passes its own test suite on 1 to 4
+# ranks under this build's mpiexec. The release is pinned and its sha256 checked;
+# it and Cython come from PyPI into BUILD/mpi4py (a virtual environment).
+# usage: tests/external/mpi4py.sh [BUILD] [RANKS...]      (default: build 1 2 3 4)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=$(cd "${1:-build}" && pwd)
+shift || true
+ranks=("$@")
+[ ${#ranks[@]} -gt 0 ] || ranks=(1 2 3 4)
+version=4.1.2
+sha256=56860286dc45f20e8821e93cb06669e30462348bf866f685553fa4b712d58d02
+work=$build/mpi4py
+src=$work/mpi4py-$version
+py=$work/venv/bin/python
+
+[ -x "$build/bin/mpicc" ] || { echo "mpi4py.sh: no $build/bin/mpicc: build first (make)" >&2; exit 2; }
+if [ ! -x "$py" ]; then
+    python3 -m venv "$work/venv"
+    "$py" -m pip install -q 'cython>=3.0' setuptools wheel
+fi
+if [ ! -f "$src/setup.py" ]; then
+    tarball=$work/mpi4py-$version.tar.gz
+    "$py" - "$version" "$tarball" <<'PY'
+import re, sys, urllib.request
+version, out = sys.argv[1:]
+index = urllib.request.urlopen("https://pypi.org/simple/mpi4py/").read().decode()
+url = next(u for u in re.findall(r'href="([^"]+)"', index) if f"mpi4py-{version}.tar.gz" in u)
+open(out, "wb").write(urllib.request.urlopen(url.split("#")[0]).read())
+PY
+    echo "$sha256  $tarball" | sha256sum -c --quiet
+    tar xzf "$tarball" -C "$work"
+fi
+# built in place against Tollway; rebuilt when libmpi is newer than the module
+module=$(ls "$src"/src/mpi4py/MPI.*.so 2>/dev/null | head -1 || true)
+if [ -z "$module" ] || [ "$build/lib/libmpi.so" -nt "$module" ]; then
+    (cd "$src" && rm -rf build && MPICC=$build/bin/mpicc "$py" setup.py -q build_ext --inplace >"$work/build.log" 2>&1) ||
+        { tail -30 "$work/build.log"; echo "mpi4py.sh: the build failed ($work/build.log)" >&2; exit 1; }
+fi
+status=0
+for n in "${ranks[@]}"; do
+    echo "mpi4py: test suite on $n rank(s)"
+    log=$work/test-$n.log
+    if ! (cd "$src" && PYTHONPATH=$src/src "$build/bin/mpiexec" -n "$n" --timeout "${TW_TEST_JOB_TIMEOUT:-900}" \
+        "$py" test/main.py --inplace -q >"$log" 2>&1); then
+        status=1
+        grep -E "^(ERROR|FAIL):" "$log" | sort | uniq -c | head -40 || true
+        tail -5 "$log"
+        echo "mpi4py: FAILED on $n rank(s) ($log)"
+    else
+        grep -E "^Ran |^OK" "$log" | tail -2 | tr '\n' ' '
+        echo
+    fi
+done
+exit $status

@@ -1,0 +1,16 @@
+# The tools information interface (MPI_T): every variable and category listed and
+# checked, before MPI_Init, while MPI runs and after MPI_Finalize. The environment
+# sets two settings the test reads back as control variables.
+add_executable(mpi_tools_list tools_list.c)
+target_link_libraries(mpi_tools_list PRIVATE mpi)
+tw_mpi_ranks(tools_list 1 2)
+set_tests_properties(mpi_tools_list_1 mpi_tools_list_2 PROPERTIES
+                     ENVIRONMENT "TW_EAGER_LIMIT=2000;TW_COLL_BCAST=binomial")
+# over the udp link: the link's counters count too
+add_test(NAME mpi_tools_list_udp COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_tools_list>)
+set_tests_properties(mpi_tools_list_udp PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
+                     ENVIRONMENT "TW_EAGER_LIMIT=2000;TW_COLL_BCAST=binomial;TW_LINK=udp")
+# the udp link's counters read while the device's progress thread serves the link
+add_test(NAME mpi_tools_list_udp_progress_thread COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_tools_list>)
+set_tests_properties(mpi_tools_list_udp_progress_thread PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
+                     ENVIRONMENT "TW_EAGER_LIMIT=2000;TW_COLL_BCAST=binomial;TW_LINK=udp;TW_PROGRESS_THREAD=1")
