@@ -432,11 +432,11 @@ static tw_sched_block_t *one_block(tw_sched_t *s, const void *buf, MPI_Count cou
 /* The schedule of a call: on the stack when blocking, allocated when not. */
 static tw_sched_t *begin(tw_mpi_comm_t *c, MPI_Request *req, tw_sched_t *stack) {
     if (!req) {
-        tw_sched_init(stack, c);
+        tw_sched_init(stack, c, tw_mpi_coll_tag(c));
         return stack;
     }
     tw_sched_t *s = tw_sched_new(c);
-    if (!s) tw_mpi_coll_tag(c); /* the members still agree on the tags that follow */
+    if (!s) tw_mpi_nbc_tag(c); /* the members still agree on the tags that follow */
     return s;
 }
 

@@ -80,7 +80,7 @@ static int set_up(tw_mpi_comm_t *c) {
         sh->lines = sh->block;
     }
     tw_sched_t s;
-    tw_sched_init(&s, c);
+    tw_sched_init(&s, c, tw_mpi_coll_tag(c));
     tw_coll_bcast(&s, where, sizeof where, 1, 0);
     int rc = tw_sched_run(&s);
     if (!rc && c->rank && sh && where[0])
@@ -88,7 +88,7 @@ static int set_up(tw_mpi_comm_t *c) {
             tw_heap_local_addr(tw_mpi.ep, tw_mpi_world_rank(c, 0), where[0], where[1], bytes);
     int ok = !rc && sh && sh->lines, all = 0;
     tw_coll_red_t red = {MPI_MIN, MPI_INT, sizeof(int), 1};
-    tw_sched_init(&s, c);
+    tw_sched_init(&s, c, tw_mpi_coll_tag(c));
     tw_coll_allreduce(&s, &ok, &all, 1, &red);
     int rc2 = tw_sched_run(&s);
     if (!rc) rc = rc2;
@@ -109,7 +109,7 @@ static int set_up(tw_mpi_comm_t *c) {
 void tw_coll_shm_quiesce(tw_mpi_comm_t *c) {
     if (!c->shm) return;
     tw_sched_t s;
-    tw_sched_init(&s, c);
+    tw_sched_init(&s, c, tw_mpi_coll_tag(c));
     tw_coll_barrier(&s);
     (void)tw_sched_run(&s); /* a lost member: nobody is left to read the block */
 }

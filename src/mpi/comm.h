@@ -21,7 +21,8 @@ typedef struct tw_mpi_comm {
     int *world; /* world rank of each rank; NULL for MPI_COMM_WORLD itself */
     MPI_Errhandler errhandler;
     int inter;         /* an intercommunicator: size and world[] describe the remote group */
-    uint32_t coll_seq; /* collectives started here so far: each takes the next as its tag */
+    uint32_t coll_seq; /* blocking collectives started here so far: each takes the next tag */
+    uint32_t nbc_seq;  /* the same of the non-blocking ones, whose tags are apart */
     /* An intercommunicator's own group (rank is a rank in it); unused otherwise. */
     int local_size;
     int *local_world;
@@ -44,12 +45,20 @@ static inline const int *tw_mpi_comm_local_world(const tw_mpi_comm_t *c) {
     return c->inter ? c->local_world : c->world;
 }
 
-/* The tag of the next collective on c, on c's collective context. Every member
- * starts c's collectives in the same order, so they agree on it; it is never 0,
- * the tag of the exchanges that create communicators. */
+/* The tag of the next blocking collective on c, on c's collective context. Every
+ * member starts c's collectives in the same order, so they agree on it; it is never
+ * 0, the tag of the exchanges that create communicators. */
 static inline int tw_mpi_coll_tag(tw_mpi_comm_t *c) {
-    c->coll_seq = c->coll_seq % 0x7fffffffu + 1;
+    c->coll_seq = c->coll_seq % 0x3fffffffu + 1;
     return (int)c->coll_seq;
+}
+
+/* The tag of the next non-blocking collective on c: a sequence of their own, so a
+ * blocking collective started while one is pending never takes its messages, even
+ * where members start the two in different orders (as MPICH allows). */
+static inline int tw_mpi_nbc_tag(tw_mpi_comm_t *c) {
+    c->nbc_seq = c->nbc_seq % 0x3fffffffu + 1;
+    return (int)(0x40000000u | c->nbc_seq);
 }
 
 /* The world rank of a communicator rank (MPI_PROC_NULL and MPI_ANY_SOURCE pass). */

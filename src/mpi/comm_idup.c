@@ -165,7 +165,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
         if (s)
             tw_sched_free(s);
         else
-            tw_mpi_coll_tag(p); /* the members still agree on the tags that follow */
+            tw_mpi_nbc_tag(p); /* the members still agree on the tags that follow */
         free(d);
         return tw_mpi_error(p, "MPI_Comm_idup", MPI_ERR_NO_MEM, NULL);
     }

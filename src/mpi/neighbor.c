@@ -100,7 +100,7 @@ static int neighbor(const char *call, const side_t *send, const side_t *recv, MP
     if (rc) return rc;
     tw_sched_t *s = tw_sched_new(c);
     if (!s) {
-        tw_mpi_coll_tag(c); /* the members still agree on the tags that follow */
+        tw_mpi_nbc_tag(c); /* the members still agree on the tags that follow */
         return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
     }
     for (int i = 0; i < t->nin; i++) {

@@ -36,10 +36,10 @@ typedef struct block {
     max_align_t data[];
 } block_t;
 
-void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c) {
+void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c, int tag) {
     s->comm = c;
     s->context = c->context + TW_CTX_COLL;
-    s->tag = tw_mpi_coll_tag(c);
+    s->tag = tag;
     s->error = MPI_SUCCESS;
     s->steps = s->inline_steps;
     s->nsteps = s->next = s->waiting = s->heap = 0;
@@ -61,7 +61,7 @@ void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c) {
 tw_sched_t *tw_sched_new(tw_mpi_comm_t *c) {
     tw_sched_t *s = malloc(sizeof *s);
     if (!s) return NULL;
-    tw_sched_init(s, c);
+    tw_sched_init(s, c, tw_mpi_nbc_tag(c));
     s->heap = 1;
     return s;
 }

@@ -69,9 +69,11 @@ typedef struct tw_sched {
 extern int tw_mpi_scheds_active;
 /* Registers the progress hook that moves non-blocking schedules on. */
 void tw_mpi_sched_init(void);
-/* A schedule for the next collective on c (its tag is taken now). */
-void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c);
-tw_sched_t *tw_sched_new(tw_mpi_comm_t *c); /* NULL: no memory */
+/* A schedule for a collective on c with its tag: tw_mpi_coll_tag(c) for a blocking
+ * one. tw_sched_new allocates one for a non-blocking one and takes its tag
+ * (tw_mpi_nbc_tag); NULL: no memory. */
+void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c, int tag);
+tw_sched_t *tw_sched_new(tw_mpi_comm_t *c);
 /* Scratch that lives as long as the schedule (NULL when out of memory: s->error set). */
 void *tw_sched_scratch(tw_sched_t *s, size_t bytes);
 /* A point in a schedule's scratch, and giving back everything taken after it: for

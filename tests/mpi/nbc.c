@@ -262,6 +262,28 @@ static void freed_op(void) {
     CHECK(MPI_Op_free(&op) == MPI_SUCCESS);
 }
 
+/* A blocking collective started while a non-blocking one is pending, in a different
+ * order on one rank than on the others (mpi4py's fallback Comm.Iagree does so, and
+ * MPICH and Open MPI complete it): each rank in turn starts its Iallreduce before the
+ * Barrier, the others after it. */
+static void blocking_while_pending(void) {
+    for (int root = 0; root < size; root++) {
+        int mine = rank == root ? 0xb : 0xd, all = -1;
+        MPI_Request r;
+        if (rank == root) {
+            CHECK(MPI_Iallreduce(&mine, &all, 1, MPI_INT, MPI_BAND, MPI_COMM_WORLD, &r) ==
+                  MPI_SUCCESS);
+            CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+        } else {
+            CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+            CHECK(MPI_Iallreduce(&mine, &all, 1, MPI_INT, MPI_BAND, MPI_COMM_WORLD, &r) ==
+                  MPI_SUCCESS);
+        }
+        CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        CHECK(all == (size > 1 ? 0x9 : 0xb));
+    }
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -277,6 +299,7 @@ int main(int argc, char **argv) {
     mixed_completion();
     for (int k = 0; k < 3; k++) idups();
     freed_op();
+    blocking_while_pending();
     if (rank == 0) printf("nbc: %d ranks ok\n", size);
     MPI_Finalize();
     return 0;
