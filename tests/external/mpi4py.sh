@@ -32,9 +32,10 @@ PY
     echo "$sha256  $tarball" | sha256sum -c --quiet
     tar xzf "$tarball" -C "$work"
 fi
-# built in place against Tollway; rebuilt when libmpi is newer than the module
+# built in place against Tollway; rebuilt when mpi.h is newer than the module (what
+# mpi4py finds there decides what it builds; libmpi it loads at run time)
 module=$(ls "$src"/src/mpi4py/MPI.*.so 2>/dev/null | head -1 || true)
-if [ -z "$module" ] || [ "$build/lib/libmpi.so" -nt "$module" ]; then
+if [ -z "$module" ] || [ include/mpi.h -nt "$module" ]; then
     (cd "$src" && rm -rf build && MPICC=$build/bin/mpicc "$py" setup.py -q build_ext --inplace >"$work/build.log" 2>&1) ||
         { tail -30 "$work/build.log"; echo "mpi4py.sh: the build failed ($work/build.log)" >&2; exit 1; }
 fi
