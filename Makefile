@@ -6,7 +6,7 @@ JOBS    ?= $(shell nproc)
 CMAKE   ?= cmake
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all build test test-loaded test-main test-asan test-tsan fuzz demo bench bench-peers format clean
+.PHONY: all build test test-loaded test-main test-asan test-tsan test-mpi4py fuzz demo bench bench-peers format clean
 
 all: build
 
@@ -14,7 +14,7 @@ build:
 	@$(CMAKE) -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)
 
-test: test-main test-asan test-tsan
+test: test-main test-asan test-tsan test-mpi4py
 
 # The same with every core also busy with other work (LOAD `yes` processes, one per
 # core by default): limits end a test for hanging, never for being slow.
@@ -23,6 +23,11 @@ test-loaded:
 
 test-main: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# mpi4py's own test suite on 1 to 4 ranks, mpi4py built against this build
+# (tests/external/mpi4py.sh; needs python3-venv, python3-dev and PyPI).
+test-mpi4py: build
+	./tests/external/mpi4py.sh $(BUILD)
 
 # Unit and multi-process tests under AddressSanitizer + UndefinedBehaviorSanitizer.
 test-asan:
