@@ -197,29 +197,6 @@ int tw_pmi_appnum(tw_pmi_t *pmi) {
     return v && !tw_pmi_parse_number(v, &n) ? n : 0;
 }
 
-/* Whether name is a program execvp would find and run (from wdir, when given). */
-static int can_execute(const char *name, const char *wdir) {
-    char path[4096];
-    if (strchr(name, '/')) {
-        if (name[0] != '/' && wdir) {
-            int n = snprintf(path, sizeof path, "%s/%s", wdir, name);
-            if (n < 0 || (size_t)n >= sizeof path) return 0;
-            name = path;
-        }
-        return access(name, X_OK) == 0;
-    }
-    const char *p = getenv("PATH");
-    if (!p) p = "/usr/local/bin:/usr/bin:/bin";
-    for (;;) {
-        const char *colon = strchrnul(p, ':');
-        int n = colon == p ? snprintf(path, sizeof path, "./%s", name)
-                           : snprintf(path, sizeof path, "%.*s/%s", (int)(colon - p), p, name);
-        if (n > 0 && (size_t)n < sizeof path && access(path, X_OK) == 0) return 1;
-        if (!*colon) return 0;
-        p = colon + 1;
-    }
-}
-
 int tw_pmi_spawn_other(tw_pmi_t *pmi, const char *port, const char *spec, const char *job,
                        int *base, int *size, char *why, size_t cap, int *failed) {
     static tw_pmi_spawn_t sp;
@@ -229,7 +206,7 @@ int tw_pmi_spawn_other(tw_pmi_t *pmi, const char *port, const char *spec, const 
     snprintf(why, cap, "malformed_request");
     if (tw_pmi_spawn_decode(&sp, port, spec)) return -1;
     for (int k = 0; k < sp.ncmds; k++) /* a program that cannot run would end the job */
-        if (!can_execute(sp.cmd[k].argv[0], sp.cmd[k].wdir)) {
+        if (!tw_pmi_spawn_can_execute(sp.cmd[k].argv[0], sp.cmd[k].wdir)) {
             snprintf(why, cap, "no_such_command");
             *failed = k;
             return -1;

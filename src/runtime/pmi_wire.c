@@ -1,9 +1,11 @@
 #include "pmi_wire.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int tw_pmi_parse(tw_pmi_msg_t *msg, const char *line, size_t len) {
     msg->count = 0;
@@ -132,5 +134,27 @@ int tw_pmi_spawn_decode(tw_pmi_spawn_t *sp, const char *port, const char *spec) 
         if (!*p) return 0;
         if (*p != ';') return -1;
         p++;
+    }
+}
+
+int tw_pmi_spawn_can_execute(const char *name, const char *wdir) {
+    char path[PATH_MAX];
+    if (strchr(name, '/')) {
+        if (name[0] != '/' && wdir) {
+            int n = snprintf(path, sizeof path, "%s/%s", wdir, name);
+            if (n < 0 || (size_t)n >= sizeof path) return 0;
+            name = path;
+        }
+        return access(name, X_OK) == 0;
+    }
+    const char *p = getenv("PATH");
+    if (!p) p = "/usr/local/bin:/usr/bin:/bin";
+    for (;;) {
+        const char *colon = strchrnul(p, ':');
+        int n = colon == p ? snprintf(path, sizeof path, "./%s", name)
+                           : snprintf(path, sizeof path, "%.*s/%s", (int)(colon - p), p, name);
+        if (n > 0 && (size_t)n < sizeof path && access(path, X_OK) == 0) return 1;
+        if (!*colon) return 0;
+        p = colon + 1;
     }
 }

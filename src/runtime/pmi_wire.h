@@ -63,5 +63,8 @@ typedef struct tw_pmi_spawn {
 int tw_pmi_spawn_decode(tw_pmi_spawn_t *sp, const char *port, const char *spec);
 /* Percent-encodes s into out (cap bytes, '\0' included). 0, or -1 when it does not fit. */
 int tw_pmi_spawn_encode(const char *s, char *out, size_t cap);
+/* Whether name is a program execvp would find and run (from wdir, when given): a
+ * spawn is refused whole, before anything starts, when one of its commands is not. */
+int tw_pmi_spawn_can_execute(const char *name, const char *wdir);
 
 #endif

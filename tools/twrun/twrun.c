@@ -573,29 +573,6 @@ static const char *rank_name(const job_t *job, int rank, char *buf, size_t cap) 
     return buf;
 }
 
-/* Whether name is a program execvp would find and run (from wdir, when given). */
-static int can_execute(const char *name, const char *wdir) {
-    char path[PATH_MAX];
-    if (strchr(name, '/')) {
-        if (name[0] != '/' && wdir) {
-            int n = snprintf(path, sizeof path, "%s/%s", wdir, name);
-            if (n < 0 || (size_t)n >= sizeof path) return 0;
-            name = path;
-        }
-        return access(name, X_OK) == 0;
-    }
-    const char *p = getenv("PATH");
-    if (!p) p = "/usr/local/bin:/usr/bin:/bin";
-    for (;;) {
-        const char *colon = strchrnul(p, ':');
-        int n = colon == p ? snprintf(path, sizeof path, "./%s", name)
-                           : snprintf(path, sizeof path, "%.*s/%s", (int)(colon - p), p, name);
-        if (n > 0 && (size_t)n < sizeof path && access(path, X_OK) == 0) return 1;
-        if (!*colon) return 0;
-        p = colon + 1;
-    }
-}
-
 static int universe_take(job_t *job, int size);
 
 /* Starts the job a rank asked for (MPI_Comm_spawn): a PMI job of its own, its ranks
@@ -617,7 +594,7 @@ static void spawn(job_t *job, int rank, const tw_pmi_spawn_t *sp, twr_pmi_result
             twr_pmi_spawn_reply(reply, 0, 0, "no_such_directory", k);
             return;
         }
-        if (!can_execute(sp->cmd[k].argv[0], wdir)) {
+        if (!tw_pmi_spawn_can_execute(sp->cmd[k].argv[0], wdir)) {
             twr_pmi_spawn_reply(reply, 0, 0, "no_such_command", k);
             return;
         }
