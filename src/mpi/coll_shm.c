@@ -164,7 +164,7 @@ int tw_coll_shm_allreduce(tw_mpi_comm_t *c, const void *in, void *out, size_t co
     /* every rank combines the same data in the same order, so all get the same
      * result: rank 0's op (rank 1's op (... rank p-1's)), MPI's order for a
      * non-commutative op */
-    memcpy(out, tw_coll_shm_line(&x, c->size - 1, x.k)->data, bytes);
+    if (bytes) memcpy(out, tw_coll_shm_line(&x, c->size - 1, x.k)->data, bytes);
     for (int r = c->size - 2; r >= 0 && !*rc; r--)
         *rc = tw_mpi_op_apply(red->op, tw_coll_shm_line(&x, r, x.k)->data, out, (MPI_Count)count,
                               red->type);

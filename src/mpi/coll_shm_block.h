@@ -93,7 +93,7 @@ static inline int tw_coll_shm_advance(tw_coll_shm_run_t *x, const void *give, vo
                 break;
             }
             if (!tw_coll_shm_all_at(x, k - 1)) return 0;
-            memcpy(mine->data, give, x->bytes);
+            if (x->bytes) memcpy(mine->data, give, x->bytes); /* give: NULL when empty */
             tw_coll_shm_publish(mine, k);
             if (x->kind == TW_COLL_SHM_BCAST) return 1;
             x->step = 2;
@@ -103,7 +103,7 @@ static inline int tw_coll_shm_advance(tw_coll_shm_run_t *x, const void *give, vo
         case 3: { /* a broadcast's taker: the root's data, then done with its line */
             const tw_coll_line_t *from = tw_coll_shm_line(x, x->root, k);
             if (atomic_load_explicit(&from->seq, memory_order_acquire) < k) return 0;
-            memcpy(take, from->data, x->bytes);
+            if (x->bytes) memcpy(take, from->data, x->bytes);
             tw_coll_shm_publish(mine, k);
             return 1;
         }
