@@ -208,7 +208,8 @@ static int deliver_owed(tw_ep_t *ep, tw_rma_op_t *o) {
  * completer notifications asked for, or exactly one fault notification (a fault was
  * counted by the target that saw it). */
 static void op_complete(tw_ep_t *ep, tw_rma_op_t *o) {
-    if (ep->peers[o->dest]) ep->peers[o->dest]->outstanding--;
+    if (ep->peers[o->dest]) /* perhaps by the progress thread, while the owner reads it */
+        __atomic_fetch_sub(&ep->peers[o->dest]->outstanding, 1, __ATOMIC_RELAXED);
     if (o->op == TW_OP_ATOMIC && o->status == TW_OK && o->local)
         memcpy(o->local, &o->value, sizeof o->value);
     tw_notification_t n = note(o->op, TW_NOTIFY_REQUESTER, o->status, o->dest, o->length, o->cookie,
@@ -311,7 +312,7 @@ static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const v
         if (n) memcpy((char *)&s->word[1] + sizeof r, (const char *)src + off, n);
         tw_ring_commit(s, 0, sizeof r + n);
         off += n;
-        if (c == 0) peer->outstanding++;
+        if (c == 0) __atomic_fetch_add(&peer->outstanding, 1, __ATOMIC_RELAXED);
     }
     ep->stats.rma_ops++;
     ep->stats.rma_pipelined++;
@@ -508,7 +509,7 @@ int tw_rma_flush(tw_ep_t *ep, int dest) {
         int busy = 0;
         tw_dev_lock(ep); /* the progress thread completes operations to other nodes */
         for (int r = dest < 0 ? 0 : dest; r <= (dest < 0 ? ep->size - 1 : dest) && !busy; r++)
-            busy = ep->peers[r] && ep->peers[r]->outstanding;
+            busy = ep->peers[r] && __atomic_load_n(&ep->peers[r]->outstanding, __ATOMIC_RELAXED);
         tw_dev_unlock(ep);
         if (!busy) return TW_OK;
         tw_dev_progress(ep);
@@ -723,7 +724,7 @@ static int link_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op,
             if (rc == TW_RETRY) goto retry;
             return rc;
         }
-        if (c == 0) peer->outstanding++;
+        if (c == 0) __atomic_fetch_add(&peer->outstanding, 1, __ATOMIC_RELAXED);
         if (!rc) peer->unanswered++;
         if (rc) { /* the peer was lost midway: the operation ends with that */
             o->status = rc;
@@ -960,9 +961,11 @@ static inline int retried(tw_ep_t *ep, int rc) {
 }
 
 /* Operations to a peer complete in order: once pipelined ones are under way (or the
- * peer can only be reached that way), later ones queue behind them. */
+ * peer can only be reached that way), later ones queue behind them. Read without the
+ * device lock: the progress thread may be counting an answer down meanwhile, and a
+ * count it has just taken to 0 only lets this operation go direct a little later. */
 static inline int queue_behind(const tw_peer_t *peer) {
-    return peer->pipelined || peer->outstanding;
+    return peer->pipelined || __atomic_load_n(&peer->outstanding, __ATOMIC_RELAXED);
 }
 
 /* Everything tw_put's fast path leaves: argument errors, a first contact, the
