@@ -4,6 +4,8 @@
 #ifndef TOLLWAY_PMPI_H
 #define TOLLWAY_PMPI_H
 
+/* the generator's lines, which make format leaves as they are */
+/* clang-format off */
 int PMPI_Init(int *argc, char ***argv);
 int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided);
 int PMPI_Finalize(void);
@@ -367,5 +369,6 @@ int PMPI_T_category_get_cvars(int cat_index, int len, int indices[]);
 int PMPI_T_category_get_pvars(int cat_index, int len, int indices[]);
 int PMPI_T_category_get_categories(int cat_index, int len, int indices[]);
 int PMPI_T_category_changed(int *stamp);
+/* clang-format on */
 
 #endif
