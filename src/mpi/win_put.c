@@ -19,23 +19,16 @@
 #include <string.h>
 
 #include "mpi/win.h"
+#include "mpi/win_put_msg.h"
 #include "mpi/wire.h"
 
 /* A put goes as messages beyond this many pieces (a device operation each, else)
- * of at most PIECE_MAX bytes on average, with a map of at most BLOCKS_MAX blocks. */
-enum { PIECES_MIN = 64, PIECE_MAX = 512, BLOCKS_MAX = 32 };
-
-typedef struct put_msg {
-    uint32_t context, kind; /* MSG_PUT */
-    int64_t off;            /* where item 0's origin is, bytes into the target's window */
-    int64_t count, extent;  /* items of the target type, and their extent */
-    uint64_t first, len;    /* bytes [first, first + len) of the packed stream follow */
-    uint32_t nblocks, last; /* the map's blocks follow, then the data; last: the put's end */
-} put_msg_t;
+ * of at most PIECE_MAX bytes on average. */
+enum { PIECES_MIN = 64, PIECE_MAX = 512 };
 
 /* The pieces count items of map m are, and whether they qualify. */
 static int qualifies(const tw_typemap_t *m, MPI_Count count) {
-    if (!m || m->nblocks > BLOCKS_MAX || count <= 0 || m->size <= 0) return 0;
+    if (!m || m->nblocks > TW_WIN_PUT_BLOCKS_MAX || count <= 0 || m->size <= 0) return 0;
     uint64_t pieces = 0;
     for (size_t b = 0; b < m->nblocks; b++) pieces += m->blocks[b].reps;
     pieces *= (uint64_t)count;
@@ -57,7 +50,7 @@ int tw_win_put_batched(win_t *w, int r, const side_t *o, const side_t *t, const 
     if (!src) return MPI_ERR_NO_MEM;
     size_t total = side_bytes(t), head = sizeof(put_msg_t) + m->nblocks * sizeof *m->blocks;
     size_t room = TW_VELO_MAX_SIZE - head;
-    unsigned char hdr[sizeof(put_msg_t) + BLOCKS_MAX * sizeof(tw_typemap_block_t)];
+    unsigned char hdr[sizeof(put_msg_t) + TW_WIN_PUT_BLOCKS_MAX * sizeof(tw_typemap_block_t)];
     memcpy(hdr + sizeof(put_msg_t), m->blocks, m->nblocks * sizeof *m->blocks);
     int rc = TW_OK;
     for (size_t first = 0; first < total && rc == TW_OK;) {
@@ -100,67 +93,19 @@ int tw_win_put_wait(win_t *w, int r) {
     return TW_OK;
 }
 
-/* lo + k * step for k in [0, n): the least and the greatest, or 0 on overflow. */
-static int span_of(int64_t lo, int64_t step, int64_t n, int64_t *min, int64_t *max) {
-    int64_t last;
-    if (__builtin_mul_overflow(step, n - 1, &last) || __builtin_add_overflow(lo, last, &last))
-        return 0;
-    *min = lo < last ? lo : last;
-    *max = lo < last ? last : lo;
-    return 1;
-}
-
-/* The map a message carries, checked: blocks that follow one another in the packed
- * item, pieces that land inside [0, bytes) for every one of count items from off. */
-static int map_ok(const put_msg_t *h, const tw_typemap_block_t *blocks, int64_t bytes,
-                  tw_typemap_t *m) {
-    if (!h->nblocks || h->nblocks > BLOCKS_MAX || h->count <= 0) return 0;
-    uint64_t pos = 0;
-    int64_t items_lo, items_hi;
-    if (!span_of(h->off, h->extent, h->count, &items_lo, &items_hi)) return 0;
-    for (uint32_t b = 0; b < h->nblocks; b++) {
-        const tw_typemap_block_t *k = &blocks[b];
-        int64_t lo, hi, end, a, z;
-        uint64_t n;
-        if (!k->len || !k->reps || k->pos != pos || k->len > (uint64_t)INT64_MAX ||
-            k->reps > (uint64_t)INT64_MAX || __builtin_mul_overflow(k->len, k->reps, &n) ||
-            __builtin_add_overflow(pos, n, &pos) ||
-            !span_of(k->disp, k->stride, (int64_t)k->reps, &lo, &hi) ||
-            __builtin_add_overflow(hi, (int64_t)k->len, &end) ||
-            __builtin_add_overflow(items_lo, lo, &a) || __builtin_add_overflow(items_hi, end, &z) ||
-            a < 0 || z > bytes)
-            return 0;
-    }
-    uint64_t total;
-    if (pos > (uint64_t)INT64_MAX || __builtin_mul_overflow(pos, (uint64_t)h->count, &total) ||
-        h->first > total || h->len > total - h->first)
-        return 0;
-    tw_typemap_init(m);
-    m->blocks = (tw_typemap_block_t *)(uintptr_t)blocks;
-    m->nblocks = h->nblocks;
-    m->size = (MPI_Count)pos;
-    m->lb = 0;
-    m->ub = h->extent;
-    return 1;
-}
-
 int tw_win_put_take(win_t *const *table, int source, const void *data, size_t len) {
     put_msg_t h;
-    if (len < sizeof h) return 0;
-    memcpy(&h, data, sizeof h);
-    if (h.kind != MSG_PUT || h.nblocks > BLOCKS_MAX) return 0;
-    size_t head = sizeof h + h.nblocks * sizeof(tw_typemap_block_t);
-    if (len < head || len - head != h.len) return 0;
+    size_t head;
+    if (!tw_win_put_header(data, len, &h, &head)) return 0;
     for (int i = 0; i < WIN_MAX; i++) {
         win_t *w = table[i];
         if (!w || w->context != h.context) continue;
         int r = tw_mpi_comm_rank_of(w->c, source);
         if (r < 0 || r >= w->size || !w->applied || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !w->base)
             return 0;
-        tw_typemap_block_t blocks[BLOCKS_MAX];
-        memcpy(blocks, (const unsigned char *)data + sizeof h, h.nblocks * sizeof *blocks);
+        tw_typemap_block_t blocks[TW_WIN_PUT_BLOCKS_MAX];
         tw_typemap_t m;
-        if (!map_ok(&h, blocks, (int64_t)w->bytes, &m)) return 0;
+        if (!tw_win_put_map(&h, data, (int64_t)w->bytes, blocks, &m)) return 0;
         tw_typemap_move(&m, (unsigned char *)w->base + h.off, h.count,
                         (unsigned char *)(uintptr_t)data + head, h.first, h.len, 1);
         if (h.last) __atomic_fetch_add(&w->applied[r], 1, __ATOMIC_RELEASE);
