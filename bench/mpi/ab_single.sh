@@ -21,18 +21,4 @@ for r in $(seq 1 "$ROUNDS"); do
         run rate --min 8 --max 8 --iters "$((ITERS / 20))" --csv | sed "s/^/$x,$r,/" >>"$csv"
     done
 done
-python3 - "$csv" <<'PY'
-import csv, statistics, sys
-v = {}
-for row in csv.reader(open(sys.argv[1])):
-    if len(row) != 7: continue
-    b, r, _, t, size, val, unit = row
-    v.setdefault((t, int(size), unit), {}).setdefault(b, {})[r] = float(val)
-print("| test | size | A | B | B/A (median of rounds) | unit |")
-print("|---|---|---|---|---|---|")
-for (t, size, unit), by in sorted(v.items()):
-    A, B = by.get("A", {}), by.get("B", {})
-    ratios = [B[r] / A[r] for r in A if r in B and A[r]]
-    med = lambda d: statistics.median(d.values()) if d else float("nan")
-    print(f"| {t} | {size} | {med(A):.4g} | {med(B):.4g} | {statistics.median(ratios) if ratios else float('nan'):.3f} | {unit} |")
-PY
+python3 bench/ab_summary.py "$csv" A B

@@ -21,18 +21,4 @@ for r in $(seq 1 $ROUNDS); do
   done
 done' >"$csv"
 cat "$csv"
-python3 - "$csv" <<'PY'
-import csv, statistics, sys
-v = {}
-for row in csv.reader(open(sys.argv[1])):
-    if len(row) != 7: continue
-    b, r, _, t, size, val, unit = row
-    v.setdefault((t, int(size), unit), {}).setdefault(b, {})[r] = float(val)
-print("| test | size | A | B (header MAC) | P (payload MAC) | B/A | P/A | unit |")
-print("|---|---|---|---|---|---|---|---|")
-for (t, size, unit), by in sorted(v.items()):
-    A = by.get("A", {})
-    med = lambda x: statistics.median(by[x].values()) if by.get(x) else float("nan")
-    ratio = lambda x: statistics.median([by[x][r] / A[r] for r in A if r in by.get(x, {})] or [float("nan")])
-    print(f"| {t} | {size} | {med('A'):.4g} | {med('B'):.4g} | {med('P'):.4g} | {ratio('B'):.3f} | {ratio('P'):.3f} | {unit} |")
-PY
+python3 bench/ab_summary.py "$csv" A "B=B (header MAC)" "P=P (payload MAC)"
