@@ -144,20 +144,25 @@ COMPLEX_OPS(ops_fcomplex, float _Complex)
 COMPLEX_OPS(ops_dcomplex, double _Complex)
 COMPLEX_OPS(ops_ldcomplex, long double _Complex)
 
-static int ops_bool(int op, const void *a, void *b, size_t n) {
-    const bool *x = a;
-    bool *y = b;
-    switch (op) {
-    case OP_LAND:
-        EACH(y[i] = x[i] && y[i]);
-    case OP_LOR:
-        EACH(y[i] = x[i] || y[i]);
-    case OP_LXOR:
-        EACH(y[i] = x[i] != y[i]);
-    default:
-        return MPI_ERR_OP;
+/* The logical ops only, on a type whose nonzero values are true: C's bool and
+ * Fortran's LOGICAL (4 bytes) */
+#define LOGICAL_OPS(name, T)                                                                       \
+    static int name(int op, const void *a, void *b, size_t n) {                                    \
+        const T *x = a;                                                                            \
+        T *y = b;                                                                                  \
+        switch (op) {                                                                              \
+        case OP_LAND:                                                                              \
+            EACH(y[i] = x[i] && y[i]);                                                             \
+        case OP_LOR:                                                                               \
+            EACH(y[i] = x[i] || y[i]);                                                             \
+        case OP_LXOR:                                                                              \
+            EACH(y[i] = !x[i] != !y[i]);                                                           \
+        default:                                                                                   \
+            return MPI_ERR_OP;                                                                     \
+        }                                                                                          \
     }
-}
+
+LOGICAL_OPS(ops_bool, bool)
 
 static int ops_byte(int op, const void *a, void *b, size_t n) {
     const unsigned char *x = a;
@@ -206,21 +211,7 @@ PAIR_OPS(ops_long_double_int, long double)
 PAIR_OPS_OF(ops_2real, float, float)
 PAIR_OPS_OF(ops_2double, double, double)
 
-/* Fortran LOGICAL: 4 bytes, nonzero true; the logical ops only */
-static int ops_logical(int op, const void *a, void *b, size_t n) {
-    const int32_t *x = a;
-    int32_t *y = b;
-    switch (op) {
-    case OP_LAND:
-        EACH(y[i] = x[i] && y[i]);
-    case OP_LOR:
-        EACH(y[i] = x[i] || y[i]);
-    case OP_LXOR:
-        EACH(y[i] = !x[i] != !y[i]);
-    default:
-        return MPI_ERR_OP;
-    }
-}
+LOGICAL_OPS(ops_logical, int32_t)
 
 typedef int type_ops_t(int op, const void *in, void *inout, size_t n);
 
