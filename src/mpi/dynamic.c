@@ -477,6 +477,16 @@ static int establish(tw_mpi_comm_t *c, int root, root_fn *fn, void *arg, MPI_Com
     return rc;
 }
 
+/* Whether the process at the other end of a connected socket runs as this user. A
+ * port is an abstract socket, which any local process may reach whatever its user:
+ * the hello a meeting starts with carries the job key and every member's address,
+ * so another user's process is dropped before it hears anything. */
+static int same_user(int fd) {
+    struct ucred who;
+    socklen_t len = sizeof who;
+    return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &who, &len) == 0 && who.uid == geteuid();
+}
+
 typedef struct accept_arg {
     port_t *port;
 } accept_arg_t;
@@ -495,7 +505,7 @@ static int accept_root(void *arg, const tw_mpi_comm_t *c, const uint64_t used[WO
             if (errno == EAGAIN || errno == EINTR || errno == ECONNABORTED) continue;
             return MPI_ERR_PORT;
         }
-        rc = meet(fd, 1, c, used, entry, remote);
+        rc = same_user(fd) ? meet(fd, 1, c, used, entry, remote) : -1;
         if (rc == 0) {
             *sock = fd;
             return MPI_SUCCESS;
@@ -517,7 +527,8 @@ static int connect_root(void *arg, const tw_mpi_comm_t *c, const uint64_t used[W
     if (fd < 0) return MPI_ERR_OTHER;
     int rc = connect(fd, (struct sockaddr *)&a, len);
     while (rc != 0 && errno == EINTR) rc = connect(fd, (struct sockaddr *)&a, len);
-    if (rc != 0) { /* nobody listens there: closed, or never opened */
+    if (rc != 0 || !same_user(fd)) { /* nobody listens there (closed, never opened), or
+                                      * another user's process does */
         close(fd);
         return MPI_ERR_PORT;
     }
