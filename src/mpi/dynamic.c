@@ -855,7 +855,12 @@ static int name_path(const char *service, char *path, size_t cap) {
     const char *tmp = getenv("TMPDIR");
     int n = snprintf(path, cap, "%s/tollway-names-%ld", tmp && *tmp ? tmp : "/tmp", (long)getuid());
     if (n < 0 || (size_t)n >= cap) return -1;
+    /* the directory is this user's own and no one else's to write in (another user
+     * could have made it first, to plant names) */
+    struct stat st;
     mkdir(path, 0700);
+    if (lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
+        return -1;
     size_t at = (size_t)n;
     if (at + 2 >= cap) return -1;
     path[at++] = '/';
@@ -880,24 +885,33 @@ int MPI_Publish_name(const char *service_name, MPI_Info info, const char *port_n
         return tw_mpi_error(NULL, call, MPI_ERR_ARG, "port_name is NULL or too long");
     if (name_path(service_name, path, sizeof path))
         return tw_mpi_error(NULL, call, MPI_ERR_SERVICE, "not a service name");
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return tw_mpi_error(NULL, call, MPI_ERR_SERVICE,
-                            errno == EEXIST ? "published already" : "cannot publish");
+    /* written whole under a name of its own, then linked in: a lookup meanwhile finds
+     * the name either absent or complete */
+    char tmp[sizeof path + 8];
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) return tw_mpi_error(NULL, call, MPI_ERR_SERVICE, "cannot publish");
     size_t len = strlen(port_name);
     int ok = write(fd, port_name, len) == (ssize_t)len;
     close(fd);
-    if (!ok) {
-        unlink(path);
-        return tw_mpi_error(NULL, call, MPI_ERR_SERVICE, "cannot publish");
-    }
+    int linked = ok && link(tmp, path) == 0, exists = ok && !linked && errno == EEXIST;
+    unlink(tmp);
+    if (!linked)
+        return tw_mpi_error(NULL, call, MPI_ERR_SERVICE,
+                            exists ? "published already" : "cannot publish");
     return MPI_SUCCESS;
 }
 
 /* The port name published under path: 0, or -1. */
 static int read_name(const char *path, char *port) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* a plain file only: a FIFO planted there would block the read for good */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd < 0) return -1;
+    struct stat st;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
     ssize_t n = read(fd, port, MPI_MAX_PORT_NAME - 1);
     close(fd);
     if (n <= 0) return -1;

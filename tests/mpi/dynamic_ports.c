@@ -10,6 +10,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -78,6 +79,34 @@ static void stranger(const char *port) {
     }
     int status;
     CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* What someone else may leave in the name service's place: a FIFO under a name is
+ * not published (a lookup neither blocks on it nor reads it), and a directory others
+ * may write in is refused for publishing and looking up alike. */
+static void planted_names(long tag) {
+    char dir[1024], path[1200], tmp[256], found[MPI_MAX_PORT_NAME];
+    const char *t = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/tollway-names-%ld", t && *t ? t : "/tmp", (long)geteuid());
+    snprintf(path, sizeof path, "%s/fifo-%ld", dir, tag);
+    char service[64];
+    snprintf(service, sizeof service, "fifo-%ld", tag);
+    CHECK(mkfifo(path, 0600) == 0);
+    CHECK(error_class(MPI_Lookup_name(service, MPI_INFO_NULL, found)) == MPI_ERR_NAME);
+    CHECK(unlink(path) == 0);
+
+    snprintf(tmp, sizeof tmp, "/tmp/tollway-test-names-%ld-XXXXXX", tag);
+    CHECK(mkdtemp(tmp) != NULL);
+    snprintf(dir, sizeof dir, "%s/tollway-names-%ld", tmp, (long)geteuid());
+    CHECK(mkdir(dir, 0777) == 0 && chmod(dir, 0777) == 0);
+    char *saved = t ? strdup(t) : NULL;
+    CHECK(setenv("TMPDIR", tmp, 1) == 0);
+    CHECK(error_class(MPI_Publish_name(service, MPI_INFO_NULL, "tollway-port:x")) ==
+          MPI_ERR_SERVICE);
+    CHECK(error_class(MPI_Lookup_name(service, MPI_INFO_NULL, found)) == MPI_ERR_NAME);
+    CHECK(saved ? setenv("TMPDIR", saved, 1) == 0 : unsetenv("TMPDIR") == 0);
+    free(saved);
+    CHECK(rmdir(dir) == 0 && rmdir(tmp) == 0);
 }
 
 static void join(long tag) {
@@ -201,6 +230,7 @@ int main(int argc, char **argv) {
     CHECK(error_class(MPI_Publish_name(service, MPI_INFO_NULL, NULL)) == MPI_ERR_ARG);
     MPI_Comm world = MPI_COMM_WORLD;
     CHECK(error_class(MPI_Comm_disconnect(&world)) == MPI_ERR_COMM);
+    if (rank == 0) planted_names(tag);
 
     join(tag);
     CHECK(MPI_Comm_free(&half) == MPI_SUCCESS);
