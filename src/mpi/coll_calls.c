@@ -353,7 +353,7 @@ static int view_make(tw_sched_t *s, const vspec_t *v, int load, int typed_ok, vi
     size_t total = 0;
     for (int i = 0; i < p; i++) {
         tw_mpi_type_layout_t l;
-        tw_mpi_type_layout(type_of(v, i), &l); /* checked */
+        tw_mpi_type_layout_held(type_of(v, i), &l); /* checked */
         contiguous &= l.contiguous;
         MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
         w->bytes[i] = (size_t)v->counts[i] * (size_t)l.size;
@@ -368,7 +368,7 @@ static int view_make(tw_sched_t *s, const vspec_t *v, int load, int typed_ok, vi
         if (!w->blocks) return -1;
         for (int i = 0; i < p; i++) {
             tw_mpi_type_layout_t l;
-            tw_mpi_type_layout(type_of(v, i), &l);
+            tw_mpi_type_layout_held(type_of(v, i), &l);
             if (l.contiguous) continue;
             MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
             w->blocks[i] = (tw_sched_block_t){NULL, (char *)v->buf + at, v->counts[i],
@@ -385,7 +385,7 @@ static int view_make(tw_sched_t *s, const vspec_t *v, int load, int typed_ok, vi
             total += w->bytes[i];
             if (load == -2 || load == i) {
                 tw_mpi_type_layout_t l;
-                tw_mpi_type_layout(type_of(v, i), &l);
+                tw_mpi_type_layout_held(type_of(v, i), &l);
                 MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
                 tw_mpi_type_pack((char *)v->buf + at, v->counts[i], type_of(v, i),
                                  w->base + w->offs[i]);
@@ -402,7 +402,7 @@ static void view_unpack(tw_sched_t *s, const vspec_t *v, const view_t *w) {
     tw_sched_fence(s);
     for (int i = 0; i < s->comm->size; i++) {
         tw_mpi_type_layout_t l;
-        tw_mpi_type_layout(type_of(v, i), &l);
+        tw_mpi_type_layout_held(type_of(v, i), &l);
         MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
         tw_sched_unpack(s, w->base + w->offs[i], v->counts[i], type_of(v, i), (char *)v->buf + at);
     }
@@ -919,7 +919,7 @@ static int swaps(const vspec_t *v, int p) {
     int contiguous = 1;
     for (int i = 0; i < p; i++) {
         tw_mpi_type_layout_t l;
-        tw_mpi_type_layout(type_of(v, i), &l);
+        tw_mpi_type_layout_held(type_of(v, i), &l);
         size_t b = (size_t)v->counts[i] * (size_t)l.size;
         contiguous &= l.contiguous;
         total += b;
@@ -978,7 +978,7 @@ static void alltoall_swap(tw_sched_t *s, const vspec_t *v) {
     *x = (swap_t){.blocks = blocks, .bytes = bytes, .sent = sent, .received = received};
     for (int i = 0; i < p; i++) {
         tw_mpi_type_layout_t l;
-        tw_mpi_type_layout(type_of(v, i), &l);
+        tw_mpi_type_layout_held(type_of(v, i), &l);
         MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
         char *buf = (char *)v->buf + at;
         blocks[i] = (side_t){buf, v->counts[i], type_of(v, i), 0, !l.contiguous, buf + l.lb};

@@ -32,6 +32,9 @@ typedef struct tw_mpi_type_layout {
 
 /* MPI_SUCCESS, or MPI_ERR_TYPE when type names no datatype, or one not committed. */
 int tw_mpi_type_layout(MPI_Datatype type, tw_mpi_type_layout_t *layout);
+/* The same for the library's own work on a type it checked: also one the program
+ * freed since, while an operation holds it (a non-blocking collective's). */
+int tw_mpi_type_layout_held(MPI_Datatype type, tw_mpi_type_layout_t *layout);
 /* Copies the data of count items at buf into packed, contiguous and in type order,
  * and back. The type was checked by tw_mpi_type_layout. */
 void tw_mpi_type_pack(const void *buf, MPI_Count count, MPI_Datatype type, void *packed);

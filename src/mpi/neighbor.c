@@ -74,7 +74,7 @@ static tw_sched_block_t block_of(const side_t *d, int i) {
     tw_mpi_type_layout_t l;
     MPI_Datatype type = slot_type(d, i);
     int count = slot_count(d, i);
-    tw_mpi_type_layout(type, &l); /* checked */
+    tw_mpi_type_layout_held(type, &l); /* checked */
     MPI_Aint at = d->bdispls  ? d->bdispls[i]
                   : d->displs ? (MPI_Aint)d->displs[i] * l.extent
                   : d->same   ? 0

@@ -327,7 +327,7 @@ void tw_mpi_op_release(MPI_Op op) {
 int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type) {
     if (count <= 0) return MPI_SUCCESS;
     tw_mpi_type_layout_t l;
-    if (tw_mpi_type_layout(type, &l)) return MPI_ERR_TYPE;
+    if (tw_mpi_type_layout_held(type, &l)) return MPI_ERR_TYPE;
     const user_op_t *u = any_user_op(op);
     if (u && !l.contiguous) return apply_user_unpacked(u, in, inout, count, type, &l);
     if (u) { /* the packed form is the items themselves, lb bytes after their base */

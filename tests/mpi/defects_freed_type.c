@@ -44,7 +44,17 @@ int main(int argc, char **argv) {
         /* bcast of a strided buffer, the type freed before the wait */
         for (int k = 0; k < 2 * N; k++) buf[k] = rank == 0 ? 10 * k + round : -1;
         CHECK(MPI_Ibcast(buf, 1, t, 0, MPI_COMM_WORLD, &req) == MPI_SUCCESS);
+        MPI_Datatype gone = t;
         CHECK(MPI_Type_free(&t) == MPI_SUCCESS);
+        /* the operation still holds it; the program may not name it any more */
+        MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+        int one = 0, cls = MPI_SUCCESS;
+        MPI_Error_class(MPI_Sendrecv(&one, 1, gone, 0, 9, &one, 1, MPI_INT, 0, 9, MPI_COMM_SELF,
+                                     MPI_STATUS_IGNORE),
+                        &cls);
+        CHECK(cls == MPI_ERR_TYPE);
+        MPI_Error_class(MPI_Allreduce(&one, &one, 1, gone, MPI_SUM, MPI_COMM_SELF), &cls);
+        CHECK(cls == MPI_ERR_TYPE);
         churn();
         CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
         for (int k = 0; k < 2 * N; k++)
