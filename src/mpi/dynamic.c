@@ -34,6 +34,7 @@
 #include "mpi/comm.h"
 #include "mpi/dynamic.h"
 #include "mpi/error.h"
+#include "mpi/info.h"
 #include "mpi/failure.h"
 #include "mpi/p2p.h"
 #include "mpi/state.h"
@@ -697,14 +698,6 @@ typedef struct spawn_req {
     const MPI_Info *infos; /* NULL: none */
 } spawn_req_t;
 
-/* The value of key in info (MPI_INFO_NULL: none), or NULL; in buf. */
-static const char *info_value(MPI_Info info, const char *key, char *buf, int cap) {
-    int flag = 0;
-    if (info == MPI_INFO_NULL || MPI_Info_get(info, key, cap - 1, buf, &flag) || !flag) return NULL;
-    buf[cap - 1] = '\0';
-    return buf[0] ? buf : NULL;
-}
-
 /* The command as "path" (a colon-separated list of directories) finds it: the first
  * executable path/command, in buf; else the command as given. */
 static const char *on_path(const char *command, const char *path, char *buf, size_t cap) {
@@ -724,9 +717,7 @@ static int spawn_args_ok(const spawn_req_t *q, const char **why) {
     if (q->count < 1 || q->count > 16) return *why = "count must be 1 to 16", MPI_ERR_ARG;
     if (!q->commands || !q->maxprocs) return *why = "commands or maxprocs is NULL", MPI_ERR_ARG;
     for (int k = 0; q->infos && k < q->count; k++) {
-        int nkeys;
-        if (q->infos[k] != MPI_INFO_NULL && MPI_Info_get_nkeys(q->infos[k], &nkeys))
-            return *why = "not an info object", MPI_ERR_INFO;
+        if (!tw_mpi_info_ok(q->infos[k])) return *why = "not an info object", MPI_ERR_INFO;
     }
     long total = 0;
     for (int k = 0; k < q->count; k++) {
@@ -750,11 +741,11 @@ static int spawn_root(const spawn_req_t *q, char port[MPI_MAX_PORT_NAME], int *f
         snprintf(num, sizeof num, "%d", q->maxprocs[k]);
         /* info: wdir and path are read; host and other keys are ignored (every
          * process runs on the launcher's machine) */
-        static char wdir[MPI_MAX_INFO_VAL + 1], path[MPI_MAX_INFO_VAL + 1], found[4096];
-        MPI_Info info = q->infos ? q->infos[k] : MPI_INFO_NULL;
-        const char *w = info_value(info, "wdir", wdir, sizeof wdir);
-        const char *cmd = on_path(q->commands[k], info_value(info, "path", path, sizeof path),
-                                  found, sizeof found);
+        static char found[4096];
+        MPI_Info info = q->infos ? q->infos[k] : MPI_INFO_NULL; /* checked */
+        const char *w = tw_mpi_info_value(info, "wdir");
+        const char *cmd =
+            on_path(q->commands[k], tw_mpi_info_value(info, "path"), found, sizeof found);
         if ((k && spec_add(spec, &n, "", ';')) || spec_add(spec, &n, num, ',') ||
             spec_add(spec, &n, w ? w : "-", ',') || spec_add(spec, &n, cmd, 0))
             return MPI_ERR_SPAWN;

@@ -17,6 +17,7 @@
 
 #include "mpi/comm.h"
 #include "mpi/error.h"
+#include "mpi/info.h"
 #include "mpi/state.h"
 #include "mpi/topology.h"
 
@@ -111,8 +112,7 @@ static tw_mpi_comm_t *with_topo(MPI_Comm comm, const char *call, int kind, int *
 
 static int check_info(tw_mpi_comm_t *c, const char *call, MPI_Info info) {
     /* hints are accepted and ignored */
-    if (info == MPI_INFO_NULL || ((unsigned)info >> 24) == 0x5c) return MPI_SUCCESS;
-    return tw_mpi_error(c, call, MPI_ERR_INFO, NULL);
+    return tw_mpi_info_ok(info) ? MPI_SUCCESS : tw_mpi_error(c, call, MPI_ERR_INFO, NULL);
 }
 
 /* The processes a Cartesian grid of ndims dims[] needs, or -1 beyond limit. */
