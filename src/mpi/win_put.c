@@ -38,12 +38,15 @@ static int qualifies(const tw_typemap_t *m, MPI_Count count) {
 int tw_win_put_batched(win_t *w, int r, const side_t *o, const side_t *t, const where_t *at,
                        int *taken) {
     target_t *tg = &w->t[r];
-    const tw_typemap_t *m = tw_mpi_type_map(t->type);
     *taken = 0;
+    /* the cheap tests first: every put of a contiguous target passes here */
+    if (at->local || t->l.contiguous || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || r == w->rank ||
+        !tg->ctr_key)
+        return MPI_SUCCESS;
+    const tw_typemap_t *m = tw_mpi_type_map(t->type);
     tw_link_caps_t caps;
-    if (at->local || w->flavor == MPI_WIN_FLAVOR_DYNAMIC || r == w->rank || !tg->ctr_key ||
-        t->l.contiguous || !qualifies(m, t->count) ||
-        tw_ep_link_caps(tw_mpi.ep, tg->world, &caps) != TW_OK || !caps.rma_by_initiator)
+    if (!qualifies(m, t->count) || tw_ep_link_caps(tw_mpi.ep, tg->world, &caps) != TW_OK ||
+        !caps.rma_by_initiator)
         return MPI_SUCCESS;
     unsigned char *tmp;
     const unsigned char *src = packed_of(o, &tmp);
