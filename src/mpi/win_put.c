@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/failure.h"
 #include "mpi/win.h"
 #include "mpi/win_put_msg.h"
 #include "mpi/wire.h"
@@ -86,9 +87,11 @@ int tw_win_put_wait(win_t *w, int r) {
     unsigned spins = 0;
     while (tg->puts_seen < tg->puts_sent) {
         uint64_t v = 0;
-        if (tw_win_get_progressing(w, r, &v, sizeof v, tg->ctr_nla + (uint64_t)w->rank * sizeof v,
-                                   tg->ctr_key))
-            return TW_ERR_SYSTEM;
+        int rc = tw_win_get_progressing(w, r, &v, sizeof v,
+                                        tg->ctr_nla + (uint64_t)w->rank * sizeof v, tg->ctr_key);
+        int cls;
+        if (rc) /* a lost target stays one: the caller names it */
+            return tw_mpi_lost_class(rc, &cls) ? TW_ERR_LOST : TW_ERR_SYSTEM;
         if (v > tg->puts_sent) return TW_ERR_ARG; /* more than we sent: not to be trusted */
         tg->puts_seen = v;
         if (v < tg->puts_sent) relax(&spins);
