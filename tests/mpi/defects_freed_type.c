@@ -116,6 +116,26 @@ int main(int argc, char **argv) {
         CHECK(MPI_Send(mine, N, MPI_INT, peer, 9, MPI_COMM_WORLD) == MPI_SUCCESS);
         CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
         for (int k = 0; k < 2 * N; k++) CHECK(buf[k] == (k % 2 ? -1 : 1000 * from + k / 2));
+
+        /* a neighbourhood all-to-all into strided blocks, on a ring of 3 or more */
+        if (size >= 3) {
+            MPI_Comm ring;
+            int dims[1] = {size}, periodic[1] = {1}, out[2 * N], in[4 * N];
+            CHECK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periodic, 0, &ring) == MPI_SUCCESS);
+            for (int k = 0; k < 2 * N; k++) out[k] = 100 * rank + k + round;
+            for (int k = 0; k < 4 * N; k++) in[k] = -1;
+            t = strided(); /* extent 2N - 1 ints: block 1 takes the odd places block 0 leaves */
+            CHECK(MPI_Ineighbor_alltoall(out, N, MPI_INT, in, 1, t, ring, &req) == MPI_SUCCESS);
+            CHECK(MPI_Type_free(&t) == MPI_SUCCESS);
+            churn();
+            CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+            int left = (rank + size - 1) % size, right = (rank + 1) % size;
+            for (int k = 0; k < N; k++) { /* the left one's block for +1, the right one's for -1 */
+                CHECK(in[2 * k] == 100 * left + N + k + round);
+                CHECK(in[2 * N - 1 + 2 * k] == 100 * right + k + round);
+            }
+            CHECK(MPI_Comm_free(&ring) == MPI_SUCCESS);
+        }
     }
     free(buf);
     free(all);
