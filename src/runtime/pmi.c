@@ -205,12 +205,18 @@ int tw_pmi_spawn_other(tw_pmi_t *pmi, const char *port, const char *spec, const 
     if (pmi->fd < 0) return -1;
     snprintf(why, cap, "malformed_request");
     if (tw_pmi_spawn_decode(&sp, port, spec)) return -1;
-    for (int k = 0; k < sp.ncmds; k++) /* a program that cannot run would end the job */
-        if (!tw_pmi_spawn_can_execute(sp.cmd[k].argv[0], sp.cmd[k].wdir)) {
+    for (int k = 0; k < sp.ncmds; k++) { /* all checked before a line goes out */
+        const struct tw_pmi_spawn_cmd *c = &sp.cmd[k];
+        /* PMI-1 is a line protocol: a newline in a word would cut the request */
+        int cut = c->wdir && strchr(c->wdir, '\n');
+        for (int a = 0; a < c->argc && !cut; a++) cut = strchr(c->argv[a], '\n') != NULL;
+        if (cut) return -1;
+        if (!tw_pmi_spawn_can_execute(c->argv[0], c->wdir)) { /* it would end the job */
             snprintf(why, cap, "no_such_command");
             *failed = k;
             return -1;
         }
+    }
     snprintf(why, cap, "cannot_write");
     /* PMI-1's spawn: one mcmd segment per command, the reply after the last */
     for (int k = 0; k < sp.ncmds; k++) {
@@ -222,11 +228,9 @@ int tw_pmi_spawn_other(tw_pmi_t *pmi, const char *port, const char *spec, const 
                          c->maxprocs, c->argv[0], sp.ncmds, k + 1, c->argc - 1);
         if (n < 0 || (size_t)n >= sizeof line || write_line(pmi, line)) return -1;
         for (int a = 1; a < c->argc; a++) {
-            if (strchr(c->argv[a], '\n')) return -1;
             n = snprintf(line, sizeof line, "arg%d=%s\n", a, c->argv[a]);
             if (n < 0 || (size_t)n >= sizeof line || write_line(pmi, line)) return -1;
         }
-        if (c->wdir && strchr(c->wdir, '\n')) return -1;
         char wdir[TW_PMI_LINE_MAX / 2] = "info_num=0\n";
         if (c->wdir &&
             (size_t)snprintf(wdir, sizeof wdir, "info_num=1\ninfo_key_0=wdir\ninfo_val_0=%s\n",
