@@ -490,6 +490,7 @@ static int same_user(int fd) {
 
 typedef struct accept_arg {
     port_t *port;
+    const struct timespec *until; /* NULL: for good, as MPI_Comm_accept waits */
 } accept_arg_t;
 
 static int accept_root(void *arg, const tw_mpi_comm_t *c, const uint64_t used[WORDS], int *entry,
@@ -500,6 +501,8 @@ static int accept_root(void *arg, const tw_mpi_comm_t *c, const uint64_t used[WO
         struct pollfd pf = {.fd = p->fd, .events = POLLIN};
         int rc = poll_relaxed(&pf, ACCEPT_POLL_MS);
         if (rc < 0 && errno != EINTR) return MPI_ERR_PORT;
+        accept_arg_t *a = arg;
+        if (rc == 0 && a->until && !ms_left(*a->until)) return MPI_ERR_PORT;
         if (rc <= 0) continue;
         int fd = accept4(p->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) {
@@ -585,7 +588,7 @@ int MPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm com
     if (root < 0 || root >= c->size) return tw_mpi_error(c, call, MPI_ERR_ROOT, NULL);
     *newcomm = MPI_COMM_NULL;
     /* the port matters at the root only */
-    accept_arg_t arg = {c->rank == root && port_name ? port_find(port_name) : NULL};
+    accept_arg_t arg = {c->rank == root && port_name ? port_find(port_name) : NULL, NULL};
     rc = establish(c, root, accept_root, &arg, newcomm);
     return rc ? tw_mpi_error(c, call, rc, rc == MPI_ERR_PORT ? "not a port opened here" : NULL)
               : MPI_SUCCESS;
@@ -656,8 +659,9 @@ int MPI_Comm_join(int fd, MPI_Comm *intercomm) {
         return tw_mpi_error(NULL, call, MPI_ERR_OTHER, "no answer over fd");
     }
     int c = strcmp(mine, theirs);
-    if (c < 0) {
-        accept_arg_t arg = {port_find(mine)};
+    if (c < 0) { /* the other side said it would connect: it has until the deadline */
+        until = deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
+        accept_arg_t arg = {port_find(mine), &until};
         rc = establish(self, 0, accept_root, &arg, intercomm);
     } else {
         connect_arg_t arg = {theirs};
@@ -787,7 +791,7 @@ static int spawn_common(const char *call, const spawn_req_t *q, int root, MPI_Co
     }
     MPI_Bcast(head, 3, MPI_INT, root, comm);
     if (!head[0]) {
-        accept_arg_t arg = {c->rank == root ? port_find(port) : NULL};
+        accept_arg_t arg = {c->rank == root ? port_find(port) : NULL, NULL};
         head[0] = establish(c, root, accept_root, &arg, intercomm);
         if (c->rank == root) port_close(port);
     }

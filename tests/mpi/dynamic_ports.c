@@ -220,6 +220,17 @@ int main(int argc, char **argv) {
                   MPI_ERR_PORT);
         MPI_Barrier(MPI_COMM_WORLD);
         if (rank == 0) CHECK(MPI_Close_port(idle) == MPI_SUCCESS);
+        /* a join whose other side names a port that sorts after ours (so ours
+         * accepts) and never connects: it gives up too */
+        if (rank == 0) {
+            int sv[2];
+            char fake[MPI_MAX_PORT_NAME] = "tollway-port:~never";
+            CHECK(socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+            CHECK(write(sv[1], fake, sizeof fake) == (ssize_t)sizeof fake);
+            CHECK(MPI_Comm_join(sv[0], &inter) != MPI_SUCCESS && inter == MPI_COMM_NULL);
+            close(sv[0]);
+            close(sv[1]);
+        }
     }
     /* arguments */
     CHECK(error_class(MPI_Open_port(MPI_INFO_NULL, NULL)) == MPI_ERR_ARG);
