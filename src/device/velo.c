@@ -39,6 +39,7 @@ int tw_velo_link_deliver(void *dev, uint32_t source, unsigned tag, const void *d
     tw_copy(&s->word[1], data, len);
     tw_ring_commit(
         s, ((uint64_t)tag << TW_VELO_TAG_SHIFT) | ((uint64_t)source << TW_VELO_SOURCE_SHIFT), len);
+    tw_ring_wake(&ep->velo_self); /* perhaps the progress thread, the owner asleep */
     return TW_OK;
 }
 
@@ -68,6 +69,7 @@ static inline int velo_post(tw_ep_t *ep, int dest, unsigned tag, const void *hdr
     tw_ring_commit(
         s, ((uint64_t)tag << TW_VELO_TAG_SHIFT) | ((uint64_t)ep->rank << TW_VELO_SOURCE_SHIFT),
         hlen + len);
+    tw_ring_wake(&peer->velo);
     ep->stats.msgs_sent++;
     ep->stats.bytes_sent += hlen + len;
     return TW_OK;
