@@ -481,7 +481,7 @@ static int connect_mapped(tw_ep_t *ep, int rank, tw_link_port_t *port, const cha
     peer->locks = (_Atomic uint64_t *)((char *)seg + l.locks);
     peer->pid = (pid_t)h.owner_pid;
     peer->pipelined = ep->rma.copy == TW_RMA_COPY_PIPELINE;
-    peer->mapped = 1;
+    peer->mapped = h.sleeps ? TW_PEER_MAPPED_SLEEPS : TW_PEER_MAPPED;
     peer->port = port;
     ep->peers[rank] = peer;
     ep->stats.peers_mapped++;
