@@ -2,10 +2,11 @@
  *
  * usage: idlewait SECONDS
  *   Rank 0 computes for SECONDS of its own CPU time, then sends each other rank a
- *   message; the odd ranks wait for it in MPI_Recv, the even ones in MPI_Barrier
- *   first (rank 0 joins that barrier once done). Run under /usr/bin/time: the job's
- *   user + system time less rank 0's SECONDS is what the waiters burnt
+ *   message and joins a barrier; the odd ranks wait in MPI_Recv for the message (then
+ *   the barrier), the even ones in the barrier (then take the message). Run under /usr/bin/time:
+ * the job's user + system time less rank 0's SECONDS is what the waiters burnt
  *   (bench/mpi/ab_waiting.sh). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,8 +35,8 @@ int main(int argc, char **argv) {
         volatile uint64_t x = 1;
         for (double end = cpu_seconds() + secs; cpu_seconds() < end;)
             for (int i = 0; i < 100000; i++) x = x * 6364136223846793005ull + 1;
-        MPI_Barrier(MPI_COMM_WORLD);
         for (int r = 1; r < size; r++) MPI_Send(&r, 1, MPI_INT, r, 0, MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
     } else if (rank % 2) {
         MPI_Recv(&token, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         MPI_Barrier(MPI_COMM_WORLD);
