@@ -33,8 +33,9 @@ void settings_markdown(void) {
            "Tollway is set up by environment variables named `TW_*`, read once, when a\n"
            "process first needs them (opening an endpoint does). An invalid value, or a `TW_*`\n"
            "name that is not below (most often a typo), is an error that names the variable\n"
-           "and what it allows; nothing is ignored. `twinfo` lists every setting with its\n"
-           "current value; programs read them through `<tollway/settings.h>`.\n");
+           "and what it allows; nothing is ignored. `twinfo --settings` lists every setting with\n"
+           "its current value and where it came from ([twinfo.md](twinfo.md)); programs read\n"
+           "them through `<tollway/settings.h>`.\n");
     for (size_t o = 0; o < sizeof order / sizeof order[0]; o++) {
         printf("\n## %s\n\n| Variable | Default | Allowed | Meaning |\n|---|---|---|---|\n",
                heading[order[o]]);
