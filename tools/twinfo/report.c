@@ -115,7 +115,7 @@ void report_text(report_t *r, const char *key, const char *label, const char *va
     if (r->format == REPORT_JSON)
         json_string(r->out, value);
     else
-        one_line(r->out, value);
+        one_line(r->out, r->format == REPORT_TEXT && !value[0] ? "(none)" : value);
     if (r->format != REPORT_JSON) fputc('\n', r->out);
 }
 

@@ -162,22 +162,30 @@ void section_links(report_t *r) {
         tw_link_report(i, &links[i]);
         names[i] = links[i].name;
     }
-    int udp_everywhere = tw_setting_choice(TW_SETTING_LINK) == 1; /* TW_LINK=udp */
+    /* TW_LINK in effect (the default when the settings are invalid): auto, or the name
+     * of the link that is to carry every peer */
+    const tw_setting_info_t *choice = tw_setting_info(TW_SETTING_LINK);
+    int c = tw_setting_choice(TW_SETTING_LINK);
+    const char *forced = c >= 0 && (size_t)c < choice->nchoices ? choice->choices[c] : "auto";
+    int everywhere = strcmp(forced, "auto") != 0;
     report_open(r, "links", "Links");
     report_list(r, "compiled", "Compiled in", names, n);
-    report_text(r, "tw_link", "TW_LINK", tw_setting_text(TW_SETTING_LINK));
+    report_text(r, "tw_link", "TW_LINK", forced);
     for (size_t i = 0; i < n; i++) {
         const tw_link_report_t *l = &links[i];
+        char reaches[96];
+        if (!everywhere)
+            snprintf(reaches, sizeof reaches, "%s",
+                     l->node_local ? "ranks on this node" : "ranks on other nodes");
+        else if (!strcmp(l->name, forced))
+            snprintf(reaches, sizeof reaches, "every other rank (TW_LINK=%s)", forced);
+        else /* a node-local link still holds the endpoint's own segment */
+            snprintf(reaches, sizeof reaches, "%s (TW_LINK=%s)",
+                     l->node_local ? "the endpoint itself" : "no rank", forced);
         report_open(r, l->name, l->name);
         report_bool(r, "usable", "Usable now", l->usable);
         report_text(r, "detail", l->usable ? "Found" : "Why not", l->note);
-        /* a node-local link holds every endpoint's segment, so it is used even when
-         * TW_LINK=udp carries the messages */
-        report_text(r, "reaches", "Reaches",
-                    l->node_local    ? (udp_everywhere ? "this process's own endpoint (TW_LINK=udp)"
-                                                       : "ranks on this node")
-                    : udp_everywhere ? "every other rank (TW_LINK=udp)"
-                                     : "ranks on other nodes");
+        report_text(r, "reaches", "Reaches", reaches);
         report_close(r);
     }
     report_close(r);
