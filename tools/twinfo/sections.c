@@ -193,6 +193,9 @@ void section_links(report_t *r) {
 
 /* ---- process managers ---- */
 
+/* TW_HAVE_PMIX (build_info.h): 1 when the PMIx client is compiled in, else 0 or not
+ * defined. */
+
 /* The full path of prog: beside this program (twrun), else on PATH, into buf; or "not
  * found". */
 static const char *find_program(const char *prog, char *buf, size_t cap) {
@@ -215,8 +218,9 @@ static const char *find_program(const char *prog, char *buf, size_t cap) {
 
 /* Which process manager started this process, from what each puts in the environment. */
 static const char *started_by(void) {
-    if (getenv("PMIX_RANK") && !getenv("PMI_FD")) {
-#ifdef TW_HAVE_PMIX
+    /* in the order the runtime chooses: PMI_FD first (a twrun inside another job) */
+    if ((getenv("PMIX_NAMESPACE") || getenv("PMIX_RANK")) && !getenv("PMI_FD")) {
+#if defined(TW_HAVE_PMIX) && TW_HAVE_PMIX
         return "PMIx";
 #else
         return "PMIx, which this build lacks: a program runs as a job of one";
@@ -254,7 +258,7 @@ void section_process_managers(report_t *r) {
                     "mpiexec.hydra", "across nodes, the ranks talk over udp");
     process_manager(r, "slurm", "Slurm", 1, "PMI-1 (through srun's pmi2 plugin)",
                     "srun --mpi=pmi2 prog", "srun", "across nodes, the ranks talk over udp");
-#ifdef TW_HAVE_PMIX
+#if defined(TW_HAVE_PMIX) && TW_HAVE_PMIX
     process_manager(r, "pmix", "PMIx", 1, "PMIx", "srun --mpi=pmix prog; mpirun or prterun",
                     "prterun", "Slurm's pmix plugin, Open MPI's mpirun (PRRTE)");
 #else
