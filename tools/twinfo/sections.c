@@ -53,12 +53,10 @@ void section_build(report_t *r) {
 
 /* ---- paths ---- */
 
-/* dir joined to base, unless dir is absolute already. */
+/* dir joined to base, unless dir is absolute already ("(too long)" past cap). */
 static void join(char *out, size_t cap, const char *base, const char *dir) {
-    if (dir[0] == '/')
-        snprintf(out, cap, "%s", dir);
-    else
-        snprintf(out, cap, "%s/%s", base, dir);
+    int n = dir[0] == '/' ? snprintf(out, cap, "%s", dir) : snprintf(out, cap, "%s/%s", base, dir);
+    if (n < 0 || (size_t)n >= cap) snprintf(out, cap, "(too long)");
 }
 
 /* 1 when path ends with the relative directory dir as whole components; the part
@@ -71,6 +69,30 @@ static int strip_suffix(const char *path, const char *dir, char *prefix, size_t 
     snprintf(prefix, cap, "%.*s", (int)(lp - ld - 1), path);
     if (!prefix[0]) snprintf(prefix, cap, "/");
     return 1;
+}
+
+/* Where the tree this program runs from is, given the directory it lies in: prefix, lib
+ * and include (cap bytes each). The build tree has its libraries in build/lib and its
+ * headers in the source tree; an install has them under its prefix, the directory the
+ * configured bin directory hangs from. Returns which it is, or "unknown". */
+static const char *locate(const char *bindir, char *prefix, char *lib, char *include, size_t cap) {
+    char build_bin[PATH_MAX], real[PATH_MAX];
+    if (realpath(TW_BINARY_DIR "/bin", build_bin) && !strcmp(bindir, build_bin)) {
+        snprintf(prefix, cap, "%s", TW_BINARY_DIR);
+        join(lib, cap, TW_BINARY_DIR, "lib");
+        join(include, cap, TW_SOURCE_DIR, "include");
+        return "build tree";
+    }
+    if (TW_INSTALL_BINDIR[0] == '/' ? strcmp(bindir, TW_INSTALL_BINDIR) == 0 &&
+                                          snprintf(prefix, cap, "%s", TW_INSTALL_PREFIX) >= 0
+                                    : strip_suffix(bindir, TW_INSTALL_BINDIR, prefix, cap)) {
+        join(lib, cap, prefix, TW_INSTALL_LIBDIR);
+        join(include, cap, prefix, TW_INSTALL_INCLUDEDIR);
+        return realpath(TW_INSTALL_PREFIX, real) && !strcmp(real, prefix)
+                   ? "install"
+                   : "install, moved from where it was configured";
+    }
+    return "unknown";
 }
 
 void section_paths(report_t *r) {
@@ -87,43 +109,22 @@ void section_paths(report_t *r) {
     report_close(r);
 
     /* where this twinfo runs from: an install may have been moved as a whole */
-    char exe[PATH_MAX], bindir[PATH_MAX], prefix[PATH_MAX] = "";
+    char exe[PATH_MAX], bindir[PATH_MAX], prefix[PATH_MAX], lib[PATH_MAX], include[PATH_MAX];
     const char *from = "unknown";
-    if (!realpath("/proc/self/exe", exe))
-        snprintf(exe, sizeof exe, "unknown (%s)", strerror(errno));
-    snprintf(bindir, sizeof bindir, "%s", exe);
-    char *slash = strrchr(bindir, '/');
-    if (slash && slash != bindir) *slash = '\0';
-    char lib[PATH_MAX + 16], include[PATH_MAX + 16];
-    char build_bin[PATH_MAX];
-    snprintf(build_bin, sizeof build_bin, "%s/bin", TW_BINARY_DIR);
-    char real_build_bin[PATH_MAX];
-    if (exe[0] == '/' && realpath(build_bin, real_build_bin) && !strcmp(bindir, real_build_bin)) {
-        from = "build tree";
-        snprintf(prefix, sizeof prefix, "%s", TW_BINARY_DIR);
-        snprintf(lib, sizeof lib, "%s/lib", TW_BINARY_DIR);
-        snprintf(include, sizeof include, "%s/include", TW_SOURCE_DIR);
-    } else if (exe[0] == '/' &&
-               (strip_suffix(bindir, TW_INSTALL_BINDIR, prefix, sizeof prefix) ||
-                (TW_INSTALL_BINDIR[0] == '/' && !strcmp(bindir, TW_INSTALL_BINDIR) &&
-                 snprintf(prefix, sizeof prefix, "%s", TW_INSTALL_PREFIX) > 0))) {
-        char configured[PATH_MAX];
-        from = realpath(TW_INSTALL_PREFIX, configured) && !strcmp(configured, prefix)
-                   ? "install"
-                   : "install, moved from where it was configured";
-        join(lib, sizeof lib, prefix, TW_INSTALL_LIBDIR);
-        join(include, sizeof include, prefix, TW_INSTALL_INCLUDEDIR);
+    if (realpath("/proc/self/exe", exe)) {
+        snprintf(bindir, sizeof bindir, "%s", exe);
+        *strrchr(bindir, '/') = '\0'; /* a real path: it has one */
+        from = locate(bindir, prefix, lib, include, PATH_MAX);
     } else {
-        snprintf(prefix, sizeof prefix, "unknown");
-        snprintf(lib, sizeof lib, "unknown");
-        snprintf(include, sizeof include, "unknown");
+        snprintf(exe, sizeof exe, "unknown (%s)", strerror(errno));
     }
+    int known = strcmp(from, "unknown") != 0;
     report_text(r, "exe", "This program", exe);
     report_text(r, "running_from", "Running from", from);
-    report_text(r, "prefix", "Prefix", prefix);
-    report_text(r, "bindir", "Programs", strcmp(from, "unknown") ? bindir : "unknown");
-    report_text(r, "libdir", "Libraries", lib);
-    report_text(r, "includedir", "Headers", include);
+    report_text(r, "prefix", "Prefix", known ? prefix : "unknown");
+    report_text(r, "bindir", "Programs", known ? bindir : "unknown");
+    report_text(r, "libdir", "Libraries", known ? lib : "unknown");
+    report_text(r, "includedir", "Headers", known ? include : "unknown");
     report_close(r);
 }
 
