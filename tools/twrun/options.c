@@ -468,7 +468,7 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
     case OPT_OUTPUT_FILENAME: {
         size_t n = strlen(val);
         o->output_copy = 1;
-        if (n > 7 && !strcasecmp(val + n - 7, ":nocopy")) {
+        if (n >= 7 && !strcasecmp(val + n - 7, ":nocopy")) {
             val[n - 7] = '\0';
             o->output_copy = 0;
         }
@@ -545,6 +545,10 @@ static int parse_segment(twr_options_t *o, int k, int argc, char **argv, char *e
         snprintf(opt, sizeof opt, "%.*s", (int)strcspn(word, "="), word);
         if (id == '?') return error(err, "unknown option '%s'", word);
         if (id == ':') return error(err, "option '%s' needs a value", opt);
+        /* A one-letter option is a word of its own ("-frob" is not -f rob), but for -n4
+         * and -np4, as Hydra and Open MPI users type them. */
+        if (id < 256 && id != OPT_NP && word[1] != '-' && strlen(word) > 2)
+            return error(err, "unknown option '%s'", word);
         if (k > 0 && job_wide(id))
             return error(err,
                          "'%s' applies to the whole job: give it before the first program, not "
