@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2016 # the commands in single quotes are the ranks' to expand
 # Launcher tests: launcher_test.sh CASE TWRUN PROBE
 # Each case runs twrun on launch_probe (or a shell) and checks its exit status,
 # its messages, how fast it ended, and that no shared-memory object of the job
@@ -459,14 +460,14 @@ hosts)
     grep -qF "unknown host 'tw-no-such-host-$$'" "$tmp/err" || fail "unknown host: no message"
     grep -q "srun" "$tmp/err" || fail "unknown host: no word of a cluster launcher"
     [[ ! -f $PROBE_JOBID_FILE ]] || fail "a rank ran"
-    printf 'localhost\nnode-$$ slots=4\n' >"$tmp/hostfile"
+    printf 'localhost\nnode-%s slots=4\n' "$$" >"$tmp/hostfile"
     run -f "$tmp/hostfile" -n 2 --timeout 60 "$probe" ok
     expect_rc 2
     grep -qF "unknown host 'node-" "$tmp/err" || fail "unknown host in a hostfile: no message"
     ;;
 netns)
     # Under tests/net/two_hosts.sh: placement over two namespaces standing in for hosts.
-    [[ -n ${HOST_A:-} ]] || fail "run under two_hosts.sh"
+    [[ -n ${HOST_A:-} && -n ${HOST_B:-} ]] || fail "run under two_hosts.sh"
     show='echo "$PMI_RANK $TW_LOCAL_RANK $TW_LOCAL_SIZE $(ip netns identify)"'
     run -hosts "$HOST_A,$HOST_B" -ppn 1 -n 4 --timeout 60 sh -c "$show"
     expect_rc 0
