@@ -374,6 +374,16 @@ env_options)
     run -genvnone -n 1 -envlist Y /usr/bin/env
     expect_rc 0
     [[ $(own) == "Y=from-twrun " ]] || fail "-envlist: $(own)"
+    # The program is looked for along the PATH its ranks get.
+    mkdir -p "$tmp/bin"
+    printf '#!/bin/sh\necho found\n' >"$tmp/bin/tw-only-here"
+    chmod +x "$tmp/bin/tw-only-here"
+    run -x "PATH=$tmp/bin:$PATH" -n 1 tw-only-here
+    expect_rc 0
+    [[ $(cat "$tmp/out") == found ]] || fail "-x PATH: $(cat "$tmp/out")"
+    run -n 1 tw-only-here
+    expect_rc 127
+    grep -qF "cannot execute 'tw-only-here': not found in PATH" "$tmp/err" || fail "not in PATH"
     run -n 1 -genv NOVALUE sh -c true
     expect_rc 2
     ;;

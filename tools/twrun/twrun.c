@@ -129,17 +129,28 @@ static void parse_args(job_t *job, int argc, char **argv) {
     job->tagged = opt.tag_output || opt.output_dir;
 }
 
+static char *path_of(const twr_options_t *o, const twr_segment_t *seg);
+
 /* Every program can be found before any rank starts: a job is never half started for
  * a typing mistake. Exits 127, as a shell does, when one cannot. */
 static void check_programs(const twr_options_t *o) {
     for (int k = 0; k < o->nsegments; k++) {
         const twr_segment_t *s = &o->segments[k];
-        if (tw_pmi_spawn_can_execute(s->argv[0], s->wdir)) continue;
+        /* looked for along the PATH the ranks will have, as execvp will */
+        char *mine = getenv("PATH") ? strdup(getenv("PATH")) : NULL, *theirs = path_of(o, s);
+        theirs ? setenv("PATH", theirs, 1) : unsetenv("PATH");
+        int found = tw_pmi_spawn_can_execute(s->argv[0], s->wdir);
+        mine ? setenv("PATH", mine, 1) : unsetenv("PATH");
+        free(mine);
+        free(theirs);
+        if (found) continue;
         char which[64] = "";
         if (o->nsegments > 1) snprintf(which, sizeof which, " (program %d of the job)", k + 1);
-        fprintf(stderr, "twrun: cannot execute '%s'%s: no executable file of that name %s%s\n",
-                s->argv[0], which, strchr(s->argv[0], '/') ? "in" : "in PATH from",
-                s->wdir ? s->wdir : " the working directory");
+        int slash = strchr(s->argv[0], '/') != NULL;
+        fprintf(stderr, "twrun: cannot execute '%s'%s: %s%s%s\n", s->argv[0], which,
+                slash ? "no executable file there" : "not found in PATH",
+                slash && s->wdir && s->argv[0][0] != '/' ? ", from " : "",
+                slash && s->wdir && s->argv[0][0] != '/' ? s->wdir : "");
         exit(127);
     }
 }
@@ -389,32 +400,54 @@ static void setenv_int(const char *name, int v) {
     setenv(name, s, 1);
 }
 
-/* The environment the options ask for: twrun's (all, none, or the variables listed),
- * then -genv and -x, then the program's -env (seg NULL: a spawned rank's, which gets
- * the job-wide ones). In the child, before twrun's own variables are set. */
-static void apply_env(const twr_options_t *o, const twr_segment_t *seg) {
+/* What the options make of a rank's environment (seg NULL: a spawned rank's, which
+ * gets the job-wide ones): the policy for twrun's variables, and the variables to set
+ * after it, in order (*keep, m of them: -genvlist/-envlist names with twrun's values,
+ * then -genv and -x, then the program's -env and -x). NULL values: not set. */
+static twr_env_policy_t env_plan(const twr_options_t *o, const twr_segment_t *seg,
+                                 twr_env_var_t **keep, int *m) {
     const twr_env_t *sets[2] = {&o->genv, seg ? &seg->env : NULL};
-    twr_env_policy_t policy =
-        seg && seg->env.policy != TWR_ENV_UNSET ? seg->env.policy : o->genv.policy;
-    const twr_env_t *listed = seg && seg->env.policy != TWR_ENV_UNSET ? &seg->env : &o->genv;
-    if (policy == TWR_ENV_ALL && !o->genv.nvars && !(seg && seg->env.nvars)) return;
-    /* The values to set, taken before the environment may be cleared. */
-    int n = listed->nlist + o->genv.nvars + (seg ? seg->env.nvars : 0), m = 0;
-    twr_env_var_t *keep = calloc((size_t)n + 1, sizeof *keep);
-    if (!keep) _exit(127);
-    if (policy == TWR_ENV_LIST)
-        for (int i = 0; i < listed->nlist; i++)
-            keep[m++] = (twr_env_var_t){listed->list[i], getenv(listed->list[i])};
+    const twr_env_t *own = seg && seg->env.policy != TWR_ENV_UNSET ? &seg->env : &o->genv;
+    int n = own->nlist + o->genv.nvars + (seg ? seg->env.nvars : 0);
+    *m = 0;
+    *keep = calloc((size_t)n + 1, sizeof **keep);
+    if (!*keep) return own->policy;
+    if (own->policy == TWR_ENV_LIST)
+        for (int i = 0; i < own->nlist; i++)
+            (*keep)[(*m)++] = (twr_env_var_t){own->list[i], getenv(own->list[i])};
     for (int k = 0; k < 2; k++)
         for (int i = 0; sets[k] && i < sets[k]->nvars; i++) {
             const twr_env_var_t *v = &sets[k]->vars[i];
-            keep[m++] = (twr_env_var_t){v->name, v->value ? v->value : getenv(v->name)};
+            (*keep)[(*m)++] = (twr_env_var_t){v->name, v->value ? v->value : getenv(v->name)};
         }
+    return own->policy;
+}
+
+/* Makes the rank's environment what the options ask for, in the child, before
+ * twrun's own variables are set. */
+static void apply_env(const twr_options_t *o, const twr_segment_t *seg) {
+    twr_env_var_t *keep;
+    int m;
+    twr_env_policy_t policy = env_plan(o, seg, &keep, &m);
+    if (!keep) _exit(127);
+    /* copies: clearenv may free what getenv pointed to */
     for (int i = 0; i < m; i++)
         if (keep[i].value && !(keep[i].value = strdup(keep[i].value))) _exit(127);
     if (policy != TWR_ENV_ALL) clearenv();
     for (int i = 0; i < m; i++)
         if (keep[i].value) setenv(keep[i].name, keep[i].value, 1);
+}
+
+/* The PATH a program's ranks will have (NULL: none), to look for the program in. */
+static char *path_of(const twr_options_t *o, const twr_segment_t *seg) {
+    twr_env_var_t *keep;
+    int m;
+    const char *path = env_plan(o, seg, &keep, &m) == TWR_ENV_ALL ? getenv("PATH") : NULL;
+    for (int i = 0; keep && i < m; i++)
+        if (!strcmp(keep[i].name, "PATH")) path = keep[i].value;
+    char *copy = path ? strdup(path) : NULL;
+    free(keep);
+    return copy;
 }
 
 /* Sends the rank's stdout and stderr into the pipes twrun reads (tagged output). */
