@@ -77,8 +77,8 @@ void twr_stream_close(twr_stream_t *s) {
     s->file = -1;
 }
 
-int twr_stream_drain(twr_stream_t *s) {
-    while (s->fd >= 0) {
+int twr_stream_drain(twr_stream_t *s, int reads) {
+    for (; s->fd >= 0 && reads > 0; reads--) {
         ssize_t n = read(s->fd, s->buf + s->len, sizeof s->buf - s->len);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
@@ -101,5 +101,5 @@ int twr_stream_drain(twr_stream_t *s) {
             return 1;
         }
     }
-    return 1;
+    return s->fd < 0;
 }

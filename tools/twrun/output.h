@@ -24,10 +24,14 @@ typedef struct twr_stream {
 /* A stream from fd (non-blocking) to descriptor to and file, its lines after prefix. */
 void twr_stream_init(twr_stream_t *s, int fd, int to, int file, const char *prefix);
 
-/* Reads what the pipe holds and writes out every whole line. Returns 1 when the pipe
- * has ended (the stream is then closed, a last unfinished line written with a '\n'),
- * else 0. */
-int twr_stream_drain(twr_stream_t *s);
+/* Reads what the pipe holds, at most reads times (a rank that writes without end
+ * must not keep twrun from the others), and writes out every whole line. Returns 1
+ * when the pipe has ended (the stream is then closed, a last unfinished line written
+ * with a '\n'), else 0. */
+int twr_stream_drain(twr_stream_t *s, int reads);
+
+/* Reads enough to empty a full pipe (a rank that has exited wrote no more than that). */
+enum { TWR_DRAIN_ALL = 2 * (1 << 20) / TWR_LINE_MAX };
 
 /* Writes out what is buffered (with a '\n') and closes the stream. */
 void twr_stream_close(twr_stream_t *s);

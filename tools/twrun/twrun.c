@@ -646,7 +646,7 @@ static int start_rank(job_t *job, int rank, char *const *argv, const spawned_t *
 /* Passes on what the rank's stdout and stderr hold (all of it, once it has exited). */
 static void drain_output(job_t *job, int rank) {
     if (!job->tagged) return;
-    for (int k = 0; k < 2; k++) twr_stream_drain(&job->streams[2 * rank + k]);
+    for (int k = 0; k < 2; k++) twr_stream_drain(&job->streams[2 * rank + k], TWR_DRAIN_ALL);
 }
 
 /* "rank R" in the first job, "rank R of spawned job J" in another. */
@@ -1097,7 +1097,7 @@ static void serve(job_t *job, int sfd) {
         }
         for (int k = 1; rc > 0 && k < n; k++)
             if (pfd[k].revents && who[k] < 0)
-                twr_stream_drain(&job->streams[-1 - who[k]]);
+                twr_stream_drain(&job->streams[-1 - who[k]], 16);
             else if (pfd[k].revents)
                 conn_service(job, who[k], pfd[k].revents);
         /* Signals after the sockets, so a rank's last words are read before its exit. */
@@ -1115,7 +1115,7 @@ static void serve(job_t *job, int sfd) {
     }
     /* What is left of the output; a process a rank left behind may hold a pipe open */
     for (int i = 0; job->tagged && i < 2 * job->size; i++) {
-        twr_stream_drain(&job->streams[i]);
+        twr_stream_drain(&job->streams[i], TWR_DRAIN_ALL);
         twr_stream_close(&job->streams[i]);
     }
 }
