@@ -85,9 +85,9 @@ typedef struct job {
     const char *timeout_source; /* what set it: "--timeout" or "MPIEXEC_TIMEOUT" */
     struct timespec timeout_at;
     const twr_options_t *opt;
-    int *host;             /* of each rank of the first job, an index in opt->hosts (namespaces) */
-    int tagged;            /* the ranks' output comes through twrun (-l, --output-filename) */
-    twr_stream_t *streams; /* when tagged: stdout and stderr of each rank */
+    int *host;              /* of each rank of the first job, an index in opt->hosts (namespaces) */
+    int tagged;             /* the ranks' output comes through twrun (-l, --output-filename) */
+    twr_stream_t **streams; /* when tagged: stdout and stderr of each rank, as started */
     hwloc_topology_t topo;
     hwloc_obj_type_t bind_type; /* a core or a hardware thread per rank */
     pid_t self;
@@ -131,6 +131,13 @@ static void parse_args(job_t *job, int argc, char **argv) {
 
 static char *path_of(const twr_options_t *o, const twr_segment_t *seg);
 
+static void set_path(const char *path) {
+    if (path)
+        setenv("PATH", path, 1);
+    else
+        unsetenv("PATH");
+}
+
 /* Every program can be found before any rank starts: a job is never half started for
  * a typing mistake. Exits 127, as a shell does, when one cannot. */
 static void check_programs(const twr_options_t *o) {
@@ -138,9 +145,9 @@ static void check_programs(const twr_options_t *o) {
         const twr_segment_t *s = &o->segments[k];
         /* looked for along the PATH the ranks will have, as execvp will */
         char *mine = getenv("PATH") ? strdup(getenv("PATH")) : NULL, *theirs = path_of(o, s);
-        theirs ? setenv("PATH", theirs, 1) : unsetenv("PATH");
+        set_path(theirs);
         int found = tw_pmi_spawn_can_execute(s->argv[0], s->wdir);
-        mine ? setenv("PATH", mine, 1) : unsetenv("PATH");
+        set_path(mine);
         free(mine);
         free(theirs);
         if (found) continue;
@@ -579,6 +586,9 @@ static int open_output_files(job_t *job, int rank, int file[2]) {
  * twrun reads them through. */
 static int open_output(job_t *job, int rank, int pipes[4]) {
     int file[2] = {-1, -1};
+    twr_stream_t **st = &job->streams[2 * rank];
+    for (int k = 0; k < 2; k++)
+        if (!st[k] && !(st[k] = malloc(sizeof *st[k]))) return -1; /* errno: ENOMEM */
     if (job->opt->output_dir && open_output_files(job, rank, file) != 0) return -1;
     for (int k = 0; k < 4; k++) pipes[k] = -1;
     for (int k = 0; k < 2; k++)
@@ -602,7 +612,7 @@ static int open_output(job_t *job, int rank, int pipes[4]) {
     for (int k = 0; k < 2; k++) {
         fcntl(pipes[2 * k], F_SETFL, O_NONBLOCK);
         int to = job->opt->output_dir && !job->opt->output_copy ? -1 : STDOUT_FILENO + k;
-        twr_stream_init(&job->streams[2 * rank + k], pipes[2 * k], to, file[k], prefix);
+        twr_stream_init(st[k], pipes[2 * k], to, file[k], prefix);
     }
     return 0;
 }
@@ -622,7 +632,7 @@ static int start_rank(job_t *job, int rank, char *const *argv, const spawned_t *
         if (job->tagged)
             for (int k = 0; k < 2; k++) {
                 close(pipes[2 * k + 1]);
-                twr_stream_close(&job->streams[2 * rank + k]);
+                twr_stream_close(job->streams[2 * rank + k]);
             }
         errno = e;
         return -1;
@@ -646,7 +656,8 @@ static int start_rank(job_t *job, int rank, char *const *argv, const spawned_t *
 /* Passes on what the rank's stdout and stderr hold (all of it, once it has exited). */
 static void drain_output(job_t *job, int rank) {
     if (!job->tagged) return;
-    for (int k = 0; k < 2; k++) twr_stream_drain(&job->streams[2 * rank + k], TWR_DRAIN_ALL);
+    for (int k = 0; k < 2; k++)
+        if (job->streams[2 * rank + k]) twr_stream_drain(job->streams[2 * rank + k], TWR_DRAIN_ALL);
 }
 
 /* "rank R" in the first job, "rank R of spawned job J" in another. */
@@ -1072,11 +1083,12 @@ static void serve(job_t *job, int sfd) {
         pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
         for (int i = 0; i < job->size; i++) {
             conn_t *c = &job->ranks[i].conn;
-            for (int k = 0; job->tagged && k < 2; k++)
-                if (job->streams[2 * i + k].fd >= 0) {
-                    who[n] = -1 - (2 * i + k); /* a stream: below 0 */
-                    pfd[n++] = (struct pollfd){.fd = job->streams[2 * i + k].fd, .events = POLLIN};
-                }
+            for (int k = 0; job->tagged && k < 2; k++) {
+                const twr_stream_t *st = job->streams[2 * i + k];
+                if (!st || st->fd < 0) continue;
+                who[n] = -1 - (2 * i + k); /* a stream: below 0 */
+                pfd[n++] = (struct pollfd){.fd = st->fd, .events = POLLIN};
+            }
             if (c->fd < 0) continue;
             short ev = 0;
             if (!c->eof && c->in_len < sizeof c->in) ev |= POLLIN;
@@ -1097,7 +1109,7 @@ static void serve(job_t *job, int sfd) {
         }
         for (int k = 1; rc > 0 && k < n; k++)
             if (pfd[k].revents && who[k] < 0)
-                twr_stream_drain(&job->streams[-1 - who[k]], 16);
+                twr_stream_drain(job->streams[-1 - who[k]], 16);
             else if (pfd[k].revents)
                 conn_service(job, who[k], pfd[k].revents);
         /* Signals after the sockets, so a rank's last words are read before its exit. */
@@ -1114,10 +1126,11 @@ static void serve(job_t *job, int sfd) {
         }
     }
     /* What is left of the output; a process a rank left behind may hold a pipe open */
-    for (int i = 0; job->tagged && i < 2 * job->size; i++) {
-        twr_stream_drain(&job->streams[i], TWR_DRAIN_ALL);
-        twr_stream_close(&job->streams[i]);
-    }
+    for (int i = 0; job->tagged && i < 2 * job->size; i++)
+        if (job->streams[i]) {
+            twr_stream_drain(job->streams[i], TWR_DRAIN_ALL);
+            twr_stream_close(job->streams[i]);
+        }
 }
 
 int main(int argc, char **argv) {
@@ -1158,8 +1171,7 @@ int main(int argc, char **argv) {
     job->who = calloc(3 * MAX_RANKS + 1, sizeof *job->who);
     job->spaces = calloc(MAX_RANKS, sizeof *job->spaces);
     job->host = calloc((size_t)job->size, sizeof *job->host);
-    if (job->tagged && (job->streams = calloc(2 * MAX_RANKS, sizeof *job->streams)))
-        for (int i = 0; i < 2 * MAX_RANKS; i++) job->streams[i].fd = job->streams[i].file = -1;
+    if (job->tagged) job->streams = calloc(2 * MAX_RANKS, sizeof *job->streams);
     job->first_size = job->size;
     if (!job->ranks || !job->pfd || !job->who || !job->spaces || !job->host ||
         (job->tagged && !job->streams) ||
@@ -1199,6 +1211,7 @@ int main(int argc, char **argv) {
     free(job->pfd);
     free(job->who);
     free(job->host);
+    for (int i = 0; job->tagged && i < 2 * job->size; i++) free(job->streams[i]);
     free(job->streams);
     twr_options_free((twr_options_t *)job->opt);
     for (int k = 0; k < job->nspaces; k++) twr_pmi_server_destroy(&job->spaces[k].pmi);
