@@ -149,6 +149,7 @@ static void test_errors(void **state) {
     expect_error("-n 2 --output-filename :nocopy prog", "needs a directory");
     expect_error("-n 2 --mca btl self prog", "unknown option '--mca'");
     expect_error("-n 2 -ho x prog", "unknown option '-ho'"); /* host, hosts, hostfile */
+    expect_error("-n 2 --oversubscribe=1 prog", "'--oversubscribe' takes no value");
 }
 
 static void test_flags(void **state) {

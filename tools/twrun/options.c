@@ -1,7 +1,6 @@
 #include "options.h"
 
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <ifaddrs.h>
@@ -17,8 +16,8 @@
 #include <unistd.h>
 
 const char twr_usage_text[] =
-    "Usage: twrun [OPTIONS] [-n N] [SEGMENT OPTIONS] PROGRAM [ARGS...]\n"
-    "                          [: [-n N] [SEGMENT OPTIONS] PROGRAM [ARGS...]]...\n"
+    "Usage: twrun [JOB OPTIONS] [-n N] [PROGRAM OPTIONS] PROGRAM [ARGS...]\n"
+    "                   [: [-n N] [PROGRAM OPTIONS] PROGRAM [ARGS...]]...\n"
     "Starts the ranks of a job on this machine (or in its network namespaces) and\n"
     "serves them PMI-1. Programs separated by ' : ' form one MPI_COMM_WORLD (MPMD),\n"
     "ranked in the order given; MPI_APPNUM is a program's index. Also installed as\n"
@@ -71,7 +70,7 @@ const char twr_usage_text[] =
     "that failed (its exit code, or 128 + the signal that killed it); 2 for a command\n"
     "line twrun cannot run.\n";
 
-/* Option ids past any character. */
+/* Option ids: the long-only ones past any character (from OPT_HOSTS on). */
 enum {
     OPT_NP = 'n',
     OPT_HOSTS = 256,
@@ -479,7 +478,7 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
     case OPT_GENV:
     case OPT_ENV: {
         twr_env_t *e = id == OPT_GENV ? &o->genv : &s->env;
-        if (optind >= argc || !strcmp(argv[optind], ":"))
+        if (optind >= argc) /* its value: the next word */
             return error(err, "%s takes a variable and its value: %s VAR VALUE", opt, opt);
         if (!env_name_ok(val)) return error(err, "%s: '%s' is not a variable name", opt, val);
         env_set(e, val, argv[optind++]);
@@ -543,6 +542,8 @@ static int parse_segment(twr_options_t *o, int k, int argc, char **argv, char *e
         const char *word = argv[prev];
         char opt[64];
         snprintf(opt, sizeof opt, "%.*s", (int)strcspn(word, "="), word);
+        if (id == '?' && optopt >= OPT_HOSTS && strchr(word, '='))
+            return error(err, "option '%s' takes no value", opt); /* --oversubscribe=1 */
         if (id == '?') return error(err, "unknown option '%s'", word);
         if (id == ':') return error(err, "option '%s' needs a value", opt);
         /* A one-letter option is a word of its own ("-frob" is not -f rob), but for -n4
@@ -559,7 +560,8 @@ static int parse_segment(twr_options_t *o, int k, int argc, char **argv, char *e
     }
     if (optind >= argc) {
         if (s->nranks == 0 && o->nhosts == 0 && o->nsegments == 1)
-            return error(err, "the number of ranks is missing (-n N), and the program to run");
+            return error(err,
+                         "the number of ranks is missing (-n N), and so is the program to run");
         if (o->nsegments > 1)
             return error(err, "program %d of the job (after ':' number %d) is missing", k + 1, k);
         return error(err, "the program to run is missing");
