@@ -488,6 +488,11 @@ netns)
     expect_rc 0
     [[ $(sort "$tmp/out" | tr '\n' ' ') == "0 0 3 $HOST_A 1 1 3 $HOST_A 2 2 3 $HOST_A 3 0 1 $HOST_B " ]] ||
         fail "hostfile slots: $(sort "$tmp/out" | tr '\n' ' ')"
+    # A host listed twice is one host.
+    run -hosts "$HOST_A,$HOST_B,$HOST_A" -ppn 1 -n 3 --timeout 60 sh -c "$show"
+    expect_rc 0
+    [[ $(sort "$tmp/out" | tr '\n' ' ') == "0 0 2 $HOST_A 1 0 1 $HOST_B 2 1 2 $HOST_A " ]] ||
+        fail "a host twice: $(sort "$tmp/out" | tr '\n' ' ')"
     # --hosts as before: even blocks
     run --hosts "$HOST_A,$HOST_B" -n 4 --timeout 60 "$probe" ok
     expect_rc 0

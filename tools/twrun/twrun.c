@@ -513,13 +513,14 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
     setenv("TW_JOB_SECRET", job->secret, 1);
     int local_rank = job->ranks[rank].prank, local_size = space->size;
     if (job->opt->netns && !sp) {
-        int h = job->host[rank];
+        const twr_host_t *hosts = job->opt->hosts;
+        const char *name = hosts[job->host[rank]].name;
         local_rank = local_size = 0;
-        for (int i = 0; i < job->first_size; i++) {
-            local_rank += i < rank && job->host[i] == h;
-            local_size += job->host[i] == h;
+        for (int i = 0; i < job->first_size; i++) { /* a host may be listed twice */
+            int same = !strcmp(hosts[job->host[i]].name, name);
+            local_rank += i < rank && same;
+            local_size += same;
         }
-        const char *name = job->opt->hosts[h].name;
         char path[PATH_MAX];
         snprintf(path, sizeof path, "/var/run/netns/%s", name);
         int ns = open(path, O_RDONLY | O_CLOEXEC);
