@@ -261,6 +261,8 @@ static void test_local_hosts(void **state) {
     assert_int_equal(opt.size, 6);
     expect_ok("-H localhost:4 prog");
     assert_int_equal(opt.size, 4);
+    expect_ok("-H localhost:4,127.0.0.1 -ppn 3 prog"); /* -ppn on each host */
+    assert_int_equal(opt.size, 6);
     expect_ok("--host localhost -n 5 prog"); /* more than the slots: as Hydra, no error */
     assert_int_equal(opt.size, 5);
     int host[5];

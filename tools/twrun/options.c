@@ -64,7 +64,8 @@ const char twr_usage_text[] =
     "  -h, --help            print this help and exit\n"
     "  -V, --version         print the version and exit\n"
     "\n"
-    "Without -n, a job given hosts runs a rank per slot (a host without SLOTS has one).\n"
+    "Without -n, a job given hosts runs a rank per slot (a host without SLOTS has one),\n"
+    "or -ppn on each host.\n"
     "More ranks than slots cycle through the hosts again, as Hydra does.\n"
     "The exit status is 0 when every rank exits 0, else that of the first rank\n"
     "that failed (its exit code, or 128 + the signal that killed it); 2 for a command\n"
@@ -579,6 +580,8 @@ static int finish(twr_options_t *o, const char *timeout_env, char *err) {
         slots += o->hosts[i].slots ? o->hosts[i].slots : 1;
         any_slots |= o->hosts[i].slots > 0;
     }
+    /* without -n: a rank per slot, or -ppn on every host (as Open MPI does) */
+    if (o->ppn) slots = o->nhosts * o->ppn;
     if (o->nsegments == 1 && o->segments[0].nranks == 0 && o->nhosts)
         o->segments[0].nranks = slots > TWR_MAX_RANKS ? TWR_MAX_RANKS : slots;
     o->size = 0;
