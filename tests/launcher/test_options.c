@@ -327,6 +327,7 @@ static void test_hostfile(void **state) {
     expect_error(line, "unknown host 'node17'");
     unlink(path);
     expect_error(line, "cannot read hostfile");
+    expect_error("-f /tmp prog", "cannot read hostfile '/tmp': Is a directory");
 }
 
 /* Placement over namespaces, on options made by hand (namespaces need root). */

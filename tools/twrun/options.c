@@ -281,6 +281,8 @@ static int add_hostfile(twr_options_t *o, const char *path, char *err) {
         rc = hostfile_line(o, line, where, err);
     }
     free(line);
+    if (rc == 0 && ferror(f))
+        rc = error(err, "cannot read hostfile '%s': %s", path, strerror(errno));
     fclose(f);
     if (rc == 0 && o->nhosts == before) rc = error(err, "hostfile '%s' names no host", path);
     return rc;
