@@ -360,7 +360,7 @@ env_options)
     [[ $(sort "$tmp/out") == "0 G=g A=a B=unset X=x Y=from-twrun P=set
 1 G=g A=unset B=b X=x Y=from-twrun P=set" ]] || fail "-genv/-env/-x: $(sort "$tmp/out")"
     # none of twrun's variables: only those set or named (-x VAR, -genvlist), and twrun's own
-    own() { grep -vE '^(PMI_|TW_|TWRUN_)' "$tmp/out" | sort | tr '\n' ' '; }
+    own() { grep -vE '^(PMI_|TW_|TWRUN_|MPI_LOCAL|OMPI_COMM_WORLD_)' "$tmp/out" | sort | tr '\n' ' '; }
     run -genvnone -x Y -genv G g -n 1 /usr/bin/env
     expect_rc 0
     [[ $(own) == "G=g Y=from-twrun " ]] || fail "-genvnone: $(own)"
@@ -519,6 +519,10 @@ env)
         i=$((i + 1))
     done <<<"$lines"
     [[ $(cut -d' ' -f5 <<<"$lines" | sort -u | wc -l) == 1 ]] || fail "ranks got different job ids"
+    # Hydra's and Open MPI's names of the same, for users' scripts
+    run -n 2 --timeout 60 sh -c 'echo "$MPI_LOCALRANKID $MPI_LOCALNRANKS $OMPI_COMM_WORLD_RANK $OMPI_COMM_WORLD_SIZE $OMPI_COMM_WORLD_LOCAL_RANK $OMPI_COMM_WORLD_LOCAL_SIZE"'
+    expect_rc 0
+    [[ $(sort "$tmp/out" | tr '\n' ' ') == "0 2 0 2 0 2 1 2 1 2 1 2 " ]] || fail "MPI_LOCAL*, OMPI_*: $(cat "$tmp/out")"
     # Rank 0 reads twrun's stdin; the others read nothing.
     printf 'hello\n' | "$twrun" -n 2 --timeout 60 sh -c 'read -r l || l=EOF; echo "$PMI_RANK $l"' \
         >"$tmp/out"

@@ -533,6 +533,13 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
     }
     setenv_int("TW_LOCAL_RANK", local_rank);
     setenv_int("TW_LOCAL_SIZE", local_size);
+    /* what the scripts of Hydra's and Open MPI's users read (to pick a GPU, a file) */
+    setenv_int("MPI_LOCALRANKID", local_rank);
+    setenv_int("MPI_LOCALNRANKS", local_size);
+    setenv_int("OMPI_COMM_WORLD_RANK", job->ranks[rank].prank);
+    setenv_int("OMPI_COMM_WORLD_SIZE", space->size);
+    setenv_int("OMPI_COMM_WORLD_LOCAL_RANK", local_rank);
+    setenv_int("OMPI_COMM_WORLD_LOCAL_SIZE", local_size);
     if (sp) /* the first job's ranks have the cores */
         unsetenv("TW_BOUND_CORE");
     else
