@@ -302,6 +302,15 @@ bind)
     read -r list core <"$tmp/out"
     [[ $list == "$allowed" ]] || fail "unbound rank may run on '$list', expected '$allowed'"
     [[ $core == none ]] || fail "TW_BOUND_CORE is set without binding"
+    # Where each rank is bound, when asked; --oversubscribe binds nobody.
+    if ((ncpu > 1)); then
+        run --report-bindings -n 1 --timeout 60 true
+        expect_rc 0
+        expect_one_line "twrun: rank 0 bound to core 0: CPUs "
+    fi
+    run --report-bindings --oversubscribe -n 1 --timeout 60 true
+    expect_rc 0
+    expect_one_line "twrun: rank 0 not bound"
     # More ranks than cores: nobody is bound.
     run -n $((ncpu + 1)) --timeout 60 sh -c "$show"
     expect_rc 0

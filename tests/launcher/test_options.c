@@ -180,7 +180,8 @@ static void test_flags(void **state) {
     expect_ok("-n 2 --output-filename=/tmp/out:nocopy prog");
     assert_string_equal(opt.output_dir, "/tmp/out");
     assert_false(opt.output_copy);
-    expect_ok("--allow-run-as-root -n 1 prog");
+    expect_ok("--allow-run-as-root --report-bindings -n 1 prog");
+    assert_true(opt.report_bindings);
     expect_ok("-h");
     assert_true(opt.help);
     expect_ok("--version");

@@ -47,6 +47,7 @@ const char twr_usage_text[] =
     "                        turns binding off unless --bind-to is given\n"
     "  --bind-to core|hwthread|none  bind rank i to core (hardware thread) i when there\n"
     "                        is one per rank (default: core)\n"
+    "  --report-bindings     each rank says on stderr which CPUs it is bound to\n"
     "  -genv VAR VALUE       set VAR for every rank\n"
     "  -genvlist A,B,...     pass on only these of twrun's variables (and those set)\n"
     "  -genvnone, -genvall   pass on none / all (the default) of twrun's variables\n"
@@ -95,6 +96,7 @@ enum {
     OPT_EXPORT,
     OPT_WDIR,
     OPT_AS_ROOT,
+    OPT_REPORT_BINDINGS,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -129,6 +131,7 @@ static const struct option long_options[] = {
     {"wdir", required_argument, NULL, OPT_WDIR},
     {"wd", required_argument, NULL, OPT_WDIR},
     {"allow-run-as-root", no_argument, NULL, OPT_AS_ROOT},
+    {"report-bindings", no_argument, NULL, OPT_REPORT_BINDINGS},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -515,6 +518,9 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
         return 0;
     }
     case OPT_AS_ROOT:
+        return 0;
+    case OPT_REPORT_BINDINGS:
+        o->report_bindings = 1;
         return 0;
     case OPT_HELP:
     case 'h':

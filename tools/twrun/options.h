@@ -71,6 +71,7 @@ typedef struct twr_options {
     int ppn;         /* ranks per host, 0: not given */
     int map_by_node; /* --map-by node: a rank per host in turn */
     int oversubscribe;
+    int report_bindings; /* each rank says where it is bound */
     twr_bind_t bind;
     int tag_output;             /* -l, --tag-output, -prepend-rank */
     const char *output_dir;     /* --output-filename DIR */

@@ -389,13 +389,27 @@ static void conn_service(job_t *job, int rank, short revents) {
 
 /* ---- ranks ---- */
 
+/* --report-bindings: "twrun: rank R bound to core C: CPUs LIST", or "not bound". */
+static void report_binding(const job_t *job, int rank, hwloc_obj_t obj) {
+    if (!job->opt->report_bindings) return;
+    char *cpus = NULL;
+    if (obj && hwloc_bitmap_list_asprintf(&cpus, obj->cpuset) >= 0)
+        fprintf(stderr, "twrun: rank %d bound to %s %d: CPUs %s\n", rank,
+                job->bind_type == HWLOC_OBJ_PU ? "hardware thread" : "core", rank, cpus);
+    else
+        fprintf(stderr, "twrun: rank %d not bound\n", rank);
+    free(cpus);
+}
+
 /* Binds rank i to core (or hardware thread) i, when load_topology found one per rank. */
 static void bind_rank(job_t *job, int rank) {
     unsetenv("TW_BOUND_CORE");
-    if (!job->topo) return;
-    hwloc_obj_t obj = hwloc_get_obj_by_type(job->topo, job->bind_type, (unsigned)rank);
-    if (!obj || !obj->cpuset) return;
-    if (hwloc_set_cpubind(job->topo, obj->cpuset, HWLOC_CPUBIND_PROCESS) != 0) return;
+    hwloc_obj_t obj =
+        job->topo ? hwloc_get_obj_by_type(job->topo, job->bind_type, (unsigned)rank) : NULL;
+    if (obj && (!obj->cpuset || hwloc_set_cpubind(job->topo, obj->cpuset, HWLOC_CPUBIND_PROCESS)))
+        obj = NULL;
+    report_binding(job, rank, obj);
+    if (!obj) return;
     char v[16];
     snprintf(v, sizeof v, "%d", job->bind_type == HWLOC_OBJ_PU ? (int)obj->os_index : rank);
     setenv("TW_BOUND_CORE", v, 1);
