@@ -223,7 +223,7 @@ usage)
     grep -q "unknown option '-frob'" "$tmp/err" || fail "-frob: no message"
     run -n 2 --mca btl self "$probe" ok
     expect_rc 2
-    grep -q "unknown option '--mca'" "$tmp/err" || fail "--mca: no message"
+    grep -q -- "--mca: Open MPI's MCA parameters" "$tmp/err" || fail "--mca: no message"
     # The spellings of the number of ranks.
     for n in "-n2" "-n=2" "--np=2" "-np 2" "-np2" "-c 2" "--n 2"; do
         # shellcheck disable=SC2086 # the spelling is words

@@ -147,7 +147,9 @@ static void test_errors(void **state) {
     expect_error("-n 2 -wdir /no/such/dir prog", "'/no/such/dir' is not a directory");
     expect_error("-n 2 --universe a/b prog", "'a/b'");
     expect_error("-n 2 --output-filename :nocopy prog", "needs a directory");
-    expect_error("-n 2 --mca btl self prog", "unknown option '--mca'");
+    expect_error("-n 2 --mca btl self prog", "--mca: Open MPI's MCA parameters mean nothing");
+    expect_error("-n 2 -launcher ssh prog", "-launcher ssh: twrun starts ranks only on this");
+    expect_error("-n 2 -bootstrap slurm prog", "mpiexec.hydra");
     expect_error("-n 2 -ho x prog", "unknown option '-ho'"); /* host, hosts, hostfile */
     expect_error("-n 2 --oversubscribe=1 prog", "'--oversubscribe' takes no value");
 }
@@ -180,7 +182,7 @@ static void test_flags(void **state) {
     expect_ok("-n 2 --output-filename=/tmp/out:nocopy prog");
     assert_string_equal(opt.output_dir, "/tmp/out");
     assert_false(opt.output_copy);
-    expect_ok("--allow-run-as-root --report-bindings -n 1 prog");
+    expect_ok("--allow-run-as-root --report-bindings -launcher fork -n 1 prog");
     assert_true(opt.report_bindings);
     expect_ok("-h");
     assert_true(opt.help);

@@ -69,6 +69,7 @@ const char twr_usage_text[] =
     "                        twruns of this user given the same NAME on this\n"
     "                        machine, so that their jobs can meet through MPI ports\n"
     "  --allow-run-as-root   accepted (twrun runs as any user)\n"
+    "  -launcher fork        accepted (Hydra's; twrun starts every rank by fork)\n"
     "  -h, --help            print this help and exit\n"
     "  -V, --version         print the version and exit\n"
     "\n"
@@ -103,6 +104,8 @@ enum {
     OPT_WDIR,
     OPT_AS_ROOT,
     OPT_REPORT_BINDINGS,
+    OPT_LAUNCHER,
+    OPT_MCA,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -138,6 +141,10 @@ static const struct option long_options[] = {
     {"wd", required_argument, NULL, OPT_WDIR},
     {"allow-run-as-root", no_argument, NULL, OPT_AS_ROOT},
     {"report-bindings", no_argument, NULL, OPT_REPORT_BINDINGS},
+    {"launcher", required_argument, NULL, OPT_LAUNCHER},
+    {"bootstrap", required_argument, NULL, OPT_LAUNCHER},
+    {"mca", required_argument, NULL, OPT_MCA},
+    {"gmca", required_argument, NULL, OPT_MCA},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -525,6 +532,19 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
     }
     case OPT_AS_ROOT:
         return 0;
+    case OPT_LAUNCHER: /* Hydra's: how ranks are started on the hosts */
+        if (strcmp(val, "fork") != 0)
+            return error(err,
+                         "%s %s: twrun starts ranks only on this machine, by fork (%s fork); "
+                         "for other machines use a cluster launcher (Slurm's srun, MPICH's "
+                         "mpiexec.hydra)",
+                         opt, val, opt);
+        return 0;
+    case OPT_MCA:
+        return error(err,
+                     "%s: Open MPI's MCA parameters mean nothing to Tollway, which is set up by "
+                     "its TW_* variables (twinfo lists them)",
+                     opt);
     case OPT_REPORT_BINDINGS:
         o->report_bindings = 1;
         return 0;
