@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Tollway configures with -DBUILD_TESTING=OFF where what only the tests need (cmocka,
+# libcrypto) is missing, and the tests' configure says what is missing: both with
+# pkg-config seeing hwloc alone.
+# usage: without_test_deps.sh SOURCE_DIR
+set -euo pipefail
+# shellcheck source=tests/install/lib.sh
+. "$(dirname "$0")/lib.sh"
+need pkg-config pkg-config
+src=$(cd "$1" && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/tollway-notestdeps.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/pc"
+ln -s "$(pkg-config --variable=pcfiledir hwloc)/hwloc.pc" "$work/pc/"
+export PKG_CONFIG_LIBDIR=$work/pc PKG_CONFIG_PATH=
+run_logged "$work/off.log" cmake -S "$src" -B "$work/off" -DBUILD_TESTING=OFF
+if cmake -S "$src" -B "$work/on" >"$work/on.log" 2>&1; then
+    fail "configured with the tests though pkg-config sees no cmocka"
+fi
+grep -q "cmocka" "$work/on.log" || { cat "$work/on.log"; fail "the tests' configure does not name cmocka"; }
+echo "without_test_deps.sh: ok"
