@@ -4,7 +4,7 @@
 # with dpkg -i, works where it installed, and removes cleanly.
 # usage: deb.sh BUILD_DIR
 set -euo pipefail
-# shellcheck source=tests/install/lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need cpack cmake
 need dpkg-deb dpkg

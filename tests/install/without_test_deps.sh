@@ -4,7 +4,7 @@
 # pkg-config seeing hwloc alone.
 # usage: without_test_deps.sh SOURCE_DIR
 set -euo pipefail
-# shellcheck source=tests/install/lib.sh
+# shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 need pkg-config pkg-config
 src=$(cd "$1" && pwd)
