@@ -4,7 +4,7 @@
 #       check that nothing installed names the build or source tree, then move the
 #       prefix elsewhere; STATE (a file) records the temporary directory
 #   install.sh RECIPE STATE     build with the moved prefix and run under its mpiexec
-#       mpicc             mpicc and mpicxx, also called through a link to them
+#       mpicc             mpicc, mpicxx (and mpic++, mpiCC), also through a link to them
 #       pkgconfig         pkg-config: tollway (native API) and the MPI names
 #       cmake_findmpi     CMake's find_package(MPI) told only -DMPI_C_COMPILER
 #       cmake_package     find_package(Tollway) with -DCMAKE_PREFIX_PATH
@@ -29,7 +29,7 @@ setup() {
     run_logged "$root/install.log" cmake --install "$build" --prefix "$staged"
 
     # what users look for, where they look
-    for f in bin/mpicc bin/mpicxx bin/mpiexec bin/mpirun bin/twrun bin/twinfo bin/twbench \
+    for f in bin/mpicc bin/mpicxx bin/mpic++ bin/mpiCC bin/mpiexec bin/mpirun bin/twrun bin/twinfo bin/twbench \
         include/mpi.h include/tollway/tollway.h; do
         [ -e "$staged/$f" ] || fail "cmake --install installed no $f"
     done
@@ -77,6 +77,10 @@ mpicc() {
     "$P/bin/mpirun" -n 2 ./hello_mpi | grep -q "$mpi_says" || fail "mpirun"
     "$P/bin/mpicxx" -x c++ hello_mpi.c -o hello_mpi_cxx
     is_tollway "$P" hello_mpi_cxx libmpi.so.0 "$mpi_says"
+    for f in mpic++ mpiCC; do
+        "$P/bin/$f" -x c++ hello_mpi.c -o "hello_$f"
+        is_tollway "$P" "hello_$f" libmpi.so.0 "$mpi_says"
+    done
     # through a link elsewhere: the wrapper finds the prefix from where it really is
     mkdir elsewhere
     ln -s "$P/bin/mpicc" elsewhere/mpicc
@@ -172,25 +176,34 @@ meson_cc() {
     is_tollway "$P" b/hello_mpi libmpi.so.0 "$mpi_says"
 }
 
-# dependency('mpi'): meson 1.0 asks pkg-config for ompi-c first (the prefix's pkgconfig
-# directory first in PKG_CONFIG_PATH answers, not an Open MPI installed beside), then
-# the wrappers $MPICC and mpicc on PATH, and takes the one with the highest version: the
-# prefix's bin first on PATH makes both Tollway's.
+# dependency('mpi') for C and C++: meson 1.0 asks pkg-config for ompi-c (ompi-cxx)
+# first (the prefix's pkgconfig directory first in PKG_CONFIG_PATH answers, not an Open
+# MPI installed beside), then the wrappers $MPICC and mpicc on PATH (for C++ mpic++,
+# mpicxx and mpiCC), and takes the one with the highest version: the prefix's bin first
+# on PATH makes them all Tollway's.
 meson_dependency() {
     need meson meson
     need ninja ninja-build
     need pkg-config pkg-config
     project meson_dependency
-    PKG_CONFIG_PATH=$("$P/bin/mpicc" -showme:libdirs)/pkgconfig \
-        run_logged setup-pc.log meson setup b-pc proj
-    grep -q "Run-time dependency MPI for c found: YES" setup-pc.log || { cat setup-pc.log; fail "dependency('mpi') by pkg-config"; }
-    run_logged build-pc.log meson compile -C b-pc
-    is_tollway "$P" b-pc/hello_mpi libmpi.so.0 "$mpi_says"
-
-    PATH=$P/bin:$PATH run_logged setup-tool.log meson setup b-tool proj -Dmpi_method=config-tool
-    grep -q "Run-time dependency MPI for c found: YES" setup-tool.log || { cat setup-tool.log; fail "dependency('mpi') by mpicc"; }
-    run_logged build-tool.log meson compile -C b-tool
-    is_tollway "$P" b-tool/hello_mpi libmpi.so.0 "$mpi_says"
+    cp proj/hello_mpi.c proj/hello_mpi.cc
+    local way
+    for way in pkg-config config-tool; do
+        if [ $way = pkg-config ]; then
+            PKG_CONFIG_PATH=$("$P/bin/mpicc" -showme:libdirs)/pkgconfig \
+                run_logged "setup-$way.log" meson setup "b-$way" proj
+        else
+            PATH=$P/bin:$PATH run_logged "setup-$way.log" meson setup "b-$way" proj -Dmpi_method=config-tool
+        fi
+        if ! grep -q "Run-time dependency MPI for c found: YES" "setup-$way.log" ||
+            ! grep -q "Run-time dependency MPI for cpp found: YES" "setup-$way.log"; then
+            cat "setup-$way.log"
+            fail "dependency('mpi') by $way"
+        fi
+        run_logged "build-$way.log" meson compile -C "b-$way"
+        is_tollway "$P" "b-$way/hello_mpi" libmpi.so.0 "$mpi_says"
+        is_tollway "$P" "b-$way/hello_mpi_cxx" libmpi.so.0 "$mpi_says"
+    done
 }
 
 cmd=${1-}
