@@ -29,8 +29,8 @@ setup() {
     run_logged "$root/install.log" cmake --install "$build" --prefix "$staged"
 
     # what users look for, where they look
-    for f in bin/mpicc bin/mpicxx bin/mpic++ bin/mpiCC bin/mpiexec bin/mpirun bin/twrun bin/twinfo bin/twbench \
-        include/mpi.h include/tollway/tollway.h; do
+    for f in bin/mpicc bin/mpicxx bin/mpic++ bin/mpiCC bin/mpiexec bin/mpirun bin/twrun \
+        bin/twinfo bin/twbench include/mpi.h include/tollway/tollway.h; do
         [ -e "$staged/$f" ] || fail "cmake --install installed no $f"
     done
     for f in mpiexec mpirun; do
@@ -74,7 +74,8 @@ mpicc() {
     "$P/bin/mpicc" -O2 hello_mpi.c -o hello_mpi
     is_tollway "$P" hello_mpi libmpi.so.0 "$mpi_says"
     # mpirun too, and mpicxx with the same program as C++
-    "$P/bin/mpirun" -n 2 ./hello_mpi | grep -q "$mpi_says" || fail "mpirun"
+    "$P/bin/mpirun" -n 2 ./hello_mpi >mpirun.out || fail "mpirun: $(cat mpirun.out)"
+    grep -q "$mpi_says" mpirun.out || fail "mpirun printed $(cat mpirun.out)"
     "$P/bin/mpicxx" -x c++ hello_mpi.c -o hello_mpi_cxx
     is_tollway "$P" hello_mpi_cxx libmpi.so.0 "$mpi_says"
     for f in mpic++ mpiCC; do
