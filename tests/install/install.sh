@@ -23,6 +23,8 @@ setup() {
     build=$(cd "$1" && pwd -P)
     src=$(cd "$2" && pwd -P)
     state=$3
+    # a setup run alone (no cleanup after it) left its prefix: gone now
+    if [ -s "$state" ]; then rm -rf "$(cat "$state")"; fi
     root=$(mktemp -d "${TMPDIR:-/tmp}/tollway-install.XXXXXX")
     echo "$root" >"$state"
     staged=$root/staged
