@@ -8,6 +8,9 @@ file(RELATIVE_PATH TW_PREFIX_TO_INCLUDE ${CMAKE_INSTALL_PREFIX} ${CMAKE_INSTALL_
 file(RELATIVE_PATH TW_BIN_TO_PREFIX ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_PREFIX})
 file(RELATIVE_PATH TW_BIN_TO_LIB ${CMAKE_INSTALL_FULL_BINDIR} ${CMAKE_INSTALL_FULL_LIBDIR})
 file(RELATIVE_PATH TW_PKGCONFIG_TO_PREFIX ${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+foreach(path TW_BIN_TO_PREFIX TW_PKGCONFIG_TO_PREFIX)
+  string(REGEX REPLACE "/$" "" ${path} "${${path}}")
+endforeach()
 
 # Installed programs find libmpi and libtollway relative to themselves (the libraries
 # find each other: packaging/CMakeLists.txt).
