@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Tollway installed, moved, and used the ways MPI users build programs.
 #   install.sh setup BUILD_DIR SOURCE_DIR STATE   cmake --install to a temporary prefix,
-#       check that nothing installed names the build or source tree, then move the
-#       prefix elsewhere; STATE (a file) records the temporary directory
+#       check that nothing installed names the build or source tree or the prefix
+#       itself, then move the prefix elsewhere; STATE (a file) records the temporary
+#       directory
 #   install.sh RECIPE STATE     build with the moved prefix and run under its mpiexec
 #       mpicc             mpicc, mpicxx (and mpic++, mpiCC), also through a link to them
 #       pkgconfig         pkg-config: tollway (native API) and the MPI names
@@ -55,9 +56,9 @@ setup() {
         # debug information names the sources, as it should (a Debug build); the rest may not
         objcopy --strip-debug "$f"
     done < <(find "$root/scan" -type f -exec sh -c 'head -c4 "$1" | grep -q ELF' _ {} \; -print)
-    # ... and nothing installed names the build or the source tree
-    if grep -rlF -e "$build" -e "$src" "$root/scan" >"$root/named"; then
-        fail "installed files name the build or source tree ($build, $src): $(cat "$root/named")"
+    # ... and nothing installed names the build or the source tree, nor where it is
+    if grep -rlF -e "$build" -e "$src" -e "$staged" "$root/scan" >"$root/named"; then
+        fail "installed files name the build tree, source tree or prefix ($build, $src, $staged): $(cat "$root/named")"
     fi
     rm -rf "$root/scan"
 
