@@ -121,7 +121,7 @@ def main():
         rows.append(row)
     head = ["collective", "size"] + [f"{n} ranks" for n in all_ranks]
     if ours:
-        against = " or ".join(NAMES.get(p, p) for p in peers)
+        against = " and ".join(NAMES.get(p, p) for p in peers)
         what = (f"{NAMES.get(ours, ours)} / the better of {against}: the median of the "
                 f"per-round ratios against the MPI with the lower median (letter: O Open MPI, "
                 f"M MPICH); below 1, {NAMES.get(ours, ours)} is faster. -: a figure is missing; "
@@ -197,8 +197,9 @@ def main():
     sizes = sorted({c[1] for c in ratios if c[0] != "barrier"})
     cols = min(len(plotted), 4)
     nrows = (len(plotted) + cols - 1) // cols
-    fig, axes = plt.subplots(nrows, cols, figsize=(4.2 * cols, 3.4 * nrows), squeeze=False,
+    fig, axes = plt.subplots(nrows, cols, figsize=(max(4.2 * cols, 9), 3.4 * nrows), squeeze=False,
                              sharey=True)
+    legend_shown = False
     for ax, test in zip(axes.flat, plotted):
         for size in ([0] if test == "barrier" else sizes):
             pts = sorted((c[2], r[1]) for c, r in ratios.items()
@@ -224,8 +225,9 @@ def main():
         ax.yaxis.set_minor_formatter(NullFormatter())
         ax.set_title(title(test), fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
-        if ax.get_legend_handles_labels()[1]:
+        if ax.get_legend_handles_labels()[1] and not legend_shown:  # the sizes, once
             ax.legend(fontsize=7)
+            legend_shown = True
     for ax in axes.flat[len(plotted):]:
         ax.set_visible(False)
     for ax in axes[-1]:
