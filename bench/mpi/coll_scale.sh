@@ -55,10 +55,11 @@
 #   summary.csv, ratios.md, coll_scale.png   from coll_scale.py, which also prints
 #                    the table of ratios (Tollway / the better of Open MPI and MPICH)
 #
-# Time: the run is MPICH's busy polling, oversubscribed. With the defaults about an
-# hour and a quarter on a 2-core machine (MPICH alone ~17 min a round from 8 ranks on,
-# plus RUN_TIMEOUT for each of its 64-rank cells once); Open MPI and Tollway take a few
-# minutes a round. make bench runs ROUNDS=3 BIG_RANKS=32 SIZES="8 64K" (about 30 min).
+# Time, on a 2-core machine, estimated from single runs (per run, MPICH: 5-12 s on 8
+# ranks, 10-45 s on 16, 20 s and up on 32; Open MPI and Tollway: 0.1-3 s, up to ~35 s
+# for a 64-rank Allreduce of 1 MiB): with the defaults and all nine collectives about
+# two hours, most of it MPICH polling on more ranks than cores; make bench runs
+# SIZES="8 64K", about an hour. MPIS="openmpi tollway" takes a fraction of that.
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-3}
