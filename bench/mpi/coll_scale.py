@@ -26,24 +26,38 @@ import sys
 from plot import NAMES, find_matplotlib, probes_clean, round_ratio, size_label
 
 PEERS = ("openmpi", "mpich")
+COLUMNS = ["mpi", "test", "size", "ranks", "round", "us", "seconds", "probe_before",
+           "probe_after", "note"]
 
 
 def load(path):
     """values[(mpi, test, size, ranks)][round] = us, probes[(same..., round)] = [before,
     after] (None where absent), notes[(mpi, test, size, ranks)] = [note, ...]"""
     values, probes, notes = {}, {}, {}
-    with open(path, newline="") as f:
-        for row in csv.DictReader(f):
-            size = int(row["size"]) if row["size"] else None
-            ranks = int(row["ranks"]) if row["ranks"] else None
-            key = (row["mpi"], row["test"], size, ranks)
-            if row["note"]:
-                notes.setdefault(key, []).append(row["note"])
-            if not row["us"]:
-                continue
-            values.setdefault(key, {})[row["round"]] = float(row["us"])
-            probes[key + (row["round"],)] = [float(v) if v else None
-                                             for v in (row["probe_before"], row["probe_after"])]
+    try:
+        f = open(path, newline="")
+    except OSError as e:
+        sys.exit(f"coll_scale.py: {e}")
+    with f:
+        reader = csv.DictReader(f)
+        if reader.fieldnames != COLUMNS:
+            sys.exit(f"coll_scale.py: {path}: not a coll_scale.sh raw.csv (its first line "
+                     f"should be {','.join(COLUMNS)})")
+        for row in reader:
+            try:
+                size = int(row["size"]) if row["size"] else None
+                ranks = int(row["ranks"]) if row["ranks"] else None
+                key = (row["mpi"], row["test"], size, ranks)
+                if row["note"]:
+                    notes.setdefault(key, []).append(row["note"])
+                if not row["us"]:
+                    continue
+                values.setdefault(key, {})[row["round"]] = float(row["us"])
+                probes[key + (row["round"],)] = [
+                    float(v) if v else None for v in (row["probe_before"], row["probe_after"])]
+            except (TypeError, ValueError):
+                sys.exit(f"coll_scale.py: {path}, line {reader.line_num}: a field is not "
+                         f"what it should be: {row}")
     return values, probes, notes
 
 
