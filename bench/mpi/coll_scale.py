@@ -32,8 +32,9 @@ COLUMNS = ["mpi", "test", "size", "ranks", "round", "us", "seconds", "probe_befo
 
 def load(path):
     """values[(mpi, test, size, ranks)][round] = us, probes[(same..., round)] = [before,
-    after] (None where absent), notes[(mpi, test, size, ranks)] = [note, ...]"""
-    values, probes, notes = {}, {}, {}
+    after] (None where absent), notes[(mpi, test, size, ranks)] = [note, ...],
+    seconds[mpi] = the wall time of all its runs"""
+    values, probes, notes, seconds = {}, {}, {}, {}
     try:
         f = open(path, newline="")
     except OSError as e:
@@ -48,6 +49,8 @@ def load(path):
                 size = int(row["size"]) if row["size"] else None
                 ranks = int(row["ranks"]) if row["ranks"] else None
                 key = (row["mpi"], row["test"], size, ranks)
+                if row["seconds"]:
+                    seconds[row["mpi"]] = seconds.get(row["mpi"], 0.0) + float(row["seconds"])
                 if row["note"]:
                     notes.setdefault(key, []).append(row["note"])
                 if not row["us"]:
@@ -58,7 +61,7 @@ def load(path):
             except (TypeError, ValueError):
                 sys.exit(f"coll_scale.py: {path}, line {reader.line_num}: a field is not "
                          f"what it should be: {row}")
-    return values, probes, notes
+    return values, probes, notes, seconds
 
 
 def title(test):
@@ -70,7 +73,7 @@ def main():
         sys.exit("usage: coll_scale.py RAW_CSV OUTDIR")
     have_mpl = find_matplotlib()
     raw, outdir = sys.argv[1:]
-    values, probes, notes = load(raw)
+    values, probes, notes, seconds = load(raw)
     if not values and not notes:
         sys.exit(f"coll_scale.py: no runs in {raw}")
 
@@ -149,10 +152,10 @@ def main():
     table += ["| " + " | ".join(r) + " |" for r in rows]
 
     if probe_median is not None:
-        n_runs = sum(len(v) for v in values.values())
+        n_framed = sum(1 for p in probes.values() if p != [None, None])
         n_out = sum(left_out.values())
-        print(f"placement probe: median {probe_median:.3f} us; {n_out} of {n_runs} runs left "
-              "out (> 25 % off)")
+        print(f"placement probe: median {probe_median:.3f} us; {n_out} of the {n_framed} "
+              "runs it framed left out (> 25 % off)")
     widths = [max(len(x[i]) for x in [head] + rows) for i in range(len(head))]
     print(what)
     for r in [head] + rows:
@@ -174,6 +177,10 @@ def main():
         print("\nmissing:")
         for m in missing:
             print("  " + m)
+    if seconds:
+        print("\nwall time of the runs: " + ", ".join(
+            f"{NAMES.get(m, m)} {seconds[m]:.0f} s" for m in mpis + sorted(set(seconds) - set(mpis))
+            if m in seconds))
 
     with open(os.path.join(outdir, "ratios.md"), "w") as f:
         f.write(what + "\n\n" + "\n".join(table) + "\n")

@@ -76,7 +76,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$build/bench/coll_scale}
 mkdir -p "$out"
 raw=$out/raw.csv
-cores=$(nproc)
+# Physical cores, as twrun and Open MPI count them when they bind one rank per core.
+cores=$(lscpu -p=SOCKET,CORE 2>/dev/null | grep -v '^#' | sort -u | wc -l)
+[ "$cores" -gt 0 ] || cores=$(nproc)
 start=$SECONDS
 
 die() {
