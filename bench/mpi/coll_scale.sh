@@ -99,8 +99,14 @@ bytes() {
 for n in $ranks_all $ranks_big; do
     [[ $n =~ ^[1-9][0-9]*$ ]] || die "RANKS, BIG_RANKS: '$n' is not a number of ranks"
 done
-for v in "$rounds" "$iters" "$oversub_iters" "$limit"; do
-    [[ $v =~ ^[1-9][0-9]*$ ]] || die "ROUNDS, ITERS, OVERSUB_ITERS, RUN_TIMEOUT: '$v' is not a positive number"
+for v in ROUNDS:"$rounds" ITERS:"$iters" OVERSUB_ITERS:"$oversub_iters" RUN_TIMEOUT:"$limit"; do
+    [[ ${v#*:} =~ ^[1-9][0-9]*$ ]] || die "${v%%:*}: '${v#*:}' is not a positive number"
+done
+for mpi in $wanted; do
+    case $mpi in
+    openmpi | mpich | tollway) ;;
+    *) die "MPIS: unknown MPI '$mpi' (openmpi, mpich, tollway)" ;;
+    esac
 done
 size_bytes=()
 for s in $sizes; do size_bytes+=("$(bytes "$s")"); done
@@ -151,7 +157,6 @@ for mpi in $wanted; do
     openmpi) cc=mpicc.openmpi ;;
     mpich) cc=mpicc.mpich ;;
     tollway) cc=$build/bin/mpicc ;;
-    *) die "MPIS: unknown MPI '$mpi' (openmpi, mpich, tollway)" ;;
     esac
     if ! command -v "$cc" >/dev/null 2>&1; then
         echo "coll_scale: $mpi skipped: $cc not found (make bench-peers, or build first)" >&2
