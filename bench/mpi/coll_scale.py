@@ -137,12 +137,13 @@ def main():
                 row.append("")
         rows.append(row)
     head = ["collective", "size"] + [f"{n} ranks" for n in all_ranks]
+    against = (NAMES.get(peers[0], peers[0]) if len(peers) == 1 else
+               "the better of " + " and ".join(NAMES.get(p, p) for p in peers))
     if ours:
-        against = " and ".join(NAMES.get(p, p) for p in peers)
-        what = (f"{NAMES.get(ours, ours)} / the better of {against}: the median of the "
-                f"per-round ratios against the MPI with the lower median (letter: O Open MPI, "
-                f"M MPICH); below 1, {NAMES.get(ours, ours)} is faster. -: a figure is missing; "
-                f"?: no round clean for both (the placement probe left the runs out).")
+        what = (f"{NAMES.get(ours, ours)} / {against}: the median of the per-round ratios "
+                f"(against the MPI with the lower median; letter: O Open MPI, M MPICH); below 1, "
+                f"{NAMES.get(ours, ours)} is faster. -: a figure is missing; ?: no round clean "
+                f"for both (the placement probe left the runs out).")
     elif mpis:
         what = (f"{NAMES.get(mpis[0], mpis[0])}, us per call (median over clean rounds; no "
                 "ratios: the run has neither Tollway and a peer nor both peers). -: missing.")
@@ -254,9 +255,9 @@ def main():
     for ax in axes[-1]:
         ax.set_xlabel("ranks")
     for ax in axes[:, 0]:
-        ax.set_ylabel(f"{NAMES.get(ours, ours)} / better peer")
-    fig.suptitle(f"{NAMES.get(ours, ours)} / the better of "
-                 f"{' and '.join(NAMES.get(p, p) for p in peers)}, time per call: below 1, "
+        ax.set_ylabel(f"{NAMES.get(ours, ours)} / " + ("better peer" if len(peers) > 1
+                                                        else NAMES.get(peers[0], peers[0])))
+    fig.suptitle(f"{NAMES.get(ours, ours)} / {against}, time per call: below 1, "
                  f"{NAMES.get(ours, ours)} is faster\n(median of the per-round ratios; bars: "
                  "their range over the rounds)", fontsize=10)
     fig.tight_layout()
