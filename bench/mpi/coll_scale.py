@@ -125,8 +125,8 @@ def main():
             r = ratios.get((test, size, ranks))
             if ours is None:  # nothing to compare: the one MPI's medians
                 k = (mpis[0], test, size, ranks) if mpis else None
-                row.append(f"{med[k]:.4g}" if k in med else "-" if (test, size, ranks) in
-                           cell_set else "")
+                row.append(f"{med[k]:.4g}" if k in med else "?" if k in values else
+                           "-" if (test, size, ranks) in cell_set else "")
             elif r and r[1]:
                 row.append(f"{r[1][0]:.2f} {initial.get(r[0], r[0])}")
             elif r:
@@ -146,7 +146,8 @@ def main():
                 f"for both (the placement probe left the runs out).")
     elif mpis:
         what = (f"{NAMES.get(mpis[0], mpis[0])}, us per call (median over clean rounds; no "
-                "ratios: the run has neither Tollway and a peer nor both peers). -: missing.")
+                "ratios: the run has neither Tollway and a peer nor both peers). -: missing; ?: "
+                "the placement probe left every run out.")
     else:
         what = "No figures: every run is missing."
     table = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
