@@ -181,8 +181,8 @@ def main():
             print("  " + m)
     if seconds:
         print("\nwall time of the runs: " + ", ".join(
-            f"{NAMES.get(m, m)} {seconds[m]:.0f} s" for m in mpis + sorted(set(seconds) - set(mpis))
-            if m in seconds))
+            f"{NAMES.get(m, m)} {seconds[m]:.0f} s"
+            for m in mpis + sorted(set(seconds) - set(mpis)) if m in seconds))
 
     with open(os.path.join(outdir, "ratios.md"), "w") as f:
         f.write(what + "\n\n" + "\n".join(table) + "\n")
@@ -214,7 +214,8 @@ def main():
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter, NullLocator
+    from matplotlib.ticker import (FixedLocator, FuncFormatter, LogLocator, NullFormatter,
+                                   NullLocator)
 
     plotted = [t for t in tests if any(c[0] == t for c in ratios)]
     sizes = sorted({c[1] for c in ratios if c[0] != "barrier"})

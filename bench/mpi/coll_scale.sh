@@ -66,7 +66,8 @@ rounds=${ROUNDS:-3}
 ranks_all=${RANKS:-2 4 8 16}
 ranks_big=${BIG_RANKS-32 64}
 big_tests=${BIG_TESTS:-barrier bcast allreduce}
-tests=${TESTS:-barrier bcast reduce allreduce gather scatter allgather alltoall reduce_scatter scan}
+all_tests="barrier bcast reduce allreduce gather scatter allgather alltoall reduce_scatter scan"
+tests=${TESTS:-$all_tests}
 sizes=${SIZES:-8 1K 64K 1M}
 iters=${ITERS:-10000}
 oversub_iters=${OVERSUB_ITERS:-50}
@@ -229,7 +230,8 @@ fi
         # shellcheck disable=SC2086 # lists of rank counts
         for n in $(printf '%s\n' $ranks_all $ranks_big | sort -nu); do
             launcher "$mpi" "$n"
-            echo "$mpi $n ranks: ${cmd[*]} $out/collbench-$mpi TEST --min SIZE --max SIZE --iters $(run_iters "$n") --csv"
+            echo "$mpi $n ranks: ${cmd[*]} $out/collbench-$mpi TEST --min SIZE --max SIZE" \
+                "--iters $(run_iters "$n") --csv"
         done
     done
 } | tee "$out/commands.txt"
@@ -275,10 +277,12 @@ for r in $(seq 1 "$rounds"); do
             before=$(probe "$n")
             t0=$(date +%s.%N)
             rc=0
-            timeout -k 5 "$limit" "${cmd[@]}" "$out/collbench-$mpi" "${args[@]}" >"$tmp" 2>"$err" || rc=$?
+            timeout -k 5 "$limit" "${cmd[@]}" "$out/collbench-$mpi" "${args[@]}" \
+                >"$tmp" 2>"$err" || rc=$?
             secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')
             after=$(probe "$n")
-            us=$(awk -F, -v t="$t" -v s="$s" '$1 == "mpibench" && $2 == t && $3 == s {print $4; exit}' "$tmp")
+            us=$(awk -F, -v t="$t" -v s="$s" \
+                '$1 == "mpibench" && $2 == t && $3 == s {print $4; exit}' "$tmp")
             note=
             if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
                 note="timed out after $limit s on $n ranks in round $r"
