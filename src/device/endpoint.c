@@ -1,5 +1,7 @@
 #include "device/endpoint.h"
 
+#include "device/bell.h"
+
 #include "device/failure.h"
 #include "device/progress.h"
 #include "device/rma.h"
@@ -110,6 +112,20 @@ static int open_links(tw_ep_t *ep, char *addr, size_t cap) {
     return 0;
 }
 
+/* TW_WAIT: spin, yield or sleep; auto sleeps when this node's ranks outnumber the
+ * CPUs they may run on, where a spinning rank takes the time slice of the rank it
+ * waits for. */
+static void set_wait(tw_ep_t *ep, const tw_config_t *cfg) {
+    tw_job_t *job = ep->job;
+    int crowded = job->local_size > job->cores;
+    tw_wait_mode_t mode = cfg->wait;
+    if (mode == TW_WAIT_AUTO) mode = crowded ? TW_WAIT_SLEEP : TW_WAIT_AUTO;
+    ep->idle_spins = mode == TW_WAIT_SPIN   ? UINT_MAX
+                     : mode == TW_WAIT_AUTO ? TW_EP_SPINS_BEFORE_YIELD
+                                            : 1;
+    ep->sleep_us = mode == TW_WAIT_SLEEP ? cfg->wait_sleep_us : 0;
+}
+
 int tw_ep_open(tw_ep_t **out) {
     if (!out) return TW_ERR_ARG;
     *out = NULL;
@@ -128,10 +144,7 @@ int tw_ep_open(tw_ep_t **out) {
     ep->size = job->base + job->size;
     ep->index = job->next_index++;
     const tw_config_t *cfg = job->config;
-    if (cfg->wait == TW_WAIT_YIELD || (cfg->wait == TW_WAIT_AUTO && job->local_size > job->cores))
-        ep->idle_spins = 1;
-    else
-        ep->idle_spins = cfg->wait == TW_WAIT_SPIN ? UINT_MAX : TW_EP_SPINS_BEFORE_YIELD;
+    set_wait(ep, cfg);
 
     tw_segment_layout_t l;
     config_layout(cfg, &l);
@@ -168,6 +181,7 @@ int tw_ep_open(tw_ep_t **out) {
     seg->rma_slots = cfg->rma_slots;
     seg->atu_entries = cfg->atu_entries;
     seg->owner_pid = (int32_t)getpid();
+    seg->sleeps = ep->sleep_us != 0;
     tw_ring_format(&seg->velo_ctrl, tw_segment_slots(seg, l.velo), cfg->velo_slots);
     tw_ring_format(&seg->nq_ctrl, tw_segment_slots(seg, l.nq), cfg->nq_slots);
     tw_ring_format(&seg->req_ctrl, tw_segment_slots(seg, l.req), cfg->rma_slots);
@@ -188,6 +202,8 @@ int tw_ep_open(tw_ep_t **out) {
     tw_ring_producer_init(&ep->nq_dev, &seg->nq_ctrl, tw_segment_slots(seg, l.nq), cfg->nq_slots);
     tw_ring_producer_init(&ep->velo_self, &seg->velo_ctrl, tw_segment_slots(seg, l.velo),
                           cfg->velo_slots);
+    if (seg->sleeps) /* the progress thread writes these while the owner may sleep */
+        ep->velo_self.bell = ep->nq_self.bell = ep->nq_dev.bell = &seg->bell;
     ep->rma.copy = cfg->rma_copy;
     tw_rma_init(ep);
     if (tw_atu_init(ep)) {
@@ -458,12 +474,14 @@ static int connect_mapped(tw_ep_t *ep, int rank, tw_link_port_t *port, const cha
     tw_ring_producer_init(&peer->nq, &seg->nq_ctrl, tw_segment_slots(seg, l.nq), h.nq_slots);
     tw_ring_producer_init(&peer->req, &seg->req_ctrl, tw_segment_slots(seg, l.req), h.rma_slots);
     tw_ring_producer_init(&peer->resp, &seg->resp_ctrl, tw_segment_slots(seg, l.resp), h.rma_slots);
+    if (h.sleeps) /* the peer may sleep: what is written to it rings its doorbell */
+        peer->velo.bell = peer->nq.bell = peer->req.bell = peer->resp.bell = &seg->bell;
     peer->atu = (tw_atu_entry_t *)((char *)seg + l.atu);
     peer->atu_entries = h.atu_entries;
     peer->locks = (_Atomic uint64_t *)((char *)seg + l.locks);
     peer->pid = (pid_t)h.owner_pid;
     peer->pipelined = ep->rma.copy == TW_RMA_COPY_PIPELINE;
-    peer->mapped = 1;
+    peer->mapped = h.sleeps ? TW_PEER_MAPPED_SLEEPS : TW_PEER_MAPPED;
     peer->port = port;
     ep->peers[rank] = peer;
     ep->stats.peers_mapped++;
@@ -573,6 +591,11 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
             (unsigned long long)s->bytes_sent, (unsigned long long)s->msgs_received,
             (unsigned long long)s->bytes_received, (unsigned long long)s->send_retries,
             (unsigned long long)s->polls_empty, (unsigned long long)s->peers_mapped);
+    if (ep->sleep_us)
+        fprintf(
+            out,
+            "tollway: rank %d endpoint %d: waits slept %llu times (TW_WAIT=sleep, %u us at most)\n",
+            ep->rank, ep->index, (unsigned long long)ep->sleeps, ep->sleep_us);
     if (ep->nports > 1) {
         /* the connection table: which link reaches each peer contacted so far; one
          * write, so that the lines of several ranks do not mix */
@@ -602,9 +625,50 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
             (unsigned long long)s->faults_align);
 }
 
-void tw_ep_yield(tw_ep_t *ep, unsigned *spins) {
+/* Whether anything waits in this endpoint's rings, or is owed to them. */
+static int ep_has_work(const tw_ep_t *ep) {
+    return tw_ring_ready(&ep->velo_rx) || tw_ring_ready(&ep->nq_rx) || tw_ring_ready(&ep->req_rx) ||
+           tw_ring_ready(&ep->resp_rx) || ep->lost_owed || ep->rma.owed;
+}
+
+/* TW_WAIT=sleep: a pause, then the core given away, then a sleep on the doorbell,
+ * unless ready (when not NULL) finds what the caller waits for once announced. */
+static void ep_doze(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *ctx) {
+    if (*spins < TW_EP_SLEEP_PAUSES) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        return;
+    }
+    /* a send refused for a full ring is retried by polling: the peer that frees the
+     * ring rings no bell here */
+    uint64_t retries = ep->stats.send_retries + ep->stats.rma_retries;
+    if (*spins < TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS || ep->sleep_off ||
+        retries != ep->retries_seen) {
+        ep->retries_seen = retries;
+        if (*spins > TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS) *spins = TW_EP_SLEEP_PAUSES;
+        sched_yield();
+        return;
+    }
+    *spins = TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS; /* sleeps from now on */
+    tw_bell_t *bell = &ep->segment->bell;
+    uint32_t ticket = tw_bell_announce(bell);
+    if (!ep_has_work(ep) && !(ready && ready(ctx))) {
+        unsigned us = ep->sleep_us;
+        if (ep->polled && !ep->progress && us > TW_EP_SLEEP_POLLED_US) us = TW_EP_SLEEP_POLLED_US;
+        tw_bell_sleep(bell, ticket, us);
+        ep->sleeps++;
+    }
+    tw_bell_leave(bell);
+}
+
+static void ep_yield(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *ctx) {
     if (ep->idle_spins == UINT_MAX) { /* TW_WAIT=spin: never a system call */
         *spins = 0;
+        return;
+    }
+    if (ep->sleep_us) {
+        ep_doze(ep, spins, ready, ctx);
         return;
     }
     if (*spins >= TW_EP_YIELD_EVERY) {
@@ -616,8 +680,30 @@ void tw_ep_yield(tw_ep_t *ep, unsigned *spins) {
 #endif
 }
 
+void tw_ep_yield(tw_ep_t *ep, unsigned *spins) {
+    ep_yield(ep, spins, NULL, NULL);
+}
+
 void tw_ep_relax(tw_ep_t *ep, unsigned *spins) {
     tw_ep_idle(ep, spins);
+}
+
+void tw_ep_relax_until(tw_ep_t *ep, unsigned *spins, int (*ready)(void *ctx), void *ctx) {
+    if (++*spins >= ep->idle_spins) ep_yield(ep, spins, ready, ctx);
+}
+
+void tw_ep_set_sleep(tw_ep_t *ep, int allowed) {
+    if (ep) ep->sleep_off = !allowed;
+}
+
+int tw_ep_sleeps(const tw_ep_t *ep) {
+    return ep && ep->sleep_us != 0;
+}
+
+void tw_ep_wake(tw_ep_t *ep, int rank) {
+    tw_peer_t *peer;
+    if (!ep || (unsigned)rank >= (unsigned)ep->size || tw_ep_peer(ep, rank, &peer)) return;
+    if (peer->mapped) tw_ring_wake(&peer->velo); /* its doorbell, if it may sleep */
 }
 
 void tw_ep_abort(tw_ep_t *ep, int code, const char *msg) {

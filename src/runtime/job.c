@@ -137,6 +137,23 @@ static int placement_ok(const tw_job_t *job) {
     return 1;
 }
 
+/* The CPUs the ranks of this node may share. A rank's own affinity mask says little
+ * alone: a launcher that binds each rank to a core of its own (twrun, srun
+ * --cpu-bind, mpirun --bind-to core) leaves it one CPU, and so does `taskset -c 0
+ * mpiexec`, where all ranks share that CPU. The launcher keeps the set it divides, so
+ * the answer is the CPUs of this process and of its parent together; a rank twrun
+ * bound to a core (TW_BOUND_CORE) has a core of its own by twrun's decision. */
+static int node_cores(void) {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int cores = online > 0 ? (int)online : 1;
+    if (tw_setting_is_set(TW_SETTING_BOUND_CORE)) return cores;
+    cpu_set_t mine, parent;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0) return cores;
+    if (sched_getaffinity(getppid(), sizeof parent, &parent) == 0) CPU_OR(&mine, &mine, &parent);
+    int allowed = CPU_COUNT(&mine);
+    return allowed > 0 && allowed < cores ? allowed : cores;
+}
+
 /* A job that another process manager (Hydra) spawned for a Tollway job finds in its
  * key-value store tw.spawn = "<base>.<job id>.<job key>.<secret>": 0 when so, with
  * them taken; 1 when not spawned; -1 when the value is malformed. */
@@ -208,8 +225,7 @@ int tw_job_attach(tw_job_t **out) {
             tw_pmi_finalize(&job->pmi);
             return TW_ERR_CONFIG;
         }
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        job->cores = cores > 0 ? (int)cores : 1;
+        job->cores = node_cores();
         node_identity(job);
         joined = 1;
     }

@@ -16,7 +16,7 @@ typedef struct tw_job {
                          later take the ids after those of the jobs before them */
     int local_size;   /* ranks on this node */
     int local_known;  /* local_size is the launcher's word (twrun, Hydra), not assumed */
-    int cores;        /* cores this node offers */
+    int cores;        /* CPUs the ranks of this node may run on (node_cores) */
     char job_id[33];  /* hex; names the job's shared-memory objects */
     uint64_t job_key; /* random; stamped in every mailbox and checked by peers */
     unsigned char secret[TW_JOB_SECRET_SIZE]; /* random; keys the udp link's packet MACs,

@@ -27,7 +27,7 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
-#include <sched.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,6 +392,15 @@ static int port_fd(tw_link_ctx_t *l) {
     return tw_udp_fd(l->udp);
 }
 
+/* Between two polls of the linger below: asleep until a packet comes or a tenth of a
+ * millisecond passes (the timers' resolution is coarser), so that a peer sharing the
+ * core runs meanwhile; a yield would hand the core back at once. */
+static void linger_pause(tw_link_ctx_t *l) {
+    struct pollfd p = {.fd = tw_udp_fd(l->udp), .events = POLLIN};
+    const struct timespec tenth_ms = {0, 100000};
+    ppoll(&p, 1, &tenth_ms, NULL);
+}
+
 static void port_close(tw_link_ctx_t *l) {
     /* linger, as a TCP close does: what was sent last (a lost packet among it) is
      * resent until acknowledged — by an ack, or by the peer's FIN, which carries its
@@ -399,13 +408,13 @@ static void port_close(tw_link_ctx_t *l) {
      * (TW_UDP_TIMEOUT) */
     while (!tw_udp_idle(l->udp)) { /* answers still queued keep a window full */
         port_poll(l);
-        if (!tw_udp_idle(l->udp)) sched_yield(); /* let the peer run meanwhile */
+        if (!tw_udp_idle(l->udp)) linger_pause(l);
     }
     /* then FINs, so that a peer whose last acknowledgement was lost need not wait for
      * it from a process that has gone (bounded: see tw_udp_finish) */
     while (!tw_udp_finish(l->udp)) {
         port_poll(l);
-        sched_yield();
+        linger_pause(l);
     }
     tw_udp_close(l->udp);
     for (uint32_t i = 0; i < l->cap; i++) free(l->q[i].msg);
