@@ -1,0 +1,200 @@
+/* PMIx client (libpmix): srun --mpi=pmix, Open MPI's mpirun, prterun. Keys are put
+ * under the putting process's name, so a get names the rank that put it. */
+#include "runtime/pm.h"
+
+#include "build_info.h"
+
+#if TW_HAVE_PMIX
+
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <pmix.h>
+
+static pmix_proc_t me;
+
+/* A number the server holds for the job (rank: PMIX_RANK_WILDCARD) or for one process:
+ * 0 and *out, or -1 when it holds none that fits an int. */
+static int get_number(pmix_rank_t rank, const char *key, int *out) {
+    pmix_proc_t p;
+    pmix_value_t *v = NULL;
+    PMIX_LOAD_PROCID(&p, me.nspace, rank);
+    if (PMIx_Get(&p, key, NULL, 0, &v) != PMIX_SUCCESS || !v) return -1;
+    long long n = -1;
+    switch (v->type) {
+    case PMIX_UINT16:
+        n = v->data.uint16;
+        break;
+    case PMIX_UINT32:
+        n = v->data.uint32;
+        break;
+    case PMIX_INT:
+        n = v->data.integer;
+        break;
+    case PMIX_UINT:
+        n = v->data.uint;
+        break;
+    case PMIX_INT32:
+        n = v->data.int32;
+        break;
+    case PMIX_PROC_RANK:
+        n = v->data.rank;
+        break;
+    default:
+        break;
+    }
+    PMIX_VALUE_RELEASE(v);
+    if (n < 0 || n > (1 << 30)) return -1;
+    *out = (int)n;
+    return 0;
+}
+
+static int pmix_init(tw_pm_t *pm, char *err, size_t errlen) {
+    pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    if (rc != PMIX_SUCCESS) {
+        const char *ns = getenv("PMIX_NAMESPACE");
+        snprintf(err, errlen,
+                 "tollway: started by a PMIx process manager (PMIX_NAMESPACE=%s), but its server "
+                 "cannot be reached: PMIx_Init: %s",
+                 ns ? ns : "(unset)", PMIx_Error_string(rc));
+        return -1;
+    }
+    pm->pmix = &me;
+    int size;
+    if (get_number(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, &size) || size < 1 ||
+        me.rank >= (pmix_rank_t)size) {
+        snprintf(err, errlen, "tollway: the PMIx server gives no valid job size for rank %u",
+                 (unsigned)me.rank);
+        PMIx_Finalize(NULL, 0);
+        pm->pmix = NULL;
+        return -1;
+    }
+    pm->rank = (int)me.rank;
+    pm->size = size;
+    snprintf(pm->name, sizeof pm->name, "%s", me.nspace);
+    int n;
+    if (!get_number(PMIX_RANK_WILDCARD, PMIX_LOCAL_SIZE, &n) && n > 0 && n <= size)
+        pm->local_size = n;
+    if (!get_number(me.rank, PMIX_LOCAL_RANK, &n) && n < pm->local_size) pm->local_rank = n;
+    if (!get_number(me.rank, PMIX_NODEID, &n)) pm->node_id = n;
+    return 0;
+}
+
+static int pmix_put(tw_pm_t *pm, const char *key, const char *value) {
+    if (!pm->pmix || !tw_pmi_token_ok(key, TW_PMI_KEY_MAX, 1) ||
+        !tw_pmi_token_ok(value, TW_PMI_VALUE_MAX, 0))
+        return -1;
+    pmix_value_t v;
+    PMIX_VALUE_CONSTRUCT(&v);
+    v.type = PMIX_STRING;
+    v.data.string = (char *)value; /* PMIx_Put copies it */
+    pmix_status_t rc = PMIx_Put(PMIX_GLOBAL, key, &v);
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "tollway: PMIx_Put(%s): %s\n", key, PMIx_Error_string(rc));
+        return -1;
+    }
+    return 0;
+}
+
+static void fence_done(pmix_status_t status, void *cbdata) {
+    atomic_int *state = cbdata;
+    atomic_store(state, status == PMIX_SUCCESS ? 1 : -1);
+}
+
+/* Commits the puts and waits for the job's fence (collecting everyone's data), calling
+ * waiting meanwhile: PMIx answers on its own thread, so the wait is this thread's. */
+static int pmix_fence(tw_pm_t *pm) {
+    if (!pm->pmix) return -1;
+    pmix_status_t rc = PMIx_Commit();
+    if (rc != PMIX_SUCCESS) {
+        fprintf(stderr, "tollway: PMIx_Commit: %s\n", PMIx_Error_string(rc));
+        return -1;
+    }
+    atomic_int state = 0;
+    pmix_info_t info;
+    bool collect = true;
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
+    rc = PMIx_Fence_nb(NULL, 0, &info, 1, fence_done, &state);
+    if (rc == PMIX_OPERATION_SUCCEEDED)
+        atomic_store(&state, 1);
+    else if (rc != PMIX_SUCCESS)
+        atomic_store(&state, -1);
+    while (atomic_load(&state) == 0) {
+        if (pm->waiting) pm->waiting(pm->waiting_ctx);
+        poll(NULL, 0, 1);
+    }
+    PMIX_INFO_DESTRUCT(&info);
+    if (atomic_load(&state) < 0) {
+        fprintf(stderr, "tollway: the PMIx fence failed: %s\n",
+                PMIx_Error_string(rc != PMIX_SUCCESS ? rc : PMIX_ERROR));
+        return -1;
+    }
+    return 0;
+}
+
+static int pmix_get(tw_pm_t *pm, int rank, const char *key, char *value, size_t cap) {
+    if (!pm->pmix || !tw_pmi_token_ok(key, TW_PMI_KEY_MAX, 1)) return -1;
+    if (rank != TW_PM_ANY_RANK && (rank < 0 || rank >= pm->size)) return -1;
+    pmix_proc_t p;
+    PMIX_LOAD_PROCID(&p, me.nspace,
+                     rank == TW_PM_ANY_RANK ? PMIX_RANK_WILDCARD : (pmix_rank_t)rank);
+    /* every get follows the fence that collected the key: one not there now never will
+     * be, and asking the host for it would wait for ever */
+    pmix_info_t info;
+    bool yes = true;
+    PMIX_INFO_LOAD(&info, PMIX_IMMEDIATE, &yes, PMIX_BOOL);
+    pmix_value_t *v = NULL;
+    pmix_status_t rc = PMIx_Get(&p, key, &info, 1, &v);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS || !v) return -1;
+    int ok = v->type == PMIX_STRING && v->data.string && strlen(v->data.string) < cap;
+    if (ok) strcpy(value, v->data.string);
+    PMIX_VALUE_RELEASE(v);
+    return ok ? 0 : -1;
+}
+
+static int pmix_finalize(tw_pm_t *pm) {
+    if (!pm->pmix) return 0;
+    pm->pmix = NULL;
+    pmix_status_t rc = PMIx_Finalize(NULL, 0);
+    return rc == PMIX_SUCCESS ? 0 : -1;
+}
+
+static int pmix_appnum(tw_pm_t *pm) {
+    int n;
+    return pm->pmix && !get_number(me.rank, PMIX_APPNUM, &n) ? n : 0;
+}
+
+static int pmix_spawn(tw_pm_t *pm, const char *port, const char *spec, const char *job, int *base,
+                      int *size, char *why, size_t cap, int *failed) {
+    (void)pm, (void)port, (void)spec, (void)job, (void)base, (void)size;
+    *failed = -1;
+    snprintf(why, cap, "not under PMIx: run the job with twrun or mpiexec.hydra");
+    return -1;
+}
+
+static void pmix_abort(tw_pm_t *pm, int code, const char *msg) {
+    if (msg) fprintf(stderr, "%s\n", msg); /* before the manager ends us */
+    if (pm->pmix) PMIx_Abort(code ? code : 1, msg ? msg : "MPI_Abort", NULL, 0);
+    _exit(code ? code : 1);
+}
+
+const tw_pm_ops_t tw_pm_pmix_ops = {
+    .name = "pmix",
+    .init = pmix_init,
+    .put = pmix_put,
+    .fence = pmix_fence,
+    .get = pmix_get,
+    .finalize = pmix_finalize,
+    .appnum = pmix_appnum,
+    .spawn = pmix_spawn,
+    .abort = pmix_abort,
+};
+
+#endif
