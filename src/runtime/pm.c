@@ -93,6 +93,31 @@ enum tw_pm_kind tw_pm_choose(tw_pm_env_fn env, void *ctx, int have_pmix, char *w
     return TW_PM_SINGLETON; /* started on its own, or a job of one */
 }
 
+int tw_pm_slurm_tasks_on_node(const char *list, int node_id) {
+    const char *p = list;
+    int found = -1;
+    if (!p || node_id < 0) return -1;
+    for (;;) { /* the whole list read: a malformed one is no answer at all */
+        char *end;
+        long tasks = strtol(p, &end, 10), repeat = 1;
+        if (end == p || *p < '0' || *p > '9' || tasks < 1 || tasks > (1L << 30)) return -1;
+        p = end;
+        if (strncmp(p, "(x", 2) == 0) {
+            const char *r = p + 2;
+            repeat = strtol(r, &end, 10);
+            if (end == r || *r < '0' || *r > '9' || *end != ')' || repeat < 1 ||
+                repeat > (1L << 30))
+                return -1;
+            p = end + 1;
+        }
+        if (found < 0 && node_id < repeat) found = (int)tasks;
+        if (found < 0) node_id -= (int)repeat;
+        if (*p == '\0') return found;
+        if (*p != ',') return -1;
+        p++;
+    }
+}
+
 static const char *process_env(const char *name, void *ctx) {
     (void)ctx;
     return getenv(name);

@@ -103,6 +103,10 @@ int tw_pm_is_twrun(const tw_pm_t *pm);
 typedef const char *(*tw_pm_env_fn)(const char *name, void *ctx);
 enum tw_pm_kind tw_pm_choose(tw_pm_env_fn env, void *ctx, int have_pmix, char *why, size_t cap);
 
+/* The tasks on node node_id by Slurm's SLURM_STEP_TASKS_PER_NODE ("2(x3),1": 2 on
+ * each of nodes 0-2, 1 on node 3), or -1 when the list is malformed or too short. */
+int tw_pm_slurm_tasks_on_node(const char *tasks_per_node, int node_id);
+
 /* The implementations (pm_pmi1.c, pm_pmix.c, pm_singleton.c). */
 extern const tw_pm_ops_t tw_pm_pmi1_ops, tw_pm_pmix_ops, tw_pm_singleton_ops;
 

@@ -13,10 +13,21 @@ static int pmi1_init(tw_pm_t *pm, char *err, size_t errlen) {
     pm->rank = pm->pmi1.rank;
     pm->size = pm->pmi1.size;
     snprintf(pm->name, sizeof pm->name, "%s", pm->pmi1.kvsname);
-    /* PMI-1 says nothing of nodes: Hydra tells its ranks in variables of its own */
-    int n;
+    /* PMI-1 says nothing of nodes: Hydra tells its ranks in variables of its own, and
+     * so does Slurm (srun --mpi=pmi2) */
+    int n, node = -1;
     const char *local = getenv("MPI_LOCALNRANKS"), *id = getenv("MPI_LOCALRANKID");
-    if (local && !tw_pmi_parse_number(local, &n) && n > 0 && n <= pm->size) pm->local_size = n;
+    if (!local && !id && !tw_pmi_is_twrun(&pm->pmi1) && getenv("SLURM_STEP_ID")) {
+        const char *nodeid = getenv("SLURM_NODEID");
+        if (nodeid && !tw_pmi_parse_number(nodeid, &node)) {
+            n = tw_pm_slurm_tasks_on_node(getenv("SLURM_STEP_TASKS_PER_NODE"), node);
+            if (n > 0 && n <= pm->size) pm->local_size = n;
+            pm->node_id = node;
+        }
+        id = getenv("SLURM_LOCALID");
+    } else if (local && !tw_pmi_parse_number(local, &n) && n > 0 && n <= pm->size) {
+        pm->local_size = n;
+    }
     if (id && !tw_pmi_parse_number(id, &n) && n < pm->local_size) pm->local_rank = n;
     return 0;
 }

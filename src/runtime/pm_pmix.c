@@ -60,9 +60,11 @@ static int pmix_init(tw_pm_t *pm, char *err, size_t errlen) {
     if (rc != PMIX_SUCCESS) {
         const char *ns = getenv("PMIX_NAMESPACE");
         snprintf(err, errlen,
-                 "tollway: started by a PMIx process manager (PMIX_NAMESPACE=%s), but its server "
-                 "cannot be reached: PMIx_Init: %s",
-                 ns ? ns : "(unset)", PMIx_Error_string(rc));
+                 "tollway: started by a PMIx process manager (%s%s), but its server cannot be "
+                 "reached (PMIx_Init: %s); has the launcher gone, or are PMIX_* variables left "
+                 "over from another job?",
+                 ns ? "PMIX_NAMESPACE=" : "PMIX_SERVER_URI* set", ns ? ns : "",
+                 PMIx_Error_string(rc));
         return -1;
     }
     pm->pmix = &me;

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# A Tollway MPI program started by Open MPI's mpirun joins its job through PMIx:
+# 2 ranks of collectives, 4 of point to point, and MPI_Abort ending the job.
+# usage: openmpi_test.sh BINDIR   (mpi_coll, mpi_p2p, mpi_abort); 77 without mpirun.openmpi
+set -euo pipefail
+bindir=${1:?usage: openmpi_test.sh BINDIR}
+mpirun=$(command -v mpirun.openmpi || true)
+[ -n "$mpirun" ] || { echo "openmpi test skipped: mpirun.openmpi is not installed (openmpi-bin)"; exit 77; }
+args=(--oversubscribe)
+[ "$(id -u)" = 0 ] && args+=(--allow-run-as-root)
+failed=0
+run() {
+    local name=$1 want=$2 expect=$3 out rc=0
+    shift 3
+    out=$(timeout 120 "$mpirun" "${args[@]}" "$@" 2>&1) || rc=$?
+    if { [ "$want" = ok ] && [ "$rc" != 0 ]; } || { [ "$want" = fail ] && [ "$rc" = 0 ]; } ||
+        ! grep -qF -- "$expect" <<<"$out"; then
+        echo "FAIL $name (exit $rc, expected $want and '$expect')"
+        echo "$out" | sed 's/^/    /' | tail -n 40
+        failed=1
+    else
+        echo "ok   $name (exit $rc)"
+    fi
+}
+run "coll on 2" ok "coll: 2 ranks ok" -np 2 "$bindir/mpi_coll"
+run "p2p on 4" ok "p2p: all checks passed on 4 ranks" -np 4 "$bindir/mpi_p2p"
+run "abort" fail "rank 1 called MPI_Abort(7)" -np 2 "$bindir/mpi_abort" abort
+exit "$failed"
