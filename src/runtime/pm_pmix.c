@@ -177,7 +177,7 @@ static int pmix_spawn(tw_pm_t *pm, const char *port, const char *spec, const cha
                       int *size, char *why, size_t cap, int *failed) {
     (void)pm, (void)port, (void)spec, (void)job, (void)base, (void)size;
     *failed = -1;
-    snprintf(why, cap, "not under PMIx: run the job with twrun or mpiexec.hydra");
+    snprintf(why, cap, "spawn under PMIx is not supported: use twrun or mpiexec.hydra");
     return -1;
 }
 

@@ -2,9 +2,11 @@
 # Tollway jobs launched by Slurm on this machine: starts munged, slurmctld and slurmd
 # with the configuration beside this script (slurm.conf.in, everything in a temporary
 # directory), runs 4-rank MPI jobs under srun --mpi=pmi2 and srun --mpi=pmix (point to
-# point, collectives, MPI_Abort), checks that srun --mpi=none is refused with the
-# reason, and stops every daemon it started, whatever happens.
-# usage: slurm_test.sh BINDIR   (BINDIR holds mpi_p2p, mpi_coll and mpi_abort)
+# point, collectives, MPI_Abort, MPI_Comm_spawn refused under PMIx), checks that
+# srun --mpi=none is refused with the reason, and stops every daemon it started,
+# whatever happens.
+# usage: slurm_test.sh BINDIR   (BINDIR holds mpi_p2p, mpi_coll, mpi_abort and
+# mpi_dynamic_spawn)
 # SLURM_TEST_VERBOSE=1 shows the output of the steps that passed too.
 # Needs root, slurmd slurmctld slurm-client munge; exits 77 when something is absent.
 set -euo pipefail
@@ -20,7 +22,7 @@ for cmd in munged slurmctld slurmd srun scontrol sinfo; do
     command -v "$cmd" >/dev/null ||
         skip "$cmd is not installed (apt-get install slurmd slurmctld slurm-client munge)"
 done
-for prog in mpi_p2p mpi_coll mpi_abort; do
+for prog in mpi_p2p mpi_coll mpi_abort mpi_dynamic_spawn; do
     [ -x "$bindir/$prog" ] || { echo "slurm test: $bindir/$prog is missing" >&2; exit 1; }
 done
 
@@ -61,7 +63,7 @@ base=$((20000 + ($$ % 2000) * 8))
 host=$(hostname -s)
 mkdir -p "$dir/state" "$dir/spool"
 sed -e "s|@HOST@|$host|g" -e "s|@DIR@|$dir|g" -e "s|@CTLD_PORT@|$base|g" \
-    -e "s|@SLURMD_PORT@|$((base + 1))|g" -e "s|@SRUN_PORTS@|$((base + 2))-$((base + 7))|g" \
+    -e "s|@SLURMD_PORT@|$((base + 1))|g" \
     "$here/slurm.conf.in" >"$dir/slurm.conf"
 export SLURM_CONF=$dir/slurm.conf
 for _ in $(seq 100); do [ -S "$dir/munge/munge.socket" ] && break; sleep 0.1; done
@@ -118,6 +120,8 @@ for mpi in pmi2 pmix; do
     run "$mpi coll" "coll: 4 ranks ok" -- srun --mpi="$mpi" -n 4 "$bindir/mpi_coll"
     run ! "$mpi abort" "rank 1 called MPI_Abort(7)" -- srun --mpi="$mpi" -n 4 "$bindir/mpi_abort" abort
 done
+run ! "pmix spawn refused" "spawn under PMIx is not supported" -- \
+    srun --mpi=pmix -n 2 "$bindir/mpi_dynamic_spawn"
 run ! "none refused" "run with srun --mpi=pmi2 or srun --mpi=pmix" -- \
     srun --mpi=none -n 2 "$bindir/mpi_p2p"
 # a step of one task, and a batch script's own process, are jobs of one
