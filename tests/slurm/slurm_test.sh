@@ -2,7 +2,7 @@
 # Tollway jobs launched by Slurm on this machine: starts munged, slurmctld and slurmd
 # with the configuration beside this script (slurm.conf.in, everything in a temporary
 # directory), runs 4-rank MPI jobs under srun --mpi=pmi2 and srun --mpi=pmix (point to
-# point, collectives, MPI_Abort, MPI_Comm_spawn refused under PMIx), checks that
+# point, collectives, also over udp, MPI_Abort, MPI_Comm_spawn refused under PMIx), checks that
 # srun --mpi=none is refused with the reason, and stops every daemon it started,
 # whatever happens.
 # usage: slurm_test.sh BINDIR   (BINDIR holds mpi_p2p, mpi_coll, mpi_abort and
@@ -88,13 +88,15 @@ if [ "$state" != idle ]; then
 fi
 echo "slurm test: node $host idle, Slurm $(srun --version)"
 
-# run NAME EXPECT -- srun ARGS...: the step's output must hold EXPECT; with "!" before
-# NAME the step must also fail (non-zero), else succeed.
+# run [!] NAME EXPECT [UNWANTED] -- COMMAND...: the output must hold EXPECT (and not
+# UNWANTED); with "!" the command must fail (non-zero), else succeed.
 run() {
-    local want_fail=0
+    local want_fail=0 unwanted=
     if [ "$1" = "!" ]; then want_fail=1; shift; fi
     local name=$1 expect=$2 out rc=0
-    shift 3
+    shift 2
+    if [ "$1" != "--" ]; then unwanted=$1; shift; fi
+    shift
     out=$(timeout 180 "$@" 2>&1) || rc=$?
     if [ "$want_fail" = 1 ] && [ "$rc" = 0 ]; then
         echo "FAIL $name: exit 0, a failure was expected"; failed=1
@@ -102,6 +104,8 @@ run() {
         echo "FAIL $name: exit $rc"; failed=1
     elif ! grep -qF -- "$expect" <<<"$out"; then
         echo "FAIL $name: the output lacks '$expect'"; failed=1
+    elif [ -n "$unwanted" ] && grep -qF -- "$unwanted" <<<"$out"; then
+        echo "FAIL $name: the output holds '$unwanted'"; failed=1
     else
         echo "ok   $name (exit $rc)"
         [ -z "${SLURM_TEST_VERBOSE:-}" ] && return 0
@@ -119,6 +123,12 @@ for mpi in pmi2 pmix; do
     run "$mpi p2p" "p2p: all checks passed on 4 ranks" -- srun --mpi="$mpi" -n 4 "$bindir/mpi_p2p"
     run "$mpi coll" "coll: 4 ranks ok" -- srun --mpi="$mpi" -n 4 "$bindir/mpi_coll"
     run ! "$mpi abort" "rank 1 called MPI_Abort(7)" -- srun --mpi="$mpi" -n 4 "$bindir/mpi_abort" abort
+    # the manager says all 4 ranks are on this node: no udp link is opened
+    run "$mpi one node, shm only" "coll: 4 ranks ok" "links:" -- \
+        env TW_STATS=1 srun --mpi="$mpi" -n 4 "$bindir/mpi_coll"
+    # over udp the link is kept going while a rank waits in a fence
+    run "$mpi p2p over udp" "p2p: all checks passed on 4 ranks" -- \
+        env TW_LINK=udp srun --mpi="$mpi" -n 4 "$bindir/mpi_p2p"
 done
 run ! "pmix spawn refused" "spawn under PMIx is not supported" -- \
     srun --mpi=pmix -n 2 "$bindir/mpi_dynamic_spawn"
