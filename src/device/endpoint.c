@@ -257,16 +257,33 @@ static int take_ids(tw_ep_t *ep, int count) {
     return base;
 }
 
+/* A spawn that failed returns its ids when nobody took any after them, and the file
+ * with them when they were the first: a job the failure ends leaves nothing behind. */
+static void give_back_ids(tw_ep_t *ep, int base, int count) {
+    char path[128];
+    ids_path(ep->job, path, sizeof path);
+    int fd = open(path, O_RDWR | O_CLOEXEC), next = 0;
+    if (fd < 0) return;
+    if (flock(fd, LOCK_EX) == 0 && pread(fd, &next, sizeof next, 0) == (ssize_t)sizeof next &&
+        next == base + count) {
+        if (base <= ep->size)
+            unlink(path);
+        else if (pwrite(fd, &base, sizeof base, 0) != (ssize_t)sizeof base)
+            next = 0; /* kept as it was: ids lost, never given twice */
+    }
+    close(fd);
+}
+
 int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int *size, char *why,
                 size_t cap, int *failed) {
     if (!ep || !port || !spec || !base || !size || !why || !failed) return TW_ERR_ARG;
     tw_job_t *job = ep->job;
-    if (job->pm.kind != TW_PM_PMI1 || tw_pm_is_twrun(&job->pm))
+    if (job->pm.kind == TW_PM_SINGLETON || tw_pm_is_twrun(&job->pm))
         return tw_pm_spawn(&job->pm, port, spec, NULL, base, size, why, cap, failed)
                    ? TW_ERR_RUNTIME
                    : TW_OK;
-    /* another PMI-1 process manager (Hydra): the new job takes the ids past every one known here,
-     * and the job id, key and secret of this one */
+    /* another process manager (Hydra, Slurm, PMIx): the new job takes the ids past every one known
+     * here, and the job id, key and secret of this one */
     char id[2 * TW_JOB_SECRET_SIZE + 64];
     int n = snprintf(id, sizeof id, "%s.%016llx.", job->job_id, (unsigned long long)job->job_key);
     for (int i = 0; i < TW_JOB_SECRET_SIZE && n > 0 && (size_t)n + 3 < sizeof id; i++)
@@ -279,8 +296,10 @@ int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int 
         return TW_ERR_ARG;
     }
     *base = take_ids(ep, total);
-    return tw_pm_spawn(&job->pm, port, spec, id, base, size, why, cap, failed) ? TW_ERR_RUNTIME
-                                                                               : TW_OK;
+    int first = *base;
+    if (tw_pm_spawn(&job->pm, port, spec, id, base, size, why, cap, failed) == 0) return TW_OK;
+    give_back_ids(ep, first, total);
+    return TW_ERR_RUNTIME;
 }
 
 int tw_ep_parent(tw_ep_t *ep, char *port, size_t cap, int *appnum) {
@@ -490,7 +509,8 @@ int tw_ep_close(tw_ep_t *ep) {
     }
     tw_shm_unmap(ep->segment, ep->segment_size);
     tw_shm_unlink(ep->segment_name);
-    if (ep->job->pm.kind == TW_PM_PMI1 && !tw_pm_is_twrun(&ep->job->pm) && ep->job->base == 0 &&
+    if (ep->job->pm.kind != TW_PM_SINGLETON && !tw_pm_is_twrun(&ep->job->pm) &&
+        ep->job->base == 0 &&
         ep->rank == 0) { /* the first job's rank 0 takes the spawn tree's counter along */
         char path[128];
         ids_path(ep->job, path, sizeof path);

@@ -136,8 +136,8 @@ static int placement_ok(const tw_job_t *job) {
     return 1;
 }
 
-/* A job that another process manager (Hydra) spawned for a Tollway job finds in its
- * key-value store tw.spawn = "<base>.<job id>.<job key>.<secret>": 0 when so, with
+/* A job that another process manager (Hydra, Slurm, PMIx) spawned for a Tollway job
+ * finds in its key-value store tw.spawn = "<base>.<job id>.<job key>.<secret>": 0 when so, with
  * them taken; 1 when not spawned; -1 when the value is malformed. */
 static int spawned_by_other(tw_job_t *job) {
     char v[TW_PMI_VALUE_MAX], *save = NULL;
@@ -184,7 +184,7 @@ int tw_job_attach(tw_job_t **out) {
             fprintf(stderr, "tollway: TW_JOB_SECRET is not 32 lowercase hex digits\n");
             return TW_ERR_CONFIG;
         }
-        if (job->pm.kind == TW_PM_PMI1 && !tw_pm_is_twrun(&job->pm) && !base) {
+        if (job->pm.kind != TW_PM_SINGLETON && !tw_pm_is_twrun(&job->pm) && !base) {
             int rc = spawned_by_other(job); /* its parents' id, key and secret, its ids */
             if (rc < 0) {
                 fprintf(stderr, "tollway: tw.spawn in the key-value store is malformed\n");

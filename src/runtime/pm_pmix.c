@@ -10,8 +10,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -140,12 +140,29 @@ static int pmix_fence(tw_pm_t *pm) {
     return 0;
 }
 
+/* Keys for the whole job that its spawner set (tw.spawn, tw.parent) come as environment
+ * variables given to the children with PMIx_Spawn: TOLLWAY_PMIX_ and the key with its
+ * dots as underscores. Not TW_*, which the settings table keeps for settings. */
+static int job_key_variable(const char *key, char *name, size_t cap) {
+    int n = snprintf(name, cap, "TOLLWAY_PMIX_%s", key);
+    if (n < 0 || (size_t)n >= cap) return -1;
+    for (char *c = name; *c; c++)
+        if (*c == '.') *c = '_';
+    return 0;
+}
+
 static int pmix_get(tw_pm_t *pm, int rank, const char *key, char *value, size_t cap) {
     if (!pm->pmix || !tw_pmi_token_ok(key, TW_PMI_KEY_MAX, 1)) return -1;
-    if (rank != TW_PM_ANY_RANK && (rank < 0 || rank >= pm->size)) return -1;
+    if (rank == TW_PM_ANY_RANK) {
+        char name[TW_PMI_KEY_MAX + 16];
+        const char *v = job_key_variable(key, name, sizeof name) ? NULL : getenv(name);
+        if (!v || strlen(v) >= cap) return -1;
+        strcpy(value, v);
+        return 0;
+    }
+    if (rank < 0 || rank >= pm->size) return -1;
     pmix_proc_t p;
-    PMIX_LOAD_PROCID(&p, me.nspace,
-                     rank == TW_PM_ANY_RANK ? PMIX_RANK_WILDCARD : (pmix_rank_t)rank);
+    PMIX_LOAD_PROCID(&p, me.nspace, (pmix_rank_t)rank);
     /* every get follows the fence that collected the key: one not there now never will
      * be, and asking the host for it would wait for ever */
     pmix_info_t info;
@@ -173,12 +190,73 @@ static int pmix_appnum(tw_pm_t *pm) {
     return pm->pmix && !get_number(me.rank, PMIX_APPNUM, &n) ? n : 0;
 }
 
+typedef struct {
+    atomic_int state; /* 0: running, 1: done, -1: failed */
+    pmix_status_t status;
+} spawn_wait_t;
+
+static void spawn_done(pmix_status_t status, char nspace[], void *cbdata) {
+    (void)nspace;
+    spawn_wait_t *w = cbdata;
+    w->status = status;
+    atomic_store(&w->state, status == PMIX_SUCCESS ? 1 : -1);
+}
+
+/* PMIx_Spawn of the commands, one app each; the children learn their first id, the
+ * parents' job id, key and secret (tw.spawn) and the port (tw.parent) from their
+ * environment. Waits as the fence does, the udp link kept going. */
 static int pmix_spawn(tw_pm_t *pm, const char *port, const char *spec, const char *job, int *base,
                       int *size, char *why, size_t cap, int *failed) {
-    (void)pm, (void)port, (void)spec, (void)job, (void)base, (void)size;
     *failed = -1;
-    snprintf(why, cap, "spawn under PMIx is not supported: use twrun or mpiexec.hydra");
-    return -1;
+    snprintf(why, cap, "no_process_manager");
+    if (!pm->pmix || !job) return -1;
+    snprintf(why, cap, "malformed_request");
+    tw_pmi_spawn_t *sp = malloc(sizeof *sp);
+    pmix_app_t *apps = calloc(TW_PMI_SPAWN_CMDS_MAX, sizeof *apps);
+    char *env[2] = {NULL, NULL};
+    int rc = -1;
+    if (!sp || !apps || tw_pmi_spawn_decode(sp, port, spec)) goto out;
+    for (int k = 0; k < sp->ncmds; k++)
+        if (!tw_pmi_spawn_can_execute(sp->cmd[k].argv[0], sp->cmd[k].wdir)) {
+            snprintf(why, cap, "no_such_command");
+            *failed = k;
+            goto out;
+        }
+    if (asprintf(&env[0], "TOLLWAY_PMIX_tw_spawn=%d.%s", *base, job) < 0 ||
+        asprintf(&env[1], "TOLLWAY_PMIX_tw_parent=%s", sp->port) < 0) {
+        env[0] = env[1] = NULL;
+        goto out;
+    }
+    char *envp[3] = {env[0], env[1], NULL};
+    for (int k = 0; k < sp->ncmds; k++) { /* pointers into sp and envp: nothing to free */
+        apps[k].cmd = (char *)sp->cmd[k].argv[0];
+        apps[k].argv = (char **)sp->cmd[k].argv;
+        apps[k].env = envp;
+        apps[k].cwd = (char *)sp->cmd[k].wdir;
+        apps[k].maxprocs = sp->cmd[k].maxprocs;
+    }
+    spawn_wait_t w = {0, PMIX_SUCCESS};
+    pmix_status_t st = PMIx_Spawn_nb(NULL, 0, apps, (size_t)sp->ncmds, spawn_done, &w);
+    if (st != PMIX_SUCCESS) {
+        w.status = st;
+        atomic_store(&w.state, -1);
+    }
+    while (atomic_load(&w.state) == 0) {
+        if (pm->waiting) pm->waiting(pm->waiting_ctx);
+        poll(NULL, 0, 1);
+    }
+    if (atomic_load(&w.state) < 0) {
+        snprintf(why, cap, "PMIx_Spawn: %s", PMIx_Error_string(w.status));
+        goto out;
+    }
+    *size = sp->total;
+    rc = 0;
+out:
+    free(env[0]);
+    free(env[1]);
+    free(apps);
+    free(sp);
+    return rc;
 }
 
 static void pmix_abort(tw_pm_t *pm, int code, const char *msg) {

@@ -2,7 +2,8 @@
 # Tollway jobs launched by Slurm on this machine: starts munged, slurmctld and slurmd
 # with the configuration beside this script (slurm.conf.in, everything in a temporary
 # directory), runs 4-rank MPI jobs under srun --mpi=pmi2 and srun --mpi=pmix (point to
-# point, collectives, also over udp, MPI_Abort, MPI_Comm_spawn refused under PMIx), checks that
+# point, collectives, also over udp, MPI_Abort, MPI_Comm_spawn refused by
+# Slurm's PMIx server), checks that
 # srun --mpi=none is refused with the reason, and stops every daemon it started,
 # whatever happens.
 # usage: slurm_test.sh BINDIR   (BINDIR holds mpi_p2p, mpi_coll, mpi_abort and
@@ -130,7 +131,7 @@ for mpi in pmi2 pmix; do
     run "$mpi p2p over udp" "p2p: all checks passed on 4 ranks" -- \
         env TW_LINK=udp srun --mpi="$mpi" -n 4 "$bindir/mpi_p2p"
 done
-run ! "pmix spawn refused" "spawn under PMIx is not supported" -- \
+run ! "pmix spawn refused" "PMIx_Spawn" -- \
     srun --mpi=pmix -n 2 "$bindir/mpi_dynamic_spawn"
 run ! "none refused" "run with srun --mpi=pmi2 or srun --mpi=pmix" -- \
     srun --mpi=none -n 2 "$bindir/mpi_p2p"
