@@ -6,13 +6,16 @@
 
 #if TW_HAVE_PMIX
 
+#include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pmix.h>
@@ -55,8 +58,51 @@ static int get_number(pmix_rank_t rank, const char *key, int *out) {
     return 0;
 }
 
-static int pmix_init(tw_pm_t *pm, char *err, size_t errlen) {
+/* PMIx_Init fails at once when nothing listens at the server's address, but waits for
+ * ever on a socket whose other end never answers (an address left over from another
+ * job, now another program's): a watchdog ends that wait with the reason. */
+enum { PMIX_INIT_SECONDS = 60 };
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t init_cond = PTHREAD_COND_INITIALIZER;
+static int init_over;
+
+static void *init_watchdog(void *arg) {
+    (void)arg;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += PMIX_INIT_SECONDS;
+    pthread_mutex_lock(&init_lock);
+    int rc = 0;
+    while (!init_over && rc != ETIMEDOUT)
+        rc = pthread_cond_timedwait(&init_cond, &init_lock, &until);
+    if (!init_over) {
+        const char *ns = getenv("PMIX_NAMESPACE");
+        fprintf(stderr,
+                "tollway: started by a PMIx process manager (PMIX_NAMESPACE=%s), but its server "
+                "has not answered PMIx_Init in %d s; are PMIX_* variables left over from another "
+                "job?\n",
+                ns ? ns : "(unset)", (int)PMIX_INIT_SECONDS);
+        _exit(1);
+    }
+    pthread_mutex_unlock(&init_lock);
+    return NULL;
+}
+
+static pmix_status_t init_bounded(void) {
+    pthread_t watchdog;
+    init_over = 0;
+    int watched = pthread_create(&watchdog, NULL, init_watchdog, NULL) == 0;
     pmix_status_t rc = PMIx_Init(&me, NULL, 0);
+    pthread_mutex_lock(&init_lock);
+    init_over = 1;
+    pthread_cond_signal(&init_cond);
+    pthread_mutex_unlock(&init_lock);
+    if (watched) pthread_join(watchdog, NULL);
+    return rc;
+}
+
+static int pmix_init(tw_pm_t *pm, char *err, size_t errlen) {
+    pmix_status_t rc = init_bounded();
     if (rc != PMIX_SUCCESS) {
         const char *ns = getenv("PMIX_NAMESPACE");
         snprintf(err, errlen,
