@@ -2,12 +2,11 @@
 # Tollway jobs launched by Slurm on this machine: starts munged, slurmctld and slurmd
 # with the configuration beside this script (slurm.conf.in, everything in a temporary
 # directory), runs 4-rank MPI jobs under srun --mpi=pmi2 and srun --mpi=pmix (point to
-# point, collectives, also over udp, MPI_Abort, MPI_Comm_spawn refused by
-# Slurm's PMIx server), checks that
-# srun --mpi=none is refused with the reason, and stops every daemon it started,
-# whatever happens.
+# point, collectives, also over udp, MPI_Abort), spawns under pmi2 (and their refusal
+# by Slurm's PMIx server), checks that srun --mpi=none is refused with the reason,
+# and stops every daemon it started, whatever happens.
 # usage: slurm_test.sh BINDIR   (BINDIR holds mpi_p2p, mpi_coll, mpi_abort and
-# mpi_dynamic_spawn)
+# mpi_dynamic_spawn, mpi_dynamic_nest)
 # SLURM_TEST_VERBOSE=1 shows the output of the steps that passed too.
 # Needs root, slurmd slurmctld slurm-client munge; exits 77 when something is absent.
 set -euo pipefail
@@ -23,7 +22,7 @@ for cmd in munged slurmctld slurmd srun scontrol sinfo; do
     command -v "$cmd" >/dev/null ||
         skip "$cmd is not installed (apt-get install slurmd slurmctld slurm-client munge)"
 done
-for prog in mpi_p2p mpi_coll mpi_abort mpi_dynamic_spawn; do
+for prog in mpi_p2p mpi_coll mpi_abort mpi_dynamic_spawn mpi_dynamic_nest; do
     [ -x "$bindir/$prog" ] || { echo "slurm test: $bindir/$prog is missing" >&2; exit 1; }
 done
 
@@ -131,6 +130,10 @@ for mpi in pmi2 pmix; do
     run "$mpi p2p over udp" "p2p: all checks passed on 4 ranks" -- \
         env TW_LINK=udp srun --mpi="$mpi" -n 4 "$bindir/mpi_p2p"
 done
+# spawns through the pmi2 plugin run another srun in the allocation: it needs room and
+# may share the CPUs of the running step (SLURM_OVERLAP, inherited by that srun)
+run "pmi2 spawn nested" "" -- env SLURM_OVERLAP=1 salloc -Q -n 12 \
+    srun --mpi=pmi2 -n 3 "$bindir/mpi_dynamic_nest"
 run ! "pmix spawn refused" "PMIx_Spawn" -- \
     srun --mpi=pmix -n 2 "$bindir/mpi_dynamic_spawn"
 run ! "none refused" "run with srun --mpi=pmi2 or srun --mpi=pmix" -- \
