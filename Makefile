@@ -1,18 +1,28 @@
-# Thin front over CMake. `make` builds into build/, `make test` runs every test
-# (plus the sanitizer builds), `make demo` shows the system working, `make bench`
-# measures it against the peers installed from Debian.
+# Thin front over CMake. `make` builds into build/, `make install PREFIX=DIR` installs
+# it, `make package` makes a Debian package of it, `make test` runs every test (plus
+# the sanitizer builds), `make demo` shows the system working, `make bench` measures
+# it against the peers installed from Debian.
 BUILD   ?= build
 JOBS    ?= $(shell nproc)
 CMAKE   ?= cmake
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all build test test-loaded test-main test-asan test-tsan test-mpi4py fuzz demo bench bench-peers format clean
+.PHONY: all build install package test test-loaded test-main test-asan test-tsan test-mpi4py fuzz demo bench bench-peers format clean
 
 all: build
 
 build:
 	@$(CMAKE) -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)
+
+# Installs into PREFIX (DESTDIR=... stages it elsewhere); `make package` builds the
+# Debian package into $(BUILD). docs/install.md says what goes where.
+PREFIX  ?= /usr/local
+install: build
+	DESTDIR="$(DESTDIR)" $(CMAKE) --install $(BUILD) --prefix "$(abspath $(PREFIX))"
+
+package: build
+	$(CMAKE) --build $(BUILD) --target package
 
 test: test-main test-asan test-tsan test-mpi4py
 

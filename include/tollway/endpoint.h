@@ -142,6 +142,20 @@ void tw_ep_abort(tw_ep_t *ep, int code, const char *msg);
 /* Bytes of shared memory one endpoint's mailbox takes with the current settings. */
 size_t tw_ep_memory_size(void);
 
+/* The links this build has, in the order the device prefers them, and whether this
+ * machine can use each now: what twinfo reports. */
+typedef struct tw_link_report {
+    const char *name; /* "shm" */
+    int node_local;   /* 1: reaches ranks on this node (maps their memory); 0: other nodes,
+                         or every rank under TW_LINK=udp */
+    int usable;       /* 1 when this machine can use it now */
+    char note[256];   /* usable: what was found; otherwise why not */
+} tw_link_report_t;
+size_t tw_link_report_count(void);
+/* Checks link i: TW_OK, or TW_ERR_ARG past the end or for a NULL r. Not for a job's
+ * path: it creates a segment, binds sockets and may start a process. */
+int tw_link_report(size_t i, tw_link_report_t *r);
+
 #ifdef __cplusplus
 }
 #endif

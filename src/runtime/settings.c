@@ -345,15 +345,16 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                         .owner = TW_OWNER_TOOLS,
                         .default_value = "",
                         .form = "a command",
-                        .meaning = "C compiler mpicc runs (default: the one Tollway was built "
-                                   "with)"},
+                        .meaning = "C compiler mpicc runs: after -cc=, before MPICH_CC and "
+                                   "OMPI_CC (default: the one Tollway was built with)"},
                        .store = STORE_NONE},
     [TW_SETTING_CXX] = {{.name = "TW_CXX",
                          .type = TW_SETTING_STRING,
                          .owner = TW_OWNER_TOOLS,
                          .default_value = "",
                          .form = "a command",
-                         .meaning = "C++ compiler mpicxx runs (default: c++)"},
+                         .meaning = "C++ compiler mpicxx runs: after -cxx=, before MPICH_CXX "
+                                    "and OMPI_CXX (default: c++)"},
                         .store = STORE_NONE},
     [TW_SETTING_JOB_ID] = {{.name = "TW_JOB_ID",
                             .type = TW_SETTING_HEX,
