@@ -71,7 +71,8 @@ static inline int tw_pm_put(tw_pm_t *pm, const char *key, const char *value) {
 static inline int tw_pm_fence(tw_pm_t *pm) {
     return pm->ops->fence(pm);
 }
-/* The value rank put under key (TW_PM_ANY_RANK: one the manager put for the job). */
+/* The value rank put under key. TW_PM_ANY_RANK: one the job's spawner gave it (PMI-1:
+ * preput in its key-value space; PMIx: in its environment, pm_pmix.c). */
 static inline int tw_pm_get(tw_pm_t *pm, int rank, const char *key, char *value, size_t cap) {
     return pm->ops->get(pm, rank, key, value, cap);
 }

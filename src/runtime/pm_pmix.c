@@ -78,10 +78,10 @@ static void *init_watchdog(void *arg) {
     if (!init_over) {
         const char *ns = getenv("PMIX_NAMESPACE");
         fprintf(stderr,
-                "tollway: started by a PMIx process manager (PMIX_NAMESPACE=%s), but its server "
-                "has not answered PMIx_Init in %d s; are PMIX_* variables left over from another "
-                "job?\n",
-                ns ? ns : "(unset)", (int)PMIX_INIT_SECONDS);
+                "tollway: started by a PMIx process manager (%s%s), but its server has not "
+                "answered PMIx_Init in %d s; are PMIX_* variables left over from another job?\n",
+                ns ? "PMIX_NAMESPACE=" : "PMIX_SERVER_URI* set", ns ? ns : "",
+                (int)PMIX_INIT_SECONDS);
         _exit(1);
     }
     pthread_mutex_unlock(&init_lock);
@@ -150,13 +150,34 @@ static int pmix_put(tw_pm_t *pm, const char *key, const char *value) {
     return 0;
 }
 
-static void fence_done(pmix_status_t status, void *cbdata) {
-    atomic_int *state = cbdata;
-    atomic_store(state, status == PMIX_SUCCESS ? 1 : -1);
+/* A non-blocking call's completion, which PMIx reports on its own thread. */
+typedef struct {
+    atomic_int state; /* 0: running, 1: done, -1: failed */
+    pmix_status_t status;
+} pmix_wait_t;
+
+static void op_done(pmix_status_t status, void *cbdata) {
+    pmix_wait_t *w = cbdata;
+    w->status = status;
+    atomic_store(&w->state, status == PMIX_SUCCESS ? 1 : -1);
 }
 
-/* Commits the puts and waits for the job's fence (collecting everyone's data), calling
- * waiting meanwhile: PMIx answers on its own thread, so the wait is this thread's. */
+/* Waits for w after the call that started it returned rc, calling waiting meanwhile (the
+ * udp link needs it). 0, or -1 with the status in w. */
+static int wait_for(tw_pm_t *pm, pmix_wait_t *w, pmix_status_t rc) {
+    if (rc == PMIX_OPERATION_SUCCEEDED) return 0; /* done at once: no callback comes */
+    if (rc != PMIX_SUCCESS) {                     /* refused: no callback comes */
+        w->status = rc;
+        return -1;
+    }
+    while (atomic_load(&w->state) == 0) {
+        if (pm->waiting) pm->waiting(pm->waiting_ctx);
+        poll(NULL, 0, 1);
+    }
+    return atomic_load(&w->state) > 0 ? 0 : -1;
+}
+
+/* Commits the puts and waits for the job's fence, collecting everyone's data. */
 static int pmix_fence(tw_pm_t *pm) {
     if (!pm->pmix) return -1;
     pmix_status_t rc = PMIx_Commit();
@@ -164,26 +185,14 @@ static int pmix_fence(tw_pm_t *pm) {
         fprintf(stderr, "tollway: PMIx_Commit: %s\n", PMIx_Error_string(rc));
         return -1;
     }
-    atomic_int state = 0;
+    pmix_wait_t w = {0, PMIX_SUCCESS};
     pmix_info_t info;
     bool collect = true;
     PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
-    rc = PMIx_Fence_nb(NULL, 0, &info, 1, fence_done, &state);
-    if (rc == PMIX_OPERATION_SUCCEEDED)
-        atomic_store(&state, 1);
-    else if (rc != PMIX_SUCCESS)
-        atomic_store(&state, -1);
-    while (atomic_load(&state) == 0) {
-        if (pm->waiting) pm->waiting(pm->waiting_ctx);
-        poll(NULL, 0, 1);
-    }
+    int failed = wait_for(pm, &w, PMIx_Fence_nb(NULL, 0, &info, 1, op_done, &w));
     PMIX_INFO_DESTRUCT(&info);
-    if (atomic_load(&state) < 0) {
-        fprintf(stderr, "tollway: the PMIx fence failed: %s\n",
-                PMIx_Error_string(rc != PMIX_SUCCESS ? rc : PMIX_ERROR));
-        return -1;
-    }
-    return 0;
+    if (failed) fprintf(stderr, "tollway: PMIx_Fence: %s\n", PMIx_Error_string(w.status));
+    return failed ? -1 : 0;
 }
 
 /* Keys for the whole job that its spawner set (tw.spawn, tw.parent) come as environment
@@ -236,16 +245,9 @@ static int pmix_appnum(tw_pm_t *pm) {
     return pm->pmix && !get_number(me.rank, PMIX_APPNUM, &n) ? n : 0;
 }
 
-typedef struct {
-    atomic_int state; /* 0: running, 1: done, -1: failed */
-    pmix_status_t status;
-} spawn_wait_t;
-
 static void spawn_done(pmix_status_t status, char nspace[], void *cbdata) {
     (void)nspace;
-    spawn_wait_t *w = cbdata;
-    w->status = status;
-    atomic_store(&w->state, status == PMIX_SUCCESS ? 1 : -1);
+    op_done(status, cbdata);
 }
 
 /* PMIx_Spawn of the commands, one app each; the children learn their first id, the
@@ -268,9 +270,12 @@ static int pmix_spawn(tw_pm_t *pm, const char *port, const char *spec, const cha
             *failed = k;
             goto out;
         }
-    if (asprintf(&env[0], "TOLLWAY_PMIX_tw_spawn=%d.%s", *base, job) < 0 ||
-        asprintf(&env[1], "TOLLWAY_PMIX_tw_parent=%s", sp->port) < 0) {
-        env[0] = env[1] = NULL;
+    if (asprintf(&env[0], "TOLLWAY_PMIX_tw_spawn=%d.%s", *base, job) < 0) {
+        env[0] = NULL; /* undefined after a failure */
+        goto out;
+    }
+    if (asprintf(&env[1], "TOLLWAY_PMIX_tw_parent=%s", sp->port) < 0) {
+        env[1] = NULL;
         goto out;
     }
     char *envp[3] = {env[0], env[1], NULL};
@@ -281,17 +286,8 @@ static int pmix_spawn(tw_pm_t *pm, const char *port, const char *spec, const cha
         apps[k].cwd = (char *)sp->cmd[k].wdir;
         apps[k].maxprocs = sp->cmd[k].maxprocs;
     }
-    spawn_wait_t w = {0, PMIX_SUCCESS};
-    pmix_status_t st = PMIx_Spawn_nb(NULL, 0, apps, (size_t)sp->ncmds, spawn_done, &w);
-    if (st != PMIX_SUCCESS) {
-        w.status = st;
-        atomic_store(&w.state, -1);
-    }
-    while (atomic_load(&w.state) == 0) {
-        if (pm->waiting) pm->waiting(pm->waiting_ctx);
-        poll(NULL, 0, 1);
-    }
-    if (atomic_load(&w.state) < 0) {
+    pmix_wait_t w = {0, PMIX_SUCCESS};
+    if (wait_for(pm, &w, PMIx_Spawn_nb(NULL, 0, apps, (size_t)sp->ncmds, spawn_done, &w))) {
         snprintf(why, cap, "PMIx_Spawn: %s", PMIx_Error_string(w.status));
         goto out;
     }
