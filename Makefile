@@ -66,9 +66,15 @@ bench-peers:
 	  command -v mpicc.mpich >/dev/null && command -v iptables-legacy >/dev/null || \
 	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(PEERS); }
 
+# Collectives at scale (bench/mpi/coll_scale.sh) with two sizes, 8 B and 64 KiB: about
+# an hour on 2 cores, most of it MPICH polling on more ranks than cores. Its own
+# defaults (all four sizes: make bench COLL_SCALE=) take about two hours.
+COLL_SCALE ?= SIZES="8 64K"
+
 bench: build bench-peers
 	@./bench/compare.sh $(BUILD)
 	@./bench/mpi/compare.sh $(BUILD)
+	@env $(COLL_SCALE) ./bench/mpi/coll_scale.sh $(BUILD)
 	@./bench/net/compare.sh $(BUILD) || { rc=$$?; [ $$rc = 77 ] || exit $$rc; \
 	  echo "bench/net skipped: it needs root to make network namespaces"; }
 

@@ -71,16 +71,37 @@ static int strip_suffix(const char *path, const char *dir, char *prefix, size_t 
     return 1;
 }
 
+/* The source tree of the build tree whose bin directory is bindir, from its
+ * CMakeCache.txt (read, not compiled in: an installed twinfo names no build tree).
+ * 1 with it in src, 0 when bindir is not in a build tree. */
+static int build_tree_source(const char *bindir, char *src, size_t cap) {
+    char cache[PATH_MAX], line[PATH_MAX + 64];
+    static const char key[] = "CMAKE_HOME_DIRECTORY:INTERNAL=";
+    if (snprintf(cache, sizeof cache, "%s/../CMakeCache.txt", bindir) >= (int)sizeof cache)
+        return 0;
+    FILE *f = fopen(cache, "r");
+    if (!f) return 0;
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, sizeof key - 1)) {
+            line[strcspn(line, "\n")] = '\0';
+            found = snprintf(src, cap, "%s", line + sizeof key - 1) < (int)cap;
+        }
+    fclose(f);
+    return found;
+}
+
 /* Where the tree this program runs from is, given the directory it lies in: prefix, lib
  * and include (cap bytes each). The build tree has its libraries in build/lib and its
  * headers in the source tree; an install has them under its prefix, the directory the
  * configured bin directory hangs from. Returns which it is, or "unknown". */
 static const char *locate(const char *bindir, char *prefix, char *lib, char *include, size_t cap) {
-    char build_bin[PATH_MAX], real[PATH_MAX];
-    if (realpath(TW_BINARY_DIR "/bin", build_bin) && !strcmp(bindir, build_bin)) {
-        snprintf(prefix, cap, "%s", TW_BINARY_DIR);
-        join(lib, cap, TW_BINARY_DIR, "lib");
-        join(include, cap, TW_SOURCE_DIR, "include");
+    char real[PATH_MAX], src[PATH_MAX];
+    if (build_tree_source(bindir, src, sizeof src)) {
+        join(real, sizeof real, bindir, "..");
+        if (!realpath(real, prefix)) snprintf(prefix, cap, "%s", real);
+        join(lib, cap, prefix, "lib");
+        join(include, cap, src, "include");
         return "build tree";
     }
     if (TW_INSTALL_BINDIR[0] == '/' ? strcmp(bindir, TW_INSTALL_BINDIR) == 0 &&
