@@ -106,8 +106,7 @@ static int open_links(tw_ep_t *ep, char *addr, size_t cap) {
         cap -= (size_t)n;
     }
     if (ep->polled) {
-        job->pmi.waiting = links_while_waiting;
-        job->pmi.waiting_ctx = ep;
+        tw_pm_set_waiting(&job->pm, links_while_waiting, ep);
     }
     return 0;
 }
@@ -222,7 +221,7 @@ int tw_ep_open(tw_ep_t **out) {
 
     /* Announce the mailbox (and the links); after the fence every peer may map it. */
     address_key(key, sizeof key, ep->index, job->rank);
-    if (tw_pmi_put(&job->pmi, key, value) || tw_pmi_fence(&job->pmi)) {
+    if (tw_pm_put(&job->pm, key, value) || tw_pm_fence(&job->pm)) {
         fprintf(stderr, "tollway: cannot publish the endpoint address of rank %d\n", ep->rank);
         tw_ep_close(ep);
         return TW_ERR_RUNTIME;
@@ -247,7 +246,7 @@ int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap) {
     }
     char key[64];
     address_key(key, sizeof key, ep->index, job_rank);
-    return tw_pmi_get(&ep->job->pmi, key, buf, cap) ? TW_ERR_RUNTIME : TW_OK;
+    return tw_pm_get(&ep->job->pm, job_rank, key, buf, cap) ? TW_ERR_RUNTIME : TW_OK;
 }
 
 /* Under another process manager the ids of spawned jobs come from a counter in a file
@@ -274,15 +273,33 @@ static int take_ids(tw_ep_t *ep, int count) {
     return base;
 }
 
+/* A spawn that failed returns its ids when nobody took any after them, and the file
+ * with them when they were the first: a job the failure ends leaves nothing behind. */
+static void give_back_ids(tw_ep_t *ep, int base, int count) {
+    char path[128];
+    ids_path(ep->job, path, sizeof path);
+    int fd = open(path, O_RDWR | O_CLOEXEC), next = 0;
+    if (fd < 0) return;
+    if (flock(fd, LOCK_EX) == 0 && pread(fd, &next, sizeof next, 0) == (ssize_t)sizeof next &&
+        next == base + count) {
+        if (base <= ep->size)
+            unlink(path);
+        else if (pwrite(fd, &base, sizeof base, 0) != (ssize_t)sizeof base)
+            next = 0; /* kept as it was: ids lost, never given twice */
+    }
+    close(fd);
+}
+
 int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int *size, char *why,
                 size_t cap, int *failed) {
     if (!ep || !port || !spec || !base || !size || !why || !failed) return TW_ERR_ARG;
     tw_job_t *job = ep->job;
-    if (tw_pmi_is_twrun(&job->pmi) || job->pmi.fd < 0)
-        return tw_pmi_spawn(&job->pmi, port, spec, base, size, why, cap, failed) ? TW_ERR_RUNTIME
-                                                                                 : TW_OK;
-    /* another process manager: the new job takes the ids past every one known here, and
-     * the job id, key and secret of this one */
+    if (job->pm.kind == TW_PM_SINGLETON || tw_pm_is_twrun(&job->pm))
+        return tw_pm_spawn(&job->pm, port, spec, NULL, base, size, why, cap, failed)
+                   ? TW_ERR_RUNTIME
+                   : TW_OK;
+    /* another process manager (Hydra, Slurm, PMIx): the new job takes the ids past every one known
+     * here, and the job id, key and secret of this one */
     char id[2 * TW_JOB_SECRET_SIZE + 64];
     int n = snprintf(id, sizeof id, "%s.%016llx.", job->job_id, (unsigned long long)job->job_key);
     for (int i = 0; i < TW_JOB_SECRET_SIZE && n > 0 && (size_t)n + 3 < sizeof id; i++)
@@ -295,9 +312,10 @@ int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int 
         return TW_ERR_ARG;
     }
     *base = take_ids(ep, total);
-    return tw_pmi_spawn_other(&job->pmi, port, spec, id, base, size, why, cap, failed)
-               ? TW_ERR_RUNTIME
-               : TW_OK;
+    int first = *base;
+    if (tw_pm_spawn(&job->pm, port, spec, id, base, size, why, cap, failed) == 0) return TW_OK;
+    give_back_ids(ep, first, total);
+    return TW_ERR_RUNTIME;
 }
 
 int tw_ep_parent(tw_ep_t *ep, char *port, size_t cap, int *appnum) {
@@ -306,16 +324,16 @@ int tw_ep_parent(tw_ep_t *ep, char *port, size_t cap, int *appnum) {
     const char *p = getenv("TWRUN_PARENT_PORT"), *app = getenv("TWRUN_APPNUM");
     port[0] = '\0';
     *appnum = 0;
-    if (tw_pmi_is_twrun(&job->pmi)) {
+    if (tw_pm_is_twrun(&job->pm)) {
         if (app && tw_pmi_parse_number(app, appnum)) *appnum = 0;
         if (!p || job->base == 0) return TW_ERR_PEER; /* not spawned */
         if (strlen(p) >= cap) return TW_ERR_SIZE;
         strcpy(port, p);
         return TW_OK;
     }
-    *appnum = tw_pmi_appnum(&job->pmi);
+    *appnum = tw_pm_appnum(&job->pm);
     if (!job->spawned) return TW_ERR_PEER;
-    return tw_pmi_get(&job->pmi, "tw.parent", port, cap) ? TW_ERR_RUNTIME : TW_OK;
+    return tw_pm_get(&job->pm, TW_PM_ANY_RANK, "tw.parent", port, cap) ? TW_ERR_RUNTIME : TW_OK;
 }
 
 int tw_ep_job_base(const tw_ep_t *ep) {
@@ -495,7 +513,7 @@ int tw_ep_close(tw_ep_t *ep) {
     tw_heap_fini(ep);
     tw_atu_fini(ep);
     for (unsigned i = 1; i < ep->nports; i++) ep->ports[i].link->close(ep->ports[i].ctx);
-    if (ep->job->pmi.waiting_ctx == ep) ep->job->pmi.waiting = NULL;
+    if (ep->job->pm.waiting_ctx == ep) tw_pm_set_waiting(&ep->job->pm, NULL, NULL);
     ep->nports = 0;
     ep->polled = NULL;
     for (int r = 0; r < ep->size; r++) {
@@ -509,7 +527,8 @@ int tw_ep_close(tw_ep_t *ep) {
     }
     tw_shm_unmap(ep->segment, ep->segment_size);
     tw_shm_unlink(ep->segment_name);
-    if (ep->job->pmi.fd >= 0 && !tw_pmi_is_twrun(&ep->job->pmi) && ep->job->base == 0 &&
+    if (ep->job->pm.kind != TW_PM_SINGLETON && !tw_pm_is_twrun(&ep->job->pm) &&
+        ep->job->base == 0 &&
         ep->rank == 0) { /* the first job's rank 0 takes the spawn tree's counter along */
         char path[128];
         ids_path(ep->job, path, sizeof path);
@@ -543,7 +562,7 @@ const tw_ep_stats_t *tw_ep_stats(tw_ep_t *ep) {
 
 int tw_ep_barrier(tw_ep_t *ep) {
     if (!ep) return TW_ERR_ARG;
-    return tw_pmi_fence(&ep->job->pmi) ? TW_ERR_RUNTIME : TW_OK;
+    return tw_pm_fence(&ep->job->pm) ? TW_ERR_RUNTIME : TW_OK;
 }
 
 size_t tw_link_counter_count(void) {
@@ -707,5 +726,5 @@ void tw_ep_wake(tw_ep_t *ep, int rank) {
 }
 
 void tw_ep_abort(tw_ep_t *ep, int code, const char *msg) {
-    tw_pmi_abort(&ep->job->pmi, code, msg);
+    tw_pm_abort(&ep->job->pm, code, msg);
 }
