@@ -19,6 +19,7 @@
 #include "build_info.h"
 #include "common/library_version.h"
 #include "git_describe.h"
+#include "runtime/pm.h"
 
 static const char *or_none(const char *s) {
     return s && s[0] ? s : "none";
@@ -239,22 +240,28 @@ static const char *find_program(const char *prog, char *buf, size_t cap) {
 }
 
 /* Which process manager started this process, from what each puts in the environment. */
-static const char *started_by(void) {
-    /* in the order the runtime chooses: PMI_FD first (a twrun inside another job) */
-    if ((getenv("PMIX_NAMESPACE") || getenv("PMIX_RANK")) && !getenv("PMI_FD")) {
-#if defined(TW_HAVE_PMIX) && TW_HAVE_PMIX
+static const char *env_lookup(const char *name, void *ctx) {
+    (void)ctx;
+    return getenv(name);
+}
+
+/* What the runtime would choose here (tw_pm_choose), named after who set it up. */
+static const char *started_by(char *buf, size_t cap) {
+    char why[512];
+    switch (tw_pm_choose(env_lookup, NULL, TW_HAVE_PMIX, why, sizeof why)) {
+    case TW_PM_REFUSED:
+        snprintf(buf, cap, "a process manager it cannot reach: %s", why);
+        return buf;
+    case TW_PM_PMIX:
         return "PMIx";
-#else
-        return "PMIx, which this build lacks: a program runs as a job of one";
-#endif
-    }
-    if (getenv("PMI_FD")) {
+    case TW_PM_PMI1:
         if (getenv("TW_JOB_ID")) return "twrun (PMI-1)";
         if (getenv("MPI_LOCALNRANKS")) return "MPICH Hydra (PMI-1)";
-        if (getenv("SLURM_JOB_ID")) return "Slurm (PMI)";
+        if (getenv("SLURM_JOB_ID")) return "Slurm (PMI-1 through srun --mpi=pmi2)";
         return "a PMI-1 process manager";
+    case TW_PM_SINGLETON:
+        break;
     }
-    if (getenv("SLURM_JOB_ID")) return "Slurm without PMI: a program runs as a job of one";
     return "none: a program started alone is a job of one";
 }
 
@@ -266,14 +273,23 @@ static void process_manager(report_t *r, const char *key, const char *title, int
     report_bool(r, "supported", "Supported", supported);
     report_text(r, "interface", "Interface", interface);
     report_text(r, "how", "How", how);
-    report_text(r, "program", "Program", find_program(program, path, sizeof path));
+    /* program: alternatives separated by '|', the first found named */
+    const char *found = "not found";
+    char name[64];
+    for (const char *p = program; *p && !strcmp(found, "not found");
+         p += strcspn(p, "|"), p += *p == '|') {
+        snprintf(name, sizeof name, "%.*s", (int)strcspn(p, "|"), p);
+        found = find_program(name, path, sizeof path);
+    }
+    report_text(r, "program", "Program", found);
     report_text(r, "note", "Note", note);
     report_close(r);
 }
 
 void section_process_managers(report_t *r) {
     report_open(r, "pm", "Process managers");
-    report_text(r, "started_by", "This process started by", started_by());
+    char by[640];
+    report_text(r, "started_by", "This process started by", started_by(by, sizeof by));
     process_manager(r, "twrun", "twrun", 1, "PMI-1", "twrun -n N prog", "twrun",
                     "Tollway's own launcher, beside this program; also mpiexec and mpirun");
     process_manager(r, "hydra", "MPICH Hydra", 1, "PMI-1", "mpiexec.hydra -n N prog",
@@ -282,7 +298,7 @@ void section_process_managers(report_t *r) {
                     "srun --mpi=pmi2 prog", "srun", "across nodes, the ranks talk over udp");
 #if defined(TW_HAVE_PMIX) && TW_HAVE_PMIX
     process_manager(r, "pmix", "PMIx", 1, "PMIx", "srun --mpi=pmix prog; mpirun or prterun",
-                    "prterun", "Slurm's pmix plugin, Open MPI's mpirun (PRRTE)");
+                    "prterun|mpirun.openmpi", "Slurm's pmix plugin, Open MPI's mpirun (PRRTE)");
 #else
     process_manager(r, "pmix", "PMIx", 0, "PMIx", "srun --mpi=pmix prog; mpirun or prterun",
                     "prterun",
