@@ -43,7 +43,8 @@ test-mpi4py: build
 test-asan:
 	@$(CMAKE) -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=address,undefined >/dev/null
 	@$(CMAKE) --build $(BUILD)/asan -j $(JOBS)
-	cd $(BUILD)/asan && ctest --output-on-failure -j $(JOBS) -L "unit|mp"
+	cd $(BUILD)/asan && LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_suppressions.txt \
+	  ctest --output-on-failure -j $(JOBS) -L "unit|mp"
 
 # Ring tests and the progress-thread tests under ThreadSanitizer.
 test-tsan:
