@@ -99,21 +99,25 @@ typedef enum tw_coll_bcast_choice {
     TW_BCAST_AUTO,
     TW_BCAST_BINOMIAL,
     TW_BCAST_SCATTER_ALLGATHER, /* binomial scatter, then ring allgather */
+    TW_BCAST_SHM,               /* through the shared-memory segment (one node) */
 } tw_coll_bcast_choice_t;
 typedef enum tw_coll_reduce_choice {
     TW_REDUCE_AUTO,
     TW_REDUCE_BINOMIAL,
     TW_REDUCE_RING, /* ring reduce-scatter, then the blocks gathered at the root */
+    TW_REDUCE_SHM,
 } tw_coll_reduce_choice_t;
 typedef enum tw_coll_allreduce_choice {
     TW_ALLREDUCE_AUTO,
     TW_ALLREDUCE_RECURSIVE_DOUBLING,
     TW_ALLREDUCE_RING, /* ring reduce-scatter, then ring allgather */
+    TW_ALLREDUCE_SHM,
 } tw_coll_allreduce_choice_t;
 typedef enum tw_coll_allgather_choice {
     TW_ALLGATHER_AUTO,
     TW_ALLGATHER_BRUCK,
     TW_ALLGATHER_RING,
+    TW_ALLGATHER_SHM,
 } tw_coll_allgather_choice_t;
 typedef enum tw_coll_alltoall_choice {
     TW_ALLTOALL_AUTO,
@@ -124,6 +128,7 @@ typedef enum tw_coll_gather_choice {
     TW_GATHER_AUTO,
     TW_GATHER_BINOMIAL,
     TW_GATHER_LINEAR,
+    TW_GATHER_SHM,
 } tw_coll_gather_choice_t;
 typedef enum tw_coll_shm_choice {
     TW_COLL_SHM_AUTO,

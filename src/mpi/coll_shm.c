@@ -28,13 +28,31 @@
 
 #include <tollway/settings.h>
 
+/* A rank's slot in each half of the segment, and the most a broadcast moves per step. */
+enum { TW_COLL_SLOT = 16 << 10, TW_COLL_BCAST_STEP = 32 << 10 };
+
 _Static_assert((int)TW_COLL_LINE_DATA == (int)TW_COLL_SHM_MAX,
                "a call's data fills one line at most");
 
+/* A rank's flags in the segment, on a cache line of their own: the last step whose
+ * input it published (in), whose reduced part it published (part), and which it
+ * has finished reading (done). */
+typedef struct tw_coll_flags {
+    _Atomic uint64_t in, part, done;
+    unsigned char pad[TW_COLL_LINE - 3 * sizeof(uint64_t)];
+} tw_coll_flags_t;
+_Static_assert(sizeof(tw_coll_flags_t) == TW_COLL_LINE, "a rank's flags are one cache line");
+
+enum { FLAG_IN, FLAG_PART, FLAG_DONE };
+
 struct tw_coll_shm {
-    tw_coll_line_t *lines; /* 2 per rank */
-    uint64_t seq;          /* operations so far */
-    void *block;           /* rank 0: the heap block, freed with the communicator */
+    tw_coll_line_t *lines;  /* 2 per rank */
+    tw_coll_flags_t *flags; /* 1 per rank */
+    unsigned char *data;    /* 2 halves of size slots of TW_COLL_SLOT bytes */
+    uint64_t seq;           /* line operations so far */
+    uint64_t step;          /* segment steps so far */
+    unsigned char *scratch; /* TW_COLL_SLOT bytes: a non-commutative reduction's part */
+    void *block;            /* rank 0: the heap block, freed with the communicator */
 };
 
 /* Runs the next call on c's block to its end; others may wait for this rank's
@@ -69,8 +87,14 @@ static int all_on_node(const tw_mpi_comm_t *c) {
 static int set_up(tw_mpi_comm_t *c) {
     c->shm_tried = 1;
     if (c->inter || c->size < 2 || !all_on_node(c)) return MPI_SUCCESS; /* same everywhere */
-    size_t bytes = (size_t)c->size * 2 * sizeof(tw_coll_line_t);
+    size_t lines = (size_t)c->size * 2 * sizeof(tw_coll_line_t);
+    size_t flags = (size_t)c->size * sizeof(tw_coll_flags_t);
+    size_t bytes = lines + flags + (size_t)c->size * 2 * TW_COLL_SLOT;
     tw_coll_shm_t *sh = calloc(1, sizeof *sh);
+    if (sh && !(sh->scratch = malloc(TW_COLL_SLOT))) {
+        free(sh);
+        sh = NULL;
+    }
     uint64_t where[2] = {0, 0}; /* NLA and key of the block; 0: none */
     tw_region_t region;
     if (c->rank == 0 && sh && (sh->block = tw_heap_alloc(tw_mpi.ep, bytes, &region))) {
@@ -86,6 +110,10 @@ static int set_up(tw_mpi_comm_t *c) {
     if (!rc && c->rank && sh && where[0])
         sh->lines =
             tw_heap_local_addr(tw_mpi.ep, tw_mpi_world_rank(c, 0), where[0], where[1], bytes);
+    if (sh && sh->lines) {
+        sh->flags = (tw_coll_flags_t *)((unsigned char *)sh->lines + lines);
+        sh->data = (unsigned char *)sh->flags + flags;
+    }
     int ok = !rc && sh && sh->lines, all = 0;
     tw_coll_red_t red = {MPI_MIN, MPI_INT, sizeof(int), 1};
     tw_sched_init(&s, c, tw_mpi_coll_tag(c));
@@ -97,6 +125,7 @@ static int set_up(tw_mpi_comm_t *c) {
         return MPI_SUCCESS;
     }
     if (sh && sh->block) tw_heap_free(tw_mpi.ep, sh->block);
+    if (sh) free(sh->scratch);
     free(sh);
     return rc;
 }
@@ -117,6 +146,7 @@ void tw_coll_shm_quiesce(tw_mpi_comm_t *c) {
 void tw_coll_shm_free(tw_mpi_comm_t *c) {
     if (!c->shm) return;
     if (c->shm->block && tw_mpi.ep) tw_heap_free(tw_mpi.ep, c->shm->block); /* else closed */
+    free(c->shm->scratch);
     free(c->shm);
     c->shm = NULL;
 }
@@ -131,6 +161,221 @@ static tw_coll_shm_t *usable(tw_mpi_comm_t *c, int *rc) {
     return c->shm;
 }
 
+/* ---- the segment: larger calls, a step at a time ----
+ *
+ * Beside its lines each rank owns a slot of TW_COLL_SLOT bytes in each of the two
+ * halves of the segment, and three flags. Step k of the communicator (counted over
+ * all its calls on the segment, the same at every rank) uses half k mod 2, so a
+ * rank may write step k + 1 while others still read step k:
+ *   - a rank publishes in = k once its data for step k is in its slot (a root: in
+ *     the slots it fills), part = k once its share of a reduction is, and done = k
+ *     once it has finished step k;
+ *   - before writing half k mod 2 for step k a rank waits until every rank has
+ *     done = k - 2 (any of them may have read the half then, whatever it held).
+ * A reduction splits each step's items in p parts; rank r combines part r of every
+ * slot (all ranks at once, each a different part) and leaves it in its own slot,
+ * from where the ranks that want the result copy the parts. */
+
+static _Atomic uint64_t *flag(const tw_coll_shm_t *sh, int rank, int which) {
+    tw_coll_flags_t *f = &sh->flags[rank];
+    return which == FLAG_IN ? &f->in : which == FLAG_PART ? &f->part : &f->done;
+}
+
+static void publish(const tw_mpi_comm_t *c, int which, uint64_t k) {
+    atomic_store_explicit(flag(c->shm, c->rank, which), k, memory_order_release);
+}
+
+/* The segment's one wait: until flag which of rank who (-1: of every other rank) is
+ * k or more. MPI_SUCCESS, or the code of a lost member. */
+static int wait_flag(tw_mpi_comm_t *c, int who, int which, uint64_t k) {
+    int r = who < 0 ? 0 : who, end = who < 0 ? c->size : who + 1;
+    unsigned spins = 0;
+    for (; r < end; r++) {
+        if (who < 0 && r == c->rank) continue;
+        while (atomic_load_explicit(flag(c->shm, r, which), memory_order_acquire) < k) {
+            tw_mpi_progress();
+            int w = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
+            if (w >= 0) return tw_mpi_lost_code(w);
+            tw_mpi_relax(&spins);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* The next step, once every rank is done with the step before last, which used the
+ * same half: whatever this rank writes there, any rank may have read before. */
+static int next_step(tw_mpi_comm_t *c, uint64_t *k) {
+    *k = ++c->shm->step;
+    return *k > 2 ? wait_flag(c, -1, FLAG_DONE, *k - 2) : MPI_SUCCESS;
+}
+
+static unsigned char *slot(const tw_mpi_comm_t *c, uint64_t k, int rank) {
+    return c->shm->data + ((size_t)(k & 1) * (size_t)c->size + (size_t)rank) * TW_COLL_SLOT;
+}
+
+static size_t min_size(size_t a, size_t b) {
+    return a < b ? a : b;
+}
+
+/* The bytes a broadcast moves per step: a whole half at most. Smaller steps let
+ * readers copy one while the root writes the next. */
+static size_t bcast_step(const tw_mpi_comm_t *c) {
+    return min_size((size_t)c->size * TW_COLL_SLOT, TW_COLL_BCAST_STEP);
+}
+
+static int seg_bcast(tw_mpi_comm_t *c, unsigned char *buf, size_t bytes, int root) {
+    size_t most = bcast_step(c);
+    int rc = MPI_SUCCESS;
+    for (size_t first = 0; first < bytes && !rc; first += most) {
+        size_t n = min_size(most, bytes - first);
+        uint64_t k = c->shm->step + 1;
+        if (c->rank == root) {
+            if ((rc = next_step(c, &k))) break;
+            memcpy(slot(c, k, 0), buf + first, n);
+            publish(c, FLAG_IN, k);
+        } else {
+            c->shm->step = k;
+            if ((rc = wait_flag(c, root, FLAG_IN, k))) break;
+            memcpy(buf + first, slot(c, k, 0), n);
+        }
+        publish(c, FLAG_DONE, k);
+    }
+    return rc;
+}
+
+/* Items [lo, hi) of n are part r of p: whole cache lines where items fit in one,
+ * so no two ranks write one line, and a user op sees runs of whole lines. */
+static void part_of(size_t n, size_t item, int r, int p, size_t *lo, size_t *hi) {
+    size_t unit = item < TW_COLL_LINE ? TW_COLL_LINE / item : 1, units = (n + unit - 1) / unit;
+    *lo = min_size(n, units * (size_t)r / (size_t)p * unit);
+    *hi = min_size(n, units * (size_t)(r + 1) / (size_t)p * unit);
+}
+
+/* Combines part mine of step k over every slot into this rank's slot, in rank
+ * order: slot 0's op (slot 1's op (... slot p-1's)), MPI's order for an op that
+ * does not commute. */
+static int combine_part(tw_mpi_comm_t *c, uint64_t k, size_t off, size_t len, size_t items,
+                        const tw_coll_red_t *red) {
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS;
+    unsigned char *mine = slot(c, k, r) + off;
+    if (red->commute) {
+        for (int j = 0; j < p && !rc; j++)
+            if (j != r)
+                rc = tw_mpi_op_apply(red->op, slot(c, k, j) + off, mine, (MPI_Count)items,
+                                     red->type);
+        return rc;
+    }
+    unsigned char *acc = c->shm->scratch;
+    memcpy(acc, slot(c, k, p - 1) + off, len);
+    for (int j = p - 2; j >= 0 && !rc; j--)
+        rc = tw_mpi_op_apply(red->op, slot(c, k, j) + off, acc, (MPI_Count)items, red->type);
+    memcpy(mine, acc, len);
+    return rc;
+}
+
+/* Reduce (root) or allreduce (root -1) of count items. */
+static int seg_reduce(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t count,
+                      const tw_coll_red_t *red, int root) {
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS;
+    size_t item = red->item, most = TW_COLL_SLOT / item;
+    for (size_t first = 0; first < count && !rc; first += most) {
+        size_t n = min_size(most, count - first), lo, hi;
+        uint64_t k;
+        if ((rc = next_step(c, &k))) break;
+        memcpy(slot(c, k, r), in + first * item, n * item);
+        publish(c, FLAG_IN, k);
+        if ((rc = wait_flag(c, -1, FLAG_IN, k))) break;
+        part_of(n, item, r, p, &lo, &hi);
+        if (hi > lo && (rc = combine_part(c, k, lo * item, (hi - lo) * item, hi - lo, red))) break;
+        publish(c, FLAG_PART, k);
+        if (root < 0 || r == root) {
+            if ((rc = wait_flag(c, -1, FLAG_PART, k))) break;
+            for (int j = 0; j < p; j++) {
+                part_of(n, item, j, p, &lo, &hi);
+                memcpy(out + (first + lo) * item, slot(c, k, j) + lo * item, (hi - lo) * item);
+            }
+        }
+        publish(c, FLAG_DONE, k);
+    }
+    return rc;
+}
+
+/* Gather (root) or allgather (root -1) of bytes per rank into out, rank j's at
+ * j * bytes; in NULL: this rank's block is in out already. */
+static int seg_gather(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t bytes,
+                      int root) {
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS;
+    int reads = root < 0 || r == root;
+    const unsigned char *own = in ? in : out + (size_t)r * bytes;
+    for (size_t first = 0; first < bytes && !rc; first += TW_COLL_SLOT) {
+        size_t n = min_size(TW_COLL_SLOT, bytes - first);
+        uint64_t k;
+        if ((rc = next_step(c, &k))) break;
+        if (root < 0 || r != root) memcpy(slot(c, k, r), own + first, n);
+        publish(c, FLAG_IN, k);
+        if (reads) {
+            if ((rc = wait_flag(c, -1, FLAG_IN, k))) break;
+            for (int j = 0; j < p; j++)
+                if (j != r) memcpy(out + (size_t)j * bytes + first, slot(c, k, j), n);
+            if (in) memcpy(out + (size_t)r * bytes + first, in + first, n);
+        }
+        publish(c, FLAG_DONE, k);
+    }
+    return rc;
+}
+
+/* Scatter of bytes per rank from the root's in (rank j's at j * bytes); out NULL at
+ * the root: its block stays in place. */
+static int seg_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t bytes,
+                       int root) {
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS;
+    for (size_t first = 0; first < bytes && !rc; first += TW_COLL_SLOT) {
+        size_t n = min_size(TW_COLL_SLOT, bytes - first);
+        uint64_t k;
+        if (r == root) {
+            if ((rc = next_step(c, &k))) break;
+            for (int j = 0; j < p; j++)
+                if (j != r) memcpy(slot(c, k, j), in + (size_t)j * bytes + first, n);
+            publish(c, FLAG_IN, k);
+            if (out) memcpy(out + first, in + (size_t)r * bytes + first, n);
+        } else {
+            k = ++c->shm->step;
+            if ((rc = wait_flag(c, root, FLAG_IN, k))) break;
+            memcpy(out + first, slot(c, k, r), n);
+        }
+        publish(c, FLAG_DONE, k);
+    }
+    return rc;
+}
+
+/* Reduce-scatter of p blocks of count items each; rank r's result goes to out. Each
+ * step takes a piece of every block: a slot holds p pieces, and rank r combines
+ * piece r of every slot straight into out, in rank order. */
+static int seg_reduce_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out,
+                              size_t count, const tw_coll_red_t *red) {
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS;
+    size_t item = red->item, most = TW_COLL_SLOT / (size_t)p / item;
+    size_t unit = item < TW_COLL_LINE ? TW_COLL_LINE / item : 1;
+    if (most > unit) most -= most % unit; /* pieces of whole lines, as part_of */
+    for (size_t first = 0; first < count && !rc; first += most) {
+        size_t n = min_size(most, count - first), len = n * item;
+        uint64_t k;
+        if ((rc = next_step(c, &k))) break;
+        unsigned char *mine = slot(c, k, r);
+        for (int i = 0; i < p; i++)
+            memcpy(mine + (size_t)i * len, in + ((size_t)i * count + first) * item, len);
+        publish(c, FLAG_IN, k);
+        if ((rc = wait_flag(c, -1, FLAG_IN, k))) break;
+        unsigned char *o = out + first * item;
+        size_t off = (size_t)r * len;
+        memmove(o, slot(c, k, p - 1) + off, len);
+        for (int j = p - 2; j >= 0 && !rc; j--)
+            rc = tw_mpi_op_apply(red->op, slot(c, k, j) + off, o, (MPI_Count)n, red->type);
+        publish(c, FLAG_DONE, k);
+    }
+    return rc;
+}
+
 /* ---- the operations ---- */
 
 int tw_coll_shm_barrier(tw_mpi_comm_t *c, int *rc) {
@@ -143,22 +388,29 @@ int tw_coll_shm_barrier(tw_mpi_comm_t *c, int *rc) {
 }
 
 int tw_coll_shm_bcast(tw_mpi_comm_t *c, void *buf, size_t bytes, int root, int *rc) {
-    if (bytes > TW_COLL_LINE_DATA) return 0;
     tw_coll_shm_t *sh = usable(c, rc);
     if (!sh) return 0;
     tw_mpi_coll_tag(c);
+    if (bytes > TW_COLL_LINE_DATA) {
+        *rc = seg_bcast(c, buf, bytes, root);
+        return 1;
+    }
     tw_coll_shm_run_t x;
     *rc = run(c, &x, TW_COLL_SHM_BCAST, root, bytes, buf, buf);
     return 1;
 }
 
-int tw_coll_shm_allreduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
-                          const tw_coll_red_t *red, int *rc) {
+int tw_coll_shm_reduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
+                       const tw_coll_red_t *red, int root, int *rc) {
     size_t bytes = count * red->item;
-    if (bytes > TW_COLL_LINE_DATA) return 0;
+    if (red->item > TW_COLL_SLOT) return 0;
     tw_coll_shm_t *sh = usable(c, rc);
     if (!sh) return 0;
     tw_mpi_coll_tag(c);
+    if (root >= 0 || bytes > TW_COLL_LINE_DATA) {
+        *rc = seg_reduce(c, in, out, count, red, root);
+        return 1;
+    }
     tw_coll_shm_run_t x;
     if ((*rc = run(c, &x, TW_COLL_SHM_ALLREDUCE, 0, bytes, in, NULL))) return 1;
     /* every rank combines the same data in the same order, so all get the same
@@ -168,5 +420,29 @@ int tw_coll_shm_allreduce(tw_mpi_comm_t *c, const void *in, void *out, size_t co
     for (int r = c->size - 2; r >= 0 && !*rc; r--)
         *rc = tw_mpi_op_apply(red->op, tw_coll_shm_line(&x, r, x.k)->data, out, (MPI_Count)count,
                               red->type);
+    return 1;
+}
+
+int tw_coll_shm_gather(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int root,
+                       int *rc) {
+    if (!usable(c, rc)) return 0;
+    tw_mpi_coll_tag(c);
+    *rc = seg_gather(c, in, out, bytes, root);
+    return 1;
+}
+
+int tw_coll_shm_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int root,
+                        int *rc) {
+    if (!usable(c, rc)) return 0;
+    tw_mpi_coll_tag(c);
+    *rc = seg_scatter(c, in, out, bytes, root);
+    return 1;
+}
+
+int tw_coll_shm_reduce_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
+                               const tw_coll_red_t *red, int *rc) {
+    if (red->item * (size_t)c->size > TW_COLL_SLOT || !usable(c, rc)) return 0;
+    tw_mpi_coll_tag(c);
+    *rc = seg_reduce_scatter(c, in, out, count, red);
     return 1;
 }

@@ -51,20 +51,28 @@ static const char *const udp_auth_names[] = {[TW_UDP_AUTH_AUTO] = "auto",
                                              [TW_UDP_AUTH_PAYLOAD] = "payload"};
 static const char *const bcast_names[] = {[TW_BCAST_AUTO] = "auto",
                                           [TW_BCAST_BINOMIAL] = "binomial",
-                                          [TW_BCAST_SCATTER_ALLGATHER] = "scatter-allgather"};
-static const char *const reduce_names[] = {
-    [TW_REDUCE_AUTO] = "auto", [TW_REDUCE_BINOMIAL] = "binomial", [TW_REDUCE_RING] = "ring"};
+                                          [TW_BCAST_SCATTER_ALLGATHER] = "scatter-allgather",
+                                          [TW_BCAST_SHM] = "shm"};
+static const char *const reduce_names[] = {[TW_REDUCE_AUTO] = "auto",
+                                           [TW_REDUCE_BINOMIAL] = "binomial",
+                                           [TW_REDUCE_RING] = "ring",
+                                           [TW_REDUCE_SHM] = "shm"};
 static const char *const allreduce_names[] = {[TW_ALLREDUCE_AUTO] = "auto",
                                               [TW_ALLREDUCE_RECURSIVE_DOUBLING] =
                                                   "recursive-doubling",
-                                              [TW_ALLREDUCE_RING] = "ring"};
-static const char *const allgather_names[] = {
-    [TW_ALLGATHER_AUTO] = "auto", [TW_ALLGATHER_BRUCK] = "bruck", [TW_ALLGATHER_RING] = "ring"};
+                                              [TW_ALLREDUCE_RING] = "ring",
+                                              [TW_ALLREDUCE_SHM] = "shm"};
+static const char *const allgather_names[] = {[TW_ALLGATHER_AUTO] = "auto",
+                                              [TW_ALLGATHER_BRUCK] = "bruck",
+                                              [TW_ALLGATHER_RING] = "ring",
+                                              [TW_ALLGATHER_SHM] = "shm"};
 static const char *const alltoall_names[] = {[TW_ALLTOALL_AUTO] = "auto",
                                              [TW_ALLTOALL_LINEAR] = "linear",
                                              [TW_ALLTOALL_PAIRWISE] = "pairwise"};
-static const char *const gather_names[] = {
-    [TW_GATHER_AUTO] = "auto", [TW_GATHER_BINOMIAL] = "binomial", [TW_GATHER_LINEAR] = "linear"};
+static const char *const gather_names[] = {[TW_GATHER_AUTO] = "auto",
+                                           [TW_GATHER_BINOMIAL] = "binomial",
+                                           [TW_GATHER_LINEAR] = "linear",
+                                           [TW_GATHER_SHM] = "shm"};
 static const char *const coll_shm_names[] = {
     [TW_COLL_SHM_AUTO] = "auto", [TW_COLL_SHM_P2P] = "p2p", [TW_COLL_SHM_SHM] = "shm"};
 static const char *const fault_keys[] = {"drop",  "duplicate", "reorder", "corrupt",
