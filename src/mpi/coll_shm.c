@@ -28,8 +28,17 @@
 
 #include <tollway/settings.h>
 
-/* A rank's slot in each half of the segment, and the most a broadcast moves per step. */
-enum { TW_COLL_SLOT = 16 << 10, TW_COLL_BCAST_STEP = 32 << 10 };
+/* A rank's slot in each half of the segment: large steps take fewer waits, but a
+ * segment stays within 2 MiB or so (slots of at least 16 KiB); and the most a
+ * broadcast moves per step. */
+enum { SLOT_MOST = 64 << 10, SLOT_LEAST = 16 << 10, SEGMENT_DATA = 2 << 20 };
+enum { TW_COLL_BCAST_STEP = 32 << 10 };
+
+static size_t slot_bytes(int size) {
+    size_t b = (size_t)SEGMENT_DATA / 2 / (size_t)size / 4096 * 4096;
+    return b > SLOT_MOST ? SLOT_MOST : b < SLOT_LEAST ? SLOT_LEAST : b;
+}
+#define SLOT(c) slot_bytes((c)->size)
 
 _Static_assert((int)TW_COLL_LINE_DATA == (int)TW_COLL_SHM_MAX,
                "a call's data fills one line at most");
@@ -48,10 +57,10 @@ enum { FLAG_IN, FLAG_PART, FLAG_DONE };
 struct tw_coll_shm {
     tw_coll_line_t *lines;  /* 2 per rank */
     tw_coll_flags_t *flags; /* 1 per rank */
-    unsigned char *data;    /* 2 halves of size slots of TW_COLL_SLOT bytes */
+    unsigned char *data;    /* 2 halves of size slots (SLOT bytes each) */
     uint64_t seq;           /* line operations so far */
     uint64_t step;          /* segment steps so far */
-    unsigned char *scratch; /* TW_COLL_SLOT bytes: a non-commutative reduction's part */
+    unsigned char *scratch; /* a slot's bytes: a non-commutative reduction's part */
     void *block;            /* rank 0: the heap block, freed with the communicator */
 };
 
@@ -89,9 +98,9 @@ static int set_up(tw_mpi_comm_t *c) {
     if (c->inter || c->size < 2 || !all_on_node(c)) return MPI_SUCCESS; /* same everywhere */
     size_t lines = (size_t)c->size * 2 * sizeof(tw_coll_line_t);
     size_t flags = (size_t)c->size * sizeof(tw_coll_flags_t);
-    size_t bytes = lines + flags + (size_t)c->size * 2 * TW_COLL_SLOT;
+    size_t bytes = lines + flags + (size_t)c->size * 2 * SLOT(c);
     tw_coll_shm_t *sh = calloc(1, sizeof *sh);
-    if (sh && !(sh->scratch = malloc(TW_COLL_SLOT))) {
+    if (sh && !(sh->scratch = malloc(SLOT(c)))) {
         free(sh);
         sh = NULL;
     }
@@ -163,7 +172,7 @@ static tw_coll_shm_t *usable(tw_mpi_comm_t *c, int *rc) {
 
 /* ---- the segment: larger calls, a step at a time ----
  *
- * Beside its lines each rank owns a slot of TW_COLL_SLOT bytes in each of the two
+ * Beside its lines each rank owns a slot of SLOT bytes in each of the two
  * halves of the segment, and three flags. Step k of the communicator (counted over
  * all its calls on the segment, the same at every rank) uses half k mod 2, so a
  * rank may write step k + 1 while others still read step k:
@@ -210,7 +219,7 @@ static int next_step(tw_mpi_comm_t *c, uint64_t *k) {
 }
 
 static unsigned char *slot(const tw_mpi_comm_t *c, uint64_t k, int rank) {
-    return c->shm->data + ((size_t)(k & 1) * (size_t)c->size + (size_t)rank) * TW_COLL_SLOT;
+    return c->shm->data + ((size_t)(k & 1) * (size_t)c->size + (size_t)rank) * SLOT(c);
 }
 
 static size_t min_size(size_t a, size_t b) {
@@ -220,7 +229,7 @@ static size_t min_size(size_t a, size_t b) {
 /* The bytes a broadcast moves per step: a whole half at most. Smaller steps let
  * readers copy one while the root writes the next. */
 static size_t bcast_step(const tw_mpi_comm_t *c) {
-    return min_size((size_t)c->size * TW_COLL_SLOT, TW_COLL_BCAST_STEP);
+    return min_size((size_t)c->size * SLOT(c), TW_COLL_BCAST_STEP);
 }
 
 static int seg_bcast(tw_mpi_comm_t *c, unsigned char *buf, size_t bytes, int root) {
@@ -277,7 +286,7 @@ static int combine_part(tw_mpi_comm_t *c, uint64_t k, size_t off, size_t len, si
 static int seg_reduce(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t count,
                       const tw_coll_red_t *red, int root) {
     int p = c->size, r = c->rank, rc = MPI_SUCCESS;
-    size_t item = red->item, most = TW_COLL_SLOT / item;
+    size_t item = red->item, most = SLOT(c) / item;
     for (size_t first = 0; first < count && !rc; first += most) {
         size_t n = min_size(most, count - first), lo, hi;
         uint64_t k;
@@ -307,8 +316,8 @@ static int seg_gather(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *
     int p = c->size, r = c->rank, rc = MPI_SUCCESS;
     int reads = root < 0 || r == root;
     const unsigned char *own = in ? in : out + (size_t)r * bytes;
-    for (size_t first = 0; first < bytes && !rc; first += TW_COLL_SLOT) {
-        size_t n = min_size(TW_COLL_SLOT, bytes - first);
+    for (size_t first = 0; first < bytes && !rc; first += SLOT(c)) {
+        size_t n = min_size(SLOT(c), bytes - first);
         uint64_t k;
         if ((rc = next_step(c, &k))) break;
         if (root < 0 || r != root) memcpy(slot(c, k, r), own + first, n);
@@ -329,8 +338,8 @@ static int seg_gather(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *
 static int seg_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t bytes,
                        int root) {
     int p = c->size, r = c->rank, rc = MPI_SUCCESS;
-    for (size_t first = 0; first < bytes && !rc; first += TW_COLL_SLOT) {
-        size_t n = min_size(TW_COLL_SLOT, bytes - first);
+    for (size_t first = 0; first < bytes && !rc; first += SLOT(c)) {
+        size_t n = min_size(SLOT(c), bytes - first);
         uint64_t k;
         if (r == root) {
             if ((rc = next_step(c, &k))) break;
@@ -354,7 +363,7 @@ static int seg_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char 
 static int seg_reduce_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out,
                               size_t count, const tw_coll_red_t *red) {
     int p = c->size, r = c->rank, rc = MPI_SUCCESS;
-    size_t item = red->item, most = TW_COLL_SLOT / (size_t)p / item;
+    size_t item = red->item, most = SLOT(c) / (size_t)p / item;
     size_t unit = item < TW_COLL_LINE ? TW_COLL_LINE / item : 1;
     if (most > unit) most -= most % unit; /* pieces of whole lines, as part_of */
     for (size_t first = 0; first < count && !rc; first += most) {
@@ -403,7 +412,7 @@ int tw_coll_shm_bcast(tw_mpi_comm_t *c, void *buf, size_t bytes, int root, int *
 int tw_coll_shm_reduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
                        const tw_coll_red_t *red, int root, int *rc) {
     size_t bytes = count * red->item;
-    if (red->item > TW_COLL_SLOT) return 0;
+    if (red->item > SLOT(c)) return 0;
     tw_coll_shm_t *sh = usable(c, rc);
     if (!sh) return 0;
     tw_mpi_coll_tag(c);
@@ -441,7 +450,7 @@ int tw_coll_shm_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t byte
 
 int tw_coll_shm_reduce_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
                                const tw_coll_red_t *red, int *rc) {
-    if (red->item * (size_t)c->size > TW_COLL_SLOT || !usable(c, rc)) return 0;
+    if (red->item * (size_t)c->size > SLOT(c) || !usable(c, rc)) return 0;
     tw_mpi_coll_tag(c);
     *rc = seg_reduce_scatter(c, in, out, count, red);
     return 1;
