@@ -44,6 +44,8 @@ typedef enum tw_setting_id {
     TW_SETTING_COLL_ALLGATHER,
     TW_SETTING_COLL_ALLTOALL,
     TW_SETTING_COLL_GATHER,
+    TW_SETTING_COLL_BARRIER,
+    TW_SETTING_COLL_REDUCE_SCATTER,
     TW_SETTING_COLL_SHM,
     TW_SETTING_CC,
     TW_SETTING_CXX,
@@ -130,6 +132,17 @@ typedef enum tw_coll_gather_choice {
     TW_GATHER_LINEAR,
     TW_GATHER_SHM,
 } tw_coll_gather_choice_t;
+typedef enum tw_coll_barrier_choice {
+    TW_BARRIER_AUTO,
+    TW_BARRIER_DISSEMINATION,
+    TW_BARRIER_SHM,
+} tw_coll_barrier_choice_t;
+typedef enum tw_coll_reduce_scatter_choice {
+    TW_REDUCE_SCATTER_AUTO,
+    TW_REDUCE_SCATTER_RING,            /* ring reduce-scatter (commutative ops only) */
+    TW_REDUCE_SCATTER_REDUCE_SCATTERV, /* reduce to rank 0, then scatterv */
+    TW_REDUCE_SCATTER_SHM,
+} tw_coll_reduce_scatter_choice_t;
 typedef enum tw_coll_shm_choice {
     TW_COLL_SHM_AUTO,
     TW_COLL_SHM_P2P, /* messages, never the shared-memory block */

@@ -513,7 +513,8 @@ static int barrier(const char *call, MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     int rc = check_comm(call, comm, nb, req, &c);
     if (rc) return rc;
-    if (!nb && !c->inter && (tw_coll_shm_barrier(c, &rc) || rc))
+    if (!nb && !c->inter && tw_coll_tuned_shm(TW_COLL_KIND_BARRIER, c->size, 0) &&
+        (tw_coll_shm_barrier(c, &rc) || rc))
         return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
     tw_sched_t stack, *s = begin(c, req, &stack);
     if (s && c->inter)

@@ -33,6 +33,9 @@
  * broadcast moves per step. */
 enum { SLOT_MOST = 64 << 10, SLOT_LEAST = 16 << 10, SEGMENT_DATA = 2 << 20 };
 enum { TW_COLL_BCAST_STEP = 32 << 10 };
+/* Reductions of up to this many bytes a step are combined whole by each rank that
+ * wants the result rather than cut in parts. */
+enum { TW_COLL_REDUCE_WHOLE = 2 << 10 };
 
 static size_t slot_bytes(int size) {
     size_t b = (size_t)SEGMENT_DATA / 2 / (size_t)size / 4096 * 4096;
@@ -165,7 +168,6 @@ static tw_coll_shm_t *usable(tw_mpi_comm_t *c, int *rc) {
     *rc = MPI_SUCCESS;
     if (c->shm) return c->shm;
     if (c->shm_tried || c->inter || c->size < 2) return NULL;
-    if (tw_setting_choice(TW_SETTING_COLL_SHM) == TW_COLL_SHM_P2P) return NULL;
     *rc = set_up(c);
     return c->shm;
 }
@@ -226,14 +228,16 @@ static size_t min_size(size_t a, size_t b) {
     return a < b ? a : b;
 }
 
-/* The bytes a broadcast moves per step: a whole half at most. Smaller steps let
- * readers copy one while the root writes the next. */
-static size_t bcast_step(const tw_mpi_comm_t *c) {
-    return min_size((size_t)c->size * SLOT(c), TW_COLL_BCAST_STEP);
+/* The bytes a broadcast of bytes moves per step: small steps let readers copy one
+ * while the root writes the next; a large call takes eight or so, as each step
+ * waits for every rank (a whole half at most). */
+static size_t bcast_step(const tw_mpi_comm_t *c, size_t bytes) {
+    size_t step = bytes / 8 > TW_COLL_BCAST_STEP ? bytes / 8 : TW_COLL_BCAST_STEP;
+    return min_size((size_t)c->size * SLOT(c), step);
 }
 
 static int seg_bcast(tw_mpi_comm_t *c, unsigned char *buf, size_t bytes, int root) {
-    size_t most = bcast_step(c);
+    size_t most = bcast_step(c, bytes);
     int rc = MPI_SUCCESS;
     for (size_t first = 0; first < bytes && !rc; first += most) {
         size_t n = min_size(most, bytes - first);
@@ -282,10 +286,22 @@ static int combine_part(tw_mpi_comm_t *c, uint64_t k, size_t off, size_t len, si
     return rc;
 }
 
+/* A step of a small reduction: the ranks that want the result (the root, or every
+ * rank) each combine all of it, straight into out, in rank order; the others only
+ * give. One wait instead of two. */
+static int combine_whole(tw_mpi_comm_t *c, uint64_t k, unsigned char *out, size_t n,
+                         const tw_coll_red_t *red) {
+    int rc = MPI_SUCCESS;
+    memcpy(out, slot(c, k, c->size - 1), n * red->item);
+    for (int j = c->size - 2; j >= 0 && !rc; j--)
+        rc = tw_mpi_op_apply(red->op, slot(c, k, j), out, (MPI_Count)n, red->type);
+    return rc;
+}
+
 /* Reduce (root) or allreduce (root -1) of count items. */
 static int seg_reduce(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t count,
                       const tw_coll_red_t *red, int root) {
-    int p = c->size, r = c->rank, rc = MPI_SUCCESS;
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS, wants = root < 0 || r == root;
     size_t item = red->item, most = SLOT(c) / item;
     for (size_t first = 0; first < count && !rc; first += most) {
         size_t n = min_size(most, count - first), lo, hi;
@@ -293,11 +309,17 @@ static int seg_reduce(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *
         if ((rc = next_step(c, &k))) break;
         memcpy(slot(c, k, r), in + first * item, n * item);
         publish(c, FLAG_IN, k);
+        if (n * item <= TW_COLL_REDUCE_WHOLE) {
+            if (wants && !(rc = wait_flag(c, -1, FLAG_IN, k)))
+                rc = combine_whole(c, k, out + first * item, n, red);
+            publish(c, FLAG_DONE, k);
+            continue;
+        }
         if ((rc = wait_flag(c, -1, FLAG_IN, k))) break;
         part_of(n, item, r, p, &lo, &hi);
         if (hi > lo && (rc = combine_part(c, k, lo * item, (hi - lo) * item, hi - lo, red))) break;
         publish(c, FLAG_PART, k);
-        if (root < 0 || r == root) {
+        if (wants) {
             if ((rc = wait_flag(c, -1, FLAG_PART, k))) break;
             for (int j = 0; j < p; j++) {
                 part_of(n, item, j, p, &lo, &hi);
@@ -400,7 +422,7 @@ int tw_coll_shm_bcast(tw_mpi_comm_t *c, void *buf, size_t bytes, int root, int *
     tw_coll_shm_t *sh = usable(c, rc);
     if (!sh) return 0;
     tw_mpi_coll_tag(c);
-    if (bytes > TW_COLL_LINE_DATA) {
+    if (bytes > TW_COLL_LINE_DATA || c->size > 2) { /* lines: when two, each waits on one */
         *rc = seg_bcast(c, buf, bytes, root);
         return 1;
     }
@@ -416,7 +438,7 @@ int tw_coll_shm_reduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count
     tw_coll_shm_t *sh = usable(c, rc);
     if (!sh) return 0;
     tw_mpi_coll_tag(c);
-    if (root >= 0 || bytes > TW_COLL_LINE_DATA) {
+    if (bytes > TW_COLL_LINE_DATA || root >= 0) {
         *rc = seg_reduce(c, in, out, count, red, root);
         return 1;
     }

@@ -5,9 +5,10 @@
  * coll.c picks. The figures are from bench/mpi/collbench against the message
  * algorithms (docs/performance.md says how they were measured).
  *
- * TW_COLL_SHM=p2p keeps every collective to messages, TW_COLL_SHM=shm sends every
- * one it can through shared memory; TW_COLL_<NAME>=shm does so for one collective,
- * and any other algorithm named there keeps it to messages. */
+ * TW_COLL_<NAME>=shm sends one collective through shared memory wherever it can,
+ * and any other algorithm named there keeps it to messages; for the collectives
+ * whose setting is auto, TW_COLL_SHM=p2p keeps them to messages and TW_COLL_SHM=shm
+ * sends them through shared memory wherever it can. */
 #include <stdint.h>
 
 #include "mpi/coll_tuning.h"
@@ -56,6 +57,12 @@ static void forcing(tw_coll_kind_t kind, tw_setting_id_t *id, int *shm) {
     case TW_COLL_KIND_ALLGATHER:
         *id = TW_SETTING_COLL_ALLGATHER, *shm = TW_ALLGATHER_SHM;
         return;
+    case TW_COLL_KIND_BARRIER:
+        *id = TW_SETTING_COLL_BARRIER, *shm = TW_BARRIER_SHM;
+        return;
+    case TW_COLL_KIND_REDUCE_SCATTER:
+        *id = TW_SETTING_COLL_REDUCE_SCATTER, *shm = TW_REDUCE_SCATTER_SHM;
+        return;
     default:
         *id = TW_SETTING_COUNT, *shm = 0;
         return;
@@ -66,14 +73,13 @@ int tw_coll_tuned_shm(tw_coll_kind_t kind, int ranks, size_t bytes) {
     /* a non-contiguous buffer goes as a packed copy of it */
     size_t whole = kind >= TW_COLL_KIND_GATHER ? bytes * (size_t)ranks : bytes;
     if (whole > TW_COLL_SHM_COPY_MOST) return 0;
-    int all = tw_setting_choice(TW_SETTING_COLL_SHM);
-    if (all == TW_COLL_SHM_P2P) return 0;
     tw_setting_id_t id;
     int shm;
     forcing(kind, &id, &shm);
     int forced = id == TW_SETTING_COUNT ? 0 : tw_mpi_t_choice(id);
     if (forced) return forced == shm; /* 0 is every setting's auto */
-    if (all == TW_COLL_SHM_SHM) return 1;
+    int all = tw_setting_choice(TW_SETTING_COLL_SHM);
+    if (all != TW_COLL_SHM_AUTO) return all == TW_COLL_SHM_SHM;
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         const tuning_row_t *t = &table[i];
         if (t->kind == kind && ranks >= t->min_ranks && ranks <= t->max_ranks)
