@@ -1,12 +1,13 @@
 /* Collectives through shared memory, for communicators whose ranks share a node.
  *
- * Barrier, and broadcast and allreduce of up to 56 bytes of contiguous data, when
- * blocking (MPI never matches a blocking collective with a non-blocking one), go
- * through a block of the shared heap instead of messages: two cache lines per rank,
- * used by turns (the protocol is in coll_shm_block.h).
- *
- * One cache line moves from each giver to each taker; on two ranks an allreduce or a
- * barrier is one line each way, both at once.
+ * Blocking calls only (MPI never matches a blocking collective with a non-blocking
+ * one), when the tuning table (coll_tuning.c) sends them here, go through a block of
+ * the shared heap instead of messages:
+ *   - two cache lines per rank, used by turns (the protocol is in
+ *     coll_shm_block.h): barrier, and bcast on two ranks and allreduce of up to 56
+ *     bytes. One cache line moves from each giver to each taker; on two ranks an
+ *     allreduce or a barrier is one line each way, both at once;
+ *   - the segment (below): everything larger, in steps, pipelined over two halves.
  *
  * The block is set up by the communicator's first such call, which is collective:
  * rank 0 allocates and clears it and broadcasts its address by messages, every rank
@@ -110,7 +111,7 @@ static int set_up(tw_mpi_comm_t *c) {
     uint64_t where[2] = {0, 0}; /* NLA and key of the block; 0: none */
     tw_region_t region;
     if (c->rank == 0 && sh && (sh->block = tw_heap_alloc(tw_mpi.ep, bytes, &region))) {
-        memset(sh->block, 0, bytes);
+        memset(sh->block, 0, lines + flags); /* the data: written before read */
         where[0] = region.nla;
         where[1] = region.key;
         sh->lines = sh->block;
@@ -301,7 +302,10 @@ static int combine_whole(tw_mpi_comm_t *c, uint64_t k, unsigned char *out, size_
 /* Reduce (root) or allreduce (root -1) of count items. */
 static int seg_reduce(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t count,
                       const tw_coll_red_t *red, int root) {
-    int p = c->size, r = c->rank, rc = MPI_SUCCESS, wants = root < 0 || r == root;
+    /* rc: a lost member, which ends the call; err: an op's error, after which the
+     * steps go on, so no other rank waits for this one in vain */
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS, err = MPI_SUCCESS,
+        wants = root < 0 || r == root;
     size_t item = red->item, most = SLOT(c) / item;
     for (size_t first = 0; first < count && !rc; first += most) {
         size_t n = min_size(most, count - first), lo, hi;
@@ -310,14 +314,14 @@ static int seg_reduce(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *
         memcpy(slot(c, k, r), in + first * item, n * item);
         publish(c, FLAG_IN, k);
         if (n * item <= TW_COLL_REDUCE_WHOLE) {
-            if (wants && !(rc = wait_flag(c, -1, FLAG_IN, k)))
-                rc = combine_whole(c, k, out + first * item, n, red);
+            if (wants && !(rc = wait_flag(c, -1, FLAG_IN, k)) && !err)
+                err = combine_whole(c, k, out + first * item, n, red);
             publish(c, FLAG_DONE, k);
             continue;
         }
         if ((rc = wait_flag(c, -1, FLAG_IN, k))) break;
         part_of(n, item, r, p, &lo, &hi);
-        if (hi > lo && (rc = combine_part(c, k, lo * item, (hi - lo) * item, hi - lo, red))) break;
+        if (hi > lo && !err) err = combine_part(c, k, lo * item, (hi - lo) * item, hi - lo, red);
         publish(c, FLAG_PART, k);
         if (wants) {
             if ((rc = wait_flag(c, -1, FLAG_PART, k))) break;
@@ -328,7 +332,7 @@ static int seg_reduce(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *
         }
         publish(c, FLAG_DONE, k);
     }
-    return rc;
+    return rc ? rc : err;
 }
 
 /* Gather (root) or allgather (root -1) of bytes per rank into out, rank j's at
@@ -384,7 +388,7 @@ static int seg_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char 
  * piece r of every slot straight into out, in rank order. */
 static int seg_reduce_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out,
                               size_t count, const tw_coll_red_t *red) {
-    int p = c->size, r = c->rank, rc = MPI_SUCCESS;
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS, err = MPI_SUCCESS; /* as seg_reduce */
     size_t item = red->item, most = SLOT(c) / (size_t)p / item;
     size_t unit = item < TW_COLL_LINE ? TW_COLL_LINE / item : 1;
     if (most > unit) most -= most % unit; /* pieces of whole lines, as part_of */
@@ -400,11 +404,11 @@ static int seg_reduce_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigne
         unsigned char *o = out + first * item;
         size_t off = (size_t)r * len;
         memmove(o, slot(c, k, p - 1) + off, len);
-        for (int j = p - 2; j >= 0 && !rc; j--)
-            rc = tw_mpi_op_apply(red->op, slot(c, k, j) + off, o, (MPI_Count)n, red->type);
+        for (int j = p - 2; j >= 0 && !err; j--)
+            err = tw_mpi_op_apply(red->op, slot(c, k, j) + off, o, (MPI_Count)n, red->type);
         publish(c, FLAG_DONE, k);
     }
-    return rc;
+    return rc ? rc : err;
 }
 
 /* ---- the operations ---- */
