@@ -95,17 +95,35 @@ static void forcing(tw_coll_kind_t kind, tw_setting_id_t *id, int *shm) {
     }
 }
 
+/* The settings as last read: a collective's call reads them again only after a tool
+ * wrote a choice (the environment's stay as they were at start-up). */
+static struct {
+    int loaded;
+    unsigned writes;
+    int all;                   /* TW_COLL_SHM */
+    int forced[TW_COLL_KINDS]; /* TW_COLL_<NAME>: 0 auto, 1 shm, -1 another algorithm */
+} settings;
+
+static void load_settings(void) {
+    settings.writes = tw_mpi_t_choice_writes;
+    settings.all = tw_setting_choice(TW_SETTING_COLL_SHM);
+    for (int k = 0; k < TW_COLL_KINDS; k++) {
+        tw_setting_id_t id;
+        int shm;
+        forcing((tw_coll_kind_t)k, &id, &shm);
+        int forced = id == TW_SETTING_COUNT ? 0 : tw_mpi_t_choice(id);
+        settings.forced[k] = !forced ? 0 : forced == shm ? 1 : -1; /* 0 is every auto */
+    }
+    settings.loaded = 1;
+}
+
 int tw_coll_tuned_shm(tw_coll_kind_t kind, int ranks, size_t bytes) {
     /* a non-contiguous buffer goes as a packed copy of it */
     size_t whole = kind >= TW_COLL_KIND_GATHER ? bytes * (size_t)ranks : bytes;
     if (whole > TW_COLL_SHM_COPY_MOST) return 0;
-    tw_setting_id_t id;
-    int shm;
-    forcing(kind, &id, &shm);
-    int forced = id == TW_SETTING_COUNT ? 0 : tw_mpi_t_choice(id);
-    if (forced) return forced == shm; /* 0 is every setting's auto */
-    int all = tw_setting_choice(TW_SETTING_COLL_SHM);
-    if (all != TW_COLL_SHM_AUTO) return all == TW_COLL_SHM_SHM;
+    if (!settings.loaded || settings.writes != tw_mpi_t_choice_writes) load_settings();
+    if (settings.forced[kind]) return settings.forced[kind] > 0;
+    if (settings.all != TW_COLL_SHM_AUTO) return settings.all == TW_COLL_SHM_SHM;
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         const tuning_row_t *t = &table[i];
         if (t->kind == kind && ranks >= t->min_ranks && ranks <= t->max_ranks &&
