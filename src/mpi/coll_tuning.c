@@ -35,6 +35,7 @@ typedef struct tuning_row {
  * way of the nearer; a range that won by less than a tenth either way is merged into
  * its neighbours. */
 static const tuning_row_t table[] = {
+    /* in the order of tw_coll_kind_t */
     {TW_COLL_KIND_BARRIER, 2, MANY, ALL},
     {TW_COLL_KIND_BCAST, 2, 2, 0, 56},
     {TW_COLL_KIND_BCAST, 3, 3, 0, 8 * K},
@@ -102,6 +103,8 @@ static struct {
     unsigned writes;
     int all;                   /* TW_COLL_SHM */
     int forced[TW_COLL_KINDS]; /* TW_COLL_<NAME>: 0 auto, 1 shm, -1 another algorithm */
+    /* the rows of each kind: table[first[k]] up to table[first[k + 1]] */
+    unsigned char first[TW_COLL_KINDS + 1];
 } settings;
 
 static void load_settings(void) {
@@ -114,6 +117,11 @@ static void load_settings(void) {
         int forced = id == TW_SETTING_COUNT ? 0 : tw_mpi_t_choice(id);
         settings.forced[k] = !forced ? 0 : forced == shm ? 1 : -1; /* 0 is every auto */
     }
+    size_t i = 0, n = sizeof table / sizeof table[0];
+    for (int k = 0; k <= TW_COLL_KINDS; k++) {
+        while (i < n && (int)table[i].kind < k) i++;
+        settings.first[k] = (unsigned char)i;
+    }
     settings.loaded = 1;
 }
 
@@ -124,10 +132,9 @@ int tw_coll_tuned_shm(tw_coll_kind_t kind, int ranks, size_t bytes) {
     if (!settings.loaded || settings.writes != tw_mpi_t_choice_writes) load_settings();
     if (settings.forced[kind]) return settings.forced[kind] > 0;
     if (settings.all != TW_COLL_SHM_AUTO) return settings.all == TW_COLL_SHM_SHM;
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    for (int i = settings.first[kind]; i < settings.first[kind + 1]; i++) {
         const tuning_row_t *t = &table[i];
-        if (t->kind == kind && ranks >= t->min_ranks && ranks <= t->max_ranks &&
-            bytes >= t->least && bytes <= t->most)
+        if (ranks >= t->min_ranks && ranks <= t->max_ranks && bytes >= t->least && bytes <= t->most)
             return 1;
     }
     return 0;
