@@ -27,9 +27,10 @@ typedef struct tuning_row {
 #define ALL  0, SIZE_MAX
 #define MANY (1 << 30)
 
-/* bench/mpi/collbench on 3, 4 and 8 ranks (2 cores), TW_COLL_SHM=shm against
- * TW_COLL_SHM=p2p (the message algorithms auto picks), the median of three
- * interleaved runs (docs/performance.md). 5 to 7 ranks take the rows measured on 8;
+/* bench/mpi/coll_tune.sh (collbench, TW_COLL_SHM=shm against TW_COLL_SHM=p2p: the
+ * message algorithms auto picks) on 3, 4 and 8 ranks, the median of three
+ * interleaved rounds, and on 16 ranks one round, on 2 cores (docs/performance.md).
+ * 5 to 8 ranks take the rows measured on 8, 9 and more those measured on 16;
  * on 2 ranks the lines of coll_shm.c serve barrier, and bcast and allreduce of up to
  * 56 bytes, as measured when they were made. Sizes between two measured ones go the
  * way of the nearer; a range that won by less than a tenth either way is merged into
@@ -45,23 +46,27 @@ static const tuning_row_t table[] = {
     {TW_COLL_KIND_REDUCE, 3, 3, 48 * K, 512 * K},
     {TW_COLL_KIND_REDUCE, 4, 4, 0, 256},
     {TW_COLL_KIND_REDUCE, 4, 4, 3 * K, SIZE_MAX},
-    {TW_COLL_KIND_REDUCE, 5, MANY, 0, 512 * K},
+    {TW_COLL_KIND_REDUCE, 5, 8, 0, 512 * K},
+    {TW_COLL_KIND_REDUCE, 9, MANY, ALL},
     {TW_COLL_KIND_ALLREDUCE, 2, 2, 0, 56},
     {TW_COLL_KIND_ALLREDUCE, 3, 3, 256, 256 * K},
     {TW_COLL_KIND_ALLREDUCE, 4, MANY, ALL},
     {TW_COLL_KIND_GATHER, 3, 4, 0, 256 * K},
-    {TW_COLL_KIND_GATHER, 5, MANY, 0, 128 * K},
+    {TW_COLL_KIND_GATHER, 5, 8, 0, 128 * K},
+    {TW_COLL_KIND_GATHER, 9, MANY, ALL},
     {TW_COLL_KIND_SCATTER, 3, 3, 0, 4 * K},
     {TW_COLL_KIND_SCATTER, 4, 4, 0, 128 * K},
-    {TW_COLL_KIND_SCATTER, 5, MANY, 0, 4 * K},
-    {TW_COLL_KIND_SCATTER, 5, MANY, 48 * K, 128 * K},
+    {TW_COLL_KIND_SCATTER, 5, 8, 0, 4 * K},
+    {TW_COLL_KIND_SCATTER, 5, 8, 48 * K, 128 * K},
+    {TW_COLL_KIND_SCATTER, 9, MANY, ALL},
     {TW_COLL_KIND_ALLGATHER, 3, 3, 0, 128 * K},
     {TW_COLL_KIND_ALLGATHER, 4, 4, 0, 256 * K},
     {TW_COLL_KIND_ALLGATHER, 5, MANY, ALL},
     {TW_COLL_KIND_REDUCE_SCATTER, 3, 3, ALL},
     {TW_COLL_KIND_REDUCE_SCATTER, 4, 4, 0, 128 * K},
-    {TW_COLL_KIND_REDUCE_SCATTER, 5, MANY, 0, 32 * K},
-    {TW_COLL_KIND_REDUCE_SCATTER, 5, MANY, 192 * K, SIZE_MAX},
+    {TW_COLL_KIND_REDUCE_SCATTER, 5, 8, 0, 32 * K},
+    {TW_COLL_KIND_REDUCE_SCATTER, 5, 8, 192 * K, SIZE_MAX},
+    {TW_COLL_KIND_REDUCE_SCATTER, 9, MANY, 0, 16 * K},
 };
 
 /* The setting that forces an algorithm of kind, and its value naming shared memory;
