@@ -53,7 +53,7 @@ static const tuning_row_t table[] = {
     {TW_COLL_KIND_ALLREDUCE, 4, MANY, ALL},
     {TW_COLL_KIND_GATHER, 3, 4, 0, 256 * K},
     {TW_COLL_KIND_GATHER, 5, 8, 0, 128 * K},
-    {TW_COLL_KIND_GATHER, 9, MANY, ALL},
+    {TW_COLL_KIND_GATHER, 9, MANY, 192, SIZE_MAX},
     {TW_COLL_KIND_SCATTER, 3, 3, 0, 4 * K},
     {TW_COLL_KIND_SCATTER, 4, 4, 0, 128 * K},
     {TW_COLL_KIND_SCATTER, 5, 8, 0, 4 * K},
