@@ -1,18 +1,28 @@
-# Thin front over CMake. `make` builds into build/, `make test` runs every test
-# (plus the sanitizer builds), `make demo` shows the system working, `make bench`
-# measures it against the peers installed from Debian.
+# Thin front over CMake. `make` builds into build/, `make install PREFIX=DIR` installs
+# it, `make package` makes a Debian package of it, `make test` runs every test (plus
+# the sanitizer builds), `make demo` shows the system working, `make bench` measures
+# it against the peers installed from Debian.
 BUILD   ?= build
 JOBS    ?= $(shell nproc)
 CMAKE   ?= cmake
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all build test test-loaded test-main test-asan test-tsan test-mpi4py fuzz demo bench bench-peers format clean
+.PHONY: all build install package test test-loaded test-main test-asan test-tsan test-mpi4py fuzz demo bench bench-peers format clean
 
 all: build
 
 build:
 	@$(CMAKE) -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release >/dev/null
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)
+
+# Installs into PREFIX (DESTDIR=... stages it elsewhere); `make package` builds the
+# Debian package into $(BUILD). docs/install.md says what goes where.
+PREFIX  ?= /usr/local
+install: build
+	DESTDIR="$(DESTDIR)" $(CMAKE) --install $(BUILD) --prefix "$(abspath $(PREFIX))"
+
+package: build
+	$(CMAKE) --build $(BUILD) --target package
 
 test: test-main test-asan test-tsan test-mpi4py
 
@@ -56,9 +66,15 @@ bench-peers:
 	  command -v mpicc.mpich >/dev/null && command -v iptables-legacy >/dev/null || \
 	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(PEERS); }
 
+# Collectives at scale (bench/mpi/coll_scale.sh) with two sizes, 8 B and 64 KiB: about
+# an hour on 2 cores, most of it MPICH polling on more ranks than cores. Its own
+# defaults (all four sizes: make bench COLL_SCALE=) take about two hours.
+COLL_SCALE ?= SIZES="8 64K"
+
 bench: build bench-peers
 	@./bench/compare.sh $(BUILD)
 	@./bench/mpi/compare.sh $(BUILD)
+	@env $(COLL_SCALE) ./bench/mpi/coll_scale.sh $(BUILD)
 	@./bench/net/compare.sh $(BUILD) || { rc=$$?; [ $$rc = 77 ] || exit $$rc; \
 	  echo "bench/net skipped: it needs root to make network namespaces"; }
 

@@ -96,6 +96,27 @@ TARGETS = ([("latency", 8, "lower", 0.8)]
            + [("overlap", s, "higher", None) for s in (64 * KiB, MiB)])
 
 
+# A run is clean when the placement probes framing it both read within this fraction
+# of the median of all probes: the cores stayed where they usually are.
+PROBE_SLACK = 0.25
+
+
+def probes_clean(seen, probe_median):
+    """True when the run's probes (seen, None where one is missing) are all within
+    PROBE_SLACK of probe_median; with no probes at all (probe_median None) every run is."""
+    if probe_median is None:
+        return True
+    return all(v is not None and abs(v / probe_median - 1) <= PROBE_SLACK for v in seen)
+
+
+def round_ratio(ours, theirs):
+    """(median, min, max, rounds) of ours[r] / theirs[r] over the rounds r both have
+    (dicts round -> value), or None: figures taken seconds apart compare, whole runs
+    minutes apart do not."""
+    rr = [ours[r] / theirs[r] for r in ours if r in theirs and theirs[r] > 0]
+    return (statistics.median(rr), min(rr), max(rr), len(rr)) if rr else None
+
+
 def size_label(n, space=" "):
     if n >= MiB and n % MiB == 0:
         return f"{n // MiB}{space}MiB"
@@ -132,10 +153,8 @@ def main():
     probe_median = statistics.median(all_probes) if all_probes else None
 
     def clean(mpi, test, rnd):
-        if probe_median is None:
-            return True
         seen = [probes.get((mpi, test, w), {}).get(rnd) for w in ("before", "after")]
-        return all(v is not None and abs(v / probe_median - 1) <= 0.25 for v in seen)
+        return probes_clean(seen, probe_median)
 
     order = [m for m in NAMES if any(k[0] == m for k in values)]
     order += sorted({k[0] for k in values} - set(order))
@@ -147,9 +166,7 @@ def main():
 
     def ratio(ours, theirs, test, size):
         """median, min, max of ours/theirs over the rounds clean for both"""
-        a, b = kept.get((ours, test, size), {}), kept.get((theirs, test, size), {})
-        rr = [a[r] / b[r] for r in a if r in b and b[r] > 0]
-        return (statistics.median(rr), min(rr), max(rr), len(rr)) if rr else None
+        return round_ratio(kept.get((ours, test, size), {}), kept.get((theirs, test, size), {}))
 
     tollway = "tollway" in order
     peers = [m for m in ("openmpi", "mpich") if m in order]

@@ -135,12 +135,46 @@ uint64_t tw_ep_link_counter(tw_ep_t *ep, size_t i);
  * the node has more ranks than cores (TW_WAIT). */
 void tw_ep_relax(tw_ep_t *ep, unsigned *spins);
 
+/* tw_ep_relax for a wait on something a peer writes to memory the caller polls (a
+ * line of a shared block), not to this endpoint's rings: before it sleeps, the wait
+ * calls ready(ctx), which advances what it can and returns non-zero when something
+ * moved, so a write made just before the sleep is not missed. The writer wakes the
+ * reader with tw_ep_wake. */
+void tw_ep_relax_until(tw_ep_t *ep, unsigned *spins, int (*ready)(void *ctx), void *ctx);
+
+/* Whether this endpoint's waits may sleep (TW_WAIT=sleep, or auto with more ranks
+ * than CPUs on the node): then a peer that writes to it rings its doorbell. */
+int tw_ep_sleeps(const tw_ep_t *ep);
+/* allowed 0: this endpoint's waits give the core away instead of sleeping (a
+ * threaded caller whose wait holds a lock another thread may need); 1: they sleep
+ * again, when TW_WAIT lets them. */
+void tw_ep_set_sleep(tw_ep_t *ep, int allowed);
+/* Wakes rank's endpoint (of the same index) if it sleeps in a wait, after writing
+ * something it waits for that it finds by polling memory (a line of a shared block),
+ * not in its rings: a fence and a load, nothing when it never sleeps or is not
+ * mapped here. */
+void tw_ep_wake(tw_ep_t *ep, int rank);
+
 /* Ends the whole job with this exit code, through the launcher or process manager;
  * msg (may be NULL) is printed first. Does not return. */
 void tw_ep_abort(tw_ep_t *ep, int code, const char *msg);
 
 /* Bytes of shared memory one endpoint's mailbox takes with the current settings. */
 size_t tw_ep_memory_size(void);
+
+/* The links this build has, in the order the device prefers them, and whether this
+ * machine can use each now: what twinfo reports. */
+typedef struct tw_link_report {
+    const char *name; /* "shm" */
+    int node_local;   /* 1: reaches ranks on this node (maps their memory); 0: other nodes,
+                         or every rank under TW_LINK=udp */
+    int usable;       /* 1 when this machine can use it now */
+    char note[256];   /* usable: what was found; otherwise why not */
+} tw_link_report_t;
+size_t tw_link_report_count(void);
+/* Checks link i: TW_OK, or TW_ERR_ARG past the end or for a NULL r. Not for a job's
+ * path: it creates a segment, binds sockets and may start a process. */
+int tw_link_report(size_t i, tw_link_report_t *r);
 
 #ifdef __cplusplus
 }

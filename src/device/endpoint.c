@@ -1,5 +1,7 @@
 #include "device/endpoint.h"
 
+#include "device/bell.h"
+
 #include "device/failure.h"
 #include "device/progress.h"
 #include "device/rma.h"
@@ -104,10 +106,23 @@ static int open_links(tw_ep_t *ep, char *addr, size_t cap) {
         cap -= (size_t)n;
     }
     if (ep->polled) {
-        job->pmi.waiting = links_while_waiting;
-        job->pmi.waiting_ctx = ep;
+        tw_pm_set_waiting(&job->pm, links_while_waiting, ep);
     }
     return 0;
+}
+
+/* TW_WAIT: spin, yield or sleep; auto sleeps when this node's ranks outnumber the
+ * CPUs they may run on, where a spinning rank takes the time slice of the rank it
+ * waits for. */
+static void set_wait(tw_ep_t *ep, const tw_config_t *cfg) {
+    tw_job_t *job = ep->job;
+    int crowded = job->local_size > job->cores;
+    tw_wait_mode_t mode = cfg->wait;
+    if (mode == TW_WAIT_AUTO) mode = crowded ? TW_WAIT_SLEEP : TW_WAIT_AUTO;
+    ep->idle_spins = mode == TW_WAIT_SPIN   ? UINT_MAX
+                     : mode == TW_WAIT_AUTO ? TW_EP_SPINS_BEFORE_YIELD
+                                            : 1;
+    ep->sleep_us = mode == TW_WAIT_SLEEP ? cfg->wait_sleep_us : 0;
 }
 
 int tw_ep_open(tw_ep_t **out) {
@@ -128,10 +143,7 @@ int tw_ep_open(tw_ep_t **out) {
     ep->size = job->base + job->size;
     ep->index = job->next_index++;
     const tw_config_t *cfg = job->config;
-    if (cfg->wait == TW_WAIT_YIELD || (cfg->wait == TW_WAIT_AUTO && job->local_size > job->cores))
-        ep->idle_spins = 1;
-    else
-        ep->idle_spins = cfg->wait == TW_WAIT_SPIN ? UINT_MAX : TW_EP_SPINS_BEFORE_YIELD;
+    set_wait(ep, cfg);
 
     tw_segment_layout_t l;
     config_layout(cfg, &l);
@@ -168,6 +180,7 @@ int tw_ep_open(tw_ep_t **out) {
     seg->rma_slots = cfg->rma_slots;
     seg->atu_entries = cfg->atu_entries;
     seg->owner_pid = (int32_t)getpid();
+    seg->sleeps = ep->sleep_us != 0;
     tw_ring_format(&seg->velo_ctrl, tw_segment_slots(seg, l.velo), cfg->velo_slots);
     tw_ring_format(&seg->nq_ctrl, tw_segment_slots(seg, l.nq), cfg->nq_slots);
     tw_ring_format(&seg->req_ctrl, tw_segment_slots(seg, l.req), cfg->rma_slots);
@@ -188,6 +201,8 @@ int tw_ep_open(tw_ep_t **out) {
     tw_ring_producer_init(&ep->nq_dev, &seg->nq_ctrl, tw_segment_slots(seg, l.nq), cfg->nq_slots);
     tw_ring_producer_init(&ep->velo_self, &seg->velo_ctrl, tw_segment_slots(seg, l.velo),
                           cfg->velo_slots);
+    if (seg->sleeps) /* the progress thread writes these while the owner may sleep */
+        ep->velo_self.bell = ep->nq_self.bell = ep->nq_dev.bell = &seg->bell;
     ep->rma.copy = cfg->rma_copy;
     tw_rma_init(ep);
     if (tw_atu_init(ep)) {
@@ -206,7 +221,7 @@ int tw_ep_open(tw_ep_t **out) {
 
     /* Announce the mailbox (and the links); after the fence every peer may map it. */
     address_key(key, sizeof key, ep->index, job->rank);
-    if (tw_pmi_put(&job->pmi, key, value) || tw_pmi_fence(&job->pmi)) {
+    if (tw_pm_put(&job->pm, key, value) || tw_pm_fence(&job->pm)) {
         fprintf(stderr, "tollway: cannot publish the endpoint address of rank %d\n", ep->rank);
         tw_ep_close(ep);
         return TW_ERR_RUNTIME;
@@ -231,7 +246,7 @@ int tw_ep_address(tw_ep_t *ep, int rank, char *buf, size_t cap) {
     }
     char key[64];
     address_key(key, sizeof key, ep->index, job_rank);
-    return tw_pmi_get(&ep->job->pmi, key, buf, cap) ? TW_ERR_RUNTIME : TW_OK;
+    return tw_pm_get(&ep->job->pm, job_rank, key, buf, cap) ? TW_ERR_RUNTIME : TW_OK;
 }
 
 /* Under another process manager the ids of spawned jobs come from a counter in a file
@@ -258,15 +273,33 @@ static int take_ids(tw_ep_t *ep, int count) {
     return base;
 }
 
+/* A spawn that failed returns its ids when nobody took any after them, and the file
+ * with them when they were the first: a job the failure ends leaves nothing behind. */
+static void give_back_ids(tw_ep_t *ep, int base, int count) {
+    char path[128];
+    ids_path(ep->job, path, sizeof path);
+    int fd = open(path, O_RDWR | O_CLOEXEC), next = 0;
+    if (fd < 0) return;
+    if (flock(fd, LOCK_EX) == 0 && pread(fd, &next, sizeof next, 0) == (ssize_t)sizeof next &&
+        next == base + count) {
+        if (base <= ep->size)
+            unlink(path);
+        else if (pwrite(fd, &base, sizeof base, 0) != (ssize_t)sizeof base)
+            next = 0; /* kept as it was: ids lost, never given twice */
+    }
+    close(fd);
+}
+
 int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int *size, char *why,
                 size_t cap, int *failed) {
     if (!ep || !port || !spec || !base || !size || !why || !failed) return TW_ERR_ARG;
     tw_job_t *job = ep->job;
-    if (tw_pmi_is_twrun(&job->pmi) || job->pmi.fd < 0)
-        return tw_pmi_spawn(&job->pmi, port, spec, base, size, why, cap, failed) ? TW_ERR_RUNTIME
-                                                                                 : TW_OK;
-    /* another process manager: the new job takes the ids past every one known here, and
-     * the job id, key and secret of this one */
+    if (job->pm.kind == TW_PM_SINGLETON || tw_pm_is_twrun(&job->pm))
+        return tw_pm_spawn(&job->pm, port, spec, NULL, base, size, why, cap, failed)
+                   ? TW_ERR_RUNTIME
+                   : TW_OK;
+    /* another process manager (Hydra, Slurm, PMIx): the new job takes the ids past every one known
+     * here, and the job id, key and secret of this one */
     char id[2 * TW_JOB_SECRET_SIZE + 64];
     int n = snprintf(id, sizeof id, "%s.%016llx.", job->job_id, (unsigned long long)job->job_key);
     for (int i = 0; i < TW_JOB_SECRET_SIZE && n > 0 && (size_t)n + 3 < sizeof id; i++)
@@ -279,9 +312,10 @@ int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int 
         return TW_ERR_ARG;
     }
     *base = take_ids(ep, total);
-    return tw_pmi_spawn_other(&job->pmi, port, spec, id, base, size, why, cap, failed)
-               ? TW_ERR_RUNTIME
-               : TW_OK;
+    int first = *base;
+    if (tw_pm_spawn(&job->pm, port, spec, id, base, size, why, cap, failed) == 0) return TW_OK;
+    give_back_ids(ep, first, total);
+    return TW_ERR_RUNTIME;
 }
 
 int tw_ep_parent(tw_ep_t *ep, char *port, size_t cap, int *appnum) {
@@ -290,16 +324,16 @@ int tw_ep_parent(tw_ep_t *ep, char *port, size_t cap, int *appnum) {
     const char *p = getenv("TWRUN_PARENT_PORT"), *app = getenv("TWRUN_APPNUM");
     port[0] = '\0';
     *appnum = 0;
-    if (tw_pmi_is_twrun(&job->pmi)) {
+    if (tw_pm_is_twrun(&job->pm)) {
         if (app && tw_pmi_parse_number(app, appnum)) *appnum = 0;
         if (!p || job->base == 0) return TW_ERR_PEER; /* not spawned */
         if (strlen(p) >= cap) return TW_ERR_SIZE;
         strcpy(port, p);
         return TW_OK;
     }
-    *appnum = tw_pmi_appnum(&job->pmi);
+    *appnum = tw_pm_appnum(&job->pm);
     if (!job->spawned) return TW_ERR_PEER;
-    return tw_pmi_get(&job->pmi, "tw.parent", port, cap) ? TW_ERR_RUNTIME : TW_OK;
+    return tw_pm_get(&job->pm, TW_PM_ANY_RANK, "tw.parent", port, cap) ? TW_ERR_RUNTIME : TW_OK;
 }
 
 int tw_ep_job_base(const tw_ep_t *ep) {
@@ -458,12 +492,14 @@ static int connect_mapped(tw_ep_t *ep, int rank, tw_link_port_t *port, const cha
     tw_ring_producer_init(&peer->nq, &seg->nq_ctrl, tw_segment_slots(seg, l.nq), h.nq_slots);
     tw_ring_producer_init(&peer->req, &seg->req_ctrl, tw_segment_slots(seg, l.req), h.rma_slots);
     tw_ring_producer_init(&peer->resp, &seg->resp_ctrl, tw_segment_slots(seg, l.resp), h.rma_slots);
+    if (h.sleeps) /* the peer may sleep: what is written to it rings its doorbell */
+        peer->velo.bell = peer->nq.bell = peer->req.bell = peer->resp.bell = &seg->bell;
     peer->atu = (tw_atu_entry_t *)((char *)seg + l.atu);
     peer->atu_entries = h.atu_entries;
     peer->locks = (_Atomic uint64_t *)((char *)seg + l.locks);
     peer->pid = (pid_t)h.owner_pid;
     peer->pipelined = ep->rma.copy == TW_RMA_COPY_PIPELINE;
-    peer->mapped = 1;
+    peer->mapped = h.sleeps ? TW_PEER_MAPPED_SLEEPS : TW_PEER_MAPPED;
     peer->port = port;
     ep->peers[rank] = peer;
     ep->stats.peers_mapped++;
@@ -477,7 +513,7 @@ int tw_ep_close(tw_ep_t *ep) {
     tw_heap_fini(ep);
     tw_atu_fini(ep);
     for (unsigned i = 1; i < ep->nports; i++) ep->ports[i].link->close(ep->ports[i].ctx);
-    if (ep->job->pmi.waiting_ctx == ep) ep->job->pmi.waiting = NULL;
+    if (ep->job->pm.waiting_ctx == ep) tw_pm_set_waiting(&ep->job->pm, NULL, NULL);
     ep->nports = 0;
     ep->polled = NULL;
     for (int r = 0; r < ep->size; r++) {
@@ -491,7 +527,8 @@ int tw_ep_close(tw_ep_t *ep) {
     }
     tw_shm_unmap(ep->segment, ep->segment_size);
     tw_shm_unlink(ep->segment_name);
-    if (ep->job->pmi.fd >= 0 && !tw_pmi_is_twrun(&ep->job->pmi) && ep->job->base == 0 &&
+    if (ep->job->pm.kind != TW_PM_SINGLETON && !tw_pm_is_twrun(&ep->job->pm) &&
+        ep->job->base == 0 &&
         ep->rank == 0) { /* the first job's rank 0 takes the spawn tree's counter along */
         char path[128];
         ids_path(ep->job, path, sizeof path);
@@ -525,7 +562,7 @@ const tw_ep_stats_t *tw_ep_stats(tw_ep_t *ep) {
 
 int tw_ep_barrier(tw_ep_t *ep) {
     if (!ep) return TW_ERR_ARG;
-    return tw_pmi_fence(&ep->job->pmi) ? TW_ERR_RUNTIME : TW_OK;
+    return tw_pm_fence(&ep->job->pm) ? TW_ERR_RUNTIME : TW_OK;
 }
 
 size_t tw_link_counter_count(void) {
@@ -573,6 +610,11 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
             (unsigned long long)s->bytes_sent, (unsigned long long)s->msgs_received,
             (unsigned long long)s->bytes_received, (unsigned long long)s->send_retries,
             (unsigned long long)s->polls_empty, (unsigned long long)s->peers_mapped);
+    if (ep->sleep_us)
+        fprintf(
+            out,
+            "tollway: rank %d endpoint %d: waits slept %llu times (TW_WAIT=sleep, %u us at most)\n",
+            ep->rank, ep->index, (unsigned long long)ep->sleeps, ep->sleep_us);
     if (ep->nports > 1) {
         /* the connection table: which link reaches each peer contacted so far; one
          * write, so that the lines of several ranks do not mix */
@@ -602,9 +644,50 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
             (unsigned long long)s->faults_align);
 }
 
-void tw_ep_yield(tw_ep_t *ep, unsigned *spins) {
+/* Whether anything waits in this endpoint's rings, or is owed to them. */
+static int ep_has_work(const tw_ep_t *ep) {
+    return tw_ring_ready(&ep->velo_rx) || tw_ring_ready(&ep->nq_rx) || tw_ring_ready(&ep->req_rx) ||
+           tw_ring_ready(&ep->resp_rx) || ep->lost_owed || ep->rma.owed;
+}
+
+/* TW_WAIT=sleep: a pause, then the core given away, then a sleep on the doorbell,
+ * unless ready (when not NULL) finds what the caller waits for once announced. */
+static void ep_doze(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *ctx) {
+    if (*spins < TW_EP_SLEEP_PAUSES) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        return;
+    }
+    /* a send refused for a full ring is retried by polling: the peer that frees the
+     * ring rings no bell here */
+    uint64_t retries = ep->stats.send_retries + ep->stats.rma_retries;
+    if (*spins < TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS || ep->sleep_off ||
+        retries != ep->retries_seen) {
+        ep->retries_seen = retries;
+        if (*spins > TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS) *spins = TW_EP_SLEEP_PAUSES;
+        sched_yield();
+        return;
+    }
+    *spins = TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS; /* sleeps from now on */
+    tw_bell_t *bell = &ep->segment->bell;
+    uint32_t ticket = tw_bell_announce(bell);
+    if (!ep_has_work(ep) && !(ready && ready(ctx))) {
+        unsigned us = ep->sleep_us;
+        if (ep->polled && !ep->progress && us > TW_EP_SLEEP_POLLED_US) us = TW_EP_SLEEP_POLLED_US;
+        tw_bell_sleep(bell, ticket, us);
+        ep->sleeps++;
+    }
+    tw_bell_leave(bell);
+}
+
+static void ep_yield(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *ctx) {
     if (ep->idle_spins == UINT_MAX) { /* TW_WAIT=spin: never a system call */
         *spins = 0;
+        return;
+    }
+    if (ep->sleep_us) {
+        ep_doze(ep, spins, ready, ctx);
         return;
     }
     if (*spins >= TW_EP_YIELD_EVERY) {
@@ -616,10 +699,32 @@ void tw_ep_yield(tw_ep_t *ep, unsigned *spins) {
 #endif
 }
 
+void tw_ep_yield(tw_ep_t *ep, unsigned *spins) {
+    ep_yield(ep, spins, NULL, NULL);
+}
+
 void tw_ep_relax(tw_ep_t *ep, unsigned *spins) {
     tw_ep_idle(ep, spins);
 }
 
+void tw_ep_relax_until(tw_ep_t *ep, unsigned *spins, int (*ready)(void *ctx), void *ctx) {
+    if (++*spins >= ep->idle_spins) ep_yield(ep, spins, ready, ctx);
+}
+
+void tw_ep_set_sleep(tw_ep_t *ep, int allowed) {
+    if (ep) ep->sleep_off = !allowed;
+}
+
+int tw_ep_sleeps(const tw_ep_t *ep) {
+    return ep && ep->sleep_us != 0;
+}
+
+void tw_ep_wake(tw_ep_t *ep, int rank) {
+    tw_peer_t *peer;
+    if (!ep || (unsigned)rank >= (unsigned)ep->size || tw_ep_peer(ep, rank, &peer)) return;
+    if (peer->mapped) tw_ring_wake(&peer->velo); /* its doorbell, if it may sleep */
+}
+
 void tw_ep_abort(tw_ep_t *ep, int code, const char *msg) {
-    tw_pmi_abort(&ep->job->pmi, code, msg);
+    tw_pm_abort(&ep->job->pm, code, msg);
 }

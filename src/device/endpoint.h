@@ -22,9 +22,16 @@ enum {
     /* TW_WAIT=auto on a core per rank: empty polls in a row before the core is given
      * away once (a microsecond or two of polling over shm) */
     TW_EP_SPINS_BEFORE_YIELD = 64,
-    /* TW_WAIT=yield, and ranks outnumbering cores: the core is given away every so
-     * many empty polls, a pause between the others */
+    /* TW_WAIT=yield: the core is given away every so many empty polls, a pause
+     * between the others */
     TW_EP_YIELD_EVERY = 64,
+    /* TW_WAIT=sleep, and ranks outnumbering cores: empty polls with a pause between
+     * them, then as many with the core given away, then sleeps on the doorbell */
+    TW_EP_SLEEP_PAUSES = 32,
+    TW_EP_SLEEP_YIELDS = 32,
+    /* a sleep's bound, in microseconds, when a link must be polled to receive and no
+     * progress thread watches it: its packets ring no doorbell */
+    TW_EP_SLEEP_POLLED_US = 200,
 };
 
 struct tw_progress; /* progress.h */
@@ -39,8 +46,12 @@ struct tw_ep {
     int rank, size;
     tw_peer_t **peers; /* by rank; NULL until first contact */
     int index;
-    unsigned idle_spins; /* empty polls in a row before tw_ep_yield (TW_WAIT) */
-    int peeked;          /* a message handed out by tw_velo_peek and not yet released */
+    unsigned idle_spins;   /* empty polls in a row before tw_ep_yield (TW_WAIT) */
+    unsigned sleep_us;     /* TW_WAIT=sleep: a sleep's bound; 0: this endpoint never sleeps */
+    int sleep_off;         /* tw_ep_set_sleep(ep, 0): its waits yield instead of sleeping */
+    uint64_t retries_seen; /* sends refused for a full ring, at the last sleep */
+    uint64_t sleeps;       /* sleeps on the doorbell (TW_STATS) */
+    int peeked;            /* a message handed out by tw_velo_peek and not yet released */
     tw_job_t *job;
     tw_segment_header_t *segment;
     size_t segment_size;
@@ -84,8 +95,9 @@ static inline int tw_ep_peer(tw_ep_t *ep, int rank, tw_peer_t **peer) {
 /* Pause between polls in blocking calls (*spins counts the empty ones in a row): on
  * a core of its own a count and a compare, the core given away after
  * TW_EP_SPINS_BEFORE_YIELD of them, since the rank waited for may be the one kept
- * off a core by other work on the machine; every poll a pause, and the core now and
- * then, when this node has more ranks than cores. */
+ * off a core by other work on the machine. When this node has more ranks than cores
+ * (or TW_WAIT=sleep), a pause, then the core given away, then a sleep on the
+ * endpoint's doorbell (bell.h) until a peer writes to it or sleep_us passes. */
 void tw_ep_yield(tw_ep_t *ep, unsigned *spins);
 static inline void tw_ep_idle(tw_ep_t *ep, unsigned *spins) {
     if (__builtin_expect(++*spins >= ep->idle_spins, 0)) tw_ep_yield(ep, spins);

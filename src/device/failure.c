@@ -20,6 +20,7 @@ static int post_notice(tw_ep_t *ep, int peer) {
                    ((uint64_t)TW_VELO_TAG_LOST << TW_VELO_TAG_SHIFT) |
                        ((uint64_t)peer << TW_VELO_SOURCE_SHIFT),
                    sizeof cause);
+    tw_ring_wake(&ep->velo_self);
     ep->lost[peer].noticed = 1;
     return 1;
 }

@@ -81,6 +81,7 @@ static inline int tw_nq_push(tw_ring_producer_t *p, const tw_notification_t *n) 
     tw_slot_t *s = tw_nq_reserve(p);
     if (!s) return TW_RING_FULL;
     tw_nq_commit(s, n);
+    tw_ring_wake(p);
     return TW_RING_OK;
 }
 

@@ -22,13 +22,17 @@ typedef struct tw_link_port {
     tw_ep_t *ep;
 } tw_link_port_t;
 
+enum { TW_PEER_MAPPED = 1, TW_PEER_MAPPED_SLEEPS = 2 };
+
 /* A peer: its link, and, when the link maps its segment, producer views of its
  * rings, its tables, and the peer's shared-heap blocks mapped so far. */
 typedef struct tw_peer {
     tw_tlb_entry_t tlb[TW_TLB_ENTRIES];
     /* mapped next to velo: a send reads both, and they share a cache line */
     int mapped;          /* the link maps the peer's segment (TW_LINK_MAPPED): the device
-                            writes its rings itself; else everything goes through port */
+                            writes its rings itself; else (0) everything goes through port.
+                            TW_PEER_MAPPED_SLEEPS when the peer may sleep in its waits:
+                            a send to it then takes a path that rings its doorbell */
     uint32_t unanswered; /* not mapped: RMA requests sent, not answered yet */
     tw_ring_producer_t velo, nq, req, resp;
     tw_link_port_t *port;

@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "device/bell.h"
+
 #define TW_CACHELINE 64
 
 #define TW_RING_VALID      (1ull << 63)
@@ -55,6 +57,7 @@ typedef struct tw_ring_producer {
     tw_slot_t *slots;
     uint64_t size, mask;
     uint64_t cached_head;
+    tw_bell_t *bell; /* the consumer's doorbell when it may sleep (TW_WAIT), else NULL */
 } tw_ring_producer_t;
 
 /* The consumer's private view. */
@@ -170,12 +173,24 @@ static inline void tw_ring_cancel(tw_slot_t *s, size_t len) {
     __atomic_store_n(&s->word[0], TW_RING_VALID | TW_RING_NOP | len, __ATOMIC_RELEASE);
 }
 
+/* After a commit: wakes the consumer if it sleeps. One predictable branch when the
+ * consumer never sleeps (a core per rank). */
+static inline void tw_ring_wake(const tw_ring_producer_t *p) {
+    if (__builtin_expect(p->bell != NULL, 0)) tw_bell_ring(p->bell);
+}
+
+/* The consumer's side: whether a record (or a pad) waits at its head. */
+static inline int tw_ring_ready(const tw_ring_consumer_t *c) {
+    return tw_ring_load_status(&c->slots[c->head & c->mask]) != 0;
+}
+
 /* Reserves, fills and commits a record. TW_RING_OK or TW_RING_FULL. */
 static inline int tw_ring_push(tw_ring_producer_t *p, uint64_t user, const void *data, size_t len) {
     tw_slot_t *s = tw_ring_reserve(p, len);
     if (!s) return TW_RING_FULL;
     tw_copy(&s->word[1], data, len); /* data may be NULL when len is 0 */
     tw_ring_commit(s, user, len);
+    tw_ring_wake(p);
     return TW_RING_OK;
 }
 

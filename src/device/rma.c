@@ -153,10 +153,9 @@ full:
     return TW_RETRY;
 }
 
-__attribute__((always_inline)) static inline void commit_notes(tw_ep_t *ep, tw_slot_t *slot[3],
-                                                               uint8_t op, int dest, uint64_t len,
-                                                               uint64_t cookie, uint64_t value,
-                                                               uint64_t nla, int success) {
+__attribute__((always_inline)) static inline void
+commit_notes(tw_ep_t *ep, tw_peer_t *peer, tw_slot_t *slot[3], uint8_t op, int dest, uint64_t len,
+             uint64_t cookie, uint64_t value, uint64_t nla, int success) {
     if (slot[0])
         tw_nq_write(slot[0], op, TW_NOTIFY_REQUESTER, success, TW_OK, dest, len, cookie, value,
                     nla);
@@ -166,6 +165,7 @@ __attribute__((always_inline)) static inline void commit_notes(tw_ep_t *ep, tw_s
     if (slot[2])
         tw_nq_write(slot[2], op, TW_NOTIFY_RESPONDER, success, TW_OK, ep->rank, len, cookie, value,
                     nla);
+    if (slot[1] || slot[2]) tw_ring_wake(&peer->nq); /* the target may sleep on its queue */
 }
 
 /* ---- pipelined: the initiator's side ---- */
@@ -228,6 +228,7 @@ static void op_complete(tw_ep_t *ep, tw_rma_op_t *o) {
         }
         return; /* deliver_owed frees the entry once the note is out */
     }
+    tw_ring_wake(&ep->nq_self); /* perhaps the progress thread, the owner asleep */
     op_free(ep, o);
 }
 
@@ -311,6 +312,7 @@ static int pipelined(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const v
         memcpy(&s->word[1], &r, sizeof r);
         if (n) memcpy((char *)&s->word[1] + sizeof r, (const char *)src + off, n);
         tw_ring_commit(s, 0, sizeof r + n);
+        tw_ring_wake(&peer->req);
         off += n;
         if (c == 0) __atomic_fetch_add(&peer->outstanding, 1, __ATOMIC_RELAXED);
     }
@@ -398,6 +400,7 @@ static int serve_request(tw_ep_t *ep, const rma_req_t *r, const char *data) {
         memcpy((char *)&s->word[1] + sizeof d,
                (const char *)(uintptr_t)x.addr + ep->rma.serve_offset, n);
         tw_ring_commit(s, 0, sizeof d + n);
+        tw_ring_wake(&peer->resp);
         ep->rma.serve_offset += n;
     }
 
@@ -421,6 +424,7 @@ static int serve_request(tw_ep_t *ep, const rma_req_t *r, const char *data) {
     }
     memcpy(&ack->word[1], &ans, sizeof ans);
     tw_ring_commit(ack, 0, sizeof ans);
+    tw_ring_wake(&peer->resp);
     if (mine && status != TW_OK) {
         tw_nq_cancel(mine); /* the fault goes to the initiator only */
     } else if (mine) {
@@ -429,6 +433,7 @@ static int serve_request(tw_ep_t *ep, const rma_req_t *r, const char *data) {
                  r->op == TW_OP_PUT_IMM || r->op == TW_OP_NOTIFY_PUT ? r->a : ans.value, r->nla,
                  ans.success);
         tw_nq_commit(mine, &n);
+        tw_ring_wake(&ep->nq_dev); /* perhaps the progress thread, the owner asleep */
     }
     ep->rma.serve_offset = 0;
     return 1;
@@ -569,7 +574,7 @@ __attribute__((noinline, cold)) static int direct_far(tw_ep_t *ep, tw_peer_t *pe
         tw_nq_push(&ep->nq_self, &n);
         return TW_OK;
     }
-    commit_notes(ep, slot, op, dest, len, cookie, value, nla, 0);
+    commit_notes(ep, peer, slot, op, dest, len, cookie, value, nla, 0);
     ep->stats.rma_ops++;
     ep->stats.rma_bytes += len;
     return TW_OK;
@@ -645,7 +650,7 @@ __attribute__((always_inline)) static inline int direct(tw_ep_t *ep, tw_peer_t *
         tlb_fill(peer, &x, key, p);
         tw_atu_release(&x);
     }
-    commit_notes(ep, slot, op, dest, len, cookie, value, nla, 0);
+    commit_notes(ep, peer, slot, op, dest, len, cookie, value, nla, 0);
     ep->stats.rma_ops++;
     ep->stats.rma_bytes += len;
     return TW_OK;
@@ -1002,9 +1007,11 @@ int tw_put(tw_ep_t *ep, int dest, const void *src, size_t len, uint64_t nla, uin
             tw_slot_t *slot = notify ? tw_nq_reserve(&peer->nq) : NULL;
             if (likely(slot || !notify)) {
                 tw_copy(p, src, len);
-                if (slot)
+                if (slot) {
                     tw_nq_write(slot, TW_OP_PUT, TW_NOTIFY_COMPLETER, 0, TW_OK, ep->rank, len,
                                 cookie, 0, nla);
+                    tw_ring_wake(&peer->nq);
+                }
                 ep->stats.translations++;
                 ep->stats.rma_ops++;
                 ep->stats.rma_bytes += len;
@@ -1065,7 +1072,7 @@ int tw_notify_put(tw_ep_t *ep, int dest, uint64_t value, unsigned notify, uint64
         ep->stats.rma_retries++;
         return retried(ep, TW_RETRY);
     }
-    commit_notes(ep, slot, TW_OP_NOTIFY_PUT, dest, 0, cookie, value, 0, 0);
+    commit_notes(ep, peer, slot, TW_OP_NOTIFY_PUT, dest, 0, cookie, value, 0, 0);
     ep->stats.rma_ops++;
     return TW_OK;
 }
@@ -1105,7 +1112,7 @@ int tw_atomic(tw_ep_t *ep, int dest, tw_atomic_op_t op, unsigned width, uint64_t
     uint64_t old = atomic_apply(p, width, op, a, b, &success);
     tw_atu_release(&x);
     if (fetched) *fetched = old;
-    commit_notes(ep, slot, TW_OP_ATOMIC, dest, width, cookie, old, nla, success);
+    commit_notes(ep, peer, slot, TW_OP_ATOMIC, dest, width, cookie, old, nla, success);
     ep->stats.rma_ops++;
     ep->stats.rma_bytes += width;
     return TW_OK;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "device/bell.h"
 #include "device/ring.h"
 
 #define TW_SEGMENT_MAGIC       0x3247455357544e45ull /* "ENTWSEG2" */
@@ -25,12 +26,18 @@ typedef struct tw_segment_header {
     uint32_t index;
     int32_t owner_pid;
     uint32_t velo_slots, nq_slots, rma_slots, atu_entries;
+    /* in what was the padding of the first line (a segment of an older build reads
+     * 0: its owner never sleeps): */
+    uint32_t sleeps; /* 1: the owner may sleep on bell (TW_WAIT): producers ring it */
+    tw_bell_t bell;  /* written by the owner only as it falls asleep and wakes */
     _Alignas(TW_CACHELINE) _Atomic uint64_t faults[TW_FAULTS];
     tw_ring_ctrl_t velo_ctrl; /* VELO mailbox */
     tw_ring_ctrl_t nq_ctrl;   /* notification queue */
     tw_ring_ctrl_t req_ctrl;  /* pipelined RMA: requests this endpoint's device serves */
     tw_ring_ctrl_t resp_ctrl; /* pipelined RMA: answers to this endpoint's requests */
 } tw_segment_header_t;
+_Static_assert(offsetof(tw_segment_header_t, faults) == TW_CACHELINE,
+               "the doorbell stays in the first line, before the counters");
 
 typedef struct tw_segment_layout {
     size_t velo, nq, req, resp, locks, atu; /* byte offsets */

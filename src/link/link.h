@@ -112,6 +112,10 @@ typedef struct tw_link {
     const tw_link_counter_info_t *counters;
     unsigned ncounters;
     uint64_t (*counter)(tw_link_ctx_t *l, unsigned i);
+    /* For tools (twinfo), never on a job's path: 1 when this machine can use the link
+     * now, with what was found in note; 0 with the reason in note. segment_size: the
+     * bytes of one endpoint's segment with the current settings. */
+    int (*probe)(size_t segment_size, char *note, size_t cap);
 } tw_link_t;
 
 /* The links this build has, in the order the device prefers them: a mapped link first. */

@@ -68,6 +68,35 @@ struct tw_coll_shm {
     void *block;            /* rank 0: the heap block, freed with the communicator */
 };
 
+/* A call on the block as its wait sees it: ring, while this rank's line is still to
+ * be published and peers may sleep (TW_WAIT=sleep), whose waits learn of it only
+ * through their doorbells. */
+typedef struct shm_wait {
+    tw_mpi_comm_t *c;
+    tw_coll_shm_run_t *x;
+    const void *give;
+    void *take;
+    int done, ring;
+} shm_wait_t;
+
+/* Advances the call (never again once done: a taker would read a line reused by
+ * then) and wakes the other members once this rank's line is out. 1 when something
+ * moved. */
+static int shm_step(void *arg) {
+    shm_wait_t *w = arg;
+    if (w->done) return 1;
+    tw_coll_shm_run_t *x = w->x;
+    int step = x->step, next = x->next;
+    w->done = tw_coll_shm_advance(x, w->give, w->take);
+    if (w->ring && atomic_load_explicit(&tw_coll_shm_line(x, x->rank, x->k)->seq,
+                                        memory_order_relaxed) == x->k) {
+        w->ring = 0;
+        for (int r = 0; r < x->size; r++)
+            if (r != x->rank) tw_ep_wake(tw_mpi.ep, tw_mpi_world_rank(w->c, r));
+    }
+    return w->done || x->step != step || x->next != next;
+}
+
 /* Runs the next call on c's block to its end; others may wait for this rank's
  * messages meanwhile. MPI_SUCCESS, or the code of a lost member of c (another rank
  * found it lost): the lines it would write may never show. */
@@ -75,12 +104,13 @@ static int run(tw_mpi_comm_t *c, tw_coll_shm_run_t *x, int kind, int root, size_
                const void *give, void *take) {
     *x = (tw_coll_shm_run_t){.lines = c->shm->lines, .size = c->size, .rank = c->rank};
     tw_coll_shm_start(x, ++c->shm->seq, kind, root, bytes);
+    shm_wait_t w = {c, x, give, take, 0, tw_ep_sleeps(tw_mpi.ep)};
     unsigned spins = 0;
-    while (!tw_coll_shm_advance(x, give, take)) {
+    while ((void)shm_step(&w), !w.done) {
         tw_mpi_progress();
-        int w = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
-        if (w >= 0) return tw_mpi_lost_code(w);
-        tw_mpi_relax(&spins);
+        int lost = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
+        if (lost >= 0) return tw_mpi_lost_code(lost);
+        tw_mpi_relax_until(&spins, shm_step, &w);
     }
     return MPI_SUCCESS;
 }

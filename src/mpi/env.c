@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/library_version.h"
 #include "mpi/attr.h"
 #include "mpi/bsend.h"
 #include "mpi/comm.h"
@@ -223,9 +224,7 @@ int MPI_Get_version(int *version, int *subversion) {
 
 int MPI_Get_library_version(char *version, int *resultlen) {
     if (!version || !resultlen) return MPI_ERR_ARG;
-    *resultlen =
-        snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "Tollway MPI %d.%d.%d (MPI %d.%d)",
-                 TW_VERSION_MAJOR, TW_VERSION_MINOR, TW_VERSION_PATCH, MPI_VERSION, MPI_SUBVERSION);
+    *resultlen = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "%s", TW_MPI_LIBRARY_VERSION);
     return MPI_SUCCESS;
 }
 

@@ -55,4 +55,6 @@ void tw_mpi_thread_init(int provided) {
     tw_mpi.thread_level = provided;
     tw_mpi.main_thread = pthread_self();
     tw_mpi_threads_on = provided == MPI_THREAD_MULTIPLE;
+    /* a sleeping wait would hold the lock through its sleep */
+    if (tw_mpi_threads_on) tw_ep_set_sleep(tw_mpi.ep, 0);
 }

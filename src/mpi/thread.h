@@ -33,9 +33,17 @@ void tw_mpi_leave(void);
  * the outermost level and another thread waits for it, the other runs now. */
 void tw_mpi_thread_yield(void);
 
-/* The pause of every wait loop, between its progress passes (instead of tw_ep_relax). */
+/* The pause of every wait loop, between its progress passes (instead of tw_ep_relax).
+ * Under MPI_THREAD_MULTIPLE the waits never sleep (tw_mpi_thread_init): the waiting
+ * thread holds the lock the others need. */
 static inline void tw_mpi_relax(unsigned *spins) {
     tw_ep_relax(tw_mpi.ep, spins);
+    if (__builtin_expect(tw_mpi_threads_on, 0)) tw_mpi_thread_yield();
+}
+
+/* tw_mpi_relax for a wait on memory a peer writes (tw_ep_relax_until). */
+static inline void tw_mpi_relax_until(unsigned *spins, int (*ready)(void *ctx), void *ctx) {
+    tw_ep_relax_until(tw_mpi.ep, spins, ready, ctx);
     if (__builtin_expect(tw_mpi_threads_on, 0)) tw_mpi_thread_yield();
 }
 

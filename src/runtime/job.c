@@ -26,9 +26,8 @@ static int random_u64(uint64_t *out) {
  * is derived from the kvsname (the same on every rank), alone it is random. */
 static void derive_job_id(tw_job_t *job) {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    if (job->pmi.fd >= 0) {
-        for (const char *p = job->pmi.kvsname; *p; p++)
-            h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    if (job->pm.kind != TW_PM_SINGLETON) {
+        for (const char *p = job->pm.name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
     } else if (random_u64(&h)) {
         h ^= (uint64_t)getpid() << 20;
     }
@@ -65,20 +64,20 @@ static int agree_job_key(tw_job_t *job, int key, int secret) {
         if (key) {
             if (random_u64(&job->job_key)) return -1;
             snprintf(value, sizeof value, "%016llx", (unsigned long long)job->job_key);
-            if (tw_pmi_put(&job->pmi, "tw.jobkey", value)) return -1;
+            if (tw_pm_put(&job->pm, "tw.jobkey", value)) return -1;
         }
         if (secret) {
             if (random_bytes(job->secret, sizeof job->secret)) return -1;
             secret_hex(job->secret, value);
-            if (tw_pmi_put(&job->pmi, "tw.jobsecret", value)) return -1;
+            if (tw_pm_put(&job->pm, "tw.jobsecret", value)) return -1;
         }
     }
-    if (tw_pmi_fence(&job->pmi)) return -1;
+    if (tw_pm_fence(&job->pm)) return -1;
     if (job->rank != 0) {
-        if (key && (tw_pmi_get(&job->pmi, "tw.jobkey", value, sizeof value) ||
+        if (key && (tw_pm_get(&job->pm, 0, "tw.jobkey", value, sizeof value) ||
                     tw_job_key_parse(value, &job->job_key)))
             return -1;
-        if (secret && (tw_pmi_get(&job->pmi, "tw.jobsecret", value, sizeof value) ||
+        if (secret && (tw_pm_get(&job->pm, 0, "tw.jobsecret", value, sizeof value) ||
                        tw_job_secret_parse(value, job->secret)))
             return -1;
     }
@@ -137,12 +136,29 @@ static int placement_ok(const tw_job_t *job) {
     return 1;
 }
 
-/* A job that another process manager (Hydra) spawned for a Tollway job finds in its
- * key-value store tw.spawn = "<base>.<job id>.<job key>.<secret>": 0 when so, with
+/* The CPUs the ranks of this node may share. A rank's own affinity mask says little
+ * alone: a launcher that binds each rank to a core of its own (twrun, srun
+ * --cpu-bind, mpirun --bind-to core) leaves it one CPU, and so does `taskset -c 0
+ * mpiexec`, where all ranks share that CPU. The launcher keeps the set it divides, so
+ * the answer is the CPUs of this process and of its parent together; a rank twrun
+ * bound to a core (TW_BOUND_CORE) has a core of its own by twrun's decision. */
+static int node_cores(void) {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int cores = online > 0 ? (int)online : 1;
+    if (tw_setting_is_set(TW_SETTING_BOUND_CORE)) return cores;
+    cpu_set_t mine, parent;
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0) return cores;
+    if (sched_getaffinity(getppid(), sizeof parent, &parent) == 0) CPU_OR(&mine, &mine, &parent);
+    int allowed = CPU_COUNT(&mine);
+    return allowed > 0 && allowed < cores ? allowed : cores;
+}
+
+/* A job that another process manager (Hydra, Slurm, PMIx) spawned for a Tollway job
+ * finds in its key-value store tw.spawn = "<base>.<job id>.<job key>.<secret>": 0 when so, with
  * them taken; 1 when not spawned; -1 when the value is malformed. */
 static int spawned_by_other(tw_job_t *job) {
     char v[TW_PMI_VALUE_MAX], *save = NULL;
-    if (tw_pmi_get(&job->pmi, "tw.spawn", v, sizeof v)) return 1;
+    if (tw_pm_get(&job->pm, TW_PM_ANY_RANK, "tw.spawn", v, sizeof v)) return 1;
     char *b = strtok_r(v, ".", &save), *id = strtok_r(NULL, ".", &save);
     char *key = strtok_r(NULL, ".", &save), *secret = strtok_r(NULL, ".", &save);
     int base;
@@ -163,12 +179,12 @@ int tw_job_attach(tw_job_t **out) {
         job->config = tw_config();
         if (!job->config) return TW_ERR_CONFIG;
         char err[256];
-        if (tw_pmi_init(&job->pmi, err, sizeof err)) {
+        if (tw_pm_init(&job->pm, err, sizeof err)) {
             fprintf(stderr, "%s\n", err);
             return TW_ERR_RUNTIME;
         }
-        job->rank = job->pmi.rank;
-        job->size = job->pmi.size;
+        job->rank = job->pm.rank;
+        job->size = job->pm.size;
         /* a job twrun spawned: set by twrun, not a setting of the user's */
         const char *base = getenv("TWRUN_UNIVERSE_BASE");
         if (base && (tw_pmi_parse_number(base, &job->base) || job->base > (1 << 30) - job->size)) {
@@ -185,7 +201,7 @@ int tw_job_attach(tw_job_t **out) {
             fprintf(stderr, "tollway: TW_JOB_SECRET is not 32 lowercase hex digits\n");
             return TW_ERR_CONFIG;
         }
-        if (job->pmi.fd >= 0 && !tw_pmi_is_twrun(&job->pmi) && !base) {
+        if (job->pm.kind != TW_PM_SINGLETON && !tw_pm_is_twrun(&job->pm) && !base) {
             int rc = spawned_by_other(job); /* its parents' id, key and secret, its ids */
             if (rc < 0) {
                 fprintf(stderr, "tollway: tw.spawn in the key-value store is malformed\n");
@@ -197,19 +213,17 @@ int tw_job_attach(tw_job_t **out) {
             fprintf(stderr, "tollway: cannot agree on a job key and secret with the other ranks\n");
             return TW_ERR_RUNTIME;
         }
-        /* ranks on this node: from twrun, else from MPICH's Hydra, else all */
-        const char *hydra_local = getenv("MPI_LOCALNRANKS");
-        int local = hydra_local ? atoi(hydra_local) : 0;
-        job->local_size = job->config->local_size > 0       ? job->config->local_size
-                          : local > 0 && local <= job->size ? local
-                                                            : job->size;
-        job->local_known = job->config->local_size > 0 || (local > 0 && local <= job->size);
+        /* ranks on this node: from twrun, else from the process manager, else all */
+        int local = job->pm.local_size;
+        job->local_size = job->config->local_size > 0 ? job->config->local_size
+                          : local > 0                 ? local
+                                                      : job->size;
+        job->local_known = job->config->local_size > 0 || local > 0;
         if (!placement_ok(job)) {
-            tw_pmi_finalize(&job->pmi);
+            tw_pm_finalize(&job->pm);
             return TW_ERR_CONFIG;
         }
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        job->cores = cores > 0 ? (int)cores : 1;
+        job->cores = node_cores();
         node_identity(job);
         joined = 1;
     }
@@ -220,7 +234,7 @@ int tw_job_attach(tw_job_t **out) {
 
 void tw_job_detach(tw_job_t *job) {
     if (--job->users == 0) {
-        tw_pmi_finalize(&job->pmi);
+        tw_pm_finalize(&job->pm);
         joined = 0;
     }
 }

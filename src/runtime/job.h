@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "runtime/settings.h"
-#include "runtime/pmi.h"
+#include "runtime/pm.h"
 
 enum { TW_JOB_SECRET_SIZE = 16 };
 
@@ -15,15 +15,15 @@ typedef struct tw_job {
     int base;         /* ids of this job's endpoints start here: jobs that twrun spawns
                          later take the ids after those of the jobs before them */
     int local_size;   /* ranks on this node */
-    int local_known;  /* local_size is the launcher's word (twrun, Hydra), not assumed */
-    int cores;        /* cores this node offers */
+    int local_known;  /* local_size is the launcher's word (twrun, Hydra, PMIx), not assumed */
+    int cores;        /* CPUs the ranks of this node may run on (node_cores) */
     char job_id[33];  /* hex; names the job's shared-memory objects */
     uint64_t job_key; /* random; stamped in every mailbox and checked by peers */
     unsigned char secret[TW_JOB_SECRET_SIZE]; /* random; keys the udp link's packet MACs,
                                                  never sent on the network */
     char node[64];                            /* this node's name */
     const tw_config_t *config;
-    tw_pmi_t pmi;
+    tw_pm_t pm;     /* the process manager that started it */
     int spawned;    /* started by another process manager's spawn (tw.spawn in its store) */
     int users;      /* open endpoints */
     int next_index; /* index of the next endpoint this process opens */

@@ -86,12 +86,6 @@ int tw_pmi_init(tw_pmi_t *pmi, char *err, size_t errlen) {
     pmi->fd = -1;
     int fd;
     int rc = env_int("PMI_FD", &fd);
-    if (rc == -1) { /* started on its own: a job of one */
-        pmi->rank = 0;
-        pmi->size = 1;
-        snprintf(pmi->kvsname, sizeof pmi->kvsname, "singleton-%ld", (long)getpid());
-        return 0;
-    }
     if (rc || env_int("PMI_RANK", &pmi->rank) || env_int("PMI_SIZE", &pmi->size) || pmi->size < 1 ||
         pmi->rank >= pmi->size) {
         snprintf(err, errlen,
@@ -118,13 +112,7 @@ int tw_pmi_init(tw_pmi_t *pmi, char *err, size_t errlen) {
 int tw_pmi_put(tw_pmi_t *pmi, const char *key, const char *value) {
     if (!tw_pmi_token_ok(key, TW_PMI_KEY_MAX, 1) || !tw_pmi_token_ok(value, TW_PMI_VALUE_MAX, 0))
         return -1;
-    if (pmi->fd < 0) {
-        if (pmi->nkeys == TW_PMI_SINGLETON_KEYS || strlen(key) >= sizeof pmi->keys[0]) return -1;
-        strcpy(pmi->keys[pmi->nkeys], key);
-        strcpy(pmi->values[pmi->nkeys], value);
-        pmi->nkeys++;
-        return 0;
-    }
+    if (pmi->fd < 0) return -1;
     char line[TW_PMI_LINE_MAX];
     int n = snprintf(line, sizeof line, "cmd=put kvsname=%s key=%s value=%s\n", pmi->kvsname, key,
                      value);
@@ -134,21 +122,13 @@ int tw_pmi_put(tw_pmi_t *pmi, const char *key, const char *value) {
 }
 
 int tw_pmi_fence(tw_pmi_t *pmi) {
-    if (pmi->fd < 0) return 0;
+    if (pmi->fd < 0) return -1;
     tw_pmi_msg_t reply;
     return command(pmi, "cmd=barrier_in\n", &reply, "barrier_out") ? -1 : 0;
 }
 
 int tw_pmi_get(tw_pmi_t *pmi, const char *key, char *value, size_t cap) {
-    if (pmi->fd < 0) {
-        for (int i = 0; i < pmi->nkeys; i++)
-            if (strcmp(pmi->keys[i], key) == 0 && strlen(pmi->values[i]) < cap) {
-                strcpy(value, pmi->values[i]);
-                return 0;
-            }
-        return -1;
-    }
-    if (!tw_pmi_token_ok(key, TW_PMI_KEY_MAX, 1)) return -1;
+    if (pmi->fd < 0 || !tw_pmi_token_ok(key, TW_PMI_KEY_MAX, 1)) return -1;
     char line[TW_PMI_LINE_MAX];
     snprintf(line, sizeof line, "cmd=get kvsname=%s key=%s\n", pmi->kvsname, key);
     tw_pmi_msg_t reply;

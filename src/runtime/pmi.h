@@ -1,6 +1,6 @@
 /* PMI-1 client: rank, size and the key-value exchange from the process manager
- * (twrun, or MPICH's Hydra), over the socket named by PMI_FD. Without PMI_FD the
- * process is a singleton job of one rank with a local key-value store. */
+ * (twrun, MPICH's Hydra, Slurm's srun --mpi=pmi2), over the socket named by PMI_FD.
+ * Used through the process-manager table (pm.h). */
 #ifndef TW_PMI_H
 #define TW_PMI_H
 
@@ -8,10 +8,8 @@
 
 #include "runtime/pmi_wire.h"
 
-enum { TW_PMI_SINGLETON_KEYS = 64 };
-
 typedef struct tw_pmi {
-    int fd; /* -1: singleton */
+    int fd; /* -1: not connected */
     int rank, size;
     char kvsname[TW_PMI_KEY_MAX];
     char inbuf[TW_PMI_LINE_MAX];
@@ -20,10 +18,6 @@ typedef struct tw_pmi {
      * meanwhile does (the udp link acknowledges and retransmits); NULL: none. */
     void (*waiting)(void *ctx);
     void *waiting_ctx;
-    /* singleton store */
-    int nkeys;
-    char keys[TW_PMI_SINGLETON_KEYS][64];
-    char values[TW_PMI_SINGLETON_KEYS][TW_PMI_VALUE_MAX];
 } tw_pmi_t;
 
 /* All return 0 on success, -1 with a message in err (init) or on stderr. */

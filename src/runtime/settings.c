@@ -43,8 +43,10 @@ typedef struct setting_row {
 /* Choice names, in the order of the values tw_setting_choice answers. */
 static const char *const rma_copy_names[] = {
     [TW_RMA_COPY_AUTO] = "auto", [TW_RMA_COPY_CMA] = "cma", [TW_RMA_COPY_PIPELINE] = "pipeline"};
-static const char *const wait_names[] = {
-    [TW_WAIT_AUTO] = "auto", [TW_WAIT_SPIN] = "spin", [TW_WAIT_YIELD] = "yield"};
+static const char *const wait_names[] = {[TW_WAIT_AUTO] = "auto",
+                                         [TW_WAIT_SPIN] = "spin",
+                                         [TW_WAIT_YIELD] = "yield",
+                                         [TW_WAIT_SLEEP] = "sleep"};
 static const char *const link_names[] = {"auto", "udp"}; /* udp_everywhere: 0 or 1 */
 static const char *const udp_auth_names[] = {[TW_UDP_AUTH_AUTO] = "auto",
                                              [TW_UDP_AUTH_HEADER] = "header",
@@ -146,10 +148,23 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                           CHOICES(wait_names),
                           .owner = TW_OWNER_DEVICE,
                           .default_value = "auto",
-                          .meaning = "how blocking calls wait: spin, yield (give the core away "
-                                     "between polls), or auto (spin while the node has a core per "
-                                     "rank, giving the core away after 64 empty polls in a row)"},
+                          .meaning = "how blocking calls wait: spin; yield (give the core away "
+                                     "between polls); sleep (poll briefly, then sleep until a peer "
+                                     "on the node writes to this rank, or TW_WAIT_SLEEP passes); "
+                                     "or auto (spin, giving the core away after 64 empty polls in "
+                                     "a row, while the node has a core per rank; else sleep)"},
                          NUMBER(wait)},
+    [TW_SETTING_WAIT_SLEEP] = {{.name = "TW_WAIT_SLEEP",
+                                .type = TW_SETTING_UNSIGNED,
+                                .owner = TW_OWNER_DEVICE,
+                                .default_value = TEXT_OF(TW_WAIT_SLEEP_DEFAULT),
+                                .min = 10,
+                                .max = 1000000,
+                                .unit = "microseconds",
+                                .meaning = "TW_WAIT=sleep: the longest a waiting rank sleeps "
+                                           "before it polls again (a peer on the node wakes it "
+                                           "at once; what only polling finds waits this long)"},
+                               NUMBER(wait_sleep_us)},
     [TW_SETTING_EAGER_LIMIT] = {{.name = "TW_EAGER_LIMIT",
                                  .type = TW_SETTING_SIZE,
                                  .owner = TW_OWNER_MPI,
@@ -396,15 +411,16 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                         .owner = TW_OWNER_TOOLS,
                         .default_value = "",
                         .form = "a command",
-                        .meaning = "C compiler mpicc runs (default: the one Tollway was built "
-                                   "with)"},
+                        .meaning = "C compiler mpicc runs: after -cc=, before MPICH_CC and "
+                                   "OMPI_CC (default: the one Tollway was built with)"},
                        .store = STORE_NONE},
     [TW_SETTING_CXX] = {{.name = "TW_CXX",
                          .type = TW_SETTING_STRING,
                          .owner = TW_OWNER_TOOLS,
                          .default_value = "",
                          .form = "a command",
-                         .meaning = "C++ compiler mpicxx runs (default: c++)"},
+                         .meaning = "C++ compiler mpicxx runs: after -cxx=, before MPICH_CXX "
+                                    "and OMPI_CXX (default: c++)"},
                         .store = STORE_NONE},
     [TW_SETTING_JOB_ID] = {{.name = "TW_JOB_ID",
                             .type = TW_SETTING_HEX,

@@ -11,9 +11,10 @@
 #include <tollway/settings.h>
 
 typedef enum tw_wait_mode {
-    TW_WAIT_AUTO,  /* spin while this node has a core per rank, else yield */
+    TW_WAIT_AUTO,  /* spin while this node has a core per rank, else sleep */
     TW_WAIT_SPIN,  /* always spin */
     TW_WAIT_YIELD, /* yield the core between polls after a short spin */
+    TW_WAIT_SLEEP, /* spin briefly, yield, then sleep until a peer rings */
 } tw_wait_mode_t;
 
 typedef enum tw_rma_copy {
@@ -36,6 +37,7 @@ typedef struct tw_config {
     tw_rma_copy_t rma_copy;
     int stats; /* print counters at close */
     tw_wait_mode_t wait;
+    uint32_t wait_sleep_us;   /* longest sleep of a waiting rank before it polls again */
     uint32_t eager_limit;     /* MPI: largest message sent eagerly */
     uint64_t rndv_split;      /* MPI: smallest message copied by both sides; 0: none */
     uint32_t connect_timeout; /* MPI: seconds MPI_Comm_connect waits for an accept */
@@ -87,6 +89,7 @@ typedef struct tw_config {
 #define TW_UDP_RTO_DEFAULT           2000 /* least us before a timeout resends (the probe: sooner) */
 #define TW_UDP_WINDOW_DEFAULT        64   /* packets in flight per peer */
 #define TW_PROGRESS_INTERVAL_DEFAULT 200  /* us */
+#define TW_WAIT_SLEEP_DEFAULT        2000 /* us */
 
 /* Parses the TW_* entries of envp (NULL-terminated "NAME=value" strings).
  * Returns 0, or -1 with a message naming the variable in err. */

@@ -11,6 +11,7 @@
  *   leave R        rank R exits 0, the others wait forever in a PMI barrier
  *   abort R CODE   rank R sends cmd=abort exitcode=CODE, the others sleep
  *   garbage        over-long, malformed and pipelined lines, then a barrier
+ *   appnum         print "<rank> <size> <appnum>", the appnum asked through PMI
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -209,6 +210,15 @@ int main(int argc, char **argv) {
         mode_ok();
     } else if (strcmp(mode, "garbage") == 0) {
         mode_garbage();
+    } else if (strcmp(mode, "appnum") == 0) {
+        tw_pmi_msg_t m;
+        pmi_init();
+        send_line("cmd=get_appnum\n");
+        recv_reply(&m, "appnum", "0");
+        const char *a = tw_pmi_find(&m, "appnum");
+        printf("%d %d %s\n", rank, size, a ? a : "(none)");
+        pmi_barrier();
+        pmi_finalize();
     } else if (strcmp(mode, "sleep") == 0) {
         nap();
     } else if (strcmp(mode, "exit") == 0) {

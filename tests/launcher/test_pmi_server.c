@@ -71,6 +71,14 @@ static void test_queries(void **state) {
     expect_reply(s, 3, "cmd=get_universe_size", "cmd=universe_size rc=0 size=4\n");
     /* Extra spaces between tokens are tolerated, as by MPICH. */
     expect_reply(s, 3, "  cmd=get_appnum  ", "cmd=appnum rc=0 appnum=0\n");
+    /* MPMD: each rank learns the index of its program; bad ranks change nothing */
+    twr_pmi_set_appnum(s, 2, 1);
+    twr_pmi_set_appnum(s, 3, 2);
+    twr_pmi_set_appnum(s, 4, 7);
+    twr_pmi_set_appnum(s, -1, 7);
+    expect_reply(s, 1, "cmd=get_appnum", "cmd=appnum rc=0 appnum=0\n");
+    expect_reply(s, 2, "cmd=get_appnum", "cmd=appnum rc=0 appnum=1\n");
+    expect_reply(s, 3, "cmd=get_appnum", "cmd=appnum rc=0 appnum=2\n");
 }
 
 static void test_put_get(void **state) {

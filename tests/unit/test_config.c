@@ -29,6 +29,7 @@ static void test_defaults(void **state) {
     assert_int_equal(cfg.coll_allreduce, TW_ALLREDUCE_AUTO);
     assert_int_equal(cfg.progress_thread, 0);
     assert_int_equal(cfg.progress_interval_us, TW_PROGRESS_INTERVAL_DEFAULT);
+    assert_int_equal(cfg.wait_sleep_us, TW_WAIT_SLEEP_DEFAULT);
 }
 
 static void test_good_values(void **state) {
@@ -41,6 +42,9 @@ static void test_good_values(void **state) {
     assert_int_equal(parse(&cfg, "TW_JOB_KEY=00000000deadbeef", "TW_WAIT=yield", err), 0);
     assert_int_equal(cfg.job_key, 0xdeadbeefull);
     assert_int_equal(cfg.wait, TW_WAIT_YIELD);
+    assert_int_equal(parse(&cfg, "TW_WAIT=sleep", "TW_WAIT_SLEEP=500", err), 0);
+    assert_int_equal(cfg.wait, TW_WAIT_SLEEP);
+    assert_int_equal(cfg.wait_sleep_us, 500);
     assert_int_equal(parse(&cfg, "TW_JOB_ID=abc123", "TW_LOCAL_SIZE=4", err), 0);
     assert_string_equal(cfg.job_id, "abc123");
     assert_int_equal(cfg.local_size, 4);
@@ -82,7 +86,9 @@ static void test_bad_values(void **state) {
     expect_rejected("TW_VELO_SLOTS=12x", "TW_VELO_SLOTS");
     expect_rejected("TW_VELO_SLOTS=-128", "TW_VELO_SLOTS");
     expect_rejected("TW_STATS=yes", "TW_STATS");
-    expect_rejected("TW_WAIT=sleep", "TW_WAIT");
+    expect_rejected("TW_WAIT=nap", "TW_WAIT");
+    expect_rejected("TW_WAIT_SLEEP=5", "TW_WAIT_SLEEP");       /* under 10 us */
+    expect_rejected("TW_WAIT_SLEEP=2000000", "TW_WAIT_SLEEP"); /* over a second */
     expect_rejected("TW_JOB_KEY=1234", "TW_JOB_KEY");
     expect_rejected("TW_JOB_KEY=zzzzzzzzzzzzzzzz", "TW_JOB_KEY");
     expect_rejected("TW_JOB_ID=../../etc", "TW_JOB_ID");

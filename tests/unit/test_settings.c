@@ -293,7 +293,7 @@ static void test_enumeration(void **state) {
     assert_int_equal(tw_setting_allowed(TW_SETTING_STATS, small, sizeof small), 6);
     assert_string_equal(small, "0 or 1");
     assert_int_equal(tw_setting_allowed(TW_SETTING_WAIT, small, sizeof small),
-                     (int)strlen("auto, spin or yield"));
+                     (int)strlen("auto, spin, yield or sleep"));
     assert_string_equal(small, "auto, s"); /* cut, terminated */
 }
 

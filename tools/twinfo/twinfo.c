@@ -1,153 +1,126 @@
-/* twinfo: what this Tollway is and how it is set up: version, build, links, every
- * TW_* setting with its default, value, meaning and allowed values, and the memory an
- * endpoint takes with the current settings. With --settings-markdown it prints the
- * settings document, docs/settings.md, from the same table. */
+/* twinfo: what this Tollway is and how it is set up, as ompi_info and ucx_info say it
+ * for theirs: version and commit, build, install paths, MPI, the links compiled in
+ * and whether this machine can use them, process managers, this node, the device, and
+ * every TW_* setting with its value and where it came from. As text, as parsable
+ * `section:key:value` lines (--parsable) or as one JSON object (--json); sections
+ * chosen by options, all of them by default. With --settings-markdown it prints the
+ * settings document, docs/settings.md, from the settings table. */
+#include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <tollway/tollway.h>
+#include <tollway/settings.h>
+#include <tollway/status.h>
 
-#include "build_info.h"
+#include "report.h"
+#include "sections.h"
+#include "settings_doc.h"
 
-static void usage(FILE *out) {
-    fprintf(out, "usage: twinfo [--help | --settings-markdown]\n"
-                 "Prints Tollway's version, build, links and settings; with --settings-markdown,\n"
-                 "the settings document (docs/settings.md).\n");
-}
+/* The sections, in the order they are printed; each is also an option. */
+static const struct section {
+    const char *option, *alias; /* alias: another option for it, or NULL */
+    void (*write)(report_t *r);
+    const char *help;
+} sections[] = {
+    {"version", NULL, section_version, "Tollway's version, git commit, MPI version"},
+    {"build", NULL, section_build, "build type, sanitizers, compiler and its flags"},
+    {"paths", NULL, section_paths, "configured install paths, and those this twinfo runs from"},
+    {"mpi", NULL, section_mpi, "MPI standard, library version, thread levels, what is missing"},
+    {"links", NULL, section_links, "links compiled in, and whether this machine can use each"},
+    {"pm", "process-managers", section_process_managers, "process managers Tollway runs under"},
+    {"node", NULL, section_node, "this node: CPUs, cores, NUMA nodes"},
+    {"device", NULL, section_device, "the device's limits and the memory an endpoint takes"},
+    {"settings", NULL, section_settings, "every TW_* setting, its value and where it came from"},
+};
+enum { NSECTIONS = sizeof sections / sizeof sections[0] };
 
-static const char *or_dash(const char *s) {
-    return s && s[0] ? s : "-";
-}
-
-static void list_settings(int valid) {
-    printf("\nEnvironment variables%s:\n",
-           valid ? "" : " (the current setting is INVALID, see above)");
-    for (size_t id = 0; id < tw_setting_count(); id++) {
-        const tw_setting_info_t *in = tw_setting_info((tw_setting_id_t)id);
-        char allowed[256];
-        tw_setting_allowed((tw_setting_id_t)id, allowed, sizeof allowed);
-        const char *now =
-            tw_setting_is_set((tw_setting_id_t)id) ? tw_setting_text((tw_setting_id_t)id) : NULL;
-        printf("  %-14s default %-6s now %-8s %s\n", in->name, or_dash(in->default_value),
-               or_dash(now), in->meaning);
-        printf("  %-14s %s, %s: %s%s\n", "", tw_setting_owner_name(in->owner),
-               tw_setting_type_name(in->type), allowed,
-               in->owner == TW_OWNER_LAUNCHER ? " [set by twrun]" : "");
+static void usage(void) {
+    FILE *out = stdout;
+    fprintf(out, "usage: twinfo [--parsable | --json] [--all | SECTION...]\n"
+                 "       twinfo --settings-markdown | --help\n"
+                 "Prints what this Tollway is and how it is set up; every section unless some are\n"
+                 "named.\n\n"
+                 "  -p, --parsable          one 'section:key:value' line per fact\n"
+                 "  -j, --json              one JSON object: {section: {key: value}}\n"
+                 "  -a, --all               every section (the default)\n");
+    for (int i = 0; i < NSECTIONS; i++) {
+        fprintf(out, "      --%-18s%s\n", sections[i].option, sections[i].help);
+        if (sections[i].alias)
+            fprintf(out, "      --%-18sthe same as --%s\n", sections[i].alias, sections[i].option);
     }
-}
-
-/* A table cell: '|' would end it. */
-static void cell(const char *s) {
-    for (; *s; s++)
-        if (*s == '|')
-            fputs("\\|", stdout);
-        else
-            putchar(*s);
-}
-
-static void settings_markdown(void) {
-    static const tw_setting_owner_t order[] = {TW_OWNER_DEVICE,  TW_OWNER_LINK,     TW_OWNER_MPI,
-                                               TW_OWNER_RUNTIME, TW_OWNER_LAUNCHER, TW_OWNER_TOOLS};
-    static const char *const heading[] = {
-        [TW_OWNER_DEVICE] = "Device (libtollway)",
-        [TW_OWNER_LINK] = "Links (libtollway: the udp link)",
-        [TW_OWNER_MPI] = "MPI (libmpi)",
-        [TW_OWNER_RUNTIME] = "Runtime (libtollway: the job)",
-        [TW_OWNER_LAUNCHER] = "Set by twrun for its ranks (leave them alone)",
-        [TW_OWNER_TOOLS] = "Compiler wrappers (mpicc, mpicxx)",
-    };
-    printf("# Settings\n\n"
-           "<!-- Generated from the settings table (src/runtime/settings.c) by\n"
-           "     `build/bin/twinfo --settings-markdown > docs/settings.md`; edit the table,\n"
-           "     not this file. -->\n\n"
-           "Tollway is set up by environment variables named `TW_*`, read once, when a\n"
-           "process first needs them (opening an endpoint does). An invalid value, or a `TW_*`\n"
-           "name that is not below (most often a typo), is an error that names the variable\n"
-           "and what it allows; nothing is ignored. `twinfo` lists every setting with its\n"
-           "current value; programs read them through `<tollway/settings.h>`.\n");
-    for (size_t o = 0; o < sizeof order / sizeof order[0]; o++) {
-        printf("\n## %s\n\n| Variable | Default | Allowed | Meaning |\n|---|---|---|---|\n",
-               heading[order[o]]);
-        for (size_t id = 0; id < tw_setting_count(); id++) {
-            const tw_setting_info_t *in = tw_setting_info((tw_setting_id_t)id);
-            if (in->owner != order[o]) continue;
-            char allowed[256];
-            tw_setting_allowed((tw_setting_id_t)id, allowed, sizeof allowed);
-            printf("| `%s` | %s%s%s | ", in->name, in->default_value[0] ? "`" : "",
-                   in->default_value[0] ? in->default_value : "(none)",
-                   in->default_value[0] ? "`" : "");
-            cell(allowed);
-            printf(" | ");
-            cell(in->meaning);
-            printf(" |\n");
-        }
-    }
-    printf("\n## Through MPI_T (the MPI tools information interface)\n\n"
-           "An MPI tool (`MPI_T_init_thread`, usable before `MPI_Init` and after `MPI_Finalize`)\n"
-           "sees every setting above as a control variable of the same name (`TW_EAGER_LIMIT`),\n"
-           "with its meaning, unit and default as description: `MPI_INT` for numbers up to\n"
-           "`INT_MAX`, booleans and choices (an `MPI_T_enum` names them: item k is the k-th\n"
-           "name above), `MPI_UNSIGNED_LONG` for byte counts and larger numbers (`auto` reads\n"
-           "0), `MPI_CHAR` for text. All are bound to no object. Most are\n"
-           "`MPI_T_SCOPE_READONLY`: the environment sets them once, and writing one answers\n"
-           "`MPI_T_ERR_CVAR_SET_NEVER`. `TW_EAGER_LIMIT` and `TW_RNDV_SPLIT` are\n"
-           "`MPI_T_SCOPE_LOCAL`: while MPI runs, a write (within the range above) takes effect\n"
-           "from the next send of this process (`MPI_T_ERR_CVAR_SET_NOT_NOW` before `MPI_Init`\n"
-           "and after `MPI_Finalize`). The collective algorithm choices but `TW_COLL_SHM` are\n"
-           "`MPI_T_SCOPE_ALL_EQ`: a write takes effect from the next collective call, and every\n"
-           "rank must write the same value between the same two collectives. `TW_JOB_KEY` and\n"
-           "`TW_JOB_SECRET` read as empty text. Categories `settings_device`, `settings_link`,\n"
-           "`settings_mpi`, `settings_runtime`, `settings_launcher` and `settings_tools` (under\n"
-           "`settings`) group them as the sections above do.\n\n"
-           "The performance variables are counters that exist anyway, read only when a tool\n"
-           "asks, all `MPI_UNSIGNED_LONG_LONG`, in categories under `counters`: `velo_*` (VELO\n"
-           "messages and bytes sent and received, retries on a full mailbox, empty polls, peers\n"
-           "mapped), `rma_*` (operations, bytes, retries, pipelined, notifications), `atu_*`\n"
-           "(registrations, translations, faults by kind), `udp_*` (the udp link: messages,\n"
-           "packets, retransmissions, timeouts, datagrams dropped by reason, injected faults,\n"
-           "liveness probes; 0 in a job on one node) are `MPI_T_PVAR_CLASS_COUNTER`, not\n"
-           "continuous: a handle counts from 0 while started, and can be reset or written\n"
-           "without changing the counter itself. `mpi_posted_recvq_length`,\n"
-           "`mpi_unexpected_recvq_length` and `mpi_unexpected_recvq_bytes` (category `mpi_p2p`)\n"
-           "are continuous, read-only `MPI_T_PVAR_CLASS_LEVEL`. Before `MPI_Init` all read 0;\n"
-           "after `MPI_Finalize` a counter keeps the value last read and a level reads 0.\n");
+    fprintf(out, "      --settings-markdown the settings document (docs/settings.md)\n"
+                 "  -h, --help              this text\n\n"
+                 "Exit status: 0; 1 when a TW_* setting is invalid (named on stderr, the report\n"
+                 "is complete); 2 for a bad option.\n");
 }
 
 int main(int argc, char **argv) {
-    if (argc > 1) {
-        if (!strcmp(argv[1], "--settings-markdown") && argc == 2) {
-            settings_markdown();
-            return 0;
-        }
-        int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
-        if (!help) fprintf(stderr, "twinfo: unknown argument '%s'\n", argv[1]);
-        usage(help ? stdout : stderr);
-        return help ? 0 : 2;
-    }
-    int valid = tw_settings_status() == TW_OK; /* an invalid setting is reported first */
-    printf("Tollway %s\n", TW_VERSION_STRING);
-    printf("  build:     %s, %s\n", TW_BUILD_OPTIONS, TW_COMPILER);
-    printf("  links:     shm (ranks on this node)\n");
-    printf("  RMA:       put, get, immediate put, notification put, atomics (FCAA, fetch-add, CAS, "
-           "swap)\n");
-    printf(
-        "  VELO:      %d-byte slots, %d bytes in one slot, messages up to %d bytes, tags 0..%d\n",
-        TW_VELO_SLOT_SIZE, TW_VELO_INLINE_SIZE, TW_VELO_MAX_SIZE, TW_VELO_TAG_MAX);
+    enum { OPT_MARKDOWN = 1000, OPT_SECTION };
+    struct option options[6 + 2 * NSECTIONS] = {
+        {"parsable", no_argument, NULL, 'p'},
+        {"json", no_argument, NULL, 'j'},
+        {"all", no_argument, NULL, 'a'},
+        {"help", no_argument, NULL, 'h'},
+        {"settings-markdown", no_argument, NULL, OPT_MARKDOWN},
+    };
+    int nopt = 5;
+    for (int i = 0; i < NSECTIONS; i++) {
+        options[nopt++] = (struct option){sections[i].option, no_argument, NULL, OPT_SECTION + i};
+        if (sections[i].alias)
+            options[nopt++] =
+                (struct option){sections[i].alias, no_argument, NULL, OPT_SECTION + i};
+    } /* the rest stays zero: the end of the table */
 
-    list_settings(valid);
-    if (!valid) return 1;
-    size_t bytes = tw_ep_memory_size();
-    printf("\nMemory per endpoint: %zu bytes (%.1f KiB) of shared memory:\n", bytes,
-           (double)bytes / 1024);
-    printf("  VELO mailbox %llu slots, notification queue %llu entries, pipelined-RMA rings 2 x "
-           "%llu slots,\n  lock region %d words, ATU table %llu entries (64 B each)\n",
-           (unsigned long long)tw_setting_unsigned(TW_SETTING_VELO_SLOTS),
-           (unsigned long long)tw_setting_unsigned(TW_SETTING_NQ_SLOTS),
-           (unsigned long long)tw_setting_unsigned(TW_SETTING_RMA_SLOTS), TW_LOCKS,
-           (unsigned long long)tw_setting_unsigned(TW_SETTING_ATU_ENTRIES));
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    printf("This node: %ld cores online\n", cores);
-    return 0;
+    report_format_t format = REPORT_TEXT;
+    int chosen[NSECTIONS] = {0}, any = 0, markdown = 0, c;
+    opterr = 0; /* our own message names the option */
+    while ((c = getopt_long(argc, argv, ":pjah", options, NULL)) != -1) {
+        if (c == 'p') {
+            format = REPORT_PARSABLE;
+        } else if (c == 'j') {
+            format = REPORT_JSON;
+        } else if (c == 'a') {
+            for (int i = 0; i < NSECTIONS; i++) chosen[i] = any = 1;
+        } else if (c == 'h') {
+            usage();
+            return 0;
+        } else if (c == OPT_MARKDOWN) {
+            markdown = 1;
+        } else if (c >= OPT_SECTION && c < OPT_SECTION + NSECTIONS) {
+            chosen[c - OPT_SECTION] = any = 1;
+        } else {
+            /* '?': an unknown option, or a value given to one that takes none */
+            const char *arg = argv[optind - 1];
+            if (strncmp(arg, "--", 2))
+                fprintf(stderr, "twinfo: unknown option '-%c'\n", optopt);
+            else if (optopt)
+                fprintf(stderr, "twinfo: option '%.*s' takes no value\n", (int)strcspn(arg, "="),
+                        arg);
+            else
+                fprintf(stderr, "twinfo: unknown option '%s'\n", arg);
+            fprintf(stderr, "twinfo --help lists the options\n");
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "twinfo: unexpected argument '%s' (twinfo --help lists the options)\n",
+                argv[optind]);
+        return 2;
+    }
+    if (markdown) {
+        if (any || format != REPORT_TEXT) {
+            fprintf(stderr, "twinfo: --settings-markdown takes no other option\n");
+            return 2;
+        }
+        settings_markdown();
+        return 0;
+    }
+
+    report_t r;
+    report_begin(&r, format, stdout);
+    for (int i = 0; i < NSECTIONS; i++)
+        if (!any || chosen[i]) sections[i].write(&r);
+    report_end(&r);
+    /* an invalid setting is named on stderr (once), whichever sections were asked for */
+    return tw_settings_status() == TW_OK ? 0 : 1;
 }

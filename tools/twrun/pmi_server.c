@@ -62,9 +62,10 @@ int twr_pmi_server_init(twr_pmi_server_t *s, int size, const char *jobid) {
     snprintf(s->kvsname, sizeof s->kvsname, "tw-%s", jobid);
     s->keys_of = calloc((size_t)size, sizeof *s->keys_of);
     s->in_barrier = calloc((size_t)size, 1);
+    s->appnum = calloc((size_t)size, sizeof *s->appnum);
     char mapping[64];
     snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", size);
-    if (!s->keys_of || !s->in_barrier || store(s, process_mapping_key, mapping)) {
+    if (!s->keys_of || !s->in_barrier || !s->appnum || store(s, process_mapping_key, mapping)) {
         twr_pmi_server_destroy(s);
         return -1;
     }
@@ -79,7 +80,12 @@ void twr_pmi_server_destroy(twr_pmi_server_t *s) {
     free(s->table);
     free(s->keys_of);
     free(s->in_barrier);
+    free(s->appnum);
     memset(s, 0, sizeof *s);
+}
+
+void twr_pmi_set_appnum(twr_pmi_server_t *s, int rank, int appnum) {
+    if (rank >= 0 && rank < s->size) s->appnum[rank] = appnum;
 }
 
 int twr_pmi_in_barrier(const twr_pmi_server_t *s, int rank) {
@@ -237,7 +243,7 @@ void twr_pmi_handle(twr_pmi_server_t *s, int rank, const char *line, size_t len,
         respond(out, TWR_PMI_REPLY, "cmd=maxes rc=0 kvsname_max=%d keylen_max=%d vallen_max=%d",
                 TW_PMI_KEY_MAX, TW_PMI_KEY_MAX, TW_PMI_VALUE_MAX);
     else if (strcmp(cmd, "get_appnum") == 0)
-        respond(out, TWR_PMI_REPLY, "cmd=appnum rc=0 appnum=0");
+        respond(out, TWR_PMI_REPLY, "cmd=appnum rc=0 appnum=%d", s->appnum[rank]);
     else if (strcmp(cmd, "get_my_kvsname") == 0)
         respond(out, TWR_PMI_REPLY, "cmd=my_kvsname rc=0 kvsname=%s", s->kvsname);
     else if (strcmp(cmd, "get_universe_size") == 0)

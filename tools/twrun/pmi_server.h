@@ -44,11 +44,15 @@ typedef struct twr_pmi_server {
     int *keys_of; /* puts stored per rank */
     unsigned char *in_barrier;
     int barrier_count;
+    int *appnum; /* per rank: the index of its program (MPMD), for get_appnum */
 } twr_pmi_server_t;
 
 /* jobid names the key-value space "tw-<jobid>". Returns 0, or -1 when out of memory. */
 int twr_pmi_server_init(twr_pmi_server_t *s, int size, const char *jobid);
 void twr_pmi_server_destroy(twr_pmi_server_t *s);
+
+/* Tells rank it runs program appnum of an MPMD job (all run program 0 until told). */
+void twr_pmi_set_appnum(twr_pmi_server_t *s, int rank, int appnum);
 
 /* Handles one line from rank (without its '\n'; any bytes, any length). */
 void twr_pmi_handle(twr_pmi_server_t *s, int rank, const char *line, size_t len,

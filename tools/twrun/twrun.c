@@ -26,10 +26,12 @@
 #include <unistd.h>
 
 #include "build_info.h"
+#include "options.h"
+#include "output.h"
 #include "pmi_server.h"
 
 enum {
-    MAX_RANKS = 4096,
+    MAX_RANKS = TWR_MAX_RANKS,
     EXIT_USAGE = 2,
     KILL_GRACE = 2, /* seconds between SIGTERM and SIGKILL when ending a job */
     OUT_CAP = 2 * TWR_PMI_REPLY_MAX + 64,
@@ -82,10 +84,12 @@ typedef struct job {
     int timeout;                /* seconds, 0 for none */
     const char *timeout_source; /* what set it: "--timeout" or "MPIEXEC_TIMEOUT" */
     struct timespec timeout_at;
-    int bind;
-    char **hosts; /* --hosts: network namespaces standing in for hosts; NULL: none */
-    int nhosts;
+    const twr_options_t *opt;
+    int *host;              /* of each rank of the first job, an index in opt->hosts (namespaces) */
+    int tagged;             /* the ranks' output comes through twrun (-l, --output-filename) */
+    twr_stream_t **streams; /* when tagged: stdout and stderr of each rank, as started */
     hwloc_topology_t topo;
+    hwloc_obj_type_t bind_type; /* a core or a hardware thread per rank */
     pid_t self;
     sigset_t child_mask;
     struct rlimit nofile; /* as twrun found it, for the ranks */
@@ -93,28 +97,6 @@ typedef struct job {
     const char *universe; /* --universe: jobs of several twruns that may connect; NULL: none */
     int registry_fd;      /* the universe's registry, or -1 */
 } job_t;
-
-static const char usage_text[] =
-    "Usage: twrun [-n|-np N] [--bind-to core|none] [--timeout SECONDS] [--hosts NS,...]\n"
-    "             [--] PROGRAM [ARGS...]\n"
-    "Starts N ranks of PROGRAM on this machine and serves them PMI-1.\n"
-    "\n"
-    "  -n, -np N            number of ranks, 1 to 4096 (required)\n"
-    "  --bind-to core|none  bind rank i to core i when there is a core per rank\n"
-    "                       (default: core)\n"
-    "  --timeout SECONDS    end the job if it runs longer (exit status 124); without it,\n"
-    "                       MPIEXEC_TIMEOUT in the environment does the same\n"
-    "  --hosts NS,...       place the ranks in these network namespaces (ip netns), in\n"
-    "                       blocks in the order given: each stands in for a host, and\n"
-    "                       ranks in different ones talk over the udp link (needs root)\n"
-    "  --universe NAME      share endpoint ids and the job key with the other twruns of\n"
-    "                       this user given the same NAME on this machine, so that their\n"
-    "                       jobs can meet through MPI ports (MPI_Comm_connect)\n"
-    "  -h, --help           print this help and exit\n"
-    "  -V, --version        print the version and exit\n"
-    "\n"
-    "The exit status is 0 when every rank exits 0, else that of the first rank\n"
-    "that failed (its exit code, or 128 + the signal that killed it).\n";
 
 __attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const char *fmt, ...) {
     va_list ap;
@@ -126,113 +108,66 @@ __attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const ch
     exit(EXIT_USAGE);
 }
 
-static int parse_int(const char *s, long min, long max, int *out) {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end || v < min || v > max) return -1;
-    *out = (int)v;
-    return 0;
-}
-
-/* "ns1,ns2,...": names of network namespaces under /var/run/netns. */
-static void parse_hosts(job_t *job, const char *val) {
-    char *copy = strdup(val);
-    if (!copy) usage_error("out of memory");
-    job->nhosts = 0;
-    job->hosts = calloc(strlen(val) + 1, sizeof *job->hosts);
-    if (!job->hosts) usage_error("out of memory");
-    for (char *save = NULL, *h = strtok_r(copy, ",", &save); h; h = strtok_r(NULL, ",", &save)) {
-        if (!*h || strchr(h, '/') || !strcmp(h, ".") || !strcmp(h, ".."))
-            usage_error("--hosts takes names of network namespaces, not '%s'", h);
-        job->hosts[job->nhosts++] = h;
+/* Reads the command line into job->opt; exits on help, version or an error. */
+static void parse_args(job_t *job, int argc, char **argv) {
+    static twr_options_t opt;
+    char err[TWR_ERR_MAX];
+    if (twr_options_parse(&opt, argc, argv, getenv("MPIEXEC_TIMEOUT"), err)) usage_error("%s", err);
+    if (opt.help) {
+        fputs(twr_usage_text, stdout);
+        exit(0);
     }
-    if (job->nhosts == 0) usage_error("--hosts needs at least one network namespace");
-}
-
-/* The host (index in --hosts) of a rank: the ranks in blocks, in order. */
-static int host_of(const job_t *job, int rank) {
-    return (int)((long)rank * job->nhosts / job->first_size);
-}
-
-/* Returns the index of PROGRAM in argv. */
-static int parse_args(job_t *job, int argc, char **argv) {
-    int i = 1;
-    job->size = 0;
-    job->bind = 1;
-    job->timeout = 0;
-    for (; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
-        if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        }
-        if (a[0] != '-' || a[1] == '\0') break;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage_text, stdout);
-            exit(0);
-        }
-        if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
-            printf("twrun (tollway) %s\n", TW_VERSION_STRING);
-            exit(0);
-        }
-        const char *opt = a;
-        char name[32];
-        const char *eq = strchr(a, '=');
-        if (eq && a[1] == '-' && (size_t)(eq - a) < sizeof name) {
-            memcpy(name, a, (size_t)(eq - a));
-            name[eq - a] = '\0';
-            opt = name;
-            val = eq + 1;
-        }
-        int is_n = strcmp(opt, "-n") == 0 || strcmp(opt, "-np") == 0 || strcmp(opt, "--np") == 0;
-        int is_bind = strcmp(opt, "--bind-to") == 0;
-        int is_timeout = strcmp(opt, "--timeout") == 0;
-        int is_hosts = strcmp(opt, "--hosts") == 0;
-        int is_universe = strcmp(opt, "--universe") == 0;
-        if (!is_n && !is_bind && !is_timeout && !is_hosts && !is_universe)
-            usage_error("unknown option '%s'", a);
-        if (!val) {
-            if (i + 1 >= argc) usage_error("option '%s' needs a value", opt);
-            val = argv[++i];
-        }
-        if (is_universe) {
-            size_t n = strlen(val);
-            if (n == 0 || n > 64 ||
-                strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                            "0123456789._-") != n)
-                usage_error("--universe takes a name of letters, digits, '.', '_' and '-', "
-                            "at most 64, not '%s'",
-                            val);
-            job->universe = val;
-        } else if (is_hosts) {
-            parse_hosts(job, val);
-        } else if (is_n) {
-            if (parse_int(val, 1, MAX_RANKS, &job->size))
-                usage_error("the number of ranks must be 1 to %d, not '%s'", MAX_RANKS, val);
-        } else if (is_bind) {
-            if (strcmp(val, "core") == 0)
-                job->bind = 1;
-            else if (strcmp(val, "none") == 0)
-                job->bind = 0;
-            else
-                usage_error("--bind-to takes 'core' or 'none', not '%s'", val);
-        } else if (parse_int(val, 1, INT_MAX / 2, &job->timeout)) {
-            usage_error("--timeout takes a positive number of seconds, not '%s'", val);
-        }
+    if (opt.version) {
+        printf("twrun (tollway) %s\n", TW_VERSION_STRING);
+        exit(0);
     }
-    if (job->size == 0) usage_error("the number of ranks is missing (-n N)");
-    /* Hydra's variable, which test suites set to bound every job; the option wins */
-    const char *env_timeout = getenv("MPIEXEC_TIMEOUT");
-    job->timeout_source = job->timeout ? "--timeout" : "MPIEXEC_TIMEOUT";
-    if (!job->timeout && env_timeout && parse_int(env_timeout, 1, INT_MAX / 2, &job->timeout))
-        usage_error("MPIEXEC_TIMEOUT must be a positive number of seconds, not '%s'", env_timeout);
-    if (job->universe && job->hosts)
-        usage_error("--universe and --hosts do not go together: jobs meet over shared memory");
-    if (job->nhosts > job->size)
-        usage_error("%d hosts for %d ranks: a host would have none", job->nhosts, job->size);
-    if (i >= argc) usage_error("the program to run is missing");
-    return i;
+    job->opt = &opt;
+    job->size = opt.size;
+    job->timeout = opt.timeout;
+    job->timeout_source = opt.timeout_source;
+    job->universe = opt.universe;
+    job->tagged = opt.tag_output || opt.output_dir;
+}
+
+static char *path_of(const twr_options_t *o, const twr_segment_t *seg);
+
+static void set_path(const char *path) {
+    if (path)
+        setenv("PATH", path, 1);
+    else
+        unsetenv("PATH");
+}
+
+/* Every program can be found before any rank starts: a job is never half started for
+ * a typing mistake. Exits 127, as a shell does, when one cannot. */
+static void check_programs(const twr_options_t *o) {
+    for (int k = 0; k < o->nsegments; k++) {
+        const twr_segment_t *s = &o->segments[k];
+        /* looked for along the PATH the ranks will have, as execvp will */
+        char *mine = getenv("PATH") ? strdup(getenv("PATH")) : NULL, *theirs = path_of(o, s);
+        set_path(theirs);
+        int found = tw_pmi_spawn_can_execute(s->argv[0], s->wdir);
+        set_path(mine);
+        free(mine);
+        free(theirs);
+        if (found) continue;
+        char which[64] = "";
+        if (o->nsegments > 1) snprintf(which, sizeof which, " (program %d of the job)", k + 1);
+        int slash = strchr(s->argv[0], '/') != NULL;
+        fprintf(stderr, "twrun: cannot execute '%s'%s: %s%s%s\n", s->argv[0], which,
+                slash ? "no executable file there" : "not found in PATH",
+                slash && s->wdir && s->argv[0][0] != '/' ? ", from " : "",
+                slash && s->wdir && s->argv[0][0] != '/' ? s->wdir : "");
+        exit(127);
+    }
+}
+
+/* The program (segment) a rank of the first job runs. */
+static const twr_segment_t *segment_of(const job_t *job, int rank) {
+    const twr_options_t *o = job->opt;
+    int k = o->nsegments - 1;
+    while (k > 0 && o->segments[k].first > rank) k--;
+    return &o->segments[k];
 }
 
 /* 2 * bytes random lowercase hex digits into out (which holds them and a '\0'). */
@@ -454,14 +389,29 @@ static void conn_service(job_t *job, int rank, short revents) {
 
 /* ---- ranks ---- */
 
-static void bind_to_core(job_t *job, int rank) {
+/* --report-bindings: "twrun: rank R bound to core C: CPUs LIST", or "not bound". */
+static void report_binding(const job_t *job, int rank, hwloc_obj_t obj) {
+    if (!job->opt->report_bindings) return;
+    char *cpus = NULL;
+    if (obj && hwloc_bitmap_list_asprintf(&cpus, obj->cpuset) >= 0)
+        fprintf(stderr, "twrun: rank %d bound to %s %d: CPUs %s\n", rank,
+                job->bind_type == HWLOC_OBJ_PU ? "hardware thread" : "core", rank, cpus);
+    else
+        fprintf(stderr, "twrun: rank %d not bound\n", rank);
+    free(cpus);
+}
+
+/* Binds rank i to core (or hardware thread) i, when load_topology found one per rank. */
+static void bind_rank(job_t *job, int rank) {
     unsetenv("TW_BOUND_CORE");
-    if (!job->topo) return;
-    hwloc_obj_t core = hwloc_get_obj_by_type(job->topo, HWLOC_OBJ_CORE, (unsigned)rank);
-    if (!core || !core->cpuset) return;
-    if (hwloc_set_cpubind(job->topo, core->cpuset, HWLOC_CPUBIND_PROCESS) != 0) return;
+    hwloc_obj_t obj =
+        job->topo ? hwloc_get_obj_by_type(job->topo, job->bind_type, (unsigned)rank) : NULL;
+    if (obj && (!obj->cpuset || hwloc_set_cpubind(job->topo, obj->cpuset, HWLOC_CPUBIND_PROCESS)))
+        obj = NULL;
+    report_binding(job, rank, obj);
+    if (!obj) return;
     char v[16];
-    snprintf(v, sizeof v, "%d", rank);
+    snprintf(v, sizeof v, "%d", job->bind_type == HWLOC_OBJ_PU ? (int)obj->os_index : rank);
     setenv("TW_BOUND_CORE", v, 1);
 }
 
@@ -469,6 +419,63 @@ static void setenv_int(const char *name, int v) {
     char s[16];
     snprintf(s, sizeof s, "%d", v);
     setenv(name, s, 1);
+}
+
+/* What the options make of a rank's environment (seg NULL: a spawned rank's, which
+ * gets the job-wide ones): the policy for twrun's variables, and the variables to set
+ * after it, in order (*keep, m of them: -genvlist/-envlist names with twrun's values,
+ * then -genv and -x, then the program's -env and -x). NULL values: not set. */
+static twr_env_policy_t env_plan(const twr_options_t *o, const twr_segment_t *seg,
+                                 twr_env_var_t **keep, int *m) {
+    const twr_env_t *sets[2] = {&o->genv, seg ? &seg->env : NULL};
+    const twr_env_t *own = seg && seg->env.policy != TWR_ENV_UNSET ? &seg->env : &o->genv;
+    int n = own->nlist + o->genv.nvars + (seg ? seg->env.nvars : 0);
+    *m = 0;
+    *keep = calloc((size_t)n + 1, sizeof **keep);
+    if (!*keep) return own->policy;
+    if (own->policy == TWR_ENV_LIST)
+        for (int i = 0; i < own->nlist; i++)
+            (*keep)[(*m)++] = (twr_env_var_t){own->list[i], getenv(own->list[i])};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; sets[k] && i < sets[k]->nvars; i++) {
+            const twr_env_var_t *v = &sets[k]->vars[i];
+            (*keep)[(*m)++] = (twr_env_var_t){v->name, v->value ? v->value : getenv(v->name)};
+        }
+    return own->policy;
+}
+
+/* Makes the rank's environment what the options ask for, in the child, before
+ * twrun's own variables are set. */
+static void apply_env(const twr_options_t *o, const twr_segment_t *seg) {
+    twr_env_var_t *keep;
+    int m;
+    twr_env_policy_t policy = env_plan(o, seg, &keep, &m);
+    if (!keep) _exit(127);
+    /* copies: clearenv may free what getenv pointed to */
+    for (int i = 0; i < m; i++)
+        if (keep[i].value && !(keep[i].value = strdup(keep[i].value))) _exit(127);
+    if (policy != TWR_ENV_ALL) clearenv();
+    for (int i = 0; i < m; i++)
+        if (keep[i].value) setenv(keep[i].name, keep[i].value, 1);
+}
+
+/* The PATH a program's ranks will have (NULL: none), to look for the program in. */
+static char *path_of(const twr_options_t *o, const twr_segment_t *seg) {
+    twr_env_var_t *keep;
+    int m;
+    const char *path = env_plan(o, seg, &keep, &m) == TWR_ENV_ALL ? getenv("PATH") : NULL;
+    for (int i = 0; keep && i < m; i++)
+        if (!strcmp(keep[i].name, "PATH")) path = keep[i].value;
+    char *copy = path ? strdup(path) : NULL;
+    free(keep);
+    return copy;
+}
+
+/* Sends the rank's stdout and stderr into the pipes twrun reads (tagged output). */
+static void redirect_output(const int *pipes) {
+    if (!pipes) return;
+    for (int k = 0; k < 2; k++)
+        if (dup2(pipes[2 * k + 1], STDOUT_FILENO + k) < 0) _exit(127);
 }
 
 /* What a spawned rank is told besides (TWRUN_*: not settings of the user's, the
@@ -479,13 +486,16 @@ typedef struct spawned {
     int appnum;
 } spawned_t;
 
+/* pipes: stdout's read and write end, then stderr's; NULL when the output is not tagged. */
 __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, char *const *argv,
-                                               const spawned_t *sp) {
+                                               const spawned_t *sp, const int *pipes) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != job->self) _exit(127); /* twrun died before the line above */
+    signal(SIGPIPE, SIG_DFL);               /* twrun ignores it; a rank as any program */
     sigprocmask(SIG_SETMASK, &job->child_mask, NULL);
     setrlimit(RLIMIT_NOFILE, &job->nofile);
     fcntl(fd, F_SETFD, 0);
+    redirect_output(pipes);
     if (rank > 0) {
         int null = open("/dev/null", O_RDONLY);
         if (null >= 0 && null != STDIN_FILENO) {
@@ -494,45 +504,60 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
         }
     }
     const space_t *space = &job->spaces[job->ranks[rank].space];
+    const twr_segment_t *seg = sp ? NULL : segment_of(job, rank);
+    apply_env(job->opt, seg);
     setenv_int("PMI_FD", fd);
     setenv_int("PMI_RANK", job->ranks[rank].prank);
     setenv_int("PMI_SIZE", space->size);
     if (space->ubase > 0) setenv_int("TWRUN_UNIVERSE_BASE", space->ubase);
+    const char *wdir = sp ? sp->wdir : seg->wdir;
     if (sp) {
         setenv_int("TWRUN_APPNUM", sp->appnum);
         setenv("TWRUN_PARENT_PORT", sp->port, 1);
-        if (sp->wdir && chdir(sp->wdir) != 0) {
-            fprintf(stderr, "twrun: cannot enter '%s': %s\n", sp->wdir, strerror(errno));
-            _exit(127);
-        }
+    } else {
+        setenv_int("TWRUN_APPNUM", (int)(seg - job->opt->segments));
+        unsetenv("TWRUN_PARENT_PORT");
+    }
+    if (wdir && chdir(wdir) != 0) {
+        fprintf(stderr, "twrun: cannot enter '%s': %s\n", wdir, strerror(errno));
+        _exit(127);
     }
     setenv("TW_JOB_ID", job->id, 1);
     setenv("TW_JOB_KEY", job->key, 1);
     setenv("TW_JOB_SECRET", job->secret, 1);
     int local_rank = job->ranks[rank].prank, local_size = space->size;
-    if (job->hosts && !sp) {
-        int h = host_of(job, rank), first = rank;
-        while (first > 0 && host_of(job, first - 1) == h) first--;
-        local_rank = rank - first;
-        for (local_size = 0;
-             first + local_size < job->first_size && host_of(job, first + local_size) == h;)
-            local_size++;
-        char path[300];
-        snprintf(path, sizeof path, "/var/run/netns/%s", job->hosts[h]);
+    if (job->opt->netns && !sp) {
+        const twr_host_t *hosts = job->opt->hosts;
+        const char *name = hosts[job->host[rank]].name;
+        local_rank = local_size = 0;
+        for (int i = 0; i < job->first_size; i++) { /* a host may be listed twice */
+            int same = !strcmp(hosts[job->host[i]].name, name);
+            local_rank += i < rank && same;
+            local_size += same;
+        }
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "/var/run/netns/%s", name);
         int ns = open(path, O_RDONLY | O_CLOEXEC);
         if (ns < 0 || setns(ns, CLONE_NEWNET) != 0) {
-            fprintf(stderr, "twrun: rank %d: cannot enter network namespace '%s': %s\n", rank,
-                    job->hosts[h], strerror(errno));
+            fprintf(stderr, "twrun: rank %d: cannot enter network namespace '%s': %s\n", rank, name,
+                    strerror(errno));
             _exit(127);
         }
         close(ns);
     }
     setenv_int("TW_LOCAL_RANK", local_rank);
     setenv_int("TW_LOCAL_SIZE", local_size);
+    /* what the scripts of Hydra's and Open MPI's users read (to pick a GPU, a file) */
+    setenv_int("MPI_LOCALRANKID", local_rank);
+    setenv_int("MPI_LOCALNRANKS", local_size);
+    setenv_int("OMPI_COMM_WORLD_RANK", job->ranks[rank].prank);
+    setenv_int("OMPI_COMM_WORLD_SIZE", space->size);
+    setenv_int("OMPI_COMM_WORLD_LOCAL_RANK", local_rank);
+    setenv_int("OMPI_COMM_WORLD_LOCAL_SIZE", local_size);
     if (sp) /* the first job's ranks have the cores */
         unsetenv("TW_BOUND_CORE");
     else
-        bind_to_core(job, rank);
+        bind_rank(job, rank);
     execvp(argv[0], argv);
     fprintf(stderr, "twrun: cannot execute '%s': %s\n", argv[0], strerror(errno));
     _exit(127);
@@ -540,19 +565,106 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
 
 static void reaper_watch(job_t *job, pid_t pid);
 
+/* mkdir -p path (which is changed and restored on the way). */
+static int make_dirs(char *path) {
+    for (char *p = path + 1;; p++) {
+        if (*p != '/' && *p) continue;
+        char c = *p;
+        *p = '\0';
+        int rc = mkdir(path, 0777);
+        *p = c;
+        if (rc != 0 && errno != EEXIST) return -1;
+        if (!c) return 0;
+    }
+}
+
+/* --output-filename: DIR/<job>/rank.<rank>/stdout and stderr, as Open MPI names them
+ * (the first job is 1, spawned job J is J + 1). Fills file[2]; -1 with a message. */
+static int open_output_files(job_t *job, int rank, int file[2]) {
+    const rank_t *r = &job->ranks[rank];
+    char path[PATH_MAX];
+    int n =
+        snprintf(path, sizeof path, "%s/%d/rank.%d", job->opt->output_dir, r->space + 1, r->prank);
+    file[0] = file[1] = -1;
+    if (n < 0 || (size_t)n + 8 >= sizeof path) {
+        errno = ENAMETOOLONG;
+    } else if (make_dirs(path) == 0) {
+        for (int k = 0; k < 2; k++) {
+            snprintf(path + n, sizeof path - (size_t)n, "/%s", k ? "stderr" : "stdout");
+            file[k] = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+            if (file[k] < 0) break;
+        }
+        if (file[1] >= 0) return 0;
+    }
+    int e = errno;
+    fprintf(stderr, "twrun: cannot write '%s': %s\n", path, strerror(e));
+    for (int k = 0; k < 2; k++)
+        if (file[k] >= 0) close(file[k]);
+    errno = e;
+    return -1;
+}
+
+/* Pipes for the rank's stdout and stderr (read, write, read, write), and the streams
+ * twrun reads them through. */
+static int open_output(job_t *job, int rank, int pipes[4]) {
+    int file[2] = {-1, -1};
+    twr_stream_t **st = &job->streams[2 * rank];
+    for (int k = 0; k < 2; k++)
+        if (!st[k] && !(st[k] = malloc(sizeof *st[k]))) return -1; /* errno: ENOMEM */
+    if (job->opt->output_dir && open_output_files(job, rank, file) != 0) return -1;
+    for (int k = 0; k < 4; k++) pipes[k] = -1;
+    for (int k = 0; k < 2; k++)
+        if (pipe2(pipes + 2 * k, O_CLOEXEC) != 0) {
+            int e = errno;
+            for (int i = 0; i < 4; i++)
+                if (pipes[i] >= 0) close(pipes[i]);
+            for (int i = 0; i < 2; i++)
+                if (file[i] >= 0) close(file[i]);
+            errno = e;
+            return -1;
+        }
+    const rank_t *r = &job->ranks[rank];
+    char prefix[TWR_PREFIX_MAX] = "";
+    if (job->opt->tag_output) {
+        if (r->space == 0)
+            snprintf(prefix, sizeof prefix, "[%d] ", r->prank);
+        else
+            snprintf(prefix, sizeof prefix, "[%d,%d] ", r->space, r->prank);
+    }
+    for (int k = 0; k < 2; k++) {
+        fcntl(pipes[2 * k], F_SETFL, O_NONBLOCK);
+        int to = job->opt->output_dir && !job->opt->output_copy ? -1 : STDOUT_FILENO + k;
+        twr_stream_init(st[k], pipes[2 * k], to, file[k], prefix);
+    }
+    return 0;
+}
+
 static int start_rank(job_t *job, int rank, char *const *argv, const spawned_t *sp) {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
-    pid_t pid = fork();
+    int sv[2], pipes[4];
+    if (job->tagged && open_output(job, rank, pipes) != 0) return -1;
+    pid_t pid = -1;
+    int made = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0;
+    if (made) pid = fork();
     if (pid < 0) {
         int e = errno;
-        close(sv[0]);
-        close(sv[1]);
+        if (made) {
+            close(sv[0]);
+            close(sv[1]);
+        }
+        if (job->tagged)
+            for (int k = 0; k < 2; k++) {
+                close(pipes[2 * k + 1]);
+                twr_stream_close(job->streams[2 * rank + k]);
+            }
         errno = e;
         return -1;
     }
-    if (pid == 0) run_rank(job, rank, sv[1], argv, sp);
+    if (pid == 0) run_rank(job, rank, sv[1], argv, sp, job->tagged ? pipes : NULL);
     close(sv[1]);
+    if (job->tagged) {
+        close(pipes[1]);
+        close(pipes[3]);
+    }
     fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK);
     rank_t *r = &job->ranks[rank];
     r->pid = pid;
@@ -561,6 +673,13 @@ static int start_rank(job_t *job, int rank, char *const *argv, const spawned_t *
     r->conn.fd = sv[0];
     job->alive++;
     return 0;
+}
+
+/* Passes on what the rank's stdout and stderr hold (all of it, once it has exited). */
+static void drain_output(job_t *job, int rank) {
+    if (!job->tagged) return;
+    for (int k = 0; k < 2; k++)
+        if (job->streams[2 * rank + k]) twr_stream_drain(job->streams[2 * rank + k], TWR_DRAIN_ALL);
 }
 
 /* "rank R" in the first job, "rank R of spawned job J" in another. */
@@ -641,7 +760,8 @@ static void rank_exited(job_t *job, int rank, int wstatus) {
     rank_t *r = &job->ranks[rank];
     char who[64];
     rank_name(job, rank, who, sizeof who);
-    /* What the rank said before it went (an abort, most often) comes first. */
+    /* What the rank said before it went (its output, an abort) comes first. */
+    drain_output(job, rank);
     r->alive = 0;
     job->alive--;
     conn_t *c = &r->conn;
@@ -947,7 +1067,10 @@ static void raise_fd_limit(job_t *job) {
         job->nofile.rlim_cur = job->nofile.rlim_max = RLIM_INFINITY;
         return;
     }
-    rlim_t want = (rlim_t)job->size + 64 + 256; /* and some spawned ranks */
+    /* a socket per rank, and when tagged two pipes and maybe two files; and some
+     * spawned ranks */
+    rlim_t per = job->tagged ? (job->opt->output_dir ? 5 : 3) : 1;
+    rlim_t want = (rlim_t)job->size * per + 64 + 256 * per;
     if (job->nofile.rlim_cur != RLIM_INFINITY && job->nofile.rlim_cur < want) {
         struct rlimit more = job->nofile;
         more.rlim_cur =
@@ -958,14 +1081,15 @@ static void raise_fd_limit(job_t *job) {
 
 static void load_topology(job_t *job) {
     job->topo = NULL;
-    if (!job->bind) return;
+    if (job->opt->bind == TWR_BIND_NONE) return;
+    job->bind_type = job->opt->bind == TWR_BIND_HWTHREAD ? HWLOC_OBJ_PU : HWLOC_OBJ_CORE;
     hwloc_topology_t t;
     if (hwloc_topology_init(&t) != 0) return;
     if (hwloc_topology_load(t) != 0) {
         hwloc_topology_destroy(t);
         return;
     }
-    int cores = hwloc_get_nbobjs_by_type(t, HWLOC_OBJ_CORE);
+    int cores = hwloc_get_nbobjs_by_type(t, job->bind_type);
     if (cores <= 0 || job->size > cores) { /* oversubscribed: let the kernel place ranks */
         hwloc_topology_destroy(t);
         return;
@@ -981,6 +1105,12 @@ static void serve(job_t *job, int sfd) {
         pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
         for (int i = 0; i < job->size; i++) {
             conn_t *c = &job->ranks[i].conn;
+            for (int k = 0; job->tagged && k < 2; k++) {
+                const twr_stream_t *st = job->streams[2 * i + k];
+                if (!st || st->fd < 0) continue;
+                who[n] = -1 - (2 * i + k); /* a stream: below 0 */
+                pfd[n++] = (struct pollfd){.fd = st->fd, .events = POLLIN};
+            }
             if (c->fd < 0) continue;
             short ev = 0;
             if (!c->eof && c->in_len < sizeof c->in) ev |= POLLIN;
@@ -1000,7 +1130,10 @@ static void serve(job_t *job, int sfd) {
             fail(job, 1);
         }
         for (int k = 1; rc > 0 && k < n; k++)
-            if (pfd[k].revents) conn_service(job, who[k], pfd[k].revents);
+            if (pfd[k].revents && who[k] < 0)
+                twr_stream_drain(job->streams[-1 - who[k]], 16);
+            else if (pfd[k].revents)
+                conn_service(job, who[k], pfd[k].revents);
         /* Signals after the sockets, so a rank's last words are read before its exit. */
         read_signals(job, sfd);
         check_barrier(job);
@@ -1014,13 +1147,21 @@ static void serve(job_t *job, int sfd) {
             signal_ranks(job, SIGKILL);
         }
     }
+    /* What is left of the output; a process a rank left behind may hold a pipe open */
+    for (int i = 0; job->tagged && i < 2 * job->size; i++)
+        if (job->streams[i]) {
+            twr_stream_drain(job->streams[i], TWR_DRAIN_ALL);
+            twr_stream_close(job->streams[i]);
+        }
 }
 
 int main(int argc, char **argv) {
     static job_t job_storage;
     job_t *job = &job_storage;
-    int prog = parse_args(job, argc, argv);
+    parse_args(job, argc, argv);
+    check_programs(job->opt);
     ensure_std_fds();
+    signal(SIGPIPE, SIG_IGN); /* a reader of tagged output gone: write says so */
     job->status = -1;
     job->self = getpid();
     random_hex(job->id);
@@ -1048,11 +1189,14 @@ int main(int argc, char **argv) {
     }
     /* room for every rank it may start, spawned ones too: nothing moves while it runs */
     job->ranks = calloc(MAX_RANKS, sizeof *job->ranks);
-    job->pfd = calloc(MAX_RANKS + 1, sizeof *job->pfd);
-    job->who = calloc(MAX_RANKS + 1, sizeof *job->who);
+    job->pfd = calloc(3 * MAX_RANKS + 1, sizeof *job->pfd);
+    job->who = calloc(3 * MAX_RANKS + 1, sizeof *job->who);
     job->spaces = calloc(MAX_RANKS, sizeof *job->spaces);
+    job->host = calloc((size_t)job->size, sizeof *job->host);
+    if (job->tagged) job->streams = calloc(2 * MAX_RANKS, sizeof *job->streams);
     job->first_size = job->size;
-    if (!job->ranks || !job->pfd || !job->who || !job->spaces ||
+    if (!job->ranks || !job->pfd || !job->who || !job->spaces || !job->host ||
+        (job->tagged && !job->streams) ||
         twr_pmi_server_init(&job->spaces[0].pmi, job->size, job->id) != 0) {
         fprintf(stderr, "twrun: out of memory\n");
         return 1;
@@ -1062,6 +1206,10 @@ int main(int argc, char **argv) {
     job->nspaces = 1;
     for (int i = 0; i < job->size; i++) job->ranks[i].conn.fd = -1; /* the rest: as started */
     for (int i = 0; i < job->size; i++) job->ranks[i].prank = i;
+    for (int k = 0; k < job->opt->nsegments; k++) /* MPMD: MPI_APPNUM through PMI too */
+        for (int i = 0; i < job->opt->segments[k].nranks; i++)
+            twr_pmi_set_appnum(&job->spaces[0].pmi, job->opt->segments[k].first + i, k);
+    twr_options_place(job->opt, job->host);
     raise_fd_limit(job);
     load_topology(job);
     if (job->timeout) job->timeout_at = now_plus(job->timeout);
@@ -1069,7 +1217,7 @@ int main(int argc, char **argv) {
     fflush(NULL); /* nothing buffered may be written twice by the ranks */
     start_reaper(job);
     for (int i = 0; i < job->size; i++)
-        if (start_rank(job, i, argv + prog, NULL) != 0) {
+        if (start_rank(job, i, segment_of(job, i)->argv, NULL) != 0) {
             fprintf(stderr, "twrun: cannot start rank %d: %s; ending the job\n", i,
                     strerror(errno));
             fail(job, 1);
@@ -1084,6 +1232,10 @@ int main(int argc, char **argv) {
     free(job->ranks);
     free(job->pfd);
     free(job->who);
+    free(job->host);
+    for (int i = 0; job->tagged && i < 2 * job->size; i++) free(job->streams[i]);
+    free(job->streams);
+    twr_options_free((twr_options_t *)job->opt);
     for (int k = 0; k < job->nspaces; k++) twr_pmi_server_destroy(&job->spaces[k].pmi);
     free(job->spaces);
     if (job->topo) hwloc_topology_destroy(job->topo);

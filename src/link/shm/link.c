@@ -15,4 +15,5 @@ const tw_link_t tw_link_shm = {
     .name = "shm",
     .caps = TW_LINK_MAPPED | TW_LINK_SHARED_COPY,
     .velo_max = TW_VELO_MAX_SIZE,
+    .probe = tw_shm_probe,
 };

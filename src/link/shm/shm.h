@@ -17,4 +17,7 @@ extern const tw_link_t tw_link_shm;
 enum { TW_SHM_COPY_REFUSED = 1 };
 int tw_shm_copy(pid_t pid, void *local, uint64_t remote, uint64_t len, int write);
 
+/* The link's probe (tw_link_t.probe): segments can be created and sized here. */
+int tw_shm_probe(size_t segment_size, char *note, size_t cap);
+
 #endif

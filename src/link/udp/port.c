@@ -27,7 +27,7 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
-#include <sched.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,15 +54,14 @@ typedef struct port_hdr {
  * of the job is on this node (TW_LINK=udp on one host: nothing needs to reach it from
  * outside, so nothing outside can reach it); else the first IPv4 address of an
  * interface that is up and not loopback, else loopback. */
-static void bind_address(const tw_job_t *job, struct sockaddr_in *a) {
-    const tw_config_t *cfg = job->config;
+static void bind_address(const tw_config_t *cfg, int all_local, struct sockaddr_in *a) {
     *a = (struct sockaddr_in){.sin_family = AF_INET};
     a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (cfg->udp_addr[0]) {
         inet_pton(AF_INET, cfg->udp_addr, &a->sin_addr);
         return;
     }
-    if (job->local_known && job->local_size == job->size) return;
+    if (all_local) return;
     struct ifaddrs *all;
     if (getifaddrs(&all)) return;
     for (struct ifaddrs *i = all; i; i = i->ifa_next)
@@ -179,7 +178,7 @@ static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev
                                  cfg->fault_corrupt, cfg->fault_delay,     cfg->fault_delay_us,
                                  cfg->fault_seed};
     struct sockaddr_in a;
-    bind_address(job, &a);
+    bind_address(cfg, job->local_known && job->local_size == job->size, &a);
     u.mtu = cfg->udp_mtu ? cfg->udp_mtu : interface_mtu(&a);
     tw_link_ctx_t *l = calloc(1, sizeof *l);
     if (l) l->udp = tw_udp_open(&u, &a);
@@ -393,6 +392,15 @@ static int port_fd(tw_link_ctx_t *l) {
     return tw_udp_fd(l->udp);
 }
 
+/* Between two polls of the linger below: asleep until a packet comes or a tenth of a
+ * millisecond passes (the timers' resolution is coarser), so that a peer sharing the
+ * core runs meanwhile; a yield would hand the core back at once. */
+static void linger_pause(tw_link_ctx_t *l) {
+    struct pollfd p = {.fd = tw_udp_fd(l->udp), .events = POLLIN};
+    const struct timespec tenth_ms = {0, 100000};
+    ppoll(&p, 1, &tenth_ms, NULL);
+}
+
 static void port_close(tw_link_ctx_t *l) {
     /* linger, as a TCP close does: what was sent last (a lost packet among it) is
      * resent until acknowledged — by an ack, or by the peer's FIN, which carries its
@@ -400,13 +408,13 @@ static void port_close(tw_link_ctx_t *l) {
      * (TW_UDP_TIMEOUT) */
     while (!tw_udp_idle(l->udp)) { /* answers still queued keep a window full */
         port_poll(l);
-        if (!tw_udp_idle(l->udp)) sched_yield(); /* let the peer run meanwhile */
+        if (!tw_udp_idle(l->udp)) linger_pause(l);
     }
     /* then FINs, so that a peer whose last acknowledgement was lost need not wait for
      * it from a process that has gone (bounded: see tw_udp_finish) */
     while (!tw_udp_finish(l->udp)) {
         port_poll(l);
-        sched_yield();
+        linger_pause(l);
     }
     tw_udp_close(l->udp);
     for (uint32_t i = 0; i < l->cap; i++) free(l->q[i].msg);
@@ -549,6 +557,49 @@ uint64_t tw_udp_port_malformed(const tw_link_ctx_t *l) {
     return l->malformed;
 }
 
+/* Binds a UDP socket to addr (any port) and closes it: 0, or errno. */
+static int try_bind(const struct sockaddr_in *addr) {
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    int err = fd < 0 || bind(fd, (const struct sockaddr *)addr, sizeof *addr) ? errno : 0;
+    if (fd >= 0) close(fd);
+    return err;
+}
+
+/* Usable when a socket binds on loopback (a job on this node with TW_LINK=udp) and on
+ * the address a job across nodes would bind (TW_UDP_ADDR, or the one found). */
+static int port_probe(size_t segment_size, char *note, size_t cap) {
+    (void)segment_size;
+    static const tw_config_t no_settings; /* invalid settings: the defaults */
+    const tw_config_t *cfg = tw_config() ? tw_config() : &no_settings;
+    struct sockaddr_in lo = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    int err = try_bind(&lo);
+    if (err) {
+        snprintf(note, cap, "cannot bind a UDP socket on 127.0.0.1: %s", strerror(err));
+        return 0;
+    }
+    struct sockaddr_in wide;
+    bind_address(cfg, 0, &wide);
+    char ip[INET_ADDRSTRLEN] = "?";
+    inet_ntop(AF_INET, &wide.sin_addr, ip, sizeof ip);
+    if (wide.sin_addr.s_addr == lo.sin_addr.s_addr) {
+        snprintf(note, cap,
+                 "binds 127.0.0.1; no interface but loopback is up (and TW_UDP_ADDR is unset): "
+                 "other nodes cannot reach this one");
+        return 1;
+    }
+    err = try_bind(&wide);
+    if (err) {
+        snprintf(note, cap, "cannot bind a UDP socket on %s (%s): %s", ip,
+                 cfg->udp_addr[0] ? "TW_UDP_ADDR" : "the first interface that is up",
+                 strerror(err));
+        return 0;
+    }
+    snprintf(note, cap, "binds 127.0.0.1; other nodes reach this one at %s (%s), MTU %u", ip,
+             cfg->udp_addr[0] ? "TW_UDP_ADDR" : "the first interface that is up",
+             cfg->udp_mtu ? cfg->udp_mtu : interface_mtu(&wide));
+    return 1;
+}
+
 const tw_link_t tw_link_udp = {
     .name = "udp",
     .caps = TW_LINK_PUT_CHEAPER | TW_LINK_POLLED,
@@ -568,4 +619,5 @@ const tw_link_t tw_link_udp = {
     .counters = port_counters,
     .ncounters = sizeof port_counters / sizeof port_counters[0],
     .counter = port_counter,
+    .probe = port_probe,
 };

@@ -1,0 +1,49 @@
+/* A doorbell in an endpoint's shared segment: how a waiting rank sleeps until a peer
+ * has written something for it, when ranks outnumber cores (TW_WAIT=sleep).
+ *
+ * The waiter reads seq, announces itself in sleepers, checks its rings once more and
+ * sleeps on seq (a futex, shared between processes: the segment is MAP_SHARED) for a
+ * bounded time. A producer publishes its record, then looks at sleepers and rings
+ * (seq + 1, FUTEX_WAKE) only when someone sleeps. Both sides put a full fence
+ * between their store and their load (Dekker): either the waiter's check sees the
+ * record, or the producer sees the sleeper; and since the waiter read seq before it
+ * announced itself, a ring after that makes its FUTEX_WAIT return at once. No wake-up
+ * is lost. */
+#ifndef TW_DEVICE_BELL_H
+#define TW_DEVICE_BELL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+typedef struct tw_bell {
+    _Atomic uint32_t sleepers; /* threads of the owner asleep or about to be */
+    _Atomic uint32_t seq;      /* the futex word: rung when it changes */
+} tw_bell_t;
+
+/* Wakes whoever sleeps on b (a system call). */
+void tw_bell_wake(tw_bell_t *b);
+
+/* After publishing what b's owner waits for: rings when the owner sleeps. A fence
+ * and a load of the owner's line (written only when it falls asleep or wakes). */
+static inline void tw_bell_ring(tw_bell_t *b) {
+    atomic_thread_fence(memory_order_seq_cst);
+    if (__builtin_expect(atomic_load_explicit(&b->sleepers, memory_order_seq_cst) != 0, 0))
+        tw_bell_wake(b);
+}
+
+/* The waiter's side, in three steps: tw_bell_announce returns the ticket to sleep
+ * on; the caller then checks whether anything came (and skips the sleep if so), and
+ * tw_bell_sleep sleeps up to timeout_us unless rung since the ticket; both end with
+ * tw_bell_leave. */
+static inline uint32_t tw_bell_announce(tw_bell_t *b) {
+    uint32_t ticket = atomic_load_explicit(&b->seq, memory_order_seq_cst);
+    atomic_fetch_add_explicit(&b->sleepers, 1, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst);
+    return ticket;
+}
+void tw_bell_sleep(tw_bell_t *b, uint32_t ticket, unsigned timeout_us);
+static inline void tw_bell_leave(tw_bell_t *b) {
+    atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
+}
+
+#endif

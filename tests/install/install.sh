@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# Tollway installed, moved, and used the ways MPI users build programs.
+#   install.sh setup BUILD_DIR SOURCE_DIR STATE   cmake --install to a temporary prefix,
+#       check that nothing installed names the build or source tree or the prefix
+#       itself, then move the prefix elsewhere; STATE (a file) records the temporary
+#       directory
+#   install.sh RECIPE STATE     build with the moved prefix and run under its mpiexec
+#       mpicc             mpicc, mpicxx (and mpic++, mpiCC), also through a link to them
+#       pkgconfig         pkg-config: tollway (native API) and the MPI names
+#       cmake_findmpi     CMake's find_package(MPI) told only -DMPI_C_COMPILER
+#       cmake_package     find_package(Tollway) with -DCMAKE_PREFIX_PATH
+#       autotools         ./configure CC=mpicc of an autoconf project
+#       meson_cc          meson with CC=mpicc
+#       meson_dependency  meson's dependency('mpi'), found by pkg-config and by mpicc
+#   install.sh cleanup STATE    remove the prefix
+# Every program built must load the moved prefix's library and print what only
+# Tollway prints (lib.sh). A recipe whose tool is missing exits 77.
+set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+setup() {
+    local build src state root staged p f runpath
+    build=$(cd "$1" && pwd -P)
+    src=$(cd "$2" && pwd -P)
+    state=$3
+    # a setup run alone (no cleanup after it) left its prefix: gone now
+    if [ -s "$state" ]; then rm -rf "$(cat "$state")"; fi
+    root=$(mktemp -d "${TMPDIR:-/tmp}/tollway-install.XXXXXX")
+    echo "$root" >"$state"
+    staged=$root/staged
+    run_logged "$root/install.log" cmake --install "$build" --prefix "$staged"
+
+    # what users look for, where they look
+    for f in bin/mpicc bin/mpicxx bin/mpic++ bin/mpiCC bin/mpiexec bin/mpirun bin/twrun \
+        bin/twinfo bin/twbench include/mpi.h include/tollway/tollway.h; do
+        [ -e "$staged/$f" ] || fail "cmake --install installed no $f"
+    done
+    for f in mpiexec mpirun; do
+        [ "$(readlink "$staged/bin/$f")" = twrun ] || fail "bin/$f is not a link to twrun"
+    done
+    for f in libmpi.so libmpi.so.0 libtollway.so libtollway.so.0 pkgconfig/tollway.pc \
+        pkgconfig/mpi.pc cmake/Tollway/TollwayConfig.cmake cmake/Tollway/TollwayConfigVersion.cmake; do
+        [ -n "$(find "$staged" -path "*/$f")" ] || fail "cmake --install installed no $f"
+    done
+
+    # every program and library finds the others relative to itself ...
+    cp -a "$staged" "$root/scan"
+    while IFS= read -r f; do
+        runpath=$(readelf -d "$f" | sed -n 's/.*(RUNPATH).*\[\(.*\)\]/\1/p')
+        # shellcheck disable=SC2016 # $ORIGIN is the dynamic linker's, not the shell's
+        case $runpath in
+        '$ORIGIN' | '$ORIGIN/'*) ;;
+        *) fail "$f: RUNPATH is \"$runpath\", not relative to \$ORIGIN" ;;
+        esac
+        # debug information names the sources, as it should (a Debug build); the rest may not
+        objcopy --strip-debug "$f"
+    done < <(find "$root/scan" -type f -exec sh -c 'head -c4 "$1" | grep -q ELF' _ {} \; -print)
+    # ... and nothing installed names the build or the source tree, nor where it is
+    if grep -rlF -e "$build" -e "$src" -e "$staged" "$root/scan" >"$root/named"; then
+        fail "installed files name the build tree, source tree or prefix ($build, $src, $staged): $(cat "$root/named")"
+    fi
+    rm -rf "$root/scan"
+
+    # the prefix moves, and the build tree's paths are nowhere in it
+    mkdir "$root/moved"
+    mv "$staged" "$root/moved/tollway"
+    p=$root/moved/tollway
+    "$p/bin/twinfo" >"$root/twinfo.log" 2>&1 || { cat "$root/twinfo.log"; fail "the moved twinfo"; }
+    [ "$("$p/bin/mpicc" -showme:incdirs)" = "$p/include" ] ||
+        fail "the moved mpicc's include directory is $("$p/bin/mpicc" -showme:incdirs), not $p/include"
+    echo "install.sh: installed to $staged, moved to $p"
+}
+
+mpicc() {
+    cp "$projects/hello_mpi.c" .
+    "$P/bin/mpicc" -O2 hello_mpi.c -o hello_mpi
+    is_tollway "$P" hello_mpi libmpi.so.0 "$mpi_says"
+    # mpirun too, and mpicxx with the same program as C++
+    "$P/bin/mpirun" -n 2 ./hello_mpi >mpirun.out || fail "mpirun: $(cat mpirun.out)"
+    grep -q "$mpi_says" mpirun.out || fail "mpirun printed $(cat mpirun.out)"
+    "$P/bin/mpicxx" -x c++ hello_mpi.c -o hello_mpi_cxx
+    is_tollway "$P" hello_mpi_cxx libmpi.so.0 "$mpi_says"
+    for f in mpic++ mpiCC; do
+        "$P/bin/$f" -x c++ hello_mpi.c -o "hello_$f"
+        is_tollway "$P" "hello_$f" libmpi.so.0 "$mpi_says"
+    done
+    # through a link elsewhere: the wrapper finds the prefix from where it really is
+    mkdir elsewhere
+    ln -s "$P/bin/mpicc" elsewhere/mpicc
+    [ "$(elsewhere/mpicc -showme:incdirs)" = "$P/include" ] || fail "mpicc through a link"
+    elsewhere/mpicc hello_mpi.c -o hello_linked
+    is_tollway "$P" hello_linked libmpi.so.0 "$mpi_says"
+}
+
+pkgconfig() {
+    need pkg-config pkg-config
+    export PKG_CONFIG_PATH
+    PKG_CONFIG_PATH=$("$P/bin/mpicc" -showme:libdirs)/pkgconfig
+    local name flags
+    flags=$(pkg-config --cflags --libs tollway-mpi)
+    for name in mpi mpi-c mpi-cxx ompi-c ompi-cxx; do
+        [ "$(pkg-config --cflags --libs "$name")" = "$flags" ] ||
+            fail "pkg-config $name: $(pkg-config --cflags --libs "$name"), not $flags"
+    done
+    cp "$projects/hello_mpi.c" "$projects/hello_native.c" .
+    # shellcheck disable=SC2046 # the flags are words
+    cc $(pkg-config --cflags mpi) hello_mpi.c -o hello_mpi $(pkg-config --libs mpi)
+    is_tollway "$P" hello_mpi libmpi.so.0 "$mpi_says"
+    # shellcheck disable=SC2046
+    cc $(pkg-config --cflags tollway) hello_native.c -o hello_native $(pkg-config --libs tollway)
+    is_tollway "$P" hello_native libtollway.so.0 "$native_says"
+}
+
+# project NAME: a copy of a project with the programs beside it
+project() {
+    cp -r "$projects/$1" proj
+    cp "$projects/hello_mpi.c" "$projects/hello_native.c" proj/
+}
+
+# FindMPI told the wrapper alone finds the library through it, and mpiexec on PATH (not
+# beside the wrapper); told MPI_HOME, or with the prefix's bin first on PATH (as
+# environment modules do), it finds both in the prefix.
+cmake_findmpi() {
+    project cmake_findmpi
+    local way args found
+    for way in wrapper mpi_home path; do
+        case $way in
+        wrapper) args=(-DMPI_C_COMPILER="$P/bin/mpicc") ;;
+        mpi_home) args=(-DMPI_HOME="$P") ;;
+        path) args=() ;;
+        esac
+        if [ $way = path ]; then
+            PATH=$P/bin:$PATH run_logged "configure-$way.log" cmake -S proj -B "b-$way" "${args[@]}"
+        else
+            run_logged "configure-$way.log" cmake -S proj -B "b-$way" "${args[@]}"
+        fi
+        found=$(sed -n 's/^-- FindMPI: //p' "configure-$way.log")
+        grep -q "^MPI_C_VERSION=3.1 MPI_C_LIBRARIES=$P/lib/libmpi.so;" <<<"$found" ||
+            { cat "configure-$way.log"; fail "FindMPI ($way) found another MPI"; }
+        if [ $way != wrapper ]; then
+            grep -q "MPIEXEC_EXECUTABLE=$P/bin/mpiexec$" <<<"$found" ||
+                { cat "configure-$way.log"; fail "FindMPI ($way) found another mpiexec"; }
+        fi
+        run_logged "build-$way.log" cmake --build "b-$way"
+        is_tollway "$P" "b-$way/hello_mpi" libmpi.so.0 "$mpi_says"
+    done
+}
+
+cmake_package() {
+    project cmake_package
+    run_logged configure.log cmake -S proj -B b -DCMAKE_PREFIX_PATH="$P"
+    grep -q "Tollway [0-9.]*: Tollway_MPIEXEC=$P/bin/mpiexec$" configure.log ||
+        { cat configure.log; fail "find_package(Tollway) found another Tollway"; }
+    run_logged build.log cmake --build b
+    is_tollway "$P" b/hello_mpi libmpi.so.0 "$mpi_says"
+    is_tollway "$P" b/hello_native libtollway.so.0 "$native_says"
+}
+
+autotools() {
+    need autoconf autoconf
+    need make make
+    project autotools
+    cd proj
+    run_logged ../autoconf.log autoconf
+    run_logged ../configure.log ./configure CC="$P/bin/mpicc"
+    # the wrapper brings libmpi: configure needs no -lmpi of its own
+    grep -q "checking for library containing MPI_Init... none required" ../configure.log ||
+        { cat ../configure.log; fail "configure did not find MPI_Init through the wrapper"; }
+    run_logged ../make.log make
+    is_tollway "$P" hello_mpi libmpi.so.0 "$mpi_says"
+}
+
+meson_cc() {
+    need meson meson
+    need ninja ninja-build
+    project meson_cc
+    CC=$P/bin/mpicc run_logged setup.log meson setup b proj
+    run_logged build.log meson compile -C b
+    is_tollway "$P" b/hello_mpi libmpi.so.0 "$mpi_says"
+}
+
+# dependency('mpi') for C and C++: meson 1.0 asks pkg-config for ompi-c (ompi-cxx)
+# first (the prefix's pkgconfig directory first in PKG_CONFIG_PATH answers, not an Open
+# MPI installed beside), then the wrappers $MPICC and mpicc on PATH (for C++ mpic++,
+# mpicxx and mpiCC), and takes the one with the highest version: the prefix's bin first
+# on PATH makes them all Tollway's.
+meson_dependency() {
+    need meson meson
+    need ninja ninja-build
+    need pkg-config pkg-config
+    project meson_dependency
+    cp proj/hello_mpi.c proj/hello_mpi.cc
+    local way
+    for way in pkg-config config-tool; do
+        if [ $way = pkg-config ]; then
+            PKG_CONFIG_PATH=$("$P/bin/mpicc" -showme:libdirs)/pkgconfig \
+                run_logged "setup-$way.log" meson setup "b-$way" proj
+        else
+            PATH=$P/bin:$PATH run_logged "setup-$way.log" meson setup "b-$way" proj -Dmpi_method=config-tool
+        fi
+        if ! grep -q "Run-time dependency MPI for c found: YES" "setup-$way.log" ||
+            ! grep -q "Run-time dependency MPI for cpp found: YES" "setup-$way.log"; then
+            cat "setup-$way.log"
+            fail "dependency('mpi') by $way"
+        fi
+        run_logged "build-$way.log" meson compile -C "b-$way"
+        is_tollway "$P" "b-$way/hello_mpi" libmpi.so.0 "$mpi_says"
+        is_tollway "$P" "b-$way/hello_mpi_cxx" libmpi.so.0 "$mpi_says"
+    done
+}
+
+cmd=${1-}
+case $cmd in
+setup) setup "$2" "$3" "$4" ;;
+cleanup)
+    if [ -s "$2" ]; then rm -rf "$(cat "$2")"; fi
+    rm -f "$2"
+    ;;
+mpicc | pkgconfig | cmake_findmpi | cmake_package | autotools | meson_cc | meson_dependency)
+    root=$(cat "$2" 2>/dev/null) || true
+    P=${root:-/nonexistent}/moved/tollway
+    [ -x "$P/bin/mpicc" ] || fail "no installed prefix at $P (the setup test did not pass)"
+    work=$(mktemp -d "$root/$cmd.XXXXXX")
+    cd "$work"
+    "$cmd"
+    echo "install.sh: $cmd: ok"
+    ;;
+*) fail "usage: install.sh setup BUILD_DIR SOURCE_DIR STATE | RECIPE STATE | cleanup STATE" ;;
+esac

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Tollway jobs launched by Slurm on this machine: starts munged, slurmctld and slurmd
+# with the configuration beside this script (slurm.conf.in, everything in a temporary
+# directory), runs 4-rank MPI jobs under srun --mpi=pmi2 and srun --mpi=pmix (point to
+# point, collectives, also over udp, MPI_Abort), spawns under pmi2 (and their refusal
+# by Slurm's PMIx server), checks that srun --mpi=none is refused with the reason,
+# and stops every daemon it started, whatever happens.
+# usage: slurm_test.sh BINDIR   (BINDIR holds mpi_p2p, mpi_coll, mpi_abort and
+# mpi_dynamic_spawn, mpi_dynamic_nest)
+# SLURM_TEST_VERBOSE=1 shows the output of the steps that passed too.
+# Needs root, slurmd slurmctld slurm-client munge; exits 77 when something is absent.
+set -euo pipefail
+
+bindir=$(cd "${1:?usage: slurm_test.sh BINDIR}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+skip() {
+    echo "slurm test skipped: $*"
+    exit 77
+}
+[ "$(id -u)" = 0 ] || skip "it needs root to start slurmctld and slurmd"
+for cmd in munged slurmctld slurmd srun scontrol sinfo; do
+    command -v "$cmd" >/dev/null ||
+        skip "$cmd is not installed (apt-get install slurmd slurmctld slurm-client munge)"
+done
+for prog in mpi_p2p mpi_coll mpi_abort mpi_dynamic_spawn mpi_dynamic_nest; do
+    [ -x "$bindir/$prog" ] || { echo "slurm test: $bindir/$prog is missing" >&2; exit 1; }
+done
+
+dir=$(mktemp -d /tmp/tollway-slurm.XXXXXX)
+chmod 755 "$dir"
+pids=()
+failed=0
+stop_daemons() {
+    local pid
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do
+        # bounded: a daemon that ignores SIGTERM for 10 s gets SIGKILL
+        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null || true
+    done
+    if [ "$failed" != 0 ]; then
+        for log in "$dir"/*.log "$dir"/munge/*.log; do
+            [ -f "$log" ] && { echo "--- $log (last lines)"; tail -n 30 "$log"; }
+        done
+    fi
+    rm -rf "$dir"
+}
+trap stop_daemons EXIT
+trap 'exit 1' INT TERM
+
+# munge: a key and a socket of its own
+mkdir -m 711 "$dir/munge" # the socket in it reachable, the key not
+dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
+chmod 400 "$dir/munge/munge.key"
+munged --foreground --force --socket="$dir/munge/munge.socket" \
+    --key-file="$dir/munge/munge.key" --pid-file="$dir/munge/munged.pid" \
+    --log-file="$dir/munge/munged.log" --seed-file="$dir/munge/munged.seed" \
+    >"$dir/munge/munged.stderr" 2>&1 &
+pids+=($!)
+
+# ports away from Slurm's defaults, different for runs at once on one machine
+base=$((20000 + ($$ % 2000) * 8))
+host=$(hostname -s)
+mkdir -p "$dir/state" "$dir/spool"
+sed -e "s|@HOST@|$host|g" -e "s|@DIR@|$dir|g" -e "s|@CTLD_PORT@|$base|g" \
+    -e "s|@SLURMD_PORT@|$((base + 1))|g" \
+    "$here/slurm.conf.in" >"$dir/slurm.conf"
+# a test run inside another job (a Slurm step, an mpirun) must not take its variables
+# along into this cluster's steps
+while read -r var; do unset "$var"; done < <(compgen -e | grep -E '^(SLURM_|SALLOC_|SBATCH_|SRUN_|PMI_|PMIX_|OMPI_)' || true)
+export SLURM_CONF=$dir/slurm.conf
+for _ in $(seq 100); do [ -S "$dir/munge/munge.socket" ] && break; sleep 0.1; done
+[ -S "$dir/munge/munge.socket" ] || { failed=1; echo "slurm test: munged did not start" >&2; exit 1; }
+
+slurmctld -D -i -f "$SLURM_CONF" >"$dir/slurmctld.stderr" 2>&1 &
+pids+=($!)
+slurmd -D -f "$SLURM_CONF" -N "$host" >"$dir/slurmd.stderr" 2>&1 &
+pids+=($!)
+
+# the node idle, within two minutes
+state=
+for _ in $(seq 240); do
+    state=$(timeout 10 sinfo -h -N -o %T 2>/dev/null || true)
+    [ "$state" = idle ] && break
+    sleep 0.5
+done
+if [ "$state" != idle ]; then
+    failed=1
+    echo "slurm test: the node did not become idle (state: '${state:-no answer}')" >&2
+    exit 1
+fi
+echo "slurm test: node $host idle, Slurm $(srun --version)"
+
+# run [!] NAME EXPECT [UNWANTED] -- COMMAND...: the output must hold EXPECT (and not
+# UNWANTED); with "!" the command must fail (non-zero), else succeed.
+run() {
+    local want_fail=0 unwanted=
+    if [ "$1" = "!" ]; then want_fail=1; shift; fi
+    local name=$1 expect=$2 out rc=0
+    shift 2
+    if [ "$1" != "--" ]; then unwanted=$1; shift; fi
+    shift
+    out=$(timeout 180 "$@" 2>&1) || rc=$?
+    if [ "$want_fail" = 1 ] && [ "$rc" = 0 ]; then
+        echo "FAIL $name: exit 0, a failure was expected"; failed=1
+    elif [ "$want_fail" = 0 ] && [ "$rc" != 0 ]; then
+        echo "FAIL $name: exit $rc"; failed=1
+    elif ! grep -qF -- "$expect" <<<"$out"; then
+        echo "FAIL $name: the output lacks '$expect'"; failed=1
+    elif [ -n "$unwanted" ] && grep -qF -- "$unwanted" <<<"$out"; then
+        echo "FAIL $name: the output holds '$unwanted'"; failed=1
+    else
+        echo "ok   $name (exit $rc)"
+        [ -z "${SLURM_TEST_VERBOSE:-}" ] && return 0
+    fi
+    echo "$out" | sed 's/^/    /' | tail -n 40
+}
+
+mpis=$(srun --mpi=list 2>&1 || true)
+for mpi in pmi2 pmix; do
+    if ! grep -qw "$mpi" <<<"$mpis"; then
+        echo "FAIL: srun offers no --mpi=$mpi (srun --mpi=list: $mpis)"
+        failed=1
+        continue
+    fi
+    run "$mpi p2p" "p2p: all checks passed on 4 ranks" -- srun --mpi="$mpi" -n 4 "$bindir/mpi_p2p"
+    run "$mpi coll" "coll: 4 ranks ok" -- srun --mpi="$mpi" -n 4 "$bindir/mpi_coll"
+    run ! "$mpi abort" "rank 1 called MPI_Abort(7)" -- srun --mpi="$mpi" -n 4 "$bindir/mpi_abort" abort
+    # the manager says all 4 ranks are on this node: no udp link is opened
+    run "$mpi one node, shm only" "coll: 4 ranks ok" "links:" -- \
+        env TW_STATS=1 srun --mpi="$mpi" -n 4 "$bindir/mpi_coll"
+    # over udp the link is kept going while a rank waits in a fence
+    run "$mpi p2p over udp" "p2p: all checks passed on 4 ranks" -- \
+        env TW_LINK=udp srun --mpi="$mpi" -n 4 "$bindir/mpi_p2p"
+done
+# spawns through the pmi2 plugin run another srun in the allocation: it needs room and
+# may share the CPUs of the running step (SLURM_OVERLAP, inherited by that srun)
+run "pmi2 spawn nested" "" -- env SLURM_OVERLAP=1 salloc -Q -n 12 \
+    srun --mpi=pmi2 -n 3 "$bindir/mpi_dynamic_nest"
+run ! "pmix spawn refused" "PMIx_Spawn" -- \
+    srun --mpi=pmix -n 2 "$bindir/mpi_dynamic_spawn"
+run ! "none refused" "run with srun --mpi=pmi2 or srun --mpi=pmix" -- \
+    srun --mpi=none -n 2 "$bindir/mpi_p2p"
+# a step of one task, and a batch script's own process, are jobs of one
+run "none, one task" "coll: 1 ranks ok" -- srun --mpi=none -n 1 "$bindir/mpi_coll"
+run "batch script" "coll: 1 ranks ok" -- bash -c "sbatch -n 4 --wait -Q -o '$dir/batch.out' \
+    --wrap 'env | grep ^SLURM_; $bindir/mpi_coll' && cat '$dir/batch.out'"
+exit "$failed"
