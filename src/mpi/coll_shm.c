@@ -64,6 +64,7 @@ struct tw_coll_shm {
     unsigned char *data;    /* 2 halves of size slots (SLOT bytes each) */
     uint64_t seq;           /* line operations so far */
     uint64_t step;          /* segment steps so far */
+    int rings;              /* peers' waits may sleep: a publish wakes them */
     unsigned char *scratch; /* a slot's bytes: a non-commutative reduction's part */
     void *block;            /* rank 0: the heap block, freed with the communicator */
 };
@@ -156,6 +157,7 @@ static int set_up(tw_mpi_comm_t *c) {
     if (sh && sh->lines) {
         sh->flags = (tw_coll_flags_t *)((unsigned char *)sh->lines + lines);
         sh->data = (unsigned char *)sh->flags + flags;
+        sh->rings = tw_ep_sleeps(tw_mpi.ep); /* the node's ranks and cores: alike at all */
     }
     int ok = !rc && sh && sh->lines, all = 0;
     tw_coll_red_t red = {MPI_MIN, MPI_INT, sizeof(int), 1};
@@ -223,23 +225,47 @@ static _Atomic uint64_t *flag(const tw_coll_shm_t *sh, int rank, int which) {
     return which == FLAG_IN ? &f->in : which == FLAG_PART ? &f->part : &f->done;
 }
 
-static void publish(const tw_mpi_comm_t *c, int which, uint64_t k) {
+/* Publishes flag which of this rank as k, and wakes the other members when their
+ * waits may sleep (TW_WAIT=sleep): they poll the flag, not their rings. */
+static void publish(tw_mpi_comm_t *c, int which, uint64_t k) {
     atomic_store_explicit(flag(c->shm, c->rank, which), k, memory_order_release);
+    if (!c->shm->rings) return;
+    for (int r = 0; r < c->size; r++)
+        if (r != c->rank) tw_ep_wake(tw_mpi.ep, tw_mpi_world_rank(c, r));
+}
+
+/* A wait for flag which of ranks [r, end) but skip to reach k. */
+typedef struct flag_wait {
+    const tw_coll_shm_t *sh;
+    int r, end, skip, which;
+    uint64_t k;
+} flag_wait_t;
+
+/* Moves w->r past the ranks whose flag has reached k; non-zero when it moved or all
+ * have (tw_mpi_relax_until then does not sleep). */
+static int flags_reached(void *arg) {
+    flag_wait_t *w = arg;
+    int moved = 0;
+    for (; w->r < w->end; w->r++) {
+        if (w->r == w->skip) continue;
+        if (atomic_load_explicit(flag(w->sh, w->r, w->which), memory_order_acquire) < w->k)
+            return moved;
+        moved = 1;
+    }
+    return 1;
 }
 
 /* The segment's one wait: until flag which of rank who (-1: of every other rank) is
  * k or more. MPI_SUCCESS, or the code of a lost member. */
 static int wait_flag(tw_mpi_comm_t *c, int who, int which, uint64_t k) {
-    int r = who < 0 ? 0 : who, end = who < 0 ? c->size : who + 1;
+    flag_wait_t w = {
+        c->shm, who < 0 ? 0 : who, who < 0 ? c->size : who + 1, who < 0 ? c->rank : -1, which, k};
     unsigned spins = 0;
-    for (; r < end; r++) {
-        if (who < 0 && r == c->rank) continue;
-        while (atomic_load_explicit(flag(c->shm, r, which), memory_order_acquire) < k) {
-            tw_mpi_progress();
-            int w = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
-            if (w >= 0) return tw_mpi_lost_code(w);
-            tw_mpi_relax(&spins);
-        }
+    while ((void)flags_reached(&w), w.r < w.end) {
+        tw_mpi_progress();
+        int lost = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
+        if (lost >= 0) return tw_mpi_lost_code(lost);
+        tw_mpi_relax_until(&spins, flags_reached, &w);
     }
     return MPI_SUCCESS;
 }
