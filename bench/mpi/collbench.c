@@ -1,7 +1,7 @@
 /* collbench: the time of MPI collectives, as the OSU collective benchmarks measure it.
  *
  * usage: collbench barrier|bcast|reduce|allreduce|gather|scatter|allgather|alltoall|
- *                  reduce_scatter [--min SIZE] [--max SIZE] [--iters N] [--csv]
+ *                  reduce_scatter|scan [--min SIZE] [--max SIZE] [--iters N] [--csv]
  *   SIZE is bytes, optionally with K or M (binary), at most 4M; sizes run from --min
  *   doubling up to --max (default 8 .. 1M; barrier has the one size 0).
  *   barrier    MPI_Barrier
@@ -13,6 +13,7 @@
  *   allgather  MPI_Allgather of SIZE bytes from each rank
  *   alltoall   MPI_Alltoall of SIZE bytes to each rank
  *   reduce_scatter  MPI_Reduce_scatter_block, MPI_SUM of SIZE / 8 doubles per rank
+ *   scan       MPI_Scan, MPI_SUM of SIZE / 8 doubles
  *   Each call is timed on its own and followed by an untimed MPI_Barrier (as OSU does,
  *   so a root that returns early does not run ahead into the next call). A batch's
  *   figure is the mean time per call averaged over the ranks; the value printed is the
@@ -45,17 +46,18 @@ typedef enum {
     SCATTER,
     ALLGATHER,
     ALLTOALL,
-    REDUCE_SCATTER
+    REDUCE_SCATTER,
+    SCAN
 } test_t;
-static const char *const names[] = {"barrier", "bcast",     "reduce",   "allreduce",     "gather",
-                                    "scatter", "allgather", "alltoall", "reduce_scatter"};
+static const char *const names[] = {"barrier", "bcast",     "reduce",   "allreduce",      "gather",
+                                    "scatter", "allgather", "alltoall", "reduce_scatter", "scan"};
 
 static int nranks;
 
 static void usage(FILE *f) {
     if (rank != 0) return;
     fprintf(f, "usage: collbench barrier|bcast|reduce|allreduce|gather|scatter|allgather|"
-               "alltoall|reduce_scatter [--min SIZE] [--max SIZE] [--iters N] [--csv]\n"
+               "alltoall|reduce_scatter|scan [--min SIZE] [--max SIZE] [--iters N] [--csv]\n"
                "  SIZE in bytes, K or M suffix allowed (binary), 8 .. 4M\n");
 }
 
@@ -75,6 +77,7 @@ static void one(test_t t, size_t size, long i, unsigned char *sbuf, unsigned cha
         break;
     case REDUCE:
     case ALLREDUCE:
+    case SCAN:
         sd[0] = sd[n - 1] = (double)(i % 1000 + rank);
         break;
     case GATHER:
@@ -119,6 +122,9 @@ static void one(test_t t, size_t size, long i, unsigned char *sbuf, unsigned cha
     case REDUCE_SCATTER:
         CHECK(MPI_Reduce_scatter_block(sbuf, rbuf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
         break;
+    case SCAN:
+        CHECK(MPI_Scan(sbuf, rbuf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        break;
     case ALLGATHER:
         CHECK(MPI_Allgather(sbuf, (int)size, MPI_BYTE, rbuf, (int)size, MPI_BYTE, MPI_COMM_WORLD));
         break;
@@ -145,6 +151,12 @@ static void one(test_t t, size_t size, long i, unsigned char *sbuf, unsigned cha
             (double)nranks * (double)(i % 1000 + rank) + (double)nranks * (nranks - 1) / 2;
         if (rd[0] != want || rd[n - 1] != want)
             die("reduce_scatter of %zu B, iteration %ld: %g, expected %g", size, i, rd[0], want);
+        break;
+    }
+    case SCAN: {
+        double want = (double)(rank + 1) * (double)(i % 1000) + (double)rank * (rank + 1) / 2;
+        if (rd[0] != want || rd[n - 1] != want)
+            die("scan of %zu B, iteration %ld: %g, expected %g", size, i, rd[0], want);
         break;
     }
     case SCATTER:
