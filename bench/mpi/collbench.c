@@ -1,14 +1,19 @@
 /* collbench: the time of MPI collectives, as the OSU collective benchmarks measure it.
  *
- * usage: collbench barrier|bcast|allreduce|allgather|alltoall [--min SIZE] [--max SIZE]
- *                  [--iters N] [--csv]
+ * usage: collbench barrier|bcast|reduce|allreduce|gather|scatter|allgather|alltoall|
+ *                  reduce_scatter|scan [--min SIZE] [--max SIZE] [--iters N] [--csv]
  *   SIZE is bytes, optionally with K or M (binary), at most 4M; sizes run from --min
  *   doubling up to --max (default 8 .. 1M; barrier has the one size 0).
  *   barrier    MPI_Barrier
  *   bcast      MPI_Bcast of SIZE bytes from rank 0
+ *   reduce     MPI_Reduce to rank 0, MPI_SUM of SIZE / 8 doubles
  *   allreduce  MPI_Allreduce, MPI_SUM of SIZE / 8 doubles
+ *   gather     MPI_Gather to rank 0 of SIZE bytes from each rank
+ *   scatter    MPI_Scatter from rank 0 of SIZE bytes to each rank
  *   allgather  MPI_Allgather of SIZE bytes from each rank
  *   alltoall   MPI_Alltoall of SIZE bytes to each rank
+ *   reduce_scatter  MPI_Reduce_scatter_block, MPI_SUM of SIZE / 8 doubles per rank
+ *   scan       MPI_Scan, MPI_SUM of SIZE / 8 doubles
  *   Each call is timed on its own and followed by an untimed MPI_Barrier (as OSU does,
  *   so a root that returns early does not run ahead into the next call). A batch's
  *   figure is the mean time per call averaged over the ranks; the value printed is the
@@ -32,15 +37,27 @@
 enum { BATCHES = 25, LARGE = 8192, FLOOR = 100 };
 #define MAX_SIZE ((size_t)4 << 20)
 
-typedef enum { BARRIER, BCAST, ALLREDUCE, ALLGATHER, ALLTOALL } test_t;
-static const char *const names[] = {"barrier", "bcast", "allreduce", "allgather", "alltoall"};
+typedef enum {
+    BARRIER,
+    BCAST,
+    REDUCE,
+    ALLREDUCE,
+    GATHER,
+    SCATTER,
+    ALLGATHER,
+    ALLTOALL,
+    REDUCE_SCATTER,
+    SCAN
+} test_t;
+static const char *const names[] = {"barrier", "bcast",     "reduce",   "allreduce",      "gather",
+                                    "scatter", "allgather", "alltoall", "reduce_scatter", "scan"};
 
 static int nranks;
 
 static void usage(FILE *f) {
     if (rank != 0) return;
-    fprintf(f, "usage: collbench barrier|bcast|allreduce|allgather|alltoall [--min SIZE] "
-               "[--max SIZE] [--iters N] [--csv]\n"
+    fprintf(f, "usage: collbench barrier|bcast|reduce|allreduce|gather|scatter|allgather|"
+               "alltoall|reduce_scatter|scan [--min SIZE] [--max SIZE] [--iters N] [--csv]\n"
                "  SIZE in bytes, K or M suffix allowed (binary), 8 .. 4M\n");
 }
 
@@ -58,11 +75,22 @@ static void one(test_t t, size_t size, long i, unsigned char *sbuf, unsigned cha
     case BCAST:
         if (rank == 0) sbuf[0] = sbuf[size - 1] = pattern(i, 0, 0);
         break;
+    case REDUCE:
     case ALLREDUCE:
+    case SCAN:
         sd[0] = sd[n - 1] = (double)(i % 1000 + rank);
         break;
+    case GATHER:
     case ALLGATHER:
         sbuf[0] = sbuf[size - 1] = pattern(i, rank, 0);
+        break;
+    case SCATTER:
+        for (int p = 0; rank == 0 && p < nranks; p++)
+            sbuf[(size_t)p * size] = sbuf[(size_t)p * size + size - 1] = pattern(i, 0, p);
+        break;
+    case REDUCE_SCATTER:
+        for (int p = 0; p < nranks; p++)
+            sd[(size_t)p * n] = sd[(size_t)p * n + n - 1] = (double)(i % 1000 + rank + p);
         break;
     case ALLTOALL:
         for (int p = 0; p < nranks; p++)
@@ -79,8 +107,23 @@ static void one(test_t t, size_t size, long i, unsigned char *sbuf, unsigned cha
     case BCAST:
         CHECK(MPI_Bcast(sbuf, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD));
         break;
+    case REDUCE:
+        CHECK(MPI_Reduce(sbuf, rbuf, (int)n, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
+        break;
     case ALLREDUCE:
         CHECK(MPI_Allreduce(sbuf, rbuf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        break;
+    case GATHER:
+        CHECK(MPI_Gather(sbuf, (int)size, MPI_BYTE, rbuf, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD));
+        break;
+    case SCATTER:
+        CHECK(MPI_Scatter(sbuf, (int)size, MPI_BYTE, rbuf, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD));
+        break;
+    case REDUCE_SCATTER:
+        CHECK(MPI_Reduce_scatter_block(sbuf, rbuf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        break;
+    case SCAN:
+        CHECK(MPI_Scan(sbuf, rbuf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
         break;
     case ALLGATHER:
         CHECK(MPI_Allgather(sbuf, (int)size, MPI_BYTE, rbuf, (int)size, MPI_BYTE, MPI_COMM_WORLD));
@@ -96,12 +139,33 @@ static void one(test_t t, size_t size, long i, unsigned char *sbuf, unsigned cha
         if (sbuf[0] != pattern(i, 0, 0) || sbuf[size - 1] != pattern(i, 0, 0))
             die("bcast of %zu B, iteration %ld: wrong data", size, i);
         break;
+    case REDUCE:
     case ALLREDUCE: {
         double want = (double)nranks * (double)(i % 1000) + (double)nranks * (nranks - 1) / 2;
-        if (rd[0] != want || rd[n - 1] != want)
-            die("allreduce of %zu B, iteration %ld: %g, expected %g", size, i, rd[0], want);
+        if ((t == ALLREDUCE || rank == 0) && (rd[0] != want || rd[n - 1] != want))
+            die("%s of %zu B, iteration %ld: %g, expected %g", names[t], size, i, rd[0], want);
         break;
     }
+    case REDUCE_SCATTER: {
+        double want =
+            (double)nranks * (double)(i % 1000 + rank) + (double)nranks * (nranks - 1) / 2;
+        if (rd[0] != want || rd[n - 1] != want)
+            die("reduce_scatter of %zu B, iteration %ld: %g, expected %g", size, i, rd[0], want);
+        break;
+    }
+    case SCAN: {
+        double want = (double)(rank + 1) * (double)(i % 1000) + (double)rank * (rank + 1) / 2;
+        if (rd[0] != want || rd[n - 1] != want)
+            die("scan of %zu B, iteration %ld: %g, expected %g", size, i, rd[0], want);
+        break;
+    }
+    case SCATTER:
+        if (rbuf[0] != pattern(i, 0, rank) || rbuf[size - 1] != pattern(i, 0, rank))
+            die("scatter of %zu B, iteration %ld: wrong data", size, i);
+        break;
+    case GATHER:
+        if (rank != 0) break;
+        /* fall through */
     case ALLGATHER:
     case ALLTOALL:
         for (int p = 0; p < nranks; p++) {
@@ -161,9 +225,11 @@ int main(int argc, char **argv) {
         return 2;
     }
     if (t == BARRIER) min = max = 0;
-    size_t per_peer = t == ALLGATHER || t == ALLTOALL ? (size_t)nranks : 1;
-    unsigned char *sbuf = alloc(max * (t == ALLTOALL ? per_peer : 1));
-    unsigned char *rbuf = alloc(max * per_peer);
+    size_t many = (size_t)nranks;
+    int sends_many = t == ALLTOALL || t == SCATTER || t == REDUCE_SCATTER;
+    int receives_many = t == ALLGATHER || t == ALLTOALL || t == GATHER;
+    unsigned char *sbuf = alloc(max * (sends_many ? many : 1));
+    unsigned char *rbuf = alloc(max * (receives_many ? many : 1));
     if (rank == 0 && !csv) {
         printf("# collbench %s on %d ranks: us per call, median of %d batches\n# %10s %14s\n",
                names[t], nranks, BATCHES, "size", "us");

@@ -45,6 +45,8 @@ typedef enum tw_setting_id {
     TW_SETTING_COLL_ALLGATHER,
     TW_SETTING_COLL_ALLTOALL,
     TW_SETTING_COLL_GATHER,
+    TW_SETTING_COLL_BARRIER,
+    TW_SETTING_COLL_REDUCE_SCATTER,
     TW_SETTING_COLL_SHM,
     TW_SETTING_CC,
     TW_SETTING_CXX,
@@ -100,21 +102,25 @@ typedef enum tw_coll_bcast_choice {
     TW_BCAST_AUTO,
     TW_BCAST_BINOMIAL,
     TW_BCAST_SCATTER_ALLGATHER, /* binomial scatter, then ring allgather */
+    TW_BCAST_SHM,               /* through the shared-memory segment (one node) */
 } tw_coll_bcast_choice_t;
 typedef enum tw_coll_reduce_choice {
     TW_REDUCE_AUTO,
     TW_REDUCE_BINOMIAL,
     TW_REDUCE_RING, /* ring reduce-scatter, then the blocks gathered at the root */
+    TW_REDUCE_SHM,
 } tw_coll_reduce_choice_t;
 typedef enum tw_coll_allreduce_choice {
     TW_ALLREDUCE_AUTO,
     TW_ALLREDUCE_RECURSIVE_DOUBLING,
     TW_ALLREDUCE_RING, /* ring reduce-scatter, then ring allgather */
+    TW_ALLREDUCE_SHM,
 } tw_coll_allreduce_choice_t;
 typedef enum tw_coll_allgather_choice {
     TW_ALLGATHER_AUTO,
     TW_ALLGATHER_BRUCK,
     TW_ALLGATHER_RING,
+    TW_ALLGATHER_SHM,
 } tw_coll_allgather_choice_t;
 typedef enum tw_coll_alltoall_choice {
     TW_ALLTOALL_AUTO,
@@ -125,7 +131,19 @@ typedef enum tw_coll_gather_choice {
     TW_GATHER_AUTO,
     TW_GATHER_BINOMIAL,
     TW_GATHER_LINEAR,
+    TW_GATHER_SHM,
 } tw_coll_gather_choice_t;
+typedef enum tw_coll_barrier_choice {
+    TW_BARRIER_AUTO,
+    TW_BARRIER_DISSEMINATION,
+    TW_BARRIER_SHM,
+} tw_coll_barrier_choice_t;
+typedef enum tw_coll_reduce_scatter_choice {
+    TW_REDUCE_SCATTER_AUTO,
+    TW_REDUCE_SCATTER_RING,            /* ring reduce-scatter (commutative ops only) */
+    TW_REDUCE_SCATTER_REDUCE_SCATTERV, /* reduce to rank 0, then scatterv */
+    TW_REDUCE_SCATTER_SHM,
+} tw_coll_reduce_scatter_choice_t;
 typedef enum tw_coll_shm_choice {
     TW_COLL_SHM_AUTO,
     TW_COLL_SHM_P2P, /* messages, never the shared-memory block */

@@ -27,8 +27,10 @@
  *   alltoall(v,w)  linear (every receive, then every send, posted at once) below
  *                  8 KiB per peer; pairwise exchange beyond (round k: send to r + k,
  *                  receive from r - k), which keeps one transfer each way in flight.
- * TW_COLL_BCAST, TW_COLL_REDUCE, TW_COLL_ALLREDUCE, TW_COLL_ALLGATHER, TW_COLL_ALLTOALL and
- * TW_COLL_GATHER force one algorithm, for measurement.
+ * TW_COLL_BCAST, TW_COLL_REDUCE, TW_COLL_ALLREDUCE, TW_COLL_ALLGATHER, TW_COLL_ALLTOALL,
+ * TW_COLL_GATHER, TW_COLL_BARRIER and TW_COLL_REDUCE_SCATTER force one algorithm, for
+ * measurement; on one node the tuning table (coll_tuning.c) may send a blocking call
+ * through shared memory (coll_shm.c) instead.
  *
  * Receives of a round are posted before its sends, so long messages go by the
  * engine's rendezvous straight into their final place. */
@@ -361,7 +363,10 @@ void tw_coll_reduce_scatter(tw_sched_t *s, const void *in, void *out, const size
         lens[i] = counts[i] * red->item;
         total += lens[i];
     }
-    if (red->commute && total >= ALLREDUCE_LONG && p > 1) {
+    int forced = FORCED(COLL_REDUCE_SCATTER);
+    int ring = forced == TW_REDUCE_SCATTER_RING ||
+               (forced != TW_REDUCE_SCATTER_REDUCE_SCATTERV && total >= ALLREDUCE_LONG);
+    if (red->commute && ring && p > 1) {
         char *work = tw_sched_scratch(s, total);
         if (!work) return;
         tw_sched_copy(s, in, work, total);

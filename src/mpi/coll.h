@@ -76,13 +76,27 @@ void tw_coll_inter_alltoallv(tw_sched_t *s, const tw_sched_block_t *in,
 /* Collectives through shared memory on one node (coll_shm.c), blocking calls on an
  * intracommunicator only. Each returns 1 when it did the call (*rc: its error
  * class), 0 when the call must go by messages (*rc: the error of a failed set-up, or
- * MPI_SUCCESS). Data are packed bytes; they take calls of up to TW_COLL_SHM_MAX bytes. */
+ * MPI_SUCCESS). Data are packed bytes (blocks: bytes per rank, rank j's at j *
+ * bytes); reductions count items of red->item bytes. Calls of up to TW_COLL_SHM_MAX
+ * bytes (barrier, bcast, allreduce) go through one cache line per rank, larger ones
+ * through the communicator's shared segment, in steps. Whether a call goes this way
+ * must be decided alike at every rank (coll_tuning.c). */
 enum { TW_COLL_SHM_MAX = 56 };
 typedef struct tw_coll_shm tw_coll_shm_t;
 int tw_coll_shm_barrier(tw_mpi_comm_t *c, int *rc);
 int tw_coll_shm_bcast(tw_mpi_comm_t *c, void *buf, size_t bytes, int root, int *rc);
-int tw_coll_shm_allreduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
-                          const tw_coll_red_t *red, int *rc);
+/* root -1: an allreduce; out matters at the root (all for -1); in may be out */
+int tw_coll_shm_reduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
+                       const tw_coll_red_t *red, int root, int *rc);
+/* root -1: an allgather; in NULL: this rank's block is in out already */
+int tw_coll_shm_gather(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int root,
+                       int *rc);
+/* out NULL at the root: its block stays in place */
+int tw_coll_shm_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int root,
+                        int *rc);
+/* in: p blocks of count items; out (may be in): this rank's block of the result */
+int tw_coll_shm_reduce_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
+                               const tw_coll_red_t *red, int *rc);
 
 /* Frees communicator c's collective shared block (coll_shm.c). */
 void tw_coll_shm_free(tw_mpi_comm_t *c);

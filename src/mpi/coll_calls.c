@@ -14,9 +14,11 @@
  * the same checks and views lead to the algorithms of coll_inter.c: blocks are the
  * remote group's, MPI_IN_PLACE is refused, and rooted calls take MPI_ROOT. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mpi/coll.h"
+#include "mpi/coll_tuning.h"
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
 #include "mpi/error.h"
@@ -450,6 +452,43 @@ static tw_coll_red_t red_of(MPI_Op op, MPI_Datatype type, const tw_mpi_type_layo
     return (tw_coll_red_t){op, type, (size_t)l->size, tw_mpi_op_commutative(op)};
 }
 
+/* ---- the shared-memory path ---- */
+
+/* A buffer as the shared-memory path sees it: the buffer itself when its type is
+ * contiguous, else a packed copy (load: of its contents), unpacked by flat_end. */
+typedef struct flat {
+    char *at;
+    void *copy, *buf;
+    MPI_Count count;
+    MPI_Datatype type;
+} flat_t;
+
+static int flat_begin(flat_t *f, const void *buf, MPI_Count count, MPI_Datatype type,
+                      const tw_mpi_type_layout_t *l, int load) {
+    *f = (flat_t){NULL, NULL, (void *)(uintptr_t)buf, count, type};
+    if (l->contiguous) {
+        f->at = (char *)(uintptr_t)buf + l->lb;
+        return 0;
+    }
+    size_t bytes = (size_t)count * (size_t)l->size;
+    if (!(f->copy = malloc(bytes ? bytes : 1))) return -1;
+    f->at = f->copy;
+    if (load) tw_mpi_type_pack(buf, count, type, f->copy);
+    return 0;
+}
+
+/* unpack: the copy holds a result for the buffer (count items at most: take) */
+static void flat_end(flat_t *f, int unpack, MPI_Count take) {
+    if (f->copy && unpack) tw_mpi_type_unpack(f->copy, take, f->type, f->buf);
+    free(f->copy);
+    f->copy = NULL;
+}
+
+/* The end of a call that went through shared memory (done 1) or failed to set it up. */
+static int shm_end(tw_mpi_comm_t *c, const char *call, int rc) {
+    return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
+}
+
 /* ---- the calls; req NULL: blocking ---- */
 
 /* The root of a rooted call: on an intercommunicator the one passing MPI_ROOT. */
@@ -474,7 +513,8 @@ static int barrier(const char *call, MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     int rc = check_comm(call, comm, nb, req, &c);
     if (rc) return rc;
-    if (!nb && !c->inter && (tw_coll_shm_barrier(c, &rc) || rc))
+    if (!nb && !c->inter && tw_coll_tuned_shm(TW_COLL_KIND_BARRIER, c->size, 0) &&
+        (tw_coll_shm_barrier(c, &rc) || rc))
         return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
     tw_sched_t stack, *s = begin(c, req, &stack);
     if (s && c->inter)
@@ -493,18 +533,16 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype type, int 
     if (!rc && !takes_no_part(c, root)) rc = check_data(c, call, buf, count, type, &l);
     if (rc) return rc;
     size_t bytes = (size_t)count * (size_t)l.size;
-    if (!nb && !c->inter && bytes <= TW_COLL_SHM_MAX) {
-        /* whether the shared lines take it depends on the bytes alone, which every rank
-         * knows, not on this rank's type: a non-contiguous one goes packed */
-        unsigned char packed[TW_COLL_SHM_MAX];
-        char *at = l.contiguous ? (char *)buf + l.lb : (char *)packed;
+    /* whether shared memory takes it depends on the bytes alone, which every rank
+     * knows, not on this rank's type: a non-contiguous one goes packed */
+    if (!nb && !c->inter && tw_coll_tuned_shm(TW_COLL_KIND_BCAST, c->size, bytes)) {
         int am_root = is_root(c, root);
-        if (!l.contiguous && am_root) tw_mpi_type_pack(buf, count, type, packed);
-        if (tw_coll_shm_bcast(c, at, bytes, root, &rc)) {
-            if (!rc && !l.contiguous && !am_root) tw_mpi_type_unpack(packed, count, type, buf);
-            return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
-        }
-        if (rc) return tw_mpi_error(c, call, rc, NULL);
+        flat_t f;
+        if (flat_begin(&f, buf, count, type, &l, am_root))
+            return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        int done = tw_coll_shm_bcast(c, f.at, bytes, root, &rc);
+        flat_end(&f, done && !rc && !am_root, count);
+        if (done || rc) return shm_end(c, call, rc);
     }
     tw_sched_t stack, *s = begin(c, req, &stack);
     /* a non-blocking call holds what its steps name: the program may free it */
@@ -555,6 +593,19 @@ static int reduce(const char *call, const void *sendbuf, void *recvbuf, int coun
         rc = check_reduction(c, call, sendbuf, recvbuf, count, type, op, am_root,
                              !(c->inter && am_root), am_root, &l);
     if (rc) return rc;
+    size_t bytes = (size_t)count * (size_t)l.size;
+    if (!nb && !c->inter && count && tw_coll_tuned_shm(TW_COLL_KIND_REDUCE, c->size, bytes)) {
+        flat_t fi = {0}, fo = {0};
+        tw_coll_red_t red = red_of(op, type, &l);
+        int bad = am_root && flat_begin(&fo, recvbuf, count, type, &l, in_place);
+        if (!bad && !in_place) bad = flat_begin(&fi, sendbuf, count, type, &l, 1);
+        int done = !bad && tw_coll_shm_reduce(c, in_place ? fo.at : fi.at, fo.at, (size_t)count,
+                                              &red, root, &rc);
+        flat_end(&fi, 0, 0);
+        flat_end(&fo, done && !rc, count);
+        if (bad) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        if (done || rc) return shm_end(c, call, rc);
+    }
     tw_sched_t stack, *s = begin(c, req, &stack);
     tw_sched_hold_type(s, type);
     tw_sched_hold_op(s, op);
@@ -584,12 +635,20 @@ static int reduce_everyone(const char *call, everyone_t kind, const void *sendbu
         return tw_mpi_error(c, call, MPI_ERR_COMM, "a scan on an intercommunicator");
     if (!rc) rc = check_reduction(c, call, sendbuf, recvbuf, count, type, op, 1, 1, 1, &l);
     if (rc) return rc;
-    if (!nb && kind == ALLREDUCE && !c->inter && l.contiguous && count) {
+    size_t bytes = (size_t)count * (size_t)l.size;
+    if (!nb && kind == ALLREDUCE && !c->inter && count &&
+        tw_coll_tuned_shm(TW_COLL_KIND_ALLREDUCE, c->size, bytes)) {
+        int in_place = sendbuf == MPI_IN_PLACE;
+        flat_t fi = {0}, fo;
         tw_coll_red_t red = red_of(op, type, &l);
-        char *out = (char *)recvbuf + l.lb;
-        const char *in = sendbuf == MPI_IN_PLACE ? out : (const char *)sendbuf + l.lb;
-        if (tw_coll_shm_allreduce(c, in, out, (size_t)count, &red, &rc) || rc)
-            return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
+        int bad = flat_begin(&fo, recvbuf, count, type, &l, in_place);
+        if (!bad && !in_place) bad = flat_begin(&fi, sendbuf, count, type, &l, 1);
+        int done = !bad && tw_coll_shm_reduce(c, in_place ? fo.at : fi.at, fo.at, (size_t)count,
+                                              &red, -1, &rc);
+        flat_end(&fi, 0, 0);
+        flat_end(&fo, done && !rc, count);
+        if (bad) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        if (done || rc) return shm_end(c, call, rc);
     }
     tw_sched_t stack, *s = begin(c, req, &stack);
     tw_sched_hold_type(s, type);
@@ -680,6 +739,23 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
     if (!rc) rc = check_op(c, call, op, type);
     if (!rc) rc = check_alias(c, call, sendbuf, recvbuf, (size_t)total * (size_t)l.size);
     if (rc) return rc;
+    /* equal blocks: every rank knows the counts, so all take the same way */
+    int equal = !c->inter;
+    for (int i = 0; equal && recvcounts && i < p; i++) equal = recvcounts[i] == mine;
+    if (!nb && equal && total &&
+        tw_coll_tuned_shm(TW_COLL_KIND_REDUCE_SCATTER, p, (size_t)mine * (size_t)l.size)) {
+        flat_t fi, fo = {0};
+        tw_coll_red_t red = red_of(op, type, &l);
+        /* in place, the input is all of recvbuf and the result its first block */
+        int bad = flat_begin(&fi, in_place ? recvbuf : sendbuf, total, type, &l, 1);
+        if (!bad && !in_place) bad = flat_begin(&fo, recvbuf, mine, type, &l, 0);
+        int done = !bad && tw_coll_shm_reduce_scatter(c, fi.at, in_place ? fi.at : fo.at,
+                                                      (size_t)mine, &red, &rc);
+        flat_end(&fi, in_place && done && !rc, mine);
+        flat_end(&fo, done && !rc, mine);
+        if (bad) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        if (done || rc) return shm_end(c, call, rc);
+    }
     tw_sched_t stack, *s = begin(c, req, &stack);
     tw_sched_hold_type(s, type);
     tw_sched_hold_op(s, op);
@@ -787,11 +863,33 @@ static int rooted(const char *call, int gather, const void *sendbuf, int sendcou
         rc = check_alias(c, call, sendbuf, recvbuf,
                          gather ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size);
     if (rc) return rc;
+    /* the bytes of one block, which every rank knows */
+    size_t b = gather == am_root ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size;
+    if (!nb && !c->inter &&
+        tw_coll_tuned_shm(gather ? TW_COLL_KIND_GATHER : TW_COLL_KIND_SCATTER, p, b)) {
+        flat_t one = {0}, many = {0};
+        int bad = 0, done;
+        if (gather) {
+            if (am_root)
+                bad = flat_begin(&many, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl, in_place);
+            if (!bad && own_block) bad = flat_begin(&one, sendbuf, sendcount, sendtype, &sl, 1);
+            done = !bad && tw_coll_shm_gather(c, one.at, many.at, b, root, &rc);
+            flat_end(&many, done && !rc, (MPI_Count)p * recvcount);
+            flat_end(&one, 0, 0);
+        } else {
+            if (am_root)
+                bad = flat_begin(&many, sendbuf, (MPI_Count)p * sendcount, sendtype, &sl, 1);
+            if (!bad && own_block) bad = flat_begin(&one, recvbuf, recvcount, recvtype, &rl, 0);
+            done = !bad && tw_coll_shm_scatter(c, many.at, one.at, b, root, &rc);
+            flat_end(&one, done && !rc, recvcount);
+            flat_end(&many, 0, 0);
+        }
+        if (bad) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        if (done || rc) return shm_end(c, call, rc);
+    }
     tw_sched_t stack, *s = begin(c, req, &stack);
     tw_sched_hold_type(s, sendtype);
     tw_sched_hold_type(s, recvtype);
-    /* the bytes of one block, which every rank knows */
-    size_t b = gather == am_root ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size;
     if (s && (c->inter || tw_coll_gather_direct(s, b))) {
         const int *counts = NULL, *displs = NULL;
         int many_count = gather ? recvcount : sendcount;
@@ -875,10 +973,20 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
     if (!rc && !in_place)
         rc = check_alias(c, call, sendbuf, recvbuf, (size_t)sendcount * (size_t)sl.size);
     if (rc) return rc;
+    size_t b = (size_t)recvcount * rl.size;
+    if (!nb && !recvcounts && !c->inter && tw_coll_tuned_shm(TW_COLL_KIND_ALLGATHER, p, b)) {
+        flat_t one = {0}, all;
+        int bad = flat_begin(&all, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl, in_place);
+        if (!bad && !in_place) bad = flat_begin(&one, sendbuf, sendcount, sendtype, &sl, 1);
+        int done = !bad && tw_coll_shm_gather(c, one.at, all.at, b, -1, &rc);
+        flat_end(&all, done && !rc, (MPI_Count)p * recvcount);
+        flat_end(&one, 0, 0);
+        if (bad) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        if (done || rc) return shm_end(c, call, rc);
+    }
     tw_sched_t stack, *s = begin(c, req, &stack);
     tw_sched_hold_type(s, sendtype);
     tw_sched_hold_type(s, recvtype);
-    size_t b = (size_t)recvcount * rl.size;
     if (s && !recvcounts && !c->inter && !tw_coll_allgather_direct(s, b)) {
         /* Bruck: small blocks, packed */
         const void *in = in_place ? NULL : packed_in(s, sendbuf, sendcount, sendtype, &sl);

@@ -1,12 +1,13 @@
 /* Collectives through shared memory, for communicators whose ranks share a node.
  *
- * Barrier, and broadcast and allreduce of up to 56 bytes of contiguous data, when
- * blocking (MPI never matches a blocking collective with a non-blocking one), go
- * through a block of the shared heap instead of messages: two cache lines per rank,
- * used by turns (the protocol is in coll_shm_block.h).
- *
- * One cache line moves from each giver to each taker; on two ranks an allreduce or a
- * barrier is one line each way, both at once.
+ * Blocking calls only (MPI never matches a blocking collective with a non-blocking
+ * one), when the tuning table (coll_tuning.c) sends them here, go through a block of
+ * the shared heap instead of messages:
+ *   - two cache lines per rank, used by turns (the protocol is in
+ *     coll_shm_block.h): barrier, and bcast on two ranks and allreduce of up to 56
+ *     bytes. One cache line moves from each giver to each taker; on two ranks an
+ *     allreduce or a barrier is one line each way, both at once;
+ *   - the segment (below): everything larger, in steps, pipelined over two halves.
  *
  * The block is set up by the communicator's first such call, which is collective:
  * rank 0 allocates and clears it and broadcasts its address by messages, every rank
@@ -28,13 +29,44 @@
 
 #include <tollway/settings.h>
 
+/* A rank's slot in each half of the segment: large steps take fewer waits, but a
+ * segment stays within 2 MiB or so (slots of at least 16 KiB); and the most a
+ * broadcast moves per step. */
+enum { SLOT_MOST = 64 << 10, SLOT_LEAST = 16 << 10, SEGMENT_DATA = 2 << 20 };
+enum { TW_COLL_BCAST_STEP = 32 << 10 };
+/* Reductions of up to this many bytes a step are combined whole by each rank that
+ * wants the result rather than cut in parts. */
+enum { TW_COLL_REDUCE_WHOLE = 2 << 10 };
+
+static size_t slot_bytes(int size) {
+    size_t b = (size_t)SEGMENT_DATA / 2 / (size_t)size / 4096 * 4096;
+    return b > SLOT_MOST ? SLOT_MOST : b < SLOT_LEAST ? SLOT_LEAST : b;
+}
+#define SLOT(c) slot_bytes((c)->size)
+
 _Static_assert((int)TW_COLL_LINE_DATA == (int)TW_COLL_SHM_MAX,
                "a call's data fills one line at most");
 
+/* A rank's flags in the segment, on a cache line of their own: the last step whose
+ * input it published (in), whose reduced part it published (part), and which it
+ * has finished reading (done). */
+typedef struct tw_coll_flags {
+    _Atomic uint64_t in, part, done;
+    unsigned char pad[TW_COLL_LINE - 3 * sizeof(uint64_t)];
+} tw_coll_flags_t;
+_Static_assert(sizeof(tw_coll_flags_t) == TW_COLL_LINE, "a rank's flags are one cache line");
+
+enum { FLAG_IN, FLAG_PART, FLAG_DONE };
+
 struct tw_coll_shm {
-    tw_coll_line_t *lines; /* 2 per rank */
-    uint64_t seq;          /* operations so far */
-    void *block;           /* rank 0: the heap block, freed with the communicator */
+    tw_coll_line_t *lines;  /* 2 per rank */
+    tw_coll_flags_t *flags; /* 1 per rank */
+    unsigned char *data;    /* 2 halves of size slots (SLOT bytes each) */
+    uint64_t seq;           /* line operations so far */
+    uint64_t step;          /* segment steps so far */
+    int rings;              /* peers' waits may sleep: a publish wakes them */
+    unsigned char *scratch; /* a slot's bytes: a non-commutative reduction's part */
+    void *block;            /* rank 0: the heap block, freed with the communicator */
 };
 
 /* A call on the block as its wait sees it: ring, while this rank's line is still to
@@ -99,12 +131,18 @@ static int all_on_node(const tw_mpi_comm_t *c) {
 static int set_up(tw_mpi_comm_t *c) {
     c->shm_tried = 1;
     if (c->inter || c->size < 2 || !all_on_node(c)) return MPI_SUCCESS; /* same everywhere */
-    size_t bytes = (size_t)c->size * 2 * sizeof(tw_coll_line_t);
+    size_t lines = (size_t)c->size * 2 * sizeof(tw_coll_line_t);
+    size_t flags = (size_t)c->size * sizeof(tw_coll_flags_t);
+    size_t bytes = lines + flags + (size_t)c->size * 2 * SLOT(c);
     tw_coll_shm_t *sh = calloc(1, sizeof *sh);
+    if (sh && !(sh->scratch = malloc(SLOT(c)))) {
+        free(sh);
+        sh = NULL;
+    }
     uint64_t where[2] = {0, 0}; /* NLA and key of the block; 0: none */
     tw_region_t region;
     if (c->rank == 0 && sh && (sh->block = tw_heap_alloc(tw_mpi.ep, bytes, &region))) {
-        memset(sh->block, 0, bytes);
+        memset(sh->block, 0, lines + flags); /* the data: written before read */
         where[0] = region.nla;
         where[1] = region.key;
         sh->lines = sh->block;
@@ -116,6 +154,11 @@ static int set_up(tw_mpi_comm_t *c) {
     if (!rc && c->rank && sh && where[0])
         sh->lines =
             tw_heap_local_addr(tw_mpi.ep, tw_mpi_world_rank(c, 0), where[0], where[1], bytes);
+    if (sh && sh->lines) {
+        sh->flags = (tw_coll_flags_t *)((unsigned char *)sh->lines + lines);
+        sh->data = (unsigned char *)sh->flags + flags;
+        sh->rings = tw_ep_sleeps(tw_mpi.ep); /* the node's ranks and cores: alike at all */
+    }
     int ok = !rc && sh && sh->lines, all = 0;
     tw_coll_red_t red = {MPI_MIN, MPI_INT, sizeof(int), 1};
     tw_sched_init(&s, c, tw_mpi_coll_tag(c));
@@ -127,6 +170,7 @@ static int set_up(tw_mpi_comm_t *c) {
         return MPI_SUCCESS;
     }
     if (sh && sh->block) tw_heap_free(tw_mpi.ep, sh->block);
+    if (sh) free(sh->scratch);
     free(sh);
     return rc;
 }
@@ -147,6 +191,7 @@ void tw_coll_shm_quiesce(tw_mpi_comm_t *c) {
 void tw_coll_shm_free(tw_mpi_comm_t *c) {
     if (!c->shm) return;
     if (c->shm->block && tw_mpi.ep) tw_heap_free(tw_mpi.ep, c->shm->block); /* else closed */
+    free(c->shm->scratch);
     free(c->shm);
     c->shm = NULL;
 }
@@ -156,9 +201,270 @@ static tw_coll_shm_t *usable(tw_mpi_comm_t *c, int *rc) {
     *rc = MPI_SUCCESS;
     if (c->shm) return c->shm;
     if (c->shm_tried || c->inter || c->size < 2) return NULL;
-    if (tw_setting_choice(TW_SETTING_COLL_SHM) == TW_COLL_SHM_P2P) return NULL;
     *rc = set_up(c);
     return c->shm;
+}
+
+/* ---- the segment: larger calls, a step at a time ----
+ *
+ * Beside its lines each rank owns a slot of SLOT bytes in each of the two
+ * halves of the segment, and three flags. Step k of the communicator (counted over
+ * all its calls on the segment, the same at every rank) uses half k mod 2, so a
+ * rank may write step k + 1 while others still read step k:
+ *   - a rank publishes in = k once its data for step k is in its slot (a root: in
+ *     the slots it fills), part = k once its share of a reduction is, and done = k
+ *     once it has finished step k;
+ *   - before writing half k mod 2 for step k a rank waits until every rank has
+ *     done = k - 2 (any of them may have read the half then, whatever it held).
+ * A reduction splits each step's items in p parts; rank r combines part r of every
+ * slot (all ranks at once, each a different part) and leaves it in its own slot,
+ * from where the ranks that want the result copy the parts. */
+
+static _Atomic uint64_t *flag(const tw_coll_shm_t *sh, int rank, int which) {
+    tw_coll_flags_t *f = &sh->flags[rank];
+    return which == FLAG_IN ? &f->in : which == FLAG_PART ? &f->part : &f->done;
+}
+
+/* Publishes flag which of this rank as k, and wakes the other members when their
+ * waits may sleep (TW_WAIT=sleep): they poll the flag, not their rings. */
+static void publish(tw_mpi_comm_t *c, int which, uint64_t k) {
+    atomic_store_explicit(flag(c->shm, c->rank, which), k, memory_order_release);
+    if (!c->shm->rings) return;
+    for (int r = 0; r < c->size; r++)
+        if (r != c->rank) tw_ep_wake(tw_mpi.ep, tw_mpi_world_rank(c, r));
+}
+
+/* A wait for flag which of ranks [r, end) but skip to reach k. */
+typedef struct flag_wait {
+    const tw_coll_shm_t *sh;
+    int r, end, skip, which;
+    uint64_t k;
+} flag_wait_t;
+
+/* Moves w->r past the ranks whose flag has reached k; non-zero when it moved or all
+ * have (tw_mpi_relax_until then does not sleep). */
+static int flags_reached(void *arg) {
+    flag_wait_t *w = arg;
+    int moved = 0;
+    for (; w->r < w->end; w->r++) {
+        if (w->r == w->skip) continue;
+        if (atomic_load_explicit(flag(w->sh, w->r, w->which), memory_order_acquire) < w->k)
+            return moved;
+        moved = 1;
+    }
+    return 1;
+}
+
+/* The segment's one wait: until flag which of rank who (-1: of every other rank) is
+ * k or more. MPI_SUCCESS, or the code of a lost member. */
+static int wait_flag(tw_mpi_comm_t *c, int who, int which, uint64_t k) {
+    flag_wait_t w = {
+        c->shm, who < 0 ? 0 : who, who < 0 ? c->size : who + 1, who < 0 ? c->rank : -1, which, k};
+    unsigned spins = 0;
+    while ((void)flags_reached(&w), w.r < w.end) {
+        tw_mpi_progress();
+        int lost = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
+        if (lost >= 0) return tw_mpi_lost_code(lost);
+        tw_mpi_relax_until(&spins, flags_reached, &w);
+    }
+    return MPI_SUCCESS;
+}
+
+/* The next step, once every rank is done with the step before last, which used the
+ * same half: whatever this rank writes there, any rank may have read before. */
+static int next_step(tw_mpi_comm_t *c, uint64_t *k) {
+    *k = ++c->shm->step;
+    return *k > 2 ? wait_flag(c, -1, FLAG_DONE, *k - 2) : MPI_SUCCESS;
+}
+
+static unsigned char *slot(const tw_mpi_comm_t *c, uint64_t k, int rank) {
+    return c->shm->data + ((size_t)(k & 1) * (size_t)c->size + (size_t)rank) * SLOT(c);
+}
+
+static size_t min_size(size_t a, size_t b) {
+    return a < b ? a : b;
+}
+
+/* The bytes a broadcast of bytes moves per step: small steps let readers copy one
+ * while the root writes the next; a large call takes eight or so, as each step
+ * waits for every rank (a whole half at most). */
+static size_t bcast_step(const tw_mpi_comm_t *c, size_t bytes) {
+    size_t step = bytes / 8 > TW_COLL_BCAST_STEP ? bytes / 8 : TW_COLL_BCAST_STEP;
+    return min_size((size_t)c->size * SLOT(c), step);
+}
+
+static int seg_bcast(tw_mpi_comm_t *c, unsigned char *buf, size_t bytes, int root) {
+    size_t most = bcast_step(c, bytes);
+    int rc = MPI_SUCCESS;
+    for (size_t first = 0; first < bytes && !rc; first += most) {
+        size_t n = min_size(most, bytes - first);
+        uint64_t k = c->shm->step + 1;
+        if (c->rank == root) {
+            if ((rc = next_step(c, &k))) break;
+            memcpy(slot(c, k, 0), buf + first, n);
+            publish(c, FLAG_IN, k);
+        } else {
+            c->shm->step = k;
+            if ((rc = wait_flag(c, root, FLAG_IN, k))) break;
+            memcpy(buf + first, slot(c, k, 0), n);
+        }
+        publish(c, FLAG_DONE, k);
+    }
+    return rc;
+}
+
+/* Items [lo, hi) of n are part r of p: whole cache lines where items fit in one,
+ * so no two ranks write one line, and a user op sees runs of whole lines. */
+static void part_of(size_t n, size_t item, int r, int p, size_t *lo, size_t *hi) {
+    size_t unit = item < TW_COLL_LINE ? TW_COLL_LINE / item : 1, units = (n + unit - 1) / unit;
+    *lo = min_size(n, units * (size_t)r / (size_t)p * unit);
+    *hi = min_size(n, units * (size_t)(r + 1) / (size_t)p * unit);
+}
+
+/* Combines part mine of step k over every slot into this rank's slot, in rank
+ * order: slot 0's op (slot 1's op (... slot p-1's)), MPI's order for an op that
+ * does not commute. */
+static int combine_part(tw_mpi_comm_t *c, uint64_t k, size_t off, size_t len, size_t items,
+                        const tw_coll_red_t *red) {
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS;
+    unsigned char *mine = slot(c, k, r) + off;
+    if (red->commute) {
+        for (int j = 0; j < p && !rc; j++)
+            if (j != r)
+                rc = tw_mpi_op_apply(red->op, slot(c, k, j) + off, mine, (MPI_Count)items,
+                                     red->type);
+        return rc;
+    }
+    unsigned char *acc = c->shm->scratch;
+    memcpy(acc, slot(c, k, p - 1) + off, len);
+    for (int j = p - 2; j >= 0 && !rc; j--)
+        rc = tw_mpi_op_apply(red->op, slot(c, k, j) + off, acc, (MPI_Count)items, red->type);
+    memcpy(mine, acc, len);
+    return rc;
+}
+
+/* A step of a small reduction: the ranks that want the result (the root, or every
+ * rank) each combine all of it, straight into out, in rank order; the others only
+ * give. One wait instead of two. */
+static int combine_whole(tw_mpi_comm_t *c, uint64_t k, unsigned char *out, size_t n,
+                         const tw_coll_red_t *red) {
+    int rc = MPI_SUCCESS;
+    memcpy(out, slot(c, k, c->size - 1), n * red->item);
+    for (int j = c->size - 2; j >= 0 && !rc; j--)
+        rc = tw_mpi_op_apply(red->op, slot(c, k, j), out, (MPI_Count)n, red->type);
+    return rc;
+}
+
+/* Reduce (root) or allreduce (root -1) of count items. */
+static int seg_reduce(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t count,
+                      const tw_coll_red_t *red, int root) {
+    /* rc: a lost member, which ends the call; err: an op's error, after which the
+     * steps go on, so no other rank waits for this one in vain */
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS, err = MPI_SUCCESS,
+        wants = root < 0 || r == root;
+    size_t item = red->item, most = SLOT(c) / item;
+    for (size_t first = 0; first < count && !rc; first += most) {
+        size_t n = min_size(most, count - first), lo, hi;
+        uint64_t k;
+        if ((rc = next_step(c, &k))) break;
+        memcpy(slot(c, k, r), in + first * item, n * item);
+        publish(c, FLAG_IN, k);
+        if (n * item <= TW_COLL_REDUCE_WHOLE) {
+            if (wants && !(rc = wait_flag(c, -1, FLAG_IN, k)) && !err)
+                err = combine_whole(c, k, out + first * item, n, red);
+            publish(c, FLAG_DONE, k);
+            continue;
+        }
+        if ((rc = wait_flag(c, -1, FLAG_IN, k))) break;
+        part_of(n, item, r, p, &lo, &hi);
+        if (hi > lo && !err) err = combine_part(c, k, lo * item, (hi - lo) * item, hi - lo, red);
+        publish(c, FLAG_PART, k);
+        if (wants) {
+            if ((rc = wait_flag(c, -1, FLAG_PART, k))) break;
+            for (int j = 0; j < p; j++) {
+                part_of(n, item, j, p, &lo, &hi);
+                memcpy(out + (first + lo) * item, slot(c, k, j) + lo * item, (hi - lo) * item);
+            }
+        }
+        publish(c, FLAG_DONE, k);
+    }
+    return rc ? rc : err;
+}
+
+/* Gather (root) or allgather (root -1) of bytes per rank into out, rank j's at
+ * j * bytes; in NULL: this rank's block is in out already. */
+static int seg_gather(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t bytes,
+                      int root) {
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS;
+    int reads = root < 0 || r == root;
+    const unsigned char *own = in ? in : out + (size_t)r * bytes;
+    for (size_t first = 0; first < bytes && !rc; first += SLOT(c)) {
+        size_t n = min_size(SLOT(c), bytes - first);
+        uint64_t k;
+        if ((rc = next_step(c, &k))) break;
+        if (root < 0 || r != root) memcpy(slot(c, k, r), own + first, n);
+        publish(c, FLAG_IN, k);
+        if (reads) {
+            if ((rc = wait_flag(c, -1, FLAG_IN, k))) break;
+            for (int j = 0; j < p; j++)
+                if (j != r) memcpy(out + (size_t)j * bytes + first, slot(c, k, j), n);
+            if (in) memcpy(out + (size_t)r * bytes + first, in + first, n);
+        }
+        publish(c, FLAG_DONE, k);
+    }
+    return rc;
+}
+
+/* Scatter of bytes per rank from the root's in (rank j's at j * bytes); out NULL at
+ * the root: its block stays in place. */
+static int seg_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t bytes,
+                       int root) {
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS;
+    for (size_t first = 0; first < bytes && !rc; first += SLOT(c)) {
+        size_t n = min_size(SLOT(c), bytes - first);
+        uint64_t k;
+        if (r == root) {
+            if ((rc = next_step(c, &k))) break;
+            for (int j = 0; j < p; j++)
+                if (j != r) memcpy(slot(c, k, j), in + (size_t)j * bytes + first, n);
+            publish(c, FLAG_IN, k);
+            if (out) memcpy(out + first, in + (size_t)r * bytes + first, n);
+        } else {
+            k = ++c->shm->step;
+            if ((rc = wait_flag(c, root, FLAG_IN, k))) break;
+            memcpy(out + first, slot(c, k, r), n);
+        }
+        publish(c, FLAG_DONE, k);
+    }
+    return rc;
+}
+
+/* Reduce-scatter of p blocks of count items each; rank r's result goes to out. Each
+ * step takes a piece of every block: a slot holds p pieces, and rank r combines
+ * piece r of every slot straight into out, in rank order. */
+static int seg_reduce_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out,
+                              size_t count, const tw_coll_red_t *red) {
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS, err = MPI_SUCCESS; /* as seg_reduce */
+    size_t item = red->item, most = SLOT(c) / (size_t)p / item;
+    size_t unit = item < TW_COLL_LINE ? TW_COLL_LINE / item : 1;
+    if (most > unit) most -= most % unit; /* pieces of whole lines, as part_of */
+    for (size_t first = 0; first < count && !rc; first += most) {
+        size_t n = min_size(most, count - first), len = n * item;
+        uint64_t k;
+        if ((rc = next_step(c, &k))) break;
+        unsigned char *mine = slot(c, k, r);
+        for (int i = 0; i < p; i++)
+            memcpy(mine + (size_t)i * len, in + ((size_t)i * count + first) * item, len);
+        publish(c, FLAG_IN, k);
+        if ((rc = wait_flag(c, -1, FLAG_IN, k))) break;
+        unsigned char *o = out + first * item;
+        size_t off = (size_t)r * len;
+        memmove(o, slot(c, k, p - 1) + off, len);
+        for (int j = p - 2; j >= 0 && !err; j--)
+            err = tw_mpi_op_apply(red->op, slot(c, k, j) + off, o, (MPI_Count)n, red->type);
+        publish(c, FLAG_DONE, k);
+    }
+    return rc ? rc : err;
 }
 
 /* ---- the operations ---- */
@@ -173,22 +479,29 @@ int tw_coll_shm_barrier(tw_mpi_comm_t *c, int *rc) {
 }
 
 int tw_coll_shm_bcast(tw_mpi_comm_t *c, void *buf, size_t bytes, int root, int *rc) {
-    if (bytes > TW_COLL_LINE_DATA) return 0;
     tw_coll_shm_t *sh = usable(c, rc);
     if (!sh) return 0;
     tw_mpi_coll_tag(c);
+    if (bytes > TW_COLL_LINE_DATA || c->size > 2) { /* lines: when two, each waits on one */
+        *rc = seg_bcast(c, buf, bytes, root);
+        return 1;
+    }
     tw_coll_shm_run_t x;
     *rc = run(c, &x, TW_COLL_SHM_BCAST, root, bytes, buf, buf);
     return 1;
 }
 
-int tw_coll_shm_allreduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
-                          const tw_coll_red_t *red, int *rc) {
+int tw_coll_shm_reduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
+                       const tw_coll_red_t *red, int root, int *rc) {
     size_t bytes = count * red->item;
-    if (bytes > TW_COLL_LINE_DATA) return 0;
+    if (red->item > SLOT(c)) return 0;
     tw_coll_shm_t *sh = usable(c, rc);
     if (!sh) return 0;
     tw_mpi_coll_tag(c);
+    if (bytes > TW_COLL_LINE_DATA || root >= 0) {
+        *rc = seg_reduce(c, in, out, count, red, root);
+        return 1;
+    }
     tw_coll_shm_run_t x;
     if ((*rc = run(c, &x, TW_COLL_SHM_ALLREDUCE, 0, bytes, in, NULL))) return 1;
     /* every rank combines the same data in the same order, so all get the same
@@ -198,5 +511,29 @@ int tw_coll_shm_allreduce(tw_mpi_comm_t *c, const void *in, void *out, size_t co
     for (int r = c->size - 2; r >= 0 && !*rc; r--)
         *rc = tw_mpi_op_apply(red->op, tw_coll_shm_line(&x, r, x.k)->data, out, (MPI_Count)count,
                               red->type);
+    return 1;
+}
+
+int tw_coll_shm_gather(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int root,
+                       int *rc) {
+    if (!usable(c, rc)) return 0;
+    tw_mpi_coll_tag(c);
+    *rc = seg_gather(c, in, out, bytes, root);
+    return 1;
+}
+
+int tw_coll_shm_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int root,
+                        int *rc) {
+    if (!usable(c, rc)) return 0;
+    tw_mpi_coll_tag(c);
+    *rc = seg_scatter(c, in, out, bytes, root);
+    return 1;
+}
+
+int tw_coll_shm_reduce_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
+                               const tw_coll_red_t *red, int *rc) {
+    if (red->item * (size_t)c->size > SLOT(c) || !usable(c, rc)) return 0;
+    tw_mpi_coll_tag(c);
+    *rc = seg_reduce_scatter(c, in, out, count, red);
     return 1;
 }

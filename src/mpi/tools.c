@@ -135,11 +135,13 @@ static size_t *cvar_held(size_t id) {
  * next collective, the same on every rank when every rank writes it at the same point
  * (MPI_T_SCOPE_ALL_EQ). Written value + 1; 0: none written. */
 static int choice_written[TW_SETTING_COUNT];
+unsigned tw_mpi_t_choice_writes;
 
 static int cvar_choice_writable(size_t id) {
     return id == TW_SETTING_COLL_BCAST || id == TW_SETTING_COLL_REDUCE ||
            id == TW_SETTING_COLL_ALLREDUCE || id == TW_SETTING_COLL_ALLGATHER ||
-           id == TW_SETTING_COLL_ALLTOALL || id == TW_SETTING_COLL_GATHER;
+           id == TW_SETTING_COLL_ALLTOALL || id == TW_SETTING_COLL_GATHER ||
+           id == TW_SETTING_COLL_BARRIER || id == TW_SETTING_COLL_REDUCE_SCATTER;
 }
 
 int tw_mpi_t_choice(tw_setting_id_t id) {
@@ -599,6 +601,7 @@ int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf) {
         memcpy(&choice, buf, sizeof choice);
         if (choice < 0 || (size_t)choice >= in->nchoices) LEAVE(MPI_T_ERR_INVALID);
         choice_written[c->index] = choice + 1;
+        tw_mpi_t_choice_writes++;
         LEAVE(MPI_SUCCESS);
     }
     size_t *held = cvar_held((size_t)c->index);

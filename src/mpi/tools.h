@@ -9,6 +9,9 @@
 /* The choice of a TW_COLL_* algorithm setting in effect: the one a tool wrote through
  * MPI_T_cvar_write, else tw_setting_choice's. */
 int tw_mpi_t_choice(tw_setting_id_t id);
+/* How many choices tools have written so far: what was read through tw_mpi_t_choice
+ * stands while it stays the same. */
+extern unsigned tw_mpi_t_choice_writes;
 
 #pragma GCC visibility pop
 

@@ -53,20 +53,36 @@ static const char *const udp_auth_names[] = {[TW_UDP_AUTH_AUTO] = "auto",
                                              [TW_UDP_AUTH_PAYLOAD] = "payload"};
 static const char *const bcast_names[] = {[TW_BCAST_AUTO] = "auto",
                                           [TW_BCAST_BINOMIAL] = "binomial",
-                                          [TW_BCAST_SCATTER_ALLGATHER] = "scatter-allgather"};
-static const char *const reduce_names[] = {
-    [TW_REDUCE_AUTO] = "auto", [TW_REDUCE_BINOMIAL] = "binomial", [TW_REDUCE_RING] = "ring"};
+                                          [TW_BCAST_SCATTER_ALLGATHER] = "scatter-allgather",
+                                          [TW_BCAST_SHM] = "shm"};
+static const char *const reduce_names[] = {[TW_REDUCE_AUTO] = "auto",
+                                           [TW_REDUCE_BINOMIAL] = "binomial",
+                                           [TW_REDUCE_RING] = "ring",
+                                           [TW_REDUCE_SHM] = "shm"};
 static const char *const allreduce_names[] = {[TW_ALLREDUCE_AUTO] = "auto",
                                               [TW_ALLREDUCE_RECURSIVE_DOUBLING] =
                                                   "recursive-doubling",
-                                              [TW_ALLREDUCE_RING] = "ring"};
-static const char *const allgather_names[] = {
-    [TW_ALLGATHER_AUTO] = "auto", [TW_ALLGATHER_BRUCK] = "bruck", [TW_ALLGATHER_RING] = "ring"};
+                                              [TW_ALLREDUCE_RING] = "ring",
+                                              [TW_ALLREDUCE_SHM] = "shm"};
+static const char *const allgather_names[] = {[TW_ALLGATHER_AUTO] = "auto",
+                                              [TW_ALLGATHER_BRUCK] = "bruck",
+                                              [TW_ALLGATHER_RING] = "ring",
+                                              [TW_ALLGATHER_SHM] = "shm"};
 static const char *const alltoall_names[] = {[TW_ALLTOALL_AUTO] = "auto",
                                              [TW_ALLTOALL_LINEAR] = "linear",
                                              [TW_ALLTOALL_PAIRWISE] = "pairwise"};
-static const char *const gather_names[] = {
-    [TW_GATHER_AUTO] = "auto", [TW_GATHER_BINOMIAL] = "binomial", [TW_GATHER_LINEAR] = "linear"};
+static const char *const gather_names[] = {[TW_GATHER_AUTO] = "auto",
+                                           [TW_GATHER_BINOMIAL] = "binomial",
+                                           [TW_GATHER_LINEAR] = "linear",
+                                           [TW_GATHER_SHM] = "shm"};
+static const char *const barrier_names[] = {[TW_BARRIER_AUTO] = "auto",
+                                            [TW_BARRIER_DISSEMINATION] = "dissemination",
+                                            [TW_BARRIER_SHM] = "shm"};
+static const char *const reduce_scatter_names[] = {[TW_REDUCE_SCATTER_AUTO] = "auto",
+                                                   [TW_REDUCE_SCATTER_RING] = "ring",
+                                                   [TW_REDUCE_SCATTER_REDUCE_SCATTERV] =
+                                                       "reduce-scatterv",
+                                                   [TW_REDUCE_SCATTER_SHM] = "shm"};
 static const char *const coll_shm_names[] = {
     [TW_COLL_SHM_AUTO] = "auto", [TW_COLL_SHM_P2P] = "p2p", [TW_COLL_SHM_SHM] = "shm"};
 static const char *const fault_keys[] = {"drop",  "duplicate", "reorder", "corrupt",
@@ -304,8 +320,10 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                 .default_value = "auto",
                                 .meaning = "MPI broadcast algorithm: binomial (tree), "
                                            "scatter-allgather (binomial scatter, then ring "
-                                           "allgather), or auto (scatter-allgather from 64 KiB on "
-                                           "3 or more ranks)"},
+                                           "allgather), shm (through shared memory, on one node), "
+                                           "or auto (the tuning table: shm on one node where it "
+                                           "was measured faster; else scatter-allgather from 64 "
+                                           "KiB on 3 or more ranks)"},
                                NUMBER(coll_bcast)},
     [TW_SETTING_COLL_REDUCE] = {{.name = "TW_COLL_REDUCE",
                                  CHOICES(reduce_names),
@@ -313,22 +331,31 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                  .default_value = "auto",
                                  .meaning = "MPI reduce algorithm: binomial (tree), ring (ring "
                                             "reduce-scatter, then the blocks gathered at the root; "
-                                            "commutative ops only), or auto (ring from 64 KiB)"},
+                                            "commutative ops only), shm (through shared memory, on "
+                                            "one node), or auto (the tuning table: shm on one node "
+                                            "where it was measured faster; else ring from 64 KiB)"},
                                 NUMBER(coll_reduce)},
     [TW_SETTING_COLL_ALLREDUCE] = {{.name = "TW_COLL_ALLREDUCE",
                                     CHOICES(allreduce_names),
                                     .owner = TW_OWNER_MPI,
                                     .default_value = "auto",
-                                    .meaning = "MPI allreduce algorithm: recursive-doubling, ring "
-                                               "(ring reduce-scatter, then ring allgather; "
-                                               "commutative ops only), or auto (ring from 64 KiB)"},
+                                    .meaning =
+                                        "MPI allreduce algorithm: recursive-doubling, ring "
+                                        "(ring reduce-scatter, then ring allgather; "
+                                        "commutative ops only), shm (through shared memory, "
+                                        "on one node), or auto (the tuning table: shm on one "
+                                        "node where it was measured faster; else ring from "
+                                        "64 KiB)"},
                                    NUMBER(coll_allreduce)},
     [TW_SETTING_COLL_ALLGATHER] = {{.name = "TW_COLL_ALLGATHER",
                                     CHOICES(allgather_names),
                                     .owner = TW_OWNER_MPI,
                                     .default_value = "auto",
-                                    .meaning = "MPI allgather algorithm: bruck, ring, or auto "
-                                               "(ring from 64 KiB gathered, and on 2 ranks)"},
+                                    .meaning = "MPI allgather algorithm: bruck, ring, shm (through "
+                                               "shared memory, on one node), or auto (the tuning "
+                                               "table: shm on one node where it was measured "
+                                               "faster; else ring from 64 KiB gathered, and on 2 "
+                                               "ranks)"},
                                    NUMBER(coll_allgather)},
     [TW_SETTING_COLL_ALLTOALL] = {{.name = "TW_COLL_ALLTOALL",
                                    CHOICES(alltoall_names),
@@ -343,17 +370,41 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                  .owner = TW_OWNER_MPI,
                                  .default_value = "auto",
                                  .meaning = "MPI gather and scatter algorithm: binomial, linear, "
-                                            "or auto (binomial up to 8 KiB in all on 3 or more "
-                                            "ranks)"},
+                                            "shm (through shared memory, on one node), or auto "
+                                            "(the tuning table: shm on one node where it was "
+                                            "measured faster; else binomial up to 8 KiB in all on "
+                                            "3 or more ranks)"},
                                 NUMBER(coll_gather)},
+    [TW_SETTING_COLL_BARRIER] = {{.name = "TW_COLL_BARRIER",
+                                  CHOICES(barrier_names),
+                                  .owner = TW_OWNER_MPI,
+                                  .default_value = "auto",
+                                  .meaning = "MPI barrier algorithm: dissemination (messages), shm "
+                                             "(shared cache lines, on one node), or auto (shm on "
+                                             "one node)"},
+                                 NUMBER(coll_barrier)},
+    [TW_SETTING_COLL_REDUCE_SCATTER] = {{.name = "TW_COLL_REDUCE_SCATTER",
+                                         CHOICES(reduce_scatter_names),
+                                         .owner = TW_OWNER_MPI,
+                                         .default_value = "auto",
+                                         .meaning = "MPI reduce_scatter(_block) algorithm: ring "
+                                                    "(commutative ops only), reduce-scatterv "
+                                                    "(reduce to rank 0, then scatterv), shm "
+                                                    "(through shared memory, on one node; equal "
+                                                    "blocks only), or auto (the tuning table: shm "
+                                                    "on one node where it was measured faster; "
+                                                    "else ring from 64 KiB with a commutative op)"},
+                                        NUMBER(coll_reduce_scatter)},
     [TW_SETTING_COLL_SHM] = {{.name = "TW_COLL_SHM",
                               CHOICES(coll_shm_names),
                               .owner = TW_OWNER_MPI,
                               .default_value = "auto",
-                              .meaning = "MPI barrier, and broadcast and allreduce of up to 56 "
-                                         "bytes, on a communicator whose ranks share a node: shm "
-                                         "(through cache lines of a shared-memory block), p2p "
-                                         "(messages), or auto (shm where it can)"},
+                              .meaning = "MPI collectives on a communicator whose ranks share a "
+                                         "node (blocking barrier, bcast, reduce, allreduce, "
+                                         "gather, scatter, allgather, reduce_scatter_block): shm "
+                                         "(every call through shared memory, up to 4 MiB in a "
+                                         "buffer), p2p (messages), or auto (as the tuning table "
+                                         "and TW_COLL_<NAME> choose)"},
                              NUMBER(coll_shm)},
     [TW_SETTING_CC] = {{.name = "TW_CC",
                         .type = TW_SETTING_STRING,

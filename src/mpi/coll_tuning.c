@@ -1,0 +1,146 @@
+/* The tuning table: for each blocking collective on a communicator whose ranks share
+ * a node, and each range of rank counts, the ranges of call sizes (in bytes, as
+ * tw_coll_tuned_shm counts them) that go through shared memory; calls no row
+ * covers go by messages, whose algorithm coll.c picks.
+ *
+ * TW_COLL_<NAME>=shm sends one collective through shared memory wherever it can,
+ * and any other algorithm named there keeps it to messages; for the collectives
+ * whose setting is auto, TW_COLL_SHM=p2p keeps them to messages and TW_COLL_SHM=shm
+ * sends them through shared memory wherever it can. */
+#include <stdint.h>
+
+#include "mpi/coll_tuning.h"
+#include "mpi/tools.h"
+
+#include <tollway/settings.h>
+
+/* The most bytes a call's largest buffer may hold: one not contiguous is copied. */
+#define TW_COLL_SHM_COPY_MOST ((size_t)4 << 20)
+
+typedef struct tuning_row {
+    tw_coll_kind_t kind;
+    int min_ranks, max_ranks; /* inclusive */
+    size_t least, most;       /* shared memory for calls of least to most bytes */
+} tuning_row_t;
+
+#define K    ((size_t)1 << 10)
+#define ALL  0, SIZE_MAX
+#define MANY (1 << 30)
+
+/* bench/mpi/coll_tune.sh (collbench, TW_COLL_SHM=shm against TW_COLL_SHM=p2p: the
+ * message algorithms auto picks) on 3, 4 and 8 ranks, the median of three
+ * interleaved rounds, and on 16 ranks one round, on 2 cores (docs/performance.md).
+ * 5 to 8 ranks take the rows measured on 8, 9 and more those measured on 16;
+ * on 2 ranks the lines of coll_shm.c serve barrier, and bcast and allreduce of up to
+ * 56 bytes, as measured when they were made. Sizes between two measured ones go the
+ * way of the nearer; a range that won by less than a tenth either way is merged into
+ * its neighbours. */
+static const tuning_row_t table[] = {
+    /* in the order of tw_coll_kind_t */
+    {TW_COLL_KIND_BARRIER, 2, MANY, ALL},
+    {TW_COLL_KIND_BCAST, 2, 2, 0, 56},
+    {TW_COLL_KIND_BCAST, 3, 3, 0, 8 * K},
+    {TW_COLL_KIND_BCAST, 3, 3, 48 * K, 512 * K},
+    {TW_COLL_KIND_BCAST, 4, 4, 3 * K, SIZE_MAX},
+    {TW_COLL_KIND_BCAST, 5, MANY, ALL},
+    {TW_COLL_KIND_REDUCE, 3, 3, 48 * K, 512 * K},
+    {TW_COLL_KIND_REDUCE, 4, 4, 0, 256},
+    {TW_COLL_KIND_REDUCE, 4, 4, 3 * K, SIZE_MAX},
+    {TW_COLL_KIND_REDUCE, 5, 8, 0, 512 * K},
+    {TW_COLL_KIND_REDUCE, 9, MANY, ALL},
+    {TW_COLL_KIND_ALLREDUCE, 2, 2, 0, 56},
+    {TW_COLL_KIND_ALLREDUCE, 3, 3, 256, 256 * K},
+    {TW_COLL_KIND_ALLREDUCE, 4, MANY, ALL},
+    {TW_COLL_KIND_GATHER, 3, 4, 0, 256 * K},
+    {TW_COLL_KIND_GATHER, 5, 8, 0, 128 * K},
+    {TW_COLL_KIND_GATHER, 9, MANY, 192, SIZE_MAX},
+    {TW_COLL_KIND_SCATTER, 3, 3, 0, 4 * K},
+    {TW_COLL_KIND_SCATTER, 4, 4, 0, 128 * K},
+    {TW_COLL_KIND_SCATTER, 5, 8, 0, 4 * K},
+    {TW_COLL_KIND_SCATTER, 5, 8, 48 * K, 128 * K},
+    {TW_COLL_KIND_SCATTER, 9, MANY, ALL},
+    {TW_COLL_KIND_ALLGATHER, 3, 3, 0, 128 * K},
+    {TW_COLL_KIND_ALLGATHER, 4, 4, 0, 256 * K},
+    {TW_COLL_KIND_ALLGATHER, 5, MANY, ALL},
+    {TW_COLL_KIND_REDUCE_SCATTER, 3, 3, ALL},
+    {TW_COLL_KIND_REDUCE_SCATTER, 4, 4, 0, 128 * K},
+    {TW_COLL_KIND_REDUCE_SCATTER, 5, 8, 0, 32 * K},
+    {TW_COLL_KIND_REDUCE_SCATTER, 5, 8, 192 * K, SIZE_MAX},
+    {TW_COLL_KIND_REDUCE_SCATTER, 9, MANY, 0, 16 * K},
+};
+
+/* The setting that forces an algorithm of kind, and its value naming shared memory;
+ * TW_SETTING_COUNT: none. */
+static void forcing(tw_coll_kind_t kind, tw_setting_id_t *id, int *shm) {
+    switch (kind) {
+    case TW_COLL_KIND_BCAST:
+        *id = TW_SETTING_COLL_BCAST, *shm = TW_BCAST_SHM;
+        return;
+    case TW_COLL_KIND_REDUCE:
+        *id = TW_SETTING_COLL_REDUCE, *shm = TW_REDUCE_SHM;
+        return;
+    case TW_COLL_KIND_ALLREDUCE:
+        *id = TW_SETTING_COLL_ALLREDUCE, *shm = TW_ALLREDUCE_SHM;
+        return;
+    case TW_COLL_KIND_GATHER:
+    case TW_COLL_KIND_SCATTER:
+        *id = TW_SETTING_COLL_GATHER, *shm = TW_GATHER_SHM;
+        return;
+    case TW_COLL_KIND_ALLGATHER:
+        *id = TW_SETTING_COLL_ALLGATHER, *shm = TW_ALLGATHER_SHM;
+        return;
+    case TW_COLL_KIND_BARRIER:
+        *id = TW_SETTING_COLL_BARRIER, *shm = TW_BARRIER_SHM;
+        return;
+    case TW_COLL_KIND_REDUCE_SCATTER:
+        *id = TW_SETTING_COLL_REDUCE_SCATTER, *shm = TW_REDUCE_SCATTER_SHM;
+        return;
+    default:
+        *id = TW_SETTING_COUNT, *shm = 0;
+        return;
+    }
+}
+
+/* The settings as last read: a collective's call reads them again only after a tool
+ * wrote a choice (the environment's stay as they were at start-up). */
+static struct {
+    int loaded;
+    unsigned writes;
+    int all;                   /* TW_COLL_SHM */
+    int forced[TW_COLL_KINDS]; /* TW_COLL_<NAME>: 0 auto, 1 shm, -1 another algorithm */
+    /* the rows of each kind: table[first[k]] up to table[first[k + 1]] */
+    unsigned char first[TW_COLL_KINDS + 1];
+} settings;
+
+static void load_settings(void) {
+    settings.writes = tw_mpi_t_choice_writes;
+    settings.all = tw_setting_choice(TW_SETTING_COLL_SHM);
+    for (int k = 0; k < TW_COLL_KINDS; k++) {
+        tw_setting_id_t id;
+        int shm;
+        forcing((tw_coll_kind_t)k, &id, &shm);
+        int forced = id == TW_SETTING_COUNT ? 0 : tw_mpi_t_choice(id);
+        settings.forced[k] = !forced ? 0 : forced == shm ? 1 : -1; /* 0 is every auto */
+    }
+    size_t i = 0, n = sizeof table / sizeof table[0];
+    for (int k = 0; k <= TW_COLL_KINDS; k++) {
+        while (i < n && (int)table[i].kind < k) i++;
+        settings.first[k] = (unsigned char)i;
+    }
+    settings.loaded = 1;
+}
+
+int tw_coll_tuned_shm(tw_coll_kind_t kind, int ranks, size_t bytes) {
+    /* a non-contiguous buffer goes as a packed copy of it */
+    size_t whole = kind >= TW_COLL_KIND_GATHER ? bytes * (size_t)ranks : bytes;
+    if (whole > TW_COLL_SHM_COPY_MOST) return 0;
+    if (!settings.loaded || settings.writes != tw_mpi_t_choice_writes) load_settings();
+    if (settings.forced[kind]) return settings.forced[kind] > 0;
+    if (settings.all != TW_COLL_SHM_AUTO) return settings.all == TW_COLL_SHM_SHM;
+    for (int i = settings.first[kind]; i < settings.first[kind + 1]; i++) {
+        const tuning_row_t *t = &table[i];
+        if (ranks >= t->min_ranks && ranks <= t->max_ranks && bytes >= t->least && bytes <= t->most)
+            return 1;
+    }
+    return 0;
+}
