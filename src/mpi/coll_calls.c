@@ -479,7 +479,8 @@ static int flat_begin(flat_t *f, const void *buf, MPI_Count count, MPI_Datatype 
 
 /* unpack: the copy holds a result for the buffer (count items at most: take) */
 static void flat_end(flat_t *f, int unpack, MPI_Count take) {
-    if (f->copy && unpack) tw_mpi_type_unpack(f->copy, take, f->type, f->buf);
+    if (!f->copy) return; /* contiguous: nothing was copied */
+    if (unpack) tw_mpi_type_unpack(f->copy, take, f->type, f->buf);
     free(f->copy);
     f->copy = NULL;
 }

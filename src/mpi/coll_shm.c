@@ -105,8 +105,17 @@ static int run(tw_mpi_comm_t *c, tw_coll_shm_run_t *x, int kind, int root, size_
                const void *give, void *take) {
     *x = (tw_coll_shm_run_t){.lines = c->shm->lines, .size = c->size, .rank = c->rank};
     tw_coll_shm_start(x, ++c->shm->seq, kind, root, bytes);
-    shm_wait_t w = {c, x, give, take, 0, tw_ep_sleeps(tw_mpi.ep)};
     unsigned spins = 0;
+    if (!c->shm->rings) { /* a core per rank: nobody sleeps, nobody to wake */
+        while (!tw_coll_shm_advance(x, give, take)) {
+            tw_mpi_progress();
+            int lost = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
+            if (lost >= 0) return tw_mpi_lost_code(lost);
+            tw_mpi_relax(&spins);
+        }
+        return MPI_SUCCESS;
+    }
+    shm_wait_t w = {c, x, give, take, 0, 1};
     while ((void)shm_step(&w), !w.done) {
         tw_mpi_progress();
         int lost = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;

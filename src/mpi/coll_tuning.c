@@ -14,9 +14,6 @@
 
 #include <tollway/settings.h>
 
-/* The most bytes a call's largest buffer may hold: one not contiguous is copied. */
-#define TW_COLL_SHM_COPY_MOST ((size_t)4 << 20)
-
 typedef struct tuning_row {
     tw_coll_kind_t kind;
     int min_ranks, max_ranks; /* inclusive */
@@ -101,18 +98,10 @@ static void forcing(tw_coll_kind_t kind, tw_setting_id_t *id, int *shm) {
     }
 }
 
-/* The settings as last read: a collective's call reads them again only after a tool
- * wrote a choice (the environment's stay as they were at start-up). */
-static struct {
-    int loaded;
-    unsigned writes;
-    int all;                   /* TW_COLL_SHM */
-    int forced[TW_COLL_KINDS]; /* TW_COLL_<NAME>: 0 auto, 1 shm, -1 another algorithm */
-    /* the rows of each kind: table[first[k]] up to table[first[k + 1]] */
-    unsigned char first[TW_COLL_KINDS + 1];
-} settings;
+tw_coll_tuning_t tw_coll_tuning;
+#define settings tw_coll_tuning
 
-static void load_settings(void) {
+void tw_coll_tuning_load(void) {
     settings.writes = tw_mpi_t_choice_writes;
     settings.all = tw_setting_choice(TW_SETTING_COLL_SHM);
     for (int k = 0; k < TW_COLL_KINDS; k++) {
@@ -130,13 +119,7 @@ static void load_settings(void) {
     settings.loaded = 1;
 }
 
-int tw_coll_tuned_shm(tw_coll_kind_t kind, int ranks, size_t bytes) {
-    /* a non-contiguous buffer goes as a packed copy of it */
-    size_t whole = kind >= TW_COLL_KIND_GATHER ? bytes * (size_t)ranks : bytes;
-    if (whole > TW_COLL_SHM_COPY_MOST) return 0;
-    if (!settings.loaded || settings.writes != tw_mpi_t_choice_writes) load_settings();
-    if (settings.forced[kind]) return settings.forced[kind] > 0;
-    if (settings.all != TW_COLL_SHM_AUTO) return settings.all == TW_COLL_SHM_SHM;
+int tw_coll_tuned_rows(tw_coll_kind_t kind, int ranks, size_t bytes) {
     for (int i = settings.first[kind]; i < settings.first[kind + 1]; i++) {
         const tuning_row_t *t = &table[i];
         if (ranks >= t->min_ranks && ranks <= t->max_ranks && bytes >= t->least && bytes <= t->most)

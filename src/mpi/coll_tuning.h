@@ -6,6 +6,10 @@
 
 #include <stddef.h>
 
+#include "mpi/tools.h"
+
+#include <tollway/settings.h>
+
 #pragma GCC visibility push(hidden)
 
 typedef enum tw_coll_kind {
@@ -20,10 +24,39 @@ typedef enum tw_coll_kind {
     TW_COLL_KINDS
 } tw_coll_kind_t;
 
+/* The most bytes a call's largest buffer may hold: one not contiguous is copied. */
+#define TW_COLL_SHM_COPY_MOST ((size_t)4 << 20)
+
+/* The settings as last read: a collective's call reads them again only after a tool
+ * wrote a choice (the environment's stay as they were at start-up). */
+typedef struct tw_coll_tuning {
+    int loaded;
+    unsigned writes;
+    int all;                   /* TW_COLL_SHM */
+    int forced[TW_COLL_KINDS]; /* TW_COLL_<NAME>: 0 auto, 1 shm, -1 another algorithm */
+    /* the rows of each kind: table[first[k]] up to table[first[k + 1]] */
+    unsigned char first[TW_COLL_KINDS + 1];
+} tw_coll_tuning_t;
+extern tw_coll_tuning_t tw_coll_tuning;
+void tw_coll_tuning_load(void);
+/* Whether a row of the table sends the call through shared memory. */
+int tw_coll_tuned_rows(tw_coll_kind_t kind, int ranks, size_t bytes);
+
 /* 1 when a call of kind on ranks ranks moving bytes (the buffer of a bcast or
  * reduction, one rank's block of the others) goes through shared memory. The same
- * answer at every rank: it depends on nothing else, and settings are the job's. */
-int tw_coll_tuned_shm(tw_coll_kind_t kind, int ranks, size_t bytes);
+ * answer at every rank: it depends on nothing else, and settings are the job's.
+ * Inline: every blocking collective asks, and the smallest take 80 ns. */
+static inline int tw_coll_tuned_shm(tw_coll_kind_t kind, int ranks, size_t bytes) {
+    /* a non-contiguous buffer goes as a packed copy of it */
+    size_t whole = kind >= TW_COLL_KIND_GATHER ? bytes * (size_t)ranks : bytes;
+    if (whole > TW_COLL_SHM_COPY_MOST) return 0;
+    if (__builtin_expect(!tw_coll_tuning.loaded || tw_coll_tuning.writes != tw_mpi_t_choice_writes,
+                         0))
+        tw_coll_tuning_load();
+    if (tw_coll_tuning.forced[kind]) return tw_coll_tuning.forced[kind] > 0;
+    if (tw_coll_tuning.all != TW_COLL_SHM_AUTO) return tw_coll_tuning.all == TW_COLL_SHM_SHM;
+    return tw_coll_tuned_rows(kind, ranks, bytes);
+}
 
 #pragma GCC visibility pop
 
