@@ -228,7 +228,9 @@ void tw_coll_reduce(tw_sched_t *s, const void *in, void *out, size_t count,
     int r = s->comm->rank, p = s->comm->size;
     size_t bytes = count * red->item;
     int forced = FORCED(COLL_REDUCE);
-    int ring = forced == TW_REDUCE_AUTO ? bytes >= REDUCE_LONG : forced == TW_REDUCE_RING;
+    /* on two ranks the ring only splits one message in two and adds a step: binomial
+     * measured faster at every size (bench/mpi/ab_coll.sh, TW_COLL_REDUCE forced) */
+    int ring = forced == TW_REDUCE_AUTO ? p > 2 && bytes >= REDUCE_LONG : forced == TW_REDUCE_RING;
     if (ring && red->commute && count >= (size_t)p && p > 1) {
         reduce_ring(s, in, out, count, red, root);
         return;
@@ -393,11 +395,18 @@ void tw_coll_scan(tw_sched_t *s, const void *in, void *out, size_t count, const 
     for (int mask = 1; mask < p; mask <<= 1) {
         int dst = r ^ mask;
         if (dst >= p) continue;
+        /* partial is not read after the last round: there the lower rank only gives
+         * and the higher only takes (on two ranks, one message instead of two) */
+        int last = mask << 1 >= p;
+        if (last && r < dst) {
+            tw_sched_send(s, partial, bytes, dst);
+            break;
+        }
         tw_sched_recv(s, tmp, bytes, dst);
-        tw_sched_send(s, partial, bytes, dst);
+        if (!last) tw_sched_send(s, partial, bytes, dst);
         tw_sched_fence(s);
         if (r > dst) { /* tmp holds lower ranks */
-            tw_sched_reduce(s, tmp, partial, n, red->type, red->op);
+            if (!last) tw_sched_reduce(s, tmp, partial, n, red->type, red->op);
             if (have) {
                 tw_sched_reduce(s, tmp, out, n, red->type, red->op);
             } else {
