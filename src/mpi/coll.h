@@ -88,6 +88,9 @@ int tw_coll_shm_bcast(tw_mpi_comm_t *c, void *buf, size_t bytes, int root, int *
 /* root -1: an allreduce; out matters at the root (all for -1); in may be out */
 int tw_coll_shm_reduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
                        const tw_coll_red_t *red, int root, int *rc);
+/* exclusive 1: an exscan, whose out at rank 0 stays as it was; in may be out */
+int tw_coll_shm_scan(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
+                     const tw_coll_red_t *red, int exclusive, int *rc);
 /* root -1: an allgather; in NULL: this rank's block is in out already */
 int tw_coll_shm_gather(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int root,
                        int *rc);

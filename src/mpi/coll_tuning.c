@@ -79,6 +79,9 @@ static void forcing(tw_coll_kind_t kind, tw_setting_id_t *id, int *shm) {
     case TW_COLL_KIND_ALLREDUCE:
         *id = TW_SETTING_COLL_ALLREDUCE, *shm = TW_ALLREDUCE_SHM;
         return;
+    case TW_COLL_KIND_SCAN:
+        *id = TW_SETTING_COLL_SCAN, *shm = TW_SCAN_SHM;
+        return;
     case TW_COLL_KIND_GATHER:
     case TW_COLL_KIND_SCATTER:
         *id = TW_SETTING_COLL_GATHER, *shm = TW_GATHER_SHM;

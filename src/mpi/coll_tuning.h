@@ -17,6 +17,7 @@ typedef enum tw_coll_kind {
     TW_COLL_KIND_BCAST,
     TW_COLL_KIND_REDUCE,
     TW_COLL_KIND_ALLREDUCE,
+    TW_COLL_KIND_SCAN, /* and exscan */
     TW_COLL_KIND_GATHER,
     TW_COLL_KIND_SCATTER,
     TW_COLL_KIND_ALLGATHER,

@@ -83,6 +83,9 @@ static const char *const reduce_scatter_names[] = {[TW_REDUCE_SCATTER_AUTO] = "a
                                                    [TW_REDUCE_SCATTER_REDUCE_SCATTERV] =
                                                        "reduce-scatterv",
                                                    [TW_REDUCE_SCATTER_SHM] = "shm"};
+static const char *const scan_names[] = {[TW_SCAN_AUTO] = "auto",
+                                         [TW_SCAN_RECURSIVE_DOUBLING] = "recursive-doubling",
+                                         [TW_SCAN_SHM] = "shm"};
 static const char *const coll_shm_names[] = {
     [TW_COLL_SHM_AUTO] = "auto", [TW_COLL_SHM_P2P] = "p2p", [TW_COLL_SHM_SHM] = "shm"};
 static const char *const fault_keys[] = {"drop",  "duplicate", "reorder", "corrupt",
@@ -395,6 +398,15 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                                     "on one node where it was measured faster; "
                                                     "else ring from 64 KiB with a commutative op)"},
                                         NUMBER(coll_reduce_scatter)},
+    [TW_SETTING_COLL_SCAN] = {{.name = "TW_COLL_SCAN",
+                               CHOICES(scan_names),
+                               .owner = TW_OWNER_MPI,
+                               .default_value = "auto",
+                               .meaning = "MPI scan and exscan algorithm: recursive-doubling "
+                                          "(messages), shm (through shared memory, on one node), "
+                                          "or auto (the tuning table: shm on one node where it "
+                                          "was measured faster; else recursive-doubling)"},
+                              NUMBER(coll_scan)},
     [TW_SETTING_COLL_SHM] = {{.name = "TW_COLL_SHM",
                               CHOICES(coll_shm_names),
                               .owner = TW_OWNER_MPI,
