@@ -127,6 +127,7 @@ typedef enum tw_coll_alltoall_choice {
     TW_ALLTOALL_AUTO,
     TW_ALLTOALL_LINEAR, /* every exchange posted at once */
     TW_ALLTOALL_PAIRWISE,
+    TW_ALLTOALL_SHM,
 } tw_coll_alltoall_choice_t;
 typedef enum tw_coll_gather_choice {
     TW_GATHER_AUTO,

@@ -100,6 +100,8 @@ int tw_coll_shm_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t byte
 /* in: p blocks of count items; out (may be in): this rank's block of the result */
 int tw_coll_shm_reduce_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
                                const tw_coll_red_t *red, int *rc);
+/* in (may be out): p blocks of bytes, block j for rank j; out: block j from rank j */
+int tw_coll_shm_alltoall(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int *rc);
 
 /* Frees communicator c's collective shared block (coll_shm.c). */
 void tw_coll_shm_free(tw_mpi_comm_t *c);

@@ -1134,6 +1134,22 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
     if (!rc && !in_place && sendbuf == recvbuf && sendbuf && sent && received)
         rc = tw_mpi_error(c, call, MPI_ERR_BUFFER, "send and receive buffers are the same");
     if (rc) return rc;
+    size_t b = (size_t)recvcount * (size_t)l.size; /* a block, when !vform */
+    if (!nb && !vform && !c->inter && recvcount && tw_coll_tuned_shm(TW_COLL_KIND_ALLTOALL, p, b)) {
+        tw_mpi_type_layout_t sl;
+        flat_t fi = {0}, fo;
+        MPI_Count all = (MPI_Count)p * recvcount;
+        int bad = flat_begin(&fo, recvbuf, all, recvtypes[0], &l, in_place);
+        if (!bad && !in_place) {
+            tw_mpi_type_layout(sendtypes[0], &sl);
+            bad = flat_begin(&fi, sendbuf, (MPI_Count)p * sendcount, sendtypes[0], &sl, 1);
+        }
+        int done = !bad && tw_coll_shm_alltoall(c, in_place ? fo.at : fi.at, fo.at, b, &rc);
+        flat_end(&fi, 0, 0);
+        flat_end(&fo, done && !rc, all);
+        if (bad) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        if (done || rc) return shm_end(c, call, rc);
+    }
     tw_sched_t stack, *s = begin(c, req, &stack);
     for (int i = 0; i < (per_rank ? p : 1); i++) {
         if (!in_place) tw_sched_hold_type(s, sendtypes[i]);

@@ -474,13 +474,14 @@ static int seg_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char 
     return rc;
 }
 
-/* Reduce-scatter of p blocks of count items each; rank r's result goes to out. Each
- * step takes a piece of every block: a slot holds p pieces, and rank r combines
- * piece r of every slot straight into out, in rank order. */
-static int seg_reduce_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out,
-                              size_t count, const tw_coll_red_t *red) {
+/* Reduce-scatter (red) or alltoall (red NULL) of p blocks of count items of item
+ * bytes each; rank r's result goes to out (in may be out). Each step takes a piece of
+ * every block: a slot holds p pieces, and rank r takes piece r of every slot straight
+ * into out: combined in rank order, or, for an alltoall, slot j's to block j. */
+static int seg_exchange(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t count,
+                        size_t item, const tw_coll_red_t *red) {
     int p = c->size, r = c->rank, rc = MPI_SUCCESS, err = MPI_SUCCESS; /* as seg_reduce */
-    size_t item = red->item, most = SLOT(c) / (size_t)p / item;
+    size_t most = SLOT(c) / (size_t)p / item;
     size_t unit = item < TW_COLL_LINE ? TW_COLL_LINE / item : 1;
     if (most > unit) most -= most % unit; /* pieces of whole lines, as part_of */
     for (size_t first = 0; first < count && !rc; first += most) {
@@ -492,8 +493,14 @@ static int seg_reduce_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigne
             memcpy(mine + (size_t)i * len, in + ((size_t)i * count + first) * item, len);
         publish(c, FLAG_IN, k);
         if ((rc = wait_flag(c, -1, FLAG_IN, k))) break;
-        unsigned char *o = out + first * item;
         size_t off = (size_t)r * len;
+        if (!red) {
+            for (int j = 0; j < p; j++)
+                memcpy(out + ((size_t)j * count + first) * item, slot(c, k, j) + off, len);
+            publish(c, FLAG_DONE, k);
+            continue;
+        }
+        unsigned char *o = out + first * item;
         memmove(o, slot(c, k, p - 1) + off, len);
         for (int j = p - 2; j >= 0 && !err; j--)
             err = tw_mpi_op_apply(red->op, slot(c, k, j) + off, o, (MPI_Count)n, red->type);
@@ -577,6 +584,13 @@ int tw_coll_shm_reduce_scatter(tw_mpi_comm_t *c, const void *in, void *out, size
                                const tw_coll_red_t *red, int *rc) {
     if (red->item * (size_t)c->size > SLOT(c) || !usable(c, rc)) return 0;
     tw_mpi_coll_tag(c);
-    *rc = seg_reduce_scatter(c, in, out, count, red);
+    *rc = seg_exchange(c, in, out, count, red->item, red);
+    return 1;
+}
+
+int tw_coll_shm_alltoall(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int *rc) {
+    if (!usable(c, rc)) return 0;
+    tw_mpi_coll_tag(c);
+    *rc = seg_exchange(c, in, out, bytes, 1, NULL);
     return 1;
 }

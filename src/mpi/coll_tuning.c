@@ -95,6 +95,9 @@ static void forcing(tw_coll_kind_t kind, tw_setting_id_t *id, int *shm) {
     case TW_COLL_KIND_REDUCE_SCATTER:
         *id = TW_SETTING_COLL_REDUCE_SCATTER, *shm = TW_REDUCE_SCATTER_SHM;
         return;
+    case TW_COLL_KIND_ALLTOALL:
+        *id = TW_SETTING_COLL_ALLTOALL, *shm = TW_ALLTOALL_SHM;
+        return;
     default:
         *id = TW_SETTING_COUNT, *shm = 0;
         return;

@@ -22,6 +22,7 @@ typedef enum tw_coll_kind {
     TW_COLL_KIND_SCATTER,
     TW_COLL_KIND_ALLGATHER,
     TW_COLL_KIND_REDUCE_SCATTER,
+    TW_COLL_KIND_ALLTOALL,
     TW_COLL_KINDS
 } tw_coll_kind_t;
 

@@ -70,7 +70,8 @@ static const char *const allgather_names[] = {[TW_ALLGATHER_AUTO] = "auto",
                                               [TW_ALLGATHER_SHM] = "shm"};
 static const char *const alltoall_names[] = {[TW_ALLTOALL_AUTO] = "auto",
                                              [TW_ALLTOALL_LINEAR] = "linear",
-                                             [TW_ALLTOALL_PAIRWISE] = "pairwise"};
+                                             [TW_ALLTOALL_PAIRWISE] = "pairwise",
+                                             [TW_ALLTOALL_SHM] = "shm"};
 static const char *const gather_names[] = {[TW_GATHER_AUTO] = "auto",
                                            [TW_GATHER_BINOMIAL] = "binomial",
                                            [TW_GATHER_LINEAR] = "linear",
@@ -365,8 +366,11 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                    .owner = TW_OWNER_MPI,
                                    .default_value = "auto",
                                    .meaning = "MPI alltoall(v,w) algorithm: linear (every exchange "
-                                              "at once), pairwise (one peer per round), or auto "
-                                              "(pairwise from 8 KiB per peer)"},
+                                              "at once), pairwise (one peer per round), shm "
+                                              "(through shared memory, on one node; alltoall "
+                                              "only), or auto (the tuning table: shm on one node "
+                                              "where it was measured faster; else pairwise from "
+                                              "8 KiB per peer)"},
                                   NUMBER(coll_alltoall)},
     [TW_SETTING_COLL_GATHER] = {{.name = "TW_COLL_GATHER",
                                  CHOICES(gather_names),
