@@ -29,9 +29,10 @@ typedef struct tuning_row {
  * interleaved rounds, and on 16 ranks one round, on 2 cores (docs/performance.md).
  * 5 to 8 ranks take the rows measured on 8, 9 and more those measured on 16;
  * on 2 ranks the lines of coll_shm.c serve barrier, and bcast and allreduce of up to
- * 56 bytes, as measured when they were made. Sizes between two measured ones go the
- * way of the nearer; a range that won by less than a tenth either way is merged into
- * its neighbours. */
+ * 56 bytes, as measured when they were made. Scan, exscan and alltoall were measured
+ * later the same way on 3, 4, 8 and 16 ranks, three rounds. Sizes between two
+ * measured ones go the way of the nearer; a range that won by less than a tenth
+ * either way is merged into its neighbours. */
 static const tuning_row_t table[] = {
     /* in the order of tw_coll_kind_t */
     {TW_COLL_KIND_BARRIER, 2, MANY, ALL},
@@ -67,6 +68,12 @@ static const tuning_row_t table[] = {
     {TW_COLL_KIND_REDUCE_SCATTER, 5, 8, 0, 32 * K},
     {TW_COLL_KIND_REDUCE_SCATTER, 5, 8, 192 * K, SIZE_MAX},
     {TW_COLL_KIND_REDUCE_SCATTER, 9, MANY, 0, 16 * K},
+    /* alltoall (bytes: one block): collbench against TW_COLL_ALLTOALL=auto, 3 rounds on
+     * 3, 4, 8 and 16 ranks; beyond these sizes the messages' one copy wins */
+    {TW_COLL_KIND_ALLTOALL, 3, 3, 0, 64 * K},
+    {TW_COLL_KIND_ALLTOALL, 4, 4, 0, 128 * K},
+    {TW_COLL_KIND_ALLTOALL, 5, 8, 0, 16 * K},
+    {TW_COLL_KIND_ALLTOALL, 9, MANY, 0, 64 * K},
 };
 
 /* The setting that forces an algorithm of kind, and its value naming shared memory;
