@@ -243,6 +243,14 @@ static void publish(tw_mpi_comm_t *c, int which, uint64_t k) {
         if (r != c->rank) tw_ep_wake(tw_mpi.ep, tw_mpi_world_rank(c, r));
 }
 
+/* publish of in and done at once, for a rank that only gives in step k (reads
+ * nothing of it): one round of wake-ups, not two, each a system call for every
+ * sleeping peer when ranks outnumber cores. */
+static void publish_given(tw_mpi_comm_t *c, uint64_t k) {
+    atomic_store_explicit(flag(c->shm, c->rank, FLAG_IN), k, memory_order_release);
+    publish(c, FLAG_DONE, k);
+}
+
 /* A wait for flag which of ranks [r, end) but skip to reach k. */
 typedef struct flag_wait {
     const tw_coll_shm_t *sh;
@@ -311,13 +319,13 @@ static int seg_bcast(tw_mpi_comm_t *c, unsigned char *buf, size_t bytes, int roo
         if (c->rank == root) {
             if ((rc = next_step(c, &k))) break;
             memcpy(slot(c, k, 0), buf + first, n);
-            publish(c, FLAG_IN, k);
+            publish_given(c, k);
         } else {
             c->shm->step = k;
             if ((rc = wait_flag(c, root, FLAG_IN, k))) break;
             memcpy(buf + first, slot(c, k, 0), n);
+            publish(c, FLAG_DONE, k);
         }
-        publish(c, FLAG_DONE, k);
     }
     return rc;
 }
@@ -377,9 +385,13 @@ static int seg_reduce(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *
         uint64_t k;
         if ((rc = next_step(c, &k))) break;
         memcpy(slot(c, k, r), in + first * item, n * item);
+        if (n * item <= TW_COLL_REDUCE_WHOLE && !wants) {
+            publish_given(c, k);
+            continue;
+        }
         publish(c, FLAG_IN, k);
         if (n * item <= TW_COLL_REDUCE_WHOLE) {
-            if (wants && !(rc = wait_flag(c, -1, FLAG_IN, k)) && !err)
+            if (!(rc = wait_flag(c, -1, FLAG_IN, k)) && !err)
                 err = combine_whole(c, k, out + first * item, n, red);
             publish(c, FLAG_DONE, k);
             continue;
