@@ -4,9 +4,9 @@
  * one), when the tuning table (coll_tuning.c) sends them here, go through a block of
  * the shared heap instead of messages:
  *   - two cache lines per rank, used by turns (the protocol is in
- *     coll_shm_block.h): barrier, and bcast and allreduce of up to 56 bytes. One
- *     cache line moves from each giver to each taker; on two ranks an allreduce or a
- *     barrier is one line each way, both at once;
+ *     coll_shm_block.h): barrier, and bcast, reduce and allreduce of up to 56
+ *     bytes. One cache line moves from each giver to each taker; on two ranks an
+ *     allreduce or a barrier is one line each way, both at once;
  *   - the segment (below): everything larger, in steps, pipelined over two halves.
  *
  * The block is set up by the communicator's first such call, which is collective:
@@ -521,12 +521,14 @@ int tw_coll_shm_reduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count
     tw_coll_shm_t *sh = usable(c, rc);
     if (!sh) return 0;
     tw_mpi_coll_tag(c);
-    if (bytes > TW_COLL_LINE_DATA || root >= 0) {
+    if (bytes > TW_COLL_LINE_DATA) {
         *rc = seg_reduce(c, in, out, count, red, root);
         return 1;
     }
     tw_coll_shm_run_t x;
-    if ((*rc = run(c, &x, TW_COLL_SHM_ALLREDUCE, 0, bytes, in, NULL))) return 1;
+    int kind = root < 0 ? TW_COLL_SHM_ALLREDUCE : TW_COLL_SHM_REDUCE;
+    *rc = run(c, &x, kind, root < 0 ? 0 : root, bytes, in, NULL);
+    if (*rc || (root >= 0 && c->rank != root)) return 1; /* a reduce's giver: done */
     /* every rank combines the same data in the same order, so all get the same
      * result: rank 0's op (rank 1's op (... rank p-1's)), MPI's order for a
      * non-commutative op */
