@@ -495,16 +495,7 @@ int tw_coll_shm_barrier(tw_mpi_comm_t *c, int *rc) {
     if (!sh) return 0;
     tw_mpi_coll_tag(c); /* the tags of later calls stay as without the block */
     tw_coll_shm_run_t x;
-    if (c->size == 2) { /* one line each way, both at once */
-        *rc = run(c, &x, TW_COLL_SHM_BARRIER, 0, 0, NULL, NULL);
-        return 1;
-    }
-    /* more ranks: an empty reduce to rank 0, then an empty bcast from it, so rank 0
-     * leaves first, before the others have woken (ranks that outnumber cores sleep
-     * while they wait): a call rank 0 starts next, a bcast from it above all, has
-     * its data out before they look, as after Open MPI's linear or tree barrier */
-    if (!(*rc = run(c, &x, TW_COLL_SHM_REDUCE, 0, 0, NULL, NULL)))
-        *rc = run(c, &x, TW_COLL_SHM_BCAST, 0, 0, NULL, NULL);
+    *rc = run(c, &x, TW_COLL_SHM_BARRIER, 0, 0, NULL, NULL);
     return 1;
 }
 
