@@ -31,7 +31,9 @@ typedef struct tw_coll_line {
 } tw_coll_line_t;
 _Static_assert(sizeof(tw_coll_line_t) == TW_COLL_LINE, "a line is one cache line");
 
-enum { TW_COLL_SHM_BARRIER, TW_COLL_SHM_BCAST, TW_COLL_SHM_ALLREDUCE };
+/* A reduce runs as an allreduce whose givers other than the root are done once their
+ * line is out, as a broadcast's root: only the root waits for the others' lines. */
+enum { TW_COLL_SHM_BARRIER, TW_COLL_SHM_BCAST, TW_COLL_SHM_ALLREDUCE, TW_COLL_SHM_REDUCE };
 
 /* One call on the block at one rank: the block (2 lines per rank), the call, and how
  * far it got. */
@@ -73,10 +75,11 @@ static inline void tw_coll_shm_start(tw_coll_shm_run_t *x, uint64_t k, int kind,
 }
 
 /* Advances call x as far as it goes without waiting for a peer: 1 when it is done,
- * 0 when it waits. give: the data this rank gives (a broadcast's root, an allreduce);
- * take: where a broadcast's data goes. An allreduce is done when every rank's data is
- * in its line for k, which the caller then combines (tw_coll_shm_line); until this
- * rank begins its next call no line of operation k is written again. */
+ * 0 when it waits. give: the data this rank gives (a broadcast's root, an allreduce,
+ * a reduce); take: where a broadcast's data goes. An allreduce (a reduce at its root)
+ * is done when every rank's data is in its line for k, which the caller then combines
+ * (tw_coll_shm_line); until this rank begins its next call no line of operation k is
+ * written again. */
 static inline int tw_coll_shm_advance(tw_coll_shm_run_t *x, const void *give, void *take) {
     uint64_t k = x->k;
     tw_coll_line_t *mine = tw_coll_shm_line(x, x->rank, k);
@@ -95,10 +98,12 @@ static inline int tw_coll_shm_advance(tw_coll_shm_run_t *x, const void *give, vo
             if (!tw_coll_shm_all_at(x, k - 1)) return 0;
             if (x->bytes) memcpy(mine->data, give, x->bytes); /* give: NULL when empty */
             tw_coll_shm_publish(mine, k);
-            if (x->kind == TW_COLL_SHM_BCAST) return 1;
+            if (x->kind == TW_COLL_SHM_BCAST ||
+                (x->kind == TW_COLL_SHM_REDUCE && x->rank != x->root))
+                return 1;
             x->step = 2;
             break;
-        case 2: /* a barrier or allreduce: every other rank's word is k */
+        case 2: /* a barrier, allreduce or reduce's root: every other rank's word is k */
             return tw_coll_shm_all_at(x, k);
         case 3: { /* a broadcast's taker: the root's data, then done with its line */
             const tw_coll_line_t *from = tw_coll_shm_line(x, x->root, k);

@@ -1,15 +1,16 @@
 /* Fuzz target of the shared-memory collective block (src/mpi/coll_shm_block.h, the
- * steps coll_shm.c runs for MPI_Barrier, MPI_Bcast and MPI_Allreduce of up to 56
- * bytes): what each rank reads from the lines its peers write, and when.
+ * steps coll_shm.c runs for MPI_Barrier, MPI_Bcast, MPI_Reduce and MPI_Allreduce of
+ * up to 56 bytes): what each rank reads from the lines its peers write, and when.
  *
  * Byte 0 gives the number of ranks (2 to 5), byte 1 the number of calls (1 to 16), then
  * two bytes per call (kind and root; bytes of data); the rest picks, byte by byte, the
  * rank that takes its next step: start its next call, advance it (tw_coll_shm_advance,
  * once), or, once it is done, read its result as coll_shm.c does. When the input ends,
  * the ranks go on in turn until all are done. Whatever the order: a broadcast takes the
- * root's data; an allreduce combines every rank's data for that call (as a sum here),
- * read from the lines after the call is done, before this rank begins its next one; a
- * barrier ends at a rank only once every rank has begun it; and the ranks never stop
+ * root's data; an allreduce (a reduce at its root) combines every rank's data for that
+ * call (as a sum here), read from the lines after the call is done, before this rank
+ * begins its next one; a barrier, an allreduce and a reduce's root end at a rank only
+ * once every rank has begun the call; and the ranks never stop
  * short of the end (no rank waits for good). */
 #include <stddef.h>
 #include <stdint.h>
@@ -66,7 +67,8 @@ static void finish(int r) {
             uint64_t v = value(i, c->root, (int)(j / 8));
             FUZZ_CHECK(me->take[j] == ((const uint8_t *)&v)[j % 8]);
         }
-    } else if (c->kind == TW_COLL_SHM_ALLREDUCE) {
+    } else if (c->kind == TW_COLL_SHM_ALLREDUCE ||
+               (c->kind == TW_COLL_SHM_REDUCE && r == c->root)) {
         for (size_t j = 0; j < c->bytes / 8; j++) {
             uint64_t sum = 0, want = 0;
             for (int q = p - 1; q >= 0; q--) {
@@ -101,7 +103,8 @@ static void step(int r) {
     steps_run++;
     if (!tw_coll_shm_advance(&me->x, me->give, me->take)) return;
     /* done: what it waited for has happened */
-    if (c->kind == TW_COLL_SHM_BARRIER || c->kind == TW_COLL_SHM_ALLREDUCE)
+    if (c->kind == TW_COLL_SHM_BARRIER || c->kind == TW_COLL_SHM_ALLREDUCE ||
+        (c->kind == TW_COLL_SHM_REDUCE && r == c->root))
         for (int q = 0; q < p; q++) FUZZ_CHECK(begun(q, me->call));
     if (c->kind == TW_COLL_SHM_BCAST) FUZZ_CHECK(begun(c->root, me->call));
     me->phase = DONE;
@@ -115,8 +118,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (int i = 0; i < n; i++) {
         uint8_t a = at < size ? data[at] : 0, b = at + 1 < size ? data[at + 1] : 0;
         at += 2;
-        calls[i].kind = a % 3;
-        calls[i].root = (a / 3) % p;
+        calls[i].kind = a % 4;
+        calls[i].root = (a / 4) % p;
         calls[i].bytes = calls[i].kind == TW_COLL_SHM_BARRIER ? 0
                          : calls[i].kind == TW_COLL_SHM_BCAST ? (size_t)b % (TW_COLL_LINE_DATA + 1)
                                                               : (size_t)(b % (WORDS + 1)) * 8;
@@ -152,7 +155,7 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
     buf[1] = (uint8_t)(calls_n - 1);
     size_t at = 2;
     for (int i = 0; i < calls_n; i++) {
-        buf[at++] = (uint8_t)(rand32() % 15);
+        buf[at++] = (uint8_t)(rand32() % 20); /* kind, root */
         buf[at++] = (uint8_t)(rand32() % 57);
     }
     size_t sched = 16 + rand32() % 200;
