@@ -6,7 +6,8 @@
 # collective, rank count and size the medians and shm / messages.
 #
 # usage: bench/mpi/coll_tune.sh [BUILD] [RANKS...]     (default: build, 3 4 8)
-#   ROUNDS (3), TESTS (bcast reduce allreduce gather scatter allgather reduce_scatter),
+#   ROUNDS (3), TESTS (bcast reduce allreduce gather scatter allgather reduce_scatter scan
+#   exscan alltoall),
 #   MIN (8), MAX (1M), ITERS (300), RUN_TIMEOUT (300)
 # Writes BUILD/bench/coll_tune/raw.csv (mode,test,ranks,round,bytes,us) and
 # summary.csv (test,ranks,bytes,shm_us,messages_us,shm_over_messages).
@@ -17,7 +18,7 @@ shift || true
 ranks=("$@")
 [ ${#ranks[@]} -gt 0 ] || ranks=(3 4 8)
 rounds=${ROUNDS:-3}
-tests=${TESTS:-bcast reduce allreduce gather scatter allgather reduce_scatter}
+tests=${TESTS:-bcast reduce allreduce gather scatter allgather reduce_scatter scan exscan alltoall}
 here=$(cd "$(dirname "$0")" && pwd)
 out=$build/bench/coll_tune
 mkdir -p "$out"

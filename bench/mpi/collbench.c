@@ -1,7 +1,7 @@
 /* collbench: the time of MPI collectives, as the OSU collective benchmarks measure it.
  *
  * usage: collbench barrier|bcast|reduce|allreduce|gather|scatter|allgather|alltoall|
- *                  reduce_scatter|scan [--min SIZE] [--max SIZE] [--iters N] [--csv]
+ *                  reduce_scatter|scan|exscan [--min SIZE] [--max SIZE] [--iters N] [--csv]
  *   SIZE is bytes, optionally with K or M (binary), at most 4M; sizes run from --min
  *   doubling up to --max (default 8 .. 1M; barrier has the one size 0).
  *   barrier    MPI_Barrier
@@ -14,6 +14,7 @@
  *   alltoall   MPI_Alltoall of SIZE bytes to each rank
  *   reduce_scatter  MPI_Reduce_scatter_block, MPI_SUM of SIZE / 8 doubles per rank
  *   scan       MPI_Scan, MPI_SUM of SIZE / 8 doubles
+ *   exscan     MPI_Exscan, MPI_SUM of SIZE / 8 doubles
  *   Each call is timed on its own and followed by an untimed MPI_Barrier (as OSU does,
  *   so a root that returns early does not run ahead into the next call). A batch's
  *   figure is the mean time per call averaged over the ranks; the value printed is the
@@ -47,17 +48,19 @@ typedef enum {
     ALLGATHER,
     ALLTOALL,
     REDUCE_SCATTER,
-    SCAN
+    SCAN,
+    EXSCAN
 } test_t;
-static const char *const names[] = {"barrier", "bcast",     "reduce",   "allreduce",      "gather",
-                                    "scatter", "allgather", "alltoall", "reduce_scatter", "scan"};
+static const char *const names[] = {"barrier",        "bcast",   "reduce",    "allreduce",
+                                    "gather",         "scatter", "allgather", "alltoall",
+                                    "reduce_scatter", "scan",    "exscan"};
 
 static int nranks;
 
 static void usage(FILE *f) {
     if (rank != 0) return;
     fprintf(f, "usage: collbench barrier|bcast|reduce|allreduce|gather|scatter|allgather|"
-               "alltoall|reduce_scatter|scan [--min SIZE] [--max SIZE] [--iters N] [--csv]\n"
+               "alltoall|reduce_scatter|scan|exscan [--min SIZE] [--max SIZE] [--iters N] [--csv]\n"
                "  SIZE in bytes, K or M suffix allowed (binary), 8 .. 4M\n");
 }
 
@@ -78,6 +81,7 @@ static void one(test_t t, size_t size, long i, unsigned char *sbuf, unsigned cha
     case REDUCE:
     case ALLREDUCE:
     case SCAN:
+    case EXSCAN:
         sd[0] = sd[n - 1] = (double)(i % 1000 + rank);
         break;
     case GATHER:
@@ -125,6 +129,9 @@ static void one(test_t t, size_t size, long i, unsigned char *sbuf, unsigned cha
     case SCAN:
         CHECK(MPI_Scan(sbuf, rbuf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
         break;
+    case EXSCAN:
+        CHECK(MPI_Exscan(sbuf, rbuf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        break;
     case ALLGATHER:
         CHECK(MPI_Allgather(sbuf, (int)size, MPI_BYTE, rbuf, (int)size, MPI_BYTE, MPI_COMM_WORLD));
         break;
@@ -153,10 +160,12 @@ static void one(test_t t, size_t size, long i, unsigned char *sbuf, unsigned cha
             die("reduce_scatter of %zu B, iteration %ld: %g, expected %g", size, i, rd[0], want);
         break;
     }
-    case SCAN: {
-        double want = (double)(rank + 1) * (double)(i % 1000) + (double)rank * (rank + 1) / 2;
-        if (rd[0] != want || rd[n - 1] != want)
-            die("scan of %zu B, iteration %ld: %g, expected %g", size, i, rd[0], want);
+    case SCAN:
+    case EXSCAN: { /* ranks 0 to r (r - 1) */
+        int upto = t == SCAN ? rank + 1 : rank;
+        double want = (double)upto * (double)(i % 1000) + (double)upto * (upto - 1) / 2;
+        if (upto && (rd[0] != want || rd[n - 1] != want))
+            die("%s of %zu B, iteration %ld: %g, expected %g", names[t], size, i, rd[0], want);
         break;
     }
     case SCATTER:

@@ -47,6 +47,7 @@ typedef enum tw_setting_id {
     TW_SETTING_COLL_GATHER,
     TW_SETTING_COLL_BARRIER,
     TW_SETTING_COLL_REDUCE_SCATTER,
+    TW_SETTING_COLL_SCAN,
     TW_SETTING_COLL_SHM,
     TW_SETTING_CC,
     TW_SETTING_CXX,
@@ -126,6 +127,7 @@ typedef enum tw_coll_alltoall_choice {
     TW_ALLTOALL_AUTO,
     TW_ALLTOALL_LINEAR, /* every exchange posted at once */
     TW_ALLTOALL_PAIRWISE,
+    TW_ALLTOALL_SHM,
 } tw_coll_alltoall_choice_t;
 typedef enum tw_coll_gather_choice {
     TW_GATHER_AUTO,
@@ -144,6 +146,11 @@ typedef enum tw_coll_reduce_scatter_choice {
     TW_REDUCE_SCATTER_REDUCE_SCATTERV, /* reduce to rank 0, then scatterv */
     TW_REDUCE_SCATTER_SHM,
 } tw_coll_reduce_scatter_choice_t;
+typedef enum tw_coll_scan_choice {
+    TW_SCAN_AUTO,
+    TW_SCAN_RECURSIVE_DOUBLING, /* messages */
+    TW_SCAN_SHM,
+} tw_coll_scan_choice_t;
 typedef enum tw_coll_shm_choice {
     TW_COLL_SHM_AUTO,
     TW_COLL_SHM_P2P, /* messages, never the shared-memory block */

@@ -580,8 +580,10 @@ void tw_coll_alltoallv(tw_sched_t *s, const tw_sched_block_t *in, const tw_sched
     size_t total = 0;
     for (int i = 0; i < p; i++) total += in[i].bytes;
     int forced = FORCED(COLL_ALLTOALL);
-    int pairwise = forced == TW_ALLTOALL_AUTO ? total / (size_t)p >= ALLTOALL_PAIRWISE
-                                              : forced == TW_ALLTOALL_PAIRWISE;
+    /* shm: a call the segment does not take (alltoallv, w) goes as auto picks */
+    int pairwise = forced == TW_ALLTOALL_AUTO || forced == TW_ALLTOALL_SHM
+                       ? total / (size_t)p >= ALLTOALL_PAIRWISE
+                       : forced == TW_ALLTOALL_PAIRWISE;
     /* the own block is copied once the first transfers are under way, so the peers'
      * copies run beside this one */
     if (pairwise) {

@@ -88,6 +88,9 @@ int tw_coll_shm_bcast(tw_mpi_comm_t *c, void *buf, size_t bytes, int root, int *
 /* root -1: an allreduce; out matters at the root (all for -1); in may be out */
 int tw_coll_shm_reduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
                        const tw_coll_red_t *red, int root, int *rc);
+/* exclusive 1: an exscan, whose out at rank 0 stays as it was; in may be out */
+int tw_coll_shm_scan(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
+                     const tw_coll_red_t *red, int exclusive, int *rc);
 /* root -1: an allgather; in NULL: this rank's block is in out already */
 int tw_coll_shm_gather(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int root,
                        int *rc);
@@ -97,6 +100,8 @@ int tw_coll_shm_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t byte
 /* in: p blocks of count items; out (may be in): this rank's block of the result */
 int tw_coll_shm_reduce_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
                                const tw_coll_red_t *red, int *rc);
+/* in (may be out): p blocks of bytes, block j for rank j; out: block j from rank j */
+int tw_coll_shm_alltoall(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int *rc);
 
 /* Frees communicator c's collective shared block (coll_shm.c). */
 void tw_coll_shm_free(tw_mpi_comm_t *c);

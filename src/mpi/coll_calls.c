@@ -637,17 +637,22 @@ static int reduce_everyone(const char *call, everyone_t kind, const void *sendbu
     if (!rc) rc = check_reduction(c, call, sendbuf, recvbuf, count, type, op, 1, 1, 1, &l);
     if (rc) return rc;
     size_t bytes = (size_t)count * (size_t)l.size;
-    if (!nb && kind == ALLREDUCE && !c->inter && count &&
-        tw_coll_tuned_shm(TW_COLL_KIND_ALLREDUCE, c->size, bytes)) {
+    if (!nb && !c->inter && count &&
+        tw_coll_tuned_shm(kind == ALLREDUCE ? TW_COLL_KIND_ALLREDUCE : TW_COLL_KIND_SCAN, c->size,
+                          bytes)) {
         int in_place = sendbuf == MPI_IN_PLACE;
         flat_t fi = {0}, fo;
         tw_coll_red_t red = red_of(op, type, &l);
         int bad = flat_begin(&fo, recvbuf, count, type, &l, in_place);
         if (!bad && !in_place) bad = flat_begin(&fi, sendbuf, count, type, &l, 1);
-        int done = !bad && tw_coll_shm_reduce(c, in_place ? fo.at : fi.at, fo.at, (size_t)count,
-                                              &red, -1, &rc);
+        const void *in = in_place ? fo.at : fi.at;
+        int done = !bad &&
+                   (kind == ALLREDUCE
+                        ? tw_coll_shm_reduce(c, in, fo.at, (size_t)count, &red, -1, &rc)
+                        : tw_coll_shm_scan(c, in, fo.at, (size_t)count, &red, kind == EXSCAN, &rc));
         flat_end(&fi, 0, 0);
-        flat_end(&fo, done && !rc, count);
+        /* rank 0's exscan result: none, the buffer stays as it was */
+        flat_end(&fo, done && !rc && (kind != EXSCAN || c->rank), count);
         if (bad) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
         if (done || rc) return shm_end(c, call, rc);
     }
@@ -1129,6 +1134,22 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
     if (!rc && !in_place && sendbuf == recvbuf && sendbuf && sent && received)
         rc = tw_mpi_error(c, call, MPI_ERR_BUFFER, "send and receive buffers are the same");
     if (rc) return rc;
+    size_t b = (size_t)recvcount * (size_t)l.size; /* a block, when !vform */
+    if (!nb && !vform && !c->inter && recvcount && tw_coll_tuned_shm(TW_COLL_KIND_ALLTOALL, p, b)) {
+        tw_mpi_type_layout_t sl;
+        flat_t fi = {0}, fo;
+        MPI_Count all = (MPI_Count)p * recvcount;
+        int bad = flat_begin(&fo, recvbuf, all, recvtypes[0], &l, in_place);
+        if (!bad && !in_place) {
+            tw_mpi_type_layout(sendtypes[0], &sl);
+            bad = flat_begin(&fi, sendbuf, (MPI_Count)p * sendcount, sendtypes[0], &sl, 1);
+        }
+        int done = !bad && tw_coll_shm_alltoall(c, in_place ? fo.at : fi.at, fo.at, b, &rc);
+        flat_end(&fi, 0, 0);
+        flat_end(&fo, done && !rc, all);
+        if (bad) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        if (done || rc) return shm_end(c, call, rc);
+    }
     tw_sched_t stack, *s = begin(c, req, &stack);
     for (int i = 0; i < (per_rank ? p : 1); i++) {
         if (!in_place) tw_sched_hold_type(s, sendtypes[i]);

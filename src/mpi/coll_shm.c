@@ -272,11 +272,10 @@ static int flags_reached(void *arg) {
     return 1;
 }
 
-/* The segment's one wait: until flag which of rank who (-1: of every other rank) is
- * k or more. MPI_SUCCESS, or the code of a lost member. */
-static int wait_flag(tw_mpi_comm_t *c, int who, int which, uint64_t k) {
-    flag_wait_t w = {
-        c->shm, who < 0 ? 0 : who, who < 0 ? c->size : who + 1, who < 0 ? c->rank : -1, which, k};
+/* The segment's one wait: until flag which of ranks [from, end) but this one is k or
+ * more. MPI_SUCCESS, or the code of a lost member. */
+static int wait_flags(tw_mpi_comm_t *c, int from, int end, int which, uint64_t k) {
+    flag_wait_t w = {c->shm, from, end, c->rank, which, k};
     unsigned spins = 0;
     while ((void)flags_reached(&w), w.r < w.end) {
         tw_mpi_progress();
@@ -285,6 +284,11 @@ static int wait_flag(tw_mpi_comm_t *c, int who, int which, uint64_t k) {
         tw_mpi_relax_until(&spins, flags_reached, &w);
     }
     return MPI_SUCCESS;
+}
+
+/* Until flag which of rank who (-1: of every other rank) is k or more. */
+static int wait_flag(tw_mpi_comm_t *c, int who, int which, uint64_t k) {
+    return who < 0 ? wait_flags(c, 0, c->size, which, k) : wait_flags(c, who, who + 1, which, k);
 }
 
 /* The next step, once every rank is done with the step before last, which used the
@@ -360,14 +364,14 @@ static int combine_part(tw_mpi_comm_t *c, uint64_t k, size_t off, size_t len, si
     return rc;
 }
 
-/* A step of a small reduction: the ranks that want the result (the root, or every
- * rank) each combine all of it, straight into out, in rank order; the others only
- * give. One wait instead of two. */
+/* Combines the n items of step k in the slots of ranks [0, upto) straight into out,
+ * in rank order (slot 0's op (slot 1's op (...))): a small reduction's whole result,
+ * or a scan's. */
 static int combine_whole(tw_mpi_comm_t *c, uint64_t k, unsigned char *out, size_t n,
-                         const tw_coll_red_t *red) {
+                         const tw_coll_red_t *red, int upto) {
     int rc = MPI_SUCCESS;
-    memcpy(out, slot(c, k, c->size - 1), n * red->item);
-    for (int j = c->size - 2; j >= 0 && !rc; j--)
+    memcpy(out, slot(c, k, upto - 1), n * red->item);
+    for (int j = upto - 2; j >= 0 && !rc; j--)
         rc = tw_mpi_op_apply(red->op, slot(c, k, j), out, (MPI_Count)n, red->type);
     return rc;
 }
@@ -391,8 +395,10 @@ static int seg_reduce(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *
         }
         publish(c, FLAG_IN, k);
         if (n * item <= TW_COLL_REDUCE_WHOLE) {
+            /* a rank that wants the result (the root, or every rank) combines all
+             * of it; the others only gave. One wait instead of two */
             if (!(rc = wait_flag(c, -1, FLAG_IN, k)) && !err)
-                err = combine_whole(c, k, out + first * item, n, red);
+                err = combine_whole(c, k, out + first * item, n, red, p);
             publish(c, FLAG_DONE, k);
             continue;
         }
@@ -407,6 +413,30 @@ static int seg_reduce(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *
                 memcpy(out + (first + lo) * item, slot(c, k, j) + lo * item, (hi - lo) * item);
             }
         }
+        publish(c, FLAG_DONE, k);
+    }
+    return rc ? rc : err;
+}
+
+/* Scan (exclusive 0) or exscan (exclusive 1) of count items: every rank gives its
+ * input a slot at a time, and rank r combines those of ranks 0 to r (r - 1) straight
+ * into out, waiting for no rank after it. Rank 0's exscan result is left as it was. */
+static int seg_scan(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t count,
+                    const tw_coll_red_t *red, int exclusive) {
+    int r = c->rank, upto = r + 1 - exclusive, rc = MPI_SUCCESS, err = MPI_SUCCESS; /* as reduce */
+    size_t item = red->item, most = SLOT(c) / item;
+    for (size_t first = 0; first < count && !rc; first += most) {
+        size_t n = min_size(most, count - first);
+        uint64_t k;
+        if ((rc = next_step(c, &k))) break;
+        memcpy(slot(c, k, r), in + first * item, n * item);
+        if (!upto) { /* rank 0 of an exscan only gives */
+            publish_given(c, k);
+            continue;
+        }
+        publish(c, FLAG_IN, k);
+        if (!(rc = wait_flags(c, 0, upto, FLAG_IN, k)) && !err)
+            err = combine_whole(c, k, out + first * item, n, red, upto);
         publish(c, FLAG_DONE, k);
     }
     return rc ? rc : err;
@@ -460,13 +490,14 @@ static int seg_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char 
     return rc;
 }
 
-/* Reduce-scatter of p blocks of count items each; rank r's result goes to out. Each
- * step takes a piece of every block: a slot holds p pieces, and rank r combines
- * piece r of every slot straight into out, in rank order. */
-static int seg_reduce_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out,
-                              size_t count, const tw_coll_red_t *red) {
+/* Reduce-scatter (red) or alltoall (red NULL) of p blocks of count items of item
+ * bytes each; rank r's result goes to out (in may be out). Each step takes a piece of
+ * every block: a slot holds p pieces, and rank r takes piece r of every slot straight
+ * into out: combined in rank order, or, for an alltoall, slot j's to block j. */
+static int seg_exchange(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t count,
+                        size_t item, const tw_coll_red_t *red) {
     int p = c->size, r = c->rank, rc = MPI_SUCCESS, err = MPI_SUCCESS; /* as seg_reduce */
-    size_t item = red->item, most = SLOT(c) / (size_t)p / item;
+    size_t most = SLOT(c) / (size_t)p / item;
     size_t unit = item < TW_COLL_LINE ? TW_COLL_LINE / item : 1;
     if (most > unit) most -= most % unit; /* pieces of whole lines, as part_of */
     for (size_t first = 0; first < count && !rc; first += most) {
@@ -478,8 +509,14 @@ static int seg_reduce_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigne
             memcpy(mine + (size_t)i * len, in + ((size_t)i * count + first) * item, len);
         publish(c, FLAG_IN, k);
         if ((rc = wait_flag(c, -1, FLAG_IN, k))) break;
-        unsigned char *o = out + first * item;
         size_t off = (size_t)r * len;
+        if (!red) {
+            for (int j = 0; j < p; j++)
+                memcpy(out + ((size_t)j * count + first) * item, slot(c, k, j) + off, len);
+            publish(c, FLAG_DONE, k);
+            continue;
+        }
+        unsigned char *o = out + first * item;
         memmove(o, slot(c, k, p - 1) + off, len);
         for (int j = p - 2; j >= 0 && !err; j--)
             err = tw_mpi_op_apply(red->op, slot(c, k, j) + off, o, (MPI_Count)n, red->type);
@@ -540,6 +577,14 @@ int tw_coll_shm_reduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count
     return 1;
 }
 
+int tw_coll_shm_scan(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
+                     const tw_coll_red_t *red, int exclusive, int *rc) {
+    if (red->item > SLOT(c) || !usable(c, rc)) return 0;
+    tw_mpi_coll_tag(c);
+    *rc = seg_scan(c, in, out, count, red, exclusive);
+    return 1;
+}
+
 int tw_coll_shm_gather(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int root,
                        int *rc) {
     if (!usable(c, rc)) return 0;
@@ -560,6 +605,13 @@ int tw_coll_shm_reduce_scatter(tw_mpi_comm_t *c, const void *in, void *out, size
                                const tw_coll_red_t *red, int *rc) {
     if (red->item * (size_t)c->size > SLOT(c) || !usable(c, rc)) return 0;
     tw_mpi_coll_tag(c);
-    *rc = seg_reduce_scatter(c, in, out, count, red);
+    *rc = seg_exchange(c, in, out, count, red->item, red);
+    return 1;
+}
+
+int tw_coll_shm_alltoall(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int *rc) {
+    if (!usable(c, rc)) return 0;
+    tw_mpi_coll_tag(c);
+    *rc = seg_exchange(c, in, out, bytes, 1, NULL);
     return 1;
 }

@@ -30,9 +30,10 @@ typedef struct tuning_row {
  * 5 to 8 ranks take the rows measured on 8, 9 and more those measured on 16;
  * on 2 ranks the lines of coll_shm.c serve barrier, and bcast, reduce and allreduce of
  * up to 56 bytes, as measured when they were made (reduce: 0.10 us against the
- * binomial tree's 0.17, 8 bytes, seven interleaved rounds). Sizes between two measured ones go the
- * way of the nearer; a range that won by less than a tenth either way is merged into
- * its neighbours. */
+ * binomial tree's 0.17, 8 bytes, seven interleaved rounds). Scan, exscan and alltoall
+ * were measured later the same way on 3, 4, 8 and 16 ranks, three rounds. Sizes
+ * between two measured ones go the way of the nearer; a range that won by less than
+ * a tenth either way is merged into its neighbours. */
 static const tuning_row_t table[] = {
     /* in the order of tw_coll_kind_t */
     {TW_COLL_KIND_BARRIER, 2, MANY, ALL},
@@ -50,6 +51,9 @@ static const tuning_row_t table[] = {
     {TW_COLL_KIND_ALLREDUCE, 2, 2, 0, 56},
     {TW_COLL_KIND_ALLREDUCE, 3, 3, 256, 256 * K},
     {TW_COLL_KIND_ALLREDUCE, 4, MANY, ALL},
+    /* scan and exscan: collbench against TW_COLL_SCAN=recursive-doubling, 3 rounds
+     * on 3, 4, 8 and 16 ranks; shared memory won at every size, by 2 to 10 times */
+    {TW_COLL_KIND_SCAN, 3, MANY, ALL},
     {TW_COLL_KIND_GATHER, 3, 4, 0, 256 * K},
     {TW_COLL_KIND_GATHER, 5, 8, 0, 128 * K},
     {TW_COLL_KIND_GATHER, 9, MANY, 192, SIZE_MAX},
@@ -66,6 +70,12 @@ static const tuning_row_t table[] = {
     {TW_COLL_KIND_REDUCE_SCATTER, 5, 8, 0, 32 * K},
     {TW_COLL_KIND_REDUCE_SCATTER, 5, 8, 192 * K, SIZE_MAX},
     {TW_COLL_KIND_REDUCE_SCATTER, 9, MANY, 0, 16 * K},
+    /* alltoall (bytes: one block): collbench against TW_COLL_ALLTOALL=auto, 3 rounds on
+     * 3, 4, 8 and 16 ranks; beyond these sizes the messages' one copy wins */
+    {TW_COLL_KIND_ALLTOALL, 3, 3, 0, 64 * K},
+    {TW_COLL_KIND_ALLTOALL, 4, 4, 0, 128 * K},
+    {TW_COLL_KIND_ALLTOALL, 5, 8, 0, 16 * K},
+    {TW_COLL_KIND_ALLTOALL, 9, MANY, 0, 64 * K},
 };
 
 /* The setting that forces an algorithm of kind, and its value naming shared memory;
@@ -81,6 +91,9 @@ static void forcing(tw_coll_kind_t kind, tw_setting_id_t *id, int *shm) {
     case TW_COLL_KIND_ALLREDUCE:
         *id = TW_SETTING_COLL_ALLREDUCE, *shm = TW_ALLREDUCE_SHM;
         return;
+    case TW_COLL_KIND_SCAN:
+        *id = TW_SETTING_COLL_SCAN, *shm = TW_SCAN_SHM;
+        return;
     case TW_COLL_KIND_GATHER:
     case TW_COLL_KIND_SCATTER:
         *id = TW_SETTING_COLL_GATHER, *shm = TW_GATHER_SHM;
@@ -93,6 +106,9 @@ static void forcing(tw_coll_kind_t kind, tw_setting_id_t *id, int *shm) {
         return;
     case TW_COLL_KIND_REDUCE_SCATTER:
         *id = TW_SETTING_COLL_REDUCE_SCATTER, *shm = TW_REDUCE_SCATTER_SHM;
+        return;
+    case TW_COLL_KIND_ALLTOALL:
+        *id = TW_SETTING_COLL_ALLTOALL, *shm = TW_ALLTOALL_SHM;
         return;
     default:
         *id = TW_SETTING_COUNT, *shm = 0;

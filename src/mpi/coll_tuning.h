@@ -17,10 +17,12 @@ typedef enum tw_coll_kind {
     TW_COLL_KIND_BCAST,
     TW_COLL_KIND_REDUCE,
     TW_COLL_KIND_ALLREDUCE,
+    TW_COLL_KIND_SCAN, /* and exscan */
     TW_COLL_KIND_GATHER,
     TW_COLL_KIND_SCATTER,
     TW_COLL_KIND_ALLGATHER,
     TW_COLL_KIND_REDUCE_SCATTER,
+    TW_COLL_KIND_ALLTOALL,
     TW_COLL_KINDS
 } tw_coll_kind_t;
 

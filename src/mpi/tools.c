@@ -141,7 +141,8 @@ static int cvar_choice_writable(size_t id) {
     return id == TW_SETTING_COLL_BCAST || id == TW_SETTING_COLL_REDUCE ||
            id == TW_SETTING_COLL_ALLREDUCE || id == TW_SETTING_COLL_ALLGATHER ||
            id == TW_SETTING_COLL_ALLTOALL || id == TW_SETTING_COLL_GATHER ||
-           id == TW_SETTING_COLL_BARRIER || id == TW_SETTING_COLL_REDUCE_SCATTER;
+           id == TW_SETTING_COLL_BARRIER || id == TW_SETTING_COLL_REDUCE_SCATTER ||
+           id == TW_SETTING_COLL_SCAN;
 }
 
 int tw_mpi_t_choice(tw_setting_id_t id) {

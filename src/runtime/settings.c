@@ -70,7 +70,8 @@ static const char *const allgather_names[] = {[TW_ALLGATHER_AUTO] = "auto",
                                               [TW_ALLGATHER_SHM] = "shm"};
 static const char *const alltoall_names[] = {[TW_ALLTOALL_AUTO] = "auto",
                                              [TW_ALLTOALL_LINEAR] = "linear",
-                                             [TW_ALLTOALL_PAIRWISE] = "pairwise"};
+                                             [TW_ALLTOALL_PAIRWISE] = "pairwise",
+                                             [TW_ALLTOALL_SHM] = "shm"};
 static const char *const gather_names[] = {[TW_GATHER_AUTO] = "auto",
                                            [TW_GATHER_BINOMIAL] = "binomial",
                                            [TW_GATHER_LINEAR] = "linear",
@@ -83,6 +84,9 @@ static const char *const reduce_scatter_names[] = {[TW_REDUCE_SCATTER_AUTO] = "a
                                                    [TW_REDUCE_SCATTER_REDUCE_SCATTERV] =
                                                        "reduce-scatterv",
                                                    [TW_REDUCE_SCATTER_SHM] = "shm"};
+static const char *const scan_names[] = {[TW_SCAN_AUTO] = "auto",
+                                         [TW_SCAN_RECURSIVE_DOUBLING] = "recursive-doubling",
+                                         [TW_SCAN_SHM] = "shm"};
 static const char *const coll_shm_names[] = {
     [TW_COLL_SHM_AUTO] = "auto", [TW_COLL_SHM_P2P] = "p2p", [TW_COLL_SHM_SHM] = "shm"};
 static const char *const fault_keys[] = {"drop",  "duplicate", "reorder", "corrupt",
@@ -362,8 +366,11 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                    .owner = TW_OWNER_MPI,
                                    .default_value = "auto",
                                    .meaning = "MPI alltoall(v,w) algorithm: linear (every exchange "
-                                              "at once), pairwise (one peer per round), or auto "
-                                              "(pairwise from 8 KiB per peer)"},
+                                              "at once), pairwise (one peer per round), shm "
+                                              "(through shared memory, on one node; alltoall "
+                                              "only), or auto (the tuning table: shm on one node "
+                                              "where it was measured faster; else pairwise from "
+                                              "8 KiB per peer)"},
                                   NUMBER(coll_alltoall)},
     [TW_SETTING_COLL_GATHER] = {{.name = "TW_COLL_GATHER",
                                  CHOICES(gather_names),
@@ -395,6 +402,15 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                                     "on one node where it was measured faster; "
                                                     "else ring from 64 KiB with a commutative op)"},
                                         NUMBER(coll_reduce_scatter)},
+    [TW_SETTING_COLL_SCAN] = {{.name = "TW_COLL_SCAN",
+                               CHOICES(scan_names),
+                               .owner = TW_OWNER_MPI,
+                               .default_value = "auto",
+                               .meaning = "MPI scan and exscan algorithm: recursive-doubling "
+                                          "(messages), shm (through shared memory, on one node), "
+                                          "or auto (the tuning table: shm on one node where it "
+                                          "was measured faster; else recursive-doubling)"},
+                              NUMBER(coll_scan)},
     [TW_SETTING_COLL_SHM] = {{.name = "TW_COLL_SHM",
                               CHOICES(coll_shm_names),
                               .owner = TW_OWNER_MPI,

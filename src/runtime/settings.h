@@ -50,6 +50,7 @@ typedef struct tw_config {
     tw_coll_gather_choice_t coll_gather;
     tw_coll_barrier_choice_t coll_barrier;
     tw_coll_reduce_scatter_choice_t coll_reduce_scatter;
+    tw_coll_scan_choice_t coll_scan;
     tw_coll_shm_choice_t coll_shm;
     /* Set by twrun for its ranks; absent when a process manager or nobody started us. */
     char job_id[33];

@@ -2,10 +2,10 @@
  * that take one cache line, one step of the segment and many steps, against values
  * computed here rank by rank: bcast, reduce and allreduce (a sum, and an op that does
  * not commute, whose result shows the order), gather, scatter, allgather and
- * reduce_scatter_block, with roots moving, MPI_IN_PLACE, a strided datatype on some
- * ranks, on MPI_COMM_WORLD and on a communicator whose ranks are WORLD's in another
- * order. The same calls go by messages under TW_COLL_SHM=p2p, so the test checks
- * either way; ctest runs it with each.
+ * reduce_scatter_block, scan and exscan, alltoall, with roots moving, MPI_IN_PLACE, a strided
+ * datatype on some ranks, on MPI_COMM_WORLD and on a communicator whose ranks are WORLD's in
+ * another order. The same calls go by messages under TW_COLL_SHM=p2p, so the test checks either
+ * way; ctest runs it with each.
  *
  * usage: mpi_coll_shm [small]   small: barrier, bcast and allreduce of a few sizes
  * (for many ranks on few cores). */
@@ -164,6 +164,32 @@ static void blocks(MPI_Comm comm, size_t n) {
     free(many);
 }
 
+/* alltoall of n unsigned per pair: out of place, in place, and strided on odd ranks
+ * (both buffers, the type describing both); block j of rank r is val(r, ., k + j) */
+static void alltoalls(MPI_Comm comm, size_t n, MPI_Datatype strided) {
+    int k = calls;
+    calls += p;
+    size_t all = n * (size_t)p;
+    unsigned *in = alloc_u(2 * all), *out = alloc_u(2 * all);
+    for (int how = 0; how < 3; how++) {
+        int spread = how == 2 && me % 2, at = spread ? 2 : 1;
+        for (size_t i = 0; i < 2 * all; i++) in[i] = out[i] = 0xdeadbeef;
+        unsigned *give = how == 1 ? out : in;
+        for (int j = 0; j < p; j++)
+            for (size_t i = 0; i < n; i++) give[at * ((size_t)j * n + i)] = val(me, i, k + j);
+        MPI_Datatype t = spread ? strided : MPI_UNSIGNED;
+        CHECK(MPI_Alltoall(how == 1 ? MPI_IN_PLACE : in, (int)n, t, out, (int)n, t, comm) ==
+              MPI_SUCCESS);
+        for (int j = 0; j < p; j++)
+            for (size_t i = 0; i < n; i++) {
+                CHECK(out[at * ((size_t)j * n + i)] == val(j, i, k + me));
+                if (spread) CHECK(out[2 * ((size_t)j * n + i) + 1] == 0xdeadbeef);
+            }
+    }
+    free(in);
+    free(out);
+}
+
 /* reduce_scatter_block of n unsigned per rank: a sum, and the op that does not commute */
 static void reduce_scatters(MPI_Comm comm, size_t n, MPI_Op op, MPI_Datatype two) {
     int k = calls++;
@@ -195,6 +221,47 @@ static void reduce_scatters(MPI_Comm comm, size_t n, MPI_Op op, MPI_Datatype two
     free(out);
 }
 
+/* scan and exscan of n items: a sum, in and out of place and with strided buffers on
+ * odd ranks, and the op that does not commute over pairs */
+static void scans(MPI_Comm comm, size_t n, MPI_Op op, MPI_Datatype two, MPI_Datatype strided) {
+    int k = calls++;
+    unsigned *in = alloc_u(2 * n), *out = alloc_u(2 * n), want[2], f[2];
+    for (int exclusive = 0; exclusive < 2; exclusive++) {
+        int (*scan)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm) =
+            exclusive ? MPI_Exscan : MPI_Scan;
+        int upto = me + 1 - exclusive;      /* the ranks whose input counts here */
+        for (int how = 0; how < 3; how++) { /* out of place, in place, strided out */
+            int spread = how == 2 && me % 2;
+            for (size_t i = 0; i < 2 * n; i++) out[i] = 0xdeadbeef;
+            /* the type describes both buffers: spread, the input is strided too */
+            for (size_t i = 0; i < n; i++) in[spread ? 2 * i : i] = val(me, i, k);
+            if (how == 1) memcpy(out, in, n * sizeof *in);
+            CHECK(scan(how == 1 ? MPI_IN_PLACE : in, out, (int)n, spread ? strided : MPI_UNSIGNED,
+                       MPI_SUM, comm) == MPI_SUCCESS);
+            for (size_t i = 0; upto && i < n; i++) {
+                unsigned sum = 0;
+                for (int r = 0; r < upto; r++) sum += val(r, i, k);
+                CHECK(out[spread ? 2 * i : i] == sum);
+                if (spread) CHECK(out[2 * i + 1] == 0xdeadbeef);
+            }
+        }
+        for (size_t i = 0; i < n; i++) pair(me, i, k, in + 2 * i);
+        memset(out, 0, 2 * n * sizeof *out);
+        CHECK(scan(in, out, (int)n, two, op, comm) == MPI_SUCCESS);
+        for (size_t i = 0; upto && i < n; i++) { /* in_0 op in_1 op ... in rank order */
+            pair(upto - 1, i, k, want);
+            for (int r = upto - 2; r >= 0; r--) {
+                int one = 1;
+                pair(r, i, k, f);
+                compose(f, want, &one, &two);
+            }
+            CHECK(out[2 * i] == want[0] && out[2 * i + 1] == want[1]);
+        }
+    }
+    free(in);
+    free(out);
+}
+
 static void all_on(MPI_Comm comm, int small) {
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
@@ -217,9 +284,11 @@ static void all_on(MPI_Comm comm, int small) {
         bcasts(comm, c[j], s2);
         sums(comm, c[j]);
         ordered(comm, c[j], op, two);
+        scans(comm, c[j], op, two, s2);
         if (small) continue;
         blocks(comm, c[j] / 4);
         reduce_scatters(comm, c[j] / 8, op, two);
+        alltoalls(comm, c[j] / 8, s2);
     }
     CHECK(MPI_Type_free(&two) == MPI_SUCCESS);
     CHECK(MPI_Type_free(&strided) == MPI_SUCCESS);
