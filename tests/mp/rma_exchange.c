@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ROUNDS     20
+#define ROUNDS 20
 /* seconds: for a hang, not a slow machine (sanitizers, other work); below the
  * job's own limit, so that the rank stuck is named */
 #define STUCK_AFTER 300
@@ -83,7 +83,8 @@ int main(void) {
                     } else {
                         CHECK_RC(rc, TW_EMPTY);
                     }
-                    if (now() > limit) fprintf(stderr, "rank %d: put refused for %d s\n", rank, STUCK_AFTER);
+                    if (now() > limit)
+                        fprintf(stderr, "rank %d: put refused for %d s\n", rank, STUCK_AFTER);
                     CHECK(now() < limit);
                 }
                 CHECK_RC(rc, TW_OK);
