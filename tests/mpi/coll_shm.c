@@ -48,6 +48,19 @@ static void pair(int r, size_t i, int k, unsigned out[2]) {
     out[1] = val(r, i, k + 1);
 }
 
+/* What ranks 0 .. upto - 1 give at item i of call k, combined in rank order: the pair
+ * of rank 0 op (rank 1 op (... rank upto - 1)), as MPI orders a reduction. */
+static void in_rank_order(int upto, size_t i, int k, unsigned want[2]) {
+    unsigned f[2];
+    pair(upto - 1, i, k, want);
+    for (int r = upto - 2; r >= 0; r--) {
+        int one = 1;
+        MPI_Datatype none = MPI_DATATYPE_NULL;
+        pair(r, i, k, f);
+        compose(f, want, &one, &none);
+    }
+}
+
 static int calls; /* a new k for every call */
 
 static void bcasts(MPI_Comm comm, size_t n, MPI_Datatype strided) {
@@ -105,7 +118,7 @@ static void sums(MPI_Comm comm, size_t n) {
 /* an op that does not commute, over items of two unsigned */
 static void ordered(MPI_Comm comm, size_t n, MPI_Op op, MPI_Datatype two) {
     int k = calls++;
-    unsigned *in = alloc_u(2 * n), *out = alloc_u(2 * n), want[2], f[2];
+    unsigned *in = alloc_u(2 * n), *out = alloc_u(2 * n), want[2];
     for (size_t i = 0; i < n; i++) pair(me, i, k, in + 2 * i);
     for (int pass = 0; pass < 2; pass++) { /* allreduce, then reduce to p - 1 */
         int root = pass ? p - 1 : -1;
@@ -115,12 +128,7 @@ static void ordered(MPI_Comm comm, size_t n, MPI_Op op, MPI_Datatype two) {
         else
             CHECK(MPI_Reduce(in, out, (int)n, two, op, root, comm) == MPI_SUCCESS);
         for (size_t i = 0; (root < 0 || me == root) && i < n; i++) {
-            pair(p - 1, i, k, want);
-            for (int r = p - 2; r >= 0; r--) {
-                int one = 1;
-                pair(r, i, k, f);
-                compose(f, want, &one, &two);
-            }
+            in_rank_order(p, i, k, want);
             CHECK(out[2 * i] == want[0] && out[2 * i + 1] == want[1]);
         }
     }
@@ -194,7 +202,7 @@ static void alltoalls(MPI_Comm comm, size_t n, MPI_Datatype strided) {
 static void reduce_scatters(MPI_Comm comm, size_t n, MPI_Op op, MPI_Datatype two) {
     int k = calls++;
     size_t all = n * (size_t)p;
-    unsigned *in = alloc_u(2 * all), *out = alloc_u(2 * all), want[2], f[2];
+    unsigned *in = alloc_u(2 * all), *out = alloc_u(2 * all), want[2];
     for (int in_place = 0; in_place < 2; in_place++) {
         for (size_t i = 0; i < all; i++) (in_place ? out : in)[i] = val(me, i, k);
         CHECK(MPI_Reduce_scatter_block(in_place ? MPI_IN_PLACE : in, out, (int)n, MPI_UNSIGNED,
@@ -209,12 +217,7 @@ static void reduce_scatters(MPI_Comm comm, size_t n, MPI_Op op, MPI_Datatype two
     CHECK(MPI_Reduce_scatter_block(in, out, (int)n, two, op, comm) == MPI_SUCCESS);
     for (size_t i = 0; i < n; i++) {
         size_t at = (size_t)me * n + i;
-        pair(p - 1, at, k, want);
-        for (int r = p - 2; r >= 0; r--) {
-            int one = 1;
-            pair(r, at, k, f);
-            compose(f, want, &one, &two);
-        }
+        in_rank_order(p, at, k, want);
         CHECK(out[2 * i] == want[0] && out[2 * i + 1] == want[1]);
     }
     free(in);
@@ -225,7 +228,7 @@ static void reduce_scatters(MPI_Comm comm, size_t n, MPI_Op op, MPI_Datatype two
  * odd ranks, and the op that does not commute over pairs */
 static void scans(MPI_Comm comm, size_t n, MPI_Op op, MPI_Datatype two, MPI_Datatype strided) {
     int k = calls++;
-    unsigned *in = alloc_u(2 * n), *out = alloc_u(2 * n), want[2], f[2];
+    unsigned *in = alloc_u(2 * n), *out = alloc_u(2 * n), want[2];
     for (int exclusive = 0; exclusive < 2; exclusive++) {
         int (*scan)(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm) =
             exclusive ? MPI_Exscan : MPI_Scan;
@@ -249,12 +252,7 @@ static void scans(MPI_Comm comm, size_t n, MPI_Op op, MPI_Datatype two, MPI_Data
         memset(out, 0, 2 * n * sizeof *out);
         CHECK(scan(in, out, (int)n, two, op, comm) == MPI_SUCCESS);
         for (size_t i = 0; upto && i < n; i++) { /* in_0 op in_1 op ... in rank order */
-            pair(upto - 1, i, k, want);
-            for (int r = upto - 2; r >= 0; r--) {
-                int one = 1;
-                pair(r, i, k, f);
-                compose(f, want, &one, &two);
-            }
+            in_rank_order(upto, i, k, want);
             CHECK(out[2 * i] == want[0] && out[2 * i + 1] == want[1]);
         }
     }
