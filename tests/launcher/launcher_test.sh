@@ -452,6 +452,12 @@ partial" ]] || fail "the file holds the rank's own bytes: $(cat "$tmp/p/1/rank.0
     run --output-filename "$tmp/file" -n 1 --timeout 60 true
     [[ $rc != 0 ]] || fail "an output directory that is a file: exit status 0"
     grep -qF "cannot write '$tmp/file/1/rank.0" "$tmp/err" || fail "an unusable directory: no message"
+    # the same with twrun's stdin open and silent: the streams never opened are not read
+    set +e
+    "$twrun" --output-filename "$tmp/file" -n 1 --timeout 60 true 2>"$tmp/err" < <(sleep 100)
+    rc=$?
+    set -e
+    [[ $rc != 0 && $rc != 124 ]] || fail "an unusable directory, stdin open: exit status $rc"
     ;;
 hosts)
     # This machine by any of its names; slots give the ranks when -n is missing.

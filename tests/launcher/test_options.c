@@ -277,6 +277,8 @@ static void test_local_hosts(void **state) {
     assert_non_null(strstr(err, "mpiexec.hydra"));
     expect_error("-host localhost:0 -n 2 prog", "slots of 'localhost:0'");
     expect_error("-host localhost:x -n 2 prog", "slots of 'localhost:x'");
+    expect_error("-host localhost: -n 2 prog", "slots of 'localhost:'");
+    expect_error("-host localhost:12345678901234567890 -n 2 prog", "slots of 'localhost:1234");
     expect_error("-host , -n 2 prog", "at least one host");
     expect_error("-host a/b -n 2 prog", "'a/b' is not a host name");
     expect_error("-host .. -n 2 prog", "'..' is not a host name");
@@ -328,6 +330,10 @@ static void test_hostfile(void **state) {
     fputs("localhost\nnode17\n", f);
     fclose(f);
     expect_error(line, "unknown host 'node17'");
+    f = fopen(path, "w"); /* more hosts than ranks could ever be: refused, not added up */
+    for (int i = 0; i <= 4096; i++) fputs("localhost slots=4096\n", f);
+    fclose(f);
+    expect_error(line, "more than 4096 hosts");
     unlink(path);
     expect_error(line, "cannot read hostfile");
     expect_error("-f /tmp prog", "cannot read hostfile '/tmp': Is a directory");

@@ -215,6 +215,9 @@ static void env_free(twr_env_t *e) {
 static int add_host(twr_options_t *o, const char *name, size_t len, int slots, const char *where,
                     char *err) {
     if (len == 0) return error(err, "%s: a host name is empty", where);
+    /* a rank on each at most: bounds the slots added up over the hosts, too */
+    if (o->nhosts >= TWR_MAX_RANKS)
+        return error(err, "%s: more than %d hosts", where, TWR_MAX_RANKS);
     twr_host_t *more = realloc(o->hosts, (size_t)(o->nhosts + 1) * sizeof *more);
     if (!more) return error(err, "out of memory");
     o->hosts = more;
@@ -234,10 +237,11 @@ static int add_host_spec(twr_options_t *o, const char *spec, size_t len, const c
     if (colon && !memchr(colon + 1, ':', len - (size_t)(colon + 1 - spec))) {
         char num[16];
         size_t n = len - (size_t)(colon + 1 - spec);
-        if (n == 0 || n >= sizeof num) n = sizeof num - 1;
-        memcpy(num, colon + 1, n);
-        num[n] = '\0';
-        if (parse_int(num, 1, TWR_MAX_RANKS, &slots))
+        if (n > 0 && n < sizeof num) { /* else: no number at all, or far too long one */
+            memcpy(num, colon + 1, n);
+            num[n] = '\0';
+        }
+        if (n == 0 || n >= sizeof num || parse_int(num, 1, TWR_MAX_RANKS, &slots))
             return error(err, "%s: the slots of '%.*s' must be 1 to %d", where, (int)len, spec,
                          TWR_MAX_RANKS);
         len = (size_t)(colon - spec);

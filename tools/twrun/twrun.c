@@ -609,8 +609,12 @@ static int open_output_files(job_t *job, int rank, int file[2]) {
 static int open_output(job_t *job, int rank, int pipes[4]) {
     int file[2] = {-1, -1};
     twr_stream_t **st = &job->streams[2 * rank];
-    for (int k = 0; k < 2; k++)
-        if (!st[k] && !(st[k] = malloc(sizeof *st[k]))) return -1; /* errno: ENOMEM */
+    for (int k = 0; k < 2; k++) {
+        if (st[k]) continue;
+        if (!(st[k] = malloc(sizeof *st[k]))) return -1; /* errno: ENOMEM */
+        /* closed until its pipe opens: a failure below leaves nothing to read or close */
+        twr_stream_init(st[k], -1, -1, -1, "");
+    }
     if (job->opt->output_dir && open_output_files(job, rank, file) != 0) return -1;
     for (int k = 0; k < 4; k++) pipes[k] = -1;
     for (int k = 0; k < 2; k++)
