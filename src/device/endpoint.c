@@ -284,8 +284,8 @@ static void give_back_ids(tw_ep_t *ep, int base, int count) {
         next == base + count) {
         if (base <= ep->size)
             unlink(path);
-        else if (pwrite(fd, &base, sizeof base, 0) != (ssize_t)sizeof base)
-            next = 0; /* kept as it was: ids lost, never given twice */
+        else /* a failed write keeps it as it was: ids lost, never given twice */
+            (void)!pwrite(fd, &base, sizeof base, 0);
     }
     close(fd);
 }

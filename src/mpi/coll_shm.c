@@ -166,15 +166,17 @@ static int set_up(tw_mpi_comm_t *c) {
     if (sh && sh->lines) {
         sh->flags = (tw_coll_flags_t *)((unsigned char *)sh->lines + lines);
         sh->data = (unsigned char *)sh->flags + flags;
-        sh->rings = tw_ep_sleeps(tw_mpi.ep); /* the node's ranks and cores: alike at all */
     }
-    int ok = !rc && sh && sh->lines, all = 0;
+    /* all[0]: every rank has the block; all[1]: no rank sleeps. TW_WAIT and the CPUs a
+     * rank may use are each process's own: one that sleeps makes every writer ring. */
+    int mine[2] = {!rc && sh && sh->lines, !tw_ep_sleeps(tw_mpi.ep)}, all[2] = {0, 0};
     tw_coll_red_t red = {MPI_MIN, MPI_INT, sizeof(int), 1};
     tw_sched_init(&s, c, tw_mpi_coll_tag(c));
-    tw_coll_allreduce(&s, &ok, &all, 1, &red);
+    tw_coll_allreduce(&s, mine, all, 2, &red);
     int rc2 = tw_sched_run(&s);
     if (!rc) rc = rc2;
-    if (!rc && all) {
+    if (!rc && all[0]) {
+        sh->rings = !all[1];
         c->shm = sh;
         return MPI_SUCCESS;
     }
