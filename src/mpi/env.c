@@ -181,6 +181,7 @@ int MPI_Finalize(void) {
     tw_ep_close(tw_mpi.ep);
     tw_mpi.ep = NULL;
     tw_mpi_comm_fini();
+    tw_sched_fini();
     tw_mpi.finalized = 1;
     return MPI_SUCCESS;
 }

@@ -69,6 +69,8 @@ typedef struct tw_sched {
 extern int tw_mpi_scheds_active;
 /* Registers the progress hook that moves non-blocking schedules on. */
 void tw_mpi_sched_init(void);
+/* Frees the scratch kept for later schedules (MPI_Finalize). */
+void tw_sched_fini(void);
 /* A schedule for a collective on c with its tag: tw_mpi_coll_tag(c) for a blocking
  * one. tw_sched_new allocates one for a non-blocking one and takes its tag
  * (tw_mpi_nbc_tag); NULL: no memory. */
