@@ -387,11 +387,16 @@ void tw_coll_scan(tw_sched_t *s, const void *in, void *out, size_t count, const 
     int r = s->comm->rank, p = s->comm->size, have = !exclusive;
     size_t bytes = count * red->item;
     MPI_Count n = (MPI_Count)count;
-    /* partial: the reduction of this rank's block of the tree so far */
-    void *partial = tw_sched_scratch(s, bytes), *tmp = tw_sched_scratch(s, bytes);
-    if (!partial || !tmp) return;
-    tw_sched_copy(s, in, partial, bytes);
-    if (!exclusive) tw_sched_copy(s, in, out, bytes);
+    /* partial: the reduction of this rank's block of the tree so far; in itself until
+     * a round changes it (on two ranks it never does: no copy, and only tmp's scratch,
+     * which fits in the schedule's own up to 1536 bytes). In place, in is out, which
+     * the first round changes: partial is a copy from the start. */
+    const void *partial = in;
+    void *own = NULL, *tmp = tw_sched_scratch(s, bytes);
+    if (!tmp) return;
+    if (in == out && !(own = tw_sched_scratch(s, bytes))) return;
+    if (own) tw_sched_copy(s, in, own, bytes), partial = own;
+    if (!exclusive && in != out) tw_sched_copy(s, in, out, bytes);
     for (int mask = 1; mask < p; mask <<= 1) {
         int dst = r ^ mask;
         if (dst >= p) continue;
@@ -405,8 +410,13 @@ void tw_coll_scan(tw_sched_t *s, const void *in, void *out, size_t count, const 
         tw_sched_recv(s, tmp, bytes, dst);
         if (!last) tw_sched_send(s, partial, bytes, dst);
         tw_sched_fence(s);
+        if (!last && !own) { /* this round changes partial */
+            if (!(own = tw_sched_scratch(s, bytes))) return;
+            tw_sched_copy(s, in, own, bytes);
+            partial = own;
+        }
         if (r > dst) { /* tmp holds lower ranks */
-            if (!last) tw_sched_reduce(s, tmp, partial, n, red->type, red->op);
+            if (!last) tw_sched_reduce(s, tmp, own, n, red->type, red->op);
             if (have) {
                 tw_sched_reduce(s, tmp, out, n, red->type, red->op);
             } else {
@@ -414,10 +424,10 @@ void tw_coll_scan(tw_sched_t *s, const void *in, void *out, size_t count, const 
                 have = 1;
             }
         } else if (red->commute) {
-            tw_sched_reduce(s, tmp, partial, n, red->type, red->op);
+            tw_sched_reduce(s, tmp, own, n, red->type, red->op);
         } else {
-            tw_sched_reduce(s, partial, tmp, n, red->type, red->op);
-            tw_sched_copy(s, tmp, partial, bytes);
+            tw_sched_reduce(s, own, tmp, n, red->type, red->op);
+            tw_sched_copy(s, tmp, own, bytes);
         }
     }
 }

@@ -581,9 +581,23 @@ int tw_coll_shm_reduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count
 
 int tw_coll_shm_scan(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
                      const tw_coll_red_t *red, int exclusive, int *rc) {
+    size_t bytes = count * red->item;
     if (red->item > SLOT(c) || !usable(c, rc)) return 0;
+    if (c->size > 2 || bytes > TW_COLL_LINE_DATA) {
+        tw_mpi_coll_tag(c);
+        *rc = seg_scan(c, in, out, count, red, exclusive);
+        return 1;
+    }
+    /* on two ranks one line moves: a scan is a reduce to rank 1 (rank 0's result is
+     * its input), an exscan a bcast from rank 0 (whose result is none) */
+    if (!exclusive) {
+        if (tw_coll_shm_reduce(c, in, out, count, red, 1, rc) && !*rc && !c->rank && in != out)
+            memcpy(out, in, bytes);
+        return 1;
+    }
     tw_mpi_coll_tag(c);
-    *rc = seg_scan(c, in, out, count, red, exclusive);
+    tw_coll_shm_run_t x;
+    *rc = run(c, &x, TW_COLL_SHM_BCAST, 0, bytes, in, out);
     return 1;
 }
 

@@ -53,6 +53,7 @@ static const tuning_row_t table[] = {
     {TW_COLL_KIND_ALLREDUCE, 4, MANY, ALL},
     /* scan and exscan: collbench against TW_COLL_SCAN=recursive-doubling, 3 rounds
      * on 3, 4, 8 and 16 ranks; shared memory won at every size, by 2 to 10 times */
+    {TW_COLL_KIND_SCAN, 2, 2, 0, 56},
     {TW_COLL_KIND_SCAN, 3, MANY, ALL},
     {TW_COLL_KIND_GATHER, 3, 4, 0, 256 * K},
     {TW_COLL_KIND_GATHER, 5, 8, 0, 128 * K},
