@@ -178,8 +178,9 @@ void tw_coll_bcast(tw_sched_t *s, void *buf, size_t count, size_t item, int root
 }
 
 /* Binomial reduction of in towards position 0 (rank root). Returns, at the root,
- * where the result is (in itself when p is 1); NULL elsewhere. */
-static const void *reduce_binomial(tw_sched_t *s, const void *in, size_t count,
+ * where the result is (in itself when p is 1); NULL elsewhere. out: where the root's
+ * last round may leave it (saves a copy of the whole result), or NULL (out is in). */
+static const void *reduce_binomial(tw_sched_t *s, const void *in, void *out, size_t count,
                                    const tw_coll_red_t *red, int root) {
     int p = s->comm->size, vr = mod(s->comm->rank - root, p);
     size_t bytes = count * red->item;
@@ -193,6 +194,8 @@ static const void *reduce_binomial(tw_sched_t *s, const void *in, size_t count,
         if (vr + mask >= p) continue;
         /* the child's part lands beside acc; acc op child goes there, and becomes acc */
         int k = acc == spare[0];
+        if (!vr && out && mask << 1 >= p) /* the root's last round */
+            spare[k] = out;
         if (!spare[k] && !(spare[k] = tw_sched_scratch(s, bytes))) return NULL;
         tw_sched_recv(s, spare[k], bytes, mod(vr + mask + root, p));
         tw_sched_fence(s);
@@ -236,12 +239,12 @@ void tw_coll_reduce(tw_sched_t *s, const void *in, void *out, size_t count,
         return;
     }
     if (red->commute || root == 0) {
-        const void *acc = reduce_binomial(s, in, count, red, root);
-        if (r == root && acc) tw_sched_copy(s, acc, out, bytes);
+        const void *acc = reduce_binomial(s, in, in == out ? NULL : out, count, red, root);
+        if (r == root && acc && acc != out) tw_sched_copy(s, acc, out, bytes);
         return;
     }
     /* rank order needs the tree rooted at rank 0 */
-    const void *acc = reduce_binomial(s, in, count, red, 0);
+    const void *acc = reduce_binomial(s, in, NULL, count, red, 0);
     if (r == 0 && acc) {
         tw_sched_fence(s);
         tw_sched_send(s, acc, bytes, root);
@@ -376,7 +379,7 @@ void tw_coll_reduce_scatter(tw_sched_t *s, const void *in, void *out, const size
         tw_sched_copy(s, work + offs[r], out, lens[r]);
         return;
     }
-    const void *all = reduce_binomial(s, in, total / red->item, red, 0);
+    const void *all = reduce_binomial(s, in, NULL, total / red->item, red, 0);
     tw_sched_fence(s);
     tw_sched_block_t one = {.at = out, .bytes = lens[r]};
     tw_coll_scatterv(s, r ? NULL : tw_coll_blocks(s, all, offs, lens), &one, 0);
