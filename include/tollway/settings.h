@@ -149,7 +149,9 @@ typedef enum tw_coll_reduce_scatter_choice {
 typedef enum tw_coll_scan_choice {
     TW_SCAN_AUTO,
     TW_SCAN_RECURSIVE_DOUBLING, /* messages */
-    TW_SCAN_SHM,
+    TW_SCAN_SHM,                /* shared memory, whole or chain by size */
+    TW_SCAN_SHM_WHOLE,          /* each rank combines the inputs of ranks before it */
+    TW_SCAN_SHM_CHAIN,          /* each rank combines its input with its left's prefix */
 } tw_coll_scan_choice_t;
 typedef enum tw_coll_shm_choice {
     TW_COLL_SHM_AUTO,

@@ -128,7 +128,8 @@ void tw_coll_tuning_load(void) {
         int shm;
         forcing((tw_coll_kind_t)k, &id, &shm);
         int forced = id == TW_SETTING_COUNT ? 0 : tw_mpi_t_choice(id);
-        settings.forced[k] = !forced ? 0 : forced == shm ? 1 : -1; /* 0 is every auto */
+        /* 0 is every auto; shared memory's choices come last */
+        settings.forced[k] = !forced ? 0 : forced >= shm ? 1 : -1;
     }
     size_t i = 0, n = sizeof table / sizeof table[0];
     for (int k = 0; k <= TW_COLL_KINDS; k++) {

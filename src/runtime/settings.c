@@ -86,7 +86,9 @@ static const char *const reduce_scatter_names[] = {[TW_REDUCE_SCATTER_AUTO] = "a
                                                    [TW_REDUCE_SCATTER_SHM] = "shm"};
 static const char *const scan_names[] = {[TW_SCAN_AUTO] = "auto",
                                          [TW_SCAN_RECURSIVE_DOUBLING] = "recursive-doubling",
-                                         [TW_SCAN_SHM] = "shm"};
+                                         [TW_SCAN_SHM] = "shm",
+                                         [TW_SCAN_SHM_WHOLE] = "shm-whole",
+                                         [TW_SCAN_SHM_CHAIN] = "shm-chain"};
 static const char *const coll_shm_names[] = {
     [TW_COLL_SHM_AUTO] = "auto", [TW_COLL_SHM_P2P] = "p2p", [TW_COLL_SHM_SHM] = "shm"};
 static const char *const fault_keys[] = {"drop",  "duplicate", "reorder", "corrupt",
@@ -407,9 +409,13 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                .owner = TW_OWNER_MPI,
                                .default_value = "auto",
                                .meaning = "MPI scan and exscan algorithm: recursive-doubling "
-                                          "(messages), shm (through shared memory, on one node), "
-                                          "or auto (the tuning table: shm on one node where it "
-                                          "was measured faster; else recursive-doubling)"},
+                                          "(messages), shm (through shared memory, on one node: "
+                                          "shm-chain from 128 KiB on 4 or more ranks, else "
+                                          "shm-whole), shm-whole (each rank combines the inputs "
+                                          "of the ranks before it), shm-chain (each rank "
+                                          "combines its input with the prefix of the rank before "
+                                          "it), or auto (the tuning table: shm on one node where "
+                                          "it was measured faster; else recursive-doubling)"},
                               NUMBER(coll_scan)},
     [TW_SETTING_COLL_SHM] = {{.name = "TW_COLL_SHM",
                               CHOICES(coll_shm_names),
