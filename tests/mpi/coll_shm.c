@@ -272,11 +272,12 @@ static void all_on(MPI_Comm comm, int small) {
     MPI_Datatype s2;
     CHECK(MPI_Type_create_resized(strided, 0, 2 * sizeof(unsigned), &s2) == MPI_SUCCESS);
     CHECK(MPI_Type_commit(&s2) == MPI_SUCCESS);
-    /* a line (<= 56 bytes), a step, several steps (slots are 16 to 64 KiB) */
+    /* a line (<= 56 bytes), a step, several steps (slots are 16 to 256 KiB; with 4
+     * steps or more a rank reuses each half of the segment twice) */
     const size_t small_counts[] = {1, 14, 300, 5000};
-    const size_t counts[] = {0, 1, 14, 15, 300, 4096, 5000, 70001};
+    const size_t counts[] = {0, 1, 14, 15, 300, 4096, 5000, 70001, 270001};
     const size_t *c = small ? small_counts : counts;
-    size_t nc = small ? 4 : 8;
+    size_t nc = small ? 4 : 9;
     for (size_t j = 0; j < nc; j++) {
         CHECK(MPI_Barrier(comm) == MPI_SUCCESS);
         bcasts(comm, c[j], s2);
