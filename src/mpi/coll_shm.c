@@ -644,11 +644,66 @@ int tw_coll_shm_scan(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
     return 1;
 }
 
+/* ---- two ranks, up to a line: each gives the other what it needs in its line ----
+ *
+ * One call on the lines (run), after which this rank reads its peer's line for the
+ * call: it stays as it is until this rank begins its next call. */
+
+static const unsigned char *peer_line(const tw_mpi_comm_t *c, const tw_coll_shm_run_t *x) {
+    return tw_coll_shm_line(x, 1 - c->rank, x->k)->data;
+}
+
+static int on_lines(const tw_mpi_comm_t *c, size_t bytes) {
+    return c->size == 2 && bytes <= TW_COLL_LINE_DATA;
+}
+
+/* Gather (root) or allgather (root -1): rank j's block at j * bytes of out. */
+static int line_gather(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t bytes,
+                       int root) {
+    int r = c->rank;
+    tw_coll_shm_run_t x;
+    const unsigned char *own = in ? in : out + (size_t)r * bytes;
+    int rc = run(c, &x, root < 0 ? TW_COLL_SHM_ALLREDUCE : TW_COLL_SHM_REDUCE, root < 0 ? 0 : root,
+                 bytes, own, NULL);
+    if (rc || (root >= 0 && r != root)) return rc;
+    if (bytes) memcpy(out + (size_t)(1 - r) * bytes, peer_line(c, &x), bytes);
+    if (in && bytes) memcpy(out + (size_t)r * bytes, in, bytes);
+    return MPI_SUCCESS;
+}
+
+/* Alltoall (red NULL) or reduce-scatter of 2 blocks of len bytes (count items): each
+ * rank gives the block the other keeps. */
+static int line_exchange(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out,
+                         size_t count, size_t len, const tw_coll_red_t *red) {
+    int r = c->rank;
+    tw_coll_shm_run_t x;
+    const unsigned char *own = in + (size_t)r * len;
+    int rc = run(c, &x, TW_COLL_SHM_ALLREDUCE, 0, len, in + (size_t)(1 - r) * len, NULL);
+    if (rc || !len) return rc;
+    if (!red) {
+        if (own != out + (size_t)r * len) memcpy(out + (size_t)r * len, own, len);
+        memcpy(out + (size_t)(1 - r) * len, peer_line(c, &x), len);
+        return MPI_SUCCESS;
+    }
+    /* rank order: block 0 op block 1. Rank 0's own block may be where out is (in
+     * place), so its result is made aside */
+    if (r) {
+        memmove(out, own, len);
+        return tw_mpi_op_apply(red->op, peer_line(c, &x), out, (MPI_Count)count, red->type);
+    }
+    _Alignas(max_align_t) unsigned char acc[TW_COLL_LINE_DATA];
+    memcpy(acc, peer_line(c, &x), len);
+    rc = tw_mpi_op_apply(red->op, own, acc, (MPI_Count)count, red->type);
+    memcpy(out, acc, len);
+    return rc;
+}
+
 int tw_coll_shm_gather(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int root,
                        int *rc) {
     if (!usable(c, rc)) return 0;
     tw_mpi_coll_tag(c);
-    *rc = seg_gather(c, in, out, bytes, root);
+    *rc = on_lines(c, bytes) ? line_gather(c, in, out, bytes, root)
+                             : seg_gather(c, in, out, bytes, root);
     return 1;
 }
 
@@ -656,7 +711,16 @@ int tw_coll_shm_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t byte
                         int *rc) {
     if (!usable(c, rc)) return 0;
     tw_mpi_coll_tag(c);
-    *rc = seg_scatter(c, in, out, bytes, root);
+    if (!on_lines(c, bytes)) {
+        *rc = seg_scatter(c, in, out, bytes, root);
+        return 1;
+    }
+    /* a bcast of the other rank's block */
+    const unsigned char *all = in;
+    tw_coll_shm_run_t x;
+    *rc = run(c, &x, TW_COLL_SHM_BCAST, root, bytes,
+              c->rank == root ? all + (size_t)(1 - root) * bytes : NULL, out);
+    if (!*rc && c->rank == root && out && bytes) memcpy(out, all + (size_t)root * bytes, bytes);
     return 1;
 }
 
@@ -664,13 +728,15 @@ int tw_coll_shm_reduce_scatter(tw_mpi_comm_t *c, const void *in, void *out, size
                                const tw_coll_red_t *red, int *rc) {
     if (red->item * (size_t)c->size > SLOT(c) || !usable(c, rc)) return 0;
     tw_mpi_coll_tag(c);
-    *rc = seg_exchange(c, in, out, count, red->item, red);
+    *rc = on_lines(c, count * red->item) ? line_exchange(c, in, out, count, count * red->item, red)
+                                         : seg_exchange(c, in, out, count, red->item, red);
     return 1;
 }
 
 int tw_coll_shm_alltoall(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int *rc) {
     if (!usable(c, rc)) return 0;
     tw_mpi_coll_tag(c);
-    *rc = seg_exchange(c, in, out, bytes, 1, NULL);
+    *rc = on_lines(c, bytes) ? line_exchange(c, in, out, bytes, bytes, NULL)
+                             : seg_exchange(c, in, out, bytes, 1, NULL);
     return 1;
 }

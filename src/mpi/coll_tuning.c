@@ -55,17 +55,21 @@ static const tuning_row_t table[] = {
      * on 3, 4, 8 and 16 ranks; shared memory won at every size, by 2 to 10 times */
     {TW_COLL_KIND_SCAN, 2, 2, 0, 56},
     {TW_COLL_KIND_SCAN, 3, MANY, ALL},
+    {TW_COLL_KIND_GATHER, 2, 2, 0, 56},
     {TW_COLL_KIND_GATHER, 3, 4, 0, 256 * K},
     {TW_COLL_KIND_GATHER, 5, 8, 0, 128 * K},
     {TW_COLL_KIND_GATHER, 9, MANY, 192, SIZE_MAX},
+    {TW_COLL_KIND_SCATTER, 2, 2, 0, 56},
     {TW_COLL_KIND_SCATTER, 3, 3, 0, 4 * K},
     {TW_COLL_KIND_SCATTER, 4, 4, 0, 128 * K},
     {TW_COLL_KIND_SCATTER, 5, 8, 0, 4 * K},
     {TW_COLL_KIND_SCATTER, 5, 8, 48 * K, 128 * K},
     {TW_COLL_KIND_SCATTER, 9, MANY, ALL},
+    {TW_COLL_KIND_ALLGATHER, 2, 2, 0, 56},
     {TW_COLL_KIND_ALLGATHER, 3, 3, 0, 128 * K},
     {TW_COLL_KIND_ALLGATHER, 4, 4, 0, 256 * K},
     {TW_COLL_KIND_ALLGATHER, 5, MANY, ALL},
+    {TW_COLL_KIND_REDUCE_SCATTER, 2, 2, 0, 56},
     {TW_COLL_KIND_REDUCE_SCATTER, 3, 3, ALL},
     {TW_COLL_KIND_REDUCE_SCATTER, 4, 4, 0, 128 * K},
     {TW_COLL_KIND_REDUCE_SCATTER, 5, 8, 0, 32 * K},
@@ -76,6 +80,7 @@ static const tuning_row_t table[] = {
      * ranks measured again once slots grew to 256 KiB (fewer steps, each a wait for
      * every rank): shm / messages against Open MPI, 4 ranks 256 KiB 0.54 / 1.43; 8 ranks
      * 64 KiB 0.65 / 1.69, 128 KiB 1.35 / 1.51, 256 KiB 2.31 / 1.56 */
+    {TW_COLL_KIND_ALLTOALL, 2, 2, 0, 56},
     {TW_COLL_KIND_ALLTOALL, 3, 3, 0, 64 * K},
     {TW_COLL_KIND_ALLTOALL, 4, 4, 0, 256 * K},
     {TW_COLL_KIND_ALLTOALL, 5, 8, 0, 128 * K},
