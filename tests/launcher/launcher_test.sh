@@ -29,12 +29,13 @@ fail() {
 now_ms() { date +%s%3N; }
 
 # run ARGS...: runs twrun, recording rc, stdout ($tmp/out), stderr ($tmp/err).
+run_prefix=() # a command twrun runs under (taskset)
 run() {
     local start
     start=$(now_ms)
     rm -f "$PROBE_JOBID_FILE"
     set +e
-    "$twrun" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
+    "${run_prefix[@]}" "$twrun" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null
     rc=$?
     set -e
     elapsed=$(($(now_ms) - start))
@@ -317,6 +318,19 @@ bind)
     while read -r list core; do
         [[ $list == "$allowed" && $core == none ]] || fail "oversubscribed rank bound: $list $core"
     done <"$tmp/out"
+    # twrun itself kept to one CPU (taskset): its ranks share that CPU, bound to nothing
+    # else, however many the machine has
+    if command -v taskset >/dev/null; then
+        first=${allowed%%[,-]*}
+        run_prefix=(taskset -c "$first")
+        run -n 2 --timeout 60 sh -c "$show"
+        run_prefix=()
+        expect_rc 0
+        while read -r list core; do
+            [[ $list == "$first" && $core == none ]] ||
+                fail "a rank of twrun kept to CPU $first may run on '$list' (TW_BOUND_CORE $core)"
+        done <"$tmp/out"
+    fi
     ;;
 mpmd)
     # Two different MPI programs in one MPI_COMM_WORLD: each rank checks its MPI_APPNUM,

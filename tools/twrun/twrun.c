@@ -1093,6 +1093,13 @@ static void load_topology(job_t *job) {
         hwloc_topology_destroy(t);
         return;
     }
+    /* only the CPUs twrun itself may run on (taskset, a batch system's binding): the
+     * ranks share those, and a rank bound outside them would escape the user's choice */
+    hwloc_bitmap_t mine = hwloc_bitmap_alloc();
+    if (mine && hwloc_get_cpubind(t, mine, HWLOC_CPUBIND_PROCESS) == 0 &&
+        !hwloc_bitmap_iszero(mine))
+        (void)hwloc_topology_restrict(t, mine, 0); /* unchanged when it fails */
+    hwloc_bitmap_free(mine);
     int cores = hwloc_get_nbobjs_by_type(t, job->bind_type);
     if (cores <= 0 || job->size > cores) { /* oversubscribed: let the kernel place ranks */
         hwloc_topology_destroy(t);
