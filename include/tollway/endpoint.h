@@ -145,6 +145,9 @@ void tw_ep_relax_until(tw_ep_t *ep, unsigned *spins, int (*ready)(void *ctx), vo
 /* Whether this endpoint's waits may sleep (TW_WAIT=sleep, or auto with more ranks
  * than CPUs on the node): then a peer that writes to it rings its doorbell. */
 int tw_ep_sleeps(const tw_ep_t *ep);
+/* Whether this node's ranks outnumber the CPUs they may run on (TW_WAIT=auto sleeps
+ * then): a peer's core is not free for work handed to it. */
+int tw_ep_crowded(const tw_ep_t *ep);
 /* allowed 0: this endpoint's waits give the core away instead of sleeping (a
  * threaded caller whose wait holds a lock another thread may need); 1: they sleep
  * again, when TW_WAIT lets them. */

@@ -715,6 +715,10 @@ void tw_ep_set_sleep(tw_ep_t *ep, int allowed) {
     if (ep) ep->sleep_off = !allowed;
 }
 
+int tw_ep_crowded(const tw_ep_t *ep) {
+    return ep && ep->job->local_size > ep->job->cores;
+}
+
 int tw_ep_sleeps(const tw_ep_t *ep) {
     return ep && ep->sleep_us != 0;
 }
