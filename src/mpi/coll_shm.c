@@ -52,10 +52,12 @@ _Static_assert((int)TW_COLL_LINE_DATA == (int)TW_COLL_SHM_MAX,
 
 /* A rank's flags in the segment, on a cache line of their own: the last step whose
  * input it published (in), whose reduced part it published (part), and which it
- * has finished reading (done). */
+ * has finished reading (done); and, while its waits may sleep, the flag and rank it
+ * waits for (wants, as wanted() makes it; 0: none), so that a publish wakes only the
+ * ranks waiting for it. */
 typedef struct tw_coll_flags {
-    _Atomic uint64_t in, part, done;
-    unsigned char pad[TW_COLL_LINE - 3 * sizeof(uint64_t)];
+    _Atomic uint64_t in, part, done, wants;
+    unsigned char pad[TW_COLL_LINE - 4 * sizeof(uint64_t)];
 } tw_coll_flags_t;
 _Static_assert(sizeof(tw_coll_flags_t) == TW_COLL_LINE, "a rank's flags are one cache line");
 
@@ -239,21 +241,40 @@ static _Atomic uint64_t *flag(const tw_coll_shm_t *sh, int rank, int which) {
     return which == FLAG_IN ? &f->in : which == FLAG_PART ? &f->part : &f->done;
 }
 
-/* Publishes flag which of this rank as k, and wakes the other members when their
- * waits may sleep (TW_WAIT=sleep): they poll the flag, not their rings. */
+static uint64_t wanted(int which, int rank) {
+    return (uint64_t)(which + 1) << 32 | (uint32_t)rank;
+}
+
+/* Wakes, when waits may sleep (TW_WAIT=sleep), the members waiting for flag which
+ * (or also, if another is not -1, flag another) of this rank: they poll the flags,
+ * not their rings. Waking only those matters once ranks outnumber cores: a rank woken
+ * for nothing costs a time slice (a scatter's every done woke every other rank,
+ * waiting for the root). The fence pairs with the waiter's between its wants and
+ * its last look at the flag before it sleeps: either it sees the flag, or this sees
+ * its wants. */
+static void wake_waiters(tw_mpi_comm_t *c, int which, int another) {
+    if (!c->shm->rings) return;
+    atomic_thread_fence(memory_order_seq_cst);
+    uint64_t one = wanted(which, c->rank), other = another < 0 ? one : wanted(another, c->rank);
+    for (int r = 0; r < c->size; r++) {
+        uint64_t w = atomic_load_explicit(&c->shm->flags[r].wants, memory_order_relaxed);
+        if (r != c->rank && (w == one || w == other))
+            tw_ep_wake(tw_mpi.ep, tw_mpi_world_rank(c, r));
+    }
+}
+
+/* Publishes flag which of this rank as k. */
 static void publish(tw_mpi_comm_t *c, int which, uint64_t k) {
     atomic_store_explicit(flag(c->shm, c->rank, which), k, memory_order_release);
-    if (!c->shm->rings) return;
-    for (int r = 0; r < c->size; r++)
-        if (r != c->rank) tw_ep_wake(tw_mpi.ep, tw_mpi_world_rank(c, r));
+    wake_waiters(c, which, -1);
 }
 
 /* publish of in and done at once, for a rank that only gives in step k (reads
- * nothing of it): one round of wake-ups, not two, each a system call for every
- * sleeping peer when ranks outnumber cores. */
+ * nothing of it): one round of wake-ups, not two. */
 static void publish_given(tw_mpi_comm_t *c, uint64_t k) {
     atomic_store_explicit(flag(c->shm, c->rank, FLAG_IN), k, memory_order_release);
-    publish(c, FLAG_DONE, k);
+    atomic_store_explicit(flag(c->shm, c->rank, FLAG_DONE), k, memory_order_release);
+    wake_waiters(c, FLAG_IN, FLAG_DONE);
 }
 
 /* A wait for flag which of ranks [r, end) but skip to reach k. */
@@ -282,12 +303,16 @@ static int flags_reached(void *arg) {
 static int wait_flags(tw_mpi_comm_t *c, int from, int end, int which, uint64_t k) {
     flag_wait_t w = {c->shm, from, end, c->rank, which, k};
     unsigned spins = 0;
+    _Atomic uint64_t *wants = &c->shm->flags[c->rank].wants;
     while ((void)flags_reached(&w), w.r < w.end) {
         tw_mpi_progress();
         int lost = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
         if (lost >= 0) return tw_mpi_lost_code(lost);
+        /* the rank this wait may sleep for; relax_until returns once w.r moves */
+        if (c->shm->rings) atomic_store(wants, wanted(which, w.r));
         tw_mpi_relax_until(&spins, flags_reached, &w);
     }
+    if (c->shm->rings) atomic_store_explicit(wants, 0, memory_order_relaxed);
     return MPI_SUCCESS;
 }
 
