@@ -193,7 +193,9 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                 .meaning = "MPI messages from this many bytes on, between ranks on "
                                            "one node (over shm), are copied by both sides at once: "
                                            "the receiver gets the first half while the sender puts "
-                                           "the second; 0 turns it off"},
+                                           "the second; 0 turns it off. Off unless set on a "
+                                           "node whose ranks outnumber their CPUs, where the "
+                                           "sender has no core of its own for its half"},
                                NUMBER(rndv_split)},
     [TW_SETTING_CONNECT_TIMEOUT] = {{.name = "TW_CONNECT_TIMEOUT",
                                      .type = TW_SETTING_UNSIGNED,
