@@ -78,15 +78,16 @@ static const tuning_row_t table[] = {
     {TW_COLL_KIND_REDUCE_SCATTER, 5, 8, 192 * K, SIZE_MAX},
     {TW_COLL_KIND_REDUCE_SCATTER, 9, MANY, 0, 16 * K},
     /* alltoall (bytes: one block): collbench against TW_COLL_ALLTOALL=auto, 3 rounds on
-     * 3, 4, 8 and 16 ranks; beyond these sizes the messages' one copy wins. On 4 and 8
-     * ranks measured again once slots grew to 256 KiB (fewer steps, each a wait for
-     * every rank): shm / messages against Open MPI, 4 ranks 256 KiB 0.54 / 1.43; 8 ranks
-     * 64 KiB 0.65 / 1.69, 128 KiB 1.35 / 1.51, 256 KiB 2.31 / 1.56 */
+     * 3, 4, 8 and 16 ranks; beyond these sizes the messages' one copy wins. On 4 to 16
+     * ranks measured again once slots grew to 256 KiB and a crowded node's messages
+     * went all at once (coll.c), shm / messages against Open MPI: 4 ranks 64 KiB
+     * 0.50 / 1.08, 256 KiB 1.23 / 1.44; 8 ranks 64 KiB 0.52 / 0.95, 128 KiB 2.49 / 1.05;
+     * 16 ranks 16 KiB 0.42 / 0.80, 64 KiB 1.47 / 0.85 */
     {TW_COLL_KIND_ALLTOALL, 2, 2, 0, 56},
     {TW_COLL_KIND_ALLTOALL, 3, 3, 0, 64 * K},
     {TW_COLL_KIND_ALLTOALL, 4, 4, 0, 256 * K},
-    {TW_COLL_KIND_ALLTOALL, 5, 8, 0, 128 * K},
-    {TW_COLL_KIND_ALLTOALL, 9, MANY, 0, 64 * K},
+    {TW_COLL_KIND_ALLTOALL, 5, 8, 0, 64 * K},
+    {TW_COLL_KIND_ALLTOALL, 9, MANY, 0, 16 * K},
 };
 
 /* The setting that forces an algorithm of kind, and its value naming shared memory;

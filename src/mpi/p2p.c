@@ -65,7 +65,7 @@ void tw_mpi_p2p_init(void) {
      * a core of its own; on a crowded node it only serialises a root that sends to
      * many (Scatter of 1 MiB on 16 ranks, 2 cores: 1.96x Open MPI's time with splits,
      * 1.09x without) */
-    if (tw_ep_crowded(tw_mpi.ep) && !tw_setting_is_set(TW_SETTING_RNDV_SPLIT)) tw_p2p.split_min = 0;
+    if (tw_mpi.crowded && !tw_setting_is_set(TW_SETTING_RNDV_SPLIT)) tw_p2p.split_min = 0;
     tw_match_init(&tw_p2p.match, UNEXPECTED_BYTES_MAX);
     tw_req_pool_init();
     tw_p2p.pending_to = calloc((size_t)tw_mpi.size, sizeof *tw_p2p.pending_to);

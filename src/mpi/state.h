@@ -17,6 +17,7 @@ typedef struct tw_mpi_state {
     int rank, size;
     int thread_level;      /* provided by MPI_Init_thread */
     pthread_t main_thread; /* the thread that called it */
+    int crowded;           /* this node's ranks outnumber its CPUs (tw_ep_crowded) */
 } tw_mpi_state_t;
 
 extern tw_mpi_state_t tw_mpi;
