@@ -25,69 +25,60 @@ typedef struct tuning_row {
 #define MANY (1 << 30)
 
 /* bench/mpi/coll_tune.sh (collbench, TW_COLL_SHM=shm against TW_COLL_SHM=p2p: the
- * message algorithms auto picks) on 3, 4 and 8 ranks, the median of three
- * interleaved rounds, and on 16 ranks one round, on 2 cores (docs/performance.md).
- * 5 to 8 ranks take the rows measured on 8, 9 and more those measured on 16;
- * on 2 ranks the lines of coll_shm.c serve barrier, and every other collective of
- * up to 56 bytes (a block), as measured when they were made (reduce: 0.10 us against
- * the binomial tree's 0.17, 8 bytes, seven interleaved rounds; scatter 0.42x Open
- * MPI's time, alltoall 0.56x, where messages took 1.24x and 1.13x); the segment, on 2
- * ranks, was measured later against messages, five interleaved rounds at 1, 8, 16,
- * 32 and 64 KiB (and 256 KiB and 1 MiB where it still won at 64 KiB): it takes about
- * half the messages' time up to 8 KiB for every collective (1 KiB: Scatter 0.36x Open
- * MPI against 0.98x, Alltoall 0.49x against 1.06x), and the rows end where messages
- * catch up (docs/performance.md). Scan, exscan and alltoall
- * were measured later the same way on 3, 4, 8 and 16 ranks, three rounds. Sizes
- * between two measured ones go the way of the nearer; a range that won by less than
- * a tenth either way is merged into its neighbours. */
+ * message algorithms auto picks), on 2 cores (docs/performance.md):
+ *   - 4, 8 and 16 ranks: `ROUNDS=2 bench/mpi/coll_tune.sh build 4 8 16`, 8 B to 1 MiB,
+ *     run again once slots had grown to 256 KiB, a publish woke only its waiters and a
+ *     crowded node's messages no longer split (docs/bench/coll-tune-summary.csv).
+ *     5 to 8 ranks take the rows measured on 8, 9 and more those measured on 16;
+ *   - 3 ranks: the first run, three rounds, with the segment as it was then;
+ *   - 2 ranks: the lines of coll_shm.c serve barrier, and every other collective of
+ *     up to 56 bytes (a block), as measured when they were made (reduce: 0.10 us
+ *     against the binomial tree's 0.17, 8 bytes, seven interleaved rounds; scatter
+ *     0.42x Open MPI's time, alltoall 0.56x, where messages took 1.24x and 1.13x); the
+ *     segment was measured later against messages, five interleaved rounds at 1, 8,
+ *     16, 32 and 64 KiB (and 256 KiB and 1 MiB where it still won at 64 KiB): it takes
+ *     about half the messages' time up to 8 KiB for every collective (1 KiB: Scatter
+ *     0.36x Open MPI against 0.98x, Alltoall 0.49x against 1.06x), and the rows end
+ *     where messages catch up.
+ * Sizes between two measured ones go the way of the nearer; a range that won by less
+ * than a tenth either way is merged into its neighbours. */
 static const tuning_row_t table[] = {
     /* in the order of tw_coll_kind_t */
     {TW_COLL_KIND_BARRIER, 2, MANY, ALL},
     {TW_COLL_KIND_BCAST, 2, 2, 0, 16 * K},
     {TW_COLL_KIND_BCAST, 3, 3, 0, 8 * K},
     {TW_COLL_KIND_BCAST, 3, 3, 48 * K, 512 * K},
-    {TW_COLL_KIND_BCAST, 4, 4, 3 * K, SIZE_MAX},
+    {TW_COLL_KIND_BCAST, 4, 4, 3 * K, SIZE_MAX}, /* up to 2 KiB: 1.1 to 1.35x */
     {TW_COLL_KIND_BCAST, 5, MANY, ALL},
     {TW_COLL_KIND_REDUCE, 2, 2, 0, 32 * K},
     {TW_COLL_KIND_REDUCE, 3, 3, 48 * K, 512 * K},
-    {TW_COLL_KIND_REDUCE, 4, 4, 0, 256},
-    {TW_COLL_KIND_REDUCE, 4, 4, 3 * K, SIZE_MAX},
-    {TW_COLL_KIND_REDUCE, 5, 8, 0, 512 * K},
-    {TW_COLL_KIND_REDUCE, 9, MANY, ALL},
+    {TW_COLL_KIND_REDUCE, 4, MANY, ALL}, /* 0.07 to 0.76x */
     {TW_COLL_KIND_ALLREDUCE, 2, 2, 0, 256 * K},
     {TW_COLL_KIND_ALLREDUCE, 3, 3, 256, 256 * K},
-    {TW_COLL_KIND_ALLREDUCE, 4, MANY, ALL},
-    /* scan and exscan: collbench against TW_COLL_SCAN=recursive-doubling, 3 rounds
-     * on 3, 4, 8 and 16 ranks; shared memory won at every size, by 2 to 10 times */
+    {TW_COLL_KIND_ALLREDUCE, 4, 4, 3 * K, SIZE_MAX}, /* up to 2 KiB: 0.9 to 1.4x */
+    {TW_COLL_KIND_ALLREDUCE, 5, MANY, ALL},
+    /* scan and exscan: 0.12 to 0.6x from 4 ranks (on 4 ranks up to 2 KiB 0.9x); on 3
+     * measured against TW_COLL_SCAN=recursive-doubling, 2 to 10 times faster */
     {TW_COLL_KIND_SCAN, 2, 2, 0, 32 * K},
     {TW_COLL_KIND_SCAN, 3, MANY, ALL},
     {TW_COLL_KIND_GATHER, 2, 2, 0, 16 * K},
-    {TW_COLL_KIND_GATHER, 3, 4, 0, 256 * K},
-    {TW_COLL_KIND_GATHER, 5, 8, 0, 128 * K},
-    {TW_COLL_KIND_GATHER, 9, MANY, 192, SIZE_MAX},
+    {TW_COLL_KIND_GATHER, 3, 3, 0, 256 * K},
+    {TW_COLL_KIND_GATHER, 4, MANY, ALL}, /* 0.06 to 0.8x, but for ties at 1.06-1.08 */
+    /* scatter: on 4 ranks messages (shm 1.1 to 1.5x, but 0.85 to 0.96 at 2 to 8 KiB);
+     * on 8 and 16 shm up to 1 KiB (0.2 to 0.6x; 2 and 4 KiB even), messages from 8 KiB
+     * (shm 1.2 to 2x) */
     {TW_COLL_KIND_SCATTER, 2, 2, 0, 32 * K},
-    /* scatter on 4 to 16 ranks measured again once a crowded node's messages no longer
-     * split (p2p.c): collbench against TW_COLL_GATHER=linear, 3 rounds, shm / linear
-     * against Open MPI: 16 KiB 0.42 / 0.46 on 4 ranks, 0.11 / 0.09 on 16; 64 KiB
-     * 1.23 / 0.79 on 4, 0.80 / 0.79 on 8, 0.75 / 0.47 on 16; 1 MiB about even */
     {TW_COLL_KIND_SCATTER, 3, 3, 0, 4 * K},
-    {TW_COLL_KIND_SCATTER, 4, MANY, 0, 16 * K},
+    {TW_COLL_KIND_SCATTER, 5, MANY, 0, 4 * K},
     {TW_COLL_KIND_ALLGATHER, 2, 2, 0, 16 * K},
     {TW_COLL_KIND_ALLGATHER, 3, 3, 0, 128 * K},
-    {TW_COLL_KIND_ALLGATHER, 4, 4, 0, 256 * K},
-    {TW_COLL_KIND_ALLGATHER, 5, MANY, ALL},
-    {TW_COLL_KIND_REDUCE_SCATTER, 2, 2, ALL},
-    {TW_COLL_KIND_REDUCE_SCATTER, 3, 3, ALL},
-    {TW_COLL_KIND_REDUCE_SCATTER, 4, 4, 0, 128 * K},
-    {TW_COLL_KIND_REDUCE_SCATTER, 5, 8, 0, 32 * K},
-    {TW_COLL_KIND_REDUCE_SCATTER, 5, 8, 192 * K, SIZE_MAX},
-    {TW_COLL_KIND_REDUCE_SCATTER, 9, MANY, 0, 16 * K},
-    /* alltoall (bytes: one block): collbench against TW_COLL_ALLTOALL=auto, 3 rounds on
-     * 3, 4, 8 and 16 ranks; beyond these sizes the messages' one copy wins. On 4 to 16
-     * ranks measured again once slots grew to 256 KiB and a crowded node's messages
-     * went all at once (coll.c), shm / messages against Open MPI: 4 ranks 64 KiB
-     * 0.50 / 1.08, 256 KiB 1.23 / 1.44; 8 ranks 64 KiB 0.52 / 0.95, 128 KiB 2.49 / 1.05;
-     * 16 ranks 16 KiB 0.42 / 0.80, 64 KiB 1.47 / 0.85 */
+    {TW_COLL_KIND_ALLGATHER, 4, 4, ALL},         /* 0.24 to 0.98x, up to 128 B even */
+    {TW_COLL_KIND_ALLGATHER, 5, 8, 0, 512 * K},  /* 1 MiB: 1.32x */
+    {TW_COLL_KIND_ALLGATHER, 9, MANY, ALL},      /* 512 KiB and 1 MiB even */
+    {TW_COLL_KIND_REDUCE_SCATTER, 2, MANY, ALL}, /* 0.07 to 0.92x; 16 ranks 512 KiB 1.09 */
+    /* alltoall (bytes: one block): beyond these sizes the messages' one copy wins
+     * (4 ranks 512 KiB 1.38x; 8 ranks 128 KiB 1.03, 512 KiB 1.33; 16 ranks 32 KiB to
+     * 256 KiB 1.4 to 1.8x); on 3 ranks measured against TW_COLL_ALLTOALL=auto */
     {TW_COLL_KIND_ALLTOALL, 2, 2, 0, 16 * K},
     {TW_COLL_KIND_ALLTOALL, 3, 3, 0, 64 * K},
     {TW_COLL_KIND_ALLTOALL, 4, 4, 0, 256 * K},
