@@ -455,33 +455,49 @@ static tw_coll_red_t red_of(MPI_Op op, MPI_Datatype type, const tw_mpi_type_layo
 /* ---- the shared-memory path ---- */
 
 /* A buffer as the shared-memory path sees it: the buffer itself when its type is
- * contiguous, else a packed copy (load: of its contents), unpacked by flat_end. */
+ * contiguous, else a packed copy (load: of its contents), unpacked by flat_end; a
+ * copy of up to FLAT_INLINE bytes in the struct itself, so a small call with a
+ * derived type allocates nothing. */
+enum { FLAT_INLINE = 256 };
 typedef struct flat {
     char *at;
     void *copy, *buf;
     MPI_Count count;
     MPI_Datatype type;
+    _Alignas(max_align_t) unsigned char inline_copy[FLAT_INLINE];
 } flat_t;
 
 static int flat_begin(flat_t *f, const void *buf, MPI_Count count, MPI_Datatype type,
                       const tw_mpi_type_layout_t *l, int load) {
-    *f = (flat_t){NULL, NULL, (void *)(uintptr_t)buf, count, type};
+    f->copy = NULL;
+    f->buf = (void *)(uintptr_t)buf;
+    f->count = count;
+    f->type = type;
     if (l->contiguous) {
         f->at = (char *)(uintptr_t)buf + l->lb;
         return 0;
     }
     size_t bytes = (size_t)count * (size_t)l->size;
-    if (!(f->copy = malloc(bytes ? bytes : 1))) return -1;
+    f->copy = bytes <= FLAT_INLINE ? f->inline_copy : malloc(bytes);
+    if (!f->copy) return -1;
     f->at = f->copy;
     if (load) tw_mpi_type_pack(buf, count, type, f->copy);
     return 0;
+}
+
+/* A buffer not begun: no data (at NULL, which the shared-memory calls read as "none"
+ * or "in place"), nothing to end. Not an initialiser: that would clear the inline copy
+ * on every call. */
+static void flat_none(flat_t *f) {
+    f->at = NULL;
+    f->copy = NULL;
 }
 
 /* unpack: the copy holds a result for the buffer (count items at most: take) */
 static void flat_end(flat_t *f, int unpack, MPI_Count take) {
     if (!f->copy) return; /* contiguous: nothing was copied */
     if (unpack) tw_mpi_type_unpack(f->copy, take, f->type, f->buf);
-    free(f->copy);
+    if (f->copy != f->inline_copy) free(f->copy);
     f->copy = NULL;
 }
 
@@ -596,7 +612,9 @@ static int reduce(const char *call, const void *sendbuf, void *recvbuf, int coun
     if (rc) return rc;
     size_t bytes = (size_t)count * (size_t)l.size;
     if (!nb && !c->inter && count && tw_coll_tuned_shm(TW_COLL_KIND_REDUCE, c->size, bytes)) {
-        flat_t fi = {0}, fo = {0};
+        flat_t fi, fo;
+        flat_none(&fi);
+        flat_none(&fo);
         tw_coll_red_t red = red_of(op, type, &l);
         int bad = am_root && flat_begin(&fo, recvbuf, count, type, &l, in_place);
         if (!bad && !in_place) bad = flat_begin(&fi, sendbuf, count, type, &l, 1);
@@ -641,7 +659,8 @@ static int reduce_everyone(const char *call, everyone_t kind, const void *sendbu
         tw_coll_tuned_shm(kind == ALLREDUCE ? TW_COLL_KIND_ALLREDUCE : TW_COLL_KIND_SCAN, c->size,
                           bytes)) {
         int in_place = sendbuf == MPI_IN_PLACE;
-        flat_t fi = {0}, fo;
+        flat_t fi, fo;
+        flat_none(&fi);
         tw_coll_red_t red = red_of(op, type, &l);
         int bad = flat_begin(&fo, recvbuf, count, type, &l, in_place);
         if (!bad && !in_place) bad = flat_begin(&fi, sendbuf, count, type, &l, 1);
@@ -750,7 +769,8 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
     for (int i = 0; equal && recvcounts && i < p; i++) equal = recvcounts[i] == mine;
     if (!nb && equal && total &&
         tw_coll_tuned_shm(TW_COLL_KIND_REDUCE_SCATTER, p, (size_t)mine * (size_t)l.size)) {
-        flat_t fi, fo = {0};
+        flat_t fi, fo;
+        flat_none(&fo);
         tw_coll_red_t red = red_of(op, type, &l);
         /* in place, the input is all of recvbuf and the result its first block */
         int bad = flat_begin(&fi, in_place ? recvbuf : sendbuf, total, type, &l, 1);
@@ -873,7 +893,9 @@ static int rooted(const char *call, int gather, const void *sendbuf, int sendcou
     size_t b = gather == am_root ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size;
     if (!nb && !c->inter &&
         tw_coll_tuned_shm(gather ? TW_COLL_KIND_GATHER : TW_COLL_KIND_SCATTER, p, b)) {
-        flat_t one = {0}, many = {0};
+        flat_t one, many;
+        flat_none(&one);
+        flat_none(&many);
         int bad = 0, done;
         if (gather) {
             if (am_root)
@@ -981,7 +1003,8 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
     if (rc) return rc;
     size_t b = (size_t)recvcount * rl.size;
     if (!nb && !recvcounts && !c->inter && tw_coll_tuned_shm(TW_COLL_KIND_ALLGATHER, p, b)) {
-        flat_t one = {0}, all;
+        flat_t one, all;
+        flat_none(&one);
         int bad = flat_begin(&all, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl, in_place);
         if (!bad && !in_place) bad = flat_begin(&one, sendbuf, sendcount, sendtype, &sl, 1);
         int done = !bad && tw_coll_shm_gather(c, one.at, all.at, b, -1, &rc);
@@ -1137,7 +1160,8 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
     size_t b = (size_t)recvcount * (size_t)l.size; /* a block, when !vform */
     if (!nb && !vform && !c->inter && recvcount && tw_coll_tuned_shm(TW_COLL_KIND_ALLTOALL, p, b)) {
         tw_mpi_type_layout_t sl;
-        flat_t fi = {0}, fo;
+        flat_t fi, fo;
+        flat_none(&fi);
         MPI_Count all = (MPI_Count)p * recvcount;
         int bad = flat_begin(&fo, recvbuf, all, recvtypes[0], &l, in_place);
         if (!bad && !in_place) {
