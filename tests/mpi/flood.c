@@ -2,12 +2,16 @@
  * sends of 4000 bytes (100 MB) to rank 1, which only probes for a tag nobody sends.
  * Rank 1 must set aside no more than its bound (64 MiB of unexpected data) and hold
  * the rest back in rank 0, whose sends then cannot all be complete; afterwards every
- * message arrives, in order. (A message rank 0 sent after the flood waits behind it:
- * rank 1 could not receive it before the flood's messages.) Needs 2 ranks. */
+ * message arrives, in order. Rank 1 receives only once rank 0 has looked, which it
+ * says through a file: a message rank 0 sent after the flood would wait behind it
+ * (rank 1 could not receive it before the flood's messages), and rank 1 receiving as
+ * soon as it has said it stopped taking messages in let rank 0's sends all complete
+ * before rank 0 looked, now and then. Needs 2 ranks (on one node). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mpi_check.h"
@@ -37,6 +41,12 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size == 2);
+    /* where rank 0 says it has looked: a directory of its own, named before the flood */
+    char gate[64] = "/tmp/tw-flood-XXXXXX";
+    if (rank == 0) CHECK(mkdtemp(gate) != NULL);
+    CHECK(MPI_Bcast(gate, sizeof gate, MPI_CHAR, 0, MPI_COMM_WORLD) == MPI_SUCCESS);
+    char looked[96];
+    snprintf(looked, sizeof looked, "%s/looked", gate);
     if (rank == 0) {
         char *out = malloc((size_t)N * LEN);
         MPI_Request *r = malloc(N * sizeof *r);
@@ -52,6 +62,7 @@ int main(int argc, char **argv) {
         CHECK(MPI_Recv(&done, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
         CHECK(MPI_Testall(N, r, &flag, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
         CHECK(!flag); /* held back: 100 MB cannot have gone into 64 MiB */
+        CHECK(mkdir(looked, 0700) == 0);
         CHECK(MPI_Waitall(N, r, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
         free(out);
         free(r);
@@ -74,6 +85,8 @@ int main(int argc, char **argv) {
         CHECK(grown < GROWN_MAX_MIB);
         int done = 1;
         CHECK(MPI_Send(&done, 1, MPI_INT, 0, 2, MPI_COMM_WORLD) == MPI_SUCCESS);
+        struct stat st;
+        while (stat(looked, &st) != 0) usleep(1000); /* rank 0 has looked */
         char in[LEN];
         for (int i = 0; i < N; i++) {
             CHECK(MPI_Recv(in, LEN, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
@@ -84,6 +97,10 @@ int main(int argc, char **argv) {
         }
     }
     MPI_Finalize();
-    if (rank == 0) printf("flood: the receiver held the sender back and lost nothing\n");
+    if (rank == 0) {
+        rmdir(looked);
+        rmdir(gate);
+        printf("flood: the receiver held the sender back and lost nothing\n");
+    }
     return 0;
 }
