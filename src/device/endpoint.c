@@ -112,13 +112,11 @@ static int open_links(tw_ep_t *ep, char *addr, size_t cap) {
 }
 
 /* TW_WAIT: spin, yield or sleep; auto sleeps when this node's ranks outnumber the
- * CPUs they may run on, where a spinning rank takes the time slice of the rank it
- * waits for. */
+ * CPUs they may run on (tw_ep_crowded), where a spinning rank takes the time slice of
+ * the rank it waits for. */
 static void set_wait(tw_ep_t *ep, const tw_config_t *cfg) {
-    tw_job_t *job = ep->job;
-    int crowded = job->local_size > job->cores;
     tw_wait_mode_t mode = cfg->wait;
-    if (mode == TW_WAIT_AUTO) mode = crowded ? TW_WAIT_SLEEP : TW_WAIT_AUTO;
+    if (mode == TW_WAIT_AUTO) mode = tw_ep_crowded(ep) ? TW_WAIT_SLEEP : TW_WAIT_AUTO;
     ep->idle_spins = mode == TW_WAIT_SPIN   ? UINT_MAX
                      : mode == TW_WAIT_AUTO ? TW_EP_SPINS_BEFORE_YIELD
                                             : 1;
