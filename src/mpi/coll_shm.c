@@ -310,15 +310,18 @@ static int wait_flags(tw_mpi_comm_t *c, int from, int end, int which, uint64_t k
     flag_wait_t w = {c->shm, from, end, c->rank, which, k};
     unsigned spins = 0;
     _Atomic uint64_t *wants = &c->shm->flags[c->rank].wants;
+    uint64_t said = 0; /* what wants holds */
     while ((void)flags_reached(&w), w.r < w.end) {
         tw_mpi_progress();
         int lost = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
         if (lost >= 0) return tw_mpi_lost_code(lost);
-        /* the rank this wait may sleep for; relax_until returns once w.r moves */
-        if (c->shm->rings) atomic_store(wants, wanted(which, w.r));
+        /* the rank this wait may sleep for, said once per rank (a full fence):
+         * relax_until returns once w.r moves */
+        if (c->shm->rings && said != wanted(which, w.r))
+            atomic_store(wants, said = wanted(which, w.r));
         tw_mpi_relax_until(&spins, flags_reached, &w);
     }
-    if (c->shm->rings) atomic_store_explicit(wants, 0, memory_order_relaxed);
+    if (said) atomic_store_explicit(wants, 0, memory_order_relaxed);
     return MPI_SUCCESS;
 }
 
