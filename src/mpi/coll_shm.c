@@ -623,6 +623,23 @@ int tw_coll_shm_bcast(tw_mpi_comm_t *c, void *buf, size_t bytes, int root, int *
     return 1;
 }
 
+static const unsigned char *line_of(const tw_coll_shm_run_t *x, int rank) {
+    return tw_coll_shm_line(x, rank, x->k)->data;
+}
+
+/* Combines count items at offset at of the lines of ranks [0, upto) of call x into
+ * dst, in rank order: line 0's op (line 1's op (... line upto-1's)), MPI's order for
+ * an op that does not commute; every rank that combines the same lines gets the same
+ * bits. */
+static int combine_lines(const tw_coll_shm_run_t *x, int upto, size_t at, unsigned char *dst,
+                         size_t count, const tw_coll_red_t *red) {
+    int rc = MPI_SUCCESS;
+    if (count) memcpy(dst, line_of(x, upto - 1) + at, count * red->item);
+    for (int j = upto - 2; j >= 0 && !rc; j--)
+        rc = tw_mpi_op_apply(red->op, line_of(x, j) + at, dst, (MPI_Count)count, red->type);
+    return rc;
+}
+
 int tw_coll_shm_reduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
                        const tw_coll_red_t *red, int root, int *rc) {
     size_t bytes = count * red->item;
@@ -637,13 +654,7 @@ int tw_coll_shm_reduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count
     int kind = root < 0 ? TW_COLL_SHM_ALLREDUCE : TW_COLL_SHM_REDUCE;
     *rc = run(c, &x, kind, root < 0 ? 0 : root, bytes, in, NULL);
     if (*rc || (root >= 0 && c->rank != root)) return 1; /* a reduce's giver: done */
-    /* every rank combines the same data in the same order, so all get the same
-     * result: rank 0's op (rank 1's op (... rank p-1's)), MPI's order for a
-     * non-commutative op */
-    if (bytes) memcpy(out, tw_coll_shm_line(&x, c->size - 1, x.k)->data, bytes);
-    for (int r = c->size - 2; r >= 0 && !*rc; r--)
-        *rc = tw_mpi_op_apply(red->op, tw_coll_shm_line(&x, r, x.k)->data, out, (MPI_Count)count,
-                              red->type);
+    *rc = combine_lines(&x, c->size, 0, out, count, red);
     return 1;
 }
 
@@ -696,10 +707,6 @@ static int on_lines(size_t bytes) {
     return bytes <= TW_COLL_LINE_DATA;
 }
 
-static const unsigned char *line_of(const tw_coll_shm_run_t *x, int rank) {
-    return tw_coll_shm_line(x, rank, x->k)->data;
-}
-
 /* Gather (root) or allgather (root -1): rank j's block at j * bytes of out. */
 static int line_gather(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t bytes,
                        int root) {
@@ -740,13 +747,7 @@ static int line_exchange(tw_mpi_comm_t *c, const unsigned char *in, unsigned cha
         for (int j = 0; j < p; j++) memcpy(out + (size_t)j * len, line_of(&x, j) + piece, len);
         return MPI_SUCCESS;
     }
-    /* rank order: block r of slot 0's op (slot 1's op (...)) */
-    _Alignas(max_align_t) unsigned char acc[TW_COLL_LINE_DATA];
-    memcpy(acc, line_of(&x, p - 1) + piece, len);
-    for (int j = p - 2; j >= 0 && !rc; j--)
-        rc = tw_mpi_op_apply(red->op, line_of(&x, j) + piece, acc, (MPI_Count)count, red->type);
-    memcpy(out, acc, len);
-    return rc;
+    return combine_lines(&x, p, piece, out, count, red);
 }
 
 int tw_coll_shm_gather(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int root,
