@@ -200,25 +200,11 @@ static void layout_of(const tw_typemap_t *m, tw_mpi_type_layout_t *layout) {
     };
 }
 
-static int layout(dtype_t *(*find)(MPI_Datatype), MPI_Datatype type, tw_mpi_type_layout_t *layout) {
-    if (is_predefined(type)) {
-        const tw_typemap_t *m = basic_map(type);
-        if (!m) return MPI_ERR_NO_MEM;
-        layout_of(m, layout);
-        return MPI_SUCCESS;
-    }
-    dtype_t *d = find(type);
+int tw_mpi_type_derived_layout(MPI_Datatype type, tw_mpi_type_layout_t *layout, int held) {
+    dtype_t *d = held ? held_object_of(type) : object_of(type);
     if (!d || !d->committed) return MPI_ERR_TYPE;
     layout_of(&d->map, layout);
     return MPI_SUCCESS;
-}
-
-int tw_mpi_type_layout(MPI_Datatype type, tw_mpi_type_layout_t *l) {
-    return layout(object_of, type, l);
-}
-
-int tw_mpi_type_layout_held(MPI_Datatype type, tw_mpi_type_layout_t *l) {
-    return layout(held_object_of, type, l); /* a held type still works for its operation */
 }
 
 void tw_mpi_type_pack_range(const void *buf, MPI_Count count, MPI_Datatype type, size_t first,

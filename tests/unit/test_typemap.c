@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "mpi/datatype.h"
 #include "mpi/typemap.h"
 
 static void test_vector_of_doubles_is_one_block(void **state) {
@@ -145,9 +146,95 @@ static void test_overflow_is_refused(void **state) {
     tw_typemap_free(&d);
 }
 
+/* The layout a call reads off a predefined type's handle is the one its map gives:
+ * the same size, bounds and element, and contiguous. */
+static void test_basic_layout_matches_the_map(void **state) {
+    (void)state;
+    static const MPI_Datatype basics[] = {MPI_CHAR,
+                                          MPI_SIGNED_CHAR,
+                                          MPI_UNSIGNED_CHAR,
+                                          MPI_BYTE,
+                                          MPI_WCHAR,
+                                          MPI_SHORT,
+                                          MPI_UNSIGNED_SHORT,
+                                          MPI_INT,
+                                          MPI_UNSIGNED,
+                                          MPI_LONG,
+                                          MPI_UNSIGNED_LONG,
+                                          MPI_LONG_LONG_INT,
+                                          MPI_UNSIGNED_LONG_LONG,
+                                          MPI_FLOAT,
+                                          MPI_DOUBLE,
+                                          MPI_LONG_DOUBLE,
+                                          MPI_C_BOOL,
+                                          MPI_INT8_T,
+                                          MPI_INT16_T,
+                                          MPI_INT32_T,
+                                          MPI_INT64_T,
+                                          MPI_UINT8_T,
+                                          MPI_UINT16_T,
+                                          MPI_UINT32_T,
+                                          MPI_UINT64_T,
+                                          MPI_AINT,
+                                          MPI_COUNT,
+                                          MPI_OFFSET,
+                                          MPI_PACKED,
+                                          MPI_C_FLOAT_COMPLEX,
+                                          MPI_C_DOUBLE_COMPLEX,
+                                          MPI_C_LONG_DOUBLE_COMPLEX,
+                                          MPI_CXX_BOOL,
+                                          MPI_CXX_FLOAT_COMPLEX,
+                                          MPI_CXX_DOUBLE_COMPLEX,
+                                          MPI_CXX_LONG_DOUBLE_COMPLEX,
+                                          MPI_FLOAT_INT,
+                                          MPI_DOUBLE_INT,
+                                          MPI_LONG_INT,
+                                          MPI_2INT,
+                                          MPI_SHORT_INT,
+                                          MPI_LONG_DOUBLE_INT,
+                                          MPI_CHARACTER,
+                                          MPI_LOGICAL,
+                                          MPI_INTEGER,
+                                          MPI_REAL,
+                                          MPI_DOUBLE_PRECISION,
+                                          MPI_COMPLEX,
+                                          MPI_DOUBLE_COMPLEX,
+                                          MPI_INTEGER1,
+                                          MPI_INTEGER2,
+                                          MPI_INTEGER4,
+                                          MPI_INTEGER8,
+                                          MPI_REAL4,
+                                          MPI_REAL8,
+                                          MPI_REAL16,
+                                          MPI_COMPLEX8,
+                                          MPI_COMPLEX16,
+                                          MPI_COMPLEX32,
+                                          MPI_2REAL,
+                                          MPI_2DOUBLE_PRECISION,
+                                          MPI_2INTEGER};
+    for (size_t i = 0; i < sizeof basics / sizeof basics[0]; i++) {
+        MPI_Datatype t = basics[i];
+        tw_typemap_t m;
+        assert_int_equal(tw_typemap_basic(&m, t), MPI_SUCCESS);
+        assert_true(tw_mpi_type_extent(t) > 0);
+        tw_mpi_type_layout_t l = tw_mpi_type_basic_layout(t, tw_mpi_type_extent(t));
+        assert_int_equal(l.size, m.size);
+        assert_int_equal(l.lb, m.lb);
+        assert_int_equal(l.extent, tw_typemap_extent(&m));
+        assert_int_equal(l.true_lb, m.true_lb);
+        assert_int_equal(l.true_extent, m.true_ub - m.true_lb);
+        assert_int_equal(m.nblocks, 1);
+        assert_true(l.contiguous);
+        assert_int_equal(m.blocks[0].len, (size_t)l.extent);
+        assert_int_equal(l.element, m.element);
+        tw_typemap_free(&m);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_vector_of_doubles_is_one_block),
+        cmocka_unit_test(test_basic_layout_matches_the_map),
         cmocka_unit_test(test_ranges_match_the_whole),
         cmocka_unit_test(test_elements_of_partial_streams),
         cmocka_unit_test(test_overflow_is_refused),
