@@ -145,6 +145,18 @@ void tw_coll_tuning_load(void) {
         while (i < n && (int)table[i].kind < k) i++;
         settings.first[k] = (unsigned char)i;
     }
+    for (int k = 0; k < TW_COLL_KINDS; k++) {
+        settings.pair_rows[k] = 0;
+        settings.pair_least[k] = 1; /* no row: no bytes */
+        settings.pair_most[k] = 0;
+    }
+    for (i = 0; i < n; i++) {
+        const tuning_row_t *t = &table[i];
+        if (t->min_ranks > 2 || t->max_ranks < 2) continue;
+        settings.pair_rows[t->kind]++;
+        settings.pair_least[t->kind] = t->least;
+        settings.pair_most[t->kind] = t->most;
+    }
     settings.loaded = 1;
 }
 

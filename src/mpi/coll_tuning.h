@@ -38,6 +38,10 @@ typedef struct tw_coll_tuning {
     int forced[TW_COLL_KINDS]; /* TW_COLL_<NAME>: 0 auto, 1 shm, -1 another algorithm */
     /* the rows of each kind: table[first[k]] up to table[first[k + 1]] */
     unsigned char first[TW_COLL_KINDS + 1];
+    /* on 2 ranks, the most common case, the one range of bytes of each kind's rows
+     * (pair_rows[k] rows cover 2 ranks; when more than one, the rows are read) */
+    unsigned char pair_rows[TW_COLL_KINDS];
+    size_t pair_least[TW_COLL_KINDS], pair_most[TW_COLL_KINDS];
 } tw_coll_tuning_t;
 extern tw_coll_tuning_t tw_coll_tuning;
 void tw_coll_tuning_load(void);
@@ -57,6 +61,8 @@ static inline int tw_coll_tuned_shm(tw_coll_kind_t kind, int ranks, size_t bytes
         tw_coll_tuning_load();
     if (tw_coll_tuning.forced[kind]) return tw_coll_tuning.forced[kind] > 0;
     if (tw_coll_tuning.all != TW_COLL_SHM_AUTO) return tw_coll_tuning.all == TW_COLL_SHM_SHM;
+    if (ranks == 2 && tw_coll_tuning.pair_rows[kind] <= 1)
+        return bytes >= tw_coll_tuning.pair_least[kind] && bytes <= tw_coll_tuning.pair_most[kind];
     return tw_coll_tuned_rows(kind, ranks, bytes);
 }
 
