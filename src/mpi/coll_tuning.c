@@ -157,6 +157,19 @@ void tw_coll_tuning_load(void) {
         settings.pair_least[t->kind] = t->least;
         settings.pair_most[t->kind] = t->most;
     }
+    /* a setting overrides the row, and the copy limit caps it, as on more ranks */
+    for (int k = 0; k < TW_COLL_KINDS; k++) {
+        int shm = settings.forced[k]                ? settings.forced[k] > 0
+                  : settings.all == TW_COLL_SHM_SHM ? 1
+                  : settings.all == TW_COLL_SHM_P2P ? 0
+                                                    : -1; /* -1: the row's */
+        if (shm >= 0) {
+            settings.pair_least[k] = shm ? 0 : 1;
+            settings.pair_most[k] = shm ? SIZE_MAX : 0;
+        }
+        size_t most = k >= TW_COLL_KIND_GATHER ? TW_COLL_SHM_COPY_MOST / 2 : TW_COLL_SHM_COPY_MOST;
+        if (settings.pair_most[k] > most) settings.pair_most[k] = most;
+    }
     settings.loaded = 1;
 }
 

@@ -38,8 +38,9 @@ typedef struct tw_coll_tuning {
     int forced[TW_COLL_KINDS]; /* TW_COLL_<NAME>: 0 auto, 1 shm, -1 another algorithm */
     /* the rows of each kind: table[first[k]] up to table[first[k + 1]] */
     unsigned char first[TW_COLL_KINDS + 1];
-    /* on 2 ranks, the most common case, the one range of bytes of each kind's rows
-     * (pair_rows[k] rows cover 2 ranks; when more than one, the rows are read) */
+    /* on 2 ranks, the most common case, the one range of bytes of each kind that goes
+     * through shared memory, the settings and the copy limit applied (pair_rows[k]
+     * rows cover 2 ranks; when more than one, the answer is worked out every call) */
     unsigned char pair_rows[TW_COLL_KINDS];
     size_t pair_least[TW_COLL_KINDS], pair_most[TW_COLL_KINDS];
 } tw_coll_tuning_t;
@@ -51,18 +52,18 @@ int tw_coll_tuned_rows(tw_coll_kind_t kind, int ranks, size_t bytes);
 /* 1 when a call of kind on ranks ranks moving bytes (the buffer of a bcast or
  * reduction, one rank's block of the others) goes through shared memory. The same
  * answer at every rank: it depends on nothing else, and settings are the job's.
- * Inline: every blocking collective asks, and the smallest take 80 ns. */
+ * Inline: every blocking collective asks, and the smallest take 0.1 us. */
 static inline int tw_coll_tuned_shm(tw_coll_kind_t kind, int ranks, size_t bytes) {
-    /* a non-contiguous buffer goes as a packed copy of it */
-    size_t whole = kind >= TW_COLL_KIND_GATHER ? bytes * (size_t)ranks : bytes;
-    if (whole > TW_COLL_SHM_COPY_MOST) return 0;
     if (__builtin_expect(!tw_coll_tuning.loaded || tw_coll_tuning.writes != tw_mpi_t_choice_writes,
                          0))
         tw_coll_tuning_load();
+    if (ranks == 2 && tw_coll_tuning.pair_rows[kind] <= 1) /* settings and limit folded in */
+        return bytes >= tw_coll_tuning.pair_least[kind] && bytes <= tw_coll_tuning.pair_most[kind];
+    /* a non-contiguous buffer goes as a packed copy of it */
+    size_t whole = kind >= TW_COLL_KIND_GATHER ? bytes * (size_t)ranks : bytes;
+    if (whole > TW_COLL_SHM_COPY_MOST) return 0;
     if (tw_coll_tuning.forced[kind]) return tw_coll_tuning.forced[kind] > 0;
     if (tw_coll_tuning.all != TW_COLL_SHM_AUTO) return tw_coll_tuning.all == TW_COLL_SHM_SHM;
-    if (ranks == 2 && tw_coll_tuning.pair_rows[kind] <= 1)
-        return bytes >= tw_coll_tuning.pair_least[kind] && bytes <= tw_coll_tuning.pair_most[kind];
     return tw_coll_tuned_rows(kind, ranks, bytes);
 }
 

@@ -1,0 +1,51 @@
+/* Instructions of the smallest blocking collectives on MPI_COMM_WORLD, counted by
+ * callgrind: N calls of one of Barrier, an 8-byte Bcast from rank 0, an Allreduce or
+ * a Reduce to rank 0 of one double. The calls are collected alone, after a warm-up of
+ * each, and dumped under the collective's name; coll_instructions.sh takes the wait
+ * out. Run under twrun -n 2 with valgrind --tool=callgrind --collect-atstart=no. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <valgrind/callgrind.h>
+
+static double in = 1, out;
+static void call_barrier(void) {
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+static void call_bcast(void) {
+    MPI_Bcast(&in, 8, MPI_BYTE, 0, MPI_COMM_WORLD);
+}
+static void call_allreduce(void) {
+    MPI_Allreduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+}
+static void call_reduce(void) {
+    MPI_Reduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    int n = argc > 2 ? atoi(argv[2]) : 0;
+    const char *what = argc > 1 ? argv[1] : "";
+    const struct {
+        const char *name;
+        void (*call)(void);
+    } known[] = {{"barrier", call_barrier},
+                 {"bcast", call_bcast},
+                 {"allreduce", call_allreduce},
+                 {"reduce", call_reduce}};
+    void (*call)(void) = NULL;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (!strcmp(what, known[i].name)) call = known[i].call;
+    if (!call || n < 1) {
+        fprintf(stderr, "usage: twrun -n 2 coll_count barrier|bcast|allreduce|reduce N\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    for (int i = 0; i < 100; i++) call(); /* first contact, set-up, code */
+    CALLGRIND_TOGGLE_COLLECT;
+    for (int i = 0; i < n; i++) call();
+    CALLGRIND_TOGGLE_COLLECT;
+    CALLGRIND_DUMP_STATS_AT(what);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Instructions per call of the smallest collectives on 2 ranks (Barrier, Bcast of 8 B,
+# Allreduce and Reduce of a double) outside their wait, counted by callgrind for each
+# build given: every function but the wait loop (coll_shm.c's run) and what it calls
+# while it spins (progress, peek, relax), whose count grows with the time the other
+# rank takes. Counts do not depend on timing, so they compare two builds on a busy
+# machine where a 5 ns difference is lost in the noise; the figure is the mean of the
+# two ranks, and with two builds the last column is second / first.
+# usage: bench/hotpath/coll_instructions.sh BUILD_DIR [BUILD_DIR2]   env: N (default 2000)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+n=${N:-2000}
+command -v valgrind >/dev/null || { echo "coll_instructions: valgrind not found (apt-get install valgrind)" >&2; exit 1; }
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 BUILD_DIR [BUILD_DIR2]" >&2; exit 2; }
+waits='(:run |:tw_mpi_progress |:tw_velo_peek |:tw_ep_relax |:tw_mpi_relax|sched_yield|coll_count.c:main|ld-linux|dl-)'
+
+# count BUILD: prints "collective instructions-per-call" lines
+count() {
+    local build work what
+    build=$(cd "$1" && pwd)
+    work=$(mktemp -d)
+    "$build/bin/mpicc" -std=c11 -O2 -o "$work/coll_count" "$here/coll_count.c"
+    for what in barrier bcast allreduce reduce; do
+        LD_LIBRARY_PATH="$build/lib" "$build/bin/twrun" -n 2 --bind-to none \
+            valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$work/$what.%p" \
+            "$work/coll_count" "$what" "$n" 2>"$work/log" || { cat "$work/log" >&2; exit 1; }
+        for f in "$work/$what".*.1; do
+            callgrind_annotate --inclusive=no --threshold=100 "$f" | sed -n '/file:function/,$p' |
+                grep -Ev "$waits" | awk '/^ *[0-9,]+ / {gsub(",", "", $1); t += $1} END {print t}'
+        done | awk -v w="$what" -v n="$n" '{t += $1; r++} END {printf "%s %.1f\n", w, t / r / n}'
+    done
+    rm -rf "$work"
+}
+
+a=$(count "$1")
+if [ $# -eq 1 ]; then
+    printf '%-12s %12s\n' collective "instr/call"
+    awk '{printf "%-12s %12s\n", $1, $2}' <<<"$a"
+    exit 0
+fi
+b=$(count "$2")
+printf '%-12s %12s %12s %8s\n' collective first second ratio
+join <(sort <<<"$a") <(sort <<<"$b") | awk '{printf "%-12s %12s %12s %8.3f\n", $1, $2, $3, $3 / $2}'
