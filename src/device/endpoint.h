@@ -26,9 +26,13 @@ enum {
      * between the others */
     TW_EP_YIELD_EVERY = 64,
     /* TW_WAIT=sleep, and ranks outnumbering cores: empty polls with a pause between
-     * them, then as many with the core given away, then sleeps on the doorbell */
-    TW_EP_SLEEP_PAUSES = 32,
-    TW_EP_SLEEP_YIELDS = 32,
+     * them, then polls with the core given away, then sleeps on the doorbell. Few
+     * pauses: the rank waited for most often waits for this core (32 pauses were
+     * 3 us of nothing; with 2, 8-byte calls on 4 to 16 ranks of 2 cores take
+     * 0.5-0.8x the time, bench/mpi/ab_coll.sh). As many polls before a sleep as
+     * before: sooner, a reduction of 1 MiB on 4 ranks paid a wake-up a step (1.5x) */
+    TW_EP_SLEEP_PAUSES = 2,
+    TW_EP_SLEEP_YIELDS = 62,
     /* a sleep's bound, in microseconds, when a link must be polled to receive and no
      * progress thread watches it: its packets ring no doorbell */
     TW_EP_SLEEP_POLLED_US = 200,
