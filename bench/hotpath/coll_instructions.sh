@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 n=${N:-2000}
 command -v valgrind >/dev/null || { echo "coll_instructions: valgrind not found (apt-get install valgrind)" >&2; exit 1; }
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 BUILD_DIR [BUILD_DIR2]" >&2; exit 2; }
-waits='(:run |:tw_mpi_progress |:tw_velo_peek |:tw_ep_relax |:tw_mpi_relax|sched_yield|coll_count.c:main|ld-linux|dl-)'
+waits='(:run |:tw_mpi_progress |:tw_velo_peek |:tw_ep_relax |:tw_mpi_relax|sched_yield|/coll_count\]|coll_count.c:|ld-linux|dl-)'
 
 # count BUILD: prints "collective instructions-per-call" lines
 count() {
