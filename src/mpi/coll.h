@@ -103,6 +103,12 @@ int tw_coll_shm_reduce_scatter(tw_mpi_comm_t *c, const void *in, void *out, size
 /* in (may be out): p blocks of bytes, block j for rank j; out: block j from rank j */
 int tw_coll_shm_alltoall(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int *rc);
 
+/* For a blocking collective this rank cannot take part in (no memory for a packed
+ * copy of its buffer) after the others may have begun it: marks c's block so that the
+ * others' waits for this rank end in an error that names it (tw_mpi_gave_up_code)
+ * instead of waiting for ever, and every later call on the block fails. */
+void tw_coll_shm_give_up(tw_mpi_comm_t *c);
+
 /* Frees communicator c's collective shared block (coll_shm.c). */
 void tw_coll_shm_free(tw_mpi_comm_t *c);
 /* Before MPI_Comm_free frees it under MPI_THREAD_MULTIPLE: a barrier by messages, so

@@ -506,6 +506,15 @@ static int shm_end(tw_mpi_comm_t *c, const char *call, int rc) {
     return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
 }
 
+/* A blocking call on the shared-memory path that this rank cannot take part in: no
+ * memory for a packed copy of a buffer. The others may be waiting for it already. */
+static int shm_give_up(tw_mpi_comm_t *c, const char *call) {
+    tw_coll_shm_give_up(c);
+    return tw_mpi_error(c, call, MPI_ERR_NO_MEM,
+                        "no memory for a packed copy of a buffer of a non-contiguous type; the "
+                        "other members' calls fail too");
+}
+
 /* ---- the calls; req NULL: blocking ---- */
 
 /* The root of a rooted call: on an intercommunicator the one passing MPI_ROOT. */
@@ -555,8 +564,7 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype type, int 
     if (!nb && !c->inter && tw_coll_tuned_shm(TW_COLL_KIND_BCAST, c->size, bytes)) {
         int am_root = is_root(c, root);
         flat_t f;
-        if (flat_begin(&f, buf, count, type, &l, am_root))
-            return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        if (flat_begin(&f, buf, count, type, &l, am_root)) return shm_give_up(c, call);
         int done = tw_coll_shm_bcast(c, f.at, bytes, root, &rc);
         flat_end(&f, done && !rc && !am_root, count);
         if (done || rc) return shm_end(c, call, rc);
@@ -622,7 +630,7 @@ static int reduce(const char *call, const void *sendbuf, void *recvbuf, int coun
                                               &red, root, &rc);
         flat_end(&fi, 0, 0);
         flat_end(&fo, done && !rc, count);
-        if (bad) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        if (bad) return shm_give_up(c, call);
         if (done || rc) return shm_end(c, call, rc);
     }
     tw_sched_t stack, *s = begin(c, req, &stack);
@@ -672,7 +680,7 @@ static int reduce_everyone(const char *call, everyone_t kind, const void *sendbu
         flat_end(&fi, 0, 0);
         /* rank 0's exscan result: none, the buffer stays as it was */
         flat_end(&fo, done && !rc && (kind != EXSCAN || c->rank), count);
-        if (bad) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        if (bad) return shm_give_up(c, call);
         if (done || rc) return shm_end(c, call, rc);
     }
     tw_sched_t stack, *s = begin(c, req, &stack);
@@ -779,7 +787,7 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
                                                       (size_t)mine, &red, &rc);
         flat_end(&fi, in_place && done && !rc, mine);
         flat_end(&fo, done && !rc, mine);
-        if (bad) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        if (bad) return shm_give_up(c, call);
         if (done || rc) return shm_end(c, call, rc);
     }
     tw_sched_t stack, *s = begin(c, req, &stack);
@@ -912,7 +920,7 @@ static int rooted(const char *call, int gather, const void *sendbuf, int sendcou
             flat_end(&one, done && !rc, recvcount);
             flat_end(&many, 0, 0);
         }
-        if (bad) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        if (bad) return shm_give_up(c, call);
         if (done || rc) return shm_end(c, call, rc);
     }
     tw_sched_t stack, *s = begin(c, req, &stack);
@@ -1010,7 +1018,7 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
         int done = !bad && tw_coll_shm_gather(c, one.at, all.at, b, -1, &rc);
         flat_end(&all, done && !rc, (MPI_Count)p * recvcount);
         flat_end(&one, 0, 0);
-        if (bad) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        if (bad) return shm_give_up(c, call);
         if (done || rc) return shm_end(c, call, rc);
     }
     tw_sched_t stack, *s = begin(c, req, &stack);
@@ -1171,7 +1179,7 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
         int done = !bad && tw_coll_shm_alltoall(c, in_place ? fo.at : fi.at, fo.at, b, &rc);
         flat_end(&fi, 0, 0);
         flat_end(&fo, done && !rc, all);
-        if (bad) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        if (bad) return shm_give_up(c, call);
         if (done || rc) return shm_end(c, call, rc);
     }
     tw_sched_t stack, *s = begin(c, req, &stack);

@@ -67,9 +67,20 @@ _Static_assert(sizeof(tw_coll_flags_t) == TW_COLL_LINE, "a rank's flags are one 
 
 enum { FLAG_IN, FLAG_PART, FLAG_DONE };
 
+/* The block's state, on a line of its own after the flags: the member that gave a
+ * call up (tw_coll_shm_give_up; its rank + 1, 0: none). The others' waits for it end
+ * in an error, and every later call on the block fails: the members' call counts no
+ * longer agree. */
+typedef struct tw_coll_state {
+    _Atomic uint64_t gave_up;
+    unsigned char pad[TW_COLL_LINE - sizeof(uint64_t)];
+} tw_coll_state_t;
+_Static_assert(sizeof(tw_coll_state_t) == TW_COLL_LINE, "the state is one cache line");
+
 struct tw_coll_shm {
     tw_coll_line_t *lines;  /* 2 per rank */
     tw_coll_flags_t *flags; /* 1 per rank */
+    tw_coll_state_t *state;
     unsigned char *data;    /* 2 halves of size slots (SLOT bytes each) */
     size_t slot;            /* slot_bytes(size) */
     uint64_t seq;           /* line operations so far */
@@ -78,6 +89,21 @@ struct tw_coll_shm {
     unsigned char *scratch; /* a slot's bytes: a non-commutative reduction's part */
     void *block;            /* rank 0: the heap block, freed with the communicator */
 };
+
+/* The error of a call on c's block sh once a member gave a call up (the member's code,
+ * tw_mpi_gave_up_code), or MPI_SUCCESS. */
+static int given_up(const tw_mpi_comm_t *c, const tw_coll_shm_t *sh) {
+    uint64_t who = atomic_load_explicit(&sh->state->gave_up, memory_order_relaxed);
+    return who ? tw_mpi_gave_up_code(tw_mpi_world_rank(c, (int)who - 1)) : MPI_SUCCESS;
+}
+
+/* Whether a wait on c's block must end: the code of a lost member, or of one that gave
+ * a call up; MPI_SUCCESS: wait on. */
+static int stop_waiting(tw_mpi_comm_t *c) {
+    int lost = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
+    if (lost >= 0) return tw_mpi_lost_code(lost);
+    return given_up(c, c->shm);
+}
 
 /* A call on the block as its wait sees it: ring, while this rank's line is still to
  * be published and peers may sleep (TW_WAIT=sleep), whose waits learn of it only
@@ -119,8 +145,8 @@ static int run(tw_mpi_comm_t *c, tw_coll_shm_run_t *x, int kind, int root, size_
     if (!c->shm->rings) { /* a core per rank: nobody sleeps, nobody to wake */
         while (!tw_coll_shm_advance(x, give, take)) {
             tw_mpi_progress();
-            int lost = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
-            if (lost >= 0) return tw_mpi_lost_code(lost);
+            int rc = stop_waiting(c);
+            if (rc) return rc;
             tw_mpi_relax(&spins);
         }
         return MPI_SUCCESS;
@@ -128,8 +154,8 @@ static int run(tw_mpi_comm_t *c, tw_coll_shm_run_t *x, int kind, int root, size_
     shm_wait_t w = {c, x, give, take, 0, 1};
     while ((void)shm_step(&w), !w.done) {
         tw_mpi_progress();
-        int lost = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
-        if (lost >= 0) return tw_mpi_lost_code(lost);
+        int rc = stop_waiting(c);
+        if (rc) return rc;
         tw_mpi_relax_until(&spins, shm_step, &w);
     }
     return MPI_SUCCESS;
@@ -151,7 +177,7 @@ static int set_up(tw_mpi_comm_t *c) {
     c->shm_tried = 1;
     if (c->inter || c->size < 2 || !all_on_node(c)) return MPI_SUCCESS; /* same everywhere */
     size_t lines = (size_t)c->size * 2 * sizeof(tw_coll_line_t);
-    size_t flags = (size_t)c->size * sizeof(tw_coll_flags_t);
+    size_t flags = (size_t)c->size * sizeof(tw_coll_flags_t) + sizeof(tw_coll_state_t);
     size_t slot = slot_bytes(c->size), bytes = lines + flags + (size_t)c->size * 2 * slot;
     tw_coll_shm_t *sh = calloc(1, sizeof *sh);
     if (sh) sh->slot = slot;
@@ -176,6 +202,7 @@ static int set_up(tw_mpi_comm_t *c) {
             tw_heap_local_addr(tw_mpi.ep, tw_mpi_world_rank(c, 0), where[0], where[1], bytes);
     if (sh && sh->lines) {
         sh->flags = (tw_coll_flags_t *)((unsigned char *)sh->lines + lines);
+        sh->state = (tw_coll_state_t *)(sh->flags + c->size);
         sh->data = (unsigned char *)sh->flags + flags;
     }
     /* all[0]: every rank has the block; all[1]: no rank sleeps. TW_WAIT and the CPUs a
@@ -203,7 +230,7 @@ static int set_up(tw_mpi_comm_t *c) {
  * which they join once that call has returned; another thread's exchange is no such
  * sign, so every member first passes a barrier that keeps off the block. */
 void tw_coll_shm_quiesce(tw_mpi_comm_t *c) {
-    if (!c->shm) return;
+    if (!c->shm && !c->shm_given_up) return;
     tw_sched_t s;
     tw_sched_init(&s, c, tw_mpi_coll_tag(c));
     tw_coll_barrier(&s);
@@ -211,20 +238,45 @@ void tw_coll_shm_quiesce(tw_mpi_comm_t *c) {
 }
 
 void tw_coll_shm_free(tw_mpi_comm_t *c) {
-    if (!c->shm) return;
-    if (c->shm->block && tw_mpi.ep) tw_heap_free(tw_mpi.ep, c->shm->block); /* else closed */
-    free(c->shm->scratch);
-    free(c->shm);
-    c->shm = NULL;
+    tw_coll_shm_t *sh = c->shm ? c->shm : c->shm_given_up;
+    if (!sh) return;
+    if (sh->block && tw_mpi.ep) tw_heap_free(tw_mpi.ep, sh->block); /* else closed */
+    free(sh->scratch);
+    free(sh);
+    c->shm = c->shm_given_up = NULL;
 }
 
-/* The communicator's block, set up on first use; NULL: messages. */
-static tw_coll_shm_t *usable(tw_mpi_comm_t *c, int *rc) {
-    *rc = MPI_SUCCESS;
-    if (c->shm) return c->shm;
+/* usable() but for a block set up already: set it up, or say why not. */
+static __attribute__((noinline)) tw_coll_shm_t *set_up_first(tw_mpi_comm_t *c, int *rc) {
+    if (c->shm_given_up) {
+        *rc = given_up(c, c->shm_given_up);
+        return NULL;
+    }
     if (c->shm_tried || c->inter || c->size < 2) return NULL;
     *rc = set_up(c);
     return c->shm;
+}
+
+/* The communicator's block, set up on first use; NULL: messages, or (*rc the code
+ * of given_up) none since this rank gave a call up on it. A member that did not give
+ * up needs no look here: its next wait for the one that did ends in the error. */
+static inline tw_coll_shm_t *usable(tw_mpi_comm_t *c, int *rc) {
+    *rc = MPI_SUCCESS;
+    return c->shm ? c->shm : set_up_first(c, rc);
+}
+
+void tw_coll_shm_give_up(tw_mpi_comm_t *c) {
+    int rc;
+    if (!usable(c, &rc)) return; /* messages, or given up already */
+    tw_coll_shm_t *sh = c->shm;
+    uint64_t none = 0;
+    atomic_compare_exchange_strong(&sh->state->gave_up, &none, (uint64_t)c->rank + 1);
+    for (int r = 0; r < c->size; r++) /* a waiter may sleep on its doorbell */
+        if (r != c->rank) tw_ep_wake(tw_mpi.ep, tw_mpi_world_rank(c, r));
+    /* this rank's count of calls lags the others' now: its own calls must fail, so
+     * they find the block only through shm_given_up */
+    c->shm_given_up = sh;
+    c->shm = NULL;
 }
 
 /* ---- the segment: larger calls, a step at a time ----
@@ -313,8 +365,8 @@ static int wait_flags(tw_mpi_comm_t *c, int from, int end, int which, uint64_t k
     uint64_t said = 0; /* what wants holds */
     while ((void)flags_reached(&w), w.r < w.end) {
         tw_mpi_progress();
-        int lost = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
-        if (lost >= 0) return tw_mpi_lost_code(lost);
+        int rc = stop_waiting(c);
+        if (rc) return rc;
         /* the rank this wait may sleep for, said once per rank (a full fence):
          * relax_until returns once w.r moves */
         if (c->shm->rings && said != wanted(which, w.r))

@@ -26,11 +26,12 @@ typedef struct tw_mpi_comm {
     /* An intercommunicator's own group (rank is a rank in it); unused otherwise. */
     int local_size;
     int *local_world;
-    MPI_Group group, remote_group; /* made on first request (0 until then); held until freed */
-    struct tw_mpi_attr *attrs;     /* cached attributes, in the order they were set */
-    struct tw_coll_shm *shm;       /* the shared block of its collectives (coll_shm.c) */
-    int shm_tried;                 /* its set-up ran (shm NULL: the ranks keep to messages) */
-    unsigned hints;                /* its info hints (info_hints.c) */
+    MPI_Group group, remote_group;    /* made on first request (0 until then); held until freed */
+    struct tw_mpi_attr *attrs;        /* cached attributes, in the order they were set */
+    struct tw_coll_shm *shm;          /* the shared block of its collectives (coll_shm.c) */
+    int shm_tried;                    /* its set-up ran (shm NULL: the ranks keep to messages) */
+    struct tw_coll_shm *shm_given_up; /* shm, once this rank gave a call on it up: calls fail */
+    unsigned hints;                   /* its info hints (info_hints.c) */
     char name[MPI_MAX_OBJECT_NAME];
     struct tw_topo *topo; /* its process topology (topology.c); NULL: none */
 } tw_mpi_comm_t;

@@ -104,7 +104,8 @@ static const char *class_names[] = {
 
 int MPI_Error_class(int errorcode, int *errorclass) {
     if (!errorclass) return MPI_ERR_ARG;
-    if (tw_mpi_lost_class(errorcode, errorclass) || tw_mpi_user_class(errorcode, errorclass))
+    if (tw_mpi_lost_class(errorcode, errorclass) || tw_mpi_gave_up_class(errorcode, errorclass) ||
+        tw_mpi_user_class(errorcode, errorclass))
         return MPI_SUCCESS;
     if (errorcode < 0 || errorcode >= (int)(sizeof class_names / sizeof *class_names) ||
         !class_names[errorcode])
@@ -116,6 +117,7 @@ int MPI_Error_class(int errorcode, int *errorclass) {
 int MPI_Error_string(int errorcode, char *string, int *resultlen) {
     if (!string || !resultlen) return MPI_ERR_ARG;
     if (tw_mpi_lost_string(errorcode, string, resultlen) ||
+        tw_mpi_gave_up_string(errorcode, string, resultlen) ||
         tw_mpi_user_string(errorcode, string, resultlen))
         return MPI_SUCCESS;
     const char *s = errorcode >= 0 && errorcode < (int)(sizeof class_names / sizeof *class_names) &&

@@ -32,6 +32,8 @@
 /* The error code of lost world rank r is CODE_BASE + r: far above the classes, below
  * MPI_ERR_LASTCODE. */
 #define CODE_BASE 0x100000
+/* and that of a collective world rank r gave up is GAVE_UP_BASE + r */
+#define GAVE_UP_BASE 0x200000
 
 int tw_mpi_lost_count;
 static int8_t *cause;    /* per world rank: 0, or TW_ERR_LOST / TW_ERR_RESET */
@@ -51,6 +53,32 @@ int tw_mpi_lost_code(int world) {
 static int code_rank(int code) {
     int r = code - CODE_BASE;
     return code >= CODE_BASE && r < tw_mpi.size && cause && cause[r] ? r : -1;
+}
+
+int tw_mpi_gave_up_code(int world) {
+    return GAVE_UP_BASE + world;
+}
+
+static int gave_up_rank(int code) {
+    return code >= GAVE_UP_BASE && code - GAVE_UP_BASE < tw_mpi.size ? code - GAVE_UP_BASE : -1;
+}
+
+int tw_mpi_gave_up_class(int code, int *errclass) {
+    if (gave_up_rank(code) < 0) return 0;
+    *errclass = MPI_ERR_OTHER;
+    return 1;
+}
+
+int tw_mpi_gave_up_string(int code, char *string, int *resultlen) {
+    int r = gave_up_rank(code);
+    if (r < 0) return 0;
+    *resultlen = snprintf(string, MPI_MAX_ERROR_STRING,
+                          "collective given up: rank %d (of MPI_COMM_WORLD) could not take part "
+                          "in a collective on this communicator (no memory for a packed copy of "
+                          "its buffer); the communicator's shared-memory collectives fail from "
+                          "then on, its messages still go",
+                          r);
+    return 1;
 }
 
 int tw_mpi_lost_class(int code, int *errclass) {

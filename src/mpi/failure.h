@@ -34,6 +34,13 @@ int tw_mpi_comm_lost_member(const tw_mpi_comm_t *c);
 int tw_mpi_lost_class(int code, int *errclass);
 int tw_mpi_lost_string(int code, char *string, int *resultlen);
 
+/* The error code of a collective that world rank world, alive, could not take part
+ * in (no memory for a copy of its buffer, coll_shm.c): of class MPI_ERR_OTHER, its
+ * MPI_Error_string names the rank. The same pair for these codes. */
+int tw_mpi_gave_up_code(int world);
+int tw_mpi_gave_up_class(int code, int *errclass);
+int tw_mpi_gave_up_string(int code, char *string, int *resultlen);
+
 #pragma GCC visibility pop
 
 #endif
