@@ -16,6 +16,8 @@ import re
 import sys
 import tempfile
 
+import tree_check  # tests/: the command line the checkers share
+
 LINK_RE = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 CODE_RE = re.compile(r"`([^`\s]+)`")
 TREE_TOPS = ("src", "tests", "bench", "docs", "include", "tools", "examples", ".ci")
@@ -92,17 +94,8 @@ def self_test():
 
 
 def main(argv):
-    if "--self-test" in argv:
-        return self_test()
-    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    problems = check(root)
-    for p in problems:
-        print(p)
-    if problems:
-        print("doc_links: %d broken reference(s)" % len(problems))
-        return 1
-    print("doc_links: every link and path in README.md and docs/*.md names a file")
-    return 0
+    return tree_check.run(argv, check, self_test, "doc_links", "broken reference(s)",
+                          "every link and path in README.md and docs/*.md names a file")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,8 @@ import re
 import sys
 import tempfile
 
+import tree_check  # tests/: the command line the checkers share
+
 ALLOWED = {
     "mpi": {"mpi", "public", "common"},
     "device": {"device", "link", "runtime", "common", "public"},
@@ -395,17 +397,8 @@ def self_test():
 
 
 def main(argv):
-    if "--self-test" in argv:
-        return self_test()
-    root = argv[1] if len(argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    problems = check(root)
-    for p in problems:
-        print(p)
-    if problems:
-        print("layering: %d violation(s)" % len(problems))
-        return 1
-    print("layering: every include keeps to its layer, no cycles")
-    return 0
+    return tree_check.run(argv, check, self_test, "layering", "violation(s)",
+                          "every include keeps to its layer, no cycles")
 
 
 if __name__ == "__main__":
