@@ -31,6 +31,7 @@
 #include <tollway/settings.h>
 #include <tollway/status.h>
 
+#include "common/deadline.h"
 #include "mpi/comm.h"
 #include "mpi/dynamic.h"
 #include "mpi/error.h"
@@ -75,20 +76,6 @@ int tw_mpi_universe_size(void) {
 
 /* ---- socket I/O with a deadline ---- */
 
-static struct timespec deadline_in(int seconds) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    t.tv_sec += seconds;
-    return t;
-}
-
-static int ms_left(struct timespec t) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    long long ms = (long long)(t.tv_sec - now.tv_sec) * 1000 + (t.tv_nsec - now.tv_nsec) / 1000000;
-    return ms < 0 ? 0 : ms > 1000000000 ? 1000000000 : (int)ms;
-}
-
 /* poll() of one descriptor for up to ms milliseconds; under MPI_THREAD_MULTIPLE in
  * short slices, between which the program's other threads get the library's lock. */
 static int poll_relaxed(struct pollfd *pf, int ms) {
@@ -102,7 +89,7 @@ static int poll_relaxed(struct pollfd *pf, int ms) {
         until.tv_nsec -= 1000000000;
     }
     for (;;) {
-        int left = ms_left(until), rc = poll(pf, 1, left < 2 ? left : 2);
+        int left = tw_ms_until(until), rc = poll(pf, 1, left < 2 ? left : 2);
         if (rc != 0 || left == 0) return rc;
         tw_mpi_thread_yield();
     }
@@ -113,7 +100,7 @@ static int io_all(int fd, void *buf, size_t len, int in, struct timespec until) 
     char *p = buf;
     while (len > 0) {
         struct pollfd pf = {.fd = fd, .events = in ? POLLIN : POLLOUT};
-        int rc = poll_relaxed(&pf, ms_left(until));
+        int rc = poll_relaxed(&pf, tw_ms_until(until));
         if (rc < 0 && errno == EINTR) continue;
         if (rc <= 0) return -1;
         ssize_t n =
@@ -131,7 +118,7 @@ static int fd_all(int fd, void *buf, size_t len, int in, struct timespec until) 
     char *p = buf;
     while (len > 0) {
         struct pollfd pf = {.fd = fd, .events = in ? POLLIN : POLLOUT};
-        int rc = poll_relaxed(&pf, ms_left(until));
+        int rc = poll_relaxed(&pf, tw_ms_until(until));
         if (rc < 0 && errno == EINTR) continue;
         if (rc <= 0) return -1;
         ssize_t n = in ? recv(fd, p, len, 0) : send(fd, p, len, MSG_NOSIGNAL);
@@ -315,7 +302,7 @@ static int recv_group(int fd, hello_t *h, group_t *g, struct timespec until) {
  * (the acceptor first) and the verdict. 0 with *entry and the remote group, or -1. */
 static int meet(int fd, int acceptor, const tw_mpi_comm_t *c, const uint64_t used[WORDS],
                 int *entry, group_t *remote) {
-    struct timespec until = deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
+    struct timespec until = tw_deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
     group_t mine;
     memset(remote, 0, sizeof *remote);
     if (group_of(c, &mine)) return -1;
@@ -460,7 +447,7 @@ static int establish(tw_mpi_comm_t *c, int root, root_fn *fn, void *arg, MPI_Com
         MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->handle);
         if (c->rank == root) {
             struct timespec until =
-                deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
+                tw_deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
             unsigned char me = all ? VERDICT_OK : 0, them = 0;
             if (sock < 0 || io_all(sock, &me, 1, 0, until) || io_all(sock, &them, 1, 1, until) ||
                 them != VERDICT_OK)
@@ -502,7 +489,7 @@ static int accept_root(void *arg, const tw_mpi_comm_t *c, const uint64_t used[WO
         int rc = poll_relaxed(&pf, ACCEPT_POLL_MS);
         if (rc < 0 && errno != EINTR) return MPI_ERR_PORT;
         accept_arg_t *a = arg;
-        if (rc == 0 && a->until && !ms_left(*a->until)) return MPI_ERR_PORT;
+        if (rc == 0 && a->until && !tw_ms_until(*a->until)) return MPI_ERR_PORT;
         if (rc <= 0) continue;
         int fd = accept4(p->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) {
@@ -651,7 +638,7 @@ int MPI_Comm_join(int fd, MPI_Comm *intercomm) {
     char mine[MPI_MAX_PORT_NAME], theirs[MPI_MAX_PORT_NAME];
     int rc = port_open(mine);
     if (rc) return tw_mpi_error(NULL, call, rc, "cannot listen");
-    struct timespec until = deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
+    struct timespec until = tw_deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
     memset(theirs, 0, sizeof theirs);
     if (fd_all(fd, mine, sizeof mine, 0, until) || fd_all(fd, theirs, sizeof theirs, 1, until) ||
         !memchr(theirs, '\0', sizeof theirs) || !strcmp(mine, theirs)) {
@@ -660,7 +647,7 @@ int MPI_Comm_join(int fd, MPI_Comm *intercomm) {
     }
     int c = strcmp(mine, theirs);
     if (c < 0) { /* the other side said it would connect: it has until the deadline */
-        until = deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
+        until = tw_deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
         accept_arg_t arg = {port_find(mine), &until};
         rc = establish(self, 0, accept_root, &arg, intercomm);
     } else {

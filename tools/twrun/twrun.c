@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "build_info.h"
+#include "common/deadline.h"
 #include "options.h"
 #include "output.h"
 #include "pmi_server.h"
@@ -199,23 +200,6 @@ static const char *sig_name(int sig, char *buf, size_t cap) {
     return buf;
 }
 
-static struct timespec now_plus(int seconds) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    t.tv_sec += seconds;
-    return t;
-}
-
-/* Milliseconds until t (at least 0, rounded up). */
-static long ms_until(struct timespec t) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    long long ns = (long long)(t.tv_sec - now.tv_sec) * 1000000000LL + (t.tv_nsec - now.tv_nsec);
-    if (ns <= 0) return 0;
-    long long ms = (ns + 999999) / 1000000;
-    return ms > INT_MAX ? INT_MAX : (long)ms;
-}
-
 static void signal_ranks(job_t *job, int sig) {
     for (int i = 0; i < job->size; i++)
         if (job->ranks[i].alive) kill(job->ranks[i].pid, sig);
@@ -226,7 +210,7 @@ static void end_job(job_t *job, int sig) {
     if (!job->ending) {
         job->ending = 1;
         job->kill_armed = 1;
-        job->kill_at = now_plus(KILL_GRACE);
+        job->kill_at = tw_deadline_in(KILL_GRACE);
     }
     signal_ranks(job, sig);
 }
@@ -1130,9 +1114,9 @@ static void serve(job_t *job, int sfd) {
             pfd[n++] = (struct pollfd){.fd = c->fd, .events = ev};
         }
         long wait_ms = -1;
-        if (job->timeout && !job->ending) wait_ms = ms_until(job->timeout_at);
+        if (job->timeout && !job->ending) wait_ms = tw_ms_until(job->timeout_at);
         if (job->kill_armed) {
-            long k = ms_until(job->kill_at);
+            long k = tw_ms_until(job->kill_at);
             if (wait_ms < 0 || k < wait_ms) wait_ms = k;
         }
         int rc = poll(pfd, (nfds_t)n, (int)wait_ms);
@@ -1148,12 +1132,12 @@ static void serve(job_t *job, int sfd) {
         /* Signals after the sockets, so a rank's last words are read before its exit. */
         read_signals(job, sfd);
         check_barrier(job);
-        if (job->timeout && !job->ending && ms_until(job->timeout_at) == 0) {
+        if (job->timeout && !job->ending && tw_ms_until(job->timeout_at) == 0) {
             fprintf(stderr, "twrun: job exceeded %s %d s; ending it\n", job->timeout_source,
                     job->timeout);
             fail(job, 124);
         }
-        if (job->kill_armed && ms_until(job->kill_at) == 0) {
+        if (job->kill_armed && tw_ms_until(job->kill_at) == 0) {
             job->kill_armed = 0;
             signal_ranks(job, SIGKILL);
         }
@@ -1223,7 +1207,7 @@ int main(int argc, char **argv) {
     twr_options_place(job->opt, job->host);
     raise_fd_limit(job);
     load_topology(job);
-    if (job->timeout) job->timeout_at = now_plus(job->timeout);
+    if (job->timeout) job->timeout_at = tw_deadline_in(job->timeout);
 
     fflush(NULL); /* nothing buffered may be written twice by the ranks */
     start_reaper(job);
