@@ -6,12 +6,22 @@
 #include <limits.h>
 #include <time.h>
 
-/* The monotonic time seconds from now. */
-static inline struct timespec tw_deadline_in(int seconds) {
+/* The monotonic time ms milliseconds from now. */
+static inline struct timespec tw_deadline_in_ms(long long ms) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
-    t.tv_sec += seconds;
+    t.tv_sec += (time_t)(ms / 1000);
+    t.tv_nsec += (long)(ms % 1000) * 1000000;
+    if (t.tv_nsec >= 1000000000) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000;
+    }
     return t;
+}
+
+/* The monotonic time seconds from now. */
+static inline struct timespec tw_deadline_in(int seconds) {
+    return tw_deadline_in_ms(seconds * 1000LL);
 }
 
 /* Milliseconds until t: 0 once t has passed, else rounded up (a poll() that long

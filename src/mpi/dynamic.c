@@ -80,14 +80,7 @@ int tw_mpi_universe_size(void) {
  * short slices, between which the program's other threads get the library's lock. */
 static int poll_relaxed(struct pollfd *pf, int ms) {
     if (!tw_mpi_threads_on) return poll(pf, 1, ms);
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += ms / 1000;
-    until.tv_nsec += (long)(ms % 1000) * 1000000;
-    if (until.tv_nsec >= 1000000000) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000;
-    }
+    struct timespec until = tw_deadline_in_ms(ms);
     for (;;) {
         int left = tw_ms_until(until), rc = poll(pf, 1, left < 2 ? left : 2);
         if (rc != 0 || left == 0) return rc;
