@@ -105,8 +105,9 @@ int tw_coll_shm_alltoall(tw_mpi_comm_t *c, const void *in, void *out, size_t byt
 
 /* For a blocking collective this rank cannot take part in (no memory for a packed
  * copy of its buffer) after the others may have begun it: marks c's block so that the
- * others' waits for this rank end in an error that names it (tw_mpi_gave_up_code)
- * instead of waiting for ever, and every later call on the block fails. */
+ * others' waits end in an error that names this rank (tw_mpi_gave_up_code) instead of
+ * waiting for ever. Its own later calls on the block fail at once; the others' fail
+ * once they wait (a taker of a broadcast from another root may still get its data). */
 void tw_coll_shm_give_up(tw_mpi_comm_t *c);
 
 /* Frees communicator c's collective shared block (coll_shm.c). */

@@ -68,9 +68,9 @@ _Static_assert(sizeof(tw_coll_flags_t) == TW_COLL_LINE, "a rank's flags are one 
 enum { FLAG_IN, FLAG_PART, FLAG_DONE };
 
 /* The block's state, on a line of its own after the flags: the member that gave a
- * call up (tw_coll_shm_give_up; its rank + 1, 0: none). The others' waits for it end
- * in an error, and every later call on the block fails: the members' call counts no
- * longer agree. */
+ * call up (tw_coll_shm_give_up; its rank + 1, 0: none). Every wait on the block from
+ * then on ends in an error (a member still in the call before too): the members'
+ * counts of calls no longer agree. */
 typedef struct tw_coll_state {
     _Atomic uint64_t gave_up;
     unsigned char pad[TW_COLL_LINE - sizeof(uint64_t)];
