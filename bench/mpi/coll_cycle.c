@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
         MPI_Finalize();
         return 2;
     }
-    double in = rank + 1, out = 0, *all = malloc(8 * (size_t)size);
+    double in = rank + 1, out = 0, *all = calloc((size_t)size, 8); /* the scatter's blocks */
     double in_call = 0, in_barrier = 0;
     struct rusage before, after;
     for (long i = -100; i < n; i++) { /* 100 calls of warm-up */
