@@ -93,8 +93,10 @@ struct tw_coll_shm {
 /* The error of a call on c's block sh once a member gave a call up (the member's code,
  * tw_mpi_gave_up_code), or MPI_SUCCESS. */
 static int given_up(const tw_mpi_comm_t *c, const tw_coll_shm_t *sh) {
-    uint64_t who = atomic_load_explicit(&sh->state->gave_up, memory_order_relaxed);
-    return who ? tw_mpi_gave_up_code(tw_mpi_world_rank(c, (int)who - 1)) : MPI_SUCCESS;
+    uint64_t word = atomic_load_explicit(&sh->state->gave_up, memory_order_relaxed);
+    if (!word) return MPI_SUCCESS;
+    int who = tw_coll_shm_gave_up_rank(word, c->size);
+    return who < 0 ? MPI_ERR_OTHER : tw_mpi_gave_up_code(tw_mpi_world_rank(c, who));
 }
 
 /* Whether a wait on c's block must end: the code of a lost member, or of one that gave

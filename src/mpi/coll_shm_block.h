@@ -118,6 +118,13 @@ static inline int tw_coll_shm_advance(tw_coll_shm_run_t *x, const void *give, vo
     }
 }
 
+/* The member a block's gave-up word names (what coll_shm.c's tw_coll_shm_give_up
+ * writes: its rank + 1), or -1 for 0 and for a word that names no rank below size,
+ * which only a peer's stray write leaves: a peer writes it, and it indexes tables. */
+static inline int tw_coll_shm_gave_up_rank(uint64_t word, int size) {
+    return word >= 1 && word <= (uint64_t)size ? (int)word - 1 : -1;
+}
+
 #pragma GCC visibility pop
 
 #endif

@@ -11,7 +11,8 @@
  * call (as a sum here), read from the lines after the call is done, before this rank
  * begins its next one; a barrier, an allreduce and a reduce's root end at a rank only
  * once every rank has begun the call; and the ranks never stop
- * short of the end (no rank waits for good). */
+ * short of the end (no rank waits for good). The first 8 bytes are also read as the
+ * block's gave-up word, which a peer writes: it names a member or none. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -110,7 +111,22 @@ static void step(int r) {
     me->phase = DONE;
 }
 
+/* The block's gave-up word, written by a peer: any value names a member or none. */
+static void check_gave_up_word(const uint8_t *data, size_t size) {
+    uint64_t word = 0;
+    memcpy(&word, data, size < sizeof word ? size : sizeof word);
+    for (int members = 1; members <= 3; members++) {
+        int who = tw_coll_shm_gave_up_rank(word, members);
+        FUZZ_CHECK(who >= -1 && who < members);
+        FUZZ_CHECK(who < 0 || (uint64_t)who + 1 == word); /* the rank it wrote */
+    }
+    FUZZ_CHECK(tw_coll_shm_gave_up_rank(0, 8) == -1 && tw_coll_shm_gave_up_rank(8, 8) == 7 &&
+               tw_coll_shm_gave_up_rank(9, 8) == -1 &&
+               tw_coll_shm_gave_up_rank(UINT64_MAX, 8) == -1);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    check_gave_up_word(data, size);
     if (size < 2) return 0;
     p = 2 + data[0] % 4;
     n = 1 + data[1] % CALLS_MAX;
