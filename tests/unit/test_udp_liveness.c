@@ -129,10 +129,82 @@ static void test_computing_peer_alive_gone_peer_lost(void **state) {
     tw_udp_close(a);
 }
 
-#ifndef TW_NO_FORK_TESTS
-static int peer0_reset(tw_udp_link_t *l) {
+static int peer0_lost(tw_udp_link_t *l) {
     return tw_udp_peer_lost(l, 0) != 0;
 }
+
+/* Only A was told where B is, as when A sends first: B's link learns A's data address
+ * from its first packet, its thread A's liveness address from A's first probe. B
+ * computes (never polls) while A waits with a message unacknowledged: B's thread must
+ * answer the probes of a peer it was never told of, or A declares the living lost. */
+static void test_peer_never_told_of_answers(void **state) {
+    (void)state;
+    struct sockaddr_in a_addr, b_addr;
+    unsigned a_live, b_live;
+    tw_udp_link_t *a = open_live(0, &a_addr, &a_live);
+    tw_udp_link_t *b = open_live(1, &b_addr, &b_live);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(connect_peer(a, 1, &b_addr, b_live), 0);
+
+    assert_int_equal(tw_udp_send(a, 1, "work", 4), TW_OK);
+    assert_false(poll_until(a, 3.0 * TIMEOUT_MS / 1000, peer1_lost, NULL));
+    uint64_t probes, echoes, resets_out, resets_in;
+    tw_udp_liveness_counters(a, &probes, &echoes, &resets_out, &resets_in);
+    assert_true(probes > 0);
+    tw_udp_liveness_counters(b, &probes, &echoes, &resets_out, &resets_in);
+    assert_true(echoes > 0);
+
+    unsigned got = 0;
+    double end = now_s() + HANG_S;
+    while (got == 0 && now_s() < end) {
+        tw_udp_poll(b, count_messages, &got);
+        tw_udp_poll(a, count_messages, NULL);
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(tw_udp_peer_lost(a, 1), 0);
+    assert_int_equal(tw_udp_peer_lost(b, 0), 0);
+    tw_udp_close(b);
+    tw_udp_close(a);
+}
+
+/* Only A was told where B is; A sends once, then computes (never polls) while B waits
+ * for more. A's introduction taught B where A's liveness socket is, so B probes A —
+ * and A's thread answers: no verdict over three timeouts. Once A is gone, B, which
+ * was never told of A, still declares it lost instead of waiting for ever. */
+static void test_peer_that_spoke_first_is_watched(void **state) {
+    (void)state;
+    struct sockaddr_in a_addr, b_addr;
+    unsigned a_live, b_live;
+    tw_udp_link_t *a = open_live(0, &a_addr, &a_live);
+    tw_udp_link_t *b = open_live(1, &b_addr, &b_live);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(connect_peer(a, 1, &b_addr, b_live), 0);
+    assert_int_equal(tw_udp_send(a, 1, "once", 4), TW_OK);
+    unsigned got = 0;
+    double end = now_s() + HANG_S;
+    while ((got == 0 || tw_udp_in_flight(a, 1)) && now_s() < end) {
+        tw_udp_poll(b, count_messages, &got);
+        tw_udp_poll(a, count_messages, NULL);
+    }
+    assert_int_equal(got, 1);
+    assert_int_equal(tw_udp_in_flight(a, 1), 0);
+
+    assert_false(poll_until(b, 3.0 * TIMEOUT_MS / 1000, peer0_lost, NULL));
+    uint64_t probes, echoes, resets_out, resets_in;
+    tw_udp_liveness_counters(b, &probes, &echoes, &resets_out, &resets_in);
+    assert_true(probes > 0); /* it knew where to ask */
+    tw_udp_liveness_counters(a, &probes, &echoes, &resets_out, &resets_in);
+    assert_true(echoes > 0);
+
+    tw_udp_close(a);
+    assert_true(poll_until(b, HANG_S, peer0_lost, NULL));
+    assert_int_equal(tw_udp_peer_lost(b, 0), TW_ERR_LOST);
+    tw_udp_close(b);
+}
+
+#ifndef TW_NO_FORK_TESTS
 
 /* The child: its own link, its addresses to the parent, then a message every 50 ms
  * until the parent is lost to it. Exit status: 0 when that was a reset, 2 when it was
@@ -146,7 +218,7 @@ static void child(int to_parent, const struct sockaddr_in *parent, unsigned pare
         write(to_parent, &live, sizeof live) != sizeof live)
         _exit(3);
     double end = now_s() + HANG_S, next = 0;
-    while (!peer0_reset(l) && now_s() < end) {
+    while (!peer0_lost(l) && now_s() < end) {
         if (now_s() >= next) {
             tw_udp_send(l, 0, "tick", 4);
             next = now_s() + 0.05;
@@ -231,6 +303,8 @@ static void test_stopped_peer_with_data_outstanding_reset_when_back(void **state
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_computing_peer_alive_gone_peer_lost),
+        cmocka_unit_test(test_peer_never_told_of_answers),
+        cmocka_unit_test(test_peer_that_spoke_first_is_watched),
 #ifndef TW_NO_FORK_TESTS
         cmocka_unit_test(test_stopped_peer_lost_and_reset_when_back),
         cmocka_unit_test(test_stopped_peer_with_data_outstanding_reset_when_back),

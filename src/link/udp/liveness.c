@@ -46,22 +46,57 @@ void tw_udp_control_packet(void *pkt, const tw_siphash_key_t *key, uint32_t self
     tw_udp_encode(pkt, &h, NULL, key);
 }
 
-static void send_control(tw_udp_liveness_t *lv, uint32_t peer, uint16_t flag) {
+static uint64_t pack_where(const struct sockaddr_in *a, uint64_t flags) {
+    return TW_UDP_LIVE_KNOWN | flags | (uint64_t)a->sin_addr.s_addr << TW_UDP_LIVE_ADDR_SHIFT |
+           a->sin_port;
+}
+
+static struct sockaddr_in unpack_where(uint64_t where) {
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    a.sin_addr.s_addr = (uint32_t)(where >> TW_UDP_LIVE_ADDR_SHIFT);
+    a.sin_port = (uint16_t)where;
+    return a;
+}
+
+static void send_to(tw_udp_liveness_t *lv, uint32_t peer, uint16_t flag,
+                    const struct sockaddr_in *to) {
     unsigned char pkt[TW_UDP_HDR_SIZE];
     tw_udp_control_packet(pkt, &lv->key, lv->self, peer, flag);
-    const struct sockaddr_in *to = &lv->peers[peer].addr;
     /* a full socket buffer loses it, as a network would: the next round sends again */
     (void)sendto(lv->fd, pkt, sizeof pkt, MSG_DONTWAIT, (const struct sockaddr *)to, sizeof *to);
 }
 
-static int same_address(const struct sockaddr_in *a, const struct sockaddr_in *b) {
-    return a->sin_addr.s_addr == b->sin_addr.s_addr && a->sin_port == b->sin_port;
+static void send_control(tw_udp_liveness_t *lv, uint32_t peer, uint16_t flag) {
+    struct sockaddr_in to =
+        unpack_where(atomic_load_explicit(&lv->peers[peer].where, memory_order_acquire));
+    send_to(lv, peer, flag, &to);
 }
 
 static void give_verdict(tw_udp_liveness_t *lv, tw_udp_live_peer_t *p, int cause) {
     int none = 0;
     if (atomic_compare_exchange_strong(&p->verdict, &none, cause))
         atomic_fetch_add_explicit(&lv->verdicts, 1, memory_order_release);
+}
+
+/* The peer a control packet from from comes from: where it lives as far as known, or,
+ * for a peer not known yet, where its first authenticated probe came from (learnt, as
+ * the link learns a data address from a first packet: only the job's processes seal
+ * packets). NULL for anything else: an echo or reset from a peer never probed, a
+ * packet from another address than the one known (a copy replayed from elsewhere). */
+static tw_udp_live_peer_t *sender(tw_udp_liveness_t *lv, const tw_udp_hdr_t *h,
+                                  const struct sockaddr_in *from) {
+    tw_udp_live_peer_t *p = &lv->peers[h->src];
+    uint64_t where = atomic_load_explicit(&p->where, memory_order_acquire);
+    if (!where) {
+        if (h->flags != TW_UDP_PROBE) return NULL;
+        uint64_t learnt = pack_where(from, 0);
+        if (atomic_compare_exchange_strong(&p->where, &where, learnt)) return p;
+        /* the owner published it meanwhile: that one holds */
+    }
+    struct sockaddr_in known = unpack_where(where);
+    return known.sin_addr.s_addr == from->sin_addr.s_addr && known.sin_port == from->sin_port
+               ? p
+               : NULL;
 }
 
 /* What came to the socket: probes answered, echoes and resets taken, anything else
@@ -75,15 +110,10 @@ static void receive(tw_udp_liveness_t *lv, uint64_t now) {
             recvfrom(lv->fd, pkt, sizeof pkt, MSG_DONTWAIT, (struct sockaddr *)&from, &from_len);
         if (n < 0) return;
         tw_udp_hdr_t h;
+        tw_udp_live_peer_t *p = NULL;
         if (tw_udp_decode(pkt, (size_t)n, &lv->key, lv->self, &h) != TW_UDP_OK ||
             !(h.flags & TW_UDP_CONTROL) || h.src >= lv->npeers || h.src == lv->self ||
-            from_len != sizeof from) {
-            count(&lv->dropped);
-            continue;
-        }
-        tw_udp_live_peer_t *p = &lv->peers[h.src];
-        if (!atomic_load_explicit(&p->known, memory_order_acquire) ||
-            !same_address(&from, &p->addr)) {
+            from_len != sizeof from || from.sin_family != AF_INET || !(p = sender(lv, &h, &from))) {
             count(&lv->dropped);
             continue;
         }
@@ -109,33 +139,45 @@ static void receive(tw_udp_liveness_t *lv, uint64_t now) {
     }
 }
 
-/* Probes the peers silent for an interval while the owner waits, and gives its verdict
- * on those that stayed silent, probed, for the whole timeout. */
+static void probe(tw_udp_liveness_t *lv, uint32_t id, uint64_t now) {
+    tw_udp_live_peer_t *p = &lv->peers[id];
+    if (now - p->probe_ns < lv->interval_ns) return;
+    send_control(lv, id, TW_UDP_PROBE);
+    count(&lv->probes_sent);
+    p->probe_ns = now;
+}
+
+/* Introduces this side to the peers it was told of that have not answered yet; probes
+ * the peers silent for an interval while the owner waits or has data in flight to
+ * them, and gives its verdict on those that stayed silent, probed, for the whole
+ * timeout. */
 static void check(tw_udp_liveness_t *lv, uint64_t now) {
     uint64_t polled = atomic_load_explicit(&lv->polled_ns, relaxed);
     int waiting = polled && now - polled <= 2 * lv->interval_ns;
     for (uint32_t id = 0; id < lv->npeers; id++) {
         tw_udp_live_peer_t *p = &lv->peers[id];
-        if (!atomic_load_explicit(&p->watched, relaxed) ||
-            !atomic_load_explicit(&p->known, memory_order_acquire) ||
-            atomic_load_explicit(&p->lost, relaxed) || atomic_load_explicit(&p->verdict, relaxed)) {
+        uint64_t where = atomic_load_explicit(&p->where, memory_order_acquire);
+        if (!where || atomic_load_explicit(&p->lost, relaxed) ||
+            atomic_load_explicit(&p->verdict, relaxed)) {
+            p->probing_since = 0;
+            continue;
+        }
+        uint64_t echo = atomic_load_explicit(&p->echo_ns, relaxed);
+        if (!echo && (where & TW_UDP_LIVE_PUBLISHED)) probe(lv, id, now); /* introduction */
+        if (!atomic_load_explicit(&p->watched, relaxed)) {
             p->probing_since = 0;
             continue;
         }
         uint64_t heard = atomic_load_explicit(&p->heard_ns, relaxed);
-        uint64_t echo = atomic_load_explicit(&p->echo_ns, relaxed);
         if (echo > heard) heard = echo;
         uint64_t silent = now > heard ? now - heard : 0;
-        if (silent < lv->interval_ns || !waiting) {
-            p->probing_since = 0; /* it spoke, or nobody waits: the count starts again */
+        if (silent < lv->interval_ns ||
+            (!waiting && !atomic_load_explicit(&p->in_flight, relaxed))) {
+            p->probing_since = 0; /* it spoke, or nobody waits on it: the count starts again */
             continue;
         }
         if (!p->probing_since) p->probing_since = now;
-        if (now - p->probe_ns >= lv->interval_ns) {
-            send_control(lv, id, TW_UDP_PROBE);
-            count(&lv->probes_sent);
-            p->probe_ns = now;
-        }
+        probe(lv, id, now);
         if (silent >= lv->timeout_ns && now - p->probing_since >= lv->timeout_ns)
             give_verdict(lv, p, TW_ERR_LOST);
     }
@@ -209,10 +251,9 @@ void tw_udp_liveness_close(tw_udp_liveness_t *lv) {
 
 void tw_udp_liveness_set_peer(tw_udp_liveness_t *lv, uint32_t peer,
                               const struct sockaddr_in *addr) {
-    if (peer >= lv->npeers || atomic_load_explicit(&lv->peers[peer].known, memory_order_acquire))
-        return; /* the thread may read it from now on: it does not change */
-    lv->peers[peer].addr = *addr;
-    atomic_store_explicit(&lv->peers[peer].known, 1, memory_order_release);
+    if (peer >= lv->npeers) return;
+    atomic_store_explicit(&lv->peers[peer].where, pack_where(addr, TW_UDP_LIVE_PUBLISHED),
+                          memory_order_release);
 }
 
 tw_udp_live_peer_t *tw_udp_liveness_peers(tw_udp_liveness_t *lv) {

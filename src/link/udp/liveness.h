@@ -2,12 +2,20 @@
  *
  * A link hears from a peer while they exchange data. A rank that only waits — for a
  * message, in a collective — sends nothing, and a peer that stopped (killed, stopped,
- * cut off) would leave it waiting forever. So, while the link's owner polls (it waits
- * on something), the thread probes every peer it has talked to that has been silent
- * for a probe interval; the peer's own thread answers with an echo. A peer that
- * answers neither data nor probes for the link's timeout, probed all along, is
- * declared lost. The answering is done by a thread, not by the owner's polls, so a
- * peer that computes for minutes without calling the library is alive, not lost.
+ * cut off) would leave it waiting forever. So the thread probes every peer the link has
+ * talked to that has been silent for a probe interval, while the link's owner polls
+ * (it waits on something) or has data in flight to that peer; the peer's own thread
+ * answers with an echo. A peer that answers neither data nor probes for the link's
+ * timeout, probed all along, is declared lost: the only evidence taken. The answering
+ * is done by a thread from the moment the link is open, not by the owner's polls, so
+ * a peer that computes for minutes without calling the library is alive, not lost.
+ *
+ * Every peer answers every peer of the job, known or not: a link that was told where a
+ * peer's liveness socket is (the exchanged address) introduces itself with probes
+ * until the first echo, and a thread learns where a peer it was not told of lives from
+ * that peer's first authenticated probe (as the link learns a data address from a
+ * first packet). So both sides of any pair that exchanged data can probe each other,
+ * whichever side spoke first.
  *
  * A peer that was declared lost and speaks again (it was stopped, or cut off, and
  * comes back) is answered with a reset (TW_UDP_RST), by the thread to its probes and
@@ -16,11 +24,11 @@
  *
  * The probe interval is a tenth of the timeout, between 20 ms and 1 s; a silent peer
  * is declared lost between the timeout and the timeout plus one interval after its
- * last packet, counted from when the owner began to wait.
+ * last packet, counted from when probing began.
  *
  * Shared with the link's owner, which drives the link: per peer, atomics only (the
- * owner publishes what it heard and what it declared; the thread publishes its
- * verdicts and counts them). */
+ * owner publishes what it heard, what it has in flight and what it declared; the
+ * thread publishes its verdicts and counts them). */
 #ifndef TW_LINK_UDP_LIVENESS_H
 #define TW_LINK_UDP_LIVENESS_H
 
@@ -30,10 +38,18 @@
 
 #include "link/udp/udp_wire.h"
 
+/* Where a peer's liveness socket is, in one word so that the owner may publish it while
+ * the thread reads it: 0 while unknown, else TW_UDP_LIVE_KNOWN, TW_UDP_LIVE_PUBLISHED
+ * when it came from the exchanged address (learnt from a probe otherwise), the IPv4
+ * address and the port, both in network order. */
+enum { TW_UDP_LIVE_ADDR_SHIFT = 16 };
+#define TW_UDP_LIVE_KNOWN     (1ull << 63)
+#define TW_UDP_LIVE_PUBLISHED (1ull << 62)
+
 typedef struct tw_udp_live_peer {
-    struct sockaddr_in addr; /* its liveness socket, valid once known is set */
-    _Atomic int known;
+    _Atomic uint64_t where;    /* its liveness socket (above) */
     _Atomic int watched;       /* the link has talked to it, and it has not closed */
+    _Atomic int in_flight;     /* the link has data to it not yet acknowledged */
     _Atomic int lost;          /* the link's verdict (0, or the cause): answered by resets */
     _Atomic int verdict;       /* the thread's: 0, TW_ERR_LOST or TW_ERR_RESET */
     _Atomic uint64_t heard_ns; /* the last packet of data the link took from it */
@@ -49,7 +65,8 @@ tw_udp_liveness_t *tw_udp_liveness_open(const tw_siphash_key_t *key, uint32_t se
                                         unsigned timeout_ms, struct sockaddr_in *addr);
 void tw_udp_liveness_close(tw_udp_liveness_t *lv);
 
-/* Where peer's liveness socket is. */
+/* Where peer's liveness socket is, as the job's exchange says: it replaces what a
+ * probe taught, and the thread introduces this side to it. */
 void tw_udp_liveness_set_peer(tw_udp_liveness_t *lv, uint32_t peer, const struct sockaddr_in *addr);
 /* The peers' shared entries (an array of peers). */
 tw_udp_live_peer_t *tw_udp_liveness_peers(tw_udp_liveness_t *lv);

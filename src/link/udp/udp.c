@@ -529,6 +529,8 @@ static void mark_busy(tw_udp_link_t *l, uint32_t id) {
     p->busy = 1;
     l->busy[l->nbusy++] = id;
     if (!p->watched) watch(l, p, id);
+    if (l->live_peers) /* probed while it stays unacknowledged, whether we wait or not */
+        atomic_store_explicit(&l->live_peers[id].in_flight, 1, memory_order_relaxed);
     p->timer_ns = p->progress_ns = l->now_ns;
     p->backoff = 0;
 }
@@ -1076,16 +1078,16 @@ static void retransmit(tw_udp_link_t *l) {
         if (p->una == p->next_seq || p->lost || p->fin) { /* all acknowledged, or given up */
             p->busy = 0;
             l->busy[k] = l->busy[--l->nbusy];
+            if (l->live_peers)
+                atomic_store_explicit(&l->live_peers[id].in_flight, 0, memory_order_relaxed);
             continue;
         }
         k++;
+        /* With liveness, its thread gives the verdict: a peer that answers probes is
+         * alive, however long its acknowledgements wait (it computes, or its host is
+         * busy). Without, unacknowledged data is the only evidence. */
         uint64_t alive = p->progress_ns > p->heard_ns ? p->progress_ns : p->heard_ns;
-        if (l->live_peers) { /* a peer that answers probes is alive, if slow */
-            uint64_t echo = atomic_load_explicit(&l->live_peers[id].echo_ns, memory_order_relaxed);
-            if (echo > alive) alive = echo;
-        }
-        /* (the thread's clock may have read later than ours) */
-        if (alive < l->now_ns && l->now_ns - alive > timeout_ns) {
+        if (!l->live_peers && l->now_ns - alive > timeout_ns) {
             mark_lost(l, id, TW_ERR_LOST);
             continue;
         }
