@@ -56,17 +56,26 @@ setup() {
         # debug information names the sources, as it should (a Debug build); the rest may not
         objcopy --strip-debug "$f"
     done < <(find "$root/scan" -type f -exec sh -c 'head -c4 "$1" | grep -q ELF' _ {} \; -print)
-    # ... and nothing installed names the build or the source tree, nor where it is
+    # ... and nothing installed names the build or the source tree, nor where it is, but
+    # the record of where it was installed (twinfo's, below)
+    record=$(find "$root/scan" -path '*/tollway/installed-prefix')
+    [ -n "$record" ] || fail "cmake --install installed no record of its prefix (tollway/installed-prefix)"
+    [ "$(cat "$record")" = "$staged" ] || fail "$record says $(cat "$record"), not $staged"
+    rm "$record"
     if grep -rlF -e "$build" -e "$src" -e "$staged" "$root/scan" >"$root/named"; then
         fail "installed files name the build tree, source tree or prefix ($build, $src, $staged): $(cat "$root/named")"
     fi
     rm -rf "$root/scan"
+
+    # twinfo says where it is installed: where --prefix put it, not the configured prefix
+    twinfo_paths "$staged/bin/twinfo" install "$staged" "$staged"
 
     # the prefix moves, and the build tree's paths are nowhere in it
     mkdir "$root/moved"
     mv "$staged" "$root/moved/tollway"
     p=$root/moved/tollway
     "$p/bin/twinfo" >"$root/twinfo.log" 2>&1 || { cat "$root/twinfo.log"; fail "the moved twinfo"; }
+    twinfo_paths "$p/bin/twinfo" "install, moved since it was installed" "$p" "$staged"
     [ "$("$p/bin/mpicc" -showme:incdirs)" = "$p/include" ] ||
         fail "the moved mpicc's include directory is $("$p/bin/mpicc" -showme:incdirs), not $p/include"
     echo "install.sh: installed to $staged, moved to $p"
