@@ -10,7 +10,8 @@
 #       cmake_findmpi     CMake's find_package(MPI) told only -DMPI_C_COMPILER
 #       cmake_package     find_package(Tollway) with -DCMAKE_PREFIX_PATH
 #       autotools         ./configure CC=mpicc of an autoconf project
-#       meson_cc          meson with CC=mpicc
+#       meson_cc          meson with CC=mpicc, alone and with dependency('mpi') or
+#                         dependency('tollway-mpi') found through PKG_CONFIG_PATH
 #       meson_dependency  meson's dependency('mpi'), found by pkg-config and by mpicc
 #   install.sh cleanup STATE    remove the prefix
 # Every program built must load the moved prefix's library and print what only
@@ -180,6 +181,10 @@ autotools() {
     is_tollway "$P" hello_mpi libmpi.so.0 "$mpi_says"
 }
 
+# CC=mpicc alone; and with a dependency asked for as well: dependency('mpi') and
+# dependency('tollway-mpi') with the prefix's pkgconfig directory in PKG_CONFIG_PATH
+# (without it, where Open MPI's ompi-c.pc is installed, dependency('mpi') links Open
+# MPI's library under Tollway's mpi.h: README's quick start says so).
 meson_cc() {
     need meson meson
     need ninja ninja-build
@@ -187,6 +192,18 @@ meson_cc() {
     CC=$P/bin/mpicc run_logged setup.log meson setup b proj
     run_logged build.log meson compile -C b
     is_tollway "$P" b/hello_mpi libmpi.so.0 "$mpi_says"
+    need pkg-config pkg-config
+    cp -r "$projects/meson_dependency" proj-dep
+    cp "$projects/hello_mpi.c" proj-dep/
+    cp "$projects/hello_mpi.c" proj-dep/hello_mpi.cc
+    local name
+    for name in mpi tollway-mpi; do
+        CC=$P/bin/mpicc CXX=$P/bin/mpicxx PKG_CONFIG_PATH=$("$P/bin/mpicc" -showme:libdirs)/pkgconfig \
+            run_logged "setup-$name.log" meson setup "b-$name" proj-dep -Dmpi_name=$name
+        run_logged "build-$name.log" meson compile -C "b-$name"
+        is_tollway "$P" "b-$name/hello_mpi" libmpi.so.0 "$mpi_says"
+        is_tollway "$P" "b-$name/hello_mpi_cxx" libmpi.so.0 "$mpi_says"
+    done
 }
 
 # dependency('mpi') for C and C++: meson 1.0 asks pkg-config for ompi-c (ompi-cxx)
