@@ -15,6 +15,7 @@
 #include "mpi/errhandler.h"
 #include "mpi/error.h"
 #include "mpi/failure.h"
+#include "mpi/fatal_signal.h"
 #include "mpi/info.h"
 #include "mpi/p2p.h"
 #include "mpi/schedule.h"
@@ -140,6 +141,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     }
     tw_mpi.rank = tw_ep_rank(tw_mpi.ep);
     tw_mpi.size = tw_ep_size(tw_mpi.ep);
+    tw_mpi_fatal_signals_init();
     if (tw_mpi_comm_init()) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
     tw_mpi.crowded = tw_ep_crowded(tw_mpi.ep);
     tw_mpi_p2p_init();

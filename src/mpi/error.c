@@ -7,6 +7,12 @@
 #include "mpi/error.h"
 #include "mpi/state.h"
 
+int tw_mpi_fatal_status(int errcode) {
+    int errclass = errcode;
+    if (MPI_Error_class(errcode, &errclass) != MPI_SUCCESS) errclass = errcode;
+    return errclass < 1 ? 1 : errclass > 255 ? 255 : errclass;
+}
+
 int tw_mpi_error(tw_mpi_comm_t *comm, const char *call, int errclass, const char *detail) {
     if (!comm) comm = tw_mpi_comm_get(MPI_COMM_WORLD);
     MPI_Errhandler h = comm ? comm->errhandler : MPI_ERRORS_ARE_FATAL;
@@ -18,7 +24,8 @@ int tw_mpi_error(tw_mpi_comm_t *comm, const char *call, int errclass, const char
     MPI_Error_string(errclass, name, &len);
     snprintf(msg, sizeof msg, "tollway MPI: rank %d: %s: %s%s%s (error class %d); ending the job",
              tw_mpi.rank, call, name, detail ? ": " : "", detail ? detail : "", errclass);
-    if (tw_mpi.ep) tw_ep_abort(tw_mpi.ep, 1, msg);
+    int status = tw_mpi_fatal_status(errclass);
+    if (tw_mpi.ep) tw_ep_abort(tw_mpi.ep, status, msg);
     fprintf(stderr, "%s\n", msg);
-    _exit(1);
+    _exit(status);
 }

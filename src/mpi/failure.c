@@ -126,9 +126,10 @@ static _Noreturn void end_job(int world) {
     tw_mpi_lost_string(tw_mpi_lost_code(world), what, &len);
     snprintf(msg, sizeof msg, "tollway MPI: rank %d: %s (error class %d); ending the job",
              tw_mpi.rank, what, MPIX_ERR_PROC_FAILED);
-    if (tw_mpi.ep) tw_ep_abort(tw_mpi.ep, 1, msg);
+    int status = tw_mpi_fatal_status(MPIX_ERR_PROC_FAILED);
+    if (tw_mpi.ep) tw_ep_abort(tw_mpi.ep, status, msg);
     fprintf(stderr, "%s\n", msg);
-    _exit(1);
+    _exit(status);
 }
 
 /* Records world rank world lost for cause, as rank by found. */

@@ -208,6 +208,16 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                                 "side to accept on a port that is open before "
                                                 "it fails with MPI_ERR_PORT"},
                                     NUMBER(connect_timeout)},
+    [TW_SETTING_BACKTRACE] = {{.name = "TW_BACKTRACE",
+                               .type = TW_SETTING_BOOLEAN,
+                               .owner = TW_OWNER_MPI,
+                               .default_value = "1",
+                               .meaning = "1: a rank killed by SIGSEGV, SIGBUS, SIGFPE, SIGILL or "
+                                          "SIGABRT prints its rank, pid, host, the signal and a "
+                                          "backtrace on stderr, then dies of the signal "
+                                          "(MPI_Init handles them where the program has no "
+                                          "handler of its own); 0: no handler"},
+                              .store = STORE_NONE},
     [TW_SETTING_NODE] = {{.name = "TW_NODE",
                           .type = TW_SETTING_STRING,
                           .owner = TW_OWNER_RUNTIME,

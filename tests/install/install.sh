@@ -10,7 +10,8 @@
 #       cmake_findmpi     CMake's find_package(MPI) told only -DMPI_C_COMPILER
 #       cmake_package     find_package(Tollway) with -DCMAKE_PREFIX_PATH
 #       autotools         ./configure CC=mpicc of an autoconf project
-#       meson_cc          meson with CC=mpicc
+#       meson_cc          meson with CC=mpicc, alone and with dependency('mpi') or
+#                         dependency('tollway-mpi') found through PKG_CONFIG_PATH
 #       meson_dependency  meson's dependency('mpi'), found by pkg-config and by mpicc
 #   install.sh cleanup STATE    remove the prefix
 # Every program built must load the moved prefix's library and print what only
@@ -56,17 +57,26 @@ setup() {
         # debug information names the sources, as it should (a Debug build); the rest may not
         objcopy --strip-debug "$f"
     done < <(find "$root/scan" -type f -exec sh -c 'head -c4 "$1" | grep -q ELF' _ {} \; -print)
-    # ... and nothing installed names the build or the source tree, nor where it is
+    # ... and nothing installed names the build or the source tree, nor where it is, but
+    # the record of where it was installed (twinfo's, below)
+    record=$(find "$root/scan" -path '*/tollway/installed-prefix')
+    [ -n "$record" ] || fail "cmake --install installed no record of its prefix (tollway/installed-prefix)"
+    [ "$(cat "$record")" = "$staged" ] || fail "$record says $(cat "$record"), not $staged"
+    rm "$record"
     if grep -rlF -e "$build" -e "$src" -e "$staged" "$root/scan" >"$root/named"; then
         fail "installed files name the build tree, source tree or prefix ($build, $src, $staged): $(cat "$root/named")"
     fi
     rm -rf "$root/scan"
+
+    # twinfo says where it is installed: where --prefix put it, not the configured prefix
+    twinfo_paths "$staged/bin/twinfo" install "$staged" "$staged"
 
     # the prefix moves, and the build tree's paths are nowhere in it
     mkdir "$root/moved"
     mv "$staged" "$root/moved/tollway"
     p=$root/moved/tollway
     "$p/bin/twinfo" >"$root/twinfo.log" 2>&1 || { cat "$root/twinfo.log"; fail "the moved twinfo"; }
+    twinfo_paths "$p/bin/twinfo" "install, moved since it was installed" "$p" "$staged"
     [ "$("$p/bin/mpicc" -showme:incdirs)" = "$p/include" ] ||
         fail "the moved mpicc's include directory is $("$p/bin/mpicc" -showme:incdirs), not $p/include"
     echo "install.sh: installed to $staged, moved to $p"
@@ -171,6 +181,10 @@ autotools() {
     is_tollway "$P" hello_mpi libmpi.so.0 "$mpi_says"
 }
 
+# CC=mpicc alone; and with a dependency asked for as well: dependency('mpi') and
+# dependency('tollway-mpi') with the prefix's pkgconfig directory in PKG_CONFIG_PATH
+# (without it, where Open MPI's ompi-c.pc is installed, dependency('mpi') links Open
+# MPI's library under Tollway's mpi.h: README's quick start says so).
 meson_cc() {
     need meson meson
     need ninja ninja-build
@@ -178,6 +192,18 @@ meson_cc() {
     CC=$P/bin/mpicc run_logged setup.log meson setup b proj
     run_logged build.log meson compile -C b
     is_tollway "$P" b/hello_mpi libmpi.so.0 "$mpi_says"
+    need pkg-config pkg-config
+    cp -r "$projects/meson_dependency" proj-dep
+    cp "$projects/hello_mpi.c" proj-dep/
+    cp "$projects/hello_mpi.c" proj-dep/hello_mpi.cc
+    local name
+    for name in mpi tollway-mpi; do
+        CC=$P/bin/mpicc CXX=$P/bin/mpicxx PKG_CONFIG_PATH=$("$P/bin/mpicc" -showme:libdirs)/pkgconfig \
+            run_logged "setup-$name.log" meson setup "b-$name" proj-dep -Dmpi_name=$name
+        run_logged "build-$name.log" meson compile -C "b-$name"
+        is_tollway "$P" "b-$name/hello_mpi" libmpi.so.0 "$mpi_says"
+        is_tollway "$P" "b-$name/hello_mpi_cxx" libmpi.so.0 "$mpi_says"
+    done
 }
 
 # dependency('mpi') for C and C++: meson 1.0 asks pkg-config for ompi-c (ompi-cxx)

@@ -44,6 +44,17 @@ is_tollway() {
     echo "${0##*/}: $bin: $soname from $libdir; $out"
 }
 
+# twinfo_paths TWINFO RUNNING_FROM PREFIX INSTALLED_PREFIX: twinfo --paths says it
+# runs from RUNNING_FROM at PREFIX, installed into INSTALLED_PREFIX.
+twinfo_paths() {
+    local out want
+    out=$("$1" --parsable --paths) || fail "$1 --paths: $out"
+    for want in "running_from:$2" "prefix:$3" "installed_prefix:$4"; do
+        grep -qxF "paths:$want" <<<"$out" || fail "$1 does not say $want: $out"
+    done
+    echo "${0##*/}: $1: $2 at $3, installed into $4"
+}
+
 # An MPI program, and a program on the native API, as each prints on two ranks.
 # shellcheck disable=SC2034 # used by the scripts that source this one
 mpi_says="^Tollway MPI [0-9.]* (MPI 3.1): 2 ranks, sum 1$"

@@ -19,7 +19,9 @@ Cases:
   options      an unknown option or a stray argument fails with exit 2 naming it
   library      mpi.library is what libmpi's MPI_Get_library_version answers
   paths        from the build tree: the paths of the build; a copy in PREFIX/bin of
-               an install tree reports PREFIX and the directories under it
+               an install tree reports PREFIX and the directories under it, and
+               whether it was moved from the prefix DATADIR/tollway/installed-prefix
+               records (not when no record says so)
   links        a udp address this machine does not have makes udp unusable, saying so
   twrun        under twrun: started by twrun, the job's credentials hidden
 """
@@ -309,7 +311,9 @@ def case_paths(cfg):
     check(os.path.realpath(p["libdir"]) == libdir, "libdir %r, libmpi is in %r" % (p["libdir"], libdir))
     check(os.path.isfile(os.path.join(p["includedir"], "mpi.h")), "no mpi.h in %r" % p["includedir"])
     conf = p["configured"]
+    check(p["installed_prefix"] == "not installed", "build tree: installed %r" % p["installed_prefix"])
     rel = {k: os.path.relpath(conf[k], conf["prefix"]) for k in ("bindir", "libdir", "includedir")}
+    record_dir = os.path.join(os.path.relpath(conf["datadir"], conf["prefix"]), "tollway")
     # a copy in an install tree somewhere else: the prefix is where it runs from
     with tempfile.TemporaryDirectory() as tmp:
         prefix = os.path.realpath(os.path.join(tmp, "moved"))
@@ -321,7 +325,24 @@ def case_paths(cfg):
         for k in rel:
             want = os.path.normpath(os.path.join(prefix, rel[k]))
             check(q[k] == want, "moved: %s %r, not %r" % (k, q[k], want))
-        check(q["running_from"].startswith("install"), "moved: running from %r" % q["running_from"])
+        # no record of where it was installed: an install, not said to be moved
+        check(q["running_from"] == "install" and q["installed_prefix"] == "unknown",
+              "no record: running from %r, installed into %r" % (q["running_from"], q["installed_prefix"]))
+        # installed where it is: not moved, whatever the configured prefix
+        os.makedirs(os.path.join(prefix, record_dir))
+        record = os.path.join(prefix, record_dir, "installed-prefix")
+        with open(record, "w") as f:
+            f.write(prefix + "\n")
+        q = report(dict(cfg, twinfo=copy), ["--paths"])["paths"]
+        check(q["running_from"] == "install" and q["installed_prefix"] == prefix,
+              "installed here: running from %r, installed into %r" % (q["running_from"], q["installed_prefix"]))
+        # installed elsewhere, then moved here
+        elsewhere = os.path.join(tmp, "installed-here-first")
+        with open(record, "w") as f:
+            f.write(elsewhere + "\n")
+        q = report(dict(cfg, twinfo=copy), ["--paths"])["paths"]
+        check(q["running_from"] == "install, moved since it was installed" and q["installed_prefix"] == elsewhere,
+              "moved: running from %r, installed into %r" % (q["running_from"], q["installed_prefix"]))
         # not in a bin directory: where it runs from is unknown, said so
         odd = os.path.join(tmp, "twinfo")
         shutil.copy2(cfg["twinfo"], odd)

@@ -92,17 +92,38 @@ static int build_tree_source(const char *bindir, char *src, size_t cap) {
     return found;
 }
 
+/* The prefix the install at prefix was made into, as the install recorded it
+ * (DATADIR/tollway/installed-prefix, one line): 1 with it in out, 0 when there is no
+ * record (a tree copied by hand, or installed before there was one). */
+static int installed_prefix(const char *prefix, char *out, size_t cap) {
+    char datadir[PATH_MAX], record[PATH_MAX];
+    join(datadir, sizeof datadir, prefix, TW_INSTALL_DATADIR);
+    join(record, sizeof record, datadir, TW_INSTALLED_PREFIX_FILE);
+    FILE *f = fopen(record, "r");
+    if (!f) return 0;
+    int found = fgets(out, (int)cap, f) != NULL;
+    fclose(f);
+    out[strcspn(out, "\n")] = '\0';
+    return found && out[0] == '/';
+}
+
 /* Where the tree this program runs from is, given the directory it lies in: prefix, lib
- * and include (cap bytes each). The build tree has its libraries in build/lib and its
- * headers in the source tree; an install has them under its prefix, the directory the
- * configured bin directory hangs from. Returns which it is, or "unknown". */
-static const char *locate(const char *bindir, char *prefix, char *lib, char *include, size_t cap) {
+ * and include (cap bytes each), and for an install the prefix it was installed into
+ * (installed: "unknown" without a record, "not installed" for the build tree). The build tree has
+ * its libraries in build/lib and its headers in the source tree; an install has them under its
+ * prefix, the directory the configured bin directory hangs from. It was moved when it is no longer
+ * where it was installed (which `cmake --install --prefix` chooses, not the configured prefix).
+ * Returns which it is, or "unknown". */
+static const char *locate(const char *bindir, char *prefix, char *lib, char *include,
+                          char *installed, size_t cap) {
     char real[PATH_MAX], src[PATH_MAX];
+    snprintf(installed, cap, "unknown");
     if (build_tree_source(bindir, src, sizeof src)) {
         join(real, sizeof real, bindir, "..");
         if (!realpath(real, prefix)) snprintf(prefix, cap, "%s", real);
         join(lib, cap, prefix, "lib");
         join(include, cap, src, "include");
+        snprintf(installed, cap, "not installed");
         return "build tree";
     }
     if (TW_INSTALL_BINDIR[0] == '/' ? strcmp(bindir, TW_INSTALL_BINDIR) == 0 &&
@@ -110,9 +131,13 @@ static const char *locate(const char *bindir, char *prefix, char *lib, char *inc
                                     : strip_suffix(bindir, TW_INSTALL_BINDIR, prefix, cap)) {
         join(lib, cap, prefix, TW_INSTALL_LIBDIR);
         join(include, cap, prefix, TW_INSTALL_INCLUDEDIR);
-        return realpath(TW_INSTALL_PREFIX, real) && !strcmp(real, prefix)
+        if (!installed_prefix(prefix, installed, cap)) {
+            snprintf(installed, cap, "unknown");
+            return "install";
+        }
+        return realpath(installed, real) && !strcmp(real, prefix)
                    ? "install"
-                   : "install, moved from where it was configured";
+                   : "install, moved since it was installed";
     }
     return "unknown";
 }
@@ -120,7 +145,7 @@ static const char *locate(const char *bindir, char *prefix, char *lib, char *inc
 void section_paths(report_t *r) {
     char dir[PATH_MAX];
     report_open(r, "paths", "Paths");
-    report_open(r, "configured", "Configured (cmake --install puts things here)");
+    report_open(r, "configured", "Configured (cmake --install without --prefix puts things here)");
     report_text(r, "prefix", "Prefix", TW_INSTALL_PREFIX);
     join(dir, sizeof dir, TW_INSTALL_PREFIX, TW_INSTALL_BINDIR);
     report_text(r, "bindir", "Programs", dir);
@@ -128,15 +153,18 @@ void section_paths(report_t *r) {
     report_text(r, "libdir", "Libraries", dir);
     join(dir, sizeof dir, TW_INSTALL_PREFIX, TW_INSTALL_INCLUDEDIR);
     report_text(r, "includedir", "Headers", dir);
+    join(dir, sizeof dir, TW_INSTALL_PREFIX, TW_INSTALL_DATADIR);
+    report_text(r, "datadir", "Data", dir);
     report_close(r);
 
     /* where this twinfo runs from: an install may have been moved as a whole */
-    char exe[PATH_MAX], bindir[PATH_MAX], prefix[PATH_MAX], lib[PATH_MAX], include[PATH_MAX];
+    char exe[PATH_MAX], bindir[PATH_MAX], prefix[PATH_MAX], lib[PATH_MAX], include[PATH_MAX],
+        installed[PATH_MAX] = "unknown";
     const char *from = "unknown";
     if (realpath("/proc/self/exe", exe)) {
         snprintf(bindir, sizeof bindir, "%s", exe);
         *strrchr(bindir, '/') = '\0'; /* a real path: it has one */
-        from = locate(bindir, prefix, lib, include, PATH_MAX);
+        from = locate(bindir, prefix, lib, include, installed, PATH_MAX);
     } else {
         snprintf(exe, sizeof exe, "unknown (%s)", strerror(errno));
     }
@@ -144,6 +172,7 @@ void section_paths(report_t *r) {
     report_text(r, "exe", "This program", exe);
     report_text(r, "running_from", "Running from", from);
     report_text(r, "prefix", "Prefix", known ? prefix : "unknown");
+    report_text(r, "installed_prefix", "Installed into", installed);
     report_text(r, "bindir", "Programs", known ? bindir : "unknown");
     report_text(r, "libdir", "Libraries", known ? lib : "unknown");
     report_text(r, "includedir", "Headers", known ? include : "unknown");
