@@ -207,9 +207,12 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
     (void)comm;
     char msg[128];
     snprintf(msg, sizeof msg, "tollway MPI: rank %d called MPI_Abort(%d)", tw_mpi.rank, errorcode);
-    if (tw_mpi.ep) tw_ep_abort(tw_mpi.ep, errorcode ? errorcode : 1, msg);
+    /* as an exit status: the code modulo 256 as a process's own exit takes it, and never
+     * 0 (MPI_Abort(comm, 256) is no success); the launcher's PMI server reads it so too */
+    int status = errorcode & 0xff ? errorcode & 0xff : 1;
+    if (tw_mpi.ep) tw_ep_abort(tw_mpi.ep, status, msg);
     fprintf(stderr, "%s\n", msg);
-    _exit(errorcode ? errorcode : 1);
+    _exit(status);
 }
 
 int MPI_Get_processor_name(char *name, int *resultlen) {

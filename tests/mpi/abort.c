@@ -1,6 +1,7 @@
-/* MPI_Abort on one rank ends the whole job with its code; an invalid call under the
- * default MPI_ERRORS_ARE_FATAL ends it with a message naming rank, call and error.
- * usage: abort abort|fatal */
+/* MPI_Abort on one rank ends the whole job with its code (abort256: a code of 256,
+ * which must not read as success); an invalid call under the default
+ * MPI_ERRORS_ARE_FATAL ends it with a message naming rank, call and error.
+ * usage: abort abort|abort256|fatal */
 #include <mpi.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,8 @@ int main(int argc, char **argv) {
     if (rank == 1) {
         if (argc > 1 && strcmp(argv[1], "fatal") == 0)
             MPI_Send(&v, 1, MPI_INT, 99, 0, MPI_COMM_WORLD);
+        else if (argc > 1 && strcmp(argv[1], "abort256") == 0)
+            MPI_Abort(MPI_COMM_WORLD, 256);
         else
             MPI_Abort(MPI_COMM_WORLD, 7);
     }
