@@ -20,10 +20,11 @@ int tw_mpi_error(tw_mpi_comm_t *comm, const char *call, int errclass, const char
     MPI_Comm handle = comm ? comm->handle : MPI_COMM_NULL;
     if (comm && tw_mpi_eh_call(h, &handle, errclass)) return errclass;
     char msg[1024 + MPI_MAX_ERROR_STRING], name[MPI_MAX_ERROR_STRING];
-    int len;
+    int len, cls = errclass; /* errclass may be a code of a class (a lost peer's) */
     MPI_Error_string(errclass, name, &len);
+    MPI_Error_class(errclass, &cls);
     snprintf(msg, sizeof msg, "tollway MPI: rank %d: %s: %s%s%s (error class %d); ending the job",
-             tw_mpi.rank, call, name, detail ? ": " : "", detail ? detail : "", errclass);
+             tw_mpi.rank, call, name, detail ? ": " : "", detail ? detail : "", cls);
     int status = tw_mpi_fatal_status(errclass);
     if (tw_mpi.ep) tw_ep_abort(tw_mpi.ep, status, msg);
     fprintf(stderr, "%s\n", msg);

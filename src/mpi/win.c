@@ -600,7 +600,7 @@ int MPI_Win_free(MPI_Win *win) {
     if (held) return tw_win_error(w, "MPI_Win_free", MPI_ERR_RMA_SYNC, "an epoch is still open");
     int arc = tw_mpi_attr_object_free(w->handle); /* an error keeps the window */
     if (arc) return tw_win_error(w, "MPI_Win_free", arc, "an attribute's delete callback failed");
-    int rc = tw_win_completion(w, tw_win_flush_all(w));
+    int rc = tw_win_completion(w, -1, tw_win_flush_all(w));
     /* nobody frees memory a peer may still reach */
     int brc = MPI_Barrier(w->comm);
     if (w->own == 1) tw_dereg(tw_mpi.ep, &w->region);

@@ -158,7 +158,8 @@ static inline void relax(unsigned *spins) {
     tw_mpi_relax(spins);
 }
 
-/* Takes in the notifications of window operations (faults) now. */
+/* Takes in the notifications of window operations now: the number of translation
+ * faults among them (a loss is recorded as one, not counted: tw_win_lost). */
 static inline int take_faults(win_t *w) {
     tw_mpi_notify_waiters++;
     tw_mpi_progress();
@@ -312,11 +313,29 @@ int tw_win_lock_atomic(win_t *w, int world, tw_atomic_op_t op, unsigned idx, uin
                        uint64_t *old);
 /* Every operation of this process to the window's targets completed there. */
 int tw_win_flush_all(win_t *w);
-/* After a flush: MPI_SUCCESS, or the class of what went wrong meanwhile. */
-int tw_win_completion(win_t *w, int rc);
-/* The error class of a device operation on w that returned rc (not TW_OK): the code
- * of a lost member when the device said a peer is lost, else MPI_ERR_OTHER. */
-int tw_win_device_error(const win_t *w, int rc);
+
+/* ---- a lost peer (win_sync.c) ----
+ * The one place where what the device says about a lost peer (TW_ERR_LOST or
+ * TW_ERR_RESET from a call or in a notification, tw_ep_peer_status) becomes an MPI
+ * error of a window: a call that involves a lost peer (an operation or
+ * synchronization toward it; a call on every member, or on a group, that contains
+ * it; a wait for a PSCW message that has not come, once any member is lost) reports
+ * the peer's code, of class MPIX_ERR_PROC_FAILED, before any check of the epoch's
+ * state, and no other class comes out of the loss. */
+
+/* The code of a loss that concerns a call toward world rank peer, or with peer -1
+ * toward every member of w: peer's, or a lost member's; 0 when MPI knows of none
+ * (one load while no peer is lost). */
+int tw_win_lost(const win_t *w, int peer);
+/* The error of device status rc (not TW_OK) of an operation of w toward world rank
+ * peer (-1: toward several members; w may be NULL when peer is given): the code of
+ * the lost peer (recorded now, if its notice is still in the mailbox) when rc says a
+ * peer is lost, MPI_ERR_RMA_RANGE for a translation fault, else MPI_ERR_OTHER. */
+int tw_win_device_error(const win_t *w, int peer, int rc);
+/* After a flush toward world rank peer (-1: every member) that returned rc:
+ * MPI_SUCCESS, or the error of what went wrong meanwhile (rc, a translation fault,
+ * a loss that concerns the call: the loss first). */
+int tw_win_completion(win_t *w, int peer, int rc);
 
 #pragma GCC visibility pop
 

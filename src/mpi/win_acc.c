@@ -249,7 +249,7 @@ static void elem_atomic(MPI_Op op, MPI_Datatype elem, int es, int is_int, unsign
 static inline int fast_acc(win_t *w, const void *in, void *out, int count, MPI_Datatype type, int r,
                            MPI_Aint disp, MPI_Op op) {
     int es = tw_mpi_type_extent(type);
-    if (!w || !w->shm || es <= 0 || es > 8 || (es & (es - 1)) || count < 0 ||
+    if (!w || !w->shm || tw_mpi_lost_count || es <= 0 || es > 8 || (es & (es - 1)) || count < 0 ||
         (unsigned)r >= (unsigned)w->size || disp < 0 || !predefined_op(op) || !access_ok(w, r))
         return 0;
     target_t *t = &w->t[r];
@@ -279,7 +279,7 @@ static int acc_lock(win_t *w, int r) {
         if (old == 0) return TW_OK;
         relax(&spins);
         /* its holder may be a member that was lost: it would never give it back */
-        if (tw_mpi_lost_count && tw_mpi_comm_lost_member(w->c) >= 0) return TW_ERR_LOST;
+        if (tw_win_lost(w, -1)) return TW_ERR_LOST;
     }
 }
 
@@ -331,17 +331,19 @@ static int do_acc(win_t *w, int r, const side_t *o, const side_t *res, const sid
         unsigned char *cur = malloc(n);
         if (!cur) rc = MPI_ERR_NO_MEM;
         int locked = rc ? TW_OK : acc_lock(w, r);
-        if (locked) rc = tw_win_device_error(w, locked);
+        if (locked) rc = tw_win_device_error(w, w->t[r].world, locked);
         if (!rc) {
+            int dev = TW_OK; /* a device status */
             pieces_init(&p, t->type, t->count, &t->l);
-            while (!rc && pieces_next(&p, &off, &len, &pos)) {
+            while (!dev && pieces_next(&p, &off, &len, &pos)) {
                 if (at->local)
                     memcpy(cur + pos, at->local + off, len);
                 else
-                    rc = rma_get(w, at->dest, cur + pos, len, at->nla + (uint64_t)off, at->key);
+                    dev = rma_get(w, at->dest, cur + pos, len, at->nla + (uint64_t)off, at->key);
             }
-            if (!rc && !at->local) rc = tw_rma_flush(tw_mpi.ep, at->dest);
-            if (!rc && take_faults(w)) rc = -1;
+            if (!dev && !at->local) dev = tw_rma_flush(tw_mpi.ep, at->dest);
+            /* the contents are there, unless a fault or the target's loss ended a read */
+            rc = tw_win_completion(w, at->dest, dev);
             if (!rc && out) memcpy(out, cur, n);
             int write = op != MPI_NO_OP;
             if (!rc && cmp) {
@@ -349,19 +351,22 @@ static int do_acc(win_t *w, int r, const side_t *o, const side_t *res, const sid
                 if (write) memcpy(cur, in, n);
             } else if (!rc && op == MPI_REPLACE) {
                 memcpy(cur, in, n);
-            } else if (!rc && write) {
-                rc = tw_mpi_op_apply(op, in, cur, (MPI_Count)(n / (size_t)es), elem) ? -1 : 0;
+            } else if (!rc && write &&
+                       tw_mpi_op_apply(op, in, cur, (MPI_Count)(n / (size_t)es), elem)) {
+                rc = MPI_ERR_OTHER;
             }
             pieces_init(&p, t->type, t->count, &t->l);
-            while (!rc && write && pieces_next(&p, &off, &len, &pos)) {
+            while (!rc && !dev && write && pieces_next(&p, &off, &len, &pos)) {
                 if (at->local)
                     memcpy(at->local + off, cur + pos, len);
                 else
-                    rc = rma_put(w, at->dest, cur + pos, len, at->nla + (uint64_t)off, at->key);
+                    dev = rma_put(w, at->dest, cur + pos, len, at->nla + (uint64_t)off, at->key);
             }
-            if (!rc && !at->local) rc = tw_rma_flush(tw_mpi.ep, at->dest);
-            if (acc_unlock(w, r) && !rc) rc = -1;
-            if (rc) rc = take_faults(w) ? MPI_ERR_RMA_RANGE : MPI_ERR_OTHER;
+            if (!rc && !dev && !at->local) dev = tw_rma_flush(tw_mpi.ep, at->dest);
+            if (!rc && dev) rc = tw_win_completion(w, at->dest, dev);
+            int unlocked = tw_win_lost(w, w->t[r].world) ? TW_OK : acc_unlock(w, r);
+            if (!rc && unlocked) rc = tw_win_device_error(w, w->t[r].world, unlocked);
+            if (!rc) rc = tw_win_lost(w, at->dest); /* the target lost meanwhile */
         }
         free(cur);
     }
@@ -393,6 +398,8 @@ static int acc_front(win_t *w, const void *obuf, int ocount, MPI_Datatype otype,
         if (side_bytes(res) != side_bytes(t) || (side_bytes(res) && res->l.element != t->l.element))
             return MPI_ERR_TYPE;
     }
+    /* a lost target before the epoch: the loss may be why there is none */
+    if ((rc = tw_win_lost(w, w->t[trank].world))) return rc;
     if (!access_ok(w, trank)) return MPI_ERR_RMA_SYNC;
     return tw_win_resolve(w, trank, tdisp, t->count, &t->l, at);
 }
@@ -447,8 +454,8 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
     /* the common case: a sum of integers on a mapped window, one atomic */
     win_t *w = win_get(win);
     int es = tw_mpi_type_extent(datatype);
-    if (w && w->shm && (es == 8 || es == 4) && op == MPI_SUM && integer_type(datatype) &&
-        (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
+    if (w && w->shm && !tw_mpi_lost_count && (es == 8 || es == 4) && op == MPI_SUM &&
+        integer_type(datatype) && (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
         access_ok(w, target_rank)) {
         target_t *t = &w->t[target_rank];
         size_t off;
@@ -482,7 +489,7 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
     win_t *w = win_get(win);
     if (!w) return tw_mpi_error(NULL, call, MPI_ERR_WIN, NULL);
     int es = tw_mpi_type_extent(datatype);
-    if (w->shm && (es == 8 || es == 4) && integer_type(datatype) &&
+    if (w->shm && !tw_mpi_lost_count && (es == 8 || es == 4) && integer_type(datatype) &&
         (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
         access_ok(w, target_rank)) {
         target_t *t = &w->t[target_rank];

@@ -76,7 +76,7 @@ int tw_win_put_batched(win_t *w, int r, const side_t *o, const side_t *t, const 
         first += len;
     }
     free(tmp);
-    if (rc != TW_OK) return tw_win_device_error(w, rc);
+    if (rc != TW_OK) return tw_win_device_error(w, tg->world, rc);
     tg->puts_sent++;
     *taken = 1;
     return MPI_SUCCESS;

@@ -53,19 +53,25 @@ void tw_mpi_win_notification(const tw_notification_t *n) {
     int initiator =
         n->cls == TW_NOTIFY_REQUESTER || (n->op == TW_OP_GET && n->cls == TW_NOTIFY_COMPLETER);
     if (!initiator) return;
+    unsigned i = (unsigned)(n->cookie & 0xffff);
+    win_t *w = i < WIN_MAX ? tw_win_table[i] : NULL;
     if (n->cookie & REQ_COOKIE) { /* the last piece of a request-based put or get */
         MPI_Request req = (MPI_Request)(uint32_t)(n->cookie >> 16);
         for (int k = 0; k < narmed; k++) {
             if (armed_reqs[k].req != req || armed_reqs[k].peer != n->peer) continue;
             armed_reqs[k] = armed_reqs[--narmed];
             tw_mpi_notify_waiters--;
-            tw_mpi_coll_request_done(req, n->status == TW_OK ? MPI_SUCCESS : MPI_ERR_RMA_RANGE);
+            tw_mpi_coll_request_done(
+                req, n->status == TW_OK ? MPI_SUCCESS : tw_win_device_error(w, n->peer, n->status));
             return;
         }
         return;
     }
-    unsigned i = (unsigned)(n->cookie & 0xffff);
-    if (n->status != TW_OK && i < WIN_MAX && tw_win_table[i]) tw_win_table[i]->faults++;
+    if (n->status == TW_OK) return;
+    if (n->status == TW_ERR_LOST || n->status == TW_ERR_RESET)
+        (void)tw_win_device_error(w, n->peer, n->status); /* recorded: tw_win_lost says it */
+    else if (w)
+        w->faults++;
 }
 
 /* Request-based puts and gets through the device: the last piece asks for the
@@ -88,7 +94,7 @@ int tw_win_get_progressing(win_t *w, int r, void *dst, size_t len, uint64_t nla,
         rc = rma_get_n(w, peer, dst, len, nla, key, TW_NOTIFY_COMPLETER, request_cookie(w, req));
         if (rc) { /* not issued: nothing will complete it */
             disarm(req);
-            rc = tw_win_device_error(w, rc);
+            rc = tw_win_device_error(w, peer, rc);
         }
     }
     if (rc) {
@@ -102,37 +108,43 @@ int tw_win_get_progressing(win_t *w, int r, void *dst, size_t len, uint64_t nla,
 /* ---- the target side of an operation ---- */
 
 /* One read of rank r's table of attached regions: its header, then its entries
- * where the header says. 0, or -1 when a read failed (the table moved meanwhile). */
+ * where the header says. MPI_SUCCESS, or an error (the table moved meanwhile: a
+ * read failed). */
 static int read_table(win_t *w, target_t *t) {
     dyn_table_t h;
     int rc = rma_get(w, t->world, &h, sizeof h, t->tab_nla, t->tab_key);
     if (!rc) rc = tw_rma_flush(tw_mpi.ep, t->world);
-    if (rc || take_faults(w) || h.n > (1u << 24)) return -1;
+    if ((rc = tw_win_completion(w, t->world, rc))) return rc;
+    if (h.n > (1u << 24)) return MPI_ERR_OTHER;
     if (h.n > t->tab_cap) {
         dyn_entry_t *e = realloc(t->tab, (size_t)h.n * sizeof *e);
-        if (!e) return -1;
+        if (!e) return MPI_ERR_NO_MEM;
         t->tab = e;
         t->tab_cap = h.n;
     }
     if (h.n) rc = rma_get(w, t->world, t->tab, (size_t)h.n * sizeof *t->tab, h.nla, h.key);
     if (!rc && h.n) rc = tw_rma_flush(tw_mpi.ep, t->world);
-    if (rc || take_faults(w)) return -1;
+    if ((rc = tw_win_completion(w, t->world, rc))) return rc;
     t->tab_n = h.n;
-    return 0;
+    return MPI_SUCCESS;
 }
 
 /* Fetches rank r's table (dynamic windows); a read that crossed the table's move
- * to a larger block is tried again. */
+ * to a larger block is tried again, one that met the rank's loss is not. */
 static int fetch_table(win_t *w, int r) {
     target_t *t = &w->t[r];
-    for (int tries = 0; tries < 3; tries++)
-        if (!read_table(w, t)) {
+    int rc = MPI_SUCCESS;
+    for (int tries = 0; tries < 3; tries++) {
+        if (!(rc = read_table(w, t))) {
             t->tab_sync = w->sync + 1;
             return MPI_SUCCESS;
         }
+        if (tw_win_lost(w, t->world)) break;
+    }
     t->tab_sync = 0;
     t->tab_n = 0;
-    return MPI_ERR_OTHER;
+    int lost = tw_win_lost(w, t->world);
+    return lost ? lost : MPI_ERR_OTHER;
 }
 
 static const dyn_entry_t *table_find(const target_t *t, uint64_t lo, uint64_t hi) {
@@ -147,7 +159,6 @@ int tw_win_resolve(win_t *w, int r, MPI_Aint disp, MPI_Count count, const tw_mpi
                    where_t *at) {
     target_t *t = &w->t[r];
     if (disp < 0 && w->flavor != MPI_WIN_FLAVOR_DYNAMIC) return MPI_ERR_DISP;
-    if (tw_mpi_lost_count && tw_mpi_is_lost(t->world)) return tw_mpi_lost_code(t->world);
     /* in 64-bit arithmetic that refuses to overflow: a displacement whose offset
      * wraps lies outside every window */
     int64_t off, lo, hi, span;
@@ -239,7 +250,7 @@ static int do_put(win_t *w, int r, const side_t *o, const side_t *t, const where
         if (!rc && !at->local) rc = tw_rma_flush(tw_mpi.ep, at->dest);
         free(tmp);
     }
-    return rc ? tw_win_device_error(w, rc) : MPI_SUCCESS;
+    return rc ? tw_win_device_error(w, at->dest, rc) : MPI_SUCCESS;
 }
 
 static int do_get(win_t *w, const side_t *o, const side_t *t, const where_t *at, MPI_Request req,
@@ -256,7 +267,7 @@ static int do_get(win_t *w, const side_t *o, const side_t *t, const where_t *at,
         if (!rc) tw_mpi_type_unpack(tmp, o->count, o->type, (void *)(uintptr_t)o->buf);
         free(tmp);
     }
-    return rc ? tw_win_device_error(w, rc) : MPI_SUCCESS;
+    return rc ? tw_win_device_error(w, at->dest, rc) : MPI_SUCCESS;
 }
 
 /* The common front of put and get. MPI_SUCCESS with the sides and target resolved,
@@ -270,6 +281,8 @@ static int rma_front(win_t *w, const void *obuf, int ocount, MPI_Datatype otype,
     if (!rc) rc = side_of(t, NULL, tcount, ttype);
     if (rc) return rc;
     if (side_bytes(o) != side_bytes(t)) return MPI_ERR_TYPE;
+    /* a lost target before the epoch: the loss may be why there is none */
+    if ((rc = tw_win_lost(w, w->t[trank].world))) return rc;
     if (!access_ok(w, trank)) return MPI_ERR_RMA_SYNC;
     return tw_win_resolve(w, trank, tdisp, t->count, &t->l, at);
 }
@@ -328,7 +341,7 @@ static inline unsigned char *mapped_place(MPI_Win win, MPI_Datatype origin_datat
                                           size_t *n) {
     win_t *w = win_get(win);
     int ext = tw_mpi_type_extent(origin_datatype);
-    if (!w || !w->shm || ext <= 0 || origin_datatype != target_datatype ||
+    if (!w || !w->shm || tw_mpi_lost_count || ext <= 0 || origin_datatype != target_datatype ||
         origin_count != target_count || origin_count < 0 ||
         (unsigned)target_rank >= (unsigned)w->size || target_disp < 0 || !access_ok(w, target_rank))
         return NULL;

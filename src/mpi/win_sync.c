@@ -27,6 +27,8 @@ int tw_win_lock_atomic(win_t *w, int world, tw_atomic_op_t op, unsigned idx, uin
     if (rc) return rc;
     if (old) {
         rc = tw_rma_flush(tw_mpi.ep, world); /* across nodes: the answer brings the value */
+        /* an atomic the peer's loss ended completes too, with no value: not a lock */
+        if (!rc) rc = tw_ep_peer_status(tw_mpi.ep, world);
         *old = v;
     }
     return rc;
@@ -44,30 +46,58 @@ static int flush_target(win_t *w, int r) {
 int tw_win_flush_all(win_t *w) {
     if (w->shm) return TW_OK; /* copies and CPU atomics: complete as they return */
     for (int r = 0; r < w->size; r++) {
+        /* one found lost (by another rank, maybe) may never answer: its loss is the
+         * caller's error */
+        if (tw_win_lost(w, w->t[r].world)) continue;
         int rc = flush_target(w, r);
         if (rc) return rc;
     }
     return TW_OK;
 }
 
-/* The code of a lost member of w's group; 0: none (the one test while none is). */
-static int lost_member(const win_t *w) {
-    int m = tw_mpi_lost_count ? tw_mpi_comm_lost_member(w->c) : -1;
+/* ---- a lost peer ---- */
+
+int tw_win_lost(const win_t *w, int peer) {
+    if (!tw_mpi_lost_count) return 0;
+    if (peer >= 0) return tw_mpi_is_lost(peer) ? tw_mpi_lost_code(peer) : 0;
+    int m = tw_mpi_comm_lost_member(w->c);
     return m >= 0 ? tw_mpi_lost_code(m) : 0;
 }
 
-/* The error of a refused device operation on w: a lost member's code when the
- * device said a peer is lost. */
-int tw_win_device_error(const win_t *w, int rc) {
-    int lost = rc == TW_ERR_LOST || rc == TW_ERR_RESET ? lost_member(w) : 0;
-    return lost ? lost : MPI_ERR_OTHER;
+/* The code of world rank peer when MPI or the device knows it lost (recorded now if
+ * only the device does); 0 when it is not. */
+static int lost_code(int peer) {
+    if (peer < 0) return 0;
+    if (tw_mpi_lost_count && tw_mpi_is_lost(peer)) return tw_mpi_lost_code(peer);
+    int why = tw_ep_peer_status(tw_mpi.ep, peer);
+    return why == TW_ERR_LOST || why == TW_ERR_RESET ? tw_mpi_peer_error(peer, why) : 0;
 }
 
-/* After a flush: MPI_SUCCESS, or the class of what went wrong meanwhile. */
-int tw_win_completion(win_t *w, int rc) {
-    if (rc) return tw_win_device_error(w, rc);
-    if (w->shm) return MPI_SUCCESS; /* nothing went through the device but lock words */
-    return take_faults(w) ? MPI_ERR_RMA_RANGE : MPI_SUCCESS;
+int tw_win_device_error(const win_t *w, int peer, int rc) {
+    switch (rc) {
+    case TW_ERR_LOST:
+    case TW_ERR_RESET: {
+        /* the peer named, else the member that was lost (a lock word's holder, say) */
+        int code = lost_code(peer);
+        for (int r = 0; !code && w && r < w->size; r++) code = lost_code(w->t[r].world);
+        return code ? code : MPI_ERR_OTHER;
+    }
+    case TW_ERR_KEY:
+    case TW_ERR_BOUNDS:
+    case TW_ERR_STALE:
+    case TW_ERR_PERM:
+    case TW_ERR_ALIGN:
+        return MPI_ERR_RMA_RANGE;
+    default:
+        return MPI_ERR_OTHER;
+    }
+}
+
+int tw_win_completion(win_t *w, int peer, int rc) {
+    int err = rc ? tw_win_device_error(w, peer, rc) : MPI_SUCCESS;
+    if (!err && !w->shm && take_faults(w)) err = MPI_ERR_RMA_RANGE;
+    int lost = tw_win_lost(w, peer);
+    return lost ? lost : err;
 }
 
 /* ---- PSCW messages ---- */
@@ -101,14 +131,19 @@ int MPI_Win_fence(int assert, MPI_Win win) {
     GET_WIN("MPI_Win_fence", win);
     if (assert & ~(MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED))
         return tw_win_error(w, "MPI_Win_fence", MPI_ERR_ASSERT, NULL);
+    int lost = tw_win_lost(w, -1);
     if (any_lock(w) || w->started || w->posted)
-        return tw_win_error(w, "MPI_Win_fence", MPI_ERR_RMA_SYNC, "inside another epoch");
+        return tw_win_error(w, "MPI_Win_fence", lost ? lost : MPI_ERR_RMA_SYNC,
+                            lost ? NULL : "inside another epoch");
+    /* with a member lost: the healthy ones' operations are completed, the barrier fails
+     * at once, and the epoch goes on as without the loss */
     int rc = MPI_SUCCESS;
-    if (!(assert &MPI_MODE_NOPRECEDE)) rc = tw_win_completion(w, tw_win_flush_all(w));
+    if (!(assert &MPI_MODE_NOPRECEDE)) rc = tw_win_completion(w, -1, tw_win_flush_all(w));
     int brc = MPI_Barrier(w->comm);
     w->fence = !(assert &MPI_MODE_NOSUCCEED);
     w->sync++;
     if (!rc) rc = brc;
+    if ((lost = tw_win_lost(w, -1))) rc = lost; /* one met meanwhile */
     return rc ? tw_win_error(w, "MPI_Win_fence", rc, NULL) : MPI_SUCCESS;
 }
 
@@ -138,17 +173,29 @@ static int *ranks_of(win_t *w, MPI_Group group, int *n, int *rc) {
     return out;
 }
 
+/* The code of a lost one among n window ranks r; 0: none. */
+static int lost_among(const win_t *w, const int *r, int n) {
+    for (int i = 0; tw_mpi_lost_count && i < n; i++) {
+        int lost = tw_win_lost(w, w->t[r[i]].world);
+        if (lost) return lost;
+    }
+    return 0;
+}
+
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
     GET_WIN("MPI_Win_post", win);
     if (assert & ~(MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT))
         return tw_win_error(w, "MPI_Win_post", MPI_ERR_ASSERT, NULL);
-    if (w->posted) return tw_win_error(w, "MPI_Win_post", MPI_ERR_RMA_SYNC, "posted already");
     int n, rc;
     int *r = ranks_of(w, group, &n, &rc);
     if (!r) return tw_win_error(w, "MPI_Win_post", rc, NULL);
+    if (!(rc = lost_among(w, r, n)) && w->posted) {
+        free(r);
+        return tw_win_error(w, "MPI_Win_post", MPI_ERR_RMA_SYNC, "posted already");
+    }
     for (int i = 0; i < n && !rc; i++) {
         int sent = send_msg(w, r[i], MSG_POST);
-        if (sent) rc = tw_win_device_error(w, sent);
+        if (sent) rc = tw_win_device_error(w, w->t[r[i]].world, sent);
     }
     free(r);
     if (rc) return tw_win_error(w, "MPI_Win_post", rc, NULL);
@@ -160,15 +207,22 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
 int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
     GET_WIN("MPI_Win_start", win);
     if (assert & ~MPI_MODE_NOCHECK) return tw_win_error(w, "MPI_Win_start", MPI_ERR_ASSERT, NULL);
-    if (w->started) return tw_win_error(w, "MPI_Win_start", MPI_ERR_RMA_SYNC, "started already");
     int n, rc;
     int *r = ranks_of(w, group, &n, &rc);
     if (!r) return tw_win_error(w, "MPI_Win_start", rc, NULL);
+    int lost = lost_among(w, r, n);
+    if (lost || w->started) {
+        free(r);
+        return lost ? tw_win_error(w, "MPI_Win_start", lost, NULL)
+                    : tw_win_error(w, "MPI_Win_start", MPI_ERR_RMA_SYNC, "started already");
+    }
     for (int i = 0; i < n; i++) { /* each target's post must have come */
         unsigned spins = 0;
         while (!w->posts_in[r[i]]) {
             relax(&spins);
-            int lost = w->posts_in[r[i]] ? 0 : lost_member(w); /* it will never come */
+            /* a member lost: the post may never come (its sender may have failed
+             * for the loss); the window's posts that came are taken */
+            lost = w->posts_in[r[i]] ? 0 : tw_win_lost(w, -1);
             if (lost) {
                 free(r);
                 return tw_win_error(w, "MPI_Win_start", lost, NULL);
@@ -185,30 +239,43 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
 
 int MPI_Win_complete(MPI_Win win) {
     GET_WIN("MPI_Win_complete", win);
-    if (!w->started)
-        return tw_win_error(w, "MPI_Win_complete", MPI_ERR_RMA_SYNC, "no MPI_Win_start");
-    int rc = MPI_SUCCESS;
+    if (!w->started) { /* (a start a loss failed, perhaps) */
+        int lost = tw_win_lost(w, -1);
+        return tw_win_error(w, "MPI_Win_complete", lost ? lost : MPI_ERR_RMA_SYNC,
+                            lost ? NULL : "no MPI_Win_start");
+    }
+    int rc = MPI_SUCCESS, lost = 0;
     for (int r = 0; r < w->size && !rc; r++)
-        if ((w->tacc[r] & ACC_STARTED) && !w->shm && (rc = flush_target(w, r)))
-            rc = tw_win_device_error(w, rc);
-    if (!rc && take_faults(w)) rc = MPI_ERR_RMA_RANGE;
+        if ((w->tacc[r] & ACC_STARTED) && !w->shm && !tw_win_lost(w, w->t[r].world) &&
+            (rc = flush_target(w, r)))
+            rc = tw_win_device_error(w, w->t[r].world, rc);
+    if (!rc && !w->shm && take_faults(w)) rc = MPI_ERR_RMA_RANGE;
+    /* every target is told, the healthy ones wait for it; a lost one is the error */
     for (int r = 0; r < w->size; r++) {
         if (!(w->tacc[r] & ACC_STARTED)) continue;
         w->tacc[r] &= (uint8_t)~ACC_STARTED;
-        int sent = send_msg(w, r, MSG_COMPLETE);
-        if (sent && !rc) rc = tw_win_device_error(w, sent);
+        int world = w->t[r].world, sent = tw_win_lost(w, world) ? TW_ERR_LOST : TW_OK;
+        if (!sent) sent = send_msg(w, r, MSG_COMPLETE);
+        if (sent && !rc) rc = tw_win_device_error(w, world, sent);
+        if (!lost) lost = tw_win_lost(w, world);
     }
     w->started = 0;
+    if (lost) rc = lost;
     return rc ? tw_win_error(w, "MPI_Win_complete", rc, NULL) : MPI_SUCCESS;
 }
 
 int MPI_Win_wait(MPI_Win win) {
     GET_WIN("MPI_Win_wait", win);
-    if (!w->posted) return tw_win_error(w, "MPI_Win_wait", MPI_ERR_RMA_SYNC, "no MPI_Win_post");
+    if (!w->posted) { /* (a post a loss failed, perhaps) */
+        int lost = tw_win_lost(w, -1);
+        return tw_win_error(w, "MPI_Win_wait", lost ? lost : MPI_ERR_RMA_SYNC,
+                            lost ? NULL : "no MPI_Win_post");
+    }
     unsigned spins = 0;
     while (w->completes_in < w->npost) {
         relax(&spins);
-        int lost = w->completes_in < w->npost ? lost_member(w) : 0; /* some will never come */
+        /* a member lost: some may never come (their senders may have failed for it) */
+        int lost = w->completes_in < w->npost ? tw_win_lost(w, -1) : 0;
         if (lost) {
             w->completes_in = 0;
             w->posted = 0;
@@ -224,9 +291,14 @@ int MPI_Win_wait(MPI_Win win) {
 int MPI_Win_test(MPI_Win win, int *flag) {
     GET_WIN("MPI_Win_test", win);
     if (!flag) return tw_win_error(w, "MPI_Win_test", MPI_ERR_ARG, NULL);
-    if (!w->posted) return tw_win_error(w, "MPI_Win_test", MPI_ERR_RMA_SYNC, "no MPI_Win_post");
+    int lost;
+    if (!w->posted) {
+        lost = tw_win_lost(w, -1);
+        return tw_win_error(w, "MPI_Win_test", lost ? lost : MPI_ERR_RMA_SYNC,
+                            lost ? NULL : "no MPI_Win_post");
+    }
     if (w->completes_in < w->npost) tw_mpi_progress();
-    int lost = w->completes_in < w->npost ? lost_member(w) : 0;
+    lost = w->completes_in < w->npost ? tw_win_lost(w, -1) : 0;
     if (lost) {
         w->completes_in = 0;
         w->posted = 0;
@@ -247,7 +319,7 @@ static int lock_target(win_t *w, int r, int exclusive) {
     unsigned spins = 0;
     /* one found lost (by another rank, maybe) is not asked: its link may take the
      * request, and no answer would come */
-    if (tw_mpi_lost_count && tw_mpi_is_lost(w->t[r].world)) return TW_ERR_LOST;
+    if (tw_win_lost(w, w->t[r].world)) return TW_ERR_LOST;
     for (;;) {
         uint64_t old = 0;
         int rc = exclusive ? tw_win_lock_atomic(w, w->t[r].world, TW_ATOMIC_CAS, w->lock_idx, 0,
@@ -258,7 +330,7 @@ static int lock_target(win_t *w, int r, int exclusive) {
         if (exclusive ? old == 0 : (int64_t)old <= (int64_t)(WRITER - 1)) return TW_OK;
         relax(&spins);
         /* its holder may be a member that was lost: it would never give it back */
-        if (tw_mpi_lost_count && tw_mpi_comm_lost_member(w->c) >= 0) return TW_ERR_LOST;
+        if (tw_win_lost(w, -1)) return TW_ERR_LOST;
     }
 }
 
@@ -274,11 +346,13 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
     if (assert & ~MPI_MODE_NOCHECK) return tw_win_error(w, "MPI_Win_lock", MPI_ERR_ASSERT, NULL);
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
     if (rank < 0 || rank >= w->size) return tw_win_error(w, "MPI_Win_lock", MPI_ERR_RANK, NULL);
+    int world = w->t[rank].world, lost = tw_win_lost(w, world);
+    if (lost) return tw_win_error(w, "MPI_Win_lock", lost, NULL);
     if (w->lock_all || (w->tacc[rank] & (ACC_SHARED | ACC_EXCL)))
         return tw_win_error(w, "MPI_Win_lock", MPI_ERR_RMA_SYNC, "locked already");
     int excl = lock_type == MPI_LOCK_EXCLUSIVE, locked;
     if (!(assert &MPI_MODE_NOCHECK) && (locked = lock_target(w, rank, excl)))
-        return tw_win_error(w, "MPI_Win_lock", tw_win_device_error(w, locked), NULL);
+        return tw_win_error(w, "MPI_Win_lock", tw_win_device_error(w, world, locked), NULL);
     w->tacc[rank] |=
         (uint8_t)((excl ? ACC_EXCL : ACC_SHARED) | (assert &MPI_MODE_NOCHECK ? ACC_NOCHECK : 0));
     w->sync++;
@@ -290,11 +364,17 @@ int MPI_Win_unlock(int rank, MPI_Win win) {
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
     if (rank < 0 || rank >= w->size) return tw_win_error(w, "MPI_Win_unlock", MPI_ERR_RANK, NULL);
     uint8_t a = w->tacc[rank];
+    int world = w->t[rank].world, lost = tw_win_lost(w, world);
+    if (lost) { /* nothing to flush or give back: its epoch ends here */
+        w->tacc[rank] &= (uint8_t) ~(ACC_SHARED | ACC_EXCL | ACC_NOCHECK);
+        return tw_win_error(w, "MPI_Win_unlock", lost, NULL);
+    }
     if (!(a & (ACC_SHARED | ACC_EXCL)))
         return tw_win_error(w, "MPI_Win_unlock", MPI_ERR_RMA_SYNC, "not locked");
-    int rc = tw_win_completion(w, w->shm ? TW_OK : flush_target(w, rank));
-    int unlocked = a & ACC_NOCHECK ? TW_OK : unlock_target(w, rank, a & ACC_EXCL);
-    if (unlocked && !rc) rc = tw_win_device_error(w, unlocked);
+    int rc = tw_win_completion(w, world, w->shm ? TW_OK : flush_target(w, rank));
+    int unlocked =
+        a & ACC_NOCHECK || tw_win_lost(w, world) ? TW_OK : unlock_target(w, rank, a & ACC_EXCL);
+    if (unlocked && !rc) rc = tw_win_device_error(w, world, unlocked);
     w->tacc[rank] &= (uint8_t) ~(ACC_SHARED | ACC_EXCL | ACC_NOCHECK);
     return rc ? tw_win_error(w, "MPI_Win_unlock", rc, NULL) : MPI_SUCCESS;
 }
@@ -303,13 +383,17 @@ int MPI_Win_lock_all(int assert, MPI_Win win) {
     GET_WIN("MPI_Win_lock_all", win);
     if (assert & ~MPI_MODE_NOCHECK)
         return tw_win_error(w, "MPI_Win_lock_all", MPI_ERR_ASSERT, NULL);
+    int lost = tw_win_lost(w, -1);
+    if (lost) return tw_win_error(w, "MPI_Win_lock_all", lost, NULL);
     if (any_lock(w)) return tw_win_error(w, "MPI_Win_lock_all", MPI_ERR_RMA_SYNC, "locked already");
     int locked;
     if (!(assert &MPI_MODE_NOCHECK))
         for (int r = 0; r < w->size; r++)
             if ((locked = lock_target(w, r, 0))) {
-                while (r--) unlock_target(w, r, 0);
-                return tw_win_error(w, "MPI_Win_lock_all", tw_win_device_error(w, locked), NULL);
+                int err = tw_win_device_error(w, w->t[r].world, locked);
+                while (r--)
+                    if (!tw_win_lost(w, w->t[r].world)) unlock_target(w, r, 0);
+                return tw_win_error(w, "MPI_Win_lock_all", err, NULL);
             }
     w->lock_all = assert &MPI_MODE_NOCHECK ? 2 : 1;
     w->sync++;
@@ -318,12 +402,20 @@ int MPI_Win_lock_all(int assert, MPI_Win win) {
 
 int MPI_Win_unlock_all(MPI_Win win) {
     GET_WIN("MPI_Win_unlock_all", win);
-    if (!w->lock_all) return tw_win_error(w, "MPI_Win_unlock_all", MPI_ERR_RMA_SYNC, "not locked");
-    int rc = tw_win_completion(w, tw_win_flush_all(w)), unlocked;
+    if (!w->lock_all) {
+        int lost = tw_win_lost(w, -1);
+        return tw_win_error(w, "MPI_Win_unlock_all", lost ? lost : MPI_ERR_RMA_SYNC,
+                            lost ? NULL : "not locked");
+    }
+    /* the healthy members' locks are given back whatever the others' fate */
+    int rc = tw_win_completion(w, -1, tw_win_flush_all(w)), unlocked;
     if (w->lock_all == 1)
         for (int r = 0; r < w->size; r++)
-            if ((unlocked = unlock_target(w, r, 0)) && !rc) rc = tw_win_device_error(w, unlocked);
+            if (!tw_win_lost(w, w->t[r].world) && (unlocked = unlock_target(w, r, 0)) && !rc)
+                rc = tw_win_device_error(w, w->t[r].world, unlocked);
     w->lock_all = 0;
+    int lost = tw_win_lost(w, -1);
+    if (lost) rc = lost;
     return rc ? tw_win_error(w, "MPI_Win_unlock_all", rc, NULL) : MPI_SUCCESS;
 }
 
@@ -335,15 +427,22 @@ static int flush_call(const char *call, int rank, MPI_Win win) {
     GET_WIN(call, win);
     if (rank == MPI_PROC_NULL) return MPI_SUCCESS;
     if (rank < 0 || rank >= w->size) return tw_win_error(w, call, MPI_ERR_RANK, NULL);
-    if (!passive(w, rank)) return tw_win_error(w, call, MPI_ERR_RMA_SYNC, "no passive epoch");
-    int rc = tw_win_completion(w, w->shm ? TW_OK : flush_target(w, rank));
+    int world = w->t[rank].world, rc = tw_win_lost(w, world);
+    if (!rc && !passive(w, rank))
+        return tw_win_error(w, call, MPI_ERR_RMA_SYNC, "no passive epoch");
+    if (!rc) rc = tw_win_completion(w, world, w->shm ? TW_OK : flush_target(w, rank));
     return rc ? tw_win_error(w, call, rc, NULL) : MPI_SUCCESS;
 }
 
 static int flush_all_call(const char *call, MPI_Win win) {
     GET_WIN(call, win);
-    if (!any_lock(w)) return tw_win_error(w, call, MPI_ERR_RMA_SYNC, "no passive epoch");
-    int rc = tw_win_completion(w, tw_win_flush_all(w));
+    if (!any_lock(w)) {
+        int lost = tw_win_lost(w, -1);
+        return tw_win_error(w, call, lost ? lost : MPI_ERR_RMA_SYNC,
+                            lost ? NULL : "no passive epoch");
+    }
+    /* the healthy members' operations complete; a lost one is the error */
+    int rc = tw_win_completion(w, -1, tw_win_flush_all(w));
     return rc ? tw_win_error(w, call, rc, NULL) : MPI_SUCCESS;
 }
 
