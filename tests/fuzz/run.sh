@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `make fuzz`: builds every fuzz target with clang's libFuzzer (plus ASan and UBSan) in
 # BUILD/fuzz, runs each for FUZZ_SECONDS on a copy of its seed corpus, and prints the
-# executions and coverage of each. FUZZ_TARGETS="udp_decode pmi_wire" picks some.
+# executions and coverage of each. FUZZ_TARGETS="udp_decode pmi_wire" picks some. Then
+# the insider (insider.c, from the normal build in BUILD, root only) attacks live jobs
+# for FUZZ_SECONDS with the seed INSIDER_SEED (default: the time; it is printed).
 # Exits non-zero when a target found something (the input is in BUILD/fuzz/artifacts).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,8 +29,13 @@ cmake -S "$src" -B "$build" "${generator[@]}" -DCMAKE_C_COMPILER="$cc" \
 cmake --build "$build" -j "$jobs" --target fuzz_targets
 
 if [ -z "${FUZZ_TARGETS:-}" ]; then
-    FUZZ_TARGETS=$(cd "$src/tests/fuzz/corpus" && ls)
+    FUZZ_TARGETS="$(cd "$src/tests/fuzz/corpus" && ls) insider"
 fi
+# the insider (insider.c) is no libFuzzer target: it attacks live jobs of the normal
+# build, after the others
+insider=0
+case " $FUZZ_TARGETS " in *" insider "*) insider=1 ;; esac
+FUZZ_TARGETS=$(tr ' ' '\n' <<<"$FUZZ_TARGETS" | grep -vx 'insider' | tr '\n' ' ' || true)
 mkdir -p "$build/artifacts"
 results=()
 found=0
@@ -57,6 +64,29 @@ for t in $FUZZ_TARGETS; do
     results+=("$(printf '%-14s %12s %9s %6s %7s %7s  %s' "$t" "${execs:-?}" "${rate:-?}" \
         "${cov:-?}" "${ft:-?}" "${corp:-?}" "$status")")
 done
+if [ "$insider" = 1 ]; then
+    normal=$(realpath -m "${1:-build}")
+    work=$build/run/insider
+    mkdir -p "$work"
+    cmake -S "$src" -B "$normal" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
+    cmake --build "$normal" -j "$jobs" --target insider mpi_insider_job twrun
+    seed=${INSIDER_SEED:-$(date +%s)}
+    echo "== insider: $seconds s, seed $seed (log: $work/log)"
+    status=ok
+    "$normal/bin/insider" --twrun "$normal/bin/twrun" --job "$normal/bin/mpi_insider_job" \
+        --seconds "$seconds" --seed "$seed" >"$work/log" 2>&1 || status=$?
+    case $status in
+    ok) ;;
+    77) status="skipped (needs root)" ;;
+    *)
+        status=FOUND
+        found=1
+        grep -E 'FAILED|again:' "$work/log" | head -5 >&2 || true
+        ;;
+    esac
+    runs=$(sed -n 's/.*: \([0-9]*\) campaigns in.*/\1/p' "$work/log" | tail -1)
+    results+=("$(printf '%-14s %12s %9s %6s %7s %7s  %s' insider "${runs:-?} jobs" - - - - "$status")")
+fi
 echo
 printf '%-14s %12s %9s %6s %7s %7s  %s\n' target execs exec/s cov ft corpus result
 printf '%s\n' "${results[@]}"

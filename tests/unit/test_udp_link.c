@@ -1059,6 +1059,70 @@ static void test_replayed_acks_change_nothing(void **state) {
     close_played(&p);
 }
 
+/* Sends the link a FIN from endpoint 1 with acknowledgement ack. */
+static void played_fin(played_t *p, uint32_t ack) {
+    tw_udp_hdr_t fin = {.src = 1, .dst = 0, .ack = ack, .flags = TW_UDP_ACK | TW_UDP_FIN};
+    unsigned char pkt[TW_UDP_HDR_SIZE];
+    tw_udp_encode(pkt, &fin, NULL, &KEY);
+    const tw_udp_stats_t *s = tw_udp_stats(p->l);
+    uint64_t before = s->packets_received;
+    int n = 0;
+    assert_int_equal(
+        sendto(p->fd, pkt, sizeof pkt, 0, (struct sockaddr *)&p->link_addr, sizeof p->link_addr),
+        (ssize_t)sizeof pkt);
+    for (long k = 0; k < 1000000 && s->packets_received == before; k++)
+        tw_udp_poll(p->l, count_only, &n);
+    assert_int_equal(s->packets_received, before + 1);
+    assert_int_equal(n, 0);
+}
+
+/* A FIN is believed only when it acknowledges all that was sent to its peer, and only
+ * until the peer sends new data or new data goes to it. Anyone holding the job's
+ * secret can make a FIN (tests/fuzz/insider.c did): a link that believed one short of
+ * its data stopped resending that data, and its peer, which had not closed, waited for
+ * it for good. Here a FIN short of the data is taken as an acknowledgement and the data
+ * is resent at once; a FIN of all is believed (nothing owed: closing sends it no FIN);
+ * data sent after it is waited for again, and data from the peer makes it owed a FIN
+ * again. */
+static void test_fin_believed_only_when_it_acknowledges_all(void **state) {
+    (void)state;
+    played_t p;
+    open_played(&p);
+    const tw_udp_stats_t *s = tw_udp_stats(p.l);
+    int n = 0;
+    assert_int_equal(tw_udp_send(p.l, 1, "one", 3), TW_OK);
+    assert_int_equal(played_read_data(&p).seq, 1); /* and taken as lost */
+    played_fin(&p, 1);
+    assert_int_equal(s->retransmits, 1);
+    assert_int_equal(played_read_data(&p).seq, 1);
+    assert_int_equal(tw_udp_in_flight(p.l, 1), 1);
+    assert_false(tw_udp_idle(p.l));
+    played_fin(&p, 2); /* all: believed */
+    assert_int_equal(tw_udp_in_flight(p.l, 1), 0);
+    assert_true(tw_udp_idle(p.l));
+    assert_int_equal(tw_udp_finish(p.l), 1); /* it sent its FIN: none owed to it */
+    /* more data to it: waited for as to any peer, and resent when a FIN lacks it */
+    assert_int_equal(tw_udp_send(p.l, 1, "two", 3), TW_OK);
+    assert_int_equal(played_read_data(&p).seq, 2);
+    assert_false(tw_udp_idle(p.l));
+    played_fin(&p, 2);
+    assert_int_equal(s->retransmits, 2);
+    assert_int_equal(played_read_data(&p).seq, 2);
+    played_fin(&p, 3);
+    assert_true(tw_udp_idle(p.l));
+    /* data from it after its FIN: it had not closed, and is owed a FIN again */
+    played_send(&p, 1, 3, 0, count_only, &n);
+    assert_int_equal(n, 1);
+    for (long k = 0; k < 1000000 && !tw_udp_idle(p.l); k++) tw_udp_poll(p.l, count_only, &n);
+    assert_true(tw_udp_idle(p.l));
+    assert_int_equal(tw_udp_finish(p.l), 0);
+    tw_udp_hdr_t h;
+    do h = played_read(&p);
+    while (!(h.flags & TW_UDP_FIN));
+    assert_int_equal(h.ack, 2);
+    close_played(&p);
+}
+
 static void *land_never(void *ctx, uint32_t peer, const void *prefix, size_t len, size_t *skip) {
     (void)ctx, (void)peer, (void)prefix, (void)len, (void)skip;
     fail_msg("asked where to land a message whose payload is not proven yet");
@@ -1153,6 +1217,7 @@ int main(void) {
         cmocka_unit_test(test_peer_address_learned_from_authenticated_packet),
         cmocka_unit_test(test_replayed_packets_are_dropped),
         cmocka_unit_test(test_replayed_acks_change_nothing),
+        cmocka_unit_test(test_fin_believed_only_when_it_acknowledges_all),
         cmocka_unit_test(test_payload_authenticated),
         cmocka_unit_test(test_configuration_checked),
     };

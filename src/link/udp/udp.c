@@ -67,10 +67,10 @@ struct kept {
 typedef struct peer {
     struct sockaddr_in addr;
     int has_addr, busy, ack_due;
-    int lost;       /* 0, or why the peer was declared lost: TW_ERR_LOST, TW_ERR_RESET */
-    int fin;        /* the peer has closed (TW_UDP_FIN): its last ack is final, nothing more goes */
-    int ack_listed; /* in l->acking until the ack went, even once data carried it */
-    int ack_now;    /* a gap or a duplicate: the sender needs to hear at once */
+    int lost;              /* 0, or why the peer was declared lost: TW_ERR_LOST, TW_ERR_RESET */
+    int fin;               /* the peer has closed: a FIN believed (take_fin); nothing more goes */
+    int ack_listed;        /* in l->acking until the ack went, even once data carried it */
+    int ack_now;           /* a gap or a duplicate: the sender needs to hear at once */
     unsigned ack_pkts;     /* packets taken since the last acknowledgement went */
     uint64_t ack_since_ns; /* when the oldest of them came */
     /* sending */
@@ -151,6 +151,7 @@ struct tw_udp_link {
 static void send_acks(tw_udp_link_t *l, int all);
 static void mark_lost(tw_udp_link_t *l, uint32_t id, int cause);
 static void reset(tw_udp_link_t *l, uint32_t id);
+static void reopen(tw_udp_link_t *l, peer_t *p, uint32_t id);
 
 static uint64_t clock_ns(void) {
     struct timespec ts;
@@ -563,6 +564,7 @@ static int send_pieces(tw_udp_link_t *l, uint32_t id, const struct iovec *iov, i
     if (p->lost) return TW_ERR_LOST;
     size_t segments = len ? (len + l->payload_max - 1) / l->payload_max : 1;
     if (tw_udp_in_flight(l, id) + segments > l->cfg.window) return TW_RETRY;
+    if (__builtin_expect(p->fin, 0)) reopen(l, p, id);
     if (!p->ring && !(p->sent = window_alloc(l->cfg.window, l->pkt_max, &p->ring, sizeof *p->sent)))
         return TW_ERR_NOMEM;
     l->now_ns = clock_ns();
@@ -854,6 +856,34 @@ static int replayed(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h) {
     return 1;
 }
 
+/* A peer's FIN, its acknowledgement taken: it says the peer has closed and takes
+ * nothing more. Believed only when it acknowledges everything sent to the peer, as a
+ * peer's FIN does when it closed having received it all: nothing is given up then.
+ * One short of that (the peer closes while data to it is missing, or it is not the
+ * peer's at all: anyone holding the job's secret can make one) is taken as an
+ * acknowledgement only, and what it lacks is sent at once: a closing peer still reads
+ * while it sends its FINs, and its next FIN is final; a peer that has gone is found
+ * lost by the timeout. Giving data up on a FIN that did not acknowledge it would leave
+ * a peer that had not closed waiting for it for good (tests/fuzz/insider.c found it). */
+static void take_fin(tw_udp_link_t *l, peer_t *p, uint32_t id) {
+    if (p->una != p->next_seq) {
+        uint64_t due_ns = p->resent_ns + p->srtt_ns + 4 * p->rttvar_ns;
+        if (!p->resent_ns || l->now_ns > due_ns) resend_una(l, p, id);
+        return;
+    }
+    p->fin = 1;
+    if (l->live_peers) /* it has gone: its silence says nothing now */
+        atomic_store_explicit(&l->live_peers[id].watched, 0, memory_order_relaxed);
+}
+
+/* A peer taken for closed that sends new data, or to which new data goes, has not
+ * closed (a closed peer sends nothing, and a FIN may be forged): it is watched again,
+ * and what goes to it is resent until acknowledged, as to any peer. */
+static void reopen(tw_udp_link_t *l, peer_t *p, uint32_t id) {
+    p->fin = 0;
+    watch(l, p, id);
+}
+
 /* What every accepted packet does first: its sender known, its acknowledgement
  * taken. The sender, or NULL when nothing more of the packet is looked at. */
 static peer_t *accept_packet(tw_udp_link_t *l, const tw_udp_hdr_t *h,
@@ -880,12 +910,9 @@ static peer_t *accept_packet(tw_udp_link_t *l, const tw_udp_hdr_t *h,
         atomic_store_explicit(&l->live_peers[h->src].heard_ns, l->now_ns, memory_order_relaxed);
         if (!p->watched) watch(l, p, h->src);
     }
+    if (p->fin && (h->flags & TW_UDP_DATA)) reopen(l, p, h->src); /* new data: it is there */
     take_ack(l, p, h, h->src);
-    if (h->flags & TW_UDP_FIN) {
-        p->fin = 1;
-        if (l->live_peers) /* it has gone: its silence says nothing now */
-            atomic_store_explicit(&l->live_peers[h->src].watched, 0, memory_order_relaxed);
-    }
+    if (h->flags & TW_UDP_FIN) take_fin(l, p, h->src);
     return p;
 }
 
