@@ -91,6 +91,8 @@ static const char *const scan_names[] = {[TW_SCAN_AUTO] = "auto",
                                          [TW_SCAN_SHM_CHAIN] = "shm-chain"};
 static const char *const coll_shm_names[] = {
     [TW_COLL_SHM_AUTO] = "auto", [TW_COLL_SHM_P2P] = "p2p", [TW_COLL_SHM_SHM] = "shm"};
+static const char *const launcher_names[] = {
+    [TW_LAUNCHER_AUTO] = "auto", [TW_LAUNCHER_FORK] = "fork", [TW_LAUNCHER_SLURM] = "slurm"};
 static const char *const fault_keys[] = {"drop",  "duplicate", "reorder", "corrupt",
                                          "delay", "delay_us",  "seed"};
 
@@ -500,6 +502,18 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                 .max = 1 << 20,
                                 .meaning = "core the rank is bound to, when twrun binds"},
                                .store = STORE_NONE},
+    [TW_SETTING_LAUNCHER] = {{.name = "TW_LAUNCHER",
+                              CHOICES(launcher_names),
+                              .owner = TW_OWNER_TOOLS,
+                              .default_value = "auto",
+                              .meaning = "who starts the ranks of twrun (mpiexec, mpirun): auto "
+                                         "(inside a Slurm allocation, SLURM_JOB_ID set and "
+                                         "SLURM_STEP_ID not, Slurm's srun on the allocation's "
+                                         "nodes; else twrun on this machine), fork (twrun on "
+                                         "this machine, allocation or not), or slurm (srun; "
+                                         "only inside an allocation). twrun's -launcher and "
+                                         "-bootstrap options win over it"},
+                             NUMBER(launcher)},
 };
 
 /* ---- checks of values ---- */
