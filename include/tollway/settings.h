@@ -58,6 +58,7 @@ typedef enum tw_setting_id {
     TW_SETTING_LOCAL_RANK,
     TW_SETTING_LOCAL_SIZE,
     TW_SETTING_BOUND_CORE,
+    TW_SETTING_LAUNCHER,
     TW_SETTING_COUNT
 } tw_setting_id_t;
 
@@ -72,8 +73,8 @@ typedef enum tw_setting_type {
     TW_SETTING_LIST,         /* comma-separated key=value items, keys among choices */
 } tw_setting_type_t;
 
-/* The layer that reads a setting (launcher: twrun sets it for its ranks; tools: the
- * mpicc and mpicxx wrappers). */
+/* The layer that reads a setting (launcher: twrun sets it for its ranks; tools: twrun
+ * itself, and the mpicc and mpicxx wrappers). */
 typedef enum tw_setting_owner {
     TW_OWNER_RUNTIME,
     TW_OWNER_DEVICE,
@@ -159,6 +160,13 @@ typedef enum tw_coll_shm_choice {
     TW_COLL_SHM_P2P, /* messages, never the shared-memory block */
     TW_COLL_SHM_SHM,
 } tw_coll_shm_choice_t;
+
+/* TW_LAUNCHER's choices: who starts a job's ranks inside a Slurm allocation. */
+typedef enum tw_launcher_choice {
+    TW_LAUNCHER_AUTO,  /* srun, inside an allocation and not inside a step; else twrun */
+    TW_LAUNCHER_FORK,  /* twrun, on this machine, allocation or not */
+    TW_LAUNCHER_SLURM, /* srun; only inside an allocation */
+} tw_launcher_choice_t;
 
 /* Enumeration: ids run from 0 to tw_setting_count() - 1. NULL for an unknown id. */
 size_t tw_setting_count(void);

@@ -91,6 +91,8 @@ static const char *const scan_names[] = {[TW_SCAN_AUTO] = "auto",
                                          [TW_SCAN_SHM_CHAIN] = "shm-chain"};
 static const char *const coll_shm_names[] = {
     [TW_COLL_SHM_AUTO] = "auto", [TW_COLL_SHM_P2P] = "p2p", [TW_COLL_SHM_SHM] = "shm"};
+static const char *const launcher_names[] = {
+    [TW_LAUNCHER_AUTO] = "auto", [TW_LAUNCHER_FORK] = "fork", [TW_LAUNCHER_SLURM] = "slurm"};
 static const char *const fault_keys[] = {"drop",  "duplicate", "reorder", "corrupt",
                                          "delay", "delay_us",  "seed"};
 
@@ -298,10 +300,13 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                 .choices = fault_keys,
                                 .nchoices = sizeof fault_keys / sizeof fault_keys[0],
                                 .form = "comma-separated drop=P, duplicate=P, reorder=P, "
-                                        "corrupt=P, delay=P (P from 0 to 1), delay_us=N or seed=N",
+                                        "corrupt=P, delay=P (P from 0 to 1; drop and corrupt "
+                                        "below 1), delay_us=N or seed=N",
                                 .meaning = "faults the udp link injects into what it sends, for "
                                            "tests: each kind with its probability, the delay in "
-                                           "microseconds, the seed of the random choices"},
+                                           "microseconds, the seed of the random choices. A drop "
+                                           "or corrupt rate of 1, under which no packet gets "
+                                           "through, is refused"},
                                .store = STORE_FAULTS},
     [TW_SETTING_UDP_AUTH] = {{.name = "TW_UDP_AUTH",
                               CHOICES(udp_auth_names),
@@ -510,6 +515,18 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                 .max = 1 << 20,
                                 .meaning = "core the rank is bound to, when twrun binds"},
                                .store = STORE_NONE},
+    [TW_SETTING_LAUNCHER] = {{.name = "TW_LAUNCHER",
+                              CHOICES(launcher_names),
+                              .owner = TW_OWNER_TOOLS,
+                              .default_value = "auto",
+                              .meaning = "who starts the ranks of twrun (mpiexec, mpirun): auto "
+                                         "(inside a Slurm allocation, SLURM_JOB_ID set and "
+                                         "SLURM_STEP_ID not, Slurm's srun on the allocation's "
+                                         "nodes; else twrun on this machine), fork (twrun on "
+                                         "this machine, allocation or not), or slurm (srun; "
+                                         "only inside an allocation). twrun's -launcher and "
+                                         "-bootstrap options win over it"},
+                             NUMBER(launcher)},
 };
 
 /* ---- checks of values ---- */
@@ -543,7 +560,11 @@ static int parse_prob(const char *s, size_t n, double *out) {
     return 0;
 }
 
-/* "drop=0.01,corrupt=0.001,delay_us=500,..." */
+enum { FAULTS_NO_PROGRESS = -2 }; /* parse_faults: well formed, but nothing gets through */
+
+/* "drop=0.01,corrupt=0.001,delay_us=500,..."; -1 when malformed, FAULTS_NO_PROGRESS
+ * when every packet would be dropped or corrupted (and the job would run until its
+ * timeout). */
 static int parse_faults(tw_config_t *cfg, const char *value) {
     for (const char *p = value; *p;) {
         const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
@@ -580,6 +601,8 @@ static int parse_faults(tw_config_t *cfg, const char *value) {
         if (comma && !comma[1]) return -1; /* a trailing comma: an item missing */
         p = comma ? comma + 1 : end;
     }
+    /* a corrupted packet fails its check and is dropped by the receiver too */
+    if ((1 - cfg->fault_drop) * (1 - cfg->fault_corrupt) <= 0) return FAULTS_NO_PROGRESS;
     return 0;
 }
 
@@ -700,9 +723,18 @@ static int set_value(tw_config_t *cfg, const setting_row_t *row, const char *val
     case TW_SETTING_STRING:
         if (row->has_form && !row->has_form(value)) return invalid(row, value, err, errlen);
         break;
-    case TW_SETTING_LIST:
-        if (parse_faults(cfg, value)) return invalid(row, value, err, errlen);
+    case TW_SETTING_LIST: {
+        int rc = parse_faults(cfg, value);
+        if (rc == FAULTS_NO_PROGRESS) {
+            snprintf(err, errlen,
+                     "tollway: invalid %s='%s': no packet would get through (drop=%g, "
+                     "corrupt=%g); drop and corrupt must each be below 1",
+                     in->name, value, cfg->fault_drop, cfg->fault_corrupt);
+            return -1;
+        }
+        if (rc) return invalid(row, value, err, errlen);
         break;
+    }
     }
     switch (row->store) {
     case STORE_NUMBER:

@@ -70,6 +70,7 @@ typedef struct tw_config {
     uint64_t fault_seed;
     int progress_thread;           /* TW_PROGRESS_THREAD: serve the udp link from a thread */
     uint32_t progress_interval_us; /* how long that thread sleeps between looks */
+    tw_launcher_choice_t launcher; /* TW_LAUNCHER: read by twrun, checked in the ranks */
 } tw_config_t;
 
 /* Ranges the device also checks a peer's segment against, and defaults: the settings

@@ -10,6 +10,10 @@ case_name=$1
 twrun=$2
 probe=$3
 
+# twrun's own launching, also when the tests run inside a Slurm allocation (where
+# twrun would hand the jobs to srun): tests/slurm covers that
+unset SLURM_JOB_ID
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export PROBE_JOBID_FILE=$tmp/jobid

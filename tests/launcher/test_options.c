@@ -1,5 +1,6 @@
 /* twrun's command line: the spellings of Open MPI and Hydra users, MPMD segments, hosts
- * and hostfiles, the environment options, placement, and the lines it must refuse. */
+ * and hostfiles, the environment options, placement, and the lines it must refuse; and
+ * inside made-up Slurm allocations, the rank count, the refusals and srun's command line. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,8 +25,9 @@ static void forget(void) {
     nwords = 0;
 }
 
-/* Parses "twrun " + line (words split at single spaces); returns the parser's result. */
-static int parse_env(const char *line, const char *timeout_env) {
+/* Parses "twrun " + line (words split at single spaces) in the environment env
+ * ("NAME=value" strings, NULL-terminated; NULL: an empty one); returns the parser's result. */
+static int parse_in(const char *line, char *const *env) {
     forget();
     words[nwords++] = strdup("twrun");
     char *copy = strdup(line), *save = NULL;
@@ -34,7 +36,14 @@ static int parse_env(const char *line, const char *timeout_env) {
     free(copy);
     words[nwords] = NULL;
     memset(err, 0, sizeof err);
-    return twr_options_parse(&opt, nwords, words, timeout_env, err);
+    return twr_options_parse(&opt, nwords, words, env, err);
+}
+
+static int parse_env(const char *line, const char *timeout_env) {
+    char var[64];
+    snprintf(var, sizeof var, "MPIEXEC_TIMEOUT=%s", timeout_env ? timeout_env : "");
+    char *env[] = {var, NULL};
+    return parse_in(line, timeout_env ? env : NULL);
 }
 
 static int parse(const char *line) {
@@ -148,8 +157,8 @@ static void test_errors(void **state) {
     expect_error("-n 2 --universe a/b prog", "'a/b'");
     expect_error("-n 2 --output-filename :nocopy prog", "needs a directory");
     expect_error("-n 2 --mca btl self prog", "--mca: Open MPI's MCA parameters mean nothing");
-    expect_error("-n 2 -launcher ssh prog", "-launcher ssh: twrun starts ranks only on this");
-    expect_error("-n 2 -bootstrap slurm prog", "mpiexec.hydra");
+    expect_error("-n 2 -launcher ssh prog", "-launcher ssh: twrun starts ranks on this");
+    expect_error("-n 2 -bootstrap rsh prog", "mpiexec.hydra");
     expect_error("-n 2 -ho x prog", "unknown option '-ho'"); /* host, hosts, hostfile */
     expect_error("-n 2 --oversubscribe=1 prog", "'--oversubscribe' takes no value");
 }
@@ -372,6 +381,215 @@ static void test_place(void **state) {
     assert_memory_equal(host, node, sizeof node);
 }
 
+/* ---- inside a Slurm allocation (made-up environments) ---- */
+
+/* Parses line in the environment of the variables given, NULL-terminated. */
+static int parse_slurm(const char *line, ...) {
+    static char *env[16];
+    va_list ap;
+    va_start(ap, line);
+    int n = 0;
+    for (char *v; n < 15 && (v = va_arg(ap, char *));) env[n++] = v;
+    va_end(ap);
+    env[n] = NULL;
+    return parse_in(line, env);
+}
+
+static void expect_slurm_error(const char *what, int rc) {
+    if (rc == 0) fail_msg("accepted; expected an error saying '%s'", what);
+    if (!strstr(err, what)) fail_msg("message '%s' does not say '%s'", err, what);
+}
+
+static void test_slurm_rank_count(void **state) {
+    (void)state;
+    /* salloc -n 4 mpiexec ./prog: a rank per task, through srun */
+    assert_int_equal(parse_slurm("prog", "SLURM_JOB_ID=42", "SLURM_NTASKS=4", NULL), 0);
+    assert_int_equal(opt.launch, TWR_LAUNCH_SRUN);
+    assert_int_equal(opt.size, 4);
+    assert_string_equal(opt.alloc.job_id, "42");
+    assert_int_equal(opt.alloc.tasks, 4);
+    assert_string_equal(opt.alloc.tasks_from, "SLURM_NTASKS=4");
+    /* fewer ranks than tasks, or as many: asked for */
+    assert_int_equal(parse_slurm("-n 2 prog", "SLURM_JOB_ID=42", "SLURM_NTASKS=2", NULL), 0);
+    assert_int_equal(opt.size, 2);
+    assert_int_equal(parse_slurm("-n 1 prog", "SLURM_JOB_ID=42", "SLURM_NTASKS=2", NULL), 0);
+    assert_int_equal(opt.size, 1);
+    /* the variables in turn when the first ones are missing */
+    assert_int_equal(
+        parse_slurm("prog", "SLURM_JOB_ID=7", "SLURM_NPROCS=3", "SLURM_TASKS_PER_NODE=9", NULL), 0);
+    assert_int_equal(opt.size, 3);
+    assert_int_equal(parse_slurm("prog", "SLURM_JOB_ID=7", "SLURM_TASKS_PER_NODE=2(x3),1",
+                                 "SLURM_JOB_NUM_NODES=4", NULL),
+                     0);
+    assert_int_equal(opt.size, 7);
+    assert_string_equal(opt.alloc.tasks_from, "SLURM_TASKS_PER_NODE=2(x3),1");
+    assert_int_equal(parse_slurm("prog", "SLURM_JOB_ID=7", "SLURM_JOB_NUM_NODES=3", NULL), 0);
+    assert_int_equal(opt.size, 3);
+    assert_int_equal(parse_slurm("prog", "SLURM_JOB_ID=7", "SLURM_NNODES=2", NULL), 0);
+    assert_int_equal(opt.size, 2);
+    /* outside an allocation, and inside a step (srun started twrun): twrun's own ranks */
+    expect_slurm_error("number of ranks is missing", parse_slurm("prog", "SLURM_NTASKS=4", NULL));
+    assert_int_equal(parse_slurm("-n 6 prog", "SLURM_NTASKS=2", NULL), 0);
+    assert_int_equal(opt.launch, TWR_LAUNCH_HERE);
+    assert_int_equal(
+        parse_slurm("-n 6 prog", "SLURM_JOB_ID=42", "SLURM_STEP_ID=0", "SLURM_NTASKS=2", NULL), 0);
+    assert_int_equal(opt.launch, TWR_LAUNCH_HERE);
+    assert_int_equal(opt.size, 6);
+    expect_slurm_error(
+        "number of ranks is missing",
+        parse_slurm("prog", "SLURM_JOB_ID=42", "SLURM_STEP_ID=0", "SLURM_NTASKS=4", NULL));
+}
+
+static void test_slurm_refusals(void **state) {
+    (void)state;
+    /* salloc -n 2 mpiexec -n 6: the count, the variable and the ways out */
+    int rc = parse_slurm("-n 6 prog", "SLURM_JOB_ID=42", "SLURM_NTASKS=2", NULL);
+    expect_slurm_error("not enough slots: 6 ranks asked for (-n 6), but Slurm job 42 holds 2 "
+                       "tasks (SLURM_NTASKS=2)",
+                       rc);
+    assert_non_null(strstr(err, "--oversubscribe"));
+    assert_non_null(strstr(err, "-launcher fork"));
+    assert_int_equal(
+        parse_slurm("-n 6 --oversubscribe prog", "SLURM_JOB_ID=42", "SLURM_NTASKS=2", NULL), 0);
+    assert_int_equal(opt.size, 6);
+    expect_slurm_error("holds 1 task (SLURM_NNODES=1)",
+                       parse_slurm("-n 2 prog", "SLURM_JOB_ID=42", "SLURM_NNODES=1", NULL));
+    /* what Slurm set cannot be read, or says nothing of the size */
+    expect_slurm_error("SLURM_NTASKS='0' is not a positive number",
+                       parse_slurm("prog", "SLURM_JOB_ID=42", "SLURM_NTASKS=0", NULL));
+    expect_slurm_error("SLURM_TASKS_PER_NODE='2(x' is not a list",
+                       parse_slurm("prog", "SLURM_JOB_ID=42", "SLURM_TASKS_PER_NODE=2(x", NULL));
+    expect_slurm_error("SLURM_TASKS_PER_NODE='2,,1'",
+                       parse_slurm("prog", "SLURM_JOB_ID=42", "SLURM_TASKS_PER_NODE=2,,1", NULL));
+    expect_slurm_error("the allocation's size is unknown; give -n N",
+                       parse_slurm("prog", "SLURM_JOB_ID=42", NULL));
+    expect_slurm_error("more than twrun's 4096 ranks",
+                       parse_slurm("prog", "SLURM_JOB_ID=42", "SLURM_NTASKS=5000", NULL));
+    /* what srun cannot do, named; with -launcher fork it runs here */
+    const char *lines[][2] = {{"-n 1 ./a : -n 1 ./b", "--multi-prog"},
+                              {"--host localhost -n 1 prog", "'--host'"},
+                              {"-H localhost -n 1 prog", "'-H'"},
+                              {"--output-filename /tmp/o -n 1 prog", "'--output-filename'"},
+                              {"--universe u -n 1 prog", "'--universe'"}};
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        expect_slurm_error(lines[i][1],
+                           parse_slurm(lines[i][0], "SLURM_JOB_ID=42", "SLURM_NTASKS=4", NULL));
+        assert_non_null(strstr(err, "-launcher fork"));
+        char line[128];
+        snprintf(line, sizeof line, "-launcher fork %s", lines[i][0]);
+        if (parse_slurm(line, "SLURM_JOB_ID=42", "SLURM_NTASKS=4", NULL))
+            fail_msg("'%s' refused: %s", line, err);
+        assert_int_equal(opt.launch, TWR_LAUNCH_HERE);
+    }
+}
+
+static void test_slurm_launcher_choice(void **state) {
+    (void)state;
+    /* the opt-out: the option, or TW_LAUNCHER; then -n is needed as anywhere */
+    assert_int_equal(
+        parse_slurm("-launcher fork -n 6 prog", "SLURM_JOB_ID=42", "SLURM_NTASKS=2", NULL), 0);
+    assert_int_equal(opt.launch, TWR_LAUNCH_HERE);
+    assert_int_equal(opt.size, 6);
+    assert_int_equal(
+        parse_slurm("-n 6 prog", "SLURM_JOB_ID=42", "SLURM_NTASKS=2", "TW_LAUNCHER=fork", NULL), 0);
+    assert_int_equal(opt.launch, TWR_LAUNCH_HERE);
+    expect_slurm_error(
+        "number of ranks is missing",
+        parse_slurm("-bootstrap fork prog", "SLURM_JOB_ID=42", "SLURM_NTASKS=2", NULL));
+    /* the option wins over the setting */
+    assert_int_equal(parse_slurm("-bootstrap slurm prog", "SLURM_JOB_ID=42", "SLURM_NTASKS=3",
+                                 "TW_LAUNCHER=fork", NULL),
+                     0);
+    assert_int_equal(opt.launch, TWR_LAUNCH_SRUN);
+    assert_int_equal(opt.size, 3);
+    /* slurm asked for: inside a step too, never outside an allocation */
+    assert_int_equal(parse_slurm("prog", "SLURM_JOB_ID=42", "SLURM_STEP_ID=3", "SLURM_NTASKS=2",
+                                 "TW_LAUNCHER=slurm", NULL),
+                     0);
+    assert_int_equal(opt.launch, TWR_LAUNCH_SRUN);
+    expect_slurm_error("TW_LAUNCHER slurm: not inside a Slurm allocation (SLURM_JOB_ID is not set)",
+                       parse_slurm("-n 2 prog", "TW_LAUNCHER=slurm", NULL));
+    expect_slurm_error("-launcher slurm: not inside a Slurm allocation",
+                       parse_slurm("-n 2 -launcher slurm prog", NULL));
+    expect_slurm_error("TW_LAUNCHER must be auto, fork or slurm, not 'ssh'",
+                       parse_slurm("-n 2 prog", "TW_LAUNCHER=ssh", NULL));
+    assert_int_equal(
+        parse_slurm("prog", "SLURM_JOB_ID=42", "SLURM_NTASKS=2", "TW_LAUNCHER=auto", NULL), 0);
+    assert_int_equal(opt.launch, TWR_LAUNCH_SRUN);
+}
+
+/* The srun command line of line inside a 4-task allocation, as one string. */
+static twr_srun_t cmd;
+static char cmdline[1024];
+static int srun_line(const char *line, const char *mpi) {
+    twr_srun_free(&cmd);
+    if (parse_slurm(line, "SLURM_JOB_ID=42", "SLURM_NTASKS=8", NULL))
+        fail_msg("'%s' refused: %s", line, err);
+    if (twr_srun_command(&opt, mpi, &cmd, err)) return -1;
+    cmdline[0] = '\0';
+    for (int i = 0; i < cmd.argc; i++) {
+        assert_non_null(cmd.argv[i]);
+        snprintf(cmdline + strlen(cmdline), sizeof cmdline - strlen(cmdline), "%s%s", i ? " " : "",
+                 cmd.argv[i]);
+    }
+    assert_null(cmd.argv[cmd.argc]);
+    return 0;
+}
+
+static void test_srun_command(void **state) {
+    (void)state;
+    assert_int_equal(srun_line("./prog a b", "pmix"), 0);
+    assert_string_equal(cmdline,
+                        "srun --mpi=pmix -n 8 --export=ALL --kill-on-bad-exit=1 ./prog a b");
+    assert_int_equal(cmd.nset, 0);
+    assert_int_equal(srun_line("-n 2 -x A=1 -genv B x,y -x HOME -l -wdir /tmp ./prog", "pmi2"), 0);
+    assert_string_equal(cmdline, "srun --mpi=pmi2 -n 2 --export=ALL --kill-on-bad-exit=1 --label "
+                                 "--chdir=/tmp ./prog");
+    /* the values go through srun's environment: a ',' in one is kept */
+    assert_int_equal(cmd.nset, 2);
+    assert_string_equal(cmd.set[0].name, "A");
+    assert_string_equal(cmd.set[0].value, "1");
+    assert_string_equal(cmd.set[1].name, "B");
+    assert_string_equal(cmd.set[1].value, "x,y");
+    assert_int_equal(srun_line("-n 12 --oversubscribe -ppn 2 --map-by node --bind-to core "
+                               "--report-bindings -- -prog",
+                               "pmix"),
+                     0);
+    assert_string_equal(cmdline, "srun --mpi=pmix -n 12 --export=ALL --kill-on-bad-exit=1 "
+                                 "--overcommit --ntasks-per-node=2 --distribution=cyclic "
+                                 "--cpu-bind=verbose,cores -- -prog");
+    assert_int_equal(srun_line("--bind-to none ./prog", "pmix"), 0);
+    assert_non_null(strstr(cmdline, " --cpu-bind=none "));
+    assert_int_equal(srun_line("--bind-to hwthread ./prog", "pmix"), 0);
+    assert_non_null(strstr(cmdline, " --cpu-bind=threads "));
+    assert_int_equal(srun_line("--report-bindings ./prog", "pmix"), 0);
+    assert_non_null(strstr(cmdline, " --cpu-bind=verbose "));
+    /* only the variables named: srun's --export list, values set in its environment */
+    assert_int_equal(srun_line("-genvlist PATH,USER -x A=1 -x HOME ./prog", "pmix"), 0);
+    assert_non_null(strstr(cmdline, " --export=PATH,USER,A,HOME "));
+    assert_int_equal(cmd.nset, 1);
+    assert_int_equal(srun_line("-genvnone ./prog", "pmix"), 0);
+    assert_non_null(strstr(cmdline, " --export=NONE "));
+    assert_int_equal(srun_line("-genvnone -envall ./prog", "pmix"), 0);
+    assert_non_null(strstr(cmdline, " --export=ALL "));
+    assert_int_equal(srun_line("-x A,B=1 ./prog", "pmix"), -1);
+    assert_non_null(strstr(err, "'A,B' cannot be passed through srun"));
+    twr_srun_free(&cmd);
+}
+
+static void test_srun_mpi(void **state) {
+    (void)state;
+    const char *list = "srun: MPI types are...\nsrun: cray_shasta\nsrun: none\nsrun: pmi2\n"
+                       "srun: pmix\nsrun: pmix_v4\n";
+    assert_string_equal(twr_srun_mpi(list, 1), "pmix");
+    assert_string_equal(twr_srun_mpi(list, 0), "pmi2"); /* a build without a PMIx client */
+    assert_string_equal(twr_srun_mpi("MPI plugin types are...\n\tnone\n\tpmi2\n", 1), "pmi2");
+    assert_null(twr_srun_mpi("srun: none\nsrun: cray_shasta\nsrun: pmix_v4\n", 0));
+    assert_null(twr_srun_mpi("srun: none\nsrun: pmi2x\n", 1));
+    assert_null(twr_srun_mpi("", 1));
+    assert_null(twr_srun_mpi(NULL, 1));
+}
+
 static int teardown(void **state) {
     (void)state;
     forget();
@@ -391,6 +609,11 @@ int main(void) {
         cmocka_unit_test_teardown(test_local_hosts, teardown),
         cmocka_unit_test_teardown(test_hostfile, teardown),
         cmocka_unit_test_teardown(test_place, teardown),
+        cmocka_unit_test_teardown(test_slurm_rank_count, teardown),
+        cmocka_unit_test_teardown(test_slurm_refusals, teardown),
+        cmocka_unit_test_teardown(test_slurm_launcher_choice, teardown),
+        cmocka_unit_test_teardown(test_srun_command, teardown),
+        cmocka_unit_test_teardown(test_srun_mpi, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

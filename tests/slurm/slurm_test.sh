@@ -145,4 +145,47 @@ run ! "none refused" "run with srun --mpi=pmi2 or srun --mpi=pmix" -- \
 run "none, one task" "coll: 1 ranks ok" -- srun --mpi=none -n 1 "$bindir/mpi_coll"
 run "batch script" "coll: 1 ranks ok" -- bash -c "sbatch -n 4 --wait -Q -o '$dir/batch.out' \
     --wrap 'env | grep ^SLURM_; $bindir/mpi_coll' && cat '$dir/batch.out'"
+
+# ---- mpiexec (twrun) inside an allocation: it hands the job to srun ----
+# salloc's shell has SLURM_JOB_ID and no SLURM_STEP_ID: mpiexec without -n runs a rank
+# per task, through srun (the size the ranks see is checked); more ranks than tasks are
+# refused with the count and the variable; -x reaches the ranks (a value with ',' too);
+# -v shows the srun line; -launcher fork runs here; inside a step (srun mpiexec) and a
+# batch script's mpiexec behave as they must; --timeout ends srun (exit status 124).
+salloc_mpiexec_steps() {
+    local mpiexec=$bindir/mpiexec
+    if [ ! -x "$mpiexec" ]; then
+        echo "FAIL salloc mpiexec: $mpiexec is missing"; failed=1; return
+    fi
+    run "salloc mpiexec, a rank per task" "p2p: all checks passed on 4 ranks" -- \
+        salloc -Q -n 4 "$mpiexec" "$bindir/mpi_p2p"
+    run ! "salloc mpiexec, more ranks than tasks" \
+        "not enough slots: 6 ranks asked for (-n 6), but Slurm job" "p2p:" -- \
+        salloc -Q -n 2 "$mpiexec" -n 6 "$bindir/mpi_p2p"
+    run "salloc mpiexec, the message names the variable" "holds 2 tasks (SLURM_NTASKS=2)" -- \
+        bash -c "salloc -Q -n 2 '$mpiexec' -n 6 '$bindir/mpi_p2p' 2>&1; exit 0"
+    run "salloc mpiexec -n 2 of 2" "coll: 2 ranks ok" -- \
+        salloc -Q -n 2 "$mpiexec" -n 2 "$bindir/mpi_coll"
+    run "salloc mpiexec -x" "rank 1 of 2: TW_X=a,b Y=yes" "TW_NONE set" -- \
+        env Y=yes salloc -Q -n 2 "$mpiexec" -x TW_X=a,b -x Y -x TW_NONE -l \
+        sh -c 'echo "rank $SLURM_PROCID of $SLURM_NTASKS: TW_X=$TW_X Y=$Y${TW_NONE+ TW_NONE set}"'
+    # a setting the MPI ranks refuse: it reached them
+    run ! "salloc mpiexec -x, MPI ranks" "invalid TW_COLL_BCAST='nope'" "coll: 4 ranks ok" -- \
+        salloc -Q -n 4 "$mpiexec" -x TW_COLL_BCAST=nope "$bindir/mpi_coll"
+    run "salloc mpiexec -v" "running: srun --mpi=" -- \
+        salloc -Q -n 2 "$mpiexec" -v "$bindir/mpi_coll"
+    run "salloc mpiexec -launcher fork" "coll: 3 ranks ok" -- \
+        salloc -Q -n 1 "$mpiexec" -launcher fork -n 3 "$bindir/mpi_coll"
+    run "salloc TW_LAUNCHER=fork" "coll: 3 ranks ok" -- \
+        env TW_LAUNCHER=fork salloc -Q -n 1 "$mpiexec" -n 3 "$bindir/mpi_coll"
+    # srun started mpiexec: its ranks are its own, no srun within srun
+    run "srun mpiexec, no recursion" "coll: 3 ranks ok" "running: srun" -- \
+        salloc -Q -n 2 srun -n 1 "$mpiexec" -v -n 3 "$bindir/mpi_coll"
+    run "batch script mpiexec" "p2p: all checks passed on 3 ranks" -- \
+        bash -c "sbatch -n 3 --wait -Q -o '$dir/batch-mpiexec.out' \
+            --wrap '$mpiexec $bindir/mpi_p2p' ; cat '$dir/batch-mpiexec.out'"
+    run ! "salloc mpiexec --timeout" "job exceeded --timeout 2 s" -- \
+        salloc -Q -n 1 "$mpiexec" --timeout 2 sleep 120
+}
+salloc_mpiexec_steps
 exit "$failed"

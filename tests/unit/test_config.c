@@ -114,6 +114,32 @@ static void test_bad_values(void **state) {
     expect_rejected("TW_COLL_BCAST=Binomial", "TW_COLL_BCAST");
 }
 
+/* Faults under which no packet gets through would leave the job waiting for its
+ * timeout: refused, with the reason. */
+static void test_faults_without_progress(void **state) {
+    (void)state;
+    const char *hopeless[] = {"TW_UDP_FAULTS=drop=1",
+                              "TW_UDP_FAULTS=drop=1.0",
+                              "TW_UDP_FAULTS=corrupt=1",
+                              "TW_UDP_FAULTS=drop=0.5,corrupt=1,seed=3",
+                              "TW_UDP_FAULTS=corrupt=0.2,drop=1,duplicate=0.5",
+                              "TW_UDP_FAULTS=drop=0,drop=1"}; /* the last one counts */
+    for (size_t i = 0; i < sizeof hopeless / sizeof hopeless[0]; i++) {
+        expect_rejected(hopeless[i], "TW_UDP_FAULTS");
+        tw_config_t cfg;
+        char err[256] = "";
+        parse(&cfg, hopeless[i], NULL, err);
+        if (!strstr(err, "no packet would get through"))
+            fail_msg("%s: message '%s' does not say why", hopeless[i], err);
+    }
+    /* anything short of that is a test of the link */
+    tw_config_t cfg;
+    char err[256];
+    assert_int_equal(parse(&cfg, "TW_UDP_FAULTS=drop=0.99,corrupt=0.99", NULL, err), 0);
+    assert_int_equal(parse(&cfg, "TW_UDP_FAULTS=drop=1,drop=0.5", NULL, err), 0);
+    assert_int_equal(parse(&cfg, "TW_UDP_FAULTS=duplicate=1,reorder=1,delay=1", NULL, err), 0);
+}
+
 static void test_every_variable_documented(void **state) {
     (void)state;
     size_t n = tw_setting_count();
@@ -130,6 +156,7 @@ int main(void) {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_good_values),
         cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_faults_without_progress),
         cmocka_unit_test(test_every_variable_documented),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);

@@ -24,7 +24,7 @@ void settings_markdown(void) {
         [TW_OWNER_MPI] = "MPI (libmpi)",
         [TW_OWNER_RUNTIME] = "Runtime (libtollway: the job)",
         [TW_OWNER_LAUNCHER] = "Set by twrun for its ranks (leave them alone)",
-        [TW_OWNER_TOOLS] = "Compiler wrappers (mpicc, mpicxx)",
+        [TW_OWNER_TOOLS] = "Tools (twrun, the compiler wrappers mpicc, mpicxx)",
     };
     printf("# Settings\n\n"
            "<!-- Generated from the settings table (src/runtime/settings.c) by\n"

@@ -19,7 +19,8 @@ const char twr_usage_text[] =
     "Usage: twrun [JOB OPTIONS] [-n N] [PROGRAM OPTIONS] PROGRAM [ARGS...]\n"
     "                   [: [-n N] [PROGRAM OPTIONS] PROGRAM [ARGS...]]...\n"
     "Starts the ranks of a job on this machine (or in its network namespaces) and\n"
-    "serves them PMI-1. Programs separated by ' : ' form one MPI_COMM_WORLD (MPMD),\n"
+    "serves them PMI-1; inside a Slurm allocation, hands the job to srun instead.\n"
+    "Programs separated by ' : ' form one MPI_COMM_WORLD (MPMD),\n"
     "ranked in the order given; MPI_APPNUM is a program's index. Also installed as\n"
     "mpiexec and mpirun; docs/launching.md maps Open MPI's and MPICH's spellings.\n"
     "Long options take one dash or two (-np 4, --np=4); options end at the program.\n"
@@ -69,13 +70,22 @@ const char twr_usage_text[] =
     "                        twruns of this user given the same NAME on this\n"
     "                        machine, so that their jobs can meet through MPI ports\n"
     "  --allow-run-as-root   accepted (twrun runs as any user)\n"
-    "  -launcher fork        accepted (Hydra's; twrun starts every rank by fork)\n"
+    "  -launcher, -bootstrap fork | slurm\n"
+    "                        who starts the ranks: twrun, on this machine, even inside\n"
+    "                        a Slurm allocation / srun, inside one (the default there);\n"
+    "                        wins over TW_LAUNCHER (auto, fork or slurm)\n"
+    "  -v, --verbose         say on stderr how the job is started\n"
     "  -h, --help            print this help and exit\n"
     "  -V, --version         print the version and exit\n"
     "\n"
     "Without -n, a job given hosts runs a rank per slot (a host without SLOTS has\n"
     "one), or -ppn on each host. More ranks than slots cycle through the hosts again,\n"
-    "as Hydra does. The exit status is 0 when every rank exits 0, else that of the\n"
+    "as Hydra does.\n"
+    "Inside a Slurm allocation (SLURM_JOB_ID set, SLURM_STEP_ID not) twrun runs\n"
+    "srun --mpi=pmix (or pmi2) with the options srun has too, and exits as srun does;\n"
+    "without -n, a rank per task of the allocation, and more ranks than its tasks\n"
+    "only with --oversubscribe (docs/launching.md).\n"
+    "The exit status is 0 when every rank exits 0, else that of the\n"
     "first rank that failed (its exit code, or 128 + the signal that killed it); 127\n"
     "when a program cannot be found; 2 for a command line twrun cannot run.\n";
 
@@ -106,6 +116,7 @@ enum {
     OPT_REPORT_BINDINGS,
     OPT_LAUNCHER,
     OPT_MCA,
+    OPT_VERBOSE,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -145,12 +156,13 @@ static const struct option long_options[] = {
     {"bootstrap", required_argument, NULL, OPT_LAUNCHER},
     {"mca", required_argument, NULL, OPT_MCA},
     {"gmca", required_argument, NULL, OPT_MCA},
+    {"verbose", no_argument, NULL, OPT_VERBOSE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
 };
 /* "+": options end at the program; ":": a missing value is reported as such. */
-static const char short_options[] = "+:n:c:H:f:N:x:lhV";
+static const char short_options[] = "+:n:c:H:f:N:x:lvhV";
 
 __attribute__((format(printf, 2, 3))) static int error(char *err, const char *fmt, ...) {
     va_list ap;
@@ -384,6 +396,12 @@ static int classify_hosts(twr_options_t *o, char *err) {
 
 /* ---- the command line ---- */
 
+/* Remembers the first option given that srun has no equivalent for: refused only when
+ * the job is handed to srun (twr_launch_decide). */
+static void srun_lacks(twr_options_t *o, const char *opt) {
+    if (!o->not_for_srun[0]) snprintf(o->not_for_srun, sizeof o->not_for_srun, "%s", opt);
+}
+
 /* The options that concern the whole job: they may only come before the first ':'. */
 static int job_wide(int id) {
     switch (id) {
@@ -441,9 +459,11 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
         return 0;
     case OPT_HOSTS:
     case 'H':
+        srun_lacks(o, opt);
         return add_host_list(o, opt, val, err);
     case OPT_HOSTFILE:
     case 'f':
+        srun_lacks(o, opt);
         return add_hostfile(o, val, err);
     case OPT_PPN:
     case 'N':
@@ -465,6 +485,7 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
             o->bind = TWR_BIND_NONE;
         else
             return error(err, "--bind-to takes 'core', 'hwthread' or 'none', not '%s'", val);
+        o->bind_given = 1;
         return 0;
     case OPT_TIMEOUT:
         if (parse_int(val, 1, INT_MAX / 2, &o->timeout))
@@ -480,6 +501,7 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
                 "--universe takes a name of letters, digits, '.', '_' and '-', at most 64, "
                 "not '%s'",
                 val);
+        srun_lacks(o, opt);
         o->universe = val;
         return 0;
     }
@@ -495,6 +517,7 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
             o->output_copy = 0;
         }
         if (!*val) return error(err, "--output-filename needs a directory");
+        srun_lacks(o, opt);
         o->output_dir = val;
         return 0;
     }
@@ -537,12 +560,17 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
     case OPT_AS_ROOT:
         return 0;
     case OPT_LAUNCHER: /* Hydra's: how ranks are started on the hosts */
-        if (strcmp(val, "fork") != 0)
+        if (!strcmp(val, "fork"))
+            o->launcher = TW_LAUNCHER_FORK;
+        else if (!strcmp(val, "slurm"))
+            o->launcher = TW_LAUNCHER_SLURM;
+        else
             return error(err,
-                         "%s %s: twrun starts ranks only on this machine, by fork (%s fork); "
-                         "for other machines use a cluster launcher (Slurm's srun, MPICH's "
-                         "mpiexec.hydra)",
-                         opt, val, opt);
+                         "%s %s: twrun starts ranks on this machine, by fork (%s fork), or "
+                         "inside a Slurm allocation through srun (%s slurm); for other "
+                         "machines use a cluster launcher (Slurm's srun, MPICH's mpiexec.hydra)",
+                         opt, val, opt, opt);
+        o->launcher_source = strstr(opt, "bootstrap") ? "-bootstrap" : "-launcher";
         return 0;
     case OPT_MCA:
         return error(err,
@@ -551,6 +579,10 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
                      opt);
     case OPT_REPORT_BINDINGS:
         o->report_bindings = 1;
+        return 0;
+    case OPT_VERBOSE:
+    case 'v':
+        o->verbose = 1;
         return 0;
     case OPT_HELP:
     case 'h':
@@ -609,9 +641,11 @@ static int parse_segment(twr_options_t *o, int k, int argc, char **argv, char *e
     return 0;
 }
 
-/* What follows from all the options: the hosts' kinds, the number of ranks, the
- * environment of each program, the timeout. */
-static int finish(twr_options_t *o, const char *timeout_env, char *err) {
+/* What follows from all the options: who starts the ranks, the hosts' kinds, the
+ * number of ranks, the environment of each program, the timeout. */
+static int finish(twr_options_t *o, char *const *envp, char *err) {
+    const char *timeout_env = twr_env_get(envp, "MPIEXEC_TIMEOUT");
+    if (twr_launch_decide(o, envp, err)) return -1;
     if (o->nhosts && classify_hosts(o, err)) return -1;
     int slots = 0, any_slots = 0;
     for (int i = 0; i < o->nhosts; i++) {
@@ -653,7 +687,7 @@ static int finish(twr_options_t *o, const char *timeout_env, char *err) {
     return 0;
 }
 
-int twr_options_parse(twr_options_t *o, int argc, char **argv, const char *timeout_env,
+int twr_options_parse(twr_options_t *o, int argc, char **argv, char *const *envp,
                       char err[TWR_ERR_MAX]) {
     memset(o, 0, sizeof *o);
     err[0] = '\0';
@@ -678,7 +712,7 @@ int twr_options_parse(twr_options_t *o, int argc, char **argv, const char *timeo
         if (o->help || o->version) return 0;
         i = end + 1;
     }
-    return finish(o, timeout_env, err);
+    return finish(o, envp, err);
 }
 
 void twr_options_free(twr_options_t *o) {

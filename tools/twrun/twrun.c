@@ -1,6 +1,7 @@
 /* twrun: starts the ranks of a job on this machine and serves their PMI-1
  * requests; ends the whole job when any rank fails, and removes the job's
- * shared-memory objects however the job ends. */
+ * shared-memory objects however the job ends. Inside a Slurm allocation it runs srun
+ * instead (run_srun). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -109,11 +110,13 @@ __attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const ch
     exit(EXIT_USAGE);
 }
 
+extern char **environ;
+
 /* Reads the command line into job->opt; exits on help, version or an error. */
 static void parse_args(job_t *job, int argc, char **argv) {
     static twr_options_t opt;
     char err[TWR_ERR_MAX];
-    if (twr_options_parse(&opt, argc, argv, getenv("MPIEXEC_TIMEOUT"), err)) usage_error("%s", err);
+    if (twr_options_parse(&opt, argc, argv, environ, err)) usage_error("%s", err);
     if (opt.help) {
         fputs(twr_usage_text, stdout);
         exit(0);
@@ -1150,10 +1153,189 @@ static void serve(job_t *job, int sfd) {
         }
 }
 
+/* ---- inside a Slurm allocation: srun starts the ranks ---- */
+
+enum {
+    SRUN_LIST_WAIT = 60, /* seconds `srun --mpi=list` may take */
+    SRUN_GRACE = 10,     /* seconds between SIGTERM and SIGKILL to srun at a timeout */
+};
+
+/* What `srun --mpi=list` prints on stdout and stderr (bounded). Exits when srun cannot
+ * be run: 127 when it is not found, as a shell would. */
+static char *srun_mpi_list(const twr_options_t *o) {
+    static char out[16384];
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) {
+        fprintf(stderr, "twrun: pipe: %s\n", strerror(errno));
+        exit(1);
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_RDONLY);
+        if (null >= 0) dup2(null, STDIN_FILENO);
+        dup2(p[1], STDOUT_FILENO);
+        dup2(p[1], STDERR_FILENO);
+        execlp("srun", "srun", "--mpi=list", (char *)NULL);
+        dprintf(STDERR_FILENO, "%s", strerror(errno));
+        _exit(127);
+    }
+    close(p[1]);
+    if (pid < 0) {
+        fprintf(stderr, "twrun: fork: %s\n", strerror(errno));
+        exit(1);
+    }
+    size_t len = 0;
+    struct timespec until = tw_deadline_in(SRUN_LIST_WAIT);
+    for (;;) {
+        struct pollfd pfd = {.fd = p[0], .events = POLLIN};
+        int rc = poll(&pfd, 1, tw_ms_until(until));
+        if (rc < 0 && errno == EINTR) continue;
+        if (rc <= 0) {
+            kill(pid, SIGKILL);
+            fprintf(stderr,
+                    "twrun: 'srun --mpi=list' has not ended in %d s; give -launcher fork (or "
+                    "set TW_LAUNCHER=fork) to run the job on this machine instead\n",
+                    SRUN_LIST_WAIT);
+            exit(1);
+        }
+        char scratch[512];
+        int full = len + 1 >= sizeof out;
+        ssize_t n = full ? read(p[0], scratch, sizeof scratch)
+                         : read(p[0], out + len, sizeof out - 1 - len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) break;
+        if (!full) len += (size_t)n;
+    }
+    out[len] = '\0';
+    close(p[0]);
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
+        fprintf(stderr,
+                "twrun: inside Slurm job %s twrun hands the job to srun, which cannot be run "
+                "(srun: %s); give -launcher fork (or set TW_LAUNCHER=fork) to run the job on "
+                "this machine instead\n",
+                o->alloc.job_id, out);
+        exit(127);
+    }
+    return out;
+}
+
+/* A word as a shell would read it back: in single quotes unless it needs none. */
+static void print_word(const char *w) {
+    if (*w &&
+        strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-./=,:+@%") ==
+            strlen(w)) {
+        fputs(w, stderr);
+        return;
+    }
+    fputc('\'', stderr);
+    for (; *w; w++)
+        if (*w == '\'')
+            fputs("'\\''", stderr);
+        else
+            fputc(*w, stderr);
+    fputc('\'', stderr);
+}
+
+/* Runs srun as a child, for twrun's --timeout (MPIEXEC_TIMEOUT): at the deadline srun
+ * gets SIGTERM, which it passes to the ranks, and SIGKILL SRUN_GRACE s later. The
+ * signals twrun is sent go to srun; a ^C reaches srun from the terminal itself. Returns
+ * twrun's exit status: srun's, or 124 after the timeout. */
+static int supervise_srun(char **argv, const twr_options_t *o) {
+    sigset_t mask, old;
+    sigemptyset(&mask);
+    int sigs[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) sigaddset(&mask, sigs[i]);
+    sigprocmask(SIG_BLOCK, &mask, &old);
+    pid_t pid = fork();
+    if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        execvp(argv[0], argv);
+        fprintf(stderr, "twrun: cannot execute srun: %s\n", strerror(errno));
+        _exit(127);
+    }
+    if (pid < 0) {
+        fprintf(stderr, "twrun: fork: %s\n", strerror(errno));
+        return 1;
+    }
+    struct timespec deadline = tw_deadline_in(o->timeout);
+    int timed_out = 0, st;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid) break;
+        int ms = tw_ms_until(deadline);
+        if (ms == 0 && !timed_out) {
+            fprintf(stderr, "twrun: job exceeded %s %d s; ending it\n", o->timeout_source,
+                    o->timeout);
+            kill(pid, SIGTERM);
+            timed_out = 1;
+            deadline = tw_deadline_in(SRUN_GRACE);
+            continue;
+        }
+        if (ms == 0) { /* srun did not end in its grace time */
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+            }
+            break;
+        }
+        struct timespec wait = {ms / 1000, (ms % 1000) * 1000000L};
+        siginfo_t si;
+        int sig = sigtimedwait(&mask, &si, &wait);
+        if (sig > 0 && sig != SIGCHLD && (sig != SIGINT || si.si_code == SI_USER)) kill(pid, sig);
+    }
+    if (timed_out) return 124;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Inside a Slurm allocation: runs the job with srun, with the MPI plugin the ranks'
+ * library can talk to (PMIx when both sides have it, else PMI-2's plugin, whose PMI-1
+ * lines it speaks); exits with srun's status. */
+__attribute__((noreturn)) static void run_srun(const twr_options_t *o) {
+    const char *list = srun_mpi_list(o);
+    const char *mpi = twr_srun_mpi(list, TW_HAVE_PMIX);
+    if (!mpi) {
+        fprintf(stderr,
+                "twrun: inside Slurm job %s twrun hands the job to srun, but srun offers "
+                "neither --mpi=pmix nor --mpi=pmi2, which Tollway's ranks need (srun "
+                "--mpi=list: %s)\n",
+                o->alloc.job_id, list);
+        exit(1);
+    }
+    twr_srun_t cmd;
+    char err[TWR_ERR_MAX];
+    if (twr_srun_command(o, mpi, &cmd, err)) usage_error("%s", err);
+    for (int i = 0; i < cmd.nset; i++) setenv(cmd.set[i].name, cmd.set[i].value, 1);
+    if (o->verbose) {
+        fprintf(stderr, "twrun: inside Slurm job %s (%s), running: ", o->alloc.job_id,
+                o->alloc.tasks_from);
+        for (int i = 0; i < cmd.nset; i++) {
+            fprintf(stderr, "%s=", cmd.set[i].name);
+            print_word(cmd.set[i].value);
+            fputc(' ', stderr);
+        }
+        for (int i = 0; i < cmd.argc; i++) {
+            print_word(cmd.argv[i]);
+            fputc(i + 1 < cmd.argc ? ' ' : '\n', stderr);
+        }
+    }
+    fflush(NULL);
+    if (o->timeout) exit(supervise_srun(cmd.argv, o));
+    execvp(cmd.argv[0], cmd.argv);
+    fprintf(stderr, "twrun: cannot execute srun: %s\n", strerror(errno));
+    exit(127);
+}
+
 int main(int argc, char **argv) {
     static job_t job_storage;
     job_t *job = &job_storage;
     parse_args(job, argc, argv);
+    if (job->opt->launch == TWR_LAUNCH_SRUN) run_srun(job->opt);
+    if (job->opt->verbose)
+        fprintf(stderr, "twrun: starting %d rank%s on this machine\n", job->opt->size,
+                job->opt->size == 1 ? "" : "s");
     check_programs(job->opt);
     ensure_std_fds();
     signal(SIGPIPE, SIG_IGN); /* a reader of tagged output gone: write says so */
