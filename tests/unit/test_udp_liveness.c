@@ -133,19 +133,25 @@ static int peer0_lost(tw_udp_link_t *l) {
     return tw_udp_peer_lost(l, 0) != 0;
 }
 
+/* Two links of a job of two where only A was told where B is, as when A sends first. */
+static void open_pair_told_one_way(tw_udp_link_t **a, tw_udp_link_t **b) {
+    struct sockaddr_in a_addr, b_addr;
+    unsigned a_live, b_live;
+    *a = open_live(0, &a_addr, &a_live);
+    *b = open_live(1, &b_addr, &b_live);
+    assert_non_null(*a);
+    assert_non_null(*b);
+    assert_int_equal(connect_peer(*a, 1, &b_addr, b_live), 0);
+}
+
 /* Only A was told where B is, as when A sends first: B's link learns A's data address
  * from its first packet, its thread A's liveness address from A's first probe. B
  * computes (never polls) while A waits with a message unacknowledged: B's thread must
  * answer the probes of a peer it was never told of, or A declares the living lost. */
 static void test_peer_never_told_of_answers(void **state) {
     (void)state;
-    struct sockaddr_in a_addr, b_addr;
-    unsigned a_live, b_live;
-    tw_udp_link_t *a = open_live(0, &a_addr, &a_live);
-    tw_udp_link_t *b = open_live(1, &b_addr, &b_live);
-    assert_non_null(a);
-    assert_non_null(b);
-    assert_int_equal(connect_peer(a, 1, &b_addr, b_live), 0);
+    tw_udp_link_t *a, *b;
+    open_pair_told_one_way(&a, &b);
 
     assert_int_equal(tw_udp_send(a, 1, "work", 4), TW_OK);
     assert_false(poll_until(a, 3.0 * TIMEOUT_MS / 1000, peer1_lost, NULL));
@@ -174,13 +180,8 @@ static void test_peer_never_told_of_answers(void **state) {
  * was never told of A, still declares it lost instead of waiting for ever. */
 static void test_peer_that_spoke_first_is_watched(void **state) {
     (void)state;
-    struct sockaddr_in a_addr, b_addr;
-    unsigned a_live, b_live;
-    tw_udp_link_t *a = open_live(0, &a_addr, &a_live);
-    tw_udp_link_t *b = open_live(1, &b_addr, &b_live);
-    assert_non_null(a);
-    assert_non_null(b);
-    assert_int_equal(connect_peer(a, 1, &b_addr, b_live), 0);
+    tw_udp_link_t *a, *b;
+    open_pair_told_one_way(&a, &b);
     assert_int_equal(tw_udp_send(a, 1, "once", 4), TW_OK);
     unsigned got = 0;
     double end = now_s() + HANG_S;

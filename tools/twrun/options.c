@@ -164,7 +164,7 @@ static const struct option long_options[] = {
 /* "+": options end at the program; ":": a missing value is reported as such. */
 static const char short_options[] = "+:n:c:H:f:N:x:lvhV";
 
-__attribute__((format(printf, 2, 3))) static int error(char *err, const char *fmt, ...) {
+int twr_error(char *err, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err, TWR_ERR_MAX, fmt, ap);
@@ -199,20 +199,21 @@ static int env_list(twr_env_t *e, const char *opt, const char *val, char *err) {
         size_t n = strcspn(p, ",");
         if (n > 0) {
             char *name = strndup(p, n);
-            if (!name) return error(err, "out of memory");
+            if (!name) return twr_error(err, "out of memory");
             char **more = realloc(e->list, (size_t)(e->nlist + 1) * sizeof *more);
             if (!more) {
                 free(name);
-                return error(err, "out of memory");
+                return twr_error(err, "out of memory");
             }
             e->list = more;
             e->list[e->nlist++] = name;
-            if (!env_name_ok(name)) return error(err, "%s: '%s' is not a variable name", opt, name);
+            if (!env_name_ok(name))
+                return twr_error(err, "%s: '%s' is not a variable name", opt, name);
         }
         if (!p[n]) break;
         p += n + 1;
     }
-    if (e->nlist == 0) return error(err, "%s needs at least one variable name", opt);
+    if (e->nlist == 0) return twr_error(err, "%s needs at least one variable name", opt);
     return 0;
 }
 
@@ -226,18 +227,18 @@ static void env_free(twr_env_t *e) {
 
 static int add_host(twr_options_t *o, const char *name, size_t len, int slots, const char *where,
                     char *err) {
-    if (len == 0) return error(err, "%s: a host name is empty", where);
+    if (len == 0) return twr_error(err, "%s: a host name is empty", where);
     /* a rank on each at most: bounds the slots added up over the hosts, too */
     if (o->nhosts >= TWR_MAX_RANKS)
-        return error(err, "%s: more than %d hosts", where, TWR_MAX_RANKS);
+        return twr_error(err, "%s: more than %d hosts", where, TWR_MAX_RANKS);
     twr_host_t *more = realloc(o->hosts, (size_t)(o->nhosts + 1) * sizeof *more);
-    if (!more) return error(err, "out of memory");
+    if (!more) return twr_error(err, "out of memory");
     o->hosts = more;
     char *copy = strndup(name, len);
-    if (!copy) return error(err, "out of memory");
+    if (!copy) return twr_error(err, "out of memory");
     o->hosts[o->nhosts++] = (twr_host_t){.name = copy, .slots = slots};
     if (strchr(copy, '/') || !strcmp(copy, ".") || !strcmp(copy, ".."))
-        return error(err, "%s: '%s' is not a host name", where, copy);
+        return twr_error(err, "%s: '%s' is not a host name", where, copy);
     return 0;
 }
 
@@ -254,8 +255,8 @@ static int add_host_spec(twr_options_t *o, const char *spec, size_t len, const c
             num[n] = '\0';
         }
         if (n == 0 || n >= sizeof num || parse_int(num, 1, TWR_MAX_RANKS, &slots))
-            return error(err, "%s: the slots of '%.*s' must be 1 to %d", where, (int)len, spec,
-                         TWR_MAX_RANKS);
+            return twr_error(err, "%s: the slots of '%.*s' must be 1 to %d", where, (int)len, spec,
+                             TWR_MAX_RANKS);
         len = (size_t)(colon - spec);
     }
     return add_host(o, spec, len, slots, where, err);
@@ -270,7 +271,7 @@ static int add_host_list(twr_options_t *o, const char *opt, const char *val, cha
         if (!p[n]) break;
         p += n + 1;
     }
-    if (o->nhosts == before) return error(err, "%s needs at least one host", opt);
+    if (o->nhosts == before) return twr_error(err, "%s needs at least one host", opt);
     return 0;
 }
 
@@ -290,12 +291,12 @@ static int hostfile_line(twr_options_t *o, char *line, const char *where, char *
                  !parse_int(w + 10, 0, INT_MAX, &n))
             continue; /* a limit: twrun cycles through the hosts instead */
         else
-            return error(err, "%s: '%s' is neither slots=N nor max_slots=N", where, w);
+            return twr_error(err, "%s: '%s' is neither slots=N nor max_slots=N", where, w);
     }
     if (add_host_spec(o, host, strlen(host), where, err)) return -1;
     if (slots > 0) {
         if (o->hosts[o->nhosts - 1].slots)
-            return error(err, "%s: '%s' gives its slots twice", where, host);
+            return twr_error(err, "%s: '%s' gives its slots twice", where, host);
         o->hosts[o->nhosts - 1].slots = slots;
     }
     return 0;
@@ -303,7 +304,7 @@ static int hostfile_line(twr_options_t *o, char *line, const char *where, char *
 
 static int add_hostfile(twr_options_t *o, const char *path, char *err) {
     FILE *f = fopen(path, "r");
-    if (!f) return error(err, "cannot read hostfile '%s': %s", path, strerror(errno));
+    if (!f) return twr_error(err, "cannot read hostfile '%s': %s", path, strerror(errno));
     char *line = NULL;
     size_t cap = 0;
     int before = o->nhosts, rc = 0;
@@ -314,9 +315,9 @@ static int add_hostfile(twr_options_t *o, const char *path, char *err) {
     }
     free(line);
     if (rc == 0 && ferror(f))
-        rc = error(err, "cannot read hostfile '%s': %s", path, strerror(errno));
+        rc = twr_error(err, "cannot read hostfile '%s': %s", path, strerror(errno));
     fclose(f);
-    if (rc == 0 && o->nhosts == before) rc = error(err, "hostfile '%s' names no host", path);
+    if (rc == 0 && o->nhosts == before) rc = twr_error(err, "hostfile '%s' names no host", path);
     return rc;
 }
 
@@ -380,16 +381,18 @@ static int classify_hosts(twr_options_t *o, char *err) {
             h->kind = TWR_HOST_NETNS;
             netns++;
         } else {
-            return error(err,
-                         "unknown host '%s': it is neither this machine nor a network namespace "
-                         "(/var/run/netns/%s). twrun starts jobs only on this machine and in its "
-                         "network namespaces; for other machines use a cluster launcher (Slurm's "
-                         "srun, MPICH's mpiexec.hydra)",
-                         h->name, h->name);
+            return twr_error(
+                err,
+                "unknown host '%s': it is neither this machine nor a network namespace "
+                "(/var/run/netns/%s). twrun starts jobs only on this machine and in its "
+                "network namespaces; for other machines use a cluster launcher (Slurm's "
+                "srun, MPICH's mpiexec.hydra)",
+                h->name, h->name);
         }
     }
     if (local && netns)
-        return error(err, "the hosts mix this machine and network namespaces: give only one kind");
+        return twr_error(err,
+                         "the hosts mix this machine and network namespaces: give only one kind");
     o->netns = netns > 0;
     return 0;
 }
@@ -421,26 +424,27 @@ static int job_wide(int id) {
 
 static int map_by(twr_options_t *o, const char *val, char *err) {
     char *copy = strdup(val);
-    if (!copy) return error(err, "out of memory");
+    if (!copy) return twr_error(err, "out of memory");
     int rc = 0;
     /* the mapping, then modifiers after ':' (ppr's own fields first) */
     char *save = NULL, *how = strtok_r(copy, ":", &save), *mod;
     if (!how) {
-        rc = error(err, "--map-by needs a value");
+        rc = twr_error(err, "--map-by needs a value");
     } else if (!strcasecmp(how, "ppr")) {
         char *n = strtok_r(NULL, ":", &save), *unit = strtok_r(NULL, ":", &save);
         if (!n || !unit || strcasecmp(unit, "node") || parse_int(n, 1, TWR_MAX_RANKS, &o->ppn))
-            rc = error(err, "--map-by ppr takes ppr:N:node, not '%s'", val);
+            rc = twr_error(err, "--map-by ppr takes ppr:N:node, not '%s'", val);
     } else if (!strcasecmp(how, "node")) {
         o->map_by_node = 1;
     } else if (strcasecmp(how, "slot") && strcasecmp(how, "core") && strcasecmp(how, "hwthread")) {
-        rc = error(err, "--map-by takes ppr:N:node, node, slot, core or hwthread, not '%s'", val);
+        rc = twr_error(err, "--map-by takes ppr:N:node, node, slot, core or hwthread, not '%s'",
+                       val);
     }
     while (rc == 0 && (mod = strtok_r(NULL, ":,", &save)))
         if (!strcasecmp(mod, "oversubscribe"))
             o->oversubscribe = 1;
         else if (strcasecmp(mod, "nooversubscribe"))
-            rc = error(err, "--map-by: unknown modifier '%s'", mod);
+            rc = twr_error(err, "--map-by: unknown modifier '%s'", mod);
     free(copy);
     return rc;
 }
@@ -455,7 +459,8 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
         /* -np4: getopt reads -n with "p4" */
         if (val[0] == 'p' && !strncmp(opt, "-np", 3) && val[1]) val++;
         if (parse_int(val, 1, TWR_MAX_RANKS, &s->nranks))
-            return error(err, "the number of ranks must be 1 to %d, not '%s'", TWR_MAX_RANKS, val);
+            return twr_error(err, "the number of ranks must be 1 to %d, not '%s'", TWR_MAX_RANKS,
+                             val);
         return 0;
     case OPT_HOSTS:
     case 'H':
@@ -468,8 +473,8 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
     case OPT_PPN:
     case 'N':
         if (parse_int(val, 1, TWR_MAX_RANKS, &o->ppn))
-            return error(err, "%s takes a number of ranks per host, 1 to %d, not '%s'", opt,
-                         TWR_MAX_RANKS, val);
+            return twr_error(err, "%s takes a number of ranks per host, 1 to %d, not '%s'", opt,
+                             TWR_MAX_RANKS, val);
         return 0;
     case OPT_MAP_BY:
         return map_by(o, val, err);
@@ -484,19 +489,19 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
         else if (!strcmp(val, "none"))
             o->bind = TWR_BIND_NONE;
         else
-            return error(err, "--bind-to takes 'core', 'hwthread' or 'none', not '%s'", val);
+            return twr_error(err, "--bind-to takes 'core', 'hwthread' or 'none', not '%s'", val);
         o->bind_given = 1;
         return 0;
     case OPT_TIMEOUT:
         if (parse_int(val, 1, INT_MAX / 2, &o->timeout))
-            return error(err, "--timeout takes a positive number of seconds, not '%s'", val);
+            return twr_error(err, "--timeout takes a positive number of seconds, not '%s'", val);
         o->timeout_source = "--timeout";
         return 0;
     case OPT_UNIVERSE: {
         size_t n = strlen(val);
         if (n == 0 || n > 64 ||
             strspn(val, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") != n)
-            return error(
+            return twr_error(
                 err,
                 "--universe takes a name of letters, digits, '.', '_' and '-', at most 64, "
                 "not '%s'",
@@ -516,7 +521,7 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
             val[n - 7] = '\0';
             o->output_copy = 0;
         }
-        if (!*val) return error(err, "--output-filename needs a directory");
+        if (!*val) return twr_error(err, "--output-filename needs a directory");
         srun_lacks(o, opt);
         o->output_dir = val;
         return 0;
@@ -525,15 +530,15 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
     case OPT_ENV: {
         twr_env_t *e = id == OPT_GENV ? &o->genv : &s->env;
         if (optind >= argc) /* its value: the next word */
-            return error(err, "%s takes a variable and its value: %s VAR VALUE", opt, opt);
-        if (!env_name_ok(val)) return error(err, "%s: '%s' is not a variable name", opt, val);
+            return twr_error(err, "%s takes a variable and its value: %s VAR VALUE", opt, opt);
+        if (!env_name_ok(val)) return twr_error(err, "%s: '%s' is not a variable name", opt, val);
         env_set(e, val, argv[optind++]);
         return 0;
     }
     case 'x': {
         twr_env_t *e = k == 0 ? &o->genv : &s->env;
         char *eq = strchr(val, '=');
-        if (eq == val || !*val) return error(err, "-x takes VAR or VAR=VALUE, not '%s'", val);
+        if (eq == val || !*val) return twr_error(err, "-x takes VAR or VAR=VALUE, not '%s'", val);
         if (eq) *eq = '\0'; /* argv's own string: VAR, then VALUE */
         env_set(e, val, eq ? eq + 1 : NULL);
         return 0;
@@ -553,7 +558,7 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
     case OPT_WDIR: {
         struct stat st;
         if (stat(val, &st) != 0 || !S_ISDIR(st.st_mode))
-            return error(err, "%s: '%s' is not a directory", opt, val);
+            return twr_error(err, "%s: '%s' is not a directory", opt, val);
         s->wdir = val;
         return 0;
     }
@@ -565,18 +570,20 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
         else if (!strcmp(val, "slurm"))
             o->launcher = TW_LAUNCHER_SLURM;
         else
-            return error(err,
-                         "%s %s: twrun starts ranks on this machine, by fork (%s fork), or "
-                         "inside a Slurm allocation through srun (%s slurm); for other "
-                         "machines use a cluster launcher (Slurm's srun, MPICH's mpiexec.hydra)",
-                         opt, val, opt, opt);
+            return twr_error(
+                err,
+                "%s %s: twrun starts ranks on this machine, by fork (%s fork), or "
+                "inside a Slurm allocation through srun (%s slurm); for other "
+                "machines use a cluster launcher (Slurm's srun, MPICH's mpiexec.hydra)",
+                opt, val, opt, opt);
         o->launcher_source = strstr(opt, "bootstrap") ? "-bootstrap" : "-launcher";
         return 0;
     case OPT_MCA:
-        return error(err,
-                     "%s: Open MPI's MCA parameters mean nothing to Tollway, which is set up by "
-                     "its TW_* variables (twinfo lists them)",
-                     opt);
+        return twr_error(
+            err,
+            "%s: Open MPI's MCA parameters mean nothing to Tollway, which is set up by "
+            "its TW_* variables (twinfo lists them)",
+            opt);
     case OPT_REPORT_BINDINGS:
         o->report_bindings = 1;
         return 0;
@@ -593,7 +600,7 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
         o->version = 1;
         return 0;
     default:
-        return error(err, "unknown option '%s'", opt);
+        return twr_error(err, "unknown option '%s'", opt);
     }
 }
 
@@ -602,7 +609,7 @@ static int apply_option(twr_options_t *o, int k, int id, const char *opt, char *
 static int parse_segment(twr_options_t *o, int k, int argc, char **argv, char *err) {
     twr_segment_t *s = &o->segments[k];
     s->env.vars = calloc((size_t)argc, sizeof *s->env.vars);
-    if (!s->env.vars) return error(err, "out of memory");
+    if (!s->env.vars) return twr_error(err, "out of memory");
     optind = 0; /* glibc: start over on this vector */
     opterr = 0;
     for (;;) {
@@ -614,28 +621,29 @@ static int parse_segment(twr_options_t *o, int k, int argc, char **argv, char *e
         char opt[64];
         snprintf(opt, sizeof opt, "%.*s", (int)strcspn(word, "="), word);
         if (id == '?' && optopt >= OPT_HOSTS && strchr(word, '='))
-            return error(err, "option '%s' takes no value", opt); /* --oversubscribe=1 */
-        if (id == '?') return error(err, "unknown option '%s'", word);
-        if (id == ':') return error(err, "option '%s' needs a value", opt);
+            return twr_error(err, "option '%s' takes no value", opt); /* --oversubscribe=1 */
+        if (id == '?') return twr_error(err, "unknown option '%s'", word);
+        if (id == ':') return twr_error(err, "option '%s' needs a value", opt);
         /* A one-letter option is a word of its own ("-frob" is not -f rob), but for -n4
          * and -np4, as Hydra and Open MPI users type them. */
         if (id < 256 && id != OPT_NP && word[1] != '-' && strlen(word) > 2)
-            return error(err, "unknown option '%s'", word);
+            return twr_error(err, "unknown option '%s'", word);
         if (k > 0 && job_wide(id))
-            return error(err,
-                         "'%s' applies to the whole job: give it before the first program, not "
-                         "after ':'",
-                         opt);
+            return twr_error(err,
+                             "'%s' applies to the whole job: give it before the first program, not "
+                             "after ':'",
+                             opt);
         if (apply_option(o, k, id, opt, optarg, argv, argc, err)) return -1;
         if (o->help || o->version) return 0;
     }
     if (optind >= argc) {
         if (s->nranks == 0 && o->nhosts == 0 && o->nsegments == 1)
-            return error(err,
-                         "the number of ranks is missing (-n N), and so is the program to run");
+            return twr_error(err,
+                             "the number of ranks is missing (-n N), and so is the program to run");
         if (o->nsegments > 1)
-            return error(err, "program %d of the job (after ':' number %d) is missing", k + 1, k);
-        return error(err, "the program to run is missing");
+            return twr_error(err, "program %d of the job (after ':' number %d) is missing", k + 1,
+                             k);
+        return twr_error(err, "the program to run is missing");
     }
     s->argv = argv + optind;
     return 0;
@@ -660,27 +668,28 @@ static int finish(twr_options_t *o, char *const *envp, char *err) {
     for (int k = 0; k < o->nsegments; k++) {
         twr_segment_t *s = &o->segments[k];
         if (s->nranks == 0) {
-            if (o->nsegments == 1) return error(err, "the number of ranks is missing (-n N)");
-            return error(err, "program %d of the job ('%s') has no number of ranks (-n N)", k + 1,
-                         s->argv[0]);
+            if (o->nsegments == 1) return twr_error(err, "the number of ranks is missing (-n N)");
+            return twr_error(err, "program %d of the job ('%s') has no number of ranks (-n N)",
+                             k + 1, s->argv[0]);
         }
         s->first = o->size;
         if (s->nranks > TWR_MAX_RANKS - o->size)
-            return error(err, "the job has more than %d ranks", TWR_MAX_RANKS);
+            return twr_error(err, "the job has more than %d ranks", TWR_MAX_RANKS);
         o->size += s->nranks;
         if (k > 0 && !s->wdir) s->wdir = o->segments[0].wdir;
     }
     /* Namespaces in even blocks (neither slots nor ranks per host given): each needs a rank. */
     if (o->netns && !any_slots && !o->ppn && !o->map_by_node && o->nhosts > o->size)
-        return error(err, "%d hosts for %d ranks: a host would have none", o->nhosts, o->size);
+        return twr_error(err, "%d hosts for %d ranks: a host would have none", o->nhosts, o->size);
     if (o->universe && o->netns)
-        return error(err, "--universe and network namespaces do not go together: jobs meet over "
-                          "shared memory");
+        return twr_error(err,
+                         "--universe and network namespaces do not go together: jobs meet over "
+                         "shared memory");
     if (!o->timeout && timeout_env) {
         /* Hydra's variable, which test suites set to bound every job; the option wins */
         if (parse_int(timeout_env, 1, INT_MAX / 2, &o->timeout))
-            return error(err, "MPIEXEC_TIMEOUT must be a positive number of seconds, not '%s'",
-                         timeout_env);
+            return twr_error(err, "MPIEXEC_TIMEOUT must be a positive number of seconds, not '%s'",
+                             timeout_env);
         o->timeout_source = "MPIEXEC_TIMEOUT";
     }
     if (o->bind == TWR_BIND_DEFAULT) o->bind = o->oversubscribe ? TWR_BIND_NONE : TWR_BIND_CORE;
@@ -697,14 +706,14 @@ int twr_options_parse(twr_options_t *o, int argc, char **argv, char *const *envp
     int nseg = 1;
     for (int i = 1; i < argc; i++) nseg += strcmp(argv[i], ":") == 0;
     o->segments = calloc((size_t)nseg, sizeof *o->segments);
-    if (!o->genv.vars || !o->segments) return error(err, "out of memory");
+    if (!o->genv.vars || !o->segments) return twr_error(err, "out of memory");
     o->nsegments = nseg;
     for (int k = 0, i = 1; k < nseg; k++) {
         int end = i;
         while (end < argc && strcmp(argv[end], ":") != 0) end++;
         int n = end - i;
         char **words = calloc((size_t)n + 2, sizeof *words);
-        if (!words) return error(err, "out of memory");
+        if (!words) return twr_error(err, "out of memory");
         o->segments[k].words = words;
         words[0] = argv[0];
         memcpy(words + 1, argv + i, (size_t)n * sizeof *words);

@@ -151,6 +151,9 @@ const char *twr_srun_mpi(const char *mpi_list, int have_pmix);
 
 extern const char twr_usage_text[];
 
+/* Writes the message into err (TWR_ERR_MAX bytes); returns -1, a parser's failure. */
+__attribute__((format(printf, 2, 3))) int twr_error(char *err, const char *fmt, ...);
+
 /* For the parser (slurm.c): decides o->launch from o->launcher, TW_LAUNCHER and the
  * SLURM_* variables of envp, and when srun is to start the job, fills o->alloc, gives a
  * single program without -n the allocation's tasks, and refuses what srun cannot run. */

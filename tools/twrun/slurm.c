@@ -11,14 +11,6 @@
 
 #include "options.h"
 
-__attribute__((format(printf, 2, 3))) static int error(char *err, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, TWR_ERR_MAX, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 const char *twr_env_get(char *const *envp, const char *name) {
     size_t n = strlen(name);
     for (char *const *e = envp; e && *e; e++)
@@ -72,17 +64,18 @@ static int allocation_tasks(twr_allocation_t *a, char *const *envp, char *err) {
         long n;
         int per_node = !strcmp(vars[i], "SLURM_TASKS_PER_NODE");
         if (per_node ? tasks_per_node_sum(v, &n) : count_of(v, &n))
-            return error(err, "inside Slurm job %s, %s='%s' is not a %s", a->job_id, vars[i], v,
-                         per_node ? "list of tasks per node (such as 2(x3),1)" : "positive number");
+            return twr_error(err, "inside Slurm job %s, %s='%s' is not a %s", a->job_id, vars[i], v,
+                             per_node ? "list of tasks per node (such as 2(x3),1)"
+                                      : "positive number");
         a->tasks = (int)n;
         snprintf(a->tasks_from, sizeof a->tasks_from, "%s=%.*s", vars[i], 40, v);
         return 0;
     }
-    return error(err,
-                 "inside Slurm job %s, but Slurm set none of SLURM_NTASKS, SLURM_NPROCS, "
-                 "SLURM_TASKS_PER_NODE, SLURM_JOB_NUM_NODES: the allocation's size is unknown; "
-                 "give -n N",
-                 a->job_id);
+    return twr_error(err,
+                     "inside Slurm job %s, but Slurm set none of SLURM_NTASKS, SLURM_NPROCS, "
+                     "SLURM_TASKS_PER_NODE, SLURM_JOB_NUM_NODES: the allocation's size is unknown; "
+                     "give -n N",
+                     a->job_id);
 }
 
 /* How to go back to starting the ranks here, for the messages. */
@@ -103,7 +96,7 @@ int twr_launch_decide(twr_options_t *o, char *const *envp, char err[TWR_ERR_MAX]
             size_t k = 0;
             while (k < in->nchoices && strcmp(v, in->choices[k])) k++;
             if (k == in->nchoices)
-                return error(err, "TW_LAUNCHER must be auto, fork or slurm, not '%s'", v);
+                return twr_error(err, "TW_LAUNCHER must be auto, fork or slurm, not '%s'", v);
             o->launcher = (tw_launcher_choice_t)k;
             if (o->launcher != TW_LAUNCHER_AUTO) o->launcher_source = "TW_LAUNCHER";
         }
@@ -113,10 +106,10 @@ int twr_launch_decide(twr_options_t *o, char *const *envp, char err[TWR_ERR_MAX]
         return 0;
     case TW_LAUNCHER_SLURM:
         if (!a->job_id)
-            return error(err,
-                         "%s slurm: not inside a Slurm allocation (SLURM_JOB_ID is not set); "
-                         "run twrun under salloc or sbatch, or start the job with srun",
-                         o->launcher_source);
+            return twr_error(err,
+                             "%s slurm: not inside a Slurm allocation (SLURM_JOB_ID is not set); "
+                             "run twrun under salloc or sbatch, or start the job with srun",
+                             o->launcher_source);
         break;
     case TW_LAUNCHER_AUTO:
         /* in a step, srun started twrun: the ranks are twrun's (no srun within srun) */
@@ -125,33 +118,33 @@ int twr_launch_decide(twr_options_t *o, char *const *envp, char err[TWR_ERR_MAX]
     }
     o->launch = TWR_LAUNCH_SRUN;
     if (o->nsegments > 1)
-        return error(err,
-                     "inside Slurm job %s twrun hands the job to srun, which takes several "
-                     "programs (':') only from a file (srun --multi-prog); run that yourself, "
-                     "or %s",
-                     a->job_id, fork_hint);
+        return twr_error(err,
+                         "inside Slurm job %s twrun hands the job to srun, which takes several "
+                         "programs (':') only from a file (srun --multi-prog); run that yourself, "
+                         "or %s",
+                         a->job_id, fork_hint);
     if (o->not_for_srun[0])
-        return error(err,
-                     "inside Slurm job %s twrun hands the job to srun, which has no "
-                     "equivalent of '%s'; leave it out (the allocation decides where the "
-                     "ranks run), or %s",
-                     a->job_id, o->not_for_srun, fork_hint);
+        return twr_error(err,
+                         "inside Slurm job %s twrun hands the job to srun, which has no "
+                         "equivalent of '%s'; leave it out (the allocation decides where the "
+                         "ranks run), or %s",
+                         a->job_id, o->not_for_srun, fork_hint);
     if (allocation_tasks(a, envp, err)) return -1;
     twr_segment_t *s = &o->segments[0];
     if (s->nranks == 0) {
         if (a->tasks > TWR_MAX_RANKS)
-            return error(err,
-                         "Slurm job %s holds %d tasks (%s), more than twrun's %d ranks; give "
-                         "-n N",
-                         a->job_id, a->tasks, a->tasks_from, TWR_MAX_RANKS);
+            return twr_error(err,
+                             "Slurm job %s holds %d tasks (%s), more than twrun's %d ranks; give "
+                             "-n N",
+                             a->job_id, a->tasks, a->tasks_from, TWR_MAX_RANKS);
         s->nranks = a->tasks;
     } else if (s->nranks > a->tasks && !o->oversubscribe) {
-        return error(err,
-                     "not enough slots: %d ranks asked for (-n %d), but Slurm job %s holds %d "
-                     "task%s (%s); ask salloc or sbatch for more, give --oversubscribe to run "
-                     "them on its CPUs anyway (srun --overcommit), or %s",
-                     s->nranks, s->nranks, a->job_id, a->tasks, a->tasks == 1 ? "" : "s",
-                     a->tasks_from, fork_hint);
+        return twr_error(err,
+                         "not enough slots: %d ranks asked for (-n %d), but Slurm job %s holds %d "
+                         "task%s (%s); ask salloc or sbatch for more, give --oversubscribe to run "
+                         "them on its CPUs anyway (srun --overcommit), or %s",
+                         s->nranks, s->nranks, a->job_id, a->tasks, a->tasks == 1 ? "" : "s",
+                         a->tasks_from, fork_hint);
     }
     return 0;
 }
@@ -205,24 +198,25 @@ int twr_srun_command(const twr_options_t *o, const char *mpi, twr_srun_t *c,
     while (s->argv[nprog]) nprog++;
     c->argv = calloc((size_t)nprog + 16, sizeof *c->argv);
     c->set = calloc((size_t)(o->genv.nvars + s->env.nvars) + 1, sizeof *c->set);
-    if (!c->argv || !c->set) return error(err, "out of memory");
+    if (!c->argv || !c->set) return twr_error(err, "out of memory");
     /* The variables the options set go into srun's own environment, which it passes
      * on: --export=VAR=VALUE would cut a value at its first ','. */
     size_t len = 0;
     if (own->policy == TWR_ENV_LIST)
         for (int i = 0; i < own->nlist; i++)
-            if (add_name(&c->export_list, &len, own->list[i])) return error(err, "out of memory");
+            if (add_name(&c->export_list, &len, own->list[i]))
+                return twr_error(err, "out of memory");
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < sets[k]->nvars; i++) {
             const twr_env_var_t *v = &sets[k]->vars[i];
             if (strchr(v->name, ','))
-                return error(err,
-                             "'%s' cannot be passed through srun, whose --export takes "
-                             "names separated by ','",
-                             v->name);
+                return twr_error(err,
+                                 "'%s' cannot be passed through srun, whose --export takes "
+                                 "names separated by ','",
+                                 v->name);
             if (v->value) c->set[c->nset++] = *v;
             if (own->policy != TWR_ENV_ALL && add_name(&c->export_list, &len, v->name))
-                return error(err, "out of memory");
+                return twr_error(err, "out of memory");
         }
     if (own->policy == TWR_ENV_ALL) {
         free(c->export_list);
@@ -230,7 +224,7 @@ int twr_srun_command(const twr_options_t *o, const char *mpi, twr_srun_t *c,
     } else if (!c->export_list) {
         c->export_list = strdup("NONE");
     }
-    if (!c->export_list) return error(err, "out of memory");
+    if (!c->export_list) return twr_error(err, "out of memory");
     int bad = push(c, "srun") || push(c, "--mpi=%s", mpi) || push(c, "-n") ||
               push(c, "%d", s->nranks) || push(c, "--export=%s", c->export_list) ||
               /* twrun ends the whole job when a rank fails; so does srun with this */
@@ -250,7 +244,7 @@ int twr_srun_command(const twr_options_t *o, const char *mpi, twr_srun_t *c,
     if (!bad && s->wdir) bad = push(c, "--chdir=%s", s->wdir);
     if (!bad && s->argv[0][0] == '-') bad = push(c, "--");
     for (int i = 0; !bad && i < nprog; i++) bad = push(c, "%s", s->argv[i]);
-    if (bad) return error(err, "out of memory");
+    if (bad) return twr_error(err, "out of memory");
     return 0;
 }
 
