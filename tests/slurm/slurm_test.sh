@@ -145,4 +145,55 @@ run ! "none refused" "run with srun --mpi=pmi2 or srun --mpi=pmix" -- \
 run "none, one task" "coll: 1 ranks ok" -- srun --mpi=none -n 1 "$bindir/mpi_coll"
 run "batch script" "coll: 1 ranks ok" -- bash -c "sbatch -n 4 --wait -Q -o '$dir/batch.out' \
     --wrap 'env | grep ^SLURM_; $bindir/mpi_coll' && cat '$dir/batch.out'"
+
+# ---- a killed job leaves nothing in /dev/shm (the node's watcher, src/link/shm/watch.c) ----
+# shm_after_scancel MPI: a 2-rank step of mpi_shm_sleeper under srun --mpi=MPI is
+# scancel'ed once its ranks have printed the job id; within 60 s, no rank of it may
+# live and no object of it may stay in /dev/shm
+shm_after_scancel() {
+    local mpi=$1 name="tw-shm-$1-$$" out="$dir/shm-$1.out" srun_pid job lines=0 left=
+    if [ ! -x "$bindir/mpi_shm_sleeper" ]; then
+        echo "FAIL $mpi scancel: $bindir/mpi_shm_sleeper is missing"; failed=1; return
+    fi
+    timeout 300 srun --mpi="$mpi" -n 2 -J "$name" "$bindir/mpi_shm_sleeper" >"$out" 2>&1 &
+    srun_pid=$!
+    for _ in $(seq 1200); do
+        lines=$(grep -c '^shm_sleeper: rank' "$out" 2>/dev/null || true)
+        [ "$lines" -ge 2 ] && break
+        kill -0 "$srun_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    job=$(awk '/^shm_sleeper: rank/ {print $7}' "$out" | sort -u)
+    if [ "$lines" -lt 2 ] || ! [[ $job =~ ^[0-9a-f]+$ ]]; then
+        echo "FAIL $mpi scancel: the step's 2 ranks did not start (or disagree on the job id)"
+        sed 's/^/    /' "$out" | tail -n 20
+        kill -9 "$srun_pid" 2>/dev/null || true
+        failed=1
+        return
+    fi
+    compgen -G "/dev/shm/tw-$job-ep*" >/dev/null ||
+        { echo "FAIL $mpi scancel: the job has no object in /dev/shm to leave"; failed=1; }
+    scancel -n "$name"
+    wait "$srun_pid" || true
+    for _ in $(seq 600); do
+        left=$(find /dev/shm -maxdepth 1 \( -name "tw-$job-*" -o -name "tollway-ids-*-$job" \) -printf '%f ')
+        for pid in $(awk '/^shm_sleeper: rank/ {print $5}' "$out"); do
+            [ -d "/proc/$pid" ] && ! grep -q '^State:.*zombie' "/proc/$pid/status" 2>/dev/null &&
+                left="$left rank-pid:$pid"
+        done
+        [ -z "${left// /}" ] && break
+        sleep 0.1
+    done
+    if [ -n "${left// /}" ]; then
+        echo "FAIL $mpi scancel: 60 s after scancel, still there: $left"
+        failed=1
+    else
+        echo "ok   $mpi scancel: job $job left nothing in /dev/shm"
+    fi
+}
+for mpi in pmi2 pmix; do
+    grep -qw "$mpi" <<<"$mpis" && shm_after_scancel "$mpi"
+done
+# ---- end of the /dev/shm checks ----
+
 exit "$failed"
