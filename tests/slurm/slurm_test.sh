@@ -173,7 +173,7 @@ shm_after_scancel() {
     fi
     compgen -G "/dev/shm/tw-$job-ep*" >/dev/null ||
         { echo "FAIL $mpi scancel: the job has no object in /dev/shm to leave"; failed=1; }
-    scancel -n "$name"
+    scancel -n "$name" || true
     wait "$srun_pid" || true
     for _ in $(seq 600); do
         left=$(find /dev/shm -maxdepth 1 \( -name "tw-$job-*" -o -name "tollway-ids-*-$job" \) -printf '%f ')
