@@ -8,6 +8,7 @@
 #include "device/velo.h"
 #include "link/link.h"
 #include "link/shm/segment.h"
+#include "link/shm/watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -129,6 +130,11 @@ int tw_ep_open(tw_ep_t **out) {
     tw_job_t *job;
     int rc = tw_job_attach(&job);
     if (rc) return rc;
+    /* before the first object of the job: the watcher must not take it for a leftover */
+    if (job->shm_hold < 0 && (job->shm_hold = tw_shm_watch_join(job->job_id)) < 0) {
+        tw_job_detach(job);
+        return TW_ERR_SYSTEM;
+    }
     tw_ep_t *ep = calloc(1, sizeof *ep);
     if (ep) ep->peers = calloc((size_t)(job->base + job->size), sizeof *ep->peers);
     if (!ep || !ep->peers) {

@@ -176,6 +176,7 @@ int tw_job_attach(tw_job_t **out) {
     tw_job_t *job = &the_job;
     if (!joined) {
         memset(job, 0, sizeof *job);
+        job->shm_hold = -1;
         job->config = tw_config();
         if (!job->config) return TW_ERR_CONFIG;
         char err[256];
@@ -234,6 +235,8 @@ int tw_job_attach(tw_job_t **out) {
 
 void tw_job_detach(tw_job_t *job) {
     if (--job->users == 0) {
+        if (job->shm_hold >= 0) close(job->shm_hold); /* every object of ours is gone */
+        job->shm_hold = -1;
         tw_pm_finalize(&job->pm);
         joined = 0;
     }

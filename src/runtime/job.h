@@ -27,6 +27,9 @@ typedef struct tw_job {
     int spawned;    /* started by another process manager's spawn (tw.spawn in its store) */
     int users;      /* open endpoints */
     int next_index; /* index of the next endpoint this process opens */
+    int shm_hold;   /* the lock that keeps the node's watcher off the job's shared memory
+                       (link/shm/watch.h), -1 until the first endpoint takes it; closed
+                       when the last user detaches */
 } tw_job_t;
 
 /* Joins the job (first call) and counts one more user. 0, or a tw_status error

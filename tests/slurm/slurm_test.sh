@@ -58,8 +58,16 @@ munged --foreground --force --socket="$dir/munge/munge.socket" \
     >"$dir/munge/munged.stderr" 2>&1 &
 pids+=($!)
 
-# ports away from Slurm's defaults, different for runs at once on one machine
-base=$((20000 + ($$ % 2000) * 8))
+# ports away from Slurm's defaults, different for runs at once on one machine: the
+# first pair from this process's own that nothing listens on (a port taken makes
+# slurmctld exit with "Address already in use")
+port_taken() { ss -Htan "( sport = :$1 )" 2>/dev/null | grep -q .; }
+base=
+for k in $(seq 0 63); do
+    b=$((20000 + (($$ + k * 37) % 2000) * 8))
+    port_taken "$b" || port_taken $((b + 1)) || { base=$b; break; }
+done
+[ -n "$base" ] || { failed=1; echo "slurm test: no free pair of ports found" >&2; exit 1; }
 host=$(hostname -s)
 mkdir -p "$dir/state" "$dir/spool"
 sed -e "s|@HOST@|$host|g" -e "s|@DIR@|$dir|g" -e "s|@CTLD_PORT@|$base|g" \
@@ -77,11 +85,15 @@ pids+=($!)
 slurmd -D -f "$SLURM_CONF" -N "$host" >"$dir/slurmd.stderr" 2>&1 &
 pids+=($!)
 
-# the node idle, within two minutes
+# the node idle, within two minutes of wall time; a daemon that exited ends the wait
 state=
-for _ in $(seq 240); do
+deadline=$((SECONDS + 120))
+while [ $SECONDS -lt $deadline ]; do
     state=$(timeout 10 sinfo -h -N -o %T 2>/dev/null || true)
     [ "$state" = idle ] && break
+    for pid in "${pids[@]}"; do
+        kill -0 "$pid" 2>/dev/null || { state="a daemon (pid $pid) exited"; break 2; }
+    done
     sleep 0.5
 done
 if [ "$state" != idle ]; then
@@ -188,4 +200,55 @@ salloc_mpiexec_steps() {
         salloc -Q -n 1 "$mpiexec" --timeout 2 sleep 120
 }
 salloc_mpiexec_steps
+
+# ---- a killed job leaves nothing in /dev/shm (the node's watcher, src/link/shm/watch.c) ----
+# shm_after_scancel MPI: a 2-rank step of mpi_shm_sleeper under srun --mpi=MPI is
+# scancel'ed once its ranks have printed the job id; within 60 s, no rank of it may
+# live and no object of it may stay in /dev/shm
+shm_after_scancel() {
+    local mpi=$1 name="tw-shm-$1-$$" out="$dir/shm-$1.out" srun_pid job lines=0 left=
+    if [ ! -x "$bindir/mpi_shm_sleeper" ]; then
+        echo "FAIL $mpi scancel: $bindir/mpi_shm_sleeper is missing"; failed=1; return
+    fi
+    timeout 300 srun --mpi="$mpi" -n 2 -J "$name" "$bindir/mpi_shm_sleeper" >"$out" 2>&1 &
+    srun_pid=$!
+    for _ in $(seq 1200); do
+        lines=$(grep -c '^shm_sleeper: rank' "$out" 2>/dev/null || true)
+        [ "$lines" -ge 2 ] && break
+        kill -0 "$srun_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    job=$(awk '/^shm_sleeper: rank/ {print $7}' "$out" | sort -u)
+    if [ "$lines" -lt 2 ] || ! [[ $job =~ ^[0-9a-f]+$ ]]; then
+        echo "FAIL $mpi scancel: the step's 2 ranks did not start (or disagree on the job id)"
+        sed 's/^/    /' "$out" | tail -n 20
+        kill -9 "$srun_pid" 2>/dev/null || true
+        failed=1
+        return
+    fi
+    compgen -G "/dev/shm/tw-$job-ep*" >/dev/null ||
+        { echo "FAIL $mpi scancel: the job has no object in /dev/shm to leave"; failed=1; }
+    scancel -n "$name" || true
+    wait "$srun_pid" || true
+    for _ in $(seq 600); do
+        left=$(find /dev/shm -maxdepth 1 \( -name "tw-$job-*" -o -name "tollway-ids-*-$job" \) -printf '%f ')
+        for pid in $(awk '/^shm_sleeper: rank/ {print $5}' "$out"); do
+            [ -d "/proc/$pid" ] && ! grep -q '^State:.*zombie' "/proc/$pid/status" 2>/dev/null &&
+                left="$left rank-pid:$pid"
+        done
+        [ -z "${left// /}" ] && break
+        sleep 0.1
+    done
+    if [ -n "${left// /}" ]; then
+        echo "FAIL $mpi scancel: 60 s after scancel, still there: $left"
+        failed=1
+    else
+        echo "ok   $mpi scancel: job $job left nothing in /dev/shm"
+    fi
+}
+for mpi in pmi2 pmix; do
+    grep -qw "$mpi" <<<"$mpis" && shm_after_scancel "$mpi"
+done
+# ---- end of the /dev/shm checks ----
+
 exit "$failed"

@@ -1,6 +1,6 @@
 /* Named shared-memory segments of one job on one node.
- * Every segment is /tw-<job id>-<what>, mode 0600, so twrun can remove all of a
- * job's segments however the job ends. */
+ * Every segment is /tw-<job id>-<what>, mode 0600, so twrun and the node's watcher
+ * (watch.h) can remove all of a job's segments however the job ends. */
 #ifndef TW_LINK_SHM_SEGMENT_H
 #define TW_LINK_SHM_SEGMENT_H
 
