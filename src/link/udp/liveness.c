@@ -102,17 +102,15 @@ static tw_udp_live_peer_t *sender(tw_udp_liveness_t *lv, const tw_udp_hdr_t *h,
 
 /* 1 when peer p, which says its data to this side is acknowledged up to una, gave up
  * data this side never got: una is past the last acknowledgement the link sent it
- * (published before it went, so an honest una is never past it), as it was at every
- * announcement since one half an interval ago or more, the acknowledgement unmoved.
- * One forged announcement alone changes nothing; nor does a race with the publishing. */
+ * (published before it went, so an honest una is never past it), as it was at an
+ * announcement half an interval ago or more, the acknowledgement unmoved since. One
+ * forged announcement alone changes nothing; nor does a race with the publishing. An
+ * announcement behind (late, replayed, or forged so) does not clear the first: it
+ * would let copies of old probes put the verdict off for good. */
 static int gave_up_unreceived(tw_udp_liveness_t *lv, tw_udp_live_peer_t *p, uint32_t una,
                               uint64_t now) {
-    if (!una) return 0; /* it says nothing */
     uint32_t acked = atomic_load_explicit(&p->acked, relaxed);
-    if ((int32_t)(una - acked) <= 0) {
-        p->ahead_ns = 0;
-        return 0;
-    }
+    if (!una || (int32_t)(una - acked) <= 0) return 0; /* it says nothing, or nothing amiss */
     if (!p->ahead_ns || p->ahead_of != acked) {
         p->ahead_ns = now;
         p->ahead_of = acked;
