@@ -101,9 +101,10 @@ typedef struct tw_link_caps {
 int tw_ep_link_caps(tw_ep_t *ep, int rank, tw_link_caps_t *caps);
 
 /* TW_OK while rank's endpoint is alive as far as this one knows; once it was declared
- * lost, the cause: TW_ERR_LOST (it stopped answering for TW_UDP_TIMEOUT) or
- * TW_ERR_RESET (it had declared this endpoint lost). TW_ERR_ARG, TW_ERR_RANK. The
- * mailbox has a TW_VELO_TAG_LOST message for each peer lost. */
+ * lost, the cause: TW_ERR_LOST (it stopped answering for TW_UDP_TIMEOUT),
+ * TW_ERR_RESET (it had declared this endpoint lost) or TW_ERR_DESYNC (it gave up data
+ * this endpoint never received: an acknowledgement forged with the job's secret). TW_ERR_ARG,
+ * TW_ERR_RANK. The mailbox has a TW_VELO_TAG_LOST message for each peer lost. */
 int tw_ep_peer_status(tw_ep_t *ep, int rank);
 
 /* A barrier over all ranks of the job, through the process manager. It is meant for

@@ -33,8 +33,10 @@ enum tw_status {
     TW_ERR_PERM = -16,   /* the registration does not allow this access */
     TW_ERR_ALIGN = -17,  /* an atomic on an address not aligned to its width */
 
-    TW_ERR_LOST = -18,  /* the peer stopped answering and was declared lost */
-    TW_ERR_RESET = -19, /* the peer had declared this endpoint lost (it reset the link) */
+    TW_ERR_LOST = -18,   /* the peer stopped answering and was declared lost */
+    TW_ERR_RESET = -19,  /* the peer had declared this endpoint lost (it reset the link) */
+    TW_ERR_DESYNC = -20, /* the peer gave up data this endpoint never received (it took an
+                            acknowledgement this endpoint never sent: a forgery) */
 };
 
 /* A short English description of a tw_status code. */

@@ -29,7 +29,8 @@ extern "C" {
 /* The tag of a message the device itself puts into the mailbox when a peer is
  * declared lost: source is that peer, and the 4 bytes of the message hold the cause
  * as an int32_t tw_status (TW_ERR_LOST: it stopped answering; TW_ERR_RESET: it had
- * declared this endpoint lost). From then on every operation toward it fails with
+ * declared this endpoint lost; TW_ERR_DESYNC: it gave up data this endpoint never
+ * received). From then on every operation toward it fails with
  * that cause. No peer can send this tag. */
 #define TW_VELO_TAG_LOST 256
 

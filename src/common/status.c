@@ -46,6 +46,9 @@ const char *tw_strerror(int status) {
         return "peer lost: it stopped answering";
     case TW_ERR_RESET:
         return "peer lost: it had declared this endpoint lost and reset the link";
+    case TW_ERR_DESYNC:
+        return "peer lost: it gave up data this endpoint never received (a forged "
+               "acknowledgement)";
     default:
         return "unknown status code";
     }

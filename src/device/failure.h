@@ -17,7 +17,7 @@
 
 /* The cause a peer was declared lost with, and whether its notice is in the mailbox. */
 typedef struct tw_lost {
-    int8_t cause; /* 0: alive; TW_ERR_LOST or TW_ERR_RESET */
+    int8_t cause; /* 0: alive; TW_ERR_LOST, TW_ERR_RESET or TW_ERR_DESYNC */
     uint8_t noticed;
 } tw_lost_t;
 

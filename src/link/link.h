@@ -64,7 +64,8 @@ typedef struct tw_link_device {
     void *(*land_answer)(void *dev, uint32_t source, const void *msg, size_t len, size_t *skip);
     void (*landed)(void *dev, uint32_t source, size_t len, int ok);
     /* The link declared source lost, for cause (TW_ERR_LOST: it stopped answering;
-     * TW_ERR_RESET: it had declared us lost): once per peer, from poll. */
+     * TW_ERR_RESET: it had declared us lost; TW_ERR_DESYNC: it gave up data we never
+     * received): once per peer, from poll. */
     void (*peer_lost)(void *dev, uint32_t source, int cause);
 } tw_link_device_t;
 

@@ -12,7 +12,8 @@
  * waiting in a collective only on healthy peers — which wait on the lost one — ends
  * too instead of waiting for them. A peer that had declared this rank lost (a
  * reset) is failed here the same way, but not announced: it is well, and announces
- * this rank. */
+ * this rank. A peer that gave up data this rank never received (it took a forged
+ * acknowledgement) is failed and announced as one that stopped answering is. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +37,7 @@
 #define GAVE_UP_BASE 0x200000
 
 int tw_mpi_lost_count;
-static int8_t *cause;    /* per world rank: 0, or TW_ERR_LOST / TW_ERR_RESET */
+static int8_t *cause;    /* per world rank: 0, or TW_ERR_LOST / TW_ERR_RESET / TW_ERR_DESYNC */
 static int *reporter;    /* per world rank: who found it lost (this rank: itself) */
 static int *lost;        /* the lost world ranks, in the order they were found */
 static int *notify_next; /* per rank found lost here: the next rank to tell */
@@ -96,7 +97,14 @@ int tw_mpi_lost_string(int code, char *string, int *resultlen) {
     if (cause[r] == TW_ERR_RESET)
         *resultlen = snprintf(string, MPI_MAX_ERROR_STRING,
                               "process failed: rank %d lost: it had declared %s lost (its "
-                              "TW_UDP_TIMEOUT passed without an answer from it)",
+                              "TW_UDP_TIMEOUT passed without an answer from it, or it found "
+                              "data it never received given up)",
+                              r, *by ? by : "this rank");
+    else if (cause[r] == TW_ERR_DESYNC)
+        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING,
+                              "process failed: rank %d lost: it gave up data %s never received "
+                              "(it took an acknowledgement of it that was never sent: forged "
+                              "with the job's secret)",
                               r, *by ? by : "this rank");
     else
         *resultlen = snprintf(string, MPI_MAX_ERROR_STRING,
@@ -135,7 +143,7 @@ static _Noreturn void end_job(int world) {
 /* Records world rank world lost for cause, as rank by found. */
 static void record(int world, int why, int by) {
     if (world < 0 || world >= tw_mpi.size || world == tw_mpi.rank || cause[world]) return;
-    if (why != TW_ERR_RESET) why = TW_ERR_LOST;
+    if (why != TW_ERR_RESET && why != TW_ERR_DESYNC) why = TW_ERR_LOST;
     cause[world] = (int8_t)why;
     reporter[world] = by;
     lost[tw_mpi_lost_count++] = world;
@@ -153,16 +161,18 @@ static void record(int world, int why, int by) {
     const tw_mpi_comm_t *w = tw_mpi_comm_get(MPI_COMM_WORLD);
     if (!w || w->errhandler == MPI_ERRORS_ARE_FATAL) end_job(world);
     rescan = 1;
-    /* the others are told of a peer that stopped answering here; not of one that
-     * declared this rank lost: that one is well, and tells them about this rank */
-    notify_next[world] = by == tw_mpi.rank && why == TW_ERR_LOST ? 0 : tw_mpi.size;
+    /* the others are told of a peer that stopped answering here, or gave up data; not
+     * of one that declared this rank lost: that one is well, and tells them about this
+     * rank */
+    notify_next[world] = by == tw_mpi.rank && why != TW_ERR_RESET ? 0 : tw_mpi.size;
 }
 
 int tw_mpi_peer_error(int peer, int rc) {
-    if ((rc != TW_ERR_LOST && rc != TW_ERR_RESET) || peer < 0 || peer >= tw_mpi.size || !cause)
+    if ((rc != TW_ERR_LOST && rc != TW_ERR_RESET && rc != TW_ERR_DESYNC) || peer < 0 ||
+        peer >= tw_mpi.size || !cause)
         return MPI_ERR_OTHER; /* (no cause: before MPI_Init set this unit up) */
     int why = tw_ep_peer_status(tw_mpi.ep, peer);
-    record(peer, why == TW_ERR_RESET ? why : rc, tw_mpi.rank);
+    record(peer, why == TW_ERR_RESET || why == TW_ERR_DESYNC ? why : rc, tw_mpi.rank);
     return tw_mpi_lost_code(peer);
 }
 
@@ -180,7 +190,7 @@ static void on_peer_notice(int source, const void *data, size_t len) {
     if (len != sizeof n || source < 0 || source >= tw_mpi.size || cause[source]) return;
     memcpy(&n, data, sizeof n);
     if (n.rank < 0 || n.rank >= tw_mpi.size || n.rank == tw_mpi.rank) return;
-    if (n.cause != TW_ERR_LOST && n.cause != TW_ERR_RESET) return;
+    if (n.cause != TW_ERR_LOST && n.cause != TW_ERR_RESET && n.cause != TW_ERR_DESYNC) return;
     record(n.rank, n.cause, source);
 }
 

@@ -315,8 +315,8 @@ int tw_win_lock_atomic(win_t *w, int world, tw_atomic_op_t op, unsigned idx, uin
 int tw_win_flush_all(win_t *w);
 
 /* ---- a lost peer (win_sync.c) ----
- * The one place where what the device says about a lost peer (TW_ERR_LOST or
- * TW_ERR_RESET from a call or in a notification, tw_ep_peer_status) becomes an MPI
+ * The one place where what the device says about a lost peer (TW_ERR_LOST,
+ * TW_ERR_RESET or TW_ERR_DESYNC from a call or in a notification, tw_ep_peer_status) becomes an MPI
  * error of a window: a call that involves a lost peer (an operation or
  * synchronization toward it; a call on every member, or on a group, that contains
  * it; a wait for a PSCW message that has not come, once any member is lost) reports

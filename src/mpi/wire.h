@@ -22,7 +22,7 @@ enum {
 };
 
 /* What a TW_MPI_LOST notice carries: the world rank found lost and the cause the
- * sender's device gave (TW_ERR_LOST or TW_ERR_RESET). */
+ * sender's device gave (TW_ERR_LOST, TW_ERR_RESET or TW_ERR_DESYNC). */
 typedef struct tw_mpi_lost_notice {
     int32_t rank, cause;
 } tw_mpi_lost_notice_t;

@@ -5,8 +5,9 @@
  * whole decoder, and an accepted packet must satisfy what the link relies on: among
  * it, a MAC that is SipHash-2-4 of its header under the job's secret, and refused
  * under another job's. The seed hook makes valid packets (data: whole, first, middle
- * or last segment, half of them with the MAC over the payload too; or a bare ack)
- * sealed with the secret; the fixup hook makes both
+ * or last segment, half of them with the MAC over the payload too; a bare ack; or a
+ * control packet: a RST, a PROBE or an ECHO announcing an una or none) sealed with the
+ * secret; the fixup hook makes both
  * CRCs right again after a mutation and, mostly, the MAC too (as a process of the
  * job would: the checks behind it are reached), else leaves the MAC as the mutation
  * left it (as a forger would: the MAC check is reached with every header). */
@@ -28,6 +29,7 @@ static const tw_siphash_key_t KEY = {0x5eed5eed5eed5eedull, 0x0123456789abcdeful
 static const tw_siphash_key_t OTHER = {0x5eed5eed5eed5eedull, 0x0123456789abcdeeull};
 
 static long verdicts[TW_UDP_VERDICTS];
+static long controls, announced; /* control packets accepted, and of them with an una */
 
 int LLVMFuzzerTestOneInput(const uint8_t *pkt, size_t size) {
     tw_udp_hdr_t h;
@@ -64,22 +66,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *pkt, size_t size) {
         FUZZ_CHECK(!data || (h.seq != 0 && h.ack != 0));
         FUZZ_CHECK(data || h.len == 0);
         FUZZ_CHECK(!(h.flags & TW_UDP_FIRST) || h.len <= h.msg_len);
+        if (h.flags & TW_UDP_CONTROL) { /* one of them alone; an una on a probe or echo only */
+            FUZZ_CHECK(h.flags == TW_UDP_RST || h.flags == TW_UDP_PROBE || h.flags == TW_UDP_ECHO);
+            FUZZ_CHECK(h.ack == 0 && h.held == 0 && h.msg_len == 0);
+            FUZZ_CHECK(h.flags != TW_UDP_RST || h.seq == 0);
+            controls++;
+            announced += h.seq != 0;
+        }
     }
     return 0;
 }
 
-/* A valid packet: data (whole, first, middle or last segment) or a bare ack. */
+/* A valid packet: data (whole, first, middle or last segment), a bare ack, or a
+ * control packet (RST; PROBE or ECHO, half of them announcing an una). */
 size_t fuzz_seed(uint8_t *pkt, size_t cap, unsigned index, uint32_t (*rand32)(void)) {
     static const uint16_t kinds[] = {TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST | TW_UDP_LAST,
                                      TW_UDP_DATA | TW_UDP_ACK | TW_UDP_FIRST,
                                      TW_UDP_DATA | TW_UDP_ACK,
-                                     TW_UDP_DATA | TW_UDP_ACK | TW_UDP_LAST, TW_UDP_ACK};
+                                     TW_UDP_DATA | TW_UDP_ACK | TW_UDP_LAST,
+                                     TW_UDP_ACK,
+                                     TW_UDP_RST,
+                                     TW_UDP_PROBE,
+                                     TW_UDP_ECHO};
     uint8_t payload[PAYLOAD_MAX];
     for (size_t i = 0; i < sizeof payload; i++) payload[i] = (uint8_t)rand32();
     size_t room = cap - TW_UDP_HDR_SIZE < PAYLOAD_MAX ? cap - TW_UDP_HDR_SIZE : PAYLOAD_MAX;
     /* short payloads (within the prefix) as often as long ones */
     uint16_t len = (uint16_t)(rand32() % (rand32() % 2 ? room : TW_UDP_PREFIX + 8));
-    uint16_t flags = kinds[index % 5];
+    uint16_t flags = kinds[index % 8];
     tw_udp_hdr_t h = {.src = rand32() % 8,
                       .dst = SELF,
                       .seq = rand32() | 1,
@@ -87,6 +101,10 @@ size_t fuzz_seed(uint8_t *pkt, size_t cap, unsigned index, uint32_t (*rand32)(vo
                       .flags = flags,
                       .len = len};
     if (!(flags & TW_UDP_DATA)) h.seq = h.len = 0;
+    if (flags & TW_UDP_CONTROL) {
+        h.ack = 0;
+        if (flags != TW_UDP_RST && index / 8 % 2) h.seq = rand32(); /* the sender's una */
+    }
     if ((flags & TW_UDP_DATA) && index % 2) h.flags |= TW_UDP_MAC_PAYLOAD;
     if (flags & TW_UDP_FIRST)
         h.msg_len = flags & TW_UDP_LAST ? len : len + rand32() % (TW_UDP_MSG_MAX - len);
@@ -122,7 +140,9 @@ void fuzz_fixup(uint8_t *pkt, size_t n) {
 }
 
 void fuzz_report(FILE *out) {
-    fprintf(out, "; %ld accepted, none trusted wrongly; refused:", verdicts[TW_UDP_OK]);
+    fprintf(out,
+            "; %ld accepted (%ld control, %ld announcing an una), none trusted wrongly; refused:",
+            verdicts[TW_UDP_OK], controls, announced);
     for (int v = TW_UDP_OK + 1; v < TW_UDP_VERDICTS; v++)
         fprintf(out, " %s %ld", tw_udp_verdict_name((tw_udp_verdict_t)v), verdicts[v]);
 }

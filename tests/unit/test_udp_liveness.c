@@ -1,8 +1,10 @@
 /* Liveness of the udp link's peers (liveness.h): a peer that does not poll but whose
  * process runs is alive; one that is gone, or stopped, is declared lost although
- * nothing is outstanding to it; and one that comes back after it was declared lost is
- * reset and declares us lost in turn. Every wait is for a state, bounded only against
- * a hang: nothing here depends on how fast the machine is. */
+ * nothing is outstanding to it; one that comes back after it was declared lost is
+ * reset and declares us lost in turn; and one that gave up data we never received,
+ * on an acknowledgement forged with the job's secret, is declared lost for it rather
+ * than waited for, while the same traffic without the forgery completes. Every wait is for a state,
+ * bounded only against a hang: nothing here depends on how fast the machine is. */
 #include <arpa/inet.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -36,11 +38,13 @@ static double now_s(void) {
 /* Links opened from now on lose every packet of data and acknowledgement they send
  * (liveness and resets still go). */
 static int drop_sends;
+/* Links opened from now on lose each such packet with this probability. */
+static double drop_rate;
 
 static tw_udp_link_t *open_live(uint32_t self, struct sockaddr_in *addr, unsigned *live_port) {
     tw_udp_config_t cfg;
     tw_udp_config_default(&cfg);
-    cfg.faults.drop = drop_sends ? 1.0 : 0.0;
+    cfg.faults.drop = drop_sends ? 1.0 : drop_rate;
     memcpy(cfg.secret, SECRET, sizeof cfg.secret);
     cfg.self = self;
     cfg.peers = 2;
@@ -205,6 +209,107 @@ static void test_peer_that_spoke_first_is_watched(void **state) {
     tw_udp_close(b);
 }
 
+/* An acknowledgement of data in flight, forged with the job's secret as from B and
+ * sent from B's own socket: A, whose data to B is all lost on the way, takes it and
+ * gives the data up. B, which never got it, must not wait for it for good: A's probes
+ * announce an una past every acknowledgement B sent, and B declares A lost for it
+ * (TW_ERR_DESYNC), naming A; A, reset, declares B lost in turn. */
+static void test_forged_ack_of_data_in_flight_ends_in_a_loss(void **state) {
+    (void)state;
+    struct sockaddr_in a_addr, b_addr;
+    unsigned a_live, b_live;
+    drop_sends = 1;
+    tw_udp_link_t *a = open_live(0, &a_addr, &a_live);
+    drop_sends = 0;
+    tw_udp_link_t *b = open_live(1, &b_addr, &b_live);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(connect_peer(a, 1, &b_addr, b_live), 0);
+    assert_int_equal(connect_peer(b, 0, &a_addr, a_live), 0);
+    assert_int_equal(tw_udp_send(a, 1, "never there", 11), TW_OK);
+    assert_int_equal(tw_udp_in_flight(a, 1), 1);
+
+    unsigned char pkt[TW_UDP_HDR_SIZE];
+    tw_udp_hdr_t h = {.src = 1, .dst = 0, .ack = 2, .flags = TW_UDP_ACK};
+    tw_siphash_key_t key = tw_siphash_key(SECRET);
+    tw_udp_encode(pkt, &h, NULL, &key);
+    assert_int_equal(
+        sendto(tw_udp_fd(b), pkt, sizeof pkt, 0, (const struct sockaddr *)&a_addr, sizeof a_addr),
+        (ssize_t)sizeof pkt);
+    double end = now_s() + HANG_S;
+    while (tw_udp_in_flight(a, 1) && now_s() < end) tw_udp_poll(a, count_messages, NULL);
+    assert_int_equal(tw_udp_in_flight(a, 1), 0); /* taken: the data is given up */
+
+    unsigned got = 0;
+    end = now_s() + HANG_S;
+    while (!peer0_lost(b) && got == 0 && now_s() < end) {
+        tw_udp_poll(a, count_messages, NULL);
+        tw_udp_poll(b, count_messages, &got);
+        usleep(1000);
+    }
+    assert_int_equal(got, 0);
+    assert_int_equal(tw_udp_peer_lost(b, 0), TW_ERR_DESYNC);
+    assert_int_equal(tw_udp_peer_lost(b, 1), 0);
+    assert_true(poll_until(a, HANG_S, peer1_lost, NULL));
+    assert_int_equal(tw_udp_peer_lost(a, 1), TW_ERR_RESET);
+    assert_int_equal(tw_udp_send(a, 1, "x", 1), TW_ERR_LOST);
+    tw_udp_close(b);
+    tw_udp_close(a);
+}
+
+enum { STREAM = 300 };
+
+static int a_done_b_all(tw_udp_link_t *a, tw_udp_link_t *b, unsigned got_b, unsigned got_a) {
+    return got_b == STREAM && got_a == STREAM && !tw_udp_in_flight(a, 1) && !tw_udp_in_flight(b, 0);
+}
+
+/* The same pair without the forgery, a stream each way with a third of all data and
+ * acknowledgements lost, and a pause in which neither polls: everything arrives, and
+ * the announcements, which go on while both wait, never find an una past what was
+ * acknowledged. */
+static void test_same_traffic_under_drops_completes(void **state) {
+    (void)state;
+    struct sockaddr_in a_addr, b_addr;
+    unsigned a_live, b_live;
+    drop_rate = 0.3;
+    tw_udp_link_t *a = open_live(0, &a_addr, &a_live);
+    tw_udp_link_t *b = open_live(1, &b_addr, &b_live);
+    drop_rate = 0;
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(connect_peer(a, 1, &b_addr, b_live), 0);
+    assert_int_equal(connect_peer(b, 0, &a_addr, a_live), 0);
+    unsigned sent_a = 0, sent_b = 0, got_a = 0, got_b = 0;
+    int paused = 0;
+    double end = now_s() + HANG_S;
+    while (!a_done_b_all(a, b, got_b, got_a) && !peer1_lost(a) && !peer0_lost(b) && now_s() < end) {
+        if (sent_a < STREAM && tw_udp_send(a, 1, "from a", 6) == TW_OK) sent_a++;
+        if (sent_b < STREAM && tw_udp_send(b, 0, "from b", 6) == TW_OK) sent_b++;
+        if (!paused && sent_a >= STREAM / 2 && sent_b >= STREAM / 2) {
+            paused = 1; /* neither polls for two probe intervals, data in flight */
+            usleep(1000 * TIMEOUT_MS / 5);
+        }
+        tw_udp_poll(a, count_messages, &got_a);
+        tw_udp_poll(b, count_messages, &got_b);
+    }
+    assert_int_equal(tw_udp_peer_lost(a, 1), 0);
+    assert_int_equal(tw_udp_peer_lost(b, 0), 0);
+    assert_int_equal(got_b, STREAM);
+    assert_int_equal(got_a, STREAM);
+    assert_true(tw_udp_stats(a)->injected_drop > 0 && tw_udp_stats(b)->injected_drop > 0);
+    /* both wait on nothing, probing and answering: still no verdict */
+    end = now_s() + 2.0 * TIMEOUT_MS / 1000;
+    while (now_s() < end) {
+        tw_udp_poll(a, count_messages, &got_a);
+        tw_udp_poll(b, count_messages, &got_b);
+        usleep(1000);
+    }
+    assert_int_equal(tw_udp_peer_lost(a, 1), 0);
+    assert_int_equal(tw_udp_peer_lost(b, 0), 0);
+    tw_udp_close(b);
+    tw_udp_close(a);
+}
+
 #ifndef TW_NO_FORK_TESTS
 
 /* The child: its own link, its addresses to the parent, then a message every 50 ms
@@ -306,6 +411,8 @@ int main(void) {
         cmocka_unit_test(test_computing_peer_alive_gone_peer_lost),
         cmocka_unit_test(test_peer_never_told_of_answers),
         cmocka_unit_test(test_peer_that_spoke_first_is_watched),
+        cmocka_unit_test(test_forged_ack_of_data_in_flight_ends_in_a_loss),
+        cmocka_unit_test(test_same_traffic_under_drops_completes),
 #ifndef TW_NO_FORK_TESTS
         cmocka_unit_test(test_stopped_peer_lost_and_reset_when_back),
         cmocka_unit_test(test_stopped_peer_with_data_outstanding_reset_when_back),

@@ -41,8 +41,8 @@ static void count(_Atomic uint64_t *c) {
 }
 
 void tw_udp_control_packet(void *pkt, const tw_siphash_key_t *key, uint32_t self, uint32_t dst,
-                           uint16_t flag) {
-    tw_udp_hdr_t h = {.src = self, .dst = dst, .flags = flag};
+                           uint16_t flag, uint32_t una) {
+    tw_udp_hdr_t h = {.src = self, .dst = dst, .flags = flag, .seq = una};
     tw_udp_encode(pkt, &h, NULL, key);
 }
 
@@ -61,7 +61,8 @@ static struct sockaddr_in unpack_where(uint64_t where) {
 static void send_to(tw_udp_liveness_t *lv, uint32_t peer, uint16_t flag,
                     const struct sockaddr_in *to) {
     unsigned char pkt[TW_UDP_HDR_SIZE];
-    tw_udp_control_packet(pkt, &lv->key, lv->self, peer, flag);
+    uint32_t una = flag == TW_UDP_RST ? 0 : atomic_load_explicit(&lv->peers[peer].una, relaxed);
+    tw_udp_control_packet(pkt, &lv->key, lv->self, peer, flag, una);
     /* a full socket buffer loses it, as a network would: the next round sends again */
     (void)sendto(lv->fd, pkt, sizeof pkt, MSG_DONTWAIT, (const struct sockaddr *)to, sizeof *to);
 }
@@ -99,6 +100,25 @@ static tw_udp_live_peer_t *sender(tw_udp_liveness_t *lv, const tw_udp_hdr_t *h,
                : NULL;
 }
 
+/* 1 when peer p, which says its data to this side is acknowledged up to una, gave up
+ * data this side never got: una is past the last acknowledgement the link sent it
+ * (published before it went, so an honest una is never past it), as it was at an
+ * announcement half an interval ago or more, the acknowledgement unmoved since. One
+ * forged announcement alone changes nothing; nor does a race with the publishing. An
+ * announcement behind (late, replayed, or forged so) does not clear the first: it
+ * would let copies of old probes put the verdict off for good. */
+static int gave_up_unreceived(tw_udp_liveness_t *lv, tw_udp_live_peer_t *p, uint32_t una,
+                              uint64_t now) {
+    uint32_t acked = atomic_load_explicit(&p->acked, relaxed);
+    if (!una || (int32_t)(una - acked) <= 0) return 0; /* it says nothing, or nothing amiss */
+    if (!p->ahead_ns || p->ahead_of != acked) {
+        p->ahead_ns = now;
+        p->ahead_of = acked;
+        return 0;
+    }
+    return now - p->ahead_ns >= lv->interval_ns / 2;
+}
+
 /* What came to the socket: probes answered, echoes and resets taken, anything else
  * (another job's, a forger's, from an address that is not the peer's) dropped. */
 static void receive(tw_udp_liveness_t *lv, uint64_t now) {
@@ -122,6 +142,7 @@ static void receive(tw_udp_liveness_t *lv, uint64_t now) {
             give_verdict(lv, p, TW_ERR_RESET);
             continue;
         }
+        if (gave_up_unreceived(lv, p, h.seq, now)) give_verdict(lv, p, TW_ERR_DESYNC);
         if (atomic_load_explicit(&p->lost, relaxed) || atomic_load_explicit(&p->verdict, relaxed)) {
             /* declared lost here: it must learn so (once per half interval at most) */
             if (now - p->reset_ns >= lv->interval_ns / 2) {
@@ -214,6 +235,10 @@ tw_udp_liveness_t *tw_udp_liveness_open(const tw_siphash_key_t *key, uint32_t se
     uint64_t interval = lv->timeout_ns / 10, least = 20000000u, most = 1000000000u;
     lv->interval_ns = interval < least ? least : interval > most ? most : interval;
     lv->peers = calloc(peers, sizeof *lv->peers);
+    for (uint32_t id = 0; lv->peers && id < peers; id++) { /* as the link's sequences start */
+        atomic_init(&lv->peers[id].una, 1);
+        atomic_init(&lv->peers[id].acked, 1);
+    }
     lv->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     socklen_t alen = sizeof *addr;
     addr->sin_port = 0;

@@ -26,9 +26,23 @@
  * is declared lost between the timeout and the timeout plus one interval after its
  * last packet, counted from when probing began.
  *
+ * Every probe and echo also says how far the sender's data to the addressee has been
+ * acknowledged (its una, in seq). An honest peer's una is never past the last
+ * acknowledgement this side sent it: that is where una comes from. A peer whose una
+ * is past it took an acknowledgement this side never sent — forged by someone who
+ * holds the job's secret — and gave up data this side never got, which it will never
+ * send again: this side would wait for it for good while both threads answer each
+ * other's probes. Such a peer is declared lost with the cause TW_ERR_DESYNC once two
+ * announcements, half an interval apart or more, find it past an acknowledgement that
+ * did not move in between (one forged announcement alone is not believed), and reset,
+ * so that it fails too. No timer is involved: a slow retransmission, a receiver that
+ * computes without polling or a stopped sender leave the peer's una behind this side's
+ * acknowledgement, as ever.
+ *
  * Shared with the link's owner, which drives the link: per peer, atomics only (the
- * owner publishes what it heard, what it has in flight and what it declared; the
- * thread publishes its verdicts and counts them). */
+ * owner publishes what it heard, what it has in flight, how far its data and the
+ * peer's are acknowledged and what it declared; the thread publishes its verdicts
+ * and counts them). */
 #ifndef TW_LINK_UDP_LIVENESS_H
 #define TW_LINK_UDP_LIVENESS_H
 
@@ -51,10 +65,15 @@ typedef struct tw_udp_live_peer {
     _Atomic int watched;       /* the link has talked to it, and it has not closed */
     _Atomic int in_flight;     /* the link has data to it not yet acknowledged */
     _Atomic int lost;          /* the link's verdict (0, or the cause): answered by resets */
-    _Atomic int verdict;       /* the thread's: 0, TW_ERR_LOST or TW_ERR_RESET */
+    _Atomic int verdict;       /* the thread's: 0, TW_ERR_LOST, TW_ERR_RESET or TW_ERR_DESYNC */
     _Atomic uint64_t heard_ns; /* the last packet of data the link took from it */
     _Atomic uint64_t echo_ns;  /* the last echo or probe from it */
+    _Atomic uint32_t una;      /* the link's data to it acknowledged up to here (announced) */
+    _Atomic uint32_t acked;    /* the last acknowledgement the link sent it, published before
+                                  it goes: the furthest the peer's una may honestly be */
     uint64_t probing_since, probe_ns, reset_ns; /* the thread's own */
+    uint64_t ahead_ns; /* the thread's: when an announcement was first found past acked */
+    uint32_t ahead_of; /* the thread's: the acked it was found past then */
 } tw_udp_live_peer_t;
 
 typedef struct tw_udp_liveness tw_udp_liveness_t;
@@ -84,8 +103,9 @@ typedef struct tw_udp_liveness_stats {
 void tw_udp_liveness_stats(tw_udp_liveness_t *lv, tw_udp_liveness_stats_t *out);
 
 /* A control packet (TW_UDP_PROBE, TW_UDP_ECHO, TW_UDP_RST) of the link's format, into
- * pkt (TW_UDP_HDR_SIZE bytes). */
+ * pkt (TW_UDP_HDR_SIZE bytes); una (0 for a RST): how far self's data to dst is
+ * acknowledged, 0 to say nothing. */
 void tw_udp_control_packet(void *pkt, const tw_siphash_key_t *key, uint32_t self, uint32_t dst,
-                           uint16_t flag);
+                           uint16_t flag, uint32_t una);
 
 #endif

@@ -67,8 +67,8 @@ struct kept {
 typedef struct peer {
     struct sockaddr_in addr;
     int has_addr, busy, ack_due;
-    int lost;              /* 0, or why the peer was declared lost: TW_ERR_LOST, TW_ERR_RESET */
-    int fin;               /* the peer has closed: a FIN believed (take_fin); nothing more goes */
+    int lost; /* 0, or why the peer was declared lost: TW_ERR_LOST, TW_ERR_RESET, TW_ERR_DESYNC */
+    int fin;  /* the peer has closed: a FIN believed (take_fin); nothing more goes */
     int ack_listed;        /* in l->acking until the ack went, even once data carried it */
     int ack_now;           /* a gap or a duplicate: the sender needs to hear at once */
     unsigned ack_pkts;     /* packets taken since the last acknowledgement went */
@@ -382,6 +382,8 @@ tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr)
 void tw_udp_close(tw_udp_link_t *l) {
     if (!l) return;
     tw_udp_liveness_close(l->live);
+    l->live = NULL;
+    l->live_peers = NULL; /* what is sent from now on publishes nothing */
     if (l->fd >= 0) {
         l->now_ns = clock_ns();
         send_acks(l, 1); /* what is owed goes now: no later poll will send it */
@@ -518,6 +520,8 @@ static void put_ack(tw_udp_link_t *l, uint32_t id, tw_udp_hdr_t *h) {
     p->ack_due = p->ack_now = 0;
     p->ack_pkts = 0;
     h->ack = p->expected;
+    if (l->live_peers) /* before it goes: the peer's una is never past it (liveness.h) */
+        atomic_store_explicit(&l->live_peers[id].acked, h->ack, memory_order_relaxed);
     int32_t past = seq_diff(p->held_end, p->expected);
     if (past < 0) p->held_end = p->expected; /* never so far behind that it wraps */
     int missing = !p->held || p->held[p->expected % l->cfg.window].seq != p->expected;
@@ -694,6 +698,8 @@ static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_
     p->resent_ns = 0;
     p->dupacks = 0;
     p->una = ack;
+    if (l->live_peers) /* announced in probes and echoes (liveness.h) */
+        atomic_store_explicit(&l->live_peers[id].una, ack, memory_order_relaxed);
     p->progress_ns = p->timer_ns = l->now_ns;
     p->backoff = 0;
     if (p->recovering && seq_diff(ack, p->recover) < 0) {
@@ -1135,7 +1141,7 @@ static void mark_lost(tw_udp_link_t *l, uint32_t id, int cause) {
     p->lost = cause;
     l->lost_count++;
     if (l->live_peers) atomic_store_explicit(&l->live_peers[id].lost, cause, memory_order_relaxed);
-    if (cause == TW_ERR_LOST) reset(l, id); /* if it still hears us, it learns at once */
+    if (cause != TW_ERR_RESET) reset(l, id); /* if it still hears us, it learns at once */
 }
 
 /* Tells peer id, declared lost, that it was: a reset, at most one per millisecond. */
@@ -1144,7 +1150,7 @@ static void reset(tw_udp_link_t *l, uint32_t id) {
     if (!p->has_addr || (p->reset_ns && l->now_ns - p->reset_ns < 1000000u)) return;
     p->reset_ns = l->now_ns;
     unsigned char pkt[TW_UDP_HDR_SIZE];
-    tw_udp_control_packet(pkt, &l->key, l->cfg.self, id, TW_UDP_RST);
+    tw_udp_control_packet(pkt, &l->key, l->cfg.self, id, TW_UDP_RST, 0);
     wire_t w = {pkt, sizeof pkt, NULL, 0};
     queue(l, id, &w, 0); /* not through the fault injector: it is not data */
     l->stats.resets_sent++;

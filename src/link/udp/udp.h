@@ -21,7 +21,8 @@
  * A peer from which nothing is heard for `peer_timeout_ms` while data to it is
  * outstanding is declared lost: sends to it fail with TW_ERR_LOST. With `liveness`, a
  * second socket and a thread (liveness.h) also probe the peers while the owner waits,
- * answer the peers' probes, and reset a peer declared lost that speaks again.
+ * answer the peers' probes, reset a peer declared lost that speaks again, and declare
+ * lost a peer that gave up data this side never received (a forged acknowledgement).
  *
  * Every packet carries a MAC under the job's secret (udp_wire.h). Every datagram is
  * checked by tw_udp_decode before anything of it is used, then its source: a peer's
@@ -148,7 +149,8 @@ int tw_udp_room(const tw_udp_link_t *link, uint32_t peer, size_t len);
 /* Packets sent to peer and not yet acknowledged. */
 unsigned tw_udp_in_flight(const tw_udp_link_t *link, uint32_t peer);
 /* 0 while peer is alive; once it has been declared lost, why: TW_ERR_LOST (it did not
- * answer for peer_timeout_ms) or TW_ERR_RESET (it had declared us lost). */
+ * answer for peer_timeout_ms), TW_ERR_RESET (it had declared us lost) or, with
+ * liveness, TW_ERR_DESYNC (it gave up data this side never received: liveness.h). */
 int tw_udp_peer_lost(const tw_udp_link_t *link, uint32_t peer);
 /* Peers declared lost so far: a layer above looks for which only when it changes. */
 unsigned tw_udp_lost_count(const tw_udp_link_t *link);

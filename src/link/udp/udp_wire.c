@@ -111,9 +111,11 @@ void tw_udp_reseal(void *pkt, const void *rest, size_t rest_len, const tw_siphas
 /* Flags, lengths and sequence numbers that can go together. */
 static int fields_ok(const tw_udp_hdr_t *h) {
     if (h->flags & ~(TW_UDP_FLAGS | TW_UDP_MAC_PAYLOAD)) return 0;
-    if (h->flags & TW_UDP_CONTROL) /* exactly one of them, and nothing else */
-        return (h->flags == TW_UDP_RST || h->flags == TW_UDP_PROBE || h->flags == TW_UDP_ECHO) &&
-               h->seq == 0 && h->ack == 0 && h->msg_len == 0 && h->held == 0;
+    if (h->flags & TW_UDP_CONTROL) /* exactly one of them, and nothing else but a probe's
+                                      or an echo's una */
+        return (h->flags == TW_UDP_RST ? h->seq == 0
+                                       : h->flags == TW_UDP_PROBE || h->flags == TW_UDP_ECHO) &&
+               h->ack == 0 && h->msg_len == 0 && h->held == 0;
     if (!(h->flags & TW_UDP_DATA)) /* a bare acknowledgement, the last one with FIN */
         return (h->flags & ~TW_UDP_FIN) == TW_UDP_ACK && h->seq == 0 && h->msg_len == 0 &&
                h->ack != 0;

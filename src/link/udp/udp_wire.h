@@ -38,7 +38,8 @@ enum {
     TW_UDP_ACK = 8,   /* ack is valid (every DATA packet carries one as well) */
     TW_UDP_FIN = 16,  /* bare ACK only: the sender has closed; its ack is final and it
                          takes nothing more (TCP's FIN, for a link that lingers) */
-    /* control packets, alone, with no sequence or acknowledgement (liveness.h): */
+    /* control packets, alone, with no acknowledgement (liveness.h); PROBE and ECHO
+       say in seq how far the sender's data to the addressee is acknowledged: */
     TW_UDP_RST = 32,    /* the sender had declared the addressee lost (TCP's RST) */
     TW_UDP_PROBE = 256, /* are you alive? (to a peer's liveness socket) */
     TW_UDP_ECHO = 512,  /* yes: the answer to a probe */
@@ -53,7 +54,9 @@ typedef struct tw_udp_hdr {
     uint32_t crc;      /* CRC32C of the header (crc, hcrc and mac taken as 0) and the payload */
     uint64_t mac;      /* SipHash-2-4 of the header, this field taken as 0, under the secret */
     uint32_t src, dst; /* endpoint ids */
-    uint32_t seq;      /* DATA: this packet's sequence number, from 1 */
+    uint32_t seq;      /* DATA: this packet's sequence number, from 1; PROBE, ECHO: how far
+                          the sender's data to the addressee is acknowledged (its una), 0
+                          when it does not say */
     uint32_t ack;      /* ACK: every packet before this sequence number arrived */
     uint16_t flags;
     uint16_t len;     /* payload bytes after the header */
