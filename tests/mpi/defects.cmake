@@ -22,3 +22,4 @@ set_tests_properties(mpi_defects_put_pieces_2_udp PROPERTIES LABELS "mp;mpi" TIM
 add_test(NAME mpi_defects_put_pieces_2_pipelined COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_defects_put_pieces>)
 set_tests_properties(mpi_defects_put_pieces_2_pipelined PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT} ENVIRONMENT "TW_RMA_COPY=pipeline")
 tw_mpi_defect(pair_elements 1 2)
+tw_mpi_defect(pair_types 1 2 3)
