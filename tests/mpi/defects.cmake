@@ -23,3 +23,4 @@ add_test(NAME mpi_defects_put_pieces_2_pipelined COMMAND ${MPIEXEC} -n 2 --timeo
 set_tests_properties(mpi_defects_put_pieces_2_pipelined PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT} ENVIRONMENT "TW_RMA_COPY=pipeline")
 tw_mpi_defect(pair_elements 1 2)
 tw_mpi_defect(pair_types 1 2 3)
+tw_mpi_defect(empty_group 1 4)
