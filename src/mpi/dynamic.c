@@ -818,6 +818,9 @@ void tw_mpi_dynamic_init(void) {
     connect_arg_t arg = {port};
     int rc = establish(w, 0, connect_root, &arg, &parent), keyval;
     if (rc) tw_mpi_error(NULL, "MPI_Init", rc, "cannot reach the parents of this spawned job");
+    tw_mpi_comm_t *p = tw_mpi_comm_get(parent);
+    if (p) /* its default name (MPI-3.1 section 6.8), as MPI_COMM_WORLD has its own */
+        snprintf(p->name, sizeof p->name, "MPI_COMM_PARENT");
     if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, parent_freed, &keyval, NULL) == MPI_SUCCESS)
         MPI_Comm_set_attr(parent, keyval, NULL);
 }

@@ -24,3 +24,4 @@ set_tests_properties(mpi_defects_put_pieces_2_pipelined PROPERTIES LABELS "mp;mp
 tw_mpi_defect(pair_elements 1 2)
 tw_mpi_defect(pair_types 1 2 3)
 tw_mpi_defect(empty_group 1 4)
+tw_mpi_defect(parent_name 1 2)
