@@ -144,10 +144,13 @@ int tw_pmi_spawn(tw_pmi_t *pmi, const char *port, const char *spec, int *base, i
     *failed = -1;
     snprintf(why, cap, "no_process_manager");
     if (!tw_pmi_is_twrun(pmi)) return -1;
-    snprintf(why, cap, "request_too_long");
     char line[TW_PMI_LINE_MAX];
     int n = snprintf(line, sizeof line, "cmd=spawn port=%s spec=%s\n", port, spec);
-    if (n < 0 || (size_t)n >= sizeof line) return -1;
+    if (n < 0 || (size_t)n >= sizeof line) {
+        snprintf(why, cap, "the request takes %d bytes, past the %d of twrun's request line", n,
+                 TW_PMI_LINE_MAX);
+        return -1;
+    }
     tw_pmi_msg_t reply;
     snprintf(why, cap, "not_supported_by_the_process_manager");
     int rc = command(pmi, line, &reply, "spawn_result");

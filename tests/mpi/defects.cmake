@@ -28,3 +28,8 @@ tw_mpi_defect(parent_name 1 2)
 tw_mpi_defect(freed_keyval 1 2)
 tw_mpi_defect(cart_neighbors 1 2 3)
 tw_mpi_defect(inter_peer 2 3 5)
+tw_mpi_defect(spawn_args 1 2)
+# a spawn request past the launcher's limit ends the job with an error naming it
+add_test(NAME mpi_defects_spawn_args_too_long COMMAND ${PROJECT_SOURCE_DIR}/tests/mp/expect_output.sh
+         --fail "bytes, past the" -- ${MPIEXEC} -n 1 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_defects_spawn_args> too_long)
+set_tests_properties(mpi_defects_spawn_args_too_long PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT})
