@@ -379,7 +379,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
     if (!attribute_val || !flag) return tw_mpi_error(c, "MPI_Comm_get_attr", MPI_ERR_ARG, NULL);
     static int tag_ub = TW_MPI_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0,
                appnum = 0, universe, lastcode;
-    universe = tw_mpi_universe_size();
+    if (keyval == MPI_UNIVERSE_SIZE) universe = tw_mpi_universe_size(); /* asks the manager */
     appnum = tw_mpi_appnum();
     lastcode = tw_mpi_lastusedcode;
     int *v = keyval == MPI_TAG_UB            ? &tag_ub

@@ -70,8 +70,11 @@ int tw_mpi_appnum(void) {
     return appnum;
 }
 
+/* Asked of the process manager once, when the program first reads it. */
 int tw_mpi_universe_size(void) {
-    return tw_ep_job_size(tw_mpi.ep);
+    static int universe;
+    if (!universe) universe = tw_ep_universe_size(tw_mpi.ep);
+    return universe;
 }
 
 /* ---- socket I/O with a deadline ---- */

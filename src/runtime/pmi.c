@@ -180,6 +180,14 @@ int tw_pmi_appnum(tw_pmi_t *pmi) {
     return v && !tw_pmi_parse_number(v, &n) ? n : 0;
 }
 
+int tw_pmi_universe_size(tw_pmi_t *pmi) {
+    tw_pmi_msg_t reply;
+    int n = 0;
+    if (pmi->fd < 0 || command(pmi, "cmd=get_universe_size\n", &reply, "universe_size")) return 0;
+    const char *v = tw_pmi_find(&reply, "size");
+    return v && !tw_pmi_parse_number(v, &n) && n > 0 ? n : 0;
+}
+
 int tw_pmi_spawn_other(tw_pmi_t *pmi, const char *port, const char *spec, const char *job,
                        int *base, int *size, char *why, size_t cap, int *failed) {
     static tw_pmi_spawn_t sp;
