@@ -61,6 +61,10 @@ int tw_ep_size(const tw_ep_t *ep);
  * the highest id it knows, and grows as peers are added. */
 int tw_ep_job_base(const tw_ep_t *ep);
 int tw_ep_job_size(const tw_ep_t *ep);
+/* The processes the process manager has room for, as it says (twrun: the slots it was
+ * given; PMIx: PMIX_UNIV_SIZE); the job's size when it says none. Asks the manager: not
+ * for a hot path. -1 without an endpoint. */
+int tw_ep_universe_size(tw_ep_t *ep);
 
 /* Makes the endpoint rank (an id outside this job) reachable at address, as
  * tw_ep_address gives it in that endpoint's process; grows the size past rank. Such

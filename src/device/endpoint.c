@@ -348,6 +348,19 @@ int tw_ep_job_size(const tw_ep_t *ep) {
     return ep ? ep->job->size : -1;
 }
 
+int tw_ep_universe_size(tw_ep_t *ep) {
+    if (!ep) return -1;
+    /* twrun, handing a job to srun inside an allocation, tells its tasks: Slurm's PMI
+     * and PMIx say the step's */
+    const char *tasks = getenv("TWRUN_UNIVERSE_SIZE");
+    int n = 0;
+    if (tasks && getenv("SLURM_JOB_ID") && !tw_pm_is_twrun(&ep->job->pm) &&
+        !tw_pmi_parse_number(tasks, &n) && n >= ep->job->size)
+        return n;
+    n = tw_pm_universe_size(&ep->job->pm);
+    return n > 0 ? n : ep->job->size;
+}
+
 int tw_ep_add_peer(tw_ep_t *ep, int rank, const char *address) {
     if (!ep || !address) return TW_ERR_ARG;
     if (rank < 0 || rank >= (1 << 30)) return TW_ERR_RANK;

@@ -126,13 +126,20 @@ int MPI_NULL_DELETE_FN(MPI_Comm comm, int keyval, void *attribute_val, void *ext
 
 /* ---- keys ---- */
 
-/* The key of a user keyval handle of that kind; NULL when it names none. */
-static keyval_t *key_get(int keyval, int kind) {
+/* The key of a user keyval handle of that kind, also one the program freed while
+ * attributes still use it; NULL when it names none. */
+static keyval_t *key_alive(int keyval, int kind) {
     int i = keyval & 0xffffff;
     if ((keyval & 0xff000000) != USER_KEY || i < 1 || i >= n_keys || !keys[i].refs ||
-        keys[i].freed || keys[i].kind != kind)
+        keys[i].kind != kind)
         return NULL;
     return &keys[i];
+}
+
+/* The key of a user keyval handle of that kind the program holds; NULL otherwise. */
+static keyval_t *key_get(int keyval, int kind) {
+    keyval_t *k = key_alive(keyval, kind);
+    return k && !k->freed ? k : NULL;
 }
 
 static void key_release(keyval_t *k) {
@@ -355,6 +362,9 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
     NEED_INIT("MPI_Comm_delete_attr");
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     if (!c) return tw_mpi_error(NULL, "MPI_Comm_delete_attr", MPI_ERR_COMM, NULL);
+    if (!key_alive(comm_keyval, KEY_COMM)) /* also a key freed while attached */
+        return tw_mpi_error(c, "MPI_Comm_delete_attr", MPI_ERR_KEYVAL,
+                            "not a communicator key of the program's");
     struct tw_mpi_attr **at = attr_link(&c->attrs, comm_keyval);
     if (!*at) return tw_mpi_error(c, "MPI_Comm_delete_attr", MPI_ERR_KEYVAL, "no such attribute");
     int rc = attr_delete(&c->attrs, comm, *at);
@@ -369,7 +379,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
     if (!attribute_val || !flag) return tw_mpi_error(c, "MPI_Comm_get_attr", MPI_ERR_ARG, NULL);
     static int tag_ub = TW_MPI_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0,
                appnum = 0, universe, lastcode;
-    universe = tw_mpi_universe_size();
+    if (keyval == MPI_UNIVERSE_SIZE) universe = tw_mpi_universe_size(); /* asks the manager */
     appnum = tw_mpi_appnum();
     lastcode = tw_mpi_lastusedcode;
     int *v = keyval == MPI_TAG_UB            ? &tag_ub
@@ -479,17 +489,18 @@ static int object_delete(int handle, int keyval) {
     return rc;
 }
 
-/* Checks a datatype and a key for a type attribute call; the error raised, or 0. */
-static int type_check(const char *call, MPI_Datatype type, int keyval) {
+/* Checks a datatype and a key for a type attribute call (freed: a key the program
+ * freed while attributes use it will do, to delete one); the error raised, or 0. */
+static int type_check(const char *call, MPI_Datatype type, int keyval, int freed) {
     NEED_INIT(call);
     if (!tw_mpi_type_map(type)) return tw_mpi_error(NULL, call, MPI_ERR_TYPE, NULL);
-    if (!key_get(keyval, KEY_TYPE))
+    if (!(freed ? key_alive(keyval, KEY_TYPE) : key_get(keyval, KEY_TYPE)))
         return tw_mpi_error(NULL, call, MPI_ERR_KEYVAL, "not a datatype key of the program's");
     return MPI_SUCCESS;
 }
 
 int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val) {
-    int rc = type_check("MPI_Type_set_attr", datatype, type_keyval);
+    int rc = type_check("MPI_Type_set_attr", datatype, type_keyval, 0);
     if (rc) return rc;
     rc = object_set(datatype, type_keyval, attribute_val);
     return rc ? tw_mpi_error(NULL, "MPI_Type_set_attr", rc, "the delete callback failed")
@@ -497,14 +508,15 @@ int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_va
 }
 
 int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag) {
-    int rc = type_check("MPI_Type_get_attr", datatype, type_keyval);
+    int rc = type_check("MPI_Type_get_attr", datatype, type_keyval, 0);
     if (rc) return rc;
     if (!attribute_val || !flag) return tw_mpi_error(NULL, "MPI_Type_get_attr", MPI_ERR_ARG, NULL);
     return object_get(datatype, type_keyval, attribute_val, flag);
 }
 
 int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
-    int rc = type_check("MPI_Type_delete_attr", datatype, type_keyval);
+    /* a key freed while attached still deletes its attributes (MPI-3.1 section 6.7.2) */
+    int rc = type_check("MPI_Type_delete_attr", datatype, type_keyval, 1);
     if (rc) return rc;
     rc = object_delete(datatype, type_keyval);
     return rc ? tw_mpi_error(NULL, "MPI_Type_delete_attr", rc,
@@ -529,7 +541,7 @@ int tw_mpi_win_attr_get(MPI_Win win, int win_keyval, void *attribute_val, int *f
 
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
     GET_WIN("MPI_Win_delete_attr", win);
-    if (!key_get(win_keyval, KEY_WIN))
+    if (!key_alive(win_keyval, KEY_WIN)) /* also a key freed while attached */
         return tw_win_error(w, "MPI_Win_delete_attr", MPI_ERR_KEYVAL,
                             "not a window key of the program's");
     int rc = object_delete(win, win_keyval);

@@ -279,7 +279,7 @@ static void segmented_run(tw_sched_t *s, const segmented_t *g, MPI_Count count, 
  * items for a user op (its function sees items of the user's type). */
 static tw_coll_red_t segment_red(MPI_Op op, MPI_Datatype type, const tw_mpi_type_layout_t *l) {
     if (tw_mpi_op_predefined(op) && l->element != MPI_DATATYPE_NULL)
-        return (tw_coll_red_t){op, l->element, (size_t)tw_mpi_type_extent(l->element),
+        return (tw_coll_red_t){op, l->element, (size_t)tw_mpi_basic_packed_size(l->element),
                                tw_mpi_op_commutative(op)};
     return (tw_coll_red_t){op, type, (size_t)l->size, tw_mpi_op_commutative(op)};
 }

@@ -12,9 +12,10 @@
  * and it goes with the last hold.
  *
  * A message of count items of a predefined type moves count * extent contiguous
- * bytes. The extent equals the size except for the MINLOC/MAXLOC pairs, C structs
- * whose padding travels with them (it is part of every buffer of them anyway); the
- * packed form of every type follows the same rule. */
+ * bytes, read straight off its handle, except for the MINLOC/MAXLOC pairs whose C
+ * struct pads (MPI_DOUBLE_INT, MPI_LONG_INT, MPI_SHORT_INT, MPI_LONG_DOUBLE_INT):
+ * their type map is their value and int only (MPI-3.1 section 5.9.4), so they are
+ * packed as a derived type is, through their map, and the padding stays home. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,7 +201,13 @@ static void layout_of(const tw_typemap_t *m, tw_mpi_type_layout_t *layout) {
     };
 }
 
-int tw_mpi_type_derived_layout(MPI_Datatype type, tw_mpi_type_layout_t *layout, int held) {
+int tw_mpi_type_mapped_layout(MPI_Datatype type, tw_mpi_type_layout_t *layout, int held) {
+    if (is_predefined(type)) { /* a padded pair */
+        const tw_typemap_t *m = basic_map(type);
+        if (!m) return MPI_ERR_TYPE;
+        layout_of(m, layout);
+        return MPI_SUCCESS;
+    }
     dtype_t *d = held ? held_object_of(type) : object_of(type);
     if (!d || !d->committed) return MPI_ERR_TYPE;
     layout_of(&d->map, layout);
@@ -227,10 +234,12 @@ void tw_mpi_type_unpack(const void *packed, MPI_Count count, MPI_Datatype type, 
     tw_typemap_move(m, buf, count, (void *)(uintptr_t)packed, 0, (size_t)(count * m->size), 1);
 }
 
-/* A non-contiguous buffer staged through a packed copy: it holds the type's object,
- * so the type may be freed while the operation runs. */
+/* A non-contiguous buffer staged through a packed copy: it holds a derived type's
+ * object, so the type may be freed while the operation runs (a predefined type, a
+ * padded pair, has none). */
 struct tw_mpi_staged {
     dtype_t *type;
+    const tw_typemap_t *map;
     void *buf;
     MPI_Count count;
     void *packed;
@@ -240,10 +249,11 @@ struct tw_mpi_staged {
 
 int tw_mpi_staged_new(void *buf, MPI_Count count, MPI_Datatype type, size_t window,
                       tw_mpi_staged_t **out) {
-    dtype_t *d = held_object_of(type);
-    if (!d || !d->committed) return MPI_ERR_TYPE;
+    dtype_t *d = is_predefined(type) ? NULL : held_object_of(type);
+    const tw_typemap_t *m = d ? &d->map : held_map_of(type);
+    if (!m || (d && !d->committed)) return MPI_ERR_TYPE;
     tw_mpi_staged_t *s = malloc(sizeof *s);
-    size_t bytes = (size_t)(count * d->map.size);
+    size_t bytes = (size_t)(count * m->size);
     if (window > bytes) window = bytes;
     void *packed = malloc(window ? window : 1);
     if (!s || !packed) {
@@ -251,8 +261,8 @@ int tw_mpi_staged_new(void *buf, MPI_Count count, MPI_Datatype type, size_t wind
         free(packed);
         return MPI_ERR_NO_MEM;
     }
-    d->refs++;
-    *s = (tw_mpi_staged_t){d, buf, count, packed, bytes, window};
+    if (d) d->refs++;
+    *s = (tw_mpi_staged_t){d, m, buf, count, packed, bytes, window};
     *out = s;
     return MPI_SUCCESS;
 }
@@ -268,22 +278,22 @@ size_t tw_mpi_staged_bytes(const tw_mpi_staged_t *s) {
 void tw_mpi_staged_pack_at(tw_mpi_staged_t *s, size_t first) {
     if (first >= s->bytes) return;
     size_t len = s->bytes - first < s->window ? s->bytes - first : s->window;
-    tw_typemap_move(&s->type->map, s->buf, s->count, s->packed, first, len, 0);
+    tw_typemap_move(s->map, s->buf, s->count, s->packed, first, len, 0);
 }
 
 void tw_mpi_staged_pack_all(const tw_mpi_staged_t *s, void *to) {
-    tw_typemap_move(&s->type->map, s->buf, s->count, to, 0, s->bytes, 0);
+    tw_typemap_move(s->map, s->buf, s->count, to, 0, s->bytes, 0);
 }
 
 void tw_mpi_staged_unpack_at(tw_mpi_staged_t *s, const void *from, size_t first, size_t len) {
     if (first >= s->bytes) return;
     if (len > s->bytes - first) len = s->bytes - first;
-    tw_typemap_move(&s->type->map, s->buf, s->count, (void *)(uintptr_t)from, first, len, 1);
+    tw_typemap_move(s->map, s->buf, s->count, (void *)(uintptr_t)from, first, len, 1);
 }
 
 void tw_mpi_staged_free(tw_mpi_staged_t *s) {
     if (!s) return;
-    object_release(s->type);
+    if (s->type) object_release(s->type);
     free(s->packed);
     free(s);
 }

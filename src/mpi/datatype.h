@@ -18,10 +18,35 @@ static inline int tw_mpi_type_extent(MPI_Datatype type) {
     return ((unsigned)type >> 8) & 0xff;
 }
 
+/* Packed bytes of one item of a predefined type: its data, in type order. That is its
+ * extent but for the MINLOC/MAXLOC pairs whose C struct pads: their type map is the
+ * value, then the int right after it (MPI-3.1 section 5.9.4), and they travel so. */
+static inline int tw_mpi_basic_packed_size(MPI_Datatype basic) {
+    switch ((unsigned)basic & 0xff) {
+    case 38: /* MPI_DOUBLE_INT */
+        return (int)(sizeof(double) + sizeof(int));
+    case 39: /* MPI_LONG_INT */
+        return (int)(sizeof(long) + sizeof(int));
+    case 41: /* MPI_SHORT_INT */
+        return (int)(sizeof(short) + sizeof(int));
+    case 42: /* MPI_LONG_DOUBLE_INT */
+        return (int)(sizeof(long double) + sizeof(int));
+    default:
+        return tw_mpi_type_extent(basic);
+    }
+}
+
+/* The bytes of one item of a predefined type whose data fill its extent, so that
+ * count items are count * size contiguous bytes (every predefined type but the
+ * padded pairs); -1 for any other type. */
+static inline int tw_mpi_type_contiguous_size(MPI_Datatype type) {
+    int extent = tw_mpi_type_extent(type);
+    return extent >= 0 && tw_mpi_basic_packed_size(type) == extent ? extent : -1;
+}
+
 /* The layout of any datatype, predefined or derived. */
 typedef struct tw_mpi_type_layout {
-    MPI_Count size;                /* bytes of one item packed (its data; the MINLOC/MAXLOC
-                                      pairs keep their padding, as on the wire) */
+    MPI_Count size;                /* bytes of one item packed (its data only) */
     MPI_Aint lb, extent;           /* where one item starts and how far the next one is */
     MPI_Aint true_lb, true_extent; /* the bytes one item really touches */
     int contiguous;       /* one item's data fills [lb, lb + size) and extent == size, so count
@@ -30,36 +55,36 @@ typedef struct tw_mpi_type_layout {
                              a reduction applies its op to); MPI_DATATYPE_NULL if mixed */
 } tw_mpi_type_layout_t;
 
-/* The layout of a predefined type of extent bytes, read off its handle: one block of
- * extent bytes at 0 (the map tw_typemap_basic builds). Inline: every call with a
- * buffer asks, and the smallest collectives take 0.1 us. */
-static inline tw_mpi_type_layout_t tw_mpi_type_basic_layout(MPI_Datatype type, int extent) {
-    return (tw_mpi_type_layout_t){.size = extent,
+/* The layout of a contiguous predefined type of size bytes, read off its handle: one
+ * block of size bytes at 0 (the map tw_typemap_basic builds). Inline: every call with
+ * a buffer asks, and the smallest collectives take 0.1 us. */
+static inline tw_mpi_type_layout_t tw_mpi_type_basic_layout(MPI_Datatype type, int size) {
+    return (tw_mpi_type_layout_t){.size = size,
                                   .lb = 0,
-                                  .extent = extent,
+                                  .extent = size,
                                   .true_lb = 0,
-                                  .true_extent = extent,
+                                  .true_extent = size,
                                   .contiguous = 1,
                                   .element = type};
 }
 
-/* A derived type's layout (held: also one the program freed while an operation holds
- * it); MPI_SUCCESS or MPI_ERR_TYPE. */
-int tw_mpi_type_derived_layout(MPI_Datatype type, tw_mpi_type_layout_t *layout, int held);
+/* The layout read off a type's map: a derived type's (held: also one the program freed
+ * while an operation holds it) or a padded pair's; MPI_SUCCESS or MPI_ERR_TYPE. */
+int tw_mpi_type_mapped_layout(MPI_Datatype type, tw_mpi_type_layout_t *layout, int held);
 
 /* MPI_SUCCESS, or MPI_ERR_TYPE when type names no datatype, or one not committed. */
 static inline int tw_mpi_type_layout(MPI_Datatype type, tw_mpi_type_layout_t *layout) {
-    int extent = tw_mpi_type_extent(type);
-    if (extent < 0) return tw_mpi_type_derived_layout(type, layout, 0);
-    *layout = tw_mpi_type_basic_layout(type, extent);
+    int size = tw_mpi_type_contiguous_size(type);
+    if (size < 0) return tw_mpi_type_mapped_layout(type, layout, 0);
+    *layout = tw_mpi_type_basic_layout(type, size);
     return MPI_SUCCESS;
 }
 /* The same for the library's own work on a type it checked: also one the program
  * freed since, while an operation holds it (a non-blocking collective's). */
 static inline int tw_mpi_type_layout_held(MPI_Datatype type, tw_mpi_type_layout_t *layout) {
-    int extent = tw_mpi_type_extent(type);
-    if (extent < 0) return tw_mpi_type_derived_layout(type, layout, 1);
-    *layout = tw_mpi_type_basic_layout(type, extent);
+    int size = tw_mpi_type_contiguous_size(type);
+    if (size < 0) return tw_mpi_type_mapped_layout(type, layout, 1);
+    *layout = tw_mpi_type_basic_layout(type, size);
     return MPI_SUCCESS;
 }
 /* Copies the data of count items at buf into packed, contiguous and in type order,
@@ -82,7 +107,7 @@ typedef struct tw_mpi_buffer {
     int staged;
 } tw_mpi_buffer_t;
 /* MPI_SUCCESS, MPI_ERR_TYPE (not a committed datatype) or MPI_ERR_COUNT (too many
- * bytes). Predefined types never take this path in the hot calls. */
+ * bytes). Contiguous predefined types never take this path in the hot calls. */
 int tw_mpi_type_buffer(MPI_Datatype type, const void *buf, MPI_Count count, tw_mpi_buffer_t *out);
 
 /* A non-contiguous buffer moved through a packed window by a send or receive

@@ -46,7 +46,7 @@ enum {
     HELLO_MAGIC = 0x54574459, /* "TWDY" */
     GROUP_MAX = 4096,         /* processes in one group of a connection */
     ADDRESS_MAX = 1024,       /* an endpoint address (TW_PMI_VALUE_MAX) */
-    SPEC_MAX = 2048,          /* a spawn request's encoded commands */
+    SPEC_MAX = 2048,          /* a spawn request's encoded commands: a PMI line's worth */
     VERDICT_OK = 0x4f,        /* the acceptor took the connection */
     ACCEPT_POLL_MS = 1000,    /* an accept looks for a closed port this often */
     BACKLOG = 64,
@@ -70,8 +70,11 @@ int tw_mpi_appnum(void) {
     return appnum;
 }
 
+/* Asked of the process manager once, when the program first reads it. */
 int tw_mpi_universe_size(void) {
-    return tw_ep_job_size(tw_mpi.ep);
+    static int universe;
+    if (!universe) universe = tw_ep_universe_size(tw_mpi.ep);
+    return universe;
 }
 
 /* ---- socket I/O with a deadline ---- */
@@ -713,13 +716,16 @@ static int spawn_args_ok(const spawn_req_t *q, const char **why) {
     return total > 4096 ? (*why = "more than 4096 processes", MPI_ERR_ARG) : MPI_SUCCESS;
 }
 
-static char spawn_why[128]; /* why the last spawn was refused, for its error */
+static char spawn_why[256]; /* why the last spawn was refused, for its error */
 
 static int spawn_root(const spawn_req_t *q, char port[MPI_MAX_PORT_NAME], int *failed) {
     static char spec[SPEC_MAX], port_enc[SPEC_MAX];
     size_t n = 0, pn = 0;
     *failed = -1;
-    snprintf(spawn_why, sizeof spawn_why, "the commands and arguments are too long");
+    snprintf(spawn_why, sizeof spawn_why,
+             "the commands and arguments encode to more than %d bytes, past the longest spawn "
+             "request a process manager takes (a byte outside [A-Za-z0-9._/+-] takes 3)",
+             SPEC_MAX - 1);
     for (int k = 0; k < q->count; k++) {
         char num[16];
         snprintf(num, sizeof num, "%d", q->maxprocs[k]);
@@ -742,7 +748,7 @@ static int spawn_root(const spawn_req_t *q, char port[MPI_MAX_PORT_NAME], int *f
     snprintf(spawn_why, sizeof spawn_why, "cannot open a port");
     if (port_open(port)) return MPI_ERR_SPAWN;
     int base, size;
-    char why[64];
+    char why[128];
     if (spec_add(port_enc, &pn, port, 0) ||
         tw_ep_spawn(tw_mpi.ep, port_enc, spec, &base, &size, why, sizeof why, failed) != TW_OK) {
         snprintf(spawn_why, sizeof spawn_why, "the process manager refused it: %s (command %d)",
@@ -818,6 +824,9 @@ void tw_mpi_dynamic_init(void) {
     connect_arg_t arg = {port};
     int rc = establish(w, 0, connect_root, &arg, &parent), keyval;
     if (rc) tw_mpi_error(NULL, "MPI_Init", rc, "cannot reach the parents of this spawned job");
+    tw_mpi_comm_t *p = tw_mpi_comm_get(parent);
+    if (p) /* its default name (MPI-3.1 section 6.8), as MPI_COMM_WORLD has its own */
+        snprintf(p->name, sizeof p->name, "MPI_COMM_PARENT");
     if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, parent_freed, &keyval, NULL) == MPI_SUCCESS)
         MPI_Comm_set_attr(parent, keyval, NULL);
 }

@@ -98,7 +98,7 @@ static const basic_t basics[TW_MPI_TYPE_IDS + 1] = {
     [38] = TWO(FLOATING, 8, 8, SIGNED, 8), /* double, int */
     [39] = TWO(SIGNED, sizeof(long), 4, SIGNED, sizeof(long)),
     [40] = SAME2(SIGNED, 4),
-    [41] = TWO(SIGNED, 2, 2, SIGNED, 4),     /* short, int */
+    [41] = TWO(SIGNED, 2, 2, SIGNED, 2),     /* short, int: packed, no padding */
     [42] = TWO(LDOUBLE, 16, 16, SIGNED, 16), /* long double, int */
     [43] = ONE(UNSIGNED, 1, 1),
     [44] = ONE(SIGNED, 4, 4),
@@ -273,7 +273,7 @@ static int convert(const tw_typemap_t *m, MPI_Count items, unsigned char *native
         for (size_t r = 0; r < m->nruns; r++) {
             MPI_Datatype t = m->runs[r].basic;
             const basic_t *b = basic_of(t);
-            size_t step = (size_t)tw_mpi_type_extent(t);
+            size_t step = (size_t)tw_mpi_basic_packed_size(t);
             for (MPI_Count k = 0; k < m->runs[r].n; k++) {
                 unsigned char *e = ext;
                 for (int j = 0; j < 2 && b->f[j].kind; j++) {
@@ -335,7 +335,7 @@ static int move(const char *call, const tw_typemap_t *m, MPI_Datatype type, void
     MPI_Count chunk = (MPI_Count)((64u << 10) / size);
     if (chunk < 1) chunk = 1;
     if (chunk > count) chunk = count;
-    unsigned char *native = calloc((size_t)chunk, size); /* zeroes the pairs' padding */
+    unsigned char *native = calloc((size_t)chunk, size); /* a long double's unused bytes zeroed */
     if (!native) return tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
     int rc = MPI_SUCCESS;
     for (MPI_Count first = 0; first < count && !rc; first += chunk) {

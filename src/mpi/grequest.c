@@ -123,7 +123,8 @@ static MPI_Count element_bytes(const tw_typemap_t *m, MPI_Count count) {
     if (__builtin_mul_overflow(items, m->size, &bytes)) return -1;
     for (size_t r = 0; r < m->nruns && rest; r++) {
         MPI_Datatype basic = m->runs[r].basic;
-        MPI_Count unit = tw_mpi_type_extent(basic), per = tw_mpi_basic_value_size(basic) ? 2 : 1;
+        MPI_Count unit = tw_mpi_basic_packed_size(basic),
+                  per = tw_mpi_basic_value_size(basic) ? 2 : 1;
         if (!unit) continue;
         MPI_Count n = rest / per < m->runs[r].n ? rest / per : m->runs[r].n;
         bytes += n * unit;

@@ -4,7 +4,9 @@
  * Groups are reference-counted: a handle the program holds is one reference, and a
  * communicator holds one on the groups it has handed out, so MPI_Group_free of the
  * program's handle never pulls a group from under a communicator. Entry 0 of the
- * table is MPI_GROUP_EMPTY, which is never freed. */
+ * table is MPI_GROUP_EMPTY, which is never freed: every constructor whose result
+ * has no member returns that handle (MPI-3.1 section 6.3.2, as MPICH does), and
+ * MPI_Group_free of it only sets the program's handle to MPI_GROUP_NULL. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,10 @@ tw_mpi_group_t *tw_mpi_group_get(MPI_Group group) {
 }
 
 int tw_mpi_group_new(int n, const int *world, MPI_Group *out) {
+    if (n == 0) {
+        *out = MPI_GROUP_EMPTY;
+        return MPI_SUCCESS;
+    }
     int index = 1;
     while (index < n_groups && groups[index]) index++;
     if (index >= 0xffffff) return MPI_ERR_NO_MEM;
@@ -279,7 +285,7 @@ int MPI_Group_free(MPI_Group *group) {
     NEED_INIT("MPI_Group_free");
     tw_mpi_group_t *g = group ? tw_mpi_group_get(*group) : NULL;
     if (!g) return GROUP_ERROR("MPI_Group_free", MPI_ERR_GROUP, NULL);
-    if (g == &empty) return GROUP_ERROR("MPI_Group_free", MPI_ERR_GROUP, "a predefined group");
+    /* the constructors hand out MPI_GROUP_EMPTY, and programs free what they got */
     tw_mpi_group_release(*group);
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;

@@ -12,7 +12,7 @@ typedef struct tw_mpi_group {
     int *world; /* world rank of each rank */
 } tw_mpi_group_t;
 tw_mpi_group_t *tw_mpi_group_get(MPI_Group group); /* NULL: not a group */
-/* A new group of n world ranks (copied) with one reference. */
+/* A new group of n world ranks (copied) with one reference; MPI_GROUP_EMPTY when n is 0. */
 int tw_mpi_group_new(int n, const int *world, MPI_Group *out);
 void tw_mpi_group_release(MPI_Group group);
 /* A new reference to the group of n world ranks world (NULL: 0..n-1) that *cached

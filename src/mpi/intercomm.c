@@ -118,11 +118,13 @@ static int inter_new(int entry, int rank, int remote_n, const int *remote, int l
 
 /* The leaders' part of MPI_Intercomm_create: swaps bitmaps and groups with the remote
  * leader. Fills answer with the entry, the remote size and the remote world ranks;
- * its length, or 0 with *rc set. */
+ * its length, or 0 with *rc set. The peer may be an intercommunicator: the remote
+ * leader is then a rank of its remote group (its size and world ranks are those of
+ * that group), and both sides of it share its context. */
 static size_t leaders_swap(const tw_mpi_comm_t *l, uint64_t used[WORDS], MPI_Comm peer_comm,
                            int remote_leader, int tag, int *answer, int *rc) {
     tw_mpi_comm_t *peer = tw_mpi_comm_get(peer_comm);
-    *rc = !peer || peer->inter ? MPI_ERR_COMM
+    *rc = !peer ? MPI_ERR_COMM
           : remote_leader < 0 || remote_leader >= peer->size ||
                   tw_mpi_world_rank(peer, remote_leader) == tw_mpi.rank
               ? MPI_ERR_RANK

@@ -9,10 +9,17 @@
  *
  * Where one process is several neighbours of another (a Cartesian dimension of
  * size 1 or 2 that is periodic, a graph with repeated edges), the messages between
- * the two match in the order they were posted — as in the standard's reference
- * code with MPI_Sendrecv per dimension, -1 then +1: the k-th block sent to a rank
- * lands in the k-th block received from it. The schedule is always allocated, even
- * for a blocking call, so every receive is posted at once and in order. */
+ * the two match in the order they were posted: the k-th block sent to a rank lands
+ * in the k-th block received from it. In a graph that is the order of the edges. A
+ * Cartesian process sends each dimension's pair of blocks positive direction first:
+ * the block a process sends to its positive neighbour is what that neighbour
+ * receives from its negative one, and where one process is both, that block must
+ * land in the receiver's negative-direction block (posted first), and the block
+ * sent to the negative direction in the positive one (the Forum's erratum to
+ * MPI-3.1, MPI-4.0 section 8.6; MPICH 4 does so). Neighbours of different
+ * dimensions are different processes unless both are the process itself, so the
+ * order holds across dimensions too. The schedule is always allocated, even for a
+ * blocking call, so every receive is posted at once and in order. */
 #include <stdint.h>
 
 #include "mpi/comm.h"
@@ -108,7 +115,9 @@ static int neighbor(const char *call, const side_t *send, const side_t *recv, MP
         tw_sched_block_t b = block_of(recv, i);
         tw_sched_recv_block(s, &b, t->in[i]);
     }
-    for (int j = 0; j < t->nout; j++) {
+    int cart = t->kind == MPI_CART;
+    for (int k = 0; k < t->nout; k++) {
+        int j = cart ? k ^ 1 : k; /* a dimension's +1 block, then its -1 block */
         if (t->out[j] == MPI_PROC_NULL) continue;
         tw_sched_block_t b = block_of(send, j);
         tw_sched_send_block(s, &b, t->out[j]);

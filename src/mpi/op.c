@@ -180,24 +180,29 @@ static int ops_byte(int op, const void *a, void *b, size_t n) {
 }
 
 /* MINLOC and MAXLOC on the pairs {value; int index}: the better value wins, and of
- * equal values the lower index. */
+ * equal values the lower index. They run on the packed form, the value then the
+ * index with no padding between pairs (so they may lie unaligned): memcpy reads
+ * and writes them, which the compiler makes plain moves. */
 #define PAIR_OPS(name, V) PAIR_OPS_OF(name, V, int)
 /* the Fortran pairs' index is of the value's type */
 #define PAIR_OPS_OF(name, V, I)                                                                    \
     static int name(int op, const void *a, void *b, size_t n) {                                    \
-        typedef struct {                                                                           \
-            V value;                                                                               \
-            I index;                                                                               \
-        } pair_t;                                                                                  \
-        const pair_t *x = a;                                                                       \
-        pair_t *y = b;                                                                             \
+        enum { STEP = sizeof(V) + sizeof(I) };                                                     \
+        const unsigned char *x = a;                                                                \
+        unsigned char *y = b;                                                                      \
         if (op != OP_MINLOC && op != OP_MAXLOC) return MPI_ERR_OP;                                 \
-        for (size_t i = 0; i < n; i++) {                                                           \
-            int better = op == OP_MINLOC ? x[i].value < y[i].value : x[i].value > y[i].value;      \
-            if (better)                                                                            \
-                y[i] = x[i];                                                                       \
-            else if (x[i].value == y[i].value && x[i].index < y[i].index)                          \
-                y[i].index = x[i].index;                                                           \
+        for (size_t i = 0; i < n; i++, x += STEP, y += STEP) {                                     \
+            V xv, yv;                                                                              \
+            I xi, yi;                                                                              \
+            memcpy(&xv, x, sizeof xv);                                                             \
+            memcpy(&yv, y, sizeof yv);                                                             \
+            if (op == OP_MINLOC ? xv < yv : xv > yv) {                                             \
+                memcpy(y, x, STEP);                                                                \
+            } else if (xv == yv) {                                                                 \
+                memcpy(&xi, x + sizeof(V), sizeof xi);                                             \
+                memcpy(&yi, y + sizeof(V), sizeof yi);                                             \
+                if (xi < yi) memcpy(y + sizeof(V), &xi, sizeof xi);                                \
+            }                                                                                      \
         }                                                                                          \
         return MPI_SUCCESS;                                                                        \
     }
@@ -264,7 +269,7 @@ static int predefined(MPI_Op op) {
 static int apply_predefined(int op, const void *in, void *inout, size_t n, MPI_Datatype element) {
     if (op == OP_NO_OP) return MPI_SUCCESS;
     if (op == OP_REPLACE) {
-        if (n) memcpy(inout, in, n * (size_t)tw_mpi_type_extent(element));
+        if (n) memcpy(inout, in, n * (size_t)tw_mpi_basic_packed_size(element));
         return MPI_SUCCESS;
     }
     type_ops_t *f = type_ops[element & 0xff];
@@ -341,7 +346,7 @@ int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI
     /* packed items hold size bytes of elements each */
     size_t n = l.element == type
                    ? (size_t)count
-                   : (size_t)count * (size_t)l.size / (size_t)tw_mpi_type_extent(l.element);
+                   : (size_t)count * (size_t)l.size / (size_t)tw_mpi_basic_packed_size(l.element);
     return apply_predefined(p, in, inout, n, l.element);
 }
 

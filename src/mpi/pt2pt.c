@@ -21,13 +21,15 @@
 static int check_buffer(tw_mpi_comm_t *c, const char *call, const void *buf, int count,
                         MPI_Datatype type, tw_mpi_buffer_t *b) {
     if (count < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
-    int size = tw_mpi_type_extent(type);
+    int size = tw_mpi_type_contiguous_size(type);
     if (size >= 0) {
         if (!buf && count > 0 && size > 0)
             return tw_mpi_error(c, call, MPI_ERR_BUFFER, "NULL buffer");
         *b = (tw_mpi_buffer_t){(unsigned char *)(uintptr_t)buf, (size_t)count * (size_t)size, 0};
         return MPI_SUCCESS;
     }
+    if (!buf && count > 0 && tw_mpi_type_extent(type) > 0) /* a padded pair */
+        return tw_mpi_error(c, call, MPI_ERR_BUFFER, "NULL buffer");
     int rc = tw_mpi_type_buffer(type, buf, count, b);
     if (rc == MPI_ERR_TYPE) return tw_mpi_error(c, call, rc, "not a committed datatype");
     if (rc) return tw_mpi_error(c, call, rc, "the message's size overflows");
@@ -130,7 +132,7 @@ static int recv_common(const char *call, void *buf, int count, MPI_Datatype type
 static inline int send_now(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                            MPI_Comm comm) {
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
-    int extent = tw_mpi_type_extent(datatype);
+    int extent = tw_mpi_type_contiguous_size(datatype);
     if (c && tw_mpi.initialized && !tw_mpi.finalized && extent >= 0 && count >= 0 &&
         (buf || !count) && dest >= 0 && dest < c->size && tag >= 0 && tag <= TW_MPI_TAG_UB)
         return tw_mpi_send_now(buf, (size_t)count * (size_t)extent, tw_mpi_world_rank(c, dest), tag,
@@ -176,7 +178,7 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 static inline tw_mpi_comm_t *recv_args_ok(const void *buf, int count, MPI_Datatype datatype,
                                           int source, int tag, MPI_Comm comm, size_t *bytes) {
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
-    int extent = tw_mpi_type_extent(datatype);
+    int extent = tw_mpi_type_contiguous_size(datatype);
     *bytes = (size_t)count * (size_t)extent;
     return c && tw_mpi.initialized && !tw_mpi.finalized && extent >= 0 && count >= 0 &&
                    (buf || !count) &&

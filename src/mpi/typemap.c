@@ -30,7 +30,8 @@ int tw_mpi_basic_value_size(MPI_Datatype basic) {
     return pair_value_size(basic_id(basic));
 }
 
-/* A pair holds its value and an int; its extent adds the C struct's padding. */
+/* A pair holds its value and an int (packed so); its extent adds the C struct's
+ * padding. */
 int tw_mpi_basic_data_size(MPI_Datatype basic) {
     int value = tw_mpi_basic_value_size(basic);
     if (basic_id(basic) >= 60) return 2 * value;
@@ -179,10 +180,21 @@ static int add_run(tw_typemap_t *tm, MPI_Datatype basic, MPI_Count n) {
     return MPI_SUCCESS;
 }
 
+/* Where a C pair's int lies in its struct: after its value, aligned. */
+static size_t pair_index_at(int value) {
+    return ((size_t)value + _Alignof(int) - 1) / _Alignof(int) * _Alignof(int);
+}
+
 int tw_typemap_basic(tw_typemap_t *tm, MPI_Datatype basic) {
     tw_typemap_init(tm);
-    int extent = basic_extent(basic);
-    if (add_block(tm, 0, (size_t)extent, 1, 0) || add_run(tm, basic, 1)) return MPI_ERR_NO_MEM;
+    int extent = basic_extent(basic), value = tw_mpi_basic_value_size(basic);
+    int rc;
+    if (value && basic_id(basic) < 60) /* a C pair: {(value, 0), (int, its place)} */
+        rc = add_block(tm, 0, (size_t)value, 1, 0) ||
+             add_block(tm, (MPI_Aint)pair_index_at(value), sizeof(int), 1, 0);
+    else
+        rc = add_block(tm, 0, (size_t)extent, 1, 0);
+    if (rc || add_run(tm, basic, 1)) return MPI_ERR_NO_MEM;
     tm->data_size = tw_mpi_basic_data_size(basic);
     tm->elements = tw_mpi_basic_value_size(basic) ? 2 : 1;
     tm->lb = 0;
@@ -360,7 +372,8 @@ MPI_Count tw_typemap_elements(const tw_typemap_t *tm, MPI_Count bytes) {
     MPI_Count items = bytes / tm->size, rest = bytes % tm->size, elements = items * tm->elements;
     for (size_t r = 0; r < tm->nruns && rest; r++) {
         MPI_Datatype basic = tm->runs[r].basic;
-        MPI_Count unit = basic_extent(basic), per = tw_mpi_basic_value_size(basic) ? 2 : 1;
+        MPI_Count unit = tw_mpi_basic_data_size(basic),
+                  per = tw_mpi_basic_value_size(basic) ? 2 : 1;
         if (!unit) continue;
         MPI_Count whole = rest / unit;
         if (whole >= tm->runs[r].n) {
@@ -371,13 +384,10 @@ MPI_Count tw_typemap_elements(const tw_typemap_t *tm, MPI_Count bytes) {
         elements += whole * per;
         rest -= whole * unit;
         if (!rest) break;
-        /* a part of one: of a pair, the members there whole (its value, then its
-         * index) count, as they would as a struct's (MPICH's pairs are structs);
-         * any other part of an element makes no whole number */
-        if (per == 2) {
-            MPI_Count value = tw_mpi_basic_value_size(basic);
-            return elements + (rest >= value) + (rest >= value + (MPI_Count)sizeof(int));
-        }
+        /* a part of one: of a pair, its value when it is there whole counts, as
+         * it would as a struct's (MPICH's pairs are structs); any other part of an
+         * element makes no whole number */
+        if (per == 2) return elements + (rest >= tw_mpi_basic_value_size(basic));
         return -1;
     }
     return elements;

@@ -7,9 +7,10 @@
  * The type signature (for MPI_Get_elements) is kept alongside as runs of one
  * predefined type.
  *
- * The packed form of a predefined type is its buffer form: `extent` bytes per item,
- * so the MINLOC/MAXLOC pairs keep their padding, as their point-to-point messages
- * do. This engine knows nothing of handles; datatype.c owns those. */
+ * The packed form of a predefined type is its data: the MINLOC/MAXLOC pairs are
+ * their value then their int, without their C struct's padding (MPI-3.1 section
+ * 5.9.4), as their messages are. This engine knows nothing of handles beyond the
+ * predefined ones; datatype.c owns those. */
 #ifndef TW_MPI_TYPEMAP_H
 #define TW_MPI_TYPEMAP_H
 
@@ -74,8 +75,8 @@ static inline MPI_Aint tw_typemap_extent(const tw_typemap_t *tm) {
 void tw_typemap_move(const tw_typemap_t *tm, void *buf, MPI_Count count, void *packed, size_t first,
                      size_t len, int unpack);
 /* Basic elements in the first `bytes` bytes of a packed stream of items; -1 when
- * the bytes end inside a basic element (but a pair's: its members there whole
- * count, as a struct's would). */
+ * the bytes end inside a basic element (but a pair's: its value there whole counts,
+ * as a struct's member would). */
 MPI_Count tw_typemap_elements(const tw_typemap_t *tm, MPI_Count bytes);
 
 /* Facts about predefined types the engine and the calls share. */

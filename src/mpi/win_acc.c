@@ -248,7 +248,7 @@ static void elem_atomic(MPI_Op op, MPI_Datatype elem, int es, int is_int, unsign
  * element. 1 when done, 0 when the general path must decide (and report errors). */
 static inline int fast_acc(win_t *w, const void *in, void *out, int count, MPI_Datatype type, int r,
                            MPI_Aint disp, MPI_Op op) {
-    int es = tw_mpi_type_extent(type);
+    int es = tw_mpi_type_contiguous_size(type);
     if (!w || !w->shm || tw_mpi_lost_count || es <= 0 || es > 8 || (es & (es - 1)) || count < 0 ||
         (unsigned)r >= (unsigned)w->size || disp < 0 || !predefined_op(op) || !access_ok(w, r))
         return 0;
@@ -293,7 +293,7 @@ static int acc_unlock(win_t *w, int r) {
 static int do_acc(win_t *w, int r, const side_t *o, const side_t *res, const side_t *t,
                   const where_t *at, MPI_Op op, const void *cmp) {
     MPI_Datatype elem = t->l.element;
-    int es = tw_mpi_type_extent(elem);
+    int es = tw_mpi_basic_packed_size(elem); /* of an element in the packed data */
     size_t n = side_bytes(t);
     if (!n) return MPI_SUCCESS;
     unsigned char *otmp = NULL, *rtmp = NULL;

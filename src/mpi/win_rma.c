@@ -340,7 +340,7 @@ static inline unsigned char *mapped_place(MPI_Win win, MPI_Datatype origin_datat
                                           int target_count, MPI_Datatype target_datatype,
                                           size_t *n) {
     win_t *w = win_get(win);
-    int ext = tw_mpi_type_extent(origin_datatype);
+    int ext = tw_mpi_type_contiguous_size(origin_datatype);
     if (!w || !w->shm || tw_mpi_lost_count || ext <= 0 || origin_datatype != target_datatype ||
         origin_count != target_count || origin_count < 0 ||
         (unsigned)target_rank >= (unsigned)w->size || target_disp < 0 || !access_ok(w, target_rank))

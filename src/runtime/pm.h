@@ -34,6 +34,7 @@ typedef struct tw_pm_ops {
     int (*get)(tw_pm_t *pm, int rank, const char *key, char *value, size_t cap);
     int (*finalize)(tw_pm_t *pm);
     int (*appnum)(tw_pm_t *pm);
+    int (*universe_size)(tw_pm_t *pm);
     int (*spawn)(tw_pm_t *pm, const char *port, const char *spec, const char *job, int *base,
                  int *size, char *why, size_t cap, int *failed);
     void (*abort)(tw_pm_t *pm, int code, const char *msg);
@@ -82,6 +83,11 @@ static inline int tw_pm_finalize(tw_pm_t *pm) {
 /* The appnum the process manager gives this process (0 when it gives none). */
 static inline int tw_pm_appnum(tw_pm_t *pm) {
     return pm->ops->appnum(pm);
+}
+/* The processes the process manager has room for (PMI-1's get_universe_size, PMIx's
+ * PMIX_UNIV_SIZE), or 0 when it says none. Asks it each time. */
+static inline int tw_pm_universe_size(tw_pm_t *pm) {
+    return pm->ops->universe_size(pm);
 }
 /* A new job (MPI_Comm_spawn). twrun numbers its ids itself (job: NULL); a manager that
  * does not (Hydra) gets job, "<job id>.<key>.<secret>", and the first id in *base.

@@ -53,6 +53,10 @@ static int pmi1_appnum(tw_pm_t *pm) {
     return tw_pmi_appnum(&pm->pmi1);
 }
 
+static int pmi1_universe_size(tw_pm_t *pm) {
+    return tw_pmi_universe_size(&pm->pmi1);
+}
+
 static int pmi1_spawn(tw_pm_t *pm, const char *port, const char *spec, const char *job, int *base,
                       int *size, char *why, size_t cap, int *failed) {
     return job ? tw_pmi_spawn_other(&pm->pmi1, port, spec, job, base, size, why, cap, failed)
@@ -71,6 +75,7 @@ const tw_pm_ops_t tw_pm_pmi1_ops = {
     .get = pmi1_get,
     .finalize = pmi1_finalize,
     .appnum = pmi1_appnum,
+    .universe_size = pmi1_universe_size,
     .spawn = pmi1_spawn,
     .abort = pmi1_abort,
 };

@@ -245,6 +245,11 @@ static int pmix_appnum(tw_pm_t *pm) {
     return pm->pmix && !get_number(me.rank, PMIX_APPNUM, &n) ? n : 0;
 }
 
+static int pmix_universe_size(tw_pm_t *pm) {
+    int n;
+    return pm->pmix && !get_number(PMIX_RANK_WILDCARD, PMIX_UNIV_SIZE, &n) && n > 0 ? n : 0;
+}
+
 static void spawn_done(pmix_status_t status, char nspace[], void *cbdata) {
     (void)nspace;
     op_done(status, cbdata);
@@ -315,6 +320,7 @@ const tw_pm_ops_t tw_pm_pmix_ops = {
     .get = pmix_get,
     .finalize = pmix_finalize,
     .appnum = pmix_appnum,
+    .universe_size = pmix_universe_size,
     .spawn = pmix_spawn,
     .abort = pmix_abort,
 };

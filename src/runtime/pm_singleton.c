@@ -52,6 +52,11 @@ static int singleton_appnum(tw_pm_t *pm) {
     return 0;
 }
 
+static int singleton_universe_size(tw_pm_t *pm) {
+    (void)pm;
+    return 0; /* none: the job of one */
+}
+
 static int singleton_spawn(tw_pm_t *pm, const char *port, const char *spec, const char *job,
                            int *base, int *size, char *why, size_t cap, int *failed) {
     (void)pm, (void)port, (void)spec, (void)job, (void)base, (void)size;
@@ -74,6 +79,7 @@ const tw_pm_ops_t tw_pm_singleton_ops = {
     .get = singleton_get,
     .finalize = singleton_finalize,
     .appnum = singleton_appnum,
+    .universe_size = singleton_universe_size,
     .spawn = singleton_spawn,
     .abort = singleton_abort,
 };

@@ -144,10 +144,13 @@ int tw_pmi_spawn(tw_pmi_t *pmi, const char *port, const char *spec, int *base, i
     *failed = -1;
     snprintf(why, cap, "no_process_manager");
     if (!tw_pmi_is_twrun(pmi)) return -1;
-    snprintf(why, cap, "request_too_long");
     char line[TW_PMI_LINE_MAX];
     int n = snprintf(line, sizeof line, "cmd=spawn port=%s spec=%s\n", port, spec);
-    if (n < 0 || (size_t)n >= sizeof line) return -1;
+    if (n < 0 || (size_t)n >= sizeof line) {
+        snprintf(why, cap, "the request takes %d bytes, past the %d of twrun's request line", n,
+                 TW_PMI_LINE_MAX);
+        return -1;
+    }
     tw_pmi_msg_t reply;
     snprintf(why, cap, "not_supported_by_the_process_manager");
     int rc = command(pmi, line, &reply, "spawn_result");
@@ -175,6 +178,14 @@ int tw_pmi_appnum(tw_pmi_t *pmi) {
     if (pmi->fd < 0 || command(pmi, "cmd=get_appnum\n", &reply, "appnum")) return 0;
     const char *v = tw_pmi_find(&reply, "appnum");
     return v && !tw_pmi_parse_number(v, &n) ? n : 0;
+}
+
+int tw_pmi_universe_size(tw_pmi_t *pmi) {
+    tw_pmi_msg_t reply;
+    int n = 0;
+    if (pmi->fd < 0 || command(pmi, "cmd=get_universe_size\n", &reply, "universe_size")) return 0;
+    const char *v = tw_pmi_find(&reply, "size");
+    return v && !tw_pmi_parse_number(v, &n) && n > 0 ? n : 0;
 }
 
 int tw_pmi_spawn_other(tw_pmi_t *pmi, const char *port, const char *spec, const char *job,

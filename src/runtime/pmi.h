@@ -41,6 +41,9 @@ int tw_pmi_spawn_other(tw_pmi_t *pmi, const char *port, const char *spec, const 
 int tw_pmi_is_twrun(const tw_pmi_t *pmi);
 /* The appnum the process manager gives this process (0 when it gives none). */
 int tw_pmi_appnum(tw_pmi_t *pmi);
+/* The size get_universe_size answers; 0 when it gives none (Hydra's -usize INFINITE,
+ * its default, answers -1). */
+int tw_pmi_universe_size(tw_pmi_t *pmi);
 void tw_pmi_abort(tw_pmi_t *pmi, int code, const char *msg);
 
 /* The decoding inside the calls above, without their I/O (and fuzzed on its own). */

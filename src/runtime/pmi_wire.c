@@ -107,6 +107,8 @@ int tw_pmi_spawn_decode(tw_pmi_spawn_t *sp, const char *port, const char *spec) 
     char *o = sp->buf, *end = sp->buf + sizeof sp->buf;
     if (!port || !spec || !(sp->port = decode_one(&port, &o, end)) || *port) return -1;
     const char *p = spec;
+    size_t used = 0; /* of words */
+    const size_t words = sizeof sp->words / sizeof *sp->words;
     for (;;) {
         if (sp->ncmds == TW_PMI_SPAWN_CMDS_MAX) return -1;
         struct tw_pmi_spawn_cmd *c = &sp->cmd[sp->ncmds];
@@ -121,15 +123,17 @@ int tw_pmi_spawn_decode(tw_pmi_spawn_t *sp, const char *port, const char *spec) 
         const char *w = decode_one(&p, &o, end);
         if (!w || *p != ',') return -1;
         c->wdir = strcmp(w, "-") == 0 ? NULL : w;
+        c->argv = sp->words + used;
         while (*p == ',') {
             p++;
-            if (c->argc == TW_PMI_SPAWN_ARGS_MAX) return -1;
+            if (used + 1 >= words) return -1; /* (buf runs out first) */
             const char *a = decode_one(&p, &o, end);
             if (!a) return -1;
-            c->argv[c->argc++] = a;
+            sp->words[used++] = a;
+            c->argc++;
         }
         if (c->argc == 0) return -1;
-        c->argv[c->argc] = NULL;
+        sp->words[used++] = NULL;
         sp->ncmds++;
         if (!*p) return 0;
         if (*p != ';') return -1;

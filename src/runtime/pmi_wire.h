@@ -38,7 +38,10 @@ int tw_pmi_token_ok(const char *s, size_t max, int is_key);
 
 enum {
     TW_PMI_SPAWN_CMDS_MAX = 16, /* commands in one spawn */
-    TW_PMI_SPAWN_ARGS_MAX = 64, /* arguments of one command, its name included */
+    /* words (names and arguments) of all the commands of one spawn: each decodes to two
+     * bytes of buf at least (a character and its NUL), so no request that fits buf is
+     * refused for their number; the length of the request is the only bound */
+    TW_PMI_SPAWN_WORDS_MAX = TW_PMI_LINE_MAX / 2,
     TW_PMI_SPAWN_PROCS_MAX = 4096,
 };
 
@@ -52,11 +55,12 @@ typedef struct tw_pmi_spawn {
     struct tw_pmi_spawn_cmd {
         int maxprocs;
         int argc;
-        const char *argv[TW_PMI_SPAWN_ARGS_MAX + 1]; /* NULL-terminated */
-        const char *wdir;                            /* NULL: twrun's own */
+        const char **argv; /* NULL-terminated, in words */
+        const char *wdir;  /* NULL: twrun's own */
     } cmd[TW_PMI_SPAWN_CMDS_MAX];
     const char *port; /* where the children find their parents (MPI_Comm_get_parent) */
     char buf[TW_PMI_LINE_MAX];
+    const char *words[TW_PMI_SPAWN_WORDS_MAX + TW_PMI_SPAWN_CMDS_MAX]; /* every argv, in turn */
 } tw_pmi_spawn_t;
 
 /* Decodes a spawn request's port and spec values into sp. 0, or -1 when malformed. */

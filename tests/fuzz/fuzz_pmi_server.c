@@ -190,7 +190,7 @@ static void check_spawn(const tw_pmi_msg_t *req, const twr_pmi_result_t *res) {
     int total = 0;
     for (int k = 0; k < sp->ncmds; k++) {
         const struct tw_pmi_spawn_cmd *c = &sp->cmd[k];
-        FUZZ_CHECK(c->maxprocs >= 1 && c->argc >= 1 && c->argc <= TW_PMI_SPAWN_ARGS_MAX);
+        FUZZ_CHECK(c->maxprocs >= 1 && c->argc >= 1 && c->argc <= TW_PMI_SPAWN_WORDS_MAX);
         FUZZ_CHECK(c->argv[c->argc] == NULL);
         for (int a = 0; a < c->argc; a++) check_word(sp, c->argv[a]);
         if (c->wdir) check_word(sp, c->wdir);

@@ -495,7 +495,8 @@ hosts)
     run --hostfile "$tmp/hostfile" -ppn 2 -n 6 --oversubscribe --timeout 60 "$probe" ok
     expect_rc 0
     expect_clean 6
-    run -machinefile "$tmp/hostfile" --map-by ppr:1:node -n 2 --timeout 60 "$probe" ok
+    # MPI_UNIVERSE_SIZE is the slots, 4, not the 2 ranks
+    PROBE_UNIVERSE_SIZE=4 run -machinefile "$tmp/hostfile" --map-by ppr:1:node -n 2 --timeout 60 "$probe" ok
     expect_rc 0
     # Another machine: refused with the way to reach it.
     run -host tw-no-such-host-$$ -n 2 --timeout 60 "$probe" ok

@@ -271,6 +271,13 @@ static void test_local_hosts(void **state) {
     assert_int_equal(opt.hosts[0].slots, 2);
     assert_int_equal(opt.hosts[1].slots, 0);
     assert_int_equal(opt.size, 6);
+    /* MPI_UNIVERSE_SIZE: the slots (1 for a host without a count), not the CPUs */
+    assert_int_equal(twr_options_slots(&opt, 64), 6);
+    expect_ok("-hosts localhost:5,127.0.0.1:3 -n 2 prog");
+    assert_int_equal(twr_options_slots(&opt, 1), 8);
+    expect_ok("-n 3 prog"); /* no hosts: this machine's CPUs, at least the ranks */
+    assert_int_equal(twr_options_slots(&opt, 8), 8);
+    assert_int_equal(twr_options_slots(&opt, 2), 3);
     expect_ok("-H localhost:4 prog");
     assert_int_equal(opt.size, 4);
     expect_ok("-H localhost:4,127.0.0.1 -ppn 3 prog"); /* -ppn on each host */

@@ -294,6 +294,14 @@ static void test_sizes(void **state) {
     assert_int_equal(twr_pmi_server_init(&s, 4096, JOBID), 0);
     expect_reply(&s, 4095, "cmd=get_universe_size", "cmd=universe_size rc=0 size=4096\n");
     twr_pmi_server_destroy(&s);
+
+    /* the universe twrun is told of: its slots, never fewer than the job's ranks */
+    assert_int_equal(twr_pmi_server_init(&s, 2, JOBID), 0);
+    twr_pmi_set_universe_size(&s, 8);
+    expect_reply(&s, 1, "cmd=get_universe_size", "cmd=universe_size rc=0 size=8\n");
+    twr_pmi_set_universe_size(&s, 1);
+    expect_reply(&s, 0, "cmd=get_universe_size", "cmd=universe_size rc=0 size=2\n");
+    twr_pmi_server_destroy(&s);
 }
 
 int main(void) {

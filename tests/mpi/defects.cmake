@@ -22,3 +22,22 @@ set_tests_properties(mpi_defects_put_pieces_2_udp PROPERTIES LABELS "mp;mpi" TIM
 add_test(NAME mpi_defects_put_pieces_2_pipelined COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_defects_put_pieces>)
 set_tests_properties(mpi_defects_put_pieces_2_pipelined PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT} ENVIRONMENT "TW_RMA_COPY=pipeline")
 tw_mpi_defect(pair_elements 1 2)
+tw_mpi_defect(pair_types 1 2 3)
+tw_mpi_defect(empty_group 1 4)
+tw_mpi_defect(parent_name 1 2)
+tw_mpi_defect(freed_keyval 1 2)
+tw_mpi_defect(cart_neighbors 1 2 3)
+tw_mpi_defect(inter_peer 2 3 5)
+tw_mpi_defect(spawn_args 1 2)
+# a spawn request past the launcher's limit ends the job with an error naming it
+add_test(NAME mpi_defects_spawn_args_too_long COMMAND ${PROJECT_SOURCE_DIR}/tests/mp/expect_output.sh
+         --fail "bytes, past the" -- ${MPIEXEC} -n 1 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_defects_spawn_args> too_long)
+set_tests_properties(mpi_defects_spawn_args_too_long PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT})
+# MPI_UNIVERSE_SIZE: the slots of the hosts given to twrun (5 on this machine), and
+# without hosts this machine's CPUs, at least the job's size (2 here: 1 + 1 to spawn)
+add_executable(mpi_defects_universe_size defects_universe_size.c)
+target_link_libraries(mpi_defects_universe_size PRIVATE mpi)
+add_test(NAME mpi_defects_universe_size_slots COMMAND ${MPIEXEC} -n 2 -hosts localhost:3,localhost:2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_defects_universe_size>)
+set_tests_properties(mpi_defects_universe_size_slots PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT} ENVIRONMENT "UNIVERSE_SIZE_WANTED=5")
+add_test(NAME mpi_defects_universe_size_cpus COMMAND sh -c "UNIVERSE_SIZE_WANTED=$(( $(nproc) > 2 ? $(nproc) : 2 )) exec \"$0\" -n 1 --timeout ${TW_TEST_JOB_TIMEOUT} \"$1\"" ${MPIEXEC} $<TARGET_FILE:mpi_defects_universe_size>)
+set_tests_properties(mpi_defects_universe_size_cpus PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT})

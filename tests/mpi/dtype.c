@@ -211,10 +211,10 @@ static void basic_types(void) {
     check_pack(u, 2, &l, 16, 0, 40);
     MPI_Type_free(&u);
 
-    /* the MINLOC pairs keep their C layout packed */
+    /* the MINLOC pairs pack their data only, not their C struct's padding */
     CHECK(MPI_Type_contiguous(2, MPI_SHORT_INT, &t) == MPI_SUCCESS);
     CHECK(MPI_Type_commit(&t) == MPI_SUCCESS);
-    CHECK(MPI_Pack_size(1, t, MPI_COMM_WORLD, &ps) == MPI_SUCCESS && ps == 16);
+    CHECK(MPI_Pack_size(1, t, MPI_COMM_WORLD, &ps) == MPI_SUCCESS && ps == 12);
     check_bounds(t, 12, 0, 16, 0, 16);
     MPI_Type_free(&t);
 }

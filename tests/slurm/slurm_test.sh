@@ -198,6 +198,12 @@ salloc_mpiexec_steps() {
             --wrap '$mpiexec $bindir/mpi_p2p' ; cat '$dir/batch-mpiexec.out'"
     run ! "salloc mpiexec --timeout" "job exceeded --timeout 2 s" -- \
         salloc -Q -n 1 "$mpiexec" --timeout 2 sleep 120
+    # MPI_UNIVERSE_SIZE: through mpiexec the allocation's tasks; started by srun itself
+    # what Slurm's PMI-2 and PMIx say, the step's
+    run "salloc mpiexec, universe of the allocation" "MPI_UNIVERSE_SIZE 4" -- \
+        salloc -Q -n 4 "$mpiexec" -n 2 "$bindir/mpi_defects_universe_size" print
+    run "salloc srun pmi2, universe of the step" "MPI_UNIVERSE_SIZE 2" -- \
+        salloc -Q -n 4 srun --mpi=pmi2 -n 2 "$bindir/mpi_defects_universe_size" print
 }
 salloc_mpiexec_steps
 

@@ -736,6 +736,13 @@ void twr_options_free(twr_options_t *o) {
     memset(o, 0, sizeof *o);
 }
 
+int twr_options_slots(const twr_options_t *o, int cpus) {
+    long slots = o->nhosts ? 0 : cpus;
+    for (int i = 0; i < o->nhosts; i++) slots += o->hosts[i].slots > 0 ? o->hosts[i].slots : 1;
+    if (slots > TWR_MAX_RANKS) slots = TWR_MAX_RANKS;
+    return slots > o->size ? (int)slots : o->size;
+}
+
 void twr_options_place(const twr_options_t *o, int *host) {
     int n = o->size, h = 0, used = 0;
     if (!o->netns) {

@@ -123,6 +123,11 @@ void twr_options_free(twr_options_t *o);
  * neither given, in o->nhosts even blocks. */
 void twr_options_place(const twr_options_t *o, int *host);
 
+/* The slots of the job's hosts, MPI_UNIVERSE_SIZE: the slot counts given (a host given
+ * without one is one slot, as in Hydra), or with no hosts cpus (this machine's, as Open
+ * MPI counts them); never fewer than the job's ranks. */
+int twr_options_slots(const twr_options_t *o, int cpus);
+
 /* Whether name is this machine: localhost, its host name or a longer or shorter form
  * of it, or an address of one of its interfaces. */
 int twr_host_is_local(const char *name);

@@ -58,6 +58,7 @@ static int store(twr_pmi_server_t *s, const char *key, const char *value) {
 int twr_pmi_server_init(twr_pmi_server_t *s, int size, const char *jobid) {
     memset(s, 0, sizeof *s);
     s->size = size;
+    s->universe_size = size;
     s->max_count = (size_t)size * TWR_PMI_KEYS_PER_RANK + 1;
     snprintf(s->kvsname, sizeof s->kvsname, "tw-%s", jobid);
     s->keys_of = calloc((size_t)size, sizeof *s->keys_of);
@@ -70,6 +71,10 @@ int twr_pmi_server_init(twr_pmi_server_t *s, int size, const char *jobid) {
         return -1;
     }
     return 0;
+}
+
+void twr_pmi_set_universe_size(twr_pmi_server_t *s, int slots) {
+    s->universe_size = slots > s->size ? slots : s->size;
 }
 
 void twr_pmi_server_destroy(twr_pmi_server_t *s) {
@@ -247,7 +252,7 @@ void twr_pmi_handle(twr_pmi_server_t *s, int rank, const char *line, size_t len,
     else if (strcmp(cmd, "get_my_kvsname") == 0)
         respond(out, TWR_PMI_REPLY, "cmd=my_kvsname rc=0 kvsname=%s", s->kvsname);
     else if (strcmp(cmd, "get_universe_size") == 0)
-        respond(out, TWR_PMI_REPLY, "cmd=universe_size rc=0 size=%d", s->size);
+        respond(out, TWR_PMI_REPLY, "cmd=universe_size rc=0 size=%d", s->universe_size);
     else if (strcmp(cmd, "put") == 0)
         do_put(s, rank, &m, out);
     else if (strcmp(cmd, "get") == 0)

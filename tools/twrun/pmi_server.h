@@ -37,6 +37,7 @@ typedef struct twr_pmi_entry {
 
 typedef struct twr_pmi_server {
     int size;
+    int universe_size; /* get_universe_size's answer: the job's size until told otherwise */
     char kvsname[TWR_PMI_KVSNAME_MAX];
     /* open-addressing hash table of entries, grown as needed */
     twr_pmi_entry_t *table;
@@ -50,6 +51,10 @@ typedef struct twr_pmi_server {
 /* jobid names the key-value space "tw-<jobid>". Returns 0, or -1 when out of memory. */
 int twr_pmi_server_init(twr_pmi_server_t *s, int size, const char *jobid);
 void twr_pmi_server_destroy(twr_pmi_server_t *s);
+
+/* Sets what get_universe_size answers (MPI_UNIVERSE_SIZE): slots, never fewer than the
+ * job's size. */
+void twr_pmi_set_universe_size(twr_pmi_server_t *s, int slots);
 
 /* Tells rank it runs program appnum of an MPMD job (all run program 0 until told). */
 void twr_pmi_set_appnum(twr_pmi_server_t *s, int rank, int appnum);

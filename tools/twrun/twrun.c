@@ -69,6 +69,7 @@ typedef struct space {
 
 typedef struct job {
     int size;       /* ranks started so far, of every job */
+    int slots;      /* MPI_UNIVERSE_SIZE of every job: twr_options_slots */
     int first_size; /* those of the first job (-n) */
     space_t *spaces;
     int nspaces;
@@ -111,6 +112,15 @@ __attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const ch
 }
 
 extern char **environ;
+
+/* The CPUs twrun may run on (its affinity mask, as nproc counts them): the slots of this
+ * machine when no host is given. */
+static int cpus_here(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
 
 /* Reads the command line into job->opt; exits on help, version or an error. */
 static void parse_args(job_t *job, int argc, char **argv) {
@@ -716,6 +726,7 @@ static void spawn(job_t *job, int rank, const tw_pmi_spawn_t *sp, twr_pmi_result
         twr_pmi_spawn_reply(reply, 0, 0, "out_of_memory", -1);
         return;
     }
+    twr_pmi_set_universe_size(&space->pmi, job->slots);
     space->base = job->size;
     space->size = sp->total;
     space->spawner = rank;
@@ -1308,6 +1319,9 @@ __attribute__((noreturn)) static void run_srun(const twr_options_t *o) {
     char err[TWR_ERR_MAX];
     if (twr_srun_command(o, mpi, &cmd, err)) usage_error("%s", err);
     for (int i = 0; i < cmd.nset; i++) setenv(cmd.set[i].name, cmd.set[i].value, 1);
+    /* MPI_UNIVERSE_SIZE: the allocation's tasks (Slurm's PMI and PMIx say the step's) */
+    int tasks = o->alloc.tasks > o->segments[0].nranks ? o->alloc.tasks : o->segments[0].nranks;
+    setenv_int("TWRUN_UNIVERSE_SIZE", tasks);
     if (o->verbose) {
         fprintf(stderr, "twrun: inside Slurm job %s (%s), running: ", o->alloc.job_id,
                 o->alloc.tasks_from);
@@ -1380,6 +1394,8 @@ int main(int argc, char **argv) {
     }
     job->spaces[0] =
         (space_t){.pmi = job->spaces[0].pmi, .size = job->size, .ubase = first_base, .spawner = -1};
+    job->slots = twr_options_slots(job->opt, cpus_here());
+    twr_pmi_set_universe_size(&job->spaces[0].pmi, job->slots);
     job->nspaces = 1;
     for (int i = 0; i < job->size; i++) job->ranks[i].conn.fd = -1; /* the rest: as started */
     for (int i = 0; i < job->size; i++) job->ranks[i].prank = i;
