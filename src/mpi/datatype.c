@@ -23,6 +23,7 @@
 #include "mpi/attr.h"
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
+
 #include "mpi/error.h"
 #include "mpi/state.h"
 #include "mpi/typemap.h"

@@ -7,6 +7,8 @@
 
 #include <mpi.h>
 
+#include "mpi/typemap.h"
+
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
 enum { TW_MPI_TYPE_IDS = 62 }; /* predefined datatypes are ids 1..62 (43..62: Fortran's) */
@@ -14,34 +16,32 @@ enum { TW_MPI_TYPE_IDS = 62 }; /* predefined datatypes are ids 1..62 (43..62: Fo
 /* Bytes one item of a datatype spans in a buffer; -1: not a datatype. */
 static inline int tw_mpi_type_extent(MPI_Datatype type) {
     unsigned id = (unsigned)type & 0xff;
-    if (((unsigned)type >> 24) != 0x4c || id == 0 || id > TW_MPI_TYPE_IDS) return -1;
+    /* 0x4c or 0x4d: a predefined type, contiguous or a padded pair */
+    if (((unsigned)type >> 25) != 0x4c >> 1 || id == 0 || id > TW_MPI_TYPE_IDS) return -1;
     return ((unsigned)type >> 8) & 0xff;
 }
 
+/* The MINLOC/MAXLOC pairs whose C struct pads (MPI_DOUBLE_INT, MPI_LONG_INT,
+ * MPI_SHORT_INT, MPI_LONG_DOUBLE_INT) are of their own handle kind, 0x4d (mpi.h). */
+static inline int tw_mpi_type_padded_pair(MPI_Datatype type) {
+    return ((unsigned)type >> 24) == 0x4d;
+}
+
 /* Packed bytes of one item of a predefined type: its data, in type order. That is its
- * extent but for the MINLOC/MAXLOC pairs whose C struct pads: their type map is the
- * value, then the int right after it (MPI-3.1 section 5.9.4), and they travel so. */
+ * extent but for the padded pairs. */
 static inline int tw_mpi_basic_packed_size(MPI_Datatype basic) {
-    switch ((unsigned)basic & 0xff) {
-    case 38: /* MPI_DOUBLE_INT */
-        return (int)(sizeof(double) + sizeof(int));
-    case 39: /* MPI_LONG_INT */
-        return (int)(sizeof(long) + sizeof(int));
-    case 41: /* MPI_SHORT_INT */
-        return (int)(sizeof(short) + sizeof(int));
-    case 42: /* MPI_LONG_DOUBLE_INT */
-        return (int)(sizeof(long double) + sizeof(int));
-    default:
-        return tw_mpi_type_extent(basic);
-    }
+    if (__builtin_expect(tw_mpi_type_padded_pair(basic), 0)) return tw_mpi_padded_pair_size(basic);
+    return tw_mpi_type_extent(basic);
 }
 
 /* The bytes of one item of a predefined type whose data fill its extent, so that
  * count items are count * size contiguous bytes (every predefined type but the
- * padded pairs); -1 for any other type. */
+ * padded pairs); -1 for any other type. One test of the handle: every call with a
+ * buffer asks. */
 static inline int tw_mpi_type_contiguous_size(MPI_Datatype type) {
-    int extent = tw_mpi_type_extent(type);
-    return extent >= 0 && tw_mpi_basic_packed_size(type) == extent ? extent : -1;
+    unsigned id = (unsigned)type & 0xff;
+    if (((unsigned)type >> 24) != 0x4c || id == 0 || id > TW_MPI_TYPE_IDS) return -1;
+    return ((unsigned)type >> 8) & 0xff;
 }
 
 /* The layout of any datatype, predefined or derived. */

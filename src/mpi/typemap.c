@@ -392,3 +392,16 @@ MPI_Count tw_typemap_elements(const tw_typemap_t *tm, MPI_Count bytes) {
     }
     return elements;
 }
+
+int tw_mpi_padded_pair_size(MPI_Datatype pair) {
+    switch ((unsigned)pair & 0xff) {
+    case 38: /* MPI_DOUBLE_INT */
+        return (int)(sizeof(double) + sizeof(int));
+    case 39: /* MPI_LONG_INT */
+        return (int)(sizeof(long) + sizeof(int));
+    case 41: /* MPI_SHORT_INT */
+        return (int)(sizeof(short) + sizeof(int));
+    default: /* 42: MPI_LONG_DOUBLE_INT */
+        return (int)(sizeof(long double) + sizeof(int));
+    }
+}

@@ -84,6 +84,11 @@ int tw_mpi_basic_data_size(MPI_Datatype basic);  /* MPI_Type_size */
 int tw_mpi_basic_value_size(MPI_Datatype basic); /* a pair's value member; 0 otherwise */
 int tw_mpi_basic_align(MPI_Datatype basic);
 
+/* The packed bytes of one of the MINLOC/MAXLOC pairs whose C struct pads (handle kind 0x4d,
+ * mpi.h): its type map is the value, then the int right after it
+ * (MPI-3.1 section 5.9.4), and it travels so. */
+int tw_mpi_padded_pair_size(MPI_Datatype pair);
+
 #pragma GCC visibility pop
 
 #endif
