@@ -309,7 +309,3 @@ int tw_shm_watch_join(const char *job_id) {
     start_watcher(&plan);
     return fd;
 }
-
-void tw_shm_watch_leave(int fd) {
-    if (fd >= 0) close(fd);
-}

@@ -13,10 +13,8 @@
 
 /* Takes this process's shared lock for job_id and starts a watcher for the node when
  * none runs. Call before creating the first object of the job. The descriptor to keep
- * open while objects of the job may be ours, or -1 with the reason printed on stderr. */
+ * open while objects of the job may be ours (closing it gives the lock up: the job
+ * does, tw_job_detach), or -1 with the reason printed on stderr. */
 int tw_shm_watch_join(const char *job_id);
-
-/* Gives the lock up (the process's objects are gone): -1 is ignored. */
-void tw_shm_watch_leave(int fd);
 
 #endif
