@@ -14,7 +14,8 @@
  *     rma       each waiting rank locks the computing rank's window, puts and gets
  *               (answered only when the target calls in), and unlocks;
  *     spawn     rank 0 spawns one process that computes while rank 0 waits in a
- *               receive from it (and the rest of the world in MPI_Barrier).
+ *               receive from it; the other computing ranks compute meanwhile, and
+ *               the rest of the world waits on them in MPI_Barrier.
  *   talked: every pair of ranks exchanges a message first (the link then knows every
  *   peer); without it most pairs meet for the first time in the pattern itself.
  * Prints "compute_while_waiting: rank N: ok" per rank when every check held; any
@@ -151,6 +152,8 @@ static void pattern_spawn(const char *self, double seconds) {
         MPI_Recv(&x, 1, MPI_UINT64_T, 0, 4, child, MPI_STATUS_IGNORE);
         check(x != 0, "the value the spawned process computed");
         MPI_Comm_disconnect(&child);
+    } else if (computing(rank)) {
+        compute(seconds);
     }
     MPI_Barrier(MPI_COMM_WORLD);
 }
