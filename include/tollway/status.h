@@ -42,6 +42,13 @@ enum tw_status {
 /* A short English description of a tw_status code. */
 const char *tw_strerror(int status);
 
+/* 1 when status is one of the causes a peer is declared lost for (TW_ERR_LOST,
+ * TW_ERR_RESET, TW_ERR_DESYNC): the one test every layer asks, so a new cause is added
+ * here once. */
+static inline int tw_status_peer_lost(int status) {
+    return status == TW_ERR_LOST || status == TW_ERR_RESET || status == TW_ERR_DESYNC;
+}
+
 #ifdef __cplusplus
 }
 #endif

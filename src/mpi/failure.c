@@ -168,8 +168,7 @@ static void record(int world, int why, int by) {
 }
 
 int tw_mpi_peer_error(int peer, int rc) {
-    if ((rc != TW_ERR_LOST && rc != TW_ERR_RESET && rc != TW_ERR_DESYNC) || peer < 0 ||
-        peer >= tw_mpi.size || !cause)
+    if (!tw_status_peer_lost(rc) || peer < 0 || peer >= tw_mpi.size || !cause)
         return MPI_ERR_OTHER; /* (no cause: before MPI_Init set this unit up) */
     int why = tw_ep_peer_status(tw_mpi.ep, peer);
     record(peer, why == TW_ERR_RESET || why == TW_ERR_DESYNC ? why : rc, tw_mpi.rank);
@@ -190,7 +189,7 @@ static void on_peer_notice(int source, const void *data, size_t len) {
     if (len != sizeof n || source < 0 || source >= tw_mpi.size || cause[source]) return;
     memcpy(&n, data, sizeof n);
     if (n.rank < 0 || n.rank >= tw_mpi.size || n.rank == tw_mpi.rank) return;
-    if (n.cause != TW_ERR_LOST && n.cause != TW_ERR_RESET && n.cause != TW_ERR_DESYNC) return;
+    if (!tw_status_peer_lost(n.cause)) return;
     record(n.rank, n.cause, source);
 }
 

@@ -68,7 +68,7 @@ void tw_mpi_win_notification(const tw_notification_t *n) {
         return;
     }
     if (n->status == TW_OK) return;
-    if (n->status == TW_ERR_LOST || n->status == TW_ERR_RESET || n->status == TW_ERR_DESYNC)
+    if (tw_status_peer_lost(n->status))
         (void)tw_win_device_error(w, n->peer, n->status); /* recorded: tw_win_lost says it */
     else if (w)
         w->faults++;

@@ -70,9 +70,7 @@ static int lost_code(int peer) {
     if (peer < 0) return 0;
     if (tw_mpi_lost_count && tw_mpi_is_lost(peer)) return tw_mpi_lost_code(peer);
     int why = tw_ep_peer_status(tw_mpi.ep, peer);
-    return why == TW_ERR_LOST || why == TW_ERR_RESET || why == TW_ERR_DESYNC
-               ? tw_mpi_peer_error(peer, why)
-               : 0;
+    return tw_status_peer_lost(why) ? tw_mpi_peer_error(peer, why) : 0;
 }
 
 int tw_win_device_error(const win_t *w, int peer, int rc) {
