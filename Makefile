@@ -26,6 +26,11 @@ package: build
 
 test: test-main test-asan test-tsan test-mpi4py
 
+# Inside a Slurm allocation (an sbatch script, salloc's shell) twrun would hand every
+# test's job to srun: the tests start their ranks on this machine, as they are written
+# to. The Slurm test starts a cluster of its own and clears this for its steps.
+test-main test-asan test-tsan test-mpi4py: export TW_LAUNCHER = fork
+
 # The same with every core also busy with other work (LOAD `yes` processes, one per
 # core by default): limits end a test for hanging, never for being slow.
 test-loaded:

@@ -76,6 +76,7 @@ sed -e "s|@HOST@|$host|g" -e "s|@DIR@|$dir|g" -e "s|@CTLD_PORT@|$base|g" \
 # a test run inside another job (a Slurm step, an mpirun) must not take its variables
 # along into this cluster's steps
 while read -r var; do unset "$var"; done < <(compgen -e | grep -E '^(SLURM_|SALLOC_|SBATCH_|SRUN_|PMI_|PMIX_|OMPI_)' | grep -vx SLURM_TEST_VERBOSE || true)
+unset TW_LAUNCHER # mpiexec inside this cluster's allocations decides for itself (make test sets fork)
 export SLURM_CONF=$dir/slurm.conf
 for _ in $(seq 100); do [ -S "$dir/munge/munge.socket" ] && break; sleep 0.1; done
 [ -S "$dir/munge/munge.socket" ] || { failed=1; echo "slurm test: munged did not start" >&2; exit 1; }
