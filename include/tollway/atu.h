@@ -23,7 +23,7 @@ extern "C" {
 #define TW_PERM_READ  1u /* peers may get from it */
 #define TW_PERM_WRITE 2u /* peers may put to it; atomics need both (they read the old value) */
 
-#define TW_LOCKS 1024 /* 64-bit lock words in every endpoint's lock region */
+#define TW_LOCKS 8192 /* 64-bit lock words in every endpoint's lock region */
 
 typedef struct tw_region {
     uint64_t nla; /* the NLA of the first byte; NLA + k names byte k */

@@ -167,7 +167,9 @@ void tw_ep_wake(tw_ep_t *ep, int rank);
  * msg (may be NULL) is printed first. Does not return. */
 void tw_ep_abort(tw_ep_t *ep, int code, const char *msg);
 
-/* Bytes of shared memory one endpoint's mailbox takes with the current settings. */
+/* Bytes of shared memory one endpoint's mailbox takes when it opens, with the current
+ * settings (its registration table grows from one page as registrations are made,
+ * up to TW_ATU_ENTRIES entries of 64 bytes). */
 size_t tw_ep_memory_size(void);
 
 /* The links this build has, in the order the device prefers them, and whether this

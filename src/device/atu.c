@@ -19,11 +19,12 @@ static uint64_t next_key(tw_ep_t *ep) {
 }
 
 int tw_atu_init(tw_ep_t *ep) {
+    /* not filled: an entry goes on the free list only once it has been used, so a
+     * large bound costs address space, not memory */
     ep->atu.free = malloc(ep->atu.entries * sizeof *ep->atu.free);
     if (!ep->atu.free) return -1;
-    /* lowest index on top, so tables fill from the start */
-    for (uint32_t i = 0; i < ep->atu.entries; i++) ep->atu.free[i] = ep->atu.entries - 1 - i;
-    ep->atu.free_count = ep->atu.entries;
+    ep->atu.free_count = 0;
+    ep->atu.fresh = 0;
     if (getrandom(&ep->atu.key_state, sizeof ep->atu.key_state, 0) != sizeof ep->atu.key_state)
         ep->atu.key_state = (uint64_t)getpid() * 0x2545f4914f6cdd1dull ^ (uint64_t)(uintptr_t)ep;
     return 0;
@@ -39,8 +40,14 @@ int tw_atu_register(tw_ep_t *ep, void *addr, size_t length, unsigned perms, uint
     if (!ep || !region || !addr || length == 0 || length > TW_NLA_OFFSET_MASK + 1 || !perms ||
         (perms & ~(TW_PERM_READ | TW_PERM_WRITE)))
         return TW_ERR_ARG;
-    if (ep->atu.free_count == 0) return TW_ERR_NOMEM;
-    uint32_t idx = ep->atu.free[--ep->atu.free_count];
+    uint32_t idx;
+    if (ep->atu.free_count)
+        idx = ep->atu.free[--ep->atu.free_count];
+    else if (ep->atu.fresh < ep->atu.entries) {
+        idx = ep->atu.fresh++;
+        if (ep->atu.used) atomic_store_explicit(ep->atu.used, ep->atu.fresh, memory_order_release);
+    } else
+        return TW_ERR_NOMEM; /* TW_ATU_ENTRIES registrations live at once */
     tw_atu_entry_t *e = &ep->atu.table[idx];
     uint64_t gen = (atomic_load_explicit(&e->state, memory_order_relaxed) >> 8) + 1;
     /* the seqlock's writer: fields change only while state says invalid */
@@ -71,7 +78,7 @@ int tw_dereg(tw_ep_t *ep, tw_region_t *region) {
 int tw_atu_deregister(tw_ep_t *ep, tw_region_t *region, int allow_heap) {
     if (!ep || !region) return TW_ERR_ARG;
     uint32_t idx = tw_nla_index(region->nla);
-    if (idx >= ep->atu.entries) return TW_ERR_ARG;
+    if (idx >= ep->atu.fresh) return TW_ERR_ARG;
     tw_atu_entry_t *e = &ep->atu.table[idx];
     uint64_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
     if (!(st & TW_ATU_VALID) || ((st >> 8) & 0xff) != tw_nla_gen(region->nla) ||

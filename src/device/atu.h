@@ -27,12 +27,17 @@ typedef struct tw_atu_entry {
     uint32_t unused;
 } tw_atu_entry_t;
 
-/* The owner's side: the table lives in the segment; the free list is private. */
+/* The owner's side: the table lives in the segment; the free list is private.
+ * The table grows on demand: entries are handed out from the free list, and when it
+ * is empty the next never-used one (fresh), so only the pages up to the high-water
+ * mark are ever touched; `entries` (TW_ATU_ENTRIES) is the bound, not the cost. */
 typedef struct tw_atu {
     tw_atu_entry_t *table;
     uint32_t entries;
-    uint32_t *free;
+    uint32_t *free; /* room for every entry; its pages too are touched as used */
     uint32_t free_count;
+    uint32_t fresh;         /* entries ever handed out: the high-water mark */
+    _Atomic uint32_t *used; /* where peers read it (the segment header), or NULL */
     uint64_t key_state;
     _Atomic uint64_t *locks; /* the lock region, in the segment */
 } tw_atu_t;

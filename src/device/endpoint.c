@@ -29,7 +29,7 @@
  * name is a leftover of a job that died, and may be replaced. */
 static pid_t segment_holder(const char *name) {
     size_t size;
-    const tw_segment_header_t *h = tw_shm_map(name, sizeof *h, &size);
+    const tw_segment_header_t *h = tw_shm_map(name, sizeof *h, sizeof *h, &size);
     if (!h) return 0;
     pid_t pid = (pid_t)h->owner_pid;
     int alive = pid > 0 && pid != getpid() && (kill(pid, 0) == 0 || errno == EPERM);
@@ -49,7 +49,9 @@ size_t tw_ep_memory_size(void) {
     else
         tw_segment_layout(TW_VELO_SLOTS_DEFAULT, TW_NQ_SLOTS_DEFAULT, TW_RMA_SLOTS_DEFAULT,
                           TW_ATU_ENTRIES_DEFAULT, &l);
-    return l.total;
+    /* the ATU table's pages come as registrations are made: count its first */
+    size_t table_page = 4096;
+    return l.total - l.atu < table_page ? l.total : l.atu + table_page;
 }
 
 static void address_key(char *key, size_t cap, int index, int rank) {
@@ -154,11 +156,11 @@ int tw_ep_open(tw_ep_t **out) {
     ep->segment_size = l.total;
     tw_shm_endpoint_name(ep->segment_name, sizeof ep->segment_name, job->job_id, ep->rank,
                          ep->index);
-    tw_segment_header_t *seg = tw_shm_create(ep->segment_name, ep->segment_size);
+    tw_segment_header_t *seg = tw_shm_create(ep->segment_name, ep->segment_size, l.atu);
     pid_t holder = 0;
     if (!seg && errno == EEXIST && !(holder = segment_holder(ep->segment_name))) {
         tw_shm_unlink(ep->segment_name); /* left by a job that died with the same id */
-        seg = tw_shm_create(ep->segment_name, ep->segment_size);
+        seg = tw_shm_create(ep->segment_name, ep->segment_size, l.atu);
     }
     if (!seg) {
         if (holder)
@@ -192,6 +194,7 @@ int tw_ep_open(tw_ep_t **out) {
     ep->atu.locks = (_Atomic uint64_t *)((char *)seg + l.locks);
     ep->atu.table = (tw_atu_entry_t *)((char *)seg + l.atu);
     ep->atu.entries = cfg->atu_entries;
+    ep->atu.used = &seg->atu_used;
     __atomic_store_n(&seg->magic, TW_SEGMENT_MAGIC, __ATOMIC_RELEASE);
     tw_ring_consumer_init(&ep->velo_rx, &seg->velo_ctrl, tw_segment_slots(seg, l.velo),
                           cfg->velo_slots, TW_VELO_MAX_SIZE);
@@ -488,7 +491,8 @@ static int connect_mapped(tw_ep_t *ep, int rank, tw_link_port_t *port, const cha
     if (end) *end = '\0';
     tw_peer_t *peer = calloc(1, sizeof *peer);
     if (!peer) return TW_ERR_NOMEM;
-    peer->segment = tw_shm_map(name, TW_SEGMENT_HEADER_SIZE, &peer->segment_size);
+    peer->segment =
+        tw_shm_map(name, TW_SEGMENT_HEADER_SIZE, TW_SEGMENT_HEADER_SIZE, &peer->segment_size);
     /* The header is checked and then used from one copy: the peer can rewrite its own
      * after the check, and ring sizes read again could reach past the mapping. */
     tw_segment_header_t *seg = peer->segment, h;
@@ -504,6 +508,7 @@ static int connect_mapped(tw_ep_t *ep, int rank, tw_link_port_t *port, const cha
     }
     tw_segment_layout_t l;
     tw_segment_layout(h.velo_slots, h.nq_slots, h.rma_slots, h.atu_entries, &l);
+    tw_shm_populate(seg, peer->segment_size, l.atu); /* the rings and locks; the table as used */
     tw_ring_producer_init(&peer->velo, &seg->velo_ctrl, tw_segment_slots(seg, l.velo),
                           h.velo_slots);
     tw_ring_producer_init(&peer->nq, &seg->nq_ctrl, tw_segment_slots(seg, l.nq), h.nq_slots);

@@ -31,10 +31,10 @@ void *tw_heap_alloc(tw_ep_t *ep, size_t length, tw_region_t *region) {
     b->id = ++ep->heap.next_id; /* ids start at 1: 0 means "not heap" */
     b->size = (length + 4095) & ~(size_t)4095;
     heap_block_name(b->name, sizeof b->name, ep, ep->rank, b->id);
-    b->base = tw_shm_create(b->name, b->size);
+    b->base = tw_shm_create(b->name, b->size, TW_SHM_POPULATE_ALL);
     if (!b->base && errno == EEXIST) { /* our endpoint's own name proved the job's ours */
         tw_shm_unlink(b->name);
-        b->base = tw_shm_create(b->name, b->size);
+        b->base = tw_shm_create(b->name, b->size, TW_SHM_POPULATE_ALL);
     }
     if (!b->base) return NULL;
     if (tw_atu_register(ep, b->base, length, TW_PERM_READ | TW_PERM_WRITE, b->id, &b->region)) {
@@ -92,10 +92,13 @@ void tw_heap_fini(tw_ep_t *ep) {
  * new block, so mapped memory follows what the peer has, not all it ever had. */
 static void sweep_freed_blocks(tw_peer_t *peer) {
     tw_heap_map_t *m = &peer->heap;
+    /* only the entries the peer ever used: the pages past them were never touched */
+    uint32_t used = atomic_load_explicit(&peer->segment->atu_used, memory_order_acquire);
+    if (used > peer->atu_entries) used = peer->atu_entries; /* the peer's word, bounded */
     for (uint32_t id = 1; id < m->cap; id++) {
         if (!m->base[id]) continue;
         int live = 0;
-        for (uint32_t i = 0; i < peer->atu_entries && !live; i++) {
+        for (uint32_t i = 0; i < used && !live; i++) {
             uint64_t st = atomic_load_explicit(&peer->atu[i].state, memory_order_acquire);
             live = (st & 1) && peer->atu[i].heap_id == id;
         }
@@ -127,7 +130,7 @@ void *tw_heap_peer_map(tw_ep_t *ep, int rank, uint32_t heap_id, uint64_t offset,
         char name[TW_SHM_NAME_MAX];
         heap_block_name(name, sizeof name, ep, rank, heap_id);
         size_t size;
-        void *base = tw_shm_map(name, 1, &size);
+        void *base = tw_shm_map(name, 1, TW_SHM_POPULATE_ALL, &size);
         if (!base) return NULL;
         m->base[heap_id] = base;
         m->size[heap_id] = size;

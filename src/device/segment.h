@@ -12,7 +12,7 @@
 #include "device/ring.h"
 
 #define TW_SEGMENT_MAGIC       0x3247455357544e45ull /* "ENTWSEG2" */
-#define TW_SEGMENT_VERSION     2u
+#define TW_SEGMENT_VERSION     3u
 #define TW_SEGMENT_HEADER_SIZE 4096u
 
 /* Translation faults, counted in the owner's segment by whoever faulted. */
@@ -35,7 +35,11 @@ typedef struct tw_segment_header {
     tw_ring_ctrl_t nq_ctrl;   /* notification queue */
     tw_ring_ctrl_t req_ctrl;  /* pipelined RMA: requests this endpoint's device serves */
     tw_ring_ctrl_t resp_ctrl; /* pipelined RMA: answers to this endpoint's requests */
+    /* ATU entries ever used (tw_atu_t.fresh): those past it were never written, and a
+     * peer that scans the table stops there rather than touch their pages */
+    _Alignas(TW_CACHELINE) _Atomic uint32_t atu_used;
 } tw_segment_header_t;
+_Static_assert(sizeof(tw_segment_header_t) <= TW_SEGMENT_HEADER_SIZE, "the header fits its page");
 _Static_assert(offsetof(tw_segment_header_t, faults) == TW_CACHELINE,
                "the doorbell stays in the first line, before the counters");
 

@@ -27,7 +27,7 @@ void tw_mpi_win_init(void);
 void tw_mpi_win_message(int source, const void *data, size_t len);
 void tw_mpi_win_notification(const tw_notification_t *n);
 
-enum { WIN_MAX = 1024 };
+enum { WIN_MAX = 4096 }; /* two lock words each: TW_LOCKS / 2 */
 #define WIN_KIND 0xa8u
 #define WRITER   ((uint64_t)1 << 40)
 /* in a notification's cookie: the last piece of a request-based put or get, whose

@@ -84,7 +84,7 @@ typedef struct tw_config {
 #define TW_RMA_SLOTS_DEFAULT         2048
 #define TW_ATU_ENTRIES_MIN           16
 #define TW_ATU_ENTRIES_MAX           65535
-#define TW_ATU_ENTRIES_DEFAULT       1024
+#define TW_ATU_ENTRIES_DEFAULT       65535
 #define TW_EAGER_LIMIT_MAX           4088 /* a VELO message less the MPI header */
 #define TW_RNDV_SPLIT_DEFAULT        65536
 #define TW_UDP_TIMEOUT_DEFAULT       30000 /* ms without an acknowledgement: the peer is lost */

@@ -52,7 +52,7 @@ static void test_defaults(void **state) {
     assert_int_equal(cfg.velo_slots, 4096);
     assert_int_equal(cfg.nq_slots, 1024);
     assert_int_equal(cfg.rma_slots, 2048);
-    assert_int_equal(cfg.atu_entries, 1024);
+    assert_int_equal(cfg.atu_entries, 65535);
     assert_int_equal(cfg.rma_copy, TW_RMA_COPY_AUTO);
     assert_int_equal(cfg.stats, 0);
     assert_int_equal(cfg.wait, TW_WAIT_AUTO);

@@ -49,10 +49,10 @@ int tw_shm_probe(size_t segment_size, char *note, size_t cap) {
     char name[TW_SHM_NAME_MAX];
     snprintf(name, sizeof name, "/tw-probe-%ld", (long)getpid());
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    void *base = tw_shm_create(name, page);
+    void *base = tw_shm_create(name, page, TW_SHM_POPULATE_ALL);
     if (!base && errno == EEXIST) { /* left by a process of this pid that is gone */
         tw_shm_unlink(name);
-        base = tw_shm_create(name, page);
+        base = tw_shm_create(name, page, TW_SHM_POPULATE_ALL);
     }
     if (!base) {
         snprintf(note, cap, "cannot create a shared-memory segment in " SHM_DIR ": %s",

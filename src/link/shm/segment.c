@@ -11,12 +11,34 @@ void tw_shm_endpoint_name(char *name, size_t cap, const char *job_id, int rank, 
     snprintf(name, cap, "/tw-%s-ep%d-%d", job_id, index, rank);
 }
 
-void *tw_shm_create(const char *name, size_t size) {
+/* Pages faulted in now are not faulted on a hot path later. MADV_POPULATE_WRITE does
+ * a part of a mapping; without it (before Linux 5.14) the pages come on first touch. */
+static void populate_prefix(void *base, size_t size, size_t populate) {
+    size_t n = populate < size ? populate : size;
+    if (!n) return;
+#ifdef MADV_POPULATE_WRITE
+    (void)madvise(base, (n + 4095) & ~(size_t)4095, MADV_POPULATE_WRITE);
+#else
+    (void)base;
+#endif
+}
+
+static void *map_shared(int fd, size_t size, size_t populate) {
+#ifdef MADV_POPULATE_WRITE
+    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base != MAP_FAILED) populate_prefix(base, size, populate);
+    return base;
+#else
+    (void)populate;
+    return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+#endif
+}
+
+void *tw_shm_create(const char *name, size_t size, size_t populate) {
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
     if (fd < 0) return NULL; /* EEXIST: the caller decides whether the holder is gone */
     void *base = MAP_FAILED;
-    if (ftruncate(fd, (off_t)size) == 0)
-        base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+    if (ftruncate(fd, (off_t)size) == 0) base = map_shared(fd, size, populate);
     int saved = errno;
     close(fd);
     if (base == MAP_FAILED) {
@@ -27,7 +49,7 @@ void *tw_shm_create(const char *name, size_t size) {
     return base;
 }
 
-void *tw_shm_map(const char *name, size_t min_size, size_t *size) {
+void *tw_shm_map(const char *name, size_t min_size, size_t populate, size_t *size) {
     int fd = shm_open(name, O_RDWR, 0);
     if (fd < 0) return NULL;
     struct stat st;
@@ -36,8 +58,7 @@ void *tw_shm_map(const char *name, size_t min_size, size_t *size) {
         if ((size_t)st.st_size < min_size)
             errno = EPROTO;
         else
-            base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE,
-                        fd, 0);
+            base = map_shared(fd, (size_t)st.st_size, populate);
     }
     int saved = errno;
     close(fd);
@@ -45,6 +66,10 @@ void *tw_shm_map(const char *name, size_t min_size, size_t *size) {
     if (base == MAP_FAILED) return NULL;
     *size = (size_t)st.st_size;
     return base;
+}
+
+void tw_shm_populate(void *base, size_t size, size_t populate) {
+    if (base) populate_prefix(base, size, populate);
 }
 
 void tw_shm_unmap(void *base, size_t size) {
