@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+"""Generates libmpi's C bindings from the MPI Forum's description of the standard.
+
+The input is standard.json (beside this file): a compact extract of the Forum's
+machine-readable API (PyPI pympistandard 0.2.0, its apis.json), written by this tool's
+`extract` subcommand, so the build needs no pip package. not_claimed.txt names each
+function of the description that libmpi does not implement yet, with why. What is
+left is what libmpi claims: each is declared in the headers and exported.
+
+The model (procedures, their parameters and kinds) is loaded once; each output is
+an emitter over it. The library defines each call under an internal name
+(tw_mpi_impl_Send for MPI_Send: rename.h, included before everything in every libmpi
+source, makes that so for the definitions and for the library's own calls alike).
+The public symbols are thin wrappers (api.c): PMPI_Send checks what the description
+alone decides (a transfer count is not negative), takes the thread lock when
+MPI_THREAD_MULTIPLE is on and calls the implementation; MPI_Send is a weak alias of
+PMPI_Send. So a tool that defines MPI_Send sees exactly the user's calls and reaches
+the library through PMPI_Send, and the library's internal calls never pass through
+the tool.
+
+usage: gen_bindings.py extract                 (rewrites standard.json from pympistandard)
+       gen_bindings.py headers [DIR]           (DIR/tollway/mpi_calls.h, DIR/tollway/pmpi.h;
+                                                DIR defaults to the tree's include/)
+       gen_bindings.py rename OUT              (rename.h)
+       gen_bindings.py wrappers OUT            (api.c)
+       gen_bindings.py names                   (the claimed functions, one a line)
+       gen_bindings.py check-library LIBMPI    (nm -D of LIBMPI against the claim)
+       gen_bindings.py check-header MPI_H      (mpi.h's prototypes against the claim)
+OUT may be - for standard output.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TREE = os.path.normpath(os.path.join(HERE, "..", "..", ".."))
+DESCRIPTION = os.path.join(HERE, "standard.json")
+NOT_CLAIMED = os.path.join(HERE, "not_claimed.txt")
+PYMPISTANDARD_VERSION = "0.2.0"
+
+# Calls cheap and pure enough to need no lock, or that must work without one.
+UNLOCKED = {"MPI_Wtime", "MPI_Wtick", "MPI_Aint_add", "MPI_Aint_diff", "MPI_Initialized",
+            "MPI_Finalized", "MPI_Query_thread", "MPI_Is_thread_main", "MPI_Get_version",
+            "MPI_Get_library_version", "MPI_Pcontrol"}
+
+# The MPI-1 calls MPI-3.0 removed, which the description no longer has: libmpi still
+# exports them (as calls of their replacements) for old programs.
+REMOVED_CALLS = [
+    "int MPI_Address(const void *location, MPI_Aint *address)",
+    "int MPI_Errhandler_create(MPI_Handler_function *function, MPI_Errhandler *errhandler)",
+    "int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler)",
+    "int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler)",
+    "int MPI_Type_extent(MPI_Datatype datatype, MPI_Aint *extent)",
+    "int MPI_Type_hindexed(int count, const int array_of_blocklengths[], "
+    "const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)",
+    "int MPI_Type_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, "
+    "MPI_Datatype *newtype)",
+    "int MPI_Type_lb(MPI_Datatype datatype, MPI_Aint *displacement)",
+    "int MPI_Type_struct(int count, const int array_of_blocklengths[], "
+    "const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], "
+    "MPI_Datatype *newtype)",
+    "int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)",
+]
+
+# Attributes a prototype carries in the headers (e.g. "__attribute__((deprecated))"),
+# by function. mpi.h had none when the bindings became generated; the description's
+# deprecated flags are in the model but not made warnings (programs built with
+# -Werror use MPI_Info_get and the attribute calls of MPI-1).
+ATTRIBUTES = {}
+
+# The parameter kinds whose values must not be negative: a transfer's element count.
+COUNT_KINDS = {"POLYXFER_NUM_ELEM_NNI", "XFER_NUM_ELEM_NNI"}
+
+
+class Parameter:
+    """One parameter: [name, kind, direction, C declaration, flags...] in the
+    description, the flags being "array" and "root_only"."""
+
+    def __init__(self, d):
+        self.name, self.kind, self.direction, decl = d[:4]
+        self.root_only = "root_only" in d[4:]
+        self.scalar = "array" not in d[4:]
+        self.decl = style(decl)  # the C declaration, as the project writes it
+
+    @property
+    def variadic(self):
+        return self.decl == "..."
+
+
+class Procedure:
+    def __init__(self, d, standard=True):
+        self.name = d["name"]
+        self.ret = d["return"]
+        self.params = [Parameter(p) for p in d["params"]]
+        self.deprecated = d.get("deprecated", False)
+        self.standard = standard
+
+    @property
+    def variadic(self):
+        return bool(self.params) and self.params[-1].variadic
+
+    @property
+    def fixed(self):
+        return [p for p in self.params if not p.variadic]
+
+    def param_text(self):
+        return ", ".join(p.decl for p in self.params) or "void"
+
+    def fixed_text(self):
+        return ", ".join(p.decl for p in self.fixed) or "void"
+
+    def args(self):
+        return ", ".join(p.name for p in self.fixed)
+
+    def prototype(self, prefix=""):
+        attr = ATTRIBUTES.get(self.name)
+        return (f"{self.ret} {prefix}{self.name}({self.param_text()})" +
+                (f" {attr}" if attr else "") + ";")
+
+    def count_checks(self):
+        """The counts the wrapper checks, and the communicator whose handler hears of a
+        negative one; ([], None) when the description does not say enough. A count is
+        checked when it is significant on every process: not root-only, and not in a
+        call with a root or with a send and a receive buffer (MPI_IN_PLACE, and the
+        intercommunicator forms, make those depend on the call's other arguments)."""
+        comm = next((p.name for p in self.params
+                     if p.kind == "COMMUNICATOR" and p.direction == "in"), None)
+        names = {p.name for p in self.params}
+        if comm is None or "root" in names or {"sendbuf", "recvbuf"} <= names:
+            return [], None
+        counts = [p.name for p in self.params
+                  if p.kind in COUNT_KINDS and p.scalar and p.direction == "in" and not p.root_only]
+        return counts, comm if counts else None
+
+
+def style(decl):
+    """The standard's 'MPI_Comm* comm' as the project's 'MPI_Comm *comm'."""
+    return re.sub(r"(\w)(\*+) ", r"\1 \2", decl)
+
+
+def parse_prototype(text):
+    m = re.fullmatch(r"\s*(\w+)\s+(\w+)\s*\((.*)\)\s*;?\s*", text, re.S)
+    params = [p.strip() for p in m.group(3).split(",")] if m.group(3).strip() != "void" else []
+    return {"name": m.group(2), "return": m.group(1),
+            "params": [["..." if p == "..." else re.findall(r"\w+", re.sub(r"\[[^\]]*\]", "", p))[-1],
+                        "", "in", p] + (["array"] if "[" in p else []) for p in params]}
+
+
+def read_not_claimed(path=NOT_CLAIMED):
+    """{name: reason}; a line is 'MPI_Name  reason', '#' starts a comment."""
+    out = {}
+    for n, line in enumerate(open(path), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        name, _, reason = line.partition(" ")
+        if not reason.strip():
+            sys.exit(f"{path}:{n}: {name} has no reason")
+        if name in out:
+            sys.exit(f"{path}:{n}: {name} listed twice")
+        out[name] = reason.strip()
+    return out
+
+
+def load_model():
+    """The claimed procedures, by name, in the description's order, then the removed
+    MPI-1 calls."""
+    desc = json.load(open(DESCRIPTION))
+    every = [Procedure(d) for d in desc["procedures"]]
+    names = {p.name for p in every}
+    not_claimed = read_not_claimed()
+    unknown = sorted(set(not_claimed) - names)
+    if unknown:
+        sys.exit(f"not_claimed.txt names what the description does not have: {', '.join(unknown)}")
+    claimed = [p for p in every if p.name not in not_claimed]
+    claimed += [Procedure(parse_prototype(t), standard=False) for t in REMOVED_CALLS]
+    return sorted(claimed, key=lambda p: p.name)
+
+
+# ---- the description, from pympistandard ----
+
+def extract():
+    import pympistandard as std
+    from importlib.metadata import version
+    if version("pympistandard") != PYMPISTANDARD_VERSION:
+        sys.exit(f"pympistandard {version('pympistandard')} is installed; the extract is of "
+                 f"{PYMPISTANDARD_VERSION} (pip install pympistandard=={PYMPISTANDARD_VERSION})")
+    std.use_api_version(1)
+
+    def form(expr, parseset):
+        params = []
+        for p, raw in zip(expr.parameters, [q for q in parseset["parameters"]
+                                            if "c_parameter" not in q["suppress"]]):
+            decl = str(p).replace("\\ldots", "...")
+            flags = (["array"] if raw["length"] is not None else []) + \
+                (["root_only"] if raw["root_only"] else [])
+            params.append(["..." if decl == "..." else p.name, raw["kind"],
+                           raw["param_direction"], decl] + flags)
+        d = {"name": expr.name, "return": expr.return_type, "params": params}
+        if parseset["attributes"]["deprecated"]:
+            d["deprecated"] = True
+        return d
+
+    procs = []
+    for proc in std.PROCEDURES.values():
+        a = proc._parseset["attributes"]
+        if not a["c_expressible"] or a["callback"] or a["predefined_function"]:
+            continue
+        procs.append(form(proc.express.iso_c, proc._parseset))
+        if proc.has_embiggenment():
+            procs.append(form(proc.express.embiggen.iso_c, proc._parseset))
+    procs.sort(key=lambda d: d["name"])
+    # one procedure a line, so that a change of the standard reads as a diff
+    lines = ",\n".join(json.dumps(d, sort_keys=True) for d in procs)
+    return ('{"source": "pympistandard %s (apis.json), use_api_version(1): the C bindings, '
+            'large-count forms included; written by gen_bindings.py extract",\n'
+            ' "procedures": [\n%s\n]}\n' % (PYMPISTANDARD_VERSION, lines))
+
+
+# ---- emitters ----
+
+GENERATED = "Generated by src/mpi/bindings/gen_bindings.py: do not edit."
+
+
+def impl(name):
+    return "tw_mpi_impl_" + name[len("MPI_"):]
+
+
+def emit_calls_header(procs):
+    out = ["/* The MPI calls libmpi implements: the MPI Forum's description of the C",
+           " * bindings (src/mpi/bindings/standard.json) less what not_claimed.txt names.",
+           f" * {GENERATED} */",
+           "#ifndef TOLLWAY_MPI_CALLS_H", "#define TOLLWAY_MPI_CALLS_H", "",
+           "/* clang-format off */"]
+    out += [p.prototype() for p in procs]
+    out += ["/* clang-format on */", "", "#endif", ""]
+    return "\n".join(out)
+
+
+def emit_pmpi_header(procs):
+    out = ["/* The profiling interface: every MPI_ call's PMPI_ twin, which a tool that",
+           " * defines the MPI_ call uses to reach the library (included by mpi.h).",
+           f" * {GENERATED} */",
+           "#ifndef TOLLWAY_PMPI_H", "#define TOLLWAY_PMPI_H", "",
+           "/* clang-format off */"]
+    out += [p.prototype("P") for p in procs]
+    out += ["/* clang-format on */", "", "#endif", ""]
+    return "\n".join(out)
+
+
+def emit_rename(procs):
+    out = [f"/* {GENERATED}", " * The library's own names for its calls (see the generator). */"]
+    out += [f"#define {p.name} {impl(p.name)}" for p in procs]
+    return "\n".join(out) + "\n"
+
+
+def emit_wrappers(procs):
+    out = [f"/* {GENERATED}",
+           " * PMPI_ wrappers around the library's calls, MPI_ weak aliases of them. */",
+           "#include <mpi.h>", "", '#include "mpi/bindings/checks.h"', '#include "mpi/thread.h"', ""]
+    for p in procs:
+        ret, name, params, fixed, args = p.ret, p.name, p.param_text(), p.fixed_text(), p.args()
+        call = f"{impl(name)}({args})"
+        out.append(f"{ret} {impl(name)}({fixed});")
+        out.append(f"{ret} P{name}({params});")
+        counts, comm = p.count_checks()
+        if counts:
+            # A negative count is rare: its report, under the lock, is out of line.
+            out += [f"static {ret} __attribute__((noinline, cold)) negative_{name}({fixed}) {{",
+                    "    int locked = tw_mpi_threads_on;",
+                    "    if (locked) tw_mpi_enter();",
+                    f"    {ret} rc = tw_mpi_negative_count({comm}, \"{name}\", \"{counts[0]}\", {counts[0]});"]
+            for c in counts[1:]:
+                out.append(f"    if (rc == MPI_SUCCESS) rc = tw_mpi_negative_count({comm}, \"{name}\", \"{c}\", {c});")
+            out += ["    /* the implementation reports what comes first (no library, no communicator) */",
+                    f"    if (rc == MPI_SUCCESS) rc = {call};",
+                    "    if (locked) tw_mpi_leave();", "    return rc;", "}"]
+        if name in UNLOCKED:
+            out += [f"{ret} P{name}({params}) {{", f"    return {call};", "}"]
+        else:
+            # Both ways out of PMPI_ are tail calls, so the single-threaded one costs a
+            # load and a branch (and a test and a branch a count) and saves no register.
+            out += [f"static {ret} __attribute__((noinline, cold)) locked_{name}({fixed}) {{",
+                    "    tw_mpi_enter();", f"    {ret} rc = {call};", "    tw_mpi_leave();",
+                    "    return rc;", "}", f"{ret} P{name}({params}) {{"]
+            if counts:
+                test = " | ".join(f"({c} < 0)" for c in counts)
+                out.append(f"    if (__builtin_expect({test}, 0)) return negative_{name}({args});")
+            out += [f"    if (__builtin_expect(tw_mpi_threads_on, 0)) return locked_{name}({args});",
+                    f"    return {call};", "}"]
+        out.append(f'{ret} {name}({params}) __attribute__((weak, alias("P{name}")));')
+        out.append("")
+    return "\n".join(out)
+
+
+def emit_names(procs):
+    return "".join(p.name + "\n" for p in procs)
+
+
+# ---- checks against the claim ----
+
+def tokens(text):
+    return re.findall(r"\.\.\.|\w+|[^\s\w]", text)
+
+
+def check_library(procs, lib):
+    nm = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True,
+                        check=True).stdout
+    exported = {line.split()[-1] for line in nm.splitlines() if re.search(r" P?MPI_\w+$", line)}
+    # all capitals: the predefined functions and objects (MPI_COMM_DUP_FN, MPI_UNWEIGHTED)
+    exported = {n for n in exported if not re.fullmatch(r"P?MPI_[A-Z0-9_]+", n)}
+    want = {p.name for p in procs} | {"P" + p.name for p in procs}
+    errors = [f"libmpi does not export {n}, which it claims" for n in sorted(want - exported)]
+    errors += [f"libmpi exports {n}, which it does not claim (not in the description, or in "
+               "not_claimed.txt)" for n in sorted(exported - want)]
+    return errors
+
+
+PROTOTYPE = re.compile(r"^[ \t]*(?:\w+[ \t]+)+(P?MPI_\w+)\s*\(([^;]*?)\)[^;(]*;", re.M | re.S)
+
+
+def declared(header, seen):
+    """{name: [prototype text]} of the calls a header and the headers it includes
+    from include/ declare."""
+    if header in seen:
+        return {}
+    seen.add(header)
+    text = open(header).read()
+    text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
+    text = re.sub(r"//[^\n]*", " ", text)
+    found = {}
+    for inc in re.findall(r'#\s*include\s*<(tollway/[\w.]+)>', text):
+        path = os.path.join(os.path.dirname(header), inc)
+        for k, v in declared(path, seen).items():
+            found.setdefault(k, []).extend(v)
+    text = re.sub(r"^\s*#.*$", " ", text, flags=re.M)
+    for m in PROTOTYPE.finditer(text):
+        name = m.group(1)
+        if re.fullmatch(r"P?MPI_[A-Z0-9_]+", name) or m.group(0).split()[0] == "typedef":
+            continue  # a predefined callback, or a callback's type
+        found.setdefault(name, []).append(" ".join(m.group(0).split()))
+    return found
+
+
+def check_header(procs, mpi_h):
+    found = declared(os.path.abspath(mpi_h), set())
+    errors = []
+    want = {}
+    for p in procs:
+        want[p.name] = p.prototype()
+        want["P" + p.name] = p.prototype("P")
+    for name in sorted(set(want) - set(found)):
+        errors.append(f"mpi.h does not declare {name}, which libmpi claims")
+    for name in sorted(set(found) - set(want)):
+        errors.append(f"mpi.h declares {name}, which libmpi does not claim")
+    for name in sorted(set(found) & set(want)):
+        for text in found[name]:
+            if tokens(text) != tokens(want[name]):
+                errors.append(f"mpi.h declares {name} as '{text}', the description as '{want[name]}'")
+    return errors
+
+
+def write(path, text):
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    try:  # rewritten only when changed, so nothing rebuilds for nothing
+        if open(path).read() == text:
+            return
+    except FileNotFoundError:
+        pass
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    cmd, rest = argv[1], argv[2:]
+    if cmd == "extract" and len(rest) <= 1:
+        write(rest[0] if rest else DESCRIPTION, extract())
+        return
+    procs = load_model()
+    if cmd == "headers" and len(rest) <= 1:
+        inc = rest[0] if rest else os.path.join(TREE, "include")
+        os.makedirs(os.path.join(inc, "tollway"), exist_ok=True)
+        write(os.path.join(inc, "tollway", "mpi_calls.h"), emit_calls_header(procs))
+        write(os.path.join(inc, "tollway", "pmpi.h"), emit_pmpi_header(procs))
+    elif cmd in ("rename", "wrappers") and len(rest) == 1:
+        write(rest[0], (emit_rename if cmd == "rename" else emit_wrappers)(procs))
+    elif cmd == "names" and not rest:
+        write("-", emit_names(procs))
+    elif cmd in ("check-library", "check-header") and len(rest) == 1:
+        errors = (check_library if cmd == "check-library" else check_header)(procs, rest[0])
+        for e in errors:
+            print(e)
+        if errors:
+            sys.exit(f"{len(errors)} difference(s) from the description less not_claimed.txt")
+        print(f"{len(procs)} calls: as claimed")
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
