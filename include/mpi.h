@@ -1091,6 +1091,39 @@ int MPI_T_category_changed(int *stamp);
 /* threads (MPI-3.1 section 12.4) */
 /* end of threads */
 
+/* MPI-4 calls: sessions */
+/* sessions (MPI-4.1 chapter 11.3): handle kind 0x74; MPI_ERRORS_ABORT (MPI-4.1 9.3) is
+ * the predefined handler that aborts the processes of the object it is called on */
+typedef int MPI_Session;
+#define MPI_SESSION_NULL      ((MPI_Session)0x34000000)
+#define MPI_ERRORS_ABORT      ((MPI_Errhandler)0x54000002)
+#define MPI_ERR_SESSION       76 /* an error class: an invalid session */
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
+typedef void MPI_Session_errhandler_function(MPI_Session *session, int *errorcode, ...);
+int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session);
+int MPI_Session_finalize(MPI_Session *session);
+int MPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names);
+int MPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len,
+                             char *pset_name);
+int MPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info);
+int MPI_Session_get_info(MPI_Session session, MPI_Info *info_used);
+int MPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup);
+int MPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info,
+                               MPI_Errhandler errhandler, MPI_Comm *newcomm);
+int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader,
+                                     MPI_Group remote_group, int remote_leader,
+                                     const char *stringtag, MPI_Info info,
+                                     MPI_Errhandler errhandler, MPI_Comm *newintercomm);
+int MPI_Session_create_errhandler(MPI_Session_errhandler_function *session_errhandler_fn,
+                                  MPI_Errhandler *errhandler);
+int MPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler);
+int MPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler);
+int MPI_Session_call_errhandler(MPI_Session session, int errorcode);
+MPI_Fint MPI_Session_c2f(MPI_Session session);
+MPI_Session MPI_Session_f2c(MPI_Fint session);
+/* end of sessions */
+
 /* every call's PMPI_ twin, for tools (the profiling interface) */
 #include <tollway/pmpi.h>
 
