@@ -540,6 +540,18 @@ typedef struct tw_mpi_t_pvar_session *MPI_T_pvar_session;
 /* threads (MPI-3.1 section 12.4) */
 /* end of threads */
 
+/* sessions (MPI-4.1 chapter 11.3): handle kind 0x74; MPI_ERRORS_ABORT (MPI-4.1 9.3) is
+ * the predefined handler that aborts the processes of the object it is called on */
+typedef int MPI_Session;
+#define MPI_SESSION_NULL      ((MPI_Session)0x34000000)
+#define MPI_ERRORS_ABORT      ((MPI_Errhandler)0x54000002)
+#define MPI_ERR_SESSION       76 /* an error class: an invalid session */
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
+typedef void MPI_Session_errhandler_function(MPI_Session *session, int *errorcode, ...);
+/* end of sessions */
+
+
 /* the calls (generated from the MPI Forum's description, src/mpi/bindings), and every
  * call's PMPI_ twin, for tools (the profiling interface) */
 #include <tollway/mpi_calls.h>

@@ -52,6 +52,14 @@ int tw_ep_open(tw_ep_t **ep);
  * removes its mailbox. Local; call tw_ep_barrier first when peers may still send. */
 int tw_ep_close(tw_ep_t *ep);
 
+/* Keeps this process attached to its job (the process manager's connection) after
+ * its last endpoint closes, until tw_ep_release_job: PMI and PMIx allow one init and
+ * one finalize a process, so a process that opens endpoints again later (the MPI
+ * library started anew by an MPI_Session_init after its last user ended) holds the
+ * job from its first endpoint to its exit. Each keep needs one release. */
+int tw_ep_keep_job(tw_ep_t *ep);
+void tw_ep_release_job(void);
+
 int tw_ep_rank(const tw_ep_t *ep);
 int tw_ep_size(const tw_ep_t *ep);
 

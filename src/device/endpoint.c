@@ -565,6 +565,23 @@ int tw_ep_close(tw_ep_t *ep) {
     return TW_OK;
 }
 
+static tw_job_t *kept_job; /* held by tw_ep_keep_job */
+static int kept;
+
+int tw_ep_keep_job(tw_ep_t *ep) {
+    if (!ep) return TW_ERR_ARG;
+    ep->job->users++;
+    kept_job = ep->job;
+    kept++;
+    return TW_OK;
+}
+
+void tw_ep_release_job(void) {
+    if (kept <= 0) return;
+    kept--;
+    tw_job_detach(kept_job);
+}
+
 int tw_ep_rank(const tw_ep_t *ep) {
     return ep ? ep->rank : -1;
 }

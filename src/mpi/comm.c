@@ -283,11 +283,19 @@ static int create_round(const round_t *rd, int color, int key, MPI_Errhandler eh
     return rc;
 }
 
+int tw_mpi_create_round(uint32_t context, int tag, int n, int me, const int *members, int key,
+                        MPI_Errhandler eh, MPI_Comm *out) {
+    round_t rd = {context, tag, n, me, members};
+    return create_round(&rd, 0, key, eh, out);
+}
+
 /* Splits parent by color, ordered by key then parent rank. Collective over parent,
- * coordinated by its rank 0. */
+ * coordinated by its rank 0. The new communicator derives from p's session. */
 static int split(tw_mpi_comm_t *p, int color, int key, MPI_Comm *out) {
     round_t rd = {p->context + TW_CTX_COLL, 0, p->size, p->rank, p->world};
-    return create_round(&rd, color, key, p->errhandler, out);
+    int rc = create_round(&rd, color, key, p->errhandler, out);
+    if (!rc && *out != MPI_COMM_NULL) tw_mpi_comm_get(*out)->session = p->session;
+    return rc;
 }
 
 /* An intracommunicator argument: c, or NULL after raising MPI_ERR_COMM as *rc. */

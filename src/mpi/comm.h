@@ -34,6 +34,7 @@ typedef struct tw_mpi_comm {
     unsigned hints;                   /* its info hints (info_hints.c) */
     char name[MPI_MAX_OBJECT_NAME];
     struct tw_topo *topo; /* its process topology (topology.c); NULL: none */
+    int session;          /* the session it derives from, as index + 1 (session.c); 0: none */
 } tw_mpi_comm_t;
 
 /* The size of the group the calling process belongs to. */
@@ -135,10 +136,15 @@ size_t tw_mpi_exchange(uint32_t context, int tag, int to, const void *out, size_
 /* The tags of the creation exchanges that are not collective over the communicator
  * they run on: negative, so never a collective's or a split's, and apart by kind. A
  * user tag picks one of 2^29 (tags equal modulo 2^29 share one). */
-enum { TW_MPI_TAG_CREATE_GROUP = 0, TW_MPI_TAG_INTERCOMM_CREATE = 1 };
+enum { TW_MPI_TAG_CREATE_GROUP = 0, TW_MPI_TAG_INTERCOMM_CREATE = 1, TW_MPI_TAG_FROM_GROUP = 2 };
 static inline int tw_mpi_creation_tag(int kind, int tag) {
     return -2 - kind * 0x20000000 - (tag & 0x1fffffff);
 }
+/* Makes an intracommunicator of the n processes members[] (world ranks; `me` the
+ * caller's index), ordered by key, coordinated by members[0] on context and tag;
+ * *out gets errhandler eh. Collective over the members (comm.c). */
+int tw_mpi_create_round(uint32_t context, int tag, int n, int me, const int *members, int key,
+                        MPI_Errhandler eh, MPI_Comm *out);
 /* The members of a split that chose color, as indices into n (color, key) pairs,
  * ordered by key then index; their number (0 for MPI_UNDEFINED). */
 int tw_mpi_pick_color(int n, const int *color_key, int color, int *order);

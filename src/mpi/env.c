@@ -19,6 +19,7 @@
 #include "mpi/info.h"
 #include "mpi/p2p.h"
 #include "mpi/schedule.h"
+#include "mpi/session/runtime.h"
 #include "mpi/state.h"
 #include "mpi/thread.h"
 #include "mpi/win.h"
@@ -101,6 +102,7 @@ static const char *class_names[] = {
     [MPI_T_ERR_INVALID_NAME] = "tools interface: no variable of that name",
     [MPI_T_ERR_INVALID] = "tools interface: invalid use",
     [MPIX_ERR_PROC_FAILED] = "process failed",
+    [MPI_ERR_SESSION] = "invalid session",
 };
 
 int MPI_Error_class(int errorcode, int *errorclass) {
@@ -131,33 +133,19 @@ int MPI_Error_string(int errorcode, char *string, int *resultlen) {
 
 int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     if (tw_mpi.initialized) {
-        fprintf(stderr, "tollway MPI: MPI_Init called twice\n");
+        fprintf(stderr, "tollway MPI: MPI_Init called %s\n",
+                tw_mpi.finalized ? "after MPI_Finalize" : "twice");
         return MPI_ERR_OTHER;
     }
-    int rc = tw_ep_open(&tw_mpi.ep);
-    if (rc) {
-        fprintf(stderr, "tollway MPI: MPI_Init failed: %s\n", tw_strerror(rc));
-        _exit(1);
-    }
-    tw_mpi.rank = tw_ep_rank(tw_mpi.ep);
-    tw_mpi.size = tw_ep_size(tw_mpi.ep);
-    tw_mpi_fatal_signals_init();
-    if (tw_mpi_comm_init()) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
-    tw_mpi.crowded = tw_ep_crowded(tw_mpi.ep);
-    tw_mpi_p2p_init();
-    tw_mpi_failure_init();
-    tw_mpi_bsend_init();
-    tw_mpi_sched_init();
-    tw_mpi_win_init();
-    tw_mpi_info_env_init(argc ? *argc : 0, argv ? *argv : NULL, required);
     /* every level is provided; MULTIPLE switches the library's lock on (thread.h) */
     int level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
                 : required > MPI_THREAD_MULTIPLE ? MPI_THREAD_MULTIPLE
                                                  : required;
-    tw_mpi_thread_init(level);
+    if (tw_mpi_users_add("MPI_Init", level)) _exit(1);
+    tw_mpi_info_env_init(argc ? *argc : 0, argv ? *argv : NULL, required);
     tw_mpi.initialized = 1;
     tw_mpi_dynamic_init(); /* a spawned job connects to its parents */
-    if (provided) *provided = level;
+    if (provided) *provided = tw_mpi.thread_level;
     return MPI_SUCCESS;
 }
 
@@ -167,7 +155,11 @@ int MPI_Init(int *argc, char ***argv) {
 }
 
 int MPI_Finalize(void) {
-    NEED_INIT("MPI_Finalize");
+    if (!tw_mpi.initialized || tw_mpi.finalized) {
+        fprintf(stderr, "tollway MPI: MPI_Finalize called %s\n",
+                tw_mpi.finalized ? "twice" : "before MPI_Init");
+        return MPI_ERR_OTHER;
+    }
     /* MPI_COMM_SELF's attributes go first: their delete callbacks may still use MPI */
     tw_mpi_attr_finalize_self();
     tw_mpi_bsend_fini(); /* buffered sends are delivered */
@@ -175,19 +167,8 @@ int MPI_Finalize(void) {
      * collectives have their shared block already (none is made to be freed at once) */
     tw_mpi_comm_get(MPI_COMM_WORLD)->shm_tried = 1;
     MPI_Barrier(MPI_COMM_WORLD);
-    /* Over the udp link the barrier's last messages may still wait for a
-     * retransmission (a lost packet): the link goes on sending while we wait for the
-     * process manager, so nobody closes before everyone has all it needs. (On one
-     * node a message is in the peer's mailbox once sent: nothing to wait for.) */
-    char addr[256];
-    if (tw_mpi.size > 1 && !tw_ep_address(tw_mpi.ep, tw_mpi.rank, addr, sizeof addr) &&
-        strstr(addr, ",udp:"))
-        tw_ep_barrier(tw_mpi.ep);
-    tw_ep_close(tw_mpi.ep);
-    tw_mpi.ep = NULL;
-    tw_mpi_comm_fini();
-    tw_sched_fini();
     tw_mpi.finalized = 1;
+    tw_mpi_users_drop(); /* the endpoint closes unless a session still uses it */
     return MPI_SUCCESS;
 }
 

@@ -11,6 +11,7 @@
 #include "mpi/comm.h"
 #include "mpi/errhandler.h"
 #include "mpi/error.h"
+#include "mpi/session/session.h"
 #include "mpi/state.h"
 #include "mpi/win.h"
 
@@ -35,7 +36,7 @@ static eh_t *eh_get(MPI_Errhandler h) {
 }
 
 static int predefined(MPI_Errhandler h) {
-    return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN;
+    return h == MPI_ERRORS_ARE_FATAL || h == MPI_ERRORS_RETURN || h == MPI_ERRORS_ABORT;
 }
 
 int tw_mpi_eh_settable(MPI_Errhandler h, int kind) {
@@ -71,13 +72,15 @@ static void sweep(void) {
     for (int k = 0; k < WIN_MAX; k++)
         if (tw_win_table[k]) mark(in_use, tw_win_table[k]->eh);
     mark(in_use, tw_mpi_file_eh);
+    tw_mpi_session_mark_handlers(mark, in_use);
     for (int i = 0; i < n_ehs; i++)
         if (!ehs[i].refs && !in_use[i]) ehs[i] = (eh_t){0};
     free(in_use);
 }
 
-static int eh_new(const char *call, int kind, generic_fn *fn, MPI_Errhandler *errhandler) {
-    NEED_INIT(call);
+int tw_mpi_eh_new(const char *call, int kind, void (*user_fn)(int *, int *, ...),
+                  MPI_Errhandler *errhandler) {
+    generic_fn *fn = user_fn;
     if (!fn || !errhandler)
         return tw_mpi_error(NULL, call, MPI_ERR_ARG, "the function or errhandler is NULL");
     int i = 0;
@@ -97,6 +100,11 @@ static int eh_new(const char *call, int kind, generic_fn *fn, MPI_Errhandler *er
     ehs[i] = (eh_t){kind, 1, fn};
     *errhandler = (MPI_Errhandler)(EH_BASE + i);
     return MPI_SUCCESS;
+}
+
+static int eh_new(const char *call, int kind, generic_fn *fn, MPI_Errhandler *errhandler) {
+    NEED_INIT(call);
+    return tw_mpi_eh_new(call, kind, fn, errhandler);
 }
 
 int MPI_Comm_create_errhandler(MPI_Comm_errhandler_function *comm_errhandler_fn,

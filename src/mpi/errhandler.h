@@ -7,11 +7,15 @@
 
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
-enum { TW_EH_COMM = 1, TW_EH_WIN, TW_EH_FILE };
+enum { TW_EH_COMM = 1, TW_EH_WIN, TW_EH_FILE, TW_EH_SESSION };
 
 /* Whether h may be set on an object of kind (a TW_EH_*): a predefined handler, or
  * one of the program's made for that kind, its slot not reused yet. */
 int tw_mpi_eh_settable(MPI_Errhandler h, int kind);
+/* A new handler of the program's for objects of kind (a TW_EH_*), with one handle
+ * held; works before MPI is initialised (MPI_Session_create_errhandler may). */
+int tw_mpi_eh_new(const char *call, int kind, void (*fn)(int *, int *, ...),
+                  MPI_Errhandler *errhandler);
 /* One more handle of h held by the program (MPI_*_get_errhandler gave it out). */
 void tw_mpi_eh_ref(MPI_Errhandler h);
 /* Calls user handler h on the object *handle with code; 0 when h is no user

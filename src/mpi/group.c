@@ -15,7 +15,7 @@
 #include "mpi/group.h"
 #include "mpi/state.h"
 
-static tw_mpi_group_t empty = {1, 0, NULL};
+static tw_mpi_group_t empty = {1, 0, NULL, 0};
 static tw_mpi_group_t **groups; /* handle 0x48000000 | index */
 static int n_groups;
 
@@ -50,7 +50,7 @@ int tw_mpi_group_new(int n, const int *world, MPI_Group *out) {
         return MPI_ERR_NO_MEM;
     }
     for (int r = 0; r < n; r++) copy[r] = world ? world[r] : r;
-    *g = (tw_mpi_group_t){1, n, copy};
+    *g = (tw_mpi_group_t){1, n, copy, 0};
     groups[index] = g;
     *out = (MPI_Group)(0x48000000 | index);
     return MPI_SUCCESS;

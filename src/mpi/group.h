@@ -9,7 +9,8 @@
 typedef struct tw_mpi_group {
     int refs; /* handles and communicators holding it */
     int size;
-    int *world; /* world rank of each rank */
+    int *world;  /* world rank of each rank */
+    int session; /* the session of MPI_Group_from_session_pset, as index + 1; 0: none */
 } tw_mpi_group_t;
 tw_mpi_group_t *tw_mpi_group_get(MPI_Group group); /* NULL: not a group */
 /* A new group of n world ranks (copied) with one reference; MPI_GROUP_EMPTY when n is 0. */

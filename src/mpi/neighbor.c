@@ -130,7 +130,7 @@ static int neighbor(const char *call, const side_t *send, const side_t *recv, MP
 static int degrees(MPI_Comm comm, int *nin, int *nout) {
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     *nin = *nout = 0;
-    if (!c || !c->topo || !tw_mpi.initialized || tw_mpi.finalized) return 0;
+    if (!c || !c->topo || tw_mpi.users <= 0) return 0;
     *nin = c->topo->nin;
     *nout = c->topo->nout;
     return 1;

@@ -133,8 +133,8 @@ static inline int send_now(const void *buf, int count, MPI_Datatype datatype, in
                            MPI_Comm comm) {
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     int extent = tw_mpi_type_contiguous_size(datatype);
-    if (c && tw_mpi.initialized && !tw_mpi.finalized && extent >= 0 && count >= 0 &&
-        (buf || !count) && dest >= 0 && dest < c->size && tag >= 0 && tag <= TW_MPI_TAG_UB)
+    if (c && tw_mpi.users > 0 && extent >= 0 && count >= 0 && (buf || !count) && dest >= 0 &&
+        dest < c->size && tag >= 0 && tag <= TW_MPI_TAG_UB)
         return tw_mpi_send_now(buf, (size_t)count * (size_t)extent, tw_mpi_world_rank(c, dest), tag,
                                c->context);
     return 1;
@@ -180,8 +180,7 @@ static inline tw_mpi_comm_t *recv_args_ok(const void *buf, int count, MPI_Dataty
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     int extent = tw_mpi_type_contiguous_size(datatype);
     *bytes = (size_t)count * (size_t)extent;
-    return c && tw_mpi.initialized && !tw_mpi.finalized && extent >= 0 && count >= 0 &&
-                   (buf || !count) &&
+    return c && tw_mpi.users > 0 && extent >= 0 && count >= 0 && (buf || !count) &&
                    (source == MPI_ANY_SOURCE || (source >= 0 && source < c->size)) &&
                    (tag == MPI_ANY_TAG || (tag >= 0 && tag <= TW_MPI_TAG_UB))
                ? c

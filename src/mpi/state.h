@@ -1,5 +1,5 @@
-/* The state of the MPI library as a whole: its endpoint, rank and size, and
- * whether it is initialised. */
+/* The state of the MPI library as a whole: its endpoint, rank and size, and who
+ * uses it (the world model, sessions: session/runtime.c). */
 #ifndef TW_MPI_STATE_H
 #define TW_MPI_STATE_H
 
@@ -12,7 +12,9 @@
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
 typedef struct tw_mpi_state {
-    int initialized, finalized;
+    int initialized, finalized; /* the world model: MPI_Init and MPI_Finalize were called */
+    int users;   /* the world model and the open sessions: the endpoint is open while > 0 */
+    int started; /* the endpoint was opened once (the one-time set-up ran) */
     tw_ep_t *ep;
     int rank, size;
     int thread_level;      /* provided by MPI_Init_thread */
@@ -22,12 +24,14 @@ typedef struct tw_mpi_state {
 
 extern tw_mpi_state_t tw_mpi;
 
-/* Every call but a few needs an initialised, not yet finalised library. */
+/* Every call but a few needs a running library: the world model or a session. */
 #define NEED_INIT(call)                                                                            \
     do {                                                                                           \
-        if (!tw_mpi.initialized || tw_mpi.finalized) {                                             \
+        if (tw_mpi.users <= 0) {                                                                   \
             fprintf(stderr, "tollway MPI: %s called %s\n", call,                                   \
-                    tw_mpi.finalized ? "after MPI_Finalize" : "before MPI_Init");                  \
+                    tw_mpi.finalized ? "after MPI_Finalize (and with no session open)"             \
+                    : tw_mpi.started ? "after the last MPI_Session_finalize"                       \
+                                     : "before MPI_Init or MPI_Session_init");                     \
             return MPI_ERR_OTHER;                                                                  \
         }                                                                                          \
     } while (0)

@@ -121,7 +121,7 @@ static const char *cvar_text(size_t id) {
 
 /* MPI is running: the endpoint and the queues exist. */
 static int live(void) {
-    return tw_mpi.initialized && !tw_mpi.finalized && tw_mpi.ep;
+    return tw_mpi.users > 0 && tw_mpi.ep;
 }
 
 /* The settings MPI holds while it runs, which a write changes; NULL for the others. */

@@ -25,7 +25,7 @@ typedef struct tw_job {
     const tw_config_t *config;
     tw_pm_t pm;     /* the process manager that started it */
     int spawned;    /* started by another process manager's spawn (tw.spawn in its store) */
-    int users;      /* open endpoints */
+    int users;      /* open endpoints, and keeps (tw_ep_keep_job) */
     int next_index; /* index of the next endpoint this process opens */
     int shm_hold;   /* the lock that keeps the node's watcher off the job's shared memory
                        (link/shm/watch.h), -1 until the first endpoint takes it; closed
