@@ -1091,6 +1091,50 @@ int MPI_T_category_changed(int *stamp);
 /* threads (MPI-3.1 section 12.4) */
 /* end of threads */
 
+/* MPI-4 calls: the rest of MPI-4.0 and 4.1 (pair exchanges, info, errors, statuses,
+ * hardware-guided splits, buffers attached to communicators) */
+#define MPI_ERRORS_ABORT              ((MPI_Errhandler)0x54000002) /* MPI_Abort on the communicator */
+#define MPI_COMM_TYPE_HW_GUIDED       2
+#define MPI_COMM_TYPE_HW_UNGUIDED     3
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4
+/* MPI_Buffer_attach (or a communicator's) with this: the library sizes the buffer */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Request *request);
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Request *request);
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request);
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag);
+int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+                               int *flag, MPI_Status *status);
+int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                               MPI_Status array_of_statuses[]);
+int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount,
+                                int array_of_indices[], MPI_Status array_of_statuses[]);
+int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type,
+                             MPI_Datatype *pair_type);
+int MPI_Remove_error_class(int errorclass);
+int MPI_Remove_error_code(int errorcode);
+int MPI_Remove_error_string(int errorcode);
+int MPI_Status_get_source(const MPI_Status *status, int *source);
+int MPI_Status_get_tag(const MPI_Status *status, int *tag);
+int MPI_Status_get_error(const MPI_Status *status, int *err);
+int MPI_Status_set_source(MPI_Status *status, int source);
+int MPI_Status_set_tag(MPI_Status *status, int tag);
+int MPI_Status_set_error(MPI_Status *status, int err);
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status);
+int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status);
+int MPI_Get_hw_resource_info(MPI_Info *hw_info);
+int MPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size);
+int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size);
+int MPI_Comm_flush_buffer(MPI_Comm comm);
+int MPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request);
+int MPI_Buffer_flush(void);
+int MPI_Buffer_iflush(MPI_Request *request);
+/* end of the rest of MPI-4 */
+
 /* every call's PMPI_ twin, for tools (the profiling interface) */
 #include <tollway/pmpi.h>
 
