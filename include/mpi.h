@@ -1093,7 +1093,18 @@ int MPI_T_category_changed(int *stamp);
 
 /* MPI-4 calls: the rest of MPI-4.0 and 4.1 (pair exchanges, info, errors, statuses,
  * hardware-guided splits, buffers attached to communicators) */
-#define MPI_ERRORS_ABORT              ((MPI_Errhandler)0x54000002) /* MPI_Abort on the communicator */
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000002) /* MPI_Abort on the communicator */
+/* MPI-4.0's and 4.1's error classes (MPI_ERR_SESSION is left to the sessions) */
+#define MPI_ERR_PROC_ABORTED    76
+#define MPI_ERR_VALUE_TOO_LARGE 77
+#define MPI_ERR_ERRHANDLER      78
+/* where a Fortran status (MPI_Status_c2f) holds its public fields, counted from 0 */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE      0
+#define MPI_F_TAG         1
+#define MPI_F_ERROR       2
+/* MPI_Type_get_value_index answers with predefined types only: never seen there */
+#define MPI_COMBINER_VALUE_INDEX      20
 #define MPI_COMM_TYPE_HW_GUIDED       2
 #define MPI_COMM_TYPE_HW_UNGUIDED     3
 #define MPI_COMM_TYPE_RESOURCE_GUIDED 4

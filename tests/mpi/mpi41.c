@@ -200,6 +200,13 @@ static void test_status(void) {
     CHECK(MPI_Status_f2f08(f, &back08) == MPI_SUCCESS);
     CHECK(MPI_Status_f082c(&back08, &back) == MPI_SUCCESS);
     CHECK(back.MPI_SOURCE == 3 && back.MPI_TAG == 4 && back.MPI_ERROR == MPI_ERR_TAG);
+    CHECK(MPI_F_STATUS_SIZE == sizeof f / sizeof *f);
+    CHECK(f[MPI_F_SOURCE] == 3 && f[MPI_F_TAG] == 4 && f[MPI_F_ERROR] == MPI_ERR_TAG);
+    /* the new classes are classes */
+    int cls;
+    CHECK(MPI_Error_class(MPI_ERR_ERRHANDLER, &cls) == MPI_SUCCESS && cls == MPI_ERR_ERRHANDLER);
+    CHECK(MPI_Error_class(MPI_ERR_VALUE_TOO_LARGE, &cls) == MPI_SUCCESS);
+    CHECK(MPI_Error_class(MPI_ERR_PROC_ABORTED, &cls) == MPI_SUCCESS);
     CHECK(MPI_Get_count(&back, MPI_INT, &v) == MPI_SUCCESS && v == 5);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     CHECK(MPI_Status_get_tag(MPI_STATUS_IGNORE, &v) == MPI_ERR_ARG);
