@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define MPI_VERSION    3
+#define MPI_VERSION    4
 #define MPI_SUBVERSION 1
 
 typedef int MPI_Comm;
@@ -540,12 +540,31 @@ typedef struct tw_mpi_t_pvar_session *MPI_T_pvar_session;
 /* threads (MPI-3.1 section 12.4) */
 /* end of threads */
 
-/* sessions (MPI-4.1 chapter 11.3): handle kind 0x74; MPI_ERRORS_ABORT (MPI-4.1 9.3) is
- * the predefined handler that aborts the processes of the object it is called on */
+/* the rest of MPI-4.0 and 4.1 (pair exchanges, info, errors, statuses,
+ * hardware-guided splits, buffers attached to communicators) */
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)0x54000002) /* MPI_Abort on the communicator */
+/* MPI-4.0's and 4.1's error classes (MPI_ERR_SESSION is left to the sessions) */
+#define MPI_ERR_PROC_ABORTED    76
+#define MPI_ERR_VALUE_TOO_LARGE 77
+#define MPI_ERR_ERRHANDLER      78
+/* where a Fortran status (MPI_Status_c2f) holds its public fields, counted from 0 */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE      0
+#define MPI_F_TAG         1
+#define MPI_F_ERROR       2
+/* MPI_Type_get_value_index answers with predefined types only: never seen there */
+#define MPI_COMBINER_VALUE_INDEX      20
+#define MPI_COMM_TYPE_HW_GUIDED       2
+#define MPI_COMM_TYPE_HW_UNGUIDED     3
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 4
+/* MPI_Buffer_attach (or a communicator's) with this: the library sizes the buffer */
+#define MPI_BUFFER_AUTOMATIC ((void *)-2)
+/* end of the rest of MPI-4 */
+
+/* sessions (MPI-4.1 chapter 11.3): handle kind 0x74 */
 typedef int MPI_Session;
 #define MPI_SESSION_NULL      ((MPI_Session)0x34000000)
-#define MPI_ERRORS_ABORT      ((MPI_Errhandler)0x54000002)
-#define MPI_ERR_SESSION       76 /* an error class: an invalid session */
+#define MPI_ERR_SESSION       79 /* an error class: an invalid session */
 #define MPI_MAX_PSET_NAME_LEN 256
 #define MPI_MAX_STRINGTAG_LEN 256
 typedef void MPI_Session_errhandler_function(MPI_Session *session, int *errorcode, ...);

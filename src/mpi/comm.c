@@ -12,7 +12,9 @@
 
 #include "mpi/attr.h"
 #include "mpi/coll.h"
+#include "mpi/bsend.h"
 #include "mpi/comm.h"
+#include "mpi/comm/split_hw.h"
 #include "mpi/intercomm.h"
 #include "mpi/error.h"
 #include "mpi/group.h"
@@ -42,6 +44,7 @@ tw_mpi_comm_t *tw_mpi_comm_new(int index, int rank, int size, int *world) {
 
 void tw_mpi_comm_destroy(tw_mpi_comm_t *c) {
     table[c->handle & 0xffffff] = NULL;
+    tw_mpi_bbuf_release(&c->buffer); /* its buffered sends are delivered first */
     tw_coll_shm_free(c);
     if (c->group) tw_mpi_group_release(c->group);
     if (c->remote_group) tw_mpi_group_release(c->remote_group);
@@ -370,24 +373,30 @@ int tw_mpi_node(int world) {
     return node[world];
 }
 
+int tw_mpi_comm_split_color(tw_mpi_comm_t *p, int color, int key, MPI_Comm *newcomm) {
+    if (!p->inter) return split(p, color, key, newcomm);
+    /* its local group is split, into intracommunicators (as MPICH does) */
+    round_t rd = {p->context + TW_CTX_COLL, 0, p->local_size, p->rank, p->local_world};
+    tw_mpi_comm_creating++;
+    int rc = create_round(&rd, color, key, p->errhandler, newcomm);
+    tw_mpi_comm_creating--;
+    return rc;
+}
+
 int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm) {
     NEED_INIT("MPI_Comm_split_type");
-    int rc = MPI_SUCCESS;
     tw_mpi_comm_t *p = tw_mpi_comm_get(comm);
     if (!p) return tw_mpi_error(NULL, "MPI_Comm_split_type", MPI_ERR_COMM, NULL);
     if (!newcomm) return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_ARG, NULL);
-    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED &&
+        split_type != MPI_COMM_TYPE_HW_GUIDED && split_type != MPI_COMM_TYPE_HW_UNGUIDED &&
+        split_type != MPI_COMM_TYPE_RESOURCE_GUIDED)
         return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_ARG, "unknown split type");
     if (!tw_mpi_info_ok(info)) return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_INFO, NULL);
+    if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
+        return tw_mpi_split_hw(p, split_type, key, info, newcomm);
     int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : tw_mpi_node(tw_mpi.rank);
-    if (p->inter) { /* its local group is split, into intracommunicators (as MPICH does) */
-        round_t rd = {p->context + TW_CTX_COLL, 0, p->local_size, p->rank, p->local_world};
-        tw_mpi_comm_creating++;
-        rc = create_round(&rd, color, key, p->errhandler, newcomm);
-        tw_mpi_comm_creating--;
-    } else {
-        rc = split(p, color, key, newcomm);
-    }
+    int rc = tw_mpi_comm_split_color(p, color, key, newcomm);
     return rc ? tw_mpi_error(p, "MPI_Comm_split_type", rc, NULL) : MPI_SUCCESS;
 }
 

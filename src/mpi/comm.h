@@ -33,8 +33,10 @@ typedef struct tw_mpi_comm {
     struct tw_coll_shm *shm_given_up; /* shm, once this rank gave a call on it up: calls fail */
     unsigned hints;                   /* its info hints (info_hints.c) */
     char name[MPI_MAX_OBJECT_NAME];
-    struct tw_topo *topo; /* its process topology (topology.c); NULL: none */
-    int session;          /* the session it derives from, as index + 1 (session.c); 0: none */
+    struct tw_topo *topo;       /* its process topology (topology.c); NULL: none */
+    int session; /* the session it derives from, as index + 1 (session.c); 0: none */
+    struct tw_mpi_bbuf *buffer; /* its buffer for buffered sends (bsend.c); NULL: none */
+    const char *hw_type; /* the mpi_hw_resource_type it was split by (split_hw.c); NULL: none */
 } tw_mpi_comm_t;
 
 /* The size of the group the calling process belongs to. */
@@ -150,6 +152,10 @@ int tw_mpi_create_round(uint32_t context, int tag, int n, int me, const int *mem
 int tw_mpi_pick_color(int n, const int *color_key, int color, int *order);
 /* MPI_SUCCESS when every one of n world ranks is in range and none repeats. */
 int tw_mpi_check_worlds(int n, const int *world);
+
+/* A split of p by color (MPI_UNDEFINED: none) and key: of its local group when p is
+ * an intercommunicator; an error class. */
+int tw_mpi_comm_split_color(tw_mpi_comm_t *p, int color, int key, MPI_Comm *newcomm);
 
 /* ---- intercommunicators (intercomm.c) ---- */
 /* Checks the answer a member of MPI_Intercomm_create gets from its leader — len bytes

@@ -1,4 +1,5 @@
-/* MPI_Comm_idup: a duplicate made without blocking, as a schedule (schedule.c).
+/* MPI_Comm_idup and MPI_Comm_idup_with_info: a duplicate made without blocking, as a schedule
+ * (schedule.c).
  *
  * A new communicator needs a table entry free at every member. The members OR their
  * bitmaps of used entries with a non-blocking allreduce, each picks the lowest entry
@@ -20,6 +21,7 @@
 #include "mpi/coll.h"
 #include "mpi/comm.h"
 #include "mpi/error.h"
+#include "mpi/info.h"
 #include "mpi/schedule.h"
 #include "mpi/state.h"
 #include "mpi/topology.h"
@@ -37,6 +39,7 @@ typedef struct idup {
     int can, everyone_can;
     uint64_t remote[WORDS]; /* an intercommunicator's: the other group's first result */
     int remote_can;
+    unsigned hints; /* the new communicator's: the parent's, or those of the info given */
 } idup_t;
 
 static int held(int entry) {
@@ -103,7 +106,7 @@ static void settle(tw_sched_t *s, void *arg) {
             c->local_size = p->local_size;
             c->local_world = local;
         }
-        c->hints = p->hints;
+        c->hints = d->hints;
         *d->newcomm = c->handle;
     }
     free(d);
@@ -153,12 +156,16 @@ static void round_of(tw_sched_t *s, idup_t *d) {
     tw_sched_call(s, settle, d);
 }
 
-int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
-    NEED_INIT("MPI_Comm_idup");
+/* Both calls: the hints are read at the call, as the program may free the info
+ * before the duplicate is made. */
+static int idup(const char *call, MPI_Comm comm, const MPI_Info *info, MPI_Comm *newcomm,
+                MPI_Request *request) {
+    NEED_INIT(call);
     tw_mpi_comm_t *p = tw_mpi_comm_get(comm);
-    if (!p) return tw_mpi_error(NULL, "MPI_Comm_idup", MPI_ERR_COMM, NULL);
-    if (!newcomm) return tw_mpi_error(p, "MPI_Comm_idup", MPI_ERR_ARG, "newcomm is NULL");
-    if (!request) return tw_mpi_error(p, "MPI_Comm_idup", MPI_ERR_REQUEST, "request is NULL");
+    if (!p) return tw_mpi_error(NULL, call, MPI_ERR_COMM, NULL);
+    if (info && !tw_mpi_info_ok(*info)) return tw_mpi_error(p, call, MPI_ERR_INFO, NULL);
+    if (!newcomm) return tw_mpi_error(p, call, MPI_ERR_ARG, "newcomm is NULL");
+    if (!request) return tw_mpi_error(p, call, MPI_ERR_REQUEST, "request is NULL");
     tw_sched_t *s = tw_sched_new(p);
     idup_t *d = calloc(1, sizeof *d);
     if (!s || !d) {
@@ -167,12 +174,21 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
         else
             tw_mpi_nbc_tag(p); /* the members still agree on the tags that follow */
         free(d);
-        return tw_mpi_error(p, "MPI_Comm_idup", MPI_ERR_NO_MEM, NULL);
+        return tw_mpi_error(p, call, MPI_ERR_NO_MEM, NULL);
     }
     d->parent = p;
     d->newcomm = newcomm;
+    d->hints = info ? tw_mpi_comm_hints(*info, 0) : p->hints; /* info's, not p's */
     *newcomm = MPI_COMM_NULL;
     round_of(s, d);
     int rc = tw_sched_start(s, request);
-    return rc ? tw_mpi_error(p, "MPI_Comm_idup", rc, NULL) : MPI_SUCCESS;
+    return rc ? tw_mpi_error(p, call, rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
+    return idup("MPI_Comm_idup", comm, NULL, newcomm, request);
+}
+
+int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request) {
+    return idup("MPI_Comm_idup_with_info", comm, &info, newcomm, request);
 }

@@ -251,3 +251,77 @@ int MPI_Startall(int count, MPI_Request requests[]) {
     }
     return MPI_SUCCESS;
 }
+
+/* ---- MPI-4.1: the status of one, all or some requests, none freed or made
+ * inactive (MPI_Request_get_status over an array) ---- */
+
+/* The status of request i, known null, inactive or done, which stays as it is. */
+static void peek(const MPI_Request requests[], int i, MPI_Status *status) {
+    int flag;
+    if (requests[i] == MPI_REQUEST_NULL || !tw_mpi_request_active(requests[i]))
+        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
+    else
+        tw_mpi_request_status(requests[i], &flag, status);
+}
+
+int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index,
+                               int *flag, MPI_Status *status) {
+    const char *call = "MPI_Request_get_status_any";
+    NEED_INIT(call);
+    int active = 0, rc = check_requests(call, count, array_of_requests, &active);
+    if (rc) return rc;
+    if (!index || !flag) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "index or flag is NULL");
+    *index = MPI_UNDEFINED;
+    if (!active) { /* nothing active: as MPI_Testany, complete with an empty status */
+        *flag = 1;
+        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
+        return MPI_SUCCESS;
+    }
+    tw_mpi_progress();
+    for (int i = 0; i < count; i++)
+        if (tw_mpi_request_done(array_of_requests[i])) {
+            *index = i;
+            *flag = 1;
+            peek(array_of_requests, i, status);
+            return MPI_SUCCESS;
+        }
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                               MPI_Status array_of_statuses[]) {
+    const char *call = "MPI_Request_get_status_all";
+    NEED_INIT(call);
+    int rc = check_requests(call, count, array_of_requests, NULL);
+    if (rc) return rc;
+    if (!flag) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "flag is NULL");
+    tw_mpi_progress();
+    *flag = all_done(count, array_of_requests);
+    if (*flag && array_of_statuses)
+        for (int i = 0; i < count; i++) peek(array_of_requests, i, &array_of_statuses[i]);
+    return MPI_SUCCESS;
+}
+
+int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount,
+                                int array_of_indices[], MPI_Status array_of_statuses[]) {
+    const char *call = "MPI_Request_get_status_some";
+    NEED_INIT(call);
+    int active = 0, rc = check_requests(call, incount, array_of_requests, &active);
+    if (rc) return rc;
+    if (!outcount || (incount && !array_of_indices))
+        return tw_mpi_error(NULL, call, MPI_ERR_ARG, "outcount or array_of_indices is NULL");
+    if (!active) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    tw_mpi_progress();
+    int n = 0;
+    for (int i = 0; i < incount; i++) {
+        if (!tw_mpi_request_done(array_of_requests[i])) continue;
+        if (array_of_statuses) peek(array_of_requests, i, &array_of_statuses[n]);
+        array_of_indices[n++] = i;
+    }
+    *outcount = n;
+    return MPI_SUCCESS;
+}

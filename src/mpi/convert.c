@@ -53,3 +53,12 @@ int MPI_Status_c2f08(const MPI_Status *c_status, MPI_F08_status *f08_status) {
 int MPI_Status_f082c(const MPI_F08_status *f08_status, MPI_Status *c_status) {
     return copy_status("MPI_Status_f082c", f08_status, c_status);
 }
+
+/* MPI-4.1: the Fortran status and the Fortran 2008 one hold the same MPI_Fint fields */
+int MPI_Status_f082f(const MPI_F08_status *f08_status, MPI_Fint *f_status) {
+    return copy_status("MPI_Status_f082f", f08_status, f_status);
+}
+
+int MPI_Status_f2f08(const MPI_Fint *f_status, MPI_F08_status *f08_status) {
+    return copy_status("MPI_Status_f2f08", f_status, f08_status);
+}

@@ -103,6 +103,9 @@ static const char *class_names[] = {
     [MPI_T_ERR_INVALID] = "tools interface: invalid use",
     [MPIX_ERR_PROC_FAILED] = "process failed",
     [MPI_ERR_SESSION] = "invalid session",
+    [MPI_ERR_PROC_ABORTED] = "a process aborted",
+    [MPI_ERR_VALUE_TOO_LARGE] = "a value does not fit its output argument",
+    [MPI_ERR_ERRHANDLER] = "invalid error handler",
 };
 
 int MPI_Error_class(int errorcode, int *errorclass) {

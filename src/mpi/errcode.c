@@ -20,9 +20,11 @@ static user_code_t *codes; /* FIRST + i is codes[i] */
 static int n_codes, cap_codes;
 int tw_mpi_lastusedcode = MPI_ERR_LASTCODE;
 
+/* A code or class the program added and has not removed (errclass 0: removed; its
+ * number is never given out again). */
 static user_code_t *code_get(int code) {
     long long i = (long long)code - FIRST;
-    return i >= 0 && i < n_codes ? &codes[i] : NULL;
+    return i >= 0 && i < n_codes && codes[i].errclass ? &codes[i] : NULL;
 }
 
 int tw_mpi_user_class(int code, int *errclass) {
@@ -95,5 +97,62 @@ int MPI_Add_error_string(int errorcode, const char *string) {
     memcpy(copy, string, n + 1);
     free(u->string);
     u->string = copy;
+    return MPI_SUCCESS;
+}
+
+/* ---- MPI-4.1: removing them again ---- */
+
+/* The program's own class or code named errorcode (class: 1 for a class, 0 for a
+ * code), or NULL after raising what it is not. */
+static user_code_t *removable(const char *call, int errorcode, int class) {
+    user_code_t *u = code_get(errorcode);
+    if (!u || (u->errclass == errorcode) != class) {
+        tw_mpi_error(NULL, call, MPI_ERR_ARG,
+                     class ? "not an error class the program added (or removed already)"
+                           : "not an error code the program added (or removed already)");
+        return NULL;
+    }
+    return u;
+}
+
+/* Refused while the class has codes or a string (as MPICH: MPI_ERR_OTHER). */
+int MPI_Remove_error_class(int errorclass) {
+    const char *call = "MPI_Remove_error_class";
+    NEED_INIT(call);
+    user_code_t *u = removable(call, errorclass, 1);
+    if (!u) return MPI_ERR_ARG;
+    for (int i = 0; i < n_codes; i++)
+        if (codes[i].errclass == errorclass && FIRST + i != errorclass)
+            return tw_mpi_error(NULL, call, MPI_ERR_OTHER,
+                                "the class still has error codes; remove them first");
+    if (u->string)
+        return tw_mpi_error(NULL, call, MPI_ERR_OTHER,
+                            "the class still has a string; remove it first");
+    u->errclass = 0;
+    return MPI_SUCCESS;
+}
+
+int MPI_Remove_error_code(int errorcode) {
+    const char *call = "MPI_Remove_error_code";
+    NEED_INIT(call);
+    user_code_t *u = removable(call, errorcode, 0);
+    if (!u) return MPI_ERR_ARG;
+    if (u->string)
+        return tw_mpi_error(NULL, call, MPI_ERR_OTHER,
+                            "the code still has a string; remove it first");
+    u->errclass = 0;
+    return MPI_SUCCESS;
+}
+
+/* A code or class without a string has nothing to remove: not an error (as MPICH). */
+int MPI_Remove_error_string(int errorcode) {
+    const char *call = "MPI_Remove_error_string";
+    NEED_INIT(call);
+    user_code_t *u = code_get(errorcode);
+    if (!u)
+        return tw_mpi_error(NULL, call, MPI_ERR_ARG,
+                            "not an error code or class the program added (or removed already)");
+    free(u->string);
+    u->string = NULL;
     return MPI_SUCCESS;
 }

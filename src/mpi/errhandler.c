@@ -166,7 +166,8 @@ static int file_error(const char *call, int errclass, const char *detail) {
     if (tw_mpi_file_eh == MPI_ERRORS_RETURN) return errclass;
     MPI_File f = MPI_FILE_NULL;
     if (tw_mpi_eh_call(tw_mpi_file_eh, &f, errclass)) return errclass;
-    tw_mpi_comm_t fatal = {.errhandler = MPI_ERRORS_ARE_FATAL};
+    tw_mpi_comm_t fatal = {.errhandler = tw_mpi_file_eh == MPI_ERRORS_ABORT ? tw_mpi_file_eh
+                                                                            : MPI_ERRORS_ARE_FATAL};
     return tw_mpi_error(&fatal, call, errclass, detail);
 }
 

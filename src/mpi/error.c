@@ -23,8 +23,14 @@ int tw_mpi_error(tw_mpi_comm_t *comm, const char *call, int errclass, const char
     int len, cls = errclass; /* errclass may be a code of a class (a lost peer's) */
     MPI_Error_string(errclass, name, &len);
     MPI_Error_class(errclass, &cls);
-    snprintf(msg, sizeof msg, "tollway MPI: rank %d: %s: %s%s%s (error class %d); ending the job",
-             tw_mpi.rank, call, name, detail ? ": " : "", detail ? detail : "", cls);
+    /* MPI_ERRORS_ABORT is MPI_Abort on the communicator, and MPI_Abort ends the whole
+     * job (the standard allows it): the message says whose handler it was */
+    char whose[MPI_MAX_OBJECT_NAME + 64] = "";
+    if (h == MPI_ERRORS_ABORT)
+        snprintf(whose, sizeof whose, " (MPI_ERRORS_ABORT on %s)",
+                 comm && comm->name[0] ? comm->name : "the object");
+    snprintf(msg, sizeof msg, "tollway MPI: rank %d: %s: %s%s%s (error class %d)%s; ending the job",
+             tw_mpi.rank, call, name, detail ? ": " : "", detail ? detail : "", cls, whose);
     int status = tw_mpi_fatal_status(errclass);
     if (tw_mpi.ep) tw_ep_abort(tw_mpi.ep, status, msg);
     fprintf(stderr, "%s\n", msg);

@@ -159,7 +159,8 @@ static void record(int world, int why, int by) {
         tw_mpi_hook_on(TW_HOOK_LOST);
     }
     const tw_mpi_comm_t *w = tw_mpi_comm_get(MPI_COMM_WORLD);
-    if (!w || w->errhandler == MPI_ERRORS_ARE_FATAL) end_job(world);
+    if (!w || w->errhandler == MPI_ERRORS_ARE_FATAL || w->errhandler == MPI_ERRORS_ABORT)
+        end_job(world);
     rescan = 1;
     /* the others are told of a peer that stopped answering here, or gave up data; not
      * of one that declared this rank lost: that one is well, and tells them about this

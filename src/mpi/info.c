@@ -1,5 +1,8 @@
 /* Info objects (MPI-3.1 chapter 9): ordered sets of (key, value) strings, and the
  * predefined MPI_INFO_ENV, filled at MPI_Init with what MPI-3.1 section 9 lists.
+ * As MPI-4.0 allows, every info call works before MPI_Init and after MPI_Finalize
+ * too (their errors then end the process, there being no communicator to return
+ * them on).
  *
  * An info object is named by 0x5c000000 | index into a table that grows as needed;
  * index 1 is MPI_INFO_ENV, which a program may read but not change or free. Keys
@@ -185,16 +188,11 @@ static int own_argv(char *buf, size_t cap, char **words, int max) {
     return n;
 }
 
-void tw_mpi_info_env_init(int argc, char **argv, int required) {
-    if (table_cap <= ENV_INDEX) { /* no object yet: the table starts here */
-        info_t **t = calloc(64, sizeof *t);
-        if (!t) return;
-        table = t;
-        table_cap = 64;
-        table_len = ENV_INDEX + 1;
-    }
-    if (!table[ENV_INDEX] && !(table[ENV_INDEX] = calloc(1, sizeof(info_t)))) return;
-    info_t *env = table[ENV_INDEX];
+/* Fills an object with the keys of MPI_INFO_ENV (MPI-3.1 section 9, MPI-4.1 section
+ * 11.2.4): the command line (argv, or the process's own when NULL), the job's size
+ * and where it runs (job_size 0: not known, before MPI_Init); thread_level when
+ * known (NULL: not). */
+static void fill_env(info_t *env, int argc, char **argv, int job_size, const char *thread_level) {
     char buf[8192], *words[256];
     if (!argv || argc <= 0) {
         argc = own_argv(buf, sizeof buf, words, 256);
@@ -206,10 +204,12 @@ void tw_mpi_info_env_init(int argc, char **argv, int required) {
     for (int k = 1; k < argc && argv[k] && at < sizeof args - 1; k++)
         at += (size_t)snprintf(args + at, sizeof args - at, "%s%s", k > 1 ? " " : "", argv[k]);
     env_put(env, "argv", args);
-    char num[32];
-    snprintf(num, sizeof num, "%d", tw_mpi.size);
-    env_put(env, "maxprocs", num);
-    env_put(env, "soft", num); /* the one count the job was started with */
+    if (job_size > 0) {
+        char num[32];
+        snprintf(num, sizeof num, "%d", job_size);
+        env_put(env, "maxprocs", num);
+        env_put(env, "soft", num); /* the one count the job was started with */
+    }
     char host[256];
     if (!gethostname(host, sizeof host)) {
         host[sizeof host - 1] = '\0';
@@ -220,7 +220,19 @@ void tw_mpi_info_env_init(int argc, char **argv, int required) {
     char *wdir = getcwd(NULL, 0);
     if (wdir) env_put(env, "wdir", wdir);
     free(wdir);
-    env_put(env, "thread_level", thread_level_name(required));
+    if (thread_level) env_put(env, "thread_level", thread_level);
+}
+
+void tw_mpi_info_env_init(int argc, char **argv, int required) {
+    if (table_cap <= ENV_INDEX) { /* no object yet: the table starts here */
+        info_t **t = calloc(64, sizeof *t);
+        if (!t) return;
+        table = t;
+        table_cap = 64;
+        table_len = ENV_INDEX + 1;
+    }
+    if (!table[ENV_INDEX] && !(table[ENV_INDEX] = calloc(1, sizeof(info_t)))) return;
+    fill_env(table[ENV_INDEX], argc, argv, tw_mpi.size, thread_level_name(required));
 }
 
 /* ---- the calls ---- */
@@ -249,7 +261,6 @@ static int check_key(const char *call, const char *key) {
 }
 
 int MPI_Info_create(MPI_Info *info) {
-    NEED_INIT("MPI_Info_create");
     if (!info) return tw_mpi_error(NULL, "MPI_Info_create", MPI_ERR_ARG, "info is NULL");
     int rc = handle_new(info);
     return rc ? tw_mpi_error(NULL, "MPI_Info_create", rc, NULL) : MPI_SUCCESS;
@@ -257,7 +268,6 @@ int MPI_Info_create(MPI_Info *info) {
 
 int MPI_Info_set(MPI_Info info, const char *key, const char *value) {
     const char *call = "MPI_Info_set";
-    NEED_INIT(call);
     int rc;
     info_t *o = info_of(call, info, 1, &rc);
     if (!o) return rc;
@@ -273,7 +283,6 @@ int MPI_Info_set(MPI_Info info, const char *key, const char *value) {
 
 int MPI_Info_delete(MPI_Info info, const char *key) {
     const char *call = "MPI_Info_delete";
-    NEED_INIT(call);
     int rc;
     info_t *o = info_of(call, info, 1, &rc);
     if (!o) return rc;
@@ -290,7 +299,6 @@ int MPI_Info_delete(MPI_Info info, const char *key) {
 
 int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag) {
     const char *call = "MPI_Info_get";
-    NEED_INIT(call);
     int rc;
     info_t *o = info_of(call, info, 0, &rc);
     if (!o) return rc;
@@ -310,7 +318,6 @@ int MPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int 
 
 int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag) {
     const char *call = "MPI_Info_get_valuelen";
-    NEED_INIT(call);
     int rc;
     info_t *o = info_of(call, info, 0, &rc);
     if (!o) return rc;
@@ -323,7 +330,6 @@ int MPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *fl
 }
 
 int MPI_Info_get_nkeys(MPI_Info info, int *nkeys) {
-    NEED_INIT("MPI_Info_get_nkeys");
     int rc;
     info_t *o = info_of("MPI_Info_get_nkeys", info, 0, &rc);
     if (!o) return rc;
@@ -334,7 +340,6 @@ int MPI_Info_get_nkeys(MPI_Info info, int *nkeys) {
 
 int MPI_Info_get_nthkey(MPI_Info info, int n, char *key) {
     const char *call = "MPI_Info_get_nthkey";
-    NEED_INIT(call);
     int rc;
     info_t *o = info_of(call, info, 0, &rc);
     if (!o) return rc;
@@ -346,7 +351,6 @@ int MPI_Info_get_nthkey(MPI_Info info, int n, char *key) {
 
 int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo) {
     const char *call = "MPI_Info_dup";
-    NEED_INIT(call);
     int rc;
     if (!info_of(call, info, 0, &rc)) return rc;
     if (!newinfo) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "newinfo is NULL");
@@ -363,11 +367,55 @@ int MPI_Info_dup(MPI_Info info, MPI_Info *newinfo) {
 }
 
 int MPI_Info_free(MPI_Info *info) {
-    NEED_INIT("MPI_Info_free");
     if (!info) return tw_mpi_error(NULL, "MPI_Info_free", MPI_ERR_ARG, "info is NULL");
     int rc;
     if (!info_of("MPI_Info_free", *info, 1, &rc)) return rc;
     handle_free(*info);
     *info = MPI_INFO_NULL;
+    return MPI_SUCCESS;
+}
+
+/* ---- MPI-4.0 ---- */
+
+/* An object built as MPI_INFO_ENV is, from argc and argv (NULL: the process's own
+ * command line, as MPI_Init(NULL, NULL) does); callable before MPI_Init, when the
+ * job's size and thread level are not known yet and their keys are left out. */
+int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info) {
+    const char *call = "MPI_Info_create_env";
+    if (!info) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "info is NULL");
+    if (argc < 0) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "negative argc");
+    MPI_Info h;
+    int rc = handle_new(&h);
+    if (rc) return tw_mpi_error(NULL, call, rc, NULL);
+    int initialized = tw_mpi.initialized && !tw_mpi.finalized;
+    fill_env(object_of(h), argc, argv, initialized ? tw_mpi.size : 0,
+             initialized ? thread_level_name(tw_mpi.thread_level) : NULL);
+    *info = h;
+    return MPI_SUCCESS;
+}
+
+/* buflen in: the room at value, the terminator included; out: the value's length
+ * plus one, so a caller learns the room it needs (0 in: nothing written, value may
+ * be NULL). A longer value is cut to buflen - 1 characters. A key not there: flag
+ * 0 and buflen untouched. */
+int MPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag) {
+    const char *call = "MPI_Info_get_string";
+    int rc;
+    info_t *o = info_of(call, info, 0, &rc);
+    if (!o) return rc;
+    if ((rc = check_key(call, key))) return rc;
+    if (!buflen || !flag) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "buflen or flag is NULL");
+    if (*buflen < 0) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "negative buflen");
+    if (*buflen > 0 && !value) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "value is NULL");
+    int k = find(o, key);
+    *flag = k >= 0;
+    if (k < 0) return MPI_SUCCESS;
+    size_t len = strlen(o->values[k]);
+    if (*buflen > 0) {
+        size_t n = len < (size_t)*buflen - 1 ? len : (size_t)*buflen - 1;
+        memcpy(value, o->values[k], n);
+        value[n] = '\0';
+    }
+    *buflen = (int)len + 1;
     return MPI_SUCCESS;
 }

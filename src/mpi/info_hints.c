@@ -5,7 +5,8 @@
  * Only the keys Tollway knows are kept, as bits in a field of the communicator or
  * window (0: every hint at its default); others are ignored and never reported, as
  * is a known key with a value it cannot take. get_info reports every known key with
- * the value in effect. */
+ * the value in effect, as MPI-4.1 asks (the hints the library understood and uses,
+ * those the program set among them), and a hardware-guided split's resource type. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,6 +60,8 @@ int MPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used) {
     int rc = tw_mpi_info_new(&info);
     for (unsigned k = 0; k < COMM_KEYS && !rc; k++)
         rc = tw_mpi_info_put(info, comm_keys[k], c->hints >> k & 1 ? "true" : "false");
+    /* MPI-4.1: a communicator of a hardware-guided split says the type it was split by */
+    if (!rc && c->hw_type) rc = tw_mpi_info_put(info, "mpi_hw_resource_type", c->hw_type);
     if (rc) {
         tw_mpi_info_drop(info);
         return tw_mpi_error(c, "MPI_Comm_get_info", rc, NULL);

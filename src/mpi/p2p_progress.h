@@ -34,7 +34,13 @@ extern int tw_mpi_notify_waiters;
 
 /* Progress hooks: a fixed few, each run in every pass while it is switched on, so a
  * pass with none on pays one test. */
-enum { TW_HOOK_LOST, TW_HOOK_SCHED, TW_MPI_HOOKS }; /* run in this order */
+enum {
+    TW_HOOK_LOST,
+    TW_HOOK_SCHED,
+    TW_HOOK_PAIRS,
+    TW_HOOK_FLUSH,
+    TW_MPI_HOOKS
+}; /* run in this order */
 typedef void tw_mpi_hook_fn(void);
 void tw_mpi_progress_hook(int hook, tw_mpi_hook_fn *fn);
 extern unsigned tw_mpi_hooks_on; /* bit k: hook k runs */

@@ -12,6 +12,7 @@
 #include "mpi/failure.h"
 #include "mpi/p2p.h"
 #include "mpi/proto.h"
+#include "mpi/pt2pt.h"
 #include "mpi/state.h"
 #include "mpi/thread.h"
 #include "mpi/status.h"
@@ -272,27 +273,34 @@ int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
     return rc ? rc : wait_as("MPI_Recv", comm, &r, status);
 }
 
-int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                 MPI_Comm comm, MPI_Status *status) {
-    MPI_Request r[2];
+int tw_mpi_sendrecv_start(const char *call, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                          MPI_Comm comm, MPI_Request r[2]) {
     tw_mpi_comm_t *c;
     tw_mpi_buffer_t bytes;
     /* the send half is checked before the receive starts, so a call that fails
      * consumes no message */
-    int rc = check_call("MPI_Sendrecv", comm, sendbuf, sendcount, sendtype, &c, &bytes);
-    if (!rc) rc = check_send(c, "MPI_Sendrecv", dest, sendtag, &r[1]);
-    if (!rc)
-        rc = recv_common("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm, 0,
-                         &r[0]);
+    int rc = check_call(call, comm, sendbuf, sendcount, sendtype, &c, &bytes);
+    if (!rc) rc = check_send(c, call, dest, sendtag, &r[1]);
+    if (!rc) rc = recv_common(call, recvbuf, recvcount, recvtype, source, recvtag, comm, 0, &r[0]);
     if (rc) return rc;
-    rc = send_common("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm,
-                     TW_SEND_STANDARD, 0, &r[1]);
+    rc = send_common(call, sendbuf, sendcount, sendtype, dest, sendtag, comm, TW_SEND_STANDARD, 0,
+                     &r[1]);
     if (rc) {
         tw_mpi_cancel(r[0]);
         tw_mpi_wait(&r[0], MPI_STATUS_IGNORE);
-        return rc;
     }
+    return rc;
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status) {
+    MPI_Request r[2];
+    int rc = tw_mpi_sendrecv_start("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag,
+                                   recvbuf, recvcount, recvtype, source, recvtag, comm, r);
+    if (rc) return rc;
     int rs = wait_as("MPI_Sendrecv", comm, &r[1], MPI_STATUS_IGNORE);
     int rr = wait_as("MPI_Sendrecv", comm, &r[0], status);
     return rr ? rr : rs;
@@ -405,23 +413,38 @@ int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
     return rc ? tw_mpi_error(c, "MPI_Mrecv", rc, NULL) : MPI_SUCCESS;
 }
 
-int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                         int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+void *tw_mpi_sendrecv_copy(const char *call, void *buf, int count, MPI_Datatype datatype,
+                           MPI_Comm comm, int *bytes, int *rc) {
     tw_mpi_comm_t *c;
     tw_mpi_buffer_t b;
-    int rc = check_call("MPI_Sendrecv_replace", comm, buf, count, datatype, &c, &b);
-    if (rc) return rc;
-    if (b.bytes > INT_MAX) /* the copy leaves as bytes */
-        return tw_mpi_error(c, "MPI_Sendrecv_replace", MPI_ERR_COUNT, "more than INT_MAX bytes");
-    /* the outgoing data leaves from a packed copy, so the reply can land in buf */
+    *rc = check_call(call, comm, buf, count, datatype, &c, &b);
+    if (*rc) return NULL;
+    if (b.bytes > INT_MAX) { /* the copy leaves as bytes */
+        *rc = tw_mpi_error(c, call, MPI_ERR_COUNT, "more than INT_MAX bytes");
+        return NULL;
+    }
     void *copy = malloc(b.bytes ? b.bytes : 1);
-    if (!copy) return tw_mpi_error(c, "MPI_Sendrecv_replace", MPI_ERR_NO_MEM, NULL);
+    if (!copy) {
+        *rc = tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
+        return NULL;
+    }
     if (b.staged)
         tw_mpi_type_pack(buf, count, datatype, copy);
     else if (b.bytes) /* b.at may be NULL when count is 0 */
         memcpy(copy, b.at, b.bytes);
-    rc = MPI_Sendrecv(copy, (int)b.bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
-                      recvtag, comm, status);
+    *bytes = (int)b.bytes;
+    return copy;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+    /* the outgoing data leaves from a packed copy, so the reply can land in buf */
+    int bytes, rc;
+    void *copy =
+        tw_mpi_sendrecv_copy("MPI_Sendrecv_replace", buf, count, datatype, comm, &bytes, &rc);
+    if (!copy) return rc;
+    rc = MPI_Sendrecv(copy, bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source, recvtag,
+                      comm, status);
     free(copy);
     return rc;
 }

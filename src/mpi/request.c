@@ -80,6 +80,20 @@ void tw_mpi_coll_request_done(MPI_Request req, int error) {
     tw_req_done(i);
 }
 
+void tw_mpi_coll_request_done_as_recv(MPI_Request req, int error, const MPI_Status *status) {
+    int i = req & 0xffff;
+    req_t *r = &tw_reqs[i];
+    const tw_mpi_comm_t *c = tw_mpi_comm_of_context(r->context);
+    r->kind = REQ_RECV; /* done: no queue holds it, and its status is a receive's */
+    r->st_source = c ? tw_mpi_world_rank(c, status->MPI_SOURCE) : status->MPI_SOURCE;
+    r->st_tag = status->MPI_TAG;
+    r->st_bytes = (size_t)(uint32_t)status->tw_count_lo | (size_t)(uint32_t)status->tw_count_hi
+                                                              << 32;
+    r->cancelled = (uint8_t)status->tw_cancelled;
+    r->error = error;
+    tw_req_done(i);
+}
+
 /* ---- completion ---- */
 
 static void fill_status(const req_t *r, MPI_Status *status) {

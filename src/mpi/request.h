@@ -213,6 +213,9 @@ tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req);
  * slot in the request pool that completes when tw_mpi_coll_request_done says so. */
 int tw_mpi_coll_request(uint32_t context, MPI_Request *req);
 void tw_mpi_coll_request_done(MPI_Request req, int error);
+/* The same for a request that stands for a receive (MPI_Isendrecv): once done, it
+ * reads as that receive, whose status (source, tag, size) status gives. */
+void tw_mpi_coll_request_done_as_recv(MPI_Request req, int error, const MPI_Status *status);
 
 #pragma GCC visibility pop
 
