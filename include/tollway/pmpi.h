@@ -165,7 +165,7 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
 int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request);
 MPI_Fint PMPI_Info_c2f(MPI_Info info);
 int PMPI_Info_create(MPI_Info *info);
-int PMPI_Info_create_env(int argc, char argv[], MPI_Info *info);
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info);
 int PMPI_Info_delete(MPI_Info info, const char *key);
 int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo);
 MPI_Info PMPI_Info_f2c(MPI_Fint info);

@@ -45,6 +45,13 @@ UNLOCKED = {"MPI_Wtime", "MPI_Wtick", "MPI_Aint_add", "MPI_Aint_diff", "MPI_Init
             "MPI_Finalized", "MPI_Query_thread", "MPI_Is_thread_main", "MPI_Get_version",
             "MPI_Get_library_version", "MPI_Pcontrol"}
 
+# Where the description (pympistandard 0.2.0) writes a parameter otherwise than the
+# standard's document does: (procedure, parameter) -> the document's declaration.
+ERRATA = {
+    # MPI-4.1 section 11.2.1 declares char *argv[]; the description drops the '*'
+    ("MPI_Info_create_env", "argv"): "char *argv[]",
+}
+
 # The MPI-1 calls MPI-3.0 removed, which the description no longer has: libmpi still
 # exports them (as calls of their replacements) for old programs.
 REMOVED_CALLS = [
@@ -169,6 +176,9 @@ def load_model():
     MPI-1 calls."""
     desc = json.load(open(DESCRIPTION))
     every = [Procedure(d) for d in desc["procedures"]]
+    for p in every:
+        for q in p.params:
+            q.decl = ERRATA.get((p.name, q.name), q.decl)
     names = {p.name for p in every}
     not_claimed = read_not_claimed()
     unknown = sorted(set(not_claimed) - names)
