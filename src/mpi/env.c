@@ -20,6 +20,7 @@
 #include "mpi/p2p.h"
 #include "mpi/schedule.h"
 #include "mpi/state.h"
+#include "mpi/pt2pt/partitioned.h"
 #include "mpi/thread.h"
 #include "mpi/win.h"
 
@@ -149,6 +150,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     tw_mpi_bsend_init();
     tw_mpi_sched_init();
     tw_mpi_win_init();
+    tw_mpi_part_init();
     tw_mpi_info_env_init(argc ? *argc : 0, argv ? *argv : NULL, required);
     /* every level is provided; MULTIPLE switches the library's lock on (thread.h) */
     int level = required < MPI_THREAD_SINGLE     ? MPI_THREAD_SINGLE
