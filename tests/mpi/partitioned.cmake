@@ -24,3 +24,11 @@ set_tests_properties(mpi_partitioned_tiny_mailbox PROPERTIES ENVIRONMENT "TW_VEL
 set_tests_properties(mpi_partitioned_pipelined PROPERTIES ENVIRONMENT "TW_RMA_COPY=pipeline")
 set_tests_properties(mpi_partitioned_threads_2 mpi_partitioned_threads_3 mpi_partitioned_threads_udp
                      PROPERTIES LABELS "mp;mpi;thread")
+# rank 1 speaks the native API and forges set-up messages and puts (partitioned_hostile.c)
+add_executable(mpi_partitioned_hostile partitioned_hostile.c)
+target_link_libraries(mpi_partitioned_hostile PRIVATE mpi)
+target_include_directories(mpi_partitioned_hostile PRIVATE ${PROJECT_SOURCE_DIR}/src)
+add_test(NAME mpi_partitioned_hostile COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_partitioned_hostile>)
+add_test(NAME mpi_partitioned_hostile_udp COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_partitioned_hostile>)
+set_tests_properties(mpi_partitioned_hostile mpi_partitioned_hostile_udp PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT})
+set_tests_properties(mpi_partitioned_hostile_udp PROPERTIES ENVIRONMENT "TW_LINK=udp")
