@@ -227,6 +227,10 @@ static void recv_matched(tw_part_t *p, const tw_part_msg_t *m) {
     p->peer_req = m->sreq;
     p->sender_part = m->bytes / m->partitions;
     if (m->bytes != p->bytes) p->broken = MPI_ERR_TRUNCATE;
+    /* a bit per partition of the sender's, known now (once: the match holds) */
+    p->landed_words = words_for((int)m->partitions);
+    p->landed = calloc(p->landed_words, sizeof *p->landed);
+    if (!p->landed && !p->broken) p->broken = MPI_ERR_NO_MEM;
     /* the CLEAR goes even so: the sender learns of the mismatch from it */
     if (control_send(p, TW_PART_CLEAR)) return;
     if (p->broken) round_done(p, p->broken);
@@ -336,6 +340,7 @@ static void on_message(int source, const void *data, size_t len) {
 
 /* A partition of the sender's landed here. */
 static void landed(tw_part_t *p, const tw_notification_t *n) {
+    if (!p->landed) return; /* its round failed at the match */
     tw_part_recv_view_t v = {p->peer, p->region.nla, p->bytes, p->sender_part};
     int64_t q = tw_part_arrival(&v, n);
     if (q < 0) return;
@@ -408,7 +413,7 @@ int tw_mpi_part_start(int i) {
          * count back (it balances itself) */
         p->puts = p->puts_done = 0;
     } else {
-        memset(p->landed, 0, p->landed_words * sizeof *p->landed);
+        if (p->landed) memset(p->landed, 0, p->landed_words * sizeof *p->landed);
         memset(p->arrived, 0, (size_t)p->partitions * sizeof *p->arrived);
         p->landed_bytes = 0;
     }
@@ -519,15 +524,10 @@ static int part_init(const char *call, int send, const void *buf, int partitions
             p->ready = calloc(words, sizeof *p->ready);
             p->issued = calloc(words, sizeof *p->issued);
         } else {
-            /* the sender's partitions are as many as the message's bytes at most, and
-             * TW_PART_MAX at most */
-            size_t most = b.bytes < TW_PART_MAX ? b.bytes : TW_PART_MAX;
-            p->landed_words = words_for((int)(most ? most : 1));
-            p->landed = calloc(p->landed_words, sizeof *p->landed);
             p->arrived = calloc((size_t)partitions, sizeof *p->arrived);
         }
     }
-    if (!p || (send ? !p->ready || !p->issued : !p->landed || !p->arrived)) {
+    if (!p || (send ? !p->ready || !p->issued : !p->arrived)) {
         if (p) {
             free((void *)p->ready);
             free(p->issued);
