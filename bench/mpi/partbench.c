@@ -128,7 +128,8 @@ static double run(int partitioned) {
     return median;
 }
 
-static void usage(void) {
+static void usage(const char *why) {
+    if (rank == 0 && why) fprintf(stderr, "partbench: %s\n", why);
     if (rank == 0)
         fprintf(stderr, "usage: partbench [--mode partitioned|whole|both] [--threads T] "
                         "[--partitions P] [--bytes B] [--compute-us U] [--rounds R] [--csv]\n");
@@ -147,7 +148,7 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--csv"))
             csv = 1;
         else if (!v)
-            usage();
+            usage("an option without its value");
         else if (!strcmp(a, "--mode"))
             mode = argv[++i];
         else if (!strcmp(a, "--threads"))
@@ -161,20 +162,21 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--rounds"))
             rounds = atoi(argv[++i]);
         else
-            usage();
+            usage("an unknown option");
     }
     int want_p = !strcmp(mode, "partitioned") || !strcmp(mode, "both");
     int want_w = !strcmp(mode, "whole") || !strcmp(mode, "both");
-    if ((!want_p && !want_w) || threads < 1 || partitions < 1 || rounds < 1 || bytes < partitions ||
-        bytes % partitions || bytes > 1L << 30 || compute_us < 0)
-        usage();
+    if (!want_p && !want_w) usage("--mode is partitioned, whole or both");
+    if (threads < 1 || threads > 64 || partitions < 1 || rounds < 1 || compute_us < 0)
+        usage("--threads 1 to 64, --partitions and --rounds 1 or more, --compute-us 0 or more");
+    if (bytes < partitions || bytes % partitions || bytes > 1L << 30)
+        usage("--bytes is a multiple of --partitions, up to 1 GiB");
     if (size != 2) die("runs on 2 ranks");
     if (provided < MPI_THREAD_MULTIPLE) die("MPI_THREAD_MULTIPLE is not provided");
     part_bytes = bytes / partitions;
     buf = malloc((size_t)bytes);
     if (!buf) die("out of memory");
     pthread_t th[64];
-    if (threads > 64) die("at most 64 threads");
     if (rank == 0) {
         pthread_barrier_init(&go, NULL, (unsigned)threads + 1);
         pthread_barrier_init(&done, NULL, (unsigned)threads + 1);
