@@ -21,6 +21,7 @@
 #include "mpi/schedule.h"
 #include "mpi/session/runtime.h"
 #include "mpi/state.h"
+#include "mpi/pt2pt/partitioned.h"
 #include "mpi/thread.h"
 #include "mpi/win.h"
 

@@ -16,6 +16,7 @@
 #include "mpi/p2p.h"
 #include "mpi/p2p_progress.h"
 #include "mpi/proto.h"
+#include "mpi/pt2pt/partitioned.h"
 #include "mpi/state.h"
 #include "mpi/wire_check.h"
 
@@ -32,6 +33,7 @@ static tw_mpi_buffered_fn *buffered; /* bsend.c's */
 /* What other units registered (progress.h). */
 static tw_mpi_message_fn *message_handlers[TW_MPI_KINDS];
 static tw_mpi_notification_fn *notification_handler;
+static tw_mpi_notification_fn *part_notification_handler;
 static tw_mpi_message_fn *lost_handler;
 static tw_mpi_hook_fn *hooks[TW_MPI_HOOKS];
 int tw_mpi_notify_waiters;
@@ -47,6 +49,10 @@ void tw_mpi_progress_on_lost(tw_mpi_message_fn *fn) {
 
 void tw_mpi_progress_on_notification(tw_mpi_notification_fn *fn) {
     notification_handler = fn;
+}
+
+void tw_mpi_progress_on_part_notification(tw_mpi_notification_fn *fn) {
+    part_notification_handler = fn;
 }
 
 void tw_mpi_progress_hook(int hook, tw_mpi_hook_fn *fn) {
@@ -169,6 +175,10 @@ static void drain_notifications(void) {
     while (tw_nq_poll(tw_mpi.ep, &n) == TW_OK) {
         if (n.cookie & TW_MPI_COOKIE_HOOKED) { /* another unit's operation (a window's) */
             if (notification_handler) notification_handler(&n);
+            continue;
+        }
+        if (n.cookie & TW_MPI_COOKIE_PART) { /* a partitioned request's put */
+            if (part_notification_handler) part_notification_handler(&n);
             continue;
         }
         int i = tw_mpi_notified_check(&n);
@@ -423,6 +433,7 @@ int tw_mpi_recv_init(void *buf, size_t bytes, int source, int tag, uint32_t cont
 int tw_mpi_start(MPI_Request req) {
     int i = tw_req_index(req);
     if (i <= 0 || !tw_reqs[i].persistent || tw_reqs[i].active) return MPI_ERR_REQUEST;
+    if (tw_reqs[i].kind == REQ_PSEND || tw_reqs[i].kind == REQ_PRECV) return tw_mpi_part_start(i);
     if (tw_reqs[i].kind == REQ_RECV) {
         recv_start(i);
         return MPI_SUCCESS;

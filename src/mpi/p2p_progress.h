@@ -31,6 +31,10 @@ void tw_mpi_progress_on_lost(tw_mpi_message_fn *fn);
 typedef void tw_mpi_notification_fn(const tw_notification_t *n);
 void tw_mpi_progress_on_notification(tw_mpi_notification_fn *fn);
 extern int tw_mpi_notify_waiters;
+/* Notifications whose cookie has this bit set (and not TW_MPI_COOKIE_HOOKED) are the
+ * puts of partitioned requests (pt2pt/partitioned.c); looked for on the same terms. */
+#define TW_MPI_COOKIE_PART ((uint64_t)1 << 62)
+void tw_mpi_progress_on_part_notification(tw_mpi_notification_fn *fn);
 
 /* Progress hooks: a fixed few, each run in every pass while it is switched on, so a
  * pass with none on pays one test. */
@@ -39,6 +43,7 @@ enum {
     TW_HOOK_SCHED,
     TW_HOOK_PAIRS,
     TW_HOOK_FLUSH,
+    TW_HOOK_PART,
     TW_MPI_HOOKS
 }; /* run in this order */
 typedef void tw_mpi_hook_fn(void);

@@ -7,6 +7,7 @@
 #include "mpi/grequest.h"
 #include "mpi/p2p.h"
 #include "mpi/p2p_progress.h"
+#include "mpi/pt2pt/partitioned.h"
 #include "mpi/request.h"
 #include "mpi/state.h"
 #include "mpi/thread.h"
@@ -25,6 +26,7 @@ void tw_req_pool_init(void) {
 }
 
 void tw_req_free(int i) {
+    if (tw_reqs[i].kind == REQ_PSEND || tw_reqs[i].kind == REQ_PRECV) tw_mpi_part_release(i);
     tw_mpi_staged_free(tw_reqs[i].staged);
     tw_reqs[i].staged = NULL;
     tw_reqs[i].kind = REQ_FREE;
@@ -98,7 +100,7 @@ void tw_mpi_coll_request_done_as_recv(MPI_Request req, int error, const MPI_Stat
 
 static void fill_status(const req_t *r, MPI_Status *status) {
     if (!status) return;
-    if (r->kind == REQ_RECV && !r->cancelled)
+    if ((r->kind == REQ_RECV || r->kind == REQ_PRECV) && !r->cancelled)
         tw_req_set_status(status, r->context, r->st_source, r->st_tag, r->st_bytes);
     else
         tw_mpi_status_fill(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);

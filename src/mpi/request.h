@@ -20,8 +20,9 @@
 
 /* REQ_MSG: a message matched by MPI_Improbe, waiting for its MPI_Mrecv; REQ_COLL: a
  * non-blocking collective (or window operation), completed by its owner; REQ_GREQ:
- * a generalized request (grequest.c) */
-enum { REQ_FREE, REQ_SEND, REQ_RECV, REQ_MSG, REQ_COLL, REQ_GREQ };
+ * a generalized request (grequest.c); REQ_PSEND, REQ_PRECV: a partitioned send or
+ * receive (pt2pt/partitioned.c) */
+enum { REQ_FREE, REQ_SEND, REQ_RECV, REQ_MSG, REQ_COLL, REQ_GREQ, REQ_PSEND, REQ_PRECV };
 enum { TW_MAX_REQUESTS = 65535 };
 
 /* The protocol a send or receive runs (chosen by tw_proto_choose for a send; a
@@ -74,7 +75,8 @@ typedef struct req {
     struct tw_mpi_staged *staged;
     /* chunked rendezvous: where in the stream the chunk in flight (or the next) starts */
     size_t chunk_at;
-    int next; /* list link: pending sends, pending gets */
+    struct tw_part *part; /* REQ_PSEND, REQ_PRECV: the partitioned state */
+    int next;             /* list link: pending sends, pending gets */
 } req_t;
 
 extern req_t *tw_reqs; /* slots 1..TW_MAX_REQUESTS; 0 is no request */
@@ -91,8 +93,7 @@ static inline int tw_req_slot(int h, int kind) {
     if (((unsigned)h >> 24) != (unsigned)kind || i == 0 || i > TW_MAX_REQUESTS) return -1;
     if (tw_reqs[i].gen != ((h >> 16) & 0xff)) return -1;
     if (kind == 0x6c ? tw_reqs[i].kind != REQ_MSG
-                     : tw_reqs[i].kind != REQ_SEND && tw_reqs[i].kind != REQ_RECV &&
-                           tw_reqs[i].kind != REQ_COLL && tw_reqs[i].kind != REQ_GREQ)
+                     : tw_reqs[i].kind == REQ_FREE || tw_reqs[i].kind == REQ_MSG)
         return -1;
     return i;
 }

@@ -18,6 +18,7 @@ enum {
     TW_MPI_READY = 4, /* the next chunk of a chunked rendezvous is there: tw_mpi_ready_t */
     TW_MPI_WIN = 5,   /* window synchronisation (win_sync.c) */
     TW_MPI_LOST = 6,  /* a peer this sender found lost: tw_mpi_lost_notice_t (failure.c) */
+    TW_MPI_PART = 7,  /* partitioned communication: pt2pt/partitioned_wire.h */
     TW_MPI_KINDS = 8  /* kinds are below this */
 };
 

@@ -43,7 +43,10 @@ PYMPISTANDARD_VERSION = "0.2.0"
 # Calls cheap and pure enough to need no lock, or that must work without one.
 UNLOCKED = {"MPI_Wtime", "MPI_Wtick", "MPI_Aint_add", "MPI_Aint_diff", "MPI_Initialized",
             "MPI_Finalized", "MPI_Query_thread", "MPI_Is_thread_main", "MPI_Get_version",
-            "MPI_Get_library_version", "MPI_Pcontrol"}
+            "MPI_Get_library_version", "MPI_Pcontrol",
+            # a partition is marked with one atomic OR; the call takes the lock
+            # itself only to put what is marked (src/mpi/pt2pt/partitioned.c)
+            "MPI_Pready", "MPI_Pready_range", "MPI_Pready_list"}
 
 # Where the description (pympistandard 0.2.0) writes a parameter otherwise than the
 # standard's document does: (procedure, parameter) -> the document's declaration.

@@ -22,6 +22,7 @@
 #include "mpi/session/runtime.h"
 #include "mpi/state.h"
 #include "mpi/thread.h"
+#include "mpi/pt2pt/partitioned.h"
 #include "mpi/win.h"
 
 static void release_job(void) {
@@ -38,6 +39,7 @@ static void set_up_once(void) {
     tw_mpi_bsend_init();
     tw_mpi_sched_init();
     tw_mpi_win_init();
+    tw_mpi_part_init();
     if (!tw_ep_keep_job(tw_mpi.ep)) atexit(release_job);
 }
 
