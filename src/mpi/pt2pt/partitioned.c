@@ -15,7 +15,7 @@
  * maps each landed range onto its own partitions for MPI_Parrived.
  *
  * Threads. MPI_Pready and its range and list forms take no library lock to mark a
- * partition (the generator leaves them unlocked, gen_api.py): a partition is a bit set
+ * partition (the generator leaves them unlocked, src/mpi/bindings/gen_bindings.py): a partition is a bit set
  * with one atomic OR, and a count of markings not yet taken in says who puts them.
  * The thread that raises the count from 0 takes the library's lock and puts every
  * marked partition it finds, again while others marked more meanwhile (a combining
