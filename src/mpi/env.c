@@ -101,6 +101,8 @@ static const char *class_names[] = {
     [MPI_T_ERR_PVAR_NO_ATOMIC] = "performance variable cannot be read and reset atomically",
     [MPI_T_ERR_INVALID_NAME] = "tools interface: no variable of that name",
     [MPI_T_ERR_INVALID] = "tools interface: invalid use",
+    [MPI_T_ERR_NOT_SUPPORTED] = "tools interface: not supported",
+    [MPI_T_ERR_NOT_ACCESSIBLE] = "tools interface: not accessible now",
     [MPIX_ERR_PROC_FAILED] = "process failed",
     [MPI_ERR_SESSION] = "invalid session",
 };
