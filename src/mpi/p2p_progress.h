@@ -34,7 +34,8 @@ extern int tw_mpi_notify_waiters;
 
 /* Progress hooks: a fixed few, each run in every pass while it is switched on, so a
  * pass with none on pays one test. */
-enum { TW_HOOK_LOST, TW_HOOK_SCHED, TW_MPI_HOOKS }; /* run in this order */
+/* run in this order; TW_HOOK_EVENTS last: MPI_T callbacks see the pass's work done */
+enum { TW_HOOK_LOST, TW_HOOK_SCHED, TW_HOOK_EVENTS, TW_MPI_HOOKS };
 typedef void tw_mpi_hook_fn(void);
 void tw_mpi_progress_hook(int hook, tw_mpi_hook_fn *fn);
 extern unsigned tw_mpi_hooks_on; /* bit k: hook k runs */
