@@ -10,12 +10,20 @@
  * usage: tools_events               (2 ranks)
  *        tools_events retransmits   (2 ranks over the udp link with packets dropped:
  *                                    the udp_retransmits event counts what the link's
- *                                    counter counts, and something was sent again) */
+ *                                    counter counts, and something was sent again)
+ *        tools_events lost          (2 ranks over the udp link, a short TW_UDP_TIMEOUT:
+ *                                    rank 1 stops itself, rank 0's receive from it fails
+ *                                    and the mpi_peer_lost event names it, with the
+ *                                    receive's error code; prints "tools_events: lost ok") */
 #include <mpi.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "mpi_check.h"
 
@@ -329,15 +337,102 @@ static void retransmits(void) {
     CHECK(MPI_T_event_handle_free(r, NULL, NULL) == MPI_SUCCESS);
 }
 
+/* ---- a peer lost ---- */
+
+/* Generous bounds for a loaded machine: how long rank 0 waits to see rank 1 stop,
+ * and how long rank 1 stays stopped if rank 0 never lets it continue. */
+enum { STOP_SEEN_S = 120, STOP_MAX_S = 600 };
+
+static int lost_count, lost_rank = -1, lost_code, lost_by = -1;
+static void on_lost(MPI_T_event_instance in, MPI_T_event_registration r, MPI_T_cb_safety level,
+                    void *user_data) {
+    (void)r;
+    (void)level;
+    (void)user_data;
+    CHECK(MPI_T_event_read(in, 0, &lost_rank) == MPI_SUCCESS);
+    CHECK(MPI_T_event_read(in, 1, &lost_code) == MPI_SUCCESS);
+    CHECK(MPI_T_event_read(in, 2, &lost_by) == MPI_SUCCESS);
+    lost_count++;
+}
+
+/* Rank 1: stops until rank 0 continues it; a child of its own continues it after
+ * STOP_MAX_S should rank 0 not. */
+static void stop_self(void) {
+    pid_t self = getpid();
+    if (fork() == 0) {
+        fclose(stdout);
+        fclose(stderr);
+        for (int i = 0; i < STOP_MAX_S * 10 && getppid() == self; i++) {
+            struct timespec t = {0, 100000000L};
+            nanosleep(&t, NULL);
+        }
+        if (getppid() == self) kill(self, SIGCONT);
+        _exit(0);
+    }
+    raise(SIGSTOP);
+}
+
+/* Rank 0: waits until process pid is stopped: 1, or 0 after STOP_SEEN_S. */
+static int wait_stopped(pid_t pid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    for (int i = 0; i < STOP_SEEN_S * 100; i++) {
+        FILE *f = fopen(path, "r");
+        char state = 0, line[512];
+        if (f) {
+            if (fgets(line, sizeof line, f)) { /* the state follows the last ')' */
+                char *p = strrchr(line, ')');
+                if (p && p[1] == ' ') state = p[2];
+            }
+            fclose(f);
+        }
+        if (state == 'T' || state == 't') return 1;
+        struct timespec t = {0, 10000000L};
+        nanosleep(&t, NULL);
+    }
+    return 0;
+}
+
+static void lost(void) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_T_event_registration r;
+    CHECK(MPI_T_event_handle_alloc(event_index("mpi_peer_lost"), NULL, MPI_INFO_NULL, &r) ==
+          MPI_SUCCESS);
+    CHECK(MPI_T_event_register_callback(r, MPI_T_CB_REQUIRE_MPI_RESTRICTED, MPI_INFO_NULL, NULL,
+                                        on_lost) == MPI_SUCCESS);
+    int pid = (int)getpid(), pids[2];
+    CHECK(MPI_Allgather(&pid, 1, MPI_INT, pids, 1, MPI_INT, MPI_COMM_WORLD) == MPI_SUCCESS);
+    if (rank == 1) {
+        stop_self(); /* continued: rank 0 declared it lost; nothing more is checked */
+        return;
+    }
+    CHECK(wait_stopped((pid_t)pids[1]));
+    int v, cls = -1;
+    int rc = MPI_Recv(&v, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(rc != MPI_SUCCESS && MPI_Error_class(rc, &cls) == MPI_SUCCESS);
+    CHECK(cls == MPIX_ERR_PROC_FAILED);
+    CHECK(lost_count == 1 && lost_rank == 1 && lost_by == 0 && lost_code == rc);
+    kill((pid_t)pids[1], SIGCONT);
+    CHECK(MPI_T_event_handle_free(r, NULL, NULL) == MPI_SUCCESS);
+    printf("tools_events: lost ok\n");
+    fflush(stdout);
+}
+
 int main(int argc, char **argv) {
     int provided;
     CHECK(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS);
     int lossy = argc > 1 && !strcmp(argv[1], "retransmits");
-    if (!lossy) enumerate();
+    int losing = argc > 1 && !strcmp(argv[1], "lost");
+    if (!lossy && !losing) enumerate();
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size == 2);
+    if (losing) {
+        lost();
+        MPI_Finalize(); /* with a peer lost: its result is not checked */
+        return 0;
+    }
     if (lossy)
         retransmits();
     else
