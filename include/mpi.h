@@ -206,6 +206,8 @@ typedef struct MPI_Status {
 #define MPI_T_ERR_PVAR_NO_ATOMIC    72
 #define MPI_T_ERR_INVALID_NAME      73
 #define MPI_T_ERR_INVALID           74
+#define MPI_T_ERR_NOT_SUPPORTED     80 /* MPI-4 */
+#define MPI_T_ERR_NOT_ACCESSIBLE    81 /* MPI-4 */
 /* A peer process failed (was declared lost): Open MPI's ULFM value. Each lost peer
  * has its own error code of this class, whose MPI_Error_string names it and why. */
 #define MPIX_ERR_PROC_FAILED 75
@@ -535,6 +537,31 @@ typedef struct tw_mpi_t_pvar_session *MPI_T_pvar_session;
 #define MPI_T_PVAR_CLASS_TIMER         248
 #define MPI_T_PVAR_CLASS_GENERIC       249
 
+/* MPI_T events (MPI-4.1 15.3.8) and their sources (15.3.9): docs/mpi.md. An instance
+ * is valid only inside the callback it is handed to. */
+typedef struct tw_mpi_t_event_registration *MPI_T_event_registration;
+typedef struct tw_mpi_t_event_instance *MPI_T_event_instance;
+#define MPI_T_EVENT_REGISTRATION_NULL ((MPI_T_event_registration)0)
+typedef enum MPI_T_cb_safety {
+    MPI_T_CB_REQUIRE_NONE = 0,
+    MPI_T_CB_REQUIRE_MPI_RESTRICTED = 1,
+    MPI_T_CB_REQUIRE_THREAD_SAFE = 2,
+    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 3
+} MPI_T_cb_safety;
+typedef enum MPI_T_source_order {
+    MPI_T_SOURCE_ORDERED = 0,
+    MPI_T_SOURCE_UNORDERED = 1
+} MPI_T_source_order;
+typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance,
+                                     MPI_T_event_registration event_registration,
+                                     MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration,
+                                          MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_dropped_cb_function(MPI_Count count,
+                                             MPI_T_event_registration event_registration,
+                                             int source_index, MPI_T_cb_safety cb_safety,
+                                             void *user_data);
+
 /* end of tools */
 
 /* threads (MPI-3.1 section 12.4) */
@@ -569,7 +596,6 @@ typedef int MPI_Session;
 #define MPI_MAX_STRINGTAG_LEN 256
 typedef void MPI_Session_errhandler_function(MPI_Session *session, int *errorcode, ...);
 /* end of sessions */
-
 
 /* the calls (generated from the MPI Forum's description, src/mpi/bindings), and every
  * call's PMPI_ twin, for tools (the profiling interface) */

@@ -27,6 +27,7 @@
 #include "mpi/p2p_progress.h"
 #include "mpi/proto.h"
 #include "mpi/state.h"
+#include "mpi/tools/events.h"
 
 #include <tollway/settings.h>
 
@@ -147,6 +148,8 @@ static void record(int world, int why, int by) {
     cause[world] = (int8_t)why;
     reporter[world] = by;
     lost[tw_mpi_lost_count++] = world;
+    if (tw_mpi_t_event_wanted(TW_EVENT_PEER_LOST))
+        tw_mpi_t_event_peer_lost(world, tw_mpi_lost_code(world), by);
     /* sends to it leave the fast path, which sends only when nothing is pending to
      * the peer, for the general one, which fails them (its link may still take them:
      * another rank found it lost) */

@@ -15,6 +15,7 @@
 #include "mpi/failure.h"
 #include "mpi/p2p.h"
 #include "mpi/p2p_progress.h"
+#include "mpi/tools/events.h"
 #include "mpi/proto.h"
 #include "mpi/pt2pt/partitioned.h"
 #include "mpi/state.h"
@@ -153,8 +154,11 @@ __attribute__((noinline)) int tw_p2p_arrive(const tw_velo_msg_t *m) {
         deliver(tw_req_of_posted(p), m->source, h.tag, is_rts, &rts, body, len);
         return 1;
     }
-    return tw_match_keep(&tw_p2p.match, m->source, h.tag, h.context, is_rts ? &rts : NULL, body,
-                         len) != NULL;
+    if (!tw_match_keep(&tw_p2p.match, m->source, h.tag, h.context, is_rts ? &rts : NULL, body, len))
+        return 0;
+    if (tw_mpi_t_event_wanted(TW_EVENT_UNEXPECTED))
+        tw_mpi_t_event_unexpected(m->source, h.tag, is_rts ? (size_t)rts.size : len, h.context);
+    return 1;
 }
 
 static void drain_mailbox(void) {

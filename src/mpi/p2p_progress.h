@@ -38,14 +38,16 @@ void tw_mpi_progress_on_part_notification(tw_mpi_notification_fn *fn);
 
 /* Progress hooks: a fixed few, each run in every pass while it is switched on, so a
  * pass with none on pays one test. */
+/* run in this order; TW_HOOK_EVENTS last: MPI_T callbacks see the pass's work done */
 enum {
     TW_HOOK_LOST,
     TW_HOOK_SCHED,
     TW_HOOK_PAIRS,
     TW_HOOK_FLUSH,
     TW_HOOK_PART,
+    TW_HOOK_EVENTS,
     TW_MPI_HOOKS
-}; /* run in this order */
+};
 typedef void tw_mpi_hook_fn(void);
 void tw_mpi_progress_hook(int hook, tw_mpi_hook_fn *fn);
 extern unsigned tw_mpi_hooks_on; /* bit k: hook k runs */

@@ -10,6 +10,7 @@
 #include "mpi/failure.h"
 #include "mpi/proto.h"
 #include "mpi/state.h"
+#include "mpi/tools/events.h"
 #include "mpi/wire_check.h"
 
 static unsigned char sync_dummy; /* what a zero-byte synchronous send registers */
@@ -28,6 +29,8 @@ int tw_proto_rndv_setup(int i) {
     r->parts = (uint8_t)(1 + cts);
     tw_p2p.rendezvous += r->parts;
     tw_p2p.rndv_sends++;
+    if (tw_mpi_t_event_wanted(TW_EVENT_RNDV_BEGIN))
+        tw_mpi_t_event_rndv_begin(r->peer, r->tag, r->bytes, r->context, r->proto);
     return MPI_SUCCESS;
 }
 

@@ -41,6 +41,7 @@
 #include "mpi/proto.h"
 #include "mpi/state.h"
 #include "mpi/tools.h"
+#include "mpi/tools/events.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int refs; /* MPI_T_init_thread calls not yet finalized */
@@ -48,7 +49,7 @@ static int refs; /* MPI_T_init_thread calls not yet finalized */
 /* Strings out, as MPICH does: with no buffer (NULL or *len 0) *len becomes the length
  * the string needs, its terminator included; otherwise the string is copied, cut to
  * *len - 1 characters, and *len becomes the length copied plus one. */
-static void put_string(const char *src, char *dst, int *len) {
+void tw_mpi_t_put_string(const char *src, char *dst, int *len) {
     if (!len) return;
     size_t n = strlen(src);
     if (!dst || *len <= 0) {
@@ -59,6 +60,19 @@ static void put_string(const char *src, char *dst, int *len) {
     memcpy(dst, src, n);
     dst[n] = '\0';
     *len = (int)n + 1;
+}
+
+#define put_string tw_mpi_t_put_string
+
+int tw_mpi_t_lock(void) {
+    pthread_mutex_lock(&lock);
+    if (refs) return MPI_SUCCESS;
+    pthread_mutex_unlock(&lock);
+    return MPI_T_ERR_NOT_INITIALIZED;
+}
+
+void tw_mpi_t_unlock(void) {
+    pthread_mutex_unlock(&lock);
 }
 
 /* ---- control variables: the settings ---- */
@@ -184,6 +198,7 @@ enum {
     CAT_ATU,
     CAT_UDP,
     CAT_MPI_P2P,
+    CAT_EVENTS,
     CAT_COUNT
 };
 
@@ -396,6 +411,8 @@ static const struct {
     [CAT_ATU] = {"atu", "memory registration and address translation"},
     [CAT_UDP] = {"udp", "the udp link to other nodes (0 in a job on one node)"},
     [CAT_MPI_P2P] = {"mpi_p2p", "MPI point-to-point matching queues"},
+    [CAT_EVENTS] = {"events", "the event types (MPI_T_event_get_info): matching, protocols, "
+                              "lost peers, the udp link"},
 };
 
 /* The members of category c of each kind, written to out (up to len of them);
@@ -415,9 +432,15 @@ static int cat_members(int c, int kind, int len, int *out) {
                 if (n < len) out[n] = i;
                 n++;
             }
+    } else if (kind == 3) { /* events */
+        if (c == CAT_EVENTS)
+            for (int i = 0; i < tw_mpi_t_event_count(); i++) {
+                if (n < len) out[n] = i;
+                n++;
+            }
     } else { /* subcategories */
         int first = c == CAT_SETTINGS ? CAT_SETTINGS_LAYER : c == CAT_COUNTERS ? CAT_VELO : 0;
-        int end = c == CAT_SETTINGS ? CAT_COUNTERS : c == CAT_COUNTERS ? CAT_COUNT : 0;
+        int end = c == CAT_SETTINGS ? CAT_COUNTERS : c == CAT_COUNTERS ? CAT_EVENTS : 0;
         for (int i = first; i < end; i++) {
             if (n < len) out[n] = i;
             n++;
@@ -456,6 +479,7 @@ int MPI_T_init_thread(int required, int *provided) {
 int MPI_T_finalize(void) {
     ENTER();
     if (--refs == 0) { /* every handle and session becomes invalid */
+        tw_mpi_t_events_release();
         while (cvar_handles) {
             struct tw_mpi_t_cvar_handle *c = cvar_handles;
             cvar_handles = c->next;
@@ -849,6 +873,18 @@ int MPI_T_category_get_pvars(int cat_index, int len, int indices[]) {
 
 int MPI_T_category_get_categories(int cat_index, int len, int indices[]) {
     return category_list(cat_index, len, indices, 2);
+}
+
+int MPI_T_category_get_num_events(int cat_index, int *num_events) {
+    ENTER();
+    if (cat_index < 0 || cat_index >= CAT_COUNT) LEAVE(MPI_T_ERR_INVALID_INDEX);
+    if (!num_events) LEAVE(MPI_T_ERR_INVALID);
+    *num_events = cat_members(cat_index, 3, 0, NULL);
+    LEAVE(MPI_SUCCESS);
+}
+
+int MPI_T_category_get_events(int cat_index, int len, int indices[]) {
+    return category_list(cat_index, len, indices, 3);
 }
 
 int MPI_T_category_changed(int *stamp) {

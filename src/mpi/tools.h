@@ -13,6 +13,14 @@ int tw_mpi_t_choice(tw_setting_id_t id);
  * stands while it stays the same. */
 extern unsigned tw_mpi_t_choice_writes;
 
+/* For the other files of MPI_T (tools/): takes the interface's lock and answers
+ * MPI_SUCCESS, or MPI_T_ERR_NOT_INITIALIZED without the lock when no MPI_T_init_thread
+ * is in effect. */
+int tw_mpi_t_lock(void);
+void tw_mpi_t_unlock(void);
+/* A string out, as every MPI_T call hands them out (tools.c). */
+void tw_mpi_t_put_string(const char *src, char *dst, int *len);
+
 #pragma GCC visibility pop
 
 #endif

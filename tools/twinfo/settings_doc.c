@@ -81,5 +81,10 @@ void settings_markdown(void) {
            "without changing the counter itself. `mpi_posted_recvq_length`,\n"
            "`mpi_unexpected_recvq_length` and `mpi_unexpected_recvq_bytes` (category `mpi_p2p`)\n"
            "are continuous, read-only `MPI_T_PVAR_CLASS_LEVEL`. Before `MPI_Init` all read 0;\n"
-           "after `MPI_Finalize` a counter keeps the value last read and a level reads 0.\n");
+           "after `MPI_Finalize` a counter keeps the value last read and a level reads 0.\n"
+           "\n"
+           "The events (MPI-4.1 `MPI_T_event_*`, category `events`) are\n"
+           "`mpi_unexpected_message`, `mpi_rendezvous_begin`, `mpi_peer_lost` and\n"
+           "`udp_retransmits`; their elements, their clock source and when their callbacks\n"
+           "run: [mpi.md](mpi.md#mpi_t-events).\n");
 }
