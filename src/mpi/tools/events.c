@@ -284,7 +284,11 @@ static void raise_instance(struct tw_mpi_t_event_instance *in, uint32_t slot) {
     for (int i = 0; i < n; i++) release(gone[i]);
 }
 
+/* Only a communicator's point-to-point context (even) is the user's traffic: the
+ * messages a collective exchanges on the odd one are the library's, and would show
+ * as sends the program never made. */
 void tw_mpi_t_event_unexpected(int source, int tag, size_t bytes, uint32_t context) {
+    if (context & 1) return;
     struct tw_mpi_t_event_instance in = {.event = TW_EVENT_UNEXPECTED};
     const tw_mpi_comm_t *c = tw_mpi_comm_of_context(context);
     unexpected_t e = {c ? tw_mpi_comm_rank_of(c, source) : source, tag, (int64_t)bytes, context};
@@ -293,6 +297,7 @@ void tw_mpi_t_event_unexpected(int source, int tag, size_t bytes, uint32_t conte
 }
 
 void tw_mpi_t_event_rndv_begin(int dest, int tag, size_t bytes, uint32_t context, int proto) {
+    if (context & 1) return; /* a collective's own message, as above */
     struct tw_mpi_t_event_instance in = {.event = TW_EVENT_RNDV_BEGIN};
     const tw_mpi_comm_t *c = tw_mpi_comm_of_context(context);
     int variant = proto == TW_PROTO_RNDV_CHUNKED ? 1
