@@ -6,6 +6,7 @@
  *   session_world  a session, then MPI_Init ... MPI_Finalize, then a session again
  *   world_session  MPI_Init ... MPI_Finalize, then a session
  *   around         MPI_Init, a session inside, MPI_Finalize with the session open
+ *                  a buffer attached to a session serves its communicators' Bsend
  *   errors         error handlers on sessions and on session-made communicators, bad
  *                  arguments, finalize with a communicator not freed */
 #include <mpi.h>
@@ -137,6 +138,35 @@ static void intercomm(MPI_Session s) {
     MPI_Group_free(&world);
 }
 
+/* A buffer attached to session s serves the buffered sends of its communicator c
+ * (a ring shift), and goes with detach once they are delivered. */
+static void session_buffer(MPI_Session s, MPI_Comm c) {
+    int rank, size, packed;
+    MPI_Comm_rank(c, &rank);
+    MPI_Comm_size(c, &size);
+    MPI_Pack_size(4, MPI_INT, c, &packed);
+    int bytes = 3 * (packed + MPI_BSEND_OVERHEAD);
+    char *mem = malloc((size_t)bytes);
+    CHECK(MPI_Session_attach_buffer(s, mem, bytes) == MPI_SUCCESS, "session attach");
+    CHECK(MPI_Session_attach_buffer(s, mem, bytes) == MPI_ERR_BUFFER, "second attach refused");
+    int out[4] = {rank, rank + 1, rank + 2, rank + 3}, in[4] = {0};
+    int to = (rank + 1) % size, from = (rank + size - 1) % size;
+    CHECK(MPI_Bsend(out, 4, MPI_INT, to, 11, c) == MPI_SUCCESS, "bsend on a session communicator");
+    CHECK(MPI_Session_flush_buffer(s) == MPI_SUCCESS, "flush");
+    MPI_Recv(in, 4, MPI_INT, from, 11, c, MPI_STATUS_IGNORE);
+    CHECK(in[0] == from && in[3] == from + 3, "bsend data %d %d", in[0], in[3]);
+    MPI_Request r;
+    CHECK(MPI_Session_iflush_buffer(s, &r) == MPI_SUCCESS &&
+              MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS,
+          "iflush");
+    void *back = NULL;
+    int back_size = 0;
+    CHECK(MPI_Session_detach_buffer(s, &back, &back_size) == MPI_SUCCESS && back == mem &&
+              back_size == bytes,
+          "detach gives the buffer back");
+    free(mem);
+}
+
 static void alone(void) {
     int flag = 1;
     MPI_Initialized(&flag);
@@ -170,6 +200,7 @@ static void alone(void) {
     MPI_Comm_dup(cb, &dup);
     exercise(dup, 7);
     intercomm(a);
+    session_buffer(b, cb);
     MPI_Comm_free(&half);
     MPI_Comm_free(&dup);
     MPI_Comm_free(&c1);

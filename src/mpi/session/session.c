@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mpi/bsend.h"
 #include "mpi/comm.h"
 #include "mpi/errhandler.h"
 #include "mpi/error.h"
@@ -24,7 +25,8 @@ enum { SESSIONS_MAX = 1024, SESSION_KIND = 0x74 };
 typedef struct session {
     int open;
     MPI_Errhandler eh;
-    int thread_level; /* asked for in MPI_Session_init's info ("thread_level") */
+    int thread_level;      /* asked for in MPI_Session_init's info ("thread_level") */
+    tw_mpi_bbuf_t *buffer; /* for the buffered sends of its communicators; NULL: none */
 } session_t;
 
 static session_t sessions[SESSIONS_MAX];
@@ -77,6 +79,13 @@ static int level_of(MPI_Info info) {
     return -1;
 }
 
+/* The buffer of the session a communicator context derives from (bsend.c asks). */
+static tw_mpi_bbuf_t *buffer_of_context(uint32_t context) {
+    const tw_mpi_comm_t *c = tw_mpi_comm_of_context(context);
+    return c && c->session > 0 && c->session <= SESSIONS_MAX ? sessions[c->session - 1].buffer
+                                                             : NULL;
+}
+
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) {
     const char *call = "MPI_Session_init";
     if (!tw_mpi_eh_settable(errhandler, TW_EH_SESSION))
@@ -103,7 +112,8 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *sess
         return tw_mpi_session_error(MPI_SESSION_NULL, errhandler, call, MPI_ERR_OTHER,
                                     "the communication state could not start");
     tw_mpi_eh_ref(errhandler); /* the session holds it */
-    sessions[i] = (session_t){1, errhandler, level};
+    sessions[i] = (session_t){1, errhandler, level, NULL};
+    tw_mpi_bbuf_of_session = buffer_of_context;
     *session = (MPI_Session)(SESSION_KIND << 24 | i);
     return MPI_SUCCESS;
 }
@@ -124,6 +134,7 @@ int MPI_Session_finalize(MPI_Session *session) {
             return tw_mpi_session_error(*session, MPI_ERRORS_ARE_FATAL, call, MPI_ERR_SESSION, why);
         }
     }
+    tw_mpi_bbuf_release(&s->buffer); /* its buffered sends delivered first */
     MPI_Errhandler eh = s->eh;
     *s = (session_t){0};
     MPI_Errhandler_free(&eh); /* the session's hold */
@@ -290,4 +301,46 @@ MPI_Fint MPI_Session_c2f(MPI_Session session) {
 
 MPI_Session MPI_Session_f2c(MPI_Fint session) {
     return (MPI_Session)session;
+}
+
+/* ---- a buffer for the buffered sends of the session's communicators (MPI-4.1 3.6) ---- */
+
+/* Errors of the buffer unit come back as classes (its handler returns them) and go
+ * to the session's handler here. */
+static tw_mpi_comm_t returning = {.errhandler = MPI_ERRORS_RETURN};
+
+int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) {
+    const char *call = "MPI_Session_attach_buffer";
+    int rc;
+    session_t *s = running(session, call, &rc);
+    if (!s) return rc;
+    rc = tw_mpi_bbuf_attach(&s->buffer, buffer, size, &returning, call);
+    return rc ? tw_mpi_session_error(session, 0, call, rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size) {
+    const char *call = "MPI_Session_detach_buffer";
+    int rc;
+    session_t *s = running(session, call, &rc);
+    if (!s) return rc;
+    rc = tw_mpi_bbuf_detach(&s->buffer, buffer_addr, size, &returning, call);
+    return rc ? tw_mpi_session_error(session, 0, call, rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Session_flush_buffer(MPI_Session session) {
+    int rc;
+    session_t *s = running(session, "MPI_Session_flush_buffer", &rc);
+    if (s) tw_mpi_bbuf_flush(s->buffer);
+    return rc;
+}
+
+int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request) {
+    const char *call = "MPI_Session_iflush_buffer";
+    int rc;
+    session_t *s = running(session, call, &rc);
+    if (!s) return rc;
+    if (!request) return tw_mpi_session_error(session, 0, call, MPI_ERR_REQUEST, "request is NULL");
+    /* the request's errors (none can arise) would go to MPI_COMM_SELF's handler */
+    rc = tw_mpi_bbuf_iflush(s->buffer, tw_mpi_comm_get(MPI_COMM_SELF)->context, request);
+    return rc ? tw_mpi_session_error(session, 0, call, rc, NULL) : MPI_SUCCESS;
 }
