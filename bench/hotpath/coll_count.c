@@ -1,8 +1,10 @@
 /* Instructions of the smallest blocking collectives on MPI_COMM_WORLD, counted by
  * callgrind: N calls of one of Barrier, an 8-byte Bcast from rank 0, an Allreduce or
- * a Reduce to rank 0 of one double. The calls are collected alone, after a warm-up of
- * each, and dumped under the collective's name; coll_instructions.sh takes the wait
- * out. Run under twrun -n 2 with valgrind --tool=callgrind --collect-atstart=no. */
+ * a Reduce to rank 0 of one double; or (pbarrier, pbcast, pallreduce) the MPI_Start
+ * and MPI_Wait of the same as a persistent collective made once before. The calls
+ * are collected alone, after a warm-up of each, and dumped under the collective's
+ * name; coll_instructions.sh takes the wait out. Run under twrun -n 2 with valgrind
+ * --tool=callgrind --collect-atstart=no. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,11 @@ static void call_allreduce(void) {
 static void call_reduce(void) {
     MPI_Reduce(&in, &out, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 }
+static MPI_Request persistent = MPI_REQUEST_NULL;
+static void call_persistent(void) {
+    MPI_Start(&persistent);
+    MPI_Wait(&persistent, MPI_STATUS_IGNORE);
+}
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
@@ -30,22 +37,31 @@ int main(int argc, char **argv) {
     const struct {
         const char *name;
         void (*call)(void);
-    } known[] = {{"barrier", call_barrier},
-                 {"bcast", call_bcast},
-                 {"allreduce", call_allreduce},
-                 {"reduce", call_reduce}};
+    } known[] = {{"barrier", call_barrier},      {"bcast", call_bcast},
+                 {"allreduce", call_allreduce},  {"reduce", call_reduce},
+                 {"pbarrier", call_persistent},  {"pbcast", call_persistent},
+                 {"pallreduce", call_persistent}};
     void (*call)(void) = NULL;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (!strcmp(what, known[i].name)) call = known[i].call;
     if (!call || n < 1) {
-        fprintf(stderr, "usage: twrun -n 2 coll_count barrier|bcast|allreduce|reduce N\n");
+        fprintf(stderr, "usage: twrun -n 2 coll_count "
+                        "barrier|bcast|allreduce|reduce|pbarrier|pbcast|pallreduce N\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    if (!strcmp(what, "pbarrier"))
+        MPI_Barrier_init(MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
+    else if (!strcmp(what, "pbcast"))
+        MPI_Bcast_init(&in, 8, MPI_BYTE, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &persistent);
+    else if (!strcmp(what, "pallreduce"))
+        MPI_Allreduce_init(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                           &persistent);
     for (int i = 0; i < 100; i++) call(); /* first contact, set-up, code */
     CALLGRIND_TOGGLE_COLLECT;
     for (int i = 0; i < n; i++) call();
     CALLGRIND_TOGGLE_COLLECT;
     CALLGRIND_DUMP_STATS_AT(what);
+    if (persistent != MPI_REQUEST_NULL) MPI_Request_free(&persistent);
     MPI_Finalize();
     return 0;
 }
