@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "mpi/coll.h"
+#include "mpi/coll/persistent.h"
 #include "mpi/coll_tuning.h"
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
@@ -272,6 +273,7 @@ static void segmented_run(tw_sched_t *s, const segmented_t *g, MPI_Count count, 
         return;
     }
     k->mark = tw_sched_mark(s);
+    tw_sched_snapshot(s, k, sizeof *k); /* next_segment counts in it */
     next_segment(s, k);
 }
 
@@ -290,7 +292,7 @@ static const void *packed_in(tw_sched_t *s, const void *buf, MPI_Count count, MP
                              const tw_mpi_type_layout_t *l) {
     if (l->contiguous) return (const char *)buf + l->lb;
     void *p = tw_sched_scratch(s, (size_t)count * (size_t)l->size);
-    if (p) tw_mpi_type_pack(buf, count, type, p);
+    if (p) tw_sched_pack(s, buf, count, type, p);
     return p;
 }
 
@@ -307,7 +309,7 @@ static void *packed_out(tw_sched_t *s, void *buf, MPI_Count count, MPI_Datatype 
     *o = (out_t){NULL, buf, count, type};
     if (l->contiguous) return (char *)buf + l->lb;
     o->packed = tw_sched_scratch(s, (size_t)count * (size_t)l->size);
-    if (o->packed && load) tw_mpi_type_pack(buf, count, type, o->packed);
+    if (o->packed && load) tw_sched_pack(s, buf, count, type, o->packed);
     return o->packed;
 }
 
@@ -389,8 +391,8 @@ static int view_make(tw_sched_t *s, const vspec_t *v, int load, int typed_ok, vi
                 tw_mpi_type_layout_t l;
                 tw_mpi_type_layout_held(type_of(v, i), &l);
                 MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
-                tw_mpi_type_pack((char *)v->buf + at, v->counts[i], type_of(v, i),
-                                 w->base + w->offs[i]);
+                tw_sched_pack(s, (char *)v->buf + at, v->counts[i], type_of(v, i),
+                              w->base + w->offs[i]);
             }
         }
     }
@@ -431,20 +433,26 @@ static tw_sched_block_t *one_block(tw_sched_t *s, const void *buf, MPI_Count cou
 
 /* ---- schedules ---- */
 
-/* The schedule of a call: on the stack when blocking, allocated when not. */
-static tw_sched_t *begin(tw_mpi_comm_t *c, MPI_Request *req, tw_sched_t *stack) {
+/* The schedule of a call: on the stack when blocking, allocated when not; a
+ * persistent one (nb TW_COLL_PERSISTENT) is kept for its starts. */
+static tw_sched_t *begin(tw_mpi_comm_t *c, MPI_Request *req, int nb, tw_sched_t *stack) {
     if (!req) {
         tw_sched_init(stack, c, tw_mpi_coll_tag(c));
         return stack;
     }
     tw_sched_t *s = tw_sched_new(c);
-    if (!s) tw_mpi_nbc_tag(c); /* the members still agree on the tags that follow */
+    if (!s)
+        tw_mpi_nbc_tag(c); /* the members still agree on the tags that follow */
+    else
+        s->keep = nb == TW_COLL_PERSISTENT;
     return s;
 }
 
-static int end(const char *call, tw_mpi_comm_t *c, tw_sched_t *s, MPI_Request *req) {
+static int end(const char *call, tw_mpi_comm_t *c, tw_sched_t *s, MPI_Request *req, int nb) {
     if (!s) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
-    int rc = req ? tw_sched_start(s, req) : tw_sched_run(s);
+    int rc = nb == TW_COLL_PERSISTENT ? tw_coll_persistent_make(s, req)
+             : req                    ? tw_sched_start(s, req)
+                                      : tw_sched_run(s);
     return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
 }
 
@@ -535,23 +543,23 @@ static int check_not_in_place(tw_mpi_comm_t *c, const char *call, const void *bu
     return MPI_SUCCESS;
 }
 
-static int barrier(const char *call, MPI_Comm comm, MPI_Request *req, int nb) {
+int tw_coll_call_barrier(const char *call, MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     int rc = check_comm(call, comm, nb, req, &c);
     if (rc) return rc;
     if (!nb && !c->inter && tw_coll_tuned_shm(TW_COLL_KIND_BARRIER, c->size, 0) &&
         (tw_coll_shm_barrier(c, &rc) || rc))
         return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
-    tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_t stack, *s = begin(c, req, nb, &stack);
     if (s && c->inter)
         tw_coll_inter_barrier(s);
     else if (s)
         tw_coll_barrier(s);
-    return end(call, c, s, req);
+    return end(call, c, s, req, nb);
 }
 
-static int bcast(const char *call, void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-                 MPI_Request *req, int nb) {
+int tw_coll_call_bcast(const char *call, void *buf, int count, MPI_Datatype type, int root,
+                       MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t l;
     int rc = check_comm(call, comm, nb, req, &c);
@@ -569,7 +577,7 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype type, int 
         flat_end(&f, done && !rc && !am_root, count);
         if (done || rc) return shm_end(c, call, rc);
     }
-    tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_t stack, *s = begin(c, req, nb, &stack);
     /* a non-blocking call holds what its steps name: the program may free it */
     tw_sched_hold_type(s, type);
     if (s && !takes_no_part(c, root)) {
@@ -583,7 +591,7 @@ static int bcast(const char *call, void *buf, int count, MPI_Datatype type, int 
         g.red.item = 1;
         segmented_run(s, &g, count, type, &l);
     }
-    return end(call, c, s, req);
+    return end(call, c, s, req, nb);
 }
 
 /* The reductions' shared checks: the data, the op, MPI_IN_PLACE as the send buffer
@@ -606,8 +614,9 @@ static int check_reduction(tw_mpi_comm_t *c, const char *call, const void *sendb
     return rc;
 }
 
-static int reduce(const char *call, const void *sendbuf, void *recvbuf, int count,
-                  MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, MPI_Request *req, int nb) {
+int tw_coll_call_reduce(const char *call, const void *sendbuf, void *recvbuf, int count,
+                        MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, MPI_Request *req,
+                        int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t l;
     int rc = check_comm(call, comm, nb, req, &c);
@@ -633,7 +642,7 @@ static int reduce(const char *call, const void *sendbuf, void *recvbuf, int coun
         if (bad) return shm_give_up(c, call);
         if (done || rc) return shm_end(c, call, rc);
     }
-    tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_t stack, *s = begin(c, req, nb, &stack);
     tw_sched_hold_type(s, type);
     tw_sched_hold_op(s, op);
     if (s && count && !takes_no_part(c, root)) {
@@ -646,26 +655,23 @@ static int reduce(const char *call, const void *sendbuf, void *recvbuf, int coun
         g.red = segment_red(op, type, &l);
         segmented_run(s, &g, count, type, &l);
     }
-    return end(call, c, s, req);
+    return end(call, c, s, req, nb);
 }
 
-/* Allreduce, scan and exscan: every rank's send and receive buffers count. */
-typedef enum { ALLREDUCE, SCAN, EXSCAN } everyone_t;
-
-static int reduce_everyone(const char *call, everyone_t kind, const void *sendbuf, void *recvbuf,
-                           int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *req,
-                           int nb) {
+int tw_coll_call_reduce_everyone(const char *call, tw_coll_everyone_t kind, const void *sendbuf,
+                                 void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                                 MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t l;
     int rc = check_comm(call, comm, nb, req, &c);
-    if (!rc && c->inter && kind != ALLREDUCE) /* scans are not defined there */
+    if (!rc && c->inter && kind != TW_COLL_ALLREDUCE) /* scans are not defined there */
         return tw_mpi_error(c, call, MPI_ERR_COMM, "a scan on an intercommunicator");
     if (!rc) rc = check_reduction(c, call, sendbuf, recvbuf, count, type, op, 1, 1, 1, &l);
     if (rc) return rc;
     size_t bytes = (size_t)count * (size_t)l.size;
     if (!nb && !c->inter && count &&
-        tw_coll_tuned_shm(kind == ALLREDUCE ? TW_COLL_KIND_ALLREDUCE : TW_COLL_KIND_SCAN, c->size,
-                          bytes)) {
+        tw_coll_tuned_shm(kind == TW_COLL_ALLREDUCE ? TW_COLL_KIND_ALLREDUCE : TW_COLL_KIND_SCAN,
+                          c->size, bytes)) {
         int in_place = sendbuf == MPI_IN_PLACE;
         flat_t fi, fo;
         flat_none(&fi);
@@ -673,30 +679,30 @@ static int reduce_everyone(const char *call, everyone_t kind, const void *sendbu
         int bad = flat_begin(&fo, recvbuf, count, type, &l, in_place);
         if (!bad && !in_place) bad = flat_begin(&fi, sendbuf, count, type, &l, 1);
         const void *in = in_place ? fo.at : fi.at;
-        int done = !bad &&
-                   (kind == ALLREDUCE
-                        ? tw_coll_shm_reduce(c, in, fo.at, (size_t)count, &red, -1, &rc)
-                        : tw_coll_shm_scan(c, in, fo.at, (size_t)count, &red, kind == EXSCAN, &rc));
+        int done = !bad && (kind == TW_COLL_ALLREDUCE
+                                ? tw_coll_shm_reduce(c, in, fo.at, (size_t)count, &red, -1, &rc)
+                                : tw_coll_shm_scan(c, in, fo.at, (size_t)count, &red,
+                                                   kind == TW_COLL_EXSCAN, &rc));
         flat_end(&fi, 0, 0);
         /* rank 0's exscan result: none, the buffer stays as it was */
-        flat_end(&fo, done && !rc && (kind != EXSCAN || c->rank), count);
+        flat_end(&fo, done && !rc && (kind != TW_COLL_EXSCAN || c->rank), count);
         if (bad) return shm_give_up(c, call);
         if (done || rc) return shm_end(c, call, rc);
     }
-    tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_t stack, *s = begin(c, req, nb, &stack);
     tw_sched_hold_type(s, type);
     tw_sched_hold_op(s, op);
     if (s && count) {
         static const seg_kind_t kinds[] = {SEG_ALLREDUCE, SEG_SCAN, SEG_EXSCAN};
         segmented_t g = {.kind = kinds[kind], .gives = 1, .takes = 1};
         g.in_place = g.load_out = sendbuf == MPI_IN_PLACE;
-        g.unpack_out = kind != EXSCAN || c->rank; /* rank 0's exscan result: none */
+        g.unpack_out = kind != TW_COLL_EXSCAN || c->rank; /* rank 0's exscan result: none */
         g.in.buf = (void *)(uintptr_t)sendbuf;
         g.out.buf = recvbuf;
         g.red = segment_red(op, type, &l);
         segmented_run(s, &g, count, type, &l);
     }
-    return end(call, c, s, req);
+    return end(call, c, s, req, nb);
 }
 
 /* A large non-contiguous reduce-scatter as p reductions, one after the other: block
@@ -747,13 +753,14 @@ static void reduce_scatter_blocks(tw_sched_t *s, const void *sendbuf, void *recv
     b->g.out.buf = recvbuf;
     b->g.out.count = recvcounts ? recvcounts[s->comm->rank] : block;
     b->mark = tw_sched_mark(s);
+    tw_sched_snapshot(s, b, sizeof *b);
     next_block(s, b);
 }
 
 /* recvcounts NULL: every block is block items (MPI_Reduce_scatter_block). */
-static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
-                          const int *recvcounts, int block, MPI_Datatype type, MPI_Op op,
-                          MPI_Comm comm, MPI_Request *req, int nb) {
+int tw_coll_call_reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
+                                const int *recvcounts, int block, MPI_Datatype type, MPI_Op op,
+                                MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t l;
     int rc = check_comm(call, comm, nb, req, &c);
@@ -790,7 +797,7 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
         if (bad) return shm_give_up(c, call);
         if (done || rc) return shm_end(c, call, rc);
     }
-    tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_t stack, *s = begin(c, req, nb, &stack);
     tw_sched_hold_type(s, type);
     tw_sched_hold_op(s, op);
     /* the datatype is the same on every rank (MPI's rule for reductions), so all
@@ -828,7 +835,7 @@ static int reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
         }
         unpack_out(s, &o);
     }
-    return end(call, c, s, req);
+    return end(call, c, s, req, nb);
 }
 
 /* Uniform blocks as a v call: count items at i * count extents, for each rank. */
@@ -872,9 +879,9 @@ static void rooted_direct(tw_sched_t *s, int gather, const void *one, int one_co
 }
 
 /* Gather and scatter: the root's side is p blocks of count items of its type. */
-static int rooted(const char *call, int gather, const void *sendbuf, int sendcount,
-                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                  int root, MPI_Comm comm, MPI_Request *req, int nb) {
+int tw_coll_call_rooted(const char *call, int gather, const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                        int root, MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t sl = {0}, rl = {0};
     int rc = check_comm(call, comm, nb, req, &c);
@@ -923,7 +930,7 @@ static int rooted(const char *call, int gather, const void *sendbuf, int sendcou
         if (bad) return shm_give_up(c, call);
         if (done || rc) return shm_end(c, call, rc);
     }
-    tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_t stack, *s = begin(c, req, nb, &stack);
     tw_sched_hold_type(s, sendtype);
     tw_sched_hold_type(s, recvtype);
     if (s && (c->inter || tw_coll_gather_direct(s, b))) {
@@ -953,13 +960,13 @@ static int rooted(const char *call, int gather, const void *sendbuf, int sendcou
         }
         unpack_out(s, &o);
     }
-    return end(call, c, s, req);
+    return end(call, c, s, req, nb);
 }
 
-static int rooted_v(const char *call, int gather, const void *sendbuf, const int *sendcounts,
-                    int sendcount, const int *displs, MPI_Datatype sendtype, void *recvbuf,
-                    const int *recvcounts, int recvcount, MPI_Datatype recvtype, int root,
-                    MPI_Comm comm, MPI_Request *req, int nb) {
+int tw_coll_call_rooted_v(const char *call, int gather, const void *sendbuf, const int *sendcounts,
+                          int sendcount, const int *displs, MPI_Datatype sendtype, void *recvbuf,
+                          const int *recvcounts, int recvcount, MPI_Datatype recvtype, int root,
+                          MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t l = {0}, vl = {0};
     int rc = check_comm(call, comm, nb, req, &c);
@@ -968,7 +975,7 @@ static int rooted_v(const char *call, int gather, const void *sendbuf, const int
     int am_root = is_root(c, root);
     const void *own_in = gather ? sendbuf : recvbuf;
     int in_place = am_root && own_in == MPI_IN_PLACE && !c->inter;
-    int own_block = !in_place && !(c->inter && root < 0); /* as in rooted() */
+    int own_block = !in_place && !(c->inter && root < 0); /* as in tw_coll_call_rooted() */
     /* the single block of this rank, and the root's many */
     const void *one = gather ? sendbuf : recvbuf;
     int one_count = gather ? sendcount : recvcount;
@@ -982,7 +989,7 @@ static int rooted_v(const char *call, int gather, const void *sendbuf, const int
         rc = tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
     if (!rc && am_root && own_block) rc = check_alias(c, call, one, many, counts[root] * vl.size);
     if (rc) return rc;
-    tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_t stack, *s = begin(c, req, nb, &stack);
     tw_sched_hold_type(s, sendtype);
     tw_sched_hold_type(s, recvtype);
     if (s) {
@@ -990,13 +997,14 @@ static int rooted_v(const char *call, int gather, const void *sendbuf, const int
         rooted_direct(s, gather, one, one_count, one_type, &l, own_block, am_root ? &v : NULL,
                       in_place, root);
     }
-    return end(call, c, s, req);
+    return end(call, c, s, req, nb);
 }
 
 /* recvcounts NULL: every block is recvcount items (MPI_Allgather). */
-static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, const int *recvcounts, int recvcount, const int *displs,
-                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *req, int nb) {
+int tw_coll_call_allgather(const char *call, const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
+                           int recvcount, const int *displs, MPI_Datatype recvtype, MPI_Comm comm,
+                           MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t sl = {0}, rl = {0};
     int rc = check_comm(call, comm, nb, req, &c);
@@ -1021,7 +1029,7 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
         if (bad) return shm_give_up(c, call);
         if (done || rc) return shm_end(c, call, rc);
     }
-    tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_t stack, *s = begin(c, req, nb, &stack);
     tw_sched_hold_type(s, sendtype);
     tw_sched_hold_type(s, recvtype);
     if (s && !recvcounts && !c->inter && !tw_coll_allgather_direct(s, b)) {
@@ -1045,7 +1053,7 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
             tw_coll_allgatherv(s, in, w.blocks);
         if (ready) view_unpack(s, &v, &w);
     }
-    return end(call, c, s, req);
+    return end(call, c, s, req, nb);
 }
 
 /* An all-to-all in place: recvbuf's blocks are sent and received over. Small, a
@@ -1130,16 +1138,17 @@ static void alltoall_swap(tw_sched_t *s, const vspec_t *v) {
         bytes[i] = (size_t)v->counts[i] * (size_t)l.size;
     }
     x->mark = tw_sched_mark(s);
+    tw_sched_snapshot(s, x, sizeof *x);
     next_piece(s, x);
 }
 
 /* Alltoall(v,w); vform 0: uniform blocks of sendcount and recvcount items. types has
  * one type per rank for the w form (displacements then in bytes). */
-static int alltoall(const char *call, int vform, const void *sendbuf, const int *sendcounts,
-                    int sendcount, const int *sdispls, const MPI_Datatype *sendtypes, void *recvbuf,
-                    const int *recvcounts, int recvcount, const int *rdispls,
-                    const MPI_Datatype *recvtypes, int per_rank, MPI_Comm comm, MPI_Request *req,
-                    int nb) {
+int tw_coll_call_alltoall(const char *call, int vform, const void *sendbuf, const int *sendcounts,
+                          int sendcount, const int *sdispls, const MPI_Datatype *sendtypes,
+                          void *recvbuf, const int *recvcounts, int recvcount, const int *rdispls,
+                          const MPI_Datatype *recvtypes, int per_rank, MPI_Comm comm,
+                          MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t l;
     int rc = check_comm(call, comm, nb, req, &c);
@@ -1182,7 +1191,7 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
         if (bad) return shm_give_up(c, call);
         if (done || rc) return shm_end(c, call, rc);
     }
-    tw_sched_t stack, *s = begin(c, req, &stack);
+    tw_sched_t stack, *s = begin(c, req, nb, &stack);
     for (int i = 0; i < (per_rank ? p : 1); i++) {
         if (!in_place) tw_sched_hold_type(s, sendtypes[i]);
         tw_sched_hold_type(s, recvtypes[i]);
@@ -1205,7 +1214,7 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
                 for (int i = 0; i < p; i++)
                     if (rw.offs[i] + rw.bytes[i] > span) span = rw.offs[i] + rw.bytes[i];
                 sw.base = tw_sched_scratch(s, span);
-                if (sw.base && span) memcpy(sw.base, rw.base, span);
+                if (sw.base) tw_sched_copy_input(s, rw.base, sw.base, span);
                 sw.blocks = sw.base ? tw_coll_blocks(s, sw.base, sw.offs, sw.bytes) : NULL;
             } else {
                 vspec_t sv = {(void *)(uintptr_t)sendbuf, sendcounts, sdispls, sendtypes, per_rank};
@@ -1218,65 +1227,68 @@ static int alltoall(const char *call, int vform, const void *sendbuf, const int 
             view_unpack(s, &rv, &rw);
         }
     }
-    return end(call, c, s, req);
+    return end(call, c, s, req, nb);
 }
 
 /* ---- the bindings ---- */
 
 int MPI_Barrier(MPI_Comm comm) {
-    return barrier("MPI_Barrier", comm, NULL, 0);
+    return tw_coll_call_barrier("MPI_Barrier", comm, NULL, 0);
 }
 int MPI_Ibarrier(MPI_Comm comm, MPI_Request *request) {
-    return barrier("MPI_Ibarrier", comm, request, 1);
+    return tw_coll_call_barrier("MPI_Ibarrier", comm, request, 1);
 }
 
 int MPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
-    return bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL, 0);
+    return tw_coll_call_bcast("MPI_Bcast", buffer, count, datatype, root, comm, NULL, 0);
 }
 int MPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                MPI_Request *request) {
-    return bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request, 1);
+    return tw_coll_call_bcast("MPI_Ibcast", buffer, count, datatype, root, comm, request, 1);
 }
 
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                int root, MPI_Comm comm) {
-    return reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm, NULL, 0);
+    return tw_coll_call_reduce("MPI_Reduce", sendbuf, recvbuf, count, datatype, op, root, comm,
+                               NULL, 0);
 }
 int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 int root, MPI_Comm comm, MPI_Request *request) {
-    return reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm, request, 1);
+    return tw_coll_call_reduce("MPI_Ireduce", sendbuf, recvbuf, count, datatype, op, root, comm,
+                               request, 1);
 }
 
 int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm) {
-    return reduce_everyone("MPI_Allreduce", ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm,
-                           NULL, 0);
+    return tw_coll_call_reduce_everyone("MPI_Allreduce", TW_COLL_ALLREDUCE, sendbuf, recvbuf, count,
+                                        datatype, op, comm, NULL, 0);
 }
 int MPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                    MPI_Comm comm, MPI_Request *request) {
-    return reduce_everyone("MPI_Iallreduce", ALLREDUCE, sendbuf, recvbuf, count, datatype, op, comm,
-                           request, 1);
+    return tw_coll_call_reduce_everyone("MPI_Iallreduce", TW_COLL_ALLREDUCE, sendbuf, recvbuf,
+                                        count, datatype, op, comm, request, 1);
 }
 
 int MPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
              MPI_Comm comm) {
-    return reduce_everyone("MPI_Scan", SCAN, sendbuf, recvbuf, count, datatype, op, comm, NULL, 0);
+    return tw_coll_call_reduce_everyone("MPI_Scan", TW_COLL_SCAN, sendbuf, recvbuf, count, datatype,
+                                        op, comm, NULL, 0);
 }
 int MPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm, MPI_Request *request) {
-    return reduce_everyone("MPI_Iscan", SCAN, sendbuf, recvbuf, count, datatype, op, comm, request,
-                           1);
+    return tw_coll_call_reduce_everyone("MPI_Iscan", TW_COLL_SCAN, sendbuf, recvbuf, count,
+                                        datatype, op, comm, request, 1);
 }
 
 int MPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                MPI_Comm comm) {
-    return reduce_everyone("MPI_Exscan", EXSCAN, sendbuf, recvbuf, count, datatype, op, comm, NULL,
-                           0);
+    return tw_coll_call_reduce_everyone("MPI_Exscan", TW_COLL_EXSCAN, sendbuf, recvbuf, count,
+                                        datatype, op, comm, NULL, 0);
 }
 int MPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm, MPI_Request *request) {
-    return reduce_everyone("MPI_Iexscan", EXSCAN, sendbuf, recvbuf, count, datatype, op, comm,
-                           request, 1);
+    return tw_coll_call_reduce_everyone("MPI_Iexscan", TW_COLL_EXSCAN, sendbuf, recvbuf, count,
+                                        datatype, op, comm, request, 1);
 }
 
 int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -1286,8 +1298,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
         return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Reduce_scatter", MPI_ERR_ARG,
                             "recvcounts is NULL");
     }
-    return reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, 0, datatype, op, comm,
-                          NULL, 0);
+    return tw_coll_call_reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, 0,
+                                       datatype, op, comm, NULL, 0);
 }
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
@@ -1296,78 +1308,78 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
         return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Ireduce_scatter", MPI_ERR_ARG,
                             "recvcounts is NULL");
     }
-    return reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, 0, datatype, op,
-                          comm, request, 1);
+    return tw_coll_call_reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, 0,
+                                       datatype, op, comm, request, 1);
 }
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    return reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, NULL, recvcount, datatype,
-                          op, comm, NULL, 0);
+    return tw_coll_call_reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, NULL,
+                                       recvcount, datatype, op, comm, NULL, 0);
 }
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                               MPI_Request *request) {
-    return reduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, NULL, recvcount, datatype,
-                          op, comm, request, 1);
+    return tw_coll_call_reduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, NULL,
+                                       recvcount, datatype, op, comm, request, 1);
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    return rooted("MPI_Gather", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                  comm, NULL, 0);
+    return tw_coll_call_rooted("MPI_Gather", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                               recvtype, root, comm, NULL, 0);
 }
 int MPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                 MPI_Request *request) {
-    return rooted("MPI_Igather", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                  root, comm, request, 1);
+    return tw_coll_call_rooted("MPI_Igather", 1, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                               recvtype, root, comm, request, 1);
 }
 int MPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
-    return rooted("MPI_Scatter", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                  root, comm, NULL, 0);
+    return tw_coll_call_rooted("MPI_Scatter", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                               recvtype, root, comm, NULL, 0);
 }
 int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                  MPI_Request *request) {
-    return rooted("MPI_Iscatter", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                  root, comm, request, 1);
+    return tw_coll_call_rooted("MPI_Iscatter", 0, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                               recvtype, root, comm, request, 1);
 }
 
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
-    return rooted_v("MPI_Gatherv", 1, sendbuf, NULL, sendcount, displs, sendtype, recvbuf,
-                    recvcounts, 0, recvtype, root, comm, NULL, 0);
+    return tw_coll_call_rooted_v("MPI_Gatherv", 1, sendbuf, NULL, sendcount, displs, sendtype,
+                                 recvbuf, recvcounts, 0, recvtype, root, comm, NULL, 0);
 }
 int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm, MPI_Request *request) {
-    return rooted_v("MPI_Igatherv", 1, sendbuf, NULL, sendcount, displs, sendtype, recvbuf,
-                    recvcounts, 0, recvtype, root, comm, request, 1);
+    return tw_coll_call_rooted_v("MPI_Igatherv", 1, sendbuf, NULL, sendcount, displs, sendtype,
+                                 recvbuf, recvcounts, 0, recvtype, root, comm, request, 1);
 }
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm) {
-    return rooted_v("MPI_Scatterv", 0, sendbuf, sendcounts, 0, displs, sendtype, recvbuf, NULL,
-                    recvcount, recvtype, root, comm, NULL, 0);
+    return tw_coll_call_rooted_v("MPI_Scatterv", 0, sendbuf, sendcounts, 0, displs, sendtype,
+                                 recvbuf, NULL, recvcount, recvtype, root, comm, NULL, 0);
 }
 int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm, MPI_Request *request) {
-    return rooted_v("MPI_Iscatterv", 0, sendbuf, sendcounts, 0, displs, sendtype, recvbuf, NULL,
-                    recvcount, recvtype, root, comm, request, 1);
+    return tw_coll_call_rooted_v("MPI_Iscatterv", 0, sendbuf, sendcounts, 0, displs, sendtype,
+                                 recvbuf, NULL, recvcount, recvtype, root, comm, request, 1);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    return allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, NULL,
-                     recvtype, comm, NULL, 0);
+    return tw_coll_call_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, NULL,
+                                  recvcount, NULL, recvtype, comm, NULL, 0);
 }
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-    return allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, NULL, recvcount, NULL,
-                     recvtype, comm, request, 1);
+    return tw_coll_call_allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, NULL,
+                                  recvcount, NULL, recvtype, comm, request, 1);
 }
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
@@ -1377,8 +1389,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Allgatherv", MPI_ERR_ARG,
                             "recvcounts is NULL");
     }
-    return allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, 0, displs,
-                     recvtype, comm, NULL, 0);
+    return tw_coll_call_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                                  recvcounts, 0, displs, recvtype, comm, NULL, 0);
 }
 int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
@@ -1388,43 +1400,43 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Iallgatherv", MPI_ERR_ARG,
                             "recvcounts is NULL");
     }
-    return allgather("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf, recvcounts, 0,
-                     displs, recvtype, comm, request, 1);
+    return tw_coll_call_allgather("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf,
+                                  recvcounts, 0, displs, recvtype, comm, request, 1);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    return alltoall("MPI_Alltoall", 0, sendbuf, NULL, sendcount, NULL, &sendtype, recvbuf, NULL,
-                    recvcount, NULL, &recvtype, 0, comm, NULL, 0);
+    return tw_coll_call_alltoall("MPI_Alltoall", 0, sendbuf, NULL, sendcount, NULL, &sendtype,
+                                 recvbuf, NULL, recvcount, NULL, &recvtype, 0, comm, NULL, 0);
 }
 int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-    return alltoall("MPI_Ialltoall", 0, sendbuf, NULL, sendcount, NULL, &sendtype, recvbuf, NULL,
-                    recvcount, NULL, &recvtype, 0, comm, request, 1);
+    return tw_coll_call_alltoall("MPI_Ialltoall", 0, sendbuf, NULL, sendcount, NULL, &sendtype,
+                                 recvbuf, NULL, recvcount, NULL, &recvtype, 0, comm, request, 1);
 }
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                   MPI_Datatype recvtype, MPI_Comm comm) {
-    return alltoall("MPI_Alltoallv", 1, sendbuf, sendcounts, 0, sdispls, &sendtype, recvbuf,
-                    recvcounts, 0, rdispls, &recvtype, 0, comm, NULL, 0);
+    return tw_coll_call_alltoall("MPI_Alltoallv", 1, sendbuf, sendcounts, 0, sdispls, &sendtype,
+                                 recvbuf, recvcounts, 0, rdispls, &recvtype, 0, comm, NULL, 0);
 }
 int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request *request) {
-    return alltoall("MPI_Ialltoallv", 1, sendbuf, sendcounts, 0, sdispls, &sendtype, recvbuf,
-                    recvcounts, 0, rdispls, &recvtype, 0, comm, request, 1);
+    return tw_coll_call_alltoall("MPI_Ialltoallv", 1, sendbuf, sendcounts, 0, sdispls, &sendtype,
+                                 recvbuf, recvcounts, 0, rdispls, &recvtype, 0, comm, request, 1);
 }
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-    return alltoall("MPI_Alltoallw", 1, sendbuf, sendcounts, 0, sdispls, sendtypes, recvbuf,
-                    recvcounts, 0, rdispls, recvtypes, 1, comm, NULL, 0);
+    return tw_coll_call_alltoall("MPI_Alltoallw", 1, sendbuf, sendcounts, 0, sdispls, sendtypes,
+                                 recvbuf, recvcounts, 0, rdispls, recvtypes, 1, comm, NULL, 0);
 }
 int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                    MPI_Request *request) {
-    return alltoall("MPI_Ialltoallw", 1, sendbuf, sendcounts, 0, sdispls, sendtypes, recvbuf,
-                    recvcounts, 0, rdispls, recvtypes, 1, comm, request, 1);
+    return tw_coll_call_alltoall("MPI_Ialltoallw", 1, sendbuf, sendcounts, 0, sdispls, sendtypes,
+                                 recvbuf, recvcounts, 0, rdispls, recvtypes, 1, comm, request, 1);
 }

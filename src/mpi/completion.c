@@ -204,7 +204,12 @@ int MPI_Request_free(MPI_Request *request) {
     int null = 0, rc = check_request("MPI_Request_free", request, &null);
     if (rc) return rc;
     if (null) return tw_mpi_error(NULL, "MPI_Request_free", MPI_ERR_REQUEST, "the null request");
-    return tw_mpi_request_free(request);
+    tw_mpi_comm_t *c = tw_mpi_request_comm(*request);
+    rc = tw_mpi_request_free(request);
+    /* MPI-4.1 section 6.13: only an inactive persistent collective request is freed */
+    return rc ? tw_mpi_error(c, "MPI_Request_free", rc,
+                             "an active persistent collective request (complete it first)")
+              : MPI_SUCCESS;
 }
 
 int MPI_Cancel(MPI_Request *request) {

@@ -22,6 +22,7 @@
  * blocking call, so every receive is posted at once and in order. */
 #include <stdint.h>
 
+#include "mpi/coll/persistent.h"
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
 #include "mpi/error.h"
@@ -110,6 +111,7 @@ static int neighbor(const char *call, const side_t *send, const side_t *recv, MP
         tw_mpi_nbc_tag(c); /* the members still agree on the tags that follow */
         return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
     }
+    s->keep = nb == TW_COLL_PERSISTENT;
     for (int i = 0; i < t->nin; i++) {
         if (t->in[i] == MPI_PROC_NULL) continue;
         tw_sched_block_t b = block_of(recv, i);
@@ -122,7 +124,9 @@ static int neighbor(const char *call, const side_t *send, const side_t *recv, MP
         tw_sched_block_t b = block_of(send, j);
         tw_sched_send_block(s, &b, t->out[j]);
     }
-    rc = req ? tw_sched_start(s, req) : tw_sched_run(s);
+    rc = nb == TW_COLL_PERSISTENT ? tw_coll_persistent_make(s, req)
+         : req                    ? tw_sched_start(s, req)
+                                  : tw_sched_run(s);
     return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
 }
 
@@ -136,9 +140,10 @@ static int degrees(MPI_Comm comm, int *nin, int *nout) {
     return 1;
 }
 
-static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                     void *recvbuf, int recvcount, const int *recvcounts, const int *displs,
-                     MPI_Datatype recvtype, int vform, MPI_Comm comm, MPI_Request *req, int nb) {
+int tw_coll_neighbor_allgather(const char *call, const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                               const int *recvcounts, const int *displs, MPI_Datatype recvtype,
+                               int vform, MPI_Comm comm, MPI_Request *req, int nb) {
     int nin, nout;
     if (vform && degrees(comm, &nin, &nout)) {
         int rc = check_arrays(tw_mpi_comm_get(comm), call, nin, recvcounts, displs, NULL, 0);
@@ -151,12 +156,13 @@ static int allgather(const char *call, const void *sendbuf, int sendcount, MPI_D
     return neighbor(call, &send, &recv, comm, req, nb);
 }
 
-static int alltoall(const char *call, const void *sendbuf, int sendcount, const int *sendcounts,
-                    const int *sdispls, const MPI_Aint *sbdispls, MPI_Datatype sendtype,
-                    const MPI_Datatype *sendtypes, void *recvbuf, int recvcount,
-                    const int *recvcounts, const int *rdispls, const MPI_Aint *rbdispls,
-                    MPI_Datatype recvtype, const MPI_Datatype *recvtypes, int form, MPI_Comm comm,
-                    MPI_Request *req, int nb) {
+int tw_coll_neighbor_alltoall(const char *call, const void *sendbuf, int sendcount,
+                              const int *sendcounts, const int *sdispls, const MPI_Aint *sbdispls,
+                              MPI_Datatype sendtype, const MPI_Datatype *sendtypes, void *recvbuf,
+                              int recvcount, const int *recvcounts, const int *rdispls,
+                              const MPI_Aint *rbdispls, MPI_Datatype recvtype,
+                              const MPI_Datatype *recvtypes, int form, MPI_Comm comm,
+                              MPI_Request *req, int nb) {
     int nin, nout;
     if (form && degrees(comm, &nin, &nout)) { /* 1: v, 2: w */
         tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
@@ -175,74 +181,80 @@ static int alltoall(const char *call, const void *sendbuf, int sendcount, const 
 
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    return allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     NULL, NULL, recvtype, 0, comm, NULL, 0);
+    return tw_coll_neighbor_allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype,
+                                      recvbuf, recvcount, NULL, NULL, recvtype, 0, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request) {
-    return allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                     NULL, NULL, recvtype, 0, comm, request, 1);
+    return tw_coll_neighbor_allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype,
+                                      recvbuf, recvcount, NULL, NULL, recvtype, 0, comm, request,
+                                      1);
 }
 
 int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, const int recvcounts[], const int displs[],
                             MPI_Datatype recvtype, MPI_Comm comm) {
-    return allgather("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, 0,
-                     recvcounts, displs, recvtype, 1, comm, NULL, 0);
+    return tw_coll_neighbor_allgather("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype,
+                                      recvbuf, 0, recvcounts, displs, recvtype, 1, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              void *recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-    return allgather("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype, recvbuf, 0,
-                     recvcounts, displs, recvtype, 1, comm, request, 1);
+    return tw_coll_neighbor_allgather("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype,
+                                      recvbuf, 0, recvcounts, displs, recvtype, 1, comm, request,
+                                      1);
 }
 
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    return alltoall("MPI_Neighbor_alltoall", sendbuf, sendcount, NULL, NULL, NULL, sendtype, NULL,
-                    recvbuf, recvcount, NULL, NULL, NULL, recvtype, NULL, 0, comm, NULL, 0);
+    return tw_coll_neighbor_alltoall("MPI_Neighbor_alltoall", sendbuf, sendcount, NULL, NULL, NULL,
+                                     sendtype, NULL, recvbuf, recvcount, NULL, NULL, NULL, recvtype,
+                                     NULL, 0, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                            MPI_Request *request) {
-    return alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, NULL, NULL, NULL, sendtype, NULL,
-                    recvbuf, recvcount, NULL, NULL, NULL, recvtype, NULL, 0, comm, request, 1);
+    return tw_coll_neighbor_alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, NULL, NULL, NULL,
+                                     sendtype, NULL, recvbuf, recvcount, NULL, NULL, NULL, recvtype,
+                                     NULL, 0, comm, request, 1);
 }
 
 int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-    return alltoall("MPI_Neighbor_alltoallv", sendbuf, 0, sendcounts, sdispls, NULL, sendtype, NULL,
-                    recvbuf, 0, recvcounts, rdispls, NULL, recvtype, NULL, 1, comm, NULL, 0);
+    return tw_coll_neighbor_alltoall("MPI_Neighbor_alltoallv", sendbuf, 0, sendcounts, sdispls,
+                                     NULL, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, NULL,
+                                     recvtype, NULL, 1, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request) {
-    return alltoall("MPI_Ineighbor_alltoallv", sendbuf, 0, sendcounts, sdispls, NULL, sendtype,
-                    NULL, recvbuf, 0, recvcounts, rdispls, NULL, recvtype, NULL, 1, comm, request,
-                    1);
+    return tw_coll_neighbor_alltoall("MPI_Ineighbor_alltoallv", sendbuf, 0, sendcounts, sdispls,
+                                     NULL, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, NULL,
+                                     recvtype, NULL, 1, comm, request, 1);
 }
 
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                            MPI_Comm comm) {
-    return alltoall("MPI_Neighbor_alltoallw", sendbuf, 0, sendcounts, NULL, sdispls,
-                    MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, NULL, rdispls,
-                    MPI_DATATYPE_NULL, recvtypes, 2, comm, NULL, 0);
+    return tw_coll_neighbor_alltoall("MPI_Neighbor_alltoallw", sendbuf, 0, sendcounts, NULL,
+                                     sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts,
+                                     NULL, rdispls, MPI_DATATYPE_NULL, recvtypes, 2, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                             MPI_Request *request) {
-    return alltoall("MPI_Ineighbor_alltoallw", sendbuf, 0, sendcounts, NULL, sdispls,
-                    MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts, NULL, rdispls,
-                    MPI_DATATYPE_NULL, recvtypes, 2, comm, request, 1);
+    return tw_coll_neighbor_alltoall("MPI_Ineighbor_alltoallw", sendbuf, 0, sendcounts, NULL,
+                                     sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts,
+                                     NULL, rdispls, MPI_DATATYPE_NULL, recvtypes, 2, comm, request,
+                                     1);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/coll/persistent.h"
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
 #include "mpi/error.h"
@@ -438,6 +439,10 @@ int tw_mpi_start(MPI_Request req) {
     int i = tw_req_index(req);
     if (i <= 0 || !tw_reqs[i].persistent || tw_reqs[i].active) return MPI_ERR_REQUEST;
     if (tw_reqs[i].kind == REQ_PSEND || tw_reqs[i].kind == REQ_PRECV) return tw_mpi_part_start(i);
+    if (tw_reqs[i].kind == REQ_COLL) { /* a persistent collective: its schedule again */
+        tw_req_reset(&tw_reqs[i]);
+        return tw_coll_persistent_start(tw_reqs[i].buf, req);
+    }
     if (tw_reqs[i].kind == REQ_RECV) {
         recv_start(i);
         return MPI_SUCCESS;

@@ -9,6 +9,7 @@
 #include "mpi/p2p_progress.h"
 #include "mpi/pt2pt/partitioned.h"
 #include "mpi/request.h"
+#include "mpi/schedule.h"
 #include "mpi/state.h"
 #include "mpi/thread.h"
 #include "mpi/status.h"
@@ -193,7 +194,11 @@ int tw_mpi_request_free(MPI_Request *req) {
         *req = MPI_REQUEST_NULL;
         return tw_mpi_greq_free(i);
     }
-    if (tw_reqs[i].done)
+    if (tw_reqs[i].kind == REQ_COLL && tw_reqs[i].persistent) {
+        if (tw_reqs[i].active) return MPI_ERR_REQUEST; /* its caller names the error */
+        tw_sched_free(tw_reqs[i].buf);
+        tw_req_free(i);
+    } else if (tw_reqs[i].done)
         tw_req_free(i);
     else
         tw_reqs[i].orphan = 1; /* tw_req_done releases it */

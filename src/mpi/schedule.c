@@ -89,6 +89,11 @@ void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c, int tag) {
     s->scratch_used = 0;
     s->held_types = NULL;
     s->held_ops = NULL;
+    s->keep = s->sealed = 0;
+    s->sealed_steps = 0;
+    s->sealed_used = 0;
+    s->sealed_blocks = NULL;
+    s->snapshots = NULL;
     s->nheld_types = s->nheld_ops = s->held_types_cap = s->held_ops_cap = 0;
     /* a collective on a communicator that lost a member fails at once */
     if (tw_mpi_lost_count) {
@@ -105,7 +110,20 @@ tw_sched_t *tw_sched_new(tw_mpi_comm_t *c) {
     return s;
 }
 
+/* State put back at every run of a persistent schedule: saved holds what bytes
+ * bytes at at held when the schedule was sealed. */
+typedef struct tw_sched_snapshot {
+    struct tw_sched_snapshot *next;
+    void *at;
+    size_t bytes;
+    max_align_t saved[];
+} snapshot_t;
+
 void tw_sched_free(tw_sched_t *s) {
+    for (snapshot_t *p = s->snapshots, *next; p; p = next) {
+        next = p->next;
+        free(p);
+    }
     for (block_t *b = s->blocks, *next; b; b = next) {
         next = b->next;
         block_give(b);
@@ -167,16 +185,24 @@ void *tw_sched_scratch(tw_sched_t *s, size_t bytes) {
 }
 
 tw_sched_mark_t tw_sched_mark(const tw_sched_t *s) {
-    return (tw_sched_mark_t){s->scratch_used, s->blocks};
+    return (tw_sched_mark_t){s->scratch_used, s->blocks, s->sealed};
 }
 
 void tw_sched_release(tw_sched_t *s, tw_sched_mark_t mark) {
+    /* a persistent schedule keeps what it was sealed with: its first steps use it
+     * again at the next run */
+    if (s->sealed && !mark.after_seal)
+        mark = (tw_sched_mark_t){s->sealed_used, s->sealed_blocks, 1};
     while (s->blocks != mark.blocks) {
         block_t *b = s->blocks;
         s->blocks = b->next;
         block_give(b);
     }
     s->scratch_used = mark.used;
+}
+
+static void fail_early(tw_sched_t *s) {
+    if (!s->error) s->error = MPI_ERR_NO_MEM;
 }
 
 static tw_step_t *add(tw_sched_t *s, int kind) {
@@ -244,6 +270,38 @@ void tw_sched_unpack(tw_sched_t *s, const void *packed, MPI_Count count, MPI_Dat
     t->dst = buf;
     t->count = count;
     t->type = type;
+}
+
+void tw_sched_pack(tw_sched_t *s, const void *buf, MPI_Count count, MPI_Datatype type,
+                   void *packed) {
+    if (!s->keep) {
+        tw_mpi_type_pack(buf, count, type, packed);
+        return;
+    }
+    tw_step_t *t = add(s, TW_STEP_PACK);
+    if (!t) return;
+    t->src = buf;
+    t->dst = packed;
+    t->count = count;
+    t->type = type;
+}
+
+void tw_sched_copy_input(tw_sched_t *s, const void *src, void *dst, size_t bytes) {
+    if (s->keep)
+        tw_sched_copy(s, src, dst, bytes);
+    else if (bytes && src != dst)
+        memcpy(dst, src, bytes);
+}
+
+void tw_sched_snapshot(tw_sched_t *s, void *at, size_t bytes) {
+    if (!s->keep || s->sealed) return; /* written anew at every run after the seal */
+    snapshot_t *p = malloc(sizeof *p + bytes);
+    if (!p) {
+        fail_early(s);
+        return;
+    }
+    *p = (snapshot_t){s->snapshots, at, bytes};
+    s->snapshots = p;
 }
 
 void tw_sched_call(tw_sched_t *s, tw_sched_fn *fn, void *arg) {
@@ -389,6 +447,9 @@ static void start(tw_sched_t *s, tw_step_t *t) {
     case TW_STEP_UNPACK:
         tw_mpi_type_unpack(t->src, t->count, t->type, t->dst);
         break;
+    case TW_STEP_PACK:
+        tw_mpi_type_pack(t->src, t->count, t->type, t->dst);
+        break;
     }
     if (rc) {
         t->req = MPI_REQUEST_NULL;
@@ -466,6 +527,8 @@ int tw_sched_run(tw_sched_t *s) {
     return rc;
 }
 
+static void go(tw_sched_t *s);
+
 int tw_sched_start(tw_sched_t *s, MPI_Request *req) {
     int rc = s->error ? s->error : tw_mpi_coll_request(s->context - TW_CTX_COLL, req);
     if (rc) {
@@ -473,16 +536,49 @@ int tw_sched_start(tw_sched_t *s, MPI_Request *req) {
         return rc;
     }
     s->request = *req;
+    go(s);
+    return MPI_SUCCESS;
+}
+
+/* Moves a started schedule as far as it goes; what is left, the progress hook does. */
+static void go(tw_sched_t *s) {
     if (advance(s)) { /* nothing to wait for */
         tw_mpi_coll_request_done(s->request, s->error);
-        tw_sched_free(s);
-        return MPI_SUCCESS;
+        if (!s->keep) tw_sched_free(s);
+        return;
     }
     /* on the list only now: the first steps may have made progress passes */
     s->next_active = active;
     active = s;
     if (!tw_mpi_scheds_active++) tw_mpi_hook_on(TW_HOOK_SCHED);
+}
+
+int tw_sched_seal(tw_sched_t *s) {
+    if (s->error) return s->error;
+    for (snapshot_t *p = s->snapshots; p; p = p->next) memcpy(p->saved, p->at, p->bytes);
+    s->sealed_steps = s->nsteps;
+    s->sealed_used = s->scratch_used;
+    s->sealed_blocks = s->blocks;
+    s->sealed = 1;
     return MPI_SUCCESS;
+}
+
+void tw_sched_rerun(tw_sched_t *s, MPI_Request r) {
+    tw_sched_release(s, (tw_sched_mark_t){s->sealed_used, s->sealed_blocks, 1});
+    s->nsteps = s->sealed_steps;
+    s->next = s->waiting = 0;
+    for (int k = 0; k < s->nsteps; k++) {
+        s->steps[k].req = MPI_REQUEST_NULL;
+        s->steps[k].deferred = 0;
+    }
+    for (snapshot_t *p = s->snapshots; p; p = p->next) memcpy(p->at, p->saved, p->bytes);
+    s->error = MPI_SUCCESS;
+    if (tw_mpi_lost_count) { /* as a new call would: it fails at once */
+        int w = tw_mpi_comm_lost_member(s->comm);
+        if (w >= 0) s->error = tw_mpi_lost_code(w);
+    }
+    s->request = r;
+    go(s);
 }
 
 /* The progress hook: moves every running schedule on, ends those that are done. */
@@ -499,7 +595,7 @@ static void sched_progress(void) {
         *at = s->next_active;
         if (!--tw_mpi_scheds_active) tw_mpi_hook_off(TW_HOOK_SCHED);
         tw_mpi_coll_request_done(s->request, s->error);
-        tw_sched_free(s);
+        if (!s->keep) tw_sched_free(s);
     }
     busy = 0;
 }

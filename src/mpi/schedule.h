@@ -22,6 +22,7 @@ enum {
     TW_STEP_REDUCE,
     TW_STEP_COPY,
     TW_STEP_UNPACK,
+    TW_STEP_PACK,
     TW_STEP_CALL,
     TW_STEP_FENCE
 };
@@ -54,6 +55,14 @@ typedef struct tw_sched {
     int next;    /* the first step not started */
     int waiting; /* the first started step not known complete */
     int heap;    /* allocated by tw_sched_new: freed when it ends */
+    /* persistent (coll/persistent.c): kept when it ends, and run again from its
+     * first step; sealed once written, the steps and scratch of that moment are
+     * what every run starts from */
+    uint8_t keep, sealed;
+    int sealed_steps;
+    size_t sealed_used;
+    void *sealed_blocks;
+    struct tw_sched_snapshot *snapshots;
     MPI_Request request;
     struct tw_sched *next_active;
     void *blocks; /* scratch beyond the inline one, chained */
@@ -84,6 +93,7 @@ void *tw_sched_scratch(tw_sched_t *s, size_t bytes);
 typedef struct tw_sched_mark {
     size_t used;
     void *blocks;
+    int after_seal; /* taken while a persistent schedule ran */
 } tw_sched_mark_t;
 tw_sched_mark_t tw_sched_mark(const tw_sched_t *s);
 void tw_sched_release(tw_sched_t *s, tw_sched_mark_t mark);
@@ -95,6 +105,15 @@ void tw_sched_reduce(tw_sched_t *s, const void *in, void *inout, MPI_Count count
 void tw_sched_copy(tw_sched_t *s, const void *src, void *dst, size_t bytes);
 void tw_sched_unpack(tw_sched_t *s, const void *packed, MPI_Count count, MPI_Datatype type,
                      void *buf);
+/* Packs count items of type at buf into packed: now, or as a step at every run of a
+ * persistent schedule (whose buffers hold new data at each start). */
+void tw_sched_pack(tw_sched_t *s, const void *buf, MPI_Count count, MPI_Datatype type,
+                   void *packed);
+/* Copies bytes that are input of the call: now, or as a step of a persistent one. */
+void tw_sched_copy_input(tw_sched_t *s, const void *src, void *dst, size_t bytes);
+/* State a schedule's calls change as it runs (a segment counter): a persistent
+ * schedule puts back what bytes bytes at at held when it was sealed at every run. */
+void tw_sched_snapshot(tw_sched_t *s, void *at, size_t bytes);
 void tw_sched_call(tw_sched_t *s, tw_sched_fn *fn, void *arg);
 /* A non-blocking schedule holds a type or op its steps name until it ends, so the
  * program may free them meanwhile (a blocking one ends first: nothing is held). */
@@ -122,6 +141,14 @@ int tw_sched_run(tw_sched_t *s);
 /* Hands a tw_sched_new schedule to a new request, which completes when it ends. */
 int tw_sched_start(tw_sched_t *s, MPI_Request *req);
 void tw_sched_free(tw_sched_t *s);
+
+/* Persistent schedules (coll/persistent.c drives them): tw_sched_new's, made with
+ * keep set before anything is written. Sealing fixes what every run starts from
+ * (the steps, the scratch, the snapshots); 0, or the error class. Running it again
+ * puts those back and starts its request (r: the request's handle, made active by
+ * the caller); it ends as a non-blocking one, but stays. */
+int tw_sched_seal(tw_sched_t *s);
+void tw_sched_rerun(tw_sched_t *s, MPI_Request r);
 
 #pragma GCC visibility pop
 

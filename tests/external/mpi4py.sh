@@ -2,7 +2,8 @@
 # mpi4py, built against this build's mpicc, passes its own test suite on 1 to 4
 # ranks under this build's mpiexec. The release is pinned and its sha256 checked;
 # it, Cython and NumPy (which widens the suite) come from PyPI into BUILD/mpi4py (a
-# virtual environment). Skipped there: MPI-4 and I/O features, and the suite's
+# virtual environment). Skipped there: MPI-4 features other than the persistent
+# collectives (which mpi4py finds by probing for them), I/O, and the suite's
 # optional packages other than NumPy.
 # usage: tests/external/mpi4py.sh [BUILD] [RANKS...]      (default: build 1 2 3 4)
 set -euo pipefail

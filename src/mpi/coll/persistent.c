@@ -1,0 +1,276 @@
+/* Persistent collectives (MPI-4.1 sections 6.13 and 8.8).
+ *
+ * An _init call makes the same checks, the same choice of algorithm (by the same
+ * rules, on the same bytes, so every member chooses alike) and the same schedule as
+ * the non-blocking call, once: its tag, the packed views of non-contiguous buffers,
+ * the temporary buffers and the steps. The schedule is kept (keep) and sealed, and
+ * an inactive persistent request holds it. MPI_Start resets the steps to the sealed
+ * ones and runs them as a non-blocking collective's, without writing anything: what
+ * differs from run to run is the data, which steps pack from the user's buffers at
+ * every run (tw_sched_pack). A call large enough to be written in segments writes
+ * the later ones as it runs, as the non-blocking call does, into scratch given back
+ * at the next start.
+ *
+ * The tag is taken at init from the non-blocking collectives' sequence and kept:
+ * members initialise persistent collectives in the same order (the standard's rule),
+ * so they agree on it, and the messages of one request's consecutive runs are told
+ * apart by their order, as those of one run are. The calls never go through the
+ * shared-memory path of the blocking calls: that path waits for the other members,
+ * which a start must not do.
+ *
+ * The info argument is checked (an info object or MPI_INFO_NULL); none of its keys
+ * changes anything yet. */
+#include "mpi/coll/persistent.h"
+
+#include "mpi/comm.h"
+#include "mpi/error.h"
+#include "mpi/info.h"
+#include "mpi/p2p.h"
+#include "mpi/state.h"
+
+int tw_coll_persistent_make(tw_sched_t *s, MPI_Request *req) {
+    int rc = tw_sched_seal(s);
+    if (!rc) rc = tw_mpi_coll_request(s->context - TW_CTX_COLL, req);
+    if (rc) {
+        tw_sched_free(s);
+        return rc;
+    }
+    req_t *r = &tw_reqs[*req & 0xffff];
+    r->persistent = 1;
+    r->active = 0; /* inactive until started */
+    r->done = 1;
+    r->buf = s;
+    return MPI_SUCCESS;
+}
+
+int tw_coll_persistent_start(tw_sched_t *s, MPI_Request r) {
+    tw_sched_rerun(s, r);
+    return MPI_SUCCESS;
+}
+
+/* The checks every _init call makes before the call's own. */
+static int check_init(const char *call, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    NEED_INIT(call);
+    if (!tw_mpi_info_ok(info))
+        return tw_mpi_error(tw_mpi_comm_get(comm), call, MPI_ERR_INFO,
+                            "info is neither an info object nor MPI_INFO_NULL");
+    if (!request)
+        return tw_mpi_error(tw_mpi_comm_get(comm), call, MPI_ERR_REQUEST, "request is NULL");
+    return MPI_SUCCESS;
+}
+
+/* v calls whose counts are told apart from the plain form by a non-NULL array */
+static int need_counts(const char *call, MPI_Comm comm, const int *counts) {
+    if (counts) return MPI_SUCCESS;
+    return tw_mpi_error(tw_mpi_comm_get(comm), call, MPI_ERR_ARG, "the counts array is NULL");
+}
+
+#define P TW_COLL_PERSISTENT
+
+int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Barrier_init", comm, info, request);
+    return rc ? rc : tw_coll_call_barrier("MPI_Barrier_init", comm, request, P);
+}
+
+int MPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Bcast_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_bcast("MPI_Bcast_init", buffer, count, datatype, root, comm, request,
+                                   P);
+}
+
+int MPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                    MPI_Request *request) {
+    int rc = check_init("MPI_Gather_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_rooted("MPI_Gather_init", 1, sendbuf, sendcount, sendtype, recvbuf,
+                                    recvcount, recvtype, root, comm, request, P);
+}
+
+int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Gatherv_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_rooted_v("MPI_Gatherv_init", 1, sendbuf, NULL, sendcount, displs,
+                                      sendtype, recvbuf, recvcounts, 0, recvtype, root, comm,
+                                      request, P);
+}
+
+int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                     MPI_Request *request) {
+    int rc = check_init("MPI_Scatter_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_rooted("MPI_Scatter_init", 0, sendbuf, sendcount, sendtype, recvbuf,
+                                    recvcount, recvtype, root, comm, request, P);
+}
+
+int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[],
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Scatterv_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_rooted_v("MPI_Scatterv_init", 0, sendbuf, sendcounts, 0, displs,
+                                      sendtype, recvbuf, NULL, recvcount, recvtype, root, comm,
+                                      request, P);
+}
+
+int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request) {
+    int rc = check_init("MPI_Allgather_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_allgather("MPI_Allgather_init", sendbuf, sendcount, sendtype, recvbuf,
+                                       NULL, recvcount, NULL, recvtype, comm, request, P);
+}
+
+int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Allgatherv_init", comm, info, request);
+    if (!rc) rc = need_counts("MPI_Allgatherv_init", comm, recvcounts);
+    return rc ? rc
+              : tw_coll_call_allgather("MPI_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf,
+                                       recvcounts, 0, displs, recvtype, comm, request, P);
+}
+
+int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                      MPI_Request *request) {
+    int rc = check_init("MPI_Alltoall_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_alltoall("MPI_Alltoall_init", 0, sendbuf, NULL, sendcount, NULL,
+                                      &sendtype, recvbuf, NULL, recvcount, NULL, &recvtype, 0, comm,
+                                      request, P);
+}
+
+int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request) {
+    int rc = check_init("MPI_Alltoallv_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_alltoall("MPI_Alltoallv_init", 1, sendbuf, sendcounts, 0, sdispls,
+                                      &sendtype, recvbuf, recvcounts, 0, rdispls, &recvtype, 0,
+                                      comm, request, P);
+}
+
+int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                       MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Alltoallw_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_alltoall("MPI_Alltoallw_init", 1, sendbuf, sendcounts, 0, sdispls,
+                                      sendtypes, recvbuf, recvcounts, 0, rdispls, recvtypes, 1,
+                                      comm, request, P);
+}
+
+int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Reduce_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_reduce("MPI_Reduce_init", sendbuf, recvbuf, count, datatype, op, root,
+                                    comm, request, P);
+}
+
+int MPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Allreduce_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_reduce_everyone("MPI_Allreduce_init", TW_COLL_ALLREDUCE, sendbuf,
+                                             recvbuf, count, datatype, op, comm, request, P);
+}
+
+int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                            MPI_Request *request) {
+    int rc = check_init("MPI_Reduce_scatter_init", comm, info, request);
+    if (!rc) rc = need_counts("MPI_Reduce_scatter_init", comm, recvcounts);
+    return rc ? rc
+              : tw_coll_call_reduce_scatter("MPI_Reduce_scatter_init", sendbuf, recvbuf, recvcounts,
+                                            0, datatype, op, comm, request, P);
+}
+
+int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request) {
+    int rc = check_init("MPI_Reduce_scatter_block_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_reduce_scatter("MPI_Reduce_scatter_block_init", sendbuf, recvbuf, NULL,
+                                            recvcount, datatype, op, comm, request, P);
+}
+
+int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Scan_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_reduce_everyone("MPI_Scan_init", TW_COLL_SCAN, sendbuf, recvbuf, count,
+                                             datatype, op, comm, request, P);
+}
+
+int MPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Exscan_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_reduce_everyone("MPI_Exscan_init", TW_COLL_EXSCAN, sendbuf, recvbuf,
+                                             count, datatype, op, comm, request, P);
+}
+
+int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Neighbor_allgather_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_neighbor_allgather("MPI_Neighbor_allgather_init", sendbuf, sendcount,
+                                           sendtype, recvbuf, recvcount, NULL, NULL, recvtype, 0,
+                                           comm, request, P);
+}
+
+int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[], const int displs[],
+                                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request) {
+    int rc = check_init("MPI_Neighbor_allgatherv_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_neighbor_allgather("MPI_Neighbor_allgatherv_init", sendbuf, sendcount,
+                                           sendtype, recvbuf, 0, recvcounts, displs, recvtype, 1,
+                                           comm, request, P);
+}
+
+int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Neighbor_alltoall_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_neighbor_alltoall("MPI_Neighbor_alltoall_init", sendbuf, sendcount, NULL,
+                                          NULL, NULL, sendtype, NULL, recvbuf, recvcount, NULL,
+                                          NULL, NULL, recvtype, NULL, 0, comm, request, P);
+}
+
+int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Neighbor_alltoallv_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_neighbor_alltoall("MPI_Neighbor_alltoallv_init", sendbuf, 0, sendcounts,
+                                          sdispls, NULL, sendtype, NULL, recvbuf, 0, recvcounts,
+                                          rdispls, NULL, recvtype, NULL, 1, comm, request, P);
+}
+
+int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                                const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request) {
+    int rc = check_init("MPI_Neighbor_alltoallw_init", comm, info, request);
+    return rc ? rc
+              : tw_coll_neighbor_alltoall("MPI_Neighbor_alltoallw_init", sendbuf, 0, sendcounts,
+                                          NULL, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0,
+                                          recvcounts, NULL, rdispls, MPI_DATATYPE_NULL, recvtypes,
+                                          2, comm, request, P);
+}
