@@ -19,6 +19,7 @@
 
 #include "mpi/coll.h"
 #include "mpi/coll/persistent.h"
+#include "mpi/coll_calls.h"
 #include "mpi/coll_tuning.h"
 #include "mpi/comm.h"
 #include "mpi/datatype.h"

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "mpi/coll/persistent.h"
+#include "mpi/neighbor.h"
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
 #include "mpi/error.h"

@@ -21,6 +21,8 @@
  * The info argument is checked (an info object or MPI_INFO_NULL); none of its keys
  * changes anything yet. */
 #include "mpi/coll/persistent.h"
+#include "mpi/coll_calls.h"
+#include "mpi/neighbor.h"
 
 #include "mpi/comm.h"
 #include "mpi/error.h"
