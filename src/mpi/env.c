@@ -103,6 +103,7 @@ static const char *class_names[] = {
     [MPI_T_ERR_INVALID] = "tools interface: invalid use",
     [MPIX_ERR_PROC_FAILED] = "process failed",
     [MPI_ERR_SESSION] = "invalid session",
+    [MPI_ERR_VALUE_TOO_LARGE] = "value too large to store",
 };
 
 int MPI_Error_class(int errorcode, int *errorclass) {
