@@ -12,19 +12,22 @@
 #include "mpi/failure.h"
 #include "mpi/p2p.h"
 #include "mpi/proto.h"
+#include "mpi/pt2pt/large_count.h"
 #include "mpi/state.h"
 #include "mpi/thread.h"
 #include "mpi/status.h"
 
 /* Checks the buffer description common to sends and receives; where its data lies
  * in *b. A derived type may address memory absolutely, from MPI_BOTTOM (NULL). */
-static int check_buffer(tw_mpi_comm_t *c, const char *call, const void *buf, int count,
+static int check_buffer(tw_mpi_comm_t *c, const char *call, const void *buf, MPI_Count count,
                         MPI_Datatype type, tw_mpi_buffer_t *b) {
     if (count < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
     int size = tw_mpi_type_contiguous_size(type);
     if (size >= 0) {
         if (!buf && count > 0 && size > 0)
             return tw_mpi_error(c, call, MPI_ERR_BUFFER, "NULL buffer");
+        if (size && (unsigned long long)count > PTRDIFF_MAX / (unsigned)size)
+            return tw_mpi_error(c, call, MPI_ERR_COUNT, "the message's size overflows");
         *b = (tw_mpi_buffer_t){(unsigned char *)(uintptr_t)buf, (size_t)count * (size_t)size, 0};
         return MPI_SUCCESS;
     }
@@ -38,7 +41,7 @@ static int check_buffer(tw_mpi_comm_t *c, const char *call, const void *buf, int
 
 /* What every send and receive checks first: the library is up, the communicator
  * exists, the buffer description holds. The communicator and buffer come back. */
-static int check_call(const char *call, MPI_Comm comm, const void *buf, int count,
+static int check_call(const char *call, MPI_Comm comm, const void *buf, MPI_Count count,
                       MPI_Datatype type, tw_mpi_comm_t **c, tw_mpi_buffer_t *bytes) {
     NEED_INIT(call);
     *c = tw_mpi_comm_get(comm);
@@ -71,7 +74,7 @@ static int check_source(tw_mpi_comm_t *c, const char *call, int source, int tag)
 }
 
 /* A send of a non-contiguous buffer: packed into a copy the request owns. */
-static int send_staged(const void *buf, int count, MPI_Datatype type, int to, int tag,
+static int send_staged(const void *buf, MPI_Count count, MPI_Datatype type, int to, int tag,
                        tw_mpi_comm_t *c, int mode, int persistent, MPI_Request *req) {
     tw_mpi_staged_t *st;
     int buffered = mode == TW_SEND_BUFFERED && !persistent;
@@ -87,8 +90,9 @@ static int send_staged(const void *buf, int count, MPI_Datatype type, int to, in
 }
 
 /* Every send: checked, then started (persistent: created inactive). */
-static int send_common(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
-                       int tag, MPI_Comm comm, int mode, int persistent, MPI_Request *req) {
+static int send_common(const char *call, const void *buf, MPI_Count count, MPI_Datatype type,
+                       int dest, int tag, MPI_Comm comm, int mode, int persistent,
+                       MPI_Request *req) {
     tw_mpi_comm_t *c;
     tw_mpi_buffer_t b;
     int rc = check_call(call, comm, buf, count, type, &c, &b);
@@ -106,7 +110,7 @@ static int send_common(const char *call, const void *buf, int count, MPI_Datatyp
     return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
 }
 
-static int recv_common(const char *call, void *buf, int count, MPI_Datatype type, int source,
+static int recv_common(const char *call, void *buf, MPI_Count count, MPI_Datatype type, int source,
                        int tag, MPI_Comm comm, int persistent, MPI_Request *req) {
     tw_mpi_comm_t *c;
     tw_mpi_buffer_t b;
@@ -129,8 +133,8 @@ static int recv_common(const char *call, void *buf, int count, MPI_Datatype type
 /* The common case of a standard send, tried before anything else: valid arguments,
  * a small message, a peer with nothing queued. MPI_SUCCESS when the message went
  * straight into the peer's mailbox; 1 when the general path must take it. */
-static inline int send_now(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                           MPI_Comm comm) {
+static inline int send_now(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                           int tag, MPI_Comm comm) {
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     int extent = tw_mpi_type_contiguous_size(datatype);
     if (c && tw_mpi.users > 0 && extent >= 0 && count >= 0 && (buf || !count) && dest >= 0 &&
@@ -175,7 +179,7 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 
 /* The arguments of a receive, when all of them are valid and the source is a rank or
  * MPI_ANY_SOURCE: its communicator, else NULL (the general path checks and reports). */
-static inline tw_mpi_comm_t *recv_args_ok(const void *buf, int count, MPI_Datatype datatype,
+static inline tw_mpi_comm_t *recv_args_ok(const void *buf, MPI_Count count, MPI_Datatype datatype,
                                           int source, int tag, MPI_Comm comm, size_t *bytes) {
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     int extent = tw_mpi_type_contiguous_size(datatype);
@@ -233,8 +237,8 @@ static int wait_as(const char *call, MPI_Comm comm, MPI_Request *req, MPI_Status
 }
 
 /* A blocking send: started, then waited for. */
-static int send_blocking(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
-                         int tag, MPI_Comm comm, int mode) {
+static int send_blocking(const char *call, const void *buf, MPI_Count count, MPI_Datatype type,
+                         int dest, int tag, MPI_Comm comm, int mode) {
     MPI_Request r;
     int rc = send_common(call, buf, count, type, dest, tag, comm, mode, 0, &r);
     return rc ? rc : wait_as(call, comm, &r, MPI_STATUS_IGNORE);
@@ -259,43 +263,54 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
                        &unused);
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-             MPI_Status *status) {
+static inline int recv_blocking(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                                int source, int tag, MPI_Comm comm, MPI_Status *status) {
     size_t bytes;
     tw_mpi_comm_t *c = recv_args_ok(buf, count, datatype, source, tag, comm, &bytes);
     if (c) {
         int rc = tw_mpi_recv_now(buf, bytes, tw_mpi_world_rank(c, source), tag, c->context, status);
-        if (rc != 1) return rc ? tw_mpi_error(c, "MPI_Recv", rc, NULL) : MPI_SUCCESS;
+        if (rc != 1) return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
     }
     MPI_Request r;
-    int rc = recv_common("MPI_Recv", buf, count, datatype, source, tag, comm, 0, &r);
-    return rc ? rc : wait_as("MPI_Recv", comm, &r, status);
+    int rc = recv_common(call, buf, count, datatype, source, tag, comm, 0, &r);
+    return rc ? rc : wait_as(call, comm, &r, status);
 }
 
-int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                 MPI_Comm comm, MPI_Status *status) {
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status) {
+    return recv_blocking("MPI_Recv", buf, count, datatype, source, tag, comm, status);
+}
+
+static int sendrecv(const char *call, const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm comm, MPI_Status *status) {
     MPI_Request r[2];
     tw_mpi_comm_t *c;
     tw_mpi_buffer_t bytes;
     /* the send half is checked before the receive starts, so a call that fails
      * consumes no message */
-    int rc = check_call("MPI_Sendrecv", comm, sendbuf, sendcount, sendtype, &c, &bytes);
-    if (!rc) rc = check_send(c, "MPI_Sendrecv", dest, sendtag, &r[1]);
-    if (!rc)
-        rc = recv_common("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, recvtag, comm, 0,
-                         &r[0]);
+    int rc = check_call(call, comm, sendbuf, sendcount, sendtype, &c, &bytes);
+    if (!rc) rc = check_send(c, call, dest, sendtag, &r[1]);
+    if (!rc) rc = recv_common(call, recvbuf, recvcount, recvtype, source, recvtag, comm, 0, &r[0]);
     if (rc) return rc;
-    rc = send_common("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, comm,
-                     TW_SEND_STANDARD, 0, &r[1]);
+    rc = send_common(call, sendbuf, sendcount, sendtype, dest, sendtag, comm, TW_SEND_STANDARD, 0,
+                     &r[1]);
     if (rc) {
         tw_mpi_cancel(r[0]);
         tw_mpi_wait(&r[0], MPI_STATUS_IGNORE);
         return rc;
     }
-    int rs = wait_as("MPI_Sendrecv", comm, &r[1], MPI_STATUS_IGNORE);
-    int rr = wait_as("MPI_Sendrecv", comm, &r[0], status);
+    int rs = wait_as(call, comm, &r[1], MPI_STATUS_IGNORE);
+    int rr = wait_as(call, comm, &r[0], status);
     return rr ? rr : rs;
+}
+
+int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Status *status) {
+    return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                    recvtype, source, recvtag, comm, status);
 }
 
 /* Checks a probe's arguments; 1 (with the status of an empty message filled) when
@@ -370,17 +385,17 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 }
 
 /* Errors of a matched receive go to the communicator of the probe that matched it. */
-int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-               MPI_Request *request) {
-    NEED_INIT("MPI_Imrecv");
-    if (!message) return tw_mpi_error(NULL, "MPI_Imrecv", MPI_ERR_ARG, "message is NULL");
+static int imrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Message *message, MPI_Request *request) {
+    NEED_INIT(call);
+    if (!message) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "message is NULL");
     tw_mpi_comm_t *c = tw_mpi_message_comm(*message);
     if (*message != MPI_MESSAGE_NO_PROC && !c)
-        return tw_mpi_error(NULL, "MPI_Imrecv", MPI_ERR_REQUEST,
+        return tw_mpi_error(NULL, call, MPI_ERR_REQUEST,
                             "not a message from MPI_Mprobe or MPI_Improbe");
-    if (!request) return tw_mpi_error(c, "MPI_Imrecv", MPI_ERR_ARG, "request is NULL");
+    if (!request) return tw_mpi_error(c, call, MPI_ERR_ARG, "request is NULL");
     tw_mpi_buffer_t b;
-    int rc = check_buffer(c, "MPI_Imrecv", buf, count, datatype, &b);
+    int rc = check_buffer(c, call, buf, count, datatype, &b);
     if (rc) return rc;
     tw_mpi_staged_t *st;
     if (*message == MPI_MESSAGE_NO_PROC) { /* a receive from MPI_PROC_NULL */
@@ -392,36 +407,105 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     } else {
         rc = tw_mpi_imrecv(b.at, b.bytes, message, request);
     }
-    return rc ? tw_mpi_error(c, "MPI_Imrecv", rc, NULL) : MPI_SUCCESS;
+    return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Request *request) {
+    return imrecv("MPI_Imrecv", buf, count, datatype, message, request);
+}
+
+static int mrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Message *message, MPI_Status *status) {
+    MPI_Request r;
+    int rc = imrecv(call, buf, count, datatype, message, &r);
+    if (rc) return rc;
+    tw_mpi_comm_t *c = tw_mpi_request_comm(r);
+    rc = tw_mpi_wait(&r, status);
+    return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
 }
 
 int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
               MPI_Status *status) {
-    MPI_Request r;
-    int rc = MPI_Imrecv(buf, count, datatype, message, &r);
-    if (rc) return rc;
-    tw_mpi_comm_t *c = tw_mpi_request_comm(r);
-    rc = tw_mpi_wait(&r, status);
-    return rc ? tw_mpi_error(c, "MPI_Mrecv", rc, NULL) : MPI_SUCCESS;
+    return mrecv("MPI_Mrecv", buf, count, datatype, message, status);
 }
 
-int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                         int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+static int sendrecv_replace(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status) {
     tw_mpi_comm_t *c;
     tw_mpi_buffer_t b;
-    int rc = check_call("MPI_Sendrecv_replace", comm, buf, count, datatype, &c, &b);
+    int rc = check_call(call, comm, buf, count, datatype, &c, &b);
     if (rc) return rc;
-    if (b.bytes > INT_MAX) /* the copy leaves as bytes */
-        return tw_mpi_error(c, "MPI_Sendrecv_replace", MPI_ERR_COUNT, "more than INT_MAX bytes");
     /* the outgoing data leaves from a packed copy, so the reply can land in buf */
     void *copy = malloc(b.bytes ? b.bytes : 1);
-    if (!copy) return tw_mpi_error(c, "MPI_Sendrecv_replace", MPI_ERR_NO_MEM, NULL);
+    if (!copy) return tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
     if (b.staged)
         tw_mpi_type_pack(buf, count, datatype, copy);
     else if (b.bytes) /* b.at may be NULL when count is 0 */
         memcpy(copy, b.at, b.bytes);
-    rc = MPI_Sendrecv(copy, (int)b.bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source,
-                      recvtag, comm, status);
+    rc = sendrecv(call, copy, (MPI_Count)b.bytes, MPI_BYTE, dest, sendtag, buf, count, datatype,
+                  source, recvtag, comm, status);
     free(copy);
     return rc;
+}
+
+int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                         int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
+    return sendrecv_replace("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, source,
+                            recvtag, comm, status);
+}
+
+/* ---- the way in of the large-count calls (pt2pt/large_count.c) ---- */
+
+int tw_mpi_pt2pt_send(const char *call, const void *buf, MPI_Count count, MPI_Datatype type,
+                      int dest, int tag, MPI_Comm comm, int mode, int persistent,
+                      MPI_Request *req) {
+    return send_common(call, buf, count, type, dest, tag, comm, mode, persistent, req);
+}
+
+int tw_mpi_pt2pt_send_blocking(const char *call, const void *buf, MPI_Count count,
+                               MPI_Datatype type, int dest, int tag, MPI_Comm comm, int mode) {
+    if (mode == TW_SEND_STANDARD && count <= INT_MAX &&
+        send_now(buf, count, type, dest, tag, comm) == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    if (mode == TW_SEND_BUFFERED) {
+        MPI_Request unused;
+        return send_common(call, buf, count, type, dest, tag, comm, mode, 0, &unused);
+    }
+    return send_blocking(call, buf, count, type, dest, tag, comm, mode);
+}
+
+int tw_mpi_pt2pt_recv(const char *call, void *buf, MPI_Count count, MPI_Datatype type, int source,
+                      int tag, MPI_Comm comm, int persistent, MPI_Request *req) {
+    return recv_common(call, buf, count, type, source, tag, comm, persistent, req);
+}
+
+int tw_mpi_pt2pt_recv_blocking(const char *call, void *buf, MPI_Count count, MPI_Datatype type,
+                               int source, int tag, MPI_Comm comm, MPI_Status *status) {
+    return recv_blocking(call, buf, count, type, source, tag, comm, status);
+}
+
+int tw_mpi_pt2pt_sendrecv(const char *call, const void *sendbuf, MPI_Count sendcount,
+                          MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status) {
+    return sendrecv(call, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                    source, recvtag, comm, status);
+}
+
+int tw_mpi_pt2pt_sendrecv_replace(const char *call, void *buf, MPI_Count count, MPI_Datatype type,
+                                  int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                                  MPI_Status *status) {
+    return sendrecv_replace(call, buf, count, type, dest, sendtag, source, recvtag, comm, status);
+}
+
+int tw_mpi_pt2pt_imrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype type,
+                        MPI_Message *message, MPI_Request *request) {
+    return imrecv(call, buf, count, type, message, request);
+}
+
+int tw_mpi_pt2pt_mrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype type,
+                       MPI_Message *message, MPI_Status *status) {
+    return mrecv(call, buf, count, type, message, status);
 }
