@@ -270,12 +270,15 @@ typedef struct side {
     tw_mpi_type_layout_t l;
 } side_t;
 
-static inline int side_of(side_t *s, const void *buf, int count, MPI_Datatype type) {
+static inline int side_of(side_t *s, const void *buf, MPI_Count count, MPI_Datatype type) {
     if (count < 0) return MPI_ERR_COUNT;
     s->buf = buf;
     s->count = count;
     s->type = type;
-    return tw_mpi_type_layout(type, &s->l) ? MPI_ERR_TYPE : MPI_SUCCESS;
+    if (tw_mpi_type_layout(type, &s->l)) return MPI_ERR_TYPE;
+    /* a large count whose bytes no buffer could hold */
+    if (s->l.size && count > PTRDIFF_MAX / s->l.size) return MPI_ERR_COUNT;
+    return MPI_SUCCESS;
 }
 
 static inline size_t side_bytes(const side_t *s) {
