@@ -4,6 +4,7 @@
 #include "mpi/coll/large_count.h"
 #include "mpi/comm.h"
 #include "mpi/error.h"
+#include "mpi/op.h"
 #include "mpi/state.h"
 
 #define C(a) tw_mpi_vec_count(a)
@@ -234,4 +235,15 @@ int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
     return tw_mpi_coll_alltoall("MPI_Ialltoallw_c", 1, sendbuf, C(sendcounts), 0, A(sdispls),
                                 sendtypes, recvbuf, C(recvcounts), 0, A(rdispls), recvtypes, 1,
                                 comm, request, 1);
+}
+
+/* ---- reduction operations (MPI-4.1 section 6.9.5) ---- */
+
+int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) {
+    return tw_mpi_op_create("MPI_Op_create_c", NULL, user_fn, commute, op);
+}
+
+int MPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype,
+                       MPI_Op op) {
+    return tw_mpi_reduce_local("MPI_Reduce_local_c", inbuf, inoutbuf, count, datatype, op);
 }
