@@ -179,7 +179,7 @@ int MPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int 
 
 /* The arguments of a receive, when all of them are valid and the source is a rank or
  * MPI_ANY_SOURCE: its communicator, else NULL (the general path checks and reports). */
-static inline tw_mpi_comm_t *recv_args_ok(const void *buf, MPI_Count count, MPI_Datatype datatype,
+static inline tw_mpi_comm_t *recv_args_ok(const void *buf, int count, MPI_Datatype datatype,
                                           int source, int tag, MPI_Comm comm, size_t *bytes) {
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     int extent = tw_mpi_type_contiguous_size(datatype);
@@ -266,7 +266,10 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 static inline int recv_blocking(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
                                 int source, int tag, MPI_Comm comm, MPI_Status *status) {
     size_t bytes;
-    tw_mpi_comm_t *c = recv_args_ok(buf, count, datatype, source, tag, comm, &bytes);
+    /* the common case takes int counts (a large one goes the general way) */
+    tw_mpi_comm_t *c = count <= INT_MAX
+                           ? recv_args_ok(buf, (int)count, datatype, source, tag, comm, &bytes)
+                           : NULL;
     if (c) {
         int rc = tw_mpi_recv_now(buf, bytes, tw_mpi_world_rank(c, source), tag, c->context, status);
         if (rc != 1) return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
