@@ -253,6 +253,50 @@ static void coll(void) {
     free(big);
 }
 
+/* ---- neighbourhood collectives, on a periodic ring ---- */
+
+static void neighbors(void) {
+    MPI_Comm ring;
+    int dims[1] = {size}, periods[1] = {1};
+    OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+    int send[2 * N], a[2 * N], b[2 * N], counts[2] = {N, N - 1}, displs[2] = {0, N};
+    MPI_Count ccounts[2] = {N, N - 1};
+    MPI_Aint cdispls[2] = {0, N}, bdispls[2] = {0, N * sizeof(int)};
+    MPI_Datatype types[2] = {MPI_INT, MPI_INT};
+    fill(send, 2 * N, rank + 1);
+    MPI_Request r;
+    for (int nb = 0; nb < 2; nb++) {
+#define RING(int_call, c_call)                                                                     \
+    do {                                                                                           \
+        memset(a, 0, sizeof a);                                                                    \
+        memset(b, 0, sizeof b);                                                                    \
+        OK(int_call);                                                                              \
+        OK(c_call);                                                                                \
+        same(a, b, sizeof a);                                                                      \
+    } while (0)
+        RING(MPI_Neighbor_allgather(send, N, MPI_INT, a, N, MPI_INT, ring),
+             NB(MPI_Neighbor_allgather_c, MPI_Ineighbor_allgather_c, send, N, MPI_INT, b, N,
+                MPI_INT, ring));
+        RING(MPI_Neighbor_allgatherv(send, N - 1, MPI_INT, a, (int[]){N - 1, N - 1}, displs,
+                                     MPI_INT, ring),
+             NB(MPI_Neighbor_allgatherv_c, MPI_Ineighbor_allgatherv_c, send, N - 1, MPI_INT, b,
+                (MPI_Count[]){N - 1, N - 1}, cdispls, MPI_INT, ring));
+        RING(MPI_Neighbor_alltoall(send, N, MPI_INT, a, N, MPI_INT, ring),
+             NB(MPI_Neighbor_alltoall_c, MPI_Ineighbor_alltoall_c, send, N, MPI_INT, b, N, MPI_INT,
+                ring));
+        /* a ring's -1 neighbour receives what the +1 one was sent: counts pair up */
+        int sc[2] = {counts[1], counts[0]};
+        MPI_Count csc[2] = {ccounts[1], ccounts[0]};
+        RING(MPI_Neighbor_alltoallv(send, sc, displs, MPI_INT, a, counts, displs, MPI_INT, ring),
+             NB(MPI_Neighbor_alltoallv_c, MPI_Ineighbor_alltoallv_c, send, csc, cdispls, MPI_INT, b,
+                ccounts, cdispls, MPI_INT, ring));
+        RING(MPI_Neighbor_alltoallw(send, sc, bdispls, types, a, counts, bdispls, types, ring),
+             NB(MPI_Neighbor_alltoallw_c, MPI_Ineighbor_alltoallw_c, send, csc, bdispls, types, b,
+                ccounts, bdispls, types, ring));
+    }
+    OK(MPI_Comm_free(&ring));
+}
+
 /* ---- one-sided ---- */
 
 static void rma(void) {
@@ -572,6 +616,7 @@ int main(int argc, char **argv) {
     prev = (rank + size - 1) % size;
     p2p();
     coll();
+    neighbors();
     rma();
     datatypes();
     large_without_data();

@@ -237,6 +237,92 @@ int MPI_Ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
                                 comm, request, 1);
 }
 
+/* ---- neighbourhood collectives (MPI-4.1 section 8.6) ---- */
+
+int MPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm) {
+    return tw_mpi_neighbor_allgather("MPI_Neighbor_allgather_c", sendbuf, sendcount, sendtype,
+                                     recvbuf, recvcount, NONE, NONE, recvtype, 0, comm, NULL, 0);
+}
+
+int MPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm) {
+    return tw_mpi_neighbor_allgather("MPI_Neighbor_allgatherv_c", sendbuf, sendcount, sendtype,
+                                     recvbuf, 0, C(recvcounts), A(displs), recvtype, 1, comm, NULL,
+                                     0);
+}
+
+int MPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                            MPI_Comm comm) {
+    return tw_mpi_neighbor_alltoall("MPI_Neighbor_alltoall_c", sendbuf, sendcount, NONE, NONE, NULL,
+                                    sendtype, NULL, recvbuf, recvcount, NONE, NONE, NULL, recvtype,
+                                    NULL, 0, comm, NULL, 0);
+}
+
+int MPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                             const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                             const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                             MPI_Datatype recvtype, MPI_Comm comm) {
+    return tw_mpi_neighbor_alltoall("MPI_Neighbor_alltoallv_c", sendbuf, 0, C(sendcounts),
+                                    A(sdispls), NULL, sendtype, NULL, recvbuf, 0, C(recvcounts),
+                                    A(rdispls), NULL, recvtype, NULL, 1, comm, NULL, 0);
+}
+
+int MPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                             const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                             void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                             const MPI_Datatype recvtypes[], MPI_Comm comm) {
+    return tw_mpi_neighbor_alltoall("MPI_Neighbor_alltoallw_c", sendbuf, 0, C(sendcounts), NONE,
+                                    sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0,
+                                    C(recvcounts), NONE, rdispls, MPI_DATATYPE_NULL, recvtypes, 2,
+                                    comm, NULL, 0);
+}
+
+int MPI_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request *request) {
+    return tw_mpi_neighbor_allgather("MPI_Ineighbor_allgather_c", sendbuf, sendcount, sendtype,
+                                     recvbuf, recvcount, NONE, NONE, recvtype, 0, comm, request, 1);
+}
+
+int MPI_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+    return tw_mpi_neighbor_allgather("MPI_Ineighbor_allgatherv_c", sendbuf, sendcount, sendtype,
+                                     recvbuf, 0, C(recvcounts), A(displs), recvtype, 1, comm,
+                                     request, 1);
+}
+
+int MPI_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Request *request) {
+    return tw_mpi_neighbor_alltoall("MPI_Ineighbor_alltoall_c", sendbuf, sendcount, NONE, NONE,
+                                    NULL, sendtype, NULL, recvbuf, recvcount, NONE, NONE, NULL,
+                                    recvtype, NULL, 0, comm, request, 1);
+}
+
+int MPI_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                              const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
+    return tw_mpi_neighbor_alltoall("MPI_Ineighbor_alltoallv_c", sendbuf, 0, C(sendcounts),
+                                    A(sdispls), NULL, sendtype, NULL, recvbuf, 0, C(recvcounts),
+                                    A(rdispls), NULL, recvtype, NULL, 1, comm, request, 1);
+}
+
+int MPI_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                              void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                              const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request) {
+    return tw_mpi_neighbor_alltoall("MPI_Ineighbor_alltoallw_c", sendbuf, 0, C(sendcounts), NONE,
+                                    sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0,
+                                    C(recvcounts), NONE, rdispls, MPI_DATATYPE_NULL, recvtypes, 2,
+                                    comm, request, 1);
+}
+
 /* ---- reduction operations (MPI-4.1 section 6.9.5) ---- */
 
 int MPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op) {
