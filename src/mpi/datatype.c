@@ -797,14 +797,15 @@ int tw_mpi_type_f90(MPI_Datatype basic, int combiner, int nints, const int *ints
 /* Selects, along one dimension of an array whose elements are `inner` (extent:
  * the whole of the dimensions within), the n blocks [starts[k], starts[k] +
  * lens[k]), then spans the dimension: `size` elements. */
-static int dimension(const char *call, const tw_typemap_t *inner, int n, const int *starts,
-                     const int *lens, int size, tw_typemap_t *out) {
+static int dimension(const char *call, const tw_typemap_t *inner, int n, const MPI_Count *starts,
+                     const MPI_Count *lens, MPI_Count size, tw_typemap_t *out) {
     MPI_Aint extent = tw_typemap_extent(inner), whole;
-    if (__builtin_mul_overflow(extent, (MPI_Aint)size, &whole))
+    if (__builtin_mul_overflow(extent, size, &whole))
         return tw_mpi_error(NULL, call, MPI_ERR_ARG, "the array's extent overflows");
     tw_typemap_init(out);
     for (int k = 0; k < n; k++) {
-        int rc = tw_typemap_append(out, inner, lens[k], starts[k] * extent, extent);
+        MPI_Aint at = starts[k] * extent; /* within whole */
+        int rc = tw_typemap_append(out, inner, lens[k], at, extent);
         if (rc) {
             tw_typemap_free(out);
             return tw_mpi_error(NULL, call, rc, "the type's size or bounds overflow");
@@ -817,8 +818,8 @@ static int dimension(const char *call, const tw_typemap_t *inner, int n, const i
 /* An array type: dimension d selects nblocks[d] blocks (starts, lens, from
  * offset first[d] of the flat arrays); dims run from the innermost out, as order
  * says. */
-static int array_map(const char *call, int ndims, const int *sizes, const int *nblocks,
-                     const int *first, const int *starts, const int *lens, int order,
+static int array_map(const char *call, int ndims, const MPI_Count *sizes, const int *nblocks,
+                     const int *first, const MPI_Count *starts, const MPI_Count *lens, int order,
                      const tw_typemap_t *old, tw_typemap_t *map) {
     tw_typemap_t inner;
     int rc = tw_typemap_copy(&inner, old);
@@ -836,20 +837,32 @@ static int array_map(const char *call, int ndims, const int *sizes, const int *n
     return MPI_SUCCESS;
 }
 
-int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-                             const int array_of_starts[], int order, MPI_Datatype oldtype,
-                             MPI_Datatype *newtype) {
-    const char *call = "MPI_Type_create_subarray";
+/* Counts of an int form as MPI_Count, or NULL (MPI_ERR_NO_MEM raised). */
+static MPI_Count *counts_of(const char *call, int n, const int *const *arrays, int narrays,
+                            int *rc) {
+    MPI_Count *c = malloc(((size_t)n * (size_t)narrays + 1) * sizeof *c);
+    if (!c) {
+        *rc = tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
+        return NULL;
+    }
+    for (int a = 0; a < narrays; a++)
+        for (int d = 0; d < n; d++) c[a * n + d] = arrays[a][d];
+    return c;
+}
+
+int tw_mpi_type_subarray(const char *call, int ndims, const MPI_Count *sizes,
+                         const MPI_Count *subsizes, const MPI_Count *starts, int order,
+                         MPI_Datatype oldtype, MPI_Datatype *newtype, int large) {
     int rc = check_new(call, 0, newtype);
     if (rc) return rc;
     if (ndims <= 0) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "ndims is not positive");
-    if (!array_of_sizes || !array_of_subsizes || !array_of_starts)
+    if (!sizes || !subsizes || !starts)
         return tw_mpi_error(NULL, call, MPI_ERR_ARG, "an array is NULL");
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
         return tw_mpi_error(NULL, call, MPI_ERR_ARG, "order is neither C nor Fortran");
     for (int d = 0; d < ndims; d++)
-        if (array_of_sizes[d] <= 0 || array_of_subsizes[d] <= 0 || array_of_starts[d] < 0 ||
-            array_of_subsizes[d] > array_of_sizes[d] - array_of_starts[d])
+        if (sizes[d] <= 0 || subsizes[d] <= 0 || starts[d] < 0 ||
+            subsizes[d] > sizes[d] - starts[d])
             return tw_mpi_error(NULL, call, MPI_ERR_ARG,
                                 "a subarray that does not fit in its array");
     const tw_typemap_t *old = old_map(call, oldtype, &rc);
@@ -859,31 +872,58 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
     int *first = ones + ndims;
     for (int d = 0; d < ndims; d++) ones[d] = 1, first[d] = d;
     tw_typemap_t map;
-    rc = array_map(call, ndims, array_of_sizes, ones, first, array_of_starts, array_of_subsizes,
-                   order, old, &map);
+    rc = array_map(call, ndims, sizes, ones, first, starts, subsizes, order, old, &map);
     free(ones);
     if (rc) return rc;
-    int *ints = malloc((size_t)(3 * ndims + 2) * sizeof *ints);
-    if (!ints) {
+    /* the arguments back: ndims and order as ints, the rest as ints or large counts */
+    size_t n = 3 * (size_t)ndims;
+    int *ints = malloc((n + 2) * sizeof *ints);
+    MPI_Count *counts = malloc(n * sizeof *counts);
+    if (!ints || !counts) {
+        free(ints);
+        free(counts);
         tw_typemap_free(&map);
         return tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
     }
+    memcpy(counts, sizes, (size_t)ndims * sizeof *counts);
+    memcpy(counts + ndims, subsizes, (size_t)ndims * sizeof *counts);
+    memcpy(counts + 2 * ndims, starts, (size_t)ndims * sizeof *counts);
     ints[0] = ndims;
-    memcpy(ints + 1, array_of_sizes, (size_t)ndims * sizeof *ints);
-    memcpy(ints + 1 + ndims, array_of_subsizes, (size_t)ndims * sizeof *ints);
-    memcpy(ints + 1 + 2 * ndims, array_of_starts, (size_t)ndims * sizeof *ints);
-    ints[1 + 3 * ndims] = order;
-    rc = create(call, &map, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL, 1, &oldtype,
-                newtype);
+    if (large) {
+        ints[1] = order;
+        rc = tw_mpi_type_create(call, &map, MPI_COMBINER_SUBARRAY, 2, ints, 0, NULL, (int)n, counts,
+                                1, &oldtype, newtype);
+    } else {
+        for (size_t k = 0; k < n; k++) ints[1 + k] = (int)counts[k];
+        ints[1 + n] = order;
+        rc = create(call, &map, MPI_COMBINER_SUBARRAY, (int)n + 2, ints, 0, NULL, 1, &oldtype,
+                    newtype);
+    }
     free(ints);
+    free(counts);
     return rc;
 }
 
-int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                           const int array_of_distribs[], const int array_of_dargs[],
-                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                           MPI_Datatype *newtype) {
-    const char *call = "MPI_Type_create_darray";
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                             const int array_of_starts[], int order, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype) {
+    const char *call = "MPI_Type_create_subarray";
+    if (ndims <= 0 || !array_of_sizes || !array_of_subsizes || !array_of_starts)
+        return tw_mpi_type_subarray(call, ndims, NULL, NULL, NULL, order, oldtype, newtype, 0);
+    NEED_INIT(call);
+    const int *arrays[] = {array_of_sizes, array_of_subsizes, array_of_starts};
+    int rc;
+    MPI_Count *c = counts_of(call, ndims, arrays, 3, &rc);
+    if (!c) return rc;
+    rc = tw_mpi_type_subarray(call, ndims, c, c + ndims, c + 2 * ndims, order, oldtype, newtype, 0);
+    free(c);
+    return rc;
+}
+
+int tw_mpi_type_darray(const char *call, int size, int rank, int ndims,
+                       const MPI_Count array_of_gsizes[], const int array_of_distribs[],
+                       const int array_of_dargs[], const int array_of_psizes[], int order,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype, int large) {
     int rc = check_new(call, 0, newtype);
     if (rc) return rc;
     if (size <= 0 || rank < 0 || rank >= size)
@@ -895,8 +935,8 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         return tw_mpi_error(NULL, call, MPI_ERR_ARG, "order is neither C nor Fortran");
     long long procs = 1;
     for (int d = 0; d < ndims; d++) {
-        int g = array_of_gsizes[d], p = array_of_psizes[d], dist = array_of_distribs[d],
-            darg = array_of_dargs[d];
+        MPI_Count g = array_of_gsizes[d];
+        int p = array_of_psizes[d], dist = array_of_distribs[d], darg = array_of_dargs[d];
         if (g <= 0 || p <= 0)
             return tw_mpi_error(NULL, call, MPI_ERR_ARG, "a size is not positive");
         procs *= p;
@@ -941,29 +981,29 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         }
         total += (size_t)nblocks[d];
     }
-    int *starts = malloc((total ? total : 1) * 2 * sizeof *starts);
+    MPI_Count *starts = malloc((total ? total : 1) * 2 * sizeof *starts);
     if (!starts) {
         free(coords);
         return tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
     }
-    int *lens = starts + total;
+    MPI_Count *lens = starts + total;
     for (int d = 0; d < ndims; d++) {
         long long g = array_of_gsizes[d], p = array_of_psizes[d], darg = array_of_dargs[d];
         int dist = array_of_distribs[d];
         if (dist == MPI_DISTRIBUTE_NONE) {
             starts[first[d]] = 0;
-            lens[first[d]] = (int)g;
+            lens[first[d]] = g;
         } else if (dist == MPI_DISTRIBUTE_BLOCK) {
             if (darg == MPI_DISTRIBUTE_DFLT_DARG) darg = (g + p - 1) / p;
             long long start = coords[d] * darg, end = start + darg < g ? start + darg : g;
-            starts[first[d]] = (int)(start < g ? start : 0);
-            lens[first[d]] = (int)(start < g ? end - start : 0);
+            starts[first[d]] = start < g ? start : 0;
+            lens[first[d]] = start < g ? end - start : 0;
         } else {
             if (darg == MPI_DISTRIBUTE_DFLT_DARG) darg = 1;
             for (int k = 0; k < nblocks[d]; k++) {
                 long long start = (coords[d] + (long long)k * p) * darg;
-                starts[first[d] + k] = (int)start;
-                lens[first[d] + k] = (int)(start + darg < g ? darg : g - start);
+                starts[first[d] + k] = start;
+                lens[first[d] + k] = start + darg < g ? darg : g - start;
             }
         }
     }
@@ -977,17 +1017,38 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         tw_typemap_free(&map);
         return tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
     }
+    /* the arguments back: the gsizes among the ints, or (large) as the large counts */
+    int g = large ? 0 : ndims;
     ints[0] = size;
     ints[1] = rank;
     ints[2] = ndims;
-    memcpy(ints + 3, array_of_gsizes, (size_t)ndims * sizeof *ints);
-    memcpy(ints + 3 + ndims, array_of_distribs, (size_t)ndims * sizeof *ints);
-    memcpy(ints + 3 + 2 * ndims, array_of_dargs, (size_t)ndims * sizeof *ints);
-    memcpy(ints + 3 + 3 * ndims, array_of_psizes, (size_t)ndims * sizeof *ints);
-    ints[3 + 4 * ndims] = order;
-    rc =
-        create(call, &map, MPI_COMBINER_DARRAY, 4 * ndims + 4, ints, 0, NULL, 1, &oldtype, newtype);
+    for (int d = 0; d < g; d++) ints[3 + d] = (int)array_of_gsizes[d];
+    memcpy(ints + 3 + g, array_of_distribs, (size_t)ndims * sizeof *ints);
+    memcpy(ints + 3 + g + ndims, array_of_dargs, (size_t)ndims * sizeof *ints);
+    memcpy(ints + 3 + g + 2 * ndims, array_of_psizes, (size_t)ndims * sizeof *ints);
+    ints[3 + g + 3 * ndims] = order;
+    rc = tw_mpi_type_create(call, &map, MPI_COMBINER_DARRAY, 3 * ndims + g + 4, ints, 0, NULL,
+                            large ? ndims : 0, array_of_gsizes, 1, &oldtype, newtype);
     free(ints);
+    return rc;
+}
+
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                           const int array_of_distribs[], const int array_of_dargs[],
+                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype) {
+    const char *call = "MPI_Type_create_darray";
+    if (ndims <= 0 || !array_of_gsizes)
+        return tw_mpi_type_darray(call, size, rank, ndims, NULL, array_of_distribs, array_of_dargs,
+                                  array_of_psizes, order, oldtype, newtype, 0);
+    NEED_INIT(call);
+    const int *arrays[] = {array_of_gsizes};
+    int rc;
+    MPI_Count *g = counts_of(call, ndims, arrays, 1, &rc);
+    if (!g) return rc;
+    rc = tw_mpi_type_darray(call, size, rank, ndims, g, array_of_distribs, array_of_dargs,
+                            array_of_psizes, order, oldtype, newtype, 0);
+    free(g);
     return rc;
 }
 

@@ -410,14 +410,15 @@ static void same_type(MPI_Datatype t, MPI_Datatype u) {
 }
 
 /* The large counts a type of a _c constructor gives back, and its combiner. */
-static void contents_are(MPI_Datatype t, int combiner, int n, const MPI_Count *want) {
+static void contents_are(MPI_Datatype t, int combiner, int n, const MPI_Count *want, int nints) {
     MPI_Count ni, na, nc, nd;
     int comb;
     OK(MPI_Type_get_envelope_c(t, &ni, &na, &nc, &nd, &comb));
-    CHECK(comb == combiner && nc == n && ni == 0 && na == 0 && nd >= 1);
+    CHECK(comb == combiner && nc == n && ni == nints && na == 0 && nd >= 1);
     MPI_Count got[32];
     MPI_Datatype ts[8];
-    OK(MPI_Type_get_contents_c(t, 0, 0, 32, 8, NULL, NULL, got, ts));
+    int ints[16];
+    OK(MPI_Type_get_contents_c(t, 16, 0, 32, 8, ints, NULL, got, ts));
     for (int i = 0; i < n; i++) CHECK(got[i] == want[i]);
     for (int k = 0; k < nd; k++) {
         int c2, x1, x2, x3;
@@ -435,29 +436,29 @@ static void datatypes(void) {
     MPI_Datatype t, u;
     OK(MPI_Type_contiguous(5, MPI_INT, &t));
     OK(MPI_Type_contiguous_c(5, MPI_INT, &u));
-    contents_are(u, MPI_COMBINER_CONTIGUOUS, 1, (MPI_Count[]){5});
+    contents_are(u, MPI_COMBINER_CONTIGUOUS, 1, (MPI_Count[]){5}, 0);
     same_type(t, u);
     OK(MPI_Type_vector(3, 2, 4, MPI_SHORT, &t));
     OK(MPI_Type_vector_c(3, 2, 4, MPI_SHORT, &u));
-    contents_are(u, MPI_COMBINER_VECTOR, 3, (MPI_Count[]){3, 2, 4});
+    contents_are(u, MPI_COMBINER_VECTOR, 3, (MPI_Count[]){3, 2, 4}, 0);
     same_type(t, u);
     OK(MPI_Type_create_hvector(3, 2, 20, MPI_INT, &t));
     OK(MPI_Type_create_hvector_c(3, 2, 20, MPI_INT, &u));
-    contents_are(u, MPI_COMBINER_HVECTOR, 3, (MPI_Count[]){3, 2, 20});
+    contents_are(u, MPI_COMBINER_HVECTOR, 3, (MPI_Count[]){3, 2, 20}, 0);
     same_type(t, u);
     int lens[] = {2, 1, 3}, disps[] = {5, 0, 9};
     MPI_Count clens[] = {2, 1, 3}, cdisps[] = {5, 0, 9}, hdisps[] = {40, 0, 72};
     MPI_Aint adisps[] = {40, 0, 72};
     OK(MPI_Type_indexed(3, lens, disps, MPI_DOUBLE, &t));
     OK(MPI_Type_indexed_c(3, clens, cdisps, MPI_DOUBLE, &u));
-    contents_are(u, MPI_COMBINER_INDEXED, 7, (MPI_Count[]){3, 2, 1, 3, 5, 0, 9});
+    contents_are(u, MPI_COMBINER_INDEXED, 7, (MPI_Count[]){3, 2, 1, 3, 5, 0, 9}, 0);
     same_type(t, u);
     OK(MPI_Type_create_hindexed(3, lens, adisps, MPI_DOUBLE, &t));
     OK(MPI_Type_create_hindexed_c(3, clens, hdisps, MPI_DOUBLE, &u));
     same_type(t, u);
     OK(MPI_Type_create_indexed_block(3, 2, disps, MPI_INT, &t));
     OK(MPI_Type_create_indexed_block_c(3, 2, cdisps, MPI_INT, &u));
-    contents_are(u, MPI_COMBINER_INDEXED_BLOCK, 5, (MPI_Count[]){3, 2, 5, 0, 9});
+    contents_are(u, MPI_COMBINER_INDEXED_BLOCK, 5, (MPI_Count[]){3, 2, 5, 0, 9}, 0);
     same_type(t, u);
     OK(MPI_Type_create_hindexed_block(3, 2, adisps, MPI_INT, &t));
     OK(MPI_Type_create_hindexed_block_c(3, 2, hdisps, MPI_INT, &u));
@@ -467,11 +468,25 @@ static void datatypes(void) {
     MPI_Count csdisps[] = {0, 8, 24};
     OK(MPI_Type_create_struct(3, lens, sdisps, members, &t));
     OK(MPI_Type_create_struct_c(3, clens, csdisps, members, &u));
-    contents_are(u, MPI_COMBINER_STRUCT, 7, (MPI_Count[]){3, 2, 1, 3, 0, 8, 24});
+    contents_are(u, MPI_COMBINER_STRUCT, 7, (MPI_Count[]){3, 2, 1, 3, 0, 8, 24}, 0);
     same_type(t, u);
     OK(MPI_Type_create_resized(MPI_INT, -4, 12, &t));
     OK(MPI_Type_create_resized_c(MPI_INT, -4, 12, &u));
-    contents_are(u, MPI_COMBINER_RESIZED, 2, (MPI_Count[]){-4, 12});
+    contents_are(u, MPI_COMBINER_RESIZED, 2, (MPI_Count[]){-4, 12}, 0);
+    same_type(t, u);
+    int sizes[] = {6, 5}, subsizes[] = {3, 2}, starts[] = {1, 2};
+    MPI_Count csizes[] = {6, 5}, csubsizes[] = {3, 2}, cstarts[] = {1, 2};
+    OK(MPI_Type_create_subarray(2, sizes, subsizes, starts, MPI_ORDER_C, MPI_INT, &t));
+    OK(MPI_Type_create_subarray_c(2, csizes, csubsizes, cstarts, MPI_ORDER_C, MPI_INT, &u));
+    contents_are(u, MPI_COMBINER_SUBARRAY, 6, (MPI_Count[]){6, 5, 3, 2, 1, 2}, 2);
+    same_type(t, u);
+    int psizes[] = {2, 1}, distribs[] = {MPI_DISTRIBUTE_CYCLIC, MPI_DISTRIBUTE_BLOCK},
+        dargs[] = {2, MPI_DISTRIBUTE_DFLT_DARG};
+    OK(MPI_Type_create_darray(2, 1, 2, sizes, distribs, dargs, psizes, MPI_ORDER_FORTRAN,
+                              MPI_DOUBLE, &t));
+    OK(MPI_Type_create_darray_c(2, 1, 2, csizes, distribs, dargs, psizes, MPI_ORDER_FORTRAN,
+                                MPI_DOUBLE, &u));
+    contents_are(u, MPI_COMBINER_DARRAY, 2, (MPI_Count[]){6, 5}, 10);
     same_type(t, u);
     /* a predefined type's envelope */
     MPI_Count ni, na, nc, nd;

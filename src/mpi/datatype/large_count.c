@@ -206,6 +206,23 @@ int MPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blockleng
     return rc;
 }
 
+int MPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[],
+                               const MPI_Count array_of_subsizes[],
+                               const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
+                               MPI_Datatype *newtype) {
+    return tw_mpi_type_subarray("MPI_Type_create_subarray_c", ndims, array_of_sizes,
+                                array_of_subsizes, array_of_starts, order, oldtype, newtype, 1);
+}
+
+int MPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                             const int array_of_distribs[], const int array_of_dargs[],
+                             const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype) {
+    return tw_mpi_type_darray("MPI_Type_create_darray_c", size, rank, ndims, array_of_gsizes,
+                              array_of_distribs, array_of_dargs, array_of_psizes, order, oldtype,
+                              newtype, 1);
+}
+
 int MPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent,
                               MPI_Datatype *newtype) {
     const char *call = "MPI_Type_create_resized_c";

@@ -20,6 +20,14 @@ int tw_mpi_type_create(const char *call, tw_typemap_t *map, int combiner, int ni
 /* The map of a constructor's old type (any datatype, committed or not), or NULL with
  * MPI_ERR_TYPE raised. */
 const tw_typemap_t *tw_mpi_type_old_map(const char *call, MPI_Datatype type, int *rc);
+/* The array constructors; large: the _c form (its counts recorded as large counts) */
+int tw_mpi_type_subarray(const char *call, int ndims, const MPI_Count *sizes,
+                         const MPI_Count *subsizes, const MPI_Count *starts, int order,
+                         MPI_Datatype oldtype, MPI_Datatype *newtype, int large);
+int tw_mpi_type_darray(const char *call, int size, int rank, int ndims,
+                       const MPI_Count array_of_gsizes[], const int array_of_distribs[],
+                       const int array_of_dargs[], const int array_of_psizes[], int order,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype, int large);
 /* num_large_counts NULL: the int form */
 int tw_mpi_type_envelope(const char *call, MPI_Datatype datatype, MPI_Count *num_integers,
                          MPI_Count *num_addresses, MPI_Count *num_large_counts,
