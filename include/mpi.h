@@ -597,6 +597,13 @@ typedef int MPI_Session;
 typedef void MPI_Session_errhandler_function(MPI_Session *session, int *errorcode, ...);
 /* end of sessions */
 
+/* large counts (MPI-4.1 sections 2.5.8, 6.9.5 and 9.4): the _c forms take MPI_Count
+ * counts; an int output that cannot hold its value is MPI_UNDEFINED or the error class
+ * MPI_ERR_VALUE_TOO_LARGE, as the standard says for each call */
+typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
+                                 MPI_Datatype *datatype);
+/* end of large counts */
+
 /* the calls (generated from the MPI Forum's description, src/mpi/bindings), and every
  * call's PMPI_ twin, for tools (the profiling interface) */
 #include <tollway/mpi_calls.h>

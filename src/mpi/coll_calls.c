@@ -20,6 +20,7 @@
 #include "mpi/coll.h"
 #include "mpi/coll/persistent.h"
 #include "mpi/coll_calls.h"
+#include "mpi/coll/vec.h"
 #include "mpi/coll_tuning.h"
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
@@ -41,7 +42,7 @@ static int check_comm(const char *call, MPI_Comm comm, int nonblocking, const MP
 
 /* count items of type at buf, which must not be MPI_IN_PLACE here. A derived type
  * may address memory absolutely, from MPI_BOTTOM (NULL). */
-static int check_data(tw_mpi_comm_t *c, const char *call, const void *buf, int count,
+static int check_data(tw_mpi_comm_t *c, const char *call, const void *buf, MPI_Count count,
                       MPI_Datatype type, tw_mpi_type_layout_t *l) {
     if (count < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
     if (tw_mpi_type_layout(type, l)) return tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
@@ -75,12 +76,13 @@ static int check_alias(tw_mpi_comm_t *c, const char *call, const void *in, const
 }
 
 /* counts[] and displs[] of a v call (displs NULL: not needed) for each of n ranks. */
-static int check_counts(tw_mpi_comm_t *c, const char *call, int n, const int *counts,
-                        const int *displs, int need_displs) {
-    if (!counts || (need_displs && !displs))
+static int check_counts(tw_mpi_comm_t *c, const char *call, int n, tw_mpi_vec_t counts,
+                        tw_mpi_vec_t displs, int need_displs) {
+    if (!counts.at || (need_displs && !displs.at))
         return tw_mpi_error(c, call, MPI_ERR_ARG, "counts or displacements are NULL");
     for (int i = 0; i < n; i++)
-        if (counts[i] < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
+        if (tw_mpi_vec_get(counts, i) < 0)
+            return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
     return MPI_SUCCESS;
 }
 
@@ -324,7 +326,7 @@ static void unpack_out(tw_sched_t *s, const out_t *o) {
  * (in extents of the type, or in bytes for the w calls) of buf. */
 typedef struct vspec {
     void *buf;
-    const int *counts, *displs;
+    tw_mpi_vec_t counts, displs;
     const MPI_Datatype *types; /* one per rank when per_rank, else types[0] for all */
     int per_rank;
 } vspec_t;
@@ -360,8 +362,8 @@ static int view_make(tw_sched_t *s, const vspec_t *v, int load, int typed_ok, vi
         tw_mpi_type_layout_t l;
         tw_mpi_type_layout_held(type_of(v, i), &l); /* checked */
         contiguous &= l.contiguous;
-        MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
-        w->bytes[i] = (size_t)v->counts[i] * (size_t)l.size;
+        MPI_Aint at = (MPI_Aint)tw_mpi_vec_get(v->displs, i) * (v->per_rank ? 1 : l.extent);
+        w->bytes[i] = (size_t)tw_mpi_vec_get(v->counts, i) * (size_t)l.size;
         w->offs[i] = (size_t)(at + l.lb); /* contiguous case; redone below otherwise */
         total += w->bytes[i];
     }
@@ -375,9 +377,10 @@ static int view_make(tw_sched_t *s, const vspec_t *v, int load, int typed_ok, vi
             tw_mpi_type_layout_t l;
             tw_mpi_type_layout_held(type_of(v, i), &l);
             if (l.contiguous) continue;
-            MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
-            w->blocks[i] = (tw_sched_block_t){NULL, (char *)v->buf + at, v->counts[i],
-                                              type_of(v, i), w->bytes[i]};
+            MPI_Aint at = (MPI_Aint)tw_mpi_vec_get(v->displs, i) * (v->per_rank ? 1 : l.extent);
+            w->blocks[i] =
+                (tw_sched_block_t){NULL, (char *)v->buf + at, tw_mpi_vec_get(v->counts, i),
+                                   type_of(v, i), w->bytes[i]};
         }
         return 0;
     }
@@ -391,8 +394,8 @@ static int view_make(tw_sched_t *s, const vspec_t *v, int load, int typed_ok, vi
             if (load == -2 || load == i) {
                 tw_mpi_type_layout_t l;
                 tw_mpi_type_layout_held(type_of(v, i), &l);
-                MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
-                tw_sched_pack(s, (char *)v->buf + at, v->counts[i], type_of(v, i),
+                MPI_Aint at = (MPI_Aint)tw_mpi_vec_get(v->displs, i) * (v->per_rank ? 1 : l.extent);
+                tw_sched_pack(s, (char *)v->buf + at, tw_mpi_vec_get(v->counts, i), type_of(v, i),
                               w->base + w->offs[i]);
             }
         }
@@ -408,8 +411,9 @@ static void view_unpack(tw_sched_t *s, const vspec_t *v, const view_t *w) {
     for (int i = 0; i < s->comm->size; i++) {
         tw_mpi_type_layout_t l;
         tw_mpi_type_layout_held(type_of(v, i), &l);
-        MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
-        tw_sched_unpack(s, w->base + w->offs[i], v->counts[i], type_of(v, i), (char *)v->buf + at);
+        MPI_Aint at = (MPI_Aint)tw_mpi_vec_get(v->displs, i) * (v->per_rank ? 1 : l.extent);
+        tw_sched_unpack(s, w->base + w->offs[i], tw_mpi_vec_get(v->counts, i), type_of(v, i),
+                        (char *)v->buf + at);
     }
 }
 
@@ -559,7 +563,7 @@ int tw_coll_call_barrier(const char *call, MPI_Comm comm, MPI_Request *req, int 
     return end(call, c, s, req, nb);
 }
 
-int tw_coll_call_bcast(const char *call, void *buf, int count, MPI_Datatype type, int root,
+int tw_coll_call_bcast(const char *call, void *buf, MPI_Count count, MPI_Datatype type, int root,
                        MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t l;
@@ -599,7 +603,7 @@ int tw_coll_call_bcast(const char *call, void *buf, int count, MPI_Datatype type
  * only where in_place_ok, and no aliasing. The send buffer is not significant at an
  * intercommunicator's root, which only receives. */
 static int check_reduction(tw_mpi_comm_t *c, const char *call, const void *sendbuf,
-                           const void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                           const void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
                            int in_place_ok, int send_significant, int recv_significant,
                            tw_mpi_type_layout_t *l) {
     int in_place = sendbuf == MPI_IN_PLACE;
@@ -615,7 +619,7 @@ static int check_reduction(tw_mpi_comm_t *c, const char *call, const void *sendb
     return rc;
 }
 
-int tw_coll_call_reduce(const char *call, const void *sendbuf, void *recvbuf, int count,
+int tw_coll_call_reduce(const char *call, const void *sendbuf, void *recvbuf, MPI_Count count,
                         MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, MPI_Request *req,
                         int nb) {
     tw_mpi_comm_t *c;
@@ -660,7 +664,7 @@ int tw_coll_call_reduce(const char *call, const void *sendbuf, void *recvbuf, in
 }
 
 int tw_coll_call_reduce_everyone(const char *call, tw_coll_everyone_t kind, const void *sendbuf,
-                                 void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                                 void *recvbuf, MPI_Count count, MPI_Datatype type, MPI_Op op,
                                  MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t l;
@@ -712,9 +716,10 @@ int tw_coll_call_reduce_everyone(const char *call, tw_coll_everyone_t kind, cons
  * and its result written to the front of the buffer: block i's result only lands
  * over input of blocks up to i, whose reductions have read it already. */
 typedef struct rs_blocks {
-    segmented_t g; /* what every block's reduction shares */
-    const int *counts;
-    int block, next;
+    segmented_t g;       /* what every block's reduction shares */
+    tw_mpi_vec_t counts; /* NULL: every block is block items */
+    MPI_Count block;
+    int next;
     size_t first; /* packed bytes of the blocks before the next */
     tw_mpi_type_layout_t l;
     tw_sched_mark_t mark; /* the scratch of one block's reduction starts here */
@@ -723,8 +728,10 @@ typedef struct rs_blocks {
 static void next_block(tw_sched_t *s, void *arg) {
     rs_blocks_t *b = arg;
     tw_sched_release(s, b->mark); /* the last block's, whose steps are done */
-    int p = s->comm->size, count = 0;
-    while (b->next < p && !(count = b->counts ? b->counts[b->next] : b->block)) b->next++;
+    int p = s->comm->size;
+    MPI_Count count = 0;
+    while (b->next < p && !(count = b->counts.at ? tw_mpi_vec_get(b->counts, b->next) : b->block))
+        b->next++;
     if (b->next == p) return;
     int i = b->next++;
     segmented_t g = b->g;
@@ -738,21 +745,23 @@ static void next_block(tw_sched_t *s, void *arg) {
 }
 
 static void reduce_scatter_blocks(tw_sched_t *s, const void *sendbuf, void *recvbuf,
-                                  const int *recvcounts, int block, int total, MPI_Datatype type,
-                                  MPI_Op op, const tw_mpi_type_layout_t *l) {
-    int p = s->comm->size, *counts = NULL;
+                                  tw_mpi_vec_t recvcounts, MPI_Count block, MPI_Count total,
+                                  MPI_Datatype type, MPI_Op op, const tw_mpi_type_layout_t *l) {
+    int p = s->comm->size;
+    MPI_Count *counts = NULL;
     rs_blocks_t *b = tw_sched_scratch(s, sizeof *b);
-    if (recvcounts && (counts = tw_sched_scratch(s, (size_t)p * sizeof *counts)))
-        memcpy(counts, recvcounts, (size_t)p * sizeof *counts);
-    if (!b || (recvcounts && !counts)) return;
-    *b = (rs_blocks_t){.counts = counts, .block = block, .l = *l};
+    /* the program's array may be gone before a non-blocking call's last block */
+    if (recvcounts.at && (counts = tw_sched_scratch(s, (size_t)p * sizeof *counts)))
+        for (int i = 0; i < p; i++) counts[i] = tw_mpi_vec_get(recvcounts, i);
+    if (!b || (recvcounts.at && !counts)) return;
+    *b = (rs_blocks_t){.counts = tw_mpi_vec_count(counts), .block = block, .l = *l};
     b->g = (segmented_t){.kind = SEG_REDUCE, .gives = 1, .red = segment_red(op, type, l)};
     b->g.most = REDUCE_SCATTER_SEGMENT;
     b->g.in.buf = sendbuf == MPI_IN_PLACE ? recvbuf : (void *)(uintptr_t)sendbuf;
     b->g.in.count = total;
     b->g.in.type = type;
     b->g.out.buf = recvbuf;
-    b->g.out.count = recvcounts ? recvcounts[s->comm->rank] : block;
+    b->g.out.count = recvcounts.at ? tw_mpi_vec_get(recvcounts, s->comm->rank) : block;
     b->mark = tw_sched_mark(s);
     tw_sched_snapshot(s, b, sizeof *b);
     next_block(s, b);
@@ -760,29 +769,34 @@ static void reduce_scatter_blocks(tw_sched_t *s, const void *sendbuf, void *recv
 
 /* recvcounts NULL: every block is block items (MPI_Reduce_scatter_block). */
 int tw_coll_call_reduce_scatter(const char *call, const void *sendbuf, void *recvbuf,
-                                const int *recvcounts, int block, MPI_Datatype type, MPI_Op op,
-                                MPI_Comm comm, MPI_Request *req, int nb) {
+                                tw_mpi_vec_t recvcounts, MPI_Count block, MPI_Datatype type,
+                                MPI_Op op, MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t l;
     int rc = check_comm(call, comm, nb, req, &c);
     if (rc) return rc;
-    if (!recvcounts && block < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
+    if (!recvcounts.at && block < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
     /* the blocks are the local group's (on an intercommunicator, of the other group's sum) */
     int p = tw_mpi_comm_local_size(c), in_place = sendbuf == MPI_IN_PLACE;
-    if (recvcounts && (rc = check_counts(c, call, p, recvcounts, NULL, 0))) return rc;
+    if (recvcounts.at && (rc = check_counts(c, call, p, recvcounts, tw_mpi_vec_int(NULL), 0)))
+        return rc;
     if ((rc = check_not_in_place(c, call, sendbuf))) return rc;
-    long long total = 0;
-    for (int i = 0; i < p; i++) total += recvcounts ? recvcounts[i] : block;
-    int mine = recvcounts ? recvcounts[c->rank] : block;
-    if (total > 0x7fffffff) return tw_mpi_error(c, call, MPI_ERR_COUNT, "too many items in all");
-    rc = check_data(c, call, in_place ? recvbuf : sendbuf, (int)total, type, &l);
+    MPI_Count total = 0;
+    for (int i = 0; i < p; i++) {
+        MPI_Count n = recvcounts.at ? tw_mpi_vec_get(recvcounts, i) : block;
+        if (__builtin_add_overflow(total, n, &total))
+            return tw_mpi_error(c, call, MPI_ERR_COUNT, "too many items in all");
+    }
+    MPI_Count mine = recvcounts.at ? tw_mpi_vec_get(recvcounts, c->rank) : block;
+    rc = check_data(c, call, in_place ? recvbuf : sendbuf, total, type, &l);
     if (!rc) rc = check_data(c, call, recvbuf, mine, type, &l);
     if (!rc) rc = check_op(c, call, op, type);
     if (!rc) rc = check_alias(c, call, sendbuf, recvbuf, (size_t)total * (size_t)l.size);
     if (rc) return rc;
     /* equal blocks: every rank knows the counts, so all take the same way */
     int equal = !c->inter;
-    for (int i = 0; equal && recvcounts && i < p; i++) equal = recvcounts[i] == mine;
+    for (int i = 0; equal && recvcounts.at && i < p; i++)
+        equal = tw_mpi_vec_get(recvcounts, i) == mine;
     if (!nb && equal && total &&
         tw_coll_tuned_shm(TW_COLL_KIND_REDUCE_SCATTER, p, (size_t)mine * (size_t)l.size)) {
         flat_t fi, fo;
@@ -810,7 +824,8 @@ int tw_coll_call_reduce_scatter(const char *call, const void *sendbuf, void *rec
         segmented_t g = {.kind = SEG_INTER_REDUCE_SCATTER, .gives = 1, .takes = 1};
         g.most = REDUCE_SCATTER_SEGMENT;
         for (int i = 0; blocks && i < p; i++) {
-            blocks[i] = (size_t)(recvcounts ? recvcounts[i] : block) * (size_t)l.size;
+            blocks[i] =
+                (size_t)(recvcounts.at ? tw_mpi_vec_get(recvcounts, i) : block) * (size_t)l.size;
             own += i < c->rank ? blocks[i] : 0;
         }
         g.in.buf = (void *)(uintptr_t)sendbuf;
@@ -821,7 +836,7 @@ int tw_coll_call_reduce_scatter(const char *call, const void *sendbuf, void *rec
         g.own = own;
         if (blocks) segmented_run(s, &g, total, type, &l);
     } else if (s && total && !l.contiguous && (size_t)total * (size_t)l.size > TW_COLL_SEGMENT) {
-        reduce_scatter_blocks(s, sendbuf, recvbuf, recvcounts, block, (int)total, type, op, &l);
+        reduce_scatter_blocks(s, sendbuf, recvbuf, recvcounts, block, total, type, op, &l);
     } else if (s && total) {
         size_t *counts = tw_sched_scratch(s, (size_t)p * sizeof *counts);
         out_t o;
@@ -831,7 +846,8 @@ int tw_coll_call_reduce_scatter(const char *call, const void *sendbuf, void *rec
         const void *in = in_place ? out : packed_in(s, sendbuf, total, type, &l);
         tw_coll_red_t red = red_of(op, type, &l);
         if (counts && in && out) {
-            for (int i = 0; i < p; i++) counts[i] = (size_t)(recvcounts ? recvcounts[i] : block);
+            for (int i = 0; i < p; i++)
+                counts[i] = (size_t)(recvcounts.at ? tw_mpi_vec_get(recvcounts, i) : block);
             tw_coll_reduce_scatter(s, in, out, counts, &red);
         }
         unpack_out(s, &o);
@@ -840,21 +856,22 @@ int tw_coll_call_reduce_scatter(const char *call, const void *sendbuf, void *rec
 }
 
 /* Uniform blocks as a v call: count items at i * count extents, for each rank. */
-static void uniform(tw_sched_t *s, int count, const int **counts, const int **displs) {
-    int p = s->comm->size, *a = tw_sched_scratch(s, 2 * (size_t)p * sizeof *a);
+static void uniform(tw_sched_t *s, MPI_Count count, tw_mpi_vec_t *counts, tw_mpi_vec_t *displs) {
+    int p = s->comm->size;
+    MPI_Count *a = tw_sched_scratch(s, 2 * (size_t)p * sizeof *a);
     if (!a) return;
     for (int i = 0; i < p; i++) {
         a[i] = count;
         a[p + i] = i * count;
     }
-    *counts = a;
-    *displs = a + p;
+    *counts = tw_mpi_vec_count(a);
+    *displs = tw_mpi_vec_count(a + p);
 }
 
 /* Gather(v) and scatter(v) by the direct algorithms: one is this rank's single block
  * (of layout l; own_block 0: none, or in place at the root), many the root's p
  * blocks (NULL elsewhere). Large non-contiguous blocks go typed. */
-static void rooted_direct(tw_sched_t *s, int gather, const void *one, int one_count,
+static void rooted_direct(tw_sched_t *s, int gather, const void *one, MPI_Count one_count,
                           MPI_Datatype one_type, const tw_mpi_type_layout_t *l, int own_block,
                           const vspec_t *many, int in_place, int root) {
     tw_mpi_comm_t *c = s->comm;
@@ -880,9 +897,9 @@ static void rooted_direct(tw_sched_t *s, int gather, const void *one, int one_co
 }
 
 /* Gather and scatter: the root's side is p blocks of count items of its type. */
-int tw_coll_call_rooted(const char *call, int gather, const void *sendbuf, int sendcount,
-                        MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                        int root, MPI_Comm comm, MPI_Request *req, int nb) {
+int tw_coll_call_rooted(const char *call, int gather, const void *sendbuf, MPI_Count sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t sl = {0}, rl = {0};
     int rc = check_comm(call, comm, nb, req, &c);
@@ -935,8 +952,8 @@ int tw_coll_call_rooted(const char *call, int gather, const void *sendbuf, int s
     tw_sched_hold_type(s, sendtype);
     tw_sched_hold_type(s, recvtype);
     if (s && (c->inter || tw_coll_gather_direct(s, b))) {
-        const int *counts = NULL, *displs = NULL;
-        int many_count = gather ? recvcount : sendcount;
+        tw_mpi_vec_t counts = {NULL, 0}, displs = {NULL, 0};
+        MPI_Count many_count = gather ? recvcount : sendcount;
         MPI_Datatype many_type = gather ? recvtype : sendtype;
         if (am_root) uniform(s, many_count, &counts, &displs);
         vspec_t many = {gather ? recvbuf : (void *)(uintptr_t)sendbuf, counts, displs, &many_type,
@@ -964,10 +981,11 @@ int tw_coll_call_rooted(const char *call, int gather, const void *sendbuf, int s
     return end(call, c, s, req, nb);
 }
 
-int tw_coll_call_rooted_v(const char *call, int gather, const void *sendbuf, const int *sendcounts,
-                          int sendcount, const int *displs, MPI_Datatype sendtype, void *recvbuf,
-                          const int *recvcounts, int recvcount, MPI_Datatype recvtype, int root,
-                          MPI_Comm comm, MPI_Request *req, int nb) {
+int tw_coll_call_rooted_v(const char *call, int gather, const void *sendbuf,
+                          tw_mpi_vec_t sendcounts, MPI_Count sendcount, tw_mpi_vec_t displs,
+                          MPI_Datatype sendtype, void *recvbuf, tw_mpi_vec_t recvcounts,
+                          MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                          MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t l = {0}, vl = {0};
     int rc = check_comm(call, comm, nb, req, &c);
@@ -979,16 +997,18 @@ int tw_coll_call_rooted_v(const char *call, int gather, const void *sendbuf, con
     int own_block = !in_place && !(c->inter && root < 0); /* as in tw_coll_call_rooted() */
     /* the single block of this rank, and the root's many */
     const void *one = gather ? sendbuf : recvbuf;
-    int one_count = gather ? sendcount : recvcount;
+    MPI_Count one_count = gather ? sendcount : recvcount;
     MPI_Datatype one_type = gather ? sendtype : recvtype;
     void *many = gather ? recvbuf : (void *)(uintptr_t)sendbuf;
-    const int *counts = gather ? recvcounts : sendcounts;
+    tw_mpi_vec_t counts = gather ? recvcounts : sendcounts;
     MPI_Datatype many_type = gather ? recvtype : sendtype;
     if (own_block) rc = check_data(c, call, one, one_count, one_type, &l);
     if (!rc && am_root) rc = check_counts(c, call, c->size, counts, displs, 1);
     if (!rc && am_root && tw_mpi_type_layout(many_type, &vl))
         rc = tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
-    if (!rc && am_root && own_block) rc = check_alias(c, call, one, many, counts[root] * vl.size);
+    if (!rc && am_root && own_block)
+        rc =
+            check_alias(c, call, one, many, (size_t)tw_mpi_vec_get(counts, root) * (size_t)vl.size);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, nb, &stack);
     tw_sched_hold_type(s, sendtype);
@@ -1002,10 +1022,10 @@ int tw_coll_call_rooted_v(const char *call, int gather, const void *sendbuf, con
 }
 
 /* recvcounts NULL: every block is recvcount items (MPI_Allgather). */
-int tw_coll_call_allgather(const char *call, const void *sendbuf, int sendcount,
-                           MPI_Datatype sendtype, void *recvbuf, const int *recvcounts,
-                           int recvcount, const int *displs, MPI_Datatype recvtype, MPI_Comm comm,
-                           MPI_Request *req, int nb) {
+int tw_coll_call_allgather(const char *call, const void *sendbuf, MPI_Count sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, tw_mpi_vec_t recvcounts,
+                           MPI_Count recvcount, tw_mpi_vec_t displs, MPI_Datatype recvtype,
+                           MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t sl = {0}, rl = {0};
     int rc = check_comm(call, comm, nb, req, &c);
@@ -1013,13 +1033,13 @@ int tw_coll_call_allgather(const char *call, const void *sendbuf, int sendcount,
     if (rc) return rc;
     int p = c->size, in_place = sendbuf == MPI_IN_PLACE;
     if (!in_place) rc = check_data(c, call, sendbuf, sendcount, sendtype, &sl);
-    if (!rc && recvcounts) rc = check_counts(c, call, c->size, recvcounts, displs, 1);
-    if (!rc) rc = check_data(c, call, recvbuf, recvcounts ? 0 : recvcount, recvtype, &rl);
+    if (!rc && recvcounts.at) rc = check_counts(c, call, c->size, recvcounts, displs, 1);
+    if (!rc) rc = check_data(c, call, recvbuf, recvcounts.at ? 0 : recvcount, recvtype, &rl);
     if (!rc && !in_place)
         rc = check_alias(c, call, sendbuf, recvbuf, (size_t)sendcount * (size_t)sl.size);
     if (rc) return rc;
     size_t b = (size_t)recvcount * rl.size;
-    if (!nb && !recvcounts && !c->inter && tw_coll_tuned_shm(TW_COLL_KIND_ALLGATHER, p, b)) {
+    if (!nb && !recvcounts.at && !c->inter && tw_coll_tuned_shm(TW_COLL_KIND_ALLGATHER, p, b)) {
         flat_t one, all;
         flat_none(&one);
         int bad = flat_begin(&all, recvbuf, (MPI_Count)p * recvcount, recvtype, &rl, in_place);
@@ -1033,7 +1053,7 @@ int tw_coll_call_allgather(const char *call, const void *sendbuf, int sendcount,
     tw_sched_t stack, *s = begin(c, req, nb, &stack);
     tw_sched_hold_type(s, sendtype);
     tw_sched_hold_type(s, recvtype);
-    if (s && !recvcounts && !c->inter && !tw_coll_allgather_direct(s, b)) {
+    if (s && !recvcounts.at && !c->inter && !tw_coll_allgather_direct(s, b)) {
         /* Bruck: small blocks, packed */
         const void *in = in_place ? NULL : packed_in(s, sendbuf, sendcount, sendtype, &sl);
         out_t o;
@@ -1041,7 +1061,7 @@ int tw_coll_call_allgather(const char *call, const void *sendbuf, int sendcount,
         if (!s->error) tw_coll_allgather(s, in, out, b);
         unpack_out(s, &o);
     } else if (s) { /* the ring, or straight to each remote rank on an intercommunicator */
-        if (!recvcounts) uniform(s, recvcount, &recvcounts, &displs);
+        if (!recvcounts.at) uniform(s, recvcount, &recvcounts, &displs);
         vspec_t v = {recvbuf, recvcounts, displs, &recvtype, 0};
         view_t w;
         out_t o;
@@ -1074,7 +1094,7 @@ static int swaps(const vspec_t *v, int p) {
     for (int i = 0; i < p; i++) {
         tw_mpi_type_layout_t l;
         tw_mpi_type_layout_held(type_of(v, i), &l);
-        size_t b = (size_t)v->counts[i] * (size_t)l.size;
+        size_t b = (size_t)tw_mpi_vec_get(v->counts, i) * (size_t)l.size;
         contiguous &= l.contiguous;
         total += b;
         most = b > most ? b : most;
@@ -1133,10 +1153,11 @@ static void alltoall_swap(tw_sched_t *s, const vspec_t *v) {
     for (int i = 0; i < p; i++) {
         tw_mpi_type_layout_t l;
         tw_mpi_type_layout_held(type_of(v, i), &l);
-        MPI_Aint at = (MPI_Aint)v->displs[i] * (v->per_rank ? 1 : l.extent);
+        MPI_Aint at = (MPI_Aint)tw_mpi_vec_get(v->displs, i) * (v->per_rank ? 1 : l.extent);
         char *buf = (char *)v->buf + at;
-        blocks[i] = (side_t){buf, v->counts[i], type_of(v, i), 0, !l.contiguous, buf + l.lb};
-        bytes[i] = (size_t)v->counts[i] * (size_t)l.size;
+        blocks[i] = (side_t){
+            buf, tw_mpi_vec_get(v->counts, i), type_of(v, i), 0, !l.contiguous, buf + l.lb};
+        bytes[i] = (size_t)tw_mpi_vec_get(v->counts, i) * (size_t)l.size;
     }
     x->mark = tw_sched_mark(s);
     tw_sched_snapshot(s, x, sizeof *x);
@@ -1145,11 +1166,11 @@ static void alltoall_swap(tw_sched_t *s, const vspec_t *v) {
 
 /* Alltoall(v,w); vform 0: uniform blocks of sendcount and recvcount items. types has
  * one type per rank for the w form (displacements then in bytes). */
-int tw_coll_call_alltoall(const char *call, int vform, const void *sendbuf, const int *sendcounts,
-                          int sendcount, const int *sdispls, const MPI_Datatype *sendtypes,
-                          void *recvbuf, const int *recvcounts, int recvcount, const int *rdispls,
-                          const MPI_Datatype *recvtypes, int per_rank, MPI_Comm comm,
-                          MPI_Request *req, int nb) {
+int tw_coll_call_alltoall(const char *call, int vform, const void *sendbuf, tw_mpi_vec_t sendcounts,
+                          MPI_Count sendcount, tw_mpi_vec_t sdispls, const MPI_Datatype *sendtypes,
+                          void *recvbuf, tw_mpi_vec_t recvcounts, MPI_Count recvcount,
+                          tw_mpi_vec_t rdispls, const MPI_Datatype *recvtypes, int per_rank,
+                          MPI_Comm comm, MPI_Request *req, int nb) {
     tw_mpi_comm_t *c;
     tw_mpi_type_layout_t l;
     int rc = check_comm(call, comm, nb, req, &c);
@@ -1165,12 +1186,12 @@ int tw_coll_call_alltoall(const char *call, int vform, const void *sendbuf, cons
     size_t sent = 0, received = 0;
     for (int i = 0; !rc && i < (vform ? p : 1); i++) {
         int t = per_rank ? i : 0;
-        if (!in_place)
-            rc = check_data(c, call, sendbuf, vform ? sendcounts[i] : sendcount, sendtypes[t], &l);
-        if (!in_place) sent += (size_t)(vform ? sendcounts[i] : sendcount) * (size_t)l.size;
-        if (!rc)
-            rc = check_data(c, call, recvbuf, vform ? recvcounts[i] : recvcount, recvtypes[t], &l);
-        received += (size_t)(vform ? recvcounts[i] : recvcount) * (size_t)l.size;
+        MPI_Count sn = vform && !in_place ? tw_mpi_vec_get(sendcounts, i) : sendcount;
+        MPI_Count rn = vform ? tw_mpi_vec_get(recvcounts, i) : recvcount;
+        if (!in_place) rc = check_data(c, call, sendbuf, sn, sendtypes[t], &l);
+        if (!in_place) sent += (size_t)sn * (size_t)l.size;
+        if (!rc) rc = check_data(c, call, recvbuf, rn, recvtypes[t], &l);
+        received += (size_t)rn * (size_t)l.size;
     }
     if (!rc && !in_place && sendbuf == recvbuf && sendbuf && sent && received)
         rc = tw_mpi_error(c, call, MPI_ERR_BUFFER, "send and receive buffers are the same");
@@ -1299,8 +1320,8 @@ int MPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[
         return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Reduce_scatter", MPI_ERR_ARG,
                             "recvcounts is NULL");
     }
-    return tw_coll_call_reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf, recvcounts, 0,
-                                       datatype, op, comm, NULL, 0);
+    return tw_coll_call_reduce_scatter("MPI_Reduce_scatter", sendbuf, recvbuf,
+                                       tw_mpi_vec_int(recvcounts), 0, datatype, op, comm, NULL, 0);
 }
 int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request) {
@@ -1309,19 +1330,22 @@ int MPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
         return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Ireduce_scatter", MPI_ERR_ARG,
                             "recvcounts is NULL");
     }
-    return tw_coll_call_reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf, recvcounts, 0,
-                                       datatype, op, comm, request, 1);
+    return tw_coll_call_reduce_scatter("MPI_Ireduce_scatter", sendbuf, recvbuf,
+                                       tw_mpi_vec_int(recvcounts), 0, datatype, op, comm, request,
+                                       1);
 }
 int MPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {
-    return tw_coll_call_reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf, NULL,
-                                       recvcount, datatype, op, comm, NULL, 0);
+    return tw_coll_call_reduce_scatter("MPI_Reduce_scatter_block", sendbuf, recvbuf,
+                                       tw_mpi_vec_int(NULL), recvcount, datatype, op, comm, NULL,
+                                       0);
 }
 int MPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                               MPI_Request *request) {
-    return tw_coll_call_reduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf, NULL,
-                                       recvcount, datatype, op, comm, request, 1);
+    return tw_coll_call_reduce_scatter("MPI_Ireduce_scatter_block", sendbuf, recvbuf,
+                                       tw_mpi_vec_int(NULL), recvcount, datatype, op, comm, request,
+                                       1);
 }
 
 int MPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -1350,37 +1374,43 @@ int MPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int MPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                 MPI_Comm comm) {
-    return tw_coll_call_rooted_v("MPI_Gatherv", 1, sendbuf, NULL, sendcount, displs, sendtype,
-                                 recvbuf, recvcounts, 0, recvtype, root, comm, NULL, 0);
+    return tw_coll_call_rooted_v("MPI_Gatherv", 1, sendbuf, tw_mpi_vec_int(NULL), sendcount,
+                                 tw_mpi_vec_int(displs), sendtype, recvbuf,
+                                 tw_mpi_vec_int(recvcounts), 0, recvtype, root, comm, NULL, 0);
 }
 int MPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                  MPI_Comm comm, MPI_Request *request) {
-    return tw_coll_call_rooted_v("MPI_Igatherv", 1, sendbuf, NULL, sendcount, displs, sendtype,
-                                 recvbuf, recvcounts, 0, recvtype, root, comm, request, 1);
+    return tw_coll_call_rooted_v("MPI_Igatherv", 1, sendbuf, tw_mpi_vec_int(NULL), sendcount,
+                                 tw_mpi_vec_int(displs), sendtype, recvbuf,
+                                 tw_mpi_vec_int(recvcounts), 0, recvtype, root, comm, request, 1);
 }
 int MPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                  int root, MPI_Comm comm) {
-    return tw_coll_call_rooted_v("MPI_Scatterv", 0, sendbuf, sendcounts, 0, displs, sendtype,
-                                 recvbuf, NULL, recvcount, recvtype, root, comm, NULL, 0);
+    return tw_coll_call_rooted_v("MPI_Scatterv", 0, sendbuf, tw_mpi_vec_int(sendcounts), 0,
+                                 tw_mpi_vec_int(displs), sendtype, recvbuf, tw_mpi_vec_int(NULL),
+                                 recvcount, recvtype, root, comm, NULL, 0);
 }
 int MPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                   MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   int root, MPI_Comm comm, MPI_Request *request) {
-    return tw_coll_call_rooted_v("MPI_Iscatterv", 0, sendbuf, sendcounts, 0, displs, sendtype,
-                                 recvbuf, NULL, recvcount, recvtype, root, comm, request, 1);
+    return tw_coll_call_rooted_v("MPI_Iscatterv", 0, sendbuf, tw_mpi_vec_int(sendcounts), 0,
+                                 tw_mpi_vec_int(displs), sendtype, recvbuf, tw_mpi_vec_int(NULL),
+                                 recvcount, recvtype, root, comm, request, 1);
 }
 
 int MPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    return tw_coll_call_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf, NULL,
-                                  recvcount, NULL, recvtype, comm, NULL, 0);
+    return tw_coll_call_allgather("MPI_Allgather", sendbuf, sendcount, sendtype, recvbuf,
+                                  tw_mpi_vec_int(NULL), recvcount, tw_mpi_vec_int(NULL), recvtype,
+                                  comm, NULL, 0);
 }
 int MPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-    return tw_coll_call_allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf, NULL,
-                                  recvcount, NULL, recvtype, comm, request, 1);
+    return tw_coll_call_allgather("MPI_Iallgather", sendbuf, sendcount, sendtype, recvbuf,
+                                  tw_mpi_vec_int(NULL), recvcount, tw_mpi_vec_int(NULL), recvtype,
+                                  comm, request, 1);
 }
 int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
@@ -1391,7 +1421,8 @@ int MPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                             "recvcounts is NULL");
     }
     return tw_coll_call_allgather("MPI_Allgatherv", sendbuf, sendcount, sendtype, recvbuf,
-                                  recvcounts, 0, displs, recvtype, comm, NULL, 0);
+                                  tw_mpi_vec_int(recvcounts), 0, tw_mpi_vec_int(displs), recvtype,
+                                  comm, NULL, 0);
 }
 int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
@@ -1402,42 +1433,53 @@ int MPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                             "recvcounts is NULL");
     }
     return tw_coll_call_allgather("MPI_Iallgatherv", sendbuf, sendcount, sendtype, recvbuf,
-                                  recvcounts, 0, displs, recvtype, comm, request, 1);
+                                  tw_mpi_vec_int(recvcounts), 0, tw_mpi_vec_int(displs), recvtype,
+                                  comm, request, 1);
 }
 
 int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    return tw_coll_call_alltoall("MPI_Alltoall", 0, sendbuf, NULL, sendcount, NULL, &sendtype,
-                                 recvbuf, NULL, recvcount, NULL, &recvtype, 0, comm, NULL, 0);
+    return tw_coll_call_alltoall("MPI_Alltoall", 0, sendbuf, tw_mpi_vec_int(NULL), sendcount,
+                                 tw_mpi_vec_int(NULL), &sendtype, recvbuf, tw_mpi_vec_int(NULL),
+                                 recvcount, tw_mpi_vec_int(NULL), &recvtype, 0, comm, NULL, 0);
 }
 int MPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-    return tw_coll_call_alltoall("MPI_Ialltoall", 0, sendbuf, NULL, sendcount, NULL, &sendtype,
-                                 recvbuf, NULL, recvcount, NULL, &recvtype, 0, comm, request, 1);
+    return tw_coll_call_alltoall("MPI_Ialltoall", 0, sendbuf, tw_mpi_vec_int(NULL), sendcount,
+                                 tw_mpi_vec_int(NULL), &sendtype, recvbuf, tw_mpi_vec_int(NULL),
+                                 recvcount, tw_mpi_vec_int(NULL), &recvtype, 0, comm, request, 1);
 }
 int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
                   MPI_Datatype recvtype, MPI_Comm comm) {
-    return tw_coll_call_alltoall("MPI_Alltoallv", 1, sendbuf, sendcounts, 0, sdispls, &sendtype,
-                                 recvbuf, recvcounts, 0, rdispls, &recvtype, 0, comm, NULL, 0);
+    return tw_coll_call_alltoall("MPI_Alltoallv", 1, sendbuf, tw_mpi_vec_int(sendcounts), 0,
+                                 tw_mpi_vec_int(sdispls), &sendtype, recvbuf,
+                                 tw_mpi_vec_int(recvcounts), 0, tw_mpi_vec_int(rdispls), &recvtype,
+                                 0, comm, NULL, 0);
 }
 int MPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                    const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request *request) {
-    return tw_coll_call_alltoall("MPI_Ialltoallv", 1, sendbuf, sendcounts, 0, sdispls, &sendtype,
-                                 recvbuf, recvcounts, 0, rdispls, &recvtype, 0, comm, request, 1);
+    return tw_coll_call_alltoall("MPI_Ialltoallv", 1, sendbuf, tw_mpi_vec_int(sendcounts), 0,
+                                 tw_mpi_vec_int(sdispls), &sendtype, recvbuf,
+                                 tw_mpi_vec_int(recvcounts), 0, tw_mpi_vec_int(rdispls), &recvtype,
+                                 0, comm, request, 1);
 }
 int MPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-    return tw_coll_call_alltoall("MPI_Alltoallw", 1, sendbuf, sendcounts, 0, sdispls, sendtypes,
-                                 recvbuf, recvcounts, 0, rdispls, recvtypes, 1, comm, NULL, 0);
+    return tw_coll_call_alltoall("MPI_Alltoallw", 1, sendbuf, tw_mpi_vec_int(sendcounts), 0,
+                                 tw_mpi_vec_int(sdispls), sendtypes, recvbuf,
+                                 tw_mpi_vec_int(recvcounts), 0, tw_mpi_vec_int(rdispls), recvtypes,
+                                 1, comm, NULL, 0);
 }
 int MPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                    MPI_Request *request) {
-    return tw_coll_call_alltoall("MPI_Ialltoallw", 1, sendbuf, sendcounts, 0, sdispls, sendtypes,
-                                 recvbuf, recvcounts, 0, rdispls, recvtypes, 1, comm, request, 1);
+    return tw_coll_call_alltoall("MPI_Ialltoallw", 1, sendbuf, tw_mpi_vec_int(sendcounts), 0,
+                                 tw_mpi_vec_int(sdispls), sendtypes, recvbuf,
+                                 tw_mpi_vec_int(recvcounts), 0, tw_mpi_vec_int(rdispls), recvtypes,
+                                 1, comm, request, 1);
 }

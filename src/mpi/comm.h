@@ -34,7 +34,7 @@ typedef struct tw_mpi_comm {
     unsigned hints;                   /* its info hints (info_hints.c) */
     char name[MPI_MAX_OBJECT_NAME];
     struct tw_topo *topo;       /* its process topology (topology.c); NULL: none */
-    int session; /* the session it derives from, as index + 1 (session.c); 0: none */
+    int session;                /* the session it derives from, as index + 1 (session.c); 0: none */
     struct tw_mpi_bbuf *buffer; /* its buffer for buffered sends (bsend.c); NULL: none */
     const char *hw_type; /* the mpi_hw_resource_type it was split by (split_hw.c); NULL: none */
 } tw_mpi_comm_t;

@@ -23,6 +23,7 @@
 #include "mpi/attr.h"
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
+#include "mpi/datatype.h"
 
 #include "mpi/error.h"
 #include "mpi/state.h"
@@ -38,6 +39,8 @@ struct dtype {
     int nints, naints, ntypes;
     int *ints;
     MPI_Aint *aints;
+    int ncounts;         /* made by a large-count (_c) constructor: its counts, else 0 */
+    MPI_Count *counts;   /* (only MPI_Type_get_envelope_c and _contents_c report them) */
     MPI_Datatype *types; /* as given; the derived ones are held in objs */
     dtype_t **objs;
     char name[MPI_MAX_OBJECT_NAME];
@@ -140,6 +143,7 @@ static void object_release(dtype_t *d) {
     tw_typemap_free(&d->map);
     free(d->ints);
     free(d->aints);
+    free(d->counts);
     free(d->types);
     free(d->objs);
     free(d);
@@ -332,13 +336,17 @@ static const tw_typemap_t *query_map(const char *call, MPI_Datatype type, int *r
     return m;
 }
 
-int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
+int tw_mpi_type_size(const char *call, MPI_Datatype datatype, MPI_Count *size) {
     int rc;
-    const tw_typemap_t *m = query_map("MPI_Type_size_x", datatype, &rc);
+    const tw_typemap_t *m = query_map(call, datatype, &rc);
     if (!m) return rc;
-    if (!size) return tw_mpi_error(NULL, "MPI_Type_size_x", MPI_ERR_ARG, "size is NULL");
+    if (!size) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "size is NULL");
     *size = m->data_size;
     return MPI_SUCCESS;
+}
+
+int MPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size) {
+    return tw_mpi_type_size("MPI_Type_size_x", datatype, size);
 }
 
 int MPI_Type_size(MPI_Datatype datatype, int *size) {
@@ -350,8 +358,8 @@ int MPI_Type_size(MPI_Datatype datatype, int *size) {
     return MPI_SUCCESS;
 }
 
-static int get_bounds(const char *call, MPI_Datatype type, int true_bounds, MPI_Aint *lb,
-                      MPI_Aint *extent) {
+int tw_mpi_type_bounds(const char *call, MPI_Datatype type, int true_bounds, MPI_Aint *lb,
+                       MPI_Aint *extent) {
     int rc;
     const tw_typemap_t *m = query_map(call, type, &rc);
     if (!m) return rc;
@@ -364,17 +372,17 @@ static int get_bounds(const char *call, MPI_Datatype type, int true_bounds, MPI_
 }
 
 int MPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent) {
-    return get_bounds("MPI_Type_get_extent", datatype, 0, lb, extent);
+    return tw_mpi_type_bounds("MPI_Type_get_extent", datatype, 0, lb, extent);
 }
 
 int MPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent) {
-    return get_bounds("MPI_Type_get_true_extent", datatype, 1, true_lb, true_extent);
+    return tw_mpi_type_bounds("MPI_Type_get_true_extent", datatype, 1, true_lb, true_extent);
 }
 
 int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent) {
     MPI_Aint l = 0, e = 0;
-    if (!lb || !extent) return get_bounds("MPI_Type_get_extent_x", datatype, 0, NULL, NULL);
-    int rc = get_bounds("MPI_Type_get_extent_x", datatype, 0, &l, &e);
+    if (!lb || !extent) return tw_mpi_type_bounds("MPI_Type_get_extent_x", datatype, 0, NULL, NULL);
+    int rc = tw_mpi_type_bounds("MPI_Type_get_extent_x", datatype, 0, &l, &e);
     if (!rc) *lb = l, *extent = e;
     return rc;
 }
@@ -382,8 +390,8 @@ int MPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *exten
 int MPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent) {
     MPI_Aint l = 0, e = 0;
     if (!true_lb || !true_extent)
-        return get_bounds("MPI_Type_get_true_extent_x", datatype, 1, NULL, NULL);
-    int rc = get_bounds("MPI_Type_get_true_extent_x", datatype, 1, &l, &e);
+        return tw_mpi_type_bounds("MPI_Type_get_true_extent_x", datatype, 1, NULL, NULL);
+    int rc = tw_mpi_type_bounds("MPI_Type_get_true_extent_x", datatype, 1, &l, &e);
     if (!rc) *true_lb = l, *true_extent = e;
     return rc;
 }
@@ -396,7 +404,7 @@ static long long status_bytes(const MPI_Status *status) {
 
 /* Counts of a status, as MPI_Count; MPI_UNDEFINED when the bytes are not a whole
  * number of items (elements == 0) or of basic elements (elements == 1). */
-static int status_count(const char *call, const MPI_Status *status, MPI_Datatype type, int elements,
+int tw_mpi_status_count(const char *call, const MPI_Status *status, MPI_Datatype type, int elements,
                         MPI_Count *count) {
     int rc;
     const tw_typemap_t *m = query_map(call, type, &rc);
@@ -421,7 +429,7 @@ static int as_int(MPI_Count c) {
 int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
     MPI_Count c = 0;
     if (!count) return tw_mpi_error(NULL, "MPI_Get_count", MPI_ERR_ARG, "count is NULL");
-    int rc = status_count("MPI_Get_count", status, datatype, 0, &c);
+    int rc = tw_mpi_status_count("MPI_Get_count", status, datatype, 0, &c);
     if (!rc) *count = as_int(c);
     return rc;
 }
@@ -429,31 +437,38 @@ int MPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count) {
 int MPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count) {
     MPI_Count c = 0;
     if (!count) return tw_mpi_error(NULL, "MPI_Get_elements", MPI_ERR_ARG, "count is NULL");
-    int rc = status_count("MPI_Get_elements", status, datatype, 1, &c);
+    int rc = tw_mpi_status_count("MPI_Get_elements", status, datatype, 1, &c);
     if (!rc) *count = as_int(c);
     return rc;
 }
 
 int MPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) {
-    return status_count("MPI_Get_elements_x", status, datatype, 1, count);
+    return tw_mpi_status_count("MPI_Get_elements_x", status, datatype, 1, count);
 }
 
 /* ---- constructors ---- */
 
 /* A new object around a built map, with the arguments it was built from, and its
  * handle. On failure the map is freed and the error raised. */
-static int create(const char *call, tw_typemap_t *map, int combiner, int nints, const int *ints,
-                  int naints, const MPI_Aint *aints, int ntypes, const MPI_Datatype *types,
-                  MPI_Datatype *newtype) {
+int tw_mpi_type_create(const char *call, tw_typemap_t *map, int combiner, int nints,
+                       const int *ints, int naints, const MPI_Aint *aints, int ncounts,
+                       const MPI_Count *counts, int ntypes, const MPI_Datatype *types,
+                       MPI_Datatype *newtype) {
     dtype_t *d = calloc(1, sizeof *d);
+    if (d && ncounts && !(d->counts = malloc((size_t)ncounts * sizeof *d->counts))) {
+        free(d);
+        d = NULL;
+    }
     if (d) {
+        d->ncounts = ncounts;
+        if (ncounts) memcpy(d->counts, counts, (size_t)ncounts * sizeof *counts);
         d->ints = malloc((size_t)(nints ? nints : 1) * sizeof *d->ints);
         d->aints = malloc((size_t)(naints ? naints : 1) * sizeof *d->aints);
         d->types = malloc((size_t)(ntypes ? ntypes : 1) * sizeof *d->types);
         d->objs = calloc((size_t)(ntypes ? ntypes : 1), sizeof *d->objs);
     }
     if (!d || !d->ints || !d->aints || !d->types || !d->objs) {
-        if (d) free(d->ints), free(d->aints), free(d->types), free(d->objs);
+        if (d) free(d->ints), free(d->aints), free(d->counts), free(d->types), free(d->objs);
         free(d);
         tw_typemap_free(map);
         return tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
@@ -479,6 +494,13 @@ static int create(const char *call, tw_typemap_t *map, int combiner, int nints, 
     return MPI_SUCCESS;
 }
 
+static int create(const char *call, tw_typemap_t *map, int combiner, int nints, const int *ints,
+                  int naints, const MPI_Aint *aints, int ntypes, const MPI_Datatype *types,
+                  MPI_Datatype *newtype) {
+    return tw_mpi_type_create(call, map, combiner, nints, ints, naints, aints, 0, NULL, ntypes,
+                              types, newtype);
+}
+
 /* Checks an old type of a constructor: any valid datatype, committed or not. */
 static const tw_typemap_t *old_map(const char *call, MPI_Datatype type, int *rc) {
     const tw_typemap_t *m = map_of(type);
@@ -486,6 +508,10 @@ static const tw_typemap_t *old_map(const char *call, MPI_Datatype type, int *rc)
             : tw_mpi_error(NULL, call, MPI_ERR_TYPE,
                            type == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL" : "not a datatype");
     return m;
+}
+
+const tw_typemap_t *tw_mpi_type_old_map(const char *call, MPI_Datatype type, int *rc) {
+    return old_map(call, type, rc);
 }
 
 /* The common checks of a constructor: count, newtype. */
@@ -771,14 +797,15 @@ int tw_mpi_type_f90(MPI_Datatype basic, int combiner, int nints, const int *ints
 /* Selects, along one dimension of an array whose elements are `inner` (extent:
  * the whole of the dimensions within), the n blocks [starts[k], starts[k] +
  * lens[k]), then spans the dimension: `size` elements. */
-static int dimension(const char *call, const tw_typemap_t *inner, int n, const int *starts,
-                     const int *lens, int size, tw_typemap_t *out) {
+static int dimension(const char *call, const tw_typemap_t *inner, int n, const MPI_Count *starts,
+                     const MPI_Count *lens, MPI_Count size, tw_typemap_t *out) {
     MPI_Aint extent = tw_typemap_extent(inner), whole;
-    if (__builtin_mul_overflow(extent, (MPI_Aint)size, &whole))
+    if (__builtin_mul_overflow(extent, size, &whole))
         return tw_mpi_error(NULL, call, MPI_ERR_ARG, "the array's extent overflows");
     tw_typemap_init(out);
     for (int k = 0; k < n; k++) {
-        int rc = tw_typemap_append(out, inner, lens[k], starts[k] * extent, extent);
+        MPI_Aint at = starts[k] * extent; /* within whole */
+        int rc = tw_typemap_append(out, inner, lens[k], at, extent);
         if (rc) {
             tw_typemap_free(out);
             return tw_mpi_error(NULL, call, rc, "the type's size or bounds overflow");
@@ -791,8 +818,8 @@ static int dimension(const char *call, const tw_typemap_t *inner, int n, const i
 /* An array type: dimension d selects nblocks[d] blocks (starts, lens, from
  * offset first[d] of the flat arrays); dims run from the innermost out, as order
  * says. */
-static int array_map(const char *call, int ndims, const int *sizes, const int *nblocks,
-                     const int *first, const int *starts, const int *lens, int order,
+static int array_map(const char *call, int ndims, const MPI_Count *sizes, const int *nblocks,
+                     const int *first, const MPI_Count *starts, const MPI_Count *lens, int order,
                      const tw_typemap_t *old, tw_typemap_t *map) {
     tw_typemap_t inner;
     int rc = tw_typemap_copy(&inner, old);
@@ -810,20 +837,32 @@ static int array_map(const char *call, int ndims, const int *sizes, const int *n
     return MPI_SUCCESS;
 }
 
-int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-                             const int array_of_starts[], int order, MPI_Datatype oldtype,
-                             MPI_Datatype *newtype) {
-    const char *call = "MPI_Type_create_subarray";
+/* Counts of an int form as MPI_Count, or NULL (MPI_ERR_NO_MEM raised). */
+static MPI_Count *counts_of(const char *call, int n, const int *const *arrays, int narrays,
+                            int *rc) {
+    MPI_Count *c = malloc(((size_t)n * (size_t)narrays + 1) * sizeof *c);
+    if (!c) {
+        *rc = tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
+        return NULL;
+    }
+    for (int a = 0; a < narrays; a++)
+        for (int d = 0; d < n; d++) c[a * n + d] = arrays[a][d];
+    return c;
+}
+
+int tw_mpi_type_subarray(const char *call, int ndims, const MPI_Count *sizes,
+                         const MPI_Count *subsizes, const MPI_Count *starts, int order,
+                         MPI_Datatype oldtype, MPI_Datatype *newtype, int large) {
     int rc = check_new(call, 0, newtype);
     if (rc) return rc;
     if (ndims <= 0) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "ndims is not positive");
-    if (!array_of_sizes || !array_of_subsizes || !array_of_starts)
+    if (!sizes || !subsizes || !starts)
         return tw_mpi_error(NULL, call, MPI_ERR_ARG, "an array is NULL");
     if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
         return tw_mpi_error(NULL, call, MPI_ERR_ARG, "order is neither C nor Fortran");
     for (int d = 0; d < ndims; d++)
-        if (array_of_sizes[d] <= 0 || array_of_subsizes[d] <= 0 || array_of_starts[d] < 0 ||
-            array_of_subsizes[d] > array_of_sizes[d] - array_of_starts[d])
+        if (sizes[d] <= 0 || subsizes[d] <= 0 || starts[d] < 0 ||
+            subsizes[d] > sizes[d] - starts[d])
             return tw_mpi_error(NULL, call, MPI_ERR_ARG,
                                 "a subarray that does not fit in its array");
     const tw_typemap_t *old = old_map(call, oldtype, &rc);
@@ -833,31 +872,58 @@ int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int ar
     int *first = ones + ndims;
     for (int d = 0; d < ndims; d++) ones[d] = 1, first[d] = d;
     tw_typemap_t map;
-    rc = array_map(call, ndims, array_of_sizes, ones, first, array_of_starts, array_of_subsizes,
-                   order, old, &map);
+    rc = array_map(call, ndims, sizes, ones, first, starts, subsizes, order, old, &map);
     free(ones);
     if (rc) return rc;
-    int *ints = malloc((size_t)(3 * ndims + 2) * sizeof *ints);
-    if (!ints) {
+    /* the arguments back: ndims and order as ints, the rest as ints or large counts */
+    size_t n = 3 * (size_t)ndims;
+    int *ints = malloc((n + 2) * sizeof *ints);
+    MPI_Count *counts = malloc(n * sizeof *counts);
+    if (!ints || !counts) {
+        free(ints);
+        free(counts);
         tw_typemap_free(&map);
         return tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
     }
+    memcpy(counts, sizes, (size_t)ndims * sizeof *counts);
+    memcpy(counts + ndims, subsizes, (size_t)ndims * sizeof *counts);
+    memcpy(counts + 2 * ndims, starts, (size_t)ndims * sizeof *counts);
     ints[0] = ndims;
-    memcpy(ints + 1, array_of_sizes, (size_t)ndims * sizeof *ints);
-    memcpy(ints + 1 + ndims, array_of_subsizes, (size_t)ndims * sizeof *ints);
-    memcpy(ints + 1 + 2 * ndims, array_of_starts, (size_t)ndims * sizeof *ints);
-    ints[1 + 3 * ndims] = order;
-    rc = create(call, &map, MPI_COMBINER_SUBARRAY, 3 * ndims + 2, ints, 0, NULL, 1, &oldtype,
-                newtype);
+    if (large) {
+        ints[1] = order;
+        rc = tw_mpi_type_create(call, &map, MPI_COMBINER_SUBARRAY, 2, ints, 0, NULL, (int)n, counts,
+                                1, &oldtype, newtype);
+    } else {
+        for (size_t k = 0; k < n; k++) ints[1 + k] = (int)counts[k];
+        ints[1 + n] = order;
+        rc = create(call, &map, MPI_COMBINER_SUBARRAY, (int)n + 2, ints, 0, NULL, 1, &oldtype,
+                    newtype);
+    }
     free(ints);
+    free(counts);
     return rc;
 }
 
-int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                           const int array_of_distribs[], const int array_of_dargs[],
-                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                           MPI_Datatype *newtype) {
-    const char *call = "MPI_Type_create_darray";
+int MPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                             const int array_of_starts[], int order, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype) {
+    const char *call = "MPI_Type_create_subarray";
+    if (ndims <= 0 || !array_of_sizes || !array_of_subsizes || !array_of_starts)
+        return tw_mpi_type_subarray(call, ndims, NULL, NULL, NULL, order, oldtype, newtype, 0);
+    NEED_INIT(call);
+    const int *arrays[] = {array_of_sizes, array_of_subsizes, array_of_starts};
+    int rc;
+    MPI_Count *c = counts_of(call, ndims, arrays, 3, &rc);
+    if (!c) return rc;
+    rc = tw_mpi_type_subarray(call, ndims, c, c + ndims, c + 2 * ndims, order, oldtype, newtype, 0);
+    free(c);
+    return rc;
+}
+
+int tw_mpi_type_darray(const char *call, int size, int rank, int ndims,
+                       const MPI_Count array_of_gsizes[], const int array_of_distribs[],
+                       const int array_of_dargs[], const int array_of_psizes[], int order,
+                       MPI_Datatype oldtype, MPI_Datatype *newtype, int large) {
     int rc = check_new(call, 0, newtype);
     if (rc) return rc;
     if (size <= 0 || rank < 0 || rank >= size)
@@ -869,8 +935,8 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         return tw_mpi_error(NULL, call, MPI_ERR_ARG, "order is neither C nor Fortran");
     long long procs = 1;
     for (int d = 0; d < ndims; d++) {
-        int g = array_of_gsizes[d], p = array_of_psizes[d], dist = array_of_distribs[d],
-            darg = array_of_dargs[d];
+        MPI_Count g = array_of_gsizes[d];
+        int p = array_of_psizes[d], dist = array_of_distribs[d], darg = array_of_dargs[d];
         if (g <= 0 || p <= 0)
             return tw_mpi_error(NULL, call, MPI_ERR_ARG, "a size is not positive");
         procs *= p;
@@ -915,29 +981,29 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         }
         total += (size_t)nblocks[d];
     }
-    int *starts = malloc((total ? total : 1) * 2 * sizeof *starts);
+    MPI_Count *starts = malloc((total ? total : 1) * 2 * sizeof *starts);
     if (!starts) {
         free(coords);
         return tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
     }
-    int *lens = starts + total;
+    MPI_Count *lens = starts + total;
     for (int d = 0; d < ndims; d++) {
         long long g = array_of_gsizes[d], p = array_of_psizes[d], darg = array_of_dargs[d];
         int dist = array_of_distribs[d];
         if (dist == MPI_DISTRIBUTE_NONE) {
             starts[first[d]] = 0;
-            lens[first[d]] = (int)g;
+            lens[first[d]] = g;
         } else if (dist == MPI_DISTRIBUTE_BLOCK) {
             if (darg == MPI_DISTRIBUTE_DFLT_DARG) darg = (g + p - 1) / p;
             long long start = coords[d] * darg, end = start + darg < g ? start + darg : g;
-            starts[first[d]] = (int)(start < g ? start : 0);
-            lens[first[d]] = (int)(start < g ? end - start : 0);
+            starts[first[d]] = start < g ? start : 0;
+            lens[first[d]] = start < g ? end - start : 0;
         } else {
             if (darg == MPI_DISTRIBUTE_DFLT_DARG) darg = 1;
             for (int k = 0; k < nblocks[d]; k++) {
                 long long start = (coords[d] + (long long)k * p) * darg;
-                starts[first[d] + k] = (int)start;
-                lens[first[d] + k] = (int)(start + darg < g ? darg : g - start);
+                starts[first[d] + k] = start;
+                lens[first[d] + k] = start + darg < g ? darg : g - start;
             }
         }
     }
@@ -951,17 +1017,38 @@ int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsi
         tw_typemap_free(&map);
         return tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
     }
+    /* the arguments back: the gsizes among the ints, or (large) as the large counts */
+    int g = large ? 0 : ndims;
     ints[0] = size;
     ints[1] = rank;
     ints[2] = ndims;
-    memcpy(ints + 3, array_of_gsizes, (size_t)ndims * sizeof *ints);
-    memcpy(ints + 3 + ndims, array_of_distribs, (size_t)ndims * sizeof *ints);
-    memcpy(ints + 3 + 2 * ndims, array_of_dargs, (size_t)ndims * sizeof *ints);
-    memcpy(ints + 3 + 3 * ndims, array_of_psizes, (size_t)ndims * sizeof *ints);
-    ints[3 + 4 * ndims] = order;
-    rc =
-        create(call, &map, MPI_COMBINER_DARRAY, 4 * ndims + 4, ints, 0, NULL, 1, &oldtype, newtype);
+    for (int d = 0; d < g; d++) ints[3 + d] = (int)array_of_gsizes[d];
+    memcpy(ints + 3 + g, array_of_distribs, (size_t)ndims * sizeof *ints);
+    memcpy(ints + 3 + g + ndims, array_of_dargs, (size_t)ndims * sizeof *ints);
+    memcpy(ints + 3 + g + 2 * ndims, array_of_psizes, (size_t)ndims * sizeof *ints);
+    ints[3 + g + 3 * ndims] = order;
+    rc = tw_mpi_type_create(call, &map, MPI_COMBINER_DARRAY, 3 * ndims + g + 4, ints, 0, NULL,
+                            large ? ndims : 0, array_of_gsizes, 1, &oldtype, newtype);
     free(ints);
+    return rc;
+}
+
+int MPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                           const int array_of_distribs[], const int array_of_dargs[],
+                           const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype) {
+    const char *call = "MPI_Type_create_darray";
+    if (ndims <= 0 || !array_of_gsizes)
+        return tw_mpi_type_darray(call, size, rank, ndims, NULL, array_of_distribs, array_of_dargs,
+                                  array_of_psizes, order, oldtype, newtype, 0);
+    NEED_INIT(call);
+    const int *arrays[] = {array_of_gsizes};
+    int rc;
+    MPI_Count *g = counts_of(call, ndims, arrays, 1, &rc);
+    if (!g) return rc;
+    rc = tw_mpi_type_darray(call, size, rank, ndims, g, array_of_distribs, array_of_dargs,
+                            array_of_psizes, order, oldtype, newtype, 0);
+    free(g);
     return rc;
 }
 
@@ -1004,34 +1091,59 @@ int MPI_Type_free(MPI_Datatype *datatype) {
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
-                          int *num_datatypes, int *combiner) {
-    NEED_INIT("MPI_Type_get_envelope");
+/* num_large_counts NULL: the int form, which cannot describe a type made by a
+ * large-count constructor (MPI_ERR_VALUE_TOO_LARGE). */
+int tw_mpi_type_envelope(const char *call, MPI_Datatype datatype, MPI_Count *num_integers,
+                         MPI_Count *num_addresses, MPI_Count *num_large_counts,
+                         MPI_Count *num_datatypes, int *combiner) {
+    NEED_INIT(call);
     int rc;
-    if (!query_map("MPI_Type_get_envelope", datatype, &rc)) return rc;
+    if (!query_map(call, datatype, &rc)) return rc;
     if (!num_integers || !num_addresses || !num_datatypes || !combiner)
-        return tw_mpi_error(NULL, "MPI_Type_get_envelope", MPI_ERR_ARG, "an output is NULL");
+        return tw_mpi_error(NULL, call, MPI_ERR_ARG, "an output is NULL");
     dtype_t *d = object_of(datatype);
+    if (d && d->ncounts && !num_large_counts)
+        return tw_mpi_error(NULL, call, MPI_ERR_VALUE_TOO_LARGE,
+                            "made by a large-count constructor: use the _c form");
     *num_integers = d ? d->nints : 0;
     *num_addresses = d ? d->naints : 0;
+    if (num_large_counts) *num_large_counts = d ? d->ncounts : 0;
     *num_datatypes = d ? d->ntypes : 0;
     *combiner = d ? d->combiner : MPI_COMBINER_NAMED;
     return MPI_SUCCESS;
 }
 
-int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
-                          int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
-                          MPI_Datatype array_of_datatypes[]) {
-    const char *call = "MPI_Type_get_contents";
+int MPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses,
+                          int *num_datatypes, int *combiner) {
+    MPI_Count ni, na, nd;
+    int rc = tw_mpi_type_envelope("MPI_Type_get_envelope", datatype, num_integers ? &ni : NULL,
+                                  num_addresses ? &na : NULL, NULL, num_datatypes ? &nd : NULL,
+                                  combiner);
+    if (!rc) *num_integers = (int)ni, *num_addresses = (int)na, *num_datatypes = (int)nd;
+    return rc;
+}
+
+/* array_of_large_counts NULL with max_large_counts -1: the int form (as above). */
+int tw_mpi_type_contents(const char *call, MPI_Datatype datatype, MPI_Count max_integers,
+                         MPI_Count max_addresses, MPI_Count max_large_counts,
+                         MPI_Count max_datatypes, int array_of_integers[],
+                         MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                         MPI_Datatype array_of_datatypes[]) {
     NEED_INIT(call);
     int rc;
     dtype_t *d = derived(call, datatype, &rc);
     if (!d) return rc;
-    if (max_integers < d->nints || max_addresses < d->naints || max_datatypes < d->ntypes)
+    if (d->ncounts && max_large_counts < 0)
+        return tw_mpi_error(NULL, call, MPI_ERR_VALUE_TOO_LARGE,
+                            "made by a large-count constructor: use the _c form");
+    if (max_integers < d->nints || max_addresses < d->naints || max_datatypes < d->ntypes ||
+        (max_large_counts >= 0 && max_large_counts < d->ncounts))
         return tw_mpi_error(NULL, call, MPI_ERR_ARG, "arrays shorter than the envelope says");
     if ((d->nints && !array_of_integers) || (d->naints && !array_of_addresses) ||
-        (d->ntypes && !array_of_datatypes))
+        (d->ncounts && !array_of_large_counts) || (d->ntypes && !array_of_datatypes))
         return tw_mpi_error(NULL, call, MPI_ERR_ARG, "an array is NULL");
+    if (d->ncounts && array_of_large_counts)
+        memcpy(array_of_large_counts, d->counts, (size_t)d->ncounts * sizeof *d->counts);
     if (d->nints) memcpy(array_of_integers, d->ints, (size_t)d->nints * sizeof *d->ints);
     if (d->naints) memcpy(array_of_addresses, d->aints, (size_t)d->naints * sizeof *d->aints);
     /* a derived type comes back as a new handle to it, which the caller frees */
@@ -1048,6 +1160,14 @@ int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addre
         }
     }
     return MPI_SUCCESS;
+}
+
+int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses,
+                          int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+                          MPI_Datatype array_of_datatypes[]) {
+    return tw_mpi_type_contents("MPI_Type_get_contents", datatype, max_integers, max_addresses, -1,
+                                max_datatypes, array_of_integers, array_of_addresses, NULL,
+                                array_of_datatypes);
 }
 
 /* The names of the predefined types, by id; a program may rename them. */
@@ -1168,8 +1288,8 @@ MPI_Aint MPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2) {
 
 /* The checks of MPI_Pack and MPI_Unpack: a committed type, a count, a position
  * inside the packed buffer. The packed bytes of count items in *bytes. */
-static int check_pack(const char *call, MPI_Datatype type, int count, const void *user,
-                      const void *packed, int packed_size, const int *position, MPI_Comm comm,
+static int check_pack(const char *call, MPI_Datatype type, MPI_Count count, const void *user,
+                      const void *packed, MPI_Count packed_size, MPI_Count position, MPI_Comm comm,
                       size_t *bytes) {
     NEED_INIT(call);
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
@@ -1179,50 +1299,75 @@ static int check_pack(const char *call, MPI_Datatype type, int count, const void
     int rc = tw_mpi_type_buffer(type, user, count, &b);
     if (rc)
         return tw_mpi_error(c, call, rc, rc == MPI_ERR_TYPE ? "not a committed datatype" : NULL);
-    if (!position) return tw_mpi_error(c, call, MPI_ERR_ARG, "position is NULL");
-    if (packed_size < 0 || *position < 0 || *position > packed_size)
+    if (packed_size < 0 || position < 0 || position > packed_size)
         return tw_mpi_error(c, call, MPI_ERR_ARG, "position outside the packed buffer");
-    if (b.bytes > (size_t)(packed_size - *position))
+    if (b.bytes > (size_t)(packed_size - position))
         return tw_mpi_error(c, call, MPI_ERR_TRUNCATE, "the packed buffer is too short");
     if (b.bytes && !packed) return tw_mpi_error(c, call, MPI_ERR_BUFFER, "NULL packed buffer");
     *bytes = b.bytes;
     return MPI_SUCCESS;
 }
 
+/* MPI_Pack (unpack 0) and MPI_Unpack (1), position moved past the bytes. */
+int tw_mpi_pack(const char *call, int unpack, void *user, MPI_Count count, MPI_Datatype datatype,
+                void *packed, MPI_Count packed_size, MPI_Count *position, MPI_Comm comm) {
+    if (!position) {
+        NEED_INIT(call);
+        return tw_mpi_error(tw_mpi_comm_get(comm), call, MPI_ERR_ARG, "position is NULL");
+    }
+    size_t bytes = 0;
+    int rc = check_pack(call, datatype, count, user, packed, packed_size, *position, comm, &bytes);
+    if (rc) return rc;
+    if (unpack)
+        tw_mpi_type_unpack((const unsigned char *)packed + *position, count, datatype, user);
+    else
+        tw_mpi_type_pack(user, count, datatype, (unsigned char *)packed + *position);
+    *position += (MPI_Count)bytes;
+    return MPI_SUCCESS;
+}
+
 int MPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
              int *position, MPI_Comm comm) {
-    size_t bytes = 0;
-    int rc =
-        check_pack("MPI_Pack", datatype, incount, inbuf, outbuf, outsize, position, comm, &bytes);
-    if (rc) return rc;
-    tw_mpi_type_pack(inbuf, incount, datatype, (unsigned char *)outbuf + *position);
-    *position += (int)bytes;
-    return MPI_SUCCESS;
+    MPI_Count at = position ? *position : 0;
+    int rc = tw_mpi_pack("MPI_Pack", 0, (void *)(uintptr_t)inbuf, incount, datatype, outbuf,
+                         outsize, position ? &at : NULL, comm);
+    if (!rc) *position = (int)at; /* within outsize */
+    return rc;
 }
 
 int MPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                MPI_Datatype datatype, MPI_Comm comm) {
-    size_t bytes = 0;
-    int rc =
-        check_pack("MPI_Unpack", datatype, outcount, outbuf, inbuf, insize, position, comm, &bytes);
-    if (rc) return rc;
-    tw_mpi_type_unpack((const unsigned char *)inbuf + *position, outcount, datatype, outbuf);
-    *position += (int)bytes;
+    MPI_Count at = position ? *position : 0;
+    int rc = tw_mpi_pack("MPI_Unpack", 1, outbuf, outcount, datatype, (void *)(uintptr_t)inbuf,
+                         insize, position ? &at : NULL, comm);
+    if (!rc) *position = (int)at;
+    return rc;
+}
+
+int tw_mpi_pack_size(const char *call, MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm,
+                     MPI_Count *size) {
+    NEED_INIT(call);
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    if (!c) return tw_mpi_error(NULL, call, MPI_ERR_COMM, NULL);
+    if (incount < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
+    if (!size) return tw_mpi_error(c, call, MPI_ERR_ARG, "size is NULL");
+    /* any valid type, committed or not */
+    const tw_typemap_t *m = map_of(datatype);
+    if (!m) return tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
+    if (__builtin_mul_overflow(m->size, incount, size))
+        return tw_mpi_error(c, call, MPI_ERR_COUNT, "the size overflows");
     return MPI_SUCCESS;
 }
 
+/* A size beyond INT_MAX is MPI_ERR_VALUE_TOO_LARGE (MPI-4.1 2.5.8): MPI_Pack_size_c
+ * tells it. */
 int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size) {
-    NEED_INIT("MPI_Pack_size");
-    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
-    if (!c) return tw_mpi_error(NULL, "MPI_Pack_size", MPI_ERR_COMM, NULL);
-    if (incount < 0) return tw_mpi_error(c, "MPI_Pack_size", MPI_ERR_COUNT, "negative count");
-    if (!size) return tw_mpi_error(c, "MPI_Pack_size", MPI_ERR_ARG, "size is NULL");
-    /* any valid type, committed or not */
-    const tw_typemap_t *m = map_of(datatype);
-    if (!m) return tw_mpi_error(c, "MPI_Pack_size", MPI_ERR_TYPE, NULL);
-    MPI_Count bytes;
-    if (__builtin_mul_overflow(m->size, (MPI_Count)incount, &bytes) || bytes > INT_MAX)
-        return tw_mpi_error(c, "MPI_Pack_size", MPI_ERR_COUNT, "more than INT_MAX bytes");
+    MPI_Count bytes = 0;
+    int rc = tw_mpi_pack_size("MPI_Pack_size", incount, datatype, comm, size ? &bytes : NULL);
+    if (rc) return rc;
+    if (bytes > INT_MAX)
+        return tw_mpi_error(tw_mpi_comm_get(comm), "MPI_Pack_size", MPI_ERR_VALUE_TOO_LARGE,
+                            "more than INT_MAX bytes: use MPI_Pack_size_c");
     *size = (int)bytes;
     return MPI_SUCCESS;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "mpi/datatype.h"
+#include "mpi/external32.h"
 #include "mpi/error.h"
 #include "mpi/state.h"
 #include "mpi/typemap.h"
@@ -290,7 +291,7 @@ static int convert(const tw_typemap_t *m, MPI_Count items, unsigned char *native
 
 /* The checks the three calls share: the representation, a count, a type (committed
  * when committed is set). Its map, or NULL with *rc raised. */
-static const tw_typemap_t *check(const char *call, const char *datarep, int count,
+static const tw_typemap_t *check(const char *call, const char *datarep, MPI_Count count,
                                  MPI_Datatype type, int committed, int *rc) {
     *rc = MPI_SUCCESS;
     if (!datarep || strcmp(datarep, "external32")) {
@@ -311,9 +312,8 @@ static const tw_typemap_t *check(const char *call, const char *datarep, int coun
     return m;
 }
 
-int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
-                           MPI_Aint *size) {
-    const char *call = "MPI_Pack_external_size";
+int tw_mpi_pack_external_size(const char *call, const char datarep[], MPI_Count incount,
+                              MPI_Datatype datatype, MPI_Aint *size) {
     NEED_INIT(call);
     int rc;
     const tw_typemap_t *m = check(call, datarep, incount, datatype, 0, &rc);
@@ -326,10 +326,15 @@ int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datat
     return MPI_SUCCESS;
 }
 
+int MPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype,
+                           MPI_Aint *size) {
+    return tw_mpi_pack_external_size("MPI_Pack_external_size", datarep, incount, datatype, size);
+}
+
 /* Packs (out) or unpacks count items of a type at user to or from the external32
  * bytes at packed, a chunk of items at a time through a native packed copy. */
-static int move(const char *call, const tw_typemap_t *m, MPI_Datatype type, void *user, int count,
-                unsigned char *packed, MPI_Count ext_one, int out) {
+static int move(const char *call, const tw_typemap_t *m, MPI_Datatype type, void *user,
+                MPI_Count count, unsigned char *packed, MPI_Count ext_one, int out) {
     size_t size = (size_t)m->size;
     if (!size || !count) return MPI_SUCCESS;
     MPI_Count chunk = (MPI_Count)((64u << 10) / size);
@@ -357,7 +362,7 @@ static int move(const char *call, const tw_typemap_t *m, MPI_Datatype type, void
 }
 
 /* The bytes count items take in external32, when they fit in [*position, bufsize). */
-static int check_room(const char *call, const tw_typemap_t *m, int count, const void *buf,
+static int check_room(const char *call, const tw_typemap_t *m, MPI_Count count, const void *buf,
                       MPI_Aint bufsize, const MPI_Aint *position, MPI_Count *ext_one) {
     if (!position) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "position is NULL");
     if (bufsize < 0 || *position < 0 || *position > bufsize)
@@ -371,32 +376,29 @@ static int check_room(const char *call, const tw_typemap_t *m, int count, const 
     return MPI_SUCCESS;
 }
 
-int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
-                      void *outbuf, MPI_Aint outsize, MPI_Aint *position) {
-    const char *call = "MPI_Pack_external";
+/* MPI_Pack_external (unpack 0) and MPI_Unpack_external (1). */
+int tw_mpi_pack_external(const char *call, int unpack, const char datarep[], void *user,
+                         MPI_Count count, MPI_Datatype datatype, void *packed, MPI_Aint packed_size,
+                         MPI_Aint *position) {
     NEED_INIT(call);
     int rc;
-    const tw_typemap_t *m = check(call, datarep, incount, datatype, 1, &rc);
+    const tw_typemap_t *m = check(call, datarep, count, datatype, 1, &rc);
     if (!m) return rc;
-    MPI_Count one;
-    if ((rc = check_room(call, m, incount, outbuf, outsize, position, &one))) return rc;
-    rc = move(call, m, datatype, (void *)(uintptr_t)inbuf, incount,
-              (unsigned char *)outbuf + *position, one, 1);
-    if (!rc) *position += (MPI_Aint)(one * incount);
+    MPI_Count one = 0;
+    if ((rc = check_room(call, m, count, packed, packed_size, position, &one))) return rc;
+    rc = move(call, m, datatype, user, count, (unsigned char *)packed + *position, one, !unpack);
+    if (!rc) *position += (MPI_Aint)(one * count);
     return rc;
+}
+
+int MPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                      void *outbuf, MPI_Aint outsize, MPI_Aint *position) {
+    return tw_mpi_pack_external("MPI_Pack_external", 0, datarep, (void *)(uintptr_t)inbuf, incount,
+                                datatype, outbuf, outsize, position);
 }
 
 int MPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize,
                         MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype) {
-    const char *call = "MPI_Unpack_external";
-    NEED_INIT(call);
-    int rc;
-    const tw_typemap_t *m = check(call, datarep, outcount, datatype, 1, &rc);
-    if (!m) return rc;
-    MPI_Count one;
-    if ((rc = check_room(call, m, outcount, inbuf, insize, position, &one))) return rc;
-    rc = move(call, m, datatype, outbuf, outcount, (unsigned char *)(uintptr_t)inbuf + *position,
-              one, 0);
-    if (!rc) *position += (MPI_Aint)(one * outcount);
-    return rc;
+    return tw_mpi_pack_external("MPI_Unpack_external", 1, datarep, outbuf, outcount, datatype,
+                                (void *)(uintptr_t)inbuf, insize, position);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "mpi/datatype.h"
+#include "mpi/datatype.h"
 #include "mpi/error.h"
 #include "mpi/grequest.h"
 #include "mpi/request.h"
@@ -137,8 +138,8 @@ static MPI_Count element_bytes(const tw_typemap_t *m, MPI_Count count) {
     return bytes;
 }
 
-static int set_elements(const char *call, MPI_Status *status, MPI_Datatype datatype,
-                        MPI_Count count) {
+int tw_mpi_status_set_elements(const char *call, MPI_Status *status, MPI_Datatype datatype,
+                               MPI_Count count) {
     NEED_INIT(call);
     const tw_typemap_t *m = tw_mpi_type_map(datatype);
     if (!m) return tw_mpi_error(NULL, call, MPI_ERR_TYPE, NULL);
@@ -152,11 +153,11 @@ static int set_elements(const char *call, MPI_Status *status, MPI_Datatype datat
 }
 
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count) {
-    return set_elements("MPI_Status_set_elements", status, datatype, count);
+    return tw_mpi_status_set_elements("MPI_Status_set_elements", status, datatype, count);
 }
 
 int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) {
-    return set_elements("MPI_Status_set_elements_x", status, datatype, count);
+    return tw_mpi_status_set_elements("MPI_Status_set_elements_x", status, datatype, count);
 }
 
 int MPI_Status_set_cancelled(MPI_Status *status, int flag) {

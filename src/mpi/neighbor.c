@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "mpi/coll/persistent.h"
+#include "mpi/coll/vec.h"
 #include "mpi/neighbor.h"
 #include "mpi/comm.h"
 #include "mpi/datatype.h"
@@ -36,16 +37,16 @@
  * i * count extents — 0 when every slot is the same block (allgather's send). */
 typedef struct side {
     const char *buf;
-    int count;
-    const int *counts, *displs;
+    MPI_Count count;
+    tw_mpi_vec_t counts, displs; /* int[] or, in the _c calls, MPI_Count[] and MPI_Aint[] */
     const MPI_Aint *bdispls;
     MPI_Datatype type;
     const MPI_Datatype *types;
     int same;
 } side_t;
 
-static int slot_count(const side_t *d, int i) {
-    return d->counts ? d->counts[i] : d->count;
+static MPI_Count slot_count(const side_t *d, int i) {
+    return d->counts.at ? tw_mpi_vec_get(d->counts, i) : d->count;
 }
 
 static MPI_Datatype slot_type(const side_t *d, int i) {
@@ -58,7 +59,7 @@ static int check_side(tw_mpi_comm_t *c, const char *call, const side_t *d, int n
         return tw_mpi_error(c, call, MPI_ERR_BUFFER, "MPI_IN_PLACE in a neighbourhood collective");
     for (int i = 0; i < n; i++) {
         tw_mpi_type_layout_t l;
-        int count = slot_count(d, i);
+        MPI_Count count = slot_count(d, i);
         if (count < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
         if (tw_mpi_type_layout(slot_type(d, i), &l))
             return tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
@@ -82,12 +83,12 @@ static int check_arrays(tw_mpi_comm_t *c, const char *call, int n, const void *c
 static tw_sched_block_t block_of(const side_t *d, int i) {
     tw_mpi_type_layout_t l;
     MPI_Datatype type = slot_type(d, i);
-    int count = slot_count(d, i);
+    MPI_Count count = slot_count(d, i);
     tw_mpi_type_layout_held(type, &l); /* checked */
-    MPI_Aint at = d->bdispls  ? d->bdispls[i]
-                  : d->displs ? (MPI_Aint)d->displs[i] * l.extent
-                  : d->same   ? 0
-                              : (MPI_Aint)i * count * l.extent;
+    MPI_Aint at = d->bdispls     ? d->bdispls[i]
+                  : d->displs.at ? (MPI_Aint)tw_mpi_vec_get(d->displs, i) * l.extent
+                  : d->same      ? 0
+                                 : (MPI_Aint)i * count * l.extent;
     size_t bytes = (size_t)count * (size_t)l.size;
     char *buf = (char *)(uintptr_t)d->buf + at;
     if (l.contiguous || !bytes) return (tw_sched_block_t){.at = buf + l.lb, .bytes = bytes};
@@ -141,26 +142,28 @@ static int degrees(MPI_Comm comm, int *nin, int *nout) {
     return 1;
 }
 
-int tw_coll_neighbor_allgather(const char *call, const void *sendbuf, int sendcount,
-                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                               const int *recvcounts, const int *displs, MPI_Datatype recvtype,
+int tw_coll_neighbor_allgather(const char *call, const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                               tw_mpi_vec_t recvcounts, tw_mpi_vec_t displs, MPI_Datatype recvtype,
                                int vform, MPI_Comm comm, MPI_Request *req, int nb) {
     int nin, nout;
     if (vform && degrees(comm, &nin, &nout)) {
-        int rc = check_arrays(tw_mpi_comm_get(comm), call, nin, recvcounts, displs, NULL, 0);
+        int rc = check_arrays(tw_mpi_comm_get(comm), call, nin, recvcounts.at, displs.at, NULL, 0);
         if (rc) return rc;
     }
-    side_t send = {sendbuf, sendcount, NULL, NULL, NULL, sendtype, NULL, 1};
+    tw_mpi_vec_t none = tw_mpi_vec_int(NULL);
+    side_t send = {sendbuf, sendcount, none, none, NULL, sendtype, NULL, 1};
     side_t recv = {
-        recvbuf, recvcount, vform ? recvcounts : NULL, vform ? displs : NULL, NULL, recvtype,
+        recvbuf, recvcount, vform ? recvcounts : none, vform ? displs : none, NULL, recvtype,
         NULL,    0};
     return neighbor(call, &send, &recv, comm, req, nb);
 }
 
-int tw_coll_neighbor_alltoall(const char *call, const void *sendbuf, int sendcount,
-                              const int *sendcounts, const int *sdispls, const MPI_Aint *sbdispls,
-                              MPI_Datatype sendtype, const MPI_Datatype *sendtypes, void *recvbuf,
-                              int recvcount, const int *recvcounts, const int *rdispls,
+int tw_coll_neighbor_alltoall(const char *call, const void *sendbuf, MPI_Count sendcount,
+                              tw_mpi_vec_t sendcounts, tw_mpi_vec_t sdispls,
+                              const MPI_Aint *sbdispls, MPI_Datatype sendtype,
+                              const MPI_Datatype *sendtypes, void *recvbuf, MPI_Count recvcount,
+                              tw_mpi_vec_t recvcounts, tw_mpi_vec_t rdispls,
                               const MPI_Aint *rbdispls, MPI_Datatype recvtype,
                               const MPI_Datatype *recvtypes, int form, MPI_Comm comm,
                               MPI_Request *req, int nb) {
@@ -168,10 +171,10 @@ int tw_coll_neighbor_alltoall(const char *call, const void *sendbuf, int sendcou
     if (form && degrees(comm, &nin, &nout)) { /* 1: v, 2: w */
         tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
         int w = form == 2;
-        int rc = check_arrays(c, call, nout, sendcounts, w ? (const void *)sbdispls : sdispls,
+        int rc = check_arrays(c, call, nout, sendcounts.at, w ? (const void *)sbdispls : sdispls.at,
                               sendtypes, w);
         if (!rc)
-            rc = check_arrays(c, call, nin, recvcounts, w ? (const void *)rbdispls : rdispls,
+            rc = check_arrays(c, call, nin, recvcounts.at, w ? (const void *)rbdispls : rdispls.at,
                               recvtypes, w);
         if (rc) return rc;
     }
@@ -183,79 +186,86 @@ int tw_coll_neighbor_alltoall(const char *call, const void *sendbuf, int sendcou
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
     return tw_coll_neighbor_allgather("MPI_Neighbor_allgather", sendbuf, sendcount, sendtype,
-                                      recvbuf, recvcount, NULL, NULL, recvtype, 0, comm, NULL, 0);
+                                      recvbuf, recvcount, tw_mpi_vec_int(NULL),
+                                      tw_mpi_vec_int(NULL), recvtype, 0, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request) {
     return tw_coll_neighbor_allgather("MPI_Ineighbor_allgather", sendbuf, sendcount, sendtype,
-                                      recvbuf, recvcount, NULL, NULL, recvtype, 0, comm, request,
-                                      1);
+                                      recvbuf, recvcount, tw_mpi_vec_int(NULL),
+                                      tw_mpi_vec_int(NULL), recvtype, 0, comm, request, 1);
 }
 
 int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                             void *recvbuf, const int recvcounts[], const int displs[],
                             MPI_Datatype recvtype, MPI_Comm comm) {
     return tw_coll_neighbor_allgather("MPI_Neighbor_allgatherv", sendbuf, sendcount, sendtype,
-                                      recvbuf, 0, recvcounts, displs, recvtype, 1, comm, NULL, 0);
+                                      recvbuf, 0, tw_mpi_vec_int(recvcounts),
+                                      tw_mpi_vec_int(displs), recvtype, 1, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                              void *recvbuf, const int recvcounts[], const int displs[],
                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
     return tw_coll_neighbor_allgather("MPI_Ineighbor_allgatherv", sendbuf, sendcount, sendtype,
-                                      recvbuf, 0, recvcounts, displs, recvtype, 1, comm, request,
-                                      1);
+                                      recvbuf, 0, tw_mpi_vec_int(recvcounts),
+                                      tw_mpi_vec_int(displs), recvtype, 1, comm, request, 1);
 }
 
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                           int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-    return tw_coll_neighbor_alltoall("MPI_Neighbor_alltoall", sendbuf, sendcount, NULL, NULL, NULL,
-                                     sendtype, NULL, recvbuf, recvcount, NULL, NULL, NULL, recvtype,
-                                     NULL, 0, comm, NULL, 0);
+    return tw_coll_neighbor_alltoall("MPI_Neighbor_alltoall", sendbuf, sendcount,
+                                     tw_mpi_vec_int(NULL), tw_mpi_vec_int(NULL), NULL, sendtype,
+                                     NULL, recvbuf, recvcount, tw_mpi_vec_int(NULL),
+                                     tw_mpi_vec_int(NULL), NULL, recvtype, NULL, 0, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                            MPI_Request *request) {
-    return tw_coll_neighbor_alltoall("MPI_Ineighbor_alltoall", sendbuf, sendcount, NULL, NULL, NULL,
-                                     sendtype, NULL, recvbuf, recvcount, NULL, NULL, NULL, recvtype,
-                                     NULL, 0, comm, request, 1);
+    return tw_coll_neighbor_alltoall(
+        "MPI_Ineighbor_alltoall", sendbuf, sendcount, tw_mpi_vec_int(NULL), tw_mpi_vec_int(NULL),
+        NULL, sendtype, NULL, recvbuf, recvcount, tw_mpi_vec_int(NULL), tw_mpi_vec_int(NULL), NULL,
+        recvtype, NULL, 0, comm, request, 1);
 }
 
 int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                            MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                            const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm) {
-    return tw_coll_neighbor_alltoall("MPI_Neighbor_alltoallv", sendbuf, 0, sendcounts, sdispls,
-                                     NULL, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, NULL,
-                                     recvtype, NULL, 1, comm, NULL, 0);
+    return tw_coll_neighbor_alltoall(
+        "MPI_Neighbor_alltoallv", sendbuf, 0, tw_mpi_vec_int(sendcounts), tw_mpi_vec_int(sdispls),
+        NULL, sendtype, NULL, recvbuf, 0, tw_mpi_vec_int(recvcounts), tw_mpi_vec_int(rdispls), NULL,
+        recvtype, NULL, 1, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                             MPI_Request *request) {
-    return tw_coll_neighbor_alltoall("MPI_Ineighbor_alltoallv", sendbuf, 0, sendcounts, sdispls,
-                                     NULL, sendtype, NULL, recvbuf, 0, recvcounts, rdispls, NULL,
-                                     recvtype, NULL, 1, comm, request, 1);
+    return tw_coll_neighbor_alltoall(
+        "MPI_Ineighbor_alltoallv", sendbuf, 0, tw_mpi_vec_int(sendcounts), tw_mpi_vec_int(sdispls),
+        NULL, sendtype, NULL, recvbuf, 0, tw_mpi_vec_int(recvcounts), tw_mpi_vec_int(rdispls), NULL,
+        recvtype, NULL, 1, comm, request, 1);
 }
 
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
                            MPI_Comm comm) {
-    return tw_coll_neighbor_alltoall("MPI_Neighbor_alltoallw", sendbuf, 0, sendcounts, NULL,
-                                     sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts,
-                                     NULL, rdispls, MPI_DATATYPE_NULL, recvtypes, 2, comm, NULL, 0);
+    return tw_coll_neighbor_alltoall(
+        "MPI_Neighbor_alltoallw", sendbuf, 0, tw_mpi_vec_int(sendcounts), tw_mpi_vec_int(NULL),
+        sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, tw_mpi_vec_int(recvcounts),
+        tw_mpi_vec_int(NULL), rdispls, MPI_DATATYPE_NULL, recvtypes, 2, comm, NULL, 0);
 }
 
 int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                             MPI_Request *request) {
-    return tw_coll_neighbor_alltoall("MPI_Ineighbor_alltoallw", sendbuf, 0, sendcounts, NULL,
-                                     sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, recvcounts,
-                                     NULL, rdispls, MPI_DATATYPE_NULL, recvtypes, 2, comm, request,
-                                     1);
+    return tw_coll_neighbor_alltoall(
+        "MPI_Ineighbor_alltoallw", sendbuf, 0, tw_mpi_vec_int(sendcounts), tw_mpi_vec_int(NULL),
+        sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0, tw_mpi_vec_int(recvcounts),
+        tw_mpi_vec_int(NULL), rdispls, MPI_DATATYPE_NULL, recvtypes, 2, comm, request, 1);
 }

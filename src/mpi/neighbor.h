@@ -5,17 +5,21 @@
 
 #include <mpi.h>
 
+#include "mpi/coll/vec.h"
+
 #pragma GCC visibility push(hidden)
 
-/* The neighbourhood calls (neighbor.c); vform: the v form; form 0 plain, 1 v, 2 w. */
-int tw_coll_neighbor_allgather(const char *call, const void *sendbuf, int sendcount,
-                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                               const int *recvcounts, const int *displs, MPI_Datatype recvtype,
+/* the neighbourhood collectives (neighbor.c): vform 1 the v form; form 1 v, 2 w
+ * (byte displacements sbdispls and rbdispls, one type per neighbour) */
+int tw_coll_neighbor_allgather(const char *call, const void *sendbuf, MPI_Count sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                               tw_mpi_vec_t recvcounts, tw_mpi_vec_t displs, MPI_Datatype recvtype,
                                int vform, MPI_Comm comm, MPI_Request *req, int nb);
-int tw_coll_neighbor_alltoall(const char *call, const void *sendbuf, int sendcount,
-                              const int *sendcounts, const int *sdispls, const MPI_Aint *sbdispls,
-                              MPI_Datatype sendtype, const MPI_Datatype *sendtypes, void *recvbuf,
-                              int recvcount, const int *recvcounts, const int *rdispls,
+int tw_coll_neighbor_alltoall(const char *call, const void *sendbuf, MPI_Count sendcount,
+                              tw_mpi_vec_t sendcounts, tw_mpi_vec_t sdispls,
+                              const MPI_Aint *sbdispls, MPI_Datatype sendtype,
+                              const MPI_Datatype *sendtypes, void *recvbuf, MPI_Count recvcount,
+                              tw_mpi_vec_t recvcounts, tw_mpi_vec_t rdispls,
                               const MPI_Aint *rbdispls, MPI_Datatype recvtype,
                               const MPI_Datatype *recvtypes, int form, MPI_Comm comm,
                               MPI_Request *req, int nb);

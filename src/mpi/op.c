@@ -9,6 +9,7 @@
  * arithmetic: they wrap instead of being undefined. MPI_CHAR takes the integer ops
  * as a signed char, an extension MPICH and Open MPI make too (benchmarks use it). */
 #include <complex.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,7 @@ enum {
  * (MPI_Op_free only marks it); its slot is reused after their last hold. */
 typedef struct user_op {
     MPI_User_function *fn;
+    MPI_User_function_c *fn_c; /* MPI_Op_create_c's: the one of the two that is set */
     int commute, freed;
     int holds; /* by reductions under way */
 } user_op_t;
@@ -250,7 +252,7 @@ static user_op_t *any_user_op(MPI_Op op) {
     unsigned i = (unsigned)op & 0xffffff;
     if (((unsigned)op >> 24) != 0x58 || i < USER_FIRST || i >= USER_FIRST + USER_OPS) return NULL;
     user_op_t *u = &user_ops[i - USER_FIRST];
-    return u->fn ? u : NULL;
+    return u->fn || u->fn_c ? u : NULL;
 }
 
 /* The user op of a handle a call may name (not freed), or NULL. */
@@ -291,6 +293,23 @@ int tw_mpi_op_commutative(MPI_Op op) {
     return u ? u->commute : op != MPI_REPLACE;
 }
 
+/* Calls a user function over count items, extent bytes apart: an int function in
+ * pieces of at most INT_MAX items (MPI-4.1 6.9.5 lets an op be applied to parts). */
+static void call_user(const user_op_t *u, char *in, char *inout, MPI_Count count, MPI_Datatype type,
+                      MPI_Aint extent) {
+    MPI_Datatype t = type;
+    if (u->fn_c) {
+        MPI_Count len = count;
+        u->fn_c(in, inout, &len, &t);
+        return;
+    }
+    for (MPI_Count done = 0; done < count;) {
+        int len = count - done > INT_MAX ? INT_MAX : (int)(count - done);
+        u->fn(in + done * extent, inout + done * extent, &len, &t);
+        done += len;
+    }
+}
+
 /* A user function over count items of a type whose packed form differs from its
  * layout in memory: it sees both vectors unpacked, as the user's type describes. */
 static int apply_user_unpacked(const user_op_t *u, const void *in, void *inout, MPI_Count count,
@@ -306,9 +325,7 @@ static int apply_user_unpacked(const user_op_t *u, const void *in, void *inout, 
     unsigned char *a0 = a - l->true_lb, *b0 = b - l->true_lb;
     tw_mpi_type_unpack(in, count, type, a0);
     tw_mpi_type_unpack(inout, count, type, b0);
-    int len = (int)count;
-    MPI_Datatype t = type;
-    u->fn(a0, b0, &len, &t);
+    call_user(u, (char *)a0, (char *)b0, count, type, l->extent);
     tw_mpi_type_pack(b0, count, type, inout);
     free(a);
     free(b);
@@ -336,9 +353,7 @@ int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI
     const user_op_t *u = any_user_op(op);
     if (u && !l.contiguous) return apply_user_unpacked(u, in, inout, count, type, &l);
     if (u) { /* the packed form is the items themselves, lb bytes after their base */
-        int len = (int)count;
-        MPI_Datatype t = type;
-        u->fn((char *)(uintptr_t)in - l.lb, (char *)inout - l.lb, &len, &t);
+        call_user(u, (char *)(uintptr_t)in - l.lb, (char *)inout - l.lb, count, type, l.extent);
         return MPI_SUCCESS;
     }
     int p = predefined(op);
@@ -350,16 +365,22 @@ int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI
     return apply_predefined(p, in, inout, n, l.element);
 }
 
-int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {
-    NEED_INIT("MPI_Op_create");
-    if (!user_fn || !op) return tw_mpi_error(NULL, "MPI_Op_create", MPI_ERR_ARG, NULL);
+int tw_mpi_op_create(const char *call, MPI_User_function *fn, MPI_User_function_c *fn_c,
+                     int commute, MPI_Op *op) {
+    NEED_INIT(call);
+    if ((!fn && !fn_c) || !op) return tw_mpi_error(NULL, call, MPI_ERR_ARG, NULL);
     for (int i = 0; i < USER_OPS; i++) {
-        if (user_ops[i].fn && !(user_ops[i].freed && !user_ops[i].holds)) continue;
-        user_ops[i] = (user_op_t){user_fn, commute != 0, 0, 0};
+        if ((user_ops[i].fn || user_ops[i].fn_c) && !(user_ops[i].freed && !user_ops[i].holds))
+            continue;
+        user_ops[i] = (user_op_t){fn, fn_c, commute != 0, 0, 0};
         *op = (MPI_Op)(0x58000000 | (USER_FIRST + i));
         return MPI_SUCCESS;
     }
-    return tw_mpi_error(NULL, "MPI_Op_create", MPI_ERR_NO_MEM, "too many user ops");
+    return tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, "too many user ops");
+}
+
+int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {
+    return tw_mpi_op_create("MPI_Op_create", user_fn, NULL, commute, op);
 }
 
 int MPI_Op_free(MPI_Op *op) {
@@ -380,10 +401,9 @@ int MPI_Op_commutative(MPI_Op op, int *commute) {
     return MPI_SUCCESS;
 }
 
-int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
-                     MPI_Op op) {
-    NEED_INIT("MPI_Reduce_local");
-    const char *call = "MPI_Reduce_local";
+int tw_mpi_reduce_local(const char *call, const void *inbuf, void *inoutbuf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Op op) {
+    NEED_INIT(call);
     tw_mpi_type_layout_t l;
     if (tw_mpi_type_layout(datatype, &l)) return tw_mpi_error(NULL, call, MPI_ERR_TYPE, NULL);
     if (count < 0) return tw_mpi_error(NULL, call, MPI_ERR_COUNT, "negative count");
@@ -412,4 +432,9 @@ int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype 
     free(a);
     free(b);
     return rc ? tw_mpi_error(NULL, call, rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op) {
+    return tw_mpi_reduce_local("MPI_Reduce_local", inbuf, inoutbuf, count, datatype, op);
 }

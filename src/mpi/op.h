@@ -17,6 +17,11 @@ int tw_mpi_op_predefined(MPI_Op op); /* one of MPI's own ops, not a user op */
  * Predefined ops need no hold (nothing happens). */
 void tw_mpi_op_hold(MPI_Op op);
 void tw_mpi_op_release(MPI_Op op);
+/* MPI_Op_create (fn) and MPI_Op_create_c (fn_c), and MPI_Reduce_local's body. */
+int tw_mpi_op_create(const char *call, MPI_User_function *fn, MPI_User_function_c *fn_c,
+                     int commute, MPI_Op *op);
+int tw_mpi_reduce_local(const char *call, const void *inbuf, void *inoutbuf, MPI_Count count,
+                        MPI_Datatype datatype, MPI_Op op);
 int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type);
 
 #pragma GCC visibility pop

@@ -19,13 +19,15 @@
 
 /* Checks the buffer description common to sends and receives; where its data lies
  * in *b. A derived type may address memory absolutely, from MPI_BOTTOM (NULL). */
-static int check_buffer(tw_mpi_comm_t *c, const char *call, const void *buf, int count,
+static int check_buffer(tw_mpi_comm_t *c, const char *call, const void *buf, MPI_Count count,
                         MPI_Datatype type, tw_mpi_buffer_t *b) {
     if (count < 0) return tw_mpi_error(c, call, MPI_ERR_COUNT, "negative count");
     int size = tw_mpi_type_contiguous_size(type);
     if (size >= 0) {
         if (!buf && count > 0 && size > 0)
             return tw_mpi_error(c, call, MPI_ERR_BUFFER, "NULL buffer");
+        if (size && (unsigned long long)count > PTRDIFF_MAX / (unsigned)size)
+            return tw_mpi_error(c, call, MPI_ERR_COUNT, "the message's size overflows");
         *b = (tw_mpi_buffer_t){(unsigned char *)(uintptr_t)buf, (size_t)count * (size_t)size, 0};
         return MPI_SUCCESS;
     }
@@ -39,7 +41,7 @@ static int check_buffer(tw_mpi_comm_t *c, const char *call, const void *buf, int
 
 /* What every send and receive checks first: the library is up, the communicator
  * exists, the buffer description holds. The communicator and buffer come back. */
-static int check_call(const char *call, MPI_Comm comm, const void *buf, int count,
+static int check_call(const char *call, MPI_Comm comm, const void *buf, MPI_Count count,
                       MPI_Datatype type, tw_mpi_comm_t **c, tw_mpi_buffer_t *bytes) {
     NEED_INIT(call);
     *c = tw_mpi_comm_get(comm);
@@ -72,7 +74,7 @@ static int check_source(tw_mpi_comm_t *c, const char *call, int source, int tag)
 }
 
 /* A send of a non-contiguous buffer: packed into a copy the request owns. */
-static int send_staged(const void *buf, int count, MPI_Datatype type, int to, int tag,
+static int send_staged(const void *buf, MPI_Count count, MPI_Datatype type, int to, int tag,
                        tw_mpi_comm_t *c, int mode, int persistent, MPI_Request *req) {
     tw_mpi_staged_t *st;
     int buffered = mode == TW_SEND_BUFFERED && !persistent;
@@ -88,8 +90,9 @@ static int send_staged(const void *buf, int count, MPI_Datatype type, int to, in
 }
 
 /* Every send: checked, then started (persistent: created inactive). */
-static int send_common(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
-                       int tag, MPI_Comm comm, int mode, int persistent, MPI_Request *req) {
+static int send_common(const char *call, const void *buf, MPI_Count count, MPI_Datatype type,
+                       int dest, int tag, MPI_Comm comm, int mode, int persistent,
+                       MPI_Request *req) {
     tw_mpi_comm_t *c;
     tw_mpi_buffer_t b;
     int rc = check_call(call, comm, buf, count, type, &c, &b);
@@ -107,7 +110,7 @@ static int send_common(const char *call, const void *buf, int count, MPI_Datatyp
     return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
 }
 
-static int recv_common(const char *call, void *buf, int count, MPI_Datatype type, int source,
+static int recv_common(const char *call, void *buf, MPI_Count count, MPI_Datatype type, int source,
                        int tag, MPI_Comm comm, int persistent, MPI_Request *req) {
     tw_mpi_comm_t *c;
     tw_mpi_buffer_t b;
@@ -130,8 +133,8 @@ static int recv_common(const char *call, void *buf, int count, MPI_Datatype type
 /* The common case of a standard send, tried before anything else: valid arguments,
  * a small message, a peer with nothing queued. MPI_SUCCESS when the message went
  * straight into the peer's mailbox; 1 when the general path must take it. */
-static inline int send_now(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
-                           MPI_Comm comm) {
+static inline int send_now(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                           int tag, MPI_Comm comm) {
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     int extent = tw_mpi_type_contiguous_size(datatype);
     if (c && tw_mpi.users > 0 && extent >= 0 && count >= 0 && (buf || !count) && dest >= 0 &&
@@ -234,8 +237,8 @@ static int wait_as(const char *call, MPI_Comm comm, MPI_Request *req, MPI_Status
 }
 
 /* A blocking send: started, then waited for. */
-static int send_blocking(const char *call, const void *buf, int count, MPI_Datatype type, int dest,
-                         int tag, MPI_Comm comm, int mode) {
+static int send_blocking(const char *call, const void *buf, MPI_Count count, MPI_Datatype type,
+                         int dest, int tag, MPI_Comm comm, int mode) {
     MPI_Request r;
     int rc = send_common(call, buf, count, type, dest, tag, comm, mode, 0, &r);
     return rc ? rc : wait_as(call, comm, &r, MPI_STATUS_IGNORE);
@@ -260,22 +263,30 @@ int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
                        &unused);
 }
 
-int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-             MPI_Status *status) {
+static inline int recv_blocking(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                                int source, int tag, MPI_Comm comm, MPI_Status *status) {
     size_t bytes;
-    tw_mpi_comm_t *c = recv_args_ok(buf, count, datatype, source, tag, comm, &bytes);
+    /* the common case takes int counts (a large one goes the general way) */
+    tw_mpi_comm_t *c = count <= INT_MAX
+                           ? recv_args_ok(buf, (int)count, datatype, source, tag, comm, &bytes)
+                           : NULL;
     if (c) {
         int rc = tw_mpi_recv_now(buf, bytes, tw_mpi_world_rank(c, source), tag, c->context, status);
-        if (rc != 1) return rc ? tw_mpi_error(c, "MPI_Recv", rc, NULL) : MPI_SUCCESS;
+        if (rc != 1) return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
     }
     MPI_Request r;
-    int rc = recv_common("MPI_Recv", buf, count, datatype, source, tag, comm, 0, &r);
-    return rc ? rc : wait_as("MPI_Recv", comm, &r, status);
+    int rc = recv_common(call, buf, count, datatype, source, tag, comm, 0, &r);
+    return rc ? rc : wait_as(call, comm, &r, status);
 }
 
-int tw_mpi_sendrecv_start(const char *call, const void *sendbuf, int sendcount,
+int MPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+             MPI_Status *status) {
+    return recv_blocking("MPI_Recv", buf, count, datatype, source, tag, comm, status);
+}
+
+int tw_mpi_sendrecv_start(const char *call, const void *sendbuf, MPI_Count sendcount,
                           MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
-                          int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                          MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
                           MPI_Comm comm, MPI_Request r[2]) {
     tw_mpi_comm_t *c;
     tw_mpi_buffer_t bytes;
@@ -294,16 +305,24 @@ int tw_mpi_sendrecv_start(const char *call, const void *sendbuf, int sendcount,
     return rc;
 }
 
+static int sendrecv(const char *call, const void *sendbuf, MPI_Count sendcount,
+                    MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm comm, MPI_Status *status) {
+    MPI_Request r[2];
+    int rc = tw_mpi_sendrecv_start(call, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                                   recvcount, recvtype, source, recvtag, comm, r);
+    if (rc) return rc;
+    int rs = wait_as(call, comm, &r[1], MPI_STATUS_IGNORE);
+    int rr = wait_as(call, comm, &r[0], status);
+    return rr ? rr : rs;
+}
+
 int MPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status *status) {
-    MPI_Request r[2];
-    int rc = tw_mpi_sendrecv_start("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag,
-                                   recvbuf, recvcount, recvtype, source, recvtag, comm, r);
-    if (rc) return rc;
-    int rs = wait_as("MPI_Sendrecv", comm, &r[1], MPI_STATUS_IGNORE);
-    int rr = wait_as("MPI_Sendrecv", comm, &r[0], status);
-    return rr ? rr : rs;
+    return sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                    recvtype, source, recvtag, comm, status);
 }
 
 /* Checks a probe's arguments; 1 (with the status of an empty message filled) when
@@ -378,17 +397,17 @@ int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Sta
 }
 
 /* Errors of a matched receive go to the communicator of the probe that matched it. */
-int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
-               MPI_Request *request) {
-    NEED_INIT("MPI_Imrecv");
-    if (!message) return tw_mpi_error(NULL, "MPI_Imrecv", MPI_ERR_ARG, "message is NULL");
+static int imrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                  MPI_Message *message, MPI_Request *request) {
+    NEED_INIT(call);
+    if (!message) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "message is NULL");
     tw_mpi_comm_t *c = tw_mpi_message_comm(*message);
     if (*message != MPI_MESSAGE_NO_PROC && !c)
-        return tw_mpi_error(NULL, "MPI_Imrecv", MPI_ERR_REQUEST,
+        return tw_mpi_error(NULL, call, MPI_ERR_REQUEST,
                             "not a message from MPI_Mprobe or MPI_Improbe");
-    if (!request) return tw_mpi_error(c, "MPI_Imrecv", MPI_ERR_ARG, "request is NULL");
+    if (!request) return tw_mpi_error(c, call, MPI_ERR_ARG, "request is NULL");
     tw_mpi_buffer_t b;
-    int rc = check_buffer(c, "MPI_Imrecv", buf, count, datatype, &b);
+    int rc = check_buffer(c, call, buf, count, datatype, &b);
     if (rc) return rc;
     tw_mpi_staged_t *st;
     if (*message == MPI_MESSAGE_NO_PROC) { /* a receive from MPI_PROC_NULL */
@@ -400,29 +419,35 @@ int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     } else {
         rc = tw_mpi_imrecv(b.at, b.bytes, message, request);
     }
-    return rc ? tw_mpi_error(c, "MPI_Imrecv", rc, NULL) : MPI_SUCCESS;
+    return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+               MPI_Request *request) {
+    return imrecv("MPI_Imrecv", buf, count, datatype, message, request);
+}
+
+static int mrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                 MPI_Message *message, MPI_Status *status) {
+    MPI_Request r;
+    int rc = imrecv(call, buf, count, datatype, message, &r);
+    if (rc) return rc;
+    tw_mpi_comm_t *c = tw_mpi_request_comm(r);
+    rc = tw_mpi_wait(&r, status);
+    return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
 }
 
 int MPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
               MPI_Status *status) {
-    MPI_Request r;
-    int rc = MPI_Imrecv(buf, count, datatype, message, &r);
-    if (rc) return rc;
-    tw_mpi_comm_t *c = tw_mpi_request_comm(r);
-    rc = tw_mpi_wait(&r, status);
-    return rc ? tw_mpi_error(c, "MPI_Mrecv", rc, NULL) : MPI_SUCCESS;
+    return mrecv("MPI_Mrecv", buf, count, datatype, message, status);
 }
 
-void *tw_mpi_sendrecv_copy(const char *call, void *buf, int count, MPI_Datatype datatype,
-                           MPI_Comm comm, int *bytes, int *rc) {
+void *tw_mpi_sendrecv_copy(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                           MPI_Comm comm, MPI_Count *bytes, int *rc) {
     tw_mpi_comm_t *c;
     tw_mpi_buffer_t b;
     *rc = check_call(call, comm, buf, count, datatype, &c, &b);
     if (*rc) return NULL;
-    if (b.bytes > INT_MAX) { /* the copy leaves as bytes */
-        *rc = tw_mpi_error(c, call, MPI_ERR_COUNT, "more than INT_MAX bytes");
-        return NULL;
-    }
     void *copy = malloc(b.bytes ? b.bytes : 1);
     if (!copy) {
         *rc = tw_mpi_error(c, call, MPI_ERR_NO_MEM, NULL);
@@ -432,19 +457,80 @@ void *tw_mpi_sendrecv_copy(const char *call, void *buf, int count, MPI_Datatype 
         tw_mpi_type_pack(buf, count, datatype, copy);
     else if (b.bytes) /* b.at may be NULL when count is 0 */
         memcpy(copy, b.at, b.bytes);
-    *bytes = (int)b.bytes;
+    *bytes = (MPI_Count)b.bytes;
     return copy;
+}
+
+static int sendrecv_replace(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                            int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Status *status) {
+    /* the outgoing data leaves from a packed copy, so the reply can land in buf */
+    MPI_Count bytes;
+    int rc;
+    void *copy = tw_mpi_sendrecv_copy(call, buf, count, datatype, comm, &bytes, &rc);
+    if (!copy) return rc;
+    rc = sendrecv(call, copy, bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source, recvtag,
+                  comm, status);
+    free(copy);
+    return rc;
 }
 
 int MPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
                          int source, int recvtag, MPI_Comm comm, MPI_Status *status) {
-    /* the outgoing data leaves from a packed copy, so the reply can land in buf */
-    int bytes, rc;
-    void *copy =
-        tw_mpi_sendrecv_copy("MPI_Sendrecv_replace", buf, count, datatype, comm, &bytes, &rc);
-    if (!copy) return rc;
-    rc = MPI_Sendrecv(copy, bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source, recvtag,
-                      comm, status);
-    free(copy);
-    return rc;
+    return sendrecv_replace("MPI_Sendrecv_replace", buf, count, datatype, dest, sendtag, source,
+                            recvtag, comm, status);
+}
+
+/* ---- the way in of the large-count calls (pt2pt/large_count.c) ---- */
+
+int tw_mpi_pt2pt_send(const char *call, const void *buf, MPI_Count count, MPI_Datatype type,
+                      int dest, int tag, MPI_Comm comm, int mode, int persistent,
+                      MPI_Request *req) {
+    return send_common(call, buf, count, type, dest, tag, comm, mode, persistent, req);
+}
+
+int tw_mpi_pt2pt_send_blocking(const char *call, const void *buf, MPI_Count count,
+                               MPI_Datatype type, int dest, int tag, MPI_Comm comm, int mode) {
+    if (mode == TW_SEND_STANDARD && count <= INT_MAX &&
+        send_now(buf, count, type, dest, tag, comm) == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    if (mode == TW_SEND_BUFFERED) {
+        MPI_Request unused;
+        return send_common(call, buf, count, type, dest, tag, comm, mode, 0, &unused);
+    }
+    return send_blocking(call, buf, count, type, dest, tag, comm, mode);
+}
+
+int tw_mpi_pt2pt_recv(const char *call, void *buf, MPI_Count count, MPI_Datatype type, int source,
+                      int tag, MPI_Comm comm, int persistent, MPI_Request *req) {
+    return recv_common(call, buf, count, type, source, tag, comm, persistent, req);
+}
+
+int tw_mpi_pt2pt_recv_blocking(const char *call, void *buf, MPI_Count count, MPI_Datatype type,
+                               int source, int tag, MPI_Comm comm, MPI_Status *status) {
+    return recv_blocking(call, buf, count, type, source, tag, comm, status);
+}
+
+int tw_mpi_pt2pt_sendrecv(const char *call, const void *sendbuf, MPI_Count sendcount,
+                          MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                          MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status) {
+    return sendrecv(call, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                    source, recvtag, comm, status);
+}
+
+int tw_mpi_pt2pt_sendrecv_replace(const char *call, void *buf, MPI_Count count, MPI_Datatype type,
+                                  int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                                  MPI_Status *status) {
+    return sendrecv_replace(call, buf, count, type, dest, sendtag, source, recvtag, comm, status);
+}
+
+int tw_mpi_pt2pt_imrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype type,
+                        MPI_Message *message, MPI_Request *request) {
+    return imrecv(call, buf, count, type, message, request);
+}
+
+int tw_mpi_pt2pt_mrecv(const char *call, void *buf, MPI_Count count, MPI_Datatype type,
+                       MPI_Message *message, MPI_Status *status) {
+    return mrecv(call, buf, count, type, message, status);
 }

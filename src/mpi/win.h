@@ -270,12 +270,15 @@ typedef struct side {
     tw_mpi_type_layout_t l;
 } side_t;
 
-static inline int side_of(side_t *s, const void *buf, int count, MPI_Datatype type) {
+static inline int side_of(side_t *s, const void *buf, MPI_Count count, MPI_Datatype type) {
     if (count < 0) return MPI_ERR_COUNT;
     s->buf = buf;
     s->count = count;
     s->type = type;
-    return tw_mpi_type_layout(type, &s->l) ? MPI_ERR_TYPE : MPI_SUCCESS;
+    if (tw_mpi_type_layout(type, &s->l)) return MPI_ERR_TYPE;
+    /* a large count whose bytes no buffer could hold */
+    if (s->l.size && count > PTRDIFF_MAX / s->l.size) return MPI_ERR_COUNT;
+    return MPI_SUCCESS;
 }
 
 static inline size_t side_bytes(const side_t *s) {
@@ -336,6 +339,20 @@ int tw_win_device_error(const win_t *w, int peer, int rc);
  * MPI_SUCCESS, or the error of what went wrong meanwhile (rc, a translation fault,
  * a loss that concerns the call: the loss first). */
 int tw_win_completion(win_t *w, int peer, int rc);
+
+/* for the large-count forms (MPI_Count counts; the int forms call these too) */
+/* get 0: a put, 1: a get; request NULL: not request-based */
+int tw_mpi_rma_put_get(const char *call, int get, void *origin_addr, MPI_Count origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                       MPI_Request *request);
+/* fetch: the get forms (the result buffer counts); with_req: the request-based forms */
+int tw_mpi_rma_accumulate(const char *call, const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                          MPI_Datatype result_datatype, int fetch, int target_rank,
+                          MPI_Aint target_disp, MPI_Count target_count,
+                          MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                          MPI_Request *request, int with_req);
 
 #pragma GCC visibility pop
 

@@ -13,6 +13,7 @@
 #include "mpi/p2p.h"
 #include "mpi/state.h"
 #include "mpi/win.h"
+#include "mpi/win.h"
 
 /* ---- accumulate ---- */
 
@@ -246,8 +247,8 @@ static void elem_atomic(MPI_Op op, MPI_Datatype elem, int es, int is_int, unsign
 /* The accumulate family on a shm window with one predefined type of 1, 2, 4 or 8
  * bytes on both sides: CPU atomics straight on the mapped memory, element by
  * element. 1 when done, 0 when the general path must decide (and report errors). */
-static inline int fast_acc(win_t *w, const void *in, void *out, int count, MPI_Datatype type, int r,
-                           MPI_Aint disp, MPI_Op op) {
+static inline int fast_acc(win_t *w, const void *in, void *out, MPI_Count count, MPI_Datatype type,
+                           int r, MPI_Aint disp, MPI_Op op) {
     int es = tw_mpi_type_contiguous_size(type);
     if (!w || !w->shm || tw_mpi_lost_count || es <= 0 || es > 8 || (es & (es - 1)) || count < 0 ||
         (unsigned)r >= (unsigned)w->size || disp < 0 || !predefined_op(op) || !access_ok(w, r))
@@ -377,10 +378,10 @@ static int do_acc(win_t *w, int r, const side_t *o, const side_t *res, const sid
 }
 
 /* The common front of the accumulate family; 1 for MPI_PROC_NULL. */
-static int acc_front(win_t *w, const void *obuf, int ocount, MPI_Datatype otype, void *rbuf,
-                     int rcount, MPI_Datatype rtype, int trank, MPI_Aint tdisp, int tcount,
-                     MPI_Datatype ttype, MPI_Op op, side_t *o, side_t *res, side_t *t,
-                     where_t *at) {
+static int acc_front(win_t *w, const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *rbuf,
+                     MPI_Count rcount, MPI_Datatype rtype, int trank, MPI_Aint tdisp,
+                     MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, side_t *o, side_t *res,
+                     side_t *t, where_t *at) {
     if (!predefined_op(op)) return MPI_ERR_OP;
     if (trank == MPI_PROC_NULL) return 1;
     if (trank < 0 || trank >= w->size) return MPI_ERR_RANK;
@@ -404,10 +405,10 @@ static int acc_front(win_t *w, const void *obuf, int ocount, MPI_Datatype otype,
     return tw_win_resolve(w, trank, tdisp, t->count, &t->l, at);
 }
 
-static int acc_call(const char *call, const void *origin_addr, int origin_count,
-                    MPI_Datatype origin_datatype, void *result_addr, int result_count,
+static int acc_call(const char *call, const void *origin_addr, MPI_Count origin_count,
+                    MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
                     MPI_Datatype result_datatype, int fetch, int target_rank, MPI_Aint target_disp,
-                    int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+                    MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
     win_t *w = win_get(win);
     if (!w) return tw_mpi_error(NULL, call, MPI_ERR_WIN, NULL);
     side_t o, res, t;
@@ -549,4 +550,26 @@ int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype 
                       result_addr, result_count, result_datatype, 1, target_rank, target_disp,
                       target_count, target_datatype, op, win);
     return with_request(win_get(win), "MPI_Rget_accumulate", rc, request);
+}
+
+/* ---- the way in of the large-count calls (rma/large_count.c) ---- */
+
+/* fetch: the result buffer counts (the get forms); request: the request-based forms */
+int tw_mpi_rma_accumulate(const char *call, const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                          MPI_Datatype result_datatype, int fetch, int target_rank,
+                          MPI_Aint target_disp, MPI_Count target_count,
+                          MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                          MPI_Request *request, int with_req) {
+    NEED_INIT(call);
+    if (with_req && !request) return tw_mpi_error(NULL, call, MPI_ERR_ARG, NULL);
+    if (!with_req && origin_datatype == target_datatype && origin_count == target_count &&
+        (!fetch || (result_datatype == target_datatype && result_count == target_count)) &&
+        fast_acc(win_get(win), origin_addr, fetch ? result_addr : NULL, origin_count,
+                 origin_datatype, target_rank, target_disp, op))
+        return MPI_SUCCESS;
+    int rc = acc_call(call, origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                      fetch ? result_datatype : origin_datatype, fetch, target_rank, target_disp,
+                      target_count, target_datatype, op, win);
+    return with_req ? with_request(win_get(win), call, rc, request) : rc;
 }

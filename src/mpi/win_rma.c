@@ -11,6 +11,7 @@
 #include "mpi/p2p_progress.h"
 #include "mpi/state.h"
 #include "mpi/win.h"
+#include "mpi/win.h"
 
 /* ---- notifications ---- */
 
@@ -272,8 +273,8 @@ static int do_get(win_t *w, const side_t *o, const side_t *t, const where_t *at,
 
 /* The common front of put and get. MPI_SUCCESS with the sides and target resolved,
  * 1 for MPI_PROC_NULL (nothing to do), or an error class. */
-static int rma_front(win_t *w, const void *obuf, int ocount, MPI_Datatype otype, int trank,
-                     MPI_Aint tdisp, int tcount, MPI_Datatype ttype, side_t *o, side_t *t,
+static int rma_front(win_t *w, const void *obuf, MPI_Count ocount, MPI_Datatype otype, int trank,
+                     MPI_Aint tdisp, MPI_Count tcount, MPI_Datatype ttype, side_t *o, side_t *t,
                      where_t *at) {
     if (trank == MPI_PROC_NULL) return 1;
     if (trank < 0 || trank >= w->size) return MPI_ERR_RANK;
@@ -315,9 +316,9 @@ static int with_req(win_t *w, int r, const side_t *o, const side_t *t, const whe
 }
 
 /* Put (get 0) or get (get 1) through the general path. */
-static int rma_call(const char *call, int get, const void *origin_addr, int origin_count,
+static int rma_call(const char *call, int get, const void *origin_addr, MPI_Count origin_count,
                     MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
-                    int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                    MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
                     MPI_Request *request) {
     win_t *w = win_get(win);
     if (!w) return tw_mpi_error(NULL, call, MPI_ERR_WIN, NULL);
@@ -336,9 +337,9 @@ static int rma_call(const char *call, int get, const void *origin_addr, int orig
  * window mapped here. Where the n bytes lie in the target's memory, or NULL for the
  * general path (which also reports every error). */
 static inline unsigned char *mapped_place(MPI_Win win, MPI_Datatype origin_datatype,
-                                          int origin_count, int target_rank, MPI_Aint target_disp,
-                                          int target_count, MPI_Datatype target_datatype,
-                                          size_t *n) {
+                                          MPI_Count origin_count, int target_rank,
+                                          MPI_Aint target_disp, MPI_Count target_count,
+                                          MPI_Datatype target_datatype, size_t *n) {
     win_t *w = win_get(win);
     int ext = tw_mpi_type_contiguous_size(origin_datatype);
     if (!w || !w->shm || tw_mpi_lost_count || ext <= 0 || origin_datatype != target_datatype ||
@@ -400,4 +401,26 @@ int MPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, 
     if (!request) return tw_mpi_error(NULL, "MPI_Rget", MPI_ERR_ARG, NULL);
     return rma_call("MPI_Rget", 1, origin_addr, origin_count, origin_datatype, target_rank,
                     target_disp, target_count, target_datatype, win, request);
+}
+
+/* ---- the way in of the large-count calls (rma/large_count.c) ---- */
+
+int tw_mpi_rma_put_get(const char *call, int get, void *origin_addr, MPI_Count origin_count,
+                       MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,
+                       MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+                       MPI_Request *request) {
+    NEED_INIT(call);
+    if (request) /* request-based: through the general path, as MPI_Rput and MPI_Rget */
+        return rma_call(call, get, origin_addr, origin_count, origin_datatype, target_rank,
+                        target_disp, target_count, target_datatype, win, request);
+    size_t n;
+    unsigned char *at = mapped_place(win, origin_datatype, origin_count, target_rank, target_disp,
+                                     target_count, target_datatype, &n);
+    if (at) {
+        if (n && get) memcpy(origin_addr, at, n);
+        if (n && !get) memcpy(at, origin_addr, n);
+        return MPI_SUCCESS;
+    }
+    return rma_call(call, get, origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                    target_count, target_datatype, win, NULL);
 }

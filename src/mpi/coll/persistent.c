@@ -96,9 +96,10 @@ int MPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Comm comm, MPI_Info info, MPI_Request *request) {
     int rc = check_init("MPI_Gatherv_init", comm, info, request);
     return rc ? rc
-              : tw_coll_call_rooted_v("MPI_Gatherv_init", 1, sendbuf, NULL, sendcount, displs,
-                                      sendtype, recvbuf, recvcounts, 0, recvtype, root, comm,
-                                      request, P);
+              : tw_coll_call_rooted_v("MPI_Gatherv_init", 1, sendbuf, tw_mpi_vec_int(NULL),
+                                      sendcount, tw_mpi_vec_int(displs), sendtype, recvbuf,
+                                      tw_mpi_vec_int(recvcounts), 0, recvtype, root, comm, request,
+                                      P);
 }
 
 int MPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -115,8 +116,9 @@ int MPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int dis
                       int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
     int rc = check_init("MPI_Scatterv_init", comm, info, request);
     return rc ? rc
-              : tw_coll_call_rooted_v("MPI_Scatterv_init", 0, sendbuf, sendcounts, 0, displs,
-                                      sendtype, recvbuf, NULL, recvcount, recvtype, root, comm,
+              : tw_coll_call_rooted_v("MPI_Scatterv_init", 0, sendbuf, tw_mpi_vec_int(sendcounts),
+                                      0, tw_mpi_vec_int(displs), sendtype, recvbuf,
+                                      tw_mpi_vec_int(NULL), recvcount, recvtype, root, comm,
                                       request, P);
 }
 
@@ -126,7 +128,8 @@ int MPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype
     int rc = check_init("MPI_Allgather_init", comm, info, request);
     return rc ? rc
               : tw_coll_call_allgather("MPI_Allgather_init", sendbuf, sendcount, sendtype, recvbuf,
-                                       NULL, recvcount, NULL, recvtype, comm, request, P);
+                                       tw_mpi_vec_int(NULL), recvcount, tw_mpi_vec_int(NULL),
+                                       recvtype, comm, request, P);
 }
 
 int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -136,7 +139,8 @@ int MPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     if (!rc) rc = need_counts("MPI_Allgatherv_init", comm, recvcounts);
     return rc ? rc
               : tw_coll_call_allgather("MPI_Allgatherv_init", sendbuf, sendcount, sendtype, recvbuf,
-                                       recvcounts, 0, displs, recvtype, comm, request, P);
+                                       tw_mpi_vec_int(recvcounts), 0, tw_mpi_vec_int(displs),
+                                       recvtype, comm, request, P);
 }
 
 int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -144,9 +148,10 @@ int MPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       MPI_Request *request) {
     int rc = check_init("MPI_Alltoall_init", comm, info, request);
     return rc ? rc
-              : tw_coll_call_alltoall("MPI_Alltoall_init", 0, sendbuf, NULL, sendcount, NULL,
-                                      &sendtype, recvbuf, NULL, recvcount, NULL, &recvtype, 0, comm,
-                                      request, P);
+              : tw_coll_call_alltoall("MPI_Alltoall_init", 0, sendbuf, tw_mpi_vec_int(NULL),
+                                      sendcount, tw_mpi_vec_int(NULL), &sendtype, recvbuf,
+                                      tw_mpi_vec_int(NULL), recvcount, tw_mpi_vec_int(NULL),
+                                      &recvtype, 0, comm, request, P);
 }
 
 int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -155,9 +160,10 @@ int MPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
                        MPI_Request *request) {
     int rc = check_init("MPI_Alltoallv_init", comm, info, request);
     return rc ? rc
-              : tw_coll_call_alltoall("MPI_Alltoallv_init", 1, sendbuf, sendcounts, 0, sdispls,
-                                      &sendtype, recvbuf, recvcounts, 0, rdispls, &recvtype, 0,
-                                      comm, request, P);
+              : tw_coll_call_alltoall("MPI_Alltoallv_init", 1, sendbuf, tw_mpi_vec_int(sendcounts),
+                                      0, tw_mpi_vec_int(sdispls), &sendtype, recvbuf,
+                                      tw_mpi_vec_int(recvcounts), 0, tw_mpi_vec_int(rdispls),
+                                      &recvtype, 0, comm, request, P);
 }
 
 int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -166,9 +172,10 @@ int MPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sd
                        MPI_Info info, MPI_Request *request) {
     int rc = check_init("MPI_Alltoallw_init", comm, info, request);
     return rc ? rc
-              : tw_coll_call_alltoall("MPI_Alltoallw_init", 1, sendbuf, sendcounts, 0, sdispls,
-                                      sendtypes, recvbuf, recvcounts, 0, rdispls, recvtypes, 1,
-                                      comm, request, P);
+              : tw_coll_call_alltoall("MPI_Alltoallw_init", 1, sendbuf, tw_mpi_vec_int(sendcounts),
+                                      0, tw_mpi_vec_int(sdispls), sendtypes, recvbuf,
+                                      tw_mpi_vec_int(recvcounts), 0, tw_mpi_vec_int(rdispls),
+                                      recvtypes, 1, comm, request, P);
 }
 
 int MPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -193,8 +200,9 @@ int MPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvco
     int rc = check_init("MPI_Reduce_scatter_init", comm, info, request);
     if (!rc) rc = need_counts("MPI_Reduce_scatter_init", comm, recvcounts);
     return rc ? rc
-              : tw_coll_call_reduce_scatter("MPI_Reduce_scatter_init", sendbuf, recvbuf, recvcounts,
-                                            0, datatype, op, comm, request, P);
+              : tw_coll_call_reduce_scatter("MPI_Reduce_scatter_init", sendbuf, recvbuf,
+                                            tw_mpi_vec_int(recvcounts), 0, datatype, op, comm,
+                                            request, P);
 }
 
 int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount,
@@ -202,8 +210,9 @@ int MPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvco
                                   MPI_Request *request) {
     int rc = check_init("MPI_Reduce_scatter_block_init", comm, info, request);
     return rc ? rc
-              : tw_coll_call_reduce_scatter("MPI_Reduce_scatter_block_init", sendbuf, recvbuf, NULL,
-                                            recvcount, datatype, op, comm, request, P);
+              : tw_coll_call_reduce_scatter("MPI_Reduce_scatter_block_init", sendbuf, recvbuf,
+                                            tw_mpi_vec_int(NULL), recvcount, datatype, op, comm,
+                                            request, P);
 }
 
 int MPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -228,8 +237,8 @@ int MPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype
     int rc = check_init("MPI_Neighbor_allgather_init", comm, info, request);
     return rc ? rc
               : tw_coll_neighbor_allgather("MPI_Neighbor_allgather_init", sendbuf, sendcount,
-                                           sendtype, recvbuf, recvcount, NULL, NULL, recvtype, 0,
-                                           comm, request, P);
+                                           sendtype, recvbuf, recvcount, tw_mpi_vec_int(NULL),
+                                           tw_mpi_vec_int(NULL), recvtype, 0, comm, request, P);
 }
 
 int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -239,8 +248,8 @@ int MPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatyp
     int rc = check_init("MPI_Neighbor_allgatherv_init", comm, info, request);
     return rc ? rc
               : tw_coll_neighbor_allgather("MPI_Neighbor_allgatherv_init", sendbuf, sendcount,
-                                           sendtype, recvbuf, 0, recvcounts, displs, recvtype, 1,
-                                           comm, request, P);
+                                           sendtype, recvbuf, 0, tw_mpi_vec_int(recvcounts),
+                                           tw_mpi_vec_int(displs), recvtype, 1, comm, request, P);
 }
 
 int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -248,9 +257,11 @@ int MPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype 
                                MPI_Info info, MPI_Request *request) {
     int rc = check_init("MPI_Neighbor_alltoall_init", comm, info, request);
     return rc ? rc
-              : tw_coll_neighbor_alltoall("MPI_Neighbor_alltoall_init", sendbuf, sendcount, NULL,
-                                          NULL, NULL, sendtype, NULL, recvbuf, recvcount, NULL,
-                                          NULL, NULL, recvtype, NULL, 0, comm, request, P);
+              : tw_coll_neighbor_alltoall("MPI_Neighbor_alltoall_init", sendbuf, sendcount,
+                                          tw_mpi_vec_int(NULL), tw_mpi_vec_int(NULL), NULL,
+                                          sendtype, NULL, recvbuf, recvcount, tw_mpi_vec_int(NULL),
+                                          tw_mpi_vec_int(NULL), NULL, recvtype, NULL, 0, comm,
+                                          request, P);
 }
 
 int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -259,9 +270,11 @@ int MPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], con
                                 MPI_Info info, MPI_Request *request) {
     int rc = check_init("MPI_Neighbor_alltoallv_init", comm, info, request);
     return rc ? rc
-              : tw_coll_neighbor_alltoall("MPI_Neighbor_alltoallv_init", sendbuf, 0, sendcounts,
-                                          sdispls, NULL, sendtype, NULL, recvbuf, 0, recvcounts,
-                                          rdispls, NULL, recvtype, NULL, 1, comm, request, P);
+              : tw_coll_neighbor_alltoall("MPI_Neighbor_alltoallv_init", sendbuf, 0,
+                                          tw_mpi_vec_int(sendcounts), tw_mpi_vec_int(sdispls), NULL,
+                                          sendtype, NULL, recvbuf, 0, tw_mpi_vec_int(recvcounts),
+                                          tw_mpi_vec_int(rdispls), NULL, recvtype, NULL, 1, comm,
+                                          request, P);
 }
 
 int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
@@ -271,8 +284,9 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                 MPI_Request *request) {
     int rc = check_init("MPI_Neighbor_alltoallw_init", comm, info, request);
     return rc ? rc
-              : tw_coll_neighbor_alltoall("MPI_Neighbor_alltoallw_init", sendbuf, 0, sendcounts,
-                                          NULL, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0,
-                                          recvcounts, NULL, rdispls, MPI_DATATYPE_NULL, recvtypes,
-                                          2, comm, request, P);
+              : tw_coll_neighbor_alltoall("MPI_Neighbor_alltoallw_init", sendbuf, 0,
+                                          tw_mpi_vec_int(sendcounts), tw_mpi_vec_int(NULL), sdispls,
+                                          MPI_DATATYPE_NULL, sendtypes, recvbuf, 0,
+                                          tw_mpi_vec_int(recvcounts), tw_mpi_vec_int(NULL), rdispls,
+                                          MPI_DATATYPE_NULL, recvtypes, 2, comm, request, P);
 }

@@ -54,8 +54,8 @@ static void pairs_progress(void) {
 }
 
 /* Starts a pair (copy: the replace's, taken over), its request in *request. */
-static int start(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                 int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+static int start(const char *call, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                 int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
                  int source, int recvtag, MPI_Comm comm, MPI_Request *request, void *copy) {
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     pair_t *p = malloc(sizeof *p);
@@ -97,22 +97,51 @@ static int check_first(const char *call, MPI_Comm comm, MPI_Request *request) {
     return MPI_SUCCESS;
 }
 
-int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Request *request) {
-    int rc = check_first("MPI_Isendrecv", comm, request);
+static int isendrecv(const char *call, const void *sendbuf, MPI_Count sendcount,
+                     MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                     MPI_Comm comm, MPI_Request *request) {
+    int rc = check_first(call, comm, request);
     return rc ? rc
-              : start("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
-                      recvcount, recvtype, source, recvtag, comm, request, NULL);
+              : start(call, sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount,
+                      recvtype, source, recvtag, comm, request, NULL);
 }
 
-int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                          int source, int recvtag, MPI_Comm comm, MPI_Request *request) {
-    const char *call = "MPI_Isendrecv_replace";
-    int bytes, rc = check_first(call, comm, request);
+static int isendrecv_replace(const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                             int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                             MPI_Request *request) {
+    MPI_Count bytes;
+    int rc = check_first(call, comm, request);
     if (rc) return rc;
     void *copy = tw_mpi_sendrecv_copy(call, buf, count, datatype, comm, &bytes, &rc);
     if (!copy) return rc;
     return start(call, copy, bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source, recvtag,
                  comm, request, copy);
+}
+
+int MPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Request *request) {
+    return isendrecv("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                     recvcount, recvtype, source, recvtag, comm, request);
+}
+
+int MPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                    int source, int recvtag, MPI_Comm comm, MPI_Request *request) {
+    return isendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf,
+                     recvcount, recvtype, source, recvtag, comm, request);
+}
+
+int MPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Request *request) {
+    return isendrecv_replace("MPI_Isendrecv_replace", buf, count, datatype, dest, sendtag, source,
+                             recvtag, comm, request);
+}
+
+int MPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest,
+                            int sendtag, int source, int recvtag, MPI_Comm comm,
+                            MPI_Request *request) {
+    return isendrecv_replace("MPI_Isendrecv_replace_c", buf, count, datatype, dest, sendtag, source,
+                             recvtag, comm, request);
 }

@@ -15,11 +15,11 @@
  * maps each landed range onto its own partitions for MPI_Parrived.
  *
  * Threads. MPI_Pready and its range and list forms take no library lock to mark a
- * partition (the generator leaves them unlocked, src/mpi/bindings/gen_bindings.py): a partition is a bit set
- * with one atomic OR, and a count of markings not yet taken in says who puts them.
- * The thread that raises the count from 0 takes the library's lock and puts every
- * marked partition it finds, again while others marked more meanwhile (a combining
- * lock: the others return at once, their partitions on their way by the taker). */
+ * partition (the generator leaves them unlocked, src/mpi/bindings/gen_bindings.py): a partition is
+ * a bit set with one atomic OR, and a count of markings not yet taken in says who puts them. The
+ * thread that raises the count from 0 takes the library's lock and puts every marked partition it
+ * finds, again while others marked more meanwhile (a combining lock: the others return at once,
+ * their partitions on their way by the taker). */
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>

@@ -58,6 +58,10 @@ int tw_mpi_session_error(MPI_Session session, MPI_Errhandler eh, const char *cal
                          const char *detail) {
     session_t *s = session_get(session);
     if (s) eh = s->eh;
+    /* No session to name (MPI_SESSION_NULL, one finalised): an error tied to no object,
+     * which MPI-4.1 section 9.3 raises on MPI_COMM_SELF while the world model runs. */
+    if (!s && eh == MPI_ERRORS_ARE_FATAL && tw_mpi.initialized && !tw_mpi.finalized)
+        return tw_mpi_error(tw_mpi_comm_get(MPI_COMM_SELF), call, errclass, detail);
     if (eh == MPI_ERRORS_RETURN) return errclass;
     if (s && tw_mpi_eh_call(eh, &session, errclass)) return errclass;
     if (!s && eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_ABORT && eh != MPI_ERRHANDLER_NULL)
