@@ -167,7 +167,7 @@ static void coll(void) {
     MPI_Request r;
     MPI_Op user;
     OK(MPI_Op_create_c(user_sum_c, 1, &user));
-    for (int nb = 0; nb < 2; nb++) {
+    for (int nb = 0; nb < 3; nb++) {
 #define TWIN(int_call, c_call)                                                                     \
     do {                                                                                           \
         memset(a, 0, (size_t)p *N * sizeof *a);                                                    \
@@ -176,62 +176,75 @@ static void coll(void) {
         OK(c_call);                                                                                \
         same(a, b, (size_t)p *N * sizeof *a);                                                      \
     } while (0)
-        /* the int call always blocking; the _c one as nb says */
-#define NB(blocking, nonblocking, ...)                                                             \
-    (nb ? (nonblocking(__VA_ARGS__, &r) || MPI_Wait(&r, MPI_STATUS_IGNORE)) : blocking(__VA_ARGS__))
+        /* the int call always blocking; the _c one as nb says: 0 blocking, 1 non-blocking,
+         * 2 persistent (made, started twice, freed) */
+#define NB(blocking, nonblocking, persistent, ...)                                                 \
+    (nb == 1   ? (nonblocking(__VA_ARGS__, &r) || MPI_Wait(&r, MPI_STATUS_IGNORE))                 \
+     : nb == 2 ? (persistent(__VA_ARGS__, MPI_INFO_NULL, &r) || MPI_Start(&r) ||                   \
+                  MPI_Wait(&r, MPI_STATUS_IGNORE) || MPI_Start(&r) ||                              \
+                  MPI_Wait(&r, MPI_STATUS_IGNORE) || MPI_Request_free(&r))                         \
+               : blocking(__VA_ARGS__))
         TWIN((memcpy(a, big, N * sizeof *a), MPI_Bcast(a, N, MPI_INT, p - 1, MPI_COMM_WORLD)),
-             (memcpy(b, big, N * sizeof *b),
-              NB(MPI_Bcast_c, MPI_Ibcast_c, b, N, MPI_INT, p - 1, MPI_COMM_WORLD)));
+             (memcpy(b, big, N * sizeof *b), NB(MPI_Bcast_c, MPI_Ibcast_c, MPI_Bcast_init_c, b, N,
+                                                MPI_INT, p - 1, MPI_COMM_WORLD)));
         TWIN(MPI_Reduce(send, a, N, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD),
-             NB(MPI_Reduce_c, MPI_Ireduce_c, send, b, N, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
-        TWIN(MPI_Allreduce(send, a, N, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
-             NB(MPI_Allreduce_c, MPI_Iallreduce_c, send, b, N, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
-        TWIN(MPI_Allreduce(send, a, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
-             NB(MPI_Allreduce_c, MPI_Iallreduce_c, send, b, N, MPI_INT, user, MPI_COMM_WORLD));
-        TWIN(MPI_Scan(send, a, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
-             NB(MPI_Scan_c, MPI_Iscan_c, send, b, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-        TWIN(MPI_Exscan(send, a, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
-             NB(MPI_Exscan_c, MPI_Iexscan_c, send, b, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-        TWIN(MPI_Reduce_scatter(big, a, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
-             NB(MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, big, b, ccounts, MPI_INT, MPI_SUM,
+             NB(MPI_Reduce_c, MPI_Ireduce_c, MPI_Reduce_init_c, send, b, N, MPI_INT, MPI_SUM, 0,
                 MPI_COMM_WORLD));
+        TWIN(MPI_Allreduce(send, a, N, MPI_INT, MPI_MAX, MPI_COMM_WORLD),
+             NB(MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, send, b, N, MPI_INT,
+                MPI_MAX, MPI_COMM_WORLD));
+        TWIN(MPI_Allreduce(send, a, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+             NB(MPI_Allreduce_c, MPI_Iallreduce_c, MPI_Allreduce_init_c, send, b, N, MPI_INT, user,
+                MPI_COMM_WORLD));
+        TWIN(MPI_Scan(send, a, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+             NB(MPI_Scan_c, MPI_Iscan_c, MPI_Scan_init_c, send, b, N, MPI_INT, MPI_SUM,
+                MPI_COMM_WORLD));
+        TWIN(MPI_Exscan(send, a, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+             NB(MPI_Exscan_c, MPI_Iexscan_c, MPI_Exscan_init_c, send, b, N, MPI_INT, MPI_SUM,
+                MPI_COMM_WORLD));
+        TWIN(MPI_Reduce_scatter(big, a, counts, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
+             NB(MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, MPI_Reduce_scatter_init_c, big, b,
+                ccounts, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         TWIN(MPI_Reduce_scatter_block(big, a, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD),
-             NB(MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, big, b, 2, MPI_INT,
-                MPI_SUM, MPI_COMM_WORLD));
+             NB(MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c,
+                MPI_Reduce_scatter_block_init_c, big, b, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
         TWIN(MPI_Gather(send, N, MPI_INT, a, N, MPI_INT, 1, MPI_COMM_WORLD),
-             NB(MPI_Gather_c, MPI_Igather_c, send, N, MPI_INT, b, N, MPI_INT, 1, MPI_COMM_WORLD));
+             NB(MPI_Gather_c, MPI_Igather_c, MPI_Gather_init_c, send, N, MPI_INT, b, N, MPI_INT, 1,
+                MPI_COMM_WORLD));
         TWIN(MPI_Scatter(big, N, MPI_INT, a, N, MPI_INT, 0, MPI_COMM_WORLD),
-             NB(MPI_Scatter_c, MPI_Iscatter_c, big, N, MPI_INT, b, N, MPI_INT, 0, MPI_COMM_WORLD));
+             NB(MPI_Scatter_c, MPI_Iscatter_c, MPI_Scatter_init_c, big, N, MPI_INT, b, N, MPI_INT,
+                0, MPI_COMM_WORLD));
         TWIN(
             MPI_Gatherv(send, counts[rank], MPI_INT, a, counts, displs, MPI_INT, 0, MPI_COMM_WORLD),
-            NB(MPI_Gatherv_c, MPI_Igatherv_c, send, ccounts[rank], MPI_INT, b, ccounts, cdispls,
-               MPI_INT, 0, MPI_COMM_WORLD));
+            NB(MPI_Gatherv_c, MPI_Igatherv_c, MPI_Gatherv_init_c, send, ccounts[rank], MPI_INT, b,
+               ccounts, cdispls, MPI_INT, 0, MPI_COMM_WORLD));
         TWIN(
             MPI_Scatterv(big, counts, displs, MPI_INT, a, counts[rank], MPI_INT, 0, MPI_COMM_WORLD),
-            NB(MPI_Scatterv_c, MPI_Iscatterv_c, big, ccounts, cdispls, MPI_INT, b, ccounts[rank],
-               MPI_INT, 0, MPI_COMM_WORLD));
-        TWIN(
-            MPI_Allgather(send, N, MPI_INT, a, N, MPI_INT, MPI_COMM_WORLD),
-            NB(MPI_Allgather_c, MPI_Iallgather_c, send, N, MPI_INT, b, N, MPI_INT, MPI_COMM_WORLD));
+            NB(MPI_Scatterv_c, MPI_Iscatterv_c, MPI_Scatterv_init_c, big, ccounts, cdispls, MPI_INT,
+               b, ccounts[rank], MPI_INT, 0, MPI_COMM_WORLD));
+        TWIN(MPI_Allgather(send, N, MPI_INT, a, N, MPI_INT, MPI_COMM_WORLD),
+             NB(MPI_Allgather_c, MPI_Iallgather_c, MPI_Allgather_init_c, send, N, MPI_INT, b, N,
+                MPI_INT, MPI_COMM_WORLD));
         TWIN(
             MPI_Allgatherv(send, counts[rank], MPI_INT, a, counts, displs, MPI_INT, MPI_COMM_WORLD),
-            NB(MPI_Allgatherv_c, MPI_Iallgatherv_c, send, ccounts[rank], MPI_INT, b, ccounts,
-               cdispls, MPI_INT, MPI_COMM_WORLD));
+            NB(MPI_Allgatherv_c, MPI_Iallgatherv_c, MPI_Allgatherv_init_c, send, ccounts[rank],
+               MPI_INT, b, ccounts, cdispls, MPI_INT, MPI_COMM_WORLD));
         TWIN(MPI_Alltoall(big, N, MPI_INT, a, N, MPI_INT, MPI_COMM_WORLD),
-             NB(MPI_Alltoall_c, MPI_Ialltoall_c, big, N, MPI_INT, b, N, MPI_INT, MPI_COMM_WORLD));
+             NB(MPI_Alltoall_c, MPI_Ialltoall_c, MPI_Alltoall_init_c, big, N, MPI_INT, b, N,
+                MPI_INT, MPI_COMM_WORLD));
         /* pairwise counts: what rank r sends rank i is what i takes from r */
         int pc[64];
         MPI_Count cpc[64];
         for (int i = 0; i < p; i++) pc[i] = (int)(cpc[i] = 1 + (rank + i) % 3);
         TWIN(MPI_Alltoallv(big, pc, displs, MPI_INT, a, pc, displs, MPI_INT, MPI_COMM_WORLD),
-             NB(MPI_Alltoallv_c, MPI_Ialltoallv_c, big, cpc, cdispls, MPI_INT, b, cpc, cdispls,
-                MPI_INT, MPI_COMM_WORLD));
+             NB(MPI_Alltoallv_c, MPI_Ialltoallv_c, MPI_Alltoallv_init_c, big, cpc, cdispls, MPI_INT,
+                b, cpc, cdispls, MPI_INT, MPI_COMM_WORLD));
         int bytes_displs[64];
         for (int i = 0; i < p; i++) bytes_displs[i] = (int)bdispls[i];
         TWIN(
             MPI_Alltoallw(big, pc, bytes_displs, types, a, pc, bytes_displs, types, MPI_COMM_WORLD),
-            NB(MPI_Alltoallw_c, MPI_Ialltoallw_c, big, cpc, bdispls, types, b, cpc, bdispls, types,
-               MPI_COMM_WORLD));
+            NB(MPI_Alltoallw_c, MPI_Ialltoallw_c, MPI_Alltoallw_init_c, big, cpc, bdispls, types, b,
+               cpc, bdispls, types, MPI_COMM_WORLD));
     }
     /* local reductions, with a predefined and a large-count user op */
     int x[N], y[N], z[N];
@@ -265,7 +278,7 @@ static void neighbors(void) {
     MPI_Datatype types[2] = {MPI_INT, MPI_INT};
     fill(send, 2 * N, rank + 1);
     MPI_Request r;
-    for (int nb = 0; nb < 2; nb++) {
+    for (int nb = 0; nb < 3; nb++) {
 #define RING(int_call, c_call)                                                                     \
     do {                                                                                           \
         memset(a, 0, sizeof a);                                                                    \
@@ -275,24 +288,25 @@ static void neighbors(void) {
         same(a, b, sizeof a);                                                                      \
     } while (0)
         RING(MPI_Neighbor_allgather(send, N, MPI_INT, a, N, MPI_INT, ring),
-             NB(MPI_Neighbor_allgather_c, MPI_Ineighbor_allgather_c, send, N, MPI_INT, b, N,
-                MPI_INT, ring));
+             NB(MPI_Neighbor_allgather_c, MPI_Ineighbor_allgather_c, MPI_Neighbor_allgather_init_c,
+                send, N, MPI_INT, b, N, MPI_INT, ring));
         RING(MPI_Neighbor_allgatherv(send, N - 1, MPI_INT, a, (int[]){N - 1, N - 1}, displs,
                                      MPI_INT, ring),
-             NB(MPI_Neighbor_allgatherv_c, MPI_Ineighbor_allgatherv_c, send, N - 1, MPI_INT, b,
+             NB(MPI_Neighbor_allgatherv_c, MPI_Ineighbor_allgatherv_c,
+                MPI_Neighbor_allgatherv_init_c, send, N - 1, MPI_INT, b,
                 (MPI_Count[]){N - 1, N - 1}, cdispls, MPI_INT, ring));
         RING(MPI_Neighbor_alltoall(send, N, MPI_INT, a, N, MPI_INT, ring),
-             NB(MPI_Neighbor_alltoall_c, MPI_Ineighbor_alltoall_c, send, N, MPI_INT, b, N, MPI_INT,
-                ring));
+             NB(MPI_Neighbor_alltoall_c, MPI_Ineighbor_alltoall_c, MPI_Neighbor_alltoall_init_c,
+                send, N, MPI_INT, b, N, MPI_INT, ring));
         /* a ring's -1 neighbour receives what the +1 one was sent: counts pair up */
         int sc[2] = {counts[1], counts[0]};
         MPI_Count csc[2] = {ccounts[1], ccounts[0]};
         RING(MPI_Neighbor_alltoallv(send, sc, displs, MPI_INT, a, counts, displs, MPI_INT, ring),
-             NB(MPI_Neighbor_alltoallv_c, MPI_Ineighbor_alltoallv_c, send, csc, cdispls, MPI_INT, b,
-                ccounts, cdispls, MPI_INT, ring));
+             NB(MPI_Neighbor_alltoallv_c, MPI_Ineighbor_alltoallv_c, MPI_Neighbor_alltoallv_init_c,
+                send, csc, cdispls, MPI_INT, b, ccounts, cdispls, MPI_INT, ring));
         RING(MPI_Neighbor_alltoallw(send, sc, bdispls, types, a, counts, bdispls, types, ring),
-             NB(MPI_Neighbor_alltoallw_c, MPI_Ineighbor_alltoallw_c, send, csc, bdispls, types, b,
-                ccounts, bdispls, types, ring));
+             NB(MPI_Neighbor_alltoallw_c, MPI_Ineighbor_alltoallw_c, MPI_Neighbor_alltoallw_init_c,
+                send, csc, bdispls, types, b, ccounts, bdispls, types, ring));
     }
     OK(MPI_Comm_free(&ring));
 }

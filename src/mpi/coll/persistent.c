@@ -62,7 +62,7 @@ static int check_init(const char *call, MPI_Comm comm, MPI_Info info, MPI_Reques
 }
 
 /* v calls whose counts are told apart from the plain form by a non-NULL array */
-static int need_counts(const char *call, MPI_Comm comm, const int *counts) {
+static int need_counts(const char *call, MPI_Comm comm, const void *counts) {
     if (counts) return MPI_SUCCESS;
     return tw_mpi_error(tw_mpi_comm_get(comm), call, MPI_ERR_ARG, "the counts array is NULL");
 }
@@ -289,4 +289,229 @@ int MPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                           MPI_DATATYPE_NULL, sendtypes, recvbuf, 0,
                                           tw_mpi_vec_int(recvcounts), tw_mpi_vec_int(NULL), rdispls,
                                           MPI_DATATYPE_NULL, recvtypes, 2, comm, request, P);
+}
+
+/* ---- the large-count forms: MPI_Count counts, MPI_Aint displacements ---- */
+
+int MPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Bcast_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_bcast("MPI_Bcast_init_c", buffer, count, datatype, root, comm, request,
+                                   P);
+}
+
+int MPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Gather_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_rooted("MPI_Gather_init_c", 1, sendbuf, sendcount, sendtype, recvbuf,
+                                    recvcount, recvtype, root, comm, request, P);
+}
+
+int MPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                       MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request) {
+    int rc = check_init("MPI_Gatherv_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_rooted_v("MPI_Gatherv_init_c", 1, sendbuf, tw_mpi_vec_int(NULL),
+                                      sendcount, tw_mpi_vec_aint(displs), sendtype, recvbuf,
+                                      tw_mpi_vec_count(recvcounts), 0, recvtype, root, comm,
+                                      request, P);
+}
+
+int MPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Scatter_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_rooted("MPI_Scatter_init_c", 0, sendbuf, sendcount, sendtype, recvbuf,
+                                    recvcount, recvtype, root, comm, request, P);
+}
+
+int MPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                        MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request) {
+    int rc = check_init("MPI_Scatterv_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_rooted_v("MPI_Scatterv_init_c", 0, sendbuf,
+                                      tw_mpi_vec_count(sendcounts), 0, tw_mpi_vec_aint(displs),
+                                      sendtype, recvbuf, tw_mpi_vec_int(NULL), recvcount, recvtype,
+                                      root, comm, request, P);
+}
+
+int MPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Allgather_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_allgather("MPI_Allgather_init_c", sendbuf, sendcount, sendtype,
+                                       recvbuf, tw_mpi_vec_int(NULL), recvcount,
+                                       tw_mpi_vec_int(NULL), recvtype, comm, request, P);
+}
+
+int MPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                          MPI_Request *request) {
+    int rc = check_init("MPI_Allgatherv_init_c", comm, info, request);
+    if (!rc) rc = need_counts("MPI_Allgatherv_init_c", comm, recvcounts);
+    return rc ? rc
+              : tw_coll_call_allgather("MPI_Allgatherv_init_c", sendbuf, sendcount, sendtype,
+                                       recvbuf, tw_mpi_vec_count(recvcounts), 0,
+                                       tw_mpi_vec_aint(displs), recvtype, comm, request, P);
+}
+
+int MPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Alltoall_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_alltoall("MPI_Alltoall_init_c", 0, sendbuf, tw_mpi_vec_int(NULL),
+                                      sendcount, tw_mpi_vec_int(NULL), &sendtype, recvbuf,
+                                      tw_mpi_vec_int(NULL), recvcount, tw_mpi_vec_int(NULL),
+                                      &recvtype, 0, comm, request, P);
+}
+
+int MPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                         MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request) {
+    int rc = check_init("MPI_Alltoallv_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_alltoall("MPI_Alltoallv_init_c", 1, sendbuf,
+                                      tw_mpi_vec_count(sendcounts), 0, tw_mpi_vec_aint(sdispls),
+                                      &sendtype, recvbuf, tw_mpi_vec_count(recvcounts), 0,
+                                      tw_mpi_vec_aint(rdispls), &recvtype, 0, comm, request, P);
+}
+
+int MPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                         const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
+                         MPI_Request *request) {
+    int rc = check_init("MPI_Alltoallw_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_alltoall("MPI_Alltoallw_init_c", 1, sendbuf,
+                                      tw_mpi_vec_count(sendcounts), 0, tw_mpi_vec_aint(sdispls),
+                                      sendtypes, recvbuf, tw_mpi_vec_count(recvcounts), 0,
+                                      tw_mpi_vec_aint(rdispls), recvtypes, 1, comm, request, P);
+}
+
+int MPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Reduce_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_reduce("MPI_Reduce_init_c", sendbuf, recvbuf, count, datatype, op,
+                                    root, comm, request, P);
+}
+
+int MPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Allreduce_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_reduce_everyone("MPI_Allreduce_init_c", TW_COLL_ALLREDUCE, sendbuf,
+                                             recvbuf, count, datatype, op, comm, request, P);
+}
+
+int MPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                              MPI_Request *request) {
+    int rc = check_init("MPI_Reduce_scatter_init_c", comm, info, request);
+    if (!rc) rc = need_counts("MPI_Reduce_scatter_init_c", comm, recvcounts);
+    return rc ? rc
+              : tw_coll_call_reduce_scatter("MPI_Reduce_scatter_init_c", sendbuf, recvbuf,
+                                            tw_mpi_vec_count(recvcounts), 0, datatype, op, comm,
+                                            request, P);
+}
+
+int MPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount,
+                                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                    MPI_Request *request) {
+    int rc = check_init("MPI_Reduce_scatter_block_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_reduce_scatter("MPI_Reduce_scatter_block_init_c", sendbuf, recvbuf,
+                                            tw_mpi_vec_int(NULL), recvcount, datatype, op, comm,
+                                            request, P);
+}
+
+int MPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                    MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Scan_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_reduce_everyone("MPI_Scan_init_c", TW_COLL_SCAN, sendbuf, recvbuf,
+                                             count, datatype, op, comm, request, P);
+}
+
+int MPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Exscan_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_call_reduce_everyone("MPI_Exscan_init_c", TW_COLL_EXSCAN, sendbuf, recvbuf,
+                                             count, datatype, op, comm, request, P);
+}
+
+int MPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Neighbor_allgather_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_neighbor_allgather("MPI_Neighbor_allgather_init_c", sendbuf, sendcount,
+                                           sendtype, recvbuf, recvcount, tw_mpi_vec_int(NULL),
+                                           tw_mpi_vec_int(NULL), recvtype, 0, comm, request, P);
+}
+
+int MPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, const MPI_Count recvcounts[],
+                                   const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Neighbor_allgatherv_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_neighbor_allgather("MPI_Neighbor_allgatherv_init_c", sendbuf, sendcount,
+                                           sendtype, recvbuf, 0, tw_mpi_vec_count(recvcounts),
+                                           tw_mpi_vec_aint(displs), recvtype, 1, comm, request, P);
+}
+
+int MPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Neighbor_alltoall_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_neighbor_alltoall("MPI_Neighbor_alltoall_init_c", sendbuf, sendcount,
+                                          tw_mpi_vec_int(NULL), tw_mpi_vec_int(NULL), NULL,
+                                          sendtype, NULL, recvbuf, recvcount, tw_mpi_vec_int(NULL),
+                                          tw_mpi_vec_int(NULL), NULL, recvtype, NULL, 0, comm,
+                                          request, P);
+}
+
+int MPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                  const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                  const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request) {
+    int rc = check_init("MPI_Neighbor_alltoallv_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_neighbor_alltoall("MPI_Neighbor_alltoallv_init_c", sendbuf, 0,
+                                          tw_mpi_vec_count(sendcounts), tw_mpi_vec_aint(sdispls),
+                                          NULL, sendtype, NULL, recvbuf, 0,
+                                          tw_mpi_vec_count(recvcounts), tw_mpi_vec_aint(rdispls),
+                                          NULL, recvtype, NULL, 1, comm, request, P);
+}
+
+int MPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                  void *recvbuf, const MPI_Count recvcounts[],
+                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                  MPI_Comm comm, MPI_Info info, MPI_Request *request) {
+    int rc = check_init("MPI_Neighbor_alltoallw_init_c", comm, info, request);
+    return rc ? rc
+              : tw_coll_neighbor_alltoall(
+                    "MPI_Neighbor_alltoallw_init_c", sendbuf, 0, tw_mpi_vec_count(sendcounts),
+                    tw_mpi_vec_int(NULL), sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0,
+                    tw_mpi_vec_count(recvcounts), tw_mpi_vec_int(NULL), rdispls, MPI_DATATYPE_NULL,
+                    recvtypes, 2, comm, request, P);
 }
