@@ -10,6 +10,7 @@
  *
  * An automatic buffer (MPI_BUFFER_AUTOMATIC) has no memory of the program's: each
  * message is copied into memory allocated for it, freed when its send completes. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,7 @@ struct tw_mpi_bbuf {
     int automatic;
     unsigned char *base;
     size_t capacity; /* 0 when the buffer attached cannot hold a single block */
-    int attached_size;
+    MPI_Count attached_size;
     int damaged;    /* a header was found written over: the program wrote into the buffer */
     copy_t *copies; /* automatic: the messages in flight, each with its data after it */
 };
@@ -258,7 +259,7 @@ int tw_mpi_bbuf_iflush(tw_mpi_bbuf_t *bb, uint32_t context, MPI_Request *request
     return MPI_SUCCESS;
 }
 
-int tw_mpi_bbuf_attach(tw_mpi_bbuf_t **owner, void *buffer, int size, tw_mpi_comm_t *comm,
+int tw_mpi_bbuf_attach(tw_mpi_bbuf_t **owner, void *buffer, MPI_Count size, tw_mpi_comm_t *comm,
                        const char *call) {
     int automatic = buffer == MPI_BUFFER_AUTOMATIC;
     if (!automatic && size < 0) return tw_mpi_error(comm, call, MPI_ERR_ARG, "negative size");
@@ -274,7 +275,7 @@ int tw_mpi_bbuf_attach(tw_mpi_bbuf_t **owner, void *buffer, int size, tw_mpi_com
         bb->base = buffer;
         bb->attached_size = size;
         /* one smaller than a block header is attached, but holds no message */
-        bb->capacity = (size_t)size >= sizeof(block_t) ? (size_t)size : 0;
+        bb->capacity = (uint64_t)size >= sizeof(block_t) ? (size_t)size : 0;
         if (bb->capacity) set_header(bb, 0, (block_t){bb->capacity, MPI_REQUEST_NULL, 0});
     }
     *owner = bb;
@@ -295,8 +296,8 @@ static void forget_iflushes(tw_mpi_bbuf_t *bb) {
     }
 }
 
-int tw_mpi_bbuf_detach(tw_mpi_bbuf_t **owner, void *buffer_addr, int *size, tw_mpi_comm_t *comm,
-                       const char *call) {
+int tw_mpi_bbuf_detach(tw_mpi_bbuf_t **owner, void *buffer_addr, MPI_Count *size,
+                       tw_mpi_comm_t *comm, const char *call) {
     if (!buffer_addr || !size)
         return tw_mpi_error(comm, call, MPI_ERR_ARG, "buffer_addr or size is NULL");
     tw_mpi_bbuf_t *bb = *owner;
@@ -332,6 +333,19 @@ void tw_mpi_bsend_fini(void) {
     tw_mpi_bbuf_flush(process_buffer);
 }
 
+int tw_mpi_bbuf_detach_int(tw_mpi_bbuf_t **owner, void *buffer_addr, int *size, tw_mpi_comm_t *comm,
+                           const char *call) {
+    if (!buffer_addr || !size)
+        return tw_mpi_error(comm, call, MPI_ERR_ARG, "buffer_addr or size is NULL");
+    MPI_Count n = 0;
+    int rc = tw_mpi_bbuf_detach(owner, buffer_addr, &n, comm, call);
+    *size = n <= INT_MAX ? (int)n : MPI_UNDEFINED; /* detached all the same */
+    if (!rc && n > INT_MAX)
+        rc = tw_mpi_error(comm, call, MPI_ERR_VALUE_TOO_LARGE,
+                          "the buffer's size does not fit an int: detach it with the _c form");
+    return rc;
+}
+
 /* ---- the calls ---- */
 
 int MPI_Buffer_attach(void *buffer, int size) {
@@ -341,7 +355,17 @@ int MPI_Buffer_attach(void *buffer, int size) {
 
 int MPI_Buffer_detach(void *buffer_addr, int *size) {
     NEED_INIT("MPI_Buffer_detach");
-    return tw_mpi_bbuf_detach(&process_buffer, buffer_addr, size, NULL, "MPI_Buffer_detach");
+    return tw_mpi_bbuf_detach_int(&process_buffer, buffer_addr, size, NULL, "MPI_Buffer_detach");
+}
+
+int MPI_Buffer_attach_c(void *buffer, MPI_Count size) {
+    NEED_INIT("MPI_Buffer_attach_c");
+    return tw_mpi_bbuf_attach(&process_buffer, buffer, size, NULL, "MPI_Buffer_attach_c");
+}
+
+int MPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size) {
+    NEED_INIT("MPI_Buffer_detach_c");
+    return tw_mpi_bbuf_detach(&process_buffer, buffer_addr, size, NULL, "MPI_Buffer_detach_c");
 }
 
 int MPI_Buffer_flush(void) {
@@ -376,7 +400,23 @@ int MPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size) {
     NEED_INIT("MPI_Comm_detach_buffer");
     int rc;
     tw_mpi_comm_t *c = comm_of("MPI_Comm_detach_buffer", comm, &rc);
-    return c ? tw_mpi_bbuf_detach(&c->buffer, buffer_addr, size, c, "MPI_Comm_detach_buffer") : rc;
+    return c ? tw_mpi_bbuf_detach_int(&c->buffer, buffer_addr, size, c, "MPI_Comm_detach_buffer")
+             : rc;
+}
+
+int MPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size) {
+    NEED_INIT("MPI_Comm_attach_buffer_c");
+    int rc;
+    tw_mpi_comm_t *c = comm_of("MPI_Comm_attach_buffer_c", comm, &rc);
+    return c ? tw_mpi_bbuf_attach(&c->buffer, buffer, size, c, "MPI_Comm_attach_buffer_c") : rc;
+}
+
+int MPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size) {
+    NEED_INIT("MPI_Comm_detach_buffer_c");
+    int rc;
+    tw_mpi_comm_t *c = comm_of("MPI_Comm_detach_buffer_c", comm, &rc);
+    return c ? tw_mpi_bbuf_detach(&c->buffer, buffer_addr, size, c, "MPI_Comm_detach_buffer_c")
+             : rc;
 }
 
 int MPI_Comm_flush_buffer(MPI_Comm comm) {

@@ -23,10 +23,14 @@ typedef struct tw_mpi_bbuf tw_mpi_bbuf_t;
  * attached: NULL and 0 back), flush (waits for its sends) and a non-blocking flush
  * (a request that completes once none of its sends is in flight). call names the
  * errors, raised on comm (NULL: MPI_COMM_WORLD's handler). */
-int tw_mpi_bbuf_attach(tw_mpi_bbuf_t **owner, void *buffer, int size, struct tw_mpi_comm *comm,
-                       const char *call);
-int tw_mpi_bbuf_detach(tw_mpi_bbuf_t **owner, void *buffer_addr, int *size,
+int tw_mpi_bbuf_attach(tw_mpi_bbuf_t **owner, void *buffer, MPI_Count size,
                        struct tw_mpi_comm *comm, const char *call);
+int tw_mpi_bbuf_detach(tw_mpi_bbuf_t **owner, void *buffer_addr, MPI_Count *size,
+                       struct tw_mpi_comm *comm, const char *call);
+/* detach for the int forms: a size past INT_MAX comes back MPI_UNDEFINED, with
+ * MPI_ERR_VALUE_TOO_LARGE (the buffer is detached all the same) */
+int tw_mpi_bbuf_detach_int(tw_mpi_bbuf_t **owner, void *buffer_addr, int *size,
+                           struct tw_mpi_comm *comm, const char *call);
 void tw_mpi_bbuf_flush(tw_mpi_bbuf_t *b);
 int tw_mpi_bbuf_iflush(tw_mpi_bbuf_t *b, uint32_t context, MPI_Request *request);
 /* A communicator's buffer at its end: its sends delivered, the object freed. */

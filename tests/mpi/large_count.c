@@ -636,6 +636,40 @@ static void large_without_data(void) {
     OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 }
 
+/* ---- buffers for buffered sends, the process's and a communicator's ---- */
+
+static void buffers(void) {
+    int packed;
+    OK(MPI_Pack_size(N, MPI_INT, MPI_COMM_WORLD, &packed));
+    MPI_Count bytes = 2 * (packed + MPI_BSEND_OVERHEAD);
+    char *mem = malloc((size_t)bytes), *cmem = malloc((size_t)bytes);
+    CHECK(mem && cmem);
+    int out[N], in[N];
+    fill(out, N, rank + 7);
+    OK(MPI_Buffer_attach_c(mem, bytes));
+    OK(MPI_Comm_attach_buffer_c(MPI_COMM_WORLD, cmem, bytes));
+    OK(MPI_Bsend_c(out, N, MPI_INT, next, 21, MPI_COMM_WORLD));
+    MPI_Status st;
+    OK(MPI_Recv(in, N, MPI_INT, prev, 21, MPI_COMM_WORLD, &st));
+    expect_from(in, N, prev + 7, &st);
+    void *back = NULL;
+    MPI_Count n = 0;
+    OK(MPI_Comm_detach_buffer_c(MPI_COMM_WORLD, &back, &n));
+    CHECK(back == cmem && n == bytes);
+    OK(MPI_Buffer_detach_c(&back, &n));
+    CHECK(back == mem && n == bytes);
+    /* attached with the _c form, detached with the int one: the size fits, and comes back */
+    int small = 0;
+    OK(MPI_Buffer_attach_c(mem, bytes));
+    OK(MPI_Buffer_detach(&back, &small));
+    CHECK(back == mem && small == (int)bytes);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    CHECK(class_of(MPI_Buffer_attach_c(mem, -1)) == MPI_ERR_ARG);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    free(mem);
+    free(cmem);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -649,6 +683,7 @@ int main(int argc, char **argv) {
     rma();
     datatypes();
     large_without_data();
+    buffers();
     OK(MPI_Barrier(MPI_COMM_WORLD));
     MPI_Finalize();
     if (rank == 0) printf("large_count: every _c call agrees with its int twin\n");

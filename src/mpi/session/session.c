@@ -313,8 +313,7 @@ MPI_Session MPI_Session_f2c(MPI_Fint session) {
  * to the session's handler here. */
 static tw_mpi_comm_t returning = {.errhandler = MPI_ERRORS_RETURN};
 
-int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) {
-    const char *call = "MPI_Session_attach_buffer";
+static int session_attach(const char *call, MPI_Session session, void *buffer, MPI_Count size) {
     int rc;
     session_t *s = running(session, call, &rc);
     if (!s) return rc;
@@ -322,8 +321,25 @@ int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) {
     return rc ? tw_mpi_session_error(session, 0, call, rc, NULL) : MPI_SUCCESS;
 }
 
+int MPI_Session_attach_buffer(MPI_Session session, void *buffer, int size) {
+    return session_attach("MPI_Session_attach_buffer", session, buffer, size);
+}
+
+int MPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size) {
+    return session_attach("MPI_Session_attach_buffer_c", session, buffer, size);
+}
+
 int MPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size) {
     const char *call = "MPI_Session_detach_buffer";
+    int rc;
+    session_t *s = running(session, call, &rc);
+    if (!s) return rc;
+    rc = tw_mpi_bbuf_detach_int(&s->buffer, buffer_addr, size, &returning, call);
+    return rc ? tw_mpi_session_error(session, 0, call, rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size) {
+    const char *call = "MPI_Session_detach_buffer_c";
     int rc;
     session_t *s = running(session, call, &rc);
     if (!s) return rc;
