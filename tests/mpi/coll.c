@@ -16,18 +16,12 @@ static int val(int r, int i) {
     return r * 1000 + i % 997 + 1;
 }
 
-static int *ints(size_t n) {
-    int *a = malloc((n ? n : 1) * sizeof *a);
-    CHECK(a);
-    return a;
-}
-
 static void fill(int *a, size_t n, int r, int offset) {
     for (size_t i = 0; i < n; i++) a[i] = val(r, (int)i + offset);
 }
 
 static void bcast(MPI_Comm comm, int n) {
-    int *a = ints((size_t)n);
+    int *a = zeroed_ints((size_t)n);
     for (int root = 0; root<p; root += p - 1> 0 ? p - 1 : 1) {
         if (me == root)
             fill(a, (size_t)n, root, 0);
@@ -56,7 +50,7 @@ static int sum_of(int i, int first, int last) { /* the sum of val(r, i) for r in
 }
 
 static void reduce(MPI_Comm comm, int n) {
-    int *in = ints((size_t)n), *out = ints((size_t)n);
+    int *in = zeroed_ints((size_t)n), *out = zeroed_ints((size_t)n);
     for (int root = 0; root<p; root += p - 1> 0 ? p - 1 : 1) {
         for (int in_place = 0; in_place < 2; in_place++) {
             fill(in, (size_t)n, me, 0);
@@ -75,7 +69,7 @@ static void reduce(MPI_Comm comm, int n) {
 }
 
 static void allreduce(MPI_Comm comm, int n) {
-    int *in = ints((size_t)n), *out = ints((size_t)n);
+    int *in = zeroed_ints((size_t)n), *out = zeroed_ints((size_t)n);
     for (int in_place = 0; in_place < 2; in_place++) {
         fill(in_place ? out : in, (size_t)n, me, 0);
         CHECK(MPI_Allreduce(in_place ? MPI_IN_PLACE : in, out, n, MPI_INT, MPI_SUM, comm) ==
@@ -90,7 +84,7 @@ static void allreduce(MPI_Comm comm, int n) {
 }
 
 static void scans(MPI_Comm comm, int n) {
-    int *in = ints((size_t)n), *out = ints((size_t)n);
+    int *in = zeroed_ints((size_t)n), *out = zeroed_ints((size_t)n);
     for (int in_place = 0; in_place < 2; in_place++) {
         fill(in_place ? out : in, (size_t)n, me, 0);
         CHECK(MPI_Scan(in_place ? MPI_IN_PLACE : in, out, n, MPI_INT, MPI_SUM, comm) ==
@@ -108,9 +102,9 @@ static void scans(MPI_Comm comm, int n) {
 
 /* block b of rank r's reduce_scatter input: counts[b] items from offs[b] */
 static void reduce_scatters(MPI_Comm comm, int n) {
-    int *counts = ints((size_t)p), total = 0;
+    int *counts = zeroed_ints((size_t)p), total = 0;
     for (int i = 0; i < p; i++) total += counts[i] = n + i % 3;
-    int *in = ints((size_t)total), *out = ints((size_t)total), before = 0;
+    int *in = zeroed_ints((size_t)total), *out = zeroed_ints((size_t)total), before = 0;
     for (int i = 0; i < me; i++) before += counts[i];
     for (int in_place = 0; in_place < 2; in_place++) {
         fill(in_place ? out : in, (size_t)total, me, 0);
@@ -129,8 +123,8 @@ static void reduce_scatters(MPI_Comm comm, int n) {
 
 static void gathers(MPI_Comm comm, int n) {
     size_t all = (size_t)n * (size_t)p;
-    int *mine = ints((size_t)n), *many = ints(all + (size_t)p), *counts = ints((size_t)p),
-        *displs = ints((size_t)p);
+    int *mine = zeroed_ints((size_t)n), *many = zeroed_ints(all + (size_t)p),
+        *counts = zeroed_ints((size_t)p), *displs = zeroed_ints((size_t)p);
     /* v forms: rank i sends n + i % 2 items, placed in reverse rank order with gaps of 1 */
     int at = 0;
     for (int i = p - 1; i >= 0; i--) {
@@ -138,7 +132,7 @@ static void gathers(MPI_Comm comm, int n) {
         displs[i] = at;
         at += counts[i] + 1;
     }
-    int *vmany = ints((size_t)at);
+    int *vmany = zeroed_ints((size_t)at);
     for (int root = 0; root<p; root += p - 1> 0 ? p - 1 : 1) {
         for (int in_place = 0; in_place < 2; in_place++) {
             int ip = in_place && me == root;
@@ -159,7 +153,7 @@ static void gathers(MPI_Comm comm, int n) {
             if (!ip)
                 for (int i = 0; i < n; i++) CHECK(mine[i] == val(me, i));
             /* gatherv */
-            int *v = ints((size_t)counts[me]);
+            int *v = zeroed_ints((size_t)counts[me]);
             fill(v, (size_t)counts[me], me, 0);
             memset(vmany, 0xff, (size_t)at * sizeof *vmany);
             if (ip) fill(vmany + displs[me], (size_t)counts[me], me, 0);
@@ -185,15 +179,15 @@ static void gathers(MPI_Comm comm, int n) {
 
 static void allgathers(MPI_Comm comm, int n) {
     size_t all = (size_t)n * (size_t)p;
-    int *mine = ints((size_t)n), *many = ints(all), *counts = ints((size_t)p),
-        *displs = ints((size_t)p);
+    int *mine = zeroed_ints((size_t)n), *many = zeroed_ints(all), *counts = zeroed_ints((size_t)p),
+        *displs = zeroed_ints((size_t)p);
     int at = 0;
     for (int i = p - 1; i >= 0; i--) {
         counts[i] = n + i % 2;
         displs[i] = at;
         at += counts[i] + 1;
     }
-    int *vmany = ints((size_t)at);
+    int *vmany = zeroed_ints((size_t)at);
     for (int in_place = 0; in_place < 2; in_place++) {
         fill(mine, (size_t)n, me, 0);
         memset(many, 0xff, all * sizeof *many);
@@ -202,7 +196,7 @@ static void allgathers(MPI_Comm comm, int n) {
               MPI_SUCCESS);
         for (int r = 0; r < p; r++)
             for (int i = 0; i < n; i++) CHECK(many[r * n + i] == val(r, i));
-        int *v = ints((size_t)counts[me]);
+        int *v = zeroed_ints((size_t)counts[me]);
         fill(v, (size_t)counts[me], me, 0);
         memset(vmany, 0xff, (size_t)at * sizeof *vmany);
         if (in_place) fill(vmany + displs[me], (size_t)counts[me], me, 0);
@@ -226,7 +220,7 @@ static int a2a(int from, int to, int i) {
 
 static void alltoalls(MPI_Comm comm, int n) {
     size_t all = (size_t)n * (size_t)p;
-    int *in = ints(all), *out = ints(all);
+    int *in = zeroed_ints(all), *out = zeroed_ints(all);
     for (int in_place = 0; in_place < 2; in_place++) {
         int *src = in_place ? out : in;
         for (int r = 0; r < p; r++)
@@ -237,8 +231,9 @@ static void alltoalls(MPI_Comm comm, int n) {
             for (int i = 0; i < n; i++) CHECK(out[r * n + i] == a2a(r, me, i));
     }
     /* v and w: rank `from` sends (from + to) % 3 + n items to `to`, blocks in reverse order */
-    int *sc = ints((size_t)p), *sd = ints((size_t)p), *rc = ints((size_t)p), *rd = ints((size_t)p);
-    int *sdb = ints((size_t)p), *rdb = ints((size_t)p);
+    int *sc = zeroed_ints((size_t)p), *sd = zeroed_ints((size_t)p), *rc = zeroed_ints((size_t)p),
+        *rd = zeroed_ints((size_t)p);
+    int *sdb = zeroed_ints((size_t)p), *rdb = zeroed_ints((size_t)p);
     MPI_Datatype *types = malloc((size_t)p * sizeof *types);
     CHECK(types);
     int sat = 0, rat = 0;
@@ -253,7 +248,7 @@ static void alltoalls(MPI_Comm comm, int n) {
         rat += rc[r];
         types[r] = MPI_INT;
     }
-    int *vin = ints((size_t)sat), *vout = ints((size_t)rat);
+    int *vin = zeroed_ints((size_t)sat), *vout = zeroed_ints((size_t)rat);
     for (int w = 0; w < 2; w++) {
         for (int in_place = 0; in_place < 2; in_place++) {
             /* in place needs the same layout both ways: it is (counts are symmetric) */

@@ -27,7 +27,7 @@ static void done(int rc) {
 
 enum { N = 3000, SENTINEL = -1 }; /* N ints: long enough for a rendezvous */
 
-static int *ints(size_t n) {
+static int *sentinel_ints(size_t n) {
     int *a = malloc(n * sizeof *a);
     CHECK(a);
     for (size_t i = 0; i < n; i++) a[i] = SENTINEL;
@@ -43,7 +43,7 @@ static int root_arg(int root_group, int root_size) {
 static void rooted(MPI_Comm inter, int root_group) {
     int other = !group, root_size = group == root_group ? nlocal : nremote;
     int root = root_arg(root_group, root_size), remote_root = root_size - 1;
-    int *buf = ints((size_t)N * (nremote + 1)), *mine = ints(N);
+    int *buf = sentinel_ints((size_t)N * (nremote + 1)), *mine = sentinel_ints(N);
     for (int i = 0; i < N; i++) mine[i] = value(group, lrank, i);
 
     /* Bcast: the root's values reach the whole other group */
@@ -80,7 +80,7 @@ static void rooted(MPI_Comm inter, int root_group) {
     for (int l = 0; l < nremote; l++)
         for (int i = 0; i < n; i++)
             CHECK(buf[l * n + i] == (root == MPI_ROOT ? value(other, l, i) : SENTINEL));
-    int *got = ints(N), *blocks = ints((size_t)N * (nremote + 1));
+    int *got = sentinel_ints(N), *blocks = sentinel_ints((size_t)N * (nremote + 1));
     for (int l = 0; l < nremote; l++)
         for (int i = 0; i < n; i++) blocks[l * n + i] = value(group, l, i);
     COLL(MPI_Scatter, MPI_Iscatter, blocks, n, MPI_INT, got, n, MPI_INT, root, inter);
@@ -113,7 +113,7 @@ static int pair_count(int l, int r) {
 
 static void everyone(MPI_Comm inter) {
     int other = !group;
-    int *buf = ints((size_t)N * (nremote + 1)), *mine = ints((size_t)N * nlocal);
+    int *buf = sentinel_ints((size_t)N * (nremote + 1)), *mine = sentinel_ints((size_t)N * nlocal);
     for (int i = 0; i < N * nlocal; i++) mine[i] = value(group, lrank, i);
 
     COLL(MPI_Barrier, MPI_Ibarrier, inter);
@@ -143,7 +143,7 @@ static void everyone(MPI_Comm inter) {
         for (int i = 0; i < l + 1; i++) CHECK(buf[displs[l] + i] == value(other, l, i));
 
     /* Alltoall(v,w): item i of the block for remote rank r is value(group, lrank, 100 r + i) */
-    int *out = ints((size_t)N * (nremote + 1));
+    int *out = sentinel_ints((size_t)N * (nremote + 1));
     for (int r = 0; r < nremote; r++)
         for (int i = 0; i < n; i++) out[r * n + i] = value(group, lrank, 100 * r + i);
     COLL(MPI_Alltoall, MPI_Ialltoall, out, n, MPI_INT, buf, n, MPI_INT, inter);

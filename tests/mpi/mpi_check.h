@@ -19,6 +19,20 @@ static int rank, size;
         }                                                                                          \
     } while (0)
 
+/* n zeroed ints (at least one), or the job ends. */
+static inline int *zeroed_ints(size_t n) {
+    int *a = calloc(n ? n : 1, sizeof *a);
+    CHECK(a);
+    return a;
+}
+
+/* The status of a null or inactive request: empty (MPI-3.1 section 3.7.3). */
+static inline void check_status_empty(const MPI_Status *st) {
+    int count = -1;
+    CHECK(st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG);
+    CHECK(MPI_Get_count(st, MPI_INT, &count) == MPI_SUCCESS && count == 0);
+}
+
 /* 1 when every rank is on this node and reached over shared memory (not so over
  * the udp link, TW_LINK=udp, or across hosts). */
 static inline int all_on_one_node(void) {

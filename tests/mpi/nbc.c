@@ -20,18 +20,6 @@ static int sum_of(int i, int last) {
     return s;
 }
 
-static int *ints(size_t n) {
-    int *a = calloc(n ? n : 1, sizeof *a);
-    CHECK(a);
-    return a;
-}
-
-static void empty_status(const MPI_Status *st) {
-    int count = -1;
-    CHECK(st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG);
-    CHECK(MPI_Get_count(st, MPI_INT, &count) == MPI_SUCCESS && count == 0);
-}
-
 /* Every non-blocking collective at once on comm, with a ring of point-to-point
  * messages in between; completed by Waitall over all of them. */
 static void everything_at_once(MPI_Comm comm, int n) {
@@ -39,10 +27,12 @@ static void everything_at_once(MPI_Comm comm, int n) {
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
     size_t all = (size_t)n * (size_t)p;
-    int *in = ints(all), *red = ints((size_t)n), *allred = ints((size_t)n), *bc = ints((size_t)n),
-        *gat = ints(all), *sca = ints((size_t)n), *ag = ints(all), *a2a_in = ints(all),
-        *a2a = ints(all), *rsb = ints((size_t)n), *scan = ints((size_t)n), *exs = ints((size_t)n),
-        *ring_out = ints((size_t)n), *ring_in = ints((size_t)n);
+    int *in = zeroed_ints(all), *red = zeroed_ints((size_t)n), *allred = zeroed_ints((size_t)n),
+        *bc = zeroed_ints((size_t)n), *gat = zeroed_ints(all), *sca = zeroed_ints((size_t)n),
+        *ag = zeroed_ints(all), *a2a_in = zeroed_ints(all), *a2a = zeroed_ints(all),
+        *rsb = zeroed_ints((size_t)n), *scan = zeroed_ints((size_t)n),
+        *exs = zeroed_ints((size_t)n), *ring_out = zeroed_ints((size_t)n),
+        *ring_in = zeroed_ints((size_t)n);
     for (size_t i = 0; i < all; i++) in[i] = val(me, (int)i);
     for (int r = 0; r < p; r++)
         for (int i = 0; i < n; i++) a2a_in[r * n + i] = val(me, i) + r;
@@ -67,8 +57,8 @@ static void everything_at_once(MPI_Comm comm, int n) {
     MPI_Status st[16];
     CHECK(MPI_Waitall(k, r, st) == MPI_SUCCESS);
     for (int j = 0; j < k; j++) CHECK(r[j] == MPI_REQUEST_NULL);
-    empty_status(&st[1]);
-    empty_status(&st[3]);
+    check_status_empty(&st[1]);
+    check_status_empty(&st[3]);
     for (int i = 0; i < n; i++) {
         CHECK(allred[i] == sum_of(i, p - 1));
         if (me == p - 1) CHECK(red[i] == sum_of(i, p - 1));
@@ -93,8 +83,9 @@ static void v_forms(MPI_Comm comm) {
     int me, p;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
-    int *c = ints((size_t)p), *d = ints((size_t)p), *rc = ints((size_t)p), *rd = ints((size_t)p),
-        *db = ints((size_t)p), *rdb = ints((size_t)p), sat = 0, rat = 0;
+    int *c = zeroed_ints((size_t)p), *d = zeroed_ints((size_t)p), *rc = zeroed_ints((size_t)p),
+        *rd = zeroed_ints((size_t)p), *db = zeroed_ints((size_t)p), *rdb = zeroed_ints((size_t)p),
+        sat = 0, rat = 0;
     MPI_Datatype *t = malloc((size_t)p * sizeof *t);
     CHECK(t);
     for (int q = 0; q < p; q++) {
@@ -108,19 +99,20 @@ static void v_forms(MPI_Comm comm) {
         rat += rc[q];
         t[q] = MPI_INT;
     }
-    int *s = ints((size_t)sat), *v = ints((size_t)rat), *w = ints((size_t)rat);
+    int *s = zeroed_ints((size_t)sat), *v = zeroed_ints((size_t)rat), *w = zeroed_ints((size_t)rat);
     for (int q = 0; q < p; q++)
         for (int i = 0; i < c[q]; i++) s[d[q] + i] = me * 100 + q * 10 + i;
     /* gatherv/scatterv/allgatherv with rank q's block of q % 3 + 1 items */
-    int *gc = ints((size_t)p), *gd = ints((size_t)p), gat = 0;
+    int *gc = zeroed_ints((size_t)p), *gd = zeroed_ints((size_t)p), gat = 0;
     for (int q = 0; q < p; q++) {
         gc[q] = q % 3 + 1;
         gd[q] = gat;
         gat += gc[q];
     }
-    int *mine = ints(3), *gv = ints((size_t)gat), *agv = ints((size_t)gat), *sv = ints(3);
+    int *mine = zeroed_ints(3), *gv = zeroed_ints((size_t)gat), *agv = zeroed_ints((size_t)gat),
+        *sv = zeroed_ints(3);
     for (int i = 0; i < gc[me]; i++) mine[i] = me * 10 + i;
-    int *rcounts = ints((size_t)p), *rs_in = ints((size_t)gat), rs_out[3];
+    int *rcounts = zeroed_ints((size_t)p), *rs_in = zeroed_ints((size_t)gat), rs_out[3];
     for (int i = 0; i < gat; i++) rs_in[i] = me + i;
     MPI_Request r[8];
     CHECK(MPI_Ialltoallv(s, c, d, MPI_INT, v, rc, rd, MPI_INT, comm, &r[0]) == MPI_SUCCESS);
@@ -129,7 +121,7 @@ static void v_forms(MPI_Comm comm) {
           MPI_SUCCESS);
     CHECK(MPI_Iallgatherv(mine, gc[me], MPI_INT, agv, gc, gd, MPI_INT, comm, &r[3]) == MPI_SUCCESS);
     /* the root scatters what it will have gathered: its own gv filled the same way */
-    int *root_src = ints((size_t)gat);
+    int *root_src = zeroed_ints((size_t)gat);
     for (int q = 0; q < p; q++)
         for (int i = 0; i < gc[q]; i++) root_src[gd[q] + i] = q * 10 + i;
     CHECK(MPI_Iscatterv(root_src, gc, gd, MPI_INT, sv, gc[me], MPI_INT, 0, comm, &r[4]) ==
@@ -162,7 +154,7 @@ static void mixed_completion(void) {
     MPI_Comm dup;
     CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &dup) == MPI_SUCCESS);
     enum { N = 50000 };
-    int *a = ints(N), *b = ints(N), *x = ints(N), *y = ints(N), c[7];
+    int *a = zeroed_ints(N), *b = zeroed_ints(N), *x = zeroed_ints(N), *y = zeroed_ints(N), c[7];
     for (int i = 0; i < N; i++) a[i] = x[i] = val(rank, i);
     MPI_Request freed;
     CHECK(MPI_Ibarrier(dup, &freed) == MPI_SUCCESS);
@@ -181,7 +173,7 @@ static void mixed_completion(void) {
         CHECK(MPI_Testany(4, r, &index, &flag, &st) == MPI_SUCCESS);
         if (flag) {
             CHECK(index >= 0 && r[index] == MPI_REQUEST_NULL);
-            empty_status(&st);
+            check_status_empty(&st);
             left--;
         }
     }
@@ -213,7 +205,7 @@ static void idups(void) {
     CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &d) == MPI_SUCCESS);
     MPI_Status st[3];
     CHECK(MPI_Waitall(3, r, st) == MPI_SUCCESS);
-    empty_status(&st[0]);
+    check_status_empty(&st[0]);
     MPI_Comm all[4] = {a, b, c, d};
     for (int i = 0; i < 4; i++)
         for (int j = i + 1; j < 4; j++) CHECK(all[i] != all[j]);

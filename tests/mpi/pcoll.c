@@ -20,18 +20,6 @@ static int val(int r, int k, int i) {
     return r * 100 + k * 10000 + i % 89 + 1;
 }
 
-static int *ints(size_t n) {
-    int *a = calloc(n ? n : 1, sizeof *a);
-    CHECK(a);
-    return a;
-}
-
-static void empty_status(const MPI_Status *st) {
-    int count = -1;
-    CHECK(st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG);
-    CHECK(MPI_Get_count(st, MPI_INT, &count) == MPI_SUCCESS && count == 0);
-}
-
 /* Starts r and completes it, a different way in each round; the request stays, inactive. */
 static void run(MPI_Request *r, int k) {
     MPI_Request kept = *r;
@@ -47,18 +35,18 @@ static void run(MPI_Request *r, int k) {
         break;
     case 2: /* the status of a finished one, which stays active until waited for */
         while (!flag) CHECK(MPI_Request_get_status(*r, &flag, &st) == MPI_SUCCESS);
-        empty_status(&st);
+        check_status_empty(&st);
         CHECK(MPI_Wait(r, &st) == MPI_SUCCESS);
         break;
     default:
         CHECK(MPI_Waitall(1, r, &st) == MPI_SUCCESS);
         break;
     }
-    empty_status(&st);
+    check_status_empty(&st);
     CHECK(*r == kept); /* persistent: not freed by completion */
     /* inactive now: a wait returns at once with an empty status */
     CHECK(MPI_Wait(r, &st) == MPI_SUCCESS);
-    empty_status(&st);
+    check_status_empty(&st);
     CHECK(MPI_Request_get_status(*r, &flag, &st) == MPI_SUCCESS && flag);
     CHECK(*r == kept);
 }
@@ -78,7 +66,7 @@ static void bcast(MPI_Comm comm, int n) {
     int me, p;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
-    int *buf = ints((size_t)n);
+    int *buf = zeroed_ints((size_t)n);
     for (int root = 0; root<p; root += p> 2 ? 2 : 1) {
         MPI_Request r;
         MPI_Info info;
@@ -107,7 +95,7 @@ static MPI_Datatype strided(int n) {
 static void bcast_strided(MPI_Comm comm, int n) {
     int me;
     MPI_Comm_rank(comm, &me);
-    int *buf = ints(2 * (size_t)n);
+    int *buf = zeroed_ints(2 * (size_t)n);
     MPI_Datatype t = strided(n);
     MPI_Request r;
     CHECK(MPI_Bcast_init(buf, 1, t, 0, comm, MPI_INFO_NULL, &r) == MPI_SUCCESS);
@@ -135,8 +123,8 @@ static void reductions(MPI_Comm comm, int n, int in_place) {
     int me, p;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
-    int *in = ints((size_t)n), *red = ints((size_t)n), *all = ints((size_t)n),
-        *scan = ints((size_t)n), *exscan = ints((size_t)n);
+    int *in = zeroed_ints((size_t)n), *red = zeroed_ints((size_t)n), *all = zeroed_ints((size_t)n),
+        *scan = zeroed_ints((size_t)n), *exscan = zeroed_ints((size_t)n);
     int root = p - 1;
     MPI_Request r[4];
     const void *src = in_place ? MPI_IN_PLACE : in;
@@ -170,7 +158,7 @@ static void allreduce_strided(MPI_Comm comm, int n) {
     int me, p;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
-    int *in = ints(2 * (size_t)n), *out = ints(2 * (size_t)n);
+    int *in = zeroed_ints(2 * (size_t)n), *out = zeroed_ints(2 * (size_t)n);
     MPI_Datatype t = strided(n);
     MPI_Request r;
     CHECK(MPI_Allreduce_init(in, out, 1, t, MPI_SUM, comm, MPI_INFO_NULL, &r) == MPI_SUCCESS);
@@ -191,12 +179,12 @@ static void reduce_scatters(MPI_Comm comm, int n) {
     int me, p;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
-    int *counts = ints((size_t)p), total = 0;
+    int *counts = zeroed_ints((size_t)p), total = 0;
     for (int i = 0; i < p; i++) total += counts[i] = n + i % 3;
     int mine = counts[me], first = 0;
     for (int i = 0; i < me; i++) first += counts[i];
-    int *in = ints((size_t)(total > n * p ? total : n * p)), *out = ints((size_t)total),
-        *blk = ints((size_t)n);
+    int *in = zeroed_ints((size_t)(total > n * p ? total : n * p)),
+        *out = zeroed_ints((size_t)total), *blk = zeroed_ints((size_t)n);
     MPI_Request r[2];
     CHECK(MPI_Reduce_scatter_init(in, out, counts, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &r[0]) ==
           MPI_SUCCESS);
@@ -223,10 +211,12 @@ static void blocks(MPI_Comm comm, int n) {
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
     size_t all = (size_t)n * (size_t)p;
-    int *mine = ints((size_t)n), *gat = ints(all), *gatv = ints(2 * all), *sca = ints((size_t)n),
-        *scav = ints((size_t)n), *ag = ints(all), *agv = ints(2 * all), *a2a_in = ints(all),
-        *a2a = ints(all), *a2av = ints(all), *a2aw = ints(all);
-    int *counts = ints((size_t)p), *displs = ints((size_t)p), *bdispls = ints((size_t)p);
+    int *mine = zeroed_ints((size_t)n), *gat = zeroed_ints(all), *gatv = zeroed_ints(2 * all),
+        *sca = zeroed_ints((size_t)n), *scav = zeroed_ints((size_t)n), *ag = zeroed_ints(all),
+        *agv = zeroed_ints(2 * all), *a2a_in = zeroed_ints(all), *a2a = zeroed_ints(all),
+        *a2av = zeroed_ints(all), *a2aw = zeroed_ints(all);
+    int *counts = zeroed_ints((size_t)p), *displs = zeroed_ints((size_t)p),
+        *bdispls = zeroed_ints((size_t)p);
     MPI_Datatype *types = malloc((size_t)p * sizeof *types);
     CHECK(types);
     for (int i = 0; i < p; i++) {
@@ -251,7 +241,7 @@ static void blocks(MPI_Comm comm, int n) {
                               &r[5]) == MPI_SUCCESS);
     CHECK(MPI_Alltoall_init(a2a_in, n, MPI_INT, a2a, n, MPI_INT, comm, MPI_INFO_NULL, &r[6]) ==
           MPI_SUCCESS);
-    int *seq = ints((size_t)p);
+    int *seq = zeroed_ints((size_t)p);
     for (int i = 0; i < p; i++) seq[i] = i * n;
     CHECK(MPI_Alltoallv_init(a2a_in, counts, seq, MPI_INT, a2av, counts, seq, MPI_INT, comm,
                              MPI_INFO_NULL, &r[7]) == MPI_SUCCESS);
@@ -316,8 +306,8 @@ static void blocks_strided(MPI_Comm comm, int n) {
     CHECK(MPI_Type_commit(&t) == MPI_SUCCESS);
     MPI_Type_free(&v);
     size_t all = (size_t)n * (size_t)p;
-    int *in = ints(2 * all), *ag = ints(all), *gat = ints(all), *a2a = ints(all),
-        *rsb = ints(2 * (size_t)n);
+    int *in = zeroed_ints(2 * all), *ag = zeroed_ints(all), *gat = zeroed_ints(all),
+        *a2a = zeroed_ints(all), *rsb = zeroed_ints(2 * (size_t)n);
     MPI_Request r[4];
     CHECK(MPI_Allgather_init(in, 1, t, ag, n, MPI_INT, comm, MPI_INFO_NULL, &r[0]) == MPI_SUCCESS);
     CHECK(MPI_Gather_init(in, 1, t, gat, n, MPI_INT, 0, comm, MPI_INFO_NULL, &r[1]) == MPI_SUCCESS);
@@ -352,8 +342,8 @@ static void startall(MPI_Comm comm, int n) {
     int me, p;
     MPI_Comm_rank(comm, &me);
     MPI_Comm_size(comm, &p);
-    int *in = ints((size_t)n), *all = ints((size_t)n), *bc = ints((size_t)n),
-        *ag = ints((size_t)n * (size_t)p);
+    int *in = zeroed_ints((size_t)n), *all = zeroed_ints((size_t)n), *bc = zeroed_ints((size_t)n),
+        *ag = zeroed_ints((size_t)n * (size_t)p);
     MPI_Request r[4];
     CHECK(MPI_Allreduce_init(in, all, n, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &r[0]) ==
           MPI_SUCCESS);
@@ -393,8 +383,9 @@ static void neighbours(int n) {
     CHECK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring) == MPI_SUCCESS);
     MPI_Comm_rank(ring, &me);
     int left = (me + size - 1) % size, right = (me + 1) % size;
-    int *in = ints(2 * (size_t)n), *ag = ints(2 * (size_t)n), *agv = ints(4 * (size_t)n),
-        *a2a = ints(2 * (size_t)n), *a2av = ints(2 * (size_t)n), *a2aw = ints(2 * (size_t)n);
+    int *in = zeroed_ints(2 * (size_t)n), *ag = zeroed_ints(2 * (size_t)n),
+        *agv = zeroed_ints(4 * (size_t)n), *a2a = zeroed_ints(2 * (size_t)n),
+        *a2av = zeroed_ints(2 * (size_t)n), *a2aw = zeroed_ints(2 * (size_t)n);
     int counts[2] = {n, n}, displs[2] = {0, n}, gaps[2] = {3 * n, 0};
     MPI_Aint bdispls[2] = {0, (MPI_Aint)(n * (int)sizeof(int))};
     MPI_Datatype types[2] = {MPI_INT, MPI_INT};
@@ -449,13 +440,15 @@ static void inter(int n) {
     MPI_Comm_size(ic, &local);
     MPI_Comm_remote_size(ic, &remote);
     size_t rall = (size_t)n * (size_t)remote;
-    int *mine = ints((size_t)n), *bc = ints((size_t)n), *all = ints((size_t)n),
-        *red = ints((size_t)n), *ag = ints(rall), *agv = ints(rall), *a2a_in = ints(rall),
-        *a2a = ints(rall), *a2av = ints(rall), *a2aw = ints(rall), *gat = ints(rall),
-        *gatv = ints(rall), *sca = ints((size_t)n), *scav = ints((size_t)n),
-        *rsb_in = ints((size_t)n * (size_t)local), *rsb = ints((size_t)n), *rs = ints((size_t)n);
-    int *rcounts = ints((size_t)remote), *rdispls = ints((size_t)remote),
-        *rbd = ints((size_t)remote), *lcounts = ints((size_t)local);
+    int *mine = zeroed_ints((size_t)n), *bc = zeroed_ints((size_t)n), *all = zeroed_ints((size_t)n),
+        *red = zeroed_ints((size_t)n), *ag = zeroed_ints(rall), *agv = zeroed_ints(rall),
+        *a2a_in = zeroed_ints(rall), *a2a = zeroed_ints(rall), *a2av = zeroed_ints(rall),
+        *a2aw = zeroed_ints(rall), *gat = zeroed_ints(rall), *gatv = zeroed_ints(rall),
+        *sca = zeroed_ints((size_t)n), *scav = zeroed_ints((size_t)n),
+        *rsb_in = zeroed_ints((size_t)n * (size_t)local), *rsb = zeroed_ints((size_t)n),
+        *rs = zeroed_ints((size_t)n);
+    int *rcounts = zeroed_ints((size_t)remote), *rdispls = zeroed_ints((size_t)remote),
+        *rbd = zeroed_ints((size_t)remote), *lcounts = zeroed_ints((size_t)local);
     MPI_Datatype *types = malloc((size_t)remote * sizeof *types);
     CHECK(types);
     for (int i = 0; i < remote; i++) {
@@ -594,7 +587,7 @@ static void errors(void) {
  * runs, and written again at the next start. */
 static void large(void) {
     int n = (9 << 20) / (int)sizeof(int) + 13;
-    int *in = ints((size_t)n), *out = ints((size_t)n);
+    int *in = zeroed_ints((size_t)n), *out = zeroed_ints((size_t)n);
     MPI_Request r[2];
     CHECK(MPI_Allreduce_init(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL, &r[0]) ==
           MPI_SUCCESS);
