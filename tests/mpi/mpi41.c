@@ -221,9 +221,17 @@ static void test_request_status(void) {
     MPI_Request r[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     MPI_Status st[3];
     int index, flag, outcount, idx[3];
-    /* nothing active */
+    /* nothing active: the empty status, whose error field is MPI_SUCCESS */
+    st[0].MPI_SOURCE = st[0].MPI_TAG = 5, st[0].MPI_ERROR = MPI_ERR_OTHER;
     CHECK(MPI_Request_get_status_any(3, r, &index, &flag, st) == MPI_SUCCESS);
     CHECK(flag && index == MPI_UNDEFINED);
+    CHECK(st[0].MPI_SOURCE == MPI_ANY_SOURCE && st[0].MPI_TAG == MPI_ANY_TAG);
+    CHECK(st[0].MPI_ERROR == MPI_SUCCESS);
+    st[0].MPI_ERROR = MPI_ERR_OTHER;
+    CHECK(MPI_Testany(3, r, &index, &flag, st) == MPI_SUCCESS && flag && index == MPI_UNDEFINED);
+    CHECK(st[0].MPI_ERROR == MPI_SUCCESS);
+    st[0].MPI_ERROR = MPI_ERR_OTHER;
+    CHECK(MPI_Wait(&r[0], st) == MPI_SUCCESS && st[0].MPI_ERROR == MPI_SUCCESS);
     CHECK(MPI_Request_get_status_some(3, r, &outcount, idx, st) == MPI_SUCCESS);
     CHECK(outcount == MPI_UNDEFINED);
     CHECK(MPI_Request_get_status_all(3, r, &flag, st) == MPI_SUCCESS && flag);
