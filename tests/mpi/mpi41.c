@@ -338,14 +338,32 @@ static void test_hw(void) {
           MPI_SUCCESS);
     CHECK(c != MPI_COMM_NULL && MPI_Comm_size(c, &n) == MPI_SUCCESS && n == size);
     CHECK(MPI_Comm_free(&c) == MPI_SUCCESS);
-    /* unguided: a strict subset of the parent, or MPI_COMM_NULL everywhere */
+    /* unguided: a strict subset of the parent, or MPI_COMM_NULL everywhere; the info
+     * given says what it split by, as the new communicator's does */
     CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c) ==
           MPI_SUCCESS);
+    if (c != MPI_COMM_NULL) CHECK(MPI_Comm_free(&c) == MPI_SUCCESS);
+    MPI_Info told;
+    CHECK(MPI_Info_create(&told) == MPI_SUCCESS);
+    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, told, &c) ==
+          MPI_SUCCESS);
     int any = c != MPI_COMM_NULL, all_any = 0;
+    len = sizeof v;
+    CHECK(MPI_Info_get_string(told, "mpi_hw_resource_type", &len, v, &flag) == MPI_SUCCESS);
+    CHECK(flag == any);
     if (c != MPI_COMM_NULL) {
         CHECK(MPI_Comm_size(c, &n) == MPI_SUCCESS && n < size);
+        char used_v[MPI_MAX_INFO_VAL + 1];
+        int used_flag;
+        len = sizeof used_v;
+        CHECK(MPI_Comm_get_info(c, &used) == MPI_SUCCESS);
+        CHECK(MPI_Info_get_string(used, "mpi_hw_resource_type", &len, used_v, &used_flag) ==
+              MPI_SUCCESS);
+        CHECK(used_flag && !strcmp(v, used_v));
+        CHECK(MPI_Info_free(&used) == MPI_SUCCESS);
         CHECK(MPI_Comm_free(&c) == MPI_SUCCESS);
     }
+    CHECK(MPI_Info_free(&told) == MPI_SUCCESS);
     CHECK(MPI_Allreduce(&any, &all_any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS);
     CHECK(all_any == any); /* all or none */
     if (size == 1) CHECK(!any);
