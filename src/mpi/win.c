@@ -703,9 +703,14 @@ int MPI_Win_set_name(MPI_Win win, const char *win_name) {
 }
 
 int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) {
-    GET_WIN("MPI_Win_get_name", win);
-    if (!win_name || !resultlen) return tw_win_error(w, "MPI_Win_get_name", MPI_ERR_ARG, NULL);
-    *resultlen = snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w->name);
+    NEED_INIT("MPI_Win_get_name");
+    win_t *w = win_get(win);
+    /* MPI-4.1 (naming objects): the null handle has a name, its own */
+    if (!w && win != MPI_WIN_NULL) return tw_mpi_error(NULL, "MPI_Win_get_name", MPI_ERR_WIN, NULL);
+    if (!win_name || !resultlen)
+        return w ? tw_win_error(w, "MPI_Win_get_name", MPI_ERR_ARG, NULL)
+                 : tw_mpi_error(NULL, "MPI_Win_get_name", MPI_ERR_ARG, NULL);
+    *resultlen = snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w ? w->name : "MPI_WIN_NULL");
     return MPI_SUCCESS;
 }
 

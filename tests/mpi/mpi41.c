@@ -1,6 +1,7 @@
 /* The rest of MPI-4.0 and 4.1: pair exchanges, idup with info, info objects of the
  * environment and strings, errors removed, status fields, request statuses that
- * free nothing, pair types, hardware-guided splits and buffers of communicators.
+ * free nothing, pair types, hardware-guided splits, buffers of communicators, the
+ * names of null handles.
  * "abort-self" / "abort-world": MPI_ERRORS_ABORT on that communicator ends the job
  * with the error class (mpi41.cmake checks the status). */
 #include <stdint.h>
@@ -371,6 +372,32 @@ static void test_hw(void) {
     CHECK(MPI_Info_free(&info) == MPI_SUCCESS);
 }
 
+/* MPI-4.1: the get_name calls take the null handles and answer with their names */
+static void test_null_names(void) {
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = -1;
+    CHECK(MPI_Comm_get_name(MPI_COMM_NULL, name, &len) == MPI_SUCCESS);
+    CHECK(!strcmp(name, "MPI_COMM_NULL") && len == (int)strlen(name));
+    CHECK(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len) == MPI_SUCCESS);
+    CHECK(!strcmp(name, "MPI_DATATYPE_NULL") && len == (int)strlen(name));
+    CHECK(MPI_Win_get_name(MPI_WIN_NULL, name, &len) == MPI_SUCCESS);
+    CHECK(!strcmp(name, "MPI_WIN_NULL") && len == (int)strlen(name));
+    /* a null handle's name is not settable, and other handles are still checked */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    CHECK(MPI_Comm_set_name(MPI_COMM_NULL, "x") == MPI_ERR_COMM);
+    CHECK(MPI_Type_set_name(MPI_DATATYPE_NULL, "x") == MPI_ERR_TYPE);
+    CHECK(MPI_Win_set_name(MPI_WIN_NULL, "x") == MPI_ERR_WIN);
+    CHECK(MPI_Comm_get_name(MPI_COMM_NULL, NULL, &len) == MPI_ERR_ARG);
+    MPI_Win freed;
+    CHECK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &freed) == MPI_SUCCESS);
+    MPI_Win was = freed;
+    CHECK(MPI_Win_free(&freed) == MPI_SUCCESS && freed == MPI_WIN_NULL);
+    CHECK(MPI_Win_get_name(was, name, &len) == MPI_ERR_WIN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+}
+
 static void test_buffers(void) {
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     MPI_Comm dup;
@@ -474,6 +501,7 @@ int main(int argc, char **argv) {
     test_value_index();
     test_hw();
     test_buffers();
+    test_null_names();
     CHECK(MPI_Finalize() == MPI_SUCCESS);
     if (rank == 0) printf("mpi41: ok\n");
     return 0;
