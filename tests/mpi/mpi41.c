@@ -1,7 +1,7 @@
 /* The rest of MPI-4.0 and 4.1: pair exchanges, idup with info, info objects of the
  * environment and strings, errors removed, status fields, request statuses that
  * free nothing, pair types, hardware-guided splits, buffers of communicators, the
- * names of null handles.
+ * names of null handles and MPI_Win_shared_query on every flavor.
  * "abort-self" / "abort-world": MPI_ERRORS_ABORT on that communicator ends the job
  * with the error class (mpi41.cmake checks the status). */
 #include <stdint.h>
@@ -398,6 +398,54 @@ static void test_null_names(void) {
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
 }
 
+/* What MPI_Win_shared_query(r) says of the segment of rank target (want bytes) in a
+ * created or allocated window: the caller's own is its memory; another's is mapped
+ * here, or not shared (size 0, NULL). */
+static void check_query(MPI_Win w, int r, int target, MPI_Aint want, int unit, void *own) {
+    MPI_Aint got = -1;
+    int disp = -1;
+    void *base = (void *)&got;
+    CHECK(MPI_Win_shared_query(w, r, &got, &disp, &base) == MPI_SUCCESS);
+    if (target == rank) {
+        CHECK(got == want && base == own && disp == unit);
+    } else {
+        CHECK((got == 0 && base == NULL) || (got == want && base != NULL && disp == unit));
+    }
+}
+
+/* MPI-4.1: MPI_Win_shared_query on windows of every flavor but the dynamic one */
+static void test_shared_query(void) {
+    int mem[4];
+    MPI_Win w;
+    CHECK(MPI_Win_create(mem, sizeof mem, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &w) ==
+          MPI_SUCCESS);
+    for (int r = 0; r < size; r++) check_query(w, r, r, sizeof mem, sizeof *mem, mem);
+    check_query(w, MPI_PROC_NULL, 0, sizeof mem, sizeof *mem, mem);
+    CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
+    /* rank 0 gives no memory: MPI_PROC_NULL finds rank 1's */
+    MPI_Aint bytes = rank ? 24 : 0;
+    double *at;
+    CHECK(MPI_Win_allocate(bytes, sizeof *at, MPI_INFO_NULL, MPI_COMM_WORLD, &at, &w) ==
+          MPI_SUCCESS);
+    for (int r = 1; r < size; r++) check_query(w, r, r, 24, sizeof *at, at);
+    if (size > 1) check_query(w, MPI_PROC_NULL, 1, 24, sizeof *at, at);
+    MPI_Aint got;
+    int disp;
+    void *base;
+    CHECK(MPI_Win_shared_query(w, 0, &got, &disp, &base) == MPI_SUCCESS && got == 0);
+    CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
+    /* the dynamic flavor has no segment to query; a rank out of range is an error */
+    CHECK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w) == MPI_SUCCESS);
+    CHECK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    CHECK(MPI_Win_shared_query(w, 0, &got, &disp, &base) == MPI_ERR_RMA_FLAVOR);
+    CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
+    CHECK(MPI_Win_create(mem, sizeof mem, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &w) ==
+          MPI_SUCCESS);
+    CHECK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    CHECK(MPI_Win_shared_query(w, size, &got, &disp, &base) == MPI_ERR_RANK);
+    CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
+}
+
 static void test_buffers(void) {
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     MPI_Comm dup;
@@ -502,6 +550,7 @@ int main(int argc, char **argv) {
     test_hw();
     test_buffers();
     test_null_names();
+    test_shared_query();
     CHECK(MPI_Finalize() == MPI_SUCCESS);
     if (rank == 0) printf("mpi41: ok\n");
     return 0;
