@@ -1258,8 +1258,10 @@ int MPI_Type_set_name(MPI_Datatype datatype, const char *type_name) {
 
 int MPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen) {
     NEED_INIT("MPI_Type_get_name");
-    int rc;
-    char *name = name_of("MPI_Type_get_name", datatype, &rc);
+    int rc = MPI_SUCCESS;
+    /* MPI-4.1 (naming objects): the null handle has a name, its own */
+    const char *name = datatype == MPI_DATATYPE_NULL ? "MPI_DATATYPE_NULL"
+                                                     : name_of("MPI_Type_get_name", datatype, &rc);
     if (!name) return rc;
     if (!type_name || !resultlen)
         return tw_mpi_error(NULL, "MPI_Type_get_name", MPI_ERR_ARG, "an output is NULL");

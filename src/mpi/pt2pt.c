@@ -335,7 +335,7 @@ static int check_probe(const char *call, int source, int tag, MPI_Comm comm, tw_
     int rc = check_source(*c, call, source, tag);
     if (rc) return rc;
     *proc_null = source == MPI_PROC_NULL;
-    if (*proc_null && status) tw_mpi_status_empty(status, MPI_PROC_NULL);
+    if (*proc_null && status) tw_mpi_status_proc_null(status);
     return MPI_SUCCESS;
 }
 

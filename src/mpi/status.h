@@ -20,9 +20,18 @@ static inline void tw_mpi_status_fill(MPI_Status *s, int source, int tag, size_t
     s->tw_cancelled = cancelled;
 }
 
-/* The status of a null or inactive request, or of an empty receive. */
+/* The status of a null or inactive request: the empty status, whose error field
+ * is MPI_SUCCESS (MPI-4.1, communication completion). */
 static inline void tw_mpi_status_empty(MPI_Status *s, int source) {
-    if (s) tw_mpi_status_fill(s, source, MPI_ANY_TAG, 0, 0);
+    if (!s) return;
+    tw_mpi_status_fill(s, source, MPI_ANY_TAG, 0, 0);
+    s->MPI_ERROR = MPI_SUCCESS;
+}
+
+/* The status of a receive or probe from MPI_PROC_NULL: source, tag and count only
+ * (MPI-4.1, null processes), its error field left alone. */
+static inline void tw_mpi_status_proc_null(MPI_Status *s) {
+    if (s) tw_mpi_status_fill(s, MPI_PROC_NULL, MPI_ANY_TAG, 0, 0);
 }
 
 #pragma GCC visibility pop

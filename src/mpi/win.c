@@ -413,8 +413,10 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
 
 int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr) {
     GET_WIN("MPI_Win_shared_query", win);
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
-        return tw_win_error(w, "MPI_Win_shared_query", MPI_ERR_RMA_FLAVOR, "not a shared window");
+    /* MPI-4.1: any flavor but the dynamic one, whose memory is attached piecewise */
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        return tw_win_error(w, "MPI_Win_shared_query", MPI_ERR_RMA_FLAVOR,
+                            "a dynamic window (its memory is attached, not queried)");
     if (!size || !disp_unit || !baseptr)
         return tw_win_error(w, "MPI_Win_shared_query", MPI_ERR_ARG, NULL);
     if (rank == MPI_PROC_NULL) { /* the first rank with memory */
@@ -423,9 +425,14 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
     }
     if (rank < 0 || rank >= w->size)
         return tw_win_error(w, "MPI_Win_shared_query", MPI_ERR_RANK, NULL);
-    *size = w->t[rank].size;
+    /* the memory of a created or allocated window is the caller's own, or mapped
+     * here when every target's is (w->shm); any other is not shared with the
+     * caller: size 0 and NULL, as MPI-4.1 has it */
+    int shm_flavor = w->flavor == MPI_WIN_FLAVOR_SHARED;
+    void *local = !shm_flavor && rank == w->rank ? w->base : w->t[rank].local;
+    *size = shm_flavor || local ? w->t[rank].size : 0;
     *disp_unit = w->t[rank].disp_unit;
-    *(void **)baseptr = w->t[rank].local;
+    *(void **)baseptr = local;
     return MPI_SUCCESS;
 }
 
@@ -703,9 +710,14 @@ int MPI_Win_set_name(MPI_Win win, const char *win_name) {
 }
 
 int MPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen) {
-    GET_WIN("MPI_Win_get_name", win);
-    if (!win_name || !resultlen) return tw_win_error(w, "MPI_Win_get_name", MPI_ERR_ARG, NULL);
-    *resultlen = snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w->name);
+    NEED_INIT("MPI_Win_get_name");
+    win_t *w = win_get(win);
+    /* MPI-4.1 (naming objects): the null handle has a name, its own */
+    if (!w && win != MPI_WIN_NULL) return tw_mpi_error(NULL, "MPI_Win_get_name", MPI_ERR_WIN, NULL);
+    if (!win_name || !resultlen)
+        return w ? tw_win_error(w, "MPI_Win_get_name", MPI_ERR_ARG, NULL)
+                 : tw_mpi_error(NULL, "MPI_Win_get_name", MPI_ERR_ARG, NULL);
+    *resultlen = snprintf(win_name, MPI_MAX_OBJECT_NAME, "%s", w ? w->name : "MPI_WIN_NULL");
     return MPI_SUCCESS;
 }
 

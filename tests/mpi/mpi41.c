@@ -1,6 +1,7 @@
 /* The rest of MPI-4.0 and 4.1: pair exchanges, idup with info, info objects of the
  * environment and strings, errors removed, status fields, request statuses that
- * free nothing, pair types, hardware-guided splits and buffers of communicators.
+ * free nothing, pair types, hardware-guided splits, buffers of communicators, the
+ * names of null handles and MPI_Win_shared_query on every flavor.
  * "abort-self" / "abort-world": MPI_ERRORS_ABORT on that communicator ends the job
  * with the error class (mpi41.cmake checks the status). */
 #include <stdint.h>
@@ -221,9 +222,17 @@ static void test_request_status(void) {
     MPI_Request r[3] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     MPI_Status st[3];
     int index, flag, outcount, idx[3];
-    /* nothing active */
+    /* nothing active: the empty status, whose error field is MPI_SUCCESS */
+    st[0].MPI_SOURCE = st[0].MPI_TAG = 5, st[0].MPI_ERROR = MPI_ERR_OTHER;
     CHECK(MPI_Request_get_status_any(3, r, &index, &flag, st) == MPI_SUCCESS);
     CHECK(flag && index == MPI_UNDEFINED);
+    CHECK(st[0].MPI_SOURCE == MPI_ANY_SOURCE && st[0].MPI_TAG == MPI_ANY_TAG);
+    CHECK(st[0].MPI_ERROR == MPI_SUCCESS);
+    st[0].MPI_ERROR = MPI_ERR_OTHER;
+    CHECK(MPI_Testany(3, r, &index, &flag, st) == MPI_SUCCESS && flag && index == MPI_UNDEFINED);
+    CHECK(st[0].MPI_ERROR == MPI_SUCCESS);
+    st[0].MPI_ERROR = MPI_ERR_OTHER;
+    CHECK(MPI_Wait(&r[0], st) == MPI_SUCCESS && st[0].MPI_ERROR == MPI_SUCCESS);
     CHECK(MPI_Request_get_status_some(3, r, &outcount, idx, st) == MPI_SUCCESS);
     CHECK(outcount == MPI_UNDEFINED);
     CHECK(MPI_Request_get_status_all(3, r, &flag, st) == MPI_SUCCESS && flag);
@@ -330,19 +339,111 @@ static void test_hw(void) {
           MPI_SUCCESS);
     CHECK(c != MPI_COMM_NULL && MPI_Comm_size(c, &n) == MPI_SUCCESS && n == size);
     CHECK(MPI_Comm_free(&c) == MPI_SUCCESS);
-    /* unguided: a strict subset of the parent, or MPI_COMM_NULL everywhere */
+    /* unguided: a strict subset of the parent, or MPI_COMM_NULL everywhere; the info
+     * given says what it split by, as the new communicator's does */
     CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c) ==
           MPI_SUCCESS);
+    if (c != MPI_COMM_NULL) CHECK(MPI_Comm_free(&c) == MPI_SUCCESS);
+    MPI_Info told;
+    CHECK(MPI_Info_create(&told) == MPI_SUCCESS);
+    CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, told, &c) ==
+          MPI_SUCCESS);
     int any = c != MPI_COMM_NULL, all_any = 0;
+    len = sizeof v;
+    CHECK(MPI_Info_get_string(told, "mpi_hw_resource_type", &len, v, &flag) == MPI_SUCCESS);
+    CHECK(flag == any);
     if (c != MPI_COMM_NULL) {
         CHECK(MPI_Comm_size(c, &n) == MPI_SUCCESS && n < size);
+        char used_v[MPI_MAX_INFO_VAL + 1];
+        int used_flag;
+        len = sizeof used_v;
+        CHECK(MPI_Comm_get_info(c, &used) == MPI_SUCCESS);
+        CHECK(MPI_Info_get_string(used, "mpi_hw_resource_type", &len, used_v, &used_flag) ==
+              MPI_SUCCESS);
+        CHECK(used_flag && !strcmp(v, used_v));
+        CHECK(MPI_Info_free(&used) == MPI_SUCCESS);
         CHECK(MPI_Comm_free(&c) == MPI_SUCCESS);
     }
+    CHECK(MPI_Info_free(&told) == MPI_SUCCESS);
     CHECK(MPI_Allreduce(&any, &all_any, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS);
     CHECK(all_any == any); /* all or none */
     if (size == 1) CHECK(!any);
     CHECK(MPI_Comm_free(&node) == MPI_SUCCESS);
     CHECK(MPI_Info_free(&info) == MPI_SUCCESS);
+}
+
+/* MPI-4.1: the get_name calls take the null handles and answer with their names */
+static void test_null_names(void) {
+    char name[MPI_MAX_OBJECT_NAME];
+    int len = -1;
+    CHECK(MPI_Comm_get_name(MPI_COMM_NULL, name, &len) == MPI_SUCCESS);
+    CHECK(!strcmp(name, "MPI_COMM_NULL") && len == (int)strlen(name));
+    CHECK(MPI_Type_get_name(MPI_DATATYPE_NULL, name, &len) == MPI_SUCCESS);
+    CHECK(!strcmp(name, "MPI_DATATYPE_NULL") && len == (int)strlen(name));
+    CHECK(MPI_Win_get_name(MPI_WIN_NULL, name, &len) == MPI_SUCCESS);
+    CHECK(!strcmp(name, "MPI_WIN_NULL") && len == (int)strlen(name));
+    /* a null handle's name is not settable, and other handles are still checked */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    CHECK(MPI_Comm_set_name(MPI_COMM_NULL, "x") == MPI_ERR_COMM);
+    CHECK(MPI_Type_set_name(MPI_DATATYPE_NULL, "x") == MPI_ERR_TYPE);
+    CHECK(MPI_Win_set_name(MPI_WIN_NULL, "x") == MPI_ERR_WIN);
+    CHECK(MPI_Comm_get_name(MPI_COMM_NULL, NULL, &len) == MPI_ERR_ARG);
+    MPI_Win freed;
+    CHECK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &freed) == MPI_SUCCESS);
+    MPI_Win was = freed;
+    CHECK(MPI_Win_free(&freed) == MPI_SUCCESS && freed == MPI_WIN_NULL);
+    CHECK(MPI_Win_get_name(was, name, &len) == MPI_ERR_WIN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
+}
+
+/* What MPI_Win_shared_query(r) says of the segment of rank target (want bytes) in a
+ * created or allocated window: the caller's own is its memory; another's is mapped
+ * here, or not shared (size 0, NULL). */
+static void check_query(MPI_Win w, int r, int target, MPI_Aint want, int unit, void *own) {
+    MPI_Aint got = -1;
+    int disp = -1;
+    void *base = (void *)&got;
+    CHECK(MPI_Win_shared_query(w, r, &got, &disp, &base) == MPI_SUCCESS);
+    if (target == rank) {
+        CHECK(got == want && base == own && disp == unit);
+    } else {
+        CHECK((got == 0 && base == NULL) || (got == want && base != NULL && disp == unit));
+    }
+}
+
+/* MPI-4.1: MPI_Win_shared_query on windows of every flavor but the dynamic one */
+static void test_shared_query(void) {
+    int mem[4];
+    MPI_Win w;
+    CHECK(MPI_Win_create(mem, sizeof mem, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &w) ==
+          MPI_SUCCESS);
+    for (int r = 0; r < size; r++) check_query(w, r, r, sizeof mem, sizeof *mem, mem);
+    check_query(w, MPI_PROC_NULL, 0, sizeof mem, sizeof *mem, mem);
+    CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
+    /* rank 0 gives no memory: MPI_PROC_NULL finds rank 1's */
+    MPI_Aint bytes = rank ? 24 : 0;
+    double *at;
+    CHECK(MPI_Win_allocate(bytes, sizeof *at, MPI_INFO_NULL, MPI_COMM_WORLD, &at, &w) ==
+          MPI_SUCCESS);
+    for (int r = 1; r < size; r++) check_query(w, r, r, 24, sizeof *at, at);
+    if (size > 1) check_query(w, MPI_PROC_NULL, 1, 24, sizeof *at, at);
+    MPI_Aint got;
+    int disp;
+    void *base;
+    CHECK(MPI_Win_shared_query(w, 0, &got, &disp, &base) == MPI_SUCCESS && got == 0);
+    CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
+    /* the dynamic flavor has no segment to query; a rank out of range is an error */
+    CHECK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &w) == MPI_SUCCESS);
+    CHECK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    CHECK(MPI_Win_shared_query(w, 0, &got, &disp, &base) == MPI_ERR_RMA_FLAVOR);
+    CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
+    CHECK(MPI_Win_create(mem, sizeof mem, sizeof *mem, MPI_INFO_NULL, MPI_COMM_WORLD, &w) ==
+          MPI_SUCCESS);
+    CHECK(MPI_Win_set_errhandler(w, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    CHECK(MPI_Win_shared_query(w, size, &got, &disp, &base) == MPI_ERR_RANK);
+    CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
 }
 
 static void test_buffers(void) {
@@ -448,6 +549,8 @@ int main(int argc, char **argv) {
     test_value_index();
     test_hw();
     test_buffers();
+    test_null_names();
+    test_shared_query();
     CHECK(MPI_Finalize() == MPI_SUCCESS);
     if (rank == 0) printf("mpi41: ok\n");
     return 0;

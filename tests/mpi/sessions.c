@@ -6,7 +6,8 @@
  *   session_world  a session, then MPI_Init ... MPI_Finalize, then a session again
  *   world_session  MPI_Init ... MPI_Finalize, then a session
  *   around         MPI_Init, a session inside, MPI_Finalize with the session open
- *                  a buffer attached to a session serves its communicators' Bsend
+ *                  a buffer attached to a session serves its communicators' Bsend;
+ *                  the null session's errors under the world model are returned
  *   errors         error handlers on sessions and on session-made communicators, bad
  *                  arguments, finalize with a communicator not freed */
 #include <mpi.h>
@@ -252,6 +253,22 @@ static void around(void) {
     CHECK(cmp == MPI_CONGRUENT, "WORLD pset's communicator is congruent to WORLD (%d)", cmp);
     exercise(c, 1);
     exercise(MPI_COMM_WORLD, 2);
+    /* no session to take an invalid session's error: under the world model it goes
+     * where errors without an object go, and MPI_ERRORS_RETURN there returns it */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Group g = MPI_GROUP_NULL;
+    int n = -1;
+    MPI_Session none = MPI_SESSION_NULL;
+    CHECK(MPI_Group_from_session_pset(MPI_SESSION_NULL, "mpi://SELF", &g) == MPI_ERR_SESSION &&
+              g == MPI_GROUP_NULL,
+          "group from the null session");
+    CHECK(MPI_Session_get_num_psets(MPI_SESSION_NULL, MPI_INFO_NULL, &n) == MPI_ERR_SESSION &&
+              n == -1,
+          "psets of the null session");
+    CHECK(MPI_Session_finalize(&none) == MPI_ERR_SESSION, "finalize the null session");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL);
     MPI_Finalize();
     exercise(c, 3); /* the session outlives the world model */
     MPI_Comm_free(&c);

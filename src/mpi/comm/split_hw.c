@@ -10,6 +10,7 @@
  * - MPI_COMM_TYPE_HW_UNGUIDED: the largest level of the hierarchy (node, then the
  *   types from Package down to PU) at which every process is restricted to one
  *   object and the processes are not all in one; MPI_COMM_NULL when there is none.
+ *   Info, when not MPI_INFO_NULL, gets "mpi_hw_resource_type": that level's type.
  * - MPI_COMM_TYPE_RESOURCE_GUIDED: "mpi_pset_name" ("mpi://WORLD": one
  *   communicator; "mpi://SELF": one each), else "mpi_hw_resource_type" as above.
  *
@@ -93,5 +94,10 @@ int tw_mpi_split_hw(tw_mpi_comm_t *p, int split_type, int key, MPI_Info info, MP
     if (rc) return tw_mpi_error(p, call, rc, NULL);
     tw_mpi_comm_t *c = tw_mpi_comm_get(*newcomm);
     if (c && level != -1) c->hw_type = level_name(level);
+    /* the unguided split tells the caller, in the info given, what it split by */
+    if (c && level != -1 && split_type == MPI_COMM_TYPE_HW_UNGUIDED && info != MPI_INFO_NULL) {
+        rc = tw_mpi_info_put(info, "mpi_hw_resource_type", level_name(level));
+        if (rc) return tw_mpi_error(p, call, rc, "setting mpi_hw_resource_type in info");
+    }
     return MPI_SUCCESS;
 }

@@ -122,12 +122,20 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *sess
     return MPI_SUCCESS;
 }
 
+/* An invalid session handle (MPI_SESSION_NULL among them): no session takes the
+ * error. Under the world model it goes where errors without an object go (so
+ * MPI_ERRORS_RETURN there returns it); without, it is fatal. */
+static int no_session(const char *call) {
+    if (tw_mpi.initialized && !tw_mpi.finalized)
+        return tw_mpi_error(NULL, call, MPI_ERR_SESSION, NULL);
+    return tw_mpi_session_error(MPI_SESSION_NULL, MPI_ERRORS_ARE_FATAL, call, MPI_ERR_SESSION,
+                                NULL);
+}
+
 int MPI_Session_finalize(MPI_Session *session) {
     const char *call = "MPI_Session_finalize";
     session_t *s = session ? session_get(*session) : NULL;
-    if (!s)
-        return tw_mpi_session_error(MPI_SESSION_NULL, MPI_ERRORS_ARE_FATAL, call, MPI_ERR_SESSION,
-                                    NULL);
+    if (!s) return no_session(call);
     /* What derives from it must be freed first (MPI-4.1 11.3.1); the session stays. */
     for (int k = 0; k < TW_MPI_COMMS; k++) {
         tw_mpi_comm_t *c = tw_mpi_comm_table[k];
@@ -170,9 +178,7 @@ static int *pset_members(int p, int *n) {
 /* A session argument and MPI running, or the error as *rc. */
 static session_t *running(MPI_Session session, const char *call, int *rc) {
     session_t *s = session_get(session);
-    *rc = !s ? tw_mpi_session_error(MPI_SESSION_NULL, MPI_ERRORS_ARE_FATAL, call, MPI_ERR_SESSION,
-                                    NULL)
-             : MPI_SUCCESS;
+    *rc = s ? MPI_SUCCESS : no_session(call);
     return s;
 }
 
