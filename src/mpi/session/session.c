@@ -123,11 +123,8 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *sess
 }
 
 /* An invalid session handle (MPI_SESSION_NULL among them): no session takes the
- * error. Under the world model it goes where errors without an object go (so
- * MPI_ERRORS_RETURN there returns it); without, it is fatal. */
+ * error (tw_mpi_session_error sends it where MPI-4.1 sends errors without an object). */
 static int no_session(const char *call) {
-    if (tw_mpi.initialized && !tw_mpi.finalized)
-        return tw_mpi_error(NULL, call, MPI_ERR_SESSION, NULL);
     return tw_mpi_session_error(MPI_SESSION_NULL, MPI_ERRORS_ARE_FATAL, call, MPI_ERR_SESSION,
                                 NULL);
 }
