@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define MPI_VERSION    3
+#define MPI_VERSION    4
 #define MPI_SUBVERSION 1
 
 typedef int MPI_Comm;

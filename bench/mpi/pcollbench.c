@@ -1,8 +1,8 @@
 /* pcollbench: what a persistent collective saves over the blocking call, in any MPI
  * that has the MPI-4 persistent collectives (builds with any mpicc; one without
- * them, by MPI_VERSION < 4, is told so and the program exits 3 — Tollway and Open
- * MPI 5 declare them while they still report MPI 3.1, so their mpi.h are recognised
- * by name).
+ * them, by MPI_VERSION < 4, is told so and the program exits 3 — Open MPI 5
+ * declares them while it still reports MPI 3.1, so its mpi.h is recognised by name,
+ * as Tollway's is).
  *
  * usage: pcollbench [--iters N] [--rounds R] [TEST...]
  *   TEST: allreduce (8 B: one double, MPI_SUM), bcast (8 B from rank 0), barrier;

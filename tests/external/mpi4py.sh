@@ -2,9 +2,10 @@
 # mpi4py, built against this build's mpicc, passes its own test suite on 1 to 4
 # ranks under this build's mpiexec. The release is pinned and its sha256 checked;
 # it, Cython and NumPy (which widens the suite) come from PyPI into BUILD/mpi4py (a
-# virtual environment). Skipped there: MPI-4 features other than the persistent
-# collectives (which mpi4py finds by probing for them), I/O, and the suite's
-# optional packages other than NumPy.
+# virtual environment). Skipped there: I/O, and the suite's optional packages other
+# than NumPy. One test is left out by name: test_mpiapi's testSymbolCoverage, which
+# counts every MPI-4.1 symbol libmpi exports, the I/O chapter's among them (issue 34);
+# outside I/O the same coverage is the test mpi_bindings_claim_library's.
 # usage: tests/external/mpi4py.sh [BUILD] [RANKS...]      (default: build 1 2 3 4)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -49,7 +50,7 @@ for n in "${ranks[@]}"; do
     echo "mpi4py: test suite on $n rank(s)"
     log=$work/test-$n.log
     if ! (cd "$src" && PYTHONPATH=$src/src "$build/bin/mpiexec" -n "$n" --timeout "${TW_TEST_JOB_TIMEOUT:-900}" \
-        "$py" test/main.py --inplace -q >"$log" 2>&1); then
+        "$py" test/main.py --inplace -q -x testSymbolCoverage >"$log" 2>&1); then
         status=1
         grep -E "^(ERROR|FAIL):" "$log" | sort | uniq -c | head -40 || true
         tail -5 "$log"

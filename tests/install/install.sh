@@ -146,7 +146,7 @@ cmake_findmpi() {
             run_logged "configure-$way.log" cmake -S proj -B "b-$way" "${args[@]}"
         fi
         found=$(sed -n 's/^-- FindMPI: //p' "configure-$way.log")
-        grep -q "^MPI_C_VERSION=3.1 MPI_C_LIBRARIES=$P/lib/libmpi.so;" <<<"$found" ||
+        grep -q "^MPI_C_VERSION=4.1 MPI_C_LIBRARIES=$P/lib/libmpi.so;" <<<"$found" ||
             { cat "configure-$way.log"; fail "FindMPI ($way) found another MPI"; }
         if [ $way != wrapper ]; then
             grep -q "MPIEXEC_EXECUTABLE=$P/bin/mpiexec$" <<<"$found" ||

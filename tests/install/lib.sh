@@ -57,6 +57,6 @@ twinfo_paths() {
 
 # An MPI program, and a program on the native API, as each prints on two ranks.
 # shellcheck disable=SC2034 # used by the scripts that source this one
-mpi_says="^Tollway MPI [0-9.]* (MPI 3.1): 2 ranks, sum 1$"
+mpi_says="^Tollway MPI [0-9.]* (MPI 4.1): 2 ranks, sum 1$"
 # shellcheck disable=SC2034
 native_says="^Tollway native API [0-9.]*: 2 ranks, rank 0 got 1$"

@@ -124,8 +124,8 @@ target_link_libraries(hello PRIVATE MPI::MPI_C)
 CM
 cmake -S "$work/cmake" -B "$work/cmake/b" -DMPI_C_COMPILER="$mpicc" >"$work/cmake.log" 2>&1 ||
     { cat "$work/cmake.log"; fail "FindMPI did not find MPI through the wrapper"; }
-grep -q "MPI_C_VERSION=3.1 MPI_C_INCLUDE_DIRS=$("$mpicc" -showme:incdirs)" "$work/cmake.log" ||
-    { cat "$work/cmake.log"; fail "FindMPI: not Tollway's MPI 3.1"; }
+grep -q "MPI_C_VERSION=4.1 MPI_C_INCLUDE_DIRS=$("$mpicc" -showme:incdirs)" "$work/cmake.log" ||
+    { cat "$work/cmake.log"; fail "FindMPI: not Tollway's MPI 4.1"; }
 cmake --build "$work/cmake/b" >"$work/build.log" 2>&1 || { cat "$work/build.log"; fail "FindMPI's build"; }
 "$bin/mpiexec" -n 3 --timeout 120 "$work/cmake/b/hello" | grep -q "hello from 3 ranks, sum 3" || fail "FindMPI's program"
 echo "mpicc.sh: ok"
