@@ -11,8 +11,13 @@ Reads the #include lines of every file under src/, tools/ and include/ and check
        src/common   common, public
        tools/X      its own folder, runtime, common, public
        include/     public only
-  2. no cycle of #include among headers;
-  3. no header that declares a function defined in a C file of another unit which
+  2. inside src/mpi, one folder per chapter of the standard (MPI_FOLDERS, from the
+     bottom up): a file of a folder includes headers of its own folder and of those
+     below it, never of one above; every file of src/mpi is in one of them. The
+     includes that still reach up are listed in MPI_UPWARD, each with why; the check
+     fails as well when one of them is gone, so that the list only shrinks;
+  3. no cycle of #include among headers;
+  4. no header that declares a function defined in a C file of another unit which
      includes that header (directly or not): the header and that unit then stand on
      each other. A unit is foo.c with foo.h, and the foo_*.c and foo_*.h beside them;
      a folder whose header is named after it (src/link/shm/shm.h) is one unit.
@@ -50,13 +55,49 @@ RULE_TEXT = {
     "tools": "a tool may include its own headers, runtime, common and public headers",
 }
 
+# src/mpi's folders from the bottom up: the environment (errors, info, threads), the
+# tools interface every layer reports to, datatypes, groups and communicators,
+# point-to-point, collectives, one-sided, sessions and process management, and the
+# generated bindings over all of them.
+MPI_FOLDERS = ["env", "tools", "datatype", "comm", "pt2pt", "coll", "rma", "session", "bindings"]
+
+# (file, header it includes) for the includes that still go up a folder, and why.
+MPI_UPWARD = {
+    # communicators are made by collectives and freed after their buffered sends and
+    # shared-memory blocks: construction belongs above coll, the object below pt2pt
+    ("src/mpi/comm/comm.c", "src/mpi/coll/coll.h"): "comm construction uses collectives",
+    ("src/mpi/comm/comm.c", "src/mpi/pt2pt/bsend.h"): "comm free flushes its buffer",
+    ("src/mpi/comm/comm.c", "src/mpi/pt2pt/engine.h"): "comm construction exchanges",
+    ("src/mpi/comm/comm_idup.c", "src/mpi/coll/coll.h"): "comm construction uses collectives",
+    ("src/mpi/comm/comm_idup.c", "src/mpi/coll/schedule.h"): "comm construction uses collectives",
+    # attribute caching copies and deletes the attributes of windows and the parent
+    ("src/mpi/comm/attr.c", "src/mpi/rma/win.h"): "attributes of windows kept here",
+    ("src/mpi/comm/attr.c", "src/mpi/session/dynamic.h"): "MPI_UNIVERSE_SIZE, MPI_APPNUM",
+    ("src/mpi/datatype/datatype.c", "src/mpi/comm/attr.h"): "attributes of datatypes",
+    ("src/mpi/datatype/datatype.c", "src/mpi/comm/comm.h"): "errors go to a communicator",
+    ("src/mpi/datatype/large_count.c", "src/mpi/pt2pt/grequest.h"): "status elements",
+    # an error goes to the handler of the object it concerns
+    ("src/mpi/env/error.c", "src/mpi/comm/comm.h"): "a communicator's error handler",
+    ("src/mpi/env/errhandler.c", "src/mpi/comm/comm.h"): "a communicator's error handler",
+    ("src/mpi/env/errhandler.c", "src/mpi/rma/win.h"): "a window's error handler",
+    ("src/mpi/env/errhandler.c", "src/mpi/session/session.h"): "a session's error handler",
+    # requests complete the collectives' schedules and start persistent ones
+    ("src/mpi/pt2pt/request.c", "src/mpi/coll/schedule.h"): "a schedule's request",
+    ("src/mpi/pt2pt/engine.c", "src/mpi/coll/persistent.h"): "a persistent collective's start",
+    # the tools interface reads the engine's counters and queues
+    ("src/mpi/tools/events.c", "src/mpi/comm/comm.h"): "communicator events",
+    ("src/mpi/tools/events.c", "src/mpi/pt2pt/engine_progress.h"): "engine events",
+    ("src/mpi/tools/events.c", "src/mpi/pt2pt/request.h"): "request events",
+    ("src/mpi/tools/tools.c", "src/mpi/pt2pt/proto.h"): "protocol counters as pvars",
+}
+
 SCANNED = ("src", "tools", "include")
 SOURCE_EXT = (".c", ".h")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 
 
 def layer_of(rel):
-    """The layer of a path relative to the root ('src/mpi/p2p.c' -> 'mpi')."""
+    """The layer of a path relative to the root ('src/mpi/pt2pt/engine.c' -> 'mpi')."""
     parts = rel.split("/")
     if parts[0] == "include":
         return "public"
@@ -144,6 +185,38 @@ def check_layers(graph):
             if not ok:
                 problems.append(
                     "%s:%d: includes \"%s\" (%s): %s" % (rel, line, name, target, rule))
+    return problems
+
+
+def mpi_folder(rel):
+    """The chapter folder of a file of src/mpi ('src/mpi/pt2pt/engine.c' -> 'pt2pt'),
+    '' for a file of src/mpi itself, None outside src/mpi."""
+    parts = rel.split("/")
+    if parts[:2] != ["src", "mpi"]:
+        return None
+    return parts[2] if len(parts) > 3 else ""
+
+
+def check_mpi_folders(graph, upward):
+    problems, seen = [], set()
+    for rel, edges in sorted(graph.items()):
+        here = mpi_folder(rel)
+        if here is None:
+            continue
+        if here not in MPI_FOLDERS:
+            problems.append("%s: is in no chapter folder of src/mpi (%s)" % (rel, ", ".join(MPI_FOLDERS)))
+            continue
+        for name, target, line in edges:
+            there = mpi_folder(target)
+            if there not in MPI_FOLDERS or MPI_FOLDERS.index(there) <= MPI_FOLDERS.index(here):
+                continue
+            if (rel, target) in upward:
+                seen.add((rel, target))
+                continue
+            problems.append("%s:%d: includes \"%s\" (%s): src/mpi/%s may not include src/mpi/%s, "
+                            "a folder above it" % (rel, line, name, target, here, there))
+    for rel, target in sorted(set(upward) - seen):
+        problems.append("%s no longer includes %s: remove it from MPI_UPWARD" % (rel, target))
     return problems
 
 
@@ -267,8 +340,9 @@ def same_unit(header, c_file):
         return False
     h = os.path.basename(header)[:-2]
     c = os.path.basename(c_file)[:-2]
-    # a folder that is one unit (a link: src/link/shm/) has the header named after it
-    if h == os.path.basename(os.path.dirname(header)):
+    # a folder that is one unit (a link: src/link/shm/) has the header named after it;
+    # src/mpi's chapter folders hold many units each (src/mpi/pt2pt/pt2pt.h is one)
+    if h == os.path.basename(os.path.dirname(header)) and mpi_folder(header) is None:
         return True
     return c == h or c.startswith(h + "_") or h.startswith(c + "_")
 
@@ -316,11 +390,12 @@ def check_declaration_cycles(root, graph):
     return problems
 
 
-def check(root):
+def check(root, upward=None):
     files = source_files(root)
     graph, unresolved = includes_of(root, files, generated_headers(root))
     problems = ["%s:%d: includes \"%s\", which is no file of the tree" % u for u in unresolved]
     problems += check_layers(graph)
+    problems += check_mpi_folders(graph, MPI_UPWARD if upward is None else upward)
     problems += check_header_cycles(graph)
     problems += check_declaration_cycles(root, graph)
     return problems
@@ -345,45 +420,55 @@ def self_test():
                              "int tw_velo(void);\nstatic inline int tw_velo_fast(void) { return 1; }\n",
         "src/device/velo.c": '#include "device/velo.h"\nint tw_velo(void) { return tw_udp(1); }\n',
         "src/device/velo_poll.c": '#include "device/velo.h"\nint tw_api(void) { return 0; }\n',
-        "src/mpi/p2p.h": "#include <tollway/api.h>\nint mpi_p2p(void);\n",
-        "src/mpi/p2p.c": '#include "mpi/p2p.h"\nint mpi_p2p(void) { return tw_api(); }\n',
+        "src/mpi/pt2pt/engine.h": "#include <tollway/api.h>\nint mpi_p2p(void);\n",
+        "src/mpi/pt2pt/engine.c": '#include "mpi/pt2pt/engine.h"\nint mpi_p2p(void) { return tw_api(); }\n',
         "tools/twrun/server.h": '#include "runtime/config.h"\n',
         "tools/twrun/twrun.c": '#include "server.h"\n#include <stdio.h>\n',
     }
     planted = {
         # layer rules
-        "src/mpi/env.c": '#include "runtime/config.h"\n',
+        "src/mpi/session/init.c": '#include "runtime/config.h"\n',
         "src/link/shm.c": '#include "device/velo.h"\n',
         "tools/twinfo/twinfo.c": '#include "device/velo.h"\n',
-        "src/runtime/job.c": '#include "mpi/p2p.h"\n',
+        "src/runtime/job.c": '#include "mpi/pt2pt/engine.h"\n',
         # an include cycle of headers
         "src/device/a.h": '#include "device/b.h"\n',
         "src/device/b.h": '#include "device/c.h"\n',
         "src/device/c.h": '#include "device/a.h"\n',
         # a header declaring another unit's function, that unit including it
-        "src/mpi/impl.h": "#include <tollway/api.h>\nvoid mpi_match(int x);\n",
-        "src/mpi/match.c": '#include "mpi/impl.h"\nvoid mpi_match(int x) { (void)x; }\n',
-        "src/mpi/nothing.c": '#include "mpi/missing.h"\n',
+        "src/mpi/pt2pt/impl.h": "#include <tollway/api.h>\nvoid mpi_match(int x);\n",
+        "src/mpi/pt2pt/match.c": '#include "mpi/pt2pt/impl.h"\nvoid mpi_match(int x) { (void)x; }\n',
+        "src/mpi/pt2pt/nothing.c": '#include "mpi/missing.h"\n',
+        # a folder including one above it, one whose include is allowed, a loose file
+        "src/mpi/env/base.c": '#include "mpi/pt2pt/engine.h"\n',
+        "src/mpi/comm/known.c": '#include "mpi/pt2pt/engine.h"\n',
+        "src/mpi/loose.c": "int tw_loose;\n",
     }
+    upward = {("src/mpi/comm/known.c", "src/mpi/pt2pt/engine.h"): "allowed",
+              ("src/mpi/comm/gone.c", "src/mpi/pt2pt/engine.h"): "stale"}
     expect = [
-        'src/mpi/env.c:1: includes "runtime/config.h"',
+        'src/mpi/session/init.c:1: includes "runtime/config.h"',
         'src/link/shm.c:1: includes "device/velo.h"',
         'tools/twinfo/twinfo.c:1: includes "device/velo.h"',
-        'src/runtime/job.c:1: includes "mpi/p2p.h"',
+        'src/runtime/job.c:1: includes "mpi/pt2pt/engine.h"',
         "include cycle among headers: src/device/a.h -> src/device/b.h -> src/device/c.h -> src/device/a.h",
-        "unit cycle: src/mpi/impl.h declares mpi_match() defined in src/mpi/match.c, which includes it: "
-        "src/mpi/impl.h -> src/mpi/match.c -> src/mpi/impl.h",
-        'src/mpi/nothing.c:1: includes "mpi/missing.h", which is no file of the tree',
+        "unit cycle: src/mpi/pt2pt/impl.h declares mpi_match() defined in src/mpi/pt2pt/match.c, "
+        "which includes it: src/mpi/pt2pt/impl.h -> src/mpi/pt2pt/match.c -> src/mpi/pt2pt/impl.h",
+        'src/mpi/pt2pt/nothing.c:1: includes "mpi/missing.h", which is no file of the tree',
+        'src/mpi/env/base.c:1: includes "mpi/pt2pt/engine.h" (src/mpi/pt2pt/engine.h): '
+        "src/mpi/env may not include src/mpi/pt2pt, a folder above it",
+        "src/mpi/loose.c: is in no chapter folder of src/mpi",
+        "src/mpi/comm/gone.c no longer includes src/mpi/pt2pt/engine.h",
     ]
     failures = 0
     with tempfile.TemporaryDirectory() as d:
         write_tree(d, clean)
-        found = check(d)
+        found = check(d, {})
         if found:
             failures += 1
             print("self-test: a clean tree was reported:\n  " + "\n  ".join(found))
         write_tree(d, planted)
-        found = check(d)
+        found = check(d, upward)
         for e in expect:
             if not any(p.startswith(e) for p in found):
                 failures += 1

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The measurements behind the collective tuning table (src/mpi/coll_tuning.c): each
+# The measurements behind the collective tuning table (src/mpi/coll/coll_tuning.c): each
 # collective of bench/mpi/collbench.c on each rank count, once through shared memory
 # (TW_COLL_SHM=shm) and once by the message algorithms auto picks (TW_COLL_SHM=p2p,
 # the barrier between calls still shared), interleaved, ROUNDS rounds; prints per

@@ -1,4 +1,4 @@
-/* Fuzz target of the shared-memory collective block (src/mpi/coll_shm_block.h, the
+/* Fuzz target of the shared-memory collective block (src/mpi/coll/coll_shm_block.h, the
  * steps coll_shm.c runs for MPI_Barrier, MPI_Bcast, MPI_Reduce and MPI_Allreduce of
  * up to 56 bytes): what each rank reads from the lines its peers write, and when.
  *
@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mpi/coll_shm_block.h"
+#include "mpi/coll/coll_shm_block.h"
 
 enum { RANKS_MAX = 5, CALLS_MAX = 16, WORDS = TW_COLL_LINE_DATA / 8 };
 enum { IDLE, RUNNING, DONE };

@@ -1,5 +1,5 @@
 /* Fuzz target of what the MPI layer takes from a peer's VELO message and from a
- * rendezvous notification (src/mpi/wire_check.h, the checks p2p.c, proto_eager.c,
+ * rendezvous notification (src/mpi/pt2pt/wire_check.h, the checks engine.c, proto_eager.c,
  * proto_rndv_get.c and proto_rndv_split.c run): the envelope of an eager message or
  * request-to-send, and the request a clear-to-send, a READY or a notification names.
  *
@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mpi/wire_check.h"
+#include "mpi/pt2pt/wire_check.h"
 
 /* The request pool the checks look into: only the slot an input sets up is non-zero. */
 static req_t pool[TW_MAX_REQUESTS + 1];

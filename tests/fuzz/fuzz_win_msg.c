@@ -1,5 +1,5 @@
 /* Fuzz target of the windows' PSCW messages as a rank takes them from its peers
- * (tw_win_msg_take, src/mpi/win_msg.h, which the handler in win_sync.c runs).
+ * (tw_win_msg_take, src/mpi/rma/win_msg.h, which the handler in win_sync.c runs).
  *
  * Byte 0 sets up three windows (their sizes, 1 to 8 ranks, and where in the table they
  * are); the rest is a session of messages: the sender's world rank (1 byte, signed),
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mpi/win_msg.h"
+#include "mpi/rma/win_msg.h"
 
 enum { WINDOWS = 3, RANKS_MAX = 8 };
 

@@ -1,5 +1,5 @@
 /* Fuzz target of the put messages a window's target applies (tw_win_put_header and
- * tw_win_put_map, src/mpi/win_put_msg.h, which tw_win_put_take runs on a peer's bytes
+ * tw_win_put_map, src/mpi/rma/win_put_msg.h, which tw_win_put_take runs on a peer's bytes
  * before it writes them into the window).
  *
  * Bytes 0-1 give the window's size (1 to 65536 bytes); the rest is the message. When
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mpi/win_put_msg.h"
+#include "mpi/rma/win_put_msg.h"
 
 enum { GUARD = 4096 };
 

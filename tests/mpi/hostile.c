@@ -14,8 +14,8 @@
 
 #include <tollway/tollway.h>
 
-#include "mpi/comm.h"
-#include "mpi/wire.h"
+#include "mpi/comm/comm.h"
+#include "mpi/pt2pt/wire.h"
 #include "mpi_check.h"
 
 enum { BIG = 1 << 20 };

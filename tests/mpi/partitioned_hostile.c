@@ -14,9 +14,9 @@
 
 #include <tollway/tollway.h>
 
-#include "mpi/comm.h"
+#include "mpi/comm/comm.h"
 #include "mpi/pt2pt/partitioned_wire.h"
-#include "mpi/wire.h"
+#include "mpi/pt2pt/wire.h"
 #include "mpi_check.h"
 
 enum { PARTS = 4, PART = 1024, BYTES = PARTS * PART, TAG = 3, MISMATCH_TAG = 5 };

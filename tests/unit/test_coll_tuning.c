@@ -1,4 +1,4 @@
-/* The tuning table (src/mpi/coll_tuning.c) on its own: the one-range answer kept for
+/* The tuning table (src/mpi/coll/coll_tuning.c) on its own: the one-range answer kept for
  * 2 ranks is the answer worked out in full (settings, the copy limit, the rows), for
  * every collective around every edge of every row, with a collective's setting
  * forced either way, and (ctest) with TW_COLL_SHM at each of its values. */
@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "mpi/coll_tuning.h"
+#include "mpi/coll/coll_tuning.h"
 
 /* libmpi's tools interface, here a table of choices (-1: the environment's) */
 unsigned tw_mpi_t_choice_writes;

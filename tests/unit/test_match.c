@@ -1,4 +1,4 @@
-/* MPI matching (src/mpi/match.c) on its own, without an endpoint: envelopes are fed
+/* MPI matching (src/mpi/pt2pt/match.c) on its own, without an endpoint: envelopes are fed
  * in, receives posted, and what matches what, in which order, is checked — wildcards,
  * non-overtaking, probes, matched probes, cancel, and the bound on what is kept. */
 #include <setjmp.h>
@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "mpi/match.h"
+#include "mpi/pt2pt/match.h"
 
 enum { CTX = 4, OTHER_CTX = 6 };
 

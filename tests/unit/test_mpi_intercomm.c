@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "mpi/comm.h"
+#include "mpi/comm/comm.h"
 
 static const int local[] = {0, 2, 4}; /* the local group: world ranks 0, 2, 4 */
 

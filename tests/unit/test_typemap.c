@@ -1,4 +1,4 @@
-/* The flattened datatype engine (src/mpi/typemap.c) on its own: maps merge into
+/* The flattened datatype engine (src/mpi/datatype/typemap.c) on its own: maps merge into
  * the fewest blocks, any byte range of a packed stream packs and unpacks exactly as
  * the same bytes of the whole stream do, elements of partial streams are counted,
  * and overflowing sizes are refused. */
@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "mpi/datatype.h"
-#include "mpi/typemap.h"
+#include "mpi/datatype/datatype.h"
+#include "mpi/datatype/typemap.h"
 
 static void test_vector_of_doubles_is_one_block(void **state) {
     (void)state;

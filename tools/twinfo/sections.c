@@ -191,7 +191,7 @@ void section_mpi(report_t *r) {
     report_text(r, "standard", "Standard",
                 TW_STRINGIFY(MPI_VERSION) "." TW_STRINGIFY(MPI_SUBVERSION));
     report_text(r, "library", "Library version", TW_MPI_LIBRARY_VERSION);
-    /* MPI_Init_thread provides every level asked for (src/mpi/env.c) */
+    /* MPI_Init_thread provides every level asked for (src/mpi/session/init.c) */
     report_list(r, "thread_levels", "Thread levels", levels, MPI_THREAD_MULTIPLE + 1);
     report_text(r, "thread_max", "Highest thread level", levels[MPI_THREAD_MULTIPLE]);
     report_bool(r, "io", "MPI-IO (chapter 13)", 0);
@@ -395,7 +395,7 @@ void section_device(report_t *r) {
 
 /* ---- settings ---- */
 
-/* The job's credentials are not shown, as MPI_T does not hand them out (src/mpi/tools.c). */
+/* The job's credentials are not shown, as MPI_T does not hand them out (src/mpi/tools/tools.c). */
 static int is_secret(tw_setting_id_t id) {
     return id == TW_SETTING_JOB_KEY || id == TW_SETTING_JOB_SECRET;
 }

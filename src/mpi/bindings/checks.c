@@ -2,9 +2,9 @@
 #include <stdio.h>
 
 #include "mpi/bindings/checks.h"
-#include "mpi/comm.h"
-#include "mpi/error.h"
-#include "mpi/state.h"
+#include "mpi/comm/comm.h"
+#include "mpi/env/error.h"
+#include "mpi/env/state.h"
 
 int tw_mpi_negative_count(MPI_Comm comm, const char *call, const char *param, long long count) {
     if (!tw_mpi.initialized || tw_mpi.finalized) return MPI_SUCCESS;

@@ -272,7 +272,7 @@ def emit_rename(procs):
 def emit_wrappers(procs):
     out = [f"/* {GENERATED}",
            " * PMPI_ wrappers around the library's calls, MPI_ weak aliases of them. */",
-           "#include <mpi.h>", "", '#include "mpi/bindings/checks.h"', '#include "mpi/thread.h"', ""]
+           "#include <mpi.h>", "", '#include "mpi/bindings/checks.h"', '#include "mpi/env/thread.h"', ""]
     for p in procs:
         ret, name, params, fixed, args = p.ret, p.name, p.param_text(), p.fixed_text(), p.args()
         call = f"{impl(name)}({args})"

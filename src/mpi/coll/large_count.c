@@ -1,12 +1,12 @@
 /* The large-count collective calls (MPI-4.1 chapter 6, the _c forms): the paths of
  * the int forms (coll_calls.c), whose counts are MPI_Count throughout; the arrays of
  * the v and w forms are read where they are, through coll/vec.h (no copy). */
-#include "mpi/coll_calls.h"
-#include "mpi/neighbor.h"
-#include "mpi/comm.h"
-#include "mpi/error.h"
-#include "mpi/op.h"
-#include "mpi/state.h"
+#include "mpi/coll/coll_calls.h"
+#include "mpi/coll/neighbor.h"
+#include "mpi/comm/comm.h"
+#include "mpi/env/error.h"
+#include "mpi/coll/op.h"
+#include "mpi/env/state.h"
 
 #define C(a) tw_mpi_vec_count(a)
 #define A(a) tw_mpi_vec_aint(a)

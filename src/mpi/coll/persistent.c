@@ -21,14 +21,14 @@
  * The info argument is checked (an info object or MPI_INFO_NULL); none of its keys
  * changes anything yet. */
 #include "mpi/coll/persistent.h"
-#include "mpi/coll_calls.h"
-#include "mpi/neighbor.h"
+#include "mpi/coll/coll_calls.h"
+#include "mpi/coll/neighbor.h"
 
-#include "mpi/comm.h"
-#include "mpi/error.h"
-#include "mpi/info.h"
-#include "mpi/p2p.h"
-#include "mpi/state.h"
+#include "mpi/comm/comm.h"
+#include "mpi/env/error.h"
+#include "mpi/env/info.h"
+#include "mpi/pt2pt/engine.h"
+#include "mpi/env/state.h"
 
 int tw_coll_persistent_make(tw_sched_t *s, MPI_Request *req) {
     int rc = tw_sched_seal(s);

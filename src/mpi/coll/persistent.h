@@ -6,7 +6,7 @@
 
 #include <mpi.h>
 
-#include "mpi/schedule.h"
+#include "mpi/coll/schedule.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -17,7 +17,7 @@ enum { TW_COLL_PERSISTENT = 2 };
 /* Seals schedule s (written with keep set) and gives it to a new inactive
  * persistent request; frees s on failure. 0 or the error class. */
 int tw_coll_persistent_make(tw_sched_t *s, MPI_Request *req);
-/* MPI_Start of request slot handle r, whose schedule is s (p2p.c's tw_mpi_start). */
+/* MPI_Start of request slot handle r, whose schedule is s (engine.c's tw_mpi_start). */
 int tw_coll_persistent_start(tw_sched_t *s, MPI_Request r);
 
 #pragma GCC visibility pop

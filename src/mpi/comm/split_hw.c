@@ -19,12 +19,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "mpi/comm.h"
+#include "mpi/comm/comm.h"
 #include "mpi/comm/split_hw.h"
 #include "mpi/env/hw_topology.h"
-#include "mpi/error.h"
-#include "mpi/info.h"
-#include "mpi/state.h"
+#include "mpi/env/error.h"
+#include "mpi/env/info.h"
+#include "mpi/env/state.h"
 
 /* colors: node * OBJECTS + object, unique while both fit */
 enum { OBJECTS = 4096, SHARED_LEVEL = -2 };

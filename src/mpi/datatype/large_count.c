@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/datatype.h"
-#include "mpi/external32.h"
-#include "mpi/grequest.h"
-#include "mpi/error.h"
-#include "mpi/state.h"
+#include "mpi/datatype/datatype.h"
+#include "mpi/datatype/external32.h"
+#include "mpi/pt2pt/grequest.h"
+#include "mpi/env/error.h"
+#include "mpi/env/state.h"
 
 /* The checks every constructor makes first. */
 static int check_new(const char *call, MPI_Count count, const MPI_Datatype *newtype) {

@@ -2,8 +2,8 @@
  * MPI_MAXLOC for a value type and an index type, or MPI_DATATYPE_NULL when the
  * standard names none for the two (as MPICH). The pairs are predefined: the program
  * never frees them. */
-#include "mpi/error.h"
-#include "mpi/state.h"
+#include "mpi/env/error.h"
+#include "mpi/env/state.h"
 
 static const struct {
     MPI_Datatype value, index, pair;

@@ -10,9 +10,9 @@
 #include <strings.h>
 
 #include "mpi/env/hw_topology.h"
-#include "mpi/error.h"
-#include "mpi/info.h"
-#include "mpi/state.h"
+#include "mpi/env/error.h"
+#include "mpi/env/info.h"
+#include "mpi/env/state.h"
 
 const char *const tw_hw_type_names[TW_HW_TYPES] = {"Machine", "Package", "NUMANode", "L3Cache",
                                                    "L2Cache", "L1Cache", "Core",     "PU"};

@@ -8,12 +8,12 @@
  * pair, so the reply may land in the buffer at once. */
 #include <stdlib.h>
 
-#include "mpi/comm.h"
-#include "mpi/error.h"
-#include "mpi/p2p.h"
-#include "mpi/p2p_progress.h"
-#include "mpi/pt2pt.h"
-#include "mpi/state.h"
+#include "mpi/comm/comm.h"
+#include "mpi/env/error.h"
+#include "mpi/pt2pt/engine.h"
+#include "mpi/pt2pt/engine_progress.h"
+#include "mpi/pt2pt/pt2pt.h"
+#include "mpi/env/state.h"
 
 typedef struct pair {
     MPI_Request whole, half[2]; /* half[0] the receive, half[1] the send */

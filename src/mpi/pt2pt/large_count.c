@@ -2,9 +2,9 @@
  * paths as the int forms (pt2pt.c), whose counts are MPI_Count all the way to the
  * engine, which moves size_t bytes. A negative count is MPI_ERR_COUNT, from the
  * generated wrapper or the common checks. */
-#include "mpi/bsend.h"
-#include "mpi/p2p.h"
-#include "mpi/pt2pt.h"
+#include "mpi/pt2pt/bsend.h"
+#include "mpi/pt2pt/engine.h"
+#include "mpi/pt2pt/pt2pt.h"
 
 int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
                MPI_Comm comm) {

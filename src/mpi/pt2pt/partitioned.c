@@ -28,19 +28,19 @@
 
 #include <mpi.h>
 
-#include "mpi/comm.h"
-#include "mpi/datatype.h"
-#include "mpi/error.h"
-#include "mpi/failure.h"
-#include "mpi/info.h"
-#include "mpi/p2p.h"
-#include "mpi/p2p_progress.h"
+#include "mpi/comm/comm.h"
+#include "mpi/datatype/datatype.h"
+#include "mpi/env/error.h"
+#include "mpi/pt2pt/failure.h"
+#include "mpi/env/info.h"
+#include "mpi/pt2pt/engine.h"
+#include "mpi/pt2pt/engine_progress.h"
 #include "mpi/pt2pt/partitioned.h"
 #include "mpi/pt2pt/partitioned_wire.h"
-#include "mpi/request.h"
-#include "mpi/state.h"
-#include "mpi/thread.h"
-#include "mpi/wire.h"
+#include "mpi/pt2pt/request.h"
+#include "mpi/env/state.h"
+#include "mpi/env/thread.h"
+#include "mpi/pt2pt/wire.h"
 
 typedef struct tw_part {
     int slot;

@@ -1,8 +1,8 @@
 /* MPI-4.1's accessors of a status's public fields (MPI_SOURCE, MPI_TAG, MPI_ERROR):
  * for the languages that cannot reach the fields of the C struct, and for tools that
  * fill the status of a generalized request. They touch nothing else of the status. */
-#include "mpi/error.h"
-#include "mpi/state.h"
+#include "mpi/env/error.h"
+#include "mpi/env/state.h"
 
 static int get_field(const char *call, const MPI_Status *status, const int *field, int *out) {
     if (!status) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "status is NULL (or an IGNORE)");

@@ -5,10 +5,10 @@
  * disp_unit beyond INT_MAX is MPI_ERR_DISP. */
 #include <limits.h>
 
-#include "mpi/comm.h"
-#include "mpi/error.h"
-#include "mpi/win.h"
-#include "mpi/state.h"
+#include "mpi/comm/comm.h"
+#include "mpi/env/error.h"
+#include "mpi/rma/win.h"
+#include "mpi/env/state.h"
 
 int MPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
               int target_rank, MPI_Aint target_disp, MPI_Count target_count,

@@ -14,14 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/comm.h"
-#include "mpi/errhandler.h"
-#include "mpi/error.h"
-#include "mpi/group.h"
-#include "mpi/info.h"
+#include "mpi/comm/comm.h"
+#include "mpi/env/errhandler.h"
+#include "mpi/env/error.h"
+#include "mpi/comm/group.h"
+#include "mpi/env/info.h"
 #include "mpi/session/session.h"
 #include "mpi/session/wire.h"
-#include "mpi/state.h"
+#include "mpi/env/state.h"
 
 /* Whether the members all called with the same stringtag and group: a check to the
  * first member and its verdict back. MPI_SUCCESS, or MPI_ERR_ARG naming what differs

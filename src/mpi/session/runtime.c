@@ -12,18 +12,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "mpi/bsend.h"
-#include "mpi/comm.h"
-#include "mpi/error.h"
-#include "mpi/failure.h"
-#include "mpi/fatal_signal.h"
-#include "mpi/p2p.h"
-#include "mpi/schedule.h"
+#include "mpi/pt2pt/bsend.h"
+#include "mpi/comm/comm.h"
+#include "mpi/env/error.h"
+#include "mpi/pt2pt/failure.h"
+#include "mpi/env/fatal_signal.h"
+#include "mpi/pt2pt/engine.h"
+#include "mpi/coll/schedule.h"
 #include "mpi/session/runtime.h"
-#include "mpi/state.h"
-#include "mpi/thread.h"
+#include "mpi/env/state.h"
+#include "mpi/env/thread.h"
 #include "mpi/pt2pt/partitioned.h"
-#include "mpi/win.h"
+#include "mpi/rma/win.h"
 
 static void release_job(void) {
     tw_ep_release_job();

@@ -9,16 +9,16 @@
 #include <string.h>
 #include <strings.h>
 
-#include "mpi/bsend.h"
-#include "mpi/comm.h"
-#include "mpi/errhandler.h"
-#include "mpi/error.h"
-#include "mpi/group.h"
-#include "mpi/info.h"
+#include "mpi/pt2pt/bsend.h"
+#include "mpi/comm/comm.h"
+#include "mpi/env/errhandler.h"
+#include "mpi/env/error.h"
+#include "mpi/comm/group.h"
+#include "mpi/env/info.h"
 #include "mpi/session/runtime.h"
 #include "mpi/session/session.h"
-#include "mpi/state.h"
-#include "mpi/thread.h"
+#include "mpi/env/state.h"
+#include "mpi/env/thread.h"
 
 enum { SESSIONS_MAX = 1024, SESSION_KIND = 0x74 };
 

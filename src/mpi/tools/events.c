@@ -1,7 +1,7 @@
 /* MPI_T events and their source (MPI-4.1 15.3.8, 15.3.9).
  *
  * Four event types, each raised where it happens: a message kept as unexpected
- * (p2p.c), a send that goes by rendezvous (proto_rndv_get.c), a peer declared lost
+ * (engine.c), a send that goes by rendezvous (proto_rndv_get.c), a peer declared lost
  * (failure.c), and the udp link's data packets sent again (its retransmits counter,
  * polled by a progress hook while a tool listens: the link layer knows nothing of
  * MPI). One source: this process's monotonic clock in nanoseconds, ordered.
@@ -34,11 +34,11 @@
 #include <mpi.h>
 #include <tollway/endpoint.h>
 
-#include "mpi/comm.h"
-#include "mpi/p2p_progress.h"
-#include "mpi/request.h"
-#include "mpi/state.h"
-#include "mpi/tools.h"
+#include "mpi/comm/comm.h"
+#include "mpi/pt2pt/engine_progress.h"
+#include "mpi/pt2pt/request.h"
+#include "mpi/env/state.h"
+#include "mpi/tools/tools.h"
 #include "mpi/tools/events.h"
 
 unsigned tw_mpi_t_events_on;

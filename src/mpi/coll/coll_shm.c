@@ -1,0 +1,841 @@
+/* Collectives through shared memory, for communicators whose ranks share a node.
+ *
+ * Blocking calls only (MPI never matches a blocking collective with a non-blocking
+ * one), when the tuning table (coll_tuning.c) sends them here, go through a block of
+ * the shared heap instead of messages:
+ *   - two cache lines per rank, used by turns (the protocol is in
+ *     coll_shm_block.h): barrier, bcast on two ranks, reduce and allreduce of up to
+ *     56 bytes, and the others whose line would hold up to 56 bytes (a gather's
+ *     block, all blocks of a scatter's root or of an alltoall; a scan of up to 56
+ *     bytes on two ranks). One cache line moves from each giver to each taker; on two
+ *     ranks an allreduce or a barrier is one line each way, both at once;
+ *   - the segment (below): everything larger, in steps, pipelined over two halves.
+ *
+ * The block is set up by the communicator's first such call, which is collective:
+ * rank 0 allocates and clears it and broadcasts its address by messages, every rank
+ * maps it, and an allreduce of the outcome makes all agree. A communicator that
+ * cannot have one (a rank on another node, no heap) keeps to messages. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/coll/coll.h"
+#include "mpi/coll/coll_shm_block.h"
+#include "mpi/comm/comm.h"
+#include "mpi/pt2pt/failure.h"
+#include "mpi/coll/op.h"
+#include "mpi/pt2pt/engine_progress.h"
+#include "mpi/coll/schedule.h"
+#include "mpi/env/state.h"
+#include "mpi/env/thread.h"
+#include "mpi/tools/tools.h"
+
+#include <tollway/settings.h>
+
+/* A rank's slot in each half of the segment: large steps take fewer waits (when
+ * ranks outnumber cores each wait may cost a time slice per rank: an alltoall of
+ * 64 KiB blocks on 4 ranks took 1.36x Open MPI's time with slots of 64 KiB, 0.45x
+ * with 256 KiB), but a segment stays within 4 MiB or so of /dev/shm (slots of at
+ * least 16 KiB); and the most a broadcast moves per step. */
+enum { SLOT_MOST = 256 << 10, SLOT_LEAST = 16 << 10, SEGMENT_DATA = 4 << 20 };
+enum { TW_COLL_BCAST_STEP = 32 << 10 };
+/* Reductions of up to this many bytes a step are combined whole by each rank that
+ * wants the result rather than cut in parts. */
+enum { TW_COLL_REDUCE_WHOLE = 2 << 10 };
+
+static size_t slot_bytes(int size) {
+    size_t b = (size_t)SEGMENT_DATA / 2 / (size_t)size / 4096 * 4096;
+    return b > SLOT_MOST ? SLOT_MOST : b < SLOT_LEAST ? SLOT_LEAST : b;
+}
+/* A communicator's slot size, kept at set-up: a division by the rank count is no
+ * cost to pay on every call (tens of cycles where a 2-rank allreduce takes 100 ns) */
+#define SLOT(c) ((c)->shm->slot)
+
+_Static_assert((int)TW_COLL_LINE_DATA == (int)TW_COLL_SHM_MAX,
+               "a call's data fills one line at most");
+
+/* A rank's flags in the segment, on a cache line of their own: the last step whose
+ * input it published (in), whose reduced part it published (part), and which it
+ * has finished reading (done); and, while its waits may sleep, the flag and rank it
+ * waits for (wants, as wanted() makes it; 0: none), so that a publish wakes only the
+ * ranks waiting for it. */
+typedef struct tw_coll_flags {
+    _Atomic uint64_t in, part, done, wants;
+    unsigned char pad[TW_COLL_LINE - 4 * sizeof(uint64_t)];
+} tw_coll_flags_t;
+_Static_assert(sizeof(tw_coll_flags_t) == TW_COLL_LINE, "a rank's flags are one cache line");
+
+enum { FLAG_IN, FLAG_PART, FLAG_DONE };
+
+/* The block's state, on a line of its own after the flags: the member that gave a
+ * call up (tw_coll_shm_give_up; its rank + 1, 0: none). Every wait on the block from
+ * then on ends in an error (a member still in the call before too): the members'
+ * counts of calls no longer agree. */
+typedef struct tw_coll_state {
+    _Atomic uint64_t gave_up;
+    unsigned char pad[TW_COLL_LINE - sizeof(uint64_t)];
+} tw_coll_state_t;
+_Static_assert(sizeof(tw_coll_state_t) == TW_COLL_LINE, "the state is one cache line");
+
+struct tw_coll_shm {
+    tw_coll_line_t *lines;  /* 2 per rank */
+    tw_coll_flags_t *flags; /* 1 per rank */
+    tw_coll_state_t *state;
+    unsigned char *data;    /* 2 halves of size slots (SLOT bytes each) */
+    size_t slot;            /* slot_bytes(size) */
+    uint64_t seq;           /* line operations so far */
+    uint64_t step;          /* segment steps so far */
+    int rings;              /* peers' waits may sleep: a publish wakes them */
+    unsigned char *scratch; /* a slot's bytes: a non-commutative reduction's part */
+    void *block;            /* rank 0: the heap block, freed with the communicator */
+};
+
+/* The error of a call on c's block sh once a member gave a call up (the member's code,
+ * tw_mpi_gave_up_code), or MPI_SUCCESS. */
+static int given_up(const tw_mpi_comm_t *c, const tw_coll_shm_t *sh) {
+    uint64_t word = atomic_load_explicit(&sh->state->gave_up, memory_order_relaxed);
+    if (!word) return MPI_SUCCESS;
+    int who = tw_coll_shm_gave_up_rank(word, c->size);
+    return who < 0 ? MPI_ERR_OTHER : tw_mpi_gave_up_code(tw_mpi_world_rank(c, who));
+}
+
+/* Whether a wait on c's block must end: the code of a lost member, or of one that gave
+ * a call up; MPI_SUCCESS: wait on. */
+static int stop_waiting(tw_mpi_comm_t *c) {
+    int lost = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
+    if (lost >= 0) return tw_mpi_lost_code(lost);
+    return given_up(c, c->shm);
+}
+
+/* A call on the block as its wait sees it: ring, while this rank's line is still to
+ * be published and peers may sleep (TW_WAIT=sleep), whose waits learn of it only
+ * through their doorbells. */
+typedef struct shm_wait {
+    tw_mpi_comm_t *c;
+    tw_coll_shm_run_t *x;
+    const void *give;
+    void *take;
+    int done, ring;
+} shm_wait_t;
+
+/* Advances the call (never again once done: a taker would read a line reused by
+ * then) and wakes the other members once this rank's line is out. 1 when something
+ * moved. */
+static int shm_step(void *arg) {
+    shm_wait_t *w = arg;
+    if (w->done) return 1;
+    tw_coll_shm_run_t *x = w->x;
+    int step = x->step, next = x->next;
+    w->done = tw_coll_shm_advance(x, w->give, w->take);
+    if (w->ring && atomic_load_explicit(&tw_coll_shm_line(x, x->rank, x->k)->seq,
+                                        memory_order_relaxed) == x->k) {
+        w->ring = 0;
+        for (int r = 0; r < x->size; r++)
+            if (r != x->rank) tw_ep_wake(tw_mpi.ep, tw_mpi_world_rank(w->c, r));
+    }
+    return w->done || x->step != step || x->next != next;
+}
+
+/* Runs the next call on c's block to its end; others may wait for this rank's
+ * messages meanwhile. MPI_SUCCESS, or the code of a lost member of c (another rank
+ * found it lost): the lines it would write may never show. */
+static int run(tw_mpi_comm_t *c, tw_coll_shm_run_t *x, int kind, int root, size_t bytes,
+               const void *give, void *take) {
+    *x = (tw_coll_shm_run_t){.lines = c->shm->lines, .size = c->size, .rank = c->rank};
+    tw_coll_shm_start(x, ++c->shm->seq, kind, root, bytes);
+    unsigned spins = 0;
+    if (!c->shm->rings) { /* a core per rank: nobody sleeps, nobody to wake */
+        while (!tw_coll_shm_advance(x, give, take)) {
+            tw_mpi_progress();
+            int rc = stop_waiting(c);
+            if (rc) return rc;
+            tw_mpi_relax(&spins);
+        }
+        return MPI_SUCCESS;
+    }
+    shm_wait_t w = {c, x, give, take, 0, 1};
+    while ((void)shm_step(&w), !w.done) {
+        tw_mpi_progress();
+        int rc = stop_waiting(c);
+        if (rc) return rc;
+        tw_mpi_relax_until(&spins, shm_step, &w);
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- set-up ---- */
+
+/* Whether every rank of c is on this process's node: the same answer at every rank. */
+static int all_on_node(const tw_mpi_comm_t *c) {
+    int mine = tw_mpi_node(tw_mpi_world_rank(c, c->rank));
+    for (int r = 0; r < c->size; r++)
+        if (tw_mpi_node(tw_mpi_world_rank(c, r)) != mine) return 0;
+    return 1;
+}
+
+/* The collective set-up; leaves c->shm NULL when the communicator keeps to messages.
+ * MPI_SUCCESS, or the error of a failed exchange. */
+static int set_up(tw_mpi_comm_t *c) {
+    c->shm_tried = 1;
+    if (c->inter || c->size < 2 || !all_on_node(c)) return MPI_SUCCESS; /* same everywhere */
+    size_t lines = (size_t)c->size * 2 * sizeof(tw_coll_line_t);
+    size_t flags = (size_t)c->size * sizeof(tw_coll_flags_t) + sizeof(tw_coll_state_t);
+    size_t slot = slot_bytes(c->size), bytes = lines + flags + (size_t)c->size * 2 * slot;
+    tw_coll_shm_t *sh = calloc(1, sizeof *sh);
+    if (sh) sh->slot = slot;
+    if (sh && !(sh->scratch = malloc(slot))) {
+        free(sh);
+        sh = NULL;
+    }
+    uint64_t where[2] = {0, 0}; /* NLA and key of the block; 0: none */
+    tw_region_t region;
+    if (c->rank == 0 && sh && (sh->block = tw_heap_alloc(tw_mpi.ep, bytes, &region))) {
+        memset(sh->block, 0, lines + flags); /* the data: written before read */
+        where[0] = region.nla;
+        where[1] = region.key;
+        sh->lines = sh->block;
+    }
+    tw_sched_t s;
+    tw_sched_init(&s, c, tw_mpi_coll_tag(c));
+    tw_coll_bcast(&s, where, sizeof where, 1, 0);
+    int rc = tw_sched_run(&s);
+    if (!rc && c->rank && sh && where[0])
+        sh->lines =
+            tw_heap_local_addr(tw_mpi.ep, tw_mpi_world_rank(c, 0), where[0], where[1], bytes);
+    if (sh && sh->lines) {
+        sh->flags = (tw_coll_flags_t *)((unsigned char *)sh->lines + lines);
+        sh->state = (tw_coll_state_t *)(sh->flags + c->size);
+        sh->data = (unsigned char *)sh->flags + flags;
+    }
+    /* all[0]: every rank has the block; all[1]: no rank sleeps. TW_WAIT and the CPUs a
+     * rank may use are each process's own: one that sleeps makes every writer ring. */
+    int mine[2] = {!rc && sh && sh->lines, !tw_ep_sleeps(tw_mpi.ep)}, all[2] = {0, 0};
+    tw_coll_red_t red = {MPI_MIN, MPI_INT, sizeof(int), 1};
+    tw_sched_init(&s, c, tw_mpi_coll_tag(c));
+    tw_coll_allreduce(&s, mine, all, 2, &red);
+    int rc2 = tw_sched_run(&s);
+    if (!rc) rc = rc2;
+    if (!rc && all[0]) {
+        sh->rings = !all[1];
+        c->shm = sh;
+        return MPI_SUCCESS;
+    }
+    if (sh && sh->block) tw_heap_free(tw_mpi.ep, sh->block);
+    if (sh) free(sh->scratch);
+    free(sh);
+    return rc;
+}
+
+/* A member may return from the block's last call before the others have read its
+ * lines. With one thread per process, the member that owns the block can free it and
+ * give its memory to another communicator only after some later exchange with them,
+ * which they join once that call has returned; another thread's exchange is no such
+ * sign, so every member first passes a barrier that keeps off the block. */
+void tw_coll_shm_quiesce(tw_mpi_comm_t *c) {
+    if (!c->shm && !c->shm_given_up) return;
+    tw_sched_t s;
+    tw_sched_init(&s, c, tw_mpi_coll_tag(c));
+    tw_coll_barrier(&s);
+    (void)tw_sched_run(&s); /* a lost member: nobody is left to read the block */
+}
+
+void tw_coll_shm_free(tw_mpi_comm_t *c) {
+    tw_coll_shm_t *sh = c->shm ? c->shm : c->shm_given_up;
+    if (!sh) return;
+    if (sh->block && tw_mpi.ep) tw_heap_free(tw_mpi.ep, sh->block); /* else closed */
+    free(sh->scratch);
+    free(sh);
+    c->shm = c->shm_given_up = NULL;
+}
+
+/* usable() but for a block set up already: set it up, or say why not. */
+static __attribute__((noinline)) tw_coll_shm_t *set_up_first(tw_mpi_comm_t *c, int *rc) {
+    if (c->shm_given_up) {
+        *rc = given_up(c, c->shm_given_up);
+        return NULL;
+    }
+    if (c->shm_tried || c->inter || c->size < 2) return NULL;
+    *rc = set_up(c);
+    return c->shm;
+}
+
+/* The communicator's block, set up on first use; NULL: messages, or (*rc the code
+ * of given_up) none since this rank gave a call up on it. A member that did not give
+ * up needs no look here: its next wait for the one that did ends in the error. */
+static inline tw_coll_shm_t *usable(tw_mpi_comm_t *c, int *rc) {
+    *rc = MPI_SUCCESS;
+    return c->shm ? c->shm : set_up_first(c, rc);
+}
+
+void tw_coll_shm_give_up(tw_mpi_comm_t *c) {
+    int rc;
+    if (!usable(c, &rc)) return; /* messages, or given up already */
+    tw_coll_shm_t *sh = c->shm;
+    uint64_t none = 0;
+    atomic_compare_exchange_strong(&sh->state->gave_up, &none, (uint64_t)c->rank + 1);
+    for (int r = 0; r < c->size; r++) /* a waiter may sleep on its doorbell */
+        if (r != c->rank) tw_ep_wake(tw_mpi.ep, tw_mpi_world_rank(c, r));
+    /* this rank's count of calls lags the others' now: its own calls must fail, so
+     * they find the block only through shm_given_up */
+    c->shm_given_up = sh;
+    c->shm = NULL;
+}
+
+/* ---- the segment: larger calls, a step at a time ----
+ *
+ * Beside its lines each rank owns a slot of SLOT bytes in each of the two
+ * halves of the segment, and three flags. Step k of the communicator (counted over
+ * all its calls on the segment, the same at every rank) uses half k mod 2, so a
+ * rank may write step k + 1 while others still read step k:
+ *   - a rank publishes in = k once its data for step k is in its slot (a root: in
+ *     the slots it fills), part = k once its share of a reduction is, and done = k
+ *     once it has finished step k;
+ *   - before writing half k mod 2 for step k a rank waits until every rank has
+ *     done = k - 2 (any of them may have read the half then, whatever it held).
+ * A reduction splits each step's items in p parts; rank r combines part r of every
+ * slot (all ranks at once, each a different part) and leaves it in its own slot,
+ * from where the ranks that want the result copy the parts. */
+
+static _Atomic uint64_t *flag(const tw_coll_shm_t *sh, int rank, int which) {
+    tw_coll_flags_t *f = &sh->flags[rank];
+    return which == FLAG_IN ? &f->in : which == FLAG_PART ? &f->part : &f->done;
+}
+
+static uint64_t wanted(int which, int rank) {
+    return (uint64_t)(which + 1) << 32 | (uint32_t)rank;
+}
+
+/* Wakes, when waits may sleep (TW_WAIT=sleep), the members waiting for flag which
+ * (or also, if another is not -1, flag another) of this rank: they poll the flags,
+ * not their rings. Waking only those matters once ranks outnumber cores: a rank woken
+ * for nothing costs a time slice (a scatter's every done woke every other rank,
+ * waiting for the root). The fence pairs with the waiter's between its wants and
+ * its last look at the flag before it sleeps: either it sees the flag, or this sees
+ * its wants. */
+static void wake_waiters(tw_mpi_comm_t *c, int which, int another) {
+    if (!c->shm->rings) return;
+    atomic_thread_fence(memory_order_seq_cst);
+    uint64_t one = wanted(which, c->rank), other = another < 0 ? one : wanted(another, c->rank);
+    for (int r = 0; r < c->size; r++) {
+        uint64_t w = atomic_load_explicit(&c->shm->flags[r].wants, memory_order_relaxed);
+        if (r != c->rank && (w == one || w == other))
+            tw_ep_wake(tw_mpi.ep, tw_mpi_world_rank(c, r));
+    }
+}
+
+/* Publishes flag which of this rank as k. */
+static void publish(tw_mpi_comm_t *c, int which, uint64_t k) {
+    atomic_store_explicit(flag(c->shm, c->rank, which), k, memory_order_release);
+    wake_waiters(c, which, -1);
+}
+
+/* publish of in and done at once, for a rank that only gives in step k (reads
+ * nothing of it): one round of wake-ups, not two. */
+static void publish_given(tw_mpi_comm_t *c, uint64_t k) {
+    atomic_store_explicit(flag(c->shm, c->rank, FLAG_IN), k, memory_order_release);
+    atomic_store_explicit(flag(c->shm, c->rank, FLAG_DONE), k, memory_order_release);
+    wake_waiters(c, FLAG_IN, FLAG_DONE);
+}
+
+/* A wait for flag which of ranks [r, end) but skip to reach k. */
+typedef struct flag_wait {
+    const tw_coll_shm_t *sh;
+    int r, end, skip, which;
+    uint64_t k;
+} flag_wait_t;
+
+/* Moves w->r past the ranks whose flag has reached k; non-zero when it moved or all
+ * have (tw_mpi_relax_until then does not sleep). */
+static int flags_reached(void *arg) {
+    flag_wait_t *w = arg;
+    int moved = 0;
+    for (; w->r < w->end; w->r++) {
+        if (w->r == w->skip) continue;
+        if (atomic_load_explicit(flag(w->sh, w->r, w->which), memory_order_acquire) < w->k)
+            return moved;
+        moved = 1;
+    }
+    return 1;
+}
+
+/* The segment's one wait: until flag which of ranks [from, end) but this one is k or
+ * more. MPI_SUCCESS, or the code of a lost member. */
+static int wait_flags(tw_mpi_comm_t *c, int from, int end, int which, uint64_t k) {
+    flag_wait_t w = {c->shm, from, end, c->rank, which, k};
+    unsigned spins = 0;
+    _Atomic uint64_t *wants = &c->shm->flags[c->rank].wants;
+    uint64_t said = 0; /* what wants holds */
+    while ((void)flags_reached(&w), w.r < w.end) {
+        tw_mpi_progress();
+        int rc = stop_waiting(c);
+        if (rc) return rc;
+        /* the rank this wait may sleep for, said once per rank (a full fence):
+         * relax_until returns once w.r moves */
+        if (c->shm->rings && said != wanted(which, w.r))
+            atomic_store(wants, said = wanted(which, w.r));
+        tw_mpi_relax_until(&spins, flags_reached, &w);
+    }
+    if (said) atomic_store_explicit(wants, 0, memory_order_relaxed);
+    return MPI_SUCCESS;
+}
+
+/* Until flag which of rank who (-1: of every other rank) is k or more. */
+static int wait_flag(tw_mpi_comm_t *c, int who, int which, uint64_t k) {
+    return who < 0 ? wait_flags(c, 0, c->size, which, k) : wait_flags(c, who, who + 1, which, k);
+}
+
+/* The next step, once every rank is done with the step before last, which used the
+ * same half: whatever this rank writes there, any rank may have read before. */
+static int next_step(tw_mpi_comm_t *c, uint64_t *k) {
+    *k = ++c->shm->step;
+    return *k > 2 ? wait_flag(c, -1, FLAG_DONE, *k - 2) : MPI_SUCCESS;
+}
+
+static unsigned char *slot(const tw_mpi_comm_t *c, uint64_t k, int rank) {
+    return c->shm->data + ((size_t)(k & 1) * (size_t)c->size + (size_t)rank) * SLOT(c);
+}
+
+static size_t min_size(size_t a, size_t b) {
+    return a < b ? a : b;
+}
+
+/* The bytes a broadcast of bytes moves per step: small steps let readers copy one
+ * while the root writes the next; a large call takes eight or so, as each step
+ * waits for every rank (a whole half at most). On a crowded node two: there a step's
+ * wait costs every reader a time slice, and no reader copies beside the root anyway
+ * (1 MiB on 8 ranks, 2 cores: 0.45x Open MPI's time in two steps, 0.96x in eight;
+ * 16 ranks 0.19x against 0.51x; 256 KiB on 8 ranks 0.59x against 1.52x). */
+static size_t bcast_step(const tw_mpi_comm_t *c, size_t bytes) {
+    size_t part = bytes / (tw_mpi.crowded ? 2 : 8);
+    size_t step = part > TW_COLL_BCAST_STEP ? part : TW_COLL_BCAST_STEP;
+    return min_size((size_t)c->size * SLOT(c), step);
+}
+
+static int seg_bcast(tw_mpi_comm_t *c, unsigned char *buf, size_t bytes, int root) {
+    size_t most = bcast_step(c, bytes);
+    int rc = MPI_SUCCESS;
+    for (size_t first = 0; first < bytes && !rc; first += most) {
+        size_t n = min_size(most, bytes - first);
+        uint64_t k = c->shm->step + 1;
+        if (c->rank == root) {
+            if ((rc = next_step(c, &k))) break;
+            memcpy(slot(c, k, 0), buf + first, n);
+            publish_given(c, k);
+        } else {
+            c->shm->step = k;
+            if ((rc = wait_flag(c, root, FLAG_IN, k))) break;
+            memcpy(buf + first, slot(c, k, 0), n);
+            publish(c, FLAG_DONE, k);
+        }
+    }
+    return rc;
+}
+
+/* Items [lo, hi) of n are part r of p: whole cache lines where items fit in one,
+ * so no two ranks write one line, and a user op sees runs of whole lines. */
+static void part_of(size_t n, size_t item, int r, int p, size_t *lo, size_t *hi) {
+    size_t unit = item < TW_COLL_LINE ? TW_COLL_LINE / item : 1, units = (n + unit - 1) / unit;
+    *lo = min_size(n, units * (size_t)r / (size_t)p * unit);
+    *hi = min_size(n, units * (size_t)(r + 1) / (size_t)p * unit);
+}
+
+/* Combines part mine of step k over every slot into this rank's slot, in rank
+ * order: slot 0's op (slot 1's op (... slot p-1's)), MPI's order for an op that
+ * does not commute. */
+static int combine_part(tw_mpi_comm_t *c, uint64_t k, size_t off, size_t len, size_t items,
+                        const tw_coll_red_t *red) {
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS;
+    unsigned char *mine = slot(c, k, r) + off;
+    if (red->commute) {
+        for (int j = 0; j < p && !rc; j++)
+            if (j != r)
+                rc = tw_mpi_op_apply(red->op, slot(c, k, j) + off, mine, (MPI_Count)items,
+                                     red->type);
+        return rc;
+    }
+    unsigned char *acc = c->shm->scratch;
+    memcpy(acc, slot(c, k, p - 1) + off, len);
+    for (int j = p - 2; j >= 0 && !rc; j--)
+        rc = tw_mpi_op_apply(red->op, slot(c, k, j) + off, acc, (MPI_Count)items, red->type);
+    memcpy(mine, acc, len);
+    return rc;
+}
+
+/* Combines the n items of step k in the slots of ranks [0, upto) straight into out,
+ * in rank order (slot 0's op (slot 1's op (...))): a small reduction's whole result,
+ * or a scan's. */
+static int combine_whole(tw_mpi_comm_t *c, uint64_t k, unsigned char *out, size_t n,
+                         const tw_coll_red_t *red, int upto) {
+    int rc = MPI_SUCCESS;
+    memcpy(out, slot(c, k, upto - 1), n * red->item);
+    for (int j = upto - 2; j >= 0 && !rc; j--)
+        rc = tw_mpi_op_apply(red->op, slot(c, k, j), out, (MPI_Count)n, red->type);
+    return rc;
+}
+
+/* Reduce (root) or allreduce (root -1) of count items. */
+static int seg_reduce(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t count,
+                      const tw_coll_red_t *red, int root) {
+    /* rc: a lost member, which ends the call; err: an op's error, after which the
+     * steps go on, so no other rank waits for this one in vain */
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS, err = MPI_SUCCESS,
+        wants = root < 0 || r == root;
+    size_t item = red->item, most = SLOT(c) / item;
+    for (size_t first = 0; first < count && !rc; first += most) {
+        size_t n = min_size(most, count - first), lo, hi;
+        uint64_t k;
+        if ((rc = next_step(c, &k))) break;
+        memcpy(slot(c, k, r), in + first * item, n * item);
+        if (n * item <= TW_COLL_REDUCE_WHOLE && !wants) {
+            publish_given(c, k);
+            continue;
+        }
+        publish(c, FLAG_IN, k);
+        if (n * item <= TW_COLL_REDUCE_WHOLE) {
+            /* a rank that wants the result (the root, or every rank) combines all
+             * of it; the others only gave. One wait instead of two */
+            if (!(rc = wait_flag(c, -1, FLAG_IN, k)) && !err)
+                err = combine_whole(c, k, out + first * item, n, red, p);
+            publish(c, FLAG_DONE, k);
+            continue;
+        }
+        if ((rc = wait_flag(c, -1, FLAG_IN, k))) break;
+        part_of(n, item, r, p, &lo, &hi);
+        if (hi > lo && !err) err = combine_part(c, k, lo * item, (hi - lo) * item, hi - lo, red);
+        publish(c, FLAG_PART, k);
+        if (wants) {
+            if ((rc = wait_flag(c, -1, FLAG_PART, k))) break;
+            for (int j = 0; j < p; j++) {
+                part_of(n, item, j, p, &lo, &hi);
+                memcpy(out + (first + lo) * item, slot(c, k, j) + lo * item, (hi - lo) * item);
+            }
+        }
+        publish(c, FLAG_DONE, k);
+    }
+    return rc ? rc : err;
+}
+
+/* Scan (exclusive 0) or exscan (exclusive 1) of count items: every rank gives its
+ * input a slot at a time, and rank r combines those of ranks 0 to r (r - 1) straight
+ * into out, waiting for no rank after it. Rank 0's exscan result is left as it was. */
+static int seg_scan(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t count,
+                    const tw_coll_red_t *red, int exclusive) {
+    int r = c->rank, upto = r + 1 - exclusive, rc = MPI_SUCCESS, err = MPI_SUCCESS; /* as reduce */
+    size_t item = red->item, most = SLOT(c) / item;
+    for (size_t first = 0; first < count && !rc; first += most) {
+        size_t n = min_size(most, count - first);
+        uint64_t k;
+        if ((rc = next_step(c, &k))) break;
+        memcpy(slot(c, k, r), in + first * item, n * item);
+        if (!upto) { /* rank 0 of an exscan only gives */
+            publish_given(c, k);
+            continue;
+        }
+        publish(c, FLAG_IN, k);
+        if (!(rc = wait_flags(c, 0, upto, FLAG_IN, k)) && !err)
+            err = combine_whole(c, k, out + first * item, n, red, upto);
+        publish(c, FLAG_DONE, k);
+    }
+    return rc ? rc : err;
+}
+
+/* The same as a chain, for many steps on many ranks, where the above's p^2 / 2
+ * combinations cost more than its parallel start saves: rank r combines its input
+ * with rank r - 1's prefix in the slot of rank r - 1, leaves its own prefix in its
+ * own slot for rank r + 1, and copies its result out. p - 1 combinations a step in
+ * all, and the steps pipeline along the chain. */
+static int seg_scan_chain(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out,
+                          size_t count, const tw_coll_red_t *red, int exclusive) {
+    int r = c->rank, rc = MPI_SUCCESS, err = MPI_SUCCESS; /* as seg_reduce */
+    size_t item = red->item, most = SLOT(c) / item;
+    for (size_t first = 0; first < count && !rc; first += most) {
+        size_t n = min_size(most, count - first), len = n * item;
+        uint64_t k;
+        if ((rc = next_step(c, &k))) break;
+        unsigned char *mine = slot(c, k, r), *o = out + first * item;
+        memcpy(mine, in + first * item, len); /* before out: in place, in is out */
+        if (r) {
+            if ((rc = wait_flag(c, r - 1, FLAG_PART, k))) break;
+            const unsigned char *before = slot(c, k, r - 1);
+            if (!err) err = tw_mpi_op_apply(red->op, before, mine, (MPI_Count)n, red->type);
+            if (exclusive) memcpy(o, before, len);
+        }
+        if (r + 1 < c->size) publish(c, FLAG_PART, k);
+        if (!exclusive && mine != o) memcpy(o, mine, len);
+        publish(c, FLAG_DONE, k);
+    }
+    return rc ? rc : err;
+}
+
+/* Gather (root) or allgather (root -1) of bytes per rank into out, rank j's at
+ * j * bytes; in NULL: this rank's block is in out already. */
+static int seg_gather(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t bytes,
+                      int root) {
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS;
+    int reads = root < 0 || r == root;
+    const unsigned char *own = in ? in : out + (size_t)r * bytes;
+    for (size_t first = 0; first < bytes && !rc; first += SLOT(c)) {
+        size_t n = min_size(SLOT(c), bytes - first);
+        uint64_t k;
+        if ((rc = next_step(c, &k))) break;
+        if (root < 0 || r != root) memcpy(slot(c, k, r), own + first, n);
+        publish(c, FLAG_IN, k);
+        if (reads) {
+            if ((rc = wait_flag(c, -1, FLAG_IN, k))) break;
+            for (int j = 0; j < p; j++)
+                if (j != r) memcpy(out + (size_t)j * bytes + first, slot(c, k, j), n);
+            if (in) memcpy(out + (size_t)r * bytes + first, in + first, n);
+        }
+        publish(c, FLAG_DONE, k);
+    }
+    return rc;
+}
+
+/* Scatter of bytes per rank from the root's in (rank j's at j * bytes); out NULL at
+ * the root: its block stays in place. */
+static int seg_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t bytes,
+                       int root) {
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS;
+    for (size_t first = 0; first < bytes && !rc; first += SLOT(c)) {
+        size_t n = min_size(SLOT(c), bytes - first);
+        uint64_t k;
+        if (r == root) {
+            if ((rc = next_step(c, &k))) break;
+            for (int j = 0; j < p; j++)
+                if (j != r) memcpy(slot(c, k, j), in + (size_t)j * bytes + first, n);
+            publish(c, FLAG_IN, k);
+            if (out) memcpy(out + first, in + (size_t)r * bytes + first, n);
+        } else {
+            k = ++c->shm->step;
+            if ((rc = wait_flag(c, root, FLAG_IN, k))) break;
+            memcpy(out + first, slot(c, k, r), n);
+        }
+        publish(c, FLAG_DONE, k);
+    }
+    return rc;
+}
+
+/* Reduce-scatter (red) or alltoall (red NULL) of p blocks of count items of item
+ * bytes each; rank r's result goes to out (in may be out). Each step takes a piece of
+ * every block: a slot holds p pieces, and rank r takes piece r of every slot straight
+ * into out: combined in rank order, or, for an alltoall, slot j's to block j. */
+static int seg_exchange(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t count,
+                        size_t item, const tw_coll_red_t *red) {
+    int p = c->size, r = c->rank, rc = MPI_SUCCESS, err = MPI_SUCCESS; /* as seg_reduce */
+    size_t most = SLOT(c) / (size_t)p / item;
+    size_t unit = item < TW_COLL_LINE ? TW_COLL_LINE / item : 1;
+    if (most > unit) most -= most % unit; /* pieces of whole lines, as part_of */
+    for (size_t first = 0; first < count && !rc; first += most) {
+        size_t n = min_size(most, count - first), len = n * item;
+        uint64_t k;
+        if ((rc = next_step(c, &k))) break;
+        unsigned char *mine = slot(c, k, r);
+        for (int i = 0; i < p; i++)
+            memcpy(mine + (size_t)i * len, in + ((size_t)i * count + first) * item, len);
+        publish(c, FLAG_IN, k);
+        if ((rc = wait_flag(c, -1, FLAG_IN, k))) break;
+        size_t off = (size_t)r * len;
+        if (!red) {
+            for (int j = 0; j < p; j++)
+                memcpy(out + ((size_t)j * count + first) * item, slot(c, k, j) + off, len);
+            publish(c, FLAG_DONE, k);
+            continue;
+        }
+        unsigned char *o = out + first * item;
+        memmove(o, slot(c, k, p - 1) + off, len);
+        for (int j = p - 2; j >= 0 && !err; j--)
+            err = tw_mpi_op_apply(red->op, slot(c, k, j) + off, o, (MPI_Count)n, red->type);
+        publish(c, FLAG_DONE, k);
+    }
+    return rc ? rc : err;
+}
+
+/* ---- the operations ---- */
+
+int tw_coll_shm_barrier(tw_mpi_comm_t *c, int *rc) {
+    tw_coll_shm_t *sh = usable(c, rc);
+    if (!sh) return 0;
+    tw_mpi_coll_tag(c); /* the tags of later calls stay as without the block */
+    tw_coll_shm_run_t x;
+    *rc = run(c, &x, TW_COLL_SHM_BARRIER, 0, 0, NULL, NULL);
+    return 1;
+}
+
+int tw_coll_shm_bcast(tw_mpi_comm_t *c, void *buf, size_t bytes, int root, int *rc) {
+    tw_coll_shm_t *sh = usable(c, rc);
+    if (!sh) return 0;
+    tw_mpi_coll_tag(c);
+    /* lines on two ranks, each waiting on one; on more the segment measured faster
+     * (the lines' bcast of 8 B 1.14x on 3 ranks and 1.15x on 8, medians of five
+     * interleaved rounds) */
+    if (bytes > TW_COLL_LINE_DATA || c->size > 2) {
+        *rc = seg_bcast(c, buf, bytes, root);
+        return 1;
+    }
+    tw_coll_shm_run_t x;
+    *rc = run(c, &x, TW_COLL_SHM_BCAST, root, bytes, buf, buf);
+    return 1;
+}
+
+static const unsigned char *line_of(const tw_coll_shm_run_t *x, int rank) {
+    return tw_coll_shm_line(x, rank, x->k)->data;
+}
+
+/* Combines count items at offset at of the lines of ranks [0, upto) of call x into
+ * dst, in rank order: line 0's op (line 1's op (... line upto-1's)), MPI's order for
+ * an op that does not commute; every rank that combines the same lines gets the same
+ * bits. */
+static int combine_lines(const tw_coll_shm_run_t *x, int upto, size_t at, unsigned char *dst,
+                         size_t count, const tw_coll_red_t *red) {
+    int rc = MPI_SUCCESS;
+    if (count) memcpy(dst, line_of(x, upto - 1) + at, count * red->item);
+    for (int j = upto - 2; j >= 0 && !rc; j--)
+        rc = tw_mpi_op_apply(red->op, line_of(x, j) + at, dst, (MPI_Count)count, red->type);
+    return rc;
+}
+
+int tw_coll_shm_reduce(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
+                       const tw_coll_red_t *red, int root, int *rc) {
+    size_t bytes = count * red->item;
+    tw_coll_shm_t *sh = usable(c, rc);
+    if (!sh || red->item > sh->slot) return 0;
+    tw_mpi_coll_tag(c);
+    if (bytes > TW_COLL_LINE_DATA) {
+        *rc = seg_reduce(c, in, out, count, red, root);
+        return 1;
+    }
+    tw_coll_shm_run_t x;
+    int kind = root < 0 ? TW_COLL_SHM_ALLREDUCE : TW_COLL_SHM_REDUCE;
+    *rc = run(c, &x, kind, root < 0 ? 0 : root, bytes, in, NULL);
+    if (*rc || (root >= 0 && c->rank != root)) return 1; /* a reduce's giver: done */
+    *rc = combine_lines(&x, c->size, 0, out, count, red);
+    return 1;
+}
+
+/* Whether a scan of bytes goes along the chain: collbench, 3 interleaved rounds
+ * against Open MPI, chain / whole: 1 MiB 0.79 / 1.83 on 8 ranks, 1.15 / 1.73 on 16,
+ * 1.01 / 2.25 on 4; 256 KiB 0.85 / 1.39 on 4, 0.91 / 1.85 on 16; 128 KiB 0.48 / 0.96
+ * on 8; 64 KiB about even. */
+static int chain(const tw_mpi_comm_t *c, size_t bytes) {
+    int forced = tw_mpi_t_choice(TW_SETTING_COLL_SCAN);
+    if (forced == TW_SCAN_SHM_CHAIN || forced == TW_SCAN_SHM_WHOLE)
+        return forced == TW_SCAN_SHM_CHAIN;
+    return c->size >= 4 && bytes >= (128 << 10);
+}
+
+int tw_coll_shm_scan(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
+                     const tw_coll_red_t *red, int exclusive, int *rc) {
+    size_t bytes = count * red->item;
+    if (!usable(c, rc) || red->item > SLOT(c)) return 0;
+    if (c->size > 2 || bytes > TW_COLL_LINE_DATA) {
+        tw_mpi_coll_tag(c);
+        *rc = chain(c, bytes) ? seg_scan_chain(c, in, out, count, red, exclusive)
+                              : seg_scan(c, in, out, count, red, exclusive);
+        return 1;
+    }
+    /* on two ranks one line moves: a scan is a reduce to rank 1 (rank 0's result is
+     * its input), an exscan a bcast from rank 0 (whose result is none) */
+    if (!exclusive) {
+        if (tw_coll_shm_reduce(c, in, out, count, red, 1, rc) && !*rc && !c->rank && in != out)
+            memcpy(out, in, bytes);
+        return 1;
+    }
+    tw_mpi_coll_tag(c);
+    tw_coll_shm_run_t x;
+    *rc = run(c, &x, TW_COLL_SHM_BCAST, 0, bytes, in, out);
+    return 1;
+}
+
+/* ---- calls whose data fit in a line ----
+ *
+ * Each rank gives what the others need in its line, in one call on the lines (run),
+ * and reads the others' lines for the call: they stay as they are until this rank
+ * begins its next call. One wait, where the segment takes two (its step, then the
+ * others' inputs). */
+
+/* Whether a call whose line would hold bytes goes by the lines: whenever they fit
+ * (8 B, three interleaved rounds, time over Open MPI's, segment / lines: Alltoall on 4
+ * ranks 1.65 / 0.87, Gather 1.26 / 0.85, Reduce_scatter 0.56 / 0.44, Scatter on 16
+ * ranks 0.32 / 0.20; Allgather on 4 0.86 / 0.97, on 8 0.66 / 0.69). */
+static int on_lines(size_t bytes) {
+    return bytes <= TW_COLL_LINE_DATA;
+}
+
+/* Gather (root) or allgather (root -1): rank j's block at j * bytes of out. */
+static int line_gather(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t bytes,
+                       int root) {
+    int r = c->rank;
+    tw_coll_shm_run_t x;
+    const unsigned char *own = in ? in : out + (size_t)r * bytes;
+    int rc = run(c, &x, root < 0 ? TW_COLL_SHM_ALLREDUCE : TW_COLL_SHM_REDUCE, root < 0 ? 0 : root,
+                 bytes, own, NULL);
+    if (rc || (root >= 0 && r != root) || !bytes) return rc;
+    for (int j = 0; j < c->size; j++) /* this rank's own too, from its line: a copy */
+        memcpy(out + (size_t)j * bytes, line_of(&x, j), bytes);
+    return MPI_SUCCESS;
+}
+
+/* Scatter: the root's line holds every block. */
+static int line_scatter(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out, size_t bytes,
+                        int root) {
+    size_t all = (size_t)c->size * bytes;
+    _Alignas(max_align_t) unsigned char got[TW_COLL_LINE_DATA];
+    tw_coll_shm_run_t x;
+    int rc = run(c, &x, TW_COLL_SHM_BCAST, root, all, in, got);
+    if (rc || !out || !bytes) return rc; /* out NULL: the root's block stays in place */
+    memcpy(out, (c->rank == root ? in : got) + (size_t)c->rank * bytes, bytes);
+    return MPI_SUCCESS;
+}
+
+/* Alltoall (red NULL) or reduce-scatter of p blocks of len bytes (count items): each
+ * rank gives all its blocks, and takes block r of every line (in may be out: the
+ * lines are copies). */
+static int line_exchange(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *out,
+                         size_t count, size_t len, const tw_coll_red_t *red) {
+    int p = c->size, r = c->rank;
+    size_t piece = (size_t)r * len;
+    tw_coll_shm_run_t x;
+    int rc = run(c, &x, TW_COLL_SHM_ALLREDUCE, 0, (size_t)p * len, in, NULL);
+    if (rc || !len) return rc;
+    if (!red) {
+        for (int j = 0; j < p; j++) memcpy(out + (size_t)j * len, line_of(&x, j) + piece, len);
+        return MPI_SUCCESS;
+    }
+    return combine_lines(&x, p, piece, out, count, red);
+}
+
+int tw_coll_shm_gather(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int root,
+                       int *rc) {
+    if (!usable(c, rc)) return 0;
+    tw_mpi_coll_tag(c);
+    *rc = on_lines(bytes) ? line_gather(c, in, out, bytes, root)
+                          : seg_gather(c, in, out, bytes, root);
+    return 1;
+}
+
+int tw_coll_shm_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int root,
+                        int *rc) {
+    if (!usable(c, rc)) return 0;
+    tw_mpi_coll_tag(c);
+    *rc = on_lines((size_t)c->size * bytes) ? line_scatter(c, in, out, bytes, root)
+                                            : seg_scatter(c, in, out, bytes, root);
+    return 1;
+}
+
+int tw_coll_shm_reduce_scatter(tw_mpi_comm_t *c, const void *in, void *out, size_t count,
+                               const tw_coll_red_t *red, int *rc) {
+    if (!usable(c, rc) || red->item * (size_t)c->size > SLOT(c)) return 0;
+    tw_mpi_coll_tag(c);
+    size_t len = count * red->item;
+    *rc = on_lines((size_t)c->size * len) ? line_exchange(c, in, out, count, len, red)
+                                          : seg_exchange(c, in, out, count, red->item, red);
+    return 1;
+}
+
+int tw_coll_shm_alltoall(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int *rc) {
+    if (!usable(c, rc)) return 0;
+    tw_mpi_coll_tag(c);
+    *rc = on_lines((size_t)c->size * bytes) ? line_exchange(c, in, out, bytes, bytes, NULL)
+                                            : seg_exchange(c, in, out, bytes, 1, NULL);
+    return 1;
+}

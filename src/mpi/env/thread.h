@@ -1,0 +1,56 @@
+/* MPI_THREAD_MULTIPLE: one lock for the whole library (thread.c).
+ *
+ * Every public MPI function is a generated wrapper that, while tw_mpi_threads_on,
+ * runs the library's own implementation between tw_mpi_enter() and tw_mpi_leave():
+ * whatever the library keeps (requests, matching queues, communicators, windows, the
+ * device endpoint) is touched only by the thread that holds the lock. A thread that
+ * calls MPI again from a callback it runs inside MPI (a user op, an error handler, an
+ * attribute or generalized-request callback) holds it already: the lock counts its
+ * depth. Blocking calls give the lock away between progress passes (tw_mpi_relax), so
+ * other threads run while one waits; any state such a call reads again after a pass
+ * is read under the lock once more.
+ *
+ * Below MPI_THREAD_MULTIPLE the wrappers test tw_mpi_threads_on and nothing else. */
+#ifndef TW_MPI_THREAD_H
+#define TW_MPI_THREAD_H
+
+#include <tollway/tollway.h>
+
+#include "mpi/env/state.h"
+
+#pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
+
+/* 1 once MPI_Init_thread provided MPI_THREAD_MULTIPLE (written before the program's
+ * other threads may call MPI, never again). */
+extern int tw_mpi_threads_on;
+
+/* Takes the library's lock (again, when this thread holds it: one level deeper). */
+void tw_mpi_enter(void);
+/* Gives one level back; the lock is released at the outermost. */
+void tw_mpi_leave(void);
+
+/* Between two progress passes of a blocking call: when this thread holds the lock at
+ * the outermost level and another thread waits for it, the other runs now. */
+void tw_mpi_thread_yield(void);
+
+/* The pause of every wait loop, between its progress passes (instead of tw_ep_relax).
+ * Under MPI_THREAD_MULTIPLE the waits never sleep (tw_mpi_thread_init): the waiting
+ * thread holds the lock the others need. */
+static inline void tw_mpi_relax(unsigned *spins) {
+    tw_ep_relax(tw_mpi.ep, spins);
+    if (__builtin_expect(tw_mpi_threads_on, 0)) tw_mpi_thread_yield();
+}
+
+/* tw_mpi_relax for a wait on memory a peer writes (tw_ep_relax_until). */
+static inline void tw_mpi_relax_until(unsigned *spins, int (*ready)(void *ctx), void *ctx) {
+    tw_ep_relax_until(tw_mpi.ep, spins, ready, ctx);
+    if (__builtin_expect(tw_mpi_threads_on, 0)) tw_mpi_thread_yield();
+}
+
+/* Called by MPI_Init_thread: stores the level provided and the calling thread, and
+ * switches the lock on for MPI_THREAD_MULTIPLE. */
+void tw_mpi_thread_init(int provided);
+
+#pragma GCC visibility pop
+
+#endif

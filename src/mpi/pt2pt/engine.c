@@ -1,0 +1,545 @@
+/* The MPI point-to-point engine on the native API: starting sends and receives, the
+ * protocol choice, the progress pass (mailbox, notifications, waiting operations,
+ * hooks), probes, matched probes and cancel. The protocols are in proto_*.c (see
+ * proto.h), matching in match.c, the request pool in request.c.
+ *
+ * A message that arrives before its receive is posted is copied out (eager) or
+ * remembered (RTS); the copies are bounded, and past the bound the mailbox is left
+ * full, which holds the senders back instead of exhausting memory. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/coll/persistent.h"
+#include "mpi/comm/comm.h"
+#include "mpi/datatype/datatype.h"
+#include "mpi/env/error.h"
+#include "mpi/pt2pt/failure.h"
+#include "mpi/pt2pt/engine.h"
+#include "mpi/pt2pt/engine_progress.h"
+#include "mpi/tools/events.h"
+#include "mpi/pt2pt/proto.h"
+#include "mpi/pt2pt/partitioned.h"
+#include "mpi/env/state.h"
+#include "mpi/pt2pt/wire_check.h"
+
+#include <tollway/settings.h>
+
+#define UNEXPECTED_BYTES_MAX ((size_t)64 << 20)
+
+tw_p2p_t tw_p2p;
+static unsigned *refused_in; /* per destination: the last pass of post_pending_sends that it
+                                refused a send in */
+static unsigned passes;
+static tw_mpi_buffered_fn *buffered; /* bsend.c's */
+
+/* What other units registered (progress.h). */
+static tw_mpi_message_fn *message_handlers[TW_MPI_KINDS];
+static tw_mpi_notification_fn *notification_handler;
+static tw_mpi_notification_fn *part_notification_handler;
+static tw_mpi_message_fn *lost_handler;
+static tw_mpi_hook_fn *hooks[TW_MPI_HOOKS];
+int tw_mpi_notify_waiters;
+unsigned tw_mpi_hooks_on;
+
+void tw_mpi_progress_on_message(int kind, tw_mpi_message_fn *fn) {
+    message_handlers[kind] = fn;
+}
+
+void tw_mpi_progress_on_lost(tw_mpi_message_fn *fn) {
+    lost_handler = fn;
+}
+
+void tw_mpi_progress_on_notification(tw_mpi_notification_fn *fn) {
+    notification_handler = fn;
+}
+
+void tw_mpi_progress_on_part_notification(tw_mpi_notification_fn *fn) {
+    part_notification_handler = fn;
+}
+
+void tw_mpi_progress_hook(int hook, tw_mpi_hook_fn *fn) {
+    hooks[hook] = fn;
+}
+
+void tw_mpi_p2p_set_buffered(tw_mpi_buffered_fn *fn) {
+    buffered = fn;
+}
+
+void tw_mpi_p2p_init(void) {
+    uint64_t eager_limit = tw_setting_unsigned(TW_SETTING_EAGER_LIMIT);
+    tw_p2p.eager_max = eager_limit < TW_MPI_EAGER_MAX ? (size_t)eager_limit : TW_MPI_EAGER_MAX;
+    tw_p2p.split_min = (size_t)tw_setting_unsigned(TW_SETTING_RNDV_SPLIT);
+    /* a split puts the sender's core to half the copy, which pays when the sender has
+     * a core of its own; on a crowded node it only serialises a root that sends to
+     * many (Scatter of 1 MiB on 16 ranks, 2 cores: 1.96x Open MPI's time with splits,
+     * 1.09x without) */
+    if (tw_mpi.crowded && !tw_setting_is_set(TW_SETTING_RNDV_SPLIT)) tw_p2p.split_min = 0;
+    tw_match_init(&tw_p2p.match, UNEXPECTED_BYTES_MAX);
+    tw_req_pool_init();
+    tw_p2p.pending_to = calloc((size_t)tw_mpi.size, sizeof *tw_p2p.pending_to);
+    refused_in = calloc((size_t)tw_mpi.size, sizeof *refused_in);
+    if (!tw_p2p.pending_to || !refused_in) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
+}
+
+int tw_mpi_p2p_grow(int n) {
+    int *to = realloc(tw_p2p.pending_to, (size_t)n * sizeof *to);
+    if (to) tw_p2p.pending_to = to;
+    unsigned *in = to ? realloc(refused_in, (size_t)n * sizeof *in) : NULL;
+    if (!in) return MPI_ERR_NO_MEM;
+    refused_in = in;
+    for (int r = tw_mpi.size; r < n; r++) {
+        to[r] = 0;
+        in[r] = 0;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The one place a send's protocol is chosen. A split only on one node: there it puts
+ * two cores to the copy; across nodes the sender puts the whole message. */
+tw_proto_t tw_proto_choose(const req_t *r) {
+    if (r->mode != TW_SEND_SYNC && r->bytes <= tw_p2p.eager_max) return TW_PROTO_EAGER;
+    /* across nodes a put of the whole message goes one way; on one node a split puts
+     * two cores to the copy */
+    tw_link_caps_t caps;
+    tw_ep_link_caps(tw_mpi.ep, r->peer, &caps); /* zeroed when unknown: neither */
+    return r->staged && r->bytes > TW_PACK_CHUNK ? TW_PROTO_RNDV_CHUNKED
+           : caps.put_cheaper && r->bytes        ? TW_PROTO_RNDV_PUT
+           : caps.shared_copy && tw_p2p.split_min && r->bytes >= tw_p2p.split_min
+               ? TW_PROTO_RNDV_SPLIT
+               : TW_PROTO_RNDV_GET;
+}
+
+/* ---- receiving ---- */
+
+static void deliver(int i, int source, int tag, int is_rts, const tw_mpi_rts_t *rts,
+                    const void *data, size_t len) {
+    if (is_rts)
+        tw_proto_rndv_deliver(i, source, tag, rts);
+    else
+        tw_proto_eager_deliver(i, source, tag, data, len);
+}
+
+/* Hands a taken unexpected message to receive request i, and lets it go. */
+static void deliver_unexpected(int i, tw_unexpected_t *u) {
+    deliver(i, u->source, u->tag, u->is_rts, &u->rts, u->data, u->len);
+    tw_match_release(&tw_p2p.match, u);
+}
+
+/* Not inlined into the drain loop: a poll that finds nothing then sets up nothing
+ * for it. */
+__attribute__((noinline)) int tw_p2p_arrive(const tw_velo_msg_t *m) {
+    if (m->tag == TW_MPI_CTS) {
+        tw_proto_cts_take(m->source, m->data, m->length);
+        return 1;
+    }
+    if (m->tag == TW_MPI_READY) {
+        tw_proto_ready_take(m->source, m->data, m->length);
+        return 1;
+    }
+    if (m->tag != TW_MPI_EAGER && m->tag != TW_MPI_RTS) { /* another unit's, or nobody's */
+        if (m->tag < TW_MPI_KINDS && message_handlers[m->tag])
+            message_handlers[m->tag](m->source, m->data, m->length);
+        else if (m->tag == TW_VELO_TAG_LOST && lost_handler) /* the device's: a peer lost */
+            lost_handler(m->source, m->data, m->length);
+        return 1;
+    }
+    tw_mpi_hdr_t h;
+    int is_rts = m->tag == TW_MPI_RTS;
+    tw_mpi_rts_t rts;
+    if (!tw_mpi_envelope_take(m->data, m->length, &h, is_rts ? &rts : NULL))
+        return 1; /* not from an MPI peer: dropped */
+    const unsigned char *body = (const unsigned char *)m->data + sizeof h;
+    size_t len = m->length - sizeof h;
+    tw_posted_t *p = tw_match_arrival(&tw_p2p.match, m->source, h.tag, h.context);
+    if (p) {
+        deliver(tw_req_of_posted(p), m->source, h.tag, is_rts, &rts, body, len);
+        return 1;
+    }
+    if (!tw_match_keep(&tw_p2p.match, m->source, h.tag, h.context, is_rts ? &rts : NULL, body, len))
+        return 0;
+    if (tw_mpi_t_event_wanted(TW_EVENT_UNEXPECTED))
+        tw_mpi_t_event_unexpected(m->source, h.tag, is_rts ? (size_t)rts.size : len, h.context);
+    return 1;
+}
+
+static void drain_mailbox(void) {
+    tw_velo_msg_t m;
+    while (tw_velo_peek(tw_mpi.ep, &m) == TW_OK) {
+        if (!tw_p2p_arrive(&m)) { /* no room to take it: it waits, and holds its sender back */
+            tw_velo_unpeek(tw_mpi.ep, &m);
+            break;
+        }
+        tw_velo_release(tw_mpi.ep, &m);
+    }
+}
+
+/* ---- notifications: rendezvous completions ---- */
+
+static void drain_notifications(void) {
+    tw_notification_t n;
+    while (tw_nq_poll(tw_mpi.ep, &n) == TW_OK) {
+        if (n.cookie & TW_MPI_COOKIE_HOOKED) { /* another unit's operation (a window's) */
+            if (notification_handler) notification_handler(&n);
+            continue;
+        }
+        if (n.cookie & TW_MPI_COOKIE_PART) { /* a partitioned request's put */
+            if (part_notification_handler) part_notification_handler(&n);
+            continue;
+        }
+        int i = tw_mpi_notified_check(&n);
+        if (i) tw_proto_rndv_notified(i, &n);
+    }
+}
+
+/* ---- sending ---- */
+
+static int post(int i) {
+    req_t *r = &tw_reqs[i];
+    return r->proto == TW_PROTO_EAGER ? tw_proto_eager_post(r) : tw_proto_rts_post(i);
+}
+
+/* Its message (eager, or RTS) is in the peer's mailbox. */
+static void posted_ok(int i) {
+    req_t *r = &tw_reqs[i];
+    if (r->proto == TW_PROTO_EAGER)
+        tw_req_done(i); /* the data is there */
+    else
+        r->state = r->proto == TW_PROTO_RNDV_SPLIT || r->proto == TW_PROTO_RNDV_PUT
+                       ? TW_STATE_WAIT_CTS
+                       : TW_STATE_MOVING;
+}
+
+/* One pass over the pending sends, in order. A send waits while an earlier one to
+ * the same peer still does: once a peer refuses one in this pass, its later ones are
+ * not tried (so a pass costs one step per pending send, however many wait). */
+static void post_pending_sends(void) {
+    unsigned pass = ++passes;
+    for (int i = tw_p2p.pending_sends.head, prev = 0; i;) {
+        int next = tw_reqs[i].next;
+        int dest = tw_reqs[i].peer;
+        int rc = refused_in[dest] == pass ? TW_RETRY : post(i);
+        if (rc == TW_RETRY) {
+            refused_in[dest] = pass;
+            prev = i;
+        } else {
+            tw_req_list_remove(&tw_p2p.pending_sends, i, prev);
+            tw_p2p.pending_to[dest]--;
+            tw_reqs[i].state = TW_STATE_START;
+            if (rc == TW_OK)
+                posted_ok(i);
+            else {
+                tw_reqs[i].error = tw_mpi_peer_error(dest, rc);
+                if (tw_reqs[i].proto != TW_PROTO_EAGER) tw_proto_rndv_undo(&tw_reqs[i]);
+                tw_req_done(i);
+            }
+        }
+        i = next;
+    }
+}
+
+/* Gets, puts, CTSs and READYs that were refused, in order, once more. */
+static void start_pending_gets(void) {
+    tw_req_list_t l = tw_p2p.pending_gets;
+    tw_p2p.pending_gets = (tw_req_list_t){0, 0};
+    for (int i = l.head; i;) {
+        int next = tw_reqs[i].next;
+        if (tw_reqs[i].kind != REQ_SEND)
+            tw_proto_rndv_get(i);
+        else if (tw_reqs[i].proto == TW_PROTO_RNDV_CHUNKED)
+            tw_proto_ready_send(i);
+        else
+            tw_proto_put_start(i);
+        i = next;
+    }
+}
+
+static void run_hooks(void) {
+    for (int k = 0; k < TW_MPI_HOOKS; k++)
+        if (tw_mpi_hooks_on & (1u << k)) hooks[k]();
+}
+
+void tw_mpi_progress(void) {
+    if (tw_p2p.pending_sends.head) post_pending_sends();
+    drain_mailbox();
+    if (tw_p2p.rendezvous || tw_mpi_notify_waiters) drain_notifications();
+    if (tw_p2p.pending_gets.head) start_pending_gets();
+    if (tw_mpi_hooks_on) run_hooks();
+}
+
+/* Starts send request i: the data goes now, or waits its turn behind earlier sends
+ * to the same peer. An error class when it cannot start at all. */
+static int send_start(int i) {
+    req_t *r = &tw_reqs[i];
+    tw_req_reset(r);
+    if (r->peer == MPI_PROC_NULL) {
+        tw_req_done(i);
+        return MPI_SUCCESS;
+    }
+    if (r->mode == TW_SEND_BUFFERED) { /* the data is copied aside: the send is done */
+        r->error =
+            buffered(r->staged ? NULL : r->buf, r->staged, r->bytes, r->peer, r->tag, r->context);
+        tw_req_done(i);
+        return MPI_SUCCESS;
+    }
+    /* a staged send packs at every start (persistent ones run again), one window */
+    if (r->staged) tw_mpi_staged_pack_at(r->staged, 0);
+    r->proto = tw_proto_choose(r);
+    if (r->proto != TW_PROTO_EAGER) {
+        int err = tw_proto_rndv_setup(i);
+        if (err) return err;
+    }
+    int rc = tw_p2p.pending_to[r->peer] ? TW_RETRY : post(i);
+    if (rc == TW_OK) {
+        posted_ok(i);
+    } else if (rc == TW_RETRY && tw_mpi_lost_count && tw_mpi_is_lost(r->peer)) {
+        if (r->proto != TW_PROTO_EAGER) tw_proto_rndv_undo(r);
+        r->active = 0;
+        return tw_mpi_lost_code(r->peer);
+    } else if (rc == TW_RETRY) {
+        r->state = TW_STATE_QUEUED;
+        tw_p2p.pending_to[r->peer]++;
+        tw_req_list_push(&tw_p2p.pending_sends, i);
+        tw_mpi_progress();
+    } else {
+        if (r->proto != TW_PROTO_EAGER) tw_proto_rndv_undo(r);
+        r->active = 0;
+        return tw_mpi_peer_error(r->peer, rc);
+    }
+    return MPI_SUCCESS;
+}
+
+static int send_setup(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int mode,
+                      int persistent) {
+    int i = tw_req_alloc(REQ_SEND);
+    if (!i) return 0;
+    req_t *r = &tw_reqs[i];
+    r->peer = dest;
+    r->tag = tag;
+    r->context = context;
+    r->buf = (void *)(uintptr_t)buf;
+    r->bytes = bytes;
+    r->mode = (uint8_t)mode;
+    r->persistent = (uint8_t)persistent;
+    r->active = (uint8_t)!persistent;
+    return i;
+}
+
+int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int mode,
+                 MPI_Request *req) {
+    int i = send_setup(buf, bytes, dest, tag, context, mode, 0);
+    if (!i) return MPI_ERR_NO_MEM;
+    int rc = send_start(i);
+    if (rc) {
+        tw_req_free(i);
+        return rc;
+    }
+    *req = tw_req_handle(i);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_send_staged(tw_mpi_staged_t *st, int dest, int tag, uint32_t context, int mode,
+                       int persistent, MPI_Request *req) {
+    int i = send_setup(tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), dest, tag, context, mode,
+                       persistent);
+    if (!i) {
+        tw_mpi_staged_free(st);
+        return MPI_ERR_NO_MEM;
+    }
+    tw_reqs[i].staged = st;
+    int rc = persistent ? (tw_reqs[i].done = 1, MPI_SUCCESS) : send_start(i);
+    if (rc) {
+        tw_req_free(i);
+        return rc;
+    }
+    *req = tw_req_handle(i);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_send_init(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int mode,
+                     MPI_Request *req) {
+    int i = send_setup(buf, bytes, dest, tag, context, mode, 1);
+    if (!i) return MPI_ERR_NO_MEM;
+    tw_reqs[i].done = 1;
+    *req = tw_req_handle(i);
+    return MPI_SUCCESS;
+}
+
+/* Starts receive request i: older arrivals first; otherwise it is posted, so that
+ * newer ones match it directly instead of being copied aside. The mailbox is not
+ * drained here: messages still in it match the receives posted in the meantime
+ * straight into their buffers, where draining now would set aside those whose
+ * receives come next. */
+static void recv_start(int i) {
+    req_t *r = &tw_reqs[i];
+    tw_req_reset(r);
+    if (r->peer == MPI_PROC_NULL) {
+        tw_req_complete_recv(r, MPI_PROC_NULL, MPI_ANY_TAG, 0);
+        tw_req_done(i);
+        return;
+    }
+    tw_unexpected_t *u = tw_match_take(&tw_p2p.match, r->peer, r->tag, r->context);
+    if (u) {
+        deliver_unexpected(i, u);
+        return;
+    }
+    r->posted = (tw_posted_t){NULL, r->peer, r->tag, r->context};
+    tw_match_post(&tw_p2p.match, &r->posted);
+}
+
+static int recv_setup(void *buf, size_t bytes, int source, int tag, uint32_t context,
+                      int persistent) {
+    int i = tw_req_alloc(REQ_RECV);
+    if (!i) return 0;
+    req_t *r = &tw_reqs[i];
+    r->peer = source;
+    r->tag = tag;
+    r->context = context;
+    r->buf = buf;
+    r->bytes = bytes;
+    r->persistent = (uint8_t)persistent;
+    r->active = (uint8_t)!persistent;
+    return i;
+}
+
+int tw_mpi_irecv(void *buf, size_t bytes, int source, int tag, uint32_t context, MPI_Request *req) {
+    int i = recv_setup(buf, bytes, source, tag, context, 0);
+    if (!i) return MPI_ERR_NO_MEM;
+    *req = tw_req_handle(i);
+    recv_start(i);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_recv_staged(tw_mpi_staged_t *st, int source, int tag, uint32_t context, int persistent,
+                       MPI_Request *req) {
+    int i = recv_setup(tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), source, tag, context,
+                       persistent);
+    if (!i) {
+        tw_mpi_staged_free(st);
+        return MPI_ERR_NO_MEM;
+    }
+    tw_reqs[i].staged = st;
+    *req = tw_req_handle(i);
+    if (persistent)
+        tw_reqs[i].done = 1;
+    else
+        recv_start(i);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_recv_init(void *buf, size_t bytes, int source, int tag, uint32_t context,
+                     MPI_Request *req) {
+    int i = recv_setup(buf, bytes, source, tag, context, 1);
+    if (!i) return MPI_ERR_NO_MEM;
+    tw_reqs[i].done = 1;
+    *req = tw_req_handle(i);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_start(MPI_Request req) {
+    int i = tw_req_index(req);
+    if (i <= 0 || !tw_reqs[i].persistent || tw_reqs[i].active) return MPI_ERR_REQUEST;
+    if (tw_reqs[i].kind == REQ_PSEND || tw_reqs[i].kind == REQ_PRECV) return tw_mpi_part_start(i);
+    if (tw_reqs[i].kind == REQ_COLL) { /* a persistent collective: its schedule again */
+        tw_req_reset(&tw_reqs[i]);
+        return tw_coll_persistent_start(tw_reqs[i].buf, req);
+    }
+    if (tw_reqs[i].kind == REQ_RECV) {
+        recv_start(i);
+        return MPI_SUCCESS;
+    }
+    return send_start(i);
+}
+
+/* MPI_Cancel: a receive not yet matched, or a send not yet handed to the peer, is
+ * withdrawn; anything further along completes as it would have. */
+int tw_mpi_cancel(MPI_Request req) {
+    if (req == TW_MPI_REQUEST_SENT) return MPI_SUCCESS; /* delivered already */
+    int i = tw_req_index(req);
+    if (i <= 0 || !tw_reqs[i].active) return MPI_ERR_REQUEST;
+    req_t *r = &tw_reqs[i];
+    if (r->done) return MPI_SUCCESS;
+    int prev;
+    if (r->kind == REQ_RECV && tw_match_unpost(&tw_p2p.match, &r->posted)) {
+        /* withdrawn */
+    } else if (r->kind == REQ_SEND && r->state == TW_STATE_QUEUED &&
+               tw_req_list_find(&tw_p2p.pending_sends, i, &prev)) {
+        tw_req_list_remove(&tw_p2p.pending_sends, i, prev);
+        tw_p2p.pending_to[r->peer]--;
+        r->state = TW_STATE_START;
+        if (r->proto != TW_PROTO_EAGER) tw_proto_rndv_undo(r);
+    } else {
+        return MPI_SUCCESS;
+    }
+    r->cancelled = 1;
+    tw_req_done(i);
+    return MPI_SUCCESS;
+}
+
+/* ---- probes and matched probes ---- */
+
+static void status_of_unexpected(const tw_unexpected_t *u, MPI_Status *status) {
+    if (status) tw_req_set_status(status, u->context, u->source, u->tag, tw_unexpected_size(u));
+}
+
+int tw_mpi_iprobe(int source, int tag, uint32_t context, int *flag, MPI_Status *status) {
+    tw_mpi_progress();
+    /* nothing kept: no call into matching */
+    tw_unexpected_t *u =
+        tw_p2p.match.unexpected ? tw_match_probe(&tw_p2p.match, source, tag, context) : NULL;
+    *flag = u != NULL;
+    if (u) status_of_unexpected(u, status);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_improbe(int source, int tag, uint32_t context, int *flag, MPI_Message *msg,
+                   MPI_Status *status) {
+    tw_mpi_progress();
+    tw_unexpected_t *u = tw_match_probe(&tw_p2p.match, source, tag, context);
+    *flag = u != NULL;
+    if (!u) return MPI_SUCCESS;
+    int i = tw_req_alloc(REQ_MSG);
+    if (!i) return MPI_ERR_NO_MEM;
+    /* the message is this probe's alone: no other receive or probe can match it */
+    u = tw_match_take(&tw_p2p.match, source, tag, context);
+    tw_reqs[i].msg = u;
+    status_of_unexpected(u, status);
+    *msg = (MPI_Message)(0x6c000000 | tw_reqs[i].gen << 16 | i);
+    return MPI_SUCCESS;
+}
+
+int tw_mpi_message_valid(MPI_Message msg) {
+    return tw_req_slot(msg, 0x6c) > 0;
+}
+
+tw_mpi_comm_t *tw_mpi_message_comm(MPI_Message msg) {
+    int i = tw_req_slot(msg, 0x6c);
+    return i > 0 ? tw_mpi_comm_of_context(tw_reqs[i].msg->context) : NULL;
+}
+
+int tw_mpi_imrecv_staged(tw_mpi_staged_t *st, MPI_Message *msg, MPI_Request *req) {
+    int i = tw_req_slot(*msg, 0x6c);
+    if (i <= 0) {
+        tw_mpi_staged_free(st);
+        return MPI_ERR_REQUEST;
+    }
+    tw_reqs[i].staged = st;
+    return tw_mpi_imrecv(tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), msg, req);
+}
+
+int tw_mpi_imrecv(void *buf, size_t bytes, MPI_Message *msg, MPI_Request *req) {
+    int i = tw_req_slot(*msg, 0x6c);
+    if (i <= 0) return MPI_ERR_REQUEST;
+    req_t *r = &tw_reqs[i];
+    tw_unexpected_t *u = r->msg;
+    r->kind = REQ_RECV;
+    r->msg = NULL;
+    r->buf = buf;
+    r->bytes = bytes;
+    r->peer = u->source;
+    r->tag = u->tag;
+    r->context = u->context;
+    *msg = MPI_MESSAGE_NULL;
+    *req = tw_req_handle(i);
+    deliver_unexpected(i, u);
+    return MPI_SUCCESS;
+}

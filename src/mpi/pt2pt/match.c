@@ -1,0 +1,108 @@
+/* Matching: the posted-receive and unexpected-message queues (see match.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/pt2pt/match.h"
+
+void tw_match_init(tw_match_t *m, size_t bytes_max) {
+    *m = (tw_match_t){.bytes_max = bytes_max};
+}
+
+void tw_match_fini(tw_match_t *m) {
+    for (tw_unexpected_t *u = m->unexpected, *next; u; u = next) {
+        next = u->next;
+        free(u);
+    }
+    for (tw_unexpected_t *u = m->spare, *next; u; u = next) {
+        next = u->next;
+        free(u);
+    }
+    tw_match_init(m, m->bytes_max);
+}
+
+static void posted_unlink(tw_match_t *m, tw_posted_t *p, tw_posted_t *prev) {
+    if (prev)
+        prev->next = p->next;
+    else
+        m->posted = p->next;
+    if (m->posted_tail == p) m->posted_tail = prev;
+}
+
+int tw_match_unpost(tw_match_t *m, tw_posted_t *p) {
+    for (tw_posted_t *q = m->posted, *prev = NULL; q; prev = q, q = q->next) {
+        if (q != p) continue;
+        posted_unlink(m, p, prev);
+        return 1;
+    }
+    return 0;
+}
+
+/* Payload bytes an entry keeps (an RTS keeps none: the data stays with its sender). */
+static size_t kept_bytes(const tw_unexpected_t *u) {
+    return u->is_rts ? 0 : u->len;
+}
+
+static tw_unexpected_t *entry_new(tw_match_t *m, size_t keep) {
+    if (keep > TW_MATCH_SMALL) return malloc(sizeof(tw_unexpected_t) + keep);
+    tw_unexpected_t *u = m->spare;
+    if (!u) return malloc(sizeof(tw_unexpected_t) + TW_MATCH_SMALL);
+    m->spare = u->next;
+    m->spares--;
+    return u;
+}
+
+tw_unexpected_t *tw_match_keep(tw_match_t *m, int source, int tag, uint32_t context,
+                               const tw_mpi_rts_t *rts, const void *data, size_t len) {
+    size_t keep = rts ? 0 : len;
+    if (m->unexpected_bytes + keep > m->bytes_max && m->unexpected) return NULL;
+    tw_unexpected_t *u = entry_new(m, keep);
+    if (!u) return NULL;
+    *u = (tw_unexpected_t){
+        .source = source, .tag = tag, .context = context, .is_rts = rts != NULL, .len = len};
+    if (rts) u->rts = *rts;
+    if (keep) memcpy(u->data, data, keep);
+    if (m->unexpected_tail)
+        m->unexpected_tail->next = u;
+    else
+        m->unexpected = u;
+    m->unexpected_tail = u;
+    m->unexpected_bytes += keep;
+    return u;
+}
+
+/* The oldest entry a receive takes, and the one before it (NULL: it is the first). */
+static tw_unexpected_t *find(const tw_match_t *m, int source, int tag, uint32_t context,
+                             tw_unexpected_t **prev) {
+    *prev = NULL;
+    for (tw_unexpected_t *u = m->unexpected; u; *prev = u, u = u->next)
+        if (tw_match_accepts(source, tag, context, u->source, u->tag, u->context)) return u;
+    return NULL;
+}
+
+tw_unexpected_t *tw_match_probe(const tw_match_t *m, int source, int tag, uint32_t context) {
+    tw_unexpected_t *prev;
+    return find(m, source, tag, context, &prev);
+}
+
+tw_unexpected_t *tw_match_take_search(tw_match_t *m, int source, int tag, uint32_t context) {
+    tw_unexpected_t *prev, *u = find(m, source, tag, context, &prev);
+    if (!u) return NULL;
+    if (prev)
+        prev->next = u->next;
+    else
+        m->unexpected = u->next;
+    if (m->unexpected_tail == u) m->unexpected_tail = prev;
+    u->next = NULL;
+    return u;
+}
+
+void tw_match_release(tw_match_t *m, tw_unexpected_t *u) {
+    m->unexpected_bytes -= kept_bytes(u);
+    if (kept_bytes(u) > TW_MATCH_SMALL || m->spares >= TW_MATCH_KEPT) {
+        free(u);
+        return;
+    }
+    u->next = m->spare;
+    m->spare = u;
+    m->spares++;
+}

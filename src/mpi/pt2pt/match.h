@@ -1,0 +1,123 @@
+/* Matching (match.c): the posted-receive queue and the unexpected-message queue of
+ * MPI point-to-point, with MPI_ANY_SOURCE and MPI_ANY_TAG. Both queues are kept in
+ * arrival (or posting) order and searched from the oldest, which is MPI's
+ * non-overtaking rule as long as messages are fed in the order each sender sent
+ * them. The unit knows no endpoint: it is fed envelopes and receives. */
+#ifndef TW_MPI_MATCH_H
+#define TW_MPI_MATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+#include "mpi/pt2pt/wire.h"
+
+#pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
+
+/* A posted receive: what it accepts (source and tag may be MPI_ANY_*), and its place
+ * in the queue. Embedded in the receive request. */
+typedef struct tw_posted {
+    struct tw_posted *next;
+    int source, tag;
+    uint32_t context;
+} tw_posted_t;
+
+/* A message that came before its receive: its envelope and either its payload
+ * (eager) or its request-to-send. */
+typedef struct tw_unexpected {
+    struct tw_unexpected *next;
+    int source, tag;
+    uint32_t context;
+    int is_rts;
+    tw_mpi_rts_t rts;
+    size_t len; /* eager: bytes of payload in data; RTS: the RTS's length */
+    unsigned char data[];
+} tw_unexpected_t;
+
+typedef struct tw_match {
+    tw_posted_t *posted, *posted_tail;
+    tw_unexpected_t *unexpected, *unexpected_tail;
+    size_t unexpected_bytes; /* payload kept, bounded by bytes_max */
+    size_t bytes_max;
+    tw_unexpected_t *spare; /* recycled small entries */
+    int spares;
+} tw_match_t;
+
+/* Unexpected payloads of up to TW_MATCH_SMALL bytes are kept in entries recycled
+ * through a free list (up to TW_MATCH_KEPT of them), not allocated each time. */
+enum { TW_MATCH_SMALL = 256 - 64, TW_MATCH_KEPT = 4096 };
+
+/* Whether a receive for (source, tag, context), wildcards allowed, takes a message
+ * of the given envelope. MPI_ANY_TAG takes tags of 0 or more only: the negative ones
+ * are the communicator creation exchanges' (comm.h), which their own receives name,
+ * and a user's receive of any tag must not report one. */
+static inline int tw_match_accepts(int want_source, int want_tag, uint32_t want_context, int source,
+                                   int tag, uint32_t context) {
+    return want_context == context && (want_source == MPI_ANY_SOURCE || want_source == source) &&
+           (want_tag == MPI_ANY_TAG ? tag >= 0 : want_tag == tag);
+}
+
+/* No receive posted and no message waiting (one test: every blocking receive asks). */
+static inline int tw_match_idle(const tw_match_t *m) {
+    return !((uintptr_t)m->posted | (uintptr_t)m->unexpected);
+}
+
+/* bytes_max: how much unexpected payload may be kept (beyond it, messages are left
+ * where they are, except when the queue is empty). */
+void tw_match_init(tw_match_t *m, size_t bytes_max);
+/* Frees every unexpected message and the spare entries. */
+void tw_match_fini(tw_match_t *m);
+
+/* Posts receive p (its filter set) behind the others. */
+static inline void tw_match_post(tw_match_t *m, tw_posted_t *p) {
+    p->next = NULL;
+    if (m->posted_tail)
+        m->posted_tail->next = p;
+    else
+        m->posted = p;
+    m->posted_tail = p;
+}
+
+/* An arrival: the oldest posted receive that takes it, taken out of the queue; NULL
+ * when none does. Inline: every message that finds its receive posted runs it. */
+static inline tw_posted_t *tw_match_arrival(tw_match_t *m, int source, int tag, uint32_t context) {
+    for (tw_posted_t *p = m->posted, *prev = NULL; p; prev = p, p = p->next) {
+        if (!tw_match_accepts(p->source, p->tag, p->context, source, tag, context)) continue;
+        if (prev)
+            prev->next = p->next;
+        else
+            m->posted = p->next;
+        if (m->posted_tail == p) m->posted_tail = prev;
+        return p;
+    }
+    return NULL;
+}
+/* Takes p out of the posted queue: 1 when it was there (a cancel). */
+int tw_match_unpost(tw_match_t *m, tw_posted_t *p);
+
+/* Keeps an arrival no receive took: rts (NULL for an eager message) or len bytes of
+ * payload at data. NULL when it cannot be kept now (the bound is reached or memory
+ * is short): the caller leaves it where it is and tries again later. */
+tw_unexpected_t *tw_match_keep(tw_match_t *m, int source, int tag, uint32_t context,
+                               const tw_mpi_rts_t *rts, const void *data, size_t len);
+/* The oldest unexpected message a receive (source, tag, context) takes; it stays
+ * queued (a probe). NULL: none. */
+tw_unexpected_t *tw_match_probe(const tw_match_t *m, int source, int tag, uint32_t context);
+tw_unexpected_t *tw_match_take_search(tw_match_t *m, int source, int tag, uint32_t context);
+/* The same, taken out of the queue (a receive, or a matched probe): no other receive
+ * or probe sees it again. Its payload still counts as kept until tw_match_release. */
+static inline tw_unexpected_t *tw_match_take(tw_match_t *m, int source, int tag, uint32_t context) {
+    return m->unexpected ? tw_match_take_search(m, source, tag, context) : NULL;
+}
+/* A taken message has been delivered: its entry goes. */
+void tw_match_release(tw_match_t *m, tw_unexpected_t *u);
+
+/* The size of the message an unexpected entry stands for. */
+static inline size_t tw_unexpected_size(const tw_unexpected_t *u) {
+    return u->is_rts ? (size_t)u->rts.size : u->len;
+}
+
+#pragma GCC visibility pop
+
+#endif

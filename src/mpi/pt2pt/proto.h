@@ -1,0 +1,90 @@
+/* The protocols of the point-to-point engine and the state they share.
+ *
+ * Protocols, chosen by tw_proto_choose (engine.c):
+ *   eager (up to TW_EAGER_LIMIT bytes; proto_eager.c): header and payload in one VELO
+ *     message, a single 64-byte slot up to 48 bytes, consecutive slots beyond;
+ *   rendezvous by get (longer; proto_rndv_get.c): a request-to-send names the
+ *     sender's buffer by NLA and key; the receiver gets it straight into the user
+ *     buffer, asking for completer and responder notifications, which complete both
+ *     sides without another message. A staged send longer than a chunk runs it one
+ *     packed chunk at a time (chunked, with a READY per chunk);
+ *   split rendezvous (from TW_RNDV_SPLIT bytes, on one node; proto_rndv_split.c): the
+ *     receiver answers the RTS with a clear-to-send naming the second half of its
+ *     buffer, which the sender puts while the receiver gets the first half, so two
+ *     cores copy half the data each. Each side is done when both its notifications
+ *     have come: get completer and put completer at the receiver, get responder and
+ *     put requester at the sender;
+ *   rendezvous by put (every rendezvous across nodes; proto_rndv_split.c): the split
+ *     rendezvous whose receiver keeps no part: the CTS names the whole buffer and the
+ *     sender puts all of it; the put requester notification stands in for the get
+ *     responder's;
+ *   synchronous: every synchronous send is a rendezvous (by get, split or put as its
+ *     size and peer say), so it completes only once the receiver has matched it; a
+ *     zero-byte one registers a dummy byte.
+ * Messages are matched in arrival order per sender (VELO keeps each sender's order),
+ * so MPI's non-overtaking rule holds whatever the protocol mix. */
+#ifndef TW_MPI_PROTO_H
+#define TW_MPI_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tollway/tollway.h>
+
+#include "mpi/pt2pt/match.h"
+#include "mpi/pt2pt/request.h"
+#include "mpi/pt2pt/wire.h"
+
+#pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
+
+/* What the engine's units share. */
+typedef struct tw_p2p {
+    tw_match_t match;
+    tw_req_list_t pending_sends; /* sends waiting for room in a peer's mailbox, in order */
+    tw_req_list_t pending_gets;  /* gets, puts, CTSs and READYs refused for now */
+    int *pending_to;             /* pending sends per destination, to keep their order */
+    size_t eager_max;            /* TW_EAGER_LIMIT */
+    size_t split_min;            /* TW_RNDV_SPLIT; 0: never */
+    int rendezvous; /* parts of rendezvous awaited: the notification queue is polled only then */
+    int rndv_sends; /* rendezvous sends under way: while this process sends too, its
+                       receives do not split (see proto_rndv_split.c) */
+} tw_p2p_t;
+extern tw_p2p_t tw_p2p;
+
+static inline size_t tw_min_size(size_t a, size_t b) {
+    return a < b ? a : b;
+}
+
+/* eager (proto_eager.c) */
+/* A blocking eager send straight into the mailbox, when nothing is queued to that
+ * peer: MPI_SUCCESS, or 1 when the general path must take it. */
+int tw_mpi_send_now(const void *buf, size_t bytes, int dest_world, int tag, uint32_t context);
+/* A blocking receive taken straight from the mailbox when nothing else is under
+ * way and the first message is an eager one that matches: MPI_SUCCESS or
+ * MPI_ERR_TRUNCATE with the status filled, or 1 for the general path. */
+int tw_mpi_recv_now(void *buf, size_t bytes, int source_world, int tag, uint32_t context,
+                    MPI_Status *status);
+int tw_proto_eager_post(req_t *r);
+void tw_proto_eager_deliver(int i, int source, int tag, const void *data, size_t len);
+
+/* rendezvous by get, and the rendezvous steps every variant shares (proto_rndv_get.c) */
+/* Registers a rendezvous send's buffer (or its first chunk): MPI_SUCCESS or an error. */
+int tw_proto_rndv_setup(int i);
+int tw_proto_rts_post(int i);      /* the RTS, or TW_RETRY */
+void tw_proto_rndv_undo(req_t *r); /* a send that will not run: its counts */
+void tw_proto_rndv_deliver(int i, int source, int tag, const tw_mpi_rts_t *rts);
+void tw_proto_rndv_get(int i);       /* the receive's get (its next one) */
+void tw_proto_rndv_part_done(int i); /* one awaited notification came */
+void tw_proto_rndv_notified(int i, const tw_notification_t *n);     /* one notification for i */
+void tw_proto_ready_take(int source, const void *body, size_t len); /* a READY */
+void tw_proto_ready_send(int i);
+
+/* split rendezvous and rendezvous by put (proto_rndv_split.c) */
+/* The receive's CTS: TW_OK with the length its own get must fetch in *get_len. */
+int tw_proto_cts_send(int i, size_t n, size_t *get_len);
+void tw_proto_cts_take(int source, const void *body, size_t len); /* a CTS */
+void tw_proto_put_start(int i);
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,207 @@
+/* The request pool, request handles, and completion: wait, test, free, status. */
+#include <stdlib.h>
+
+#include "mpi/comm/comm.h"
+#include "mpi/datatype/datatype.h"
+#include "mpi/env/error.h"
+#include "mpi/pt2pt/grequest.h"
+#include "mpi/pt2pt/engine.h"
+#include "mpi/pt2pt/engine_progress.h"
+#include "mpi/pt2pt/partitioned.h"
+#include "mpi/pt2pt/request.h"
+#include "mpi/coll/schedule.h"
+#include "mpi/env/state.h"
+#include "mpi/env/thread.h"
+#include "mpi/pt2pt/status.h"
+
+req_t *tw_reqs;
+int tw_req_free_head;
+
+void tw_req_pool_init(void) {
+    tw_reqs = calloc(TW_MAX_REQUESTS + 1, sizeof *tw_reqs);
+    if (!tw_reqs) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
+    for (int i = TW_MAX_REQUESTS; i >= 1; i--) {
+        tw_reqs[i].next = tw_req_free_head;
+        tw_req_free_head = i;
+    }
+}
+
+void tw_req_free(int i) {
+    if (tw_reqs[i].kind == REQ_PSEND || tw_reqs[i].kind == REQ_PRECV) tw_mpi_part_release(i);
+    tw_mpi_staged_free(tw_reqs[i].staged);
+    tw_reqs[i].staged = NULL;
+    tw_reqs[i].kind = REQ_FREE;
+    tw_reqs[i].next = tw_req_free_head;
+    tw_req_free_head = i;
+}
+
+int tw_req_list_find(const tw_req_list_t *l, int i, int *prev) {
+    *prev = 0;
+    for (int j = l->head; j; *prev = j, j = tw_reqs[j].next)
+        if (j == i) return 1;
+    return 0;
+}
+
+/* ---- queries ---- */
+
+int tw_mpi_request_valid(MPI_Request req) {
+    return req == TW_MPI_REQUEST_SENT || tw_req_index(req) > 0;
+}
+
+int tw_mpi_request_active(MPI_Request req) {
+    int i = tw_req_index(req);
+    return req == TW_MPI_REQUEST_SENT || (i > 0 && tw_reqs[i].active);
+}
+
+int tw_mpi_request_done(MPI_Request req) {
+    int i = tw_req_index(req);
+    return req == TW_MPI_REQUEST_SENT || (i > 0 && tw_reqs[i].active && tw_reqs[i].done);
+}
+
+int tw_mpi_request_finished(MPI_Request req) {
+    if (req == MPI_REQUEST_NULL || req == TW_MPI_REQUEST_SENT) return 1;
+    const req_t *r = &tw_reqs[req & 0xffff];
+    return r->done || !r->active;
+}
+
+tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req) {
+    int i = tw_req_index(req);
+    return i > 0 ? tw_mpi_comm_of_context(tw_reqs[i].context) : NULL;
+}
+
+int tw_mpi_coll_request(uint32_t context, MPI_Request *req) {
+    int i = tw_req_alloc(REQ_COLL);
+    if (!i) return MPI_ERR_NO_MEM;
+    tw_reqs[i].context = context; /* its errors go to the communicator */
+    *req = tw_req_handle(i);
+    return MPI_SUCCESS;
+}
+
+void tw_mpi_coll_request_done(MPI_Request req, int error) {
+    int i = req & 0xffff;
+    tw_reqs[i].error = error;
+    tw_req_done(i);
+}
+
+void tw_mpi_coll_request_done_as_recv(MPI_Request req, int error, const MPI_Status *status) {
+    int i = req & 0xffff;
+    req_t *r = &tw_reqs[i];
+    const tw_mpi_comm_t *c = tw_mpi_comm_of_context(r->context);
+    r->kind = REQ_RECV; /* done: no queue holds it, and its status is a receive's */
+    r->st_source = c ? tw_mpi_world_rank(c, status->MPI_SOURCE) : status->MPI_SOURCE;
+    r->st_tag = status->MPI_TAG;
+    r->st_bytes = (size_t)(uint32_t)status->tw_count_lo | (size_t)(uint32_t)status->tw_count_hi
+                                                              << 32;
+    r->cancelled = (uint8_t)status->tw_cancelled;
+    r->error = error;
+    tw_req_done(i);
+}
+
+/* ---- completion ---- */
+
+static void fill_status(const req_t *r, MPI_Status *status) {
+    if (!status) return;
+    if ((r->kind == REQ_RECV || r->kind == REQ_PRECV) && !r->cancelled)
+        tw_req_set_status(status, r->context, r->st_source, r->st_tag, r->st_bytes);
+    else
+        tw_mpi_status_fill(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);
+}
+
+/* A send that left at once: complete, successful. */
+static int complete_sent(MPI_Request *req, MPI_Status *status) {
+    tw_mpi_status_empty(status, MPI_ANY_SOURCE);
+    *req = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+/* The result of a finished request: its status, and the request freed (or, when
+ * persistent, made inactive). An inactive one reports an empty status. */
+static int complete(int i, MPI_Request *req, MPI_Status *status) {
+    req_t *r = &tw_reqs[i];
+    if (!r->active) {
+        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
+        return MPI_SUCCESS;
+    }
+    if (r->kind == REQ_GREQ) return tw_mpi_greq_complete(i, req, status);
+    int err = r->error;
+    fill_status(r, status);
+    if (r->persistent) {
+        r->active = 0;
+    } else {
+        tw_req_free(i);
+        *req = MPI_REQUEST_NULL;
+    }
+    return err;
+}
+
+int tw_mpi_finish(MPI_Request *req, MPI_Status *status) {
+    if (*req == TW_MPI_REQUEST_SENT) return complete_sent(req, status);
+    return complete(*req & 0xffff, req, status);
+}
+
+int tw_mpi_test(MPI_Request *req, int *flag, MPI_Status *status) {
+    if (*req == TW_MPI_REQUEST_SENT) {
+        *flag = 1;
+        return complete_sent(req, status);
+    }
+    int i = tw_req_index(*req);
+    if (i <= 0) return MPI_ERR_REQUEST;
+    if (!tw_reqs[i].done) tw_mpi_progress();
+    *flag = tw_reqs[i].done;
+    return *flag ? complete(i, req, status) : MPI_SUCCESS;
+}
+
+int tw_mpi_wait(MPI_Request *req, MPI_Status *status) {
+    if (*req == TW_MPI_REQUEST_SENT) return complete_sent(req, status);
+    int i = tw_req_index(*req);
+    if (i <= 0) return MPI_ERR_REQUEST;
+    unsigned spins = 0;
+    while (!tw_reqs[i].done) {
+        tw_mpi_progress();
+        if (!tw_reqs[i].done) tw_mpi_relax(&spins);
+    }
+    return complete(i, req, status);
+}
+
+int tw_mpi_request_status(MPI_Request req, int *flag, MPI_Status *status) {
+    if (req == TW_MPI_REQUEST_SENT) {
+        *flag = 1;
+        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
+        return MPI_SUCCESS;
+    }
+    int i = tw_req_index(req);
+    if (i <= 0) return MPI_ERR_REQUEST;
+    if (!tw_reqs[i].done) tw_mpi_progress();
+    *flag = tw_reqs[i].done;
+    if (*flag && tw_reqs[i].kind == REQ_GREQ) return tw_mpi_greq_status(i, status);
+    if (*flag && !tw_reqs[i].active && status)
+        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
+    else if (*flag)
+        fill_status(&tw_reqs[i], status);
+    return MPI_SUCCESS;
+}
+
+/* MPI_Request_free: a finished or inactive request goes now; one still running is
+ * left to finish on its own and goes back to the pool then. */
+int tw_mpi_request_free(MPI_Request *req) {
+    if (*req == TW_MPI_REQUEST_SENT) {
+        *req = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    int i = tw_req_index(*req);
+    if (i <= 0) return MPI_ERR_REQUEST;
+    if (tw_reqs[i].kind == REQ_GREQ) {
+        *req = MPI_REQUEST_NULL;
+        return tw_mpi_greq_free(i);
+    }
+    if (tw_reqs[i].kind == REQ_COLL && tw_reqs[i].persistent) {
+        if (tw_reqs[i].active) return MPI_ERR_REQUEST; /* its caller names the error */
+        tw_sched_free(tw_reqs[i].buf);
+        tw_req_free(i);
+    } else if (tw_reqs[i].done)
+        tw_req_free(i);
+    else
+        tw_reqs[i].orphan = 1; /* tw_req_done releases it */
+    *req = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,77 @@
+/* What MPI puts on the wire: its VELO message kinds and their bodies. */
+#ifndef TW_MPI_WIRE_H
+#define TW_MPI_WIRE_H
+
+#include <stdint.h>
+
+#include <tollway/tollway.h>
+
+#pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
+
+/* The kinds of VELO message MPI sends (the VELO tag). The point-to-point kinds are
+ * dispatched directly by the engine (engine.c); the others go through the handler table
+ * (progress.h). */
+enum {
+    TW_MPI_EAGER = 1, /* header and payload */
+    TW_MPI_RTS = 2,   /* request-to-send: header and tw_mpi_rts_t */
+    TW_MPI_CTS = 3,   /* clear-to-send, receiver to sender: tw_mpi_cts_t */
+    TW_MPI_READY = 4, /* the next chunk of a chunked rendezvous is there: tw_mpi_ready_t */
+    TW_MPI_WIN = 5,   /* window synchronisation (win_sync.c) */
+    TW_MPI_LOST = 6,  /* a peer this sender found lost: tw_mpi_lost_notice_t (failure.c) */
+    TW_MPI_PART = 7,  /* partitioned communication: pt2pt/partitioned_wire.h */
+    TW_MPI_KINDS = 8  /* kinds are below this */
+};
+
+/* What a TW_MPI_LOST notice carries: the world rank found lost and the cause the
+ * sender's device gave (TW_ERR_LOST, TW_ERR_RESET or TW_ERR_DESYNC). */
+typedef struct tw_mpi_lost_notice {
+    int32_t rank, cause;
+} tw_mpi_lost_notice_t;
+
+/* The header in front of every MPI message. */
+typedef struct tw_mpi_hdr {
+    int32_t tag;
+    uint32_t context;
+} tw_mpi_hdr_t;
+
+/* What a request-to-send carries after the header. */
+typedef struct tw_mpi_rts {
+    uint64_t size;
+    uint64_t nla, key;
+    uint32_t sreq;  /* the sender's request handle */
+    uint32_t split; /* 0, or the TW_RTS_* variant below; TW_RTS_SPLIT and TW_RTS_PUT are
+                       answered with a CTS */
+} tw_mpi_rts_t;
+
+/* A split rendezvous's clear-to-send, receiver to sender: put [offset, offset + len)
+ * of your buffer to nla (len 0: I get it all myself). After TW_RTS_PUT the offset is
+ * 0 and len the whole receive (or 0). */
+typedef struct tw_mpi_cts {
+    uint32_t sreq, rreq;
+    uint64_t nla, key;
+    uint64_t offset, len;
+} tw_mpi_cts_t;
+
+#define TW_MPI_EAGER_MAX (TW_VELO_MAX_SIZE - sizeof(tw_mpi_hdr_t))
+
+/* Rendezvous variants (tw_mpi_rts_t.split). TW_RTS_SPLIT: the receiver's CTS names a
+ * part of its buffer for the sender to put while it gets the rest. A chunked
+ * rendezvous (TW_RTS_CHUNKED): the sender's NLA names a window holding TW_PACK_CHUNK
+ * bytes of its stream at a time, from 0. The receiver gets each chunk (nothing of
+ * what lies past its buffer) asking for a responder notification; the sender then
+ * packs the next chunk into the window and says so with a TW_MPI_READY. */
+enum { TW_RTS_SPLIT = 1, TW_RTS_CHUNKED = 2 };
+/* A rendezvous across nodes (tw_mpi_rts_t.split == TW_RTS_PUT): the receiver's CTS
+ * names its whole buffer and the sender puts the message into it, which the udp link
+ * sends from the sender's buffer and lands in the receiver's; a get's answer would be
+ * copied aside for retransmission first. A receive that is unpacked from a window
+ * (a derived datatype) answers with len 0 and gets the message as usual. */
+enum { TW_RTS_PUT = 3 };
+typedef struct tw_mpi_ready {
+    uint32_t sreq, rreq;
+    uint64_t offset; /* the stream offset of the chunk now in the window */
+} tw_mpi_ready_t;
+
+#pragma GCC visibility pop
+
+#endif

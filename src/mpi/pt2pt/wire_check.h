@@ -1,0 +1,100 @@
+/* What MPI takes from a peer before believing it: the envelope of an eager message or
+ * request-to-send, and the request that a clear-to-send, a READY or a rendezvous
+ * notification names. Each check is the one its handler runs (engine.c, proto_eager.c,
+ * proto_rndv_get.c, proto_rndv_split.c), static inline so that the receive paths pay
+ * no call, and the one tests/fuzz/fuzz_mpi_wire.c runs.
+ *
+ * A context id is not checked: a peer may send on a communicator this rank has not
+ * finished creating yet, and such a message waits, unexpected, for its receive. */
+#ifndef TW_MPI_WIRE_CHECK_H
+#define TW_MPI_WIRE_CHECK_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include <tollway/tollway.h>
+
+#include "mpi/pt2pt/engine_progress.h"
+#include "mpi/pt2pt/request.h"
+#include "mpi/pt2pt/wire.h"
+
+#pragma GCC visibility push(hidden)
+
+/* The header of a message of len bytes at data: 1 with it in *h, 0 when the message is
+ * shorter. The blocking receive's fast path (proto_eager.c) takes no more than this:
+ * a receive of any tag takes no negative one there (tw_match_accepts), and what it does
+ * not match goes through tw_mpi_envelope_take. */
+static inline int tw_mpi_header_take(const void *data, size_t len, tw_mpi_hdr_t *h) {
+    if (len < sizeof *h) return 0;
+    memcpy(h, data, sizeof *h);
+    return 1;
+}
+
+/* An eager message (rts NULL) or RTS of len bytes at data: 1 with its header in *h,
+ * the RTS in *rts, and the body at data + sizeof *h, len - sizeof *h bytes; 0 when it
+ * is none of MPI's: shorter than the header, a negative tag on a point-to-point context
+ * (user tags are 0 or more; negative ones are the communicator creation exchanges', on
+ * collective contexts, comm.h), an RTS whose body is not one, or of an unknown
+ * variant. */
+static inline int tw_mpi_envelope_take(const void *data, size_t len, tw_mpi_hdr_t *h,
+                                       tw_mpi_rts_t *rts) {
+    if (!tw_mpi_header_take(data, len, h) || (h->tag < 0 && !(h->context & TW_CTX_COLL))) return 0;
+    if (!rts) return 1;
+    if (len - sizeof *h != sizeof *rts) return 0;
+    memcpy(rts, (const unsigned char *)data + sizeof *h, sizeof *rts);
+    return rts->split <= TW_RTS_PUT;
+}
+
+/* The send a CTS of len bytes from world rank source names, with the CTS in *c: its
+ * request slot, or 0 when it is no CTS that send waits for (wrong length, no such
+ * request, not a send of ours to source, one not waiting for its CTS, or finished, a
+ * part outside its buffer, or one not from 0 for a put of the whole message). */
+static inline int tw_mpi_cts_check(int source, const void *body, size_t len, tw_mpi_cts_t *c) {
+    if (len != sizeof *c) return 0;
+    memcpy(c, body, sizeof *c);
+    int i = tw_req_index((MPI_Request)c->sreq);
+    if (i <= 0) return 0;
+    const req_t *r = &tw_reqs[i];
+    if (r->kind != REQ_SEND || r->state != TW_STATE_WAIT_CTS || r->peer != source || r->done ||
+        c->offset > r->bytes || c->len > r->bytes - c->offset ||
+        (r->proto == TW_PROTO_RNDV_PUT && c->offset))
+        return 0;
+    return i;
+}
+
+/* The receive a READY of len bytes from world rank source names, with the READY in *m:
+ * its request slot, or 0 when it is no READY that receive can take (wrong length, no
+ * such request, not a chunked receive from source of that send, finished, or an
+ * offset past the message). Whether its get waits already is the handler's to see. */
+static inline int tw_mpi_ready_check(int source, const void *body, size_t len, tw_mpi_ready_t *m) {
+    if (len != sizeof *m) return 0;
+    memcpy(m, body, sizeof *m);
+    int i = tw_req_index((MPI_Request)m->rreq);
+    if (i <= 0) return 0;
+    const req_t *r = &tw_reqs[i];
+    if (r->kind != REQ_RECV || r->proto != TW_PROTO_RNDV_CHUNKED || r->done ||
+        r->got_from != source || r->got.sreq != m->sreq || m->offset >= r->got.size)
+        return 0;
+    return i;
+}
+
+/* The rendezvous request a notification completes a part of: its slot, or 0 when it
+ * is none (not a get or put, a cookie naming no request, or one awaiting no part, or
+ * a peer other than the request's: another process must not complete a request of
+ * this one by naming it in its own operation). The cookie holds the target side's
+ * handle high, the initiator's low. Notifications of other units (cookie
+ * TW_MPI_COOKIE_HOOKED) are the caller's to hand on first. */
+static inline int tw_mpi_notified_check(const tw_notification_t *n) {
+    if (n->op != TW_OP_GET && n->op != TW_OP_PUT) return 0;
+    int at_target = n->cls == TW_NOTIFY_RESPONDER ||
+                    (n->op == TW_OP_PUT && n->cls == TW_NOTIFY_COMPLETER && n->status == TW_OK);
+    int i = tw_req_index(at_target ? (int)(n->cookie >> 32) : (int)(uint32_t)n->cookie);
+    if (i <= 0 || !tw_reqs[i].parts) return 0;
+    const req_t *r = &tw_reqs[i];
+    if (n->peer != (r->kind == REQ_SEND ? r->peer : r->got_from)) return 0;
+    return i;
+}
+
+#pragma GCC visibility pop
+
+#endif

@@ -1,0 +1,575 @@
+/* MPI one-sided communication: the accumulate family (accumulate, get-accumulate,
+ * fetch-and-op, compare-and-swap, and the request-based accumulates), atomic per
+ * basic element: CPU atomics on a shm window, else under the target's accumulate
+ * lock word. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/datatype/datatype.h"
+#include "mpi/env/error.h"
+#include "mpi/pt2pt/failure.h"
+#include "mpi/coll/op.h"
+#include "mpi/pt2pt/engine.h"
+#include "mpi/env/state.h"
+#include "mpi/rma/win.h"
+#include "mpi/rma/win.h"
+
+/* ---- accumulate ---- */
+
+static int predefined_op(MPI_Op op) {
+    return ((unsigned)op >> 24) == 0x58 && (op & 0xffffff) >= 1 && (op & 0xffffff) <= 14;
+}
+
+static int integer_type(MPI_Datatype t) {
+    unsigned id = (unsigned)t & 0xff;
+    /* char (signed, an extension as in MPICH), signed and unsigned char, short ...
+     * unsigned long long, the fixed-width types, MPI_AINT, MPI_COUNT, MPI_OFFSET; not
+     * MPI_WCHAR (no arithmetic) */
+    return (id >= 1 && id <= 13 && id != 4 && id != 5) || (id >= 18 && id <= 28) || id == 45 ||
+           (id >= 50 && id <= 53); /* MPI_INTEGER, MPI_INTEGER1..8 */
+}
+
+static uint64_t load_n(const void *p, int es) {
+    switch (es) {
+    case 1:
+        return __atomic_load_n((const uint8_t *)p, __ATOMIC_ACQUIRE);
+    case 2:
+        return __atomic_load_n((const uint16_t *)p, __ATOMIC_ACQUIRE);
+    case 4:
+        return __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE);
+    default:
+        return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
+    }
+}
+
+static int cas_n(void *p, uint64_t *expect, uint64_t want, int es) {
+    switch (es) {
+    case 1: {
+        uint8_t e = (uint8_t)*expect;
+        int ok = __atomic_compare_exchange_n((uint8_t *)p, &e, (uint8_t)want, 0, __ATOMIC_ACQ_REL,
+                                             __ATOMIC_ACQUIRE);
+        *expect = e;
+        return ok;
+    }
+    case 2: {
+        uint16_t e = (uint16_t)*expect;
+        int ok = __atomic_compare_exchange_n((uint16_t *)p, &e, (uint16_t)want, 0, __ATOMIC_ACQ_REL,
+                                             __ATOMIC_ACQUIRE);
+        *expect = e;
+        return ok;
+    }
+    case 4: {
+        uint32_t e = (uint32_t)*expect;
+        int ok = __atomic_compare_exchange_n((uint32_t *)p, &e, (uint32_t)want, 0, __ATOMIC_ACQ_REL,
+                                             __ATOMIC_ACQUIRE);
+        *expect = e;
+        return ok;
+    }
+    default:
+        return __atomic_compare_exchange_n((uint64_t *)p, expect, want, 0, __ATOMIC_ACQ_REL,
+                                           __ATOMIC_ACQUIRE);
+    }
+}
+
+static uint64_t fetch_add_n(void *p, uint64_t v, int es) {
+    switch (es) {
+    case 1:
+        return __atomic_fetch_add((uint8_t *)p, (uint8_t)v, __ATOMIC_ACQ_REL);
+    case 2:
+        return __atomic_fetch_add((uint16_t *)p, (uint16_t)v, __ATOMIC_ACQ_REL);
+    case 4:
+        return __atomic_fetch_add((uint32_t *)p, (uint32_t)v, __ATOMIC_ACQ_REL);
+    default:
+        return __atomic_fetch_add((uint64_t *)p, v, __ATOMIC_ACQ_REL);
+    }
+}
+
+static uint64_t exchange_n(void *p, uint64_t v, int es) {
+    switch (es) {
+    case 1:
+        return __atomic_exchange_n((uint8_t *)p, (uint8_t)v, __ATOMIC_ACQ_REL);
+    case 2:
+        return __atomic_exchange_n((uint16_t *)p, (uint16_t)v, __ATOMIC_ACQ_REL);
+    case 4:
+        return __atomic_exchange_n((uint32_t *)p, (uint32_t)v, __ATOMIC_ACQ_REL);
+    default:
+        return __atomic_exchange_n((uint64_t *)p, v, __ATOMIC_ACQ_REL);
+    }
+}
+
+/* The es (1, 2, 4, 8) bytes at p as the low bytes of a word, and back: copies of
+ * a constant size each, never a copy loop of a variable one. */
+static inline uint64_t get_bytes(const void *p, int es) {
+    switch (es) {
+    case 1: {
+        uint8_t v;
+        memcpy(&v, p, 1);
+        return v;
+    }
+    case 2: {
+        uint16_t v;
+        memcpy(&v, p, 2);
+        return v;
+    }
+    case 4: {
+        uint32_t v;
+        memcpy(&v, p, 4);
+        return v;
+    }
+    default: {
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    }
+    }
+}
+
+static inline void put_bytes(void *p, uint64_t v, int es) {
+    switch (es) {
+    case 1: {
+        uint8_t b = (uint8_t)v;
+        memcpy(p, &b, 1);
+        break;
+    }
+    case 2: {
+        uint16_t b = (uint16_t)v;
+        memcpy(p, &b, 2);
+        break;
+    }
+    case 4: {
+        uint32_t b = (uint32_t)v;
+        memcpy(p, &b, 4);
+        break;
+    }
+    default:
+        memcpy(p, &v, 8);
+    }
+}
+
+/* cur op v for one type, in registers; 0 when the op is not one of these. */
+#define COMBINE_NUM(name, T)                                                                       \
+    static inline int name(MPI_Op op, uint64_t cur, uint64_t v, uint64_t *next) {                  \
+        T a, b, r;                                                                                 \
+        memcpy(&a, &cur, sizeof a);                                                                \
+        memcpy(&b, &v, sizeof b);                                                                  \
+        if (op == MPI_SUM)                                                                         \
+            r = a + b;                                                                             \
+        else if (op == MPI_PROD)                                                                   \
+            r = a * b;                                                                             \
+        else if (op == MPI_MAX)                                                                    \
+            r = b > a ? b : a;                                                                     \
+        else if (op == MPI_MIN)                                                                    \
+            r = b < a ? b : a;                                                                     \
+        else                                                                                       \
+            return 0;                                                                              \
+        *next = 0;                                                                                 \
+        memcpy(next, &r, sizeof r);                                                                \
+        return 1;                                                                                  \
+    }
+#define COMBINE_INT(name, num, T)                                                                  \
+    COMBINE_NUM(num, T)                                                                            \
+    static inline int name(MPI_Op op, uint64_t cur, uint64_t v, uint64_t *next) {                  \
+        T a, b, r;                                                                                 \
+        memcpy(&a, &cur, sizeof a);                                                                \
+        memcpy(&b, &v, sizeof b);                                                                  \
+        if (op == MPI_BAND)                                                                        \
+            r = a & b;                                                                             \
+        else if (op == MPI_BOR)                                                                    \
+            r = a | b;                                                                             \
+        else if (op == MPI_BXOR)                                                                   \
+            r = a ^ b;                                                                             \
+        else                                                                                       \
+            return num(op, cur, v, next);                                                          \
+        *next = 0;                                                                                 \
+        memcpy(next, &r, sizeof r);                                                                \
+        return 1;                                                                                  \
+    }
+COMBINE_NUM(combine_double, double)
+COMBINE_NUM(combine_float, float)
+COMBINE_INT(combine_i32, num_i32, int32_t)
+COMBINE_INT(combine_u32, num_u32, uint32_t)
+COMBINE_INT(combine_i64, num_i64, int64_t)
+COMBINE_INT(combine_u64, num_u64, uint64_t)
+
+/* cur op v for the most common types and ops, in registers (little-endian: an
+ * element is the low bytes of the word); 0 when the op library must do it. */
+static inline int fast_combine(MPI_Op op, MPI_Datatype type, uint64_t cur, uint64_t v,
+                               uint64_t *next) {
+    switch (type) {
+    case MPI_DOUBLE:
+        return combine_double(op, cur, v, next);
+    case MPI_FLOAT:
+        return combine_float(op, cur, v, next);
+    case MPI_INT:
+    case MPI_INT32_T:
+        return combine_i32(op, cur, v, next);
+    case MPI_UNSIGNED:
+    case MPI_UINT32_T:
+        return combine_u32(op, cur, v, next);
+    case MPI_LONG:
+    case MPI_LONG_LONG:
+    case MPI_INT64_T:
+        return combine_i64(op, cur, v, next);
+    case MPI_UNSIGNED_LONG:
+    case MPI_UNSIGNED_LONG_LONG:
+    case MPI_UINT64_T:
+        return combine_u64(op, cur, v, next);
+    default:
+        return 0;
+    }
+}
+
+/* One element of es (1, 2, 4, 8) bytes at t, combined with in atomically; the old
+ * value to old (may be NULL). Little-endian: an element is the low es bytes. */
+static void elem_atomic(MPI_Op op, MPI_Datatype elem, int es, int is_int, unsigned char *t,
+                        const unsigned char *in, unsigned char *old) {
+    uint64_t v = op != MPI_NO_OP ? get_bytes(in, es) : 0, was;
+    if (op == MPI_NO_OP)
+        was = load_n(t, es);
+    else if (op == MPI_REPLACE)
+        was = exchange_n(t, v, es);
+    else if (op == MPI_SUM && is_int)
+        was = fetch_add_n(t, v, es);
+    else {
+        was = load_n(t, es);
+        uint64_t next;
+        do {
+            if (!fast_combine(op, elem, was, v, &next)) {
+                next = was;
+                tw_mpi_op_apply(op, &v, &next, 1, elem);
+            }
+        } while (!cas_n(t, &was, next, es));
+    }
+    if (old) put_bytes(old, was, es);
+}
+
+/* The accumulate family on a shm window with one predefined type of 1, 2, 4 or 8
+ * bytes on both sides: CPU atomics straight on the mapped memory, element by
+ * element. 1 when done, 0 when the general path must decide (and report errors). */
+static inline int fast_acc(win_t *w, const void *in, void *out, MPI_Count count, MPI_Datatype type,
+                           int r, MPI_Aint disp, MPI_Op op) {
+    int es = tw_mpi_type_contiguous_size(type);
+    if (!w || !w->shm || tw_mpi_lost_count || es <= 0 || es > 8 || (es & (es - 1)) || count < 0 ||
+        (unsigned)r >= (unsigned)w->size || disp < 0 || !predefined_op(op) || !access_ok(w, r))
+        return 0;
+    target_t *t = &w->t[r];
+    size_t off, n = (size_t)count * (size_t)es;
+    if (!win_offset(disp, t->disp_unit, t->size, n, &off)) return 0;
+    int is_int = integer_type(type);
+    uint64_t probe;
+    if (!(op == MPI_SUM && is_int) && !fast_combine(op, type, 0, 0, &probe) &&
+        tw_mpi_op_check(op, type))
+        return 0;
+    const unsigned char *src = in;
+    unsigned char *dst = out, *at = t->local + off;
+    for (size_t j = 0; j < n; j += (size_t)es)
+        elem_atomic(op, type, es, is_int, at + j, op == MPI_NO_OP ? NULL : src + j,
+                    dst ? dst + j : NULL);
+    return 1;
+}
+
+/* The accumulate lock word of window rank r: held around every accumulate that is
+ * not done with CPU atomics. */
+static int acc_lock(win_t *w, int r) {
+    unsigned spins = 0;
+    for (;;) {
+        uint64_t old = 1;
+        int rc = tw_win_lock_atomic(w, w->t[r].world, TW_ATOMIC_CAS, w->acc_idx, 0, 1, &old);
+        if (rc) return rc;
+        if (old == 0) return TW_OK;
+        relax(&spins);
+        /* its holder may be a member that was lost: it would never give it back */
+        if (tw_win_lost(w, -1)) return TW_ERR_LOST;
+    }
+}
+
+static int acc_unlock(win_t *w, int r) {
+    return tw_win_lock_atomic(w, w->t[r].world, TW_ATOMIC_SWAP, w->acc_idx, 0, 0, NULL);
+}
+
+/* The accumulate family. o: the origin data (ignored for MPI_NO_OP); res: where
+ * the target's former contents go (NULL: nowhere); cmp: compare-and-swap's compare
+ * value (then op is ignored). */
+static int do_acc(win_t *w, int r, const side_t *o, const side_t *res, const side_t *t,
+                  const where_t *at, MPI_Op op, const void *cmp) {
+    MPI_Datatype elem = t->l.element;
+    int es = tw_mpi_basic_packed_size(elem); /* of an element in the packed data */
+    size_t n = side_bytes(t);
+    if (!n) return MPI_SUCCESS;
+    unsigned char *otmp = NULL, *rtmp = NULL;
+    const unsigned char *in = NULL;
+    if (op != MPI_NO_OP && !(in = packed_of(o, &otmp))) return MPI_ERR_NO_MEM;
+    unsigned char *out = NULL;
+    if (res) {
+        if (res->l.contiguous)
+            out = (unsigned char *)(uintptr_t)res->buf + res->l.lb;
+        else if (!(out = rtmp = malloc(n))) {
+            free(otmp);
+            return MPI_ERR_NO_MEM;
+        }
+    }
+    int rc = 0;
+    pieces_t p;
+    MPI_Aint off;
+    size_t len, pos;
+    if (at->local && es <= 8 && (es & (es - 1)) == 0) { /* CPU atomics, element by element */
+        int is_int = integer_type(elem);
+        pieces_init(&p, t->type, t->count, &t->l);
+        while (pieces_next(&p, &off, &len, &pos))
+            for (size_t j = 0; j < len; j += (size_t)es) {
+                unsigned char *e = at->local + off + j;
+                if (cmp) {
+                    uint64_t want = get_bytes(in + pos + j, es), expect = get_bytes(cmp, es);
+                    cas_n(e, &expect, want, es);
+                    put_bytes(out + pos + j, expect, es);
+                } else {
+                    elem_atomic(op, elem, es, is_int, e, in ? in + pos + j : NULL,
+                                out ? out + pos + j : NULL);
+                }
+            }
+    } else { /* under the target's accumulate lock: get, combine, put */
+        unsigned char *cur = malloc(n);
+        if (!cur) rc = MPI_ERR_NO_MEM;
+        int locked = rc ? TW_OK : acc_lock(w, r);
+        if (locked) rc = tw_win_device_error(w, w->t[r].world, locked);
+        if (!rc) {
+            int dev = TW_OK; /* a device status */
+            pieces_init(&p, t->type, t->count, &t->l);
+            while (!dev && pieces_next(&p, &off, &len, &pos)) {
+                if (at->local)
+                    memcpy(cur + pos, at->local + off, len);
+                else
+                    dev = rma_get(w, at->dest, cur + pos, len, at->nla + (uint64_t)off, at->key);
+            }
+            if (!dev && !at->local) dev = tw_rma_flush(tw_mpi.ep, at->dest);
+            /* the contents are there, unless a fault or the target's loss ended a read */
+            rc = tw_win_completion(w, at->dest, dev);
+            if (!rc && out) memcpy(out, cur, n);
+            int write = op != MPI_NO_OP;
+            if (!rc && cmp) {
+                write = !memcmp(cur, cmp, n);
+                if (write) memcpy(cur, in, n);
+            } else if (!rc && op == MPI_REPLACE) {
+                memcpy(cur, in, n);
+            } else if (!rc && write &&
+                       tw_mpi_op_apply(op, in, cur, (MPI_Count)(n / (size_t)es), elem)) {
+                rc = MPI_ERR_OTHER;
+            }
+            pieces_init(&p, t->type, t->count, &t->l);
+            while (!rc && !dev && write && pieces_next(&p, &off, &len, &pos)) {
+                if (at->local)
+                    memcpy(at->local + off, cur + pos, len);
+                else
+                    dev = rma_put(w, at->dest, cur + pos, len, at->nla + (uint64_t)off, at->key);
+            }
+            if (!rc && !dev && !at->local) dev = tw_rma_flush(tw_mpi.ep, at->dest);
+            if (!rc && dev) rc = tw_win_completion(w, at->dest, dev);
+            int unlocked = tw_win_lost(w, w->t[r].world) ? TW_OK : acc_unlock(w, r);
+            if (!rc && unlocked) rc = tw_win_device_error(w, w->t[r].world, unlocked);
+            if (!rc) rc = tw_win_lost(w, at->dest); /* the target lost meanwhile */
+        }
+        free(cur);
+    }
+    if (!rc && rtmp) tw_mpi_type_unpack(rtmp, res->count, res->type, (void *)(uintptr_t)res->buf);
+    free(otmp);
+    free(rtmp);
+    return rc;
+}
+
+/* The common front of the accumulate family; 1 for MPI_PROC_NULL. */
+static int acc_front(win_t *w, const void *obuf, MPI_Count ocount, MPI_Datatype otype, void *rbuf,
+                     MPI_Count rcount, MPI_Datatype rtype, int trank, MPI_Aint tdisp,
+                     MPI_Count tcount, MPI_Datatype ttype, MPI_Op op, side_t *o, side_t *res,
+                     side_t *t, where_t *at) {
+    if (!predefined_op(op)) return MPI_ERR_OP;
+    if (trank == MPI_PROC_NULL) return 1;
+    if (trank < 0 || trank >= w->size) return MPI_ERR_RANK;
+    int rc = side_of(t, NULL, tcount, ttype);
+    if (rc) return rc;
+    if (t->l.element == MPI_DATATYPE_NULL && side_bytes(t)) return MPI_ERR_TYPE;
+    if (side_bytes(t) && (rc = tw_mpi_op_check(op, t->l.element))) return rc;
+    if (op != MPI_NO_OP) {
+        if ((rc = side_of(o, obuf, ocount, otype))) return rc;
+        if (side_bytes(o) != side_bytes(t) || (side_bytes(o) && o->l.element != t->l.element))
+            return MPI_ERR_TYPE;
+    }
+    if (res) {
+        if ((rc = side_of(res, rbuf, rcount, rtype))) return rc;
+        if (side_bytes(res) != side_bytes(t) || (side_bytes(res) && res->l.element != t->l.element))
+            return MPI_ERR_TYPE;
+    }
+    /* a lost target before the epoch: the loss may be why there is none */
+    if ((rc = tw_win_lost(w, w->t[trank].world))) return rc;
+    if (!access_ok(w, trank)) return MPI_ERR_RMA_SYNC;
+    return tw_win_resolve(w, trank, tdisp, t->count, &t->l, at);
+}
+
+static int acc_call(const char *call, const void *origin_addr, MPI_Count origin_count,
+                    MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                    MPI_Datatype result_datatype, int fetch, int target_rank, MPI_Aint target_disp,
+                    MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+    win_t *w = win_get(win);
+    if (!w) return tw_mpi_error(NULL, call, MPI_ERR_WIN, NULL);
+    side_t o, res, t;
+    where_t at;
+    int rc = acc_front(w, origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                       result_datatype, target_rank, target_disp, target_count, target_datatype, op,
+                       &o, fetch ? &res : NULL, &t, &at);
+    if (rc == 1) return MPI_SUCCESS;
+    if (!rc) rc = do_acc(w, target_rank, &o, fetch ? &res : NULL, &t, &at, op, NULL);
+    return rc ? tw_win_error(w, call, rc, NULL) : MPI_SUCCESS;
+}
+
+int MPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                   int target_rank, MPI_Aint target_disp, int target_count,
+                   MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+    NEED_INIT("MPI_Accumulate");
+    if (origin_datatype == target_datatype && origin_count == target_count &&
+        fast_acc(win_get(win), origin_addr, NULL, origin_count, origin_datatype, target_rank,
+                 target_disp, op))
+        return MPI_SUCCESS;
+    return acc_call("MPI_Accumulate", origin_addr, origin_count, origin_datatype, NULL, 0,
+                    origin_datatype, 0, target_rank, target_disp, target_count, target_datatype, op,
+                    win);
+}
+
+int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                       void *result_addr, int result_count, MPI_Datatype result_datatype,
+                       int target_rank, MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPI_Op op, MPI_Win win) {
+    NEED_INIT("MPI_Get_accumulate");
+    if (origin_datatype == target_datatype && origin_count == target_count &&
+        result_datatype == target_datatype && result_count == target_count &&
+        fast_acc(win_get(win), origin_addr, result_addr, origin_count, origin_datatype, target_rank,
+                 target_disp, op))
+        return MPI_SUCCESS;
+    return acc_call("MPI_Get_accumulate", origin_addr, origin_count, origin_datatype, result_addr,
+                    result_count, result_datatype, 1, target_rank, target_disp, target_count,
+                    target_datatype, op, win);
+}
+
+int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
+                     int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+    NEED_INIT("MPI_Fetch_and_op");
+    /* the common case: a sum of integers on a mapped window, one atomic */
+    win_t *w = win_get(win);
+    int es = tw_mpi_type_extent(datatype);
+    if (w && w->shm && !tw_mpi_lost_count && (es == 8 || es == 4) && op == MPI_SUM &&
+        integer_type(datatype) && (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
+        access_ok(w, target_rank)) {
+        target_t *t = &w->t[target_rank];
+        size_t off;
+        if (win_offset(target_disp, t->disp_unit, t->size, (size_t)es, &off) &&
+            !((uintptr_t)(t->local + off) & (uintptr_t)(es - 1))) {
+            if (es == 8) {
+                uint64_t v, old;
+                memcpy(&v, origin_addr, 8);
+                old = __atomic_fetch_add((uint64_t *)(t->local + off), v, __ATOMIC_ACQ_REL);
+                memcpy(result_addr, &old, 8);
+            } else {
+                uint32_t v, old;
+                memcpy(&v, origin_addr, 4);
+                old = __atomic_fetch_add((uint32_t *)(t->local + off), v, __ATOMIC_ACQ_REL);
+                memcpy(result_addr, &old, 4);
+            }
+            return MPI_SUCCESS;
+        }
+    }
+    if (fast_acc(w, origin_addr, result_addr, 1, datatype, target_rank, target_disp, op))
+        return MPI_SUCCESS;
+    return acc_call("MPI_Fetch_and_op", origin_addr, 1, datatype, result_addr, 1, datatype, 1,
+                    target_rank, target_disp, 1, datatype, op, win);
+}
+
+int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
+                         MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
+                         MPI_Win win) {
+    const char *call = "MPI_Compare_and_swap";
+    NEED_INIT(call);
+    win_t *w = win_get(win);
+    if (!w) return tw_mpi_error(NULL, call, MPI_ERR_WIN, NULL);
+    int es = tw_mpi_type_extent(datatype);
+    if (w->shm && !tw_mpi_lost_count && (es == 8 || es == 4) && integer_type(datatype) &&
+        (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
+        access_ok(w, target_rank)) {
+        target_t *t = &w->t[target_rank];
+        size_t off;
+        if (win_offset(target_disp, t->disp_unit, t->size, (size_t)es, &off) &&
+            !((uintptr_t)(t->local + off) & (uintptr_t)(es - 1))) {
+            uint64_t expect = get_bytes(compare_addr, es), want = get_bytes(origin_addr, es);
+            cas_n(t->local + off, &expect, want, es);
+            put_bytes(result_addr, expect, es);
+            return MPI_SUCCESS;
+        }
+    }
+    /* only integer, logical and byte types may be compared (MPI-3.1 11.3.4); 44: MPI_LOGICAL */
+    int id = (int)((unsigned)datatype & 0xff);
+    if (es <= 0 || (!integer_type(datatype) && id != 4 && id != 17 && id != 33 && id != 44))
+        return tw_win_error(w, call, MPI_ERR_TYPE, NULL);
+    side_t o, res, t;
+    where_t at;
+    int rc = acc_front(w, origin_addr, 1, datatype, result_addr, 1, datatype, target_rank,
+                       target_disp, 1, datatype, MPI_REPLACE, &o, &res, &t, &at);
+    if (rc == 1) return MPI_SUCCESS;
+    if (!rc) rc = do_acc(w, target_rank, &o, &res, &t, &at, MPI_REPLACE, compare_addr);
+    return rc ? tw_win_error(w, call, rc, NULL) : MPI_SUCCESS;
+}
+
+/* ---- request-based accumulates ----
+ * Complete at the target before the call returns its request. */
+
+static int with_request(win_t *w, const char *call, int rc, MPI_Request *request) {
+    if (!w) return rc;
+    if (rc) return rc;
+    if (!request) return tw_win_error(w, call, MPI_ERR_ARG, NULL);
+    if ((rc = tw_mpi_coll_request(w->context, request))) return tw_win_error(w, call, rc, NULL);
+    tw_mpi_coll_request_done(*request, MPI_SUCCESS);
+    return MPI_SUCCESS;
+}
+
+int MPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                    int target_rank, MPI_Aint target_disp, int target_count,
+                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request) {
+    NEED_INIT("MPI_Raccumulate");
+    if (!request) return tw_mpi_error(NULL, "MPI_Raccumulate", MPI_ERR_ARG, NULL);
+    int rc = acc_call("MPI_Raccumulate", origin_addr, origin_count, origin_datatype, NULL, 0,
+                      origin_datatype, 0, target_rank, target_disp, target_count, target_datatype,
+                      op, win);
+    return with_request(win_get(win), "MPI_Raccumulate", rc, request);
+}
+
+int MPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, int result_count, MPI_Datatype result_datatype,
+                        int target_rank, MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                        MPI_Request *request) {
+    NEED_INIT("MPI_Rget_accumulate");
+    if (!request) return tw_mpi_error(NULL, "MPI_Rget_accumulate", MPI_ERR_ARG, NULL);
+    int rc = acc_call("MPI_Rget_accumulate", origin_addr, origin_count, origin_datatype,
+                      result_addr, result_count, result_datatype, 1, target_rank, target_disp,
+                      target_count, target_datatype, op, win);
+    return with_request(win_get(win), "MPI_Rget_accumulate", rc, request);
+}
+
+/* ---- the way in of the large-count calls (rma/large_count.c) ---- */
+
+/* fetch: the result buffer counts (the get forms); request: the request-based forms */
+int tw_mpi_rma_accumulate(const char *call, const void *origin_addr, MPI_Count origin_count,
+                          MPI_Datatype origin_datatype, void *result_addr, MPI_Count result_count,
+                          MPI_Datatype result_datatype, int fetch, int target_rank,
+                          MPI_Aint target_disp, MPI_Count target_count,
+                          MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                          MPI_Request *request, int with_req) {
+    NEED_INIT(call);
+    if (with_req && !request) return tw_mpi_error(NULL, call, MPI_ERR_ARG, NULL);
+    if (!with_req && origin_datatype == target_datatype && origin_count == target_count &&
+        (!fetch || (result_datatype == target_datatype && result_count == target_count)) &&
+        fast_acc(win_get(win), origin_addr, fetch ? result_addr : NULL, origin_count,
+                 origin_datatype, target_rank, target_disp, op))
+        return MPI_SUCCESS;
+    int rc = acc_call(call, origin_addr, origin_count, origin_datatype, result_addr, result_count,
+                      fetch ? result_datatype : origin_datatype, fetch, target_rank, target_disp,
+                      target_count, target_datatype, op, win);
+    return with_req ? with_request(win_get(win), call, rc, request) : rc;
+}
