@@ -55,11 +55,11 @@ RULE_TEXT = {
     "tools": "a tool may include its own headers, runtime, common and public headers",
 }
 
-# src/mpi's folders from the bottom up: the environment (errors, info, threads), the
-# tools interface every layer reports to, datatypes, groups and communicators,
-# point-to-point, collectives, one-sided, sessions and process management, and the
-# generated bindings over all of them.
-MPI_FOLDERS = ["env", "tools", "datatype", "comm", "pt2pt", "coll", "rma", "session", "bindings"]
+# src/mpi's folders from the bottom up: the environment (errors, info, threads), groups
+# and communicators as objects (with attribute caching), the tools interface every
+# layer above reports to, datatypes, point-to-point, collectives, one-sided, sessions
+# and process management, and the generated bindings over all of them.
+MPI_FOLDERS = ["env", "comm", "tools", "datatype", "pt2pt", "coll", "rma", "session", "bindings"]
 
 # (file, header it includes) for the includes that still go up a folder, and why.
 MPI_UPWARD = {
@@ -70,12 +70,6 @@ MPI_UPWARD = {
     ("src/mpi/comm/comm.c", "src/mpi/pt2pt/engine.h"): "comm construction exchanges",
     ("src/mpi/comm/comm_idup.c", "src/mpi/coll/coll.h"): "comm construction uses collectives",
     ("src/mpi/comm/comm_idup.c", "src/mpi/coll/schedule.h"): "comm construction uses collectives",
-    # attribute caching copies and deletes the attributes of windows and the parent
-    ("src/mpi/comm/attr.c", "src/mpi/rma/win.h"): "attributes of windows kept here",
-    ("src/mpi/comm/attr.c", "src/mpi/session/dynamic.h"): "MPI_UNIVERSE_SIZE, MPI_APPNUM",
-    ("src/mpi/datatype/datatype.c", "src/mpi/comm/attr.h"): "attributes of datatypes",
-    ("src/mpi/datatype/datatype.c", "src/mpi/comm/comm.h"): "errors go to a communicator",
-    ("src/mpi/datatype/large_count.c", "src/mpi/pt2pt/grequest.h"): "status elements",
     # an error goes to the handler of the object it concerns
     ("src/mpi/env/error.c", "src/mpi/comm/comm.h"): "a communicator's error handler",
     ("src/mpi/env/errhandler.c", "src/mpi/comm/comm.h"): "a communicator's error handler",
@@ -85,7 +79,6 @@ MPI_UPWARD = {
     ("src/mpi/pt2pt/request.c", "src/mpi/coll/schedule.h"): "a schedule's request",
     ("src/mpi/pt2pt/engine.c", "src/mpi/coll/persistent.h"): "a persistent collective's start",
     # the tools interface reads the engine's counters and queues
-    ("src/mpi/tools/events.c", "src/mpi/comm/comm.h"): "communicator events",
     ("src/mpi/tools/events.c", "src/mpi/pt2pt/engine_progress.h"): "engine events",
     ("src/mpi/tools/events.c", "src/mpi/pt2pt/request.h"): "request events",
     ("src/mpi/tools/tools.c", "src/mpi/pt2pt/proto.h"): "protocol counters as pvars",

@@ -1,6 +1,7 @@
-/* Attribute caching on communicators, datatypes and windows: user keys with their
- * copy and delete callbacks, and the predefined keys of communicators (MPI_TAG_UB
- * ...), which are read-only (those of windows are in win.c).
+/* Attribute caching: user keys with their copy and delete callbacks for every kind of
+ * object, the attributes of communicators and their predefined keys (MPI_TAG_UB ...),
+ * which are read-only. Datatypes' calls are in datatype/type_attr.c, windows' in
+ * rma/win_attr.c (their predefined keys in win.c), on the lists kept here by handle.
  *
  * A key is made for one kind of object and works on that kind only. A key freed by
  * the program lives on while attributes still use it: each attribute holds a
@@ -10,19 +11,14 @@
 
 #include "mpi/comm/attr.h"
 #include "mpi/comm/comm.h"
-#include "mpi/datatype/datatype.h"
-#include "mpi/session/dynamic.h"
 #include "mpi/env/errhandler.h"
 #include "mpi/env/errcode.h"
 #include "mpi/env/error.h"
 #include "mpi/env/state.h"
-#include "mpi/rma/win.h"
 
 /* every kind's callbacks have the communicator's types: handles are ints */
 typedef MPI_Comm_copy_attr_function key_copy_fn;
 typedef MPI_Comm_delete_attr_function key_delete_fn;
-
-enum { KEY_COMM = 1, KEY_TYPE, KEY_WIN };
 
 typedef struct keyval {
     int kind; /* KEY_*; 0: a free slot */
@@ -76,39 +72,6 @@ int MPI_COMM_NULL_DELETE_FN(MPI_Comm comm, int comm_keyval, void *attribute_val,
     return MPI_SUCCESS;
 }
 
-int MPI_TYPE_NULL_COPY_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
-                          void *attribute_val_in, void *attribute_val_out, int *flag) {
-    return MPI_COMM_NULL_COPY_FN(oldtype, type_keyval, extra_state, attribute_val_in,
-                                 attribute_val_out, flag);
-}
-
-int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
-                    void *attribute_val_in, void *attribute_val_out, int *flag) {
-    return MPI_COMM_DUP_FN(oldtype, type_keyval, extra_state, attribute_val_in, attribute_val_out,
-                           flag);
-}
-
-int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype datatype, int type_keyval, void *attribute_val,
-                            void *extra_state) {
-    return MPI_COMM_NULL_DELETE_FN(datatype, type_keyval, attribute_val, extra_state);
-}
-
-int MPI_WIN_NULL_COPY_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
-                         void *attribute_val_out, int *flag) {
-    return MPI_COMM_NULL_COPY_FN(oldwin, win_keyval, extra_state, attribute_val_in,
-                                 attribute_val_out, flag);
-}
-
-int MPI_WIN_DUP_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
-                   void *attribute_val_out, int *flag) {
-    return MPI_COMM_DUP_FN(oldwin, win_keyval, extra_state, attribute_val_in, attribute_val_out,
-                           flag);
-}
-
-int MPI_WIN_NULL_DELETE_FN(MPI_Win win, int win_keyval, void *attribute_val, void *extra_state) {
-    return MPI_COMM_NULL_DELETE_FN(win, win_keyval, attribute_val, extra_state);
-}
-
 int MPI_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
                      void *attribute_val_out, int *flag) {
     return MPI_COMM_NULL_COPY_FN(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out,
@@ -146,8 +109,8 @@ static void key_release(keyval_t *k) {
     if (!--k->refs) *k = (keyval_t){0};
 }
 
-static int key_create(const char *call, int kind, key_copy_fn *copy, key_delete_fn *del,
-                      int *keyval, void *extra_state) {
+int tw_mpi_attr_key_create(const char *call, int kind, key_copy_fn *copy, key_delete_fn *del,
+                           int *keyval, void *extra_state) {
     NEED_INIT(call);
     if (!keyval) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "keyval is NULL");
     int i = 1;
@@ -170,7 +133,7 @@ static int key_create(const char *call, int kind, key_copy_fn *copy, key_delete_
     return MPI_SUCCESS;
 }
 
-static int key_free(const char *call, int kind, int *keyval) {
+int tw_mpi_attr_key_free(const char *call, int kind, int *keyval) {
     NEED_INIT(call);
     keyval_t *k = keyval ? key_get(*keyval, kind) : NULL;
     if (!k) return tw_mpi_error(NULL, call, MPI_ERR_KEYVAL, NULL);
@@ -183,43 +146,22 @@ static int key_free(const char *call, int kind, int *keyval) {
 int MPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval,
                            void *extra_state) {
-    return key_create("MPI_Comm_create_keyval", KEY_COMM, comm_copy_attr_fn, comm_delete_attr_fn,
-                      comm_keyval, extra_state);
-}
-
-int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
-                           MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
-                           void *extra_state) {
-    return key_create("MPI_Type_create_keyval", KEY_TYPE, type_copy_attr_fn, type_delete_attr_fn,
-                      type_keyval, extra_state);
-}
-
-int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
-                          MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
-                          void *extra_state) {
-    return key_create("MPI_Win_create_keyval", KEY_WIN, win_copy_attr_fn, win_delete_attr_fn,
-                      win_keyval, extra_state);
+    return tw_mpi_attr_key_create("MPI_Comm_create_keyval", TW_ATTR_COMM, comm_copy_attr_fn,
+                                  comm_delete_attr_fn, comm_keyval, extra_state);
 }
 
 int MPI_Keyval_create(MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
                       void *extra_state) {
-    return key_create("MPI_Keyval_create", KEY_COMM, copy_fn, delete_fn, keyval, extra_state);
+    return tw_mpi_attr_key_create("MPI_Keyval_create", TW_ATTR_COMM, copy_fn, delete_fn, keyval,
+                                  extra_state);
 }
 
 int MPI_Comm_free_keyval(int *comm_keyval) {
-    return key_free("MPI_Comm_free_keyval", KEY_COMM, comm_keyval);
-}
-
-int MPI_Type_free_keyval(int *type_keyval) {
-    return key_free("MPI_Type_free_keyval", KEY_TYPE, type_keyval);
-}
-
-int MPI_Win_free_keyval(int *win_keyval) {
-    return key_free("MPI_Win_free_keyval", KEY_WIN, win_keyval);
+    return tw_mpi_attr_key_free("MPI_Comm_free_keyval", TW_ATTR_COMM, comm_keyval);
 }
 
 int MPI_Keyval_free(int *keyval) {
-    return key_free("MPI_Keyval_free", KEY_COMM, keyval);
+    return tw_mpi_attr_key_free("MPI_Keyval_free", TW_ATTR_COMM, keyval);
 }
 
 /* ---- attribute lists, of any kind of object ---- */
@@ -349,7 +291,7 @@ int MPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val) {
     NEED_INIT("MPI_Comm_set_attr");
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     if (!c) return tw_mpi_error(NULL, "MPI_Comm_set_attr", MPI_ERR_COMM, NULL);
-    if (!key_get(comm_keyval, KEY_COMM))
+    if (!key_get(comm_keyval, TW_ATTR_COMM))
         return tw_mpi_error(c, "MPI_Comm_set_attr", MPI_ERR_KEYVAL,
                             "not a communicator key of the program's (predefined ones are "
                             "read-only)");
@@ -362,7 +304,7 @@ int MPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval) {
     NEED_INIT("MPI_Comm_delete_attr");
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     if (!c) return tw_mpi_error(NULL, "MPI_Comm_delete_attr", MPI_ERR_COMM, NULL);
-    if (!key_alive(comm_keyval, KEY_COMM)) /* also a key freed while attached */
+    if (!key_alive(comm_keyval, TW_ATTR_COMM)) /* also a key freed while attached */
         return tw_mpi_error(c, "MPI_Comm_delete_attr", MPI_ERR_KEYVAL,
                             "not a communicator key of the program's");
     struct tw_mpi_attr **at = attr_link(&c->attrs, comm_keyval);
@@ -379,8 +321,9 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
     if (!attribute_val || !flag) return tw_mpi_error(c, "MPI_Comm_get_attr", MPI_ERR_ARG, NULL);
     static int tag_ub = TW_MPI_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0,
                appnum = 0, universe, lastcode;
-    if (keyval == MPI_UNIVERSE_SIZE) universe = tw_mpi_universe_size(); /* asks the manager */
-    appnum = tw_mpi_appnum();
+    /* the universe is asked of the process manager once, when the program first reads it */
+    if (keyval == MPI_UNIVERSE_SIZE && !universe) universe = tw_ep_universe_size(tw_mpi.ep);
+    appnum = tw_mpi.appnum;
     lastcode = tw_mpi_lastusedcode;
     int *v = keyval == MPI_TAG_UB            ? &tag_ub
              : keyval == MPI_HOST            ? &host
@@ -395,7 +338,7 @@ int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
         *(int **)attribute_val = v;
         return MPI_SUCCESS;
     }
-    if (!key_get(keyval, KEY_COMM))
+    if (!key_get(keyval, TW_ATTR_COMM))
         return tw_mpi_error(c, "MPI_Comm_get_attr", MPI_ERR_KEYVAL, "unknown key");
     struct tw_mpi_attr *a = *attr_link(&c->attrs, keyval);
     *flag = a != NULL;
@@ -415,7 +358,7 @@ int MPI_Attr_delete(MPI_Comm comm, int keyval) {
     return MPI_Comm_delete_attr(comm, keyval);
 }
 
-/* ---- datatypes and windows ---- */
+/* ---- datatypes and windows, by handle ---- */
 
 /* The list head of an object; NULL when it has none and create is 0 (or no memory). */
 static struct tw_mpi_attr **object_head(int handle, int create) {
@@ -463,7 +406,7 @@ int tw_mpi_attr_object_copy(int from, int to) {
     return rc;
 }
 
-static int object_set(int handle, int keyval, void *value) {
+int tw_mpi_attr_object_set(int handle, int keyval, void *value) {
     struct tw_mpi_attr **head = object_head(handle, 1);
     if (!head) return MPI_ERR_NO_MEM;
     int rc = list_set(head, handle, keyval, value);
@@ -471,7 +414,7 @@ static int object_set(int handle, int keyval, void *value) {
     return rc;
 }
 
-static int object_get(int handle, int keyval, void *attribute_val, int *flag) {
+int tw_mpi_attr_object_get(int handle, int keyval, void *attribute_val, int *flag) {
     struct tw_mpi_attr **head = object_head(handle, 0);
     struct tw_mpi_attr *a = head ? *attr_link(head, keyval) : NULL;
     *flag = a != NULL;
@@ -480,7 +423,7 @@ static int object_get(int handle, int keyval, void *attribute_val, int *flag) {
 }
 
 /* MPI_ERR_KEYVAL when the object has no such attribute. */
-static int object_delete(int handle, int keyval) {
+int tw_mpi_attr_object_delete(int handle, int keyval) {
     struct tw_mpi_attr **head = object_head(handle, 0);
     struct tw_mpi_attr **at = head ? attr_link(head, keyval) : NULL;
     if (!at || !*at) return MPI_ERR_KEYVAL;
@@ -489,64 +432,10 @@ static int object_delete(int handle, int keyval) {
     return rc;
 }
 
-/* Checks a datatype and a key for a type attribute call (freed: a key the program
- * freed while attributes use it will do, to delete one); the error raised, or 0. */
-static int type_check(const char *call, MPI_Datatype type, int keyval, int freed) {
-    NEED_INIT(call);
-    if (!tw_mpi_type_map(type)) return tw_mpi_error(NULL, call, MPI_ERR_TYPE, NULL);
-    if (!(freed ? key_alive(keyval, KEY_TYPE) : key_get(keyval, KEY_TYPE)))
-        return tw_mpi_error(NULL, call, MPI_ERR_KEYVAL, "not a datatype key of the program's");
-    return MPI_SUCCESS;
+int tw_mpi_attr_key_held(int keyval, int kind) {
+    return key_get(keyval, kind) != NULL;
 }
 
-int MPI_Type_set_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val) {
-    int rc = type_check("MPI_Type_set_attr", datatype, type_keyval, 0);
-    if (rc) return rc;
-    rc = object_set(datatype, type_keyval, attribute_val);
-    return rc ? tw_mpi_error(NULL, "MPI_Type_set_attr", rc, "the delete callback failed")
-              : MPI_SUCCESS;
-}
-
-int MPI_Type_get_attr(MPI_Datatype datatype, int type_keyval, void *attribute_val, int *flag) {
-    int rc = type_check("MPI_Type_get_attr", datatype, type_keyval, 0);
-    if (rc) return rc;
-    if (!attribute_val || !flag) return tw_mpi_error(NULL, "MPI_Type_get_attr", MPI_ERR_ARG, NULL);
-    return object_get(datatype, type_keyval, attribute_val, flag);
-}
-
-int MPI_Type_delete_attr(MPI_Datatype datatype, int type_keyval) {
-    /* a key freed while attached still deletes its attributes (MPI-3.1 section 6.7.2) */
-    int rc = type_check("MPI_Type_delete_attr", datatype, type_keyval, 1);
-    if (rc) return rc;
-    rc = object_delete(datatype, type_keyval);
-    return rc ? tw_mpi_error(NULL, "MPI_Type_delete_attr", rc,
-                             rc == MPI_ERR_KEYVAL ? "no such attribute"
-                                                  : "the delete callback failed")
-              : MPI_SUCCESS;
-}
-
-int MPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val) {
-    GET_WIN("MPI_Win_set_attr", win);
-    if (!key_get(win_keyval, KEY_WIN))
-        return tw_win_error(w, "MPI_Win_set_attr", MPI_ERR_KEYVAL,
-                            "not a window key of the program's (predefined ones are read-only)");
-    int rc = object_set(win, win_keyval, attribute_val);
-    return rc ? tw_win_error(w, "MPI_Win_set_attr", rc, "the delete callback failed") : MPI_SUCCESS;
-}
-
-int tw_mpi_win_attr_get(MPI_Win win, int win_keyval, void *attribute_val, int *flag) {
-    if (!key_get(win_keyval, KEY_WIN)) return MPI_ERR_KEYVAL;
-    return object_get(win, win_keyval, attribute_val, flag);
-}
-
-int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
-    GET_WIN("MPI_Win_delete_attr", win);
-    if (!key_alive(win_keyval, KEY_WIN)) /* also a key freed while attached */
-        return tw_win_error(w, "MPI_Win_delete_attr", MPI_ERR_KEYVAL,
-                            "not a window key of the program's");
-    int rc = object_delete(win, win_keyval);
-    return rc ? tw_win_error(w, "MPI_Win_delete_attr", rc,
-                             rc == MPI_ERR_KEYVAL ? "no such attribute"
-                                                  : "the delete callback failed")
-              : MPI_SUCCESS;
+int tw_mpi_attr_key_alive(int keyval, int kind) {
+    return key_alive(keyval, kind) != NULL;
 }

@@ -11,7 +11,6 @@
 
 #include "mpi/datatype/datatype.h"
 #include "mpi/datatype/external32.h"
-#include "mpi/pt2pt/grequest.h"
 #include "mpi/env/error.h"
 #include "mpi/env/state.h"
 
@@ -290,10 +289,6 @@ int MPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *
 
 int MPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count) {
     return tw_mpi_status_count("MPI_Get_elements_c", status, datatype, 1, count);
-}
-
-int MPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) {
-    return tw_mpi_status_set_elements("MPI_Status_set_elements_c", status, datatype, count);
 }
 
 /* ---- packing ---- */

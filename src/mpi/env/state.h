@@ -20,6 +20,7 @@ typedef struct tw_mpi_state {
     int thread_level;      /* provided by MPI_Init_thread */
     pthread_t main_thread; /* the thread that called it */
     int crowded;           /* this node's ranks outnumber its CPUs (tw_ep_crowded) */
+    int appnum;            /* MPI_APPNUM: the command of a spawn this process runs */
 } tw_mpi_state_t;
 
 extern tw_mpi_state_t tw_mpi;

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 
 #include "mpi/datatype/datatype.h"
-#include "mpi/datatype/datatype.h"
 #include "mpi/env/error.h"
 #include "mpi/pt2pt/grequest.h"
 #include "mpi/pt2pt/request.h"
@@ -138,8 +137,8 @@ static MPI_Count element_bytes(const tw_typemap_t *m, MPI_Count count) {
     return bytes;
 }
 
-int tw_mpi_status_set_elements(const char *call, MPI_Status *status, MPI_Datatype datatype,
-                               MPI_Count count) {
+static int set_elements(const char *call, MPI_Status *status, MPI_Datatype datatype,
+                        MPI_Count count) {
     NEED_INIT(call);
     const tw_typemap_t *m = tw_mpi_type_map(datatype);
     if (!m) return tw_mpi_error(NULL, call, MPI_ERR_TYPE, NULL);
@@ -153,11 +152,15 @@ int tw_mpi_status_set_elements(const char *call, MPI_Status *status, MPI_Datatyp
 }
 
 int MPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count) {
-    return tw_mpi_status_set_elements("MPI_Status_set_elements", status, datatype, count);
+    return set_elements("MPI_Status_set_elements", status, datatype, count);
 }
 
 int MPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) {
-    return tw_mpi_status_set_elements("MPI_Status_set_elements_x", status, datatype, count);
+    return set_elements("MPI_Status_set_elements_x", status, datatype, count);
+}
+
+int MPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count) {
+    return set_elements("MPI_Status_set_elements_c", status, datatype, count);
 }
 
 int MPI_Status_set_cancelled(MPI_Status *status, int flag) {

@@ -15,10 +15,6 @@ int tw_mpi_greq_status(int i, MPI_Status *status);
 int tw_mpi_greq_free(int i);
 int tw_mpi_greq_cancel(int i);
 
-/* for the large-count forms (MPI_Count counts; the int forms call these too) */
-int tw_mpi_status_set_elements(const char *call, MPI_Status *status, MPI_Datatype datatype,
-                               MPI_Count count);
-
 #pragma GCC visibility pop
 
 #endif

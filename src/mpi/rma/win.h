@@ -358,6 +358,10 @@ int tw_mpi_rma_accumulate(const char *call, const void *origin_addr, MPI_Count o
  * for the hints given by info over the current ones. */
 unsigned tw_mpi_win_hints(MPI_Info info, unsigned current);
 
+/* MPI_Win_get_attr of a key of the program's (win_attr.c): MPI_ERR_KEYVAL when it is
+ * none. */
+int tw_mpi_win_attr_get(MPI_Win win, int win_keyval, void *attribute_val, int *flag);
+
 #pragma GCC visibility pop
 
 #endif

@@ -64,18 +64,6 @@ static port_t *ports;
 static unsigned ports_opened;
 
 static MPI_Comm parent = MPI_COMM_NULL;
-static int appnum;
-
-int tw_mpi_appnum(void) {
-    return appnum;
-}
-
-/* Asked of the process manager once, when the program first reads it. */
-int tw_mpi_universe_size(void) {
-    static int universe;
-    if (!universe) universe = tw_ep_universe_size(tw_mpi.ep);
-    return universe;
-}
 
 /* ---- socket I/O with a deadline ---- */
 
@@ -819,7 +807,8 @@ static int parent_freed(MPI_Comm comm, int keyval, void *value, void *extra) {
 
 void tw_mpi_dynamic_init(void) {
     char port[MPI_MAX_PORT_NAME];
-    if (tw_ep_parent(tw_mpi.ep, port, sizeof port, &appnum) != TW_OK) return; /* not spawned */
+    if (tw_ep_parent(tw_mpi.ep, port, sizeof port, &tw_mpi.appnum) != TW_OK)
+        return; /* not spawned */
     tw_mpi_comm_t *w = tw_mpi_comm_get(MPI_COMM_WORLD);
     connect_arg_t arg = {port};
     int rc = establish(w, 0, connect_root, &arg, &parent), keyval;

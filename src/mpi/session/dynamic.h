@@ -6,9 +6,6 @@
 
 /* At the end of MPI_Init: a job that twrun spawned connects to its parents. */
 void tw_mpi_dynamic_init(void);
-/* The values of the MPI_APPNUM and MPI_UNIVERSE_SIZE attributes of MPI_COMM_WORLD. */
-int tw_mpi_appnum(void);
-int tw_mpi_universe_size(void);
 
 #pragma GCC visibility pop
 
