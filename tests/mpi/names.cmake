@@ -35,6 +35,9 @@ set_tests_properties(libmpi_internal_calls_private mpi_bindings_current mpi_bind
                      mpi_bindings_claim_header mpi_bindings_self_test PROPERTIES LABELS "unit" TIMEOUT 60)
 # the generated argument checks: a negative count reaches the communicator's handler
 add_executable(mpi_bindings_checks bindings_checks.c)
+add_executable(mpi_bindings_argchecks bindings_argchecks.c)
+target_link_libraries(mpi_bindings_argchecks PRIVATE mpi)
+tw_mpi_ranks(bindings_argchecks 1 2)
 target_link_libraries(mpi_bindings_checks PRIVATE mpi)
 tw_mpi_ranks(bindings_checks 1 2)
 add_test(NAME mpi_bindings_checks_multiple COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT}

@@ -12,7 +12,9 @@ an emitter over it. The library defines each call under an internal name
 (tw_mpi_impl_Send for MPI_Send: rename.h, included before everything in every libmpi
 source, makes that so for the definitions and for the library's own calls alike).
 The public symbols are thin wrappers (api.c): PMPI_Send checks what the description
-alone decides (a transfer count is not negative), takes the thread lock when
+alone decides (a count is not negative, a datatype not MPI_DATATYPE_NULL:
+Procedure.checks, and LEFT_OUT for what it leaves to the implementation), takes the
+thread lock when
 MPI_THREAD_MULTIPLE is on and calls the implementation; MPI_Send is a weak alias of
 PMPI_Send. So a tool that defines MPI_Send sees exactly the user's calls and reaches
 the library through PMPI_Send, and the library's internal calls never pass through
@@ -80,8 +82,119 @@ REMOVED_CALLS = [
 # -Werror use MPI_Info_get and the attribute calls of MPI-1).
 ATTRIBUTES = {}
 
-# The parameter kinds whose values must not be negative: a transfer's element count.
-COUNT_KINDS = {"POLYXFER_NUM_ELEM_NNI", "XFER_NUM_ELEM_NNI"}
+# ---- the argument checks the wrappers make (see Procedure.checks) ----
+
+# The kinds of a scalar input that must not be negative (the description's *_NNI), and
+# the class of a negative one: MPI_ERR_COUNT for an element or request count, where
+# MPICH raises it too; a block length or a byte size is MPI_ERR_ARG, as in MPICH and in
+# the implementation (datatype.c, bsend.c). Parameter names override the kind.
+NON_NEGATIVE = {"POLYXFER_NUM_ELEM_NNI": "MPI_ERR_COUNT", "XFER_NUM_ELEM_NNI": "MPI_ERR_COUNT",
+                "POLYDTYPE_NUM_ELEM_NNI": "MPI_ERR_COUNT", "ARRAY_LENGTH_NNI": "MPI_ERR_ARG",
+                "POLYNUM_BYTES_NNI": "MPI_ERR_ARG"}
+NON_NEGATIVE_BY_NAME = {"blocklength": "MPI_ERR_ARG", "count": "MPI_ERR_COUNT",
+                        "incount": "MPI_ERR_COUNT"}
+
+# The handle kinds whose null an input may never be, with the null and its class.
+# MPI_COMM_NULL and MPI_WIN_NULL are not here: the call's communicator or window is
+# the object whose handler hears of the other errors, and the implementation's look-up
+# of it rejects every invalid handle, the null among them, with MPI_ERR_COMM or
+# MPI_ERR_WIN on the world's handler; a test of the null before it would be a
+# second, narrower check of the same. MPI_INFO_NULL is allowed wherever an info
+# brings hints: NOT_NULL_INFO_CALLS names where it is not.
+NOT_NULL = {"DATATYPE": ("MPI_DATATYPE_NULL", "MPI_ERR_TYPE"),
+            "OPERATION": ("MPI_OP_NULL", "MPI_ERR_OP"),
+            "GROUP": ("MPI_GROUP_NULL", "MPI_ERR_GROUP"),
+            "INFO": ("MPI_INFO_NULL", "MPI_ERR_INFO")}
+NOT_NULL_INFO_CALLS = re.compile(r"MPI_Info_(delete|dup|get|get_nkeys|get_nthkey|get_string|"
+                                 r"get_valuelen|set)$")
+
+# What the generated checks leave to the implementation, and why: a call (every
+# parameter) or (call, parameter), or a kind (every call). Procedure.checks consults it;
+# the self-test (tests/mpi/bindings_self_test.py) checks that each names what exists.
+LEFT_OUT = {
+    # kinds
+    "RANK": "pt2pt ranks: the bound is the communicator's size, which only the look-up "
+            "of the communicator gives; the implementation looks it up and checks the "
+            "rank with the same class and handler (pt2pt.c check_send, check_source), so "
+            "the wrapper would repeat the look-up on the hot path for nothing",
+    "TAG": "tags: as RANK (pt2pt.c checks them against TW_MPI_TAG_UB, MPI_ANY_TAG where "
+           "allowed, after the look-up of the communicator, whose handler hears of it)",
+    "RANK_NNI": "an RMA target rank may be MPI_PROC_NULL (a no-op), so it may be negative; "
+                "its bound is the window's size (win_rma.c, win_acc.c, win_sync.c check it)",
+    "RMA_DISPLACEMENT_NNI": "a dynamic window's displacement is an address (MPICH checks it "
+                            "only for other windows): the window decides (win_rma.c)",
+    "COMM_SIZE_PI": "positive, not non-negative: MPI_Type_create_darray checks its "
+                    "arguments together",
+    # calls and parameters
+    "MPI_Abort": "must end the job whatever its arguments",
+    "MPI_Intercomm_create": "peer_comm and remote_leader are significant at the leaders only",
+    ("MPI_Get_accumulate", "origin_datatype"): "ignored with MPI_NO_OP (MPI-4.1 12.3.4)",
+    ("MPI_Get_accumulate", "origin_count"): "ignored with MPI_NO_OP (MPI-4.1 12.3.4)",
+    ("MPI_Rget_accumulate", "origin_datatype"): "ignored with MPI_NO_OP (MPI-4.1 12.3.4)",
+    ("MPI_Rget_accumulate", "origin_count"): "ignored with MPI_NO_OP (MPI-4.1 12.3.4)",
+    ("MPI_Buffer_attach", "size"): "ignored with MPI_BUFFER_AUTOMATIC (MPI-4.1 3.6.1)",
+    ("MPI_Comm_attach_buffer", "size"): "ignored with MPI_BUFFER_AUTOMATIC",
+    "MPI_Comm_create_from_group": "its errors go to the errhandler argument (MPI-4.1 7.4.2)",
+    "MPI_Intercomm_create_from_groups": "its errors go to the errhandler argument",
+    ("MPI_Dist_graph_neighbors", "maxindegree"): "the implementation checks it against the "
+        "degree first (topology.c)",
+    ("MPI_Dist_graph_neighbors", "maxoutdegree"): "as maxindegree",
+}
+# The hot calls whose instruction counts are watched (bench/hotpath/instructions.sh,
+# coll_instructions.sh: 8-byte MPI_Send and MPI_Recv, MPI_Bcast, MPI_Allreduce on 2
+# ranks; MPI_Isend and MPI_Irecv, the same paths non-blocking): their wrapper tests
+# the non-negative inputs only. A null handle is left to the implementation, whose
+# look-up of the datatype or op rejects it with the same class through the same
+# handler; each test costs 2 instructions (MPI_Allreduce 667 against 659 with its
+# datatype and op tested: 1.2 %, over the 1 % allowed).
+HOT = {"MPI_Send", "MPI_Recv", "MPI_Bcast", "MPI_Allreduce", "MPI_Isend", "MPI_Irecv"}
+
+# Prefixes of calls that are left out whole: conversions take null handles; the tools
+# interface (MPI_T_) returns its errors and calls no handler; the ABI queries and the
+# calls that work before the library is up decide alone.
+LEFT_OUT_PREFIXES = {"MPI_T_": "the tools interface returns its errors, no handler hears them",
+                     "MPI_Abi_": "ABI queries, valid before the library is up",
+                     "_c2f": "handle conversions: a null handle converts",
+                     "_f2c": "handle conversions", "_toint": "handle conversions",
+                     "_fromint": "handle conversions"}
+# The handle kinds that name the object whose handler hears of an error, in the order
+# one is chosen: the first input of the first kind present. A call with none of them
+# reports to the world's handler (tw_mpi_error(NULL, ...)), as the implementations of
+# the datatype, group, info and completion calls do; a call with a session, file or
+# message is left out (its handler is the session's or the file's: the
+# implementation's to choose).
+OBJECT_KINDS = ("COMMUNICATOR", "WINDOW")
+FOREIGN_OBJECT_KINDS = {"SESSION", "FILE", "MESSAGE"}
+
+
+def left_out(proc, param=None):
+    """Why proc (or its parameter param) has no generated check, or None."""
+    for pre, why in LEFT_OUT_PREFIXES.items():
+        if proc.name.startswith(pre) or (pre.startswith("_") and proc.name.endswith(pre)):
+            return why
+    why = LEFT_OUT.get(proc.name)
+    if why is None and param is not None:
+        why = LEFT_OUT.get((proc.name, param.name)) or LEFT_OUT.get(param.kind)
+    return why
+
+
+class Check:
+    """One generated check: its C condition of failure, the parameter, the class,
+    and what the report says."""
+
+    def __init__(self, param, kind, errclass, null=None):
+        self.param, self.kind, self.errclass, self.null = param, kind, errclass, null
+
+    @property
+    def condition(self):
+        return f"({self.param} == {self.null})" if self.null else f"({self.param} < 0)"
+
+    def report(self, call, obj, handle):
+        if self.null:
+            return (f'tw_mpi_arg_null({obj}, {handle}, "{call}", "{self.param}", '
+                    f'{self.errclass}, "{self.null}")')
+        return (f'tw_mpi_arg_negative({obj}, {handle}, "{call}", "{self.param}", '
+                f'{self.errclass}, {self.param})')
 
 
 class Parameter:
@@ -129,20 +242,47 @@ class Procedure:
         return (f"{self.ret} {prefix}{self.name}({self.param_text()})" +
                 (f" {attr}" if attr else "") + ";")
 
-    def count_checks(self):
-        """The counts the wrapper checks, and the communicator whose handler hears of a
-        negative one; ([], None) when the description does not say enough. A count is
-        checked when it is significant on every process: not root-only, and not in a
-        call with a root or with a send and a receive buffer (MPI_IN_PLACE, and the
-        intercommunicator forms, make those depend on the call's other arguments)."""
-        comm = next((p.name for p in self.params
-                     if p.kind == "COMMUNICATOR" and p.direction == "in"), None)
+    def check_object(self):
+        """(object, handle): whose handler hears of a failed check — ("TW_ARG_COMM",
+        the communicator), ("TW_ARG_WIN", the window) or ("TW_ARG_WORLD", "0") — or
+        None when the implementation chooses (a session's, a file's)."""
+        ins = [p for p in self.params if p.direction == "in" and p.scalar]
+        for kind, obj in zip(OBJECT_KINDS, ("TW_ARG_COMM", "TW_ARG_WIN")):
+            p = next((p for p in ins if p.kind == kind), None)
+            if p:
+                return obj, p.name
+        if any(p.kind in FOREIGN_OBJECT_KINDS for p in self.params):
+            return None
+        return "TW_ARG_WORLD", "0"
+
+    def checks(self):
+        """The checks the wrapper makes, in parameter order: every scalar input of a
+        non-negative kind, and every input handle that may not be null, that is
+        significant on every process — not root-only, not in a call with a root
+        (MPI_PROC_NULL and MPI_ROOT make the rest insignificant on an
+        intercommunicator), not the send side of a collective with a send and a
+        receive buffer (MPI_IN_PLACE makes it insignificant) — less what LEFT_OUT
+        names."""
+        if not self.standard or self.check_object() is None or left_out(self) is not None:
+            return []
         names = {p.name for p in self.params}
-        if comm is None or "root" in names or {"sendbuf", "recvbuf"} <= names:
-            return [], None
-        counts = [p.name for p in self.params
-                  if p.kind in COUNT_KINDS and p.scalar and p.direction == "in" and not p.root_only]
-        return counts, comm if counts else None
+        if "root" in names:
+            return []
+        in_place = {"sendbuf", "recvbuf"} <= names and "dest" not in names  # a collective
+        out = []
+        for p in self.params:
+            if p.direction != "in" or not p.scalar or p.root_only or left_out(self, p):
+                continue
+            if in_place and p.name.startswith("send"):
+                continue
+            if p.kind in NON_NEGATIVE:
+                out.append(Check(p.name, p.kind,
+                                 NON_NEGATIVE_BY_NAME.get(p.name, NON_NEGATIVE[p.kind])))
+            elif p.kind in NOT_NULL and self.name not in HOT and \
+                    (p.kind != "INFO" or NOT_NULL_INFO_CALLS.match(self.name)):
+                null, errclass = NOT_NULL[p.kind]
+                out.append(Check(p.name, p.kind, errclass, null))
+        return out
 
 
 def style(decl):
@@ -278,16 +418,20 @@ def emit_wrappers(procs):
         call = f"{impl(name)}({args})"
         out.append(f"{ret} {impl(name)}({fixed});")
         out.append(f"{ret} P{name}({params});")
-        counts, comm = p.count_checks()
-        if counts:
-            # A negative count is rare: its report, under the lock, is out of line.
-            out += [f"static {ret} __attribute__((noinline, cold)) negative_{name}({fixed}) {{",
+        checks = p.checks()
+        if checks:
+            # A failed check is rare: its report, under the lock, is out of line. It
+            # reports only when the implementation has no earlier error to report
+            # itself (no library, an invalid communicator or window).
+            obj, handle = p.check_object()
+            out += [f"static {ret} __attribute__((noinline, cold)) checked_{name}({fixed}) {{",
                     "    int locked = tw_mpi_threads_on;",
                     "    if (locked) tw_mpi_enter();",
-                    f"    {ret} rc = tw_mpi_negative_count({comm}, \"{name}\", \"{counts[0]}\", {counts[0]});"]
-            for c in counts[1:]:
-                out.append(f"    if (rc == MPI_SUCCESS) rc = tw_mpi_negative_count({comm}, \"{name}\", \"{c}\", {c});")
-            out += ["    /* the implementation reports what comes first (no library, no communicator) */",
+                    f"    {ret} rc = MPI_SUCCESS;",
+                    f"    if (tw_mpi_arg_reportable({obj}, {handle})) {{"]
+            for i, c in enumerate(checks):
+                out.append(f"        {'else ' if i else ''}if {c.condition} rc = {c.report(name, obj, handle)};")
+            out += ["    }",
                     f"    if (rc == MPI_SUCCESS) rc = {call};",
                     "    if (locked) tw_mpi_leave();", "    return rc;", "}"]
         if name in UNLOCKED:
@@ -298,9 +442,9 @@ def emit_wrappers(procs):
             out += [f"static {ret} __attribute__((noinline, cold)) locked_{name}({fixed}) {{",
                     "    tw_mpi_enter();", f"    {ret} rc = {call};", "    tw_mpi_leave();",
                     "    return rc;", "}", f"{ret} P{name}({params}) {{"]
-            if counts:
-                test = " | ".join(f"({c} < 0)" for c in counts)
-                out.append(f"    if (__builtin_expect({test}, 0)) return negative_{name}({args});")
+            if checks:
+                test = " | ".join(c.condition for c in checks)
+                out.append(f"    if (__builtin_expect({test}, 0)) return checked_{name}({args});")
             out += [f"    if (__builtin_expect(tw_mpi_threads_on, 0)) return locked_{name}({args});",
                     f"    return {call};", "}"]
         out.append(f'{ret} {name}({params}) __attribute__((weak, alias("P{name}")));')
