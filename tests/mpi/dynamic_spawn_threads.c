@@ -4,10 +4,11 @@
  * disconnected. Each connection takes a communicator table entry free in both of its
  * groups while the other threads take theirs, here and in the other group.
  *
- *   self   each thread duplicates MPI_COMM_SELF and spawns 1 child on it
+ *   self   each thread duplicates MPI_COMM_SELF and spawns 1 child on it (the odd
+ *          threads with MPI_Comm_spawn_multiple, the even ones with MPI_Comm_spawn)
  *   world  each thread spawns 1 child on a duplicate of MPI_COMM_WORLD of its own
  *          (made by the main thread beforehand, in the same order on every rank),
- *          rooted at a rank that differs from thread to thread
+ *          rooted at a rank that differs from thread to thread (the same calls)
  *   ports  2 ranks: in each pair of threads one opens a port and accepts, the other
  *          connects, on duplicates of MPI_COMM_SELF; rank 0 accepts for the even
  *          threads and connects for the odd ones, rank 1 the other way round
@@ -52,8 +53,17 @@ static void spawn_one(MPI_Comm comm, int root, int thread) {
     char *args[] = {"child", n, NULL};
     int code = -1;
     MPI_Comm inter = MPI_COMM_NULL;
-    CHECK(MPI_Comm_spawn(self_path, args, 1, MPI_INFO_NULL, root, comm, &inter, &code) ==
-          MPI_SUCCESS);
+    if (thread % 2 == 0) {
+        CHECK(MPI_Comm_spawn(self_path, args, 1, MPI_INFO_NULL, root, comm, &inter, &code) ==
+              MPI_SUCCESS);
+    } else { /* the odd threads take the other call, with one command */
+        char *commands[] = {(char *)self_path};
+        char **argvs[] = {args};
+        int procs[] = {1};
+        MPI_Info infos[] = {MPI_INFO_NULL};
+        CHECK(MPI_Comm_spawn_multiple(1, commands, argvs, procs, infos, root, comm, &inter,
+                                      &code) == MPI_SUCCESS);
+    }
     CHECK(inter != MPI_COMM_NULL && code == MPI_SUCCESS);
     talk_to_child(inter, thread);
     CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS && inter == MPI_COMM_NULL);
