@@ -1,14 +1,24 @@
 # Process creation and management (MPI-3.1 chapter 10): spawn under twrun, ports,
 # accept/connect within a job and between two jobs, the name service, join.
-foreach(p dynamic_spawn dynamic_ports dynamic_jobs dynamic_nest dynamic_threads)
+foreach(p dynamic_spawn dynamic_ports dynamic_jobs dynamic_nest dynamic_threads dynamic_spawn_threads)
   add_executable(mpi_${p} ${p}.c)
   target_link_libraries(mpi_${p} PRIVATE mpi)
 endforeach()
 target_link_libraries(mpi_dynamic_threads PRIVATE Threads::Threads)
+target_link_libraries(mpi_dynamic_spawn_threads PRIVATE Threads::Threads)
 tw_mpi_ranks(dynamic_spawn 1 2)
 tw_mpi_ranks(dynamic_ports 2 4)
 tw_mpi_ranks(dynamic_nest 2 3)
 tw_mpi_ranks(dynamic_threads 2 3)
+# spawns, and accepts and connects, from 4 threads of a process at once, each on a
+# communicator of its own (labelled "thread": make test-tsan runs them too)
+foreach(run self:1 self:2 world:2 world:3 ports:2)
+  string(REPLACE ":" ";" run ${run})
+  list(GET run 0 mode)
+  list(GET run 1 n)
+  add_test(NAME mpi_dynamic_spawn_threads_${mode}_${n} COMMAND ${MPIEXEC} -n ${n} --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_dynamic_spawn_threads> ${mode})
+  set_tests_properties(mpi_dynamic_spawn_threads_${mode}_${n} PROPERTIES LABELS "mp;mpi;thread" TIMEOUT ${TW_TEST_TIMEOUT})
+endforeach()
 # and a connect to a port that is open but never accepted on: refused after 1 s
 add_test(NAME mpi_dynamic_ports_3_connect_timeout COMMAND ${MPIEXEC} -n 3 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_dynamic_ports>)
 set_tests_properties(mpi_dynamic_ports_3_connect_timeout PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}

@@ -49,6 +49,8 @@ enum {
     SPEC_MAX = 2048,          /* a spawn request's encoded commands: a PMI line's worth */
     VERDICT_OK = 0x4f,        /* the acceptor took the connection */
     ACCEPT_POLL_MS = 1000,    /* an accept looks for a closed port this often */
+    ENTRY_CHOICES = 64,       /* a retried connection's entry: one of this many free */
+    ENTRY_ROUNDS = 1000,      /* a connection gives up on finding an entry after this many */
     BACKLOG = 64,
 };
 
@@ -402,6 +404,79 @@ static void share_body(tw_mpi_comm_t *c, int root, int *rc, group_t *g, const in
  * and the socket to the other root still open in *sock, or an error class. */
 typedef int root_fn(void *arg, const tw_mpi_comm_t *c, const uint64_t used[WORDS], int *entry,
                     group_t *remote, int *sock);
+static root_fn accept_root;
+
+/* The roots' swap of their groups' verdicts over their socket: the lower is both's
+ * (0 when the other root cannot be heard). */
+static int roots_verdict(int sock, int mine) {
+    struct timespec until = tw_deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
+    unsigned char me = (unsigned char)mine, them = 0;
+    if (sock < 0 || io_all(sock, &me, 1, 0, until) || io_all(sock, &them, 1, 1, until)) return 0;
+    return them < me ? them : me;
+}
+
+/* The entry both groups try next: the connector sends its group's bitmap, the
+ * acceptor picks among the lowest ENTRY_CHOICES entries free in both at random (two
+ * connections that raced for one entry then rarely pick the same one again) and sends
+ * it back. -1: none free, or the other root cannot be heard. */
+static int roots_pick(int sock, int acceptor, const uint64_t used[WORDS]) {
+    struct timespec until = tw_deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
+    int32_t entry = -1;
+    if (sock < 0) return -1;
+    if (!acceptor)
+        return io_all(sock, (void *)used, WORDS * sizeof *used, 0, until) ||
+                       io_all(sock, &entry, sizeof entry, 1, until)
+                   ? -1
+                   : entry;
+    uint64_t all[WORDS];
+    if (io_all(sock, all, sizeof all, 1, until)) return -1;
+    int free_ones[ENTRY_CHOICES], n = 0;
+    for (int i = 0; i < TW_MPI_COMMS && n < ENTRY_CHOICES; i++)
+        if (!((all[i / 64] | used[i / 64]) >> (i % 64) & 1)) free_ones[n++] = i;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    unsigned seed = (unsigned)now.tv_nsec ^ (unsigned)getpid();
+    if (n) entry = free_ones[rand_r(&seed) % n];
+    return io_all(sock, &entry, sizeof entry, 0, until) ? -1 : entry;
+}
+
+/* Makes the intercommunicator in a table entry that both groups agree on. Under
+ * MPI_THREAD_MULTIPLE other threads, here or in the other group, may make
+ * communicators while a connection is made, so the entry picked may be taken by the
+ * time it comes. Every member makes the intercommunicator there (and says 2), or says
+ * the entry is taken here (1) or that it failed (0); each group's lowest, swapped by
+ * the roots, is everyone's verdict. On 1 everyone undoes it and both groups try an
+ * entry the acceptor picks from fresh bitmaps. Nobody returns before the verdict, so
+ * nobody sends to the other group before every member of both has added the other's
+ * endpoints (a message from an endpoint not added yet would wait at the head of the
+ * mailbox, before messages this group still needs to get there). */
+static int take_entry(tw_mpi_comm_t *c, int root, int acceptor, int sock, int entry, int rc,
+                      const group_t *remote, MPI_Comm *out) {
+    for (int round = 1;; round++) {
+        int say = 0, verdict[2] = {0, -1}; /* the verdict, and the entry to try next */
+        if (!rc && entry >= 0 && entry < TW_MPI_COMMS) {
+            if (tw_mpi_comm_table[entry] || tw_mpi_comm_held[entry / 64] >> (entry % 64) & 1)
+                say = 1;
+            else
+                say = (rc = inter_make(c, entry, remote, out)) ? 0 : 2;
+        }
+        MPI_Allreduce(&say, &verdict[0], 1, MPI_INT, MPI_MIN, c->handle);
+        if (c->rank == root) verdict[0] = roots_verdict(sock, verdict[0]);
+        MPI_Bcast(verdict, 1, MPI_INT, root, c->handle);
+        if (verdict[0] == 2) return MPI_SUCCESS;
+        if (*out != MPI_COMM_NULL) tw_mpi_comm_destroy(tw_mpi_comm_get(*out));
+        *out = MPI_COMM_NULL;
+        if (verdict[0] != 1) return rc ? rc : MPI_ERR_PORT;
+        /* both groups count the same rounds: they give up together */
+        if (round == ENTRY_ROUNDS) return MPI_ERR_INTERN;
+        uint64_t mine[WORDS], used[WORDS];
+        tw_mpi_used_entries(mine);
+        MPI_Allreduce(mine, used, WORDS, MPI_UINT64_T, MPI_BOR, c->handle);
+        if (c->rank == root) verdict[1] = roots_pick(sock, acceptor, used);
+        MPI_Bcast(&verdict[1], 1, MPI_INT, root, c->handle);
+        entry = verdict[1];
+    }
+}
 
 /* MPI_Comm_accept, MPI_Comm_connect and the rest: collective over c; the root does
  * its part, the others learn the outcome from it. */
@@ -419,31 +494,8 @@ static int establish(tw_mpi_comm_t *c, int root, root_fn *fn, void *arg, MPI_Com
     /* members that fail after the root succeeded fail at the agreement below */
     int shared = share(c, root, &rc, &entry, &remote) == MPI_SUCCESS;
     if (!rc) rc = learn(&remote);
-    if (!rc) rc = inter_make(c, entry, &remote, out);
+    if (shared) rc = take_entry(c, root, fn == accept_root, sock, entry, rc, &remote, out);
     group_free(&remote);
-    if (shared) {
-        /* Nobody may send to the other group before every member of both has added
-         * the other's endpoints (a message from an endpoint not added yet would wait at
-         * the head of the mailbox, before messages this group still needs to get
-         * there): the groups agree on the outcome, their roots swap it, and only then
-         * does anyone return. */
-        int ok = rc == MPI_SUCCESS, all = 0;
-        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, c->handle);
-        if (c->rank == root) {
-            struct timespec until =
-                tw_deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
-            unsigned char me = all ? VERDICT_OK : 0, them = 0;
-            if (sock < 0 || io_all(sock, &me, 1, 0, until) || io_all(sock, &them, 1, 1, until) ||
-                them != VERDICT_OK)
-                all = 0;
-        }
-        MPI_Bcast(&all, 1, MPI_INT, root, c->handle);
-        if (!all && !rc) {
-            if (*out != MPI_COMM_NULL) tw_mpi_comm_destroy(tw_mpi_comm_get(*out));
-            *out = MPI_COMM_NULL;
-            rc = MPI_ERR_PORT;
-        }
-    }
     if (sock >= 0) close(sock);
     tw_mpi_comm_creating--;
     return rc;
@@ -704,13 +756,19 @@ static int spawn_args_ok(const spawn_req_t *q, const char **why) {
     return total > 4096 ? (*why = "more than 4096 processes", MPI_ERR_ARG) : MPI_SUCCESS;
 }
 
-static char spawn_why[256]; /* why the last spawn was refused, for its error */
+/* What one spawn's root writes as it goes: its own, as other threads may spawn at the
+ * same time. */
+typedef struct spawn_text {
+    char spec[SPEC_MAX], port_enc[SPEC_MAX]; /* the request to the process manager */
+    char found[4096];                        /* a command found along the info's path */
+    char why[256];                           /* why the spawn was refused, for its error */
+} spawn_text_t;
 
-static int spawn_root(const spawn_req_t *q, char port[MPI_MAX_PORT_NAME], int *failed) {
-    static char spec[SPEC_MAX], port_enc[SPEC_MAX];
+static int spawn_root(const spawn_req_t *q, spawn_text_t *t, char port[MPI_MAX_PORT_NAME],
+                      int *failed) {
     size_t n = 0, pn = 0;
     *failed = -1;
-    snprintf(spawn_why, sizeof spawn_why,
+    snprintf(t->why, sizeof t->why,
              "the commands and arguments encode to more than %d bytes, past the longest spawn "
              "request a process manager takes (a byte outside [A-Za-z0-9._/+-] takes 3)",
              SPEC_MAX - 1);
@@ -719,27 +777,28 @@ static int spawn_root(const spawn_req_t *q, char port[MPI_MAX_PORT_NAME], int *f
         snprintf(num, sizeof num, "%d", q->maxprocs[k]);
         /* info: wdir and path are read; host and other keys are ignored (every
          * process runs on the launcher's machine) */
-        static char found[4096];
         MPI_Info info = q->infos ? q->infos[k] : MPI_INFO_NULL; /* checked */
         const char *w = tw_mpi_info_value(info, "wdir");
         const char *cmd =
-            on_path(q->commands[k], tw_mpi_info_value(info, "path"), found, sizeof found);
-        if ((k && spec_add(spec, &n, "", ';')) || spec_add(spec, &n, num, ',') ||
-            spec_add(spec, &n, w ? w : "-", ',') || spec_add(spec, &n, cmd, 0))
+            on_path(q->commands[k], tw_mpi_info_value(info, "path"), t->found, sizeof t->found);
+        if ((k && spec_add(t->spec, &n, "", ';')) || spec_add(t->spec, &n, num, ',') ||
+            spec_add(t->spec, &n, w ? w : "-", ',') || spec_add(t->spec, &n, cmd, 0))
             return MPI_ERR_SPAWN;
         char **argv = q->argvs ? q->argvs[k] : NULL;
         for (int a = 0; argv && argv[a]; a++) {
             if (!argv[a][0]) continue; /* an empty word cannot be passed: twrun needs one */
-            if (spec_add(spec, &n, "", ',') || spec_add(spec, &n, argv[a], 0)) return MPI_ERR_SPAWN;
+            if (spec_add(t->spec, &n, "", ',') || spec_add(t->spec, &n, argv[a], 0))
+                return MPI_ERR_SPAWN;
         }
     }
-    snprintf(spawn_why, sizeof spawn_why, "cannot open a port");
+    snprintf(t->why, sizeof t->why, "cannot open a port");
     if (port_open(port)) return MPI_ERR_SPAWN;
     int base, size;
     char why[128];
-    if (spec_add(port_enc, &pn, port, 0) ||
-        tw_ep_spawn(tw_mpi.ep, port_enc, spec, &base, &size, why, sizeof why, failed) != TW_OK) {
-        snprintf(spawn_why, sizeof spawn_why, "the process manager refused it: %s (command %d)",
+    if (spec_add(t->port_enc, &pn, port, 0) ||
+        tw_ep_spawn(tw_mpi.ep, t->port_enc, t->spec, &base, &size, why, sizeof why, failed) !=
+            TW_OK) {
+        snprintf(t->why, sizeof t->why, "the process manager refused it: %s (command %d)",
                  pn ? why : "request too long", *failed);
         port_close(port);
         return MPI_ERR_SPAWN;
@@ -758,24 +817,32 @@ static int spawn_common(const char *call, const spawn_req_t *q, int root, MPI_Co
     char port[MPI_MAX_PORT_NAME] = "";
     const char *why = NULL;
     int head[3] = {MPI_SUCCESS, 0, -1}; /* outcome, processes asked for, command refused */
+    spawn_text_t *t = NULL;
     if (c->rank == root) {
         head[0] = spawn_args_ok(q, &why);
         for (int k = 0; !head[0] && k < q->count; k++) head[1] += q->maxprocs[k];
-        if (!head[0]) head[0] = spawn_root(q, port, &head[2]);
+        if (!head[0] && !(t = malloc(sizeof *t))) head[0] = MPI_ERR_NO_MEM;
+        if (!head[0]) {
+            t->why[0] = '\0';
+            head[0] = spawn_root(q, t, port, &head[2]);
+        }
     }
     MPI_Bcast(head, 3, MPI_INT, root, comm);
+    const char *failed = c->rank != root ? "refused at the root" : t ? t->why : NULL;
     if (!head[0]) {
         accept_arg_t arg = {c->rank == root ? port_find(port) : NULL, NULL};
         head[0] = establish(c, root, accept_root, &arg, intercomm);
         if (c->rank == root) port_close(port);
+        failed = "the spawned processes could not be connected to";
     }
     if (errcodes && head[1] > 0)
         for (int i = 0; i < head[1]; i++) errcodes[i] = head[0] ? MPI_ERR_SPAWN : MPI_SUCCESS;
     if (head[0] == MPI_ERR_ARG || head[0] == MPI_ERR_INFO)
-        return tw_mpi_error(c, call, head[0], why);
-    return head[0] ? tw_mpi_error(c, call, head[0] == MPI_ERR_SPAWN ? MPI_ERR_SPAWN : head[0],
-                                  c->rank == root ? spawn_why : "refused at the root")
-                   : MPI_SUCCESS;
+        rc = tw_mpi_error(c, call, head[0], why);
+    else if (head[0])
+        rc = tw_mpi_error(c, call, head[0], failed);
+    free(t);
+    return rc;
 }
 
 int MPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root,
