@@ -78,10 +78,6 @@ MPI_UPWARD = {
     # requests complete the collectives' schedules and start persistent ones
     ("src/mpi/pt2pt/request.c", "src/mpi/coll/schedule.h"): "a schedule's request",
     ("src/mpi/pt2pt/engine.c", "src/mpi/coll/persistent.h"): "a persistent collective's start",
-    # the tools interface reads the engine's counters and queues
-    ("src/mpi/tools/events.c", "src/mpi/pt2pt/engine_progress.h"): "engine events",
-    ("src/mpi/tools/events.c", "src/mpi/pt2pt/request.h"): "request events",
-    ("src/mpi/tools/tools.c", "src/mpi/pt2pt/proto.h"): "protocol counters as pvars",
 }
 
 SCANNED = ("src", "tools", "include")

@@ -17,6 +17,7 @@
 #include "mpi/pt2pt/engine.h"
 #include "mpi/pt2pt/engine_progress.h"
 #include "mpi/tools/events.h"
+#include "mpi/tools/tools.h"
 #include "mpi/pt2pt/proto.h"
 #include "mpi/pt2pt/partitioned.h"
 #include "mpi/env/state.h"
@@ -37,9 +38,7 @@ static tw_mpi_message_fn *message_handlers[TW_MPI_KINDS];
 static tw_mpi_notification_fn *notification_handler;
 static tw_mpi_notification_fn *part_notification_handler;
 static tw_mpi_message_fn *lost_handler;
-static tw_mpi_hook_fn *hooks[TW_MPI_HOOKS];
 int tw_mpi_notify_waiters;
-unsigned tw_mpi_hooks_on;
 
 void tw_mpi_progress_on_message(int kind, tw_mpi_message_fn *fn) {
     message_handlers[kind] = fn;
@@ -57,12 +56,19 @@ void tw_mpi_progress_on_part_notification(tw_mpi_notification_fn *fn) {
     part_notification_handler = fn;
 }
 
-void tw_mpi_progress_hook(int hook, tw_mpi_hook_fn *fn) {
-    hooks[hook] = fn;
-}
-
 void tw_mpi_p2p_set_buffered(tw_mpi_buffered_fn *fn) {
     buffered = fn;
+}
+
+/* The queues' lengths, for MPI_T's performance variables (tools/tools.c). */
+static uint64_t queue_level(int queue) {
+    uint64_t n = 0;
+    if (queue == TW_MPI_T_UNEXPECTED_BYTES) return tw_p2p.match.unexpected_bytes;
+    if (queue == TW_MPI_T_POSTED)
+        for (const tw_posted_t *p = tw_p2p.match.posted; p; p = p->next) n++;
+    else
+        for (const tw_unexpected_t *u = tw_p2p.match.unexpected; u; u = u->next) n++;
+    return n;
 }
 
 void tw_mpi_p2p_init(void) {
@@ -75,6 +81,9 @@ void tw_mpi_p2p_init(void) {
      * 1.09x without) */
     if (tw_mpi.crowded && !tw_setting_is_set(TW_SETTING_RNDV_SPLIT)) tw_p2p.split_min = 0;
     tw_match_init(&tw_p2p.match, UNEXPECTED_BYTES_MAX);
+    tw_mpi_t_hold_setting(TW_SETTING_EAGER_LIMIT, &tw_p2p.eager_max, TW_MPI_EAGER_MAX);
+    tw_mpi_t_hold_setting(TW_SETTING_RNDV_SPLIT, &tw_p2p.split_min, SIZE_MAX);
+    tw_mpi_t_read_queues(queue_level);
     tw_req_pool_init();
     tw_p2p.pending_to = calloc((size_t)tw_mpi.size, sizeof *tw_p2p.pending_to);
     refused_in = calloc((size_t)tw_mpi.size, sizeof *refused_in);
@@ -255,7 +264,7 @@ static void start_pending_gets(void) {
 
 static void run_hooks(void) {
     for (int k = 0; k < TW_MPI_HOOKS; k++)
-        if (tw_mpi_hooks_on & (1u << k)) hooks[k]();
+        if (tw_mpi_hooks_on & (1u << k)) tw_mpi_hooks[k]();
 }
 
 void tw_mpi_progress(void) {

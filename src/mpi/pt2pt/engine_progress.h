@@ -11,6 +11,8 @@
 
 #include <tollway/tollway.h>
 
+#include "mpi/env/hooks.h" /* the hooks each pass runs */
+
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
 /* One progress pass. */
@@ -35,28 +37,6 @@ extern int tw_mpi_notify_waiters;
  * puts of partitioned requests (pt2pt/partitioned.c); looked for on the same terms. */
 #define TW_MPI_COOKIE_PART ((uint64_t)1 << 62)
 void tw_mpi_progress_on_part_notification(tw_mpi_notification_fn *fn);
-
-/* Progress hooks: a fixed few, each run in every pass while it is switched on, so a
- * pass with none on pays one test. */
-/* run in this order; TW_HOOK_EVENTS last: MPI_T callbacks see the pass's work done */
-enum {
-    TW_HOOK_LOST,
-    TW_HOOK_SCHED,
-    TW_HOOK_PAIRS,
-    TW_HOOK_FLUSH,
-    TW_HOOK_PART,
-    TW_HOOK_EVENTS,
-    TW_MPI_HOOKS
-};
-typedef void tw_mpi_hook_fn(void);
-void tw_mpi_progress_hook(int hook, tw_mpi_hook_fn *fn);
-extern unsigned tw_mpi_hooks_on; /* bit k: hook k runs */
-static inline void tw_mpi_hook_on(int hook) {
-    tw_mpi_hooks_on |= 1u << hook;
-}
-static inline void tw_mpi_hook_off(int hook) {
-    tw_mpi_hooks_on &= ~(1u << hook);
-}
 
 #pragma GCC visibility pop
 

@@ -30,7 +30,11 @@ int tw_proto_rndv_setup(int i) {
     tw_p2p.rendezvous += r->parts;
     tw_p2p.rndv_sends++;
     if (tw_mpi_t_event_wanted(TW_EVENT_RNDV_BEGIN))
-        tw_mpi_t_event_rndv_begin(r->peer, r->tag, r->bytes, r->context, r->proto);
+        tw_mpi_t_event_rndv_begin(r->peer, r->tag, r->bytes, r->context,
+                                  r->proto == TW_PROTO_RNDV_CHUNKED ? 1
+                                  : r->proto == TW_PROTO_RNDV_SPLIT ? 2
+                                  : r->proto == TW_PROTO_RNDV_PUT   ? 3
+                                                                    : 0);
     return MPI_SUCCESS;
 }
 

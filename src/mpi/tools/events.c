@@ -35,8 +35,7 @@
 #include <tollway/endpoint.h>
 
 #include "mpi/comm/comm.h"
-#include "mpi/pt2pt/engine_progress.h"
-#include "mpi/pt2pt/request.h"
+#include "mpi/env/hooks.h"
 #include "mpi/env/state.h"
 #include "mpi/tools/tools.h"
 #include "mpi/tools/events.h"
@@ -296,14 +295,10 @@ void tw_mpi_t_event_unexpected(int source, int tag, size_t bytes, uint32_t conte
     raise_instance(&in, context / 2);
 }
 
-void tw_mpi_t_event_rndv_begin(int dest, int tag, size_t bytes, uint32_t context, int proto) {
+void tw_mpi_t_event_rndv_begin(int dest, int tag, size_t bytes, uint32_t context, int variant) {
     if (context & 1) return; /* a collective's own message, as above */
     struct tw_mpi_t_event_instance in = {.event = TW_EVENT_RNDV_BEGIN};
     const tw_mpi_comm_t *c = tw_mpi_comm_of_context(context);
-    int variant = proto == TW_PROTO_RNDV_CHUNKED ? 1
-                  : proto == TW_PROTO_RNDV_SPLIT ? 2
-                  : proto == TW_PROTO_RNDV_PUT   ? 3
-                                                 : 0;
     rndv_t e = {c ? tw_mpi_comm_rank_of(c, dest) : dest, tag, (int64_t)bytes, context, variant};
     memcpy(in.data, &e, sizeof e);
     raise_instance(&in, context / 2);

@@ -31,7 +31,8 @@ static inline int tw_mpi_t_event_wanted(int event) {
 }
 
 /* The raisers, one per type (out of line, cold). Ranks are world ranks; context is
- * the context id the message travels on. */
+ * the context id the message travels on; a rendezvous's variant is 0 by get, 1 by get
+ * chunk by chunk, 2 split, 3 by put. */
 void tw_mpi_t_event_unexpected(int source, int tag, size_t bytes, uint32_t context);
 void tw_mpi_t_event_rndv_begin(int dest, int tag, size_t bytes, uint32_t context, int variant);
 void tw_mpi_t_event_peer_lost(int world, int cause, int by);

@@ -38,7 +38,6 @@
 #include <tollway/endpoint.h>
 #include <tollway/settings.h>
 
-#include "mpi/pt2pt/proto.h"
 #include "mpi/env/state.h"
 #include "mpi/tools/tools.h"
 #include "mpi/tools/events.h"
@@ -138,11 +137,20 @@ static int live(void) {
     return tw_mpi.users > 0 && tw_mpi.ep;
 }
 
-/* The settings MPI holds while it runs, which a write changes; NULL for the others. */
+/* The settings MPI holds while it runs, which a write changes (the point-to-point
+ * engine's limits): where the engine holds each once it runs, and its largest value. */
+static int cvar_holdable(size_t id) {
+    return id == TW_SETTING_EAGER_LIMIT || id == TW_SETTING_RNDV_SPLIT;
+}
+static struct { size_t *at, max; } holds[TW_SETTING_COUNT];
+
+void tw_mpi_t_hold_setting(tw_setting_id_t id, size_t *held, size_t max) {
+    if ((unsigned)id < TW_SETTING_COUNT) holds[id].at = held, holds[id].max = max;
+}
+
+/* Where a setting is held now; NULL before the engine starts and for the others. */
 static size_t *cvar_held(size_t id) {
-    return id == TW_SETTING_EAGER_LIMIT  ? &tw_p2p.eager_max
-           : id == TW_SETTING_RNDV_SPLIT ? &tw_p2p.split_min
-                                         : NULL;
+    return id < TW_SETTING_COUNT ? holds[id].at : NULL;
 }
 
 /* The collective algorithms, chosen anew by every call: a write takes effect from the
@@ -165,7 +173,7 @@ int tw_mpi_t_choice(tw_setting_id_t id) {
 }
 
 static int cvar_scope(size_t id) {
-    return cvar_held(id)              ? MPI_T_SCOPE_LOCAL
+    return cvar_holdable(id)          ? MPI_T_SCOPE_LOCAL
            : cvar_choice_writable(id) ? MPI_T_SCOPE_ALL_EQ
                                       : MPI_T_SCOPE_READONLY;
 }
@@ -222,21 +230,15 @@ static uint64_t read_ep(size_t offset) {
 static uint64_t read_link(size_t i) {
     return tw_ep_link_counter(tw_mpi.ep, i);
 }
-static uint64_t read_posted(size_t unused) {
-    (void)unused;
-    uint64_t n = 0;
-    for (const tw_posted_t *p = tw_p2p.match.posted; p; p = p->next) n++;
-    return n;
+/* the engine's queues, read by the function it names when it starts */
+static tw_mpi_t_queue_fn *queues;
+
+void tw_mpi_t_read_queues(tw_mpi_t_queue_fn *fn) {
+    queues = fn;
 }
-static uint64_t read_unexpected(size_t unused) {
-    (void)unused;
-    uint64_t n = 0;
-    for (const tw_unexpected_t *u = tw_p2p.match.unexpected; u; u = u->next) n++;
-    return n;
-}
-static uint64_t read_unexpected_bytes(size_t unused) {
-    (void)unused;
-    return tw_p2p.match.unexpected_bytes;
+
+static uint64_t read_queue(size_t which) {
+    return queues ? queues((int)which) : 0;
 }
 
 static uint64_t pvar_value(pvar_t *v) {
@@ -319,13 +321,13 @@ static int pvars_build(void) {
     for (int i = 0; i < n; i++) t[i].cls = MPI_T_PVAR_CLASS_COUNTER;
     static const struct {
         const char *name, *desc;
-        uint64_t (*read)(size_t);
+        int queue;
     } levels[] = {
-        {"mpi_posted_recvq_length", "receives posted and not yet matched", read_posted},
+        {"mpi_posted_recvq_length", "receives posted and not yet matched", TW_MPI_T_POSTED},
         {"mpi_unexpected_recvq_length", "messages arrived before their receive, kept",
-         read_unexpected},
+         TW_MPI_T_UNEXPECTED},
         {"mpi_unexpected_recvq_bytes", "bytes of payload kept for unexpected messages",
-         read_unexpected_bytes},
+         TW_MPI_T_UNEXPECTED_BYTES},
     };
     for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++, n++) {
         snprintf(t[n].name, sizeof t[n].name, "%s", levels[i].name);
@@ -334,7 +336,8 @@ static int pvars_build(void) {
         t[n].cls = MPI_T_PVAR_CLASS_LEVEL;
         t[n].continuous = t[n].readonly = 1;
         t[n].verbosity = MPI_T_VERBOSITY_USER_BASIC;
-        t[n].read = levels[i].read;
+        t[n].read = read_queue;
+        t[n].arg = (size_t)levels[i].queue;
     }
     pvars = t;
     npvars = n;
@@ -629,14 +632,13 @@ int MPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf) {
         tw_mpi_t_choice_writes++;
         LEAVE(MPI_SUCCESS);
     }
+    /* the layers read the others once, at start-up */
+    if (!cvar_holdable((size_t)c->index)) LEAVE(MPI_T_ERR_CVAR_SET_NEVER);
     size_t *held = cvar_held((size_t)c->index);
-    if (!held) LEAVE(MPI_T_ERR_CVAR_SET_NEVER); /* the layers read it once, at start-up */
-    if (!live()) LEAVE(MPI_T_ERR_CVAR_SET_NOT_NOW);
+    if (!held || !live()) LEAVE(MPI_T_ERR_CVAR_SET_NOT_NOW);
     unsigned long v; /* both are byte counts: MPI_UNSIGNED_LONG */
     memcpy(&v, buf, sizeof v);
-    uint64_t max = c->index == TW_SETTING_EAGER_LIMIT && in->max > TW_MPI_EAGER_MAX
-                       ? (uint64_t)TW_MPI_EAGER_MAX
-                       : in->max;
+    uint64_t max = holds[c->index].max < in->max ? holds[c->index].max : in->max;
     if (v < in->min || v > max) LEAVE(MPI_T_ERR_INVALID);
     *held = (size_t)v;
     LEAVE(MPI_SUCCESS);

@@ -1,0 +1,35 @@
+/* Progress hooks (hooks.c): the work of units other than the point-to-point engine that
+ * each pass of MPI progress (pt2pt/engine.c) runs, while it is switched on. They are
+ * kept here, below every unit that registers one, so the engine never calls those units
+ * by name and they need not know the engine to switch their hook. */
+#ifndef TW_MPI_HOOKS_H
+#define TW_MPI_HOOKS_H
+
+#pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
+
+/* Progress hooks: a fixed few, each run in every pass while it is switched on, so a
+ * pass with none on pays one test. */
+/* run in this order; TW_HOOK_EVENTS last: MPI_T callbacks see the pass's work done */
+enum {
+    TW_HOOK_LOST,
+    TW_HOOK_SCHED,
+    TW_HOOK_PAIRS,
+    TW_HOOK_FLUSH,
+    TW_HOOK_PART,
+    TW_HOOK_EVENTS,
+    TW_MPI_HOOKS
+};
+typedef void tw_mpi_hook_fn(void);
+void tw_mpi_progress_hook(int hook, tw_mpi_hook_fn *fn);
+extern tw_mpi_hook_fn *tw_mpi_hooks[TW_MPI_HOOKS]; /* hook k, NULL: none */
+extern unsigned tw_mpi_hooks_on;                   /* bit k: hook k runs */
+static inline void tw_mpi_hook_on(int hook) {
+    tw_mpi_hooks_on |= 1u << hook;
+}
+static inline void tw_mpi_hook_off(int hook) {
+    tw_mpi_hooks_on &= ~(1u << hook);
+}
+
+#pragma GCC visibility pop
+
+#endif
