@@ -70,11 +70,6 @@ MPI_UPWARD = {
     ("src/mpi/comm/comm.c", "src/mpi/pt2pt/engine.h"): "comm construction exchanges",
     ("src/mpi/comm/comm_idup.c", "src/mpi/coll/coll.h"): "comm construction uses collectives",
     ("src/mpi/comm/comm_idup.c", "src/mpi/coll/schedule.h"): "comm construction uses collectives",
-    # an error goes to the handler of the object it concerns
-    ("src/mpi/env/error.c", "src/mpi/comm/comm.h"): "a communicator's error handler",
-    ("src/mpi/env/errhandler.c", "src/mpi/comm/comm.h"): "a communicator's error handler",
-    ("src/mpi/env/errhandler.c", "src/mpi/rma/win.h"): "a window's error handler",
-    ("src/mpi/env/errhandler.c", "src/mpi/session/session.h"): "a session's error handler",
     # requests complete the collectives' schedules and start persistent ones
     ("src/mpi/pt2pt/request.c", "src/mpi/coll/schedule.h"): "a schedule's request",
     ("src/mpi/pt2pt/engine.c", "src/mpi/coll/persistent.h"): "a persistent collective's start",

@@ -68,6 +68,7 @@ int tw_mpi_comm_init(void) {
     if (!self) return MPI_ERR_NO_MEM;
     snprintf(world->name, sizeof world->name, "MPI_COMM_WORLD");
     snprintf(self->name, sizeof self->name, "MPI_COMM_SELF");
+    tw_mpi_comm_errhandler_init();
     return MPI_SUCCESS;
 }
 
@@ -557,5 +558,23 @@ int MPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen) {
         return tw_mpi_error(NULL, "MPI_Comm_get_name", MPI_ERR_COMM, NULL);
     if (!comm_name || !resultlen) return tw_mpi_error(c, "MPI_Comm_get_name", MPI_ERR_ARG, NULL);
     *resultlen = snprintf(comm_name, MPI_MAX_OBJECT_NAME, "%s", c ? c->name : "MPI_COMM_NULL");
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_rank(MPI_Comm comm, int *rank) {
+    NEED_INIT("MPI_Comm_rank");
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    if (!c) return tw_mpi_error(NULL, "MPI_Comm_rank", MPI_ERR_COMM, NULL);
+    if (!rank) return tw_mpi_error(c, "MPI_Comm_rank", MPI_ERR_ARG, "rank is NULL");
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+int MPI_Comm_size(MPI_Comm comm, int *size) {
+    NEED_INIT("MPI_Comm_size");
+    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
+    if (!c) return tw_mpi_error(NULL, "MPI_Comm_size", MPI_ERR_COMM, NULL);
+    if (!size) return tw_mpi_error(c, "MPI_Comm_size", MPI_ERR_ARG, "size is NULL");
+    *size = tw_mpi_comm_local_size(c); /* an intercommunicator's own group */
     return MPI_SUCCESS;
 }

@@ -183,6 +183,10 @@ static inline int tw_mpi_intercomm_answer_ok(const int *a, size_t len, int world
  * value for the hints given by info over the current ones. */
 unsigned tw_mpi_comm_hints(MPI_Info info, unsigned current);
 
+/* At tw_mpi_comm_init: errors on communicators go to their handlers from now on, and
+ * the handlers' sweep sees those they hold (comm_errhandler.c). */
+void tw_mpi_comm_errhandler_init(void);
+
 #pragma GCC visibility pop
 
 #endif

@@ -8,12 +8,9 @@
  * an object keeps the handler it was given until it is freed or given another. */
 #include <stdlib.h>
 
-#include "mpi/comm/comm.h"
 #include "mpi/env/errhandler.h"
 #include "mpi/env/error.h"
-#include "mpi/session/session.h"
 #include "mpi/env/state.h"
-#include "mpi/rma/win.h"
 
 typedef void generic_fn(int *handle, int *code, ...);
 
@@ -63,16 +60,19 @@ static void mark(unsigned char *in_use, MPI_Errhandler h) {
     if (i < (unsigned)n_ehs) in_use[i] = 1;
 }
 
+static tw_mpi_eh_holders_fn *holders[TW_EH_SESSION + 1];
+
+void tw_mpi_eh_holders(int kind, tw_mpi_eh_holders_fn *fn) {
+    holders[kind] = fn;
+}
+
 /* Frees the slots of handlers freed by the program that nothing holds any more. */
 static void sweep(void) {
     unsigned char *in_use = calloc((size_t)n_ehs, 1);
     if (!in_use) return;
-    for (int k = 0; k < TW_MPI_COMMS; k++)
-        if (tw_mpi_comm_table[k]) mark(in_use, tw_mpi_comm_table[k]->errhandler);
-    for (int k = 0; k < WIN_MAX; k++)
-        if (tw_win_table[k]) mark(in_use, tw_win_table[k]->eh);
+    for (int kind = 0; kind <= TW_EH_SESSION; kind++)
+        if (holders[kind]) holders[kind](mark, in_use);
     mark(in_use, tw_mpi_file_eh);
-    tw_mpi_session_mark_handlers(mark, in_use);
     for (int i = 0; i < n_ehs; i++)
         if (!ehs[i].refs && !in_use[i]) ehs[i] = (eh_t){0};
     free(in_use);
@@ -143,22 +143,6 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler) {
     return MPI_SUCCESS;
 }
 
-int MPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
-    NEED_INIT("MPI_Comm_call_errhandler");
-    tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
-    if (!c) return tw_mpi_error(NULL, "MPI_Comm_call_errhandler", MPI_ERR_COMM, NULL);
-    tw_mpi_error(c, "MPI_Comm_call_errhandler", errorcode, NULL);
-    return MPI_SUCCESS; /* the handler was called (and returned) */
-}
-
-int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) {
-    return MPI_Comm_set_errhandler(comm, errhandler);
-}
-
-int MPI_Errhandler_get(MPI_Comm comm, MPI_Errhandler *errhandler) {
-    return MPI_Comm_get_errhandler(comm, errhandler);
-}
-
 /* ---- MPI_FILE_NULL, whose handler answers the file calls' errors ---- */
 
 /* Reports an error of a file call as MPI_FILE_NULL's handler says. */
@@ -166,9 +150,9 @@ static int file_error(const char *call, int errclass, const char *detail) {
     if (tw_mpi_file_eh == MPI_ERRORS_RETURN) return errclass;
     MPI_File f = MPI_FILE_NULL;
     if (tw_mpi_eh_call(tw_mpi_file_eh, &f, errclass)) return errclass;
-    tw_mpi_comm_t fatal = {.errhandler = tw_mpi_file_eh == MPI_ERRORS_ABORT ? tw_mpi_file_eh
-                                                                            : MPI_ERRORS_ARE_FATAL};
-    return tw_mpi_error(&fatal, call, errclass, detail);
+    return tw_mpi_raise(tw_mpi_file_eh == MPI_ERRORS_ABORT ? MPI_ERRORS_ABORT
+                                                           : MPI_ERRORS_ARE_FATAL,
+                        NULL, "MPI_FILE_NULL", call, errclass, detail);
 }
 
 int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {

@@ -22,6 +22,13 @@ void tw_mpi_eh_ref(MPI_Errhandler h);
  * handler (predefined: the caller does what it says). */
 int tw_mpi_eh_call(MPI_Errhandler h, int *handle, int code);
 
+/* The objects of a kind (a TW_EH_*) that hold handlers, for the sweep that reuses the
+ * slots of handlers freed by the program: the unit that keeps those objects names a
+ * function that calls mark(in_use, h) for the handler h of each. */
+typedef void tw_mpi_eh_mark_fn(unsigned char *in_use, MPI_Errhandler h);
+typedef void tw_mpi_eh_holders_fn(tw_mpi_eh_mark_fn *mark, unsigned char *in_use);
+void tw_mpi_eh_holders(int kind, tw_mpi_eh_holders_fn *fn);
+
 /* The error handler of MPI_FILE_NULL, the default of the file calls. */
 extern MPI_Errhandler tw_mpi_file_eh;
 

@@ -47,12 +47,19 @@
 #include "mpi/rma/win.h"
 #include "mpi/pt2pt/wire.h"
 
+win_t *tw_win_table[WIN_MAX];
+
+/* The handlers the windows hold, for the handlers' sweep (env/errhandler.c). */
+static void eh_holders(tw_mpi_eh_mark_fn *mark, unsigned char *in_use) {
+    for (int k = 0; k < WIN_MAX; k++)
+        if (tw_win_table[k]) mark(in_use, tw_win_table[k]->eh);
+}
+
 void tw_mpi_win_init(void) {
     tw_mpi_progress_on_message(TW_MPI_WIN, tw_mpi_win_message);
     tw_mpi_progress_on_notification(tw_mpi_win_notification);
+    tw_mpi_eh_holders(TW_EH_WIN, eh_holders);
 }
-
-win_t *tw_win_table[WIN_MAX];
 static uint64_t locks_used[TW_LOCKS / 64];
 
 /* MPI_Alloc_mem blocks, so that a window made on one is a heap window */

@@ -48,8 +48,8 @@ MPI_Session tw_mpi_session_handle(int session) {
                : MPI_SESSION_NULL;
 }
 
-void tw_mpi_session_mark_handlers(void (*mark)(unsigned char *, MPI_Errhandler),
-                                  unsigned char *in_use) {
+/* The handlers the sessions hold, for the handlers' sweep (env/errhandler.c). */
+static void eh_holders(tw_mpi_eh_mark_fn *mark, unsigned char *in_use) {
     for (int i = 0; i < SESSIONS_MAX; i++)
         if (sessions[i].open) mark(in_use, sessions[i].eh);
 }
@@ -92,6 +92,7 @@ static tw_mpi_bbuf_t *buffer_of_context(uint32_t context) {
 
 int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session) {
     const char *call = "MPI_Session_init";
+    tw_mpi_eh_holders(TW_EH_SESSION, eh_holders);
     if (!tw_mpi_eh_settable(errhandler, TW_EH_SESSION))
         return tw_mpi_session_error(MPI_SESSION_NULL, MPI_ERRORS_ARE_FATAL, call, MPI_ERR_ARG,
                                     "not an error handler for sessions");

@@ -14,9 +14,6 @@ MPI_Session tw_mpi_session_handle(int session);
  * MPI_ERRORS_ARE_FATAL when it is none): returns the class, or ends the job. */
 int tw_mpi_session_error(MPI_Session session, MPI_Errhandler eh, const char *call, int errclass,
                          const char *detail);
-/* Marks, for the error handlers' sweep, the handlers the sessions hold. */
-void tw_mpi_session_mark_handlers(void (*mark)(unsigned char *, MPI_Errhandler),
-                                  unsigned char *in_use);
 
 #pragma GCC visibility pop
 
