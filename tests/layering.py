@@ -57,19 +57,14 @@ RULE_TEXT = {
 
 # src/mpi's folders from the bottom up: the environment (errors, info, threads), groups
 # and communicators as objects (with attribute caching), the tools interface every
-# layer above reports to, datatypes, point-to-point, collectives, one-sided, sessions
-# and process management, and the generated bindings over all of them.
-MPI_FOLDERS = ["env", "comm", "tools", "datatype", "pt2pt", "coll", "rma", "session", "bindings"]
+# layer above reports to, datatypes, point-to-point, collectives, the making of
+# communicators (collective: dup, split, intercommunicators, topologies), one-sided,
+# sessions and process management, and the generated bindings over all of them.
+MPI_FOLDERS = ["env", "comm", "tools", "datatype", "pt2pt", "coll", "comm_create", "rma", "session",
+               "bindings"]
 
 # (file, header it includes) for the includes that still go up a folder, and why.
 MPI_UPWARD = {
-    # communicators are made by collectives and freed after their buffered sends and
-    # shared-memory blocks: construction belongs above coll, the object below pt2pt
-    ("src/mpi/comm/comm.c", "src/mpi/coll/coll.h"): "comm construction uses collectives",
-    ("src/mpi/comm/comm.c", "src/mpi/pt2pt/bsend.h"): "comm free flushes its buffer",
-    ("src/mpi/comm/comm.c", "src/mpi/pt2pt/engine.h"): "comm construction exchanges",
-    ("src/mpi/comm/comm_idup.c", "src/mpi/coll/coll.h"): "comm construction uses collectives",
-    ("src/mpi/comm/comm_idup.c", "src/mpi/coll/schedule.h"): "comm construction uses collectives",
     # requests complete the collectives' schedules and start persistent ones
     ("src/mpi/pt2pt/request.c", "src/mpi/coll/schedule.h"): "a schedule's request",
     ("src/mpi/pt2pt/engine.c", "src/mpi/coll/persistent.h"): "a persistent collective's start",

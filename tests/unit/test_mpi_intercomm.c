@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "mpi/comm/comm.h"
+#include "mpi/comm_create/intercomm.h"
 
 static const int local[] = {0, 2, 4}; /* the local group: world ranks 0, 2, 4 */
 

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "mpi/comm/comm.h"
+#include "mpi/comm_create/comm_create.h"
 
 static int ok(const int *a, size_t n_ints, int parent, int world, int me) {
     return tw_mpi_split_answer_ok(a, n_ints * sizeof(int), parent, world, me);

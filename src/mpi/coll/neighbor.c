@@ -30,7 +30,6 @@
 #include "mpi/env/error.h"
 #include "mpi/coll/schedule.h"
 #include "mpi/env/state.h"
-#include "mpi/comm/topology.h"
 
 /* The blocks of one side of a call: slot i is counts[i] (or count) items of
  * types[i] (or type) at buf plus bdispls[i] bytes, displs[i] extents, or (neither)

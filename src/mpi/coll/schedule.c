@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/coll/coll.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/pt2pt/failure.h"
@@ -602,4 +603,5 @@ static void sched_progress(void) {
 
 void tw_mpi_sched_init(void) {
     tw_mpi_progress_hook(TW_HOOK_SCHED, sched_progress);
+    tw_mpi_comm_on_destroy(TW_COMM_PART_COLL_SHM, tw_coll_shm_free);
 }

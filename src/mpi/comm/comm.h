@@ -10,6 +10,28 @@
 
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
+/* A communicator's process topology (comm_create/topology.c makes it): one
+ * allocation, freed with the communicator. */
+typedef struct tw_topo {
+    int kind; /* MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH */
+    /* Cartesian: ndims dimensions, and this rank's coordinates */
+    int ndims;
+    int *dims, *periods, *coords;
+    /* graph: the whole graph as given to MPI_Graph_create */
+    int nnodes, nedges;
+    int *index, *edges;
+    /* distributed graph: weights NULL when unweighted */
+    int weighted;
+    int *sweights, *dweights;
+    /* every kind: the ranks this one receives from (in order) and sends to (in
+     * order); MPI_PROC_NULL for a Cartesian neighbour off the grid's edge. In a
+     * distributed graph these are its sources and destinations. */
+    int nin, nout;
+    int *in, *out;
+    size_t nints; /* every array above lies in data */
+    int data[];
+} tw_topo_t;
+
 /* Communicator contexts: communicator k of the table uses context 2k for its
  * point-to-point traffic and 2k + 1 for its collectives, so the two never match. */
 enum { TW_CTX_COLL = 1, TW_MPI_COMMS = 4096 };
@@ -98,21 +120,6 @@ extern uint64_t tw_mpi_comm_held[TW_MPI_COMMS / 64];
  * since the entry a creation will get is known only when it ends. */
 extern int tw_mpi_comm_creating;
 
-/* Checks the answer a communicator split gets from the parent's rank 0 — len bytes
- * of: table entry (-1: none free), new size n, new rank, n world ranks — before any
- * of it is used. 1 when every field is in range and this process is where it says. */
-static inline int tw_mpi_split_answer_ok(const int *a, size_t len, int parent_size, int world_size,
-                                         int my_world) {
-    if (len < 3 * sizeof *a) return 0;
-    int entry = a[0], n = a[1], me = a[2];
-    if (entry < -1 || entry >= TW_MPI_COMMS) return 0;
-    if (n < 0 || n > parent_size || len != ((size_t)n + 3) * sizeof *a) return 0;
-    if (entry == -1 || n == 0) return n == 0 && me == -1;
-    if (me < 0 || me >= n || a[3 + me] != my_world) return 0;
-    for (int k = 0; k < n; k++)
-        if (a[3 + k] < 0 || a[3 + k] >= world_size) return 0;
-    return 1;
-}
 void tw_mpi_comm_fini(void);
 
 /* The node of a world rank, named by the lowest world rank on it (comm.c). */
@@ -120,7 +127,7 @@ int tw_mpi_node(int world);
 /* Peers' addresses became known (a connection, dynamic.c): the nodes are read again. */
 void tw_mpi_node_forget(void);
 
-/* ---- communicator creation (comm.c), shared with intercomm.c ---- */
+/* ---- the table, for the making of communicators (comm_create/) ---- */
 enum { TW_MPI_USED_WORDS = TW_MPI_COMMS / 64 };
 /* A new communicator in table entry index, its handlers MPI_ERRORS_ARE_FATAL; it
  * takes world (malloc'ed). NULL when out of memory. */
@@ -131,57 +138,20 @@ void tw_mpi_comm_destroy(tw_mpi_comm_t *c);
  * (-1: none). */
 void tw_mpi_used_entries(uint64_t used[TW_MPI_USED_WORDS]);
 int tw_mpi_lowest_free(const uint64_t used[TW_MPI_USED_WORDS]);
-/* Sends out to world rank to and/or receives into in from world rank from (-1: not),
- * on context and tag; the bytes received (0 when a longer message was cut). */
-size_t tw_mpi_exchange(uint32_t context, int tag, int to, const void *out, size_t outlen, int from,
-                       void *in, size_t inlen);
-/* The tags of the creation exchanges that are not collective over the communicator
- * they run on: negative, so never a collective's or a split's, and apart by kind. A
- * user tag picks one of 2^29 (tags equal modulo 2^29 share one). */
-enum { TW_MPI_TAG_CREATE_GROUP = 0, TW_MPI_TAG_INTERCOMM_CREATE = 1, TW_MPI_TAG_FROM_GROUP = 2 };
-static inline int tw_mpi_creation_tag(int kind, int tag) {
-    return -2 - kind * 0x20000000 - (tag & 0x1fffffff);
-}
-/* Makes an intracommunicator of the n processes members[] (world ranks; `me` the
- * caller's index), ordered by key, coordinated by members[0] on context and tag;
- * *out gets errhandler eh. Collective over the members (comm.c). */
-int tw_mpi_create_round(uint32_t context, int tag, int n, int me, const int *members, int key,
-                        MPI_Errhandler eh, MPI_Comm *out);
-/* The members of a split that chose color, as indices into n (color, key) pairs,
- * ordered by key then index; their number (0 for MPI_UNDEFINED). */
-int tw_mpi_pick_color(int n, const int *color_key, int color, int *order);
 /* MPI_SUCCESS when every one of n world ranks is in range and none repeats. */
 int tw_mpi_check_worlds(int n, const int *world);
-
-/* A split of p by color (MPI_UNDEFINED: none) and key: of its local group when p is
- * an intercommunicator; an error class. */
-int tw_mpi_comm_split_color(tw_mpi_comm_t *p, int color, int key, MPI_Comm *newcomm);
-
-/* ---- intercommunicators (intercomm.c) ---- */
-/* Checks the answer a member of MPI_Intercomm_create gets from its leader — len bytes
- * of: table entry, remote size n, n world ranks — before any of it is used. 1 when
- * the entry exists, n is 1..world_size, the ranks are in range, none repeats and
- * none is in the local group (local_n world ranks; NULL: 0..local_n-1). */
-static inline int tw_mpi_intercomm_answer_ok(const int *a, size_t len, int world_size, int local_n,
-                                             const int *local) {
-    if (len < 2 * sizeof *a) return 0;
-    int entry = a[0], n = a[1];
-    if (entry < 0 || entry >= TW_MPI_COMMS) return 0;
-    if (n < 1 || n > world_size || len != ((size_t)n + 2) * sizeof *a) return 0;
-    for (int k = 0; k < n; k++) {
-        int w = a[2 + k];
-        if (w < 0 || w >= world_size) return 0;
-        for (int j = 0; j < k; j++)
-            if (a[2 + j] == w) return 0;
-        for (int j = 0; j < local_n; j++)
-            if ((local ? local[j] : j) == w) return 0; /* the groups must be disjoint */
-    }
-    return 1;
-}
 
 /* The hints info gives a communicator (comm_info.c), as bits of its hints field: the
  * value for the hints given by info over the current ones. */
 unsigned tw_mpi_comm_hints(MPI_Info info, unsigned current);
+
+/* The parts of a communicator that units above this folder keep in it: its buffer
+ * for buffered sends (pt2pt/bsend.c), its collectives' shared block (coll/coll_shm.c).
+ * Each unit names, when it starts, what frees its part; tw_mpi_comm_destroy runs
+ * them in this order (the buffered sends are delivered first). */
+enum { TW_COMM_PART_BUFFER, TW_COMM_PART_COLL_SHM, TW_COMM_PARTS };
+typedef void tw_mpi_comm_part_fn(tw_mpi_comm_t *c);
+void tw_mpi_comm_on_destroy(int part, tw_mpi_comm_part_fn *fn);
 
 /* At tw_mpi_comm_init: errors on communicators go to their handlers from now on, and
  * the handlers' sweep sees those they hold (comm_errhandler.c). */

@@ -213,8 +213,13 @@ static void iflush_progress(void) {
 
 /* Persistent buffered sends start through the point-to-point engine, which hands
  * them here. */
+static void free_buffer(tw_mpi_comm_t *c) {
+    tw_mpi_bbuf_release(&c->buffer); /* its buffered sends are delivered first */
+}
+
 void tw_mpi_bsend_init(void) {
     tw_mpi_p2p_set_buffered(bsend);
+    tw_mpi_comm_on_destroy(TW_COMM_PART_BUFFER, free_buffer);
     tw_mpi_progress_hook(TW_HOOK_FLUSH, iflush_progress);
 }
 

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "mpi/comm/comm.h"
+#include "mpi/env/errcode.h"
 #include "mpi/env/error.h"
 #include "mpi/pt2pt/failure.h"
 #include "mpi/pt2pt/engine.h"
@@ -320,4 +321,6 @@ void tw_mpi_failure_init(void) {
     tw_mpi_progress_on_lost(on_device_notice);
     tw_mpi_progress_on_message(TW_MPI_LOST, on_peer_notice);
     tw_mpi_progress_hook(TW_HOOK_LOST, lost_progress);
+    tw_mpi_error_codes(TW_CODES_LOST, tw_mpi_lost_class, tw_mpi_lost_string);
+    tw_mpi_error_codes(TW_CODES_GAVE_UP, tw_mpi_gave_up_class, tw_mpi_gave_up_string);
 }

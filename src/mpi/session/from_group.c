@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "mpi/comm/comm.h"
+#include "mpi/comm_create/comm_create.h"
 #include "mpi/env/errhandler.h"
 #include "mpi/env/error.h"
 #include "mpi/comm/group.h"

@@ -20,7 +20,8 @@
 #include <strings.h>
 
 #include "mpi/comm/comm.h"
-#include "mpi/comm/split_hw.h"
+#include "mpi/comm_create/comm_create.h"
+#include "mpi/comm_create/split_hw.h"
 #include "mpi/env/hw_topology.h"
 #include "mpi/env/error.h"
 #include "mpi/env/info.h"

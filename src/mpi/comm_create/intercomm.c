@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "mpi/comm/comm.h"
-#include "mpi/comm/intercomm.h"
+#include "mpi/comm_create/comm_create.h"
+#include "mpi/comm_create/intercomm.h"
 #include "mpi/env/error.h"
 #include "mpi/comm/group.h"
 #include "mpi/env/state.h"

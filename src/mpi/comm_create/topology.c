@@ -19,7 +19,7 @@
 #include "mpi/env/error.h"
 #include "mpi/env/info.h"
 #include "mpi/env/state.h"
-#include "mpi/comm/topology.h"
+#include "mpi/comm_create/topology.h"
 
 /* the sentinels of mpi.h */
 static int unweighted, weights_empty;
@@ -27,10 +27,6 @@ int *const MPI_UNWEIGHTED = &unweighted;
 int *const MPI_WEIGHTS_EMPTY = &weights_empty;
 
 /* ---- the topology object ---- */
-
-void tw_topo_free(tw_topo_t *t) {
-    free(t);
-}
 
 /* Sets the arrays' pointers into t->data (the sizes in t are set). */
 static void lay_out(tw_topo_t *t) {
@@ -72,7 +68,7 @@ int tw_topo_copy(const tw_mpi_comm_t *from, tw_mpi_comm_t *to) {
     if (!t) return MPI_ERR_NO_MEM;
     memcpy(t, f, sizeof *t + f->nints * sizeof(int));
     lay_out(t);
-    tw_topo_free(to->topo);
+    free(to->topo);
     to->topo = t;
     return MPI_SUCCESS;
 }
@@ -198,11 +194,11 @@ static int split_with(tw_mpi_comm_t *c, const char *call, int color, int key, tw
     int rc = MPI_Comm_split(c->handle, color, key, &made);
     *newcomm = MPI_COMM_NULL;
     if (rc) { /* reported by the split already */
-        tw_topo_free(t);
+        free(t);
         return rc;
     }
     if (made == MPI_COMM_NULL) {
-        tw_topo_free(t);
+        free(t);
         return MPI_SUCCESS;
     }
     if (!t) {

@@ -24,7 +24,7 @@
 #include "mpi/env/info.h"
 #include "mpi/coll/schedule.h"
 #include "mpi/env/state.h"
-#include "mpi/comm/topology.h"
+#include "mpi/comm_create/topology.h"
 
 enum { WORDS = TW_MPI_COMMS / 64 };
 
