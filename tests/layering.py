@@ -13,9 +13,8 @@ Reads the #include lines of every file under src/, tools/ and include/ and check
        include/     public only
   2. inside src/mpi, one folder per chapter of the standard (MPI_FOLDERS, from the
      bottom up): a file of a folder includes headers of its own folder and of those
-     below it, never of one above; every file of src/mpi is in one of them. The
-     includes that still reach up are listed in MPI_UPWARD, each with why; the check
-     fails as well when one of them is gone, so that the list only shrinks;
+     below it, never of one above, nor calls an MPI_ function one above defines (the
+     public API is no way around the order); every file of src/mpi is in one of them;
   3. no cycle of #include among headers;
   4. no header that declares a function defined in a C file of another unit which
      includes that header (directly or not): the header and that unit then stand on
@@ -62,13 +61,6 @@ RULE_TEXT = {
 # sessions and process management, and the generated bindings over all of them.
 MPI_FOLDERS = ["env", "comm", "tools", "datatype", "pt2pt", "coll", "comm_create", "rma", "session",
                "bindings"]
-
-# (file, header it includes) for the includes that still go up a folder, and why.
-MPI_UPWARD = {
-    # requests complete the collectives' schedules and start persistent ones
-    ("src/mpi/pt2pt/request.c", "src/mpi/coll/schedule.h"): "a schedule's request",
-    ("src/mpi/pt2pt/engine.c", "src/mpi/coll/persistent.h"): "a persistent collective's start",
-}
 
 SCANNED = ("src", "tools", "include")
 SOURCE_EXT = (".c", ".h")
@@ -176,8 +168,8 @@ def mpi_folder(rel):
     return parts[2] if len(parts) > 3 else ""
 
 
-def check_mpi_folders(graph, upward):
-    problems, seen = [], set()
+def check_mpi_folders(graph):
+    problems = []
     for rel, edges in sorted(graph.items()):
         here = mpi_folder(rel)
         if here is None:
@@ -187,15 +179,33 @@ def check_mpi_folders(graph, upward):
             continue
         for name, target, line in edges:
             there = mpi_folder(target)
-            if there not in MPI_FOLDERS or MPI_FOLDERS.index(there) <= MPI_FOLDERS.index(here):
-                continue
-            if (rel, target) in upward:
-                seen.add((rel, target))
-                continue
-            problems.append("%s:%d: includes \"%s\" (%s): src/mpi/%s may not include src/mpi/%s, "
-                            "a folder above it" % (rel, line, name, target, here, there))
-    for rel, target in sorted(set(upward) - seen):
-        problems.append("%s no longer includes %s: remove it from MPI_UPWARD" % (rel, target))
+            if there in MPI_FOLDERS and MPI_FOLDERS.index(there) > MPI_FOLDERS.index(here):
+                problems.append("%s:%d: includes \"%s\" (%s): src/mpi/%s may not include "
+                                "src/mpi/%s, a folder above it" % (rel, line, name, target, here, there))
+    return problems
+
+
+MPI_CALL_RE = re.compile(r"\b(P?MPI_\w+)\s*\(")
+
+
+def check_mpi_calls(root, graph):
+    """Calls, through the public API, of MPI functions defined in a folder above."""
+    defined, texts = {}, {}
+    for rel in graph:
+        here = mpi_folder(rel)
+        if here in MPI_FOLDERS and rel.endswith(".c"):
+            texts[rel] = strip_code(read(root, rel))
+            for name in defined_functions(texts[rel]):
+                if name.startswith("MPI_"):
+                    defined[name] = here
+    problems = []
+    for rel, text in sorted(texts.items()):
+        here = mpi_folder(rel)
+        for name in sorted(set(MPI_CALL_RE.findall(text))):
+            there = defined.get(name[1:] if name.startswith("PMPI_") else name)
+            if there and MPI_FOLDERS.index(there) > MPI_FOLDERS.index(here):
+                problems.append("%s: calls %s(), defined in src/mpi/%s: src/mpi/%s may not call "
+                                "into a folder above it" % (rel, name, there, here))
     return problems
 
 
@@ -369,12 +379,13 @@ def check_declaration_cycles(root, graph):
     return problems
 
 
-def check(root, upward=None):
+def check(root):
     files = source_files(root)
     graph, unresolved = includes_of(root, files, generated_headers(root))
     problems = ["%s:%d: includes \"%s\", which is no file of the tree" % u for u in unresolved]
     problems += check_layers(graph)
-    problems += check_mpi_folders(graph, MPI_UPWARD if upward is None else upward)
+    problems += check_mpi_folders(graph)
+    problems += check_mpi_calls(root, graph)
     problems += check_header_cycles(graph)
     problems += check_declaration_cycles(root, graph)
     return problems
@@ -418,13 +429,13 @@ def self_test():
         "src/mpi/pt2pt/impl.h": "#include <tollway/api.h>\nvoid mpi_match(int x);\n",
         "src/mpi/pt2pt/match.c": '#include "mpi/pt2pt/impl.h"\nvoid mpi_match(int x) { (void)x; }\n',
         "src/mpi/pt2pt/nothing.c": '#include "mpi/missing.h"\n',
-        # a folder including one above it, one whose include is allowed, a loose file
+        # a folder including one above it, a file in no chapter folder
         "src/mpi/env/base.c": '#include "mpi/pt2pt/engine.h"\n',
-        "src/mpi/comm/known.c": '#include "mpi/pt2pt/engine.h"\n',
         "src/mpi/loose.c": "int tw_loose;\n",
+        # a call through the public API into a folder above
+        "src/mpi/coll/bcast.c": "int MPI_Bcast(void) { return 0; }\n",
+        "src/mpi/pt2pt/send.c": "int tw_send(void) { return MPI_Bcast(); }\n",
     }
-    upward = {("src/mpi/comm/known.c", "src/mpi/pt2pt/engine.h"): "allowed",
-              ("src/mpi/comm/gone.c", "src/mpi/pt2pt/engine.h"): "stale"}
     expect = [
         'src/mpi/session/init.c:1: includes "runtime/config.h"',
         'src/link/shm.c:1: includes "device/velo.h"',
@@ -437,17 +448,17 @@ def self_test():
         'src/mpi/env/base.c:1: includes "mpi/pt2pt/engine.h" (src/mpi/pt2pt/engine.h): '
         "src/mpi/env may not include src/mpi/pt2pt, a folder above it",
         "src/mpi/loose.c: is in no chapter folder of src/mpi",
-        "src/mpi/comm/gone.c no longer includes src/mpi/pt2pt/engine.h",
+        "src/mpi/pt2pt/send.c: calls MPI_Bcast(), defined in src/mpi/coll",
     ]
     failures = 0
     with tempfile.TemporaryDirectory() as d:
         write_tree(d, clean)
-        found = check(d, {})
+        found = check(d)
         if found:
             failures += 1
             print("self-test: a clean tree was reported:\n  " + "\n  ".join(found))
         write_tree(d, planted)
-        found = check(d, upward)
+        found = check(d)
         for e in expect:
             if not any(p.startswith(e) for p in found):
                 failures += 1

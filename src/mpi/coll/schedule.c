@@ -22,6 +22,7 @@
 #include "mpi/datatype/datatype.h"
 #include "mpi/pt2pt/failure.h"
 #include "mpi/coll/op.h"
+#include "mpi/coll/persistent.h"
 #include "mpi/pt2pt/engine.h"
 #include "mpi/pt2pt/proto.h"
 #include "mpi/pt2pt/engine_progress.h"
@@ -601,7 +602,16 @@ static void sched_progress(void) {
     busy = 0;
 }
 
+/* A persistent collective's schedule, run again and freed through its request. */
+static int start_persistent(void *s, MPI_Request req) {
+    return tw_coll_persistent_start(s, req);
+}
+static void free_persistent(void *s) {
+    tw_sched_free(s);
+}
+
 void tw_mpi_sched_init(void) {
+    tw_mpi_persistent_colls(start_persistent, free_persistent);
     tw_mpi_progress_hook(TW_HOOK_SCHED, sched_progress);
     tw_mpi_comm_on_destroy(TW_COMM_PART_COLL_SHM, tw_coll_shm_free);
 }

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi/coll/persistent.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/env/error.h"
@@ -450,7 +449,7 @@ int tw_mpi_start(MPI_Request req) {
     if (tw_reqs[i].kind == REQ_PSEND || tw_reqs[i].kind == REQ_PRECV) return tw_mpi_part_start(i);
     if (tw_reqs[i].kind == REQ_COLL) { /* a persistent collective: its schedule again */
         tw_req_reset(&tw_reqs[i]);
-        return tw_coll_persistent_start(tw_reqs[i].buf, req);
+        return tw_mpi_sched_start(tw_reqs[i].buf, req);
     }
     if (tw_reqs[i].kind == REQ_RECV) {
         recv_start(i);

@@ -9,7 +9,6 @@
 #include "mpi/pt2pt/engine_progress.h"
 #include "mpi/pt2pt/partitioned.h"
 #include "mpi/pt2pt/request.h"
-#include "mpi/coll/schedule.h"
 #include "mpi/env/state.h"
 #include "mpi/env/thread.h"
 #include "mpi/pt2pt/status.h"
@@ -67,6 +66,14 @@ int tw_mpi_request_finished(MPI_Request req) {
 tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req) {
     int i = tw_req_index(req);
     return i > 0 ? tw_mpi_comm_of_context(tw_reqs[i].context) : NULL;
+}
+
+tw_mpi_sched_start_fn *tw_mpi_sched_start;
+static tw_mpi_sched_free_fn *sched_free;
+
+void tw_mpi_persistent_colls(tw_mpi_sched_start_fn *start, tw_mpi_sched_free_fn *free_fn) {
+    tw_mpi_sched_start = start;
+    sched_free = free_fn;
 }
 
 int tw_mpi_coll_request(uint32_t context, MPI_Request *req) {
@@ -196,7 +203,7 @@ int tw_mpi_request_free(MPI_Request *req) {
     }
     if (tw_reqs[i].kind == REQ_COLL && tw_reqs[i].persistent) {
         if (tw_reqs[i].active) return MPI_ERR_REQUEST; /* its caller names the error */
-        tw_sched_free(tw_reqs[i].buf);
+        sched_free(tw_reqs[i].buf);
         tw_req_free(i);
     } else if (tw_reqs[i].done)
         tw_req_free(i);

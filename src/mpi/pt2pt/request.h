@@ -217,6 +217,13 @@ void tw_mpi_coll_request_done(MPI_Request req, int error);
 /* The same for a request that stands for a receive (MPI_Isendrecv): once done, it
  * reads as that receive, whose status (source, tag, size) status gives. */
 void tw_mpi_coll_request_done_as_recv(MPI_Request req, int error, const MPI_Status *status);
+/* A persistent collective's request keeps its schedule in buf. The collectives name,
+ * when they start (coll/schedule.c), what runs that schedule again (MPI_Start) and
+ * what frees it (MPI_Request_free). */
+typedef int tw_mpi_sched_start_fn(void *sched, MPI_Request req);
+typedef void tw_mpi_sched_free_fn(void *sched);
+void tw_mpi_persistent_colls(tw_mpi_sched_start_fn *start, tw_mpi_sched_free_fn *free_fn);
+extern tw_mpi_sched_start_fn *tw_mpi_sched_start;
 
 #pragma GCC visibility pop
 
