@@ -78,31 +78,31 @@ static void links_while_waiting(void *ctx) {
     tw_dev_unlock(ep);
 }
 
-/* ports[0]: the mapped link (it needs no instance: the segment is the endpoint's),
+/* links[0]: the mapped link (it needs no instance: the segment is the endpoint's),
  * always; the others when the job spans nodes (or TW_LINK=udp), their addresses
  * appended to addr (",<name>:..."). */
 static int open_links(tw_ep_t *ep, char *addr, size_t cap) {
     tw_job_t *job = ep->job;
-    for (unsigned i = 0; i < tw_links_count && !ep->nports; i++)
+    for (unsigned i = 0; i < tw_links_count && !ep->nlinks; i++)
         if (tw_links[i]->caps & TW_LINK_MAPPED) {
-            ep->ports[0] = (tw_link_port_t){.link = tw_links[i], .ep = ep};
-            ep->nports = 1;
+            ep->links[0] = (tw_ep_link_t){.link = tw_links[i], .ep = ep};
+            ep->nlinks = 1;
         }
-    if (!ep->nports) return -1;
+    if (!ep->nlinks) return -1;
     /* a spawned job (base > 0) runs on its launcher's node: reached by shm alone */
     if (job->size == 1 || job->base > 0 ||
         (!job->config->udp_everywhere && job->local_size == job->size))
         return 0;
-    for (unsigned i = 0; i < tw_links_count && ep->nports < TW_PORTS_MAX; i++) {
+    for (unsigned i = 0; i < tw_links_count && ep->nlinks < TW_EP_LINKS_MAX; i++) {
         const tw_link_t *link = tw_links[i];
         if (link->caps & TW_LINK_MAPPED) continue;
-        tw_link_port_t *port = &ep->ports[ep->nports];
-        *port = (tw_link_port_t){.link = link, .ep = ep};
+        tw_ep_link_t *via = &ep->links[ep->nlinks];
+        *via = (tw_ep_link_t){.link = link, .ep = ep};
         char mine[128];
-        port->ctx = link->open(job, &device_side, port, mine, sizeof mine);
-        if (!port->ctx) return -1;
-        ep->nports++;
-        if ((link->caps & TW_LINK_POLLED) && !ep->polled) ep->polled = port;
+        via->ctx = link->open(job, &device_side, via, mine, sizeof mine);
+        if (!via->ctx) return -1;
+        ep->nlinks++;
+        if ((link->caps & TW_LINK_POLLED) && !ep->polled) ep->polled = via;
         int n = snprintf(addr, cap, ",%s", mine);
         if (n < 0 || (size_t)n >= cap) return -1;
         addr += n;
@@ -403,28 +403,28 @@ int tw_ep_add_peer(tw_ep_t *ep, int rank, const char *address) {
     return rc;
 }
 
-/* The port that reaches rank, whose address is addr ("shm:<node>:<segment>" and a
+/* The open link that reaches rank, whose address is addr ("shm:<node>:<segment>" and a
  * ",<link>:..." field per link it opened): the mapped link for this endpoint itself and
  * for this node (unless TW_LINK=udp), else the first of our other links whose field
  * the address has. *field points to that field (NULL for the mapped link). NULL when
  * the address is malformed or no link of ours reaches it. */
-static tw_link_port_t *port_to(tw_ep_t *ep, int rank, const char *addr, const char **field) {
+static tw_ep_link_t *via_to(tw_ep_t *ep, int rank, const char *addr, const char **field) {
     const char *node = addr + 4, *name = strchr(node, ':');
     *field = NULL;
     if (strncmp(addr, "shm:", 4) != 0 || !name || name[1] != '/') return NULL;
     size_t node_len = (size_t)(name - node);
     int same_node = node_len == strlen(ep->job->node) && !strncmp(node, ep->job->node, node_len);
     /* (a spawned job opens no other link: shm for it, TW_LINK=udp or not) */
-    if (rank == ep->rank || (same_node && (!ep->job->config->udp_everywhere || ep->nports == 1)))
-        return &ep->ports[0];
+    if (rank == ep->rank || (same_node && (!ep->job->config->udp_everywhere || ep->nlinks == 1)))
+        return &ep->links[0];
     if (rank < ep->job->base || rank >= ep->job->base + ep->job->size) /* other jobs: shm only */
-        return same_node ? &ep->ports[0] : NULL;
-    for (unsigned i = 1; i < ep->nports; i++) {
-        size_t n = strlen(ep->ports[i].link->name);
+        return same_node ? &ep->links[0] : NULL;
+    for (unsigned i = 1; i < ep->nlinks; i++) {
+        size_t n = strlen(ep->links[i].link->name);
         for (const char *f = strchr(addr, ','); f; f = strchr(f + 1, ','))
-            if (!strncmp(f + 1, ep->ports[i].link->name, n) && f[1 + n] == ':') {
+            if (!strncmp(f + 1, ep->links[i].link->name, n) && f[1 + n] == ':') {
                 *field = f + 1;
-                return &ep->ports[i];
+                return &ep->links[i];
             }
     }
     return NULL;
@@ -432,12 +432,12 @@ static tw_link_port_t *port_to(tw_ep_t *ep, int rank, const char *addr, const ch
 
 /* The link that would reach rank (connected or not), or NULL. */
 static const tw_link_t *link_to(tw_ep_t *ep, int rank) {
-    if (ep->peers[rank]) return ep->peers[rank]->port->link;
+    if (ep->peers[rank]) return ep->peers[rank]->via->link;
     char addr[TW_PMI_VALUE_MAX];
     const char *field;
     if (tw_ep_address(ep, rank, addr, sizeof addr)) return NULL;
-    tw_link_port_t *port = port_to(ep, rank, addr, &field);
-    return port ? port->link : NULL;
+    tw_ep_link_t *via = via_to(ep, rank, addr, &field);
+    return via ? via->link : NULL;
 }
 
 int tw_ep_link_caps(tw_ep_t *ep, int rank, tw_link_caps_t *caps) {
@@ -455,36 +455,36 @@ int tw_ep_link_caps(tw_ep_t *ep, int rank, tw_link_caps_t *caps) {
 }
 
 /* A peer whose link carries messages: the link is told where it is. */
-static int connect_port(tw_ep_t *ep, int rank, tw_link_port_t *port, const char *field) {
+static int connect_linked(tw_ep_t *ep, int rank, tw_ep_link_t *via, const char *field) {
     char mine[TW_PMI_VALUE_MAX];
     snprintf(mine, sizeof mine, "%s", field);
     char *end = strchr(mine, ',');
     if (end) *end = '\0';
-    if (port->link->connect(port->ctx, rank, mine)) return TW_ERR_PEER;
+    if (via->link->connect(via->ctx, rank, mine)) return TW_ERR_PEER;
     tw_peer_t *peer = calloc(1, sizeof *peer);
     if (!peer) return TW_ERR_NOMEM;
-    peer->port = port;
+    peer->via = via;
     ep->peers[rank] = peer;
     return TW_OK;
 }
 
 /* A peer whose segment the mapped link maps. */
-static int connect_mapped(tw_ep_t *ep, int rank, tw_link_port_t *port, const char *addr);
+static int connect_mapped(tw_ep_t *ep, int rank, tw_ep_link_t *via, const char *addr);
 
 int tw_ep_connect(tw_ep_t *ep, int rank) {
     char addr[TW_PMI_VALUE_MAX];
     if (tw_ep_address(ep, rank, addr, sizeof addr)) return TW_ERR_PEER;
     tw_dev_lock(ep); /* the progress thread reads the peers table and the links */
     const char *field;
-    tw_link_port_t *port = port_to(ep, rank, addr, &field);
-    int rc = !port                               ? TW_ERR_PEER
-             : port->link->caps & TW_LINK_MAPPED ? connect_mapped(ep, rank, port, addr)
-                                                 : connect_port(ep, rank, port, field);
+    tw_ep_link_t *via = via_to(ep, rank, addr, &field);
+    int rc = !via                               ? TW_ERR_PEER
+             : via->link->caps & TW_LINK_MAPPED ? connect_mapped(ep, rank, via, addr)
+                                                : connect_linked(ep, rank, via, field);
     tw_dev_unlock(ep);
     return rc;
 }
 
-static int connect_mapped(tw_ep_t *ep, int rank, tw_link_port_t *port, const char *addr) {
+static int connect_mapped(tw_ep_t *ep, int rank, tw_ep_link_t *via, const char *addr) {
     char name[TW_PMI_VALUE_MAX];
     snprintf(name, sizeof name, "%s", strchr(addr + 4, ':') + 1);
     char *end = strchr(name, ',');
@@ -522,7 +522,7 @@ static int connect_mapped(tw_ep_t *ep, int rank, tw_link_port_t *port, const cha
     peer->pid = (pid_t)h.owner_pid;
     peer->pipelined = ep->rma.copy == TW_RMA_COPY_PIPELINE;
     peer->mapped = h.sleeps ? TW_PEER_MAPPED_SLEEPS : TW_PEER_MAPPED;
-    peer->port = port;
+    peer->via = via;
     ep->peers[rank] = peer;
     ep->stats.peers_mapped++;
     return TW_OK;
@@ -534,9 +534,9 @@ int tw_ep_close(tw_ep_t *ep) {
     if (ep->job->config->stats) tw_ep_print_stats(ep, stderr);
     tw_heap_fini(ep);
     tw_atu_fini(ep);
-    for (unsigned i = 1; i < ep->nports; i++) ep->ports[i].link->close(ep->ports[i].ctx);
+    for (unsigned i = 1; i < ep->nlinks; i++) ep->links[i].link->close(ep->links[i].ctx);
     if (ep->job->pm.waiting_ctx == ep) tw_pm_set_waiting(&ep->job->pm, NULL, NULL);
-    ep->nports = 0;
+    ep->nlinks = 0;
     ep->polled = NULL;
     for (int r = 0; r < ep->size; r++) {
         tw_peer_t *peer = ep->peers[r];
@@ -634,8 +634,8 @@ uint64_t tw_ep_link_counter(tw_ep_t *ep, size_t i) {
     if (!ep || !link) return 0;
     uint64_t v = 0;
     tw_dev_lock(ep); /* the progress thread may be serving the link */
-    for (unsigned p = 1; p < ep->nports; p++)
-        if (ep->ports[p].link == link && ep->ports[p].ctx) v += link->counter(ep->ports[p].ctx, j);
+    for (unsigned p = 1; p < ep->nlinks; p++)
+        if (ep->links[p].link == link && ep->links[p].ctx) v += link->counter(ep->links[p].ctx, j);
     tw_dev_unlock(ep);
     return v;
 }
@@ -654,7 +654,7 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
             out,
             "tollway: rank %d endpoint %d: waits slept %llu times (TW_WAIT=sleep, %u us at most)\n",
             ep->rank, ep->index, (unsigned long long)ep->sleeps, ep->sleep_us);
-    if (ep->nports > 1) {
+    if (ep->nlinks > 1) {
         /* the connection table: which link reaches each peer contacted so far; one
          * write, so that the lines of several ranks do not mix */
         char line[4096];
@@ -664,10 +664,10 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
         for (int r = 0; r < ep->size && n > 0 && (size_t)n < sizeof line - 16; r++)
             if (ep->peers[r])
                 n += snprintf(line + n, sizeof line - (size_t)n, " %d:%s", r,
-                              ep->peers[r]->port->link->name);
+                              ep->peers[r]->via->link->name);
         fprintf(out, "%s\n", line);
-        for (unsigned i = 1; i < ep->nports; i++)
-            ep->ports[i].link->print_stats(ep->ports[i].ctx, out, ep->rank, ep->index);
+        for (unsigned i = 1; i < ep->nlinks; i++)
+            ep->links[i].link->print_stats(ep->links[i].ctx, out, ep->rank, ep->index);
     }
     if (!s->rma_ops && !s->registrations && !s->notifications) return;
     fprintf(out,

@@ -18,7 +18,7 @@
 
 /* Links open at once, at most: the mapped one and those that carry messages. */
 enum {
-    TW_PORTS_MAX = 4,
+    TW_EP_LINKS_MAX = 4,
     /* TW_WAIT=auto on a core per rank: empty polls in a row before the core is given
      * away once (a microsecond or two of polling over shm) */
     TW_EP_SPINS_BEFORE_YIELD = 64,
@@ -45,7 +45,7 @@ struct tw_ep {
     tw_ring_consumer_t velo_rx;
     /* the first open link that must be polled to receive (TW_LINK_POLLED), NULL when
      * none: an empty poll reads it, in the line of stats.polls_empty */
-    struct tw_link_port *polled;
+    struct tw_ep_link *polled;
     tw_ep_stats_t stats;
     int rank, size;
     tw_peer_t **peers; /* by rank; NULL until first contact */
@@ -70,9 +70,9 @@ struct tw_ep {
     tw_heap_t heap;
     tw_rma_t rma;
 
-    /* the links: ports[0] is the mapped one (shm) */
-    tw_link_port_t ports[TW_PORTS_MAX];
-    unsigned nports;
+    /* the links: links[0] is the mapped one (shm) */
+    tw_ep_link_t links[TW_EP_LINKS_MAX];
+    unsigned nlinks;
     tw_ring_producer_t velo_self; /* what links deliver goes into our own mailbox */
     /* notifications the device writes while it serves a link: a producer of its own,
      * since the progress thread may write them while the owner writes through nq_self */

@@ -26,7 +26,7 @@ static int post_notice(tw_ep_t *ep, int peer) {
 }
 
 void tw_dev_peer_lost(void *dev, uint32_t peer, int cause) {
-    tw_ep_t *ep = ((tw_link_port_t *)dev)->ep;
+    tw_ep_t *ep = ((tw_ep_link_t *)dev)->ep;
     if (peer >= (uint32_t)ep->size || !tw_status_peer_lost(cause)) return;
     if (!ep->lost && !(ep->lost = calloc((size_t)ep->size, sizeof *ep->lost))) {
         /* no memory to remember it: the link still refuses every operation toward it */

@@ -21,7 +21,7 @@ typedef struct tw_lost {
     uint8_t noticed;
 } tw_lost_t;
 
-/* tw_link_device_t.peer_lost: dev is the tw_link_port_t of the link that lost it.
+/* tw_link_device_t.peer_lost: dev is the tw_ep_link_t of the link that lost it.
  * Called under the device lock (from the link's poll). */
 void tw_dev_peer_lost(void *dev, uint32_t peer, int cause);
 

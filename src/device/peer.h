@@ -16,11 +16,11 @@
 
 /* The device's side of one open link: its table, its instance (NULL for a mapped
  * link, which has none), and the endpoint it delivers to. */
-typedef struct tw_link_port {
+typedef struct tw_ep_link {
     const tw_link_t *link;
     tw_link_ctx_t *ctx;
     tw_ep_t *ep;
-} tw_link_port_t;
+} tw_ep_link_t;
 
 enum { TW_PEER_MAPPED = 1, TW_PEER_MAPPED_SLEEPS = 2 };
 
@@ -30,12 +30,12 @@ typedef struct tw_peer {
     tw_tlb_entry_t tlb[TW_TLB_ENTRIES];
     /* mapped next to velo: a send reads both, and they share a cache line */
     int mapped;          /* the link maps the peer's segment (TW_LINK_MAPPED): the device
-                            writes its rings itself; else (0) everything goes through port.
-                            TW_PEER_MAPPED_SLEEPS when the peer may sleep in its waits:
-                            a send to it then takes a path that rings its doorbell */
+                            writes its rings itself; else (0) everything goes through via, the link it is
+                            reached by.          TW_PEER_MAPPED_SLEEPS when the peer may sleep in its waits:          a send to
+                            it then takes a path that rings its doorbell */
     uint32_t unanswered; /* not mapped: RMA requests sent, not answered yet */
     tw_ring_producer_t velo, nq, req, resp;
-    tw_link_port_t *port;
+    tw_ep_link_t *via;
     tw_segment_header_t *segment;
     size_t segment_size;
     tw_atu_entry_t *atu;

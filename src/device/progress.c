@@ -24,9 +24,9 @@
 
 int tw_dev_poll_links(tw_ep_t *ep) {
     int delivered = 0;
-    for (unsigned i = 0; i < ep->nports; i++) {
-        tw_link_port_t *port = &ep->ports[i];
-        if (port->link->caps & TW_LINK_POLLED) delivered += port->link->poll(port->ctx);
+    for (unsigned i = 0; i < ep->nlinks; i++) {
+        tw_ep_link_t *via = &ep->links[i];
+        if (via->link->caps & TW_LINK_POLLED) delivered += via->link->poll(via->ctx);
     }
     return delivered;
 }

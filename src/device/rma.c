@@ -684,16 +684,16 @@ static int link_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op,
      * slots behind one that waits for this peer's answer, until the queue has no room
      * for the notifications the peer's requests need, and both ends wait. */
     int chunked = op == TW_OP_PUT || op == TW_OP_GET;
-    tw_link_port_t *port = peer->port;
-    const tw_link_t *link = port->link;
-    uint64_t chunk = link->rma_chunk(port->ctx);
+    tw_ep_link_t *via = peer->via;
+    const tw_link_t *link = via->link;
+    uint64_t chunk = link->rma_chunk(via->ctx);
     if (chunked && len > chunk) { /* chunks of one size: none too small to land in place */
         uint64_t n = (len + chunk - 1) / chunk;
         chunk = ((len + n - 1) / n + 63) & ~(uint64_t)63;
     }
     uint64_t first = op == TW_OP_PUT ? chunk_at(len, 0, chunk) : op == TW_OP_PUT_IMM ? len : 0;
     if (peer->unanswered >= RMA_UNANSWERED_MAX || !ep->rma.free_count ||
-        !link->rma_can_request(port->ctx, dest, (size_t)first))
+        !link->rma_can_request(via->ctx, dest, (size_t)first))
         goto retry;
     if ((notify & TW_NOTIFY_REQUESTER) && !(requester = tw_nq_reserve(&ep->nq_self))) goto retry;
     if (completer_here && (notify & TW_NOTIFY_COMPLETER) &&
@@ -716,8 +716,8 @@ static int link_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op,
         int rc;
         while ((rc = peer->unanswered >= RMA_UNANSWERED_MAX
                          ? TW_RETRY
-                         : link->rma_request(port->ctx, dest, &r,
-                                             n ? (const char *)src + off : NULL, n)) == TW_RETRY &&
+                         : link->rma_request(via->ctx, dest, &r, n ? (const char *)src + off : NULL,
+                                             n)) == TW_RETRY &&
                c > 0) {
             tw_dev_poll_links(ep);
             tw_ep_idle(ep, &spins);
@@ -762,7 +762,7 @@ static int link_issue(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op, const 
 /* The first half of serving a request from another node: the notification slot it
  * owes and room for its answer reserved, the memory translated. TW_RETRY (nothing
  * held) when there is no room now. */
-static int link_serve_prepare(tw_ep_t *ep, tw_link_port_t *port, const rma_req_t *r,
+static int link_serve_prepare(tw_ep_t *ep, tw_ep_link_t *via, const rma_req_t *r,
                               tw_rma_serving_t *v) {
     int is_get = r->op == TW_OP_GET;
     v->span = is_get ? chunk_at(r->total, r->offset, r->b) : r->chunk_len;
@@ -770,7 +770,7 @@ static int link_serve_prepare(tw_ep_t *ep, tw_link_port_t *port, const rma_req_t
     v->cls = completer_at_initiator(r->op) ? TW_NOTIFY_RESPONDER : TW_NOTIFY_COMPLETER;
     v->mine = NULL;
     if (last && (r->notify & v->cls) && !(v->mine = tw_nq_reserve(&ep->nq_dev))) return TW_RETRY;
-    if (!port->link->rma_can_answer(port->ctx)) {
+    if (!via->link->rma_can_answer(via->ctx)) {
         if (v->mine) tw_nq_cancel(v->mine);
         return TW_RETRY;
     }
@@ -790,7 +790,7 @@ static int link_serve_prepare(tw_ep_t *ep, tw_link_port_t *port, const rma_req_t
 
 /* The second half: the operation done (a put's data copied from data, or already in
  * place when data is NULL), answered and notified. */
-static void link_serve_finish(tw_ep_t *ep, tw_link_port_t *port, int source, const rma_req_t *r,
+static void link_serve_finish(tw_ep_t *ep, tw_ep_link_t *via, int source, const rma_req_t *r,
                               tw_rma_serving_t *v, const void *data) {
     rma_answer_t ans = {.handle = r->handle,
                         .status = v->status,
@@ -813,7 +813,7 @@ static void link_serve_finish(tw_ep_t *ep, tw_link_port_t *port, int source, con
         tw_atu_count_fault(ep->segment, v->status);
     }
     int last = r->op != TW_OP_PUT || r->offset + v->span >= r->total;
-    port->link->rma_answer(port->ctx, source, &ans, reply, ans.chunk_len, !last); /* copies */
+    via->link->rma_answer(via->ctx, source, &ans, reply, ans.chunk_len, !last); /* copies */
     if (v->status == TW_OK) tw_atu_release(&v->x);
     if (v->mine && v->status != TW_OK) {
         tw_nq_cancel(v->mine); /* the fault goes to the initiator only */
@@ -858,8 +858,8 @@ static void answer_taken(tw_ep_t *ep, int source, tw_rma_op_t *o, const rma_answ
 /* A request or answer from a peer on another node comes only over the link that
  * reaches it (a peer that spoke first may not be connected yet: the link knows where
  * it is). */
-static int from_port(const tw_ep_t *ep, uint32_t source, const tw_link_port_t *port) {
-    return source < (uint32_t)ep->size && (!ep->peers[source] || ep->peers[source]->port == port);
+static int from_link(const tw_ep_t *ep, uint32_t source, const tw_ep_link_t *via) {
+    return source < (uint32_t)ep->size && (!ep->peers[source] || ep->peers[source]->via == via);
 }
 
 int tw_rma_link_request_ok(int size, uint32_t source, const rma_req_t *r, size_t len) {
@@ -869,23 +869,23 @@ int tw_rma_link_request_ok(int size, uint32_t source, const rma_req_t *r, size_t
 }
 
 int tw_rma_link_request(void *dev, uint32_t source, const void *msg, size_t len) {
-    tw_link_port_t *port = dev;
-    tw_ep_t *ep = port->ep;
+    tw_ep_link_t *via = dev;
+    tw_ep_t *ep = via->ep;
     rma_req_t r;
-    if (!from_port(ep, source, port) || len < sizeof r) return TW_ERR_CORRUPT;
+    if (!from_link(ep, source, via) || len < sizeof r) return TW_ERR_CORRUPT;
     memcpy(&r, msg, sizeof r);
     if (!tw_rma_link_request_ok(ep->size, source, &r, len)) return TW_ERR_CORRUPT;
     tw_rma_serving_t v;
-    if (link_serve_prepare(ep, port, &r, &v) == TW_RETRY) return TW_RETRY;
-    link_serve_finish(ep, port, (int)source, &r, &v, (const char *)msg + sizeof r);
+    if (link_serve_prepare(ep, via, &r, &v) == TW_RETRY) return TW_RETRY;
+    link_serve_finish(ep, via, (int)source, &r, &v, (const char *)msg + sizeof r);
     return TW_OK;
 }
 
 int tw_rma_link_answer(void *dev, uint32_t source, const void *msg, size_t len) {
-    tw_link_port_t *port = dev;
-    tw_ep_t *ep = port->ep;
+    tw_ep_link_t *via = dev;
+    tw_ep_t *ep = via->ep;
     rma_answer_t a;
-    if (!from_port(ep, source, port) || len < sizeof a) return TW_ERR_CORRUPT;
+    if (!from_link(ep, source, via) || len < sizeof a) return TW_ERR_CORRUPT;
     memcpy(&a, msg, sizeof a);
     size_t data = len - sizeof a;
     tw_rma_op_t *o = answered_op(ep, (int)source, &a, data);
@@ -902,16 +902,16 @@ enum { LANDING_NONE, LANDING_PUT, LANDING_ANSWER };
 
 void *tw_rma_link_land_request(void *dev, uint32_t source, const void *msg, size_t len,
                                size_t *skip) {
-    tw_link_port_t *port = dev;
-    tw_ep_t *ep = port->ep;
+    tw_ep_link_t *via = dev;
+    tw_ep_t *ep = via->ep;
     tw_rma_t *g = &ep->rma;
     g->landing = LANDING_NONE;
-    if (!from_port(ep, source, port) || len < sizeof g->req) return NULL;
+    if (!from_link(ep, source, via) || len < sizeof g->req) return NULL;
     memcpy(&g->req, msg, sizeof g->req);
     const rma_req_t *r = &g->req;
     if (!tw_rma_link_request_ok(ep->size, source, r, len)) return NULL; /* refused the usual way */
     if (r->op != TW_OP_PUT || !r->chunk_len ||
-        link_serve_prepare(ep, port, r, &g->serving) == TW_RETRY)
+        link_serve_prepare(ep, via, r, &g->serving) == TW_RETRY)
         return NULL;
     if (g->serving.status != TW_OK) {
         if (g->serving.mine) tw_nq_cancel(g->serving.mine); /* a fault: taken the usual way */
@@ -924,11 +924,11 @@ void *tw_rma_link_land_request(void *dev, uint32_t source, const void *msg, size
 
 void *tw_rma_link_land_answer(void *dev, uint32_t source, const void *msg, size_t len,
                               size_t *skip) {
-    tw_link_port_t *port = dev;
-    tw_ep_t *ep = port->ep;
+    tw_ep_link_t *via = dev;
+    tw_ep_t *ep = via->ep;
     tw_rma_t *g = &ep->rma;
     g->landing = LANDING_NONE;
-    if (!from_port(ep, source, port) || len < sizeof g->answer) return NULL;
+    if (!from_link(ep, source, via) || len < sizeof g->answer) return NULL;
     memcpy(&g->answer, msg, sizeof g->answer);
     size_t data = len - sizeof g->answer;
     tw_rma_op_t *o = data ? answered_op(ep, (int)source, &g->answer, data) : NULL;
@@ -939,12 +939,12 @@ void *tw_rma_link_land_answer(void *dev, uint32_t source, const void *msg, size_
 }
 
 void tw_rma_link_landed(void *dev, uint32_t source, size_t len, int ok) {
-    tw_link_port_t *port = dev;
-    tw_ep_t *ep = port->ep;
+    tw_ep_link_t *via = dev;
+    tw_ep_t *ep = via->ep;
     tw_rma_t *g = &ep->rma;
     if (g->landing == LANDING_PUT) {
         if (ok) {
-            link_serve_finish(ep, port, (int)source, &g->req, &g->serving, NULL);
+            link_serve_finish(ep, via, (int)source, &g->req, &g->serving, NULL);
         } else {
             tw_atu_release(&g->serving.x); /* damaged on the way: it comes again */
             if (g->serving.mine) tw_nq_cancel(g->serving.mine);

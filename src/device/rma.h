@@ -96,7 +96,7 @@ int tw_rma_answer_fits(const tw_rma_op_t *o, const rma_answer_t *a, size_t len);
 /* What links that carry device messages hand the RMA unit: requests from peers on
  * other nodes, executed here against our own memory, and answers to our operations
  * (the rma_request, rma_answer, land_* and landed members of tw_link_device_t).
- * dev is the tw_link_port_t that received them. */
+ * dev is the tw_ep_link_t that received them. */
 int tw_rma_link_request(void *dev, uint32_t source, const void *msg, size_t len);
 int tw_rma_link_answer(void *dev, uint32_t source, const void *msg, size_t len);
 void *tw_rma_link_land_request(void *dev, uint32_t source, const void *msg, size_t len,

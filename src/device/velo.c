@@ -17,9 +17,9 @@
 __attribute__((noinline)) static int link_send(tw_ep_t *ep, tw_peer_t *peer, int dest, unsigned tag,
                                                const void *hdr, size_t hlen, const void *buf,
                                                size_t len) {
-    tw_link_port_t *port = peer->port;
+    tw_ep_link_t *via = peer->via;
     tw_dev_lock(ep); /* a link instance is driven by one thread at a time */
-    int rc = port->link->velo_send(port->ctx, dest, tag, hdr, hlen, buf, len);
+    int rc = via->link->velo_send(via->ctx, dest, tag, hdr, hlen, buf, len);
     tw_dev_unlock(ep);
     if (rc == TW_RETRY) ep->stats.send_retries++;
     if (rc) return rc;
@@ -29,7 +29,7 @@ __attribute__((noinline)) static int link_send(tw_ep_t *ep, tw_peer_t *peer, int
 }
 
 int tw_velo_link_deliver(void *dev, uint32_t source, unsigned tag, const void *data, size_t len) {
-    tw_ep_t *ep = ((tw_link_port_t *)dev)->ep;
+    tw_ep_t *ep = ((tw_ep_link_t *)dev)->ep;
     /* a source outside the job would stay at the head of the mailbox for good: the
      * receiver refuses it there (head_message) */
     if (source >= (uint32_t)ep->size || tag > TW_VELO_TAG_MAX || len > TW_VELO_MAX_SIZE)

@@ -14,7 +14,7 @@
 #define TW_VELO_SOURCE_SHIFT 25
 
 /* A VELO message from a peer on another node (tw_link_device_t.velo), put into our
- * own mailbox as a sender on this node would. dev is the receiving tw_link_port_t. */
+ * own mailbox as a sender on this node would. dev is the receiving tw_ep_link_t. */
 int tw_velo_link_deliver(void *dev, uint32_t source, unsigned tag, const void *data, size_t len);
 
 #endif

@@ -1,6 +1,6 @@
 /* Fuzz target of VELO messages as a link hands them to the device
  * (tw_velo_link_deliver, src/device/velo.c), read back as the receiver reads its
- * mailbox (tw_velo_poll, tw_velo_peek / tw_velo_release). The udp_port target checks
+ * mailbox (tw_velo_poll, tw_velo_peek / tw_velo_release). The udp_deliver target checks
  * what the udp link hands over; this one, what the device then takes, from any link.
  *
  * Byte 0 gives the job's size (1 to 64 ranks) and the mailbox's (256 or 512 slots). The
@@ -30,7 +30,7 @@ enum { SLOTS_MAX = 512, EMPTY_SLOTS = 8, QUEUE = 1024 };
 static tw_slot_t ring[SLOTS_MAX], empty[EMPTY_SLOTS];
 static tw_ring_ctrl_t ctrl, empty_ctrl;
 static tw_ep_t ep;
-static tw_link_port_t port;
+static tw_ep_link_t via;
 
 /* The model: the messages taken and not yet received, in order, by where their bytes
  * are in the input (or the fill pattern past its end). */
@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memset(empty, 0, sizeof empty);
     tw_ring_consumer_init(&ep.req_rx, &empty_ctrl, empty, EMPTY_SLOTS, TW_RING_LEN_MASK);
     tw_ring_consumer_init(&ep.resp_rx, &empty_ctrl, empty, EMPTY_SLOTS, TW_RING_LEN_MASK);
-    port.ep = &ep;
+    via.ep = &ep;
     q_head = q_len = 0;
 
     size_t at = 1;
@@ -139,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         memcpy(msg, data + at, have);
         for (size_t k = have; k < len; k++) msg[k] = fill(k);
         int was_empty = q_len == 0;
-        int rc = tw_velo_link_deliver(&port, source, tag, msg, len);
+        int rc = tw_velo_link_deliver(&via, source, tag, msg, len);
         free(msg);
         int ok = source < (uint32_t)ranks && tag <= TW_VELO_TAG_MAX && len <= TW_VELO_MAX_SIZE;
         if (!ok) {

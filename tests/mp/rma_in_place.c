@@ -9,13 +9,13 @@
 #include <string.h>
 
 #include "device/endpoint.h"
-#include "link/udp/port.h"
+#include "link/udp/link.h"
 #include "mp_rma.h"
 
 /* The endpoint's udp link, NULL when it has none. */
-static tw_link_ctx_t *udp_port(tw_ep_t *ep) {
-    for (unsigned i = 0; i < ep->nports; i++)
-        if (ep->ports[i].link == &tw_link_udp) return ep->ports[i].ctx;
+static tw_link_ctx_t *udp_link_ctx(tw_ep_t *ep) {
+    for (unsigned i = 0; i < ep->nlinks; i++)
+        if (ep->links[i].link == &tw_link_udp) return ep->links[i].ctx;
     return NULL;
 }
 
@@ -62,7 +62,7 @@ static void target(tw_ep_t *ep, int expect_in_place) {
     }
     CHECK(all_bytes(rw + (size_t)PUTS * CHUNK, REGION - (size_t)PUTS * CHUNK, SENTINEL));
     CHECK(all_bytes(ro, REGION, SENTINEL));
-    uint64_t in_place = tw_udp_stats(tw_udp_port_transport(udp_port(ep)))->in_place;
+    uint64_t in_place = tw_udp_stats(tw_link_udp_transport(udp_link_ctx(ep)))->in_place;
     if (expect_in_place) CHECK(in_place > 0);
     CHECK_RC(tw_dereg(ep, &r.rw), TW_OK);
     CHECK_RC(tw_dereg(ep, &r.ro), TW_OK);
@@ -109,7 +109,7 @@ int main(int argc, char **argv) {
     tw_ep_t *ep;
     CHECK_RC(tw_ep_open(&ep), TW_OK);
     int rank = mp_rank = tw_ep_rank(ep);
-    CHECK(tw_ep_size(ep) == 2 && udp_port(ep) != NULL);
+    CHECK(tw_ep_size(ep) == 2 && udp_link_ctx(ep) != NULL);
     int expect_in_place = argc > 1 && !strcmp(argv[1], "in-place");
     if (rank == 1) target(ep, expect_in_place);
     if (rank == 0) initiator(ep);

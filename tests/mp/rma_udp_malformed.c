@@ -7,19 +7,19 @@
 
 #include "device/endpoint.h"
 #include "device/rma.h"
-#include "link/udp/port.h"
+#include "link/udp/link.h"
 #include "mp_rma.h"
 
 /* The endpoint's udp link, NULL when it has none. */
-static tw_link_ctx_t *udp_port(tw_ep_t *ep) {
-    for (unsigned i = 0; i < ep->nports; i++)
-        if (ep->ports[i].link == &tw_link_udp) return ep->ports[i].ctx;
+static tw_link_ctx_t *udp_link_ctx(tw_ep_t *ep) {
+    for (unsigned i = 0; i < ep->nlinks; i++)
+        if (ep->links[i].link == &tw_link_udp) return ep->links[i].ctx;
     return NULL;
 }
 
 enum { TAG_REGION = 1, TAG_DONE, MEMLEN = 4096 };
 
-/* The device's message header on the link (link/udp/port.c): kind, unused, tag. */
+/* The device's message header on the link (link/udp/link.c): kind, unused, tag. */
 enum { KIND_RMA_REQ = 2, KIND_RMA_ANSWER = 3 };
 
 static void send_raw(tw_ep_t *ep, uint8_t kind, const void *body, size_t len) {
@@ -27,7 +27,7 @@ static void send_raw(tw_ep_t *ep, uint8_t kind, const void *body, size_t len) {
     CHECK(len <= sizeof msg - 4);
     memcpy(msg + 4, body, len);
     int rc;
-    while ((rc = tw_udp_send(tw_udp_port_transport(udp_port(ep)), 0, msg, 4 + len)) == TW_RETRY)
+    while ((rc = tw_udp_send(tw_link_udp_transport(udp_link_ctx(ep)), 0, msg, 4 + len)) == TW_RETRY)
         tw_progress(ep);
     CHECK_RC(rc, TW_OK);
 }
@@ -44,7 +44,7 @@ int main(void) {
     CHECK_RC(tw_ep_open(&ep), TW_OK);
     int rank = mp_rank = tw_ep_rank(ep);
     CHECK(tw_ep_size(ep) == 2);
-    CHECK(udp_port(ep) != NULL); /* TW_LINK=udp */
+    CHECK(udp_link_ctx(ep) != NULL); /* TW_LINK=udp */
     tw_region_t reg;
     unsigned char *mem = NULL;
     if (rank == 0) {
@@ -89,10 +89,10 @@ int main(void) {
         int sent;
         snprintf(where, sizeof where, "taking malformed requests");
         recv_msg(ep, TAG_DONE, &sent, sizeof sent);
-        if (tw_udp_port_malformed(udp_port(ep)) != (uint64_t)sent)
+        if (tw_link_udp_malformed(udp_link_ctx(ep)) != (uint64_t)sent)
             fprintf(stderr, "rank 0: %llu malformed counted, %d sent\n",
-                    (unsigned long long)tw_udp_port_malformed(udp_port(ep)), sent);
-        CHECK(tw_udp_port_malformed(udp_port(ep)) == (uint64_t)sent);
+                    (unsigned long long)tw_link_udp_malformed(udp_link_ctx(ep)), sent);
+        CHECK(tw_link_udp_malformed(udp_link_ctx(ep)) == (uint64_t)sent);
         CHECK(all_bytes(mem, MEMLEN, 0x5a));
         nq_empty(ep);
     }

@@ -8,7 +8,7 @@
 #include <sys/socket.h>
 
 #include "device/endpoint.h"
-#include "link/udp/port.h"
+#include "link/udp/link.h"
 #include "mp_check.h"
 
 int main(int argc, char **argv) {
@@ -17,12 +17,12 @@ int main(int argc, char **argv) {
     CHECK_RC(tw_ep_open(&ep), TW_OK);
     mp_rank = tw_ep_rank(ep);
     tw_link_ctx_t *udp = NULL;
-    for (unsigned i = 0; i < ep->nports; i++)
-        if (ep->ports[i].link == &tw_link_udp) udp = ep->ports[i].ctx;
+    for (unsigned i = 0; i < ep->nlinks; i++)
+        if (ep->links[i].link == &tw_link_udp) udp = ep->links[i].ctx;
     CHECK(udp != NULL);
     struct sockaddr_in a;
     socklen_t alen = sizeof a;
-    CHECK(getsockname(tw_udp_fd(tw_udp_port_transport(udp)), (struct sockaddr *)&a, &alen) == 0);
+    CHECK(getsockname(tw_udp_fd(tw_link_udp_transport(udp)), (struct sockaddr *)&a, &alen) == 0);
     char ip[INET_ADDRSTRLEN];
     inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
     int loopback = ntohl(a.sin_addr.s_addr) >> 24 == 127;

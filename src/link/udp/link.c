@@ -21,7 +21,7 @@
  * of its own through the receiver's network stack, and one per chunk cost a receiver
  * streaming a put a fifth of its time. The last chunk's answer (which completes the
  * operation), and a fault, go at once with those held before them. */
-#include "link/udp/port.h"
+#include "link/udp/link.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -41,14 +41,14 @@
 #include "link/link.h"
 #include "link/udp/udp.h"
 
-enum { PORT_VELO = 1, PORT_RMA_REQ = 2, PORT_RMA_ANSWER = 3 };
+enum { LINK_VELO = 1, LINK_RMA_REQ = 2, LINK_RMA_ANSWER = 3 };
 
 /* What precedes the payload of every device message on the link. */
-typedef struct port_hdr {
+typedef struct link_hdr {
     uint8_t kind;
     uint8_t unused;
     uint16_t tag;
-} port_hdr_t;
+} link_hdr_t;
 
 /* The address to bind: TW_UDP_ADDR; else loopback when the launcher says every rank
  * of the job is on this node (TW_LINK=udp on one host: nothing needs to reach it from
@@ -101,7 +101,7 @@ static unsigned interface_mtu(const struct sockaddr_in *addr) {
  * peer: it grows to that bound, never past it (a peer beyond it is refused). Each slot
  * keeps its buffer once sent, for the next answer queued there: a window that stays
  * full allocates nothing per answer. */
-enum { PORT_RMA_MSG_MAX = 4 + sizeof(rma_req_t) + REMOTE_CHUNK_MAX };
+enum { LINK_RMA_MSG_MAX = 4 + sizeof(rma_req_t) + REMOTE_CHUNK_MAX };
 /* Below RMA_UNANSWERED_MAX, so that an initiator stopped at that bound always has
  * requests on the way whose arrival releases the held answer. */
 enum { ANSWERS_HELD = RMA_UNANSWERED_MAX / 4 };
@@ -160,7 +160,7 @@ static int answer_room(tw_link_ctx_t *l) {
 static void *land(void *ctx, uint32_t source, const void *prefix, size_t len, size_t *skip);
 static void landed(void *ctx, uint32_t source, const void *prefix, size_t len, int ok);
 
-static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev, void *dev_ctx,
+static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev, void *dev_ctx,
                                 char *addr, size_t cap) {
     const tw_config_t *cfg = job->config;
     tw_udp_config_t u;
@@ -203,7 +203,7 @@ static tw_link_ctx_t *port_open(const tw_job_t *job, const tw_link_device_t *dev
     return l;
 }
 
-static int port_connect(tw_link_ctx_t *l, int rank, const char *addr) {
+static int link_connect(tw_link_ctx_t *l, int rank, const char *addr) {
     char ip[INET_ADDRSTRLEN];
     unsigned port, live;
     char tail;
@@ -220,27 +220,27 @@ static int port_connect(tw_link_ctx_t *l, int rank, const char *addr) {
     return TW_OK;
 }
 
-static int port_poll(tw_link_ctx_t *l);
+static int link_poll(tw_link_ctx_t *l);
 
-static int port_velo_send(tw_link_ctx_t *l, int dest, unsigned tag, const void *hdr, size_t hlen,
+static int link_velo_send(tw_link_ctx_t *l, int dest, unsigned tag, const void *hdr, size_t hlen,
                           const void *buf, size_t len) {
-    port_hdr_t h = {PORT_VELO, 0, (uint16_t)tag};
+    link_hdr_t h = {LINK_VELO, 0, (uint16_t)tag};
     struct iovec v[3] = {{&h, sizeof h}, {(void *)hdr, hlen}, {(void *)buf, len}};
     int rc = tw_udp_sendv(l->udp, (uint32_t)dest, v, 3);
     if (rc == TW_RETRY) { /* the window is full: take in what acknowledgements came */
-        port_poll(l);
+        link_poll(l);
         rc = tw_udp_sendv(l->udp, (uint32_t)dest, v, 3);
     }
     return rc;
 }
 
-_Static_assert((size_t)PORT_RMA_MSG_MAX <= (size_t)TW_UDP_MSG_MAX,
+_Static_assert((size_t)LINK_RMA_MSG_MAX <= (size_t)TW_UDP_MSG_MAX,
                "an RMA chunk fits a link message");
 
-static int port_rma_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *data,
+static int link_rma_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *data,
                             size_t len) {
-    port_hdr_t h = {PORT_RMA_REQ, 0, 0};
-    if (sizeof h + sizeof *r + len > PORT_RMA_MSG_MAX) return TW_ERR_SIZE;
+    link_hdr_t h = {LINK_RMA_REQ, 0, 0};
+    if (sizeof h + sizeof *r + len > LINK_RMA_MSG_MAX) return TW_ERR_SIZE;
     struct iovec v[3] = {{&h, sizeof h}, {(void *)r, sizeof *r}, {(void *)data, len}};
     /* the data is sent from where it is, and again from there if it is lost: the put
      * completes (and its source may change) only once the target's answer has come,
@@ -248,26 +248,26 @@ static int port_rma_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, cons
     return tw_udp_sendv_kept(l->udp, (uint32_t)dest, v, 3);
 }
 
-static uint64_t port_rma_chunk(tw_link_ctx_t *l) {
+static uint64_t link_rma_chunk(tw_link_ctx_t *l) {
     /* a chunk in one datagram (a message over several costs the window more and is
      * lost whole with any of its packets); the answer's header is the smaller */
-    size_t room = tw_udp_payload_max(l->udp) - sizeof(port_hdr_t) - sizeof(rma_req_t);
+    size_t room = tw_udp_payload_max(l->udp) - sizeof(link_hdr_t) - sizeof(rma_req_t);
     if (room >= REMOTE_CHUNK_MAX) return REMOTE_CHUNK_MAX;
     return room > RMA_CHUNK ? room & ~(size_t)1023 : RMA_CHUNK;
 }
 
-static int port_rma_can_request(tw_link_ctx_t *l, int dest, size_t len) {
-    return tw_udp_room(l->udp, (uint32_t)dest, sizeof(port_hdr_t) + sizeof(rma_req_t) + len);
+static int link_rma_can_request(tw_link_ctx_t *l, int dest, size_t len) {
+    return tw_udp_room(l->udp, (uint32_t)dest, sizeof(link_hdr_t) + sizeof(rma_req_t) + len);
 }
 
-static int port_rma_can_answer(tw_link_ctx_t *l) {
+static int link_rma_can_answer(tw_link_ctx_t *l) {
     return answer_room(l);
 }
 
 static void send_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
                         size_t len);
 
-static void port_rma_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
+static void link_rma_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
                             size_t len, int may_wait) {
     rma_answer_t joined;
     if (l->held.chunks) {
@@ -291,9 +291,9 @@ static void port_rma_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, c
 
 static void send_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
                         size_t len) {
-    port_hdr_t h = {PORT_RMA_ANSWER, 0, 0};
+    link_hdr_t h = {LINK_RMA_ANSWER, 0, 0};
     size_t total = sizeof h + sizeof *a + len;
-    if (total > PORT_RMA_MSG_MAX) return;
+    if (total > LINK_RMA_MSG_MAX) return;
     struct iovec v[3] = {{&h, sizeof h}, {(void *)a, sizeof *a}, {(void *)data, len}};
     if (!l->count && tw_udp_sendv(l->udp, (uint32_t)dest, v, 3) != TW_RETRY) return;
     /* behind others, or no room in the window: queued (the caller made sure of room) */
@@ -314,16 +314,16 @@ static void send_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const
     l->count++;
 }
 
-int tw_udp_port_deliver(const tw_link_device_t *dev, void *dev_ctx, uint32_t peers, uint32_t source,
+int tw_link_udp_deliver(const tw_link_device_t *dev, void *dev_ctx, uint32_t peers, uint32_t source,
                         const void *msg, size_t len) {
-    port_hdr_t h;
+    link_hdr_t h;
     if (len < sizeof h || source >= peers) return TW_ERR_CORRUPT;
     memcpy(&h, msg, sizeof h);
     const unsigned char *body = (const unsigned char *)msg + sizeof h;
     size_t blen = len - sizeof h;
-    if (h.kind == PORT_RMA_REQ) return dev->rma_request(dev_ctx, source, body, blen);
-    if (h.kind == PORT_RMA_ANSWER) return dev->rma_answer(dev_ctx, source, body, blen);
-    if (h.kind == PORT_VELO) return dev->velo(dev_ctx, source, h.tag, body, blen);
+    if (h.kind == LINK_RMA_REQ) return dev->rma_request(dev_ctx, source, body, blen);
+    if (h.kind == LINK_RMA_ANSWER) return dev->rma_answer(dev_ctx, source, body, blen);
+    if (h.kind == LINK_VELO) return dev->velo(dev_ctx, source, h.tag, body, blen);
     return TW_ERR_CORRUPT;
 }
 
@@ -331,8 +331,8 @@ int tw_udp_port_deliver(const tw_link_device_t *dev, void *dev_ctx, uint32_t pee
  * in the mailbox (or notification queue) now (the link brings it again). */
 static int arrived(void *ctx, uint32_t source, const void *data, size_t len) {
     tw_link_ctx_t *l = ctx;
-    if (len < sizeof(port_hdr_t)) return 0; /* nothing to take: dropped */
-    int rc = tw_udp_port_deliver(l->dev, l->dev_ctx, (uint32_t)l->size, source, data, len);
+    if (len < sizeof(link_hdr_t)) return 0; /* nothing to take: dropped */
+    int rc = tw_link_udp_deliver(l->dev, l->dev_ctx, (uint32_t)l->size, source, data, len);
     if (rc == TW_RETRY) return 1;
     if (rc != TW_OK) l->malformed++;
     return 0;
@@ -340,17 +340,17 @@ static int arrived(void *ctx, uint32_t source, const void *data, size_t len) {
 
 /* Receiving in place (tw_udp_lander_t): a put request's data straight into our
  * memory, a get answer's into the buffer of the get, where the device says. */
-void *tw_udp_port_land(const tw_link_device_t *dev, void *dev_ctx, uint32_t peers, uint32_t source,
+void *tw_link_udp_land(const tw_link_device_t *dev, void *dev_ctx, uint32_t peers, uint32_t source,
                        const void *prefix, size_t len, size_t *skip) {
-    port_hdr_t h;
+    link_hdr_t h;
     if (len < sizeof h || source >= peers) return NULL;
     memcpy(&h, prefix, sizeof h);
     const unsigned char *body = (const unsigned char *)prefix + sizeof h;
     size_t blen = len - sizeof h, at = 0;
     void *dest = NULL;
-    if (h.kind == PORT_RMA_REQ)
+    if (h.kind == LINK_RMA_REQ)
         dest = dev->land_request(dev_ctx, source, body, blen, &at);
-    else if (h.kind == PORT_RMA_ANSWER)
+    else if (h.kind == LINK_RMA_ANSWER)
         dest = dev->land_answer(dev_ctx, source, body, blen, &at);
     if (dest) *skip = sizeof h + at;
     return dest;
@@ -358,7 +358,7 @@ void *tw_udp_port_land(const tw_link_device_t *dev, void *dev_ctx, uint32_t peer
 
 static void *land(void *ctx, uint32_t source, const void *prefix, size_t len, size_t *skip) {
     tw_link_ctx_t *l = ctx;
-    void *dest = tw_udp_port_land(l->dev, l->dev_ctx, (uint32_t)l->size, source, prefix, len, skip);
+    void *dest = tw_link_udp_land(l->dev, l->dev_ctx, (uint32_t)l->size, source, prefix, len, skip);
     l->landing = dest ? LANDING_DEVICE : LANDING_NONE;
     return dest;
 }
@@ -367,7 +367,7 @@ static void landed(void *ctx, uint32_t source, const void *prefix, size_t len, i
     tw_link_ctx_t *l = ctx;
     (void)prefix;
     if (l->landing == LANDING_DEVICE)
-        l->dev->landed(l->dev_ctx, source, len - sizeof(port_hdr_t), ok);
+        l->dev->landed(l->dev_ctx, source, len - sizeof(link_hdr_t), ok);
     l->landing = LANDING_NONE;
 }
 
@@ -380,7 +380,7 @@ static void report_lost(tw_link_ctx_t *l) {
     }
 }
 
-static int port_poll(tw_link_ctx_t *l) {
+static int link_poll(tw_link_ctx_t *l) {
     if (l->count) drain_answers(l);
     int delivered = tw_udp_poll(l->udp, arrived, l);
     if (l->count) drain_answers(l);
@@ -388,7 +388,7 @@ static int port_poll(tw_link_ctx_t *l) {
     return delivered;
 }
 
-static int port_fd(tw_link_ctx_t *l) {
+static int link_fd(tw_link_ctx_t *l) {
     return tw_udp_fd(l->udp);
 }
 
@@ -401,19 +401,19 @@ static void linger_pause(tw_link_ctx_t *l) {
     ppoll(&p, 1, &tenth_ms, NULL);
 }
 
-static void port_close(tw_link_ctx_t *l) {
+static void link_close(tw_link_ctx_t *l) {
     /* linger, as a TCP close does: what was sent last (a lost packet among it) is
      * resent until acknowledged — by an ack, or by the peer's FIN, which carries its
      * last one — and the acknowledgements owed go out, or the peers are declared lost
      * (TW_UDP_TIMEOUT) */
     while (!tw_udp_idle(l->udp)) { /* answers still queued keep a window full */
-        port_poll(l);
+        link_poll(l);
         if (!tw_udp_idle(l->udp)) linger_pause(l);
     }
     /* then FINs, so that a peer whose last acknowledgement was lost need not wait for
      * it from a process that has gone (bounded: see tw_udp_finish) */
     while (!tw_udp_finish(l->udp)) {
-        port_poll(l);
+        link_poll(l);
         linger_pause(l);
     }
     tw_udp_close(l->udp);
@@ -422,7 +422,7 @@ static void port_close(tw_link_ctx_t *l) {
     free(l);
 }
 
-static void port_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
+static void link_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
     const tw_udp_stats_t *s = tw_udp_stats(l->udp);
     struct sockaddr_in a = {0};
     socklen_t alen = sizeof a;
@@ -461,10 +461,10 @@ static void port_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
 }
 
 /* The counters tools read (tw_ep_link_counter): fields of tw_udp_stats_t, then the
- * port's own and the liveness thread's. */
+ * link's own and the liveness thread's. */
 #define UDP_STAT(field, meaning)                                                                   \
     { "udp", #field, meaning }
-static const tw_link_counter_info_t port_counters[] = {
+static const tw_link_counter_info_t link_counters[] = {
     UDP_STAT(msgs_sent, "messages sent"),
     UDP_STAT(msgs_received, "messages received whole"),
     UDP_STAT(packets_sent, "data packets sent, first sendings and resends"),
@@ -501,7 +501,7 @@ static const tw_link_counter_info_t port_counters[] = {
 #undef UDP_STAT
 /* where the counters that are fields of tw_udp_stats_t lie, in the order above */
 #define AT(field) offsetof(tw_udp_stats_t, field)
-static const size_t port_counter_at[] = {
+static const size_t link_counter_at[] = {
     AT(msgs_sent),
     AT(msgs_received),
     AT(packets_sent),
@@ -533,27 +533,27 @@ static const size_t port_counter_at[] = {
     AT(injected_delay),
 };
 #undef AT
-enum { PORT_FIELDS = sizeof port_counter_at / sizeof port_counter_at[0] };
-_Static_assert(sizeof port_counters / sizeof port_counters[0] == PORT_FIELDS + 3,
-               "port_counters and port_counter disagree");
+enum { LINK_FIELDS = sizeof link_counter_at / sizeof link_counter_at[0] };
+_Static_assert(sizeof link_counters / sizeof link_counters[0] == LINK_FIELDS + 3,
+               "link_counters and link_counter disagree");
 
-static uint64_t port_counter(tw_link_ctx_t *l, unsigned i) {
-    if (i < PORT_FIELDS) {
+static uint64_t link_counter(tw_link_ctx_t *l, unsigned i) {
+    if (i < LINK_FIELDS) {
         uint64_t v;
-        memcpy(&v, (const char *)tw_udp_stats(l->udp) + port_counter_at[i], sizeof v);
+        memcpy(&v, (const char *)tw_udp_stats(l->udp) + link_counter_at[i], sizeof v);
         return v;
     }
-    if (i == PORT_FIELDS) return l->malformed;
+    if (i == LINK_FIELDS) return l->malformed;
     uint64_t probes, echoes, resets_out, resets_in;
     tw_udp_liveness_counters(l->udp, &probes, &echoes, &resets_out, &resets_in);
-    return i == PORT_FIELDS + 1 ? probes : i == PORT_FIELDS + 2 ? echoes : 0;
+    return i == LINK_FIELDS + 1 ? probes : i == LINK_FIELDS + 2 ? echoes : 0;
 }
 
-tw_udp_link_t *tw_udp_port_transport(tw_link_ctx_t *l) {
+tw_udp_link_t *tw_link_udp_transport(tw_link_ctx_t *l) {
     return l->udp;
 }
 
-uint64_t tw_udp_port_malformed(const tw_link_ctx_t *l) {
+uint64_t tw_link_udp_malformed(const tw_link_ctx_t *l) {
     return l->malformed;
 }
 
@@ -567,7 +567,7 @@ static int try_bind(const struct sockaddr_in *addr) {
 
 /* Usable when a socket binds on loopback (a job on this node with TW_LINK=udp) and on
  * the address a job across nodes would bind (TW_UDP_ADDR, or the one found). */
-static int port_probe(size_t segment_size, char *note, size_t cap) {
+static int link_probe(size_t segment_size, char *note, size_t cap) {
     (void)segment_size;
     static const tw_config_t no_settings; /* invalid settings: the defaults */
     const tw_config_t *cfg = tw_config() ? tw_config() : &no_settings;
@@ -604,20 +604,20 @@ const tw_link_t tw_link_udp = {
     .name = "udp",
     .caps = TW_LINK_PUT_CHEAPER | TW_LINK_POLLED,
     .velo_max = TW_VELO_MAX_SIZE,
-    .open = port_open,
-    .connect = port_connect,
-    .velo_send = port_velo_send,
-    .rma_request = port_rma_request,
-    .rma_can_request = port_rma_can_request,
-    .rma_chunk = port_rma_chunk,
-    .rma_can_answer = port_rma_can_answer,
-    .rma_answer = port_rma_answer,
-    .poll = port_poll,
-    .fd = port_fd,
-    .close = port_close,
-    .print_stats = port_print_stats,
-    .counters = port_counters,
-    .ncounters = sizeof port_counters / sizeof port_counters[0],
-    .counter = port_counter,
-    .probe = port_probe,
+    .open = link_open,
+    .connect = link_connect,
+    .velo_send = link_velo_send,
+    .rma_request = link_rma_request,
+    .rma_can_request = link_rma_can_request,
+    .rma_chunk = link_rma_chunk,
+    .rma_can_answer = link_rma_can_answer,
+    .rma_answer = link_rma_answer,
+    .poll = link_poll,
+    .fd = link_fd,
+    .close = link_close,
+    .print_stats = link_print_stats,
+    .counters = link_counters,
+    .ncounters = sizeof link_counters / sizeof link_counters[0],
+    .counter = link_counter,
+    .probe = link_probe,
 };
