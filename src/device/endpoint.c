@@ -233,7 +233,7 @@ int tw_ep_open(tw_ep_t **out) {
         tw_ep_close(ep);
         return TW_ERR_RUNTIME;
     }
-    if (tw_progress_start(ep)) {
+    if (tw_progress_thread_start(ep)) {
         tw_ep_close(ep);
         return TW_ERR_SYSTEM;
     }
@@ -530,7 +530,7 @@ static int connect_mapped(tw_ep_t *ep, int rank, tw_ep_link_t *via, const char *
 
 int tw_ep_close(tw_ep_t *ep) {
     if (!ep) return TW_ERR_ARG;
-    tw_progress_stop(ep); /* first: it uses everything below */
+    tw_progress_thread_stop(ep); /* first: it uses everything below */
     if (ep->job->config->stats) tw_ep_print_stats(ep, stderr);
     tw_heap_fini(ep);
     tw_atu_fini(ep);
@@ -713,7 +713,8 @@ static void ep_doze(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *ct
     uint32_t ticket = tw_bell_announce(bell);
     if (!ep_has_work(ep) && !(ready && ready(ctx))) {
         unsigned us = ep->sleep_us;
-        if (ep->polled && !ep->progress && us > TW_EP_SLEEP_POLLED_US) us = TW_EP_SLEEP_POLLED_US;
+        if (ep->polled && !ep->progress_thread && us > TW_EP_SLEEP_POLLED_US)
+            us = TW_EP_SLEEP_POLLED_US;
         tw_bell_sleep(bell, ticket, us);
         ep->sleeps++;
     }

@@ -38,7 +38,7 @@ enum {
     TW_EP_SLEEP_POLLED_US = 200,
 };
 
-struct tw_progress; /* progress.h */
+struct tw_progress_thread; /* progress.h */
 
 struct tw_ep {
     /* receive side first: the poll path touches only these lines and the mailbox */
@@ -77,10 +77,10 @@ struct tw_ep {
     /* notifications the device writes while it serves a link: a producer of its own,
      * since the progress thread may write them while the owner writes through nq_self */
     tw_ring_producer_t nq_dev;
-    struct tw_progress *progress; /* the progress thread and its lock; NULL: none */
-    struct tw_lost *lost;         /* by rank, from the first peer lost (failure.h); NULL */
-    unsigned lost_owed;           /* notices of lost peers waiting for room in the mailbox */
-    char **addrs; /* by rank: the addresses of peers outside this job (tw_ep_add_peer) */
+    struct tw_progress_thread *progress_thread; /* and its lock; NULL: none */
+    struct tw_lost *lost; /* by rank, from the first peer lost (failure.h); NULL */
+    unsigned lost_owed;   /* notices of lost peers waiting for room in the mailbox */
+    char **addrs;         /* by rank: the addresses of peers outside this job (tw_ep_add_peer) */
 };
 
 /* Maps rank's segment, or tells its link where it is, on first contact. TW_OK or

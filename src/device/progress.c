@@ -46,7 +46,7 @@ int tw_dev_progress(tw_ep_t *ep) {
 
 static void *run(void *arg) {
     tw_ep_t *ep = arg;
-    struct tw_progress *p = ep->progress;
+    struct tw_progress_thread *p = ep->progress_thread;
     struct timespec interval = {(time_t)(p->interval_us / 1000000u),
                                 (long)(p->interval_us % 1000000u) * 1000};
     /* it sleeps on the first link that must be polled */
@@ -71,10 +71,10 @@ static void *run(void *arg) {
     return NULL;
 }
 
-int tw_progress_start(tw_ep_t *ep) {
+int tw_progress_thread_start(tw_ep_t *ep) {
     const tw_config_t *cfg = ep->job->config;
     if (!cfg->progress_thread || !ep->polled) return TW_OK;
-    struct tw_progress *p = calloc(1, sizeof *p);
+    struct tw_progress_thread *p = calloc(1, sizeof *p);
     if (!p) return TW_ERR_NOMEM;
     pthread_mutexattr_t a;
     pthread_mutexattr_init(&a);
@@ -86,7 +86,7 @@ int tw_progress_start(tw_ep_t *ep) {
         return TW_ERR_SYSTEM;
     }
     p->interval_us = cfg->progress_interval_us;
-    ep->progress = p; /* before the thread exists: the owner locks from now on */
+    ep->progress_thread = p; /* before the thread exists: the owner locks from now on */
     /* signals stay with the application's threads */
     sigset_t all, old;
     sigfillset(&all);
@@ -96,7 +96,7 @@ int tw_progress_start(tw_ep_t *ep) {
     if (rc) {
         fprintf(stderr, "tollway: rank %d: cannot start the progress thread: %s\n", ep->rank,
                 strerror(rc));
-        ep->progress = NULL;
+        ep->progress_thread = NULL;
         pthread_mutex_destroy(&p->lock);
         free(p);
         return TW_ERR_SYSTEM;
@@ -104,8 +104,8 @@ int tw_progress_start(tw_ep_t *ep) {
     return TW_OK;
 }
 
-void tw_progress_stop(tw_ep_t *ep) {
-    struct tw_progress *p = ep->progress;
+void tw_progress_thread_stop(tw_ep_t *ep) {
+    struct tw_progress_thread *p = ep->progress_thread;
     if (!p) return;
     atomic_store_explicit(&p->stop, 1, memory_order_release);
     pthread_join(p->thread, NULL);
@@ -113,7 +113,7 @@ void tw_progress_stop(tw_ep_t *ep) {
         fprintf(
             stderr, "tollway: rank %d endpoint %d: progress thread: %llu polls, %llu delivered\n",
             ep->rank, ep->index, (unsigned long long)p->polls, (unsigned long long)p->delivered);
-    ep->progress = NULL;
+    ep->progress_thread = NULL;
     pthread_mutex_destroy(&p->lock);
     free(p);
 }

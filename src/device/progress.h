@@ -38,7 +38,7 @@
 
 #include "device/endpoint.h"
 
-struct tw_progress {
+struct tw_progress_thread {
     pthread_mutex_t lock; /* recursive: the owner's calls nest */
     pthread_t thread;
     _Atomic int stop;
@@ -70,12 +70,12 @@ static inline int tw_dev_progress_if_pending(tw_ep_t *ep) {
 }
 
 /* Starts the thread when TW_PROGRESS_THREAD=1 and the endpoint has a link to poll. */
-int tw_progress_start(tw_ep_t *ep);
+int tw_progress_thread_start(tw_ep_t *ep);
 /* Stops and joins it (nothing when there is none). */
-void tw_progress_stop(tw_ep_t *ep);
+void tw_progress_thread_stop(tw_ep_t *ep);
 
 static inline void tw_dev_lock(tw_ep_t *ep) {
-    struct tw_progress *p = ep->progress;
+    struct tw_progress_thread *p = ep->progress_thread;
     if (__builtin_expect(p != NULL, 0)) {
         pthread_mutex_lock(&p->lock);
         /* only the owner writes it: a load and a store, no locked instruction */
@@ -86,7 +86,8 @@ static inline void tw_dev_lock(tw_ep_t *ep) {
 }
 
 static inline void tw_dev_unlock(tw_ep_t *ep) {
-    if (__builtin_expect(ep->progress != NULL, 0)) pthread_mutex_unlock(&ep->progress->lock);
+    if (__builtin_expect(ep->progress_thread != NULL, 0))
+        pthread_mutex_unlock(&ep->progress_thread->lock);
 }
 
 #endif

@@ -75,10 +75,10 @@ typedef struct peer {
     uint64_t ack_since_ns; /* when the oldest of them came */
     /* sending */
     uint32_t next_seq, una;
-    unsigned char *ring;  /* window packets of pkt_max bytes */
-    struct sent *sent;    /* what each slot's packet is */
-    uint64_t timer_ns;    /* when the oldest packet in flight was last sent */
-    uint64_t progress_ns; /* when una last moved (or the first packet left) */
+    unsigned char *ring;   /* window packets of pkt_max bytes */
+    struct sent *sent;     /* what each slot's packet is */
+    uint64_t timer_ns;     /* when the oldest packet in flight was last sent */
+    uint64_t una_moved_ns; /* when una last moved (or the first packet left) */
     unsigned backoff;
     uint64_t resent_ns;          /* when una was last sent again, since it moved (0: not yet): its
                                     RTT sample would lie (Karn) */
@@ -536,7 +536,7 @@ static void mark_busy(tw_udp_link_t *l, uint32_t id) {
     if (!p->watched) watch(l, p, id);
     if (l->live_peers) /* probed while it stays unacknowledged, whether we wait or not */
         atomic_store_explicit(&l->live_peers[id].in_flight, 1, memory_order_relaxed);
-    p->timer_ns = p->progress_ns = l->now_ns;
+    p->timer_ns = p->una_moved_ns = l->now_ns;
     p->backoff = 0;
 }
 
@@ -700,7 +700,7 @@ static void take_ack(tw_udp_link_t *l, peer_t *p, const tw_udp_hdr_t *h, uint32_
     p->una = ack;
     if (l->live_peers) /* announced in probes and echoes (liveness.h) */
         atomic_store_explicit(&l->live_peers[id].una, ack, memory_order_relaxed);
-    p->progress_ns = p->timer_ns = l->now_ns;
+    p->una_moved_ns = p->timer_ns = l->now_ns;
     p->backoff = 0;
     if (p->recovering && seq_diff(ack, p->recover) < 0) {
         /* a partial acknowledgement (NewReno): the receiver keeps what came after a
@@ -1119,7 +1119,7 @@ static void retransmit(tw_udp_link_t *l) {
         /* With liveness, its thread gives the verdict: a peer that answers probes is
          * alive, however long its acknowledgements wait (it computes, or its host is
          * busy). Without, unacknowledged data is the only evidence. */
-        uint64_t alive = p->progress_ns > p->heard_ns ? p->progress_ns : p->heard_ns;
+        uint64_t alive = p->una_moved_ns > p->heard_ns ? p->una_moved_ns : p->heard_ns;
         if (!l->live_peers && l->now_ns - alive > timeout_ns) {
             mark_lost(l, id, TW_ERR_LOST);
             continue;
@@ -1238,7 +1238,7 @@ static void take_verdicts(tw_udp_link_t *l, unsigned verdicts) {
 static void came_back(tw_udp_link_t *l) {
     for (uint32_t k = 0; k < l->nbusy; k++) {
         peer_t *p = &l->peers[l->busy[k]];
-        p->progress_ns = p->timer_ns = l->now_ns;
+        p->una_moved_ns = p->timer_ns = l->now_ns;
     }
 }
 

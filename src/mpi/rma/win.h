@@ -302,7 +302,7 @@ static inline const unsigned char *packed_of(const side_t *s, unsigned char **tm
 int tw_win_put_batched(win_t *w, int r, const side_t *o, const side_t *t, const where_t *at,
                        int *taken);
 /* (win_rma.c) A read from window rank r waited for under the whole MPI progress. */
-int tw_win_get_progressing(win_t *w, int r, void *dst, size_t len, uint64_t nla, uint64_t key);
+int tw_win_get_waiting(win_t *w, int r, void *dst, size_t len, uint64_t nla, uint64_t key);
 /* Waits until rank r applied every such put of ours: TW_OK or a device status. */
 int tw_win_put_wait(win_t *w, int r);
 /* A put message from world rank source: 1 when applied, 0 when dropped (not one, or

@@ -87,8 +87,8 @@ int tw_win_put_wait(win_t *w, int r) {
     unsigned spins = 0;
     while (tg->puts_seen < tg->puts_sent) {
         uint64_t v = 0;
-        int rc = tw_win_get_progressing(w, r, &v, sizeof v,
-                                        tg->ctr_nla + (uint64_t)w->rank * sizeof v, tg->ctr_key);
+        int rc = tw_win_get_waiting(w, r, &v, sizeof v, tg->ctr_nla + (uint64_t)w->rank * sizeof v,
+                                    tg->ctr_key);
         int cls;
         if (rc) /* a lost target stays one: the caller names it */
             return tw_mpi_lost_class(rc, &cls) ? TW_ERR_LOST : TW_ERR_SYSTEM;

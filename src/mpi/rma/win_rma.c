@@ -87,7 +87,7 @@ static inline uint64_t request_cookie(const win_t *w, MPI_Request req) {
  * the whole MPI progress runs (window messages taken in too: across nodes a flush
  * of the device alone could wait behind messages no one takes). MPI_SUCCESS or an
  * error class. */
-int tw_win_get_progressing(win_t *w, int r, void *dst, size_t len, uint64_t nla, uint64_t key) {
+int tw_win_get_waiting(win_t *w, int r, void *dst, size_t len, uint64_t nla, uint64_t key) {
     MPI_Request req;
     int peer = w->t[r].world, rc = tw_mpi_coll_request(w->context, &req);
     if (rc) return rc;
