@@ -96,17 +96,17 @@ static int check_counts(tw_mpi_comm_t *c, const char *call, int n, tw_mpi_vec_t 
  * contiguous buffer is used where it is, segment by segment. */
 enum { TW_COLL_SEGMENT = 8 << 20 };
 
-typedef struct side {
+typedef struct coll_buf { /* one buffer of the call, as packed bytes */
     void *buf;
     MPI_Count count; /* items of type at buf: the call's, or (set first) more */
     MPI_Datatype type;
     size_t base; /* where the call's packed bytes start in those of buf */
     int staged;
     char *at; /* contiguous: the packed bytes themselves; staged: one segment's copy */
-} side_t;
+} coll_buf_t;
 
 typedef struct move {
-    side_t *side;
+    coll_buf_t *buffer;
     size_t first, len;
     int unpack;
 } move_t;
@@ -114,7 +114,7 @@ typedef struct move {
 static void move_segment(tw_sched_t *s, void *arg) {
     (void)s;
     move_t *m = arg;
-    side_t *d = m->side;
+    coll_buf_t *d = m->buffer;
     if (m->unpack)
         tw_mpi_type_unpack_range(d->at, d->count, d->type, d->base + m->first, m->len, d->buf);
     else
@@ -131,8 +131,8 @@ static size_t segment_bytes(size_t total, size_t unit, size_t most) {
 
 /* d->buf and d->base are set, d->count when it is not count. -1 when out of memory
  * (s->error is set). */
-static int side_init(tw_sched_t *s, side_t *d, MPI_Count count, MPI_Datatype type,
-                     const tw_mpi_type_layout_t *l, size_t seg) {
+static int buf_init(tw_sched_t *s, coll_buf_t *d, MPI_Count count, MPI_Datatype type,
+                    const tw_mpi_type_layout_t *l, size_t seg) {
     if (!d->count) d->count = count;
     d->type = type;
     d->staged = !l->contiguous;
@@ -143,7 +143,7 @@ static int side_init(tw_sched_t *s, side_t *d, MPI_Count count, MPI_Datatype typ
     return d->at ? 0 : -1;
 }
 
-static void add_move(tw_sched_t *s, side_t *d, size_t first, size_t len, int unpack) {
+static void add_move(tw_sched_t *s, coll_buf_t *d, size_t first, size_t len, int unpack) {
     move_t *m = tw_sched_scratch(s, sizeof *m);
     if (!m) return;
     *m = (move_t){d, first, len, unpack};
@@ -152,7 +152,7 @@ static void add_move(tw_sched_t *s, side_t *d, size_t first, size_t len, int unp
 }
 
 /* Packed bytes [first, first + len) of a side; load: packed into its copy first. */
-static char *side_bytes(tw_sched_t *s, side_t *d, size_t first, size_t len, int load) {
+static char *buf_bytes(tw_sched_t *s, coll_buf_t *d, size_t first, size_t len, int load) {
     if (!d->staged) return d->at + first;
     if (load) add_move(s, d, first, len, 0);
     return d->at;
@@ -172,7 +172,7 @@ typedef struct segmented {
     seg_kind_t kind;
     int root;
     size_t bytes, seg, first;
-    side_t in, out;
+    coll_buf_t in, out;
     int gives, takes; /* has an input (in, or out in place) / an output (out) */
     int in_place;     /* the input is out's data */
     int load_out;     /* out holds input: packed before each segment */
@@ -198,18 +198,18 @@ static void reduce_scatter_segment(tw_sched_t *s, segmented_t *g, const char *in
     size_t own = g->own, lo = first > own ? first : own;
     size_t hi = own + g->blocks[s->comm->rank];
     if (hi > first + len) hi = first + len;
-    char *o = hi > lo ? side_bytes(s, &g->out, lo - own, hi - lo, 0) : NULL;
+    char *o = hi > lo ? buf_bytes(s, &g->out, lo - own, hi - lo, 0) : NULL;
     tw_coll_inter_reduce_scatter(s, in, o, first, len, g->blocks, &g->red);
     if (o && g->out.staged) add_move(s, &g->out, lo - own, hi - lo, 1);
 }
 
 static void write_segment(tw_sched_t *s, segmented_t *g, size_t first, size_t len) {
     if (g->kind == SEG_INTER_REDUCE_SCATTER) {
-        reduce_scatter_segment(s, g, side_bytes(s, &g->in, first, len, 1), first, len);
+        reduce_scatter_segment(s, g, buf_bytes(s, &g->in, first, len, 1), first, len);
         return;
     }
-    char *o = g->takes ? side_bytes(s, &g->out, first, len, g->load_out) : NULL;
-    const char *i = !g->gives ? NULL : g->in_place ? o : side_bytes(s, &g->in, first, len, 1);
+    char *o = g->takes ? buf_bytes(s, &g->out, first, len, g->load_out) : NULL;
+    const char *i = !g->gives ? NULL : g->in_place ? o : buf_bytes(s, &g->in, first, len, 1);
     int inter = s->comm->inter;
     size_t n = len / g->red.item;
     switch (g->kind) {
@@ -265,8 +265,8 @@ static void segmented_run(tw_sched_t *s, const segmented_t *g, MPI_Count count, 
     k->bytes = (size_t)count * (size_t)l->size;
     k->seg = segment_bytes(k->bytes, k->red.item, k->most ? k->most : TW_COLL_SEGMENT);
     k->first = 0;
-    if (k->takes && side_init(s, &k->out, count, type, l, k->seg)) return;
-    if (k->gives && !k->in_place && side_init(s, &k->in, count, type, l, k->seg)) return;
+    if (k->takes && buf_init(s, &k->out, count, type, l, k->seg)) return;
+    if (k->gives && !k->in_place && buf_init(s, &k->in, count, type, l, k->seg)) return;
     if (k->bytes <= k->seg) { /* one segment: written now, as any call */
         write_segment(s, k, 0, k->bytes);
         if (k->then) {
@@ -1103,9 +1103,9 @@ static int swaps(const vspec_t *v, int p) {
 }
 
 typedef struct swap {
-    side_t *blocks; /* rank i's block of recvbuf, contiguous or staged */
+    coll_buf_t *blocks; /* rank i's block of recvbuf, contiguous or staged */
     size_t *bytes;
-    side_t give, take; /* the block of this round: its piece sent, and received */
+    coll_buf_t give, take; /* the block of this round: its piece sent, and received */
     int k, started;
     size_t first; /* the next piece of the round's block */
     char *sent, *received;
@@ -1134,7 +1134,7 @@ static void next_piece(tw_sched_t *s, void *arg) {
         x->started = 1;
         size_t len = b - x->first < SWAP_PIECE ? b - x->first : SWAP_PIECE;
         tw_sched_recv(s, x->received, len, peer);
-        tw_sched_send(s, side_bytes(s, &x->give, x->first, len, 1), len, peer);
+        tw_sched_send(s, buf_bytes(s, &x->give, x->first, len, 1), len, peer);
         add_move(s, &x->take, x->first, len, 1); /* after a fence */
         x->first += len;
         tw_sched_call(s, next_piece, x);
@@ -1145,7 +1145,7 @@ static void next_piece(tw_sched_t *s, void *arg) {
 static void alltoall_swap(tw_sched_t *s, const vspec_t *v) {
     int p = s->comm->size;
     swap_t *x = tw_sched_scratch(s, sizeof *x);
-    side_t *blocks = tw_sched_scratch(s, (size_t)p * sizeof *blocks);
+    coll_buf_t *blocks = tw_sched_scratch(s, (size_t)p * sizeof *blocks);
     size_t *bytes = tw_sched_scratch(s, (size_t)p * sizeof *bytes);
     char *sent = tw_sched_scratch(s, SWAP_PIECE), *received = tw_sched_scratch(s, SWAP_PIECE);
     if (!x || !blocks || !bytes || !sent || !received) return;
@@ -1155,7 +1155,7 @@ static void alltoall_swap(tw_sched_t *s, const vspec_t *v) {
         tw_mpi_type_layout_held(type_of(v, i), &l);
         MPI_Aint at = (MPI_Aint)tw_mpi_vec_get(v->displs, i) * (v->per_rank ? 1 : l.extent);
         char *buf = (char *)v->buf + at;
-        blocks[i] = (side_t){
+        blocks[i] = (coll_buf_t){
             buf, tw_mpi_vec_get(v->counts, i), type_of(v, i), 0, !l.contiguous, buf + l.lb};
         bytes[i] = (size_t)tw_mpi_vec_get(v->counts, i) * (size_t)l.size;
     }
