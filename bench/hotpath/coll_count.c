@@ -1,7 +1,7 @@
 /* Instructions of the smallest blocking collectives on MPI_COMM_WORLD, counted by
  * callgrind: N calls of one of Barrier, an 8-byte Bcast from rank 0, an Allreduce or
  * a Reduce to rank 0 of one double; iallreduce: MPI_Iallreduce and MPI_Wait; or
- * (pbarrier, pbcast, pallreduce) the MPI_Start and MPI_Wait of the same as a
+ * (pbarrier, pbcast, pallreduce, preduce) the MPI_Start and MPI_Wait of the same as a
  * persistent collective made once before. The calls
  * are collected alone, after a warm-up of each, and dumped under the collective's
  * name; coll_instructions.sh takes the wait out. Run under twrun -n 2 with valgrind
@@ -52,15 +52,16 @@ int main(int argc, char **argv) {
         {"iallreduce", call_iallreduce},
 #ifdef COUNT_PERSISTENT
         {"pbarrier", call_persistent},   {"pbcast", call_persistent},
-        {"pallreduce", call_persistent},
+        {"pallreduce", call_persistent}, {"preduce", call_persistent},
 #endif
     };
     void (*call)(void) = NULL;
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (!strcmp(what, known[i].name)) call = known[i].call;
     if (!call || n < 1) {
-        fprintf(stderr, "usage: twrun -n 2 coll_count barrier|bcast|allreduce|reduce|iallreduce N\n"
-                        "  (and pbarrier|pbcast|pallreduce when built with -DCOUNT_PERSISTENT)\n");
+        fprintf(stderr,
+                "usage: twrun -n 2 coll_count barrier|bcast|allreduce|reduce|iallreduce N\n"
+                "  (and pbarrier|pbcast|pallreduce|preduce when built with -DCOUNT_PERSISTENT)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
 #ifdef COUNT_PERSISTENT
@@ -71,6 +72,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(what, "pallreduce"))
         MPI_Allreduce_init(&in, &out, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
                            &persistent);
+    else if (!strcmp(what, "preduce"))
+        MPI_Reduce_init(&in, &out, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD, MPI_INFO_NULL,
+                        &persistent);
 #endif
     for (int i = 0; i < 100; i++) call(); /* first contact, set-up, code */
     CALLGRIND_TOGGLE_COLLECT;

@@ -2,7 +2,8 @@
  * with an error, not a hang. Rank 1 runs out of address space (RLIMIT_AS) just before
  * an MPI_Allreduce whose non-contiguous buffer it must pack into a copy of 192 KiB: it
  * gets MPI_ERR_NO_MEM, the others an error that names rank 1, and every later
- * shared-memory collective on the communicator fails at every rank, while messages
+ * shared-memory collective on the communicator fails at every rank, a persistent one
+ * on the lines made before too (at its wait, started without waiting), while messages
  * (MPI_Send / MPI_Recv) and a fresh communicator still work. */
 #define _DEFAULT_SOURCE
 #include <malloc.h>
@@ -59,6 +60,14 @@ int main(int argc, char **argv) {
     int rc = MPI_Allreduce(in, out, 1, every_other, MPI_SUM, comm);
     CHECK(rc == MPI_SUCCESS, "the first allreduce failed (%d)", rc);
     CHECK(out[0] == size * (size + 1) / 2.0, "the first allreduce gave %g", out[0]);
+    /* a persistent allreduce of 8 bytes, on the lines, that works before the failure */
+    double pin = rank, pout = -1;
+    MPI_Request persistent;
+    rc = MPI_Allreduce_init(&pin, &pout, 1, MPI_DOUBLE, MPI_SUM, comm, MPI_INFO_NULL, &persistent);
+    CHECK(rc == MPI_SUCCESS, "MPI_Allreduce_init failed (%d)", rc);
+    CHECK(MPI_Start(&persistent) == MPI_SUCCESS, "the first start failed");
+    CHECK(MPI_Wait(&persistent, MPI_STATUS_IGNORE) == MPI_SUCCESS, "the first run failed");
+    CHECK(pout == size * (size - 1) / 2.0, "the persistent allreduce gave %g", pout);
     MPI_Barrier(comm);
 
     struct rlimit was;
@@ -86,6 +95,16 @@ int main(int argc, char **argv) {
     double one = 1, sum = 0;
     rc = MPI_Allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, comm);
     CHECK(rc != MPI_SUCCESS, "a later allreduce on the communicator succeeded");
+    /* the persistent one ends in an error too, the start returning at once */
+    CHECK(MPI_Start(&persistent) == MPI_SUCCESS, "a start failed by itself");
+    rc = MPI_Wait(&persistent, MPI_STATUS_IGNORE);
+    CHECK(rc != MPI_SUCCESS, "a persistent allreduce after the failure succeeded");
+    if (rank != 1) {
+        MPI_Error_string(rc, text, &len);
+        CHECK(strstr(text, "rank 1 ") != NULL, "the persistent error does not name rank 1: %s",
+              text);
+    }
+    CHECK(MPI_Request_free(&persistent) == MPI_SUCCESS, "the request could not be freed");
 
     /* messages still go, and a new communicator has a block of its own */
     int token = rank;

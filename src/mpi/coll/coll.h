@@ -103,6 +103,23 @@ int tw_coll_shm_reduce_scatter(tw_mpi_comm_t *c, const void *in, void *out, size
 /* in (may be out): p blocks of bytes, block j for rank j; out: block j from rank j */
 int tw_coll_shm_alltoall(tw_mpi_comm_t *c, const void *in, void *out, size_t bytes, int *rc);
 
+/* Persistent calls on the lines, for a persistent schedule s (coll/persistent.c) on an
+ * intracommunicator whose blocking call the tuning table sends to shared memory:
+ * Barrier, Reduce and Allreduce of up to TW_COLL_SHM_MAX bytes, Bcast of as many on
+ * two ranks (kind: a TW_COLL_SHM_* of coll_shm_block.h; root 0 where there is none).
+ * in: count items of type (layout l) that this rank gives, NULL: in place (out holds
+ * them); out: where its result goes (a broadcast's buffer, given at its root). 1 when
+ * the lines take the call (s->shm_op, or s->error when it failed), 0 when it goes by
+ * messages. Whether it goes this way depends on what every member knows alike. */
+struct tw_mpi_type_layout;
+typedef struct tw_coll_shm_op tw_coll_shm_op_t;
+int tw_coll_shm_persistent(tw_sched_t *s, int kind, int root, const void *in, void *out,
+                           MPI_Count count, MPI_Datatype type, const struct tw_mpi_type_layout *l,
+                           const tw_coll_red_t *red);
+/* MPI_Start of such a call, whose request is r: gives this rank's data and returns;
+ * the progress hook, or the next blocking call on the block, finishes it. */
+int tw_coll_shm_persistent_start(tw_coll_shm_op_t *op, MPI_Request r);
+
 /* For a blocking collective this rank cannot take part in (no memory for a packed
  * copy of its buffer) after the others may have begun it: marks c's block so that the
  * others' waits end in an error that names this rank (tw_mpi_gave_up_code) instead of

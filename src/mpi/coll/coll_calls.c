@@ -20,6 +20,7 @@
 #include "mpi/coll/coll.h"
 #include "mpi/coll/persistent.h"
 #include "mpi/coll/coll_calls.h"
+#include "mpi/coll/coll_shm_block.h"
 #include "mpi/coll/vec.h"
 #include "mpi/coll/coll_tuning.h"
 #include "mpi/comm/comm.h"
@@ -528,6 +529,32 @@ static int shm_give_up(tw_mpi_comm_t *c, const char *call) {
                         "other members' calls fail too");
 }
 
+/* A persistent call whose blocking form the tuning table sends to shared memory
+ * (tuned): on the lines when they take it (tw_coll_shm_persistent), 1; 0: it goes by
+ * messages, as the steps of a non-blocking call written into s. op MPI_OP_NULL: no
+ * reduction (one of no items goes by messages, as the blocking call). Out of line,
+ * and working out its own sizes: the blocking calls pay nothing for it. */
+static __attribute__((noinline)) int lines_take(tw_sched_t *s, tw_coll_kind_t tuned, int kind,
+                                                int root, const void *in, void *out,
+                                                MPI_Count count, MPI_Datatype type,
+                                                const tw_mpi_type_layout_t *l, MPI_Op op) {
+    if (!s || s->comm->inter || (op != MPI_OP_NULL && !count)) return 0;
+    size_t bytes = l ? (size_t)count * (size_t)l->size : 0;
+    if (!tw_coll_tuned_shm(tuned, s->comm->size, bytes)) return 0;
+    tw_coll_red_t red = {MPI_OP_NULL, type, 0, 1};
+    if (op != MPI_OP_NULL) red = red_of(op, type, l);
+    return tw_coll_shm_persistent(s, kind, root, in, out, count, type, l,
+                                  op != MPI_OP_NULL ? &red : NULL);
+}
+
+/* lines_take for a persistent call (nb), 0 for any other */
+static inline int persistent_on_lines(tw_sched_t *s, int nb, tw_coll_kind_t tuned, int kind,
+                                      int root, const void *in, void *out, MPI_Count count,
+                                      MPI_Datatype type, const tw_mpi_type_layout_t *l, MPI_Op op) {
+    return nb == TW_COLL_PERSISTENT &&
+           lines_take(s, tuned, kind, root, in, out, count, type, l, op);
+}
+
 /* ---- the calls; req NULL: blocking ---- */
 
 /* The root of a rooted call: on an intercommunicator the one passing MPI_ROOT. */
@@ -556,9 +583,11 @@ int tw_coll_call_barrier(const char *call, MPI_Comm comm, MPI_Request *req, int 
         (tw_coll_shm_barrier(c, &rc) || rc))
         return rc ? tw_mpi_error(c, call, rc, NULL) : MPI_SUCCESS;
     tw_sched_t stack, *s = begin(c, req, nb, &stack);
+    int lines = persistent_on_lines(s, nb, TW_COLL_KIND_BARRIER, TW_COLL_SHM_BARRIER, 0, NULL, NULL,
+                                    0, MPI_DATATYPE_NULL, NULL, MPI_OP_NULL);
     if (s && c->inter)
         tw_coll_inter_barrier(s);
-    else if (s)
+    else if (s && !lines)
         tw_coll_barrier(s);
     return end(call, c, s, req, nb);
 }
@@ -585,7 +614,9 @@ int tw_coll_call_bcast(const char *call, void *buf, MPI_Count count, MPI_Datatyp
     tw_sched_t stack, *s = begin(c, req, nb, &stack);
     /* a non-blocking call holds what its steps name: the program may free it */
     tw_sched_hold_type(s, type);
-    if (s && !takes_no_part(c, root)) {
+    int lines = persistent_on_lines(s, nb, TW_COLL_KIND_BCAST, TW_COLL_SHM_BCAST, root, NULL, buf,
+                                    count, type, &l, MPI_OP_NULL);
+    if (s && !lines && !takes_no_part(c, root)) {
         /* in bytes: ranks may describe the same bytes with different types, and the
          * algorithm and its blocks must be the same everywhere */
         int am_root = is_root(c, root);
@@ -650,7 +681,9 @@ int tw_coll_call_reduce(const char *call, const void *sendbuf, void *recvbuf, MP
     tw_sched_t stack, *s = begin(c, req, nb, &stack);
     tw_sched_hold_type(s, type);
     tw_sched_hold_op(s, op);
-    if (s && count && !takes_no_part(c, root)) {
+    int lines = persistent_on_lines(s, nb, TW_COLL_KIND_REDUCE, TW_COLL_SHM_REDUCE, root,
+                                    in_place ? NULL : sendbuf, recvbuf, count, type, &l, op);
+    if (s && count && !lines && !takes_no_part(c, root)) {
         /* an intercommunicator's root only receives */
         segmented_t g = {.kind = SEG_REDUCE, .root = root, .gives = !(c->inter && am_root)};
         g.takes = g.unpack_out = am_root;
@@ -697,7 +730,11 @@ int tw_coll_call_reduce_everyone(const char *call, tw_coll_everyone_t kind, cons
     tw_sched_t stack, *s = begin(c, req, nb, &stack);
     tw_sched_hold_type(s, type);
     tw_sched_hold_op(s, op);
-    if (s && count) {
+    int lines =
+        kind == TW_COLL_ALLREDUCE &&
+        persistent_on_lines(s, nb, TW_COLL_KIND_ALLREDUCE, TW_COLL_SHM_ALLREDUCE, 0,
+                            sendbuf == MPI_IN_PLACE ? NULL : sendbuf, recvbuf, count, type, &l, op);
+    if (s && count && !lines) {
         static const seg_kind_t kinds[] = {SEG_ALLREDUCE, SEG_SCAN, SEG_EXSCAN};
         segmented_t g = {.kind = kinds[kind], .gives = 1, .takes = 1};
         g.in_place = g.load_out = sendbuf == MPI_IN_PLACE;

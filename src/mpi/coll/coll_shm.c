@@ -1,8 +1,9 @@
 /* Collectives through shared memory, for communicators whose ranks share a node.
  *
- * Blocking calls only (MPI never matches a blocking collective with a non-blocking
- * one), when the tuning table (coll_tuning.c) sends them here, go through a block of
- * the shared heap instead of messages:
+ * Blocking calls (MPI never matches a blocking collective with a non-blocking one),
+ * when the tuning table (coll_tuning.c) sends them here, go through a block of the
+ * shared heap instead of messages (and so do the persistent forms of the calls on
+ * the lines, below):
  *   - two cache lines per rank, used by turns (the protocol is in
  *     coll_shm_block.h): barrier, bcast on two ranks, reduce and allreduce of up to
  *     56 bytes, and the others whose line would hold up to 56 bytes (a gather's
@@ -21,13 +22,15 @@
 
 #include "mpi/coll/coll.h"
 #include "mpi/coll/coll_shm_block.h"
-#include "mpi/comm/comm.h"
-#include "mpi/pt2pt/failure.h"
 #include "mpi/coll/op.h"
-#include "mpi/pt2pt/engine_progress.h"
 #include "mpi/coll/schedule.h"
+#include "mpi/comm/comm.h"
+#include "mpi/datatype/datatype.h"
 #include "mpi/env/state.h"
 #include "mpi/env/thread.h"
+#include "mpi/pt2pt/engine_progress.h"
+#include "mpi/pt2pt/failure.h"
+#include "mpi/pt2pt/request.h"
 #include "mpi/tools/tools.h"
 
 #include <tollway/settings.h>
@@ -88,6 +91,12 @@ struct tw_coll_shm {
     int rings;              /* peers' waits may sleep: a publish wakes them */
     unsigned char *scratch; /* a slot's bytes: a non-commutative reduction's part */
     void *block;            /* rank 0: the heap block, freed with the communicator */
+    /* persistent calls on the lines started at this rank and not finished, in the
+     * order of their starts (of their operation numbers); while there are any, the
+     * block is on the list of busy blocks, which the progress hook goes through */
+    struct tw_coll_shm_op *first, *last;
+    struct tw_coll_shm *next_busy;
+    int listed; /* on that list (it leaves it at the hook's next pass once idle) */
 };
 
 /* The error of a call on c's block sh once a member gave a call up (the member's code,
@@ -99,12 +108,16 @@ static int given_up(const tw_mpi_comm_t *c, const tw_coll_shm_t *sh) {
     return who < 0 ? MPI_ERR_OTHER : tw_mpi_gave_up_code(tw_mpi_world_rank(c, who));
 }
 
-/* Whether a wait on c's block must end: the code of a lost member, or of one that gave
- * a call up; MPI_SUCCESS: wait on. */
-static int stop_waiting(tw_mpi_comm_t *c) {
+/* Whether a wait on c's block sh must end: the code of a lost member, or of one that
+ * gave a call up; MPI_SUCCESS: wait on. */
+static int stop_waiting_on(const tw_mpi_comm_t *c, const tw_coll_shm_t *sh) {
     int lost = tw_mpi_lost_count ? tw_mpi_comm_lost_member(c) : -1;
     if (lost >= 0) return tw_mpi_lost_code(lost);
-    return given_up(c, c->shm);
+    return given_up(c, sh);
+}
+
+static int stop_waiting(tw_mpi_comm_t *c) {
+    return stop_waiting_on(c, c->shm);
 }
 
 /* A call on the block as its wait sees it: ring, while this rank's line is still to
@@ -136,11 +149,14 @@ static int shm_step(void *arg) {
     return w->done || x->step != step || x->next != next;
 }
 
+static void shm_finish_started(tw_mpi_comm_t *c);
+
 /* Runs the next call on c's block to its end; others may wait for this rank's
  * messages meanwhile. MPI_SUCCESS, or the code of a lost member of c (another rank
  * found it lost): the lines it would write may never show. */
 static int run(tw_mpi_comm_t *c, tw_coll_shm_run_t *x, int kind, int root, size_t bytes,
                const void *give, void *take) {
+    if (c->shm->first) shm_finish_started(c); /* persistent calls started before this one */
     *x = (tw_coll_shm_run_t){.lines = c->shm->lines, .size = c->size, .rank = c->rank};
     tw_coll_shm_start(x, ++c->shm->seq, kind, root, bytes);
     unsigned spins = 0;
@@ -239,9 +255,12 @@ void tw_coll_shm_quiesce(tw_mpi_comm_t *c) {
     (void)tw_sched_run(&s); /* a lost member: nobody is left to read the block */
 }
 
+static void shm_not_busy(tw_coll_shm_t *sh);
+
 void tw_coll_shm_free(tw_mpi_comm_t *c) {
     tw_coll_shm_t *sh = c->shm ? c->shm : c->shm_given_up;
     if (!sh) return;
+    shm_not_busy(sh); /* a persistent call still running: erroneous, but no dangling list */
     if (sh->block && tw_mpi.ep) tw_heap_free(tw_mpi.ep, sh->block); /* else closed */
     free(sh->scratch);
     free(sh);
@@ -838,4 +857,227 @@ int tw_coll_shm_alltoall(tw_mpi_comm_t *c, const void *in, void *out, size_t byt
     *rc = on_lines((size_t)c->size * bytes) ? line_exchange(c, in, out, bytes, bytes, NULL)
                                             : seg_exchange(c, in, out, bytes, 1, NULL);
     return 1;
+}
+
+/* ---- persistent calls on the lines ----
+ *
+ * A persistent Barrier, Reduce, Allreduce (or 2-rank Bcast) whose blocking call takes
+ * the lines takes them too, as the same steps (tw_coll_shm_advance) driven without
+ * waiting: MPI_Start takes the call's operation number, gives this rank's line when
+ * every other rank has begun the call before (at once, as a rule) and returns; the
+ * progress hook goes on from there and, once every line it reads is in, combines them
+ * and completes the request. Everything a blocking call works out at each call (the
+ * block, the line, where the data comes from and goes, the reduction) the init works
+ * out once.
+ *
+ * A rank must not begin call k + 1 on the lines while it still reads those of call k:
+ * the others could then begin k + 2 and write over them. So the calls of a block run
+ * one after the other at each rank, in the order of their numbers: a started call
+ * waits behind those started before it (first .. last), and a blocking call first
+ * finishes those (shm_finish_started). Members start persistent collectives in the
+ * same order as the other collectives (MPI-4.1 section 6.13), so every member gives
+ * every call the same number. */
+
+struct tw_coll_shm_op {
+    tw_mpi_comm_t *c;
+    tw_coll_shm_t *sh; /* the block of its last start */
+    tw_coll_shm_run_t x;
+    shm_wait_t w; /* the call as shm_step drives it: x, and where its data comes and goes */
+    int kind, root;
+    size_t bytes;
+    MPI_Request request;
+    struct tw_coll_shm_op *next; /* started after it on the same block */
+    /* what the finish does: combine the lines into result, and unpack that into the
+     * user's out when its type is not contiguous; a start packs the user's in */
+    int combine, pack_in, unpack_out;
+    tw_coll_red_t red;
+    tw_mpi_op_fn *fn; /* the reduction worked out (tw_mpi_op_resolve), or NULL */
+    int code;
+    size_t elements;
+    MPI_Count count;
+    MPI_Datatype type;
+    const void *in;
+    void *out;
+    unsigned char *result;
+    _Alignas(max_align_t) unsigned char in_copy[TW_COLL_LINE_DATA];
+    _Alignas(max_align_t) unsigned char out_copy[TW_COLL_LINE_DATA];
+};
+
+static tw_coll_shm_t *busy; /* blocks with started persistent calls, through next_busy */
+
+/* combine_lines with the reduction worked out at init: the same order, the same bits */
+static int combine_resolved(const tw_coll_shm_op_t *op) {
+    const tw_coll_shm_run_t *x = &op->x;
+    unsigned char *to = op->result;
+    const unsigned char *from = line_of(x, x->size - 1);
+    size_t i = 0;
+    for (; i + 8 <= op->bytes; i += 8) memcpy(to + i, from + i, 8); /* a line's few words */
+    for (; i < op->bytes; i++) to[i] = from[i];
+    int rc = MPI_SUCCESS;
+    for (int j = x->size - 2; j >= 0 && !rc; j--)
+        rc = op->fn(op->code, line_of(x, j), to, op->elements);
+    return rc;
+}
+
+/* Ends call op, which has read every line it reads (rc MPI_SUCCESS) or failed: its
+ * result, then its request. Not inlined, so that a count of instructions outside the
+ * waits (bench/hotpath/coll_instructions.sh) counts it wherever it runs. */
+static __attribute__((noinline)) void shm_started_finish(tw_coll_shm_op_t *op, int rc) {
+    if (!rc && op->combine)
+        rc = op->fn ? combine_resolved(op)
+                    : combine_lines(&op->x, op->x.size, 0, op->result, (size_t)op->count, &op->red);
+    if (!rc && op->unpack_out) tw_mpi_type_unpack(op->out_copy, op->count, op->type, op->out);
+    tw_mpi_coll_request_done(op->request, rc);
+}
+
+/* Moves the started calls of block sh on, in order, as far as they go without
+ * waiting; a call that must stop waiting (a lost member, one that gave up) fails. */
+static void advance_started(tw_coll_shm_t *sh) {
+    for (tw_coll_shm_op_t *op; (op = sh->first);) {
+        int rc = MPI_SUCCESS;
+        (void)shm_step(&op->w);
+        if (!op->w.done && !(rc = stop_waiting_on(op->c, op->sh))) return;
+        sh->first = op->next;
+        shm_started_finish(op, rc);
+    }
+}
+
+/* The progress hook: every busy block's started calls, on as far as they go. */
+static void shm_started_progress(void) {
+    static int running; /* a finish may not come back here, but be sure */
+    if (running) return;
+    running = 1;
+    for (tw_coll_shm_t **at = &busy; *at;) {
+        tw_coll_shm_t *sh = *at;
+        advance_started(sh);
+        if (sh->first) {
+            at = &sh->next_busy;
+        } else {
+            *at = sh->next_busy;
+            sh->listed = 0;
+        }
+    }
+    if (!busy) tw_mpi_hook_off(TW_HOOK_COLL_SHM);
+    running = 0;
+}
+
+/* Before a blocking call on c's lines: the persistent calls started before it, to
+ * their end (each ends in an error rather than waiting for ever). */
+static __attribute__((noinline)) void shm_finish_started(tw_mpi_comm_t *c) {
+    tw_coll_shm_t *sh = c->shm;
+    unsigned spins = 0;
+    for (;;) {
+        advance_started(sh);
+        if (!sh->first) return;
+        tw_mpi_progress();
+        tw_mpi_relax(&spins);
+    }
+}
+
+static void shm_not_busy(tw_coll_shm_t *sh) {
+    for (tw_coll_shm_t **at = &busy; *at && sh->listed; at = &(*at)->next_busy)
+        if (*at == sh) {
+            *at = sh->next_busy;
+            break;
+        }
+    sh->first = sh->last = NULL;
+    sh->listed = 0;
+}
+
+int tw_coll_shm_persistent(tw_sched_t *s, int kind, int root, const void *in, void *out,
+                           MPI_Count count, MPI_Datatype type, const tw_mpi_type_layout_t *l,
+                           const tw_coll_red_t *red) {
+    tw_mpi_comm_t *c = s->comm;
+    size_t bytes = l ? (size_t)count * (size_t)l->size : 0;
+    int rc;
+    tw_coll_shm_t *sh = usable(c, &rc);
+    if (rc) s->error = rc;
+    if (rc || !sh) return rc != MPI_SUCCESS;
+    if (bytes > TW_COLL_LINE_DATA || (kind == TW_COLL_SHM_BCAST && c->size > 2)) return 0;
+    tw_coll_shm_op_t *op = tw_sched_scratch(s, sizeof *op);
+    if (!op) return 1; /* s->error says why */
+    memset(op, 0, sizeof *op);
+    op->c = c;
+    op->x = (tw_coll_shm_run_t){.lines = sh->lines, .size = c->size, .rank = c->rank};
+    op->kind = kind;
+    op->root = root;
+    op->bytes = bytes;
+    op->count = count;
+    op->type = type;
+    if (red) op->red = *red;
+    int am_root = c->rank == root;
+    /* what this rank gives: a broadcast's root its buffer, a reduction its input (in
+     * place: out); and where the result goes: a broadcast's takers' buffer, the
+     * combined lines of an allreduce and of a reduce's root */
+    const void *gives = kind == TW_COLL_SHM_BARRIER ? NULL
+                        : kind == TW_COLL_SHM_BCAST ? (am_root ? out : NULL)
+                        : in                        ? in
+                                                    : out;
+    int takes = (kind == TW_COLL_SHM_BCAST && !am_root) || kind == TW_COLL_SHM_ALLREDUCE ||
+                (kind == TW_COLL_SHM_REDUCE && am_root);
+    op->combine = kind == TW_COLL_SHM_ALLREDUCE || kind == TW_COLL_SHM_REDUCE;
+    const unsigned char *give = NULL;
+    if (gives && l->contiguous) {
+        give = (const unsigned char *)gives + l->lb;
+    } else if (gives) {
+        give = op->in_copy;
+        op->in = gives;
+        op->pack_in = 1;
+    }
+    if (takes && l->contiguous) {
+        op->result = (unsigned char *)out + l->lb;
+    } else if (takes) {
+        op->result = op->out_copy;
+        op->out = out;
+        op->unpack_out = 1;
+    }
+    op->combine &= takes;
+    if (op->combine) op->fn = tw_mpi_op_resolve(red->op, type, count, &op->code, &op->elements);
+    op->w = (shm_wait_t){c, &op->x, give, op->result, 1, 0};
+    tw_mpi_progress_hook(TW_HOOK_COLL_SHM, shm_started_progress);
+    s->shm_op = op;
+    return 1;
+}
+
+/* A start that finds the block given up, or a member lost: the code (0: none). */
+static __attribute__((noinline)) int start_refused(const tw_mpi_comm_t *c) {
+    if (!c->shm) return c->shm_given_up ? given_up(c, c->shm_given_up) : MPI_ERR_OTHER;
+    return stop_waiting_on(c, c->shm);
+}
+
+int tw_coll_shm_persistent_start(tw_coll_shm_op_t *op, MPI_Request r) {
+    tw_mpi_comm_t *c = op->c;
+    tw_coll_shm_t *sh = c->shm;
+    op->request = r;
+    if (__builtin_expect(!sh || tw_mpi_lost_count, 0)) {
+        int rc = start_refused(c); /* as a blocking call would: it fails at once */
+        if (rc) {
+            tw_mpi_coll_request_done(r, rc);
+            return MPI_SUCCESS;
+        }
+    }
+    if (op->pack_in) tw_mpi_type_pack(op->in, op->count, op->type, op->in_copy);
+    op->sh = sh;
+    tw_coll_shm_start(&op->x, ++sh->seq, op->kind, op->root, op->bytes);
+    op->w.done = 0;
+    op->w.ring = sh->rings;
+    op->next = NULL;
+    if (sh->first) { /* behind calls started before: the progress hook runs them */
+        sh->last->next = op;
+        sh->last = op;
+        return MPI_SUCCESS;
+    }
+    (void)shm_step(&op->w);
+    if (op->w.done) {
+        shm_started_finish(op, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    }
+    sh->first = sh->last = op;
+    if (!sh->listed) {
+        sh->listed = 1;
+        sh->next_busy = busy;
+        busy = sh;
+    }
+    tw_mpi_hook_on(TW_HOOK_COLL_SHM);
+    return MPI_SUCCESS;
 }

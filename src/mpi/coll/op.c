@@ -365,6 +365,23 @@ int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI
     return apply_predefined(p, in, inout, n, l.element);
 }
 
+tw_mpi_op_fn *tw_mpi_op_resolve(MPI_Op op, MPI_Datatype type, MPI_Count count, int *code,
+                                size_t *elements) {
+    int p = predefined(op);
+    tw_mpi_type_layout_t l;
+    if (!p || p == OP_REPLACE || p == OP_NO_OP || count <= 0 || tw_mpi_type_layout_held(type, &l) ||
+        l.element == MPI_DATATYPE_NULL)
+        return NULL;
+    type_ops_t *f = type_ops[l.element & 0xff];
+    if (!f) return NULL;
+    *code = p;
+    /* as tw_mpi_op_apply counts them */
+    *elements = l.element == type
+                    ? (size_t)count
+                    : (size_t)count * (size_t)l.size / (size_t)tw_mpi_basic_packed_size(l.element);
+    return f;
+}
+
 int tw_mpi_op_create(const char *call, MPI_User_function *fn, MPI_User_function_c *fn_c,
                      int commute, MPI_Op *op) {
     NEED_INIT(call);

@@ -23,6 +23,13 @@ int tw_mpi_op_create(const char *call, MPI_User_function *fn, MPI_User_function_
 int tw_mpi_reduce_local(const char *call, const void *inbuf, void *inoutbuf, MPI_Count count,
                         MPI_Datatype datatype, MPI_Op op);
 int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI_Datatype type);
+/* tw_mpi_op_apply of op over count items of type worked out once, for a call made
+ * many times (a persistent collective): fn(code, in, inout, elements) does it. NULL
+ * where that is no such function (a user op, MPI_REPLACE, MPI_NO_OP): the caller
+ * goes through tw_mpi_op_apply. The op was checked against the type. */
+typedef int tw_mpi_op_fn(int code, const void *in, void *inout, size_t elements);
+tw_mpi_op_fn *tw_mpi_op_resolve(MPI_Op op, MPI_Datatype type, MPI_Count count, int *code,
+                                size_t *elements);
 
 #pragma GCC visibility pop
 

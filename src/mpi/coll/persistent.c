@@ -14,13 +14,19 @@
  * The tag is taken at init from the non-blocking collectives' sequence and kept:
  * members initialise persistent collectives in the same order (the standard's rule),
  * so they agree on it, and the messages of one request's consecutive runs are told
- * apart by their order, as those of one run are. The calls never go through the
- * shared-memory path of the blocking calls: that path waits for the other members,
- * which a start must not do.
+ * apart by their order, as those of one run are.
+ *
+ * A Barrier, a Reduce or an Allreduce of up to 56 bytes, and a Bcast of as many on two
+ * ranks, whose blocking form goes through the shared-memory lines (coll_shm.c) goes
+ * there too, without steps: the init decides everything once (the block, this rank's
+ * line, where the data comes from and goes, the reduction), a start gives this rank's
+ * data and returns, and the request's progress reads the others' lines when they are
+ * there, the blocking call's steps (coll_shm_block.h) driven without waiting.
  *
  * The info argument is checked (an info object or MPI_INFO_NULL); none of its keys
  * changes anything yet. */
 #include "mpi/coll/persistent.h"
+#include "mpi/coll/coll.h"
 #include "mpi/coll/coll_calls.h"
 #include "mpi/coll/neighbor.h"
 
@@ -46,6 +52,7 @@ int tw_coll_persistent_make(tw_sched_t *s, MPI_Request *req) {
 }
 
 int tw_coll_persistent_start(tw_sched_t *s, MPI_Request r) {
+    if (s->shm_op) return tw_coll_shm_persistent_start(s->shm_op, r);
     tw_sched_rerun(s, r);
     return MPI_SUCCESS;
 }

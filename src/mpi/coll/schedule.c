@@ -86,6 +86,7 @@ void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c, int tag) {
     s->nsteps = s->next = s->waiting = s->heap = 0;
     s->cap = TW_SCHED_STEPS;
     s->request = MPI_REQUEST_NULL;
+    s->shm_op = NULL;
     s->next_active = NULL;
     s->blocks = NULL;
     s->scratch_used = 0;

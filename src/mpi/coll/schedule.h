@@ -64,6 +64,9 @@ typedef struct tw_sched {
     void *sealed_blocks;
     struct tw_sched_snapshot *snapshots;
     MPI_Request request;
+    /* persistent: a call that runs on the shared-memory lines instead of the steps
+     * (coll_shm.c), NULL for one that runs its steps */
+    struct tw_coll_shm_op *shm_op;
     struct tw_sched *next_active;
     void *blocks; /* scratch beyond the inline one, chained */
     size_t scratch_used;

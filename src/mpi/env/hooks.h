@@ -16,6 +16,7 @@ enum {
     TW_HOOK_PAIRS,
     TW_HOOK_FLUSH,
     TW_HOOK_PART,
+    TW_HOOK_COLL_SHM, /* persistent collectives on the shared-memory lines (coll_shm.c) */
     TW_HOOK_EVENTS,
     TW_MPI_HOOKS
 };

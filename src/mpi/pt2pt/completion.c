@@ -238,8 +238,10 @@ int MPI_Start(MPI_Request *request) {
     int null = 0, rc = check_request("MPI_Start", request, &null);
     if (rc) return rc;
     if (null) return tw_mpi_error(NULL, "MPI_Start", MPI_ERR_REQUEST, "the null request");
-    tw_mpi_comm_t *c = tw_mpi_request_comm(*request);
     rc = tw_mpi_start(*request);
+    if (!rc) return MPI_SUCCESS;
+    /* the communicator only for the error: a start leaves the request where it is */
+    tw_mpi_comm_t *c = tw_mpi_request_comm(*request);
     if (rc == MPI_ERR_REQUEST)
         return tw_mpi_error(c, "MPI_Start", rc, "not an inactive persistent request");
     return rc ? tw_mpi_error(c, "MPI_Start", rc, NULL) : MPI_SUCCESS;
