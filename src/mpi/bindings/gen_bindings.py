@@ -25,6 +25,11 @@ usage: gen_bindings.py extract                 (rewrites standard.json from pymp
                                                 DIR defaults to the tree's include/)
        gen_bindings.py rename OUT              (rename.h)
        gen_bindings.py wrappers OUT            (api.c)
+       gen_bindings.py fortran-c OUT           (libmpifort's entry points, C)
+       gen_bindings.py fortran-constants MPI_H OUT   (the C program that prints the
+                                                Fortran constants from MPI_H's values)
+       gen_bindings.py mpif-h CONSTANTS OUT    (mpif.h, with what that program printed)
+       gen_bindings.py mpi-module CONSTANTS OUT (the mpi module's source, mpi.f90)
        gen_bindings.py names                   (the claimed functions, one a line)
        gen_bindings.py check-library LIBMPI    (nm -D of LIBMPI against the claim)
        gen_bindings.py check-header MPI_H      (mpi.h's prototypes against the claim)
@@ -213,6 +218,16 @@ class Parameter:
         return self.decl == "..."
 
 
+class F90Parameter:
+    """One parameter of the Fortran binding: [NAME, type, kind, dimensions, direction,
+    callback type, string length] in the description."""
+
+    def __init__(self, d):
+        self.name, self.type, self.kind, self.dims, self.direction, self.func_type, \
+            self.length = d
+        self.lower = self.name.lower()
+
+
 class Procedure:
     def __init__(self, d, standard=True):
         self.name = d["name"]
@@ -220,6 +235,11 @@ class Procedure:
         self.params = [Parameter(p) for p in d["params"]]
         self.deprecated = d.get("deprecated", False)
         self.standard = standard
+        # the Fortran binding (mpif.h, `use mpi`): its return type (a function's) or
+        # None, and its parameters; None when the call has none (C only)
+        f90 = d.get("f90")
+        self.f90_return = f90[0] if f90 else None
+        self.f90 = [F90Parameter(q) for q in f90[1]] if f90 else None
 
     @property
     def variadic(self):
@@ -357,19 +377,31 @@ def extract():
             d["deprecated"] = True
         return d
 
+    def form_f90(proc):
+        """The Fortran (mpif.h, `use mpi`) binding: [return type or null, [[NAME, type,
+        kind, dimensions, direction, callback type, string length]...]]."""
+        expr = proc.express.f90
+        return [expr.return_type,
+                [[q.name, q.type, q.kind.name, q.dimensions or "", q.direction.name.lower(),
+                  q.func_type or "", q._parseset["length"] if q.type.startswith("CHARACTER")
+                  else ""] for q in expr.parameters]]
+
     procs = []
     for proc in std.PROCEDURES.values():
         a = proc._parseset["attributes"]
         if not a["c_expressible"] or a["callback"] or a["predefined_function"]:
             continue
         procs.append(form(proc.express.iso_c, proc._parseset))
+        if a["f90_expressible"]:
+            procs[-1]["f90"] = form_f90(proc)
         if proc.has_embiggenment():
             procs.append(form(proc.express.embiggen.iso_c, proc._parseset))
     procs.sort(key=lambda d: d["name"])
     # one procedure a line, so that a change of the standard reads as a diff
     lines = ",\n".join(json.dumps(d, sort_keys=True) for d in procs)
     return ('{"source": "pympistandard %s (apis.json), use_api_version(1): the C bindings, '
-            'large-count forms included; written by gen_bindings.py extract",\n'
+            'large-count forms included, and the Fortran binding of each (f90); written by '
+            'gen_bindings.py extract",\n'
             ' "procedures": [\n%s\n]}\n' % (PYMPISTANDARD_VERSION, lines))
 
 
@@ -455,6 +487,456 @@ def emit_wrappers(procs):
 
 def emit_names(procs):
     return "".join(p.name + "\n" for p in procs)
+
+
+# ---- the Fortran bindings: libmpifort, mpif.h, the mpi module ----
+#
+# libmpifort (src/mpi/bindings/fortran/) holds a Fortran-callable entry point for each
+# claimed call that has a Fortran binding, under gfortran's names (mpi_send_, and the
+# profiling twin pmpi_send_ whose weak alias it is): generated C that converts the
+# Fortran arguments (INTEGER handles, LOGICAL, blank-padded CHARACTER with its hidden
+# length, statuses, the special addresses of mpif.h's common blocks) and calls the C
+# library's PMPI_ call, so a C tool that intercepts MPI_Send sees neither the Fortran
+# program's calls nor the library's own. mpif.h and the module get their constants
+# from a C program compiled against mpi.h (emit_fortran_constants_program), so each
+# has the C constant's value by construction; the test fortran_constants checks it.
+
+# Calls whose Fortran entry point is written by hand (src/mpi/bindings/fortran/
+# by_hand.c), and why the generator cannot make it.
+FORTRAN_BY_HAND = {
+    "MPI_Init": "the C call takes argc and argv, the Fortran one neither",
+    "MPI_Init_thread": "as MPI_Init",
+    "MPI_Info_create_env": "the C call takes argc and argv, the Fortran one neither",
+    "MPI_Pcontrol": "variadic in C; Fortran passes the level alone",
+    "MPI_Comm_get_attr": "a predefined attribute (MPI_TAG_UB ...) is a pointer to the value in C, "
+                         "the value itself in Fortran",
+    "MPI_Win_get_attr": "as MPI_Comm_get_attr (MPI_WIN_BASE is the address, the others values)",
+    "MPI_Attr_get": "as MPI_Comm_get_attr, into a default INTEGER",
+    "MPI_Attr_put": "the value is a default INTEGER, stored as the C attribute's value",
+    "MPI_Comm_create_keyval": "copy and delete callbacks in Fortran: called through a C trampoline "
+                              "that passes the attribute values by reference",
+    "MPI_Type_create_keyval": "as MPI_Comm_create_keyval",
+    "MPI_Win_create_keyval": "as MPI_Comm_create_keyval",
+    "MPI_Keyval_create": "as MPI_Comm_create_keyval, the MPI-1 form",
+}
+
+# Calls with a Fortran binding that libmpifort does not have yet, and why.
+FORTRAN_NOT_YET = {
+    "MPI_Comm_spawn": "arrays of CHARACTER (argv) are not converted yet",
+    "MPI_Comm_spawn_multiple": "arrays of CHARACTER (argv, commands) are not converted yet",
+    "MPI_Grequest_start": "generalized requests' callbacks in Fortran are not called back yet",
+    "MPI_Status_f2f08": "TYPE(MPI_Status) belongs to mpi_f08, not written yet",
+    "MPI_Status_f082f": "as MPI_Status_f2f08",
+}
+
+# A Fortran parameter's type -> the C type its storage is (gfortran's, on LP64).
+F90_C_TYPES = {"INTEGER": "int", "INTEGER(KIND=MPI_ADDRESS_KIND)": "MPI_Aint",
+               "INTEGER(KIND=MPI_OFFSET_KIND)": "MPI_Offset",
+               "INTEGER(KIND=MPI_COUNT_KIND)": "MPI_Count", "LOGICAL": "int"}
+# the handle types, with the conversion functions convert.c defines (others cast)
+HANDLE_CONVERSIONS = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Group": "Group",
+                      "MPI_Request": "Request", "MPI_Op": "Op", "MPI_Info": "Info",
+                      "MPI_Win": "Win", "MPI_Errhandler": "Errhandler",
+                      "MPI_Message": "Message", "MPI_File": "File", "MPI_Session": None}
+# callbacks whose C type the Fortran subroutine's arguments match one for one (all by
+# reference, handles as MPI_Fint): the Fortran procedure is called as the C one
+CALLBACK_CASTS = {"USER_FUNCTION": "MPI_User_function",
+                  "COMM_ERRHANDLER_FUNCTION": "MPI_Comm_errhandler_function",
+                  "WIN_ERRHANDLER_FUNCTION": "MPI_Win_errhandler_function",
+                  "FILE_ERRHANDLER_FUNCTION": "MPI_File_errhandler_function",
+                  "SESSION_ERRHANDLER_FUNCTION": "MPI_Session_errhandler_function"}
+# array kinds whose Fortran special address stands for a C null
+SPECIAL_ARRAYS = {"ERROR_CODE": "tw_f_errcodes", "WEIGHT": "tw_f_weights"}
+
+
+def c_shape(decl):
+    """(base type, pointer depth, array, const) of a C declaration."""
+    const = decl.startswith("const ")
+    d = decl.replace("const ", "")
+    return d.split()[0], d.count("*") + d.count("["), "[" in d, const
+
+
+def fortran_procs(procs):
+    """The claimed calls with a Fortran binding."""
+    return [p for p in procs if p.f90 is not None and not p.name.endswith("_c")]
+
+
+class FortranEntry:
+    """The C text of one call's Fortran entry point, or why it cannot be made."""
+
+    def __init__(self, proc):
+        self.proc, self.why = proc, None
+        self.formals, self.hidden, self.pre, self.args, self.post = [], [], [], [], []
+        try:
+            self.build()
+        except ValueError as e:
+            self.why = str(e)
+
+    def build(self):
+        p = self.proc
+        c_by_name = {q.name: q for q in p.fixed}
+        f_names = {q.lower for q in p.f90}
+        missing = [q.name for q in p.fixed if q.name not in f_names]
+        if missing or p.variadic:
+            raise ValueError(f"C parameters without a Fortran one: {', '.join(missing) or '...'}")
+        for f in p.f90:
+            c = c_by_name.get(f.lower)
+            if c is None:
+                if f.lower != "ierror":
+                    raise ValueError(f"Fortran parameter {f.name} has no C one")
+                self.formals.append("MPI_Fint *ierror")
+                continue
+            self.param(f, c)
+        self.args = [self.args_by_name[q.name] for q in p.fixed]
+
+    args_by_name = None
+
+    def arg(self, c, text):
+        if self.args_by_name is None:
+            self.args_by_name = {}
+        self.args_by_name[c.name] = text
+
+    def param(self, f, c):
+        n = c.name
+        base, depth, array, const = c_shape(c.decl)
+        cq = "const " if const else ""
+        if f.type == "<type>":
+            self.formals.append(f"{cq}void *{n}")
+            self.arg(c, f"tw_f_buf({n})")
+        elif f.type == "EXTERNAL":
+            cast = CALLBACK_CASTS.get(f.func_type)
+            if cast is None:
+                raise ValueError(f"callback {f.func_type} needs a trampoline")
+            self.formals.append(f"void (*{n})(void)")
+            self.arg(c, f"({cast} *){n}")
+        elif f.type.startswith("CHARACTER"):
+            if f.dims or depth != 1 or base != "char":
+                raise ValueError(f"{f.name}: an array of CHARACTER")
+            self.formals.append(f"{cq}char *{n}")
+            self.hidden.append(f"size_t {n}_len")
+            if const or f.direction == "in":
+                self.pre.append(f"char *{n}_c = tw_f_string_in({n}, {n}_len);")
+                self.arg(c, f"{n}_c")
+                self.post.append(f"free({n}_c);")
+            else:
+                size = f"{n}_len" if not (f.length or "").startswith("MPI_") else \
+                    f"({n}_len > {f.length} ? {n}_len : {f.length})"
+                self.pre.append(f"char *{n}_c = tw_f_string_buf({size});")
+                self.arg(c, f"{n}_c")
+                self.post.append(f"if (rc == MPI_SUCCESS) tw_f_string_out({n}_c, {n}, {n}_len);")
+                self.post.append(f"free({n}_c);")
+        elif f.kind == "STATUS" or base == "MPI_Status":
+            if f.type != "INTEGER" or base != "MPI_Status":
+                raise ValueError(f"{f.name}: a status of type {f.type}")
+            self.formals.append(f"{cq}MPI_Fint *{n}")
+            if array:
+                self.arg(c, f"tw_f_statuses({n})")
+            elif const:
+                self.pre.append(f"MPI_Status {n}_c;")
+                self.pre.append(f"PMPI_Status_f2c({n}, &{n}_c);")
+                self.arg(c, f"&{n}_c")
+            else:
+                self.pre.append(f"MPI_Status {n}_c = {{0}};")
+                self.arg(c, f"tw_f_status_ignored({n}) ? MPI_STATUS_IGNORE : &{n}_c")
+                self.post.append(f"if (!tw_f_status_ignored({n})) PMPI_Status_c2f(&{n}_c, {n});")
+        elif base in HANDLE_CONVERSIONS:
+            if f.type != "INTEGER":
+                raise ValueError(f"{f.name}: a handle of type {f.type}")
+            conv = HANDLE_CONVERSIONS[base]
+            self.formals.append(f"{cq}MPI_Fint *{n}")
+            if array:  # handles are MPI_Fint-sized in C too (asserted in the output)
+                self.arg(c, f"({cq}{base} *){n}")
+            elif depth == 0:
+                self.arg(c, f"PMPI_{conv}_f2c(*{n})" if conv else f"({base})*{n}")
+            else:
+                f2c = f"PMPI_{conv}_f2c(*{n})" if conv else f"({base})*{n}"
+                c2f = f"PMPI_{conv}_c2f({n}_c)" if conv else f"(MPI_Fint){n}_c"
+                init = f" = {f2c}" if f.direction == "inout" else ""
+                self.pre.append(f"{base} {n}_c{init};")
+                self.arg(c, f"&{n}_c")
+                self.post.append(f"*{n} = {c2f};")
+        elif f.type == "LOGICAL":
+            if base != "int":
+                raise ValueError(f"{f.name}: LOGICAL as {base}")
+            self.formals.append(f"{cq}MPI_Fint *{n}")
+            if array:  # gfortran's LOGICAL is an int, 1 or 0: an array passes as it is
+                self.arg(c, f"({cq}int *){n}")
+            elif depth == 0:
+                self.arg(c, f"*{n} != 0")
+            else:
+                self.pre.append(f"int {n}_c = 0;")
+                self.arg(c, f"&{n}_c")
+                self.post.append(f"*{n} = {n}_c != 0;")
+        elif f.type in F90_C_TYPES:
+            ftype = F90_C_TYPES[f.type]
+            if base == "void":
+                if depth != 1 or ftype != "MPI_Aint":
+                    raise ValueError(f"{f.name}: an address as {f.type}")
+                self.formals.append(f"MPI_Aint *{n}")
+                # in: the value is the address (an attribute's, extra state); out: the
+                # C call stores an address into the MPI_Aint (baseptr)
+                self.arg(c, f"(void *)*{n}" if f.direction == "in" else f"(void *){n}")
+            elif base != ftype and not (base == "int" and ftype == "int"):
+                raise ValueError(f"{f.name}: {f.type} is {ftype}, the C parameter {base}")
+            else:
+                self.formals.append(f"{cq}{ftype} *{n}")
+                if f.kind == "INDEX" and re.fullmatch(r"MPI_(Wait|Test)(any|some)", self.proc.name):
+                    # Fortran counts requests from 1 (MPI-4.1 3.7.5)
+                    self.arg(c, n)
+                    if array:
+                        self.post.append(f"if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) "
+                                         f"tw_f_indices_from_1({n}, *outcount);")
+                    else:
+                        self.post.append(f"if (*{n} >= 0) *{n} += 1;")
+                elif array and f.kind in SPECIAL_ARRAYS:
+                    self.arg(c, f"{SPECIAL_ARRAYS[f.kind]}({n})")
+                elif depth == 0:
+                    self.arg(c, f"*{n}")
+                elif re.search(r"\[\]\[\d+\]", c.decl):  # int ranges[][3]
+                    inner = re.search(r"\[\d+\]", c.decl).group(0)
+                    self.arg(c, f"({cq}{base} (*){inner}){n}")
+                else:
+                    self.arg(c, n)
+        else:
+            raise ValueError(f"{f.name}: Fortran type {f.type}")
+
+    def text(self):
+        p = self.proc
+        low = p.name.lower()
+        formals = ", ".join(self.formals + self.hidden) or "void"
+        call = f"P{p.name}({', '.join(self.args)})"
+        out = []
+        if p.f90_return:
+            ret = {"DOUBLE PRECISION": "double",
+                   "INTEGER(KIND=MPI_ADDRESS_KIND)": "MPI_Aint"}[p.f90_return]
+            out.append(f"{ret} p{low}_({formals});")
+            out.append(f"{ret} p{low}_({formals}) {{")
+            out.append(f"    return {call};")
+        else:
+            ret = "void"
+            out.append(f"void p{low}_({formals});")
+            out.append(f"void p{low}_({formals}) {{")
+            out += ["    " + x for x in self.pre]
+            out.append(f"    int rc = {call};")
+            out += ["    " + x for x in self.post]
+            out.append("    *ierror = rc;")
+        out.append("}")
+        out.append(f'{ret} {low}_({formals}) __attribute__((weak, alias("p{low}_")));')
+        return "\n".join(out) + "\n"
+
+
+def fortran_entries(procs):
+    """(generated entries, the calls written by hand); stops on a call that can be
+    neither generated nor is in FORTRAN_BY_HAND or FORTRAN_NOT_YET."""
+    made, errors = [], []
+    fp = fortran_procs(procs)
+    names = {p.name for p in fp}
+    for table in (FORTRAN_BY_HAND, FORTRAN_NOT_YET):
+        for name in table:
+            if name not in names:
+                errors.append(f"{name} is in a Fortran table but has no claimed Fortran binding")
+    for p in fp:
+        if p.name in FORTRAN_BY_HAND or p.name in FORTRAN_NOT_YET:
+            continue
+        e = FortranEntry(p)
+        if e.why:
+            errors.append(f"{p.name}: no Fortran entry point can be generated ({e.why}): write "
+                          "it by hand (FORTRAN_BY_HAND) or say why not yet (FORTRAN_NOT_YET)")
+        else:
+            made.append(e)
+    if errors:
+        sys.exit("\n".join(errors))
+    return made
+
+
+def emit_fortran_c(procs):
+    out = [f"/* {GENERATED}",
+           " * libmpifort: the Fortran-callable entry points (gfortran's names), each a",
+           " * conversion of its arguments around the C library's PMPI_ call. */",
+           "#include <stdlib.h>", "", '#include "mpi/bindings/fortran/fortran.h"', "",
+           "/* clang-format off */"]
+    for base in HANDLE_CONVERSIONS:
+        out.append(f'_Static_assert(sizeof({base}) == sizeof(MPI_Fint), '
+                   f'"an array of {base} is one of MPI_Fint");')
+    out.append("")
+    out += [e.text() for e in fortran_entries(procs)]
+    out.append("/* clang-format on */")
+    return "\n".join(out) + "\n"
+
+
+# ---- the constants of mpif.h and the mpi module ----
+
+# what Fortran has that C names otherwise, or not at all: name -> C expression
+FORTRAN_ONLY_CONSTANTS = {
+    "MPI_STATUS_SIZE": "MPI_F_STATUS_SIZE",
+    "MPI_SOURCE": "1 + offsetof(MPI_Status, MPI_SOURCE) / sizeof(MPI_Fint)",
+    "MPI_TAG": "1 + offsetof(MPI_Status, MPI_TAG) / sizeof(MPI_Fint)",
+    "MPI_ERROR": "1 + offsetof(MPI_Status, MPI_ERROR) / sizeof(MPI_Fint)",
+    "MPI_ADDRESS_KIND": "sizeof(MPI_Aint)", "MPI_OFFSET_KIND": "sizeof(MPI_Offset)",
+    "MPI_COUNT_KIND": "sizeof(MPI_Count)", "MPI_INTEGER_KIND": "sizeof(MPI_Fint)",
+}
+# mpi.h's macros that are no Fortran constant: types, C-only objects, special
+# addresses (mpif.h's common blocks stand for those)
+NOT_FORTRAN_CONSTANTS = re.compile(
+    r"MPI_(BOTTOM|IN_PLACE|STATUS_IGNORE|STATUSES_IGNORE|ARGV_NULL|ARGVS_NULL|ERRCODES_IGNORE|"
+    r"F_STATUS_IGNORE|F_STATUSES_IGNORE|F08_STATUS_IGNORE|F08_STATUSES_IGNORE|UNWEIGHTED|"
+    r"WEIGHTS_EMPTY|F_STATUS_SIZE|F_SOURCE|F_TAG|F_ERROR|T_\w+|\w*_FN|CONVERSION_FN_NULL\w*|"
+    r"\w*_function|Aint|Count|Offset|Fint)$")
+# (Fortran name, common block, declaration): the special addresses, recognised by
+# libmpifort (fortran.c) by the address of their common block
+SPECIAL_ADDRESSES = [
+    ("MPI_BOTTOM", "MPI_FORTRAN_BOTTOM", "INTEGER MPI_BOTTOM"),
+    ("MPI_IN_PLACE", "MPI_FORTRAN_IN_PLACE", "INTEGER MPI_IN_PLACE"),
+    ("MPI_STATUS_IGNORE", "MPI_FORTRAN_STATUS_IGNORE", "INTEGER MPI_STATUS_IGNORE(MPI_STATUS_SIZE)"),
+    ("MPI_STATUSES_IGNORE", "MPI_FORTRAN_STATUSES_IGNORE",
+     "INTEGER MPI_STATUSES_IGNORE(MPI_STATUS_SIZE,1)"),
+    ("MPI_ERRCODES_IGNORE", "MPI_FORTRAN_ERRCODES_IGNORE", "INTEGER MPI_ERRCODES_IGNORE(1)"),
+    ("MPI_ARGV_NULL", "MPI_FORTRAN_ARGV_NULL", "CHARACTER*1 MPI_ARGV_NULL(1)"),
+    ("MPI_ARGVS_NULL", "MPI_FORTRAN_ARGVS_NULL", "CHARACTER*1 MPI_ARGVS_NULL(1,1)"),
+    ("MPI_UNWEIGHTED", "MPI_FORTRAN_UNWEIGHTED", "INTEGER MPI_UNWEIGHTED(1)"),
+    ("MPI_WEIGHTS_EMPTY", "MPI_FORTRAN_WEIGHTS_EMPTY", "INTEGER MPI_WEIGHTS_EMPTY(1)"),
+]
+
+
+def c_constants(mpi_h):
+    """The names of mpi.h's object-like MPI_ macros that are Fortran constants."""
+    names = []
+    for path in [mpi_h] + [os.path.join(os.path.dirname(mpi_h), "tollway", h) for h in
+                           re.findall(r'#\s*include\s*<tollway/([\w.]+)>', open(mpi_h).read())]:
+        for m in re.finditer(r"^\s*#\s*define\s+(MPI_[A-Za-z0-9_]+)(\(?)", open(path).read(), re.M):
+            if not m.group(2) and not NOT_FORTRAN_CONSTANTS.match(m.group(1)) and \
+                    m.group(1) not in names:
+                names.append(m.group(1))
+    return names
+
+
+def emit_fortran_constants_program(mpi_h):
+    """A C program that prints, from mpi.h's values, the Fortran declarations of the
+    constants: INTEGER (or INTEGER(KIND=MPI_ADDRESS_KIND) past 32 bits) PARAMETERs,
+    lines of at most 72 columns from the 7th, for fixed and free form alike. A
+    string constant (MPI_VERSION's are numbers) is left out."""
+    out = [f"/* {GENERATED} */", "#include <mpi.h>", "#include <stddef.h>", "#include <stdio.h>",
+           "", "static void constant(const char *name, long long value, int is_integer) {",
+           "    if (!is_integer) return;",
+           '    int small = value >= -2147483647LL - 1 && value <= 2147483647LL;',
+           '    printf("      %s %s\\n", small ? "INTEGER" : "INTEGER(KIND=MPI_ADDRESS_KIND)", name);',
+           '    printf("      PARAMETER (%s=%lld)\\n", name, value);', "}",
+           "#define INTEGER_TYPE(x) _Generic((x), int: 1, unsigned: 1, long: 1, unsigned long: 1, "
+           "long long: 1, unsigned long long: 1, default: 0)",
+           "#define C(name) constant(#name, (long long)(name), INTEGER_TYPE(name))",
+           "", "int main(void) {"]
+    for name, expr in FORTRAN_ONLY_CONSTANTS.items():
+        out.append(f'    constant("{name}", (long long)({expr}), 1);')
+    out += [f"    C({n});" for n in c_constants(mpi_h) if n not in FORTRAN_ONLY_CONSTANTS]
+    out += ["    return 0;", "}"]
+    return "\n".join(out) + "\n"
+
+
+def fortran_interface_names(procs):
+    """The calls libmpifort has: generated or written by hand."""
+    return [p for p in fortran_procs(procs) if p.name not in FORTRAN_NOT_YET]
+
+
+# the predefined callbacks libmpifort defines for Fortran (fortran.c)
+FORTRAN_PREDEFINED_CALLBACKS = [
+    "MPI_NULL_COPY_FN", "MPI_NULL_DELETE_FN", "MPI_DUP_FN",
+    "MPI_COMM_NULL_COPY_FN", "MPI_COMM_NULL_DELETE_FN", "MPI_COMM_DUP_FN",
+    "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_NULL_DELETE_FN", "MPI_TYPE_DUP_FN",
+    "MPI_WIN_NULL_COPY_FN", "MPI_WIN_NULL_DELETE_FN", "MPI_WIN_DUP_FN"]
+
+
+def fixed_lines(words, first, indent="      ", width=72):
+    """first followed by words joined by ', ', as statements of at most width columns
+    (one statement a line, each repeating first): usable in fixed and free form."""
+    out, line = [], ""
+    for w in words:
+        if line and len(indent + first + " " + line + ", " + w) > width:
+            out.append(indent + first + " " + line)
+            line = ""
+        line = f"{line}, {w}" if line else w
+    if line:
+        out.append(indent + first + " " + line)
+    return out
+
+
+def fortran_specials():
+    out = ["! the special addresses: libmpifort knows them by their common blocks"]
+    for name, block, decl in SPECIAL_ADDRESSES:
+        out += [f"      {decl}", f"      COMMON /{block}/ {name}"]
+    return out
+
+
+def fortran_functions(procs):
+    """{Fortran type: [names]} of the calls that are functions."""
+    out = {}
+    for p in fortran_interface_names(procs):
+        if p.f90_return:
+            out.setdefault(p.f90_return, []).append(p.name.upper())
+    return out
+
+
+def emit_mpif_h(procs, constants):
+    out = ["! mpif.h: Tollway's MPI for Fortran programs that include it (fixed or free",
+           f"! form). {GENERATED}",
+           "! The constants have mpi.h's values (made by a C program compiled against it)."]
+    out += constants.rstrip("\n").split("\n")
+    out += fortran_specials()
+    for ftype, names in fortran_functions(procs).items():
+        names = names + ["P" + n for n in names]
+        out += fixed_lines(names, ftype)
+        out += fixed_lines(names, "EXTERNAL")
+    out += fixed_lines(FORTRAN_PREDEFINED_CALLBACKS, "EXTERNAL")
+    return "\n".join(out) + "\n"
+
+
+F90_DECL = {"CHARACTER*(*)": "CHARACTER(LEN=*)"}
+
+
+def fortran_interface(p):
+    """The explicit interface of one call, free form."""
+    args = [f.name for f in p.f90]
+    kinds = sorted({k for f in p.f90 for k in re.findall(r"MPI_\w+_KIND|MPI_STATUS_SIZE",
+                                                           f.type + f.dims)} |
+                   set(re.findall(r"MPI_\w+_KIND", p.f90_return or "")))
+    head = "FUNCTION" if p.f90_return else "SUBROUTINE"
+    prefix = f"{p.f90_return} " if p.f90_return else ""
+    out, line = [], f"  {prefix}{head} {p.name.upper()}("
+    for i, a in enumerate(args):  # free form: at most 132 columns, '&' continues
+        if len(line) + len(a) > 100:
+            out.append(line + " &")
+            line = "      "
+        line += a + (", " if i + 1 < len(args) else "")
+    out.append(line + ")")
+    if kinds:
+        out.append(f"    IMPORT :: {', '.join(kinds)}")
+    out.append("    IMPLICIT NONE")
+    for f in p.f90:
+        dims = f", DIMENSION{f.dims.replace(' ', '')}" if f.dims else ""
+        if f.type == "<type>":
+            out.append(f"    !GCC$ ATTRIBUTES NO_ARG_CHECK :: {f.name}")
+            out.append(f"    TYPE(*), DIMENSION(*) :: {f.name}")
+        elif f.type == "EXTERNAL":
+            out.append(f"    EXTERNAL :: {f.name}")
+        else:
+            intent = {"in": "IN", "out": "OUT", "inout": "INOUT"}[f.direction]
+            out.append(f"    {F90_DECL.get(f.type, f.type)}{dims}, INTENT({intent}) :: {f.name}")
+    out.append(f"  END {head} {p.name.upper()}")
+    return out
+
+
+def emit_mpi_module(procs, constants):
+    out = ["! The mpi module (`use mpi`): mpif.h's constants and special addresses, and an",
+           "! explicit interface for each call; a choice buffer takes any type and rank.",
+           f"! {GENERATED}",
+           "MODULE MPI", "  IMPLICIT NONE"]
+    out += constants.rstrip("\n").split("\n")
+    out += fortran_specials()
+    out += fixed_lines(FORTRAN_PREDEFINED_CALLBACKS, "EXTERNAL")
+    out += ["", "  INTERFACE"]
+    for p in fortran_interface_names(procs):
+        out += fortran_interface(p)
+    out += ["  END INTERFACE", "END MODULE MPI"]
+    return "\n".join(out) + "\n"
 
 
 # ---- checks against the claim ----
@@ -548,6 +1030,13 @@ def main(argv):
         write(os.path.join(inc, "tollway", "pmpi.h"), emit_pmpi_header(procs))
     elif cmd in ("rename", "wrappers") and len(rest) == 1:
         write(rest[0], (emit_rename if cmd == "rename" else emit_wrappers)(procs))
+    elif cmd == "fortran-c" and len(rest) == 1:
+        write(rest[0], emit_fortran_c(procs))
+    elif cmd == "fortran-constants" and len(rest) == 2:
+        write(rest[1], emit_fortran_constants_program(rest[0]))
+    elif cmd in ("mpif-h", "mpi-module") and len(rest) == 2:
+        constants = open(rest[0]).read()
+        write(rest[1], (emit_mpif_h if cmd == "mpif-h" else emit_mpi_module)(procs, constants))
     elif cmd == "names" and not rest:
         write("-", emit_names(procs))
     elif cmd in ("check-library", "check-header") and len(rest) == 1:

@@ -1,0 +1,165 @@
+/* The Fortran entry points the generator cannot make (gen_bindings.py FORTRAN_BY_HAND
+ * says why for each), as pmpi_ calls with mpi_ weak aliases like the generated ones. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "mpi/bindings/fortran/fortran.h"
+
+#define ALIAS(name, ...) void name##_(__VA_ARGS__) __attribute__((weak, alias("p" #name "_")));
+#define DEFINE(name, ...)                                                                          \
+    void p##name##_(__VA_ARGS__);                                                                  \
+    ALIAS(name, __VA_ARGS__)                                                                       \
+    void p##name##_(__VA_ARGS__)
+
+DEFINE(mpi_init, MPI_Fint *ierror) {
+    *ierror = PMPI_Init(NULL, NULL);
+}
+
+DEFINE(mpi_init_thread, MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror) {
+    *ierror = PMPI_Init_thread(NULL, NULL, *required, provided);
+}
+
+DEFINE(mpi_info_create_env, MPI_Fint *info, MPI_Fint *ierror) {
+    MPI_Info info_c;
+    *ierror = PMPI_Info_create_env(0, NULL, &info_c);
+    if (*ierror == MPI_SUCCESS) *info = PMPI_Info_c2f(info_c);
+}
+
+DEFINE(mpi_pcontrol, MPI_Fint *level) {
+    PMPI_Pcontrol(*level);
+}
+
+/* ---- attributes: the predefined ones are pointers to their values in C ---- */
+
+static int comm_attr_is_int(int keyval) {
+    return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO ||
+           keyval == MPI_WTIME_IS_GLOBAL || keyval == MPI_UNIVERSE_SIZE ||
+           keyval == MPI_LASTUSEDCODE || keyval == MPI_APPNUM;
+}
+
+static MPI_Aint comm_attr_value(int keyval, void *v) {
+    return comm_attr_is_int(keyval) ? *(int *)v : (MPI_Aint)v;
+}
+
+DEFINE(mpi_comm_get_attr, MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
+       MPI_Fint *ierror) {
+    void *v = NULL;
+    int found = 0;
+    *ierror = PMPI_Comm_get_attr(PMPI_Comm_f2c(*comm), *keyval, &v, &found);
+    if (*ierror == MPI_SUCCESS && found) *value = comm_attr_value(*keyval, v);
+    *flag = found != 0;
+}
+
+DEFINE(mpi_attr_get, MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag,
+       MPI_Fint *ierror) {
+    void *v = NULL;
+    int found = 0;
+    *ierror = PMPI_Attr_get(PMPI_Comm_f2c(*comm), *keyval, &v, &found);
+    if (*ierror == MPI_SUCCESS && found) *value = (MPI_Fint)comm_attr_value(*keyval, v);
+    *flag = found != 0;
+}
+
+DEFINE(mpi_attr_put, MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierror) {
+    *ierror = PMPI_Attr_put(PMPI_Comm_f2c(*comm), *keyval, (void *)(intptr_t)*value);
+}
+
+DEFINE(mpi_win_get_attr, MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
+       MPI_Fint *ierror) {
+    void *v = NULL;
+    int found = 0;
+    *ierror = PMPI_Win_get_attr(PMPI_Win_f2c(*win), *keyval, &v, &found);
+    if (*ierror == MPI_SUCCESS && found) {
+        if (*keyval == MPI_WIN_SIZE)
+            *value = *(MPI_Aint *)v;
+        else if (*keyval == MPI_WIN_DISP_UNIT || *keyval == MPI_WIN_CREATE_FLAVOR ||
+                 *keyval == MPI_WIN_MODEL)
+            *value = *(int *)v;
+        else /* MPI_WIN_BASE is the address itself, as a user's value */
+            *value = (MPI_Aint)v;
+    }
+    *flag = found != 0;
+}
+
+/* ---- keyvals with copy and delete functions in Fortran ----
+ * The C library calls a trampoline with the keyval's extra state, which holds the
+ * Fortran functions and the program's extra state; the trampoline passes everything
+ * by reference, the attribute values as INTEGER(KIND=MPI_ADDRESS_KIND) (MPI-1's
+ * MPI_KEYVAL_CREATE: INTEGER). The record lives as long as the library (a keyval's
+ * free calls nothing back to release it). */
+typedef void fortran_copy(MPI_Fint *old, MPI_Fint *keyval, void *extra, void *in, void *out,
+                          MPI_Fint *flag, MPI_Fint *ierror);
+typedef void fortran_delete(MPI_Fint *obj, MPI_Fint *keyval, void *value, void *extra,
+                            MPI_Fint *ierror);
+
+struct fortran_keyval {
+    fortran_copy *copy;
+    fortran_delete *delete;
+    MPI_Aint extra;
+};
+
+static struct fortran_keyval *keyval_record(void (*copy)(void), void (*delete)(void),
+                                            MPI_Aint extra) {
+    struct fortran_keyval *k = malloc(sizeof *k);
+    if (k) {
+        k->copy = (fortran_copy *)copy;
+        k->delete = (fortran_delete *)delete;
+        k->extra = extra;
+    }
+    return k;
+}
+
+static int copy_aint(int old, int keyval, void *extra, void *in, void *out, int *flag) {
+    struct fortran_keyval *k = extra;
+    MPI_Fint old_f = old, keyval_f = keyval, flag_f = 0, ierror = MPI_SUCCESS;
+    MPI_Aint in_f = (MPI_Aint)in, out_f = 0;
+    k->copy(&old_f, &keyval_f, &k->extra, &in_f, &out_f, &flag_f, &ierror);
+    *flag = flag_f != 0;
+    if (*flag) *(void **)out = (void *)out_f;
+    return ierror;
+}
+
+static int delete_aint(int obj, int keyval, void *value, void *extra) {
+    struct fortran_keyval *k = extra;
+    MPI_Fint obj_f = obj, keyval_f = keyval, ierror = MPI_SUCCESS;
+    MPI_Aint value_f = (MPI_Aint)value;
+    k->delete (&obj_f, &keyval_f, &value_f, &k->extra, &ierror);
+    return ierror;
+}
+
+static int copy_int(MPI_Comm old, int keyval, void *extra, void *in, void *out, int *flag) {
+    struct fortran_keyval *k = extra;
+    MPI_Fint old_f = old, keyval_f = keyval, flag_f = 0, ierror = MPI_SUCCESS;
+    MPI_Fint extra_f = (MPI_Fint)k->extra, in_f = (MPI_Fint)(intptr_t)in, out_f = 0;
+    k->copy(&old_f, &keyval_f, &extra_f, &in_f, &out_f, &flag_f, &ierror);
+    *flag = flag_f != 0;
+    if (*flag) *(void **)out = (void *)(intptr_t)out_f;
+    return ierror;
+}
+
+static int delete_int(MPI_Comm obj, int keyval, void *value, void *extra) {
+    struct fortran_keyval *k = extra;
+    MPI_Fint obj_f = obj, keyval_f = keyval, ierror = MPI_SUCCESS;
+    MPI_Fint extra_f = (MPI_Fint)k->extra, value_f = (MPI_Fint)(intptr_t)value;
+    k->delete (&obj_f, &keyval_f, &value_f, &extra_f, &ierror);
+    return ierror;
+}
+
+#define CREATE_KEYVAL(fname, Cname, Copy, Delete)                                                  \
+    DEFINE(fname, void (*copy)(void), void (*delete)(void), MPI_Fint *keyval, MPI_Aint *extra,     \
+           MPI_Fint *ierror) {                                                                     \
+        struct fortran_keyval *k = keyval_record(copy, delete, *extra);                            \
+        *ierror = k ? Cname((Copy *)copy_aint, (Delete *)delete_aint, keyval, k) : MPI_ERR_NO_MEM; \
+    }
+
+CREATE_KEYVAL(mpi_comm_create_keyval, PMPI_Comm_create_keyval, MPI_Comm_copy_attr_function,
+              MPI_Comm_delete_attr_function)
+CREATE_KEYVAL(mpi_type_create_keyval, PMPI_Type_create_keyval, MPI_Type_copy_attr_function,
+              MPI_Type_delete_attr_function)
+CREATE_KEYVAL(mpi_win_create_keyval, PMPI_Win_create_keyval, MPI_Win_copy_attr_function,
+              MPI_Win_delete_attr_function)
+
+DEFINE(mpi_keyval_create, void (*copy)(void), void (*delete)(void), MPI_Fint *keyval,
+       MPI_Fint *extra, MPI_Fint *ierror) {
+    struct fortran_keyval *k = keyval_record(copy, delete, *extra);
+    *ierror = k ? PMPI_Keyval_create(copy_int, delete_int, keyval, k) : MPI_ERR_NO_MEM;
+}

@@ -1,0 +1,72 @@
+/* libmpifort's conversions (fortran.h) and the predefined attribute callbacks a
+ * Fortran program names (MPI_COMM_DUP_FN ...), with Fortran's arguments. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/bindings/fortran/fortran.h"
+
+void tw_f_indices_from_1(int *indices, int n) {
+    if (n == MPI_UNDEFINED) return;
+    for (int i = 0; i < n; i++) indices[i] += 1;
+}
+
+char *tw_f_string_buf(size_t len) {
+    char *c = calloc(len + 1, 1);
+    if (!c) {
+        fprintf(stderr, "libmpifort: no memory for a string of %zu characters\n", len);
+        abort();
+    }
+    return c;
+}
+
+char *tw_f_string_in(const char *s, size_t len) {
+    while (len > 0 && s[len - 1] == ' ') len--;
+    char *c = tw_f_string_buf(len);
+    memcpy(c, s, len);
+    return c;
+}
+
+void tw_f_string_out(const char *c, char *f, size_t len) {
+    size_t n = strnlen(c, len);
+    memcpy(f, c, n);
+    memset(f + n, ' ', len - n);
+}
+
+/* The predefined copy and delete functions, as Fortran calls them (all arguments by
+ * reference; the values INTEGER(KIND=MPI_ADDRESS_KIND), the MPI-1 ones INTEGER). */
+#define NULL_COPY(name, value)                                                                     \
+    void name(MPI_Fint *old, MPI_Fint *keyval, value *extra, value *in, value *out,                \
+              MPI_Fint *flag, MPI_Fint *ierror);                                                   \
+    void name(MPI_Fint *old, MPI_Fint *keyval, value *extra, value *in, value *out,                \
+              MPI_Fint *flag, MPI_Fint *ierror) {                                                  \
+        *flag = 0;                                                                                 \
+        *ierror = MPI_SUCCESS;                                                                     \
+    }
+#define DUP(name, value)                                                                           \
+    void name(MPI_Fint *old, MPI_Fint *keyval, value *extra, value *in, value *out,                \
+              MPI_Fint *flag, MPI_Fint *ierror);                                                   \
+    void name(MPI_Fint *old, MPI_Fint *keyval, value *extra, value *in, value *out,                \
+              MPI_Fint *flag, MPI_Fint *ierror) {                                                  \
+        *out = *in;                                                                                \
+        *flag = 1;                                                                                 \
+        *ierror = MPI_SUCCESS;                                                                     \
+    }
+#define NULL_DELETE(name, value)                                                                   \
+    void name(MPI_Fint *obj, MPI_Fint *keyval, value *attr, value *extra, MPI_Fint *ierror);       \
+    void name(MPI_Fint *obj, MPI_Fint *keyval, value *attr, value *extra, MPI_Fint *ierror) {      \
+        *ierror = MPI_SUCCESS;                                                                     \
+    }
+
+NULL_COPY(mpi_null_copy_fn_, MPI_Fint)
+DUP(mpi_dup_fn_, MPI_Fint)
+NULL_DELETE(mpi_null_delete_fn_, MPI_Fint)
+NULL_COPY(mpi_comm_null_copy_fn_, MPI_Aint)
+DUP(mpi_comm_dup_fn_, MPI_Aint)
+NULL_DELETE(mpi_comm_null_delete_fn_, MPI_Aint)
+NULL_COPY(mpi_type_null_copy_fn_, MPI_Aint)
+DUP(mpi_type_dup_fn_, MPI_Aint)
+NULL_DELETE(mpi_type_null_delete_fn_, MPI_Aint)
+NULL_COPY(mpi_win_null_copy_fn_, MPI_Aint)
+DUP(mpi_win_dup_fn_, MPI_Aint)
+NULL_DELETE(mpi_win_null_delete_fn_, MPI_Aint)

@@ -1,0 +1,62 @@
+/* libmpifort's conversions between Fortran's arguments and C's, which the generated
+ * entry points (gen_bindings.py fortran-c) and the hand-written ones (by_hand.c) use.
+ * The special addresses of mpif.h and the mpi module (MPI_BOTTOM, MPI_IN_PLACE,
+ * MPI_STATUS_IGNORE ...) are common blocks that libmpifort defines (commons.c): an
+ * argument is one when its address is the block's. */
+#ifndef TW_MPI_BINDINGS_FORTRAN_H
+#define TW_MPI_BINDINGS_FORTRAN_H
+
+#include <stddef.h>
+
+#include <mpi.h>
+
+/* gfortran's names of the common blocks (lower case, one trailing underscore); read
+ * through the GOT, so that the program's copy of a block is the one compared with */
+extern MPI_Fint mpi_fortran_bottom_;
+extern MPI_Fint mpi_fortran_in_place_;
+extern MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE];
+extern MPI_Fint mpi_fortran_errcodes_ignore_[1];
+extern char mpi_fortran_argv_null_[1];
+extern char mpi_fortran_argvs_null_[1];
+extern MPI_Fint mpi_fortran_unweighted_[1];
+extern MPI_Fint mpi_fortran_weights_empty_[1];
+
+/* a choice buffer: MPI_BOTTOM and MPI_IN_PLACE become C's */
+static inline void *tw_f_buf(const void *buf) {
+    if (buf == &mpi_fortran_bottom_) return MPI_BOTTOM;
+    if (buf == &mpi_fortran_in_place_) return MPI_IN_PLACE;
+    return (void *)buf;
+}
+
+static inline int tw_f_status_ignored(const MPI_Fint *status) {
+    return status == mpi_fortran_status_ignore_;
+}
+
+/* an array of Fortran statuses is one of C statuses (the same ints, convert.c) */
+static inline MPI_Status *tw_f_statuses(MPI_Fint *statuses) {
+    return statuses == mpi_fortran_statuses_ignore_ ? MPI_STATUSES_IGNORE : (MPI_Status *)statuses;
+}
+
+static inline int *tw_f_errcodes(int *codes) {
+    return codes == mpi_fortran_errcodes_ignore_ ? MPI_ERRCODES_IGNORE : codes;
+}
+
+static inline int *tw_f_weights(const int *weights) {
+    if (weights == mpi_fortran_unweighted_) return MPI_UNWEIGHTED;
+    if (weights == mpi_fortran_weights_empty_) return MPI_WEIGHTS_EMPTY;
+    return (int *)weights;
+}
+
+/* C's indices count from 0, Fortran's from 1 (n may be MPI_UNDEFINED: none) */
+void tw_f_indices_from_1(int *indices, int n);
+
+/* A CHARACTER input as a C string: without its trailing blanks (MPI-4.1 19.3.9),
+ * NUL-terminated, to be freed. */
+char *tw_f_string_in(const char *s, size_t len);
+/* room for a C string of at most len characters and its NUL, to be freed */
+char *tw_f_string_buf(size_t len);
+/* a C string into a CHARACTER of len: cut at len, padded with blanks */
+void tw_f_string_out(const char *c, char *f, size_t len);
+
+#endif

@@ -1,0 +1,114 @@
+! `use mpi`: a user-defined op in Fortran, comm split/dup/free, an error handler
+! called back from Fortran, MPI_ERRORS_RETURN with its error codes, attributes with
+! Fortran copy and delete functions, MPI_TAG_UB. A failed check aborts the job.
+module callbacks
+  implicit none
+  integer :: handler_calls = 0, handler_code = 0, deletes = 0
+contains
+  subroutine int_max(invec, inoutvec, len, datatype)
+    integer :: len, datatype
+    integer :: invec(len), inoutvec(len)
+    integer :: i
+    do i = 1, len
+      inoutvec(i) = max(invec(i), inoutvec(i))
+    end do
+  end subroutine
+  subroutine on_error(comm, code)
+    integer :: comm, code
+    handler_calls = handler_calls + 1
+    handler_code = code
+  end subroutine
+  subroutine copy_attr(old, keyval, extra, val_in, val_out, flag, ierr)
+    use mpi
+    integer :: old, keyval, ierr
+    integer(kind=MPI_ADDRESS_KIND) :: extra, val_in, val_out
+    logical :: flag
+    val_out = val_in + extra
+    flag = .true.
+    ierr = MPI_SUCCESS
+  end subroutine
+  subroutine delete_attr(comm, keyval, val, extra, ierr)
+    use mpi
+    integer :: comm, keyval, ierr
+    integer(kind=MPI_ADDRESS_KIND) :: val, extra
+    deletes = deletes + 1
+    ierr = MPI_SUCCESS
+  end subroutine
+end module
+
+program f90_module
+  use mpi
+  use callbacks
+  implicit none
+  integer :: ierr, rank, np, op, mx(2), half, sub, dup, subsize, eh, code, cls, keyval, sbuf(1)
+  integer(kind=MPI_ADDRESS_KIND) :: val
+  logical :: flag
+  character(len=MPI_MAX_ERROR_STRING) :: msg
+  integer :: msglen
+
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
+
+  ! a user op: commutative max of two INTEGERs
+  call MPI_Op_create(int_max, .true., op, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_Op_create')
+  call MPI_Allreduce([rank, -rank], mx, 2, MPI_INTEGER, op, MPI_COMM_WORLD, ierr)
+  call check(mx(1) == np - 1 .and. mx(2) == 0, 'user op')
+  call MPI_Op_free(op, ierr)
+  call check(op == MPI_OP_NULL, 'op freed')
+
+  ! split into halves, dup, free
+  half = mod(rank, 2)
+  call MPI_Comm_split(MPI_COMM_WORLD, half, rank, sub, ierr)
+  call MPI_Comm_size(sub, subsize, ierr)
+  call check(subsize == (np + 1 - half) / 2, 'comm split')
+  call MPI_Comm_dup(sub, dup, ierr)
+  call MPI_Comm_compare(sub, dup, code, ierr)
+  call check(code == MPI_CONGRUENT, 'comm dup')
+
+  ! attributes: Fortran copy and delete functions, called on dup and free
+  call MPI_Comm_create_keyval(copy_attr, delete_attr, keyval, 5_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_set_attr(dup, keyval, 100_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_get_attr(dup, keyval, val, flag, ierr)
+  call check(flag .and. val == 100, 'get_attr')
+  call MPI_Comm_dup(dup, sub, ierr)  ! sub's old value is freed below
+  call MPI_Comm_get_attr(sub, keyval, val, flag, ierr)
+  call check(flag .and. val == 105, 'attribute copied by a Fortran function')
+  call MPI_Comm_free(sub, ierr)
+  call check(deletes == 1 .and. sub == MPI_COMM_NULL, 'delete function called on free')
+  call MPI_Comm_free_keyval(keyval, ierr)
+  call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, val, flag, ierr)
+  call check(flag .and. val >= 32767, 'MPI_TAG_UB is the value itself')
+
+  ! an error handler written in Fortran, then MPI_ERRORS_RETURN
+  call MPI_Comm_create_errhandler(on_error, eh, ierr)
+  call MPI_Comm_set_errhandler(dup, eh, ierr)
+  call MPI_Send(sbuf, 1, MPI_INTEGER, np + 5, 0, dup, ierr)
+  call check(handler_calls == 1, 'Fortran error handler called')
+  call MPI_Error_class(handler_code, cls, ierr)
+  call check(cls == MPI_ERR_RANK, 'handler got MPI_ERR_RANK')
+  call MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN, ierr)
+  call MPI_Send(sbuf, -1, MPI_INTEGER, 0, 0, dup, code)
+  call MPI_Error_class(code, cls, ierr)
+  call check(cls == MPI_ERR_COUNT, 'MPI_ERRORS_RETURN: negative count is MPI_ERR_COUNT')
+  call MPI_Error_string(code, msg, msglen, ierr)
+  call check(index(msg(1:msglen), 'count') > 0, 'error string names the count: '//msg(1:msglen))
+  call MPI_Errhandler_free(eh, ierr)
+  call MPI_Comm_free(dup, ierr)
+  call MPI_Comm_split(MPI_COMM_WORLD, half, rank, sub, ierr)
+  call MPI_Comm_free(sub, ierr)
+
+  call MPI_Finalize(ierr)
+  if (rank == 0) print *, 'f90_module: ok on', np
+contains
+  subroutine check(ok, what)
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: what
+    integer :: e
+    if (.not. ok) then
+      print *, 'FAILED: ', what
+      call MPI_Abort(MPI_COMM_WORLD, 1, e)
+    end if
+  end subroutine
+end program
