@@ -52,8 +52,11 @@ test-mpi4py: build
 	./tests/external/mpi4py.sh $(BUILD)
 
 # Unit and multi-process tests under AddressSanitizer + UndefinedBehaviorSanitizer.
+# A Debug build (assertions on) at -O1, as AddressSanitizer's authors advise: at -O0
+# the fuzz drivers and the MPI tests took 1.3 to 3.2 times the CPU time.
 test-asan:
-	@$(CMAKE) -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=address,undefined >/dev/null
+	@$(CMAKE) -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=address,undefined \
+	  -DCMAKE_C_FLAGS_DEBUG="-g -O1" >/dev/null
 	@$(CMAKE) --build $(BUILD)/asan -j $(JOBS)
 	cd $(BUILD)/asan && LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_suppressions.txt \
 	  $(CTEST) -L "unit|mp"
