@@ -6,9 +6,12 @@
 # than NumPy. One test is left out by name: test_mpiapi's testSymbolCoverage, which
 # counts every MPI-4.1 symbol libmpi exports, the I/O chapter's among them (issue 34);
 # outside I/O the same coverage is the test mpi_bindings_claim_library's.
-# usage: tests/external/mpi4py.sh [BUILD] [RANKS...]      (default: build 1 2 3 4)
+# usage: tests/external/mpi4py.sh [--prepare] [BUILD] [RANKS...]   (default: build 1 2 3 4)
+#   --prepare: only the environment and the build, no suite
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+prepare=
+[ "${1:-}" = --prepare ] && { prepare=1; shift; }
 build=$(cd "${1:-build}" && pwd)
 shift || true
 ranks=("$@")
@@ -45,6 +48,7 @@ if [ -z "$module" ] || [ include/mpi.h -nt "$module" ]; then
         "$py" setup.py -q build_ext --inplace >"$work/build.log" 2>&1) ||
         { tail -30 "$work/build.log"; echo "mpi4py.sh: the build failed ($work/build.log)" >&2; exit 1; }
 fi
+[ -z "$prepare" ] || exit 0
 # suite N: the suite on N ranks, its log in $work/test-N.log; prints one line (or the
 # failures) and returns non-zero when it failed
 suite() {
