@@ -5,6 +5,7 @@ Prints "all" when the build is not Ninja's or a program is not one it makes.
 usage: test_targets.py BUILD_DIR [CTEST SELECTION ARGS...]   e.g. -L "ring|thread" """
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -15,11 +16,22 @@ def main(argv):
         print("all")
         return 0
     data = json.loads(subprocess.check_output(["ctest", "--show-only=json-v1"] + argv[2:], cwd=build))
+    selected = {test["name"] for test in data["tests"]}
+    # ctest names a test's command only once its program exists: before the build,
+    # the command lines come from the CTestTestfile.cmake files
     paths = set()
-    for test in data["tests"]:
-        for word in test.get("command", []):
-            if word.startswith(build + os.sep):
-                paths.add(os.path.relpath(word, build))
+    for top, dirs, files in os.walk(build):
+        dirs[:] = [d for d in dirs if not os.path.exists(os.path.join(top, d, "CMakeCache.txt"))]
+        if "CTestTestfile.cmake" not in files:
+            continue
+        with open(os.path.join(top, "CTestTestfile.cmake")) as f:
+            for line in f:
+                m = re.match(r"add_test\(\[=\[(.*?)\]=\] (.*)\)$", line.strip())
+                if not m or m.group(1) not in selected:
+                    continue
+                for word in re.findall(r'"((?:[^"\\]|\\.)*)"', m.group(2)):
+                    if word.startswith(build + os.sep):
+                        paths.add(os.path.relpath(word, build))
     if not paths:
         print("all")
         return 0
