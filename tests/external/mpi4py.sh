@@ -6,9 +6,12 @@
 # than NumPy. One test is left out by name: test_mpiapi's testSymbolCoverage, which
 # counts every MPI-4.1 symbol libmpi exports, the I/O chapter's among them (issue 34);
 # outside I/O the same coverage is the test mpi_bindings_claim_library's.
-# usage: tests/external/mpi4py.sh [BUILD] [RANKS...]      (default: build 1 2 3 4)
+# usage: tests/external/mpi4py.sh [--prepare] [BUILD] [RANKS...]   (default: build 1 2 3 4)
+#   --prepare: only the environment and the build, no suite
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+prepare=
+[ "${1:-}" = --prepare ] && { prepare=1; shift; }
 build=$(cd "${1:-build}" && pwd)
 shift || true
 ranks=("$@")
@@ -45,19 +48,37 @@ if [ -z "$module" ] || [ include/mpi.h -nt "$module" ]; then
         "$py" setup.py -q build_ext --inplace >"$work/build.log" 2>&1) ||
         { tail -30 "$work/build.log"; echo "mpi4py.sh: the build failed ($work/build.log)" >&2; exit 1; }
 fi
-status=0
-for n in "${ranks[@]}"; do
-    echo "mpi4py: test suite on $n rank(s)"
-    log=$work/test-$n.log
+[ -z "$prepare" ] || exit 0
+# suite N: the suite on N ranks, its log in $work/test-N.log; prints one line (or the
+# failures) and returns non-zero when it failed
+suite() {
+    local n=$1 log=$work/test-$1.log
     if ! (cd "$src" && PYTHONPATH=$src/src "$build/bin/mpiexec" -n "$n" --timeout "${TW_TEST_JOB_TIMEOUT:-900}" \
         "$py" test/main.py --inplace -q -x testSymbolCoverage >"$log" 2>&1); then
-        status=1
+        echo "mpi4py: test suite on $n rank(s):"
         grep -E "^(ERROR|FAIL):" "$log" | sort | uniq -c | head -40 || true
         tail -5 "$log"
         echo "mpi4py: FAILED on $n rank(s) ($log)"
+        return 1
+    fi
+    echo "mpi4py: test suite on $n rank(s): $(grep -E "^Ran |^OK" "$log" | tail -2 | tr '\n' ' ')"
+}
+status=0
+# The run on 1 rank keeps one core busy; it runs beside the one on the most ranks
+# (more ranks than cores: they sleep while they wait, and leave cores idle).
+pair=
+if [ ${#ranks[@]} -gt 1 ] && [[ " ${ranks[*]} " == *" 1 "* ]]; then
+    pair=1
+    most=$(printf '%s\n' "${ranks[@]}" | sort -n | tail -1)
+fi
+for n in "${ranks[@]}"; do
+    [ -n "$pair" ] && [ "$n" = 1 ] && continue
+    if [ -n "$pair" ] && [ "$n" = "$most" ]; then
+        suite 1 & beside=$!
+        suite "$n" || status=1
+        wait "$beside" || status=1
     else
-        grep -E "^Ran |^OK" "$log" | tail -2 | tr '\n' ' '
-        echo
+        suite "$n" || status=1
     fi
 done
 exit $status

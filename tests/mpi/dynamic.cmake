@@ -21,7 +21,7 @@ foreach(run self:1 self:2 world:2 world:3 ports:2)
 endforeach()
 # and a connect to a port that is open but never accepted on: refused after 1 s
 add_test(NAME mpi_dynamic_ports_3_connect_timeout COMMAND ${MPIEXEC} -n 3 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_dynamic_ports>)
-set_tests_properties(mpi_dynamic_ports_3_connect_timeout PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
+set_tests_properties(mpi_dynamic_ports_3_connect_timeout PROPERTIES LABELS "mp;mpi;waits" TIMEOUT ${TW_TEST_TIMEOUT}
                      ENVIRONMENT "TW_CONNECT_TIMEOUT=1")
 # a spawned rank that dies ends the whole job with an error naming it, never a hang
 add_test(NAME mpi_dynamic_spawned_dies COMMAND ${PROJECT_SOURCE_DIR}/tests/mp/expect_output.sh

@@ -27,5 +27,5 @@ set_tests_properties(mpi_tools_events_udp_retransmits PROPERTIES LABELS "mp;mpi"
 # a peer lost over the udp link (as win_lost): the mpi_peer_lost event names it
 add_test(NAME mpi_tools_events_peer_lost COMMAND ${PROJECT_SOURCE_DIR}/tests/mp/expect_output.sh
          --pass "tools_events: lost ok" -- ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_tools_events> lost)
-set_tests_properties(mpi_tools_events_peer_lost PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
+set_tests_properties(mpi_tools_events_peer_lost PROPERTIES LABELS "mp;mpi;waits" TIMEOUT ${TW_TEST_TIMEOUT}
                      ENVIRONMENT "TW_LINK=udp;TW_UDP_TIMEOUT=2000")
