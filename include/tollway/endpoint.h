@@ -170,6 +170,10 @@ void tw_ep_set_sleep(tw_ep_t *ep, int allowed);
  * not in its rings: a fence and a load, nothing when it never sleeps or is not
  * mapped here. */
 void tw_ep_wake(tw_ep_t *ep, int rank);
+/* Wakes a thread of this process that sleeps in a wait on ep, when another thread of
+ * the process needs it awake (a lock the sleeper holds). Safe from any thread: a fence
+ * and a load, a system call only when one sleeps. */
+void tw_ep_wake_self(tw_ep_t *ep);
 
 /* Ends the whole job with this exit code, through the launcher or process manager;
  * msg (may be NULL) is printed first. Does not return. */

@@ -769,6 +769,10 @@ void tw_ep_wake(tw_ep_t *ep, int rank) {
     if (peer->mapped) tw_ring_wake(&peer->velo); /* its doorbell, if it may sleep */
 }
 
+void tw_ep_wake_self(tw_ep_t *ep) {
+    if (ep) tw_bell_ring(&ep->segment->bell);
+}
+
 void tw_ep_abort(tw_ep_t *ep, int code, const char *msg) {
     tw_pm_abort(&ep->job->pm, code, msg);
 }

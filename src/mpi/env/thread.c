@@ -22,7 +22,10 @@ static _Atomic unsigned long taken; /* times the lock was taken */
 
 static void take(void) {
     if (pthread_mutex_trylock(&lock) != 0) {
-        atomic_fetch_add_explicit(&waiting, 1, memory_order_relaxed);
+        /* said before the ring: a holder asleep in a wait wakes, or, not yet asleep,
+         * sees it in ready_or_wanted and does not sleep */
+        atomic_fetch_add_explicit(&waiting, 1, memory_order_seq_cst);
+        tw_ep_wake_self(tw_mpi.ep);
         pthread_mutex_lock(&lock);
         atomic_fetch_sub_explicit(&waiting, 1, memory_order_relaxed);
     }
@@ -51,10 +54,26 @@ void tw_mpi_thread_yield(void) {
     take();
 }
 
+typedef struct wait {
+    int (*ready)(void *ctx);
+    void *ctx;
+} wait_t;
+
+/* What a wait checks before it sleeps: another thread asked for the lock, or what
+ * the wait itself waits for moved. */
+static int ready_or_wanted(void *arg) {
+    const wait_t *w = arg;
+    return atomic_load_explicit(&waiting, memory_order_seq_cst) || (w->ready && w->ready(w->ctx));
+}
+
+void tw_mpi_thread_relax(unsigned *spins, int (*ready)(void *ctx), void *ctx) {
+    wait_t w = {ready, ctx};
+    tw_ep_relax_until(tw_mpi.ep, spins, ready_or_wanted, &w);
+    tw_mpi_thread_yield();
+}
+
 void tw_mpi_thread_init(int provided) {
     tw_mpi.thread_level = provided;
     tw_mpi.main_thread = pthread_self();
     tw_mpi_threads_on = provided == MPI_THREAD_MULTIPLE;
-    /* a sleeping wait would hold the lock through its sleep */
-    if (tw_mpi_threads_on) tw_ep_set_sleep(tw_mpi.ep, 0);
 }

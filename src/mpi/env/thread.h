@@ -8,7 +8,9 @@
  * attribute or generalized-request callback) holds it already: the lock counts its
  * depth. Blocking calls give the lock away between progress passes (tw_mpi_relax), so
  * other threads run while one waits; any state such a call reads again after a pass
- * is read under the lock once more.
+ * is read under the lock once more. A wait that sleeps (TW_WAIT) sleeps holding the
+ * lock; a thread that finds the lock taken rings the endpoint's doorbell first, so the
+ * sleeper wakes and hands the lock over.
  *
  * Below MPI_THREAD_MULTIPLE the wrappers test tw_mpi_threads_on and nothing else. */
 #ifndef TW_MPI_THREAD_H
@@ -33,18 +35,24 @@ void tw_mpi_leave(void);
  * the outermost level and another thread waits for it, the other runs now. */
 void tw_mpi_thread_yield(void);
 
-/* The pause of every wait loop, between its progress passes (instead of tw_ep_relax).
- * Under MPI_THREAD_MULTIPLE the waits never sleep (tw_mpi_thread_init): the waiting
- * thread holds the lock the others need. */
+/* tw_mpi_relax under MPI_THREAD_MULTIPLE: a pause that does not sleep through another
+ * thread's wish for the lock, then the lock handed over when one waits for it. */
+void tw_mpi_thread_relax(unsigned *spins, int (*ready)(void *ctx), void *ctx);
+
+/* The pause of every wait loop, between its progress passes (instead of tw_ep_relax). */
 static inline void tw_mpi_relax(unsigned *spins) {
-    tw_ep_relax(tw_mpi.ep, spins);
-    if (__builtin_expect(tw_mpi_threads_on, 0)) tw_mpi_thread_yield();
+    if (__builtin_expect(tw_mpi_threads_on, 0))
+        tw_mpi_thread_relax(spins, NULL, NULL);
+    else
+        tw_ep_relax(tw_mpi.ep, spins);
 }
 
 /* tw_mpi_relax for a wait on memory a peer writes (tw_ep_relax_until). */
 static inline void tw_mpi_relax_until(unsigned *spins, int (*ready)(void *ctx), void *ctx) {
-    tw_ep_relax_until(tw_mpi.ep, spins, ready, ctx);
-    if (__builtin_expect(tw_mpi_threads_on, 0)) tw_mpi_thread_yield();
+    if (__builtin_expect(tw_mpi_threads_on, 0))
+        tw_mpi_thread_relax(spins, ready, ctx);
+    else
+        tw_ep_relax_until(tw_mpi.ep, spins, ready, ctx);
 }
 
 /* Called by MPI_Init_thread: stores the level provided and the calling thread, and
