@@ -30,6 +30,8 @@ usage: gen_bindings.py extract                 (rewrites standard.json from pymp
                                                 Fortran constants from MPI_H's values)
        gen_bindings.py mpif-h CONSTANTS OUT    (mpif.h, with what that program printed)
        gen_bindings.py mpi-module CONSTANTS OUT (the mpi module's source, mpi.f90)
+       gen_bindings.py f08-c OUT               (mpi_f08's entry points, C)
+       gen_bindings.py mpi-f08-module CONSTANTS MPI_H OUT (the mpi_f08 module's source)
        gen_bindings.py names                   (the claimed functions, one a line)
        gen_bindings.py check-library LIBMPI    (nm -D of LIBMPI against the claim)
        gen_bindings.py check-header MPI_H      (mpi.h's prototypes against the claim)
@@ -939,6 +941,343 @@ def emit_mpi_module(procs, constants):
     return "\n".join(out) + "\n"
 
 
+# ---- the mpi_f08 module ----
+#
+# `use mpi_f08` declares each call as a generic (MPI_Send, and PMPI_Send for the
+# profiling interface) over the specific procedures MPI_Send_f08 / PMPI_Send_f08
+# (MPI-4.1 19.1.5), whose interfaces are BIND(C) with those names: the handles are
+# TYPE(MPI_Comm) ... (one INTEGER, MPI_VAL), a status TYPE(MPI_Status) (the ints of
+# mpif.h's status, so the same layout), ierror OPTIONAL, a choice buffer
+# TYPE(*), DIMENSION(..) (ASYNCHRONOUS where the call returns a request), a CHARACTER
+# by descriptor. The C side of each (emit_f08_c) takes the descriptors, turns a
+# non-contiguous array section into a datatype (f08.c) and calls libmpifort's
+# entry point of the call (pmpi_send_), so both bindings convert the same way.
+
+F08_HANDLE_TYPES = ["MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Request", "MPI_Op", "MPI_Win",
+                    "MPI_Info", "MPI_Errhandler", "MPI_Message", "MPI_Session", "MPI_File"]
+
+# Calls of mpi_f08 that are Fortran module procedures (calling libmpifort's entry
+# point) rather than BIND(C) interfaces, and why: they have no _f08 linker name of
+# their own (their profiling names are the generics PMPI_...).
+F08_IN_FORTRAN = {
+    "callback": "a procedure argument (a user function, an error handler, attribute "
+                "copy and delete functions) cannot be a dummy of a BIND(C) interface "
+                "unless the user's procedure is BIND(C) itself (gfortran 12: 'must have "
+                "the BIND(C) attribute'); every call with an EXTERNAL argument",
+    "MPI_Status_f2f08": "a copy of the status's integers, in Fortran",
+    "MPI_Status_f082f": "as MPI_Status_f2f08",
+}
+
+# Calls of mpi_f08 not there yet, and why (beyond FORTRAN_NOT_YET's).
+F08_NOT_YET = {}
+
+F08_STATUS_DIMS = re.compile(r"\(\s*MPI_STATUS_SIZE\s*,?\s*")
+
+
+def f08_handle(p, f, c_by_name):
+    c = c_by_name.get(f.lower)
+    if c is None or f.type != "INTEGER":
+        return None
+    base = c_shape(c.decl)[0]
+    return base if base in F08_HANDLE_TYPES else None
+
+
+def f08_buffer_pairs(p):
+    """{buffer name: (count name, datatype name)} for the choice buffers described by
+    one scalar count and one datatype of their own; a buffer sharing its pair with
+    another (MPI_Reduce's) or with a count array (MPI_Gatherv's) is not in it."""
+    scalar = {f.lower for f in p.f90 if not f.dims}
+    names = [f.lower for f in p.f90]
+    out = {}
+    for f in p.f90:
+        if f.type != "<type>":
+            continue
+        stem = re.sub(r"_?(buf|addr)$", "", f.lower)
+        cnt = next((n for n in (f"{stem}count", f"{stem}_count", "count") if n in scalar), None)
+        dt = next((n for n in (f"{stem}type", f"{stem}_datatype", "datatype") if n in names), None)
+        if cnt and dt:
+            out[f.lower] = (cnt, dt)
+    used = {}
+    for b, pair in out.items():
+        used.setdefault(pair, []).append(b)
+    return {b: pair for b, pair in out.items() if len(used[pair]) == 1}
+
+
+def f08_asynchronous(p):
+    return any(c_shape(q.decl)[0] == "MPI_Request" and q.direction == "out" for q in p.fixed)
+
+
+def f08_procs(procs):
+    """(the calls as BIND(C) interfaces, the calls as module procedures)"""
+    bind, fortran = [], []
+    for p in fortran_interface_names(procs):
+        if p.name in F08_NOT_YET:
+            continue
+        if any(f.type == "EXTERNAL" for f in p.f90):
+            fortran.append(p)
+        else:
+            bind.append(p)
+    return bind, fortran
+
+
+def f08_declarations(p, bind):
+    c_by_name = {q.name: q for q in p.fixed}
+    asyn = f08_asynchronous(p)
+    out = []
+    for f in p.f90:
+        dims = f.dims.replace(" ", "")
+        if f.type == "<type>":
+            out.append(f"    TYPE(*), DIMENSION(..){', ASYNCHRONOUS' if asyn else ''} :: {f.name}")
+            continue
+        if f.type == "EXTERNAL":
+            out.append(f"    EXTERNAL :: {f.name}" if f.func_type != "USER_FUNCTION" else
+                       f"    PROCEDURE(MPI_User_function) :: {f.name}")
+            continue
+        intent = {"in": "IN", "out": "OUT", "inout": "INOUT"}[f.direction]
+        if f.lower == "ierror":
+            out.append("    INTEGER, OPTIONAL, INTENT(OUT) :: ierror")
+            continue
+        handle = f08_handle(p, f, c_by_name)
+        if f.kind == "STATUS" and f.type == "INTEGER":
+            rest = F08_STATUS_DIMS.sub("(", dims)
+            rest = "" if rest in ("(", "()", "(1)") else rest
+            rest = rest.rstrip(")") + ")" if rest else ""
+            out.append(f"    TYPE(MPI_Status){', DIMENSION' + rest if rest else ''}, "
+                       f"INTENT({intent}) :: {f.name}")
+        elif handle:
+            out.append(f"    TYPE({handle}){', DIMENSION' + dims if dims else ''}, "
+                       f"INTENT({intent}) :: {f.name}")
+        else:
+            t = F90_DECL.get(f.type, f.type)
+            out.append(f"    {t}{', DIMENSION' + dims if dims else ''}, INTENT({intent}) :: {f.name}")
+    return out
+
+
+def f08_head(p, name, bind):
+    args = [f.name for f in p.f90]
+    head = "FUNCTION" if p.f90_return else "SUBROUTINE"
+    prefix = f"{p.f90_return} " if p.f90_return else ""
+    out, line = [], f"  {prefix}{head} {name}("
+    for i, a in enumerate(args):
+        if len(line) + len(a) > 90:
+            out.append(line + " &")
+            line = "      "
+        line += a + (", " if i + 1 < len(args) else "")
+    line += ")"
+    if bind:
+        out.append(line + " &")
+        line = f'      BIND(C, name="{name}")'
+    out.append(line)
+    return out, head
+
+
+def f08_interface(p, name):
+    head, kind = f08_head(p, name, True)
+    return head + ["    IMPORT", "    IMPLICIT NONE"] + f08_declarations(p, True) + \
+        [f"  END {kind} {name}"]
+
+
+def f08_module_procedure(p, name):
+    """A call with a procedure argument, in Fortran over libmpifort's entry point."""
+    head, kind = f08_head(p, name, False)
+    c_by_name = {q.name: q for q in p.fixed}
+    args = []
+    for f in p.f90:
+        if f.lower == "ierror":
+            args.append("rc")
+        elif f.kind == "STATUS" or f08_handle(p, f, c_by_name):
+            args.append(f"{f.name}%MPI_VAL" if f.kind != "STATUS" else f.name)
+        else:
+            args.append(f.name)
+    return head + ["    IMPLICIT NONE"] + f08_declarations(p, False) + \
+        ["    INTEGER :: rc", f"    EXTERNAL :: p{p.name.lower()}",
+         f"    CALL p{p.name.lower()}({', '.join(args)})",
+         "    IF (PRESENT(ierror)) ierror = rc", f"  END {kind} {name}"]
+
+
+def f08_constants(constants, mpi_h):
+    """constants.inc's lines, the handles among them as PARAMETERs of their type."""
+    types = {}
+    text = open(mpi_h).read()
+    for inc in re.findall(r'#\s*include\s*<tollway/([\w.]+)>', text):
+        text += open(os.path.join(os.path.dirname(mpi_h), "tollway", inc)).read()
+    defs = dict(re.findall(r"^\s*#\s*define\s+(MPI_\w+)\s+(.+?)\s*$", text, re.M))
+
+    def handle_type(name, depth=0):
+        d = defs.get(name, "")
+        m = re.match(r"\(\((MPI_\w+)\)", d)
+        if m and m.group(1) in F08_HANDLE_TYPES:
+            return m.group(1)
+        if d.startswith("TW_MPI_TYPE("):
+            return "MPI_Datatype"
+        if re.fullmatch(r"MPI_\w+", d) and depth < 4:
+            return handle_type(d, depth + 1)
+        return None
+    out = []
+    lines = constants.rstrip("\n").split("\n")
+    i = 0
+    while i < len(lines):
+        m = re.match(r"\s*INTEGER\s+(MPI_\w+)$", lines[i])
+        v = re.match(r"\s*PARAMETER \((MPI_\w+)=(-?\d+)\)$", lines[i + 1]) if m and i + 1 < len(lines) else None
+        if m and v and handle_type(m.group(1)):
+            t = handle_type(m.group(1))
+            out.append(f"  TYPE({t}), PARAMETER :: {m.group(1)} = {t}({v.group(2)})")
+            i += 2
+            continue
+        out.append(lines[i])
+        i += 1
+    return out
+
+
+def emit_mpi_f08_module(procs, constants, mpi_h):
+    bind, fortran = f08_procs(procs)
+    out = ["! The mpi_f08 module (`use mpi_f08`): handle types, TYPE(MPI_Status), optional",
+           "! ierror, choice buffers TYPE(*), DIMENSION(..) (array sections included).",
+           f"! {GENERATED}",
+           "MODULE MPI_F08", "  USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR", "  IMPLICIT NONE",
+           "  PRIVATE :: C_PTR"]
+    for t in F08_HANDLE_TYPES:
+        out += [f"  TYPE, BIND(C) :: {t}", "    INTEGER :: MPI_VAL", f"  END TYPE {t}"]
+    out += ["  TYPE, BIND(C) :: MPI_Status",
+            "    INTEGER :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
+            "    INTEGER, PRIVATE :: tw_count_lo, tw_count_hi, tw_cancelled",
+            "  END TYPE MPI_Status"]
+    out += f08_constants(constants, mpi_h)
+    out += ["  LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .TRUE.",
+            "  LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.",
+            "! the special addresses: the common blocks of mpif.h's, known by their address",
+            "  INTEGER :: MPI_BOTTOM, MPI_IN_PLACE", "  COMMON /MPI_FORTRAN_BOTTOM/ MPI_BOTTOM",
+            "  COMMON /MPI_FORTRAN_IN_PLACE/ MPI_IN_PLACE",
+            "  TYPE(MPI_Status) :: MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE(1)",
+            "  COMMON /MPI_FORTRAN_STATUS_IGNORE/ MPI_STATUS_IGNORE",
+            "  COMMON /MPI_FORTRAN_STATUSES_IGNORE/ MPI_STATUSES_IGNORE",
+            "  INTEGER :: MPI_ERRCODES_IGNORE(1), MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)",
+            "  COMMON /MPI_FORTRAN_ERRCODES_IGNORE/ MPI_ERRCODES_IGNORE",
+            "  COMMON /MPI_FORTRAN_UNWEIGHTED/ MPI_UNWEIGHTED",
+            "  COMMON /MPI_FORTRAN_WEIGHTS_EMPTY/ MPI_WEIGHTS_EMPTY",
+            "  CHARACTER(LEN=1) :: MPI_ARGV_NULL(1), MPI_ARGVS_NULL(1,1)",
+            "  COMMON /MPI_FORTRAN_ARGV_NULL/ MPI_ARGV_NULL",
+            "  COMMON /MPI_FORTRAN_ARGVS_NULL/ MPI_ARGVS_NULL"]
+    out += fixed_lines(FORTRAN_PREDEFINED_CALLBACKS, "EXTERNAL", indent="  ")
+    out += ["", "  ABSTRACT INTERFACE",
+            "  SUBROUTINE MPI_User_function(invec, inoutvec, len, datatype)",
+            "    IMPORT", "    TYPE(C_PTR), VALUE :: invec, inoutvec", "    INTEGER :: len",
+            "    TYPE(MPI_Datatype) :: datatype", "  END SUBROUTINE MPI_User_function",
+            "  END INTERFACE", ""]
+    ops = []
+    for t in F08_HANDLE_TYPES:
+        short = t[4:].lower()
+        ops.append((f"tw_eq_{short}", f"tw_ne_{short}", t))
+    out.append("  INTERFACE OPERATOR(==)")
+    out += [f"    MODULE PROCEDURE {eq}" for eq, _, _ in ops]
+    out += ["  END INTERFACE", "  INTERFACE OPERATOR(/=)"]
+    out += [f"    MODULE PROCEDURE {ne}" for _, ne, _ in ops]
+    out.append("  END INTERFACE")
+    for prefix in ("", "P"):
+        for p in bind:
+            out += [f"  INTERFACE {prefix}{p.name}"]
+            out += f08_interface(p, f"{prefix}{p.name}_f08")
+            out += [f"  END INTERFACE {prefix}{p.name}"]
+        for p in fortran:
+            out += [f"  INTERFACE {prefix}{p.name}",
+                    f"    MODULE PROCEDURE {prefix}{p.name}_f08", f"  END INTERFACE {prefix}{p.name}"]
+    out += ["  INTERFACE MPI_Status_f2f08", "    MODULE PROCEDURE MPI_Status_f2f08_f08",
+            "  END INTERFACE", "  INTERFACE MPI_Status_f082f",
+            "    MODULE PROCEDURE MPI_Status_f082f_f08", "  END INTERFACE"]
+    out += ["CONTAINS"]
+    for eq, ne, t in ops:
+        for name, op in ((eq, "=="), (ne, "/=")):
+            out += [f"  ELEMENTAL LOGICAL FUNCTION {name}(a, b)", f"    TYPE({t}), INTENT(IN) :: a, b",
+                    f"    {name} = a%MPI_VAL {op} b%MPI_VAL", f"  END FUNCTION {name}"]
+    for prefix in ("", "P"):
+        for p in fortran:
+            out += f08_module_procedure(p, f"{prefix}{p.name}_f08")
+    out += ["  SUBROUTINE MPI_Status_f2f08_f08(f_status, f08_status, ierror)",
+            "    INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)",
+            "    TYPE(MPI_Status), INTENT(OUT) :: f08_status",
+            "    INTEGER, OPTIONAL, INTENT(OUT) :: ierror",
+            "    f08_status = TRANSFER(f_status, f08_status)",
+            "    IF (PRESENT(ierror)) ierror = MPI_SUCCESS",
+            "  END SUBROUTINE MPI_Status_f2f08_f08",
+            "  SUBROUTINE MPI_Status_f082f_f08(f08_status, f_status, ierror)",
+            "    TYPE(MPI_Status), INTENT(IN) :: f08_status",
+            "    INTEGER, INTENT(OUT) :: f_status(MPI_STATUS_SIZE)",
+            "    INTEGER, OPTIONAL, INTENT(OUT) :: ierror",
+            "    f_status = TRANSFER(f08_status, f_status)",
+            "    IF (PRESENT(ierror)) ierror = MPI_SUCCESS",
+            "  END SUBROUTINE MPI_Status_f082f_f08"]
+    out += ["END MODULE MPI_F08"]
+    return "\n".join(out) + "\n"
+
+
+def f08_c_entry(p):
+    """The C of one call's mpi_f08 entry point (PMPI_Send_f08, MPI_Send_f08 its weak
+    alias): descriptors in, libmpifort's entry point called."""
+    low = p.name.lower()
+    pairs = f08_buffer_pairs(p)
+    formals, pre, args, hidden, post = [], [], [], [], []
+    for f in p.f90:
+        n = f.lower
+        if f.type == "<type>":
+            formals.append(f"CFI_cdesc_t *{n}")
+            pre.append(f"tw_f08_section {n}_s = {{0}};")
+            if n in pairs:
+                cnt, dt = pairs[n]
+                pre.append(f"if (rc == MPI_SUCCESS) rc = tw_f08_section_of({n}, {cnt}, {dt}, "
+                           f"&{n}_s, \"{p.name}\", \"{n}\");")
+            else:
+                pre.append(f"if (rc == MPI_SUCCESS) rc = tw_f08_section_of({n}, NULL, NULL, "
+                           f"&{n}_s, \"{p.name}\", \"{n}\");")
+            args.append(f"{n}_s.addr")
+            post.append(f"tw_f08_section_done(&{n}_s);")
+        elif f.type.startswith("CHARACTER"):
+            formals.append(f"CFI_cdesc_t *{n}")
+            args.append(f"{n}->base_addr")
+            hidden.append(f"{n}->elem_len")
+        elif n == "ierror":
+            formals.append("MPI_Fint *ierror")
+            args.append("&rc")
+        else:
+            formals.append(f"void *{n}")
+            args.append(n)
+    # a buffer turned into a datatype passes its count and datatype in their stead
+    for b, (cnt, dt) in pairs.items():
+        args = [f"{b}_s.count_arg" if a == cnt else f"{b}_s.type_arg" if a == dt else a
+                for a in args]
+    fsig = ", ".join(formals) or "void"
+    decl_types = ", ".join(["void *"] * len(args) + ["size_t"] * len(hidden)) or "void"
+    call_args = ", ".join(args + [f"(size_t){h}" for h in hidden])
+    out = []
+    if p.f90_return:
+        ret = {"DOUBLE PRECISION": "double", "INTEGER(KIND=MPI_ADDRESS_KIND)": "MPI_Aint"}[p.f90_return]
+        out += [f"{ret} p{low}_({decl_types});", f"{ret} P{p.name}_f08({fsig});",
+                f"{ret} P{p.name}_f08({fsig}) {{", f"    return p{low}_({call_args});", "}"]
+    else:
+        ret = "void"
+        out += [f"void p{low}_({decl_types});", f"void P{p.name}_f08({fsig});",
+                f"void P{p.name}_f08({fsig}) {{", "    MPI_Fint rc = MPI_SUCCESS;"]
+        out += ["    " + x for x in pre]
+        out += [f"    if (rc == MPI_SUCCESS) p{low}_({call_args});"]
+        out += ["    " + x for x in post]
+        if any(f.lower == "ierror" for f in p.f90):
+            out.append("    if (ierror) *ierror = rc;")
+        out.append("}")
+    out.append(f'{ret} {p.name}_f08({fsig}) __attribute__((weak, alias("P{p.name}_f08")));')
+    return "\n".join(out) + "\n"
+
+
+def emit_f08_c(procs):
+    bind, _ = f08_procs(procs)
+    out = [f"/* {GENERATED}",
+           " * mpi_f08's entry points: BIND(C) procedures (PMPI_Send_f08, MPI_Send_f08 its",
+           " * weak alias) over libmpifort's (pmpi_send_). */",
+           "#include <stddef.h>", "", '#include "mpi/bindings/fortran/f08.h"', "",
+           "/* clang-format off */"]
+    out += [f08_c_entry(p) for p in bind]
+    out.append("/* clang-format on */")
+    return "\n".join(out) + "\n"
+
+
 # ---- checks against the claim ----
 
 def tokens(text):
@@ -1037,6 +1376,10 @@ def main(argv):
     elif cmd in ("mpif-h", "mpi-module") and len(rest) == 2:
         constants = open(rest[0]).read()
         write(rest[1], (emit_mpif_h if cmd == "mpif-h" else emit_mpi_module)(procs, constants))
+    elif cmd == "f08-c" and len(rest) == 1:
+        write(rest[0], emit_f08_c(procs))
+    elif cmd == "mpi-f08-module" and len(rest) == 3:
+        write(rest[2], emit_mpi_f08_module(procs, open(rest[0]).read(), rest[1]))
     elif cmd == "names" and not rest:
         write("-", emit_names(procs))
     elif cmd in ("check-library", "check-header") and len(rest) == 1:

@@ -1,0 +1,94 @@
+/* mpi_f08's array sections as datatypes (f08.h). */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mpi/bindings/fortran/f08.h"
+
+static int section_error(int errclass, const char *call, const char *arg, const char *why) {
+    /* said once here, as the handler's class alone would not name the argument */
+    MPI_Errhandler h = MPI_ERRHANDLER_NULL;
+    PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &h);
+    if (h != MPI_ERRORS_RETURN) fprintf(stderr, "%s (mpi_f08): %s: %s\n", call, arg, why);
+    if (h != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&h);
+    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, errclass);
+    return errclass;
+}
+
+/* the datatype of the first n elements of the section, in array element order, each
+ * k of datatype t0 */
+static int indexed_section(const CFI_cdesc_t *d, MPI_Aint n, MPI_Datatype t0, MPI_Datatype *out) {
+    MPI_Aint *displs = malloc(sizeof(MPI_Aint) * (size_t)(n ? n : 1));
+    if (!displs) return MPI_ERR_NO_MEM;
+    CFI_index_t idx[CFI_MAX_RANK] = {0};
+    for (MPI_Aint e = 0; e < n; e++) {
+        MPI_Aint off = 0;
+        for (int r = 0; r < d->rank; r++) off += (MPI_Aint)idx[r] * (MPI_Aint)d->dim[r].sm;
+        displs[e] = off;
+        for (int r = 0; r < d->rank; r++) { /* the next index, the first fastest */
+            if (++idx[r] < d->dim[r].extent) break;
+            idx[r] = 0;
+        }
+    }
+    int rc = PMPI_Type_create_hindexed_block((int)n, 1, displs, t0, out);
+    free(displs);
+    return rc;
+}
+
+int tw_f08_section_of(CFI_cdesc_t *d, void *count, void *datatype, tw_f08_section *s,
+                      const char *call, const char *arg) {
+    s->addr = tw_f_buf(d->base_addr);
+    s->made_one = 0;
+    s->count_arg = count;
+    s->type_arg = datatype;
+    if (d->rank == 0 || CFI_is_contiguous(d)) return MPI_SUCCESS;
+    MPI_Aint n = 1;
+    for (int r = 0; r < d->rank; r++) n *= (MPI_Aint)d->dim[r].extent;
+    if (n == 0) return MPI_SUCCESS;
+    if (!count || !datatype)
+        return section_error(MPI_ERR_BUFFER, call, arg,
+                             "a non-contiguous array section is not supported here (it has "
+                             "no count and datatype of its own): pass a contiguous array");
+    MPI_Fint cnt = *(MPI_Fint *)count;
+    MPI_Datatype type = PMPI_Type_f2c(*(MPI_Fint *)datatype);
+    MPI_Aint lb = 0, extent = 0;
+    int rc = PMPI_Type_get_extent(type, &lb, &extent);
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Aint elem = (MPI_Aint)d->elem_len;
+    if (extent <= 0 || extent > elem || elem % extent != 0)
+        return section_error(MPI_ERR_TYPE, call, arg,
+                             "the datatype of a non-contiguous array section must fit a whole "
+                             "number of times into one element of the array");
+    MPI_Aint k = elem / extent; /* datatypes an element holds */
+    if (cnt < 0 || cnt % k != 0 || cnt / k > n)
+        return section_error(MPI_ERR_COUNT, call, arg,
+                             "the count exceeds the array section, or is not whole elements");
+    MPI_Datatype t = type, next;
+    if (k > 1) {
+        if ((rc = PMPI_Type_contiguous((int)k, type, &t)) != MPI_SUCCESS) return rc;
+    }
+    if (cnt / k == n) { /* the whole section: a vector of vectors, one a dimension */
+        for (int r = 0; r < d->rank && rc == MPI_SUCCESS; r++) {
+            rc = PMPI_Type_create_hvector((int)d->dim[r].extent, 1, (MPI_Aint)d->dim[r].sm, t,
+                                          &next);
+            if (t != type) PMPI_Type_free(&t);
+            t = next;
+        }
+    } else {
+        rc = indexed_section(d, cnt / k, t, &next);
+        if (t != type) PMPI_Type_free(&t);
+        t = next;
+    }
+    if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&t);
+    if (rc != MPI_SUCCESS) return rc;
+    s->made = t;
+    s->made_one = 1;
+    s->count = 1;
+    s->datatype = PMPI_Type_c2f(t);
+    s->count_arg = &s->count;
+    s->type_arg = &s->datatype;
+    return MPI_SUCCESS;
+}
+
+void tw_f08_section_done(tw_f08_section *s) {
+    if (s->made_one) PMPI_Type_free(&s->made);
+}

@@ -1,0 +1,30 @@
+/* mpi_f08's choice buffers: a TYPE(*), DIMENSION(..) argument arrives as a descriptor
+ * (ISO_Fortran_binding.h). A contiguous one is its address; a non-contiguous array
+ * section (a(1:n:3), a 2-D section) becomes a datatype made from the descriptor's
+ * strides, so the call reads and writes the section in place, without a copy. */
+#ifndef TW_MPI_BINDINGS_FORTRAN_F08_H
+#define TW_MPI_BINDINGS_FORTRAN_F08_H
+
+#include <ISO_Fortran_binding.h>
+
+#include "mpi/bindings/fortran/fortran.h"
+
+typedef struct tw_f08_section {
+    void *addr;     /* what the call gets as the buffer */
+    MPI_Fint count; /* the count and datatype it gets, when made (else the caller's) */
+    MPI_Fint datatype;
+    MPI_Fint *count_arg; /* pointers to pass: to the made ones, or the caller's */
+    MPI_Fint *type_arg;
+    MPI_Datatype made; /* freed after the call when made_one */
+    int made_one;
+} tw_f08_section;
+
+/* The buffer of call `call`'s argument `arg` (descriptor d); count and datatype are
+ * the caller's (Fortran INTEGERs), or NULL when the buffer has no pair of its own (a
+ * non-contiguous section is then an error: MPI_ERR_BUFFER). Returns MPI_SUCCESS or
+ * the class of what was wrong, after calling the world's error handler. */
+int tw_f08_section_of(CFI_cdesc_t *d, void *count, void *datatype, tw_f08_section *s,
+                      const char *call, const char *arg);
+void tw_f08_section_done(tw_f08_section *s);
+
+#endif
