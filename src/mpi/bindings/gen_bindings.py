@@ -971,6 +971,12 @@ F08_IN_FORTRAN = {
 # Calls of mpi_f08 not there yet, and why (beyond FORTRAN_NOT_YET's).
 F08_NOT_YET = {}
 
+# Calls that keep their buffer past the call (a window's memory, an attached buffer):
+# a non-contiguous array section cannot be a copy there, and is an error.
+F08_KEPT_BUFFERS = re.compile(r"MPI_(Win_create|Win_attach|Win_detach|Buffer_attach|Buffer_detach|"
+                              r"Comm_attach_buffer|Session_attach_buffer|Comm_detach_buffer|"
+                              r"Session_detach_buffer|Free_mem)$")
+
 F08_STATUS_DIMS = re.compile(r"\(\s*MPI_STATUS_SIZE\s*,?\s*")
 
 
@@ -1003,8 +1009,13 @@ def f08_buffer_pairs(p):
     return {b: pair for b, pair in out.items() if len(used[pair]) == 1}
 
 
+# one-sided calls without a request: their buffers are in use until the epoch ends
+F08_RMA = re.compile(r"MPI_(Put|Get|Accumulate|Get_accumulate|Fetch_and_op|Compare_and_swap)$")
+
+
 def f08_asynchronous(p):
-    return any(c_shape(q.decl)[0] == "MPI_Request" and q.direction == "out" for q in p.fixed)
+    """Whether the call's buffers are used after it returns (ASYNCHRONOUS, no copy)."""
+    return bool(F08_RMA.match(p.name)) or any(c_shape(q.decl)[0] == "MPI_Request" and q.direction == "out" for q in p.fixed)
 
 
 def f08_procs(procs):
@@ -1143,7 +1154,9 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
             "    INTEGER, PRIVATE :: tw_count_lo, tw_count_hi, tw_cancelled",
             "  END TYPE MPI_Status"]
     out += f08_constants(constants, mpi_h)
-    out += ["  LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .TRUE.",
+    # .FALSE. until every choice buffer takes a non-contiguous section (docs/fortran.md:
+    # not yet those of nonblocking collectives that share a count and datatype)
+    out += ["  LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.",
             "  LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.",
             "! the special addresses: the common blocks of mpif.h's, known by their address",
             "  INTEGER :: MPI_BOTTOM, MPI_IN_PLACE", "  COMMON /MPI_FORTRAN_BOTTOM/ MPI_BOTTOM",
@@ -1224,10 +1237,14 @@ def f08_c_entry(p):
             if n in pairs:
                 cnt, dt = pairs[n]
                 pre.append(f"if (rc == MPI_SUCCESS) rc = tw_f08_section_of({n}, {cnt}, {dt}, "
-                           f"&{n}_s, \"{p.name}\", \"{n}\");")
+                           f"&{n}_s, \"{p.name}\", \"{n}\", TW_F08_NO_COPY);")
             else:
+                # a blocking call that does not keep the buffer may use a copy of it
+                copy = "TW_F08_NO_COPY" if f08_asynchronous(p) or F08_KEPT_BUFFERS.match(p.name) \
+                    else {"in": "TW_F08_COPY_IN", "out": "TW_F08_COPY_OUT"}.get(f.direction,
+                                                                             "TW_F08_COPY_INOUT")
                 pre.append(f"if (rc == MPI_SUCCESS) rc = tw_f08_section_of({n}, NULL, NULL, "
-                           f"&{n}_s, \"{p.name}\", \"{n}\");")
+                           f"&{n}_s, \"{p.name}\", \"{n}\", {copy});")
             args.append(f"{n}_s.addr")
             post.append(f"tw_f08_section_done(&{n}_s);")
         elif f.type.startswith("CHARACTER"):

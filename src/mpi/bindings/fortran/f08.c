@@ -1,6 +1,7 @@
 /* mpi_f08's array sections as datatypes (f08.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mpi/bindings/fortran/f08.h"
 
@@ -34,8 +35,27 @@ static int indexed_section(const CFI_cdesc_t *d, MPI_Aint n, MPI_Datatype t0, MP
     return rc;
 }
 
+/* the section's elements to or from a contiguous buffer, in array element order */
+static void copy_section(const CFI_cdesc_t *d, char *flat, int out) {
+    CFI_index_t idx[CFI_MAX_RANK] = {0};
+    MPI_Aint n = 1;
+    for (int r = 0; r < d->rank; r++) n *= (MPI_Aint)d->dim[r].extent;
+    for (MPI_Aint e = 0; e < n; e++) {
+        char *elem = d->base_addr;
+        for (int r = 0; r < d->rank; r++) elem += idx[r] * d->dim[r].sm;
+        if (out)
+            memcpy(elem, flat + e * (MPI_Aint)d->elem_len, d->elem_len);
+        else
+            memcpy(flat + e * (MPI_Aint)d->elem_len, elem, d->elem_len);
+        for (int r = 0; r < d->rank; r++) {
+            if (++idx[r] < d->dim[r].extent) break;
+            idx[r] = 0;
+        }
+    }
+}
+
 int tw_f08_section_of(CFI_cdesc_t *d, void *count, void *datatype, tw_f08_section *s,
-                      const char *call, const char *arg) {
+                      const char *call, const char *arg, int copy) {
     s->addr = tw_f_buf(d->base_addr);
     s->made_one = 0;
     s->count_arg = count;
@@ -44,10 +64,21 @@ int tw_f08_section_of(CFI_cdesc_t *d, void *count, void *datatype, tw_f08_sectio
     MPI_Aint n = 1;
     for (int r = 0; r < d->rank; r++) n *= (MPI_Aint)d->dim[r].extent;
     if (n == 0) return MPI_SUCCESS;
+    if ((!count || !datatype) && copy != TW_F08_NO_COPY) {
+        /* what the compiler's copy-in and copy-out would do, as the call is blocking */
+        s->copy = malloc((size_t)n * d->elem_len);
+        if (!s->copy) return section_error(MPI_ERR_NO_MEM, call, arg, "no memory for a copy");
+        if (copy != TW_F08_COPY_OUT) copy_section(d, s->copy, 0);
+        s->copy_out = copy != TW_F08_COPY_IN;
+        s->desc = d;
+        s->addr = s->copy;
+        return MPI_SUCCESS;
+    }
     if (!count || !datatype)
         return section_error(MPI_ERR_BUFFER, call, arg,
-                             "a non-contiguous array section is not supported here (it has "
-                             "no count and datatype of its own): pass a contiguous array");
+                             "a non-contiguous array section is not supported here (the "
+                             "library keeps the buffer, or the call is nonblocking and the "
+                             "buffer shares its count and datatype): pass a contiguous array");
     MPI_Fint cnt = *(MPI_Fint *)count;
     MPI_Datatype type = PMPI_Type_f2c(*(MPI_Fint *)datatype);
     MPI_Aint lb = 0, extent = 0;
@@ -91,4 +122,8 @@ int tw_f08_section_of(CFI_cdesc_t *d, void *count, void *datatype, tw_f08_sectio
 
 void tw_f08_section_done(tw_f08_section *s) {
     if (s->made_one) PMPI_Type_free(&s->made);
+    if (s->copy) {
+        if (s->copy_out) copy_section(s->desc, s->copy, 1);
+        free(s->copy);
+    }
 }

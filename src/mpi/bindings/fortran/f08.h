@@ -17,14 +17,24 @@ typedef struct tw_f08_section {
     MPI_Fint *type_arg;
     MPI_Datatype made; /* freed after the call when made_one */
     int made_one;
+    void *copy;   /* a contiguous copy of the section (TW_F08_COPY_*), freed after */
+    int copy_out; /* copied back into the section after the call */
+    const CFI_cdesc_t *desc;
 } tw_f08_section;
+
+/* What a buffer without a count and datatype of its own (MPI_Reduce's two share one)
+ * does when it is a non-contiguous section: an error (the library keeps the buffer, or
+ * the call returns before it is done), or a contiguous copy made before the call of a
+ * blocking one, copied back after it for an output */
+enum { TW_F08_NO_COPY, TW_F08_COPY_IN, TW_F08_COPY_OUT, TW_F08_COPY_INOUT };
 
 /* The buffer of call `call`'s argument `arg` (descriptor d); count and datatype are
  * the caller's (Fortran INTEGERs), or NULL when the buffer has no pair of its own (a
- * non-contiguous section is then an error: MPI_ERR_BUFFER). Returns MPI_SUCCESS or
- * the class of what was wrong, after calling the world's error handler. */
+ * non-contiguous section is then copied as `copy` says, or is an error:
+ * MPI_ERR_BUFFER). Returns MPI_SUCCESS or the class of what was wrong, after calling
+ * the world's error handler. */
 int tw_f08_section_of(CFI_cdesc_t *d, void *count, void *datatype, tw_f08_section *s,
-                      const char *call, const char *arg);
+                      const char *call, const char *arg, int copy);
 void tw_f08_section_done(tw_f08_section *s);
 
 #endif
