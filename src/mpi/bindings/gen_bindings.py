@@ -32,6 +32,9 @@ usage: gen_bindings.py extract                 (rewrites standard.json from pymp
        gen_bindings.py mpi-module CONSTANTS OUT (the mpi module's source, mpi.f90)
        gen_bindings.py f08-c OUT               (mpi_f08's entry points, C)
        gen_bindings.py mpi-f08-module CONSTANTS MPI_H OUT (the mpi_f08 module's source)
+       gen_bindings.py constants-values MPI_H OUT  (a C program printing the constants)
+       gen_bindings.py constants-print CONSTANTS MPI_H BINDING OUT (the same in Fortran,
+                                                through mpif.h, mpi or mpi_f08)
        gen_bindings.py names                   (the claimed functions, one a line)
        gen_bindings.py check-library LIBMPI    (nm -D of LIBMPI against the claim)
        gen_bindings.py check-header MPI_H      (mpi.h's prototypes against the claim)
@@ -1295,6 +1298,45 @@ def emit_f08_c(procs):
     return "\n".join(out) + "\n"
 
 
+# ---- the check that the bindings' constants are mpi.h's (tests/fortran) ----
+
+def emit_constants_values_c(mpi_h):
+    """A C program printing 'NAME VALUE' for each integer constant, as C sees it."""
+    out = [f"/* {GENERATED} */", "#include <mpi.h>", "#include <stddef.h>", "#include <stdio.h>",
+           "#define INTEGER_TYPE(x) _Generic((x), int: 1, unsigned: 1, long: 1, unsigned long: 1, "
+           "long long: 1, unsigned long long: 1, default: 0)",
+           "static void value(const char *name, long long v, int is_integer) {",
+           '    if (is_integer) printf("%s %lld\\n", name, v);', "}",
+           "#define C(name) value(#name, (long long)(name), INTEGER_TYPE(name))",
+           "int main(void) {"]
+    for name, expr in FORTRAN_ONLY_CONSTANTS.items():
+        out.append(f'    value("{name}", (long long)({expr}), 1);')
+    out += [f"    C({n});" for n in c_constants(mpi_h) if n not in FORTRAN_ONLY_CONSTANTS]
+    out += ["    return 0;", "}"]
+    return "\n".join(out) + "\n"
+
+
+def emit_constants_print_fortran(constants, mpi_h, binding):
+    """A Fortran program printing 'NAME VALUE' for each constant, through binding
+    (mpif.h, mpi or mpi_f08; free form); mpi_f08's handles by their MPI_VAL."""
+    names = re.findall(r"PARAMETER \((MPI_\w+)=", constants)
+    handles = set()
+    if binding == "mpi_f08":
+        handles = {m for m in re.findall(r"TYPE\(MPI_\w+\), PARAMETER :: (MPI_\w+)",
+                                         "\n".join(f08_constants(constants, mpi_h)))}
+    use = {"mpif.h": "  IMPLICIT NONE\n  INCLUDE 'mpif.h'", "mpi": "  USE mpi\n  IMPLICIT NONE",
+           "mpi_f08": "  USE mpi_f08\n  IMPLICIT NONE"}[binding]
+    out = [f"! {GENERATED}", f"PROGRAM constants_{binding.replace('.', '_')}"]
+    if binding != "mpif.h":
+        out = [out[0], f"PROGRAM constants_{binding}", use]
+    else:
+        out += [use]
+    for n in names:
+        out.append(f"  PRINT '(A,1X,I0)', '{n}', {n}{'%MPI_VAL' if n in handles else ''}")
+    out.append("END PROGRAM")
+    return "\n".join(out) + "\n"
+
+
 # ---- checks against the claim ----
 
 def tokens(text):
@@ -1397,6 +1439,10 @@ def main(argv):
         write(rest[0], emit_f08_c(procs))
     elif cmd == "mpi-f08-module" and len(rest) == 3:
         write(rest[2], emit_mpi_f08_module(procs, open(rest[0]).read(), rest[1]))
+    elif cmd == "constants-values" and len(rest) == 2:
+        write(rest[1], emit_constants_values_c(rest[0]))
+    elif cmd == "constants-print" and len(rest) == 4:
+        write(rest[3], emit_constants_print_fortran(open(rest[0]).read(), rest[1], rest[2]))
     elif cmd == "names" and not rest:
         write("-", emit_names(procs))
     elif cmd in ("check-library", "check-header") and len(rest) == 1:
