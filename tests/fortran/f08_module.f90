@@ -63,6 +63,7 @@ program f08_module
   type(MPI_Comm) :: sub, dup
   type(MPI_Win) :: win
   integer(kind=MPI_ADDRESS_KIND) :: wsize, disp
+  integer(kind=MPI_COUNT_KIND) :: bigcnt
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -105,6 +106,15 @@ program f08_module
   do i = 1, 4
     call check(r(i) == left * 1000 + n - 3 * (i - 1), 'reversed section, first elements')
   end do
+
+  ! the large-count overloads: INTEGER(KIND=MPI_COUNT_KIND) counts, a section too
+  r = -1
+  call MPI_Irecv(r, int(n, MPI_COUNT_KIND), MPI_INTEGER, left, 15, MPI_COMM_WORLD, reqs(1))
+  call MPI_Send(a(2:n:5), 6_MPI_COUNT_KIND, MPI_INTEGER, right, 15, MPI_COMM_WORLD)
+  call MPI_Wait(reqs(1), st)
+  call MPI_Get_count(st, MPI_INTEGER, bigcnt)
+  call check(bigcnt == 6_MPI_COUNT_KIND .and. r(6) == left * 1000 + 27 .and. r(7) == -1, &
+             'large-count send of a section')
 
   ! a 2-D section b(2:5, 1:8:2) (4 x 4) into rb(1:4, 5:8)
   b = reshape([(rank * 100 + i, i = 1, 48)], [6, 8])

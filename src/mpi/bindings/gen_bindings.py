@@ -765,6 +765,8 @@ def emit_fortran_c(procs):
                    f'"an array of {base} is one of MPI_Fint");')
     out.append("")
     out += [e.text() for e in fortran_entries(procs)]
+    out.append("/* the large-count forms, for mpi_f08's generics (mpif.h and mpi have none) */")
+    out += [e.text() for _, e in large_count(procs)]
     out.append("/* clang-format on */")
     return "\n".join(out) + "\n"
 
@@ -1021,6 +1023,83 @@ def f08_asynchronous(p):
     return bool(F08_RMA.match(p.name)) or any(c_shape(q.decl)[0] == "MPI_Request" and q.direction == "out" for q in p.fixed)
 
 
+# Large-count calls (_c) mpi_f08 does not overload its generic with, and why.
+SAME_KIND = ("MPI_COUNT_KIND is MPI_ADDRESS_KIND (both 8 bytes): the overload would be the "
+             "base call's, which already takes INTEGER(KIND=MPI_ADDRESS_KIND)")
+F08_LARGE_COUNT_NOT_YET = {
+    "MPI_Type_get_extent_c": SAME_KIND,
+    "MPI_Type_get_true_extent_c": SAME_KIND,
+    "MPI_Type_create_resized_c": SAME_KIND,
+    "MPI_Op_create_c": "its user function takes an MPI_Count length: a module procedure "
+                       "with a second abstract interface, not written yet",
+    "MPI_Type_get_contents_c": "it has a count array (counts) the base call has not: its "
+                               "Fortran binding cannot be made from the base's",
+    "MPI_Type_get_envelope_c": "as MPI_Type_get_contents_c (num_large_counts)",
+}
+
+
+def large_count(procs):
+    """large_count_procs, stopping when what cannot be made is not what the table says."""
+    made, why = large_count_procs(procs)
+    if set(why) != set(F08_LARGE_COUNT_NOT_YET):
+        sys.exit("large-count calls without an mpi_f08 overload differ from "
+                 "F08_LARGE_COUNT_NOT_YET: " +
+                 "; ".join(f"{n}: {w}" for n, w in why.items() if n not in F08_LARGE_COUNT_NOT_YET) +
+                 " ".join(f"{n} is listed but made" for n in F08_LARGE_COUNT_NOT_YET if n not in why))
+    return made
+
+
+def large_count_procs(procs):
+    """[(the _c call with a Fortran binding made from its base's, its libmpifort entry)]
+    for the generics of mpi_f08: each parameter whose C type is MPI_Count (or MPI_Aint)
+    where the base call's is int becomes INTEGER(KIND=MPI_COUNT_KIND) (or
+    MPI_ADDRESS_KIND). {name: why} of those that cannot be made."""
+    import copy
+    by_name = {p.name: p for p in procs}
+    made, why = [], {}
+    for pc in procs:
+        base = by_name.get(pc.name[:-2]) if pc.name.endswith("_c") else None
+        if base is None or base.f90 is None or base.name in FORTRAN_NOT_YET:
+            continue
+        if any(f.type == "EXTERNAL" for f in base.f90):
+            why[pc.name] = "a procedure argument (mpi_f08 makes those module procedures)"
+            continue
+        c_base = {q.name: c_shape(q.decl)[0] for q in base.fixed}
+        c_big = {q.name: c_shape(q.decl)[0] for q in pc.fixed}
+        if set(c_base) != set(c_big):
+            why[pc.name] = "its C parameters are not its base call's"
+            continue
+        f90, changed = [], False
+        for f in base.f90:
+            g = copy.copy(f)
+            b, c = c_base.get(f.lower), c_big.get(f.lower)
+            if b != c:
+                changed = True
+                if c == "MPI_Count":
+                    g.type = "INTEGER(KIND=MPI_COUNT_KIND)"
+                elif c == "MPI_Aint":
+                    g.type = "INTEGER(KIND=MPI_ADDRESS_KIND)"
+                else:
+                    why[pc.name] = f"{f.name}: C type {c}, no Fortran kind for it"
+                    break
+            f90.append(g)
+        if pc.name in why:
+            continue
+        def kinds(fs):  # MPI_Count and MPI_Aint are both 64 bits (mpi.h): one Fortran kind
+            return [f.type.replace("MPI_COUNT_KIND", "MPI_ADDRESS_KIND") for f in fs]
+        if not changed or kinds(f90) == kinds(base.f90):
+            why[pc.name] = SAME_KIND
+            continue
+        synth = copy.copy(pc)
+        synth.f90, synth.f90_return = f90, base.f90_return
+        e = FortranEntry(synth)
+        if e.why:
+            why[pc.name] = e.why
+            continue
+        made.append((synth, e))
+    return made, why
+
+
 def f08_procs(procs):
     """(the calls as BIND(C) interfaces, the calls as module procedures)"""
     bind, fortran = [], []
@@ -1189,10 +1268,13 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
     out += ["  END INTERFACE", "  INTERFACE OPERATOR(/=)"]
     out += [f"    MODULE PROCEDURE {ne}" for _, ne, _ in ops]
     out.append("  END INTERFACE")
+    big = {p.name[:-2]: p for p, _ in large_count(procs)}
     for prefix in ("", "P"):
         for p in bind:
             out += [f"  INTERFACE {prefix}{p.name}"]
             out += f08_interface(p, f"{prefix}{p.name}_f08")
+            if p.name in big:  # the large-count overload (MPI-4.1 19.1.5: MPI_Send_c_f08)
+                out += f08_interface(big[p.name], f"{prefix}{p.name}_c_f08")
             out += [f"  END INTERFACE {prefix}{p.name}"]
         for p in fortran:
             out += [f"  INTERFACE {prefix}{p.name}",
@@ -1239,14 +1321,15 @@ def f08_c_entry(p):
             pre.append(f"tw_f08_section {n}_s = {{0}};")
             if n in pairs:
                 cnt, dt = pairs[n]
-                pre.append(f"if (rc == MPI_SUCCESS) rc = tw_f08_section_of({n}, {cnt}, {dt}, "
+                big = int(any(g.lower == cnt and "COUNT_KIND" in g.type for g in p.f90))
+                pre.append(f"if (rc == MPI_SUCCESS) rc = tw_f08_section_of({n}, {cnt}, {big}, {dt}, "
                            f"&{n}_s, \"{p.name}\", \"{n}\", TW_F08_NO_COPY);")
             else:
                 # a blocking call that does not keep the buffer may use a copy of it
                 copy = "TW_F08_NO_COPY" if f08_asynchronous(p) or F08_KEPT_BUFFERS.match(p.name) \
                     else {"in": "TW_F08_COPY_IN", "out": "TW_F08_COPY_OUT"}.get(f.direction,
                                                                              "TW_F08_COPY_INOUT")
-                pre.append(f"if (rc == MPI_SUCCESS) rc = tw_f08_section_of({n}, NULL, NULL, "
+                pre.append(f"if (rc == MPI_SUCCESS) rc = tw_f08_section_of({n}, NULL, 0, NULL, "
                            f"&{n}_s, \"{p.name}\", \"{n}\", {copy});")
             args.append(f"{n}_s.addr")
             post.append(f"tw_f08_section_done(&{n}_s);")
@@ -1294,6 +1377,8 @@ def emit_f08_c(procs):
            "#include <stddef.h>", "", '#include "mpi/bindings/fortran/f08.h"', "",
            "/* clang-format off */"]
     out += [f08_c_entry(p) for p in bind]
+    bound = {p.name for p in bind}
+    out += [f08_c_entry(p) for p, _ in large_count(procs) if p.name[:-2] in bound]
     out.append("/* clang-format on */")
     return "\n".join(out) + "\n"
 

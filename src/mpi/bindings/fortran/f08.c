@@ -54,7 +54,7 @@ static void copy_section(const CFI_cdesc_t *d, char *flat, int out) {
     }
 }
 
-int tw_f08_section_of(CFI_cdesc_t *d, void *count, void *datatype, tw_f08_section *s,
+int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype, tw_f08_section *s,
                       const char *call, const char *arg, int copy) {
     s->addr = tw_f_buf(d->base_addr);
     s->made_one = 0;
@@ -79,7 +79,7 @@ int tw_f08_section_of(CFI_cdesc_t *d, void *count, void *datatype, tw_f08_sectio
                              "a non-contiguous array section is not supported here (the "
                              "library keeps the buffer, or the call is nonblocking and the "
                              "buffer shares its count and datatype): pass a contiguous array");
-    MPI_Fint cnt = *(MPI_Fint *)count;
+    MPI_Count cnt = big_count ? *(MPI_Count *)count : *(MPI_Fint *)count;
     MPI_Datatype type = PMPI_Type_f2c(*(MPI_Fint *)datatype);
     MPI_Aint lb = 0, extent = 0;
     int rc = PMPI_Type_get_extent(type, &lb, &extent);
@@ -114,8 +114,9 @@ int tw_f08_section_of(CFI_cdesc_t *d, void *count, void *datatype, tw_f08_sectio
     s->made = t;
     s->made_one = 1;
     s->count = 1;
+    s->count_c = 1;
     s->datatype = PMPI_Type_c2f(t);
-    s->count_arg = &s->count;
+    s->count_arg = big_count ? (void *)&s->count_c : (void *)&s->count;
     s->type_arg = &s->datatype;
     return MPI_SUCCESS;
 }

@@ -13,7 +13,8 @@ typedef struct tw_f08_section {
     void *addr;     /* what the call gets as the buffer */
     MPI_Fint count; /* the count and datatype it gets, when made (else the caller's) */
     MPI_Fint datatype;
-    MPI_Fint *count_arg; /* pointers to pass: to the made ones, or the caller's */
+    MPI_Count count_c; /* the count of a large-count call (_c), when made */
+    void *count_arg;   /* pointers to pass: to the made ones, or the caller's */
     MPI_Fint *type_arg;
     MPI_Datatype made; /* freed after the call when made_one */
     int made_one;
@@ -29,11 +30,12 @@ typedef struct tw_f08_section {
 enum { TW_F08_NO_COPY, TW_F08_COPY_IN, TW_F08_COPY_OUT, TW_F08_COPY_INOUT };
 
 /* The buffer of call `call`'s argument `arg` (descriptor d); count and datatype are
- * the caller's (Fortran INTEGERs), or NULL when the buffer has no pair of its own (a
+ * the caller's (Fortran INTEGERs, the count INTEGER(KIND=MPI_COUNT_KIND) when
+ * big_count), or NULL when the buffer has no pair of its own (a
  * non-contiguous section is then copied as `copy` says, or is an error:
  * MPI_ERR_BUFFER). Returns MPI_SUCCESS or the class of what was wrong, after calling
  * the world's error handler. */
-int tw_f08_section_of(CFI_cdesc_t *d, void *count, void *datatype, tw_f08_section *s,
+int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype, tw_f08_section *s,
                       const char *call, const char *arg, int copy);
 void tw_f08_section_done(tw_f08_section *s);
 
