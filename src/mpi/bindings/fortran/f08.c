@@ -15,6 +15,16 @@ static int section_error(int errclass, const char *call, const char *arg, const 
     return errclass;
 }
 
+/* CFI_is_contiguous's test, here so that libmpifort needs no libgfortran */
+static int contiguous(const CFI_cdesc_t *d) {
+    CFI_index_t sm = (CFI_index_t)d->elem_len;
+    for (int r = 0; r < d->rank; r++) {
+        if (d->dim[r].extent > 1 && d->dim[r].sm != sm) return 0;
+        sm *= d->dim[r].extent;
+    }
+    return 1;
+}
+
 /* the datatype of the first n elements of the section, in array element order, each
  * k of datatype t0 */
 static int indexed_section(const CFI_cdesc_t *d, MPI_Aint n, MPI_Datatype t0, MPI_Datatype *out) {
@@ -60,7 +70,7 @@ int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype
     s->made_one = 0;
     s->count_arg = count;
     s->type_arg = datatype;
-    if (d->rank == 0 || CFI_is_contiguous(d)) return MPI_SUCCESS;
+    if (d->rank == 0 || contiguous(d)) return MPI_SUCCESS;
     MPI_Aint n = 1;
     for (int r = 0; r < d->rank; r++) n *= (MPI_Aint)d->dim[r].extent;
     if (n == 0) return MPI_SUCCESS;
