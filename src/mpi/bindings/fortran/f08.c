@@ -78,7 +78,8 @@ int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype
         /* what the compiler's copy-in and copy-out would do, as the call is blocking */
         s->copy = malloc((size_t)n * d->elem_len);
         if (!s->copy) return section_error(MPI_ERR_NO_MEM, call, arg, "no memory for a copy");
-        if (copy != TW_F08_COPY_OUT) copy_section(d, s->copy, 0);
+        /* copied in for an output too: what the call does not write is kept */
+        copy_section(d, s->copy, 0);
         s->copy_out = copy != TW_F08_COPY_IN;
         s->desc = d;
         s->addr = s->copy;
