@@ -3,7 +3,9 @@
 ! type, a user operation with mpi_f08's callback signature, split and dup with
 ! handle comparisons, ierror omitted and present with MPI_ERRORS_RETURN, a Put into
 ! a window on a Fortran array, and conversions between the bindings (C's
-! MPI_Comm_f2c/c2f, MPI_Status_f2f08). A failed check aborts the job.
+! MPI_Comm_f2c/c2f, MPI_Status_f2f08), a gatherv into a section, the large-count
+! overloads, and MPI_Send_f08 intercepted by a profiling tool in C (f08_helpers.c).
+! A failed check aborts the job.
 module f08_callbacks
   use, intrinsic :: iso_c_binding
   use mpi_f08
@@ -48,6 +50,9 @@ program f08_module
       integer(c_int), value :: fcomm
     end function
     integer(c_int) function tw_test_comm_world_c2f() bind(c)
+      import :: c_int
+    end function
+    integer(c_int) function tw_test_sends_seen() bind(c)
       import :: c_int
     end function
   end interface
@@ -192,6 +197,24 @@ program f08_module
   call MPI_Comm_free(sub)
   call check(sub == MPI_COMM_NULL .and. dup == MPI_COMM_NULL, 'freed')
 
+  ! gatherv: its receive buffer has counts by rank, so a section goes by a copy,
+  ! which keeps what the call does not write
+  vr = -1
+  rb = 0
+  rb(1, 1:np) = 1
+  rb(2, 1:np) = [(i, i = 0, np - 1)]
+  call MPI_Gatherv(a(1:2), 1, MPI_INTEGER, vr(1:2 * np:2), rb(1, 1:np), rb(2, 1:np), &
+                   MPI_INTEGER, 0, MPI_COMM_WORLD)
+  if (rank == 0) then
+    do i = 1, 12
+      if (mod(i, 2) == 1 .and. i <= 2 * np) then
+        call check(vr(i) == ((i - 1) / 2) * 1000 + 1, 'gatherv into a section')
+      else
+        call check(vr(i) == -1, 'gatherv into a section: nothing else written')
+      end if
+    end do
+  end if
+
   ! ierror: MPI_ERRORS_RETURN, a negative count is MPI_ERR_COUNT
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
   call MPI_Send(a, -1, MPI_INTEGER, right, 13, MPI_COMM_WORLD, ierr)
@@ -226,6 +249,11 @@ program f08_module
   call check(cnt == 1, 'count of a converted status')
   call MPI_Status_f082f(st2, status_f)
   call check(status_f(MPI_SOURCE) == left, 'MPI_Status_f082f')
+
+  ! the profiling interface: MPI_Send_f08 intercepted by C; the five MPI_Send calls
+  ! above (the one with the negative count too) went through it, the large-count
+  ! one through MPI_Send_c_f08
+  call check(tw_test_sends_seen() == 5, 'MPI_Send_f08 intercepted')
 
   call MPI_Reduce(1, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD)
   if (rank == 0) then
