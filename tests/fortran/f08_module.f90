@@ -101,6 +101,26 @@ program f08_module
       call check(r(i) == -1, 'strided section: nothing else written')
     end if
   end do
+  ! the same section again and again (its datatype is kept between calls), then the
+  ! same shape elsewhere in the array, then fewer of its elements
+  do k = 1, 3
+    a(1:n:3) = [(rank * 1000 + k * 100 + i, i = 1, n / 3)]
+    r = -1
+    call MPI_Irecv(r, n, MPI_INTEGER, left, 16, MPI_COMM_WORLD, reqs(1))
+    if (k < 3) call MPI_Send(a(1:n:3), n / 3, MPI_INTEGER, right, 16, MPI_COMM_WORLD)
+    if (k == 3) call MPI_Send(a(2:n:3), n / 3 - 1, MPI_INTEGER, right, 16, MPI_COMM_WORLD)
+    call MPI_Wait(reqs(1), st)
+    call MPI_Get_count(st, MPI_INTEGER, cnt)
+    if (k < 3) then
+      call check(cnt == n / 3 .and. all(r(1:n / 3) == [(left * 1000 + k * 100 + i, i = 1, n / 3)]), &
+                 'a section sent again')
+    else
+      call check(cnt == n / 3 - 1 .and. r(1) == left * 1000 + 2 .and. r(2) == left * 1000 + 5 .and. &
+                 r(n / 3) == -1, 'the same shape elsewhere, fewer elements')
+    end if
+  end do
+  a = [(rank * 1000 + i, i = 1, n)]
+
   ! blocking, a section of fewer elements than it has (the first 4 of 10)
   r = -1
   call MPI_Irecv(r, n, MPI_INTEGER, left, 9, MPI_COMM_WORLD, reqs(1))
@@ -250,10 +270,10 @@ program f08_module
   call MPI_Status_f082f(st2, status_f)
   call check(status_f(MPI_SOURCE) == left, 'MPI_Status_f082f')
 
-  ! the profiling interface: MPI_Send_f08 intercepted by C; the five MPI_Send calls
+  ! the profiling interface: MPI_Send_f08 intercepted by C; the eight MPI_Send calls
   ! above (the one with the negative count too) went through it, the large-count
   ! one through MPI_Send_c_f08
-  call check(tw_test_sends_seen() == 5, 'MPI_Send_f08 intercepted')
+  call check(tw_test_sends_seen() == 8, 'MPI_Send_f08 intercepted')
 
   call MPI_Reduce(1, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD)
   if (rank == 0) then

@@ -1,4 +1,5 @@
 /* mpi_f08's array sections as datatypes (f08.h). */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,89 @@ static void copy_section(const CFI_cdesc_t *d, char *flat, int out) {
     }
 }
 
+/* The datatypes made last, per thread, so that a loop sending the same section makes
+ * its datatype once (as a program describing it by a vector type would): kept only
+ * for a predefined datatype, whose handle is never another's, and only until
+ * MPI_Finalize, whose deletion of MPI_COMM_SELF's attributes starts a new generation
+ * (the handles of the one before are gone with it). */
+enum { CACHED_SECTIONS = 4 };
+typedef struct cached_section {
+    unsigned generation; /* 0: empty */
+    MPI_Datatype type, made;
+    MPI_Count count;
+    size_t elem_len;
+    int rank;
+    CFI_index_t extent[CFI_MAX_RANK], sm[CFI_MAX_RANK];
+} cached_section;
+static _Thread_local cached_section cache[CACHED_SECTIONS];
+static _Thread_local unsigned cache_next;
+static _Atomic unsigned generation = 1;
+static _Atomic int finalize_hooked;
+
+static int on_finalize(MPI_Comm comm, int keyval, void *value, void *extra) {
+    generation++;
+    finalize_hooked = 0;
+    return MPI_SUCCESS;
+}
+
+/* whether a section's datatype made from type may be kept: the library is up through
+ * MPI_Init (MPI_COMM_SELF tells of its end), type is predefined */
+static int cacheable(MPI_Datatype type) {
+    int ints, addrs, types, combiner, up = 0, down = 1;
+    PMPI_Initialized(&up);
+    PMPI_Finalized(&down);
+    if (!up || down) return 0;
+    if (PMPI_Type_get_envelope(type, &ints, &addrs, &types, &combiner) != MPI_SUCCESS ||
+        combiner != MPI_COMBINER_NAMED)
+        return 0;
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&finalize_hooked, &expected, 1)) return 1;
+    int keyval;
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize, &keyval, NULL) != MPI_SUCCESS ||
+        PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL) != MPI_SUCCESS) {
+        finalize_hooked = 0;
+        return 0;
+    }
+    return 1;
+}
+
+static cached_section *cached(const CFI_cdesc_t *d, MPI_Datatype type, MPI_Count count) {
+    for (int i = 0; i < CACHED_SECTIONS; i++) {
+        cached_section *c = &cache[i];
+        if (c->generation != generation || c->type != type || c->count != count ||
+            c->elem_len != d->elem_len || c->rank != d->rank)
+            continue;
+        int r = 0;
+        while (r < d->rank && c->extent[r] == d->dim[r].extent && c->sm[r] == d->dim[r].sm) r++;
+        if (r == d->rank) return c;
+    }
+    return NULL;
+}
+
+static void keep(const CFI_cdesc_t *d, MPI_Datatype type, MPI_Count count, MPI_Datatype made) {
+    cached_section *c = &cache[cache_next++ % CACHED_SECTIONS];
+    if (c->generation == generation) PMPI_Type_free(&c->made);
+    c->generation = generation;
+    c->type = type;
+    c->made = made;
+    c->count = count;
+    c->elem_len = d->elem_len;
+    c->rank = d->rank;
+    for (int r = 0; r < d->rank; r++) {
+        c->extent[r] = d->dim[r].extent;
+        c->sm[r] = d->dim[r].sm;
+    }
+}
+
+static void made_into(tw_f08_section *s, MPI_Datatype t, int big_count) {
+    s->made = t;
+    s->count = 1;
+    s->count_c = 1;
+    s->datatype = PMPI_Type_c2f(t);
+    s->count_arg = big_count ? (void *)&s->count_c : (void *)&s->count;
+    s->type_arg = &s->datatype;
+}
+
 int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype, tw_f08_section *s,
                       const char *call, const char *arg, int copy) {
     s->addr = tw_f_buf(d->base_addr);
@@ -92,6 +176,11 @@ int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype
                              "buffer shares its count and datatype): pass a contiguous array");
     MPI_Count cnt = big_count ? *(MPI_Count *)count : *(MPI_Fint *)count;
     MPI_Datatype type = PMPI_Type_f2c(*(MPI_Fint *)datatype);
+    const cached_section *c = cached(d, type, cnt);
+    if (c) {
+        made_into(s, c->made, big_count);
+        return MPI_SUCCESS;
+    }
     MPI_Aint lb = 0, extent = 0;
     int rc = PMPI_Type_get_extent(type, &lb, &extent);
     if (rc != MPI_SUCCESS) return rc;
@@ -122,13 +211,11 @@ int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype
     }
     if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&t);
     if (rc != MPI_SUCCESS) return rc;
-    s->made = t;
-    s->made_one = 1;
-    s->count = 1;
-    s->count_c = 1;
-    s->datatype = PMPI_Type_c2f(t);
-    s->count_arg = big_count ? (void *)&s->count_c : (void *)&s->count;
-    s->type_arg = &s->datatype;
+    made_into(s, t, big_count);
+    if (cacheable(type))
+        keep(d, type, cnt, t);
+    else
+        s->made_one = 1; /* freed after the call */
     return MPI_SUCCESS;
 }
 
