@@ -250,6 +250,7 @@ program f08_module
   disp = 2
   call MPI_Put(a(1:9:4), 3, MPI_INTEGER, right, disp, 3, MPI_INTEGER, win)
   call MPI_Win_fence(0, win)
+  call MPI_F_sync_reg(winbuf)
   call check(all(winbuf(3:5) == [left * 1000 + 1, left * 1000 + 5, left * 1000 + 9]) .and. &
              winbuf(1) == -1 .and. winbuf(6) == -1, 'put into a window')
   call MPI_Win_free(win)
@@ -269,6 +270,14 @@ program f08_module
   call check(cnt == 1, 'count of a converted status')
   call MPI_Status_f082f(st2, status_f)
   call check(status_f(MPI_SOURCE) == left, 'MPI_Status_f082f')
+
+  ! MPI_Sizeof: the bytes of an element, any rank
+  call MPI_Sizeof(d, k)
+  call check(k == 8, 'MPI_Sizeof of DOUBLE PRECISION')
+  call MPI_Sizeof(b, k, ierr)
+  call check(k == 4 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof of INTEGER')
+  call MPI_Sizeof((1.0, 2.0), k)
+  call check(k == 8, 'MPI_Sizeof of COMPLEX')
 
   ! the profiling interface: MPI_Send_f08 intercepted by C; the eight MPI_Send calls
   ! above (the one with the negative count too) went through it, the large-count

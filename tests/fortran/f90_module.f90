@@ -99,6 +99,13 @@ program f90_module
   call MPI_Comm_split(MPI_COMM_WORLD, half, rank, sub, ierr)
   call MPI_Comm_free(sub, ierr)
 
+  ! the Fortran-only calls: MPI_SIZEOF (any rank) and MPI_F_SYNC_REG
+  call MPI_Sizeof(mx, code, ierr)
+  call check(code == 4 .and. ierr == MPI_SUCCESS, 'MPI_SIZEOF of INTEGER')
+  call MPI_Sizeof(1.0d0, code, ierr)
+  call check(code == 8, 'MPI_SIZEOF of DOUBLE PRECISION')
+  call MPI_F_sync_reg(mx)
+
   call MPI_Finalize(ierr)
   if (rank == 0) print *, 'f90_module: ok on', np
 contains

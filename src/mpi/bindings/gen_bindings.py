@@ -893,6 +893,7 @@ def emit_mpif_h(procs, constants):
         out += fixed_lines(names, ftype)
         out += fixed_lines(names, "EXTERNAL")
     out += fixed_lines(FORTRAN_PREDEFINED_CALLBACKS, "EXTERNAL")
+    out += ["      EXTERNAL MPI_F_SYNC_REG"]
     return "\n".join(out) + "\n"
 
 
@@ -931,6 +932,42 @@ def fortran_interface(p):
     return out
 
 
+# MPI_SIZEOF's specific procedures (MPI-4.1 19.1.9): a type, the suffix of its name
+SIZEOF_TYPES = [(f"{t}(KIND={k})", f"{t[0].lower()}{k}") for t in ("INTEGER", "LOGICAL")
+                for k in (1, 2, 4, 8)] + \
+    [(f"REAL(KIND={k})", f"r{k}") for k in (4, 8)] + [(f"COMPLEX(KIND={k})", f"c{k}") for k in (4, 8)]
+
+
+def fortran_only_interfaces(f08):
+    """MPI_SIZEOF (a generic over the types, any rank) and MPI_F_SYNC_REG (a call the
+    compiler cannot see into: libmpifort's no-op), for the mpi and mpi_f08 modules."""
+    out = ["  INTERFACE MPI_Sizeof"]
+    out += [f"    MODULE PROCEDURE tw_sizeof_{sfx}" for _, sfx in SIZEOF_TYPES]
+    out += ["  END INTERFACE MPI_Sizeof", "  INTERFACE"]
+    if f08:
+        out += ['  SUBROUTINE MPI_F_sync_reg(buf) BIND(C, name="MPI_F_sync_reg_f08")',
+                "    IMPLICIT NONE", "    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf",
+                "  END SUBROUTINE MPI_F_sync_reg"]
+    else:
+        out += ["  SUBROUTINE MPI_F_SYNC_REG(buf)", "    IMPLICIT NONE",
+                "    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf", "    TYPE(*), DIMENSION(*) :: buf",
+                "  END SUBROUTINE MPI_F_SYNC_REG"]
+    out.append("  END INTERFACE")
+    return out
+
+
+def fortran_only_procedures(f08):
+    out = []
+    for t, sfx in SIZEOF_TYPES:
+        out += [f"  SUBROUTINE tw_sizeof_{sfx}(x, size, ierror)",
+                f"    {t}, DIMENSION(..), INTENT(IN) :: x", "    INTEGER, INTENT(OUT) :: size",
+                f"    INTEGER{', OPTIONAL' if f08 else ''}, INTENT(OUT) :: ierror",
+                "    size = STORAGE_SIZE(x) / 8",
+                "    IF (PRESENT(ierror)) ierror = MPI_SUCCESS" if f08 else "    ierror = MPI_SUCCESS",
+                f"  END SUBROUTINE tw_sizeof_{sfx}"]
+    return out
+
+
 def emit_mpi_module(procs, constants):
     out = ["! The mpi module (`use mpi`): mpif.h's constants and special addresses, and an",
            "! explicit interface for each call; a choice buffer takes any type and rank.",
@@ -942,7 +979,9 @@ def emit_mpi_module(procs, constants):
     out += ["", "  INTERFACE"]
     for p in fortran_interface_names(procs):
         out += fortran_interface(p)
-    out += ["  END INTERFACE", "END MODULE MPI"]
+    out += ["  END INTERFACE"]
+    out += fortran_only_interfaces(False)
+    out += ["CONTAINS"] + fortran_only_procedures(False) + ["END MODULE MPI"]
     return "\n".join(out) + "\n"
 
 
@@ -1282,7 +1321,9 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
     out += ["  INTERFACE MPI_Status_f2f08", "    MODULE PROCEDURE MPI_Status_f2f08_f08",
             "  END INTERFACE", "  INTERFACE MPI_Status_f082f",
             "    MODULE PROCEDURE MPI_Status_f082f_f08", "  END INTERFACE"]
+    out += fortran_only_interfaces(True)
     out += ["CONTAINS"]
+    out += fortran_only_procedures(True)
     for eq, ne, t in ops:
         for name, op in ((eq, "=="), (ne, "/=")):
             out += [f"  ELEMENTAL LOGICAL FUNCTION {name}(a, b)", f"    TYPE({t}), INTENT(IN) :: a, b",

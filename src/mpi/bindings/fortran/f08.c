@@ -226,3 +226,8 @@ void tw_f08_section_done(tw_f08_section *s) {
         free(s->copy);
     }
 }
+
+/* mpi_f08's MPI_F_sync_reg: as mpif.h's (fortran.c), with a descriptor */
+void PMPI_F_sync_reg_f08(CFI_cdesc_t *buf);
+void PMPI_F_sync_reg_f08(CFI_cdesc_t *buf) {}
+void MPI_F_sync_reg_f08(CFI_cdesc_t *buf) __attribute__((weak, alias("PMPI_F_sync_reg_f08")));
