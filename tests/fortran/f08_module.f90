@@ -69,6 +69,8 @@ program f08_module
   type(MPI_Win) :: win
   integer(kind=MPI_ADDRESS_KIND) :: wsize, disp
   integer(kind=MPI_COUNT_KIND) :: bigcnt
+  type(c_ptr) :: wbase
+  integer, pointer :: wmem(:)
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -255,6 +257,17 @@ program f08_module
              winbuf(1) == -1 .and. winbuf(6) == -1, 'put into a window')
   call MPI_Win_free(win)
   call check(win == MPI_WIN_NULL, 'window freed')
+
+  ! a window the library allocates, its memory a TYPE(C_PTR) made a Fortran pointer
+  wsize = 4 * 4
+  call MPI_Win_allocate(wsize, 4, MPI_INFO_NULL, MPI_COMM_WORLD, wbase, win)
+  call c_f_pointer(wbase, wmem, [4])
+  wmem = -1
+  call MPI_Win_fence(0, win)
+  call MPI_Put([rank, rank + 1], 2, MPI_INTEGER, right, 1_MPI_ADDRESS_KIND, 2, MPI_INTEGER, win)
+  call MPI_Win_fence(0, win)
+  call check(all(wmem == [-1, left, left + 1, -1]), 'put into an allocated window')
+  call MPI_Win_free(win)
 
   ! between the bindings: C's conversions of handles, MPI_Status_f2f08
   call check(tw_test_comm_world_c2f() == MPI_COMM_WORLD%MPI_VAL, 'MPI_Comm_c2f')

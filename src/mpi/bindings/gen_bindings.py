@@ -1170,7 +1170,12 @@ def f08_declarations(p, bind):
             out.append("    INTEGER, OPTIONAL, INTENT(OUT) :: ierror")
             continue
         handle = f08_handle(p, f, c_by_name)
-        if f.kind == "STATUS" and f.type == "INTEGER":
+        if f.kind == "C_BUFFER" and f.direction == "out":
+            # memory the library allocates: mpi_f08 gives its address as TYPE(C_PTR)
+            # (for C_F_POINTER), the mpi binding as INTEGER(KIND=MPI_ADDRESS_KIND): the
+            # same 8 bytes, which libmpifort's entry point writes
+            out.append(f"    TYPE(C_PTR), INTENT(OUT) :: {f.name}")
+        elif f.kind == "STATUS" and f.type == "INTEGER":
             rest = F08_STATUS_DIMS.sub("(", dims)
             rest = "" if rest in ("(", "()", "(1)") else rest
             rest = rest.rstrip(")") + ")" if rest else ""
