@@ -1,15 +1,17 @@
 ! `use mpi_f08`: TYPE(MPI_Status) fields, non-contiguous array sections sent and
 ! received (a(1:n:3), a 2-D section, blocking and not), MPI_IN_PLACE, a derived
-! type, a user operation with mpi_f08's callback signature, split and dup with
-! handle comparisons, ierror omitted and present with MPI_ERRORS_RETURN, a Put into
-! a window on a Fortran array, and conversions between the bindings (C's
-! MPI_Comm_f2c/c2f, MPI_Status_f2f08), a gatherv into a section, the large-count
-! overloads, and MPI_Send_f08 intercepted by a profiling tool in C (f08_helpers.c).
-! A failed check aborts the job.
+! type, a user operation and an error handler with mpi_f08's callback signatures,
+! split and dup with handle comparisons, ierror omitted and present with
+! MPI_ERRORS_RETURN, Puts into a window on a Fortran array and into one the library
+! allocates, conversions between the bindings (C's MPI_Comm_f2c/c2f,
+! MPI_Status_f2f08), a gatherv into a section, the large-count overloads,
+! MPI_Sizeof, and MPI_Send_f08 intercepted by a profiling tool in C
+! (f08_helpers.c). A failed check aborts the job.
 module f08_callbacks
   use, intrinsic :: iso_c_binding
   use mpi_f08
   implicit none
+  integer :: handler_calls = 0, handler_code = 0
 contains
   subroutine int_max(invec, inoutvec, len, datatype)
     type(c_ptr), value :: invec, inoutvec
@@ -19,6 +21,14 @@ contains
     call c_f_pointer(invec, a, [len])
     call c_f_pointer(inoutvec, b, [len])
     if (datatype == MPI_INTEGER) b = max(a, b)
+  end subroutine
+
+  subroutine on_error(comm, code)
+    type(MPI_Comm) :: comm
+    integer :: code
+    handler_calls = handler_calls + 1
+    handler_code = code
+    if (comm /= MPI_COMM_WORLD) handler_calls = -1000
   end subroutine
 
   subroutine check(ok, what)
@@ -67,6 +77,7 @@ program f08_module
   type(MPI_Op) :: op
   type(MPI_Comm) :: sub, dup
   type(MPI_Win) :: win
+  type(MPI_Errhandler) :: eh
   integer(kind=MPI_ADDRESS_KIND) :: wsize, disp
   integer(kind=MPI_COUNT_KIND) :: bigcnt
   type(c_ptr) :: wbase
@@ -242,6 +253,13 @@ program f08_module
   call MPI_Send(a, -1, MPI_INTEGER, right, 13, MPI_COMM_WORLD, ierr)
   call MPI_Error_class(ierr, res)
   call check(res == MPI_ERR_COUNT, 'negative count is MPI_ERR_COUNT')
+  ! an error handler in Fortran, mpi_f08's signature
+  call MPI_Comm_create_errhandler(on_error, eh)
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, eh)
+  call MPI_Send(a, -1, MPI_INTEGER, right, 13, MPI_COMM_WORLD)
+  call MPI_Error_class(handler_code, res)
+  call check(handler_calls == 1 .and. res == MPI_ERR_COUNT, 'error handler in Fortran')
+  call MPI_Errhandler_free(eh)
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL)
 
   ! one-sided: a Put into a window on a Fortran array, with fences
@@ -292,10 +310,10 @@ program f08_module
   call MPI_Sizeof((1.0, 2.0), k)
   call check(k == 8, 'MPI_Sizeof of COMPLEX')
 
-  ! the profiling interface: MPI_Send_f08 intercepted by C; the eight MPI_Send calls
-  ! above (the one with the negative count too) went through it, the large-count
+  ! the profiling interface: MPI_Send_f08 intercepted by C; the nine MPI_Send calls
+  ! above (those with the negative count too) went through it, the large-count
   ! one through MPI_Send_c_f08
-  call check(tw_test_sends_seen() == 8, 'MPI_Send_f08 intercepted')
+  call check(tw_test_sends_seen() == 9, 'MPI_Send_f08 intercepted')
 
   call MPI_Reduce(1, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD)
   if (rank == 0) then
