@@ -80,6 +80,7 @@ program f08_module
   type(MPI_Errhandler) :: eh
   integer(kind=MPI_ADDRESS_KIND) :: wsize, disp
   integer(kind=MPI_COUNT_KIND) :: bigcnt
+  complex :: z(6), zr(6)
   type(c_ptr) :: wbase
   integer, pointer :: wmem(:)
 
@@ -170,6 +171,23 @@ program f08_module
       end if
     end do
   end do
+
+  ! a section of COMPLEX as twice as many MPI_REAL; a datatype wider than the
+  ! section's elements is MPI_ERR_TYPE
+  z = [(cmplx(rank * 10 + i, -i), i = 1, 6)]
+  zr = (0.0, 0.0)
+  call MPI_Irecv(zr(1:6:2), 6, MPI_REAL, left, 17, MPI_COMM_WORLD, reqs(1))
+  call MPI_Send(z(2:6:2), 6, MPI_REAL, right, 17, MPI_COMM_WORLD)
+  call MPI_Wait(reqs(1), st)
+  do i = 1, 3
+    call check(nint(real(zr(2 * i - 1))) == left * 10 + 2 * i .and. &
+               nint(aimag(zr(2 * i - 1))) == -2 * i .and. nint(real(zr(2 * i))) == 0, &
+               'COMPLEX section as MPI_REAL')
+  end do
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
+  call MPI_Send(a(1:n:2), 2, MPI_DOUBLE_PRECISION, right, 18, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_ERR_TYPE, 'a datatype wider than the elements')
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL)
 
   ! a section of DOUBLE PRECISION by MPI_Sendrecv into a section
   d = [1d0, 2d0, 3d0, 4d0] + rank
@@ -310,10 +328,10 @@ program f08_module
   call MPI_Sizeof((1.0, 2.0), k)
   call check(k == 8, 'MPI_Sizeof of COMPLEX')
 
-  ! the profiling interface: MPI_Send_f08 intercepted by C; the nine MPI_Send calls
-  ! above (those with the negative count too) went through it, the large-count
+  ! the profiling interface: MPI_Send_f08 intercepted by C; the eleven MPI_Send calls
+  ! above (those that failed too) went through it, the large-count
   ! one through MPI_Send_c_f08
-  call check(tw_test_sends_seen() == 9, 'MPI_Send_f08 intercepted')
+  call check(tw_test_sends_seen() == 11, 'MPI_Send_f08 intercepted')
 
   call MPI_Reduce(1, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD)
   if (rank == 0) then
