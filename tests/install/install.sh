@@ -14,8 +14,9 @@
 #                         dependency('tollway-mpi') found through PKG_CONFIG_PATH
 #       meson_dependency  meson's dependency('mpi'), found by pkg-config and by mpicc
 #       fortran           a `use mpi_f08` program built by mpifort, by pkg-config's
-#                         mpi-fort (ompi-fort, tollway-mpi-fort), and by CMake's
-#                         find_package(MPI COMPONENTS Fortran) told only the wrapper
+#                         mpi-fort (ompi-fort, tollway-mpi-fort), by CMake's
+#                         find_package(MPI COMPONENTS Fortran) told only the wrapper,
+#                         and by meson's dependency('mpi', language: 'fortran')
 #   install.sh cleanup STATE    remove the prefix
 # Every program built must load the moved prefix's library and print what only
 # Tollway prints (lib.sh). A recipe whose tool is missing exits 77.
@@ -153,6 +154,14 @@ fortran() {
         { cat configure.log; fail "FindMPI (Fortran) found otherwise: $found"; }
     run_logged build.log cmake --build b
     is_tollway "$P" b/hello_f08 libmpifort.so.0 "$mpi_says"
+    # meson, through PKG_CONFIG_PATH (exported above)
+    need meson meson
+    need ninja ninja-build
+    cp -r "$projects/meson_fortran" proj-meson
+    cp hello_f08.f90 proj-meson/
+    run_logged meson-setup.log meson setup b-meson proj-meson
+    run_logged meson-build.log meson compile -C b-meson
+    is_tollway "$P" b-meson/hello_f08 libmpifort.so.0 "$mpi_says"
 }
 
 # project NAME: a copy of a project with the programs beside it
