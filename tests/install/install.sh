@@ -16,7 +16,8 @@
 #       fortran           a `use mpi_f08` program built by mpifort, by pkg-config's
 #                         mpi-fort (ompi-fort, tollway-mpi-fort), by CMake's
 #                         find_package(MPI COMPONENTS Fortran) told only the wrapper,
-#                         and by meson's dependency('mpi', language: 'fortran')
+#                         by autoconf with FC=mpifort, and by meson's
+#                         dependency('mpi', language: 'fortran')
 #   install.sh cleanup STATE    remove the prefix
 # Every program built must load the moved prefix's library and print what only
 # Tollway prints (lib.sh). A recipe whose tool is missing exits 77.
@@ -154,6 +155,20 @@ fortran() {
         { cat configure.log; fail "FindMPI (Fortran) found otherwise: $found"; }
     run_logged build.log cmake --build b
     is_tollway "$P" b/hello_f08 libmpifort.so.0 "$mpi_says"
+    # autoconf with FC=mpifort: the module links in configure's test
+    need autoconf autoconf
+    need make make
+    cp -r "$projects/autotools_fortran" proj-ac
+    cp hello_f08.f90 proj-ac/
+    (
+        cd proj-ac
+        run_logged ../autoconf-fortran.log autoconf
+        run_logged ../configure-fortran.log ./configure FC="$P/bin/mpifort"
+        grep -q "checking whether the mpi_f08 module links... yes" ../configure-fortran.log ||
+            { cat ../configure-fortran.log; fail "configure did not link use mpi_f08 through mpifort"; }
+        run_logged ../make-fortran.log make
+    )
+    is_tollway "$P" proj-ac/hello_f08 libmpifort.so.0 "$mpi_says"
     # meson, through PKG_CONFIG_PATH (exported above)
     need meson meson
     need ninja ninja-build
