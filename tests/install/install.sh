@@ -16,6 +16,7 @@
 #       fortran           a `use mpi_f08` program built by mpifort, by pkg-config's
 #                         mpi-fort (ompi-fort, tollway-mpi-fort), by CMake's
 #                         find_package(MPI COMPONENTS Fortran) told only the wrapper,
+#                         by find_package(Tollway)'s Tollway::mpifort,
 #                         by autoconf with FC=mpifort, and by meson's
 #                         dependency('mpi', language: 'fortran')
 #   install.sh cleanup STATE    remove the prefix
@@ -155,6 +156,12 @@ fortran() {
         { cat configure.log; fail "FindMPI (Fortran) found otherwise: $found"; }
     run_logged build.log cmake --build b
     is_tollway "$P" b/hello_f08 libmpifort.so.0 "$mpi_says"
+    # find_package(Tollway): Tollway::mpifort
+    cp -r "$projects/cmake_package_fortran" proj-package
+    cp hello_f08.f90 proj-package/
+    run_logged configure-package.log cmake -S proj-package -B b-package -DCMAKE_PREFIX_PATH="$P"
+    run_logged build-package.log cmake --build b-package
+    is_tollway "$P" b-package/hello_f08 libmpifort.so.0 "$mpi_says"
     # autoconf with FC=mpifort: the module links in configure's test
     need autoconf autoconf
     need make make
