@@ -5,7 +5,8 @@
 ! MPI_ERRORS_RETURN, Puts into a window on a Fortran array and into one the library
 ! allocates, conversions between the bindings (C's MPI_Comm_f2c/c2f,
 ! MPI_Status_f2f08), a gatherv into a section, the large-count overloads,
-! MPI_Sizeof, and MPI_Send_f08 intercepted by a profiling tool in C
+! MPI_Sizeof, a cartesian topology, and MPI_Send_f08 intercepted by a profiling
+! tool in C
 ! (f08_helpers.c). A failed check aborts the job.
 module f08_callbacks
   use, intrinsic :: iso_c_binding
@@ -78,6 +79,8 @@ program f08_module
   type(MPI_Comm) :: sub, dup
   type(MPI_Win) :: win
   type(MPI_Errhandler) :: eh
+  type(MPI_Comm) :: cart
+  integer :: dims(1)
   integer(kind=MPI_ADDRESS_KIND) :: wsize, disp
   integer(kind=MPI_COUNT_KIND) :: bigcnt
   complex :: z(6), zr(6)
@@ -265,6 +268,16 @@ program f08_module
       end if
     end do
   end if
+
+  ! a topology: a periodic ring of np, whose shift is the ring's neighbours
+  dims = 0
+  call MPI_Dims_create(np, 1, dims)
+  call MPI_Cart_create(MPI_COMM_WORLD, 1, dims, [.true.], .false., cart)
+  call MPI_Cart_shift(cart, 0, 1, res, k)
+  call check(dims(1) == np .and. res == left .and. k == right, 'cartesian shift')
+  call MPI_Cart_coords(cart, rank, 1, dims)
+  call check(dims(1) == rank, 'cartesian coordinates')
+  call MPI_Comm_free(cart)
 
   ! ierror: MPI_ERRORS_RETURN, a negative count is MPI_ERR_COUNT
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
