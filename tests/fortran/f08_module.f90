@@ -6,8 +6,7 @@
 ! allocates, conversions between the bindings (C's MPI_Comm_f2c/c2f,
 ! MPI_Status_f2f08), a gatherv into a section, the large-count overloads,
 ! MPI_Sizeof, a cartesian topology, and MPI_Send_f08 intercepted by a profiling
-! tool in C
-! (f08_helpers.c). A failed check aborts the job.
+! tool in C (f08_helpers.c). A failed check aborts the job.
 module f08_callbacks
   use, intrinsic :: iso_c_binding
   use mpi_f08
