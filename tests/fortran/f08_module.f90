@@ -1,6 +1,7 @@
 ! `use mpi_f08`: TYPE(MPI_Status) fields, non-contiguous array sections sent and
 ! received (a(1:n:3), a 2-D section, blocking and not), MPI_IN_PLACE, a derived
-! type, a user operation and an error handler with mpi_f08's callback signatures,
+! type, user operations (MPI_Op_create and _c) and an error handler with mpi_f08's
+! callback signatures,
 ! split and dup with handle comparisons, ierror omitted and present with
 ! MPI_ERRORS_RETURN, Puts into a window on a Fortran array and into one the library
 ! allocates, conversions between the bindings (C's MPI_Comm_f2c/c2f,
@@ -21,6 +22,17 @@ contains
     call c_f_pointer(invec, a, [len])
     call c_f_pointer(inoutvec, b, [len])
     if (datatype == MPI_INTEGER) b = max(a, b)
+  end subroutine
+
+  ! the same with the large-count signature (MPI_Op_create_c)
+  subroutine int_min_c(invec, inoutvec, len, datatype)
+    type(c_ptr), value :: invec, inoutvec
+    integer(kind=MPI_COUNT_KIND) :: len
+    type(MPI_Datatype) :: datatype
+    integer, pointer :: a(:), b(:)
+    call c_f_pointer(invec, a, [len])
+    call c_f_pointer(inoutvec, b, [len])
+    if (datatype == MPI_INTEGER) b = min(a, b)
   end subroutine
 
   subroutine on_error(comm, code)
@@ -237,6 +249,10 @@ program f08_module
   call check(mx(1) == np - 1 .and. mx(2) == 0, 'user op')
   call MPI_Op_free(op)
   call check(op == MPI_OP_NULL, 'op freed')
+  call MPI_Op_create_c(int_min_c, .true., op)
+  call MPI_Allreduce([rank, -rank], mx, 2, MPI_INTEGER, op, MPI_COMM_WORLD)
+  call check(mx(1) == 0 .and. mx(2) == 1 - np, 'user op with the large-count signature')
+  call MPI_Op_free(op)
 
   ! split and dup; handle comparisons
   call MPI_Comm_split(MPI_COMM_WORLD, mod(rank, 2), rank, sub)

@@ -546,6 +546,7 @@ HANDLE_CONVERSIONS = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Group": "
 # callbacks whose C type the Fortran subroutine's arguments match one for one (all by
 # reference, handles as MPI_Fint): the Fortran procedure is called as the C one
 CALLBACK_CASTS = {"USER_FUNCTION": "MPI_User_function",
+                  "USER_FUNCTION_C": "MPI_User_function_c",
                   "COMM_ERRHANDLER_FUNCTION": "MPI_Comm_errhandler_function",
                   "WIN_ERRHANDLER_FUNCTION": "MPI_Win_errhandler_function",
                   "FILE_ERRHANDLER_FUNCTION": "MPI_File_errhandler_function",
@@ -1069,8 +1070,6 @@ F08_LARGE_COUNT_NOT_YET = {
     "MPI_Type_get_extent_c": SAME_KIND,
     "MPI_Type_get_true_extent_c": SAME_KIND,
     "MPI_Type_create_resized_c": SAME_KIND,
-    "MPI_Op_create_c": "its user function takes an MPI_Count length: a module procedure "
-                       "with a second abstract interface, not written yet",
     "MPI_Type_get_contents_c": "it has a count array (counts) the base call has not: its "
                                "Fortran binding cannot be made from the base's",
     "MPI_Type_get_envelope_c": "as MPI_Type_get_contents_c (num_large_counts)",
@@ -1100,17 +1099,21 @@ def large_count_procs(procs):
         base = by_name.get(pc.name[:-2]) if pc.name.endswith("_c") else None
         if base is None or base.f90 is None or base.name in FORTRAN_NOT_YET:
             continue
-        if any(f.type == "EXTERNAL" for f in base.f90):
+        if any(f.type == "EXTERNAL" and f.func_type != "USER_FUNCTION" for f in base.f90):
             why[pc.name] = "a procedure argument (mpi_f08 makes those module procedures)"
             continue
-        c_base = {q.name: c_shape(q.decl)[0] for q in base.fixed}
+        # MPI_Op_create_c: the user function's len is an MPI_Count
+        c_base = {q.name: c_shape(q.decl)[0].replace("MPI_User_function", "MPI_User_function_c")
+                  for q in base.fixed}
         c_big = {q.name: c_shape(q.decl)[0] for q in pc.fixed}
         if set(c_base) != set(c_big):
             why[pc.name] = "its C parameters are not its base call's"
             continue
-        f90, changed = [], False
+        f90, changed, own_callback = [], False, False
         for f in base.f90:
             g = copy.copy(f)
+            if f.func_type == "USER_FUNCTION":
+                g.func_type, changed, own_callback = "USER_FUNCTION_C", True, True
             b, c = c_base.get(f.lower), c_big.get(f.lower)
             if b != c:
                 changed = True
@@ -1126,7 +1129,7 @@ def large_count_procs(procs):
             continue
         def kinds(fs):  # MPI_Count and MPI_Aint are both 64 bits (mpi.h): one Fortran kind
             return [f.type.replace("MPI_COUNT_KIND", "MPI_ADDRESS_KIND") for f in fs]
-        if not changed or kinds(f90) == kinds(base.f90):
+        if not changed or (kinds(f90) == kinds(base.f90) and not own_callback):
             why[pc.name] = SAME_KIND
             continue
         synth = copy.copy(pc)
@@ -1162,8 +1165,10 @@ def f08_declarations(p, bind):
             out.append(f"    TYPE(*), DIMENSION(..){', ASYNCHRONOUS' if asyn else ''} :: {f.name}")
             continue
         if f.type == "EXTERNAL":
-            out.append(f"    EXTERNAL :: {f.name}" if f.func_type != "USER_FUNCTION" else
-                       f"    PROCEDURE(MPI_User_function) :: {f.name}")
+            iface = {"USER_FUNCTION": "MPI_User_function",
+                     "USER_FUNCTION_C": "MPI_User_function_c"}.get(f.func_type)
+            out.append(f"    PROCEDURE({iface}) :: {f.name}" if iface else
+                       f"    EXTERNAL :: {f.name}")
             continue
         intent = {"in": "IN", "out": "OUT", "inout": "INOUT"}[f.direction]
         if f.lower == "ierror":
@@ -1302,6 +1307,10 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
             "  SUBROUTINE MPI_User_function(invec, inoutvec, len, datatype)",
             "    IMPORT", "    TYPE(C_PTR), VALUE :: invec, inoutvec", "    INTEGER :: len",
             "    TYPE(MPI_Datatype) :: datatype", "  END SUBROUTINE MPI_User_function",
+            "  SUBROUTINE MPI_User_function_c(invec, inoutvec, len, datatype)",
+            "    IMPORT", "    TYPE(C_PTR), VALUE :: invec, inoutvec",
+            "    INTEGER(KIND=MPI_COUNT_KIND) :: len",
+            "    TYPE(MPI_Datatype) :: datatype", "  END SUBROUTINE MPI_User_function_c",
             "  END INTERFACE", ""]
     ops = []
     for t in F08_HANDLE_TYPES:
@@ -1312,7 +1321,9 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
     out += ["  END INTERFACE", "  INTERFACE OPERATOR(/=)"]
     out += [f"    MODULE PROCEDURE {ne}" for _, ne, _ in ops]
     out.append("  END INTERFACE")
-    big = {p.name[:-2]: p for p, _ in large_count(procs)}
+    big = {p.name[:-2]: p for p, _ in large_count(procs)
+           if not any(f.type == "EXTERNAL" for f in p.f90)}
+    big_callbacks = [p for p, _ in large_count(procs) if any(f.type == "EXTERNAL" for f in p.f90)]
     for prefix in ("", "P"):
         for p in bind:
             out += [f"  INTERFACE {prefix}{p.name}"]
@@ -1320,7 +1331,7 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
             if p.name in big:  # the large-count overload (MPI-4.1 19.1.5: MPI_Send_c_f08)
                 out += f08_interface(big[p.name], f"{prefix}{p.name}_c_f08")
             out += [f"  END INTERFACE {prefix}{p.name}"]
-        for p in fortran:
+        for p in fortran + big_callbacks:
             out += [f"  INTERFACE {prefix}{p.name}",
                     f"    MODULE PROCEDURE {prefix}{p.name}_f08", f"  END INTERFACE {prefix}{p.name}"]
     out += ["  INTERFACE MPI_Status_f2f08", "    MODULE PROCEDURE MPI_Status_f2f08_f08",
@@ -1334,7 +1345,7 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
             out += [f"  ELEMENTAL LOGICAL FUNCTION {name}(a, b)", f"    TYPE({t}), INTENT(IN) :: a, b",
                     f"    {name} = a%MPI_VAL {op} b%MPI_VAL", f"  END FUNCTION {name}"]
     for prefix in ("", "P"):
-        for p in fortran:
+        for p in fortran + big_callbacks:
             out += f08_module_procedure(p, f"{prefix}{p.name}_f08")
     out += ["  SUBROUTINE MPI_Status_f2f08_f08(f_status, f08_status, ierror)",
             "    INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)",
@@ -1424,7 +1435,8 @@ def emit_f08_c(procs):
            "/* clang-format off */"]
     out += [f08_c_entry(p) for p in bind]
     bound = {p.name for p in bind}
-    out += [f08_c_entry(p) for p, _ in large_count(procs) if p.name[:-2] in bound]
+    out += [f08_c_entry(p) for p, _ in large_count(procs)
+            if p.name[:-2] in bound and not any(f.type == "EXTERNAL" for f in p.f90)]
     out.append("/* clang-format on */")
     return "\n".join(out) + "\n"
 
