@@ -1,12 +1,12 @@
 ! `use mpi_f08`: TYPE(MPI_Status) fields, non-contiguous array sections sent and
 ! received (a(1:n:3), a 2-D section, blocking and not), MPI_IN_PLACE, a derived
 ! type, user operations (MPI_Op_create and _c) and an error handler with mpi_f08's
-! callback signatures, split and dup with handle comparisons, ierror omitted and present with
-! MPI_ERRORS_RETURN, Puts into a window on a Fortran array and into one the library
-! allocates, conversions between the bindings (C's MPI_Comm_f2c/c2f,
-! MPI_Status_f2f08), a gatherv into a section, the large-count overloads,
-! MPI_Sizeof, a cartesian topology, and MPI_Send_f08 intercepted by a profiling
-! tool in C (f08_helpers.c). A failed check aborts the job.
+! callback signatures, split and dup with handle comparisons, ierror omitted and
+! present with MPI_ERRORS_RETURN, Puts into a window on a Fortran array and into
+! one the library allocates, conversions between the bindings (C's
+! MPI_Comm_f2c/c2f, MPI_Status_f2f08), a gatherv into a section, the large-count
+! overloads, MPI_Sizeof, a cartesian topology, and MPI_Send_f08 intercepted by a
+! profiling tool in C (f08_helpers.c). A failed check aborts the job.
 module f08_callbacks
   use, intrinsic :: iso_c_binding
   use mpi_f08
