@@ -523,6 +523,8 @@ FORTRAN_BY_HAND = {
     "MPI_Type_create_keyval": "as MPI_Comm_create_keyval",
     "MPI_Win_create_keyval": "as MPI_Comm_create_keyval",
     "MPI_Keyval_create": "as MPI_Comm_create_keyval, the MPI-1 form",
+    "MPI_Status_f2f08": "a TYPE(MPI_Status) argument: the generator converts INTEGER statuses only",
+    "MPI_Status_f082f": "as MPI_Status_f2f08",
 }
 
 # Calls with a Fortran binding that libmpifort does not have yet, and why.
@@ -530,8 +532,6 @@ FORTRAN_NOT_YET = {
     "MPI_Comm_spawn": "arrays of CHARACTER (argv) are not converted yet",
     "MPI_Comm_spawn_multiple": "arrays of CHARACTER (argv, commands) are not converted yet",
     "MPI_Grequest_start": "generalized requests' callbacks in Fortran are not called back yet",
-    "MPI_Status_f2f08": "TYPE(MPI_Status) belongs to mpi_f08, not written yet",
-    "MPI_Status_f082f": "as MPI_Status_f2f08",
 }
 
 # A Fortran parameter's type -> the C type its storage is (gfortran's, on LP64).
@@ -867,6 +867,18 @@ def fixed_lines(words, first, indent="      ", width=72):
     return out
 
 
+def fortran_status_type():
+    """TYPE(MPI_Status), the same integers as an INTEGER status, for the mpi and the
+    mpi_f08 modules: one definition, so that the two are the same type (BIND(C), no
+    private component) and a status passes from a unit using one to a unit using
+    the other. Not in mpif.h: gfortran -Wall warns of a BIND(C) type whose components
+    are not of a kind from ISO_C_BINDING, which an include file cannot USE."""
+    return ["  TYPE, BIND(C) :: MPI_Status",
+            "    INTEGER(KIND=C_INT) :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
+            "    INTEGER(KIND=C_INT) :: tw_count_lo, tw_count_hi, tw_cancelled",
+            "  END TYPE MPI_Status"]
+
+
 def fortran_specials():
     out = ["! the special addresses: libmpifort knows them by their common blocks"]
     for name, block, decl in SPECIAL_ADDRESSES:
@@ -904,7 +916,7 @@ F90_DECL = {"CHARACTER*(*)": "CHARACTER(LEN=*)"}
 def fortran_interface(p):
     """The explicit interface of one call, free form."""
     args = [f.name for f in p.f90]
-    kinds = sorted({k for f in p.f90 for k in re.findall(r"MPI_\w+_KIND|MPI_STATUS_SIZE",
+    kinds = sorted({k for f in p.f90 for k in re.findall(r"MPI_\w+_KIND|MPI_STATUS_SIZE|MPI_Status",
                                                            f.type + f.dims)} |
                    set(re.findall(r"MPI_\w+_KIND", p.f90_return or "")))
     head = "FUNCTION" if p.f90_return else "SUBROUTINE"
@@ -973,8 +985,10 @@ def emit_mpi_module(procs, constants):
     out = ["! The mpi module (`use mpi`): mpif.h's constants and special addresses, and an",
            "! explicit interface for each call; a choice buffer takes any type and rank.",
            f"! {GENERATED}",
-           "MODULE MPI", "  IMPLICIT NONE"]
+           "MODULE MPI", "  USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_INT", "  IMPLICIT NONE",
+           "  PRIVATE :: C_INT"]
     out += constants.rstrip("\n").split("\n")
+    out += fortran_status_type()
     out += fortran_specials()
     out += fixed_lines(FORTRAN_PREDEFINED_CALLBACKS, "EXTERNAL")
     out += ["", "  INTERFACE"]
@@ -1146,7 +1160,7 @@ def f08_procs(procs):
     """(the calls as BIND(C) interfaces, the calls as module procedures)"""
     bind, fortran = [], []
     for p in fortran_interface_names(procs):
-        if p.name in F08_NOT_YET:
+        if p.name in F08_NOT_YET or p.name in F08_IN_FORTRAN:
             continue
         if any(f.type == "EXTERNAL" for f in p.f90):
             fortran.append(p)
@@ -1276,14 +1290,11 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
     out = ["! The mpi_f08 module (`use mpi_f08`): handle types, TYPE(MPI_Status), optional",
            "! ierror, choice buffers TYPE(*), DIMENSION(..) (array sections included).",
            f"! {GENERATED}",
-           "MODULE MPI_F08", "  USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR", "  IMPLICIT NONE",
-           "  PRIVATE :: C_PTR"]
+           "MODULE MPI_F08", "  USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR, C_INT",
+           "  IMPLICIT NONE", "  PRIVATE :: C_PTR, C_INT"]
     for t in F08_HANDLE_TYPES:
         out += [f"  TYPE, BIND(C) :: {t}", "    INTEGER :: MPI_VAL", f"  END TYPE {t}"]
-    out += ["  TYPE, BIND(C) :: MPI_Status",
-            "    INTEGER :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
-            "    INTEGER, PRIVATE :: tw_count_lo, tw_count_hi, tw_cancelled",
-            "  END TYPE MPI_Status"]
+    out += fortran_status_type()
     out += f08_constants(constants, mpi_h)
     # .FALSE. until every choice buffer takes a non-contiguous section (docs/fortran.md:
     # not yet those of nonblocking collectives that share a count and datatype)
