@@ -78,6 +78,7 @@
      &           'processor name')
       CALL CHECK(MPI_WTIME() .GE. T0, 'MPI_WTIME')
       CALL CHECK(MPI_WTICK() .GT. 0, 'MPI_WTICK')
+      CALL MPI_F_SYNC_REG(ISUM)
       CALL MPI_FINALIZE(IERR)
       IF (RANK .EQ. 0) PRINT *, 'f77_basics: ok on', NP
       END

@@ -45,6 +45,8 @@ program f90_module
   logical :: flag
   character(len=MPI_MAX_ERROR_STRING) :: msg
   integer :: msglen
+  integer :: status(MPI_STATUS_SIZE)
+  type(MPI_Status) :: status08
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -98,6 +100,24 @@ program f90_module
   call MPI_Comm_free(dup, ierr)
   call MPI_Comm_split(MPI_COMM_WORLD, half, rank, sub, ierr)
   call MPI_Comm_free(sub, ierr)
+
+  ! a status both ways: INTEGER and TYPE(MPI_Status) (MPI_Status_f2f08, f082f)
+  call MPI_Sendrecv(rank, 1, MPI_INTEGER, 0, 5, code, 1, MPI_INTEGER, 0, 5, &
+                    MPI_COMM_SELF, status, ierr)
+  call MPI_Status_f2f08(status, status08, ierr)
+  call check(ierr == MPI_SUCCESS .and. status08%MPI_SOURCE == 0 .and. status08%MPI_TAG == 5, &
+             'MPI_Status_f2f08')
+  status = -1
+  call MPI_Status_f082f(status08, status, ierr)
+  call MPI_Get_count(status, MPI_INTEGER, code, ierr)
+  call check(status(MPI_TAG) == 5 .and. code == 1, 'MPI_Status_f082f')
+
+  ! the Fortran-only calls: MPI_SIZEOF (any rank) and MPI_F_SYNC_REG
+  call MPI_Sizeof(mx, code, ierr)
+  call check(code == 4 .and. ierr == MPI_SUCCESS, 'MPI_SIZEOF of INTEGER')
+  call MPI_Sizeof(1.0d0, code, ierr)
+  call check(code == 8, 'MPI_SIZEOF of DOUBLE PRECISION')
+  call MPI_F_sync_reg(mx)
 
   call MPI_Finalize(ierr)
   if (rank == 0) print *, 'f90_module: ok on', np

@@ -13,6 +13,12 @@
 #       meson_cc          meson with CC=mpicc, alone and with dependency('mpi') or
 #                         dependency('tollway-mpi') found through PKG_CONFIG_PATH
 #       meson_dependency  meson's dependency('mpi'), found by pkg-config and by mpicc
+#       fortran           a `use mpi_f08` program built by mpifort, by pkg-config's
+#                         mpi-fort (ompi-fort, tollway-mpi-fort), by CMake's
+#                         find_package(MPI COMPONENTS Fortran) told only the wrapper,
+#                         by find_package(Tollway)'s Tollway::mpifort,
+#                         by autoconf with FC=mpifort, and by meson's
+#                         dependency('mpi', language: 'fortran')
 #   install.sh cleanup STATE    remove the prefix
 # Every program built must load the moved prefix's library and print what only
 # Tollway prints (lib.sh). A recipe whose tool is missing exits 77.
@@ -120,6 +126,64 @@ pkgconfig() {
     # shellcheck disable=SC2046
     cc $(pkg-config --cflags tollway) hello_native.c -o hello_native $(pkg-config --libs tollway)
     is_tollway "$P" hello_native libtollway.so.0 "$native_says"
+}
+
+fortran() {
+    need gfortran gfortran
+    cp "$projects/hello_f08.f90" .
+    # mpifort, the modules from where the prefix moved to
+    "$P/bin/mpifort" hello_f08.f90 -o hello_mpifort
+    is_tollway "$P" hello_mpifort libmpifort.so.0 "$mpi_says"
+    # pkg-config's names for Fortran agree, and build the program
+    need pkg-config pkg-config
+    local name flags libdir found
+    libdir=$("$P/bin/mpicc" -showme:libdirs)
+    export PKG_CONFIG_PATH=$libdir/pkgconfig
+    flags=$(pkg-config --cflags --libs tollway-mpi-fort) || fail "pkg-config knows no tollway-mpi-fort"
+    for name in mpi-fort ompi-fort; do
+        [ "$(pkg-config --cflags --libs "$name")" = "$flags" ] ||
+            fail "pkg-config $name: $(pkg-config --cflags --libs "$name"), not $flags"
+    done
+    # shellcheck disable=SC2046 # the flags are words
+    gfortran $(pkg-config --cflags mpi-fort) hello_f08.f90 -o hello_pkgconfig $(pkg-config --libs mpi-fort)
+    is_tollway "$P" hello_pkgconfig libmpifort.so.0 "$mpi_says"
+    # CMake's FindMPI through the wrapper: the three bindings found, the program built
+    cp -r "$projects/cmake_findmpi_fortran" proj
+    cp hello_f08.f90 proj/
+    run_logged configure.log cmake -S proj -B b -DMPI_Fortran_COMPILER="$P/bin/mpifort"
+    found=$(sed -n 's/^-- FindMPI: //p' configure.log)
+    grep -q "^MPI_Fortran_VERSION=4.1 MPI_Fortran_HAVE_F08_MODULE=TRUE MPI_Fortran_HAVE_F90_MODULE=TRUE MPI_Fortran_HAVE_F77_HEADER=TRUE$" <<<"$found" ||
+        { cat configure.log; fail "FindMPI (Fortran) found otherwise: $found"; }
+    run_logged build.log cmake --build b
+    is_tollway "$P" b/hello_f08 libmpifort.so.0 "$mpi_says"
+    # find_package(Tollway): Tollway::mpifort
+    cp -r "$projects/cmake_package_fortran" proj-package
+    cp hello_f08.f90 proj-package/
+    run_logged configure-package.log cmake -S proj-package -B b-package -DCMAKE_PREFIX_PATH="$P"
+    run_logged build-package.log cmake --build b-package
+    is_tollway "$P" b-package/hello_f08 libmpifort.so.0 "$mpi_says"
+    # autoconf with FC=mpifort: the module links in configure's test
+    need autoconf autoconf
+    need make make
+    cp -r "$projects/autotools_fortran" proj-ac
+    cp hello_f08.f90 proj-ac/
+    (
+        cd proj-ac
+        run_logged ../autoconf-fortran.log autoconf
+        run_logged ../configure-fortran.log ./configure FC="$P/bin/mpifort"
+        grep -q "checking whether the mpi_f08 module links... yes" ../configure-fortran.log ||
+            { cat ../configure-fortran.log; fail "configure did not link use mpi_f08 through mpifort"; }
+        run_logged ../make-fortran.log make
+    )
+    is_tollway "$P" proj-ac/hello_f08 libmpifort.so.0 "$mpi_says"
+    # meson, through PKG_CONFIG_PATH (exported above)
+    need meson meson
+    need ninja ninja-build
+    cp -r "$projects/meson_fortran" proj-meson
+    cp hello_f08.f90 proj-meson/
+    run_logged meson-setup.log meson setup b-meson proj-meson
+    run_logged meson-build.log meson compile -C b-meson
+    is_tollway "$P" b-meson/hello_f08 libmpifort.so.0 "$mpi_says"
 }
 
 # project NAME: a copy of a project with the programs beside it
@@ -243,7 +307,7 @@ cleanup)
     if [ -s "$2" ]; then rm -rf "$(cat "$2")"; fi
     rm -f "$2"
     ;;
-mpicc | pkgconfig | cmake_findmpi | cmake_package | autotools | meson_cc | meson_dependency)
+mpicc | pkgconfig | cmake_findmpi | cmake_package | autotools | meson_cc | meson_dependency | fortran)
     root=$(cat "$2" 2>/dev/null) || true
     P=${root:-/nonexistent}/moved/tollway
     [ -x "$P/bin/mpicc" ] || fail "no installed prefix at $P (the setup test did not pass)"

@@ -30,6 +30,11 @@ usage: gen_bindings.py extract                 (rewrites standard.json from pymp
                                                 Fortran constants from MPI_H's values)
        gen_bindings.py mpif-h CONSTANTS OUT    (mpif.h, with what that program printed)
        gen_bindings.py mpi-module CONSTANTS OUT (the mpi module's source, mpi.f90)
+       gen_bindings.py f08-c OUT               (mpi_f08's entry points, C)
+       gen_bindings.py mpi-f08-module CONSTANTS MPI_H OUT (the mpi_f08 module's source)
+       gen_bindings.py constants-values MPI_H OUT  (a C program printing the constants)
+       gen_bindings.py constants-print CONSTANTS MPI_H BINDING OUT (the same in Fortran,
+                                                through mpif.h, mpi or mpi_f08)
        gen_bindings.py names                   (the claimed functions, one a line)
        gen_bindings.py check-library LIBMPI    (nm -D of LIBMPI against the claim)
        gen_bindings.py check-header MPI_H      (mpi.h's prototypes against the claim)
@@ -518,6 +523,8 @@ FORTRAN_BY_HAND = {
     "MPI_Type_create_keyval": "as MPI_Comm_create_keyval",
     "MPI_Win_create_keyval": "as MPI_Comm_create_keyval",
     "MPI_Keyval_create": "as MPI_Comm_create_keyval, the MPI-1 form",
+    "MPI_Status_f2f08": "a TYPE(MPI_Status) argument: the generator converts INTEGER statuses only",
+    "MPI_Status_f082f": "as MPI_Status_f2f08",
 }
 
 # Calls with a Fortran binding that libmpifort does not have yet, and why.
@@ -525,8 +532,6 @@ FORTRAN_NOT_YET = {
     "MPI_Comm_spawn": "arrays of CHARACTER (argv) are not converted yet",
     "MPI_Comm_spawn_multiple": "arrays of CHARACTER (argv, commands) are not converted yet",
     "MPI_Grequest_start": "generalized requests' callbacks in Fortran are not called back yet",
-    "MPI_Status_f2f08": "TYPE(MPI_Status) belongs to mpi_f08, not written yet",
-    "MPI_Status_f082f": "as MPI_Status_f2f08",
 }
 
 # A Fortran parameter's type -> the C type its storage is (gfortran's, on LP64).
@@ -541,6 +546,7 @@ HANDLE_CONVERSIONS = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Group": "
 # callbacks whose C type the Fortran subroutine's arguments match one for one (all by
 # reference, handles as MPI_Fint): the Fortran procedure is called as the C one
 CALLBACK_CASTS = {"USER_FUNCTION": "MPI_User_function",
+                  "USER_FUNCTION_C": "MPI_User_function_c",
                   "COMM_ERRHANDLER_FUNCTION": "MPI_Comm_errhandler_function",
                   "WIN_ERRHANDLER_FUNCTION": "MPI_Win_errhandler_function",
                   "FILE_ERRHANDLER_FUNCTION": "MPI_File_errhandler_function",
@@ -760,6 +766,8 @@ def emit_fortran_c(procs):
                    f'"an array of {base} is one of MPI_Fint");')
     out.append("")
     out += [e.text() for e in fortran_entries(procs)]
+    out.append("/* the large-count forms, for mpi_f08's generics (mpif.h and mpi have none) */")
+    out += [e.text() for _, e in large_count(procs)]
     out.append("/* clang-format on */")
     return "\n".join(out) + "\n"
 
@@ -859,6 +867,18 @@ def fixed_lines(words, first, indent="      ", width=72):
     return out
 
 
+def fortran_status_type():
+    """TYPE(MPI_Status), the same integers as an INTEGER status, for the mpi and the
+    mpi_f08 modules: one definition, so that the two are the same type (BIND(C), no
+    private component) and a status passes from a unit using one to a unit using
+    the other. Not in mpif.h: gfortran -Wall warns of a BIND(C) type whose components
+    are not of a kind from ISO_C_BINDING, which an include file cannot USE."""
+    return ["  TYPE, BIND(C) :: MPI_Status",
+            "    INTEGER(KIND=C_INT) :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
+            "    INTEGER(KIND=C_INT) :: tw_count_lo, tw_count_hi, tw_cancelled",
+            "  END TYPE MPI_Status"]
+
+
 def fortran_specials():
     out = ["! the special addresses: libmpifort knows them by their common blocks"]
     for name, block, decl in SPECIAL_ADDRESSES:
@@ -886,6 +906,7 @@ def emit_mpif_h(procs, constants):
         out += fixed_lines(names, ftype)
         out += fixed_lines(names, "EXTERNAL")
     out += fixed_lines(FORTRAN_PREDEFINED_CALLBACKS, "EXTERNAL")
+    out += ["      EXTERNAL MPI_F_SYNC_REG"]
     return "\n".join(out) + "\n"
 
 
@@ -895,7 +916,7 @@ F90_DECL = {"CHARACTER*(*)": "CHARACTER(LEN=*)"}
 def fortran_interface(p):
     """The explicit interface of one call, free form."""
     args = [f.name for f in p.f90]
-    kinds = sorted({k for f in p.f90 for k in re.findall(r"MPI_\w+_KIND|MPI_STATUS_SIZE",
+    kinds = sorted({k for f in p.f90 for k in re.findall(r"MPI_\w+_KIND|MPI_STATUS_SIZE|MPI_Status",
                                                            f.type + f.dims)} |
                    set(re.findall(r"MPI_\w+_KIND", p.f90_return or "")))
     head = "FUNCTION" if p.f90_return else "SUBROUTINE"
@@ -924,18 +945,549 @@ def fortran_interface(p):
     return out
 
 
+# MPI_SIZEOF's specific procedures (MPI-4.1 19.1.9): a type, the suffix of its name
+SIZEOF_TYPES = [(f"{t}(KIND={k})", f"{t[0].lower()}{k}") for t in ("INTEGER", "LOGICAL")
+                for k in (1, 2, 4, 8)] + \
+    [(f"REAL(KIND={k})", f"r{k}") for k in (4, 8)] + [(f"COMPLEX(KIND={k})", f"c{k}") for k in (4, 8)]
+
+
+def fortran_only_interfaces(f08):
+    """MPI_SIZEOF (a generic over the types, any rank) and MPI_F_SYNC_REG (a call the
+    compiler cannot see into: libmpifort's no-op), for the mpi and mpi_f08 modules."""
+    out = ["  INTERFACE MPI_Sizeof"]
+    out += [f"    MODULE PROCEDURE tw_sizeof_{sfx}" for _, sfx in SIZEOF_TYPES]
+    out += ["  END INTERFACE MPI_Sizeof", "  INTERFACE"]
+    if f08:
+        out += ['  SUBROUTINE MPI_F_sync_reg(buf) BIND(C, name="MPI_F_sync_reg_f08")',
+                "    IMPLICIT NONE", "    TYPE(*), DIMENSION(..), ASYNCHRONOUS :: buf",
+                "  END SUBROUTINE MPI_F_sync_reg"]
+    else:
+        out += ["  SUBROUTINE MPI_F_SYNC_REG(buf)", "    IMPLICIT NONE",
+                "    !GCC$ ATTRIBUTES NO_ARG_CHECK :: buf", "    TYPE(*), DIMENSION(*) :: buf",
+                "  END SUBROUTINE MPI_F_SYNC_REG"]
+    out.append("  END INTERFACE")
+    return out
+
+
+def fortran_only_procedures(f08):
+    out = []
+    for t, sfx in SIZEOF_TYPES:
+        out += [f"  SUBROUTINE tw_sizeof_{sfx}(x, size, ierror)",
+                f"    {t}, DIMENSION(..), INTENT(IN) :: x", "    INTEGER, INTENT(OUT) :: size",
+                f"    INTEGER{', OPTIONAL' if f08 else ''}, INTENT(OUT) :: ierror",
+                "    size = STORAGE_SIZE(x) / 8",
+                "    IF (PRESENT(ierror)) ierror = MPI_SUCCESS" if f08 else "    ierror = MPI_SUCCESS",
+                f"  END SUBROUTINE tw_sizeof_{sfx}"]
+    return out
+
+
 def emit_mpi_module(procs, constants):
     out = ["! The mpi module (`use mpi`): mpif.h's constants and special addresses, and an",
            "! explicit interface for each call; a choice buffer takes any type and rank.",
            f"! {GENERATED}",
-           "MODULE MPI", "  IMPLICIT NONE"]
+           "MODULE MPI", "  USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_INT", "  IMPLICIT NONE",
+           "  PRIVATE :: C_INT"]
     out += constants.rstrip("\n").split("\n")
+    out += fortran_status_type()
     out += fortran_specials()
     out += fixed_lines(FORTRAN_PREDEFINED_CALLBACKS, "EXTERNAL")
     out += ["", "  INTERFACE"]
     for p in fortran_interface_names(procs):
         out += fortran_interface(p)
-    out += ["  END INTERFACE", "END MODULE MPI"]
+    out += ["  END INTERFACE"]
+    out += fortran_only_interfaces(False)
+    out += ["CONTAINS"] + fortran_only_procedures(False) + ["END MODULE MPI"]
+    return "\n".join(out) + "\n"
+
+
+# ---- the mpi_f08 module ----
+#
+# `use mpi_f08` declares each call as a generic (MPI_Send, and PMPI_Send for the
+# profiling interface) over the specific procedures MPI_Send_f08 / PMPI_Send_f08
+# (MPI-4.1 19.1.5), whose interfaces are BIND(C) with those names: the handles are
+# TYPE(MPI_Comm) ... (one INTEGER, MPI_VAL), a status TYPE(MPI_Status) (the ints of
+# mpif.h's status, so the same layout), ierror OPTIONAL, a choice buffer
+# TYPE(*), DIMENSION(..) (ASYNCHRONOUS where the call returns a request), a CHARACTER
+# by descriptor. The C side of each (emit_f08_c) takes the descriptors, turns a
+# non-contiguous array section into a datatype (f08.c) and calls libmpifort's
+# entry point of the call (pmpi_send_), so both bindings convert the same way.
+
+F08_HANDLE_TYPES = ["MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Request", "MPI_Op", "MPI_Win",
+                    "MPI_Info", "MPI_Errhandler", "MPI_Message", "MPI_Session", "MPI_File"]
+
+# Calls of mpi_f08 that are Fortran module procedures (calling libmpifort's entry
+# point) rather than BIND(C) interfaces, and why: they have no _f08 linker name of
+# their own (their profiling names are the generics PMPI_...).
+F08_IN_FORTRAN = {
+    "callback": "a procedure argument (a user function, an error handler, attribute "
+                "copy and delete functions) cannot be a dummy of a BIND(C) interface "
+                "unless the user's procedure is BIND(C) itself (gfortran 12: 'must have "
+                "the BIND(C) attribute'); every call with an EXTERNAL argument",
+    "MPI_Status_f2f08": "a copy of the status's integers, in Fortran",
+    "MPI_Status_f082f": "as MPI_Status_f2f08",
+}
+
+# Calls of mpi_f08 not there yet, and why (beyond FORTRAN_NOT_YET's).
+F08_NOT_YET = {}
+
+# Calls that keep their buffer past the call (a window's memory, an attached buffer):
+# a non-contiguous array section cannot be a copy there, and is an error.
+F08_KEPT_BUFFERS = re.compile(r"MPI_(Win_create|Win_attach|Win_detach|Buffer_attach|Buffer_detach|"
+                              r"Comm_attach_buffer|Session_attach_buffer|Comm_detach_buffer|"
+                              r"Session_detach_buffer|Free_mem)$")
+
+F08_STATUS_DIMS = re.compile(r"\(\s*MPI_STATUS_SIZE\s*,?\s*")
+
+
+def f08_handle(p, f, c_by_name):
+    c = c_by_name.get(f.lower)
+    if c is None or f.type != "INTEGER":
+        return None
+    base = c_shape(c.decl)[0]
+    return base if base in F08_HANDLE_TYPES else None
+
+
+def f08_buffer_pairs(p):
+    """{buffer name: (count name, datatype name)} for the choice buffers described by
+    one scalar count and one datatype of their own; a buffer sharing its pair with
+    another (MPI_Reduce's) or with a count array (MPI_Gatherv's) is not in it."""
+    scalar = {f.lower for f in p.f90 if not f.dims}
+    names = [f.lower for f in p.f90]
+    out = {}
+    for f in p.f90:
+        if f.type != "<type>":
+            continue
+        stem = re.sub(r"_?(buf|addr)$", "", f.lower)
+        cnt = next((n for n in (f"{stem}count", f"{stem}_count", "count") if n in scalar), None)
+        dt = next((n for n in (f"{stem}type", f"{stem}_datatype", "datatype") if n in names), None)
+        if cnt and dt:
+            out[f.lower] = (cnt, dt)
+    used = {}
+    for b, pair in out.items():
+        used.setdefault(pair, []).append(b)
+    return {b: pair for b, pair in out.items() if len(used[pair]) == 1}
+
+
+# one-sided calls without a request: their buffers are in use until the epoch ends
+F08_RMA = re.compile(r"MPI_(Put|Get|Accumulate|Get_accumulate|Fetch_and_op|Compare_and_swap)$")
+
+
+def f08_asynchronous(p):
+    """Whether the call's buffers are used after it returns (ASYNCHRONOUS, no copy)."""
+    return bool(F08_RMA.match(p.name)) or any(c_shape(q.decl)[0] == "MPI_Request" and q.direction == "out" for q in p.fixed)
+
+
+# Large-count calls (_c) mpi_f08 does not overload its generic with, and why.
+SAME_KIND = ("MPI_COUNT_KIND is MPI_ADDRESS_KIND (both 8 bytes): the overload would be the "
+             "base call's, which already takes INTEGER(KIND=MPI_ADDRESS_KIND)")
+F08_LARGE_COUNT_NOT_YET = {
+    "MPI_Type_get_extent_c": SAME_KIND,
+    "MPI_Type_get_true_extent_c": SAME_KIND,
+    "MPI_Type_create_resized_c": SAME_KIND,
+    "MPI_Type_get_contents_c": "it has a count array (counts) the base call has not: its "
+                               "Fortran binding cannot be made from the base's",
+    "MPI_Type_get_envelope_c": "as MPI_Type_get_contents_c (num_large_counts)",
+}
+
+
+def large_count(procs):
+    """large_count_procs, stopping when what cannot be made is not what the table says."""
+    made, why = large_count_procs(procs)
+    if set(why) != set(F08_LARGE_COUNT_NOT_YET):
+        sys.exit("large-count calls without an mpi_f08 overload differ from "
+                 "F08_LARGE_COUNT_NOT_YET: " +
+                 "; ".join(f"{n}: {w}" for n, w in why.items() if n not in F08_LARGE_COUNT_NOT_YET) +
+                 " ".join(f"{n} is listed but made" for n in F08_LARGE_COUNT_NOT_YET if n not in why))
+    return made
+
+
+def large_count_procs(procs):
+    """[(the _c call with a Fortran binding made from its base's, its libmpifort entry)]
+    for the generics of mpi_f08: each parameter whose C type is MPI_Count (or MPI_Aint)
+    where the base call's is int becomes INTEGER(KIND=MPI_COUNT_KIND) (or
+    MPI_ADDRESS_KIND). {name: why} of those that cannot be made."""
+    import copy
+    by_name = {p.name: p for p in procs}
+    made, why = [], {}
+    for pc in procs:
+        base = by_name.get(pc.name[:-2]) if pc.name.endswith("_c") else None
+        if base is None or base.f90 is None or base.name in FORTRAN_NOT_YET:
+            continue
+        if any(f.type == "EXTERNAL" and f.func_type != "USER_FUNCTION" for f in base.f90):
+            why[pc.name] = "a procedure argument (mpi_f08 makes those module procedures)"
+            continue
+        # MPI_Op_create_c: the user function's len is an MPI_Count
+        c_base = {q.name: c_shape(q.decl)[0].replace("MPI_User_function", "MPI_User_function_c")
+                  for q in base.fixed}
+        c_big = {q.name: c_shape(q.decl)[0] for q in pc.fixed}
+        if set(c_base) != set(c_big):
+            why[pc.name] = "its C parameters are not its base call's"
+            continue
+        f90, changed, own_callback = [], False, False
+        for f in base.f90:
+            g = copy.copy(f)
+            if f.func_type == "USER_FUNCTION":
+                g.func_type, changed, own_callback = "USER_FUNCTION_C", True, True
+            b, c = c_base.get(f.lower), c_big.get(f.lower)
+            if b != c:
+                changed = True
+                if c == "MPI_Count":
+                    g.type = "INTEGER(KIND=MPI_COUNT_KIND)"
+                elif c == "MPI_Aint":
+                    g.type = "INTEGER(KIND=MPI_ADDRESS_KIND)"
+                else:
+                    why[pc.name] = f"{f.name}: C type {c}, no Fortran kind for it"
+                    break
+            f90.append(g)
+        if pc.name in why:
+            continue
+        def kinds(fs):  # MPI_Count and MPI_Aint are both 64 bits (mpi.h): one Fortran kind
+            return [f.type.replace("MPI_COUNT_KIND", "MPI_ADDRESS_KIND") for f in fs]
+        if not changed or (kinds(f90) == kinds(base.f90) and not own_callback):
+            why[pc.name] = SAME_KIND
+            continue
+        synth = copy.copy(pc)
+        synth.f90, synth.f90_return = f90, base.f90_return
+        e = FortranEntry(synth)
+        if e.why:
+            why[pc.name] = e.why
+            continue
+        made.append((synth, e))
+    return made, why
+
+
+def f08_procs(procs):
+    """(the calls as BIND(C) interfaces, the calls as module procedures)"""
+    bind, fortran = [], []
+    for p in fortran_interface_names(procs):
+        if p.name in F08_NOT_YET or p.name in F08_IN_FORTRAN:
+            continue
+        if any(f.type == "EXTERNAL" for f in p.f90):
+            fortran.append(p)
+        else:
+            bind.append(p)
+    return bind, fortran
+
+
+def f08_declarations(p, bind):
+    c_by_name = {q.name: q for q in p.fixed}
+    asyn = f08_asynchronous(p)
+    out = []
+    for f in p.f90:
+        dims = f.dims.replace(" ", "")
+        if f.type == "<type>":
+            out.append(f"    TYPE(*), DIMENSION(..){', ASYNCHRONOUS' if asyn else ''} :: {f.name}")
+            continue
+        if f.type == "EXTERNAL":
+            iface = {"USER_FUNCTION": "MPI_User_function",
+                     "USER_FUNCTION_C": "MPI_User_function_c"}.get(f.func_type)
+            out.append(f"    PROCEDURE({iface}) :: {f.name}" if iface else
+                       f"    EXTERNAL :: {f.name}")
+            continue
+        intent = {"in": "IN", "out": "OUT", "inout": "INOUT"}[f.direction]
+        if f.lower == "ierror":
+            out.append("    INTEGER, OPTIONAL, INTENT(OUT) :: ierror")
+            continue
+        handle = f08_handle(p, f, c_by_name)
+        if f.kind == "C_BUFFER" and f.direction == "out":
+            # memory the library allocates: mpi_f08 gives its address as TYPE(C_PTR)
+            # (for C_F_POINTER), the mpi binding as INTEGER(KIND=MPI_ADDRESS_KIND): the
+            # same 8 bytes, which libmpifort's entry point writes
+            out.append(f"    TYPE(C_PTR), INTENT(OUT) :: {f.name}")
+        elif f.kind == "STATUS" and f.type == "INTEGER":
+            rest = F08_STATUS_DIMS.sub("(", dims)
+            rest = "" if rest in ("(", "()", "(1)") else rest
+            rest = rest.rstrip(")") + ")" if rest else ""
+            out.append(f"    TYPE(MPI_Status){', DIMENSION' + rest if rest else ''}, "
+                       f"INTENT({intent}) :: {f.name}")
+        elif handle:
+            out.append(f"    TYPE({handle}){', DIMENSION' + dims if dims else ''}, "
+                       f"INTENT({intent}) :: {f.name}")
+        else:
+            t = F90_DECL.get(f.type, f.type)
+            out.append(f"    {t}{', DIMENSION' + dims if dims else ''}, INTENT({intent}) :: {f.name}")
+    return out
+
+
+def f08_head(p, name, bind):
+    args = [f.name for f in p.f90]
+    head = "FUNCTION" if p.f90_return else "SUBROUTINE"
+    prefix = f"{p.f90_return} " if p.f90_return else ""
+    out, line = [], f"  {prefix}{head} {name}("
+    for i, a in enumerate(args):
+        if len(line) + len(a) > 90:
+            out.append(line + " &")
+            line = "      "
+        line += a + (", " if i + 1 < len(args) else "")
+    line += ")"
+    if bind:
+        out.append(line + " &")
+        line = f'      BIND(C, name="{name}")'
+    out.append(line)
+    return out, head
+
+
+def f08_interface(p, name):
+    head, kind = f08_head(p, name, True)
+    return head + ["    IMPORT", "    IMPLICIT NONE"] + f08_declarations(p, True) + \
+        [f"  END {kind} {name}"]
+
+
+def f08_module_procedure(p, name):
+    """A call with a procedure argument, in Fortran over libmpifort's entry point."""
+    head, kind = f08_head(p, name, False)
+    c_by_name = {q.name: q for q in p.fixed}
+    args = []
+    for f in p.f90:
+        if f.lower == "ierror":
+            args.append("rc")
+        elif f.kind == "STATUS" or f08_handle(p, f, c_by_name):
+            args.append(f"{f.name}%MPI_VAL" if f.kind != "STATUS" else f.name)
+        else:
+            args.append(f.name)
+    return head + ["    IMPLICIT NONE"] + f08_declarations(p, False) + \
+        ["    INTEGER :: rc", f"    EXTERNAL :: p{p.name.lower()}",
+         f"    CALL p{p.name.lower()}({', '.join(args)})",
+         "    IF (PRESENT(ierror)) ierror = rc", f"  END {kind} {name}"]
+
+
+def f08_constants(constants, mpi_h):
+    """constants.inc's lines, the handles among them as PARAMETERs of their type."""
+    types = {}
+    text = open(mpi_h).read()
+    for inc in re.findall(r'#\s*include\s*<tollway/([\w.]+)>', text):
+        text += open(os.path.join(os.path.dirname(mpi_h), "tollway", inc)).read()
+    defs = dict(re.findall(r"^\s*#\s*define\s+(MPI_\w+)\s+(.+?)\s*$", text, re.M))
+
+    def handle_type(name, depth=0):
+        d = defs.get(name, "")
+        m = re.match(r"\(\((MPI_\w+)\)", d)
+        if m and m.group(1) in F08_HANDLE_TYPES:
+            return m.group(1)
+        if d.startswith("TW_MPI_TYPE("):
+            return "MPI_Datatype"
+        if re.fullmatch(r"MPI_\w+", d) and depth < 4:
+            return handle_type(d, depth + 1)
+        return None
+    out = []
+    lines = constants.rstrip("\n").split("\n")
+    i = 0
+    while i < len(lines):
+        m = re.match(r"\s*INTEGER\s+(MPI_\w+)$", lines[i])
+        v = re.match(r"\s*PARAMETER \((MPI_\w+)=(-?\d+)\)$", lines[i + 1]) if m and i + 1 < len(lines) else None
+        if m and v and handle_type(m.group(1)):
+            t = handle_type(m.group(1))
+            out.append(f"  TYPE({t}), PARAMETER :: {m.group(1)} = {t}({v.group(2)})")
+            i += 2
+            continue
+        out.append(lines[i])
+        i += 1
+    return out
+
+
+def emit_mpi_f08_module(procs, constants, mpi_h):
+    bind, fortran = f08_procs(procs)
+    out = ["! The mpi_f08 module (`use mpi_f08`): handle types, TYPE(MPI_Status), optional",
+           "! ierror, choice buffers TYPE(*), DIMENSION(..) (array sections included).",
+           f"! {GENERATED}",
+           "MODULE MPI_F08", "  USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR, C_INT",
+           "  IMPLICIT NONE", "  PRIVATE :: C_PTR, C_INT"]
+    for t in F08_HANDLE_TYPES:
+        out += [f"  TYPE, BIND(C) :: {t}", "    INTEGER :: MPI_VAL", f"  END TYPE {t}"]
+    out += fortran_status_type()
+    out += f08_constants(constants, mpi_h)
+    # .FALSE. until every choice buffer takes a non-contiguous section (docs/fortran.md:
+    # not yet those of nonblocking collectives that share a count and datatype)
+    out += ["  LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.",
+            "  LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.",
+            "! the special addresses: the common blocks of mpif.h's, known by their address",
+            "  INTEGER :: MPI_BOTTOM, MPI_IN_PLACE", "  COMMON /MPI_FORTRAN_BOTTOM/ MPI_BOTTOM",
+            "  COMMON /MPI_FORTRAN_IN_PLACE/ MPI_IN_PLACE",
+            "  TYPE(MPI_Status) :: MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE(1)",
+            "  COMMON /MPI_FORTRAN_STATUS_IGNORE/ MPI_STATUS_IGNORE",
+            "  COMMON /MPI_FORTRAN_STATUSES_IGNORE/ MPI_STATUSES_IGNORE",
+            "  INTEGER :: MPI_ERRCODES_IGNORE(1), MPI_UNWEIGHTED(1), MPI_WEIGHTS_EMPTY(1)",
+            "  COMMON /MPI_FORTRAN_ERRCODES_IGNORE/ MPI_ERRCODES_IGNORE",
+            "  COMMON /MPI_FORTRAN_UNWEIGHTED/ MPI_UNWEIGHTED",
+            "  COMMON /MPI_FORTRAN_WEIGHTS_EMPTY/ MPI_WEIGHTS_EMPTY",
+            "  CHARACTER(LEN=1) :: MPI_ARGV_NULL(1), MPI_ARGVS_NULL(1,1)",
+            "  COMMON /MPI_FORTRAN_ARGV_NULL/ MPI_ARGV_NULL",
+            "  COMMON /MPI_FORTRAN_ARGVS_NULL/ MPI_ARGVS_NULL"]
+    out += fixed_lines(FORTRAN_PREDEFINED_CALLBACKS, "EXTERNAL", indent="  ")
+    out += ["", "  ABSTRACT INTERFACE",
+            "  SUBROUTINE MPI_User_function(invec, inoutvec, len, datatype)",
+            "    IMPORT", "    TYPE(C_PTR), VALUE :: invec, inoutvec", "    INTEGER :: len",
+            "    TYPE(MPI_Datatype) :: datatype", "  END SUBROUTINE MPI_User_function",
+            "  SUBROUTINE MPI_User_function_c(invec, inoutvec, len, datatype)",
+            "    IMPORT", "    TYPE(C_PTR), VALUE :: invec, inoutvec",
+            "    INTEGER(KIND=MPI_COUNT_KIND) :: len",
+            "    TYPE(MPI_Datatype) :: datatype", "  END SUBROUTINE MPI_User_function_c",
+            "  END INTERFACE", ""]
+    ops = []
+    for t in F08_HANDLE_TYPES:
+        short = t[4:].lower()
+        ops.append((f"tw_eq_{short}", f"tw_ne_{short}", t))
+    out.append("  INTERFACE OPERATOR(==)")
+    out += [f"    MODULE PROCEDURE {eq}" for eq, _, _ in ops]
+    out += ["  END INTERFACE", "  INTERFACE OPERATOR(/=)"]
+    out += [f"    MODULE PROCEDURE {ne}" for _, ne, _ in ops]
+    out.append("  END INTERFACE")
+    big = {p.name[:-2]: p for p, _ in large_count(procs)
+           if not any(f.type == "EXTERNAL" for f in p.f90)}
+    big_callbacks = [p for p, _ in large_count(procs) if any(f.type == "EXTERNAL" for f in p.f90)]
+    for prefix in ("", "P"):
+        for p in bind:
+            out += [f"  INTERFACE {prefix}{p.name}"]
+            out += f08_interface(p, f"{prefix}{p.name}_f08")
+            if p.name in big:  # the large-count overload (MPI-4.1 19.1.5: MPI_Send_c_f08)
+                out += f08_interface(big[p.name], f"{prefix}{p.name}_c_f08")
+            out += [f"  END INTERFACE {prefix}{p.name}"]
+        for p in fortran + big_callbacks:
+            out += [f"  INTERFACE {prefix}{p.name}",
+                    f"    MODULE PROCEDURE {prefix}{p.name}_f08", f"  END INTERFACE {prefix}{p.name}"]
+    out += ["  INTERFACE MPI_Status_f2f08", "    MODULE PROCEDURE MPI_Status_f2f08_f08",
+            "  END INTERFACE", "  INTERFACE MPI_Status_f082f",
+            "    MODULE PROCEDURE MPI_Status_f082f_f08", "  END INTERFACE"]
+    out += fortran_only_interfaces(True)
+    out += ["CONTAINS"]
+    out += fortran_only_procedures(True)
+    for eq, ne, t in ops:
+        for name, op in ((eq, "=="), (ne, "/=")):
+            out += [f"  ELEMENTAL LOGICAL FUNCTION {name}(a, b)", f"    TYPE({t}), INTENT(IN) :: a, b",
+                    f"    {name} = a%MPI_VAL {op} b%MPI_VAL", f"  END FUNCTION {name}"]
+    for prefix in ("", "P"):
+        for p in fortran + big_callbacks:
+            out += f08_module_procedure(p, f"{prefix}{p.name}_f08")
+    out += ["  SUBROUTINE MPI_Status_f2f08_f08(f_status, f08_status, ierror)",
+            "    INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)",
+            "    TYPE(MPI_Status), INTENT(OUT) :: f08_status",
+            "    INTEGER, OPTIONAL, INTENT(OUT) :: ierror",
+            "    f08_status = TRANSFER(f_status, f08_status)",
+            "    IF (PRESENT(ierror)) ierror = MPI_SUCCESS",
+            "  END SUBROUTINE MPI_Status_f2f08_f08",
+            "  SUBROUTINE MPI_Status_f082f_f08(f08_status, f_status, ierror)",
+            "    TYPE(MPI_Status), INTENT(IN) :: f08_status",
+            "    INTEGER, INTENT(OUT) :: f_status(MPI_STATUS_SIZE)",
+            "    INTEGER, OPTIONAL, INTENT(OUT) :: ierror",
+            "    f_status = TRANSFER(f08_status, f_status)",
+            "    IF (PRESENT(ierror)) ierror = MPI_SUCCESS",
+            "  END SUBROUTINE MPI_Status_f082f_f08"]
+    out += ["END MODULE MPI_F08"]
+    return "\n".join(out) + "\n"
+
+
+def f08_c_entry(p):
+    """The C of one call's mpi_f08 entry point (PMPI_Send_f08, MPI_Send_f08 its weak
+    alias): descriptors in, libmpifort's entry point called."""
+    low = p.name.lower()
+    pairs = f08_buffer_pairs(p)
+    formals, pre, args, hidden, post = [], [], [], [], []
+    for f in p.f90:
+        n = f.lower
+        if f.type == "<type>":
+            formals.append(f"CFI_cdesc_t *{n}")
+            pre.append(f"tw_f08_section {n}_s = {{0}};")
+            if n in pairs:
+                cnt, dt = pairs[n]
+                big = int(any(g.lower == cnt and "COUNT_KIND" in g.type for g in p.f90))
+                pre.append(f"if (rc == MPI_SUCCESS) rc = tw_f08_section_of({n}, {cnt}, {big}, {dt}, "
+                           f"&{n}_s, \"{p.name}\", \"{n}\", TW_F08_NO_COPY);")
+            else:
+                # a blocking call that does not keep the buffer may use a copy of it
+                copy = "TW_F08_NO_COPY" if f08_asynchronous(p) or F08_KEPT_BUFFERS.match(p.name) \
+                    else {"in": "TW_F08_COPY_IN", "out": "TW_F08_COPY_OUT"}.get(f.direction,
+                                                                             "TW_F08_COPY_INOUT")
+                pre.append(f"if (rc == MPI_SUCCESS) rc = tw_f08_section_of({n}, NULL, 0, NULL, "
+                           f"&{n}_s, \"{p.name}\", \"{n}\", {copy});")
+            args.append(f"{n}_s.addr")
+            post.append(f"tw_f08_section_done(&{n}_s);")
+        elif f.type.startswith("CHARACTER"):
+            formals.append(f"CFI_cdesc_t *{n}")
+            args.append(f"{n}->base_addr")
+            hidden.append(f"{n}->elem_len")
+        elif n == "ierror":
+            formals.append("MPI_Fint *ierror")
+            args.append("&rc")
+        else:
+            formals.append(f"void *{n}")
+            args.append(n)
+    # a buffer turned into a datatype passes its count and datatype in their stead
+    for b, (cnt, dt) in pairs.items():
+        args = [f"{b}_s.count_arg" if a == cnt else f"{b}_s.type_arg" if a == dt else a
+                for a in args]
+    fsig = ", ".join(formals) or "void"
+    decl_types = ", ".join(["void *"] * len(args) + ["size_t"] * len(hidden)) or "void"
+    call_args = ", ".join(args + [f"(size_t){h}" for h in hidden])
+    out = []
+    if p.f90_return:
+        ret = {"DOUBLE PRECISION": "double", "INTEGER(KIND=MPI_ADDRESS_KIND)": "MPI_Aint"}[p.f90_return]
+        out += [f"{ret} p{low}_({decl_types});", f"{ret} P{p.name}_f08({fsig});",
+                f"{ret} P{p.name}_f08({fsig}) {{", f"    return p{low}_({call_args});", "}"]
+    else:
+        ret = "void"
+        out += [f"void p{low}_({decl_types});", f"void P{p.name}_f08({fsig});",
+                f"void P{p.name}_f08({fsig}) {{", "    MPI_Fint rc = MPI_SUCCESS;"]
+        out += ["    " + x for x in pre]
+        out += [f"    if (rc == MPI_SUCCESS) p{low}_({call_args});"]
+        out += ["    " + x for x in post]
+        if any(f.lower == "ierror" for f in p.f90):
+            out.append("    if (ierror) *ierror = rc;")
+        out.append("}")
+    out.append(f'{ret} {p.name}_f08({fsig}) __attribute__((weak, alias("P{p.name}_f08")));')
+    return "\n".join(out) + "\n"
+
+
+def emit_f08_c(procs):
+    bind, _ = f08_procs(procs)
+    out = [f"/* {GENERATED}",
+           " * mpi_f08's entry points: BIND(C) procedures (PMPI_Send_f08, MPI_Send_f08 its",
+           " * weak alias) over libmpifort's (pmpi_send_). */",
+           "#include <stddef.h>", "", '#include "mpi/bindings/fortran/f08.h"', "",
+           "/* clang-format off */"]
+    out += [f08_c_entry(p) for p in bind]
+    bound = {p.name for p in bind}
+    out += [f08_c_entry(p) for p, _ in large_count(procs)
+            if p.name[:-2] in bound and not any(f.type == "EXTERNAL" for f in p.f90)]
+    out.append("/* clang-format on */")
+    return "\n".join(out) + "\n"
+
+
+# ---- the check that the bindings' constants are mpi.h's (tests/fortran) ----
+
+def emit_constants_values_c(mpi_h):
+    """A C program printing 'NAME VALUE' for each integer constant, as C sees it."""
+    out = [f"/* {GENERATED} */", "#include <mpi.h>", "#include <stddef.h>", "#include <stdio.h>",
+           "#define INTEGER_TYPE(x) _Generic((x), int: 1, unsigned: 1, long: 1, unsigned long: 1, "
+           "long long: 1, unsigned long long: 1, default: 0)",
+           "static void value(const char *name, long long v, int is_integer) {",
+           '    if (is_integer) printf("%s %lld\\n", name, v);', "}",
+           "#define C(name) value(#name, (long long)(name), INTEGER_TYPE(name))",
+           "int main(void) {"]
+    for name, expr in FORTRAN_ONLY_CONSTANTS.items():
+        out.append(f'    value("{name}", (long long)({expr}), 1);')
+    out += [f"    C({n});" for n in c_constants(mpi_h) if n not in FORTRAN_ONLY_CONSTANTS]
+    out += ["    return 0;", "}"]
+    return "\n".join(out) + "\n"
+
+
+def emit_constants_print_fortran(constants, mpi_h, binding):
+    """A Fortran program printing 'NAME VALUE' for each constant, through binding
+    (mpif.h, mpi or mpi_f08; free form); mpi_f08's handles by their MPI_VAL."""
+    names = re.findall(r"PARAMETER \((MPI_\w+)=", constants)
+    handles = set()
+    if binding == "mpi_f08":
+        handles = {m for m in re.findall(r"TYPE\(MPI_\w+\), PARAMETER :: (MPI_\w+)",
+                                         "\n".join(f08_constants(constants, mpi_h)))}
+    use = {"mpif.h": "  IMPLICIT NONE\n  INCLUDE 'mpif.h'", "mpi": "  USE mpi\n  IMPLICIT NONE",
+           "mpi_f08": "  USE mpi_f08\n  IMPLICIT NONE"}[binding]
+    out = [f"! {GENERATED}", f"PROGRAM constants_{binding.replace('.', '_')}"]
+    if binding != "mpif.h":
+        out = [out[0], f"PROGRAM constants_{binding}", use]
+    else:
+        out += [use]
+    for n in names:
+        out.append(f"  PRINT '(A,1X,I0)', '{n}', {n}{'%MPI_VAL' if n in handles else ''}")
+    out.append("END PROGRAM")
     return "\n".join(out) + "\n"
 
 
@@ -1037,6 +1589,14 @@ def main(argv):
     elif cmd in ("mpif-h", "mpi-module") and len(rest) == 2:
         constants = open(rest[0]).read()
         write(rest[1], (emit_mpif_h if cmd == "mpif-h" else emit_mpi_module)(procs, constants))
+    elif cmd == "f08-c" and len(rest) == 1:
+        write(rest[0], emit_f08_c(procs))
+    elif cmd == "mpi-f08-module" and len(rest) == 3:
+        write(rest[2], emit_mpi_f08_module(procs, open(rest[0]).read(), rest[1]))
+    elif cmd == "constants-values" and len(rest) == 2:
+        write(rest[1], emit_constants_values_c(rest[0]))
+    elif cmd == "constants-print" and len(rest) == 4:
+        write(rest[3], emit_constants_print_fortran(open(rest[0]).read(), rest[1], rest[2]))
     elif cmd == "names" and not rest:
         write("-", emit_names(procs))
     elif cmd in ("check-library", "check-header") and len(rest) == 1:

@@ -163,3 +163,13 @@ DEFINE(mpi_keyval_create, void (*copy)(void), void (*delete)(void), MPI_Fint *ke
     struct fortran_keyval *k = keyval_record(copy, delete, *extra);
     *ierror = k ? PMPI_Keyval_create(copy_int, delete_int, keyval, k) : MPI_ERR_NO_MEM;
 }
+
+/* an INTEGER status and a TYPE(MPI_Status) are the same MPI_STATUS_SIZE integers
+ * (mpi.h's MPI_F08_status): a copy, as MPI_Status_f2f08 does in C */
+DEFINE(mpi_status_f2f08, const MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror) {
+    *ierror = PMPI_Status_f2f08(f_status, (MPI_F08_status *)f08_status);
+}
+
+DEFINE(mpi_status_f082f, const MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror) {
+    *ierror = PMPI_Status_f082f((const MPI_F08_status *)f08_status, f_status);
+}

@@ -70,3 +70,9 @@ NULL_DELETE(mpi_type_null_delete_fn_, MPI_Aint)
 NULL_COPY(mpi_win_null_copy_fn_, MPI_Aint)
 DUP(mpi_win_dup_fn_, MPI_Aint)
 NULL_DELETE(mpi_win_null_delete_fn_, MPI_Aint)
+
+/* MPI_F_SYNC_REG (MPI-4.1 19.1.17): a call the compiler cannot see into, so that it
+ * keeps a register copy of buf from moving across it; it does nothing. */
+void pmpi_f_sync_reg_(void *buf);
+void pmpi_f_sync_reg_(void *buf) {}
+void mpi_f_sync_reg_(void *buf) __attribute__((weak, alias("pmpi_f_sync_reg_")));

@@ -1,0 +1,233 @@
+/* mpi_f08's array sections as datatypes (f08.h). */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi/bindings/fortran/f08.h"
+
+static int section_error(int errclass, const char *call, const char *arg, const char *why) {
+    /* said once here, as the handler's class alone would not name the argument */
+    MPI_Errhandler h = MPI_ERRHANDLER_NULL;
+    PMPI_Comm_get_errhandler(MPI_COMM_WORLD, &h);
+    if (h != MPI_ERRORS_RETURN) fprintf(stderr, "%s (mpi_f08): %s: %s\n", call, arg, why);
+    if (h != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&h);
+    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, errclass);
+    return errclass;
+}
+
+/* CFI_is_contiguous's test, here so that libmpifort needs no libgfortran */
+static int contiguous(const CFI_cdesc_t *d) {
+    CFI_index_t sm = (CFI_index_t)d->elem_len;
+    for (int r = 0; r < d->rank; r++) {
+        if (d->dim[r].extent > 1 && d->dim[r].sm != sm) return 0;
+        sm *= d->dim[r].extent;
+    }
+    return 1;
+}
+
+/* the datatype of the first n elements of the section, in array element order, each
+ * k of datatype t0 */
+static int indexed_section(const CFI_cdesc_t *d, MPI_Aint n, MPI_Datatype t0, MPI_Datatype *out) {
+    MPI_Aint *displs = malloc(sizeof(MPI_Aint) * (size_t)(n ? n : 1));
+    if (!displs) return MPI_ERR_NO_MEM;
+    CFI_index_t idx[CFI_MAX_RANK] = {0};
+    for (MPI_Aint e = 0; e < n; e++) {
+        MPI_Aint off = 0;
+        for (int r = 0; r < d->rank; r++) off += (MPI_Aint)idx[r] * (MPI_Aint)d->dim[r].sm;
+        displs[e] = off;
+        for (int r = 0; r < d->rank; r++) { /* the next index, the first fastest */
+            if (++idx[r] < d->dim[r].extent) break;
+            idx[r] = 0;
+        }
+    }
+    int rc = PMPI_Type_create_hindexed_block((int)n, 1, displs, t0, out);
+    free(displs);
+    return rc;
+}
+
+/* the section's elements to or from a contiguous buffer, in array element order */
+static void copy_section(const CFI_cdesc_t *d, char *flat, int out) {
+    CFI_index_t idx[CFI_MAX_RANK] = {0};
+    MPI_Aint n = 1;
+    for (int r = 0; r < d->rank; r++) n *= (MPI_Aint)d->dim[r].extent;
+    for (MPI_Aint e = 0; e < n; e++) {
+        char *elem = d->base_addr;
+        for (int r = 0; r < d->rank; r++) elem += idx[r] * d->dim[r].sm;
+        if (out)
+            memcpy(elem, flat + e * (MPI_Aint)d->elem_len, d->elem_len);
+        else
+            memcpy(flat + e * (MPI_Aint)d->elem_len, elem, d->elem_len);
+        for (int r = 0; r < d->rank; r++) {
+            if (++idx[r] < d->dim[r].extent) break;
+            idx[r] = 0;
+        }
+    }
+}
+
+/* The datatypes made last, per thread, so that a loop sending the same section makes
+ * its datatype once (as a program describing it by a vector type would): kept only
+ * for a predefined datatype, whose handle is never another's, and only until
+ * MPI_Finalize, whose deletion of MPI_COMM_SELF's attributes starts a new generation
+ * (the handles of the one before are gone with it). */
+enum { CACHED_SECTIONS = 4 };
+typedef struct cached_section {
+    unsigned generation; /* 0: empty */
+    MPI_Datatype type, made;
+    MPI_Count count;
+    size_t elem_len;
+    int rank;
+    CFI_index_t extent[CFI_MAX_RANK], sm[CFI_MAX_RANK];
+} cached_section;
+static _Thread_local cached_section cache[CACHED_SECTIONS];
+static _Thread_local unsigned cache_next;
+static _Atomic unsigned generation = 1;
+static _Atomic int finalize_hooked;
+
+static int on_finalize(MPI_Comm comm, int keyval, void *value, void *extra) {
+    generation++;
+    finalize_hooked = 0;
+    return MPI_SUCCESS;
+}
+
+/* whether a section's datatype made from type may be kept: the library is up through
+ * MPI_Init (MPI_COMM_SELF tells of its end), type is predefined */
+static int cacheable(MPI_Datatype type) {
+    int ints, addrs, types, combiner, up = 0, down = 1;
+    PMPI_Initialized(&up);
+    PMPI_Finalized(&down);
+    if (!up || down) return 0;
+    if (PMPI_Type_get_envelope(type, &ints, &addrs, &types, &combiner) != MPI_SUCCESS ||
+        combiner != MPI_COMBINER_NAMED)
+        return 0;
+    int expected = 0;
+    if (!atomic_compare_exchange_strong(&finalize_hooked, &expected, 1)) return 1;
+    int keyval;
+    if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize, &keyval, NULL) != MPI_SUCCESS ||
+        PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL) != MPI_SUCCESS) {
+        finalize_hooked = 0;
+        return 0;
+    }
+    return 1;
+}
+
+static cached_section *cached(const CFI_cdesc_t *d, MPI_Datatype type, MPI_Count count) {
+    for (int i = 0; i < CACHED_SECTIONS; i++) {
+        cached_section *c = &cache[i];
+        if (c->generation != generation || c->type != type || c->count != count ||
+            c->elem_len != d->elem_len || c->rank != d->rank)
+            continue;
+        int r = 0;
+        while (r < d->rank && c->extent[r] == d->dim[r].extent && c->sm[r] == d->dim[r].sm) r++;
+        if (r == d->rank) return c;
+    }
+    return NULL;
+}
+
+static void keep(const CFI_cdesc_t *d, MPI_Datatype type, MPI_Count count, MPI_Datatype made) {
+    cached_section *c = &cache[cache_next++ % CACHED_SECTIONS];
+    if (c->generation == generation) PMPI_Type_free(&c->made);
+    c->generation = generation;
+    c->type = type;
+    c->made = made;
+    c->count = count;
+    c->elem_len = d->elem_len;
+    c->rank = d->rank;
+    for (int r = 0; r < d->rank; r++) {
+        c->extent[r] = d->dim[r].extent;
+        c->sm[r] = d->dim[r].sm;
+    }
+}
+
+static void made_into(tw_f08_section *s, MPI_Datatype t, int big_count) {
+    s->made = t;
+    s->count = 1;
+    s->count_c = 1;
+    s->datatype = PMPI_Type_c2f(t);
+    s->count_arg = big_count ? (void *)&s->count_c : (void *)&s->count;
+    s->type_arg = &s->datatype;
+}
+
+int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype, tw_f08_section *s,
+                      const char *call, const char *arg, int copy) {
+    s->addr = tw_f_buf(d->base_addr);
+    s->made_one = 0;
+    s->count_arg = count;
+    s->type_arg = datatype;
+    if (d->rank == 0 || contiguous(d)) return MPI_SUCCESS;
+    MPI_Aint n = 1;
+    for (int r = 0; r < d->rank; r++) n *= (MPI_Aint)d->dim[r].extent;
+    if (n == 0) return MPI_SUCCESS;
+    if ((!count || !datatype) && copy != TW_F08_NO_COPY) {
+        /* what the compiler's copy-in and copy-out would do, as the call is blocking */
+        s->copy = malloc((size_t)n * d->elem_len);
+        if (!s->copy) return section_error(MPI_ERR_NO_MEM, call, arg, "no memory for a copy");
+        /* copied in for an output too: what the call does not write is kept */
+        copy_section(d, s->copy, 0);
+        s->copy_out = copy != TW_F08_COPY_IN;
+        s->desc = d;
+        s->addr = s->copy;
+        return MPI_SUCCESS;
+    }
+    if (!count || !datatype)
+        return section_error(MPI_ERR_BUFFER, call, arg,
+                             "a non-contiguous array section is not supported here (the "
+                             "library keeps the buffer, or the call is nonblocking and the "
+                             "buffer shares its count and datatype): pass a contiguous array");
+    MPI_Count cnt = big_count ? *(MPI_Count *)count : *(MPI_Fint *)count;
+    MPI_Datatype type = PMPI_Type_f2c(*(MPI_Fint *)datatype);
+    const cached_section *c = cached(d, type, cnt);
+    if (c) {
+        made_into(s, c->made, big_count);
+        return MPI_SUCCESS;
+    }
+    MPI_Aint lb = 0, extent = 0;
+    int rc = PMPI_Type_get_extent(type, &lb, &extent);
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Aint elem = (MPI_Aint)d->elem_len;
+    if (extent <= 0 || extent > elem || elem % extent != 0)
+        return section_error(MPI_ERR_TYPE, call, arg,
+                             "the datatype of a non-contiguous array section must fit a whole "
+                             "number of times into one element of the array");
+    MPI_Aint k = elem / extent; /* datatypes an element holds */
+    if (cnt < 0 || cnt % k != 0 || cnt / k > n)
+        return section_error(MPI_ERR_COUNT, call, arg,
+                             "the count exceeds the array section, or is not whole elements");
+    MPI_Datatype t = type, next;
+    if (k > 1) {
+        if ((rc = PMPI_Type_contiguous((int)k, type, &t)) != MPI_SUCCESS) return rc;
+    }
+    if (cnt / k == n) { /* the whole section: a vector of vectors, one a dimension */
+        for (int r = 0; r < d->rank && rc == MPI_SUCCESS; r++) {
+            rc = PMPI_Type_create_hvector((int)d->dim[r].extent, 1, (MPI_Aint)d->dim[r].sm, t,
+                                          &next);
+            if (t != type) PMPI_Type_free(&t);
+            t = next;
+        }
+    } else {
+        rc = indexed_section(d, cnt / k, t, &next);
+        if (t != type) PMPI_Type_free(&t);
+        t = next;
+    }
+    if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&t);
+    if (rc != MPI_SUCCESS) return rc;
+    made_into(s, t, big_count);
+    if (cacheable(type))
+        keep(d, type, cnt, t);
+    else
+        s->made_one = 1; /* freed after the call */
+    return MPI_SUCCESS;
+}
+
+void tw_f08_section_done(tw_f08_section *s) {
+    if (s->made_one) PMPI_Type_free(&s->made);
+    if (s->copy) {
+        if (s->copy_out) copy_section(s->desc, s->copy, 1);
+        free(s->copy);
+    }
+}
+
+/* mpi_f08's MPI_F_sync_reg: as mpif.h's (fortran.c), with a descriptor */
+void PMPI_F_sync_reg_f08(CFI_cdesc_t *buf);
+void PMPI_F_sync_reg_f08(CFI_cdesc_t *buf) {}
+void MPI_F_sync_reg_f08(CFI_cdesc_t *buf) __attribute__((weak, alias("PMPI_F_sync_reg_f08")));
