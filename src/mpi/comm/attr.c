@@ -72,6 +72,39 @@ int MPI_COMM_NULL_DELETE_FN(MPI_Comm comm, int comm_keyval, void *attribute_val,
     return MPI_SUCCESS;
 }
 
+int MPI_TYPE_NULL_COPY_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                          void *attribute_val_in, void *attribute_val_out, int *flag) {
+    return MPI_COMM_NULL_COPY_FN(oldtype, type_keyval, extra_state, attribute_val_in,
+                                 attribute_val_out, flag);
+}
+
+int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
+                    void *attribute_val_in, void *attribute_val_out, int *flag) {
+    return MPI_COMM_DUP_FN(oldtype, type_keyval, extra_state, attribute_val_in, attribute_val_out,
+                           flag);
+}
+
+int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype datatype, int type_keyval, void *attribute_val,
+                            void *extra_state) {
+    return MPI_COMM_NULL_DELETE_FN(datatype, type_keyval, attribute_val, extra_state);
+}
+
+int MPI_WIN_NULL_COPY_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
+                         void *attribute_val_out, int *flag) {
+    return MPI_COMM_NULL_COPY_FN(oldwin, win_keyval, extra_state, attribute_val_in,
+                                 attribute_val_out, flag);
+}
+
+int MPI_WIN_DUP_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
+                   void *attribute_val_out, int *flag) {
+    return MPI_COMM_DUP_FN(oldwin, win_keyval, extra_state, attribute_val_in, attribute_val_out,
+                           flag);
+}
+
+int MPI_WIN_NULL_DELETE_FN(MPI_Win win, int win_keyval, void *attribute_val, void *extra_state) {
+    return MPI_COMM_NULL_DELETE_FN(win, win_keyval, attribute_val, extra_state);
+}
+
 int MPI_NULL_COPY_FN(MPI_Comm oldcomm, int keyval, void *extra_state, void *attribute_val_in,
                      void *attribute_val_out, int *flag) {
     return MPI_COMM_NULL_COPY_FN(oldcomm, keyval, extra_state, attribute_val_in, attribute_val_out,

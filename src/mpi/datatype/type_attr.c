@@ -5,23 +5,6 @@
 #include "mpi/env/error.h"
 #include "mpi/env/state.h"
 
-int MPI_TYPE_NULL_COPY_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
-                          void *attribute_val_in, void *attribute_val_out, int *flag) {
-    return MPI_COMM_NULL_COPY_FN(oldtype, type_keyval, extra_state, attribute_val_in,
-                                 attribute_val_out, flag);
-}
-
-int MPI_TYPE_DUP_FN(MPI_Datatype oldtype, int type_keyval, void *extra_state,
-                    void *attribute_val_in, void *attribute_val_out, int *flag) {
-    return MPI_COMM_DUP_FN(oldtype, type_keyval, extra_state, attribute_val_in, attribute_val_out,
-                           flag);
-}
-
-int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype datatype, int type_keyval, void *attribute_val,
-                            void *extra_state) {
-    return MPI_COMM_NULL_DELETE_FN(datatype, type_keyval, attribute_val, extra_state);
-}
-
 int MPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval,
                            void *extra_state) {

@@ -4,22 +4,6 @@
 #include "mpi/comm/attr.h"
 #include "mpi/rma/win.h"
 
-int MPI_WIN_NULL_COPY_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
-                         void *attribute_val_out, int *flag) {
-    return MPI_COMM_NULL_COPY_FN(oldwin, win_keyval, extra_state, attribute_val_in,
-                                 attribute_val_out, flag);
-}
-
-int MPI_WIN_DUP_FN(MPI_Win oldwin, int win_keyval, void *extra_state, void *attribute_val_in,
-                   void *attribute_val_out, int *flag) {
-    return MPI_COMM_DUP_FN(oldwin, win_keyval, extra_state, attribute_val_in, attribute_val_out,
-                           flag);
-}
-
-int MPI_WIN_NULL_DELETE_FN(MPI_Win win, int win_keyval, void *attribute_val, void *extra_state) {
-    return MPI_COMM_NULL_DELETE_FN(win, win_keyval, attribute_val, extra_state);
-}
-
 int MPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn,
                           MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval,
                           void *extra_state) {
