@@ -16,3 +16,21 @@ foreach(level 0 1 2 3 below above)
 endforeach()
 set_tests_properties(mpi_threads_1 mpi_threads_2 mpi_threads_3 mpi_threads_udp mpi_threads_udp_progress_thread
                      PROPERTIES LABELS "mp;mpi;thread" TIMEOUT ${TW_TEST_TIMEOUT})
+# Waits that sleep (TW_WAIT=sleep, up to a second at a time) holding the library's
+# lock, which a thread of the same process then needs (threads_handover.c)
+add_executable(mpi_threads_handover threads_handover.c)
+target_link_libraries(mpi_threads_handover PRIVATE mpi Threads::Threads)
+foreach(n 1 2)
+  add_test(NAME mpi_threads_handover_${n}
+           COMMAND ${MPIEXEC} -n ${n} --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_threads_handover>)
+  set_tests_properties(mpi_threads_handover_${n} PROPERTIES LABELS "mp;mpi;thread"
+                       TIMEOUT ${TW_TEST_TIMEOUT} PASS_REGULAR_EXPRESSION "rounds ok"
+                       ENVIRONMENT "TW_WAIT=sleep;TW_WAIT_SLEEP=1000000")
+endforeach()
+# Every phase of threads.c with waits that sleep (TW_WAIT=sleep, up to a second at a
+# time) holding the library's lock, the ranks on one CPU
+add_test(NAME mpi_threads_sleeping_3_on_1_cpu
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/mpi/few_cpus.sh 1 ${MPIEXEC} -n 3 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_threads>)
+set_tests_properties(mpi_threads_sleeping_3_on_1_cpu PROPERTIES LABELS "mp;mpi;thread"
+                     TIMEOUT ${TW_TEST_TIMEOUT} SKIP_RETURN_CODE 77
+                     ENVIRONMENT "TW_WAIT=sleep;TW_WAIT_SLEEP=1000000")
