@@ -7,7 +7,8 @@
  *         half of it each, whatever sched_yield does). Each waiter checks that its CPU
  *         time stayed under a tenth of its wall time; load only lowers a process's CPU
  *         time against its wall time, so a busy machine cannot fail it.
- *   wakeups: many short ping-pongs, barriers, broadcasts, allreduces and rings, every
+ *   wakeups: many short ping-pongs, barriers, broadcasts, allreduces (blocking and
+ *         persistent, whose waiters find their peers' lines in shared memory) and rings, every
  *         result checked, some senders late by a bit of computing so that their
  *         receivers fall asleep, with TW_WAIT=sleep and a sleep bound of a second
  *         (TW_WAIT_SLEEP): a lost wake-up would cost a second each time, and the test's
@@ -66,6 +67,10 @@ static long voluntary_switches(void) {
 static void wakeups(void) {
     enum { ROUNDS = 2000 };
     int peer = rank ^ 1;
+    long pin = 0, pout = 0; /* a persistent Allreduce, made once and started every fourth round */
+    MPI_Request persistent;
+    CHECK(MPI_Allreduce_init(&pin, &pout, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, MPI_INFO_NULL,
+                             &persistent) == MPI_SUCCESS);
     long switches = voluntary_switches();
     for (int i = 0; i < ROUNDS; i++) {
         int v = rank * 1000000 + i, got = -1;
@@ -86,6 +91,10 @@ static void wakeups(void) {
             long sum = 0, mine = rank + i;
             CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD) == 0);
             CHECK(sum == (long)size * (size - 1) / 2 + (long)size * i);
+            pin = rank + 2L * i;
+            CHECK(MPI_Start(&persistent) == MPI_SUCCESS);
+            CHECK(MPI_Wait(&persistent, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+            CHECK(pout == (long)size * (size - 1) / 2 + 2L * size * i);
         }
         if (i % 4 == 2) {
             int b = rank == i % size ? i : -1;
@@ -102,6 +111,7 @@ static void wakeups(void) {
         }
     }
     long slept = voluntary_switches() - switches, all = 0;
+    CHECK(MPI_Request_free(&persistent) == MPI_SUCCESS);
     CHECK(MPI_Allreduce(&slept, &all, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
     if (rank == 0)
         printf("wakeups: %d rounds on %d ranks, all results right; %ld sleeps\n", ROUNDS, size,

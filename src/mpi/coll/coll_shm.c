@@ -961,6 +961,16 @@ static void shm_started_progress(void) {
     running = 0;
 }
 
+/* The ready of the progress hook, which a wait asks just before it sleeps: the first
+ * started call of every busy block one step on (the others wait their turn); 1 when
+ * one moved, so a line written just before the sleep is not slept through. */
+static int shm_started_moved(void) {
+    int moved = 0;
+    for (tw_coll_shm_t *sh = busy; sh; sh = sh->next_busy)
+        if (sh->first && shm_step(&sh->first->w)) moved = 1;
+    return moved;
+}
+
 /* Before a blocking call on c's lines: the persistent calls started before it, to
  * their end (each ends in an error rather than waiting for ever). */
 static __attribute__((noinline)) void shm_finish_started(tw_mpi_comm_t *c) {
@@ -1035,6 +1045,7 @@ int tw_coll_shm_persistent(tw_sched_t *s, int kind, int root, const void *in, vo
     if (op->combine) op->fn = tw_mpi_op_resolve(red->op, type, count, &op->code, &op->elements);
     op->w = (shm_wait_t){c, &op->x, give, op->result, 1, 0};
     tw_mpi_progress_hook(TW_HOOK_COLL_SHM, shm_started_progress);
+    tw_mpi_progress_hook_ready(TW_HOOK_COLL_SHM, shm_started_moved);
     s->shm_op = op;
     return 1;
 }

@@ -31,6 +31,15 @@ static inline void tw_mpi_hook_off(int hook) {
     tw_mpi_hooks_on &= ~(1u << hook);
 }
 
+/* A hook whose unit finds its work by polling memory that other processes write (not
+ * in the endpoint's rings, which wake a sleeping wait) names what a wait checks just
+ * before it sleeps: it advances what it can and answers 1 when something moved, so a
+ * write made just before the sleep is not missed (tw_ep_relax_until). */
+typedef int tw_mpi_hook_ready_fn(void);
+void tw_mpi_progress_hook_ready(int hook, tw_mpi_hook_ready_fn *fn);
+/* That check for every hook switched on (the ready of tw_mpi_relax; ctx unused). */
+int tw_mpi_hooks_ready(void *ctx);
+
 #pragma GCC visibility pop
 
 #endif

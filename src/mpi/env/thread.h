@@ -18,6 +18,7 @@
 
 #include <tollway/tollway.h>
 
+#include "mpi/env/hooks.h"
 #include "mpi/env/state.h"
 
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
@@ -39,12 +40,13 @@ void tw_mpi_thread_yield(void);
  * thread's wish for the lock, then the lock handed over when one waits for it. */
 void tw_mpi_thread_relax(unsigned *spins, int (*ready)(void *ctx), void *ctx);
 
-/* The pause of every wait loop, between its progress passes (instead of tw_ep_relax). */
+/* The pause of every wait loop, between its progress passes (instead of tw_ep_relax);
+ * before it sleeps, the hooks that poll memory look once more (tw_mpi_hooks_ready). */
 static inline void tw_mpi_relax(unsigned *spins) {
     if (__builtin_expect(tw_mpi_threads_on, 0))
-        tw_mpi_thread_relax(spins, NULL, NULL);
+        tw_mpi_thread_relax(spins, tw_mpi_hooks_ready, NULL);
     else
-        tw_ep_relax(tw_mpi.ep, spins);
+        tw_ep_relax_until(tw_mpi.ep, spins, tw_mpi_hooks_ready, NULL);
 }
 
 /* tw_mpi_relax for a wait on memory a peer writes (tw_ep_relax_until). */
