@@ -3,21 +3,22 @@
  * lock, for what a second thread of the same process sends it a moment later; the
  * sender finds the lock taken and wakes the sleeper to get it (thread.c). Each rank
  * talks only to itself, so no peer's message wakes the sleeper instead. Every value
- * received is checked, in order. */
+ * received is checked, in order. A lost wake-up costs the whole sleep bound each round:
+ * 2000 rounds of it outlast the test's time limit, where the rounds take 2 ms each. */
 #include <mpi.h>
 #include <pthread.h>
 #include <time.h>
 
 #include "mpi_check.h"
 
-enum { ROUNDS = 200 };
+enum { ROUNDS = 2000 };
 
 static MPI_Comm self;
 
 static void *sender(void *arg) {
     (void)arg;
     for (int i = 0; i < ROUNDS; i++) {
-        struct timespec pause = {0, 5000000}; /* the receiver is asleep by then */
+        struct timespec pause = {0, 2000000}; /* the receiver is asleep by then */
         nanosleep(&pause, NULL);
         CHECK(MPI_Send(&i, 1, MPI_INT, 0, 7, self) == MPI_SUCCESS);
     }
