@@ -1068,6 +1068,11 @@ def f08_buffer_pairs(p):
     return {b: pair for b, pair in out.items() if len(used[pair]) == 1}
 
 
+# collectives whose count is per block (per rank): a section's blocks must be alike
+# for one datatype to describe each (f08.c)
+F08_PER_BLOCK = re.compile(r"MPI_I?(Neighbor_)?(Gather|Scatter|Allgather|Alltoall)(_init)?(_c)?$",
+                           re.IGNORECASE)
+
 # one-sided calls without a request: their buffers are in use until the epoch ends
 F08_RMA = re.compile(r"MPI_(Put|Get|Accumulate|Get_accumulate|Fetch_and_op|Compare_and_swap)$")
 
@@ -1296,9 +1301,9 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
         out += [f"  TYPE, BIND(C) :: {t}", "    INTEGER :: MPI_VAL", f"  END TYPE {t}"]
     out += fortran_status_type()
     out += f08_constants(constants, mpi_h)
-    # .FALSE. until every choice buffer takes a non-contiguous section (docs/fortran.md:
-    # not yet those of nonblocking collectives that share a count and datatype)
-    out += ["  LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.",
+    # every choice buffer takes a non-contiguous section, but those the library keeps
+    # (MPI_Win_create, MPI_Buffer_attach ...), which the standard has simply contiguous
+    out += ["  LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .TRUE.",
             "  LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.",
             "! the special addresses: the common blocks of mpif.h's, known by their address",
             "  INTEGER :: MPI_BOTTOM, MPI_IN_PLACE", "  COMMON /MPI_FORTRAN_BOTTOM/ MPI_BOTTOM",
@@ -1387,18 +1392,24 @@ def f08_c_entry(p):
         if f.type == "<type>":
             formals.append(f"CFI_cdesc_t *{n}")
             pre.append(f"tw_f08_section {n}_s = {{0}};")
+            # a call that does not keep the buffer may use a copy of it (held by the
+            # request of a nonblocking one); one-sided calls without a request use
+            # their buffers until the epoch ends: a datatype always describes those
+            how = "TW_F08_NO_COPY" if F08_KEPT_BUFFERS.match(p.name) or F08_RMA.match(p.name) \
+                else {"in": "TW_F08_COPY_IN", "out": "TW_F08_COPY_OUT"}.get(f.direction,
+                                                                         "TW_F08_COPY_INOUT")
             if n in pairs:
                 cnt, dt = pairs[n]
                 big = int(any(g.lower == cnt and "COUNT_KIND" in g.type for g in p.f90))
+                if F08_PER_BLOCK.match(p.name):
+                    how += " | TW_F08_BLOCKS"
                 pre.append(f"if (rc == MPI_SUCCESS) rc = tw_f08_section_of({n}, {cnt}, {big}, {dt}, "
-                           f"&{n}_s, \"{p.name}\", \"{n}\", TW_F08_NO_COPY);")
+                           f"&{n}_s, \"{p.name}\", \"{n}\", {how});")
             else:
-                # a blocking call that does not keep the buffer may use a copy of it
-                copy = "TW_F08_NO_COPY" if f08_asynchronous(p) or F08_KEPT_BUFFERS.match(p.name) \
-                    else {"in": "TW_F08_COPY_IN", "out": "TW_F08_COPY_OUT"}.get(f.direction,
-                                                                             "TW_F08_COPY_INOUT")
+                if F08_RMA.match(p.name):
+                    how = "TW_F08_FIRST"  # one datatype's worth (MPI_Fetch_and_op ...)
                 pre.append(f"if (rc == MPI_SUCCESS) rc = tw_f08_section_of({n}, NULL, 0, NULL, "
-                           f"&{n}_s, \"{p.name}\", \"{n}\", {copy});")
+                           f"&{n}_s, \"{p.name}\", \"{n}\", {how});")
             args.append(f"{n}_s.addr")
             post.append(f"tw_f08_section_done(&{n}_s);")
         elif f.type.startswith("CHARACTER"):
@@ -1429,6 +1440,12 @@ def f08_c_entry(p):
                 f"void P{p.name}_f08({fsig}) {{", "    MPI_Fint rc = MPI_SUCCESS;"]
         out += ["    " + x for x in pre]
         out += [f"    if (rc == MPI_SUCCESS) p{low}_({call_args});"]
+        request = next((q.name.lower() for q in p.fixed
+                        if c_shape(q.decl)[0] == "MPI_Request" and q.direction == "out"), None)
+        buffers = [f"&{f.lower}_s" for f in p.f90 if f.type == "<type>"]
+        if request and buffers:
+            out.append(f"    tw_f08_sections_held((tw_f08_section *const[]){{{', '.join(buffers)}}}, "
+                       f"{len(buffers)}, rc, {request});")
         out += ["    " + x for x in post]
         if any(f.lower == "ierror" for f in p.f90):
             out.append("    if (ierror) *ierror = rc;")

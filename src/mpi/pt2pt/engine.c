@@ -449,6 +449,7 @@ int tw_mpi_start(MPI_Request req) {
     if (tw_reqs[i].kind == REQ_PSEND || tw_reqs[i].kind == REQ_PRECV) return tw_mpi_part_start(i);
     if (tw_reqs[i].kind == REQ_COLL) { /* a persistent collective: its schedule again */
         tw_req_reset(&tw_reqs[i]);
+        tw_mpi_request_before_start(i);
         return tw_mpi_sched_start(tw_reqs[i].buf, req);
     }
     if (tw_reqs[i].kind == REQ_RECV) {

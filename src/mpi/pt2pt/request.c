@@ -9,6 +9,7 @@
 #include "mpi/pt2pt/engine_progress.h"
 #include "mpi/pt2pt/partitioned.h"
 #include "mpi/pt2pt/request.h"
+#include "mpi/pt2pt/request_hooks.h"
 #include "mpi/env/state.h"
 #include "mpi/env/thread.h"
 #include "mpi/pt2pt/status.h"
@@ -84,8 +85,52 @@ int tw_mpi_coll_request(uint32_t context, MPI_Request *req) {
     return MPI_SUCCESS;
 }
 
+tw_request_hooks_t *tw_req_hooks;
+
+__attribute__((visibility("default"))) int tw_mpifort_request_hooks(MPI_Request req,
+                                                                    const tw_request_hooks_t *h) {
+    if (tw_mpi_threads_on) tw_mpi_enter();
+    int rc = MPI_SUCCESS, i = tw_req_index(req);
+    if (i <= 0 || tw_reqs[i].kind != REQ_COLL) {
+        /* a non-blocking collective done at once may be a finished receive already */
+        if (i > 0 && tw_reqs[i].done && !tw_reqs[i].persistent) {
+            h->after(h->arg);
+            h->release(h->arg);
+        } else
+            rc = MPI_ERR_REQUEST;
+    } else if (!tw_req_hooks &&
+               !(tw_req_hooks = calloc(TW_MAX_REQUESTS + 1, sizeof *tw_req_hooks))) {
+        rc = MPI_ERR_NO_MEM;
+    } else if (tw_req_hooks[i].release) {
+        rc = MPI_ERR_REQUEST;
+    } else if (tw_reqs[i].done && !tw_reqs[i].persistent) {
+        h->after(h->arg);
+        h->release(h->arg);
+    } else
+        tw_req_hooks[i] = *h;
+    if (tw_mpi_threads_on) tw_mpi_leave();
+    return rc;
+}
+
+static void run_after(int i) {
+    tw_request_hooks_t h = tw_req_hooks[i];
+    h.after(h.arg);
+    if (!tw_reqs[i].persistent) {
+        tw_req_hooks[i] = (tw_request_hooks_t){0};
+        h.release(h.arg);
+    }
+}
+
+static void release_hooks(int i) {
+    if (!tw_req_hooks || !tw_req_hooks[i].release) return;
+    tw_request_hooks_t h = tw_req_hooks[i];
+    tw_req_hooks[i] = (tw_request_hooks_t){0};
+    h.release(h.arg);
+}
+
 void tw_mpi_coll_request_done(MPI_Request req, int error) {
     int i = req & 0xffff;
+    if (tw_req_hooks && tw_req_hooks[i].after) run_after(i);
     tw_reqs[i].error = error;
     tw_req_done(i);
 }
@@ -204,6 +249,7 @@ int tw_mpi_request_free(MPI_Request *req) {
     if (tw_reqs[i].kind == REQ_COLL && tw_reqs[i].persistent) {
         if (tw_reqs[i].active) return MPI_ERR_REQUEST; /* its caller names the error */
         sched_free(tw_reqs[i].buf);
+        release_hooks(i);
         tw_req_free(i);
     } else if (tw_reqs[i].done)
         tw_req_free(i);

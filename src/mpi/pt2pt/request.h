@@ -13,6 +13,7 @@
 
 #include "mpi/comm/comm.h"
 #include "mpi/pt2pt/match.h"
+#include "mpi/pt2pt/request_hooks.h"
 #include "mpi/pt2pt/status.h"
 #include "mpi/pt2pt/wire.h"
 
@@ -214,6 +215,13 @@ tw_mpi_comm_t *tw_mpi_request_comm(MPI_Request req);
  * slot in the request pool that completes when tw_mpi_coll_request_done says so. */
 int tw_mpi_coll_request(uint32_t context, MPI_Request *req);
 void tw_mpi_coll_request_done(MPI_Request req, int error);
+/* Per slot, made at the first use (f08 sections are rare): a collective's hooks
+ * (request_hooks.h). Before a persistent one starts, its before hook runs. */
+extern tw_request_hooks_t *tw_req_hooks;
+static inline void tw_mpi_request_before_start(int i) {
+    if (__builtin_expect(tw_req_hooks != NULL, 0) && tw_req_hooks[i].before)
+        tw_req_hooks[i].before(tw_req_hooks[i].arg);
+}
 /* The same for a request that stands for a receive (MPI_Isendrecv): once done, it
  * reads as that receive, whose status (source, tag, size) status gives. */
 void tw_mpi_coll_request_done_as_recv(MPI_Request req, int error, const MPI_Status *status);

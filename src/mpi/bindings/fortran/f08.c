@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mpi/bindings/fortran/f08.h"
+#include "mpi/pt2pt/request_hooks.h"
 
 static int section_error(int errclass, const char *call, const char *arg, const char *why) {
     /* said once here, as the handler's class alone would not name the argument */
@@ -46,6 +47,36 @@ static int indexed_section(const CFI_cdesc_t *d, MPI_Aint n, MPI_Datatype t0, MP
     return rc;
 }
 
+/* Whether the section's n elements are blocks of m alike ones, each block the one
+ * before moved by the same stride (*stride, > 0): a collective's count of m elements
+ * a block then describes every block with one datatype of that extent. Any 1-D
+ * section is; a 2-D one is when a block is whole columns, or divides a column. */
+static int alike_blocks(const CFI_cdesc_t *d, MPI_Aint n, MPI_Aint m, MPI_Aint *stride) {
+    if (m <= 0 || n % m != 0) return 0;
+    MPI_Aint *first = malloc(sizeof(MPI_Aint) * (size_t)m);
+    if (!first) return 0;
+    CFI_index_t idx[CFI_MAX_RANK] = {0};
+    MPI_Aint step = 0;
+    int alike = 1;
+    for (MPI_Aint e = 0; e < n && alike; e++) {
+        MPI_Aint off = 0;
+        for (int r = 0; r < d->rank; r++) off += (MPI_Aint)idx[r] * (MPI_Aint)d->dim[r].sm;
+        if (e < m)
+            first[e] = off;
+        else if (e == m)
+            step = off - first[0], alike = step > 0 && off == first[0] + step;
+        else
+            alike = off == first[e % m] + (e / m) * step;
+        for (int r = 0; r < d->rank; r++) {
+            if (++idx[r] < d->dim[r].extent) break;
+            idx[r] = 0;
+        }
+    }
+    free(first);
+    *stride = step;
+    return alike;
+}
+
 /* the section's elements to or from a contiguous buffer, in array element order */
 static void copy_section(const CFI_cdesc_t *d, char *flat, int out) {
     CFI_index_t idx[CFI_MAX_RANK] = {0};
@@ -76,7 +107,7 @@ typedef struct cached_section {
     MPI_Datatype type, made;
     MPI_Count count;
     size_t elem_len;
-    int rank;
+    int rank, blocks;
     CFI_index_t extent[CFI_MAX_RANK], sm[CFI_MAX_RANK];
 } cached_section;
 static _Thread_local cached_section cache[CACHED_SECTIONS];
@@ -111,11 +142,12 @@ static int cacheable(MPI_Datatype type) {
     return 1;
 }
 
-static cached_section *cached(const CFI_cdesc_t *d, MPI_Datatype type, MPI_Count count) {
+static cached_section *cached(const CFI_cdesc_t *d, MPI_Datatype type, MPI_Count count,
+                              int blocks) {
     for (int i = 0; i < CACHED_SECTIONS; i++) {
         cached_section *c = &cache[i];
         if (c->generation != generation || c->type != type || c->count != count ||
-            c->elem_len != d->elem_len || c->rank != d->rank)
+            c->elem_len != d->elem_len || c->rank != d->rank || c->blocks != blocks)
             continue;
         int r = 0;
         while (r < d->rank && c->extent[r] == d->dim[r].extent && c->sm[r] == d->dim[r].sm) r++;
@@ -124,13 +156,15 @@ static cached_section *cached(const CFI_cdesc_t *d, MPI_Datatype type, MPI_Count
     return NULL;
 }
 
-static void keep(const CFI_cdesc_t *d, MPI_Datatype type, MPI_Count count, MPI_Datatype made) {
+static void keep(const CFI_cdesc_t *d, MPI_Datatype type, MPI_Count count, int blocks,
+                 MPI_Datatype made) {
     cached_section *c = &cache[cache_next++ % CACHED_SECTIONS];
     if (c->generation == generation) PMPI_Type_free(&c->made);
     c->generation = generation;
     c->type = type;
     c->made = made;
     c->count = count;
+    c->blocks = blocks;
     c->elem_len = d->elem_len;
     c->rank = d->rank;
     for (int r = 0; r < d->rank; r++) {
@@ -148,36 +182,18 @@ static void made_into(tw_f08_section *s, MPI_Datatype t, int big_count) {
     s->type_arg = &s->datatype;
 }
 
-int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype, tw_f08_section *s,
-                      const char *call, const char *arg, int copy) {
-    s->addr = tw_f_buf(d->base_addr);
-    s->made_one = 0;
-    s->count_arg = count;
-    s->type_arg = datatype;
-    if (d->rank == 0 || contiguous(d)) return MPI_SUCCESS;
-    MPI_Aint n = 1;
-    for (int r = 0; r < d->rank; r++) n *= (MPI_Aint)d->dim[r].extent;
-    if (n == 0) return MPI_SUCCESS;
-    if ((!count || !datatype) && copy != TW_F08_NO_COPY) {
-        /* what the compiler's copy-in and copy-out would do, as the call is blocking */
-        s->copy = malloc((size_t)n * d->elem_len);
-        if (!s->copy) return section_error(MPI_ERR_NO_MEM, call, arg, "no memory for a copy");
-        /* copied in for an output too: what the call does not write is kept */
-        copy_section(d, s->copy, 0);
-        s->copy_out = copy != TW_F08_COPY_IN;
-        s->desc = d;
-        s->addr = s->copy;
-        return MPI_SUCCESS;
-    }
-    if (!count || !datatype)
-        return section_error(MPI_ERR_BUFFER, call, arg,
-                             "a non-contiguous array section is not supported here (the "
-                             "library keeps the buffer, or the call is nonblocking and the "
-                             "buffer shares its count and datatype): pass a contiguous array");
+enum { NOT_ALIKE = -1 };
+
+/* The section as a datatype that count and type describe the whole of (as in a send),
+ * or, with blocks, each block of (a collective's per-rank count): MPI_SUCCESS, the
+ * class of what was wrong, or NOT_ALIKE when blocks are not all alike. */
+static int as_datatype(CFI_cdesc_t *d, MPI_Aint n, void *count, int big_count, void *datatype,
+                       int blocks, tw_f08_section *s, const char *call, const char *arg) {
     MPI_Count cnt = big_count ? *(MPI_Count *)count : *(MPI_Fint *)count;
     MPI_Datatype type = PMPI_Type_f2c(*(MPI_Fint *)datatype);
-    const cached_section *c = cached(d, type, cnt);
+    const cached_section *c = cached(d, type, cnt, blocks);
     if (c) {
+        if (c->made == MPI_DATATYPE_NULL) return NOT_ALIKE;
         made_into(s, c->made, big_count);
         return MPI_SUCCESS;
     }
@@ -193,11 +209,16 @@ int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype
     if (cnt < 0 || cnt % k != 0 || cnt / k > n)
         return section_error(MPI_ERR_COUNT, call, arg,
                              "the count exceeds the array section, or is not whole elements");
+    MPI_Aint m = cnt / k, stride = 0;
+    if (blocks && m < n && !alike_blocks(d, n, m, &stride)) {
+        if (cacheable(type)) keep(d, type, cnt, blocks, MPI_DATATYPE_NULL);
+        return NOT_ALIKE;
+    }
     MPI_Datatype t = type, next;
     if (k > 1) {
         if ((rc = PMPI_Type_contiguous((int)k, type, &t)) != MPI_SUCCESS) return rc;
     }
-    if (cnt / k == n) { /* the whole section: a vector of vectors, one a dimension */
+    if (m == n) { /* the whole section: a vector of vectors, one a dimension */
         for (int r = 0; r < d->rank && rc == MPI_SUCCESS; r++) {
             rc = PMPI_Type_create_hvector((int)d->dim[r].extent, 1, (MPI_Aint)d->dim[r].sm, t,
                                           &next);
@@ -205,17 +226,53 @@ int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype
             t = next;
         }
     } else {
-        rc = indexed_section(d, cnt / k, t, &next);
+        rc = indexed_section(d, m, t, &next);
         if (t != type) PMPI_Type_free(&t);
         t = next;
+        if (rc == MPI_SUCCESS && blocks) { /* the next block starts a stride on */
+            rc = PMPI_Type_create_resized(t, 0, stride, &next);
+            PMPI_Type_free(&t);
+            t = next;
+        }
     }
     if (rc == MPI_SUCCESS) rc = PMPI_Type_commit(&t);
     if (rc != MPI_SUCCESS) return rc;
     made_into(s, t, big_count);
     if (cacheable(type))
-        keep(d, type, cnt, t);
+        keep(d, type, cnt, blocks, t);
     else
         s->made_one = 1; /* freed after the call */
+    return MPI_SUCCESS;
+}
+
+int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype, tw_f08_section *s,
+                      const char *call, const char *arg, int how) {
+    s->addr = tw_f_buf(d->base_addr);
+    s->made_one = 0;
+    s->count_arg = count;
+    s->type_arg = datatype;
+    if (d->rank == 0 || contiguous(d)) return MPI_SUCCESS;
+    MPI_Aint n = 1;
+    for (int r = 0; r < d->rank; r++) n *= (MPI_Aint)d->dim[r].extent;
+    if (n == 0 || (how & TW_F08_FIRST)) return MPI_SUCCESS;
+    if (count && datatype) {
+        int rc = as_datatype(d, n, count, big_count, datatype, how & TW_F08_BLOCKS, s, call, arg);
+        if (rc != NOT_ALIKE) return rc;
+    }
+    if (!(how & TW_F08_COPY_INOUT))
+        return section_error(MPI_ERR_BUFFER, call, arg,
+                             "the library keeps this buffer after the call, so it must be "
+                             "contiguous (simply contiguous, as the standard says): pass a "
+                             "contiguous array");
+    /* what the compiler's copy-in and copy-out would do, made safe for a nonblocking
+     * call: its request holds the copy until it is complete (tw_f08_sections_held) */
+    s->copy = malloc((size_t)n * d->elem_len);
+    if (!s->copy) return section_error(MPI_ERR_NO_MEM, call, arg, "no memory for a copy");
+    /* copied in for an output too: what the call does not write is kept */
+    copy_section(d, s->copy, 0);
+    s->copy_out = (how & TW_F08_COPY_OUT) != 0;
+    s->desc = d;
+    s->addr = s->copy;
     return MPI_SUCCESS;
 }
 
@@ -225,6 +282,62 @@ void tw_f08_section_done(tw_f08_section *s) {
         if (s->copy_out) copy_section(s->desc, s->copy, 1);
         free(s->copy);
     }
+}
+
+/* A nonblocking or persistent call's copies, which its request holds: each with the
+ * section's descriptor (the caller's is gone when the call returns). */
+typedef struct held_copy {
+    CFI_CDESC_T(CFI_MAX_RANK) desc;
+    void *copy;
+    int copy_out;
+} held_copy;
+typedef struct held_copies {
+    int n;
+    held_copy c[];
+} held_copies;
+
+static void held_copy_in(void *arg) { /* a persistent request starts again */
+    held_copies *h = arg;
+    for (int i = 0; i < h->n; i++) copy_section((CFI_cdesc_t *)&h->c[i].desc, h->c[i].copy, 0);
+}
+
+static void held_copy_out(void *arg) {
+    held_copies *h = arg;
+    for (int i = 0; i < h->n; i++)
+        if (h->c[i].copy_out) copy_section((CFI_cdesc_t *)&h->c[i].desc, h->c[i].copy, 1);
+}
+
+static void held_free(void *arg) {
+    held_copies *h = arg;
+    for (int i = 0; i < h->n; i++) free(h->c[i].copy);
+    free(h);
+}
+
+void tw_f08_sections_held(tw_f08_section *const *s, int n, MPI_Fint rc, const MPI_Fint *request) {
+    int copies = 0;
+    for (int i = 0; i < n; i++) copies += s[i]->copy != NULL;
+    if (!copies || rc != MPI_SUCCESS) return; /* tw_f08_section_done frees them */
+    held_copies *h = malloc(sizeof *h + sizeof(held_copy) * (size_t)copies);
+    if (h) {
+        h->n = 0;
+        for (int i = 0; i < n; i++) {
+            if (!s[i]->copy) continue;
+            held_copy *c = &h->c[h->n++];
+            memcpy(&c->desc, s[i]->desc,
+                   sizeof(CFI_cdesc_t) + sizeof(CFI_dim_t) * (size_t)s[i]->desc->rank);
+            c->copy = s[i]->copy;
+            c->copy_out = s[i]->copy_out;
+        }
+    }
+    tw_request_hooks_t hooks = {held_copy_in, held_copy_out, held_free, h};
+    if (!h || tw_mpifort_request_hooks(PMPI_Request_f2c(*request), &hooks) != MPI_SUCCESS) {
+        /* the call runs on with its copies, which are never copied back: said, and
+         * kept (freeing them under the running call would be worse) */
+        fprintf(stderr, "mpi_f08: a nonblocking call's copy of an array section could not be "
+                        "tied to its request: its result stays in the copy\n");
+        free(h);
+    }
+    for (int i = 0; i < n; i++) s[i]->copy = NULL; /* the request's now */
 }
 
 /* mpi_f08's MPI_F_sync_reg: as mpif.h's (fortran.c), with a descriptor */

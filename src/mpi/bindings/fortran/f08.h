@@ -23,20 +23,33 @@ typedef struct tw_f08_section {
     const CFI_cdesc_t *desc;
 } tw_f08_section;
 
-/* What a buffer without a count and datatype of its own (MPI_Reduce's two share one)
- * does when it is a non-contiguous section: an error (the library keeps the buffer, or
- * the call returns before it is done), or a contiguous copy made before the call of a
- * blocking one, copied back after it for an output */
-enum { TW_F08_NO_COPY, TW_F08_COPY_IN, TW_F08_COPY_OUT, TW_F08_COPY_INOUT };
+/* How a non-contiguous section is passed (a mask): copied to a contiguous buffer
+ * before the call, and back after it, as the directions say (a nonblocking or
+ * persistent call's request holds the copy: tw_f08_sections_held); without either,
+ * an error (MPI_ERR_BUFFER: the library keeps the buffer). A section with a count and
+ * datatype of its own is passed in place as a datatype instead; with BLOCKS the count
+ * is a collective's per block, and only a section whose blocks are alike is (else
+ * copied). FIRST: the call uses one datatype's worth, at the section's start. */
+enum {
+    TW_F08_NO_COPY = 0,
+    TW_F08_COPY_IN = 1,
+    TW_F08_COPY_OUT = 2,
+    TW_F08_COPY_INOUT = 3,
+    TW_F08_BLOCKS = 4,
+    TW_F08_FIRST = 8,
+};
 
 /* The buffer of call `call`'s argument `arg` (descriptor d); count and datatype are
  * the caller's (Fortran INTEGERs, the count INTEGER(KIND=MPI_COUNT_KIND) when
- * big_count), or NULL when the buffer has no pair of its own (a
- * non-contiguous section is then copied as `copy` says, or is an error:
- * MPI_ERR_BUFFER). Returns MPI_SUCCESS or the class of what was wrong, after calling
- * the world's error handler. */
+ * big_count), or NULL when the buffer has no pair of its own (MPI_Reduce's two share
+ * one). Returns MPI_SUCCESS or the class of what was wrong, after calling the world's
+ * error handler. */
 int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype, tw_f08_section *s,
-                      const char *call, const char *arg, int copy);
+                      const char *call, const char *arg, int how);
+/* After a nonblocking or persistent call (rc its result, request its Fortran
+ * handle): the copies of its n sections go to the request, which copies them in
+ * before each start, back when complete, and frees them with itself. */
+void tw_f08_sections_held(tw_f08_section *const *s, int n, MPI_Fint rc, const MPI_Fint *request);
 void tw_f08_section_done(tw_f08_section *s);
 
 #endif
