@@ -245,6 +245,8 @@ class Procedure:
         f90 = d.get("f90")
         self.f90_return = f90[0] if f90 else None
         self.f90 = [F90Parameter(q) for q in f90[1]] if f90 else None
+        # mpi_f08's INTENT and ASYNCHRONOUS of each parameter, by lower-case name
+        self.f08 = {n.lower(): (intent, bool(asyn)) for n, intent, asyn in d.get("f08", [])}
 
     @property
     def variadic(self):
@@ -391,6 +393,12 @@ def extract():
                   q.func_type or "", q._parseset["length"] if q.type.startswith("CHARACTER")
                   else ""] for q in expr.parameters]]
 
+    def form_f08(expr):
+        """mpi_f08's attributes of each parameter: [[name, INTENT (IN, OUT, INOUT or
+        ""), ASYNCHRONOUS (0 or 1)]...]."""
+        return [[q.name, re.sub(r"INTENT\((\w+)\)", r"\1", q.intent or ""), int(bool(q.asynchronous))]
+                for q in expr.parameters]
+
     procs = []
     for proc in std.PROCEDURES.values():
         a = proc._parseset["attributes"]
@@ -399,13 +407,18 @@ def extract():
         procs.append(form(proc.express.iso_c, proc._parseset))
         if a["f90_expressible"]:
             procs[-1]["f90"] = form_f90(proc)
+        if a["f08_expressible"]:
+            procs[-1]["f08"] = form_f08(proc.express.f08)
         if proc.has_embiggenment():
             procs.append(form(proc.express.embiggen.iso_c, proc._parseset))
+            if a["f08_expressible"]:
+                procs[-1]["f08"] = form_f08(proc.express.embiggen.f08)
     procs.sort(key=lambda d: d["name"])
     # one procedure a line, so that a change of the standard reads as a diff
     lines = ",\n".join(json.dumps(d, sort_keys=True) for d in procs)
     return ('{"source": "pympistandard %s (apis.json), use_api_version(1): the C bindings, '
-            'large-count forms included, and the Fortran binding of each (f90); written by '
+            'large-count forms included, the Fortran binding of each (f90) and its mpi_f08 '
+            'attributes (f08); written by '
             'gen_bindings.py extract",\n'
             ' "procedures": [\n%s\n]}\n' % (PYMPISTANDARD_VERSION, lines))
 
@@ -1174,14 +1187,34 @@ def f08_procs(procs):
     return bind, fortran
 
 
+def f08_address_out(p, f):
+    """A choice buffer mpi_f08 has as TYPE(C_PTR), INTENT(OUT): the address the
+    detach calls give back (an assumed-type argument cannot be INTENT(OUT))."""
+    return f.type == "<type>" and p.f08.get(f.lower, ("",))[0] == "OUT"
+
+
 def f08_declarations(p, bind):
     c_by_name = {q.name: q for q in p.fixed}
     asyn = f08_asynchronous(p)
     out = []
+
+    def intent_of(f, default):
+        """', INTENT(X)' as the standard's mpi_f08 has it (none: ''), else default's,
+        and ', ASYNCHRONOUS' where it has that (a nonblocking call's arrays)"""
+        got, a = p.f08.get(f.lower, (default, False))
+        return (f", INTENT({got})" if got else "") + (", ASYNCHRONOUS" if a else "")
+
     for f in p.f90:
         dims = f.dims.replace(" ", "")
+        if f08_address_out(p, f):
+            out.append(f"    TYPE(C_PTR), INTENT(OUT) :: {f.name}")
+            continue
         if f.type == "<type>":
-            out.append(f"    TYPE(*), DIMENSION(..){', ASYNCHRONOUS' if asyn else ''} :: {f.name}")
+            default = "IN" if f.direction == "in" and not F08_KEPT_BUFFERS.match(p.name) else ""
+            attrs = intent_of(f, default)
+            if f.lower not in p.f08 and asyn:  # not in the standard's: by the call's kind
+                attrs += ", ASYNCHRONOUS"
+            out.append(f"    TYPE(*), DIMENSION(..){attrs} :: {f.name}")
             continue
         if f.type == "EXTERNAL":
             iface = {"USER_FUNCTION": "MPI_User_function",
@@ -1203,14 +1236,14 @@ def f08_declarations(p, bind):
             rest = F08_STATUS_DIMS.sub("(", dims)
             rest = "" if rest in ("(", "()", "(1)") else rest
             rest = rest.rstrip(")") + ")" if rest else ""
-            out.append(f"    TYPE(MPI_Status){', DIMENSION' + rest if rest else ''}, "
-                       f"INTENT({intent}) :: {f.name}")
+            out.append(f"    TYPE(MPI_Status){', DIMENSION' + rest if rest else ''}"
+                       f"{intent_of(f, intent)} :: {f.name}")
         elif handle:
-            out.append(f"    TYPE({handle}){', DIMENSION' + dims if dims else ''}, "
-                       f"INTENT({intent}) :: {f.name}")
+            out.append(f"    TYPE({handle}){', DIMENSION' + dims if dims else ''}"
+                       f"{intent_of(f, intent)} :: {f.name}")
         else:
             t = F90_DECL.get(f.type, f.type)
-            out.append(f"    {t}{', DIMENSION' + dims if dims else ''}, INTENT({intent}) :: {f.name}")
+            out.append(f"    {t}{', DIMENSION' + dims if dims else ''}{intent_of(f, intent)} :: {f.name}")
     return out
 
 
@@ -1389,7 +1422,7 @@ def f08_c_entry(p):
     formals, pre, args, hidden, post = [], [], [], [], []
     for f in p.f90:
         n = f.lower
-        if f.type == "<type>":
+        if f.type == "<type>" and not f08_address_out(p, f):
             formals.append(f"CFI_cdesc_t *{n}")
             pre.append(f"tw_f08_section {n}_s = {{0}};")
             # a call that does not keep the buffer may use a copy of it (held by the
@@ -1442,7 +1475,7 @@ def f08_c_entry(p):
         out += [f"    if (rc == MPI_SUCCESS) p{low}_({call_args});"]
         request = next((q.name.lower() for q in p.fixed
                         if c_shape(q.decl)[0] == "MPI_Request" and q.direction == "out"), None)
-        buffers = [f"&{f.lower}_s" for f in p.f90 if f.type == "<type>"]
+        buffers = [f"&{f.lower}_s" for f in p.f90 if f.type == "<type>" and not f08_address_out(p, f)]
         if request and buffers:
             out.append(f"    tw_f08_sections_held((tw_f08_section *const[]){{{', '.join(buffers)}}}, "
                        f"{len(buffers)}, rc, {request});")
