@@ -1019,13 +1019,20 @@ F08_HANDLE_TYPES = ["MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Request", "MPI
 # point) rather than BIND(C) interfaces, and why: they have no _f08 linker name of
 # their own (their profiling names are the generics PMPI_...).
 F08_IN_FORTRAN = {
-    "callback": "a procedure argument (a user function, an error handler, attribute "
-                "copy and delete functions) cannot be a dummy of a BIND(C) interface "
-                "unless the user's procedure is BIND(C) itself (gfortran 12: 'must have "
-                "the BIND(C) attribute'); every call with an EXTERNAL argument",
     "MPI_Status_f2f08": "a copy of the status's integers, in Fortran",
     "MPI_Status_f082f": "as MPI_Status_f2f08",
 }
+
+# A call with a procedure argument (a user function, an error handler, attribute copy
+# and delete functions: every call with an EXTERNAL argument) cannot be a BIND(C)
+# interface: its dummy procedure would have to be BIND(C) too, and the user's is not
+# (gfortran 12: 'must have the BIND(C) attribute'). It is an external procedure
+# without BIND(C) instead, MPI_Op_create_f08 and PMPI_Op_create_f08 as for the others,
+# whose linker names are then the compiler's for an external procedure (MPI-4.1
+# 19.1.5, as MPICH and Open MPI do): gfortran's mpi_op_create_f08_ and
+# pmpi_op_create_f08_, the first a weak alias of the second.
+def f08_linker_name(p, name):
+    return f"{name.lower()}_" if any(f.type == "EXTERNAL" for f in p.f90) else name
 
 # Calls of mpi_f08 not there yet, and why (beyond FORTRAN_NOT_YET's).
 F08_NOT_YET = {}
@@ -1114,7 +1121,7 @@ def large_count_procs(procs):
         if base is None or base.f90 is None or base.name in FORTRAN_NOT_YET:
             continue
         if any(f.type == "EXTERNAL" and f.func_type != "USER_FUNCTION" for f in base.f90):
-            why[pc.name] = "a procedure argument (mpi_f08 makes those module procedures)"
+            why[pc.name] = "a procedure argument other than a user function, whose large-count form is not made"
             continue
         # MPI_Op_create_c: the user function's len is an MPI_Count
         c_base = {q.name: c_shape(q.decl)[0].replace("MPI_User_function", "MPI_User_function_c")
@@ -1157,7 +1164,8 @@ def large_count_procs(procs):
 
 
 def f08_procs(procs):
-    """(the calls as BIND(C) interfaces, the calls as module procedures)"""
+    """(the calls as BIND(C) interfaces, the calls with a procedure argument: external
+    procedures without BIND(C), f08_linker_name)"""
     bind, fortran = [], []
     for p in fortran_interface_names(procs):
         if p.name in F08_NOT_YET or p.name in F08_IN_FORTRAN:
@@ -1228,27 +1236,12 @@ def f08_head(p, name, bind):
 
 
 def f08_interface(p, name):
-    head, kind = f08_head(p, name, True)
+    bind = f08_linker_name(p, name) == name
+    head, kind = f08_head(p, name, bind)
     return head + ["    IMPORT", "    IMPLICIT NONE"] + f08_declarations(p, True) + \
         [f"  END {kind} {name}"]
 
 
-def f08_module_procedure(p, name):
-    """A call with a procedure argument, in Fortran over libmpifort's entry point."""
-    head, kind = f08_head(p, name, False)
-    c_by_name = {q.name: q for q in p.fixed}
-    args = []
-    for f in p.f90:
-        if f.lower == "ierror":
-            args.append("rc")
-        elif f.kind == "STATUS" or f08_handle(p, f, c_by_name):
-            args.append(f"{f.name}%MPI_VAL" if f.kind != "STATUS" else f.name)
-        else:
-            args.append(f.name)
-    return head + ["    IMPLICIT NONE"] + f08_declarations(p, False) + \
-        ["    INTEGER :: rc", f"    EXTERNAL :: p{p.name.lower()}",
-         f"    CALL p{p.name.lower()}({', '.join(args)})",
-         "    IF (PRESENT(ierror)) ierror = rc", f"  END {kind} {name}"]
 
 
 def f08_constants(constants, mpi_h):
@@ -1334,17 +1327,16 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
     out.append("  END INTERFACE")
     big = {p.name[:-2]: p for p, _ in large_count(procs)
            if not any(f.type == "EXTERNAL" for f in p.f90)}
+    # MPI_Op_create_c: a generic of its own (a procedure argument does not tell the
+    # specifics of one generic apart)
     big_callbacks = [p for p, _ in large_count(procs) if any(f.type == "EXTERNAL" for f in p.f90)]
     for prefix in ("", "P"):
-        for p in bind:
+        for p in bind + fortran + big_callbacks:
             out += [f"  INTERFACE {prefix}{p.name}"]
             out += f08_interface(p, f"{prefix}{p.name}_f08")
             if p.name in big:  # the large-count overload (MPI-4.1 19.1.5: MPI_Send_c_f08)
                 out += f08_interface(big[p.name], f"{prefix}{p.name}_c_f08")
             out += [f"  END INTERFACE {prefix}{p.name}"]
-        for p in fortran + big_callbacks:
-            out += [f"  INTERFACE {prefix}{p.name}",
-                    f"    MODULE PROCEDURE {prefix}{p.name}_f08", f"  END INTERFACE {prefix}{p.name}"]
     out += ["  INTERFACE MPI_Status_f2f08", "    MODULE PROCEDURE MPI_Status_f2f08_f08",
             "  END INTERFACE", "  INTERFACE MPI_Status_f082f",
             "    MODULE PROCEDURE MPI_Status_f082f_f08", "  END INTERFACE"]
@@ -1355,9 +1347,6 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
         for name, op in ((eq, "=="), (ne, "/=")):
             out += [f"  ELEMENTAL LOGICAL FUNCTION {name}(a, b)", f"    TYPE({t}), INTENT(IN) :: a, b",
                     f"    {name} = a%MPI_VAL {op} b%MPI_VAL", f"  END FUNCTION {name}"]
-    for prefix in ("", "P"):
-        for p in fortran + big_callbacks:
-            out += f08_module_procedure(p, f"{prefix}{p.name}_f08")
     out += ["  SUBROUTINE MPI_Status_f2f08_f08(f_status, f08_status, ierror)",
             "    INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)",
             "    TYPE(MPI_Status), INTENT(OUT) :: f08_status",
@@ -1378,8 +1367,10 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
 
 def f08_c_entry(p):
     """The C of one call's mpi_f08 entry point (PMPI_Send_f08, MPI_Send_f08 its weak
-    alias): descriptors in, libmpifort's entry point called."""
+    alias; f08_linker_name's for a call with a procedure argument): descriptors in,
+    libmpifort's entry point called."""
     low = p.name.lower()
+    pname, name = f08_linker_name(p, f"P{p.name}_f08"), f08_linker_name(p, f"{p.name}_f08")
     pairs = f08_buffer_pairs(p)
     formals, pre, args, hidden, post = [], [], [], [], []
     for f in p.f90:
@@ -1421,33 +1412,33 @@ def f08_c_entry(p):
     out = []
     if p.f90_return:
         ret = {"DOUBLE PRECISION": "double", "INTEGER(KIND=MPI_ADDRESS_KIND)": "MPI_Aint"}[p.f90_return]
-        out += [f"{ret} p{low}_({decl_types});", f"{ret} P{p.name}_f08({fsig});",
-                f"{ret} P{p.name}_f08({fsig}) {{", f"    return p{low}_({call_args});", "}"]
+        out += [f"{ret} p{low}_({decl_types});", f"{ret} {pname}({fsig});",
+                f"{ret} {pname}({fsig}) {{", f"    return p{low}_({call_args});", "}"]
     else:
         ret = "void"
-        out += [f"void p{low}_({decl_types});", f"void P{p.name}_f08({fsig});",
-                f"void P{p.name}_f08({fsig}) {{", "    MPI_Fint rc = MPI_SUCCESS;"]
+        out += [f"void p{low}_({decl_types});", f"void {pname}({fsig});",
+                f"void {pname}({fsig}) {{", "    MPI_Fint rc = MPI_SUCCESS;"]
         out += ["    " + x for x in pre]
         out += [f"    if (rc == MPI_SUCCESS) p{low}_({call_args});"]
         out += ["    " + x for x in post]
         if any(f.lower == "ierror" for f in p.f90):
             out.append("    if (ierror) *ierror = rc;")
         out.append("}")
-    out.append(f'{ret} {p.name}_f08({fsig}) __attribute__((weak, alias("P{p.name}_f08")));')
+    out.append(f'{ret} {name}({fsig}) __attribute__((weak, alias("{pname}")));')
     return "\n".join(out) + "\n"
 
 
 def emit_f08_c(procs):
-    bind, _ = f08_procs(procs)
+    bind, fortran = f08_procs(procs)
     out = [f"/* {GENERATED}",
            " * mpi_f08's entry points: BIND(C) procedures (PMPI_Send_f08, MPI_Send_f08 its",
-           " * weak alias) over libmpifort's (pmpi_send_). */",
+           " * weak alias) over libmpifort's (pmpi_send_); those with a procedure argument",
+           " * under gfortran's names of an external procedure (pmpi_op_create_f08_). */",
            "#include <stddef.h>", "", '#include "mpi/bindings/fortran/f08.h"', "",
            "/* clang-format off */"]
-    out += [f08_c_entry(p) for p in bind]
-    bound = {p.name for p in bind}
-    out += [f08_c_entry(p) for p, _ in large_count(procs)
-            if p.name[:-2] in bound and not any(f.type == "EXTERNAL" for f in p.f90)]
+    out += [f08_c_entry(p) for p in bind + fortran]
+    bound = {p.name for p in bind + fortran}
+    out += [f08_c_entry(p) for p, _ in large_count(procs) if p.name[:-2] in bound]
     out.append("/* clang-format on */")
     return "\n".join(out) + "\n"
 
