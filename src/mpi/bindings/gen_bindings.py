@@ -529,8 +529,6 @@ FORTRAN_BY_HAND = {
 
 # Calls with a Fortran binding that libmpifort does not have yet, and why.
 FORTRAN_NOT_YET = {
-    "MPI_Comm_spawn": "arrays of CHARACTER (argv) are not converted yet",
-    "MPI_Comm_spawn_multiple": "arrays of CHARACTER (argv, commands) are not converted yet",
     "MPI_Grequest_start": "generalized requests' callbacks in Fortran are not called back yet",
 }
 
@@ -551,6 +549,8 @@ CALLBACK_CASTS = {"USER_FUNCTION": "MPI_User_function",
                   "WIN_ERRHANDLER_FUNCTION": "MPI_Win_errhandler_function",
                   "FILE_ERRHANDLER_FUNCTION": "MPI_File_errhandler_function",
                   "SESSION_ERRHANDLER_FUNCTION": "MPI_Session_errhandler_function"}
+# arrays of CHARACTER with a count of entries (the others end at a blank entry)
+STRING_ARRAY_COUNTS = {("MPI_Comm_spawn_multiple", "array_of_commands"): "count"}
 # array kinds whose Fortran special address stands for a C null
 SPECIAL_ARRAYS = {"ERROR_CODE": "tw_f_errcodes", "WEIGHT": "tw_f_weights"}
 
@@ -615,9 +615,11 @@ class FortranEntry:
                 raise ValueError(f"callback {f.func_type} needs a trampoline")
             self.formals.append(f"void (*{n})(void)")
             self.arg(c, f"({cast} *){n}")
+        elif f.type.startswith("CHARACTER") and f.dims:
+            self.strings(f, c)
         elif f.type.startswith("CHARACTER"):
-            if f.dims or depth != 1 or base != "char":
-                raise ValueError(f"{f.name}: an array of CHARACTER")
+            if depth != 1 or base != "char":
+                raise ValueError(f"{f.name}: CHARACTER as {c.decl}")
             self.formals.append(f"{cq}char *{n}")
             self.hidden.append(f"size_t {n}_len")
             if const or f.direction == "in":
@@ -705,6 +707,35 @@ class FortranEntry:
                     self.arg(c, n)
         else:
             raise ValueError(f"{f.name}: Fortran type {f.type}")
+
+    def strings(self, f, c):
+        """An array of blank-padded CHARACTER in (MPI-4.1 11.8.2): argv ends at its
+        first blank entry (MPI_ARGV_NULL: none), array_of_commands has count entries,
+        array_of_argv(count, *) is a command's argv a row, each ending at a blank
+        entry (MPI_ARGVS_NULL: none); C gets arrays of C strings, freed after."""
+        n = c.name
+        base, depth, _, _ = c_shape(c.decl)
+        count = STRING_ARRAY_COUNTS.get((self.proc.name, n))
+        if f.direction != "in" or base != "char":
+            raise ValueError(f"{f.name}: an array of CHARACTER {f.direction} as {c.decl}")
+        self.formals.append(f"const char *{n}")
+        self.hidden.append(f"size_t {n}_len")
+        # read at the root alone (a blank entry need not end another rank's argv)
+        names = {q.name for q in self.proc.fixed}
+        at_root = "tw_f_is_root(root, comm) ? " if c.root_only and {"root", "comm"} <= names else ""
+        if f.kind == "STRING_2DARRAY" and depth == 3:
+            rows = f"*{f.length.lower()}"
+            self.pre.append(f"char ***{n}_c = {at_root}tw_f_argvs_in({n}, {n}_len, {rows})"
+                            f"{' : NULL' if at_root else ''};")
+            self.post.append(f"tw_f_argvs_free({n}_c, {rows});")
+        elif f.kind == "STRING_ARRAY" and depth == 2:
+            entries = f"*{count}" if count else "-1"
+            self.pre.append(f"char **{n}_c = {at_root}tw_f_strings_in({n}, {n}_len, 1, {entries})"
+                            f"{' : NULL' if at_root else ''};")
+            self.post.append(f"tw_f_strings_free({n}_c);")
+        else:
+            raise ValueError(f"{f.name}: an array of CHARACTER of kind {f.kind} as {c.decl}")
+        self.arg(c, f"{n}_c")
 
     def text(self):
         p = self.proc
