@@ -523,13 +523,15 @@ FORTRAN_BY_HAND = {
     "MPI_Type_create_keyval": "as MPI_Comm_create_keyval",
     "MPI_Win_create_keyval": "as MPI_Comm_create_keyval",
     "MPI_Keyval_create": "as MPI_Comm_create_keyval, the MPI-1 form",
+    "MPI_Grequest_start": "query, free and cancel functions in Fortran: called through C "
+                          "trampolines that pass the extra state and a Fortran status by "
+                          "reference, the cancel's flag as a LOGICAL",
     "MPI_Status_f2f08": "a TYPE(MPI_Status) argument: the generator converts INTEGER statuses only",
     "MPI_Status_f082f": "as MPI_Status_f2f08",
 }
 
 # Calls with a Fortran binding that libmpifort does not have yet, and why.
 FORTRAN_NOT_YET = {
-    "MPI_Grequest_start": "generalized requests' callbacks in Fortran are not called back yet",
 }
 
 # A Fortran parameter's type -> the C type its storage is (gfortran's, on LP64).
@@ -645,6 +647,8 @@ class FortranEntry:
                 self.arg(c, f"&{n}_c")
             else:
                 self.pre.append(f"MPI_Status {n}_c = {{0}};")
+                if f.direction == "inout":  # MPI_Status_set_elements keeps the other fields
+                    self.pre.append(f"if (!tw_f_status_ignored({n})) PMPI_Status_f2c({n}, &{n}_c);")
                 self.arg(c, f"tw_f_status_ignored({n}) ? MPI_STATUS_IGNORE : &{n}_c")
                 self.post.append(f"if (!tw_f_status_ignored({n})) PMPI_Status_c2f(&{n}_c, {n});")
         elif base in HANDLE_CONVERSIONS:
@@ -659,10 +663,12 @@ class FortranEntry:
             else:
                 f2c = f"PMPI_{conv}_f2c(*{n})" if conv else f"({base})*{n}"
                 c2f = f"PMPI_{conv}_c2f({n}_c)" if conv else f"(MPI_Fint){n}_c"
-                init = f" = {f2c}" if f.direction == "inout" else ""
+                # in by reference (MPI_Cancel's request): read, not written back
+                init = f" = {f2c}" if f.direction in ("in", "inout") else ""
                 self.pre.append(f"{base} {n}_c{init};")
                 self.arg(c, f"&{n}_c")
-                self.post.append(f"*{n} = {c2f};")
+                if f.direction != "in":
+                    self.post.append(f"*{n} = {c2f};")
         elif f.type == "LOGICAL":
             if base != "int":
                 raise ValueError(f"{f.name}: LOGICAL as {base}")
