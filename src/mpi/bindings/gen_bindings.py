@@ -86,6 +86,47 @@ REMOVED_CALLS = [
     "int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)",
 ]
 
+# Their Fortran bindings (MPI-2.2 annex A.4, mpif.h and the mpi module only: mpi_f08
+# never had them), in the description's form [NAME, type, kind, dimensions,
+# direction, callback type, string length]: MPI-1's addresses, extents and
+# displacements are default INTEGERs, C's MPI_Aint (FortranEntry.aint_as_integer).
+def _f90(*params):
+    return [None, [[n, t, k, d, io, fn, ""] for n, t, k, d, io, fn in params] +
+            [["IERROR", "INTEGER", "ERROR_CODE", "", "out", "", ""]]]
+
+
+REMOVED_CALLS_F90 = {
+    "MPI_Address": _f90(("LOCATION", "<type>", "BUFFER", "(*)", "in", ""),
+                        ("ADDRESS", "INTEGER", "DISPLACEMENT", "", "out", "")),
+    "MPI_Errhandler_create": _f90(("FUNCTION", "EXTERNAL", "FUNCTION", "", "in", "HANDLER_FUNCTION"),
+                                  ("ERRHANDLER", "INTEGER", "ERRHANDLER", "", "out", "")),
+    "MPI_Errhandler_get": _f90(("COMM", "INTEGER", "COMMUNICATOR", "", "in", ""),
+                               ("ERRHANDLER", "INTEGER", "ERRHANDLER", "", "out", "")),
+    "MPI_Errhandler_set": _f90(("COMM", "INTEGER", "COMMUNICATOR", "", "in", ""),
+                               ("ERRHANDLER", "INTEGER", "ERRHANDLER", "", "in", "")),
+    "MPI_Type_extent": _f90(("DATATYPE", "INTEGER", "DATATYPE", "", "in", ""),
+                            ("EXTENT", "INTEGER", "DISPLACEMENT", "", "out", "")),
+    "MPI_Type_hindexed": _f90(("COUNT", "INTEGER", "ARRAY_LENGTH", "", "in", ""),
+                              ("ARRAY_OF_BLOCKLENGTHS", "INTEGER", "BLOCKLENGTH", "(*)", "in", ""),
+                              ("ARRAY_OF_DISPLACEMENTS", "INTEGER", "DISPLACEMENT", "(*)", "in", ""),
+                              ("OLDTYPE", "INTEGER", "DATATYPE", "", "in", ""),
+                              ("NEWTYPE", "INTEGER", "DATATYPE", "", "out", "")),
+    "MPI_Type_hvector": _f90(("COUNT", "INTEGER", "ARRAY_LENGTH", "", "in", ""),
+                             ("BLOCKLENGTH", "INTEGER", "BLOCKLENGTH", "", "in", ""),
+                             ("STRIDE", "INTEGER", "DISPLACEMENT", "", "in", ""),
+                             ("OLDTYPE", "INTEGER", "DATATYPE", "", "in", ""),
+                             ("NEWTYPE", "INTEGER", "DATATYPE", "", "out", "")),
+    "MPI_Type_lb": _f90(("DATATYPE", "INTEGER", "DATATYPE", "", "in", ""),
+                        ("DISPLACEMENT", "INTEGER", "DISPLACEMENT", "", "out", "")),
+    "MPI_Type_struct": _f90(("COUNT", "INTEGER", "ARRAY_LENGTH", "", "in", ""),
+                            ("ARRAY_OF_BLOCKLENGTHS", "INTEGER", "BLOCKLENGTH", "(*)", "in", ""),
+                            ("ARRAY_OF_DISPLACEMENTS", "INTEGER", "DISPLACEMENT", "(*)", "in", ""),
+                            ("ARRAY_OF_TYPES", "INTEGER", "DATATYPE", "(*)", "in", ""),
+                            ("NEWTYPE", "INTEGER", "DATATYPE", "", "out", "")),
+    "MPI_Type_ub": _f90(("DATATYPE", "INTEGER", "DATATYPE", "", "in", ""),
+                        ("DISPLACEMENT", "INTEGER", "DISPLACEMENT", "", "out", "")),
+}
+
 # Attributes a prototype carries in the headers (e.g. "__attribute__((deprecated))"),
 # by function. mpi.h had none when the bindings became generated; the description's
 # deprecated flags are in the model but not made warnings (programs built with
@@ -354,7 +395,9 @@ def load_model():
     if unknown:
         sys.exit(f"not_claimed.txt names what the description does not have: {', '.join(unknown)}")
     claimed = [p for p in every if p.name not in not_claimed]
-    claimed += [Procedure(parse_prototype(t), standard=False) for t in REMOVED_CALLS]
+    for t in REMOVED_CALLS:
+        d = parse_prototype(t)
+        claimed.append(Procedure(dict(d, f90=REMOVED_CALLS_F90.get(d["name"])), standard=False))
     return sorted(claimed, key=lambda p: p.name)
 
 
@@ -550,7 +593,8 @@ CALLBACK_CASTS = {"USER_FUNCTION": "MPI_User_function",
                   "COMM_ERRHANDLER_FUNCTION": "MPI_Comm_errhandler_function",
                   "WIN_ERRHANDLER_FUNCTION": "MPI_Win_errhandler_function",
                   "FILE_ERRHANDLER_FUNCTION": "MPI_File_errhandler_function",
-                  "SESSION_ERRHANDLER_FUNCTION": "MPI_Session_errhandler_function"}
+                  "SESSION_ERRHANDLER_FUNCTION": "MPI_Session_errhandler_function",
+                  "HANDLER_FUNCTION": "MPI_Handler_function"}
 # arrays of CHARACTER with a count of entries (the others end at a blank entry)
 STRING_ARRAY_COUNTS = {("MPI_Comm_spawn_multiple", "array_of_commands"): "count"}
 # array kinds whose Fortran special address stands for a C null
@@ -690,6 +734,8 @@ class FortranEntry:
                 # in: the value is the address (an attribute's, extra state); out: the
                 # C call stores an address into the MPI_Aint (baseptr)
                 self.arg(c, f"(void *)*{n}" if f.direction == "in" else f"(void *){n}")
+            elif base == "MPI_Aint" and ftype == "int" and not self.proc.standard:
+                self.aint_as_integer(f, c, depth, array)
             elif base != ftype and not (base == "int" and ftype == "int"):
                 raise ValueError(f"{f.name}: {f.type} is {ftype}, the C parameter {base}")
             else:
@@ -713,6 +759,27 @@ class FortranEntry:
                     self.arg(c, n)
         else:
             raise ValueError(f"{f.name}: Fortran type {f.type}")
+
+    def aint_as_integer(self, f, c, depth, array):
+        """A removed MPI-1 call's address, extent or displacement: a default INTEGER
+        in Fortran, an MPI_Aint in C; one that does not fit the INTEGER is an error."""
+        n = c.name
+        if array and f.direction == "in":
+            self.formals.append(f"const MPI_Fint *{n}")
+            self.pre.append(f"MPI_Aint *{n}_c = tw_f_aints_in({n}, *count);")
+            self.arg(c, f"{n}_c")
+            self.post.append(f"free({n}_c);")
+        elif depth == 0 and f.direction == "in":
+            self.formals.append(f"const MPI_Fint *{n}")
+            self.arg(c, f"(MPI_Aint)*{n}")
+        elif depth == 1 and not array and f.direction == "out":
+            self.formals.append(f"MPI_Fint *{n}")
+            self.pre.append(f"MPI_Aint {n}_c = 0;")
+            self.arg(c, f"&{n}_c")
+            self.post.append(f'if (rc == MPI_SUCCESS) rc = tw_f_aint_out({n}_c, {n}, "{self.proc.name}", '
+                             f'"{n}");')
+        else:
+            raise ValueError(f"{f.name}: an INTEGER {f.direction} as {c.decl}")
 
     def strings(self, f, c):
         """An array of blank-padded CHARACTER in (MPI-4.1 11.8.2): argv ends at its
@@ -1205,8 +1272,8 @@ def f08_procs(procs):
     procedures without BIND(C), f08_linker_name)"""
     bind, fortran = [], []
     for p in fortran_interface_names(procs):
-        if p.name in F08_NOT_YET or p.name in F08_IN_FORTRAN:
-            continue
+        if p.name in F08_NOT_YET or p.name in F08_IN_FORTRAN or not p.standard:
+            continue  # the removed MPI-1 calls were never in mpi_f08
         if any(f.type == "EXTERNAL" for f in p.f90):
             fortran.append(p)
         else:

@@ -79,6 +79,25 @@ void tw_f_argvs_free(char ***argvs, int rows) {
     free(argvs);
 }
 
+MPI_Aint *tw_f_aints_in(const MPI_Fint *values, int n) {
+    MPI_Aint *a = array_of(n > 0 ? (size_t)n : 1, sizeof *a);
+    for (int i = 0; i < n; i++) a[i] = values[i];
+    return a;
+}
+
+int tw_f_aint_out(MPI_Aint value, MPI_Fint *out, const char *call, const char *arg) {
+    if (value == (MPI_Fint)value) {
+        *out = (MPI_Fint)value;
+        return MPI_SUCCESS;
+    }
+    fprintf(stderr,
+            "libmpifort: %s: %s is %lld, which a default INTEGER cannot hold (the MPI-2 call "
+            "with INTEGER(KIND=MPI_ADDRESS_KIND) can)\n",
+            call, arg, (long long)value);
+    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG);
+    return MPI_ERR_ARG;
+}
+
 /* The predefined copy and delete functions, as Fortran calls them (all arguments by
  * reference; the values INTEGER(KIND=MPI_ADDRESS_KIND), the MPI-1 ones INTEGER). */
 #define NULL_COPY(name, value)                                                                     \

@@ -57,6 +57,13 @@ static inline int tw_f_is_root(const MPI_Fint *root, const MPI_Fint *comm) {
     return c == MPI_COMM_NULL || (PMPI_Comm_rank(c, &rank) == MPI_SUCCESS && rank == *root);
 }
 
+/* The removed MPI-1 calls' addresses, extents and displacements, default INTEGERs in
+ * Fortran: n of them as a new array of MPI_Aint (to be freed); and one out, or, when
+ * it does not fit the INTEGER, an error (MPI_ERR_ARG, to MPI_COMM_WORLD's handler)
+ * with a message naming the call and the argument. */
+MPI_Aint *tw_f_aints_in(const MPI_Fint *values, int n);
+int tw_f_aint_out(MPI_Aint value, MPI_Fint *out, const char *call, const char *arg);
+
 /* C's indices count from 0, Fortran's from 1 (n may be MPI_UNDEFINED: none) */
 void tw_f_indices_from_1(int *indices, int n);
 
