@@ -86,6 +86,47 @@ REMOVED_CALLS = [
     "int MPI_Type_ub(MPI_Datatype datatype, MPI_Aint *displacement)",
 ]
 
+# Their Fortran bindings (MPI-2.2 annex A.4, mpif.h and the mpi module only: mpi_f08
+# never had them), in the description's form [NAME, type, kind, dimensions,
+# direction, callback type, string length]: MPI-1's addresses, extents and
+# displacements are default INTEGERs, C's MPI_Aint (FortranEntry.aint_as_integer).
+def _f90(*params):
+    return [None, [[n, t, k, d, io, fn, ""] for n, t, k, d, io, fn in params] +
+            [["IERROR", "INTEGER", "ERROR_CODE", "", "out", "", ""]]]
+
+
+REMOVED_CALLS_F90 = {
+    "MPI_Address": _f90(("LOCATION", "<type>", "BUFFER", "(*)", "in", ""),
+                        ("ADDRESS", "INTEGER", "DISPLACEMENT", "", "out", "")),
+    "MPI_Errhandler_create": _f90(("FUNCTION", "EXTERNAL", "FUNCTION", "", "in", "HANDLER_FUNCTION"),
+                                  ("ERRHANDLER", "INTEGER", "ERRHANDLER", "", "out", "")),
+    "MPI_Errhandler_get": _f90(("COMM", "INTEGER", "COMMUNICATOR", "", "in", ""),
+                               ("ERRHANDLER", "INTEGER", "ERRHANDLER", "", "out", "")),
+    "MPI_Errhandler_set": _f90(("COMM", "INTEGER", "COMMUNICATOR", "", "in", ""),
+                               ("ERRHANDLER", "INTEGER", "ERRHANDLER", "", "in", "")),
+    "MPI_Type_extent": _f90(("DATATYPE", "INTEGER", "DATATYPE", "", "in", ""),
+                            ("EXTENT", "INTEGER", "DISPLACEMENT", "", "out", "")),
+    "MPI_Type_hindexed": _f90(("COUNT", "INTEGER", "ARRAY_LENGTH", "", "in", ""),
+                              ("ARRAY_OF_BLOCKLENGTHS", "INTEGER", "BLOCKLENGTH", "(*)", "in", ""),
+                              ("ARRAY_OF_DISPLACEMENTS", "INTEGER", "DISPLACEMENT", "(*)", "in", ""),
+                              ("OLDTYPE", "INTEGER", "DATATYPE", "", "in", ""),
+                              ("NEWTYPE", "INTEGER", "DATATYPE", "", "out", "")),
+    "MPI_Type_hvector": _f90(("COUNT", "INTEGER", "ARRAY_LENGTH", "", "in", ""),
+                             ("BLOCKLENGTH", "INTEGER", "BLOCKLENGTH", "", "in", ""),
+                             ("STRIDE", "INTEGER", "DISPLACEMENT", "", "in", ""),
+                             ("OLDTYPE", "INTEGER", "DATATYPE", "", "in", ""),
+                             ("NEWTYPE", "INTEGER", "DATATYPE", "", "out", "")),
+    "MPI_Type_lb": _f90(("DATATYPE", "INTEGER", "DATATYPE", "", "in", ""),
+                        ("DISPLACEMENT", "INTEGER", "DISPLACEMENT", "", "out", "")),
+    "MPI_Type_struct": _f90(("COUNT", "INTEGER", "ARRAY_LENGTH", "", "in", ""),
+                            ("ARRAY_OF_BLOCKLENGTHS", "INTEGER", "BLOCKLENGTH", "(*)", "in", ""),
+                            ("ARRAY_OF_DISPLACEMENTS", "INTEGER", "DISPLACEMENT", "(*)", "in", ""),
+                            ("ARRAY_OF_TYPES", "INTEGER", "DATATYPE", "(*)", "in", ""),
+                            ("NEWTYPE", "INTEGER", "DATATYPE", "", "out", "")),
+    "MPI_Type_ub": _f90(("DATATYPE", "INTEGER", "DATATYPE", "", "in", ""),
+                        ("DISPLACEMENT", "INTEGER", "DISPLACEMENT", "", "out", "")),
+}
+
 # Attributes a prototype carries in the headers (e.g. "__attribute__((deprecated))"),
 # by function. mpi.h had none when the bindings became generated; the description's
 # deprecated flags are in the model but not made warnings (programs built with
@@ -356,7 +397,9 @@ def load_model():
     if unknown:
         sys.exit(f"not_claimed.txt names what the description does not have: {', '.join(unknown)}")
     claimed = [p for p in every if p.name not in not_claimed]
-    claimed += [Procedure(parse_prototype(t), standard=False) for t in REMOVED_CALLS]
+    for t in REMOVED_CALLS:
+        d = parse_prototype(t)
+        claimed.append(Procedure(dict(d, f90=REMOVED_CALLS_F90.get(d["name"])), standard=False))
     return sorted(claimed, key=lambda p: p.name)
 
 
@@ -536,15 +579,15 @@ FORTRAN_BY_HAND = {
     "MPI_Type_create_keyval": "as MPI_Comm_create_keyval",
     "MPI_Win_create_keyval": "as MPI_Comm_create_keyval",
     "MPI_Keyval_create": "as MPI_Comm_create_keyval, the MPI-1 form",
+    "MPI_Grequest_start": "query, free and cancel functions in Fortran: called through C "
+                          "trampolines that pass the extra state and a Fortran status by "
+                          "reference, the cancel's flag as a LOGICAL",
     "MPI_Status_f2f08": "a TYPE(MPI_Status) argument: the generator converts INTEGER statuses only",
     "MPI_Status_f082f": "as MPI_Status_f2f08",
 }
 
 # Calls with a Fortran binding that libmpifort does not have yet, and why.
 FORTRAN_NOT_YET = {
-    "MPI_Comm_spawn": "arrays of CHARACTER (argv) are not converted yet",
-    "MPI_Comm_spawn_multiple": "arrays of CHARACTER (argv, commands) are not converted yet",
-    "MPI_Grequest_start": "generalized requests' callbacks in Fortran are not called back yet",
 }
 
 # A Fortran parameter's type -> the C type its storage is (gfortran's, on LP64).
@@ -563,7 +606,10 @@ CALLBACK_CASTS = {"USER_FUNCTION": "MPI_User_function",
                   "COMM_ERRHANDLER_FUNCTION": "MPI_Comm_errhandler_function",
                   "WIN_ERRHANDLER_FUNCTION": "MPI_Win_errhandler_function",
                   "FILE_ERRHANDLER_FUNCTION": "MPI_File_errhandler_function",
-                  "SESSION_ERRHANDLER_FUNCTION": "MPI_Session_errhandler_function"}
+                  "SESSION_ERRHANDLER_FUNCTION": "MPI_Session_errhandler_function",
+                  "HANDLER_FUNCTION": "MPI_Handler_function"}
+# arrays of CHARACTER with a count of entries (the others end at a blank entry)
+STRING_ARRAY_COUNTS = {("MPI_Comm_spawn_multiple", "array_of_commands"): "count"}
 # array kinds whose Fortran special address stands for a C null
 SPECIAL_ARRAYS = {"ERROR_CODE": "tw_f_errcodes", "WEIGHT": "tw_f_weights"}
 
@@ -628,9 +674,11 @@ class FortranEntry:
                 raise ValueError(f"callback {f.func_type} needs a trampoline")
             self.formals.append(f"void (*{n})(void)")
             self.arg(c, f"({cast} *){n}")
+        elif f.type.startswith("CHARACTER") and f.dims:
+            self.strings(f, c)
         elif f.type.startswith("CHARACTER"):
-            if f.dims or depth != 1 or base != "char":
-                raise ValueError(f"{f.name}: an array of CHARACTER")
+            if depth != 1 or base != "char":
+                raise ValueError(f"{f.name}: CHARACTER as {c.decl}")
             self.formals.append(f"{cq}char *{n}")
             self.hidden.append(f"size_t {n}_len")
             if const or f.direction == "in":
@@ -656,6 +704,8 @@ class FortranEntry:
                 self.arg(c, f"&{n}_c")
             else:
                 self.pre.append(f"MPI_Status {n}_c = {{0}};")
+                if f.direction == "inout":  # MPI_Status_set_elements keeps the other fields
+                    self.pre.append(f"if (!tw_f_status_ignored({n})) PMPI_Status_f2c({n}, &{n}_c);")
                 self.arg(c, f"tw_f_status_ignored({n}) ? MPI_STATUS_IGNORE : &{n}_c")
                 self.post.append(f"if (!tw_f_status_ignored({n})) PMPI_Status_c2f(&{n}_c, {n});")
         elif base in HANDLE_CONVERSIONS:
@@ -670,10 +720,12 @@ class FortranEntry:
             else:
                 f2c = f"PMPI_{conv}_f2c(*{n})" if conv else f"({base})*{n}"
                 c2f = f"PMPI_{conv}_c2f({n}_c)" if conv else f"(MPI_Fint){n}_c"
-                init = f" = {f2c}" if f.direction == "inout" else ""
+                # in by reference (MPI_Cancel's request): read, not written back
+                init = f" = {f2c}" if f.direction in ("in", "inout") else ""
                 self.pre.append(f"{base} {n}_c{init};")
                 self.arg(c, f"&{n}_c")
-                self.post.append(f"*{n} = {c2f};")
+                if f.direction != "in":
+                    self.post.append(f"*{n} = {c2f};")
         elif f.type == "LOGICAL":
             if base != "int":
                 raise ValueError(f"{f.name}: LOGICAL as {base}")
@@ -695,6 +747,8 @@ class FortranEntry:
                 # in: the value is the address (an attribute's, extra state); out: the
                 # C call stores an address into the MPI_Aint (baseptr)
                 self.arg(c, f"(void *)*{n}" if f.direction == "in" else f"(void *){n}")
+            elif base == "MPI_Aint" and ftype == "int" and not self.proc.standard:
+                self.aint_as_integer(f, c, depth, array)
             elif base != ftype and not (base == "int" and ftype == "int"):
                 raise ValueError(f"{f.name}: {f.type} is {ftype}, the C parameter {base}")
             else:
@@ -718,6 +772,56 @@ class FortranEntry:
                     self.arg(c, n)
         else:
             raise ValueError(f"{f.name}: Fortran type {f.type}")
+
+    def aint_as_integer(self, f, c, depth, array):
+        """A removed MPI-1 call's address, extent or displacement: a default INTEGER
+        in Fortran, an MPI_Aint in C; one that does not fit the INTEGER is an error."""
+        n = c.name
+        if array and f.direction == "in":
+            self.formals.append(f"const MPI_Fint *{n}")
+            self.pre.append(f"MPI_Aint *{n}_c = tw_f_aints_in({n}, *count);")
+            self.arg(c, f"{n}_c")
+            self.post.append(f"free({n}_c);")
+        elif depth == 0 and f.direction == "in":
+            self.formals.append(f"const MPI_Fint *{n}")
+            self.arg(c, f"(MPI_Aint)*{n}")
+        elif depth == 1 and not array and f.direction == "out":
+            self.formals.append(f"MPI_Fint *{n}")
+            self.pre.append(f"MPI_Aint {n}_c = 0;")
+            self.arg(c, f"&{n}_c")
+            self.post.append(f'if (rc == MPI_SUCCESS) rc = tw_f_aint_out({n}_c, {n}, "{self.proc.name}", '
+                             f'"{n}");')
+        else:
+            raise ValueError(f"{f.name}: an INTEGER {f.direction} as {c.decl}")
+
+    def strings(self, f, c):
+        """An array of blank-padded CHARACTER in (MPI-4.1 11.8.2): argv ends at its
+        first blank entry (MPI_ARGV_NULL: none), array_of_commands has count entries,
+        array_of_argv(count, *) is a command's argv a row, each ending at a blank
+        entry (MPI_ARGVS_NULL: none); C gets arrays of C strings, freed after."""
+        n = c.name
+        base, depth, _, _ = c_shape(c.decl)
+        count = STRING_ARRAY_COUNTS.get((self.proc.name, n))
+        if f.direction != "in" or base != "char":
+            raise ValueError(f"{f.name}: an array of CHARACTER {f.direction} as {c.decl}")
+        self.formals.append(f"const char *{n}")
+        self.hidden.append(f"size_t {n}_len")
+        # read at the root alone (a blank entry need not end another rank's argv)
+        names = {q.name for q in self.proc.fixed}
+        at_root = "tw_f_is_root(root, comm) ? " if c.root_only and {"root", "comm"} <= names else ""
+        if f.kind == "STRING_2DARRAY" and depth == 3:
+            rows = f"*{f.length.lower()}"
+            self.pre.append(f"char ***{n}_c = {at_root}tw_f_argvs_in({n}, {n}_len, {rows})"
+                            f"{' : NULL' if at_root else ''};")
+            self.post.append(f"tw_f_argvs_free({n}_c, {rows});")
+        elif f.kind == "STRING_ARRAY" and depth == 2:
+            entries = f"*{count}" if count else "-1"
+            self.pre.append(f"char **{n}_c = {at_root}tw_f_strings_in({n}, {n}_len, 1, {entries})"
+                            f"{' : NULL' if at_root else ''};")
+            self.post.append(f"tw_f_strings_free({n}_c);")
+        else:
+            raise ValueError(f"{f.name}: an array of CHARACTER of kind {f.kind} as {c.decl}")
+        self.arg(c, f"{n}_c")
 
     def text(self):
         p = self.proc
@@ -1032,13 +1136,20 @@ F08_HANDLE_TYPES = ["MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Request", "MPI
 # point) rather than BIND(C) interfaces, and why: they have no _f08 linker name of
 # their own (their profiling names are the generics PMPI_...).
 F08_IN_FORTRAN = {
-    "callback": "a procedure argument (a user function, an error handler, attribute "
-                "copy and delete functions) cannot be a dummy of a BIND(C) interface "
-                "unless the user's procedure is BIND(C) itself (gfortran 12: 'must have "
-                "the BIND(C) attribute'); every call with an EXTERNAL argument",
     "MPI_Status_f2f08": "a copy of the status's integers, in Fortran",
     "MPI_Status_f082f": "as MPI_Status_f2f08",
 }
+
+# A call with a procedure argument (a user function, an error handler, attribute copy
+# and delete functions: every call with an EXTERNAL argument) cannot be a BIND(C)
+# interface: its dummy procedure would have to be BIND(C) too, and the user's is not
+# (gfortran 12: 'must have the BIND(C) attribute'). It is an external procedure
+# without BIND(C) instead, MPI_Op_create_f08 and PMPI_Op_create_f08 as for the others,
+# whose linker names are then the compiler's for an external procedure (MPI-4.1
+# 19.1.5, as MPICH and Open MPI do): gfortran's mpi_op_create_f08_ and
+# pmpi_op_create_f08_, the first a weak alias of the second.
+def f08_linker_name(p, name):
+    return f"{name.lower()}_" if any(f.type == "EXTERNAL" for f in p.f90) else name
 
 # Calls of mpi_f08 not there yet, and why (beyond FORTRAN_NOT_YET's).
 F08_NOT_YET = {}
@@ -1132,7 +1243,7 @@ def large_count_procs(procs):
         if base is None or base.f90 is None or base.name in FORTRAN_NOT_YET:
             continue
         if any(f.type == "EXTERNAL" and f.func_type != "USER_FUNCTION" for f in base.f90):
-            why[pc.name] = "a procedure argument (mpi_f08 makes those module procedures)"
+            why[pc.name] = "a procedure argument other than a user function, whose large-count form is not made"
             continue
         # MPI_Op_create_c: the user function's len is an MPI_Count
         c_base = {q.name: c_shape(q.decl)[0].replace("MPI_User_function", "MPI_User_function_c")
@@ -1175,11 +1286,12 @@ def large_count_procs(procs):
 
 
 def f08_procs(procs):
-    """(the calls as BIND(C) interfaces, the calls as module procedures)"""
+    """(the calls as BIND(C) interfaces, the calls with a procedure argument: external
+    procedures without BIND(C), f08_linker_name)"""
     bind, fortran = [], []
     for p in fortran_interface_names(procs):
-        if p.name in F08_NOT_YET or p.name in F08_IN_FORTRAN:
-            continue
+        if p.name in F08_NOT_YET or p.name in F08_IN_FORTRAN or not p.standard:
+            continue  # the removed MPI-1 calls were never in mpi_f08
         if any(f.type == "EXTERNAL" for f in p.f90):
             fortran.append(p)
         else:
@@ -1266,27 +1378,12 @@ def f08_head(p, name, bind):
 
 
 def f08_interface(p, name):
-    head, kind = f08_head(p, name, True)
+    bind = f08_linker_name(p, name) == name
+    head, kind = f08_head(p, name, bind)
     return head + ["    IMPORT", "    IMPLICIT NONE"] + f08_declarations(p, True) + \
         [f"  END {kind} {name}"]
 
 
-def f08_module_procedure(p, name):
-    """A call with a procedure argument, in Fortran over libmpifort's entry point."""
-    head, kind = f08_head(p, name, False)
-    c_by_name = {q.name: q for q in p.fixed}
-    args = []
-    for f in p.f90:
-        if f.lower == "ierror":
-            args.append("rc")
-        elif f.kind == "STATUS" or f08_handle(p, f, c_by_name):
-            args.append(f"{f.name}%MPI_VAL" if f.kind != "STATUS" else f.name)
-        else:
-            args.append(f.name)
-    return head + ["    IMPLICIT NONE"] + f08_declarations(p, False) + \
-        ["    INTEGER :: rc", f"    EXTERNAL :: p{p.name.lower()}",
-         f"    CALL p{p.name.lower()}({', '.join(args)})",
-         "    IF (PRESENT(ierror)) ierror = rc", f"  END {kind} {name}"]
 
 
 def f08_constants(constants, mpi_h):
@@ -1372,17 +1469,16 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
     out.append("  END INTERFACE")
     big = {p.name[:-2]: p for p, _ in large_count(procs)
            if not any(f.type == "EXTERNAL" for f in p.f90)}
+    # MPI_Op_create_c: a generic of its own (a procedure argument does not tell the
+    # specifics of one generic apart)
     big_callbacks = [p for p, _ in large_count(procs) if any(f.type == "EXTERNAL" for f in p.f90)]
     for prefix in ("", "P"):
-        for p in bind:
+        for p in bind + fortran + big_callbacks:
             out += [f"  INTERFACE {prefix}{p.name}"]
             out += f08_interface(p, f"{prefix}{p.name}_f08")
             if p.name in big:  # the large-count overload (MPI-4.1 19.1.5: MPI_Send_c_f08)
                 out += f08_interface(big[p.name], f"{prefix}{p.name}_c_f08")
             out += [f"  END INTERFACE {prefix}{p.name}"]
-        for p in fortran + big_callbacks:
-            out += [f"  INTERFACE {prefix}{p.name}",
-                    f"    MODULE PROCEDURE {prefix}{p.name}_f08", f"  END INTERFACE {prefix}{p.name}"]
     out += ["  INTERFACE MPI_Status_f2f08", "    MODULE PROCEDURE MPI_Status_f2f08_f08",
             "  END INTERFACE", "  INTERFACE MPI_Status_f082f",
             "    MODULE PROCEDURE MPI_Status_f082f_f08", "  END INTERFACE"]
@@ -1393,9 +1489,6 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
         for name, op in ((eq, "=="), (ne, "/=")):
             out += [f"  ELEMENTAL LOGICAL FUNCTION {name}(a, b)", f"    TYPE({t}), INTENT(IN) :: a, b",
                     f"    {name} = a%MPI_VAL {op} b%MPI_VAL", f"  END FUNCTION {name}"]
-    for prefix in ("", "P"):
-        for p in fortran + big_callbacks:
-            out += f08_module_procedure(p, f"{prefix}{p.name}_f08")
     out += ["  SUBROUTINE MPI_Status_f2f08_f08(f_status, f08_status, ierror)",
             "    INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)",
             "    TYPE(MPI_Status), INTENT(OUT) :: f08_status",
@@ -1416,8 +1509,10 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
 
 def f08_c_entry(p):
     """The C of one call's mpi_f08 entry point (PMPI_Send_f08, MPI_Send_f08 its weak
-    alias): descriptors in, libmpifort's entry point called."""
+    alias; f08_linker_name's for a call with a procedure argument): descriptors in,
+    libmpifort's entry point called."""
     low = p.name.lower()
+    pname, name = f08_linker_name(p, f"P{p.name}_f08"), f08_linker_name(p, f"{p.name}_f08")
     pairs = f08_buffer_pairs(p)
     formals, pre, args, hidden, post = [], [], [], [], []
     for f in p.f90:
@@ -1465,12 +1560,12 @@ def f08_c_entry(p):
     out = []
     if p.f90_return:
         ret = {"DOUBLE PRECISION": "double", "INTEGER(KIND=MPI_ADDRESS_KIND)": "MPI_Aint"}[p.f90_return]
-        out += [f"{ret} p{low}_({decl_types});", f"{ret} P{p.name}_f08({fsig});",
-                f"{ret} P{p.name}_f08({fsig}) {{", f"    return p{low}_({call_args});", "}"]
+        out += [f"{ret} p{low}_({decl_types});", f"{ret} {pname}({fsig});",
+                f"{ret} {pname}({fsig}) {{", f"    return p{low}_({call_args});", "}"]
     else:
         ret = "void"
-        out += [f"void p{low}_({decl_types});", f"void P{p.name}_f08({fsig});",
-                f"void P{p.name}_f08({fsig}) {{", "    MPI_Fint rc = MPI_SUCCESS;"]
+        out += [f"void p{low}_({decl_types});", f"void {pname}({fsig});",
+                f"void {pname}({fsig}) {{", "    MPI_Fint rc = MPI_SUCCESS;"]
         out += ["    " + x for x in pre]
         out += [f"    if (rc == MPI_SUCCESS) p{low}_({call_args});"]
         request = next((q.name.lower() for q in p.fixed
@@ -1483,21 +1578,21 @@ def f08_c_entry(p):
         if any(f.lower == "ierror" for f in p.f90):
             out.append("    if (ierror) *ierror = rc;")
         out.append("}")
-    out.append(f'{ret} {p.name}_f08({fsig}) __attribute__((weak, alias("P{p.name}_f08")));')
+    out.append(f'{ret} {name}({fsig}) __attribute__((weak, alias("{pname}")));')
     return "\n".join(out) + "\n"
 
 
 def emit_f08_c(procs):
-    bind, _ = f08_procs(procs)
+    bind, fortran = f08_procs(procs)
     out = [f"/* {GENERATED}",
            " * mpi_f08's entry points: BIND(C) procedures (PMPI_Send_f08, MPI_Send_f08 its",
-           " * weak alias) over libmpifort's (pmpi_send_). */",
+           " * weak alias) over libmpifort's (pmpi_send_); those with a procedure argument",
+           " * under gfortran's names of an external procedure (pmpi_op_create_f08_). */",
            "#include <stddef.h>", "", '#include "mpi/bindings/fortran/f08.h"', "",
            "/* clang-format off */"]
-    out += [f08_c_entry(p) for p in bind]
-    bound = {p.name for p in bind}
-    out += [f08_c_entry(p) for p, _ in large_count(procs)
-            if p.name[:-2] in bound and not any(f.type == "EXTERNAL" for f in p.f90)]
+    out += [f08_c_entry(p) for p in bind + fortran]
+    bound = {p.name for p in bind + fortran}
+    out += [f08_c_entry(p) for p, _ in large_count(procs) if p.name[:-2] in bound]
     out.append("/* clang-format on */")
     return "\n".join(out) + "\n"
 

@@ -173,3 +173,61 @@ DEFINE(mpi_status_f2f08, const MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fin
 DEFINE(mpi_status_f082f, const MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror) {
     *ierror = PMPI_Status_f082f((const MPI_F08_status *)f08_status, f_status);
 }
+
+/* ---- generalized requests with query, free and cancel functions in Fortran ----
+ * As for keyvals: the C library calls trampolines with a record of the Fortran
+ * functions and the program's extra state, which the free function's trampoline
+ * releases (the last call of a generalized request's). A Fortran status (and
+ * mpi_f08's TYPE(MPI_Status)) is the C status's ints (convert.c). */
+typedef void fortran_grequest_query(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierror);
+typedef void fortran_grequest_free(MPI_Aint *extra, MPI_Fint *ierror);
+typedef void fortran_grequest_cancel(MPI_Aint *extra, MPI_Fint *complete, MPI_Fint *ierror);
+
+struct fortran_grequest {
+    fortran_grequest_query *query;
+    fortran_grequest_free *free;
+    fortran_grequest_cancel *cancel;
+    MPI_Aint extra;
+};
+
+static int grequest_query(void *extra, MPI_Status *status) {
+    struct fortran_grequest *g = extra;
+    MPI_Fint status_f[MPI_F_STATUS_SIZE], ierror = MPI_SUCCESS;
+    PMPI_Status_c2f(status, status_f);
+    g->query(&g->extra, status_f, &ierror);
+    PMPI_Status_f2c(status_f, status);
+    return ierror;
+}
+
+static int grequest_free(void *extra) {
+    struct fortran_grequest *g = extra;
+    MPI_Fint ierror = MPI_SUCCESS;
+    g->free(&g->extra, &ierror);
+    free(g);
+    return ierror;
+}
+
+static int grequest_cancel(void *extra, int complete) {
+    struct fortran_grequest *g = extra;
+    MPI_Fint complete_f = complete != 0, ierror = MPI_SUCCESS;
+    g->cancel(&g->extra, &complete_f, &ierror);
+    return ierror;
+}
+
+DEFINE(mpi_grequest_start, void (*query)(void), void (*free_fn)(void), void (*cancel)(void),
+       MPI_Aint *extra, MPI_Fint *request, MPI_Fint *ierror) {
+    struct fortran_grequest *g = malloc(sizeof *g);
+    if (!g) {
+        *ierror = MPI_ERR_NO_MEM;
+        return;
+    }
+    *g =
+        (struct fortran_grequest){(fortran_grequest_query *)query, (fortran_grequest_free *)free_fn,
+                                  (fortran_grequest_cancel *)cancel, *extra};
+    MPI_Request request_c;
+    *ierror = PMPI_Grequest_start(grequest_query, grequest_free, grequest_cancel, g, &request_c);
+    if (*ierror == MPI_SUCCESS)
+        *request = PMPI_Request_c2f(request_c);
+    else
+        free(g);
+}

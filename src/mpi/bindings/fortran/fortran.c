@@ -33,6 +33,71 @@ void tw_f_string_out(const char *c, char *f, size_t len) {
     memset(f + n, ' ', len - n);
 }
 
+static void *array_of(size_t n, size_t size) {
+    void *a = calloc(n, size);
+    if (!a) {
+        fprintf(stderr, "libmpifort: no memory for an array of %zu strings\n", n);
+        abort();
+    }
+    return a;
+}
+
+static int blank(const char *s, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (s[i] != ' ') return 0;
+    return 1;
+}
+
+char **tw_f_strings_in(const char *a, size_t len, size_t stride, int n) {
+    if (a == mpi_fortran_argv_null_) return MPI_ARGV_NULL;
+    size_t count = 0;
+    if (n >= 0)
+        count = (size_t)n;
+    else
+        while (!blank(a + count * stride * len, len)) count++;
+    char **strings = array_of(count + 1, sizeof *strings);
+    for (size_t i = 0; i < count; i++) strings[i] = tw_f_string_in(a + i * stride * len, len);
+    return strings;
+}
+
+void tw_f_strings_free(char **strings) {
+    if (!strings) return;
+    for (char **s = strings; *s; s++) free(*s);
+    free(strings);
+}
+
+char ***tw_f_argvs_in(const char *a, size_t len, int rows) {
+    if (a == mpi_fortran_argvs_null_ || rows <= 0) return MPI_ARGVS_NULL;
+    char ***argvs = array_of((size_t)rows, sizeof *argvs);
+    for (int i = 0; i < rows; i++) argvs[i] = tw_f_strings_in(a + i * len, len, (size_t)rows, -1);
+    return argvs;
+}
+
+void tw_f_argvs_free(char ***argvs, int rows) {
+    if (!argvs) return;
+    for (int i = 0; i < rows; i++) tw_f_strings_free(argvs[i]);
+    free(argvs);
+}
+
+MPI_Aint *tw_f_aints_in(const MPI_Fint *values, int n) {
+    MPI_Aint *a = array_of(n > 0 ? (size_t)n : 1, sizeof *a);
+    for (int i = 0; i < n; i++) a[i] = values[i];
+    return a;
+}
+
+int tw_f_aint_out(MPI_Aint value, MPI_Fint *out, const char *call, const char *arg) {
+    if (value == (MPI_Fint)value) {
+        *out = (MPI_Fint)value;
+        return MPI_SUCCESS;
+    }
+    fprintf(stderr,
+            "libmpifort: %s: %s is %lld, which a default INTEGER cannot hold (the MPI-2 call "
+            "with INTEGER(KIND=MPI_ADDRESS_KIND) can)\n",
+            call, arg, (long long)value);
+    PMPI_Comm_call_errhandler(MPI_COMM_WORLD, MPI_ERR_ARG);
+    return MPI_ERR_ARG;
+}
+
 /* The predefined copy and delete functions, as Fortran calls them (all arguments by
  * reference; the values INTEGER(KIND=MPI_ADDRESS_KIND), the MPI-1 ones INTEGER). */
 #define NULL_COPY(name, value)                                                                     \

@@ -48,6 +48,22 @@ static inline int *tw_f_weights(const int *weights) {
     return (int *)weights;
 }
 
+/* whether this process is comm's root, where the arguments only the root reads are
+ * converted (MPI_Comm_spawn's argv); a null communicator counts as one, for the C
+ * call to report */
+static inline int tw_f_is_root(const MPI_Fint *root, const MPI_Fint *comm) {
+    MPI_Comm c = PMPI_Comm_f2c(*comm);
+    int rank = -1;
+    return c == MPI_COMM_NULL || (PMPI_Comm_rank(c, &rank) == MPI_SUCCESS && rank == *root);
+}
+
+/* The removed MPI-1 calls' addresses, extents and displacements, default INTEGERs in
+ * Fortran: n of them as a new array of MPI_Aint (to be freed); and one out, or, when
+ * it does not fit the INTEGER, an error (MPI_ERR_ARG, to MPI_COMM_WORLD's handler)
+ * with a message naming the call and the argument. */
+MPI_Aint *tw_f_aints_in(const MPI_Fint *values, int n);
+int tw_f_aint_out(MPI_Aint value, MPI_Fint *out, const char *call, const char *arg);
+
 /* C's indices count from 0, Fortran's from 1 (n may be MPI_UNDEFINED: none) */
 void tw_f_indices_from_1(int *indices, int n);
 
@@ -58,5 +74,15 @@ char *tw_f_string_in(const char *s, size_t len);
 char *tw_f_string_buf(size_t len);
 /* a C string into a CHARACTER of len: cut at len, padded with blanks */
 void tw_f_string_out(const char *c, char *f, size_t len);
+
+/* An array of CHARACTER*(len) in as a NULL-terminated array of C strings (each
+ * without its trailing blanks), to be freed by tw_f_strings_free: n entries, or
+ * (n < 0) those before the first blank entry (an argv, MPI-4.1 11.8.2); stride
+ * entries apart (a row of a 2-D array: the number of rows). MPI_ARGV_NULL is C's. */
+char **tw_f_strings_in(const char *a, size_t len, size_t stride, int n);
+void tw_f_strings_free(char **strings);
+/* array_of_argv(rows, *): an argv a row; MPI_ARGVS_NULL is C's */
+char ***tw_f_argvs_in(const char *a, size_t len, int rows);
+void tw_f_argvs_free(char ***argvs, int rows);
 
 #endif

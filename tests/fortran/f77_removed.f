@@ -1,0 +1,168 @@
+! The MPI-1 calls MPI-3.0 removed (and the deprecated attribute calls),
+! which old programs call, through mpif.h: MPI_TYPE_HVECTOR, _HINDEXED
+! and _STRUCT sending strided data to the next rank (values checked),
+! MPI_TYPE_EXTENT, _LB and _UB, MPI_ADDRESS (its INTEGER holds the
+! address, or the call fails with MPI_ERR_ARG), MPI_ERRHANDLER_CREATE,
+! _SET and _GET with a handler in Fortran, MPI_KEYVAL_CREATE,
+! MPI_ATTR_PUT, _GET and _DELETE, MPI_KEYVAL_FREE; and the same through
+! `use mpi` (f90_removed.f90). A failed check aborts the job.
+      SUBROUTINE CHECK(OK, WHAT)
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      LOGICAL OK
+      CHARACTER*(*) WHAT
+      INTEGER IERR
+      IF (.NOT. OK) THEN
+        PRINT *, 'f77_removed: FAILED: ', WHAT
+        CALL MPI_ABORT(MPI_COMM_WORLD, 1, IERR)
+      END IF
+      END
+
+      SUBROUTINE ON_ERROR(COMM, CODE)
+      IMPLICIT NONE
+      INTEGER COMM, CODE, NCALLS, LAST
+      COMMON /HANDLED/ NCALLS, LAST
+      NCALLS = NCALLS + 1
+      LAST = CODE
+      END
+
+      PROGRAM F77_REMOVED
+      IMPLICIT NONE
+      INCLUDE 'mpif.h'
+      INTEGER RANK, NP, NEXT, PREV, IERR, I, CLASS
+      INTEGER HVEC, HIND, STRUC, EXTENT, LB, UB, ADDR, A1, A2
+      INTEGER LENS(2), DISPS(2), TYPES(2), STATUS(MPI_STATUS_SIZE)
+      INTEGER SBUF(12), RBUF(12), EH, EH2, KEYVAL, VALUE, DUP
+      INTEGER NCALLS, LAST
+      INTEGER(KIND=MPI_ADDRESS_KIND) FULL
+      DOUBLE PRECISION PAIR(2)
+      INTEGER IPAIR(4)
+      EQUIVALENCE (PAIR, IPAIR)
+      LOGICAL FOUND
+      COMMON /HANDLED/ NCALLS, LAST
+      COMMON /PLACES/ SBUF, RBUF
+      EXTERNAL ON_ERROR
+
+      CALL MPI_INIT(IERR)
+      CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
+      CALL MPI_COMM_SIZE(MPI_COMM_WORLD, NP, IERR)
+      NEXT = MOD(RANK + 1, NP)
+      PREV = MOD(RANK + NP - 1, NP)
+      DO I = 1, 12
+        SBUF(I) = 100 * RANK + I
+      END DO
+
+! 3 blocks of 2 INTEGERs, 16 bytes apart: elements 1 2, 5 6, 9 10
+      CALL MPI_TYPE_HVECTOR(3, 2, 16, MPI_INTEGER, HVEC, IERR)
+      CALL MPI_TYPE_COMMIT(HVEC, IERR)
+      CALL MPI_TYPE_EXTENT(HVEC, EXTENT, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. EXTENT .EQ. 40,
+     &           'MPI_TYPE_EXTENT of the hvector')
+      RBUF = -1
+      CALL MPI_SENDRECV(SBUF, 1, HVEC, NEXT, 1, RBUF, 6, MPI_INTEGER,
+     &                  PREV, 1, MPI_COMM_WORLD, STATUS, IERR)
+      CALL CHECK(RBUF(1) .EQ. 100 * PREV + 1 .AND.
+     &           RBUF(2) .EQ. 100 * PREV + 2 .AND.
+     &           RBUF(3) .EQ. 100 * PREV + 5 .AND.
+     &           RBUF(6) .EQ. 100 * PREV + 10 .AND. RBUF(7) .EQ. -1,
+     &           'MPI_TYPE_HVECTOR')
+
+! elements 1, then 4 5 (12 bytes on)
+      LENS(1) = 1
+      LENS(2) = 2
+      DISPS(1) = 0
+      DISPS(2) = 12
+      CALL MPI_TYPE_HINDEXED(2, LENS, DISPS, MPI_INTEGER, HIND, IERR)
+      CALL MPI_TYPE_COMMIT(HIND, IERR)
+      CALL MPI_TYPE_LB(HIND, LB, IERR)
+      CALL MPI_TYPE_UB(HIND, UB, IERR)
+      CALL CHECK(LB .EQ. 0 .AND. UB .EQ. 20, 'MPI_TYPE_LB and _UB')
+      RBUF = -1
+      CALL MPI_SENDRECV(SBUF, 1, HIND, NEXT, 2, RBUF, 3, MPI_INTEGER,
+     &                  PREV, 2, MPI_COMM_WORLD, STATUS, IERR)
+      CALL CHECK(RBUF(1) .EQ. 100 * PREV + 1 .AND.
+     &           RBUF(2) .EQ. 100 * PREV + 4 .AND.
+     &           RBUF(3) .EQ. 100 * PREV + 5, 'MPI_TYPE_HINDEXED')
+
+! an INTEGER and a DOUBLE PRECISION 8 bytes on, received as a pair
+      TYPES(1) = MPI_INTEGER
+      TYPES(2) = MPI_DOUBLE_PRECISION
+      LENS(1) = 1
+      LENS(2) = 1
+      DISPS(1) = 0
+      DISPS(2) = 8
+      CALL MPI_TYPE_STRUCT(2, LENS, DISPS, TYPES, STRUC, IERR)
+      CALL MPI_TYPE_COMMIT(STRUC, IERR)
+      CALL MPI_TYPE_EXTENT(STRUC, EXTENT, IERR)
+      CALL CHECK(EXTENT .EQ. 16, 'MPI_TYPE_EXTENT of the struct')
+      IPAIR(1) = RANK
+      PAIR(2) = -0.25D0
+      CALL MPI_SENDRECV(IPAIR, 1, STRUC, NEXT, 3, RBUF, 4, MPI_INTEGER,
+     &                  PREV, 3, MPI_COMM_WORLD, STATUS, IERR)
+      CALL MPI_GET_COUNT(STATUS, MPI_INTEGER, I, IERR)
+      IPAIR(3) = RBUF(2)
+      IPAIR(4) = RBUF(3)
+      CALL CHECK(I .EQ. 3 .AND. RBUF(1) .EQ. PREV .AND.
+     &           PAIR(2) .EQ. -0.25D0,
+     &           'MPI_TYPE_STRUCT: an INTEGER and a double')
+      CALL MPI_TYPE_FREE(HVEC, IERR)
+      CALL MPI_TYPE_FREE(HIND, IERR)
+      CALL MPI_TYPE_FREE(STRUC, IERR)
+
+! an error handler in Fortran, MPI-1's way
+      NCALLS = 0
+      CALL MPI_ERRHANDLER_CREATE(ON_ERROR, EH, IERR)
+      CALL MPI_ERRHANDLER_SET(MPI_COMM_WORLD, EH, IERR)
+      CALL MPI_ERRHANDLER_GET(MPI_COMM_WORLD, EH2, IERR)
+      CALL CHECK(EH2 .EQ. EH, 'MPI_ERRHANDLER_GET')
+      CALL MPI_ERRHANDLER_FREE(EH2, IERR)
+      CALL MPI_SEND(SBUF, 1, MPI_INTEGER, NP, 0, MPI_COMM_WORLD, IERR)
+      CALL MPI_ERROR_CLASS(LAST, CLASS, IERR)
+      CALL CHECK(NCALLS .EQ. 1 .AND. CLASS .EQ. MPI_ERR_RANK,
+     &           'the handler of MPI_ERRHANDLER_CREATE')
+
+! MPI_ADDRESS: the address when an INTEGER holds it (the test is linked
+! -no-pie: a common block's does), else MPI_ERR_ARG (the handler above
+! hears of it)
+      CALL MPI_GET_ADDRESS(SBUF(1), FULL, IERR)
+      CALL MPI_ADDRESS(SBUF(1), ADDR, IERR)
+      IF (FULL .EQ. INT(FULL, KIND(ADDR))) THEN
+        CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. ADDR .EQ. FULL,
+     &             'MPI_ADDRESS')
+        CALL MPI_ADDRESS(SBUF(3), A1, IERR)
+        CALL MPI_ADDRESS(RBUF(1), A2, IERR)
+        CALL CHECK(A1 - ADDR .EQ. 8 .AND. A2 - ADDR .EQ. 48,
+     &             'MPI_ADDRESS differences')
+      ELSE
+        CALL MPI_ERROR_CLASS(IERR, CLASS, IERR)
+        CALL CHECK(CLASS .EQ. MPI_ERR_ARG .AND. NCALLS .EQ. 2,
+     &             'MPI_ADDRESS of an address past an INTEGER')
+      END IF
+      CALL MPI_ADDRESS(MPI_BOTTOM, ADDR, IERR)
+      CALL CHECK(IERR .EQ. MPI_SUCCESS .AND. ADDR .EQ. 0,
+     &           'MPI_ADDRESS of MPI_BOTTOM')
+      CALL MPI_ERRHANDLER_SET(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL,
+     &                        IERR)
+      CALL MPI_ERRHANDLER_FREE(EH, IERR)
+
+! MPI-1's attributes: a default INTEGER, copied by MPI_DUP_FN
+      CALL MPI_KEYVAL_CREATE(MPI_DUP_FN, MPI_NULL_DELETE_FN, KEYVAL, 0,
+     &                       IERR)
+      CALL MPI_ATTR_PUT(MPI_COMM_WORLD, KEYVAL, 1000 + RANK, IERR)
+      CALL MPI_COMM_DUP(MPI_COMM_WORLD, DUP, IERR)
+      CALL MPI_ATTR_GET(DUP, KEYVAL, VALUE, FOUND, IERR)
+      CALL CHECK(FOUND .AND. VALUE .EQ. 1000 + RANK, 'MPI_ATTR_GET')
+      CALL MPI_ATTR_DELETE(DUP, KEYVAL, IERR)
+      CALL MPI_ATTR_GET(DUP, KEYVAL, VALUE, FOUND, IERR)
+      CALL CHECK(.NOT. FOUND, 'MPI_ATTR_DELETE')
+      CALL MPI_COMM_FREE(DUP, IERR)
+      CALL MPI_ATTR_DELETE(MPI_COMM_WORLD, KEYVAL, IERR)
+      CALL MPI_KEYVAL_FREE(KEYVAL, IERR)
+      CALL CHECK(KEYVAL .EQ. MPI_KEYVAL_INVALID, 'MPI_KEYVAL_FREE')
+
+      CALL REMOVED_THROUGH_MPI(RANK, NP)
+      CALL MPI_BARRIER(MPI_COMM_WORLD, IERR)
+      IF (RANK .EQ. 0) PRINT '(A, I0, A)', 'f77_removed: ok on ', NP,
+     &                       ' ranks'
+      CALL MPI_FINALIZE(IERR)
+      END
