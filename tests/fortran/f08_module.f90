@@ -76,6 +76,9 @@ program f08_module
     integer(c_int) function tw_test_sends_seen() bind(c)
       import :: c_int
     end function
+    integer(c_long_long) function tw_test_velo_msgs_sent() bind(c)
+      import :: c_long_long
+    end function
   end interface
   integer, parameter :: n = 30
   integer :: rank, np, right, left, ierr, i, j, k, cnt, total, sub_size, res, sbuf, rbuf
@@ -93,6 +96,7 @@ program f08_module
   integer :: dims(1)
   integer(kind=MPI_ADDRESS_KIND) :: wsize, disp
   integer(kind=MPI_COUNT_KIND) :: bigcnt
+  integer(c_long_long) :: sent
   complex :: z(6), zr(6)
   type(c_ptr) :: wbase
   integer, pointer :: wmem(:)
@@ -355,6 +359,18 @@ program f08_module
   ! above (those that failed too) went through it, the large-count
   ! one through MPI_Send_c_f08
   call check(tw_test_sends_seen() == 11, 'MPI_Send_f08 intercepted')
+
+  ! MPI_T, which the standard gives no Fortran binding, read through C: this
+  ! program's sends are counted (a counter that was not there reads -1)
+  sent = tw_test_velo_msgs_sent()
+  call check(sent >= 0, 'MPI_T counter velo_msgs_sent read')
+  if (np > 1) then
+    do k = 1, 5
+      call MPI_Sendrecv(k, 1, MPI_INTEGER, right, 40, cnt, 1, MPI_INTEGER, left, 40, &
+                        MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+    end do
+    call check(tw_test_velo_msgs_sent() >= sent + 5, 'MPI_T counts the sends from Fortran')
+  end if
 
   call MPI_Reduce(1, total, 1, MPI_INTEGER, MPI_SUM, 0, MPI_COMM_WORLD)
   if (rank == 0) then
