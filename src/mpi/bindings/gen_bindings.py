@@ -457,13 +457,28 @@ def extract():
             if a["f08_expressible"]:
                 procs[-1]["f08"] = form_f08(proc.express.embiggen.f08)
     procs.sort(key=lambda d: d["name"])
+    # mpi_f08's abstract interfaces of the callbacks: [name, [parameters], [lines]]
+    callbacks = []
+    for cb in std.CALLBACKS.values():
+        forms = [cb.express.f08] + ([cb.express.embiggen.f08] if cb.has_embiggenment() else [])
+        for expr in forms:
+            text = str(expr) if expr is not None else ""
+            rows = [r.strip() for r in text.split("\n")[1:] if r.strip()]
+            if not rows:
+                continue  # no mpi_f08 form (MPI-1's, MPI_T's)
+            head = re.match(r"(\w+)\((.*)\)$", rows[0])
+            callbacks.append([head.group(1), [a.strip() for a in head.group(2).split(",") if a.strip()],
+                              rows[1:]])
+    callbacks.sort()
     # one procedure a line, so that a change of the standard reads as a diff
     lines = ",\n".join(json.dumps(d, sort_keys=True) for d in procs)
     return ('{"source": "pympistandard %s (apis.json), use_api_version(1): the C bindings, '
             'large-count forms included, the Fortran binding of each (f90) and its mpi_f08 '
-            'attributes (f08); written by '
+            'attributes (f08), and mpi_f08\'s abstract interfaces of the callbacks; written by '
             'gen_bindings.py extract",\n'
-            ' "procedures": [\n%s\n]}\n' % (PYMPISTANDARD_VERSION, lines))
+            ' "procedures": [\n%s\n],\n'
+            ' "f08_callbacks": [\n%s\n]}\n'
+            % (PYMPISTANDARD_VERSION, lines, ",\n".join(json.dumps(c) for c in callbacks)))
 
 
 # ---- emitters ----
@@ -1299,6 +1314,19 @@ def f08_procs(procs):
     return bind, fortran
 
 
+def f08_callbacks():
+    """mpi_f08's abstract interfaces of the callbacks, as the standard writes them:
+    [[name, [parameters], [declarations]]...] (standard.json)."""
+    return json.load(open(DESCRIPTION)).get("f08_callbacks", [])
+
+
+def f08_callback_interface(f):
+    """The abstract interface of a procedure argument (its callback type's), or None
+    (MPI-1's MPI_Copy_function has no mpi_f08 form)."""
+    name = f"mpi_{f.func_type.lower()}"
+    return next((n for n, _, _ in f08_callbacks() if n.lower() == name), None)
+
+
 def f08_address_out(p, f):
     """A choice buffer mpi_f08 has as TYPE(C_PTR), INTENT(OUT): the address the
     detach calls give back (an assumed-type argument cannot be INTENT(OUT))."""
@@ -1329,8 +1357,7 @@ def f08_declarations(p, bind):
             out.append(f"    TYPE(*), DIMENSION(..){attrs} :: {f.name}")
             continue
         if f.type == "EXTERNAL":
-            iface = {"USER_FUNCTION": "MPI_User_function",
-                     "USER_FUNCTION_C": "MPI_User_function_c"}.get(f.func_type)
+            iface = f08_callback_interface(f)
             out.append(f"    PROCEDURE({iface}) :: {f.name}" if iface else
                        f"    EXTERNAL :: {f.name}")
             continue
@@ -1449,15 +1476,13 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
             "  COMMON /MPI_FORTRAN_ARGV_NULL/ MPI_ARGV_NULL",
             "  COMMON /MPI_FORTRAN_ARGVS_NULL/ MPI_ARGVS_NULL"]
     out += fixed_lines(FORTRAN_PREDEFINED_CALLBACKS, "EXTERNAL", indent="  ")
-    out += ["", "  ABSTRACT INTERFACE",
-            "  SUBROUTINE MPI_User_function(invec, inoutvec, len, datatype)",
-            "    IMPORT", "    TYPE(C_PTR), VALUE :: invec, inoutvec", "    INTEGER :: len",
-            "    TYPE(MPI_Datatype) :: datatype", "  END SUBROUTINE MPI_User_function",
-            "  SUBROUTINE MPI_User_function_c(invec, inoutvec, len, datatype)",
-            "    IMPORT", "    TYPE(C_PTR), VALUE :: invec, inoutvec",
-            "    INTEGER(KIND=MPI_COUNT_KIND) :: len",
-            "    TYPE(MPI_Datatype) :: datatype", "  END SUBROUTINE MPI_User_function_c",
-            "  END INTERFACE", ""]
+    out += ["", "  ABSTRACT INTERFACE"]
+    for name, args, rows in f08_callbacks():
+        out += [f"  SUBROUTINE {name}({', '.join(args)})", "    IMPORT", "    IMPLICIT NONE"]
+        # the module's own ISO_C_BINDING comes in by IMPORT
+        out += [f"    {r}" for r in rows if not r.startswith("USE")]
+        out += [f"  END SUBROUTINE {name}"]
+    out += ["  END INTERFACE", ""]
     ops = []
     for t in F08_HANDLE_TYPES:
         short = t[4:].lower()
