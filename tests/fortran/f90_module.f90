@@ -47,6 +47,9 @@ program f90_module
   integer :: msglen
   integer :: status(MPI_STATUS_SIZE)
   type(MPI_Status) :: status08
+  integer, parameter :: dp = selected_real_kind(15, 307)
+  integer :: f90t
+  real(kind=dp) :: x
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -118,6 +121,27 @@ program f90_module
   call MPI_Sizeof(1.0d0, code, ierr)
   call check(code == 8, 'MPI_SIZEOF of DOUBLE PRECISION')
   call MPI_F_sync_reg(mx)
+
+  ! the types of Fortran's parameterised kinds: REAL(KIND=dp) sent and summed as one
+  call MPI_Type_create_f90_real(15, 307, f90t, ierr)
+  call MPI_Type_size(f90t, code, ierr)
+  call check(ierr == MPI_SUCCESS .and. code == 8, 'MPI_TYPE_CREATE_F90_REAL(15, 307)')
+  x = real(rank + 1, dp) / 2
+  call MPI_Allreduce(MPI_IN_PLACE, x, 1, f90t, MPI_SUM, MPI_COMM_WORLD, ierr)
+  call check(x == real(np * (np + 1), dp) / 4, 'allreduce of an F90 real type')
+  call MPI_Type_create_f90_integer(15, f90t, ierr)
+  call MPI_Type_size(f90t, code, ierr)
+  call check(code == 8, 'MPI_TYPE_CREATE_F90_INTEGER(15)')
+  call MPI_Type_create_f90_complex(6, 37, f90t, ierr)
+  call MPI_Type_size(f90t, code, ierr)
+  call check(code == 8, 'MPI_TYPE_CREATE_F90_COMPLEX(6, 37)')
+  call MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 2, f90t, ierr)
+  call MPI_Type_size(f90t, code, ierr)
+  call check(ierr == MPI_SUCCESS .and. code == 2, 'MPI_TYPE_MATCH_SIZE')
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
+  call MPI_Type_create_f90_real(40, 5000, f90t, ierr)
+  call check(ierr /= MPI_SUCCESS, 'MPI_TYPE_CREATE_F90_REAL with no such kind fails')
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, ierr)
 
   call MPI_Finalize(ierr)
   if (rank == 0) print *, 'f90_module: ok on', np
