@@ -129,7 +129,12 @@ pkgconfig() {
 }
 
 fortran() {
-    need gfortran gfortran
+    # the compiler Tollway was built with (the module files are that compiler's), for
+    # every way below, CMake's and meson's through FC
+    local fc
+    fc=$("$P/bin/mpifort" -showme:command)
+    need "$fc" "gfortran, or the flang-N Tollway was configured with"
+    export FC=$fc
     cp "$projects/hello_f08.f90" .
     # mpifort, the modules from where the prefix moved to
     "$P/bin/mpifort" hello_f08.f90 -o hello_mpifort
@@ -145,7 +150,7 @@ fortran() {
             fail "pkg-config $name: $(pkg-config --cflags --libs "$name"), not $flags"
     done
     # shellcheck disable=SC2046 # the flags are words
-    gfortran $(pkg-config --cflags mpi-fort) hello_f08.f90 -o hello_pkgconfig $(pkg-config --libs mpi-fort)
+    "$fc" $(pkg-config --cflags mpi-fort) hello_f08.f90 -o hello_pkgconfig $(pkg-config --libs mpi-fort)
     is_tollway "$P" hello_pkgconfig libmpifort.so.0 "$mpi_says"
     # CMake's FindMPI through the wrapper: the three bindings found, the program built
     cp -r "$projects/cmake_findmpi_fortran" proj
@@ -179,6 +184,13 @@ fortran() {
     # meson, through PKG_CONFIG_PATH (exported above)
     need meson meson
     need ninja ninja-build
+    # meson before 1.5 takes LLVM flang for the older PGI-based flang and gives it
+    # options it refuses (-Minform=inform, -module)
+    if "$fc" --version 2>/dev/null | grep -q flang &&
+        [ "$(printf '%s\n' 1.5 "$(meson --version)" | sort -V | head -n1)" != 1.5 ]; then
+        echo "install.sh: meson $(meson --version) does not know LLVM flang (1.5 does): its way left out"
+        return
+    fi
     cp -r "$projects/meson_fortran" proj-meson
     cp hello_f08.f90 proj-meson/
     run_logged meson-setup.log meson setup b-meson proj-meson
