@@ -13,7 +13,8 @@
 #       meson_cc          meson with CC=mpicc, alone and with dependency('mpi') or
 #                         dependency('tollway-mpi') found through PKG_CONFIG_PATH
 #       meson_dependency  meson's dependency('mpi'), found by pkg-config and by mpicc
-#       fortran           a `use mpi_f08` program built by mpifort, by pkg-config's
+#       fortran           a `use mpi_f08` program built by mpifort (and by mpifort
+#                         -fc=flang-N for a second compiler's modules), by pkg-config's
 #                         mpi-fort (ompi-fort, tollway-mpi-fort), by CMake's
 #                         find_package(MPI COMPONENTS Fortran) told only the wrapper,
 #                         by find_package(Tollway)'s Tollway::mpifort,
@@ -152,6 +153,15 @@ fortran() {
     # shellcheck disable=SC2046 # the flags are words
     "$fc" $(pkg-config --cflags mpi-fort) hello_f08.f90 -o hello_pkgconfig $(pkg-config --libs mpi-fort)
     is_tollway "$P" hello_pkgconfig libmpifort.so.0 "$mpi_says"
+    # a second compiler's module files (TW_FORTRAN_SECOND_COMPILER): mpifort -fc=it
+    local moddir second
+    for moddir in "$libdir"/fortran/LLVMFlang-*; do
+        [ -d "$moddir" ] || continue
+        second=$(compgen -c "flang" | grep -E "^flang(-new)?-${moddir##*-}$" | head -n 1 || true)
+        [ -n "$second" ] || continue
+        "$P/bin/mpifort" -fc="$second" hello_f08.f90 -o "hello_${moddir##*/}"
+        is_tollway "$P" "hello_${moddir##*/}" libmpifort.so.0 "$mpi_says"
+    done
     # CMake's FindMPI through the wrapper: the three bindings found, the program built
     cp -r "$projects/cmake_findmpi_fortran" proj
     cp hello_f08.f90 proj/
