@@ -13,7 +13,8 @@
 #       meson_cc          meson with CC=mpicc, alone and with dependency('mpi') or
 #                         dependency('tollway-mpi') found through PKG_CONFIG_PATH
 #       meson_dependency  meson's dependency('mpi'), found by pkg-config and by mpicc
-#       fortran           a `use mpi_f08` program built by mpifort, by pkg-config's
+#       fortran           a `use mpi_f08` program built by mpifort (and by mpifort
+#                         -fc=flang-N for a second compiler's modules), by pkg-config's
 #                         mpi-fort (ompi-fort, tollway-mpi-fort), by CMake's
 #                         find_package(MPI COMPONENTS Fortran) told only the wrapper,
 #                         by find_package(Tollway)'s Tollway::mpifort,
@@ -129,7 +130,12 @@ pkgconfig() {
 }
 
 fortran() {
-    need gfortran gfortran
+    # the compiler Tollway was built with (the module files are that compiler's), for
+    # every way below, CMake's and meson's through FC
+    local fc
+    fc=$("$P/bin/mpifort" -showme:command)
+    need "$fc" "gfortran, or the flang-N Tollway was configured with"
+    export FC=$fc
     cp "$projects/hello_f08.f90" .
     # mpifort, the modules from where the prefix moved to
     "$P/bin/mpifort" hello_f08.f90 -o hello_mpifort
@@ -145,8 +151,17 @@ fortran() {
             fail "pkg-config $name: $(pkg-config --cflags --libs "$name"), not $flags"
     done
     # shellcheck disable=SC2046 # the flags are words
-    gfortran $(pkg-config --cflags mpi-fort) hello_f08.f90 -o hello_pkgconfig $(pkg-config --libs mpi-fort)
+    "$fc" $(pkg-config --cflags mpi-fort) hello_f08.f90 -o hello_pkgconfig $(pkg-config --libs mpi-fort)
     is_tollway "$P" hello_pkgconfig libmpifort.so.0 "$mpi_says"
+    # a second compiler's module files (TW_FORTRAN_SECOND_COMPILER): mpifort -fc=it
+    local moddir second
+    for moddir in "$libdir"/fortran/LLVMFlang-*; do
+        [ -d "$moddir" ] || continue
+        second=$(compgen -c "flang" | grep -E "^flang(-new)?-${moddir##*-}$" | head -n 1 || true)
+        [ -n "$second" ] || continue
+        "$P/bin/mpifort" -fc="$second" hello_f08.f90 -o "hello_${moddir##*/}"
+        is_tollway "$P" "hello_${moddir##*/}" libmpifort.so.0 "$mpi_says"
+    done
     # CMake's FindMPI through the wrapper: the three bindings found, the program built
     cp -r "$projects/cmake_findmpi_fortran" proj
     cp hello_f08.f90 proj/
@@ -179,6 +194,13 @@ fortran() {
     # meson, through PKG_CONFIG_PATH (exported above)
     need meson meson
     need ninja ninja-build
+    # meson before 1.5 takes LLVM flang for the older PGI-based flang and gives it
+    # options it refuses (-Minform=inform, -module)
+    if "$fc" --version 2>/dev/null | grep -q flang &&
+        [ "$(printf '%s\n' 1.5 "$(meson --version)" | sort -V | head -n1)" != 1.5 ]; then
+        echo "install.sh: meson $(meson --version) does not know LLVM flang (1.5 does): its way left out"
+        return
+    fi
     cp -r "$projects/meson_fortran" proj-meson
     cp hello_f08.f90 proj-meson/
     run_logged meson-setup.log meson setup b-meson proj-meson

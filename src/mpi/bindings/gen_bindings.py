@@ -1006,9 +1006,13 @@ def fortran_status_type():
     the other. Not in mpif.h: gfortran -Wall warns of a BIND(C) type whose components
     are not of a kind from ISO_C_BINDING, which an include file cannot USE."""
     return ["  TYPE, BIND(C) :: MPI_Status",
-            "    INTEGER(KIND=C_INT) :: MPI_SOURCE, MPI_TAG, MPI_ERROR",
-            "    INTEGER(KIND=C_INT) :: tw_count_lo, tw_count_hi, tw_cancelled",
+            "    INTEGER(KIND=C_INT) :: " + ", ".join(STATUS_FIELDS[:3]),
+            "    INTEGER(KIND=C_INT) :: " + ", ".join(STATUS_FIELDS[3:]),
             "  END TYPE MPI_Status"]
+
+
+# TYPE(MPI_Status)'s components, in the order of an INTEGER status's elements
+STATUS_FIELDS = ("MPI_SOURCE", "MPI_TAG", "MPI_ERROR", "tw_count_lo", "tw_count_hi", "tw_cancelled")
 
 
 def fortran_specials():
@@ -1518,14 +1522,16 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
             "    INTEGER, INTENT(IN) :: f_status(MPI_STATUS_SIZE)",
             "    TYPE(MPI_Status), INTENT(OUT) :: f08_status",
             "    INTEGER, OPTIONAL, INTENT(OUT) :: ierror",
-            "    f08_status = TRANSFER(f_status, f08_status)",
+            # field by field, not TRANSFER: flang calls its runtime library for a
+            # TRANSFER to a derived type, which libmpifort would then carry
+            *[f"    f08_status%{f} = f_status({i})" for i, f in enumerate(STATUS_FIELDS, 1)],
             "    IF (PRESENT(ierror)) ierror = MPI_SUCCESS",
             "  END SUBROUTINE MPI_Status_f2f08_f08",
             "  SUBROUTINE MPI_Status_f082f_f08(f08_status, f_status, ierror)",
             "    TYPE(MPI_Status), INTENT(IN) :: f08_status",
             "    INTEGER, INTENT(OUT) :: f_status(MPI_STATUS_SIZE)",
             "    INTEGER, OPTIONAL, INTENT(OUT) :: ierror",
-            "    f_status = TRANSFER(f08_status, f_status)",
+            *[f"    f_status({i}) = f08_status%{f}" for i, f in enumerate(STATUS_FIELDS, 1)],
             "    IF (PRESENT(ierror)) ierror = MPI_SUCCESS",
             "  END SUBROUTINE MPI_Status_f082f_f08"]
     out += ["END MODULE MPI_F08"]

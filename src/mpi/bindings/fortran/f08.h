@@ -7,6 +7,7 @@
 
 #include <ISO_Fortran_binding.h>
 
+#include "mpi/bindings/fortran/f08_layout.h"
 #include "mpi/bindings/fortran/fortran.h"
 
 typedef struct tw_f08_section {
