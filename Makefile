@@ -11,8 +11,13 @@ GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
 all: build
 
+# An LLVM flang (19 or newer) on the PATH gets the Fortran modules of its own beside
+# gfortran's (docs/fortran.md, Compilers): mpifort -fc=flang-new-19 then works too.
+SECOND_FC ?= $(firstword $(foreach c,flang-new-19 flang-new-22 flang-22,$(shell command -v $(c) 2>/dev/null)))
+
 build:
-	@$(CMAKE) -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@$(CMAKE) -S . -B $(BUILD) $(GENERATOR) -DCMAKE_BUILD_TYPE=Release \
+	  $(if $(SECOND_FC),-DTW_FORTRAN_SECOND_COMPILER=$(SECOND_FC)) >/dev/null
 	@$(CMAKE) --build $(BUILD) -j $(JOBS)
 
 # Installs into PREFIX (DESTDIR=... stages it elsewhere); `make package` builds the

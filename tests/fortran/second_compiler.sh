@@ -41,6 +41,7 @@ if [ -d "$("$bin/mpifort" -showme:libdirs)/fortran/LLVMFlang-$major" ]; then
     # f08_module's C helper, by the C compiler mpicc runs
     "$bin/mpicc" -c "$src/f08_helpers.c" -o f08_helpers.o
     build_run f08_module "$src/f08_module.f90" 4 f08_helpers.o
+    build_run f08_sections "$src/f08_sections.f90" 3
 else
     # no modules for this flang: gfortran's are not offered to it
     echo "program p; use mpi; end program" >use_mpi.f90
