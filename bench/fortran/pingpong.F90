@@ -41,12 +41,12 @@ program pingpong
   end if
   small = rank
   a = rank
-  call report('latency_8B', best_small(iters))
+  call report('latency_8B', best(iters, 1))
   call MPI_Type_vector(STRIDED, 1, 2, MPI_DOUBLE_PRECISION, vec, ierr)
   call MPI_Type_commit(vec, ierr)
-  call report('strided_vector_8KiB', best_vector(iters / 10))
+  call report('strided_vector_8KiB', best(iters / 10, 2))
 #if BINDING == 3
-  call report('strided_section_8KiB', best_section(iters / 10))
+  call report('strided_section_8KiB', best(iters / 10, 3))
 #endif
   call MPI_Type_free(vec, ierr)
   call MPI_Finalize(ierr)
@@ -59,68 +59,51 @@ contains
     if (rank == 0) print '(A,1X,F10.4)', name, us
   end subroutine report
 
-  double precision function best_small(n)
-    integer, intent(in) :: n
-    integer :: r, i
+  ! the best of REPEATS timings of n round trips of what: 1 the 8 bytes, 2 the strided
+  ! data as the vector datatype, 3 as the array section (mpi_f08)
+  double precision function best(n, what)
+    integer, intent(in) :: n, what
+    integer :: r, i, peer
     double precision :: t
-    best_small = huge(1d0)
+    peer = 1 - rank
+    best = huge(1d0)
     do r = 1, REPEATS
       call MPI_Barrier(MPI_COMM_WORLD, ierr)
       t = MPI_Wtime()
       do i = 1, n
-        if (rank == 0) then
-          call MPI_Send(small, 1, MPI_DOUBLE_PRECISION, 1, 1, MPI_COMM_WORLD, ierr)
-          call MPI_Recv(small, 1, MPI_DOUBLE_PRECISION, 1, 1, MPI_COMM_WORLD, st, ierr)
-        else
-          call MPI_Recv(small, 1, MPI_DOUBLE_PRECISION, 0, 1, MPI_COMM_WORLD, st, ierr)
-          call MPI_Send(small, 1, MPI_DOUBLE_PRECISION, 0, 1, MPI_COMM_WORLD, ierr)
-        end if
+        if (rank == 0) call send(what, peer)
+        call recv(what, peer)
+        if (rank == 1) call send(what, peer)
       end do
-      best_small = min(best_small, (MPI_Wtime() - t) * 1d6 / (2 * n))
+      best = min(best, (MPI_Wtime() - t) * 1d6 / (2 * n))
     end do
-  end function best_small
+  end function best
 
-  double precision function best_vector(n)
-    integer, intent(in) :: n
-    integer :: r, i
-    double precision :: t
-    best_vector = huge(1d0)
-    do r = 1, REPEATS
-      call MPI_Barrier(MPI_COMM_WORLD, ierr)
-      t = MPI_Wtime()
-      do i = 1, n
-        if (rank == 0) then
-          call MPI_Send(a, 1, vec, 1, 2, MPI_COMM_WORLD, ierr)
-          call MPI_Recv(a, 1, vec, 1, 2, MPI_COMM_WORLD, st, ierr)
-        else
-          call MPI_Recv(a, 1, vec, 0, 2, MPI_COMM_WORLD, st, ierr)
-          call MPI_Send(a, 1, vec, 0, 2, MPI_COMM_WORLD, ierr)
-        end if
-      end do
-      best_vector = min(best_vector, (MPI_Wtime() - t) * 1d6 / (2 * n))
-    end do
-  end function best_vector
-
+  subroutine send(what, peer)
+    integer, intent(in) :: what, peer
+    select case (what)
+    case (1)
+      call MPI_Send(small, 1, MPI_DOUBLE_PRECISION, peer, 1, MPI_COMM_WORLD, ierr)
+    case (2)
+      call MPI_Send(a, 1, vec, peer, 2, MPI_COMM_WORLD, ierr)
 #if BINDING == 3
-  double precision function best_section(n)
-    integer, intent(in) :: n
-    integer :: r, i
-    double precision :: t
-    best_section = huge(1d0)
-    do r = 1, REPEATS
-      call MPI_Barrier(MPI_COMM_WORLD, ierr)
-      t = MPI_Wtime()
-      do i = 1, n
-        if (rank == 0) then
-          call MPI_Send(a(1:2 * STRIDED:2), STRIDED, MPI_DOUBLE_PRECISION, 1, 3, MPI_COMM_WORLD)
-          call MPI_Recv(a(1:2 * STRIDED:2), STRIDED, MPI_DOUBLE_PRECISION, 1, 3, MPI_COMM_WORLD, st)
-        else
-          call MPI_Recv(a(1:2 * STRIDED:2), STRIDED, MPI_DOUBLE_PRECISION, 0, 3, MPI_COMM_WORLD, st)
-          call MPI_Send(a(1:2 * STRIDED:2), STRIDED, MPI_DOUBLE_PRECISION, 0, 3, MPI_COMM_WORLD)
-        end if
-      end do
-      best_section = min(best_section, (MPI_Wtime() - t) * 1d6 / (2 * n))
-    end do
-  end function best_section
+    case (3)
+      call MPI_Send(a(1:2 * STRIDED:2), STRIDED, MPI_DOUBLE_PRECISION, peer, 3, MPI_COMM_WORLD)
 #endif
+    end select
+  end subroutine send
+
+  subroutine recv(what, peer)
+    integer, intent(in) :: what, peer
+    select case (what)
+    case (1)
+      call MPI_Recv(small, 1, MPI_DOUBLE_PRECISION, peer, 1, MPI_COMM_WORLD, st, ierr)
+    case (2)
+      call MPI_Recv(a, 1, vec, peer, 2, MPI_COMM_WORLD, st, ierr)
+#if BINDING == 3
+    case (3)
+      call MPI_Recv(a(1:2 * STRIDED:2), STRIDED, MPI_DOUBLE_PRECISION, peer, 3, MPI_COMM_WORLD, st)
+#endif
+    end select
+  end subroutine recv
 end program pingpong

@@ -5,6 +5,7 @@
 ! marks the status cancelled) and mpif.h (MPI_Test completes it once complete).
 ! A failed check aborts the job.
 module grequest_f08
+  use test_check
   use mpi_f08
   implicit none
   integer :: queries = 0, frees = 0, cancels = 0, bad_extra = 0
@@ -38,14 +39,6 @@ contains
     ierror = MPI_SUCCESS
   end subroutine
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print *, 'f08_grequest: FAILED: ', what
-      call MPI_Abort(MPI_COMM_WORLD, 1)
-    end if
-  end subroutine
 end module
 
 ! `use mpi`: the cancel function hears whether the request was complete; the query

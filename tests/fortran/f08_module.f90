@@ -8,6 +8,7 @@
 ! overloads, MPI_Sizeof, a cartesian topology, and MPI_Send_f08 intercepted by a
 ! profiling tool in C (f08_helpers.c). A failed check aborts the job.
 module f08_callbacks
+  use test_check
   use, intrinsic :: iso_c_binding
   use mpi_f08
   implicit none
@@ -42,14 +43,6 @@ contains
     if (comm /= MPI_COMM_WORLD) handler_calls = -1000
   end subroutine
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print *, 'f08_module: FAILED: ', what
-      call MPI_Abort(MPI_COMM_WORLD, 1)
-    end if
-  end subroutine
 end module
 
 ! the `use mpi` side of the conversions: a receive into an INTEGER status

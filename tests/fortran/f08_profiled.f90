@@ -5,6 +5,7 @@
 ! is called, the keyval's copy function copies. A PMPI_ call is not counted.
 ! A failed check aborts the job.
 module f08_profiled_callbacks
+  use test_check
   use, intrinsic :: iso_c_binding
   use mpi_f08
   implicit none
@@ -47,14 +48,6 @@ contains
     ierror = MPI_SUCCESS
   end subroutine
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print *, 'f08_profiled: FAILED: ', what
-      call MPI_Abort(MPI_COMM_WORLD, 1)
-    end if
-  end subroutine
 end module
 
 program f08_profiled

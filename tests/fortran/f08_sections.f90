@@ -6,6 +6,7 @@
 ! of a section's array that the call must not touch.
 program f08_sections
   use mpi_f08
+  use test_check
   implicit none
   integer :: rank, np, i, j, k, cols, m, ierr, start
   integer, allocatable :: s1(:), r1(:), s2(:,:), r2(:,:), g(:), counts(:), displs(:)
@@ -160,12 +161,4 @@ contains
     elem = (e / 3) * 4 + mod(e, 3) + 1
   end function elem
 
-  subroutine check(ok, what)
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print '(A,I0,2A)', 'f08_sections: rank ', rank, ': FAILED: ', what
-      call MPI_Abort(MPI_COMM_WORLD, 1)
-    end if
-  end subroutine check
 end program f08_sections

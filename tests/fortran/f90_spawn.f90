@@ -6,17 +6,9 @@
 ! intercommunicator to their parents (remote size, told by the parents) and MPI_APPNUM,
 ! and answer; the parents check the answers. A failed check aborts the job.
 module spawn_checks
+  use test_check
   implicit none
 contains
-  subroutine check(ok, what)
-    use mpi_f08, only : MPI_Abort, MPI_COMM_WORLD
-    logical, intent(in) :: ok
-    character(len=*), intent(in) :: what
-    if (.not. ok) then
-      print *, 'f90_spawn: FAILED: ', what
-      call MPI_Abort(MPI_COMM_WORLD, 1)
-    end if
-  end subroutine
 
   ! the value a child answers with: what it was spawned through, its rank
   integer function answer(mode, rank)

@@ -37,11 +37,13 @@ build_run() {
 
 build_run f77_basics "$src/f77_basics.f" 3
 if [ -d "$("$bin/mpifort" -showme:libdirs)/fortran/LLVMFlang-$major" ]; then
+    # the tests' shared check module, compiled first (test_check.mod)
+    "$bin/mpifort" -fc="$fc" -c "$src/check.f90" -o check.o || fail "mpifort -fc=$fc check.f90"
     build_run f90_module "$src/f90_module.f90" 3
     # f08_module's C helper, by the C compiler mpicc runs
     "$bin/mpicc" -c "$src/f08_helpers.c" -o f08_helpers.o
-    build_run f08_module "$src/f08_module.f90" 4 f08_helpers.o
-    build_run f08_sections "$src/f08_sections.f90" 3
+    build_run f08_module "$src/f08_module.f90" 4 f08_helpers.o check.o
+    build_run f08_sections "$src/f08_sections.f90" 3 check.o
 else
     # no modules for this flang: gfortran's are not offered to it
     echo "program p; use mpi; end program" >use_mpi.f90
