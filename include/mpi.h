@@ -413,8 +413,24 @@ extern int *const MPI_WEIGHTS_EMPTY;
 /* Fortran handles are the C handles' values (handles are ints) */
 typedef int MPI_Fint;
 typedef int MPI_File;
-/* files: only MPI_FILE_NULL, whose error handler is the default of file calls */
+/* files (MPI-4.1 chapter 14): MPI_FILE_NULL's error handler is the default of file
+ * calls and of the files opened after it is set */
 #define MPI_FILE_NULL ((MPI_File)0x30000000)
+/* access modes, seek whences and the rest: MPICH's (ROMIO's) values */
+#define MPI_MODE_CREATE             1
+#define MPI_MODE_RDONLY             2
+#define MPI_MODE_WRONLY             4
+#define MPI_MODE_RDWR               8
+#define MPI_MODE_DELETE_ON_CLOSE    16
+#define MPI_MODE_UNIQUE_OPEN        32
+#define MPI_MODE_EXCL               64
+#define MPI_MODE_APPEND             128
+#define MPI_MODE_SEQUENTIAL         256
+#define MPI_SEEK_SET                600
+#define MPI_SEEK_CUR                602
+#define MPI_SEEK_END                604
+#define MPI_DISPLACEMENT_CURRENT    -54278278
+#define MPI_MAX_DATAREP_STRING      128
 
 /* user error handlers, by the kind of object they are for */
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errorcode, ...);

@@ -58,9 +58,10 @@ RULE_TEXT = {
 # and communicators as objects (with attribute caching), the tools interface every
 # layer above reports to, datatypes, point-to-point, collectives, the making of
 # communicators (collective: dup, split, intercommunicators, topologies), one-sided,
+# files (MPI-IO, on the windows for the shared file pointer),
 # sessions and process management, and the generated bindings over all of them.
-MPI_FOLDERS = ["env", "comm", "tools", "datatype", "pt2pt", "coll", "comm_create", "rma", "session",
-               "bindings"]
+MPI_FOLDERS = ["env", "comm", "tools", "datatype", "pt2pt", "coll", "comm_create", "rma", "io",
+               "session", "bindings"]
 
 SCANNED = ("src", "tools", "include")
 SOURCE_EXT = (".c", ".h")

@@ -50,6 +50,8 @@ program f90_module
   integer, parameter :: dp = selected_real_kind(15, 307)
   integer :: f90t
   real(kind=dp) :: x
+  integer :: fh, iobuf(4)
+  integer(kind=MPI_OFFSET_KIND) :: fsize
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -142,6 +144,26 @@ program f90_module
   call MPI_Type_create_f90_real(40, 5000, f90t, ierr)
   call check(ierr /= MPI_SUCCESS, 'MPI_TYPE_CREATE_F90_REAL with no such kind fails')
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, ierr)
+
+  ! MPI-IO through the module: each rank writes 4 INTEGERs at its block, reads its
+  ! neighbour's; the file (in the build directory) goes at the close
+  call MPI_File_open(MPI_COMM_WORLD, 'f90_module_io.tmp', &
+                     MPI_MODE_RDWR + MPI_MODE_CREATE + MPI_MODE_DELETE_ON_CLOSE, &
+                     MPI_INFO_NULL, fh, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_File_open')
+  iobuf = [rank, rank + 1, rank + 2, rank + 3]
+  call MPI_File_write_at_all(fh, int(rank * 16, MPI_OFFSET_KIND), iobuf, 4, MPI_INTEGER, &
+                             status, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_File_write_at_all')
+  call MPI_File_get_size(fh, fsize, ierr)
+  call check(fsize == 16 * np, 'MPI_File_get_size')
+  iobuf = -1
+  call MPI_File_read_at(fh, int(mod(rank + 1, np) * 16, MPI_OFFSET_KIND), iobuf, 4, &
+                        MPI_INTEGER, status, ierr)
+  call MPI_Get_count(status, MPI_INTEGER, code, ierr)
+  call check(code == 4 .and. iobuf(4) == mod(rank + 1, np) + 3, 'MPI_File_read_at')
+  call MPI_File_close(fh, ierr)
+  call check(ierr == MPI_SUCCESS .and. fh == MPI_FILE_NULL, 'MPI_File_close')
 
   call MPI_Finalize(ierr)
   if (rank == 0) print *, 'f90_module: ok on', np

@@ -1232,6 +1232,7 @@ F08_LARGE_COUNT_NOT_YET = {
     "MPI_Type_get_extent_c": SAME_KIND,
     "MPI_Type_get_true_extent_c": SAME_KIND,
     "MPI_Type_create_resized_c": SAME_KIND,
+    "MPI_File_get_type_extent_c": SAME_KIND,
     "MPI_Type_get_contents_c": "it has a count array (counts) the base call has not: its "
                                "Fortran binding cannot be made from the base's",
     "MPI_Type_get_envelope_c": "as MPI_Type_get_contents_c (num_large_counts)",

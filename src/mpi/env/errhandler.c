@@ -143,42 +143,58 @@ int MPI_Errhandler_free(MPI_Errhandler *errhandler) {
     return MPI_SUCCESS;
 }
 
-/* ---- MPI_FILE_NULL, whose handler answers the file calls' errors ---- */
+/* ---- MPI_FILE_NULL and the open files: their handlers answer the file calls' errors ---- */
 
-/* Reports an error of a file call as MPI_FILE_NULL's handler says. */
-static int file_error(const char *call, int errclass, const char *detail) {
-    if (tw_mpi_file_eh == MPI_ERRORS_RETURN) return errclass;
-    MPI_File f = MPI_FILE_NULL;
-    if (tw_mpi_eh_call(tw_mpi_file_eh, &f, errclass)) return errclass;
-    return tw_mpi_raise(tw_mpi_file_eh == MPI_ERRORS_ABORT ? MPI_ERRORS_ABORT
-                                                           : MPI_ERRORS_ARE_FATAL,
-                        NULL, "MPI_FILE_NULL", call, errclass, detail);
+static tw_mpi_file_eh_slot_fn *file_slot; /* NULL until a file is opened */
+
+void tw_mpi_files_eh(tw_mpi_file_eh_slot_fn *fn) {
+    file_slot = fn;
+}
+
+/* The handler slot of fh (MPI_FILE_NULL's included), or NULL: no such file. */
+static MPI_Errhandler *slot_of(MPI_File fh) {
+    if (fh == MPI_FILE_NULL) return &tw_mpi_file_eh;
+    return file_slot ? file_slot(fh) : NULL;
+}
+
+/* Reports an error of a file call on fh as its handler (MPI_FILE_NULL's when fh names
+ * no open file) says. */
+static int file_error(MPI_File fh, const char *call, int errclass, const char *detail) {
+    MPI_Errhandler *slot = slot_of(fh);
+    if (!slot) {
+        slot = &tw_mpi_file_eh;
+        fh = MPI_FILE_NULL;
+    }
+    if (*slot == MPI_ERRORS_RETURN) return errclass;
+    if (tw_mpi_eh_call(*slot, &fh, errclass)) return errclass;
+    return tw_mpi_raise(*slot == MPI_ERRORS_ABORT ? MPI_ERRORS_ABORT : MPI_ERRORS_ARE_FATAL, NULL,
+                        fh == MPI_FILE_NULL ? "MPI_FILE_NULL" : "a file", call, errclass, detail);
 }
 
 int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler) {
     NEED_INIT("MPI_File_set_errhandler");
-    if (file != MPI_FILE_NULL)
-        return file_error("MPI_File_set_errhandler", MPI_ERR_FILE, "no file is open");
+    MPI_Errhandler *slot = slot_of(file);
+    if (!slot) return file_error(file, "MPI_File_set_errhandler", MPI_ERR_FILE, "no such file");
     if (!tw_mpi_eh_settable(errhandler, TW_EH_FILE))
-        return file_error("MPI_File_set_errhandler", MPI_ERR_ARG, "not a file error handler");
-    tw_mpi_file_eh = errhandler;
+        return file_error(file, "MPI_File_set_errhandler", MPI_ERR_ARG, "not a file error handler");
+    *slot = errhandler;
     return MPI_SUCCESS;
 }
 
 int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler) {
     NEED_INIT("MPI_File_get_errhandler");
-    if (file != MPI_FILE_NULL)
-        return file_error("MPI_File_get_errhandler", MPI_ERR_FILE, "no file is open");
-    if (!errhandler) return file_error("MPI_File_get_errhandler", MPI_ERR_ARG, NULL);
-    *errhandler = tw_mpi_file_eh;
+    MPI_Errhandler *slot = slot_of(file);
+    if (!slot) return file_error(file, "MPI_File_get_errhandler", MPI_ERR_FILE, "no such file");
+    if (!errhandler) return file_error(file, "MPI_File_get_errhandler", MPI_ERR_ARG, NULL);
+    *errhandler = *slot;
     tw_mpi_eh_ref(*errhandler);
     return MPI_SUCCESS;
 }
 
 int MPI_File_call_errhandler(MPI_File fh, int errorcode) {
     NEED_INIT("MPI_File_call_errhandler");
-    if (fh != MPI_FILE_NULL)
-        return file_error("MPI_File_call_errhandler", MPI_ERR_FILE, "no file is open");
-    file_error("MPI_File_call_errhandler", errorcode, NULL);
+    if (!slot_of(fh))
+        return file_error(fh, "MPI_File_call_errhandler", MPI_ERR_FILE, "no such file");
+    file_error(fh, "MPI_File_call_errhandler", errorcode, NULL);
     return MPI_SUCCESS;
 }

@@ -32,6 +32,12 @@ void tw_mpi_eh_holders(int kind, tw_mpi_eh_holders_fn *fn);
 /* The error handler of MPI_FILE_NULL, the default of the file calls. */
 extern MPI_Errhandler tw_mpi_file_eh;
 
+/* The unit that keeps files (io/file.c) names, when it opens its first, how the
+ * file calls here find an open file's handler: its slot, or NULL when file names
+ * no open file. */
+typedef MPI_Errhandler *tw_mpi_file_eh_slot_fn(MPI_File file);
+void tw_mpi_files_eh(tw_mpi_file_eh_slot_fn *fn);
+
 #pragma GCC visibility pop
 
 #endif
