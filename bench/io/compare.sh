@@ -94,6 +94,16 @@ run() {
 for fs in "${filesystems[@]}"; do
     mkdir -p "${fs_dir[$fs]}"
 done
+# On any exit: the ceiling's file goes, and each directory when empty (so not when it
+# holds someone else's files).
+cleanup() {
+    local fs
+    for fs in "${filesystems[@]}"; do
+        rm -f "${fs_dir[$fs]}/dd-ceiling"
+        rmdir "${fs_dir[$fs]}" 2>/dev/null || true
+    done
+}
+trap cleanup EXIT
 
 mpis=()
 try_mpi() {
@@ -212,9 +222,6 @@ for r in $(seq 1 "$rounds"); do
     done
 done
 rm -f "$tmp"
-for fs in "${filesystems[@]}"; do
-    rmdir "${fs_dir[$fs]}" 2>/dev/null || true # only when empty: not someone else's files
-done
 [ "$failed" -eq 0 ] || echo "iobench: $failed runs failed and are missing" >&2
 
 python3 "$here/summary.py" "$raw" "$out"

@@ -53,6 +53,7 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     raw, outdir = sys.argv[1], sys.argv[2]
+    have_mpl = have_matplotlib()  # first: it may rerun this script under Debian's python
     # (mpi, fs, nprocs, pattern, mode, op) -> {round: MB/s}
     values = {}
     with open(raw, newline="") as f:
@@ -134,7 +135,7 @@ def main():
                           f"{rr[0]:.3f}" if rr else "", rr[1] if rr else "", rounds])
     print(f"\nraw runs: {raw}\nsummary:  {summary}")
 
-    if not have_matplotlib():
+    if not have_mpl:
         return
     import matplotlib
     matplotlib.use("Agg")
