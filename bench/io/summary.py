@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Table, summary and plot of an MPI-IO comparison (bench/io/compare.sh writes its input).
+
+usage: summary.py RAW_CSV OUTDIR
+
+RAW_CSV rows: mpi,fs,nprocs,round,pattern,mode,op,bytes,best_s,median_s,mb_s; one row per
+iobench line (mb_s is the median of that run's repetitions), and the file system's ceiling
+as rows of mpi "dd" (pattern dd, mode -).
+
+A cell is the median over the rounds of an MPI's MB/s (10^6 bytes/s, all ranks together).
+With Tollway, the ratio is Tollway / the better peer (the peer with the higher median):
+the median of the per-round ratios, since rounds measure the MPIs minutes apart at most
+while a whole run spans long enough for a shared machine's speed to drift. "of dd" is the
+best MPI's median over the dd ceiling of the same file system, ranks and op: near or above
+1 means the cell is at the file system's own limit.
+
+Writes OUTDIR/summary.csv and OUTDIR/iobench.png (MB/s against ranks; a panel per pattern,
+file system and op; a colour per MPI, solid collective, dashed independent, the dd ceiling
+in grey). matplotlib comes from Debian's python3-matplotlib; without it the plot is skipped
+with a message and the table and CSV are still written."""
+import csv
+import os
+import statistics
+import subprocess
+import sys
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+NAMES = {"tollway": "Tollway", "mpich": "MPICH 5 (ROMIO)", "openmpi": "Open MPI 5 (OMPIO)"}
+PATTERNS = ("contiguous", "interleaved", "subarray", "shared")
+MODES = ("independent", "collective")
+OPS = ("write", "read")
+
+
+def have_matplotlib():
+    """True when matplotlib imports, if need be under Debian's python (which
+    python3-matplotlib installs into) when the python3 first on PATH is another."""
+    try:
+        import matplotlib  # noqa: F401
+        return True
+    except ImportError:
+        pass
+    here = os.path.realpath(sys.executable)
+    if os.path.exists(SYSTEM_PYTHON) and os.path.realpath(SYSTEM_PYTHON) != here:
+        probe = subprocess.run([SYSTEM_PYTHON, "-c", "import matplotlib"], capture_output=True)
+        if probe.returncode == 0:
+            os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
+    print("summary.py: no matplotlib (apt-get install python3-matplotlib): no plot",
+          file=sys.stderr)
+    return False
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    raw, outdir = sys.argv[1], sys.argv[2]
+    have_mpl = have_matplotlib()  # first: it may rerun this script under Debian's python
+    # (mpi, fs, nprocs, pattern, mode, op) -> {round: MB/s}
+    values = {}
+    with open(raw, newline="") as f:
+        for row in csv.DictReader(f):
+            key = (row["mpi"], row["fs"], int(row["nprocs"]), row["pattern"], row["mode"],
+                   row["op"])
+            values.setdefault(key, {})[int(row["round"])] = float(row["mb_s"])
+    if not values:
+        sys.exit("summary.py: no rows in " + raw)
+    med = {k: statistics.median(v.values()) for k, v in values.items()}
+    mpis = sorted({k[0] for k in values if k[0] != "dd"}, key=lambda m: (m != "tollway", m))
+    peers = [m for m in mpis if m != "tollway"]
+    fss = [fs for fs in ("disk", "tmpfs") if any(k[1] == fs for k in values)]
+    nps = sorted({k[2] for k in values})
+
+    def ratio(fs, n, pattern, mode, op):
+        """Tollway / the better peer: (median of per-round ratios, peer) or None."""
+        cell = (fs, n, pattern, mode, op)
+        if ("tollway",) + cell not in med:
+            return None
+        ranked = [p for p in peers if (p,) + cell in med]
+        if not ranked:
+            return None
+        best = max(ranked, key=lambda p: med[(p,) + cell])
+        tw, pv = values[("tollway",) + cell], values[(best,) + cell]
+        per_round = [tw[r] / pv[r] for r in tw if r in pv and pv[r] > 0]
+        return (statistics.median(per_round), best) if per_round else None
+
+    rows = []
+    for fs in fss:
+        for n in nps:
+            for pattern in PATTERNS:
+                for mode in MODES:
+                    for op in OPS:
+                        cell = (fs, n, pattern, mode, op)
+                        if not any((m,) + cell in med for m in mpis):
+                            continue
+                        dd = med.get(("dd", fs, n, "dd", "-", op))
+                        best = max((med[(m,) + cell] for m in mpis if (m,) + cell in med))
+                        rows.append((cell, [med.get((m,) + cell) for m in mpis], dd,
+                                     best / dd if dd else None, ratio(*cell)))
+
+    def mb(v):
+        """A cell of the table: small figures (the shared pattern's) keep their digits."""
+        if v is None:
+            return f"{'-':>9}"
+        return f"{v:9.1f}" if v >= 10 else f"{v:9.3f}"
+
+    head = (f"{'fs':6} {'ranks':>5} {'pattern':12} {'mode':12} {'op':5} "
+            + " ".join(f"{m:>9}" for m in mpis) + f" {'dd':>9} {'of dd':>6}")
+    if "tollway" in mpis:
+        head += "  tollway/better peer"
+    print("MB/s (10^6 bytes/s, all ranks together), medians of the rounds; higher is better")
+    print(head)
+    for cell, cells, dd, of_dd, rr in rows:
+        fs, n, pattern, mode, op = cell
+        line = (f"{fs:6} {n:>5} {pattern:12} {mode:12} {op:5} "
+                + " ".join(mb(v) for v in cells)
+                + (f" {mb(dd)} {of_dd:6.2f}" if dd else f" {'-':>9} {'-':>6}"))
+        if rr:
+            line += f"  {rr[0]:.2f} (vs {rr[1]})"
+        elif "tollway" in mpis:
+            line += "  -"
+        print(line)
+    print("dd: one stream of the largest total of the run, written with conv=fsync, read back"
+          " from the page cache;\n'of dd': the best MPI over it. Reads of every column are"
+          " page-cache reads.")
+
+    summary = os.path.join(outdir, "summary.csv")
+    with open(summary, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["fs", "nprocs", "pattern", "mode", "op"]
+                   + [f"{m}_mb_s" for m in mpis]
+                   + ["dd_mb_s", "best_of_dd", "tollway_ratio", "ratio_peer", "rounds"])
+        for cell, cells, dd, of_dd, rr in rows:
+            rounds = max(len(values.get((m,) + cell, {})) for m in mpis)
+            w.writerow(list(cell) + [f"{v:.4g}" if v is not None else "" for v in cells]
+                       + [f"{dd:.4g}" if dd else "", f"{of_dd:.3f}" if of_dd else "",
+                          f"{rr[0]:.3f}" if rr else "", rr[1] if rr else "", rounds])
+    print(f"\nraw runs: {raw}\nsummary:  {summary}")
+
+    if not have_mpl:
+        return
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = [(fs, op) for fs in fss for op in OPS]
+    fig, axes = plt.subplots(len(panels), len(PATTERNS), figsize=(4.2 * len(PATTERNS),
+                                                                   3.2 * len(panels)),
+                             squeeze=False)
+    for row, (fs, op) in enumerate(panels):
+        for col, pattern in enumerate(PATTERNS):
+            ax = axes[row][col]
+            for i, m in enumerate(mpis):
+                for mode in MODES:
+                    # a log axis: a run too slow to show 0.001 MB/s is left out
+                    pts = [(n, med[(m, fs, n, pattern, mode, op)]) for n in nps
+                           if med.get((m, fs, n, pattern, mode, op), 0) > 0]
+                    if pts:
+                        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
+                                markersize=3, color=f"C{i}",
+                                linestyle="-" if mode == "collective" else "--",
+                                label=f"{NAMES.get(m, m)} {mode}")
+            dd = [(n, med[("dd", fs, n, "dd", "-", op)]) for n in nps
+                  if ("dd", fs, n, "dd", "-", op) in med]
+            if dd:
+                ax.plot([p[0] for p in dd], [p[1] for p in dd], color="grey", linestyle=":",
+                        label="dd (ceiling)")
+            ax.set_title(f"{pattern}, {op}, {fs}", fontsize=9)
+            ax.set_xticks(nps)
+            ax.set_xlabel("ranks")
+            ax.set_ylabel("MB/s")
+            ax.set_yscale("log")
+            ax.grid(True, which="both", alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, loc="lower center", ncol=min(len(labels), 4), fontsize=8)
+    fig.suptitle("iobench: MPI-IO bandwidth, medians of the rounds (higher is better; reads "
+                 "from the page cache)", fontsize=10)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.97))
+    png = os.path.join(outdir, "iobench.png")
+    fig.savefig(png, dpi=100)
+    print(f"plot:     {png}")
+
+
+if __name__ == "__main__":
+    main()
