@@ -610,10 +610,9 @@ F90_C_TYPES = {"INTEGER": "int", "INTEGER(KIND=MPI_ADDRESS_KIND)": "MPI_Aint",
                "INTEGER(KIND=MPI_OFFSET_KIND)": "MPI_Offset",
                "INTEGER(KIND=MPI_COUNT_KIND)": "MPI_Count", "LOGICAL": "int"}
 # the handle types, with the conversion functions convert.c defines (others cast)
-HANDLE_CONVERSIONS = {"MPI_Comm": "Comm", "MPI_Datatype": "Type", "MPI_Group": "Group",
-                      "MPI_Request": "Request", "MPI_Op": "Op", "MPI_Info": "Info",
-                      "MPI_Win": "Win", "MPI_Errhandler": "Errhandler",
-                      "MPI_Message": "Message", "MPI_File": "File", "MPI_Session": None}
+# the handle types: an INTEGER in Fortran of the same value as the C handle
+HANDLE_CONVERSIONS = ("MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Request", "MPI_Op", "MPI_Info",
+                      "MPI_Win", "MPI_Errhandler", "MPI_Message", "MPI_File", "MPI_Session")
 # callbacks whose C type the Fortran subroutine's arguments match one for one (all by
 # reference, handles as MPI_Fint): the Fortran procedure is called as the C one
 CALLBACK_CASTS = {"USER_FUNCTION": "MPI_User_function",
@@ -711,30 +710,31 @@ class FortranEntry:
             if f.type != "INTEGER" or base != "MPI_Status":
                 raise ValueError(f"{f.name}: a status of type {f.type}")
             self.formals.append(f"{cq}MPI_Fint *{n}")
+            # a Fortran status is a C status (the same six ints, asserted in the
+            # output): passed as it is, not copied
             if array:
                 self.arg(c, f"tw_f_statuses({n})")
             elif const:
-                self.pre.append(f"MPI_Status {n}_c;")
-                self.pre.append(f"PMPI_Status_f2c({n}, &{n}_c);")
-                self.arg(c, f"&{n}_c")
+                self.arg(c, f"(const MPI_Status *){n}")
             else:
-                self.pre.append(f"MPI_Status {n}_c = {{0}};")
-                if f.direction == "inout":  # MPI_Status_set_elements keeps the other fields
-                    self.pre.append(f"if (!tw_f_status_ignored({n})) PMPI_Status_f2c({n}, &{n}_c);")
-                self.arg(c, f"tw_f_status_ignored({n}) ? MPI_STATUS_IGNORE : &{n}_c")
-                self.post.append(f"if (!tw_f_status_ignored({n})) PMPI_Status_c2f(&{n}_c, {n});")
+                # its error field reads MPI_SUCCESS after a call that does not set it,
+                # as it did when a zeroed C status was copied out
+                if f.direction != "inout":
+                    self.pre.append(f"if (!tw_f_status_ignored({n})) {n}[MPI_F_ERROR] = MPI_SUCCESS;")
+                self.arg(c, f"tw_f_status_ignored({n}) ? MPI_STATUS_IGNORE : (MPI_Status *){n}")
         elif base in HANDLE_CONVERSIONS:
             if f.type != "INTEGER":
                 raise ValueError(f"{f.name}: a handle of type {f.type}")
-            conv = HANDLE_CONVERSIONS[base]
             self.formals.append(f"{cq}MPI_Fint *{n}")
             if array:  # handles are MPI_Fint-sized in C too (asserted in the output)
                 self.arg(c, f"({cq}{base} *){n}")
+            # a handle has the same value in both bindings (convert.c): a cast, where
+            # MPI_Comm_f2c would be a call into libmpi on every call
             elif depth == 0:
-                self.arg(c, f"PMPI_{conv}_f2c(*{n})" if conv else f"({base})*{n}")
+                self.arg(c, f"({base})*{n}")
             else:
-                f2c = f"PMPI_{conv}_f2c(*{n})" if conv else f"({base})*{n}"
-                c2f = f"PMPI_{conv}_c2f({n}_c)" if conv else f"(MPI_Fint){n}_c"
+                f2c = f"({base})*{n}"
+                c2f = f"(MPI_Fint){n}_c"
                 # in by reference (MPI_Cancel's request): read, not written back
                 init = f" = {f2c}" if f.direction in ("in", "inout") else ""
                 self.pre.append(f"{base} {n}_c{init};")
@@ -896,6 +896,8 @@ def emit_fortran_c(procs):
     for base in HANDLE_CONVERSIONS:
         out.append(f'_Static_assert(sizeof({base}) == sizeof(MPI_Fint), '
                    f'"an array of {base} is one of MPI_Fint");')
+    out.append('_Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint), '
+               '"a Fortran status is a C status");')
     out.append("")
     out += [e.text() for e in fortran_entries(procs)]
     out.append("/* the large-count forms, for mpi_f08's generics (mpif.h and mpi have none) */")
@@ -1589,15 +1591,41 @@ def f08_c_entry(p):
     fsig = ", ".join(formals) or "void"
     decl_types = ", ".join(["void *"] * len(args) + ["size_t"] * len(hidden)) or "void"
     call_args = ", ".join(args + [f"(size_t){h}" for h in hidden])
+    # the generated mpif.h entry points are in this unit (fortran.c, included), to be
+    # inlined; those written by hand are declared
+    by_hand = p.name in FORTRAN_BY_HAND or p.name.removesuffix("_c") in FORTRAN_BY_HAND
     out = []
     if p.f90_return:
         ret = {"DOUBLE PRECISION": "double", "INTEGER(KIND=MPI_ADDRESS_KIND)": "MPI_Aint"}[p.f90_return]
-        out += [f"{ret} p{low}_({decl_types});", f"{ret} {pname}({fsig});",
+        out += [f"{ret} p{low}_({decl_types});"] if by_hand else []
+        out += [f"{ret} {pname}({fsig});",
                 f"{ret} {pname}({fsig}) {{", f"    return p{low}_({call_args});", "}"]
     else:
         ret = "void"
-        out += [f"void p{low}_({decl_types});", f"void {pname}({fsig});",
-                f"void {pname}({fsig}) {{", "    MPI_Fint rc = MPI_SUCCESS;"]
+        out += [f"void p{low}_({decl_types});"] if by_hand else []
+        bufs = [f.lower for f in p.f90 if f.type == "<type>" and not f08_address_out(p, f)]
+        body = pname
+        if bufs and any(f.lower == "ierror" for f in p.f90):
+            # every buffer a scalar or contiguous, the common case: its address, the
+            # caller's count and datatype, straight to the entry point; the sections'
+            # work in a function of its own, so this path saves no registers for it
+            fast = [f"{a[:-len('_s.addr')]}->base_addr" if a.endswith("_s.addr") else a for a in args]
+            fast = [next((cnt for b, (cnt, dt) in pairs.items() if a == f"{b}_s.count_arg"),
+                         next((dt for b, (cnt, dt) in pairs.items() if a == f"{b}_s.type_arg"), a))
+                    for a in fast]
+            fast = ["ierror ? ierror : &rc" if a == "&rc" else a for a in fast]
+            test = " && ".join(f"tw_f08_simple({b})" for b in bufs)
+            body = f"{pname}_sections"
+            names = ", ".join(f.lower for f in p.f90)
+            out += [f"static void {body}({fsig});",
+                    f"void {pname}({fsig});", f"void {pname}({fsig}) {{",
+                    f"    if ({test}) {{", "        MPI_Fint rc;",
+                    f"        p{low}_({', '.join(fast + [f'(size_t){h}' for h in hidden])});",
+                    "        return;", "    }", f"    {body}({names});", "}",
+                    f"__attribute__((noinline)) static void {body}({fsig}) {{",
+                    "    MPI_Fint rc = MPI_SUCCESS;"]
+        else:
+            out += [f"void {pname}({fsig});", f"void {pname}({fsig}) {{", "    MPI_Fint rc = MPI_SUCCESS;"]
         out += ["    " + x for x in pre]
         out += [f"    if (rc == MPI_SUCCESS) p{low}_({call_args});"]
         request = next((q.name.lower() for q in p.fixed
@@ -1621,6 +1649,9 @@ def emit_f08_c(procs):
            " * weak alias) over libmpifort's (pmpi_send_); those with a procedure argument",
            " * under gfortran's names of an external procedure (pmpi_op_create_f08_). */",
            "#include <stddef.h>", "", '#include "mpi/bindings/fortran/f08.h"', "",
+           "/* libmpifort's mpif.h entry points (fortran-c), in this unit so that each",
+           " * mpi_f08 entry point has the one it calls inlined: one conversion, no call */",
+           '#include "fortran.c"', "",
            "/* clang-format off */"]
     out += [f08_c_entry(p) for p in bind + fortran]
     bound = {p.name for p in bind + fortran}

@@ -17,16 +17,6 @@ static int section_error(int errclass, const char *call, const char *arg, const 
     return errclass;
 }
 
-/* CFI_is_contiguous's test, here so that libmpifort needs no libgfortran */
-static int contiguous(const CFI_cdesc_t *d) {
-    CFI_index_t sm = (CFI_index_t)d->elem_len;
-    for (int r = 0; r < d->rank; r++) {
-        if (d->dim[r].extent > 1 && d->dim[r].sm != sm) return 0;
-        sm *= d->dim[r].extent;
-    }
-    return 1;
-}
-
 /* the datatype of the first n elements of the section, in array element order, each
  * k of datatype t0 */
 static int indexed_section(const CFI_cdesc_t *d, MPI_Aint n, MPI_Datatype t0, MPI_Datatype *out) {
@@ -245,13 +235,8 @@ static int as_datatype(CFI_cdesc_t *d, MPI_Aint n, void *count, int big_count, v
     return MPI_SUCCESS;
 }
 
-int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype, tw_f08_section *s,
-                      const char *call, const char *arg, int how) {
-    s->addr = tw_f_buf(d->base_addr);
-    s->made_one = 0;
-    s->count_arg = count;
-    s->type_arg = datatype;
-    if (d->rank == 0 || contiguous(d)) return MPI_SUCCESS;
+int tw_f08_section_strided(CFI_cdesc_t *d, void *count, int big_count, void *datatype,
+                           tw_f08_section *s, const char *call, const char *arg, int how) {
     MPI_Aint n = 1;
     for (int r = 0; r < d->rank; r++) n *= (MPI_Aint)d->dim[r].extent;
     if (n == 0 || (how & TW_F08_FIRST)) return MPI_SUCCESS;
@@ -276,7 +261,7 @@ int tw_f08_section_of(CFI_cdesc_t *d, void *count, int big_count, void *datatype
     return MPI_SUCCESS;
 }
 
-void tw_f08_section_done(tw_f08_section *s) {
+void tw_f08_section_release(tw_f08_section *s) {
     if (s->made_one) PMPI_Type_free(&s->made);
     if (s->copy) {
         if (s->copy_out) copy_section(s->desc, s->copy, 1);
