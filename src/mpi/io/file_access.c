@@ -50,6 +50,13 @@ static int move_stream(tw_io_file_t *f, int write, MPI_Offset first, char *packe
                        MPI_Offset *done) {
     const tw_io_view_t *v = &f->view;
     const tw_typemap_t *m = v->fmap;
+    const tw_typemap_block_t *one = m->nblocks == 1 ? &m->blocks[0] : NULL;
+    if (one && (one->reps == 1 || one->stride == (MPI_Aint)one->len) &&
+        (MPI_Offset)m->size == v->fextent) {
+        /* the filetype's tiles abut (the default view of bytes, any contiguous type):
+         * the stream is one run of the file, moved at once, not a tile at a time */
+        return move_run(f->fd, write, packed, v->disp + one->disp + first, len, done);
+    }
     MPI_Offset tile = first / m->size, in = first % m->size, left = len;
     MPI_Offset run_at = -1, run_len = 0, moved = 0;
     char *run_mem = packed;
