@@ -51,6 +51,7 @@ program f90_module
   integer :: f90t
   real(kind=dp) :: x
   integer :: fh, iobuf(4)
+  character(len=32) :: fname
   integer(kind=MPI_OFFSET_KIND) :: fsize
 
   call MPI_Init(ierr)
@@ -146,8 +147,10 @@ program f90_module
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, ierr)
 
   ! MPI-IO through the module: each rank writes 4 INTEGERs at its block, reads its
-  ! neighbour's; the file (in the build directory) goes at the close
-  call MPI_File_open(MPI_COMM_WORLD, 'f90_module_io.tmp', &
+  ! neighbour's; the file (in the build directory, named by the job's size, as the
+  ! runs on 1 to 4 ranks go side by side) goes at the close
+  write (fname, '(A,I0,A)') 'f90_module_io_', np, '.tmp'
+  call MPI_File_open(MPI_COMM_WORLD, trim(fname), &
                      MPI_MODE_RDWR + MPI_MODE_CREATE + MPI_MODE_DELETE_ON_CLOSE, &
                      MPI_INFO_NULL, fh, ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_File_open')
