@@ -112,13 +112,18 @@ __attribute__((visibility("default"))) int tw_mpifort_request_hooks(MPI_Request 
     return rc;
 }
 
-static void run_after(int i) {
+/* out of line: the hot completion path keeps no registers for it */
+__attribute__((noinline, cold)) static void run_after(int i) {
     tw_request_hooks_t h = tw_req_hooks[i];
     h.after(h.arg);
     if (!tw_reqs[i].persistent) {
         tw_req_hooks[i] = (tw_request_hooks_t){0};
         h.release(h.arg);
     }
+}
+
+__attribute__((cold)) void tw_req_run_before(int i) {
+    tw_req_hooks[i].before(tw_req_hooks[i].arg);
 }
 
 static void release_hooks(int i) {

@@ -218,9 +218,9 @@ void tw_mpi_coll_request_done(MPI_Request req, int error);
 /* Per slot, made at the first use (f08 sections are rare): a collective's hooks
  * (request_hooks.h). Before a persistent one starts, its before hook runs. */
 extern tw_request_hooks_t *tw_req_hooks;
+void tw_req_run_before(int i);
 static inline void tw_mpi_request_before_start(int i) {
-    if (__builtin_expect(tw_req_hooks != NULL, 0) && tw_req_hooks[i].before)
-        tw_req_hooks[i].before(tw_req_hooks[i].arg);
+    if (__builtin_expect(tw_req_hooks != NULL, 0) && tw_req_hooks[i].before) tw_req_run_before(i);
 }
 /* The same for a request that stands for a receive (MPI_Isendrecv): once done, it
  * reads as that receive, whose status (source, tag, size) status gives. */
