@@ -38,14 +38,14 @@ count() {
             "$build/bin/mpifort" -O2 -cpp -DBINDING=$b -o "$work/mpi_count_f$b" "$here/mpi_count.F90"
             rm -f "$work/flag_f" "$work"/cgf.*
             LD_LIBRARY_PATH="$build/lib" "$build/bin/twrun" -n 2 --bind-to none valgrind \
-                --tool=callgrind --collect-atstart=no --toggle-collect=send_loop_ \
-                --toggle-collect=recv_loop_ --callgrind-out-file="$work/cgf.%p" \
+                --tool=callgrind --collect-atstart=no --toggle-collect='*send_loop*' \
+                --toggle-collect='*recv_loop*' --callgrind-out-file="$work/cgf.%p" \
                 "$work/mpi_count_f$b" "$work/flag_f" "$n" 2>"$work/f$b.log" ||
                 { cat "$work/f$b.log" >&2; exit 1; }
             # rank 0's file holds its sends, rank 1's its receives
             for f in "$work"/cgf.*; do
                 awk -v n="$n" -v name="$name" '/^totals:/ {t = $2}
-                    /^c?fn=.*send_loop_/ {s = 1} /^c?fn=.*recv_loop_/ {r = 1}
+                    /^c?fn=.*send_loop/ {s = 1} /^c?fn=.*recv_loop/ {r = 1}
                     END {if (s) printf "fortran-send-8B-%s %.1f\n", name, t / n;
                          else if (r) printf "fortran-recv-8B-%s %.1f\n", name, t / n}' "$f"
             done

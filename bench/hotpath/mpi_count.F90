@@ -3,8 +3,8 @@
 ! cost shows as instructions against C's (instructions.sh). Rank 0 sends N messages
 ! (the loop: subroutine send_loop) and creates the file FLAG; rank 1 waits for it
 ! without calling MPI, then receives them (recv_loop). Callgrind collects only inside
-! the loops (--toggle-collect=send_loop_ and recv_loop_).
-subroutine send_loop(n, buf)
+! the loops (--toggle-collect='*send_loop*' and '*recv_loop*').
+module count_loops
 #if BINDING == 3
   use mpi_f08
 #elif BINDING == 2
@@ -14,48 +14,35 @@ subroutine send_loop(n, buf)
 #if BINDING == 1
   include 'mpif.h'
 #endif
-  integer, intent(in) :: n
-  double precision :: buf(1)
-  integer :: i, ierr
-  do i = 1, n
-    call MPI_Send(buf, 1, MPI_DOUBLE_PRECISION, 1, 0, MPI_COMM_WORLD, ierr)
-  end do
-end subroutine send_loop
+contains
+  subroutine send_loop(n, buf)
+    integer, intent(in) :: n
+    double precision :: buf(1)
+    integer :: i, ierr
+    do i = 1, n
+      call MPI_Send(buf, 1, MPI_DOUBLE_PRECISION, 1, 0, MPI_COMM_WORLD, ierr)
+    end do
+  end subroutine send_loop
 
-subroutine recv_loop(n, buf)
+  subroutine recv_loop(n, buf)
+    integer, intent(in) :: n
+    double precision :: buf(1)
+    integer :: i, ierr
 #if BINDING == 3
-  use mpi_f08
-#elif BINDING == 2
-  use mpi
-#endif
-  implicit none
-#if BINDING == 1
-  include 'mpif.h'
-#endif
-  integer, intent(in) :: n
-  double precision :: buf(1)
-  integer :: i, ierr
-#if BINDING == 3
-  type(MPI_Status) :: st
+    type(MPI_Status) :: st
 #else
-  integer :: st(MPI_STATUS_SIZE)
+    integer :: st(MPI_STATUS_SIZE)
 #endif
-  do i = 1, n
-    call MPI_Recv(buf, 1, MPI_DOUBLE_PRECISION, 0, 0, MPI_COMM_WORLD, st, ierr)
-  end do
-end subroutine recv_loop
+    do i = 1, n
+      call MPI_Recv(buf, 1, MPI_DOUBLE_PRECISION, 0, 0, MPI_COMM_WORLD, st, ierr)
+    end do
+  end subroutine recv_loop
+end module count_loops
 
 program count_calls
-#if BINDING == 3
-  use mpi_f08
-#elif BINDING == 2
-  use mpi
-#endif
+  use count_loops
   use, intrinsic :: iso_c_binding, only : c_int
   implicit none
-#if BINDING == 1
-  include 'mpif.h'
-#endif
   interface
     integer(c_int) function usleep(us) bind(c)
       import :: c_int
