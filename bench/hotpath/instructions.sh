@@ -35,7 +35,9 @@ count() {
         local b name
         for b in 1 2 3; do
             name=$(echo "mpif.h mpi mpi_f08" | cut -d' ' -f$b)
-            "$build/bin/mpifort" -O2 -cpp -DBINDING=$b -o "$work/mpi_count_f$b" "$here/mpi_count.F90"
+            # in the scratch directory, where the compiler writes its module file
+            (cd "$work" && "$build/bin/mpifort" -O2 -cpp -DBINDING=$b -o "mpi_count_f$b" \
+                "$here/mpi_count.F90")
             rm -f "$work/flag_f" "$work"/cgf.*
             LD_LIBRARY_PATH="$build/lib" "$build/bin/twrun" -n 2 --bind-to none valgrind \
                 --tool=callgrind --collect-atstart=no --toggle-collect='*send_loop*' \
