@@ -318,6 +318,19 @@ static void odd_views(void) {
     CHECK(MPI_File_get_size(fh, &sz) == MPI_SUCCESS && sz == (1 << 20) + 64);
     CHECK(class_of(MPI_File_read(fh, z, -1, MPI_BYTE, &st)) == MPI_ERR_COUNT);
     CHECK(class_of(MPI_File_read(fh, z, 1, MPI_DATATYPE_NULL, &st)) == MPI_ERR_TYPE);
+    /* a filetype with no data, and one whose extent does not advance: refused at the
+     * view (an access would divide by its size, or never move on) */
+    MPI_Datatype empty, still;
+    CHECK(MPI_Type_contiguous(0, MPI_INT, &empty) == MPI_SUCCESS && MPI_Type_commit(&empty) == 0);
+    CHECK(class_of(MPI_File_set_view(fh, 0, MPI_BYTE, empty, "native", MPI_INFO_NULL)) ==
+          MPI_ERR_TYPE);
+    CHECK(MPI_Type_create_resized(MPI_INT, 0, 0, &still) == MPI_SUCCESS &&
+          MPI_Type_commit(&still) == 0);
+    CHECK(class_of(MPI_File_set_view(fh, 0, MPI_BYTE, still, "native", MPI_INFO_NULL)) ==
+          MPI_ERR_TYPE);
+    MPI_Type_free(&empty);
+    MPI_Type_free(&still);
+    CHECK(MPI_File_read_at(fh, 0, z, 4, MPI_BYTE, &st) == MPI_SUCCESS); /* the view is as before */
     CHECK(MPI_File_set_size(fh, 0) == MPI_SUCCESS);
 
     /* a resized filetype with a negative lower bound: one int then a gap of one */

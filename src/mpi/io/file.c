@@ -145,6 +145,11 @@ static int set_view(tw_io_file_t *f, const char *call, MPI_Offset disp, MPI_Data
     if (tw_mpi_type_layout(filetype, &fl) != MPI_SUCCESS)
         return tw_io_error(f, call, MPI_ERR_TYPE, "the filetype is no committed datatype");
     if (el.size <= 0) return tw_io_error(f, call, MPI_ERR_TYPE, "the etype holds no data");
+    /* an access walks the filetype's tiles: one without data, or one whose tiles do
+     * not advance, would never reach the bytes it is asked for */
+    if (fl.size <= 0) return tw_io_error(f, call, MPI_ERR_TYPE, "the filetype holds no data");
+    if (fl.extent <= 0)
+        return tw_io_error(f, call, MPI_ERR_TYPE, "the filetype's extent is not positive");
     if (fl.size % el.size)
         return tw_io_error(f, call, MPI_ERR_TYPE,
                            "the filetype's data is not a whole number of etypes");
