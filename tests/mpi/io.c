@@ -328,6 +328,23 @@ static void odd_views(void) {
           MPI_Type_commit(&still) == 0);
     CHECK(class_of(MPI_File_set_view(fh, 0, MPI_BYTE, still, "native", MPI_INFO_NULL)) ==
           MPI_ERR_TYPE);
+    /* a filetype made by a large-count constructor (as mpi4py makes every type): kept,
+     * used and given back like any other */
+    MPI_Datatype every_other, back_etype, back_ftype;
+    MPI_Offset back_disp = -1;
+    char back_rep[MPI_MAX_DATAREP_STRING];
+    CHECK(MPI_Type_vector_c(4, 1, 2, MPI_INT, &every_other) == MPI_SUCCESS &&
+          MPI_Type_commit(&every_other) == MPI_SUCCESS);
+    CHECK(MPI_File_set_view(fh, 0, MPI_INT, every_other, "native", MPI_INFO_NULL) == MPI_SUCCESS);
+    int odd[4] = {11, 13, 15, 17}, got[4] = {0};
+    CHECK(MPI_File_write_at(fh, 0, odd, 4, MPI_INT, &st) == MPI_SUCCESS);
+    CHECK(MPI_File_get_view(fh, &back_disp, &back_etype, &back_ftype, back_rep) == MPI_SUCCESS);
+    CHECK(back_disp == 0 && back_etype == MPI_INT && !strcmp(back_rep, "native"));
+    CHECK(MPI_Type_free(&back_ftype) == MPI_SUCCESS);
+    CHECK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL) == MPI_SUCCESS);
+    CHECK(MPI_File_read_at(fh, 8, got, 2, MPI_INT, &st) == MPI_SUCCESS);
+    CHECK(got[0] == 13 && got[1] == 0); /* the second item at 2 ints, the gap untouched */
+    CHECK(MPI_Type_free(&every_other) == MPI_SUCCESS);
     MPI_Type_free(&empty);
     MPI_Type_free(&still);
     CHECK(MPI_File_read_at(fh, 0, z, 4, MPI_BYTE, &st) == MPI_SUCCESS); /* the view is as before */

@@ -103,23 +103,27 @@ static int agree(MPI_Comm comm, int rc) {
 
 /* ---- the view ---- */
 
+/* Whether type is predefined. The large-count envelope, for the int one refuses a type
+ * made by a large-count constructor (as mpi4py makes them). */
+static int type_is_named(MPI_Datatype type) {
+    MPI_Count ni, na, nc, nd;
+    int combiner;
+    return MPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, &combiner) == MPI_SUCCESS &&
+           combiner == MPI_COMBINER_NAMED;
+}
+
 static void view_release(tw_io_view_t *v) {
     MPI_Datatype *types[2] = {&v->etype, &v->filetype};
     for (int k = 0; k < 2; k++) {
-        int ni, na, nd, combiner;
         if (*types[k] == MPI_DATATYPE_NULL) continue;
-        MPI_Type_get_envelope(*types[k], &ni, &na, &nd, &combiner);
-        if (combiner != MPI_COMBINER_NAMED) MPI_Type_free(types[k]);
+        if (!type_is_named(*types[k])) MPI_Type_free(types[k]);
         *types[k] = MPI_DATATYPE_NULL;
     }
 }
 
 /* Our own copy of a view's type: derived ones duplicated, predefined ones as they are. */
 static int type_keep(MPI_Datatype type, MPI_Datatype *kept) {
-    int ni, na, nd, combiner;
-    int rc = MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
-    if (rc != MPI_SUCCESS) return rc;
-    if (combiner == MPI_COMBINER_NAMED) {
+    if (type_is_named(type)) {
         *kept = type;
         return MPI_SUCCESS;
     }
@@ -677,9 +681,7 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exten
     if (tw_mpi_type_layout(datatype, &layout) != MPI_SUCCESS)
         return tw_io_error(f, "MPI_File_get_type_extent", MPI_ERR_TYPE, "not a committed datatype");
     if (f->view.rep == TW_IO_EXTERNAL32 && !tw_io_external32_same_size(datatype)) {
-        int ni, na, nd, combiner;
-        MPI_Type_get_envelope(datatype, &ni, &na, &nd, &combiner);
-        if (combiner != MPI_COMBINER_NAMED)
+        if (!type_is_named(datatype))
             return tw_io_error(f, "MPI_File_get_type_extent", MPI_ERR_UNSUPPORTED_DATAREP,
                                "external32 extents of derived types whose sizes differ from "
                                "native ones are not implemented yet");
