@@ -60,6 +60,25 @@ static void open_modes(void) {
     CHECK(class_of(MPI_File_delete(path("missing"), MPI_INFO_NULL)) == MPI_ERR_NO_SUCH_FILE);
     CHECK(class_of(MPI_File_open(MPI_COMM_WORLD, "pvfs9:/x", MPI_MODE_RDONLY, MPI_INFO_NULL,
                                  &fh)) == MPI_ERR_BAD_FILE);
+    /* a full device: the write fails with ENOSPC, the class MPI_ERR_NO_SPACE */
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK(MPI_File_open(MPI_COMM_SELF, "/dev/full", MPI_MODE_WRONLY, MPI_INFO_NULL, &fh) ==
+              MPI_SUCCESS);
+        char full[64] = {1};
+        CHECK(class_of(MPI_File_write_at(fh, 0, full, 64, MPI_CHAR, MPI_STATUS_IGNORE)) ==
+              MPI_ERR_NO_SPACE);
+        CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+    }
+    /* the running program opened for writing: ETXTBSY, the class MPI_ERR_FILE_IN_USE (the
+     * kernel refuses it before anything is written) */
+    char self[512];
+    ssize_t self_len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (self_len > 0) {
+        self[self_len] = 0;
+        CHECK(class_of(MPI_File_open(MPI_COMM_SELF, self, MPI_MODE_WRONLY, MPI_INFO_NULL, &fh)) ==
+              MPI_ERR_FILE_IN_USE);
+        CHECK(fh == MPI_FILE_NULL);
+    }
     /* create with a "ufs:" prefix, then EXCL finds it there */
     char ufs[700];
     snprintf(ufs, sizeof ufs, "ufs:%s", path("a"));
