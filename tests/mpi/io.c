@@ -445,6 +445,49 @@ static void odd_views(void) {
     CHECK(MPI_File_delete(path(mine), MPI_INFO_NULL) == MPI_SUCCESS);
 }
 
+/* A file past 4 GiB (sparse: only the bytes written take space): explicit offsets,
+ * a view whose displacement and etype offsets pass 2^32 bytes, the individual pointer
+ * and the size beyond it. Each rank its own file. */
+static void big_offsets(void) {
+    MPI_File fh;
+    MPI_Status st;
+    int count = -1;
+    char mine[32];
+    snprintf(mine, sizeof mine, "big%d", rank);
+    CHECK(MPI_File_open(MPI_COMM_SELF, path(mine), MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
+                        &fh) == MPI_SUCCESS);
+    const MPI_Offset five_gib = (MPI_Offset)5 << 30;
+    double w[4] = {1.5, -2.5, 3.25, rank}, r[4] = {0};
+    CHECK(MPI_File_write_at(fh, five_gib, w, 4, MPI_DOUBLE, &st) == MPI_SUCCESS);
+    CHECK(MPI_Get_count(&st, MPI_DOUBLE, &count) == MPI_SUCCESS && count == 4);
+    MPI_Offset sz = 0;
+    CHECK(MPI_File_get_size(fh, &sz) == MPI_SUCCESS && sz == five_gib + 32);
+    CHECK(MPI_File_read_at(fh, five_gib, r, 4, MPI_DOUBLE, &st) == MPI_SUCCESS);
+    CHECK(!memcmp(w, r, sizeof w));
+    /* a view at 4 GiB of 16-byte etypes: etype 2^26 + 1 lies at 5 GiB + 16 */
+    MPI_Datatype pair;
+    CHECK(MPI_Type_contiguous(2, MPI_DOUBLE, &pair) == MPI_SUCCESS && MPI_Type_commit(&pair) == 0);
+    CHECK(MPI_File_set_view(fh, (MPI_Offset)4 << 30, pair, pair, "native", MPI_INFO_NULL) ==
+          MPI_SUCCESS);
+    MPI_Offset etype_at = ((MPI_Offset)1 << 26) + 1, byte = 0;
+    CHECK(MPI_File_get_byte_offset(fh, etype_at, &byte) == MPI_SUCCESS && byte == five_gib + 16);
+    CHECK(MPI_File_seek(fh, etype_at, MPI_SEEK_SET) == MPI_SUCCESS);
+    memset(r, 0, sizeof r);
+    CHECK(MPI_File_read(fh, r, 1, pair, &st) == MPI_SUCCESS);
+    CHECK(r[0] == w[2] && r[1] == w[3]);
+    MPI_Offset pos = 0;
+    CHECK(MPI_File_get_position(fh, &pos) == MPI_SUCCESS && pos == etype_at + 1);
+    /* past the end by the pointer: nothing read */
+    CHECK(MPI_File_read(fh, r, 1, pair, &st) == MPI_SUCCESS);
+    CHECK(MPI_Get_count(&st, pair, &count) == MPI_SUCCESS && count == 0);
+    /* the size shrinks back below 4 GiB and the bytes past it are gone */
+    CHECK(MPI_File_set_size(fh, 4096) == MPI_SUCCESS);
+    CHECK(MPI_File_get_size(fh, &sz) == MPI_SUCCESS && sz == 4096);
+    MPI_Type_free(&pair);
+    CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+    CHECK(MPI_File_delete(path(mine), MPI_INFO_NULL) == MPI_SUCCESS);
+}
+
 /* The shared pointer: every rank writes its records through it; each record is in the
  * file exactly once. Then ordered writes, in rank order; then ordered reads. */
 static void shared_pointer(void) {
@@ -668,6 +711,7 @@ int main(int argc, char **argv) {
     error_handlers();
     interleaved();
     odd_views();
+    big_offsets();
     shared_pointer();
     sequential_append();
     double_buffering();
