@@ -112,6 +112,11 @@ static int io_ready(void) {
     return finish_ran();
 }
 
+/* MPI_COMM_SELF is there: the world model runs (not sessions alone). */
+static int world_model(void) {
+    return tw_mpi.initialized && !tw_mpi.finalized;
+}
+
 /* MPI_Finalize deletes MPI_COMM_SELF's attributes first: this one's callback waits for
  * every job, then stops the thread. */
 static int finalize_keyval = MPI_KEYVAL_INVALID;
@@ -129,7 +134,7 @@ int tw_io_job_start(tw_io_job_t *job) {
         if (err) return MPI_ERR_OTHER;
         tw_mpi_progress_hook(TW_HOOK_IO, io_progress);
         tw_mpi_progress_hook_ready(TW_HOOK_IO, io_ready);
-        if (finalize_keyval == MPI_KEYVAL_INVALID &&
+        if (world_model() && finalize_keyval == MPI_KEYVAL_INVALID &&
             MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &finalize_keyval, NULL) ==
                 MPI_SUCCESS)
             MPI_Comm_set_attr(MPI_COMM_SELF, finalize_keyval, NULL);
@@ -197,6 +202,10 @@ static void pass_to_file(MPI_Comm *comm, int *errclass, ...) {
 
 int tw_io_request_context(tw_io_file_t *f, uint32_t *context) {
     io_file_t *e = io_file_of(f->handle);
+    if (!e && !world_model()) { /* sessions alone: no MPI_COMM_SELF to duplicate */
+        *context = 0;           /* errors at a wait go where those of no object go */
+        return MPI_SUCCESS;
+    }
     if (!e) {
         if (pass_on == MPI_ERRHANDLER_NULL &&
             MPI_Comm_create_errhandler(pass_to_file, &pass_on) != MPI_SUCCESS)
