@@ -17,6 +17,7 @@ enum {
     TW_HOOK_FLUSH,
     TW_HOOK_PART,
     TW_HOOK_COLL_SHM, /* persistent collectives on the shared-memory lines (coll_shm.c) */
+    TW_HOOK_IO,       /* files' non-blocking accesses the I/O thread ran (io/progress.c) */
     TW_HOOK_EVENTS,
     TW_MPI_HOOKS
 };

@@ -21,6 +21,7 @@
 #include "mpi/env/error.h"
 #include "mpi/env/state.h"
 #include "mpi/io/file.h"
+#include "mpi/io/progress.h"
 
 enum { FILE_BASE = 0x30000001, FILES_MAX = 1 << 20 };
 
@@ -393,6 +394,7 @@ int MPI_File_close(MPI_File *fh) {
     if (!fh) return tw_io_error(NULL, "MPI_File_close", MPI_ERR_ARG, "fh is NULL");
     tw_io_file_t *f = tw_io_file(*fh);
     if (!f) return tw_io_error(NULL, "MPI_File_close", MPI_ERR_FILE, "not an open file");
+    tw_io_async_close(f); /* non-blocking accesses still moving finish first */
     int rc = close(f->fd) == 0 ? MPI_SUCCESS : tw_io_errno_class(errno);
     f->fd = -1;
     MPI_Barrier(f->comm); /* every rank has closed before the file may go */

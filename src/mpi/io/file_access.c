@@ -8,7 +8,8 @@
  * pwrite (move_stream: the seam where data sieving goes). A collective access is
  * each rank's own access, then the collective completes together (collective_end:
  * the seam where two-phase collective buffering goes). A non-blocking access is
- * done at the call and its request complete at once (a generalized request). */
+ * started at the call and moved on the library's I/O thread (file_iaccess,
+ * progress.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -22,6 +23,8 @@
 #include "mpi/env/error.h"
 #include "mpi/env/state.h"
 #include "mpi/io/file.h"
+#include "mpi/io/progress.h"
+#include "mpi/pt2pt/request.h"
 #include "mpi/pt2pt/status.h"
 
 enum { AT, INDIVIDUAL, SHARED, ORDERED };             /* where an access starts */
@@ -249,45 +252,156 @@ static int file_access(MPI_File fh, access_t a, MPI_Offset offset, const void *c
     return MPI_SUCCESS;
 }
 
-/* ---- non-blocking: done at the call, complete at once ---- */
+/* ---- non-blocking: started at the call, moved on the I/O thread (progress.c) ----
+ *
+ * At the call: the checks, the memory side of a write packed (or used in place), the
+ * file pointer moved past the access (MPI-4.1 section 14.4.3). On the I/O thread: the
+ * preads or pwrites (and atomic mode's lock). At the completion, in progress: a staged
+ * read unpacked, and the request done with the bytes moved or the error. The
+ * collective forms (i*_all) run as each rank's own access the same way: they need no
+ * synchronisation of the ranks (the seam for collective buffering is collective_end,
+ * which the blocking and split forms take). Once started an access is not cancelled
+ * (MPI_Cancel leaves it to complete, as the standard allows). */
 
-static int done_query(void *state, MPI_Status *status) {
-    *status = *(MPI_Status *)state;
-    return MPI_SUCCESS;
+typedef struct iaccess {
+    tw_io_job_t job; /* first: the engine's part */
+    access_t a;
+    MPI_Request request;
+    MPI_Offset first, bytes; /* the stream's bytes */
+    char *packed;            /* the stream (staged: ours, else the program's buffer) */
+    int staged, atomic;
+    /* a staged read's memory side, unpacked at the completion (a derived type: our
+     * duplicate, as the program may free its own before) */
+    void *buf;
+    MPI_Count count;
+    MPI_Datatype type;
+    tw_mpi_type_layout_t layout;
+    MPI_Offset done; /* stream bytes moved */
+    int err;         /* the move's errno */
+} iaccess_t;
+
+/* On the I/O thread: system calls on the file only. */
+static void iaccess_run(tw_io_job_t *job) {
+    iaccess_t *x = (iaccess_t *)job;
+    tw_io_file_t *f = job->file;
+    x->err = x->atomic ? range_lock(f, x->a.write, x->first, x->bytes, 1) : 0;
+    if (!x->err) {
+        x->err = move_stream(f, x->a.write, x->first, x->packed, x->bytes, &x->done);
+        if (x->atomic) range_lock(f, x->a.write, x->first, x->bytes, 0);
+    }
 }
 
-static int done_free(void *state) {
-    free(state);
-    return MPI_SUCCESS;
+static int type_named(MPI_Datatype type) {
+    MPI_Count ni, na, nc, nd;
+    int combiner;
+    return MPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, &combiner) == MPI_SUCCESS &&
+           combiner == MPI_COMBINER_NAMED;
 }
 
-static int done_cancel(void *state, int complete) {
-    (void)state;
-    (void)complete;
-    return MPI_SUCCESS; /* complete from the start: nothing to cancel */
+static void iaccess_free(iaccess_t *x) {
+    if (x->staged) free(x->packed);
+    if (x->type != MPI_DATATYPE_NULL && !type_named(x->type)) MPI_Type_free(&x->type);
+    free(x);
 }
 
-static int file_iaccess(MPI_File fh, access_t a, MPI_Offset offset, const void *buf,
+/* In progress, once run returned: the memory side of a read, then the request. */
+static void iaccess_finish(tw_io_job_t *job) {
+    iaccess_t *x = (iaccess_t *)job;
+    int rc = MPI_SUCCESS;
+    if (x->err) {
+        rc = tw_io_errno_class(x->err);
+        x->a.detail = strerror(x->err);
+    } else if (!x->a.write && x->staged && x->done) {
+        if (job->file->view.rep == TW_IO_EXTERNAL32) {
+            MPI_Aint position = 0;
+            MPI_Count whole = x->done / x->layout.size; /* the items read whole */
+            rc = tw_mpi_pack_external(x->a.call, 1, "external32", x->buf, whole, x->type, x->packed,
+                                      (MPI_Aint)x->done, &position);
+            if (rc != MPI_SUCCESS) x->a.detail = "converting from external32";
+        } else {
+            tw_mpi_type_unpack_range(x->packed, x->count, x->type, 0, (size_t)x->done, x->buf);
+        }
+    }
+    if (rc != MPI_SUCCESS) tw_io_request_failed(job->file, x->a.call, x->a.detail);
+    MPI_Status status;
+    tw_mpi_status_fill(&status, MPI_ANY_SOURCE, MPI_ANY_TAG, (size_t)x->done, 0);
+    MPI_Request request = x->request;
+    iaccess_free(x);
+    tw_mpi_coll_request_done_as_recv(request, rc, &status);
+}
+
+static int file_iaccess(MPI_File fh, access_t a, MPI_Offset offset, const void *cbuf,
                         MPI_Count count, MPI_Datatype type, MPI_Request *request) {
     NEED_INIT(a.call);
     tw_io_file_t *f = tw_io_file(fh);
     if (!f) return tw_io_error(NULL, a.call, MPI_ERR_FILE, "not an open file");
     if (!request) return tw_io_error(f, a.call, MPI_ERR_ARG, "request is NULL");
-    MPI_Status *status = calloc(1, sizeof *status);
-    if (!status) return tw_io_error(f, a.call, MPI_ERR_NO_MEM, NULL);
-    int rc = file_access(fh, a, offset, buf, count, type, status);
-    if (rc != MPI_SUCCESS) {
-        free(status);
-        *request = MPI_REQUEST_NULL;
-        return rc;
+    *request = MPI_REQUEST_NULL;
+    tw_mpi_type_layout_t layout;
+    int rc = check(f, &a, offset, count, type, &layout);
+    if (rc != MPI_SUCCESS) return tw_io_error(f, a.call, rc, a.detail);
+    iaccess_t *x = calloc(1, sizeof *x);
+    if (!x) return tw_io_error(f, a.call, MPI_ERR_NO_MEM, "no memory for the request");
+    *x = (iaccess_t){.job = {.run = iaccess_run, .finish = iaccess_finish, .file = f},
+                     .a = a,
+                     .bytes = (MPI_Offset)count * layout.size,
+                     .atomic = f->atomic,
+                     .buf = (void *)(uintptr_t)cbuf,
+                     .count = count,
+                     .type = MPI_DATATYPE_NULL,
+                     .layout = layout};
+    int external = f->view.rep == TW_IO_EXTERNAL32;
+    x->staged = x->bytes && (external || !layout.contiguous);
+    if (x->staged) {
+        x->packed = malloc((size_t)x->bytes);
+        if (!x->packed) rc = MPI_ERR_NO_MEM, x->a.detail = "no memory for the packed data";
+    } else {
+        x->packed = (char *)((uintptr_t)cbuf + (uintptr_t)layout.lb);
     }
-    status->MPI_ERROR = MPI_SUCCESS;
-    rc = MPI_Grequest_start(done_query, done_free, done_cancel, status, request);
-    if (rc != MPI_SUCCESS) {
-        free(status);
-        return tw_io_error(f, a.call, rc, "making the request");
+    uint32_t context = 0;
+    if (rc == MPI_SUCCESS && (rc = tw_io_request_context(f, &context)) != MPI_SUCCESS)
+        x->a.detail = "making the file's communicator for its requests";
+    if (rc == MPI_SUCCESS && x->staged && a.write) { /* the memory side at the call */
+        if (external) {
+            MPI_Aint position = 0;
+            rc = tw_mpi_pack_external(a.call, 0, "external32", x->buf, count, type, x->packed,
+                                      (MPI_Aint)x->bytes, &position);
+            if (rc != MPI_SUCCESS) x->a.detail = "converting to external32";
+        } else {
+            tw_mpi_type_pack(x->buf, count, type, x->packed);
+        }
     }
-    return MPI_Grequest_complete(*request);
+    if (rc == MPI_SUCCESS && x->staged && !a.write) {
+        if (type_named(type))
+            x->type = type;
+        else if ((rc = MPI_Type_dup(type, &x->type)) != MPI_SUCCESS)
+            x->type = MPI_DATATYPE_NULL, x->a.detail = "keeping the datatype for the read";
+    }
+    /* where the access starts: the pointers move at the call */
+    MPI_Offset n = x->bytes / f->view.esize, pos = 0;
+    if (rc == MPI_SUCCESS && a.where == AT) {
+        pos = offset;
+    } else if (rc == MPI_SUCCESS && a.where == INDIVIDUAL) {
+        pos = f->pointer;
+    } else if (rc == MPI_SUCCESS && (rc = tw_io_shared_fetch_add(f, n, &pos)) != MPI_SUCCESS) {
+        x->a.detail = "moving the shared file pointer";
+    }
+    if (rc == MPI_SUCCESS && (rc = tw_mpi_coll_request(context, &x->request)) != MPI_SUCCESS)
+        x->a.detail = "no request left";
+    if (rc != MPI_SUCCESS) {
+        const char *detail = x->a.detail;
+        iaccess_free(x);
+        return tw_io_error(f, a.call, rc, detail);
+    }
+    if (a.where == INDIVIDUAL) f->pointer = pos + n;
+    x->first = pos * f->view.esize;
+    *request = x->request;
+    if (!x->bytes || tw_io_job_start(&x->job) != MPI_SUCCESS) {
+        /* nothing to move, or no thread to move it: done here */
+        if (x->bytes) iaccess_run(&x->job);
+        iaccess_finish(&x->job);
+    }
+    return MPI_SUCCESS;
 }
 
 /* ---- split collectives: the whole access at the begin, its status at the end ---- */

@@ -144,6 +144,7 @@ void tw_mpi_coll_request_done_as_recv(MPI_Request req, int error, const MPI_Stat
     int i = req & 0xffff;
     req_t *r = &tw_reqs[i];
     const tw_mpi_comm_t *c = tw_mpi_comm_of_context(r->context);
+    if (tw_req_hooks && tw_req_hooks[i].after) run_after(i); /* as tw_mpi_coll_request_done */
     r->kind = REQ_RECV; /* done: no queue holds it, and its status is a receive's */
     r->st_source = c ? tw_mpi_world_rank(c, status->MPI_SOURCE) : status->MPI_SOURCE;
     r->st_tag = status->MPI_TAG;
