@@ -431,6 +431,17 @@ typedef int MPI_File;
 #define MPI_SEEK_END                604
 #define MPI_DISPLACEMENT_CURRENT    -54278278
 #define MPI_MAX_DATAREP_STRING      128
+/* user data representations (MPI_Register_datarep): the conversion functions, the
+ * extent function, and the null conversion (the data are moved as they are) */
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
+                                            void *filebuf, MPI_Offset position, void *extra_state);
+typedef int MPI_Datarep_conversion_function_c(void *userbuf, MPI_Datatype datatype, MPI_Count count,
+                                              void *filebuf, MPI_Offset position,
+                                              void *extra_state);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent,
+                                        void *extra_state);
+#define MPI_CONVERSION_FN_NULL   ((MPI_Datarep_conversion_function *)0)
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
 
 /* user error handlers, by the kind of object they are for */
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errorcode, ...);

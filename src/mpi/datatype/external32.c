@@ -253,6 +253,25 @@ static void field_in(const field_t *f, const unsigned char *ext, unsigned char *
     store_native(p, f->native, v);
 }
 
+/* ---- one value of a predefined type (the I/O chapter's external32 views) ---- */
+
+int tw_mpi_external32_basic_size(MPI_Datatype basic) {
+    unsigned id = (unsigned)basic & 0xff;
+    return tw_mpi_type_extent(basic) < 0 || id == 0 || id > TW_MPI_TYPE_IDS ? -1
+                                                                            : basic_of(basic)->ext;
+}
+
+int tw_mpi_external32_value(MPI_Datatype basic, unsigned char *native, unsigned char *ext,
+                            int out) {
+    const basic_t *b = basic_of(basic);
+    for (int j = 0; j < 2 && b->f[j].kind; j++) {
+        if (out && field_out(&b->f[j], native, ext)) return MPI_ERR_CONVERSION;
+        if (!out) field_in(&b->f[j], ext, native);
+        ext += b->f[j].ext;
+    }
+    return MPI_SUCCESS;
+}
+
 /* ---- streams ---- */
 
 /* external32 bytes of one item of a map, or -1 past MPI_Count. */

@@ -114,8 +114,8 @@ static int type_is_named(MPI_Datatype type) {
 }
 
 static void view_release(tw_io_view_t *v) {
-    MPI_Datatype *types[2] = {&v->etype, &v->filetype};
-    for (int k = 0; k < 2; k++) {
+    MPI_Datatype *types[3] = {&v->etype, &v->filetype, &v->file_filetype};
+    for (int k = 0; k < 3; k++) {
         if (*types[k] == MPI_DATATYPE_NULL) continue;
         if (!type_is_named(*types[k])) MPI_Type_free(types[k]);
         *types[k] = MPI_DATATYPE_NULL;
@@ -129,17 +129,6 @@ static int type_keep(MPI_Datatype type, MPI_Datatype *kept) {
         return MPI_SUCCESS;
     }
     return MPI_Type_dup(type, kept);
-}
-
-/* Whether count items of type take as many bytes in external32 as packed natively
- * (this stage writes external32 only for such types: see docs/io.md). */
-int tw_io_external32_same_size(MPI_Datatype type) {
-    tw_mpi_type_layout_t layout;
-    MPI_Aint ext = 0;
-    if (tw_mpi_type_layout(type, &layout) != MPI_SUCCESS) return 0;
-    if (tw_mpi_pack_external_size("MPI_File_set_view", "external32", 1, type, &ext) != MPI_SUCCESS)
-        return 0;
-    return ext == layout.size;
 }
 
 static int set_view(tw_io_file_t *f, const char *call, MPI_Offset disp, MPI_Datatype etype,
@@ -159,19 +148,11 @@ static int set_view(tw_io_file_t *f, const char *call, MPI_Offset disp, MPI_Data
         return tw_io_error(f, call, MPI_ERR_TYPE,
                            "the filetype's data is not a whole number of etypes");
     if (!datarep) return tw_io_error(f, call, MPI_ERR_ARG, "the datarep is NULL");
-    int rep;
-    if (!strcmp(datarep, "native") || !strcmp(datarep, "internal"))
-        rep = TW_IO_NATIVE;
-    else if (!strcmp(datarep, "external32"))
-        rep = TW_IO_EXTERNAL32;
-    else
+    tw_io_datarep_t *conv = tw_io_datarep_find(datarep);
+    if (!conv)
         return tw_io_error(f, call, MPI_ERR_UNSUPPORTED_DATAREP,
-                           "the datarep is none of native, internal, external32");
-    if (rep == TW_IO_EXTERNAL32 &&
-        (!tw_io_external32_same_size(etype) || !tw_io_external32_same_size(filetype)))
-        return tw_io_error(f, call, MPI_ERR_UNSUPPORTED_DATAREP,
-                           "external32 of types whose sizes differ from native ones is not "
-                           "implemented yet");
+                           "the datarep is none of native, internal, external32 nor one "
+                           "MPI_Register_datarep registered");
     if (disp == MPI_DISPLACEMENT_CURRENT) {
         if (!(f->amode & MPI_MODE_SEQUENTIAL))
             return tw_io_error(f, call, MPI_ERR_ARG,
@@ -186,7 +167,34 @@ static int set_view(tw_io_file_t *f, const char *call, MPI_Offset disp, MPI_Data
     } else if (disp < 0) {
         return tw_io_error(f, call, MPI_ERR_ARG, "the displacement is negative");
     }
-    tw_io_view_t v = {.disp = disp, .rep = rep, .esize = el.size, .fextent = fl.extent};
+    /* in another representation the file side is mapped in its sizes (datarep.h) */
+    MPI_Datatype file_filetype = MPI_DATATYPE_NULL;
+    if (tw_io_datarep_kind(conv) != TW_IO_NATIVE) {
+        const char *why = NULL;
+        MPI_Count esize = 0;
+        tw_mpi_type_layout_t ffl;
+        int rc = tw_io_datarep_type_size(conv, etype, &esize, &why);
+        if (rc == MPI_SUCCESS) rc = tw_io_datarep_file_type(conv, filetype, &file_filetype, &why);
+        if (rc == MPI_SUCCESS && tw_mpi_type_layout(file_filetype, &ffl) != MPI_SUCCESS)
+            rc = MPI_ERR_TYPE, why = "the filetype in the file's sizes is no datatype";
+        if (rc == MPI_SUCCESS && ffl.extent <= 0)
+            rc = MPI_ERR_TYPE, why = "the filetype's extent in the file is not positive";
+        if (rc == MPI_SUCCESS && (esize <= 0 || ffl.size % esize))
+            rc = MPI_ERR_TYPE, why = "the filetype's data in the file is not a whole number of "
+                                     "etypes";
+        if (rc != MPI_SUCCESS) {
+            if (file_filetype != MPI_DATATYPE_NULL) MPI_Type_free(&file_filetype);
+            return tw_io_error(f, call, rc, why);
+        }
+        el.size = esize;
+        fl.extent = ffl.extent;
+    }
+    tw_io_view_t v = {.disp = disp,
+                      .rep = tw_io_datarep_kind(conv),
+                      .conv = conv,
+                      .esize = el.size,
+                      .fextent = fl.extent,
+                      .file_filetype = file_filetype};
     v.etype = v.filetype = MPI_DATATYPE_NULL;
     int rc = type_keep(etype, &v.etype);
     if (rc == MPI_SUCCESS) rc = type_keep(filetype, &v.filetype);
@@ -194,7 +202,7 @@ static int set_view(tw_io_file_t *f, const char *call, MPI_Offset disp, MPI_Data
         view_release(&v);
         return tw_io_error(f, call, rc, "keeping the view's types");
     }
-    v.fmap = tw_mpi_type_map(v.filetype);
+    v.fmap = tw_mpi_type_map(file_filetype != MPI_DATATYPE_NULL ? file_filetype : v.filetype);
     snprintf(v.datarep, sizeof v.datarep, "%s", datarep);
     view_release(&f->view);
     f->view = v;
@@ -251,7 +259,7 @@ static int file_new(tw_io_file_t **out) {
     f->comm = MPI_COMM_NULL;
     f->info = MPI_INFO_NULL;
     f->shared_win = MPI_WIN_NULL;
-    f->view.etype = f->view.filetype = MPI_DATATYPE_NULL;
+    f->view.etype = f->view.filetype = f->view.file_filetype = MPI_DATATYPE_NULL;
     f->handle = (MPI_File)(FILE_BASE + i);
     files[i] = f;
     static int registered;
@@ -369,7 +377,9 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                                  .fmap = tw_mpi_type_map(MPI_BYTE),
                                  .fextent = 1,
                                  .esize = 1,
-                                 .rep = TW_IO_NATIVE};
+                                 .rep = TW_IO_NATIVE,
+                                 .conv = tw_io_datarep_find("native"),
+                                 .file_filetype = MPI_DATATYPE_NULL};
         strcpy(f->view.datarep, "native");
         if (amode & MPI_MODE_APPEND) {
             struct stat st;
@@ -682,13 +692,14 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint *exten
     if (!extent) return tw_io_error(f, "MPI_File_get_type_extent", MPI_ERR_ARG, "extent is NULL");
     if (tw_mpi_type_layout(datatype, &layout) != MPI_SUCCESS)
         return tw_io_error(f, "MPI_File_get_type_extent", MPI_ERR_TYPE, "not a committed datatype");
-    if (f->view.rep == TW_IO_EXTERNAL32 && !tw_io_external32_same_size(datatype)) {
-        if (!type_is_named(datatype))
-            return tw_io_error(f, "MPI_File_get_type_extent", MPI_ERR_UNSUPPORTED_DATAREP,
-                               "external32 extents of derived types whose sizes differ from "
-                               "native ones are not implemented yet");
-        return tw_mpi_pack_external_size("MPI_File_get_type_extent", "external32", 1, datatype,
-                                         extent);
+    if (f->view.rep != TW_IO_NATIVE) { /* its extent in the file's sizes */
+        MPI_Datatype in_file;
+        const char *why = NULL;
+        int rc = tw_io_datarep_file_type(f->view.conv, datatype, &in_file, &why);
+        if (rc != MPI_SUCCESS) return tw_io_error(f, "MPI_File_get_type_extent", rc, why);
+        rc = tw_mpi_type_layout(in_file, &layout);
+        MPI_Type_free(&in_file);
+        if (rc != MPI_SUCCESS) return tw_io_error(f, "MPI_File_get_type_extent", rc, NULL);
     }
     *extent = layout.extent;
     return MPI_SUCCESS;

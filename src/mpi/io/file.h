@@ -6,19 +6,19 @@
 #include <mpi.h>
 
 #include "mpi/datatype/typemap.h"
+#include "mpi/io/datarep.h"
 
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
-
-/* How the bytes of the view's stream are written in the file. */
-enum { TW_IO_NATIVE, TW_IO_EXTERNAL32 };
 
 typedef struct tw_io_view {
     MPI_Offset disp;              /* bytes from the file's start to the first tile */
     MPI_Datatype etype, filetype; /* predefined ones as such, derived ones our duplicates */
-    const tw_typemap_t *fmap;     /* the filetype's map: one tile */
+    const tw_typemap_t *fmap;     /* the filetype's map in the file's sizes: one tile */
     MPI_Aint fextent;             /* from one tile to the next */
-    MPI_Count esize;              /* packed bytes of one etype */
-    int rep;                      /* a TW_IO_* */
+    MPI_Count esize;              /* bytes of one etype in the view's stream */
+    int rep;                      /* a TW_IO_* (datarep.h) */
+    tw_io_datarep_t *conv;        /* the data representation */
+    MPI_Datatype file_filetype;   /* not native: the filetype in the file's sizes (ours) */
     char datarep[MPI_MAX_DATAREP_STRING];
 } tw_io_view_t;
 
@@ -54,10 +54,6 @@ int tw_io_errno_class(int err);
 
 /* The shared file pointer (in etypes): fetches it and adds add, one fetch-and-add. */
 int tw_io_shared_fetch_add(tw_io_file_t *f, MPI_Offset add, MPI_Offset *old);
-
-/* Whether items of type take as many bytes in external32 as packed natively (this
- * stage writes external32 only for such types: docs/io.md). */
-int tw_io_external32_same_size(MPI_Datatype type);
 
 /* The file offset of byte `at` (>= 0) of the view's stream of etypes. */
 MPI_Offset tw_io_stream_to_file(const tw_io_view_t *v, MPI_Offset at);

@@ -127,7 +127,8 @@ static int range_lock(tw_io_file_t *f, int write, MPI_Offset first, MPI_Offset l
 typedef struct access {
     const char *call;
     int write, where, completion;
-    const char *detail; /* what went wrong, for the report */
+    const char *detail;    /* what went wrong, for the report */
+    MPI_Count stream_item; /* bytes one item of the access takes in the view's stream */
 } access_t;
 
 /* The checks of an access; MPI_SUCCESS or the class (a->detail says why). */
@@ -144,28 +145,58 @@ static int check(tw_io_file_t *f, access_t *a, MPI_Offset offset, MPI_Count coun
     if (count < 0) return a->detail = "the count is negative", MPI_ERR_COUNT;
     if (tw_mpi_type_layout(type, layout) != MPI_SUCCESS)
         return a->detail = "the datatype is no committed datatype", MPI_ERR_TYPE;
-    if (layout->size % f->view.esize)
+    a->stream_item = layout->size;
+    if (f->view.rep != TW_IO_NATIVE && count) { /* the item's size in the file */
+        int rc = tw_io_datarep_type_size(f->view.conv, type, &a->stream_item, &a->detail);
+        if (rc == MPI_SUCCESS) rc = tw_io_datarep_check(f->view.conv, a->write, type, &a->detail);
+        if (rc != MPI_SUCCESS) return rc;
+    }
+    if (a->stream_item % f->view.esize)
         return a->detail = "the datatype's data is not a whole number of the view's etypes",
                MPI_ERR_TYPE;
-    if (f->view.rep == TW_IO_EXTERNAL32 && count && !tw_io_external32_same_size(type))
-        return a->detail = "external32 of types whose sizes differ from native ones is not "
-                           "implemented yet",
-               MPI_ERR_UNSUPPORTED_DATAREP;
     if (count && layout->size && !f->view.fmap->size)
         return a->detail = "the view's filetype holds no data", MPI_ERR_IO;
     return MPI_SUCCESS;
 }
 
+static int move_stream_of(void *file, int write, MPI_Offset first, char *bytes, MPI_Offset len,
+                          MPI_Offset *done) {
+    return move_stream(file, write, first, bytes, len, done);
+}
+
+/* An access in a representation other than native: converted a chunk at a time
+ * (datarep.c); *done: stream bytes moved, *got: their items' native bytes. */
+static int transfer_converted(tw_io_file_t *f, access_t *a, MPI_Offset first, MPI_Offset bytes,
+                              void *buf, MPI_Count count, MPI_Datatype type, MPI_Offset *done,
+                              MPI_Offset *got) {
+    tw_io_converted_t moved = {0};
+    int err = f->atomic ? range_lock(f, a->write, first, bytes, 1) : 0;
+    int rc = MPI_SUCCESS;
+    if (!err) {
+        rc = tw_io_datarep_access(f->view.conv, a->write, buf, count, type, first,
+                                  tw_io_datarep_buffer_size(f->info), move_stream_of, f, &moved,
+                                  &a->detail);
+        if (f->atomic) range_lock(f, a->write, first, bytes, 0);
+        err = moved.err;
+    }
+    *done = moved.file_bytes;
+    *got = moved.native_bytes;
+    if (rc == MPI_SUCCESS && err) rc = tw_io_errno_class(err), a->detail = strerror(err);
+    return rc;
+}
+
 /* Moves count items of type at buf to or from the view's stream at etype pos;
- * *done: stream bytes moved. */
+ * *done: stream bytes moved, *got: the native packed bytes of the items moved. */
 static int transfer(tw_io_file_t *f, access_t *a, MPI_Offset pos, void *buf, MPI_Count count,
-                    MPI_Datatype type, const tw_mpi_type_layout_t *layout, MPI_Offset *done) {
-    MPI_Offset bytes = (MPI_Offset)count * layout->size, first = pos * f->view.esize;
-    *done = 0;
+                    MPI_Datatype type, const tw_mpi_type_layout_t *layout, MPI_Offset *done,
+                    MPI_Offset *got) {
+    MPI_Offset bytes = (MPI_Offset)count * a->stream_item, first = pos * f->view.esize;
+    *done = *got = 0;
     if (!bytes) return MPI_SUCCESS;
-    int external = f->view.rep == TW_IO_EXTERNAL32;
+    if (f->view.rep != TW_IO_NATIVE)
+        return transfer_converted(f, a, first, bytes, buf, count, type, done, got);
     char *packed;
-    int staged = external || !layout->contiguous;
+    int staged = !layout->contiguous;
     if (staged) {
         packed = malloc((size_t)bytes);
         if (!packed) return a->detail = "no memory for the packed data", MPI_ERR_NO_MEM;
@@ -173,15 +204,7 @@ static int transfer(tw_io_file_t *f, access_t *a, MPI_Offset pos, void *buf, MPI
         packed = (char *)((uintptr_t)buf + (uintptr_t)layout->lb);
     }
     int rc = MPI_SUCCESS;
-    if (a->write && staged) {
-        if (external) {
-            MPI_Aint position = 0;
-            rc = tw_mpi_pack_external(a->call, 0, "external32", buf, count, type, packed,
-                                      (MPI_Aint)bytes, &position);
-        } else {
-            tw_mpi_type_pack(buf, count, type, packed);
-        }
-    }
+    if (a->write && staged) tw_mpi_type_pack(buf, count, type, packed);
     int err = 0;
     if (rc == MPI_SUCCESS && f->atomic) err = range_lock(f, a->write, first, bytes, 1);
     if (rc == MPI_SUCCESS && !err) {
@@ -192,15 +215,9 @@ static int transfer(tw_io_file_t *f, access_t *a, MPI_Offset pos, void *buf, MPI
         rc = tw_io_errno_class(err);
         a->detail = strerror(err);
     } else if (rc == MPI_SUCCESS && !a->write && staged && *done) {
-        if (external) {
-            MPI_Aint position = 0;
-            MPI_Count whole = *done / layout->size; /* the items read whole */
-            rc = tw_mpi_pack_external(a->call, 1, "external32", buf, whole, type, packed,
-                                      (MPI_Aint)*done, &position);
-        } else {
-            tw_mpi_type_unpack_range(packed, count, type, 0, (size_t)*done, buf);
-        }
+        tw_mpi_type_unpack_range(packed, count, type, 0, (size_t)*done, buf);
     }
+    *got = *done;
     if (staged) free(packed);
     return rc;
 }
@@ -219,8 +236,8 @@ static int file_access(MPI_File fh, access_t a, MPI_Offset offset, const void *c
     void *buf = (void *)(uintptr_t)cbuf;
     tw_mpi_type_layout_t layout;
     int rc = check(f, &a, offset, count, type, &layout);
-    MPI_Offset n = rc == MPI_SUCCESS ? (MPI_Offset)count * layout.size / f->view.esize : 0;
-    MPI_Offset pos = 0, done = 0;
+    MPI_Offset n = rc == MPI_SUCCESS ? (MPI_Offset)count * a.stream_item / f->view.esize : 0;
+    MPI_Offset pos = 0, done = 0, got = 0;
     if (a.where == AT) {
         pos = offset;
     } else if (a.where == INDIVIDUAL) {
@@ -243,12 +260,12 @@ static int file_access(MPI_File fh, access_t a, MPI_Offset offset, const void *c
             rc = moved, a.detail = "moving the shared file pointer";
         pos = base + before;
     }
-    if (rc == MPI_SUCCESS) rc = transfer(f, &a, pos, buf, count, type, &layout, &done);
+    if (rc == MPI_SUCCESS) rc = transfer(f, &a, pos, buf, count, type, &layout, &done, &got);
     if (a.completion == COLLECTIVE) collective_end(f);
     if (rc != MPI_SUCCESS) return tw_io_error(f, a.call, rc, a.detail);
     if (a.where == INDIVIDUAL) f->pointer = pos + done / f->view.esize;
     if (status != MPI_STATUS_IGNORE)
-        tw_mpi_status_fill(status, MPI_ANY_SOURCE, MPI_ANY_TAG, (size_t)done, 0);
+        tw_mpi_status_fill(status, MPI_ANY_SOURCE, MPI_ANY_TAG, (size_t)got, 0);
     return MPI_SUCCESS;
 }
 
@@ -430,7 +447,7 @@ static int split_end(MPI_File fh, const char *call, MPI_Status *status) {
     return MPI_SUCCESS;
 }
 
-#define ACCESS(call, write, where, completion) ((access_t){call, write, where, completion, NULL})
+#define ACCESS(call, write, where, completion) ((access_t){call, write, where, completion, NULL, 0})
 
 /* The calls, each with its large-count form: name, write, where, completion. */
 #define BLOCKING(NAME, W, WHERE, HOW)                                                              \

@@ -22,6 +22,7 @@
 #include "mpi/session/runtime.h"
 #include "mpi/env/state.h"
 #include "mpi/env/thread.h"
+#include "mpi/io/datarep.h"
 #include "mpi/pt2pt/partitioned.h"
 #include "mpi/rma/win.h"
 
@@ -78,4 +79,5 @@ void tw_mpi_users_drop(void) {
     tw_mpi.ep = NULL;
     tw_mpi_comm_fini();
     tw_sched_fini();
+    tw_io_datarep_fini(); /* registered data representations last until then */
 }
