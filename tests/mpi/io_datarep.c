@@ -80,6 +80,17 @@ static void external32_long(void) {
     MPI_Offset where = 0, byte = 0;
     CHECK(MPI_File_get_position(fh, &where) == MPI_SUCCESS && where == (MPI_Offset)rank * N + 4);
     CHECK(MPI_File_get_byte_offset(fh, where, &byte) == MPI_SUCCESS && byte == where * 4);
+    /* non-blocking accesses convert too (done at the call, the request complete) */
+    MPI_Request req;
+    long again[N];
+    for (int i = 0; i < N; i++) again[i] = -out[i];
+    CHECK(MPI_File_iwrite_at(fh, (MPI_Offset)rank * N, again, N, MPI_LONG, &req) == MPI_SUCCESS);
+    CHECK(MPI_Wait(&req, &st) == MPI_SUCCESS && MPI_Get_count(&st, MPI_LONG, &got) == 0 &&
+          got == N);
+    memset(in, 0, sizeof in);
+    CHECK(MPI_File_iread_at(fh, (MPI_Offset)rank * N, in, N, MPI_LONG, &req) == MPI_SUCCESS);
+    CHECK(MPI_Wait(&req, &st) == MPI_SUCCESS && memcmp(in, again, sizeof in) == 0);
+    CHECK(MPI_File_write_at(fh, (MPI_Offset)rank * N, out, N, MPI_LONG, &st) == MPI_SUCCESS);
     /* a value that does not fit 4 bytes */
     long big = (long)1 << 40;
     CHECK(class_of(MPI_File_write_at(fh, 0, &big, 1, MPI_LONG, &st)) == MPI_ERR_CONVERSION);

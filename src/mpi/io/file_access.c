@@ -329,15 +329,7 @@ static void iaccess_finish(tw_io_job_t *job) {
         rc = tw_io_errno_class(x->err);
         x->a.detail = strerror(x->err);
     } else if (!x->a.write && x->staged && x->done) {
-        if (job->file->view.rep == TW_IO_EXTERNAL32) {
-            MPI_Aint position = 0;
-            MPI_Count whole = x->done / x->layout.size; /* the items read whole */
-            rc = tw_mpi_pack_external(x->a.call, 1, "external32", x->buf, whole, x->type, x->packed,
-                                      (MPI_Aint)x->done, &position);
-            if (rc != MPI_SUCCESS) x->a.detail = "converting from external32";
-        } else {
-            tw_mpi_type_unpack_range(x->packed, x->count, x->type, 0, (size_t)x->done, x->buf);
-        }
+        tw_mpi_type_unpack_range(x->packed, x->count, x->type, 0, (size_t)x->done, x->buf);
     }
     if (rc != MPI_SUCCESS) tw_io_request_failed(job->file, x->a.call, x->a.detail);
     MPI_Status status;
@@ -345,6 +337,26 @@ static void iaccess_finish(tw_io_job_t *job) {
     MPI_Request request = x->request;
     iaccess_free(x);
     tw_mpi_coll_request_done_as_recv(request, rc, &status);
+}
+
+/* A view in another representation than native: the access is done at the call (the
+ * conversion calls the program's functions, which must run on its own thread), and
+ * the request given back complete. */
+static int iaccess_at_call(tw_io_file_t *f, access_t a, MPI_Offset offset, const void *buf,
+                           MPI_Count count, MPI_Datatype type, MPI_Request *request) {
+    uint32_t context = 0;
+    int rc = tw_io_request_context(f, &context);
+    if (rc != MPI_SUCCESS)
+        return tw_io_error(f, a.call, rc, "making the file's communicator for its requests");
+    MPI_Status status;
+    rc = file_access(f->handle, a, offset, buf, count, type, &status);
+    if (rc != MPI_SUCCESS) return rc;
+    MPI_Request done = MPI_REQUEST_NULL;
+    if ((rc = tw_mpi_coll_request(context, &done)) != MPI_SUCCESS)
+        return tw_io_error(f, a.call, rc, "no request left");
+    tw_mpi_coll_request_done_as_recv(done, MPI_SUCCESS, &status);
+    *request = done;
+    return MPI_SUCCESS;
 }
 
 static int file_iaccess(MPI_File fh, access_t a, MPI_Offset offset, const void *cbuf,
@@ -357,6 +369,8 @@ static int file_iaccess(MPI_File fh, access_t a, MPI_Offset offset, const void *
     tw_mpi_type_layout_t layout;
     int rc = check(f, &a, offset, count, type, &layout);
     if (rc != MPI_SUCCESS) return tw_io_error(f, a.call, rc, a.detail);
+    if (f->view.rep != TW_IO_NATIVE)
+        return iaccess_at_call(f, a, offset, cbuf, count, type, request);
     iaccess_t *x = calloc(1, sizeof *x);
     if (!x) return tw_io_error(f, a.call, MPI_ERR_NO_MEM, "no memory for the request");
     *x = (iaccess_t){.job = {.run = iaccess_run, .finish = iaccess_finish, .file = f},
@@ -367,8 +381,7 @@ static int file_iaccess(MPI_File fh, access_t a, MPI_Offset offset, const void *
                      .count = count,
                      .type = MPI_DATATYPE_NULL,
                      .layout = layout};
-    int external = f->view.rep == TW_IO_EXTERNAL32;
-    x->staged = x->bytes && (external || !layout.contiguous);
+    x->staged = x->bytes && !layout.contiguous;
     if (x->staged) {
         x->packed = malloc((size_t)x->bytes);
         if (!x->packed) rc = MPI_ERR_NO_MEM, x->a.detail = "no memory for the packed data";
@@ -378,16 +391,8 @@ static int file_iaccess(MPI_File fh, access_t a, MPI_Offset offset, const void *
     uint32_t context = 0;
     if (rc == MPI_SUCCESS && (rc = tw_io_request_context(f, &context)) != MPI_SUCCESS)
         x->a.detail = "making the file's communicator for its requests";
-    if (rc == MPI_SUCCESS && x->staged && a.write) { /* the memory side at the call */
-        if (external) {
-            MPI_Aint position = 0;
-            rc = tw_mpi_pack_external(a.call, 0, "external32", x->buf, count, type, x->packed,
-                                      (MPI_Aint)x->bytes, &position);
-            if (rc != MPI_SUCCESS) x->a.detail = "converting to external32";
-        } else {
-            tw_mpi_type_pack(x->buf, count, type, x->packed);
-        }
-    }
+    if (rc == MPI_SUCCESS && x->staged && a.write) /* the memory side at the call */
+        tw_mpi_type_pack(x->buf, count, type, x->packed);
     if (rc == MPI_SUCCESS && x->staged && !a.write) {
         if (type_named(type))
             x->type = type;
