@@ -14,15 +14,18 @@
     X("cb_buffer_size", "16777216", "a positive integer",                                          \
       "bytes an aggregator moves per round of collective buffering (rank 0's value)")              \
     X("romio_cb_read", "automatic", "enable, disable, automatic",                                  \
-      "two-phase collective buffering of collective reads (rank 0's value)")                       \
+      "two-phase collective buffering of collective reads; automatic: when the ranks' "            \
+      "accesses interleave and span nodes (rank 0's value)")                                       \
     X("romio_cb_write", "automatic", "enable, disable, automatic",                                 \
-      "two-phase collective buffering of collective writes (rank 0's value)")                      \
+      "two-phase collective buffering of collective writes; automatic: when the ranks' "           \
+      "accesses interleave in runs under 512 bytes, or span nodes (rank 0's value)")               \
     X("collective_buffering", "true", "true, false",                                               \
       "false: romio_cb_read and romio_cb_write disable; true: enable")                             \
     X("romio_ds_read", "automatic", "enable, disable, automatic",                                  \
-      "data sieving of independent non-contiguous reads")                                          \
+      "data sieving of independent non-contiguous reads; automatic: across holes up to 16 KiB")    \
     X("romio_ds_write", "automatic", "enable, disable, automatic",                                 \
-      "data sieving of independent non-contiguous writes (read-modify-write under a lock)")        \
+      "data sieving of independent non-contiguous writes (read-modify-write under a lock); "       \
+      "automatic: 4 runs or more across holes up to 4 KiB")                                        \
     X("ind_rd_buffer_size", "4194304", "a positive integer", "bytes of one sieved read")           \
     X("ind_wr_buffer_size", "524288", "a positive integer", "bytes of one sieved write")           \
     X("tw_cb_shm", "automatic", "enable, disable, automatic",                                      \
