@@ -194,6 +194,10 @@ void tw_io_hints_free(tw_io_hints_t *h) {
     }
     free(h->cb_bases);
     h->cb_bases = NULL;
+    free(h->cb_buf);
+    free(h->cb_recv);
+    h->cb_buf = h->cb_recv = NULL;
+    h->cb_buf_size = h->cb_recv_size = 0;
     free(h->aggregators);
     free(h->by_spread);
     h->aggregators = h->by_spread = NULL;

@@ -58,6 +58,9 @@ typedef struct tw_io_hints {
     MPI_Win cb_win;
     MPI_Offset cb_win_size;
     char **cb_bases; /* per aggregator */
+    /* an aggregator's window and receive buffer, kept from one collective to the next */
+    char *cb_buf, *cb_recv;
+    MPI_Offset cb_buf_size, cb_recv_size;
 } tw_io_hints_t;
 
 struct tw_io_file;

@@ -48,8 +48,7 @@ struct tw_io_two_phase {
     size_t *their_cursor;
     run_t *pieces;    /* a round's pieces, with where they sit in the received bytes */
     int shm;          /* the ranks copy into the aggregators' buffers in a shared window */
-    char *buf, *recv; /* buf: the aggregator's window, its own unless shm */
-    MPI_Offset recv_cap;
+    char *buf, *recv; /* the aggregator's window (the file's, or in the shared window) */
     MPI_Count *scount, *rcount;
     MPI_Aint *sdisp, *rdisp;
 };
@@ -78,6 +77,16 @@ static MPI_Offset before(const run_t *r, size_t n, size_t *j, MPI_Offset x) {
     return r[*j].pos + (in < 0 ? 0 : in);
 }
 
+/* A buffer of at least bytes kept in the file from one collective to the next (a fresh
+ * one costs a page fault per page each time: measured, the largest cost of a round). */
+static char *kept(char **buf, MPI_Offset *have, MPI_Offset bytes) {
+    if (bytes <= *have && *buf) return *buf;
+    free(*buf);
+    *buf = malloc((size_t)(bytes ? bytes : 1));
+    *have = *buf ? bytes : 0;
+    return *buf;
+}
+
 void tw_io_two_phase_free(tw_io_two_phase_t *p) {
     if (!p) return;
     free(p->runs);
@@ -87,8 +96,6 @@ void tw_io_two_phase_free(tw_io_two_phase_t *p) {
     free(p->their_first);
     free(p->their_cursor);
     free(p->pieces);
-    if (!p->shm) free(p->buf);
-    free(p->recv);
     free(p->scount);
     free(p->rcount);
     free(p->sdisp);
@@ -306,7 +313,8 @@ tw_io_two_phase_t *tw_io_two_phase_plan(tw_io_file_t *f, int write, MPI_Offset f
     size_t ntheirs = (size_t)total / 2;
     p->theirs = malloc(sizeof(run_t) * (ntheirs ? ntheirs : 1));
     p->pieces = malloc(sizeof(run_t) * (ntheirs ? ntheirs : 1));
-    p->buf = p->me_agg >= 0 && !p->shm ? malloc((size_t)p->window) : NULL;
+    p->buf =
+        p->me_agg >= 0 && !p->shm ? kept(&f->hints.cb_buf, &f->hints.cb_buf_size, p->window) : NULL;
     if (p->shm && p->me_agg >= 0) p->buf = h->cb_bases[p->me_agg];
     ok = p->theirs && p->pieces && (p->me_agg < 0 || p->buf);
     for (int r = 0, t = 0; ok && r < size; r++) {
@@ -458,10 +466,9 @@ int tw_io_two_phase_move(tw_io_two_phase_t *p, char *packed, int mine, MPI_Offse
                 n = window_pieces(p, from, to, &bytes);
             else
                 for (int r = 0; r < size; r++) p->rcount[r] = 0, p->rdisp[r] = 0;
-            if (bytes > p->recv_cap && !p->shm) {
-                char *more = realloc(p->recv, (size_t)bytes);
-                if (!more) MPI_Abort(f->comm, MPI_ERR_NO_MEM); /* the exchange needs it */
-                p->recv = more, p->recv_cap = bytes;
+            if (!p->shm) {
+                p->recv = kept(&f->hints.cb_recv, &f->hints.cb_recv_size, bytes);
+                if (!p->recv) MPI_Abort(f->comm, MPI_ERR_NO_MEM); /* the exchange needs it */
             }
             if (!err) err = aggregate_before(p, from, n, &whole, &span_at, &span_len);
         } else {
