@@ -353,6 +353,7 @@ static void reported_hints(void) {
     expect(used, "collective_buffering", "true");
     expect(used, "cb_config_list", "*:1");
     expect(used, "romio_no_indep_rw", "false");
+    expect(used, "tw_cb_shm", "automatic");
     MPI_Info_free(&used);
     /* given values, bad ones (ignored: the default stays), rank 0's shared ones */
     MPI_Info info;

@@ -110,7 +110,7 @@ void tw_io_hints_apply(tw_io_file_t *f) {
     /* the shared ones, rank 0's */
     MPI_Offset shared[5] = {0, CB_BUFFER_DEFAULT, TW_IO_AUTOMATIC, TW_IO_AUTOMATIC, TW_IO_DISABLE};
     if (f->rank == 0) {
-        int shm = TW_IO_DISABLE;
+        int shm = TW_IO_AUTOMATIC;
         take_switch(info, "tw_cb_shm", &shm);
         shared[4] = shm;
         int read = TW_IO_AUTOMATIC, write = TW_IO_AUTOMATIC;

@@ -18,19 +18,19 @@
       "accesses interleave and span nodes (rank 0's value)")                                       \
     X("romio_cb_write", "automatic", "enable, disable, automatic",                                 \
       "two-phase collective buffering of collective writes; automatic: when the ranks' "           \
-      "accesses interleave in runs under 512 bytes, or span nodes (rank 0's value)")               \
+      "accesses interleave in runs under 256 bytes, or span nodes (rank 0's value)")               \
     X("collective_buffering", "true", "true, false",                                               \
       "false: romio_cb_read and romio_cb_write disable; true: enable")                             \
     X("romio_ds_read", "automatic", "enable, disable, automatic",                                  \
-      "data sieving of independent non-contiguous reads; automatic: across holes up to 16 KiB")    \
+      "data sieving of independent non-contiguous reads; automatic: across holes up to 8 KiB")     \
     X("romio_ds_write", "automatic", "enable, disable, automatic",                                 \
       "data sieving of independent non-contiguous writes (read-modify-write under a lock); "       \
       "automatic: 4 runs or more across holes up to 4 KiB")                                        \
     X("ind_rd_buffer_size", "4194304", "a positive integer", "bytes of one sieved read")           \
     X("ind_wr_buffer_size", "524288", "a positive integer", "bytes of one sieved write")           \
     X("tw_cb_shm", "automatic", "enable, disable, automatic",                                      \
-      "Tollway's: collective buffering through a shared-memory window the ranks copy into "        \
-      "(automatic: when all ranks are on one node; rank 0's value)")                               \
+      "Tollway's: collective buffering on one node through a shared-memory window the ranks "      \
+      "copy into (automatic, enable), or by an exchange of messages (disable; rank 0's value)")    \
     X("cb_config_list", "*:1", "ROMIO's list of hosts", "recorded and reported")                   \
     X("romio_no_indep_rw", "false", "true, false", "recorded and reported")                        \
     X("striping_factor", "", "a positive integer", "recorded and reported when given")             \

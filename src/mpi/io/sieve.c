@@ -14,7 +14,7 @@
  * the page cache, a run read alone a system call; a write's span costs a read and the
  * lock's two calls besides, so a write groups closer runs and at least WRITE_RUNS of
  * them. Measured: docs/io.md. */
-enum { READ_GAP = 16 << 10, WRITE_GAP = 4 << 10, WRITE_RUNS = 4, GROUP_RUNS = 1024 };
+enum { READ_GAP = 8 << 10, WRITE_GAP = 4 << 10, WRITE_RUNS = 4, GROUP_RUNS = 1024 };
 
 typedef struct group {
     tw_io_file_t *f;

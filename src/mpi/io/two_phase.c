@@ -18,13 +18,10 @@
 #include "mpi/io/runs.h"
 #include "mpi/io/two_phase.h"
 
-/* Automatic (measured on one node, tmpfs, 4 ranks on 2 cores: docs/io.md): a write
- * goes through the aggregators when the ranks' ranges interleave and their runs average
- * below AUTO_WRITE_RUN bytes (64-byte records: three times faster than a pwrite each;
- * 1 KiB ones and larger: slower); a read only across nodes (on one node a rank's own
- * reads, sieved, were faster in every case measured). Across nodes, ROMIO's rule: any
- * interleaving. Large disjoint blocks always go straight to pwrite/pread. */
-enum { AUTO_WRITE_RUN = 512 };
+/* Automatic: collective buffering across nodes when the ranks' accesses interleave
+ * (ROMIO's rule); on one node never, for a rank's own pwrite/pread (data sieved) was as
+ * fast or faster in what was measured (docs/io.md: records of 64 bytes to 64 KiB, 2 and
+ * 4 ranks on a tmpfs), and large disjoint blocks are at the file system's ceiling. */
 
 typedef struct run {
     MPI_Offset at, len, pos; /* file bytes [at, at + len), stream bytes from pos */
@@ -104,21 +101,16 @@ void tw_io_two_phase_free(tw_io_two_phase_t *p) {
 }
 
 /* The automatic rule, on what every rank told (the same answer everywhere). */
-static int worth_it(const MPI_Offset *all, int size, int write, int nodes) {
-    MPI_Offset runs = 0, bytes = 0;
-    int interleave = 0;
+static int worth_it(const MPI_Offset *all, int size, int nodes) {
+    if (nodes < 2) return 0;
     for (int r = 0; r < size; r++) {
         const MPI_Offset *s = all + S_N * r;
-        if (!s[S_BYTES]) continue;
-        runs += s[S_RUNS], bytes += s[S_BYTES];
-        for (int q = 0; q < r; q++) {
+        for (int q = 0; s[S_BYTES] && q < r; q++) {
             const MPI_Offset *t = all + S_N * q;
-            if (t[S_BYTES] && s[S_LO] < t[S_HI] && t[S_LO] < s[S_HI]) interleave = 1;
+            if (t[S_BYTES] && s[S_LO] < t[S_HI] && t[S_LO] < s[S_HI]) return 1;
         }
     }
-    if (!runs || !interleave) return 0;
-    if (nodes > 1) return 1;
-    return write && bytes / runs < AUTO_WRITE_RUN;
+    return 0;
 }
 
 /* The aggregators' buffers of at least bytes each in a window shared on the node (the
@@ -225,7 +217,7 @@ tw_io_two_phase_t *tw_io_two_phase_plan(tw_io_file_t *f, int write, MPI_Offset f
         if (s[S_HI] > hi) hi = s[S_HI];
     }
     if (go && lo < 0) go = 0; /* nobody moves a byte */
-    if (go && mode == TW_IO_AUTOMATIC) go = worth_it(all, f->size, write, h->nodes);
+    if (go && mode == TW_IO_AUTOMATIC) go = worth_it(all, f->size, h->nodes);
     free(all);
     if (!go) {
         tw_io_two_phase_free(p);
@@ -243,9 +235,9 @@ tw_io_two_phase_t *tw_io_two_phase_plan(tw_io_file_t *f, int write, MPI_Offset f
     if (p->domain > 4096) p->domain = (p->domain + 4095) / 4096 * 4096;
     p->window = h->cb_buffer_size < p->domain ? h->cb_buffer_size : p->domain;
     p->rounds = (p->domain + p->window - 1) / p->window;
-    /* on one node, when asked, the ranks copy straight into the aggregators' buffers (not
-     * by default: measured slower than the exchange, docs/io.md) */
-    p->shm = h->nodes == 1 && h->cb_shm == TW_IO_ENABLE && shared_window(f, p->window);
+    /* on one node the ranks copy straight into the aggregators' buffers (measured: up to
+     * three times as fast as the exchange of messages, docs/io.md) */
+    p->shm = h->nodes == 1 && h->cb_shm != TW_IO_DISABLE && shared_window(f, p->window);
 
     /* my runs cut at the domains' edges, to each aggregator */
     int size = f->size;
