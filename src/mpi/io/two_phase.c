@@ -17,6 +17,7 @@
 
 #include "mpi/io/runs.h"
 #include "mpi/io/two_phase.h"
+#include "mpi/io/two_phase_wire.h"
 
 /* Automatic: collective buffering across nodes when the ranks' accesses interleave
  * (ROMIO's rule); on one node never, for a rank's own pwrite/pread (data sieved) was as
@@ -309,6 +310,11 @@ tw_io_two_phase_t *tw_io_two_phase_plan(tw_io_file_t *f, int write, MPI_Offset f
         p->me_agg >= 0 && !p->shm ? kept(&f->hints.cb_buf, &f->hints.cb_buf_size, p->window) : NULL;
     if (p->shm && p->me_agg >= 0) p->buf = h->cb_bases[p->me_agg];
     ok = p->theirs && p->pieces && (p->me_agg < 0 || p->buf);
+    /* a rank's runs outside my domain would be copied outside my buffer: then every rank
+     * goes the independent way */
+    MPI_Offset my_from = lo + (MPI_Offset)(p->me_agg < 0 ? 0 : p->me_agg) * p->domain;
+    for (int r = 0; ok && r < size; r++)
+        if (!tw_io_runs_take(in + p->rdisp[r], p->rcount[r], my_from, my_from + p->domain)) ok = 0;
     for (int r = 0, t = 0; ok && r < size; r++) {
         p->their_n[r] = p->rcount[r] / 2;
         p->their_first[r] = t;
