@@ -134,7 +134,7 @@ def mpi_version(src):
 
 def case_json(cfg):
     r = report(cfg)
-    for section in ("version", "build", "paths", "mpi", "links", "pm", "node", "device",
+    for section in ("version", "build", "paths", "mpi", "links", "pm", "node", "device", "io",
                     "settings"):
         check(section in r, "section %s missing: %s" % (section, list(r)))
     check(r["version"]["tollway"] == cfg["version"],

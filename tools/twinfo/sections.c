@@ -19,6 +19,7 @@
 #include "build_info.h"
 #include "common/library_version.h"
 #include "git_describe.h"
+#include "mpi/io/hints.h"
 #include "runtime/pm.h"
 
 static const char *or_none(const char *s) {
@@ -398,6 +399,32 @@ void section_device(report_t *r) {
 /* The job's credentials are not shown, as MPI_T does not hand them out (src/mpi/tools/tools.c). */
 static int is_secret(tw_setting_id_t id) {
     return id == TW_SETTING_JOB_KEY || id == TW_SETTING_JOB_SECRET;
+}
+
+/* ---- MPI-IO hints ---- */
+
+void section_io(report_t *r) {
+#define TW_IO_HINT_ROW(name, def, allowed, meaning) {name, def, allowed, meaning},
+    static const struct {
+        const char *name, *def, *allowed, *meaning;
+    } hints[] = {TW_IO_HINTS(TW_IO_HINT_ROW)};
+#undef TW_IO_HINT_ROW
+    size_t n = sizeof hints / sizeof hints[0];
+    report_open(r, "io", "MPI-IO hints (MPI_Info keys of MPI_File_open, _set_view, _set_info)");
+    report_number(r, "count", "Hints", n);
+    report_text(r, "environment", "Environment variables", "none");
+    for (size_t i = 0; i < n; i++) {
+        report_open(r, hints[i].name, hints[i].name);
+        report_text(r, "name", NULL, hints[i].name);
+        report_text(r, "default", "Default",
+                    !strcmp(hints[i].def, "nodes") ? "one per node"
+                    : hints[i].def[0]              ? hints[i].def
+                                                   : "(none: reported when given)");
+        report_text(r, "allowed", "Allowed", hints[i].allowed);
+        report_text(r, "meaning", "Meaning", hints[i].meaning);
+        report_close(r);
+    }
+    report_close(r);
 }
 
 void section_settings(report_t *r) {

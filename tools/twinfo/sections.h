@@ -12,6 +12,8 @@ void section_links(report_t *r);
 void section_process_managers(report_t *r);
 void section_node(report_t *r);
 void section_device(report_t *r);
+/* The MPI-IO hints that act: default, values taken, what each does. */
+void section_io(report_t *r);
 /* Every TW_* setting: its value, and whether the environment or the default gave it. */
 void section_settings(report_t *r);
 

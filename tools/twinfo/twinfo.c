@@ -1,7 +1,8 @@
 /* twinfo: what this Tollway is and how it is set up, as ompi_info and ucx_info say it
  * for theirs: version and commit, build, install paths, MPI, the links compiled in
  * and whether this machine can use them, process managers, this node, the device, and
- * every TW_* setting with its value and where it came from. As text, as parsable
+ * the MPI-IO hints that act, and every TW_* setting with its value and where it came
+ * from. As text, as parsable
  * `section:key:value` lines (--parsable) or as one JSON object (--json); sections
  * chosen by options, all of them by default. With --settings-markdown it prints the
  * settings document, docs/settings.md, from the settings table. */
@@ -30,6 +31,7 @@ static const struct section {
     {"pm", "process-managers", section_process_managers, "process managers Tollway runs under"},
     {"node", NULL, section_node, "this node: CPUs, cores, NUMA nodes"},
     {"device", NULL, section_device, "the device's limits and the memory an endpoint takes"},
+    {"io", NULL, section_io, "the MPI-IO hints that act: default, values, meaning"},
     {"settings", NULL, section_settings, "every TW_* setting, its value and where it came from"},
 };
 enum { NSECTIONS = sizeof sections / sizeof sections[0] };

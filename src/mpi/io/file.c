@@ -275,6 +275,7 @@ static int file_new(tw_io_file_t **out) {
 static void file_drop(tw_io_file_t *f) {
     if (f->fd >= 0) close(f->fd);
     if (f->shared_win != MPI_WIN_NULL) MPI_Win_free(&f->shared_win);
+    tw_io_hints_free(&f->hints); /* before the communicator: it may hold a window on it */
     if (f->comm != MPI_COMM_NULL) MPI_Comm_free(&f->comm);
     if (f->info != MPI_INFO_NULL) MPI_Info_free(&f->info);
     view_release(&f->view);
@@ -381,6 +382,7 @@ int MPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info,
                                  .conv = tw_io_datarep_find("native"),
                                  .file_filetype = MPI_DATATYPE_NULL};
         strcpy(f->view.datarep, "native");
+        tw_io_hints_open(f);
         if (amode & MPI_MODE_APPEND) {
             struct stat st;
             if (fstat(f->fd, &st) == 0) f->pointer = st.st_size;
@@ -523,6 +525,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info) {
         if (rc == MPI_SUCCESS) rc = MPI_Info_set(f->info, key, value);
         free(value);
     }
+    tw_io_hints_apply(f); /* collective, as the call is */
     return rc == MPI_SUCCESS ? MPI_SUCCESS
                              : tw_io_error(f, "MPI_File_set_info", rc, "keeping the hints");
 }
@@ -530,7 +533,7 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info) {
 int MPI_File_get_info(MPI_File fh, MPI_Info *info_used) {
     GET_FILE("MPI_File_get_info", fh);
     if (!info_used) return tw_io_error(f, "MPI_File_get_info", MPI_ERR_ARG, "info_used is NULL");
-    return MPI_Info_dup(f->info, info_used);
+    return tw_io_hints_report(f, info_used);
 }
 
 int MPI_File_sync(MPI_File fh) {

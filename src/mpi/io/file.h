@@ -7,6 +7,7 @@
 
 #include "mpi/datatype/typemap.h"
 #include "mpi/io/datarep.h"
+#include "mpi/io/hints.h"
 
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
@@ -40,6 +41,8 @@ typedef struct tw_io_file {
     /* a split collective begun and not ended: its status */
     int split_active;
     MPI_Status split_status;
+    /* the hints in effect and the aggregators (hints.c) */
+    tw_io_hints_t hints;
 } tw_io_file_t;
 
 /* The open file fh names, or NULL. */

@@ -24,6 +24,8 @@
 #include "mpi/env/state.h"
 #include "mpi/io/file.h"
 #include "mpi/io/progress.h"
+#include "mpi/io/sieve.h"
+#include "mpi/io/two_phase.h"
 #include "mpi/pt2pt/request.h"
 #include "mpi/pt2pt/status.h"
 
@@ -60,6 +62,8 @@ static int move_stream(tw_io_file_t *f, int write, MPI_Offset first, char *packe
          * the stream is one run of the file, moved at once, not a tile at a time */
         return move_run(f->fd, write, packed, v->disp + one->disp + first, len, done);
     }
+    int sieved = 0, sieve_err = tw_io_sieve(f, write, first, packed, len, done, &sieved);
+    if (sieved) return sieve_err; /* data sieving took it (sieve.c) */
     MPI_Offset tile = first / m->size, in = first % m->size, left = len;
     MPI_Offset run_at = -1, run_len = 0, moved = 0;
     char *run_mem = packed;
@@ -127,8 +131,10 @@ static int range_lock(tw_io_file_t *f, int write, MPI_Offset first, MPI_Offset l
 typedef struct access {
     const char *call;
     int write, where, completion;
-    const char *detail;    /* what went wrong, for the report */
-    MPI_Count stream_item; /* bytes one item of the access takes in the view's stream */
+    const char *detail;           /* what went wrong, for the report */
+    MPI_Count stream_item;        /* bytes one item of the access takes in the view's stream */
+    tw_io_two_phase_t *two_phase; /* a collective's plan of collective buffering, or NULL */
+    int joined;                   /* whether this rank moved its data through the plan */
 } access_t;
 
 /* The checks of an access; MPI_SUCCESS or the class (a->detail says why). */
@@ -206,8 +212,14 @@ static int transfer(tw_io_file_t *f, access_t *a, MPI_Offset pos, void *buf, MPI
     int rc = MPI_SUCCESS;
     if (a->write && staged) tw_mpi_type_pack(buf, count, type, packed);
     int err = 0;
-    if (rc == MPI_SUCCESS && f->atomic) err = range_lock(f, a->write, first, bytes, 1);
-    if (rc == MPI_SUCCESS && !err) {
+    if (a->two_phase) { /* the aggregators move it (never in atomic mode) */
+        a->joined = 1;
+        rc = tw_io_two_phase_move(a->two_phase, rc == MPI_SUCCESS ? packed : NULL, rc, done,
+                                  &a->detail);
+    } else if (rc == MPI_SUCCESS && f->atomic) {
+        err = range_lock(f, a->write, first, bytes, 1);
+    }
+    if (rc == MPI_SUCCESS && !err && !a->two_phase) {
         err = move_stream(f, a->write, first, packed, bytes, done);
         if (f->atomic) range_lock(f, a->write, first, bytes, 0);
     }
@@ -222,10 +234,21 @@ static int transfer(tw_io_file_t *f, access_t *a, MPI_Offset pos, void *buf, MPI
     return rc;
 }
 
-/* The collective's completion: every rank has done its part (the seam where the
- * aggregators of collective buffering will move the data). */
-static void collective_end(tw_io_file_t *f) {
-    MPI_Barrier(f->comm);
+/* The collective's completion: every rank has done its part. With collective buffering
+ * a rank that did not move data through the plan (it failed before, or had none) takes
+ * part in the aggregators' rounds here, and its class joins the agreement. */
+static void collective_end(tw_io_file_t *f, access_t *a, int *rc) {
+    if (!a->two_phase) {
+        MPI_Barrier(f->comm);
+        return;
+    }
+    if (!a->joined) {
+        MPI_Offset ignored = 0;
+        int worst = tw_io_two_phase_move(a->two_phase, NULL, *rc, &ignored, &a->detail);
+        if (*rc == MPI_SUCCESS) *rc = worst;
+    }
+    tw_io_two_phase_free(a->two_phase);
+    a->two_phase = NULL;
 }
 
 static int file_access(MPI_File fh, access_t a, MPI_Offset offset, const void *cbuf,
@@ -260,8 +283,14 @@ static int file_access(MPI_File fh, access_t a, MPI_Offset offset, const void *c
             rc = moved, a.detail = "moving the shared file pointer";
         pos = base + before;
     }
+    /* collective: each rank's stretch of its stream, planned together (native views
+     * only: the representation is the same on every rank, and the converted path
+     * moves its own chunks) */
+    if (a.completion == COLLECTIVE && f->view.rep == TW_IO_NATIVE)
+        a.two_phase = tw_io_two_phase_plan(f, a.write, rc == MPI_SUCCESS ? pos * f->view.esize : 0,
+                                           rc == MPI_SUCCESS ? n * f->view.esize : 0);
     if (rc == MPI_SUCCESS) rc = transfer(f, &a, pos, buf, count, type, &layout, &done, &got);
-    if (a.completion == COLLECTIVE) collective_end(f);
+    if (a.completion == COLLECTIVE) collective_end(f, &a, &rc);
     if (rc != MPI_SUCCESS) return tw_io_error(f, a.call, rc, a.detail);
     if (a.where == INDIVIDUAL) f->pointer = pos + done / f->view.esize;
     if (status != MPI_STATUS_IGNORE)
@@ -452,7 +481,8 @@ static int split_end(MPI_File fh, const char *call, MPI_Status *status) {
     return MPI_SUCCESS;
 }
 
-#define ACCESS(call, write, where, completion) ((access_t){call, write, where, completion, NULL, 0})
+#define ACCESS(call, write, where, completion)                                                     \
+    ((access_t){call, write, where, completion, NULL, 0, NULL, 0})
 
 /* The calls, each with its large-count form: name, write, where, completion. */
 #define BLOCKING(NAME, W, WHERE, HOW)                                                              \

@@ -1,0 +1,517 @@
+/* Two-phase collective buffering. The plan: each rank lists its file runs (runs.c);
+ * one allgather of each rank's range, runs and bytes decides (the hints, and when
+ * automatic the rule below) and gives the range all ranks touch, cut into one file
+ * domain per aggregator (hints.c chose them: one per node unless cb_nodes). Each rank
+ * sends each aggregator its runs inside the aggregator's domain (once, an alltoallv),
+ * so that in every round both sides know what moves without asking. A round is one
+ * window of cb_buffer_size bytes per domain and one alltoallv of data: a rank's bytes
+ * in a window are one stretch of its stream (the runs are in file order), sent from
+ * the stream or received into it in place; the aggregator reads the window's span
+ * with one pread, or writes it with one pwrite (holes: read-modify-write of the span
+ * when the file is readable and the holes are small, else one pwrite per covered run).
+ * A failure anywhere is every rank's: the worst class, as the open agrees. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mpi/io/runs.h"
+#include "mpi/io/two_phase.h"
+#include "mpi/io/two_phase_wire.h"
+
+/* Automatic: collective buffering across nodes when the ranks' accesses interleave
+ * (ROMIO's rule); on one node never, for a rank's own pwrite/pread (data sieved) was as
+ * fast or faster in what was measured (docs/io.md: records of 64 bytes to 64 KiB, 2 and
+ * 4 ranks on a tmpfs), and large disjoint blocks are at the file system's ceiling. */
+
+typedef struct run {
+    MPI_Offset at, len, pos; /* file bytes [at, at + len), stream bytes from pos */
+} run_t;
+
+/* What each rank tells every other at the plan. */
+enum { S_LO, S_HI, S_RUNS, S_BYTES, S_USABLE, S_N };
+
+struct tw_io_two_phase {
+    tw_io_file_t *f;
+    int write, naggs, me_agg; /* me_agg: my aggregator index, or -1 */
+    const int *aggs;
+    MPI_Offset len, lo, hi, domain, window, rounds;
+    run_t *runs; /* mine, in file order */
+    size_t nruns, cap;
+    size_t *cursor; /* per aggregator: my first run not wholly before its window */
+    /* an aggregator's: each rank's runs in my domain, in file order */
+    run_t *theirs;
+    MPI_Count *their_n;
+    MPI_Aint *their_first;
+    size_t *their_cursor;
+    run_t *pieces;    /* a round's pieces, with where they sit in the received bytes */
+    int shm;          /* the ranks copy into the aggregators' buffers in a shared window */
+    char *buf, *recv; /* the aggregator's window (the file's, or in the shared window) */
+    MPI_Count *scount, *rcount;
+    MPI_Aint *sdisp, *rdisp;
+};
+
+static int rank0_aggregator = 0; /* hints.c's fallback when it had no memory */
+
+static int add_run(void *arg, MPI_Offset at, MPI_Offset len) {
+    tw_io_two_phase_t *p = arg;
+    if (p->nruns == p->cap) {
+        size_t grown = p->cap ? 2 * p->cap : 64;
+        run_t *more = realloc(p->runs, grown * sizeof *more);
+        if (!more) return ENOMEM;
+        p->runs = more, p->cap = grown;
+    }
+    MPI_Offset pos = p->nruns ? p->runs[p->nruns - 1].pos + p->runs[p->nruns - 1].len : 0;
+    p->runs[p->nruns++] = (run_t){at, len, pos};
+    return 0;
+}
+
+/* Stream bytes of runs[0, n) before file offset x; *j moves forward (x does not go
+ * back for one cursor). */
+static MPI_Offset before(const run_t *r, size_t n, size_t *j, MPI_Offset x) {
+    while (*j < n && r[*j].at + r[*j].len <= x) (*j)++;
+    if (*j == n) return n ? r[n - 1].pos + r[n - 1].len : 0;
+    MPI_Offset in = x - r[*j].at;
+    return r[*j].pos + (in < 0 ? 0 : in);
+}
+
+/* A buffer of at least bytes kept in the file from one collective to the next (a fresh
+ * one costs a page fault per page each time: measured, the largest cost of a round). */
+static char *kept(char **buf, MPI_Offset *have, MPI_Offset bytes) {
+    if (bytes <= *have && *buf) return *buf;
+    free(*buf);
+    *buf = malloc((size_t)(bytes ? bytes : 1));
+    *have = *buf ? bytes : 0;
+    return *buf;
+}
+
+void tw_io_two_phase_free(tw_io_two_phase_t *p) {
+    if (!p) return;
+    free(p->runs);
+    free(p->cursor);
+    free(p->theirs);
+    free(p->their_n);
+    free(p->their_first);
+    free(p->their_cursor);
+    free(p->pieces);
+    free(p->scount);
+    free(p->rcount);
+    free(p->sdisp);
+    free(p->rdisp);
+    free(p);
+}
+
+/* The automatic rule, on what every rank told (the same answer everywhere). */
+static int worth_it(const MPI_Offset *all, int size, int nodes) {
+    if (nodes < 2) return 0;
+    for (int r = 0; r < size; r++) {
+        const MPI_Offset *s = all + S_N * r;
+        for (int q = 0; s[S_BYTES] && q < r; q++) {
+            const MPI_Offset *t = all + S_N * q;
+            if (t[S_BYTES] && s[S_LO] < t[S_HI] && t[S_LO] < s[S_HI]) return 1;
+        }
+    }
+    return 0;
+}
+
+/* The aggregators' buffers of at least bytes each in a window shared on the node (the
+ * file's ranks are all on one node), made at the first use and grown when a larger one
+ * is wanted; kept until the close. Whether it is there (the same on every rank). */
+static int shared_window(tw_io_file_t *f, MPI_Offset bytes) {
+    tw_io_hints_t *h = &f->hints;
+    if (h->cb_win != MPI_WIN_NULL && h->cb_win_size >= bytes && h->cb_bases) return 1;
+    if (h->cb_win != MPI_WIN_NULL) {
+        MPI_Win_unlock_all(h->cb_win);
+        MPI_Win_free(&h->cb_win);
+    }
+    free(h->cb_bases);
+    h->cb_bases = NULL;
+    h->cb_win_size = 0;
+    int me_agg = 0;
+    for (int i = 0; i < h->naggregators && h->aggregators; i++)
+        if (h->aggregators[i] == f->rank) me_agg = 1;
+    if (!h->aggregators) me_agg = f->rank == 0;
+    char *base = NULL;
+    int rc = MPI_Win_allocate_shared(me_agg ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL, f->comm, &base,
+                                     &h->cb_win);
+    h->cb_bases = malloc(sizeof(char *) * (size_t)h->naggregators);
+    int ok = rc == MPI_SUCCESS && h->cb_bases;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, f->comm);
+    for (int i = 0; ok && i < h->naggregators; i++) {
+        MPI_Aint size;
+        int unit;
+        int rank = h->aggregators ? h->aggregators[i] : 0;
+        if (MPI_Win_shared_query(h->cb_win, rank, &size, &unit, &h->cb_bases[i]) != MPI_SUCCESS)
+            ok = 0;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, f->comm);
+    if (ok) {
+        MPI_Win_lock_all(MPI_MODE_NOCHECK, h->cb_win); /* loads and stores, synced by hand */
+        h->cb_win_size = bytes;
+        return 1;
+    }
+    if (h->cb_win != MPI_WIN_NULL) MPI_Win_free(&h->cb_win);
+    free(h->cb_bases);
+    h->cb_bases = NULL;
+    return 0;
+}
+
+/* The stores to the shared buffers before it are seen by every rank after it. */
+static void shared_fence(tw_io_file_t *f) {
+    MPI_Win_sync(f->hints.cb_win);
+    MPI_Barrier(f->comm);
+    MPI_Win_sync(f->hints.cb_win);
+}
+
+/* Copies my pieces in aggregator i's window [from, to) between my stream and its buffer. */
+static void copy_mine(tw_io_two_phase_t *p, int i, MPI_Offset from, MPI_Offset to, char *packed) {
+    char *base = p->f->hints.cb_bases[i];
+    before(p->runs, p->nruns, &p->cursor[i], from);
+    for (size_t k = p->cursor[i]; k < p->nruns && p->runs[k].at < to; k++) {
+        const run_t *r = &p->runs[k];
+        MPI_Offset a = r->at > from ? r->at : from;
+        MPI_Offset e = r->at + r->len < to ? r->at + r->len : to;
+        if (e <= a) continue;
+        char *mine = packed + r->pos + (a - r->at), *theirs = base + (a - from);
+        if (p->write)
+            memcpy(theirs, mine, (size_t)(e - a));
+        else
+            memcpy(mine, theirs, (size_t)(e - a));
+    }
+}
+
+tw_io_two_phase_t *tw_io_two_phase_plan(tw_io_file_t *f, int write, MPI_Offset first,
+                                        MPI_Offset len) {
+    const tw_io_hints_t *h = &f->hints;
+    int mode = write ? h->cb_write : h->cb_read;
+    /* atomic mode locks each rank's range around its own access: not an aggregator's */
+    if (mode == TW_IO_DISABLE || f->atomic) return NULL;
+    tw_io_two_phase_t *p = calloc(1, sizeof *p);
+    int usable = p != NULL;
+    if (p) {
+        p->f = f, p->write = write, p->len = len;
+        if (len > 0 && tw_io_runs(&f->view, first, len, add_run, p)) usable = 0;
+        /* in file order, none over another (the views' filetypes are monotone; a
+         * resized one whose tiles overlap is not) */
+        for (size_t j = 1; usable && j < p->nruns; j++)
+            if (p->runs[j].at < p->runs[j - 1].at + p->runs[j - 1].len) usable = 0;
+    }
+    MPI_Offset mine[S_N] = {0}, *all = malloc(sizeof(MPI_Offset) * S_N * (size_t)f->size);
+    if (p && p->nruns) {
+        mine[S_LO] = p->runs[0].at;
+        mine[S_HI] = p->runs[p->nruns - 1].at + p->runs[p->nruns - 1].len;
+        mine[S_RUNS] = (MPI_Offset)p->nruns;
+        mine[S_BYTES] = len;
+    }
+    mine[S_USABLE] = usable;
+    /* a rank short of memory for the answers says so first, and all go the other way */
+    int ok = all != NULL, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, f->comm);
+    if (all_ok) MPI_Allgather(mine, S_N, MPI_OFFSET, all, S_N, MPI_OFFSET, f->comm);
+    int go = all_ok;
+    MPI_Offset lo = -1, hi = 0;
+    for (int r = 0; go && r < f->size; r++) {
+        const MPI_Offset *s = all + S_N * r;
+        if (!s[S_USABLE]) go = 0;
+        if (!s[S_BYTES]) continue;
+        if (lo < 0 || s[S_LO] < lo) lo = s[S_LO];
+        if (s[S_HI] > hi) hi = s[S_HI];
+    }
+    if (go && lo < 0) go = 0; /* nobody moves a byte */
+    if (go && mode == TW_IO_AUTOMATIC) go = worth_it(all, f->size, h->nodes);
+    free(all);
+    if (!go) {
+        tw_io_two_phase_free(p);
+        return NULL;
+    }
+
+    /* the domains: the range in naggs equal parts, whole 4 KiB pages when larger */
+    p->naggs = h->naggregators;
+    p->aggs = h->aggregators ? h->aggregators : &rank0_aggregator;
+    p->me_agg = -1;
+    for (int i = 0; i < p->naggs; i++)
+        if (p->aggs[i] == f->rank) p->me_agg = i;
+    p->lo = lo, p->hi = hi;
+    p->domain = (hi - lo + p->naggs - 1) / p->naggs;
+    if (p->domain > 4096) p->domain = (p->domain + 4095) / 4096 * 4096;
+    p->window = h->cb_buffer_size < p->domain ? h->cb_buffer_size : p->domain;
+    p->rounds = (p->domain + p->window - 1) / p->window;
+    /* on one node the ranks copy straight into the aggregators' buffers (measured: up to
+     * three times as fast as the exchange of messages, docs/io.md) */
+    p->shm = h->nodes == 1 && h->cb_shm != TW_IO_DISABLE && shared_window(f, p->window);
+
+    /* my runs cut at the domains' edges, to each aggregator */
+    int size = f->size;
+    p->scount = calloc((size_t)size, sizeof *p->scount);
+    p->rcount = calloc((size_t)size, sizeof *p->rcount);
+    p->sdisp = calloc((size_t)size, sizeof *p->sdisp);
+    p->rdisp = calloc((size_t)size, sizeof *p->rdisp);
+    p->cursor = calloc((size_t)p->naggs, sizeof *p->cursor);
+    p->their_n = calloc((size_t)size, sizeof *p->their_n);
+    p->their_first = calloc((size_t)size, sizeof *p->their_first);
+    p->their_cursor = calloc((size_t)size, sizeof *p->their_cursor);
+    MPI_Offset *out = malloc(sizeof(MPI_Offset) * 2 * (p->nruns + (size_t)p->naggs + 1));
+    ok = p->scount && p->rcount && p->sdisp && p->rdisp && p->cursor && p->their_n &&
+         p->their_first && p->their_cursor && out;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, f->comm);
+    if (!ok) goto out_of_memory;
+    size_t n_out = 0, j = 0;
+    for (int i = 0; i < p->naggs; i++) {
+        MPI_Offset from = lo + i * p->domain, to = from + p->domain;
+        MPI_Count k = 0;
+        for (; j < p->nruns && p->runs[j].at < to; j++) {
+            MPI_Offset a = p->runs[j].at, e = a + p->runs[j].len;
+            if (a < from) a = from;
+            if (e > to) e = to;
+            if (e > a) out[2 * n_out] = a, out[2 * n_out + 1] = e - a, n_out++, k++;
+            if (p->runs[j].at + p->runs[j].len > to) break; /* the rest is the next one's */
+        }
+        p->scount[p->aggs[i]] += 2 * k;
+    }
+    MPI_Aint place = 0;
+    for (int r = 0; r < size; r++) p->sdisp[r] = place, place += (MPI_Aint)p->scount[r];
+    /* the aggregators' runs come in aggregator order; a rank that is an aggregator twice
+     * cannot be (hints.c lists distinct ranks) */
+    MPI_Alltoall(p->scount, 1, MPI_COUNT, p->rcount, 1, MPI_COUNT, f->comm);
+    MPI_Count total = 0;
+    for (int r = 0; r < size; r++) p->rdisp[r] = (MPI_Aint)total, total += p->rcount[r];
+    MPI_Offset *in = malloc(sizeof(MPI_Offset) * (size_t)(total ? total : 1));
+    /* the sends must go in the ranks' order: out is in aggregator order */
+    MPI_Offset *sorted = malloc(sizeof(MPI_Offset) * (2 * n_out + 1));
+    ok = in && sorted;
+    if (sorted) {
+        size_t w = 0, rd = 0;
+        MPI_Aint *start = calloc((size_t)size, sizeof *start);
+        if (!start) ok = 0;
+        for (int i = 0; start && i < p->naggs; i++)
+            start[p->aggs[i]] = (MPI_Aint)rd, rd += (size_t)p->scount[p->aggs[i]];
+        for (int r = 0; start && r < size; r++) {
+            memcpy(sorted + w, out + start[r], sizeof(MPI_Offset) * (size_t)p->scount[r]);
+            w += (size_t)p->scount[r];
+        }
+        free(start);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, f->comm);
+    if (!ok) {
+        free(in);
+        free(sorted);
+        goto out_of_memory;
+    }
+    MPI_Alltoallv_c(sorted, p->scount, p->sdisp, MPI_OFFSET, in, p->rcount, p->rdisp, MPI_OFFSET,
+                    f->comm);
+    free(sorted);
+    free(out);
+    out = NULL;
+    /* theirs, with where each run's bytes sit in what that rank sends */
+    size_t ntheirs = (size_t)total / 2;
+    p->theirs = malloc(sizeof(run_t) * (ntheirs ? ntheirs : 1));
+    p->pieces = malloc(sizeof(run_t) * (ntheirs ? ntheirs : 1));
+    p->buf =
+        p->me_agg >= 0 && !p->shm ? kept(&f->hints.cb_buf, &f->hints.cb_buf_size, p->window) : NULL;
+    if (p->shm && p->me_agg >= 0) p->buf = h->cb_bases[p->me_agg];
+    ok = p->theirs && p->pieces && (p->me_agg < 0 || p->buf);
+    /* a rank's runs outside my domain would be copied outside my buffer: then every rank
+     * goes the independent way */
+    MPI_Offset my_from = lo + (MPI_Offset)(p->me_agg < 0 ? 0 : p->me_agg) * p->domain;
+    for (int r = 0; ok && r < size; r++)
+        if (!tw_io_runs_take(in + p->rdisp[r], p->rcount[r], my_from, my_from + p->domain)) ok = 0;
+    for (int r = 0, t = 0; ok && r < size; r++) {
+        p->their_n[r] = p->rcount[r] / 2;
+        p->their_first[r] = t;
+        MPI_Offset pos = 0;
+        for (MPI_Count k = 0; k < p->their_n[r]; k++, t++) {
+            const MPI_Offset *q = in + p->rdisp[r] + 2 * k;
+            p->theirs[t] = (run_t){q[0], q[1], pos};
+            pos += q[1];
+        }
+    }
+    free(in);
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, f->comm);
+    if (!ok) goto out_of_memory;
+    return p;
+out_of_memory: /* every rank knows: each goes the independent way */
+    free(out);
+    tw_io_two_phase_free(p);
+    return NULL;
+}
+
+static int by_offset(const void *a, const void *b) {
+    const run_t *x = a, *y = b;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+/* The aggregator's pieces of window [from, to): each rank's, in rank order, pos their
+ * place in the received bytes; their count; *bytes their sum. */
+static size_t window_pieces(tw_io_two_phase_t *p, MPI_Offset from, MPI_Offset to,
+                            MPI_Offset *bytes) {
+    size_t n = 0;
+    MPI_Offset got = 0;
+    for (int r = 0; r < p->f->size; r++) {
+        const run_t *t = p->theirs + p->their_first[r];
+        size_t nt = (size_t)p->their_n[r], *c = &p->their_cursor[r];
+        before(t, nt, c, from); /* past the runs wholly before the window */
+        p->rcount[r] = 0;
+        p->rdisp[r] = (MPI_Aint)got;
+        for (size_t k = *c; k < nt && t[k].at < to; k++) {
+            MPI_Offset a = t[k].at > from ? t[k].at : from;
+            MPI_Offset e = t[k].at + t[k].len < to ? t[k].at + t[k].len : to;
+            if (e <= a) continue;
+            p->pieces[n++] = (run_t){a, e - a, got};
+            got += e - a;
+            p->rcount[r] += e - a;
+        }
+    }
+    *bytes = got;
+    return n;
+}
+
+static int move_whole(int fd, int write, char *mem, MPI_Offset at, MPI_Offset len,
+                      MPI_Offset *got) {
+    int err = tw_io_move(fd, write, mem, at, len, got);
+    if (!err && write && *got < len) err = EIO;
+    return err;
+}
+
+/* One round at the aggregator, before the exchange: a read's span read; a write's span
+ * read when it is to be written whole over small holes. *span_*: the bytes to write. */
+static int aggregate_before(tw_io_two_phase_t *p, MPI_Offset from, size_t n, int *whole,
+                            MPI_Offset *span_at, MPI_Offset *span_len) {
+    *whole = 0;
+    if (!n) return 0;
+    qsort(p->pieces, n, sizeof *p->pieces, by_offset); /* stable enough: overlaps are undefined */
+    MPI_Offset a = p->pieces[0].at, e = a, covered = 0;
+    size_t runs = 0;
+    for (size_t k = 0; k < n; k++) {
+        MPI_Offset pe = p->pieces[k].at + p->pieces[k].len;
+        if (k == 0 || p->pieces[k].at > e) runs++;
+        covered += p->pieces[k].len; /* counts overlaps twice: only for the rule */
+        if (pe > e) e = pe;
+    }
+    *span_at = a, *span_len = e - a;
+    char *at = p->buf + (a - from);
+    MPI_Offset got = 0;
+    if (!p->write) {
+        int err = tw_io_move(p->f->fd, 0, at, a, e - a, &got);
+        if (got < e - a) memset(at + got, 0, (size_t)(e - a - got)); /* past the end */
+        return err;
+    }
+    if (runs == 1) return *whole = 1, 0;
+    /* holes: read-modify-write of the span when they are at most as large as the data
+     * and the file is readable, else a pwrite per covered run */
+    if ((p->f->amode & MPI_MODE_WRONLY) || e - a - covered > covered) return 0;
+    *whole = 1;
+    int err = tw_io_move(p->f->fd, 0, at, a, e - a, &got);
+    if (got < e - a) memset(at + got, 0, (size_t)(e - a - got));
+    return err;
+}
+
+/* After the exchange: a write's pieces into the window, then written. */
+static int aggregate_write(tw_io_two_phase_t *p, MPI_Offset from, size_t n, int whole,
+                           MPI_Offset span_at, MPI_Offset span_len) {
+    if (!n) return 0;
+    for (size_t k = 0; k < n && !p->shm; k++) /* (shm: the ranks copied them there) */
+        memcpy(p->buf + (p->pieces[k].at - from), p->recv + p->pieces[k].pos,
+               (size_t)p->pieces[k].len);
+    MPI_Offset got;
+    if (whole) return move_whole(p->f->fd, 1, p->buf + (span_at - from), span_at, span_len, &got);
+    for (size_t k = 0; k < n;) { /* the covered runs, one pwrite each */
+        MPI_Offset a = p->pieces[k].at, e = a + p->pieces[k].len;
+        for (k++; k < n && p->pieces[k].at <= e; k++)
+            if (p->pieces[k].at + p->pieces[k].len > e) e = p->pieces[k].at + p->pieces[k].len;
+        int err = move_whole(p->f->fd, 1, p->buf + (a - from), a, e - a, &got);
+        if (err) return err;
+    }
+    return 0;
+}
+
+int tw_io_two_phase_move(tw_io_two_phase_t *p, char *packed, int mine, MPI_Offset *done,
+                         const char **detail) {
+    tw_io_file_t *f = p->f;
+    int size = f->size, err = 0;
+    char *scratch = NULL;
+    *done = 0;
+    if (!packed && p->len > 0) { /* the rank failed before: its bytes are not there */
+        scratch = calloc(1, (size_t)p->len);
+        if (!scratch) MPI_Abort(f->comm, MPI_ERR_NO_MEM); /* nothing left to send from */
+        packed = scratch;
+    }
+    for (int i = 0; i < p->naggs; i++) p->cursor[i] = 0;
+    for (int r = 0; r < size; r++) p->their_cursor[r] = 0;
+    for (MPI_Offset round = 0; round < p->rounds; round++) {
+        /* my bytes in each aggregator's window: one stretch of my stream each */
+        for (int r = 0; r < size; r++) p->scount[r] = 0, p->sdisp[r] = 0;
+        for (int i = 0; i < p->naggs && !p->shm; i++) {
+            MPI_Offset from = p->lo + i * p->domain + round * p->window;
+            MPI_Offset to = from + p->window, end = p->lo + (i + 1) * p->domain;
+            if (to > end) to = end;
+            if (to > p->hi) to = p->hi;
+            if (from >= to) continue;
+            MPI_Offset s = before(p->runs, p->nruns, &p->cursor[i], from);
+            MPI_Offset e = before(p->runs, p->nruns, &p->cursor[i], to);
+            p->scount[p->aggs[i]] = e - s;
+            p->sdisp[p->aggs[i]] = (MPI_Aint)s;
+        }
+        /* the aggregator's window */
+        size_t n = 0;
+        MPI_Offset from = 0, bytes = 0, span_at = 0, span_len = 0;
+        int whole = 0;
+        if (p->me_agg >= 0) {
+            from = p->lo + p->me_agg * p->domain + round * p->window;
+            MPI_Offset to = from + p->window, end = p->lo + (p->me_agg + 1) * p->domain;
+            if (to > end) to = end;
+            if (to > p->hi) to = p->hi;
+            if (from < to)
+                n = window_pieces(p, from, to, &bytes);
+            else
+                for (int r = 0; r < size; r++) p->rcount[r] = 0, p->rdisp[r] = 0;
+            if (!p->shm) {
+                p->recv = kept(&f->hints.cb_recv, &f->hints.cb_recv_size, bytes);
+                if (!p->recv) MPI_Abort(f->comm, MPI_ERR_NO_MEM); /* the exchange needs it */
+            }
+            if (!err) err = aggregate_before(p, from, n, &whole, &span_at, &span_len);
+        } else {
+            for (int r = 0; r < size; r++) p->rcount[r] = 0, p->rdisp[r] = 0;
+        }
+        if (p->shm) {
+            shared_fence(f); /* the span read, or the last round's written */
+            for (int i = 0; i < p->naggs; i++) {
+                MPI_Offset wf = p->lo + i * p->domain + round * p->window;
+                MPI_Offset wt = wf + p->window, end = p->lo + (i + 1) * p->domain;
+                if (wt > end) wt = end;
+                if (wt > p->hi) wt = p->hi;
+                if (wf < wt) copy_mine(p, i, wf, wt, packed);
+            }
+            shared_fence(f); /* every rank's pieces in */
+            if (p->write && p->me_agg >= 0 && !err)
+                err = aggregate_write(p, from, n, whole, span_at, span_len);
+        } else if (p->write) {
+            MPI_Alltoallv_c(packed, p->scount, p->sdisp, MPI_BYTE, p->recv, p->rcount, p->rdisp,
+                            MPI_BYTE, f->comm);
+            if (p->me_agg >= 0 && !err) err = aggregate_write(p, from, n, whole, span_at, span_len);
+        } else {
+            /* the pieces each rank asked for, in its order, out of the window */
+            for (size_t k = 0; k < n; k++)
+                memcpy(p->recv + p->pieces[k].pos, p->buf + (p->pieces[k].at - from),
+                       (size_t)p->pieces[k].len);
+            MPI_Alltoallv_c(p->recv, p->rcount, p->rdisp, MPI_BYTE, packed, p->scount, p->sdisp,
+                            MPI_BYTE, f->comm);
+        }
+    }
+    free(scratch);
+    int class = err ? tw_io_errno_class(err) : MPI_SUCCESS, worst = class;
+    if (mine > worst) worst = mine;
+    MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, f->comm);
+    if (err)
+        *detail = strerror(err);
+    else if (worst != MPI_SUCCESS && worst != mine)
+        *detail = "an aggregator of collective buffering failed";
+    if (worst != MPI_SUCCESS) return worst;
+    if (p->write) {
+        *done = p->len;
+    } else { /* a read stops short at the end of the file, as each rank's own would */
+        struct stat st;
+        size_t c = 0;
+        *done = fstat(f->fd, &st) == 0 ? before(p->runs, p->nruns, &c, st.st_size) : p->len;
+    }
+    return MPI_SUCCESS;
+}
