@@ -44,6 +44,7 @@ int tw_mpi_raise(MPI_Errhandler h, int *handle, const char *name, const char *ca
     snprintf(msg, sizeof msg, "tollway MPI: rank %d: %s: %s%s%s (error class %d)%s; ending the job",
              tw_mpi.rank, call, text, detail ? ": " : "", detail ? detail : "", cls, whose);
     int status = tw_mpi_fatal_status(errclass);
+    fflush(NULL); /* what the program printed is not lost with the process (_exit below) */
     if (tw_mpi.ep) tw_ep_abort(tw_mpi.ep, status, msg);
     fprintf(stderr, "%s\n", msg);
     _exit(status);

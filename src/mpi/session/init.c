@@ -87,6 +87,7 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
     /* as an exit status: the code modulo 256 as a process's own exit takes it, and never
      * 0 (MPI_Abort(comm, 256) is no success); the launcher's PMI server reads it so too */
     int status = errorcode & 0xff ? errorcode & 0xff : 1;
+    fflush(NULL); /* what the program printed is not lost with the process (_exit below) */
     if (tw_mpi.ep) tw_ep_abort(tw_mpi.ep, status, msg);
     fprintf(stderr, "%s\n", msg);
     _exit(status);
