@@ -100,6 +100,7 @@ void tw_io_hints_open(tw_io_file_t *f) {
     } else if (h->by_spread) { /* no memory somewhere: as if on one node */
         for (int r = 0; r < f->size; r++) h->by_spread[r] = r;
     }
+    h->local_rank = me[0]; /* 0 when the nodes are not known: every rank syncs */
     free(all);
     tw_io_hints_apply(f);
 }

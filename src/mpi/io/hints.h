@@ -53,7 +53,8 @@ typedef struct tw_io_hints {
     int *aggregators, naggregators;
     int *by_spread; /* every rank: the first rank of each node, then the second ... */
     int nodes;
-    int cb_shm; /* tw_io_switch_t */
+    int local_rank; /* this rank's on its node (0: the node's first, which syncs the file) */
+    int cb_shm;     /* tw_io_switch_t */
     /* two_phase.c's: the shared window the aggregators' buffers are in, and its size */
     MPI_Win cb_win;
     MPI_Offset cb_win_size;
