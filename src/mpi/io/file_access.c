@@ -24,6 +24,7 @@
 #include "mpi/env/state.h"
 #include "mpi/io/file.h"
 #include "mpi/io/progress.h"
+#include "mpi/io/runs.h"
 #include "mpi/io/sieve.h"
 #include "mpi/io/two_phase.h"
 #include "mpi/pt2pt/request.h"
@@ -32,25 +33,25 @@
 enum { AT, INDIVIDUAL, SHARED, ORDERED };             /* where an access starts */
 enum { INDEPENDENT, COLLECTIVE, COLLECTIVE_STARTED }; /* how it completes */
 
-/* Moves one run of file bytes [at, at + len) to or from mem; *done: bytes moved (a read
- * stops short at the end of the file). 0 or an errno. */
-static int move_run(int fd, int write, char *mem, MPI_Offset at, MPI_Offset len, MPI_Offset *done) {
-    MPI_Offset moved = 0;
-    while (moved < len) {
-        size_t chunk = (size_t)(len - moved < (1 << 30) ? len - moved : (1 << 30));
-        ssize_t n = write ? pwrite(fd, mem + moved, chunk, at + moved)
-                          : pread(fd, mem + moved, chunk, at + moved);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0) return errno;
-        if (n == 0) break; /* the end of the file */
-        moved += n;
-    }
-    *done = moved;
-    return 0;
+/* move_stream's walk: each run moved in turn from the packed stream. */
+typedef struct stream_move {
+    int fd, write, err;
+    char *mem;
+    MPI_Offset moved;
+} stream_move_t;
+
+static int move_one_run(void *arg, MPI_Offset at, MPI_Offset len) {
+    stream_move_t *s = arg;
+    MPI_Offset got = 0;
+    s->err = tw_io_move(s->fd, s->write, s->mem, at, len, &got);
+    s->moved += got;
+    s->mem += got;
+    return s->err || got < len; /* an error, or the end of the file: stop */
 }
 
 /* Moves bytes [first, first + len) of the view's stream between the file and packed;
- * *done: bytes moved. 0 or an errno. */
+ * *done: bytes moved. 0 or an errno. Each run of adjacent file pieces (runs.c) moves
+ * with one pread or pwrite, unless data sieving takes the access (sieve.c). */
 static int move_stream(tw_io_file_t *f, int write, MPI_Offset first, char *packed, MPI_Offset len,
                        MPI_Offset *done) {
     const tw_io_view_t *v = &f->view;
@@ -60,59 +61,14 @@ static int move_stream(tw_io_file_t *f, int write, MPI_Offset first, char *packe
         (MPI_Offset)m->size == v->fextent) {
         /* the filetype's tiles abut (the default view of bytes, any contiguous type):
          * the stream is one run of the file, moved at once, not a tile at a time */
-        return move_run(f->fd, write, packed, v->disp + one->disp + first, len, done);
+        return tw_io_move(f->fd, write, packed, v->disp + one->disp + first, len, done);
     }
     int sieved = 0, sieve_err = tw_io_sieve(f, write, first, packed, len, done, &sieved);
     if (sieved) return sieve_err; /* data sieving took it (sieve.c) */
-    MPI_Offset tile = first / m->size, in = first % m->size, left = len;
-    MPI_Offset run_at = -1, run_len = 0, moved = 0;
-    char *run_mem = packed;
-    *done = 0;
-    while (left > 0) {
-        MPI_Offset base = v->disp + tile * v->fextent;
-        for (size_t b = 0; b < m->nblocks && left > 0; b++) {
-            const tw_typemap_block_t *bl = &m->blocks[b];
-            MPI_Offset blen = (MPI_Offset)bl->len, bytes = blen * (MPI_Offset)bl->reps;
-            if (!bytes || in >= (MPI_Offset)bl->pos + bytes) continue;
-            MPI_Offset k = (in - (MPI_Offset)bl->pos) / blen;
-            MPI_Offset off = (in - (MPI_Offset)bl->pos) % blen;
-            for (; k < (MPI_Offset)bl->reps && left > 0; k++, off = 0) {
-                MPI_Offset take = blen - off < left ? blen - off : left;
-                MPI_Offset at = base + bl->disp + k * bl->stride + off;
-                if (run_at >= 0 && at == run_at + run_len) {
-                    run_len += take;
-                } else {
-                    if (run_at >= 0) {
-                        MPI_Offset got = 0;
-                        int err = move_run(f->fd, write, run_mem, run_at, run_len, &got);
-                        moved += got;
-                        if (err || got < run_len) {
-                            *done = moved;
-                            return err;
-                        }
-                        run_mem += run_len;
-                    }
-                    run_at = at;
-                    run_len = take;
-                }
-                in += take;
-                left -= take;
-            }
-        }
-        tile++;
-        in = 0;
-    }
-    if (run_at >= 0) {
-        MPI_Offset got = 0;
-        int err = move_run(f->fd, write, run_mem, run_at, run_len, &got);
-        moved += got;
-        if (err) {
-            *done = moved;
-            return err;
-        }
-    }
-    *done = moved;
-    return 0;
+    stream_move_t s = {.fd = f->fd, .write = write, .mem = packed};
+    tw_io_runs(v, first, len, move_one_run, &s);
+    *done = s.moved;
+    return s.err;
 }
 
 /* Atomic mode: a byte-range lock over the file bytes an access touches. */

@@ -1,5 +1,5 @@
-/* The file runs of a stretch of a view's stream (the walk of file_access.c's
- * move_stream, with a callback), and the pread/pwrite loop. */
+/* The file runs of a stretch of a view's stream, and the pread/pwrite loop: what
+ * every access's file side walks (file_access.c, sieve.c, two_phase.c). */
 #include <errno.h>
 #include <unistd.h>
 
