@@ -13,26 +13,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mpi_check.h"
-
-static char dir[512];
-
-static const char *path(const char *name) {
-    static char p[640];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return p;
-}
+#include "io_check.h"
 
 static int exists(const char *name) {
     struct stat st;
     return stat(path(name), &st) == 0;
-}
-
-/* The error class of a return code. */
-static int class_of(int rc) {
-    int c = -1;
-    MPI_Error_class(rc, &c);
-    return c;
 }
 
 /* A byte every (record, byte) pair of the tests writes: not 0, not uniform. */
@@ -700,12 +685,7 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (rank == 0) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s/tw_io_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        CHECK(mkdtemp(dir));
-    }
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    io_dir_make("io");
 
     open_modes();
     size_info_atomicity();
@@ -717,8 +697,7 @@ int main(int argc, char **argv) {
     sequential_append();
     double_buffering();
 
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) CHECK(rmdir(dir) == 0); /* every test removed its files */
+    io_dir_remove(); /* every test removed its files */
     if (rank == 0) printf("io: %d ranks ok\n", size);
     MPI_Finalize();
     return 0;

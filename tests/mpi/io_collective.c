@@ -16,17 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mpi_check.h"
+#include "io_check.h"
 
 enum { FILL = 0xEE };
-
-static char dir[512];
-
-static const char *path(const char *name) {
-    static char p[640];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return p;
-}
 
 static unsigned char pattern(int r, long i) {
     return (unsigned char)(1 + (r * 131 + i * 7) % 251);
@@ -411,12 +403,7 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (rank == 0) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s/tw_iocb_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        CHECK(mkdtemp(dir));
-    }
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    io_dir_make("iocb");
     MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
 
     reported_hints();
@@ -424,8 +411,7 @@ int main(int argc, char **argv) {
     short_collective_read();
     data_sieving();
 
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) CHECK(rmdir(dir) == 0);
+    io_dir_remove(); /* every test removed its files */
     if (rank == 0) printf("io_collective: %d ranks ok\n", size);
     MPI_Finalize();
     return 0;

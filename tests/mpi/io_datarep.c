@@ -12,21 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mpi_check.h"
-
-static char dir[512];
-
-static const char *path(const char *name) {
-    static char p[640];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return p;
-}
-
-static int class_of(int rc) {
-    int c = -1;
-    MPI_Error_class(rc, &c);
-    return c;
-}
+#include "io_check.h"
 
 static uint64_t be(const unsigned char *p, int n) {
     uint64_t v = 0;
@@ -512,12 +498,7 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (rank == 0) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s/tw_io_datarep_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        CHECK(mkdtemp(dir));
-    }
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    io_dir_make("io_datarep");
 
     external32_long();
     external32_long_double();
@@ -525,8 +506,7 @@ int main(int argc, char **argv) {
     user_datarep();
     errors();
 
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) CHECK(rmdir(dir) == 0); /* every test removed its files */
+    io_dir_remove(); /* every test removed its files */
     if (rank == 0) printf("io_datarep: %d ranks ok\n", size);
     MPI_Finalize();
     return 0;

@@ -23,15 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mpi_check.h"
-
-static char dir[512];
-
-static const char *path(const char *name) {
-    static char p[640];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return p;
-}
+#include "io_check.h"
 
 static void sync_barrier_sync(MPI_File fh) {
     CHECK(MPI_File_sync(fh) == MPI_SUCCESS);
@@ -257,17 +249,11 @@ int main(int argc, char **argv) {
         if (rank == 0) fprintf(stderr, "io_hosts: lose_peer needs 2 ranks or more\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    if (rank == 0) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s/tw_io_hosts_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        CHECK(mkdtemp(dir));
-    }
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    io_dir_make("io_hosts");
     shared_pointer(lose_peer);
     ordered();
     consistency();
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) CHECK(rmdir(dir) == 0);
+    io_dir_remove(); /* every test removed its files */
     if (rank == 0) printf("io_hosts: %d ranks ok\n", size);
     MPI_Finalize();
     return 0;

@@ -28,23 +28,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mpi_check.h"
+#include "io_check.h"
 
 enum { REC = 4096, K = 48 };
-
-static char dir[512];
-
-static const char *path(const char *name) {
-    static char p[640];
-    snprintf(p, sizeof p, "%s/%s", dir, name);
-    return p;
-}
-
-static int class_of(int rc) {
-    int c = -1;
-    MPI_Error_class(rc, &c);
-    return c;
-}
 
 static unsigned char pattern(long record, int byte) {
     return (unsigned char)(1 + (record * 31 + byte * 7) % 251);
@@ -458,12 +444,7 @@ int main(int argc, char **argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (!strcmp(mode, "finalize")) return finalize_outstanding();
-    if (rank == 0) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(dir, sizeof dir, "%s/tw_ionb_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        CHECK(mkdtemp(dir));
-    }
-    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    io_dir_make("ionb");
     if (strcmp(mode, "single") && strcmp(mode, "multiple")) {
         if (rank == 0) fprintf(stderr, "io_nonblocking: unknown mode %s\n", mode);
         MPI_Abort(MPI_COMM_WORLD, 2);
@@ -475,8 +456,7 @@ int main(int argc, char **argv) {
     derived_types();
     errors();
     close_outstanding();
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) CHECK(rmdir(dir) == 0);
+    io_dir_remove(); /* every test removed its files */
     if (rank == 0) printf("io_nonblocking %s: %d ranks ok\n", mode, size);
     MPI_Finalize();
     return 0;
