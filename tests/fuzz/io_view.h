@@ -55,6 +55,18 @@ static void io_memtype_make(io_memtype_t *t, const uint8_t *choice) {
 }
 
 /* MPI once, and one file (at path) that each input's bytes replace. */
+/* The view's filetype chosen by a byte: bytes (even), or a vector of 1-4 blocks of 1-4
+ * bytes with gaps (odd). Committed; the caller frees a derived one. */
+static MPI_Datatype io_filetype_make(int v) {
+    MPI_Datatype filetype = MPI_BYTE;
+    if (v % 2) {
+        int blocks = 1 + (v >> 1) % 4, len = 1 + (v >> 3) % 4, stride = len + (v >> 5);
+        FUZZ_CHECK(MPI_Type_vector(blocks, len, stride, MPI_BYTE, &filetype) == MPI_SUCCESS);
+        FUZZ_CHECK(MPI_Type_commit(&filetype) == MPI_SUCCESS);
+    }
+    return filetype;
+}
+
 static MPI_File io_file;
 static int io_fd = -1;
 static char io_path[64];
