@@ -17,9 +17,9 @@
 #include <tollway/tollway.h>
 
 #include "build_info.h"
+#include "common/io_hints.h"
 #include "common/library_version.h"
 #include "git_describe.h"
-#include "mpi/io/hints.h"
 #include "runtime/pm.h"
 
 static const char *or_none(const char *s) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mpi/comm/comm.h"
 #include "mpi/io/file.h"
 #include "mpi/io/hints.h"
 
@@ -55,42 +56,39 @@ static int boolean(MPI_Info info, const char *key) {
     return !strcasecmp(buf, "true") ? 1 : !strcasecmp(buf, "false") ? 0 : -1;
 }
 
+static int by_node_order(const void *a, const void *b) {
+    const int *x = a, *y = b; /* {node, rank} */
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
 static int by_spread_order(const void *a, const void *b) {
-    const int *x = a, *y = b; /* {local rank, node's first rank, rank} */
+    const int *x = a, *y = b; /* {local rank, node, rank} */
     return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
 }
 
 void tw_io_hints_open(tw_io_file_t *f) {
     tw_io_hints_t *h = &f->hints;
     h->cb_win = MPI_WIN_NULL;
-    int me[2] = {0, f->rank}, ok = 1; /* local rank, the node's first rank */
-    MPI_Comm node = MPI_COMM_NULL;
-    if (MPI_Comm_split_type(f->comm, MPI_COMM_TYPE_SHARED, f->rank, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS) {
-        MPI_Comm_rank(node, &me[0]);
-        MPI_Bcast(&me[1], 1, MPI_INT, 0, node);
-        MPI_Comm_free(&node);
-    } else {
-        ok = 0;
-    }
+    h->nodes = 1;
+    h->local_rank = 0;
+    /* the ranks' nodes, known here without a word to anyone (comm.c's tw_mpi_node):
+     * {node's first rank, rank} sorted by node then rank gives each rank its place */
+    const tw_mpi_comm_t *c = tw_mpi_comm_get(f->comm);
     int *all = malloc(sizeof(int) * 3 * (size_t)f->size);
     h->by_spread = malloc(sizeof(int) * (size_t)f->size);
-    if (!all || !h->by_spread) ok = 0;
-    int all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, f->comm);
-    h->nodes = 1;
+    int ok = all && h->by_spread && c, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, f->comm); /* the same choice everywhere */
     if (all_ok) {
-        int *pairs = malloc(sizeof(int) * 2 * (size_t)f->size);
-        if (pairs) {
-            MPI_Allgather(me, 2, MPI_INT, pairs, 2, MPI_INT, f->comm);
-            for (int r = 0; r < f->size; r++)
-                all[3 * r] = pairs[2 * r], all[3 * r + 1] = pairs[2 * r + 1], all[3 * r + 2] = r;
-            free(pairs);
+        for (int r = 0; r < f->size; r++)
+            all[3 * r] = tw_mpi_node(tw_mpi_world_rank(c, r)), all[3 * r + 1] = r;
+        qsort(all, (size_t)f->size, 3 * sizeof(int), by_node_order);
+        int local = 0; /* now {local rank, node, rank}: the rank's place on its node */
+        for (int k = 0; k < f->size; k++) {
+            int node = all[3 * k], rank = all[3 * k + 1];
+            local = k && node == all[3 * (k - 1) + 1] ? local + 1 : 0;
+            all[3 * k] = local, all[3 * k + 1] = node, all[3 * k + 2] = rank;
+            if (rank == f->rank) h->local_rank = local;
         }
-        ok = pairs != NULL;
-        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, f->comm);
-    }
-    if (all_ok) {
         qsort(all, (size_t)f->size, 3 * sizeof(int), by_spread_order);
         h->nodes = 0;
         for (int r = 0; r < f->size; r++) {
@@ -100,7 +98,6 @@ void tw_io_hints_open(tw_io_file_t *f) {
     } else if (h->by_spread) { /* no memory somewhere: as if on one node */
         for (int r = 0; r < f->size; r++) h->by_spread[r] = r;
     }
-    h->local_rank = me[0]; /* 0 when the nodes are not known: every rank syncs */
     free(all);
     tw_io_hints_apply(f);
 }

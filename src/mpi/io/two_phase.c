@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "mpi/env/error.h"
 #include "mpi/io/runs.h"
 #include "mpi/io/two_phase.h"
 #include "mpi/io/two_phase_wire.h"
@@ -432,7 +433,9 @@ int tw_io_two_phase_move(tw_io_two_phase_t *p, char *packed, int mine, MPI_Offse
     *done = 0;
     if (!packed && p->len > 0) { /* the rank failed before: its bytes are not there */
         scratch = calloc(1, (size_t)p->len);
-        if (!scratch) MPI_Abort(f->comm, MPI_ERR_NO_MEM); /* nothing left to send from */
+        if (!scratch) /* the other ranks wait for these bytes: ending the job names why */
+            tw_mpi_raise(MPI_ERRORS_ARE_FATAL, NULL, NULL, "collective buffering", MPI_ERR_NO_MEM,
+                         "no memory for a failed rank's share of the exchange");
         packed = scratch;
     }
     for (int i = 0; i < p->naggs; i++) p->cursor[i] = 0;
@@ -466,7 +469,9 @@ int tw_io_two_phase_move(tw_io_two_phase_t *p, char *packed, int mine, MPI_Offse
                 for (int r = 0; r < size; r++) p->rcount[r] = 0, p->rdisp[r] = 0;
             if (!p->shm) {
                 p->recv = kept(&f->hints.cb_recv, &f->hints.cb_recv_size, bytes);
-                if (!p->recv) MPI_Abort(f->comm, MPI_ERR_NO_MEM); /* the exchange needs it */
+                if (!p->recv) /* the exchange needs it, and the other ranks wait on it */
+                    tw_mpi_raise(MPI_ERRORS_ARE_FATAL, NULL, NULL, "collective buffering",
+                                 MPI_ERR_NO_MEM, "no memory for an aggregator's receive buffer");
             }
             if (!err) err = aggregate_before(p, from, n, &whole, &span_at, &span_len);
         } else {
