@@ -104,9 +104,9 @@ static int agree(MPI_Comm comm, int rc) {
 
 /* ---- the view ---- */
 
-/* Whether type is predefined. The large-count envelope, for the int one refuses a type
- * made by a large-count constructor (as mpi4py makes them). */
-static int type_is_named(MPI_Datatype type) {
+/* The large-count envelope: the int one refuses a type made by a large-count
+ * constructor (as mpi4py makes them). */
+int tw_io_type_is_named(MPI_Datatype type) {
     MPI_Count ni, na, nc, nd;
     int combiner;
     return MPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, &combiner) == MPI_SUCCESS &&
@@ -117,14 +117,14 @@ static void view_release(tw_io_view_t *v) {
     MPI_Datatype *types[3] = {&v->etype, &v->filetype, &v->file_filetype};
     for (int k = 0; k < 3; k++) {
         if (*types[k] == MPI_DATATYPE_NULL) continue;
-        if (!type_is_named(*types[k])) MPI_Type_free(types[k]);
+        if (!tw_io_type_is_named(*types[k])) MPI_Type_free(types[k]);
         *types[k] = MPI_DATATYPE_NULL;
     }
 }
 
 /* Our own copy of a view's type: derived ones duplicated, predefined ones as they are. */
 static int type_keep(MPI_Datatype type, MPI_Datatype *kept) {
-    if (type_is_named(type)) {
+    if (tw_io_type_is_named(type)) {
         *kept = type;
         return MPI_SUCCESS;
     }

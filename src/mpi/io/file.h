@@ -52,6 +52,9 @@ tw_io_file_t *tw_io_file(MPI_File fh);
  * returns the class (or what the handler made of it). */
 int tw_io_error(tw_io_file_t *f, const char *call, int errclass, const char *detail);
 
+/* Whether a datatype is predefined (then no duplicate is kept or freed). */
+int tw_io_type_is_named(MPI_Datatype type);
+
 /* The error class of a failed system call's errno. */
 int tw_io_errno_class(int err);
 
