@@ -3,13 +3,13 @@
  * collective and split collective, and their large-count forms.
  *
  * One access is: the memory side packed into one contiguous stream (or used in
- * place when contiguous and native), the stream's bytes mapped through the view's
- * filetype onto file pieces, and each run of adjacent pieces moved by one pread or
- * pwrite (move_stream: the seam where data sieving goes). A collective access is
- * each rank's own access, then the collective completes together (collective_end:
- * the seam where two-phase collective buffering goes). A non-blocking access is
- * started at the call and moved on the library's I/O thread (file_iaccess,
- * progress.c). */
+ * place when contiguous and native; converted a chunk at a time in another
+ * representation, datarep.c), the stream's bytes mapped through the view's filetype
+ * onto file runs (runs.c), each run moved by one pread or pwrite or a group of them
+ * sieved (move_stream, sieve.c). A collective access is planned together first: either
+ * the aggregators move every rank's stream (two_phase.c) or each rank its own, and the
+ * collective completes together (collective_end). A non-blocking access is started
+ * at the call and moved on the library's I/O thread (file_iaccess, progress.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -165,19 +165,17 @@ static int transfer(tw_io_file_t *f, access_t *a, MPI_Offset pos, void *buf, MPI
     } else {
         packed = (char *)((uintptr_t)buf + (uintptr_t)layout->lb);
     }
-    int rc = MPI_SUCCESS;
+    int rc = MPI_SUCCESS, err = 0;
     if (a->write && staged) tw_mpi_type_pack(buf, count, type, packed);
-    int err = 0;
     if (a->two_phase) { /* the aggregators move it (never in atomic mode) */
         a->joined = 1;
-        rc = tw_io_two_phase_move(a->two_phase, rc == MPI_SUCCESS ? packed : NULL, rc, done,
-                                  &a->detail);
-    } else if (rc == MPI_SUCCESS && f->atomic) {
-        err = range_lock(f, a->write, first, bytes, 1);
-    }
-    if (rc == MPI_SUCCESS && !err && !a->two_phase) {
-        err = move_stream(f, a->write, first, packed, bytes, done);
-        if (f->atomic) range_lock(f, a->write, first, bytes, 0);
+        rc = tw_io_two_phase_move(a->two_phase, packed, MPI_SUCCESS, done, &a->detail);
+    } else {
+        if (f->atomic) err = range_lock(f, a->write, first, bytes, 1);
+        if (!err) {
+            err = move_stream(f, a->write, first, packed, bytes, done);
+            if (f->atomic) range_lock(f, a->write, first, bytes, 0);
+        }
     }
     if (err) {
         rc = tw_io_errno_class(err);
@@ -293,16 +291,9 @@ static void iaccess_run(tw_io_job_t *job) {
     }
 }
 
-static int type_named(MPI_Datatype type) {
-    MPI_Count ni, na, nc, nd;
-    int combiner;
-    return MPI_Type_get_envelope_c(type, &ni, &na, &nc, &nd, &combiner) == MPI_SUCCESS &&
-           combiner == MPI_COMBINER_NAMED;
-}
-
 static void iaccess_free(iaccess_t *x) {
     if (x->staged) free(x->packed);
-    if (x->type != MPI_DATATYPE_NULL && !type_named(x->type)) MPI_Type_free(&x->type);
+    if (x->type != MPI_DATATYPE_NULL && !tw_io_type_is_named(x->type)) MPI_Type_free(&x->type);
     free(x);
 }
 
@@ -379,7 +370,7 @@ static int file_iaccess(MPI_File fh, access_t a, MPI_Offset offset, const void *
     if (rc == MPI_SUCCESS && x->staged && a.write) /* the memory side at the call */
         tw_mpi_type_pack(x->buf, count, type, x->packed);
     if (rc == MPI_SUCCESS && x->staged && !a.write) {
-        if (type_named(type))
+        if (tw_io_type_is_named(type))
             x->type = type;
         else if ((rc = MPI_Type_dup(type, &x->type)) != MPI_SUCCESS)
             x->type = MPI_DATATYPE_NULL, x->a.detail = "keeping the datatype for the read";
