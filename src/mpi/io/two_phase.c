@@ -103,14 +103,22 @@ void tw_io_two_phase_free(tw_io_two_phase_t *p) {
 }
 
 /* The automatic rule, on what every rank told (the same answer everywhere). */
-static int worth_it(const MPI_Offset *all, int size, int nodes) {
-    if (nodes < 2) return 0;
+static int by_low_end(const void *a, const void *b) {
+    const MPI_Offset *x = a, *y = b; /* what a rank told: S_LO first */
+    return (x[S_LO] > y[S_LO]) - (x[S_LO] < y[S_LO]);
+}
+
+/* Whether two ranks' ranges overlap: sorted by their low ends (the answers, in place:
+ * nothing to allocate, so every rank decides alike), one starts before the furthest
+ * end of those before it. n log n, not every pair. */
+static int worth_it(MPI_Offset *all, int size) {
+    qsort(all, (size_t)size, S_N * sizeof(MPI_Offset), by_low_end);
+    MPI_Offset reach = -1; /* the furthest end so far; -1: no range yet */
     for (int r = 0; r < size; r++) {
         const MPI_Offset *s = all + S_N * r;
-        for (int q = 0; s[S_BYTES] && q < r; q++) {
-            const MPI_Offset *t = all + S_N * q;
-            if (t[S_BYTES] && s[S_LO] < t[S_HI] && t[S_LO] < s[S_HI]) return 1;
-        }
+        if (!s[S_BYTES]) continue;
+        if (reach >= 0 && s[S_LO] < reach) return 1;
+        if (s[S_HI] > reach) reach = s[S_HI];
     }
     return 0;
 }
@@ -185,8 +193,11 @@ tw_io_two_phase_t *tw_io_two_phase_plan(tw_io_file_t *f, int write, MPI_Offset f
                                         MPI_Offset len) {
     const tw_io_hints_t *h = &f->hints;
     int mode = write ? h->cb_write : h->cb_read;
-    /* atomic mode locks each rank's range around its own access: not an aggregator's */
-    if (mode == TW_IO_DISABLE || f->atomic) return NULL;
+    /* atomic mode locks each rank's range around its own access: not an aggregator's;
+     * automatic never buffers on one node. Every rank knows both alike (the mode is
+     * rank 0's, the nodes every rank's same count), so none plans. */
+    if (mode == TW_IO_DISABLE || f->atomic || (mode == TW_IO_AUTOMATIC && h->nodes < 2))
+        return NULL;
     tw_io_two_phase_t *p = calloc(1, sizeof *p);
     int usable = p != NULL;
     if (p) {
@@ -219,7 +230,7 @@ tw_io_two_phase_t *tw_io_two_phase_plan(tw_io_file_t *f, int write, MPI_Offset f
         if (s[S_HI] > hi) hi = s[S_HI];
     }
     if (go && lo < 0) go = 0; /* nobody moves a byte */
-    if (go && mode == TW_IO_AUTOMATIC) go = worth_it(all, f->size, h->nodes);
+    if (go && mode == TW_IO_AUTOMATIC) go = worth_it(all, f->size);
     free(all);
     if (!go) {
         tw_io_two_phase_free(p);
