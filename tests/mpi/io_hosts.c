@@ -13,6 +13,11 @@
  * - non-atomic mode, sync-barrier-sync between: the reader sees the new data (the
  *   third).
  *
+ * - collective buffering as a job across nodes has it by default: the hints report one
+ *   aggregator per node, and interleaved records written and read through a view with
+ *   write_at_all/read_at_all (the ranks' ranges interleave: automatic buffers them
+ *   when the job spans nodes) land byte for byte where the view says.
+ *
  * Mode "lose_peer": the last rank (on the other host than rank 0) kills itself in the
  * middle of the shared-pointer writes; the job must end in an error naming it, not
  * hang (the test runs it under expect_output.sh --fail). */
@@ -236,6 +241,70 @@ static void consistency(void) {
     if (rank == 0) CHECK(MPI_File_delete(path("consistency"), MPI_INFO_NULL) == MPI_SUCCESS);
 }
 
+/* Collective buffering with the default hints. Rank r owns records r, r + P, ... of
+ * CB_REC bytes; byte k of record j is a function of both. */
+enum { CB_REC = 40, CB_RECS = 300 };
+
+static unsigned char cb_byte(long record, int k) {
+    return (unsigned char)(3 + (record * 13 + k * 5) % 249);
+}
+
+static void collective_across(void) {
+    /* the nodes as MPI groups them: what cb_nodes must say */
+    MPI_Comm node;
+    int local = 0, firsts = 0, first;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    first = local == 0;
+    MPI_Allreduce(&first, &firsts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_File fh;
+    CHECK(MPI_File_open(MPI_COMM_WORLD, path("cb"), MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL,
+                        &fh) == MPI_SUCCESS);
+    MPI_Info info;
+    char value[MPI_MAX_INFO_VAL + 1] = "";
+    int flag = 0;
+    CHECK(MPI_File_get_info(fh, &info) == MPI_SUCCESS);
+    CHECK(MPI_Info_get(info, "cb_nodes", MPI_MAX_INFO_VAL, value, &flag) == MPI_SUCCESS && flag);
+    CHECK(atoi(value) == firsts);
+    MPI_Info_free(&info);
+    MPI_Datatype rec, tile;
+    MPI_Type_contiguous(CB_REC, MPI_BYTE, &rec);
+    MPI_Type_create_resized(rec, 0, (MPI_Aint)CB_REC * size, &tile);
+    MPI_Type_commit(&tile);
+    CHECK(MPI_File_set_view(fh, (MPI_Offset)CB_REC * rank, MPI_BYTE, tile, "native",
+                            MPI_INFO_NULL) == MPI_SUCCESS);
+    unsigned char *mine = malloc((size_t)CB_REC * CB_RECS),
+                  *back = malloc((size_t)CB_REC * CB_RECS);
+    CHECK(mine && back);
+    for (long j = 0; j < CB_RECS; j++)
+        for (int k = 0; k < CB_REC; k++) mine[j * CB_REC + k] = cb_byte(j * size + rank, k);
+    MPI_Status st;
+    int count = -1;
+    CHECK(MPI_File_write_at_all(fh, 0, mine, CB_REC * CB_RECS, MPI_BYTE, &st) == MPI_SUCCESS);
+    CHECK(MPI_Get_count(&st, MPI_BYTE, &count) == MPI_SUCCESS && count == CB_REC * CB_RECS);
+    memset(back, 0, (size_t)CB_REC * CB_RECS);
+    CHECK(MPI_File_read_at_all(fh, 0, back, CB_REC * CB_RECS, MPI_BYTE, &st) == MPI_SUCCESS);
+    CHECK(memcmp(mine, back, (size_t)CB_REC * CB_RECS) == 0);
+    /* the whole file, through the bytes view: every record where the view put it */
+    CHECK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL) == MPI_SUCCESS);
+    long total = (long)CB_RECS * size;
+    unsigned char *all = malloc((size_t)CB_REC * (size_t)total);
+    CHECK(all);
+    CHECK(MPI_File_read_at(fh, 0, all, (int)(CB_REC * total), MPI_BYTE, &st) == MPI_SUCCESS);
+    CHECK(MPI_Get_count(&st, MPI_BYTE, &count) == MPI_SUCCESS && count == CB_REC * total);
+    for (long j = 0; j < total; j++)
+        for (int k = 0; k < CB_REC; k++) CHECK(all[j * CB_REC + k] == cb_byte(j, k));
+    free(all);
+    free(mine);
+    free(back);
+    MPI_Type_free(&rec);
+    MPI_Type_free(&tile);
+    CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) CHECK(MPI_File_delete(path("cb"), MPI_INFO_NULL) == MPI_SUCCESS);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -253,6 +322,7 @@ int main(int argc, char **argv) {
     shared_pointer(lose_peer);
     ordered();
     consistency();
+    collective_across();
     io_dir_remove(); /* every test removed its files */
     if (rank == 0) printf("io_hosts: %d ranks ok\n", size);
     MPI_Finalize();
