@@ -46,6 +46,10 @@ int tw_dereg(tw_ep_t *ep, tw_region_t *region);
  * and stores. The block is registered read-write on allocation (region filled in)
  * and deregistered when freed. The home of MPI_Alloc_mem and MPI_Win_allocate. */
 void *tw_heap_alloc(tw_ep_t *ep, size_t length, tw_region_t *region);
+/* As tw_heap_alloc, for a block most of which may never be touched: only its first
+ * 64 KiB are faulted in now and at a peer's mapping, the rest at their first touch
+ * (every page of a tw_heap_alloc block is there before its first use). */
+void *tw_heap_alloc_lazy(tw_ep_t *ep, size_t length, tw_region_t *region);
 int tw_heap_free(tw_ep_t *ep, void *ptr);
 
 /* The address in this process of [nla, nla + length) of rank's memory, when that

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include <tollway/atu.h>
 #include <tollway/status.h>
@@ -14,19 +15,18 @@
 #include "device/atu.h"
 #include "device/endpoint.h"
 
-/* The bytes of a block faulted in when it is made and when a peer maps it; the rest
- * comes on first touch. Populating all of it cost every communicator's collective
- * block (1 MiB) and every window a millisecond at creation and as much at each
- * peer's mapping: an MPI_File_open, which makes three, took 5 ms on 2 ranks against
- * 0.9 ms so. Small blocks (window counters, one-sided targets of a few pages) are
- * still whole before their first use. */
-enum { HEAP_POPULATE_EAGER = 64 * 1024 };
+/* A lazy block's bytes faulted in when it is made and when a peer maps it; the rest
+ * come at their first touch. A whole block is faulted in at both (tw_heap_alloc: a
+ * put into a fresh 4 MiB window took 0.5 ms so, 4.4-5.9 ms on first-touch faults). A
+ * peer tells which by the block's last page: present only when the owner populated
+ * it all (or wrote there already). */
+enum { HEAP_LAZY_POPULATE = 64 * 1024 };
 
 static void heap_block_name(char *name, size_t cap, const tw_ep_t *ep, int rank, uint32_t id) {
     snprintf(name, cap, "/tw-%s-heap%d-%d-%u", ep->job->job_id, ep->index, rank, id);
 }
 
-void *tw_heap_alloc(tw_ep_t *ep, size_t length, tw_region_t *region) {
+static void *heap_alloc(tw_ep_t *ep, size_t length, size_t populate, tw_region_t *region) {
     if (!ep || !region || length == 0) return NULL;
     if (ep->heap.count == ep->heap.cap) {
         uint32_t cap = ep->heap.cap ? 2 * ep->heap.cap : 16;
@@ -39,10 +39,10 @@ void *tw_heap_alloc(tw_ep_t *ep, size_t length, tw_region_t *region) {
     b->id = ++ep->heap.next_id; /* ids start at 1: 0 means "not heap" */
     b->size = (length + 4095) & ~(size_t)4095;
     heap_block_name(b->name, sizeof b->name, ep, ep->rank, b->id);
-    b->base = tw_shm_create(b->name, b->size, HEAP_POPULATE_EAGER);
+    b->base = tw_shm_create(b->name, b->size, populate);
     if (!b->base && errno == EEXIST) { /* our endpoint's own name proved the job's ours */
         tw_shm_unlink(b->name);
-        b->base = tw_shm_create(b->name, b->size, HEAP_POPULATE_EAGER);
+        b->base = tw_shm_create(b->name, b->size, populate);
     }
     if (!b->base) return NULL;
     if (tw_atu_register(ep, b->base, length, TW_PERM_READ | TW_PERM_WRITE, b->id, &b->region)) {
@@ -53,6 +53,23 @@ void *tw_heap_alloc(tw_ep_t *ep, size_t length, tw_region_t *region) {
     ep->heap.count++;
     *region = b->region;
     return b->base;
+}
+
+void *tw_heap_alloc(tw_ep_t *ep, size_t length, tw_region_t *region) {
+    return heap_alloc(ep, length, TW_SHM_POPULATE_ALL, region);
+}
+
+void *tw_heap_alloc_lazy(tw_ep_t *ep, size_t length, tw_region_t *region) {
+    return heap_alloc(ep, length, HEAP_LAZY_POPULATE, region);
+}
+
+/* How much of a peer's block to fault in at its mapping: all of it when its owner
+ * did (its last page is there), else a lazy block's first bytes. */
+static size_t peer_populate(void *base, size_t size) {
+    unsigned char present = 0;
+    size_t last = (size - 1) & ~(size_t)4095;
+    if (mincore((char *)base + last, 1, &present) == 0 && (present & 1)) return TW_SHM_POPULATE_ALL;
+    return HEAP_LAZY_POPULATE;
 }
 
 static void heap_release(tw_ep_t *ep, uint32_t i) {
@@ -138,8 +155,9 @@ void *tw_heap_peer_map(tw_ep_t *ep, int rank, uint32_t heap_id, uint64_t offset,
         char name[TW_SHM_NAME_MAX];
         heap_block_name(name, sizeof name, ep, rank, heap_id);
         size_t size;
-        void *base = tw_shm_map(name, 1, HEAP_POPULATE_EAGER, &size);
+        void *base = tw_shm_map(name, 1, 0, &size);
         if (!base) return NULL;
+        tw_shm_populate(base, size, peer_populate(base, size));
         m->base[heap_id] = base;
         m->size[heap_id] = size;
     }

@@ -205,7 +205,10 @@ static int set_up(tw_mpi_comm_t *c) {
     }
     uint64_t where[2] = {0, 0}; /* NLA and key of the block; 0: none */
     tw_region_t region;
-    if (c->rank == 0 && sh && (sh->block = tw_heap_alloc(tw_mpi.ep, bytes, &region))) {
+    /* lazy: every communicator has one, and most never carry data large enough to
+     * touch its slots (faulting in 1 MiB here and at each peer was most of the cost of
+     * a communicator's first collective, and of MPI_File_open) */
+    if (c->rank == 0 && sh && (sh->block = tw_heap_alloc_lazy(tw_mpi.ep, bytes, &region))) {
         memset(sh->block, 0, lines + flags); /* the data: written before read */
         where[0] = region.nla;
         where[1] = region.key;
