@@ -322,6 +322,14 @@ static int int8_write_c(void *userbuf, MPI_Datatype type, MPI_Count count, void 
     return convert(userbuf, type, count, filebuf, position, state, 1);
 }
 
+/* A program's extent function that answers an extent of 0 or -8: refused at the view
+ * or the access, never used to size anything. */
+static int bad_extent(MPI_Datatype type, MPI_Aint *extent, void *state) {
+    (void)type;
+    *extent = *(MPI_Aint *)state;
+    return MPI_SUCCESS;
+}
+
 static int native_extent(MPI_Datatype type, MPI_Aint *extent, void *state) {
     (void)state;
     MPI_Aint lb;
@@ -484,6 +492,24 @@ static void errors(void) {
           MPI_ERR_UNSUPPORTED_DATAREP);
     CHECK(class_of(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "no-extent", MPI_INFO_NULL)) ==
           MPI_ERR_UNSUPPORTED_DATAREP);
+    /* an extent function that answers a size that is not positive */
+    static MPI_Aint zero = 0, negative = -8;
+    CHECK(MPI_Register_datarep("zero-extent", NULL, NULL, bad_extent, &zero) == MPI_SUCCESS);
+    CHECK(MPI_Register_datarep("negative-extent", NULL, NULL, bad_extent, &negative) ==
+          MPI_SUCCESS);
+    const char *bad[2] = {"zero-extent", "negative-extent"};
+    for (int k = 0; k < 2; k++) {
+        int rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, bad[k], MPI_INFO_NULL);
+        if (rc == MPI_SUCCESS) { /* then the access refuses it */
+            int v = 7;
+            rc = MPI_File_write_at(fh, 0, &v, 1, MPI_INT, MPI_STATUS_IGNORE);
+            CHECK(MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", MPI_INFO_NULL) ==
+                  MPI_SUCCESS);
+        }
+        CHECK(class_of(rc) == MPI_ERR_CONVERSION);
+    }
+    MPI_Offset size_now = -1;
+    CHECK(MPI_File_get_size(fh, &size_now) == MPI_SUCCESS && size_now == 0); /* nothing written */
     /* the view stays native */
     char rep[MPI_MAX_DATAREP_STRING];
     MPI_Offset disp;
