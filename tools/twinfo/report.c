@@ -146,5 +146,7 @@ void report_list(report_t *r, const char *key, const char *label, const char *co
         else
             one_line(r->out, items[i]);
     }
+    if (!n && r->format == REPORT_TEXT)
+        fputs("none", r->out); /* not a blank a reader must guess at */
     fputs(r->format == REPORT_JSON ? "]" : "\n", r->out);
 }
