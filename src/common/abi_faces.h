@@ -12,8 +12,14 @@
 #ifndef TW_COMMON_ABI_FACES_H
 #define TW_COMMON_ABI_FACES_H
 
+#include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "build_info.h"
 
 /* Below the library directory (<libdir>/tollway/abi) when installed; lib/abi in the
  * build tree. */
@@ -105,6 +111,32 @@ static inline int tw_abi_soname_is_mpi(const char *soname) {
     for (size_t i = 0; i < sizeof after_libmpi / sizeof after_libmpi[0]; i++)
         if (!strncmp(soname + 6, after_libmpi[i], strlen(after_libmpi[i]))) return 1;
     return 0;
+}
+
+/* The faces directory of the Tollway the calling program belongs to, found from where
+ * it runs (/proc/self/exe), as twrun and twinfo find it: lib/abi beside bin in the build
+ * tree (bin/../CMakeCache.txt), <libdir>/tollway/abi in an install, moved or not. 0, or
+ * -1 when it cannot tell. */
+static inline int tw_abi_faces_dir(char *out, size_t cap) {
+    char exe[PATH_MAX], probe[PATH_MAX + 64];
+    if (!realpath("/proc/self/exe", exe)) return -1;
+    *strrchr(exe, '/') = '\0'; /* a real path: it has one */
+    /* the build tree: bin/ beside CMakeCache.txt, the libraries in lib/ */
+    snprintf(probe, sizeof probe, "%s/../CMakeCache.txt", exe);
+    int n;
+    struct stat st;
+    if (stat(probe, &st) == 0 && S_ISREG(st.st_mode)) {
+        char *up = strrchr(exe, '/');
+        if (up && up != exe) *up = '\0';
+        n = snprintf(out, cap, "%s/lib/" TW_ABI_FACES_BUILD_SUBDIR, exe);
+    } else if (TW_BIN_TO_LIB[0] == '/') {
+        n = snprintf(out, cap, "%s/" TW_ABI_FACES_INSTALL_SUBDIR, TW_BIN_TO_LIB);
+    } else {
+        n = snprintf(out, cap, "%s/%s/" TW_ABI_FACES_INSTALL_SUBDIR, exe, TW_BIN_TO_LIB);
+        char real[PATH_MAX];
+        if (n >= 0 && (size_t)n < cap && realpath(out, real)) n = snprintf(out, cap, "%s", real);
+    }
+    return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
 #endif

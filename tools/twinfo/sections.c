@@ -16,7 +16,6 @@
 #include <mpi.h>
 #include <tollway/tollway.h>
 
-#include "abi.h"
 #include "build_info.h"
 #include "common/abi_faces.h"
 #include "common/io_hints.h"
@@ -210,7 +209,7 @@ void section_mpi(report_t *r) {
 
 void section_abi(report_t *r) {
     char dir[PATH_MAX];
-    int found = twr_abi_faces_dir(dir, sizeof dir) == 0;
+    int found = tw_abi_faces_dir(dir, sizeof dir) == 0;
     report_open(r, "abi", "ABIs (faces of other MPIs)");
     report_text(r, "native", "Tollway's own", "libmpi.so.0 (include/mpi.h)");
     report_text(r, "dir", "Faces directory", found ? dir : "unknown");

@@ -13,7 +13,7 @@
 #include <tollway/settings.h>
 #include <tollway/status.h>
 
-#include "abi.h"
+#include "common/abi_faces.h"
 #include "report.h"
 #include "sections.h"
 #include "settings_doc.h"
@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
             fprintf(stderr, "twinfo: --abi-dir takes no other option\n");
             return 2;
         }
-        if (twr_abi_faces_dir(dir, sizeof dir)) {
+        if (tw_abi_faces_dir(dir, sizeof dir)) {
             fprintf(stderr, "twinfo: cannot tell where this Tollway's faces are (/proc/self/exe "
                             "unreadable)\n");
             return 1;

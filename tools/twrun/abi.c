@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "build_info.h"
 #include "elf_info.h"
 
 /* What to tell a user who wants the program started all the same. */
@@ -18,27 +17,6 @@ static const char anyway[] = "set TW_ABI=off to start it anyway";
 static int is_file(const char *path) {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-int twr_abi_faces_dir(char *out, size_t cap) {
-    char exe[PATH_MAX], probe[PATH_MAX + 64];
-    if (!realpath("/proc/self/exe", exe)) return -1;
-    *strrchr(exe, '/') = '\0'; /* a real path: it has one */
-    /* the build tree: bin/ beside CMakeCache.txt, the libraries in lib/ */
-    snprintf(probe, sizeof probe, "%s/../CMakeCache.txt", exe);
-    int n;
-    if (is_file(probe)) {
-        char *up = strrchr(exe, '/');
-        if (up && up != exe) *up = '\0';
-        n = snprintf(out, cap, "%s/lib/" TW_ABI_FACES_BUILD_SUBDIR, exe);
-    } else if (TW_BIN_TO_LIB[0] == '/') {
-        n = snprintf(out, cap, "%s/" TW_ABI_FACES_INSTALL_SUBDIR, TW_BIN_TO_LIB);
-    } else {
-        n = snprintf(out, cap, "%s/%s/" TW_ABI_FACES_INSTALL_SUBDIR, exe, TW_BIN_TO_LIB);
-        char real[PATH_MAX];
-        if (n >= 0 && (size_t)n < cap && realpath(out, real)) n = snprintf(out, cap, "%s", real);
-    }
-    return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
 int twr_abi_find_program(const char *name, const char *path, const char *wdir, char *out,

@@ -30,11 +30,6 @@ typedef struct twr_abi_plan {
                                           AS_IS: what -v says ("" for nothing) */
 } twr_abi_plan_t;
 
-/* The faces directory of the Tollway this program belongs to, found from where it runs
- * (/proc/self/exe): lib/abi beside bin in the build tree, <libdir>/tollway/abi in an
- * install (moved or not). 0, or -1 when it cannot tell. */
-int twr_abi_faces_dir(char *out, size_t cap);
-
 /* The file execvp would run for name: name itself when it has a '/' (relative to wdir
  * when given), else the first executable regular file along path (":"-separated, an
  * empty entry the working directory; NULL: execvp's default). 0, or -1 when none. */

@@ -212,7 +212,7 @@ static void plan_programs(job_t *job) {
         if (o->verbose) fprintf(stderr, "twrun: TW_ABI=off: programs start unchecked\n");
         return;
     }
-    if (twr_abi_faces_dir(job->abi_dir, sizeof job->abi_dir)) job->abi_dir[0] = '\0';
+    if (tw_abi_faces_dir(job->abi_dir, sizeof job->abi_dir)) job->abi_dir[0] = '\0';
     job->abi = calloc((size_t)o->nsegments, sizeof *job->abi);
     if (!job->abi) {
         fprintf(stderr, "twrun: out of memory\n");
