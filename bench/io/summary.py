@@ -14,11 +14,19 @@ while a whole run spans long enough for a shared machine's speed to drift. "of d
 best MPI's median over the dd ceiling of the same file system, ranks and op: near or above
 1 means the cell is at the file system's own limit.
 
+Each Tollway cell also counts the rounds in which Tollway was at or above that peer,
+and a two-sided sign test over the rounds says whether a ratio below 1 is more than the
+rounds' noise: "behind" only when it is (p < 0.05; with 7 rounds, behind in all 7, with
+9 in 8 of them). The last lines count the cells at or above the better peer, below it
+within the noise, and behind it (and of those, how many are at the dd ceiling, "of dd"
+0.95 or more).
+
 Writes OUTDIR/summary.csv and OUTDIR/iobench.png (MB/s against ranks; a panel per pattern,
 file system and op; a colour per MPI, solid collective, dashed independent, the dd ceiling
 in grey). matplotlib comes from Debian's python3-matplotlib; without it the plot is skipped
 with a message and the table and CSV are still written."""
 import csv
+import math
 import os
 import statistics
 import subprocess
@@ -49,6 +57,16 @@ def have_matplotlib():
     return False
 
 
+def sign_test(behind, n):
+    """Two-sided sign test: the chance of a split at least this uneven among n rounds
+    when either MPI is as likely to be ahead in each."""
+    if n == 0:
+        return 1.0
+    k = max(behind, n - behind)
+    tail = sum(math.comb(n, i) for i in range(k, n + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -70,7 +88,8 @@ def main():
     nps = sorted({k[2] for k in values})
 
     def ratio(fs, n, pattern, mode, op):
-        """Tollway / the better peer: (median of per-round ratios, peer) or None."""
+        """Tollway / the better peer: (median of per-round ratios, peer, rounds Tollway
+        was at or above it, rounds, sign test's p) or None."""
         cell = (fs, n, pattern, mode, op)
         if ("tollway",) + cell not in med:
             return None
@@ -80,7 +99,11 @@ def main():
         best = max(ranked, key=lambda p: med[(p,) + cell])
         tw, pv = values[("tollway",) + cell], values[(best,) + cell]
         per_round = [tw[r] / pv[r] for r in tw if r in pv and pv[r] > 0]
-        return (statistics.median(per_round), best) if per_round else None
+        if not per_round:
+            return None
+        ahead = sum(1 for x in per_round if x >= 1)
+        return (statistics.median(per_round), best, ahead, len(per_round),
+                sign_test(len(per_round) - ahead, len(per_round)))
 
     rows = []
     for fs in fss:
@@ -95,6 +118,12 @@ def main():
                         best = max((med[(m,) + cell] for m in mpis if (m,) + cell in med))
                         rows.append((cell, [med.get((m,) + cell) for m in mpis], dd,
                                      best / dd if dd else None, ratio(*cell)))
+
+    def verdict(rr, of_dd):
+        """What a ratio below 1 amounts to, after the cell's figures."""
+        if rr[0] >= 1 or rr[4] >= 0.05:
+            return ""
+        return " behind, at dd" if of_dd and of_dd >= 0.95 else " behind"
 
     def mb(v):
         """A cell of the table: small figures (the shared pattern's) keep their digits."""
@@ -114,25 +143,37 @@ def main():
                 + " ".join(mb(v) for v in cells)
                 + (f" {mb(dd)} {of_dd:6.2f}" if dd else f" {'-':>9} {'-':>6}"))
         if rr:
-            line += f"  {rr[0]:.2f} (vs {rr[1]})"
+            line += f"  {rr[0]:.2f} (vs {rr[1]}, ahead {rr[2]}/{rr[3]}){verdict(rr, of_dd)}"
         elif "tollway" in mpis:
             line += "  -"
         print(line)
     print("dd: one stream of the largest total of the run, written with conv=fsync, read back"
           " from the page cache;\n'of dd': the best MPI over it. Reads of every column are"
-          " page-cache reads.")
+          " page-cache reads. 'ahead k/n': the rounds in which Tollway was at or above\n"
+          "that peer; 'behind': below it in more rounds than noise explains (sign test,"
+          " p < 0.05).")
+    judged = [(rr, of_dd) for _, _, _, of_dd, rr in rows if rr]
+    if judged:
+        above = sum(1 for rr, _ in judged if rr[0] >= 1)
+        behind = [(rr, of_dd) for rr, of_dd in judged if rr[0] < 1 and rr[4] < 0.05]
+        at_dd = sum(1 for _, of_dd in behind if of_dd and of_dd >= 0.95)
+        print(f"Tollway in {len(judged)} cells: {above} at or above the better peer,"
+              f" {len(judged) - above - len(behind)} below it within the rounds' noise,"
+              f" {len(behind)} behind it ({at_dd} of them at the dd ceiling)")
 
     summary = os.path.join(outdir, "summary.csv")
     with open(summary, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["fs", "nprocs", "pattern", "mode", "op"]
                    + [f"{m}_mb_s" for m in mpis]
-                   + ["dd_mb_s", "best_of_dd", "tollway_ratio", "ratio_peer", "rounds"])
+                   + ["dd_mb_s", "best_of_dd", "tollway_ratio", "ratio_peer", "rounds",
+                      "tollway_ahead_rounds", "sign_test_p"])
         for cell, cells, dd, of_dd, rr in rows:
             rounds = max(len(values.get((m,) + cell, {})) for m in mpis)
             w.writerow(list(cell) + [f"{v:.4g}" if v is not None else "" for v in cells]
                        + [f"{dd:.4g}" if dd else "", f"{of_dd:.3f}" if of_dd else "",
-                          f"{rr[0]:.3f}" if rr else "", rr[1] if rr else "", rounds])
+                          f"{rr[0]:.3f}" if rr else "", rr[1] if rr else "", rounds,
+                          rr[2] if rr else "", f"{rr[4]:.3f}" if rr else ""])
     print(f"\nraw runs: {raw}\nsummary:  {summary}")
 
     if not have_mpl:
