@@ -20,13 +20,16 @@ extern _Thread_local tw_native_fn *tw_mpi_callback_context;
 int tw_mpi_callback_context_set(int handle, tw_native_fn *context);
 
 /* the native predefined attribute callbacks, and MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY */
-int tw_native_comm_null_copy(int, int, void *, void *, void *, int *) __asm__("MPI_COMM_NULL_COPY_FN");
+int tw_native_comm_null_copy(int, int, void *, void *, void *,
+                             int *) __asm__("MPI_COMM_NULL_COPY_FN");
 int tw_native_comm_dup(int, int, void *, void *, void *, int *) __asm__("MPI_COMM_DUP_FN");
 int tw_native_comm_null_delete(int, int, void *, void *) __asm__("MPI_COMM_NULL_DELETE_FN");
-int tw_native_datatype_null_copy(int, int, void *, void *, void *, int *) __asm__("MPI_TYPE_NULL_COPY_FN");
+int tw_native_datatype_null_copy(int, int, void *, void *, void *,
+                                 int *) __asm__("MPI_TYPE_NULL_COPY_FN");
 int tw_native_datatype_dup(int, int, void *, void *, void *, int *) __asm__("MPI_TYPE_DUP_FN");
 int tw_native_datatype_null_delete(int, int, void *, void *) __asm__("MPI_TYPE_NULL_DELETE_FN");
-int tw_native_win_null_copy(int, int, void *, void *, void *, int *) __asm__("MPI_WIN_NULL_COPY_FN");
+int tw_native_win_null_copy(int, int, void *, void *, void *,
+                            int *) __asm__("MPI_WIN_NULL_COPY_FN");
 int tw_native_win_dup(int, int, void *, void *, void *, int *) __asm__("MPI_WIN_DUP_FN");
 int tw_native_win_null_delete(int, int, void *, void *) __asm__("MPI_WIN_NULL_DELETE_FN");
 extern int *const tw_native_unweighted __asm__("MPI_UNWEIGHTED");

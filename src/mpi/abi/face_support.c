@@ -52,8 +52,12 @@ static struct {
 
 int tw_face_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set,
                              int set) {
-    int i = logical_size == 1 ? 0 : logical_size == 2 ? 1 : logical_size == 4 ? 2 : logical_size == 8 ? 3
-          : logical_size == 16 ? 4 : -1;
+    int i = logical_size == 1    ? 0
+            : logical_size == 2  ? 1
+            : logical_size == 4  ? 2
+            : logical_size == 8  ? 3
+            : logical_size == 16 ? 4
+                                 : -1;
     if (i < 0 || !logical_true || !logical_false || (!set && !is_set)) return MPI_ERR_ARG;
     if (set) {
         memcpy(booleans[i].true_value, logical_true, (size_t)logical_size);

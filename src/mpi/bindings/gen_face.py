@@ -88,6 +88,9 @@ KIND_GROUPS = {"RANK": "rank", "RANK_NNI": "rank", "TAG": "tag", "COLOR": "undef
                "CALLBACK_SAFETY": "t_cb_safety", "SOURCE_ORDERING": "t_source_order"}
 # (call, parameter) -> group, where the kind does not say it (or says wrongly)
 PARAM_GROUPS = {("MPI_File_set_view", "disp"): "displacement",
+                # the description's kind of these is POLYNUM_PARAM_VALUES
+                ("MPI_Type_get_envelope", "combiner"): "combiner",
+                ("MPI_Type_get_envelope_c", "combiner"): "combiner",
                 ("MPI_Abort", "errorcode"): None,  # the exit status, not an MPI error code
                 ("MPI_T_cvar_get_info", "verbosity"): "t_verbosity",
                 ("MPI_T_pvar_get_info", "verbosity"): "t_verbosity",
@@ -125,6 +128,9 @@ for _c in ("MPI_Neighbor_alltoallw", "MPI_Ineighbor_alltoallw", "MPI_Neighbor_al
         ARRAY_LENGTHS[(_c + _s, "sendtypes")] = _peers(2)
         ARRAY_LENGTHS[(_c + _s, "recvtypes")] = _peers(1)
 ARRAY_LENGTHS[("MPI_Comm_spawn_multiple", "array_of_info")] = "count"
+for _c in ("MPI_Type_create_darray", "MPI_Type_create_darray_c"):
+    ARRAY_LENGTHS[(_c, "array_of_distribs")] = "ndims"
+    ARRAY_LENGTHS[(_c, "array_of_dargs")] = "ndims"
 ARRAY_LENGTHS[("MPI_Group_translate_ranks", "ranks1")] = "n"
 ARRAY_LENGTHS[("MPI_Group_translate_ranks", "ranks2")] = "n"
 ARRAY_LENGTHS[("MPI_Comm_spawn", "array_of_errcodes")] = "maxprocs"

@@ -46,7 +46,7 @@ typedef struct user_op {
     MPI_User_function *fn;
     MPI_User_function_c *fn_c; /* MPI_Op_create_c's: the one of the two that is set */
     int commute, freed;
-    int holds; /* by reductions under way */
+    int holds;                   /* by reductions under way */
     tw_mpi_callback_fn *context; /* a face's: the program's function (callback.h) */
 } user_op_t;
 
