@@ -346,6 +346,15 @@ static void info_win_file(void) {
     int slot = -1;
     MPI_Win win;
     OK(MPI_Win_create(&slot, sizeof slot, sizeof slot, info, MPI_COMM_WORLD, &win));
+    int *attr, has = 0;
+    OK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &attr, &has));
+    CHECK(has && *attr == MPI_WIN_FLAVOR_CREATE,
+          "MPI_WIN_CREATE_FLAVOR is %d, not MPI_WIN_FLAVOR_CREATE", *attr);
+    OK(MPI_Win_get_attr(win, MPI_WIN_MODEL, &attr, &has));
+    CHECK(has && (*attr == MPI_WIN_SEPARATE || *attr == MPI_WIN_UNIFIED), "MPI_WIN_MODEL is %d",
+          *attr);
+    OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, &attr, &has));
+    CHECK(has && (*attr == MPI_PROC_NULL || (*attr >= 0 && *attr < size)), "MPI_HOST is %d", *attr);
     OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, win));
     OK(MPI_Put(&rank, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win));
     OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));

@@ -463,6 +463,33 @@ def status_fns(face):
     return "\n".join(out)
 
 
+# The calls that give an attribute's value, with their key's parameter.
+ATTR_GET_CALLS = {"MPI_Comm_get_attr": "comm_keyval", "MPI_Win_get_attr": "win_keyval",
+                  "MPI_Attr_get": "keyval"}
+# predefined attributes whose values are constants of a group
+ATTR_VALUE_GROUPS = {"MPI_HOST": "rank", "MPI_IO": "rank", "MPI_WIN_CREATE_FLAVOR": "flavor",
+                     "MPI_WIN_MODEL": "model"}
+
+
+def attr_value_fn(face):
+    """The C of attr_value_out(native key, attribute_val), which points the program at
+    a copy of a predefined attribute's value in the face's terms; None when every such
+    value is the same in both."""
+    rows = [(n, g) for n, g in ATTR_VALUE_GROUPS.items() if n in face.native and not face.identity(g)]
+    if not rows:
+        return None
+    out = ["static void attr_value_out(int key, void *attribute_val) {",
+           "    static _Thread_local int values[%d];" % len(rows), "    int *value = *(int **)attribute_val;",
+           "    switch (key) {"]
+    for i, (n, g) in enumerate(rows):
+        out.append(f"    case {face.native[n]:#x}: /* {n} */")
+        out.append(f"        values[{i}] = {g}_out(*value);")
+        out.append(f"        *(int **)attribute_val = &values[{i}];")
+        out.append("        break;")
+    out += ["    default: break;", "    }", "}"]
+    return "\n".join(out)
+
+
 class FaceCall:
     """The C of one call of the face."""
 
@@ -477,6 +504,11 @@ class FaceCall:
         p = self.p
         for q in p.fixed:
             self.param(q)
+        key = ATTR_GET_CALLS.get(p.name)
+        if key and attr_value_fn(self.face):
+            # a predefined attribute whose value is a constant of a group (MPI_HOST is
+            # MPI_PROC_NULL, a window's flavor and model): the face's value
+            self.post.append(f"if (rc == 0 && flag && *flag) attr_value_out(keyval_in({key}), attribute_val);")
 
     def param(self, q):
         from gen_bindings import c_shape
@@ -844,6 +876,7 @@ def emit_face_c(face, procs):
     out.append(handle_fns(face))
     out.append(pointer_fns(face))
     out.append(status_fns(face))
+    out.append(attr_value_fn(face) or "")
     out.append("static int tw_face_fortran_info = INFO_NULL_NATIVE;")
     out.append(TRAMPOLINES)
     out.append("/* the native bodies (api_face.c): checked, locked, native types */")
