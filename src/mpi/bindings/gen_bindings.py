@@ -44,6 +44,7 @@ usage: gen_bindings.py extract                 (rewrites standard.json from pymp
        gen_bindings.py names                   (the claimed functions, one a line)
        gen_bindings.py check-library LIBMPI    (nm -D of LIBMPI against the claim)
        gen_bindings.py check-header MPI_H      (mpi.h's prototypes against the claim)
+       gen_bindings.py check-face FACE LIB     (nm -D of a face's library against its calls)
 OUT may be - for standard output.
 """
 import json
@@ -1847,6 +1848,23 @@ def main(argv):
         write(rest[3], emit_constants_print_fortran(open(rest[0]).read(), rest[1], rest[2]))
     elif cmd == "names" and not rest:
         write("-", emit_names(procs))
+    elif cmd == "check-face" and len(rest) == 2:
+        import gen_face
+        nm = subprocess.run(["nm", "-D", "--defined-only", rest[1]], capture_output=True, text=True,
+                            check=True).stdout
+        exported = {line.split()[-1] for line in nm.splitlines() if line.strip()}
+        want = set()
+        for p in gen_face.face_procs(procs):
+            want |= {p.name, "P" + p.name}
+        errors = [f"{rest[1]} does not export {n}, which the {rest[0]} face declares"
+                  for n in sorted(want - exported)]
+        errors += [f"{rest[1]} exports {n}, which is none of the {rest[0]} face's calls"
+                   for n in sorted(exported - want)]
+        for e in errors:
+            print(e)
+        if errors:
+            sys.exit(f"{len(errors)} difference(s) from the face's calls")
+        print(f"{len(want) // 2} calls: the face's, and nothing else")
     elif cmd in ("check-library", "check-header") and len(rest) == 1:
         errors = (check_library if cmd == "check-library" else check_header)(procs, rest[0])
         for e in errors:
