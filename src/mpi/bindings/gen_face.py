@@ -854,7 +854,7 @@ def emit_face_c(face, procs):
            f" * The {face.name} face ({face.t['soname']}): every call of {face.t['header']} as PMPI_X,",
            " * MPI_X a weak alias, translating at the edge and calling the native bodies. */",
            "#include <limits.h>", "#include <stdint.h>", "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", "",
-           f"#include <{face.t['header']}>", "", '#include "mpi/abi/face_native.h"', "",
+           f"#include <{face.t['header']}>", "", '#include "mpi/bindings/face.h"', "",
            "/* clang-format off */",
            "#pragma GCC diagnostic ignored \"-Wcast-function-type\"",
            "#pragma GCC diagnostic ignored \"-Wunused-function\"",

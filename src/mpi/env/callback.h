@@ -17,13 +17,8 @@ typedef void tw_mpi_callback_fn(void);
 /* The program's function of the callback running on this thread (NULL outside one). */
 extern _Thread_local tw_mpi_callback_fn *tw_mpi_callback_context;
 
-/* Keeps context with handle, a user op or error handler of the program's; an
- * MPI error class (MPI_ERR_OP, MPI_ERR_ERRHANDLER) when it is neither. */
-int tw_mpi_callback_context_set(int handle, tw_mpi_callback_fn *context);
-
-/* What op.c and errhandler.c keep: 0, or the class above. */
-int tw_mpi_op_context_set(int op, tw_mpi_callback_fn *context);
-int tw_mpi_eh_context_set(int errhandler, tw_mpi_callback_fn *context);
+/* A face gives the context with tw_mpi_callback_context_set (bindings/face.h), which
+ * op.c (tw_mpi_op_context_set) and errhandler.c (tw_mpi_eh_context_set) keep. */
 
 #pragma GCC visibility pop
 

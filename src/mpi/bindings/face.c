@@ -1,17 +1,30 @@
-/* The native side of the faces' generated C (face_native.h). */
+/* The native side of the faces' generated C (face.h). */
 #include <stddef.h>
 #include <string.h>
 
 #include <mpi.h>
 
-#include "mpi/abi/face_native.h"
+#include "mpi/bindings/face.h"
+#include "mpi/coll/op.h"
 #include "mpi/env/callback.h"
+#include "mpi/env/errhandler.h"
 
 _Static_assert(sizeof(tw_native_status) == sizeof(MPI_Status) &&
                    offsetof(tw_native_status, source) == offsetof(MPI_Status, MPI_SOURCE) &&
                    offsetof(tw_native_status, tag) == offsetof(MPI_Status, MPI_TAG) &&
                    offsetof(tw_native_status, error) == offsetof(MPI_Status, MPI_ERROR),
-               "face_native.h's status is mpi.h's");
+               "face.h's status is mpi.h's");
+
+int tw_mpi_callback_context_set(int handle, tw_native_fn *context) {
+    switch ((unsigned)handle >> 24) { /* the handle's kind (mpi.h) */
+    case 0x58:
+        return tw_mpi_op_context_set(handle, context);
+    case 0x54:
+        return tw_mpi_eh_context_set(handle, context);
+    default:
+        return MPI_ERR_ARG;
+    }
+}
 
 int tw_face_comm_peers(int comm, int side) {
     int n = 0, inter = 0, topo = MPI_UNDEFINED;

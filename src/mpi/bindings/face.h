@@ -1,11 +1,11 @@
 /* What a face's generated C (face_<face>.c, gen_face.py) knows of the native library
  * without its mpi.h, whose names the face's header takes: the native status, the
  * callback context (mpi/env/callback.h), the predefined callbacks and weights, and
- * the helpers of face_support.c. Native handles are ints. */
-#ifndef TW_MPI_ABI_FACE_NATIVE_H
-#define TW_MPI_ABI_FACE_NATIVE_H
+ * the helpers of face.c. Native handles are ints. */
+#ifndef TW_MPI_BINDINGS_FACE_H
+#define TW_MPI_BINDINGS_FACE_H
 
-/* the native MPI_Status (include/mpi.h); face_support.c asserts the layout */
+/* the native MPI_Status (include/mpi.h); face.c asserts the layout */
 typedef struct {
     int source, tag, error;
     int count_lo, count_hi, cancelled;
@@ -16,7 +16,9 @@ typedef void tw_native_fn(void);
 
 #pragma GCC visibility push(hidden)
 
-extern _Thread_local tw_native_fn *tw_mpi_callback_context;
+extern _Thread_local tw_native_fn *tw_mpi_callback_context; /* mpi/env/callback.h */
+/* Keeps context with handle, a user op or error handler of the program's; an MPI error
+ * class (MPI_ERR_OP, MPI_ERR_ERRHANDLER, MPI_ERR_ARG) when it is neither. */
 int tw_mpi_callback_context_set(int handle, tw_native_fn *context);
 
 /* the native predefined attribute callbacks, and MPI_UNWEIGHTED, MPI_WEIGHTS_EMPTY */
