@@ -1,8 +1,8 @@
 /* A program of portable MPI C (what every ABI has), built against another MPI's
  * header and run on Tollway through that ABI's face (docs/abi.md): every handle kind,
  * the status, the predefined operations and types, MPI_IN_PLACE and MPI_BOTTOM, error
- * classes, a user operation, attribute and error handler callbacks. Each result is
- * checked; the first wrong one is named and the job ends with status 1. Rank 0 prints
+ * classes, a user operation, attribute, error handler and generalized request callbacks. Each
+ * result is checked; the first wrong one is named and the job ends with status 1. Rank 0 prints
  * MPI_Get_library_version's answer. */
 #include <mpi.h>
 #include <stdio.h>
@@ -58,6 +58,41 @@ static void my_handler(MPI_Comm *comm, int *code, ...) {
     handled++;
     handled_comm = *comm;
     MPI_Error_class(*code, &handled_class);
+}
+
+/* ---- a generalized request: its status comes from the program's query ---- */
+static int greq_freed;
+static int greq_query(void *extra, MPI_Status *status) {
+    MPI_Status_set_elements(status, MPI_BYTE, 5);
+    MPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = MPI_PROC_NULL;
+    status->MPI_TAG = *(int *)extra;
+    return MPI_SUCCESS;
+}
+static int greq_free(void *extra) {
+    greq_freed += extra != NULL;
+    return MPI_SUCCESS;
+}
+static int greq_cancel(void *extra, int complete) {
+    return extra && complete >= 0 ? MPI_SUCCESS : MPI_ERR_ARG;
+}
+
+static void generalized_request(void) {
+    static int tag = 77;
+    MPI_Request req;
+    OK(MPI_Grequest_start(greq_query, greq_free, greq_cancel, &tag, &req));
+    CHECK(req != MPI_REQUEST_NULL, "MPI_Grequest_start gave MPI_REQUEST_NULL");
+    OK(MPI_Grequest_complete(req));
+    MPI_Status s;
+    OK(MPI_Wait(&req, &s));
+    int count = -1, cancelled = 1;
+    OK(MPI_Get_count(&s, MPI_BYTE, &count));
+    OK(MPI_Test_cancelled(&s, &cancelled));
+    CHECK(req == MPI_REQUEST_NULL && greq_freed == 1, "the generalized request was not freed");
+    CHECK(count == 5 && !cancelled, "the generalized request's status: count %d, cancelled %d",
+          count, cancelled);
+    CHECK(s.MPI_SOURCE == MPI_PROC_NULL && s.MPI_TAG == 77,
+          "the generalized request's status: source %d, tag %d", s.MPI_SOURCE, s.MPI_TAG);
 }
 
 static void reductions(void) {
@@ -266,6 +301,20 @@ static void communicators_groups(void) {
     CHECK(deletes == 2, "MPI_Comm_delete_attr's delete callback");
     OK(MPI_Comm_free_keyval(&attr_key));
     CHECK(attr_key == MPI_KEYVAL_INVALID, "MPI_Comm_free_keyval left the key");
+    /* the predefined callbacks: copied by MPI_COMM_DUP_FN, not by MPI_COMM_NULL_COPY_FN */
+    int dup_key, null_key;
+    OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &dup_key, NULL));
+    OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &null_key, NULL));
+    OK(MPI_Comm_set_attr(dup, dup_key, &dup_key));
+    OK(MPI_Comm_set_attr(dup, null_key, &null_key));
+    OK(MPI_Comm_dup(dup, &dup2));
+    OK(MPI_Comm_get_attr(dup2, dup_key, &value, &flag));
+    CHECK(flag && value == &dup_key, "MPI_COMM_DUP_FN did not copy the attribute");
+    OK(MPI_Comm_get_attr(dup2, null_key, &value, &flag));
+    CHECK(!flag, "MPI_COMM_NULL_COPY_FN copied the attribute");
+    OK(MPI_Comm_free(&dup2));
+    OK(MPI_Comm_free_keyval(&dup_key));
+    OK(MPI_Comm_free_keyval(&null_key));
     /* errors: a bad rank, returned, then to the program's handler */
     OK(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));
     int rc = MPI_Send(&n, 1, MPI_INT, size + 5, 0, dup);
@@ -432,6 +481,7 @@ int main(int argc, char **argv) {
     datatypes();
     info_win_file();
     sessions();
+    generalized_request();
     OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0) printf("abi_program: %d ranks: every check passed\n", size);
     OK(MPI_Finalize());
