@@ -147,8 +147,6 @@ def face_left_out(proc):
         return "conversions to and from the Fortran bindings: a Fortran face's"
     if any("MPI_Fint" in p.decl or "MPI_F08_status" in p.decl for p in proc.params):
         return "Fortran handles or statuses: a Fortran face's"
-    if proc.name.startswith("MPI_T_event_") and any("_function" in p.decl for p in proc.params):
-        return "MPI_T event callbacks take the face's MPI_T_cb_safety: no trampoline yet"
     return None
 
 
@@ -715,6 +713,31 @@ CALLBACK_BODIES = {
     if (rc != 0) free(w);
     return error_out(rc);""",
 }
+# MPI_T events: the program's callback and user data ride in a wrapped user_data (kept
+# for the job: a registration may be called until it is freed, and after); the dropped
+# handler, which gets the callback's user_data, is found by its registration
+CALLBACK_BODIES["MPI_T_event_register_callback"] = """    tw_face_event_fns *w = NULL;
+    if (event_cb_function) {
+        w = malloc(sizeof *w);
+        if (!w) return error_out(MPI_T_ERR_MEMORY_NATIVE);
+        *w = (tw_face_event_fns){(tw_native_fn *)event_cb_function, user_data};
+    }
+    return error_out(tw_mpi_api_MPI_T_event_register_callback(event_registration, t_cb_safety_in(cb_safety),
+        info_in(info), w, event_cb_function ? (tw_native_fn *)event_trampoline : NULL));"""
+CALLBACK_BODIES["MPI_T_event_set_dropped_handler"] = """    if (dropped_cb_function && tw_face_dropped_set(event_registration, (tw_native_fn *)dropped_cb_function))
+        return error_out(MPI_T_ERR_MEMORY_NATIVE);
+    return error_out(tw_mpi_api_MPI_T_event_set_dropped_handler(event_registration,
+        dropped_cb_function ? (tw_native_fn *)event_dropped_trampoline : NULL));"""
+CALLBACK_BODIES["MPI_T_event_handle_free"] = """    tw_face_event_fns *w = NULL;
+    if (free_cb_function) {
+        w = malloc(sizeof *w);
+        if (!w) return error_out(MPI_T_ERR_MEMORY_NATIVE);
+        *w = (tw_face_event_fns){(tw_native_fn *)free_cb_function, user_data};
+    }
+    int rc = tw_mpi_api_MPI_T_event_handle_free(event_registration, free_cb_function ? (void *)w : user_data,
+        free_cb_function ? (tw_native_fn *)event_free_trampoline : NULL);
+    if (rc != 0) free(w);
+    return error_out(rc);"""
 for _k, _fn in (("Comm", "comm"), ("Win", "win"), ("File", "file"), ("Session", "session")):
     CALLBACK_BODIES[f"MPI_{_k}_create_errhandler"] = f"""    int n = 0;
     int rc = tw_mpi_api_MPI_{_k}_create_errhandler((tw_native_fn *){_fn}_errhandler_trampoline,
@@ -821,6 +844,57 @@ static int datarep_write_trampoline_c(void *user, int type, MPI_Count count, voi
     return error_in(((MPI_Datarep_conversion_function_c *)w->write)(user, datatype_out(type), count, file,
                                                                      pos, w->extra_state));
 }
+typedef struct {
+    tw_native_fn *fn;
+    void *user_data;
+} tw_face_event_fns;
+static void event_trampoline(MPI_T_event_instance instance, MPI_T_event_registration registration,
+                             MPI_T_cb_safety safety, void *user_data) {
+    tw_face_event_fns *w = user_data;
+    ((MPI_T_event_cb_function *)w->fn)(instance, registration, t_cb_safety_out(safety), w->user_data);
+}
+static void event_free_trampoline(MPI_T_event_registration registration, MPI_T_cb_safety safety, void *user_data) {
+    tw_face_event_fns *w = user_data;
+    ((MPI_T_event_free_cb_function *)w->fn)(registration, t_cb_safety_out(safety), w->user_data);
+    free(w);
+}
+/* the program's dropped handlers, by registration (few, and set rarely) */
+static struct {
+    MPI_T_event_registration registration;
+    tw_native_fn *fn;
+} *tw_face_dropped;
+static int tw_face_dropped_n;
+static pthread_mutex_t tw_face_dropped_lock = PTHREAD_MUTEX_INITIALIZER;
+static int tw_face_dropped_set(MPI_T_event_registration registration, tw_native_fn *fn) {
+    pthread_mutex_lock(&tw_face_dropped_lock);
+    int i = 0;
+    while (i < tw_face_dropped_n && tw_face_dropped[i].registration != registration) i++;
+    if (i == tw_face_dropped_n) {
+        void *more = realloc(tw_face_dropped, (size_t)(i + 1) * sizeof *tw_face_dropped);
+        if (!more) {
+            pthread_mutex_unlock(&tw_face_dropped_lock);
+            return 1;
+        }
+        tw_face_dropped = more;
+        tw_face_dropped_n++;
+    }
+    tw_face_dropped[i].registration = registration;
+    tw_face_dropped[i].fn = fn;
+    pthread_mutex_unlock(&tw_face_dropped_lock);
+    return 0;
+}
+static void event_dropped_trampoline(MPI_Count count, MPI_T_event_registration registration, int source_index,
+                                     MPI_T_cb_safety safety, void *user_data) {
+    tw_native_fn *fn = NULL;
+    pthread_mutex_lock(&tw_face_dropped_lock);
+    for (int i = 0; i < tw_face_dropped_n; i++)
+        if (tw_face_dropped[i].registration == registration) fn = tw_face_dropped[i].fn;
+    pthread_mutex_unlock(&tw_face_dropped_lock);
+    tw_face_event_fns *w = user_data;
+    if (fn) ((MPI_T_event_dropped_cb_function *)fn)(count, registration, source_index, t_cb_safety_out(safety),
+                                                      w ? w->user_data : NULL);
+}
+
 static int datarep_extent_trampoline(int type, MPI_Aint *extent, void *extra) {
     tw_face_datarep_fns *w = extra;
     return error_in(w->extent(datatype_out(type), extent, w->extra_state));
@@ -853,7 +927,7 @@ def emit_face_c(face, procs):
     out = [f"/* {GENERATED}",
            f" * The {face.name} face ({face.t['soname']}): every call of {face.t['header']} as PMPI_X,",
            " * MPI_X a weak alias, translating at the edge and calling the native bodies. */",
-           "#include <limits.h>", "#include <stdint.h>", "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", "",
+           "#include <limits.h>", "#include <pthread.h>", "#include <stdint.h>", "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", "",
            f"#include <{face.t['header']}>", "", '#include "mpi/bindings/face.h"', "",
            "/* clang-format off */",
            "#pragma GCC diagnostic ignored \"-Wcast-function-type\"",
@@ -864,6 +938,7 @@ def emit_face_c(face, procs):
            "_Static_assert(sizeof(MPI_Aint) == 8 && sizeof(MPI_Count) == 8 && sizeof(MPI_Offset) == 8, "
            "\"the integer types are the native ones\");",
            f"#define MPI_ERR_NO_MEM_NATIVE {nat['MPI_ERR_NO_MEM']}",
+           f"#define MPI_T_ERR_MEMORY_NATIVE {nat['MPI_T_ERR_MEMORY']}",
            f"#define INFO_NULL_NATIVE {nat['MPI_INFO_NULL']:#x}",
            "#define TW_FACE_SMALL 16", ""]
     for g in GROUPS:
@@ -937,6 +1012,9 @@ typedef struct MPI_T_event_instance_t *MPI_T_event_instance;
 #define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
 #define MPI_T_PVAR_HANDLE_NULL  ((MPI_T_pvar_handle)0)
 #define MPI_T_PVAR_ALL_HANDLES  ((MPI_T_pvar_handle)1)
+typedef void (MPI_T_event_cb_function)(MPI_T_event_instance event_instance, MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, void *user_data);
+typedef void (MPI_T_event_free_cb_function)(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, void *user_data);
+typedef void (MPI_T_event_dropped_cb_function)(MPI_Count count, MPI_T_event_registration event_registration, int source_index, MPI_T_cb_safety cb_safety, void *user_data);
 """
 
 
