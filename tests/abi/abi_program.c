@@ -301,6 +301,19 @@ static void communicators_groups(void) {
     CHECK(deletes == 2, "MPI_Comm_delete_attr's delete callback");
     OK(MPI_Comm_free_keyval(&attr_key));
     CHECK(attr_key == MPI_KEYVAL_INVALID, "MPI_Comm_free_keyval left the key");
+    /* a topology: a line, whose ends have MPI_PROC_NULL for neighbours */
+    MPI_Comm line;
+    int dims[1] = {size}, periods[1] = {0}, topo = -1, from = -9, to = -9;
+    OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &line));
+    OK(MPI_Topo_test(line, &topo));
+    CHECK(topo == MPI_CART, "MPI_Topo_test gave %d, not MPI_CART", topo);
+    OK(MPI_Topo_test(MPI_COMM_WORLD, &topo));
+    CHECK(topo == MPI_UNDEFINED, "MPI_Topo_test of the world gave %d, not MPI_UNDEFINED", topo);
+    OK(MPI_Cart_shift(line, 0, 1, &from, &to));
+    CHECK(from == (rank == 0 ? MPI_PROC_NULL : rank - 1) &&
+              to == (rank == size - 1 ? MPI_PROC_NULL : rank + 1),
+          "MPI_Cart_shift gave %d and %d", from, to);
+    OK(MPI_Comm_free(&line));
     /* the predefined callbacks: copied by MPI_COMM_DUP_FN, not by MPI_COMM_NULL_COPY_FN */
     int dup_key, null_key;
     OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &dup_key, NULL));
