@@ -375,6 +375,30 @@ static void datatypes(void) {
     CHECK(count == 3 && inner == MPI_INT, "MPI_Type_get_contents");
     OK(MPI_Type_get_envelope(MPI_INT, &ni, &na, &nd, &combiner));
     CHECK(combiner == MPI_COMBINER_NAMED, "MPI_INT's combiner %d", combiner);
+    /* a darray and a subarray: their constants come back from MPI_Type_get_contents */
+    MPI_Datatype darray, sub;
+    int gsizes[1] = {2 * size}, distribs[1] = {MPI_DISTRIBUTE_BLOCK},
+        dargs[1] = {MPI_DISTRIBUTE_DFLT_DARG}, psizes[1] = {size};
+    OK(MPI_Type_create_darray(size, rank, 1, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT,
+                              &darray));
+    OK(MPI_Type_size(darray, &n));
+    CHECK(n == 2 * (int)sizeof(int), "the darray's size %d", n);
+    int ints[8];
+    MPI_Datatype old;
+    OK(MPI_Type_get_envelope(darray, &ni, &na, &nd, &combiner));
+    CHECK(combiner == MPI_COMBINER_DARRAY && ni == 8,
+          "the darray's envelope: combiner %d, %d integers", combiner, ni);
+    OK(MPI_Type_get_contents(darray, 8, 0, 1, ints, aints, &old));
+    CHECK(ints[4] == MPI_DISTRIBUTE_BLOCK && ints[5] == MPI_DISTRIBUTE_DFLT_DARG &&
+              ints[7] == MPI_ORDER_C && old == MPI_INT,
+          "the darray's contents: distribution %d, argument %d, order %d", ints[4], ints[5],
+          ints[7]);
+    int sizes[1] = {4}, subsizes[1] = {2}, starts[1] = {1};
+    OK(MPI_Type_create_subarray(1, sizes, subsizes, starts, MPI_ORDER_FORTRAN, MPI_INT, &sub));
+    OK(MPI_Type_get_contents(sub, 8, 0, 1, ints, aints, &old));
+    CHECK(ints[4] == MPI_ORDER_FORTRAN, "the subarray's order %d", ints[4]);
+    OK(MPI_Type_free(&darray));
+    OK(MPI_Type_free(&sub));
     /* a struct at absolute addresses, broadcast from MPI_BOTTOM */
     struct {
         int i;

@@ -49,8 +49,10 @@ GROUPS = {
     "topology": (["MPI_CART", "MPI_GRAPH", "MPI_DIST_GRAPH", "MPI_UNDEFINED"], ""),
     "combiner": (None, "MPI_COMBINER_"),
     "order": (["MPI_ORDER_C", "MPI_ORDER_FORTRAN"], ""),
-    "distribute": (["MPI_DISTRIBUTE_NONE", "MPI_DISTRIBUTE_BLOCK", "MPI_DISTRIBUTE_CYCLIC",
-                    "MPI_DISTRIBUTE_DFLT_DARG"], ""),
+    "distribute": (["MPI_DISTRIBUTE_NONE", "MPI_DISTRIBUTE_BLOCK", "MPI_DISTRIBUTE_CYCLIC"], ""),
+    # a darray's distribution argument: a block size, or this (its own group: a block
+    # size may equal a distribution's value)
+    "darg": (["MPI_DISTRIBUTE_DFLT_DARG"], ""),
     "split_type": (["MPI_COMM_TYPE_SHARED", "MPI_COMM_TYPE_HW_UNGUIDED", "MPI_COMM_TYPE_HW_GUIDED",
                     "MPI_COMM_TYPE_RESOURCE_GUIDED", "MPI_UNDEFINED"], ""),
     "lock": (["MPI_LOCK_EXCLUSIVE", "MPI_LOCK_SHARED"], ""),
@@ -81,7 +83,7 @@ KIND_GROUPS = {"RANK": "rank", "RANK_NNI": "rank", "TAG": "tag", "COLOR": "undef
                "ERROR_CODE": "error", "ERROR_CLASS": "error", "THREAD_LEVEL": "thread",
                "COMM_COMPARISON": "comparison", "GROUP_COMPARISON": "comparison",
                "TOPOLOGY_TYPE": "topology", "COMBINER": "combiner", "ORDER": "order",
-               "DISTRIB_ENUM": "distribute", "DTYPE_DISTRIBUTION": "distribute",
+               "DISTRIB_ENUM": "distribute", "DTYPE_DISTRIBUTION": "darg",
                "ASSERT": "win_mode", "ACCESS_MODE": "file_mode", "LOCK_TYPE": "lock",
                "SPLIT_TYPE": "split_type", "UPDATE_MODE": "seek", "TYPECLASS": "typeclass",
                "KEYVAL": "keyval", "VARIABLE_SCOPE": "t_scope", "BIND_TYPE": "t_bind",
@@ -488,6 +490,30 @@ def attr_value_fn(face):
     return "\n".join(out)
 
 
+def contents_fn(face):
+    """contents_integers_out: the constants among a subarray's or a darray's integers
+    (MPI_Type_get_contents: its order; a darray's distributions and MPI_DISTRIBUTE_DFLT_DARG
+    too) in the face's terms."""
+    nat = face.native
+    conv_ = {g: (f"{g}_out" if not face.identity(g) else "") for g in ("order", "distribute", "darg")}
+    out = ["static void contents_integers_out(int type, int max, int *ints) {",
+           "    int ni, na, nd, combiner;",
+           "    if (tw_mpi_api_MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != 0 || ni > max) return;",
+           f"    if (combiner == {nat['MPI_COMBINER_SUBARRAY']} && ni >= 1) {{ /* ndims, sizes, subsizes, starts, order */",
+           f"        ints[ni - 1] = {conv_['order']}(ints[ni - 1]);",
+           f"    }} else if (combiner == {nat['MPI_COMBINER_DARRAY']} && ni >= 4) {{",
+           "        /* size, rank, ndims, gsizes, distribs, dargs, psizes, order */",
+           "        int n = ints[2];",
+           "        if (n < 0 || 4 * n + 4 != ni) return;",
+           "        for (int i = 0; i < n; i++) {",
+           f"            ints[3 + n + i] = {conv_['distribute']}(ints[3 + n + i]);",
+           f"            ints[3 + 2 * n + i] = {conv_['darg']}(ints[3 + 2 * n + i]);",
+           "        }",
+           f"        ints[ni - 1] = {conv_['order']}(ints[ni - 1]);",
+           "    }", "}"]
+    return "\n".join(out)
+
+
 class FaceCall:
     """The C of one call of the face."""
 
@@ -502,6 +528,9 @@ class FaceCall:
         p = self.p
         for q in p.fixed:
             self.param(q)
+        if p.name == "MPI_Type_get_contents":
+            self.post.append("if (rc == 0 && array_of_integers) "
+                             "contents_integers_out(datatype_in(datatype), max_integers, array_of_integers);")
         key = ATTR_GET_CALLS.get(p.name)
         if key and attr_value_fn(self.face):
             # a predefined attribute whose value is a constant of a group (MPI_HOST is
@@ -961,6 +990,7 @@ def emit_face_c(face, procs):
         params = ", ".join(native_decl(q.decl) for q in p.fixed) or "void"
         out.append(f"{p.ret} tw_mpi_api_{p.name}({params});")
     out.append("")
+    out.append(contents_fn(face))
     errors = []
     for p in fp:
         fc = FaceCall(face, p)
