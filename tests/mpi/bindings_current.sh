@@ -1,6 +1,6 @@
 #!/bin/sh
 # The checked-in outputs of src/mpi/bindings/gen_bindings.py are current: the headers
-# it writes into include/tollway, and (when pympistandard 0.2.0 can be imported by
+# it writes into include/tollway and include/ (the faces' headers, mpi_abi.h), and (when pympistandard 0.2.0 can be imported by
 # $PYMPISTANDARD_PYTHON, else python3) its extract of the MPI Forum's description.
 # usage: bindings_current.sh SOURCE_DIR PYTHON3
 set -u
@@ -10,9 +10,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
 "$python" "$gen" headers "$work" || exit 1
-for h in mpi_calls.h pmpi.h; do
-    diff -u "$src/include/tollway/$h" "$work/tollway/$h" ||
-        { echo "stale: include/tollway/$h (regenerate: python3 src/mpi/bindings/gen_bindings.py headers)"; status=1; }
+for h in tollway/mpi_calls.h tollway/pmpi.h mpi_abi.h; do
+    diff -u "$src/include/$h" "$work/$h" ||
+        { echo "stale: include/$h (regenerate: python3 src/mpi/bindings/gen_bindings.py headers)"; status=1; }
 done
 standard=${PYMPISTANDARD_PYTHON:-python3}
 if "$standard" -c 'import sys; from importlib.metadata import version; sys.exit(version("pympistandard") != "0.2.0")' 2>/dev/null; then

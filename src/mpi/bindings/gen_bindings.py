@@ -21,10 +21,16 @@ the library through PMPI_Send, and the library's internal calls never pass throu
 the tool.
 
 usage: gen_bindings.py extract                 (rewrites standard.json from pympistandard)
-       gen_bindings.py headers [DIR]           (DIR/tollway/mpi_calls.h, DIR/tollway/pmpi.h;
+       gen_bindings.py headers [DIR]           (DIR/tollway/mpi_calls.h, DIR/tollway/pmpi.h,
+                                                each face's header, DIR/mpi_abi.h;
                                                 DIR defaults to the tree's include/)
        gen_bindings.py rename OUT              (rename.h)
        gen_bindings.py wrappers OUT            (api.c)
+       gen_bindings.py wrappers-face OUT       (api_face.c: api.c's bodies, hidden, for the faces)
+       gen_bindings.py face-c FACE OUT         (a face's entry points: gen_face.py; FACE is
+                                                a directory of src/mpi/abi, e.g. standard)
+       gen_bindings.py face-header FACE OUT    (the face's header, e.g. mpi_abi.h)
+       gen_bindings.py face-map FACE OUT       (the face's version script)
        gen_bindings.py fortran-c OUT           (libmpifort's entry points, C)
        gen_bindings.py fortran-constants MPI_H OUT   (the C program that prints the
                                                 Fortran constants from MPI_H's values)
@@ -38,6 +44,7 @@ usage: gen_bindings.py extract                 (rewrites standard.json from pymp
        gen_bindings.py names                   (the claimed functions, one a line)
        gen_bindings.py check-library LIBMPI    (nm -D of LIBMPI against the claim)
        gen_bindings.py check-header MPI_H      (mpi.h's prototypes against the claim)
+       gen_bindings.py check-face FACE LIB     (nm -D of a face's library against its calls)
 OUT may be - for standard output.
 """
 import json
@@ -518,15 +525,29 @@ def emit_rename(procs):
     return "\n".join(out) + "\n"
 
 
-def emit_wrappers(procs):
-    out = [f"/* {GENERATED}",
-           " * PMPI_ wrappers around the library's calls, MPI_ weak aliases of them. */",
-           "#include <mpi.h>", "", '#include "mpi/bindings/checks.h"', '#include "mpi/env/thread.h"', ""]
+def emit_wrappers(procs, face_bodies=False):
+    """api.c: PMPI_X and the weak MPI_X; with face_bodies, api_face.c: the same bodies
+    as tw_mpi_api_X, hidden, without the variadic tail and the aliases, for the faces'
+    entry points to call (gen_face.py)."""
+    if face_bodies:
+        head = [f"/* {GENERATED}",
+                " * The checked, locked bodies of the PMPI_ calls under hidden names, for the",
+                " * faces (gen_face.py): api.c's, without the exported names. */",
+                "#include <mpi.h>", "", '#include "mpi/bindings/checks.h"', '#include "mpi/env/thread.h"',
+                "", "#pragma GCC visibility push(hidden)", ""]
+    else:
+        head = [f"/* {GENERATED}",
+                " * PMPI_ wrappers around the library's calls, MPI_ weak aliases of them. */",
+                "#include <mpi.h>", "", '#include "mpi/bindings/checks.h"', '#include "mpi/env/thread.h"', ""]
+    out = head
     for p in procs:
         ret, name, params, fixed, args = p.ret, p.name, p.param_text(), p.fixed_text(), p.args()
+        if face_bodies:
+            params = fixed
+        entry = f"tw_mpi_api_{name}" if face_bodies else f"P{name}"
         call = f"{impl(name)}({args})"
         out.append(f"{ret} {impl(name)}({fixed});")
-        out.append(f"{ret} P{name}({params});")
+        out.append(f"{ret} {entry}({params});")
         checks = p.checks()
         if checks:
             # A failed check is rare: its report, under the lock, is out of line. It
@@ -544,20 +565,23 @@ def emit_wrappers(procs):
                     f"    if (rc == MPI_SUCCESS) rc = {call};",
                     "    if (locked) tw_mpi_leave();", "    return rc;", "}"]
         if name in UNLOCKED:
-            out += [f"{ret} P{name}({params}) {{", f"    return {call};", "}"]
+            out += [f"{ret} {entry}({params}) {{", f"    return {call};", "}"]
         else:
             # Both ways out of PMPI_ are tail calls, so the single-threaded one costs a
             # load and a branch (and a test and a branch a count) and saves no register.
             out += [f"static {ret} __attribute__((noinline, cold)) locked_{name}({fixed}) {{",
                     "    tw_mpi_enter();", f"    {ret} rc = {call};", "    tw_mpi_leave();",
-                    "    return rc;", "}", f"{ret} P{name}({params}) {{"]
+                    "    return rc;", "}", f"{ret} {entry}({params}) {{"]
             if checks:
                 test = " | ".join(c.condition for c in checks)
                 out.append(f"    if (__builtin_expect({test}, 0)) return checked_{name}({args});")
             out += [f"    if (__builtin_expect(tw_mpi_threads_on, 0)) return locked_{name}({args});",
                     f"    return {call};", "}"]
-        out.append(f'{ret} {name}({params}) __attribute__((weak, alias("P{name}")));')
+        if not face_bodies:
+            out.append(f'{ret} {name}({params}) __attribute__((weak, alias("P{name}")));')
         out.append("")
+    if face_bodies:
+        out.append("#pragma GCC visibility pop")
     return "\n".join(out)
 
 
@@ -1790,8 +1814,23 @@ def main(argv):
         os.makedirs(os.path.join(inc, "tollway"), exist_ok=True)
         write(os.path.join(inc, "tollway", "mpi_calls.h"), emit_calls_header(procs))
         write(os.path.join(inc, "tollway", "pmpi.h"), emit_pmpi_header(procs))
+        # each face's header (mpi_abi.h), from its table
+        import gen_face
+        native = gen_face.native_values(os.path.join(TREE, "include", "mpi.h"))
+        for name in gen_face.face_names():
+            face = gen_face.Face(gen_face.load_face(name), native)
+            write(os.path.join(inc, face.t["header"]), gen_face.emit_face_header(face, procs))
     elif cmd in ("rename", "wrappers") and len(rest) == 1:
         write(rest[0], (emit_rename if cmd == "rename" else emit_wrappers)(procs))
+    elif cmd == "wrappers-face" and len(rest) == 1:
+        write(rest[0], emit_wrappers(procs, face_bodies=True))
+    elif cmd in ("face-c", "face-header", "face-map") and len(rest) == 2:
+        import gen_face
+        face = gen_face.Face(gen_face.load_face(rest[0]), gen_face.native_values(
+            os.path.join(TREE, "include", "mpi.h")))
+        emit = {"face-c": gen_face.emit_face_c, "face-header": gen_face.emit_face_header,
+                "face-map": gen_face.emit_face_map}[cmd]
+        write(rest[1], emit(face, procs))
     elif cmd == "fortran-c" and len(rest) == 1:
         write(rest[0], emit_fortran_c(procs))
     elif cmd == "fortran-constants" and len(rest) == 2:
@@ -1809,6 +1848,23 @@ def main(argv):
         write(rest[3], emit_constants_print_fortran(open(rest[0]).read(), rest[1], rest[2]))
     elif cmd == "names" and not rest:
         write("-", emit_names(procs))
+    elif cmd == "check-face" and len(rest) == 2:
+        import gen_face
+        nm = subprocess.run(["nm", "-D", "--defined-only", rest[1]], capture_output=True, text=True,
+                            check=True).stdout
+        exported = {line.split()[-1] for line in nm.splitlines() if line.strip()}
+        want = set()
+        for p in gen_face.face_procs(procs):
+            want |= {p.name, "P" + p.name}
+        errors = [f"{rest[1]} does not export {n}, which the {rest[0]} face declares"
+                  for n in sorted(want - exported)]
+        errors += [f"{rest[1]} exports {n}, which is none of the {rest[0]} face's calls"
+                   for n in sorted(exported - want)]
+        for e in errors:
+            print(e)
+        if errors:
+            sys.exit(f"{len(errors)} difference(s) from the face's calls")
+        print(f"{len(want) // 2} calls: the face's, and nothing else")
     elif cmd in ("check-library", "check-header") and len(rest) == 1:
         errors = (check_library if cmd == "check-library" else check_header)(procs, rest[0])
         for e in errors:

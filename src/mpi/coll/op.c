@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "mpi/datatype/datatype.h"
+#include "mpi/env/callback.h"
 #include "mpi/env/error.h"
 #include "mpi/coll/op.h"
 #include "mpi/coll/schedule.h"
@@ -45,7 +46,8 @@ typedef struct user_op {
     MPI_User_function *fn;
     MPI_User_function_c *fn_c; /* MPI_Op_create_c's: the one of the two that is set */
     int commute, freed;
-    int holds; /* by reductions under way */
+    int holds;                   /* by reductions under way */
+    tw_mpi_callback_fn *context; /* a face's: the program's function (callback.h) */
 } user_op_t;
 
 static user_op_t user_ops[USER_OPS];
@@ -298,16 +300,19 @@ int tw_mpi_op_commutative(MPI_Op op) {
 static void call_user(const user_op_t *u, char *in, char *inout, MPI_Count count, MPI_Datatype type,
                       MPI_Aint extent) {
     MPI_Datatype t = type;
+    tw_mpi_callback_fn *outer = tw_mpi_callback_context;
+    tw_mpi_callback_context = u->context;
     if (u->fn_c) {
         MPI_Count len = count;
         u->fn_c(in, inout, &len, &t);
-        return;
+    } else {
+        for (MPI_Count done = 0; done < count;) {
+            int len = count - done > INT_MAX ? INT_MAX : (int)(count - done);
+            u->fn(in + done * extent, inout + done * extent, &len, &t);
+            done += len;
+        }
     }
-    for (MPI_Count done = 0; done < count;) {
-        int len = count - done > INT_MAX ? INT_MAX : (int)(count - done);
-        u->fn(in + done * extent, inout + done * extent, &len, &t);
-        done += len;
-    }
+    tw_mpi_callback_context = outer;
 }
 
 /* A user function over count items of a type whose packed form differs from its
@@ -389,11 +394,18 @@ int tw_mpi_op_create(const char *call, MPI_User_function *fn, MPI_User_function_
     for (int i = 0; i < USER_OPS; i++) {
         if ((user_ops[i].fn || user_ops[i].fn_c) && !(user_ops[i].freed && !user_ops[i].holds))
             continue;
-        user_ops[i] = (user_op_t){fn, fn_c, commute != 0, 0, 0};
+        user_ops[i] = (user_op_t){fn, fn_c, commute != 0, 0, 0, NULL};
         *op = (MPI_Op)(0x58000000 | (USER_FIRST + i));
         return MPI_SUCCESS;
     }
     return tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, "too many user ops");
+}
+
+int tw_mpi_op_context_set(int op, tw_mpi_callback_fn *context) {
+    user_op_t *u = user_op(op);
+    if (!u) return MPI_ERR_OP;
+    u->context = context;
+    return MPI_SUCCESS;
 }
 
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op) {

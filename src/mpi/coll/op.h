@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include "mpi/env/callback.h"
+
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
 /* MPI_SUCCESS when op applies to type's elements, else MPI_ERR_OP (MPI_ERR_TYPE: no type). */
@@ -30,6 +32,10 @@ int tw_mpi_op_apply(MPI_Op op, const void *in, void *inout, MPI_Count count, MPI
 typedef int tw_mpi_op_fn(int code, const void *in, void *inout, size_t elements);
 tw_mpi_op_fn *tw_mpi_op_resolve(MPI_Op op, MPI_Datatype type, MPI_Count count, int *code,
                                 size_t *elements);
+
+/* Keeps a face's context with user op op (env/callback.h): 0, or MPI_ERR_OP when op is
+ * no user op. */
+int tw_mpi_op_context_set(int op, tw_mpi_callback_fn *context);
 
 #pragma GCC visibility pop
 

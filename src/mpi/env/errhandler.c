@@ -8,6 +8,7 @@
  * an object keeps the handler it was given until it is freed or given another. */
 #include <stdlib.h>
 
+#include "mpi/env/callback.h"
 #include "mpi/env/errhandler.h"
 #include "mpi/env/error.h"
 #include "mpi/env/state.h"
@@ -18,6 +19,7 @@ typedef struct eh {
     int kind; /* a TW_EH_*; 0: a free slot */
     int refs; /* handles the program holds: the slot is reused once 0 and no object holds it */
     generic_fn *fn;
+    tw_mpi_callback_fn *context; /* a face's: the program's function (callback.h) */
 } eh_t;
 
 enum { EH_BASE = 0x54000100, EH_MAX = 1 << 20 };
@@ -50,8 +52,18 @@ void tw_mpi_eh_ref(MPI_Errhandler h) {
 int tw_mpi_eh_call(MPI_Errhandler h, int *handle, int code) {
     eh_t *e = eh_get(h);
     if (!e) return 0;
+    tw_mpi_callback_fn *outer = tw_mpi_callback_context;
+    tw_mpi_callback_context = e->context;
     e->fn(handle, &code);
+    tw_mpi_callback_context = outer;
     return 1;
+}
+
+int tw_mpi_eh_context_set(int errhandler, tw_mpi_callback_fn *context) {
+    eh_t *e = eh_get(errhandler);
+    if (!e) return MPI_ERR_ERRHANDLER;
+    e->context = context;
+    return MPI_SUCCESS;
 }
 
 /* Marks in use[] the handlers the objects hold. */
@@ -97,7 +109,7 @@ int tw_mpi_eh_new(const char *call, int kind, void (*user_fn)(int *, int *, ...)
         ehs = more;
         n_ehs = grown;
     }
-    ehs[i] = (eh_t){kind, 1, fn};
+    ehs[i] = (eh_t){kind, 1, fn, NULL};
     *errhandler = (MPI_Errhandler)(EH_BASE + i);
     return MPI_SUCCESS;
 }

@@ -5,6 +5,8 @@
 
 #include <mpi.h>
 
+#include "mpi/env/callback.h"
+
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
 enum { TW_EH_COMM = 1, TW_EH_WIN, TW_EH_FILE, TW_EH_SESSION };
@@ -16,6 +18,9 @@ int tw_mpi_eh_settable(MPI_Errhandler h, int kind);
  * held; works before MPI is initialised (MPI_Session_create_errhandler may). */
 int tw_mpi_eh_new(const char *call, int kind, void (*fn)(int *, int *, ...),
                   MPI_Errhandler *errhandler);
+/* Keeps a face's context with the program's handler h (env/callback.h): 0, or
+ * MPI_ERR_ERRHANDLER when h is none. */
+int tw_mpi_eh_context_set(int h, tw_mpi_callback_fn *context);
 /* One more handle of h held by the program (MPI_*_get_errhandler gave it out). */
 void tw_mpi_eh_ref(MPI_Errhandler h);
 /* Calls user handler h on the object *handle with code; 0 when h is no user

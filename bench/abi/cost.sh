@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The cost of a face (docs/abi.md): instructions of an 8-byte MPI_Send and of the
+# MPI_Recv of a message already there (and an empty MPI_Iprobe, an 8-byte MPI_Irecv),
+# counted by callgrind through the native library (mpicc) and through each face
+# (mpicc_abi: the standard ABI's), and an OSU-style ping-pong latency through both.
+# Instruction counts do not depend on timing; the latencies do: read them on an idle
+# machine only. usage: bench/abi/cost.sh BUILD_DIR   env: N (calls counted, default
+# 1000), ITERATIONS (ping-pong round trips, default 10000)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+n=${N:-1000}
+iterations=${ITERATIONS:-10000}
+command -v valgrind >/dev/null || { echo "cost: valgrind not found (apt-get install valgrind)" >&2; exit 1; }
+[ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
+build=$(cd "$1" && pwd)
+[ -x "$build/bin/mpicc_abi" ] || { echo "cost: $build/bin/mpicc_abi not found: build the tree first" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+run() { LD_LIBRARY_PATH="$build/lib/abi" "$build/bin/twrun" -n 2 --bind-to none "$@"; }
+
+# each way: "phase value" lines
+for way in native face; do
+    wrapper=$build/bin/mpicc
+    [ $way = face ] && wrapper=$build/bin/mpicc_abi
+    "$wrapper" -O2 -o "$work/count_$way" "$here/../hotpath/mpi_count.c"
+    "$wrapper" -O2 -o "$work/pingpong_$way" "$here/pingpong.c"
+    rm -f "$work"/cg.* "$work/flag"*
+    run valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$work/cg.%p" \
+        "$work/count_$way" "$work/flag" "$n" 2>"$work/$way.log" || { cat "$work/$way.log" >&2; exit 1; }
+    awk -v n="$n" '/^desc: Trigger: Client Request:/ {phase = $NF}
+        /^totals:/ && phase != "" {printf "%s %.1f\n", phase, $2 / n; phase = ""}' "$work"/cg.* \
+        > "$work/$way.unsorted"
+    run "$work/pingpong_$way" "$iterations" >> "$work/$way.unsorted"
+    sort "$work/$way.unsorted" > "$work/$way.txt"
+done
+echo "through the native library (libmpi.so.0) and the standard ABI's face (libmpi_abi.so.1)"
+echo "instructions per call (callgrind), latency in microseconds (half a round trip)"
+join "$work/native.txt" "$work/face.txt" |
+    awk '{printf "%-22s %12s %12s %8.3f\n", $1, $2, $3, ($2 > 0 ? $3 / $2 : 0)}
+         BEGIN {printf "%-22s %12s %12s %8s\n", "", "native", "face", "ratio"}'

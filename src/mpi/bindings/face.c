@@ -1,0 +1,87 @@
+/* The native side of the faces' generated C (face.h). */
+#include <stddef.h>
+#include <string.h>
+
+#include <mpi.h>
+
+#include "mpi/bindings/face.h"
+#include "mpi/coll/op.h"
+#include "mpi/env/callback.h"
+#include "mpi/env/errhandler.h"
+
+_Static_assert(sizeof(tw_native_status) == sizeof(MPI_Status) &&
+                   offsetof(tw_native_status, source) == offsetof(MPI_Status, MPI_SOURCE) &&
+                   offsetof(tw_native_status, tag) == offsetof(MPI_Status, MPI_TAG) &&
+                   offsetof(tw_native_status, error) == offsetof(MPI_Status, MPI_ERROR),
+               "face.h's status is mpi.h's");
+
+int tw_mpi_callback_context_set(int handle, tw_native_fn *context) {
+    switch ((unsigned)handle >> 24) { /* the handle's kind (mpi.h) */
+    case 0x58:
+        return tw_mpi_op_context_set(handle, context);
+    case 0x54:
+        return tw_mpi_eh_context_set(handle, context);
+    default:
+        return MPI_ERR_ARG;
+    }
+}
+
+int tw_face_comm_peers(int comm, int side) {
+    int n = 0, inter = 0, topo = MPI_UNDEFINED;
+    if (side == 0) {
+        if (MPI_Comm_test_inter(comm, &inter)) return 0;
+        if (inter ? MPI_Comm_remote_size(comm, &n) : MPI_Comm_size(comm, &n)) return 0;
+        return n;
+    }
+    if (MPI_Topo_test(comm, &topo)) return 0;
+    if (topo == MPI_CART) {
+        if (MPI_Cartdim_get(comm, &n)) return 0;
+        return 2 * n;
+    }
+    if (topo == MPI_GRAPH) {
+        int rank;
+        if (MPI_Comm_rank(comm, &rank) || MPI_Graph_neighbors_count(comm, rank, &n)) return 0;
+        return n;
+    }
+    if (topo == MPI_DIST_GRAPH) {
+        int in, out, weighted;
+        if (MPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted)) return 0;
+        return side == 1 ? in : out;
+    }
+    return 0;
+}
+
+int tw_face_sum(int n, const int *counts) {
+    int sum = 0;
+    for (int i = 0; counts && i < n; i++) sum += counts[i] > 0 ? counts[i] : 0;
+    return sum;
+}
+
+/* what MPI_Abi_set_fortran_booleans set, by size: 1, 2, 4, 8 and 16 bytes */
+static struct {
+    int set;
+    unsigned char true_value[16], false_value[16];
+} booleans[5];
+
+int tw_face_fortran_booleans(int logical_size, void *logical_true, void *logical_false, int *is_set,
+                             int set) {
+    int i = logical_size == 1    ? 0
+            : logical_size == 2  ? 1
+            : logical_size == 4  ? 2
+            : logical_size == 8  ? 3
+            : logical_size == 16 ? 4
+                                 : -1;
+    if (i < 0 || !logical_true || !logical_false || (!set && !is_set)) return MPI_ERR_ARG;
+    if (set) {
+        memcpy(booleans[i].true_value, logical_true, (size_t)logical_size);
+        memcpy(booleans[i].false_value, logical_false, (size_t)logical_size);
+        booleans[i].set = 1;
+        return MPI_SUCCESS;
+    }
+    *is_set = booleans[i].set;
+    if (booleans[i].set) {
+        memcpy(logical_true, booleans[i].true_value, (size_t)logical_size);
+        memcpy(logical_false, booleans[i].false_value, (size_t)logical_size);
+    }
+    return MPI_SUCCESS;
+}

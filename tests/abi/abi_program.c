@@ -1,0 +1,526 @@
+/* A program of portable MPI C (what every ABI has), built against another MPI's
+ * header and run on Tollway through that ABI's face (docs/abi.md): every handle kind,
+ * the status, the predefined operations and types, MPI_IN_PLACE and MPI_BOTTOM, error
+ * classes, a user operation, attribute, error handler and generalized request callbacks. Each
+ * result is checked; the first wrong one is named and the job ends with status 1. Rank 0 prints
+ * MPI_Get_library_version's answer. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int rank, size;
+
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "abi_program: rank %d: wrong: ", rank);                                \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fprintf(stderr, " (%s:%d)\n", __FILE__, __LINE__);                                     \
+            fflush(stderr);                                                                        \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                                          \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+#define OK(call) CHECK((call) == MPI_SUCCESS, "%s did not return MPI_SUCCESS", #call)
+
+/* ---- the user operation: checks that its datatype is the program's MPI_INT ---- */
+static int op_calls, op_wrong_type;
+static void my_sum(void *in, void *inout, int *len, MPI_Datatype *type) {
+    op_calls++;
+    if (*type != MPI_INT) op_wrong_type++;
+    for (int i = 0; i < *len; i++) ((int *)inout)[i] += ((int *)in)[i];
+}
+
+/* ---- attribute callbacks ---- */
+static int copies, deletes, copy_wrong, delete_wrong;
+static MPI_Comm attr_comm;
+static int attr_key;
+static int my_copy(MPI_Comm old, int key, void *extra, void *in, void *out, int *flag) {
+    copies++;
+    if (old != attr_comm || key != attr_key || extra != &copies) copy_wrong++;
+    *(void **)out = in;
+    *flag = 1;
+    return MPI_SUCCESS;
+}
+static int my_delete(MPI_Comm comm, int key, void *value, void *extra) {
+    deletes++;
+    if (comm == MPI_COMM_NULL || key != attr_key || value != (void *)&attr_key || extra != &copies)
+        delete_wrong++;
+    return MPI_SUCCESS;
+}
+
+/* ---- the user error handler ---- */
+static int handled, handled_class;
+static MPI_Comm handled_comm;
+static void my_handler(MPI_Comm *comm, int *code, ...) {
+    handled++;
+    handled_comm = *comm;
+    MPI_Error_class(*code, &handled_class);
+}
+
+/* ---- a generalized request: its status comes from the program's query ---- */
+static int greq_freed;
+static int greq_query(void *extra, MPI_Status *status) {
+    MPI_Status_set_elements(status, MPI_BYTE, 5);
+    MPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = MPI_PROC_NULL;
+    status->MPI_TAG = *(int *)extra;
+    return MPI_SUCCESS;
+}
+static int greq_free(void *extra) {
+    greq_freed += extra != NULL;
+    return MPI_SUCCESS;
+}
+static int greq_cancel(void *extra, int complete) {
+    return extra && complete >= 0 ? MPI_SUCCESS : MPI_ERR_ARG;
+}
+
+static void generalized_request(void) {
+    static int tag = 77;
+    MPI_Request req;
+    OK(MPI_Grequest_start(greq_query, greq_free, greq_cancel, &tag, &req));
+    CHECK(req != MPI_REQUEST_NULL, "MPI_Grequest_start gave MPI_REQUEST_NULL");
+    OK(MPI_Grequest_complete(req));
+    MPI_Status s;
+    OK(MPI_Wait(&req, &s));
+    int count = -1, cancelled = 1;
+    OK(MPI_Get_count(&s, MPI_BYTE, &count));
+    OK(MPI_Test_cancelled(&s, &cancelled));
+    CHECK(req == MPI_REQUEST_NULL && greq_freed == 1, "the generalized request was not freed");
+    CHECK(count == 5 && !cancelled, "the generalized request's status: count %d, cancelled %d",
+          count, cancelled);
+    CHECK(s.MPI_SOURCE == MPI_PROC_NULL && s.MPI_TAG == 77,
+          "the generalized request's status: source %d, tag %d", s.MPI_SOURCE, s.MPI_TAG);
+}
+
+static void reductions(void) {
+    /* each predefined op on MPI_INT */
+    struct {
+        MPI_Op op;
+        const char *name;
+        int expect;
+    } ops[] = {{MPI_SUM, "MPI_SUM", size * (size + 1) / 2},
+               {MPI_MAX, "MPI_MAX", size},
+               {MPI_MIN, "MPI_MIN", 1},
+               {MPI_PROD, "MPI_PROD", 0},
+               {MPI_LAND, "MPI_LAND", 1},
+               {MPI_LOR, "MPI_LOR", 1},
+               {MPI_LXOR, "MPI_LXOR", size % 2},
+               {MPI_BAND, "MPI_BAND", 0},
+               {MPI_BOR, "MPI_BOR", 0},
+               {MPI_BXOR, "MPI_BXOR", 0}};
+    int prod = 1, bor = 0, bxor = 0, band = -1;
+    for (int r = 1; r <= size; r++) prod *= r, bor |= r, bxor ^= r, band &= r;
+    ops[3].expect = prod, ops[7].expect = band, ops[8].expect = bor, ops[9].expect = bxor;
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+        int mine = rank + 1, out = -7;
+        OK(MPI_Allreduce(&mine, &out, 1, MPI_INT, ops[i].op, MPI_COMM_WORLD));
+        CHECK(out == ops[i].expect, "MPI_Allreduce with %s gave %d, not %d", ops[i].name, out,
+              ops[i].expect);
+    }
+    /* MINLOC and MAXLOC on the pair types */
+    struct {
+        int v, i;
+    } p = {10 - rank, rank}, q;
+    OK(MPI_Allreduce(&p, &q, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD));
+    CHECK(q.v == 10 - (size - 1) && q.i == size - 1, "MPI_MINLOC on MPI_2INT gave (%d, %d)", q.v,
+          q.i);
+    struct {
+        double v;
+        int i;
+    } d = {rank * 1.5, rank}, e;
+    OK(MPI_Allreduce(&d, &e, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD));
+    CHECK(e.v == (size - 1) * 1.5 && e.i == size - 1, "MPI_MAXLOC on MPI_DOUBLE_INT gave (%g, %d)",
+          e.v, e.i);
+    /* each predefined type in a sum (bitwise or for the byte and the boolean) */
+#define SUM(ctype, mtype)                                                                          \
+    do {                                                                                           \
+        ctype a = (ctype)(rank + 1), b = (ctype)0;                                                 \
+        OK(MPI_Allreduce(&a, &b, 1, mtype, MPI_SUM, MPI_COMM_WORLD));                              \
+        CHECK(b == (ctype)(size * (size + 1) / 2), "MPI_SUM on %s", #mtype);                       \
+    } while (0)
+    SUM(signed char, MPI_SIGNED_CHAR);
+    SUM(unsigned char, MPI_UNSIGNED_CHAR);
+    SUM(short, MPI_SHORT);
+    SUM(unsigned short, MPI_UNSIGNED_SHORT);
+    SUM(int, MPI_INT);
+    SUM(unsigned, MPI_UNSIGNED);
+    SUM(long, MPI_LONG);
+    SUM(unsigned long, MPI_UNSIGNED_LONG);
+    SUM(long long, MPI_LONG_LONG);
+    SUM(unsigned long long, MPI_UNSIGNED_LONG_LONG);
+    SUM(float, MPI_FLOAT);
+    SUM(double, MPI_DOUBLE);
+    SUM(long double, MPI_LONG_DOUBLE);
+    SUM(int8_t, MPI_INT8_T);
+    SUM(int16_t, MPI_INT16_T);
+    SUM(int32_t, MPI_INT32_T);
+    SUM(int64_t, MPI_INT64_T);
+    SUM(uint8_t, MPI_UINT8_T);
+    SUM(uint16_t, MPI_UINT16_T);
+    SUM(uint32_t, MPI_UINT32_T);
+    SUM(uint64_t, MPI_UINT64_T);
+    SUM(MPI_Aint, MPI_AINT);
+    SUM(MPI_Offset, MPI_OFFSET);
+    SUM(MPI_Count, MPI_COUNT);
+    unsigned char byte = (unsigned char)(1 << (rank % 8)), bytes = 0;
+    OK(MPI_Allreduce(&byte, &bytes, 1, MPI_BYTE, MPI_BOR, MPI_COMM_WORLD));
+    CHECK(bytes == (unsigned char)((1 << (size < 8 ? size : 8)) - 1), "MPI_BOR on MPI_BYTE gave %d",
+          bytes);
+    _Bool flag = rank == 0, any = 0;
+    OK(MPI_Allreduce(&flag, &any, 1, MPI_C_BOOL, MPI_LOR, MPI_COMM_WORLD));
+    CHECK(any, "MPI_LOR on MPI_C_BOOL");
+    /* MPI_IN_PLACE */
+    int v = rank + 1;
+    OK(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(v == size * (size + 1) / 2, "MPI_Allreduce in place gave %d", v);
+    /* the user operation */
+    MPI_Op op;
+    OK(MPI_Op_create(my_sum, 1, &op));
+    int commute = 0;
+    OK(MPI_Op_commutative(op, &commute));
+    CHECK(commute == 1, "MPI_Op_commutative of a commutative op");
+    int mine = rank + 1, out = 0;
+    OK(MPI_Allreduce(&mine, &out, 1, MPI_INT, op, MPI_COMM_WORLD));
+    CHECK(out == size * (size + 1) / 2, "the user op's MPI_Allreduce gave %d", out);
+    int calls[2] = {op_calls, op_wrong_type}, all[2];
+    OK(MPI_Allreduce(calls, all, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(size == 1 || all[0] > 0, "the user op was not called");
+    CHECK(all[1] == 0, "the user op saw another datatype than MPI_INT");
+    OK(MPI_Op_free(&op));
+    CHECK(op == MPI_OP_NULL, "MPI_Op_free left the handle");
+}
+
+static void point_to_point(void) {
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int out[3] = {rank, rank * 10, rank * 100}, in[3] = {-1, -1, -1};
+    MPI_Request reqs[2];
+    MPI_Status st[2];
+    OK(MPI_Irecv(in, 3, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &reqs[0]));
+    OK(MPI_Isend(out, 3, MPI_INT, right, 40 + rank, MPI_COMM_WORLD, &reqs[1]));
+    OK(MPI_Waitall(2, reqs, st));
+    CHECK(reqs[0] == MPI_REQUEST_NULL && reqs[1] == MPI_REQUEST_NULL, "MPI_Waitall left requests");
+    CHECK(st[0].MPI_SOURCE == left, "status MPI_SOURCE %d, not %d", st[0].MPI_SOURCE, left);
+    CHECK(st[0].MPI_TAG == 40 + left, "status MPI_TAG %d, not %d", st[0].MPI_TAG, 40 + left);
+    int count = -1;
+    OK(MPI_Get_count(&st[0], MPI_INT, &count));
+    CHECK(count == 3, "MPI_Get_count gave %d", count);
+    CHECK(in[0] == left && in[2] == left * 100, "received %d %d", in[0], in[2]);
+    /* from MPI_PROC_NULL: the empty status */
+    MPI_Status s;
+    OK(MPI_Recv(in, 3, MPI_INT, MPI_PROC_NULL, 5, MPI_COMM_WORLD, &s));
+    CHECK(s.MPI_SOURCE == MPI_PROC_NULL, "a receive from MPI_PROC_NULL: source %d", s.MPI_SOURCE);
+    CHECK(s.MPI_TAG == MPI_ANY_TAG, "a receive from MPI_PROC_NULL: tag %d", s.MPI_TAG);
+    OK(MPI_Get_count(&s, MPI_INT, &count));
+    CHECK(count == 0, "a receive from MPI_PROC_NULL: count %d", count);
+    OK(MPI_Send(out, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD));
+    OK(MPI_Sendrecv(out, 1, MPI_INT, right, 7, in, 1, MPI_INT, left, 7, MPI_COMM_WORLD,
+                    MPI_STATUS_IGNORE));
+    CHECK(in[0] == left, "MPI_Sendrecv gave %d", in[0]);
+    /* messages: matched probe, and none from MPI_PROC_NULL */
+    MPI_Message msg;
+    OK(MPI_Isend(out, 2, MPI_INT, right, 9, MPI_COMM_WORLD, &reqs[0]));
+    OK(MPI_Mprobe(left, 9, MPI_COMM_WORLD, &msg, &s));
+    CHECK(msg != MPI_MESSAGE_NULL && msg != MPI_MESSAGE_NO_PROC, "MPI_Mprobe's message");
+    OK(MPI_Get_count(&s, MPI_INT, &count));
+    CHECK(count == 2 && s.MPI_SOURCE == left, "MPI_Mprobe's status (count %d, source %d)", count,
+          s.MPI_SOURCE);
+    OK(MPI_Mrecv(in, 2, MPI_INT, &msg, MPI_STATUS_IGNORE));
+    CHECK(msg == MPI_MESSAGE_NULL, "MPI_Mrecv left the message");
+    OK(MPI_Wait(&reqs[0], MPI_STATUS_IGNORE));
+    OK(MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &msg, &s));
+    CHECK(msg == MPI_MESSAGE_NO_PROC, "MPI_Mprobe from MPI_PROC_NULL");
+    int flag = 1;
+    OK(MPI_Iprobe(MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
+    CHECK(flag == 0, "MPI_Iprobe found a message never sent");
+}
+
+static void communicators_groups(void) {
+    MPI_Comm dup;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    int result = -1;
+    OK(MPI_Comm_compare(MPI_COMM_WORLD, dup, &result));
+    CHECK(result == MPI_CONGRUENT, "MPI_Comm_compare gave %d, not MPI_CONGRUENT", result);
+    OK(MPI_Comm_compare(MPI_COMM_WORLD, MPI_COMM_WORLD, &result));
+    CHECK(result == MPI_IDENT, "MPI_Comm_compare of a communicator with itself gave %d", result);
+    /* split: rank 0 out (MPI_UNDEFINED), the others in one */
+    MPI_Comm part;
+    OK(MPI_Comm_split(MPI_COMM_WORLD, rank == 0 ? MPI_UNDEFINED : 1, rank, &part));
+    if (rank == 0) {
+        CHECK(part == MPI_COMM_NULL, "MPI_Comm_split with MPI_UNDEFINED gave a communicator");
+    } else {
+        int n;
+        OK(MPI_Comm_size(part, &n));
+        CHECK(n == size - 1, "the split's size %d", n);
+        OK(MPI_Comm_free(&part));
+        CHECK(part == MPI_COMM_NULL, "MPI_Comm_free left the handle");
+    }
+    MPI_Group world, self, empty;
+    OK(MPI_Comm_group(MPI_COMM_WORLD, &world));
+    OK(MPI_Comm_group(MPI_COMM_SELF, &self));
+    int n = -1;
+    OK(MPI_Group_size(world, &n));
+    CHECK(n == size, "MPI_Group_size %d", n);
+    int ranks[2] = {0, MPI_PROC_NULL}, out[2] = {-5, -5};
+    OK(MPI_Group_translate_ranks(self, 2, ranks, world, out));
+    CHECK(out[0] == rank && out[1] == MPI_PROC_NULL, "MPI_Group_translate_ranks gave %d %d", out[0],
+          out[1]);
+    OK(MPI_Group_compare(world, world, &result));
+    CHECK(result == MPI_IDENT, "MPI_Group_compare %d", result);
+    int zero = 0;
+    OK(MPI_Group_incl(world, 0, &zero, &empty));
+    OK(MPI_Group_compare(empty, MPI_GROUP_EMPTY, &result));
+    CHECK(result == MPI_IDENT, "an empty group is not MPI_GROUP_EMPTY's like (%d)", result);
+    OK(MPI_Group_rank(self, &n));
+    CHECK(n == 0, "MPI_Group_rank of self %d", n);
+    OK(MPI_Group_free(&world));
+    OK(MPI_Group_free(&self));
+    OK(MPI_Group_free(&empty));
+    CHECK(world == MPI_GROUP_NULL, "MPI_Group_free left the handle");
+    /* attributes: copied on a dup, deleted on a free */
+    void *value;
+    int flag = 0;
+    OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &value, &flag));
+    CHECK(flag && *(int *)value >= 32767, "MPI_TAG_UB");
+    OK(MPI_Comm_create_keyval(my_copy, my_delete, &attr_key, &copies));
+    CHECK(attr_key != MPI_KEYVAL_INVALID, "MPI_Comm_create_keyval gave MPI_KEYVAL_INVALID");
+    attr_comm = dup;
+    OK(MPI_Comm_set_attr(dup, attr_key, &attr_key));
+    MPI_Comm dup2;
+    OK(MPI_Comm_dup(dup, &dup2));
+    CHECK(copies == 1 && copy_wrong == 0, "the copy callback (%d calls, %d wrong)", copies,
+          copy_wrong);
+    OK(MPI_Comm_get_attr(dup2, attr_key, &value, &flag));
+    CHECK(flag && value == &attr_key, "the copied attribute");
+    OK(MPI_Comm_free(&dup2));
+    CHECK(deletes == 1 && delete_wrong == 0, "the delete callback (%d calls, %d wrong)", deletes,
+          delete_wrong);
+    OK(MPI_Comm_delete_attr(dup, attr_key));
+    CHECK(deletes == 2, "MPI_Comm_delete_attr's delete callback");
+    OK(MPI_Comm_free_keyval(&attr_key));
+    CHECK(attr_key == MPI_KEYVAL_INVALID, "MPI_Comm_free_keyval left the key");
+    /* a topology: a line, whose ends have MPI_PROC_NULL for neighbours */
+    MPI_Comm line;
+    int dims[1] = {size}, periods[1] = {0}, topo = -1, from = -9, to = -9;
+    OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &line));
+    OK(MPI_Topo_test(line, &topo));
+    CHECK(topo == MPI_CART, "MPI_Topo_test gave %d, not MPI_CART", topo);
+    OK(MPI_Topo_test(MPI_COMM_WORLD, &topo));
+    CHECK(topo == MPI_UNDEFINED, "MPI_Topo_test of the world gave %d, not MPI_UNDEFINED", topo);
+    OK(MPI_Cart_shift(line, 0, 1, &from, &to));
+    CHECK(from == (rank == 0 ? MPI_PROC_NULL : rank - 1) &&
+              to == (rank == size - 1 ? MPI_PROC_NULL : rank + 1),
+          "MPI_Cart_shift gave %d and %d", from, to);
+    OK(MPI_Comm_free(&line));
+    /* the predefined callbacks: copied by MPI_COMM_DUP_FN, not by MPI_COMM_NULL_COPY_FN */
+    int dup_key, null_key;
+    OK(MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &dup_key, NULL));
+    OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &null_key, NULL));
+    OK(MPI_Comm_set_attr(dup, dup_key, &dup_key));
+    OK(MPI_Comm_set_attr(dup, null_key, &null_key));
+    OK(MPI_Comm_dup(dup, &dup2));
+    OK(MPI_Comm_get_attr(dup2, dup_key, &value, &flag));
+    CHECK(flag && value == &dup_key, "MPI_COMM_DUP_FN did not copy the attribute");
+    OK(MPI_Comm_get_attr(dup2, null_key, &value, &flag));
+    CHECK(!flag, "MPI_COMM_NULL_COPY_FN copied the attribute");
+    OK(MPI_Comm_free(&dup2));
+    OK(MPI_Comm_free_keyval(&dup_key));
+    OK(MPI_Comm_free_keyval(&null_key));
+    /* errors: a bad rank, returned, then to the program's handler */
+    OK(MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN));
+    int rc = MPI_Send(&n, 1, MPI_INT, size + 5, 0, dup);
+    int cls = -1;
+    OK(MPI_Error_class(rc, &cls));
+    CHECK(cls == MPI_ERR_RANK, "a send to rank %d: class %d, not MPI_ERR_RANK (%d)", size + 5, cls,
+          MPI_ERR_RANK);
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    OK(MPI_Error_string(rc, text, &len));
+    CHECK(len > 0 && (int)strlen(text) == len, "MPI_Error_string of the bad rank's code");
+    OK(MPI_Error_class(MPI_ERR_TAG, &cls));
+    CHECK(cls == MPI_ERR_TAG, "MPI_Error_class(MPI_ERR_TAG) gave %d", cls);
+    rc = MPI_Recv(&n, 1, MPI_INT, 0, -1, dup, MPI_STATUS_IGNORE);
+    OK(MPI_Error_class(rc, &cls));
+    CHECK(cls == MPI_ERR_TAG, "a receive with tag -1: class %d, not MPI_ERR_TAG", cls);
+    MPI_Errhandler eh, got;
+    OK(MPI_Comm_create_errhandler(my_handler, &eh));
+    OK(MPI_Comm_set_errhandler(dup, eh));
+    OK(MPI_Comm_get_errhandler(dup, &got));
+    CHECK(got == eh, "MPI_Comm_get_errhandler gave another handler");
+    OK(MPI_Errhandler_free(&got));
+    rc = MPI_Send(&n, 1, MPI_INT, size + 5, 0, dup);
+    CHECK(handled == 1 && handled_comm == dup && handled_class == MPI_ERR_RANK,
+          "the program's error handler (%d calls, class %d)", handled, handled_class);
+    OK(MPI_Errhandler_free(&eh));
+    CHECK(eh == MPI_ERRHANDLER_NULL, "MPI_Errhandler_free left the handle");
+    OK(MPI_Comm_free(&dup));
+}
+
+static void datatypes(void) {
+    MPI_Datatype vec;
+    OK(MPI_Type_contiguous(3, MPI_INT, &vec));
+    OK(MPI_Type_commit(&vec));
+    int n = 0, ni, na, nd, combiner;
+    OK(MPI_Type_size(vec, &n));
+    CHECK(n == 3 * (int)sizeof(int), "MPI_Type_size %d", n);
+    OK(MPI_Type_get_envelope(vec, &ni, &na, &nd, &combiner));
+    CHECK(combiner == MPI_COMBINER_CONTIGUOUS && nd == 1, "MPI_Type_get_envelope: combiner %d",
+          combiner);
+    MPI_Datatype inner = MPI_DATATYPE_NULL;
+    int count;
+    MPI_Aint aints[1];
+    OK(MPI_Type_get_contents(vec, 1, 0, 1, &count, aints, &inner));
+    CHECK(count == 3 && inner == MPI_INT, "MPI_Type_get_contents");
+    OK(MPI_Type_get_envelope(MPI_INT, &ni, &na, &nd, &combiner));
+    CHECK(combiner == MPI_COMBINER_NAMED, "MPI_INT's combiner %d", combiner);
+    /* a darray and a subarray: their constants come back from MPI_Type_get_contents */
+    MPI_Datatype darray, sub;
+    int gsizes[1] = {2 * size}, distribs[1] = {MPI_DISTRIBUTE_BLOCK},
+        dargs[1] = {MPI_DISTRIBUTE_DFLT_DARG}, psizes[1] = {size};
+    OK(MPI_Type_create_darray(size, rank, 1, gsizes, distribs, dargs, psizes, MPI_ORDER_C, MPI_INT,
+                              &darray));
+    OK(MPI_Type_size(darray, &n));
+    CHECK(n == 2 * (int)sizeof(int), "the darray's size %d", n);
+    int ints[8];
+    MPI_Datatype old;
+    OK(MPI_Type_get_envelope(darray, &ni, &na, &nd, &combiner));
+    CHECK(combiner == MPI_COMBINER_DARRAY && ni == 8,
+          "the darray's envelope: combiner %d, %d integers", combiner, ni);
+    OK(MPI_Type_get_contents(darray, 8, 0, 1, ints, aints, &old));
+    CHECK(ints[4] == MPI_DISTRIBUTE_BLOCK && ints[5] == MPI_DISTRIBUTE_DFLT_DARG &&
+              ints[7] == MPI_ORDER_C && old == MPI_INT,
+          "the darray's contents: distribution %d, argument %d, order %d", ints[4], ints[5],
+          ints[7]);
+    int sizes[1] = {4}, subsizes[1] = {2}, starts[1] = {1};
+    OK(MPI_Type_create_subarray(1, sizes, subsizes, starts, MPI_ORDER_FORTRAN, MPI_INT, &sub));
+    OK(MPI_Type_get_contents(sub, 8, 0, 1, ints, aints, &old));
+    CHECK(ints[4] == MPI_ORDER_FORTRAN, "the subarray's order %d", ints[4]);
+    OK(MPI_Type_free(&darray));
+    OK(MPI_Type_free(&sub));
+    /* a struct at absolute addresses, broadcast from MPI_BOTTOM */
+    struct {
+        int i;
+        double d;
+    } item = {rank == 0 ? 42 : 0, rank == 0 ? 2.5 : 0};
+    int lens[2] = {1, 1};
+    MPI_Aint where[2];
+    MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE}, abs;
+    OK(MPI_Get_address(&item.i, &where[0]));
+    OK(MPI_Get_address(&item.d, &where[1]));
+    OK(MPI_Type_create_struct(2, lens, where, types, &abs));
+    OK(MPI_Type_commit(&abs));
+    OK(MPI_Bcast(MPI_BOTTOM, 1, abs, 0, MPI_COMM_WORLD));
+    CHECK(item.i == 42 && item.d == 2.5, "MPI_Bcast from MPI_BOTTOM gave %d %g", item.i, item.d);
+    OK(MPI_Type_free(&abs));
+    OK(MPI_Type_free(&vec));
+    CHECK(vec == MPI_DATATYPE_NULL, "MPI_Type_free left the handle");
+}
+
+static void info_win_file(void) {
+    MPI_Info info;
+    OK(MPI_Info_create(&info));
+    OK(MPI_Info_set(info, "abi_key", "abi_value"));
+    int nkeys = 0, flag = 0, len = 64;
+    OK(MPI_Info_get_nkeys(info, &nkeys));
+    CHECK(nkeys == 1, "MPI_Info_get_nkeys %d", nkeys);
+    char value[64];
+    OK(MPI_Info_get_string(info, "abi_key", &len, value, &flag));
+    CHECK(flag && strcmp(value, "abi_value") == 0, "MPI_Info_get_string");
+    /* a window: each rank puts its rank into its right neighbour's */
+    int slot = -1;
+    MPI_Win win;
+    OK(MPI_Win_create(&slot, sizeof slot, sizeof slot, info, MPI_COMM_WORLD, &win));
+    int *attr, has = 0;
+    OK(MPI_Win_get_attr(win, MPI_WIN_CREATE_FLAVOR, &attr, &has));
+    CHECK(has && *attr == MPI_WIN_FLAVOR_CREATE,
+          "MPI_WIN_CREATE_FLAVOR is %d, not MPI_WIN_FLAVOR_CREATE", *attr);
+    OK(MPI_Win_get_attr(win, MPI_WIN_MODEL, &attr, &has));
+    CHECK(has && (*attr == MPI_WIN_SEPARATE || *attr == MPI_WIN_UNIFIED), "MPI_WIN_MODEL is %d",
+          *attr);
+    OK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_HOST, &attr, &has));
+    CHECK(has && (*attr == MPI_PROC_NULL || (*attr >= 0 && *attr < size)), "MPI_HOST is %d", *attr);
+    OK(MPI_Win_fence(MPI_MODE_NOPRECEDE, win));
+    OK(MPI_Put(&rank, 1, MPI_INT, (rank + 1) % size, 0, 1, MPI_INT, win));
+    OK(MPI_Win_fence(MPI_MODE_NOSUCCEED, win));
+    CHECK(slot == (rank + size - 1) % size, "the window holds %d", slot);
+    OK(MPI_Win_free(&win));
+    CHECK(win == MPI_WIN_NULL, "MPI_Win_free left the handle");
+    OK(MPI_Info_free(&info));
+    CHECK(info == MPI_INFO_NULL, "MPI_Info_free left the handle");
+    /* a file, each rank's int at its place */
+    char path[256];
+    if (rank == 0) snprintf(path, sizeof path, "/tmp/tollway_abi_program_%ld.dat", (long)getpid());
+    OK(MPI_Bcast(path, sizeof path, MPI_CHAR, 0, MPI_COMM_WORLD));
+    MPI_File fh;
+    OK(MPI_File_open(MPI_COMM_WORLD, path,
+                     MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL,
+                     &fh));
+    int amode = 0;
+    OK(MPI_File_get_amode(fh, &amode));
+    CHECK(amode == (MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE),
+          "MPI_File_get_amode %#x", amode);
+    MPI_Status s;
+    int mine = 1000 + rank, back = -1, count = -1;
+    OK(MPI_File_write_at(fh, (MPI_Offset)rank * (MPI_Offset)sizeof(int), &mine, 1, MPI_INT, &s));
+    OK(MPI_Get_count(&s, MPI_INT, &count));
+    CHECK(count == 1, "MPI_File_write_at's count %d", count);
+    OK(MPI_File_sync(fh));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    OK(MPI_File_sync(fh));
+    int other = (rank + 1) % size;
+    OK(MPI_File_read_at(fh, (MPI_Offset)other * (MPI_Offset)sizeof(int), &back, 1, MPI_INT,
+                        MPI_STATUS_IGNORE));
+    CHECK(back == 1000 + other, "read %d from the file", back);
+    OK(MPI_File_close(&fh));
+    CHECK(fh == MPI_FILE_NULL, "MPI_File_close left the handle");
+}
+
+static void sessions(void) {
+    MPI_Session session;
+    OK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &session));
+    CHECK(session != MPI_SESSION_NULL, "MPI_Session_init gave MPI_SESSION_NULL");
+    int n = 0;
+    OK(MPI_Session_get_num_psets(session, MPI_INFO_NULL, &n));
+    CHECK(n >= 2, "MPI_Session_get_num_psets %d", n);
+    MPI_Group group;
+    OK(MPI_Group_from_session_pset(session, "mpi://WORLD", &group));
+    int gsize = 0;
+    OK(MPI_Group_size(group, &gsize));
+    CHECK(gsize == size, "mpi://WORLD's size %d", gsize);
+    OK(MPI_Group_free(&group));
+    OK(MPI_Session_finalize(&session));
+    CHECK(session == MPI_SESSION_NULL, "MPI_Session_finalize left the handle");
+}
+
+int main(int argc, char **argv) {
+    int provided = -1;
+    OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
+    OK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+    OK(MPI_Comm_size(MPI_COMM_WORLD, &size));
+    CHECK(provided == MPI_THREAD_SINGLE || provided == MPI_THREAD_FUNNELED ||
+              provided == MPI_THREAD_SERIALIZED || provided == MPI_THREAD_MULTIPLE,
+          "MPI_Init_thread's level %d", provided);
+    int query = -1;
+    OK(MPI_Query_thread(&query));
+    CHECK(query == provided, "MPI_Query_thread %d, not %d", query, provided);
+    if (rank == 0) {
+        char version[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len = 0;
+        OK(MPI_Get_library_version(version, &len));
+        CHECK(len > 0, "MPI_Get_library_version's length");
+        printf("library: %s\n", version);
+    }
+    reductions();
+    point_to_point();
+    communicators_groups();
+    datatypes();
+    info_win_file();
+    sessions();
+    generalized_request();
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 0) printf("abi_program: %d ranks: every check passed\n", size);
+    OK(MPI_Finalize());
+    return 0;
+}
