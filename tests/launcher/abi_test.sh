@@ -1,6 +1,6 @@
 #!/bin/bash
 # Programs built for other MPIs, started with Tollway's mpiexec (twrun's abi.c):
-#   abi_test.sh CASE MPIEXEC ELF_DUMP DIR SOURCE_DIR
+#   abi_test.sh CASE MPIEXEC ELF_DUMP DIR SOURCE_DIR [MPICH5_PREFIX [OMPI5_PREFIX]]
 # Each case builds its programs in DIR (its own, under build/) with another MPI's
 # compiler, skipping (77) with a message when that compiler is not installed, starts
 # them with `mpiexec -n 2` and checks the outcome: a program whose face is in the faces
@@ -16,6 +16,9 @@ mpiexec=$(realpath "$2")
 elf_dump=$(realpath "$3")
 dir=$4
 src=$(realpath "$5")
+# MPICH 5's and Open MPI 5's prefixes (tests/CMakeLists.txt: TW_PEER_MPICH5, _OMPI5)
+mpich5=${6:-/nonexistent}
+ompi5=${7:-/nonexistent}
 abi_dir=$(dirname "$(dirname "$mpiexec")")/lib/abi
 
 unset SLURM_JOB_ID TW_ABI # twrun's own launching, checking on
@@ -113,15 +116,15 @@ fake_tree() {
 case $case_name in
 peer_debian_openmpi) peer mpicc.openmpi ;;
 peer_debian_mpich) peer mpicc.mpich ;;
-peer_mpich5) peer /work/venv/mpich5/bin/mpicc ;;
-peer_mpich5_abi) peer /work/venv/mpich5/bin/mpicc_abi ;;
-peer_ompi5) peer /work/venv/ompi5/bin/mpicc ;;
+peer_mpich5) peer $mpich5/bin/mpicc ;;
+peer_mpich5_abi) peer $mpich5/bin/mpicc_abi ;;
+peer_ompi5) peer $ompi5/bin/mpicc ;;
 
 fake_face_runpath)
     # Open MPI 5's and MPICH 5's mpicc put DT_RUNPATH to their own lib: LD_LIBRARY_PATH,
     # where twrun puts the face, comes before it
     found=0
-    for cc in /work/venv/ompi5/bin/mpicc /work/venv/mpich5/bin/mpicc; do
+    for cc in $ompi5/bin/mpicc $mpich5/bin/mpicc; do
         command -v $cc >/dev/null 2>&1 || continue
         found=1
         rm -rf tree
@@ -135,7 +138,7 @@ fake_face_runpath)
         grep -qF "served by Tollway's face $dir/tree/lib/abi/$soname" err ||
             fail "-v does not say which face serves it"
     done
-    ((found)) || skip "neither /work/venv/ompi5/bin/mpicc nor /work/venv/mpich5/bin/mpicc"
+    ((found)) || skip "neither $ompi5/bin/mpicc nor $mpich5/bin/mpicc"
     ;;
 
 fake_face_rpath)
