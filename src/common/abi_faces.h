@@ -12,6 +12,7 @@
 #ifndef TW_COMMON_ABI_FACES_H
 #define TW_COMMON_ABI_FACES_H
 
+#include <fnmatch.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -64,6 +65,8 @@ typedef struct tw_abi_soname {
 static const tw_abi_soname_t tw_abi_sonames[] __attribute__((unused)) = {
     {"libmpi.so.0", -1, TW_ABI_NATIVE, "Tollway's MPI library"},
     {"libmpifort.so.0", -1, TW_ABI_NATIVE, "Tollway's Fortran bindings"},
+    /* a second Fortran compiler's (TW_FORTRAN_SECOND_COMPILER): libmpifort_LLVMFlang-19 */
+    {"libmpifort_*.so.0", -1, TW_ABI_NATIVE, "Tollway's Fortran bindings for a second compiler"},
     {"libtollway.so.0", -1, TW_ABI_NATIVE, "Tollway's device library"},
 
     {"libmpi_abi.so.1", TW_ABI_FACE_STANDARD, TW_ABI_SERVED, "the standard ABI's C library"},
@@ -94,10 +97,10 @@ static const tw_abi_soname_t tw_abi_sonames[] __attribute__((unused)) = {
 };
 enum { TW_ABI_SONAME_COUNT = sizeof tw_abi_sonames / sizeof tw_abi_sonames[0] };
 
-/* The table's entry for soname, or NULL. */
+/* The table's entry for soname, or NULL (an entry may be a shell pattern). */
 static inline const tw_abi_soname_t *tw_abi_soname_find(const char *soname) {
     for (size_t i = 0; i < TW_ABI_SONAME_COUNT; i++)
-        if (!strcmp(tw_abi_sonames[i].soname, soname)) return &tw_abi_sonames[i];
+        if (!fnmatch(tw_abi_sonames[i].soname, soname, 0)) return &tw_abi_sonames[i];
     return NULL;
 }
 
