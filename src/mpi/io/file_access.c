@@ -192,7 +192,13 @@ static int transfer(tw_io_file_t *f, access_t *a, MPI_Offset pos, void *buf, MPI
  * a rank that did not move data through the plan (it failed before, or had none) takes
  * part in the aggregators' rounds here, and its class joins the agreement. */
 static void collective_end(tw_io_file_t *f, access_t *a, int *rc) {
-    if (!a->two_phase) return; /* each rank's own access: nothing to wait for */
+    if (!a->two_phase) {
+        /* Programs read what the others wrote right after a collective write (even
+         * without the sync-barrier-sync the standard asks for): the data is in the page
+         * cache once every rank's write has returned. */
+        MPI_Barrier(f->comm);
+        return;
+    }
     if (!a->joined) {
         MPI_Offset ignored = 0;
         int worst = tw_io_two_phase_move(a->two_phase, NULL, *rc, &ignored, &a->detail);
@@ -240,11 +246,6 @@ static int file_access(MPI_File fh, access_t a, MPI_Offset offset, const void *c
     if (a.completion == COLLECTIVE && f->view.rep == TW_IO_NATIVE)
         a.two_phase = tw_io_two_phase_plan(f, a.write, rc == MPI_SUCCESS ? pos * f->view.esize : 0,
                                            rc == MPI_SUCCESS ? n * f->view.esize : 0);
-    /* A collective without buffering is each rank's own access, fenced at its start: a
-     * rank whose part is done goes on at once (to its MPI_File_sync, whose writeback
-     * then overlaps the others' writes), while an access after it still finds every
-     * rank's part of the collective before it done, as ROMIO's do. */
-    if (a.completion == COLLECTIVE && !a.two_phase) MPI_Barrier(f->comm);
     if (rc == MPI_SUCCESS) rc = transfer(f, &a, pos, buf, count, type, &layout, &done, &got);
     if (a.completion == COLLECTIVE) collective_end(f, &a, &rc);
     if (rc != MPI_SUCCESS) return tw_io_error(f, a.call, rc, a.detail);
