@@ -1,14 +1,20 @@
 #!/bin/sh
-# Builds abi_program.c with an MPI's mpicc_abi and runs it on Tollway through the
-# standard ABI's face: it must pass every check and report Tollway's library version.
+# Builds abi_program.c with an MPI's mpicc_abi (or mpicc) and runs it on Tollway through
+# the face of its ABI: it must pass every check and report Tollway's library version.
 # With TOOL (abi_tool.c), that PMPI tool is built by the same wrapper and preloaded:
 # it must see the program's MPI_Send calls.
-# usage: run_abi_program.sh MPICC_ABI SOURCE BINARY RANKS MPIEXEC FACE_LIBDIR JOB_TIMEOUT [TOOL]
-# Exits 77 (skipped) when MPICC_ABI is not there.
+# usage: run_abi_program.sh MPICC SOURCE BINARY RANKS MPIEXEC FACE_LIBDIR JOB_TIMEOUT [TOOL]
+# FACE_LIBDIR - sets nothing (the launcher finds the face). Exits 77 (skipped) when MPICC
+# (a colon-separated list of candidates: the first installed) is not there.
 set -u
 wrapper=$1 source=$2 binary=$3 ranks=$4 mpiexec=$5 libdir=$6 timeout=$7 tool=${8:-}
-if [ ! -x "$wrapper" ]; then
-    echo "SKIP: $wrapper is not installed: the program cannot be built with it"
+# MPICC may list candidates, colon-separated: the first installed builds the program
+candidates=$wrapper wrapper=
+for w in $(printf '%s' "$candidates" | tr ':' ' '); do
+    if command -v "$w" >/dev/null 2>&1; then wrapper=$w; break; fi
+done
+if [ -z "$wrapper" ]; then
+    echo "SKIP: none of $candidates is installed: the program cannot be built with it"
     exit 77
 fi
 "$wrapper" -O2 -o "$binary" "$source" || { echo "FAIL: $wrapper could not build $source"; exit 1; }
@@ -17,8 +23,13 @@ if [ -n "$tool" ]; then
     "$wrapper" -O2 -shared -fPIC -o "$binary.tool.so" "$tool" || { echo "FAIL: $wrapper could not build $tool"; exit 1; }
     preload=$binary.tool.so
 fi
-out=$(LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" LD_PRELOAD="$preload" \
-    "$mpiexec" -n "$ranks" --timeout "$timeout" "$binary" 2>&1)
+if [ "$libdir" = - ]; then
+    # nothing set: the launcher finds the face the program needs by itself
+    out=$(LD_PRELOAD="$preload" "$mpiexec" -n "$ranks" --timeout "$timeout" "$binary" 2>&1)
+else
+    out=$(LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" LD_PRELOAD="$preload" \
+        "$mpiexec" -n "$ranks" --timeout "$timeout" "$binary" 2>&1)
+fi
 status=$?
 printf '%s\n' "$out"
 [ $status -eq 0 ] || { echo "FAIL: the program built by $wrapper ended with status $status"; exit 1; }

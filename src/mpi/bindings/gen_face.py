@@ -268,6 +268,14 @@ class Face:
             self.handles[ht] = rows
         self.pointers = {n: v for n, _, v in table["pointers"]}
         self.below = table["predefined_below"]
+        # MPICH's ABI: handles are ints (but those of pointer_handles), the status has
+        # its own layout (status.fields), objects the library exports stand for
+        # MPI_UNWEIGHTED and the rest, and MPICH-specific C is in a hooks header
+        self.int_handles = table.get("handle_form") == "int"
+        self.pointer_handles = set(table.get("pointer_handles", []))
+        self.own_status = "fields" in table["status"]
+        self.objects = table.get("objects", [])
+        self.dup_fn = next((v for n, _, v in table["callbacks"] if n == "MPI_DUP_FN"), 1)
         for n, v in self.values.items():
             if n.startswith("MPI_MAX_") or n == "MPI_BSEND_OVERHEAD":
                 if n in native and v < native[n]:
@@ -353,7 +361,106 @@ def group_fn(face, g, direction):
     return "\n".join(lines)
 
 
+def int_handle_fns(face):
+    """The converters of a face whose handles are ints: the identity where every
+    predefined handle has the native value, else a lookup of the few that differ
+    (a face's predefined handle Tollway lacks is the native null handle: a call with
+    it fails cleanly); handles the program made are native ones and pass unchanged."""
+    out = []
+    for ht, rows in face.handles.items():
+        c = conv(ht)
+        null = next((nat for n, f, nat in rows if n.endswith("_NULL") and nat is not None), None)
+        pairs = [(n, f, nat if nat is not None else null) for n, f, nat in rows]
+        pairs = [(n, f, nat) for n, f, nat in pairs if nat is not None]
+        # out: each native value once, a _NULL row first
+        outs = {}
+        for n, f, nat in sorted(pairs, key=lambda r: not r[0].endswith("_NULL")):
+            outs.setdefault(nat, (n, f))
+        if ht in face.pointer_handles:
+            out.append(f"static inline int {c}_in({ht} h) {{")
+            out.append("    uintptr_t v = (uintptr_t)h;")
+            out.append("    switch (v) {")
+            out += [f"    case {f:#x}: return {nat:#x}; /* {n} */" for n, f, nat in pairs]
+            out += ["    default: return (int)v;", "    }", "}"]
+            out.append(f"static inline {ht} {c}_out(int n) {{")
+            out.append("    switch (n) {")
+            out += [f"    case {nat:#x}: return ({ht}){f:#x}; /* {n} */" for nat, (n, f) in outs.items()]
+            out += [f"    default: return ({ht})(uintptr_t)(unsigned)n;", "    }", "}"]
+            out += generic_array_fns(ht, c)
+            continue
+        ins = [(n, f, nat) for n, f, nat in pairs if f != nat]
+        outd = [(n, f, nat) for nat, (n, f) in outs.items() if f != nat]
+        if not ins and not outd:
+            out.append(f"#define {c}_in(h) (h) /* every predefined {ht} has the native value */")
+            out.append(f"#define {c}_out(n) (n)")
+            out.append(f"#define {c}s_pack(a, n) ((void)(n))")
+            out.append(f"#define {c}s_unpack(a, n) ((void)(n))")
+            out += generic_array_fns(ht, c)[-7:]  # the copy of a const array
+            continue
+        for d, rows, key in (("in", ins, 1), ("out", outd, 2)):
+            if len(rows) <= 4:
+                out.append(f"static inline int {c}_{d}(int v) {{")
+                out.append("    switch (v) {")
+                out += [f"    case {r[key]:#x}: return {r[3 - key]:#x}; /* {r[0]} */" for r in rows]
+                out += ["    default: return v;", "    }", "}"]
+                continue
+            shift, bits = perfect_key([r[key] for r in rows])
+            size = 1 << bits
+            out.append(f"/* the {ht}s whose values differ, by bits {shift}..{shift + bits - 1} of the {'face' if d == 'in' else 'native'} value */")
+            out.append(f"static const struct {{ int from, to; }} {c}_{d}_table[{size}] = {{")
+            out += [f"    [{(r[key] >> shift) & (size - 1)}] = {{{r[key]:#x}, {r[3 - key]:#x}}}, /* {r[0]} */" for r in rows]
+            out.append("};")
+            out.append(f"static inline int {c}_{d}(int v) {{")
+            out.append(f"    unsigned k = ((unsigned)v >> {shift}) & {size - 1};")
+            out.append(f"    return {c}_{d}_table[k].from == v ? {c}_{d}_table[k].to : v;")
+            out.append("}")
+        out += generic_array_fns(ht, c)
+    return "\n".join(out)
+
+
+def perfect_key(values):
+    """(shift, bits): the fewest bits of the values, at the lowest shift, that tell them
+    apart (an empty slot's 0 is harmless: it maps 0 to 0)."""
+    for bits in range(max(1, (len(values) - 1).bit_length()), 12):
+        for shift in range(0, 32 - bits + 1):
+            keys = {(v >> shift) & ((1 << bits) - 1) for v in values}
+            if len(keys) == len(values):
+                return shift, bits
+    raise SystemExit(f"no key of up to 11 bits tells {len(values)} handles apart")
+
+
+def generic_array_fns(ht, c):
+    """Arrays: in place (the native ints packed at the front), or into a copy."""
+    out = []
+    out.append(f"static void {c}s_pack(void *a, int n) {{")
+    out.append("    for (int i = 0; i < n; i++) {")
+    out.append(f"        {ht} h;")
+    out.append("        memcpy(&h, (char *)a + i * sizeof h, sizeof h);")
+    out.append(f"        int v = {c}_in(h);")
+    out.append("        memcpy((char *)a + i * sizeof v, &v, sizeof v);")
+    out.append("    }")
+    out.append("}")
+    out.append(f"static void {c}s_unpack(void *a, int n) {{")
+    out.append("    for (int i = n - 1; i >= 0; i--) {")
+    out.append("        int v;")
+    out.append("        memcpy(&v, (char *)a + i * sizeof v, sizeof v);")
+    out.append(f"        {ht} h = {c}_out(v);")
+    out.append("        memcpy((char *)a + i * sizeof h, &h, sizeof h);")
+    out.append("    }")
+    out.append("}")
+    out.append(f"static int *{c}s_copy(const {ht} *a, int n, int *small) {{")
+    out.append("    if (!a || n <= 0) return NULL;")
+    out.append("    int *c = n <= TW_FACE_SMALL ? small : malloc((size_t)n * sizeof *c);")
+    out.append("    if (!c) return NULL;")
+    out.append(f"    for (int i = 0; i < n; i++) c[i] = {c}_in(a[i]);")
+    out.append("    return c;")
+    out.append("}")
+    return out
+
+
 def handle_fns(face):
+    if face.int_handles:
+        return int_handle_fns(face)
     out = []
     below = face.below
     table = {}
@@ -426,13 +533,36 @@ def pointer_fns(face):
         out.append("}")
     out.append("static inline const int *weights_in(const int *w) {")
     for n, sym in (("MPI_UNWEIGHTED", "tw_native_unweighted"), ("MPI_WEIGHTS_EMPTY", "tw_native_weights_empty")):
+        if n in face.objects:
+            continue  # the face exports the native object: the same address
         out.append(f"    if (w == (const int *){face.pointers[n]:#x}) return {sym};")
     out.append("    return w;")
     out.append("}")
     return "\n".join(out)
 
 
+def own_status_fns(face):
+    """A status of the face's own layout: status_out writes a native one into it,
+    status_in the reverse; the count and cancelled bit as the hooks header says."""
+    src_out, tag_out, err_out = [(f"{g}_out" if not face.identity(g) else "") for g in ("rank", "tag", "error")]
+    src_in, tag_in, err_in = [(f"{g}_in" if not face.identity(g) else "") for g in ("rank", "tag", "error")]
+    out = ["/* a native status into the face's layout, and back (the count: the hooks header) */",
+           "static inline void status_out(const tw_native_status *n, MPI_Status *s) {",
+           f"    s->MPI_SOURCE = {src_out}(n->source);", f"    s->MPI_TAG = {tag_out}(n->tag);",
+           f"    s->MPI_ERROR = {err_out}(n->error);", "    tw_face_status_count_out(n, s);", "}",
+           "static inline void status_in(const MPI_Status *s, tw_native_status *n) {",
+           f"    n->source = {src_in}(s->MPI_SOURCE);", f"    n->tag = {tag_in}(s->MPI_TAG);",
+           f"    n->error = {err_in}(s->MPI_ERROR);", "    tw_face_status_count_in(s, n);", "}",
+           "/* n statuses out of a native array into the program's, then the native array freed */",
+           "static void statuses_out(tw_native_status *n, MPI_Status *s, int count, tw_native_status *small) {",
+           "    for (int i = 0; i < count; i++) status_out(&n[i], &s[i]);",
+           "    if (n != small) free(n);", "}"]
+    return "\n".join(out)
+
+
 def status_fns(face):
+    if face.own_status:
+        return own_status_fns(face)
     out = []
     src_out, tag_out, err_out = ("rank_out" if not face.identity("rank") else ""), \
         ("tag_out" if not face.identity("tag") else ""), ("error_out" if not face.identity("error") else "")
@@ -460,6 +590,11 @@ def status_fns(face):
         if fn:
             out.append(f"    n->{field} = {fn}(n->{field});")
     out.append("}")
+    out.append("static inline void status_out(const tw_native_status *n, MPI_Status *s) {")
+    out.append("    memcpy(s, n, sizeof *n);")
+    out.append("    status_fix(s);")
+    out.append("}")
+    out.append("#define status_in status_to_native")
     return "\n".join(out)
 
 
@@ -573,6 +708,9 @@ class FaceCall:
                 if q.direction != "in" or self.p.name in ("MPI_Cancel",):
                     self.cleanup.append(f"if ({n} && ({n}_n || rc == 0)) *{n} = {c}_out({n}_n);")
             return
+        if base == "MPI_Status" and self.face.own_status:
+            self.own_status_param(q, n, key, is_array, const)
+            return
         if base == "MPI_Status":
             passthrough = re.match(r"MPI_(Get_count|Get_elements|Test_cancelled|Status_)", self.p.name)
             if is_array:
@@ -639,6 +777,31 @@ class FaceCall:
                 return
         self.args.append(n)
 
+    def own_status_param(self, q, n, key, is_array, const):
+        """A status (or an array) of the face's own layout: a native one on the stack
+        (an array: up to TW_FACE_SMALL), written out after the call."""
+        ignore = self.face.pointers.get("MPI_STATUSES_IGNORE" if is_array else "MPI_STATUS_IGNORE", 0)
+        given = f"({n} && {n} != (MPI_Status *){ignore:#x})"
+        if is_array:
+            length = ARRAY_LENGTHS.get(key)
+            if length is None:
+                raise ValueError(f"{n}: an array of statuses of unknown length (ARRAY_LENGTHS)")
+            most = "incount" if length.startswith("*") else length
+            self.pre.append(f"tw_native_status {n}_small[TW_FACE_SMALL];")
+            self.pre.append(f"tw_native_status *{n}_n = !{given} || {most} <= 0 ? NULL : {most} <= TW_FACE_SMALL ? {n}_small : malloc((size_t){most} * sizeof *{n}_n);")
+            self.pre.append(f"if ({given} && {most} > 0 && !{n}_n) return error_out(MPI_ERR_NO_MEM_NATIVE);")
+            self.args.append(f"{n}_n")
+            count = f"({length[1:]} && {length} > 0 ? {length} : 0)" if length.startswith("*") else length
+            self.cleanup.append(f"if ({n}_n) statuses_out({n}_n, {n}, {count}, {n}_small);")
+            return
+        passthrough = re.match(r"MPI_(Get_count|Get_elements|Test_cancelled|Status_)", self.p.name)
+        self.pre.append(f"tw_native_status {n}_n;")
+        if passthrough:
+            self.pre.append(f"if ({given}) status_in({n}, &{n}_n);")
+        self.args.append(f"{given} ? &{n}_n : NULL")
+        if not const:
+            self.cleanup.append(f"if ({given}) status_out(&{n}_n, {n});")
+
     def text(self):
         p = self.p
         face_params = p.param_text()
@@ -679,7 +842,7 @@ def _keyval_body(kind, create, copy_t, del_t, copy_p, del_p, keyval="keyval"):
     if (!w) return error_out(MPI_ERR_NO_MEM_NATIVE);
     *w = (tw_face_attr_fns){{(tw_native_fn *){copy_p}, (tw_native_fn *){del_p}, extra_state}};
     tw_native_fn *copy = {copy_p} == ({copy_t} *)0 ? (tw_native_fn *)tw_native_{kind}_null_copy
-                       : {copy_p} == ({copy_t} *)1 ? (tw_native_fn *)tw_native_{kind}_dup
+                       : (tw_native_fn *){copy_p} == (tw_native_fn *)TW_FACE_DUP_FN ? (tw_native_fn *)tw_native_{kind}_dup
                                                    : (tw_native_fn *){kind}_copy_trampoline;
     tw_native_fn *del = {del_p} == ({del_t} *)0 ? (tw_native_fn *)tw_native_{kind}_null_delete
                                                 : (tw_native_fn *){kind}_delete_trampoline;
@@ -829,10 +992,9 @@ static int grequest_query_trampoline(void *extra, tw_native_status *ns) {
     tw_face_grequest_fns *w = extra;
     MPI_Status s;
     memset(&s, 0, sizeof s);
-    memcpy(&s, ns, sizeof *ns);
-    status_fix(&s);
+    status_out(ns, &s);
     int rc = error_in(w->query(w->extra_state, &s));
-    status_to_native(&s, ns);
+    status_in(&s, ns);
     return rc;
 }
 static int grequest_free_trampoline(void *extra) {
@@ -938,12 +1100,15 @@ def every_procedure():
     return {d["name"]: g.Procedure(d) for d in desc["procedures"]}
 
 
-def face_procs(procs):
+def face_procs(procs, face=None):
     """The calls a face exports: the claimed ones of the standard a program of another
-    ABI can make, and the ABI chapter's own; sorted by name."""
+    ABI can make, and the ABI chapter's own (unless the table's abi_calls is false:
+    MPICH's libmpi.so.12 has none); sorted by name."""
     every = every_procedure()
     out = [p for p in procs if face_left_out(p) is None]
     names = {p.name for p in out}
+    if face is not None and not face.t.get("abi_calls", True):
+        return sorted(out, key=lambda p: p.name)
     for name, p in every.items():
         if (name in ABI_CALLS or TOINT.match(name)) and name not in names:
             out.append(p)
@@ -951,19 +1116,21 @@ def face_procs(procs):
 
 
 def emit_face_c(face, procs):
-    fp = face_procs(procs)
+    fp = face_procs(procs, face)
     nat = face.native
     out = [f"/* {GENERATED}",
            f" * The {face.name} face ({face.t['soname']}): every call of {face.t['header']} as PMPI_X,",
            " * MPI_X a weak alias, translating at the edge and calling the native bodies. */",
            "#include <limits.h>", "#include <pthread.h>", "#include <stdint.h>", "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", "",
-           f"#include <{face.t['header']}>", "", '#include "mpi/bindings/face.h"', "",
+           f"#include <{face.t['header']}>", "", '#include "mpi/bindings/face.h"',
+           *([f'#include "{face.t["hooks"]}"'] if face.t.get("hooks") else []), "",
            "/* clang-format off */",
            "#pragma GCC diagnostic ignored \"-Wcast-function-type\"",
            "#pragma GCC diagnostic ignored \"-Wunused-function\"",
            "#pragma GCC diagnostic ignored \"-Wunused-parameter\"",
-           f"_Static_assert(sizeof(MPI_Status) >= sizeof(tw_native_status), "
-           "\"a native status fits in the face's\");",
+           *([] if face.own_status else [f"_Static_assert(sizeof(MPI_Status) >= sizeof(tw_native_status), "
+                                          "\"a native status fits in the face's\");"]),
+           f"#define TW_FACE_DUP_FN {face.dup_fn}",
            "_Static_assert(sizeof(MPI_Aint) == 8 && sizeof(MPI_Count) == 8 && sizeof(MPI_Offset) == 8, "
            "\"the integer types are the native ones\");",
            f"#define MPI_ERR_NO_MEM_NATIVE {nat['MPI_ERR_NO_MEM']}",
@@ -981,7 +1148,7 @@ def emit_face_c(face, procs):
     out.append(pointer_fns(face))
     out.append(status_fns(face))
     out.append(attr_value_fn(face) or "")
-    out.append("static int tw_face_fortran_info = INFO_NULL_NATIVE;")
+    out.append("static int tw_face_fortran_info __attribute__((unused)) = INFO_NULL_NATIVE;")
     out.append(TRAMPOLINES)
     out.append("/* the native bodies (api_face.c): checked, locked, native types */")
     for p in fp:
@@ -1066,13 +1233,19 @@ def emit_face_header(face, procs):
     st = t["status"]
     out.append("")
     out.append("typedef struct {")
-    for f in st["public"]:
-        out.append(f"    int {f};")
-    out.append(f"    int {st['internal'][0]}[{st['internal'][1]}];")
+    if face.own_status:
+        out += [f"    int {f};" for f in st["fields"]]
+    else:
+        for f in st["public"]:
+            out.append(f"    int {f};")
+        out.append(f"    int {st['internal'][0]}[{st['internal'][1]}];")
     out.append("} MPI_Status;")
     out.append("")
     for ht, tag, predefined in t["handles"]:
-        out.append(f"typedef struct {tag} *{ht};")
+        if face.int_handles and ht not in face.pointer_handles:
+            out.append(f"typedef int {ht};")
+        else:
+            out.append(f"typedef struct {tag} *{ht};")
         for n, v in predefined:
             if v.startswith("MPI_"):
                 if v in nat or n in nat:
@@ -1100,11 +1273,15 @@ def emit_face_header(face, procs):
         out.append(f"#define {n} (({ty}){v:#x})")
     out.append("")
     out.append(CALLBACK_TYPEDEFS)
+    for n in face.objects:  # objects the library exports
+        out.append(f"extern {'MPI_Fint' if '_STATUS' in n else 'int'} *{'const ' if 'WEIGHT' in n else ''}{n};")
+    for v in sorted({v for _, _, v in t["callbacks"] if isinstance(v, str)}):
+        out.append(f"int {v}(MPI_Comm, int, void *, void *, void *, int *);")
     for n, ty, v in t["callbacks"]:
-        out.append(f"#define {n} (({ty} *){v:#x})")
+        out.append(f"#define {n} (({ty} *){v if isinstance(v, str) else hex(v)})")
     out.append("")
     out.append("/* the calls */")
-    fp = face_procs(procs)
+    fp = face_procs(procs, face)
     out += [p.prototype() for p in fp]
     out.append("")
     out += [p.prototype("P") for p in fp]
@@ -1112,10 +1289,20 @@ def emit_face_header(face, procs):
     return "\n".join(out)
 
 
+def face_symbols(face, procs):
+    """Every symbol the face's library exports: its calls (MPI_X and PMPI_X), and the
+    objects and callbacks its ABI has the library export (MPI_UNWEIGHTED, MPIR_Dup_fn)."""
+    names = set()
+    for p in face_procs(procs, face):
+        names |= {p.name, "P" + p.name}
+    names |= set(face.objects)
+    names |= {v for _, _, v in face.t["callbacks"] if isinstance(v, str)}
+    return names
+
+
 def emit_face_map(face, procs):
-    names = [p.name for p in face_procs(procs)]
     out = [f"/* {GENERATED} The {face.name} face's symbols: its calls, nothing else. */", "{",
            "  global:"]
-    out += [f"    {n}; P{n};" for n in names]
+    out += [f"    {n};" for n in sorted(face_symbols(face, procs))]
     out += ["  local: *;", "};", ""]
     return "\n".join(out)
