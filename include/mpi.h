@@ -417,20 +417,20 @@ typedef int MPI_File;
  * calls and of the files opened after it is set */
 #define MPI_FILE_NULL ((MPI_File)0x30000000)
 /* access modes, seek whences and the rest: MPICH's (ROMIO's) values */
-#define MPI_MODE_CREATE             1
-#define MPI_MODE_RDONLY             2
-#define MPI_MODE_WRONLY             4
-#define MPI_MODE_RDWR               8
-#define MPI_MODE_DELETE_ON_CLOSE    16
-#define MPI_MODE_UNIQUE_OPEN        32
-#define MPI_MODE_EXCL               64
-#define MPI_MODE_APPEND             128
-#define MPI_MODE_SEQUENTIAL         256
-#define MPI_SEEK_SET                600
-#define MPI_SEEK_CUR                602
-#define MPI_SEEK_END                604
-#define MPI_DISPLACEMENT_CURRENT    -54278278
-#define MPI_MAX_DATAREP_STRING      128
+#define MPI_MODE_CREATE          1
+#define MPI_MODE_RDONLY          2
+#define MPI_MODE_WRONLY          4
+#define MPI_MODE_RDWR            8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN     32
+#define MPI_MODE_EXCL            64
+#define MPI_MODE_APPEND          128
+#define MPI_MODE_SEQUENTIAL      256
+#define MPI_SEEK_SET             600
+#define MPI_SEEK_CUR             602
+#define MPI_SEEK_END             604
+#define MPI_DISPLACEMENT_CURRENT -54278278
+#define MPI_MAX_DATAREP_STRING   128
 /* user data representations (MPI_Register_datarep): the conversion functions, the
  * extent function, and the null conversion (the data are moved as they are) */
 typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
@@ -635,6 +635,18 @@ typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
  * call's PMPI_ twin, for tools (the profiling interface) */
 #include <tollway/mpi_calls.h>
 #include <tollway/pmpi.h>
+
+/* Every file compiled with this header refers to a symbol only Tollway's libmpi
+ * defines, so a program built with it but linked against another MPI's library (a
+ * build tool that took that MPI's flags) stops at link time with this name in the
+ * error, instead of crashing at run time on handles that MPI does not know. The name
+ * changes when Tollway's binary interface does. TW_MPI_NO_LIBRARY_CHECK leaves it
+ * out, for code that uses the constants without the library. */
+#if !defined(TW_MPI_NO_LIBRARY_CHECK) && (defined(__GNUC__) || defined(__clang__))
+extern const char tollway_mpi_h_needs_tollway_libmpi_so_0[];
+static const char *const tw_mpi_library_check __attribute__((used, unused)) =
+    tollway_mpi_h_needs_tollway_libmpi_so_0;
+#endif
 
 #ifdef __cplusplus
 }

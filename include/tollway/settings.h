@@ -59,6 +59,7 @@ typedef enum tw_setting_id {
     TW_SETTING_LOCAL_SIZE,
     TW_SETTING_BOUND_CORE,
     TW_SETTING_LAUNCHER,
+    TW_SETTING_ABI,
     TW_SETTING_COUNT
 } tw_setting_id_t;
 
@@ -167,6 +168,12 @@ typedef enum tw_launcher_choice {
     TW_LAUNCHER_FORK,  /* twrun, on this machine, allocation or not */
     TW_LAUNCHER_SLURM, /* srun; only inside an allocation */
 } tw_launcher_choice_t;
+
+/* TW_ABI's choices: whether twrun checks which MPI a program was built for. */
+typedef enum tw_abi_choice {
+    TW_ABI_AUTO, /* a face serves another MPI's ABI; what none serves is refused */
+    TW_ABI_OFF,  /* programs start as they are, unchecked */
+} tw_abi_choice_t;
 
 /* Enumeration: ids run from 0 to tw_setting_count() - 1. NULL for an unknown id. */
 size_t tw_setting_count(void);

@@ -93,6 +93,7 @@ static const char *const coll_shm_names[] = {
     [TW_COLL_SHM_AUTO] = "auto", [TW_COLL_SHM_P2P] = "p2p", [TW_COLL_SHM_SHM] = "shm"};
 static const char *const launcher_names[] = {
     [TW_LAUNCHER_AUTO] = "auto", [TW_LAUNCHER_FORK] = "fork", [TW_LAUNCHER_SLURM] = "slurm"};
+static const char *const abi_names[] = {[TW_ABI_AUTO] = "auto", [TW_ABI_OFF] = "off"};
 static const char *const fault_keys[] = {"drop",  "duplicate", "reorder", "corrupt",
                                          "delay", "delay_us",  "seed"};
 
@@ -530,6 +531,17 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                          "only inside an allocation). twrun's -launcher and "
                                          "-bootstrap options win over it"},
                              NUMBER(launcher)},
+    [TW_SETTING_ABI] = {{.name = "TW_ABI",
+                         CHOICES(abi_names),
+                         .owner = TW_OWNER_TOOLS,
+                         .default_value = "auto",
+                         .meaning = "whether twrun (mpiexec, mpirun) checks which MPI a program "
+                                    "was built for before starting it: auto (a program built "
+                                    "for another MPI's ABI gets Tollway's face of that ABI on "
+                                    "its library path; one no face serves, or with another "
+                                    "MPI linked in statically, is refused with a message), or "
+                                    "off (every program starts as it is)"},
+                        .store = STORE_NONE},
 };
 
 /* ---- checks of values ---- */

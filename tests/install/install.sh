@@ -20,6 +20,10 @@
 #                         by find_package(Tollway)'s Tollway::mpifort,
 #                         by autoconf with FC=mpifort, and by meson's
 #                         dependency('mpi', language: 'fortran')
+#       mixed             a program compiled with Tollway's mpi.h (C, and C++ with
+#                         warnings as errors) links against Tollway's libmpi even with
+#                         --as-needed, and fails to link against Open MPI's or MPICH's
+#                         library with mpi.h's check symbol named in the error
 #   install.sh cleanup STATE    remove the prefix
 # Every program built must load the moved prefix's library and print what only
 # Tollway prints (lib.sh). A recipe whose tool is missing exits 77.
@@ -322,6 +326,32 @@ meson_dependency() {
     done
 }
 
+mixed() {
+    cp "$projects/hello_mpi.c" .
+    local inc check=tollway_mpi_h_needs_tollway_libmpi_so_0 lib libdir found=0
+    inc=$("$P/bin/mpicc" -showme:incdirs)
+    libdir=$("$P/bin/mpicc" -showme:libdirs)
+    cc -Wall -Wextra -Werror -I"$inc" -c hello_mpi.c -o hello_mpi.o
+    c++ -Wall -Wextra -Werror -I"$inc" -x c++ -c hello_mpi.c -o hello_mpi_cxx.o
+    nm hello_mpi.o | grep -q " U $check" || fail "hello_mpi.o does not refer to $check"
+    cc -Wl,--as-needed hello_mpi.o -o hello_mpi -L"$libdir" -Wl,-rpath,"$libdir" -lmpi
+    is_tollway "$P" hello_mpi libmpi.so.0 "$mpi_says"
+    # another MPI's library in place of Tollway's, as a build that took that MPI's
+    # flags would link (the runtime libraries are enough: they are named by path)
+    for lib in /usr/lib/x86_64-linux-gnu/libmpi.so.40 /usr/lib/x86_64-linux-gnu/libmpich.so.12; do
+        [ -e "$lib" ] || continue
+        found=1
+        for o in hello_mpi.o hello_mpi_cxx.o; do
+            if c++ -Wl,--as-needed "$o" "$lib" -o mixed 2>mixed.err; then
+                fail "$o (Tollway's mpi.h) linked against $lib"
+            fi
+            grep -q "$check" mixed.err || fail "linking $o against $lib said: $(cat mixed.err)"
+        done
+        echo "install.sh: mixed: Tollway's mpi.h against $lib: $(grep -m1 "$check" mixed.err)"
+    done
+    [ "$found" = 1 ] || { echo "install.sh: SKIPPED: neither Open MPI's nor MPICH's library is installed (Debian packages openmpi-bin, mpich)"; exit 77; }
+}
+
 cmd=${1-}
 case $cmd in
 setup) setup "$2" "$3" "$4" ;;
@@ -329,7 +359,7 @@ cleanup)
     if [ -s "$2" ]; then rm -rf "$(cat "$2")"; fi
     rm -f "$2"
     ;;
-mpicc | pkgconfig | cmake_findmpi | cmake_package | autotools | meson_cc | meson_dependency | fortran)
+mpicc | pkgconfig | cmake_findmpi | cmake_package | autotools | meson_cc | meson_dependency | fortran | mixed)
     root=$(cat "$2" 2>/dev/null) || true
     P=${root:-/nonexistent}/moved/tollway
     [ -x "$P/bin/mpicc" ] || fail "no installed prefix at $P (the setup test did not pass)"

@@ -134,9 +134,16 @@ def mpi_version(src):
 
 def case_json(cfg):
     r = report(cfg)
-    for section in ("version", "build", "paths", "mpi", "links", "pm", "node", "device", "io",
-                    "settings"):
+    for section in ("version", "build", "paths", "mpi", "abi", "links", "pm", "node", "device",
+                    "io", "settings"):
         check(section in r, "section %s missing: %s" % (section, list(r)))
+    faces = re.findall(r'\{"(\w+)", "[^"]*",\s*"[^"]*"\}',
+                       open(os.path.join(cfg["source"], "src/common/abi_faces.h")).read())
+    check([k for k in r["abi"] if isinstance(r["abi"][k], dict)] == faces,
+          "abi faces %s, src/common/abi_faces.h has %s" % (list(r["abi"]), faces))
+    check(r["abi"]["dir"] == os.path.join(os.path.dirname(os.path.dirname(cfg["twinfo"])), "lib",
+                                          "abi"),
+          "abi dir %r for %s" % (r["abi"]["dir"], cfg["twinfo"]))
     check(r["version"]["tollway"] == cfg["version"],
           "version %r, CMake says %r" % (r["version"]["tollway"], cfg["version"]))
     git = r["version"]["git"]

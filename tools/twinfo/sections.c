@@ -17,6 +17,7 @@
 #include <tollway/tollway.h>
 
 #include "build_info.h"
+#include "common/abi_faces.h"
 #include "common/io_hints.h"
 #include "common/library_version.h"
 #include "git_describe.h"
@@ -201,6 +202,40 @@ void section_mpi(report_t *r) {
     report_list(r, "not_implemented", "Not implemented", missing, TW_HAVE_FORTRAN ? 0 : 1);
     report_bool(r, "profiling", "Profiling (PMPI_)", 1);
     report_bool(r, "tools", "Tools interface (MPI_T)", 1);
+    report_close(r);
+}
+
+/* ---- ABIs: the faces ---- */
+
+void section_abi(report_t *r) {
+    char dir[PATH_MAX];
+    int found = tw_abi_faces_dir(dir, sizeof dir) == 0;
+    report_open(r, "abi", "ABIs (faces of other MPIs)");
+    report_text(r, "native", "Tollway's own", "libmpi.so.0 (include/mpi.h)");
+    report_text(r, "dir", "Faces directory", found ? dir : "unknown");
+    for (int f = 0; f < TW_ABI_FACE_COUNT; f++) {
+        const tw_abi_face_t *face = &tw_abi_faces[f];
+        static char paths[TW_ABI_SONAME_COUNT][PATH_MAX + 64];
+        const char *sonames[TW_ABI_SONAME_COUNT], *present[TW_ABI_SONAME_COUNT],
+            *beside[TW_ABI_SONAME_COUNT];
+        size_t nsonames = 0, npresent = 0, nbeside = 0;
+        for (size_t i = 0; i < TW_ABI_SONAME_COUNT; i++) {
+            const tw_abi_soname_t *s = &tw_abi_sonames[i];
+            if (s->face != f) continue;
+            snprintf(paths[i], sizeof paths[i], "%s/%s", dir, s->soname);
+            int there = found && access(paths[i], F_OK) == 0;
+            if (s->role == TW_ABI_SERVED) sonames[nsonames++] = s->soname;
+            if (there) present[npresent++] = paths[i];
+            if (s->role == TW_ABI_COMPANION && !there) beside[nbeside++] = s->soname;
+        }
+        report_open(r, face->key, face->name);
+        report_bool(r, "built", "Built", npresent > 0);
+        report_text(r, "serves", "Serves programs of", face->family);
+        report_list(r, "sonames", "Sonames", sonames, nsonames);
+        report_list(r, "paths", "Libraries", present, npresent);
+        report_list(r, "not_served", "Not served (others of its family)", beside, nbeside);
+        report_close(r);
+    }
     report_close(r);
 }
 

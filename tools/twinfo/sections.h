@@ -8,6 +8,9 @@ void section_version(report_t *r);
 void section_build(report_t *r);
 void section_paths(report_t *r);
 void section_mpi(report_t *r);
+/* Tollway's own ABI and the faces of others' (src/common/abi_faces.h): built or not,
+ * where, and whose programs each serves. */
+void section_abi(report_t *r);
 void section_links(report_t *r);
 void section_process_managers(report_t *r);
 void section_node(report_t *r);

@@ -13,6 +13,7 @@
 #include <tollway/settings.h>
 #include <tollway/status.h>
 
+#include "common/abi_faces.h"
 #include "report.h"
 #include "sections.h"
 #include "settings_doc.h"
@@ -27,6 +28,7 @@ static const struct section {
     {"build", NULL, section_build, "build type, sanitizers, compiler and its flags"},
     {"paths", NULL, section_paths, "configured install paths, and those this twinfo runs from"},
     {"mpi", NULL, section_mpi, "MPI standard, library version, thread levels, what is missing"},
+    {"abi", "abis", section_abi, "the faces: other MPIs' ABIs served, built or not, and where"},
     {"links", NULL, section_links, "links compiled in, and whether this machine can use each"},
     {"pm", "process-managers", section_process_managers, "process managers Tollway runs under"},
     {"node", NULL, section_node, "this node: CPUs, cores, NUMA nodes"},
@@ -50,22 +52,26 @@ static void usage(void) {
         if (sections[i].alias)
             fprintf(out, "      --%-18sthe same as --%s\n", sections[i].alias, sections[i].option);
     }
-    fprintf(out, "      --settings-markdown the settings document (docs/settings.md)\n"
-                 "  -h, --help              this text\n\n"
-                 "Exit status: 0; 1 when a TW_* setting is invalid (named on stderr, the report\n"
-                 "is complete); 2 for a bad option.\n");
+    fprintf(out,
+            "      --abi-dir           only the faces directory: put it on LD_LIBRARY_PATH to\n"
+            "                          run another MPI's program on Tollway under srun or Hydra\n"
+            "      --settings-markdown the settings document (docs/settings.md)\n"
+            "  -h, --help              this text\n\n"
+            "Exit status: 0; 1 when a TW_* setting is invalid (named on stderr, the report\n"
+            "is complete); 2 for a bad option.\n");
 }
 
 int main(int argc, char **argv) {
-    enum { OPT_MARKDOWN = 1000, OPT_SECTION };
-    struct option options[6 + 2 * NSECTIONS] = {
+    enum { OPT_MARKDOWN = 1000, OPT_ABI_DIR, OPT_SECTION };
+    struct option options[7 + 2 * NSECTIONS] = {
         {"parsable", no_argument, NULL, 'p'},
         {"json", no_argument, NULL, 'j'},
         {"all", no_argument, NULL, 'a'},
         {"help", no_argument, NULL, 'h'},
         {"settings-markdown", no_argument, NULL, OPT_MARKDOWN},
+        {"abi-dir", no_argument, NULL, OPT_ABI_DIR},
     };
-    int nopt = 5;
+    int nopt = 6;
     for (int i = 0; i < NSECTIONS; i++) {
         options[nopt++] = (struct option){sections[i].option, no_argument, NULL, OPT_SECTION + i};
         if (sections[i].alias)
@@ -74,7 +80,7 @@ int main(int argc, char **argv) {
     } /* the rest stays zero: the end of the table */
 
     report_format_t format = REPORT_TEXT;
-    int chosen[NSECTIONS] = {0}, any = 0, markdown = 0, c;
+    int chosen[NSECTIONS] = {0}, any = 0, markdown = 0, abi_dir = 0, c;
     opterr = 0; /* our own message names the option */
     while ((c = getopt_long(argc, argv, ":pjah", options, NULL)) != -1) {
         if (c == 'p') {
@@ -88,6 +94,8 @@ int main(int argc, char **argv) {
             return 0;
         } else if (c == OPT_MARKDOWN) {
             markdown = 1;
+        } else if (c == OPT_ABI_DIR) {
+            abi_dir = 1;
         } else if (c >= OPT_SECTION && c < OPT_SECTION + NSECTIONS) {
             chosen[c - OPT_SECTION] = any = 1;
         } else {
@@ -108,6 +116,20 @@ int main(int argc, char **argv) {
         fprintf(stderr, "twinfo: unexpected argument '%s' (twinfo --help lists the options)\n",
                 argv[optind]);
         return 2;
+    }
+    if (abi_dir) {
+        char dir[4096];
+        if (any || markdown || format != REPORT_TEXT) {
+            fprintf(stderr, "twinfo: --abi-dir takes no other option\n");
+            return 2;
+        }
+        if (tw_abi_faces_dir(dir, sizeof dir)) {
+            fprintf(stderr, "twinfo: cannot tell where this Tollway's faces are (/proc/self/exe "
+                            "unreadable)\n");
+            return 1;
+        }
+        puts(dir);
+        return 0;
     }
     if (markdown) {
         if (any || format != REPORT_TEXT) {

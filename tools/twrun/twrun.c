@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "abi.h"
 #include "build_info.h"
 #include "common/deadline.h"
 #include "options.h"
@@ -95,10 +96,12 @@ typedef struct job {
     hwloc_obj_type_t bind_type; /* a core or a hardware thread per rank */
     pid_t self;
     sigset_t child_mask;
-    struct rlimit nofile; /* as twrun found it, for the ranks */
-    int reaper_fd;        /* write end of the pipe the reaper reads ranks' pids from */
-    const char *universe; /* --universe: jobs of several twruns that may connect; NULL: none */
-    int registry_fd;      /* the universe's registry, or -1 */
+    struct rlimit nofile;   /* as twrun found it, for the ranks */
+    int reaper_fd;          /* write end of the pipe the reaper reads ranks' pids from */
+    const char *universe;   /* --universe: jobs of several twruns that may connect; NULL: none */
+    int registry_fd;        /* the universe's registry, or -1 */
+    twr_abi_plan_t *abi;    /* of each program (segment): how it is started; NULL: TW_ABI=off */
+    char abi_dir[PATH_MAX]; /* the faces directory; "" when not found */
 } job_t;
 
 __attribute__((format(printf, 1, 2), noreturn)) static void usage_error(const char *fmt, ...) {
@@ -174,6 +177,69 @@ static void check_programs(const twr_options_t *o) {
                 slash && s->wdir && s->argv[0][0] != '/' ? s->wdir : "");
         exit(127);
     }
+}
+
+/* Prepends value to the variable name, ':'-separated (set alone when it was unset). */
+static void prepend_env(const char *name, const char *value) {
+    const char *old = getenv(name);
+    if (!old || !*old) {
+        setenv(name, value, 1);
+        return;
+    }
+    char *both = NULL;
+    if (asprintf(&both, "%s:%s", value, old) < 0) _exit(127);
+    setenv(name, both, 1);
+    free(both);
+}
+
+/* TW_ABI from twrun's environment: whether programs are checked (auto, the default). */
+static int abi_checks(void) {
+    const char *v = getenv("TW_ABI");
+    const tw_setting_info_t *in = tw_setting_info(TW_SETTING_ABI);
+    if (!v) return 1;
+    for (size_t k = 0; k < in->nchoices; k++)
+        if (!strcmp(v, in->choices[k])) return k == TW_ABI_AUTO;
+    usage_error("TW_ABI must be auto or off, not '%s'", v);
+}
+
+/* Before any rank starts: which MPI each program was built for (abi.h). A program no
+ * face serves ends twrun with EXIT_USAGE and one message, never a job of ranks that
+ * each run alone; one a face serves gets it on its ranks' library path (apply_abi).
+ * A program not found here (srun may find it on the nodes) is left unchecked. */
+static void plan_programs(job_t *job) {
+    const twr_options_t *o = job->opt;
+    if (!abi_checks()) {
+        if (o->verbose) fprintf(stderr, "twrun: TW_ABI=off: programs start unchecked\n");
+        return;
+    }
+    if (tw_abi_faces_dir(job->abi_dir, sizeof job->abi_dir)) job->abi_dir[0] = '\0';
+    job->abi = calloc((size_t)o->nsegments, sizeof *job->abi);
+    if (!job->abi) {
+        fprintf(stderr, "twrun: out of memory\n");
+        exit(1);
+    }
+    for (int k = 0; k < o->nsegments; k++) {
+        const twr_segment_t *s = &o->segments[k];
+        char *theirs = path_of(o, s), file[PATH_MAX];
+        int found = twr_abi_find_program(s->argv[0], theirs, s->wdir, file, sizeof file) == 0;
+        free(theirs);
+        if (!found) continue; /* AS_IS, zeroed */
+        twr_abi_plan_t *plan = &job->abi[k];
+        twr_abi_plan(file, s->argv[0], job->abi_dir[0] ? job->abi_dir : NULL, plan);
+        if (plan->action == TWR_ABI_REFUSE) {
+            fprintf(stderr, "twrun: %s\n", plan->message);
+            exit(EXIT_USAGE);
+        }
+        if (o->verbose && plan->message[0]) fprintf(stderr, "twrun: %s\n", plan->message);
+    }
+}
+
+/* In a rank of program k (or in twrun before srun): the face on the library path. */
+static void apply_abi(const job_t *job, int k) {
+    const twr_abi_plan_t *plan = job->abi ? &job->abi[k] : NULL;
+    if (!plan || plan->action != TWR_ABI_FACE) return;
+    prepend_env("LD_LIBRARY_PATH", job->abi_dir);
+    if (plan->preload) prepend_env("LD_PRELOAD", plan->face_path);
 }
 
 /* The program (segment) a rank of the first job runs. */
@@ -503,6 +569,7 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
     const space_t *space = &job->spaces[job->ranks[rank].space];
     const twr_segment_t *seg = sp ? NULL : segment_of(job, rank);
     apply_env(job->opt, seg);
+    if (seg) apply_abi(job, (int)(seg - job->opt->segments));
     setenv_int("PMI_FD", fd);
     setenv_int("PMI_RANK", job->ranks[rank].prank);
     setenv_int("PMI_SIZE", space->size);
@@ -1304,7 +1371,8 @@ static int supervise_srun(char **argv, const twr_options_t *o) {
 /* Inside a Slurm allocation: runs the job with srun, with the MPI plugin the ranks'
  * library can talk to (PMIx when both sides have it, else PMI-2's plugin, whose PMI-1
  * lines it speaks); exits with srun's status. */
-__attribute__((noreturn)) static void run_srun(const twr_options_t *o) {
+__attribute__((noreturn)) static void run_srun(const job_t *job) {
+    const twr_options_t *o = job->opt;
     const char *list = srun_mpi_list(o);
     const char *mpi = twr_srun_mpi(list, TW_HAVE_PMIX);
     if (!mpi) {
@@ -1319,6 +1387,25 @@ __attribute__((noreturn)) static void run_srun(const twr_options_t *o) {
     char err[TWR_ERR_MAX];
     if (twr_srun_command(o, mpi, &cmd, err)) usage_error("%s", err);
     for (int i = 0; i < cmd.nset; i++) setenv(cmd.set[i].name, cmd.set[i].value, 1);
+    if (job->abi && job->abi[0].action == TWR_ABI_FACE) {
+        /* srun passes on its environment, or only what --export lists */
+        apply_abi(job, 0);
+        for (int i = 0; i < cmd.argc; i++) {
+            if (strncmp(cmd.argv[i], "--export=", 9) || !strcmp(cmd.argv[i], "--export=ALL"))
+                continue;
+            char *more = NULL;
+            const char *names =
+                job->abi[0].preload ? "LD_LIBRARY_PATH,LD_PRELOAD" : "LD_LIBRARY_PATH";
+            if (!strcmp(cmd.argv[i], "--export=NONE")
+                    ? asprintf(&more, "--export=%s", names) < 0
+                    : asprintf(&more, "%s,%s", cmd.argv[i], names) < 0) {
+                fprintf(stderr, "twrun: out of memory\n");
+                exit(1);
+            }
+            free(cmd.argv[i]);
+            cmd.argv[i] = more;
+        }
+    }
     /* MPI_UNIVERSE_SIZE: the allocation's tasks (Slurm's PMI and PMIx say the step's) */
     int tasks = o->alloc.tasks > o->segments[0].nranks ? o->alloc.tasks : o->segments[0].nranks;
     setenv_int("TWRUN_UNIVERSE_SIZE", tasks);
@@ -1346,11 +1433,15 @@ int main(int argc, char **argv) {
     static job_t job_storage;
     job_t *job = &job_storage;
     parse_args(job, argc, argv);
-    if (job->opt->launch == TWR_LAUNCH_SRUN) run_srun(job->opt);
+    if (job->opt->launch == TWR_LAUNCH_SRUN) {
+        plan_programs(job);
+        run_srun(job);
+    }
     if (job->opt->verbose)
         fprintf(stderr, "twrun: starting %d rank%s on this machine\n", job->opt->size,
                 job->opt->size == 1 ? "" : "s");
     check_programs(job->opt);
+    plan_programs(job);
     ensure_std_fds();
     signal(SIGPIPE, SIG_IGN); /* a reader of tagged output gone: write says so */
     job->status = -1;
@@ -1431,6 +1522,7 @@ int main(int argc, char **argv) {
     twr_options_free((twr_options_t *)job->opt);
     for (int k = 0; k < job->nspaces; k++) twr_pmi_server_destroy(&job->spaces[k].pmi);
     free(job->spaces);
+    free(job->abi);
     if (job->topo) hwloc_topology_destroy(job->topo);
     close(sfd);
     if (job->interrupted) return 128 + job->interrupted;

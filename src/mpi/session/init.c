@@ -109,6 +109,9 @@ int MPI_Get_version(int *version, int *subversion) {
     return MPI_SUCCESS;
 }
 
+/* What every program built with mpi.h refers to (mpi.h says why). */
+const char tollway_mpi_h_needs_tollway_libmpi_so_0[] = TW_MPI_LIBRARY_VERSION;
+
 int MPI_Get_library_version(char *version, int *resultlen) {
     if (!version || !resultlen) return MPI_ERR_ARG;
     *resultlen = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "%s", TW_MPI_LIBRARY_VERSION);

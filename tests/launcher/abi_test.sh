@@ -1,0 +1,223 @@
+#!/bin/bash
+# Programs built for other MPIs, started with Tollway's mpiexec (twrun's abi.c):
+#   abi_test.sh CASE MPIEXEC ELF_DUMP DIR SOURCE_DIR
+# Each case builds its programs in DIR (its own, under build/) with another MPI's
+# compiler, skipping (77) with a message when that compiler is not installed, starts
+# them with `mpiexec -n 2` and checks the outcome: a program whose face is in the faces
+# directory runs on it (every rank one of 2, naming the library it runs on); one no face
+# serves ends with status 2 and one message naming the program and the library, and no
+# rank has run. The fake_* cases run a copy of twrun in a tree of its own whose faces
+# directory holds a stand-in face (abi_fake_face.c), to see the library path the
+# launcher gives without the real faces.
+set -euo pipefail
+
+case_name=$1
+mpiexec=$(realpath "$2")
+elf_dump=$(realpath "$3")
+dir=$4
+src=$(realpath "$5")
+abi_dir=$(dirname "$(dirname "$mpiexec")")/lib/abi
+
+unset SLURM_JOB_ID TW_ABI # twrun's own launching, checking on
+rm -rf "$dir"
+mkdir -p "$dir"
+cd "$dir"
+
+fail() {
+    echo "FAIL ($case_name): $*" >&2
+    for f in out err; do
+        [[ -f $f ]] && { echo "--- $f:" >&2; cat $f >&2; }
+    done
+    exit 1
+}
+
+skip() {
+    echo "SKIP ($case_name): $*"
+    exit 77
+}
+
+# need CC: the compiler, or skip
+need() {
+    command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"
+}
+
+# run ARGS...: mpiexec -n 2 with a bound on the job; rc, out, err
+run() {
+    set +e
+    "$@" >out 2>err </dev/null
+    rc=$?
+    set -e
+}
+
+# The program ran on the library named by $1 (a pattern), as 2 ranks of one job.
+expect_ran_on() {
+    [[ $rc == 0 ]] || fail "exit status $rc, expected 0"
+    for r in 0 1; do
+        grep -q "^rank $r of 2: $1" out || fail "no 'rank $r of 2: $1' line"
+    done
+    [[ $(grep -c '^rank ' out) == 2 ]] || fail "not two ranks"
+}
+
+# The launcher refused to start it: status 2, one message with every argument, no rank.
+expect_refused() {
+    [[ $rc == 2 ]] || fail "exit status $rc, expected 2"
+    [[ ! -s out ]] || fail "a rank ran"
+    [[ $(wc -l <err) == 1 ]] || fail "stderr has $(wc -l <err) lines, expected 1"
+    for s in "$@"; do
+        grep -qF -- "$s" err || fail "stderr does not say '$s'"
+    done
+}
+
+# The ELF reader agrees with readelf on the program's libraries and search paths.
+expect_elf_as_readelf() {
+    "$elf_dump" "$1" >dump
+    grep -q '^verdict ok$' dump || fail "$(head -1 dump)"
+    LC_ALL=C readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/needed \1/p' >want
+    diff <(grep '^needed ' dump) want >/dev/null || fail "needed: $(grep '^needed ' dump) / readelf: $(cat want)"
+    for tag in RPATH RUNPATH; do
+        lower=$(tr 'A-Z' 'a-z' <<<"$tag")
+        LC_ALL=C readelf -d "$1" | sed -n "s/.*($tag).*\[\(.*\)\]\$/$lower \1/p" >want
+        diff <(grep "^$lower " dump) want >/dev/null || fail "$lower differs from readelf's"
+    done
+}
+
+# A peer's compiler: the program runs on the face when it is built, else is refused.
+peer() {
+    local cc=$1
+    need "$cc"
+    "$cc" "$src/abi_hello.c" -o hello || fail "$cc failed"
+    expect_elf_as_readelf hello
+    local soname
+    soname=$(grep -E '^needed lib(mpi|mpich)[._]' dump | head -1 | cut -d' ' -f2)
+    [[ -n $soname ]] || fail "the program needs no MPI library: $(cat dump)"
+    run "$mpiexec" -n 2 --timeout 60 ./hello
+    if [[ -e $abi_dir/$soname ]]; then
+        expect_ran_on "Tollway MPI"
+    else
+        expect_refused "cannot start './hello'" "it needs $soname" "TW_ABI=off" "Tollway serves"
+        echo "($soname's face is not built: refused)"
+    fi
+}
+
+# A copy of twrun in a tree of its own (tree/bin, tree/lib/abi), whose faces directory
+# holds the stand-in face under each soname given.
+fake_tree() {
+    mkdir -p tree/bin tree/lib/abi
+    touch tree/CMakeCache.txt # a build tree, as twrun tells one
+    cp "$(realpath "$mpiexec")" tree/bin/twrun
+    for soname in "$@"; do
+        cc -shared -fPIC -Wl,-soname,"$soname" "$src/abi_fake_face.c" -o "tree/lib/abi/$soname"
+    done
+}
+
+case $case_name in
+peer_debian_openmpi) peer mpicc.openmpi ;;
+peer_debian_mpich) peer mpicc.mpich ;;
+peer_mpich5) peer /work/venv/mpich5/bin/mpicc ;;
+peer_mpich5_abi) peer /work/venv/mpich5/bin/mpicc_abi ;;
+peer_ompi5) peer /work/venv/ompi5/bin/mpicc ;;
+
+fake_face_runpath)
+    # Open MPI 5's and MPICH 5's mpicc put DT_RUNPATH to their own lib: LD_LIBRARY_PATH,
+    # where twrun puts the face, comes before it
+    found=0
+    for cc in /work/venv/ompi5/bin/mpicc /work/venv/mpich5/bin/mpicc; do
+        command -v $cc >/dev/null 2>&1 || continue
+        found=1
+        rm -rf tree
+        $cc "$src/abi_hello.c" -o hello
+        expect_elf_as_readelf hello
+        grep -q '^runpath /' dump || fail "$cc put no DT_RUNPATH: $(cat dump)"
+        soname=$(grep -E '^needed libmpi\.so' dump | cut -d' ' -f2)
+        fake_tree "$soname"
+        run tree/bin/twrun -v -n 2 --timeout 60 ./hello
+        expect_ran_on "fake face"
+        grep -qF "served by Tollway's face $dir/tree/lib/abi/$soname" err ||
+            fail "-v does not say which face serves it"
+    done
+    ((found)) || skip "neither /work/venv/ompi5/bin/mpicc nor /work/venv/mpich5/bin/mpicc"
+    ;;
+
+fake_face_rpath)
+    # a DT_RPATH outranks LD_LIBRARY_PATH: when it leads to another libmpich.so.12 the
+    # face is preloaded
+    need mpicc.mpich
+    libdir=
+    for d in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
+        [[ -e $d/libmpich.so.12 ]] && libdir=$d && break
+    done
+    [[ -e $libdir/libmpich.so.12 ]] || skip "no libmpich.so.12 found"
+    mpicc.mpich "$src/abi_hello.c" -o hello -Wl,--disable-new-dtags,-rpath,"$libdir"
+    expect_elf_as_readelf hello
+    grep -q "^rpath $libdir" dump || fail "no DT_RPATH: $(cat dump)"
+    fake_tree libmpich.so.12
+    run tree/bin/twrun -v -n 2 --timeout 60 ./hello
+    expect_ran_on "fake face"
+    grep -q "preloaded" err || fail "-v does not say the face is preloaded"
+    ;;
+
+companion)
+    # MPICH's C++ bindings beside the C library the stand-in face serves: no face
+    # serves them
+    need mpicc.mpich
+    mpicc.mpich "$src/abi_hello.c" -o hello -Wl,--no-as-needed -lmpichcxx
+    fake_tree libmpich.so.12
+    run tree/bin/twrun -n 2 --timeout 60 ./hello
+    expect_refused "cannot start './hello'" "libmpichcxx.so.12" "MPICH's C++ bindings" \
+        "MPICH's ABI (libmpich.so.12)"
+    ;;
+
+static)
+    # MPICH linked in: each rank would be an MPI job of one
+    need mpicc.mpich
+    need pkg-config
+    # shellcheck disable=SC2046 # the words of pkg-config's answer
+    mpicc.mpich "$src/abi_hello.c" -o hello -Wl,-Bstatic -lmpich -Wl,-Bdynamic \
+        $(pkg-config --libs --static mpich) || skip "MPICH cannot be linked statically here"
+    "$elf_dump" hello | grep -q '^needed libmpich' && fail "libmpich is still needed"
+    run "$mpiexec" -n 2 --timeout 60 ./hello
+    expect_refused "cannot start './hello'" "MPICH" "linked statically" "MPIR_" "TW_ABI=off"
+    ;;
+
+unknown)
+    # a libmpi.so.N that is no face's
+    cc -shared -fPIC -Wl,-soname,libmpi.so.20 "$src/abi_fake_face.c" -o libmpi.so.20
+    ln -s libmpi.so.20 libmpi.so
+    echo 'int MPI_Init(int *, char ***); int main(void) { return MPI_Init(0, 0); }' >hello.c
+    cc hello.c -o hello -L. -lmpi -Wl,-rpath,"$dir"
+    run "$mpiexec" -n 2 --timeout 60 ./hello
+    expect_refused "cannot start './hello'" "libmpi.so.20" "Tollway does not know"
+    ;;
+
+abi_off)
+    # TW_ABI=off starts it as it is: here Debian's MPICH, which speaks twrun's PMI-1
+    need mpicc.mpich
+    mpicc.mpich "$src/abi_hello.c" -o hello
+    run env TW_ABI=off "$mpiexec" -n 2 --timeout 60 ./hello
+    expect_ran_on "MPICH"
+    run env TW_ABI=bogus "$mpiexec" -n 2 --timeout 60 ./hello
+    [[ $rc == 2 ]] && grep -q "TW_ABI must be auto or off, not 'bogus'" err || fail "TW_ABI=bogus"
+    ;;
+
+malformed)
+    # an ELF file cut short: a clear refusal, not a crash, nor N failed ranks
+    head -c 200 "$mpiexec" >cut
+    chmod +x cut
+    run "$mpiexec" -n 2 --timeout 60 ./cut
+    expect_refused "cannot start './cut'" "ELF headers are not sound"
+    ;;
+
+script)
+    # not ELF: started as it is, the interpreter unchecked
+    printf '#!/bin/sh\necho "rank $PMI_RANK of $PMI_SIZE: script"\n' >prog.sh
+    chmod +x prog.sh
+    run "$mpiexec" -n 2 --timeout 60 ./prog.sh
+    expect_ran_on "script"
+    ;;
+
+*)
+    echo "unknown case $case_name" >&2
+    exit 2
+    ;;
+esac
+echo "ok ($case_name)"

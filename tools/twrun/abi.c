@@ -1,0 +1,267 @@
+/* Which MPI a program was built for, and how twrun starts it (abi.h). */
+#include "abi.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf_info.h"
+
+/* What to tell a user who wants the program started all the same. */
+static const char anyway[] = "set TW_ABI=off to start it anyway";
+
+static int is_file(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int twr_abi_find_program(const char *name, const char *path, const char *wdir, char *out,
+                         size_t cap) {
+    int n;
+    if (strchr(name, '/')) {
+        n = name[0] != '/' && wdir ? snprintf(out, cap, "%s/%s", wdir, name)
+                                   : snprintf(out, cap, "%s", name);
+        return n < 0 || (size_t)n >= cap ? -1 : 0;
+    }
+    if (!path) path = "/bin:/usr/bin"; /* execvp's default */
+    for (;;) {
+        size_t len = strcspn(path, ":");
+        const char *dir = len ? path : ".";
+        int dlen = len ? (int)len : 1;
+        if (dir[0] != '/' && wdir)
+            n = snprintf(out, cap, "%s/%.*s/%s", wdir, dlen, dir, name);
+        else
+            n = snprintf(out, cap, "%.*s/%s", dlen, dir, name);
+        if (n >= 0 && (size_t)n < cap && is_file(out) && access(out, X_OK) == 0) return 0;
+        if (!path[len]) return -1;
+        path += len + 1;
+    }
+}
+
+/* The sonames of face f present in faces_dir, joined by ", " into out ("" for none). */
+static void face_sonames(const char *faces_dir, int f, char *out, size_t cap) {
+    size_t len = 0;
+    out[0] = '\0';
+    for (size_t i = 0; i < TW_ABI_SONAME_COUNT && faces_dir; i++) {
+        const tw_abi_soname_t *s = &tw_abi_sonames[i];
+        char path[PATH_MAX + 256];
+        snprintf(path, sizeof path, "%s/%s", faces_dir, s->soname);
+        if (s->face != f || !is_file(path) || len >= cap) continue;
+        len += (size_t)snprintf(out + len, cap - len, "%s%s", len ? ", " : "", s->soname);
+    }
+}
+
+void twr_abi_served(const char *faces_dir, char *out, size_t cap) {
+    char names[TW_ABI_FACE_COUNT][512];
+    int faces = 0;
+    for (int f = 0; f < TW_ABI_FACE_COUNT; f++) {
+        face_sonames(faces_dir, f, names[f], sizeof names[f]);
+        faces += names[f][0] != '\0';
+    }
+    size_t len = (size_t)snprintf(out, cap, "its own libmpi.so.0");
+    if (!faces && len < cap)
+        snprintf(out + len, cap - len, " (no face of another MPI's ABI is built)");
+    for (int f = 0, done = 0; f < TW_ABI_FACE_COUNT; f++) {
+        if (!names[f][0] || len >= cap) continue;
+        done++;
+        len += (size_t)snprintf(out + len, cap - len, "%s%s (%s)",
+                                done < faces ? ", "
+                                : faces > 1  ? ", and "
+                                             : " and ",
+                                tw_abi_faces[f].name, names[f]);
+    }
+}
+
+/* Whether a directory of the program's DT_RPATH (":"-separated, $ORIGIN its own
+ * directory) holds a file named soname: one the loader would take before any on
+ * LD_LIBRARY_PATH. */
+static int rpath_holds(const char *rpath, const char *file, const char *soname) {
+    char origin[PATH_MAX];
+    snprintf(origin, sizeof origin, "%s", file);
+    char *slash = strrchr(origin, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(origin, sizeof origin, ".");
+    for (const char *p = rpath;;) {
+        size_t len = strcspn(p, ":");
+        char dir[PATH_MAX], path[2 * PATH_MAX + 256];
+        if (len < sizeof dir) {
+            memcpy(dir, p, len);
+            dir[len] = '\0';
+            const char *rest = NULL;
+            if (!strncmp(dir, "$ORIGIN", 7))
+                rest = dir + 7;
+            else if (!strncmp(dir, "${ORIGIN}", 9))
+                rest = dir + 9;
+            int n = rest ? snprintf(path, sizeof path, "%s%s/%s", origin, rest, soname)
+                         : snprintf(path, sizeof path, "%s/%s", len ? dir : ".", soname);
+            if (n > 0 && (size_t)n < sizeof path && is_file(path)) return 1;
+        }
+        if (!p[len]) return 0;
+        p += len + 1;
+    }
+}
+
+/* The MPI a program holds inside, from the symbols it defines: "" when none. */
+static const char *static_mpi(const twr_elf_info_t *e, const char **symbol) {
+    static const char *const names[TWR_ELF_MARK_COUNT] = {
+        [TWR_ELF_MARK_OPENMPI] = "Open MPI",
+        [TWR_ELF_MARK_MPICH] = "MPICH (or an MPI of MPICH's family)",
+        [TWR_ELF_MARK_PMPI] = "an MPI library",
+    };
+    for (int k = 0; k < TWR_ELF_MARK_COUNT; k++)
+        if (e->mark[k][0]) {
+            *symbol = e->mark[k];
+            return names[k];
+        }
+    return "";
+}
+
+__attribute__((format(printf, 2, 3))) static void say(twr_abi_plan_t *plan, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(plan->message, sizeof plan->message, fmt, ap);
+    va_end(ap);
+}
+
+void twr_abi_plan(const char *file, const char *shown, const char *faces_dir,
+                  twr_abi_plan_t *plan) {
+    memset(plan, 0, sizeof *plan);
+    static twr_elf_info_t elf; /* large: a table of names */
+    char err[TWR_ELF_ERR_MAX], served[1024];
+    twr_elf_verdict_t v = twr_elf_read_file(file, 0, &elf, err);
+    plan->action = TWR_ABI_AS_IS;
+    switch (v) {
+    case TWR_ELF_NOT_ELF:
+        say(plan, "'%s' is not an ELF program (a script?): started as it is", shown);
+        return;
+    case TWR_ELF_UNREADABLE:
+        say(plan, "'%s' %s: started as it is, unchecked", shown, err);
+        return;
+    case TWR_ELF_MALFORMED:
+        plan->action = TWR_ABI_REFUSE;
+        say(plan, "cannot start '%s': %s (its ELF headers are not sound); %s", shown, err, anyway);
+        return;
+    case TWR_ELF_OK:
+        break;
+    }
+    twr_abi_served(faces_dir, served, sizeof served);
+
+    const tw_abi_soname_t *native = NULL, *face_lib = NULL, *other = NULL;
+    const char *unknown = NULL;
+    for (int i = 0; i < elf.nneeded; i++) {
+        const char *name = elf.needed[i];
+        const tw_abi_soname_t *s = tw_abi_soname_find(name);
+        if (!s) {
+            if (tw_abi_soname_is_mpi(name) && !unknown) unknown = name;
+            continue;
+        }
+        if (s->role == TW_ABI_NATIVE) {
+            if (!native) native = s;
+        } else if (s->role == TW_ABI_SERVED && !face_lib) {
+            face_lib = s;
+        } else if (face_lib && s->face != face_lib->face && !other) {
+            other = s;
+        }
+    }
+    /* the first library of another family than the first face's, whatever its role */
+    for (int i = 0; i < elf.nneeded && face_lib && !other; i++) {
+        const tw_abi_soname_t *s = tw_abi_soname_find(elf.needed[i]);
+        if (s && s->role != TW_ABI_NATIVE && s->face != face_lib->face) other = s;
+    }
+    if (unknown) {
+        plan->action = TWR_ABI_REFUSE;
+        say(plan,
+            "cannot start '%s': it needs %s, an MPI library Tollway does not know (no face "
+            "serves it); Tollway serves %s; rebuild it with Tollway's mpicc, or %s",
+            shown, unknown, served, anyway);
+        return;
+    }
+    if (!face_lib) {
+        /* a companion alone (libmpi_cxx.so.40 without libmpi.so.40) is a build of that
+           family all the same */
+        for (int i = 0; i < elf.nneeded && !face_lib; i++) {
+            const tw_abi_soname_t *s = tw_abi_soname_find(elf.needed[i]);
+            if (s && s->role == TW_ABI_COMPANION) face_lib = s;
+        }
+    }
+    if (!face_lib) {
+        if (native) {
+            say(plan, "'%s' is built for Tollway (it needs %s)", shown, native->soname);
+            return;
+        }
+        /* no MPI library needed: one linked in would make each rank a job of one */
+        twr_elf_verdict_t again = twr_elf_read_file(file, TWR_ELF_SYMBOLS, &elf, err);
+        const char *symbol = NULL, *mpi = again == TWR_ELF_OK ? static_mpi(&elf, &symbol) : "";
+        if (mpi[0]) {
+            plan->action = TWR_ABI_REFUSE;
+            say(plan,
+                "cannot start '%s': it holds %s inside, linked statically (it defines %s), "
+                "which Tollway cannot serve: each rank would run as a job of its own; "
+                "Tollway serves %s; rebuild it with Tollway's mpicc, or %s",
+                shown, mpi, symbol, served, anyway);
+            return;
+        }
+        say(plan, "'%s' needs no MPI library%s: started as it is", shown,
+            elf.is_static ? " (linked statically)" : "");
+        return;
+    }
+    const tw_abi_face_t *face = &tw_abi_faces[face_lib->face];
+    if (native || other) {
+        plan->action = TWR_ABI_REFUSE;
+        say(plan,
+            "cannot start '%s': it needs both %s (%s) and %s (%s), libraries of two MPIs, "
+            "which one process cannot have; %s",
+            shown, native ? native->soname : face_lib->soname,
+            native ? native->what : face_lib->what, native ? face_lib->soname : other->soname,
+            native ? face_lib->what : other->what, anyway);
+        return;
+    }
+    /* every library of that family the program needs must be in the faces directory */
+    for (int i = 0; i < elf.nneeded; i++) {
+        const tw_abi_soname_t *s = tw_abi_soname_find(elf.needed[i]);
+        if (!s || s->role == TW_ABI_NATIVE) continue;
+        char path[PATH_MAX + 256];
+        snprintf(path, sizeof path, "%s/%s", faces_dir ? faces_dir : "", s->soname);
+        if (faces_dir && is_file(path)) continue;
+        plan->action = TWR_ABI_REFUSE;
+        if (s->role == TW_ABI_SERVED)
+            say(plan,
+                "cannot start '%s': it was built for %s (%s: it needs %s), whose face this "
+                "Tollway does not have (%s%s); Tollway serves %s; rebuild it with Tollway's "
+                "mpicc, or %s",
+                shown, face->name, face->family, s->soname, faces_dir ? "no " : "",
+                faces_dir ? path : "its faces directory was not found", served, anyway);
+        else
+            say(plan,
+                "cannot start '%s': it was built for %s (%s) and needs %s, %s, which no face "
+                "of this Tollway serves; Tollway serves %s; rebuild it with Tollway's mpicc, "
+                "or %s",
+                shown, face->name, face->family, s->soname, s->what, served, anyway);
+        return;
+    }
+    const tw_abi_soname_t *main_lib = face_lib;
+    for (int i = 0; i < elf.nneeded; i++) { /* name the C library, not a companion */
+        const tw_abi_soname_t *s = tw_abi_soname_find(elf.needed[i]);
+        if (s && s->role == TW_ABI_SERVED) {
+            main_lib = s;
+            break;
+        }
+    }
+    plan->action = TWR_ABI_FACE;
+    plan->face = face;
+    snprintf(plan->soname, sizeof plan->soname, "%s", main_lib->soname);
+    snprintf(plan->face_path, sizeof plan->face_path, "%s/%s", faces_dir, main_lib->soname);
+    /* DT_RUNPATH, when there, makes the loader ignore DT_RPATH; LD_LIBRARY_PATH comes
+       before DT_RUNPATH and after DT_RPATH */
+    plan->preload =
+        elf.has_rpath && !elf.has_runpath && rpath_holds(elf.rpath, file, main_lib->soname);
+    say(plan, "program built for %s (%s): served by Tollway's face %s%s", face->name,
+        main_lib->soname, plan->face_path,
+        plan->preload ? " (preloaded: its DT_RPATH leads to another library of that name)" : "");
+}
