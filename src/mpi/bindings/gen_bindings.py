@@ -1853,8 +1853,10 @@ def main(argv):
         nm = subprocess.run(["nm", "-D", "--defined-only", rest[1]], capture_output=True, text=True,
                             check=True).stdout
         exported = {line.split()[-1] for line in nm.splitlines() if line.strip()}
-        want = set()
-        for p in gen_face.face_procs(procs):
+        face = gen_face.Face(gen_face.load_face(rest[0]), gen_face.native_values(
+            os.path.join(TREE, "include", "mpi.h")))
+        want = set(gen_face.exported_data(face))
+        for p in gen_face.face_procs(procs, face):
             want |= {p.name, "P" + p.name}
         errors = [f"{rest[1]} does not export {n}, which the {rest[0]} face declares"
                   for n in sorted(want - exported)]
@@ -1864,7 +1866,8 @@ def main(argv):
             print(e)
         if errors:
             sys.exit(f"{len(errors)} difference(s) from the face's calls")
-        print(f"{len(want) // 2} calls: the face's, and nothing else")
+        data = len(gen_face.exported_data(face))
+        print(f"{(len(want) - data) // 2} calls{f' and {data} objects' if data else ''}: the face's, and nothing else")
     elif cmd in ("check-library", "check-header") and len(rest) == 1:
         errors = (check_library if cmd == "check-library" else check_header)(procs, rest[0])
         for e in errors:

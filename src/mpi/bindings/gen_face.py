@@ -19,6 +19,7 @@ translations are identities. Callbacks that receive handles go through trampolin
 (CALLBACK_BODIES): the program's function is the context the core keeps with the op
 or error handler (src/mpi/env/callback.h), or rides in a wrapped extra_state.
 """
+import importlib.util
 import json
 import os
 import re
@@ -138,6 +139,25 @@ ARRAY_LENGTHS[("MPI_Comm_spawn_multiple", "array_of_errcodes")] = \
     "tw_face_sum(count, array_of_maxprocs)"
 ARRAY_LENGTHS[("MPI_T_event_get_info", "array_of_datatypes")] = "*num_elements"
 
+# The strings Tollway writes into a buffer of MPI_MAX_X characters: bound -> [(call,
+# string, its length's parameter or None)]. Where a face's bound is less than Tollway's,
+# the call writes into a buffer of Tollway's size and the face copies what fits (Open
+# MPI's object names are 64 characters, Tollway's 128). A bound with no call here is one
+# the program gives the length of (MPI_MAX_INFO_VAL: MPI_Info_get's valuelen).
+STRING_BOUNDS = {
+    "MPI_MAX_ERROR_STRING": [("MPI_Error_string", "string", "resultlen")],
+    "MPI_MAX_OBJECT_NAME": [("MPI_Comm_get_name", "comm_name", "resultlen"),
+                            ("MPI_Type_get_name", "type_name", "resultlen"),
+                            ("MPI_Win_get_name", "win_name", "resultlen")],
+    "MPI_MAX_INFO_KEY": [("MPI_Info_get_nthkey", "key", None)],
+    "MPI_MAX_INFO_VAL": [],
+    "MPI_MAX_PROCESSOR_NAME": [("MPI_Get_processor_name", "name", "resultlen")],
+    "MPI_MAX_LIBRARY_VERSION_STRING": [("MPI_Get_library_version", "version", "resultlen")],
+    "MPI_MAX_PORT_NAME": [("MPI_Open_port", "port_name", None), ("MPI_Lookup_name", "port_name", None)],
+    "MPI_MAX_DATAREP_STRING": [("MPI_File_get_view", "datarep", None)],
+}
+STRING_OUTS = {(c, q): (bound, length) for bound, rows in STRING_BOUNDS.items() for c, q, length in rows}
+
 # Calls a face does not export, and why (the rest of the claimed calls of the
 # standard are exported).
 def face_left_out(proc):
@@ -206,6 +226,25 @@ def load_face(name):
     return t
 
 
+def load_hook(name):
+    """A face's hook, src/mpi/abi/<face>/hook.py, where its form is more than data (Open
+    MPI's predefined handles are exported objects): a module whose functions, when
+    there, replace the generator's: handle_rows(face), handle_fns(face) (the scalar
+    converters), header_handles(face), header_callbacks(face), exported_data(face)
+    (the symbols the face exports beside its calls). None without one."""
+    path = os.path.join(ABI_DIR, name, "hook.py")
+    if not os.path.exists(path):
+        return None
+    spec = importlib.util.spec_from_file_location(f"face_hook_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def hooked(face, what):
+    return getattr(face.hook, what, None) if face.hook else None
+
+
 # ---- the native values, from include/mpi.h ----
 
 def native_values(mpi_h):
@@ -258,19 +297,25 @@ class Face:
         for group in table["constants"]:
             for n, v in group[2]:
                 self.values[n] = int(v)
+        self.hook = load_hook(self.name)
         self.handles = {}  # type -> [(name, face value, native value or None)]
-        for ht, tag, predefined in table["handles"]:
+        for ht, tag, predefined in ([] if hooked(self, "handle_rows") else table["handles"]):
             rows = []
             for n, v in predefined:
                 if v.startswith("MPI_"):
                     continue  # an alias of another row
                 rows.append((n, int(v, 16), native.get(n)))
             self.handles[ht] = rows
+        if hooked(self, "handle_rows"):
+            self.handles = self.hook.handle_rows(self)
         self.pointers = {n: v for n, _, v in table["pointers"]}
-        self.below = table["predefined_below"]
+        self.below = table.get("predefined_below", 0)
+        self.shorter = {}  # MPI_MAX_X -> the face's value, where it is less than Tollway's
         for n, v in self.values.items():
             if n.startswith("MPI_MAX_") or n == "MPI_BSEND_OVERHEAD":
-                if n in native and v < native[n]:
+                if n in native and v < native[n] and n in STRING_BOUNDS:
+                    self.shorter[n] = v
+                elif n in native and v < native[n]:
                     raise SystemExit(f"{table['path']}: {n} is {v}, less than Tollway's {native[n]}: "
                                      "a string of Tollway's could overrun the program's buffer")
 
@@ -354,6 +399,42 @@ def group_fn(face, g, direction):
 
 
 def handle_fns(face):
+    """The handle converters: the scalar ones (the face's hook's where it has them), then
+    the arrays', over the scalar ones."""
+    hook = hooked(face, "handle_fns")
+    out = [hook(face) if hook else handle_scalar_fns(face)]
+    for ht in face.handles:
+        c = conv(ht)
+        # arrays: in place (the native ints packed at the front), or into a copy
+        out.append(f"static void {c}s_pack(void *a, int n) {{")
+        out.append("    for (int i = 0; i < n; i++) {")
+        out.append(f"        {ht} h;")
+        out.append("        memcpy(&h, (char *)a + i * sizeof h, sizeof h);")
+        out.append(f"        int v = {c}_in(h);")
+        out.append("        memcpy((char *)a + i * sizeof v, &v, sizeof v);")
+        out.append("    }")
+        out.append("}")
+        out.append(f"static void {c}s_unpack(void *a, int n) {{")
+        out.append("    for (int i = n - 1; i >= 0; i--) {")
+        out.append("        int v;")
+        out.append("        memcpy(&v, (char *)a + i * sizeof v, sizeof v);")
+        out.append(f"        {ht} h = {c}_out(v);")
+        out.append("        memcpy((char *)a + i * sizeof h, &h, sizeof h);")
+        out.append("    }")
+        out.append("}")
+        out.append(f"static int *{c}s_copy(const {ht} *a, int n, int *small) {{")
+        out.append("    if (!a || n <= 0) return NULL;")
+        out.append("    int *c = n <= TW_FACE_SMALL ? small : malloc((size_t)n * sizeof *c);")
+        out.append("    if (!c) return NULL;")
+        out.append(f"    for (int i = 0; i < n; i++) c[i] = {c}_in(a[i]);")
+        out.append("    return c;")
+        out.append("}")
+    return "\n".join(out)
+
+
+def handle_scalar_fns(face):
+    """Pointer handles: a predefined one below face.below, looked up; any other the
+    native handle, zero-extended."""
     out = []
     below = face.below
     table = {}
@@ -381,30 +462,6 @@ def handle_fns(face):
             seen.add(nat)
             out.append(f"    case {nat:#x}: return ({ht}){f:#x}; /* {n} */")
         out += ["    default: return (" + ht + ")(uintptr_t)(unsigned)n;", "    }", "}"]
-        # arrays: in place (the native ints packed at the front), or into a copy
-        out.append(f"static void {c}s_pack(void *a, int n) {{")
-        out.append("    for (int i = 0; i < n; i++) {")
-        out.append(f"        {ht} h;")
-        out.append("        memcpy(&h, (char *)a + i * sizeof h, sizeof h);")
-        out.append(f"        int v = {c}_in(h);")
-        out.append("        memcpy((char *)a + i * sizeof v, &v, sizeof v);")
-        out.append("    }")
-        out.append("}")
-        out.append(f"static void {c}s_unpack(void *a, int n) {{")
-        out.append("    for (int i = n - 1; i >= 0; i--) {")
-        out.append("        int v;")
-        out.append("        memcpy(&v, (char *)a + i * sizeof v, sizeof v);")
-        out.append(f"        {ht} h = {c}_out(v);")
-        out.append("        memcpy((char *)a + i * sizeof h, &h, sizeof h);")
-        out.append("    }")
-        out.append("}")
-        out.append(f"static int *{c}s_copy(const {ht} *a, int n, int *small) {{")
-        out.append("    if (!a || n <= 0) return NULL;")
-        out.append("    int *c = n <= TW_FACE_SMALL ? small : malloc((size_t)n * sizeof *c);")
-        out.append("    if (!c) return NULL;")
-        out.append(f"    for (int i = 0; i < n; i++) c[i] = {c}_in(a[i]);")
-        out.append("    return c;")
-        out.append("}")
     return "\n".join(out)
 
 
@@ -515,6 +572,13 @@ class FaceCall:
         n = q.name
         base, depth, array, const = c_shape(q.decl)
         key = (self.p.name, n)
+        bound, length = STRING_OUTS.get(key, (None, None))
+        if bound in self.face.shorter:
+            self.pre.append(f"char {n}_long[{self.face.native[bound]}];")
+            self.args.append(f"{n} ? {n}_long : NULL")
+            self.post.append(f"if (rc == 0 && {n}) string_out({n}, {n}_long, {self.face.shorter[bound]}, "
+                             f"{length or 'NULL'});")
+            return
         is_array = array or not q.scalar
         if base in HANDLE_TYPES:
             c = conv(base)
@@ -835,20 +899,22 @@ def every_procedure():
     return {d["name"]: g.Procedure(d) for d in desc["procedures"]}
 
 
-def face_procs(procs):
+def face_procs(procs, face=None):
     """The calls a face exports: the claimed ones of the standard a program of another
-    ABI can make, and the ABI chapter's own; sorted by name."""
+    ABI can make, and the ABI chapter's own (unless the face's table says "abi_calls":
+    false, as an ABI older than MPI-5.0 does); sorted by name."""
     every = every_procedure()
     out = [p for p in procs if face_left_out(p) is None]
     names = {p.name for p in out}
-    for name, p in every.items():
+    abi_calls = face is None or face.t.get("abi_calls", True)
+    for name, p in every.items() if abi_calls else ():
         if (name in ABI_CALLS or TOINT.match(name)) and name not in names:
             out.append(p)
     return sorted(out, key=lambda p: p.name)
 
 
 def emit_face_c(face, procs):
-    fp = face_procs(procs)
+    fp = face_procs(procs, face)
     nat = face.native
     out = [f"/* {GENERATED}",
            f" * The {face.name} face ({face.t['soname']}): every call of {face.t['header']} as PMPI_X,",
@@ -877,7 +943,16 @@ def emit_face_c(face, procs):
     out.append(pointer_fns(face))
     out.append(status_fns(face))
     out.append(attr_value_fn(face) or "")
-    out.append("static int tw_face_fortran_info = INFO_NULL_NATIVE;")
+    if face.t.get("abi_calls", True):
+        out.append("static int tw_face_fortran_info = INFO_NULL_NATIVE;")
+    if face.shorter:
+        out.append("/* a string of Tollway's, cut to the face's bound (STRING_BOUNDS) */")
+        out.append("static void string_out(char *dst, const char *src, int max, int *len) {")
+        out.append("    size_t n = strnlen(src, (size_t)max - 1);")
+        out.append("    memcpy(dst, src, n);")
+        out.append("    dst[n] = 0;")
+        out.append("    if (len) *len = (int)n;")
+        out.append("}")
     out.append(TRAMPOLINES)
     out.append("/* the native bodies (api_face.c): checked, locked, native types */")
     for p in fp:
@@ -960,10 +1035,13 @@ def emit_face_header(face, procs):
     out.append("typedef struct {")
     for f in st["public"]:
         out.append(f"    int {f};")
-    out.append(f"    int {st['internal'][0]}[{st['internal'][1]}];")
+    if "layout" in st:  # the internal fields, where they are no array of ints
+        out.append(f"    {st['layout']}")
+    else:
+        out.append(f"    int {st['internal'][0]}[{st['internal'][1]}];")
     out.append("} MPI_Status;")
     out.append("")
-    for ht, tag, predefined in t["handles"]:
+    for ht, tag, predefined in ([] if hooked(face, "header_handles") else t["handles"]):
         out.append(f"typedef struct {tag} *{ht};")
         for n, v in predefined:
             if v.startswith("MPI_"):
@@ -975,6 +1053,8 @@ def emit_face_header(face, procs):
                 continue
             out.append(f"#define {n} (({ht}){v})")
         out.append("")
+    if hooked(face, "header_handles"):
+        out.append(face.hook.header_handles(face))
     for title, form, rows in t["constants"]:
         out.append(f"/* {title} */")
         keep = [(n, v) for n, v in rows if n in nat or n.startswith("MPI_F_") or n.startswith("MPI_ERR_")
@@ -992,11 +1072,13 @@ def emit_face_header(face, procs):
         out.append(f"#define {n} (({ty}){v:#x})")
     out.append("")
     out.append(CALLBACK_TYPEDEFS)
-    for n, ty, v in t["callbacks"]:
+    if hooked(face, "header_callbacks"):
+        out.append(face.hook.header_callbacks(face))
+    for n, ty, v in ([] if hooked(face, "header_callbacks") else t["callbacks"]):
         out.append(f"#define {n} (({ty} *){v:#x})")
     out.append("")
     out.append("/* the calls */")
-    fp = face_procs(procs)
+    fp = face_procs(procs, face)
     out += [p.prototype() for p in fp]
     out.append("")
     out += [p.prototype("P") for p in fp]
@@ -1005,9 +1087,17 @@ def emit_face_header(face, procs):
 
 
 def emit_face_map(face, procs):
-    names = [p.name for p in face_procs(procs)]
+    names = [p.name for p in face_procs(procs, face)]
     out = [f"/* {GENERATED} The {face.name} face's symbols: its calls, nothing else. */", "{",
            "  global:"]
     out += [f"    {n}; P{n};" for n in names]
+    out += [f"    {n};" for n in exported_data(face)]
     out += ["  local: *;", "};", ""]
     return "\n".join(out)
+
+
+def exported_data(face):
+    """The symbols a face exports beside its calls (its hook's: Open MPI's predefined
+    objects and callbacks)."""
+    hook = hooked(face, "exported_data")
+    return hook(face) if hook else []
