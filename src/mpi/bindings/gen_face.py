@@ -1036,7 +1036,7 @@ def emit_face_header(face, procs):
     for f in st["public"]:
         out.append(f"    int {f};")
     if "layout" in st:  # the internal fields, where they are no array of ints
-        out.append(f"    {st['layout']}")
+        out += [f"    {ty} {n};" for ty, n in st["layout"]]
     else:
         out.append(f"    int {st['internal'][0]}[{st['internal'][1]}];")
     out.append("} MPI_Status;")
