@@ -3,10 +3,19 @@
 # standard ABI's face: it must pass every check and report Tollway's library version.
 # With TOOL (abi_tool.c), that PMPI tool is built by the same wrapper and preloaded:
 # it must see the program's MPI_Send calls.
+# FACE_LIBDIR "-" sets nothing: the launcher must find the face by itself (Open MPI's
+# programs); then nothing on stderr may be the loader's complaint about a copy
+# relocation's size (a predefined object of the face's not of the size Open MPI gives it).
 # usage: run_abi_program.sh MPICC_ABI SOURCE BINARY RANKS MPIEXEC FACE_LIBDIR JOB_TIMEOUT [TOOL]
+# MPICC_ABI may be a list of candidates separated by ':', the first there is used.
 # Exits 77 (skipped) when MPICC_ABI is not there.
 set -u
 wrapper=$1 source=$2 binary=$3 ranks=$4 mpiexec=$5 libdir=$6 timeout=$7 tool=${8:-}
+case $wrapper in *:*)
+    for w in $(printf '%s' "$wrapper" | tr ':' ' '); do
+        [ -x "$w" ] && { wrapper=$w; break; }
+    done ;;
+esac
 if [ ! -x "$wrapper" ]; then
     echo "SKIP: $wrapper is not installed: the program cannot be built with it"
     exit 77
@@ -17,13 +26,21 @@ if [ -n "$tool" ]; then
     "$wrapper" -O2 -shared -fPIC -o "$binary.tool.so" "$tool" || { echo "FAIL: $wrapper could not build $tool"; exit 1; }
     preload=$binary.tool.so
 fi
-out=$(LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" LD_PRELOAD="$preload" \
-    "$mpiexec" -n "$ranks" --timeout "$timeout" "$binary" 2>&1)
+if [ "$libdir" = - ]; then
+    out=$(LD_PRELOAD="$preload" "$mpiexec" -n "$ranks" --timeout "$timeout" "$binary" 2>&1)
+else
+    out=$(LD_LIBRARY_PATH="$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" LD_PRELOAD="$preload" \
+        "$mpiexec" -n "$ranks" --timeout "$timeout" "$binary" 2>&1)
+fi
 status=$?
 printf '%s\n' "$out"
 [ $status -eq 0 ] || { echo "FAIL: the program built by $wrapper ended with status $status"; exit 1; }
 printf '%s\n' "$out" | grep -q '^library: Tollway' ||
     { echo "FAIL: MPI_Get_library_version is not Tollway's: the program ran on another MPI"; exit 1; }
+if printf '%s\n' "$out" | grep -q "has different size"; then
+    echo "FAIL: the loader says a symbol of the face has another size than the program's copy"
+    exit 1
+fi
 printf '%s\n' "$out" | grep -q "every check passed" || { echo "FAIL: the program did not finish its checks"; exit 1; }
 if [ -n "$tool" ]; then
     printf '%s\n' "$out" | grep -Eq '^abi_tool: rank 0 saw [1-9][0-9]* MPI_Send calls' ||

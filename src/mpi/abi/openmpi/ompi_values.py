@@ -255,7 +255,7 @@ def check(inc, lib):
     for n, _, fn in e["callbacks"]:
         if cbs.get(n) != fn:
             errors.append(f"{n}: the table has {cbs.get(n)}, {inc}/mpi.h {fn}")
-    if lib:
+    if lib and os.path.exists(lib):
         nm = subprocess.run(["nm", "-D", "-S", "--defined-only", lib], capture_output=True, text=True, check=True)
         sizes = {}
         for line in nm.stdout.splitlines():
