@@ -160,12 +160,17 @@ STRING_OUTS = {(c, q): (bound, length) for bound, rows in STRING_BOUNDS.items() 
 
 # Calls a face does not export, and why (the rest of the claimed calls of the
 # standard are exported).
-def face_left_out(proc):
+def face_left_out(proc, face=None):
     if not proc.standard:
         return "removed from the standard in MPI-3.0: not in the standard ABI"
-    if re.search(r"_(c2f|f2c|c2f08|f082c|f2f08|f082f)$", proc.name):
+    # an ABI whose C library converts handles and statuses to and from Fortran's
+    # (MPI_Fint ones: Open MPI's, which mpi4py calls) keeps those; a Fortran handle is
+    # then the native one
+    fint = face is not None and face.t.get("fortran_conversions", False)
+    if re.search(r"_(c2f08|f082c|f2f08|f082f)$", proc.name) or \
+            (not fint and re.search(r"_(c2f|f2c)$", proc.name)):
         return "conversions to and from the Fortran bindings: a Fortran face's"
-    if any("MPI_Fint" in p.decl or "MPI_F08_status" in p.decl for p in proc.params):
+    if any(("MPI_Fint" in p.decl and not fint) or "MPI_F08_status" in p.decl for p in proc.params):
         return "Fortran handles or statuses: a Fortran face's"
     if proc.name.startswith("MPI_T_event_") and any("_function" in p.decl for p in proc.params):
         return "MPI_T event callbacks take the face's MPI_T_cb_safety: no trampoline yet"
@@ -695,7 +700,10 @@ class FaceCall:
         else:
             self.build()
             call = f"tw_mpi_api_{p.name}({', '.join(self.args)})"
-            if ret != "int":
+            if ret in HANDLE_TYPES:  # MPI_X_f2c
+                out += ["    " + x for x in self.pre]
+                out.append(f"    return {conv(ret)}_out({call});")
+            elif ret != "int":
                 out.append(f"    return {call};")
             elif not self.pre and not self.post and not self.cleanup:
                 out.append(f"    return error_out({call});")
@@ -904,7 +912,7 @@ def face_procs(procs, face=None):
     ABI can make, and the ABI chapter's own (unless the face's table says "abi_calls":
     false, as an ABI older than MPI-5.0 does); sorted by name."""
     every = every_procedure()
-    out = [p for p in procs if face_left_out(p) is None]
+    out = [p for p in procs if face_left_out(p, face) is None]
     names = {p.name for p in out}
     abi_calls = face is None or face.t.get("abi_calls", True)
     for name, p in every.items() if abi_calls else ():
@@ -959,7 +967,7 @@ def emit_face_c(face, procs):
         if p.name in ABI_CALLS or TOINT.match(p.name):
             continue
         params = ", ".join(native_decl(q.decl) for q in p.fixed) or "void"
-        out.append(f"{p.ret} tw_mpi_api_{p.name}({params});")
+        out.append(f"{native_decl(p.ret)} tw_mpi_api_{p.name}({params});")
     out.append("")
     errors = []
     for p in fp:
