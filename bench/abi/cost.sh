@@ -2,7 +2,8 @@
 # The cost of a face (docs/abi.md): instructions of an 8-byte MPI_Send and of the
 # MPI_Recv of a message already there (and an empty MPI_Iprobe, an 8-byte MPI_Irecv),
 # counted by callgrind through the native library (mpicc) and through each face
-# (mpicc_abi: the standard ABI's), and an OSU-style ping-pong latency through both.
+# (mpicc_abi: the standard ABI's; Debian's mpicc.openmpi: Open MPI's, when installed),
+# and an OSU-style ping-pong latency through each.
 # Instruction counts do not depend on timing; the latencies do: read them on an idle
 # machine only. usage: bench/abi/cost.sh BUILD_DIR   env: N (calls counted, default
 # 1000), ITERATIONS (ping-pong round trips, default 10000)
@@ -19,9 +20,14 @@ trap 'rm -rf "$work"' EXIT
 run() { LD_LIBRARY_PATH="$build/lib/abi" "$build/bin/twrun" -n 2 --bind-to none "$@"; }
 
 # each way: "phase value" lines
-for way in native face; do
-    wrapper=$build/bin/mpicc
-    [ $way = face ] && wrapper=$build/bin/mpicc_abi
+ways="native standard"
+command -v mpicc.openmpi >/dev/null && [ -e "$build/lib/abi/libmpi.so.40" ] && ways="$ways openmpi"
+for way in $ways; do
+    case $way in
+    native) wrapper=$build/bin/mpicc ;;
+    standard) wrapper=$build/bin/mpicc_abi ;;
+    openmpi) wrapper=mpicc.openmpi ;;
+    esac
     "$wrapper" -O2 -o "$work/count_$way" "$here/../hotpath/mpi_count.c"
     "$wrapper" -O2 -o "$work/pingpong_$way" "$here/pingpong.c"
     rm -f "$work"/cg.* "$work/flag"*
@@ -33,8 +39,16 @@ for way in native face; do
     run "$work/pingpong_$way" "$iterations" >> "$work/$way.unsorted"
     sort "$work/$way.unsorted" > "$work/$way.txt"
 done
-echo "through the native library (libmpi.so.0) and the standard ABI's face (libmpi_abi.so.1)"
-echo "instructions per call (callgrind), latency in microseconds (half a round trip)"
-join "$work/native.txt" "$work/face.txt" |
-    awk '{printf "%-22s %12s %12s %8.3f\n", $1, $2, $3, ($2 > 0 ? $3 / $2 : 0)}
-         BEGIN {printf "%-22s %12s %12s %8s\n", "", "native", "face", "ratio"}'
+echo "through the native library (libmpi.so.0) and each face: standard (libmpi_abi.so.1),"
+echo "openmpi (libmpi.so.40); instructions per call (callgrind), latency in microseconds"
+echo "(half a round trip); ratio: the face's over native"
+cp "$work/native.txt" "$work/all.txt"
+header="native"
+for way in $ways; do
+    [ $way = native ] && continue
+    join "$work/all.txt" "$work/$way.txt" > "$work/joined.txt"
+    mv "$work/joined.txt" "$work/all.txt"
+    header="$header $way ratio"
+done
+awk -v header="$header" 'BEGIN {n = split(header, h, " "); printf "%-22s", ""; for (i = 1; i <= n; i++) printf " %10s", h[i]; print ""}
+    {printf "%-22s %10s", $1, $2; for (i = 3; i <= NF; i++) printf " %10s %10.3f", $i, ($2 > 0 ? $i / $2 : 0); print ""}' "$work/all.txt"
