@@ -1865,7 +1865,9 @@ def main(argv):
             print(e)
         if errors:
             sys.exit(f"{len(errors)} difference(s) from the face's calls")
-        print(f"{len(want)} symbols: the face's calls and objects, and nothing else")
+        calls = len(gen_face.face_procs(procs, face))
+        data = len(want) - 2 * calls
+        print(f"{calls} calls{f' and {data} objects' if data else ''}: the face's, and nothing else")
     elif cmd in ("check-library", "check-header") and len(rest) == 1:
         errors = (check_library if cmd == "check-library" else check_header)(procs, rest[0])
         for e in errors:

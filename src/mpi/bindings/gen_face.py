@@ -19,6 +19,7 @@ translations are identities. Callbacks that receive handles go through trampolin
 (CALLBACK_BODIES): the program's function is the context the core keeps with the op
 or error handler (src/mpi/env/callback.h), or rides in a wrapped extra_state.
 """
+import importlib.util
 import json
 import os
 import re
@@ -140,14 +141,38 @@ ARRAY_LENGTHS[("MPI_Comm_spawn_multiple", "array_of_errcodes")] = \
     "tw_face_sum(count, array_of_maxprocs)"
 ARRAY_LENGTHS[("MPI_T_event_get_info", "array_of_datatypes")] = "*num_elements"
 
+# The strings Tollway writes into a buffer of MPI_MAX_X characters: bound -> [(call,
+# string, its length's parameter or None)]. Where a face's bound is less than Tollway's,
+# the call writes into a buffer of Tollway's size and the face copies what fits (Open
+# MPI's object names are 64 characters, Tollway's 128). A bound with no call here is one
+# the program gives the length of (MPI_MAX_INFO_VAL: MPI_Info_get's valuelen).
+STRING_BOUNDS = {
+    "MPI_MAX_ERROR_STRING": [("MPI_Error_string", "string", "resultlen")],
+    "MPI_MAX_OBJECT_NAME": [("MPI_Comm_get_name", "comm_name", "resultlen"),
+                            ("MPI_Type_get_name", "type_name", "resultlen"),
+                            ("MPI_Win_get_name", "win_name", "resultlen")],
+    "MPI_MAX_INFO_KEY": [("MPI_Info_get_nthkey", "key", None)],
+    "MPI_MAX_INFO_VAL": [],
+    "MPI_MAX_PROCESSOR_NAME": [("MPI_Get_processor_name", "name", "resultlen")],
+    "MPI_MAX_LIBRARY_VERSION_STRING": [("MPI_Get_library_version", "version", "resultlen")],
+    "MPI_MAX_PORT_NAME": [("MPI_Open_port", "port_name", None), ("MPI_Lookup_name", "port_name", None)],
+    "MPI_MAX_DATAREP_STRING": [("MPI_File_get_view", "datarep", None)],
+}
+STRING_OUTS = {(c, q): (bound, length) for bound, rows in STRING_BOUNDS.items() for c, q, length in rows}
+
 # Calls a face does not export, and why (the rest of the claimed calls of the
 # standard are exported).
-def face_left_out(proc):
+def face_left_out(proc, face=None):
     if not proc.standard:
         return "removed from the standard in MPI-3.0: not in the standard ABI"
-    if re.search(r"_(c2f|f2c|c2f08|f082c|f2f08|f082f)$", proc.name):
+    # an ABI whose C library converts handles and statuses to and from Fortran's
+    # (MPI_Fint ones: Open MPI's, which mpi4py calls) keeps those; a Fortran handle is
+    # then the native one
+    fint = face is not None and face.t.get("fortran_conversions", False)
+    if re.search(r"_(c2f08|f082c|f2f08|f082f)$", proc.name) or \
+            (not fint and re.search(r"_(c2f|f2c)$", proc.name)):
         return "conversions to and from the Fortran bindings: a Fortran face's"
-    if any("MPI_Fint" in p.decl or "MPI_F08_status" in p.decl for p in proc.params):
+    if any(("MPI_Fint" in p.decl and not fint) or "MPI_F08_status" in p.decl for p in proc.params):
         return "Fortran handles or statuses: a Fortran face's"
     return None
 
@@ -206,6 +231,25 @@ def load_face(name):
     return t
 
 
+def load_hook(name):
+    """A face's hook, src/mpi/abi/<face>/hook.py, where its form is more than data (Open
+    MPI's predefined handles are exported objects): a module whose functions, when
+    there, replace the generator's: handle_rows(face), handle_fns(face) (the scalar
+    converters), header_handles(face), header_callbacks(face), exported_data(face)
+    (the symbols the face exports beside its calls). None without one."""
+    path = os.path.join(ABI_DIR, name, "hook.py")
+    if not os.path.exists(path):
+        return None
+    spec = importlib.util.spec_from_file_location(f"face_hook_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def hooked(face, what):
+    return getattr(face.hook, what, None) if face.hook else None
+
+
 # ---- the native values, from include/mpi.h ----
 
 def native_values(mpi_h):
@@ -258,16 +302,20 @@ class Face:
         for group in table["constants"]:
             for n, v in group[2]:
                 self.values[n] = int(v)
+        self.hook = load_hook(self.name)
         self.handles = {}  # type -> [(name, face value, native value or None)]
-        for ht, tag, predefined in table["handles"]:
+        for ht, tag, predefined in ([] if hooked(self, "handle_rows") else table["handles"]):
             rows = []
             for n, v in predefined:
                 if v.startswith("MPI_"):
                     continue  # an alias of another row
                 rows.append((n, int(v, 16), native.get(n)))
             self.handles[ht] = rows
+        if hooked(self, "handle_rows"):
+            self.handles = self.hook.handle_rows(self)
         self.pointers = {n: v for n, _, v in table["pointers"]}
-        self.below = table["predefined_below"]
+        self.below = table.get("predefined_below", 0)
+        self.shorter = {}  # MPI_MAX_X -> the face's value, where it is less than Tollway's
         # MPICH's ABI: handles are ints (but those of pointer_handles), the status has
         # its own layout (status.fields), objects the library exports stand for
         # MPI_UNWEIGHTED and the rest, and MPICH-specific C is in a hooks header
@@ -275,10 +323,15 @@ class Face:
         self.pointer_handles = set(table.get("pointer_handles", []))
         self.own_status = "fields" in table["status"]
         self.objects = table.get("objects", [])
-        self.dup_fn = next((v for n, _, v in table["callbacks"] if n == "MPI_DUP_FN"), 1)
+        # MPI_DUP_FN's value as the program passes it (a face whose hook writes its
+        # callbacks, Open MPI's, has them called like a program's own)
+        self.dup_fn = 1 if hooked(self, "header_callbacks") else \
+            next((v for n, _, v in table["callbacks"] if n == "MPI_DUP_FN"), 1)
         for n, v in self.values.items():
             if n.startswith("MPI_MAX_") or n == "MPI_BSEND_OVERHEAD":
-                if n in native and v < native[n]:
+                if n in native and v < native[n] and n in STRING_BOUNDS:
+                    self.shorter[n] = v
+                elif n in native and v < native[n]:
                     raise SystemExit(f"{table['path']}: {n} is {v}, less than Tollway's {native[n]}: "
                                      "a string of Tollway's could overrun the program's buffer")
 
@@ -459,8 +512,20 @@ def generic_array_fns(ht, c):
 
 
 def handle_fns(face):
+    """The handle converters: ints (MPICH's), else the scalar pointer ones (the face's
+    hook's where it has them), then the arrays', over the scalar ones."""
     if face.int_handles:
         return int_handle_fns(face)
+    hook = hooked(face, "handle_fns")
+    out = [hook(face) if hook else handle_scalar_fns(face)]
+    for ht in face.handles:
+        out += generic_array_fns(ht, conv(ht))
+    return "\n".join(out)
+
+
+def handle_scalar_fns(face):
+    """Pointer handles: a predefined one below face.below, looked up; any other the
+    native handle, zero-extended."""
     out = []
     below = face.below
     table = {}
@@ -488,30 +553,6 @@ def handle_fns(face):
             seen.add(nat)
             out.append(f"    case {nat:#x}: return ({ht}){f:#x}; /* {n} */")
         out += ["    default: return (" + ht + ")(uintptr_t)(unsigned)n;", "    }", "}"]
-        # arrays: in place (the native ints packed at the front), or into a copy
-        out.append(f"static void {c}s_pack(void *a, int n) {{")
-        out.append("    for (int i = 0; i < n; i++) {")
-        out.append(f"        {ht} h;")
-        out.append("        memcpy(&h, (char *)a + i * sizeof h, sizeof h);")
-        out.append(f"        int v = {c}_in(h);")
-        out.append("        memcpy((char *)a + i * sizeof v, &v, sizeof v);")
-        out.append("    }")
-        out.append("}")
-        out.append(f"static void {c}s_unpack(void *a, int n) {{")
-        out.append("    for (int i = n - 1; i >= 0; i--) {")
-        out.append("        int v;")
-        out.append("        memcpy(&v, (char *)a + i * sizeof v, sizeof v);")
-        out.append(f"        {ht} h = {c}_out(v);")
-        out.append("        memcpy((char *)a + i * sizeof h, &h, sizeof h);")
-        out.append("    }")
-        out.append("}")
-        out.append(f"static int *{c}s_copy(const {ht} *a, int n, int *small) {{")
-        out.append("    if (!a || n <= 0) return NULL;")
-        out.append("    int *c = n <= TW_FACE_SMALL ? small : malloc((size_t)n * sizeof *c);")
-        out.append("    if (!c) return NULL;")
-        out.append(f"    for (int i = 0; i < n; i++) c[i] = {c}_in(a[i]);")
-        out.append("    return c;")
-        out.append("}")
     return "\n".join(out)
 
 
@@ -677,6 +718,13 @@ class FaceCall:
         n = q.name
         base, depth, array, const = c_shape(q.decl)
         key = (self.p.name, n)
+        bound, length = STRING_OUTS.get(key, (None, None))
+        if bound in self.face.shorter:
+            self.pre.append(f"char {n}_long[{self.face.native[bound]}];")
+            self.args.append(f"{n} ? {n}_long : NULL")
+            self.post.append(f"if (rc == 0 && {n}) string_out({n}, {n}_long, {self.face.shorter[bound]}, "
+                             f"{length or 'NULL'});")
+            return
         is_array = array or not q.scalar
         if base in HANDLE_TYPES:
             c = conv(base)
@@ -821,7 +869,10 @@ class FaceCall:
         else:
             self.build()
             call = f"tw_mpi_api_{p.name}({', '.join(self.args)})"
-            if ret != "int":
+            if ret in HANDLE_TYPES:  # MPI_X_f2c
+                out += ["    " + x for x in self.pre]
+                out.append(f"    return {conv(ret)}_out({call});")
+            elif ret != "int":
                 out.append(f"    return {call};")
             elif not self.pre and not self.post and not self.cleanup:
                 out.append(f"    return error_out({call});")
@@ -1102,14 +1153,13 @@ def every_procedure():
 
 def face_procs(procs, face=None):
     """The calls a face exports: the claimed ones of the standard a program of another
-    ABI can make, and the ABI chapter's own (unless the table's abi_calls is false:
-    MPICH's libmpi.so.12 has none); sorted by name."""
+    ABI can make, and the ABI chapter's own (unless the face's table says "abi_calls":
+    false, as an ABI older than MPI-5.0 does: MPICH's and Open MPI's); sorted by name."""
     every = every_procedure()
-    out = [p for p in procs if face_left_out(p) is None]
+    out = [p for p in procs if face_left_out(p, face) is None]
     names = {p.name for p in out}
-    if face is not None and not face.t.get("abi_calls", True):
-        return sorted(out, key=lambda p: p.name)
-    for name, p in every.items():
+    abi_calls = face is None or face.t.get("abi_calls", True)
+    for name, p in every.items() if abi_calls else ():
         if (name in ABI_CALLS or TOINT.match(name)) and name not in names:
             out.append(p)
     return sorted(out, key=lambda p: p.name)
@@ -1148,14 +1198,23 @@ def emit_face_c(face, procs):
     out.append(pointer_fns(face))
     out.append(status_fns(face))
     out.append(attr_value_fn(face) or "")
-    out.append("static int tw_face_fortran_info __attribute__((unused)) = INFO_NULL_NATIVE;")
+    if face.t.get("abi_calls", True):
+        out.append("static int tw_face_fortran_info = INFO_NULL_NATIVE;")
+    if face.shorter:
+        out.append("/* a string of Tollway's, cut to the face's bound (STRING_BOUNDS) */")
+        out.append("static void string_out(char *dst, const char *src, int max, int *len) {")
+        out.append("    size_t n = strnlen(src, (size_t)max - 1);")
+        out.append("    memcpy(dst, src, n);")
+        out.append("    dst[n] = 0;")
+        out.append("    if (len) *len = (int)n;")
+        out.append("}")
     out.append(TRAMPOLINES)
     out.append("/* the native bodies (api_face.c): checked, locked, native types */")
     for p in fp:
         if p.name in ABI_CALLS or TOINT.match(p.name):
             continue
         params = ", ".join(native_decl(q.decl) for q in p.fixed) or "void"
-        out.append(f"{p.ret} tw_mpi_api_{p.name}({params});")
+        out.append(f"{native_decl(p.ret)} tw_mpi_api_{p.name}({params});")
     out.append("")
     out.append(contents_fn(face))
     errors = []
@@ -1238,10 +1297,13 @@ def emit_face_header(face, procs):
     else:
         for f in st["public"]:
             out.append(f"    int {f};")
-        out.append(f"    int {st['internal'][0]}[{st['internal'][1]}];")
+        if "layout" in st:  # the internal fields, where they are no array of ints
+            out += [f"    {ty} {n};" for ty, n in st["layout"]]
+        else:
+            out.append(f"    int {st['internal'][0]}[{st['internal'][1]}];")
     out.append("} MPI_Status;")
     out.append("")
-    for ht, tag, predefined in t["handles"]:
+    for ht, tag, predefined in ([] if hooked(face, "header_handles") else t["handles"]):
         if face.int_handles and ht not in face.pointer_handles:
             out.append(f"typedef int {ht};")
         else:
@@ -1256,6 +1318,8 @@ def emit_face_header(face, procs):
                 continue
             out.append(f"#define {n} (({ht}){v})")
         out.append("")
+    if hooked(face, "header_handles"):
+        out.append(face.hook.header_handles(face))
     for title, form, rows in t["constants"]:
         out.append(f"/* {title} */")
         keep = [(n, v) for n, v in rows if n in nat or n.startswith("MPI_F_") or n.startswith("MPI_ERR_")
@@ -1275,10 +1339,13 @@ def emit_face_header(face, procs):
     out.append(CALLBACK_TYPEDEFS)
     for n in face.objects:  # objects the library exports
         out.append(f"extern {'MPI_Fint' if '_STATUS' in n else 'int'} *{'const ' if 'WEIGHT' in n else ''}{n};")
-    for v in sorted({v for _, _, v in t["callbacks"] if isinstance(v, str)}):
-        out.append(f"int {v}(MPI_Comm, int, void *, void *, void *, int *);")
-    for n, ty, v in t["callbacks"]:
-        out.append(f"#define {n} (({ty} *){v if isinstance(v, str) else hex(v)})")
+    if hooked(face, "header_callbacks"):
+        out.append(face.hook.header_callbacks(face))
+    else:
+        for v in sorted({v for _, _, v in t["callbacks"] if isinstance(v, str)}):
+            out.append(f"int {v}(MPI_Comm, int, void *, void *, void *, int *);")
+        for n, ty, v in t["callbacks"]:
+            out.append(f"#define {n} (({ty} *){v if isinstance(v, str) else hex(v)})")
     out.append("")
     out.append("/* the calls */")
     fp = face_procs(procs, face)
@@ -1291,12 +1358,14 @@ def emit_face_header(face, procs):
 
 def face_symbols(face, procs):
     """Every symbol the face's library exports: its calls (MPI_X and PMPI_X), and the
-    objects and callbacks its ABI has the library export (MPI_UNWEIGHTED, MPIR_Dup_fn)."""
+    objects and callbacks its ABI has the library export (MPI_UNWEIGHTED, MPIR_Dup_fn;
+    its hook's exported_data: Open MPI's predefined objects and callbacks)."""
     names = set()
     for p in face_procs(procs, face):
         names |= {p.name, "P" + p.name}
     names |= set(face.objects)
     names |= {v for _, _, v in face.t["callbacks"] if isinstance(v, str)}
+    names |= set(exported_data(face))
     return names
 
 
@@ -1306,3 +1375,10 @@ def emit_face_map(face, procs):
     out += [f"    {n};" for n in sorted(face_symbols(face, procs))]
     out += ["  local: *;", "};", ""]
     return "\n".join(out)
+
+
+def exported_data(face):
+    """The symbols a face exports beside its calls (its hook's: Open MPI's predefined
+    objects and callbacks)."""
+    hook = hooked(face, "exported_data")
+    return hook(face) if hook else []
