@@ -59,9 +59,10 @@ RULE_TEXT = {
 # layer above reports to, datatypes, point-to-point, collectives, the making of
 # communicators (collective: dup, split, intercommunicators, topologies), one-sided,
 # files (MPI-IO, on the windows for the shared file pointer),
-# sessions and process management, and the generated bindings over all of them.
+# sessions and process management, the generated bindings over all of them, and the
+# faces' tables and hooks (abi/<face>), over the bindings' face side.
 MPI_FOLDERS = ["env", "comm", "tools", "datatype", "pt2pt", "coll", "comm_create", "rma", "io",
-               "session", "bindings"]
+               "session", "bindings", "abi"]
 
 SCANNED = ("src", "tools", "include")
 SOURCE_EXT = (".c", ".h")

