@@ -24,6 +24,10 @@
 #                         warnings as errors) links against Tollway's libmpi even with
 #                         --as-needed, and fails to link against Open MPI's or MPICH's
 #                         library with mpi.h's check symbol named in the error
+#       abi               programs built by the moved prefix's mpicc_abi and by
+#                         Debian's mpicc.mpich and mpicc.openmpi run under its mpiexec
+#                         on its faces (lib/tollway/abi), which the system's loader
+#                         does not see otherwise
 #   install.sh cleanup STATE    remove the prefix
 # Every program built must load the moved prefix's library and print what only
 # Tollway prints (lib.sh). A recipe whose tool is missing exits 77.
@@ -352,6 +356,29 @@ mixed() {
     [ "$found" = 1 ] || { echo "install.sh: SKIPPED: neither Open MPI's nor MPICH's library is installed (Debian packages openmpi-bin, mpich)"; exit 77; }
 }
 
+abi() {
+    cp "$projects/hello_mpi.c" .
+    local faces cc name out ran=0
+    faces=$("$P/bin/twinfo" --abi-dir)
+    [ "$faces" = "$P/lib/tollway/abi" ] || fail "twinfo --abi-dir says $faces, not $P/lib/tollway/abi"
+    for f in libmpi_abi.so.1 libmpi.so.12 libmpich.so.12 libmpi.so.40; do
+        [ -e "$faces/$f" ] || fail "the prefix has no face $faces/$f"
+        ! ldconfig -p | grep -q "$faces/$f" || fail "the system's loader sees $faces/$f"
+    done
+    for cc in "$P/bin/mpicc_abi" mpicc.mpich mpicc.openmpi; do
+        command -v "$cc" >/dev/null || continue
+        name=hello_$(basename "$cc")
+        "$cc" hello_mpi.c -o "$name" 2>"$name.err" || fail "$cc: $(cat "$name.err")"
+        out=$("$P/bin/mpiexec" -v -n 2 --timeout 120 "./$name" 2>&1) || fail "$name: $out"
+        grep -q "$mpi_says" <<<"$out" || fail "$name printed \"$out\", not \"$mpi_says\""
+        grep -q "served by Tollway's face $faces/" <<<"$out" ||
+            fail "$name: mpiexec -v does not say a face of $faces serves it: $out"
+        echo "install.sh: abi: $cc's program on $(grep -o "face $faces/[^ ]*" <<<"$out")"
+        ran=$((ran + 1))
+    done
+    [ "$ran" -ge 2 ] || { echo "install.sh: SKIPPED: neither mpicc.mpich nor mpicc.openmpi (Debian packages libmpich-dev, libopenmpi-dev)"; exit 77; }
+}
+
 cmd=${1-}
 case $cmd in
 setup) setup "$2" "$3" "$4" ;;
@@ -359,7 +386,7 @@ cleanup)
     if [ -s "$2" ]; then rm -rf "$(cat "$2")"; fi
     rm -f "$2"
     ;;
-mpicc | pkgconfig | cmake_findmpi | cmake_package | autotools | meson_cc | meson_dependency | fortran | mixed)
+mpicc | pkgconfig | cmake_findmpi | cmake_package | autotools | meson_cc | meson_dependency | fortran | mixed | abi)
     root=$(cat "$2" 2>/dev/null) || true
     P=${root:-/nonexistent}/moved/tollway
     [ -x "$P/bin/mpicc" ] || fail "no installed prefix at $P (the setup test did not pass)"
