@@ -512,6 +512,37 @@ static void sessions(void) {
 #endif
 }
 
+/* ---- the conversions to Fortran's handles, which C programs call (mpi4py, HDF5);
+ * the standard ABI leaves them to a Fortran library ---- */
+static void fortran_conversions(void) {
+#ifndef MPI_ABI_VERSION
+    MPI_Comm dup, back;
+    int result = -1, bytes = 0;
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    back = MPI_Comm_f2c(MPI_Comm_c2f(dup));
+    OK(MPI_Comm_compare(dup, back, &result));
+    CHECK(result == MPI_IDENT, "MPI_Comm_f2c(MPI_Comm_c2f(a dup)) compares %d", result);
+    CHECK(MPI_Comm_f2c(MPI_Comm_c2f(MPI_COMM_WORLD)) == MPI_COMM_WORLD,
+          "MPI_COMM_WORLD through MPI_Comm_c2f and back");
+    OK(MPI_Type_size(MPI_Type_f2c(MPI_Type_c2f(MPI_DOUBLE)), &bytes));
+    CHECK(bytes == (int)sizeof(double), "MPI_DOUBLE through MPI_Type_c2f and back: %d bytes",
+          bytes);
+    CHECK(MPI_Op_f2c(MPI_Op_c2f(MPI_SUM)) == MPI_SUM, "MPI_SUM through MPI_Op_c2f and back");
+    MPI_Status st, st2;
+    MPI_Fint fst[32]; /* MPI_F_STATUS_SIZE or fewer (Open MPI 4.1 does not define it) */
+    memset(&st, 0, sizeof st);
+    st.MPI_SOURCE = 3;
+    st.MPI_TAG = 7;
+    st.MPI_ERROR = MPI_ERR_TRUNCATE;
+    OK(MPI_Status_c2f(&st, fst));
+    OK(MPI_Status_f2c(fst, &st2));
+    CHECK(st2.MPI_SOURCE == 3 && st2.MPI_TAG == 7 && st2.MPI_ERROR == MPI_ERR_TRUNCATE,
+          "a status through MPI_Status_c2f and back: %d %d %d", st2.MPI_SOURCE, st2.MPI_TAG,
+          st2.MPI_ERROR);
+    OK(MPI_Comm_free(&dup));
+#endif
+}
+
 int main(int argc, char **argv) {
     int provided = -1;
     OK(MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided));
@@ -537,6 +568,7 @@ int main(int argc, char **argv) {
     info_win_file();
     sessions();
     generalized_request();
+    fortran_conversions();
     OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 0) printf("abi_program: %d ranks: every check passed\n", size);
     OK(MPI_Finalize());

@@ -147,6 +147,9 @@ def table(template, values, header_name):
         "guard": "MPI_INCLUDED",
         "hooks": "mpi/abi/mpich/hooks.h",
         "abi_calls": False,
+        # MPI_Comm_c2f and the rest, which C programs call (mpi4py, HDF5): a Fortran
+        # handle is the native one until a Fortran face exists
+        "fortran_conversions": True,
         "version": [["MPI_VERSION", int(v["MPI_VERSION"][0])], ["MPI_SUBVERSION", int(v["MPI_SUBVERSION"][0])]],
         "integer_types": [["MPI_Aint", size("MPI_Aint")], ["MPI_Fint", size("MPI_Fint")],
                           ["MPI_Count", size("MPI_Count")], ["MPI_Offset", size("MPI_Offset")]],
