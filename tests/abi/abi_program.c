@@ -202,6 +202,50 @@ static void reductions(void) {
     CHECK(op == MPI_OP_NULL, "MPI_Op_free left the handle");
 }
 
+/* More requests than a face keeps statuses for on its stack (MPICH's: 16), twice (the
+ * second time into the array the first one left), then MPI_Waitsome over as many. */
+enum { MANY = 40 };
+static void many_requests(int right, int left) {
+    for (int round = 0; round < 3; round++) {
+        int out[MANY], in[MANY], done = 0;
+        MPI_Request reqs[2 * MANY];
+        MPI_Status st[2 * MANY];
+        for (int i = 0; i < MANY; i++) {
+            out[i] = rank * 1000 + i;
+            in[i] = -1;
+            OK(MPI_Irecv(&in[i], 1, MPI_INT, left, 100 + i, MPI_COMM_WORLD, &reqs[i]));
+        }
+        for (int i = 0; i < MANY; i++)
+            OK(MPI_Isend(&out[i], 1, MPI_INT, right, 100 + i, MPI_COMM_WORLD, &reqs[MANY + i]));
+        if (round < 2) {
+            OK(MPI_Waitall(2 * MANY, reqs, st));
+        } else {
+            while (done < 2 * MANY) {
+                int outcount = 0, indices[2 * MANY];
+                OK(MPI_Waitsome(2 * MANY, reqs, &outcount, indices, st));
+                CHECK(outcount > 0 && outcount <= 2 * MANY, "MPI_Waitsome's outcount %d", outcount);
+                for (int k = 0; k < outcount; k++) {
+                    int i = indices[k];
+                    if (i < MANY)
+                        CHECK(st[k].MPI_SOURCE == left && st[k].MPI_TAG == 100 + i,
+                              "MPI_Waitsome's status %d: source %d tag %d", i, st[k].MPI_SOURCE,
+                              st[k].MPI_TAG);
+                }
+                done += outcount;
+            }
+        }
+        for (int i = 0; i < MANY; i++) {
+            CHECK(in[i] == left * 1000 + i, "request %d of %d received %d", i, MANY, in[i]);
+            if (round == 2) continue;
+            int count = -1;
+            OK(MPI_Get_count(&st[i], MPI_INT, &count));
+            CHECK(st[i].MPI_SOURCE == left && st[i].MPI_TAG == 100 + i && count == 1,
+                  "MPI_Waitall's status %d of %d: source %d tag %d count %d", i, 2 * MANY,
+                  st[i].MPI_SOURCE, st[i].MPI_TAG, count);
+        }
+    }
+}
+
 static void point_to_point(void) {
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     int out[3] = {rank, rank * 10, rank * 100}, in[3] = {-1, -1, -1};
@@ -244,6 +288,7 @@ static void point_to_point(void) {
     int flag = 1;
     OK(MPI_Iprobe(MPI_ANY_SOURCE, 12345, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
     CHECK(flag == 0, "MPI_Iprobe found a message never sent");
+    many_requests(right, left);
 }
 
 static void communicators_groups(void) {

@@ -1,5 +1,6 @@
 /* The native side of the faces' generated C (face.h). */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <mpi.h>
@@ -49,6 +50,31 @@ int tw_face_comm_peers(int comm, int side) {
         return side == 1 ? in : out;
     }
     return 0;
+}
+
+/* the thread's statuses: kept for the thread's life (a few KiB at most in practice) */
+static _Thread_local tw_native_status *statuses_kept;
+static _Thread_local size_t statuses_kept_n;
+static _Thread_local int statuses_taken;
+
+tw_native_status *tw_face_statuses_take(int n) {
+    if (n <= 0) return NULL;
+    if (statuses_taken) return malloc((size_t)n * sizeof(tw_native_status));
+    if (statuses_kept_n < (size_t)n) {
+        tw_native_status *more = realloc(statuses_kept, (size_t)n * sizeof *more);
+        if (!more) return NULL;
+        statuses_kept = more;
+        statuses_kept_n = (size_t)n;
+    }
+    statuses_taken = 1;
+    return statuses_kept;
+}
+
+void tw_face_statuses_give(tw_native_status *statuses) {
+    if (statuses && statuses == statuses_kept && statuses_taken)
+        statuses_taken = 0;
+    else
+        free(statuses);
 }
 
 int tw_face_sum(int n, const int *counts) {

@@ -40,6 +40,13 @@ extern int *const tw_native_weights_empty __asm__("MPI_WEIGHTS_EMPTY");
 /* The length of an alltoallw's type arrays on communicator comm: side 0 its (remote)
  * size, 1 its topology's in-degree, 2 its out-degree; 0 when comm is none of those. */
 int tw_face_comm_peers(int comm, int side);
+/* n native statuses for a call of a face whose status has its own layout (more than
+ * its stack holds: MPI_Waitall of many requests): the thread's array, kept and grown,
+ * so that the calls allocate nothing once it is large enough; while it is taken (a
+ * callback of the call makes another) a fresh one. NULL without memory. Given back by
+ * tw_face_statuses_give. */
+tw_native_status *tw_face_statuses_take(int n);
+void tw_face_statuses_give(tw_native_status *statuses);
 /* The sum of the n counts (MPI_Comm_spawn_multiple's error codes). */
 int tw_face_sum(int n, const int *counts);
 /* MPI_Abi_get_fortran_booleans (set 0) and MPI_Abi_set_fortran_booleans (set 1): the

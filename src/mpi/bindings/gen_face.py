@@ -594,10 +594,10 @@ def own_status_fns(face):
            "static inline void status_in(const MPI_Status *s, tw_native_status *n) {",
            f"    n->source = {src_in}(s->MPI_SOURCE);", f"    n->tag = {tag_in}(s->MPI_TAG);",
            f"    n->error = {err_in}(s->MPI_ERROR);", "    tw_face_status_count_in(s, n);", "}",
-           "/* n statuses out of a native array into the program's, then the native array freed */",
+           "/* n statuses out of a native array into the program's, then the array given back */",
            "static void statuses_out(tw_native_status *n, MPI_Status *s, int count, tw_native_status *small) {",
            "    for (int i = 0; i < count; i++) status_out(&n[i], &s[i]);",
-           "    if (n != small) free(n);", "}"]
+           "    if (n != small) tw_face_statuses_give(n);", "}"]
     return "\n".join(out)
 
 
@@ -836,7 +836,7 @@ class FaceCall:
                 raise ValueError(f"{n}: an array of statuses of unknown length (ARRAY_LENGTHS)")
             most = "incount" if length.startswith("*") else length
             self.pre.append(f"tw_native_status {n}_small[TW_FACE_SMALL];")
-            self.pre.append(f"tw_native_status *{n}_n = !{given} || {most} <= 0 ? NULL : {most} <= TW_FACE_SMALL ? {n}_small : malloc((size_t){most} * sizeof *{n}_n);")
+            self.pre.append(f"tw_native_status *{n}_n = !{given} || {most} <= 0 ? NULL : {most} <= TW_FACE_SMALL ? {n}_small : tw_face_statuses_take({most});")
             self.pre.append(f"if ({given} && {most} > 0 && !{n}_n) return error_out(MPI_ERR_NO_MEM_NATIVE);")
             self.args.append(f"{n}_n")
             count = f"({length[1:]} && {length} > 0 ? {length} : 0)" if length.startswith("*") else length
