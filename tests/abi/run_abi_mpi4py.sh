@@ -1,17 +1,17 @@
 #!/bin/sh
 # Runs Debian's mpi4py (python3-mpi4py, built against Open MPI) on 2 ranks with Tollway's
-# face of Open MPI's ABI: the launcher cannot see into a python script, so the faces
-# directory is put on LD_LIBRARY_PATH (docs/launching.md, other launchers).
-# usage: run_abi_mpi4py.sh PYTHON SCRIPT MPIEXEC FACE_LIBDIR JOB_TIMEOUT WORKDIR
+# face of Open MPI's ABI, with nothing set: the launcher sees a python that needs no MPI
+# library and puts the faces directory on its path for the module that does.
+# usage: run_abi_mpi4py.sh PYTHON SCRIPT MPIEXEC JOB_TIMEOUT WORKDIR
 # Exits 77 (skipped) when PYTHON has no mpi4py.
 set -u
-python=$1 script=$2 mpiexec=$3 libdir=$4 timeout=$5 work=$6
+python=$1 script=$2 mpiexec=$3 timeout=$4 work=$5
 if ! "$python" -c "import mpi4py" 2>/dev/null; then
     echo "SKIP: $python has no mpi4py (apt-get install python3-mpi4py)"
     exit 77
 fi
 mkdir -p "$work"
-out=$(LD_LIBRARY_PATH="$libdir" "$mpiexec" -n 2 --timeout "$timeout" "$python" "$script" "$work/abi_mpi4py.dat" 2>&1)
+out=$("$mpiexec" -n 2 --timeout "$timeout" "$python" "$script" "$work/abi_mpi4py.dat" 2>&1)
 status=$?
 printf '%s\n' "$out"
 [ $status -eq 0 ] || { echo "FAIL: mpi4py's job ended with status $status"; exit 1; }

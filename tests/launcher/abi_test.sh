@@ -211,11 +211,20 @@ malformed)
     ;;
 
 script)
-    # not ELF: started as it is, the interpreter unchecked
-    printf '#!/bin/sh\necho "rank $PMI_RANK of $PMI_SIZE: script"\n' >prog.sh
+    # not ELF: started as it is, the interpreter unchecked, with the faces directory
+    # first on its library path when faces are built (for a module built for another
+    # MPI), but not when the options restrict the ranks' environment
+    printf '#!/bin/sh\necho "rank $PMI_RANK of $PMI_SIZE: script; path ${LD_LIBRARY_PATH:-}"\n' >prog.sh
     chmod +x prog.sh
     run "$mpiexec" -n 2 --timeout 60 ./prog.sh
     expect_ran_on "script"
+    if ls "$abi_dir"/lib*.so.* >/dev/null 2>&1; then
+        [[ $(grep -c "^rank .*: script; path $abi_dir\(:\|$\)" out) == 2 ]] ||
+            fail "the faces directory $abi_dir is not first on the script's library path"
+    fi
+    run "$mpiexec" -n 2 --timeout 60 -genvlist PMI_RANK,PMI_SIZE ./prog.sh
+    [[ $rc == 0 ]] || fail "-genvlist: exit status $rc"
+    ! grep -q "path .*$abi_dir" out || fail "-genvlist: the faces directory was added anyway"
     ;;
 
 *)

@@ -13,6 +13,10 @@
 
 /* What to tell a user who wants the program started all the same. */
 static const char anyway[] = "set TW_ABI=off to start it anyway";
+/* What -v adds for a program started with the faces directory on its path. */
+static const char may_load[] =
+    ", with the faces directory on its library path for an MPI library it may load (a "
+    "Python module built for Open MPI or MPICH)";
 
 static int is_file(const char *path) {
     struct stat st;
@@ -129,7 +133,7 @@ __attribute__((format(printf, 2, 3))) static void say(twr_abi_plan_t *plan, cons
     va_end(ap);
 }
 
-void twr_abi_plan(const char *file, const char *shown, const char *faces_dir,
+void twr_abi_plan(const char *file, const char *shown, const char *faces_dir, int guess,
                   twr_abi_plan_t *plan) {
     memset(plan, 0, sizeof *plan);
     static twr_elf_info_t elf; /* large: a table of names */
@@ -138,7 +142,9 @@ void twr_abi_plan(const char *file, const char *shown, const char *faces_dir,
     plan->action = TWR_ABI_AS_IS;
     switch (v) {
     case TWR_ELF_NOT_ELF:
-        say(plan, "'%s' is not an ELF program (a script?): started as it is", shown);
+        plan->faces_on_path = guess && faces_dir != NULL;
+        say(plan, "'%s' is not an ELF program (a script?): started as it is%s", shown,
+            plan->faces_on_path ? may_load : "");
         return;
     case TWR_ELF_UNREADABLE:
         say(plan, "'%s' %s: started as it is, unchecked", shown, err);
@@ -207,8 +213,9 @@ void twr_abi_plan(const char *file, const char *shown, const char *faces_dir,
                 shown, mpi, symbol, served, anyway);
             return;
         }
-        say(plan, "'%s' needs no MPI library%s: started as it is", shown,
-            elf.is_static ? " (linked statically)" : "");
+        plan->faces_on_path = guess && faces_dir != NULL && !elf.is_static;
+        say(plan, "'%s' needs no MPI library%s: started as it is%s", shown,
+            elf.is_static ? " (linked statically)" : "", plan->faces_on_path ? may_load : "");
         return;
     }
     const tw_abi_face_t *face = &tw_abi_faces[face_lib->face];

@@ -24,8 +24,11 @@ typedef struct twr_abi_plan {
     const tw_abi_face_t *face; /* TWR_ABI_FACE: the face that serves it */
     char soname[256];          /* TWR_ABI_FACE: the face's soname the program needs */
     char face_path[PATH_MAX];  /* TWR_ABI_FACE: the faces directory/soname */
-    int preload; /* TWR_ABI_FACE: its DT_RPATH, which outranks LD_LIBRARY_PATH, leads to
-                    another library of that soname: LD_PRELOAD the face too */
+    int preload;       /* TWR_ABI_FACE: its DT_RPATH, which outranks LD_LIBRARY_PATH, leads to
+                          another library of that soname: LD_PRELOAD the face too */
+    int faces_on_path; /* TWR_ABI_AS_IS: a program that needs no MPI by its ELF (a
+                          python, a script) gets the faces directory on its library path
+                          too, for an MPI library it may load (Debian's mpi4py) */
     char message[TWR_ABI_MESSAGE_MAX]; /* REFUSE: the error (no "twrun: "); FACE and
                                           AS_IS: what -v says ("" for nothing) */
 } twr_abi_plan_t;
@@ -37,9 +40,11 @@ int twr_abi_find_program(const char *name, const char *path, const char *wdir, c
                          size_t cap);
 
 /* Decides how to start the program at file (shown: its name as the user gave it), with
- * the faces in faces_dir (NULL: none found). Reads the file, and looks in faces_dir
- * and in the directories of the program's DT_RPATH. */
-void twr_abi_plan(const char *file, const char *shown, const char *faces_dir, twr_abi_plan_t *plan);
+ * the faces in faces_dir (NULL: none found); guess: a program that needs no MPI may get
+ * the faces directory on its path (not when the options restrict the ranks' environment). Reads the
+ * file, and looks in faces_dir and in the directories of the program's DT_RPATH. */
+void twr_abi_plan(const char *file, const char *shown, const char *faces_dir, int guess,
+                  twr_abi_plan_t *plan);
 
 /* What this Tollway serves, in words, for the messages ("Tollway serves ..."): its own
  * libmpi.so.0 and the faces built in faces_dir ("its own libmpi.so.0 and MPICH's ABI

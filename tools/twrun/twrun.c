@@ -202,9 +202,13 @@ static int abi_checks(void) {
     usage_error("TW_ABI must be auto or off, not '%s'", v);
 }
 
+static twr_env_policy_t env_plan(const twr_options_t *o, const twr_segment_t *seg,
+                                 twr_env_var_t **keep, int *m);
+
 /* Before any rank starts: which MPI each program was built for (abi.h). A program no
  * face serves ends twrun with EXIT_USAGE and one message, never a job of ranks that
- * each run alone; one a face serves gets it on its ranks' library path (apply_abi).
+ * each run alone; one a face serves gets it on its ranks' library path (apply_abi),
+ * and so does one whose ELF needs no MPI (a python whose module may need a face).
  * A program not found here (srun may find it on the nodes) is left unchecked. */
 static void plan_programs(job_t *job) {
     const twr_options_t *o = job->opt;
@@ -225,7 +229,10 @@ static void plan_programs(job_t *job) {
         free(theirs);
         if (!found) continue; /* AS_IS, zeroed */
         twr_abi_plan_t *plan = &job->abi[k];
-        twr_abi_plan(file, s->argv[0], job->abi_dir[0] ? job->abi_dir : NULL, plan);
+        twr_env_var_t *keep;
+        int m, whole = env_plan(o, s, &keep, &m) == TWR_ENV_ALL; /* not -envnone, -envlist */
+        free(keep);
+        twr_abi_plan(file, s->argv[0], job->abi_dir[0] ? job->abi_dir : NULL, whole, plan);
         if (plan->action == TWR_ABI_REFUSE) {
             fprintf(stderr, "twrun: %s\n", plan->message);
             exit(EXIT_USAGE);
@@ -237,7 +244,7 @@ static void plan_programs(job_t *job) {
 /* In a rank of program k (or in twrun before srun): the face on the library path. */
 static void apply_abi(const job_t *job, int k) {
     const twr_abi_plan_t *plan = job->abi ? &job->abi[k] : NULL;
-    if (!plan || plan->action != TWR_ABI_FACE) return;
+    if (!plan || (plan->action != TWR_ABI_FACE && !plan->faces_on_path)) return;
     prepend_env("LD_LIBRARY_PATH", job->abi_dir);
     if (plan->preload) prepend_env("LD_PRELOAD", plan->face_path);
 }
@@ -1387,7 +1394,7 @@ __attribute__((noreturn)) static void run_srun(const job_t *job) {
     char err[TWR_ERR_MAX];
     if (twr_srun_command(o, mpi, &cmd, err)) usage_error("%s", err);
     for (int i = 0; i < cmd.nset; i++) setenv(cmd.set[i].name, cmd.set[i].value, 1);
-    if (job->abi && job->abi[0].action == TWR_ABI_FACE) {
+    if (job->abi && (job->abi[0].action == TWR_ABI_FACE || job->abi[0].faces_on_path)) {
         /* srun passes on its environment, or only what --export lists */
         apply_abi(job, 0);
         for (int i = 0; i < cmd.argc; i++) {
