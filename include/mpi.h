@@ -636,16 +636,31 @@ typedef void MPI_User_function_c(void *invec, void *inoutvec, MPI_Count *len,
 #include <tollway/mpi_calls.h>
 #include <tollway/pmpi.h>
 
-/* Every file compiled with this header refers to a symbol only Tollway's libmpi
- * defines, so a program built with it but linked against another MPI's library (a
- * build tool that took that MPI's flags) stops at link time with this name in the
- * error, instead of crashing at run time on handles that MPI does not know. The name
- * changes when Tollway's binary interface does. TW_MPI_NO_LIBRARY_CHECK leaves it
- * out, for code that uses the constants without the library. */
+/* A program compiled with this header but running on another MPI's library (a build
+ * tool took that MPI's link flags) stops at its start with this message, instead of
+ * crashing on handles that MPI does not know: a constructor in each file finds an MPI
+ * library loaded (PMPI_Get_library_version, which programs do not call) but not the
+ * symbol only Tollway's libmpi defines, whose name changes when Tollway's binary
+ * interface does. The references are weak: a program that links no MPI library
+ * itself (it reaches Tollway through another library) links and runs. The library's
+ * own files define TW_MPI_NO_LIBRARY_CHECK. */
 #if !defined(TW_MPI_NO_LIBRARY_CHECK) && (defined(__GNUC__) || defined(__clang__))
-extern const char tollway_mpi_h_needs_tollway_libmpi_so_0[];
-static const char *const tw_mpi_library_check __attribute__((used, unused)) =
-    tollway_mpi_h_needs_tollway_libmpi_so_0;
+extern const char tollway_mpi_h_needs_tollway_libmpi_so_0[] __attribute__((weak));
+extern int tw_mpi_library_probe(char *, int *) __asm__("PMPI_Get_library_version")
+    __attribute__((weak));
+#ifdef __GLIBC__
+extern struct _IO_FILE *stderr; /* stdio.h's, which this header does not include */
+#endif
+__attribute__((constructor, used)) static void tw_mpi_library_check(void) {
+    if (tollway_mpi_h_needs_tollway_libmpi_so_0 || !tw_mpi_library_probe) return;
+#ifdef __GLIBC__
+    __builtin_fputs("Tollway MPI: this program was compiled with Tollway's mpi.h but runs on "
+                    "another MPI's library (not Tollway's libmpi.so.0): link it with "
+                    "Tollway's mpicc, or compile it with that MPI's mpicc\n",
+                    stderr);
+#endif
+    __builtin_abort();
+}
 #endif
 
 #ifdef __cplusplus

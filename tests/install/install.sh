@@ -21,9 +21,9 @@
 #                         by autoconf with FC=mpifort, and by meson's
 #                         dependency('mpi', language: 'fortran')
 #       mixed             a program compiled with Tollway's mpi.h (C, and C++ with
-#                         warnings as errors) links against Tollway's libmpi even with
-#                         --as-needed, and fails to link against Open MPI's or MPICH's
-#                         library with mpi.h's check symbol named in the error
+#                         warnings as errors) runs on Tollway's libmpi, also when it
+#                         reaches it only through a library of its own, and stops at
+#                         its start, saying why, on Open MPI's or MPICH's library
 #       abi               programs built by the moved prefix's mpicc_abi and by
 #                         Debian's mpicc.mpich and mpicc.openmpi run under its mpiexec
 #                         on its faces (lib/tollway/abi), which the system's loader
@@ -332,26 +332,36 @@ meson_dependency() {
 
 mixed() {
     cp "$projects/hello_mpi.c" .
-    local inc check=tollway_mpi_h_needs_tollway_libmpi_so_0 lib libdir found=0
+    local inc lib libdir found=0 says="compiled with Tollway's mpi.h but runs on another MPI's library"
     inc=$("$P/bin/mpicc" -showme:incdirs)
     libdir=$("$P/bin/mpicc" -showme:libdirs)
     cc -Wall -Wextra -Werror -I"$inc" -c hello_mpi.c -o hello_mpi.o
-    c++ -Wall -Wextra -Werror -I"$inc" -x c++ -c hello_mpi.c -o hello_mpi_cxx.o
-    nm hello_mpi.o | grep -q " U $check" || fail "hello_mpi.o does not refer to $check"
+    # C++, stdio.h after mpi.h (whose check declares stdio.h's stderr)
+    printf '#include <mpi.h>\n#include <cstdio>\n#include <stdio.h>\n' >cxx_head.h
+    c++ -Wall -Wextra -Werror -I"$inc" -include cxx_head.h -x c++ -c hello_mpi.c -o hello_mpi_cxx.o
     cc -Wl,--as-needed hello_mpi.o -o hello_mpi -L"$libdir" -Wl,-rpath,"$libdir" -lmpi
     is_tollway "$P" hello_mpi libmpi.so.0 "$mpi_says"
+    # a program that reaches Tollway only through a library of its own links and runs
+    printf '#include <mpi.h>\nint user_size(void) { int n = 0; MPI_Comm_size(MPI_COMM_WORLD, &n); return n; }\n' >user.c
+    printf '#include <mpi.h>\n#include <stdio.h>\nint user_size(void);\nint main(int c, char **v) { MPI_Comm w = MPI_COMM_WORLD; (void)w; (void)c; (void)v; printf("through a library: %%d\\n", c > 9 ? user_size() : 1); return 0; }\n' >indirect.c
+    cc -shared -fPIC -I"$inc" user.c -o libuser.so -L"$libdir" -Wl,-rpath,"$libdir" -lmpi
+    cc -Wall -Wextra -Werror -I"$inc" indirect.c -o indirect -L. -luser -Wl,-rpath,"$PWD" ||
+        fail "a program reaching Tollway's libmpi through a library of its own does not link"
+    [ "$(./indirect 2>&1)" = "through a library: 1" ] || fail "./indirect said: $(./indirect 2>&1)"
     # another MPI's library in place of Tollway's, as a build that took that MPI's
-    # flags would link (the runtime libraries are enough: they are named by path)
+    # flags would link (the runtime libraries are enough: they are named by path): it
+    # stops at its start, saying why
     for lib in /usr/lib/x86_64-linux-gnu/libmpi.so.40 /usr/lib/x86_64-linux-gnu/libmpich.so.12; do
         [ -e "$lib" ] || continue
         found=1
         for o in hello_mpi.o hello_mpi_cxx.o; do
-            if c++ -Wl,--as-needed "$o" "$lib" -o mixed 2>mixed.err; then
-                fail "$o (Tollway's mpi.h) linked against $lib"
+            c++ "$o" "$lib" -o mixed 2>mixed.err || fail "linking $o against $lib: $(cat mixed.err)"
+            if ./mixed >mixed.out 2>&1; then
+                fail "$o (Tollway's mpi.h) ran on $lib: $(cat mixed.out)"
             fi
-            grep -q "$check" mixed.err || fail "linking $o against $lib said: $(cat mixed.err)"
+            grep -qF "$says" mixed.out || fail "$o on $lib said: $(cat mixed.out)"
         done
-        echo "install.sh: mixed: Tollway's mpi.h against $lib: $(grep -m1 "$check" mixed.err)"
+        echo "install.sh: mixed: Tollway's mpi.h on $lib: $(grep -m1 -F "$says" mixed.out)"
     done
     [ "$found" = 1 ] || { echo "install.sh: SKIPPED: neither Open MPI's nor MPICH's library is installed (Debian packages openmpi-bin, mpich)"; exit 77; }
 }
