@@ -4,6 +4,8 @@
 # directory), runs 4-rank MPI jobs under srun --mpi=pmi2 and srun --mpi=pmix (point to
 # point, collectives, also over udp, MPI_Abort), spawns under pmi2 (and their refusal
 # by Slurm's PMIx server), checks that srun --mpi=none is refused with the reason,
+# runs a program built by mpicc.mpich on Tollway's face of MPICH's ABI (through mpiexec
+# and through srun with the faces directory on LD_LIBRARY_PATH),
 # and stops every daemon it started, whatever happens.
 # usage: slurm_test.sh BINDIR   (BINDIR holds mpi_p2p, mpi_coll, mpi_abort and
 # mpi_dynamic_spawn, mpi_dynamic_nest)
@@ -207,6 +209,24 @@ salloc_mpiexec_steps() {
         salloc -Q -n 4 srun --mpi=pmi2 -n 2 "$bindir/mpi_defects_universe_size" print
 }
 salloc_mpiexec_steps
+
+# ---- a program built for MPICH's ABI (Debian's mpicc.mpich) on Tollway's face ----
+# through mpiexec in an allocation (twrun checks it and hands srun the faces directory)
+# and started by srun itself with the one documented setting (docs/launching.md)
+abi_steps() {
+    local src prog=$dir/abi_hello_mpich abidir
+    src=$(cd "$(dirname "$0")/../launcher" && pwd)/abi_hello.c
+    if ! command -v mpicc.mpich >/dev/null; then
+        echo "skip abi: no mpicc.mpich (Debian's libmpich-dev)"; return
+    fi
+    mpicc.mpich -o "$prog" "$src" || { echo "FAIL abi: mpicc.mpich $src"; failed=1; return; }
+    abidir=$("$bindir/twinfo" --abi-dir)
+    run "salloc mpiexec, a program of MPICH's" "rank 1 of 2: Tollway MPI" -- \
+        salloc -Q -n 2 "$bindir/mpiexec" "$prog"
+    run "srun pmi2, a program of MPICH's with the faces directory" "rank 1 of 2: Tollway MPI" -- \
+        env LD_LIBRARY_PATH="$abidir" srun --mpi=pmi2 -n 2 "$prog"
+}
+abi_steps
 
 # ---- a killed job leaves nothing in /dev/shm (the node's watcher, src/link/shm/watch.c) ----
 # shm_after_scancel MPI: a 2-rank step of mpi_shm_sleeper under srun --mpi=MPI is
