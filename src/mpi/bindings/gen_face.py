@@ -696,6 +696,9 @@ class FaceCall:
     def __init__(self, face, proc):
         self.face, self.p = face, proc
         self.pre, self.args, self.post, self.cleanup = [], [], [], []
+        # what a return before the call undoes: the arrays packed in place and the
+        # copies made so far (in cleanup too)
+        self.undo = []
 
     def fn(self, g, d):
         return None if self.face.identity(g) else f"{g}_{d}"
@@ -736,9 +739,10 @@ class FaceCall:
                     self.pre.append(f"int {n}_small[TW_FACE_SMALL];")
                     self.pre.append(f"int {n}_n = {n} ? {length} : 0;")
                     self.pre.append(f"int *{n}_c = {c}s_copy({n}, {n}_n, {n}_small);")
-                    self.pre.append(f"if ({n}_n > 0 && !{n}_c) return error_out(MPI_ERR_NO_MEM_NATIVE);")
+                    self.pre.append(self.no_memory(f"{n}_n > 0 && !{n}_c"))
                     self.args.append(f"{n}_c")
                     self.cleanup.append(f"if ({n}_c != {n}_small) free({n}_c);")
+                    self.undo.append(self.cleanup[-1])
                 else:
                     self.pre.append(f"int {n}_n = {n} ? {length} : 0;")
                     if q.direction != "out":
@@ -747,6 +751,8 @@ class FaceCall:
                     if length.startswith("*"):  # known after the call
                         self.post.append(f"{n}_n = {n} && {length[1:]} && {length} > 0 ? {length} : 0;")
                     self.cleanup.append(f"{c}s_unpack({n}, {n}_n);")
+                    if q.direction != "out":
+                        self.undo.append(self.cleanup[-1])
             elif depth == 0:
                 self.args.append(f"{c}_in({n})")
             else:
@@ -803,10 +809,11 @@ class FaceCall:
                     self.pre.append(f"int {n}_small[TW_FACE_SMALL];")
                     self.pre.append(f"int {n}_n = {n} ? {length} : 0;")
                     self.pre.append(f"int *{n}_c = {n}_n <= TW_FACE_SMALL ? {n}_small : malloc((size_t){n}_n * sizeof(int));")
-                    self.pre.append(f"if (!{n}_c) return error_out(MPI_ERR_NO_MEM_NATIVE);")
+                    self.pre.append(self.no_memory(f"!{n}_c"))
                     self.pre.append(f"for (int i = 0; i < {n}_n; i++) {n}_c[i] = {fin}({n}[i]);")
                     self.args.append(f"{n}_n ? {n}_c : {n}")
                     self.cleanup.append(f"if ({n}_c != {n}_small) free({n}_c);")
+                    self.undo.append(self.cleanup[-1])
                 else:
                     self.args.append(n)
                     self.post.append(f"if ({n} && rc == 0) for (int i = 0; i < {length}; i++) {n}[i] = {fout}({n}[i]);")
@@ -825,6 +832,12 @@ class FaceCall:
                 return
         self.args.append(n)
 
+    def no_memory(self, cond):
+        """A return with MPI_ERR_NO_MEM when cond holds, before the call: what the
+        parameters before did (packed arrays, copies) undone first."""
+        undo = " ".join(reversed(self.undo))
+        return f"if ({cond}) {{ {undo}{' ' if undo else ''}return error_out(MPI_ERR_NO_MEM_NATIVE); }}"
+
     def own_status_param(self, q, n, key, is_array, const):
         """A status (or an array) of the face's own layout: a native one on the stack
         (an array: up to TW_FACE_SMALL), written out after the call."""
@@ -837,7 +850,7 @@ class FaceCall:
             most = "incount" if length.startswith("*") else length
             self.pre.append(f"tw_native_status {n}_small[TW_FACE_SMALL];")
             self.pre.append(f"tw_native_status *{n}_n = !{given} || {most} <= 0 ? NULL : {most} <= TW_FACE_SMALL ? {n}_small : tw_face_statuses_take({most});")
-            self.pre.append(f"if ({given} && {most} > 0 && !{n}_n) return error_out(MPI_ERR_NO_MEM_NATIVE);")
+            self.pre.append(self.no_memory(f"{given} && {most} > 0 && !{n}_n"))
             self.args.append(f"{n}_n")
             count = f"({length[1:]} && {length} > 0 ? {length} : 0)" if length.startswith("*") else length
             self.cleanup.append(f"if ({n}_n) statuses_out({n}_n, {n}, {count}, {n}_small);")
