@@ -544,16 +544,23 @@ def handle_scalar_fns(face):
         out.append("    uintptr_t v = (uintptr_t)h;")
         out.append(f"    return v < {below} ? handle_in_table[v] : (int)v;")
         out.append("}")
-        out.append(f"static inline {ht} {c}_out(int n) {{")
-        out.append("    switch (n) {")
-        seen = set()
-        for n, f, nat in rows:
-            if nat is None or nat in seen:
-                continue
-            seen.add(nat)
-            out.append(f"    case {nat:#x}: return ({ht}){f:#x}; /* {n} */")
-        out += ["    default: return (" + ht + ")(uintptr_t)(unsigned)n;", "    }", "}"]
+        out += handle_out_fn(ht, c, rows, lambda f: f"{f:#x}", "(uintptr_t)(unsigned)n")
     return "\n".join(out)
+
+
+def handle_out_fn(ht, c, rows, face_value, other):
+    """The converter of a native handle to the face's ht: each predefined one to its
+    row's face value (face_value(the row's second field), a C expression; a native
+    value met twice, to its first row), any other to the expression other of n."""
+    out = [f"static inline {ht} {c}_out(int n) {{", "    switch (n) {"]
+    seen = set()
+    for n, f, nat in rows:
+        if nat is None or nat in seen:
+            continue
+        seen.add(nat)
+        out.append(f"    case {nat:#x}: return ({ht}){face_value(f)}; /* {n} */")
+    out += [f"    default: return ({ht}){other};", "    }", "}"]
+    return out
 
 
 def pointer_fns(face):

@@ -8,6 +8,7 @@ predefined handle is recognised by what its object holds, copied with it: a mark
 the native handle, put there at build time. A handle Tollway makes for the program (a
 new communicator) is the native handle shifted left, plus one: odd, never an object's
 address. The null pointer is no handle (native 0, which every call refuses)."""
+import gen_face  # the generator that loads this hook (its handle_out_fn)
 
 MARK = 0x544F4C4C57415921  # "TOLLWAY!": the head of a predefined object of the face's
 
@@ -104,13 +105,7 @@ def handle_fns(face):
         out.append("    uintptr_t v = (uintptr_t)h;")
         out.append("    return v & 1 ? (int)(v >> 1) : tw_ompi_predefined(v);")
         out.append("}")
-        out.append(f"static inline {ht} {c}_out(int n) {{")
-        out.append("    switch (n) {")
-        seen = set()
-        for n, obj, nat in rows:
-            if nat is None or nat in seen:
-                continue
-            seen.add(nat)
-            out.append(f"    case {nat:#x}: return ({ht})&{obj}; /* {n} */")
-        out += [f"    default: return ({ht})(((uintptr_t)(unsigned)n << 1) | 1);", "    }", "}"]
+        # a handle Tollway made: odd, so never an object's address
+        out += gen_face.handle_out_fn(ht, c, rows, lambda obj: f"&{obj}",
+                                      "(((uintptr_t)(unsigned)n << 1) | 1)")
     return "\n".join(out)
