@@ -12,8 +12,9 @@
  * overdue: two smoothed round trips and the receiver's ack delay. The packet last lost
  * in a burst (or the acknowledgement of it) leaves no later packet to report the gap;
  * the probe's acknowledgement reports it. Later timeouts wait the configured RTO or
- * longer, doubling per timeout up to 64 times. An acknowledgement that moves una
- * forward resets the timeout and its backoff.
+ * longer, doubling per timeout up to 64 configured RTOs (or the undoubled estimate,
+ * if longer; see rto_ns). An acknowledgement that moves una forward resets the
+ * timeout and its backoff.
  *
  * Receiver, per peer: keeps packets that arrive ahead of a gap (up to a window's
  * worth) and takes them in order once the gap is filled, answering each arrival out
@@ -1093,12 +1094,18 @@ static int retry_parked(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) 
 /* ---- timers ---- */
 
 /* The retransmission timeout: the smoothed round trip plus four variations, at least
- * the configured one, doubled per timeout after the first since the last progress.
- * The first is a probe, sooner where a round trip has been measured. */
+ * the configured one, doubled per timeout after the first since the last progress, up
+ * to 64 configured ones or the undoubled estimate if that is longer. The estimate
+ * takes in the time a peer did not poll (a pause, a loaded host): doubled as well,
+ * it would let one lost packet stall the stream for minutes. The first is a probe,
+ * sooner where a round trip has been measured. */
 static uint64_t rto_ns(const tw_udp_link_t *l, const peer_t *p) {
     uint64_t rto = p->srtt_ns + 4 * p->rttvar_ns, min = 1000ull * l->cfg.rto_us;
     if (rto < min) rto = min;
-    if (p->backoff) return rto << (p->backoff - 1);
+    if (p->backoff) {
+        uint64_t doubled = rto << (p->backoff - 1), max = min << (BACKOFF_MAX - 1);
+        return doubled <= max ? doubled : rto > max ? rto : max;
+    }
     uint64_t probe = 2 * p->srtt_ns + 1000ull * l->cfg.ack_delay_us;
     return p->srtt_ns && probe < rto ? probe : rto;
 }
