@@ -76,8 +76,8 @@ static const tw_abi_soname_t tw_abi_sonames[] __attribute__((unused)) = {
     {"libmpicxx.so.12", TW_ABI_FACE_MPICH, TW_ABI_COMPANION, "MPICH's C++ bindings"},
     {"libmpichcxx.so.12", TW_ABI_FACE_MPICH, TW_ABI_COMPANION,
      "MPICH's C++ bindings, as Debian names them"},
-    {"libmpifort.so.12", TW_ABI_FACE_MPICH, TW_ABI_COMPANION, "MPICH's Fortran bindings"},
-    {"libmpichfort.so.12", TW_ABI_FACE_MPICH, TW_ABI_COMPANION,
+    {"libmpifort.so.12", TW_ABI_FACE_MPICH, TW_ABI_SERVED, "MPICH's Fortran bindings"},
+    {"libmpichfort.so.12", TW_ABI_FACE_MPICH, TW_ABI_SERVED,
      "MPICH's Fortran bindings, as Debian names them"},
 
     {"libmpi.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_SERVED, "Open MPI's C library"},

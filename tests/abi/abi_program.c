@@ -584,6 +584,18 @@ static void fortran_conversions(void) {
     CHECK(st2.MPI_SOURCE == 3 && st2.MPI_TAG == 7 && st2.MPI_ERROR == MPI_ERR_TRUNCATE,
           "a status through MPI_Status_c2f and back: %d %d %d", st2.MPI_SOURCE, st2.MPI_TAG,
           st2.MPI_ERROR);
+#ifdef MPICH
+    /* MPICH's: a Fortran handle is the C one's value, a Fortran status the C one's
+     * ints (mpif.h has MPI_COMM_WORLD and the rest so) */
+    CHECK(MPI_Comm_c2f(MPI_COMM_WORLD) == (MPI_Fint)MPI_COMM_WORLD &&
+              MPI_Type_c2f(MPI_DOUBLE) == (MPI_Fint)MPI_DOUBLE &&
+              MPI_Op_c2f(MPI_SUM) == (MPI_Fint)MPI_SUM && MPI_Comm_c2f(dup) == (MPI_Fint)dup,
+          "MPICH's Fortran handles are its C ones: MPI_Comm_c2f(MPI_COMM_WORLD) is %d, not %d",
+          (int)MPI_Comm_c2f(MPI_COMM_WORLD), (int)MPI_COMM_WORLD);
+    CHECK(fst[2] == 3 && fst[3] == 7 && fst[4] == MPI_ERR_TRUNCATE,
+          "MPICH's Fortran status is its C one: source, tag, error %d %d %d", fst[2], fst[3],
+          fst[4]);
+#endif
     OK(MPI_Comm_free(&dup));
 #endif
 }

@@ -670,7 +670,7 @@ class FortranEntry:
     """The C text of one call's Fortran entry point, or why it cannot be made."""
 
     def __init__(self, proc):
-        self.proc, self.why = proc, None
+        self.proc, self.why, self.arrays = proc, None, set()
         self.formals, self.hidden, self.pre, self.args, self.post = [], [], [], [], []
         try:
             self.build()
@@ -752,15 +752,18 @@ class FortranEntry:
             if f.type != "INTEGER":
                 raise ValueError(f"{f.name}: a handle of type {f.type}")
             self.formals.append(f"{cq}MPI_Fint *{n}")
+            kind = "Type" if base == "MPI_Datatype" else base[4:]
             if array:  # handles are MPI_Fint-sized in C too (asserted in the output)
+                self.arrays.add(base)
                 self.arg(c, f"({cq}{base} *){n}")
-            # a handle has the same value in both bindings (convert.c): a cast, where
-            # MPI_Comm_f2c would be a call into libmpi on every call
+            # a handle has the same value in both bindings (convert.c, and the faces
+            # whose Fortran handles are their C ones): a cast, where MPI_Comm_f2c would
+            # be a call into libmpi on every call (fortran.h's TW_F2C)
             elif depth == 0:
-                self.arg(c, f"({base})*{n}")
+                self.arg(c, f"TW_F2C({base}, {kind}, *{n})")
             else:
-                f2c = f"({base})*{n}"
-                c2f = f"(MPI_Fint){n}_c"
+                f2c = f"TW_F2C({base}, {kind}, *{n})"
+                c2f = f"TW_C2F({base}, {kind}, {n}_c)"
                 # in by reference (MPI_Cancel's request): read, not written back
                 init = f" = {f2c}" if f.direction in ("in", "inout") else ""
                 self.pre.append(f"{base} {n}_c{init};")
@@ -919,15 +922,18 @@ def emit_fortran_c(procs):
            " * conversion of its arguments around the C library's PMPI_ call. */",
            "#include <stdlib.h>", "", '#include "mpi/bindings/fortran/fortran.h"', "",
            "/* clang-format off */"]
-    for base in HANDLE_CONVERSIONS:
+    entries, large = fortran_entries(procs), [e for _, e in large_count(procs)]
+    for base in sorted(set().union(*(e.arrays for e in entries + large))):
         out.append(f'_Static_assert(sizeof({base}) == sizeof(MPI_Fint), '
                    f'"an array of {base} is one of MPI_Fint");')
     out.append('_Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint), '
                '"a Fortran status is a C status");')
     out.append("")
-    out += [e.text() for e in fortran_entries(procs)]
+    # the calls removed in MPI-3.0, which a face does not export: its library has none
+    out += [e.text() if e.proc.standard else f"#ifndef TW_F_NO_REMOVED\n{e.text()}#endif\n"
+            for e in entries]
     out.append("/* the large-count forms, for mpi_f08's generics (mpif.h and mpi have none) */")
-    out += [e.text() for _, e in large_count(procs)]
+    out += [e.text() for e in large]
     out.append("/* clang-format on */")
     return "\n".join(out) + "\n"
 

@@ -216,6 +216,26 @@ ABI_CALLS = {
 }
 # MPI_X_toint / MPI_X_fromint: a handle is an int in a pointer (tw_face_handle_*)
 TOINT = re.compile(r"MPI_(\w+)_(toint|fromint)$")
+F2C = re.compile(r"MPI_(\w+)_(c2f|f2c)$")
+
+
+def fortran_is_c_body(proc):
+    """The body of a conversion to or from Fortran in a face whose Fortran handles and
+    statuses are its C ones ("fortran_handles": "c", MPICH's: a handle's INTEGER is its
+    int, or its pointer's low half; a Fortran status, the C one's ints), as the Fortran
+    face's library and a C program that hands a handle to Fortran expect."""
+    if proc.name in ("MPI_Status_c2f", "MPI_Status_f2c"):
+        src, dst = proc.fixed[0].name, proc.fixed[1].name
+        return f"""    if (!{src} || !{dst} || (const void *){src} == (const void *)MPI_STATUS_IGNORE ||
+        (const void *){dst} == (const void *)MPI_STATUS_IGNORE)
+        return error_out(tw_mpi_api_{proc.name}(NULL, NULL)); /* its error names the argument */
+    _Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint), "a Fortran status is a C one");
+    memcpy({dst}, {src}, sizeof(MPI_Status));
+    return MPI_SUCCESS;"""
+    arg = proc.fixed[0].name
+    if F2C.match(proc.name).group(2) == "c2f":
+        return f"    return (MPI_Fint)(uintptr_t){arg};"
+    return f"    return ({proc.ret})(uintptr_t)(unsigned){arg};"
 
 
 def face_names():
@@ -884,6 +904,8 @@ class FaceCall:
         elif m:
             arg = p.fixed[0].name
             out.append(f"    return ({p.ret})(uintptr_t)(unsigned){arg};")
+        elif F2C.match(p.name) and self.face.t.get("fortran_handles") == "c":
+            out.append(fortran_is_c_body(p))
         elif p.name in CALLBACK_BODIES:
             out.append(CALLBACK_BODIES[p.name])
         else:

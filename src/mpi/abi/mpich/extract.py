@@ -148,8 +148,13 @@ def table(template, values, header_name):
         "hooks": "mpi/abi/mpich/hooks.h",
         "abi_calls": False,
         # MPI_Comm_c2f and the rest, which C programs call (mpi4py, HDF5): a Fortran
-        # handle is the native one until a Fortran face exists
+        # handle is the C one's int, a Fortran status the C one's ints, as mpif.h of
+        # MPICH has them (the Fortran face's library relies on it)
         "fortran_conversions": True,
+        "fortran_handles": "c",
+        # the mpif.h and mpi module programs' library (Debian's libmpichfort.so.12)
+        "fortran": {"soname": "libmpifort.so.12", "aliases": ["libmpichfort.so.12"],
+                    "commons": "mpi/abi/mpich/fortran/commons.h"},
         "version": [["MPI_VERSION", int(v["MPI_VERSION"][0])], ["MPI_SUBVERSION", int(v["MPI_SUBVERSION"][0])]],
         "integer_types": [["MPI_Aint", size("MPI_Aint")], ["MPI_Fint", size("MPI_Fint")],
                           ["MPI_Count", size("MPI_Count")], ["MPI_Offset", size("MPI_Offset")]],

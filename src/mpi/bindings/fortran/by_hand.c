@@ -164,6 +164,7 @@ DEFINE(mpi_keyval_create, void (*copy)(void), void (*delete)(void), MPI_Fint *ke
     *ierror = k ? PMPI_Keyval_create(copy_int, delete_int, keyval, k) : MPI_ERR_NO_MEM;
 }
 
+#ifndef TW_F_NO_F08 /* a face's library: its MPI's mpi_f08 is not served */
 /* an INTEGER status and a TYPE(MPI_Status) are the same MPI_STATUS_SIZE integers
  * (mpi.h's MPI_F08_status): a copy, as MPI_Status_f2f08 does in C */
 DEFINE(mpi_status_f2f08, const MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror) {
@@ -173,6 +174,7 @@ DEFINE(mpi_status_f2f08, const MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fin
 DEFINE(mpi_status_f082f, const MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror) {
     *ierror = PMPI_Status_f082f((const MPI_F08_status *)f08_status, f_status);
 }
+#endif
 
 /* ---- generalized requests with query, free and cancel functions in Fortran ----
  * As for keyvals: the C library calls trampolines with a record of the Fortran

@@ -49,7 +49,7 @@ static int blank(const char *s, size_t len) {
 }
 
 char **tw_f_strings_in(const char *a, size_t len, size_t stride, int n) {
-    if (a == mpi_fortran_argv_null_) return MPI_ARGV_NULL;
+    if ((const void *)a == TW_F_ARGV_NULL) return MPI_ARGV_NULL;
     size_t count = 0;
     if (n >= 0)
         count = (size_t)n;
@@ -67,7 +67,7 @@ void tw_f_strings_free(char **strings) {
 }
 
 char ***tw_f_argvs_in(const char *a, size_t len, int rows) {
-    if (a == mpi_fortran_argvs_null_ || rows <= 0) return MPI_ARGVS_NULL;
+    if ((const void *)a == TW_F_ARGVS_NULL || rows <= 0) return MPI_ARGVS_NULL;
     char ***argvs = array_of((size_t)rows, sizeof *argvs);
     for (int i = 0; i < rows; i++) argvs[i] = tw_f_strings_in(a + i * len, len, (size_t)rows, -1);
     return argvs;

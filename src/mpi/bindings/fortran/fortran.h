@@ -7,9 +7,14 @@
 #define TW_MPI_BINDINGS_FORTRAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <mpi.h>
 
+#ifdef TW_F_COMMONS
+/* a face's library (src/mpi/abi/<face>/fortran/): its MPI's common blocks */
+#include TW_F_COMMONS
+#else
 /* gfortran's names of the common blocks (lower case, one trailing underscore); read
  * through the GOT, so that the program's copy of a block is the one compared with */
 extern MPI_Fint mpi_fortran_bottom_;
@@ -21,30 +26,49 @@ extern char mpi_fortran_argv_null_[1];
 extern char mpi_fortran_argvs_null_[1];
 extern MPI_Fint mpi_fortran_unweighted_[1];
 extern MPI_Fint mpi_fortran_weights_empty_[1];
+#define TW_F_BOTTOM          ((const void *)&mpi_fortran_bottom_)
+#define TW_F_IN_PLACE        ((const void *)&mpi_fortran_in_place_)
+#define TW_F_STATUS_IGNORE   ((const void *)mpi_fortran_status_ignore_)
+#define TW_F_STATUSES_IGNORE ((const void *)mpi_fortran_statuses_ignore_)
+#define TW_F_ERRCODES_IGNORE ((const void *)mpi_fortran_errcodes_ignore_)
+#define TW_F_ARGV_NULL       ((const void *)mpi_fortran_argv_null_)
+#define TW_F_ARGVS_NULL      ((const void *)mpi_fortran_argvs_null_)
+#define TW_F_UNWEIGHTED      ((const void *)mpi_fortran_unweighted_)
+#define TW_F_WEIGHTS_EMPTY   ((const void *)mpi_fortran_weights_empty_)
+#endif
+
+/* A handle's INTEGER as the C handle, and back: the same value (Tollway's handles are
+ * ints, as are those of the faces whose Fortran handles are their C ones); a handle
+ * wider than an int (MPICH's MPI_File) goes through the library's conversion. */
+#define TW_F2C(type, kind, f)                                                                      \
+    (sizeof(type) == sizeof(MPI_Fint) ? (type)(intptr_t)(f) : PMPI_##kind##_f2c(f))
+#define TW_C2F(type, kind, c)                                                                      \
+    (sizeof(type) == sizeof(MPI_Fint) ? (MPI_Fint)(intptr_t)(c) : PMPI_##kind##_c2f(c))
 
 /* a choice buffer: MPI_BOTTOM and MPI_IN_PLACE become C's */
 static inline void *tw_f_buf(const void *buf) {
-    if (buf == &mpi_fortran_bottom_) return MPI_BOTTOM;
-    if (buf == &mpi_fortran_in_place_) return MPI_IN_PLACE;
+    if (buf == TW_F_BOTTOM) return MPI_BOTTOM;
+    if (buf == TW_F_IN_PLACE) return MPI_IN_PLACE;
     return (void *)buf;
 }
 
 static inline int tw_f_status_ignored(const MPI_Fint *status) {
-    return status == mpi_fortran_status_ignore_;
+    return (const void *)status == TW_F_STATUS_IGNORE;
 }
 
 /* an array of Fortran statuses is one of C statuses (the same ints, convert.c) */
 static inline MPI_Status *tw_f_statuses(MPI_Fint *statuses) {
-    return statuses == mpi_fortran_statuses_ignore_ ? MPI_STATUSES_IGNORE : (MPI_Status *)statuses;
+    return (const void *)statuses == TW_F_STATUSES_IGNORE ? MPI_STATUSES_IGNORE
+                                                          : (MPI_Status *)statuses;
 }
 
 static inline int *tw_f_errcodes(int *codes) {
-    return codes == mpi_fortran_errcodes_ignore_ ? MPI_ERRCODES_IGNORE : codes;
+    return (const void *)codes == TW_F_ERRCODES_IGNORE ? MPI_ERRCODES_IGNORE : codes;
 }
 
 static inline int *tw_f_weights(const int *weights) {
-    if (weights == mpi_fortran_unweighted_) return MPI_UNWEIGHTED;
-    if (weights == mpi_fortran_weights_empty_) return MPI_WEIGHTS_EMPTY;
+    if ((const void *)weights == TW_F_UNWEIGHTED) return MPI_UNWEIGHTED;
+    if ((const void *)weights == TW_F_WEIGHTS_EMPTY) return MPI_WEIGHTS_EMPTY;
     return (int *)weights;
 }
 
@@ -52,7 +76,7 @@ static inline int *tw_f_weights(const int *weights) {
  * converted (MPI_Comm_spawn's argv); a null communicator counts as one, for the C
  * call to report */
 static inline int tw_f_is_root(const MPI_Fint *root, const MPI_Fint *comm) {
-    MPI_Comm c = PMPI_Comm_f2c(*comm);
+    MPI_Comm c = TW_F2C(MPI_Comm, Comm, *comm);
     int rank = -1;
     return c == MPI_COMM_NULL || (PMPI_Comm_rank(c, &rank) == MPI_SUCCESS && rank == *root);
 }
