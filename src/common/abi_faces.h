@@ -82,7 +82,7 @@ static const tw_abi_soname_t tw_abi_sonames[] __attribute__((unused)) = {
 
     {"libmpi.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_SERVED, "Open MPI's C library"},
     {"libmpi_cxx.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION, "Open MPI 4's C++ bindings"},
-    {"libmpi_mpifh.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION,
+    {"libmpi_mpifh.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_SERVED,
      "Open MPI's Fortran bindings (mpif.h)"},
     {"libmpi_usempi.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION,
      "Open MPI's Fortran bindings (use mpi)"},

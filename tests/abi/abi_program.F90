@@ -26,10 +26,12 @@ program abi_program
   external absmax
   integer :: ierr, rank, size, x, y, n, i, result, cls, t, dup, half, grp, info, win, op
   integer :: fh, req(2), status(MPI_STATUS_SIZE), pair(2), pairs(2)
-  integer, target :: bottom_value
+  ! written by MPI_Bcast through MPI_BOTTOM and by MPI_Put, out of the compiler's sight
+  ! (MPI-4.1 19.1.17): volatile, or it may keep them in registers across the calls
+  integer, target, volatile :: bottom_value
   integer(kind=MPI_ADDRESS_KIND) :: addr, winsize
   integer(kind=MPI_OFFSET_KIND) :: fsize
-  integer :: window(4)
+  integer, volatile :: window(4)
   double precision :: d
   logical :: flag, l
   character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: version

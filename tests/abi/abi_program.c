@@ -596,6 +596,15 @@ static void fortran_conversions(void) {
           "MPICH's Fortran status is its C one: source, tag, error %d %d %d", fst[2], fst[3],
           fst[4]);
 #endif
+#ifdef OPEN_MPI
+    /* Open MPI's: a predefined handle's Fortran value is its index, as its mpif.h has
+     * them (MPI_COMM_WORLD 0, MPI_SUM 3, MPI_INTEGER 7) */
+    CHECK(MPI_Comm_c2f(MPI_COMM_WORLD) == 0 && MPI_Comm_c2f(MPI_COMM_SELF) == 1 &&
+              MPI_Op_c2f(MPI_SUM) == 3 && MPI_Type_c2f(MPI_INTEGER) == 7 &&
+              MPI_Comm_f2c(0) == MPI_COMM_WORLD && MPI_Type_f2c(7) == MPI_INTEGER,
+          "Open MPI's Fortran values of predefined handles: MPI_COMM_WORLD is %d, not 0",
+          (int)MPI_Comm_c2f(MPI_COMM_WORLD));
+#endif
     OK(MPI_Comm_free(&dup));
 #endif
 }

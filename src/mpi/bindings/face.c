@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include "mpi/bindings/comm_peers.h"
 #include "mpi/bindings/face.h"
 #include "mpi/coll/op.h"
 #include "mpi/env/callback.h"
@@ -28,28 +29,7 @@ int tw_mpi_callback_context_set(int handle, tw_native_fn *context) {
 }
 
 int tw_face_comm_peers(int comm, int side) {
-    int n = 0, inter = 0, topo = MPI_UNDEFINED;
-    if (side == 0) {
-        if (MPI_Comm_test_inter(comm, &inter)) return 0;
-        if (inter ? MPI_Comm_remote_size(comm, &n) : MPI_Comm_size(comm, &n)) return 0;
-        return n;
-    }
-    if (MPI_Topo_test(comm, &topo)) return 0;
-    if (topo == MPI_CART) {
-        if (MPI_Cartdim_get(comm, &n)) return 0;
-        return 2 * n;
-    }
-    if (topo == MPI_GRAPH) {
-        int rank;
-        if (MPI_Comm_rank(comm, &rank) || MPI_Graph_neighbors_count(comm, rank, &n)) return 0;
-        return n;
-    }
-    if (topo == MPI_DIST_GRAPH) {
-        int in, out, weighted;
-        if (MPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted)) return 0;
-        return side == 1 ? in : out;
-    }
-    return 0;
+    return tw_comm_peers(comm, side);
 }
 
 /* the thread's statuses: kept for the thread's life (a few KiB at most in practice) */

@@ -654,6 +654,21 @@ STRING_ARRAY_COUNTS = {("MPI_Comm_spawn_multiple", "array_of_commands"): "count"
 SPECIAL_ARRAYS = {"ERROR_CODE": "tw_f_errcodes", "WEIGHT": "tw_f_weights"}
 
 
+def fortran_array_length(call, param):
+    """The length of a handle array of a Fortran entry point: the faces' table
+    (gen_face.ARRAY_LENGTHS), over the entry's arguments (pointers to INTEGERs)."""
+    from gen_face import ARRAY_LENGTHS
+    length = ARRAY_LENGTHS.get((call, param))
+    if length is None:
+        raise ValueError(f"{param}: a handle array of no known length (gen_face.ARRAY_LENGTHS)")
+    peers = re.fullmatch(r"tw_face_comm_peers\(comm_in\(comm\), (\d)\)", length)
+    if peers:
+        return f"tw_f_comm_peers(*comm, {peers.group(1)})"
+    if not re.fullmatch(r"\w+", length):
+        raise ValueError(f"{param}: the length {length} is no parameter")
+    return f"*{length}"
+
+
 def c_shape(decl):
     """(base type, pointer depth, array, const) of a C declaration."""
     const = decl.startswith("const ")
@@ -670,7 +685,7 @@ class FortranEntry:
     """The C text of one call's Fortran entry point, or why it cannot be made."""
 
     def __init__(self, proc):
-        self.proc, self.why, self.arrays = proc, None, set()
+        self.proc, self.why = proc, None
         self.formals, self.hidden, self.pre, self.args, self.post = [], [], [], [], []
         try:
             self.build()
@@ -753,9 +768,15 @@ class FortranEntry:
                 raise ValueError(f"{f.name}: a handle of type {f.type}")
             self.formals.append(f"{cq}MPI_Fint *{n}")
             kind = "Type" if base == "MPI_Datatype" else base[4:]
-            if array:  # handles are MPI_Fint-sized in C too (asserted in the output)
-                self.arrays.add(base)
-                self.arg(c, f"({cq}{base} *){n}")
+            if array:
+                # the array itself where a handle is an INTEGER in C too (natively,
+                # MPICH's), else a converted copy (fortran.h's TW_F_HANDLES_IN)
+                length = fortran_array_length(self.proc.name, n)
+                self.pre.append(f"{base} {n}_small[TW_F_SMALL];")
+                self.pre.append(f"{base} *{n}_c = TW_F_HANDLES_IN({base}, {kind}, {n}, {length}, {n}_small);")
+                self.arg(c, f"{n}_c")
+                write = 0 if const or f.direction == "in" else 1
+                self.post.append(f"TW_F_HANDLES_DONE({base}, {kind}, {n}_c, {n}, {length}, {n}_small, {write});")
             # a handle has the same value in both bindings (convert.c, and the faces
             # whose Fortran handles are their C ones): a cast, where MPI_Comm_f2c would
             # be a call into libmpi on every call (fortran.h's TW_F2C)
@@ -923,9 +944,6 @@ def emit_fortran_c(procs):
            "#include <stdlib.h>", "", '#include "mpi/bindings/fortran/fortran.h"', "",
            "/* clang-format off */"]
     entries, large = fortran_entries(procs), [e for _, e in large_count(procs)]
-    for base in sorted(set().union(*(e.arrays for e in entries + large))):
-        out.append(f'_Static_assert(sizeof({base}) == sizeof(MPI_Fint), '
-                   f'"an array of {base} is one of MPI_Fint");')
     out.append('_Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint), '
                '"a Fortran status is a C status");')
     out.append("")

@@ -219,6 +219,34 @@ TOINT = re.compile(r"MPI_(\w+)_(toint|fromint)$")
 F2C = re.compile(r"MPI_(\w+)_(c2f|f2c)$")
 
 
+def fortran_indices_body(face, proc):
+    """The body of MPI_X_c2f or MPI_X_f2c in a face whose predefined handles have
+    Fortran values of their own ("fortran_handles": {name: INTEGER}, Open MPI's
+    indices, which its mpif.h has): those convert to and from their values; any other
+    handle's INTEGER is the native handle (never one of those small indices)."""
+    c2f = F2C.match(proc.name).group(2) == "c2f"
+    ht = proc.fixed[0].decl.split()[0] if c2f else proc.ret
+    names = next(rows for t, _, rows in face.t["handles"] if t == ht)
+    values, seen_f, seen_n = [], set(), set()
+    for n, _ in names:
+        f, nat = face.t["fortran_handles"].get(n), face.native.get(n)
+        if f is None or nat is None or f in seen_f or nat in seen_n:
+            continue  # not in Fortran, not Tollway's, or an alias of a row before
+        seen_f.add(f)
+        seen_n.add(nat)
+        values.append((n, f, nat))
+    arg = proc.fixed[0].name
+    if c2f:
+        out = [f"    int n = {conv(ht)}_in({arg});", "    switch (n) {"]
+        out += [f"    case {nat:#x}: return {f}; /* {n} */" for n, f, nat in values]
+        out += ["    default: return n;", "    }"]
+    else:
+        out = [f"    switch ({arg}) {{"]
+        out += [f"    case {f}: return {conv(ht)}_out({nat:#x}); /* {n} */" for n, f, nat in values]
+        out += [f"    default: return {conv(ht)}_out({arg});", "    }"]
+    return "\n".join(out)
+
+
 def fortran_is_c_body(proc):
     """The body of a conversion to or from Fortran in a face whose Fortran handles and
     statuses are its C ones ("fortran_handles": "c", MPICH's: a handle's INTEGER is its
@@ -906,6 +934,9 @@ class FaceCall:
             out.append(f"    return ({p.ret})(uintptr_t)(unsigned){arg};")
         elif F2C.match(p.name) and self.face.t.get("fortran_handles") == "c":
             out.append(fortran_is_c_body(p))
+        elif F2C.match(p.name) and isinstance(self.face.t.get("fortran_handles"), dict) and \
+                not p.name.startswith("MPI_Status"):
+            out.append(fortran_indices_body(self.face, p))
         elif p.name in CALLBACK_BODIES:
             out.append(CALLBACK_BODIES[p.name])
         else:

@@ -9,6 +9,7 @@
                                           -S): 1 on a difference, 77 when the header is
                                           not there
 
+The predefined handles' Fortran values are mpif-handles.h's, where Open MPI has Fortran.
 The integer constants and special addresses are printed by a program compiled against
 the header (nothing is copied by hand); the predefined handles are the header's
 OMPI_PREDEFINED_GLOBAL(type, object) macros: the face exports each object with the size
@@ -127,19 +128,42 @@ def compile_values(inc, names, text):
     return values, pointers
 
 
+# the Fortran headers (mpif.h's parts) that give the predefined handles' INTEGER values
+FORTRAN_HANDLE_HEADERS = ("mpif-handles.h", "mpif-io-handles.h")
+
+
+def fortran_handles(inc):
+    """{MPI name: INTEGER} of the predefined handles in Fortran (Open MPI's indices),
+    from mpif-handles.h and mpif-io-handles.h; None where Open MPI was built without
+    Fortran (PyPI's Open MPI 5 has no mpif.h)."""
+    if not all(os.path.exists(os.path.join(inc, h)) for h in FORTRAN_HANDLE_HEADERS):
+        return None
+    values = {}
+    for h in FORTRAN_HANDLE_HEADERS:
+        with open(os.path.join(inc, h)) as f:
+            for m in re.finditer(r"parameter\s*\(\s*(MPI_\w+)\s*=\s*(-?\d+)\s*\)", f.read(), re.I):
+                values[m.group(1)] = int(m.group(2))
+    return values
+
+
 def extract(inc):
     path, text = read_header(inc)
     hs = handles(text)
     handle_names = {n for _, _, rows in hs for n, _ in rows}
     values, pointers = compile_values(inc, candidates(text, handle_names), text)
-    return {"handles": hs, "values": values, "pointers": pointers, "callbacks": callbacks(text)}
+    return {"handles": hs, "values": values, "pointers": pointers, "callbacks": callbacks(text),
+            "fortran_handles": fortran_handles(inc)}
 
 
 def table(extracts):
     """face.json from the extracts of one or more headers."""
     std = json.load(open(STANDARD))
-    values, handles_by_type, tags, cbs, pointers = {}, {}, {}, {}, {}
+    values, handles_by_type, tags, cbs, pointers, fvalues = {}, {}, {}, {}, {}, {}
     for inc, e in extracts:
+        for n, v in (e["fortran_handles"] or {}).items():
+            if n in fvalues and fvalues[n] != v:
+                sys.exit(f"{n} is {fvalues[n]} in one mpif.h and {v} in {inc}'s: one face cannot serve both")
+            fvalues[n] = v
         for n, v in e["values"].items():
             if n in values and values[n] != v:
                 sys.exit(f"{n} is {values[n]} in one header and {v} in {inc}/mpi.h: one face cannot serve both")
@@ -182,6 +206,12 @@ def table(extracts):
         "guard": "TW_FACE_OPENMPI_H",
         "abi_calls": False,
         "fortran_conversions": True,
+        # a predefined handle's INTEGER in Fortran is Open MPI's index (mpif-handles.h),
+        # another handle's the native one
+        "fortran_handles": {n: fvalues[n] for n in sorted(fvalues)},
+        # the library of mpif.h and `use mpi` programs; its special addresses are the
+        # common blocks Tollway's own mpif.h names (mpi_fortran_bottom and the rest)
+        "fortran": {"soname": "libmpi_mpifh.so.40", "commons": ""},
         "version": [["MPI_VERSION", values["MPI_VERSION"]], ["MPI_SUBVERSION", values["MPI_SUBVERSION"]]],
         "integer_types": [["MPI_Aint", "intptr_t"], ["MPI_Offset", "long long"], ["MPI_Count", "long long"], ["MPI_Fint", "int"]],
         "handle_form": "object",
@@ -252,6 +282,9 @@ def check(inc, lib):
         for n, obj in rows:
             if objects.get(n) != (ty, obj):
                 errors.append(f"{n}: the table has {objects.get(n)}, {inc}/mpi.h ({ty}, {obj})")
+    for n, v in (e["fortran_handles"] or {}).items():
+        if t["fortran_handles"].get(n) != v:
+            errors.append(f"{n}: the table has {t['fortran_handles'].get(n)} in Fortran, {inc}'s mpif.h {v}")
     cbs = {n: fn for n, _, fn in t["callbacks"]}
     for n, _, fn in e["callbacks"]:
         if cbs.get(n) != fn:

@@ -108,27 +108,35 @@ static struct fortran_keyval *keyval_record(void (*copy)(void), void (*delete)(v
     return k;
 }
 
-static int copy_aint(int old, int keyval, void *extra, void *in, void *out, int *flag) {
-    struct fortran_keyval *k = extra;
-    MPI_Fint old_f = old, keyval_f = keyval, flag_f = 0, ierror = MPI_SUCCESS;
-    MPI_Aint in_f = (MPI_Aint)in, out_f = 0;
-    k->copy(&old_f, &keyval_f, &k->extra, &in_f, &out_f, &flag_f, &ierror);
-    *flag = flag_f != 0;
-    if (*flag) *(void **)out = (void *)out_f;
-    return ierror;
-}
-
-static int delete_aint(int obj, int keyval, void *value, void *extra) {
-    struct fortran_keyval *k = extra;
-    MPI_Fint obj_f = obj, keyval_f = keyval, ierror = MPI_SUCCESS;
-    MPI_Aint value_f = (MPI_Aint)value;
-    k->delete (&obj_f, &keyval_f, &value_f, &k->extra, &ierror);
-    return ierror;
-}
+/* the trampolines of a kind of object whose Fortran copy and delete functions take
+ * INTEGER(KIND=MPI_ADDRESS_KIND) values */
+#define AINT_TRAMPOLINES(lower, type, kind)                                                        \
+    static int lower##_copy_aint(type old, int keyval, void *extra, void *in, void *out,           \
+                                 int *flag) {                                                      \
+        struct fortran_keyval *k = extra;                                                          \
+        MPI_Fint old_f = TW_C2F(type, kind, old), keyval_f = keyval, flag_f = 0;                   \
+        MPI_Fint ierror = MPI_SUCCESS;                                                             \
+        MPI_Aint in_f = (MPI_Aint)in, out_f = 0;                                                   \
+        k->copy(&old_f, &keyval_f, &k->extra, &in_f, &out_f, &flag_f, &ierror);                    \
+        *flag = flag_f != 0;                                                                       \
+        if (*flag) *(void **)out = (void *)out_f;                                                  \
+        return ierror;                                                                             \
+    }                                                                                              \
+    static int lower##_delete_aint(type obj, int keyval, void *value, void *extra) {               \
+        struct fortran_keyval *k = extra;                                                          \
+        MPI_Fint obj_f = TW_C2F(type, kind, obj), keyval_f = keyval, ierror = MPI_SUCCESS;         \
+        MPI_Aint value_f = (MPI_Aint)value;                                                        \
+        k->delete (&obj_f, &keyval_f, &value_f, &k->extra, &ierror);                               \
+        return ierror;                                                                             \
+    }
+AINT_TRAMPOLINES(comm, MPI_Comm, Comm)
+AINT_TRAMPOLINES(type, MPI_Datatype, Type)
+AINT_TRAMPOLINES(win, MPI_Win, Win)
 
 static int copy_int(MPI_Comm old, int keyval, void *extra, void *in, void *out, int *flag) {
     struct fortran_keyval *k = extra;
-    MPI_Fint old_f = old, keyval_f = keyval, flag_f = 0, ierror = MPI_SUCCESS;
+    MPI_Fint old_f = TW_C2F(MPI_Comm, Comm, old), keyval_f = keyval, flag_f = 0;
+    MPI_Fint ierror = MPI_SUCCESS;
     MPI_Fint extra_f = (MPI_Fint)k->extra, in_f = (MPI_Fint)(intptr_t)in, out_f = 0;
     k->copy(&old_f, &keyval_f, &extra_f, &in_f, &out_f, &flag_f, &ierror);
     *flag = flag_f != 0;
@@ -138,25 +146,22 @@ static int copy_int(MPI_Comm old, int keyval, void *extra, void *in, void *out, 
 
 static int delete_int(MPI_Comm obj, int keyval, void *value, void *extra) {
     struct fortran_keyval *k = extra;
-    MPI_Fint obj_f = obj, keyval_f = keyval, ierror = MPI_SUCCESS;
+    MPI_Fint obj_f = TW_C2F(MPI_Comm, Comm, obj), keyval_f = keyval, ierror = MPI_SUCCESS;
     MPI_Fint extra_f = (MPI_Fint)k->extra, value_f = (MPI_Fint)(intptr_t)value;
     k->delete (&obj_f, &keyval_f, &value_f, &extra_f, &ierror);
     return ierror;
 }
 
-#define CREATE_KEYVAL(fname, Cname, Copy, Delete)                                                  \
+#define CREATE_KEYVAL(fname, Cname, lower)                                                         \
     DEFINE(fname, void (*copy)(void), void (*delete)(void), MPI_Fint *keyval, MPI_Aint *extra,     \
            MPI_Fint *ierror) {                                                                     \
         struct fortran_keyval *k = keyval_record(copy, delete, *extra);                            \
-        *ierror = k ? Cname((Copy *)copy_aint, (Delete *)delete_aint, keyval, k) : MPI_ERR_NO_MEM; \
+        *ierror = k ? Cname(lower##_copy_aint, lower##_delete_aint, keyval, k) : MPI_ERR_NO_MEM;   \
     }
 
-CREATE_KEYVAL(mpi_comm_create_keyval, PMPI_Comm_create_keyval, MPI_Comm_copy_attr_function,
-              MPI_Comm_delete_attr_function)
-CREATE_KEYVAL(mpi_type_create_keyval, PMPI_Type_create_keyval, MPI_Type_copy_attr_function,
-              MPI_Type_delete_attr_function)
-CREATE_KEYVAL(mpi_win_create_keyval, PMPI_Win_create_keyval, MPI_Win_copy_attr_function,
-              MPI_Win_delete_attr_function)
+CREATE_KEYVAL(mpi_comm_create_keyval, PMPI_Comm_create_keyval, comm)
+CREATE_KEYVAL(mpi_type_create_keyval, PMPI_Type_create_keyval, type)
+CREATE_KEYVAL(mpi_win_create_keyval, PMPI_Win_create_keyval, win)
 
 DEFINE(mpi_keyval_create, void (*copy)(void), void (*delete)(void), MPI_Fint *keyval,
        MPI_Fint *extra, MPI_Fint *ierror) {

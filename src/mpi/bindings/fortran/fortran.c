@@ -6,6 +6,30 @@
 
 #include "mpi/bindings/fortran/fortran.h"
 
+#include "mpi/bindings/comm_peers.h"
+
+int tw_f_comm_peers(MPI_Fint comm, int side) {
+    return tw_comm_peers(TW_F2C(MPI_Comm, Comm, comm), side);
+}
+
+/* the conversions of TW_F_HANDLES_IN and _DONE, for each kind of handle that comes in
+ * arrays (not called where a C handle is an INTEGER) */
+#undef TW_F_HANDLE_ARRAYS
+#define TW_F_HANDLE_ARRAYS(type, kind)                                                             \
+    type *tw_f_##kind##_array_in(const MPI_Fint *f, int n, type *small) {                          \
+        if (!f || n < 0) return NULL;                                                              \
+        type *c = n <= TW_F_SMALL ? small : malloc((size_t)n * sizeof *c);                         \
+        for (int i = 0; c && i < n; i++) c[i] = PMPI_##kind##_f2c(f[i]);                           \
+        return c;                                                                                  \
+    }                                                                                              \
+    void tw_f_##kind##_array_done(type *c, const MPI_Fint *f, int n, type *small, int write) {     \
+        for (int i = 0; c && write && i < n; i++) ((MPI_Fint *)f)[i] = PMPI_##kind##_c2f(c[i]);    \
+        if (c != small) free(c);                                                                   \
+    }
+TW_F_HANDLE_ARRAYS(MPI_Request, Request)
+TW_F_HANDLE_ARRAYS(MPI_Datatype, Type)
+TW_F_HANDLE_ARRAYS(MPI_Info, Info)
+
 void tw_f_indices_from_1(int *indices, int n) {
     if (n == MPI_UNDEFINED) return;
     for (int i = 0; i < n; i++) indices[i] += 1;

@@ -45,6 +45,26 @@ extern MPI_Fint mpi_fortran_weights_empty_[1];
 #define TW_C2F(type, kind, c)                                                                      \
     (sizeof(type) == sizeof(MPI_Fint) ? (MPI_Fint)(intptr_t)(c) : PMPI_##kind##_c2f(c))
 
+/* An array of n INTEGER handles as C's: the array itself where a C handle is an
+ * INTEGER (Tollway's, MPICH's), else a converted copy, in small when n <= TW_F_SMALL
+ * (NULL when no room can be had: the call reports the array). TW_F_HANDLES_DONE after
+ * the call writes an array the call wrote (write) back and gives the copy back. */
+#define TW_F_SMALL 16
+#define TW_F_HANDLES_IN(type, kind, f, n, small)                                                   \
+    (sizeof(type) == sizeof(MPI_Fint) ? (type *)(f) : tw_f_##kind##_array_in(f, n, small))
+#define TW_F_HANDLES_DONE(type, kind, c, f, n, small, write)                                       \
+    (sizeof(type) == sizeof(MPI_Fint) ? (void)(small)                                              \
+                                      : tw_f_##kind##_array_done(c, f, n, small, write))
+#define TW_F_HANDLE_ARRAYS(type, kind)                                                             \
+    type *tw_f_##kind##_array_in(const MPI_Fint *f, int n, type *small);                           \
+    void tw_f_##kind##_array_done(type *c, const MPI_Fint *f, int n, type *small, int write);
+TW_F_HANDLE_ARRAYS(MPI_Request, Request)
+TW_F_HANDLE_ARRAYS(MPI_Datatype, Type)
+TW_F_HANDLE_ARRAYS(MPI_Info, Info)
+
+/* the length of an array indexed by comm's peers (comm_peers.h) */
+int tw_f_comm_peers(MPI_Fint comm, int side);
+
 /* a choice buffer: MPI_BOTTOM and MPI_IN_PLACE become C's */
 static inline void *tw_f_buf(const void *buf) {
     if (buf == TW_F_BOTTOM) return MPI_BOTTOM;
