@@ -2,18 +2,44 @@
 ! mpif.h when abi_program_mpif.F90 includes it): on Tollway's face of that MPI's ABI
 ! every check must pass. It touches each handle kind, the status and its indices, the
 ! predefined types and operations, MPI_IN_PLACE, MPI_BOTTOM, the IGNOREs, error
-! classes, a user operation and a file (a handle wider than an INTEGER in MPICH's C).
+! classes, a user operation and an error handler given handles, and a file (a handle
+! wider than an INTEGER in MPICH's C).
 ! Prints "library: <MPI_Get_library_version>" from rank 0 and, when every check
 ! passed, "every check passed"; a failed check says what and stops the job.
-! the user operation: the larger absolute value, elementwise
+! the user operation: the larger absolute value, elementwise; 12345 where the datatype
+! it is given is not MPI_INTEGER
 subroutine absmax(invec, inoutvec, n, datatype)
+#ifdef TW_MPIF_H
   implicit none
+  include 'mpif.h'
+#else
+  use mpi
+  implicit none
+#endif
   integer :: n, datatype, i
   integer :: invec(n), inoutvec(n)
   do i = 1, n
     if (abs(invec(i)) > abs(inoutvec(i))) inoutvec(i) = invec(i)
+    if (datatype /= MPI_INTEGER) inoutvec(i) = 12345
   end do
 end subroutine absmax
+
+! the error handler: counts its calls, and those whose communicator is the one the
+! program set it on (/handled/ holds both, and that communicator)
+subroutine on_error(comm, code)
+#ifdef TW_MPIF_H
+  implicit none
+  include 'mpif.h'
+#else
+  use mpi
+  implicit none
+#endif
+  integer :: comm, code, result, ierr, calls, right, expected
+  common /handled/ calls, right, expected
+  calls = calls + 1
+  call MPI_Comm_compare(comm, expected, result, ierr)
+  if (ierr == MPI_SUCCESS .and. result == MPI_IDENT .and. code /= MPI_SUCCESS) right = right + 1
+end subroutine on_error
 
 program abi_program
 #ifdef TW_MPIF_H
@@ -23,7 +49,9 @@ program abi_program
   use mpi
   implicit none
 #endif
-  external absmax
+  external absmax, on_error
+  integer :: calls, right, expected, eh
+  common /handled/ calls, right, expected
   integer :: ierr, rank, size, x, y, n, i, result, cls, t, dup, half, grp, info, win, op
   integer :: fh, req(2), status(MPI_STATUS_SIZE), pair(2), pairs(2)
   ! written by MPI_Bcast through MPI_BOTTOM and by MPI_Put, out of the compiler's sight
@@ -155,6 +183,17 @@ program abi_program
   call check(fh == MPI_FILE_NULL, 'MPI_File_close sets MPI_FILE_NULL')
 
   ! error classes: an invalid rank with MPI_ERRORS_RETURN
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)
+  calls = 0
+  right = 0
+  expected = dup
+  call MPI_Comm_create_errhandler(on_error, eh, ierr)
+  call MPI_Comm_set_errhandler(dup, eh, ierr)
+  call MPI_Errhandler_free(eh, ierr)
+  call check(eh == MPI_ERRHANDLER_NULL, 'MPI_Errhandler_free sets MPI_ERRHANDLER_NULL')
+  call MPI_Send(rank, 1, MPI_INTEGER, size + 5, 0, dup, ierr)
+  call check(calls == 1 .and. right == 1, 'a Fortran error handler called with its communicator')
+  call MPI_Comm_free(dup, ierr)
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
   call MPI_Send(rank, 1, MPI_INTEGER, size + 5, 0, MPI_COMM_WORLD, ierr)
   call check(ierr /= MPI_SUCCESS, 'a send to an invalid rank fails')

@@ -648,6 +648,11 @@ CALLBACK_CASTS = {"USER_FUNCTION": "MPI_User_function",
                   "FILE_ERRHANDLER_FUNCTION": "MPI_File_errhandler_function",
                   "SESSION_ERRHANDLER_FUNCTION": "MPI_Session_errhandler_function",
                   "HANDLER_FUNCTION": "MPI_Handler_function"}
+# the callbacks given a handle, which fortran/callbacks.c converts where a C handle is
+# not an INTEGER (MPI_Handler_function's calls were removed: no face has them)
+HANDLE_CALLBACKS = {"MPI_User_function", "MPI_User_function_c", "MPI_Comm_errhandler_function",
+                    "MPI_Win_errhandler_function", "MPI_File_errhandler_function",
+                    "MPI_Session_errhandler_function"}
 # arrays of CHARACTER with a count of entries (the others end at a blank entry)
 STRING_ARRAY_COUNTS = {("MPI_Comm_spawn_multiple", "array_of_commands"): "count"}
 # array kinds whose Fortran special address stands for a C null
@@ -728,7 +733,9 @@ class FortranEntry:
             if cast is None:
                 raise ValueError(f"callback {f.func_type} needs a trampoline")
             self.formals.append(f"void (*{n})(void)")
-            self.arg(c, f"({cast} *){n}")
+            # the procedure itself, or a trampoline that passes its handle's INTEGER
+            # where a C handle is wider (fortran/callbacks.c)
+            self.arg(c, f"tw_f_{cast}({n})" if cast in HANDLE_CALLBACKS else f"({cast} *){n}")
         elif f.type.startswith("CHARACTER") and f.dims:
             self.strings(f, c)
         elif f.type.startswith("CHARACTER"):

@@ -62,6 +62,16 @@ TW_F_HANDLE_ARRAYS(MPI_Request, Request)
 TW_F_HANDLE_ARRAYS(MPI_Datatype, Type)
 TW_F_HANDLE_ARRAYS(MPI_Info, Info)
 
+/* A Fortran procedure the library calls back with a handle, as the C function to give
+ * it (callbacks.c): itself, or a trampoline that passes the handle's INTEGER; NULL
+ * when no trampoline is left (the call then fails on it). */
+MPI_User_function *tw_f_MPI_User_function(void (*proc)(void));
+MPI_User_function_c *tw_f_MPI_User_function_c(void (*proc)(void));
+MPI_Comm_errhandler_function *tw_f_MPI_Comm_errhandler_function(void (*proc)(void));
+MPI_Win_errhandler_function *tw_f_MPI_Win_errhandler_function(void (*proc)(void));
+MPI_File_errhandler_function *tw_f_MPI_File_errhandler_function(void (*proc)(void));
+MPI_Session_errhandler_function *tw_f_MPI_Session_errhandler_function(void (*proc)(void));
+
 /* the length of an array indexed by comm's peers (comm_peers.h) */
 int tw_f_comm_peers(MPI_Fint comm, int side);
 
