@@ -4,6 +4,7 @@
 # With TOOL (abi_tool.c), that PMPI tool is built by the same wrapper and preloaded:
 # it must see the program's MPI_Send calls.
 # usage: run_abi_program.sh MPICC SOURCE BINARY RANKS MPIEXEC FACE_LIBDIR JOB_TIMEOUT [TOOL]
+# env: ABI_PROGRAM_LIBRARY, a system library the program links (scalapack-openmpi)
 # MPICC is a path or a command on the PATH (mpicc.mpich). FACE_LIBDIR "-" sets nothing:
 # the launcher must find the face by itself; then nothing on stderr may be the loader's
 # complaint about a copy relocation's size (a predefined object of Open MPI's face not
@@ -21,7 +22,16 @@ case $source in
 # add it, MPICH's does)
 *.F90) flags=-fallow-argument-mismatch ;;
 esac
-"$wrapper" -O2 $flags -o "$binary" "$source" || { echo "FAIL: $wrapper could not build $source"; exit 1; }
+# ABI_PROGRAM_LIBRARY: a library of the system the program links (-l), skipped when absent
+libs=
+if [ -n "${ABI_PROGRAM_LIBRARY:-}" ]; then
+    if ! ldconfig -p | grep -q "lib$ABI_PROGRAM_LIBRARY\.so "; then
+        echo "SKIP: lib$ABI_PROGRAM_LIBRARY.so is not installed"
+        exit 77
+    fi
+    libs=-l$ABI_PROGRAM_LIBRARY
+fi
+"$wrapper" -O2 $flags -o "$binary" "$source" $libs || { echo "FAIL: $wrapper could not build $source"; exit 1; }
 preload=
 if [ -n "$tool" ]; then
     "$wrapper" -O2 -shared -fPIC -o "$binary.tool.so" "$tool" || { echo "FAIL: $wrapper could not build $tool"; exit 1; }
