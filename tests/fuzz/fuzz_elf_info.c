@@ -39,13 +39,15 @@ static void check_info(twr_elf_verdict_t v, const twr_elf_info_t *in, const char
     FUZZ_CHECK(!in->has_rpath || terminated(in->rpath, TWR_ELF_PATH_MAX));
     FUZZ_CHECK(!in->has_runpath || terminated(in->runpath, TWR_ELF_PATH_MAX));
     FUZZ_CHECK(in->is_static == 0 || in->is_static == 1);
-    static const char *const prefix[TWR_ELF_MARK_COUNT] = {"ompi_mpi_comm_world", "MPIR_", "PMPI_"};
+    static const char *const prefix[TWR_ELF_MARK_COUNT] = {"ompi_mpi_comm_world", "MPIR_", "PMPI_",
+                                                           "mpi_"};
     for (int k = 0; k < TWR_ELF_MARK_COUNT; k++) {
         FUZZ_CHECK(terminated(in->mark[k], TWR_ELF_SYMBOL_MAX));
         FUZZ_CHECK(!in->mark[k][0] || in->symbols_read);
         FUZZ_CHECK(!in->mark[k][0] || !strncmp(in->mark[k], prefix[k], strlen(prefix[k])));
         FUZZ_CHECK(!strchr(in->mark[k], '.'));
     }
+    FUZZ_CHECK(!in->mark[TWR_ELF_MARK_F08][0] || strstr(in->mark[TWR_ELF_MARK_F08], "_f08"));
 }
 
 /* What a prefix must agree on with the whole (the dynamic part, read before any

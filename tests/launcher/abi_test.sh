@@ -170,6 +170,18 @@ companion)
         "MPICH's ABI (libmpich.so.12)"
     ;;
 
+fortran_f08)
+    # MPICH's mpi_f08: its libmpifort.so.12 is served (mpif.h and mpi module programs),
+    # but not the mpi_f08 bindings this program calls: refused at start, not left to
+    # the loader's "undefined symbol" on every rank
+    need mpifort.mpich
+    printf '%s\n' 'program f08' '  use mpi_f08' '  call MPI_Init()' '  call MPI_Finalize()' \
+        'end program' >f08.f90
+    mpifort.mpich f08.f90 -o f08 || skip "mpifort.mpich cannot build an mpi_f08 program"
+    run "$mpiexec" -n 2 --timeout 60 ./f08
+    expect_refused "cannot start './f08'" "mpi_f08" "mpi_init_f08_" "MPICH's ABI"
+    ;;
+
 static)
     # MPICH linked in: each rank would be an MPI job of one
     need mpicc.mpich

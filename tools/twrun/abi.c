@@ -113,12 +113,12 @@ static int rpath_holds(const char *rpath, const char *file, const char *soname) 
 
 /* The MPI a program holds inside, from the symbols it defines: "" when none. */
 static const char *static_mpi(const twr_elf_info_t *e, const char **symbol) {
-    static const char *const names[TWR_ELF_MARK_COUNT] = {
+    static const char *const names[TWR_ELF_MARK_F08] = {
         [TWR_ELF_MARK_OPENMPI] = "Open MPI",
         [TWR_ELF_MARK_MPICH] = "MPICH (or an MPI of MPICH's family)",
         [TWR_ELF_MARK_PMPI] = "an MPI library",
     };
-    for (int k = 0; k < TWR_ELF_MARK_COUNT; k++)
+    for (int k = 0; k < TWR_ELF_MARK_F08; k++) /* the marks of an MPI inside */
         if (e->mark[k][0]) {
             *symbol = e->mark[k];
             return names[k];
@@ -251,6 +251,23 @@ void twr_abi_plan(const char *file, const char *shown, const char *faces_dir, in
                 "or %s",
                 shown, face->name, face->family, s->soname, s->what, served, anyway);
         return;
+    }
+    /* MPICH's libmpifort.so.12 holds the mpi_f08 bindings too, which the face's does
+       not: a program that calls them would end in the loader's "undefined symbol" on
+       every rank */
+    for (int i = 0; i < elf.nneeded; i++) {
+        if (!strstr(elf.needed[i], "fort")) continue;
+        twr_elf_verdict_t again = twr_elf_read_file(file, TWR_ELF_SYMBOLS, &elf, err);
+        if (again == TWR_ELF_OK && elf.mark[TWR_ELF_MARK_F08][0]) {
+            plan->action = TWR_ABI_REFUSE;
+            say(plan,
+                "cannot start '%s': it was built for %s (%s) with the mpi_f08 module (it "
+                "calls %s), whose bindings no face of this Tollway serves (its mpif.h and "
+                "mpi module programs it does); rebuild it with Tollway's mpifort, or %s",
+                shown, face->name, face->family, elf.mark[TWR_ELF_MARK_F08], anyway);
+            return;
+        }
+        break;
     }
     const tw_abi_soname_t *main_lib = face_lib;
     for (int i = 0; i < elf.nneeded; i++) { /* name the C library, not a companion */

@@ -111,17 +111,21 @@ static twr_elf_verdict_t read_string(elf_t *e, uint64_t tab, uint64_t tabsz, uin
     return TWR_ELF_OK;
 }
 
-/* The marks of one defined symbol's name: the first of each kind, or the kind's own
- * function when it comes later (MPIR_Init_thread rather than a helper of MPICH's). A
- * name with a '.' is a piece the compiler split off (".cold"): not named. */
-static void mark_symbol(twr_elf_info_t *info, const char *name) {
+/* The marks of one symbol's name: the first of each kind, or the kind's own function
+ * when it comes later (MPIR_Init_thread rather than a helper of MPICH's). A name with a
+ * '.' is a piece the compiler split off (".cold"): not named. The marks of an MPI
+ * inside are defined symbols, the mpi_f08 mark a needed one. */
+static void mark_symbol(twr_elf_info_t *info, const char *name, int defined) {
     static const char *const best[TWR_ELF_MARK_COUNT] = {
         [TWR_ELF_MARK_OPENMPI] = "ompi_mpi_comm_world",
         [TWR_ELF_MARK_MPICH] = "MPIR_Init_thread",
         [TWR_ELF_MARK_PMPI] = "PMPI_Init",
+        [TWR_ELF_MARK_F08] = "mpi_init_f08_",
     };
     int kind = -1;
-    if (!strcmp(name, "ompi_mpi_comm_world"))
+    if (!defined)
+        kind = !strncmp(name, "mpi_", 4) && strstr(name, "_f08") ? TWR_ELF_MARK_F08 : -1;
+    else if (!strcmp(name, "ompi_mpi_comm_world"))
         kind = TWR_ELF_MARK_OPENMPI;
     else if (!strncmp(name, "MPIR_", 5))
         kind = TWR_ELF_MARK_MPICH;
@@ -132,7 +136,7 @@ static void mark_symbol(twr_elf_info_t *info, const char *name) {
     snprintf(info->mark[kind], TWR_ELF_SYMBOL_MAX, "%s", name);
 }
 
-/* Walks the symbol tables the section headers name, marking the MPI symbols defined.
+/* Walks the symbol tables the section headers name, marking the MPI symbols.
  * The section headers are optional to run a program: trouble here only ends the walk. */
 static void read_symbols(elf_t *e, twr_elf_info_t *info, uint64_t shoff, unsigned shentsize,
                          unsigned shnum) {
@@ -173,7 +177,7 @@ static void read_symbols(elf_t *e, twr_elf_info_t *info, uint64_t shoff, unsigne
                 const unsigned char *sym = syms + k * symsize;
                 uint32_t name = (uint32_t)U32(sym);
                 unsigned shndx = (unsigned)U16(sym + (e->is64 ? 6 : 14));
-                if (shndx != SHN_UNDEF && name < strsz) mark_symbol(info, strtab + name);
+                if (name < strsz) mark_symbol(info, strtab + name, shndx != SHN_UNDEF);
             }
             i += n;
         }

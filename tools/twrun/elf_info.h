@@ -27,11 +27,13 @@ typedef enum twr_elf_verdict {
     TWR_ELF_UNREADABLE, /* the file could not be opened or read (errno in the message) */
 } twr_elf_verdict_t;
 
-/* The MPI an executable holds inside, from the symbols it defines. */
+/* The MPI an executable holds inside, from the symbols it defines; and the mpi_f08
+ * bindings it calls, from those it needs. */
 typedef enum twr_elf_mpi_mark {
     TWR_ELF_MARK_OPENMPI, /* ompi_mpi_comm_world */
     TWR_ELF_MARK_MPICH,   /* MPIR_Init_thread or another MPIR_ function */
     TWR_ELF_MARK_PMPI,    /* PMPI_ functions: some MPI library */
+    TWR_ELF_MARK_F08,     /* needed, not defined: mpi_init_f08_ or another mpi_*_f08* */
     TWR_ELF_MARK_COUNT
 } twr_elf_mpi_mark_t;
 
@@ -44,8 +46,8 @@ typedef struct twr_elf_info {
     int has_rpath, has_runpath;
     char rpath[TWR_ELF_PATH_MAX], runpath[TWR_ELF_PATH_MAX];
     int symbols_read; /* a symbol table was read (symbols asked for, and one was there) */
-    char mark[TWR_ELF_MARK_COUNT][TWR_ELF_SYMBOL_MAX]; /* the first defined symbol of each
-                                                          kind found, "" when none */
+    char mark[TWR_ELF_MARK_COUNT][TWR_ELF_SYMBOL_MAX]; /* the first symbol of each kind
+                                                          found, "" when none */
 } twr_elf_info_t;
 
 enum { TWR_ELF_SYMBOLS = 1 }; /* flags: also read the symbol tables for the MPI marks */
