@@ -621,15 +621,15 @@ FORTRAN_BY_HAND = {
     "MPI_Grequest_start": "query, free and cancel functions in Fortran: called through C "
                           "trampolines that pass the extra state and a Fortran status by "
                           "reference, the cancel's flag as a LOGICAL",
+    "MPI_Register_datarep": "conversion and extent functions in Fortran take their arguments "
+                            "by reference: called through C trampolines, with MPI_CONVERSION_FN_NULL "
+                            "recognised by its address",
     "MPI_Status_f2f08": "a TYPE(MPI_Status) argument: the generator converts INTEGER statuses only",
     "MPI_Status_f082f": "as MPI_Status_f2f08",
 }
 
 # Calls with a Fortran binding that libmpifort does not have yet, and why.
-FORTRAN_NOT_YET = {
-    "MPI_Register_datarep": "conversion and extent functions in Fortran take their arguments "
-                            "by reference: they need C trampolines, not written yet",
-}
+FORTRAN_NOT_YET = {}
 
 # A Fortran parameter's type -> the C type its storage is (gfortran's, on LP64).
 F90_C_TYPES = {"INTEGER": "int", "INTEGER(KIND=MPI_ADDRESS_KIND)": "MPI_Aint",
@@ -1041,7 +1041,7 @@ FORTRAN_PREDEFINED_CALLBACKS = [
     "MPI_NULL_COPY_FN", "MPI_NULL_DELETE_FN", "MPI_DUP_FN",
     "MPI_COMM_NULL_COPY_FN", "MPI_COMM_NULL_DELETE_FN", "MPI_COMM_DUP_FN",
     "MPI_TYPE_NULL_COPY_FN", "MPI_TYPE_NULL_DELETE_FN", "MPI_TYPE_DUP_FN",
-    "MPI_WIN_NULL_COPY_FN", "MPI_WIN_NULL_DELETE_FN", "MPI_WIN_DUP_FN"]
+    "MPI_WIN_NULL_COPY_FN", "MPI_WIN_NULL_DELETE_FN", "MPI_WIN_DUP_FN", "MPI_CONVERSION_FN_NULL"]
 
 
 def fixed_lines(words, first, indent="      ", width=72):
@@ -1295,6 +1295,8 @@ F08_LARGE_COUNT_NOT_YET = {
     "MPI_Type_get_contents_c": "it has a count array (counts) the base call has not: its "
                                "Fortran binding cannot be made from the base's",
     "MPI_Type_get_envelope_c": "as MPI_Type_get_contents_c (num_large_counts)",
+    "MPI_Register_datarep_c": "its conversion functions take a large count: trampolines of "
+                              "their own (by_hand.c has the int form's)",
 }
 
 

@@ -238,3 +238,75 @@ DEFINE(mpi_grequest_start, void (*query)(void), void (*free_fn)(void), void (*ca
     else
         free(g);
 }
+
+/* ---- a data representation with conversion and extent functions in Fortran ----
+ * The C library calls trampolines with a record of the Fortran functions and the
+ * program's extra state (kept for the process's life: a representation cannot be
+ * unregistered), which pass every argument by reference and the datatype as its
+ * INTEGER. MPI_CONVERSION_FN_NULL is libmpifort's mpi_conversion_fn_null_, recognised
+ * by its address and given to C as C's. */
+typedef void fortran_conversion(void *userbuf, MPI_Fint *datatype, MPI_Fint *count, void *filebuf,
+                                MPI_Offset *position, MPI_Aint *extra, MPI_Fint *ierror);
+typedef void fortran_extent(MPI_Fint *datatype, MPI_Aint *extent, MPI_Aint *extra,
+                            MPI_Fint *ierror);
+
+struct fortran_datarep {
+    fortran_conversion *read, *write;
+    fortran_extent *extent;
+    MPI_Aint extra;
+};
+
+static int convert(fortran_conversion *fn, void *userbuf, MPI_Datatype datatype, int count,
+                   void *filebuf, MPI_Offset position, struct fortran_datarep *d) {
+    MPI_Fint type_f = TW_C2F(MPI_Datatype, Type, datatype), count_f = count;
+    MPI_Fint ierror = MPI_SUCCESS;
+    fn(userbuf, &type_f, &count_f, filebuf, &position, &d->extra, &ierror);
+    return ierror;
+}
+
+static int datarep_read(void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+                        MPI_Offset position, void *extra) {
+    struct fortran_datarep *d = extra;
+    return convert(d->read, userbuf, datatype, count, filebuf, position, d);
+}
+
+static int datarep_write(void *userbuf, MPI_Datatype datatype, int count, void *filebuf,
+                         MPI_Offset position, void *extra) {
+    struct fortran_datarep *d = extra;
+    return convert(d->write, userbuf, datatype, count, filebuf, position, d);
+}
+
+static int datarep_extent(MPI_Datatype datatype, MPI_Aint *extent, void *extra) {
+    struct fortran_datarep *d = extra;
+    MPI_Fint type_f = TW_C2F(MPI_Datatype, Type, datatype), ierror = MPI_SUCCESS;
+    d->extent(&type_f, extent, &d->extra, &ierror);
+    return ierror;
+}
+
+/* MPI_CONVERSION_FN_NULL: never called (the address stands for C's null) */
+void mpi_conversion_fn_null_(void *userbuf, MPI_Fint *datatype, MPI_Fint *count, void *filebuf,
+                             MPI_Offset *position, MPI_Aint *extra, MPI_Fint *ierror);
+void mpi_conversion_fn_null_(void *userbuf, MPI_Fint *datatype, MPI_Fint *count, void *filebuf,
+                             MPI_Offset *position, MPI_Aint *extra, MPI_Fint *ierror) {
+    *ierror = MPI_SUCCESS;
+}
+
+DEFINE(mpi_register_datarep, const char *datarep, void (*read)(void), void (*write)(void),
+       void (*extent)(void), MPI_Aint *extra, MPI_Fint *ierror, size_t datarep_len) {
+    void (*null)(void) = (void (*)(void))mpi_conversion_fn_null_;
+    struct fortran_datarep *d = malloc(sizeof *d);
+    char *name = tw_f_string_in(datarep, datarep_len);
+    if (!d || !name) {
+        free(d);
+        free(name);
+        *ierror = MPI_ERR_NO_MEM;
+        return;
+    }
+    *d = (struct fortran_datarep){(fortran_conversion *)read, (fortran_conversion *)write,
+                                  (fortran_extent *)extent, *extra};
+    MPI_Datarep_conversion_function *none = NULL; /* MPI_CONVERSION_FN_NULL in every ABI */
+    *ierror = PMPI_Register_datarep(name, read == null ? none : datarep_read,
+                                    write == null ? none : datarep_write, datarep_extent, d);
+    if (*ierror != MPI_SUCCESS) free(d);
+    free(name);
+}
