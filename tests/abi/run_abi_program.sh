@@ -4,7 +4,8 @@
 # With TOOL (abi_tool.c), that PMPI tool is built by the same wrapper and preloaded:
 # it must see the program's MPI_Send calls.
 # usage: run_abi_program.sh MPICC SOURCE BINARY RANKS MPIEXEC FACE_LIBDIR JOB_TIMEOUT [TOOL]
-# env: ABI_PROGRAM_LIBRARY, a system library the program links (scalapack-openmpi)
+# env: ABI_PROGRAM_LIBRARY, a system library the program links (scalapack-openmpi);
+# ABI_PROGRAM_FLAGS, more options for the wrapper
 # MPICC is a path or a command on the PATH (mpicc.mpich). FACE_LIBDIR "-" sets nothing:
 # the launcher must find the face by itself; then nothing on stderr may be the loader's
 # complaint about a copy relocation's size (a predefined object of Open MPI's face not
@@ -15,6 +16,9 @@ if ! command -v "$wrapper" >/dev/null 2>&1; then
     echo "SKIP: $wrapper is not installed: the program cannot be built with it"
     exit 77
 fi
+# a directory of its own: a wrapper may leave its objects in the current one (h5pcc's
+# abi_hdf5.o), which the tests of other rank counts share
+mkdir -p "$binary.dir" && cd "$binary.dir" || { echo "FAIL: no directory $binary.dir"; exit 1; }
 flags=
 case $source in
 # a program through mpif.h passes an INTEGER to MPI_SEND in one place and a REAL in
@@ -31,7 +35,8 @@ if [ -n "${ABI_PROGRAM_LIBRARY:-}" ]; then
     fi
     libs=-l$ABI_PROGRAM_LIBRARY
 fi
-"$wrapper" -O2 $flags -o "$binary" "$source" $libs || { echo "FAIL: $wrapper could not build $source"; exit 1; }
+# ABI_PROGRAM_FLAGS: more options for the wrapper (h5pcc's -shlib)
+"$wrapper" -O2 $flags ${ABI_PROGRAM_FLAGS:-} -o "$binary" "$source" $libs || { echo "FAIL: $wrapper could not build $source"; exit 1; }
 preload=
 if [ -n "$tool" ]; then
     "$wrapper" -O2 -shared -fPIC -o "$binary.tool.so" "$tool" || { echo "FAIL: $wrapper could not build $tool"; exit 1; }
