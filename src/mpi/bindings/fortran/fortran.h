@@ -1,8 +1,10 @@
 /* libmpifort's conversions between Fortran's arguments and C's, which the generated
- * entry points (gen_bindings.py fortran-c) and the hand-written ones (by_hand.c) use.
- * The special addresses of mpif.h and the mpi module (MPI_BOTTOM, MPI_IN_PLACE,
- * MPI_STATUS_IGNORE ...) are common blocks that libmpifort defines (commons.c): an
- * argument is one when its address is the block's. */
+ * entry points (gen_bindings.py fortran-c) and the hand-written ones (by_hand.c) use,
+ * in libmpifort and, compiled against a face's header, in that face's Fortran library
+ * (docs/abi.md). The special addresses of mpif.h and the mpi module (MPI_BOTTOM,
+ * MPI_IN_PLACE, MPI_STATUS_IGNORE ...) are common blocks that the library defines
+ * (commons.c, or the face's MPI's, TW_F_COMMONS): an argument is one when its address
+ * is the block's. */
 #ifndef TW_MPI_BINDINGS_FORTRAN_H
 #define TW_MPI_BINDINGS_FORTRAN_H
 
