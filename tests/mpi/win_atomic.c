@@ -1,14 +1,17 @@
 /* One-sided communication under contention: accumulates from every rank to one
  * location with every kind of predefined op, fetch-and-op and compare-and-swap
  * tickets, and exclusive locks against shared ones — on a heap window (CPU atomics)
- * and on a window of ordinary memory (the accumulate lock word). */
+ * and on a window of ordinary memory (the accumulate lock word). usage: win_atomic
+ * [ROUNDS] */
 #include <complex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mpi_check.h"
 
-enum { ITER = 200 };
+/* rounds of each contention pattern: argv[1], at least 32 (rank 0's MPI_BAND clears
+ * one bit a round), 200 by default */
+static int rounds = 200;
 
 typedef struct {
     double v;
@@ -47,12 +50,12 @@ static void contention(MPI_Win w, cell_t *mine) {
 
     /* accumulates of every op to rank 0, all at once */
     CHECK(MPI_Win_lock_all(0, w) == MPI_SUCCESS);
-    long long *tickets = malloc(ITER * sizeof *tickets);
+    long long *tickets = malloc(rounds * sizeof *tickets);
     CHECK(tickets);
-    for (int k = 0; k < ITER; k++) {
+    for (int k = 0; k < rounds; k++) {
         long long one = 1;
         double half = 0.5;
-        int v = rank * ITER + k;
+        int v = rank * rounds + k;
         unsigned bit = 1u << ((rank + k) % 32), notbit = ~bit;
         CHECK(MPI_Accumulate(&one, 1, MPI_LONG_LONG, 0, AT(sum), 1, MPI_LONG_LONG, MPI_SUM, w) ==
               MPI_SUCCESS);
@@ -97,18 +100,18 @@ static void contention(MPI_Win w, cell_t *mine) {
         long long now = -1, zero = 0;
         CHECK(MPI_Get_accumulate(&zero, 1, MPI_LONG_LONG, &now, 1, MPI_LONG_LONG, 0, AT(tickets), 1,
                                  MPI_LONG_LONG, MPI_NO_OP, w) == MPI_SUCCESS);
-        CHECK(now > tickets[k] && now <= (long long)size * ITER);
+        CHECK(now > tickets[k] && now <= (long long)size * rounds);
     }
     CHECK(MPI_Win_unlock_all(w) == MPI_SUCCESS);
 
     /* every ticket was handed out exactly once */
-    long long *all = rank == 0 ? malloc((size_t)size * ITER * sizeof *all) : NULL;
-    CHECK(MPI_Gather(tickets, ITER, MPI_LONG_LONG, all, ITER, MPI_LONG_LONG, 0, MPI_COMM_WORLD) ==
-          MPI_SUCCESS);
+    long long *all = rank == 0 ? malloc((size_t)size * rounds * sizeof *all) : NULL;
+    CHECK(MPI_Gather(tickets, rounds, MPI_LONG_LONG, all, rounds, MPI_LONG_LONG, 0,
+                     MPI_COMM_WORLD) == MPI_SUCCESS);
     if (rank == 0) {
-        char *hit = calloc((size_t)size * ITER, 1);
-        for (int k = 0; k < size * ITER; k++) {
-            CHECK(all[k] >= 0 && all[k] < (long long)size * ITER && !hit[all[k]]);
+        char *hit = calloc((size_t)size * rounds, 1);
+        for (int k = 0; k < size * rounds; k++) {
+            CHECK(all[k] >= 0 && all[k] < (long long)size * rounds && !hit[all[k]]);
             hit[all[k]] = 1;
         }
         free(hit);
@@ -118,7 +121,7 @@ static void contention(MPI_Win w, cell_t *mine) {
 
     /* an exclusive lock excludes every other holder: a pair written in two steps is
      * never seen half done, and get + put increments lose nothing */
-    for (int k = 0; k < ITER / 4; k++) {
+    for (int k = 0; k < rounds / 4; k++) {
         CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w) == MPI_SUCCESS);
         long long p[2], c;
         CHECK(MPI_Get(p, 2, MPI_LONG_LONG, 0, AT(pair), 2, MPI_LONG_LONG, w) == MPI_SUCCESS);
@@ -142,15 +145,15 @@ static void contention(MPI_Win w, cell_t *mine) {
     CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
 
     if (rank == 0) {
-        long long n = (long long)size * ITER;
+        long long n = (long long)size * rounds;
         CHECK(mine->sum == n);
         CHECK(mine->dsum == 0.5 * (double)n);
         CHECK(mine->imin == 0);
-        CHECK(mine->imax == size * ITER - 1);
+        CHECK(mine->imax == size * rounds - 1);
         CHECK(mine->band == 0);
         unsigned bor = 0, bxor = 0;
         for (int r = 0; r < size; r++)
-            for (int k = 0; k < ITER; k++) {
+            for (int k = 0; k < rounds; k++) {
                 bor |= 1u << ((r + k) % 32);
                 bxor ^= 1u << ((r + k) % 32);
             }
@@ -165,8 +168,8 @@ static void contention(MPI_Win w, cell_t *mine) {
         CHECK(creal(mine->csum) == (double)n && cimag(mine->csum) == 2.0 * (double)n);
         CHECK(mine->tickets == n);
         CHECK(mine->cas == n);
-        CHECK(mine->pair[0] == (long long)size * (ITER / 4) && mine->pair[1] == mine->pair[0]);
-        CHECK(mine->plain == (long long)size * (ITER / 4));
+        CHECK(mine->pair[0] == (long long)size * (rounds / 4) && mine->pair[1] == mine->pair[0]);
+        CHECK(mine->plain == (long long)size * (rounds / 4));
     }
     CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
 }
@@ -175,6 +178,8 @@ int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 1) rounds = atoi(argv[1]);
+    CHECK(rounds >= 32);
     MPI_Win w;
     cell_t *mine;
     /* a heap window: CPU atomics on one node */
