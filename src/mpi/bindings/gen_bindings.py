@@ -1606,8 +1606,9 @@ def f08_c_entry(p):
     libmpifort's entry point called."""
     low = p.name.lower()
     pname, name = f08_linker_name(p, f"P{p.name}_f08"), f08_linker_name(p, f"{p.name}_f08")
+    bind = name == f"{p.name}_f08"
     pairs = f08_buffer_pairs(p)
-    formals, pre, args, hidden, post = [], [], [], [], []
+    formals, pre, args, hidden, post, lengths = [], [], [], [], [], []
     for f in p.f90:
         n = f.lower
         if f.type == "<type>" and not f08_address_out(p, f):
@@ -1633,6 +1634,13 @@ def f08_c_entry(p):
                            f"&{n}_s, \"{p.name}\", \"{n}\", {how});")
             args.append(f"{n}_s.addr")
             post.append(f"tw_f08_section_done(&{n}_s);")
+        elif f.type.startswith("CHARACTER") and not bind:
+            # a procedure without BIND(C) (it takes a procedure): the compiler passes
+            # the characters and their length last, as to mpif.h's
+            formals.append(f"char *{n}")
+            args.append(n)
+            hidden.append(f"{n}_len")
+            lengths.append(f"size_t {n}_len")
         elif f.type.startswith("CHARACTER"):
             formals.append(f"CFI_cdesc_t *{n}")
             args.append(f"{n}->base_addr")
@@ -1647,7 +1655,7 @@ def f08_c_entry(p):
     for b, (cnt, dt) in pairs.items():
         args = [f"{b}_s.count_arg" if a == cnt else f"{b}_s.type_arg" if a == dt else a
                 for a in args]
-    fsig = ", ".join(formals) or "void"
+    fsig = ", ".join(formals + lengths) or "void"
     decl_types = ", ".join(["void *"] * len(args) + ["size_t"] * len(hidden)) or "void"
     call_args = ", ".join(args + [f"(size_t){h}" for h in hidden])
     # the generated mpif.h entry points are in this unit (fortran.c, included), to be
