@@ -595,6 +595,12 @@ static void fortran_conversions(void) {
     CHECK(fst[2] == 3 && fst[3] == 7 && fst[4] == MPI_ERR_TRUNCATE,
           "MPICH's Fortran status is its C one: source, tag, error %d %d %d", fst[2], fst[3],
           fst[4]);
+    /* the IGNOREs are no statuses to convert: errors, not copies of their objects */
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    CHECK(MPI_Status_c2f(MPI_STATUS_IGNORE, fst) != MPI_SUCCESS &&
+              MPI_Status_f2c(MPI_F_STATUS_IGNORE, &st2) != MPI_SUCCESS,
+          "MPI_Status_c2f/f2c of MPI_STATUS_IGNORE or MPI_F_STATUS_IGNORE succeeded");
+    OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
 #endif
 #ifdef OPEN_MPI
     /* Open MPI's: a predefined handle's Fortran value is its index, as its mpif.h has
@@ -604,6 +610,9 @@ static void fortran_conversions(void) {
               MPI_Comm_f2c(0) == MPI_COMM_WORLD && MPI_Type_f2c(7) == MPI_INTEGER,
           "Open MPI's Fortran values of predefined handles: MPI_COMM_WORLD is %d, not 0",
           (int)MPI_Comm_c2f(MPI_COMM_WORLD));
+    /* no handle (a null pointer) is -1, as Open MPI answers, not MPI_COMM_WORLD's 0 */
+    CHECK(MPI_Comm_c2f((MPI_Comm)0) == -1, "MPI_Comm_c2f of a null pointer is %d, not -1",
+          (int)MPI_Comm_c2f((MPI_Comm)0));
 #endif
     OK(MPI_Comm_free(&dup));
 #endif

@@ -237,9 +237,11 @@ def fortran_indices_body(face, proc):
         values.append((n, f, nat))
     arg = proc.fixed[0].name
     if c2f:
+        # no native handle is 0 (a null or foreign pointer reads as it): -1, as Open MPI
+        # answers an invalid handle, not 0, which is a predefined handle's index
         out = [f"    int n = {conv(ht)}_in({arg});", "    switch (n) {"]
         out += [f"    case {nat:#x}: return {f}; /* {n} */" for n, f, nat in values]
-        out += ["    default: return n;", "    }"]
+        out += ["    case 0: return -1;", "    default: return n;", "    }"]
     else:
         out = [f"    switch ({arg}) {{"]
         out += [f"    case {f}: return {conv(ht)}_out({nat:#x}); /* {n} */" for n, f, nat in values]
@@ -253,9 +255,12 @@ def fortran_is_c_body(proc):
     int, or its pointer's low half; a Fortran status, the C one's ints), as the Fortran
     face's library and a C program that hands a handle to Fortran expect."""
     if proc.name in ("MPI_Status_c2f", "MPI_Status_f2c"):
+        # the C status may not be MPI_STATUS_IGNORE, nor the Fortran one the face's
+        # MPI_F_STATUS_IGNORE (an object of its library's)
         src, dst = proc.fixed[0].name, proc.fixed[1].name
-        return f"""    if (!{src} || !{dst} || (const void *){src} == (const void *)MPI_STATUS_IGNORE ||
-        (const void *){dst} == (const void *)MPI_STATUS_IGNORE)
+        c, f = (src, dst) if proc.name == "MPI_Status_c2f" else (dst, src)
+        return f"""    if (!{c} || !{f} || (const void *){c} == (const void *)MPI_STATUS_IGNORE ||
+        (const void *){f} == (const void *)MPI_F_STATUS_IGNORE)
         return error_out(tw_mpi_api_{proc.name}(NULL, NULL)); /* its error names the argument */
     _Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint), "a Fortran status is a C one");
     memcpy({dst}, {src}, sizeof(MPI_Status));
