@@ -56,6 +56,12 @@ program abi_program
   logical :: flag, l
   character(len=MPI_MAX_LIBRARY_VERSION_STRING) :: version
   character(len=64) :: value, fname
+  ! arrays of handles (converted into C's where those are wider: more than 16 of them
+  ! take another path than a few) and of their counts
+  integer, parameter :: many = 20
+  integer :: reqs(many), inbox(many), types(64), counts(64), displs(64), sendv(64), recvv(64)
+  integer :: blocklens(2)
+  integer(kind=MPI_ADDRESS_KIND) :: disps(2)
 
   call MPI_Init(ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_Init')
@@ -109,6 +115,33 @@ program abi_program
   call MPI_Sendrecv(rank, 1, MPI_INTEGER, rank, 1, y, 1, MPI_INTEGER, rank, 1, MPI_COMM_WORLD, &
                     MPI_STATUS_IGNORE, ierr)
   call check(ierr == MPI_SUCCESS .and. y == rank, 'MPI_Sendrecv to itself, MPI_STATUS_IGNORE')
+
+  ! arrays of handles: 20 requests at once; MPI_Alltoallw's types, one a rank; a struct
+  do i = 1, many
+    call MPI_Irecv(inbox(i), 1, MPI_INTEGER, mod(rank + size - 1, size), i, MPI_COMM_WORLD, &
+                   reqs(i), ierr)
+  end do
+  do i = 1, many
+    call MPI_Send(rank * 100 + i, 1, MPI_INTEGER, mod(rank + 1, size), i, MPI_COMM_WORLD, ierr)
+  end do
+  call MPI_Waitall(many, reqs, MPI_STATUSES_IGNORE, ierr)
+  call check(ierr == MPI_SUCCESS .and. all(reqs == MPI_REQUEST_NULL), 'MPI_Waitall of 20 requests')
+  call check(all(inbox == [(mod(rank + size - 1, size) * 100 + i, i = 1, many)]), &
+             'the 20 messages, each where its request put it')
+  types(1:size) = MPI_INTEGER
+  counts(1:size) = 1
+  displs(1:size) = [(4 * (i - 1), i = 1, size)]
+  sendv(1:size) = [(rank * 1000 + i, i = 0, size - 1)]
+  recvv = -1
+  call MPI_Alltoallw(sendv, counts, displs, types, recvv, counts, displs, types, MPI_COMM_WORLD, ierr)
+  call check(ierr == MPI_SUCCESS .and. all(recvv(1:size) == [(i * 1000 + rank, i = 0, size - 1)]), &
+             'MPI_Alltoallw with an array of types')
+  blocklens = [1, 2]
+  disps = [0_MPI_ADDRESS_KIND, 8_MPI_ADDRESS_KIND]
+  call MPI_Type_create_struct(2, blocklens, disps, [MPI_INTEGER, MPI_DOUBLE_PRECISION], t, ierr)
+  call MPI_Type_size(t, n, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == 4 + 16, 'MPI_Type_create_struct of an INTEGER and 2 reals')
+  call MPI_Type_free(t, ierr)
 
   ! communicators, groups, datatypes, info
   call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)

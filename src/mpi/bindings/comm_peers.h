@@ -6,26 +6,36 @@
 #ifndef TW_MPI_BINDINGS_COMM_PEERS_H
 #define TW_MPI_BINDINGS_COMM_PEERS_H
 
+/* the calls it makes: MPI_X in face.c (the library's own, renamed), PMPI_X where a
+ * tool's MPI_X must not see them (the Fortran library defines TW_COMM_PEERS_CALL) */
+#ifndef TW_COMM_PEERS_CALL
+#define TW_COMM_PEERS_CALL(name) MPI_##name
+#endif
+
 static inline int tw_comm_peers(MPI_Comm comm, int side) {
     int n = 0, inter = 0, topo = MPI_UNDEFINED;
     if (side == 0) {
-        if (MPI_Comm_test_inter(comm, &inter)) return 0;
-        if (inter ? MPI_Comm_remote_size(comm, &n) : MPI_Comm_size(comm, &n)) return 0;
+        if (TW_COMM_PEERS_CALL(Comm_test_inter)(comm, &inter)) return 0;
+        if (inter ? TW_COMM_PEERS_CALL(Comm_remote_size)(comm, &n)
+                  : TW_COMM_PEERS_CALL(Comm_size)(comm, &n))
+            return 0;
         return n;
     }
-    if (MPI_Topo_test(comm, &topo)) return 0;
+    if (TW_COMM_PEERS_CALL(Topo_test)(comm, &topo)) return 0;
     if (topo == MPI_CART) {
-        if (MPI_Cartdim_get(comm, &n)) return 0;
+        if (TW_COMM_PEERS_CALL(Cartdim_get)(comm, &n)) return 0;
         return 2 * n;
     }
     if (topo == MPI_GRAPH) {
         int rank;
-        if (MPI_Comm_rank(comm, &rank) || MPI_Graph_neighbors_count(comm, rank, &n)) return 0;
+        if (TW_COMM_PEERS_CALL(Comm_rank)(comm, &rank) ||
+            TW_COMM_PEERS_CALL(Graph_neighbors_count)(comm, rank, &n))
+            return 0;
         return n;
     }
     if (topo == MPI_DIST_GRAPH) {
         int in, out, weighted;
-        if (MPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted)) return 0;
+        if (TW_COMM_PEERS_CALL(Dist_graph_neighbors_count)(comm, &in, &out, &weighted)) return 0;
         return side == 1 ? in : out;
     }
     return 0;

@@ -635,8 +635,8 @@ FORTRAN_NOT_YET = {}
 F90_C_TYPES = {"INTEGER": "int", "INTEGER(KIND=MPI_ADDRESS_KIND)": "MPI_Aint",
                "INTEGER(KIND=MPI_OFFSET_KIND)": "MPI_Offset",
                "INTEGER(KIND=MPI_COUNT_KIND)": "MPI_Count", "LOGICAL": "int"}
-# the handle types, with the conversion functions convert.c defines (others cast)
-# the handle types: an INTEGER in Fortran of the same value as the C handle
+# the handle types: an INTEGER in Fortran, converted by fortran.h's TW_F2C and TW_C2F
+# (a cast where the C handle is an int: natively, and in MPICH's face)
 HANDLE_CONVERSIONS = ("MPI_Comm", "MPI_Datatype", "MPI_Group", "MPI_Request", "MPI_Op", "MPI_Info",
                       "MPI_Win", "MPI_Errhandler", "MPI_Message", "MPI_File", "MPI_Session")
 # callbacks whose C type the Fortran subroutine's arguments match one for one (all by

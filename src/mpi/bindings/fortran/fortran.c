@@ -6,6 +6,7 @@
 
 #include "mpi/bindings/fortran/fortran.h"
 
+#define TW_COMM_PEERS_CALL(name) PMPI_##name /* a tool sees the program's calls only */
 #include "mpi/bindings/comm_peers.h"
 
 int tw_f_comm_peers(MPI_Fint comm, int side) {
