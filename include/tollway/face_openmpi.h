@@ -30,7 +30,6 @@ typedef struct {
 
 /* Open MPI's predefined handles: the addresses of objects the face exports (hook.py) */
 typedef struct {
-    unsigned long long tw_mark;
     int tw_native;
 } tw_ompi_head;
 typedef union { tw_ompi_head head; char bytes[0x100]; } tw_ompi_object_0x100;

@@ -10,7 +10,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
 "$python" "$gen" headers "$work" || exit 1
-for h in tollway/mpi_calls.h tollway/pmpi.h mpi_abi.h; do
+for h in tollway/mpi_calls.h tollway/pmpi.h mpi_abi.h $(cd "$src/include" && ls tollway/face_*.h); do
     diff -u "$src/include/$h" "$work/$h" ||
         { echo "stale: include/$h (regenerate: python3 src/mpi/bindings/gen_bindings.py headers)"; status=1; }
 done

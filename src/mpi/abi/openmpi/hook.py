@@ -4,14 +4,11 @@ the addresses of objects its library exports (mpi.h: MPI_COMM_WORLD is
 
 A program built as PIE gets copy relocations of the objects it names: its own copies,
 which every reference (the face's too, through the GOT) then resolves to. So a
-predefined handle is recognised by what its object holds, copied with it: a mark and
-the native handle, put there at build time. A handle Tollway makes for the program (a
+predefined handle is recognised by what its object holds, copied with it: the native
+handle, put there at build time. A handle Tollway makes for the program (a
 new communicator) is the native handle shifted left, plus one: odd, never an object's
 address. The null pointer is no handle (native 0, which every call refuses)."""
 import gen_face  # the generator that loads this hook (its handle_out_fn)
-
-MARK = 0x544F4C4C57415921  # "TOLLWAY!": the head of a predefined object of the face's
-
 
 def objects(face):
     """[(handle type, object, [MPI names], native value or None)], in the table's order."""
@@ -35,7 +32,7 @@ def handle_rows(face):
 
 def header_handles(face):
     out = ["/* Open MPI's predefined handles: the addresses of objects the face exports (hook.py) */",
-           "typedef struct {", "    unsigned long long tw_mark;", "    int tw_native;", "} tw_ompi_head;"]
+           "typedef struct {", "    int tw_native;", "} tw_ompi_head;"]
     for size in sorted(set(face.t["object_sizes"].values())):
         out.append(f"typedef union {{ tw_ompi_head head; char bytes[{size:#x}]; }} tw_ompi_object_{size:#x};")
     for ht, tag, rows in face.t["handles"]:
@@ -71,16 +68,15 @@ OBJ_TYPES = {"Copy_function": "MPI_Comm", "Delete_function": "MPI_Comm"}
 
 def handle_fns(face):
     size = face.t["object_sizes"]
-    out = ["/* Open MPI's predefined objects (hook.py): a mark and the native handle, copied",
+    out = ["/* Open MPI's predefined objects (hook.py): the native handle, copied",
            " * with the object into a program's copy relocation. Weak, so that the face's own",
            " * references go through the GOT (to the program's copy) even under",
            " * -fno-semantic-interposition */",
-           f"#define TW_OMPI_MARK {MARK:#x}ull",
            "#pragma GCC visibility push(default)"]
     for ht, obj, names, native in objects(face):
         what = f"/* {', '.join(names)}{'' if native is not None else ': not in Tollway, refused by every call'} */"
         out.append(f"tw_ompi_object_{size[ht]:#x} {obj} __attribute__((weak, aligned(64))) = "
-                   f"{{{{TW_OMPI_MARK, {native or 0:#x}}}}}; {what}")
+                   f"{{.head = {{.tw_native = {native or 0:#x}}}}}; {what}")
     # the predefined attribute callbacks: functions of Open MPI's library, called through
     # the attribute trampolines like a program's own
     for n, ty, fn in face.t["callbacks"]:
@@ -95,9 +91,11 @@ def handle_fns(face):
         out.append("    " + CALLBACK_BODIES[kind])
         out.append("}")
     out.append("#pragma GCC visibility pop")
+    # an address that is no predefined object's (the program's error) gives the native
+    # handle check whatever it holds there, which that check refuses as it refuses any
+    # invalid handle; only the null pointer is tested, as it cannot be read
     out.append("""static inline int tw_ompi_predefined(uintptr_t v) {
-    const tw_ompi_head *o = (const tw_ompi_head *)v;
-    return v && o->tw_mark == TW_OMPI_MARK ? o->tw_native : 0;
+    return v ? ((const tw_ompi_head *)v)->tw_native : 0;
 }""")
     for ht, rows in face.handles.items():
         c = ht[len("MPI_"):].lower()
