@@ -269,9 +269,15 @@ static void point_to_point(void) {
     OK(MPI_Get_count(&s, MPI_INT, &count));
     CHECK(count == 0, "a receive from MPI_PROC_NULL: count %d", count);
     OK(MPI_Send(out, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD));
-    OK(MPI_Sendrecv(out, 1, MPI_INT, right, 7, in, 1, MPI_INT, left, 7, MPI_COMM_WORLD,
-                    MPI_STATUS_IGNORE));
+    /* a call that gives one status leaves its MPI_ERROR field as the program had it (an
+     * error class whose value differs between ABIs, so a translation would show) */
+    s.MPI_ERROR = MPI_ERR_TOPOLOGY;
+    OK(MPI_Sendrecv(out, 1, MPI_INT, right, 7, in, 1, MPI_INT, left, 7, MPI_COMM_WORLD, &s));
     CHECK(in[0] == left, "MPI_Sendrecv gave %d", in[0]);
+    CHECK(s.MPI_SOURCE == left && s.MPI_TAG == 7, "MPI_Sendrecv's status (source %d, tag %d)",
+          s.MPI_SOURCE, s.MPI_TAG);
+    CHECK(s.MPI_ERROR == MPI_ERR_TOPOLOGY, "MPI_Sendrecv wrote its status's MPI_ERROR: %d, not %d",
+          s.MPI_ERROR, MPI_ERR_TOPOLOGY);
     /* messages: matched probe, and none from MPI_PROC_NULL */
     MPI_Message msg;
     OK(MPI_Isend(out, 2, MPI_INT, right, 9, MPI_COMM_WORLD, &reqs[0]));

@@ -642,6 +642,14 @@ def pointer_fns(face):
     return "\n".join(out)
 
 
+# SINGLE_STATUS: a call that gives one status (MPI_Recv, MPI_Wait, ...) leaves its
+# MPI_ERROR field alone (MPI-4.1 section 3.2.5) but for an empty status, whose error is
+# MPI_SUCCESS, 0 in every ABI: so a single status's error field is neither translated
+# nor written by the face (a face's own layout copies the program's value into the
+# native status before the call and back after it), and a program's value there is
+# kept. An array's statuses carry errors (MPI_ERR_IN_STATUS): those are translated.
+
+
 def own_status_fns(face):
     """A status of the face's own layout: status_out writes a native one into it,
     status_in the reverse; the count and cancelled bit as the hooks header says."""
@@ -651,6 +659,10 @@ def own_status_fns(face):
            "static inline void status_out(const tw_native_status *n, MPI_Status *s) {",
            f"    s->MPI_SOURCE = {src_out}(n->source);", f"    s->MPI_TAG = {tag_out}(n->tag);",
            f"    s->MPI_ERROR = {err_out}(n->error);", "    tw_face_status_count_out(n, s);", "}",
+           "/* a single status (not an array's): its error field passes as it is (SINGLE_STATUS) */",
+           "static inline void status_out_single(const tw_native_status *n, MPI_Status *s) {",
+           f"    s->MPI_SOURCE = {src_out}(n->source);", f"    s->MPI_TAG = {tag_out}(n->tag);",
+           "    s->MPI_ERROR = n->error;", "    tw_face_status_count_out(n, s);", "}",
            "static inline void status_in(const MPI_Status *s, tw_native_status *n) {",
            f"    n->source = {src_in}(s->MPI_SOURCE);", f"    n->tag = {tag_in}(s->MPI_TAG);",
            f"    n->error = {err_in}(s->MPI_ERROR);", "    tw_face_status_count_in(s, n);", "}",
@@ -670,6 +682,12 @@ def status_fns(face):
     out.append("/* a native status, written into the face's, with its public fields translated */")
     out.append("static inline void status_fix(MPI_Status *s) {")
     for field, fn in (("MPI_SOURCE", src_out), ("MPI_TAG", tag_out), ("MPI_ERROR", err_out)):
+        if fn:
+            out.append(f"    s->{field} = {fn}(s->{field});")
+    out.append("}")
+    out.append("/* a single status (not an array's): its error field is left as it is (SINGLE_STATUS) */")
+    out.append("static inline void status_fix_single(MPI_Status *s) {")
+    for field, fn in (("MPI_SOURCE", src_out), ("MPI_TAG", tag_out)):
         if fn:
             out.append(f"    s->{field} = {fn}(s->{field});")
     out.append("}")
@@ -837,7 +855,7 @@ class FaceCall:
             else:
                 self.args.append(f"({'const ' if const else ''}tw_native_status *){n}")
                 if not const and not passthrough:
-                    self.cleanup.append(f"if ({n}) status_fix({n});")
+                    self.cleanup.append(f"if ({n}) status_fix_single({n});")
             return
         if re.match(r"MPI_\w+_function", base):
             raise ValueError(f"{n}: a callback ({base}): needs a trampoline (CALLBACK_BODIES)")
@@ -919,9 +937,12 @@ class FaceCall:
         self.pre.append(f"tw_native_status {n}_n;")
         if passthrough:
             self.pre.append(f"if ({given}) status_in({n}, &{n}_n);")
+        elif not const:
+            self.pre.append(f"if ({given}) {n}_n.error = {n}->MPI_ERROR;")
         self.args.append(f"{given} ? &{n}_n : NULL")
         if not const:
-            self.cleanup.append(f"if ({given}) status_out(&{n}_n, {n});")
+            single = "status_out" if passthrough else "status_out_single"
+            self.cleanup.append(f"if ({given}) {single}(&{n}_n, {n});")
 
     def text(self):
         p = self.p

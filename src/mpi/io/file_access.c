@@ -437,7 +437,11 @@ static int split_end(MPI_File fh, const char *call, MPI_Status *status) {
     if (!f->split_active)
         return tw_io_error(f, call, MPI_ERR_OTHER, "no split collective of this file is begun");
     f->split_active = 0;
-    if (status != MPI_STATUS_IGNORE) *status = f->split_status;
+    if (status != MPI_STATUS_IGNORE) { /* its MPI_ERROR field left alone, as by every call */
+        int keep = status->MPI_ERROR;
+        *status = f->split_status;
+        status->MPI_ERROR = keep;
+    }
     return MPI_SUCCESS;
 }
 
