@@ -60,40 +60,48 @@ typedef struct tw_abi_soname {
     int face; /* a tw_abi_face_id_t; -1 for Tollway's own */
     tw_abi_role_t role;
     const char *what; /* what the library is, in words */
+    /* served, but the other MPI's library of this name holds the mpi_f08 module's
+       bindings, which the face's does not: a program that calls them (its symbols say
+       so) is refused rather than left to the loader's "undefined symbol" */
+    int f08_unserved;
 } tw_abi_soname_t;
 
 static const tw_abi_soname_t tw_abi_sonames[] __attribute__((unused)) = {
-    {"libmpi.so.0", -1, TW_ABI_NATIVE, "Tollway's MPI library"},
-    {"libmpifort.so.0", -1, TW_ABI_NATIVE, "Tollway's Fortran bindings"},
+    {"libmpi.so.0", -1, TW_ABI_NATIVE, "Tollway's MPI library", 0},
+    {"libmpifort.so.0", -1, TW_ABI_NATIVE, "Tollway's Fortran bindings", 0},
     /* a second Fortran compiler's (TW_FORTRAN_SECOND_COMPILER): libmpifort_LLVMFlang-19 */
-    {"libmpifort_*.so.0", -1, TW_ABI_NATIVE, "Tollway's Fortran bindings for a second compiler"},
-    {"libtollway.so.0", -1, TW_ABI_NATIVE, "Tollway's device library"},
+    {"libmpifort_*.so.0", -1, TW_ABI_NATIVE, "Tollway's Fortran bindings for a second compiler", 0},
+    {"libtollway.so.0", -1, TW_ABI_NATIVE, "Tollway's device library", 0},
 
-    {"libmpi_abi.so.1", TW_ABI_FACE_STANDARD, TW_ABI_SERVED, "the standard ABI's C library"},
+    {"libmpi_abi.so.1", TW_ABI_FACE_STANDARD, TW_ABI_SERVED, "the standard ABI's C library", 0},
 
-    {"libmpi.so.12", TW_ABI_FACE_MPICH, TW_ABI_SERVED, "MPICH's C library"},
-    {"libmpich.so.12", TW_ABI_FACE_MPICH, TW_ABI_SERVED, "MPICH's C library, as Debian names it"},
-    {"libmpicxx.so.12", TW_ABI_FACE_MPICH, TW_ABI_COMPANION, "MPICH's C++ bindings"},
+    {"libmpi.so.12", TW_ABI_FACE_MPICH, TW_ABI_SERVED, "MPICH's C library", 0},
+    {"libmpich.so.12", TW_ABI_FACE_MPICH, TW_ABI_SERVED, "MPICH's C library, as Debian names it",
+     0},
+    {"libmpicxx.so.12", TW_ABI_FACE_MPICH, TW_ABI_COMPANION, "MPICH's C++ bindings", 0},
     {"libmpichcxx.so.12", TW_ABI_FACE_MPICH, TW_ABI_COMPANION,
-     "MPICH's C++ bindings, as Debian names them"},
-    {"libmpifort.so.12", TW_ABI_FACE_MPICH, TW_ABI_SERVED, "MPICH's Fortran bindings"},
+     "MPICH's C++ bindings, as Debian names them", 0},
+    {"libmpifort.so.12", TW_ABI_FACE_MPICH, TW_ABI_SERVED, "MPICH's Fortran bindings", 1},
     {"libmpichfort.so.12", TW_ABI_FACE_MPICH, TW_ABI_SERVED,
-     "MPICH's Fortran bindings, as Debian names them"},
+     "MPICH's Fortran bindings, as Debian names them", 1},
 
-    {"libmpi.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_SERVED, "Open MPI's C library"},
-    {"libmpi_cxx.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION, "Open MPI 4's C++ bindings"},
+    {"libmpi.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_SERVED, "Open MPI's C library", 0},
+    {"libmpi_cxx.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION, "Open MPI 4's C++ bindings", 0},
     {"libmpi_mpifh.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_SERVED,
-     "Open MPI's Fortran bindings (mpif.h)"},
+     "Open MPI's Fortran bindings (mpif.h)", 0},
     {"libmpi_usempi.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION,
-     "Open MPI's Fortran bindings (use mpi)"},
-    {"libmpi_usempi_ignore_tkr.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION,
-     "Open MPI's Fortran bindings (use mpi)"},
-    {"libmpi_usempif08.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION,
-     "Open MPI's Fortran bindings (use mpi_f08)"},
-    {"libmpi_java.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION, "Open MPI's Java bindings"},
-    {"libopen-pal.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION, "Open MPI 4's runtime"},
-    {"libopen-rte.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION, "Open MPI 4's runtime"},
-    {"libopen-pal.so.80", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION, "Open MPI 5's runtime"},
+     "Open MPI's Fortran bindings (use mpi)", 0},
+    /* MPI_SIZEOF's procedures, of the mpi module; those of mpi_f08's library are the
+       same, and Open MPI's mpifort links that library first: a program of the mpi
+       module that calls MPI_SIZEOF needs it */
+    {"libmpi_usempi_ignore_tkr.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_SERVED,
+     "Open MPI's Fortran bindings (use mpi: MPI_SIZEOF)", 0},
+    {"libmpi_usempif08.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_SERVED,
+     "Open MPI's Fortran bindings (use mpi_f08; MPI_SIZEOF alone served)", 1},
+    {"libmpi_java.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION, "Open MPI's Java bindings", 0},
+    {"libopen-pal.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION, "Open MPI 4's runtime", 0},
+    {"libopen-rte.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION, "Open MPI 4's runtime", 0},
+    {"libopen-pal.so.80", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION, "Open MPI 5's runtime", 0},
 };
 enum { TW_ABI_SONAME_COUNT = sizeof tw_abi_sonames / sizeof tw_abi_sonames[0] };
 

@@ -2,8 +2,8 @@
 ! mpif.h when abi_program_mpif.F90 includes it): on Tollway's face of that MPI's ABI
 ! every check must pass. It touches each handle kind, the status and its indices, the
 ! predefined types and operations, MPI_IN_PLACE, MPI_BOTTOM, the IGNOREs, error
-! classes, a user operation and an error handler given handles, and a file (a handle
-! wider than an INTEGER in MPICH's C).
+! classes, a user operation and an error handler given handles, a file (a handle
+! wider than an INTEGER in MPICH's C), and through the module MPI_SIZEOF.
 ! Prints "library: <MPI_Get_library_version>" from rank 0 and, when every check
 ! passed, "every check passed"; a failed check says what and stops the job.
 ! The user operation and the error handler need none of MPI's declarations: the program
@@ -62,6 +62,12 @@ program abi_program
   integer :: reqs(many), inbox(many), types(64), counts(64), displs(64), sendv(64), recvv(64)
   integer :: blocklens(2)
   integer(kind=MPI_ADDRESS_KIND) :: disps(2)
+#ifndef TW_MPIF_H
+  complex :: z
+#ifndef ABI_NO_SIZEOF_DOUBLE_COMPLEX
+  double complex :: zz
+#endif
+#endif
 
   call MPI_Init(ierr)
   call check(ierr == MPI_SUCCESS, 'MPI_Init')
@@ -226,6 +232,33 @@ program abi_program
   call MPI_Error_class(ierr, cls, ierr)
   call check(cls == MPI_ERR_RANK, 'its error class is MPI_ERR_RANK')
   call check(MPI_Wtime() > 0d0 .and. MPI_Wtick() > 0d0, 'MPI_Wtime and MPI_Wtick')
+
+#ifndef TW_MPIF_H
+  ! MPI_SIZEOF, the mpi module's (a generic: mpif.h has none), which each MPI's module
+  ! resolves to a procedure of its own library for the type (and rank): the size of one
+  ! element, of a complex both parts. MPICH's module has no DOUBLE COMPLEX one
+  ! (ABI_NO_SIZEOF_DOUBLE_COMPLEX) and Tollway's no CHARACTER one, which the standard
+  ! leaves out (ABI_NO_SIZEOF_CHARACTER); MPICH's and Open MPI's give a CHARACTER's
+  ! as that of one character, whatever its length
+  call MPI_Sizeof(x, n, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == 4, 'MPI_SIZEOF of an INTEGER')
+  call MPI_Sizeof(d, n, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == 8, 'MPI_SIZEOF of a DOUBLE PRECISION')
+  call MPI_Sizeof(z, n, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == 8, 'MPI_SIZEOF of a COMPLEX')
+#ifndef ABI_NO_SIZEOF_DOUBLE_COMPLEX
+  call MPI_Sizeof(zz, n, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == 16, 'MPI_SIZEOF of a DOUBLE COMPLEX')
+#endif
+  call MPI_Sizeof(l, n, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == 4, 'MPI_SIZEOF of a LOGICAL')
+#ifndef ABI_NO_SIZEOF_CHARACTER
+  call MPI_Sizeof(value, n, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == 1, 'MPI_SIZEOF of a CHARACTER')
+#endif
+  call MPI_Sizeof(reqs, n, ierr)
+  call check(ierr == MPI_SUCCESS .and. n == 4, 'MPI_SIZEOF of an INTEGER array')
+#endif
 
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   if (rank == 0) print '(a)', 'every check passed'

@@ -171,15 +171,22 @@ companion)
     ;;
 
 fortran_f08)
-    # MPICH's mpi_f08: its libmpifort.so.12 is served (mpif.h and mpi module programs),
-    # but not the mpi_f08 bindings this program calls: refused at start, not left to
-    # the loader's "undefined symbol" on every rank
-    need mpifort.mpich
+    # mpi_f08 programs: MPICH's libmpifort.so.12 is served (mpif.h and mpi module
+    # programs), and Open MPI's libmpi_usempif08.so.40 (MPI_SIZEOF, which mpi module
+    # programs find there), but not the mpi_f08 bindings this program calls: refused at
+    # start, not left to the loader's "undefined symbol" on every rank
     printf '%s\n' 'program f08' '  use mpi_f08' '  call MPI_Init()' '  call MPI_Finalize()' \
         'end program' >f08.f90
-    mpifort.mpich f08.f90 -o f08 || skip "mpifort.mpich cannot build an mpi_f08 program"
-    run "$mpiexec" -n 2 --timeout 60 ./f08
-    expect_refused "cannot start './f08'" "mpi_f08" "mpi_init_f08_" "MPICH's ABI"
+    built=0
+    for mpi in mpich openmpi; do
+        command -v mpifort.$mpi >/dev/null 2>&1 || continue
+        mpifort.$mpi f08.f90 -o f08_$mpi || continue
+        built=$((built + 1))
+        run "$mpiexec" -n 2 --timeout 60 ./f08_$mpi
+        [[ $mpi == mpich ]] && abi="MPICH's ABI" || abi="Open MPI's ABI"
+        expect_refused "cannot start './f08_$mpi'" "mpi_f08" "mpi_init_f08_" "$abi"
+    done
+    ((built)) || skip "neither mpifort.mpich nor mpifort.openmpi builds an mpi_f08 program"
     ;;
 
 static)

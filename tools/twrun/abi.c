@@ -252,11 +252,13 @@ void twr_abi_plan(const char *file, const char *shown, const char *faces_dir, in
                 shown, face->name, face->family, s->soname, s->what, served, anyway);
         return;
     }
-    /* MPICH's libmpifort.so.12 holds the mpi_f08 bindings too, which the face's does
-       not: a program that calls them would end in the loader's "undefined symbol" on
-       every rank */
+    /* a served library whose namesake holds mpi_f08's bindings, which the face's does
+       not (the table's f08_unserved: MPICH's libmpifort.so.12; Open MPI's
+       libmpi_usempif08.so.40, of which the face has MPI_SIZEOF alone): a program that
+       calls them would end in the loader's "undefined symbol" on every rank */
     for (int i = 0; i < elf.nneeded; i++) {
-        if (!strstr(elf.needed[i], "fort")) continue;
+        const tw_abi_soname_t *s = tw_abi_soname_find(elf.needed[i]);
+        if (!s || !s->f08_unserved) continue;
         twr_elf_verdict_t again = twr_elf_read_file(file, TWR_ELF_SYMBOLS, &elf, err);
         if (again == TWR_ELF_OK && elf.mark[TWR_ELF_MARK_F08][0]) {
             plan->action = TWR_ABI_REFUSE;
@@ -269,14 +271,17 @@ void twr_abi_plan(const char *file, const char *shown, const char *faces_dir, in
         }
         break;
     }
-    const tw_abi_soname_t *main_lib = face_lib;
-    for (int i = 0; i < elf.nneeded; i++) { /* name the C library, not a companion */
+    /* name the C library, not a companion: the first the face serves whole (not one
+       of f08_unserved, such as Open MPI's libmpi_usempif08.so.40, which a program of
+       the mpi module may need first), else the first it serves */
+    const tw_abi_soname_t *main_lib = NULL, *first_served = NULL;
+    for (int i = 0; i < elf.nneeded && !main_lib; i++) {
         const tw_abi_soname_t *s = tw_abi_soname_find(elf.needed[i]);
-        if (s && s->role == TW_ABI_SERVED) {
-            main_lib = s;
-            break;
-        }
+        if (!s || s->role != TW_ABI_SERVED) continue;
+        if (!first_served) first_served = s;
+        if (!s->f08_unserved) main_lib = s;
     }
+    if (!main_lib) main_lib = first_served ? first_served : face_lib;
     plan->action = TWR_ABI_FACE;
     plan->face = face;
     snprintf(plan->soname, sizeof plan->soname, "%s", main_lib->soname);
