@@ -347,6 +347,8 @@ program f08_module
   call check(k == 4 .and. ierr == MPI_SUCCESS, 'MPI_Sizeof of INTEGER')
   call MPI_Sizeof((1.0, 2.0), k)
   call check(k == 8, 'MPI_Sizeof of COMPLEX')
+  call MPI_Sizeof([1.0_16, 2.0_16], k)
+  call check(k == 16, 'MPI_Sizeof of REAL(KIND=16)')
 
   ! the profiling interface: MPI_Send_f08 intercepted by C; the eleven MPI_Send calls
   ! above (those that failed too) went through it, the large-count

@@ -123,6 +123,10 @@ program f90_module
   call check(code == 4 .and. ierr == MPI_SUCCESS, 'MPI_SIZEOF of INTEGER')
   call MPI_Sizeof(1.0d0, code, ierr)
   call check(code == 8, 'MPI_SIZEOF of DOUBLE PRECISION')
+  call MPI_Sizeof(1.0_16, code, ierr)
+  call check(code == 16, 'MPI_SIZEOF of REAL(KIND=16)')
+  call MPI_Sizeof((1.0_16, 2.0_16), code, ierr)
+  call check(code == 32, 'MPI_SIZEOF of COMPLEX(KIND=16)')
   call MPI_F_sync_reg(mx)
 
   ! the types of Fortran's parameterised kinds: REAL(KIND=dp) sent and summed as one

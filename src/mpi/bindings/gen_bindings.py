@@ -1143,7 +1143,8 @@ def fortran_interface(p):
 # MPI_SIZEOF's specific procedures (MPI-4.1 19.1.9): a type, the suffix of its name
 SIZEOF_TYPES = [(f"{t}(KIND={k})", f"{t[0].lower()}{k}") for t in ("INTEGER", "LOGICAL")
                 for k in (1, 2, 4, 8)] + \
-    [(f"REAL(KIND={k})", f"r{k}") for k in (4, 8)] + [(f"COMPLEX(KIND={k})", f"c{k}") for k in (4, 8)]
+    [(f"REAL(KIND={k})", f"r{k}") for k in (4, 8, 16)] + \
+    [(f"COMPLEX(KIND={k})", f"c{k}") for k in (4, 8, 16)]
 
 
 def fortran_only_interfaces(f08):
