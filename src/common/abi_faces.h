@@ -53,6 +53,9 @@ typedef enum tw_abi_role {
     TW_ABI_COMPANION, /* another library of the face's family that a program may need
                          beside (C++ or Fortran bindings, the runtime underneath): no face
                          serves it unless the faces directory holds it */
+    TW_ABI_OVER_FACE, /* the other MPI's own library, taken from where the program finds
+                         it (never the faces directory): it calls the MPI below it under
+                         names the face's libraries export too */
 } tw_abi_role_t;
 
 typedef struct tw_abi_soname {
@@ -91,13 +94,14 @@ static const tw_abi_soname_t tw_abi_sonames[] __attribute__((unused)) = {
      "Open MPI's Fortran bindings (mpif.h)", 0},
     {"libmpi_usempi.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION,
      "Open MPI's Fortran bindings (use mpi)", 0},
-    /* MPI_SIZEOF's procedures, of the mpi module; those of mpi_f08's library are the
-       same, and Open MPI's mpifort links that library first: a program of the mpi
-       module that calls MPI_SIZEOF needs it */
+    /* MPI_SIZEOF's procedures, of the mpi module */
     {"libmpi_usempi_ignore_tkr.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_SERVED,
      "Open MPI's Fortran bindings (use mpi: MPI_SIZEOF)", 0},
-    {"libmpi_usempif08.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_SERVED,
-     "Open MPI's Fortran bindings (use mpi_f08; MPI_SIZEOF alone served)", 1},
+    /* the mpi_f08 module's procedures (and MPI_SIZEOF's, which Open MPI's mpifort links
+       from here first): Open MPI's own, over the face's libmpi_mpifh.so.40, whose entry
+       points it calls as ompi_send_f and the rest */
+    {"libmpi_usempif08.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_OVER_FACE,
+     "Open MPI's Fortran bindings (use mpi_f08)", 0},
     {"libmpi_java.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION, "Open MPI's Java bindings", 0},
     {"libopen-pal.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION, "Open MPI 4's runtime", 0},
     {"libopen-rte.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION, "Open MPI 4's runtime", 0},

@@ -172,19 +172,28 @@ companion)
 
 fortran_f08)
     # mpi_f08 programs: MPICH's libmpifort.so.12 is served (mpif.h and mpi module
-    # programs), and Open MPI's libmpi_usempif08.so.40 (MPI_SIZEOF, which mpi module
-    # programs find there), but not the mpi_f08 bindings this program calls: refused at
-    # start, not left to the loader's "undefined symbol" on every rank
-    printf '%s\n' 'program f08' '  use mpi_f08' '  call MPI_Init()' '  call MPI_Finalize()' \
+    # programs) but not the mpi_f08 bindings this program calls: refused at start, not
+    # left to the loader's "undefined symbol" on every rank. Open MPI's are started:
+    # their libmpi_usempif08.so.40 is Open MPI's own, over the face (-v says so)
+    printf '%s\n' 'program f08' '  use mpi_f08' '  integer :: rank, size' '  call MPI_Init()' \
+        '  call MPI_Comm_rank(MPI_COMM_WORLD, rank)' '  call MPI_Comm_size(MPI_COMM_WORLD, size)' \
+        "  print '(a,i0,a,i0)', 'rank ', rank, ' of ', size" '  call MPI_Finalize()' \
         'end program' >f08.f90
     built=0
     for mpi in mpich openmpi; do
         command -v mpifort.$mpi >/dev/null 2>&1 || continue
         mpifort.$mpi f08.f90 -o f08_$mpi || continue
         built=$((built + 1))
-        run "$mpiexec" -n 2 --timeout 60 ./f08_$mpi
-        [[ $mpi == mpich ]] && abi="MPICH's ABI" || abi="Open MPI's ABI"
-        expect_refused "cannot start './f08_$mpi'" "mpi_f08" "mpi_init_f08_" "$abi"
+        if [[ $mpi == mpich ]]; then
+            run "$mpiexec" -n 2 --timeout 60 ./f08_$mpi
+            expect_refused "cannot start './f08_$mpi'" "mpi_f08" "mpi_init_f08_" "MPICH's ABI"
+        else
+            run "$mpiexec" -v -n 2 --timeout 60 ./f08_$mpi
+            [[ $rc == 0 ]] || fail "exit status $rc, expected 0"
+            for r in 0 1; do grep -q "^rank $r of 2$" out || fail "no 'rank $r of 2' line"; done
+            grep -q "libmpi_usempif08.so.40 (that MPI's own, over the face)" err ||
+                fail "-v does not say that Open MPI's libmpi_usempif08.so.40 runs over the face"
+        fi
     done
     ((built)) || skip "neither mpifort.mpich nor mpifort.openmpi builds an mpi_f08 program"
     ;;

@@ -217,8 +217,8 @@ void section_abi(report_t *r) {
         const tw_abi_face_t *face = &tw_abi_faces[f];
         static char paths[TW_ABI_SONAME_COUNT][PATH_MAX + 64];
         const char *sonames[TW_ABI_SONAME_COUNT], *present[TW_ABI_SONAME_COUNT],
-            *beside[TW_ABI_SONAME_COUNT];
-        size_t nsonames = 0, npresent = 0, nbeside = 0;
+            *beside[TW_ABI_SONAME_COUNT], *over[TW_ABI_SONAME_COUNT];
+        size_t nsonames = 0, npresent = 0, nbeside = 0, nover = 0;
         for (size_t i = 0; i < TW_ABI_SONAME_COUNT; i++) {
             const tw_abi_soname_t *s = &tw_abi_sonames[i];
             if (s->face != f) continue;
@@ -226,6 +226,7 @@ void section_abi(report_t *r) {
             int there = found && access(paths[i], F_OK) == 0;
             if (s->role == TW_ABI_SERVED) sonames[nsonames++] = s->soname;
             if (there) present[npresent++] = paths[i];
+            if (s->role == TW_ABI_OVER_FACE) over[nover++] = s->soname;
             if (s->role == TW_ABI_COMPANION && !there) beside[nbeside++] = s->soname;
         }
         report_open(r, face->key, face->name);
@@ -233,6 +234,7 @@ void section_abi(report_t *r) {
         report_text(r, "serves", "Serves programs of", face->family);
         report_list(r, "sonames", "Sonames", sonames, nsonames);
         report_list(r, "paths", "Libraries", present, npresent);
+        report_list(r, "over_face", "Its MPI's own, run over the face", over, nover);
         report_list(r, "not_served", "Not served (others of its family)", beside, nbeside);
         report_close(r);
     }

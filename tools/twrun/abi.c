@@ -1,6 +1,7 @@
 /* Which MPI a program was built for, and how twrun starts it (abi.h). */
 #include "abi.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -80,10 +81,9 @@ void twr_abi_served(const char *faces_dir, char *out, size_t cap) {
     }
 }
 
-/* Whether a directory of the program's DT_RPATH (":"-separated, $ORIGIN its own
- * directory) holds a file named soname: one the loader would take before any on
- * LD_LIBRARY_PATH. */
-static int rpath_holds(const char *rpath, const char *file, const char *soname) {
+/* Whether a directory of a ":"-separated list of the program's (its DT_RPATH or
+ * DT_RUNPATH, $ORIGIN its own directory; LD_LIBRARY_PATH) holds a file named soname. */
+static int dirs_hold(const char *rpath, const char *file, const char *soname) {
     char origin[PATH_MAX];
     snprintf(origin, sizeof origin, "%s", file);
     char *slash = strrchr(origin, '/');
@@ -109,6 +109,26 @@ static int rpath_holds(const char *rpath, const char *file, const char *soname) 
         if (!p[len]) return 0;
         p += len + 1;
     }
+}
+
+/* Whether the loader would find soname for the program (file, e) outside the faces
+ * directory: on LD_LIBRARY_PATH, in its DT_RUNPATH (or DT_RPATH), or in the system's
+ * library directories (the C library's, its /usr twin, /lib, /usr/lib, /lib64,
+ * /usr/lib64, /usr/local/lib: what ld.so.conf names on Debian and Fedora). */
+static int found_outside_faces(const twr_elf_info_t *e, const char *file, const char *soname) {
+    const char *env = getenv("LD_LIBRARY_PATH");
+    if (env && *env && dirs_hold(env, file, soname)) return 1;
+    const char *own = e->has_runpath ? e->runpath : e->has_rpath ? e->rpath : NULL;
+    if (own && dirs_hold(own, file, soname)) return 1;
+    char dirs[3 * PATH_MAX] = "/lib:/usr/lib:/lib64:/usr/lib64:/usr/local/lib";
+    Dl_info libc;
+    if (dladdr((void *)printf, &libc) && libc.dli_fname && strrchr(libc.dli_fname, '/')) {
+        int len = (int)(strrchr(libc.dli_fname, '/') - libc.dli_fname);
+        size_t at = strlen(dirs);
+        snprintf(dirs + at, sizeof dirs - at, ":%.*s%s%.*s", len, libc.dli_fname,
+                 strncmp(libc.dli_fname, "/lib/", 5) ? "" : ":/usr", len, libc.dli_fname);
+    }
+    return dirs_hold(dirs, file, soname);
 }
 
 /* The MPI a program holds inside, from the symbols it defines: "" when none. */
@@ -193,7 +213,7 @@ void twr_abi_plan(const char *file, const char *shown, const char *faces_dir, in
            family all the same */
         for (int i = 0; i < elf.nneeded && !face_lib; i++) {
             const tw_abi_soname_t *s = tw_abi_soname_find(elf.needed[i]);
-            if (s && s->role == TW_ABI_COMPANION) face_lib = s;
+            if (s && s->role != TW_ABI_NATIVE) face_lib = s;
         }
     }
     if (!face_lib) {
@@ -229,10 +249,22 @@ void twr_abi_plan(const char *file, const char *shown, const char *faces_dir, in
             native ? face_lib->what : other->what, anyway);
         return;
     }
-    /* every library of that family the program needs must be in the faces directory */
+    /* every library of that family the program needs must be in the faces directory,
+       but the other MPI's own ones that run over the face, which must be installed */
     for (int i = 0; i < elf.nneeded; i++) {
         const tw_abi_soname_t *s = tw_abi_soname_find(elf.needed[i]);
         if (!s || s->role == TW_ABI_NATIVE) continue;
+        if (s->role == TW_ABI_OVER_FACE) {
+            if (found_outside_faces(&elf, file, s->soname)) continue;
+            plan->action = TWR_ABI_REFUSE;
+            say(plan,
+                "cannot start '%s': it was built for %s (%s) and needs %s, %s, which runs "
+                "over Tollway's face but is not installed here (not on LD_LIBRARY_PATH, its "
+                "run path or the system's library directories); install that MPI's Fortran "
+                "library, rebuild the program with Tollway's mpifort, or %s",
+                shown, face->name, face->family, s->soname, s->what, anyway);
+            return;
+        }
         char path[PATH_MAX + 256];
         snprintf(path, sizeof path, "%s/%s", faces_dir ? faces_dir : "", s->soname);
         if (faces_dir && is_file(path)) continue;
@@ -253,9 +285,8 @@ void twr_abi_plan(const char *file, const char *shown, const char *faces_dir, in
         return;
     }
     /* a served library whose namesake holds mpi_f08's bindings, which the face's does
-       not (the table's f08_unserved: MPICH's libmpifort.so.12; Open MPI's
-       libmpi_usempif08.so.40, of which the face has MPI_SIZEOF alone): a program that
-       calls them would end in the loader's "undefined symbol" on every rank */
+       not (the table's f08_unserved: MPICH's libmpifort.so.12): a program that calls
+       them would end in the loader's "undefined symbol" on every rank */
     for (int i = 0; i < elf.nneeded; i++) {
         const tw_abi_soname_t *s = tw_abi_soname_find(elf.needed[i]);
         if (!s || !s->f08_unserved) continue;
@@ -272,8 +303,8 @@ void twr_abi_plan(const char *file, const char *shown, const char *faces_dir, in
         break;
     }
     /* name the C library, not a companion: the first the face serves whole (not one
-       of f08_unserved, such as Open MPI's libmpi_usempif08.so.40, which a program of
-       the mpi module may need first), else the first it serves */
+       of f08_unserved), else the first it serves, else (a program that needs only the
+       other MPI's own library over the face) the face's first */
     const tw_abi_soname_t *main_lib = NULL, *first_served = NULL;
     for (int i = 0; i < elf.nneeded && !main_lib; i++) {
         const tw_abi_soname_t *s = tw_abi_soname_find(elf.needed[i]);
@@ -281,6 +312,9 @@ void twr_abi_plan(const char *file, const char *shown, const char *faces_dir, in
         if (!first_served) first_served = s;
         if (!s->f08_unserved) main_lib = s;
     }
+    for (size_t i = 0; i < TW_ABI_SONAME_COUNT && !main_lib && !first_served; i++)
+        if (tw_abi_sonames[i].face == face_lib->face && tw_abi_sonames[i].role == TW_ABI_SERVED)
+            first_served = &tw_abi_sonames[i];
     if (!main_lib) main_lib = first_served ? first_served : face_lib;
     plan->action = TWR_ABI_FACE;
     plan->face = face;
@@ -289,8 +323,15 @@ void twr_abi_plan(const char *file, const char *shown, const char *faces_dir, in
     /* DT_RUNPATH, when there, makes the loader ignore DT_RPATH; LD_LIBRARY_PATH comes
        before DT_RUNPATH and after DT_RPATH */
     plan->preload =
-        elf.has_rpath && !elf.has_runpath && rpath_holds(elf.rpath, file, main_lib->soname);
-    say(plan, "program built for %s (%s): served by Tollway's face %s%s", face->name,
-        main_lib->soname, plan->face_path,
+        elf.has_rpath && !elf.has_runpath && dirs_hold(elf.rpath, file, main_lib->soname);
+    char over[256] = "";
+    for (int i = 0, len = 0; i < elf.nneeded; i++) {
+        const tw_abi_soname_t *s = tw_abi_soname_find(elf.needed[i]);
+        if (s && s->role == TW_ABI_OVER_FACE && len < (int)sizeof over)
+            len += snprintf(over + len, sizeof over - (size_t)len,
+                            ", with %s (that MPI's own, over the face)", s->soname);
+    }
+    say(plan, "program built for %s (%s): served by Tollway's face %s%s%s", face->name,
+        main_lib->soname, plan->face_path, over,
         plan->preload ? " (preloaded: its DT_RPATH leads to another library of that name)" : "");
 }

@@ -917,7 +917,17 @@ class FortranEntry:
             out.append("    *ierror = rc;")
         out.append("}")
         out.append(f'{ret} {low}_({formals}) __attribute__((weak, alias("p{low}_")));')
+        short = low[len("mpi_"):]
+        out.append(f"TW_F_ALSO({ret}, {short}, ({formals}))")
+        if PERSISTENT_COLLECTIVE.match(short):
+            out.append(f"TW_F_ALSO_PERSISTENT_COLLECTIVE({ret}, {short}, ({formals}))")
         return "\n".join(out) + "\n"
+
+
+# MPI-4.0's persistent collectives (their entry points' names without mpi_)
+PERSISTENT_COLLECTIVE = re.compile(
+    r"(allgatherv?|allreduce|alltoall[vw]?|barrier|bcast|exscan|gatherv?|neighbor_\w+|"
+    r"reduce|reduce_scatter(_block)?|scan|scatterv?)_init$")
 
 
 def fortran_entries(procs):

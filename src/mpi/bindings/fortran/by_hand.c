@@ -5,27 +5,28 @@
 
 #include "mpi/bindings/fortran/fortran.h"
 
-#define ALIAS(name, ...) void name##_(__VA_ARGS__) __attribute__((weak, alias("p" #name "_")));
+/* name: without the mpi_ prefix (fortran.h's TW_F_ALSO) */
 #define DEFINE(name, ...)                                                                          \
-    void p##name##_(__VA_ARGS__);                                                                  \
-    ALIAS(name, __VA_ARGS__)                                                                       \
-    void p##name##_(__VA_ARGS__)
+    void pmpi_##name##_(__VA_ARGS__);                                                              \
+    void mpi_##name##_(__VA_ARGS__) __attribute__((weak, alias("pmpi_" #name "_")));               \
+    TW_F_ALSO(void, name, (__VA_ARGS__))                                                           \
+    void pmpi_##name##_(__VA_ARGS__)
 
-DEFINE(mpi_init, MPI_Fint *ierror) {
+DEFINE(init, MPI_Fint *ierror) {
     *ierror = PMPI_Init(NULL, NULL);
 }
 
-DEFINE(mpi_init_thread, MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror) {
+DEFINE(init_thread, MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror) {
     *ierror = PMPI_Init_thread(NULL, NULL, *required, provided);
 }
 
-DEFINE(mpi_info_create_env, MPI_Fint *info, MPI_Fint *ierror) {
+DEFINE(info_create_env, MPI_Fint *info, MPI_Fint *ierror) {
     MPI_Info info_c;
     *ierror = PMPI_Info_create_env(0, NULL, &info_c);
     if (*ierror == MPI_SUCCESS) *info = PMPI_Info_c2f(info_c);
 }
 
-DEFINE(mpi_pcontrol, MPI_Fint *level) {
+DEFINE(pcontrol, MPI_Fint *level) {
     PMPI_Pcontrol(*level);
 }
 
@@ -41,7 +42,7 @@ static MPI_Aint comm_attr_value(int keyval, void *v) {
     return comm_attr_is_int(keyval) ? *(int *)v : (MPI_Aint)v;
 }
 
-DEFINE(mpi_comm_get_attr, MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
+DEFINE(comm_get_attr, MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
        MPI_Fint *ierror) {
     void *v = NULL;
     int found = 0;
@@ -50,7 +51,7 @@ DEFINE(mpi_comm_get_attr, MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI
     *flag = found != 0;
 }
 
-DEFINE(mpi_attr_get, MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag,
+DEFINE(attr_get, MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *flag,
        MPI_Fint *ierror) {
     void *v = NULL;
     int found = 0;
@@ -59,11 +60,11 @@ DEFINE(mpi_attr_get, MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint
     *flag = found != 0;
 }
 
-DEFINE(mpi_attr_put, MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierror) {
+DEFINE(attr_put, MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierror) {
     *ierror = PMPI_Attr_put(PMPI_Comm_f2c(*comm), *keyval, (void *)(intptr_t)*value);
 }
 
-DEFINE(mpi_win_get_attr, MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
+DEFINE(win_get_attr, MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
        MPI_Fint *ierror) {
     void *v = NULL;
     int found = 0;
@@ -159,12 +160,12 @@ static int delete_int(MPI_Comm obj, int keyval, void *value, void *extra) {
         *ierror = k ? Cname(lower##_copy_aint, lower##_delete_aint, keyval, k) : MPI_ERR_NO_MEM;   \
     }
 
-CREATE_KEYVAL(mpi_comm_create_keyval, PMPI_Comm_create_keyval, comm)
-CREATE_KEYVAL(mpi_type_create_keyval, PMPI_Type_create_keyval, type)
-CREATE_KEYVAL(mpi_win_create_keyval, PMPI_Win_create_keyval, win)
+CREATE_KEYVAL(comm_create_keyval, PMPI_Comm_create_keyval, comm)
+CREATE_KEYVAL(type_create_keyval, PMPI_Type_create_keyval, type)
+CREATE_KEYVAL(win_create_keyval, PMPI_Win_create_keyval, win)
 
-DEFINE(mpi_keyval_create, void (*copy)(void), void (*delete)(void), MPI_Fint *keyval,
-       MPI_Fint *extra, MPI_Fint *ierror) {
+DEFINE(keyval_create, void (*copy)(void), void (*delete)(void), MPI_Fint *keyval, MPI_Fint *extra,
+       MPI_Fint *ierror) {
     struct fortran_keyval *k = keyval_record(copy, delete, *extra);
     *ierror = k ? PMPI_Keyval_create(copy_int, delete_int, keyval, k) : MPI_ERR_NO_MEM;
 }
@@ -172,11 +173,11 @@ DEFINE(mpi_keyval_create, void (*copy)(void), void (*delete)(void), MPI_Fint *ke
 #ifndef TW_F_NO_F08 /* a face's library: its MPI's mpi_f08 is not served */
 /* an INTEGER status and a TYPE(MPI_Status) are the same MPI_STATUS_SIZE integers
  * (mpi.h's MPI_F08_status): a copy, as MPI_Status_f2f08 does in C */
-DEFINE(mpi_status_f2f08, const MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror) {
+DEFINE(status_f2f08, const MPI_Fint *f_status, MPI_Fint *f08_status, MPI_Fint *ierror) {
     *ierror = PMPI_Status_f2f08(f_status, (MPI_F08_status *)f08_status);
 }
 
-DEFINE(mpi_status_f082f, const MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror) {
+DEFINE(status_f082f, const MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *ierror) {
     *ierror = PMPI_Status_f082f((const MPI_F08_status *)f08_status, f_status);
 }
 #endif
@@ -221,7 +222,7 @@ static int grequest_cancel(void *extra, int complete) {
     return ierror;
 }
 
-DEFINE(mpi_grequest_start, void (*query)(void), void (*free_fn)(void), void (*cancel)(void),
+DEFINE(grequest_start, void (*query)(void), void (*free_fn)(void), void (*cancel)(void),
        MPI_Aint *extra, MPI_Fint *request, MPI_Fint *ierror) {
     struct fortran_grequest *g = malloc(sizeof *g);
     if (!g) {
@@ -291,7 +292,7 @@ void mpi_conversion_fn_null_(void *userbuf, MPI_Fint *datatype, MPI_Fint *count,
     *ierror = MPI_SUCCESS;
 }
 
-DEFINE(mpi_register_datarep, const char *datarep, void (*read)(void), void (*write)(void),
+DEFINE(register_datarep, const char *datarep, void (*read)(void), void (*write)(void),
        void (*extent)(void), MPI_Aint *extra, MPI_Fint *ierror, size_t datarep_len) {
     void (*null)(void) = (void (*)(void))mpi_conversion_fn_null_;
     struct fortran_datarep *d = malloc(sizeof *d);

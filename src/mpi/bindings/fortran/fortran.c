@@ -166,3 +166,4 @@ NULL_DELETE(mpi_win_null_delete_fn_, MPI_Aint)
 void pmpi_f_sync_reg_(void *buf);
 void pmpi_f_sync_reg_(void *buf) {}
 void mpi_f_sync_reg_(void *buf) __attribute__((weak, alias("pmpi_f_sync_reg_")));
+TW_F_ALSO(void, f_sync_reg, (void *buf))

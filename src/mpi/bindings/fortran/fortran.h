@@ -39,6 +39,18 @@ extern MPI_Fint mpi_fortran_weights_empty_[1];
 #define TW_F_WEIGHTS_EMPTY   ((const void *)mpi_fortran_weights_empty_)
 #endif
 
+/* Another name of an entry point, for another MPI's library that calls the entry points
+ * under it (Open MPI's libmpi_usempif08, the mpi_f08 module's procedures, calls
+ * ompi_send_f): a face's fortran/mpi.h defines these; none by default. name: the entry
+ * point's without its mpi_ prefix; the second for MPI-4.0's persistent collectives
+ * (mpi_bcast_init_), which Open MPI 4.1 had as extensions (ompix_bcast_init_f). */
+#ifndef TW_F_ALSO
+#define TW_F_ALSO(ret, name, params)
+#endif
+#ifndef TW_F_ALSO_PERSISTENT_COLLECTIVE
+#define TW_F_ALSO_PERSISTENT_COLLECTIVE(ret, name, params)
+#endif
+
 /* A handle's INTEGER as the C handle, and back: the same value (Tollway's handles are
  * ints, as are those of the faces whose Fortran handles are their C ones); a handle
  * wider than an int (MPICH's MPI_File) goes through the library's conversion. */
