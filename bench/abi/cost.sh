@@ -59,9 +59,13 @@ for way in $ways; do
 done
 # the latencies: every way once a round, in turn, so a drift of the machine's speed
 # touches them alike
+# ("again": the native program a second time in each round, whose ratio to the first is
+# the noise a face's ratio is read against)
 for r in $(seq "$rounds"); do
-    for way in $ways; do
-        run "$work/pingpong_$way" "$iterations" | awk -v w="$way" -v r="$r" '{print w, r, $1, $2}' \
+    for way in $ways again; do
+        program=$work/pingpong_$way
+        [ "$way" = again ] && program=$work/pingpong_native
+        run "$program" "$iterations" | awk -v w="$way" -v r="$r" '{print w, r, $1, $2}' \
             >> "$work/pingpong.txt"
     done
 done
@@ -70,7 +74,8 @@ echo "through the native library (libmpi.so.0) and each face: standard (libmpi_a
 [ -n "$ompi_cc" ] && echo "openmpi (libmpi.so.40, programs built by $ompi_cc)"
 echo "instructions per call (callgrind); latency in microseconds (half a round trip),"
 echo "the median of $rounds rounds and (best) their least; ratio: the face's over native"
-echo "(latency: the median of each round's ratio; best: of the least)"
+echo "(latency: the median of each round's ratio; best: of the least); again: the native"
+echo "program run a second time each round, its ratio to the first the noise of the run"
 python3 - "$work" $ways <<'PY'
 import statistics, sys
 work, ways = sys.argv[1], sys.argv[2:]
@@ -87,11 +92,13 @@ for phase in sorted(counts["native"]):
         v, nat = float(counts[w][phase]), float(counts["native"][phase])
         row += f" {v:10.1f} {v / nat if nat else 0:10.3f}"
     print(row)
+if lat:
+    print(f"{'':22} {'':10}" + "".join(f" {'':10} {'':10}" for w in ways[1:]) + f" {'again':>10} {'ratio':>10}")
 for phase in sorted(lat):
     nat = lat[phase]["native"]
     row = f"{phase:22} {statistics.median(nat.values()):10.3f}"
     best = f"{phase + ' best':22} {min(nat.values()):10.3f}"
-    for w in ways[1:]:
+    for w in ways[1:] + ["again"]:
         mine = lat[phase][w]
         ratios = [mine[r] / nat[r] for r in mine if r in nat and nat[r] > 0]
         row += f" {statistics.median(mine.values()):10.3f} {statistics.median(ratios):10.3f}"
