@@ -7,8 +7,6 @@
 #include "device/rma.h"
 #include "device/velo.h"
 #include "link/link.h"
-#include "link/shm/segment.h"
-#include "link/shm/watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,13 +25,13 @@
 /* The live process that holds an existing segment name: its header's owner while that
  * process lives (also a creator that has not finished its header yet), else 0 — the
  * name is a leftover of a job that died, and may be replaced. */
-static pid_t segment_holder(const char *name) {
+static pid_t segment_holder(const tw_link_t *mapped, const char *name) {
     size_t size;
-    const tw_segment_header_t *h = tw_shm_map(name, sizeof *h, sizeof *h, &size);
+    const tw_segment_header_t *h = mapped->segment_map(name, sizeof *h, sizeof *h, &size);
     if (!h) return 0;
     pid_t pid = (pid_t)h->owner_pid;
     int alive = pid > 0 && pid != getpid() && (kill(pid, 0) == 0 || errno == EPERM);
-    tw_shm_unmap((void *)h, size);
+    mapped->segment_unmap((void *)h, size);
     return alive ? pid : 0;
 }
 
@@ -78,21 +76,21 @@ static void links_while_waiting(void *ctx) {
     tw_dev_unlock(ep);
 }
 
-/* links[0]: the mapped link (it needs no instance: the segment is the endpoint's),
- * always; the others when the job spans nodes (or TW_LINK=udp), their addresses
- * appended to addr (",<name>:..."). */
+/* The first mapped link of the build: every endpoint's segment is one of its. */
+static const tw_link_t *mapped_link(void) {
+    for (unsigned i = 0; i < tw_links_count; i++)
+        if (tw_links[i]->caps & TW_LINK_MAPPED) return tw_links[i];
+    return NULL;
+}
+
+/* The links that carry messages, beside the mapped one: opened when the job spans
+ * nodes (or TW_LINK=udp: the first of them for every peer of the job). Each appends
+ * its address to addr (",<name>:..."). A spawned job (base > 0) runs on its
+ * launcher's node: the mapped link alone reaches it. */
 static int open_links(tw_ep_t *ep, char *addr, size_t cap) {
     tw_job_t *job = ep->job;
-    for (unsigned i = 0; i < tw_links_count && !ep->nlinks; i++)
-        if (tw_links[i]->caps & TW_LINK_MAPPED) {
-            ep->links[0] = (tw_ep_link_t){.link = tw_links[i], .ep = ep};
-            ep->nlinks = 1;
-        }
-    if (!ep->nlinks) return -1;
-    /* a spawned job (base > 0) runs on its launcher's node: reached by shm alone */
-    if (job->size == 1 || job->base > 0 ||
-        (!job->config->udp_everywhere && job->local_size == job->size))
-        return 0;
+    int everywhere = job->config->udp_everywhere;
+    if (job->size == 1 || job->base > 0 || (!everywhere && job->local_size == job->size)) return 0;
     for (unsigned i = 0; i < tw_links_count && ep->nlinks < TW_EP_LINKS_MAX; i++) {
         const tw_link_t *link = tw_links[i];
         if (link->caps & TW_LINK_MAPPED) continue;
@@ -102,6 +100,7 @@ static int open_links(tw_ep_t *ep, char *addr, size_t cap) {
         via->ctx = link->open(job, &device_side, via, mine, sizeof mine);
         if (!via->ctx) return -1;
         ep->nlinks++;
+        if (everywhere && !ep->every_peer) ep->every_peer = via;
         if ((link->caps & TW_LINK_POLLED) && !ep->polled) ep->polled = via;
         int n = snprintf(addr, cap, ",%s", mine);
         if (n < 0 || (size_t)n >= cap) return -1;
@@ -132,10 +131,14 @@ int tw_ep_open(tw_ep_t **out) {
     tw_job_t *job;
     int rc = tw_job_attach(&job);
     if (rc) return rc;
-    /* before the first object of the job: the watcher must not take it for a leftover */
-    if (job->shm_hold < 0 && (job->shm_hold = tw_shm_watch_join(job->job_id)) < 0) {
+    const tw_link_t *mapped = mapped_link();
+    if (!mapped)
+        fprintf(stderr, "tollway: this build has no mapped link to hold an endpoint's segment\n");
+    /* before the first segment of the job: it must not be taken for a leftover */
+    rc = mapped ? mapped->hold(job) : TW_ERR_SYSTEM;
+    if (rc) {
         tw_job_detach(job);
-        return TW_ERR_SYSTEM;
+        return rc;
     }
     tw_ep_t *ep = calloc(1, sizeof *ep);
     if (ep) ep->peers = calloc((size_t)(job->base + job->size), sizeof *ep->peers);
@@ -150,17 +153,18 @@ int tw_ep_open(tw_ep_t **out) {
     ep->index = job->next_index++;
     const tw_config_t *cfg = job->config;
     set_wait(ep, cfg);
+    ep->links[ep->nlinks] = (tw_ep_link_t){.link = mapped, .ep = ep};
+    ep->mapped = &ep->links[ep->nlinks++];
 
     tw_segment_layout_t l;
     config_layout(cfg, &l);
     ep->segment_size = l.total;
-    tw_shm_endpoint_name(ep->segment_name, sizeof ep->segment_name, job->job_id, ep->rank,
-                         ep->index);
-    tw_segment_header_t *seg = tw_shm_create(ep->segment_name, ep->segment_size, l.atu);
+    mapped->segment_name(job, ep->rank, ep->index, 0, ep->segment_name, sizeof ep->segment_name);
+    tw_segment_header_t *seg = mapped->segment_create(ep->segment_name, ep->segment_size, l.atu);
     pid_t holder = 0;
-    if (!seg && errno == EEXIST && !(holder = segment_holder(ep->segment_name))) {
-        tw_shm_unlink(ep->segment_name); /* left by a job that died with the same id */
-        seg = tw_shm_create(ep->segment_name, ep->segment_size, l.atu);
+    if (!seg && errno == EEXIST && !(holder = segment_holder(mapped, ep->segment_name))) {
+        mapped->segment_unlink(ep->segment_name); /* left by a job that died with the same id */
+        seg = mapped->segment_create(ep->segment_name, ep->segment_size, l.atu);
     }
     if (!seg) {
         if (holder)
@@ -218,10 +222,10 @@ int tw_ep_open(tw_ep_t **out) {
     }
 
     /* The mapped link reaches this node; a job that spans nodes (or TW_LINK=udp) opens
-     * the links that carry messages too. Each adds its address to ours. */
+     * the links that carry messages too. Each adds its field to our address. */
     char key[64], value[TW_PMI_VALUE_MAX];
-    int at = snprintf(value, sizeof value, "shm:%s:%s", job->node, ep->segment_name);
-    if (open_links(ep, value + at, sizeof value - (size_t)at)) {
+    int at = mapped->segment_field(job, ep->segment_name, value, sizeof value);
+    if (at < 0 || open_links(ep, value + at, sizeof value - (size_t)at)) {
         tw_ep_close(ep);
         return TW_ERR_SYSTEM;
     }
@@ -364,11 +368,24 @@ int tw_ep_universe_size(tw_ep_t *ep) {
     return n > 0 ? n : ep->job->size;
 }
 
+/* The mapped link's field of addr: 1 with the peer's segment name in segment when the
+ * peer is on this node, 0 when it is on another, -1 when addr has no such field or a
+ * malformed one. *field (unless NULL) points to it. */
+static int mapped_field(tw_ep_t *ep, const char *addr, char segment[TW_LINK_SEGMENT_NAME_MAX],
+                        const char **field) {
+    const tw_link_t *mapped = ep->mapped->link;
+    const char *f = tw_link_field(addr, mapped);
+    if (field) *field = f;
+    return f ? mapped->segment_of(ep->job, f, segment, TW_LINK_SEGMENT_NAME_MAX) : -1;
+}
+
 int tw_ep_add_peer(tw_ep_t *ep, int rank, const char *address) {
     if (!ep || !address) return TW_ERR_ARG;
     if (rank < 0 || rank >= (1 << 30)) return TW_ERR_RANK;
     if (rank >= ep->job->base && rank < ep->job->base + ep->job->size) return TW_OK; /* ours */
-    if (strncmp(address, "shm:", 4) != 0 || strlen(address) >= TW_PMI_VALUE_MAX) return TW_ERR_ARG;
+    char segment[TW_LINK_SEGMENT_NAME_MAX];
+    if (strlen(address) >= TW_PMI_VALUE_MAX || mapped_field(ep, address, segment, NULL) < 0)
+        return TW_ERR_ARG;
     if (rank < ep->size && ep->addrs && ep->addrs[rank])
         return strcmp(ep->addrs[rank], address) ? TW_ERR_PEER : TW_OK;
     char *copy = strdup(address);
@@ -403,29 +420,21 @@ int tw_ep_add_peer(tw_ep_t *ep, int rank, const char *address) {
     return rc;
 }
 
-/* The open link that reaches rank, whose address is addr ("shm:<node>:<segment>" and a
- * ",<link>:..." field per link it opened): the mapped link for this endpoint itself and
- * for this node (unless TW_LINK=udp), else the first of our other links whose field
- * the address has. *field points to that field (NULL for the mapped link). NULL when
- * the address is malformed or no link of ours reaches it. */
+/* The open link that reaches rank, whose address is addr (a field per link it opened,
+ * the mapped link's among them): the mapped link for this endpoint itself and for this
+ * node (unless TW_LINK names another), else the first of our other links whose field
+ * the address has. *field points to that link's field. NULL when the address is
+ * malformed or no link of ours reaches it. */
 static tw_ep_link_t *via_to(tw_ep_t *ep, int rank, const char *addr, const char **field) {
-    const char *node = addr + 4, *name = strchr(node, ':');
-    *field = NULL;
-    if (strncmp(addr, "shm:", 4) != 0 || !name || name[1] != '/') return NULL;
-    size_t node_len = (size_t)(name - node);
-    int same_node = node_len == strlen(ep->job->node) && !strncmp(node, ep->job->node, node_len);
-    /* (a spawned job opens no other link: shm for it, TW_LINK=udp or not) */
-    if (rank == ep->rank || (same_node && (!ep->job->config->udp_everywhere || ep->nlinks == 1)))
-        return &ep->links[0];
-    if (rank < ep->job->base || rank >= ep->job->base + ep->job->size) /* other jobs: shm only */
-        return same_node ? &ep->links[0] : NULL;
-    for (unsigned i = 1; i < ep->nlinks; i++) {
-        size_t n = strlen(ep->links[i].link->name);
-        for (const char *f = strchr(addr, ','); f; f = strchr(f + 1, ','))
-            if (!strncmp(f + 1, ep->links[i].link->name, n) && f[1 + n] == ':') {
-                *field = f + 1;
-                return &ep->links[i];
-            }
+    char segment[TW_LINK_SEGMENT_NAME_MAX];
+    int here = mapped_field(ep, addr, segment, field);
+    if (here < 0) return NULL;
+    int ours = rank >= ep->job->base && rank < ep->job->base + ep->job->size;
+    if (rank == ep->rank || (here && !(ours && ep->every_peer))) return ep->mapped;
+    if (!ours) return NULL; /* other jobs: the mapped link only */
+    for (unsigned i = 0; i < ep->nlinks; i++) {
+        tw_ep_link_t *via = &ep->links[i];
+        if (via != ep->mapped && (*field = tw_link_field(addr, via->link))) return via;
     }
     return NULL;
 }
@@ -469,7 +478,7 @@ static int connect_linked(tw_ep_t *ep, int rank, tw_ep_link_t *via, const char *
 }
 
 /* A peer whose segment the mapped link maps. */
-static int connect_mapped(tw_ep_t *ep, int rank, tw_ep_link_t *via, const char *addr);
+static int connect_mapped(tw_ep_t *ep, int rank, tw_ep_link_t *via, const char *field);
 
 int tw_ep_connect(tw_ep_t *ep, int rank) {
     char addr[TW_PMI_VALUE_MAX];
@@ -478,21 +487,20 @@ int tw_ep_connect(tw_ep_t *ep, int rank) {
     const char *field;
     tw_ep_link_t *via = via_to(ep, rank, addr, &field);
     int rc = !via                               ? TW_ERR_PEER
-             : via->link->caps & TW_LINK_MAPPED ? connect_mapped(ep, rank, via, addr)
+             : via->link->caps & TW_LINK_MAPPED ? connect_mapped(ep, rank, via, field)
                                                 : connect_linked(ep, rank, via, field);
     tw_dev_unlock(ep);
     return rc;
 }
 
-static int connect_mapped(tw_ep_t *ep, int rank, tw_ep_link_t *via, const char *addr) {
-    char name[TW_PMI_VALUE_MAX];
-    snprintf(name, sizeof name, "%s", strchr(addr + 4, ':') + 1);
-    char *end = strchr(name, ',');
-    if (end) *end = '\0';
+static int connect_mapped(tw_ep_t *ep, int rank, tw_ep_link_t *via, const char *field) {
+    const tw_link_t *mapped = via->link;
+    char name[TW_LINK_SEGMENT_NAME_MAX];
+    if (mapped->segment_of(ep->job, field, name, sizeof name) != 1) return TW_ERR_PEER;
     tw_peer_t *peer = calloc(1, sizeof *peer);
     if (!peer) return TW_ERR_NOMEM;
-    peer->segment =
-        tw_shm_map(name, TW_SEGMENT_HEADER_SIZE, TW_SEGMENT_HEADER_SIZE, &peer->segment_size);
+    peer->segment = mapped->segment_map(name, TW_SEGMENT_HEADER_SIZE, TW_SEGMENT_HEADER_SIZE,
+                                        &peer->segment_size);
     /* The header is checked and then used from one copy: the peer can rewrite its own
      * after the check, and ring sizes read again could reach past the mapping. */
     tw_segment_header_t *seg = peer->segment, h;
@@ -502,13 +510,13 @@ static int connect_mapped(tw_ep_t *ep, int rank, tw_ep_link_t *via, const char *
     }
     if (!seg || !tw_segment_valid(&h, peer->segment_size, ep->job->job_key, (uint32_t)rank,
                                   (uint32_t)ep->index)) {
-        tw_shm_unmap(peer->segment, peer->segment_size);
+        mapped->segment_unmap(peer->segment, peer->segment_size);
         free(peer);
         return TW_ERR_PEER;
     }
     tw_segment_layout_t l;
     tw_segment_layout(h.velo_slots, h.nq_slots, h.rma_slots, h.atu_entries, &l);
-    tw_shm_populate(seg, peer->segment_size, l.atu); /* the rings and locks; the table as used */
+    mapped->segment_populate(seg, peer->segment_size, l.atu); /* rings, locks; the table as used */
     tw_ring_producer_init(&peer->velo, &seg->velo_ctrl, tw_segment_slots(seg, l.velo),
                           h.velo_slots);
     tw_ring_producer_init(&peer->nq, &seg->nq_ctrl, tw_segment_slots(seg, l.nq), h.nq_slots);
@@ -534,21 +542,23 @@ int tw_ep_close(tw_ep_t *ep) {
     if (ep->job->config->stats) tw_ep_print_stats(ep, stderr);
     tw_heap_fini(ep);
     tw_atu_fini(ep);
-    for (unsigned i = 1; i < ep->nlinks; i++) ep->links[i].link->close(ep->links[i].ctx);
+    const tw_link_t *mapped = ep->mapped->link;
+    for (unsigned i = 0; i < ep->nlinks; i++)
+        if (ep->links[i].ctx) ep->links[i].link->close(ep->links[i].ctx);
     if (ep->job->pm.waiting_ctx == ep) tw_pm_set_waiting(&ep->job->pm, NULL, NULL);
     ep->nlinks = 0;
-    ep->polled = NULL;
+    ep->polled = ep->every_peer = NULL;
     for (int r = 0; r < ep->size; r++) {
         tw_peer_t *peer = ep->peers[r];
         if (!peer) continue;
         if (peer->mapped) {
-            tw_heap_peer_unmap_all(&peer->heap);
-            tw_shm_unmap(peer->segment, peer->segment_size);
+            tw_heap_peer_unmap_all(ep, &peer->heap);
+            mapped->segment_unmap(peer->segment, peer->segment_size);
         }
         free(peer);
     }
-    tw_shm_unmap(ep->segment, ep->segment_size);
-    tw_shm_unlink(ep->segment_name);
+    mapped->segment_unmap(ep->segment, ep->segment_size);
+    mapped->segment_unlink(ep->segment_name);
     if (ep->job->pm.kind != TW_PM_SINGLETON && !tw_pm_is_twrun(&ep->job->pm) &&
         ep->job->base == 0 &&
         ep->rank == 0) { /* the first job's rank 0 takes the spawn tree's counter along */
@@ -634,7 +644,7 @@ uint64_t tw_ep_link_counter(tw_ep_t *ep, size_t i) {
     if (!ep || !link) return 0;
     uint64_t v = 0;
     tw_dev_lock(ep); /* the progress thread may be serving the link */
-    for (unsigned p = 1; p < ep->nlinks; p++)
+    for (unsigned p = 0; p < ep->nlinks; p++)
         if (ep->links[p].link == link && ep->links[p].ctx) v += link->counter(ep->links[p].ctx, j);
     tw_dev_unlock(ep);
     return v;
@@ -666,8 +676,9 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
                 n += snprintf(line + n, sizeof line - (size_t)n, " %d:%s", r,
                               ep->peers[r]->via->link->name);
         fprintf(out, "%s\n", line);
-        for (unsigned i = 1; i < ep->nlinks; i++)
-            ep->links[i].link->print_stats(ep->links[i].ctx, out, ep->rank, ep->index);
+        for (unsigned i = 0; i < ep->nlinks; i++)
+            if (ep->links[i].ctx)
+                ep->links[i].link->print_stats(ep->links[i].ctx, out, ep->rank, ep->index);
     }
     if (!s->rma_ops && !s->registrations && !s->notifications) return;
     fprintf(out,

@@ -13,14 +13,13 @@
 #include "device/rma.h"
 #include "device/segment.h"
 #include "link/link.h"
-#include "link/shm/segment.h"
 #include "runtime/job.h"
 
 /* Links open at once, at most: the mapped one and those that carry messages. */
 enum {
     TW_EP_LINKS_MAX = 4,
     /* TW_WAIT=auto on a core per rank: empty polls in a row before the core is given
-     * away once (a microsecond or two of polling over shm) */
+     * away once (a microsecond or two of polling shared memory) */
     TW_EP_SPINS_BEFORE_YIELD = 64,
     /* TW_WAIT=yield: the core is given away every so many empty polls, a pause
      * between the others */
@@ -59,7 +58,7 @@ struct tw_ep {
     tw_job_t *job;
     tw_segment_header_t *segment;
     size_t segment_size;
-    char segment_name[TW_SHM_NAME_MAX];
+    char segment_name[TW_LINK_SEGMENT_NAME_MAX];
 
     /* notifications, and the pipelined-RMA rings this endpoint consumes */
     tw_ring_consumer_t nq_rx, req_rx, resp_rx;
@@ -70,9 +69,13 @@ struct tw_ep {
     tw_heap_t heap;
     tw_rma_t rma;
 
-    /* the links: links[0] is the mapped one (shm) */
+    /* the links open, in the order of tw_links */
     tw_ep_link_t links[TW_EP_LINKS_MAX];
     unsigned nlinks;
+    tw_ep_link_t *mapped; /* the mapped link (TW_LINK_MAPPED): this node, and our segment */
+    /* the link that carries messages to every peer of the job, this node's too
+     * (TW_LINK=udp); NULL: each peer by its node */
+    tw_ep_link_t *every_peer;
     tw_ring_producer_t velo_self; /* what links deliver goes into our own mailbox */
     /* notifications the device writes while it serves a link: a producer of its own,
      * since the progress thread may write them while the owner writes through nq_self */

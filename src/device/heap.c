@@ -1,8 +1,7 @@
-/* The shared heap: each block is a shared-memory segment of its own, registered
+/* The shared heap: each block is a segment of the mapped link of its own, registered
  * read-write on allocation, which peers on the node map on first access and then
  * reach with plain loads, stores and CPU atomics. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -22,10 +21,6 @@
  * it all (or wrote there already). */
 enum { HEAP_LAZY_POPULATE = 64 * 1024 };
 
-static void heap_block_name(char *name, size_t cap, const tw_ep_t *ep, int rank, uint32_t id) {
-    snprintf(name, cap, "/tw-%s-heap%d-%d-%u", ep->job->job_id, ep->index, rank, id);
-}
-
 static void *heap_alloc(tw_ep_t *ep, size_t length, size_t populate, tw_region_t *region) {
     if (!ep || !region || length == 0) return NULL;
     if (ep->heap.count == ep->heap.cap) {
@@ -38,16 +33,17 @@ static void *heap_alloc(tw_ep_t *ep, size_t length, size_t populate, tw_region_t
     tw_heap_block_t *b = &ep->heap.blocks[ep->heap.count];
     b->id = ++ep->heap.next_id; /* ids start at 1: 0 means "not heap" */
     b->size = (length + 4095) & ~(size_t)4095;
-    heap_block_name(b->name, sizeof b->name, ep, ep->rank, b->id);
-    b->base = tw_shm_create(b->name, b->size, populate);
+    const tw_link_t *mapped = ep->mapped->link;
+    mapped->segment_name(ep->job, ep->rank, ep->index, b->id, b->name, sizeof b->name);
+    b->base = mapped->segment_create(b->name, b->size, populate);
     if (!b->base && errno == EEXIST) { /* our endpoint's own name proved the job's ours */
-        tw_shm_unlink(b->name);
-        b->base = tw_shm_create(b->name, b->size, populate);
+        mapped->segment_unlink(b->name);
+        b->base = mapped->segment_create(b->name, b->size, populate);
     }
     if (!b->base) return NULL;
     if (tw_atu_register(ep, b->base, length, TW_PERM_READ | TW_PERM_WRITE, b->id, &b->region)) {
-        tw_shm_unmap(b->base, b->size);
-        tw_shm_unlink(b->name);
+        mapped->segment_unmap(b->base, b->size);
+        mapped->segment_unlink(b->name);
         return NULL;
     }
     ep->heap.count++;
@@ -56,7 +52,7 @@ static void *heap_alloc(tw_ep_t *ep, size_t length, size_t populate, tw_region_t
 }
 
 void *tw_heap_alloc(tw_ep_t *ep, size_t length, tw_region_t *region) {
-    return heap_alloc(ep, length, TW_SHM_POPULATE_ALL, region);
+    return heap_alloc(ep, length, TW_LINK_POPULATE_ALL, region);
 }
 
 void *tw_heap_alloc_lazy(tw_ep_t *ep, size_t length, tw_region_t *region) {
@@ -68,15 +64,16 @@ void *tw_heap_alloc_lazy(tw_ep_t *ep, size_t length, tw_region_t *region) {
 static size_t peer_populate(void *base, size_t size) {
     unsigned char present = 0;
     size_t last = (size - 1) & ~(size_t)4095;
-    if (mincore((char *)base + last, 1, &present) == 0 && (present & 1)) return TW_SHM_POPULATE_ALL;
+    if (mincore((char *)base + last, 1, &present) == 0 && (present & 1))
+        return TW_LINK_POPULATE_ALL;
     return HEAP_LAZY_POPULATE;
 }
 
 static void heap_release(tw_ep_t *ep, uint32_t i) {
     tw_heap_block_t *b = &ep->heap.blocks[i];
     tw_atu_deregister(ep, &b->region, 1);
-    tw_shm_unmap(b->base, b->size);
-    tw_shm_unlink(b->name);
+    ep->mapped->link->segment_unmap(b->base, b->size);
+    ep->mapped->link->segment_unlink(b->name);
     ep->heap.blocks[i] = ep->heap.blocks[--ep->heap.count];
 }
 
@@ -115,7 +112,7 @@ void tw_heap_fini(tw_ep_t *ep) {
 /* Unmaps the peer's blocks that no live registration refers to any more: the owner
  * freed them, and our mapping is all that keeps their memory. Run before mapping a
  * new block, so mapped memory follows what the peer has, not all it ever had. */
-static void sweep_freed_blocks(tw_peer_t *peer) {
+static void sweep_freed_blocks(tw_ep_t *ep, tw_peer_t *peer) {
     tw_heap_map_t *m = &peer->heap;
     /* only the entries the peer ever used: the pages past them were never touched */
     uint32_t used = atomic_load_explicit(&peer->segment->atu_used, memory_order_acquire);
@@ -128,7 +125,7 @@ static void sweep_freed_blocks(tw_peer_t *peer) {
             live = (st & 1) && peer->atu[i].heap_id == id;
         }
         if (!live) {
-            tw_shm_unmap(m->base[id], m->size[id]);
+            ep->mapped->link->segment_unmap(m->base[id], m->size[id]);
             m->base[id] = NULL;
         }
     }
@@ -151,13 +148,14 @@ void *tw_heap_peer_map(tw_ep_t *ep, int rank, uint32_t heap_id, uint64_t offset,
         m->cap = cap;
     }
     if (!m->base[heap_id]) {
-        sweep_freed_blocks(peer);
-        char name[TW_SHM_NAME_MAX];
-        heap_block_name(name, sizeof name, ep, rank, heap_id);
+        sweep_freed_blocks(ep, peer);
+        const tw_link_t *mapped = ep->mapped->link;
+        char name[TW_LINK_SEGMENT_NAME_MAX];
+        mapped->segment_name(ep->job, rank, ep->index, heap_id, name, sizeof name);
         size_t size;
-        void *base = tw_shm_map(name, 1, 0, &size);
+        void *base = mapped->segment_map(name, 1, 0, &size);
         if (!base) return NULL;
-        tw_shm_populate(base, size, peer_populate(base, size));
+        mapped->segment_populate(base, size, peer_populate(base, size));
         m->base[heap_id] = base;
         m->size[heap_id] = size;
     }
@@ -166,9 +164,9 @@ void *tw_heap_peer_map(tw_ep_t *ep, int rank, uint32_t heap_id, uint64_t offset,
     return (char *)m->base[heap_id] + offset;
 }
 
-void tw_heap_peer_unmap_all(tw_heap_map_t *m) {
+void tw_heap_peer_unmap_all(tw_ep_t *ep, tw_heap_map_t *m) {
     for (uint32_t i = 0; i < m->cap; i++)
-        if (m->base[i]) tw_shm_unmap(m->base[i], m->size[i]);
+        if (m->base[i]) ep->mapped->link->segment_unmap(m->base[i], m->size[i]);
     free(m->base);
     free(m->size);
     m->base = NULL;

@@ -10,14 +10,14 @@
 #include <tollway/atu.h>
 #include <tollway/endpoint.h>
 
-#include "link/shm/segment.h"
+#include "link/link.h"
 
 typedef struct tw_heap_block {
     void *base;
     size_t size;
     uint32_t id;
     tw_region_t region;
-    char name[TW_SHM_NAME_MAX];
+    char name[TW_LINK_SEGMENT_NAME_MAX];
 } tw_heap_block_t;
 
 /* The owner's blocks. */
@@ -46,6 +46,6 @@ static inline void *tw_heap_peer_addr(tw_ep_t *ep, tw_heap_map_t *m, int rank, u
         return (char *)m->base[heap_id] + offset;
     return tw_heap_peer_map(ep, rank, heap_id, offset, length);
 }
-void tw_heap_peer_unmap_all(tw_heap_map_t *m);
+void tw_heap_peer_unmap_all(tw_ep_t *ep, tw_heap_map_t *m);
 
 #endif

@@ -2,8 +2,9 @@
  *
  * Direct execution: the initiator translates the NLA through the target's table
  * (mapped from the target's segment), checks it, moves the data — memcpy into the
- * target's shared heap or lock region, one process_vm_readv/writev into its other
- * registered memory — and writes the notifications asked for. Notification slots
+ * target's shared heap or lock region, one copy by the link (tw_link_t.copy: a
+ * process_vm_readv/writev) into its other registered memory — and writes the
+ * notifications asked for. Notification slots
  * are reserved before any data moves, so a full queue turns the whole operation
  * into TW_RETRY.
  *
@@ -28,7 +29,6 @@
 #include "device/endpoint.h"
 #include "device/nq.h"
 #include "device/progress.h"
-#include "link/shm/shm.h"
 
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -557,8 +557,8 @@ __attribute__((noinline, cold)) static int direct_far(tw_ep_t *ep, tw_peer_t *pe
     int to_target = op != TW_OP_GET;
     int status = TW_ERR_SYSTEM; /* a heap block that could not be mapped */
     if (!x->heap_id && (ep->rma.copy == TW_RMA_COPY_PIPELINE ||
-                        (status = tw_shm_copy(peer->pid, local, x->addr, len, to_target)) ==
-                            TW_SHM_COPY_REFUSED)) {
+                        (status = peer->via->link->copy(peer->pid, local, x->addr, len,
+                                                        to_target)) == TW_LINK_COPY_REFUSED)) {
         cancel_notes(slot);
         tw_atu_release(x);
         if (ep->rma.copy == TW_RMA_COPY_CMA)
@@ -658,7 +658,7 @@ __attribute__((always_inline)) static inline int direct(tw_ep_t *ep, tw_peer_t *
 
 /* ---- across nodes ----
  *
- * A peer whose link does not map its segment (udp) is reached only through the
+ * A peer whose link does not map its segment is reached only through the
  * link's messages, so its device
  * executes the operation when it makes progress: the initiator sends requests (put
  * data in chunks in the same link messages; a long get as one request per chunk, each

@@ -1,5 +1,5 @@
 /* The VELO unit: small messages through the receiver's mailbox ring. To a peer whose
- * segment is mapped (the shm link) the sender writes that ring itself; to any other
+ * segment is mapped (TW_LINK_MAPPED) the sender writes that ring itself; to any other
  * peer its link carries the message, and the receiving device puts it into the same
  * ring there (tw_velo_link_deliver). */
 #include "device/velo.h"

@@ -3,12 +3,19 @@
  *
  * Two kinds of link exist. A link with TW_LINK_MAPPED (shm) maps the peer's segment
  * — mailbox, notification queue, ATU table, RMA rings —, so the device writes the
- * peer's rings itself, as EXTOLL's VELO unit writes the target's mailbox: it needs no
- * operation of the table to send or to move RMA data. Any other link (udp) carries
- * device messages: the device hands it VELO messages and RMA requests and answers
- * (rma_wire.h) through the table, and the link hands what arrives back to the device
- * through the tw_link_device_t the device gave it at open. The target's device then
- * executes the RMA when it makes progress.
+ * peer's rings itself, as EXTOLL's VELO unit writes the target's mailbox: it sends
+ * and moves RMA data without an operation of the table, and uses the table for the
+ * segments themselves (naming, creating, mapping, removing) and for the copy into a
+ * peer's memory that is not mapped. Any other link (udp) carries device messages: the
+ * device hands it VELO messages and RMA requests and answers (rma_wire.h) through the
+ * table, and the link hands what arrives back to the device through the
+ * tw_link_device_t the device gave it at open. The target's device then executes the
+ * RMA when it makes progress.
+ *
+ * An endpoint's address is a list of fields separated by ',', one per link it opened,
+ * each tagged with the link's name ("<name>:..."); the mapped link's field comes first.
+ * The device finds the link of a field by its tag (tw_link_of_field), never by a
+ * name of its own.
  *
  * A link may include runtime and common headers, never device ones: it sees the
  * device only through tw_link_device_t. Not thread-safe: the device serialises its
@@ -22,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <tollway/endpoint.h>
 
@@ -41,6 +49,17 @@ enum {
     /* Messages arrive only when the link is polled (tw_link_t.poll). */
     TW_LINK_POLLED = 1u << 3,
 };
+
+/* What a mapped link's operations answer beyond the tw_status codes, and take. */
+enum {
+    /* tw_link_t.copy: the kernel refuses the copy (ptrace policy); the device moves the
+     * bytes another way */
+    TW_LINK_COPY_REFUSED = 1,
+    /* the longest name of a segment, its terminator included */
+    TW_LINK_SEGMENT_NAME_MAX = 96,
+};
+/* segment_create, segment_map, segment_populate: every page of the segment. */
+#define TW_LINK_POPULATE_ALL ((size_t)-1)
 
 /* One open instance of a link, private to its implementation. */
 typedef struct tw_link_ctx tw_link_ctx_t;
@@ -75,7 +94,7 @@ typedef struct tw_link {
     size_t velo_max;  /* the longest VELO message it carries */
 
     /* The operations of a link that carries device messages (NULL for a mapped link,
-     * whose peers the device reaches through memory). */
+     * whose peers the device reaches through memory; fd and the counters are optional). */
 
     /* Opens an instance for this endpoint (rank of size); its address, to publish,
      * into addr ("<name>:..."). NULL on failure, with a message on stderr. */
@@ -117,10 +136,55 @@ typedef struct tw_link {
      * now, with what was found in note; 0 with the reason in note. segment_size: the
      * bytes of one endpoint's segment with the current settings. */
     int (*probe)(size_t segment_size, char *note, size_t cap);
+
+    /* The operations of a mapped link (TW_LINK_MAPPED; NULL for the others): segments of
+     * memory on this node that peers map — an endpoint's own (its rings and tables) and
+     * its shared-heap blocks —, and the initiator's copy into a peer's other memory. The
+     * device lays out and checks what a segment holds; the link names it, creates it,
+     * maps it, and sees that it goes when the job ends. */
+
+    /* Before the first segment of the job in this process: from now on the job's
+     * segments on this node are removed once the job ends, however it ends, and never
+     * while this process may own one. TW_OK, or TW_ERR_SYSTEM with the reason on stderr. */
+    int (*hold)(tw_job_t *job);
+    /* The name of the segment of the endpoint (rank, index) of job (heap_id 0), or of
+     * its shared-heap block heap_id, into name (TW_LINK_SEGMENT_NAME_MAX bytes). */
+    void (*segment_name)(const tw_job_t *job, int rank, int index, uint32_t heap_id, char *name,
+                         size_t cap);
+    /* Creates, sizes and maps a new segment, its first `populate` bytes populated. NULL
+     * on failure, errno set; EEXIST when the name exists: it is never replaced here, since
+     * a live job may hold it. */
+    void *(*segment_create)(const char *name, size_t size, size_t populate);
+    /* Maps an existing segment read-write, its first `populate` bytes populated; its
+     * size comes back in *size. NULL on failure (errno set): missing, or smaller than
+     * min_size. */
+    void *(*segment_map)(const char *name, size_t min_size, size_t populate, size_t *size);
+    /* Populates the first bytes of a mapping of size bytes (once the caller knows how
+     * much of it is hot). */
+    void (*segment_populate)(void *base, size_t size, size_t populate);
+    void (*segment_unmap)(void *base, size_t size);
+    void (*segment_unlink)(const char *name);
+    /* This endpoint's field of its address ("<name>:..."), naming the segment so that
+     * peers on this node find it: the length written, or -1 when cap is too small. */
+    int (*segment_field)(const tw_job_t *job, const char *segment, char *field, size_t cap);
+    /* A peer's field (up to ',' or the end): 1 with its segment's name in segment when
+     * the peer is on this node, 0 when it is on another, -1 when the field is malformed. */
+    int (*segment_of)(const tw_job_t *job, const char *field, char *segment, size_t cap);
+    /* One copy between this process's memory at local and len bytes at remote in process
+     * pid (write: to it). TW_OK, TW_LINK_COPY_REFUSED, or TW_ERR_SYSTEM. */
+    int (*copy)(pid_t pid, void *local, uint64_t remote, uint64_t len, int write);
 } tw_link_t;
 
 /* The links this build has, in the order the device prefers them: a mapped link first. */
 extern const tw_link_t *const tw_links[];
 extern const unsigned tw_links_count;
+
+/* The link named by the len bytes at name; NULL when no link of this build is. */
+const tw_link_t *tw_link_named(const char *name, size_t len);
+/* The link an address field ("<name>:...") belongs to, by its tag; NULL for a tag no
+ * link of this build has, or a field without one. */
+const tw_link_t *tw_link_of_field(const char *field);
+/* The field of link in addr (fields separated by ','), or NULL when addr has none. */
+const char *tw_link_field(const char *addr, const tw_link_t *link);
 
 #endif

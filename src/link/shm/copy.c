@@ -16,7 +16,7 @@ int tw_shm_copy(pid_t pid, void *local, uint64_t remote, uint64_t len, int write
                           : process_vm_readv(pid, &l, 1, &r, 1, 0);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EPERM || errno == ENOSYS || errno == EACCES))
-            return TW_SHM_COPY_REFUSED;
+            return TW_LINK_COPY_REFUSED;
         if (n <= 0) return TW_ERR_SYSTEM;
         done += (uint64_t)n;
     }

@@ -27,7 +27,7 @@ static const char *cross_copy(void) {
     if (child == 0) {
         unsigned long got = 0;
         int rc = tw_shm_copy(parent, &got, (uint64_t)(uintptr_t)&word, sizeof got, 0);
-        _exit(rc == TW_OK && got == 0x7e57 ? 0 : rc == TW_SHM_COPY_REFUSED ? 1 : 2);
+        _exit(rc == TW_OK && got == 0x7e57 ? 0 : rc == TW_LINK_COPY_REFUSED ? 1 : 2);
     }
     int status;
     while (waitpid(child, &status, 0) < 0)
@@ -46,13 +46,13 @@ static void human_size(char *buf, size_t cap, double bytes) {
 }
 
 int tw_shm_probe(size_t segment_size, char *note, size_t cap) {
-    char name[TW_SHM_NAME_MAX];
+    char name[TW_LINK_SEGMENT_NAME_MAX];
     snprintf(name, sizeof name, "/tw-probe-%ld", (long)getpid());
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    void *base = tw_shm_create(name, page, TW_SHM_POPULATE_ALL);
+    void *base = tw_shm_create(name, page, TW_LINK_POPULATE_ALL);
     if (!base && errno == EEXIST) { /* left by a process of this pid that is gone */
         tw_shm_unlink(name);
-        base = tw_shm_create(name, page, TW_SHM_POPULATE_ALL);
+        base = tw_shm_create(name, page, TW_LINK_POPULATE_ALL);
     }
     if (!base) {
         snprintf(note, cap, "cannot create a shared-memory segment in " SHM_DIR ": %s",

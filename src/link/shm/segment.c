@@ -3,12 +3,36 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-void tw_shm_endpoint_name(char *name, size_t cap, const char *job_id, int rank, int index) {
-    snprintf(name, cap, "/tw-%s-ep%d-%d", job_id, index, rank);
+#include "link/shm/shm.h"
+
+void tw_shm_segment_name(const tw_job_t *job, int rank, int index, uint32_t heap_id, char *name,
+                         size_t cap) {
+    if (heap_id)
+        snprintf(name, cap, "/tw-%s-heap%d-%d-%u", job->job_id, index, rank, heap_id);
+    else
+        snprintf(name, cap, "/tw-%s-ep%d-%d", job->job_id, index, rank);
+}
+
+int tw_shm_segment_field(const tw_job_t *job, const char *segment, char *field, size_t cap) {
+    int n = snprintf(field, cap, "%s:%s:%s", tw_link_shm.name, job->node, segment);
+    return n < 0 || (size_t)n >= cap ? -1 : n;
+}
+
+int tw_shm_segment_of(const tw_job_t *job, const char *field, char *segment, size_t cap) {
+    size_t tag = strlen(tw_link_shm.name), len = strcspn(field, ",");
+    if (len <= tag || strncmp(field, tw_link_shm.name, tag) || field[tag] != ':') return -1;
+    const char *node = field + tag + 1, *end = field + len;
+    const char *name = memchr(node, ':', (size_t)(end - node));
+    if (!name || name + 1 == end || name[1] != '/' || (size_t)(end - name - 1) >= cap) return -1;
+    memcpy(segment, name + 1, (size_t)(end - name - 1));
+    segment[end - name - 1] = '\0';
+    size_t node_len = (size_t)(name - node);
+    return node_len == strlen(job->node) && !strncmp(node, job->node, node_len);
 }
 
 /* Pages faulted in now are not faulted on a hot path later. MADV_POPULATE_WRITE does

@@ -1,5 +1,6 @@
 /* The shm link: segments of one job on one node, mapped by every peer that talks to
- * their owner (segment.c), the cross-process copy (copy.c), and the table (link.c). */
+ * their owner (segment.c), the cross-process copy (copy.c), the node's watcher of a
+ * job's segments (watch.c), and the table (link.c). */
 #ifndef TW_LINK_SHM_SHM_H
 #define TW_LINK_SHM_SHM_H
 
@@ -11,10 +12,7 @@
 
 extern const tw_link_t tw_link_shm;
 
-/* One copy between this process's memory at local and len bytes at remote in process
- * pid (write: to it). TW_OK, TW_SHM_COPY_REFUSED (the kernel will not: ptrace policy),
- * or TW_ERR_SYSTEM. */
-enum { TW_SHM_COPY_REFUSED = 1 };
+/* tw_link_t.copy: one process_vm_readv/writev. */
 int tw_shm_copy(pid_t pid, void *local, uint64_t remote, uint64_t len, int write);
 
 /* The link's probe (tw_link_t.probe): segments can be created and sized here. */
