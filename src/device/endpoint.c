@@ -83,24 +83,52 @@ static const tw_link_t *mapped_link(void) {
     return NULL;
 }
 
+/* The link TW_LINK names into *chosen (NULL for auto: each peer by its node). TW_OK, or
+ * TW_ERR_CONFIG with the reason on stderr: no link of this build has that name, or it
+ * names a mapped link, which reaches this node only, and the job spans nodes. */
+static int choose_link(const tw_job_t *job, const tw_link_t **chosen) {
+    const char *name = job->config->link;
+    *chosen = NULL;
+    if (!strcmp(name, "auto")) return TW_OK;
+    *chosen = tw_link_named(name, strlen(name));
+    if (!*chosen) {
+        char valid[160];
+        size_t at = (size_t)snprintf(valid, sizeof valid, "auto");
+        for (unsigned i = 0; i < tw_links_count && at < sizeof valid; i++)
+            at += (size_t)snprintf(valid + at, sizeof valid - at, "%s%s",
+                                   i + 1 == tw_links_count ? " or " : ", ", tw_links[i]->name);
+        fprintf(stderr, "tollway: invalid TW_LINK='%s': must be %s\n", name, valid);
+        return TW_ERR_CONFIG;
+    }
+    if (((*chosen)->caps & TW_LINK_MAPPED) && job->local_size < job->size) {
+        fprintf(stderr,
+                "tollway: rank %d: TW_LINK=%s reaches ranks on this node only, but the job spans "
+                "nodes (%d of its %d ranks are here): unset TW_LINK, or run the job on one node\n",
+                job->base + job->rank, name, job->local_size, job->size);
+        return TW_ERR_CONFIG;
+    }
+    return TW_OK;
+}
+
 /* The links that carry messages, beside the mapped one: opened when the job spans
- * nodes (or TW_LINK=udp: the first of them for every peer of the job). Each appends
- * its address to addr (",<name>:..."). A spawned job (base > 0) runs on its
- * launcher's node: the mapped link alone reaches it. */
-static int open_links(tw_ep_t *ep, char *addr, size_t cap) {
+ * nodes, or when TW_LINK names one of them (then that one alone, for every peer of the
+ * job). Each appends its address to addr (",<name>:..."). A spawned job (base > 0)
+ * runs on its launcher's node: the mapped link alone reaches it. */
+static int open_links(tw_ep_t *ep, const tw_link_t *chosen, char *addr, size_t cap) {
     tw_job_t *job = ep->job;
-    int everywhere = job->config->udp_everywhere;
-    if (job->size == 1 || job->base > 0 || (!everywhere && job->local_size == job->size)) return 0;
+    if ((chosen && (chosen->caps & TW_LINK_MAPPED)) || job->size == 1 || job->base > 0 ||
+        (!chosen && job->local_size == job->size))
+        return 0;
     for (unsigned i = 0; i < tw_links_count && ep->nlinks < TW_EP_LINKS_MAX; i++) {
         const tw_link_t *link = tw_links[i];
-        if (link->caps & TW_LINK_MAPPED) continue;
+        if ((link->caps & TW_LINK_MAPPED) || (chosen && link != chosen)) continue;
         tw_ep_link_t *via = &ep->links[ep->nlinks];
         *via = (tw_ep_link_t){.link = link, .ep = ep};
         char mine[128];
         via->ctx = link->open(job, &device_side, via, mine, sizeof mine);
         if (!via->ctx) return -1;
         ep->nlinks++;
-        if (everywhere && !ep->every_peer) ep->every_peer = via;
+        if (link == chosen) ep->every_peer = via;
         if ((link->caps & TW_LINK_POLLED) && !ep->polled) ep->polled = via;
         int n = snprintf(addr, cap, ",%s", mine);
         if (n < 0 || (size_t)n >= cap) return -1;
@@ -131,11 +159,15 @@ int tw_ep_open(tw_ep_t **out) {
     tw_job_t *job;
     int rc = tw_job_attach(&job);
     if (rc) return rc;
-    const tw_link_t *mapped = mapped_link();
-    if (!mapped)
+    const tw_link_t *mapped = mapped_link(), *chosen;
+    if (!mapped) {
         fprintf(stderr, "tollway: this build has no mapped link to hold an endpoint's segment\n");
+        rc = TW_ERR_SYSTEM;
+    } else {
+        rc = choose_link(job, &chosen);
+    }
     /* before the first segment of the job: it must not be taken for a leftover */
-    rc = mapped ? mapped->hold(job) : TW_ERR_SYSTEM;
+    if (!rc) rc = mapped->hold(job);
     if (rc) {
         tw_job_detach(job);
         return rc;
@@ -221,11 +253,11 @@ int tw_ep_open(tw_ep_t **out) {
         return TW_ERR_NOMEM;
     }
 
-    /* The mapped link reaches this node; a job that spans nodes (or TW_LINK=udp) opens
-     * the links that carry messages too. Each adds its field to our address. */
+    /* The mapped link reaches this node; a job that spans nodes (or TW_LINK) opens the
+     * links that carry messages too. Each adds its field to our address. */
     char key[64], value[TW_PMI_VALUE_MAX];
     int at = mapped->segment_field(job, ep->segment_name, value, sizeof value);
-    if (at < 0 || open_links(ep, value + at, sizeof value - (size_t)at)) {
+    if (at < 0 || open_links(ep, chosen, value + at, sizeof value - (size_t)at)) {
         tw_ep_close(ep);
         return TW_ERR_SYSTEM;
     }

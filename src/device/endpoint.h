@@ -73,8 +73,8 @@ struct tw_ep {
     tw_ep_link_t links[TW_EP_LINKS_MAX];
     unsigned nlinks;
     tw_ep_link_t *mapped; /* the mapped link (TW_LINK_MAPPED): this node, and our segment */
-    /* the link that carries messages to every peer of the job, this node's too
-     * (TW_LINK=udp); NULL: each peer by its node */
+    /* the link that carries messages TW_LINK names for every peer of the job, this node's
+     * too; NULL: each peer by its node */
     tw_ep_link_t *every_peer;
     tw_ring_producer_t velo_self; /* what links deliver goes into our own mailbox */
     /* notifications the device writes while it serves a link: a producer of its own,

@@ -47,7 +47,6 @@ static const char *const wait_names[] = {[TW_WAIT_AUTO] = "auto",
                                          [TW_WAIT_SPIN] = "spin",
                                          [TW_WAIT_YIELD] = "yield",
                                          [TW_WAIT_SLEEP] = "sleep"};
-static const char *const link_names[] = {"auto", "udp"}; /* udp_everywhere: 0 or 1 */
 static const char *const udp_auth_names[] = {[TW_UDP_AUTH_AUTO] = "auto",
                                              [TW_UDP_AUTH_HEADER] = "header",
                                              [TW_UDP_AUTH_PAYLOAD] = "payload"};
@@ -98,6 +97,7 @@ static const char *const fault_keys[] = {"drop",  "duplicate", "reorder", "corru
                                          "delay", "delay_us",  "seed"};
 
 static int node_name_ok(const char *s);
+static int link_name_ok(const char *s);
 static int ipv4_ok(const char *s);
 
 static const setting_row_t rows[TW_SETTING_COUNT] = {
@@ -234,13 +234,17 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                      "the network namespace)"},
                          TEXT(node),
                          .has_form = node_name_ok},
+    /* the links are the device's to know: it refuses a name none of them has */
     [TW_SETTING_LINK] = {{.name = "TW_LINK",
-                          CHOICES(link_names),
+                          .type = TW_SETTING_STRING,
                           .owner = TW_OWNER_DEVICE,
                           .default_value = "auto",
-                          .meaning = "auto (shm on this node, udp to others), or udp: every peer "
-                                     "over udp"},
-                         NUMBER(udp_everywhere)},
+                          .form = "auto, or the name of a link of this build (twinfo --links)",
+                          .meaning = "auto (shm on this node, udp to others), or the link for "
+                                     "every peer: udp (those on this node too), shm (a job on "
+                                     "one node only)"},
+                         TEXT(link),
+                         .has_form = link_name_ok},
     [TW_SETTING_UDP_ADDR] = {{.name = "TW_UDP_ADDR",
                               .type = TW_SETTING_STRING,
                               .owner = TW_OWNER_LINK,
@@ -626,6 +630,15 @@ static int parse_faults(tw_config_t *cfg, const char *value) {
 static int ipv4_ok(const char *s) {
     struct in_addr a;
     return strlen(s) < 16 && inet_pton(AF_INET, s, &a) == 1;
+}
+
+/* A link's name as a field of an address tags it: lowercase letters and digits. */
+static int link_name_ok(const char *s) {
+    size_t n = strlen(s);
+    if (n == 0 || n > 15) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z'))) return 0;
+    return 1;
 }
 
 static int node_name_ok(const char *s) {

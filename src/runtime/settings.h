@@ -59,9 +59,9 @@ typedef struct tw_config {
     char job_secret[33];        /* hex; empty when unset */
     int local_rank, local_size; /* -1 when unset */
     /* nodes and links */
-    char node[64];      /* TW_NODE: this node's identity; empty: host name + network namespace */
-    int udp_everywhere; /* TW_LINK=udp: every peer over udp, those on this node too */
-    char udp_addr[16];  /* TW_UDP_ADDR: the IPv4 address to bind; empty: found */
+    char node[64];     /* TW_NODE: this node's identity; empty: host name + network namespace */
+    char link[16];     /* TW_LINK: "auto", or the name of the link for every peer */
+    char udp_addr[16]; /* TW_UDP_ADDR: the IPv4 address to bind; empty: found */
     uint32_t udp_timeout_ms, udp_rto_us, udp_window;
     uint32_t udp_mtu;       /* 0: the MTU of the interface the link binds */
     tw_udp_auth_t udp_auth; /* what the MAC of a udp packet covers */

@@ -54,7 +54,7 @@ static void test_good_values(void **state) {
     assert_true(cfg.fault_drop == 0.01 && cfg.fault_corrupt == 0.001 && cfg.fault_duplicate == 0);
     assert_int_equal(cfg.fault_delay_us, 500);
     assert_int_equal(cfg.fault_seed, 7);
-    assert_int_equal(cfg.udp_everywhere, 1);
+    assert_string_equal(cfg.link, "udp");
     assert_int_equal(parse(&cfg, "TW_NODE=rack1-n07", "TW_UDP_ADDR=10.0.0.2", err), 0);
     assert_string_equal(cfg.node, "rack1-n07");
     assert_string_equal(cfg.udp_addr, "10.0.0.2");
@@ -104,7 +104,11 @@ static void test_bad_values(void **state) {
     expect_rejected("TW_UDP_ADDR=10.0.0", "TW_UDP_ADDR");
     expect_rejected("TW_UDP_FAULTS=drop=0.1,", "TW_UDP_FAULTS");
     expect_rejected("TW_NODE=a b", "TW_NODE");
-    expect_rejected("TW_LINK=tcp", "TW_LINK");
+    /* a name of no link is the device's to refuse (test_links); these are no names */
+    expect_rejected("TW_LINK=", "TW_LINK");
+    expect_rejected("TW_LINK=UDP", "TW_LINK");
+    expect_rejected("TW_LINK=shm:", "TW_LINK");
+    expect_rejected("TW_LINK=averyverylonglinkname", "TW_LINK");
     expect_rejected("TW_UDP_WINDOW=8", "TW_UDP_WINDOW");
     expect_rejected("TW_UDP_TIMEOUT=5", "TW_UDP_TIMEOUT");
     expect_rejected("TW_PROGRESS_THREAD=yes", "TW_PROGRESS_THREAD");

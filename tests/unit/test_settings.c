@@ -70,7 +70,7 @@ static void test_defaults(void **state) {
     assert_int_equal(cfg.local_rank, -1);
     assert_int_equal(cfg.local_size, -1);
     assert_string_equal(cfg.node, "");
-    assert_int_equal(cfg.udp_everywhere, 0);
+    assert_string_equal(cfg.link, "auto");
     assert_string_equal(cfg.udp_addr, "");
     assert_int_equal(cfg.udp_timeout_ms, 30000);
     assert_int_equal(cfg.udp_rto_us, 2000);
@@ -234,7 +234,6 @@ static void test_choice_names(void **state) {
         {"TW_COLL_SHM=shm", offsetof(tw_config_t, coll_shm), TW_COLL_SHM_SHM},
         {"TW_WAIT=spin", offsetof(tw_config_t, wait), TW_WAIT_SPIN},
         {"TW_RMA_COPY=pipeline", offsetof(tw_config_t, rma_copy), TW_RMA_COPY_PIPELINE},
-        {"TW_LINK=udp", offsetof(tw_config_t, udp_everywhere), 1},
     };
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
         int got;

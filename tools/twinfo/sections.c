@@ -254,13 +254,15 @@ void section_links(report_t *r) {
     }
     /* TW_LINK in effect (the default when the settings are invalid): auto, or the name
      * of the link that is to carry every peer */
-    const tw_setting_info_t *choice = tw_setting_info(TW_SETTING_LINK);
-    int c = tw_setting_choice(TW_SETTING_LINK);
-    const char *forced = c >= 0 && (size_t)c < choice->nchoices ? choice->choices[c] : "auto";
-    int everywhere = strcmp(forced, "auto") != 0;
+    const char *forced = tw_settings_status() == TW_OK ? tw_setting_text(TW_SETTING_LINK) : "auto";
+    int everywhere = strcmp(forced, "auto") != 0, known = !everywhere;
+    for (size_t i = 0; i < n; i++) known |= !strcmp(names[i], forced);
+    char shown[96];
+    snprintf(shown, sizeof shown, "%s%s", forced,
+             known ? "" : " (no link of this build has that name: endpoints refuse it)");
     report_open(r, "links", "Links");
     report_list(r, "compiled", "Compiled in", names, n);
-    report_text(r, "tw_link", "TW_LINK", forced);
+    report_text(r, "tw_link", "TW_LINK", shown);
     for (size_t i = 0; i < n; i++) {
         const tw_link_report_t *l = &links[i];
         char reaches[96];
