@@ -1,11 +1,11 @@
 /* The device's progress engine and the optional progress thread (see progress.h).
  *
- * The thread
- * sleeps in ppoll on the link's socket, so a packet wakes it at once and an idle
- * link costs nothing but the timer that drives retransmissions. While the owner is
- * calling tollway itself (the lock changed hands since the last look) the thread
- * stays out of its way, sleeping one interval at a time: two threads polling one
- * socket on a two-core machine would only slow both down. */
+ * The thread sleeps in ppoll on the descriptors of every open link that has one (a
+ * socket of each), so a packet on any of them wakes it at once and an idle link costs
+ * nothing but the timer that drives retransmissions. While the owner is calling
+ * tollway itself (the lock changed hands since the last look) the thread stays out of
+ * its way, sleeping one interval at a time: two threads polling one socket on a
+ * two-core machine would only slow both down. */
 #include "device/progress.h"
 
 #include <errno.h>
@@ -49,8 +49,13 @@ static void *run(void *arg) {
     struct tw_progress_thread *p = ep->progress_thread;
     struct timespec interval = {(time_t)(p->interval_us / 1000000u),
                                 (long)(p->interval_us % 1000000u) * 1000};
-    /* it sleeps on the first link that must be polled */
-    struct pollfd fd = {.fd = ep->polled->link->fd(ep->polled->ctx), .events = POLLIN};
+    struct pollfd fds[TW_EP_LINKS_MAX];
+    nfds_t nfds = 0;
+    for (unsigned i = 0; i < ep->nlinks; i++) {
+        tw_ep_link_t *via = &ep->links[i];
+        int fd = via->link->fd ? via->link->fd(via->ctx) : -1;
+        if (fd >= 0) fds[nfds++] = (struct pollfd){.fd = fd, .events = POLLIN};
+    }
     uint64_t seen = atomic_load_explicit(&p->entries, memory_order_relaxed);
     while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
         uint64_t now = atomic_load_explicit(&p->entries, memory_order_relaxed);
@@ -66,7 +71,7 @@ static void *run(void *arg) {
         p->delivered += (uint64_t)tw_dev_poll_links(ep);
         p->polls++;
         pthread_mutex_unlock(&p->lock);
-        ppoll(&fd, 1, &interval, NULL); /* until a packet comes, or timers are due */
+        ppoll(fds, nfds, &interval, NULL); /* until a packet comes, or timers are due */
     }
     return NULL;
 }

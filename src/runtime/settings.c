@@ -329,10 +329,11 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                      .type = TW_SETTING_BOOLEAN,
                                      .owner = TW_OWNER_DEVICE,
                                      .default_value = "0",
-                                     .meaning = "1: a thread of each endpoint serves the udp link "
-                                                "(RMA requests, atomics and messages from other "
-                                                "nodes) while the process computes outside tollway "
-                                                "calls; 0: only tollway calls do"},
+                                     .meaning = "1: a thread of each endpoint serves the links "
+                                                "that carry messages, udp (RMA requests, atomics "
+                                                "and messages from other nodes) while the process "
+                                                "computes outside tollway calls; 0: only tollway "
+                                                "calls do"},
                                     NUMBER(progress_thread)},
     [TW_SETTING_PROGRESS_INTERVAL] = {{.name = "TW_PROGRESS_INTERVAL",
                                        .type = TW_SETTING_UNSIGNED,
@@ -342,8 +343,8 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                        .max = 1000000,
                                        .unit = "microseconds",
                                        .meaning = "how long the progress thread sleeps between "
-                                                  "looks at the link when nothing comes (it wakes "
-                                                  "at once when a packet arrives)"},
+                                                  "looks at the links when nothing comes (it "
+                                                  "wakes at once when a packet arrives)"},
                                       NUMBER(progress_interval_us)},
     [TW_SETTING_COLL_BCAST] = {{.name = "TW_COLL_BCAST",
                                 CHOICES(bcast_names),
