@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tollway/endpoint.h>
 
 #include "mpi_check.h"
 
@@ -426,6 +427,30 @@ static void list_categories(int print) {
     free(idx);
 }
 
+/* The links' counters come from the link table: each in the category named after its
+ * link, which is one of the counters' categories. */
+static void check_link_categories(void) {
+    int counters, n, *sub = malloc((size_t)ncats * sizeof(int));
+    CHECK(MPI_T_category_get_index("counters", &counters) == MPI_SUCCESS);
+    CHECK(MPI_T_category_get_info(counters, NULL, NULL, NULL, NULL, NULL, NULL, &n) == MPI_SUCCESS);
+    CHECK(MPI_T_category_get_categories(counters, n, sub) == MPI_SUCCESS);
+    for (size_t i = 0; i < tw_link_counter_count(); i++) {
+        const tw_link_counter_info_t *in = tw_link_counter_info(i);
+        char name[128];
+        snprintf(name, sizeof name, "%s_%s", in->link, in->name);
+        int pvar = pvar_index(name, MPI_T_PVAR_CLASS_COUNTER), cat, np, found = 0, under = 0;
+        CHECK(MPI_T_category_get_index(in->link, &cat) == MPI_SUCCESS);
+        CHECK(MPI_T_category_get_info(cat, NULL, NULL, NULL, NULL, NULL, &np, NULL) == MPI_SUCCESS);
+        int *members = malloc((size_t)np * sizeof(int));
+        CHECK(MPI_T_category_get_pvars(cat, np, members) == MPI_SUCCESS);
+        for (int k = 0; k < np; k++) found |= members[k] == pvar;
+        for (int k = 0; k < n; k++) under |= sub[k] == cat;
+        CHECK(found && under);
+        free(members);
+    }
+    free(sub);
+}
+
 /* Bad indices, names, handles and sessions. */
 static void check_errors(void) {
     char name[64];
@@ -679,6 +704,7 @@ int main(int argc, char **argv) {
     check_environment();
     list_pvars(rank == 0);
     list_categories(rank == 0);
+    check_link_categories();
     check_errors();
     check_writes();
     check_choice_writes();

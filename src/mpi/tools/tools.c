@@ -204,10 +204,11 @@ enum {
     CAT_VELO,
     CAT_RMA,
     CAT_ATU,
-    CAT_UDP,
     CAT_MPI_P2P,
     CAT_EVENTS,
-    CAT_COUNT
+    CAT_FIXED,
+    /* from here a category per link that counts, in the order of its counters */
+    CAT_LINKS = CAT_FIXED
 };
 
 typedef struct pvar {
@@ -221,6 +222,9 @@ typedef struct pvar {
 
 static pvar_t *pvars;
 static int npvars;
+/* the links with counters (tw_link_counter_info), each a category */
+static const char **link_cats;
+static int nlink_cats;
 
 static uint64_t read_ep(size_t offset) {
     uint64_t v;
@@ -294,12 +298,24 @@ static const struct {
 };
 enum { EP_COUNTERS = sizeof ep_counters / sizeof ep_counters[0] };
 
+/* The category of link's counters, added the first time a counter names it. */
+static int link_category(const char *link) {
+    int i = 0;
+    while (i < nlink_cats && strcmp(link_cats[i], link)) i++;
+    if (i == nlink_cats) link_cats[nlink_cats++] = link;
+    return CAT_LINKS + i;
+}
+
 /* The table, built once: its size depends on the links of the build. */
 static int pvars_build(void) {
     if (pvars) return 0;
     size_t nlink = tw_link_counter_count();
     pvar_t *t = calloc(EP_COUNTERS + nlink + 3, sizeof *t);
-    if (!t) return -1;
+    link_cats = t ? calloc(nlink ? nlink : 1, sizeof *link_cats) : NULL;
+    if (!link_cats) {
+        free(t);
+        return -1;
+    }
     int n = 0;
     for (int i = 0; i < EP_COUNTERS; i++, n++) {
         snprintf(t[n].name, sizeof t[n].name, "%s", ep_counters[i].name);
@@ -313,7 +329,7 @@ static int pvars_build(void) {
         const tw_link_counter_info_t *in = tw_link_counter_info(i);
         snprintf(t[n].name, sizeof t[n].name, "%s_%s", in->link, in->name);
         t[n].desc = in->meaning;
-        t[n].cat = CAT_UDP; /* the one link with counters so far */
+        t[n].cat = link_category(in->link);
         t[n].verbosity = MPI_T_VERBOSITY_TUNER_DETAIL;
         t[n].read = read_link;
         t[n].arg = i;
@@ -395,13 +411,13 @@ static void handle_set(struct tw_mpi_t_pvar_handle *h, uint64_t value) {
 
 static const struct {
     const char *name, *desc;
-} cats[CAT_COUNT] = {
+} cats[CAT_FIXED] = {
     [CAT_SETTINGS] = {"settings", "the TW_* settings, by the layer that reads them"},
     [CAT_SETTINGS_LAYER +
         TW_OWNER_RUNTIME] = {"settings_runtime", "settings of the runtime: nodes and jobs"},
     [CAT_SETTINGS_LAYER +
         TW_OWNER_DEVICE] = {"settings_device", "settings of the device: mailboxes, RMA, waiting"},
-    [CAT_SETTINGS_LAYER + TW_OWNER_LINK] = {"settings_link", "settings of the udp link"},
+    [CAT_SETTINGS_LAYER + TW_OWNER_LINK] = {"settings_link", "settings of the links"},
     [CAT_SETTINGS_LAYER +
         TW_OWNER_MPI] = {"settings_mpi", "settings of the MPI library: protocols, collectives"},
     [CAT_SETTINGS_LAYER +
@@ -412,11 +428,19 @@ static const struct {
     [CAT_VELO] = {"velo", "VELO messages of this process's endpoint"},
     [CAT_RMA] = {"rma", "RMA operations of this process's endpoint"},
     [CAT_ATU] = {"atu", "memory registration and address translation"},
-    [CAT_UDP] = {"udp", "the udp link to other nodes (0 in a job on one node)"},
     [CAT_MPI_P2P] = {"mpi_p2p", "MPI point-to-point matching queues"},
     [CAT_EVENTS] = {"events", "the event types (MPI_T_event_get_info): matching, protocols, "
-                              "lost peers, the udp link"},
+                              "lost peers, the links"},
 };
+
+static int cat_count(void) {
+    return CAT_LINKS + nlink_cats;
+}
+
+/* A link's category is named after it. */
+static const char *cat_name(int c) {
+    return c < CAT_FIXED ? cats[c].name : link_cats[c - CAT_LINKS];
+}
 
 /* The members of category c of each kind, written to out (up to len of them);
  * returns how many there are. */
@@ -441,10 +465,14 @@ static int cat_members(int c, int kind, int len, int *out) {
                 if (n < len) out[n] = i;
                 n++;
             }
-    } else { /* subcategories */
+    } else { /* subcategories: the counters' are the units' and the links' */
         int first = c == CAT_SETTINGS ? CAT_SETTINGS_LAYER : c == CAT_COUNTERS ? CAT_VELO : 0;
         int end = c == CAT_SETTINGS ? CAT_COUNTERS : c == CAT_COUNTERS ? CAT_EVENTS : 0;
         for (int i = first; i < end; i++) {
+            if (n < len) out[n] = i;
+            n++;
+        }
+        for (int i = CAT_LINKS; c == CAT_COUNTERS && i < cat_count(); i++) {
             if (n < len) out[n] = i;
             n++;
         }
@@ -830,16 +858,21 @@ int MPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, v
 int MPI_T_category_get_num(int *num_cat) {
     ENTER();
     if (!num_cat) LEAVE(MPI_T_ERR_INVALID);
-    *num_cat = CAT_COUNT;
+    *num_cat = cat_count();
     LEAVE(MPI_SUCCESS);
 }
 
 int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len,
                             int *num_cvars, int *num_pvars, int *num_categories) {
     ENTER();
-    if (cat_index < 0 || cat_index >= CAT_COUNT) LEAVE(MPI_T_ERR_INVALID_INDEX);
-    put_string(cats[cat_index].name, name, name_len);
-    put_string(cats[cat_index].desc, desc, desc_len);
+    if (cat_index < 0 || cat_index >= cat_count()) LEAVE(MPI_T_ERR_INVALID_INDEX);
+    char link_desc[96];
+    if (cat_index >= CAT_LINKS)
+        snprintf(link_desc, sizeof link_desc,
+                 "the %s link's counters (0 while it carries no peer of this process)",
+                 cat_name(cat_index));
+    put_string(cat_name(cat_index), name, name_len);
+    put_string(cat_index < CAT_FIXED ? cats[cat_index].desc : link_desc, desc, desc_len);
     if (num_cvars) *num_cvars = cat_members(cat_index, 0, 0, NULL);
     if (num_pvars) *num_pvars = cat_members(cat_index, 1, 0, NULL);
     if (num_categories) *num_categories = cat_members(cat_index, 2, 0, NULL);
@@ -849,8 +882,8 @@ int MPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc
 int MPI_T_category_get_index(const char *name, int *cat_index) {
     ENTER();
     if (!name || !cat_index) LEAVE(MPI_T_ERR_INVALID);
-    for (int i = 0; i < CAT_COUNT; i++)
-        if (!strcmp(cats[i].name, name)) {
+    for (int i = 0; i < cat_count(); i++)
+        if (!strcmp(cat_name(i), name)) {
             *cat_index = i;
             LEAVE(MPI_SUCCESS);
         }
@@ -859,7 +892,7 @@ int MPI_T_category_get_index(const char *name, int *cat_index) {
 
 static int category_list(int cat_index, int len, int indices[], int kind) {
     ENTER();
-    if (cat_index < 0 || cat_index >= CAT_COUNT) LEAVE(MPI_T_ERR_INVALID_INDEX);
+    if (cat_index < 0 || cat_index >= cat_count()) LEAVE(MPI_T_ERR_INVALID_INDEX);
     if (len < 0 || (len > 0 && !indices)) LEAVE(MPI_T_ERR_INVALID);
     cat_members(cat_index, kind, len, indices);
     LEAVE(MPI_SUCCESS);
@@ -879,7 +912,7 @@ int MPI_T_category_get_categories(int cat_index, int len, int indices[]) {
 
 int MPI_T_category_get_num_events(int cat_index, int *num_events) {
     ENTER();
-    if (cat_index < 0 || cat_index >= CAT_COUNT) LEAVE(MPI_T_ERR_INVALID_INDEX);
+    if (cat_index < 0 || cat_index >= cat_count()) LEAVE(MPI_T_ERR_INVALID_INDEX);
     if (!num_events) LEAVE(MPI_T_ERR_INVALID);
     *num_events = cat_members(cat_index, 3, 0, NULL);
     LEAVE(MPI_SUCCESS);
