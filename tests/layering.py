@@ -5,8 +5,10 @@ Reads the #include lines of every file under src/, tools/ and include/ and check
 
   1. what each layer may include:
        src/mpi      its own headers, the public headers (include/), src/common
-       src/device   device, link, runtime, common, public
-       src/link     link, runtime, common, public (never device)
+       src/device   device, link, runtime, common, public; of src/link only the
+                    table's headers (src/link/*.h), never one link's folder
+       src/link     link, runtime, common, public (never device); a link's folder
+                    (src/link/NAME/) never another link's
        src/runtime  runtime, common, public
        src/common   common, public
        tools/X      its own folder, runtime, common, public
@@ -158,6 +160,36 @@ def check_layers(graph):
             if not ok:
                 problems.append(
                     "%s:%d: includes \"%s\" (%s): %s" % (rel, line, name, target, rule))
+    return problems
+
+
+def link_folder(rel):
+    """The link whose folder holds a file ('src/link/shm/segment.h' -> 'shm'), '' for
+    the table's own files (src/link/*.[ch]), None outside src/link."""
+    parts = rel.split("/")
+    if parts[:2] != ["src", "link"]:
+        return None
+    return parts[2] if len(parts) > 3 else ""
+
+
+def check_link_folders(graph):
+    """The device reaches a link through the table alone, and a link is a folder of its
+    own: adding one changes no other."""
+    problems = []
+    for rel, edges in sorted(graph.items()):
+        here = layer_of(rel)
+        mine = link_folder(rel)
+        for name, target, line in edges:
+            there = link_folder(target)
+            if not there:
+                continue
+            if here == "device":
+                problems.append("%s:%d: includes \"%s\" (%s): src/device may include the link "
+                                "table's headers (src/link/*.h), never one link's folder"
+                                % (rel, line, name, target))
+            elif mine and mine != there:
+                problems.append("%s:%d: includes \"%s\" (%s): src/link/%s may not include "
+                                "another link's folder" % (rel, line, name, target, mine))
     return problems
 
 
@@ -386,6 +418,7 @@ def check(root):
     graph, unresolved = includes_of(root, files, generated_headers(root))
     problems = ["%s:%d: includes \"%s\", which is no file of the tree" % u for u in unresolved]
     problems += check_layers(graph)
+    problems += check_link_folders(graph)
     problems += check_mpi_folders(graph)
     problems += check_mpi_calls(root, graph)
     problems += check_header_cycles(graph)
@@ -421,6 +454,10 @@ def self_test():
         # layer rules
         "src/mpi/session/init.c": '#include "runtime/config.h"\n',
         "src/link/shm.c": '#include "device/velo.h"\n',
+        # a link's folder reached from the device, and from another link's folder
+        "src/link/tcp/tcp.h": '#include "runtime/config.h"\n',
+        "src/device/reach.c": '#include "link/tcp/tcp.h"\n',
+        "src/link/ofi/ofi.c": '#include "link/tcp/tcp.h"\n',
         "tools/twinfo/twinfo.c": '#include "device/velo.h"\n',
         "src/runtime/job.c": '#include "mpi/pt2pt/engine.h"\n',
         # an include cycle of headers
@@ -441,6 +478,10 @@ def self_test():
     expect = [
         'src/mpi/session/init.c:1: includes "runtime/config.h"',
         'src/link/shm.c:1: includes "device/velo.h"',
+        'src/device/reach.c:1: includes "link/tcp/tcp.h" (src/link/tcp/tcp.h): src/device may '
+        "include the link table's headers",
+        'src/link/ofi/ofi.c:1: includes "link/tcp/tcp.h" (src/link/tcp/tcp.h): src/link/ofi may '
+        "not include another link's folder",
         'tools/twinfo/twinfo.c:1: includes "device/velo.h"',
         'src/runtime/job.c:1: includes "mpi/pt2pt/engine.h"',
         "include cycle among headers: src/device/a.h -> src/device/b.h -> src/device/c.h -> src/device/a.h",
