@@ -1,4 +1,4 @@
-/* The shared heap: each block is a segment of the mapped link of its own, registered
+/* The shared heap: each block is a segment of its own (the mapped link's), registered
  * read-write on allocation, which peers on the node map on first access and then
  * reach with plain loads, stores and CPU atomics. */
 #include <errno.h>
