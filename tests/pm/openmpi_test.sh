@@ -12,10 +12,20 @@ args=(--oversubscribe)
 # a test run inside another job must not hand its variables to mpirun's ranks
 while read -r var; do unset "$var"; done < <(compgen -e | grep -E '^(SLURM_|PMI_|PMIX_|OMPI_)' || true)
 failed=0
+# Open MPI 4.1's own runtime (ORTE) now and then leaves a spawned child's PMIx_Init
+# unanswered on a loaded machine (once in a CI run; never in 12 runs alone or beside two
+# busy loops): the child ends after 60 s naming it (pm_pmix.c's watchdog), and the job
+# is run once more, saying so; a second such end, or any other failure, fails the test
+pmix_unanswered="has not answered PMIx_Init"
 run() {
     local name=$1 want=$2 expect=$3 out rc=0
     shift 3
     out=$(timeout 120 "$mpirun" "${args[@]}" "$@" 2>&1) || rc=$?
+    if [ "$rc" != 0 ] && grep -qF -- "$pmix_unanswered" <<<"$out"; then
+        echo "note $name: Open MPI's runtime left a PMIx_Init unanswered; run again"
+        rc=0
+        out=$(timeout 120 "$mpirun" "${args[@]}" "$@" 2>&1) || rc=$?
+    fi
     if { [ "$want" = ok ] && [ "$rc" != 0 ]; } || { [ "$want" = fail ] && [ "$rc" = 0 ]; } ||
         ! grep -qF -- "$expect" <<<"$out"; then
         echo "FAIL $name (exit $rc, expected $want and '$expect')"
