@@ -166,18 +166,22 @@ dead_job_swept) # leftovers of a job whose watcher died too go at the next job's
     # those of a job whose alive file is held stay
     dead=$(printf '5ead%08x%04x' $((RANDOM * 32768 + RANDOM)) $$)
     live=$(printf '11fe%08x%04x' $((RANDOM * 32768 + RANDOM)) $$)
-    for id in "$dead" "$live"; do
-        (umask 077 && : >"/dev/shm/tw-$id-alive" && : >"/dev/shm/tw-$id-ep0-0" &&
-            : >"/dev/shm/tw-$id-heap0-0-1")
-    done
-    # the holder: a process holding a shared lock on the live job's alive file, as a rank
-    (exec 9<"/dev/shm/tw-$live-alive" && flock -s 9 && exec sleep 300) >/dev/null 2>&1 &
+    (umask 077 && : >"/dev/shm/tw-$dead-alive" && : >"/dev/shm/tw-$dead-ep0-0" &&
+        : >"/dev/shm/tw-$dead-heap0-0-1")
+    # the holder: a process holding a shared lock on the live job's alive file, as a rank.
+    # The file is locked under another name and then renamed into place, so that the
+    # sweep of a job another test starts meanwhile never finds it unheld (and removes
+    # the job as dead); the job's other objects come once it is there
+    (umask 077 && exec 9>"/dev/shm/.tw-$live-alive" && flock -s 9 &&
+        mv "/dev/shm/.tw-$live-alive" "/dev/shm/tw-$live-alive" && exec sleep 300) >/dev/null 2>&1 &
     holder=$!
-    trap 'kill "$holder" 2>/dev/null; rm -f /dev/shm/tw-$live-* /dev/shm/tw-$dead-*; cleanup' EXIT
-    for _ in $(seq 100); do # the holder has its lock once a non-blocking try fails
-        flock -n -x "/dev/shm/tw-$live-alive" true || break
+    trap 'kill "$holder" 2>/dev/null; rm -f /dev/shm/tw-$live-* /dev/shm/.tw-$live-* /dev/shm/tw-$dead-*; cleanup' EXIT
+    for _ in $(seq 600); do
+        [ -e "/dev/shm/tw-$live-alive" ] && break
         sleep 0.1
     done
+    [ -e "/dev/shm/tw-$live-alive" ] || fail "the holder did not lock the live job's alive file"
+    (umask 077 && : >"/dev/shm/tw-$live-ep0-0" && : >"/dev/shm/tw-$live-heap0-0-1")
     start timeout 300 "$sleeper" 0
     wait_launcher
     [ "$rc" = 0 ] || fail "the job failed (exit $rc)"
