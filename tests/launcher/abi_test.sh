@@ -193,6 +193,16 @@ fortran_f08)
             for r in 0 1; do grep -q "^rank $r of 2$" out || fail "no 'rank $r of 2' line"; done
             grep -q "libmpi_usempif08.so.40 (that MPI's own, over the face)" err ||
                 fail "-v does not say that Open MPI's libmpi_usempif08.so.40 runs over the face"
+            # where Open MPI's library is not installed (hidden here, in a mount namespace
+            # of its own, behind /dev/null: no regular file where the loader looks), the
+            # program is refused naming it, not left to the loader on every rank
+            lib=$(ldconfig -p | sed -n 's/^[[:space:]]*libmpi_usempif08\.so\.40 .*=> //p' | head -1)
+            if [[ -n $lib ]] && unshare -m true 2>/dev/null; then
+                run unshare -m sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh \
+                    "$lib" "$mpiexec" -n 2 --timeout 60 ./f08_$mpi
+                expect_refused "cannot start './f08_$mpi'" "libmpi_usempif08.so.40" \
+                    "not installed here"
+            fi
         fi
     done
     ((built)) || skip "neither mpifort.mpich nor mpifort.openmpi builds an mpi_f08 program"

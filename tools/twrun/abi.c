@@ -1,8 +1,8 @@
 /* Which MPI a program was built for, and how twrun starts it (abi.h). */
 #include "abi.h"
 
-#include <dlfcn.h>
 #include <errno.h>
+#include <glob.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,24 +111,43 @@ static int dirs_hold(const char *rpath, const char *file, const char *soname) {
     }
 }
 
+/* Whether a directory named in the loader's configuration file conf (ld.so.conf: a
+ * directory a line, "include GLOB" taking other such files in; depth bounds the
+ * includes) holds a file named soname. */
+static int conf_holds(const char *conf, const char *soname, int depth) {
+    FILE *f = depth < 4 ? fopen(conf, "re") : NULL;
+    if (!f) return 0;
+    char line[PATH_MAX];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f)) {
+        char *p = line + strspn(line, " \t"), *end = p + strcspn(p, "#\r\n");
+        while (end > p && (end[-1] == ' ' || end[-1] == '\t')) end--;
+        *end = '\0';
+        if (!strncmp(p, "include", 7) && (p[7] == ' ' || p[7] == '\t')) {
+            glob_t g = {0};
+            if (glob(p + 8 + strspn(p + 8, " \t"), 0, NULL, &g) == 0)
+                for (size_t i = 0; i < g.gl_pathc && !found; i++)
+                    found = conf_holds(g.gl_pathv[i], soname, depth + 1);
+            globfree(&g);
+        } else if (*p == '/') {
+            found = dirs_hold(p, "/", soname);
+        }
+    }
+    fclose(f);
+    return found;
+}
+
 /* Whether the loader would find soname for the program (file, e) outside the faces
- * directory: on LD_LIBRARY_PATH, in its DT_RUNPATH (or DT_RPATH), or in the system's
- * library directories (the C library's, its /usr twin, /lib, /usr/lib, /lib64,
- * /usr/lib64, /usr/local/lib: what ld.so.conf names on Debian and Fedora). */
+ * directory: on LD_LIBRARY_PATH, in its DT_RUNPATH (or DT_RPATH), in a directory of
+ * the loader's configuration (/etc/ld.so.conf and what it includes: ldconfig's), or
+ * in its default ones. */
 static int found_outside_faces(const twr_elf_info_t *e, const char *file, const char *soname) {
     const char *env = getenv("LD_LIBRARY_PATH");
     if (env && *env && dirs_hold(env, file, soname)) return 1;
     const char *own = e->has_runpath ? e->runpath : e->has_rpath ? e->rpath : NULL;
     if (own && dirs_hold(own, file, soname)) return 1;
-    char dirs[3 * PATH_MAX] = "/lib:/usr/lib:/lib64:/usr/lib64:/usr/local/lib";
-    Dl_info libc;
-    if (dladdr((void *)printf, &libc) && libc.dli_fname && strrchr(libc.dli_fname, '/')) {
-        int len = (int)(strrchr(libc.dli_fname, '/') - libc.dli_fname);
-        size_t at = strlen(dirs);
-        snprintf(dirs + at, sizeof dirs - at, ":%.*s%s%.*s", len, libc.dli_fname,
-                 strncmp(libc.dli_fname, "/lib/", 5) ? "" : ":/usr", len, libc.dli_fname);
-    }
-    return dirs_hold(dirs, file, soname);
+    return conf_holds("/etc/ld.so.conf", soname, 0) ||
+           dirs_hold("/lib:/usr/lib:/lib64:/usr/lib64", file, soname);
 }
 
 /* The MPI a program holds inside, from the symbols it defines: "" when none. */
