@@ -15,13 +15,7 @@ contains
     integer :: count, ierror
     integer(kind=MPI_OFFSET_KIND) :: position
     integer(kind=MPI_ADDRESS_KIND) :: extra_state
-    integer, pointer :: user(:)
-    integer(kind=8), pointer :: file(:)
-    calls = calls + 1
-    if (datatype /= MPI_INTEGER .or. extra_state /= 42) wrong = wrong + 1
-    call c_f_pointer(userbuf, user, [position + count])
-    call c_f_pointer(filebuf, file, [count])
-    file = 2_8 * user(position + 1:position + count)
+    call convert(userbuf, datatype, count, filebuf, position, extra_state, .true.)
     ierror = MPI_SUCCESS
   end subroutine to_file
 
@@ -31,15 +25,30 @@ contains
     integer :: count, ierror
     integer(kind=MPI_OFFSET_KIND) :: position
     integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    call convert(userbuf, datatype, count, filebuf, position, extra_state, .false.)
+    ierror = MPI_SUCCESS
+  end subroutine from_file
+
+  ! both directions: count INTEGERs from position of the user's buffer, a word each
+  subroutine convert(userbuf, datatype, count, filebuf, position, extra_state, writing)
+    type(c_ptr), value :: userbuf, filebuf
+    type(MPI_Datatype) :: datatype
+    integer :: count
+    integer(kind=MPI_OFFSET_KIND) :: position
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    logical :: writing
     integer, pointer :: user(:)
     integer(kind=8), pointer :: file(:)
     calls = calls + 1
     if (datatype /= MPI_INTEGER .or. extra_state /= 42) wrong = wrong + 1
     call c_f_pointer(userbuf, user, [position + count])
     call c_f_pointer(filebuf, file, [count])
-    user(position + 1:position + count) = int(file / 2_8)
-    ierror = MPI_SUCCESS
-  end subroutine from_file
+    if (writing) then
+      file = 2_8 * user(position + 1:position + count)
+    else
+      user(position + 1:position + count) = int(file / 2_8)
+    end if
+  end subroutine convert
 
   subroutine file_extent(datatype, extent, extra_state, ierror)
     type(MPI_Datatype) :: datatype
