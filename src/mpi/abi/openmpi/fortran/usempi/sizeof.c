@@ -3,9 +3,9 @@
  * mpi_sizeof_<type>_scalar_ and mpi_sizeof_<type>_r<rank>_ (ompi/mpi/fortran/base/
  * gen-mpi-sizeof.pl, run with --maxrank=15 for gfortran; the array an assumed-size
  * DIMENSION(1,..,1,*), passed by address). Open MPI's libmpi_usempi_ignore_tkr.so.40
- * exports them, for the mpi module, and libmpi_usempif08.so.40 too, for mpi_f08 (ierror
- * OPTIONAL there), where Open MPI's mpifort links them first: the library of this file
- * serves both sonames (face.json's "fortran" "libraries"). The size is STORAGE_SIZE(x)/8
+ * exports them, for the mpi module, which the library of this file stands for (face.json's
+ * "fortran" "libraries"); libmpi_usempif08.so.40 exports them too (ierror OPTIONAL
+ * there), and is Open MPI's own over the face. The size is STORAGE_SIZE(x)/8
  * of one element: of both parts of a complex, of a CHARACTER (of length 1) 1, of a
  * default LOGICAL 4. Open MPI 4.1 has the types from int8 to complex128; 5 adds real16
  * and complex16 (REAL of 2 bytes) where the compiler has them. */
