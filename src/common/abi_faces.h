@@ -94,8 +94,8 @@ static const tw_abi_soname_t tw_abi_sonames[] __attribute__((unused)) = {
      "Open MPI's Fortran bindings (mpif.h)", 0},
     {"libmpi_usempi.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_COMPANION,
      "Open MPI's Fortran bindings (use mpi)", 0},
-    /* MPI_SIZEOF's procedures, of the mpi module */
-    {"libmpi_usempi_ignore_tkr.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_SERVED,
+    /* MPI_SIZEOF's procedures of the mpi module: Open MPI's own, which need no MPI */
+    {"libmpi_usempi_ignore_tkr.so.40", TW_ABI_FACE_OPENMPI, TW_ABI_OVER_FACE,
      "Open MPI's Fortran bindings (use mpi: MPI_SIZEOF)", 0},
     /* the mpi_f08 module's procedures (and MPI_SIZEOF's, which Open MPI's mpifort links
        from here first): Open MPI's own, over the face's libmpi_mpifh.so.40, whose entry

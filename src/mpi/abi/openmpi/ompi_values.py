@@ -211,13 +211,11 @@ def table(extracts):
         "fortran_handles": {n: fvalues[n] for n in sorted(fvalues)},
         # the library of mpif.h and `use mpi` programs; its special addresses are the
         # common blocks Tollway's own mpif.h names (mpi_fortran_bottom and the rest).
-        # MPI_SIZEOF's procedures are a library of their own (no MPI underneath), under
-        # the soname of the mpi module's library. mpi_f08's (libmpi_usempif08.so.40,
-        # which Open MPI's mpifort links first, so that a `use mpi` program calling
-        # MPI_SIZEOF may need it too) is Open MPI's own, running over this library's
-        # ompi_send_f and the rest (src/common/abi_faces.h: TW_ABI_OVER_FACE)
-        "fortran": {"soname": "libmpi_mpifh.so.40", "commons": "",
-                    "libraries": [{"soname": "libmpi_usempi_ignore_tkr.so.40", "sources": "usempi"}]},
+        # The modules' own libraries (libmpi_usempif08.so.40, which calls this one's
+        # entry points as ompi_send_f and the rest, libmpi_usempi_ignore_tkr.so.40 with
+        # MPI_SIZEOF's procedures) are Open MPI's own over the face
+        # (src/common/abi_faces.h: TW_ABI_OVER_FACE)
+        "fortran": {"soname": "libmpi_mpifh.so.40", "commons": ""},
         "version": [["MPI_VERSION", values["MPI_VERSION"]], ["MPI_SUBVERSION", values["MPI_SUBVERSION"]]],
         "integer_types": [["MPI_Aint", "intptr_t"], ["MPI_Offset", "long long"], ["MPI_Count", "long long"], ["MPI_Fint", "int"]],
         "handle_form": "object",

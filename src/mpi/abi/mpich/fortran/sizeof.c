@@ -7,7 +7,20 @@
  * REALs 8, no DOUBLE COMPLEX); 4.1 and later (maint/local_python/binding_f90.py,
  * dump_f90_sizeofs) by type and size, COMPLEX*16 among them. Both sets are here:
  * INTEGER*1, *2 and *8 are named alike in both. */
-#include "mpi/abi/fortran_sizeof.h"
+
+/* TW_F_SIZEOF(NAME, BYTES) defines one: subroutine NAME(x, size, ierror) sets size to
+ * BYTES, the size of one element of x (of the whole of a complex: both parts), and
+ * ierror to MPI_SUCCESS (0). x is passed by address and not read; a CHARACTER's
+ * procedure is also passed its length, after these (gfortran's hidden length), which
+ * it does not read either: MPICH gives the size of a CHARACTER of length 1, whatever
+ * the length. */
+#define TW_F_SIZEOF(name, bytes)                                                                   \
+    void name(const void *x, int *size, int *ierror);                                              \
+    void name(const void *x, int *size, int *ierror) {                                             \
+        (void)x;                                                                                   \
+        *size = (bytes);                                                                           \
+        if (ierror) *ierror = 0;                                                                   \
+    }
 
 /* clang-format off */
 /* X(suffix, bytes): MPICH 4.0's, then those 4.1 added */
