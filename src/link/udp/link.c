@@ -39,16 +39,8 @@
 #include <tollway/velo.h>
 
 #include "link/link.h"
+#include "link/message.h"
 #include "link/udp/udp.h"
-
-enum { LINK_VELO = 1, LINK_RMA_REQ = 2, LINK_RMA_ANSWER = 3 };
-
-/* What precedes the payload of every device message on the link. */
-typedef struct link_hdr {
-    uint8_t kind;
-    uint8_t unused;
-    uint16_t tag;
-} link_hdr_t;
 
 /* The address to bind: TW_UDP_ADDR; else loopback when the launcher says every rank
  * of the job is on this node (TW_LINK=udp on one host: nothing needs to reach it from
@@ -101,7 +93,6 @@ static unsigned interface_mtu(const struct sockaddr_in *addr) {
  * peer: it grows to that bound, never past it (a peer beyond it is refused). Each slot
  * keeps its buffer once sent, for the next answer queued there: a window that stays
  * full allocates nothing per answer. */
-enum { LINK_RMA_MSG_MAX = 4 + sizeof(rma_req_t) + REMOTE_CHUNK_MAX };
 /* Below RMA_UNANSWERED_MAX, so that an initiator stopped at that bound always has
  * requests on the way whose arrival releases the held answer. */
 enum { ANSWERS_HELD = RMA_UNANSWERED_MAX / 4 };
@@ -224,7 +215,7 @@ static int link_poll(tw_link_ctx_t *l);
 
 static int link_velo_send(tw_link_ctx_t *l, int dest, unsigned tag, const void *hdr, size_t hlen,
                           const void *buf, size_t len) {
-    link_hdr_t h = {LINK_VELO, 0, (uint16_t)tag};
+    tw_link_msg_hdr_t h = {TW_LINK_MSG_VELO, 0, (uint16_t)tag};
     struct iovec v[3] = {{&h, sizeof h}, {(void *)hdr, hlen}, {(void *)buf, len}};
     int rc = tw_udp_sendv(l->udp, (uint32_t)dest, v, 3);
     if (rc == TW_RETRY) { /* the window is full: take in what acknowledgements came */
@@ -234,13 +225,13 @@ static int link_velo_send(tw_link_ctx_t *l, int dest, unsigned tag, const void *
     return rc;
 }
 
-_Static_assert((size_t)LINK_RMA_MSG_MAX <= (size_t)TW_UDP_MSG_MAX,
+_Static_assert((size_t)TW_LINK_RMA_MSG_MAX <= (size_t)TW_UDP_MSG_MAX,
                "an RMA chunk fits a link message");
 
 static int link_rma_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *data,
                             size_t len) {
-    link_hdr_t h = {LINK_RMA_REQ, 0, 0};
-    if (sizeof h + sizeof *r + len > LINK_RMA_MSG_MAX) return TW_ERR_SIZE;
+    tw_link_msg_hdr_t h = {TW_LINK_MSG_RMA_REQ, 0, 0};
+    if (sizeof h + sizeof *r + len > TW_LINK_RMA_MSG_MAX) return TW_ERR_SIZE;
     struct iovec v[3] = {{&h, sizeof h}, {(void *)r, sizeof *r}, {(void *)data, len}};
     /* the data is sent from where it is, and again from there if it is lost: the put
      * completes (and its source may change) only once the target's answer has come,
@@ -251,13 +242,13 @@ static int link_rma_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, cons
 static uint64_t link_rma_chunk(tw_link_ctx_t *l) {
     /* a chunk in one datagram (a message over several costs the window more and is
      * lost whole with any of its packets); the answer's header is the smaller */
-    size_t room = tw_udp_payload_max(l->udp) - sizeof(link_hdr_t) - sizeof(rma_req_t);
+    size_t room = tw_udp_payload_max(l->udp) - sizeof(tw_link_msg_hdr_t) - sizeof(rma_req_t);
     if (room >= REMOTE_CHUNK_MAX) return REMOTE_CHUNK_MAX;
     return room > RMA_CHUNK ? room & ~(size_t)1023 : RMA_CHUNK;
 }
 
 static int link_rma_can_request(tw_link_ctx_t *l, int dest, size_t len) {
-    return tw_udp_room(l->udp, (uint32_t)dest, sizeof(link_hdr_t) + sizeof(rma_req_t) + len);
+    return tw_udp_room(l->udp, (uint32_t)dest, sizeof(tw_link_msg_hdr_t) + sizeof(rma_req_t) + len);
 }
 
 static int link_rma_can_answer(tw_link_ctx_t *l) {
@@ -291,9 +282,9 @@ static void link_rma_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, c
 
 static void send_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
                         size_t len) {
-    link_hdr_t h = {LINK_RMA_ANSWER, 0, 0};
+    tw_link_msg_hdr_t h = {TW_LINK_MSG_RMA_ANSWER, 0, 0};
     size_t total = sizeof h + sizeof *a + len;
-    if (total > LINK_RMA_MSG_MAX) return;
+    if (total > TW_LINK_RMA_MSG_MAX) return;
     struct iovec v[3] = {{&h, sizeof h}, {(void *)a, sizeof *a}, {(void *)data, len}};
     if (!l->count && tw_udp_sendv(l->udp, (uint32_t)dest, v, 3) != TW_RETRY) return;
     /* behind others, or no room in the window: queued (the caller made sure of room) */
@@ -314,25 +305,12 @@ static void send_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const
     l->count++;
 }
 
-int tw_link_udp_deliver(const tw_link_device_t *dev, void *dev_ctx, uint32_t peers, uint32_t source,
-                        const void *msg, size_t len) {
-    link_hdr_t h;
-    if (len < sizeof h || source >= peers) return TW_ERR_CORRUPT;
-    memcpy(&h, msg, sizeof h);
-    const unsigned char *body = (const unsigned char *)msg + sizeof h;
-    size_t blen = len - sizeof h;
-    if (h.kind == LINK_RMA_REQ) return dev->rma_request(dev_ctx, source, body, blen);
-    if (h.kind == LINK_RMA_ANSWER) return dev->rma_answer(dev_ctx, source, body, blen);
-    if (h.kind == LINK_VELO) return dev->velo(dev_ctx, source, h.tag, body, blen);
-    return TW_ERR_CORRUPT;
-}
-
 /* A message the link delivers, checked before it is believed. 0: taken; 1: no room
  * in the mailbox (or notification queue) now (the link brings it again). */
 static int arrived(void *ctx, uint32_t source, const void *data, size_t len) {
     tw_link_ctx_t *l = ctx;
-    if (len < sizeof(link_hdr_t)) return 0; /* nothing to take: dropped */
-    int rc = tw_link_udp_deliver(l->dev, l->dev_ctx, (uint32_t)l->size, source, data, len);
+    if (len < sizeof(tw_link_msg_hdr_t)) return 0; /* nothing to take: dropped */
+    int rc = tw_link_msg_deliver(l->dev, l->dev_ctx, (uint32_t)l->size, source, data, len);
     if (rc == TW_RETRY) return 1;
     if (rc != TW_OK) l->malformed++;
     return 0;
@@ -340,25 +318,9 @@ static int arrived(void *ctx, uint32_t source, const void *data, size_t len) {
 
 /* Receiving in place (tw_udp_lander_t): a put request's data straight into our
  * memory, a get answer's into the buffer of the get, where the device says. */
-void *tw_link_udp_land(const tw_link_device_t *dev, void *dev_ctx, uint32_t peers, uint32_t source,
-                       const void *prefix, size_t len, size_t *skip) {
-    link_hdr_t h;
-    if (len < sizeof h || source >= peers) return NULL;
-    memcpy(&h, prefix, sizeof h);
-    const unsigned char *body = (const unsigned char *)prefix + sizeof h;
-    size_t blen = len - sizeof h, at = 0;
-    void *dest = NULL;
-    if (h.kind == LINK_RMA_REQ)
-        dest = dev->land_request(dev_ctx, source, body, blen, &at);
-    else if (h.kind == LINK_RMA_ANSWER)
-        dest = dev->land_answer(dev_ctx, source, body, blen, &at);
-    if (dest) *skip = sizeof h + at;
-    return dest;
-}
-
 static void *land(void *ctx, uint32_t source, const void *prefix, size_t len, size_t *skip) {
     tw_link_ctx_t *l = ctx;
-    void *dest = tw_link_udp_land(l->dev, l->dev_ctx, (uint32_t)l->size, source, prefix, len, skip);
+    void *dest = tw_link_msg_land(l->dev, l->dev_ctx, (uint32_t)l->size, source, prefix, len, skip);
     l->landing = dest ? LANDING_DEVICE : LANDING_NONE;
     return dest;
 }
@@ -367,7 +329,7 @@ static void landed(void *ctx, uint32_t source, const void *prefix, size_t len, i
     tw_link_ctx_t *l = ctx;
     (void)prefix;
     if (l->landing == LANDING_DEVICE)
-        l->dev->landed(l->dev_ctx, source, len - sizeof(link_hdr_t), ok);
+        l->dev->landed(l->dev_ctx, source, len - sizeof(tw_link_msg_hdr_t), ok);
     l->landing = LANDING_NONE;
 }
 

@@ -1,6 +1,6 @@
-/* Fuzz target of the udp link's device messages as the link hands them to the device
- * (src/link/udp/link.c: tw_link_udp_deliver for a message that arrived, and
- * tw_link_udp_land for one received in place).
+/* Fuzz target of the device messages as the links that carry them hand them to the
+ * device (src/link/message.c: tw_link_msg_deliver for a message that arrived, and
+ * tw_link_msg_land for one the udp link receives in place).
  *
  * The input is byte 0: the sender (peers 0..PEERS-1, beyond that a stranger); byte 1:
  * the verdict the fake device gives (taken, no room, malformed) and whether the message
@@ -20,7 +20,7 @@
 
 #include "fuzz.h"
 #include "link/rma_wire.h"
-#include "link/udp/link.h"
+#include "link/message.h"
 #include "link/udp/udp_wire.h"
 
 enum { PEERS = 5, HDR = 4, KIND_VELO = 1, KIND_REQ = 2, KIND_ANSWER = 3 };
@@ -125,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     if (!landing) {
         seen.msg = msg, seen.end = msg + len, seen.len = len;
-        int rc = tw_link_udp_deliver(&fake, &seen, PEERS, source, msg, len);
+        int rc = tw_link_msg_deliver(&fake, &seen, PEERS, source, msg, len);
         FUZZ_CHECK(seen.calls == known);
         FUZZ_CHECK(!known || seen.called == kind);
         FUZZ_CHECK(rc == (known ? seen.verdict : TW_ERR_CORRUPT));
@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(prefix, msg, held);
     seen.msg = prefix, seen.end = prefix + held, seen.len = whole;
     size_t skip = (size_t)-1;
-    void *dest = tw_link_udp_land(&fake, &seen, PEERS, source, prefix, whole, &skip);
+    void *dest = tw_link_msg_land(&fake, &seen, PEERS, source, prefix, whole, &skip);
     int asked = known && kind != KIND_VELO; /* a VELO message is never received in place */
     FUZZ_CHECK(seen.calls == asked);
     FUZZ_CHECK(!asked || seen.called == kind);
