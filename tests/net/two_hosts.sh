@@ -34,6 +34,13 @@ for ns in "$a" "$b"; do
 done
 ip -n "$a" link set "va$tag" ${MTU:+mtu "$MTU"} up
 ip -n "$b" link set "vb$tag" ${MTU:+mtu "$MTU"} up
+# until both ends have carrier: libfabric's tcp provider (the ofi link) offers only the
+# interfaces that are running, and the second end of a pair gets it a moment after
+for i in $(seq 100); do
+    ip -n "$a" -o link show "va$tag" | grep -q "state UP" &&
+        ip -n "$b" -o link show "vb$tag" | grep -q "state UP" && break
+    sleep 0.05
+done
 export HOST_A=$a HOST_B=$b HOST_NET=10.77.$net HOST_A_IP=10.77.$net.1 HOST_B_IP=10.77.$net.2
 export HOST_A_DEV=va$tag HOST_B_DEV=vb$tag
 "$@"
