@@ -121,10 +121,12 @@ static int open_links(tw_ep_t *ep, const tw_link_t *chosen, char *addr, size_t c
         return 0;
     for (unsigned i = 0; i < tw_links_count && ep->nlinks < TW_EP_LINKS_MAX; i++) {
         const tw_link_t *link = tw_links[i];
-        if ((link->caps & TW_LINK_MAPPED) || (chosen && link != chosen)) continue;
+        if ((link->caps & TW_LINK_MAPPED) || (chosen && link != chosen) ||
+            (!chosen && link->chosen_by_auto && !link->chosen_by_auto()))
+            continue;
         tw_ep_link_t *via = &ep->links[ep->nlinks];
         *via = (tw_ep_link_t){.link = link, .ep = ep};
-        char mine[128];
+        char mine[256];
         via->ctx = link->open(job, &device_side, via, mine, sizeof mine);
         if (!via->ctx) return -1;
         ep->nlinks++;

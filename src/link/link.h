@@ -132,6 +132,9 @@ typedef struct tw_link {
     const tw_link_counter_info_t *counters;
     unsigned ncounters;
     uint64_t (*counter)(tw_link_ctx_t *l, unsigned i);
+    /* TW_LINK=auto (NULL: always): 1 when a job spanning nodes opens this link for its
+     * peers on other nodes. */
+    int (*chosen_by_auto)(void);
     /* For tools (twinfo), never on a job's path: 1 when this machine can use the link
      * now, with what was found in note; 0 with the reason in note. segment_size: the
      * bytes of one endpoint's segment with the current settings. */
@@ -175,7 +178,8 @@ typedef struct tw_link {
     int (*copy)(pid_t pid, void *local, uint64_t remote, uint64_t len, int write);
 } tw_link_t;
 
-/* The links this build has, in the order the device prefers them: a mapped link first. */
+/* The links this build has, in the order the device prefers them: a mapped link first;
+ * of two links a peer's address names, the earlier reaches it. */
 extern const tw_link_t *const tw_links[];
 extern const unsigned tw_links_count;
 

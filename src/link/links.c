@@ -2,11 +2,20 @@
  * finds one by name or by the tag of an address field. A new link adds its table here. */
 #include <string.h>
 
+#include "build_info.h"
 #include "link/link.h"
 #include "link/shm/shm.h"
 #include "link/udp/link.h"
+#if TW_HAVE_OFI
+#include "link/ofi/link.h"
+#endif
 
-const tw_link_t *const tw_links[] = {&tw_link_shm, &tw_link_udp};
+/* ofi before udp: where auto opens both (a hardware provider), it reaches the peers */
+const tw_link_t *const tw_links[] = {&tw_link_shm,
+#if TW_HAVE_OFI
+                                     &tw_link_ofi,
+#endif
+                                     &tw_link_udp};
 const unsigned tw_links_count = sizeof tw_links / sizeof tw_links[0];
 
 const tw_link_t *tw_link_named(const char *name, size_t len) {

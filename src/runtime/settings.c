@@ -47,6 +47,8 @@ static const char *const wait_names[] = {[TW_WAIT_AUTO] = "auto",
                                          [TW_WAIT_SPIN] = "spin",
                                          [TW_WAIT_YIELD] = "yield",
                                          [TW_WAIT_SLEEP] = "sleep"};
+static const char *const ofi_mr_names[] = {
+    [TW_OFI_MR_AUTO] = "auto", [TW_OFI_MR_STRICT] = "strict"};
 static const char *const udp_auth_names[] = {[TW_UDP_AUTH_AUTO] = "auto",
                                              [TW_UDP_AUTH_HEADER] = "header",
                                              [TW_UDP_AUTH_PAYLOAD] = "payload"};
@@ -240,9 +242,10 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                           .owner = TW_OWNER_DEVICE,
                           .default_value = "auto",
                           .form = "auto, or the name of a link of this build (twinfo --links)",
-                          .meaning = "auto (shm on this node, udp to others), or the link for "
-                                     "every peer: udp (those on this node too), shm (a job on "
-                                     "one node only)"},
+                          .meaning = "auto (shm on this node, udp to others, ofi instead of "
+                                     "udp where libfabric offers a hardware provider), or the "
+                                     "link for every peer: udp or ofi (those on this node too), "
+                                     "shm (a job on one node only)"},
                          TEXT(link),
                          .has_form = link_name_ok},
     [TW_SETTING_UDP_ADDR] = {{.name = "TW_UDP_ADDR",
@@ -325,6 +328,15 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                          "payload, the payload too (no receiving in place); the "
                                          "same on every rank of a job"},
                              NUMBER(udp_auth)},
+    [TW_SETTING_OFI_MR] = {{.name = "TW_OFI_MR",
+                            CHOICES(ofi_mr_names),
+                            .owner = TW_OWNER_LINK,
+                            .default_value = "auto",
+                            .meaning = "the ofi link's memory registration: auto, what the "
+                                       "provider's mr_mode asks for; strict, every buffer "
+                                       "registered and its descriptor passed even where the "
+                                       "provider needs none (tests the paths hardware takes)"},
+                           NUMBER(ofi_mr)},
     [TW_SETTING_PROGRESS_THREAD] = {{.name = "TW_PROGRESS_THREAD",
                                      .type = TW_SETTING_BOOLEAN,
                                      .owner = TW_OWNER_DEVICE,

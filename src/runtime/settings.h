@@ -29,6 +29,11 @@ typedef enum tw_udp_auth {
     TW_UDP_AUTH_PAYLOAD, /* the header and the payload */
 } tw_udp_auth_t;
 
+typedef enum tw_ofi_mr {
+    TW_OFI_MR_AUTO,   /* what the provider's mr_mode asks for */
+    TW_OFI_MR_STRICT, /* every registration path, asked for or not */
+} tw_ofi_mr_t;
+
 typedef struct tw_config {
     uint32_t velo_slots; /* mailbox slots per endpoint */
     uint32_t nq_slots;   /* notification queue entries per endpoint */
@@ -65,6 +70,7 @@ typedef struct tw_config {
     uint32_t udp_timeout_ms, udp_rto_us, udp_window;
     uint32_t udp_mtu;       /* 0: the MTU of the interface the link binds */
     tw_udp_auth_t udp_auth; /* what the MAC of a udp packet covers */
+    tw_ofi_mr_t ofi_mr;     /* TW_OFI_MR: the ofi link's memory registration */
     double fault_drop, fault_duplicate, fault_reorder, fault_corrupt, fault_delay;
     uint32_t fault_delay_us;
     uint64_t fault_seed;

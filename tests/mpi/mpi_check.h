@@ -43,7 +43,8 @@ static inline int all_on_one_node(void) {
           MPI_SUCCESS);
     CHECK(MPI_Comm_size(node, &n) == MPI_SUCCESS);
     CHECK(MPI_Comm_free(&node) == MPI_SUCCESS);
-    return n == size && !(link && !strcmp(link, "udp"));
+    /* a link named for every peer (udp, ofi) reaches this node's peers without their memory */
+    return n == size && !(link && strcmp(link, "auto") && strcmp(link, "shm"));
 }
 
 #endif

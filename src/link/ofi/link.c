@@ -1,0 +1,726 @@
+/* The ofi link's table (tw_link_ofi): device messages over a libfabric FI_EP_RDM
+ * endpoint, so that a job reaches its peers on other nodes through whatever fabric
+ * libfabric drives (verbs, efa, cxi, opx, psm3, tcp…).
+ *
+ * Each Tollway endpoint opens one libfabric endpoint and publishes its name (fi_getname)
+ * beside its segment's; a peer's name goes into an FI_AV_TABLE address vector when the
+ * device first reaches it. VELO messages and RMA requests and answers (message.h) travel
+ * as messages, preceded by the sender's rank, and the target's device executes the RMA
+ * as it does for udp: only FI_MSG is asked of the provider, so every provider serves.
+ * The endpoint is reliable and keeps the order of one sender's messages (FI_ORDER_SAS),
+ * which the device relies on as it does on udp's streams.
+ *
+ * Memory. Every message leaves from one of SEND_SLOTS slots of one registered pool
+ * (FI_MR_LOCAL providers need a descriptor), or inline (fi_inject) when short enough
+ * and nothing waits before it; RECV_SLOTS receives of the longest message are posted
+ * from the same pool. A message the device cannot take now (a full mailbox) keeps its
+ * receive buffer until it can; the messages behind it from the same sender wait with it,
+ * the others' go on. ANSWER_RESERVE slots are kept for RMA answers, so that two
+ * endpoints whose slots are full of requests to each other still answer them.
+ *
+ * Progress. Providers such as tcp;ofi_rxm move nothing unless their completion queue is
+ * read: every poll reads it, and so does a send that finds no slot or gets
+ * -FI_EAGAIN. The queue's wait descriptor, when the provider has one, is what the
+ * progress thread sleeps on.
+ *
+ * TW_OFI_MR=strict registers and passes descriptors for every buffer even where the
+ * provider does not ask, so the software providers of CI take the paths hardware would. */
+#include "link/ofi/link.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+
+#include <tollway/status.h>
+#include <tollway/velo.h>
+
+#include "link/message.h"
+#include "runtime/settings.h"
+
+enum {
+    SEND_SLOTS = 32,
+    RECV_SLOTS = 32,
+    ANSWER_RESERVE = 8,
+    CQ_BATCH = 16,
+    /* the sender's rank, the message's header, then the longest RMA record and chunk
+     * (a VELO message is shorter), rounded to a cache line */
+    SLOT_SIZE = (sizeof(tw_ofi_hdr_t) + TW_LINK_RMA_MSG_MAX + 63) & ~63u,
+    /* how long a closing endpoint waits for what it sent to complete */
+    CLOSE_LINGER_MS = 10000,
+};
+#define OFI_API FI_VERSION(1, 9)
+
+typedef struct slot {
+    struct fi_context2 ctx; /* first: the provider's, and how a completion finds its slot */
+    unsigned char *buf;
+    size_t len;
+    int dest;
+} slot_t;
+
+typedef struct pending {
+    uint32_t recv; /* the receive slot */
+    uint32_t len;
+} pending_t;
+
+struct tw_link_ctx {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *cq;
+    struct fid_ep *ep;
+    struct fid_mr *mr;
+    void *desc; /* the pool's descriptor, or NULL where the provider needs none */
+    int wait_fd;
+    const tw_link_device_t *dev;
+    void *dev_ctx;
+    int self, size;
+    fi_addr_t *peer;   /* per rank: FI_ADDR_NOTAVAIL until connected */
+    uint32_t *tx_seq;  /* per rank: the seq of the next message to it */
+    uint32_t *rx_seq;  /* per rank: the seq of the next message from it to deliver */
+    uint8_t *lost;     /* per rank: 0, or the cause it was lost for */
+    int lost_owed;     /* peers lost that the device has not been told of */
+    size_t inject_max; /* the longest message fi_inject takes */
+    unsigned char *pool;
+    unsigned char *scratch; /* an inline message, gathered */
+    slot_t send[SEND_SLOTS], recv[RECV_SLOTS];
+    uint32_t free_slots[SEND_SLOTS], nfree;
+    uint32_t queue[SEND_SLOTS], qhead, qcount; /* slots waiting to be posted, in order */
+    pending_t pending[RECV_SLOTS];             /* received, not taken yet, in order */
+    uint32_t npending;
+    uint32_t unposted[RECV_SLOTS], nunposted; /* receives to post again */
+    int delivering;
+    int error_said;
+    struct {
+        uint64_t msgs_sent, msgs_inline, msgs_received, bytes_sent, bytes_received;
+        uint64_t eagain, no_slot, refused, malformed, cq_errors;
+    } stats;
+};
+
+static const char *provider(const tw_link_ctx_t *l) {
+    return l->info->fabric_attr->prov_name;
+}
+
+/* A provider's refusal, once per endpoint on stderr: which provider, which call. */
+static void say_error(tw_link_ctx_t *l, const char *call, int dest, const char *what) {
+    if (l->error_said++) return;
+    if (dest >= 0)
+        fprintf(stderr, "tollway: rank %d: ofi link (provider %s): %s to rank %d: %s\n", l->self,
+                provider(l), call, dest, what);
+    else
+        fprintf(stderr, "tollway: rank %d: ofi link (provider %s): %s: %s\n", l->self, provider(l),
+                call, what);
+}
+
+static void mark_lost(tw_link_ctx_t *l, int rank, int cause) {
+    if (rank < 0 || rank >= l->size || l->lost[rank]) return;
+    l->lost[rank] = (uint8_t)cause;
+    l->lost_owed = 1;
+}
+
+static void repost(tw_link_ctx_t *l, uint32_t i) {
+    ssize_t rc =
+        fi_recv(l->ep, l->recv[i].buf, SLOT_SIZE, l->desc, FI_ADDR_UNSPEC, &l->recv[i].ctx);
+    if (rc) l->unposted[l->nunposted++] = i; /* -FI_EAGAIN: again at the next poll */
+}
+
+static void send_done(tw_link_ctx_t *l, slot_t *s) {
+    l->free_slots[l->nfree++] = (uint32_t)(s - l->send);
+}
+
+/* One completion: a receive waits to be delivered, a send's slot is free again. */
+static void completed(tw_link_ctx_t *l, void *context, size_t len) {
+    slot_t *s = context;
+    if (s >= l->recv && s < l->recv + RECV_SLOTS) {
+        l->pending[l->npending++] = (pending_t){(uint32_t)(s - l->recv), (uint32_t)len};
+        l->stats.msgs_received++;
+        l->stats.bytes_received += len;
+    } else if (s >= l->send && s < l->send + SEND_SLOTS) {
+        send_done(l, s);
+    }
+}
+
+static void cq_error(tw_link_ctx_t *l) {
+    struct fi_cq_err_entry e = {0};
+    if (fi_cq_readerr(l->cq, &e, 0) != 1) return;
+    slot_t *s = e.op_context;
+    if (e.err == FI_ECANCELED) {
+        if (s >= l->send && s < l->send + SEND_SLOTS) send_done(l, s);
+        return;
+    }
+    l->stats.cq_errors++;
+    char why[256];
+    snprintf(why, sizeof why, "%s (%s)", fi_strerror(e.err),
+             fi_cq_strerror(l->cq, e.prov_errno, e.err_data, NULL, 0));
+    if (s >= l->send && s < l->send + SEND_SLOTS) {
+        say_error(l, "fi_send", s->dest, why);
+        mark_lost(l, s->dest, TW_ERR_LOST); /* a reliable endpoint gave up on it */
+        send_done(l, s);
+    } else if (s >= l->recv && s < l->recv + RECV_SLOTS) {
+        say_error(l, "fi_recv", -1, why);
+        repost(l, (uint32_t)(s - l->recv));
+    }
+}
+
+/* Reads the completion queue dry: this is also what makes the provider progress. Not
+ * while the device takes what was received (a send of its callbacks may ask): the
+ * receives pending then stay the ones being delivered, at most RECV_SLOTS. */
+static void read_cq(tw_link_ctx_t *l) {
+    struct fi_cq_msg_entry e[CQ_BATCH];
+    if (l->delivering) return;
+    for (;;) {
+        ssize_t n = fi_cq_read(l->cq, e, CQ_BATCH);
+        if (n == -FI_EAVAIL) {
+            cq_error(l);
+            continue;
+        }
+        if (n <= 0) {
+            if (n != -FI_EAGAIN && n != 0) say_error(l, "fi_cq_read", -1, fi_strerror((int)-n));
+            return;
+        }
+        for (ssize_t i = 0; i < n; i++) completed(l, e[i].op_context, e[i].len);
+        if (n < CQ_BATCH) return;
+    }
+}
+
+/* Posts the waiting slots in order, until the provider says -FI_EAGAIN. */
+static void drain_queue(tw_link_ctx_t *l) {
+    while (l->qcount) {
+        slot_t *s = &l->send[l->queue[l->qhead]];
+        ssize_t rc = l->lost[s->dest]
+                         ? -FI_ECONNABORTED
+                         : fi_send(l->ep, s->buf, s->len, l->desc, l->peer[s->dest], &s->ctx);
+        if (rc == -FI_EAGAIN) {
+            l->stats.eagain++;
+            return;
+        }
+        l->qhead = (l->qhead + 1) % SEND_SLOTS;
+        l->qcount--;
+        if (rc) {
+            if (!l->lost[s->dest]) {
+                say_error(l, "fi_send", s->dest, fi_strerror((int)-rc));
+                mark_lost(l, s->dest, TW_ERR_LOST);
+            }
+            send_done(l, s);
+            continue;
+        }
+        l->stats.msgs_sent++;
+        l->stats.bytes_sent += s->len;
+    }
+}
+
+/* What a sender that waits does: completions read (the provider moves meanwhile), and
+ * the waiting slots posted again. */
+static void progress(tw_link_ctx_t *l) {
+    read_cq(l);
+    if (l->qcount) drain_queue(l);
+}
+
+/* Sends the message gathered from iov (the sender's rank is put in front): TW_OK when it
+ * went or waits in a slot, TW_RETRY when no slot is free beyond `reserve`. */
+static int send_msg(tw_link_ctx_t *l, int dest, const struct iovec *iov, int n, size_t reserve) {
+    if (l->lost[dest]) return TW_ERR_LOST;
+    if (l->peer[dest] == FI_ADDR_NOTAVAIL) return TW_ERR_PEER;
+    tw_ofi_hdr_t h = {(uint32_t)l->self, l->tx_seq[dest]};
+    size_t total = sizeof h;
+    for (int i = 0; i < n; i++) total += iov[i].iov_len;
+    if (total > SLOT_SIZE) return TW_ERR_SIZE;
+    if (!l->qcount && total <= l->inject_max) { /* inline: nothing waits before it */
+        unsigned char *p = l->scratch;
+        memcpy(p, &h, sizeof h);
+        p += sizeof h;
+        for (int i = 0; i < n; i++) {
+            if (iov[i].iov_len) memcpy(p, iov[i].iov_base, iov[i].iov_len);
+            p += iov[i].iov_len;
+        }
+        ssize_t rc = fi_inject(l->ep, l->scratch, total, l->peer[dest]);
+        if (rc == 0) {
+            l->tx_seq[dest]++;
+            l->stats.msgs_sent++;
+            l->stats.msgs_inline++;
+            l->stats.bytes_sent += total;
+            return TW_OK;
+        }
+        if (rc != -FI_EAGAIN) {
+            say_error(l, "fi_inject", dest, fi_strerror((int)-rc));
+            mark_lost(l, dest, TW_ERR_LOST);
+            return TW_ERR_LOST;
+        }
+        l->stats.eagain++;
+    }
+    if (l->nfree <= reserve) progress(l);
+    if (l->nfree <= reserve) {
+        l->stats.no_slot++;
+        return TW_RETRY;
+    }
+    slot_t *s = &l->send[l->free_slots[--l->nfree]];
+    unsigned char *p = s->buf;
+    memcpy(p, &h, sizeof h);
+    p += sizeof h;
+    for (int i = 0; i < n; i++) {
+        if (iov[i].iov_len) memcpy(p, iov[i].iov_base, iov[i].iov_len);
+        p += iov[i].iov_len;
+    }
+    s->len = total;
+    s->dest = dest;
+    l->tx_seq[dest]++;
+    l->queue[(l->qhead + l->qcount++) % SEND_SLOTS] = (uint32_t)(s - l->send);
+    drain_queue(l);
+    if (l->qcount) progress(l); /* -FI_EAGAIN: the provider moves on when its queue is read */
+    return TW_OK;
+}
+
+int tw_link_ofi_deliver(const tw_link_device_t *dev, void *dev_ctx, uint32_t peers, const void *msg,
+                        size_t len) {
+    tw_ofi_hdr_t h;
+    if (len < sizeof h) return TW_ERR_CORRUPT;
+    memcpy(&h, msg, sizeof h);
+    return tw_link_msg_deliver(dev, dev_ctx, peers, h.source, (const unsigned char *)msg + sizeof h,
+                               len - sizeof h);
+}
+
+/* Hands the device what was received, each sender's messages in its order; a sender
+ * whose next message the device cannot take now keeps it, and those behind it, for the
+ * next poll. A message that is no device message is dropped without waiting. */
+static int deliver_pending(tw_link_ctx_t *l) {
+    uint32_t blocked[RECV_SLOTS], nblocked = 0;
+    int delivered = 0, moved;
+    do { /* again while one delivered makes the next of its sender due */
+        moved = 0;
+        uint32_t keep = 0;
+        for (uint32_t i = 0; i < l->npending; i++) {
+            pending_t p = l->pending[i];
+            const unsigned char *buf = l->recv[p.recv].buf;
+            tw_ofi_hdr_t h = {UINT32_MAX, 0};
+            if (p.len >= sizeof h) memcpy(&h, buf, sizeof h);
+            int known = h.source < (uint32_t)l->size, wait = known && h.seq != l->rx_seq[h.source];
+            for (uint32_t b = 0; b < nblocked && !wait; b++) wait = blocked[b] == h.source;
+            if (!wait) {
+                int rc = tw_link_ofi_deliver(l->dev, l->dev_ctx, (uint32_t)l->size, buf, p.len);
+                if (rc == TW_RETRY) {
+                    blocked[nblocked++] = h.source;
+                    l->stats.refused++;
+                    wait = 1;
+                } else {
+                    if (rc == TW_OK)
+                        delivered++;
+                    else
+                        l->stats.malformed++;
+                    if (known) l->rx_seq[h.source]++;
+                    repost(l, p.recv);
+                    moved = 1;
+                }
+            }
+            if (wait) l->pending[keep++] = p;
+        }
+        l->npending = keep;
+    } while (moved && l->npending);
+    return delivered;
+}
+
+static int link_poll(tw_link_ctx_t *l) {
+    if (l->delivering) return 0;
+    read_cq(l);
+    if (l->qcount) drain_queue(l);
+    for (uint32_t n = l->nunposted; n; n--) repost(l, l->unposted[--l->nunposted]);
+    l->delivering = 1;
+    int delivered = l->npending ? deliver_pending(l) : 0;
+    l->delivering = 0;
+    if (__builtin_expect(l->lost_owed, 0)) {
+        l->lost_owed = 0;
+        for (int r = 0; r < l->size; r++)
+            if (l->lost[r]) l->dev->peer_lost(l->dev_ctx, (uint32_t)r, l->lost[r]); /* once */
+    }
+    return delivered;
+}
+
+/* The hints every endpoint asks with: reliable datagrams, messages, one sender's in
+ * order, the device's lock for threads; every mr_mode bit this link can honour. */
+static struct fi_info *ask(void) {
+    struct fi_info *hints = fi_allocinfo();
+    if (!hints) return NULL;
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = FI_MSG;
+    hints->mode = FI_CONTEXT | FI_CONTEXT2;
+    hints->domain_attr->mr_mode =
+        FI_MR_LOCAL | FI_MR_ALLOCATED | FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
+    hints->domain_attr->threading = FI_THREAD_DOMAIN;
+    hints->tx_attr->msg_order = FI_ORDER_SAS;
+    hints->rx_attr->msg_order = FI_ORDER_SAS;
+    struct fi_info *info = NULL;
+    fi_getinfo(OFI_API, NULL, NULL, 0, hints, &info);
+    fi_freeinfo(hints);
+    return info;
+}
+
+/* An address on this host alone (loopback), or one that needs its interface named
+ * (IPv6 link-local): other nodes cannot reach an endpoint there. */
+static int unreachable_from_afar(const struct fi_info *i) {
+    if (!i->src_addr) return 0;
+    if (i->addr_format == FI_SOCKADDR_IN && i->src_addrlen >= sizeof(struct sockaddr_in)) {
+        const struct sockaddr_in *a = i->src_addr;
+        return ntohl(a->sin_addr.s_addr) >> 24 == 127;
+    }
+    if (i->addr_format == FI_SOCKADDR_IN6 && i->src_addrlen >= sizeof(struct sockaddr_in6)) {
+        const struct sockaddr_in6 *a = i->src_addr;
+        return IN6_IS_ADDR_LOOPBACK(&a->sin6_addr) || IN6_IS_ADDR_LINKLOCAL(&a->sin6_addr);
+    }
+    return 0;
+}
+
+/* Of what libfabric offers, best first: the best provider's first interface that other
+ * nodes reach — or, for a job all on this node, its loopback one, which nothing outside
+ * reaches (as the udp link binds). A copy, or NULL. */
+static struct fi_info *choose(int all_local) {
+    struct fi_info *all = ask(), *pick = all;
+    for (struct fi_info *i = all; i; i = i->next) {
+        if (strcmp(i->fabric_attr->prov_name, all->fabric_attr->prov_name)) continue;
+        int here = unreachable_from_afar(i);
+        if (all_local ? here && i->addr_format == FI_SOCKADDR_IN : !here) {
+            pick = i;
+            break;
+        }
+    }
+    struct fi_info *copy = pick ? fi_dupinfo(pick) : NULL;
+    if (all) fi_freeinfo(all);
+    return copy;
+}
+
+static void release(tw_link_ctx_t *l) {
+    if (l->mr) fi_close(&l->mr->fid);
+    if (l->ep) fi_close(&l->ep->fid);
+    if (l->av) fi_close(&l->av->fid);
+    if (l->cq) fi_close(&l->cq->fid);
+    if (l->domain) fi_close(&l->domain->fid);
+    if (l->fabric) fi_close(&l->fabric->fid);
+    if (l->info) fi_freeinfo(l->info);
+    free(l->pool);
+    free(l->scratch);
+    free(l->peer);
+    free(l->tx_seq);
+    free(l->rx_seq);
+    free(l->lost);
+    free(l);
+}
+
+static int to_hex(char *out, size_t cap, const unsigned char *bytes, size_t n) {
+    if (cap < 2 * n + 1) return -1;
+    for (size_t i = 0; i < n; i++) snprintf(out + 2 * i, 3, "%02x", bytes[i]);
+    return 0;
+}
+
+static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev, void *dev_ctx,
+                                char *addr, size_t cap) {
+    tw_link_ctx_t *l = calloc(1, sizeof *l);
+    const char *call = "fi_getinfo";
+    int rc = -FI_ENOMEM;
+    if (!l) goto fail;
+    l->self = job->rank;
+    l->size = job->size;
+    l->dev = dev;
+    l->dev_ctx = dev_ctx;
+    l->wait_fd = -1;
+    l->peer = malloc((size_t)job->size * sizeof *l->peer);
+    l->lost = calloc((size_t)job->size, 1);
+    l->tx_seq = calloc((size_t)job->size, sizeof *l->tx_seq);
+    l->rx_seq = calloc((size_t)job->size, sizeof *l->rx_seq);
+    l->pool = aligned_alloc(4096, (size_t)(SEND_SLOTS + RECV_SLOTS) * SLOT_SIZE);
+    if (!l->peer || !l->lost || !l->tx_seq || !l->rx_seq || !l->pool) goto fail;
+    for (int r = 0; r < job->size; r++) l->peer[r] = FI_ADDR_NOTAVAIL;
+    l->info = choose(job->local_known && job->local_size == job->size);
+    rc = -FI_ENODATA;
+    if (!l->info) goto fail;
+    struct fi_info *info = l->info;
+    if (info->ep_attr->max_msg_size < SLOT_SIZE) {
+        fprintf(stderr,
+                "tollway: rank %d: ofi link: provider %s carries messages of %zu bytes at most; "
+                "the link needs %zu\n",
+                job->rank, provider(l), info->ep_attr->max_msg_size, (size_t)SLOT_SIZE);
+        goto quiet;
+    }
+    l->inject_max = info->tx_attr->inject_size < SLOT_SIZE ? info->tx_attr->inject_size : 0;
+    l->scratch = malloc(l->inject_max ? l->inject_max : 1);
+    if (!l->scratch) goto fail;
+    call = "fi_fabric";
+    if ((rc = fi_fabric(info->fabric_attr, &l->fabric, NULL))) goto fail;
+    call = "fi_domain";
+    if ((rc = fi_domain(l->fabric, info, &l->domain, NULL))) goto fail;
+    struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_FD};
+    call = "fi_cq_open";
+    if (fi_cq_open(l->domain, &cq_attr, &l->cq, NULL)) { /* no descriptor: polled only */
+        cq_attr.wait_obj = FI_WAIT_NONE;
+        if ((rc = fi_cq_open(l->domain, &cq_attr, &l->cq, NULL))) goto fail;
+    } else if (fi_control(&l->cq->fid, FI_GETWAIT, &l->wait_fd)) {
+        l->wait_fd = -1;
+    }
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE, .count = (size_t)job->size};
+    call = "fi_av_open";
+    if ((rc = fi_av_open(l->domain, &av_attr, &l->av, NULL))) goto fail;
+    call = "fi_endpoint";
+    if ((rc = fi_endpoint(l->domain, info, &l->ep, NULL))) goto fail;
+    call = "fi_ep_bind";
+    if ((rc = fi_ep_bind(l->ep, &l->av->fid, 0)) ||
+        (rc = fi_ep_bind(l->ep, &l->cq->fid, FI_TRANSMIT | FI_RECV)))
+        goto fail;
+    call = "fi_enable";
+    if ((rc = fi_enable(l->ep))) goto fail;
+    uint64_t mr_mode = info->domain_attr->mr_mode;
+    if (job->config->ofi_mr == TW_OFI_MR_STRICT) mr_mode |= FI_MR_LOCAL;
+    if (mr_mode & FI_MR_LOCAL) {
+        call = "fi_mr_reg";
+        if ((rc = fi_mr_reg(l->domain, l->pool, (size_t)(SEND_SLOTS + RECV_SLOTS) * SLOT_SIZE,
+                            FI_SEND | FI_RECV, 0, 0, 0, &l->mr, NULL)))
+            goto fail;
+        if (mr_mode & FI_MR_ENDPOINT) {
+            call = "fi_mr_bind";
+            if ((rc = fi_mr_bind(l->mr, &l->ep->fid, 0)) || (rc = fi_mr_enable(l->mr))) goto fail;
+        }
+        l->desc = fi_mr_desc(l->mr);
+    }
+    for (uint32_t i = 0; i < SEND_SLOTS; i++) {
+        l->send[i].buf = l->pool + (size_t)i * SLOT_SIZE;
+        l->free_slots[l->nfree++] = SEND_SLOTS - 1 - i;
+    }
+    call = "fi_recv";
+    for (uint32_t i = 0; i < RECV_SLOTS; i++) {
+        l->recv[i].buf = l->pool + (size_t)(SEND_SLOTS + i) * SLOT_SIZE;
+        if ((rc = (int)fi_recv(l->ep, l->recv[i].buf, SLOT_SIZE, l->desc, FI_ADDR_UNSPEC,
+                               &l->recv[i].ctx)))
+            goto fail;
+    }
+    unsigned char name[256];
+    size_t nlen = sizeof name;
+    call = "fi_getname";
+    if ((rc = fi_getname(&l->ep->fid, name, &nlen))) goto fail;
+    /* the provider's name travels too: two providers' endpoints cannot talk */
+    int n = snprintf(addr, cap, "ofi:%s:", provider(l));
+    if (n < 0 || (size_t)n >= cap || to_hex(addr + n, cap - (size_t)n, name, nlen)) {
+        fprintf(stderr,
+                "tollway: rank %d: ofi link: the name of provider %s's endpoint (%zu "
+                "bytes) does not fit an address\n",
+                job->rank, provider(l), nlen);
+        goto quiet;
+    }
+    return l;
+fail:
+    fprintf(stderr, "tollway: rank %d: cannot open the ofi link: %s%s%s: %s\n", job->rank, call,
+            l && l->info ? " on provider " : "", l && l->info ? provider(l) : "",
+            rc == -FI_ENODATA ? "no provider offers reliable datagrams (FI_EP_RDM) here "
+                                "(FI_PROVIDER may name one that is missing)"
+                              : fi_strerror(-rc));
+quiet:
+    if (l) release(l);
+    return NULL;
+}
+
+static int from_hex(unsigned char *out, size_t cap, const char *hex, size_t *n) {
+    size_t len = strlen(hex);
+    if (len % 2 || len / 2 > cap || !len) return -1;
+    for (size_t i = 0; i < len / 2; i++) {
+        unsigned v;
+        if (sscanf(hex + 2 * i, "%2x", &v) != 1 || !strchr("0123456789abcdef", hex[2 * i]) ||
+            !strchr("0123456789abcdef", hex[2 * i + 1]))
+            return -1;
+        out[i] = (unsigned char)v;
+    }
+    *n = len / 2;
+    return 0;
+}
+
+static int link_connect(tw_link_ctx_t *l, int rank, const char *addr) {
+    size_t plen = strlen(provider(l));
+    if (rank < 0 || rank >= l->size || strncmp(addr, "ofi:", 4) ||
+        strncmp(addr + 4, provider(l), plen) || addr[4 + plen] != ':') {
+        fprintf(stderr,
+                "tollway: rank %d: ofi link: rank %d's address '%.80s' is not of provider "
+                "%s (every rank of a job must use the same provider: FI_PROVIDER)\n",
+                l->self, rank, addr, provider(l));
+        return TW_ERR_PEER;
+    }
+    unsigned char name[256];
+    size_t n;
+    if (from_hex(name, sizeof name, addr + 4 + plen + 1, &n)) return TW_ERR_PEER;
+    fi_addr_t a = FI_ADDR_NOTAVAIL;
+    int rc = fi_av_insert(l->av, name, 1, &a, 0, NULL);
+    if (rc != 1) {
+        say_error(l, "fi_av_insert", rank, rc < 0 ? fi_strerror(-rc) : "address refused");
+        return TW_ERR_PEER;
+    }
+    l->peer[rank] = a;
+    return TW_OK;
+}
+
+static int link_velo_send(tw_link_ctx_t *l, int dest, unsigned tag, const void *hdr, size_t hlen,
+                          const void *buf, size_t len) {
+    tw_link_msg_hdr_t h = {TW_LINK_MSG_VELO, 0, (uint16_t)tag};
+    struct iovec v[3] = {{&h, sizeof h}, {(void *)hdr, hlen}, {(void *)buf, len}};
+    return send_msg(l, dest, v, 3, ANSWER_RESERVE);
+}
+
+static int link_rma_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *data,
+                            size_t len) {
+    tw_link_msg_hdr_t h = {TW_LINK_MSG_RMA_REQ, 0, 0};
+    if (sizeof h + sizeof *r + len > TW_LINK_RMA_MSG_MAX) return TW_ERR_SIZE;
+    struct iovec v[3] = {{&h, sizeof h}, {(void *)r, sizeof *r}, {(void *)data, len}};
+    return send_msg(l, dest, v, 3, ANSWER_RESERVE);
+}
+
+static int link_rma_can_request(tw_link_ctx_t *l, int dest, size_t len) {
+    (void)dest, (void)len;
+    if (l->nfree <= ANSWER_RESERVE) progress(l);
+    return l->nfree > ANSWER_RESERVE;
+}
+
+static uint64_t link_rma_chunk(tw_link_ctx_t *l) {
+    (void)l;
+    return REMOTE_CHUNK_MAX;
+}
+
+static int link_rma_can_answer(tw_link_ctx_t *l) {
+    if (!l->nfree) progress(l);
+    return l->nfree > 0;
+}
+
+static void link_rma_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
+                            size_t len, int may_wait) {
+    (void)may_wait; /* a message of its own costs a fabric little: none is held back */
+    tw_link_msg_hdr_t h = {TW_LINK_MSG_RMA_ANSWER, 0, 0};
+    struct iovec v[3] = {{&h, sizeof h}, {(void *)a, sizeof *a}, {(void *)data, len}};
+    if (send_msg(l, dest, v, 3, 0) == TW_RETRY) l->stats.no_slot++; /* rma_can_answer said */
+}
+
+static int link_fd(tw_link_ctx_t *l) {
+    return l->wait_fd;
+}
+
+static void link_close(tw_link_ctx_t *l) {
+    /* what was sent completes (or its peer is found lost) before the endpoint goes */
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    while (l->nfree + l->qcount < SEND_SLOTS || l->qcount) {
+        read_cq(l);
+        drain_queue(l);
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >
+            CLOSE_LINGER_MS)
+            break;
+        if (l->wait_fd >= 0) {
+            struct pollfd p = {.fd = l->wait_fd, .events = POLLIN};
+            const struct timespec tenth_ms = {0, 100000};
+            ppoll(&p, 1, &tenth_ms, NULL);
+        }
+    }
+    release(l);
+}
+
+static void link_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
+    fprintf(out,
+            "tollway: rank %d endpoint %d: ofi on %s (%s): %llu msgs out (%llu inline), %llu in; "
+            "bytes %llu out, %llu in; -FI_EAGAIN %llu, no slot %llu, refused %llu, malformed "
+            "%llu, completion errors %llu\n",
+            rank, index, provider(l), l->info->domain_attr->name,
+            (unsigned long long)l->stats.msgs_sent, (unsigned long long)l->stats.msgs_inline,
+            (unsigned long long)l->stats.msgs_received, (unsigned long long)l->stats.bytes_sent,
+            (unsigned long long)l->stats.bytes_received, (unsigned long long)l->stats.eagain,
+            (unsigned long long)l->stats.no_slot, (unsigned long long)l->stats.refused,
+            (unsigned long long)l->stats.malformed, (unsigned long long)l->stats.cq_errors);
+}
+
+static const tw_link_counter_info_t link_counters[] = {
+    {"ofi", "msgs_sent", "messages sent"},
+    {"ofi", "msgs_inline", "messages sent inline (fi_inject)"},
+    {"ofi", "msgs_received", "messages received"},
+    {"ofi", "bytes_sent", "bytes sent, headers included"},
+    {"ofi", "bytes_received", "bytes received, headers included"},
+    {"ofi", "eagain", "sends the provider put off (-FI_EAGAIN)"},
+    {"ofi", "no_slot", "sends refused for want of a free slot (TW_RETRY)"},
+    {"ofi", "refused", "received messages the device could not take at once"},
+    {"ofi", "malformed", "received messages that were no device message: dropped"},
+    {"ofi", "cq_errors", "completions in error"},
+};
+
+static uint64_t link_counter(tw_link_ctx_t *l, unsigned i) {
+    const uint64_t *v = &l->stats.msgs_sent; /* the fields of stats, in the order above */
+    _Static_assert(sizeof l->stats == sizeof link_counters / sizeof link_counters[0] * 8,
+                   "link_counters and stats disagree");
+    return i < sizeof link_counters / sizeof link_counters[0] ? v[i] : 0;
+}
+
+/* The providers libfabric offers this link here, and the one a job would use (the
+ * first: libfabric orders them best first, FI_PROVIDER filtering). */
+static int link_probe(size_t segment_size, char *note, size_t cap) {
+    (void)segment_size;
+    struct fi_info *all = ask();
+    if (!all) {
+        snprintf(note, cap, "no libfabric provider offers reliable datagrams (FI_EP_RDM) here%s",
+                 getenv("FI_PROVIDER") ? " (FI_PROVIDER is set)" : "");
+        return 0;
+    }
+    size_t at = (size_t)snprintf(note, cap,
+                                 "a job would use %s on %s; offered:", all->fabric_attr->prov_name,
+                                 all->domain_attr->name);
+    for (struct fi_info *i = all; i && at < cap; i = i->next) {
+        int seen = 0;
+        for (struct fi_info *j = all; j != i && !seen; j = j->next)
+            seen = !strcmp(j->fabric_attr->prov_name, i->fabric_attr->prov_name);
+        if (!seen)
+            at += (size_t)snprintf(note + at, cap - at, "%s %s", i == all ? "" : ",",
+                                   i->fabric_attr->prov_name);
+    }
+    fi_freeinfo(all);
+    return 1;
+}
+
+/* Providers that run over the host's own network stack or memory: udp does as well
+ * there, so auto does not open the ofi link for them. */
+static int software_provider(const char *name) {
+    static const char *const software[] = {"tcp", "udp", "sockets", "shm", "net", "sm2"};
+    size_t core = strcspn(name, ";"); /* "tcp;ofi_rxm": the core provider, then utilities */
+    for (size_t i = 0; i < sizeof software / sizeof software[0]; i++)
+        if (strlen(software[i]) == core && !strncmp(name, software[i], core)) return 1;
+    return 0;
+}
+
+/* Auto opens the link when the provider a job would use drives hardware. */
+static int link_chosen_by_auto(void) {
+    static int chosen = -1; /* asked once a process: fi_getinfo looks at every provider */
+    if (chosen < 0) {
+        struct fi_info *all = ask();
+        chosen = all && !software_provider(all->fabric_attr->prov_name);
+        if (all) fi_freeinfo(all);
+    }
+    return chosen;
+}
+
+const tw_link_t tw_link_ofi = {
+    .name = "ofi",
+    .caps = TW_LINK_PUT_CHEAPER | TW_LINK_POLLED,
+    .velo_max = TW_VELO_MAX_SIZE,
+    .open = link_open,
+    .connect = link_connect,
+    .velo_send = link_velo_send,
+    .rma_request = link_rma_request,
+    .rma_can_request = link_rma_can_request,
+    .rma_chunk = link_rma_chunk,
+    .rma_can_answer = link_rma_can_answer,
+    .rma_answer = link_rma_answer,
+    .poll = link_poll,
+    .fd = link_fd,
+    .close = link_close,
+    .print_stats = link_print_stats,
+    .counters = link_counters,
+    .ncounters = sizeof link_counters / sizeof link_counters[0],
+    .counter = link_counter,
+    .chosen_by_auto = link_chosen_by_auto,
+    .probe = link_probe,
+};

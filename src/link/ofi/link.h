@@ -1,0 +1,30 @@
+/* The ofi link (link.c): device messages over a libfabric reliable-datagram endpoint,
+ * on whatever provider libfabric chooses (FI_PROVIDER and the other FI_* variables as
+ * libfabric reads them). Built when libfabric is found. */
+#ifndef TW_LINK_OFI_LINK_H
+#define TW_LINK_OFI_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "link/link.h"
+
+extern const tw_link_t tw_link_ofi;
+
+/* What a message holds before the device message (message.h): the sender's rank, which
+ * the endpoint does not report, and its place in the sender's stream to this receiver.
+ * A provider keeps the order in which messages are matched to receives, not always the
+ * order of their completions (tcp;ofi_rxm completes a long message, which it moves by
+ * rendezvous, after the short ones behind it): the receiver delivers by seq. */
+typedef struct tw_ofi_hdr {
+    uint32_t source;
+    uint32_t seq;
+} tw_ofi_hdr_t;
+
+/* The decoding of what arrives (exposed for the fuzz target): the message of len bytes
+ * received from a peer of peers, handed to the device as tw_link_msg_deliver does, the
+ * sender taken from its header. The device's verdict, or TW_ERR_CORRUPT. */
+int tw_link_ofi_deliver(const tw_link_device_t *dev, void *dev_ctx, uint32_t peers, const void *msg,
+                        size_t len);
+
+#endif

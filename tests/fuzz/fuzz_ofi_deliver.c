@@ -1,0 +1,113 @@
+/* Fuzz target of the ofi link's received messages as it hands them to the device
+ * (src/link/ofi/link.c: tw_link_ofi_deliver): the sender's rank and sequence number,
+ * then a device message (src/link/message.h).
+ *
+ * The input is byte 0: the verdict the fake device gives (taken, no room, malformed);
+ * then the message as received. The fake device checks what it is handed: one callback,
+ * the one of the message's kind, once, only for a sender of the job and the one the
+ * header names, with the body right after both headers and within the message. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tollway/status.h>
+
+#include "fuzz.h"
+#include "link/message.h"
+#include "link/ofi/link.h"
+
+enum { PEERS = 5, HDR = sizeof(tw_ofi_hdr_t) + sizeof(tw_link_msg_hdr_t) };
+
+static struct {
+    const uint8_t *msg;
+    size_t len;
+    uint32_t source; /* as the header names it */
+    int verdict, calls, called;
+} seen;
+
+static long counted[4];
+
+static int check(void *dev, uint32_t source, const void *body, size_t len, int kind) {
+    FUZZ_CHECK(dev == &seen);
+    FUZZ_CHECK(source < PEERS && source == seen.source);
+    FUZZ_CHECK((const uint8_t *)body == seen.msg + HDR && len == seen.len - HDR);
+    seen.calls++;
+    seen.called = kind;
+    return seen.verdict;
+}
+
+static int fake_velo(void *dev, uint32_t source, unsigned tag, const void *data, size_t len) {
+    uint16_t sent;
+    memcpy(&sent, seen.msg + sizeof(tw_ofi_hdr_t) + 2, 2);
+    FUZZ_CHECK(tag == sent);
+    return check(dev, source, data, len, TW_LINK_MSG_VELO);
+}
+
+static int fake_request(void *dev, uint32_t source, const void *msg, size_t len) {
+    return check(dev, source, msg, len, TW_LINK_MSG_RMA_REQ);
+}
+
+static int fake_answer(void *dev, uint32_t source, const void *msg, size_t len) {
+    return check(dev, source, msg, len, TW_LINK_MSG_RMA_ANSWER);
+}
+
+static void *fake_land(void *dev, uint32_t source, const void *msg, size_t len, size_t *skip) {
+    (void)dev, (void)source, (void)msg, (void)len, (void)skip;
+    FUZZ_CHECK(0); /* the ofi link never receives in place */
+    return NULL;
+}
+
+static void fake_landed(void *dev, uint32_t source, size_t len, int ok) {
+    (void)dev, (void)source, (void)len, (void)ok;
+    FUZZ_CHECK(0);
+}
+
+static void fake_peer_lost(void *dev, uint32_t source, int cause) {
+    (void)dev, (void)source, (void)cause;
+    FUZZ_CHECK(0); /* the link's, not the decoder's, to call */
+}
+
+static const tw_link_device_t fake = {fake_velo, fake_request, fake_answer,   fake_land,
+                                      fake_land, fake_landed,  fake_peer_lost};
+
+static const int verdicts[] = {TW_OK, TW_RETRY, TW_ERR_CORRUPT};
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (size < 1) return 0;
+    seen.verdict = verdicts[data[0] % 3];
+    seen.msg = data + 1;
+    seen.len = size - 1;
+    seen.calls = seen.called = 0;
+    seen.source = UINT32_MAX;
+    if (seen.len >= sizeof(tw_ofi_hdr_t)) memcpy(&seen.source, seen.msg, sizeof seen.source);
+    uint8_t kind = seen.len >= HDR ? seen.msg[sizeof(tw_ofi_hdr_t)] : 0;
+    int known = seen.len >= HDR && seen.source < PEERS && kind >= TW_LINK_MSG_VELO &&
+                kind <= TW_LINK_MSG_RMA_ANSWER;
+    int rc = tw_link_ofi_deliver(&fake, &seen, PEERS, seen.msg, seen.len);
+    FUZZ_CHECK(seen.calls == known);
+    FUZZ_CHECK(!known || seen.called == kind);
+    FUZZ_CHECK(rc == (known ? seen.verdict : TW_ERR_CORRUPT));
+    counted[known ? kind : 0]++;
+    return 0;
+}
+
+/* A message of each kind from a peer of the job, with a record's worth of bytes. */
+size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(void)) {
+    size_t body = sizeof(rma_req_t) + rand32() % 64;
+    if (cap < 1 + HDR + body) return 0;
+    buf[0] = (uint8_t)(index / 3 % 3);
+    tw_ofi_hdr_t h = {rand32() % PEERS, rand32()};
+    memcpy(buf + 1, &h, sizeof h);
+    tw_link_msg_hdr_t m = {(uint8_t)(TW_LINK_MSG_VELO + index % 3), 0, (uint16_t)rand32()};
+    memcpy(buf + 1 + sizeof h, &m, sizeof m);
+    for (size_t i = 0; i < body; i++) buf[1 + HDR + i] = (uint8_t)rand32();
+    return 1 + HDR + body;
+}
+
+void fuzz_report(FILE *out) {
+    fprintf(out, "; delivered: %ld velo, %ld requests, %ld answers, %ld refused",
+            counted[TW_LINK_MSG_VELO], counted[TW_LINK_MSG_RMA_REQ],
+            counted[TW_LINK_MSG_RMA_ANSWER], counted[0]);
+}
