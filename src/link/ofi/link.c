@@ -23,10 +23,18 @@
  * -FI_EAGAIN. The queue's wait descriptor, when the provider has one, is what the
  * progress thread sleeps on.
  *
+ * Liveness. A reliable endpoint reports a peer that died, but not one that stopped or
+ * is cut off while nothing is in flight to it: its completions simply never come. So
+ * the link watches its peers as the udp link does, with the same liveness thread and
+ * socket (udp/liveness.h: probes on the host's IPv4 network, answered by the peer's
+ * thread, TW_UDP_TIMEOUT), and a peer that closes says so last (LINK_BYE), so that
+ * one that finished is not probed.
+ *
  * TW_OFI_MR=strict registers and passes descriptors for every buffer even where the
  * provider does not ask, so the software providers of CI take the paths hardware would. */
 #include "link/ofi/link.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -45,6 +53,9 @@
 #include <tollway/velo.h>
 
 #include "link/message.h"
+#include "link/udp/link.h"
+#include "link/udp/liveness.h"
+#include "link/udp/siphash.h"
 #include "runtime/settings.h"
 
 enum {
@@ -59,6 +70,9 @@ enum {
     CLOSE_LINGER_MS = 10000,
 };
 #define OFI_API FI_VERSION(1, 9)
+
+/* The link's own message, beside the device's (message.h): the sender closes. */
+enum { LINK_BYE = 0x80 };
 
 typedef struct slot {
     struct fi_context2 ctx; /* first: the provider's, and how a completion finds its slot */
@@ -88,7 +102,7 @@ struct tw_link_ctx {
     fi_addr_t *peer;   /* per rank: FI_ADDR_NOTAVAIL until connected */
     uint32_t *tx_seq;  /* per rank: the seq of the next message to it */
     uint32_t *rx_seq;  /* per rank: the seq of the next message from it to deliver */
-    uint8_t *lost;     /* per rank: 0, or the cause it was lost for */
+    int8_t *lost;      /* per rank: 0, or the cause it was lost for (TW_ERR_*) */
     int lost_owed;     /* peers lost that the device has not been told of */
     size_t inject_max; /* the longest message fi_inject takes */
     unsigned char *pool;
@@ -100,7 +114,12 @@ struct tw_link_ctx {
     uint32_t npending;
     uint32_t unposted[RECV_SLOTS], nunposted; /* receives to post again */
     int delivering;
+    int closing;
     int error_said;
+    tw_udp_liveness_t *live; /* NULL for a job of one */
+    tw_udp_live_peer_t *live_peers;
+    unsigned live_verdicts;
+    struct sockaddr_in live_addr;
     struct {
         uint64_t msgs_sent, msgs_inline, msgs_received, bytes_sent, bytes_received;
         uint64_t eagain, no_slot, refused, malformed, cq_errors;
@@ -113,7 +132,7 @@ static const char *provider(const tw_link_ctx_t *l) {
 
 /* A provider's refusal, once per endpoint on stderr: which provider, which call. */
 static void say_error(tw_link_ctx_t *l, const char *call, int dest, const char *what) {
-    if (l->error_said++) return;
+    if (l->closing || l->error_said++) return;
     if (dest >= 0)
         fprintf(stderr, "tollway: rank %d: ofi link (provider %s): %s to rank %d: %s\n", l->self,
                 provider(l), call, dest, what);
@@ -124,8 +143,21 @@ static void say_error(tw_link_ctx_t *l, const char *call, int dest, const char *
 
 static void mark_lost(tw_link_ctx_t *l, int rank, int cause) {
     if (rank < 0 || rank >= l->size || l->lost[rank]) return;
-    l->lost[rank] = (uint8_t)cause;
+    l->lost[rank] = (int8_t)cause;
     l->lost_owed = 1;
+}
+
+static uint64_t clock_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* The liveness thread watches rank from now (the link talks to it), or no longer (it
+ * closed). */
+static void watch(tw_link_ctx_t *l, int rank, int on) {
+    if (l->live_peers)
+        atomic_store_explicit(&l->live_peers[rank].watched, on, memory_order_relaxed);
 }
 
 static void repost(tw_link_ctx_t *l, uint32_t i) {
@@ -219,9 +251,12 @@ static void drain_queue(tw_link_ctx_t *l) {
     }
 }
 
-/* What a sender that waits does: completions read (the provider moves meanwhile), and
- * the waiting slots posted again. */
+static void waiting(tw_link_ctx_t *l);
+
+/* What a sender that waits does: completions read (the provider moves meanwhile), the
+ * waiting slots posted again, and the peers watched (one may be why it waits). */
 static void progress(tw_link_ctx_t *l) {
+    waiting(l);
     read_cq(l);
     if (l->qcount) drain_queue(l);
 }
@@ -304,8 +339,24 @@ static int deliver_pending(tw_link_ctx_t *l) {
             tw_ofi_hdr_t h = {UINT32_MAX, 0};
             if (p.len >= sizeof h) memcpy(&h, buf, sizeof h);
             int known = h.source < (uint32_t)l->size, wait = known && h.seq != l->rx_seq[h.source];
+            if (known && !wait && l->lost[h.source]) { /* declared lost: nothing more taken */
+                repost(l, p.recv);
+                continue;
+            }
             for (uint32_t b = 0; b < nblocked && !wait; b++) wait = blocked[b] == h.source;
+            if (!wait && known && p.len == sizeof h + 1 && buf[sizeof h] == LINK_BYE) {
+                watch(l, (int)h.source, 0);
+                l->rx_seq[h.source]++;
+                repost(l, p.recv);
+                moved = 1;
+                continue;
+            }
             if (!wait) {
+                if (known && l->live_peers) { /* heard from: watched from now */
+                    atomic_store_explicit(&l->live_peers[h.source].heard_ns, clock_ns(),
+                                          memory_order_relaxed);
+                    watch(l, (int)h.source, 1);
+                }
                 int rc = tw_link_ofi_deliver(l->dev, l->dev_ctx, (uint32_t)l->size, buf, p.len);
                 if (rc == TW_RETRY) {
                     blocked[nblocked++] = h.source;
@@ -328,8 +379,27 @@ static int deliver_pending(tw_link_ctx_t *l) {
     return delivered;
 }
 
+/* Takes the liveness thread's new verdicts. */
+static void take_verdicts(tw_link_ctx_t *l, unsigned verdicts) {
+    l->live_verdicts = verdicts;
+    for (int r = 0; r < l->size; r++) {
+        int v = atomic_load_explicit(&l->live_peers[r].verdict, memory_order_relaxed);
+        if (v) mark_lost(l, r, v);
+    }
+}
+
+/* This side waits (it polls, or a send waits for room): the thread probes meanwhile,
+ * and its verdicts are taken. */
+static void waiting(tw_link_ctx_t *l) {
+    if (!l->live) return;
+    tw_udp_liveness_polled(l->live, clock_ns());
+    unsigned verdicts = tw_udp_liveness_verdicts(l->live);
+    if (__builtin_expect(verdicts != l->live_verdicts, 0)) take_verdicts(l, verdicts);
+}
+
 static int link_poll(tw_link_ctx_t *l) {
     if (l->delivering) return 0;
+    waiting(l);
     read_cq(l);
     if (l->qcount) drain_queue(l);
     for (uint32_t n = l->nunposted; n; n--) repost(l, l->unposted[--l->nunposted]);
@@ -397,6 +467,7 @@ static struct fi_info *choose(int all_local) {
 }
 
 static void release(tw_link_ctx_t *l) {
+    if (l->live) tw_udp_liveness_close(l->live);
     if (l->mr) fi_close(&l->mr->fid);
     if (l->ep) fi_close(&l->ep->fid);
     if (l->av) fi_close(&l->av->fid);
@@ -502,9 +573,33 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
     size_t nlen = sizeof name;
     call = "fi_getname";
     if ((rc = fi_getname(&l->ep->fid, name, &nlen))) goto fail;
-    /* the provider's name travels too: two providers' endpoints cannot talk */
+    /* liveness on the provider's own IPv4 address, else where the udp link would bind */
+    if (job->size > 1) {
+        if (info->addr_format == FI_SOCKADDR_IN && info->src_addr &&
+            info->src_addrlen >= sizeof l->live_addr)
+            memcpy(&l->live_addr, info->src_addr, sizeof l->live_addr);
+        else
+            tw_link_udp_bind_address(job->config, job->local_known && job->local_size == job->size,
+                                     &l->live_addr);
+        l->live_addr.sin_port = 0;
+        tw_siphash_key_t key = tw_siphash_key(job->secret);
+        call = "the liveness socket";
+        l->live = tw_udp_liveness_open(&key, (uint32_t)job->rank, (uint32_t)job->size,
+                                       job->config->udp_timeout_ms, &l->live_addr);
+        if (!l->live) {
+            rc = -errno;
+            goto fail;
+        }
+        l->live_peers = tw_udp_liveness_peers(l->live);
+    }
+    /* the provider's name travels too: two providers' endpoints cannot talk; then the
+     * liveness socket's address */
     int n = snprintf(addr, cap, "ofi:%s:", provider(l));
-    if (n < 0 || (size_t)n >= cap || to_hex(addr + n, cap - (size_t)n, name, nlen)) {
+    char ip[INET_ADDRSTRLEN] = "0.0.0.0";
+    inet_ntop(AF_INET, &l->live_addr.sin_addr, ip, sizeof ip);
+    if (n < 0 || (size_t)n >= cap || to_hex(addr + n, cap - (size_t)n, name, nlen) ||
+        (size_t)snprintf(addr + strlen(addr), cap - strlen(addr), ":%s:%u", ip,
+                         (unsigned)ntohs(l->live_addr.sin_port)) >= cap - strlen(addr)) {
         fprintf(stderr,
                 "tollway: rank %d: ofi link: the name of provider %s's endpoint (%zu "
                 "bytes) does not fit an address\n",
@@ -523,33 +618,42 @@ quiet:
     return NULL;
 }
 
-static int from_hex(unsigned char *out, size_t cap, const char *hex, size_t *n) {
-    size_t len = strlen(hex);
+/* The n bytes written as 2n lowercase hex digits at hex (up to len), into out. */
+static int from_hex(unsigned char *out, size_t cap, const char *hex, size_t len, size_t *n) {
     if (len % 2 || len / 2 > cap || !len) return -1;
+    for (size_t i = 0; i < len; i++)
+        if (!strchr("0123456789abcdef", hex[i]) || !hex[i]) return -1;
     for (size_t i = 0; i < len / 2; i++) {
         unsigned v;
-        if (sscanf(hex + 2 * i, "%2x", &v) != 1 || !strchr("0123456789abcdef", hex[2 * i]) ||
-            !strchr("0123456789abcdef", hex[2 * i + 1]))
-            return -1;
+        sscanf(hex + 2 * i, "%2x", &v);
         out[i] = (unsigned char)v;
     }
     *n = len / 2;
     return 0;
 }
 
+/* A peer's field: "ofi:<provider>:<endpoint name, hex>:<liveness IPv4>:<port>" (port 0
+ * in a job of one). It comes from another process: all of it is checked. */
 static int link_connect(tw_link_ctx_t *l, int rank, const char *addr) {
     size_t plen = strlen(provider(l));
     if (rank < 0 || rank >= l->size || strncmp(addr, "ofi:", 4) ||
         strncmp(addr + 4, provider(l), plen) || addr[4 + plen] != ':') {
         fprintf(stderr,
-                "tollway: rank %d: ofi link: rank %d's address '%.80s' is not of provider "
-                "%s (every rank of a job must use the same provider: FI_PROVIDER)\n",
+                "tollway: rank %d: ofi link: rank %d's address '%.80s' is not of provider %s "
+                "(every rank of a job must use the same provider: FI_PROVIDER)\n",
                 l->self, rank, addr, provider(l));
         return TW_ERR_PEER;
     }
+    const char *hex = addr + 4 + plen + 1, *colon = strchr(hex, ':');
     unsigned char name[256];
     size_t n;
-    if (from_hex(name, sizeof name, addr + 4 + plen + 1, &n)) return TW_ERR_PEER;
+    char ip[INET_ADDRSTRLEN], tail;
+    unsigned port;
+    struct sockaddr_in live = {.sin_family = AF_INET};
+    if (!colon || from_hex(name, sizeof name, hex, (size_t)(colon - hex), &n) ||
+        sscanf(colon, ":%15[0-9.]:%u%c", ip, &port, &tail) != 2 || port > 65535 ||
+        inet_pton(AF_INET, ip, &live.sin_addr) != 1)
+        return TW_ERR_PEER;
     fi_addr_t a = FI_ADDR_NOTAVAIL;
     int rc = fi_av_insert(l->av, name, 1, &a, 0, NULL);
     if (rc != 1) {
@@ -557,14 +661,26 @@ static int link_connect(tw_link_ctx_t *l, int rank, const char *addr) {
         return TW_ERR_PEER;
     }
     l->peer[rank] = a;
+    if (l->live && port) {
+        live.sin_port = htons((uint16_t)port);
+        tw_udp_liveness_set_peer(l->live, (uint32_t)rank, &live);
+        watch(l, rank, 1);
+    }
     return TW_OK;
 }
+
+static int link_poll(tw_link_ctx_t *l);
 
 static int link_velo_send(tw_link_ctx_t *l, int dest, unsigned tag, const void *hdr, size_t hlen,
                           const void *buf, size_t len) {
     tw_link_msg_hdr_t h = {TW_LINK_MSG_VELO, 0, (uint16_t)tag};
     struct iovec v[3] = {{&h, sizeof h}, {(void *)hdr, hlen}, {(void *)buf, len}};
-    return send_msg(l, dest, v, 3, ANSWER_RESERVE);
+    int rc = send_msg(l, dest, v, 3, ANSWER_RESERVE);
+    if (rc == TW_RETRY) { /* no room: take in what came, and tell the device of peers lost */
+        link_poll(l);
+        rc = send_msg(l, dest, v, 3, ANSWER_RESERVE);
+    }
+    return rc;
 }
 
 static int link_rma_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *data,
@@ -604,16 +720,22 @@ static int link_fd(tw_link_ctx_t *l) {
 }
 
 static void link_close(tw_link_ctx_t *l) {
+    /* last, in each stream: this side closes, so that a peer's liveness thread stops
+     * watching it rather than declare it lost once it has gone */
+    l->closing = 1; /* a peer that went first refuses them: no error said */
+    uint64_t deadline = clock_ns() + CLOSE_LINGER_MS * 1000000ull;
+    for (int r = 0; r < l->size; r++) {
+        unsigned char bye = LINK_BYE;
+        struct iovec v = {&bye, 1};
+        if (l->peer[r] == FI_ADDR_NOTAVAIL || l->lost[r] || (!l->tx_seq[r] && !l->rx_seq[r]))
+            continue; /* it never heard of this side */
+        while (send_msg(l, r, &v, 1, 0) == TW_RETRY && clock_ns() < deadline) progress(l);
+    }
     /* what was sent completes (or its peer is found lost) before the endpoint goes */
-    struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
     while (l->nfree + l->qcount < SEND_SLOTS || l->qcount) {
         read_cq(l);
         drain_queue(l);
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >
-            CLOSE_LINGER_MS)
-            break;
+        if (clock_ns() > deadline) break;
         if (l->wait_fd >= 0) {
             struct pollfd p = {.fd = l->wait_fd, .events = POLLIN};
             const struct timespec tenth_ms = {0, 100000};
@@ -634,6 +756,15 @@ static void link_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
             (unsigned long long)l->stats.bytes_received, (unsigned long long)l->stats.eagain,
             (unsigned long long)l->stats.no_slot, (unsigned long long)l->stats.refused,
             (unsigned long long)l->stats.malformed, (unsigned long long)l->stats.cq_errors);
+    if (l->live) {
+        tw_udp_liveness_stats_t v;
+        tw_udp_liveness_stats(l->live, &v);
+        fprintf(out,
+                "tollway: rank %d endpoint %d: ofi liveness: probes %llu, echoes %llu, resets out "
+                "%llu, in %llu\n",
+                rank, index, (unsigned long long)v.probes_sent, (unsigned long long)v.echoes_sent,
+                (unsigned long long)v.resets_sent, (unsigned long long)v.resets_received);
+    }
 }
 
 static const tw_link_counter_info_t link_counters[] = {

@@ -46,7 +46,7 @@
  * of the job is on this node (TW_LINK=udp on one host: nothing needs to reach it from
  * outside, so nothing outside can reach it); else the first IPv4 address of an
  * interface that is up and not loopback, else loopback. */
-static void bind_address(const tw_config_t *cfg, int all_local, struct sockaddr_in *a) {
+void tw_link_udp_bind_address(const tw_config_t *cfg, int all_local, struct sockaddr_in *a) {
     *a = (struct sockaddr_in){.sin_family = AF_INET};
     a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (cfg->udp_addr[0]) {
@@ -169,7 +169,7 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
                                  cfg->fault_corrupt, cfg->fault_delay,     cfg->fault_delay_us,
                                  cfg->fault_seed};
     struct sockaddr_in a;
-    bind_address(cfg, job->local_known && job->local_size == job->size, &a);
+    tw_link_udp_bind_address(cfg, job->local_known && job->local_size == job->size, &a);
     u.mtu = cfg->udp_mtu ? cfg->udp_mtu : interface_mtu(&a);
     tw_link_ctx_t *l = calloc(1, sizeof *l);
     if (l) l->udp = tw_udp_open(&u, &a);
@@ -540,7 +540,7 @@ static int link_probe(size_t segment_size, char *note, size_t cap) {
         return 0;
     }
     struct sockaddr_in wide;
-    bind_address(cfg, 0, &wide);
+    tw_link_udp_bind_address(cfg, 0, &wide);
     char ip[INET_ADDRSTRLEN] = "?";
     inet_ntop(AF_INET, &wide.sin_addr, ip, sizeof ip);
     if (wide.sin_addr.s_addr == lo.sin_addr.s_addr) {

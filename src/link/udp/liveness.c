@@ -174,7 +174,8 @@ static void probe(tw_udp_liveness_t *lv, uint32_t id, uint64_t now) {
  * timeout. */
 static void check(tw_udp_liveness_t *lv, uint64_t now) {
     uint64_t polled = atomic_load_explicit(&lv->polled_ns, relaxed);
-    int waiting = polled && now - polled <= 2 * lv->interval_ns;
+    /* the owner may have polled since now was read: a polled past now is recent too */
+    int waiting = polled && (polled >= now || now - polled <= 2 * lv->interval_ns);
     for (uint32_t id = 0; id < lv->npeers; id++) {
         tw_udp_live_peer_t *p = &lv->peers[id];
         uint64_t where = atomic_load_explicit(&p->where, memory_order_acquire);
