@@ -20,7 +20,7 @@
 
 #include "fuzz.h"
 #include "link/udp/crc32c.h"
-#include "link/udp/siphash.h"
+#include "link/siphash.h"
 #include "link/udp/udp_wire.h"
 
 enum { SELF = 2, PAYLOAD_MAX = 1500 };

@@ -90,8 +90,8 @@
 #include <unistd.h>
 
 #include "link/udp/crc32c.h"
-#include "link/udp/liveness.h"
-#include "link/udp/siphash.h"
+#include "link/liveness.h"
+#include "link/siphash.h"
 #include "link/udp/udp_wire.h"
 
 enum {

@@ -13,7 +13,7 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
-#include "link/udp/siphash.h"
+#include "link/siphash.h"
 
 /* The reference implementation's vectors.h (vectors_sip64), each tag read as a
  * little-endian 64-bit number. */

@@ -26,7 +26,7 @@
  * Liveness. A reliable endpoint reports a peer that died, but not one that stopped or
  * is cut off while nothing is in flight to it: its completions simply never come. So
  * the link watches its peers as the udp link does, with the same liveness thread and
- * socket (udp/liveness.h: probes on the host's IPv4 network, answered by the peer's
+ * socket (liveness.h: probes on the host's IPv4 network, answered by the peer's
  * thread, TW_UDP_TIMEOUT), and a peer that closes says so last (LINK_BYE), so that
  * one that finished is not probed.
  *
@@ -53,9 +53,9 @@
 #include <tollway/velo.h>
 
 #include "link/message.h"
-#include "link/udp/link.h"
-#include "link/udp/liveness.h"
-#include "link/udp/siphash.h"
+#include "link/ip_address.h"
+#include "link/liveness.h"
+#include "link/siphash.h"
 #include "runtime/settings.h"
 
 enum {
@@ -579,8 +579,8 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
             info->src_addrlen >= sizeof l->live_addr)
             memcpy(&l->live_addr, info->src_addr, sizeof l->live_addr);
         else
-            tw_link_udp_bind_address(job->config, job->local_known && job->local_size == job->size,
-                                     &l->live_addr);
+            tw_link_ip_address(job->config, job->local_known && job->local_size == job->size,
+                               &l->live_addr);
         l->live_addr.sin_port = 0;
         tw_siphash_key_t key = tw_siphash_key(job->secret);
         call = "the liveness socket";

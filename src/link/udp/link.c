@@ -39,31 +39,9 @@
 #include <tollway/velo.h>
 
 #include "link/link.h"
+#include "link/ip_address.h"
 #include "link/message.h"
 #include "link/udp/udp.h"
-
-/* The address to bind: TW_UDP_ADDR; else loopback when the launcher says every rank
- * of the job is on this node (TW_LINK=udp on one host: nothing needs to reach it from
- * outside, so nothing outside can reach it); else the first IPv4 address of an
- * interface that is up and not loopback, else loopback. */
-void tw_link_udp_bind_address(const tw_config_t *cfg, int all_local, struct sockaddr_in *a) {
-    *a = (struct sockaddr_in){.sin_family = AF_INET};
-    a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (cfg->udp_addr[0]) {
-        inet_pton(AF_INET, cfg->udp_addr, &a->sin_addr);
-        return;
-    }
-    if (all_local) return;
-    struct ifaddrs *all;
-    if (getifaddrs(&all)) return;
-    for (struct ifaddrs *i = all; i; i = i->ifa_next)
-        if (i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
-            !(i->ifa_flags & IFF_LOOPBACK)) {
-            a->sin_addr = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
-            break;
-        }
-    freeifaddrs(all);
-}
 
 /* TW_UDP_MTU=auto: the MTU of the interface that holds addr, within what the link
  * takes; 1500 when it cannot be found. Large datagrams are what makes a udp link fast
@@ -169,7 +147,7 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
                                  cfg->fault_corrupt, cfg->fault_delay,     cfg->fault_delay_us,
                                  cfg->fault_seed};
     struct sockaddr_in a;
-    tw_link_udp_bind_address(cfg, job->local_known && job->local_size == job->size, &a);
+    tw_link_ip_address(cfg, job->local_known && job->local_size == job->size, &a);
     u.mtu = cfg->udp_mtu ? cfg->udp_mtu : interface_mtu(&a);
     tw_link_ctx_t *l = calloc(1, sizeof *l);
     if (l) l->udp = tw_udp_open(&u, &a);
@@ -540,7 +518,7 @@ static int link_probe(size_t segment_size, char *note, size_t cap) {
         return 0;
     }
     struct sockaddr_in wide;
-    tw_link_udp_bind_address(cfg, 0, &wide);
+    tw_link_ip_address(cfg, 0, &wide);
     char ip[INET_ADDRSTRLEN] = "?";
     inet_ntop(AF_INET, &wide.sin_addr, ip, sizeof ip);
     if (wide.sin_addr.s_addr == lo.sin_addr.s_addr) {

@@ -41,7 +41,7 @@
 
 #include <tollway/status.h>
 
-#include "link/udp/liveness.h"
+#include "link/liveness.h"
 
 enum {
     BATCH = 64,

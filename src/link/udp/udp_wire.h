@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "link/udp/siphash.h"
+#include "link/siphash.h"
 
 enum {
     TW_UDP_MAGIC = 0x32555754, /* "TWU2": authenticated */

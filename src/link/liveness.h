@@ -1,4 +1,5 @@
-/* Liveness of a udp link's peers (liveness.c): a socket and a thread of its own.
+/* Liveness of the peers of a link that carries messages (liveness.c: the udp and ofi
+ * links): a socket and a thread of its own, speaking the udp link's control packets.
  *
  * A link hears from a peer while they exchange data. A rank that only waits — for a
  * message, in a collective — sends nothing, and a peer that stopped (killed, stopped,

@@ -1,5 +1,5 @@
-/* Liveness of a udp link's peers (see liveness.h). */
-#include "link/udp/liveness.h"
+/* Liveness of a link's peers (see liveness.h). */
+#include "link/liveness.h"
 
 #include <errno.h>
 #include <poll.h>

@@ -1,4 +1,4 @@
-#include "link/udp/siphash.h"
+#include "link/siphash.h"
 
 #include <endian.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* SipHash-2-4 (Aumasson and Bernstein, "SipHash: a fast short-input PRF", 2012):
- * a keyed 64-bit tag of a short message, the udp link's packet authentication code.
+ * a keyed 64-bit tag of a short message: the udp link's packet authentication code, and the
+ * liveness packets' (liveness.h).
  * The construction exactly as the paper specifies it; tests/unit/test_siphash.c holds
  * it to the paper's test vectors and to OpenSSL's implementation. */
 #ifndef TW_LINK_SIPHASH_H
