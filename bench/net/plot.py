@@ -25,9 +25,10 @@ _spec = importlib.util.spec_from_file_location(
 mpiplot = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(mpiplot)
 
-UNITS = {"latency": "us", "bandwidth": "MB/s", "bandwidth-loss": "MB/s"}
-LOWER = {"latency"}  # smaller is better
-TARGET = {"latency": 1.0, "bandwidth": 1.0}
+UNITS = {"latency": "us", "bandwidth": "MB/s", "bandwidth-loss": "MB/s", "rate": "msg/s",
+         "put": "us", "fadd": "us"}
+LOWER = {"latency", "put", "fadd"}  # smaller is better
+TARGET = {"latency": 1.0, "bandwidth": 1.0, "rate": 1.0, "put": 1.0, "fadd": 1.0}
 PEERS = ("openmpi", "mpich")
 
 
@@ -41,6 +42,7 @@ def main():
         sys.exit(f"plot.py: no measurements in {raw}")
     med = {k: statistics.median(v.values()) for k, v in values.items() if v}
     order = [m for m in mpiplot.NAMES if any(k[0] == m for k in values)]
+    order += sorted({k[0] for k in values} - set(order))  # fi_pingpong: no MPI
     keys = sorted({(t, s) for _, t, s in values},
                   key=lambda k: (list(UNITS).index(k[0]) if k[0] in UNITS else 9, k[1]))
 

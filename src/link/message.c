@@ -33,3 +33,25 @@ void *tw_link_msg_land(const tw_link_device_t *dev, void *dev_ctx, uint32_t peer
     if (dest) *skip = sizeof h + at;
     return dest;
 }
+
+void tw_link_answer_hold(tw_link_held_t *h, tw_link_ctx_t *l, int dest, const rma_answer_t *a,
+                         const void *data, size_t len, int may_wait, tw_link_answer_fn send) {
+    rma_answer_t joined;
+    if (h->held.chunks) {
+        if (h->dest == dest && h->held.handle == a->handle) { /* the same operation */
+            joined = *a;
+            joined.chunks = (uint16_t)(h->held.chunks + a->chunks);
+            if (joined.status == TW_OK) joined.status = h->held.status;
+            a = &joined;
+        } else { /* another one's: what is held goes first, in order */
+            send(l, h->dest, &h->held, NULL, 0);
+        }
+        h->held.chunks = 0;
+    }
+    if (may_wait && a->status == TW_OK && a->chunks < TW_LINK_ANSWERS_HELD) {
+        h->held = *a;
+        h->dest = dest;
+        return;
+    }
+    send(l, dest, a, data, len);
+}

@@ -113,6 +113,7 @@ struct tw_link_ctx {
     pending_t pending[RECV_SLOTS];             /* received, not taken yet, in order */
     uint32_t npending;
     uint32_t unposted[RECV_SLOTS], nunposted; /* receives to post again */
+    tw_link_held_t held;                      /* a long put's answers not sent yet */
     int delivering;
     int closing;
     int error_said;
@@ -707,12 +708,18 @@ static int link_rma_can_answer(tw_link_ctx_t *l) {
     return l->nfree > 0;
 }
 
-static void link_rma_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
-                            size_t len, int may_wait) {
-    (void)may_wait; /* a message of its own costs a fabric little: none is held back */
+static void send_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
+                        size_t len) {
     tw_link_msg_hdr_t h = {TW_LINK_MSG_RMA_ANSWER, 0, 0};
     struct iovec v[3] = {{&h, sizeof h}, {(void *)a, sizeof *a}, {(void *)data, len}};
     if (send_msg(l, dest, v, 3, 0) == TW_RETRY) l->stats.no_slot++; /* rma_can_answer said */
+}
+
+/* A long put's answers go several at once (message.h): each is a message of its own
+ * through the target's provider and the initiator's device. */
+static void link_rma_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
+                            size_t len, int may_wait) {
+    tw_link_answer_hold(&l->held, l, dest, a, data, len, may_wait, send_answer);
 }
 
 static int link_fd(tw_link_ctx_t *l) {

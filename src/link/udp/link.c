@@ -17,7 +17,7 @@
  * requests unanswered per peer. So two endpoints whose windows are full of requests
  * to each other still take them in.
  *
- * The chunks of a long put are answered ANSWERS_HELD at a time: an answer is a packet
+ * The chunks of a long put are answered TW_LINK_ANSWERS_HELD at a time: an answer is a packet
  * of its own through the receiver's network stack, and one per chunk cost a receiver
  * streaming a put a fifth of its time. The last chunk's answer (which completes the
  * operation), and a fault, go at once with those held before them. */
@@ -71,9 +71,6 @@ static unsigned interface_mtu(const struct sockaddr_in *addr) {
  * peer: it grows to that bound, never past it (a peer beyond it is refused). Each slot
  * keeps its buffer once sent, for the next answer queued there: a window that stays
  * full allocates nothing per answer. */
-/* Below RMA_UNANSWERED_MAX, so that an initiator stopped at that bound always has
- * requests on the way whose arrival releases the held answer. */
-enum { ANSWERS_HELD = RMA_UNANSWERED_MAX / 4 };
 
 typedef struct queued_answer {
     int dest;
@@ -92,8 +89,7 @@ struct tw_link_ctx {
     queued_answer_t *q;
     uint32_t head, count, cap;
     int landing;
-    rma_answer_t held;     /* chunks answered but not sent yet (held.chunks of them), */
-    int held_dest;         /* to this initiator */
+    tw_link_held_t held;   /* chunks answered but not sent yet */
     uint64_t malformed;    /* link messages that were no device message */
     uint64_t answers_lost; /* answers that found no memory to wait in */
     unsigned lost_seen;    /* peers lost that the device has been told of */
@@ -238,24 +234,7 @@ static void send_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const
 
 static void link_rma_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
                             size_t len, int may_wait) {
-    rma_answer_t joined;
-    if (l->held.chunks) {
-        if (l->held_dest == dest && l->held.handle == a->handle) { /* the same operation */
-            joined = *a;
-            joined.chunks = (uint16_t)(l->held.chunks + a->chunks);
-            if (joined.status == TW_OK) joined.status = l->held.status;
-            a = &joined;
-        } else { /* another one's: what is held goes first, in order */
-            send_answer(l, l->held_dest, &l->held, NULL, 0);
-        }
-        l->held.chunks = 0;
-    }
-    if (may_wait && a->status == TW_OK && a->chunks < ANSWERS_HELD) {
-        l->held = *a;
-        l->held_dest = dest;
-        return;
-    }
-    send_answer(l, dest, a, data, len);
+    tw_link_answer_hold(&l->held, l, dest, a, data, len, may_wait, send_answer);
 }
 
 static void send_answer(tw_link_ctx_t *l, int dest, const rma_answer_t *a, const void *data,
