@@ -262,6 +262,16 @@ static void progress(tw_link_ctx_t *l) {
     if (l->qcount) drain_queue(l);
 }
 
+/* The message into buf: the link's header h, then the n pieces of iov. */
+static void gather(unsigned char *buf, const tw_ofi_hdr_t *h, const struct iovec *iov, int n) {
+    memcpy(buf, h, sizeof *h);
+    buf += sizeof *h;
+    for (int i = 0; i < n; i++) {
+        if (iov[i].iov_len) memcpy(buf, iov[i].iov_base, iov[i].iov_len);
+        buf += iov[i].iov_len;
+    }
+}
+
 /* Sends the message gathered from iov (the sender's rank is put in front): TW_OK when it
  * went or waits in a slot, TW_RETRY when no slot is free beyond `reserve`. */
 static int send_msg(tw_link_ctx_t *l, int dest, const struct iovec *iov, int n, size_t reserve) {
@@ -272,13 +282,7 @@ static int send_msg(tw_link_ctx_t *l, int dest, const struct iovec *iov, int n, 
     for (int i = 0; i < n; i++) total += iov[i].iov_len;
     if (total > SLOT_SIZE) return TW_ERR_SIZE;
     if (!l->qcount && total <= l->inject_max) { /* inline: nothing waits before it */
-        unsigned char *p = l->scratch;
-        memcpy(p, &h, sizeof h);
-        p += sizeof h;
-        for (int i = 0; i < n; i++) {
-            if (iov[i].iov_len) memcpy(p, iov[i].iov_base, iov[i].iov_len);
-            p += iov[i].iov_len;
-        }
+        gather(l->scratch, &h, iov, n);
         ssize_t rc = fi_inject(l->ep, l->scratch, total, l->peer[dest]);
         if (rc == 0) {
             l->tx_seq[dest]++;
@@ -300,13 +304,7 @@ static int send_msg(tw_link_ctx_t *l, int dest, const struct iovec *iov, int n, 
         return TW_RETRY;
     }
     slot_t *s = &l->send[l->free_slots[--l->nfree]];
-    unsigned char *p = s->buf;
-    memcpy(p, &h, sizeof h);
-    p += sizeof h;
-    for (int i = 0; i < n; i++) {
-        if (iov[i].iov_len) memcpy(p, iov[i].iov_base, iov[i].iov_len);
-        p += iov[i].iov_len;
-    }
+    gather(s->buf, &h, iov, n);
     s->len = total;
     s->dest = dest;
     l->tx_seq[dest]++;
