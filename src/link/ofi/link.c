@@ -35,9 +35,11 @@
 #include "link/ofi/link.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +75,46 @@ enum {
 
 /* The link's own message, beside the device's (message.h): the sender closes. */
 enum { LINK_BYE = 0x80 };
+
+/* libfabric, opened when the link is first asked for: a process that never opens the link
+ * never loads it, nor the libraries of its providers, some of which take over SIGSEGV
+ * when they load (libpsm_infinipath, libpsm2) and would turn a program's crash into an
+ * exit status of 1. Its few exported functions are looked up; the rest of its API is
+ * inline calls through the objects it returns. Each takes the structures it allocated
+ * (fi_dupinfo), so a newer libfabric than the headers serves as well. */
+static struct {
+    pthread_once_t once;
+    int (*getinfo)(uint32_t version, const char *node, const char *service, uint64_t flags,
+                   const struct fi_info *hints, struct fi_info **info);
+    void (*freeinfo)(struct fi_info *info);
+    struct fi_info *(*dupinfo)(const struct fi_info *info);
+    int (*fabric)(struct fi_fabric_attr *attr, struct fid_fabric **fabric, void *context);
+    const char *(*strerror)(int errnum);
+    char why[200]; /* empty when loaded */
+} lib = {.once = PTHREAD_ONCE_INIT};
+
+static void load(void) {
+    void *h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(lib.why, sizeof lib.why, "libfabric cannot be loaded: %s", dlerror());
+        return;
+    }
+    *(void **)&lib.getinfo = dlsym(h, "fi_getinfo");
+    *(void **)&lib.freeinfo = dlsym(h, "fi_freeinfo");
+    *(void **)&lib.dupinfo = dlsym(h, "fi_dupinfo");
+    *(void **)&lib.fabric = dlsym(h, "fi_fabric");
+    *(void **)&lib.strerror = dlsym(h, "fi_strerror");
+    if (!lib.getinfo || !lib.freeinfo || !lib.dupinfo || !lib.fabric || !lib.strerror)
+        snprintf(lib.why, sizeof lib.why,
+                 "libfabric.so.1 lacks fi_getinfo, fi_dupinfo, "
+                 "fi_freeinfo, fi_fabric or fi_strerror");
+}
+
+/* 1 when libfabric is loaded; else 0, with the reason in lib.why. */
+static int loaded(void) {
+    pthread_once(&lib.once, load);
+    return !lib.why[0];
+}
 
 typedef struct slot {
     struct fi_context2 ctx; /* first: the provider's, and how a completion finds its slot */
@@ -193,7 +235,7 @@ static void cq_error(tw_link_ctx_t *l) {
     }
     l->stats.cq_errors++;
     char why[256];
-    snprintf(why, sizeof why, "%s (%s)", fi_strerror(e.err),
+    snprintf(why, sizeof why, "%s (%s)", lib.strerror(e.err),
              fi_cq_strerror(l->cq, e.prov_errno, e.err_data, NULL, 0));
     if (s >= l->send && s < l->send + SEND_SLOTS) {
         say_error(l, "fi_send", s->dest, why);
@@ -218,7 +260,7 @@ static void read_cq(tw_link_ctx_t *l) {
             continue;
         }
         if (n <= 0) {
-            if (n != -FI_EAGAIN && n != 0) say_error(l, "fi_cq_read", -1, fi_strerror((int)-n));
+            if (n != -FI_EAGAIN && n != 0) say_error(l, "fi_cq_read", -1, lib.strerror((int)-n));
             return;
         }
         for (ssize_t i = 0; i < n; i++) completed(l, e[i].op_context, e[i].len);
@@ -241,7 +283,7 @@ static void drain_queue(tw_link_ctx_t *l) {
         l->qcount--;
         if (rc) {
             if (!l->lost[s->dest]) {
-                say_error(l, "fi_send", s->dest, fi_strerror((int)-rc));
+                say_error(l, "fi_send", s->dest, lib.strerror((int)-rc));
                 mark_lost(l, s->dest, TW_ERR_LOST);
             }
             send_done(l, s);
@@ -292,7 +334,7 @@ static int send_msg(tw_link_ctx_t *l, int dest, const struct iovec *iov, int n, 
             return TW_OK;
         }
         if (rc != -FI_EAGAIN) {
-            say_error(l, "fi_inject", dest, fi_strerror((int)-rc));
+            say_error(l, "fi_inject", dest, lib.strerror((int)-rc));
             mark_lost(l, dest, TW_ERR_LOST);
             return TW_ERR_LOST;
         }
@@ -416,7 +458,8 @@ static int link_poll(tw_link_ctx_t *l) {
 /* The hints every endpoint asks with: reliable datagrams, messages, one sender's in
  * order, the device's lock for threads; every mr_mode bit this link can honour. */
 static struct fi_info *ask(void) {
-    struct fi_info *hints = fi_allocinfo();
+    if (!loaded()) return NULL;
+    struct fi_info *hints = lib.dupinfo(NULL);
     if (!hints) return NULL;
     hints->ep_attr->type = FI_EP_RDM;
     hints->caps = FI_MSG;
@@ -427,8 +470,8 @@ static struct fi_info *ask(void) {
     hints->tx_attr->msg_order = FI_ORDER_SAS;
     hints->rx_attr->msg_order = FI_ORDER_SAS;
     struct fi_info *info = NULL;
-    fi_getinfo(OFI_API, NULL, NULL, 0, hints, &info);
-    fi_freeinfo(hints);
+    lib.getinfo(OFI_API, NULL, NULL, 0, hints, &info);
+    lib.freeinfo(hints);
     return info;
 }
 
@@ -460,8 +503,8 @@ static struct fi_info *choose(int all_local) {
             break;
         }
     }
-    struct fi_info *copy = pick ? fi_dupinfo(pick) : NULL;
-    if (all) fi_freeinfo(all);
+    struct fi_info *copy = pick ? lib.dupinfo(pick) : NULL;
+    if (all) lib.freeinfo(all);
     return copy;
 }
 
@@ -473,7 +516,7 @@ static void release(tw_link_ctx_t *l) {
     if (l->cq) fi_close(&l->cq->fid);
     if (l->domain) fi_close(&l->domain->fid);
     if (l->fabric) fi_close(&l->fabric->fid);
-    if (l->info) fi_freeinfo(l->info);
+    if (l->info) lib.freeinfo(l->info);
     free(l->pool);
     free(l->scratch);
     free(l->peer);
@@ -491,6 +534,10 @@ static int to_hex(char *out, size_t cap, const unsigned char *bytes, size_t n) {
 
 static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev, void *dev_ctx,
                                 char *addr, size_t cap) {
+    if (!loaded()) {
+        fprintf(stderr, "tollway: rank %d: cannot open the ofi link: %s\n", job->rank, lib.why);
+        return NULL;
+    }
     tw_link_ctx_t *l = calloc(1, sizeof *l);
     const char *call = "fi_getinfo";
     int rc = -FI_ENOMEM;
@@ -522,7 +569,7 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
     l->scratch = malloc(l->inject_max ? l->inject_max : 1);
     if (!l->scratch) goto fail;
     call = "fi_fabric";
-    if ((rc = fi_fabric(info->fabric_attr, &l->fabric, NULL))) goto fail;
+    if ((rc = lib.fabric(info->fabric_attr, &l->fabric, NULL))) goto fail;
     call = "fi_domain";
     if ((rc = fi_domain(l->fabric, info, &l->domain, NULL))) goto fail;
     struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_FD};
@@ -611,7 +658,7 @@ fail:
             l && l->info ? " on provider " : "", l && l->info ? provider(l) : "",
             rc == -FI_ENODATA ? "no provider offers reliable datagrams (FI_EP_RDM) here "
                                 "(FI_PROVIDER may name one that is missing)"
-                              : fi_strerror(-rc));
+                              : lib.strerror(-rc));
 quiet:
     if (l) release(l);
     return NULL;
@@ -656,7 +703,7 @@ static int link_connect(tw_link_ctx_t *l, int rank, const char *addr) {
     fi_addr_t a = FI_ADDR_NOTAVAIL;
     int rc = fi_av_insert(l->av, name, 1, &a, 0, NULL);
     if (rc != 1) {
-        say_error(l, "fi_av_insert", rank, rc < 0 ? fi_strerror(-rc) : "address refused");
+        say_error(l, "fi_av_insert", rank, rc < 0 ? lib.strerror(-rc) : "address refused");
         return TW_ERR_PEER;
     }
     l->peer[rank] = a;
@@ -797,6 +844,10 @@ static uint64_t link_counter(tw_link_ctx_t *l, unsigned i) {
 static int link_probe(size_t segment_size, char *note, size_t cap) {
     (void)segment_size;
     struct fi_info *all = ask();
+    if (!all && lib.why[0]) {
+        snprintf(note, cap, "%s", lib.why);
+        return 0;
+    }
     if (!all) {
         snprintf(note, cap, "no libfabric provider offers reliable datagrams (FI_EP_RDM) here%s",
                  getenv("FI_PROVIDER") ? " (FI_PROVIDER is set)" : "");
@@ -813,7 +864,7 @@ static int link_probe(size_t segment_size, char *note, size_t cap) {
             at += (size_t)snprintf(note + at, cap - at, "%s %s", i == all ? "" : ",",
                                    i->fabric_attr->prov_name);
     }
-    fi_freeinfo(all);
+    lib.freeinfo(all);
     return 1;
 }
 
@@ -833,7 +884,7 @@ static int link_chosen_by_auto(void) {
     if (chosen < 0) {
         struct fi_info *all = ask();
         chosen = all && !software_provider(all->fabric_attr->prov_name);
-        if (all) fi_freeinfo(all);
+        if (all) lib.freeinfo(all);
     }
     return chosen;
 }
