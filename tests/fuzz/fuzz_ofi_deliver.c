@@ -3,7 +3,8 @@
  * then a device message (src/link/message.h).
  *
  * The input is byte 0: the verdict the fake device gives (taken, no room, malformed);
- * then the message as received. The fake device checks what it is handed: one callback,
+ * then the message as received, whose bytes 8-11 (or 0) also name the sequence number due
+ * from its sender, for tw_link_ofi_order. The fake device checks what it is handed: one callback,
  * the one of the message's kind, once, only for a sender of the job and the one the
  * header names, with the body right after both headers and within the message. */
 #include <stddef.h>
@@ -90,6 +91,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(!known || seen.called == kind);
     FUZZ_CHECK(rc == (known ? seen.verdict : TW_ERR_CORRUPT));
     counted[known ? kind : 0]++;
+
+    /* where the message stands in its sender's stream, the one due named by the bytes
+     * after the header (or 0): due only itself, kept only within the window ahead, never
+     * anything else (a message behind, or too far ahead, would hold a receive for good) */
+    uint32_t expected = 0, seq = 0;
+    if (seen.len >= sizeof(tw_ofi_hdr_t)) memcpy(&seq, seen.msg + 4, sizeof seq);
+    if (seen.len >= sizeof(tw_ofi_hdr_t) + 4) memcpy(&expected, seen.msg + 8, sizeof expected);
+    int order = tw_link_ofi_order(expected, seq), within = 0;
+    for (uint32_t k = 1; k < TW_OFI_WINDOW; k++) within |= expected + k == seq;
+    FUZZ_CHECK(order == (seq == expected ? TW_OFI_DUE : within ? TW_OFI_LATER : TW_OFI_NEVER));
+    FUZZ_CHECK(tw_link_ofi_order(seq, seq) == TW_OFI_DUE);
+    FUZZ_CHECK(tw_link_ofi_order(seq + 1, seq) == TW_OFI_NEVER); /* behind: never again */
     return 0;
 }
 

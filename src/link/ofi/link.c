@@ -62,7 +62,7 @@
 
 enum {
     SEND_SLOTS = 32,
-    RECV_SLOTS = 32,
+    RECV_SLOTS = TW_OFI_WINDOW,
     ANSWER_RESERVE = 8,
     CQ_BATCH = 16,
     /* the sender's rank, the message's header, then the longest RMA record and chunk
@@ -356,6 +356,11 @@ static int send_msg(tw_link_ctx_t *l, int dest, const struct iovec *iov, int n, 
     return TW_OK;
 }
 
+int tw_link_ofi_order(uint32_t expected, uint32_t seq) {
+    uint32_t ahead = seq - expected; /* modulo 2^32, as the sequence numbers wrap */
+    return ahead == 0 ? TW_OFI_DUE : ahead < TW_OFI_WINDOW ? TW_OFI_LATER : TW_OFI_NEVER;
+}
+
 int tw_link_ofi_deliver(const tw_link_device_t *dev, void *dev_ctx, uint32_t peers, const void *msg,
                         size_t len) {
     tw_ofi_hdr_t h;
@@ -379,8 +384,15 @@ static int deliver_pending(tw_link_ctx_t *l) {
             const unsigned char *buf = l->recv[p.recv].buf;
             tw_ofi_hdr_t h = {UINT32_MAX, 0};
             if (p.len >= sizeof h) memcpy(&h, buf, sizeof h);
-            int known = h.source < (uint32_t)l->size, wait = known && h.seq != l->rx_seq[h.source];
-            if (known && !wait && l->lost[h.source]) { /* declared lost: nothing more taken */
+            int known = h.source < (uint32_t)l->size;
+            int order = known ? tw_link_ofi_order(l->rx_seq[h.source], h.seq) : TW_OFI_DUE;
+            int wait = order == TW_OFI_LATER;
+            if (known && l->lost[h.source]) { /* declared lost: nothing more taken */
+                repost(l, p.recv);
+                continue;
+            }
+            if (order == TW_OFI_NEVER) {
+                l->stats.malformed++;
                 repost(l, p.recv);
                 continue;
             }

@@ -21,6 +21,17 @@ typedef struct tw_ofi_hdr {
     uint32_t seq;
 } tw_ofi_hdr_t;
 
+/* Receives posted per endpoint. One sender's messages are matched to them in its order, so
+ * the one due from it holds a receive (arriving) whenever a later one has come: a later
+ * one is never TW_OFI_WINDOW or more ahead of the one due. */
+enum { TW_OFI_WINDOW = 32 };
+
+/* Where a message with sequence number seq stands when expected is the one due from its
+ * sender: delivered now, kept until those before it came, or never (behind, or further
+ * ahead than any sender can be: dropped, lest it hold a receive for good). */
+enum { TW_OFI_DUE, TW_OFI_LATER, TW_OFI_NEVER };
+int tw_link_ofi_order(uint32_t expected, uint32_t seq);
+
 /* The decoding of what arrives (exposed for the fuzz target): the message of len bytes
  * received from a peer of peers, handed to the device as tw_link_msg_deliver does, the
  * sender taken from its header. The device's verdict, or TW_ERR_CORRUPT. */
