@@ -162,6 +162,7 @@ struct tw_link_ctx {
     tw_udp_liveness_t *live; /* NULL for a job of one */
     tw_udp_live_peer_t *live_peers;
     unsigned live_verdicts;
+    uint64_t now_ns; /* the clock when this side last polled (with liveness) */
     struct sockaddr_in live_addr;
     struct {
         uint64_t msgs_sent, msgs_inline, msgs_received, bytes_sent, bytes_received;
@@ -370,6 +371,15 @@ int tw_link_ofi_deliver(const tw_link_device_t *dev, void *dev_ctx, uint32_t pee
                                len - sizeof h);
 }
 
+/* A message came from peer (in this poll): it is alive now, and watched from now on. The
+ * clock of the poll, and the watched flag written only when it changes: the thread
+ * reads both, and a write per message would move their line between the cores. */
+static void heard(tw_link_ctx_t *l, uint32_t peer) {
+    tw_udp_live_peer_t *p = &l->live_peers[peer];
+    atomic_store_explicit(&p->heard_ns, l->now_ns, memory_order_relaxed);
+    if (!atomic_load_explicit(&p->watched, memory_order_relaxed)) watch(l, (int)peer, 1);
+}
+
 /* Hands the device what was received, each sender's messages in its order; a sender
  * whose next message the device cannot take now keeps it, and those behind it, for the
  * next poll. A message that is no device message is dropped without waiting. */
@@ -405,11 +415,7 @@ static int deliver_pending(tw_link_ctx_t *l) {
                 continue;
             }
             if (!wait) {
-                if (known && l->live_peers) { /* heard from: watched from now */
-                    atomic_store_explicit(&l->live_peers[h.source].heard_ns, clock_ns(),
-                                          memory_order_relaxed);
-                    watch(l, (int)h.source, 1);
-                }
+                if (known && l->live_peers) heard(l, h.source);
                 int rc = tw_link_ofi_deliver(l->dev, l->dev_ctx, (uint32_t)l->size, buf, p.len);
                 if (rc == TW_RETRY) {
                     blocked[nblocked++] = h.source;
@@ -445,7 +451,8 @@ static void take_verdicts(tw_link_ctx_t *l, unsigned verdicts) {
  * and its verdicts are taken. */
 static void waiting(tw_link_ctx_t *l) {
     if (!l->live) return;
-    tw_udp_liveness_polled(l->live, clock_ns());
+    l->now_ns = clock_ns();
+    tw_udp_liveness_polled(l->live, l->now_ns);
     unsigned verdicts = tw_udp_liveness_verdicts(l->live);
     if (__builtin_expect(verdicts != l->live_verdicts, 0)) take_verdicts(l, verdicts);
 }
