@@ -176,6 +176,8 @@ program_of() {
 # The provider's own ping-pong, no MPI: fi_pingpong's server on host B, client on host A;
 # prints "fi_pingpong,8,<usec/xfer>".
 fi_pingpong_run() {
+    command -v fi_pingpong >/dev/null ||
+        { echo "bench/net: fi_pingpong not found (apt-get install libfabric-bin)" >&2; return; }
     ip netns exec "$b" taskset -c 1 env LD_LIBRARY_PATH="$ofilib" timeout 30 \
         fi_pingpong -p "$prov" -e rdm -S 8 -I 20000 >/dev/null 2>&1 &
     local server=$!
