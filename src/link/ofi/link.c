@@ -40,6 +40,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,11 +78,11 @@ enum {
 enum { LINK_BYE = 0x80 };
 
 /* libfabric, opened when the link is first asked for: a process that never opens the link
- * never loads it, nor the libraries of its providers, some of which take over SIGSEGV
- * when they load (libpsm_infinipath, libpsm2) and would turn a program's crash into an
- * exit status of 1. Its few exported functions are looked up; the rest of its API is
- * inline calls through the objects it returns. Each takes the structures it allocated
- * (fi_dupinfo), so a newer libfabric than the headers serves as well. */
+ * never loads it, nor the libraries of its providers (libibverbs, libpsm2, …). Some of
+ * these take over SIGSEGV when they load (libpsm_infinipath), which would turn a
+ * program's crash into an exit status of 1: load gives the signals back. Its few exported functions
+ * are looked up; the rest of its API is inline calls through the objects it returns. Each takes the
+ * structures it allocated (fi_dupinfo), so a newer libfabric than the headers serves as well. */
 static struct {
     pthread_once_t once;
     int (*getinfo)(uint32_t version, const char *node, const char *service, uint64_t flags,
@@ -94,7 +95,17 @@ static struct {
 } lib = {.once = PTHREAD_ONCE_INIT};
 
 static void load(void) {
+    /* the providers' libraries that take over signals as they load (PSM's SIGSEGV,
+     * SIGBUS…) give them back: a crash stays the program's, reported as the signal */
+    struct sigaction before[NSIG];
+    for (int sig = 1; sig < NSIG; sig++) sigaction(sig, NULL, &before[sig]);
     void *h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+    for (int sig = 1; sig < NSIG; sig++) {
+        struct sigaction now;
+        if (!sigaction(sig, NULL, &now) &&
+            (now.sa_handler != before[sig].sa_handler || now.sa_flags != before[sig].sa_flags))
+            sigaction(sig, &before[sig], NULL);
+    }
     if (!h) {
         snprintf(lib.why, sizeof lib.why, "libfabric cannot be loaded: %s", dlerror());
         return;
