@@ -3,6 +3,7 @@
 #include "device/atu.h"
 
 #include "device/endpoint.h"
+#include "device/progress.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -89,9 +90,28 @@ int tw_atu_deregister(tw_ep_t *ep, tw_region_t *region, int allow_heap) {
     atomic_store_explicit(&e->state, st & ~(uint64_t)0xff, memory_order_seq_cst);
     unsigned spins = 0;
     while (atomic_load_explicit(&e->inflight, memory_order_seq_cst) != 0) tw_ep_idle(ep, &spins);
+    /* a link that let initiators reach it through the fabric revokes that too */
+    for (unsigned i = 0; i < ep->nlinks; i++)
+        if (ep->links[i].link->region_gone) {
+            tw_dev_lock(ep);
+            ep->links[i].link->region_gone(ep->links[i].ctx, region->nla);
+            tw_dev_unlock(ep);
+        }
     ep->atu.free[ep->atu.free_count++] = idx;
     ep->stats.deregistrations++;
     memset(region, 0, sizeof *region);
+    return TW_OK;
+}
+
+int tw_atu_describe(tw_ep_t *ep, uint64_t nla, uint64_t key, tw_link_region_t *out) {
+    uint32_t idx = tw_nla_index(nla);
+    if (idx == TW_NLA_LOCK_INDEX || idx >= ep->atu.fresh) return TW_ERR_STALE;
+    tw_atu_entry_t *e = &ep->atu.table[idx]; /* our own table: its writer is this thread */
+    uint64_t st = atomic_load_explicit(&e->state, memory_order_relaxed);
+    if (!(st & TW_ATU_VALID) || ((st >> 8) & 0xff) != tw_nla_gen(nla)) return TW_ERR_STALE;
+    if (e->key != key) return TW_ERR_KEY;
+    *out = (tw_link_region_t){nla & ~TW_NLA_OFFSET_MASK, e->base, e->length,
+                              (unsigned)(st >> 1) & 0x7f};
     return TW_OK;
 }
 

@@ -11,6 +11,7 @@
 #include <tollway/status.h>
 
 #include "device/ring.h"
+#include "link/link.h"
 #include "device/segment.h"
 
 /* One registration in the ATU table (in the owner's segment, read by initiators).
@@ -139,6 +140,10 @@ static inline void tw_atu_release(tw_xlate_t *x) {
 }
 
 void tw_atu_count_fault(tw_segment_header_t *owner, int status);
+
+/* The owner's own registration that nla with key names (tw_link_device_t.region):
+ * TW_OK with it in *out, TW_ERR_STALE or TW_ERR_KEY. */
+int tw_atu_describe(tw_ep_t *ep, uint64_t nla, uint64_t key, tw_link_region_t *out);
 
 /* Deregisters; heap blocks only through tw_heap_free (allow_heap). */
 int tw_atu_deregister(tw_ep_t *ep, tw_region_t *region, int allow_heap);

@@ -56,6 +56,10 @@ static void address_key(char *key, size_t cap, int index, int rank) {
     snprintf(key, cap, "tw.ep%d.%d", index, rank);
 }
 
+static int region_of(void *dev, uint64_t nla, uint64_t key, tw_link_region_t *out) {
+    return tw_atu_describe(((tw_ep_link_t *)dev)->ep, nla, key, out);
+}
+
 /* What the links that carry messages hand the device. */
 static const tw_link_device_t device_side = {
     .velo = tw_velo_link_deliver,
@@ -65,6 +69,7 @@ static const tw_link_device_t device_side = {
     .land_answer = tw_rma_link_land_answer,
     .landed = tw_rma_link_landed,
     .peer_lost = tw_dev_peer_lost,
+    .region = region_of,
 };
 
 /* The process manager's client waits for answers in a loop: the links go on meanwhile

@@ -692,8 +692,16 @@ static int link_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op,
         chunk = ((len + n - 1) / n + 63) & ~(uint64_t)63;
     }
     uint64_t first = op == TW_OP_PUT ? chunk_at(len, 0, chunk) : op == TW_OP_PUT_IMM ? len : 0;
+    rma_req_t probe = {.op = op,
+                       .notify = (uint8_t)notify,
+                       .source = ep->rank,
+                       .chunk_len = (uint32_t)first,
+                       .nla = nla,
+                       .key = key,
+                       .total = len,
+                       .b = op == TW_OP_GET ? chunk_at(len, 0, chunk) : b};
     if (peer->unanswered >= RMA_UNANSWERED_MAX || !ep->rma.free_count ||
-        !link->rma_can_request(via->ctx, dest, (size_t)first))
+        !link->rma_can_request(via->ctx, dest, &probe, (size_t)first))
         goto retry;
     if ((notify & TW_NOTIFY_REQUESTER) && !(requester = tw_nq_reserve(&ep->nq_self))) goto retry;
     if (completer_here && (notify & TW_NOTIFY_COMPLETER) &&

@@ -61,6 +61,14 @@ enum {
 /* segment_create, segment_map, segment_populate: every page of the segment. */
 #define TW_LINK_POPULATE_ALL ((size_t)-1)
 
+/* A registration of the endpoint's memory, as region (tw_link_device_t) describes it. */
+typedef struct tw_link_region {
+    uint64_t nla;    /* its first byte's NLA (that of byte k is nla + k) */
+    uint64_t base;   /* its first byte's address in the owner */
+    uint64_t length; /* bytes */
+    unsigned perms;  /* TW_PERM_* */
+} tw_link_region_t;
+
 /* One open instance of a link, private to its implementation. */
 typedef struct tw_link_ctx tw_link_ctx_t;
 
@@ -86,6 +94,12 @@ typedef struct tw_link_device {
      * TW_ERR_RESET: it had declared us lost; TW_ERR_DESYNC: it gave up data we never
      * received): once per peer, from poll. */
     void (*peer_lost)(void *dev, uint32_t source, int cause);
+    /* The registration an access to nla with key would reach, checked as the device
+     * checks an access (valid, that generation, that key): TW_OK with it in *out, or
+     * the fault (TW_ERR_STALE, TW_ERR_KEY). For a link that lets initiators reach
+     * registered memory with the fabric's own one-sided operations: the key is checked
+     * here, at the owner, before the fabric's is handed out. */
+    int (*region)(void *dev, uint64_t nla, uint64_t key, tw_link_region_t *out);
 } tw_link_device_t;
 
 typedef struct tw_link {
@@ -109,8 +123,10 @@ typedef struct tw_link {
      * keeps the data until the request is answered. TW_OK, TW_RETRY, or an error. */
     int (*rma_request)(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *data,
                        size_t len);
-    /* 1 when a request with len bytes of put data to dest would go now. */
-    int (*rma_can_request)(tw_link_ctx_t *l, int dest, size_t len);
+    /* 1 when the first request r of an operation, with len bytes of put data, would go
+     * to dest now (asked before the device reserves anything for it: a refusal after
+     * that leaves cancelled slots in our queue). r has every field but its handle. */
+    int (*rma_can_request)(tw_link_ctx_t *l, int dest, const rma_req_t *r, size_t len);
     /* Bytes of put data per request (and of get data per answer) it prefers. */
     uint64_t (*rma_chunk)(tw_link_ctx_t *l);
     /* 1 when an answer can be taken now (sent or queued): asked before serving. */
@@ -139,6 +155,9 @@ typedef struct tw_link {
      * now, with what was found in note; 0 with the reason in note. segment_size: the
      * bytes of one endpoint's segment with the current settings. */
     int (*probe)(size_t segment_size, char *note, size_t cap);
+    /* Optional: the registration nla names is going (tw_dereg); once this returns, no
+     * access through the fabric reaches its memory. Under the device's lock. */
+    void (*region_gone)(tw_link_ctx_t *l, uint64_t nla);
 
     /* The operations of a mapped link (TW_LINK_MAPPED; NULL for the others): segments of
      * memory on this node that peers map — an endpoint's own (its rings and tables) and

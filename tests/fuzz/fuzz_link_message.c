@@ -106,7 +106,7 @@ static void fake_peer_lost(void *dev, uint32_t source, int cause) {
 
 static const tw_link_device_t fake = {fake_velo,         fake_request,     fake_answer,
                                       fake_land_request, fake_land_answer, fake_landed,
-                                      fake_peer_lost};
+                                      fake_peer_lost, NULL};
 
 static const int verdicts[] = {TW_OK, TW_RETRY, TW_ERR_CORRUPT};
 

@@ -221,7 +221,8 @@ static uint64_t link_rma_chunk(tw_link_ctx_t *l) {
     return room > RMA_CHUNK ? room & ~(size_t)1023 : RMA_CHUNK;
 }
 
-static int link_rma_can_request(tw_link_ctx_t *l, int dest, size_t len) {
+static int link_rma_can_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, size_t len) {
+    (void)r;
     return tw_udp_room(l->udp, (uint32_t)dest, sizeof(tw_link_msg_hdr_t) + sizeof(rma_req_t) + len);
 }
 
