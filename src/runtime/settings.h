@@ -34,6 +34,11 @@ typedef enum tw_ofi_mr {
     TW_OFI_MR_STRICT, /* every registration path, asked for or not */
 } tw_ofi_mr_t;
 
+typedef enum tw_ofi_rma {
+    TW_OFI_RMA_AUTO,     /* puts and gets with the fabric's writes and reads where it has them */
+    TW_OFI_RMA_MESSAGES, /* every RMA as messages, executed by the target's device */
+} tw_ofi_rma_t;
+
 typedef struct tw_config {
     uint32_t velo_slots; /* mailbox slots per endpoint */
     uint32_t nq_slots;   /* notification queue entries per endpoint */
@@ -71,6 +76,7 @@ typedef struct tw_config {
     uint32_t udp_mtu;       /* 0: the MTU of the interface the link binds */
     tw_udp_auth_t udp_auth; /* what the MAC of a udp packet covers */
     tw_ofi_mr_t ofi_mr;     /* TW_OFI_MR: the ofi link's memory registration */
+    tw_ofi_rma_t ofi_rma;   /* TW_OFI_RMA: how the ofi link moves puts and gets */
     double fault_drop, fault_duplicate, fault_reorder, fault_corrupt, fault_delay;
     uint32_t fault_delay_us;
     uint64_t fault_seed;

@@ -6,7 +6,8 @@
  * then the message as received, whose bytes 8-11 (or 0) also name the sequence number due
  * from its sender, for tw_link_ofi_order. The fake device checks what it is handed: one callback,
  * the one of the message's kind, once, only for a sender of the job and the one the
- * header names, with the body right after both headers and within the message. */
+ * header names, with the body right after both headers and within the message. The
+ * same bytes after the link's header are also decoded as a translation (tw_ofi_xlate_t). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -70,8 +71,16 @@ static void fake_peer_lost(void *dev, uint32_t source, int cause) {
     FUZZ_CHECK(0); /* the link's, not the decoder's, to call */
 }
 
-static const tw_link_device_t fake = {fake_velo, fake_request, fake_answer,   fake_land,
-                                      fake_land, fake_landed,  fake_peer_lost};
+static int fake_region(void *dev, uint64_t nla, uint64_t key, tw_link_region_t *out) {
+    (void)dev, (void)nla, (void)key, (void)out;
+    FUZZ_CHECK(0); /* asked by the link's own messages, never by the decoder */
+    return TW_ERR_STALE;
+}
+
+static const tw_link_device_t fake = {fake_velo, fake_request, fake_answer,    fake_land,
+                                      fake_land, fake_landed,  fake_peer_lost, fake_region};
+
+static long xlates_taken;
 
 static const int verdicts[] = {TW_OK, TW_RETRY, TW_ERR_CORRUPT};
 
@@ -103,11 +112,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(order == (seq == expected ? TW_OFI_DUE : within ? TW_OFI_LATER : TW_OFI_NEVER));
     FUZZ_CHECK(tw_link_ofi_order(seq, seq) == TW_OFI_DUE);
     FUZZ_CHECK(tw_link_ofi_order(seq + 1, seq) == TW_OFI_NEVER); /* behind: never again */
+
+    /* the same bytes after the link's header as a translation (the link's own message
+     * LINK_XLATE): taken only whole, of its kind, with permissions, a length of 1 byte to
+     * 1 TiB and no range that wraps; what is taken is what was sent */
+    if (seen.len >= sizeof(tw_ofi_hdr_t)) {
+        const uint8_t *body = seen.msg + sizeof(tw_ofi_hdr_t);
+        size_t blen = seen.len - sizeof(tw_ofi_hdr_t);
+        tw_ofi_xlate_t x, sent;
+        memset(&x, 0xa5, sizeof x);
+        int ok = blen == sizeof sent;
+        if (ok) {
+            memcpy(&sent, body, sizeof sent);
+            ok = sent.kind == 0x82 && sent.perms >= 1 && sent.perms <= 3 && sent.length &&
+                 sent.length <= 1ull << 40 && sent.nla <= UINT64_MAX - sent.length &&
+                 sent.addr <= UINT64_MAX - sent.length;
+        }
+        int took = tw_link_ofi_xlate_take(body, blen, &x);
+        FUZZ_CHECK(took == (ok ? TW_OK : TW_ERR_CORRUPT));
+        FUZZ_CHECK(!ok || !memcmp(&x, &sent, sizeof x));
+        xlates_taken += ok;
+    }
     return 0;
 }
 
 /* A message of each kind from a peer of the job, with a record's worth of bytes. */
 size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(void)) {
+    if (index % 4 == 3 && cap >= 1 + sizeof(tw_ofi_hdr_t) + sizeof(tw_ofi_xlate_t)) {
+        tw_ofi_hdr_t h = {rand32() % PEERS, rand32()};
+        tw_ofi_xlate_t x = {.kind = 0x82,
+                            .perms = 1 + rand32() % 3,
+                            .nla = (uint64_t)rand32() << 48,
+                            .key = (uint64_t)rand32() << 32 | rand32(),
+                            .addr = (uint64_t)rand32() << 12,
+                            .length = 1 + rand32() % 65536,
+                            .rkey = rand32()};
+        buf[0] = 0;
+        memcpy(buf + 1, &h, sizeof h);
+        memcpy(buf + 1 + sizeof h, &x, sizeof x);
+        return 1 + sizeof h + sizeof x;
+    }
     size_t body = sizeof(rma_req_t) + rand32() % 64;
     if (cap < 1 + HDR + body) return 0;
     buf[0] = (uint8_t)(index / 3 % 3);
@@ -120,7 +164,7 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
 }
 
 void fuzz_report(FILE *out) {
-    fprintf(out, "; delivered: %ld velo, %ld requests, %ld answers, %ld refused",
+    fprintf(out, "; delivered: %ld velo, %ld requests, %ld answers, %ld refused; %ld translations",
             counted[TW_LINK_MSG_VELO], counted[TW_LINK_MSG_RMA_REQ],
-            counted[TW_LINK_MSG_RMA_ANSWER], counted[0]);
+            counted[TW_LINK_MSG_RMA_ANSWER], counted[0], xlates_taken);
 }

@@ -51,7 +51,10 @@
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 
+#include <tollway/atu.h>
+#include <tollway/notify.h>
 #include <tollway/status.h>
 #include <tollway/velo.h>
 
@@ -74,8 +77,22 @@ enum {
 };
 #define OFI_API FI_VERSION(1, 9)
 
-/* The link's own message, beside the device's (message.h): the sender closes. */
-enum { LINK_BYE = 0x80 };
+/* The link's own messages, beside the device's (message.h), tagged with the high bit:
+ * the sender closes; a translation asked for (xlate_ask_t) and given (tw_ofi_xlate_t). */
+enum {
+    LINK_OWN = 0x80,
+    LINK_BYE = 0x80,
+    LINK_XLATE_ASK = 0x81,
+    LINK_XLATE = 0x82,
+    LINK_REVOKE = 0x83,  /* a translation given is withdrawn (xlate_ask_t's layout) */
+    LINK_REVOKED = 0x84, /* no write or read through it is under way any more */
+};
+
+/* Native RMA (TW_OFI_RMA=auto on a provider with FI_RMA). Registrations of peers this
+ * endpoint learnt (REMOTES, a cache: a slot's new occupant replaces the old one), and of
+ * its own that it exposed to the fabric (EXPOSED_MAX: a registration beyond stays
+ * reachable by messages only). */
+enum { REMOTES = 256, EXPOSED_MAX = 4096 };
 
 /* libfabric, opened when the link is first asked for: a process that never opens the link
  * never loads it, nor the libraries of its providers (libibverbs, libpsm2, …). Some of
@@ -127,12 +144,45 @@ static int loaded(void) {
     return !lib.why[0];
 }
 
+/* What a send slot carries: a message, or one of the fabric's own writes or reads, whose
+ * answer the link writes for the device once it completes (rma_answer_t, first in buf
+ * for a read, its data after it). */
+enum { SLOT_MESSAGE, SLOT_WRITE, SLOT_READ, SLOT_ABANDONED };
+
 typedef struct slot {
     struct fi_context2 ctx; /* first: the provider's, and how a completion finds its slot */
     unsigned char *buf;
     size_t len;
     int dest;
+    uint8_t kind;      /* SLOT_* */
+    uint8_t commit;    /* a write: the request follows it, with no data (the notification) */
+    uint8_t completed; /* a write or read: its completion came */
+    int error;         /* a write or read: the provider's error, 0 when it completed */
+    rma_answer_t answer;
+    rma_req_t req;
 } slot_t;
+
+typedef struct xlate_ask {
+    uint8_t kind; /* LINK_XLATE_ASK */
+    uint8_t unused[7];
+    uint64_t nla, key;
+} xlate_ask_t;
+
+/* A peer's registration as this side reaches it with the fabric's operations. */
+enum { REMOTE_SEEN, REMOTE_ASKED, REMOTE_KNOWN };
+
+typedef struct remote {
+    int dest;  /* -1: empty */
+    int state; /* REMOTE_*: met once; its translation asked for; known */
+    tw_ofi_xlate_t x;
+} remote_t;
+
+/* One of our registrations exposed to the fabric. */
+typedef struct exposed {
+    struct fid_mr *mr; /* NULL: empty */
+    uint64_t nla;      /* of its first byte */
+    uint8_t *holders;  /* bit per rank: given its translation, not yet revoked */
+} exposed_t;
 
 typedef struct pending {
     uint32_t recv; /* the receive slot */
@@ -167,6 +217,21 @@ struct tw_link_ctx {
     uint32_t npending;
     uint32_t unposted[RECV_SLOTS], nunposted; /* receives to post again */
     tw_link_held_t held;                      /* a long put's answers not sent yet */
+    /* writes and reads in the order they were issued: answered in that order, as the
+     * device's operations to one target complete in order */
+    uint32_t native_q[SEND_SLOTS], native_head, native_count;
+    uint32_t *native_out;  /* per rank: writes and reads not answered yet */
+    uint32_t *message_out; /* per rank: RMA requests sent as messages, not answered yet */
+    /* per rank: 0, or 1 + the count of writes and reads answered (native_head) once those
+     * issued before its LINK_REVOKE arrived are: then it is acknowledged */
+    uint32_t *revoke_until;
+    int rma;      /* native RMA: the provider has FI_RMA, and it is asked */
+    int mr_local; /* local buffers registered (FI_MR_LOCAL, or strict) */
+    uint64_t mr_mode;
+    uint64_t next_key; /* the key asked for the next exposed registration (no FI_MR_PROV_KEY) */
+    remote_t *remotes;
+    exposed_t *exposed;
+    uint32_t nexposed;
     int delivering;
     int closing;
     int error_said;
@@ -178,6 +243,8 @@ struct tw_link_ctx {
     struct {
         uint64_t msgs_sent, msgs_inline, msgs_received, bytes_sent, bytes_received;
         uint64_t eagain, no_slot, refused, malformed, cq_errors;
+        uint64_t native_writes, native_reads, native_bytes, native_faults, xlates_asked,
+            xlates_given;
     } stats;
 };
 
@@ -222,6 +289,7 @@ static void repost(tw_link_ctx_t *l, uint32_t i) {
 }
 
 static void send_done(tw_link_ctx_t *l, slot_t *s) {
+    s->kind = SLOT_MESSAGE;
     l->free_slots[l->nfree++] = (uint32_t)(s - l->send);
 }
 
@@ -233,8 +301,18 @@ static void completed(tw_link_ctx_t *l, void *context, size_t len) {
         l->stats.msgs_received++;
         l->stats.bytes_received += len;
     } else if (s >= l->send && s < l->send + SEND_SLOTS) {
-        send_done(l, s);
+        if (s->kind == SLOT_MESSAGE || s->kind == SLOT_ABANDONED)
+            send_done(l, s);
+        else
+            s->completed = 1; /* answered at the next poll, in order */
     }
+}
+
+/* Errors that say the peer is gone (a reliable endpoint gave up on it), rather than that
+ * it refused one operation. */
+static int peer_gone(int err) {
+    return err == FI_ECONNREFUSED || err == FI_ECONNRESET || err == FI_ECONNABORTED ||
+           err == FI_EHOSTUNREACH || err == FI_ENOTCONN || err == FI_ETIMEDOUT || err == FI_EIO;
 }
 
 static void cq_error(tw_link_ctx_t *l) {
@@ -249,7 +327,16 @@ static void cq_error(tw_link_ctx_t *l) {
     char why[256];
     snprintf(why, sizeof why, "%s (%s)", lib.strerror(e.err),
              fi_cq_strerror(l->cq, e.prov_errno, e.err_data, NULL, 0));
-    if (s >= l->send && s < l->send + SEND_SLOTS) {
+    if (s >= l->send && s < l->send + SEND_SLOTS && s->kind != SLOT_MESSAGE) {
+        /* a write or read: a key the target revoked (its registration went), or the peer */
+        l->stats.native_faults++;
+        s->error = e.err ? e.err : FI_EOTHER;
+        if (peer_gone(s->error)) {
+            say_error(l, s->kind == SLOT_WRITE ? "fi_writemsg" : "fi_readmsg", s->dest, why);
+            mark_lost(l, s->dest, TW_ERR_LOST);
+        }
+        s->completed = 1;
+    } else if (s >= l->send && s < l->send + SEND_SLOTS) {
         say_error(l, "fi_send", s->dest, why);
         mark_lost(l, s->dest, TW_ERR_LOST); /* a reliable endpoint gave up on it */
         send_done(l, s);
@@ -368,6 +455,364 @@ static int send_msg(tw_link_ctx_t *l, int dest, const struct iovec *iov, int n, 
     return TW_OK;
 }
 
+/* ---- native RMA: puts and gets with the fabric's writes and reads ----
+ *
+ * The target's device checks every key (the ATU, as miNI checks keys at the owner), so
+ * the fabric's key of a registration is handed only to an initiator that showed the
+ * registration's key: the initiator asks (LINK_XLATE_ASK) the first time it meets a
+ * registration, the target's link asks its device (tw_link_device_t.region), registers
+ * the memory with the provider and answers (LINK_XLATE). Meanwhile, and for whatever the
+ * fabric cannot do alone (a get's responder notification, put-immediate, atomics), the
+ * requests go as messages and the target's device executes them as over udp; atomics
+ * always do, since the target's node updates the same words with the CPU's atomics,
+ * which a provider's atomics are not atomic with.
+ *
+ * A write or read completes before its answer is written for the device: a write with
+ * FI_DELIVERY_COMPLETE, so that the data is in the target's memory when the requester's
+ * notification says so. A put whose completer wants its notification sends, once its
+ * last chunk's write has completed, that chunk's request with no data: the target's
+ * device checks it, writes the notification and answers, as for data that landed in
+ * place. A registration that goes (tw_dereg) closes its provider registration first
+ * (region_gone): a late write or read then fails in the provider, and its answer says
+ * TW_ERR_STALE, as the target's device would. */
+
+static remote_t *remote_slot(tw_link_ctx_t *l, int dest, uint64_t key) {
+    uint64_t h = (key ^ (uint64_t)(uint32_t)dest * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
+    return &l->remotes[h >> 56]; /* REMOTES = 256 */
+}
+
+static int ask_translation(tw_link_ctx_t *l, int dest, uint64_t nla, uint64_t key) {
+    xlate_ask_t a = {.kind = LINK_XLATE_ASK, .nla = nla, .key = key};
+    struct iovec v = {&a, sizeof a};
+    int rc = send_msg(l, dest, &v, 1, ANSWER_RESERVE);
+    if (!rc) l->stats.xlates_asked++;
+    return rc;
+}
+
+/* The span of data r moves: a put's len bytes, or the get's chunk it asks for. */
+static uint64_t span_of(const rma_req_t *r, size_t len) {
+    return r->op == TW_OP_PUT ? len : (r->total - r->offset < r->b ? r->total - r->offset : r->b);
+}
+
+/* The translation the operation r (span bytes) would go through with the fabric's writes
+ * and reads now, or NULL when it goes as a message: what the fabric cannot do alone, a
+ * registration whose translation is not known (or refuses it), requests sent as messages
+ * to dest still under way (it waits behind them, in order). No side effect: asked also
+ * before the device commits to the operation (rma_can_request). */
+static const tw_ofi_xlate_t *native_target(tw_link_ctx_t *l, int dest, const rma_req_t *r,
+                                           uint64_t span) {
+    int fabric_can =
+        r->op == TW_OP_PUT || (r->op == TW_OP_GET && !(r->notify & TW_NOTIFY_RESPONDER));
+    if (!l->rma || !fabric_can || !span || l->message_out[dest] || l->lost[dest] ||
+        l->peer[dest] == FI_ADDR_NOTAVAIL ||
+        (r->op == TW_OP_GET && span > SLOT_SIZE - sizeof(rma_answer_t)))
+        return NULL;
+    remote_t *m = remote_slot(l, dest, r->key);
+    if (m->dest != dest || m->x.key != r->key || m->state != REMOTE_KNOWN) return NULL;
+    unsigned perm = r->op == TW_OP_PUT ? TW_PERM_WRITE : TW_PERM_READ;
+    uint64_t at = r->nla - m->x.nla; /* where the operation starts in it */
+    if ((m->x.perms & perm) != perm || at >= m->x.length || r->offset > m->x.length - at ||
+        span > m->x.length - at - r->offset)
+        return NULL; /* the target's device refuses it, as it must */
+    return &m->x;
+}
+
+/* r goes as a message: a registration met for the first time is remembered, and at its
+ * next operation its translation is asked for (so that one used once, a rendezvous
+ * message's buffer, costs the target no registration with the provider). */
+static void met(tw_link_ctx_t *l, int dest, const rma_req_t *r) {
+    if (r->offset || !(r->op == TW_OP_PUT || r->op == TW_OP_GET)) return;
+    remote_t *m = remote_slot(l, dest, r->key);
+    if (m->dest != dest || m->x.key != r->key) /* a key names one registration */
+        *m = (remote_t){.dest = dest, .state = REMOTE_SEEN, .x = {.nla = r->nla, .key = r->key}};
+    else if (m->state == REMOTE_SEEN && ask_translation(l, dest, r->nla, r->key) == TW_OK)
+        m->state = REMOTE_ASKED;
+}
+
+/* native's answer when r goes as a message instead (beside TW_OK and TW_RETRY). */
+enum { AS_MESSAGE = 100 };
+
+/* Sends r with the fabric's write or read: TW_OK, TW_RETRY, or AS_MESSAGE. */
+static int native(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *data, size_t len) {
+    int put = r->op == TW_OP_PUT;
+    uint64_t span = span_of(r, len);
+    const tw_ofi_xlate_t *x = native_target(l, dest, r, span);
+    if (!x) { /* as a message: after the writes and reads before it, in order */
+        if (l->native_out[dest]) return TW_RETRY;
+        met(l, dest, r);
+        return AS_MESSAGE;
+    }
+    if (l->nfree <= ANSWER_RESERVE) progress(l);
+    if (l->nfree <= ANSWER_RESERVE) {
+        l->stats.no_slot++;
+        return TW_RETRY;
+    }
+    slot_t *s = &l->send[l->free_slots[--l->nfree]];
+    s->kind = put ? SLOT_WRITE : SLOT_READ;
+    s->dest = dest;
+    s->error = 0;
+    s->answer = (rma_answer_t){.handle = r->handle,
+                               .status = TW_OK,
+                               .kind = ANSWER_ACK,
+                               .chunks = 1,
+                               .chunk_len = put ? 0 : (uint32_t)span,
+                               .offset = r->offset};
+    s->commit = put && (r->notify & TW_NOTIFY_COMPLETER) && r->offset + len >= r->total;
+    s->req = *r;
+    s->req.chunk_len = 0; /* the commit: the data is in place, */
+    s->req.offset += len; /* and this, the put's last, chunk is behind it */
+    void *local = put ? (void *)data : s->buf + sizeof(rma_answer_t);
+    void *desc = NULL;
+    if (put && l->mr_local && span) { /* from registered memory: the slot's */
+        memcpy(s->buf, data, span);
+        local = s->buf;
+    }
+    if (l->mr_local || !put) desc = l->desc;
+    struct iovec iov = {local, span};
+    struct fi_rma_iov rma = {x->addr + (r->nla - x->nla) + r->offset, span, x->rkey};
+    struct fi_msg_rma msg = {.msg_iov = &iov,
+                             .desc = &desc,
+                             .iov_count = 1,
+                             .addr = l->peer[dest],
+                             .rma_iov = &rma,
+                             .rma_iov_count = 1,
+                             .context = &s->ctx};
+    /* -FI_EAGAIN: the provider moves when its queue is read, and this waits for it rather
+     * than refuse the operation (TW_RETRY now would leave the device's reservations
+     * cancelled in our queue, once per try) */
+    ssize_t rc;
+    while ((rc = put ? fi_writemsg(l->ep, &msg, FI_COMPLETION | FI_DELIVERY_COMPLETE)
+                     : fi_readmsg(l->ep, &msg, FI_COMPLETION)) == -FI_EAGAIN &&
+           !l->lost[dest]) {
+        l->stats.eagain++;
+        progress(l);
+    }
+    if (rc) send_done(l, s);
+    if (rc == -FI_EAGAIN) return AS_MESSAGE; /* lost meanwhile: said there */
+    if (rc) { /* refused before it went: as a message instead, from now on */
+        say_error(l, put ? "fi_writemsg" : "fi_readmsg", dest, lib.strerror((int)-rc));
+        l->rma = 0;
+        return AS_MESSAGE;
+    }
+    l->native_q[(l->native_head + l->native_count++) % SEND_SLOTS] = (uint32_t)(s - l->send);
+    l->native_out[dest]++;
+    if (put) {
+        l->stats.native_writes++;
+    } else {
+        l->stats.native_reads++;
+    }
+    l->stats.native_bytes += span;
+    return TW_OK;
+}
+
+/* Writes and reads completed, in the order they were issued: their answers to the device
+ * (from poll, as a received answer would be), or the request that brings the completer
+ * its notification. The number answered. */
+static int answer_native(tw_link_ctx_t *l) {
+    int n = 0;
+    while (l->native_count) {
+        slot_t *s = &l->send[l->native_q[l->native_head % SEND_SLOTS]];
+        if (!s->completed && !l->lost[s->dest]) break;
+        l->native_head++;
+        l->native_count--;
+        if (l->native_out[s->dest]) l->native_out[s->dest]--;
+        if (l->lost[s->dest]) { /* the device ends its operations to a peer lost */
+            if (s->completed)
+                send_done(l, s);
+            else
+                s->kind = SLOT_ABANDONED; /* its completion may never come: the slot waits */
+            s->completed = 0;
+            continue;
+        }
+        s->completed = 0;
+        n++;
+        if (s->error) { /* the fabric refused the key: its registration went */
+            remote_t *m = remote_slot(l, s->dest, s->req.key);
+            if (m->dest == s->dest && m->x.key == s->req.key) m->dest = -1;
+            s->answer.status = TW_ERR_STALE;
+            s->answer.chunk_len = 0;
+        } else if (s->commit) {
+            tw_link_msg_hdr_t h = {TW_LINK_MSG_RMA_REQ, 0, 0};
+            tw_ofi_hdr_t o = {(uint32_t)l->self, l->tx_seq[s->dest]++};
+            struct iovec v[2] = {{&h, sizeof h}, {&s->req, sizeof s->req}};
+            gather(s->buf, &o, v, 2); /* the slot goes on as that message */
+            s->len = sizeof o + sizeof h + sizeof s->req;
+            s->kind = SLOT_MESSAGE;
+            l->message_out[s->dest]++;
+            l->queue[(l->qhead + l->qcount++) % SEND_SLOTS] = (uint32_t)(s - l->send);
+            drain_queue(l);
+            continue;
+        }
+        if (s->kind == SLOT_READ && !s->error) {
+            memcpy(s->buf, &s->answer, sizeof s->answer);
+            l->dev->rma_answer(l->dev_ctx, (uint32_t)s->dest, s->buf,
+                               sizeof s->answer + s->answer.chunk_len);
+        } else {
+            l->dev->rma_answer(l->dev_ctx, (uint32_t)s->dest, &s->answer, sizeof s->answer);
+        }
+        send_done(l, s);
+    }
+    return n;
+}
+
+static exposed_t *exposed_slot(tw_link_ctx_t *l, uint64_t nla) {
+    uint64_t h = nla * 0x9e3779b97f4a7c15ull;
+    return &l->exposed[h >> 52]; /* EXPOSED_MAX = 4096 */
+}
+
+/* A peer asks for the translation of its access to nla with key: given when our device
+ * says the key opens a registration there, and the provider registers it. Nothing is
+ * answered otherwise: the peer goes on with messages, faults reported the usual way. */
+static void give_translation(tw_link_ctx_t *l, int source, const unsigned char *msg, size_t len) {
+    xlate_ask_t a;
+    tw_link_region_t g;
+    if (len != sizeof a || !l->rma) return;
+    memcpy(&a, msg, sizeof a);
+    if (!l->dev->region || l->dev->region(l->dev_ctx, a.nla, a.key, &g) != TW_OK) return;
+    exposed_t *e = exposed_slot(l, g.nla);
+    if (e->mr && e->nla != g.nla) return; /* its place is taken: messages only */
+    if (!e->mr) {
+        uint64_t access = (g.perms & TW_PERM_READ ? FI_REMOTE_READ : 0) |
+                          (g.perms & TW_PERM_WRITE ? FI_REMOTE_WRITE : 0);
+        struct fid_mr *mr = NULL;
+        int rc = fi_mr_reg(l->domain, (void *)(uintptr_t)g.base, g.length, access, 0, l->next_key,
+                           0, &mr, NULL);
+        if (!rc && (l->mr_mode & FI_MR_ENDPOINT) &&
+            ((rc = fi_mr_bind(mr, &l->ep->fid, 0)) || (rc = fi_mr_enable(mr))))
+            fi_close(&mr->fid);
+        if (rc) {
+            say_error(l, "fi_mr_reg", -1, lib.strerror(-rc));
+            return;
+        }
+        l->next_key++;
+        *e = (exposed_t){mr, g.nla, NULL};
+        l->nexposed++;
+    }
+    uint64_t rkey = fi_mr_key(e->mr);
+    if (rkey == FI_KEY_NOTAVAIL) return; /* FI_MR_RAW: keys too long for the translation */
+    tw_ofi_xlate_t x = {.kind = LINK_XLATE,
+                        .perms = g.perms,
+                        .nla = g.nla,
+                        .key = a.key,
+                        .addr = l->mr_mode & FI_MR_VIRT_ADDR ? g.base : 0,
+                        .length = g.length,
+                        .rkey = rkey};
+    if (!e->holders && !(e->holders = calloc(((size_t)l->size + 7) / 8, 1))) return;
+    struct iovec v = {&x, sizeof x};
+    if (send_msg(l, source, &v, 1, 0) != TW_OK) return;
+    e->holders[source / 8] |= (uint8_t)(1u << (source % 8));
+    l->stats.xlates_given++;
+}
+
+int tw_link_ofi_xlate_take(const void *msg, size_t len, tw_ofi_xlate_t *out) {
+    tw_ofi_xlate_t x;
+    if (len != sizeof x) return TW_ERR_CORRUPT;
+    memcpy(&x, msg, sizeof x);
+    if (x.kind != LINK_XLATE || !x.perms || (x.perms & ~(TW_PERM_READ | TW_PERM_WRITE)) ||
+        !x.length || x.length > (1ull << 40) || x.nla + x.length < x.nla ||
+        x.addr + x.length < x.addr)
+        return TW_ERR_CORRUPT;
+    *out = x;
+    return TW_OK;
+}
+
+/* The translation we asked source for: kept for the operations that follow. */
+static void take_translation(tw_link_ctx_t *l, int source, const unsigned char *msg, size_t len) {
+    tw_ofi_xlate_t x;
+    if (tw_link_ofi_xlate_take(msg, len, &x) != TW_OK) {
+        l->stats.malformed++;
+        return;
+    }
+    remote_t *m = remote_slot(l, source, x.key);
+    if (m->dest != source || m->state != REMOTE_ASKED || m->x.key != x.key ||
+        m->x.nla - x.nla >= x.length)
+        /* not asked, or its slot went to another since: dropped */
+        return;
+    m->x = x;
+    m->state = REMOTE_KNOWN;
+}
+
+/* A peer that held our registration's translation says it no longer uses it. */
+static void revoked(tw_link_ctx_t *l, int source, const unsigned char *msg) {
+    xlate_ask_t m;
+    memcpy(&m, msg, sizeof m);
+    exposed_t *e = l->exposed ? exposed_slot(l, m.nla) : NULL;
+    if (e && e->mr && e->nla == m.nla && e->holders)
+        e->holders[source / 8] &= (uint8_t) ~(1u << (source % 8));
+}
+
+/* The target source withdraws a translation (LINK_REVOKE): forgotten at once, and
+ * acknowledged once every write and read issued before is answered (they may use it).
+ * TW_OK when done, TW_RETRY while those are under way (the message waits, and the
+ * sender's behind it). */
+static int withdraw(tw_link_ctx_t *l, int source, const unsigned char *msg, size_t len) {
+    xlate_ask_t m;
+    if (len != sizeof m || !l->remotes) return TW_OK;
+    memcpy(&m, msg, sizeof m);
+    if (!l->revoke_until[source]) {
+        for (int i = 0; i < REMOTES; i++)
+            if (l->remotes[i].dest == source && l->remotes[i].x.nla == m.nla)
+                l->remotes[i].dest = -1;
+        l->revoke_until[source] = 1 + l->native_head + l->native_count;
+    }
+    if ((int32_t)(l->native_head - (l->revoke_until[source] - 1)) < 0) return TW_RETRY;
+    m.kind = LINK_REVOKED;
+    struct iovec v = {&m, sizeof m};
+    if (send_msg(l, source, &v, 1, 0) == TW_RETRY) return TW_RETRY;
+    l->revoke_until[source] = 0;
+    return TW_OK;
+}
+
+/* The link's own message from source (LINK_OWN set in its first byte). */
+static void link_message(tw_link_ctx_t *l, int source, const unsigned char *msg, size_t len) {
+    if (msg[0] == LINK_BYE && len == 1)
+        watch(l, source, 0);
+    else if (msg[0] == LINK_XLATE_ASK)
+        give_translation(l, source, msg, len);
+    else if (msg[0] == LINK_XLATE)
+        take_translation(l, source, msg, len);
+    else if (msg[0] == LINK_REVOKED && len == sizeof(xlate_ask_t))
+        revoked(l, source, msg);
+    else
+        l->stats.malformed++;
+}
+
+static int link_poll(tw_link_ctx_t *l);
+
+/* A registration goes (tw_dereg): every peer that holds its translation is told, and the
+ * provider's registration closes once each has answered that nothing of its own goes
+ * through it any more (or is lost). Closed under a peer's write instead, the provider
+ * would not answer that write: tcp drops the connection ("invalid rma iov"), shm the
+ * command, verbs breaks the queue pair. A peer that does not poll meanwhile (computing,
+ * no progress thread) delays tw_dereg until it does. */
+static void link_region_gone(tw_link_ctx_t *l, uint64_t nla) {
+    if (!l->nexposed) return;
+    exposed_t *e = exposed_slot(l, nla);
+    if (!e->mr || e->nla != nla) return;
+    for (int r = 0; e->holders && r < l->size; r++) {
+        if (!(e->holders[r / 8] & (1u << (r % 8)))) continue;
+        xlate_ask_t m = {.kind = LINK_REVOKE, .nla = nla};
+        struct iovec v = {&m, sizeof m};
+        int rc;
+        while ((rc = send_msg(l, r, &v, 1, 0)) == TW_RETRY) link_poll(l);
+        if (rc) e->holders[r / 8] &= (uint8_t) ~(1u << (r % 8)); /* lost: nothing to wait for */
+    }
+    for (int r = 0; e->holders && r < l->size; r++) {
+        while ((e->holders[r / 8] & (1u << (r % 8))) && !l->lost[r] && !l->delivering) {
+            link_poll(l);
+            if (l->wait_fd >= 0 && (e->holders[r / 8] & (1u << (r % 8)))) {
+                struct pollfd p = {.fd = l->wait_fd, .events = POLLIN};
+                const struct timespec tenth_ms = {0, 100000};
+                ppoll(&p, 1, &tenth_ms, NULL);
+            }
+        }
+    }
+    fi_close(&e->mr->fid);
+    free(e->holders);
+    *e = (exposed_t){0};
+    l->nexposed--;
+}
+
 int tw_link_ofi_order(uint32_t expected, uint32_t seq) {
     uint32_t ahead = seq - expected; /* modulo 2^32, as the sequence numbers wrap */
     return ahead == 0 ? TW_OFI_DUE : ahead < TW_OFI_WINDOW ? TW_OFI_LATER : TW_OFI_NEVER;
@@ -389,6 +834,16 @@ static void heard(tw_link_ctx_t *l, uint32_t peer) {
     tw_udp_live_peer_t *p = &l->live_peers[peer];
     atomic_store_explicit(&p->heard_ns, l->now_ns, memory_order_relaxed);
     if (!atomic_load_explicit(&p->watched, memory_order_relaxed)) watch(l, (int)peer, 1);
+}
+
+/* A message the device took from source: when it answers our RMA requests, they are
+ * no longer under way (native RMA waits for them, to keep the order). */
+static void answered(tw_link_ctx_t *l, uint32_t source, const unsigned char *msg, size_t len) {
+    rma_answer_t a;
+    if (msg[0] != TW_LINK_MSG_RMA_ANSWER || len < sizeof(tw_link_msg_hdr_t) + sizeof a) return;
+    memcpy(&a, msg + sizeof(tw_link_msg_hdr_t), sizeof a);
+    l->message_out[source] =
+        l->message_out[source] > a.chunks ? l->message_out[source] - a.chunks : 0;
 }
 
 /* Hands the device what was received, each sender's messages in its order; a sender
@@ -418,8 +873,13 @@ static int deliver_pending(tw_link_ctx_t *l) {
                 continue;
             }
             for (uint32_t b = 0; b < nblocked && !wait; b++) wait = blocked[b] == h.source;
-            if (!wait && known && p.len == sizeof h + 1 && buf[sizeof h] == LINK_BYE) {
-                watch(l, (int)h.source, 0);
+            if (!wait && known && p.len > sizeof h && buf[sizeof h] == LINK_REVOKE &&
+                withdraw(l, (int)h.source, buf + sizeof h, p.len - sizeof h) == TW_RETRY) {
+                blocked[nblocked++] = h.source;
+                wait = 1;
+            } else if (!wait && known && p.len > sizeof h && (buf[sizeof h] & LINK_OWN)) {
+                if (buf[sizeof h] != LINK_REVOKE)
+                    link_message(l, (int)h.source, buf + sizeof h, p.len - sizeof h);
                 l->rx_seq[h.source]++;
                 repost(l, p.recv);
                 moved = 1;
@@ -433,6 +893,8 @@ static int deliver_pending(tw_link_ctx_t *l) {
                     l->stats.refused++;
                     wait = 1;
                 } else {
+                    if (rc == TW_OK && l->message_out)
+                        answered(l, h.source, buf + sizeof h, p.len - sizeof h);
                     if (rc == TW_OK)
                         delivered++;
                     else
@@ -476,6 +938,7 @@ static int link_poll(tw_link_ctx_t *l) {
     for (uint32_t n = l->nunposted; n; n--) repost(l, l->unposted[--l->nunposted]);
     l->delivering = 1;
     int delivered = l->npending ? deliver_pending(l) : 0;
+    if (l->native_count) delivered += answer_native(l);
     l->delivering = 0;
     if (__builtin_expect(l->lost_owed, 0)) {
         l->lost_owed = 0;
@@ -485,14 +948,15 @@ static int link_poll(tw_link_ctx_t *l) {
     return delivered;
 }
 
-/* The hints every endpoint asks with: reliable datagrams, messages, one sender's in
- * order, the device's lock for threads; every mr_mode bit this link can honour. */
-static struct fi_info *ask(void) {
+/* The hints every endpoint asks with: reliable datagrams, messages (and the fabric's own
+ * writes and reads in caps, for native RMA), one sender's in order, the device's lock for
+ * threads; every mr_mode bit this link can honour. */
+static struct fi_info *ask(uint64_t caps) {
     if (!loaded()) return NULL;
     struct fi_info *hints = lib.dupinfo(NULL);
     if (!hints) return NULL;
     hints->ep_attr->type = FI_EP_RDM;
-    hints->caps = FI_MSG;
+    hints->caps = caps;
     hints->mode = FI_CONTEXT | FI_CONTEXT2;
     hints->domain_attr->mr_mode =
         FI_MR_LOCAL | FI_MR_ALLOCATED | FI_MR_VIRT_ADDR | FI_MR_PROV_KEY | FI_MR_ENDPOINT;
@@ -523,8 +987,8 @@ static int unreachable_from_afar(const struct fi_info *i) {
 /* Of what libfabric offers, best first: the best provider's first interface that other
  * nodes reach — or, for a job all on this node, its loopback one, which nothing outside
  * reaches (as the udp link binds). A copy, or NULL. */
-static struct fi_info *choose(int all_local) {
-    struct fi_info *all = ask(), *pick = all;
+static struct fi_info *choose(int all_local, uint64_t caps) {
+    struct fi_info *all = ask(caps), *pick = all;
     for (struct fi_info *i = all; i; i = i->next) {
         if (strcmp(i->fabric_attr->prov_name, all->fabric_attr->prov_name)) continue;
         int here = unreachable_from_afar(i);
@@ -540,6 +1004,17 @@ static struct fi_info *choose(int all_local) {
 
 static void release(tw_link_ctx_t *l) {
     if (l->live) tw_udp_liveness_close(l->live);
+    for (uint32_t i = 0; l->exposed && l->nexposed && i < EXPOSED_MAX; i++)
+        if (l->exposed[i].mr) {
+            fi_close(&l->exposed[i].mr->fid);
+            free(l->exposed[i].holders);
+            l->nexposed--;
+        }
+    free(l->exposed);
+    free(l->remotes);
+    free(l->native_out);
+    free(l->message_out);
+    free(l->revoke_until);
     if (l->mr) fi_close(&l->mr->fid);
     if (l->ep) fi_close(&l->ep->fid);
     if (l->av) fi_close(&l->av->fid);
@@ -584,7 +1059,23 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
     l->pool = aligned_alloc(4096, (size_t)(SEND_SLOTS + RECV_SLOTS) * SLOT_SIZE);
     if (!l->peer || !l->lost || !l->tx_seq || !l->rx_seq || !l->pool) goto fail;
     for (int r = 0; r < job->size; r++) l->peer[r] = FI_ADDR_NOTAVAIL;
-    l->info = choose(job->local_known && job->local_size == job->size);
+    int all_local = job->local_known && job->local_size == job->size;
+    if (job->config->ofi_rma == TW_OFI_RMA_AUTO) { /* the same provider, if it has FI_RMA */
+        l->info = choose(all_local, FI_MSG | FI_RMA);
+        struct fi_info *plain = l->info ? NULL : choose(all_local, FI_MSG);
+        if (l->info && (plain = choose(all_local, FI_MSG)) &&
+            strcmp(plain->fabric_attr->prov_name, provider(l))) {
+            lib.freeinfo(l->info); /* the best provider lacks FI_RMA: it, with messages */
+            l->info = NULL;
+        }
+        if (!l->info)
+            l->info = plain;
+        else if (plain)
+            lib.freeinfo(plain);
+        l->rma = l->info && (l->info->caps & FI_RMA) && l->info->domain_attr->mr_key_size <= 8;
+    } else {
+        l->info = choose(all_local, FI_MSG);
+    }
     rc = -FI_ENODATA;
     if (!l->info) goto fail;
     struct fi_info *info = l->info;
@@ -623,10 +1114,24 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
     if ((rc = fi_enable(l->ep))) goto fail;
     uint64_t mr_mode = info->domain_attr->mr_mode;
     if (job->config->ofi_mr == TW_OFI_MR_STRICT) mr_mode |= FI_MR_LOCAL;
+    l->mr_mode = mr_mode;
+    l->mr_local = !!(mr_mode & FI_MR_LOCAL);
+    l->next_key = 1; /* keys this endpoint asks for: never one twice (FI_MR_PROV_KEY aside) */
+    if (l->rma) {
+        l->remotes = malloc(REMOTES * sizeof *l->remotes);
+        l->exposed = calloc(EXPOSED_MAX, sizeof *l->exposed);
+        l->native_out = calloc((size_t)job->size, sizeof *l->native_out);
+        l->message_out = calloc((size_t)job->size, sizeof *l->message_out);
+        l->revoke_until = calloc((size_t)job->size, sizeof *l->revoke_until);
+        if (!l->remotes || !l->exposed || !l->native_out || !l->message_out || !l->revoke_until)
+            goto fail;
+        for (int i = 0; i < REMOTES; i++) l->remotes[i].dest = -1;
+    }
     if (mr_mode & FI_MR_LOCAL) {
         call = "fi_mr_reg";
         if ((rc = fi_mr_reg(l->domain, l->pool, (size_t)(SEND_SLOTS + RECV_SLOTS) * SLOT_SIZE,
-                            FI_SEND | FI_RECV, 0, 0, 0, &l->mr, NULL)))
+                            FI_SEND | FI_RECV | (l->rma ? FI_READ | FI_WRITE : 0), 0, l->next_key++,
+                            0, &l->mr, NULL)))
             goto fail;
         if (mr_mode & FI_MR_ENDPOINT) {
             call = "fi_mr_bind";
@@ -763,14 +1268,21 @@ static int link_rma_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, cons
                             size_t len) {
     tw_link_msg_hdr_t h = {TW_LINK_MSG_RMA_REQ, 0, 0};
     if (sizeof h + sizeof *r + len > TW_LINK_RMA_MSG_MAX) return TW_ERR_SIZE;
+    if (l->rma) {
+        int rc = native(l, dest, r, data, len);
+        if (rc != AS_MESSAGE) return rc;
+    }
     struct iovec v[3] = {{&h, sizeof h}, {(void *)r, sizeof *r}, {(void *)data, len}};
-    return send_msg(l, dest, v, 3, ANSWER_RESERVE);
+    int rc = send_msg(l, dest, v, 3, ANSWER_RESERVE);
+    if (rc == TW_OK && l->message_out) l->message_out[dest]++;
+    return rc;
 }
 
-static int link_rma_can_request(tw_link_ctx_t *l, int dest, size_t len) {
-    (void)dest, (void)len;
+static int link_rma_can_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, size_t len) {
     if (l->nfree <= ANSWER_RESERVE) progress(l);
-    return l->nfree > ANSWER_RESERVE;
+    if (l->nfree <= ANSWER_RESERVE) return 0;
+    /* behind writes and reads under way to dest, only another write or read goes now */
+    return !l->rma || !l->native_out[dest] || native_target(l, dest, r, span_of(r, len));
 }
 
 static uint64_t link_rma_chunk(tw_link_ctx_t *l) {
@@ -816,6 +1328,8 @@ static void link_close(tw_link_ctx_t *l) {
     /* what was sent completes (or its peer is found lost) before the endpoint goes */
     while (l->nfree + l->qcount < SEND_SLOTS || l->qcount) {
         read_cq(l);
+        for (; l->native_count && l->send[l->native_q[l->native_head]].completed; l->native_count--)
+            send_done(l, &l->send[l->native_q[l->native_head++ % SEND_SLOTS]]); /* unanswered */
         drain_queue(l);
         if (clock_ns() > deadline) break;
         if (l->wait_fd >= 0) {
@@ -838,6 +1352,15 @@ static void link_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
             (unsigned long long)l->stats.bytes_received, (unsigned long long)l->stats.eagain,
             (unsigned long long)l->stats.no_slot, (unsigned long long)l->stats.refused,
             (unsigned long long)l->stats.malformed, (unsigned long long)l->stats.cq_errors);
+    if (l->rma)
+        fprintf(
+            out,
+            "tollway: rank %d endpoint %d: ofi native RMA: %llu writes, %llu reads, %llu "
+            "bytes, %llu refused; translations %llu asked, %llu given\n",
+            rank, index, (unsigned long long)l->stats.native_writes,
+            (unsigned long long)l->stats.native_reads, (unsigned long long)l->stats.native_bytes,
+            (unsigned long long)l->stats.native_faults, (unsigned long long)l->stats.xlates_asked,
+            (unsigned long long)l->stats.xlates_given);
     if (l->live) {
         tw_udp_liveness_stats_t v;
         tw_udp_liveness_stats(l->live, &v);
@@ -860,6 +1383,12 @@ static const tw_link_counter_info_t link_counters[] = {
     {"ofi", "refused", "received messages the device could not take at once"},
     {"ofi", "malformed", "received messages that were no device message: dropped"},
     {"ofi", "cq_errors", "completions in error"},
+    {"ofi", "native_writes", "puts' chunks moved with the fabric's writes (native RMA)"},
+    {"ofi", "native_reads", "gets' chunks moved with the fabric's reads (native RMA)"},
+    {"ofi", "native_bytes", "bytes moved with the fabric's writes and reads"},
+    {"ofi", "native_faults", "writes and reads the fabric refused (answered TW_ERR_STALE)"},
+    {"ofi", "xlates_asked", "translations of peers' registrations asked for"},
+    {"ofi", "xlates_given", "translations of our registrations given to peers"},
 };
 
 static uint64_t link_counter(tw_link_ctx_t *l, unsigned i) {
@@ -873,7 +1402,7 @@ static uint64_t link_counter(tw_link_ctx_t *l, unsigned i) {
  * first: libfabric orders them best first, FI_PROVIDER filtering). */
 static int link_probe(size_t segment_size, char *note, size_t cap) {
     (void)segment_size;
-    struct fi_info *all = ask();
+    struct fi_info *all = ask(FI_MSG);
     if (!all && lib.why[0]) {
         snprintf(note, cap, "%s", lib.why);
         return 0;
@@ -912,7 +1441,7 @@ static int software_provider(const char *name) {
 static int link_chosen_by_auto(void) {
     static int chosen = -1; /* asked once a process: fi_getinfo looks at every provider */
     if (chosen < 0) {
-        struct fi_info *all = ask();
+        struct fi_info *all = ask(FI_MSG);
         chosen = all && !software_provider(all->fabric_attr->prov_name);
         if (all) lib.freeinfo(all);
     }
@@ -940,4 +1469,5 @@ const tw_link_t tw_link_ofi = {
     .counter = link_counter,
     .chosen_by_auto = link_chosen_by_auto,
     .probe = link_probe,
+    .region_gone = link_region_gone,
 };

@@ -32,6 +32,26 @@ enum { TW_OFI_WINDOW = 32 };
 enum { TW_OFI_DUE, TW_OFI_LATER, TW_OFI_NEVER };
 int tw_link_ofi_order(uint32_t expected, uint32_t seq);
 
+/* A translation (the link's own message LINK_XLATE): one of the target's registrations,
+ * as the initiator reaches it with the fabric's writes and reads. The target sends it to
+ * an initiator that asked with the registration's key, once its device has checked that
+ * key; the initiator then moves the data of puts and gets to it without the target's
+ * device, the provider checking rkey. */
+typedef struct tw_ofi_xlate {
+    uint8_t kind; /* 0x82 */
+    uint8_t unused[3];
+    uint32_t perms;  /* TW_PERM_* */
+    uint64_t nla;    /* of the registration's first byte */
+    uint64_t key;    /* the key it was asked with */
+    uint64_t addr;   /* its first byte as the fabric addresses it (0 where by offset) */
+    uint64_t length; /* bytes */
+    uint64_t rkey;   /* the provider's key */
+} tw_ofi_xlate_t;
+
+/* The translation in the len bytes at msg (after the link's header), checked: TW_OK with
+ * it in *out, or TW_ERR_CORRUPT. They come from another process (fuzz_ofi_deliver). */
+int tw_link_ofi_xlate_take(const void *msg, size_t len, tw_ofi_xlate_t *out);
+
 /* The decoding of what arrives (exposed for the fuzz target): the message of len bytes
  * received from a peer of peers, handed to the device as tw_link_msg_deliver does, the
  * sender taken from its header. The device's verdict, or TW_ERR_CORRUPT. */
