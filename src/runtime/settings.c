@@ -50,7 +50,7 @@ static const char *const wait_names[] = {[TW_WAIT_AUTO] = "auto",
 static const char *const ofi_mr_names[] = {
     [TW_OFI_MR_AUTO] = "auto", [TW_OFI_MR_STRICT] = "strict"};
 static const char *const ofi_rma_names[] = {
-    [TW_OFI_RMA_AUTO] = "auto", [TW_OFI_RMA_MESSAGES] = "messages"};
+    [TW_OFI_RMA_AUTO] = "auto", [TW_OFI_RMA_NATIVE] = "native", [TW_OFI_RMA_MESSAGES] = "messages"};
 static const char *const udp_auth_names[] = {[TW_UDP_AUTH_AUTO] = "auto",
                                              [TW_UDP_AUTH_HEADER] = "header",
                                              [TW_UDP_AUTH_PAYLOAD] = "payload"};
@@ -343,11 +343,13 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                              CHOICES(ofi_rma_names),
                              .owner = TW_OWNER_LINK,
                              .default_value = "auto",
-                             .meaning = "how the ofi link moves puts and gets: auto, with "
-                                        "the fabric's own writes and reads where the provider "
+                             .meaning = "how the ofi link moves puts and gets: native, with the "
+                                        "fabric's own writes and reads where the provider "
                                         "offers them (FI_RMA), the target's key checked by its "
-                                        "device first; messages, every RMA executed by the "
-                                        "target's device as over udp"},
+                                        "device first; messages, executed by the target's "
+                                        "device as over udp; auto, native on a hardware "
+                                        "provider, messages on a software one (tcp, shm…), "
+                                        "where they are faster"},
                             NUMBER(ofi_rma)},
     [TW_SETTING_PROGRESS_THREAD] = {{.name = "TW_PROGRESS_THREAD",
                                      .type = TW_SETTING_BOOLEAN,

@@ -35,7 +35,8 @@ typedef enum tw_ofi_mr {
 } tw_ofi_mr_t;
 
 typedef enum tw_ofi_rma {
-    TW_OFI_RMA_AUTO,     /* puts and gets with the fabric's writes and reads where it has them */
+    TW_OFI_RMA_AUTO,     /* native on a hardware provider, messages on a software one */
+    TW_OFI_RMA_NATIVE,   /* puts and gets with the fabric's writes and reads, where it has them */
     TW_OFI_RMA_MESSAGES, /* every RMA as messages, executed by the target's device */
 } tw_ofi_rma_t;
 

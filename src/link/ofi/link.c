@@ -206,6 +206,7 @@ struct tw_link_ctx {
     uint32_t *tx_seq;  /* per rank: the seq of the next message to it */
     uint32_t *rx_seq;  /* per rank: the seq of the next message from it to deliver */
     int8_t *lost;      /* per rank: 0, or the cause it was lost for (TW_ERR_*) */
+    uint8_t *closed;   /* per rank: it said goodbye (LINK_BYE): it sends nothing more */
     int lost_owed;     /* peers lost that the device has not been told of */
     size_t inject_max; /* the longest message fi_inject takes */
     unsigned char *pool;
@@ -765,9 +766,10 @@ static int withdraw(tw_link_ctx_t *l, int source, const unsigned char *msg, size
 
 /* The link's own message from source (LINK_OWN set in its first byte). */
 static void link_message(tw_link_ctx_t *l, int source, const unsigned char *msg, size_t len) {
-    if (msg[0] == LINK_BYE && len == 1)
+    if (msg[0] == LINK_BYE && len == 1) {
         watch(l, source, 0);
-    else if (msg[0] == LINK_XLATE_ASK)
+        l->closed[source] = 1;
+    } else if (msg[0] == LINK_XLATE_ASK)
         give_translation(l, source, msg, len);
     else if (msg[0] == LINK_XLATE)
         take_translation(l, source, msg, len);
@@ -781,8 +783,8 @@ static int link_poll(tw_link_ctx_t *l);
 
 /* A registration goes (tw_dereg): every peer that holds its translation is told, and the
  * provider's registration closes once each has answered that nothing of its own goes
- * through it any more (or is lost). Closed under a peer's write instead, the provider
- * would not answer that write: tcp drops the connection ("invalid rma iov"), shm the
+ * through it any more (or is lost, or has closed). Closed under a peer's write instead, the
+ * provider would not answer that write: tcp drops the connection ("invalid rma iov"), shm the
  * command, verbs breaks the queue pair. A peer that does not poll meanwhile (computing,
  * no progress thread) delays tw_dereg until it does. */
 static void link_region_gone(tw_link_ctx_t *l, uint64_t nla) {
@@ -798,7 +800,8 @@ static void link_region_gone(tw_link_ctx_t *l, uint64_t nla) {
         if (rc) e->holders[r / 8] &= (uint8_t) ~(1u << (r % 8)); /* lost: nothing to wait for */
     }
     for (int r = 0; e->holders && r < l->size; r++) {
-        while ((e->holders[r / 8] & (1u << (r % 8))) && !l->lost[r] && !l->delivering) {
+        while ((e->holders[r / 8] & (1u << (r % 8))) && !l->lost[r] && !l->closed[r] &&
+               !l->delivering) {
             link_poll(l);
             if (l->wait_fd >= 0 && (e->holders[r / 8] & (1u << (r % 8)))) {
                 struct pollfd p = {.fd = l->wait_fd, .events = POLLIN};
@@ -1002,6 +1005,8 @@ static struct fi_info *choose(int all_local, uint64_t caps) {
     return copy;
 }
 
+static int software_provider(const char *name);
+
 static void release(tw_link_ctx_t *l) {
     if (l->live) tw_udp_liveness_close(l->live);
     for (uint32_t i = 0; l->exposed && l->nexposed && i < EXPOSED_MAX; i++)
@@ -1028,6 +1033,7 @@ static void release(tw_link_ctx_t *l) {
     free(l->tx_seq);
     free(l->rx_seq);
     free(l->lost);
+    free(l->closed);
     free(l);
 }
 
@@ -1054,28 +1060,28 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
     l->wait_fd = -1;
     l->peer = malloc((size_t)job->size * sizeof *l->peer);
     l->lost = calloc((size_t)job->size, 1);
+    l->closed = calloc((size_t)job->size, 1);
     l->tx_seq = calloc((size_t)job->size, sizeof *l->tx_seq);
     l->rx_seq = calloc((size_t)job->size, sizeof *l->rx_seq);
     l->pool = aligned_alloc(4096, (size_t)(SEND_SLOTS + RECV_SLOTS) * SLOT_SIZE);
-    if (!l->peer || !l->lost || !l->tx_seq || !l->rx_seq || !l->pool) goto fail;
+    if (!l->peer || !l->lost || !l->closed || !l->tx_seq || !l->rx_seq || !l->pool) goto fail;
     for (int r = 0; r < job->size; r++) l->peer[r] = FI_ADDR_NOTAVAIL;
     int all_local = job->local_known && job->local_size == job->size;
-    if (job->config->ofi_rma == TW_OFI_RMA_AUTO) { /* the same provider, if it has FI_RMA */
-        l->info = choose(all_local, FI_MSG | FI_RMA);
-        struct fi_info *plain = l->info ? NULL : choose(all_local, FI_MSG);
-        if (l->info && (plain = choose(all_local, FI_MSG)) &&
-            strcmp(plain->fabric_attr->prov_name, provider(l))) {
-            lib.freeinfo(l->info); /* the best provider lacks FI_RMA: it, with messages */
-            l->info = NULL;
-        }
-        if (!l->info)
-            l->info = plain;
-        else if (plain)
-            lib.freeinfo(plain);
-        l->rma = l->info && (l->info->caps & FI_RMA) && l->info->domain_attr->mr_key_size <= 8;
-    } else {
-        l->info = choose(all_local, FI_MSG);
+    l->info = choose(all_local, FI_MSG);
+    /* native RMA where it is wanted and the same provider offers FI_RMA: auto wants it on
+     * hardware only (over tcp;ofi_rxm an 8-byte put and flush took 15.3 us natively, 11.7
+     * as messages: bench/net/compare.sh, docs/protocols.md) */
+    int want_rma =
+        l->info && (job->config->ofi_rma == TW_OFI_RMA_NATIVE ||
+                    (job->config->ofi_rma == TW_OFI_RMA_AUTO && !software_provider(provider(l))));
+    struct fi_info *rma = want_rma ? choose(all_local, FI_MSG | FI_RMA) : NULL;
+    if (rma && !strcmp(rma->fabric_attr->prov_name, provider(l))) {
+        lib.freeinfo(l->info);
+        l->info = rma;
+    } else if (rma) {
+        lib.freeinfo(rma); /* the best provider lacks FI_RMA: it, with messages */
     }
+    l->rma = want_rma && (l->info->caps & FI_RMA) && l->info->domain_attr->mr_key_size <= 8;
     rc = -FI_ENODATA;
     if (!l->info) goto fail;
     struct fi_info *info = l->info;
