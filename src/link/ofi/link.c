@@ -245,7 +245,7 @@ struct tw_link_ctx {
         uint64_t msgs_sent, msgs_inline, msgs_received, bytes_sent, bytes_received;
         uint64_t eagain, no_slot, refused, malformed, cq_errors;
         uint64_t native_writes, native_reads, native_bytes, native_faults, xlates_asked,
-            xlates_given;
+            xlates_given, xlates_refused;
     } stats;
 };
 
@@ -539,9 +539,7 @@ static int native(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *da
     uint64_t span = span_of(r, len);
     const tw_ofi_xlate_t *x = native_target(l, dest, r, span);
     if (!x) { /* as a message: after the writes and reads before it, in order */
-        if (l->native_out[dest]) return TW_RETRY;
-        met(l, dest, r);
-        return AS_MESSAGE;
+        return l->native_out[dest] ? TW_RETRY : AS_MESSAGE;
     }
     if (l->nfree <= ANSWER_RESERVE) progress(l);
     if (l->nfree <= ANSWER_RESERVE) {
@@ -681,8 +679,8 @@ static void give_translation(tw_link_ctx_t *l, int source, const unsigned char *
         if (!rc && (l->mr_mode & FI_MR_ENDPOINT) &&
             ((rc = fi_mr_bind(mr, &l->ep->fid, 0)) || (rc = fi_mr_enable(mr))))
             fi_close(&mr->fid);
-        if (rc) {
-            say_error(l, "fi_mr_reg", -1, lib.strerror(-rc));
+        if (rc) { /* the peer goes on with messages; not said, lest it hide a real error */
+            l->stats.xlates_refused++;
             return;
         }
         l->next_key++;
@@ -1280,7 +1278,13 @@ static int link_rma_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, cons
     }
     struct iovec v[3] = {{&h, sizeof h}, {(void *)r, sizeof *r}, {(void *)data, len}};
     int rc = send_msg(l, dest, v, 3, ANSWER_RESERVE);
-    if (rc == TW_OK && l->message_out) l->message_out[dest]++;
+    if (rc == TW_OK && l->rma) {
+        l->message_out[dest]++;
+        /* after the request, never before: a slot the translation's question took could
+         * refuse the request once the device has reserved for it (rma_can_request), and a
+         * request refused and offered again would count as a second operation */
+        met(l, dest, r);
+    }
     return rc;
 }
 
@@ -1362,11 +1366,11 @@ static void link_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
         fprintf(
             out,
             "tollway: rank %d endpoint %d: ofi native RMA: %llu writes, %llu reads, %llu "
-            "bytes, %llu refused; translations %llu asked, %llu given\n",
+            "bytes, %llu refused; translations %llu asked, %llu given, %llu not given\n",
             rank, index, (unsigned long long)l->stats.native_writes,
             (unsigned long long)l->stats.native_reads, (unsigned long long)l->stats.native_bytes,
             (unsigned long long)l->stats.native_faults, (unsigned long long)l->stats.xlates_asked,
-            (unsigned long long)l->stats.xlates_given);
+            (unsigned long long)l->stats.xlates_given, (unsigned long long)l->stats.xlates_refused);
     if (l->live) {
         tw_udp_liveness_stats_t v;
         tw_udp_liveness_stats(l->live, &v);
@@ -1395,6 +1399,7 @@ static const tw_link_counter_info_t link_counters[] = {
     {"ofi", "native_faults", "writes and reads the fabric refused (answered TW_ERR_STALE)"},
     {"ofi", "xlates_asked", "translations of peers' registrations asked for"},
     {"ofi", "xlates_given", "translations of our registrations given to peers"},
+    {"ofi", "xlates_refused", "translations not given: the provider refused to register"},
 };
 
 static uint64_t link_counter(tw_link_ctx_t *l, unsigned i) {
