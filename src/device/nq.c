@@ -42,6 +42,10 @@ void tw_nq_reclaim(tw_ep_t *ep) {
     uint64_t st;
     void *payload;
     (void)tw_ring_peek(&ep->nq_rx, &st, &payload);
+    /* the slots taken are handed back in bulk, when the queue is found empty; one not
+     * empty while a peer waits to notify (the owner takes the rest only after what
+     * that peer is finishing) would otherwise keep up to two batches from it */
+    tw_ring_idle(&ep->nq_rx);
 }
 
 int tw_nq_wait(tw_ep_t *ep, tw_notification_t *n) {

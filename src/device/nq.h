@@ -85,8 +85,8 @@ static inline int tw_nq_push(tw_ring_producer_t *p, const tw_notification_t *n) 
     return TW_RING_OK;
 }
 
-/* Reclaims cancelled reservations at the head of the endpoint's queue (a step of
- * the progress engine). */
+/* Reclaims cancelled reservations at the head of the endpoint's queue, and hands the
+ * slots taken back to a producer that waits for room (a step of the progress engine). */
 void tw_nq_reclaim(tw_ep_t *ep);
 
 #endif

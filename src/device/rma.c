@@ -777,11 +777,12 @@ static int link_serve_prepare(tw_ep_t *ep, tw_ep_link_t *via, const rma_req_t *r
     int last = (r->op != TW_OP_PUT && !is_get) || r->offset + v->span >= r->total; /* chunked */
     v->cls = completer_at_initiator(r->op) ? TW_NOTIFY_RESPONDER : TW_NOTIFY_COMPLETER;
     v->mine = NULL;
+    /* room for the answer first, as link_issue_locked checks before it reserves: a slot
+     * reserved and cancelled at each refusal stays in our queue, behind notifications
+     * the owner takes only once the peer's operations finish, until no room is left for
+     * this one's */
+    if (!via->link->rma_can_answer(via->ctx)) return TW_RETRY;
     if (last && (r->notify & v->cls) && !(v->mine = tw_nq_reserve(&ep->nq_dev))) return TW_RETRY;
-    if (!via->link->rma_can_answer(via->ctx)) {
-        if (v->mine) tw_nq_cancel(v->mine);
-        return TW_RETRY;
-    }
     unsigned perm = perm_of(r->op);
     unsigned align = r->op == TW_OP_ATOMIC ? r->width : 1;
     v->x = (tw_xlate_t){0};

@@ -1,6 +1,9 @@
 /* A symmetric exchange, the pattern of a fence epoch: every rank puts to every
- * other with completer notifications (fewer per round than a notification queue
- * holds), flushes, meets the others, then takes the rest of its notifications.
+ * other with completer notifications (argv[1] per round, 96 unless given: no more
+ * than a notification queue holds), flushes, meets the others, then takes the rest of
+ * its notifications. With as many as the queue holds, every slot the owner took must
+ * come back to the others while it waits in tw_rma_flush, and none may be lost to a
+ * request refused and offered again.
  * When a put is refused the rank takes what is in its own queue and retries, as the
  * API asks. A posted put already has its notification slot, so the flush must
  * return however the data moves; a rank stuck in tw_rma_flush for STUCK_AFTER seconds
@@ -8,6 +11,7 @@
  * on both data paths. */
 #include <signal.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -40,13 +44,14 @@ static void stuck(int sig) {
     _exit(1);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
     tw_ep_t *ep;
     CHECK_RC(tw_ep_open(&ep), TW_OK);
     int rank = mp_rank = tw_ep_rank(ep), size = tw_ep_size(ep);
     CHECK(size >= 2 && size <= 16);
-    /* each rank receives per round from the others fewer notifications than fit */
-    per_peer = 96 / (size - 1);
+    /* each rank receives per round from the others no more notifications than fit */
+    per_peer = (argc > 1 ? atoi(argv[1]) : 96) / (size - 1);
+    CHECK(per_peer > 0);
     const size_t words = (size_t)size * (size_t)per_peer;
     mem = calloc(words, 8);
     uint64_t *src = malloc(words * 8);

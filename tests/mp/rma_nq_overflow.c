@@ -60,14 +60,16 @@ static int put_word(size_t w, unsigned notify) {
 }
 
 /* Puts words from base on, asking for notify, until MORE are refused; nobody drains
- * the queue meanwhile, so once one is refused every later one is. Each attempt is
+ * the queue meanwhile, so once two are refused every later one is (the first refusal
+ * hands the producers back, at once, the slots the owner took before: a refused call
+ * runs the progress engine, and a full queue wants them back). Each attempt is
  * recorded in st; the number accepted comes back. */
 static size_t fill_until_refused(stop_t *st, size_t base, unsigned notify) {
     size_t accepted = 0, refused = 0;
     while (refused < MORE) {
         int rc = put_word(base + st->attempts, notify);
         if (rc == TW_OK) {
-            CHECK(refused == 0); /* once full, full */
+            CHECK(refused <= 1); /* once full, full */
             st->state[st->attempts++] = NOTIFIED;
             accepted++;
         } else {
@@ -86,7 +88,7 @@ static void initiator(void) {
     size_t accepted = fill_until_refused(&st, A_BASE, COMP);
     fprintf(stderr, "rank 0: the peer's %d-slot queue took %zu completer notifications\n", SLOTS,
             accepted);
-    CHECK(accepted >= SLOTS / 2 && accepted <= SLOTS);
+    CHECK(accepted == SLOTS); /* every slot, the ones taken before too */
     /* Whatever needs a slot in the full queue is refused... */
     size_t w = A_BASE + st.attempts;
     CHECK_RC(tw_put_imm(ep, 1, marker(w), 8, words.nla + 8 * w, words.key, COMP, w), TW_RETRY);
@@ -138,7 +140,7 @@ static void initiator(void) {
     memset(&st, 0, sizeof st);
     accepted = fill_until_refused(&st, B_BASE, REQ);
     fprintf(stderr, "rank 0: its own queue took %zu requester notifications\n", accepted);
-    CHECK(accepted >= SLOTS / 2 && accepted <= SLOTS);
+    CHECK(accepted == SLOTS); /* every slot, the ones taken before too */
     got = 0x5555;
     CHECK_RC(tw_get(ep, 1, &got, 8, words.nla, words.key, COMP, 0), TW_RETRY);
     fetched = 0x6666;
