@@ -7,7 +7,8 @@
  * from its sender, for tw_link_ofi_order. The fake device checks what it is handed: one callback,
  * the one of the message's kind, once, only for a sender of the job and the one the
  * header names, with the body right after both headers and within the message. The
- * same bytes after the link's header are also decoded as a translation (tw_ofi_xlate_t). */
+ * same bytes after the link's header are also decoded as a translation (tw_ofi_xlate_t)
+ * and as the records that ask for one and withdraw it (tw_ofi_ask_t). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,7 +81,7 @@ static int fake_region(void *dev, uint64_t nla, uint64_t key, tw_link_region_t *
 static const tw_link_device_t fake = {fake_velo, fake_request, fake_answer,    fake_land,
                                       fake_land, fake_landed,  fake_peer_lost, fake_region};
 
-static long xlates_taken;
+static long xlates_taken, asks_taken;
 
 static const int verdicts[] = {TW_OK, TW_RETRY, TW_ERR_CORRUPT};
 
@@ -114,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(tw_link_ofi_order(seq + 1, seq) == TW_OFI_NEVER); /* behind: never again */
 
     /* the same bytes after the link's header as a translation (the link's own message
-     * LINK_XLATE): taken only whole, of its kind, with permissions, a length of 1 byte to
+     * TW_OFI_XLATE): taken only whole, of its kind, with permissions, a length of 1 byte to
      * 1 TiB and no range that wraps; what is taken is what was sent */
     if (seen.len >= sizeof(tw_ofi_hdr_t)) {
         const uint8_t *body = seen.msg + sizeof(tw_ofi_hdr_t);
@@ -124,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int ok = blen == sizeof sent;
         if (ok) {
             memcpy(&sent, body, sizeof sent);
-            ok = sent.kind == 0x82 && sent.perms >= 1 && sent.perms <= 3 && sent.length &&
+            ok = sent.kind == TW_OFI_XLATE && sent.perms >= 1 && sent.perms <= 3 && sent.length &&
                  sent.length <= 1ull << 40 && sent.nla <= UINT64_MAX - sent.length &&
                  sent.addr <= UINT64_MAX - sent.length;
         }
@@ -132,15 +133,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         FUZZ_CHECK(took == (ok ? TW_OK : TW_ERR_CORRUPT));
         FUZZ_CHECK(!ok || !memcmp(&x, &sent, sizeof x));
         xlates_taken += ok;
+        /* and as a translation asked for, withdrawn, or answered withdrawn: taken only
+         * whole and of the kind expected, as sent */
+        static const unsigned kinds[] = {TW_OFI_XLATE_ASK, TW_OFI_REVOKE, TW_OFI_REVOKED};
+        for (int k = 0; k < 3; k++) {
+            tw_ofi_ask_t a;
+            memset(&a, 0xa5, sizeof a);
+            int whole = blen == sizeof a && body[0] == kinds[k];
+            FUZZ_CHECK(tw_link_ofi_ask_take(body, blen, kinds[k], &a) ==
+                       (whole ? TW_OK : TW_ERR_CORRUPT));
+            FUZZ_CHECK(!whole || !memcmp(&a, body, sizeof a));
+            asks_taken += whole;
+        }
     }
     return 0;
 }
 
 /* A message of each kind from a peer of the job, with a record's worth of bytes. */
 size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(void)) {
+    if (index % 8 == 7 && cap >= 1 + sizeof(tw_ofi_hdr_t) + sizeof(tw_ofi_ask_t)) {
+        static const uint8_t kinds[] = {TW_OFI_XLATE_ASK, TW_OFI_REVOKE, TW_OFI_REVOKED};
+        tw_ofi_hdr_t h = {rand32() % PEERS, rand32()};
+        tw_ofi_ask_t a = {.kind = kinds[rand32() % 3],
+                          .nla = (uint64_t)rand32() << 40,
+                          .key = (uint64_t)rand32() << 32 | rand32()};
+        buf[0] = 0;
+        memcpy(buf + 1, &h, sizeof h);
+        memcpy(buf + 1 + sizeof h, &a, sizeof a);
+        return 1 + sizeof h + sizeof a;
+    }
     if (index % 4 == 3 && cap >= 1 + sizeof(tw_ofi_hdr_t) + sizeof(tw_ofi_xlate_t)) {
         tw_ofi_hdr_t h = {rand32() % PEERS, rand32()};
-        tw_ofi_xlate_t x = {.kind = 0x82,
+        tw_ofi_xlate_t x = {.kind = TW_OFI_XLATE,
                             .perms = 1 + rand32() % 3,
                             .nla = (uint64_t)rand32() << 48,
                             .key = (uint64_t)rand32() << 32 | rand32(),
@@ -164,7 +188,9 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
 }
 
 void fuzz_report(FILE *out) {
-    fprintf(out, "; delivered: %ld velo, %ld requests, %ld answers, %ld refused; %ld translations",
-            counted[TW_LINK_MSG_VELO], counted[TW_LINK_MSG_RMA_REQ],
-            counted[TW_LINK_MSG_RMA_ANSWER], counted[0], xlates_taken);
+    fprintf(
+        out,
+        "; delivered: %ld velo, %ld requests, %ld answers, %ld refused; %ld translations, %ld asks",
+        counted[TW_LINK_MSG_VELO], counted[TW_LINK_MSG_RMA_REQ], counted[TW_LINK_MSG_RMA_ANSWER],
+        counted[0], xlates_taken, asks_taken);
 }

@@ -27,7 +27,7 @@
  * is cut off while nothing is in flight to it: its completions simply never come. So
  * the link watches its peers as the udp link does, with the same liveness thread and
  * socket (liveness.h: probes on the host's IPv4 network, answered by the peer's
- * thread, TW_UDP_TIMEOUT), and a peer that closes says so last (LINK_BYE), so that
+ * thread, TW_UDP_TIMEOUT), and a peer that closes says so last (TW_OFI_BYE), so that
  * one that finished is not probed.
  *
  * TW_OFI_MR=strict registers and passes descriptors for every buffer even where the
@@ -59,6 +59,7 @@
 #include <tollway/velo.h>
 
 #include "link/message.h"
+#include "link/address.h"
 #include "link/ip_address.h"
 #include "link/liveness.h"
 #include "link/siphash.h"
@@ -76,17 +77,6 @@ enum {
     CLOSE_LINGER_MS = 10000,
 };
 #define OFI_API FI_VERSION(1, 9)
-
-/* The link's own messages, beside the device's (message.h), tagged with the high bit:
- * the sender closes; a translation asked for (xlate_ask_t) and given (tw_ofi_xlate_t). */
-enum {
-    LINK_OWN = 0x80,
-    LINK_BYE = 0x80,
-    LINK_XLATE_ASK = 0x81,
-    LINK_XLATE = 0x82,
-    LINK_REVOKE = 0x83,  /* a translation given is withdrawn (xlate_ask_t's layout) */
-    LINK_REVOKED = 0x84, /* no write or read through it is under way any more */
-};
 
 /* Native RMA (TW_OFI_RMA=auto on a provider with FI_RMA). Registrations of peers this
  * endpoint learnt (REMOTES, a cache: a slot's new occupant replaces the old one), and of
@@ -162,12 +152,6 @@ typedef struct slot {
     rma_req_t req;
 } slot_t;
 
-typedef struct xlate_ask {
-    uint8_t kind; /* LINK_XLATE_ASK */
-    uint8_t unused[7];
-    uint64_t nla, key;
-} xlate_ask_t;
-
 /* A peer's registration as this side reaches it with the fabric's operations. */
 enum { REMOTE_SEEN, REMOTE_ASKED, REMOTE_KNOWN };
 
@@ -206,7 +190,7 @@ struct tw_link_ctx {
     uint32_t *tx_seq;  /* per rank: the seq of the next message to it */
     uint32_t *rx_seq;  /* per rank: the seq of the next message from it to deliver */
     int8_t *lost;      /* per rank: 0, or the cause it was lost for (TW_ERR_*) */
-    uint8_t *closed;   /* per rank: it said goodbye (LINK_BYE): it sends nothing more */
+    uint8_t *closed;   /* per rank: it said goodbye (TW_OFI_BYE): it sends nothing more */
     int lost_owed;     /* peers lost that the device has not been told of */
     size_t inject_max; /* the longest message fi_inject takes */
     unsigned char *pool;
@@ -224,7 +208,7 @@ struct tw_link_ctx {
     uint32_t *native_out;  /* per rank: writes and reads not answered yet */
     uint32_t *message_out; /* per rank: RMA requests sent as messages, not answered yet */
     /* per rank: 0, or 1 + the count of writes and reads answered (native_head) once those
-     * issued before its LINK_REVOKE arrived are: then it is acknowledged */
+     * issued before its TW_OFI_REVOKE arrived are: then it is acknowledged */
     uint32_t *revoke_until;
     int rma;      /* native RMA: the provider has FI_RMA, and it is asked */
     int mr_local; /* local buffers registered (FI_MR_LOCAL, or strict) */
@@ -460,9 +444,9 @@ static int send_msg(tw_link_ctx_t *l, int dest, const struct iovec *iov, int n, 
  *
  * The target's device checks every key (the ATU, as miNI checks keys at the owner), so
  * the fabric's key of a registration is handed only to an initiator that showed the
- * registration's key: the initiator asks (LINK_XLATE_ASK) the first time it meets a
+ * registration's key: the initiator asks (TW_OFI_XLATE_ASK) the first time it meets a
  * registration, the target's link asks its device (tw_link_device_t.region), registers
- * the memory with the provider and answers (LINK_XLATE). Meanwhile, and for whatever the
+ * the memory with the provider and answers (TW_OFI_XLATE). Meanwhile, and for whatever the
  * fabric cannot do alone (a get's responder notification, put-immediate, atomics), the
  * requests go as messages and the target's device executes them as over udp; atomics
  * always do, since the target's node updates the same words with the CPU's atomics,
@@ -483,7 +467,7 @@ static remote_t *remote_slot(tw_link_ctx_t *l, int dest, uint64_t key) {
 }
 
 static int ask_translation(tw_link_ctx_t *l, int dest, uint64_t nla, uint64_t key) {
-    xlate_ask_t a = {.kind = LINK_XLATE_ASK, .nla = nla, .key = key};
+    tw_ofi_ask_t a = {.kind = TW_OFI_XLATE_ASK, .nla = nla, .key = key};
     struct iovec v = {&a, sizeof a};
     int rc = send_msg(l, dest, &v, 1, ANSWER_RESERVE);
     if (!rc) l->stats.xlates_asked++;
@@ -662,12 +646,10 @@ static exposed_t *exposed_slot(tw_link_ctx_t *l, uint64_t nla) {
 /* A peer asks for the translation of its access to nla with key: given when our device
  * says the key opens a registration there, and the provider registers it. Nothing is
  * answered otherwise: the peer goes on with messages, faults reported the usual way. */
-static void give_translation(tw_link_ctx_t *l, int source, const unsigned char *msg, size_t len) {
-    xlate_ask_t a;
+static void give_translation(tw_link_ctx_t *l, int source, const tw_ofi_ask_t *a) {
     tw_link_region_t g;
-    if (len != sizeof a || !l->rma) return;
-    memcpy(&a, msg, sizeof a);
-    if (!l->dev->region || l->dev->region(l->dev_ctx, a.nla, a.key, &g) != TW_OK) return;
+    if (!l->rma) return;
+    if (!l->dev->region || l->dev->region(l->dev_ctx, a->nla, a->key, &g) != TW_OK) return;
     exposed_t *e = exposed_slot(l, g.nla);
     if (e->mr && e->nla != g.nla) return; /* its place is taken: messages only */
     if (!e->mr) {
@@ -689,10 +671,10 @@ static void give_translation(tw_link_ctx_t *l, int source, const unsigned char *
     }
     uint64_t rkey = fi_mr_key(e->mr);
     if (rkey == FI_KEY_NOTAVAIL) return; /* FI_MR_RAW: keys too long for the translation */
-    tw_ofi_xlate_t x = {.kind = LINK_XLATE,
+    tw_ofi_xlate_t x = {.kind = TW_OFI_XLATE,
                         .perms = g.perms,
                         .nla = g.nla,
-                        .key = a.key,
+                        .key = a->key,
                         .addr = l->mr_mode & FI_MR_VIRT_ADDR ? g.base : 0,
                         .length = g.length,
                         .rkey = rkey};
@@ -703,11 +685,17 @@ static void give_translation(tw_link_ctx_t *l, int source, const unsigned char *
     l->stats.xlates_given++;
 }
 
+int tw_link_ofi_ask_take(const void *msg, size_t len, unsigned kind, tw_ofi_ask_t *out) {
+    if (len != sizeof *out || *(const uint8_t *)msg != kind) return TW_ERR_CORRUPT;
+    memcpy(out, msg, sizeof *out);
+    return TW_OK;
+}
+
 int tw_link_ofi_xlate_take(const void *msg, size_t len, tw_ofi_xlate_t *out) {
     tw_ofi_xlate_t x;
     if (len != sizeof x) return TW_ERR_CORRUPT;
     memcpy(&x, msg, sizeof x);
-    if (x.kind != LINK_XLATE || !x.perms || (x.perms & ~(TW_PERM_READ | TW_PERM_WRITE)) ||
+    if (x.kind != TW_OFI_XLATE || !x.perms || (x.perms & ~(TW_PERM_READ | TW_PERM_WRITE)) ||
         !x.length || x.length > (1ull << 40) || x.nla + x.length < x.nla ||
         x.addr + x.length < x.addr)
         return TW_ERR_CORRUPT;
@@ -732,22 +720,23 @@ static void take_translation(tw_link_ctx_t *l, int source, const unsigned char *
 }
 
 /* A peer that held our registration's translation says it no longer uses it. */
-static void revoked(tw_link_ctx_t *l, int source, const unsigned char *msg) {
-    xlate_ask_t m;
-    memcpy(&m, msg, sizeof m);
-    exposed_t *e = l->exposed ? exposed_slot(l, m.nla) : NULL;
-    if (e && e->mr && e->nla == m.nla && e->holders)
+static void revoked(tw_link_ctx_t *l, int source, const tw_ofi_ask_t *m) {
+    exposed_t *e = l->exposed ? exposed_slot(l, m->nla) : NULL;
+    if (e && e->mr && e->nla == m->nla && e->holders)
         e->holders[source / 8] &= (uint8_t) ~(1u << (source % 8));
 }
 
-/* The target source withdraws a translation (LINK_REVOKE): forgotten at once, and
+/* The target source withdraws a translation (TW_OFI_REVOKE): forgotten at once, and
  * acknowledged once every write and read issued before is answered (they may use it).
  * TW_OK when done, TW_RETRY while those are under way (the message waits, and the
  * sender's behind it). */
 static int withdraw(tw_link_ctx_t *l, int source, const unsigned char *msg, size_t len) {
-    xlate_ask_t m;
-    if (len != sizeof m || !l->remotes) return TW_OK;
-    memcpy(&m, msg, sizeof m);
+    tw_ofi_ask_t m;
+    if (tw_link_ofi_ask_take(msg, len, TW_OFI_REVOKE, &m)) {
+        l->stats.malformed++;
+        return TW_OK;
+    }
+    if (!l->remotes) return TW_OK;
     if (!l->revoke_until[source]) {
         for (int i = 0; i < REMOTES; i++)
             if (l->remotes[i].dest == source && l->remotes[i].x.nla == m.nla)
@@ -755,26 +744,28 @@ static int withdraw(tw_link_ctx_t *l, int source, const unsigned char *msg, size
         l->revoke_until[source] = 1 + l->native_head + l->native_count;
     }
     if ((int32_t)(l->native_head - (l->revoke_until[source] - 1)) < 0) return TW_RETRY;
-    m.kind = LINK_REVOKED;
+    m.kind = TW_OFI_REVOKED;
     struct iovec v = {&m, sizeof m};
     if (send_msg(l, source, &v, 1, 0) == TW_RETRY) return TW_RETRY;
     l->revoke_until[source] = 0;
     return TW_OK;
 }
 
-/* The link's own message from source (LINK_OWN set in its first byte). */
+/* The link's own message from source (TW_OFI_OWN set in its first byte). */
 static void link_message(tw_link_ctx_t *l, int source, const unsigned char *msg, size_t len) {
-    if (msg[0] == LINK_BYE && len == 1) {
+    tw_ofi_ask_t a;
+    if (msg[0] == TW_OFI_BYE && len == 1) {
         watch(l, source, 0);
         l->closed[source] = 1;
-    } else if (msg[0] == LINK_XLATE_ASK)
-        give_translation(l, source, msg, len);
-    else if (msg[0] == LINK_XLATE)
+    } else if (!tw_link_ofi_ask_take(msg, len, TW_OFI_XLATE_ASK, &a)) {
+        give_translation(l, source, &a);
+    } else if (msg[0] == TW_OFI_XLATE) {
         take_translation(l, source, msg, len);
-    else if (msg[0] == LINK_REVOKED && len == sizeof(xlate_ask_t))
-        revoked(l, source, msg);
-    else
+    } else if (!tw_link_ofi_ask_take(msg, len, TW_OFI_REVOKED, &a)) {
+        revoked(l, source, &a);
+    } else {
         l->stats.malformed++;
+    }
 }
 
 static int link_poll(tw_link_ctx_t *l);
@@ -791,7 +782,7 @@ static void link_region_gone(tw_link_ctx_t *l, uint64_t nla) {
     if (!e->mr || e->nla != nla) return;
     for (int r = 0; e->holders && r < l->size; r++) {
         if (!(e->holders[r / 8] & (1u << (r % 8)))) continue;
-        xlate_ask_t m = {.kind = LINK_REVOKE, .nla = nla};
+        tw_ofi_ask_t m = {.kind = TW_OFI_REVOKE, .nla = nla};
         struct iovec v = {&m, sizeof m};
         int rc;
         while ((rc = send_msg(l, r, &v, 1, 0)) == TW_RETRY) link_poll(l);
@@ -874,12 +865,12 @@ static int deliver_pending(tw_link_ctx_t *l) {
                 continue;
             }
             for (uint32_t b = 0; b < nblocked && !wait; b++) wait = blocked[b] == h.source;
-            if (!wait && known && p.len > sizeof h && buf[sizeof h] == LINK_REVOKE &&
+            if (!wait && known && p.len > sizeof h && buf[sizeof h] == TW_OFI_REVOKE &&
                 withdraw(l, (int)h.source, buf + sizeof h, p.len - sizeof h) == TW_RETRY) {
                 blocked[nblocked++] = h.source;
                 wait = 1;
-            } else if (!wait && known && p.len > sizeof h && (buf[sizeof h] & LINK_OWN)) {
-                if (buf[sizeof h] != LINK_REVOKE)
+            } else if (!wait && known && p.len > sizeof h && (buf[sizeof h] & TW_OFI_OWN)) {
+                if (buf[sizeof h] != TW_OFI_REVOKE)
                     link_message(l, (int)h.source, buf + sizeof h, p.len - sizeof h);
                 l->rx_seq[h.source]++;
                 repost(l, p.recv);
@@ -1035,12 +1026,6 @@ static void release(tw_link_ctx_t *l) {
     free(l);
 }
 
-static int to_hex(char *out, size_t cap, const unsigned char *bytes, size_t n) {
-    if (cap < 2 * n + 1) return -1;
-    for (size_t i = 0; i < n; i++) snprintf(out + 2 * i, 3, "%02x", bytes[i]);
-    return 0;
-}
-
 static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev, void *dev_ctx,
                                 char *addr, size_t cap) {
     if (!loaded()) {
@@ -1154,7 +1139,7 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
                                &l->recv[i].ctx)))
             goto fail;
     }
-    unsigned char name[256];
+    unsigned char name[TW_LINK_OFI_NAME_MAX];
     size_t nlen = sizeof name;
     call = "fi_getname";
     if ((rc = fi_getname(&l->ep->fid, name, &nlen))) goto fail;
@@ -1179,12 +1164,7 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
     }
     /* the provider's name travels too: two providers' endpoints cannot talk; then the
      * liveness socket's address */
-    int n = snprintf(addr, cap, "ofi:%s:", provider(l));
-    char ip[INET_ADDRSTRLEN] = "0.0.0.0";
-    inet_ntop(AF_INET, &l->live_addr.sin_addr, ip, sizeof ip);
-    if (n < 0 || (size_t)n >= cap || to_hex(addr + n, cap - (size_t)n, name, nlen) ||
-        (size_t)snprintf(addr + strlen(addr), cap - strlen(addr), ":%s:%u", ip,
-                         (unsigned)ntohs(l->live_addr.sin_port)) >= cap - strlen(addr)) {
+    if (tw_link_ofi_address_make(addr, cap, provider(l), name, nlen, &l->live_addr)) {
         fprintf(stderr,
                 "tollway: rank %d: ofi link: the name of provider %s's endpoint (%zu "
                 "bytes) does not fit an address\n",
@@ -1203,42 +1183,23 @@ quiet:
     return NULL;
 }
 
-/* The n bytes written as 2n lowercase hex digits at hex (up to len), into out. */
-static int from_hex(unsigned char *out, size_t cap, const char *hex, size_t len, size_t *n) {
-    if (len % 2 || len / 2 > cap || !len) return -1;
-    for (size_t i = 0; i < len; i++)
-        if (!strchr("0123456789abcdef", hex[i]) || !hex[i]) return -1;
-    for (size_t i = 0; i < len / 2; i++) {
-        unsigned v;
-        sscanf(hex + 2 * i, "%2x", &v);
-        out[i] = (unsigned char)v;
-    }
-    *n = len / 2;
-    return 0;
-}
-
 /* A peer's field: "ofi:<provider>:<endpoint name, hex>:<liveness IPv4>:<port>" (port 0
  * in a job of one). It comes from another process: all of it is checked. */
 static int link_connect(tw_link_ctx_t *l, int rank, const char *addr) {
-    size_t plen = strlen(provider(l));
-    if (rank < 0 || rank >= l->size || strncmp(addr, "ofi:", 4) ||
-        strncmp(addr + 4, provider(l), plen) || addr[4 + plen] != ':') {
+    const char *prov = "";
+    size_t plen = 0, n;
+    unsigned char name[TW_LINK_OFI_NAME_MAX];
+    struct sockaddr_in live;
+    if (rank < 0 || rank >= l->size ||
+        tw_link_ofi_address_take(addr, &prov, &plen, name, &n, &live) != TW_OK)
+        return TW_ERR_PEER;
+    if (plen != strlen(provider(l)) || strncmp(prov, provider(l), plen)) {
         fprintf(stderr,
                 "tollway: rank %d: ofi link: rank %d's address '%.80s' is not of provider %s "
                 "(every rank of a job must use the same provider: FI_PROVIDER)\n",
                 l->self, rank, addr, provider(l));
         return TW_ERR_PEER;
     }
-    const char *hex = addr + 4 + plen + 1, *colon = strchr(hex, ':');
-    unsigned char name[256];
-    size_t n;
-    char ip[INET_ADDRSTRLEN], tail;
-    unsigned port;
-    struct sockaddr_in live = {.sin_family = AF_INET};
-    if (!colon || from_hex(name, sizeof name, hex, (size_t)(colon - hex), &n) ||
-        sscanf(colon, ":%15[0-9.]:%u%c", ip, &port, &tail) != 2 || port > 65535 ||
-        inet_pton(AF_INET, ip, &live.sin_addr) != 1)
-        return TW_ERR_PEER;
     fi_addr_t a = FI_ADDR_NOTAVAIL;
     int rc = fi_av_insert(l->av, name, 1, &a, 0, NULL);
     if (rc != 1) {
@@ -1246,8 +1207,7 @@ static int link_connect(tw_link_ctx_t *l, int rank, const char *addr) {
         return TW_ERR_PEER;
     }
     l->peer[rank] = a;
-    if (l->live && port) {
-        live.sin_port = htons((uint16_t)port);
+    if (l->live && live.sin_port) {
         tw_udp_liveness_set_peer(l->live, (uint32_t)rank, &live);
         watch(l, rank, 1);
     }
@@ -1329,7 +1289,7 @@ static void link_close(tw_link_ctx_t *l) {
     l->closing = 1; /* a peer that went first refuses them: no error said */
     uint64_t deadline = clock_ns() + CLOSE_LINGER_MS * 1000000ull;
     for (int r = 0; r < l->size; r++) {
-        unsigned char bye = LINK_BYE;
+        unsigned char bye = TW_OFI_BYE;
         struct iovec v = {&bye, 1};
         if (l->peer[r] == FI_ADDR_NOTAVAIL || l->lost[r] || (!l->tx_seq[r] && !l->rx_seq[r]))
             continue; /* it never heard of this side */

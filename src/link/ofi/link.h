@@ -32,13 +32,38 @@ enum { TW_OFI_WINDOW = 32 };
 enum { TW_OFI_DUE, TW_OFI_LATER, TW_OFI_NEVER };
 int tw_link_ofi_order(uint32_t expected, uint32_t seq);
 
-/* A translation (the link's own message LINK_XLATE): one of the target's registrations,
+/* The link's own messages, beside the device's (message.h), tagged with the high bit in
+ * their first byte: the sender closes; a translation asked for (tw_ofi_ask_t) and given
+ * (tw_ofi_xlate_t); a translation given withdrawn, and the holder's answer that nothing
+ * of its own goes through it any more (both tw_ofi_ask_t). */
+enum {
+    TW_OFI_OWN = 0x80,
+    TW_OFI_BYE = 0x80, /* alone: one byte */
+    TW_OFI_XLATE_ASK = 0x81,
+    TW_OFI_XLATE = 0x82,
+    TW_OFI_REVOKE = 0x83,
+    TW_OFI_REVOKED = 0x84,
+};
+
+/* A registration of the receiver's, named by its first NLA and the key the sender showed
+ * (TW_OFI_XLATE_ASK; the key is 0 in TW_OFI_REVOKE and TW_OFI_REVOKED). */
+typedef struct tw_ofi_ask {
+    uint8_t kind; /* TW_OFI_XLATE_ASK, TW_OFI_REVOKE or TW_OFI_REVOKED */
+    uint8_t unused[7];
+    uint64_t nla, key;
+} tw_ofi_ask_t;
+
+/* The record of kind in the len bytes at msg (after the link's header): TW_OK with it in
+ * *out, or TW_ERR_CORRUPT. They come from another process (fuzz_ofi_deliver). */
+int tw_link_ofi_ask_take(const void *msg, size_t len, unsigned kind, tw_ofi_ask_t *out);
+
+/* A translation (the link's own message TW_OFI_XLATE): one of the target's registrations,
  * as the initiator reaches it with the fabric's writes and reads. The target sends it to
  * an initiator that asked with the registration's key, once its device has checked that
  * key; the initiator then moves the data of puts and gets to it without the target's
  * device, the provider checking rkey. */
 typedef struct tw_ofi_xlate {
-    uint8_t kind; /* 0x82 */
+    uint8_t kind; /* TW_OFI_XLATE */
     uint8_t unused[3];
     uint32_t perms;  /* TW_PERM_* */
     uint64_t nla;    /* of the registration's first byte */

@@ -39,6 +39,7 @@
 #include <tollway/velo.h>
 
 #include "link/link.h"
+#include "link/address.h"
 #include "link/ip_address.h"
 #include "link/message.h"
 #include "link/udp/udp.h"
@@ -158,25 +159,17 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
     l->dev = dev;
     l->dev_ctx = dev_ctx;
     l->size = job->size;
-    char ip[INET_ADDRSTRLEN];
-    inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
     /* the data socket's port, then the liveness socket's */
-    snprintf(addr, cap, "udp:%s:%u:%u", ip, (unsigned)ntohs(a.sin_port),
-             tw_udp_liveness_port(l->udp));
+    tw_link_udp_address_make(addr, cap, &a, tw_udp_liveness_port(l->udp));
     static const tw_udp_lander_t lander = {land, landed};
     tw_udp_set_lander(l->udp, &lander);
     return l;
 }
 
 static int link_connect(tw_link_ctx_t *l, int rank, const char *addr) {
-    char ip[INET_ADDRSTRLEN];
-    unsigned port, live;
-    char tail;
-    struct sockaddr_in a = {.sin_family = AF_INET};
-    if (!addr || sscanf(addr, "udp:%15[0-9.]:%u:%u%c", ip, &port, &live, &tail) != 3 || port == 0 ||
-        port > 65535 || live > 65535 || inet_pton(AF_INET, ip, &a.sin_addr) != 1)
-        return TW_ERR_PEER;
-    a.sin_port = htons((uint16_t)port);
+    unsigned live;
+    struct sockaddr_in a;
+    if (tw_link_udp_address_take(addr, &a, &live)) return TW_ERR_PEER;
     if (tw_udp_set_peer(l->udp, (uint32_t)rank, &a)) return TW_ERR_PEER;
     /* a peer of a job of one has none; ours, then, is not running either */
     if (live && tw_udp_liveness_port(l->udp) &&
