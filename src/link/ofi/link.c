@@ -862,6 +862,17 @@ static int deliver_pending(tw_link_ctx_t *l) {
             if (order == TW_OFI_NEVER) {
                 l->stats.malformed++;
                 repost(l, p.recv);
+                if (known && (int32_t)(h.seq - l->rx_seq[h.source]) > 0) {
+                    /* a receive can hold a message this far ahead only when the provider
+                     * lost or reordered one before it: that stream would wait for good */
+                    char why[160];
+                    snprintf(why, sizeof why,
+                             "message %u arrived while %u was due: the provider lost one, or "
+                             "did not keep the order of the sender's messages (FI_ORDER_SAS)",
+                             h.seq, l->rx_seq[h.source]);
+                    say_error(l, "fi_recv", (int)h.source, why);
+                    mark_lost(l, (int)h.source, TW_ERR_LOST);
+                }
                 continue;
             }
             for (uint32_t b = 0; b < nblocked && !wait; b++) wait = blocked[b] == h.source;
