@@ -186,16 +186,11 @@ struct tw_link_ctx {
     const tw_link_device_t *dev;
     void *dev_ctx;
     int self, size;
-    fi_addr_t *peer;  /* per rank: FI_ADDR_NOTAVAIL until connected */
-    uint32_t *tx_seq; /* per rank: the seq of the next message to it */
-    uint32_t *rx_seq; /* per rank: the seq of the next message from it to deliver */
-    int8_t *lost;     /* per rank: 0, or the cause it was lost for (TW_ERR_*) */
-    uint8_t *closed;  /* per rank: it said goodbye (TW_OFI_BYE): it sends nothing more */
-    /* per rank: 0, or when the provider first refused a send to it with an error (a
-     * connection being set up can: tcp;ofi_rxm once said EINVAL to a healthy peer); the
-     * send is tried again until send_grace_ns has passed, then the peer is lost */
-    uint64_t *failing_since;
-    uint64_t send_grace_ns;
+    fi_addr_t *peer;   /* per rank: FI_ADDR_NOTAVAIL until connected */
+    uint32_t *tx_seq;  /* per rank: the seq of the next message to it */
+    uint32_t *rx_seq;  /* per rank: the seq of the next message from it to deliver */
+    int8_t *lost;      /* per rank: 0, or the cause it was lost for (TW_ERR_*) */
+    uint8_t *closed;   /* per rank: it said goodbye (TW_OFI_BYE): it sends nothing more */
     int lost_owed;     /* peers lost that the device has not been told of */
     size_t inject_max; /* the longest message fi_inject takes */
     unsigned char *pool;
@@ -232,7 +227,7 @@ struct tw_link_ctx {
     struct sockaddr_in live_addr;
     struct {
         uint64_t msgs_sent, msgs_inline, msgs_received, bytes_sent, bytes_received;
-        uint64_t eagain, no_slot, refused, malformed, cq_errors, send_errors;
+        uint64_t eagain, no_slot, refused, malformed, cq_errors;
         uint64_t native_writes, native_reads, native_bytes, native_faults, xlates_asked,
             xlates_given, xlates_refused;
     } stats;
@@ -357,23 +352,6 @@ static void read_cq(tw_link_ctx_t *l) {
     }
 }
 
-/* The provider refused a send to dest with error rc (not -FI_EAGAIN): 0 while it may
- * still pass (the send is tried again), 1 once the peer is declared lost for it. A peer
- * that is gone is declared by the liveness thread within the same time in any case. */
-static int send_failed(tw_link_ctx_t *l, int dest, const char *call, ssize_t rc) {
-    uint64_t now = clock_ns();
-    l->stats.send_errors++;
-    if (!l->failing_since[dest]) l->failing_since[dest] = now;
-    /* a peer that said goodbye has closed its endpoint: no use trying again */
-    if (!l->closed[dest] && now - l->failing_since[dest] < l->send_grace_ns) return 0;
-    char why[200];
-    snprintf(why, sizeof why, "%s (refused for %llu ms)", lib.strerror((int)-rc),
-             (unsigned long long)(l->send_grace_ns / 1000000u));
-    say_error(l, call, dest, why);
-    mark_lost(l, dest, TW_ERR_LOST);
-    return 1;
-}
-
 /* Posts the waiting slots in order, until the provider says -FI_EAGAIN. */
 static void drain_queue(tw_link_ctx_t *l) {
     while (l->qcount) {
@@ -385,15 +363,16 @@ static void drain_queue(tw_link_ctx_t *l) {
             l->stats.eagain++;
             return;
         }
-        if (rc && !l->lost[s->dest] && !send_failed(l, s->dest, "fi_send", rc))
-            return; /* tried again at the next poll, in order */
         l->qhead = (l->qhead + 1) % SEND_SLOTS;
         l->qcount--;
         if (rc) {
+            if (!l->lost[s->dest]) {
+                say_error(l, "fi_send", s->dest, lib.strerror((int)-rc));
+                mark_lost(l, s->dest, TW_ERR_LOST);
+            }
             send_done(l, s);
             continue;
         }
-        l->failing_since[s->dest] = 0;
         l->stats.msgs_sent++;
         l->stats.bytes_sent += s->len;
     }
@@ -432,15 +411,18 @@ static int send_msg(tw_link_ctx_t *l, int dest, const struct iovec *iov, int n, 
         gather(l->scratch, &h, iov, n);
         ssize_t rc = fi_inject(l->ep, l->scratch, total, l->peer[dest]);
         if (rc == 0) {
-            if (__builtin_expect(l->failing_since[dest] != 0, 0)) l->failing_since[dest] = 0;
             l->tx_seq[dest]++;
             l->stats.msgs_sent++;
             l->stats.msgs_inline++;
             l->stats.bytes_sent += total;
             return TW_OK;
         }
-        if (rc != -FI_EAGAIN && send_failed(l, dest, "fi_inject", rc)) return TW_ERR_LOST;
-        if (rc == -FI_EAGAIN) l->stats.eagain++; /* either way, it waits in a slot */
+        if (rc != -FI_EAGAIN) {
+            say_error(l, "fi_inject", dest, lib.strerror((int)-rc));
+            mark_lost(l, dest, TW_ERR_LOST);
+            return TW_ERR_LOST;
+        }
+        l->stats.eagain++;
     }
     if (l->nfree <= reserve) progress(l);
     if (l->nfree <= reserve) {
@@ -883,13 +865,12 @@ static int deliver_pending(tw_link_ctx_t *l) {
                 if (known && (int32_t)(h.seq - l->rx_seq[h.source]) > 0) {
                     /* a receive can hold a message this far ahead only when the provider
                      * lost or reordered one before it: that stream would wait for good */
-                    char why[200];
+                    char why[160];
                     snprintf(why, sizeof why,
-                             "rank %u's message %u arrived while %u was due: the provider lost "
-                             "one, or did not keep the order of the sender's messages "
-                             "(FI_ORDER_SAS)",
-                             h.source, h.seq, l->rx_seq[h.source]);
-                    say_error(l, "fi_recv", -1, why);
+                             "message %u arrived while %u was due: the provider lost one, or "
+                             "did not keep the order of the sender's messages (FI_ORDER_SAS)",
+                             h.seq, l->rx_seq[h.source]);
+                    say_error(l, "fi_recv", (int)h.source, why);
                     mark_lost(l, (int)h.source, TW_ERR_LOST);
                 }
                 continue;
@@ -1053,7 +1034,6 @@ static void release(tw_link_ctx_t *l) {
     free(l->rx_seq);
     free(l->lost);
     free(l->closed);
-    free(l->failing_since);
     free(l);
 }
 
@@ -1075,14 +1055,10 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
     l->peer = malloc((size_t)job->size * sizeof *l->peer);
     l->lost = calloc((size_t)job->size, 1);
     l->closed = calloc((size_t)job->size, 1);
-    l->failing_since = calloc((size_t)job->size, sizeof *l->failing_since);
-    l->send_grace_ns = (uint64_t)job->config->udp_timeout_ms * 1000000u;
     l->tx_seq = calloc((size_t)job->size, sizeof *l->tx_seq);
     l->rx_seq = calloc((size_t)job->size, sizeof *l->rx_seq);
     l->pool = aligned_alloc(4096, (size_t)(SEND_SLOTS + RECV_SLOTS) * SLOT_SIZE);
-    if (!l->peer || !l->lost || !l->closed || !l->failing_since || !l->tx_seq || !l->rx_seq ||
-        !l->pool)
-        goto fail;
+    if (!l->peer || !l->lost || !l->closed || !l->tx_seq || !l->rx_seq || !l->pool) goto fail;
     for (int r = 0; r < job->size; r++) l->peer[r] = FI_ADDR_NOTAVAIL;
     int all_local = job->local_known && job->local_size == job->size;
     l->info = choose(all_local, FI_MSG);
@@ -1350,14 +1326,13 @@ static void link_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
     fprintf(out,
             "tollway: rank %d endpoint %d: ofi on %s (%s): %llu msgs out (%llu inline), %llu in; "
             "bytes %llu out, %llu in; -FI_EAGAIN %llu, no slot %llu, refused %llu, malformed "
-            "%llu, completion errors %llu, send errors %llu\n",
+            "%llu, completion errors %llu\n",
             rank, index, provider(l), l->info->domain_attr->name,
             (unsigned long long)l->stats.msgs_sent, (unsigned long long)l->stats.msgs_inline,
             (unsigned long long)l->stats.msgs_received, (unsigned long long)l->stats.bytes_sent,
             (unsigned long long)l->stats.bytes_received, (unsigned long long)l->stats.eagain,
             (unsigned long long)l->stats.no_slot, (unsigned long long)l->stats.refused,
-            (unsigned long long)l->stats.malformed, (unsigned long long)l->stats.cq_errors,
-            (unsigned long long)l->stats.send_errors);
+            (unsigned long long)l->stats.malformed, (unsigned long long)l->stats.cq_errors);
     if (l->rma)
         fprintf(
             out,
@@ -1389,7 +1364,6 @@ static const tw_link_counter_info_t link_counters[] = {
     {"ofi", "refused", "received messages the device could not take at once"},
     {"ofi", "malformed", "received messages that were no device message: dropped"},
     {"ofi", "cq_errors", "completions in error"},
-    {"ofi", "send_errors", "sends the provider refused with an error (tried again)"},
     {"ofi", "native_writes", "puts' chunks moved with the fabric's writes (native RMA)"},
     {"ofi", "native_reads", "gets' chunks moved with the fabric's reads (native RMA)"},
     {"ofi", "native_bytes", "bytes moved with the fabric's writes and reads"},
