@@ -989,9 +989,12 @@ static int unreachable_from_afar(const struct fi_info *i) {
 
 /* Of what libfabric offers, best first: the best provider's first interface that other
  * nodes reach — or, for a job all on this node, its loopback one, which nothing outside
- * reaches (as the udp link binds). A copy, or NULL. */
-static struct fi_info *choose(int all_local, uint64_t caps) {
-    struct fi_info *all = ask(caps), *pick = all;
+ * reaches (as the udp link binds). A copy, or NULL; *none_afar set when a job across nodes
+ * found only interfaces that other nodes cannot reach (an interface just brought up is
+ * offered once it runs: loopback alone until then). */
+static struct fi_info *choose(int all_local, uint64_t caps, int *none_afar) {
+    struct fi_info *all = ask(caps), *pick = all_local ? all : NULL;
+    *none_afar = 0;
     for (struct fi_info *i = all; i; i = i->next) {
         if (strcmp(i->fabric_attr->prov_name, all->fabric_attr->prov_name)) continue;
         int here = unreachable_from_afar(i);
@@ -1000,6 +1003,7 @@ static struct fi_info *choose(int all_local, uint64_t caps) {
             break;
         }
     }
+    *none_afar = all && !pick;
     struct fi_info *copy = pick ? lib.dupinfo(pick) : NULL;
     if (all) lib.freeinfo(all);
     return copy;
@@ -1061,14 +1065,30 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
     if (!l->peer || !l->lost || !l->closed || !l->tx_seq || !l->rx_seq || !l->pool) goto fail;
     for (int r = 0; r < job->size; r++) l->peer[r] = FI_ADDR_NOTAVAIL;
     int all_local = job->local_known && job->local_size == job->size;
-    l->info = choose(all_local, FI_MSG);
+    /* an interface other nodes reach, waited for as long as a peer may stay silent: one
+     * brought up a moment ago (a link that flapped) is offered once it runs */
+    int none_afar;
+    uint64_t give_up = clock_ns() + (uint64_t)job->config->udp_timeout_ms * 1000000u;
+    while (!(l->info = choose(all_local, FI_MSG, &none_afar)) && none_afar &&
+           clock_ns() < give_up) {
+        const struct timespec tenth = {0, 100000000};
+        nanosleep(&tenth, NULL);
+    }
+    if (none_afar) {
+        fprintf(stderr,
+                "tollway: rank %d: ofi link: libfabric offers no interface another node can "
+                "reach (only loopback and link-local addresses, for %u ms); a job across "
+                "nodes needs one (FI_TCP_IFACE, FI_PROVIDER)\n",
+                job->rank, job->config->udp_timeout_ms);
+        goto quiet;
+    }
     /* native RMA where it is wanted and the same provider offers FI_RMA: auto wants it on
      * hardware only (over tcp;ofi_rxm an 8-byte put and flush took 15.3 us natively, 11.7
      * as messages: bench/net/compare.sh, docs/protocols.md) */
     int want_rma =
         l->info && (job->config->ofi_rma == TW_OFI_RMA_NATIVE ||
                     (job->config->ofi_rma == TW_OFI_RMA_AUTO && !software_provider(provider(l))));
-    struct fi_info *rma = want_rma ? choose(all_local, FI_MSG | FI_RMA) : NULL;
+    struct fi_info *rma = want_rma ? choose(all_local, FI_MSG | FI_RMA, &none_afar) : NULL;
     if (rma && !strcmp(rma->fabric_attr->prov_name, provider(l))) {
         lib.freeinfo(l->info);
         l->info = rma;
