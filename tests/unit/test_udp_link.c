@@ -32,6 +32,8 @@ typedef struct pair {
 
 /* Links opened from now on authenticate their payloads too (TW_UDP_AUTH=payload). */
 static int pair_mac_payload;
+/* Links opened from now on send runs of packets without the kernel's segmentation. */
+static int pair_no_gso;
 
 /* mtu, window: 0 for the link's defaults */
 static void open_pair_sized(pair_t *p, const tw_udp_faults_t *faults, unsigned timeout_ms,
@@ -43,6 +45,7 @@ static void open_pair_sized(pair_t *p, const tw_udp_faults_t *faults, unsigned t
         if (window) cfg.window = window;
         memcpy(cfg.secret, SECRET, sizeof cfg.secret);
         cfg.mac_payload = pair_mac_payload;
+        cfg.offload = !pair_no_gso;
         cfg.self = (uint32_t)k;
         cfg.peers = 2;
         cfg.rto_us = 1000;
@@ -130,6 +133,67 @@ static void test_in_order_exactly_once(void **state) {
     assert_int_equal(s->msgs_received, 2000);
     assert_int_equal(s->msgs_sent, 2000);
     for (int v = 1; v < TW_UDP_VERDICTS; v++) assert_int_equal(s->dropped[v], 0);
+    close_pair(&p);
+}
+
+/* Messages over several packets (MTU 1500) leave in runs the kernel cuts (UDP_SEGMENT)
+ * and come joined (UDP_GRO: loopback hands a run to the socket whole), and arrive as they
+ * do packet by packet; with the offload off neither happens. */
+static void test_runs_go_segmented(void **state) {
+    (void)state;
+    for (int off = 0; off < 2; off++) {
+        pair_no_gso = off;
+        pair_t p;
+        open_pair(&p, NULL, 0);
+        inbox_t in[2] = {{0}, {0}};
+        exchange(&p, 300, in);
+        for (int k = 0; k < 2; k++) {
+            const tw_udp_stats_t *s = tw_udp_stats(p.l[k]);
+            assert_int_equal(s->msgs_received, 300);
+            if (off) {
+                assert_int_equal(s->segmented, 0);
+                assert_int_equal(s->joined, 0);
+            } else { /* the 64 KiB message alone is a run of 45 packets */
+                assert_true(s->segmented >= 45 && s->segmented <= s->packets_sent);
+                assert_true(s->joined >= 45 && s->joined <= s->packets_received);
+            }
+        }
+        close_pair(&p);
+    }
+    pair_no_gso = 0;
+}
+
+/* A socket whose checksums are off (SO_NO_CHECK) has the kernel refuse segmentation
+ * (EINVAL): the link turns it off and sends what was refused packet by packet at once.
+ * The receiver gets a 64 KiB message (45 packets) whole while the sender is never polled
+ * (nothing of it could be sent again), and later messages go as well. */
+static void test_refused_segmentation_falls_back(void **state) {
+    (void)state;
+    pair_t p;
+    open_pair(&p, NULL, 0);
+    int one = 1;
+    assert_int_equal(setsockopt(tw_udp_fd(p.l[0]), SOL_SOCKET, SO_NO_CHECK, &one, sizeof one), 0);
+    static unsigned char buf[TW_UDP_MSG_MAX];
+    fill(buf, 9, msg_size(9));
+    assert_int_equal(tw_udp_send(p.l[0], 1, buf, msg_size(9)), TW_OK);
+    inbox_t got = {.next = 9};
+    for (int tries = 0; got.next == 9 && tries < 10000; tries++) { /* loopback: at once */
+        tw_udp_poll(p.l[1], check_delivery, &got);
+        if (got.next == 9) usleep(1000);
+    }
+    assert_int_equal(got.next, 10);
+    const tw_udp_stats_t *s = tw_udp_stats(p.l[0]);
+    assert_int_equal(s->retransmits, 0);
+    assert_int_equal(s->segmented, 0);
+    close_pair(&p);
+    /* and a whole exchange over such sockets */
+    open_pair(&p, NULL, 0);
+    for (int k = 0; k < 2; k++)
+        assert_int_equal(setsockopt(tw_udp_fd(p.l[k]), SOL_SOCKET, SO_NO_CHECK, &one, sizeof one),
+                         0);
+    inbox_t in[2] = {{0}, {0}};
+    exchange(&p, 300, in);
+    for (int k = 0; k < 2; k++) assert_int_equal(tw_udp_stats(p.l[k])->segmented, 0);
     close_pair(&p);
 }
 
@@ -1200,6 +1264,8 @@ static void test_configuration_checked(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_in_order_exactly_once),
+        cmocka_unit_test(test_runs_go_segmented),
+        cmocka_unit_test(test_refused_segmentation_falls_back),
         cmocka_unit_test(test_faults_are_repaired),
         cmocka_unit_test(test_in_place_receive),
         cmocka_unit_test(test_in_place_stream),

@@ -345,7 +345,7 @@ static void link_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
     fprintf(out,
             "tollway: rank %d endpoint %d: udp on %s:%u: %llu msgs out, %llu in; packets %llu "
             "out, %llu in; retransmits %llu (timeouts %llu), out of order %llu, refused %llu, "
-            "in place %llu; "
+            "in place %llu, segmented %llu, joined %llu; "
             "dropped: bad crc %llu, bad mac %llu, bad length %llu, bad field %llu, short %llu, "
             "bad magic %llu, wrong source %llu, unknown peer %llu, duplicates %llu, stale acks "
             "%llu; injected: drop %llu dup %llu reorder %llu corrupt %llu delay %llu\n",
@@ -354,6 +354,7 @@ static void link_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
             (unsigned long long)s->packets_received, (unsigned long long)s->retransmits,
             (unsigned long long)s->timeouts, (unsigned long long)s->out_of_order,
             (unsigned long long)s->refused, (unsigned long long)s->in_place,
+            (unsigned long long)s->segmented, (unsigned long long)s->joined,
             (unsigned long long)s->dropped[TW_UDP_BAD_CRC],
             (unsigned long long)s->dropped[TW_UDP_BAD_MAC],
             (unsigned long long)s->dropped[TW_UDP_BAD_LEN],
@@ -393,6 +394,8 @@ static const tw_link_counter_info_t link_counters[] = {
     UDP_STAT(resets_received, "resets received from peers"),
     UDP_STAT(refused, "whole messages the receiver did not take at once"),
     UDP_STAT(in_place, "messages received straight where they belong"),
+    UDP_STAT(segmented, "packets sent in runs the kernel cut (UDP_SEGMENT)"),
+    UDP_STAT(joined, "packets received in datagrams the kernel joined (UDP_GRO)"),
     {"udp", "dropped_short", "datagrams dropped: shorter than a header"},
     {"udp", "dropped_bad_magic", "datagrams dropped: not of this protocol"},
     {"udp", "dropped_bad_crc", "datagrams dropped: damaged (CRC)"},
@@ -430,6 +433,8 @@ static const size_t link_counter_at[] = {
     AT(resets_received),
     AT(refused),
     AT(in_place),
+    AT(segmented),
+    AT(joined),
     AT(dropped[TW_UDP_SHORT]),
     AT(dropped[TW_UDP_BAD_MAGIC]),
     AT(dropped[TW_UDP_BAD_CRC]),

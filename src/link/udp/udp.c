@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,7 +50,11 @@ enum {
     IP_UDP_OVERHEAD = 28,
     BACKOFF_MAX = 7, /* the probe, then the RTO doubled up to 64 times */
     STREAM_SMALL_MAX = 16,
-    DUP_THRESH = 3, /* packets past a missing one, or acks of its gap, that prove it lost */
+    DUP_THRESH = 3,        /* packets past a missing one, or acks of its gap, that prove it lost */
+    GSO_SEGMENTS_MAX = 64, /* the kernel's UDP_MAX_SEGMENTS (since 4.18) */
+    GSO_BYTES_MAX = 65507, /* one UDP datagram's payload, what a segmented send holds */
+    GRO_BATCH = 8,         /* recvmmsg's entries when each may hold a joined datagram */
+    GRO_CAP = 65536,       /* a joined datagram, and a byte that tells one too long */
 };
 
 /* A packet in the send window: len bytes in its ring slot, then ext_len bytes where
@@ -130,9 +135,17 @@ struct tw_udp_link {
     /* recvmmsg's headers, set up once: a poll that finds nothing costs the call only */
     struct mmsghdr rx_msg[BATCH];
     struct iovec rx_iov[BATCH];
+    union {
+        char buf[CMSG_SPACE(sizeof(int))];
+        struct cmsghdr align;
+    } rx_ctl[BATCH];
     struct sockaddr_in rx_from[BATCH];
     unsigned char *damaged; /* one packet, for the fault injector's corrupted copy */
     tw_udp_lander_t lander;
+    int gso;            /* 1: runs of packets to one peer go as one segmented datagram */
+    int gro;            /* 1: packets the kernel joined come as one datagram (UDP_GRO) */
+    unsigned rx_count;  /* recvmmsg's entries */
+    size_t rx_cap;      /* bytes of each: one packet and a byte, or a joined datagram's */
     unsigned streaming; /* large datagrams are coming: look at each before reading it, until
                            this many small ones come in a row */
     unsigned parked;    /* peers with a parked message */
@@ -171,6 +184,7 @@ void tw_udp_config_default(tw_udp_config_t *cfg) {
     cfg->window = 64;
     cfg->rto_us = 2000;
     cfg->peer_timeout_ms = 30000;
+    cfg->offload = 1;
 }
 
 /* ---- the fault injector and the outgoing batch ---- */
@@ -186,28 +200,89 @@ static int chance(tw_udp_link_t *l, double p) {
     return p > 0 && uniform(l) < p;
 }
 
-static void flush(tw_udp_link_t *l) {
+/* The packets from out[k] on that go as one datagram of the kernel's UDP segmentation
+ * (UDP_SEGMENT): those that follow to the same peer, all as long as the first but the
+ * last (which may be shorter), within what one send takes. 1 without it. */
+static unsigned gso_run(const tw_udp_link_t *l, unsigned k) {
+    const outgoing_t *o = &l->out[k];
+    size_t seg = (size_t)o->len + o->ext_len, total = seg;
+    unsigned n = 1;
+    if (!l->gso || seg > GSO_BYTES_MAX / 2) return 1; /* not two of them in one send */
+    while (k + n < l->nout && n < GSO_SEGMENTS_MAX) {
+        const outgoing_t *q = &l->out[k + n];
+        size_t len = (size_t)q->len + q->ext_len;
+        if (q->peer != o->peer || len > seg || total + len > GSO_BYTES_MAX) break;
+        total += len;
+        n++;
+        if (len < seg) break; /* a shorter one ends the run */
+    }
+    return n;
+}
+
+/* Sends the outgoing batch from out[from] on: one sendmmsg, a run of packets to one
+ * peer as one datagram that the kernel cuts (or the NIC, with segmentation offload)
+ * where each packet ends — one pass through the stack for up to 64 KiB instead of one
+ * per packet, which is what makes a small MTU cheap. A kernel or route that refuses it
+ * (EIO: no checksum offload on the way; EINVAL, ENOPROTOOPT: too old) turns it off for
+ * the link, and what was not sent goes packet by packet. */
+static void send_batch(tw_udp_link_t *l, unsigned from) {
     struct mmsghdr m[BATCH];
     struct iovec iov[2 * BATCH];
-    unsigned n = 0;
-    for (unsigned k = 0; k < l->nout; k++) {
-        const peer_t *p = &l->peers[l->out[k].peer];
+    unsigned first[BATCH]; /* the packet each datagram starts with */
+    union {
+        char buf[CMSG_SPACE(sizeof(uint16_t))];
+        struct cmsghdr align;
+    } ctl[BATCH];
+    unsigned n = 0, v = 0;
+    for (unsigned k = from; k < l->nout;) {
         const outgoing_t *o = &l->out[k];
-        iov[2 * n] = (struct iovec){(void *)o->ref, o->len};
-        iov[2 * n + 1] = (struct iovec){(void *)o->ext, o->ext_len};
+        unsigned run = gso_run(l, k);
         memset(&m[n], 0, sizeof m[n]);
-        m[n].msg_hdr.msg_name = (void *)&p->addr;
-        m[n].msg_hdr.msg_namelen = sizeof p->addr;
-        m[n].msg_hdr.msg_iov = &iov[2 * n];
-        m[n].msg_hdr.msg_iovlen = o->ext_len ? 2 : 1;
-        n++;
+        m[n].msg_hdr.msg_name = (void *)&l->peers[o->peer].addr;
+        m[n].msg_hdr.msg_namelen = sizeof l->peers[o->peer].addr;
+        m[n].msg_hdr.msg_iov = &iov[v];
+        for (unsigned j = 0; j < run; j++) {
+            const outgoing_t *q = &l->out[k + j];
+            iov[v++] = (struct iovec){(void *)q->ref, q->len};
+            if (q->ext_len) iov[v++] = (struct iovec){(void *)q->ext, q->ext_len};
+        }
+        m[n].msg_hdr.msg_iovlen = (size_t)(&iov[v] - m[n].msg_hdr.msg_iov);
+        if (run > 1) {
+            uint16_t seg = (uint16_t)(o->len + o->ext_len);
+            m[n].msg_hdr.msg_control = ctl[n].buf;
+            m[n].msg_hdr.msg_controllen = sizeof ctl[n].buf;
+            struct cmsghdr *c = CMSG_FIRSTHDR(&m[n].msg_hdr);
+            c->cmsg_level = SOL_UDP;
+            c->cmsg_type = UDP_SEGMENT;
+            c->cmsg_len = CMSG_LEN(sizeof seg);
+            memcpy(CMSG_DATA(c), &seg, sizeof seg);
+        }
+        first[n++] = k;
+        k += run;
     }
     for (unsigned done = 0; done < n;) {
         int r = sendmmsg(l->fd, m + done, n - done, 0);
-        if (r <= 0) break; /* a full socket buffer loses packets like a network does */
-        done += (unsigned)r;
+        if (r > 0) {
+            for (int j = 0; j < r; j++) {
+                unsigned end = done + (unsigned)j + 1 < n ? first[done + (unsigned)j + 1] : l->nout;
+                if (m[done + (unsigned)j].msg_hdr.msg_controllen)
+                    l->stats.segmented += end - first[done + (unsigned)j];
+            }
+            done += (unsigned)r;
+            continue;
+        }
+        if (r < 0 && m[done].msg_hdr.msg_controllen &&
+            (errno == EIO || errno == EINVAL || errno == ENOPROTOOPT || errno == EOPNOTSUPP)) {
+            l->gso = 0;
+            send_batch(l, first[done]);
+        }
+        break; /* else a full socket buffer loses packets, as a network does */
     }
-    l->stats.packets_sent += n;
+}
+
+static void flush(tw_udp_link_t *l) {
+    send_batch(l, 0);
+    l->stats.packets_sent += l->nout;
     l->nout = 0;
 }
 
@@ -323,6 +398,7 @@ tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr)
     l->pkt_max = pkt_max;
     l->payload_max = payload_max;
     l->reorder_slot = -1;
+    l->gso = cfg->offload;
     l->key = tw_siphash_key(cfg->secret);
     l->rng =
         cfg->faults.seed ? cfg->faults.seed : l->key.k0 ^ (0x9e3779b97f4a7c15ull * (cfg->self + 1));
@@ -330,17 +406,27 @@ tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr)
     l->peers = calloc(cfg->peers, sizeof *l->peers);
     l->busy = calloc(cfg->peers, sizeof *l->busy);
     l->acking = calloc(cfg->peers, sizeof *l->acking);
-    l->rx = malloc(BATCH * (pkt_max + 1));
+    /* Below a packet worth landing in place, the kernel may join a peer's packets into
+     * one datagram for us (UDP_GRO): one pass up the stack, and one recvmmsg entry, for
+     * up to 64 KiB. Larger packets gain nothing from it. */
+    l->gro = cfg->offload && TW_UDP_HDR_SIZE + payload_max < TW_UDP_IN_PLACE_MIN;
+    l->rx_count = l->gro ? GRO_BATCH : BATCH;
+    l->rx_cap = l->gro ? GRO_CAP : pkt_max + 1; /* one byte more tells an oversized datagram */
+    l->rx = malloc(l->rx_count * l->rx_cap);
     l->damaged = malloc(pkt_max);
     int ok = l->peers && l->busy && l->acking && l->rx && l->damaged;
     for (unsigned k = 0; ok && k < BATCH; k++) ok = (l->out[k].buf = malloc(pkt_max)) != NULL;
     for (unsigned k = 0; ok && k < HELD_MAX; k++) ok = (l->held[k].buf = malloc(pkt_max)) != NULL;
     for (unsigned k = 0; ok && k < BATCH; k++) {
-        l->rx_iov[k] = (struct iovec){l->rx + k * (pkt_max + 1), pkt_max + 1};
+        l->rx_iov[k] = (struct iovec){l->rx + k * l->rx_cap, l->rx_cap};
         l->rx_msg[k].msg_hdr.msg_iov = &l->rx_iov[k];
         l->rx_msg[k].msg_hdr.msg_iovlen = 1;
         l->rx_msg[k].msg_hdr.msg_name = &l->rx_from[k];
         l->rx_msg[k].msg_hdr.msg_namelen = sizeof l->rx_from[k];
+        if (l->gro) {
+            l->rx_msg[k].msg_hdr.msg_control = l->rx_ctl[k].buf;
+            l->rx_msg[k].msg_hdr.msg_controllen = sizeof l->rx_ctl[k].buf;
+        }
     }
     if (ok) {
         for (uint32_t p = 0; p < cfg->peers; p++) {
@@ -351,6 +437,9 @@ tw_udp_link_t *tw_udp_open(const tw_udp_config_t *cfg, struct sockaddr_in *addr)
         socklen_t alen = sizeof *addr;
         ok = l->fd >= 0 && bind(l->fd, (const struct sockaddr *)addr, sizeof *addr) == 0 &&
              getsockname(l->fd, (struct sockaddr *)addr, &alen) == 0;
+        int one = 1; /* a kernel without it (before 5.0) delivers packets one by one */
+        if (ok && l->gro && setsockopt(l->fd, SOL_UDP, UDP_GRO, &one, sizeof one)) l->gro = 0;
+        /* (its buffers stay as large: they hold one packet each then) */
     }
     if (!ok) {
         int e = errno;
@@ -1054,6 +1143,19 @@ static int receive_in_place(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *c
     return delivered;
 }
 
+/* The size of each packet in a datagram the kernel joined (UDP_GRO's control message),
+ * or 0: one packet. */
+static size_t joined_size(struct msghdr *h) {
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c))
+        if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO &&
+            c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+            int seg;
+            memcpy(&seg, CMSG_DATA(c), sizeof seg);
+            return seg > 0 ? (size_t)seg : 0;
+        }
+    return 0;
+}
+
 static int receive(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
     int delivered = 0;
     if (l->streaming) {
@@ -1064,13 +1166,27 @@ static int receive(tw_udp_link_t *l, tw_udp_deliver_fn deliver, void *ctx) {
     }
     struct mmsghdr *m = l->rx_msg;
     struct sockaddr_in *from = l->rx_from;
-    size_t cap = l->pkt_max + 1; /* one byte more tells an oversized datagram */
-    int n = recvmmsg(l->fd, m, BATCH, MSG_DONTWAIT, NULL);
-    for (int k = 0; k < n; k++)
-        delivered += take_datagram(l, l->rx + (size_t)k * cap, m[k].msg_len,
-                                   (m[k].msg_hdr.msg_flags & MSG_TRUNC) != 0, &from[k],
-                                   m[k].msg_hdr.msg_namelen, deliver, ctx);
-    for (int k = 0; k < n; k++) m[k].msg_hdr.msg_namelen = sizeof from[k]; /* for the next call */
+    int n = recvmmsg(l->fd, m, l->rx_count, MSG_DONTWAIT, NULL);
+    for (int k = 0; k < n; k++) {
+        unsigned char *at = l->rx + (size_t)k * l->rx_cap;
+        size_t len = m[k].msg_len, seg = joined_size(&m[k].msg_hdr);
+        int trunc = (m[k].msg_hdr.msg_flags & MSG_TRUNC) != 0;
+        if (seg && seg < len && !trunc) { /* packets the kernel joined: each on its own */
+            for (size_t off = 0; off < len; off += seg) {
+                size_t piece = len - off < seg ? len - off : seg;
+                delivered += take_datagram(l, at + off, piece, 0, &from[k],
+                                           m[k].msg_hdr.msg_namelen, deliver, ctx);
+                l->stats.joined++;
+            }
+            continue;
+        }
+        delivered +=
+            take_datagram(l, at, len, trunc, &from[k], m[k].msg_hdr.msg_namelen, deliver, ctx);
+    }
+    for (int k = 0; k < n; k++) { /* for the next call */
+        m[k].msg_hdr.msg_namelen = sizeof from[k];
+        m[k].msg_hdr.msg_controllen = m[k].msg_hdr.msg_control ? sizeof l->rx_ctl[k].buf : 0;
+    }
     return delivered;
 }
 

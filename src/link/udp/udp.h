@@ -63,6 +63,10 @@ typedef struct tw_udp_config {
     int liveness;          /* 1: probe the peers, answer theirs (liveness.h) */
     int mac_payload;       /* data packets' MACs cover their payloads (TW_UDP_MAC_PAYLOAD), and
                               a data packet whose MAC does not is refused; no receiving in place */
+    int offload;           /* 1: segmentation offload both ways: runs of packets to one peer
+                              leave as one datagram the kernel cuts (UDP_SEGMENT; off by
+                              itself where the kernel refuses it), and below TW_UDP_IN_PLACE_MIN
+                              a peer's packets may come joined into one (UDP_GRO) */
     tw_udp_faults_t faults;
 } tw_udp_config_t;
 
@@ -77,8 +81,10 @@ typedef struct tw_udp_stats {
     uint64_t resets_sent, resets_received; /* TW_UDP_RST, on this socket */
     uint64_t refused;                      /* whole messages the receiver did not take at once */
     uint64_t in_place;                     /* messages received straight where they belong */
-    uint64_t dropped[TW_UDP_VERDICTS];     /* received datagrams refused, by verdict */
-    uint64_t unknown_peer;                 /* accepted, but from no peer of this link */
+    uint64_t segmented; /* packets sent in runs the kernel cut (UDP_SEGMENT), not one by one */
+    uint64_t joined;    /* packets received in datagrams the kernel joined (UDP_GRO) */
+    uint64_t dropped[TW_UDP_VERDICTS]; /* received datagrams refused, by verdict */
+    uint64_t unknown_peer;             /* accepted, but from no peer of this link */
     uint64_t wrong_source; /* accepted, but from another address or port than the peer's */
     uint64_t protocol;     /* segments out of order within a message */
     uint64_t injected_drop, injected_duplicate, injected_reorder, injected_corrupt, injected_delay;
@@ -86,7 +92,8 @@ typedef struct tw_udp_stats {
 
 typedef struct tw_udp_link tw_udp_link_t;
 
-/* Defaults: MTU 1500, window 64, least RTO 2 ms, peer timeout 30 s, no faults. */
+/* Defaults: MTU 1500, window 64, least RTO 2 ms, peer timeout 30 s, segmentation on, no
+ * faults. */
 void tw_udp_config_default(tw_udp_config_t *cfg);
 
 /* Opens a link bound to addr (port 0: any free port); the address it got comes back
