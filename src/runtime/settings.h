@@ -102,9 +102,10 @@ typedef struct tw_config {
 #define TW_RNDV_SPLIT_DEFAULT        65536
 #define TW_UDP_TIMEOUT_DEFAULT       30000 /* ms without an acknowledgement: the peer is lost */
 #define TW_UDP_RTO_DEFAULT           2000 /* least us before a timeout resends (the probe: sooner) */
-#define TW_UDP_WINDOW_DEFAULT        64   /* packets in flight per peer */
-#define TW_PROGRESS_INTERVAL_DEFAULT 200  /* us */
-#define TW_WAIT_SLEEP_DEFAULT        2000 /* us */
+#define TW_UDP_WINDOW_LEAST          64   /* packets in flight per peer, whatever the MTU */
+#define TW_UDP_WINDOW_BYTES          (1u << 20) /* TW_UDP_WINDOW=auto: about this much in flight */
+#define TW_PROGRESS_INTERVAL_DEFAULT 200        /* us */
+#define TW_WAIT_SLEEP_DEFAULT        2000       /* us */
 
 /* Parses the TW_* entries of envp (NULL-terminated "NAME=value" strings).
  * Returns 0, or -1 with a message naming the variable in err. */

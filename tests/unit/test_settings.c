@@ -74,7 +74,7 @@ static void test_defaults(void **state) {
     assert_string_equal(cfg.udp_addr, "");
     assert_int_equal(cfg.udp_timeout_ms, 30000);
     assert_int_equal(cfg.udp_rto_us, 2000);
-    assert_int_equal(cfg.udp_window, 64);
+    assert_int_equal(cfg.udp_window, 0); /* auto */
     assert_int_equal(cfg.udp_mtu, 0);
     assert_true(cfg.fault_drop == 0 && cfg.fault_delay == 0 && cfg.fault_seed == 0);
     assert_int_equal(cfg.progress_thread, 0);

@@ -146,6 +146,9 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
     struct sockaddr_in a;
     tw_link_ip_address(cfg, job->local_known && job->local_size == job->size, &a);
     u.mtu = cfg->udp_mtu ? cfg->udp_mtu : interface_mtu(&a);
+    if (!u.window) /* auto: the same bytes in flight whatever the MTU */
+        u.window = TW_UDP_WINDOW_LEAST > TW_UDP_WINDOW_BYTES / u.mtu ? TW_UDP_WINDOW_LEAST
+                                                                     : TW_UDP_WINDOW_BYTES / u.mtu;
     tw_link_ctx_t *l = calloc(1, sizeof *l);
     if (l) l->udp = tw_udp_open(&u, &a);
     if (!l || !l->udp) {
@@ -207,11 +210,13 @@ static int link_rma_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, cons
 }
 
 static uint64_t link_rma_chunk(tw_link_ctx_t *l) {
-    /* a chunk in one datagram (a message over several costs the window more and is
-     * lost whole with any of its packets); the answer's header is the smaller */
+    /* A chunk in one datagram where that is large enough to land in place (the answer's
+     * header is the smaller); below, the longest chunk: its packets leave as one run the
+     * kernel cuts and come joined (segmentation offload), and a chunk costs one request
+     * and one answer however small the MTU (16 KiB chunks moved 0.6 of it at MTU 1500) */
     size_t room = tw_udp_payload_max(l->udp) - sizeof(tw_link_msg_hdr_t) - sizeof(rma_req_t);
     if (room >= REMOTE_CHUNK_MAX) return REMOTE_CHUNK_MAX;
-    return room > RMA_CHUNK ? room & ~(size_t)1023 : RMA_CHUNK;
+    return room >= TW_UDP_IN_PLACE_MIN ? room & ~(size_t)1023 : REMOTE_CHUNK_MAX;
 }
 
 static int link_rma_can_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, size_t len) {
