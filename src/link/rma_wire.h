@@ -34,8 +34,8 @@ typedef struct rma_answer {
     uint64_t value;
 } rma_answer_t;
 
-/* Chunks of put data (and of get answers) across nodes: up to REMOTE_CHUNK_MAX where the
- * link's datagrams hold one, else RMA_CHUNK as on one node. The initiator chooses; a
+/* Chunks of put data (and of get answers): RMA_CHUNK on one node; across nodes what the
+ * link prefers (tw_link_t.rma_chunk), at most REMOTE_CHUNK_MAX. The initiator chooses; a
  * get's request names its chunk's length, so the two ends need not agree. */
 enum { RMA_CHUNK = 16384, REMOTE_CHUNK_MAX = 61440 };
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -136,6 +137,15 @@ static void test_in_order_exactly_once(void **state) {
     close_pair(&p);
 }
 
+/* 1 when this kernel lets a UDP socket take joined datagrams (UDP_GRO, Linux 5.0). */
+static int kernel_joins(void) {
+    int fd = socket(AF_INET, SOCK_DGRAM, 0), one = 1;
+    assert_true(fd >= 0);
+    int ok = setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof one) == 0;
+    close(fd);
+    return ok;
+}
+
 /* Messages over several packets (MTU 1500) leave in runs the kernel cuts (UDP_SEGMENT)
  * and come joined (UDP_GRO: loopback hands a run to the socket whole), and arrive as they
  * do packet by packet; with the offload off neither happens. */
@@ -155,7 +165,10 @@ static void test_runs_go_segmented(void **state) {
                 assert_int_equal(s->joined, 0);
             } else { /* the 64 KiB message alone is a run of 45 packets */
                 assert_true(s->segmented >= 45 && s->segmented <= s->packets_sent);
-                assert_true(s->joined >= 45 && s->joined <= s->packets_received);
+                if (kernel_joins())
+                    assert_true(s->joined >= 45 && s->joined <= s->packets_received);
+                else /* before Linux 5.0 the link does without */
+                    assert_int_equal(s->joined, 0);
             }
         }
         close_pair(&p);

@@ -1065,13 +1065,13 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
     if (!l->peer || !l->lost || !l->closed || !l->tx_seq || !l->rx_seq || !l->pool) goto fail;
     for (int r = 0; r < job->size; r++) l->peer[r] = FI_ADDR_NOTAVAIL;
     int all_local = job->local_known && job->local_size == job->size;
-    /* an interface other nodes reach, waited for as long as a peer may stay silent: one
-     * brought up a moment ago (a link that flapped) is offered once it runs */
     /* a host whose only interface up is loopback holds the whole job, whatever the
      * launcher said (the udp link binds loopback then too): nothing to wait for */
     struct sockaddr_in outer;
     tw_link_ip_address(job->config, 0, &outer);
     if (ntohl(outer.sin_addr.s_addr) >> 24 == 127) all_local = 1;
+    /* an interface other nodes reach, waited for as long as a peer may stay silent: one
+     * brought up a moment ago (a link that flapped) is offered once it runs */
     int none_afar;
     uint64_t give_up = clock_ns() + (uint64_t)job->config->udp_timeout_ms * 1000000u;
     while (!(l->info = choose(all_local, FI_MSG, &none_afar)) && none_afar &&
