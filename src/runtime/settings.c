@@ -207,6 +207,20 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                            "node whose ranks outnumber their CPUs, where the "
                                            "sender has no core of its own for its half"},
                                NUMBER(rndv_split)},
+    [TW_SETTING_PIPELINE_LIMIT] = {{.name = "TW_PIPELINE_LIMIT",
+                                    .type = TW_SETTING_SIZE,
+                                    .owner = TW_OWNER_MPI,
+                                    .default_value = TEXT_OF(TW_PIPELINE_LIMIT_DEFAULT),
+                                    .min = 0,
+                                    .max = TW_PIPELINE_LIMIT_MAX,
+                                    .unit = "bytes",
+                                    .meaning =
+                                        "largest MPI message between ranks on one node (over "
+                                        "shm) sent past TW_EAGER_LIMIT as a pipeline of eager "
+                                        "pieces through the receiver's mailbox, which the "
+                                        "receiver copies out while the sender copies in the "
+                                        "next; longer ones go by rendezvous; 0 turns it off"},
+                                   NUMBER(pipeline_limit)},
     [TW_SETTING_CONNECT_TIMEOUT] = {{.name = "TW_CONNECT_TIMEOUT",
                                      .type = TW_SETTING_UNSIGNED,
                                      .owner = TW_OWNER_MPI,

@@ -51,6 +51,7 @@ typedef struct tw_config {
     uint32_t wait_sleep_us;   /* longest sleep of a waiting rank before it polls again */
     uint32_t eager_limit;     /* MPI: largest message sent eagerly */
     uint64_t rndv_split;      /* MPI: smallest message copied by both sides; 0: none */
+    uint32_t pipeline_limit;  /* MPI: largest message sent in pieces through the mailbox */
     uint32_t connect_timeout; /* MPI: seconds MPI_Comm_connect waits for an accept */
     /* MPI collectives: auto, or the algorithm named */
     tw_coll_bcast_choice_t coll_bcast;
@@ -100,6 +101,8 @@ typedef struct tw_config {
 #define TW_ATU_ENTRIES_DEFAULT       65535
 #define TW_EAGER_LIMIT_MAX           4088 /* a VELO message less the MPI header */
 #define TW_RNDV_SPLIT_DEFAULT        65536
+#define TW_PIPELINE_LIMIT_MAX        262144 /* a derived datatype's packed window (TW_PACK_CHUNK) */
+#define TW_PIPELINE_LIMIT_DEFAULT    32768
 #define TW_UDP_TIMEOUT_DEFAULT       30000 /* ms without an acknowledgement: the peer is lost */
 #define TW_UDP_RTO_DEFAULT           2000 /* least us before a timeout resends (the probe: sooner) */
 #define TW_UDP_WINDOW_LEAST          64   /* packets in flight per peer, whatever the MTU */

@@ -1,10 +1,13 @@
 /* Fuzz target of what the MPI layer takes from a peer's VELO message and from a
  * rendezvous notification (src/mpi/pt2pt/wire_check.h, the checks engine.c, proto_eager.c,
- * proto_rndv_get.c and proto_rndv_split.c run): the envelope of an eager message or
- * request-to-send, and the request a clear-to-send, a READY or a notification names.
+ * proto_pipeline.c, proto_rndv_get.c and proto_rndv_split.c run): the envelope of an eager
+ * message or request-to-send, a pipelined message's pieces, and the request a
+ * clear-to-send, a READY or a notification names.
  *
  * Byte 0 picks the mode. Envelope: byte 1 says eager or RTS and the tag a receive asks
- * for, the rest is the message.
+ * for, the rest is the message. Pieces: byte 1 says first piece or a later one, bytes
+ * 2-9 are the receiver's state for the sender (bytes come, of the message's size:
+ * 32 bits each), the rest is the message.
  * The others: bytes 1-22 set up one slot of the request pool (slot, generation, kind,
  * state, protocol, done, parts, peer, source of its RTS, the sender's handle in it, and
  * the send's size or the RTS's), byte 23 is the world rank the message comes from, and
@@ -25,7 +28,7 @@
 static req_t pool[TW_MAX_REQUESTS + 1];
 req_t *tw_reqs = pool;
 
-enum { MODE_ENVELOPE, MODE_CTS, MODE_READY, MODE_NOTIFIED, MODES };
+enum { MODE_ENVELOPE, MODE_CTS, MODE_READY, MODE_NOTIFIED, MODE_PIECES, MODES };
 enum { SETUP = 24, NOTE = 16 };
 
 static long tried[MODES], accepted[MODES];
@@ -153,11 +156,45 @@ static void notified(int slot, const uint8_t *note) {
     FUZZ_CHECK(n.peer == pool[i].peer || n.peer == pool[i].got_from);
 }
 
+/* A first piece, or a later one for a message of size bytes of which at have come. */
+static void pieces(const uint8_t *data, size_t size) {
+    if (size < 10) return;
+    const uint8_t *msg = data + 10;
+    size_t len = size - 10, head = sizeof(tw_mpi_hdr_t) + sizeof(tw_mpi_first_t);
+    tried[MODE_PIECES]++;
+    if (data[1] & 1) {
+        size_t at = get32(data + 2), of = get32(data + 6);
+        int ok = tw_mpi_piece_check(at, of, len);
+        /* the model: the next piece, of a message under way: 4096 bytes or what is left */
+        FUZZ_CHECK(ok == (at < of && len == (of - at < 4096 ? of - at : 4096)));
+        accepted[MODE_PIECES] += ok;
+        return;
+    }
+    tw_mpi_hdr_t h;
+    size_t n = 0;
+    int ok = tw_mpi_first_take(msg, len, &h, &n);
+    /* the model: an envelope as an eager one's, a size from 1 to the most, and the first
+     * TW_MPI_FIRST_PIECE bytes of it (all of it when shorter) after the 56-byte head */
+    uint64_t want_size = len >= 16 ? get64(msg + 8) : 0;
+    int want = len >= head && ((int32_t)get32(msg) >= 0 || (get32(msg + 4) & 1)) && want_size &&
+               want_size <= TW_MPI_PIPELINE_MOST &&
+               len - head == (want_size < 4040 ? want_size : 4040);
+    FUZZ_CHECK(head == 56 && TW_MPI_FIRST_PIECE == 4040);
+    FUZZ_CHECK(ok == want);
+    if (!ok) return;
+    accepted[MODE_PIECES]++;
+    FUZZ_CHECK(n == want_size && h.tag == (int32_t)get32(msg) && h.context == get32(msg + 4));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 2) return 0;
     unsigned mode = data[0] % MODES;
     if (mode == MODE_ENVELOPE) {
         envelope(data, size);
+        return 0;
+    }
+    if (mode == MODE_PIECES) {
+        pieces(data, size);
         return 0;
     }
     if (size < SETUP) return 0;
@@ -195,7 +232,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
  * that the checks behind it are reached. */
 void fuzz_fixup(uint8_t *data, size_t size) {
     unsigned mode = data[0] % MODES;
-    if (mode == MODE_ENVELOPE || size < SETUP) return;
+    if (mode == MODE_ENVELOPE || mode == MODE_PIECES || size < SETUP) return;
     uint32_t h = 0x2cu << 24 | (uint32_t)data[3] << 16 | (uint32_t)(data[1] | data[2] << 8);
     size_t at = mode == MODE_CTS ? 0 : mode == MODE_READY ? 4 : 8;
     if (size >= SETUP + at + 4) memcpy(data + SETUP + at, &h, 4);
@@ -214,6 +251,24 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
     unsigned mode = index % MODES;
     memset(buf, 0, SETUP + 64);
     buf[0] = (uint8_t)mode;
+    if (mode == MODE_PIECES) { /* a first piece, or the next of a message under way */
+        int later = (index / MODES) & 1;
+        buf[1] = (uint8_t)later;
+        uint32_t of = 4041 + rand32() % 60000,
+                 at = 4040 + 4096 * (rand32() % ((of - 4040) / 4096 + 1));
+        if (at >= of) at = 4040;
+        memcpy(buf + 2, &at, 4);
+        memcpy(buf + 6, &of, 4);
+        if (later) return 10 + (of - at < 4096 ? of - at : 4096);
+        struct {
+            tw_mpi_hdr_t h;
+            tw_mpi_first_t f;
+        } first = {.h = {(int32_t)(rand32() % 1000), rand32() % 8}, .f = {.size = of}};
+        size_t at0 = put(buf, 10, &first, sizeof first);
+        if (at0 + 4040 > cap) return 0;
+        for (size_t k = 0; k < 4040; k++) buf[at0 + k] = (uint8_t)rand32();
+        return at0 + 4040;
+    }
     if (mode == MODE_ENVELOPE) {
         int is_rts = (index / MODES) & 1;
         buf[1] = (uint8_t)is_rts;
@@ -267,7 +322,8 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
 void fuzz_report(FILE *out) {
     fprintf(out,
             "; accepted: %ld of %ld envelopes, %ld of %ld CTSs, %ld of %ld READYs, %ld of %ld "
-            "notifications",
+            "notifications, %ld of %ld pieces",
             accepted[MODE_ENVELOPE], tried[MODE_ENVELOPE], accepted[MODE_CTS], tried[MODE_CTS],
-            accepted[MODE_READY], tried[MODE_READY], accepted[MODE_NOTIFIED], tried[MODE_NOTIFIED]);
+            accepted[MODE_READY], tried[MODE_READY], accepted[MODE_NOTIFIED], tried[MODE_NOTIFIED],
+            accepted[MODE_PIECES], tried[MODE_PIECES]);
 }

@@ -3,7 +3,9 @@
  * messages too short for a header, unknown protocol tags, requests-to-send of the
  * wrong length or naming memory with the wrong key, clear-to-sends naming unknown
  * sends, ranges past the buffer, a send already complete or a send to another
- * rank, and notifications whose cookie names a send to another rank. Rank 0 must drop or refuse
+ * rank, notifications whose cookie names a send to another rank, and pipelined
+ * messages' pieces with nothing to continue, of the wrong length, of a size of 0 or
+ * too large to keep, or a first piece while one is under way. Rank 0 must drop or refuse
  * each one (MPI_ERR_OTHER on the receive it concerns, under MPI_ERRORS_RETURN),
  * never hang, and keep its buffers and its other traffic intact. Needs 2 ranks; run
  * with TW_LINK=udp too, where rank 0's rendezvous sends ask to put the message. */
@@ -50,7 +52,7 @@ static void native_peer(void) {
     CHECK(tw_ep_rank(ep) == 1 && tw_ep_size(ep) == 2);
     /* junk: shorter than a header; an unknown tag; an RTS and a CTS of the wrong size */
     send_raw(TW_MPI_EAGER, "abc", 3);
-    send_hdr(9, 1, 0, "x", 1);
+    send_hdr(200, 1, 0, "x", 1);
     send_hdr(TW_MPI_RTS, 1, 0, "short", 5);
     send_raw(TW_MPI_CTS, "short", 5);
 
@@ -100,6 +102,32 @@ static void native_peer(void) {
         tw_mpi_rts_t lie = {BIG, region.nla, region.key + 1, 77, (uint32_t)k};
         send_hdr(TW_MPI_RTS, 5 + k, 0, &lie, sizeof lie);
     }
+    /* pipelined pieces: a piece with no message under way; first pieces of a size of 0,
+     * of more than a pipelined message may be, or with less data than they should
+     * carry; then a message of tag 8 and 5000 bytes whose second piece comes first
+     * with the wrong length (dropped) and a first piece of another message between
+     * (dropped), then as it should */
+    unsigned char piece[2 * TW_VELO_MAX_SIZE];
+    for (size_t i = 0; i < sizeof piece; i++) piece[i] = (unsigned char)(i * 3);
+    send_raw(TW_MPI_MORE, piece, 100);
+    struct {
+        tw_mpi_hdr_t h;
+        tw_mpi_first_t f;
+    } first = {.h = {8, 0}, .f = {.size = 0}};
+    send_raw(TW_MPI_FIRST, &first, sizeof first);
+    first.f.size = (uint64_t)1 << 40;
+    send_raw(TW_MPI_FIRST, &first, sizeof first);
+    first.f.size = 5000;
+    unsigned char m1[sizeof first + TW_MPI_FIRST_PIECE];
+    memcpy(m1, &first, sizeof first);
+    memcpy(m1 + sizeof first, piece, TW_MPI_FIRST_PIECE);
+    send_raw(TW_MPI_FIRST, m1, sizeof m1 - 1);
+    send_raw(TW_MPI_FIRST, m1, sizeof m1);
+    send_raw(TW_MPI_MORE, piece + TW_MPI_FIRST_PIECE, 5000 - TW_MPI_FIRST_PIECE + 1);
+    send_raw(TW_MPI_FIRST, m1, sizeof m1);
+    send_raw(TW_MPI_MORE, piece + TW_MPI_FIRST_PIECE, 5000 - TW_MPI_FIRST_PIECE);
+    send_raw(TW_MPI_MORE, piece, 1); /* the message is whole: nothing to continue */
+
     int32_t v = 12345;
     send_hdr(TW_MPI_EAGER, 7, 0, &v, sizeof v); /* and a good message after all that */
 
@@ -140,9 +168,20 @@ static void mpi_rank(int argc, char **argv) {
         CHECK(MPI_Recv(in, BIG, MPI_BYTE, 1, 5 + k, MPI_COMM_WORLD, &st) == MPI_ERR_OTHER);
         for (size_t i = 0; i < BIG; i++) CHECK(in[i] == 0x5a);
     }
-    int v = 0, flag = 1;
+    int v = 0, flag = 1, count = 0;
     CHECK(MPI_Recv(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
     CHECK(v == 12345);
+    /* the one pipelined message that was sent as it should, whole; nothing else came
+     * of the pieces */
+    MPI_Status st;
+    memset(in, 0, 5000 + 64);
+    CHECK(MPI_Recv(in, 5000 + 64, MPI_BYTE, 1, 8, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    CHECK(count == 5000);
+    for (size_t i = 0; i < 5000; i++) CHECK(in[i] == (unsigned char)(i * 3));
+    CHECK(MPI_Iprobe(1, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(!flag);
+    flag = 1;
     /* the send to ourselves was not completed by the forged notifications: its
      * receive gets all of it */
     CHECK(MPI_Test(&to_self, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag);

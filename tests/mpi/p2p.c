@@ -1,5 +1,7 @@
 /* MPI point-to-point, black box through mpi.h: sizes across every protocol threshold
- * with data and status checked, non-overtaking order under mixed protocols,
+ * with data and status checked, pipelined messages (received as they come, kept
+ * unexpected, probed before their last piece, from two senders at once, of a derived
+ * datatype, truncated), non-overtaking order under mixed protocols,
  * wildcards, truncation, self and MPI_PROC_NULL messages, Ssend semantics, probe,
  * many outstanding requests, Testall, and invalid arguments under
  * MPI_ERRORS_RETURN. Needs 3 or more ranks. */
@@ -15,7 +17,10 @@ static unsigned char pat(size_t i, int salt) {
 }
 
 static void sizes_and_status(void) {
-    static const int sizes[] = {0, 1, 47, 48, 49, 4087, 4088, 4089, 65536, (1 << 20) + 3};
+    /* eager up to 4088; pipelined to 65536 (first piece 4040 bytes, then 4096 each):
+     * one piece and a byte, exactly two pieces, two and a byte; rendezvous beyond */
+    static const int sizes[] = {0,    1,    47,   48,    49,    4087,         4088,
+                                4089, 8136, 8137, 65536, 65537, (1 << 20) + 3};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         int n = sizes[k];
         unsigned char *b = malloc((size_t)n + 64);
@@ -81,6 +86,113 @@ static void ordering(void) {
         }
         free(b);
     }
+}
+
+/* Pipelined messages (longer than eager, up to TW_PIPELINE_LIMIT) between ranks 0 and 1,
+ * and from ranks 0 and 2 to rank 1 at once. */
+static void pipelined(void) {
+    enum { N = 65536, M = 20000, LONGEST = 262144 };
+    unsigned char *b = malloc(LONGEST + 64);
+    CHECK(b);
+    MPI_Status st;
+    int count, flag;
+    if (rank == 0) {
+        /* kept unexpected: tag 11 is received after tag 12, which follows it (a
+         * rendezvous, across nodes, completes only then: non-blocking) */
+        MPI_Request first;
+        for (int i = 0; i < N; i++) b[i] = pat((size_t)i, 11);
+        CHECK(MPI_Isend(b, N, MPI_BYTE, 1, 11, MPI_COMM_WORLD, &first) == MPI_SUCCESS);
+        CHECK(MPI_Send(b + N, 1, MPI_BYTE, 1, 12, MPI_COMM_WORLD) == MPI_SUCCESS);
+        CHECK(MPI_Wait(&first, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        /* probed, and matched by a probe, most likely before the last piece (longer
+         * than the mailbox holds): the receive completes when it has come */
+        for (int k = 0; k < 2; k++) {
+            for (int i = 0; i < LONGEST; i++) b[i] = pat((size_t)i, 13 + k);
+            CHECK(MPI_Send(b, LONGEST, MPI_BYTE, 1, 13 + k, MPI_COMM_WORLD) == MPI_SUCCESS);
+        }
+        /* a derived datatype on both sides: every other int of 2 M */
+        int *v = malloc(2 * M * sizeof *v);
+        CHECK(v);
+        for (int i = 0; i < 2 * M; i++) v[i] = i;
+        MPI_Datatype every_other;
+        MPI_Type_vector(M, 1, 2, MPI_INT, &every_other);
+        MPI_Type_commit(&every_other);
+        CHECK(MPI_Send(v, 1, every_other, 1, 15, MPI_COMM_WORLD) == MPI_SUCCESS);
+        MPI_Type_free(&every_other);
+        free(v);
+        /* truncated */
+        for (int i = 0; i < 16384; i++) b[i] = pat((size_t)i, 16);
+        CHECK(MPI_Send(b, 16384, MPI_BYTE, 1, 16, MPI_COMM_WORLD) == MPI_SUCCESS);
+    } else if (rank == 1) {
+        CHECK(MPI_Recv(b, 1, MPI_BYTE, 0, 12, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+        memset(b, 0xee, N + 64);
+        CHECK(MPI_Recv(b, N + 64, MPI_BYTE, 0, 11, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        CHECK(count == N && st.MPI_TAG == 11);
+        for (int i = 0; i < N; i++) CHECK(b[i] == pat((size_t)i, 11));
+        for (int i = N; i < N + 64; i++) CHECK(b[i] == 0xee);
+
+        CHECK(MPI_Probe(0, 13, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        CHECK(count == LONGEST);
+        memset(b, 0, LONGEST);
+        CHECK(MPI_Recv(b, LONGEST, MPI_BYTE, 0, 13, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+        for (int i = 0; i < LONGEST; i++) CHECK(b[i] == pat((size_t)i, 13));
+        MPI_Message msg;
+        do {
+            CHECK(MPI_Improbe(0, 14, MPI_COMM_WORLD, &flag, &msg, &st) == MPI_SUCCESS);
+        } while (!flag);
+        MPI_Get_count(&st, MPI_BYTE, &count);
+        CHECK(count == LONGEST);
+        memset(b, 0, LONGEST);
+        CHECK(MPI_Mrecv(b, LONGEST, MPI_BYTE, &msg, &st) == MPI_SUCCESS);
+        for (int i = 0; i < LONGEST; i++) CHECK(b[i] == pat((size_t)i, 14));
+
+        int *v = malloc(3 * M * sizeof *v);
+        CHECK(v);
+        for (int i = 0; i < 3 * M; i++) v[i] = -1;
+        MPI_Datatype every_third;
+        MPI_Type_vector(M, 1, 3, MPI_INT, &every_third);
+        MPI_Type_commit(&every_third);
+        CHECK(MPI_Recv(v, 1, every_third, 0, 15, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+        for (int i = 0; i < 3 * M; i++) CHECK(v[i] == (i % 3 ? -1 : 2 * (i / 3)));
+        MPI_Type_free(&every_third);
+        free(v);
+
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        memset(b, 0xee, 10000 + 64);
+        CHECK(MPI_Recv(b, 10000, MPI_BYTE, 0, 16, MPI_COMM_WORLD, &st) == MPI_ERR_TRUNCATE);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        for (int i = 0; i < 10000; i++) CHECK(b[i] == pat((size_t)i, 16));
+        for (int i = 10000; i < 10000 + 64; i++) CHECK(b[i] == 0xee);
+    }
+    /* ranks 0 and 2 each send rank 1 ten messages of 8 to 64 KiB at once, non-blocking:
+     * their pieces come interleaved; taken from any source, each in its sender's order */
+    enum { K = 10 };
+    if (rank == 0 || rank == 2) {
+        MPI_Request r[K];
+        unsigned char *m = malloc((size_t)K * N);
+        CHECK(m);
+        for (int k = 0; k < K; k++) {
+            int n = 8192 * (1 + k % 8);
+            for (int i = 0; i < n; i++) m[(size_t)k * N + (size_t)i] = pat((size_t)i, rank * K + k);
+            MPI_Isend(m + (size_t)k * N, n, MPI_BYTE, 1, 20, MPI_COMM_WORLD, &r[k]);
+        }
+        CHECK(MPI_Waitall(K, r, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        free(m);
+    } else if (rank == 1) {
+        int next[3] = {0, 0, 0};
+        for (int k = 0; k < 2 * K; k++) {
+            CHECK(MPI_Recv(b, N, MPI_BYTE, MPI_ANY_SOURCE, 20, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+            int s = st.MPI_SOURCE, j = next[s]++;
+            CHECK(s == 0 || s == 2);
+            MPI_Get_count(&st, MPI_BYTE, &count);
+            CHECK(count == 8192 * (1 + j % 8));
+            for (int i = 0; i < count; i++) CHECK(b[i] == pat((size_t)i, s * K + j));
+        }
+        CHECK(next[0] == K && next[2] == K);
+    }
+    free(b);
 }
 
 /* Every rank but 0 sends two messages to rank 0, which takes them with wildcards. */
@@ -314,6 +426,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     CHECK(size >= 3);
     sizes_and_status();
+    pipelined();
     ordering();
     wildcards();
     truncation_self_procnull();

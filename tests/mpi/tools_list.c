@@ -281,10 +281,14 @@ static void check_choice_writes(void) {
     CHECK(MPI_T_cvar_handle_free(&h) == MPI_SUCCESS);
 }
 
-/* TW_EAGER_LIMIT is written while MPI runs, and the next send follows it: 1000 bytes
- * go eagerly (no RMA) under the environment's 2000, by rendezvous (RMA) under 64. */
+/* TW_EAGER_LIMIT and TW_PIPELINE_LIMIT are written while MPI runs, and the next send
+ * follows them: 1000 bytes go eagerly (no RMA) under the environment's 2000, in pieces
+ * (no RMA either) under 64 and a pipeline of the default 32 KiB where the ranks share a
+ * node's memory (TW_LINK auto or shm; across a link, by rendezvous), by rendezvous (RMA)
+ * once the pipeline is off too. */
 static void check_writes(void) {
-    MPI_T_cvar_handle eager = cvar_handle("TW_EAGER_LIMIT");
+    MPI_T_cvar_handle eager = cvar_handle("TW_EAGER_LIMIT"),
+                      pipeline = cvar_handle("TW_PIPELINE_LIMIT");
     int i, scope;
     unsigned long v;
     CHECK(MPI_T_cvar_get_index("TW_EAGER_LIMIT", &i) == MPI_SUCCESS);
@@ -296,7 +300,17 @@ static void check_writes(void) {
     CHECK(MPI_T_cvar_write(eager, &v) == MPI_SUCCESS);
     v = 0;
     CHECK(MPI_T_cvar_read(eager, &v) == MPI_SUCCESS && v == 64);
+    CHECK(MPI_T_cvar_read(pipeline, &v) == MPI_SUCCESS && v == 32768);
+    const char *link = getenv("TW_LINK");
+    int mapped = !link || !strcmp(link, "auto") || !strcmp(link, "shm");
+    if (size >= 2) CHECK((rma_ops_for_one_send() == 0) == mapped);
+    v = 0;
+    CHECK(MPI_T_cvar_write(pipeline, &v) == MPI_SUCCESS);
     if (size >= 2) CHECK(rma_ops_for_one_send() >= 1);
+    v = 1UL << 20; /* beyond the range: a pipelined message is 256 KiB at most */
+    CHECK(MPI_T_cvar_write(pipeline, &v) == MPI_T_ERR_INVALID);
+    v = 32768;
+    CHECK(MPI_T_cvar_write(pipeline, &v) == MPI_SUCCESS);
     v = 1UL << 20; /* beyond the range */
     CHECK(MPI_T_cvar_write(eager, &v) == MPI_T_ERR_INVALID);
     CHECK(MPI_T_cvar_read(eager, &v) == MPI_SUCCESS && v == 64);
@@ -304,6 +318,7 @@ static void check_writes(void) {
     CHECK(MPI_T_cvar_write(eager, &v) == MPI_SUCCESS);
     if (size >= 2) CHECK(rma_ops_for_one_send() == 0);
     CHECK(MPI_T_cvar_handle_free(&eager) == MPI_SUCCESS);
+    CHECK(MPI_T_cvar_handle_free(&pipeline) == MPI_SUCCESS);
 }
 
 /* Every performance variable: its information, its index by name and class, a handle

@@ -74,6 +74,9 @@ void tw_mpi_p2p_init(void) {
     uint64_t eager_limit = tw_setting_unsigned(TW_SETTING_EAGER_LIMIT);
     tw_p2p.eager_max = eager_limit < TW_MPI_EAGER_MAX ? (size_t)eager_limit : TW_MPI_EAGER_MAX;
     tw_p2p.split_min = (size_t)tw_setting_unsigned(TW_SETTING_RNDV_SPLIT);
+    uint64_t pipeline_limit = tw_setting_unsigned(TW_SETTING_PIPELINE_LIMIT);
+    tw_p2p.pipeline_max =
+        pipeline_limit < TW_MPI_PIPELINE_MOST ? (size_t)pipeline_limit : TW_MPI_PIPELINE_MOST;
     /* a split puts the sender's core to half the copy, which pays when the sender has
      * a core of its own; on a crowded node it only serialises a root that sends to
      * many (Scatter of 1 MiB on 16 ranks, 2 cores: 1.96x Open MPI's time with splits,
@@ -82,34 +85,42 @@ void tw_mpi_p2p_init(void) {
     tw_match_init(&tw_p2p.match, UNEXPECTED_BYTES_MAX);
     tw_mpi_t_hold_setting(TW_SETTING_EAGER_LIMIT, &tw_p2p.eager_max, TW_MPI_EAGER_MAX);
     tw_mpi_t_hold_setting(TW_SETTING_RNDV_SPLIT, &tw_p2p.split_min, SIZE_MAX);
+    tw_mpi_t_hold_setting(TW_SETTING_PIPELINE_LIMIT, &tw_p2p.pipeline_max, TW_MPI_PIPELINE_MOST);
     tw_mpi_t_read_queues(queue_level);
     tw_req_pool_init();
     tw_p2p.pending_to = calloc((size_t)tw_mpi.size, sizeof *tw_p2p.pending_to);
     refused_in = calloc((size_t)tw_mpi.size, sizeof *refused_in);
-    if (!tw_p2p.pending_to || !refused_in) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
+    tw_p2p.pieces = calloc((size_t)tw_mpi.size, sizeof *tw_p2p.pieces);
+    if (!tw_p2p.pending_to || !refused_in || !tw_p2p.pieces)
+        tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
 }
 
 int tw_mpi_p2p_grow(int n) {
     int *to = realloc(tw_p2p.pending_to, (size_t)n * sizeof *to);
     if (to) tw_p2p.pending_to = to;
     unsigned *in = to ? realloc(refused_in, (size_t)n * sizeof *in) : NULL;
-    if (!in) return MPI_ERR_NO_MEM;
-    refused_in = in;
+    if (in) refused_in = in;
+    tw_pieces_t *pieces = in ? realloc(tw_p2p.pieces, (size_t)n * sizeof *pieces) : NULL;
+    if (!pieces) return MPI_ERR_NO_MEM;
+    tw_p2p.pieces = pieces;
     for (int r = tw_mpi.size; r < n; r++) {
         to[r] = 0;
         in[r] = 0;
+        pieces[r] = (tw_pieces_t){MPI_REQUEST_NULL, NULL, 0, 0};
     }
     return MPI_SUCCESS;
 }
 
-/* The one place a send's protocol is chosen. A split only on one node: there it puts
- * two cores to the copy; across nodes the sender puts the whole message. */
+/* The one place a send's protocol is chosen. Pipelined only on one node, where the
+ * sender writes the receiver's mailbox itself (the initiator of an RMA moves its bytes);
+ * a split only there too: it puts two cores to the copy; across nodes the sender puts
+ * the whole message. */
 tw_proto_t tw_proto_choose(const req_t *r) {
     if (r->mode != TW_SEND_SYNC && r->bytes <= tw_p2p.eager_max) return TW_PROTO_EAGER;
-    /* across nodes a put of the whole message goes one way; on one node a split puts
-     * two cores to the copy */
     tw_link_caps_t caps;
-    tw_ep_link_caps(tw_mpi.ep, r->peer, &caps); /* zeroed when unknown: neither */
+    tw_ep_link_caps(tw_mpi.ep, r->peer, &caps); /* zeroed when unknown: none */
+    if (r->mode != TW_SEND_SYNC && r->bytes <= tw_p2p.pipeline_max && caps.rma_by_initiator)
+        return TW_PROTO_PIPELINE;
     return r->staged && r->bytes > TW_PACK_CHUNK ? TW_PROTO_RNDV_CHUNKED
            : caps.put_cheaper && r->bytes        ? TW_PROTO_RNDV_PUT
            : caps.shared_copy && tw_p2p.split_min && r->bytes >= tw_p2p.split_min
@@ -127,15 +138,50 @@ static void deliver(int i, int source, int tag, int is_rts, const tw_mpi_rts_t *
         tw_proto_eager_deliver(i, source, tag, data, len);
 }
 
-/* Hands a taken unexpected message to receive request i, and lets it go. */
+/* Hands a taken unexpected message to receive request i, and lets it go (a pipelined
+ * one whose last pieces are still to come: once they have). */
 static void deliver_unexpected(int i, tw_unexpected_t *u) {
+    if (u->missing) {
+        tw_proto_pipeline_wait(i, u);
+        return;
+    }
     deliver(i, u->source, u->tag, u->is_rts, &u->rts, u->data, u->len);
     tw_match_release(&tw_p2p.match, u);
+}
+
+/* The first piece of a pipelined message: to the receive it matches, or kept (0: no
+ * room to keep it now). Dropped when it is none of MPI's, or comes while its sender's
+ * previous one is still under way (which no MPI peer sends). */
+static int first_arrive(const tw_velo_msg_t *m) {
+    tw_mpi_hdr_t h;
+    size_t size;
+    if (!tw_mpi_first_take(m->data, m->length, &h, &size) || m->source < 0 ||
+        m->source >= tw_mpi.size || tw_proto_pieces_under_way(m->source))
+        return 1;
+    const unsigned char *body = (const unsigned char *)m->data + sizeof h + sizeof(tw_mpi_first_t);
+    size_t len = m->length - sizeof h - sizeof(tw_mpi_first_t);
+    tw_posted_t *p = tw_match_arrival(&tw_p2p.match, m->source, h.tag, h.context);
+    if (p) {
+        tw_proto_pipeline_deliver(tw_req_of_posted(p), m->source, h.tag, size, body, len);
+        return 1;
+    }
+    tw_unexpected_t *u =
+        tw_match_keep_first(&tw_p2p.match, m->source, h.tag, h.context, body, len, size);
+    if (!u) return 0;
+    if (u->missing) tw_proto_pipeline_keep(m->source, u);
+    if (tw_mpi_t_event_wanted(TW_EVENT_UNEXPECTED))
+        tw_mpi_t_event_unexpected(m->source, h.tag, size, h.context);
+    return 1;
 }
 
 /* Not inlined into the drain loop: a poll that finds nothing then sets up nothing
  * for it. */
 __attribute__((noinline)) int tw_p2p_arrive(const tw_velo_msg_t *m) {
+    if (m->tag == TW_MPI_MORE) {
+        tw_proto_piece_take(m->source, m->data, m->length);
+        return 1;
+    }
+    if (m->tag == TW_MPI_FIRST) return first_arrive(m);
     if (m->tag == TW_MPI_CTS) {
         tw_proto_cts_take(m->source, m->data, m->length);
         return 1;
@@ -203,13 +249,15 @@ static void drain_notifications(void) {
 
 static int post(int i) {
     req_t *r = &tw_reqs[i];
-    return r->proto == TW_PROTO_EAGER ? tw_proto_eager_post(r) : tw_proto_rts_post(i);
+    return r->proto == TW_PROTO_EAGER      ? tw_proto_eager_post(r)
+           : r->proto == TW_PROTO_PIPELINE ? tw_proto_pipeline_post(i)
+                                           : tw_proto_rts_post(i);
 }
 
-/* Its message (eager, or RTS) is in the peer's mailbox. */
+/* Its message (eager, every piece, or RTS) is in the peer's mailbox. */
 static void posted_ok(int i) {
     req_t *r = &tw_reqs[i];
-    if (r->proto == TW_PROTO_EAGER)
+    if (!tw_proto_is_rndv(r->proto))
         tw_req_done(i); /* the data is there */
     else
         r->state = r->proto == TW_PROTO_RNDV_SPLIT || r->proto == TW_PROTO_RNDV_PUT
@@ -237,7 +285,7 @@ static void post_pending_sends(void) {
                 posted_ok(i);
             else {
                 tw_reqs[i].error = tw_mpi_peer_error(dest, rc);
-                if (tw_reqs[i].proto != TW_PROTO_EAGER) tw_proto_rndv_undo(&tw_reqs[i]);
+                if (tw_proto_is_rndv(tw_reqs[i].proto)) tw_proto_rndv_undo(&tw_reqs[i]);
                 tw_req_done(i);
             }
         }
@@ -292,7 +340,7 @@ static int send_start(int i) {
     /* a staged send packs at every start (persistent ones run again), one window */
     if (r->staged) tw_mpi_staged_pack_at(r->staged, 0);
     r->proto = tw_proto_choose(r);
-    if (r->proto != TW_PROTO_EAGER) {
+    if (tw_proto_is_rndv(r->proto)) {
         int err = tw_proto_rndv_setup(i);
         if (err) return err;
     }
@@ -300,7 +348,7 @@ static int send_start(int i) {
     if (rc == TW_OK) {
         posted_ok(i);
     } else if (rc == TW_RETRY && tw_mpi_lost_count && tw_mpi_is_lost(r->peer)) {
-        if (r->proto != TW_PROTO_EAGER) tw_proto_rndv_undo(r);
+        if (tw_proto_is_rndv(r->proto)) tw_proto_rndv_undo(r);
         r->active = 0;
         return tw_mpi_lost_code(r->peer);
     } else if (rc == TW_RETRY) {
@@ -309,7 +357,7 @@ static int send_start(int i) {
         tw_req_list_push(&tw_p2p.pending_sends, i);
         tw_mpi_progress();
     } else {
-        if (r->proto != TW_PROTO_EAGER) tw_proto_rndv_undo(r);
+        if (tw_proto_is_rndv(r->proto)) tw_proto_rndv_undo(r);
         r->active = 0;
         return tw_mpi_peer_error(r->peer, rc);
     }
@@ -470,12 +518,13 @@ int tw_mpi_cancel(MPI_Request req) {
     int prev;
     if (r->kind == REQ_RECV && tw_match_unpost(&tw_p2p.match, &r->posted)) {
         /* withdrawn */
-    } else if (r->kind == REQ_SEND && r->state == TW_STATE_QUEUED &&
+    } else if (r->kind == REQ_SEND && r->state == TW_STATE_QUEUED && !r->chunk_at &&
                tw_req_list_find(&tw_p2p.pending_sends, i, &prev)) {
+        /* (a pipelined send some of whose pieces went is under way: not withdrawn) */
         tw_req_list_remove(&tw_p2p.pending_sends, i, prev);
         tw_p2p.pending_to[r->peer]--;
         r->state = TW_STATE_START;
-        if (r->proto != TW_PROTO_EAGER) tw_proto_rndv_undo(r);
+        if (tw_proto_is_rndv(r->proto)) tw_proto_rndv_undo(r);
     } else {
         return MPI_SUCCESS;
     }

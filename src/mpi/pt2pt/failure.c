@@ -230,7 +230,7 @@ static void fail_request(int i, int code) {
             tw_p2p.pending_to[r->peer]--;
         }
         r->state = TW_STATE_START;
-        if (r->proto != TW_PROTO_EAGER) tw_proto_rndv_undo(r);
+        if (tw_proto_is_rndv(r->proto)) tw_proto_rndv_undo(r);
     } else {
         if (tw_req_list_find(&tw_p2p.pending_gets, i, &prev))
             tw_req_list_remove(&tw_p2p.pending_gets, i, prev);

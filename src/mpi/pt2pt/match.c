@@ -51,16 +51,24 @@ static tw_unexpected_t *entry_new(tw_match_t *m, size_t keep) {
     return u;
 }
 
-tw_unexpected_t *tw_match_keep(tw_match_t *m, int source, int tag, uint32_t context,
-                               const tw_mpi_rts_t *rts, const void *data, size_t len) {
-    size_t keep = rts ? 0 : len;
+/* An entry for a message of size bytes (an RTS: rts, and none kept), with the first len
+ * of them at data. */
+static tw_unexpected_t *keep_entry(tw_match_t *m, int source, int tag, uint32_t context,
+                                   const tw_mpi_rts_t *rts, const void *data, size_t len,
+                                   size_t size) {
+    size_t keep = rts ? 0 : size;
     if (m->unexpected_bytes + keep > m->bytes_max && m->unexpected) return NULL;
     tw_unexpected_t *u = entry_new(m, keep);
     if (!u) return NULL;
-    *u = (tw_unexpected_t){
-        .source = source, .tag = tag, .context = context, .is_rts = rts != NULL, .len = len};
+    *u = (tw_unexpected_t){.source = source,
+                           .tag = tag,
+                           .context = context,
+                           .is_rts = rts != NULL,
+                           .len = rts ? len : size,
+                           .missing = rts ? 0 : size - len,
+                           .waiter = MPI_REQUEST_NULL};
     if (rts) u->rts = *rts;
-    if (keep) memcpy(u->data, data, keep);
+    if (keep && len) memcpy(u->data, data, len);
     if (m->unexpected_tail)
         m->unexpected_tail->next = u;
     else
@@ -68,6 +76,16 @@ tw_unexpected_t *tw_match_keep(tw_match_t *m, int source, int tag, uint32_t cont
     m->unexpected_tail = u;
     m->unexpected_bytes += keep;
     return u;
+}
+
+tw_unexpected_t *tw_match_keep(tw_match_t *m, int source, int tag, uint32_t context,
+                               const tw_mpi_rts_t *rts, const void *data, size_t len) {
+    return keep_entry(m, source, tag, context, rts, data, len, len);
+}
+
+tw_unexpected_t *tw_match_keep_first(tw_match_t *m, int source, int tag, uint32_t context,
+                                     const void *data, size_t len, size_t size) {
+    return keep_entry(m, source, tag, context, NULL, data, len, size);
 }
 
 /* The oldest entry a receive takes, and the one before it (NULL: it is the first). */

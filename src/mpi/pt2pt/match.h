@@ -24,14 +24,17 @@ typedef struct tw_posted {
 } tw_posted_t;
 
 /* A message that came before its receive: its envelope and either its payload
- * (eager) or its request-to-send. */
+ * (eager, or pipelined: then the pieces still to come are copied in as they arrive)
+ * or its request-to-send. */
 typedef struct tw_unexpected {
     struct tw_unexpected *next;
     int source, tag;
     uint32_t context;
     int is_rts;
     tw_mpi_rts_t rts;
-    size_t len; /* eager: bytes of payload in data; RTS: the RTS's length */
+    size_t len;         /* eager: bytes of payload in data; RTS: the RTS's length */
+    size_t missing;     /* pipelined: bytes of its pieces still to come */
+    MPI_Request waiter; /* pipelined and taken before its last piece: the receive it goes to */
     unsigned char data[];
 } tw_unexpected_t;
 
@@ -101,6 +104,10 @@ int tw_match_unpost(tw_match_t *m, tw_posted_t *p);
  * is short): the caller leaves it where it is and tries again later. */
 tw_unexpected_t *tw_match_keep(tw_match_t *m, int source, int tag, uint32_t context,
                                const tw_mpi_rts_t *rts, const void *data, size_t len);
+/* The same for the first piece of a pipelined message of size bytes: len bytes at
+ * data now, room for the rest (its owner copies the pieces in and counts missing down). */
+tw_unexpected_t *tw_match_keep_first(tw_match_t *m, int source, int tag, uint32_t context,
+                                     const void *data, size_t len, size_t size);
 /* The oldest unexpected message a receive (source, tag, context) takes; it stays
  * queued (a probe). NULL: none. */
 tw_unexpected_t *tw_match_probe(const tw_match_t *m, int source, int tag, uint32_t context);

@@ -3,6 +3,10 @@
  * Protocols, chosen by tw_proto_choose (engine.c):
  *   eager (up to TW_EAGER_LIMIT bytes; proto_eager.c): header and payload in one VELO
  *     message, a single 64-byte slot up to 48 bytes, consecutive slots beyond;
+ *   pipelined (up to TW_PIPELINE_LIMIT bytes, to a peer on this node; proto_pipeline.c):
+ *     eager pieces of a VELO message each, which the receiver copies out while the
+ *     sender copies in the next: two copies, as eager, but no round trip and no system
+ *     call, which is what a rendezvous of a few KiB costs most;
  *   rendezvous by get (longer; proto_rndv_get.c): a request-to-send names the
  *     sender's buffer by NLA and key; the receiver gets it straight into the user
  *     buffer, asking for completer and responder notifications, which complete both
@@ -37,6 +41,13 @@
 
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
+/* A pipelined message arriving from one sender: where its pieces go. */
+typedef struct tw_pieces {
+    MPI_Request recv;      /* the receive that matched it, or MPI_REQUEST_NULL */
+    tw_unexpected_t *kept; /* or the unexpected entry that keeps it */
+    size_t at, size;       /* bytes come, of size (0: none under way) */
+} tw_pieces_t;
+
 /* What the engine's units share. */
 typedef struct tw_p2p {
     tw_match_t match;
@@ -45,6 +56,8 @@ typedef struct tw_p2p {
     int *pending_to;             /* pending sends per destination, to keep their order */
     size_t eager_max;            /* TW_EAGER_LIMIT */
     size_t split_min;            /* TW_RNDV_SPLIT; 0: never */
+    size_t pipeline_max;         /* TW_PIPELINE_LIMIT; 0: never */
+    tw_pieces_t *pieces;         /* per source: its pipelined message under way */
     int rendezvous; /* parts of rendezvous awaited: the notification queue is polled only then */
     int rndv_sends; /* rendezvous sends under way: while this process sends too, its
                        receives do not split (see proto_rndv_split.c) */
@@ -66,6 +79,27 @@ int tw_mpi_recv_now(void *buf, size_t bytes, int source_world, int tag, uint32_t
                     MPI_Status *status);
 int tw_proto_eager_post(req_t *r);
 void tw_proto_eager_deliver(int i, int source, int tag, const void *data, size_t len);
+
+/* pipelined (proto_pipeline.c) */
+/* Puts the pieces of send i the peer's mailbox takes now, from where the last call
+ * stopped: TW_OK once the last is in, TW_RETRY when the mailbox is full (call again),
+ * or the VELO send's error. */
+int tw_proto_pipeline_post(int i);
+/* The first piece (len bytes at data) of a message of size bytes from source, for
+ * receive i, which matched it. */
+void tw_proto_pipeline_deliver(int i, int source, int tag, size_t size, const void *data,
+                               size_t len);
+/* The same for an unexpected entry that keeps it (tw_match_keep_first). */
+void tw_proto_pipeline_keep(int source, tw_unexpected_t *u);
+/* Receive i takes unexpected entry u, whose last pieces are still to come: it
+ * completes when they have. */
+void tw_proto_pipeline_wait(int i, tw_unexpected_t *u);
+/* A TW_MPI_MORE from source; dropped unless it is the next piece of its message. */
+void tw_proto_piece_take(int source, const void *data, size_t len);
+/* 1 when a pipelined message from source is under way (its first piece came). */
+static inline int tw_proto_pieces_under_way(int source) {
+    return tw_p2p.pieces[source].size != 0;
+}
 
 /* rendezvous by get, and the rendezvous steps every variant shares (proto_rndv_get.c) */
 /* Registers a rendezvous send's buffer (or its first chunk): MPI_SUCCESS or an error. */

@@ -63,6 +63,14 @@ int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t conte
             return err;
         }
     }
+    /* the first piece of a pipelined message for this receive: left where it is, for
+     * the general path, which posts the receive first, so that the pieces go straight
+     * into its buffer rather than into a copy set aside */
+    if (m.tag == TW_MPI_FIRST && tw_mpi_header_take(m.data, m.length, &h) &&
+        tw_match_accepts(source, tag, context, m.source, h.tag, h.context)) {
+        tw_velo_unpeek(tw_mpi.ep, &m);
+        return 1;
+    }
     /* not ours, or not eager: it goes where the general path will find it */
     if (tw_p2p_arrive(&m))
         tw_velo_release(tw_mpi.ep, &m);

@@ -35,7 +35,13 @@ typedef enum tw_proto {
     TW_PROTO_RNDV_SPLIT,   /* RTS, CTS; the receiver gets a part, the sender puts the
                               rest (proto_rndv_split.c) */
     TW_PROTO_RNDV_PUT,     /* RTS, CTS; the sender puts it all (proto_rndv_split.c) */
+    TW_PROTO_PIPELINE,     /* eager pieces through the mailbox (proto_pipeline.c) */
 } tw_proto_t;
+
+/* A rendezvous protocol: a registered buffer, and parts counted (tw_proto_rndv_*). */
+static inline int tw_proto_is_rndv(unsigned proto) {
+    return proto != TW_PROTO_EAGER && proto != TW_PROTO_PIPELINE;
+}
 
 /* Where a running send or receive is in its protocol. */
 typedef enum tw_req_state {
@@ -74,7 +80,8 @@ typedef struct req {
      * into it when it starts (and chunk by chunk when chunked), a receive unpacks
      * from the message or from the window as each chunk lands */
     struct tw_mpi_staged *staged;
-    /* chunked rendezvous: where in the stream the chunk in flight (or the next) starts */
+    /* chunked rendezvous: where in the stream the chunk in flight (or the next) starts;
+     * pipelined send: the bytes in the peer's mailbox already */
     size_t chunk_at;
     struct tw_part *part; /* REQ_PSEND, REQ_PRECV: the partitioned state */
     int next;             /* list link: pending sends, pending gets */

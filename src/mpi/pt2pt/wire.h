@@ -19,7 +19,9 @@ enum {
     TW_MPI_WIN = 5,   /* window synchronisation (win_sync.c) */
     TW_MPI_LOST = 6,  /* a peer this sender found lost: tw_mpi_lost_notice_t (failure.c) */
     TW_MPI_PART = 7,  /* partitioned communication: pt2pt/partitioned_wire.h */
-    TW_MPI_KINDS = 8  /* kinds are below this */
+    TW_MPI_FIRST = 8, /* a pipelined message's first piece: header, tw_mpi_first_t, data */
+    TW_MPI_MORE = 9,  /* its next piece: data only */
+    TW_MPI_KINDS = 10 /* kinds are below this */
 };
 
 /* What a TW_MPI_LOST notice carries: the world rank found lost and the cause the
@@ -53,6 +55,24 @@ typedef struct tw_mpi_cts {
 } tw_mpi_cts_t;
 
 #define TW_MPI_EAGER_MAX (TW_VELO_MAX_SIZE - sizeof(tw_mpi_hdr_t))
+
+/* A pipelined message (proto_pipeline.c): what its first piece carries after the
+ * header, the size of the whole message, then as much of the data as fills the VELO
+ * message. The rest follows in the sender's next TW_MPI_MORE messages to that peer,
+ * TW_VELO_MAX_SIZE bytes each but the last: VELO keeps a sender's order, and the
+ * sender starts no other message to that peer before its last piece. The padding
+ * puts every byte of the message at the same offset within a cache line in the
+ * mailbox (whose payloads start 8 bytes into a line) as in a line-aligned buffer, so
+ * that both copies run aligned. */
+typedef struct tw_mpi_first {
+    uint64_t size;
+    unsigned char pad[TW_VELO_SLOT_SIZE - 8 - 8 - 8];
+} tw_mpi_first_t;
+#define TW_MPI_FIRST_PIECE (TW_VELO_MAX_SIZE - sizeof(tw_mpi_hdr_t) - sizeof(tw_mpi_first_t))
+/* The largest pipelined message (TW_PIPELINE_LIMIT's most): a derived datatype's whole
+ * packed stream fits its window (TW_PACK_CHUNK), and a receiver keeps no more than
+ * this for one that comes before its receive. */
+#define TW_MPI_PIPELINE_MOST ((size_t)256 << 10)
 
 /* Rendezvous variants (tw_mpi_rts_t.split). TW_RTS_SPLIT: the receiver's CTS names a
  * part of its buffer for the sender to put while it gets the rest. A chunked

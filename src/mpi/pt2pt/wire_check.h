@@ -45,6 +45,27 @@ static inline int tw_mpi_envelope_take(const void *data, size_t len, tw_mpi_hdr_
     return rts->split <= TW_RTS_PUT;
 }
 
+/* The first piece of a pipelined message, len bytes at data: 1 with its header in *h and
+ * the message's size in *size, its data at data + sizeof *h + sizeof(tw_mpi_first_t);
+ * 0 when it is none of MPI's: an envelope tw_mpi_envelope_take refuses, a size of 0 or
+ * past TW_MPI_PIPELINE_MOST, or data other than the first TW_MPI_FIRST_PIECE bytes of
+ * the message (all of it when shorter). */
+static inline int tw_mpi_first_take(const void *data, size_t len, tw_mpi_hdr_t *h, size_t *size) {
+    tw_mpi_first_t f;
+    if (!tw_mpi_envelope_take(data, len, h, NULL) || len - sizeof *h < sizeof f) return 0;
+    memcpy(&f, (const unsigned char *)data + sizeof *h, sizeof f);
+    if (!f.size || f.size > TW_MPI_PIPELINE_MOST) return 0;
+    *size = (size_t)f.size;
+    return len - sizeof *h - sizeof f == (*size < TW_MPI_FIRST_PIECE ? *size : TW_MPI_FIRST_PIECE);
+}
+
+/* A TW_MPI_MORE of len bytes for a pipelined message of size bytes of which at have
+ * come (size 0: none is under way from that sender): 1 when it is the next piece,
+ * TW_VELO_MAX_SIZE bytes or what is left. */
+static inline int tw_mpi_piece_check(size_t at, size_t size, size_t len) {
+    return at < size && len == (size - at < TW_VELO_MAX_SIZE ? size - at : TW_VELO_MAX_SIZE);
+}
+
 /* The send a CTS of len bytes from world rank source names, with the CTS in *c: its
  * request slot, or 0 when it is no CTS that send waits for (wrong length, no such
  * request, not a send of ours to source, one not waiting for its CTS, or finished, a

@@ -140,7 +140,8 @@ static int live(void) {
 /* The settings MPI holds while it runs, which a write changes (the point-to-point
  * engine's limits): where the engine holds each once it runs, and its largest value. */
 static int cvar_holdable(size_t id) {
-    return id == TW_SETTING_EAGER_LIMIT || id == TW_SETTING_RNDV_SPLIT;
+    return id == TW_SETTING_EAGER_LIMIT || id == TW_SETTING_RNDV_SPLIT ||
+           id == TW_SETTING_PIPELINE_LIMIT;
 }
 static struct { size_t *at, max; } holds[TW_SETTING_COUNT];
 
