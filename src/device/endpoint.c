@@ -780,7 +780,8 @@ static void ep_yield(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *c
         ep_doze(ep, spins, ready, ctx);
         return;
     }
-    if (*spins >= TW_EP_YIELD_EVERY) {
+    /* TW_WAIT=yield: every TW_EP_YIELD_EVERY polls; auto: every idle_spins */
+    if (*spins >= (ep->idle_spins > TW_EP_YIELD_EVERY ? ep->idle_spins : TW_EP_YIELD_EVERY)) {
         *spins = 0;
         sched_yield();
     }

@@ -19,8 +19,12 @@
 enum {
     TW_EP_LINKS_MAX = 4,
     /* TW_WAIT=auto on a core per rank: empty polls in a row before the core is given
-     * away once (a microsecond or two of polling shared memory) */
-    TW_EP_SPINS_BEFORE_YIELD = 64,
+     * away once (some 6 microseconds of polling shared memory). A sched_yield is a
+     * system call of a microsecond: every 64 polls (1.5 us) put one into most waits
+     * of a few microseconds (8 KiB ping-pong: 0.96-1.04 us, 0.75 without). Not much
+     * longer: where the ranks outnumber the cores unseen (two-host tests on one
+     * machine), a waiter keeps the rank it waits for off its core this long */
+    TW_EP_SPINS_BEFORE_YIELD = 256,
     /* TW_WAIT=yield: the core is given away every so many empty polls, a pause
      * between the others */
     TW_EP_YIELD_EVERY = 64,

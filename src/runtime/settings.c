@@ -167,8 +167,8 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                           .meaning = "how blocking calls wait: spin; yield (give the core away "
                                      "between polls); sleep (poll briefly, then sleep until a peer "
                                      "on the node writes to this rank, or TW_WAIT_SLEEP passes); "
-                                     "or auto (spin, giving the core away after 64 empty polls in "
-                                     "a row, while the node has a core per rank; else sleep)"},
+                                     "or auto (spin, giving the core away once every 256 empty "
+                                     "polls, while the node has a core per rank; else sleep)"},
                          NUMBER(wait)},
     [TW_SETTING_WAIT_SLEEP] = {{.name = "TW_WAIT_SLEEP",
                                 .type = TW_SETTING_UNSIGNED,
