@@ -102,7 +102,7 @@ typedef struct tw_config {
 #define TW_EAGER_LIMIT_MAX           4088 /* a VELO message less the MPI header */
 #define TW_RNDV_SPLIT_DEFAULT        65536
 #define TW_PIPELINE_LIMIT_MAX        262144 /* a derived datatype's packed window (TW_PACK_CHUNK) */
-#define TW_PIPELINE_LIMIT_DEFAULT    32768
+#define TW_PIPELINE_LIMIT_DEFAULT    8192
 #define TW_UDP_TIMEOUT_DEFAULT       30000 /* ms without an acknowledgement: the peer is lost */
 #define TW_UDP_RTO_DEFAULT           2000 /* least us before a timeout resends (the probe: sooner) */
 #define TW_UDP_WINDOW_LEAST          64   /* packets in flight per peer, whatever the MTU */

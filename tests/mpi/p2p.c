@@ -17,8 +17,9 @@ static unsigned char pat(size_t i, int salt) {
 }
 
 static void sizes_and_status(void) {
-    /* eager up to 4088; pipelined to 65536 (first piece 4040 bytes, then 4096 each):
-     * one piece and a byte, exactly two pieces, two and a byte; rendezvous beyond */
+    /* eager up to 4088; pipelined to TW_PIPELINE_LIMIT (default 8192; first piece 4040
+     * bytes, then 4096 each): one piece and a byte, exactly two pieces, two and a byte;
+     * rendezvous beyond (mpi_p2p_3_pipelined_all pipelines up to 256 KiB) */
     static const int sizes[] = {0,    1,    47,   48,    49,    4087,         4088,
                                 4089, 8136, 8137, 65536, 65537, (1 << 20) + 3};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {

@@ -283,7 +283,7 @@ static void check_choice_writes(void) {
 
 /* TW_EAGER_LIMIT and TW_PIPELINE_LIMIT are written while MPI runs, and the next send
  * follows them: 1000 bytes go eagerly (no RMA) under the environment's 2000, in pieces
- * (no RMA either) under 64 and a pipeline of the default 32 KiB where the ranks share a
+ * (no RMA either) under 64 and a pipeline of the default 8 KiB where the ranks share a
  * node's memory (TW_LINK auto or shm; across a link, by rendezvous), by rendezvous (RMA)
  * once the pipeline is off too. */
 static void check_writes(void) {
@@ -300,7 +300,7 @@ static void check_writes(void) {
     CHECK(MPI_T_cvar_write(eager, &v) == MPI_SUCCESS);
     v = 0;
     CHECK(MPI_T_cvar_read(eager, &v) == MPI_SUCCESS && v == 64);
-    CHECK(MPI_T_cvar_read(pipeline, &v) == MPI_SUCCESS && v == 32768);
+    CHECK(MPI_T_cvar_read(pipeline, &v) == MPI_SUCCESS && v == 8192);
     const char *link = getenv("TW_LINK");
     int mapped = !link || !strcmp(link, "auto") || !strcmp(link, "shm");
     if (size >= 2) CHECK((rma_ops_for_one_send() == 0) == mapped);
@@ -309,7 +309,7 @@ static void check_writes(void) {
     if (size >= 2) CHECK(rma_ops_for_one_send() >= 1);
     v = 1UL << 20; /* beyond the range: a pipelined message is 256 KiB at most */
     CHECK(MPI_T_cvar_write(pipeline, &v) == MPI_T_ERR_INVALID);
-    v = 32768;
+    v = 8192;
     CHECK(MPI_T_cvar_write(pipeline, &v) == MPI_SUCCESS);
     v = 1UL << 20; /* beyond the range */
     CHECK(MPI_T_cvar_write(eager, &v) == MPI_T_ERR_INVALID);
