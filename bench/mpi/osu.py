@@ -4,15 +4,19 @@
 usage: osu.py RAW_CSV OUTDIR
 
 RAW_CSV: mpi,test,size,ranks,round,value,probe_before,probe_after,note; a row per figure
-(value empty and note saying why for a missing run). A run framed by placement probes is
-clean when both read within 25 % of the median of all probes (plot.py's rule); other
-runs are left out and counted.
+(value empty and note saying why for a missing run). This machine places its two cores
+in one of two ways (apart, or on sibling hyperthreads, 3x shorter latencies) and
+switches between them within minutes, so the probes framing the runs are not judged
+against one median (plot.py's rule, which a run in both placements leaves with nothing):
+a run is clean when its two probes agree within 25 % (the placement held), and a round's
+ratio counts only when Tollway's run and the peer's were in one placement (their probes
+within 25 % of each other). Unframed runs (more ranks than cores) are kept.
 
 For each cell (test, size, ranks): each MPI's median over its clean rounds, and the
 ratio Tollway / the best peer of the cell (bench/peers.sh's MPIs; the lower time, or
 the higher bandwidth or message rate), as the median of the per-round ratios over the
-rounds clean for both, with its range; "met" says whether Tollway is at least as good
-as that peer (ratio <= 1 for times, >= 1 for bandwidths and rates).
+rounds that count, with its range; "met" says whether Tollway is at least as good as
+that peer (ratio <= 1 for times, >= 1 for bandwidths and rates).
 
 Writes OUTDIR/summary.csv (every cell) and OUTDIR/osu.md (the table), and prints the
 table and a count of the cells met per test."""
@@ -21,7 +25,22 @@ import os
 import statistics
 import sys
 
-from plot import NAMES, PEERS, probes_clean, round_ratio, size_label
+from plot import NAMES, PEERS, round_ratio, size_label
+
+SLACK = 0.25
+
+
+def agree(a, b):
+    return a is not None and b is not None and abs(a / b - 1) <= SLACK
+
+
+def placement(pr):
+    """The probe of a run: the mean of its two (None: unframed, or the placement moved)."""
+    if pr == [None, None]:
+        return "unframed"
+    if not agree(pr[0], pr[1]):
+        return None
+    return (pr[0] + pr[1]) / 2
 
 COLUMNS = ["mpi", "test", "size", "ranks", "round", "value", "probe_before", "probe_after",
            "note"]
@@ -65,12 +84,20 @@ def main():
     values, probes, notes = load(raw)
     if not values:
         sys.exit(f"osu.py: no figures in {raw}")
-    seen = [v for pair in probes.values() for v in pair if v is not None]
-    probe_median = statistics.median(seen) if seen else None
-    kept = {k: {r: v for r, v in by_round.items()
-                if probes[k + (r,)] == [None, None]
-                or probes_clean(probes[k + (r,)], probe_median)}
+    where = {k: placement(pr) for k, pr in probes.items()}
+    kept = {k: {r: v for r, v in by_round.items() if where[k + (r,)] is not None}
             for k, by_round in values.items()}
+
+    def same_placement(a, b):
+        """The rounds of a and b (keys) whose runs were in one placement."""
+        rounds = {}
+        for r, v in kept.get(a, {}).items():
+            if r not in kept.get(b, {}):
+                continue
+            pa, pb = where[a + (r,)], where[b + (r,)]
+            if pa == pb == "unframed" or (pa != "unframed" and pb != "unframed" and agree(pa, pb)):
+                rounds[r] = v
+        return rounds, {r: kept[b][r] for r in rounds}
     med = {k: statistics.median(v.values()) for k, v in kept.items() if v}
     mpis = [m for m in NAMES if any(k[0] == m for k in values)]
     peers = [m for m in PEERS if m in mpis]
@@ -88,7 +115,8 @@ def main():
         if have and ("tollway", test, size, ranks) in med:
             pick = max if higher else min
             best = pick(have, key=lambda p: med[(p, test, size, ranks)])
-            rr = round_ratio(kept[("tollway", test, size, ranks)], kept[(best, test, size, ranks)])
+            rr = round_ratio(*same_placement(("tollway", test, size, ranks),
+                                             (best, test, size, ranks)))
             row["best"], row["ratio"] = best, rr
             if rr:
                 ok = rr[0] >= 1.0 if higher else rr[0] <= 1.0
@@ -108,10 +136,9 @@ def main():
                         f"{rr[0]:.3f}" if rr else "-",
                         f"{rr[1]:.3f}..{rr[2]:.3f}" if rr else "", row["met"]])
     widths = [max(len(x[i]) for x in [head] + lines) for i in range(len(head))]
-    if probe_median is not None:
-        n_out = sum(len(values[k]) - len(kept[k]) for k in values)
-        print(f"placement probe: median {probe_median:.3f} us; {n_out} figures left out "
-              "(> 25 % off)")
+    n_out = sum(len(values[k]) - len(kept[k]) for k in values)
+    print(f"placement probe: {n_out} figures left out (their two probes more than 25 % "
+          "apart); ratios only from rounds with both runs in one placement")
     for r in [head] + lines:
         print("  ".join(f"{x:<{w}}" if i < 4 else f"{x:>{w}}" for i, (x, w) in
                         enumerate(zip(r, widths))))
