@@ -24,7 +24,8 @@ import os
 import statistics
 import sys
 
-from plot import NAMES, PEERS, find_matplotlib, probes_clean, round_ratio, size_label
+from plot import (NAMES, PEERS, find_matplotlib, probe_pair, probes_clean, raw_rows, round_ratio,
+                  size_label)
 
 COLUMNS = ["mpi", "test", "size", "ranks", "round", "us", "seconds", "probe_before",
            "probe_after", "note"]
@@ -35,32 +36,20 @@ def load(path):
     after] (None where absent), notes[(mpi, test, size, ranks)] = [note, ...],
     seconds[mpi] = the wall time of all its runs"""
     values, probes, notes, seconds = {}, {}, {}, {}
-    try:
-        f = open(path, newline="")
-    except OSError as e:
-        sys.exit(f"coll_scale.py: {e}")
-    with f:
-        reader = csv.DictReader(f)
-        if reader.fieldnames != COLUMNS:
-            sys.exit(f"coll_scale.py: {path}: not a coll_scale.sh raw.csv (its first line "
-                     f"should be {','.join(COLUMNS)})")
-        for row in reader:
-            try:
-                size = int(row["size"]) if row["size"] else None
-                ranks = int(row["ranks"]) if row["ranks"] else None
-                key = (row["mpi"], row["test"], size, ranks)
-                if row["seconds"]:
-                    seconds[row["mpi"]] = seconds.get(row["mpi"], 0.0) + float(row["seconds"])
-                if row["note"]:
-                    notes.setdefault(key, []).append(row["note"])
-                if not row["us"]:
-                    continue
-                values.setdefault(key, {})[row["round"]] = float(row["us"])
-                probes[key + (row["round"],)] = [
-                    float(v) if v else None for v in (row["probe_before"], row["probe_after"])]
-            except (TypeError, ValueError):
-                sys.exit(f"coll_scale.py: {path}, line {reader.line_num}: a field is not "
-                         f"what it should be: {row}")
+
+    def take(row):
+        size = int(row["size"]) if row["size"] else None
+        ranks = int(row["ranks"]) if row["ranks"] else None
+        key = (row["mpi"], row["test"], size, ranks)
+        if row["seconds"]:
+            seconds[row["mpi"]] = seconds.get(row["mpi"], 0.0) + float(row["seconds"])
+        if row["note"]:
+            notes.setdefault(key, []).append(row["note"])
+        if row["us"]:
+            values.setdefault(key, {})[row["round"]] = float(row["us"])
+            probes[key + (row["round"],)] = probe_pair(row)
+
+    raw_rows(path, COLUMNS, "coll_scale.py", "a coll_scale.sh raw.csv", take)
     return values, probes, notes, seconds
 
 

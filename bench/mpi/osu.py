@@ -25,7 +25,7 @@ import os
 import statistics
 import sys
 
-from plot import NAMES, PEERS, round_ratio, size_label
+from plot import NAMES, PEERS, probe_pair, raw_rows, round_ratio, size_label
 
 SLACK = 0.25
 
@@ -51,29 +51,16 @@ UNITS = {"bw": "MB/s", "bibw": "MB/s", "put_bw": "MB/s", "get_bw": "MB/s",
 
 def load(path):
     values, probes, notes = {}, {}, {}
-    try:
-        f = open(path, newline="")
-    except OSError as e:
-        sys.exit(f"osu.py: {e}")
-    with f:
-        reader = csv.DictReader(f)
-        if reader.fieldnames != COLUMNS:
-            sys.exit(f"osu.py: {path}: not an osu.sh raw.csv (its first line should be "
-                     f"{','.join(COLUMNS)})")
-        for row in reader:
-            try:
-                if row["note"]:
-                    notes.setdefault((row["mpi"], row["test"], int(row["ranks"])),
-                                     []).append(row["note"])
-                if not row["value"]:
-                    continue
-                key = (row["mpi"], row["test"], int(row["size"]), int(row["ranks"]))
-                values.setdefault(key, {})[row["round"]] = float(row["value"])
-                probes[key + (row["round"],)] = [
-                    float(v) if v else None for v in (row["probe_before"], row["probe_after"])]
-            except (TypeError, ValueError):
-                sys.exit(f"osu.py: {path}, line {reader.line_num}: a field is not what it "
-                         f"should be: {row}")
+
+    def take(row):
+        if row["note"]:
+            notes.setdefault((row["mpi"], row["test"], int(row["ranks"])), []).append(row["note"])
+        if row["value"]:
+            key = (row["mpi"], row["test"], int(row["size"]), int(row["ranks"]))
+            values.setdefault(key, {})[row["round"]] = float(row["value"])
+            probes[key + (row["round"],)] = probe_pair(row)
+
+    raw_rows(path, COLUMNS, "osu.py", "an osu.sh raw.csv", take)
     return values, probes, notes
 
 

@@ -114,6 +114,32 @@ def probes_clean(seen, probe_median):
     return all(v is not None and abs(v / probe_median - 1) <= PROBE_SLACK for v in seen)
 
 
+def raw_rows(path, columns, who, what, take):
+    """Calls take(row) for each row of the CSV file at path, whose first line must name
+    columns; a file that cannot be read or has other columns, or a row take() cannot
+    parse (TypeError, ValueError), ends the program with a message from who naming the
+    file and line."""
+    try:
+        f = open(path, newline="")
+    except OSError as e:
+        sys.exit(f"{who}: {e}")
+    with f:
+        reader = csv.DictReader(f)
+        if reader.fieldnames != columns:
+            sys.exit(f"{who}: {path}: not {what} (its first line should be {','.join(columns)})")
+        for row in reader:
+            try:
+                take(row)
+            except (TypeError, ValueError):
+                sys.exit(f"{who}: {path}, line {reader.line_num}: a field is not what it should "
+                         f"be: {row}")
+
+
+def probe_pair(row):
+    """A raw row's placement probes before and after its run, None where absent."""
+    return [float(v) if v else None for v in (row["probe_before"], row["probe_after"])]
+
+
 def round_ratio(ours, theirs):
     """(median, min, max, rounds) of ours[r] / theirs[r] over the rounds r both have
     (dicts round -> value), or None: figures taken seconds apart compare, whole runs
