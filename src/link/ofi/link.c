@@ -1135,6 +1135,16 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
     if ((rc = fi_ep_bind(l->ep, &l->av->fid, 0)) ||
         (rc = fi_ep_bind(l->ep, &l->cq->fid, FI_TRANSMIT | FI_RECV)))
         goto fail;
+    if (!strcmp(provider(l), "shm")) {
+        /* libfabric's shm provider names its shared memory after the process id unless
+         * told otherwise, and a process killed before it closed leaves that name in
+         * /dev/shm: a later process of the same id then fails fi_enable with EBUSY.
+         * Named as the job's own segments are, twrun removes it when the job ends. */
+        char name[96];
+        snprintf(name, sizeof name, "tw-%s-ofi-%d", job->job_id, job->rank);
+        call = "fi_setname";
+        if ((rc = fi_setname(&l->ep->fid, name, strlen(name) + 1))) goto fail;
+    }
     call = "fi_enable";
     if ((rc = fi_enable(l->ep))) goto fail;
     uint64_t mr_mode = info->domain_attr->mr_mode;
