@@ -177,20 +177,21 @@ static int first_arrive(const tw_velo_msg_t *m) {
 /* Not inlined into the drain loop: a poll that finds nothing then sets up nothing
  * for it. */
 __attribute__((noinline)) int tw_p2p_arrive(const tw_velo_msg_t *m) {
-    if (m->tag == TW_MPI_MORE) {
-        tw_proto_piece_take(m->source, m->data, m->length);
-        return 1;
-    }
-    if (m->tag == TW_MPI_FIRST) return first_arrive(m);
-    if (m->tag == TW_MPI_CTS) {
-        tw_proto_cts_take(m->source, m->data, m->length);
-        return 1;
-    }
-    if (m->tag == TW_MPI_READY) {
-        tw_proto_ready_take(m->source, m->data, m->length);
-        return 1;
-    }
-    if (m->tag != TW_MPI_EAGER && m->tag != TW_MPI_RTS) { /* another unit's, or nobody's */
+    if (m->tag != TW_MPI_EAGER && m->tag != TW_MPI_RTS) { /* the envelopes first: most messages */
+        switch (m->tag) {
+        case TW_MPI_MORE:
+            tw_proto_piece_take(m->source, m->data, m->length);
+            return 1;
+        case TW_MPI_FIRST:
+            return first_arrive(m);
+        case TW_MPI_CTS:
+            tw_proto_cts_take(m->source, m->data, m->length);
+            return 1;
+        case TW_MPI_READY:
+            tw_proto_ready_take(m->source, m->data, m->length);
+            return 1;
+        }
+        /* another unit's, or nobody's */
         if (m->tag < TW_MPI_KINDS && message_handlers[m->tag])
             message_handlers[m->tag](m->source, m->data, m->length);
         else if (m->tag == TW_VELO_TAG_LOST && lost_handler) /* the device's: a peer lost */

@@ -90,9 +90,10 @@ void tw_proto_piece_take(int source, const void *data, size_t len) {
     tw_pieces_t *p = &tw_p2p.pieces[source];
     if (!tw_mpi_piece_check(p->at, p->size, len)) return; /* not a piece anything waits for */
     int i;
-    if (p->kept)
+    if (p->kept) {
         memcpy(p->kept->data + p->at, data, len);
-    else if ((i = waiting_recv(p->recv)))
+        p->kept->missing -= len;
+    } else if ((i = waiting_recv(p->recv)))
         land(&tw_reqs[i], data, p->at, len);
     p->at += len;
     if (p->at < p->size) return;
@@ -104,7 +105,6 @@ void tw_proto_piece_take(int source, const void *data, size_t len) {
         if ((i = waiting_recv(recv))) tw_req_done(i);
         return;
     }
-    u->missing = 0;
     if (u->waiter == MPI_REQUEST_NULL) return; /* still queued, whole now */
     if ((i = waiting_recv(u->waiter)))
         tw_proto_eager_deliver(i, u->source, u->tag, u->data, u->len);
