@@ -20,8 +20,10 @@ src=$work/mpi4py-$version
 py=$work/venv/bin/python
 
 [ -x "$build/bin/mpicc" ] || { echo "mpi4py.sh: no $build/bin/mpicc: build first (make)" >&2; exit 2; }
-if [ ! -x "$py" ]; then
-    python3 -m venv "$work/venv"
+# made again when it lacks what the build needs: an install cut short (no network, the
+# job killed) leaves a venv without them, which would fail every later build
+if ! { [ -x "$py" ] && "$py" -c 'import Cython, numpy, setuptools' 2>/dev/null; }; then
+    python3 -m venv --clear "$work/venv"
     "$py" -m pip install -q 'cython>=3.0' setuptools wheel numpy
 fi
 if [ ! -f "$src/setup.py" ]; then
