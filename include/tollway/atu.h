@@ -53,7 +53,8 @@ void *tw_heap_alloc_lazy(tw_ep_t *ep, size_t length, tw_region_t *region);
 int tw_heap_free(tw_ep_t *ep, void *ptr);
 
 /* The address in this process of [nla, nla + length) of rank's memory, when that
- * memory is a shared-heap block on this node (mapped here on first use); NULL when
+ * memory is a shared-heap block or lock words (tw_lock_nla, key 0) on this node
+ * (mapped here on first use); NULL when
  * it is not reachable with plain loads and stores: another node (or TW_LINK=udp),
  * not heap memory, or a translation the ATU refuses (key, bounds, read-write
  * permission). The block stays mapped until its owner frees it; use the address

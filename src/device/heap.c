@@ -97,6 +97,7 @@ void *tw_heap_local_addr(tw_ep_t *ep, int rank, uint64_t nla, uint64_t key, size
         return NULL;
     void *p = x.entry && x.heap_id ? tw_heap_peer_addr(ep, &peer->heap, rank, x.heap_id, x.offset,
                                                        length ? length : 1)
+              : !x.entry           ? (void *)(uintptr_t)x.addr /* its lock region, mapped */
                                    : NULL;
     tw_atu_release(&x);
     return p;

@@ -1,8 +1,9 @@
 /* One-sided communication under contention: accumulates from every rank to one
  * location with every kind of predefined op, fetch-and-op and compare-and-swap
- * tickets, and exclusive locks against shared ones — on a heap window (CPU atomics)
- * and on a window of ordinary memory (the accumulate lock word). usage: win_atomic
- * [ROUNDS] */
+ * tickets, vector accumulates crossing fetch-and-ops on their elements, and
+ * exclusive locks against shared ones — on a heap window (the lock word through its
+ * mapping) and on a window of ordinary memory (the lock word through the device).
+ * usage: win_atomic [ROUNDS] */
 #include <complex.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,8 @@
 /* rounds of each contention pattern: argv[1], at least 32 (rank 0's MPI_BAND clears
  * one bit a round), 200 by default */
 static int rounds = 200;
+
+enum { VEC = 64, BYTES = 1000 };
 
 typedef struct {
     double v;
@@ -34,8 +37,10 @@ typedef struct cell {
     double complex csum;
     long long tickets;
     long long cas;
-    long long pair[2]; /* written under an exclusive lock, read under shared ones */
-    long long plain;   /* incremented with get + put under an exclusive lock */
+    long long pair[2];          /* written under an exclusive lock, read under shared ones */
+    long long plain;            /* incremented with get + put under an exclusive lock */
+    long long vec[VEC];         /* whole-vector sums and fetch-and-ops on single elements */
+    unsigned char bytes[BYTES]; /* whole-vector byte sums (wrapping) */
 } cell_t;
 
 #define AT(field) ((MPI_Aint)offsetof(cell_t, field))
@@ -96,6 +101,18 @@ static void contention(MPI_Win w, cell_t *mine) {
                   MPI_SUCCESS);
             if (seen == expect) break;
         } while (1);
+        /* a vector sum, and a fetch-and-op on one of its elements */
+        long long ones[VEC], old = -1;
+        unsigned char bones[BYTES];
+        for (int i = 0; i < VEC; i++) ones[i] = 1;
+        memset(bones, 1, sizeof bones);
+        CHECK(MPI_Accumulate(ones, VEC, MPI_LONG_LONG, 0, AT(vec), VEC, MPI_LONG_LONG, MPI_SUM,
+                             w) == MPI_SUCCESS);
+        CHECK(MPI_Fetch_and_op(&one, &old, MPI_LONG_LONG, 0, AT(vec) + 8 * (k % VEC), MPI_SUM, w) ==
+              MPI_SUCCESS);
+        CHECK(old >= 0);
+        CHECK(MPI_Accumulate(bones, BYTES, MPI_UNSIGNED_CHAR, 0, AT(bytes), BYTES,
+                             MPI_UNSIGNED_CHAR, MPI_SUM, w) == MPI_SUCCESS);
         /* NO_OP reads atomically: the count only grows */
         long long now = -1, zero = 0;
         CHECK(MPI_Get_accumulate(&zero, 1, MPI_LONG_LONG, &now, 1, MPI_LONG_LONG, 0, AT(tickets), 1,
@@ -170,6 +187,12 @@ static void contention(MPI_Win w, cell_t *mine) {
         CHECK(mine->cas == n);
         CHECK(mine->pair[0] == (long long)size * (rounds / 4) && mine->pair[1] == mine->pair[0]);
         CHECK(mine->plain == (long long)size * (rounds / 4));
+        for (int i = 0; i < VEC; i++) {
+            long long fops = 0;
+            for (int k = 0; k < rounds; k++) fops += k % VEC == i;
+            CHECK(mine->vec[i] == n + (long long)size * fops);
+        }
+        for (int i = 0; i < BYTES; i++) CHECK(mine->bytes[i] == (unsigned char)n);
     }
     CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
 }

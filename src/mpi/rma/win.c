@@ -216,6 +216,15 @@ static void win_release(win_t *w) {
     free(w);
 }
 
+/* On a shm window every accumulate to a rank holds that rank's accumulate lock word
+ * through its mapping here (win_acc.c); a word not mapped leaves the device's atomics
+ * to take it. */
+static void map_acc_words(win_t *w) {
+    for (int r = 0; w->shm && r < w->size; r++)
+        w->t[r].acc_word = tw_heap_local_addr(tw_mpi.ep, w->t[r].world, tw_lock_nla(w->acc_idx), 0,
+                                              sizeof(uint64_t));
+}
+
 /* Exchanges what each rank's window memory is, and decides whether the window is a
  * shm one. Collective; every member returns the same. */
 static int win_exchange(win_t *w, const char *call) {
@@ -263,6 +272,7 @@ static int win_exchange(win_t *w, const char *call) {
     w->shm = shm;
     if (!shm)
         for (int r = 0; r < w->size; r++) w->t[r].local = NULL;
+    map_acc_words(w);
     return MPI_SUCCESS;
 }
 
@@ -412,6 +422,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     free(sizes);
     w->base = w->t[w->rank].local;
     w->shm = 1;
+    map_acc_words(w);
     *(void **)baseptr = w->base;
     w->hints = tw_mpi_win_hints(info, 0);
     *win = w->handle;

@@ -65,6 +65,7 @@ typedef struct target {
     int world;            /* its world rank: lock words, PSCW messages */
     int dest;             /* the world rank whose ATU translates nla */
     unsigned char *local; /* the memory mapped here (shm windows), else NULL */
+    uint64_t *acc_word;   /* its accumulate lock word mapped here (shm windows), else NULL */
     /* dynamic windows: the target's table, and a copy fetched at sync */
     uint64_t tab_nla, tab_key;
     dyn_entry_t *tab;

@@ -1,7 +1,9 @@
 /* MPI one-sided communication: the accumulate family (accumulate, get-accumulate,
- * fetch-and-op, compare-and-swap, and the request-based accumulates), atomic per
- * basic element: CPU atomics on a shm window, else under the target's accumulate
- * lock word. */
+ * fetch-and-op, compare-and-swap, and the request-based accumulates), atomic as a
+ * whole under the target's accumulate lock word: taken through its mapping on a shm
+ * window (then the data is combined in place, a vector op for a range), else with
+ * the device's atomics (then the data is read, combined and written back). Every
+ * accumulate takes it, since mixing element atomics with a held range is not atomic. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,74 +30,6 @@ static int integer_type(MPI_Datatype t) {
      * MPI_WCHAR (no arithmetic) */
     return (id >= 1 && id <= 13 && id != 4 && id != 5) || (id >= 18 && id <= 28) || id == 45 ||
            (id >= 50 && id <= 53); /* MPI_INTEGER, MPI_INTEGER1..8 */
-}
-
-static uint64_t load_n(const void *p, int es) {
-    switch (es) {
-    case 1:
-        return __atomic_load_n((const uint8_t *)p, __ATOMIC_ACQUIRE);
-    case 2:
-        return __atomic_load_n((const uint16_t *)p, __ATOMIC_ACQUIRE);
-    case 4:
-        return __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE);
-    default:
-        return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
-    }
-}
-
-static int cas_n(void *p, uint64_t *expect, uint64_t want, int es) {
-    switch (es) {
-    case 1: {
-        uint8_t e = (uint8_t)*expect;
-        int ok = __atomic_compare_exchange_n((uint8_t *)p, &e, (uint8_t)want, 0, __ATOMIC_ACQ_REL,
-                                             __ATOMIC_ACQUIRE);
-        *expect = e;
-        return ok;
-    }
-    case 2: {
-        uint16_t e = (uint16_t)*expect;
-        int ok = __atomic_compare_exchange_n((uint16_t *)p, &e, (uint16_t)want, 0, __ATOMIC_ACQ_REL,
-                                             __ATOMIC_ACQUIRE);
-        *expect = e;
-        return ok;
-    }
-    case 4: {
-        uint32_t e = (uint32_t)*expect;
-        int ok = __atomic_compare_exchange_n((uint32_t *)p, &e, (uint32_t)want, 0, __ATOMIC_ACQ_REL,
-                                             __ATOMIC_ACQUIRE);
-        *expect = e;
-        return ok;
-    }
-    default:
-        return __atomic_compare_exchange_n((uint64_t *)p, expect, want, 0, __ATOMIC_ACQ_REL,
-                                           __ATOMIC_ACQUIRE);
-    }
-}
-
-static uint64_t fetch_add_n(void *p, uint64_t v, int es) {
-    switch (es) {
-    case 1:
-        return __atomic_fetch_add((uint8_t *)p, (uint8_t)v, __ATOMIC_ACQ_REL);
-    case 2:
-        return __atomic_fetch_add((uint16_t *)p, (uint16_t)v, __ATOMIC_ACQ_REL);
-    case 4:
-        return __atomic_fetch_add((uint32_t *)p, (uint32_t)v, __ATOMIC_ACQ_REL);
-    default:
-        return __atomic_fetch_add((uint64_t *)p, v, __ATOMIC_ACQ_REL);
-    }
-}
-
-static uint64_t exchange_n(void *p, uint64_t v, int es) {
-    switch (es) {
-    case 1:
-        return __atomic_exchange_n((uint8_t *)p, (uint8_t)v, __ATOMIC_ACQ_REL);
-    case 2:
-        return __atomic_exchange_n((uint16_t *)p, (uint16_t)v, __ATOMIC_ACQ_REL);
-    case 4:
-        return __atomic_exchange_n((uint32_t *)p, (uint32_t)v, __ATOMIC_ACQ_REL);
-    default:
-        return __atomic_exchange_n((uint64_t *)p, v, __ATOMIC_ACQ_REL);
-    }
 }
 
 /* The es (1, 2, 4, 8) bytes at p as the low bytes of a word, and back: copies of
@@ -220,58 +154,25 @@ static inline int fast_combine(MPI_Op op, MPI_Datatype type, uint64_t cur, uint6
     }
 }
 
-/* One element of es (1, 2, 4, 8) bytes at t, combined with in atomically; the old
- * value to old (may be NULL). Little-endian: an element is the low es bytes. */
-static void elem_atomic(MPI_Op op, MPI_Datatype elem, int es, int is_int, unsigned char *t,
-                        const unsigned char *in, unsigned char *old) {
-    uint64_t v = op != MPI_NO_OP ? get_bytes(in, es) : 0, was;
-    if (op == MPI_NO_OP)
-        was = load_n(t, es);
-    else if (op == MPI_REPLACE)
-        was = exchange_n(t, v, es);
-    else if (op == MPI_SUM && is_int)
-        was = fetch_add_n(t, v, es);
-    else {
-        was = load_n(t, es);
-        uint64_t next;
-        do {
-            if (!fast_combine(op, elem, was, v, &next)) {
-                next = was;
-                tw_mpi_op_apply(op, &v, &next, 1, elem);
-            }
-        } while (!cas_n(t, &was, next, es));
-    }
-    if (old) put_bytes(old, was, es);
+/* The accumulate lock word of window rank r: held around every accumulate to r.
+ * Through its mapping when there is one (test and test-and-set: a waiter reads, it
+ * does not write the holder's line), else with the device's atomics. */
+static int acc_wait(win_t *w, int r) {
+    uint64_t *word = w->t[r].acc_word;
+    unsigned spins = 0;
+    do {
+        while (__atomic_load_n(word, __ATOMIC_RELAXED)) {
+            relax(&spins);
+            /* its holder may be a member that was lost: it would never give it back */
+            if (tw_win_lost(w, -1)) return TW_ERR_LOST;
+        }
+    } while (__atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE));
+    return TW_OK;
 }
 
-/* The accumulate family on a shm window with one predefined type of 1, 2, 4 or 8
- * bytes on both sides: CPU atomics straight on the mapped memory, element by
- * element. 1 when done, 0 when the general path must decide (and report errors). */
-static inline int fast_acc(win_t *w, const void *in, void *out, MPI_Count count, MPI_Datatype type,
-                           int r, MPI_Aint disp, MPI_Op op) {
-    int es = tw_mpi_type_contiguous_size(type);
-    if (!w || !w->shm || tw_mpi_lost_count || es <= 0 || es > 8 || (es & (es - 1)) || count < 0 ||
-        (unsigned)r >= (unsigned)w->size || disp < 0 || !predefined_op(op) || !access_ok(w, r))
-        return 0;
-    target_t *t = &w->t[r];
-    size_t off, n = (size_t)count * (size_t)es;
-    if (!win_offset(disp, t->disp_unit, t->size, n, &off)) return 0;
-    int is_int = integer_type(type);
-    uint64_t probe;
-    if (!(op == MPI_SUM && is_int) && !fast_combine(op, type, 0, 0, &probe) &&
-        tw_mpi_op_check(op, type))
-        return 0;
-    const unsigned char *src = in;
-    unsigned char *dst = out, *at = t->local + off;
-    for (size_t j = 0; j < n; j += (size_t)es)
-        elem_atomic(op, type, es, is_int, at + j, op == MPI_NO_OP ? NULL : src + j,
-                    dst ? dst + j : NULL);
-    return 1;
-}
-
-/* The accumulate lock word of window rank r: held around every accumulate that is
- * not done with CPU atomics. */
 static int acc_lock(win_t *w, int r) {
+    uint64_t *word = w->t[r].acc_word;
+    if (word) return __atomic_exchange_n(word, 1, __ATOMIC_ACQUIRE) ? acc_wait(w, r) : TW_OK;
     unsigned spins = 0;
     for (;;) {
         uint64_t old = 1;
@@ -279,13 +180,70 @@ static int acc_lock(win_t *w, int r) {
         if (rc) return rc;
         if (old == 0) return TW_OK;
         relax(&spins);
-        /* its holder may be a member that was lost: it would never give it back */
         if (tw_win_lost(w, -1)) return TW_ERR_LOST;
     }
 }
 
 static int acc_unlock(win_t *w, int r) {
+    uint64_t *word = w->t[r].acc_word;
+    if (word) {
+        __atomic_store_n(word, 0, __ATOMIC_RELEASE);
+        return TW_OK;
+    }
     return tw_win_lock_atomic(w, w->t[r].world, TW_ATOMIC_SWAP, w->acc_idx, 0, 0, NULL);
+}
+
+/* The target of an accumulate of n bytes at disp of rank r on a shm window whose
+ * lock word is mapped, when the call needs no check the general path makes: NULL
+ * when that path must decide (and report errors). */
+static inline unsigned char *fast_target(win_t *w, int r, MPI_Aint disp, size_t n) {
+    if (!w || !w->shm || tw_mpi_lost_count || (unsigned)r >= (unsigned)w->size || disp < 0 ||
+        !access_ok(w, r) || !w->t[r].acc_word)
+        return NULL;
+    target_t *t = &w->t[r];
+    size_t off;
+    return win_offset(disp, t->disp_unit, t->size, n, &off) ? t->local + off : NULL;
+}
+
+/* The accumulate family on a shm window with one predefined contiguous type on both
+ * sides: the range combined in place under the lock word, one element in
+ * registers, more by the op's vector loop. 1 when done, 0 when the general path
+ * must decide (and report errors). */
+static inline int fast_acc(win_t *w, const void *in, void *out, MPI_Count count, MPI_Datatype type,
+                           int r, MPI_Aint disp, MPI_Op op) {
+    int es = tw_mpi_type_contiguous_size(type);
+    if (es <= 0 || count < 0 || !predefined_op(op) || (size_t)count > SIZE_MAX / (size_t)es)
+        return 0;
+    size_t n = (size_t)count * (size_t)es;
+    unsigned char *at = fast_target(w, r, disp, n);
+    if (!at) return 0;
+    uint64_t one = 0, probe;
+    tw_mpi_op_fn *fn = NULL;
+    int code = 0;
+    size_t elements = 0;
+    if (count == 1 && es <= 8 && !(es & (es - 1)) && fast_combine(op, type, 0, 0, &probe))
+        one = 1;
+    else if (op != MPI_NO_OP && op != MPI_REPLACE &&
+             !(fn = tw_mpi_op_resolve(op, type, count, &code, &elements)))
+        return count ? 0 : 1;
+    if (!n) return 1;
+    /* the op's loop reads elements in place: aligned, as the type's own are */
+    uintptr_t align = (es & (es - 1)) ? 8 : es > 16 ? 16 : (uintptr_t)es;
+    if (fn && (((uintptr_t)at | (uintptr_t)in) & (align - 1))) return 0;
+    if (acc_lock(w, r)) return 0; /* a lost holder: the general path says so */
+    int rc = MPI_SUCCESS;
+    if (out) memcpy(out, at, n);
+    if (one) {
+        uint64_t next = 0;
+        fast_combine(op, type, get_bytes(at, es), get_bytes(in, es), &next);
+        put_bytes(at, next, es);
+    } else if (op == MPI_REPLACE) {
+        memcpy(at, in, n);
+    } else if (fn) {
+        rc = fn(code, in, at, elements);
+    }
+    acc_unlock(w, r);
+    return rc == MPI_SUCCESS; /* an op the type does not take: reported by the general path */
 }
 
 /* The accumulate family. o: the origin data (ignored for MPI_NO_OP); res: where
@@ -313,64 +271,48 @@ static int do_acc(win_t *w, int r, const side_t *o, const side_t *res, const sid
     pieces_t p;
     MPI_Aint off;
     size_t len, pos;
-    if (at->local && es <= 8 && (es & (es - 1)) == 0) { /* CPU atomics, element by element */
-        int is_int = integer_type(elem);
+    /* under the target's accumulate lock: get, combine, put */
+    unsigned char *cur = malloc(n);
+    if (!cur) rc = MPI_ERR_NO_MEM;
+    int locked = rc ? TW_OK : acc_lock(w, r);
+    if (locked) rc = tw_win_device_error(w, w->t[r].world, locked);
+    if (!rc) {
+        int dev = TW_OK; /* a device status */
         pieces_init(&p, t->type, t->count, &t->l);
-        while (pieces_next(&p, &off, &len, &pos))
-            for (size_t j = 0; j < len; j += (size_t)es) {
-                unsigned char *e = at->local + off + j;
-                if (cmp) {
-                    uint64_t want = get_bytes(in + pos + j, es), expect = get_bytes(cmp, es);
-                    cas_n(e, &expect, want, es);
-                    put_bytes(out + pos + j, expect, es);
-                } else {
-                    elem_atomic(op, elem, es, is_int, e, in ? in + pos + j : NULL,
-                                out ? out + pos + j : NULL);
-                }
-            }
-    } else { /* under the target's accumulate lock: get, combine, put */
-        unsigned char *cur = malloc(n);
-        if (!cur) rc = MPI_ERR_NO_MEM;
-        int locked = rc ? TW_OK : acc_lock(w, r);
-        if (locked) rc = tw_win_device_error(w, w->t[r].world, locked);
-        if (!rc) {
-            int dev = TW_OK; /* a device status */
-            pieces_init(&p, t->type, t->count, &t->l);
-            while (!dev && pieces_next(&p, &off, &len, &pos)) {
-                if (at->local)
-                    memcpy(cur + pos, at->local + off, len);
-                else
-                    dev = rma_get(w, at->dest, cur + pos, len, at->nla + (uint64_t)off, at->key);
-            }
-            if (!dev && !at->local) dev = tw_rma_flush(tw_mpi.ep, at->dest);
-            /* the contents are there, unless a fault or the target's loss ended a read */
-            rc = tw_win_completion(w, at->dest, dev);
-            if (!rc && out) memcpy(out, cur, n);
-            int write = op != MPI_NO_OP;
-            if (!rc && cmp) {
-                write = !memcmp(cur, cmp, n);
-                if (write) memcpy(cur, in, n);
-            } else if (!rc && op == MPI_REPLACE) {
-                memcpy(cur, in, n);
-            } else if (!rc && write &&
-                       tw_mpi_op_apply(op, in, cur, (MPI_Count)(n / (size_t)es), elem)) {
-                rc = MPI_ERR_OTHER;
-            }
-            pieces_init(&p, t->type, t->count, &t->l);
-            while (!rc && !dev && write && pieces_next(&p, &off, &len, &pos)) {
-                if (at->local)
-                    memcpy(at->local + off, cur + pos, len);
-                else
-                    dev = rma_put(w, at->dest, cur + pos, len, at->nla + (uint64_t)off, at->key);
-            }
-            if (!rc && !dev && !at->local) dev = tw_rma_flush(tw_mpi.ep, at->dest);
-            if (!rc && dev) rc = tw_win_completion(w, at->dest, dev);
-            int unlocked = tw_win_lost(w, w->t[r].world) ? TW_OK : acc_unlock(w, r);
-            if (!rc && unlocked) rc = tw_win_device_error(w, w->t[r].world, unlocked);
-            if (!rc) rc = tw_win_lost(w, at->dest); /* the target lost meanwhile */
+        while (!dev && pieces_next(&p, &off, &len, &pos)) {
+            if (at->local)
+                memcpy(cur + pos, at->local + off, len);
+            else
+                dev = rma_get(w, at->dest, cur + pos, len, at->nla + (uint64_t)off, at->key);
         }
-        free(cur);
+        if (!dev && !at->local) dev = tw_rma_flush(tw_mpi.ep, at->dest);
+        /* the contents are there, unless a fault or the target's loss ended a read */
+        rc = tw_win_completion(w, at->dest, dev);
+        if (!rc && out) memcpy(out, cur, n);
+        int write = op != MPI_NO_OP;
+        if (!rc && cmp) {
+            write = !memcmp(cur, cmp, n);
+            if (write) memcpy(cur, in, n);
+        } else if (!rc && op == MPI_REPLACE) {
+            memcpy(cur, in, n);
+        } else if (!rc && write &&
+                   tw_mpi_op_apply(op, in, cur, (MPI_Count)(n / (size_t)es), elem)) {
+            rc = MPI_ERR_OTHER;
+        }
+        pieces_init(&p, t->type, t->count, &t->l);
+        while (!rc && !dev && write && pieces_next(&p, &off, &len, &pos)) {
+            if (at->local)
+                memcpy(at->local + off, cur + pos, len);
+            else
+                dev = rma_put(w, at->dest, cur + pos, len, at->nla + (uint64_t)off, at->key);
+        }
+        if (!rc && !dev && !at->local) dev = tw_rma_flush(tw_mpi.ep, at->dest);
+        if (!rc && dev) rc = tw_win_completion(w, at->dest, dev);
+        int unlocked = tw_win_lost(w, w->t[r].world) ? TW_OK : acc_unlock(w, r);
+        if (!rc && unlocked) rc = tw_win_device_error(w, w->t[r].world, unlocked);
+        if (!rc) rc = tw_win_lost(w, at->dest); /* the target lost meanwhile */
     }
+    free(cur);
     if (!rc && rtmp) tw_mpi_type_unpack(rtmp, res->count, res->type, (void *)(uintptr_t)res->buf);
     free(otmp);
     free(rtmp);
@@ -452,29 +394,17 @@ int MPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
 int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype,
                      int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
     NEED_INIT("MPI_Fetch_and_op");
-    /* the common case: a sum of integers on a mapped window, one atomic */
+    /* the common case: a sum of integers on a shm window, in registers under the lock */
     win_t *w = win_get(win);
     int es = tw_mpi_type_extent(datatype);
-    if (w && w->shm && !tw_mpi_lost_count && (es == 8 || es == 4) && op == MPI_SUM &&
-        integer_type(datatype) && (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
-        access_ok(w, target_rank)) {
-        target_t *t = &w->t[target_rank];
-        size_t off;
-        if (win_offset(target_disp, t->disp_unit, t->size, (size_t)es, &off) &&
-            !((uintptr_t)(t->local + off) & (uintptr_t)(es - 1))) {
-            if (es == 8) {
-                uint64_t v, old;
-                memcpy(&v, origin_addr, 8);
-                old = __atomic_fetch_add((uint64_t *)(t->local + off), v, __ATOMIC_ACQ_REL);
-                memcpy(result_addr, &old, 8);
-            } else {
-                uint32_t v, old;
-                memcpy(&v, origin_addr, 4);
-                old = __atomic_fetch_add((uint32_t *)(t->local + off), v, __ATOMIC_ACQ_REL);
-                memcpy(result_addr, &old, 4);
-            }
-            return MPI_SUCCESS;
-        }
+    unsigned char *at;
+    if ((es == 8 || es == 4) && op == MPI_SUM && integer_type(datatype) &&
+        (at = fast_target(w, target_rank, target_disp, (size_t)es)) && !acc_lock(w, target_rank)) {
+        uint64_t old = get_bytes(at, es);
+        put_bytes(at, old + get_bytes(origin_addr, es), es);
+        acc_unlock(w, target_rank);
+        put_bytes(result_addr, old, es);
+        return MPI_SUCCESS;
     }
     if (fast_acc(w, origin_addr, result_addr, 1, datatype, target_rank, target_disp, op))
         return MPI_SUCCESS;
@@ -490,18 +420,14 @@ int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void
     win_t *w = win_get(win);
     if (!w) return tw_mpi_error(NULL, call, MPI_ERR_WIN, NULL);
     int es = tw_mpi_type_extent(datatype);
-    if (w->shm && !tw_mpi_lost_count && (es == 8 || es == 4) && integer_type(datatype) &&
-        (unsigned)target_rank < (unsigned)w->size && target_disp >= 0 &&
-        access_ok(w, target_rank)) {
-        target_t *t = &w->t[target_rank];
-        size_t off;
-        if (win_offset(target_disp, t->disp_unit, t->size, (size_t)es, &off) &&
-            !((uintptr_t)(t->local + off) & (uintptr_t)(es - 1))) {
-            uint64_t expect = get_bytes(compare_addr, es), want = get_bytes(origin_addr, es);
-            cas_n(t->local + off, &expect, want, es);
-            put_bytes(result_addr, expect, es);
-            return MPI_SUCCESS;
-        }
+    unsigned char *to;
+    if ((es == 8 || es == 4) && integer_type(datatype) &&
+        (to = fast_target(w, target_rank, target_disp, (size_t)es)) && !acc_lock(w, target_rank)) {
+        uint64_t was = get_bytes(to, es);
+        if (was == get_bytes(compare_addr, es)) put_bytes(to, get_bytes(origin_addr, es), es);
+        acc_unlock(w, target_rank);
+        put_bytes(result_addr, was, es);
+        return MPI_SUCCESS;
     }
     /* only integer, logical and byte types may be compared (MPI-3.1 11.3.4); 44: MPI_LOGICAL */
     int id = (int)((unsigned)datatype & 0xff);
