@@ -496,6 +496,19 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                          "buffer), p2p (messages), or auto (as the tuning table "
                                          "and TW_COLL_<NAME> choose)"},
                              NUMBER(coll_shm)},
+    [TW_SETTING_COLL_STREAM] = {{.name = "TW_COLL_STREAM",
+                                 .type = TW_SETTING_SIZE,
+                                 .owner = TW_OWNER_MPI,
+                                 .default_value = "16384",
+                                 .min = 0,
+                                 .max = 1ull << 40,
+                                 .unit = "bytes",
+                                 .meaning = "a reduction or allreduce through shared memory writes "
+                                            "the parts other ranks read with non-temporal stores "
+                                            "from this many bytes a part on, which need not take "
+                                            "the lines from the core that read them last; 0 turns "
+                                            "it off"},
+                                NUMBER(coll_stream)},
     [TW_SETTING_CC] = {{.name = "TW_CC",
                         .type = TW_SETTING_STRING,
                         .owner = TW_OWNER_TOOLS,

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/stream_copy.h"
 #include "mpi/coll/coll.h"
 #include "mpi/coll/coll_shm_block.h"
 #include "mpi/coll/op.h"
@@ -86,6 +87,7 @@ struct tw_coll_shm {
     tw_coll_state_t *state;
     unsigned char *data;    /* 2 halves of size slots (SLOT bytes each) */
     size_t slot;            /* slot_bytes(size) */
+    size_t stream;          /* TW_COLL_STREAM */
     uint64_t seq;           /* line operations so far */
     uint64_t step;          /* segment steps so far */
     int rings;              /* peers' waits may sleep: a publish wakes them */
@@ -198,7 +200,10 @@ static int set_up(tw_mpi_comm_t *c) {
     size_t flags = (size_t)c->size * sizeof(tw_coll_flags_t) + sizeof(tw_coll_state_t);
     size_t slot = slot_bytes(c->size), bytes = lines + flags + (size_t)c->size * 2 * slot;
     tw_coll_shm_t *sh = calloc(1, sizeof *sh);
-    if (sh) sh->slot = slot;
+    if (sh) {
+        sh->slot = slot;
+        sh->stream = (size_t)tw_setting_unsigned(TW_SETTING_COLL_STREAM);
+    }
     if (sh && !(sh->scratch = malloc(slot))) {
         free(sh);
         sh = NULL;
@@ -421,6 +426,17 @@ static size_t min_size(size_t a, size_t b) {
     return a < b ? a : b;
 }
 
+/* n bytes into the segment for other ranks to read: streamed from TW_COLL_STREAM
+ * bytes on (0: never). In a part of an allreduce of 64 KiB on two ranks whose cores
+ * share no cache the plain copy took 73000 cycles, the streamed one 5600 (10.5 against
+ * 37 us a call); with a shared cache the call took the same either way. */
+static void give(const tw_mpi_comm_t *c, void *slot_at, const void *from, size_t n) {
+    if (c->shm->stream && n >= c->shm->stream)
+        tw_stream_copy(slot_at, from, n);
+    else
+        memcpy(slot_at, from, n);
+}
+
 /* The bytes a broadcast of bytes moves per step: small steps let readers copy one
  * while the root writes the next; a large call takes eight or so, as each step
  * waits for every rank (a whole half at most). On a crowded node two: there a step's
@@ -461,25 +477,20 @@ static void part_of(size_t n, size_t item, int r, int p, size_t *lo, size_t *hi)
     *hi = min_size(n, units * (size_t)(r + 1) / (size_t)p * unit);
 }
 
-/* Combines part mine of step k over every slot into this rank's slot, in rank
- * order: slot 0's op (slot 1's op (... slot p-1's)), MPI's order for an op that
- * does not commute. */
-static int combine_part(tw_mpi_comm_t *c, uint64_t k, size_t off, size_t len, size_t items,
-                        const tw_coll_red_t *red) {
+/* Combines this rank's part (len bytes of items items at offset off of the step's
+ * data) of step k into acc, in rank order (slot 0's op (slot 1's op (...))), its own
+ * contribution read from its input (in, the step's), the others' from their slots.
+ * acc may be the part's place in in (a commutative op, in place). */
+static int combine_own(tw_mpi_comm_t *c, uint64_t k, const unsigned char *in, size_t off,
+                       size_t len, size_t items, const tw_coll_red_t *red, unsigned char *acc) {
     int p = c->size, r = c->rank, rc = MPI_SUCCESS;
-    unsigned char *mine = slot(c, k, r) + off;
-    if (red->commute) {
-        for (int j = 0; j < p && !rc; j++)
-            if (j != r)
-                rc = tw_mpi_op_apply(red->op, slot(c, k, j) + off, mine, (MPI_Count)items,
-                                     red->type);
-        return rc;
-    }
-    unsigned char *acc = c->shm->scratch;
-    memcpy(acc, slot(c, k, p - 1) + off, len);
-    for (int j = p - 2; j >= 0 && !rc; j--)
-        rc = tw_mpi_op_apply(red->op, slot(c, k, j) + off, acc, (MPI_Count)items, red->type);
-    memcpy(mine, acc, len);
+    int last = red->commute ? r : p - 1; /* whose contribution acc starts from */
+    const unsigned char *start = last == r ? in + off : slot(c, k, last) + off;
+    if (acc != start) memcpy(acc, start, len);
+    for (int j = p - 1; j >= 0 && !rc; j--)
+        if (j != last)
+            rc = tw_mpi_op_apply(red->op, j == r ? in + off : slot(c, k, j) + off, acc,
+                                 (MPI_Count)items, red->type);
     return rc;
 }
 
@@ -507,29 +518,47 @@ static int seg_reduce(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *
         size_t n = min_size(most, count - first), lo, hi;
         uint64_t k;
         if ((rc = next_step(c, &k))) break;
-        memcpy(slot(c, k, r), in + first * item, n * item);
-        if (n * item <= TW_COLL_REDUCE_WHOLE && !wants) {
-            publish_given(c, k);
-            continue;
-        }
-        publish(c, FLAG_IN, k);
         if (n * item <= TW_COLL_REDUCE_WHOLE) {
+            memcpy(slot(c, k, r), in + first * item, n * item);
+            if (!wants) {
+                publish_given(c, k);
+                continue;
+            }
             /* a rank that wants the result (the root, or every rank) combines all
              * of it; the others only gave. One wait instead of two */
+            publish(c, FLAG_IN, k);
             if (!(rc = wait_flag(c, -1, FLAG_IN, k)) && !err)
                 err = combine_whole(c, k, out + first * item, n, red, p);
             publish(c, FLAG_DONE, k);
             continue;
         }
+        /* rank j combines part j: this rank gives the others' parts of its input,
+         * combines its own from its input in place, and gives the result where the
+         * part was (for the root, or for every rank): each byte written to the segment
+         * once, and no rank's own part copied in and out */
+        for (int j = 0; j < p; j++) {
+            part_of(n, item, j, p, &lo, &hi);
+            if (j != r)
+                give(c, slot(c, k, r) + lo * item, in + (first + lo) * item, (hi - lo) * item);
+        }
+        publish(c, FLAG_IN, k);
         if ((rc = wait_flag(c, -1, FLAG_IN, k))) break;
         part_of(n, item, r, p, &lo, &hi);
-        if (hi > lo && !err) err = combine_part(c, k, lo * item, (hi - lo) * item, hi - lo, red);
+        size_t off = lo * item, len = (hi - lo) * item;
+        /* a commutative op combines into out itself (in place: the input is there) */
+        unsigned char *acc = wants && red->commute ? out + first * item + off : c->shm->scratch;
+        if (len && !err) err = combine_own(c, k, in + first * item, off, len, hi - lo, red, acc);
+        if (len && root != r) give(c, slot(c, k, r) + off, acc, len);
         publish(c, FLAG_PART, k);
         if (wants) {
             if ((rc = wait_flag(c, -1, FLAG_PART, k))) break;
             for (int j = 0; j < p; j++) {
                 part_of(n, item, j, p, &lo, &hi);
-                memcpy(out + (first + lo) * item, slot(c, k, j) + lo * item, (hi - lo) * item);
+                unsigned char *to = out + (first + lo) * item;
+                if (j != r)
+                    memcpy(to, slot(c, k, j) + lo * item, (hi - lo) * item);
+                else if (acc != to)
+                    memcpy(to, acc, (hi - lo) * item);
             }
         }
         publish(c, FLAG_DONE, k);
