@@ -53,8 +53,9 @@ typedef struct user_op {
 static user_op_t user_ops[USER_OPS];
 
 /* The element loops in the widest vectors the CPU has (chosen once, at load): a
- * reduction of a large buffer runs at memory speed, as memcpy does. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+ * reduction of a large buffer runs at memory speed, as memcpy does. Not under
+ * ThreadSanitizer, whose runtime is not up yet when the loader runs the choice. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define VECTOR_LOOP __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 #else
 #define VECTOR_LOOP
