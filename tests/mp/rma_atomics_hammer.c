@@ -11,9 +11,13 @@
  * start/post/complete/wait encoding (tables 7-5, 7-6: idle 3, posted 2,
  * started 1, completed 0): Start is FCAA(cmp 2, add -1), and because FCAA tests
  * "<=" it also succeeds in the started and completed states — the caveat the
- * thesis's encoding carries, asserted here as the behaviour of FCAA. */
+ * thesis's encoding carries, asserted here as the behaviour of FCAA. Beside the
+ * first phase, one lock word takes fetch-and-adds both through the device and as CPU
+ * atomics through its mapping here (tw_heap_local_addr of a lock NLA: rank 0's own,
+ * another rank's on one node, NULL over udp), interleaved: both reach the same word. */
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mp_rma.h"
@@ -21,7 +25,7 @@
 enum { TAG_REGION = 1, TAG_DONE };
 
 /* Lock words of rank 0. */
-enum { L_FADD8, L_FADD4, L_CAS8, L_MPI, L_HX, L_HS, L_PSCW };
+enum { L_FADD8, L_FADD4, L_CAS8, L_MPI, L_HX, L_HS, L_PSCW, L_MIXED };
 
 /* Offsets in rank 0's heap block. */
 #define H_FADD8   0
@@ -94,7 +98,19 @@ static void phase_end(int rank, int size) {
 
 static void fetch_and_add(void) {
     uint64_t prev[4] = {0};
+    /* rank 0's lock word as plain memory here, where its segment is mapped; never past
+     * the lock region, nor for a rank that is not there */
+    uint64_t *mixed = tw_heap_local_addr(ep, 0, tw_lock_nla(L_MIXED), 0, 8);
+    const char *link = getenv("TW_LINK");
+    if (mp_rank == 0) CHECK(mixed != NULL); /* its own, under every link */
+    if (mp_rank != 0 && link && !strcmp(link, "udp")) CHECK(mixed == NULL);
+    CHECK(tw_heap_local_addr(ep, 0, tw_lock_nla(TW_LOCKS - 1), 0, 16) == NULL);
+    CHECK(tw_heap_local_addr(ep, 64, tw_lock_nla(L_MIXED), 0, 8) == NULL);
     for (int i = 0; i < K_FADD; i++) {
+        if (mixed && i % 2)
+            __atomic_fetch_add(mixed, 1, __ATOMIC_ACQ_REL);
+        else
+            on_lock(TW_ATOMIC_FADD, 8, L_MIXED, 1, 0);
         result_t r[4] = {
             on_lock(TW_ATOMIC_FADD, 8, L_FADD8, 1, 0),
             on_lock(TW_ATOMIC_FADD, 4, L_FADD4, 1, 0),
@@ -302,6 +318,7 @@ int main(void) {
         CHECK(on_lock(TW_ATOMIC_FADD, 8, L_FADD8, 0, 0).old == n * K_FADD);
         CHECK(on_lock(TW_ATOMIC_FADD, 4, L_FADD4, 0, 0).old == (uint32_t)(W4_START + n * K_FADD));
         CHECK(on_lock(TW_ATOMIC_FADD, 8, L_CAS8, 0, 0).old == n * K_CAS);
+        CHECK(on_lock(TW_ATOMIC_FADD, 8, L_MIXED, 0, 0).old == n * K_FADD);
     }
 
     mpi_locks(rank, size);
