@@ -1,8 +1,8 @@
-/* Copies into shared memory that another core reads next (a collective's slot, a
- * message's bounce buffer), with non-temporal stores: they write whole lines without
- * first taking them from the core that read them last, which on a node whose cores
- * share no cache costs more than the copy itself. Below some kilobytes, and where the
- * reader shares the writer's cache, a plain copy is faster: the caller decides. */
+/* Copies into shared memory that another core reads next (a collective's slot), with
+ * non-temporal stores: they write whole lines without first taking them from the core
+ * that read them last, which between cores that share no cache costs more than the
+ * copy itself. Where the reader shares the writer's cache, a plain copy is faster (the
+ * reader then takes the lines from memory): the caller decides. */
 #ifndef TW_COMMON_STREAM_COPY_H
 #define TW_COMMON_STREAM_COPY_H
 

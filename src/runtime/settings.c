@@ -499,16 +499,31 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
     [TW_SETTING_COLL_STREAM] = {{.name = "TW_COLL_STREAM",
                                  .type = TW_SETTING_SIZE,
                                  .owner = TW_OWNER_MPI,
-                                 .default_value = "16384",
+                                 .default_value = "4096",
                                  .min = 0,
                                  .max = 1ull << 40,
                                  .unit = "bytes",
-                                 .meaning = "a reduction or allreduce through shared memory writes "
-                                            "the parts other ranks read with non-temporal stores "
-                                            "from this many bytes a part on, which need not take "
-                                            "the lines from the core that read them last; 0 turns "
-                                            "it off"},
+                                 .meaning = "a reduction or allreduce through shared memory may "
+                                            "write the parts other ranks read with non-temporal "
+                                            "stores from this many bytes a part on (as "
+                                            "TW_COLL_STREAM_RATE decides), which need not take the "
+                                            "lines from the core that read them last; 0 turns it "
+                                            "off"},
                                 NUMBER(coll_stream)},
+    [TW_SETTING_COLL_STREAM_RATE] = {{.name = "TW_COLL_STREAM_RATE",
+                                      .type = TW_SETTING_UNSIGNED,
+                                      .owner = TW_OWNER_MPI,
+                                      .default_value = "4000",
+                                      .min = 0,
+                                      .max = 1000000,
+                                      .unit = "MB/s",
+                                      .meaning = "parts of TW_COLL_STREAM bytes or more are "
+                                                 "streamed while a plain copy into the segment "
+                                                 "runs slower than this (between cores that share "
+                                                 "no cache), as timed on the first of every 64 "
+                                                 "such parts, which goes plainly; 0 streams every "
+                                                 "such part"},
+                                     NUMBER(coll_stream_rate)},
     [TW_SETTING_CC] = {{.name = "TW_CC",
                         .type = TW_SETTING_STRING,
                         .owner = TW_OWNER_TOOLS,

@@ -64,7 +64,8 @@ typedef struct tw_config {
     tw_coll_reduce_scatter_choice_t coll_reduce_scatter;
     tw_coll_scan_choice_t coll_scan;
     tw_coll_shm_choice_t coll_shm;
-    uint64_t coll_stream; /* MPI: smallest part a shm reduction streams into the segment */
+    uint64_t coll_stream;      /* MPI: smallest part a shm reduction streams into the segment */
+    uint32_t coll_stream_rate; /* MPI: MB/s of a plain copy below which it streams; 0: always */
     /* Set by twrun for its ranks; absent when a process manager or nobody started us. */
     char job_id[33];
     uint64_t job_key;

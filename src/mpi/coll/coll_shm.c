@@ -19,6 +19,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/stream_copy.h"
 #include "mpi/coll/coll.h"
@@ -88,6 +89,9 @@ struct tw_coll_shm {
     unsigned char *data;    /* 2 halves of size slots (SLOT bytes each) */
     size_t slot;            /* slot_bytes(size) */
     size_t stream;          /* TW_COLL_STREAM */
+    uint64_t stream_rate;   /* TW_COLL_STREAM_RATE */
+    int streaming;          /* parts of stream bytes or more go streamed (give) */
+    uint64_t given;         /* such parts given so far */
     uint64_t seq;           /* line operations so far */
     uint64_t step;          /* segment steps so far */
     int rings;              /* peers' waits may sleep: a publish wakes them */
@@ -203,6 +207,7 @@ static int set_up(tw_mpi_comm_t *c) {
     if (sh) {
         sh->slot = slot;
         sh->stream = (size_t)tw_setting_unsigned(TW_SETTING_COLL_STREAM);
+        sh->stream_rate = tw_setting_unsigned(TW_SETTING_COLL_STREAM_RATE);
     }
     if (sh && !(sh->scratch = malloc(slot))) {
         free(sh);
@@ -426,15 +431,41 @@ static size_t min_size(size_t a, size_t b) {
     return a < b ? a : b;
 }
 
-/* n bytes into the segment for other ranks to read: streamed from TW_COLL_STREAM
- * bytes on (0: never). In a part of an allreduce of 64 KiB on two ranks whose cores
- * share no cache the plain copy took 73000 cycles, the streamed one 5600 (10.5 against
- * 37 us a call); with a shared cache the call took the same either way. */
+/* The first of every 64 such parts is copied plainly and timed, to choose for the rest. */
+enum { STREAM_PROBE = 64 };
+
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* n bytes into the segment for other ranks to read. From TW_COLL_STREAM bytes on they
+ * are streamed while a plain copy runs below TW_COLL_STREAM_RATE (0: always): a plain
+ * copy into lines the other core read last takes them from it first, which between
+ * cores that share no cache cost 73000 cycles for a 32 KiB part here, the streamed
+ * copy 5600. Where the cores share a cache the plain copy runs at some 9 GB/s, and
+ * streaming would make the reader take large parts from memory. osu_allreduce on two
+ * ranks, plain / streamed / as chosen: cores apart, 16 KiB 9.5 / - / 3.3-3.5 us,
+ * 64 KiB 35 / 7.9-8.0 / 8.4-8.8, 1 MiB 496-506 / 103-104 / 110-112; one cache, 64 KiB
+ * 10.0-11.1 / 10.0 / 10.0-10.3, 1 MiB 85-87 / 142 / 84.5-85.8. */
 static void give(const tw_mpi_comm_t *c, void *slot_at, const void *from, size_t n) {
-    if (c->shm->stream && n >= c->shm->stream)
-        tw_stream_copy(slot_at, from, n);
-    else
+    tw_coll_shm_t *sh = c->shm;
+    if (!sh->stream || n < sh->stream) {
         memcpy(slot_at, from, n);
+        return;
+    }
+    if (!sh->stream_rate || sh->given++ % STREAM_PROBE) {
+        if (!sh->stream_rate || sh->streaming)
+            tw_stream_copy(slot_at, from, n);
+        else
+            memcpy(slot_at, from, n);
+        return;
+    }
+    uint64_t t0 = now_ns();
+    memcpy(slot_at, from, n);
+    /* slower than the rate: more than n * 1000 / rate ns */
+    sh->streaming = (now_ns() - t0) * sh->stream_rate > (uint64_t)n * 1000u;
 }
 
 /* The bytes a broadcast of bytes moves per step: small steps let readers copy one

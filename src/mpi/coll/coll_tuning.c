@@ -53,9 +53,9 @@ static const tuning_row_t table[] = {
     {TW_COLL_KIND_REDUCE, 2, 2, 0, 32 * K},
     {TW_COLL_KIND_REDUCE, 3, 3, 48 * K, 512 * K},
     {TW_COLL_KIND_REDUCE, 4, MANY, ALL}, /* 0.07 to 0.76x */
-    /* on 2 ranks the segment at every size since its parts are streamed (TW_COLL_STREAM):
-     * 512 KiB 53 us against messages' 181, 1 MiB 104 against 350 (cores sharing no
-     * cache), 54 against 82 and 110 against 117 (sharing one) */
+    /* on 2 ranks the segment at every size since its parts may be streamed
+     * (TW_COLL_STREAM): 512 KiB 55 us against messages' 181, 1 MiB 110 against 350 (cores
+     * sharing no cache), 41-42 against 82 and 84-86 against 117 (sharing one) */
     {TW_COLL_KIND_ALLREDUCE, 2, 2, ALL},
     {TW_COLL_KIND_ALLREDUCE, 3, 3, 256, 256 * K},
     /* the tuning run had messages ahead on 4 ranks up to 2 KiB (the segment 0.9 to 1.4x
