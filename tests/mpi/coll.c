@@ -301,8 +301,10 @@ static void all_on(MPI_Comm comm, int big) {
  * ahead must not overwrite data another still reads. A user op that is not
  * commutative (the first operand wins) must give rank 0's value. */
 static void first_wins(void *in, void *inout, int *len, MPI_Datatype *type) {
-    (void)type;
-    memcpy(inout, in, (size_t)*len * sizeof(int));
+    MPI_Aint lb, extent; /* ints, or every other int (below) */
+    MPI_Type_get_extent(*type, &lb, &extent);
+    size_t step = (size_t)extent / sizeof(int);
+    for (size_t i = 0; i < (size_t)*len; i++) ((int *)inout)[step * i] = ((int *)in)[step * i];
 }
 
 static void small_back_to_back(MPI_Comm comm) {
@@ -310,13 +312,16 @@ static void small_back_to_back(MPI_Comm comm) {
     MPI_Comm_size(comm, &p);
     MPI_Op first;
     CHECK(MPI_Op_create(first_wins, 0, &first) == MPI_SUCCESS);
+    MPI_Datatype strided; /* every other int */
+    CHECK(MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &strided) == MPI_SUCCESS);
+    CHECK(MPI_Type_commit(&strided) == MPI_SUCCESS);
     for (int k = 0; k < 3000; k++) {
         int root = k % p, b[14], sum[14], mine[14];
         for (int i = 0; i < 14; i++) {
             b[i] = me == root ? val(root, k + i) : -1;
             mine[i] = val(me, k + i);
         }
-        switch (k % 4) {
+        switch (k % 5) {
         case 0:
             CHECK(MPI_Bcast(b, 14, MPI_INT, root, comm) == MPI_SUCCESS);
             for (int i = 0; i < 14; i++) CHECK(b[i] == val(root, k + i));
@@ -333,8 +338,28 @@ static void small_back_to_back(MPI_Comm comm) {
             CHECK(MPI_Allreduce(MPI_IN_PLACE, mine, 14, MPI_INT, first, comm) == MPI_SUCCESS);
             for (int i = 0; i < 14; i++) CHECK(mine[i] == val(0, k + i));
             break;
+        case 4: { /* unequal blocks of a short vector, some empty (as OSU's at 4 and 8
+                     bytes), in place or not, of ints or every other int */
+            enum { MOST = 64 };
+            int counts[MOST], total = 0, before = 0, in[4 * MOST], out[4 * MOST];
+            if (p > MOST) break;
+            for (int i = 0; i < p; i++) total += counts[i] = (i + k) % 3;
+            for (int i = 0; i < me; i++) before += counts[i];
+            int in_place = k / 5 % 2, step = k / 10 % 2 ? 2 : 1;
+            MPI_Datatype type = step == 2 ? strided : MPI_INT;
+            for (int i = 0; i < 4 * MOST; i++) in[i] = out[i] = -7;
+            int *data = in_place ? out : in;
+            for (int i = 0; i < total; i++) data[step * i] = val(me, k + i);
+            CHECK(MPI_Reduce_scatter(in_place ? MPI_IN_PLACE : in, out, counts, type, first,
+                                     comm) == MPI_SUCCESS);
+            for (int i = 0; i < counts[me]; i++) CHECK(out[step * i] == val(0, k + before + i));
+            if (step == 2) /* the gaps stay as they were */
+                for (int i = 0; i < counts[me]; i++) CHECK(out[2 * i + 1] == -7);
+            break;
+        }
         }
     }
+    CHECK(MPI_Type_free(&strided) == MPI_SUCCESS);
     CHECK(MPI_Op_free(&first) == MPI_SUCCESS);
 }
 

@@ -191,6 +191,9 @@ typedef struct segmented {
  * leader) holds four (six) buffers of a segment at once: input, output, the
  * reduction's work and ring buffers (the sum and the other group's). */
 enum { REDUCE_SCATTER_SEGMENT = TW_COLL_SEGMENT / 4 };
+/* A reduce-scatter of unequal blocks of up to this many bytes in all goes as an
+ * allreduce through shared memory (tw_coll_call_reduce_scatter). */
+enum { REDUCE_SCATTER_WHOLE = 2 << 10 };
 
 /* A segment of an intercommunicator's reduce-scatter: the part of this rank's
  * block within it goes to that part of out. */
@@ -844,6 +847,30 @@ int tw_coll_call_reduce_scatter(const char *call, const void *sendbuf, void *rec
         if (!bad && !in_place) bad = flat_begin(&fo, recvbuf, mine, type, &l, 0);
         int done = !bad && tw_coll_shm_reduce_scatter(c, fi.at, in_place ? fi.at : fo.at,
                                                       (size_t)mine, &red, &rc);
+        flat_end(&fi, in_place && done && !rc, mine);
+        flat_end(&fo, done && !rc, mine);
+        if (bad) return shm_give_up(c, call);
+        if (done || rc) return shm_end(c, call, rc);
+    }
+    /* unequal blocks of a short vector (some ranks may have none): reduced whole as an
+     * allreduce through shared memory, each rank keeping its block; the counts are the
+     * same at every rank, so all take the same way (8 B on 4 ranks of 2 cores: 10.2 us
+     * by messages against Intel MPI's 3.7) */
+    size_t whole_bytes = (size_t)total * (size_t)l.size;
+    if (!nb && !equal && !c->inter && total && whole_bytes <= REDUCE_SCATTER_WHOLE &&
+        tw_coll_tuned_shm(TW_COLL_KIND_ALLREDUCE, p, whole_bytes)) {
+        _Alignas(max_align_t) unsigned char whole[REDUCE_SCATTER_WHOLE];
+        size_t before = 0; /* items of the blocks ahead of this rank's */
+        for (int i = 0; i < c->rank; i++) before += (size_t)tw_mpi_vec_get(recvcounts, i);
+        flat_t fi, fo;
+        flat_none(&fo);
+        tw_coll_red_t red = red_of(op, type, &l);
+        int bad = flat_begin(&fi, in_place ? recvbuf : sendbuf, total, type, &l, 1);
+        if (!bad && !in_place) bad = flat_begin(&fo, recvbuf, mine, type, &l, 0);
+        int done = !bad && tw_coll_shm_reduce(c, fi.at, whole, (size_t)total, &red, -1, &rc);
+        if (done && !rc && mine)
+            memcpy(in_place ? fi.at : fo.at, whole + before * (size_t)l.size,
+                   (size_t)mine * (size_t)l.size);
         flat_end(&fi, in_place && done && !rc, mine);
         flat_end(&fo, done && !rc, mine);
         if (bad) return shm_give_up(c, call);
