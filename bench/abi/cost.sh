@@ -96,13 +96,13 @@ if lat:
     print(f"{'':22} {'':10}" + "".join(f" {'':10} {'':10}" for w in ways[1:]) + f" {'again':>10} {'ratio':>10}")
 for phase in sorted(lat):
     nat = lat[phase]["native"]
-    row = f"{phase:22} {statistics.median(nat.values()):10.3f}"
-    best = f"{phase + ' best':22} {min(nat.values()):10.3f}"
+    row = f"{phase:22} {statistics.median(nat.values()):10.4f}"
+    best = f"{phase + ' best':22} {min(nat.values()):10.4f}"
     for w in ways[1:] + ["again"]:
         mine = lat[phase][w]
         ratios = [mine[r] / nat[r] for r in mine if r in nat and nat[r] > 0]
-        row += f" {statistics.median(mine.values()):10.3f} {statistics.median(ratios):10.3f}"
-        best += f" {min(mine.values()):10.3f} {min(mine.values()) / min(nat.values()):10.3f}"
+        row += f" {statistics.median(mine.values()):10.4f} {statistics.median(ratios):10.3f}"
+        best += f" {min(mine.values()):10.4f} {min(mine.values()) / min(nat.values()):10.3f}"
     print(row)
     print(best)
 PY

@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
             }
         }
         double usec = (MPI_Wtime() - start) * 1e6 / (2.0 * iterations);
-        if (rank == 0) printf("latency-%dB %.3f\n", n, usec);
+        if (rank == 0) printf("latency-%dB %.4f\n", n, usec);
     }
     MPI_Finalize();
     return 0;
