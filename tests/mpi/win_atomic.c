@@ -5,6 +5,7 @@
  * mapping) and on a window of ordinary memory (the lock word through the device).
  * usage: win_atomic [ROUNDS] */
 #include <complex.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,6 +198,44 @@ static void contention(MPI_Win w, cell_t *mine) {
     CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
 }
 
+/* Signed sums and products that overflow wrap, as the op library's loops do, on one
+ * element (combined in registers on a heap window) and on two (the op's loop); each
+ * rank at its own place in rank 0's window, one after the other. */
+static void wrapping(MPI_Win w, cell_t *mine) {
+    CHECK(MPI_Win_fence(0, w) == MPI_SUCCESS);
+    if (rank == 0) {
+        for (int i = 0; i < VEC; i++) mine->vec[i] = 0;
+    }
+    CHECK(MPI_Win_fence(0, w) == MPI_SUCCESS);
+    CHECK(MPI_Win_lock_all(0, w) == MPI_SUCCESS);
+    int at = 4 * (rank % (VEC / 4)); /* four long longs of its own */
+    MPI_Aint base = AT(vec) + 8 * at;
+    long long big[2] = {LLONG_MAX, LLONG_MAX}, one[2] = {1, 1}, old[2] = {0, 0};
+    int ibig = INT_MAX, ione = 1, iold = 0, ifactor = 65536;
+    CHECK(MPI_Put(big, 2, MPI_LONG_LONG, 0, base, 2, MPI_LONG_LONG, w) == MPI_SUCCESS);
+    CHECK(MPI_Put(&ibig, 1, MPI_INT, 0, base + 16, 1, MPI_INT, w) == MPI_SUCCESS);
+    CHECK(MPI_Put(&ifactor, 1, MPI_INT, 0, base + 24, 1, MPI_INT, w) == MPI_SUCCESS);
+    CHECK(MPI_Win_flush(0, w) == MPI_SUCCESS);
+    CHECK(MPI_Accumulate(one, 1, MPI_LONG_LONG, 0, base, 1, MPI_LONG_LONG, MPI_SUM, w) ==
+          MPI_SUCCESS);
+    CHECK(MPI_Get_accumulate(one, 2, MPI_LONG_LONG, old, 2, MPI_LONG_LONG, 0, base, 2,
+                             MPI_LONG_LONG, MPI_SUM, w) == MPI_SUCCESS);
+    CHECK(MPI_Win_flush(0, w) == MPI_SUCCESS);
+    CHECK(old[0] == LLONG_MIN && old[1] == LLONG_MAX);
+    CHECK(MPI_Accumulate(&ione, 1, MPI_INT, 0, base + 16, 1, MPI_INT, MPI_SUM, w) == MPI_SUCCESS);
+    CHECK(MPI_Fetch_and_op(&ifactor, &iold, MPI_INT, 0, base + 24, MPI_PROD, w) == MPI_SUCCESS);
+    CHECK(MPI_Win_flush(0, w) == MPI_SUCCESS);
+    CHECK(iold == 65536);
+    CHECK(MPI_Fetch_and_op(&ione, &iold, MPI_INT, 0, base + 16, MPI_NO_OP, w) == MPI_SUCCESS);
+    CHECK(MPI_Win_flush(0, w) == MPI_SUCCESS);
+    CHECK(iold == INT_MIN);
+    CHECK(MPI_Fetch_and_op(&ione, &iold, MPI_INT, 0, base + 24, MPI_NO_OP, w) == MPI_SUCCESS);
+    CHECK(MPI_Win_flush(0, w) == MPI_SUCCESS);
+    CHECK(iold == 0); /* 65536 * 65536 wraps to 0 */
+    CHECK(MPI_Win_unlock_all(w) == MPI_SUCCESS);
+    CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -209,11 +248,13 @@ int main(int argc, char **argv) {
     CHECK(MPI_Win_allocate(sizeof(cell_t), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mine, &w) ==
           MPI_SUCCESS);
     contention(w, mine);
+    wrapping(w, mine);
     CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
     /* ordinary memory: the accumulate lock word */
     mine = malloc(sizeof *mine);
     CHECK(MPI_Win_create(mine, sizeof *mine, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w) == MPI_SUCCESS);
     contention(w, mine);
+    wrapping(w, mine);
     CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
     free(mine);
     if (rank == 0) printf("win_atomic: %d ranks ok\n", size);

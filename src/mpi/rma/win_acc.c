@@ -15,7 +15,6 @@
 #include "mpi/pt2pt/engine.h"
 #include "mpi/env/state.h"
 #include "mpi/rma/win.h"
-#include "mpi/rma/win.h"
 
 /* ---- accumulate ---- */
 
@@ -81,16 +80,18 @@ static inline void put_bytes(void *p, uint64_t v, int es) {
     }
 }
 
-/* cur op v for one type, in registers; 0 when the op is not one of these. */
-#define COMBINE_NUM(name, T)                                                                       \
+/* cur op v for one type, in registers; 0 when the op is not one of these. A sum or
+ * product is worked in U (an integer type's unsigned one), so that one that overflows
+ * wraps, as the op library's loops do, rather than being undefined. */
+#define COMBINE_NUM(name, T, U)                                                                    \
     static inline int name(MPI_Op op, uint64_t cur, uint64_t v, uint64_t *next) {                  \
         T a, b, r;                                                                                 \
         memcpy(&a, &cur, sizeof a);                                                                \
         memcpy(&b, &v, sizeof b);                                                                  \
         if (op == MPI_SUM)                                                                         \
-            r = a + b;                                                                             \
+            r = (T)((U)a + (U)b);                                                                  \
         else if (op == MPI_PROD)                                                                   \
-            r = a * b;                                                                             \
+            r = (T)((U)a * (U)b);                                                                  \
         else if (op == MPI_MAX)                                                                    \
             r = b > a ? b : a;                                                                     \
         else if (op == MPI_MIN)                                                                    \
@@ -101,8 +102,8 @@ static inline void put_bytes(void *p, uint64_t v, int es) {
         memcpy(next, &r, sizeof r);                                                                \
         return 1;                                                                                  \
     }
-#define COMBINE_INT(name, num, T)                                                                  \
-    COMBINE_NUM(num, T)                                                                            \
+#define COMBINE_INT(name, num, T, U)                                                               \
+    COMBINE_NUM(num, T, U)                                                                         \
     static inline int name(MPI_Op op, uint64_t cur, uint64_t v, uint64_t *next) {                  \
         T a, b, r;                                                                                 \
         memcpy(&a, &cur, sizeof a);                                                                \
@@ -119,12 +120,12 @@ static inline void put_bytes(void *p, uint64_t v, int es) {
         memcpy(next, &r, sizeof r);                                                                \
         return 1;                                                                                  \
     }
-COMBINE_NUM(combine_double, double)
-COMBINE_NUM(combine_float, float)
-COMBINE_INT(combine_i32, num_i32, int32_t)
-COMBINE_INT(combine_u32, num_u32, uint32_t)
-COMBINE_INT(combine_i64, num_i64, int64_t)
-COMBINE_INT(combine_u64, num_u64, uint64_t)
+COMBINE_NUM(combine_double, double, double)
+COMBINE_NUM(combine_float, float, float)
+COMBINE_INT(combine_i32, num_i32, int32_t, uint32_t)
+COMBINE_INT(combine_u32, num_u32, uint32_t, uint32_t)
+COMBINE_INT(combine_i64, num_i64, int64_t, uint64_t)
+COMBINE_INT(combine_u64, num_u64, uint64_t, uint64_t)
 
 /* cur op v for the most common types and ops, in registers (little-endian: an
  * element is the low bytes of the word); 0 when the op library must do it. */
