@@ -503,12 +503,12 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                  .min = 0,
                                  .max = 1ull << 40,
                                  .unit = "bytes",
-                                 .meaning = "a reduction or allreduce through shared memory may "
-                                            "write the parts other ranks read with non-temporal "
-                                            "stores from this many bytes a part on (as "
-                                            "TW_COLL_STREAM_RATE decides), which need not take the "
-                                            "lines from the core that read them last; 0 turns it "
-                                            "off"},
+                                 .meaning = "a reduction, allreduce or broadcast through "
+                                            "shared memory may write the parts other ranks read "
+                                            "with non-temporal stores from this many bytes a part "
+                                            "on (as TW_COLL_STREAM_RATE decides), which need not "
+                                            "take the lines from the core that read them last; 0 "
+                                            "turns it off"},
                                 NUMBER(coll_stream)},
     [TW_SETTING_COLL_STREAM_RATE] = {{.name = "TW_COLL_STREAM_RATE",
                                       .type = TW_SETTING_UNSIGNED,
