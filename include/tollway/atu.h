@@ -26,7 +26,7 @@ extern "C" {
 #define TW_LOCKS 8192 /* 64-bit lock words in every endpoint's lock region */
 
 typedef struct tw_region {
-    uint64_t nla; /* the NLA of the first byte; NLA + k names byte k */
+    uint64_t nla; /* the NLA of the first byte; NLA + k names byte k; never 0 */
     uint64_t key; /* give it to the peers that may access the region */
     void *addr;
     size_t length;

@@ -51,6 +51,9 @@ int tw_atu_register(tw_ep_t *ep, void *addr, size_t length, unsigned perms, uint
         return TW_ERR_NOMEM; /* TW_ATU_ENTRIES registrations live at once */
     tw_atu_entry_t *e = &ep->atu.table[idx];
     uint64_t gen = (atomic_load_explicit(&e->state, memory_order_relaxed) >> 8) + 1;
+    /* generation 0 is skipped: entry 0's NLA would then be 0, which callers take for
+     * "not registered" (a rendezvous after 255 reuses of it fetched nothing) */
+    if (!(gen & 0xff)) gen++;
     /* the seqlock's writer: fields change only while state says invalid */
     atomic_thread_fence(memory_order_release);
     __atomic_store_n(&e->base, (uint64_t)(uintptr_t)addr, __ATOMIC_RELAXED);

@@ -1,6 +1,6 @@
 /* The ATU's checks against a table in this process: every fault cause, stale NLAs
- * after deregistration and re-registration, the lock region, and the in-flight
- * count that deregistration waits for. */
+ * after deregistration and re-registration (past the generation's wrap), the lock region, and the
+ * in-flight count that deregistration waits for. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -98,6 +98,25 @@ static void test_stale_after_dereg_and_reuse(void **state) {
     assert_int_equal(tw_dereg(&f->ep, &c), TW_OK);
 }
 
+/* Entry 0 reused past its 8-bit generation's wrap: never NLA 0 (callers read 0 as
+ * "not registered"), and the NLA of the use before is stale each time. */
+static void test_generation_wraps_past_zero(void **state) {
+    fixture_t *f = *state;
+    static char mem[64];
+    tw_region_t r, before = {0};
+    tw_xlate_t x;
+    for (int k = 0; k < 600; k++) {
+        assert_int_equal(tw_reg(&f->ep, mem, sizeof mem, TW_PERM_READ, &r), TW_OK);
+        assert_int_equal(r.nla >> 48, 0);
+        assert_int_not_equal(r.nla, 0);
+        if (k) assert_int_equal(xlate(f, before.nla, r.key, 8, TW_PERM_READ, 1, &x), TW_ERR_STALE);
+        assert_int_equal(xlate(f, r.nla, r.key, 8, TW_PERM_READ, 1, &x), TW_OK);
+        tw_atu_release(&x);
+        before = r;
+        assert_int_equal(tw_dereg(&f->ep, &r), TW_OK);
+    }
+}
+
 static void test_table_full_and_bad_arguments(void **state) {
     fixture_t *f = *state;
     static char mem[64];
@@ -149,6 +168,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stale_after_dereg_and_reuse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_generation_wraps_past_zero, setup, teardown),
         cmocka_unit_test_setup_teardown(test_table_full_and_bad_arguments, setup, teardown),
         cmocka_unit_test_setup_teardown(test_heap_registration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lock_region, setup, teardown),
