@@ -161,6 +161,10 @@ int tw_ep_sleeps(const tw_ep_t *ep);
 /* Whether this node's ranks outnumber the CPUs they may run on (TW_WAIT=auto sleeps
  * then): a peer's core is not free for work handed to it. */
 int tw_ep_crowded(const tw_ep_t *ep);
+/* Whether this job's ranks on one node reach each other through the mapped link (and
+ * so can share memory): 1, unless TW_LINK names a link that carries every peer (the
+ * same for every rank of the job). */
+int tw_ep_maps_node(const tw_ep_t *ep);
 /* allowed 0: this endpoint's waits give the core away instead of sleeping (a
  * threaded caller whose wait holds a lock another thread may need); 1: they sleep
  * again, when TW_WAIT lets them. */

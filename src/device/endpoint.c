@@ -810,6 +810,10 @@ int tw_ep_crowded(const tw_ep_t *ep) {
     return ep && ep->job->local_size > ep->job->cores;
 }
 
+int tw_ep_maps_node(const tw_ep_t *ep) {
+    return ep && !ep->every_peer;
+}
+
 int tw_ep_sleeps(const tw_ep_t *ep) {
     return ep && ep->sleep_us != 0;
 }

@@ -17,6 +17,10 @@ tw_mpi_defect(dyn_win 1 3)
 tw_mpi_defect(many_registrations 1 2 3)
 add_test(NAME mpi_defects_many_registrations_2_udp COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_defects_many_registrations>)
 set_tests_properties(mpi_defects_many_registrations_2_udp PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT} ENVIRONMENT "TW_LINK=udp")
+tw_mpi_defect(shared_comm 1 3)
+# every peer over the udp link: each rank a node of its own, its window still made
+add_test(NAME mpi_defects_shared_comm_3_udp COMMAND ${MPIEXEC} -n 3 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_defects_shared_comm>)
+set_tests_properties(mpi_defects_shared_comm_3_udp PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT} ENVIRONMENT "TW_LINK=udp")
 tw_mpi_defect(put_pieces 2 3)
 # over the udp link such puts go piece by piece, as before
 add_test(NAME mpi_defects_put_pieces_2_udp COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_defects_put_pieces>)

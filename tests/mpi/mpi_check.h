@@ -36,15 +36,14 @@ static inline void check_status_empty(const MPI_Status *st) {
 /* 1 when every rank is on this node and reached over shared memory (not so over
  * the udp link, TW_LINK=udp, or across hosts). */
 static inline int all_on_one_node(void) {
-    const char *link = getenv("TW_LINK");
     MPI_Comm node;
     int n;
     CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) ==
           MPI_SUCCESS);
     CHECK(MPI_Comm_size(node, &n) == MPI_SUCCESS);
     CHECK(MPI_Comm_free(&node) == MPI_SUCCESS);
-    /* a link named for every peer (udp, ofi) reaches this node's peers without their memory */
-    return n == size && !(link && strcmp(link, "auto") && strcmp(link, "shm"));
+    /* a link named for every peer (TW_LINK=udp, ofi) makes each rank a node of its own */
+    return n == size;
 }
 
 #endif

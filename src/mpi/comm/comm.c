@@ -150,6 +150,10 @@ int tw_mpi_node(int world) {
     return node[world];
 }
 
+int tw_mpi_shared_color(void) {
+    return tw_ep_maps_node(tw_mpi.ep) ? tw_mpi_node(tw_mpi.rank) : tw_mpi.rank;
+}
+
 int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result) {
     NEED_INIT("MPI_Comm_compare");
     tw_mpi_comm_t *a = tw_mpi_comm_get(comm1), *b = tw_mpi_comm_get(comm2);

@@ -124,6 +124,9 @@ void tw_mpi_comm_fini(void);
 
 /* The node of a world rank, named by the lowest world rank on it (comm.c). */
 int tw_mpi_node(int world);
+/* This rank's color for MPI_COMM_TYPE_SHARED: its node's, or (TW_LINK=udp: every peer
+ * over the link, none mapped) its own rank, sharing memory with none. */
+int tw_mpi_shared_color(void);
 /* Peers' addresses became known (a connection, dynamic.c): the nodes are read again. */
 void tw_mpi_node_forget(void);
 

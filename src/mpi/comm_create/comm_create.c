@@ -269,7 +269,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     if (!tw_mpi_info_ok(info)) return tw_mpi_error(p, "MPI_Comm_split_type", MPI_ERR_INFO, NULL);
     if (split_type != MPI_COMM_TYPE_SHARED && split_type != MPI_UNDEFINED)
         return tw_mpi_split_hw(p, split_type, key, info, newcomm);
-    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : tw_mpi_node(tw_mpi.rank);
+    int color = split_type == MPI_UNDEFINED ? MPI_UNDEFINED : tw_mpi_shared_color();
     int rc = tw_mpi_comm_split_color(p, color, key, newcomm);
     return rc ? tw_mpi_error(p, "MPI_Comm_split_type", rc, NULL) : MPI_SUCCESS;
 }

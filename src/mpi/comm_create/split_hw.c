@@ -31,8 +31,8 @@
 enum { OBJECTS = 4096, SHARED_LEVEL = -2 };
 
 static int color_of(int level) {
+    if (level == SHARED_LEVEL) return tw_mpi_shared_color();
     int node = tw_mpi_node(tw_mpi.rank);
-    if (level == SHARED_LEVEL) return node;
     int obj = tw_hw_object(level);
     if (obj < 0 || obj >= OBJECTS || node >= 0x7fffffff / OBJECTS) return MPI_UNDEFINED;
     return node * OBJECTS + obj;

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "mpi/comm/comm.h"
+#include "mpi/env/state.h"
 #include "mpi/io/file.h"
 #include "mpi/io/hints.h"
 
@@ -76,11 +77,14 @@ void tw_io_hints_open(tw_io_file_t *f) {
     const tw_mpi_comm_t *c = tw_mpi_comm_get(f->comm);
     int *all = malloc(sizeof(int) * 3 * (size_t)f->size);
     h->by_spread = malloc(sizeof(int) * (size_t)f->size);
-    int ok = all && h->by_spread && c, all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, f->comm); /* the same choice everywhere */
-    if (all_ok) {
+    /* under TW_LINK=udp no rank maps another's memory: each is a node of its own, as
+     * MPI_COMM_TYPE_SHARED has it (decided alike everywhere: a spawned job maps its
+     * node whatever its parents do) */
+    int ok[2] = {all && h->by_spread && c, tw_ep_maps_node(tw_mpi.ep)};
+    MPI_Allreduce(MPI_IN_PLACE, ok, 2, MPI_INT, MPI_MIN, f->comm); /* the same choice everywhere */
+    if (ok[0]) {
         for (int r = 0; r < f->size; r++)
-            all[3 * r] = tw_mpi_node(tw_mpi_world_rank(c, r)), all[3 * r + 1] = r;
+            all[3 * r] = ok[1] ? tw_mpi_node(tw_mpi_world_rank(c, r)) : r, all[3 * r + 1] = r;
         qsort(all, (size_t)f->size, 3 * sizeof(int), by_node_order);
         int local = 0; /* now {local rank, node, rank}: the rank's place on its node */
         for (int k = 0; k < f->size; k++) {
