@@ -16,7 +16,6 @@
 #include <sys/stat.h>
 
 #include "mpi/env/error.h"
-#include "mpi/env/state.h"
 #include "mpi/io/runs.h"
 #include "mpi/io/two_phase.h"
 #include "mpi/io/two_phase_wire.h"
@@ -141,14 +140,17 @@ static int shared_window(tw_io_file_t *f, MPI_Offset bytes) {
     for (int i = 0; i < h->naggregators && h->aggregators; i++)
         if (h->aggregators[i] == f->rank) me_agg = 1;
     if (!h->aggregators) me_agg = f->rank == 0;
-    /* under TW_LINK=udp the ranks of a node map none of each other's memory: the
-     * window would fail (through the file communicator's handler), so none is tried */
-    int maps = tw_ep_maps_node(tw_mpi.ep);
-    MPI_Allreduce(MPI_IN_PLACE, &maps, 1, MPI_INT, MPI_MIN, f->comm);
-    if (!maps) return 0;
+    /* a window that cannot be made (no room in /dev/shm) leaves the exchange to
+     * messages: its error comes back here, not through the handler the file's
+     * communicator took from the user's (fatal by default) */
+    MPI_Errhandler keep;
+    MPI_Comm_get_errhandler(f->comm, &keep);
+    MPI_Comm_set_errhandler(f->comm, MPI_ERRORS_RETURN);
     char *base = NULL;
     int rc = MPI_Win_allocate_shared(me_agg ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL, f->comm, &base,
                                      &h->cb_win);
+    MPI_Comm_set_errhandler(f->comm, keep);
+    MPI_Errhandler_free(&keep);
     h->cb_bases = malloc(sizeof(char *) * (size_t)h->naggregators);
     int ok = rc == MPI_SUCCESS && h->cb_bases;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, f->comm);
