@@ -155,6 +155,18 @@ void tw_ep_relax(tw_ep_t *ep, unsigned *spins);
  * reader with tw_ep_wake. */
 void tw_ep_relax_until(tw_ep_t *ep, unsigned *spins, int (*ready)(void *ctx), void *ctx);
 
+/* tw_ep_relax_until for a thread that waits while other threads of its process use
+ * the endpoint (MPI_THREAD_MULTIPLE: a wait on memory only its own call reads, made
+ * without the lock that serialises the endpoint's users). It reads the endpoint's
+ * settings and its doorbell, nothing another thread writes. Where it would sleep it
+ * announces itself on the doorbell first, then asks awake(ctx): non-zero to stay up.
+ * awake answers what it waits for and, holding that lock, tw_ep_has_work (when it
+ * cannot take the lock, another thread polls: stay up). */
+void tw_ep_relax_shared(tw_ep_t *ep, unsigned *spins, int (*awake)(void *ctx), void *ctx);
+/* Whether anything waits in the endpoint's rings, or is owed to them (a progress
+ * pass has work); for a caller that serialises the endpoint's users. */
+int tw_ep_has_work(const tw_ep_t *ep);
+
 /* Whether this endpoint's waits may sleep (TW_WAIT=sleep, or auto with more ranks
  * than CPUs on the node): then a peer that writes to it rings its doorbell. */
 int tw_ep_sleeps(const tw_ep_t *ep);

@@ -739,6 +739,18 @@ static int ep_has_work(const tw_ep_t *ep) {
            tw_ring_ready(&ep->resp_rx) || ep->lost_owed || ep->rma.owed;
 }
 
+int tw_ep_has_work(const tw_ep_t *ep) {
+    return ep && ep_has_work(ep);
+}
+
+/* A sleep's bound: a link that must be polled rings no doorbell for its packets. */
+static unsigned sleep_bound_us(const tw_ep_t *ep) {
+    unsigned us = ep->sleep_us;
+    if (ep->polled && !ep->progress_thread && us > TW_EP_SLEEP_POLLED_US)
+        us = TW_EP_SLEEP_POLLED_US;
+    return us;
+}
+
 /* TW_WAIT=sleep: a pause, then the core given away, then a sleep on the doorbell,
  * unless ready (when not NULL) finds what the caller waits for once announced. */
 static void ep_doze(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *ctx) {
@@ -762,13 +774,21 @@ static void ep_doze(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *ct
     tw_bell_t *bell = &ep->segment->bell;
     uint32_t ticket = tw_bell_announce(bell);
     if (!ep_has_work(ep) && !(ready && ready(ctx))) {
-        unsigned us = ep->sleep_us;
-        if (ep->polled && !ep->progress_thread && us > TW_EP_SLEEP_POLLED_US)
-            us = TW_EP_SLEEP_POLLED_US;
-        tw_bell_sleep(bell, ticket, us);
+        tw_bell_sleep(bell, ticket, sleep_bound_us(ep));
         ep->sleeps++;
     }
     tw_bell_leave(bell);
+}
+
+/* TW_WAIT=yield and auto: the core given away now and then, a pause between. */
+static void ep_give_core(const tw_ep_t *ep, unsigned *spins) {
+    if (*spins >= (ep->idle_spins > TW_EP_YIELD_EVERY ? ep->idle_spins : TW_EP_YIELD_EVERY)) {
+        *spins = 0;
+        sched_yield();
+    }
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause(); /* let the rank sharing this core run */
+#endif
 }
 
 static void ep_yield(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *ctx) {
@@ -781,13 +801,7 @@ static void ep_yield(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *c
         return;
     }
     /* TW_WAIT=yield: every TW_EP_YIELD_EVERY polls; auto: every idle_spins */
-    if (*spins >= (ep->idle_spins > TW_EP_YIELD_EVERY ? ep->idle_spins : TW_EP_YIELD_EVERY)) {
-        *spins = 0;
-        sched_yield();
-    }
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause(); /* let the rank sharing this core run */
-#endif
+    ep_give_core(ep, spins);
 }
 
 void tw_ep_yield(tw_ep_t *ep, unsigned *spins) {
@@ -800,6 +814,35 @@ void tw_ep_relax(tw_ep_t *ep, unsigned *spins) {
 
 void tw_ep_relax_until(tw_ep_t *ep, unsigned *spins, int (*ready)(void *ctx), void *ctx) {
     if (++*spins >= ep->idle_spins) ep_yield(ep, spins, ready, ctx);
+}
+
+void tw_ep_relax_shared(tw_ep_t *ep, unsigned *spins, int (*awake)(void *ctx), void *ctx) {
+    /* reads the endpoint's settings, which no thread changes after tw_ep_open, and
+     * its doorbell, which is atomic: nothing another thread's use of it writes */
+    if (++*spins < ep->idle_spins) return;
+    if (ep->idle_spins == UINT_MAX) {
+        *spins = 0;
+        return;
+    }
+    if (!ep->sleep_us) {
+        ep_give_core(ep, spins);
+        return;
+    }
+    if (*spins < TW_EP_SLEEP_PAUSES) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        return;
+    }
+    if (*spins < TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS) {
+        sched_yield();
+        return;
+    }
+    *spins = TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS;
+    tw_bell_t *bell = &ep->segment->bell;
+    uint32_t ticket = tw_bell_announce(bell);
+    if (!awake(ctx)) tw_bell_sleep(bell, ticket, sleep_bound_us(ep));
+    tw_bell_leave(bell);
 }
 
 void tw_ep_set_sleep(tw_ep_t *ep, int allowed) {

@@ -137,22 +137,35 @@ typedef struct shm_wait {
     int done, ring;
 } shm_wait_t;
 
+/* Whether this rank's line is out and the other members are still to be woken. */
+static int ring_due(const shm_wait_t *w) {
+    const tw_coll_shm_run_t *x = w->x;
+    return w->ring && atomic_load_explicit(&tw_coll_shm_line(x, x->rank, x->k)->seq,
+                                           memory_order_relaxed) == x->k;
+}
+
 /* Advances the call (never again once done: a taker would read a line reused by
- * then) and wakes the other members once this rank's line is out. 1 when something
- * moved. */
-static int shm_step(void *arg) {
+ * then); touches the block and w only, so a thread that gave the library's lock back
+ * may run it. 1 when something moved, or the members are to be woken. */
+static int shm_moved(void *arg) {
     shm_wait_t *w = arg;
     if (w->done) return 1;
     tw_coll_shm_run_t *x = w->x;
     int step = x->step, next = x->next;
     w->done = tw_coll_shm_advance(x, w->give, w->take);
-    if (w->ring && atomic_load_explicit(&tw_coll_shm_line(x, x->rank, x->k)->seq,
-                                        memory_order_relaxed) == x->k) {
+    return w->done || x->step != step || x->next != next || ring_due(w);
+}
+
+/* shm_moved, then the other members woken once this rank's line is out. */
+static int shm_step(void *arg) {
+    shm_wait_t *w = arg;
+    int moved = shm_moved(w);
+    if (ring_due(w)) {
         w->ring = 0;
-        for (int r = 0; r < x->size; r++)
-            if (r != x->rank) tw_ep_wake(tw_mpi.ep, tw_mpi_world_rank(w->c, r));
+        for (int r = 0; r < w->x->size; r++)
+            if (r != w->x->rank) tw_ep_wake(tw_mpi.ep, tw_mpi_world_rank(w->c, r));
     }
-    return w->done || x->step != step || x->next != next;
+    return moved;
 }
 
 static void shm_finish_started(tw_mpi_comm_t *c);
@@ -166,7 +179,7 @@ static int run(tw_mpi_comm_t *c, tw_coll_shm_run_t *x, int kind, int root, size_
     *x = (tw_coll_shm_run_t){.lines = c->shm->lines, .size = c->size, .rank = c->rank};
     tw_coll_shm_start(x, ++c->shm->seq, kind, root, bytes);
     unsigned spins = 0;
-    if (!c->shm->rings) { /* a core per rank: nobody sleeps, nobody to wake */
+    if (!c->shm->rings && !tw_mpi_threads_on) { /* a core per rank: nobody to wake */
         while (!tw_coll_shm_advance(x, give, take)) {
             tw_mpi_progress();
             int rc = stop_waiting(c);
@@ -175,12 +188,12 @@ static int run(tw_mpi_comm_t *c, tw_coll_shm_run_t *x, int kind, int root, size_
         }
         return MPI_SUCCESS;
     }
-    shm_wait_t w = {c, x, give, take, 0, 1};
+    shm_wait_t w = {c, x, give, take, 0, c->shm->rings};
     while ((void)shm_step(&w), !w.done) {
         tw_mpi_progress();
         int rc = stop_waiting(c);
         if (rc) return rc;
-        tw_mpi_relax_until(&spins, shm_step, &w);
+        tw_mpi_relax_own(&spins, shm_step, shm_moved, &w);
     }
     return MPI_SUCCESS;
 }
@@ -405,7 +418,7 @@ static int wait_flags(tw_mpi_comm_t *c, int from, int end, int which, uint64_t k
          * relax_until returns once w.r moves */
         if (c->shm->rings && said != wanted(which, w.r))
             atomic_store(wants, said = wanted(which, w.r));
-        tw_mpi_relax_until(&spins, flags_reached, &w);
+        tw_mpi_relax_own(&spins, flags_reached, flags_reached, &w);
     }
     if (said) atomic_store_explicit(wants, 0, memory_order_relaxed);
     return MPI_SUCCESS;

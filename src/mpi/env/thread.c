@@ -72,6 +72,30 @@ void tw_mpi_thread_relax(unsigned *spins, int (*ready)(void *ctx), void *ctx) {
     tw_mpi_thread_yield();
 }
 
+/* Before a sleep without the lock: stay up when what the wait waits for moved, when
+ * another thread holds the lock (it polls the rings meanwhile), or when a progress
+ * pass has work, which only the lock lets this thread see. */
+static int awake_unlocked(void *arg) {
+    const wait_t *w = arg;
+    if (w->ready(w->ctx)) return 1;
+    if (pthread_mutex_trylock(&lock) != 0) return 1;
+    int work = tw_ep_has_work(tw_mpi.ep) || tw_mpi_hooks_ready(NULL);
+    pthread_mutex_unlock(&lock);
+    return work;
+}
+
+int tw_mpi_thread_pause_free(unsigned *spins, int (*moved)(void *ctx), void *ctx) {
+    /* deeper, the call below this one holds state another thread must not see */
+    if (depth != 1) return 0;
+    wait_t w = {moved, ctx};
+    depth = 0;
+    pthread_mutex_unlock(&lock);
+    if (!moved(ctx)) tw_ep_relax_shared(tw_mpi.ep, spins, awake_unlocked, &w);
+    take();
+    depth = 1;
+    return 1;
+}
+
 void tw_mpi_thread_init(int provided) {
     tw_mpi.thread_level = provided;
     tw_mpi.main_thread = pthread_self();

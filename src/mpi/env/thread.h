@@ -10,7 +10,9 @@
  * other threads run while one waits; any state such a call reads again after a pass
  * is read under the lock once more. A wait that sleeps (TW_WAIT) sleeps holding the
  * lock; a thread that finds the lock taken rings the endpoint's doorbell first, so the
- * sleeper wakes and hands the lock over.
+ * sleeper wakes and hands the lock over. A collective's wait on its communicator's
+ * shared block is the exception: it holds the lock only for its progress passes
+ * (tw_mpi_thread_pause_free), so collectives on other communicators run meanwhile.
  *
  * Below MPI_THREAD_MULTIPLE the wrappers test tw_mpi_threads_on and nothing else. */
 #ifndef TW_MPI_THREAD_H
@@ -55,6 +57,23 @@ static inline void tw_mpi_relax_until(unsigned *spins, int (*ready)(void *ctx), 
         tw_mpi_thread_relax(spins, ready, ctx);
     else
         tw_ep_relax_until(tw_mpi.ep, spins, ready, ctx);
+}
+
+/* The pause of a wait on memory that only the waiting call reads and other processes
+ * write (a collective's lines on its communicator's block, which no other thread may
+ * use meanwhile): at a call's outermost level the lock is given back for the pause,
+ * so threads on other communicators run their calls, and taken again before it
+ * returns. moved(ctx) runs without the lock (it may read only such memory): non-zero
+ * when the wait should look again. 0, with nothing done, inside a callback's call. */
+int tw_mpi_thread_pause_free(unsigned *spins, int (*moved)(void *ctx), void *ctx);
+
+/* tw_mpi_relax_until for such a wait: ready(ctx) runs with the lock as there (it may
+ * wake peers), moved(ctx) without it. */
+static inline void tw_mpi_relax_own(unsigned *spins, int (*ready)(void *ctx),
+                                    int (*moved)(void *ctx), void *ctx) {
+    if (__builtin_expect(tw_mpi_threads_on, 0) && tw_mpi_thread_pause_free(spins, moved, ctx))
+        return;
+    tw_mpi_relax_until(spins, ready, ctx);
 }
 
 /* Called by MPI_Init_thread: stores the level provided and the calling thread, and
