@@ -322,6 +322,18 @@ bind)
     while read -r list core; do
         [[ $list == "$allowed" && $core == none ]] || fail "oversubscribed rank bound: $list $core"
     done <"$tmp/out"
+    # ... unless --bind-to says so: the ranks take the cores in turn, none its own
+    if ((ncpu > 1)); then
+        run --bind-to core --report-bindings -n $((ncpu + 1)) --timeout 60 sh -c "$show"
+        expect_rc 0
+        grep -q "^twrun: rank $ncpu bound to core 0: CPUs " "$tmp/err" ||
+            fail "rank $ncpu of $((ncpu + 1)) not bound to core 0: $(cat "$tmp/err")"
+        while read -r list core; do
+            n=$(cpu_count "$list")
+            ((n >= 1 && n < ncpu)) && [[ $core == none ]] ||
+                fail "rank bound in turn may run on '$list' (TW_BOUND_CORE $core)"
+        done <"$tmp/out"
+    fi
     # twrun itself kept to one CPU (taskset): its ranks share that CPU, bound to nothing
     # else, however many the machine has
     if command -v taskset >/dev/null; then

@@ -94,6 +94,7 @@ typedef struct job {
     twr_stream_t **streams; /* when tagged: stdout and stderr of each rank, as started */
     hwloc_topology_t topo;
     hwloc_obj_type_t bind_type; /* a core or a hardware thread per rank */
+    int bind_objs;              /* how many there are; fewer than ranks: shared in turn */
     pid_t self;
     sigset_t child_mask;
     struct rlimit nofile;   /* as twrun found it, for the ranks */
@@ -464,22 +465,26 @@ static void report_binding(const job_t *job, int rank, hwloc_obj_t obj) {
     if (!job->opt->report_bindings) return;
     char *cpus = NULL;
     if (obj && hwloc_bitmap_list_asprintf(&cpus, obj->cpuset) >= 0)
-        fprintf(stderr, "twrun: rank %d bound to %s %d: CPUs %s\n", rank,
-                job->bind_type == HWLOC_OBJ_PU ? "hardware thread" : "core", rank, cpus);
+        fprintf(stderr, "twrun: rank %d bound to %s %u: CPUs %s\n", rank,
+                job->bind_type == HWLOC_OBJ_PU ? "hardware thread" : "core", obj->logical_index,
+                cpus);
     else
         fprintf(stderr, "twrun: rank %d not bound\n", rank);
     free(cpus);
 }
 
-/* Binds rank i to core (or hardware thread) i, when load_topology found one per rank. */
+/* Binds rank i to core (or hardware thread) i, when load_topology found one per rank,
+ * or to i mod their count when --bind-to asked for it with more ranks than them. */
 static void bind_rank(job_t *job, int rank) {
     unsetenv("TW_BOUND_CORE");
-    hwloc_obj_t obj =
-        job->topo ? hwloc_get_obj_by_type(job->topo, job->bind_type, (unsigned)rank) : NULL;
+    hwloc_obj_t obj = job->topo ? hwloc_get_obj_by_type(job->topo, job->bind_type,
+                                                        (unsigned)(rank % job->bind_objs))
+                                : NULL;
     if (obj && (!obj->cpuset || hwloc_set_cpubind(job->topo, obj->cpuset, HWLOC_CPUBIND_PROCESS)))
         obj = NULL;
     report_binding(job, rank, obj);
-    if (!obj) return;
+    /* a core shared with other ranks is not one of its own (TW_BOUND_CORE says so) */
+    if (!obj || job->size > job->bind_objs) return;
     char v[16];
     snprintf(v, sizeof v, "%d", job->bind_type == HWLOC_OBJ_PU ? (int)obj->os_index : rank);
     setenv("TW_BOUND_CORE", v, 1);
@@ -1173,11 +1178,14 @@ static void load_topology(job_t *job) {
         (void)hwloc_topology_restrict(t, mine, 0); /* unchanged when it fails */
     hwloc_bitmap_free(mine);
     int cores = hwloc_get_nbobjs_by_type(t, job->bind_type);
-    if (cores <= 0 || job->size > cores) { /* oversubscribed: let the kernel place ranks */
+    /* oversubscribed: the kernel places the ranks, unless --bind-to said otherwise (as
+     * Hydra's -bind-to: the ranks take the cores in turn) */
+    if (cores <= 0 || (job->size > cores && !job->opt->bind_given)) {
         hwloc_topology_destroy(t);
         return;
     }
     job->topo = t;
+    job->bind_objs = cores;
 }
 
 static void serve(job_t *job, int sfd) {
