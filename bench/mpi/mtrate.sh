@@ -6,7 +6,8 @@
 # and the per-round ratios.
 #
 # usage: bench/mpi/mtrate.sh [BUILD_DIR]      (default build)
-#   env: ROUNDS (default 5), THREADS (default 1,2,4), MODES (default "comm tag"),
+#   env: ROUNDS (default 5), THREADS (default 1,2,4), MODES (default "comm tag"; also
+#        "comm+blocked", "tag+blocked": a thread a rank blocked in MPI_Recv meanwhile),
 #        WINDOWS per thread (default 500), SIZE bytes (default 8), RUN_TIMEOUT (120 s)
 # MPIs: tollway (BUILD_DIR/bin/mpicc, mpiexec -n 2 --bind-to none), mpich (mpicc.mpich,
 # mpiexec.mpich -n 2 -bind-to none), openmpi (mpicc.openmpi, mpirun.openmpi -np 2
@@ -51,7 +52,9 @@ for r in $(seq 1 "$rounds"); do
     for k in $(seq 0 $((n - 1))); do
         name=${mpis[$(((k + r) % n))]} # the first MPI of a round rotates
         for mode in $modes; do
-            cmd="${run[$name]} --threads $threads --mode $mode --windows $windows --size $size --csv"
+            # a mode "X+blocked": mode X with a thread a rank blocked in MPI_Recv
+            cmd="${run[$name]} --threads $threads --mode ${mode%+blocked} --windows $windows --size $size --csv"
+            [ "$mode" = "${mode%+blocked}" ] || cmd="$cmd --blocked"
             [ "$r" = 1 ] && echo "$name: $cmd" >>"$out/commands.txt"
             timeout "$limit" $cmd 2>>"$out/run-$name.log" |
                 awk -F, -v m="$name" -v r="$r" '$1 == "mtrate" {print m "," $2 "," $3 "," $4 "," r "," $5}' >>"$raw" ||
@@ -65,7 +68,7 @@ import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 keys = sorted({(r["mode"], int(r["threads"])) for r in rows})
 mpis = sorted({r["mpi"] for r in rows}, key=lambda m: (m != "tollway", m))
-print("%-6s %7s " % ("mode", "threads") + " ".join("%14s" % m for m in mpis) +
+print("%-12s %7s " % ("mode", "threads") + " ".join("%14s" % m for m in mpis) +
       "".join("  tollway/%-8s" % m for m in mpis if m != "tollway"))
 for mode, t in keys:
     med, by_round = {}, {}
@@ -74,7 +77,7 @@ for mode, t in keys:
         med[m] = statistics.median(v) if v else float("nan")
         by_round[m] = {r["round"]: float(r["msgs"]) for r in rows
                        if r["mpi"] == m and r["mode"] == mode and int(r["threads"]) == t}
-    line = "%-6s %7d " % (mode, t) + " ".join("%14.0f" % med[m] for m in mpis)
+    line = "%-12s %7d " % (mode, t) + " ".join("%14.0f" % med[m] for m in mpis)
     for m in mpis:
         if m == "tollway": continue
         ratios = [by_round["tollway"][k] / by_round[m][k] for k in by_round["tollway"] if k in by_round[m]]
