@@ -34,3 +34,10 @@ add_test(NAME mpi_threads_sleeping_3_on_1_cpu
 set_tests_properties(mpi_threads_sleeping_3_on_1_cpu PROPERTIES LABELS "mp;mpi;thread"
                      TIMEOUT ${TW_TEST_TIMEOUT} SKIP_RETURN_CODE 77
                      ENVIRONMENT "TW_WAIT=sleep;TW_WAIT_SLEEP=1000000")
+# Ranks and threads outnumbering the CPUs, as users run IMB-MT: 4 ranks of 4 threads on
+# 2 CPUs, waits as TW_WAIT=auto chooses there (they sleep); collectives on the threads'
+# own communicators wait without the library's lock (tw_mpi_thread_pause_free)
+add_test(NAME mpi_threads_crowded_4_on_2_cpus
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/mpi/few_cpus.sh 2 ${MPIEXEC} -n 4 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_threads>)
+set_tests_properties(mpi_threads_crowded_4_on_2_cpus PROPERTIES LABELS "mp;mpi;thread"
+                     TIMEOUT ${TW_TEST_TIMEOUT} SKIP_RETURN_CODE 77)
