@@ -477,14 +477,16 @@ static void report_binding(const job_t *job, int rank, hwloc_obj_t obj) {
  * or to i mod their count when --bind-to asked for it with more ranks than them. */
 static void bind_rank(job_t *job, int rank) {
     unsetenv("TW_BOUND_CORE");
-    hwloc_obj_t obj = job->topo ? hwloc_get_obj_by_type(job->topo, job->bind_type,
-                                                        (unsigned)(rank % job->bind_objs))
-                                : NULL;
+    /* shared: asked for with more ranks than cores; otherwise a rank past the cores
+     * (one spawned later) stays unbound */
+    int shared = job->topo && job->size > job->bind_objs;
+    unsigned at = shared ? (unsigned)(rank % job->bind_objs) : (unsigned)rank;
+    hwloc_obj_t obj = job->topo ? hwloc_get_obj_by_type(job->topo, job->bind_type, at) : NULL;
     if (obj && (!obj->cpuset || hwloc_set_cpubind(job->topo, obj->cpuset, HWLOC_CPUBIND_PROCESS)))
         obj = NULL;
     report_binding(job, rank, obj);
     /* a core shared with other ranks is not one of its own (TW_BOUND_CORE says so) */
-    if (!obj || job->size > job->bind_objs) return;
+    if (!obj || shared) return;
     char v[16];
     snprintf(v, sizeof v, "%d", job->bind_type == HWLOC_OBJ_PU ? (int)obj->os_index : rank);
     setenv("TW_BOUND_CORE", v, 1);
