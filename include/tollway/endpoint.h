@@ -163,9 +163,10 @@ void tw_ep_relax_until(tw_ep_t *ep, unsigned *spins, int (*ready)(void *ctx), vo
  * awake answers what it waits for and, holding that lock, tw_ep_has_work (when it
  * cannot take the lock, another thread polls: stay up). */
 void tw_ep_relax_shared(tw_ep_t *ep, unsigned *spins, int (*awake)(void *ctx), void *ctx);
-/* Whether anything waits in the endpoint's rings, or is owed to them (a progress
- * pass has work); for a caller that serialises the endpoint's users. */
-int tw_ep_has_work(const tw_ep_t *ep);
+/* Whether a progress pass has work: anything waits in the endpoint's rings or is owed
+ * to them, or a send was refused for a full ring since the last look (the peer that
+ * frees it rings no bell). For a caller that serialises the endpoint's users. */
+int tw_ep_has_work(tw_ep_t *ep);
 
 /* Whether this endpoint's waits may sleep (TW_WAIT=sleep, or auto with more ranks
  * than CPUs on the node): then a peer that writes to it rings its doorbell. */

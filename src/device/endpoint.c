@@ -739,8 +739,18 @@ static int ep_has_work(const tw_ep_t *ep) {
            tw_ring_ready(&ep->resp_rx) || ep->lost_owed || ep->rma.owed;
 }
 
-int tw_ep_has_work(const tw_ep_t *ep) {
-    return ep && ep_has_work(ep);
+/* Whether a send was refused for a full ring since the last look: the peer that
+ * frees the ring rings no bell here, so a wait with such a send to retry polls rather
+ * than sleeps. */
+static int ep_retried(tw_ep_t *ep) {
+    uint64_t retries = ep->stats.send_retries + ep->stats.rma_retries;
+    if (retries == ep->retries_seen) return 0;
+    ep->retries_seen = retries;
+    return 1;
+}
+
+int tw_ep_has_work(tw_ep_t *ep) {
+    return ep && (ep_has_work(ep) || ep_retried(ep));
 }
 
 /* A sleep's bound: a link that must be polled rings no doorbell for its packets. */
@@ -760,12 +770,8 @@ static void ep_doze(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *ct
 #endif
         return;
     }
-    /* a send refused for a full ring is retried by polling: the peer that frees the
-     * ring rings no bell here */
-    uint64_t retries = ep->stats.send_retries + ep->stats.rma_retries;
-    if (*spins < TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS || ep->sleep_off ||
-        retries != ep->retries_seen) {
-        ep->retries_seen = retries;
+    int retried = ep_retried(ep);
+    if (*spins < TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS || ep->sleep_off || retried) {
         if (*spins > TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS) *spins = TW_EP_SLEEP_PAUSES;
         sched_yield();
         return;
@@ -834,15 +840,21 @@ void tw_ep_relax_shared(tw_ep_t *ep, unsigned *spins, int (*awake)(void *ctx), v
 #endif
         return;
     }
-    if (*spins < TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS) {
+    if (*spins < TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS || ep->sleep_off) {
+        if (*spins > TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS) *spins = TW_EP_SLEEP_PAUSES;
         sched_yield();
         return;
     }
-    *spins = TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS;
+    *spins = TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS; /* sleeps from now on */
     tw_bell_t *bell = &ep->segment->bell;
     uint32_t ticket = tw_bell_announce(bell);
-    if (!awake(ctx)) tw_bell_sleep(bell, ticket, sleep_bound_us(ep));
+    int up = awake(ctx);
+    if (!up) tw_bell_sleep(bell, ticket, sleep_bound_us(ep));
     tw_bell_leave(bell);
+    if (up) { /* as ep_doze: the core given away for a while before the next try */
+        *spins = TW_EP_SLEEP_PAUSES;
+        sched_yield();
+    }
 }
 
 void tw_ep_set_sleep(tw_ep_t *ep, int allowed) {

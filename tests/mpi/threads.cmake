@@ -35,9 +35,20 @@ set_tests_properties(mpi_threads_sleeping_3_on_1_cpu PROPERTIES LABELS "mp;mpi;t
                      TIMEOUT ${TW_TEST_TIMEOUT} SKIP_RETURN_CODE 77
                      ENVIRONMENT "TW_WAIT=sleep;TW_WAIT_SLEEP=1000000")
 # Ranks and threads outnumbering the CPUs, as users run IMB-MT: 4 ranks of 4 threads on
-# 2 CPUs, waits as TW_WAIT=auto chooses there (they sleep); collectives on the threads'
-# own communicators wait without the library's lock (tw_mpi_thread_pause_free)
+# 2 CPUs, waits as TW_WAIT=auto chooses there (they sleep, 2 ms at most); collectives on
+# the threads' own communicators wait without the library's lock
+# (tw_mpi_thread_pause_free). Lost wake-ups: mpi_threads_sleeping_3_on_1_cpu, whose
+# sleeps last up to a second, and mpi_threads_queued below.
 add_test(NAME mpi_threads_crowded_4_on_2_cpus
          COMMAND ${PROJECT_SOURCE_DIR}/tests/mpi/few_cpus.sh 2 ${MPIEXEC} -n 4 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_threads>)
 set_tests_properties(mpi_threads_crowded_4_on_2_cpus PROPERTIES LABELS "mp;mpi;thread"
                      TIMEOUT ${TW_TEST_TIMEOUT} SKIP_RETURN_CODE 77)
+# A collective's wait without the lock retries sends refused by a full mailbox rather
+# than sleep past them (threads_queued.c): a sleep bound of a second would cost every
+# round a second
+add_executable(mpi_threads_queued threads_queued.c)
+target_link_libraries(mpi_threads_queued PRIVATE mpi)
+add_test(NAME mpi_threads_queued COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_threads_queued>)
+set_tests_properties(mpi_threads_queued PROPERTIES LABELS "mp;mpi;thread" TIMEOUT ${TW_TEST_TIMEOUT}
+                     PASS_REGULAR_EXPRESSION "rounds ok"
+                     ENVIRONMENT "TW_WAIT=sleep;TW_WAIT_SLEEP=1000000;TW_VELO_SLOTS=128")

@@ -74,12 +74,14 @@ void tw_mpi_thread_relax(unsigned *spins, int (*ready)(void *ctx), void *ctx) {
 
 /* Before a sleep without the lock: stay up when what the wait waits for moved, when
  * another thread holds the lock (it polls the rings meanwhile), or when a progress
- * pass has work, which only the lock lets this thread see. */
+ * pass has work (a send to retry among it), which only the lock lets this thread see. */
 static int awake_unlocked(void *arg) {
     const wait_t *w = arg;
     if (w->ready(w->ctx)) return 1;
     if (pthread_mutex_trylock(&lock) != 0) return 1;
+    depth = 1; /* held: a call made from a hook's check nests rather than deadlocks */
     int work = tw_ep_has_work(tw_mpi.ep) || tw_mpi_hooks_ready(NULL);
+    depth = 0;
     pthread_mutex_unlock(&lock);
     return work;
 }
