@@ -107,7 +107,9 @@ int main(int argc, char **argv) {
         /* a little longer than the receiver counts, so that it never waits at the end */
         for (start = now(); now() - start < (double)seconds + 0.5;) {
             if (crc) sum += tw_crc32c(0, buf + at, piece);
-            ssize_t n = tcp ? send(fd, buf + at, piece, 0)
+            /* the receiver closes after its seconds while this side still sends: the
+             * end, not a SIGPIPE that kills the sender */
+            ssize_t n = tcp ? send(fd, buf + at, piece, MSG_NOSIGNAL)
                             : sendto(fd, buf + at, piece, 0, (struct sockaddr *)&addr, sizeof addr);
             if (n < 0 && errno != ENOBUFS && errno != EAGAIN && errno != EINTR) break;
             at = (at + piece) % (BUFFER - BUFFER % piece);
