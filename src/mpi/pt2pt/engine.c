@@ -27,9 +27,6 @@
 #define UNEXPECTED_BYTES_MAX ((size_t)64 << 20)
 
 tw_p2p_t tw_p2p;
-static unsigned *refused_in; /* per destination: the last pass of post_pending_sends that it
-                                refused a send in */
-static unsigned passes;
 static tw_mpi_buffered_fn *buffered; /* bsend.c's */
 
 /* What other units registered (progress.h). */
@@ -62,11 +59,15 @@ void tw_mpi_p2p_set_buffered(tw_mpi_buffered_fn *fn) {
 /* The queues' lengths, for MPI_T's performance variables (tools/tools.c). */
 static uint64_t queue_level(int queue) {
     uint64_t n = 0;
-    if (queue == TW_MPI_T_UNEXPECTED_BYTES) return tw_p2p.match.unexpected_bytes;
-    if (queue == TW_MPI_T_POSTED)
-        for (const tw_posted_t *p = tw_p2p.match.posted; p; p = p->next) n++;
-    else
-        for (const tw_unexpected_t *u = tw_p2p.match.unexpected; u; u = u->next) n++;
+    for (int k = 0; k < TW_CHANNELS; k++) {
+        const tw_match_t *m = &tw_channels[k].match;
+        if (queue == TW_MPI_T_UNEXPECTED_BYTES)
+            n += m->unexpected_bytes;
+        else if (queue == TW_MPI_T_POSTED)
+            for (const tw_posted_t *p = m->posted; p; p = p->next) n++;
+        else
+            for (const tw_unexpected_t *u = m->unexpected; u; u = u->next) n++;
+    }
     return n;
 }
 
@@ -82,33 +83,17 @@ void tw_mpi_p2p_init(void) {
      * many (Scatter of 1 MiB on 16 ranks, 2 cores: 1.96x Open MPI's time with splits,
      * 1.09x without) */
     if (tw_mpi.crowded && !tw_setting_is_set(TW_SETTING_RNDV_SPLIT)) tw_p2p.split_min = 0;
-    tw_match_init(&tw_p2p.match, UNEXPECTED_BYTES_MAX);
     tw_mpi_t_hold_setting(TW_SETTING_EAGER_LIMIT, &tw_p2p.eager_max, TW_MPI_EAGER_MAX);
     tw_mpi_t_hold_setting(TW_SETTING_RNDV_SPLIT, &tw_p2p.split_min, SIZE_MAX);
     tw_mpi_t_hold_setting(TW_SETTING_PIPELINE_LIMIT, &tw_p2p.pipeline_max, TW_MPI_PIPELINE_MOST);
     tw_mpi_t_read_queues(queue_level);
     tw_req_pool_init();
-    tw_p2p.pending_to = calloc((size_t)tw_mpi.size, sizeof *tw_p2p.pending_to);
-    refused_in = calloc((size_t)tw_mpi.size, sizeof *refused_in);
-    tw_p2p.pieces = calloc((size_t)tw_mpi.size, sizeof *tw_p2p.pieces);
-    if (!tw_p2p.pending_to || !refused_in || !tw_p2p.pieces)
+    if (tw_channels_init(tw_mpi.size, UNEXPECTED_BYTES_MAX))
         tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
 }
 
 int tw_mpi_p2p_grow(int n) {
-    int *to = realloc(tw_p2p.pending_to, (size_t)n * sizeof *to);
-    if (to) tw_p2p.pending_to = to;
-    unsigned *in = to ? realloc(refused_in, (size_t)n * sizeof *in) : NULL;
-    if (in) refused_in = in;
-    tw_pieces_t *pieces = in ? realloc(tw_p2p.pieces, (size_t)n * sizeof *pieces) : NULL;
-    if (!pieces) return MPI_ERR_NO_MEM;
-    tw_p2p.pieces = pieces;
-    for (int r = tw_mpi.size; r < n; r++) {
-        to[r] = 0;
-        in[r] = 0;
-        pieces[r] = (tw_pieces_t){MPI_REQUEST_NULL, NULL, 0, 0};
-    }
-    return MPI_SUCCESS;
+    return tw_channels_grow(tw_mpi.size, n) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
 }
 
 /* The one place a send's protocol is chosen. Pipelined only on one node, where the
@@ -118,7 +103,7 @@ int tw_mpi_p2p_grow(int n) {
 tw_proto_t tw_proto_choose(const req_t *r) {
     if (r->mode != TW_SEND_SYNC && r->bytes <= tw_p2p.eager_max) return TW_PROTO_EAGER;
     tw_link_caps_t caps;
-    tw_ep_link_caps(tw_mpi.ep, r->peer, &caps); /* zeroed when unknown: none */
+    tw_ep_link_caps(tw_channel_of(r)->ep, r->peer, &caps); /* zeroed when unknown: none */
     if (r->mode != TW_SEND_SYNC && r->bytes <= tw_p2p.pipeline_max && caps.rma_by_initiator)
         return TW_PROTO_PIPELINE;
     return r->staged && r->bytes > TW_PACK_CHUNK ? TW_PROTO_RNDV_CHUNKED
@@ -146,29 +131,29 @@ static void deliver_unexpected(int i, tw_unexpected_t *u) {
         return;
     }
     deliver(i, u->source, u->tag, u->is_rts, &u->rts, u->data, u->len);
-    tw_match_release(&tw_p2p.match, u);
+    tw_match_release(&tw_channel_of_req(i)->match, u);
 }
 
 /* The first piece of a pipelined message: to the receive it matches, or kept (0: no
  * room to keep it now). Dropped when it is none of MPI's, or comes while its sender's
  * previous one is still under way (which no MPI peer sends). */
-static int first_arrive(const tw_velo_msg_t *m) {
+static int first_arrive(tw_channel_t *ch, const tw_velo_msg_t *m) {
     tw_mpi_hdr_t h;
     size_t size;
     if (!tw_mpi_first_take(m->data, m->length, &h, &size) || m->source < 0 ||
-        m->source >= tw_mpi.size || tw_proto_pieces_under_way(m->source))
+        m->source >= tw_mpi.size || tw_proto_pieces_under_way(ch, m->source))
         return 1;
     const unsigned char *body = (const unsigned char *)m->data + sizeof h + sizeof(tw_mpi_first_t);
     size_t len = m->length - sizeof h - sizeof(tw_mpi_first_t);
-    tw_posted_t *p = tw_match_arrival(&tw_p2p.match, m->source, h.tag, h.context);
+    tw_posted_t *p = tw_match_arrival(&ch->match, m->source, h.tag, h.context);
     if (p) {
         tw_proto_pipeline_deliver(tw_req_of_posted(p), m->source, h.tag, size, body, len);
         return 1;
     }
     tw_unexpected_t *u =
-        tw_match_keep_first(&tw_p2p.match, m->source, h.tag, h.context, body, len, size);
+        tw_match_keep_first(&ch->match, m->source, h.tag, h.context, body, len, size);
     if (!u) return 0;
-    if (u->missing) tw_proto_pipeline_keep(m->source, u);
+    if (u->missing) tw_proto_pipeline_keep(ch, m->source, u);
     if (tw_mpi_t_event_wanted(TW_EVENT_UNEXPECTED))
         tw_mpi_t_event_unexpected(m->source, h.tag, size, h.context);
     return 1;
@@ -176,14 +161,14 @@ static int first_arrive(const tw_velo_msg_t *m) {
 
 /* Not inlined into the drain loop: a poll that finds nothing then sets up nothing
  * for it. */
-__attribute__((noinline)) int tw_p2p_arrive(const tw_velo_msg_t *m) {
+__attribute__((noinline)) int tw_p2p_arrive(tw_channel_t *ch, const tw_velo_msg_t *m) {
     if (m->tag != TW_MPI_EAGER && m->tag != TW_MPI_RTS) { /* the envelopes first: most messages */
         switch (m->tag) {
         case TW_MPI_MORE:
-            tw_proto_piece_take(m->source, m->data, m->length);
+            tw_proto_piece_take(ch, m->source, m->data, m->length);
             return 1;
         case TW_MPI_FIRST:
-            return first_arrive(m);
+            return first_arrive(ch, m);
         case TW_MPI_CTS:
             tw_proto_cts_take(m->source, m->data, m->length);
             return 1;
@@ -205,34 +190,34 @@ __attribute__((noinline)) int tw_p2p_arrive(const tw_velo_msg_t *m) {
         return 1; /* not from an MPI peer: dropped */
     const unsigned char *body = (const unsigned char *)m->data + sizeof h;
     size_t len = m->length - sizeof h;
-    tw_posted_t *p = tw_match_arrival(&tw_p2p.match, m->source, h.tag, h.context);
+    tw_posted_t *p = tw_match_arrival(&ch->match, m->source, h.tag, h.context);
     if (p) {
         deliver(tw_req_of_posted(p), m->source, h.tag, is_rts, &rts, body, len);
         return 1;
     }
-    if (!tw_match_keep(&tw_p2p.match, m->source, h.tag, h.context, is_rts ? &rts : NULL, body, len))
+    if (!tw_match_keep(&ch->match, m->source, h.tag, h.context, is_rts ? &rts : NULL, body, len))
         return 0;
     if (tw_mpi_t_event_wanted(TW_EVENT_UNEXPECTED))
         tw_mpi_t_event_unexpected(m->source, h.tag, is_rts ? (size_t)rts.size : len, h.context);
     return 1;
 }
 
-static void drain_mailbox(void) {
+static void drain_mailbox(tw_channel_t *ch) {
     tw_velo_msg_t m;
-    while (tw_velo_peek(tw_mpi.ep, &m) == TW_OK) {
-        if (!tw_p2p_arrive(&m)) { /* no room to take it: it waits, and holds its sender back */
-            tw_velo_unpeek(tw_mpi.ep, &m);
+    while (tw_velo_peek(ch->ep, &m) == TW_OK) {
+        if (!tw_p2p_arrive(ch, &m)) { /* no room to take it: it waits, and holds its sender back */
+            tw_velo_unpeek(ch->ep, &m);
             break;
         }
-        tw_velo_release(tw_mpi.ep, &m);
+        tw_velo_release(ch->ep, &m);
     }
 }
 
 /* ---- notifications: rendezvous completions ---- */
 
-static void drain_notifications(void) {
+static void drain_notifications(tw_channel_t *ch) {
     tw_notification_t n;
-    while (tw_nq_poll(tw_mpi.ep, &n) == TW_OK) {
+    while (tw_nq_poll(ch->ep, &n) == TW_OK) {
         if (n.cookie & TW_MPI_COOKIE_HOOKED) { /* another unit's operation (a window's) */
             if (notification_handler) notification_handler(&n);
             continue;
@@ -269,18 +254,18 @@ static void posted_ok(int i) {
 /* One pass over the pending sends, in order. A send waits while an earlier one to
  * the same peer still does: once a peer refuses one in this pass, its later ones are
  * not tried (so a pass costs one step per pending send, however many wait). */
-static void post_pending_sends(void) {
-    unsigned pass = ++passes;
-    for (int i = tw_p2p.pending_sends.head, prev = 0; i;) {
+static void post_pending_sends(tw_channel_t *ch) {
+    unsigned pass = ++ch->passes;
+    for (int i = ch->pending_sends.head, prev = 0; i;) {
         int next = tw_reqs[i].next;
         int dest = tw_reqs[i].peer;
-        int rc = refused_in[dest] == pass ? TW_RETRY : post(i);
+        int rc = ch->refused_in[dest] == pass ? TW_RETRY : post(i);
         if (rc == TW_RETRY) {
-            refused_in[dest] = pass;
+            ch->refused_in[dest] = pass;
             prev = i;
         } else {
-            tw_req_list_remove(&tw_p2p.pending_sends, i, prev);
-            tw_p2p.pending_to[dest]--;
+            tw_req_list_remove(&ch->pending_sends, i, prev);
+            ch->pending_to[dest]--;
             tw_reqs[i].state = TW_STATE_START;
             if (rc == TW_OK)
                 posted_ok(i);
@@ -295,9 +280,9 @@ static void post_pending_sends(void) {
 }
 
 /* Gets, puts, CTSs and READYs that were refused, in order, once more. */
-static void start_pending_gets(void) {
-    tw_req_list_t l = tw_p2p.pending_gets;
-    tw_p2p.pending_gets = (tw_req_list_t){0, 0};
+static void start_pending_gets(tw_channel_t *ch) {
+    tw_req_list_t l = ch->pending_gets;
+    ch->pending_gets = (tw_req_list_t){0, 0};
     for (int i = l.head; i;) {
         int next = tw_reqs[i].next;
         if (tw_reqs[i].kind != REQ_SEND)
@@ -315,11 +300,15 @@ static void run_hooks(void) {
         if (tw_mpi_hooks_on & (1u << k)) tw_mpi_hooks[k]();
 }
 
+static void progress_channel(tw_channel_t *ch) {
+    if (ch->pending_sends.head) post_pending_sends(ch);
+    drain_mailbox(ch);
+    if (ch->rendezvous || tw_mpi_notify_waiters) drain_notifications(ch);
+    if (ch->pending_gets.head) start_pending_gets(ch);
+}
+
 void tw_mpi_progress(void) {
-    if (tw_p2p.pending_sends.head) post_pending_sends();
-    drain_mailbox();
-    if (tw_p2p.rendezvous || tw_mpi_notify_waiters) drain_notifications();
-    if (tw_p2p.pending_gets.head) start_pending_gets();
+    for (int k = 0; k < TW_CHANNELS; k++) progress_channel(&tw_channels[k]);
     if (tw_mpi_hooks_on) run_hooks();
 }
 
@@ -327,6 +316,7 @@ void tw_mpi_progress(void) {
  * to the same peer. An error class when it cannot start at all. */
 static int send_start(int i) {
     req_t *r = &tw_reqs[i];
+    tw_channel_t *ch = tw_channel_of_req(i);
     tw_req_reset(r);
     if (r->peer == MPI_PROC_NULL) {
         tw_req_done(i);
@@ -345,7 +335,7 @@ static int send_start(int i) {
         int err = tw_proto_rndv_setup(i);
         if (err) return err;
     }
-    int rc = tw_p2p.pending_to[r->peer] ? TW_RETRY : post(i);
+    int rc = ch->pending_to[r->peer] ? TW_RETRY : post(i);
     if (rc == TW_OK) {
         posted_ok(i);
     } else if (rc == TW_RETRY && tw_mpi_lost_count && tw_mpi_is_lost(r->peer)) {
@@ -354,8 +344,8 @@ static int send_start(int i) {
         return tw_mpi_lost_code(r->peer);
     } else if (rc == TW_RETRY) {
         r->state = TW_STATE_QUEUED;
-        tw_p2p.pending_to[r->peer]++;
-        tw_req_list_push(&tw_p2p.pending_sends, i);
+        ch->pending_to[r->peer]++;
+        tw_req_list_push(&ch->pending_sends, i);
         tw_mpi_progress();
     } else {
         if (tw_proto_is_rndv(r->proto)) tw_proto_rndv_undo(r);
@@ -367,7 +357,7 @@ static int send_start(int i) {
 
 static int send_setup(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int mode,
                       int persistent) {
-    int i = tw_req_alloc(REQ_SEND);
+    int i = tw_req_alloc(&tw_channel_of_context(context)->reqs, REQ_SEND);
     if (!i) return 0;
     req_t *r = &tw_reqs[i];
     r->peer = dest;
@@ -434,18 +424,19 @@ static void recv_start(int i) {
         tw_req_done(i);
         return;
     }
-    tw_unexpected_t *u = tw_match_take(&tw_p2p.match, r->peer, r->tag, r->context);
+    tw_match_t *match = &tw_channel_of_req(i)->match;
+    tw_unexpected_t *u = tw_match_take(match, r->peer, r->tag, r->context);
     if (u) {
         deliver_unexpected(i, u);
         return;
     }
     r->posted = (tw_posted_t){NULL, r->peer, r->tag, r->context};
-    tw_match_post(&tw_p2p.match, &r->posted);
+    tw_match_post(match, &r->posted);
 }
 
 static int recv_setup(void *buf, size_t bytes, int source, int tag, uint32_t context,
                       int persistent) {
-    int i = tw_req_alloc(REQ_RECV);
+    int i = tw_req_alloc(&tw_channel_of_context(context)->reqs, REQ_RECV);
     if (!i) return 0;
     req_t *r = &tw_reqs[i];
     r->peer = source;
@@ -516,14 +507,15 @@ int tw_mpi_cancel(MPI_Request req) {
     if (i <= 0 || !tw_reqs[i].active) return MPI_ERR_REQUEST;
     req_t *r = &tw_reqs[i];
     if (r->done) return MPI_SUCCESS;
+    tw_channel_t *ch = tw_channel_of_req(i);
     int prev;
-    if (r->kind == REQ_RECV && tw_match_unpost(&tw_p2p.match, &r->posted)) {
+    if (r->kind == REQ_RECV && tw_match_unpost(&ch->match, &r->posted)) {
         /* withdrawn */
     } else if (r->kind == REQ_SEND && r->state == TW_STATE_QUEUED && !r->chunk_at &&
-               tw_req_list_find(&tw_p2p.pending_sends, i, &prev)) {
+               tw_req_list_find(&ch->pending_sends, i, &prev)) {
         /* (a pipelined send some of whose pieces went is under way: not withdrawn) */
-        tw_req_list_remove(&tw_p2p.pending_sends, i, prev);
-        tw_p2p.pending_to[r->peer]--;
+        tw_req_list_remove(&ch->pending_sends, i, prev);
+        ch->pending_to[r->peer]--;
         r->state = TW_STATE_START;
         if (tw_proto_is_rndv(r->proto)) tw_proto_rndv_undo(r);
     } else {
@@ -542,9 +534,9 @@ static void status_of_unexpected(const tw_unexpected_t *u, MPI_Status *status) {
 
 int tw_mpi_iprobe(int source, int tag, uint32_t context, int *flag, MPI_Status *status) {
     tw_mpi_progress();
+    tw_match_t *match = &tw_channel_of_context(context)->match;
     /* nothing kept: no call into matching */
-    tw_unexpected_t *u =
-        tw_p2p.match.unexpected ? tw_match_probe(&tw_p2p.match, source, tag, context) : NULL;
+    tw_unexpected_t *u = match->unexpected ? tw_match_probe(match, source, tag, context) : NULL;
     *flag = u != NULL;
     if (u) status_of_unexpected(u, status);
     return MPI_SUCCESS;
@@ -553,13 +545,14 @@ int tw_mpi_iprobe(int source, int tag, uint32_t context, int *flag, MPI_Status *
 int tw_mpi_improbe(int source, int tag, uint32_t context, int *flag, MPI_Message *msg,
                    MPI_Status *status) {
     tw_mpi_progress();
-    tw_unexpected_t *u = tw_match_probe(&tw_p2p.match, source, tag, context);
+    tw_channel_t *ch = tw_channel_of_context(context);
+    tw_unexpected_t *u = tw_match_probe(&ch->match, source, tag, context);
     *flag = u != NULL;
     if (!u) return MPI_SUCCESS;
-    int i = tw_req_alloc(REQ_MSG);
+    int i = tw_req_alloc(&ch->reqs, REQ_MSG);
     if (!i) return MPI_ERR_NO_MEM;
     /* the message is this probe's alone: no other receive or probe can match it */
-    u = tw_match_take(&tw_p2p.match, source, tag, context);
+    u = tw_match_take(&ch->match, source, tag, context);
     tw_reqs[i].msg = u;
     status_of_unexpected(u, status);
     *msg = (MPI_Message)(0x6c000000 | tw_reqs[i].gen << 16 | i);

@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include <tollway/tollway.h>
 
+#include "mpi/pt2pt/channel.h"
 #include "mpi/pt2pt/request.h"
 
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
@@ -58,11 +59,12 @@ typedef int tw_mpi_buffered_fn(const void *buf, const tw_mpi_staged_t *st, size_
                                int dest_world, int tag, uint32_t context);
 void tw_mpi_p2p_set_buffered(tw_mpi_buffered_fn *fn);
 
+/* One message from channel ch's mailbox. 0 when it cannot be taken now: it stays in
+ * the mailbox and holds its sender back. */
+int tw_p2p_arrive(tw_channel_t *ch, const tw_velo_msg_t *m);
+
 /* The protocol of send request r (its mode and size set). */
 tw_proto_t tw_proto_choose(const req_t *r);
-/* One message from the mailbox (engine.c). 0 when it cannot be taken now: it stays in
- * the mailbox and holds its sender back. */
-int tw_p2p_arrive(const tw_velo_msg_t *m);
 
 #pragma GCC visibility pop
 

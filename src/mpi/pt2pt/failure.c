@@ -154,12 +154,12 @@ static void record(int world, int why, int by) {
     /* sends to it leave the fast path, which sends only when nothing is pending to
      * the peer, for the general one, which fails them (its link may still take them:
      * another rank found it lost) */
-    tw_p2p.pending_to[world] += 1 << 30;
+    for (int k = 0; k < TW_CHANNELS; k++) tw_channels[k].pending_to[world] += 1 << 30;
     if (tw_mpi_lost_count == 1) {
         /* from now on a blocking receive never waits on the mailbox alone (as when a
          * rendezvous is under way): it goes through the posted queue, which the hook
          * looks at in every pass */
-        tw_p2p.rendezvous++;
+        for (int k = 0; k < TW_CHANNELS; k++) tw_channels[k].rendezvous++;
         tw_mpi_hook_on(TW_HOOK_LOST);
     }
     const tw_mpi_comm_t *w = tw_mpi_comm_get(MPI_COMM_WORLD);
@@ -220,39 +220,41 @@ static int lost_dependency(const req_t *r) {
 /* Ends running request i with error code. */
 static void fail_request(int i, int code) {
     req_t *r = &tw_reqs[i];
+    tw_channel_t *ch = tw_channel_of_req(i);
     int prev;
     r->error = code;
-    if (is_posted(r) && tw_match_unpost(&tw_p2p.match, &r->posted)) {
+    if (is_posted(r) && tw_match_unpost(&ch->match, &r->posted)) {
         /* withdrawn */
     } else if (r->kind == REQ_SEND && r->state == TW_STATE_QUEUED) {
-        if (tw_req_list_find(&tw_p2p.pending_sends, i, &prev)) {
-            tw_req_list_remove(&tw_p2p.pending_sends, i, prev);
-            tw_p2p.pending_to[r->peer]--;
+        if (tw_req_list_find(&ch->pending_sends, i, &prev)) {
+            tw_req_list_remove(&ch->pending_sends, i, prev);
+            ch->pending_to[r->peer]--;
         }
         r->state = TW_STATE_START;
         if (tw_proto_is_rndv(r->proto)) tw_proto_rndv_undo(r);
     } else {
-        if (tw_req_list_find(&tw_p2p.pending_gets, i, &prev))
-            tw_req_list_remove(&tw_p2p.pending_gets, i, prev);
+        if (tw_req_list_find(&ch->pending_gets, i, &prev))
+            tw_req_list_remove(&ch->pending_gets, i, prev);
         if (r->parts) { /* what it waits for will not come: its last part ends it */
-            tw_p2p.rendezvous -= r->parts - 1;
+            ch->rendezvous -= r->parts - 1;
             r->parts = 1;
             r->get_held = 0;
             tw_proto_rndv_part_done(i);
             return;
         }
-        if (r->region.nla) tw_dereg(tw_mpi.ep, &r->region);
+        if (r->region.nla) tw_dereg(ch->ep, &r->region);
         r->region.nla = 0;
     }
     tw_req_done(i);
 }
 
 static void fail_posted(void) {
-    for (tw_posted_t *p = tw_p2p.match.posted, *next; p; p = next) {
-        next = p->next;
-        int i = tw_req_of_posted(p), code = lost_dependency(&tw_reqs[i]);
-        if (code) fail_request(i, code);
-    }
+    for (int k = 0; k < TW_CHANNELS; k++)
+        for (tw_posted_t *p = tw_channels[k].match.posted, *next; p; p = next) {
+            next = p->next;
+            int i = tw_req_of_posted(p), code = lost_dependency(&tw_reqs[i]);
+            if (code) fail_request(i, code);
+        }
 }
 
 static void fail_running(void) {

@@ -10,6 +10,7 @@
 
 #include "mpi/datatype/datatype.h"
 #include "mpi/env/error.h"
+#include "mpi/pt2pt/channel.h"
 #include "mpi/pt2pt/grequest.h"
 #include "mpi/pt2pt/request.h"
 #include "mpi/env/state.h"
@@ -31,7 +32,7 @@ int MPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_
     if (!query_fn || !free_fn || !cancel_fn)
         return tw_mpi_error(NULL, "MPI_Grequest_start", MPI_ERR_ARG, "a callback is NULL");
     greq_t *g = malloc(sizeof *g);
-    int i = g ? tw_req_alloc(REQ_GREQ) : 0;
+    int i = g ? tw_req_alloc(&tw_channel_main()->reqs, REQ_GREQ) : 0;
     if (!i) {
         free(g);
         return tw_mpi_error(NULL, "MPI_Grequest_start", MPI_ERR_NO_MEM, NULL);

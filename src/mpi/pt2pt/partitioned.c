@@ -35,6 +35,7 @@
 #include "mpi/env/info.h"
 #include "mpi/pt2pt/engine.h"
 #include "mpi/pt2pt/engine_progress.h"
+#include "mpi/pt2pt/channel.h"
 #include "mpi/pt2pt/partitioned.h"
 #include "mpi/pt2pt/partitioned_wire.h"
 #include "mpi/pt2pt/request.h"
@@ -546,7 +547,7 @@ static int part_init(const char *call, int send, const void *buf, int partitions
             return tw_mpi_error(c, call, MPI_ERR_NO_MEM, "the buffer cannot be registered");
         }
     }
-    int i = tw_req_alloc(send ? REQ_PSEND : REQ_PRECV);
+    int i = tw_req_alloc(&tw_channel_main()->reqs, send ? REQ_PSEND : REQ_PRECV);
     if (!i) {
         if (p->region.nla) tw_dereg(tw_mpi.ep, &p->region);
         free((void *)p->ready);

@@ -35,32 +35,19 @@
 
 #include <tollway/tollway.h>
 
+#include "mpi/pt2pt/channel.h"
 #include "mpi/pt2pt/match.h"
 #include "mpi/pt2pt/request.h"
 #include "mpi/pt2pt/wire.h"
 
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
-/* A pipelined message arriving from one sender: where its pieces go. */
-typedef struct tw_pieces {
-    MPI_Request recv;      /* the receive that matched it, or MPI_REQUEST_NULL */
-    tw_unexpected_t *kept; /* or the unexpected entry that keeps it */
-    size_t at, size;       /* bytes come, of size (0: none under way) */
-} tw_pieces_t;
-
-/* What the engine's units share. */
+/* The engine's limits, the same on every channel (TW_EAGER_LIMIT and its kin; MPI_T
+ * may change them while the library runs). */
 typedef struct tw_p2p {
-    tw_match_t match;
-    tw_req_list_t pending_sends; /* sends waiting for room in a peer's mailbox, in order */
-    tw_req_list_t pending_gets;  /* gets, puts, CTSs and READYs refused for now */
-    int *pending_to;             /* pending sends per destination, to keep their order */
-    size_t eager_max;            /* TW_EAGER_LIMIT */
-    size_t split_min;            /* TW_RNDV_SPLIT; 0: never */
-    size_t pipeline_max;         /* TW_PIPELINE_LIMIT; 0: never */
-    tw_pieces_t *pieces;         /* per source: its pipelined message under way */
-    int rendezvous; /* parts of rendezvous awaited: the notification queue is polled only then */
-    int rndv_sends; /* rendezvous sends under way: while this process sends too, its
-                       receives do not split (see proto_rndv_split.c) */
+    size_t eager_max;    /* TW_EAGER_LIMIT */
+    size_t split_min;    /* TW_RNDV_SPLIT; 0: never */
+    size_t pipeline_max; /* TW_PIPELINE_LIMIT; 0: never */
 } tw_p2p_t;
 extern tw_p2p_t tw_p2p;
 
@@ -90,15 +77,15 @@ int tw_proto_pipeline_post(int i);
 void tw_proto_pipeline_deliver(int i, int source, int tag, size_t size, const void *data,
                                size_t len);
 /* The same for an unexpected entry that keeps it (tw_match_keep_first). */
-void tw_proto_pipeline_keep(int source, tw_unexpected_t *u);
+void tw_proto_pipeline_keep(tw_channel_t *ch, int source, tw_unexpected_t *u);
 /* Receive i takes unexpected entry u, whose last pieces are still to come: it
  * completes when they have. */
 void tw_proto_pipeline_wait(int i, tw_unexpected_t *u);
 /* A TW_MPI_MORE from source; dropped unless it is the next piece of its message. */
-void tw_proto_piece_take(int source, const void *data, size_t len);
-/* 1 when a pipelined message from source is under way (its first piece came). */
-static inline int tw_proto_pieces_under_way(int source) {
-    return tw_p2p.pieces[source].size != 0;
+void tw_proto_piece_take(tw_channel_t *ch, int source, const void *data, size_t len);
+/* 1 when a pipelined message from source is under way on ch (its first piece came). */
+static inline int tw_proto_pieces_under_way(const tw_channel_t *ch, int source) {
+    return ch->pieces[source].size != 0;
 }
 
 /* rendezvous by get, and the rendezvous steps every variant shares (proto_rndv_get.c) */

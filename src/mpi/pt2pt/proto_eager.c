@@ -13,7 +13,8 @@
 
 int tw_proto_eager_post(req_t *r) {
     tw_mpi_hdr_t h = {r->tag, r->context};
-    return tw_velo_sendv(tw_mpi.ep, r->peer, TW_MPI_EAGER, &h, sizeof h, r->buf, r->bytes);
+    return tw_velo_sendv(tw_channel_of(r)->ep, r->peer, TW_MPI_EAGER, &h, sizeof h, r->buf,
+                         r->bytes);
 }
 
 void tw_proto_eager_deliver(int i, int source, int tag, const void *data, size_t len) {
@@ -27,29 +28,31 @@ void tw_proto_eager_deliver(int i, int source, int tag, const void *data, size_t
 }
 
 int tw_mpi_send_now(const void *buf, size_t bytes, int dest, int tag, uint32_t context) {
-    if (bytes > tw_p2p.eager_max || dest < 0 || tw_p2p.pending_to[dest]) return 1;
+    tw_channel_t *ch = tw_channel_of_context(context);
+    if (bytes > tw_p2p.eager_max || dest < 0 || ch->pending_to[dest]) return 1;
     tw_mpi_hdr_t h = {tag, context};
-    int rc = tw_velo_sendv(tw_mpi.ep, dest, TW_MPI_EAGER, &h, sizeof h, buf, bytes);
+    int rc = tw_velo_sendv(ch->ep, dest, TW_MPI_EAGER, &h, sizeof h, buf, bytes);
     return rc == TW_OK ? MPI_SUCCESS : 1;
 }
 
-static int busy(void) {
-    return !tw_match_idle(&tw_p2p.match) || tw_p2p.pending_sends.head || tw_p2p.pending_gets.head ||
-           tw_p2p.rendezvous;
+static int busy(const tw_channel_t *ch) {
+    return !tw_match_idle(&ch->match) || ch->pending_sends.head || ch->pending_gets.head ||
+           ch->rendezvous;
 }
 
 int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t context,
                     MPI_Status *status) {
     /* only when nothing else is under way: otherwise the general path keeps order */
-    if (__builtin_expect(busy(), 0)) return 1;
+    tw_channel_t *ch = tw_channel_of_context(context);
+    if (__builtin_expect(busy(ch), 0)) return 1;
     tw_velo_msg_t m;
     unsigned spins = 0;
     int rc;
-    while ((rc = tw_velo_peek(tw_mpi.ep, &m)) == TW_EMPTY) {
+    while ((rc = tw_velo_peek(ch->ep, &m)) == TW_EMPTY) {
         tw_mpi_relax(&spins);
         /* other threads ran meanwhile (MPI_THREAD_MULTIPLE): what they posted, or
          * took from the mailbox into the queues, is the general path's */
-        if (tw_mpi_threads_on && busy()) return 1;
+        if (tw_mpi_threads_on && busy(ch)) return 1;
     }
     if (rc != TW_OK) return 1;
     tw_mpi_hdr_t h;
@@ -59,7 +62,7 @@ int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t conte
             if (n) memcpy(buf, (const unsigned char *)m.data + sizeof h, n);
             int err = len > bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
             if (status) tw_req_set_status(status, context, m.source, h.tag, n);
-            tw_velo_release(tw_mpi.ep, &m);
+            tw_velo_release(ch->ep, &m);
             return err;
         }
     }
@@ -68,13 +71,13 @@ int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t conte
      * into its buffer rather than into a copy set aside */
     if (m.tag == TW_MPI_FIRST && tw_mpi_header_take(m.data, m.length, &h) &&
         tw_match_accepts(source, tag, context, m.source, h.tag, h.context)) {
-        tw_velo_unpeek(tw_mpi.ep, &m);
+        tw_velo_unpeek(ch->ep, &m);
         return 1;
     }
     /* not ours, or not eager: it goes where the general path will find it */
-    if (tw_p2p_arrive(&m))
-        tw_velo_release(tw_mpi.ep, &m);
+    if (tw_p2p_arrive(ch, &m))
+        tw_velo_release(ch->ep, &m);
     else
-        tw_velo_unpeek(tw_mpi.ep, &m);
+        tw_velo_unpeek(ch->ep, &m);
     return 1;
 }

@@ -21,6 +21,7 @@ _Static_assert(TW_MPI_PIPELINE_MOST <= TW_PACK_CHUNK,
 
 int tw_proto_pipeline_post(int i) {
     req_t *r = &tw_reqs[i];
+    tw_ep_t *ep = tw_channel_of_req(i)->ep;
     const unsigned char *b = r->buf;
     while (r->chunk_at < r->bytes) {
         size_t at = r->chunk_at, n;
@@ -31,10 +32,10 @@ int tw_proto_pipeline_post(int i) {
                 tw_mpi_first_t f;
             } head = {.h = {r->tag, r->context}, .f = {.size = r->bytes}};
             n = tw_min_size(TW_MPI_FIRST_PIECE, r->bytes);
-            rc = tw_velo_sendv(tw_mpi.ep, r->peer, TW_MPI_FIRST, &head, sizeof head, b, n);
+            rc = tw_velo_sendv(ep, r->peer, TW_MPI_FIRST, &head, sizeof head, b, n);
         } else {
             n = tw_min_size(TW_VELO_MAX_SIZE, r->bytes - at);
-            rc = tw_velo_send(tw_mpi.ep, r->peer, TW_MPI_MORE, b + at, n);
+            rc = tw_velo_send(ep, r->peer, TW_MPI_MORE, b + at, n);
         }
         if (rc != TW_OK) return rc;
         r->chunk_at = at + n;
@@ -60,13 +61,13 @@ void tw_proto_pipeline_deliver(int i, int source, int tag, size_t size, const vo
     r->got_from = source;
     land(r, data, 0, len);
     if (len < size)
-        tw_p2p.pieces[source] = (tw_pieces_t){tw_req_handle(i), NULL, len, size};
+        tw_channel_of_req(i)->pieces[source] = (tw_pieces_t){tw_req_handle(i), NULL, len, size};
     else
         tw_req_done(i);
 }
 
-void tw_proto_pipeline_keep(int source, tw_unexpected_t *u) {
-    tw_p2p.pieces[source] = (tw_pieces_t){MPI_REQUEST_NULL, u, u->len - u->missing, u->len};
+void tw_proto_pipeline_keep(tw_channel_t *ch, int source, tw_unexpected_t *u) {
+    ch->pieces[source] = (tw_pieces_t){MPI_REQUEST_NULL, u, u->len - u->missing, u->len};
 }
 
 void tw_proto_pipeline_wait(int i, tw_unexpected_t *u) {
@@ -85,9 +86,9 @@ static int waiting_recv(MPI_Request h) {
     return r->kind == REQ_RECV && r->proto == TW_PROTO_PIPELINE && !r->done ? i : 0;
 }
 
-void tw_proto_piece_take(int source, const void *data, size_t len) {
+void tw_proto_piece_take(tw_channel_t *ch, int source, const void *data, size_t len) {
     if (source < 0 || source >= tw_mpi.size) return;
-    tw_pieces_t *p = &tw_p2p.pieces[source];
+    tw_pieces_t *p = &ch->pieces[source];
     if (!tw_mpi_piece_check(p->at, p->size, len)) return; /* not a piece anything waits for */
     int i;
     if (p->kept) {
@@ -108,5 +109,5 @@ void tw_proto_piece_take(int source, const void *data, size_t len) {
     if (u->waiter == MPI_REQUEST_NULL) return; /* still queued, whole now */
     if ((i = waiting_recv(u->waiter)))
         tw_proto_eager_deliver(i, u->source, u->tag, u->data, u->len);
-    tw_match_release(&tw_p2p.match, u);
+    tw_match_release(&ch->match, u);
 }

@@ -17,9 +17,10 @@ static unsigned char sync_dummy; /* what a zero-byte synchronous send registers 
 
 int tw_proto_rndv_setup(int i) {
     req_t *r = &tw_reqs[i];
+    tw_channel_t *ch = tw_channel_of_req(i);
     void *at = r->bytes ? r->buf : &sync_dummy;
     size_t len = r->proto == TW_PROTO_RNDV_CHUNKED ? TW_PACK_CHUNK : r->bytes;
-    if (tw_reg(tw_mpi.ep, at, len ? len : 1, TW_PERM_READ, &r->region)) {
+    if (tw_reg(ch->ep, at, len ? len : 1, TW_PERM_READ, &r->region)) {
         r->active = 0;
         return MPI_ERR_NO_MEM;
     }
@@ -27,8 +28,8 @@ int tw_proto_rndv_setup(int i) {
      * nodes, when our put of the whole message (or, if the CTS says so, the get) does */
     int cts = r->proto == TW_PROTO_RNDV_SPLIT || r->proto == TW_PROTO_RNDV_PUT;
     r->parts = (uint8_t)(1 + cts);
-    tw_p2p.rendezvous += r->parts;
-    tw_p2p.rndv_sends++;
+    ch->rendezvous += r->parts;
+    ch->rndv_sends++;
     if (tw_mpi_t_event_wanted(TW_EVENT_RNDV_BEGIN))
         tw_mpi_t_event_rndv_begin(r->peer, r->tag, r->bytes, r->context,
                                   r->proto == TW_PROTO_RNDV_CHUNKED ? 1
@@ -39,10 +40,11 @@ int tw_proto_rndv_setup(int i) {
 }
 
 void tw_proto_rndv_undo(req_t *r) {
-    tw_dereg(tw_mpi.ep, &r->region);
-    tw_p2p.rendezvous -= r->parts;
+    tw_channel_t *ch = tw_channel_of(r);
+    tw_dereg(ch->ep, &r->region);
+    ch->rendezvous -= r->parts;
     r->parts = 0;
-    tw_p2p.rndv_sends--;
+    ch->rndv_sends--;
 }
 
 int tw_proto_rts_post(int i) {
@@ -50,13 +52,14 @@ int tw_proto_rts_post(int i) {
                                        [TW_PROTO_RNDV_SPLIT] = TW_RTS_SPLIT,
                                        [TW_PROTO_RNDV_PUT] = TW_RTS_PUT};
     req_t *r = &tw_reqs[i];
+    tw_channel_t *ch = tw_channel_of_req(i);
     tw_mpi_hdr_t h = {r->tag, r->context};
     unsigned char m[sizeof h + sizeof(tw_mpi_rts_t)];
     tw_mpi_rts_t rts = {r->bytes, r->region.nla, r->region.key, (uint32_t)tw_req_handle(i),
                         variant[r->proto]};
     memcpy(m, &h, sizeof h);
     memcpy(m + sizeof h, &rts, sizeof rts);
-    return tw_velo_send(tw_mpi.ep, r->peer, TW_MPI_RTS, m, sizeof m);
+    return tw_velo_send(ch->ep, r->peer, TW_MPI_RTS, m, sizeof m);
 }
 
 void tw_proto_rndv_deliver(int i, int source, int tag, const tw_mpi_rts_t *rts) {
@@ -98,27 +101,29 @@ static int next_chunk(req_t *r, int i) {
 
 void tw_proto_rndv_part_done(int i) {
     req_t *r = &tw_reqs[i];
-    tw_p2p.rendezvous--;
+    tw_channel_t *ch = tw_channel_of_req(i);
+    ch->rendezvous--;
     if (--r->parts) return;
-    if (r->kind == REQ_SEND) tw_p2p.rndv_sends--;
+    if (r->kind == REQ_SEND) ch->rndv_sends--;
     /* a truncated message still fetches (and unpacks) what fits */
     if (r->kind == REQ_RECV && r->proto != TW_PROTO_EAGER &&
         (r->staged || r->proto == TW_PROTO_RNDV_CHUNKED) &&
         (!r->error || r->error == MPI_ERR_TRUNCATE) && next_chunk(r, i))
         return;
-    if (r->region.nla) tw_dereg(tw_mpi.ep, &r->region);
+    if (r->region.nla) tw_dereg(ch->ep, &r->region);
     r->region.nla = 0;
     tw_req_done(i);
 }
 
 void tw_proto_rndv_get(int i) {
     req_t *r = &tw_reqs[i];
+    tw_channel_t *ch = tw_channel_of_req(i);
     size_t n = r->got.size < r->bytes ? (size_t)r->got.size : r->bytes;
     int cts = r->proto == TW_PROTO_RNDV_SPLIT || r->proto == TW_PROTO_RNDV_PUT;
     if (cts && r->state != TW_STATE_CTS_SENT) {
         int rc = tw_proto_cts_send(i, n, &n);
         if (rc == TW_RETRY) {
-            tw_req_list_push(&tw_p2p.pending_gets, i);
+            tw_req_list_push(&ch->pending_gets, i);
             return;
         }
         if (rc) {
@@ -147,31 +152,31 @@ void tw_proto_rndv_get(int i) {
         n = n - at < TW_PACK_CHUNK ? n - at : TW_PACK_CHUNK;
         if (at + n < r->st_bytes) notify = TW_NOTIFY_COMPLETER;
     }
-    int rc = tw_get(tw_mpi.ep, r->got_from, to, n, r->got.nla + at, r->got.key, notify, cookie);
+    int rc = tw_get(ch->ep, r->got_from, to, n, r->got.nla + at, r->got.key, notify, cookie);
     if (rc == TW_RETRY) {
         /* the waiting get counts as a part at once: else the other half of a split
          * message (the sender's put) could complete the receive before it ran */
         if (!r->get_held) {
             r->get_held = 1;
             r->parts++;
-            tw_p2p.rendezvous++;
+            ch->rendezvous++;
         }
-        tw_req_list_push(&tw_p2p.pending_gets, i);
+        tw_req_list_push(&ch->pending_gets, i);
         return;
     }
     if (r->get_held) { /* its part was counted when it was refused */
         r->get_held = 0;
         r->parts--;
-        tw_p2p.rendezvous--;
+        ch->rendezvous--;
     }
     if (rc == TW_OK) {
         r->parts++;
-        tw_p2p.rendezvous++;
+        ch->rendezvous++;
         return;
     }
     r->error = tw_mpi_peer_error(r->got_from, rc); /* the sender cannot be reached: nothing
                                                       will complete this */
-    if (r->region.nla) tw_dereg(tw_mpi.ep, &r->region);
+    if (r->region.nla) tw_dereg(ch->ep, &r->region);
     r->region.nla = 0;
     tw_req_done(i);
 }
@@ -181,7 +186,7 @@ void tw_proto_rndv_get(int i) {
 void tw_proto_ready_take(int source, const void *body, size_t len) {
     tw_mpi_ready_t m;
     int i = tw_mpi_ready_check(source, body, len, &m), prev;
-    if (!i || tw_req_list_find(&tw_p2p.pending_gets, i, &prev)) return;
+    if (!i || tw_req_list_find(&tw_channel_of_req(i)->pending_gets, i, &prev)) return;
     req_t *r = &tw_reqs[i];
     if (r->parts) { /* the chunk before it has not landed yet */
         if (m.offset == r->chunk_at + TW_PACK_CHUNK) r->ready = 1;
@@ -193,10 +198,11 @@ void tw_proto_ready_take(int source, const void *body, size_t len) {
 /* Tells the receiver that the next chunk of chunked send i is in its window. */
 void tw_proto_ready_send(int i) {
     req_t *r = &tw_reqs[i];
+    tw_channel_t *ch = tw_channel_of_req(i);
     tw_mpi_ready_t m = {(uint32_t)tw_req_handle(i), r->cts.rreq, r->chunk_at};
-    int rc = tw_velo_send(tw_mpi.ep, r->peer, TW_MPI_READY, &m, sizeof m);
+    int rc = tw_velo_send(ch->ep, r->peer, TW_MPI_READY, &m, sizeof m);
     if (rc == TW_RETRY) {
-        tw_req_list_push(&tw_p2p.pending_gets, i);
+        tw_req_list_push(&ch->pending_gets, i);
     } else if (rc) {
         r->error = tw_mpi_peer_error(r->peer, rc); /* the receiver will never ask again */
         tw_proto_rndv_part_done(i);
@@ -205,6 +211,7 @@ void tw_proto_ready_send(int i) {
 
 void tw_proto_rndv_notified(int i, const tw_notification_t *n) {
     req_t *r = &tw_reqs[i];
+    tw_channel_t *ch = tw_channel_of_req(i);
     if (n->status == TW_OK && r->kind == REQ_SEND && r->proto == TW_PROTO_RNDV_CHUNKED &&
         r->chunk_at + TW_PACK_CHUNK < r->bytes) {
         /* the receiver has taken the window's chunk: the next one takes its place */
@@ -218,7 +225,7 @@ void tw_proto_rndv_notified(int i, const tw_notification_t *n) {
         /* a fault: the request ends now, whatever else it waited for. Its buffer is
          * deregistered, so a late put or get into it faults too. */
         r->error = tw_mpi_peer_error(n->peer, n->status);
-        tw_p2p.rendezvous -= r->parts - 1;
+        ch->rendezvous -= r->parts - 1;
         r->parts = 1;
     }
     tw_proto_rndv_part_done(i);

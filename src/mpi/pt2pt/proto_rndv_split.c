@@ -17,6 +17,7 @@
  * send's error. */
 int tw_proto_cts_send(int i, size_t n, size_t *get_len) {
     req_t *r = &tw_reqs[i];
+    tw_channel_t *ch = tw_channel_of_req(i);
     /* A staged receive gets its chunks in turn: no put into it. Nor, on one node,
      * while this process has rendezvous sends of its own under way: then the sender
      * is most likely busy as well (an exchange), and a put would only add a message
@@ -24,27 +25,27 @@ int tw_proto_cts_send(int i, size_t n, size_t *get_len) {
     size_t own = n; /* what the get fetches; the sender puts [own, n) */
     if (!r->staged && n && r->proto == TW_PROTO_RNDV_PUT)
         own = 0;
-    else if (!r->staged && tw_p2p.split_min && n >= tw_p2p.split_min && !tw_p2p.rndv_sends &&
+    else if (!r->staged && tw_p2p.split_min && n >= tw_p2p.split_min && !ch->rndv_sends &&
              (n / 2) & ~(size_t)4095)
         own = (n / 2) & ~(size_t)4095;
     tw_mpi_cts_t cts = {r->got.sreq, (uint32_t)tw_req_handle(i), 0, 0, 0, 0};
     if (own < n &&
-        !tw_reg(tw_mpi.ep, (unsigned char *)r->buf + own, n - own, TW_PERM_WRITE, &r->region)) {
+        !tw_reg(ch->ep, (unsigned char *)r->buf + own, n - own, TW_PERM_WRITE, &r->region)) {
         cts = (tw_mpi_cts_t){r->got.sreq, cts.rreq, r->region.nla, r->region.key, own, n - own};
     } else {
         own = n;
         r->region.nla = 0;
     }
-    int rc = tw_velo_send(tw_mpi.ep, r->got_from, TW_MPI_CTS, &cts, sizeof cts);
+    int rc = tw_velo_send(ch->ep, r->got_from, TW_MPI_CTS, &cts, sizeof cts);
     if (rc != TW_OK) {
-        if (r->region.nla) tw_dereg(tw_mpi.ep, &r->region);
+        if (r->region.nla) tw_dereg(ch->ep, &r->region);
         r->region.nla = 0;
         return rc;
     }
     r->state = TW_STATE_CTS_SENT;
     if (own < n) { /* the sender's put lands with a completer notification here */
         r->parts++;
-        tw_p2p.rendezvous++;
+        ch->rendezvous++;
     }
     *get_len = own;
     return TW_OK;
@@ -53,22 +54,23 @@ int tw_proto_cts_send(int i, size_t n, size_t *get_len) {
 /* A split or put send puts the part its CTS names. */
 void tw_proto_put_start(int i) {
     req_t *r = &tw_reqs[i];
+    tw_channel_t *ch = tw_channel_of_req(i);
     const tw_mpi_cts_t *c = &r->cts;
     int whole = r->proto == TW_PROTO_RNDV_PUT; /* the put stands for the get that is not coming */
     uint64_t cookie = (uint64_t)c->rreq << 32 | (uint32_t)tw_req_handle(i);
-    int rc = tw_put(tw_mpi.ep, r->peer, (unsigned char *)r->buf + c->offset, (size_t)c->len, c->nla,
+    int rc = tw_put(ch->ep, r->peer, (unsigned char *)r->buf + c->offset, (size_t)c->len, c->nla,
                     c->key, TW_NOTIFY_REQUESTER | TW_NOTIFY_COMPLETER, cookie);
     if (rc == TW_RETRY) {
-        tw_req_list_push(&tw_p2p.pending_gets, i);
+        tw_req_list_push(&ch->pending_gets, i);
         return;
     }
     if (rc == TW_OK && !whole) { /* the CTS's part becomes the put requester's */
         r->parts++;
-        tw_p2p.rendezvous++;
+        ch->rendezvous++;
     } else if (rc != TW_OK) {
         r->error = tw_mpi_peer_error(r->peer, rc); /* the receiver then waits for its part */
         if (whole) {                               /* and nothing else will come here */
-            tw_p2p.rendezvous -= r->parts - 1;
+            ch->rendezvous -= r->parts - 1;
             r->parts = 1;
         }
     }

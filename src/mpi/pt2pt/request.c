@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "mpi/comm/comm.h"
+#include "mpi/pt2pt/channel.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/env/error.h"
 #include "mpi/pt2pt/grequest.h"
@@ -15,14 +16,15 @@
 #include "mpi/pt2pt/status.h"
 
 req_t *tw_reqs;
-int tw_req_free_head;
 
+/* Channel k's share is the k-th slice of the slots (tw_channel_of_req). */
 void tw_req_pool_init(void) {
     tw_reqs = calloc(TW_MAX_REQUESTS + 1, sizeof *tw_reqs);
     if (!tw_reqs) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
     for (int i = TW_MAX_REQUESTS; i >= 1; i--) {
-        tw_reqs[i].next = tw_req_free_head;
-        tw_req_free_head = i;
+        tw_req_share_t *share = &tw_channel_of_req(i)->reqs;
+        tw_reqs[i].next = share->free_head;
+        share->free_head = i;
     }
 }
 
@@ -31,8 +33,9 @@ void tw_req_free(int i) {
     tw_mpi_staged_free(tw_reqs[i].staged);
     tw_reqs[i].staged = NULL;
     tw_reqs[i].kind = REQ_FREE;
-    tw_reqs[i].next = tw_req_free_head;
-    tw_req_free_head = i;
+    tw_req_share_t *share = &tw_channel_of_req(i)->reqs;
+    tw_reqs[i].next = share->free_head;
+    share->free_head = i;
 }
 
 int tw_req_list_find(const tw_req_list_t *l, int i, int *prev) {
@@ -78,7 +81,7 @@ void tw_mpi_persistent_colls(tw_mpi_sched_start_fn *start, tw_mpi_sched_free_fn 
 }
 
 int tw_mpi_coll_request(uint32_t context, MPI_Request *req) {
-    int i = tw_req_alloc(REQ_COLL);
+    int i = tw_req_alloc(&tw_channel_of_context(context)->reqs, REQ_COLL);
     if (!i) return MPI_ERR_NO_MEM;
     tw_reqs[i].context = context; /* its errors go to the communicator */
     *req = tw_req_handle(i);

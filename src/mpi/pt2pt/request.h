@@ -116,7 +116,12 @@ static inline int tw_req_of_posted(const tw_posted_t *p) {
                  tw_reqs);
 }
 
-extern int tw_req_free_head; /* first free slot; 0: none */
+/* A channel's share of the pool (channel.h): the free slots of its slice, which only
+ * its own calls take and give back. */
+typedef struct tw_req_share {
+    int free_head; /* first free slot; 0: none */
+} tw_req_share_t;
+
 void tw_req_free(int i);
 
 /* A (re)started request: no result yet. Inline, as the allocation: both are on
@@ -135,12 +140,12 @@ static inline void tw_req_reset(req_t *r) {
     r->st_bytes = 0;
 }
 
-/* A slot from the pool, or 0 when the pool is empty. */
-static inline int tw_req_alloc(int kind) {
-    if (!tw_req_free_head) return 0;
-    int i = tw_req_free_head;
+/* A slot from a channel's share of the pool, or 0 when it has none free. */
+static inline int tw_req_alloc(tw_req_share_t *share, int kind) {
+    if (!share->free_head) return 0;
+    int i = share->free_head;
     req_t *r = &tw_reqs[i];
-    tw_req_free_head = r->next;
+    share->free_head = r->next;
     r->gen++;
     r->kind = (uint8_t)kind;
     r->orphan = r->persistent = r->mode = 0;

@@ -17,6 +17,7 @@
 #include "mpi/env/error.h"
 #include "mpi/pt2pt/failure.h"
 #include "mpi/env/fatal_signal.h"
+#include "mpi/pt2pt/channel.h"
 #include "mpi/pt2pt/engine.h"
 #include "mpi/coll/schedule.h"
 #include "mpi/session/runtime.h"
@@ -61,6 +62,7 @@ int tw_mpi_users_add(const char *call, int level) {
     tw_mpi.rank = tw_ep_rank(tw_mpi.ep);
     tw_mpi.size = tw_ep_size(tw_mpi.ep);
     if (!tw_mpi.started) set_up_once();
+    tw_channels_attach(tw_mpi.ep);
     tw_mpi.started = 1;
     if (tw_mpi_comm_init()) tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
     int keep = tw_mpi_threads_on ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
@@ -77,6 +79,7 @@ void tw_mpi_users_drop(void) {
     if (tw_mpi.size > 1) tw_ep_barrier(tw_mpi.ep);
     tw_ep_close(tw_mpi.ep);
     tw_mpi.ep = NULL;
+    tw_channels_attach(NULL);
     tw_mpi_comm_fini();
     tw_sched_fini();
     tw_io_datarep_fini(); /* registered data representations last until then */
