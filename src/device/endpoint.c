@@ -13,6 +13,7 @@
 #include <sys/file.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,13 +73,54 @@ static const tw_link_device_t device_side = {
     .region = region_of,
 };
 
+/* The process's endpoints with links that must be polled: every one of them, not only
+ * the last opened, goes on while the process manager's client waits (an MPI process
+ * opens several, one per channel, and a peer may wait for a retransmission on any). */
+enum { POLLED_EPS_MAX = 64 };
+static tw_ep_t *polled_eps[POLLED_EPS_MAX];
+static int npolled_eps;
+
 /* The process manager's client waits for answers in a loop: the links go on meanwhile
- * (a peer may wait for our acknowledgements to reach the same fence). */
+ * (a peer may wait for our acknowledgements to reach the same fence). With several
+ * endpoints, only in a fence (every thread of the process is then in the collective
+ * call that made it): a get maps a peer on first contact, from a thread that holds one
+ * endpoint while other threads may be using the others. */
+static _Atomic int fencing;
+
 static void links_while_waiting(void *ctx) {
-    tw_ep_t *ep = ctx;
-    tw_dev_lock(ep);
-    tw_dev_poll_links(ep);
-    tw_dev_unlock(ep);
+    (void)ctx;
+    if (npolled_eps > 1 && !atomic_load_explicit(&fencing, memory_order_relaxed)) return;
+    for (int i = 0; i < npolled_eps; i++) {
+        tw_ep_t *ep = polled_eps[i];
+        tw_dev_lock(ep);
+        tw_dev_poll_links(ep);
+        tw_dev_unlock(ep);
+    }
+}
+
+/* The job's fence, the links of every endpoint going on meanwhile. */
+static int fence(tw_job_t *job) {
+    atomic_fetch_add_explicit(&fencing, 1, memory_order_relaxed);
+    int rc = tw_pm_fence(&job->pm);
+    atomic_fetch_sub_explicit(&fencing, 1, memory_order_relaxed);
+    return rc;
+}
+
+static void polled_add(tw_ep_t *ep) {
+    if (npolled_eps == POLLED_EPS_MAX)
+        return; /* beyond: its own link thread, or its peers'
+                   retransmissions, carry it */
+    polled_eps[npolled_eps++] = ep;
+    tw_pm_set_waiting(&ep->job->pm, links_while_waiting, NULL);
+}
+
+static void polled_remove(tw_ep_t *ep) {
+    for (int i = 0; i < npolled_eps; i++)
+        if (polled_eps[i] == ep) {
+            polled_eps[i] = polled_eps[--npolled_eps];
+            break;
+        }
+    if (!npolled_eps) tw_pm_set_waiting(&ep->job->pm, NULL, NULL);
 }
 
 /* The first mapped link of the build: every endpoint's segment is one of its. */
@@ -142,9 +184,7 @@ static int open_links(tw_ep_t *ep, const tw_link_t *chosen, char *addr, size_t c
         addr += n;
         cap -= (size_t)n;
     }
-    if (ep->polled) {
-        tw_pm_set_waiting(&job->pm, links_while_waiting, ep);
-    }
+    if (ep->polled) polled_add(ep);
     return 0;
 }
 
@@ -271,7 +311,7 @@ int tw_ep_open(tw_ep_t **out) {
 
     /* Announce the mailbox (and the links); after the fence every peer may map it. */
     address_key(key, sizeof key, ep->index, job->rank);
-    if (tw_pm_put(&job->pm, key, value) || tw_pm_fence(&job->pm)) {
+    if (tw_pm_put(&job->pm, key, value) || fence(job)) {
         fprintf(stderr, "tollway: cannot publish the endpoint address of rank %d\n", ep->rank);
         tw_ep_close(ep);
         return TW_ERR_RUNTIME;
@@ -584,7 +624,7 @@ int tw_ep_close(tw_ep_t *ep) {
     const tw_link_t *mapped = ep->mapped->link;
     for (unsigned i = 0; i < ep->nlinks; i++)
         if (ep->links[i].ctx) ep->links[i].link->close(ep->links[i].ctx);
-    if (ep->job->pm.waiting_ctx == ep) tw_pm_set_waiting(&ep->job->pm, NULL, NULL);
+    polled_remove(ep);
     ep->nlinks = 0;
     ep->polled = ep->every_peer = NULL;
     for (int r = 0; r < ep->size; r++) {
@@ -650,7 +690,7 @@ const tw_ep_stats_t *tw_ep_stats(tw_ep_t *ep) {
 
 int tw_ep_barrier(tw_ep_t *ep) {
     if (!ep) return TW_ERR_ARG;
-    return tw_pm_fence(&ep->job->pm) ? TW_ERR_RUNTIME : TW_OK;
+    return fence(ep->job) ? TW_ERR_RUNTIME : TW_OK;
 }
 
 size_t tw_link_counter_count(void) {

@@ -125,6 +125,7 @@ static const char *process_env(const char *name, void *ctx) {
 
 int tw_pm_init(tw_pm_t *pm, char *err, size_t errlen) {
     memset(pm, 0, sizeof *pm);
+    pthread_mutex_init(&pm->lock, NULL);
     pm->local_rank = pm->local_size = pm->node_id = -1;
     pm->kind = tw_pm_choose(process_env, NULL, TW_HAVE_PMIX, err, errlen);
     switch (pm->kind) {

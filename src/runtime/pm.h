@@ -7,6 +7,7 @@
 #ifndef TW_PM_H
 #define TW_PM_H
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include "runtime/pmi.h"
@@ -52,6 +53,9 @@ struct tw_pm {
      * must go on meanwhile does (the udp link acknowledges and retransmits); NULL: none. */
     void (*waiting)(void *ctx);
     void *waiting_ctx;
+    /* One exchange with the manager at a time: threads of an MPI process on different
+     * channels map their peers (a get each) at once. */
+    pthread_mutex_t lock;
     tw_pmi_t pmi1; /* TW_PM_PMI1 */
     void *pmix;    /* TW_PM_PMIX: its state (pm_pmix.c) */
     int nkeys;     /* TW_PM_SINGLETON: the local store */
@@ -66,16 +70,25 @@ void tw_pm_set_waiting(tw_pm_t *pm, void (*waiting)(void *ctx), void *ctx);
 
 /* All return 0 on success, -1 with the reason on stderr. */
 static inline int tw_pm_put(tw_pm_t *pm, const char *key, const char *value) {
-    return pm->ops->put(pm, key, value);
+    pthread_mutex_lock(&pm->lock);
+    int rc = pm->ops->put(pm, key, value);
+    pthread_mutex_unlock(&pm->lock);
+    return rc;
 }
 /* A barrier of the job: puts before it are visible to gets after it on every rank. */
 static inline int tw_pm_fence(tw_pm_t *pm) {
-    return pm->ops->fence(pm);
+    pthread_mutex_lock(&pm->lock);
+    int rc = pm->ops->fence(pm);
+    pthread_mutex_unlock(&pm->lock);
+    return rc;
 }
 /* The value rank put under key. TW_PM_ANY_RANK: one the job's spawner gave it (PMI-1:
  * preput in its key-value space; PMIx: in its environment, pm_pmix.c). */
 static inline int tw_pm_get(tw_pm_t *pm, int rank, const char *key, char *value, size_t cap) {
-    return pm->ops->get(pm, rank, key, value, cap);
+    pthread_mutex_lock(&pm->lock);
+    int rc = pm->ops->get(pm, rank, key, value, cap);
+    pthread_mutex_unlock(&pm->lock);
+    return rc;
 }
 static inline int tw_pm_finalize(tw_pm_t *pm) {
     return pm->ops->finalize(pm);

@@ -1139,9 +1139,11 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
         /* libfabric's shm provider names its shared memory after the process id unless
          * told otherwise, and a process killed before it closed leaves that name in
          * /dev/shm: a later process of the same id then fails fi_enable with EBUSY.
-         * Named as the job's own segments are, twrun removes it when the job ends. */
+         * Named as the job's own segments are, twrun removes it when the job ends; and
+         * after the endpoint being opened (the job's last counted), as a process may
+         * open several (MPI's channels). */
         char name[96];
-        snprintf(name, sizeof name, "tw-%s-ofi-%d", job->job_id, job->rank);
+        snprintf(name, sizeof name, "tw-%s-ofi-%d-%d", job->job_id, job->rank, job->next_index - 1);
         call = "fi_setname";
         if ((rc = fi_setname(&l->ep->fid, name, strlen(name) + 1))) goto fail;
     }

@@ -126,12 +126,34 @@ static int answer_room(tw_link_ctx_t *l) {
 static void *land(void *ctx, uint32_t source, const void *prefix, size_t len, size_t *skip);
 static void landed(void *ctx, uint32_t source, const void *prefix, size_t len, int ok);
 
+/* The secret of endpoint index of a process (index > 0): two SipHash-2-4 words of
+ * ("tw-ep", index, half) under the job's secret, which only the job's processes hold. */
+static void endpoint_secret(unsigned char secret[TW_UDP_SECRET_SIZE], int index) {
+    tw_siphash_key_t key = tw_siphash_key(secret);
+    for (int half = 0; half < 2; half++) {
+        unsigned char msg[8] = {'t',
+                                'w',
+                                '-',
+                                'e',
+                                'p',
+                                (unsigned char)index,
+                                (unsigned char)(index >> 8),
+                                (unsigned char)half};
+        uint64_t word = tw_siphash24(&key, msg, sizeof msg);
+        for (int b = 0; b < 8; b++) secret[half * 8 + b] = (unsigned char)(word >> (8 * b));
+    }
+}
+
 static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev, void *dev_ctx,
                                 char *addr, size_t cap) {
     const tw_config_t *cfg = job->config;
     tw_udp_config_t u;
     tw_udp_config_default(&u);
     memcpy(u.secret, job->secret, sizeof u.secret);
+    /* the endpoint being opened is the job's last counted: a process's further ones
+     * (MPI's channels) key their packets apart from its first, so that a packet of one
+     * endpoint's stream, sent again to another's socket, fails its MAC there */
+    if (job->next_index > 1) endpoint_secret(u.secret, job->next_index - 1);
     u.self = (uint32_t)job->rank;
     u.peers = (uint32_t)job->size;
     u.window = cfg->udp_window;
