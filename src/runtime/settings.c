@@ -221,6 +221,19 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                         "receiver copies out while the sender copies in the "
                                         "next; longer ones go by rendezvous; 0 turns it off"},
                                    NUMBER(pipeline_limit)},
+    [TW_SETTING_CHANNELS] = {{.name = "TW_CHANNELS",
+                              .type = TW_SETTING_POWER_OF_TWO,
+                              .owner = TW_OWNER_MPI,
+                              .default_value = "1",
+                              .min = 1,
+                              .max = TW_CHANNELS_MAX,
+                              .unit = "channels",
+                              .meaning = "channels of an MPI process: each an endpoint of its own "
+                                         "with its own matching queues and requests, over which "
+                                         "communicators are spread by context id (every rank of "
+                                         "the job sets the same; more than 1 leaves out "
+                                         "dynamic processes and waits that sleep)"},
+                             NUMBER(channels)},
     [TW_SETTING_CONNECT_TIMEOUT] = {{.name = "TW_CONNECT_TIMEOUT",
                                      .type = TW_SETTING_UNSIGNED,
                                      .owner = TW_OWNER_MPI,

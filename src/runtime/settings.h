@@ -52,6 +52,7 @@ typedef struct tw_config {
     uint32_t eager_limit;     /* MPI: largest message sent eagerly */
     uint64_t rndv_split;      /* MPI: smallest message copied by both sides; 0: none */
     uint32_t pipeline_limit;  /* MPI: largest message sent in pieces through the mailbox */
+    uint32_t channels;        /* MPI: endpoints a process opens, communicators spread over */
     uint32_t connect_timeout; /* MPI: seconds MPI_Comm_connect waits for an accept */
     /* MPI collectives: auto, or the algorithm named */
     tw_coll_bcast_choice_t coll_bcast;
@@ -103,6 +104,7 @@ typedef struct tw_config {
 #define TW_ATU_ENTRIES_DEFAULT       65535
 #define TW_EAGER_LIMIT_MAX           4088 /* a VELO message less the MPI header */
 #define TW_RNDV_SPLIT_DEFAULT        65536
+#define TW_CHANNELS_MAX              16
 #define TW_PIPELINE_LIMIT_MAX        262144 /* a derived datatype's packed window (TW_PACK_CHUNK) */
 #define TW_PIPELINE_LIMIT_DEFAULT    8192
 #define TW_UDP_TIMEOUT_DEFAULT       30000 /* ms without an acknowledgement: the peer is lost */

@@ -67,6 +67,58 @@ UNLOCKED = {"MPI_Wtime", "MPI_Wtick", "MPI_Aint_add", "MPI_Aint_diff", "MPI_Init
             # itself only to put what is marked (src/mpi/pt2pt/partitioned.c)
             "MPI_Pready", "MPI_Pready_range", "MPI_Pready_list"}
 
+# The locks a call takes under MPI_THREAD_MULTIPLE (src/mpi/env/thread.h): the
+# point-to-point calls on a communicator take its channel's alone, the calls on
+# requests or matched messages the channels of those, a few calls every lock (they
+# look at requests of any channel: the buffered sends' buffers, MPI_T's queue
+# lengths, the end of the library); every other call the library's, and first the
+# channel's of each communicator it names. By name less any _c suffix.
+CHANNEL_COMM_CALLS = {
+    "MPI_Send", "MPI_Ssend", "MPI_Rsend", "MPI_Isend", "MPI_Issend", "MPI_Irsend", "MPI_Recv",
+    "MPI_Irecv", "MPI_Sendrecv", "MPI_Sendrecv_replace", "MPI_Isendrecv",
+    "MPI_Isendrecv_replace", "MPI_Probe", "MPI_Iprobe", "MPI_Mprobe", "MPI_Improbe",
+    "MPI_Send_init", "MPI_Ssend_init", "MPI_Rsend_init", "MPI_Recv_init"}
+REQUEST_CALLS = {
+    "MPI_Wait", "MPI_Test", "MPI_Waitall", "MPI_Testall", "MPI_Waitany", "MPI_Testany",
+    "MPI_Waitsome", "MPI_Testsome", "MPI_Request_free", "MPI_Request_get_status",
+    "MPI_Request_get_status_all", "MPI_Request_get_status_any", "MPI_Request_get_status_some",
+    "MPI_Cancel", "MPI_Start", "MPI_Startall"}
+MESSAGE_CALLS = {"MPI_Mrecv", "MPI_Imrecv"}
+ALL_LOCK_CALLS = {
+    "MPI_Finalize", "MPI_Session_finalize", "MPI_Buffer_attach", "MPI_Buffer_detach",
+    "MPI_Buffer_flush", "MPI_Buffer_iflush", "MPI_Comm_attach_buffer", "MPI_Comm_detach_buffer",
+    "MPI_Comm_flush_buffer", "MPI_Comm_iflush_buffer", "MPI_Session_attach_buffer",
+    "MPI_Session_detach_buffer", "MPI_Session_flush_buffer", "MPI_Session_iflush_buffer",
+    "MPI_T_pvar_read", "MPI_T_pvar_readreset", "MPI_T_pvar_reset"}
+
+
+def lock_set(p):
+    """The C expression of the locks p's wrapper takes (thread.h's sets)."""
+    base = p.name[:-2] if p.name.endswith("_c") else p.name
+    if base in ALL_LOCK_CALLS:
+        return "tw_mpi_lock_all()"
+    # a derived datatype's table and counts are the library's
+    types = "".join(f" | tw_mpi_lock_of_type({q.name})" for q in p.params
+                    if q.kind == "DATATYPE" and q.scalar)
+    if base in CHANNEL_COMM_CALLS:
+        comm = next(q for q in p.params if q.kind == "COMMUNICATOR" and q.direction == "in")
+        return f"tw_mpi_lock_of_comm({comm.name}){types}"
+    if base in REQUEST_CALLS:
+        req = next(q for q in p.params if q.kind == "REQUEST")
+        if not req.scalar:
+            count = next(q for q in p.params if q.kind == "ARRAY_LENGTH_NNI")
+            return f"tw_mpi_lock_of_requests({count.name}, {req.name})"
+        return f"tw_mpi_lock_of_requests(1, {'&' if '*' not in req.decl else ''}{req.name})"
+    if base in MESSAGE_CALLS:
+        msg = next(q for q in p.params if q.kind == "MESSAGE")
+        return f"tw_mpi_lock_of_message({msg.name}){types}"
+    comms = [q for q in p.params
+             if q.kind == "COMMUNICATOR" and q.direction in ("in", "inout") and q.scalar]
+    return " | ".join(["TW_MPI_LOCK_LIBRARY"] +
+                      [f"tw_mpi_lock_of_comm_at({q.name})" if "*" in q.decl
+                       else f"tw_mpi_lock_of_comm({q.name})" for q in comms])
+
+
 # Where the description (pympistandard 0.2.0) writes a parameter otherwise than the
 # standard's document does: (procedure, parameter) -> the document's declaration.
 ERRATA = {
@@ -534,11 +586,12 @@ def emit_wrappers(procs, face_bodies=False):
                 " * The checked, locked bodies of the PMPI_ calls under hidden names, for the",
                 " * faces (gen_face.py): api.c's, without the exported names. */",
                 "#include <mpi.h>", "", '#include "mpi/bindings/checks.h"', '#include "mpi/env/thread.h"',
-                "", "#pragma GCC visibility push(hidden)", ""]
+                '#include "mpi/pt2pt/channel.h"', "", "#pragma GCC visibility push(hidden)", ""]
     else:
         head = [f"/* {GENERATED}",
                 " * PMPI_ wrappers around the library's calls, MPI_ weak aliases of them. */",
-                "#include <mpi.h>", "", '#include "mpi/bindings/checks.h"', '#include "mpi/env/thread.h"', ""]
+                "#include <mpi.h>", "", '#include "mpi/bindings/checks.h"', '#include "mpi/env/thread.h"',
+                '#include "mpi/pt2pt/channel.h"', ""]
     out = head
     for p in procs:
         ret, name, params, fixed, args = p.ret, p.name, p.param_text(), p.fixed_text(), p.args()
@@ -556,21 +609,22 @@ def emit_wrappers(procs, face_bodies=False):
             obj, handle = p.check_object()
             out += [f"static {ret} __attribute__((noinline, cold)) checked_{name}({fixed}) {{",
                     "    int locked = tw_mpi_threads_on;",
-                    "    if (locked) tw_mpi_enter();",
+                    f"    unsigned took = locked ? tw_mpi_lock_set({lock_set(p)}) : 0;",
                     f"    {ret} rc = MPI_SUCCESS;",
                     f"    if (tw_mpi_arg_reportable({obj}, {handle})) {{"]
             for i, c in enumerate(checks):
                 out.append(f"        {'else ' if i else ''}if {c.condition} rc = {c.report(name, obj, handle)};")
             out += ["    }",
                     f"    if (rc == MPI_SUCCESS) rc = {call};",
-                    "    if (locked) tw_mpi_leave();", "    return rc;", "}"]
+                    "    if (locked) tw_mpi_unlock_set(took);", "    return rc;", "}"]
         if name in UNLOCKED:
             out += [f"{ret} {entry}({params}) {{", f"    return {call};", "}"]
         else:
             # Both ways out of PMPI_ are tail calls, so the single-threaded one costs a
             # load and a branch (and a test and a branch a count) and saves no register.
             out += [f"static {ret} __attribute__((noinline, cold)) locked_{name}({fixed}) {{",
-                    "    tw_mpi_enter();", f"    {ret} rc = {call};", "    tw_mpi_leave();",
+                    f"    unsigned took = tw_mpi_lock_set({lock_set(p)});",
+                    f"    {ret} rc = {call};", "    tw_mpi_unlock_set(took);",
                     "    return rc;", "}", f"{ret} {entry}({params}) {{"]
             if checks:
                 test = " | ".join(c.condition for c in checks)

@@ -424,7 +424,9 @@ static void start(tw_sched_t *s, tw_step_t *t) {
             rc = start_typed(s, t);
             break;
         }
-        if (tw_mpi_send_now(t->src, t->bytes, t->peer, s->tag, s->context) == MPI_SUCCESS) break;
+        if (tw_mpi_send_now(tw_channel_of_context(s->context), t->src, t->bytes, t->peer, s->tag,
+                            s->context) == MPI_SUCCESS)
+            break;
         rc = tw_mpi_isend(t->src, t->bytes, t->peer, s->tag, s->context, TW_SEND_STANDARD, &t->req);
         break;
     case TW_STEP_RECV:

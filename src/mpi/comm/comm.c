@@ -18,6 +18,8 @@ int tw_mpi_comm_creating;
 #define table tw_mpi_comm_table
 enum { WORDS = TW_MPI_USED_WORDS, WORLD_INDEX = 0, SELF_INDEX = 1 };
 
+static tw_mpi_comm_part_fn *on_new;
+
 tw_mpi_comm_t *tw_mpi_comm_new(int index, int rank, int size, int *world) {
     tw_mpi_comm_t *c = calloc(1, sizeof *c);
     if (!c) return NULL;
@@ -27,11 +29,16 @@ tw_mpi_comm_t *tw_mpi_comm_new(int index, int rank, int size, int *world) {
     c->context = 2u * (uint32_t)index;
     c->world = world;
     c->errhandler = MPI_ERRORS_ARE_FATAL;
+    if (on_new) on_new(c);
     table[index] = c;
     return c;
 }
 
 static tw_mpi_comm_part_fn *parts[TW_COMM_PARTS];
+
+void tw_mpi_comm_on_new(tw_mpi_comm_part_fn *fn) {
+    on_new = fn;
+}
 
 void tw_mpi_comm_on_destroy(int part, tw_mpi_comm_part_fn *fn) {
     parts[part] = fn;

@@ -40,7 +40,9 @@ typedef struct tw_mpi_comm {
     MPI_Comm handle;
     int rank, size;
     uint32_t context;
-    int *world; /* world rank of each rank; NULL for MPI_COMM_WORLD itself */
+    struct tw_channel *channel; /* its point-to-point channel (pt2pt/channel.h), as its
+                                   context id gives it */
+    int *world;                 /* world rank of each rank; NULL for MPI_COMM_WORLD itself */
     MPI_Errhandler errhandler;
     int inter;         /* an intercommunicator: size and world[] describe the remote group */
     uint32_t coll_seq; /* blocking collectives started here so far: each takes the next tag */
@@ -155,6 +157,8 @@ unsigned tw_mpi_comm_hints(MPI_Info info, unsigned current);
 enum { TW_COMM_PART_BUFFER, TW_COMM_PART_COLL_SHM, TW_COMM_PARTS };
 typedef void tw_mpi_comm_part_fn(tw_mpi_comm_t *c);
 void tw_mpi_comm_on_destroy(int part, tw_mpi_comm_part_fn *fn);
+/* What a unit above sets on every new communicator (its channel: pt2pt/engine.c). */
+void tw_mpi_comm_on_new(tw_mpi_comm_part_fn *fn);
 
 /* At tw_mpi_comm_init: errors on communicators go to their handlers from now on, and
  * the handlers' sweep sees those they hold (comm_errhandler.c). */

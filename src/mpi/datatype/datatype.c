@@ -17,6 +17,7 @@
  * their type map is their value and int only (MPI-3.1 section 5.9.4), so they are
  * packed as a derived type is, through their map, and the padding stays home. */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,9 @@
 
 typedef struct dtype dtype_t;
 struct dtype {
-    int refs;
+    /* the handle, derived types built on it, and sends and receives staged through it:
+     * a staged request is freed on whichever channel's thread ends it (env/thread.h) */
+    _Atomic int refs;
     int committed;
     int fixed; /* made by MPI_Type_create_f90_*: never freed, as a predefined type */
     tw_typemap_t map;
@@ -140,7 +143,7 @@ static void handle_free(MPI_Datatype handle) {
 }
 
 static void object_release(dtype_t *d) {
-    if (--d->refs) return;
+    if (atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) != 1) return;
     for (int k = 0; k < d->ntypes; k++)
         if (d->objs[k]) object_release(d->objs[k]);
     tw_typemap_free(&d->map);

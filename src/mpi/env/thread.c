@@ -1,12 +1,15 @@
-/* MPI_THREAD_MULTIPLE: the library's lock (see thread.h).
+/* MPI_THREAD_MULTIPLE: the library's lock and the channels' (see thread.h).
  *
- * A mutex, the depth this thread holds it at (thread-local, so a callback's call into
- * MPI nests without a test of the owner), and two counters that let a waiting call
- * hand the lock over: how many threads wait to take it, and how many times it was
- * taken. A plain unlock followed by a lock would mostly find the same thread taking
- * it again before a woken waiter runs; the yielding thread instead waits until
- * another has taken it (or nobody waits any more), so every waiting thread gets its
- * progress passes in turn. */
+ * Each lock is a mutex and two counters that let a waiting call hand it over: how
+ * many threads wait to take it, and how many times it was taken. A plain unlock
+ * followed by a lock would mostly find the same thread taking it again before a woken
+ * waiter runs; the yielding thread instead waits until another has taken it (or
+ * nobody waits any more), so every waiting thread gets its progress passes in turn.
+ *
+ * A thread knows the locks it holds (held, thread-local) and how deep in calls it is
+ * (a callback's call into MPI nests). Locks are taken in one order, channels' by
+ * ascending number, the library's last; a lock taken out of that order is only ever
+ * tried (tw_mpi_lock_try), never waited for, so no two threads wait for each other. */
 #include "mpi/env/thread.h"
 
 #include <pthread.h>
@@ -15,43 +18,126 @@
 
 int tw_mpi_threads_on;
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static _Thread_local int depth;     /* levels this thread holds the lock at */
-static _Atomic unsigned waiting;    /* threads blocked taking the lock */
-static _Atomic unsigned long taken; /* times the lock was taken */
+typedef struct lock {
+    pthread_mutex_t mutex;
+    _Atomic unsigned waiting;    /* threads blocked taking it */
+    _Atomic unsigned long taken; /* times it was taken */
+} lock_t;
 
-static void take(void) {
-    if (pthread_mutex_trylock(&lock) != 0) {
+/* On lines of their own: threads on different channels share none. */
+static _Alignas(64) struct {
+    _Alignas(64) lock_t lock;
+} locks[TW_MPI_LOCKS] = {[0 ... TW_MPI_LOCKS - 1] = {{PTHREAD_MUTEX_INITIALIZER, 0, 0}}};
+
+static _Thread_local unsigned held; /* bit k: this thread holds lock k */
+static _Thread_local int depth;     /* calls this thread is in */
+
+unsigned tw_mpi_held(void) {
+    return held;
+}
+
+static void take(int k) {
+    lock_t *l = &locks[k].lock;
+    if (pthread_mutex_trylock(&l->mutex) != 0) {
         /* said before the ring: a holder asleep in a wait wakes, or, not yet asleep,
          * sees it in ready_or_wanted and does not sleep */
-        atomic_fetch_add_explicit(&waiting, 1, memory_order_seq_cst);
+        atomic_fetch_add_explicit(&l->waiting, 1, memory_order_seq_cst);
         tw_ep_wake_self(tw_mpi.ep);
-        pthread_mutex_lock(&lock);
-        atomic_fetch_sub_explicit(&waiting, 1, memory_order_relaxed);
+        pthread_mutex_lock(&l->mutex);
+        atomic_fetch_sub_explicit(&l->waiting, 1, memory_order_relaxed);
     }
-    atomic_fetch_add_explicit(&taken, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&l->taken, 1, memory_order_relaxed);
 }
 
-void tw_mpi_enter(void) {
-    if (depth++) return;
-    take();
+/* Takes the locks of set in the order: channels ascending, the library's last. */
+static void take_set(unsigned set) {
+    for (unsigned rest = set & ~1u; rest; rest &= rest - 1) take(__builtin_ctz(rest));
+    if (set & 1u) take(0);
 }
 
-void tw_mpi_leave(void) {
-    if (--depth) return;
-    pthread_mutex_unlock(&lock);
+static void drop_set(unsigned set) {
+    for (unsigned rest = set; rest; rest &= rest - 1)
+        pthread_mutex_unlock(&locks[__builtin_ctz(rest)].lock.mutex);
+}
+
+/* A set's first and last lock in the order (channel k: k; the library's: 32). */
+static int order_first(unsigned set) {
+    return set & ~1u ? __builtin_ctz(set & ~1u) : 32;
+}
+
+static int order_last(unsigned set) {
+    return set & 1u ? 32 : 31 - __builtin_clz(set);
+}
+
+unsigned tw_mpi_lock_set(unsigned want) {
+    depth++;
+    unsigned need = want & ~held;
+    if (!need) return 0;
+    /* a nested call that needs a lock before one held in the order (a channel call's
+     * error handler calling a call on another channel) tries it until it gets it */
+    if (held && order_first(need) < order_last(held)) {
+        for (unsigned rest = need; rest; rest &= rest - 1)
+            while (pthread_mutex_trylock(&locks[__builtin_ctz(rest)].lock.mutex) != 0)
+                sched_yield();
+    } else {
+        take_set(need);
+    }
+    held |= need;
+    return need;
+}
+
+void tw_mpi_unlock_set(unsigned took) {
+    depth--;
+    if (!took) return;
+    held &= ~took;
+    drop_set(took);
+}
+
+int tw_mpi_lock_try(int k) {
+    if (held & (1u << k)) return 0;
+    if (pthread_mutex_trylock(&locks[k].lock.mutex) != 0) return -1;
+    atomic_fetch_add_explicit(&locks[k].lock.taken, 1, memory_order_relaxed);
+    held |= 1u << k;
+    return 1;
+}
+
+void tw_mpi_lock_untry(int k) {
+    held &= ~(1u << k);
+    pthread_mutex_unlock(&locks[k].lock.mutex);
+}
+
+/* Whether another thread waits for a lock of set. */
+static int wanted(unsigned set) {
+    for (unsigned rest = set; rest; rest &= rest - 1)
+        if (atomic_load_explicit(&locks[__builtin_ctz(rest)].lock.waiting, memory_order_seq_cst))
+            return 1;
+    return 0;
 }
 
 void tw_mpi_thread_yield(void) {
-    /* deeper, this thread runs a callback of a call that holds the lock: the state
+    /* deeper, this thread runs a callback of a call that holds the locks: the state
      * that call works on may be half-way, so nobody else may look at it */
-    if (depth != 1 || !atomic_load_explicit(&waiting, memory_order_relaxed)) return;
-    unsigned long t = atomic_load_explicit(&taken, memory_order_relaxed);
-    pthread_mutex_unlock(&lock);
-    while (atomic_load_explicit(&waiting, memory_order_relaxed) &&
-           atomic_load_explicit(&taken, memory_order_relaxed) == t)
-        sched_yield();
-    take();
+    if (depth != 1 || !wanted(held)) return;
+    unsigned set = held;
+    unsigned long t[TW_MPI_LOCKS];
+    for (unsigned rest = set; rest; rest &= rest - 1) {
+        int k = __builtin_ctz(rest);
+        t[k] = atomic_load_explicit(&locks[k].lock.taken, memory_order_relaxed);
+    }
+    held = 0;
+    drop_set(set);
+    /* until every lock that was wanted has been taken by another, or is wanted no more */
+    for (unsigned rest = set; rest;) {
+        int k = __builtin_ctz(rest);
+        const lock_t *l = &locks[k].lock;
+        if (atomic_load_explicit(&l->waiting, memory_order_relaxed) &&
+            atomic_load_explicit(&l->taken, memory_order_relaxed) == t[k])
+            sched_yield();
+        else
+            rest &= rest - 1;
+    }
+    take_set(set);
+    held = set;
 }
 
 typedef struct wait {
@@ -59,11 +145,11 @@ typedef struct wait {
     void *ctx;
 } wait_t;
 
-/* What a wait checks before it sleeps: another thread asked for the lock, or what
- * the wait itself waits for moved. */
+/* What a wait checks before it sleeps: another thread asked for a lock it holds, or
+ * what the wait itself waits for moved. */
 static int ready_or_wanted(void *arg) {
     const wait_t *w = arg;
-    return atomic_load_explicit(&waiting, memory_order_seq_cst) || (w->ready && w->ready(w->ctx));
+    return wanted(held) || (w->ready && w->ready(w->ctx));
 }
 
 void tw_mpi_thread_relax(unsigned *spins, int (*ready)(void *ctx), void *ctx) {
@@ -72,17 +158,21 @@ void tw_mpi_thread_relax(unsigned *spins, int (*ready)(void *ctx), void *ctx) {
     tw_mpi_thread_yield();
 }
 
-/* Before a sleep without the lock: stay up when what the wait waits for moved, when
- * another thread holds the lock (it polls the rings meanwhile), or when a progress
- * pass has work (a send to retry among it), which only the lock lets this thread see. */
+/* Before a sleep without the locks: stay up when what the wait waits for moved, when
+ * another thread holds the library's lock (it polls the rings meanwhile), or when a
+ * progress pass has work (a send to retry among it), which only the lock lets this
+ * thread see. */
 static int awake_unlocked(void *arg) {
     const wait_t *w = arg;
     if (w->ready(w->ctx)) return 1;
-    if (pthread_mutex_trylock(&lock) != 0) return 1;
-    depth = 1; /* held: a call made from a hook's check nests rather than deadlocks */
+    if (pthread_mutex_trylock(&locks[0].lock.mutex) != 0) return 1;
+    /* held: a call made from a hook's check nests rather than deadlocks */
+    held = 1u;
+    depth = 1;
     int work = tw_ep_has_work(tw_mpi.ep) || tw_mpi_hooks_ready(NULL);
+    held = 0;
     depth = 0;
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&locks[0].lock.mutex);
     return work;
 }
 
@@ -90,10 +180,13 @@ int tw_mpi_thread_pause_free(unsigned *spins, int (*moved)(void *ctx), void *ctx
     /* deeper, the call below this one holds state another thread must not see */
     if (depth != 1) return 0;
     wait_t w = {moved, ctx};
+    unsigned set = held;
+    held = 0;
     depth = 0;
-    pthread_mutex_unlock(&lock);
+    drop_set(set);
     if (!moved(ctx)) tw_ep_relax_shared(tw_mpi.ep, spins, awake_unlocked, &w);
-    take();
+    take_set(set);
+    held = set;
     depth = 1;
     return 1;
 }

@@ -1,18 +1,24 @@
-/* MPI_THREAD_MULTIPLE: one lock for the whole library (thread.c).
+/* MPI_THREAD_MULTIPLE: the library's lock, and a lock per channel (thread.c).
  *
  * Every public MPI function is a generated wrapper that, while tw_mpi_threads_on,
- * runs the library's own implementation between tw_mpi_enter() and tw_mpi_leave():
- * whatever the library keeps (requests, matching queues, communicators, windows, the
- * device endpoint) is touched only by the thread that holds the lock. A thread that
- * calls MPI again from a callback it runs inside MPI (a user op, an error handler, an
- * attribute or generalized-request callback) holds it already: the lock counts its
- * depth. Blocking calls give the lock away between progress passes (tw_mpi_relax), so
- * other threads run while one waits; any state such a call reads again after a pass
- * is read under the lock once more. A wait that sleeps (TW_WAIT) sleeps holding the
- * lock; a thread that finds the lock taken rings the endpoint's doorbell first, so the
- * sleeper wakes and hands the lock over. A collective's wait on its communicator's
- * shared block is the exception: it holds the lock only for its progress passes
- * (tw_mpi_thread_pause_free), so collectives on other communicators run meanwhile.
+ * runs the library's own implementation between tw_mpi_lock_set() and
+ * tw_mpi_unlock_set(): whatever the library keeps (requests, matching queues,
+ * communicators, windows, the device endpoints) is touched only by a thread that holds
+ * its lock. Lock 0 is the library's, and the first channel's (pt2pt/channel.h); lock k
+ * is channel k's, when TW_CHANNELS runs more than one. A call on a communicator's
+ * point-to-point traffic, or on requests of that traffic alone, takes its channel's
+ * lock only; every other call takes the library's, and first the lock of the channel
+ * of a communicator it names (its state may be touched: creating from it, freeing it).
+ * A thread that calls MPI again from a callback it runs inside MPI (a user op, an
+ * error handler, an attribute or generalized-request callback) holds the locks
+ * already: nesting is counted. Blocking calls give their locks away between progress
+ * passes (tw_mpi_relax), so other threads run while one waits; any state such a call
+ * reads again after a pass is read under the lock once more. A wait that sleeps
+ * (TW_WAIT) sleeps holding its locks; a thread that finds a lock taken rings the
+ * endpoint's doorbell first, so the sleeper wakes and hands it over. A collective's
+ * wait on its communicator's shared block is the exception: it holds its locks only
+ * for its progress passes (tw_mpi_thread_pause_free), so collectives on other
+ * communicators run meanwhile.
  *
  * Below MPI_THREAD_MULTIPLE the wrappers test tw_mpi_threads_on and nothing else. */
 #ifndef TW_MPI_THREAD_H
@@ -29,10 +35,30 @@
  * other threads may call MPI, never again). */
 extern int tw_mpi_threads_on;
 
-/* Takes the library's lock (again, when this thread holds it: one level deeper). */
-void tw_mpi_enter(void);
-/* Gives one level back; the lock is released at the outermost. */
-void tw_mpi_leave(void);
+/* Locks: bit k of a set is lock k; TW_MPI_LOCK_LIBRARY the library's (channel 0's). */
+enum { TW_MPI_LOCKS = 16, TW_MPI_LOCK_LIBRARY = 1u };
+
+/* One call deeper, holding the locks of want: those this thread did not hold yet are
+ * taken (in the order of thread.c) and returned, for tw_mpi_unlock_set. */
+unsigned tw_mpi_lock_set(unsigned want);
+/* The call ends: the locks it took (tw_mpi_lock_set's answer) are released. */
+void tw_mpi_unlock_set(unsigned took);
+
+/* The library's lock for a call of the library's own (an unlocked call's error). */
+static inline unsigned tw_mpi_enter(void) {
+    return tw_mpi_lock_set(TW_MPI_LOCK_LIBRARY);
+}
+static inline void tw_mpi_leave(unsigned took) {
+    tw_mpi_unlock_set(took);
+}
+
+/* The locks this thread holds. */
+unsigned tw_mpi_held(void);
+/* Lock k, without waiting, out of the order: 1 when taken now, 0 when this thread
+ * holds it already, -1 when another does. tw_mpi_lock_untry gives back what was taken
+ * now. */
+int tw_mpi_lock_try(int k);
+void tw_mpi_lock_untry(int k);
 
 /* Between two progress passes of a blocking call: when this thread holds the lock at
  * the outermost level and another thread waits for it, the other runs now. */

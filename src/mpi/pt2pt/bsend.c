@@ -21,6 +21,8 @@
 #include "mpi/pt2pt/engine.h"
 #include "mpi/pt2pt/engine_progress.h"
 #include "mpi/env/state.h"
+#include "mpi/env/thread.h"
+#include "mpi/pt2pt/channel.h"
 
 typedef struct block {
     uint64_t size;    /* of the whole block, header included */
@@ -64,17 +66,29 @@ static int block_at(tw_mpi_bbuf_t *bb, size_t at, block_t *b) {
     return 0;
 }
 
+/* Ends send when it is done: 1 when it ended (send is MPI_REQUEST_NULL now). A buffer
+ * holds sends on every communicator, so on any channel: under MPI_THREAD_MULTIPLE one
+ * is looked at under its channel's lock, when that is free now (or held already). */
+static int finish_if_done(MPI_Request *send) {
+    int k = tw_channel_index_of_request(*send);
+    int t = tw_mpi_threads_on && k >= 0 ? tw_mpi_lock_try(k) : 0;
+    if (t < 0) return 0; /* a later look */
+    int done = tw_mpi_request_done(*send);
+    if (done) tw_mpi_finish(send, NULL);
+    if (t > 0) tw_mpi_lock_untry(k);
+    return done;
+}
+
 /* Frees the blocks (or copies) whose sends have completed, and merges free
  * neighbours; 1 when no send of the buffer is in flight any more. */
 static int reclaim(tw_mpi_bbuf_t *bb) {
     if (bb->automatic) {
         for (copy_t **c = &bb->copies; *c;) {
             copy_t *done = *c;
-            if (!tw_mpi_request_done(done->send)) {
+            if (!finish_if_done(&done->send)) {
                 c = &done->next;
                 continue;
             }
-            tw_mpi_finish(&done->send, NULL);
             *c = done->next;
             free(done);
         }
@@ -84,10 +98,7 @@ static int reclaim(tw_mpi_bbuf_t *bb) {
     int in_free = 0, in_flight = 0;
     block_t b;
     for (size_t at = 0; at < bb->capacity && block_at(bb, at, &b); at += b.size) {
-        if (b.send != MPI_REQUEST_NULL && tw_mpi_request_done(b.send)) {
-            tw_mpi_finish(&b.send, NULL); /* b.send is MPI_REQUEST_NULL now */
-            set_header(bb, at, b);
-        }
+        if (b.send != MPI_REQUEST_NULL && finish_if_done(&b.send)) set_header(bb, at, b);
         if (b.send != MPI_REQUEST_NULL) {
             in_free = 0;
             in_flight = 1;

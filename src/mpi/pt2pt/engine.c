@@ -20,6 +20,7 @@
 #include "mpi/pt2pt/proto.h"
 #include "mpi/pt2pt/partitioned.h"
 #include "mpi/env/state.h"
+#include "mpi/env/thread.h"
 #include "mpi/pt2pt/wire_check.h"
 
 #include <tollway/settings.h>
@@ -34,7 +35,7 @@ static tw_mpi_message_fn *message_handlers[TW_MPI_KINDS];
 static tw_mpi_notification_fn *notification_handler;
 static tw_mpi_notification_fn *part_notification_handler;
 static tw_mpi_message_fn *lost_handler;
-int tw_mpi_notify_waiters;
+_Atomic int tw_mpi_notify_waiters;
 
 void tw_mpi_progress_on_message(int kind, tw_mpi_message_fn *fn) {
     message_handlers[kind] = fn;
@@ -59,7 +60,7 @@ void tw_mpi_p2p_set_buffered(tw_mpi_buffered_fn *fn) {
 /* The queues' lengths, for MPI_T's performance variables (tools/tools.c). */
 static uint64_t queue_level(int queue) {
     uint64_t n = 0;
-    for (int k = 0; k < TW_CHANNELS; k++) {
+    for (int k = 0; k < tw_channel_count(); k++) {
         const tw_match_t *m = &tw_channels[k].match;
         if (queue == TW_MPI_T_UNEXPECTED_BYTES)
             n += m->unexpected_bytes;
@@ -69,6 +70,10 @@ static uint64_t queue_level(int queue) {
             for (const tw_unexpected_t *u = m->unexpected; u; u = u->next) n++;
     }
     return n;
+}
+
+static void comm_channel(tw_mpi_comm_t *c) {
+    c->channel = tw_channel_of_context(c->context);
 }
 
 void tw_mpi_p2p_init(void) {
@@ -87,9 +92,11 @@ void tw_mpi_p2p_init(void) {
     tw_mpi_t_hold_setting(TW_SETTING_RNDV_SPLIT, &tw_p2p.split_min, SIZE_MAX);
     tw_mpi_t_hold_setting(TW_SETTING_PIPELINE_LIMIT, &tw_p2p.pipeline_max, TW_MPI_PIPELINE_MOST);
     tw_mpi_t_read_queues(queue_level);
-    tw_req_pool_init();
-    if (tw_channels_init(tw_mpi.size, UNEXPECTED_BYTES_MAX))
+    if (tw_channels_init((int)tw_setting_unsigned(TW_SETTING_CHANNELS), tw_mpi.size,
+                         UNEXPECTED_BYTES_MAX))
         tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
+    tw_req_pool_init();
+    tw_mpi_comm_on_new(comm_channel);
 }
 
 int tw_mpi_p2p_grow(int n) {
@@ -159,6 +166,20 @@ static int first_arrive(tw_channel_t *ch, const tw_velo_msg_t *m) {
     return 1;
 }
 
+/* A message of another unit (the device's notice of a lost peer among them), whose
+ * state the library's lock guards: a call on a channel's traffic, holding that
+ * channel's lock alone, takes it (it comes after in the order). */
+static __attribute__((noinline, cold)) void other_arrive(const tw_channel_t *ch,
+                                                         const tw_velo_msg_t *m) {
+    int lock = tw_mpi_threads_on && ch != &tw_channels[0];
+    unsigned took = lock ? tw_mpi_lock_set(TW_MPI_LOCK_LIBRARY) : 0;
+    if (m->tag < TW_MPI_KINDS && message_handlers[m->tag])
+        message_handlers[m->tag](m->source, m->data, m->length);
+    else if (m->tag == TW_VELO_TAG_LOST && lost_handler) /* the device's: a peer lost */
+        lost_handler(m->source, m->data, m->length);
+    if (lock) tw_mpi_unlock_set(took);
+}
+
 /* Not inlined into the drain loop: a poll that finds nothing then sets up nothing
  * for it. */
 __attribute__((noinline)) int tw_p2p_arrive(tw_channel_t *ch, const tw_velo_msg_t *m) {
@@ -177,10 +198,7 @@ __attribute__((noinline)) int tw_p2p_arrive(tw_channel_t *ch, const tw_velo_msg_
             return 1;
         }
         /* another unit's, or nobody's */
-        if (m->tag < TW_MPI_KINDS && message_handlers[m->tag])
-            message_handlers[m->tag](m->source, m->data, m->length);
-        else if (m->tag == TW_VELO_TAG_LOST && lost_handler) /* the device's: a peer lost */
-            lost_handler(m->source, m->data, m->length);
+        other_arrive(ch, m);
         return 1;
     }
     tw_mpi_hdr_t h;
@@ -300,23 +318,60 @@ static void run_hooks(void) {
         if (tw_mpi_hooks_on & (1u << k)) tw_mpi_hooks[k]();
 }
 
-static void progress_channel(tw_channel_t *ch) {
+static inline __attribute__((always_inline)) void progress_channel(tw_channel_t *ch) {
     if (ch->pending_sends.head) post_pending_sends(ch);
     drain_mailbox(ch);
     if (ch->rendezvous || tw_mpi_notify_waiters) drain_notifications(ch);
     if (ch->pending_gets.head) start_pending_gets(ch);
 }
 
+/* A pass with several channels. Under MPI_THREAD_MULTIPLE a thread passes over the
+ * channels whose locks it holds, and over the others whose locks are free when it
+ * holds the library's (which the hooks need too). A call on one channel's traffic so
+ * leaves the rest to the threads on them; that nothing is left behind when there are
+ * none (MPI's progress rule: a receive posted on one channel while this thread waits
+ * on another), every FAIR_PASSES-th of its passes takes the library's lock if free
+ * and passes over everything. */
+enum { FAIR_PASSES = 64 };
+static _Thread_local unsigned passes_alone;
+
+static __attribute__((noinline)) void progress_channels(void) {
+    int n = tw_channel_count();
+    unsigned took = 0;
+    if (tw_mpi_threads_on) {
+        unsigned held = tw_mpi_held();
+        if (!(held & TW_MPI_LOCK_LIBRARY)) {
+            if (++passes_alone % FAIR_PASSES || tw_mpi_lock_try(0) != 1) {
+                for (unsigned rest = held; rest; rest &= rest - 1)
+                    progress_channel(&tw_channels[__builtin_ctz(rest)]);
+                return;
+            }
+            took = TW_MPI_LOCK_LIBRARY;
+        }
+    }
+    for (int k = 0; k < n; k++) {
+        int t = tw_mpi_threads_on ? tw_mpi_lock_try(k) : 0;
+        if (t < 0) continue; /* its holder passes over it */
+        progress_channel(&tw_channels[k]);
+        if (t > 0) tw_mpi_lock_untry(k);
+    }
+    if (tw_mpi_hooks_on) run_hooks();
+    if (took) tw_mpi_lock_untry(0);
+}
+
 void tw_mpi_progress(void) {
-    for (int k = 0; k < TW_CHANNELS; k++) progress_channel(&tw_channels[k]);
+    if (!tw_channel_single()) {
+        progress_channels();
+        return;
+    }
+    progress_channel(&tw_channels[0]);
     if (tw_mpi_hooks_on) run_hooks();
 }
 
 /* Starts send request i: the data goes now, or waits its turn behind earlier sends
  * to the same peer. An error class when it cannot start at all. */
-static int send_start(int i) {
+static int send_start(tw_channel_t *ch, int i) {
     req_t *r = &tw_reqs[i];
-    tw_channel_t *ch = tw_channel_of_req(i);
     tw_req_reset(r);
     if (r->peer == MPI_PROC_NULL) {
         tw_req_done(i);
@@ -355,9 +410,9 @@ static int send_start(int i) {
     return MPI_SUCCESS;
 }
 
-static int send_setup(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int mode,
-                      int persistent) {
-    int i = tw_req_alloc(&tw_channel_of_context(context)->reqs, REQ_SEND);
+static int send_setup(tw_channel_t *ch, const void *buf, size_t bytes, int dest, int tag,
+                      uint32_t context, int mode, int persistent) {
+    int i = tw_req_alloc(&ch->reqs, REQ_SEND);
     if (!i) return 0;
     req_t *r = &tw_reqs[i];
     r->peer = dest;
@@ -371,11 +426,13 @@ static int send_setup(const void *buf, size_t bytes, int dest, int tag, uint32_t
     return i;
 }
 
-int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int mode,
-                 MPI_Request *req) {
-    int i = send_setup(buf, bytes, dest, tag, context, mode, 0);
+static inline __attribute__((always_inline)) int isend_on(tw_channel_t *ch, const void *buf,
+                                                          size_t bytes, int dest, int tag,
+                                                          uint32_t context, int mode,
+                                                          MPI_Request *req) {
+    int i = send_setup(ch, buf, bytes, dest, tag, context, mode, 0);
     if (!i) return MPI_ERR_NO_MEM;
-    int rc = send_start(i);
+    int rc = send_start(ch, i);
     if (rc) {
         tw_req_free(i);
         return rc;
@@ -384,16 +441,22 @@ int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t cont
     return MPI_SUCCESS;
 }
 
+int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int mode,
+                 MPI_Request *req) {
+    return isend_on(tw_channel_of_context(context), buf, bytes, dest, tag, context, mode, req);
+}
+
 int tw_mpi_send_staged(tw_mpi_staged_t *st, int dest, int tag, uint32_t context, int mode,
                        int persistent, MPI_Request *req) {
-    int i = send_setup(tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), dest, tag, context, mode,
-                       persistent);
+    tw_channel_t *ch = tw_channel_of_context(context);
+    int i = send_setup(ch, tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), dest, tag, context,
+                       mode, persistent);
     if (!i) {
         tw_mpi_staged_free(st);
         return MPI_ERR_NO_MEM;
     }
     tw_reqs[i].staged = st;
-    int rc = persistent ? (tw_reqs[i].done = 1, MPI_SUCCESS) : send_start(i);
+    int rc = persistent ? (tw_reqs[i].done = 1, MPI_SUCCESS) : send_start(ch, i);
     if (rc) {
         tw_req_free(i);
         return rc;
@@ -404,7 +467,7 @@ int tw_mpi_send_staged(tw_mpi_staged_t *st, int dest, int tag, uint32_t context,
 
 int tw_mpi_send_init(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int mode,
                      MPI_Request *req) {
-    int i = send_setup(buf, bytes, dest, tag, context, mode, 1);
+    int i = send_setup(tw_channel_of_context(context), buf, bytes, dest, tag, context, mode, 1);
     if (!i) return MPI_ERR_NO_MEM;
     tw_reqs[i].done = 1;
     *req = tw_req_handle(i);
@@ -416,7 +479,7 @@ int tw_mpi_send_init(const void *buf, size_t bytes, int dest, int tag, uint32_t 
  * drained here: messages still in it match the receives posted in the meantime
  * straight into their buffers, where draining now would set aside those whose
  * receives come next. */
-static void recv_start(int i) {
+static void recv_start(tw_channel_t *ch, int i) {
     req_t *r = &tw_reqs[i];
     tw_req_reset(r);
     if (r->peer == MPI_PROC_NULL) {
@@ -424,7 +487,7 @@ static void recv_start(int i) {
         tw_req_done(i);
         return;
     }
-    tw_match_t *match = &tw_channel_of_req(i)->match;
+    tw_match_t *match = &ch->match;
     tw_unexpected_t *u = tw_match_take(match, r->peer, r->tag, r->context);
     if (u) {
         deliver_unexpected(i, u);
@@ -434,9 +497,9 @@ static void recv_start(int i) {
     tw_match_post(match, &r->posted);
 }
 
-static int recv_setup(void *buf, size_t bytes, int source, int tag, uint32_t context,
-                      int persistent) {
-    int i = tw_req_alloc(&tw_channel_of_context(context)->reqs, REQ_RECV);
+static int recv_setup(tw_channel_t *ch, void *buf, size_t bytes, int source, int tag,
+                      uint32_t context, int persistent) {
+    int i = tw_req_alloc(&ch->reqs, REQ_RECV);
     if (!i) return 0;
     req_t *r = &tw_reqs[i];
     r->peer = source;
@@ -449,17 +512,24 @@ static int recv_setup(void *buf, size_t bytes, int source, int tag, uint32_t con
     return i;
 }
 
-int tw_mpi_irecv(void *buf, size_t bytes, int source, int tag, uint32_t context, MPI_Request *req) {
-    int i = recv_setup(buf, bytes, source, tag, context, 0);
+static inline __attribute__((always_inline)) int irecv_on(tw_channel_t *ch, void *buf, size_t bytes,
+                                                          int source, int tag, uint32_t context,
+                                                          MPI_Request *req) {
+    int i = recv_setup(ch, buf, bytes, source, tag, context, 0);
     if (!i) return MPI_ERR_NO_MEM;
     *req = tw_req_handle(i);
-    recv_start(i);
+    recv_start(ch, i);
     return MPI_SUCCESS;
+}
+
+int tw_mpi_irecv(void *buf, size_t bytes, int source, int tag, uint32_t context, MPI_Request *req) {
+    return irecv_on(tw_channel_of_context(context), buf, bytes, source, tag, context, req);
 }
 
 int tw_mpi_recv_staged(tw_mpi_staged_t *st, int source, int tag, uint32_t context, int persistent,
                        MPI_Request *req) {
-    int i = recv_setup(tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), source, tag, context,
+    tw_channel_t *ch = tw_channel_of_context(context);
+    int i = recv_setup(ch, tw_mpi_staged_data(st), tw_mpi_staged_bytes(st), source, tag, context,
                        persistent);
     if (!i) {
         tw_mpi_staged_free(st);
@@ -470,13 +540,13 @@ int tw_mpi_recv_staged(tw_mpi_staged_t *st, int source, int tag, uint32_t contex
     if (persistent)
         tw_reqs[i].done = 1;
     else
-        recv_start(i);
+        recv_start(ch, i);
     return MPI_SUCCESS;
 }
 
 int tw_mpi_recv_init(void *buf, size_t bytes, int source, int tag, uint32_t context,
                      MPI_Request *req) {
-    int i = recv_setup(buf, bytes, source, tag, context, 1);
+    int i = recv_setup(tw_channel_of_context(context), buf, bytes, source, tag, context, 1);
     if (!i) return MPI_ERR_NO_MEM;
     tw_reqs[i].done = 1;
     *req = tw_req_handle(i);
@@ -493,10 +563,10 @@ int tw_mpi_start(MPI_Request req) {
         return tw_mpi_sched_start(tw_reqs[i].buf, req);
     }
     if (tw_reqs[i].kind == REQ_RECV) {
-        recv_start(i);
+        recv_start(tw_channel_of_req(i), i);
         return MPI_SUCCESS;
     }
-    return send_start(i);
+    return send_start(tw_channel_of_req(i), i);
 }
 
 /* MPI_Cancel: a receive not yet matched, or a send not yet handed to the peer, is

@@ -6,6 +6,7 @@
 #ifndef TW_MPI_P2P_PROGRESS_H
 #define TW_MPI_P2P_PROGRESS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,7 +33,7 @@ void tw_mpi_progress_on_lost(tw_mpi_message_fn *fn);
 #define TW_MPI_COOKIE_HOOKED ((uint64_t)1 << 63)
 typedef void tw_mpi_notification_fn(const tw_notification_t *n);
 void tw_mpi_progress_on_notification(tw_mpi_notification_fn *fn);
-extern int tw_mpi_notify_waiters;
+extern _Atomic int tw_mpi_notify_waiters; /* read by every channel's pass */
 /* Notifications whose cookie has this bit set (and not TW_MPI_COOKIE_HOOKED) are the
  * puts of partitioned requests (pt2pt/partitioned.c); looked for on the same terms. */
 #define TW_MPI_COOKIE_PART ((uint64_t)1 << 62)

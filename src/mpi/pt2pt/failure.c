@@ -28,6 +28,7 @@
 #include "mpi/pt2pt/engine_progress.h"
 #include "mpi/pt2pt/proto.h"
 #include "mpi/env/state.h"
+#include "mpi/env/thread.h"
 #include "mpi/tools/events.h"
 
 #include <tollway/settings.h>
@@ -38,15 +39,36 @@
 /* and that of a collective world rank r gave up is GAVE_UP_BASE + r */
 #define GAVE_UP_BASE 0x200000
 
-int tw_mpi_lost_count;
+_Atomic int tw_mpi_lost_count;
 static int8_t *cause;    /* per world rank: 0, or TW_ERR_LOST / TW_ERR_RESET / TW_ERR_DESYNC */
 static int *reporter;    /* per world rank: who found it lost (this rank: itself) */
 static int *lost;        /* the lost world ranks, in the order they were found */
 static int *notify_next; /* per rank found lost here: the next rank to tell */
-static int rescan;       /* a new loss: every running request is looked at once */
+/* Per channel (bit k): a new loss, for which its running requests are looked at once. */
+static unsigned rescan;
+/* Per channel: the losses (entries of lost) its state has taken in. Each channel takes
+ * them in under its own lock (apply), at once when the thread that records the loss
+ * holds it, else in the lost hook's next pass that can take it. */
+static int applied[TW_CHANNELS_MOST];
 
 int tw_mpi_is_lost(int world) {
-    return world >= 0 && world < tw_mpi.size && cause[world];
+    /* read by calls on a channel's traffic without the library's lock: a byte that
+     * turns non-zero once */
+    return world >= 0 && world < tw_mpi.size && __atomic_load_n(&cause[world], __ATOMIC_RELAXED);
+}
+
+/* Channel k takes in the losses it has not: sends to those ranks leave the fast path,
+ * which sends only when nothing is pending to the peer, for the general one, which
+ * fails them (its link may still take them: another rank found it lost); and after the
+ * first, a blocking receive never waits on the mailbox alone (as when a rendezvous is
+ * under way): it goes through the posted queue, which the hook looks at in every pass.
+ * Under channel k's lock, and the library's. */
+static void apply(int k) {
+    tw_channel_t *ch = &tw_channels[k];
+    for (; applied[k] < tw_mpi_lost_count; applied[k]++) {
+        ch->pending_to[lost[applied[k]]] += 1 << 30;
+        if (applied[k] == 0) ch->rendezvous++;
+    }
 }
 
 int tw_mpi_lost_code(int world) {
@@ -146,26 +168,18 @@ static _Noreturn void end_job(int world) {
 static void record(int world, int why, int by) {
     if (world < 0 || world >= tw_mpi.size || world == tw_mpi.rank || cause[world]) return;
     if (why != TW_ERR_RESET && why != TW_ERR_DESYNC) why = TW_ERR_LOST;
-    cause[world] = (int8_t)why;
+    __atomic_store_n(&cause[world], (int8_t)why, __ATOMIC_RELAXED);
     reporter[world] = by;
     lost[tw_mpi_lost_count++] = world;
     if (tw_mpi_t_event_wanted(TW_EVENT_PEER_LOST))
         tw_mpi_t_event_peer_lost(world, tw_mpi_lost_code(world), by);
-    /* sends to it leave the fast path, which sends only when nothing is pending to
-     * the peer, for the general one, which fails them (its link may still take them:
-     * another rank found it lost) */
-    for (int k = 0; k < TW_CHANNELS; k++) tw_channels[k].pending_to[world] += 1 << 30;
-    if (tw_mpi_lost_count == 1) {
-        /* from now on a blocking receive never waits on the mailbox alone (as when a
-         * rendezvous is under way): it goes through the posted queue, which the hook
-         * looks at in every pass */
-        for (int k = 0; k < TW_CHANNELS; k++) tw_channels[k].rendezvous++;
-        tw_mpi_hook_on(TW_HOOK_LOST);
-    }
+    for (int k = 0; k < tw_channel_count(); k++)
+        if (!tw_mpi_threads_on || (tw_mpi_held() & (1u << k))) apply(k);
+    if (tw_mpi_lost_count == 1) tw_mpi_hook_on(TW_HOOK_LOST);
     const tw_mpi_comm_t *w = tw_mpi_comm_get(MPI_COMM_WORLD);
     if (!w || w->errhandler == MPI_ERRORS_ARE_FATAL || w->errhandler == MPI_ERRORS_ABORT)
         end_job(world);
-    rescan = 1;
+    rescan = (1u << tw_channel_count()) - 1;
     /* the others are told of a peer that stopped answering here, or gave up data; not
      * of one that declared this rank lost: that one is well, and tells them about this
      * rank */
@@ -176,7 +190,11 @@ int tw_mpi_peer_error(int peer, int rc) {
     if (!tw_status_peer_lost(rc) || peer < 0 || peer >= tw_mpi.size || !cause)
         return MPI_ERR_OTHER; /* (no cause: before MPI_Init set this unit up) */
     int why = tw_ep_peer_status(tw_mpi.ep, peer);
+    /* a call on a channel's traffic holds its lock alone: the tables are the library's,
+     * whose lock comes after it in the order */
+    unsigned took = tw_mpi_threads_on ? tw_mpi_lock_set(TW_MPI_LOCK_LIBRARY) : 0;
     record(peer, why == TW_ERR_RESET || why == TW_ERR_DESYNC ? why : rc, tw_mpi.rank);
+    if (tw_mpi_threads_on) tw_mpi_unlock_set(took);
     return tw_mpi_lost_code(peer);
 }
 
@@ -248,19 +266,20 @@ static void fail_request(int i, int code) {
     tw_req_done(i);
 }
 
-static void fail_posted(void) {
-    for (int k = 0; k < TW_CHANNELS; k++)
-        for (tw_posted_t *p = tw_channels[k].match.posted, *next; p; p = next) {
-            next = p->next;
-            int i = tw_req_of_posted(p), code = lost_dependency(&tw_reqs[i]);
-            if (code) fail_request(i, code);
-        }
+static void fail_posted(int k) {
+    for (tw_posted_t *p = tw_channels[k].match.posted, *next; p; p = next) {
+        next = p->next;
+        int i = tw_req_of_posted(p), code = lost_dependency(&tw_reqs[i]);
+        if (code) fail_request(i, code);
+    }
 }
 
-static void fail_running(void) {
+static void fail_running(int k) {
     for (int i = 1; i <= TW_MAX_REQUESTS; i++) {
         req_t *r = &tw_reqs[i];
-        if ((r->kind != REQ_SEND && r->kind != REQ_RECV) || !r->active || r->done) continue;
+        if ((r->kind != REQ_SEND && r->kind != REQ_RECV) || r->channel != k || !r->active ||
+            r->done)
+            continue;
         int code = lost_dependency(r);
         if (code) fail_request(i, code);
     }
@@ -286,11 +305,18 @@ static void lost_progress(void) {
     if (busy) return;
     busy = 1;
     tell_others();
-    if (rescan) {
-        rescan = 0;
-        fail_running();
+    /* each channel under its lock; one another thread holds now, at a later pass */
+    for (int k = 0; k < tw_channel_count(); k++) {
+        int t = tw_mpi_threads_on ? tw_mpi_lock_try(k) : 0;
+        if (t < 0) continue;
+        apply(k);
+        if (rescan & (1u << k)) {
+            rescan &= ~(1u << k);
+            fail_running(k);
+        }
+        fail_posted(k);
+        if (t > 0) tw_mpi_lock_untry(k);
     }
-    fail_posted();
     busy = 0;
 }
 

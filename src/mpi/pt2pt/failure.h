@@ -4,12 +4,14 @@
 #ifndef TW_MPI_FAILURE_H
 #define TW_MPI_FAILURE_H
 
+#include <stdatomic.h>
+
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
 typedef struct tw_mpi_comm tw_mpi_comm_t;
 
 /* Peers lost so far (0 in a healthy job: the one test the rest of MPI makes). */
-extern int tw_mpi_lost_count;
+extern _Atomic int tw_mpi_lost_count; /* read unlocked by calls on a channel's traffic */
 
 /* Whether world rank world was found lost (here or by another rank). */
 int tw_mpi_is_lost(int world);

@@ -213,13 +213,13 @@ static void take_in_marked(tw_part_t *p) {
         send_ready(p);
         return;
     }
-    tw_mpi_enter();
+    unsigned took = tw_mpi_enter();
     unsigned seen;
     do {
         seen = atomic_load_explicit(&p->pending, memory_order_acquire);
         send_ready(p);
     } while (atomic_fetch_sub_explicit(&p->pending, seen, memory_order_acq_rel) != seen);
-    tw_mpi_leave();
+    tw_mpi_leave(took);
 }
 
 /* ---- receiving ---- */
@@ -586,9 +586,9 @@ int MPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype data
 
 /* An error of the unlocked calls: raised under the lock, as every other error is. */
 static int ready_error(MPI_Request request, const char *call, int errclass, const char *detail) {
-    if (tw_mpi_threads_on) tw_mpi_enter();
+    unsigned took = tw_mpi_threads_on ? tw_mpi_enter() : 0;
     int rc = tw_mpi_error(tw_mpi_request_comm(request), call, errclass, detail);
-    if (tw_mpi_threads_on) tw_mpi_leave();
+    if (tw_mpi_threads_on) tw_mpi_leave(took);
     return rc;
 }
 

@@ -58,7 +58,8 @@ static inline size_t tw_min_size(size_t a, size_t b) {
 /* eager (proto_eager.c) */
 /* A blocking eager send straight into the mailbox, when nothing is queued to that
  * peer: MPI_SUCCESS, or 1 when the general path must take it. */
-int tw_mpi_send_now(const void *buf, size_t bytes, int dest_world, int tag, uint32_t context);
+int tw_mpi_send_now(tw_channel_t *ch, const void *buf, size_t bytes, int dest_world, int tag,
+                    uint32_t context);
 /* A blocking receive taken straight from the mailbox when nothing else is under
  * way and the first message is an eager one that matches: MPI_SUCCESS or
  * MPI_ERR_TRUNCATE with the status filled, or 1 for the general path. */

@@ -27,28 +27,32 @@ void tw_proto_eager_deliver(int i, int source, int tag, const void *data, size_t
     tw_req_done(i);
 }
 
-int tw_mpi_send_now(const void *buf, size_t bytes, int dest, int tag, uint32_t context) {
-    tw_channel_t *ch = tw_channel_of_context(context);
+int tw_mpi_send_now(tw_channel_t *ch, const void *buf, size_t bytes, int dest, int tag,
+                    uint32_t context) {
     if (bytes > tw_p2p.eager_max || dest < 0 || ch->pending_to[dest]) return 1;
     tw_mpi_hdr_t h = {tag, context};
     int rc = tw_velo_sendv(ch->ep, dest, TW_MPI_EAGER, &h, sizeof h, buf, bytes);
     return rc == TW_OK ? MPI_SUCCESS : 1;
 }
 
+/* One test of all of it (a bitwise or): the fields are a channel's, all readable. */
 static int busy(const tw_channel_t *ch) {
-    return !tw_match_idle(&ch->match) || ch->pending_sends.head || ch->pending_gets.head ||
-           ch->rendezvous;
+    return !tw_match_idle(&ch->match) ||
+           (ch->pending_sends.head | ch->pending_gets.head | ch->rendezvous) != 0;
 }
 
-int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t context,
-                    MPI_Status *status) {
+static inline __attribute__((always_inline)) int recv_now_on(tw_channel_t *ch, void *buf,
+                                                             size_t bytes, int source, int tag,
+                                                             uint32_t context, MPI_Status *status) {
     /* only when nothing else is under way: otherwise the general path keeps order */
-    tw_channel_t *ch = tw_channel_of_context(context);
     if (__builtin_expect(busy(ch), 0)) return 1;
     tw_velo_msg_t m;
     unsigned spins = 0;
     int rc;
     while ((rc = tw_velo_peek(ch->ep, &m)) == TW_EMPTY) {
+        /* a wait keeps every endpoint going (a peer's RMA on another channel's, over a
+         * link the device polls): with several channels that is the general path's */
+        if (!tw_channel_single()) return 1;
         tw_mpi_relax(&spins);
         /* other threads ran meanwhile (MPI_THREAD_MULTIPLE): what they posted, or
          * took from the mailbox into the queues, is the general path's */
@@ -80,4 +84,9 @@ int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t conte
     else
         tw_velo_unpeek(ch->ep, &m);
     return 1;
+}
+
+int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t context,
+                    MPI_Status *status) {
+    return recv_now_on(tw_channel_of_context(context), buf, bytes, source, tag, context, status);
 }

@@ -139,8 +139,8 @@ static inline int send_now(const void *buf, MPI_Count count, MPI_Datatype dataty
     int extent = tw_mpi_type_contiguous_size(datatype);
     if (c && tw_mpi.users > 0 && extent >= 0 && count >= 0 && (buf || !count) && dest >= 0 &&
         dest < c->size && tag >= 0 && tag <= TW_MPI_TAG_UB)
-        return tw_mpi_send_now(buf, (size_t)count * (size_t)extent, tw_mpi_world_rank(c, dest), tag,
-                               c->context);
+        return tw_mpi_send_now(c->channel, buf, (size_t)count * (size_t)extent,
+                               tw_mpi_world_rank(c, dest), tag, c->context);
     return 1;
 }
 

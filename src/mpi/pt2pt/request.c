@@ -17,15 +17,27 @@
 
 req_t *tw_reqs;
 
-/* Channel k's share is the k-th slice of the slots (tw_channel_of_req). */
+_Atomic int tw_req_fresh = 1;
+
 void tw_req_pool_init(void) {
     tw_reqs = calloc(TW_MAX_REQUESTS + 1, sizeof *tw_reqs);
     if (!tw_reqs) tw_mpi_error(NULL, "MPI_Init", MPI_ERR_NO_MEM, NULL);
+    if (!tw_channel_single()) return; /* the channels' shares fill as they need */
+    /* one channel: every slot in its free list at once, lowest first */
+    tw_req_share_t *share = &tw_channel_main()->reqs;
     for (int i = TW_MAX_REQUESTS; i >= 1; i--) {
-        tw_req_share_t *share = &tw_channel_of_req(i)->reqs;
         tw_reqs[i].next = share->free_head;
-        share->free_head = i;
+        share->free_head = (uint16_t)i;
     }
+    atomic_store_explicit(&tw_req_fresh, TW_MAX_REQUESTS + 1, memory_order_relaxed);
+}
+
+int tw_req_fresh_slot(void) {
+    /* relaxed: the slot's contents are its taker's, under its channel's lock */
+    int i = atomic_fetch_add_explicit(&tw_req_fresh, 1, memory_order_relaxed);
+    if (i <= TW_MAX_REQUESTS) return i;
+    atomic_store_explicit(&tw_req_fresh, TW_MAX_REQUESTS + 1, memory_order_relaxed);
+    return 0;
 }
 
 void tw_req_free(int i) {
@@ -33,9 +45,9 @@ void tw_req_free(int i) {
     tw_mpi_staged_free(tw_reqs[i].staged);
     tw_reqs[i].staged = NULL;
     tw_reqs[i].kind = REQ_FREE;
-    tw_req_share_t *share = &tw_channel_of_req(i)->reqs;
+    tw_req_share_t *share = &tw_channel_of_req(i)->reqs; /* back to the share it came from */
     tw_reqs[i].next = share->free_head;
-    share->free_head = i;
+    share->free_head = (uint16_t)i;
 }
 
 int tw_req_list_find(const tw_req_list_t *l, int i, int *prev) {
@@ -81,7 +93,7 @@ void tw_mpi_persistent_colls(tw_mpi_sched_start_fn *start, tw_mpi_sched_free_fn 
 }
 
 int tw_mpi_coll_request(uint32_t context, MPI_Request *req) {
-    int i = tw_req_alloc(&tw_channel_of_context(context)->reqs, REQ_COLL);
+    int i = tw_req_alloc(&tw_channel_main()->reqs, REQ_COLL); /* its schedule's channel */
     if (!i) return MPI_ERR_NO_MEM;
     tw_reqs[i].context = context; /* its errors go to the communicator */
     *req = tw_req_handle(i);
@@ -92,7 +104,7 @@ tw_request_hooks_t *tw_req_hooks;
 
 __attribute__((visibility("default"))) int tw_mpifort_request_hooks(MPI_Request req,
                                                                     const tw_request_hooks_t *h) {
-    if (tw_mpi_threads_on) tw_mpi_enter();
+    unsigned took = tw_mpi_threads_on ? tw_mpi_enter() : 0;
     int rc = MPI_SUCCESS, i = tw_req_index(req);
     if (i <= 0 || tw_reqs[i].kind != REQ_COLL) {
         /* a non-blocking collective done at once may be a finished receive already */
@@ -111,7 +123,7 @@ __attribute__((visibility("default"))) int tw_mpifort_request_hooks(MPI_Request 
         h->release(h->arg);
     } else
         tw_req_hooks[i] = *h;
-    if (tw_mpi_threads_on) tw_mpi_leave();
+    if (tw_mpi_threads_on) tw_mpi_leave(took);
     return rc;
 }
 

@@ -5,6 +5,7 @@
 #ifndef TW_MPI_REQUEST_H
 #define TW_MPI_REQUEST_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,6 +63,7 @@ typedef struct req {
     uint8_t parts;              /* rendezvous: notifications (or a CTS) still to come */
     uint8_t get_held;           /* receive: a refused get waits, holding its part */
     uint8_t ready;              /* chunked receive: the sender's next chunk is there already */
+    uint8_t channel;            /* the channel (channel.h) whose share it came from */
     int error;
     int peer; /* send: destination; receive: source filter (world rank or ANY) */
     int tag;  /* send: tag; receive: filter */
@@ -116,11 +118,19 @@ static inline int tw_req_of_posted(const tw_posted_t *p) {
                  tw_reqs);
 }
 
-/* A channel's share of the pool (channel.h): the free slots of its slice, which only
- * its own calls take and give back. */
+/* A channel's share of the pool (channel.h): the slots it freed, which only its own
+ * calls take and give back, and, when there are none, the next slot never used yet. So
+ * no channel is held to a fixed part of the pool, and the channels share one counter
+ * only while the pool fills. */
 typedef struct tw_req_share {
-    int free_head; /* first free slot; 0: none */
+    uint16_t free_head; /* first free slot; 0: none */
+    uint8_t channel;    /* whose share */
 } tw_req_share_t;
+
+extern _Atomic int tw_req_fresh; /* the first slot never used; past TW_MAX_REQUESTS: none */
+
+/* A slot never used, for a share with none free: 0 when the pool is exhausted. */
+int tw_req_fresh_slot(void);
 
 void tw_req_free(int i);
 
@@ -142,10 +152,14 @@ static inline void tw_req_reset(req_t *r) {
 
 /* A slot from a channel's share of the pool, or 0 when it has none free. */
 static inline int tw_req_alloc(tw_req_share_t *share, int kind) {
-    if (!share->free_head) return 0;
     int i = share->free_head;
+    if (__builtin_expect(i != 0, 1))
+        share->free_head = (uint16_t)tw_reqs[i].next;
+    else if ((i = tw_req_fresh_slot()))
+        tw_reqs[i].channel = share->channel; /* for good: a freed slot goes back here */
+    else
+        return 0;
     req_t *r = &tw_reqs[i];
-    share->free_head = r->next;
     r->gen++;
     r->kind = (uint8_t)kind;
     r->orphan = r->persistent = r->mode = 0;

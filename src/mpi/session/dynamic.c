@@ -36,6 +36,7 @@
 #include "mpi/session/dynamic.h"
 #include "mpi/env/error.h"
 #include "mpi/env/info.h"
+#include "mpi/pt2pt/channel.h"
 #include "mpi/pt2pt/failure.h"
 #include "mpi/pt2pt/engine.h"
 #include "mpi/env/state.h"
@@ -570,6 +571,15 @@ static int connect_root(void *arg, const tw_mpi_comm_t *c, const uint64_t used[W
 }
 
 /* The intracommunicator of a call that takes one, or NULL with *rc set. */
+/* New peers are added to the library's endpoint only: the endpoints of further
+ * channels (TW_CHANNELS) would not reach them. */
+static int single_channel(tw_mpi_comm_t *c, const char *call, int *rc) {
+    if (tw_channel_count() == 1) return 1;
+    *rc = tw_mpi_error(c, call, MPI_ERR_UNSUPPORTED_OPERATION,
+                       "dynamic processes need TW_CHANNELS=1");
+    return 0;
+}
+
 static tw_mpi_comm_t *intra(MPI_Comm comm, const char *call, int *rc) {
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     if (!c) {
@@ -580,6 +590,7 @@ static tw_mpi_comm_t *intra(MPI_Comm comm, const char *call, int *rc) {
         *rc = tw_mpi_error(c, call, MPI_ERR_COMM, "an intercommunicator");
         return NULL;
     }
+    if (!single_channel(c, call, rc)) return NULL;
     return c;
 }
 
@@ -665,14 +676,16 @@ int MPI_Comm_join(int fd, MPI_Comm *intercomm) {
     NEED_INIT("MPI_Comm_join");
     const char *call = "MPI_Comm_join";
     tw_mpi_comm_t *self = tw_mpi_comm_get(MPI_COMM_SELF);
+    int rc = MPI_SUCCESS;
     if (!intercomm) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "intercomm is NULL");
     *intercomm = MPI_COMM_NULL;
+    if (!single_channel(NULL, call, &rc)) return rc;
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
         return tw_mpi_error(NULL, call, MPI_ERR_ARG, "fd is not a socket");
     /* both sides open a port and swap names over fd; the smaller name accepts */
     char mine[MPI_MAX_PORT_NAME], theirs[MPI_MAX_PORT_NAME];
-    int rc = port_open(mine);
+    rc = port_open(mine);
     if (rc) return tw_mpi_error(NULL, call, rc, "cannot listen");
     struct timespec until = tw_deadline_in((int)tw_setting_unsigned(TW_SETTING_CONNECT_TIMEOUT));
     memset(theirs, 0, sizeof theirs);

@@ -62,8 +62,14 @@ int tw_mpi_users_add(const char *call, int level) {
     tw_mpi.rank = tw_ep_rank(tw_mpi.ep);
     tw_mpi.size = tw_ep_size(tw_mpi.ep);
     if (!tw_mpi.started) set_up_once();
-    tw_channels_attach(tw_mpi.ep);
     tw_mpi.started = 1;
+    if ((rc = tw_channels_open(tw_mpi.ep))) {
+        fprintf(stderr, "tollway MPI: %s failed: cannot open the endpoints of TW_CHANNELS: %s\n",
+                call, tw_strerror(rc));
+        tw_ep_close(tw_mpi.ep);
+        tw_mpi.ep = NULL;
+        return MPI_ERR_OTHER;
+    }
     if (tw_mpi_comm_init()) tw_mpi_error(NULL, call, MPI_ERR_NO_MEM, NULL);
     int keep = tw_mpi_threads_on ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE;
     tw_mpi_thread_init(level > keep ? level : keep);
@@ -79,7 +85,7 @@ void tw_mpi_users_drop(void) {
     if (tw_mpi.size > 1) tw_ep_barrier(tw_mpi.ep);
     tw_ep_close(tw_mpi.ep);
     tw_mpi.ep = NULL;
-    tw_channels_attach(NULL);
+    tw_channels_close();
     tw_mpi_comm_fini();
     tw_sched_fini();
     tw_io_datarep_fini(); /* registered data representations last until then */

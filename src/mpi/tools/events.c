@@ -37,6 +37,7 @@
 #include "mpi/comm/comm.h"
 #include "mpi/env/hooks.h"
 #include "mpi/env/state.h"
+#include "mpi/env/thread.h"
 #include "mpi/tools/tools.h"
 #include "mpi/tools/events.h"
 
@@ -248,7 +249,7 @@ static void call(struct tw_mpi_t_event_registration *r, int level,
 }
 
 /* Delivers in to every registration of its type (and communicator slot). */
-static void raise_instance(struct tw_mpi_t_event_instance *in, uint32_t slot) {
+static void raise_held(struct tw_mpi_t_event_instance *in, uint32_t slot) {
     if (tw_mpi_t_lock()) return;
     in->time = clock_ticks();
     struct {
@@ -281,6 +282,15 @@ static void raise_instance(struct tw_mpi_t_event_instance *in, uint32_t slot) {
     for (int i = 0; i < n; i++) gone[i] = finish(now[i].r);
     tw_mpi_t_unlock();
     for (int i = 0; i < n; i++) release(gone[i]);
+}
+
+/* raise_held for a raise site on any channel: a call on a channel's traffic holds that
+ * channel's lock alone; the handles, rings and counters here are the library's, whose
+ * lock comes after it in the order. */
+static void raise_instance(struct tw_mpi_t_event_instance *in, uint32_t slot) {
+    unsigned took = tw_mpi_threads_on ? tw_mpi_lock_set(TW_MPI_LOCK_LIBRARY) : 0;
+    raise_held(in, slot);
+    if (tw_mpi_threads_on) tw_mpi_unlock_set(took);
 }
 
 /* Only a communicator's point-to-point context (even) is the user's traffic: the

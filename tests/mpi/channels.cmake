@@ -1,0 +1,45 @@
+# Channels (TW_CHANNELS, src/mpi/pt2pt/channel.h): communicators spread over four
+# endpoints of each process, each with its own matching queues and requests. The
+# programs of the other areas, unchanged: a message that took another channel than
+# its receive looks in would never match, and the job would time out.
+foreach(p p2p requests coll nbc dtype comm win_ops threads)
+  set(n 3)
+  if(p STREQUAL "comm")
+    set(n 5) # it splits into groups of 2 and more
+  endif()
+  add_test(NAME mpi_${p}_channels_4 COMMAND ${MPIEXEC} -n ${n} --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_${p}>)
+  set_tests_properties(mpi_${p}_channels_4 PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
+                       ENVIRONMENT "TW_CHANNELS=4")
+endforeach()
+set_tests_properties(mpi_threads_channels_4 PROPERTIES LABELS "mp;mpi;thread")
+# across a link the device polls: a wait keeps every channel's endpoint going
+foreach(p p2p win_ops)
+  add_test(NAME mpi_${p}_channels_4_udp COMMAND ${MPIEXEC} -n 3 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_${p}>)
+  set_tests_properties(mpi_${p}_channels_4_udp PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
+                       ENVIRONMENT "TW_CHANNELS=4;TW_LINK=udp")
+endforeach()
+# dynamic processes reach the library's endpoint only: refused, by name
+add_test(NAME mpi_dynamic_spawn_channels_2_refused
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/mp/expect_output.sh --fail "dynamic processes need TW_CHANNELS=1"
+                 -- ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_dynamic_spawn>)
+set_tests_properties(mpi_dynamic_spawn_channels_2_refused PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
+                     ENVIRONMENT "TW_CHANNELS=2")
+# a count the setting refuses: MPI_Init says which and why
+add_test(NAME mpi_channels_3_refused
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/mp/expect_output.sh --fail "TW_CHANNELS"
+                 -- ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_p2p>)
+set_tests_properties(mpi_channels_3_refused PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
+                     ENVIRONMENT "TW_CHANNELS=3")
+# every kind of call at once from threads on their own channels, and a thread blocked
+# on another meanwhile (threads_channels.c); ThreadSanitizer runs it too (label thread)
+add_executable(mpi_threads_channels threads_channels.c)
+target_link_libraries(mpi_threads_channels PRIVATE mpi Threads::Threads)
+foreach(channels 1 4)
+  foreach(n 2 3)
+    add_test(NAME mpi_threads_channels_${n}_ch${channels}
+             COMMAND ${MPIEXEC} -n ${n} --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_threads_channels>)
+    set_tests_properties(mpi_threads_channels_${n}_ch${channels} PROPERTIES LABELS "mp;mpi;thread"
+                         TIMEOUT ${TW_TEST_TIMEOUT} ENVIRONMENT "TW_CHANNELS=${channels}"
+                         PASS_REGULAR_EXPRESSION "threads_channels: ${n} ranks x 4 threads ok")
+  endforeach()
+endforeach()
