@@ -426,10 +426,9 @@ static int send_setup(tw_channel_t *ch, const void *buf, size_t bytes, int dest,
     return i;
 }
 
-static inline __attribute__((always_inline)) int isend_on(tw_channel_t *ch, const void *buf,
-                                                          size_t bytes, int dest, int tag,
-                                                          uint32_t context, int mode,
-                                                          MPI_Request *req) {
+int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int mode,
+                 MPI_Request *req) {
+    tw_channel_t *ch = tw_channel_of_context(context);
     int i = send_setup(ch, buf, bytes, dest, tag, context, mode, 0);
     if (!i) return MPI_ERR_NO_MEM;
     int rc = send_start(ch, i);
@@ -439,11 +438,6 @@ static inline __attribute__((always_inline)) int isend_on(tw_channel_t *ch, cons
     }
     *req = tw_req_handle(i);
     return MPI_SUCCESS;
-}
-
-int tw_mpi_isend(const void *buf, size_t bytes, int dest, int tag, uint32_t context, int mode,
-                 MPI_Request *req) {
-    return isend_on(tw_channel_of_context(context), buf, bytes, dest, tag, context, mode, req);
 }
 
 int tw_mpi_send_staged(tw_mpi_staged_t *st, int dest, int tag, uint32_t context, int mode,
@@ -512,18 +506,13 @@ static int recv_setup(tw_channel_t *ch, void *buf, size_t bytes, int source, int
     return i;
 }
 
-static inline __attribute__((always_inline)) int irecv_on(tw_channel_t *ch, void *buf, size_t bytes,
-                                                          int source, int tag, uint32_t context,
-                                                          MPI_Request *req) {
+int tw_mpi_irecv(void *buf, size_t bytes, int source, int tag, uint32_t context, MPI_Request *req) {
+    tw_channel_t *ch = tw_channel_of_context(context);
     int i = recv_setup(ch, buf, bytes, source, tag, context, 0);
     if (!i) return MPI_ERR_NO_MEM;
     *req = tw_req_handle(i);
     recv_start(ch, i);
     return MPI_SUCCESS;
-}
-
-int tw_mpi_irecv(void *buf, size_t bytes, int source, int tag, uint32_t context, MPI_Request *req) {
-    return irecv_on(tw_channel_of_context(context), buf, bytes, source, tag, context, req);
 }
 
 int tw_mpi_recv_staged(tw_mpi_staged_t *st, int source, int tag, uint32_t context, int persistent,

@@ -41,10 +41,10 @@ static int busy(const tw_channel_t *ch) {
            (ch->pending_sends.head | ch->pending_gets.head | ch->rendezvous) != 0;
 }
 
-static inline __attribute__((always_inline)) int recv_now_on(tw_channel_t *ch, void *buf,
-                                                             size_t bytes, int source, int tag,
-                                                             uint32_t context, MPI_Status *status) {
+int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t context,
+                    MPI_Status *status) {
     /* only when nothing else is under way: otherwise the general path keeps order */
+    tw_channel_t *ch = tw_channel_of_context(context);
     if (__builtin_expect(busy(ch), 0)) return 1;
     tw_velo_msg_t m;
     unsigned spins = 0;
@@ -84,9 +84,4 @@ static inline __attribute__((always_inline)) int recv_now_on(tw_channel_t *ch, v
     else
         tw_velo_unpeek(ch->ep, &m);
     return 1;
-}
-
-int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t context,
-                    MPI_Status *status) {
-    return recv_now_on(tw_channel_of_context(context), buf, bytes, source, tag, context, status);
 }
