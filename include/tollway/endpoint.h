@@ -45,7 +45,9 @@ typedef struct tw_ep_stats {
 
 /* Opens the next endpoint of this process. Collective over the job. Returns
  * TW_OK, or TW_ERR_CONFIG (with a message on stderr naming the variable) when a
- * TW_* variable is invalid, or TW_ERR_RUNTIME / TW_ERR_SYSTEM. */
+ * TW_* variable is invalid, or TW_ERR_RUNTIME / TW_ERR_SYSTEM. A rank whose
+ * TW_CHANNELS (the endpoints each process opens) differs from rank 0's ends the
+ * whole job through the process manager, naming both, at its first endpoint. */
 int tw_ep_open(tw_ep_t **ep);
 
 /* Closes the endpoint: prints its counters when TW_STATS=1, unmaps peers and

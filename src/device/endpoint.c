@@ -188,6 +188,32 @@ static int open_links(tw_ep_t *ep, const tw_link_t *chosen, char *addr, size_t c
     return 0;
 }
 
+/* Every rank of a job opens as many endpoints as the others (TW_CHANNELS of an MPI
+ * process), each with a fence: a rank that opens more would wait in a fence the others
+ * never reach. Rank 0's first endpoint publishes its count beside its address, and
+ * every other rank compares its own with it. A rank that differs ends the whole job
+ * through the process manager, with the reason: returning alone would leave the others
+ * in a fence under managers that do not end a job when one of its processes exits
+ * (Hydra). */
+#define ENDPOINTS_KEY "tw.endpoints"
+
+static int endpoints_agree(tw_job_t *job, const char *mine) {
+    char theirs[16], why[256];
+    if (job->rank == 0) return TW_OK;
+    if (tw_pm_get(&job->pm, 0, ENDPOINTS_KEY, theirs, sizeof theirs)) {
+        fprintf(stderr, "tollway: rank %d: cannot read rank 0's count of endpoints\n",
+                job->base + job->rank);
+        return TW_ERR_RUNTIME;
+    }
+    if (strcmp(mine, theirs) == 0) return TW_OK;
+    snprintf(why, sizeof why,
+             "tollway: rank %d has TW_CHANNELS=%s but rank 0 has TW_CHANNELS=%s: every rank of a "
+             "job must open as many endpoints (set TW_CHANNELS alike for all ranks)",
+             job->base + job->rank, mine, theirs);
+    tw_pm_abort(&job->pm, 1, why);
+    return TW_ERR_CONFIG; /* not reached: the abort exits */
+}
+
 /* TW_WAIT: spin, yield or sleep; auto sleeps when this node's ranks outnumber the
  * CPUs they may run on (tw_ep_crowded), where a spinning rank takes the time slice of
  * the rank it waits for. */
@@ -311,10 +337,18 @@ int tw_ep_open(tw_ep_t **out) {
 
     /* Announce the mailbox (and the links); after the fence every peer may map it. */
     address_key(key, sizeof key, ep->index, job->rank);
-    if (tw_pm_put(&job->pm, key, value) || fence(job)) {
+    char count[16];
+    snprintf(count, sizeof count, "%u", cfg->channels);
+    int first = ep->index == 0 && job->size > 1;
+    if (tw_pm_put(&job->pm, key, value) ||
+        (first && job->rank == 0 && tw_pm_put(&job->pm, ENDPOINTS_KEY, count)) || fence(job)) {
         fprintf(stderr, "tollway: cannot publish the endpoint address of rank %d\n", ep->rank);
         tw_ep_close(ep);
         return TW_ERR_RUNTIME;
+    }
+    if (first && (rc = endpoints_agree(job, count))) {
+        tw_ep_close(ep);
+        return rc;
     }
     if (tw_progress_thread_start(ep)) {
         tw_ep_close(ep);

@@ -30,6 +30,28 @@ add_test(NAME mpi_channels_3_refused
                  -- ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_p2p>)
 set_tests_properties(mpi_channels_3_refused PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
                      ENVIRONMENT "TW_CHANNELS=3")
+# ranks set up with different counts: the job ends at once through its process manager,
+# naming both (a hang would end by the launcher's timeout, with another status)
+set(uneven "every rank of a job must open as many endpoints")
+add_test(NAME mpi_channels_uneven_more_at_0
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/mp/expect_output.sh --exit 1
+                 "has TW_CHANNELS=1 but rank 0 has TW_CHANNELS=4: ${uneven}"
+                 -- ${MPIEXEC} --timeout ${TW_TEST_JOB_TIMEOUT} -n 1 -env TW_CHANNELS 4 $<TARGET_FILE:mpi_p2p>
+                 : -n 2 $<TARGET_FILE:mpi_p2p>)
+add_test(NAME mpi_channels_uneven_fewer_at_0
+         COMMAND ${PROJECT_SOURCE_DIR}/tests/mp/expect_output.sh --exit 1
+                 "has TW_CHANNELS=2 but rank 0 has TW_CHANNELS=1: ${uneven}"
+                 -- ${MPIEXEC} --timeout ${TW_TEST_JOB_TIMEOUT} -n 1 $<TARGET_FILE:mpi_p2p>
+                 : -n 2 -env TW_CHANNELS 2 $<TARGET_FILE:mpi_p2p>)
+# Hydra does not end a job when one process exits: the rank that differs aborts it
+add_test(NAME mpi_channels_uneven_hydra
+         COMMAND sh -c "command -v mpiexec.hydra >/dev/null || exit 77; exec \"$0\" \"$@\""
+                 ${PROJECT_SOURCE_DIR}/tests/mp/expect_output.sh --exit 1
+                 "rank 1 has TW_CHANNELS=1 but rank 0 has TW_CHANNELS=2: ${uneven}"
+                 -- mpiexec.hydra -n 1 -env TW_CHANNELS 2 $<TARGET_FILE:mpi_p2p> : -n 1 $<TARGET_FILE:mpi_p2p>)
+set_tests_properties(mpi_channels_uneven_more_at_0 mpi_channels_uneven_fewer_at_0 mpi_channels_uneven_hydra
+                     PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT} SKIP_RETURN_CODE 77
+                     ENVIRONMENT "MPIEXEC_TIMEOUT=${TW_TEST_JOB_TIMEOUT}")
 # every kind of call at once from threads on their own channels, and a thread blocked
 # on another meanwhile (threads_channels.c); ThreadSanitizer runs it too (label thread)
 add_executable(mpi_threads_channels threads_channels.c)
