@@ -1,8 +1,9 @@
 /* MPI requests beyond send and receive, black box through mpi.h: buffered sends and
  * their buffer, persistent requests run many times, cancelled receives and sends,
  * matched probes (Mprobe/Improbe/Mrecv/Imrecv) under wildcards and across
- * protocols, the pair types of MINLOC/MAXLOC, and statuses of a split
- * communicator. Needs 2 or more ranks; ranks past 1 check only the collective parts. */
+ * protocols, the pair types of MINLOC/MAXLOC, statuses of a split
+ * communicator, and the request pool shared by communicators. Needs 2 or more ranks; ranks past 1
+ * check only the collective parts. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,6 +278,36 @@ static void pair_types(void) {
     }
 }
 
+/* The request pool is one, whichever communicators its requests are on (with
+ * TW_CHANNELS, on different channels): each communicator in turn takes persistent
+ * receives until the pool is exhausted (MPI_ERR_NO_MEM, not a crash), and once they are
+ * freed the next communicator gets as many. */
+static void pool_across_communicators(void) {
+    enum { COMMS = 4, MOST = 70000 };
+    MPI_Comm comms[COMMS];
+    MPI_Request *r = malloc(MOST * sizeof *r);
+    CHECK(r != NULL);
+    int first = 0, in;
+    for (int c = 0; c < COMMS; c++) {
+        CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &comms[c]) == MPI_SUCCESS);
+        MPI_Comm_set_errhandler(comms[c], MPI_ERRORS_RETURN);
+    }
+    for (int c = 0; c < COMMS; c++) {
+        int rc = MPI_SUCCESS, n = 0, cls;
+        while (n < MOST && (rc = MPI_Recv_init(&in, 1, MPI_INT, MPI_ANY_SOURCE, 999, comms[c],
+                                               &r[n])) == MPI_SUCCESS)
+            n++;
+        MPI_Error_class(rc, &cls);
+        CHECK(n < MOST && cls == MPI_ERR_NO_MEM);
+        if (c == 0) first = n;
+        CHECK(n == first); /* every slot the others freed came back */
+        for (int k = 0; k < n; k++) CHECK(MPI_Request_free(&r[k]) == MPI_SUCCESS);
+    }
+    CHECK(first > 60000);
+    for (int c = 0; c < COMMS; c++) MPI_Comm_free(&comms[c]);
+    free(r);
+}
+
 /* A status names its source by rank in the communicator of the receive, whichever
  * call completes it. */
 static void statuses_in_split(void) {
@@ -315,6 +346,7 @@ int main(int argc, char **argv) {
     matched_probes();
     pair_types();
     statuses_in_split();
+    pool_across_communicators();
     MPI_Finalize();
     if (rank == 0) printf("requests: all checks passed on %d ranks\n", size);
     return 0;

@@ -1,4 +1,5 @@
 /* The request pool, request handles, and completion: wait, test, free, status. */
+#include <sched.h>
 #include <stdlib.h>
 
 #include "mpi/comm/comm.h"
@@ -17,7 +18,8 @@
 
 req_t *tw_reqs;
 
-_Atomic int tw_req_fresh = 1;
+/* The first slot never used; past TW_MAX_REQUESTS: none. */
+static _Atomic int fresh = 1;
 
 void tw_req_pool_init(void) {
     tw_reqs = calloc(TW_MAX_REQUESTS + 1, sizeof *tw_reqs);
@@ -29,14 +31,66 @@ void tw_req_pool_init(void) {
         tw_reqs[i].next = share->free_head;
         share->free_head = (uint16_t)i;
     }
-    atomic_store_explicit(&tw_req_fresh, TW_MAX_REQUESTS + 1, memory_order_relaxed);
+    atomic_store_explicit(&fresh, TW_MAX_REQUESTS + 1, memory_order_relaxed);
 }
 
-int tw_req_fresh_slot(void) {
+static int fresh_slot(void) {
     /* relaxed: the slot's contents are its taker's, under its channel's lock */
-    int i = atomic_fetch_add_explicit(&tw_req_fresh, 1, memory_order_relaxed);
+    int i = atomic_fetch_add_explicit(&fresh, 1, memory_order_relaxed);
     if (i <= TW_MAX_REQUESTS) return i;
-    atomic_store_explicit(&tw_req_fresh, TW_MAX_REQUESTS + 1, memory_order_relaxed);
+    atomic_store_explicit(&fresh, TW_MAX_REQUESTS + 1, memory_order_relaxed);
+    return 0;
+}
+
+/* Slots a channel lends at a time: enough that a share short of slots does not come
+ * back for each request, few enough that the lender keeps most of a long list. */
+enum { LEND_MOST = 64 };
+
+/* Up to LEND_MOST of channel k's free slots moved to share for good, under k's lock:
+ * tried only, as this call holds its own channel's lock and may not wait for another
+ * out of order. The number moved; -1 when the lock was busy. */
+static int lend(int k, tw_req_share_t *share) {
+    int took = tw_mpi_threads_on ? tw_mpi_lock_try(k) : 0;
+    if (took < 0) return -1;
+    tw_req_share_t *from = &tw_channels[k].reqs;
+    int moved = 0;
+    for (; from->free_head && moved < LEND_MOST; moved++) {
+        int i = from->free_head;
+        from->free_head = (uint16_t)tw_reqs[i].next;
+        tw_reqs[i].channel = share->channel;
+        tw_reqs[i].next = share->free_head;
+        share->free_head = (uint16_t)i;
+    }
+    if (took > 0) tw_mpi_lock_untry(k);
+    return moved;
+}
+
+/* A channel whose lock is busy may be its holder's for a moment only (a wait gives
+ * its locks away between passes): the channels are asked again a bounded number of
+ * times before the pool counts as exhausted. */
+enum { LEND_ROUNDS = 1000 };
+
+int tw_req_slot_for(tw_req_share_t *share) {
+    int i = fresh_slot();
+    if (i) {
+        tw_reqs[i].channel = share->channel; /* for good: a freed slot goes back here */
+        return i;
+    }
+    for (int round = 0; round < LEND_ROUNDS; round++) {
+        int busy = 0;
+        for (int k = 0; k < tw_channel_count(); k++) {
+            if (k == share->channel) continue;
+            int moved = lend(k, share);
+            if (moved > 0) {
+                i = share->free_head;
+                share->free_head = (uint16_t)tw_reqs[i].next;
+                return i;
+            }
+            busy |= moved < 0;
+        }
+        if (!busy) return 0;
+        sched_yield();
+    }
     return 0;
 }
 

@@ -119,7 +119,8 @@ static inline int tw_req_of_posted(const tw_posted_t *p) {
 }
 
 /* A channel's share of the pool (channel.h): the slots it freed, which only its own
- * calls take and give back, and, when there are none, the next slot never used yet. So
+ * calls take and give back, and, when there are none, the next slot never used yet;
+ * once every slot has been used, slots another channel freed, lent to it for good. So
  * no channel is held to a fixed part of the pool, and the channels share one counter
  * only while the pool fills. */
 typedef struct tw_req_share {
@@ -127,10 +128,9 @@ typedef struct tw_req_share {
     uint8_t channel;    /* whose share */
 } tw_req_share_t;
 
-extern _Atomic int tw_req_fresh; /* the first slot never used; past TW_MAX_REQUESTS: none */
-
-/* A slot never used, for a share with none free: 0 when the pool is exhausted. */
-int tw_req_fresh_slot(void);
+/* A slot for a share with none free, now the share's: one never used, else one lent by
+ * another channel; 0 when the pool is exhausted. */
+int tw_req_slot_for(tw_req_share_t *share);
 
 void tw_req_free(int i);
 
@@ -155,9 +155,7 @@ static inline int tw_req_alloc(tw_req_share_t *share, int kind) {
     int i = share->free_head;
     if (__builtin_expect(i != 0, 1))
         share->free_head = (uint16_t)tw_reqs[i].next;
-    else if ((i = tw_req_fresh_slot()))
-        tw_reqs[i].channel = share->channel; /* for good: a freed slot goes back here */
-    else
+    else if (!(i = tw_req_slot_for(share)))
         return 0;
     req_t *r = &tw_reqs[i];
     r->gen++;
