@@ -27,9 +27,8 @@
 #   impi     mpiexec -n N (Intel MPI pins one rank per core itself), with
 #            I_MPI_PIN=off I_MPI_THREAD_YIELD=2 (sched_yield in its wait loops) when
 #            N > C
-#   tollway  mpiexec -n N: twrun binds rank i to core i when N <= C, else leaves
-#            placement to the kernel, and TW_WAIT=auto gives the core away once ranks
-#            outnumber cores
+#   tollway  mpiexec -n N: twrun binds rank i to core i mod C, and TW_WAIT=auto gives
+#            the core away once ranks outnumber cores
 #
 # Functions (BUILD is the Tollway build directory; the peers' venvs are under it):
 #   peers_install BUILD [MPI...]   the PyPI peers (default mpich5 openmpi5 impi) into

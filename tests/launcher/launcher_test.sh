@@ -316,24 +316,31 @@ bind)
     run --report-bindings --oversubscribe -n 1 --timeout 60 true
     expect_rc 0
     expect_one_line "twrun: rank 0 not bound"
-    # More ranks than cores: nobody is bound.
-    run -n $((ncpu + 1)) --timeout 60 sh -c "$show"
-    expect_rc 0
-    while read -r list core; do
-        [[ $list == "$allowed" && $core == none ]] || fail "oversubscribed rank bound: $list $core"
-    done <"$tmp/out"
-    # ... unless --bind-to says so: the ranks take the cores in turn, none its own
+    # More ranks than cores: they take the cores in turn, none its own, by default and
+    # with --bind-to core
     if ((ncpu > 1)); then
-        run --bind-to core --report-bindings -n $((ncpu + 1)) --timeout 60 sh -c "$show"
-        expect_rc 0
-        grep -q "^twrun: rank $ncpu bound to core 0: CPUs " "$tmp/err" ||
-            fail "rank $ncpu of $((ncpu + 1)) not bound to core 0: $(cat "$tmp/err")"
-        while read -r list core; do
-            n=$(cpu_count "$list")
-            ((n >= 1 && n < ncpu)) && [[ $core == none ]] ||
-                fail "rank bound in turn may run on '$list' (TW_BOUND_CORE $core)"
-        done <"$tmp/out"
+        for opt in "" "--bind-to core"; do
+            # shellcheck disable=SC2086 # opt splits into its words
+            run $opt --report-bindings -n $((ncpu + 1)) --timeout 60 sh -c "$show"
+            expect_rc 0
+            grep -q "^twrun: rank $ncpu bound to core 0: CPUs " "$tmp/err" ||
+                fail "rank $ncpu of $((ncpu + 1)) not bound to core 0 ($opt): $(cat "$tmp/err")"
+            while read -r list core; do
+                n=$(cpu_count "$list")
+                ((n >= 1 && n < ncpu)) && [[ $core == none ]] ||
+                    fail "rank bound in turn may run on '$list' (TW_BOUND_CORE $core)"
+            done <"$tmp/out"
+        done
     fi
+    # ... and with --oversubscribe or --bind-to none, nobody is bound
+    for opt in --oversubscribe "--bind-to none"; do
+        # shellcheck disable=SC2086
+        run $opt -n $((ncpu + 1)) --timeout 60 sh -c "$show"
+        expect_rc 0
+        while read -r list core; do
+            [[ $list == "$allowed" && $core == none ]] || fail "rank bound with $opt: $list $core"
+        done <"$tmp/out"
+    done
     # twrun itself kept to one CPU (taskset): its ranks share that CPU, bound to nothing
     # else, however many the machine has
     if command -v taskset >/dev/null; then

@@ -474,11 +474,11 @@ static void report_binding(const job_t *job, int rank, hwloc_obj_t obj) {
 }
 
 /* Binds rank i to core (or hardware thread) i, when load_topology found one per rank,
- * or to i mod their count when --bind-to asked for it with more ranks than them. */
+ * else to i mod their count. */
 static void bind_rank(job_t *job, int rank) {
     unsetenv("TW_BOUND_CORE");
-    /* shared: asked for with more ranks than cores; otherwise a rank past the cores
-     * (one spawned later) stays unbound */
+    /* shared: more ranks than cores; otherwise a rank past the cores (one spawned
+     * later) stays unbound */
     int shared = job->topo && job->size > job->bind_objs;
     unsigned at = shared ? (unsigned)(rank % job->bind_objs) : (unsigned)rank;
     hwloc_obj_t obj = job->topo ? hwloc_get_obj_by_type(job->topo, job->bind_type, at) : NULL;
@@ -1180,9 +1180,12 @@ static void load_topology(job_t *job) {
         (void)hwloc_topology_restrict(t, mine, 0); /* unchanged when it fails */
     hwloc_bitmap_free(mine);
     int cores = hwloc_get_nbobjs_by_type(t, job->bind_type);
-    /* oversubscribed: the kernel places the ranks, unless --bind-to said otherwise (as
-     * Hydra's -bind-to: the ranks take the cores in turn) */
-    if (cores <= 0 || (job->size > cores && !job->opt->bind_given)) {
+    /* more ranks than cores: they take the cores in turn, as Intel MPI's pinning and
+     * Hydra's -bind-to do. Left to the kernel, a rank whose turn it is waits on a core
+     * behind others that wait, and threads of a rank on cores other ranks need (on
+     * 4 to 16 ranks of 2 cores, collectives took 0.89 of the time bound, geometric
+     * mean; IMB-MT's 4 ranks of 2 threads, 0.13 to 0.33; docs/performance.md) */
+    if (cores <= 0) {
         hwloc_topology_destroy(t);
         return;
     }
