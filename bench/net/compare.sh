@@ -279,8 +279,10 @@ for r in $(seq 1 "$rounds"); do
         n=${#mpis[@]}
         for k in $(seq 0 $((n - 1))); do
             name=${mpis[$(((r - 1 + k) % n))]}
+            label=$name # with OFI=1 the peers are PyPI's Open MPI 5 and MPICH 5
+            [ "$ofi" = 1 ] && [ "$name" != tollway ] && label=${name}5
             if run "$name" "$test" >"$tmp" 2>"$out/run.err"; then
-                awk -F, -v mpi="$name" -v test="$test" -v round="$r" \
+                awk -F, -v mpi="$label" -v test="$test" -v round="$r" \
                     '$1 == "mpibench" || $1 == "rmabench" {print mpi "," test "," $3 "," round "," $4}' \
                     "$tmp" >>"$raw"
             elif [ $? != 2 ]; then
