@@ -74,11 +74,19 @@ unsigned tw_mpi_lock_set(unsigned want) {
     unsigned need = want & ~held;
     if (!need) return 0;
     /* a nested call that needs a lock before one held in the order (a channel call's
-     * error handler calling a call on another channel) tries it until it gets it */
+     * error handler calling a call on another channel) tries it until it gets it, said
+     * as waiting meanwhile, so that a holder in a wait hands it over between passes */
     if (held && order_first(need) < order_last(held)) {
-        for (unsigned rest = need; rest; rest &= rest - 1)
-            while (pthread_mutex_trylock(&locks[__builtin_ctz(rest)].lock.mutex) != 0)
-                sched_yield();
+        for (unsigned rest = need; rest; rest &= rest - 1) {
+            lock_t *l = &locks[__builtin_ctz(rest)].lock;
+            if (pthread_mutex_trylock(&l->mutex) != 0) {
+                atomic_fetch_add_explicit(&l->waiting, 1, memory_order_seq_cst);
+                tw_ep_wake_self(tw_mpi.ep);
+                while (pthread_mutex_trylock(&l->mutex) != 0) sched_yield();
+                atomic_fetch_sub_explicit(&l->waiting, 1, memory_order_relaxed);
+            }
+            atomic_fetch_add_explicit(&l->taken, 1, memory_order_relaxed);
+        }
     } else {
         take_set(need);
     }
