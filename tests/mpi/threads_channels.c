@@ -10,8 +10,9 @@
  *     freed (the library's lock and the channel's, in that order);
  * and one more thread per rank blocked in MPI_Recv on a communicator of its own from
  * the start, which the main thread's message ends after the others have joined: it
- * must not hold them back, nor be starved. Every value received is checked against
- * one computed independently of the library. Runs on any number of ranks. */
+ * must not hold them back, nor be starved; then locks taken crossed, out of the order
+ * by a callback and in it by another thread (crossed_locks). Every value received is checked
+ * against one computed independently of the library. Runs on any number of ranks. */
 #include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -87,6 +88,56 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* Locks met crossed: a callback run under the library's lock (an error handler on
+ * MPI_COMM_SELF, called by MPI_Comm_call_errhandler) probes every thread's communicator,
+ * so it takes their channels' locks out of the order, while another thread asks for
+ * each communicator's attribute, which takes its channel's lock and then the
+ * library's, in the order. Neither may wait for the other for good. */
+enum { CROSSINGS = 3000 };
+static int probes_made;
+
+static void probing_handler(MPI_Comm *comm, int *code, ...) {
+    (void)comm;
+    (void)code;
+    for (int t = 0; t < NT; t++) {
+        int flag = 1;
+        CHECK(MPI_Iprobe(MPI_ANY_SOURCE, 12345, own[t], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        CHECK(!flag); /* nobody sends that tag */
+    }
+    probes_made++;
+}
+
+static void *calling_handler(void *arg) {
+    (void)arg;
+    for (int i = 0; i < CROSSINGS; i++)
+        CHECK(MPI_Comm_call_errhandler(MPI_COMM_SELF, MPI_ERR_OTHER) == MPI_SUCCESS);
+    return NULL;
+}
+
+static void *asking_attributes(void *arg) {
+    (void)arg;
+    for (int i = 0; i < CROSSINGS; i++)
+        for (int t = 0; t < NT; t++) {
+            int *ub, flag = 0;
+            CHECK(MPI_Comm_get_attr(own[t], MPI_TAG_UB, &ub, &flag) == MPI_SUCCESS);
+            CHECK(flag && *ub >= 32767);
+        }
+    return NULL;
+}
+
+static void crossed_locks(void) {
+    MPI_Errhandler h;
+    CHECK(MPI_Comm_create_errhandler(probing_handler, &h) == MPI_SUCCESS);
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, h) == MPI_SUCCESS);
+    pthread_t a, b;
+    CHECK(pthread_create(&a, NULL, calling_handler, NULL) == 0);
+    CHECK(pthread_create(&b, NULL, asking_attributes, NULL) == 0);
+    CHECK(pthread_join(a, NULL) == 0 && pthread_join(b, NULL) == 0);
+    CHECK(probes_made == CROSSINGS);
+    CHECK(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+    CHECK(MPI_Errhandler_free(&h) == MPI_SUCCESS);
+}
+
 static int blocked_got = -1;
 
 static void *blocked(void *arg) {
@@ -118,6 +169,7 @@ int main(int argc, char **argv) {
     CHECK(MPI_Send(&word, 1, MPI_INT, (rank + 1) % size, 7, blocked_comm) == MPI_SUCCESS);
     CHECK(pthread_join(waiter, NULL) == 0);
     CHECK(blocked_got == val((rank + size - 1) % size, NT, 0, 7));
+    crossed_locks();
 
     void *back;
     CHECK(MPI_Buffer_detach(&back, &bytes) == MPI_SUCCESS && back == buffer);

@@ -8,8 +8,13 @@
  *
  * A thread knows the locks it holds (held, thread-local) and how deep in calls it is
  * (a callback's call into MPI nests). Locks are taken in one order, channels' by
- * ascending number, the library's last; a lock taken out of that order is only ever
- * tried (tw_mpi_lock_try), never waited for, so no two threads wait for each other. */
+ * ascending number, the library's last. A nested call that needs a lock before one it
+ * holds tries it until it gets it; so that its holder never waits meanwhile for a lock
+ * the nested call holds, a thread taking a set in the order waits only for the set's
+ * first lock: finding a later one busy, it lets go of the set's earlier ones, waits
+ * until the busy one is free, and starts again. (A holder that took such a lock in an
+ * outer call cannot let go of it: a callback that calls MPI on a lower channel while
+ * its thread and another cross that way still waits for good.) */
 #include "mpi/env/thread.h"
 
 #include <pthread.h>
@@ -36,28 +41,51 @@ unsigned tw_mpi_held(void) {
     return held;
 }
 
-static void take(int k) {
+/* Lock k if free now. */
+static int take_now(int k) {
     lock_t *l = &locks[k].lock;
-    if (pthread_mutex_trylock(&l->mutex) != 0) {
-        /* said before the ring: a holder asleep in a wait wakes, or, not yet asleep,
-         * sees it in ready_or_wanted and does not sleep */
-        atomic_fetch_add_explicit(&l->waiting, 1, memory_order_seq_cst);
-        tw_ep_wake_self(tw_mpi.ep);
-        pthread_mutex_lock(&l->mutex);
-        atomic_fetch_sub_explicit(&l->waiting, 1, memory_order_relaxed);
-    }
+    if (pthread_mutex_trylock(&l->mutex) != 0) return 0;
     atomic_fetch_add_explicit(&l->taken, 1, memory_order_relaxed);
+    return 1;
 }
 
-/* Takes the locks of set in the order: channels ascending, the library's last. */
-static void take_set(unsigned set) {
-    for (unsigned rest = set & ~1u; rest; rest &= rest - 1) take(__builtin_ctz(rest));
-    if (set & 1u) take(0);
+/* Lock k, waiting for it: blocked (in the order), or trying by turns (out of it). */
+static void take(int k, int in_order) {
+    if (take_now(k)) return;
+    lock_t *l = &locks[k].lock;
+    /* said before the ring: a holder asleep in a wait wakes, or, not yet asleep, sees it
+     * in ready_or_wanted and does not sleep */
+    atomic_fetch_add_explicit(&l->waiting, 1, memory_order_seq_cst);
+    tw_ep_wake_self(tw_mpi.ep);
+    if (in_order)
+        pthread_mutex_lock(&l->mutex);
+    else
+        while (pthread_mutex_trylock(&l->mutex) != 0) sched_yield();
+    atomic_fetch_sub_explicit(&l->waiting, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&l->taken, 1, memory_order_relaxed);
 }
 
 static void drop_set(unsigned set) {
     for (unsigned rest = set; rest; rest &= rest - 1)
         pthread_mutex_unlock(&locks[__builtin_ctz(rest)].lock.mutex);
+}
+
+/* Takes the locks of set in the order (channels ascending, the library's last), waiting
+ * only for the first while holding others of the set (above). */
+static void take_set(unsigned set) {
+    int order[TW_MPI_LOCKS], n = 0;
+    for (unsigned rest = set & ~1u; rest; rest &= rest - 1) order[n++] = __builtin_ctz(rest);
+    if (set & 1u) order[n++] = 0;
+    for (;;) {
+        take(order[0], 1);
+        unsigned got = 1u << order[0];
+        int i = 1;
+        while (i < n && take_now(order[i])) got |= 1u << order[i++];
+        if (i == n) return;
+        drop_set(got);
+        take(order[i], 1); /* until the busy one is free, then from the first again */
+        drop_set(1u << order[i]);
+    }
 }
 
 /* A set's first and last lock in the order (channel k: k; the library's: 32). */
@@ -75,18 +103,9 @@ unsigned tw_mpi_lock_set(unsigned want) {
     if (!need) return 0;
     /* a nested call that needs a lock before one held in the order (a channel call's
      * error handler calling a call on another channel) tries it until it gets it, said
-     * as waiting meanwhile, so that a holder in a wait hands it over between passes */
+     * as waiting, so that a holder in a wait hands it over between passes */
     if (held && order_first(need) < order_last(held)) {
-        for (unsigned rest = need; rest; rest &= rest - 1) {
-            lock_t *l = &locks[__builtin_ctz(rest)].lock;
-            if (pthread_mutex_trylock(&l->mutex) != 0) {
-                atomic_fetch_add_explicit(&l->waiting, 1, memory_order_seq_cst);
-                tw_ep_wake_self(tw_mpi.ep);
-                while (pthread_mutex_trylock(&l->mutex) != 0) sched_yield();
-                atomic_fetch_sub_explicit(&l->waiting, 1, memory_order_relaxed);
-            }
-            atomic_fetch_add_explicit(&l->taken, 1, memory_order_relaxed);
-        }
+        for (unsigned rest = need; rest; rest &= rest - 1) take(__builtin_ctz(rest), 0);
     } else {
         take_set(need);
     }
@@ -103,8 +122,7 @@ void tw_mpi_unlock_set(unsigned took) {
 
 int tw_mpi_lock_try(int k) {
     if (held & (1u << k)) return 0;
-    if (pthread_mutex_trylock(&locks[k].lock.mutex) != 0) return -1;
-    atomic_fetch_add_explicit(&locks[k].lock.taken, 1, memory_order_relaxed);
+    if (!take_now(k)) return -1;
     held |= 1u << k;
     return 1;
 }
