@@ -55,8 +55,8 @@ static inline void tw_mpi_leave(unsigned took) {
 /* The locks this thread holds. */
 unsigned tw_mpi_held(void);
 /* Lock k, without waiting, out of the order: 1 when taken now, 0 when this thread
- * holds it already, -1 when another does. tw_mpi_lock_untry gives back what was taken
- * now. */
+ * holds it already (or no lock is needed: below MPI_THREAD_MULTIPLE), -1 when another
+ * does. tw_mpi_lock_untry gives back what was taken now. */
 int tw_mpi_lock_try(int k);
 void tw_mpi_lock_untry(int k);
 

@@ -71,7 +71,7 @@ static int block_at(tw_mpi_bbuf_t *bb, size_t at, block_t *b) {
  * is looked at under its channel's lock, when that is free now (or held already). */
 static int finish_if_done(MPI_Request *send) {
     int k = tw_channel_index_of_request(*send);
-    int t = tw_mpi_threads_on && k >= 0 ? tw_mpi_lock_try(k) : 0;
+    int t = k >= 0 ? tw_mpi_lock_try(k) : 0;
     if (t < 0) return 0; /* a later look */
     int done = tw_mpi_request_done(*send);
     if (done) tw_mpi_finish(send, NULL);

@@ -350,7 +350,7 @@ static __attribute__((noinline)) void progress_channels(void) {
         }
     }
     for (int k = 0; k < n; k++) {
-        int t = tw_mpi_threads_on ? tw_mpi_lock_try(k) : 0;
+        int t = tw_mpi_lock_try(k);
         if (t < 0) continue; /* its holder passes over it */
         progress_channel(&tw_channels[k]);
         if (t > 0) tw_mpi_lock_untry(k);

@@ -50,7 +50,7 @@ enum { LEND_MOST = 64 };
  * tried only, as this call holds its own channel's lock and may not wait for another
  * out of order. The number moved; -1 when the lock was busy. */
 static int lend(int k, tw_req_share_t *share) {
-    int took = tw_mpi_threads_on ? tw_mpi_lock_try(k) : 0;
+    int took = tw_mpi_lock_try(k);
     if (took < 0) return -1;
     tw_req_share_t *from = &tw_channels[k].reqs;
     int moved = 0;
