@@ -55,6 +55,18 @@ int tw_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t le
 int tw_velo_sendv(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, size_t hlen,
                   const void *buf, size_t len);
 
+/* Writes len bytes of a message's body; to points into the receiver's mailbox. */
+typedef void (*tw_velo_fill_fn)(void *ctx, void *to, size_t len);
+
+/* As tw_velo_sendv, but the body is written by fill(ctx, to, len) straight into the
+ * mailbox (or, to a peer a link reaches, into a buffer the link then sends): the way
+ * to pack a non-contiguous payload without a copy of it in between. fill must write
+ * all len bytes, and the same bytes each time it is called for one message: into a
+ * mailbox it runs once the message has its room, but a link may answer TW_RETRY after
+ * it ran, and then it runs again at the next try. */
+int tw_velo_send_fill(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, size_t hlen, size_t len,
+                      tw_velo_fill_fn fill, void *ctx);
+
 /* Receives the next message into buf if there is one: TW_OK (msg filled),
  * TW_EMPTY, or TW_ERR_TRUNCATE (cap < length; msg says the length, the message
  * stays queued). */

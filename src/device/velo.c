@@ -44,11 +44,10 @@ int tw_velo_link_deliver(void *dev, uint32_t source, unsigned tag, const void *d
 }
 
 /* Writes header + body into a mapped peer's mailbox; rings its doorbell when ring
- * (a constant: the fast path has no such step). */
-__attribute__((always_inline)) static inline int mailbox_post(tw_ep_t *ep, tw_peer_t *peer,
-                                                              unsigned tag, const void *hdr,
-                                                              size_t hlen, const void *buf,
-                                                              size_t len, int ring) {
+ * (a constant: the fast path has no such step, nor a fill). */
+__attribute__((always_inline)) static inline int
+mailbox_post(tw_ep_t *ep, tw_peer_t *peer, unsigned tag, const void *hdr, size_t hlen,
+             const void *buf, size_t len, tw_velo_fill_fn fill, void *ctx, int ring) {
     tw_slot_t *s = tw_ring_reserve(&peer->velo, hlen + len);
     if (unlikely(!s)) {
         ep->stats.send_retries++;
@@ -56,7 +55,10 @@ __attribute__((always_inline)) static inline int mailbox_post(tw_ep_t *ep, tw_pe
     }
     unsigned char *at = (unsigned char *)&s->word[1];
     if (hlen) tw_copy(at, hdr, hlen);
-    tw_copy(at + hlen, buf, len);
+    if (fill)
+        fill(ctx, at + hlen, len);
+    else
+        tw_copy(at + hlen, buf, len);
     tw_ring_commit(
         s, ((uint64_t)tag << TW_VELO_TAG_SHIFT) | ((uint64_t)ep->rank << TW_VELO_SOURCE_SHIFT),
         hlen + len);
@@ -66,20 +68,25 @@ __attribute__((always_inline)) static inline int mailbox_post(tw_ep_t *ep, tw_pe
     return TW_OK;
 }
 
-/* To a peer that may sleep (TW_WAIT=sleep), or whose link carries the message. */
+/* To a peer that may sleep (TW_WAIT=sleep), or whose link carries the message (a
+ * filled body is written aside first: the link takes bytes). */
 __attribute__((noinline, cold)) static int post_other(tw_ep_t *ep, int dest, unsigned tag,
                                                       const void *hdr, size_t hlen, const void *buf,
-                                                      size_t len) {
+                                                      size_t len, tw_velo_fill_fn fill, void *ctx) {
     tw_peer_t *peer = ep->peers[dest];
-    if (peer->mapped) return mailbox_post(ep, peer, tag, hdr, hlen, buf, len, 1);
+    if (peer->mapped) return mailbox_post(ep, peer, tag, hdr, hlen, buf, len, fill, ctx, 1);
+    unsigned char aside[TW_VELO_MAX_SIZE];
+    if (fill) fill(ctx, aside, len), buf = aside;
     return link_send(ep, peer, dest, tag, hdr, hlen, buf, len);
 }
 
-/* Posts header + body into dest's mailbox: the body of tw_velo_send (no header)
- * and tw_velo_sendv. */
-static inline int velo_post(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, size_t hlen,
-                            const void *buf, size_t len) {
-    if (unlikely(!ep || (!hdr && hlen) || (!buf && len))) return TW_ERR_ARG;
+/* Posts header + body into dest's mailbox: the body of tw_velo_send (no header),
+ * tw_velo_sendv and tw_velo_send_fill. */
+__attribute__((always_inline)) static inline int velo_post(tw_ep_t *ep, int dest, unsigned tag,
+                                                           const void *hdr, size_t hlen,
+                                                           const void *buf, size_t len,
+                                                           tw_velo_fill_fn fill, void *ctx) {
+    if (unlikely(!ep || (!hdr && hlen) || (!buf && !fill && len))) return TW_ERR_ARG;
     if (unlikely((unsigned)dest >= (unsigned)ep->size)) return TW_ERR_RANK;
     if (unlikely(hlen > TW_VELO_MAX_SIZE || len > TW_VELO_MAX_SIZE - hlen)) return TW_ERR_SIZE;
     if (unlikely(tag > TW_VELO_TAG_MAX)) return TW_ERR_TAG;
@@ -90,17 +97,23 @@ static inline int velo_post(tw_ep_t *ep, int dest, unsigned tag, const void *hdr
         peer = ep->peers[dest];
     }
     if (unlikely(peer->mapped != TW_PEER_MAPPED))
-        return post_other(ep, dest, tag, hdr, hlen, buf, len);
-    return mailbox_post(ep, peer, tag, hdr, hlen, buf, len, 0);
+        return post_other(ep, dest, tag, hdr, hlen, buf, len, fill, ctx);
+    return mailbox_post(ep, peer, tag, hdr, hlen, buf, len, fill, ctx, 0);
 }
 
 int tw_velo_send(tw_ep_t *ep, int dest, unsigned tag, const void *buf, size_t len) {
-    return velo_post(ep, dest, tag, NULL, 0, buf, len);
+    return velo_post(ep, dest, tag, NULL, 0, buf, len, NULL, NULL);
 }
 
 int tw_velo_sendv(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, size_t hlen,
                   const void *buf, size_t len) {
-    return velo_post(ep, dest, tag, hdr, hlen, buf, len);
+    return velo_post(ep, dest, tag, hdr, hlen, buf, len, NULL, NULL);
+}
+
+int tw_velo_send_fill(tw_ep_t *ep, int dest, unsigned tag, const void *hdr, size_t hlen, size_t len,
+                      tw_velo_fill_fn fill, void *ctx) {
+    if (!fill) return TW_ERR_ARG;
+    return velo_post(ep, dest, tag, hdr, hlen, NULL, len, fill, ctx);
 }
 
 /* The message at the head of the mailbox, decoded and checked. */

@@ -1,5 +1,6 @@
 /* The VELO API between two ranks: every size from 0 to the maximum with its bytes
- * checked, in one slot up to 56 bytes; the in-place receive; probe; and every
+ * checked, in one slot up to 56 bytes, some written in place by a fill; the in-place
+ * receive; probe; and every
  * bad argument answered with its error code, never a crash, nothing lost. */
 #include <stdint.h>
 #include <string.h>
@@ -10,12 +11,30 @@ static void pattern(unsigned char *buf, size_t len, size_t salt) {
     for (size_t i = 0; i < len; i++) buf[i] = (unsigned char)(i * 31 + salt);
 }
 
+/* A body written in place (tw_velo_send_fill): copied from ctx, counted. */
+static int fills;
+static void fill_from(void *ctx, void *to, size_t len) {
+    fills++;
+    memcpy(to, ctx, len);
+}
+
+/* Every size; every third one written in place by a fill, behind a header of up to
+ * 7 bytes, so the receiver checks that header and body meet. */
 static void send_all_sizes(tw_ep_t *ep, int dest) {
     unsigned char buf[TW_VELO_MAX_SIZE];
     for (size_t len = 0; len <= TW_VELO_MAX_SIZE; len++) {
         pattern(buf, len, len);
-        int rc;
-        while ((rc = tw_velo_send(ep, dest, (unsigned)(len % 256), buf, len)) == TW_RETRY) {
+        unsigned tag = (unsigned)(len % 256);
+        size_t hlen = len % 8 < len ? len % 8 : len;
+        int rc, filled = fills;
+        if (len % 3 == 1) {
+            while ((rc = tw_velo_send_fill(ep, dest, tag, buf, hlen, len - hlen, fill_from,
+                                           buf + hlen)) == TW_RETRY) {
+            }
+            CHECK(fills > filled); /* into a mailbox once; a link may ask again */
+        } else {
+            while ((rc = tw_velo_send(ep, dest, tag, buf, len)) == TW_RETRY) {
+            }
         }
         CHECK_RC(rc, TW_OK);
     }
@@ -56,6 +75,21 @@ static void bad_arguments(tw_ep_t *ep, int size) {
     CHECK_RC(tw_velo_send(ep, 0, TW_VELO_TAG_MAX + 1, buf, 8), TW_ERR_TAG);
     CHECK_RC(tw_velo_send(ep, 0, 0, NULL, 8), TW_ERR_ARG);
     CHECK_RC(tw_velo_send(NULL, 0, 0, buf, 8), TW_ERR_ARG);
+    /* a fill: none, too long, or no room in a mailbox: an error, and the fill is never
+     * called */
+    int filled = fills;
+    CHECK_RC(tw_velo_send_fill(ep, 0, 0, buf, 8, 8, NULL, buf), TW_ERR_ARG);
+    CHECK_RC(tw_velo_send_fill(ep, 0, 0, buf, 8, TW_VELO_MAX_SIZE - 7, fill_from, buf),
+             TW_ERR_SIZE);
+    CHECK_RC(tw_velo_send_fill(ep, 0, 0, NULL, 8, 8, fill_from, buf), TW_ERR_ARG);
+    CHECK_RC(tw_velo_send_fill(ep, size, 0, buf, 8, 8, fill_from, buf), TW_ERR_RANK);
+    int queued = 0, rc;
+    while ((rc = tw_velo_send(ep, tw_ep_rank(ep), 1, NULL, 0)) == TW_OK) queued++; /* a slot each */
+    CHECK_RC(rc, TW_RETRY);
+    CHECK_RC(tw_velo_send_fill(ep, tw_ep_rank(ep), 2, buf, 8, 8, fill_from, buf), TW_RETRY);
+    CHECK(fills == filled);
+    CHECK(queued > 0);
+    for (; queued > 0; queued--) CHECK_RC(tw_velo_recv(ep, &msg, buf, sizeof buf), TW_OK);
     CHECK_RC(tw_velo_send(ep, tw_ep_rank(ep), 0, NULL, 0), TW_OK); /* empty: no buffer needed */
     CHECK_RC(tw_velo_recv(ep, &msg, NULL, 0), TW_OK);
     CHECK(msg.length == 0);

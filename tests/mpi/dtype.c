@@ -577,6 +577,76 @@ static void bounded_staging(int peer) {
     MPI_Type_free(&t);
 }
 
+/* Non-contiguous messages packed piece by piece into the mailbox: a vector of 3-byte
+ * blocks 5 apart, so that the eager message, the first pipelined piece (4040 bytes)
+ * and every later one (4096) end inside a block. Sizes on both sides of the eager
+ * limit (4088), of one piece and of the pipeline's limit (8 KiB by default, 256 KiB
+ * in the pipelined_all variant, whose mailbox of 128 slots holds one piece at a
+ * time). Sent typed one by one, then all at once as non-blocking sends queued behind
+ * each other; received as bytes and checked, and sent back into the typed layout,
+ * whose gaps must stay. */
+static const int odd_counts[] = {1, 16, 1346, 1347, 1363, 1364, 2731, 4097, 21846, 87381, 87382};
+enum { ODD_N = sizeof odd_counts / sizeof odd_counts[0] };
+
+static unsigned char odd_byte(long at, int c) {
+    return (unsigned char)(at * 7 + c);
+}
+
+static void piece_boundaries(int peer) {
+    unsigned char *spread[ODD_N], *dense[ODD_N];
+    MPI_Datatype t[ODD_N];
+    MPI_Request req[ODD_N];
+    for (int k = 0; k < ODD_N; k++) {
+        int c = odd_counts[k];
+        CHECK(MPI_Type_vector(c, 3, 5, MPI_BYTE, &t[k]) == MPI_SUCCESS);
+        CHECK(MPI_Type_commit(&t[k]) == MPI_SUCCESS);
+        spread[k] = malloc(5 * (size_t)c);
+        dense[k] = malloc(3 * (size_t)c);
+        CHECK(spread[k] && dense[k]);
+        for (long i = 0; i < 5L * c; i++) spread[k][i] = odd_byte(i, c);
+    }
+    for (int burst = 0; burst < 2; burst++) {
+        if (rank == 0) {
+            for (int k = 0; k < ODD_N; k++)
+                if (burst)
+                    CHECK(MPI_Isend(spread[k], 1, t[k], peer, 60 + k, MPI_COMM_WORLD, &req[k]) ==
+                          MPI_SUCCESS);
+                else
+                    CHECK(MPI_Send(spread[k], 1, t[k], peer, 60 + k, MPI_COMM_WORLD) ==
+                          MPI_SUCCESS);
+            if (burst) CHECK(MPI_Waitall(ODD_N, req, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+            for (int k = 0; k < ODD_N; k++) {
+                int c = odd_counts[k];
+                memset(spread[k], 0xee, 5 * (size_t)c);
+                CHECK(MPI_Recv(spread[k], 1, t[k], peer, 80 + k, MPI_COMM_WORLD,
+                               MPI_STATUS_IGNORE) == MPI_SUCCESS);
+                for (long i = 0; i < 5L * c; i++)
+                    CHECK(spread[k][i] == (i % 5 < 3 ? odd_byte(i, c) : 0xee));
+                for (long i = 0; i < 5L * c; i++) spread[k][i] = odd_byte(i, c);
+            }
+        } else {
+            for (int k = 0; k < ODD_N; k++) {
+                int c = odd_counts[k], got = -1;
+                MPI_Status st;
+                memset(dense[k], 0, 3 * (size_t)c);
+                CHECK(MPI_Recv(dense[k], 3 * c, MPI_BYTE, 0, 60 + k, MPI_COMM_WORLD, &st) ==
+                      MPI_SUCCESS);
+                CHECK(MPI_Get_count(&st, MPI_BYTE, &got) == MPI_SUCCESS && got == 3 * c);
+                for (long i = 0; i < 3L * c; i++)
+                    CHECK(dense[k][i] == odd_byte(i / 3 * 5 + i % 3, c));
+            }
+            for (int k = 0; k < ODD_N; k++)
+                CHECK(MPI_Send(dense[k], 3 * odd_counts[k], MPI_BYTE, 0, 80 + k, MPI_COMM_WORLD) ==
+                      MPI_SUCCESS);
+        }
+    }
+    for (int k = 0; k < ODD_N; k++) {
+        MPI_Type_free(&t[k]);
+        free(spread[k]);
+        free(dense[k]);
+    }
+}
+
 /* Absolute addresses: a struct of two separate variables, sent from MPI_BOTTOM. */
 static void absolute(int peer) {
     int a = 0;
@@ -786,6 +856,7 @@ int main(int argc, char **argv) {
             exchange(peer, 10);
             exchange(peer, 1 << 17);
             partial(peer);
+            piece_boundaries(peer);
             large_structs(peer);
             bounded_staging(peer);
             absolute(peer);

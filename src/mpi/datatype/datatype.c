@@ -292,8 +292,10 @@ void tw_mpi_staged_pack_at(tw_mpi_staged_t *s, size_t first) {
     tw_typemap_move(s->map, s->buf, s->count, s->packed, first, len, 0);
 }
 
-void tw_mpi_staged_pack_all(const tw_mpi_staged_t *s, void *to) {
-    tw_typemap_move(s->map, s->buf, s->count, to, 0, s->bytes, 0);
+void tw_mpi_staged_pack_range(const tw_mpi_staged_t *s, size_t first, size_t len, void *to) {
+    if (first >= s->bytes) return;
+    if (len > s->bytes - first) len = s->bytes - first;
+    tw_typemap_move(s->map, s->buf, s->count, to, first, len, 0);
 }
 
 void tw_mpi_staged_unpack_at(tw_mpi_staged_t *s, const void *from, size_t first, size_t len) {

@@ -127,7 +127,8 @@ void *tw_mpi_staged_data(const tw_mpi_staged_t *s);   /* the window */
 size_t tw_mpi_staged_bytes(const tw_mpi_staged_t *s); /* the whole packed stream */
 /* Packs the stream from byte first into the window, as much as it holds. */
 void tw_mpi_staged_pack_at(tw_mpi_staged_t *s, size_t first);
-void tw_mpi_staged_pack_all(const tw_mpi_staged_t *s, void *to); /* the whole stream, to to */
+/* Bytes [first, first + len) of the stream (what of them there is), to to. */
+void tw_mpi_staged_pack_range(const tw_mpi_staged_t *s, size_t first, size_t len, void *to);
 /* Unpacks bytes [first, first + len) of the stream, held at from. */
 void tw_mpi_staged_unpack_at(tw_mpi_staged_t *s, const void *from, size_t first, size_t len);
 void tw_mpi_staged_free(tw_mpi_staged_t *s);

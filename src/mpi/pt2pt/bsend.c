@@ -148,7 +148,7 @@ static int bsend_automatic(tw_mpi_bbuf_t *bb, const void *buf, const tw_mpi_stag
     if (!c) return MPI_ERR_NO_MEM;
     unsigned char *copy = (unsigned char *)(c + 1);
     if (st)
-        tw_mpi_staged_pack_all(st, copy);
+        tw_mpi_staged_pack_range(st, 0, bytes, copy);
     else if (bytes && buf)
         memcpy(copy, buf, bytes);
     int rc = tw_mpi_isend(copy, bytes, dest, tag, context, TW_SEND_STANDARD, &c->send);
@@ -182,7 +182,7 @@ static int bsend(const void *buf, const tw_mpi_staged_t *st, size_t bytes, int d
     memcpy(&b, bb->base + at, sizeof b);
     unsigned char *copy = bb->base + at + sizeof b;
     if (st)
-        tw_mpi_staged_pack_all(st, copy);
+        tw_mpi_staged_pack_range(st, 0, bytes, copy);
     else if (bytes && buf)
         memcpy(copy, buf, bytes);
     int rc = tw_mpi_isend(copy, bytes, dest, tag, context, TW_SEND_STANDARD, &b.send);

@@ -383,10 +383,11 @@ static int send_start(tw_channel_t *ch, int i) {
         tw_req_done(i);
         return MPI_SUCCESS;
     }
-    /* a staged send packs at every start (persistent ones run again), one window */
-    if (r->staged) tw_mpi_staged_pack_at(r->staged, 0);
     r->proto = tw_proto_choose(r);
     if (tw_proto_is_rndv(r->proto)) {
+        /* a staged send packs at every start (persistent ones run again), one window;
+         * an eager or pipelined one packs each piece straight into the mailbox */
+        if (r->staged) tw_mpi_staged_pack_at(r->staged, 0);
         int err = tw_proto_rndv_setup(i);
         if (err) return err;
     }

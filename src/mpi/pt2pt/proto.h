@@ -65,6 +65,11 @@ int tw_mpi_send_now(tw_channel_t *ch, const void *buf, size_t bytes, int dest_wo
  * MPI_ERR_TRUNCATE with the status filled, or 1 for the general path. */
 int tw_mpi_recv_now(void *buf, size_t bytes, int source_world, int tag, uint32_t context,
                     MPI_Status *status);
+/* Bytes [at, at + len) of send r behind a header, as one VELO message with velo_tag:
+ * copied from its buffer, or packed straight into the mailbox when it is staged (a
+ * derived datatype), so that an eager or pipelined one costs no copy in between. */
+int tw_proto_send_piece(const req_t *r, unsigned velo_tag, const void *hdr, size_t hlen, size_t at,
+                        size_t len);
 int tw_proto_eager_post(req_t *r);
 void tw_proto_eager_deliver(int i, int source, int tag, const void *data, size_t len);
 

@@ -11,10 +11,30 @@
 #include "mpi/env/thread.h"
 #include "mpi/pt2pt/wire_check.h"
 
+/* Where a staged send's piece is packed from. */
+typedef struct piece_source {
+    const tw_mpi_staged_t *staged;
+    size_t at;
+} piece_source_t;
+
+static void pack_piece(void *source, void *to, size_t len) {
+    const piece_source_t *p = source;
+    tw_mpi_staged_pack_range(p->staged, p->at, len, to);
+}
+
+int tw_proto_send_piece(const req_t *r, unsigned velo_tag, const void *hdr, size_t hlen, size_t at,
+                        size_t len) {
+    tw_ep_t *ep = tw_channel_of(r)->ep;
+    if (!r->staged)
+        return tw_velo_sendv(ep, r->peer, velo_tag, hdr, hlen, (const unsigned char *)r->buf + at,
+                             len);
+    piece_source_t source = {r->staged, at};
+    return tw_velo_send_fill(ep, r->peer, velo_tag, hdr, hlen, len, pack_piece, &source);
+}
+
 int tw_proto_eager_post(req_t *r) {
     tw_mpi_hdr_t h = {r->tag, r->context};
-    return tw_velo_sendv(tw_channel_of(r)->ep, r->peer, TW_MPI_EAGER, &h, sizeof h, r->buf,
-                         r->bytes);
+    return tw_proto_send_piece(r, TW_MPI_EAGER, &h, sizeof h, 0, r->bytes);
 }
 
 void tw_proto_eager_deliver(int i, int source, int tag, const void *data, size_t len) {

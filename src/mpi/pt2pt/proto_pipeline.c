@@ -21,8 +21,6 @@ _Static_assert(TW_MPI_PIPELINE_MOST <= TW_PACK_CHUNK,
 
 int tw_proto_pipeline_post(int i) {
     req_t *r = &tw_reqs[i];
-    tw_ep_t *ep = tw_channel_of_req(i)->ep;
-    const unsigned char *b = r->buf;
     while (r->chunk_at < r->bytes) {
         size_t at = r->chunk_at, n;
         int rc;
@@ -32,10 +30,10 @@ int tw_proto_pipeline_post(int i) {
                 tw_mpi_first_t f;
             } head = {.h = {r->tag, r->context}, .f = {.size = r->bytes}};
             n = tw_min_size(TW_MPI_FIRST_PIECE, r->bytes);
-            rc = tw_velo_sendv(ep, r->peer, TW_MPI_FIRST, &head, sizeof head, b, n);
+            rc = tw_proto_send_piece(r, TW_MPI_FIRST, &head, sizeof head, 0, n);
         } else {
             n = tw_min_size(TW_VELO_MAX_SIZE, r->bytes - at);
-            rc = tw_velo_send(ep, r->peer, TW_MPI_MORE, b + at, n);
+            rc = tw_proto_send_piece(r, TW_MPI_MORE, NULL, 0, at, n);
         }
         if (rc != TW_OK) return rc;
         r->chunk_at = at + n;
