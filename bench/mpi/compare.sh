@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # MPI point to point, collectives and one-sided communication, side by side in one run:
-# mpibench (bench/mpi/mpibench.c: latency, bandwidth, rate), collbench
+# mpibench (bench/mpi/mpibench.c: latency, bandwidth, rate, strided), collbench
 # (bench/mpi/collbench.c: barrier, bcast, allreduce, allgather, alltoall) and rmabench
 # (bench/mpi/rmabench.c: put-lat, get-lat, put-fence-lat, get-fence-lat, acc-lat,
 # fop-lat, cas-lat, put-bw, overlap) built with every MPI at hand, each
@@ -10,7 +10,7 @@
 # seconds apart compare, so plot.py reports per-round ratios besides the medians.
 #
 # usage: bench/mpi/compare.sh [BUILD_DIR]      (default build)
-#   env: MPIS (below), ROUNDS (default 5), TESTS (default "latency bandwidth rate barrier bcast
+#   env: MPIS (below), ROUNDS (default 5), TESTS (default "latency bandwidth rate strided barrier bcast
 #        allreduce allgather alltoall exchange put-lat get-lat put-fence-lat
 #        get-fence-lat acc-lat fop-lat cas-lat put-bw overlap"; exchange is the kernel's
 #        floor of the 2-rank Allgather and Alltoall, see exchange() below),
@@ -50,8 +50,8 @@
 set -euo pipefail
 build=${1:-build}
 rounds=${ROUNDS:-5}
-tests=${TESTS:-latency bandwidth rate barrier bcast allreduce allgather alltoall exchange put-lat \
-get-lat put-fence-lat get-fence-lat acc-lat fop-lat cas-lat put-bw overlap}
+tests=${TESTS:-latency bandwidth rate strided barrier bcast allreduce allgather alltoall exchange \
+put-lat get-lat put-fence-lat get-fence-lat acc-lat fop-lat cas-lat put-bw overlap}
 limit=${RUN_TIMEOUT:-120}
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/peers.sh
@@ -83,7 +83,7 @@ launcher() {
 # The program that runs a test.
 program() {
     case $1 in
-    latency | bandwidth | rate) echo mpibench ;;
+    latency | bandwidth | rate | strided) echo mpibench ;;
     *-lat | put-bw | overlap) echo rmabench ;;
     *) echo collbench ;;
     esac

@@ -1,6 +1,6 @@
 /* mpibench: point-to-point latency, bandwidth and message rate between two MPI ranks.
  *
- * usage: mpibench latency|bandwidth|rate [--min SIZE] [--max SIZE] [--iters N] [--csv]
+ * usage: mpibench latency|bandwidth|rate|strided [--min SIZE] [--max SIZE] [--iters N] [--csv]
  *   SIZE is bytes, optionally with K or M (binary: 4M = 4194304), at most 4M; sizes run
  *   from --min doubling up to --max.
  *   latency    ping-pong, half round trip in us; the median of 25 batch averages, so a
@@ -11,12 +11,17 @@
  *              of 9 repetitions. Default 1K..4M, 200 windows per repetition.
  *   rate       the same windows at 8 B, messages/s, median of 9 repetitions; default
  *              5000 windows per repetition.
+ *   strided    the latency ping-pong with a derived datatype on both sides: SIZE bytes
+ *              as a vector of SIZE/8 doubles, every other one (a halo's column), from
+ *              and into buffers twice as long; what packing and unpacking cost. Default
+ *              64..1M (SIZE at least 8).
  *   --iters N applies up to 8 KiB; larger sizes get N * 8K / SIZE (with a floor), so the
  *   time per size stays roughly flat instead of growing with the size.
  *   --csv prints lines "mpibench,<test>,<size>,<value>,<unit>" (unit us, MB/s, msg/s).
  *
  * Only MPI-3.1 point-to-point basics are used (Init, Finalize, Comm_rank/size, Send,
- * Recv, Isend, Irecv, Waitall, Barrier, Wtime, Abort), so a young MPI can run it.
+ * Recv, Isend, Irecv, Waitall, Barrier, Wtime, Abort, and for strided Type_vector,
+ * Type_commit, Type_free), so a young MPI can run it.
  * The window's 64 receives go to distinct buffers, as MPI requires of outstanding
  * receives (OSU reuses one): large windows then stream through memory, not cache,
  * which lowers absolute figures at large sizes alike for every MPI.
@@ -53,11 +58,15 @@ static const struct test tests[] = {
     {"bandwidth", "MB/s", "window of 64, 10^6 bytes/s, median of 9 repetitions", 1024, MAX_SIZE,
      200, 1},
     {"rate", "msg/s", "window of 64, messages/s, median of 9 repetitions", 8, 8, 5000, 1},
+    {"strided", "us", "vector of doubles, every other one, half round trip, median of 25", 64,
+     (size_t)1 << 20, 10000, 100},
 };
+#define STRIDED (&tests[3])
 
 static void usage(FILE *f) {
     if (rank != 0) return;
-    fprintf(f, "usage: mpibench latency|bandwidth|rate [--min SIZE] [--max SIZE] [--iters N] "
+    fprintf(f, "usage: mpibench latency|bandwidth|rate|strided [--min SIZE] [--max SIZE] "
+               "[--iters N] "
                "[--csv]\n"
                "  SIZE in bytes, K or M suffix allowed (binary), 1 .. 4M; run with 2 ranks\n");
 }
@@ -100,30 +109,30 @@ static double median(double *v, int n) {
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Ping-pong: rank 1 echoes what it received. Iteration numbers continue from the
- * warm-up into the timed batches so that every payload differs from the previous one.
- * Returns the half round trip in seconds (rank 0). */
-static double latency(unsigned char *sbuf, unsigned char *rbuf, size_t size, long iters) {
+/* Ping-pong: rank 1 echoes what it received, count items of type (size bytes of data,
+ * the last of them at buf[last]). Iteration numbers continue from the warm-up into the
+ * timed batches so that every payload differs from the previous one. Returns the half
+ * round trip in seconds (rank 0). */
+static double latency(unsigned char *sbuf, unsigned char *rbuf, size_t size, MPI_Datatype type,
+                      int count, size_t last, long iters) {
     int batches = iters < BATCHES ? (int)iters : BATCHES;
     long per = iters / batches, warm = per > 10 ? per : 10, i = 0;
     double avg[BATCHES];
-    poison(rbuf, size);
+    poison(rbuf, last + 1);
     CHECK(MPI_Barrier(MPI_COMM_WORLD));
     for (int b = -1; b < batches; b++) {
         long n = b < 0 ? warm : per;
         double t0 = MPI_Wtime();
         for (long k = 0; k < n; k++, i++) {
             if (rank == 0) {
-                sbuf[0] = sbuf[size - 1] = pattern(i);
-                CHECK(MPI_Send(sbuf, (int)size, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD));
-                CHECK(MPI_Recv(rbuf, (int)size, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD,
-                               MPI_STATUS_IGNORE));
-                expect(rbuf, size, i, "echoed");
+                sbuf[0] = sbuf[last] = pattern(i);
+                CHECK(MPI_Send(sbuf, count, type, 1, TAG_DATA, MPI_COMM_WORLD));
+                CHECK(MPI_Recv(rbuf, count, type, 1, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                expect(rbuf, last + 1, i, "echoed");
             } else {
-                CHECK(MPI_Recv(rbuf, (int)size, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD,
-                               MPI_STATUS_IGNORE));
-                expect(rbuf, size, i, "ping");
-                CHECK(MPI_Send(rbuf, (int)size, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD));
+                CHECK(MPI_Recv(rbuf, count, type, 0, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+                expect(rbuf, last + 1, i, "ping");
+                CHECK(MPI_Send(rbuf, count, type, 0, TAG_DATA, MPI_COMM_WORLD));
             }
         }
         if (b >= 0) avg[b] = (MPI_Wtime() - t0) / (2.0 * (double)n);
@@ -192,6 +201,10 @@ int main(int argc, char **argv) {
     if (!bad &&
         bench_parse_options("mpibench", rank, argc, argv, 1, MAX_SIZE, &min, &max, &iters, &csv))
         bad = 1;
+    if (!bad && t == STRIDED && min < 8) {
+        if (rank == 0) fprintf(stderr, "mpibench: strided needs --min of at least 8 (a double)\n");
+        bad = 1;
+    }
     if (!bad && bench_need_two_ranks("mpibench", rank, nranks)) bad = 1;
     if (bad) {
         usage(stderr);
@@ -199,9 +212,9 @@ int main(int argc, char **argv) {
         return 2;
     }
 
-    int lat = t == &tests[0];
-    unsigned char *sbuf = alloc(max);
-    unsigned char *rbuf = alloc(lat ? max : (rank == 1 ? WINDOW * max : 1));
+    int lat = t == &tests[0], strided = t == STRIDED;
+    unsigned char *sbuf = alloc(strided ? 2 * max : max);
+    unsigned char *rbuf = alloc(strided ? 2 * max : lat ? max : (rank == 1 ? WINDOW * max : 1));
     if (rank == 0 && !csv) {
         printf("# mpibench %s: %s\n# %10s %14s  %s\n", t->name, t->what, "size", "value", "unit");
         fflush(stdout);
@@ -210,13 +223,20 @@ int main(int argc, char **argv) {
         long n = iters_for(t, iters, size);
         double v;
         if (lat)
-            v = 1e6 * latency(sbuf, rbuf, size, n);
-        else {
+            v = 1e6 * latency(sbuf, rbuf, size, MPI_BYTE, (int)size, size - 1, n);
+        else if (strided) {
+            MPI_Datatype column;
+            int doubles = (int)(size / 8);
+            CHECK(MPI_Type_vector(doubles, 1, 2, MPI_DOUBLE, &column));
+            CHECK(MPI_Type_commit(&column));
+            v = 1e6 * latency(sbuf, rbuf, size, column, 1, 16 * (size_t)(doubles - 1) + 7, n);
+            CHECK(MPI_Type_free(&column));
+        } else {
             double s = windows(sbuf, rbuf, size, n);
             v = t == &tests[1] ? (double)WINDOW * (double)size / s / 1e6 : WINDOW / s;
         }
         if (rank == 0) {
-            const char *fmt = lat ? "%.3f" : t == &tests[1] ? "%.1f" : "%.0f";
+            const char *fmt = lat || strided ? "%.3f" : t == &tests[1] ? "%.1f" : "%.0f";
             char num[64];
             snprintf(num, sizeof num, fmt, v);
             if (csv)

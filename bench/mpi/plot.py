@@ -80,7 +80,7 @@ def find_matplotlib():
 COLLECTIVES = ("bcast", "allreduce", "allgather", "alltoall")
 RMA_LATENCIES = ("put-lat", "get-lat", "put-fence-lat", "get-fence-lat", "acc-lat", "fop-lat",
                  "cas-lat")
-UNITS = {"latency": "us", "bandwidth": "MB/s", "rate": "msg/s", "barrier": "us",
+UNITS = {"latency": "us", "bandwidth": "MB/s", "rate": "msg/s", "strided": "us", "barrier": "us",
          "put-bw": "MB/s", "overlap": "%"}
 UNITS.update({c: "us" for c in COLLECTIVES + RMA_LATENCIES})
 # bench/peers.sh's MPIs
@@ -93,6 +93,7 @@ KiB, MiB = 1024, 1024 * 1024
 TARGETS = ([("latency", 8, "lower", 0.8)]
            + [("bandwidth", s, "higher", 1.0) for s in (64 * KiB * 2**k for k in range(7))]
            + [("rate", 8, "higher", 1.5)]
+           + [("strided", s, "lower", 1.0) for s in (512, 8 * KiB, 64 * KiB, MiB)]
            + [("barrier", 0, "lower", 1.0), ("bcast", 8, "lower", 1.0),
               ("allreduce", 8, "lower", 1.0)]
            + [(c, s, "lower", 1.0) for s in (64 * KiB, MiB) for c in COLLECTIVES]
@@ -328,14 +329,16 @@ def main():
         fig.savefig(png, dpi=110)
         print(f"plot:     {png}")
 
-    if any(t in ("latency", "bandwidth", "rate") for (_, t, _) in med):
+    if any(t in ("latency", "bandwidth", "rate", "strided") for (_, t, _) in med):
         figure("mpibench.png",
                [("latency", "Ping-pong latency (half round trip)", UNITS["latency"]),
-                ("bandwidth", "Bandwidth (window of 64)", UNITS["bandwidth"])],
+                ("bandwidth", "Bandwidth (window of 64)", UNITS["bandwidth"]),
+                ("strided", "Ping-pong of a vector of doubles, every other one",
+                 UNITS["strided"])],
                "message size (bytes)",
                lambda m: (f" (rate 8 B: {med[(m, 'rate', 8)] / 1e6:.2f}M msg/s)"
                           if (m, "rate", 8) in med else ""),
-               "mpibench, medians of clean rounds", 12)
+               "mpibench, medians of clean rounds", 18)
     if any(t in COLLECTIVES for (_, t, _) in med):
         figure("collbench.png",
                [(t, f"MPI_{t.capitalize()}, 2 ranks", "us per call") for t in COLLECTIVES],
