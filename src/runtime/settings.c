@@ -235,8 +235,8 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                               .meaning = "channels of an MPI process: each an endpoint of its own "
                                          "with its own matching queues and requests, over which "
                                          "communicators are spread by context id (every rank of "
-                                         "the job sets the same; more than 1 leaves out "
-                                         "dynamic processes and waits that sleep)"},
+                                         "the job sets the same, and so must jobs that "
+                                         "connect; more than 1 leaves out waits that sleep)"},
                              NUMBER(channels)},
     [TW_SETTING_CONNECT_TIMEOUT] = {{.name = "TW_CONNECT_TIMEOUT",
                                      .type = TW_SETTING_UNSIGNED,

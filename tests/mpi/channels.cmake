@@ -18,12 +18,27 @@ foreach(p p2p win_ops)
   set_tests_properties(mpi_${p}_channels_4_udp PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
                        ENVIRONMENT "TW_CHANNELS=4;TW_LINK=udp")
 endforeach()
-# dynamic processes reach the library's endpoint only: refused, by name
-add_test(NAME mpi_dynamic_spawn_channels_2_refused
-         COMMAND ${PROJECT_SOURCE_DIR}/tests/mp/expect_output.sh --fail "dynamic processes need TW_CHANNELS=1"
-                 -- ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_dynamic_spawn>)
-set_tests_properties(mpi_dynamic_spawn_channels_2_refused PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
-                     ENVIRONMENT "TW_CHANNELS=2")
+# dynamic processes: the groups meeting swap one address per channel, and every
+# channel's endpoint learns the other group's
+foreach(t spawn_2 ports_4 nest_3 threads_3 spawn_threads_world_2)
+  string(REGEX REPLACE "_[0-9]+$" "" p ${t})
+  string(REGEX REPLACE "^.*_" "" n ${t})
+  set(args)
+  if(p STREQUAL "spawn_threads_world")
+    set(p spawn_threads)
+    set(args world)
+  endif()
+  add_test(NAME mpi_dynamic_${t}_channels_4 COMMAND ${MPIEXEC} -n ${n} --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_dynamic_${p}> ${args})
+  set_tests_properties(mpi_dynamic_${t}_channels_4 PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
+                       ENVIRONMENT "TW_CHANNELS=4")
+endforeach()
+add_test(NAME mpi_dynamic_spawn_2_udp_channels_4 COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_dynamic_spawn>)
+set_tests_properties(mpi_dynamic_spawn_2_udp_channels_4 PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
+                     ENVIRONMENT "TW_CHANNELS=4;TW_LINK=udp")
+# two jobs started apart, each of 4 channels; a third of 2 is refused, by name
+add_test(NAME mpi_dynamic_two_jobs_channels_4 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dynamic_jobs.sh ${MPIEXEC} $<TARGET_FILE:mpi_dynamic_jobs> ${TW_TEST_JOB_TIMEOUT})
+set_tests_properties(mpi_dynamic_two_jobs_channels_4 PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
+                     ENVIRONMENT "TW_CHANNELS=4")
 # a count the setting refuses: MPI_Init says which and why
 add_test(NAME mpi_channels_3_refused
          COMMAND ${PROJECT_SOURCE_DIR}/tests/mp/expect_output.sh --fail "TW_CHANNELS"

@@ -3,12 +3,13 @@
  *
  * A port is a listening Unix socket in the abstract namespace, named by the port name
  * ("tollway-port:<socket name>"). MPI_Comm_accept and MPI_Comm_connect meet there: the
- * two roots swap their groups (each member's endpoint id and address) and the table
- * entries their groups use, then tell their own groups; every member adds the other
- * group's endpoints to its device (tw_ep_add_peer) and makes the intercommunicator in
- * the lowest entry free on both sides. Endpoint ids are unique among all the jobs one
- * twrun started (the first and the spawned ones share its id space and job key), so
- * the other group's ids serve as world ranks unchanged.
+ * two roots swap their groups (each member's endpoint id and the addresses of its
+ * endpoints, one per channel) and the table entries their groups use, then tell their
+ * own groups; every member adds the other group's endpoints to its own, channel by
+ * channel (tw_ep_add_peer), and makes the intercommunicator in the lowest entry free
+ * on both sides. Both sides must run as many channels (TW_CHANNELS). Endpoint ids are unique among
+ * all the jobs one twrun started (the first and the spawned ones share its id space and job key),
+ * so the other group's ids serve as world ranks unchanged.
  *
  * MPI_Comm_spawn asks twrun for a job (tw_ep_spawn) whose ranks find their parents at
  * a port the root opened for it (TWRUN_PARENT_PORT): the parents accept, the children
@@ -47,11 +48,13 @@ enum {
     HELLO_MAGIC = 0x54574459, /* "TWDY" */
     GROUP_MAX = 4096,         /* processes in one group of a connection */
     ADDRESS_MAX = 1024,       /* an endpoint address (TW_PMI_VALUE_MAX) */
-    SPEC_MAX = 2048,          /* a spawn request's encoded commands: a PMI line's worth */
-    VERDICT_OK = 0x4f,        /* the acceptor took the connection */
-    ACCEPT_POLL_MS = 1000,    /* an accept looks for a closed port this often */
-    ENTRY_CHOICES = 64,       /* a retried connection's entry: one of this many free */
-    ENTRY_ROUNDS = 1000,      /* a connection gives up on finding an entry after this many */
+    /* a member's addresses, one per channel, separated by spaces */
+    ADDRESSES_MAX = ADDRESS_MAX * TW_CHANNELS_MOST,
+    SPEC_MAX = 2048,       /* a spawn request's encoded commands: a PMI line's worth */
+    VERDICT_OK = 0x4f,     /* the acceptor took the connection */
+    ACCEPT_POLL_MS = 1000, /* an accept looks for a closed port this often */
+    ENTRY_CHOICES = 64,    /* a retried connection's entry: one of this many free */
+    ENTRY_ROUNDS = 1000,   /* a connection gives up on finding an entry after this many */
     BACKLOG = 64,
 };
 
@@ -179,11 +182,14 @@ static int port_close(const char *name) {
 
 typedef struct hello {
     uint32_t magic, n;
-    uint64_t key; /* a hash of the job key: only jobs of one twrun can meet */
+    uint64_t key;      /* a hash of the job key: only jobs of one twrun can meet */
+    uint32_t channels; /* TW_CHANNELS of the sender's side */
+    uint32_t reserved;
     uint64_t used[WORDS];
 } hello_t;
 
-/* A group: n endpoint ids and their addresses, one after the other, '\0'-ended. */
+/* A group: n endpoint ids and their addresses, one after the other, '\0'-ended; a
+ * member's addresses are its endpoints', channel 0 first, separated by spaces. */
 typedef struct group {
     int n;
     int *ids;
@@ -209,26 +215,44 @@ static uint64_t key_hash(void) {
     return h;
 }
 
-/* The local group of c with every member's address. */
+/* The local group of c with every member's addresses, one per channel. */
 static int group_of(const tw_mpi_comm_t *c, group_t *g) {
     memset(g, 0, sizeof *g);
     g->n = c->size;
     g->ids = malloc((size_t)g->n * sizeof *g->ids);
-    g->addrs = malloc((size_t)g->n * ADDRESS_MAX);
+    g->addrs = malloc((size_t)g->n * ADDRESSES_MAX);
     if (!g->ids || !g->addrs) {
         group_free(g);
         return MPI_ERR_NO_MEM;
     }
     for (int r = 0; r < g->n; r++) {
         g->ids[r] = tw_mpi_world_rank(c, r);
-        char *at = g->addrs + g->addrs_len;
-        if (tw_ep_address(tw_mpi.ep, g->ids[r], at, ADDRESS_MAX) != TW_OK) {
-            group_free(g);
-            return MPI_ERR_INTERN;
+        for (int k = 0; k < tw_channel_count(); k++) {
+            char *at = g->addrs + g->addrs_len;
+            if (tw_ep_address(tw_channels[k].ep, g->ids[r], at, ADDRESS_MAX) != TW_OK) {
+                group_free(g);
+                return MPI_ERR_INTERN;
+            }
+            g->addrs_len += strlen(at);
+            g->addrs[g->addrs_len++] = k + 1 < tw_channel_count() ? ' ' : '\0';
         }
-        g->addrs_len += strlen(at) + 1;
     }
     return MPI_SUCCESS;
+}
+
+/* Whether a member's addresses (n bytes at a) are one per channel of ours, each an
+ * endpoint's: printable, shorter than ADDRESS_MAX, starting with "shm:". */
+static int addresses_ok(const char *a, size_t n) {
+    int parts = 0;
+    for (const char *end = a + n; a <= end; parts++) {
+        const char *sep = memchr(a, ' ', (size_t)(end - a));
+        if (!sep) sep = end;
+        if (sep - a < 4 || sep - a >= ADDRESS_MAX || strncmp(a, "shm:", 4) != 0) return 0;
+        for (const char *p = a; p < sep; p++)
+            if (*p <= ' ' || *p > '~') return 0;
+        a = sep + 1;
+    }
+    return parts == tw_channel_count();
 }
 
 /* Whether the group sent by the other side is sound: ids in range and distinct, none
@@ -243,9 +267,7 @@ static int group_ok(const group_t *g, const tw_mpi_comm_t *local) {
         for (int r = 0; r < local->size; r++)
             if (tw_mpi_world_rank(local, r) == g->ids[k]) return 0;
         const char *nul = memchr(a, '\0', (size_t)(end - a));
-        if (!nul || nul == a || nul - a >= ADDRESS_MAX || strncmp(a, "shm:", 4) != 0) return 0;
-        for (const char *p = a; p < nul; p++)
-            if (*p <= ' ' || *p > '~') return 0;
+        if (!nul || !addresses_ok(a, (size_t)(nul - a))) return 0;
         a = nul + 1;
     }
     return a == end;
@@ -270,11 +292,11 @@ static int recv_group(int fd, hello_t *h, group_t *g, struct timespec until) {
         return -1;
     g->n = (int)h->n;
     g->ids = malloc((size_t)g->n * sizeof *g->ids);
-    g->addrs = malloc((size_t)g->n * ADDRESS_MAX);
+    g->addrs = malloc((size_t)g->n * ADDRESSES_MAX);
     if (!g->ids || !g->addrs) return -1;
     for (int k = 0; k < g->n; k++) {
         uint32_t rec[2];
-        if (io_all(fd, rec, sizeof rec, 1, until) || rec[1] == 0 || rec[1] >= ADDRESS_MAX ||
+        if (io_all(fd, rec, sizeof rec, 1, until) || rec[1] == 0 || rec[1] >= ADDRESSES_MAX ||
             io_all(fd, g->addrs + g->addrs_len, rec[1], 1, until))
             return -1;
         g->ids[k] = (int)(rec[0] & 0x7fffffffu);
@@ -293,7 +315,11 @@ static int meet(int fd, int acceptor, const tw_mpi_comm_t *c, const uint64_t use
     group_t mine;
     memset(remote, 0, sizeof *remote);
     if (group_of(c, &mine)) return -1;
-    hello_t h = {.magic = HELLO_MAGIC, .n = (uint32_t)mine.n, .key = key_hash()}, theirs;
+    hello_t h = {.magic = HELLO_MAGIC,
+                 .n = (uint32_t)mine.n,
+                 .key = key_hash(),
+                 .channels = (uint32_t)tw_channel_count()},
+            theirs = {0};
     memcpy(h.used, used, sizeof h.used);
     int ok = 0;
     if (acceptor) {
@@ -308,6 +334,11 @@ static int meet(int fd, int acceptor, const tw_mpi_comm_t *c, const uint64_t use
              !io_all(fd, &v, 1, 1, until) && v == VERDICT_OK;
     }
     group_free(&mine);
+    if (!ok && theirs.magic == HELLO_MAGIC && theirs.key == h.key && theirs.channels != h.channels)
+        fprintf(stderr,
+                "tollway: rank %d: the other side of a connection runs TW_CHANNELS=%u and this "
+                "one %u: both must run as many\n",
+                tw_mpi.rank, theirs.channels, h.channels);
     if (!ok) {
         group_free(remote);
         return -1;
@@ -324,9 +355,18 @@ static int meet(int fd, int acceptor, const tw_mpi_comm_t *c, const uint64_t use
  * for their ids. */
 static int learn(const group_t *g) {
     const char *a = g->addrs;
-    for (int k = 0; k < g->n; k++) {
-        if (tw_ep_add_peer(tw_mpi.ep, g->ids[k], a) != TW_OK) return MPI_ERR_INTERN;
-        a += strlen(a) + 1;
+    for (int m = 0; m < g->n; m++) {
+        for (int k = 0; k < tw_channel_count(); k++) { /* one address per channel */
+            char one[ADDRESS_MAX];
+            size_t n = strcspn(a, " ");
+            if (n >= sizeof one) return MPI_ERR_INTERN;
+            memcpy(one, a, n);
+            one[n] = '\0';
+            if (tw_ep_add_peer(tw_channels[k].ep, g->ids[m], one) != TW_OK) return MPI_ERR_INTERN;
+            a += n + (a[n] == ' ');
+        }
+        if (*a) return MPI_ERR_INTERN; /* more addresses than channels */
+        a++;
     }
     tw_mpi_node_forget();
     int n = tw_ep_size(tw_mpi.ep);
@@ -571,15 +611,6 @@ static int connect_root(void *arg, const tw_mpi_comm_t *c, const uint64_t used[W
 }
 
 /* The intracommunicator of a call that takes one, or NULL with *rc set. */
-/* New peers are added to the library's endpoint only: the endpoints of further
- * channels (TW_CHANNELS) would not reach them. */
-static int single_channel(tw_mpi_comm_t *c, const char *call, int *rc) {
-    if (tw_channel_count() == 1) return 1;
-    *rc = tw_mpi_error(c, call, MPI_ERR_UNSUPPORTED_OPERATION,
-                       "dynamic processes need TW_CHANNELS=1");
-    return 0;
-}
-
 static tw_mpi_comm_t *intra(MPI_Comm comm, const char *call, int *rc) {
     tw_mpi_comm_t *c = tw_mpi_comm_get(comm);
     if (!c) {
@@ -590,7 +621,6 @@ static tw_mpi_comm_t *intra(MPI_Comm comm, const char *call, int *rc) {
         *rc = tw_mpi_error(c, call, MPI_ERR_COMM, "an intercommunicator");
         return NULL;
     }
-    if (!single_channel(c, call, rc)) return NULL;
     return c;
 }
 
@@ -679,7 +709,6 @@ int MPI_Comm_join(int fd, MPI_Comm *intercomm) {
     int rc = MPI_SUCCESS;
     if (!intercomm) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "intercomm is NULL");
     *intercomm = MPI_COMM_NULL;
-    if (!single_channel(NULL, call, &rc)) return rc;
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
         return tw_mpi_error(NULL, call, MPI_ERR_ARG, "fd is not a socket");
