@@ -157,6 +157,16 @@ void tw_ep_relax(tw_ep_t *ep, unsigned *spins);
  * reader with tw_ep_wake. */
 void tw_ep_relax_until(tw_ep_t *ep, unsigned *spins, int (*ready)(void *ctx), void *ctx);
 
+/* tw_ep_relax_until over the endpoints eps[0..n) of one process (at most
+ * TW_EP_WAIT_SET_MOST; eps[0]'s TW_WAIT settings), for a wait whose progress may come
+ * through any of them (MPI's channels): where it would sleep it announces itself on
+ * every doorbell, looks at every one's rings, and sleeps until any is rung (Linux's
+ * futex_waitv; a kernel without it gives the core away instead). The caller must be
+ * the only user of each endpoint meanwhile. */
+#define TW_EP_WAIT_SET_MOST 16
+void tw_ep_relax_until_set(tw_ep_t *const *eps, int n, unsigned *spins, int (*ready)(void *ctx),
+                           void *ctx);
+
 /* tw_ep_relax_until for a thread that waits while other threads of its process use
  * the endpoint (MPI_THREAD_MULTIPLE: a wait on memory only its own call reads, made
  * without the lock that serialises the endpoint's users). It reads the endpoint's

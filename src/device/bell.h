@@ -42,6 +42,12 @@ static inline uint32_t tw_bell_announce(tw_bell_t *b) {
     return ticket;
 }
 void tw_bell_sleep(tw_bell_t *b, uint32_t ticket, unsigned timeout_us);
+/* tw_bell_sleep on n bells at once (futex_waitv): until any is rung since its ticket,
+ * or timeout_us. Only when tw_bell_sleep_any_works. */
+void tw_bell_sleep_any(tw_bell_t *const *bells, const uint32_t *tickets, int n,
+                       unsigned timeout_us);
+/* Whether the kernel has futex_waitv (Linux 5.16): asked once. */
+int tw_bell_sleep_any_works(void);
 static inline void tw_bell_leave(tw_bell_t *b) {
     atomic_fetch_sub_explicit(&b->sleepers, 1, memory_order_relaxed);
 }

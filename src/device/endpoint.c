@@ -835,29 +835,48 @@ static unsigned sleep_bound_us(const tw_ep_t *ep) {
     return us;
 }
 
-/* TW_WAIT=sleep: a pause, then the core given away, then a sleep on the doorbell,
- * unless ready (when not NULL) finds what the caller waits for once announced. */
-static void ep_doze(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *ctx) {
+/* TW_WAIT=sleep over the endpoints eps[0..n) (the first's settings): a pause, then the
+ * core given away, then a sleep on their doorbells, until any is rung (what a wait
+ * waits for may come through any of them), unless one has work or ready (when not
+ * NULL) finds what the caller waits for once announced. Several endpoints sleep only
+ * where the kernel waits on several futexes at once; elsewhere they give the core
+ * away. */
+static void ep_doze(tw_ep_t *const *eps, int n, unsigned *spins, int (*ready)(void *), void *ctx) {
+    tw_ep_t *ep = eps[0];
     if (*spins < TW_EP_SLEEP_PAUSES) {
 #if defined(__x86_64__) || defined(__i386__)
         __builtin_ia32_pause();
 #endif
         return;
     }
-    int retried = ep_retried(ep);
-    if (*spins < TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS || ep->sleep_off || retried) {
+    int retried = 0;
+    for (int i = 0; i < n; i++) retried |= ep_retried(eps[i]);
+    if (*spins < TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS || ep->sleep_off || retried ||
+        (n > 1 && !tw_bell_sleep_any_works())) {
         if (*spins > TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS) *spins = TW_EP_SLEEP_PAUSES;
         sched_yield();
         return;
     }
     *spins = TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS; /* sleeps from now on */
-    tw_bell_t *bell = &ep->segment->bell;
-    uint32_t ticket = tw_bell_announce(bell);
-    if (!ep_has_work(ep) && !(ready && ready(ctx))) {
-        tw_bell_sleep(bell, ticket, sleep_bound_us(ep));
+    tw_bell_t *bells[TW_EP_WAIT_SET_MOST];
+    uint32_t tickets[TW_EP_WAIT_SET_MOST];
+    unsigned bound = sleep_bound_us(ep);
+    for (int i = 0; i < n; i++) {
+        bells[i] = &eps[i]->segment->bell;
+        tickets[i] = tw_bell_announce(bells[i]);
+        unsigned us = sleep_bound_us(eps[i]);
+        if (us < bound) bound = us;
+    }
+    int work = ready && ready(ctx);
+    for (int i = 0; i < n && !work; i++) work = ep_has_work(eps[i]);
+    if (!work) {
+        if (n == 1)
+            tw_bell_sleep(bells[0], tickets[0], bound);
+        else
+            tw_bell_sleep_any(bells, tickets, n, bound);
         ep->sleeps++;
     }
-    tw_bell_leave(bell);
+    for (int i = 0; i < n; i++) tw_bell_leave(bells[i]);
 }
 
 /* TW_WAIT=yield and auto: the core given away now and then, a pause between. */
@@ -877,7 +896,7 @@ static void ep_yield(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *c
         return;
     }
     if (ep->sleep_us) {
-        ep_doze(ep, spins, ready, ctx);
+        ep_doze(&ep, 1, spins, ready, ctx);
         return;
     }
     /* TW_WAIT=yield: every TW_EP_YIELD_EVERY polls; auto: every idle_spins */
@@ -894,6 +913,17 @@ void tw_ep_relax(tw_ep_t *ep, unsigned *spins) {
 
 void tw_ep_relax_until(tw_ep_t *ep, unsigned *spins, int (*ready)(void *ctx), void *ctx) {
     if (++*spins >= ep->idle_spins) ep_yield(ep, spins, ready, ctx);
+}
+
+void tw_ep_relax_until_set(tw_ep_t *const *eps, int n, unsigned *spins, int (*ready)(void *ctx),
+                           void *ctx) {
+    tw_ep_t *ep = eps[0];
+    if (++*spins < ep->idle_spins) return;
+    if (n > TW_EP_WAIT_SET_MOST) n = TW_EP_WAIT_SET_MOST;
+    if (n > 1 && ep->sleep_us && ep->idle_spins != UINT_MAX)
+        ep_doze(eps, n, spins, ready, ctx);
+    else
+        ep_yield(ep, spins, ready, ctx);
 }
 
 void tw_ep_relax_shared(tw_ep_t *ep, unsigned *spins, int (*awake)(void *ctx), void *ctx) {

@@ -236,7 +236,7 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                          "with its own matching queues and requests, over which "
                                          "communicators are spread by context id (every rank of "
                                          "the job sets the same, and so must jobs that "
-                                         "connect; more than 1 leaves out waits that sleep)"},
+                                         "connect)"},
                              NUMBER(channels)},
     [TW_SETTING_CONNECT_TIMEOUT] = {{.name = "TW_CONNECT_TIMEOUT",
                                      .type = TW_SETTING_UNSIGNED,

@@ -81,3 +81,10 @@ foreach(channels 1 4)
                          PASS_REGULAR_EXPRESSION "threads_channels: ${n} ranks x 4 threads ok")
   endforeach()
 endforeach()
+# the same with waits that sleep: a thread sleeps on the doorbells of the channels whose
+# locks it holds, and one that wants such a lock rings that channel's
+add_test(NAME mpi_threads_channels_3_ch4_sleep
+         COMMAND ${MPIEXEC} -n 3 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_threads_channels>)
+set_tests_properties(mpi_threads_channels_3_ch4_sleep PROPERTIES LABELS "mp;mpi;thread"
+                     TIMEOUT ${TW_TEST_TIMEOUT} ENVIRONMENT "TW_CHANNELS=4;TW_WAIT=sleep"
+                     PASS_REGULAR_EXPRESSION "threads_channels: 3 ranks x 4 threads ok")

@@ -14,7 +14,10 @@
  *         (TW_WAIT_SLEEP): a lost wake-up would cost a second each time, and the test's
  *         time limit ends the run. The ranks then check that they slept at all:
  *         voluntary context switches (getrusage), which spinning and yielding make
- *         none of. */
+ *         none of.
+ * The point-to-point traffic of both goes over duplicates of MPI_COMM_WORLD, which with
+ * TW_CHANNELS run on other channels than the collectives: a waiter must then sleep on
+ * every channel's doorbell, and be woken by any. */
 #include <stdint.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -28,6 +31,7 @@ static double seconds(clockid_t clock) {
 }
 
 static volatile uint64_t sink;
+static MPI_Comm pair, ring; /* duplicates of MPI_COMM_WORLD: other channels */
 
 /* Busy for cpu seconds of this process's own CPU time, however long that takes. */
 static void compute(double cpu) {
@@ -43,13 +47,13 @@ static void idle(void) {
     MPI_Barrier(MPI_COMM_WORLD); /* everyone connected and past start-up */
     if (rank == 0) {
         compute(1.0);
-        for (int r = 1; r < size; r++) CHECK(MPI_Send(&r, 1, MPI_INT, r, 7, MPI_COMM_WORLD) == 0);
+        for (int r = 1; r < size; r++) CHECK(MPI_Send(&r, 1, MPI_INT, r, 7, pair) == 0);
         compute(0.2); /* and once more, for the barrier */
         CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
         return;
     }
     double wall0 = seconds(CLOCK_MONOTONIC), cpu0 = seconds(CLOCK_PROCESS_CPUTIME_ID);
-    CHECK(MPI_Recv(&token, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(MPI_Recv(&token, 1, MPI_INT, 0, 7, pair, MPI_STATUS_IGNORE) == MPI_SUCCESS);
     CHECK(token == rank);
     CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
     double wall = seconds(CLOCK_MONOTONIC) - wall0, cpu = seconds(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
@@ -77,12 +81,12 @@ static void wakeups(void) {
         if (i % 4 == 1 && rank == (i / 4) % size) compute(0.0003); /* late: others sleep */
         if (peer < size) {
             if (rank & 1) {
-                CHECK(MPI_Recv(&got, 1, MPI_INT, peer, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == 0);
+                CHECK(MPI_Recv(&got, 1, MPI_INT, peer, i, pair, MPI_STATUS_IGNORE) == 0);
                 CHECK(got == peer * 1000000 + i);
-                CHECK(MPI_Send(&v, 1, MPI_INT, peer, i, MPI_COMM_WORLD) == 0);
+                CHECK(MPI_Send(&v, 1, MPI_INT, peer, i, pair) == 0);
             } else {
-                CHECK(MPI_Send(&v, 1, MPI_INT, peer, i, MPI_COMM_WORLD) == 0);
-                CHECK(MPI_Recv(&got, 1, MPI_INT, peer, i, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == 0);
+                CHECK(MPI_Send(&v, 1, MPI_INT, peer, i, pair) == 0);
+                CHECK(MPI_Recv(&got, 1, MPI_INT, peer, i, pair, MPI_STATUS_IGNORE) == 0);
                 CHECK(got == peer * 1000000 + i);
             }
         }
@@ -104,8 +108,8 @@ static void wakeups(void) {
         if (i % 4 == 3) { /* a ring of non-blocking exchanges */
             int right = (rank + 1) % size, left = (rank + size - 1) % size, from = -1;
             MPI_Request r[2];
-            CHECK(MPI_Irecv(&from, 1, MPI_INT, left, 9, MPI_COMM_WORLD, &r[0]) == 0);
-            CHECK(MPI_Isend(&v, 1, MPI_INT, right, 9, MPI_COMM_WORLD, &r[1]) == 0);
+            CHECK(MPI_Irecv(&from, 1, MPI_INT, left, 9, ring, &r[0]) == 0);
+            CHECK(MPI_Isend(&v, 1, MPI_INT, right, 9, ring, &r[1]) == 0);
             CHECK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
             CHECK(from == left * 1000000 + i);
         }
@@ -127,10 +131,14 @@ int main(int argc, char **argv) {
         if (rank == 0) fprintf(stderr, "usage: mpi_waiting idle|wakeups\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &pair) == MPI_SUCCESS);
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &ring) == MPI_SUCCESS);
     if (!strcmp(argv[1], "idle"))
         idle();
     else
         wakeups();
+    MPI_Comm_free(&pair);
+    MPI_Comm_free(&ring);
     MPI_Finalize();
     return 0;
 }

@@ -16,6 +16,10 @@ typedef struct tw_mpi_state {
     int users;   /* the world model and the open sessions: the endpoint is open while > 0 */
     int started; /* the endpoint was opened once (the one-time set-up ran) */
     tw_ep_t *ep;
+    /* every channel's endpoint (eps[0] is ep), neps of them once the channels are open:
+     * a wait sleeps on all their doorbells (tw_mpi_relax) */
+    tw_ep_t *eps[TW_EP_WAIT_SET_MOST];
+    int neps;
     int rank, size;
     int thread_level;      /* provided by MPI_Init_thread */
     pthread_t main_thread; /* the thread that called it */

@@ -56,7 +56,8 @@ static void take(int k, int in_order) {
     /* said before the ring: a holder asleep in a wait wakes, or, not yet asleep, sees it
      * in ready_or_wanted and does not sleep */
     atomic_fetch_add_explicit(&l->waiting, 1, memory_order_seq_cst);
-    tw_ep_wake_self(tw_mpi.ep);
+    /* its holder sleeps on the doorbell of lock k's channel, among others */
+    tw_ep_wake_self(k < tw_mpi.neps ? tw_mpi.eps[k] : tw_mpi.ep);
     if (in_order)
         pthread_mutex_lock(&l->mutex);
     else
@@ -179,8 +180,21 @@ static int ready_or_wanted(void *arg) {
 }
 
 void tw_mpi_thread_relax(unsigned *spins, int (*ready)(void *ctx), void *ctx) {
-    wait_t w = {ready, ctx};
-    tw_ep_relax_until(tw_mpi.ep, spins, ready_or_wanted, &w);
+    /* what ready looks at (the progress hooks, a window's or a collective's state) is
+     * the library's: a thread on a channel's lock alone leaves it to the lock's holder */
+    wait_t w = {held & TW_MPI_LOCK_LIBRARY ? ready : NULL, ctx};
+    /* over the endpoints of the channels whose locks this thread holds (lock k is
+     * channel k's): only they are this thread's to look at */
+    tw_ep_t *mine[TW_EP_WAIT_SET_MOST];
+    int n = 0;
+    for (unsigned rest = held; rest && tw_mpi.neps > 1; rest &= rest - 1) {
+        int k = __builtin_ctz(rest);
+        if (k < tw_mpi.neps) mine[n++] = tw_mpi.eps[k];
+    }
+    if (n)
+        tw_ep_relax_until_set(mine, n, spins, ready_or_wanted, &w);
+    else
+        tw_ep_relax_until(tw_mpi.ep, spins, ready_or_wanted, &w);
     tw_mpi_thread_yield();
 }
 

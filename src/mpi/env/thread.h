@@ -14,8 +14,9 @@
  * already: nesting is counted. Blocking calls give their locks away between progress
  * passes (tw_mpi_relax), so other threads run while one waits; any state such a call
  * reads again after a pass is read under the lock once more. A wait that sleeps
- * (TW_WAIT) sleeps holding its locks; a thread that finds a lock taken rings the
- * endpoint's doorbell first, so the sleeper wakes and hands it over. A collective's
+ * (TW_WAIT) sleeps holding its locks, on the doorbells of their channels; a thread
+ * that finds lock k taken rings channel k's doorbell first, so the sleeper wakes and
+ * hands it over. A collective's
  * wait on its communicator's shared block is the exception: it holds its locks only
  * for its progress passes (tw_mpi_thread_pause_free), so collectives on other
  * communicators run meanwhile.
@@ -68,21 +69,22 @@ void tw_mpi_thread_yield(void);
  * thread's wish for the lock, then the lock handed over when one waits for it. */
 void tw_mpi_thread_relax(unsigned *spins, int (*ready)(void *ctx), void *ctx);
 
-/* The pause of every wait loop, between its progress passes (instead of tw_ep_relax);
- * before it sleeps, the hooks that poll memory look once more (tw_mpi_hooks_ready). */
-static inline void tw_mpi_relax(unsigned *spins) {
-    if (__builtin_expect(tw_mpi_threads_on, 0))
-        tw_mpi_thread_relax(spins, tw_mpi_hooks_ready, NULL);
-    else
-        tw_ep_relax_until(tw_mpi.ep, spins, tw_mpi_hooks_ready, NULL);
-}
-
-/* tw_mpi_relax for a wait on memory a peer writes (tw_ep_relax_until). */
+/* The pause of a wait on memory a peer writes (tw_ep_relax_until), over every channel's
+ * endpoint, whose traffic any wait may need (a single thread owns them all; under
+ * MPI_THREAD_MULTIPLE, those of the channels whose locks the thread holds). */
 static inline void tw_mpi_relax_until(unsigned *spins, int (*ready)(void *ctx), void *ctx) {
     if (__builtin_expect(tw_mpi_threads_on, 0))
         tw_mpi_thread_relax(spins, ready, ctx);
+    else if (__builtin_expect(tw_mpi.neps > 1, 0))
+        tw_ep_relax_until_set(tw_mpi.eps, tw_mpi.neps, spins, ready, ctx);
     else
         tw_ep_relax_until(tw_mpi.ep, spins, ready, ctx);
+}
+
+/* The pause of every wait loop, between its progress passes (instead of tw_ep_relax);
+ * before it sleeps, the hooks that poll memory look once more (tw_mpi_hooks_ready). */
+static inline void tw_mpi_relax(unsigned *spins) {
+    tw_mpi_relax_until(spins, tw_mpi_hooks_ready, NULL);
 }
 
 /* The pause of a wait on memory that only the waiting call reads and other processes

@@ -58,14 +58,15 @@ int tw_channels_open(tw_ep_t *first) {
             return rc;
         }
     }
-    /* a wait sleeps on one endpoint's doorbell, which another channel's traffic does
-     * not ring: with several channels the waits give their core away instead */
-    if (tw_channel_count() > 1)
-        for (int k = 0; k < tw_channel_count(); k++) tw_ep_set_sleep(tw_channels[k].ep, 0);
+    /* a wait sleeps on every channel's doorbell: another channel's traffic does not
+     * ring the first's */
+    for (int k = 0; k < tw_channel_count(); k++) tw_mpi.eps[k] = tw_channels[k].ep;
+    tw_mpi.neps = tw_channel_count();
     return TW_OK;
 }
 
 void tw_channels_close(void) {
+    tw_mpi.neps = 0;
     for (int k = 1; k < tw_channel_count(); k++)
         if (tw_channels[k].ep) {
             tw_ep_close(tw_channels[k].ep);
