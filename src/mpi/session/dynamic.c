@@ -48,13 +48,11 @@ enum {
     HELLO_MAGIC = 0x54574459, /* "TWDY" */
     GROUP_MAX = 4096,         /* processes in one group of a connection */
     ADDRESS_MAX = 1024,       /* an endpoint address (TW_PMI_VALUE_MAX) */
-    /* a member's addresses, one per channel, separated by spaces */
-    ADDRESSES_MAX = ADDRESS_MAX * TW_CHANNELS_MOST,
-    SPEC_MAX = 2048,       /* a spawn request's encoded commands: a PMI line's worth */
-    VERDICT_OK = 0x4f,     /* the acceptor took the connection */
-    ACCEPT_POLL_MS = 1000, /* an accept looks for a closed port this often */
-    ENTRY_CHOICES = 64,    /* a retried connection's entry: one of this many free */
-    ENTRY_ROUNDS = 1000,   /* a connection gives up on finding an entry after this many */
+    SPEC_MAX = 2048,          /* a spawn request's encoded commands: a PMI line's worth */
+    VERDICT_OK = 0x4f,        /* the acceptor took the connection */
+    ACCEPT_POLL_MS = 1000,    /* an accept looks for a closed port this often */
+    ENTRY_CHOICES = 64,       /* a retried connection's entry: one of this many free */
+    ENTRY_ROUNDS = 1000,      /* a connection gives up on finding an entry after this many */
     BACKLOG = 64,
 };
 
@@ -188,6 +186,11 @@ typedef struct hello {
     uint64_t used[WORDS];
 } hello_t;
 
+/* The most a member's addresses take: one per channel, separated by spaces. */
+static size_t addresses_max(void) {
+    return (size_t)ADDRESS_MAX * (size_t)tw_channel_count();
+}
+
 /* A group: n endpoint ids and their addresses, one after the other, '\0'-ended; a
  * member's addresses are its endpoints', channel 0 first, separated by spaces. */
 typedef struct group {
@@ -220,7 +223,7 @@ static int group_of(const tw_mpi_comm_t *c, group_t *g) {
     memset(g, 0, sizeof *g);
     g->n = c->size;
     g->ids = malloc((size_t)g->n * sizeof *g->ids);
-    g->addrs = malloc((size_t)g->n * ADDRESSES_MAX);
+    g->addrs = malloc((size_t)g->n * addresses_max());
     if (!g->ids || !g->addrs) {
         group_free(g);
         return MPI_ERR_NO_MEM;
@@ -292,11 +295,11 @@ static int recv_group(int fd, hello_t *h, group_t *g, struct timespec until) {
         return -1;
     g->n = (int)h->n;
     g->ids = malloc((size_t)g->n * sizeof *g->ids);
-    g->addrs = malloc((size_t)g->n * ADDRESSES_MAX);
+    g->addrs = malloc((size_t)g->n * addresses_max());
     if (!g->ids || !g->addrs) return -1;
     for (int k = 0; k < g->n; k++) {
         uint32_t rec[2];
-        if (io_all(fd, rec, sizeof rec, 1, until) || rec[1] == 0 || rec[1] >= ADDRESSES_MAX ||
+        if (io_all(fd, rec, sizeof rec, 1, until) || rec[1] == 0 || rec[1] >= addresses_max() ||
             io_all(fd, g->addrs + g->addrs_len, rec[1], 1, until))
             return -1;
         g->ids[k] = (int)(rec[0] & 0x7fffffffu);
@@ -414,7 +417,7 @@ static int share(tw_mpi_comm_t *c, int root, int *rc, int *entry, group_t *g) {
 static void share_body(tw_mpi_comm_t *c, int root, int *rc, group_t *g, const int head[4]) {
     if (c->rank != root) {
         if (head[2] < 1 || head[2] > GROUP_MAX || head[3] < 1 ||
-            head[3] > GROUP_MAX * ADDRESS_MAX) {
+            (size_t)head[3] > GROUP_MAX * addresses_max()) {
             *rc = MPI_ERR_INTERN; /* not from a root of this library */
             return;
         }
