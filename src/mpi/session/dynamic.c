@@ -35,6 +35,7 @@
 #include "common/deadline.h"
 #include "mpi/comm/comm.h"
 #include "mpi/session/dynamic.h"
+#include "mpi/session/dynamic_wire.h"
 #include "mpi/env/error.h"
 #include "mpi/env/info.h"
 #include "mpi/pt2pt/channel.h"
@@ -47,12 +48,12 @@ enum {
     WORDS = TW_MPI_USED_WORDS,
     HELLO_MAGIC = 0x54574459, /* "TWDY" */
     GROUP_MAX = 4096,         /* processes in one group of a connection */
-    ADDRESS_MAX = 1024,       /* an endpoint address (TW_PMI_VALUE_MAX) */
-    SPEC_MAX = 2048,          /* a spawn request's encoded commands: a PMI line's worth */
-    VERDICT_OK = 0x4f,        /* the acceptor took the connection */
-    ACCEPT_POLL_MS = 1000,    /* an accept looks for a closed port this often */
-    ENTRY_CHOICES = 64,       /* a retried connection's entry: one of this many free */
-    ENTRY_ROUNDS = 1000,      /* a connection gives up on finding an entry after this many */
+    ADDRESS_MAX = TW_DYNAMIC_ADDRESS_MAX,
+    SPEC_MAX = 2048,       /* a spawn request's encoded commands: a PMI line's worth */
+    VERDICT_OK = 0x4f,     /* the acceptor took the connection */
+    ACCEPT_POLL_MS = 1000, /* an accept looks for a closed port this often */
+    ENTRY_CHOICES = 64,    /* a retried connection's entry: one of this many free */
+    ENTRY_ROUNDS = 1000,   /* a connection gives up on finding an entry after this many */
     BACKLOG = 64,
 };
 
@@ -243,21 +244,6 @@ static int group_of(const tw_mpi_comm_t *c, group_t *g) {
     return MPI_SUCCESS;
 }
 
-/* Whether a member's addresses (n bytes at a) are one per channel of ours, each an
- * endpoint's: printable, shorter than ADDRESS_MAX, starting with "shm:". */
-static int addresses_ok(const char *a, size_t n) {
-    int parts = 0;
-    for (const char *end = a + n; a <= end; parts++) {
-        const char *sep = memchr(a, ' ', (size_t)(end - a));
-        if (!sep) sep = end;
-        if (sep - a < 4 || sep - a >= ADDRESS_MAX || strncmp(a, "shm:", 4) != 0) return 0;
-        for (const char *p = a; p < sep; p++)
-            if (*p <= ' ' || *p > '~') return 0;
-        a = sep + 1;
-    }
-    return parts == tw_channel_count();
-}
-
 /* Whether the group sent by the other side is sound: ids in range and distinct, none
  * of the local group's, addresses printable, one per id. */
 static int group_ok(const group_t *g, const tw_mpi_comm_t *local) {
@@ -270,7 +256,7 @@ static int group_ok(const group_t *g, const tw_mpi_comm_t *local) {
         for (int r = 0; r < local->size; r++)
             if (tw_mpi_world_rank(local, r) == g->ids[k]) return 0;
         const char *nul = memchr(a, '\0', (size_t)(end - a));
-        if (!nul || !addresses_ok(a, (size_t)(nul - a))) return 0;
+        if (!nul || !tw_dynamic_addresses_ok(a, (size_t)(nul - a), tw_channel_count())) return 0;
         a = nul + 1;
     }
     return a == end;
@@ -359,16 +345,18 @@ static int meet(int fd, int acceptor, const tw_mpi_comm_t *c, const uint64_t use
 static int learn(const group_t *g) {
     const char *a = g->addrs;
     for (int m = 0; m < g->n; m++) {
+        size_t left = strlen(a); /* checked by tw_dynamic_addresses_ok at the root */
         for (int k = 0; k < tw_channel_count(); k++) { /* one address per channel */
             char one[ADDRESS_MAX];
-            size_t n = strcspn(a, " ");
-            if (n >= sizeof one) return MPI_ERR_INTERN;
+            size_t n = tw_dynamic_address_len(a, left);
+            if (n >= sizeof one || (k + 1 < tw_channel_count()) != (n < left))
+                return MPI_ERR_INTERN;
             memcpy(one, a, n);
             one[n] = '\0';
             if (tw_ep_add_peer(tw_channels[k].ep, g->ids[m], one) != TW_OK) return MPI_ERR_INTERN;
-            a += n + (a[n] == ' ');
+            a += n + (n < left); /* past its space, or onto the member's '\0' */
+            left -= n + (n < left);
         }
-        if (*a) return MPI_ERR_INTERN; /* more addresses than channels */
         a++;
     }
     tw_mpi_node_forget();

@@ -1,0 +1,39 @@
+/* What the roots of a connection swap about each member of their groups (dynamic.c):
+ * its addresses, one per channel (TW_CHANNELS), separated by spaces, and the checks of
+ * what the other side sent. */
+#ifndef TW_MPI_SESSION_DYNAMIC_WIRE_H
+#define TW_MPI_SESSION_DYNAMIC_WIRE_H
+
+#include <stddef.h>
+#include <string.h>
+
+#pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
+
+enum { TW_DYNAMIC_ADDRESS_MAX = 1024 }; /* an endpoint address (TW_PMI_VALUE_MAX) */
+
+/* The length of the first address of n bytes at a: up to its space, or all of them. */
+static inline size_t tw_dynamic_address_len(const char *a, size_t n) {
+    const char *sep = memchr(a, ' ', n);
+    return sep ? (size_t)(sep - a) : n;
+}
+
+/* Whether n bytes at a are a member's addresses for a side running channels channels:
+ * exactly that many, each printable, shorter than TW_DYNAMIC_ADDRESS_MAX and starting
+ * with "shm:" (every endpoint's address names its segment first). */
+static inline int tw_dynamic_addresses_ok(const char *a, size_t n, int channels) {
+    int parts = 0;
+    for (;;) {
+        size_t len = tw_dynamic_address_len(a, n);
+        if (len < 4 || len >= TW_DYNAMIC_ADDRESS_MAX || strncmp(a, "shm:", 4) != 0) return 0;
+        for (size_t i = 0; i < len; i++)
+            if (a[i] <= ' ' || a[i] > '~') return 0;
+        parts++;
+        if (len == n) return parts == channels;
+        a += len + 1; /* past the space */
+        n -= len + 1;
+    }
+}
+
+#pragma GCC visibility pop
+
+#endif
