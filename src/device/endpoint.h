@@ -58,7 +58,8 @@ struct tw_ep {
     int sleep_off;         /* tw_ep_set_sleep(ep, 0): its waits yield instead of sleeping */
     uint64_t retries_seen; /* sends refused for a full ring, at the last sleep */
     uint64_t sleeps;       /* sleeps on the doorbell (TW_STATS) */
-    int peeked;            /* a message handed out by tw_velo_peek and not yet released */
+    uint64_t peeked;       /* the status word of the message tw_velo_peek handed out and
+                              that is not yet released; 0: none */
     tw_job_t *job;
     tw_segment_header_t *segment;
     size_t segment_size;

@@ -140,10 +140,10 @@ static inline int head_message(tw_ep_t *ep, tw_velo_msg_t *msg, uint64_t *status
     return TW_OK;
 }
 
-static inline void consume(tw_ep_t *ep, const tw_velo_msg_t *msg, uint64_t status) {
+static inline void consume(tw_ep_t *ep, uint64_t status) {
     tw_ring_release(&ep->velo_rx, status);
     ep->stats.msgs_received++;
-    ep->stats.bytes_received += msg->length;
+    ep->stats.bytes_received += status & TW_RING_LEN_MASK;
 }
 
 /* tw_velo_poll; count_empty says whether an empty poll goes into the counters. */
@@ -160,7 +160,7 @@ static inline int velo_poll(tw_ep_t *ep, tw_velo_msg_t *msg, void *buf, size_t c
     }
     tw_copy(buf, msg->data, msg->length); /* buf may be NULL when length is 0 */
     msg->data = NULL;
-    consume(ep, msg, status);
+    consume(ep, status);
     return TW_OK;
 }
 
@@ -190,20 +190,19 @@ int tw_velo_peek(tw_ep_t *ep, tw_velo_msg_t *msg) {
     if (ep->peeked) return TW_ERR_STATE;
     uint64_t status;
     int rc = head_message(ep, msg, &status, 1);
-    if (rc == TW_OK) ep->peeked = 1;
+    if (rc == TW_OK) ep->peeked = status; /* never 0: a valid record's */
     return rc;
 }
 
 int tw_velo_release(tw_ep_t *ep, tw_velo_msg_t *msg) {
     if (!ep || !msg) return TW_ERR_ARG;
-    if (!ep->peeked) return TW_ERR_STATE;
-    /* Re-read the status word: the caller's copy of msg is not trusted to say how
-     * many slots to free. */
-    uint64_t status;
-    void *payload;
-    if (tw_ring_peek(&ep->velo_rx, &status, &payload) != TW_RING_OK) return TW_ERR_STATE;
+    /* the status word as the peek read it: the caller's copy of msg is not trusted to
+     * say how many slots to free, and the record cannot change while it is peeked
+     * (its producer wrote it whole; only this owner frees it) */
+    uint64_t status = ep->peeked;
+    if (!status) return TW_ERR_STATE;
     ep->peeked = 0;
-    consume(ep, msg, status);
+    consume(ep, status);
     return TW_OK;
 }
 
