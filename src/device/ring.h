@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "common/small_copy.h"
+
 #include "device/bell.h"
 
 #define TW_CACHELINE 64
@@ -71,34 +73,6 @@ typedef struct tw_ring_consumer {
     uint32_t max_len;
     tw_ring_ctrl_t *ctrl;
 } tw_ring_consumer_t;
-
-/* Copies len bytes; up to 16 without a call, as one or two overlapping words (the
- * usual VELO message and RMA word), more through memcpy. Reads and writes only
- * inside [0, len) of each side. */
-static inline void tw_copy(void *dst, const void *src, size_t len) {
-    unsigned char *d = dst;
-    const unsigned char *s = src;
-    if (len >= 8 && len <= 16) {
-        uint64_t a, b;
-        memcpy(&a, s, 8);
-        memcpy(&b, s + len - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + len - 8, &b, 8);
-    } else if (len >= 4 && len < 8) {
-        uint32_t a, b;
-        memcpy(&a, s, 4);
-        memcpy(&b, s + len - 4, 4);
-        memcpy(d, &a, 4);
-        memcpy(d + len - 4, &b, 4);
-    } else if (len && len < 4) {
-        unsigned char a = s[0], m = s[len / 2], z = s[len - 1];
-        d[0] = a;
-        d[len / 2] = m;
-        d[len - 1] = z;
-    } else if (len) {
-        memcpy(d, s, len);
-    }
-}
 
 /* Asks for a cache line in the state that allows writing it. The reservation
  * below is a locked instruction; the slot's line, which the consumer is polling,

@@ -4,6 +4,7 @@
  * nothing else is under way. */
 #include <string.h>
 
+#include "common/small_copy.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/pt2pt/engine.h"
 #include "mpi/pt2pt/proto.h"
@@ -42,8 +43,8 @@ void tw_proto_eager_deliver(int i, int source, int tag, const void *data, size_t
     tw_req_complete_recv(r, source, tag, len);
     if (r->staged) /* unpacked straight from the message */
         tw_mpi_staged_unpack_at(r->staged, data, 0, r->st_bytes);
-    else if (r->st_bytes) /* buf may be NULL for 0 */
-        memcpy(r->buf, data, r->st_bytes);
+    else /* buf may be NULL for 0 */
+        tw_copy(r->buf, data, r->st_bytes);
     tw_req_done(i);
 }
 
@@ -90,7 +91,7 @@ int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t conte
     if (m.tag == TW_MPI_EAGER && tw_mpi_header_take(m.data, m.length, &h)) {
         if (tw_match_accepts(source, tag, context, m.source, h.tag, h.context)) {
             size_t len = m.length - sizeof h, n = len < bytes ? len : bytes;
-            if (n) memcpy(buf, (const unsigned char *)m.data + sizeof h, n);
+            tw_copy(buf, (const unsigned char *)m.data + sizeof h, n); /* buf may be NULL for 0 */
             int err = len > bytes ? MPI_ERR_TRUNCATE : MPI_SUCCESS;
             if (status) tw_req_set_status(status, context, m.source, h.tag, n);
             tw_velo_release(ch->ep, &m);
