@@ -48,6 +48,9 @@ int tw_channels_grow(int peers, int n) {
     return 0;
 }
 
+_Static_assert(TW_CHANNELS_MOST <= TW_EP_WAIT_SET_MOST,
+               "a wait sleeps on every channel's doorbell at once");
+
 int tw_channels_open(tw_ep_t *first) {
     tw_channels[0].ep = first;
     for (int k = 1; k < tw_channel_count(); k++) {
