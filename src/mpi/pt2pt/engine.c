@@ -103,20 +103,29 @@ int tw_mpi_p2p_grow(int n) {
     return tw_channels_grow(tw_mpi.size, n) ? MPI_ERR_NO_MEM : MPI_SUCCESS;
 }
 
+/* A staged (non-contiguous) message is pipelined up to this size whatever
+ * TW_PIPELINE_LIMIT (unless 0): its pieces are packed straight into the mailbox while
+ * the receiver unpacks the last ones, where a rendezvous packs it all into a window
+ * first, the receiver gets it into its own and only then unpacks (64 KiB of every other
+ * double: 21-26 us so, 10-12 pipelined). Not further: a pipelined message that comes
+ * before its receive is kept whole, and past the 64 MiB a receiver keeps the senders'
+ * later messages wait behind it (256 sends of 256 KiB ahead of their receives held
+ * back a message of another tag for good; a rendezvous keeps nothing). */
+#define STAGED_PIPELINE_MOST ((size_t)64 << 10)
+
 /* The one place a send's protocol is chosen. Pipelined only on one node, where the
  * sender writes the receiver's mailbox itself (the initiator of an RMA moves its bytes):
- * up to TW_PIPELINE_LIMIT, and a staged (non-contiguous) message up to the most, since
- * its pieces are packed straight into the mailbox while the receiver unpacks the last
- * ones, where a rendezvous packs it all into a window first, the receiver gets it into
- * its own and only then unpacks (64 KiB of every other double: 21-26 us so, 12 pipelined).
- * A split only on one node too: it puts two cores to the copy; across nodes the sender
- * puts the whole message. */
+ * up to TW_PIPELINE_LIMIT, a staged message up to STAGED_PIPELINE_MOST. A split only on
+ * one node too: it puts two cores to the copy; across nodes the sender puts the whole
+ * message. */
 tw_proto_t tw_proto_choose(const req_t *r) {
     if (r->mode != TW_SEND_SYNC && r->bytes <= tw_p2p.eager_max) return TW_PROTO_EAGER;
     tw_link_caps_t caps;
     tw_ep_link_caps(tw_channel_of(r)->ep, r->peer, &caps); /* zeroed when unknown: none */
     size_t pipelined =
-        r->staged && tw_p2p.pipeline_max ? TW_MPI_PIPELINE_MOST : tw_p2p.pipeline_max;
+        r->staged && tw_p2p.pipeline_max && tw_p2p.pipeline_max < STAGED_PIPELINE_MOST
+            ? STAGED_PIPELINE_MOST
+            : tw_p2p.pipeline_max;
     if (r->mode != TW_SEND_SYNC && r->bytes <= pipelined && caps.rma_by_initiator)
         return TW_PROTO_PIPELINE;
     return r->staged && r->bytes > TW_PACK_CHUNK ? TW_PROTO_RNDV_CHUNKED
