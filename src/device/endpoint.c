@@ -890,13 +890,16 @@ static void ep_give_core(const tw_ep_t *ep, unsigned *spins) {
 #endif
 }
 
-static void ep_yield(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *ctx) {
+/* A wait over the endpoints eps[0..n) that has polled idle_spins times (the first's
+ * TW_WAIT settings). */
+static void ep_yield(tw_ep_t *const *eps, int n, unsigned *spins, int (*ready)(void *), void *ctx) {
+    tw_ep_t *ep = eps[0];
     if (ep->idle_spins == UINT_MAX) { /* TW_WAIT=spin: never a system call */
         *spins = 0;
         return;
     }
     if (ep->sleep_us) {
-        ep_doze(&ep, 1, spins, ready, ctx);
+        ep_doze(eps, n, spins, ready, ctx);
         return;
     }
     /* TW_WAIT=yield: every TW_EP_YIELD_EVERY polls; auto: every idle_spins */
@@ -904,7 +907,7 @@ static void ep_yield(tw_ep_t *ep, unsigned *spins, int (*ready)(void *), void *c
 }
 
 void tw_ep_yield(tw_ep_t *ep, unsigned *spins) {
-    ep_yield(ep, spins, NULL, NULL);
+    ep_yield(&ep, 1, spins, NULL, NULL);
 }
 
 void tw_ep_relax(tw_ep_t *ep, unsigned *spins) {
@@ -912,18 +915,13 @@ void tw_ep_relax(tw_ep_t *ep, unsigned *spins) {
 }
 
 void tw_ep_relax_until(tw_ep_t *ep, unsigned *spins, int (*ready)(void *ctx), void *ctx) {
-    if (++*spins >= ep->idle_spins) ep_yield(ep, spins, ready, ctx);
+    if (++*spins >= ep->idle_spins) ep_yield(&ep, 1, spins, ready, ctx);
 }
 
 void tw_ep_relax_until_set(tw_ep_t *const *eps, int n, unsigned *spins, int (*ready)(void *ctx),
                            void *ctx) {
-    tw_ep_t *ep = eps[0];
-    if (++*spins < ep->idle_spins) return;
-    if (n > TW_EP_WAIT_SET_MOST) n = TW_EP_WAIT_SET_MOST;
-    if (n > 1 && ep->sleep_us && ep->idle_spins != UINT_MAX)
-        ep_doze(eps, n, spins, ready, ctx);
-    else
-        ep_yield(ep, spins, ready, ctx);
+    if (n < 1 || ++*spins < eps[0]->idle_spins) return;
+    ep_yield(eps, n < TW_EP_WAIT_SET_MOST ? n : TW_EP_WAIT_SET_MOST, spins, ready, ctx);
 }
 
 void tw_ep_relax_shared(tw_ep_t *ep, unsigned *spins, int (*awake)(void *ctx), void *ctx) {
