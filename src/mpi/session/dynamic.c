@@ -7,9 +7,9 @@
  * endpoints, one per channel) and the table entries their groups use, then tell their
  * own groups; every member adds the other group's endpoints to its own, channel by
  * channel (tw_ep_add_peer), and makes the intercommunicator in the lowest entry free
- * on both sides. Both sides must run as many channels (TW_CHANNELS). Endpoint ids are unique among
- * all the jobs one twrun started (the first and the spawned ones share its id space and job key),
- * so the other group's ids serve as world ranks unchanged.
+ * on both sides. Both sides must run as many channels (TW_CHANNELS). Endpoint ids are
+ * unique among all the jobs one twrun started (the first and the spawned ones share its
+ * id space and job key), so the other group's ids serve as world ranks unchanged.
  *
  * MPI_Comm_spawn asks twrun for a job (tw_ep_spawn) whose ranks find their parents at
  * a port the root opened for it (TWRUN_PARENT_PORT): the parents accept, the children
