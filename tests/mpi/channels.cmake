@@ -35,6 +35,11 @@ endforeach()
 add_test(NAME mpi_dynamic_spawn_2_udp_channels_4 COMMAND ${MPIEXEC} -n 2 --timeout ${TW_TEST_JOB_TIMEOUT} $<TARGET_FILE:mpi_dynamic_spawn>)
 set_tests_properties(mpi_dynamic_spawn_2_udp_channels_4 PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
                      ENVIRONMENT "TW_CHANNELS=4;TW_LINK=udp")
+# under MPICH's Hydra (PMI-1 spawn), and with waits that sleep
+add_test(NAME mpi_dynamic_spawn_2_hydra_channels_4
+         COMMAND sh -c "command -v mpiexec.hydra >/dev/null || exit 77; exec mpiexec.hydra -genv TW_CHANNELS 4 -genv TW_WAIT sleep -n 2 $<TARGET_FILE:mpi_dynamic_spawn>")
+set_tests_properties(mpi_dynamic_spawn_2_hydra_channels_4 PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
+                     SKIP_RETURN_CODE 77 ENVIRONMENT "MPIEXEC_TIMEOUT=${TW_TEST_JOB_TIMEOUT}")
 # two jobs started apart, each of 4 channels; a third of 2 is refused, by name
 add_test(NAME mpi_dynamic_two_jobs_channels_4 COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/dynamic_jobs.sh ${MPIEXEC} $<TARGET_FILE:mpi_dynamic_jobs> ${TW_TEST_JOB_TIMEOUT})
 set_tests_properties(mpi_dynamic_two_jobs_channels_4 PROPERTIES LABELS "mp;mpi" TIMEOUT ${TW_TEST_TIMEOUT}
