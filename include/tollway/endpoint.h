@@ -190,10 +190,6 @@ int tw_ep_crowded(const tw_ep_t *ep);
  * so can share memory): 1, unless TW_LINK names a link that carries every peer (the
  * same for every rank of the job). */
 int tw_ep_maps_node(const tw_ep_t *ep);
-/* allowed 0: this endpoint's waits give the core away instead of sleeping (a
- * threaded caller whose wait holds a lock another thread may need); 1: they sleep
- * again, when TW_WAIT lets them. */
-void tw_ep_set_sleep(tw_ep_t *ep, int allowed);
 /* Wakes rank's endpoint (of the same index) if it sleeps in a wait, after writing
  * something it waits for that it finds by polling memory (a line of a shared block),
  * not in its rings: a fence and a load, nothing when it never sleeps or is not

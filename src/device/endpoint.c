@@ -851,7 +851,7 @@ static void ep_doze(tw_ep_t *const *eps, int n, unsigned *spins, int (*ready)(vo
     }
     int retried = 0;
     for (int i = 0; i < n; i++) retried |= ep_retried(eps[i]);
-    if (*spins < TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS || ep->sleep_off || retried ||
+    if (*spins < TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS || retried ||
         (n > 1 && !tw_bell_sleep_any_works())) {
         if (*spins > TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS) *spins = TW_EP_SLEEP_PAUSES;
         sched_yield();
@@ -942,7 +942,7 @@ void tw_ep_relax_shared(tw_ep_t *ep, unsigned *spins, int (*awake)(void *ctx), v
 #endif
         return;
     }
-    if (*spins < TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS || ep->sleep_off) {
+    if (*spins < TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS) {
         if (*spins > TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS) *spins = TW_EP_SLEEP_PAUSES;
         sched_yield();
         return;
@@ -957,10 +957,6 @@ void tw_ep_relax_shared(tw_ep_t *ep, unsigned *spins, int (*awake)(void *ctx), v
         *spins = TW_EP_SLEEP_PAUSES;
         sched_yield();
     }
-}
-
-void tw_ep_set_sleep(tw_ep_t *ep, int allowed) {
-    if (ep) ep->sleep_off = !allowed;
 }
 
 int tw_ep_crowded(const tw_ep_t *ep) {

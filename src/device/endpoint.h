@@ -55,7 +55,6 @@ struct tw_ep {
     int index;
     unsigned idle_spins;   /* empty polls in a row before tw_ep_yield (TW_WAIT) */
     unsigned sleep_us;     /* TW_WAIT=sleep: a sleep's bound; 0: this endpoint never sleeps */
-    int sleep_off;         /* tw_ep_set_sleep(ep, 0): its waits yield instead of sleeping */
     uint64_t retries_seen; /* sends refused for a full ring, at the last sleep */
     uint64_t sleeps;       /* sleeps on the doorbell (TW_STATS) */
     uint64_t peeked;       /* the status word of the message tw_velo_peek handed out and
