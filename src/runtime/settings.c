@@ -222,8 +222,10 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                         "next; longer ones go by rendezvous, but a "
                                         "non-contiguous one (a derived datatype, packed "
                                         "straight into the pieces) is pipelined up to "
-                                        "65536 bytes at least, where a rendezvous would pack "
-                                        "it into a window first; 0 turns it off"},
+                                        "65536 bytes at least, and a longer one sends the "
+                                        "same pieces once its receive has matched, where a "
+                                        "rendezvous would pack it into a window first; 0 "
+                                        "turns both off"},
                                    NUMBER(pipeline_limit)},
     [TW_SETTING_CHANNELS] = {{.name = "TW_CHANNELS",
                               .type = TW_SETTING_POWER_OF_TWO,

@@ -2,7 +2,7 @@
  * rendezvous notification (src/mpi/pt2pt/wire_check.h, the checks engine.c, proto_eager.c,
  * proto_pipeline.c, proto_rndv_get.c and proto_rndv_split.c run): the envelope of an eager
  * message or request-to-send, a pipelined message's pieces, and the request a
- * clear-to-send, a READY or a notification names.
+ * clear-to-send, a READY, a rendezvous by pieces' first piece or a notification names.
  *
  * Byte 0 picks the mode. Envelope: byte 1 says eager or RTS and the tag a receive asks
  * for, the rest is the message. Pieces: byte 1 says first piece or a later one, bytes
@@ -11,8 +11,8 @@
  * The others: bytes 1-22 set up one slot of the request pool (slot, generation, kind,
  * state, protocol, done, parts, peer, source of its RTS, the sender's handle in it, and
  * the send's size or the RTS's), byte 23 is the world rank the message comes from, and
- * the rest is the CTS or READY body, or the notification (op, class, status, peer,
- * cookie). Every verdict agrees with a plain reading of the rules; an accepted message
+ * the rest is the CTS, READY or first piece, or the notification (op, class, status,
+ * peer, cookie). Every verdict agrees with a plain reading of the rules; an accepted message
  * names the slot set up, a request of the right kind, state and peer, and a CTS's part
  * lies inside the send's buffer. */
 #include <stddef.h>
@@ -28,7 +28,7 @@
 static req_t pool[TW_MAX_REQUESTS + 1];
 req_t *tw_reqs = pool;
 
-enum { MODE_ENVELOPE, MODE_CTS, MODE_READY, MODE_NOTIFIED, MODE_PIECES, MODES };
+enum { MODE_ENVELOPE, MODE_CTS, MODE_READY, MODE_NOTIFIED, MODE_PIECES, MODE_RNDV_PIECES, MODES };
 enum { SETUP = 24, NOTE = 16 };
 
 static long tried[MODES], accepted[MODES];
@@ -56,7 +56,7 @@ static void envelope(const uint8_t *data, size_t size) {
     /* the model: a header, a tag of 0 or more on a point-to-point (even) context, and
      * for an RTS exactly its body, of a known variant */
     int want = len >= 8 && ((int32_t)get32(msg) >= 0 || (get32(msg + 4) & 1)) &&
-               (!is_rts || (len == 8 + 32 && get32(msg + 8 + 28) <= TW_RTS_PUT));
+               (!is_rts || (len == 8 + 32 && get32(msg + 8 + 28) <= TW_RTS_PIECES));
     FUZZ_CHECK(ok == want);
     tried[MODE_ENVELOPE]++;
     /* the blocking receive's fast path reads the header only, and its matching takes no
@@ -79,7 +79,7 @@ static void envelope(const uint8_t *data, size_t size) {
                    rts.key == get64(msg + 24) && rts.sreq == get32(msg + 32) &&
                    rts.split == get32(msg + 36));
         FUZZ_CHECK(rts.split == 0 || rts.split == TW_RTS_SPLIT || rts.split == TW_RTS_CHUNKED ||
-                   rts.split == TW_RTS_PUT);
+                   rts.split == TW_RTS_PUT || rts.split == TW_RTS_PIECES);
     }
 }
 
@@ -102,7 +102,8 @@ static void cts(int slot, int source, const uint8_t *body, size_t len) {
         const req_t *r = &pool[slot];
         want = names(sreq, slot) && r->kind == REQ_SEND && r->state == TW_STATE_WAIT_CTS &&
                r->peer == source && !r->done && (unsigned __int128)offset + part <= r->bytes &&
-               !(r->proto == TW_PROTO_RNDV_PUT && offset);
+               !(r->proto == TW_PROTO_RNDV_PUT && offset) &&
+               !(r->proto == TW_PROTO_RNDV_PIECES && (offset || part));
     }
     FUZZ_CHECK((i != 0) == want);
     if (!i) return;
@@ -128,6 +129,26 @@ static void ready(int slot, int source, const uint8_t *body, size_t len) {
     if (!i) return;
     accepted[MODE_READY]++;
     FUZZ_CHECK(i == slot && !memcmp(&m, body, sizeof m) && m.offset < pool[i].got.size);
+}
+
+/* A rendezvous by pieces' first piece: the receive it names, waiting for it. */
+static void rndv_piece(int slot, int source, const uint8_t *body, size_t len) {
+    int i = tw_mpi_pieces_check(source, body, len);
+    tried[MODE_RNDV_PIECES]++;
+    int want = 0;
+    if (len >= 56) {
+        const req_t *r = &pool[slot];
+        size_t of = (size_t)r->got.size;
+        want = names(get32(body + 4), slot) && r->kind == REQ_RECV &&
+               r->proto == TW_PROTO_RNDV_PIECES && r->state == TW_STATE_CTS_SENT && !r->done &&
+               r->got_from == source && r->got.sreq == get32(body) && of &&
+               len - 56 == (of < 4040 ? of : 4040);
+    }
+    FUZZ_CHECK(sizeof(tw_mpi_pieces_t) == 56);
+    FUZZ_CHECK((i != 0) == want);
+    if (!i) return;
+    accepted[MODE_RNDV_PIECES]++;
+    FUZZ_CHECK(i == slot && len - 56 <= pool[i].got.size);
 }
 
 static void notified(int slot, const uint8_t *note) {
@@ -204,7 +225,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     *r = (req_t){.gen = s[2],
                  .kind = (uint8_t)(s[3] % 6),
                  .state = (uint8_t)(s[4] % 6),
-                 .proto = (uint8_t)(s[5] % 6),
+                 .proto = (uint8_t)(s[5] % 7),
                  .done = s[6] & 1,
                  .parts = s[7] % 3,
                  .peer = (int8_t)s[8],
@@ -219,6 +240,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         cts(slot, source, body, len);
     } else if (mode == MODE_READY) {
         ready(slot, source, body, len);
+    } else if (mode == MODE_RNDV_PIECES) {
+        rndv_piece(slot, source, body, len);
     } else {
         uint8_t note[NOTE] = {0};
         memcpy(note, body, len < NOTE ? len : NOTE);
@@ -234,7 +257,7 @@ void fuzz_fixup(uint8_t *data, size_t size) {
     unsigned mode = data[0] % MODES;
     if (mode == MODE_ENVELOPE || mode == MODE_PIECES || size < SETUP) return;
     uint32_t h = 0x2cu << 24 | (uint32_t)data[3] << 16 | (uint32_t)(data[1] | data[2] << 8);
-    size_t at = mode == MODE_CTS ? 0 : mode == MODE_READY ? 4 : 8;
+    size_t at = mode == MODE_CTS ? 0 : mode == MODE_READY || mode == MODE_RNDV_PIECES ? 4 : 8;
     if (size >= SETUP + at + 4) memcpy(data + SETUP + at, &h, 4);
     if (mode == MODE_NOTIFIED && size >= SETUP + 16) memcpy(data + SETUP + 12, &h, 4);
 }
@@ -244,8 +267,8 @@ static size_t put(uint8_t *buf, size_t at, const void *v, size_t n) {
     return at + n;
 }
 
-/* Valid messages: an eager message or RTS; a CTS, READY or notification that the slot
- * set up takes. */
+/* Valid messages: an eager message or RTS; a CTS, READY, first piece or notification
+ * that the slot set up takes. */
 size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(void)) {
     if (cap < SETUP + 128) return 0;
     unsigned mode = index % MODES;
@@ -305,6 +328,18 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
         tw_mpi_cts_t c = {h, 0x2c030003, 0x20000, rand32(), off, size - off};
         return put(buf, SETUP, &c, sizeof c);
     }
+    if (mode == MODE_RNDV_PIECES) {
+        s[3] = REQ_RECV;
+        s[4] = TW_STATE_CTS_SENT;
+        s[5] = TW_PROTO_RNDV_PIECES;
+        size = 1 + rand32() % 9000;
+        memcpy(s + 14, &size, 8);
+        tw_mpi_pieces_t f = {sreq, h, {0}};
+        size_t at = put(buf, SETUP, &f, sizeof f), n = size < 4040 ? size : 4040;
+        if (at + n > cap) return 0;
+        for (size_t k = 0; k < n; k++) buf[at + k] = (uint8_t)rand32();
+        return at + n;
+    }
     if (mode == MODE_READY) {
         s[3] = REQ_RECV;
         s[5] = TW_PROTO_RNDV_CHUNKED;
@@ -322,8 +357,9 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
 void fuzz_report(FILE *out) {
     fprintf(out,
             "; accepted: %ld of %ld envelopes, %ld of %ld CTSs, %ld of %ld READYs, %ld of %ld "
-            "notifications, %ld of %ld pieces",
+            "notifications, %ld of %ld pieces, %ld of %ld rendezvous first pieces",
             accepted[MODE_ENVELOPE], tried[MODE_ENVELOPE], accepted[MODE_CTS], tried[MODE_CTS],
             accepted[MODE_READY], tried[MODE_READY], accepted[MODE_NOTIFIED], tried[MODE_NOTIFIED],
-            accepted[MODE_PIECES], tried[MODE_PIECES]);
+            accepted[MODE_PIECES], tried[MODE_PIECES], accepted[MODE_RNDV_PIECES],
+            tried[MODE_RNDV_PIECES]);
 }

@@ -647,6 +647,69 @@ static void piece_boundaries(int peer) {
     }
 }
 
+/* Typed messages past what is pipelined at once (by pieces after a rendezvous, on one
+ * node) among pipelined and eager ones to the same peer: in the first round every
+ * receive is posted before the sends start, in an order of its own, so that a long
+ * message's go can come while a pipelined one's pieces still wait for room (its pieces
+ * must not mix with them); in the second the long ones come before their receives,
+ * which are posted last and in reverse. */
+static void pieces_among_others(int peer) {
+    enum { LONG = 100000, SHORT = 4000, MSGS = 6 }; /* doubles: 800 KB and 32 KB */
+    static const int n[MSGS] = {LONG, SHORT, LONG, 3, SHORT, LONG};
+    static const int posted[2][MSGS] = {{1, 0, 4, 3, 5, 2}, {1, 3, 4, 5, 2, 0}};
+    MPI_Datatype t[MSGS];
+    double *v[MSGS];
+    MPI_Request req[MSGS];
+    for (int k = 0; k < MSGS; k++) {
+        t[k] = every_other(n[k]);
+        v[k] = malloc(2 * (size_t)n[k] * sizeof *v[k]);
+        CHECK(v[k] != NULL);
+    }
+    for (int round = 0; round < 2; round++) {
+        if (rank == 0) {
+            CHECK(MPI_Recv(NULL, 0, MPI_BYTE, peer, 90, MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+                  MPI_SUCCESS); /* the receives are posted (first round) */
+            for (int k = 0; k < MSGS; k++) {
+                fill_spread(v[k], n[k], 1000 * k + round);
+                CHECK(MPI_Isend(v[k], 1, t[k], peer, 91 + k, MPI_COMM_WORLD, &req[k]) ==
+                      MPI_SUCCESS);
+            }
+            CHECK(MPI_Waitall(MSGS, req, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        } else {
+            for (int k = 0; k < MSGS; k++) {
+                for (int i = 0; i < 2 * n[k]; i++) v[k][i] = -4;
+                if (!round) {
+                    int j = posted[0][k];
+                    CHECK(MPI_Irecv(v[j], 1, t[j], 0, 91 + j, MPI_COMM_WORLD, &req[j]) ==
+                          MPI_SUCCESS);
+                }
+            }
+            CHECK(MPI_Send(NULL, 0, MPI_BYTE, 0, 90, MPI_COMM_WORLD) == MPI_SUCCESS);
+            if (round) { /* the short ones first, so the long ones wait unexpected */
+                for (int k = 0; k < MSGS; k++) {
+                    int j = posted[1][k];
+                    CHECK(MPI_Irecv(v[j], 1, t[j], 0, 91 + j, MPI_COMM_WORLD, &req[j]) ==
+                          MPI_SUCCESS);
+                    if (n[j] != LONG) CHECK(MPI_Wait(&req[j], MPI_STATUS_IGNORE) == MPI_SUCCESS);
+                }
+            }
+            MPI_Status st[MSGS];
+            CHECK(MPI_Waitall(MSGS, req, st) == MPI_SUCCESS);
+            for (int k = 0; k < MSGS; k++) {
+                int got = -1;
+                check_spread(v[k], n[k], 1000 * k + round, -4);
+                CHECK(MPI_Get_elements(&st[k], t[k], &got) == MPI_SUCCESS);
+                if (!round || n[k] == LONG) /* (the others were waited on before) */
+                    CHECK(got == n[k]);
+            }
+        }
+    }
+    for (int k = 0; k < MSGS; k++) {
+        MPI_Type_free(&t[k]);
+        free(v[k]);
+    }
+}
+
 /* Absolute addresses: a struct of two separate variables, sent from MPI_BOTTOM. */
 static void absolute(int peer) {
     int a = 0;
@@ -857,6 +920,7 @@ int main(int argc, char **argv) {
             exchange(peer, 1 << 17);
             partial(peer);
             piece_boundaries(peer);
+            pieces_among_others(peer);
             large_structs(peer);
             bounded_staging(peer);
             absolute(peer);

@@ -105,19 +105,20 @@ int tw_mpi_p2p_grow(int n) {
 
 /* A staged (non-contiguous) message is pipelined up to this size whatever
  * TW_PIPELINE_LIMIT (unless 0): its pieces are packed straight into the mailbox while
- * the receiver unpacks the last ones, where a rendezvous packs it all into a window
- * first, the receiver gets it into its own and only then unpacks (64 KiB of every other
- * double: 21-26 us so, 10-12 pipelined). Not further: a pipelined message that comes
- * before its receive is kept whole, and past the 64 MiB a receiver keeps the senders'
- * later messages wait behind it (256 sends of 256 KiB ahead of their receives held
- * back a message of another tag for good; a rendezvous keeps nothing). */
+ * the receiver unpacks the last ones, where a rendezvous by get packs it all into a
+ * window first, the receiver gets it into its own and only then unpacks (64 KiB of every
+ * other double: 21-26 us so, 10-12 pipelined). Past it, and when synchronous, the same
+ * pieces go after a rendezvous (RTS, CTS): a pipelined message that comes before its
+ * receive is kept whole, and past the 64 MiB a receiver keeps the senders' later
+ * messages wait behind it (256 sends of 256 KiB ahead of their receives held back a
+ * message of another tag for good; a rendezvous keeps nothing). */
 #define STAGED_PIPELINE_MOST ((size_t)64 << 10)
 
 /* The one place a send's protocol is chosen. Pipelined only on one node, where the
  * sender writes the receiver's mailbox itself (the initiator of an RMA moves its bytes):
- * up to TW_PIPELINE_LIMIT, a staged message up to STAGED_PIPELINE_MOST. A split only on
- * one node too: it puts two cores to the copy; across nodes the sender puts the whole
- * message. */
+ * up to TW_PIPELINE_LIMIT, a staged message up to STAGED_PIPELINE_MOST, and a longer
+ * (or synchronous) staged one by pieces. A split only on one node too: it puts two cores
+ * to the copy; across nodes the sender puts the whole message. */
 tw_proto_t tw_proto_choose(const req_t *r) {
     if (r->mode != TW_SEND_SYNC && r->bytes <= tw_p2p.eager_max) return TW_PROTO_EAGER;
     tw_link_caps_t caps;
@@ -128,6 +129,7 @@ tw_proto_t tw_proto_choose(const req_t *r) {
             : tw_p2p.pipeline_max;
     if (r->mode != TW_SEND_SYNC && r->bytes <= pipelined && caps.rma_by_initiator)
         return TW_PROTO_PIPELINE;
+    if (r->staged && pipelined && caps.rma_by_initiator) return TW_PROTO_RNDV_PIECES;
     return r->staged && r->bytes > TW_PACK_CHUNK ? TW_PROTO_RNDV_CHUNKED
            : caps.put_cheaper && r->bytes        ? TW_PROTO_RNDV_PUT
            : caps.shared_copy && tw_p2p.split_min && r->bytes >= tw_p2p.split_min
@@ -208,6 +210,9 @@ __attribute__((noinline)) int tw_p2p_arrive(tw_channel_t *ch, const tw_velo_msg_
         case TW_MPI_CTS:
             tw_proto_cts_take(m->source, m->data, m->length);
             return 1;
+        case TW_MPI_PIECES:
+            tw_proto_pieces_take(ch, m->source, m->data, m->length);
+            return 1;
         case TW_MPI_READY:
             tw_proto_ready_take(m->source, m->data, m->length);
             return 1;
@@ -268,9 +273,9 @@ static void drain_notifications(tw_channel_t *ch) {
 
 static int post(int i) {
     req_t *r = &tw_reqs[i];
-    return r->proto == TW_PROTO_EAGER      ? tw_proto_eager_post(r)
-           : r->proto == TW_PROTO_PIPELINE ? tw_proto_pipeline_post(i)
-                                           : tw_proto_rts_post(i);
+    return r->proto == TW_PROTO_EAGER                                  ? tw_proto_eager_post(r)
+           : r->proto == TW_PROTO_PIPELINE || tw_proto_pieces_go_on(r) ? tw_proto_pipeline_post(i)
+                                                                       : tw_proto_rts_post(i);
 }
 
 /* Its message (eager, every piece, or RTS) is in the peer's mailbox. */
@@ -278,8 +283,11 @@ static void posted_ok(int i) {
     req_t *r = &tw_reqs[i];
     if (!tw_proto_is_rndv(r->proto))
         tw_req_done(i); /* the data is there */
+    else if (tw_proto_pieces_go_on(r))
+        tw_proto_rndv_part_done(i); /* its last piece: the CTS's part */
     else
-        r->state = r->proto == TW_PROTO_RNDV_SPLIT || r->proto == TW_PROTO_RNDV_PUT
+        r->state = r->proto == TW_PROTO_RNDV_SPLIT || r->proto == TW_PROTO_RNDV_PUT ||
+                           r->proto == TW_PROTO_RNDV_PIECES
                        ? TW_STATE_WAIT_CTS
                        : TW_STATE_MOVING;
 }
@@ -401,8 +409,9 @@ static int send_start(tw_channel_t *ch, int i) {
     r->proto = tw_proto_choose(r);
     if (tw_proto_is_rndv(r->proto)) {
         /* a staged send packs at every start (persistent ones run again), one window;
-         * an eager or pipelined one packs each piece straight into the mailbox */
-        if (r->staged) tw_mpi_staged_pack_at(r->staged, 0);
+         * an eager, pipelined or by pieces one packs each piece straight into the
+         * mailbox */
+        if (r->staged && r->proto != TW_PROTO_RNDV_PIECES) tw_mpi_staged_pack_at(r->staged, 0);
         int err = tw_proto_rndv_setup(i);
         if (err) return err;
     }
@@ -587,8 +596,9 @@ int tw_mpi_cancel(MPI_Request req) {
     if (r->kind == REQ_RECV && tw_match_unpost(&ch->match, &r->posted)) {
         /* withdrawn */
     } else if (r->kind == REQ_SEND && r->state == TW_STATE_QUEUED && !r->chunk_at &&
-               tw_req_list_find(&ch->pending_sends, i, &prev)) {
-        /* (a pipelined send some of whose pieces went is under way: not withdrawn) */
+               !tw_proto_pieces_go_on(r) && tw_req_list_find(&ch->pending_sends, i, &prev)) {
+        /* (a pipelined send some of whose pieces went is under way, and a send by pieces
+         * whose receive has matched: not withdrawn) */
         tw_req_list_remove(&ch->pending_sends, i, prev);
         ch->pending_to[r->peer]--;
         r->state = TW_STATE_START;

@@ -22,6 +22,10 @@
  *     rendezvous whose receiver keeps no part: the CTS names the whole buffer and the
  *     sender puts all of it; the put requester notification stands in for the get
  *     responder's;
+ *   rendezvous by pieces (a staged message past what is pipelined at once, or a
+ *     synchronous one, on one node; proto_pipeline.c): RTS and CTS, then the pipelined
+ *     protocol's pieces, the first naming the receive, so nothing is kept before the
+ *     receive comes and no window is packed first;
  *   synchronous: every synchronous send is a rendezvous (by get, split or put as its
  *     size and peer say), so it completes only once the receiver has matched it; a
  *     zero-byte one registers a dummy byte.
@@ -87,6 +91,16 @@ void tw_proto_pipeline_keep(tw_channel_t *ch, int source, tw_unexpected_t *u);
 /* Receive i takes unexpected entry u, whose last pieces are still to come: it
  * completes when they have. */
 void tw_proto_pipeline_wait(int i, tw_unexpected_t *u);
+/* A rendezvous by pieces: the receive's CTS (or TW_RETRY queued), the send's pieces
+ * once its CTS has come (queued as a send is), and the receive's first piece (dropped
+ * unless it is the one a receive waits for). */
+void tw_proto_pieces_cts_send(int i);
+void tw_proto_pieces_go(int i);
+void tw_proto_pieces_take(tw_channel_t *ch, int source, const void *data, size_t len);
+/* 1 when send r goes by pieces and its receiver's CTS has come: its pieces go. */
+static inline int tw_proto_pieces_go_on(const req_t *r) {
+    return r->proto == TW_PROTO_RNDV_PIECES && r->cts.rreq;
+}
 /* A TW_MPI_MORE from source; dropped unless it is the next piece of its message. */
 void tw_proto_piece_take(tw_channel_t *ch, int source, const void *data, size_t len);
 /* 1 when a pipelined message from source is under way on ch (its first piece came). */

@@ -8,11 +8,17 @@
  * (its later sends to that peer wait behind it), for room for the rest. The receiver
  * keeps, per sender, where the pieces under way go: the receive that matched the
  * first one, or the unexpected entry that keeps the message until its receive comes
- * (which then completes with the last piece). */
+ * (which then completes with the last piece).
+ *
+ * A rendezvous by pieces (a derived datatype's message past what is pipelined at
+ * once) sends its pieces the same way once the receiver's CTS has come: the first
+ * names the receive (TW_MPI_PIECES), which alone waits for them, so nothing of the
+ * message is kept before its receive comes. */
 #include <string.h>
 
 #include "mpi/datatype/datatype.h"
 #include "mpi/env/state.h"
+#include "mpi/pt2pt/failure.h"
 #include "mpi/pt2pt/proto.h"
 #include "mpi/pt2pt/wire_check.h"
 
@@ -24,16 +30,20 @@ int tw_proto_pipeline_post(int i) {
     while (r->chunk_at < r->bytes) {
         size_t at = r->chunk_at, n;
         int rc;
-        if (!at) {
+        if (at) {
+            n = tw_min_size(TW_VELO_MAX_SIZE, r->bytes - at);
+            rc = tw_proto_send_piece(r, TW_MPI_MORE, NULL, 0, at, n);
+        } else if (r->proto == TW_PROTO_RNDV_PIECES) {
+            tw_mpi_pieces_t head = {.sreq = (uint32_t)tw_req_handle(i), .rreq = r->cts.rreq};
+            n = tw_min_size(TW_MPI_FIRST_PIECE, r->bytes);
+            rc = tw_proto_send_piece(r, TW_MPI_PIECES, &head, sizeof head, 0, n);
+        } else {
             struct {
                 tw_mpi_hdr_t h;
                 tw_mpi_first_t f;
             } head = {.h = {r->tag, r->context}, .f = {.size = r->bytes}};
             n = tw_min_size(TW_MPI_FIRST_PIECE, r->bytes);
             rc = tw_proto_send_piece(r, TW_MPI_FIRST, &head, sizeof head, 0, n);
-        } else {
-            n = tw_min_size(TW_VELO_MAX_SIZE, r->bytes - at);
-            rc = tw_proto_send_piece(r, TW_MPI_MORE, NULL, 0, at, n);
         }
         if (rc != TW_OK) return rc;
         r->chunk_at = at + n;
@@ -60,6 +70,56 @@ void tw_proto_pipeline_deliver(int i, int source, int tag, size_t size, const vo
     land(r, data, 0, len);
     if (len < size)
         tw_channel_of_req(i)->pieces[source] = (tw_pieces_t){tw_req_handle(i), NULL, len, size};
+    else
+        tw_req_done(i);
+}
+
+/* A send by pieces whose CTS has come: its pieces go now, or queued behind the
+ * earlier sends to that peer (a pipelined one's pieces among them), as a send's first
+ * message is (engine.c posts it with the others); its later sends then wait behind
+ * it. Done with its last piece, the CTS's part. */
+void tw_proto_pieces_go(int i) {
+    req_t *r = &tw_reqs[i];
+    tw_channel_t *ch = tw_channel_of_req(i);
+    int rc = ch->pending_to[r->peer] ? TW_RETRY : tw_proto_pipeline_post(i);
+    if (rc == TW_RETRY) {
+        r->state = TW_STATE_QUEUED;
+        ch->pending_to[r->peer]++;
+        tw_req_list_push(&ch->pending_sends, i);
+        return;
+    }
+    if (rc != TW_OK) r->error = tw_mpi_peer_error(r->peer, rc);
+    tw_proto_rndv_part_done(i);
+}
+
+/* The receiver's side of a rendezvous by pieces: its CTS, the sender's go, and the
+ * first piece, which names the receive. */
+void tw_proto_pieces_cts_send(int i) {
+    req_t *r = &tw_reqs[i];
+    tw_channel_t *ch = tw_channel_of_req(i);
+    tw_mpi_cts_t cts = {r->got.sreq, (uint32_t)tw_req_handle(i), 0, 0, 0, 0};
+    int rc = tw_velo_send(ch->ep, r->got_from, TW_MPI_CTS, &cts, sizeof cts);
+    if (rc == TW_RETRY) {
+        tw_req_list_push(&ch->pending_gets, i);
+    } else if (rc != TW_OK) {
+        r->error = tw_mpi_peer_error(r->got_from, rc); /* nothing will come */
+        tw_req_done(i);
+    } else {
+        r->state = TW_STATE_CTS_SENT;
+    }
+}
+
+void tw_proto_pieces_take(tw_channel_t *ch, int source, const void *data, size_t len) {
+    int i;
+    if (source < 0 || source >= tw_mpi.size || tw_proto_pieces_under_way(ch, source) ||
+        !(i = tw_mpi_pieces_check(source, data, len)))
+        return; /* not a piece anything waits for */
+    req_t *r = &tw_reqs[i];
+    size_t n = len - sizeof(tw_mpi_pieces_t), size = (size_t)r->got.size;
+    r->proto = TW_PROTO_PIPELINE; /* its later pieces come as a pipelined message's */
+    land(r, (const unsigned char *)data + sizeof(tw_mpi_pieces_t), 0, n);
+    if (n < size)
+        ch->pieces[source] = (tw_pieces_t){tw_req_handle(i), NULL, n, size};
     else
         tw_req_done(i);
 }

@@ -18,30 +18,37 @@ static unsigned char sync_dummy; /* what a zero-byte synchronous send registers 
 int tw_proto_rndv_setup(int i) {
     req_t *r = &tw_reqs[i];
     tw_channel_t *ch = tw_channel_of_req(i);
-    void *at = r->bytes ? r->buf : &sync_dummy;
-    size_t len = r->proto == TW_PROTO_RNDV_CHUNKED ? TW_PACK_CHUNK : r->bytes;
-    if (tw_reg(ch->ep, at, len ? len : 1, TW_PERM_READ, &r->region)) {
-        r->active = 0;
-        return MPI_ERR_NO_MEM;
+    if (r->proto == TW_PROTO_RNDV_PIECES) {
+        /* nothing to register: done once the CTS has come and the last piece is in */
+        r->cts.rreq = 0;
+        r->parts = 1;
+    } else {
+        void *at = r->bytes ? r->buf : &sync_dummy;
+        size_t len = r->proto == TW_PROTO_RNDV_CHUNKED ? TW_PACK_CHUNK : r->bytes;
+        if (tw_reg(ch->ep, at, len ? len : 1, TW_PERM_READ, &r->region)) {
+            r->active = 0;
+            return MPI_ERR_NO_MEM;
+        }
+        /* done when the receiver's (last) get tells us, and when split, our put; across
+         * nodes, when our put of the whole message (or, if the CTS says so, the get) does */
+        int cts = r->proto == TW_PROTO_RNDV_SPLIT || r->proto == TW_PROTO_RNDV_PUT;
+        r->parts = (uint8_t)(1 + cts);
     }
-    /* done when the receiver's (last) get tells us, and when split, our put; across
-     * nodes, when our put of the whole message (or, if the CTS says so, the get) does */
-    int cts = r->proto == TW_PROTO_RNDV_SPLIT || r->proto == TW_PROTO_RNDV_PUT;
-    r->parts = (uint8_t)(1 + cts);
     ch->rendezvous += r->parts;
     ch->rndv_sends++;
     if (tw_mpi_t_event_wanted(TW_EVENT_RNDV_BEGIN))
         tw_mpi_t_event_rndv_begin(r->peer, r->tag, r->bytes, r->context,
-                                  r->proto == TW_PROTO_RNDV_CHUNKED ? 1
-                                  : r->proto == TW_PROTO_RNDV_SPLIT ? 2
-                                  : r->proto == TW_PROTO_RNDV_PUT   ? 3
-                                                                    : 0);
+                                  r->proto == TW_PROTO_RNDV_CHUNKED  ? 1
+                                  : r->proto == TW_PROTO_RNDV_SPLIT  ? 2
+                                  : r->proto == TW_PROTO_RNDV_PUT    ? 3
+                                  : r->proto == TW_PROTO_RNDV_PIECES ? 4
+                                                                     : 0);
     return MPI_SUCCESS;
 }
 
 void tw_proto_rndv_undo(req_t *r) {
     tw_channel_t *ch = tw_channel_of(r);
-    tw_dereg(ch->ep, &r->region);
+    if (r->region.nla) tw_dereg(ch->ep, &r->region);
     ch->rendezvous -= r->parts;
     r->parts = 0;
     ch->rndv_sends--;
@@ -50,7 +57,8 @@ void tw_proto_rndv_undo(req_t *r) {
 int tw_proto_rts_post(int i) {
     static const uint32_t variant[] = {[TW_PROTO_RNDV_CHUNKED] = TW_RTS_CHUNKED,
                                        [TW_PROTO_RNDV_SPLIT] = TW_RTS_SPLIT,
-                                       [TW_PROTO_RNDV_PUT] = TW_RTS_PUT};
+                                       [TW_PROTO_RNDV_PUT] = TW_RTS_PUT,
+                                       [TW_PROTO_RNDV_PIECES] = TW_RTS_PIECES};
     req_t *r = &tw_reqs[i];
     tw_channel_t *ch = tw_channel_of_req(i);
     tw_mpi_hdr_t h = {r->tag, r->context};
@@ -67,10 +75,11 @@ void tw_proto_rndv_deliver(int i, int source, int tag, const tw_mpi_rts_t *rts) 
     tw_req_complete_recv(r, source, tag, (size_t)rts->size);
     r->got = *rts;
     r->got_from = source;
-    r->proto = rts->split == TW_RTS_CHUNKED ? TW_PROTO_RNDV_CHUNKED
-               : rts->split == TW_RTS_SPLIT ? TW_PROTO_RNDV_SPLIT
-               : rts->split == TW_RTS_PUT   ? TW_PROTO_RNDV_PUT
-                                            : TW_PROTO_RNDV_GET;
+    r->proto = rts->split == TW_RTS_CHUNKED  ? TW_PROTO_RNDV_CHUNKED
+               : rts->split == TW_RTS_SPLIT  ? TW_PROTO_RNDV_SPLIT
+               : rts->split == TW_RTS_PUT    ? TW_PROTO_RNDV_PUT
+               : rts->split == TW_RTS_PIECES ? TW_PROTO_RNDV_PIECES
+                                             : TW_PROTO_RNDV_GET;
     tw_proto_rndv_get(i); /* done when its completer notification arrives */
 }
 
@@ -117,6 +126,10 @@ void tw_proto_rndv_part_done(int i) {
 
 void tw_proto_rndv_get(int i) {
     req_t *r = &tw_reqs[i];
+    if (r->proto == TW_PROTO_RNDV_PIECES) { /* nothing to get: the sender's go */
+        tw_proto_pieces_cts_send(i);
+        return;
+    }
     tw_channel_t *ch = tw_channel_of_req(i);
     size_t n = r->got.size < r->bytes ? (size_t)r->got.size : r->bytes;
     int cts = r->proto == TW_PROTO_RNDV_SPLIT || r->proto == TW_PROTO_RNDV_PUT;

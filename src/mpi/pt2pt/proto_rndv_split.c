@@ -77,7 +77,7 @@ void tw_proto_put_start(int i) {
     tw_proto_rndv_part_done(i);
 }
 
-/* A CTS from source for one of our split or put sends, checked against the send it
+/* A CTS from source for one of our split, put or pieces sends, checked against the send it
  * names. */
 void tw_proto_cts_take(int source, const void *body, size_t len) {
     tw_mpi_cts_t c;
@@ -85,6 +85,11 @@ void tw_proto_cts_take(int source, const void *body, size_t len) {
     if (!i) return; /* not a CTS a send waits for: dropped */
     req_t *r = &tw_reqs[i];
     r->state = TW_STATE_MOVING;
+    if (r->proto == TW_PROTO_RNDV_PIECES) {
+        r->cts = c;
+        tw_proto_pieces_go(i);
+        return;
+    }
     if (!c.len) {
         tw_proto_rndv_part_done(i);
         return;

@@ -37,6 +37,7 @@ typedef enum tw_proto {
                               rest (proto_rndv_split.c) */
     TW_PROTO_RNDV_PUT,     /* RTS, CTS; the sender puts it all (proto_rndv_split.c) */
     TW_PROTO_PIPELINE,     /* eager pieces through the mailbox (proto_pipeline.c) */
+    TW_PROTO_RNDV_PIECES,  /* RTS, CTS; then pipelined pieces (proto_pipeline.c) */
 } tw_proto_t;
 
 /* A rendezvous protocol: a registered buffer, and parts counted (tw_proto_rndv_*). */
@@ -48,9 +49,10 @@ static inline int tw_proto_is_rndv(unsigned proto) {
 typedef enum tw_req_state {
     TW_STATE_START,    /* nothing sent or matched yet (a receive may be posted) */
     TW_STATE_QUEUED,   /* send: its message waits for room in the peer's mailbox */
-    TW_STATE_WAIT_CTS, /* split or put send: the RTS went, the CTS is awaited */
+    TW_STATE_WAIT_CTS, /* split, put or pieces send: the RTS went, the CTS is awaited */
     TW_STATE_MOVING,   /* rendezvous: the data is on the move, parts outstanding */
-    TW_STATE_CTS_SENT, /* split or put receive: its CTS went; it gets its own part */
+    TW_STATE_CTS_SENT, /* split or put receive: its CTS went; it gets its own part;
+                          pieces receive: its CTS went; its first piece is awaited */
 } tw_req_state_t;
 
 typedef struct req {
@@ -73,7 +75,8 @@ typedef struct req {
     int st_source, st_tag;
     size_t st_bytes;
     tw_region_t region; /* rendezvous: the registered (part of the) buffer */
-    tw_mpi_cts_t cts;   /* split send: the part to put, and where */
+    tw_mpi_cts_t cts;   /* split send: the part to put, and where; pieces send: the go
+                           (rreq 0 until it comes) */
     tw_mpi_rts_t got;   /* rendezvous receive: the RTS it answers */
     int got_from;
     tw_posted_t posted;   /* receive: its place in the posted queue */

@@ -12,16 +12,17 @@
  * dispatched directly by the engine (engine.c); the others go through the handler table
  * (progress.h). */
 enum {
-    TW_MPI_EAGER = 1, /* header and payload */
-    TW_MPI_RTS = 2,   /* request-to-send: header and tw_mpi_rts_t */
-    TW_MPI_CTS = 3,   /* clear-to-send, receiver to sender: tw_mpi_cts_t */
-    TW_MPI_READY = 4, /* the next chunk of a chunked rendezvous is there: tw_mpi_ready_t */
-    TW_MPI_WIN = 5,   /* window synchronisation (win_sync.c) */
-    TW_MPI_LOST = 6,  /* a peer this sender found lost: tw_mpi_lost_notice_t (failure.c) */
-    TW_MPI_PART = 7,  /* partitioned communication: pt2pt/partitioned_wire.h */
-    TW_MPI_FIRST = 8, /* a pipelined message's first piece: header, tw_mpi_first_t, data */
-    TW_MPI_MORE = 9,  /* its next piece: data only */
-    TW_MPI_KINDS = 10 /* kinds are below this */
+    TW_MPI_EAGER = 1,   /* header and payload */
+    TW_MPI_RTS = 2,     /* request-to-send: header and tw_mpi_rts_t */
+    TW_MPI_CTS = 3,     /* clear-to-send, receiver to sender: tw_mpi_cts_t */
+    TW_MPI_READY = 4,   /* the next chunk of a chunked rendezvous is there: tw_mpi_ready_t */
+    TW_MPI_WIN = 5,     /* window synchronisation (win_sync.c) */
+    TW_MPI_LOST = 6,    /* a peer this sender found lost: tw_mpi_lost_notice_t (failure.c) */
+    TW_MPI_PART = 7,    /* partitioned communication: pt2pt/partitioned_wire.h */
+    TW_MPI_FIRST = 8,   /* a pipelined message's first piece: header, tw_mpi_first_t, data */
+    TW_MPI_MORE = 9,    /* its next piece: data only */
+    TW_MPI_PIECES = 10, /* a rendezvous by pieces' first: tw_mpi_pieces_t, data */
+    TW_MPI_KINDS = 11   /* kinds are below this */
 };
 
 /* What a TW_MPI_LOST notice carries: the world rank found lost and the cause the
@@ -87,6 +88,23 @@ enum { TW_RTS_SPLIT = 1, TW_RTS_CHUNKED = 2 };
  * copied aside for retransmission first. A receive that is unpacked from a window
  * (a derived datatype) answers with len 0 and gets the message as usual. */
 enum { TW_RTS_PUT = 3 };
+/* A rendezvous by pieces (TW_RTS_PIECES; on one node, a derived datatype's message
+ * past what is pipelined at once): the RTS names no memory (nla and key 0). The
+ * receiver answers with a CTS of len 0, and the sender then sends the message as a
+ * pipelined one's pieces, packed straight into the mailbox: a TW_MPI_PIECES naming the
+ * receive, then TW_MPI_MORE, queued behind (and ahead of) its other messages to that
+ * peer as a pipelined message is. So the receiver unpacks each piece while the sender
+ * packs the next, and nothing comes before its receive does. */
+enum { TW_RTS_PIECES = 4 };
+/* The first piece of a rendezvous by pieces: the two requests, then as much data as
+ * a pipelined message's first piece carries, at the same offset (so it too lands
+ * line-aligned). */
+typedef struct tw_mpi_pieces {
+    uint32_t sreq, rreq;
+    unsigned char pad[sizeof(tw_mpi_hdr_t) + sizeof(tw_mpi_first_t) - 8];
+} tw_mpi_pieces_t;
+_Static_assert(sizeof(tw_mpi_pieces_t) == sizeof(tw_mpi_hdr_t) + sizeof(tw_mpi_first_t),
+               "a first piece's data at the same offset in both protocols");
 typedef struct tw_mpi_ready {
     uint32_t sreq, rreq;
     uint64_t offset; /* the stream offset of the chunk now in the window */

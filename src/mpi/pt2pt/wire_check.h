@@ -42,7 +42,7 @@ static inline int tw_mpi_envelope_take(const void *data, size_t len, tw_mpi_hdr_
     if (!rts) return 1;
     if (len - sizeof *h != sizeof *rts) return 0;
     memcpy(rts, (const unsigned char *)data + sizeof *h, sizeof *rts);
-    return rts->split <= TW_RTS_PUT;
+    return rts->split <= TW_RTS_PIECES;
 }
 
 /* The first piece of a pipelined message, len bytes at data: 1 with its header in *h and
@@ -66,10 +66,30 @@ static inline int tw_mpi_piece_check(size_t at, size_t size, size_t len) {
     return at < size && len == (size - at < TW_VELO_MAX_SIZE ? size - at : TW_VELO_MAX_SIZE);
 }
 
+/* The first piece of a rendezvous by pieces, len bytes at data from world rank source:
+ * the receive it names, with its data at data + sizeof(tw_mpi_pieces_t); 0 when it is
+ * no piece that receive waits for (too short, no such request, not a receive of that
+ * send from source whose CTS went, finished, or data other than the first
+ * TW_MPI_FIRST_PIECE bytes of the message, all of it when shorter). */
+static inline int tw_mpi_pieces_check(int source, const void *data, size_t len) {
+    tw_mpi_pieces_t f;
+    if (len < sizeof f) return 0;
+    memcpy(&f, data, sizeof f);
+    int i = tw_req_index((MPI_Request)f.rreq);
+    if (i <= 0) return 0;
+    const req_t *r = &tw_reqs[i];
+    if (r->kind != REQ_RECV || r->proto != TW_PROTO_RNDV_PIECES || r->state != TW_STATE_CTS_SENT ||
+        r->done || r->got_from != source || r->got.sreq != f.sreq || !r->got.size)
+        return 0;
+    size_t size = (size_t)r->got.size;
+    return len - sizeof f == (size < TW_MPI_FIRST_PIECE ? size : TW_MPI_FIRST_PIECE) ? i : 0;
+}
+
 /* The send a CTS of len bytes from world rank source names, with the CTS in *c: its
  * request slot, or 0 when it is no CTS that send waits for (wrong length, no such
  * request, not a send of ours to source, one not waiting for its CTS, or finished, a
- * part outside its buffer, or one not from 0 for a put of the whole message). */
+ * part outside its buffer, one not from 0 for a put of the whole message, or any part
+ * for a rendezvous by pieces). */
 static inline int tw_mpi_cts_check(int source, const void *body, size_t len, tw_mpi_cts_t *c) {
     if (len != sizeof *c) return 0;
     memcpy(c, body, sizeof *c);
@@ -78,7 +98,8 @@ static inline int tw_mpi_cts_check(int source, const void *body, size_t len, tw_
     const req_t *r = &tw_reqs[i];
     if (r->kind != REQ_SEND || r->state != TW_STATE_WAIT_CTS || r->peer != source || r->done ||
         c->offset > r->bytes || c->len > r->bytes - c->offset ||
-        (r->proto == TW_PROTO_RNDV_PUT && c->offset))
+        ((r->proto == TW_PROTO_RNDV_PUT && c->offset) ||
+         (r->proto == TW_PROTO_RNDV_PIECES && (c->offset || c->len))))
         return 0;
     return i;
 }

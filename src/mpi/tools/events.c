@@ -56,7 +56,7 @@ typedef struct {
     int32_t dest, tag;
     int64_t bytes;
     uint32_t context;
-    int32_t variant; /* 0 get, 1 get chunk by chunk, 2 split, 3 put */
+    int32_t variant; /* 0 get, 1 get chunk by chunk, 2 split, 3 put, 4 pieces */
 } rndv_t;
 typedef struct {
     int32_t rank, errorcode, by;
@@ -102,7 +102,7 @@ static const type_t types[TW_EVENT_COUNT] = {
     [TW_EVENT_RNDV_BEGIN] = {"mpi_rendezvous_begin",
                              "a send goes by rendezvous (at the sender): dest (rank in the "
                              "communicator), tag, bytes, context id, variant (0 get, 1 get chunk "
-                             "by chunk, 2 split, 3 put)",
+                             "by chunk, 2 split, 3 put, 4 pieces)",
                              MPI_T_VERBOSITY_TUNER_BASIC, MPI_T_BIND_MPI_COMM, rndv_els, 5,
                              sizeof(rndv_t)},
     [TW_EVENT_PEER_LOST] = {"mpi_peer_lost",
