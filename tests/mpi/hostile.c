@@ -5,7 +5,9 @@
  * sends, ranges past the buffer, a send already complete or a send to another
  * rank, notifications whose cookie names a send to another rank, and pipelined
  * messages' pieces with nothing to continue, of the wrong length, of a size of 0 or
- * too large to keep, or a first piece while one is under way. Rank 0 must drop or refuse
+ * too large to keep, or a first piece while one is under way, and a rendezvous by pieces
+ * whose first piece names another receive or send, or carries too little. Rank 0 must
+ * drop or refuse
  * each one (MPI_ERR_OTHER on the receive it concerns, under MPI_ERRORS_RETURN),
  * never hang, and keep its buffers and its other traffic intact. Needs 2 ranks; run
  * with TW_LINK=udp too, where rank 0's rendezvous sends ask to put the message. */
@@ -131,6 +133,28 @@ static void native_peer(void) {
     int32_t v = 12345;
     send_hdr(TW_MPI_EAGER, 7, 0, &v, sizeof v); /* and a good message after all that */
 
+    /* a rendezvous by pieces of 5000 bytes, tag 9: once rank 0's CTS says go, first
+     * pieces naming another receive, another send, or one byte short (all dropped),
+     * then as it should, then a first piece again for the receive now complete */
+    tw_mpi_rts_t by_pieces = {5000, 0, 0, 0x2c0a0001u, TW_RTS_PIECES};
+    send_hdr(TW_MPI_RTS, 9, 0, &by_pieces, sizeof by_pieces);
+    tw_mpi_cts_t go;
+    do /* (past the CTS of the lying split above) */
+        CHECK(next_from_0(TW_MPI_CTS, &go, sizeof go) == sizeof go);
+    while (go.sreq != by_pieces.sreq);
+    CHECK(!go.offset && !go.len && !go.nla);
+    tw_mpi_pieces_t head = {by_pieces.sreq, go.rreq ^ 0x00ff0000u, {0}};
+    unsigned char p1[sizeof head + TW_MPI_FIRST_PIECE];
+    for (int k = 0; k < 4; k++) { /* the forged ones carry other data */
+        head.rreq = k == 0 ? go.rreq ^ 0x00ff0000u : go.rreq;
+        head.sreq = k == 1 ? by_pieces.sreq + 1 : by_pieces.sreq;
+        memcpy(p1, &head, sizeof head);
+        memcpy(p1 + sizeof head, piece + 1 + (k < 3), TW_MPI_FIRST_PIECE);
+        send_raw(TW_MPI_PIECES, p1, sizeof p1 - (k == 2));
+    }
+    send_raw(TW_MPI_MORE, piece + 1 + TW_MPI_FIRST_PIECE, 5000 - TW_MPI_FIRST_PIECE);
+    send_raw(TW_MPI_PIECES, p1, sizeof p1);
+
     /* MPI_Finalize's barrier: one zero-byte message each way on context 1, under
      * the tag of the first collective on MPI_COMM_WORLD */
     send_hdr(TW_MPI_EAGER, 1, TW_CTX_COLL, NULL, 0);
@@ -179,9 +203,16 @@ static void mpi_rank(int argc, char **argv) {
     MPI_Get_count(&st, MPI_BYTE, &count);
     CHECK(count == 5000);
     for (size_t i = 0; i < 5000; i++) CHECK(in[i] == (unsigned char)(i * 3));
-    CHECK(MPI_Iprobe(1, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(MPI_Iprobe(1, 8, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
     CHECK(!flag);
     flag = 1;
+    /* the rendezvous by pieces, from the pieces that named it whole */
+    memset(in, 0, 5000 + 64);
+    CHECK(MPI_Recv(in, 5000 + 64, MPI_BYTE, 1, 9, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    CHECK(count == 5000);
+    for (size_t i = 0; i < 5000; i++) CHECK(in[i] == (unsigned char)((i + 1) * 3));
+    CHECK(in[5000] == 0);
     /* the send to ourselves was not completed by the forged notifications: its
      * receive gets all of it */
     CHECK(MPI_Test(&to_self, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && !flag);

@@ -104,6 +104,8 @@ void tw_proto_pieces_cts_send(int i) {
     } else if (rc != TW_OK) {
         r->error = tw_mpi_peer_error(r->got_from, rc); /* nothing will come */
         tw_req_done(i);
+    } else if (!r->got.size) { /* no piece will come (none an MPI peer sends so) */
+        tw_req_done(i);
     } else {
         r->state = TW_STATE_CTS_SENT;
     }
