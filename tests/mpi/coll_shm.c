@@ -120,13 +120,17 @@ static void ordered(MPI_Comm comm, size_t n, MPI_Op op, MPI_Datatype two) {
     int k = calls++;
     unsigned *in = alloc_u(2 * n), *out = alloc_u(2 * n), want[2];
     for (size_t i = 0; i < n; i++) pair(me, i, k, in + 2 * i);
-    for (int pass = 0; pass < 2; pass++) { /* allreduce, then reduce to p - 1 */
-        int root = pass ? p - 1 : -1;
+    /* allreduce, then reduce to p - 1 and to 0, each also in place at the root (whose
+     * input is then where its result goes, read before it is overwritten) */
+    for (int pass = 0; pass < 5; pass++) {
+        int root = pass == 0 ? -1 : pass % 2 ? p - 1 : 0, in_place = pass > 2 && me == root;
         memset(out, 0, 2 * n * sizeof *out);
+        if (in_place) memcpy(out, in, 2 * n * sizeof *out);
         if (root < 0)
             CHECK(MPI_Allreduce(in, out, (int)n, two, op, comm) == MPI_SUCCESS);
         else
-            CHECK(MPI_Reduce(in, out, (int)n, two, op, root, comm) == MPI_SUCCESS);
+            CHECK(MPI_Reduce(in_place ? MPI_IN_PLACE : in, out, (int)n, two, op, root, comm) ==
+                  MPI_SUCCESS);
         for (size_t i = 0; (root < 0 || me == root) && i < n; i++) {
             in_rank_order(p, i, k, want);
             CHECK(out[2 * i] == want[0] && out[2 * i + 1] == want[1]);
