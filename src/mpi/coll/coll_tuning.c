@@ -39,13 +39,16 @@ typedef struct tuning_row {
  *     16, 32 and 64 KiB (and 256 KiB and 1 MiB where it still won at 64 KiB): it takes
  *     about half the messages' time up to 8 KiB for every collective (1 KiB: Scatter
  *     0.36x Open MPI against 0.98x, Alltoall 0.49x against 1.06x), and the rows end
- *     where messages catch up.
+ *     where messages catch up. On an Intel Xeon (2026-12-01, osu_<name> with
+ *     TW_COLL_SHM=shm and =p2p, two runs each) messages caught up by 16 KiB for
+ *     bcast, gather, scatter, allgather and alltoall, where the AMD EPYC of the first
+ *     runs had the segment ahead to 16 or 32 KiB: those rows now end at 8 KiB.
  * Sizes between two measured ones go the way of the nearer; a range that won by less
  * than a tenth either way is merged into its neighbours. */
 static const tuning_row_t table[] = {
     /* in the order of tw_coll_kind_t */
     {TW_COLL_KIND_BARRIER, 2, MANY, ALL},
-    {TW_COLL_KIND_BCAST, 2, 2, 0, 16 * K},
+    {TW_COLL_KIND_BCAST, 2, 2, 0, 8 * K}, /* 16 KiB: messages 1.75-3.83 us, shm 3.44-3.51 */
     {TW_COLL_KIND_BCAST, 3, 3, 0, 8 * K},
     {TW_COLL_KIND_BCAST, 3, 3, 48 * K, 512 * K},
     {TW_COLL_KIND_BCAST, 4, 4, 3 * K, SIZE_MAX}, /* up to 2 KiB: 1.1 to 1.35x */
@@ -66,16 +69,16 @@ static const tuning_row_t table[] = {
      * measured against TW_COLL_SCAN=recursive-doubling, 2 to 10 times faster */
     {TW_COLL_KIND_SCAN, 2, 2, 0, 32 * K},
     {TW_COLL_KIND_SCAN, 3, MANY, ALL},
-    {TW_COLL_KIND_GATHER, 2, 2, 0, 16 * K},
+    {TW_COLL_KIND_GATHER, 2, 2, 0, 8 * K}, /* 16 KiB: messages 2.25-2.89, shm 3.22-3.46 */
     {TW_COLL_KIND_GATHER, 3, 3, 0, 256 * K},
     {TW_COLL_KIND_GATHER, 4, MANY, ALL}, /* 0.06 to 0.8x, but for ties at 1.06-1.08 */
     /* scatter: on 4 ranks messages (shm 1.1 to 1.5x, but 0.85 to 0.96 at 2 to 8 KiB);
      * on 8 and 16 shm up to 1 KiB (0.2 to 0.6x; 2 and 4 KiB even), messages from 8 KiB
      * (shm 1.2 to 2x) */
-    {TW_COLL_KIND_SCATTER, 2, 2, 0, 32 * K},
+    {TW_COLL_KIND_SCATTER, 2, 2, 0, 8 * K}, /* 16 KiB: messages 2.15-2.44, shm 3.33-3.69 */
     {TW_COLL_KIND_SCATTER, 3, 3, 0, 4 * K},
     {TW_COLL_KIND_SCATTER, 5, MANY, 0, 4 * K},
-    {TW_COLL_KIND_ALLGATHER, 2, 2, 0, 16 * K},
+    {TW_COLL_KIND_ALLGATHER, 2, 2, 0, 8 * K}, /* 16 KiB: messages 4.32-4.90, shm 4.55-6.30 */
     {TW_COLL_KIND_ALLGATHER, 3, 3, 0, 128 * K},
     {TW_COLL_KIND_ALLGATHER, 4, 4, ALL},         /* 0.24 to 0.98x, up to 128 B even */
     {TW_COLL_KIND_ALLGATHER, 5, 8, 0, 512 * K},  /* 1 MiB: 1.32x */
@@ -84,7 +87,7 @@ static const tuning_row_t table[] = {
     /* alltoall (bytes: one block): beyond these sizes the messages' one copy wins
      * (4 ranks 512 KiB 1.38x; 8 ranks 128 KiB 1.03, 512 KiB 1.33; 16 ranks 32 KiB to
      * 256 KiB 1.4 to 1.8x); on 3 ranks measured against TW_COLL_ALLTOALL=auto */
-    {TW_COLL_KIND_ALLTOALL, 2, 2, 0, 16 * K},
+    {TW_COLL_KIND_ALLTOALL, 2, 2, 0, 8 * K},
     {TW_COLL_KIND_ALLTOALL, 3, 3, 0, 64 * K},
     {TW_COLL_KIND_ALLTOALL, 4, 4, 0, 256 * K},
     {TW_COLL_KIND_ALLTOALL, 5, 8, 0, 64 * K},
