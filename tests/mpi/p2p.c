@@ -252,25 +252,37 @@ static void truncation_self_procnull(void) {
 }
 
 /* An Issend cannot complete before its receive is posted: the receiver posts it only
- * after the sender has seen the request incomplete. */
+ * after the sender has seen the request incomplete. Sizes of every synchronous
+ * protocol: none, one piece, several (up to 16 KiB on one node by pieces), a get. */
 static void ssend_semantics(void) {
-    char go = 1, data[100] = "sync";
-    if (rank == 0) {
-        MPI_Request r;
-        int flag = 1;
-        MPI_Issend(data, 100, MPI_CHAR, 1, 11, MPI_COMM_WORLD, &r);
-        for (int i = 0; i < 1000; i++) {
-            MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
-            CHECK(!flag);
+    static const int sizes[] = {0, 100, 4096, 16384, 16385, 70000};
+    char go = 1, *data = malloc(70000), *b = malloc(70000 + 1);
+    CHECK(data && b);
+    for (int i = 0; i < 70000; i++) data[i] = (char)(i * 13 + 1);
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int n = sizes[k];
+        if (rank == 0) {
+            MPI_Request r;
+            int flag = 1;
+            MPI_Issend(data, n, MPI_CHAR, 1, 11, MPI_COMM_WORLD, &r);
+            for (int i = 0; i < 1000; i++) {
+                MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+                CHECK(!flag);
+            }
+            MPI_Send(&go, 1, MPI_CHAR, 1, 12, MPI_COMM_WORLD);
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+        } else if (rank == 1) {
+            MPI_Status st;
+            int got = -1;
+            memset(b, 0, (size_t)n + 1);
+            MPI_Recv(&go, 1, MPI_CHAR, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(b, n + 1, MPI_CHAR, 0, 11, MPI_COMM_WORLD, &st);
+            MPI_Get_count(&st, MPI_CHAR, &got);
+            CHECK(got == n && !memcmp(b, data, (size_t)n) && b[n] == 0);
         }
-        MPI_Send(&go, 1, MPI_CHAR, 1, 12, MPI_COMM_WORLD);
-        MPI_Wait(&r, MPI_STATUS_IGNORE);
-    } else if (rank == 1) {
-        char b[100];
-        MPI_Recv(&go, 1, MPI_CHAR, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        MPI_Recv(b, 100, MPI_CHAR, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        CHECK(strcmp(b, "sync") == 0);
     }
+    free(data);
+    free(b);
 }
 
 static void probe_then_recv(void) {

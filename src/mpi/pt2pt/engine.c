@@ -114,11 +114,19 @@ int tw_mpi_p2p_grow(int n) {
  * message of another tag for good; a rendezvous keeps nothing). */
 #define STAGED_PIPELINE_MOST ((size_t)64 << 10)
 
+/* A synchronous send of up to this many bytes on one node goes by pieces too: its RTS,
+ * the receiver's CTS and the pieces take less time than a get, which costs the
+ * receiver a system call (MPI_Ssend ping-pong, 8 B: 1.09-1.18 us against 1.82-1.99 by
+ * get; 4 KiB 2.2-2.4 against 3.1-3.2; 16 KiB 4.7-4.8 against 5.6-5.7; 64 KiB
+ * 12.2-13.3 against 9.4-9.6). */
+#define SYNC_PIECES_MOST ((size_t)16 << 10)
+
 /* The one place a send's protocol is chosen. Pipelined only on one node, where the
  * sender writes the receiver's mailbox itself (the initiator of an RMA moves its bytes):
  * up to TW_PIPELINE_LIMIT, a staged message up to STAGED_PIPELINE_MOST, and a longer
- * (or synchronous) staged one by pieces. A split only on one node too: it puts two cores
- * to the copy; across nodes the sender puts the whole message. */
+ * (or synchronous) staged one by pieces, as a synchronous one up to SYNC_PIECES_MOST. A split only
+ * on one node too: it puts two cores to the copy; across nodes the sender puts the whole message.
+ */
 tw_proto_t tw_proto_choose(const req_t *r) {
     if (r->mode != TW_SEND_SYNC && r->bytes <= tw_p2p.eager_max) return TW_PROTO_EAGER;
     tw_link_caps_t caps;
@@ -129,7 +137,9 @@ tw_proto_t tw_proto_choose(const req_t *r) {
             : tw_p2p.pipeline_max;
     if (r->mode != TW_SEND_SYNC && r->bytes <= pipelined && caps.rma_by_initiator)
         return TW_PROTO_PIPELINE;
-    if (r->staged && pipelined && caps.rma_by_initiator) return TW_PROTO_RNDV_PIECES;
+    if ((r->staged || (r->mode == TW_SEND_SYNC && r->bytes <= SYNC_PIECES_MOST)) && pipelined &&
+        caps.rma_by_initiator)
+        return TW_PROTO_RNDV_PIECES;
     return r->staged && r->bytes > TW_PACK_CHUNK ? TW_PROTO_RNDV_CHUNKED
            : caps.put_cheaper && r->bytes        ? TW_PROTO_RNDV_PUT
            : caps.shared_copy && tw_p2p.split_min && r->bytes >= tw_p2p.split_min

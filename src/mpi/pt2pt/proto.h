@@ -23,7 +23,7 @@
  *     sender puts all of it; the put requester notification stands in for the get
  *     responder's;
  *   rendezvous by pieces (a staged message past what is pipelined at once, or a
- *     synchronous one, on one node; proto_pipeline.c): RTS and CTS, then the pipelined
+ *     synchronous one, contiguous up to 16 KiB, on one node; proto_pipeline.c): RTS and CTS, then the pipelined
  *     protocol's pieces, the first naming the receive, so nothing is kept before the
  *     receive comes and no window is packed first;
  *   synchronous: every synchronous send is a rendezvous (by get, split or put as its
