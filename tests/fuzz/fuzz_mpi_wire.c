@@ -1,7 +1,8 @@
 /* Fuzz target of what the MPI layer takes from a peer's VELO message and from a
  * rendezvous notification (src/mpi/pt2pt/wire_check.h, the checks engine.c, proto_eager.c,
  * proto_pipeline.c, proto_rndv_get.c and proto_rndv_split.c run): the envelope of an eager
- * message or request-to-send, a pipelined message's pieces, and the request a
+ * message, synchronous eager message or request-to-send, a pipelined message's pieces,
+ * and the request a
  * clear-to-send, a READY, a rendezvous by pieces' first piece or a notification names.
  *
  * Byte 0 picks the mode. Envelope: byte 1 says eager or RTS and the tag a receive asks
@@ -28,7 +29,16 @@
 static req_t pool[TW_MAX_REQUESTS + 1];
 req_t *tw_reqs = pool;
 
-enum { MODE_ENVELOPE, MODE_CTS, MODE_READY, MODE_NOTIFIED, MODE_PIECES, MODE_RNDV_PIECES, MODES };
+enum {
+    MODE_ENVELOPE,
+    MODE_CTS,
+    MODE_READY,
+    MODE_NOTIFIED,
+    MODE_PIECES,
+    MODE_RNDV_PIECES,
+    MODE_SYNC,
+    MODES
+};
 enum { SETUP = 24, NOTE = 16 };
 
 static long tried[MODES], accepted[MODES];
@@ -83,6 +93,22 @@ static void envelope(const uint8_t *data, size_t size) {
     }
 }
 
+/* A synchronous eager message: an eager envelope, then the sender's handle. */
+static void sync_eager(const uint8_t *data, size_t size) {
+    const uint8_t *msg = data + 1;
+    size_t len = size - 1;
+    tw_mpi_hdr_t h;
+    uint32_t sreq = 0xa5a5a5a5u;
+    int ok = tw_mpi_sync_take(msg, len, &h, &sreq);
+    tried[MODE_SYNC]++;
+    int want = len >= 16 && ((int32_t)get32(msg) >= 0 || (get32(msg + 4) & 1));
+    FUZZ_CHECK(sizeof(tw_mpi_sync_t) == 8 && ok == want);
+    if (!ok) return;
+    accepted[MODE_SYNC]++;
+    FUZZ_CHECK(h.tag == (int32_t)get32(msg) && h.context == get32(msg + 4) &&
+               sreq == get32(msg + 8));
+}
+
 /* Whether handle h names slot i as it is now: the model of tw_req_index. */
 static int names(uint32_t h, int i) {
     return i > 0 && h >> 24 == 0x2c && (h & 0xffff) == (uint32_t)i &&
@@ -103,7 +129,8 @@ static void cts(int slot, int source, const uint8_t *body, size_t len) {
         want = names(sreq, slot) && r->kind == REQ_SEND && r->state == TW_STATE_WAIT_CTS &&
                r->peer == source && !r->done && (unsigned __int128)offset + part <= r->bytes &&
                !(r->proto == TW_PROTO_RNDV_PUT && offset) &&
-               !(r->proto == TW_PROTO_RNDV_PIECES && (offset || part));
+               !((r->proto == TW_PROTO_RNDV_PIECES || r->proto == TW_PROTO_EAGER_SYNC) &&
+                 (offset || part));
     }
     FUZZ_CHECK((i != 0) == want);
     if (!i) return;
@@ -218,6 +245,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         pieces(data, size);
         return 0;
     }
+    if (mode == MODE_SYNC) {
+        sync_eager(data, size);
+        return 0;
+    }
     if (size < SETUP) return 0;
     const uint8_t *s = data + 1;
     int slot = (int)(s[0] | s[1] << 8);
@@ -225,7 +256,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     *r = (req_t){.gen = s[2],
                  .kind = (uint8_t)(s[3] % 6),
                  .state = (uint8_t)(s[4] % 6),
-                 .proto = (uint8_t)(s[5] % 7),
+                 .proto = (uint8_t)(s[5] % 8),
                  .done = s[6] & 1,
                  .parts = s[7] % 3,
                  .peer = (int8_t)s[8],
@@ -255,7 +286,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
  * that the checks behind it are reached. */
 void fuzz_fixup(uint8_t *data, size_t size) {
     unsigned mode = data[0] % MODES;
-    if (mode == MODE_ENVELOPE || mode == MODE_PIECES || size < SETUP) return;
+    if (mode == MODE_ENVELOPE || mode == MODE_PIECES || mode == MODE_SYNC || size < SETUP) return;
     uint32_t h = 0x2cu << 24 | (uint32_t)data[3] << 16 | (uint32_t)(data[1] | data[2] << 8);
     size_t at = mode == MODE_CTS ? 0 : mode == MODE_READY || mode == MODE_RNDV_PIECES ? 4 : 8;
     if (size >= SETUP + at + 4) memcpy(data + SETUP + at, &h, 4);
@@ -291,6 +322,15 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
         if (at0 + 4040 > cap) return 0;
         for (size_t k = 0; k < 4040; k++) buf[at0 + k] = (uint8_t)rand32();
         return at0 + 4040;
+    }
+    if (mode == MODE_SYNC) {
+        struct {
+            tw_mpi_hdr_t h;
+            tw_mpi_sync_t s;
+        } head = {{(int32_t)(rand32() % 1000), rand32() % 8}, {0x2c010001u + rand32() % 64, 0}};
+        size_t at = put(buf, 1, &head, sizeof head), len = rand32() % 96;
+        for (size_t k = 0; k < len; k++) buf[at + k] = (uint8_t)rand32();
+        return at + len;
     }
     if (mode == MODE_ENVELOPE) {
         int is_rts = (index / MODES) & 1;
@@ -357,9 +397,10 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
 void fuzz_report(FILE *out) {
     fprintf(out,
             "; accepted: %ld of %ld envelopes, %ld of %ld CTSs, %ld of %ld READYs, %ld of %ld "
-            "notifications, %ld of %ld pieces, %ld of %ld rendezvous first pieces",
+            "notifications, %ld of %ld pieces, %ld of %ld rendezvous first pieces, %ld of %ld "
+            "synchronous eager",
             accepted[MODE_ENVELOPE], tried[MODE_ENVELOPE], accepted[MODE_CTS], tried[MODE_CTS],
             accepted[MODE_READY], tried[MODE_READY], accepted[MODE_NOTIFIED], tried[MODE_NOTIFIED],
             accepted[MODE_PIECES], tried[MODE_PIECES], accepted[MODE_RNDV_PIECES],
-            tried[MODE_RNDV_PIECES]);
+            tried[MODE_RNDV_PIECES], accepted[MODE_SYNC], tried[MODE_SYNC]);
 }

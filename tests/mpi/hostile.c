@@ -5,7 +5,8 @@
  * sends, ranges past the buffer, a send already complete or a send to another
  * rank, notifications whose cookie names a send to another rank, and pipelined
  * messages' pieces with nothing to continue, of the wrong length, of a size of 0 or
- * too large to keep, or a first piece while one is under way, and a rendezvous by pieces
+ * too large to keep, or a first piece while one is under way, a synchronous eager
+ * message too short to name its send, and a rendezvous by pieces
  * whose first piece names another receive or send, or carries too little. Rank 0 must
  * drop or refuse
  * each one (MPI_ERR_OTHER on the receive it concerns, under MPI_ERRORS_RETURN),
@@ -130,7 +131,9 @@ static void native_peer(void) {
     send_raw(TW_MPI_MORE, piece + TW_MPI_FIRST_PIECE, 5000 - TW_MPI_FIRST_PIECE);
     send_raw(TW_MPI_MORE, piece, 1); /* the message is whole: nothing to continue */
 
-    int32_t v = 12345;
+    /* a synchronous eager message too short to name its send, of the good one's tag */
+    int32_t v = 12345, bad_v = 666;
+    send_hdr(TW_MPI_SYNC, 7, 0, &bad_v, sizeof bad_v);
     send_hdr(TW_MPI_EAGER, 7, 0, &v, sizeof v); /* and a good message after all that */
 
     /* a rendezvous by pieces of 5000 bytes, tag 9: once rank 0's CTS says go, first

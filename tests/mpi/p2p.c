@@ -253,9 +253,10 @@ static void truncation_self_procnull(void) {
 
 /* An Issend cannot complete before its receive is posted: the receiver posts it only
  * after the sender has seen the request incomplete. Sizes of every synchronous
- * protocol: none, one piece, several (up to 16 KiB on one node by pieces), a get. */
+ * protocol: eager (none, a few bytes, the most), one piece, several (up to 16 KiB on
+ * one node by pieces), a get. Then each with its receive posted first. */
 static void ssend_semantics(void) {
-    static const int sizes[] = {0, 100, 4096, 16384, 16385, 70000};
+    static const int sizes[] = {0, 100, 4072, 4073, 4096, 16384, 16385, 70000};
     char go = 1, *data = malloc(70000), *b = malloc(70000 + 1);
     CHECK(data && b);
     for (int i = 0; i < 70000; i++) data[i] = (char)(i * 13 + 1);
@@ -277,6 +278,20 @@ static void ssend_semantics(void) {
             memset(b, 0, (size_t)n + 1);
             MPI_Recv(&go, 1, MPI_CHAR, 0, 12, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Recv(b, n + 1, MPI_CHAR, 0, 11, MPI_COMM_WORLD, &st);
+            MPI_Get_count(&st, MPI_CHAR, &got);
+            CHECK(got == n && !memcmp(b, data, (size_t)n) && b[n] == 0);
+        }
+        if (rank == 0) { /* the receive is there before the message */
+            MPI_Recv(&go, 1, MPI_CHAR, 1, 13, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Ssend(data, n, MPI_CHAR, 1, 14, MPI_COMM_WORLD);
+        } else if (rank == 1) {
+            MPI_Request r;
+            int got = -1;
+            MPI_Status st;
+            memset(b, 0, (size_t)n + 1);
+            MPI_Irecv(b, n + 1, MPI_CHAR, 0, 14, MPI_COMM_WORLD, &r);
+            MPI_Send(&go, 1, MPI_CHAR, 0, 13, MPI_COMM_WORLD);
+            MPI_Wait(&r, &st);
             MPI_Get_count(&st, MPI_CHAR, &got);
             CHECK(got == n && !memcmp(b, data, (size_t)n) && b[n] == 0);
         }

@@ -128,7 +128,10 @@ int tw_mpi_p2p_grow(int n) {
  * on one node too: it puts two cores to the copy; across nodes the sender puts the whole message.
  */
 tw_proto_t tw_proto_choose(const req_t *r) {
-    if (r->mode != TW_SEND_SYNC && r->bytes <= tw_p2p.eager_max) return TW_PROTO_EAGER;
+    if (r->bytes <= tw_p2p.eager_max) {
+        if (r->mode != TW_SEND_SYNC) return TW_PROTO_EAGER;
+        if (r->bytes <= TW_MPI_SYNC_MAX) return TW_PROTO_EAGER_SYNC;
+    }
     tw_link_caps_t caps;
     tw_ep_link_caps(tw_channel_of(r)->ep, r->peer, &caps); /* zeroed when unknown: none */
     size_t pipelined =
@@ -164,7 +167,10 @@ static void deliver_unexpected(int i, tw_unexpected_t *u) {
         tw_proto_pipeline_wait(i, u);
         return;
     }
-    deliver(i, u->source, u->tag, u->is_rts, &u->rts, u->data, u->len);
+    if (u->sync)
+        tw_proto_eager_sync_deliver(i, u->source, u->tag, u->data, u->len, u->sync);
+    else
+        deliver(i, u->source, u->tag, u->is_rts, &u->rts, u->data, u->len);
     tw_match_release(&tw_channel_of_req(i)->match, u);
 }
 
@@ -190,6 +196,27 @@ static int first_arrive(tw_channel_t *ch, const tw_velo_msg_t *m) {
     if (u->missing) tw_proto_pipeline_keep(ch, m->source, u);
     if (tw_mpi_t_event_wanted(TW_EVENT_UNEXPECTED))
         tw_mpi_t_event_unexpected(m->source, h.tag, size, h.context);
+    return 1;
+}
+
+/* A synchronous eager message: to the receive it matches, which answers it, or kept
+ * (0: no room to keep it now). Dropped when it is none of MPI's. */
+static __attribute__((noinline)) int sync_arrive(tw_channel_t *ch, const tw_velo_msg_t *m) {
+    tw_mpi_hdr_t h;
+    uint32_t sreq;
+    if (!tw_mpi_sync_take(m->data, m->length, &h, &sreq)) return 1;
+    size_t skip = sizeof h + sizeof(tw_mpi_sync_t), len = m->length - skip;
+    const unsigned char *body = (const unsigned char *)m->data + skip;
+    tw_posted_t *p = tw_match_arrival(&ch->match, m->source, h.tag, h.context);
+    if (p) {
+        tw_proto_eager_sync_deliver(tw_req_of_posted(p), m->source, h.tag, body, len, sreq);
+        return 1;
+    }
+    tw_unexpected_t *u = tw_match_keep(&ch->match, m->source, h.tag, h.context, NULL, body, len);
+    if (!u) return 0;
+    u->sync = sreq;
+    if (tw_mpi_t_event_wanted(TW_EVENT_UNEXPECTED))
+        tw_mpi_t_event_unexpected(m->source, h.tag, len, h.context);
     return 1;
 }
 
@@ -223,6 +250,8 @@ __attribute__((noinline)) int tw_p2p_arrive(tw_channel_t *ch, const tw_velo_msg_
         case TW_MPI_PIECES:
             tw_proto_pieces_take(ch, m->source, m->data, m->length);
             return 1;
+        case TW_MPI_SYNC:
+            return sync_arrive(ch, m);
         case TW_MPI_READY:
             tw_proto_ready_take(m->source, m->data, m->length);
             return 1;
@@ -285,6 +314,7 @@ static int post(int i) {
     req_t *r = &tw_reqs[i];
     return r->proto == TW_PROTO_EAGER                                  ? tw_proto_eager_post(r)
            : r->proto == TW_PROTO_PIPELINE || tw_proto_pieces_go_on(r) ? tw_proto_pipeline_post(i)
+           : r->proto == TW_PROTO_EAGER_SYNC                           ? tw_proto_eager_sync_post(i)
                                                                        : tw_proto_rts_post(i);
 }
 
@@ -297,7 +327,7 @@ static void posted_ok(int i) {
         tw_proto_rndv_part_done(i); /* its last piece: the CTS's part */
     else
         r->state = r->proto == TW_PROTO_RNDV_SPLIT || r->proto == TW_PROTO_RNDV_PUT ||
-                           r->proto == TW_PROTO_RNDV_PIECES
+                           r->proto == TW_PROTO_RNDV_PIECES || r->proto == TW_PROTO_EAGER_SYNC
                        ? TW_STATE_WAIT_CTS
                        : TW_STATE_MOVING;
 }
@@ -421,7 +451,7 @@ static int send_start(tw_channel_t *ch, int i) {
         /* a staged send packs at every start (persistent ones run again), one window;
          * an eager, pipelined or by pieces one packs each piece straight into the
          * mailbox */
-        if (r->staged && r->proto != TW_PROTO_RNDV_PIECES) tw_mpi_staged_pack_at(r->staged, 0);
+        if (r->staged && tw_proto_packs_window(r->proto)) tw_mpi_staged_pack_at(r->staged, 0);
         int err = tw_proto_rndv_setup(i);
         if (err) return err;
     }

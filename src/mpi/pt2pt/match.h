@@ -35,6 +35,7 @@ typedef struct tw_unexpected {
     size_t len;         /* eager: bytes of payload in data; RTS: the RTS's length */
     size_t missing;     /* pipelined: bytes of its pieces still to come */
     MPI_Request waiter; /* pipelined and taken before its last piece: the receive it goes to */
+    uint32_t sync;      /* synchronous eager: the sender's request, to answer; else 0 */
     unsigned char data[];
 } tw_unexpected_t;
 

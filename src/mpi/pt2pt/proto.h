@@ -23,9 +23,12 @@
  *     sender puts all of it; the put requester notification stands in for the get
  *     responder's;
  *   rendezvous by pieces (a staged message past what is pipelined at once, or a
- *     synchronous one, contiguous up to 16 KiB, on one node; proto_pipeline.c): RTS and CTS, then the pipelined
- *     protocol's pieces, the first naming the receive, so nothing is kept before the
+ *     synchronous one, contiguous up to 16 KiB, on one node; proto_pipeline.c): RTS and CTS, then
+ * the pipelined protocol's pieces, the first naming the receive, so nothing is kept before the
  *     receive comes and no window is packed first;
+ *   synchronous eager (a synchronous send of up to TW_MPI_SYNC_MAX bytes and the eager
+ *     limit; proto_eager.c): the eager message names the send, and the receiver's CTS,
+ *     once a receive has taken it, completes the send;
  *   synchronous: every synchronous send is a rendezvous (by get, split or put as its
  *     size and peer say), so it completes only once the receiver has matched it; a
  *     zero-byte one registers a dummy byte.
@@ -76,6 +79,13 @@ int tw_proto_send_piece(const req_t *r, unsigned velo_tag, const void *hdr, size
                         size_t len);
 int tw_proto_eager_post(req_t *r);
 void tw_proto_eager_deliver(int i, int source, int tag, const void *data, size_t len);
+/* Synchronous eager: send i's message (TW_MPI_SYNC), TW_OK or the VELO send's; one
+ * delivered to receive i, which answers it (sreq: the sender's handle); that answer
+ * (again after TW_RETRY, from the pending gets). */
+int tw_proto_eager_sync_post(int i);
+void tw_proto_eager_sync_deliver(int i, int source, int tag, const void *data, size_t len,
+                                 uint32_t sreq);
+void tw_proto_sync_ack(int i);
 
 /* pipelined (proto_pipeline.c) */
 /* Puts the pieces of send i the peer's mailbox takes now, from where the last call

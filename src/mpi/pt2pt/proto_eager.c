@@ -7,6 +7,7 @@
 #include "common/small_copy.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/pt2pt/engine.h"
+#include "mpi/pt2pt/failure.h"
 #include "mpi/pt2pt/proto.h"
 #include "mpi/env/state.h"
 #include "mpi/env/thread.h"
@@ -38,13 +39,51 @@ int tw_proto_eager_post(req_t *r) {
     return tw_proto_send_piece(r, TW_MPI_EAGER, &h, sizeof h, 0, r->bytes);
 }
 
-void tw_proto_eager_deliver(int i, int source, int tag, const void *data, size_t len) {
-    req_t *r = &tw_reqs[i];
+/* The message into receive r. */
+static void eager_land(req_t *r, int source, int tag, const void *data, size_t len) {
     tw_req_complete_recv(r, source, tag, len);
     if (r->staged) /* unpacked straight from the message */
         tw_mpi_staged_unpack_at(r->staged, data, 0, r->st_bytes);
     else /* buf may be NULL for 0 */
         tw_copy(r->buf, data, r->st_bytes);
+}
+
+void tw_proto_eager_deliver(int i, int source, int tag, const void *data, size_t len) {
+    eager_land(&tw_reqs[i], source, tag, data, len);
+    tw_req_done(i);
+}
+
+int tw_proto_eager_sync_post(int i) {
+    req_t *r = &tw_reqs[i];
+    struct {
+        tw_mpi_hdr_t h;
+        tw_mpi_sync_t s;
+    } head = {{r->tag, r->context}, {(uint32_t)tw_req_handle(i), 0}};
+    return tw_proto_send_piece(r, TW_MPI_SYNC, &head, sizeof head, 0, r->bytes);
+}
+
+void tw_proto_eager_sync_deliver(int i, int source, int tag, const void *data, size_t len,
+                                 uint32_t sreq) {
+    req_t *r = &tw_reqs[i];
+    eager_land(r, source, tag, data, len);
+    r->proto = TW_PROTO_EAGER_SYNC;
+    r->got.sreq = sreq;
+    r->got_from = source;
+    tw_proto_sync_ack(i);
+}
+
+/* The CTS that completes the sender's synchronous eager send; the receive completes
+ * once it is in the sender's mailbox (until then it waits with the refused gets). */
+void tw_proto_sync_ack(int i) {
+    req_t *r = &tw_reqs[i];
+    tw_channel_t *ch = tw_channel_of_req(i);
+    tw_mpi_cts_t cts = {r->got.sreq, (uint32_t)tw_req_handle(i), 0, 0, 0, 0};
+    int rc = tw_velo_send(ch->ep, r->got_from, TW_MPI_CTS, &cts, sizeof cts);
+    if (rc == TW_RETRY) {
+        tw_req_list_push(&ch->pending_gets, i);
+        return;
+    }
+    if (rc != TW_OK) r->error = tw_mpi_peer_error(r->got_from, rc); /* its data came */
     tw_req_done(i);
 }
 
@@ -98,10 +137,12 @@ int tw_mpi_recv_now(void *buf, size_t bytes, int source, int tag, uint32_t conte
             return err;
         }
     }
-    /* the first piece of a pipelined message for this receive: left where it is, for
-     * the general path, which posts the receive first, so that the pieces go straight
-     * into its buffer rather than into a copy set aside */
-    if (m.tag == TW_MPI_FIRST && tw_mpi_header_take(m.data, m.length, &h) &&
+    /* the first piece of a pipelined message for this receive, or a synchronous one:
+     * left where it is, for the general path, which posts the receive first, so that
+     * the pieces go straight into its buffer rather than into a copy set aside (and the
+     * synchronous one is answered) */
+    if ((m.tag == TW_MPI_FIRST || m.tag == TW_MPI_SYNC) &&
+        tw_mpi_header_take(m.data, m.length, &h) &&
         tw_match_accepts(source, tag, context, m.source, h.tag, h.context)) {
         tw_velo_unpeek(ch->ep, &m);
         return 1;

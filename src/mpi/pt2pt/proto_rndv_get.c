@@ -18,8 +18,8 @@ static unsigned char sync_dummy; /* what a zero-byte synchronous send registers 
 int tw_proto_rndv_setup(int i) {
     req_t *r = &tw_reqs[i];
     tw_channel_t *ch = tw_channel_of_req(i);
-    if (r->proto == TW_PROTO_RNDV_PIECES) {
-        /* nothing to register: done once the CTS has come and the last piece is in */
+    if (r->proto == TW_PROTO_RNDV_PIECES || r->proto == TW_PROTO_EAGER_SYNC) {
+        /* nothing to register: done once the CTS has come (and the last piece is in) */
         r->cts.rreq = 0;
         r->parts = 1;
     } else {
@@ -36,7 +36,7 @@ int tw_proto_rndv_setup(int i) {
     }
     ch->rendezvous += r->parts;
     ch->rndv_sends++;
-    if (tw_mpi_t_event_wanted(TW_EVENT_RNDV_BEGIN))
+    if (r->proto != TW_PROTO_EAGER_SYNC && tw_mpi_t_event_wanted(TW_EVENT_RNDV_BEGIN))
         tw_mpi_t_event_rndv_begin(r->peer, r->tag, r->bytes, r->context,
                                   r->proto == TW_PROTO_RNDV_CHUNKED  ? 1
                                   : r->proto == TW_PROTO_RNDV_SPLIT  ? 2
@@ -128,6 +128,10 @@ void tw_proto_rndv_get(int i) {
     req_t *r = &tw_reqs[i];
     if (r->proto == TW_PROTO_RNDV_PIECES) { /* nothing to get: the sender's go */
         tw_proto_pieces_cts_send(i);
+        return;
+    }
+    if (r->proto == TW_PROTO_EAGER_SYNC) { /* the data came: the sender's answer */
+        tw_proto_sync_ack(i);
         return;
     }
     tw_channel_t *ch = tw_channel_of_req(i);

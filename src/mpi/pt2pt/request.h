@@ -38,18 +38,27 @@ typedef enum tw_proto {
     TW_PROTO_RNDV_PUT,     /* RTS, CTS; the sender puts it all (proto_rndv_split.c) */
     TW_PROTO_PIPELINE,     /* eager pieces through the mailbox (proto_pipeline.c) */
     TW_PROTO_RNDV_PIECES,  /* RTS, CTS; then pipelined pieces (proto_pipeline.c) */
+    TW_PROTO_EAGER_SYNC,   /* synchronous eager, then the receiver's CTS (proto_eager.c) */
 } tw_proto_t;
 
-/* A rendezvous protocol: a registered buffer, and parts counted (tw_proto_rndv_*). */
+/* A rendezvous protocol: parts counted (tw_proto_rndv_*), and a registered buffer
+ * unless it goes by pieces or synchronous eager. */
 static inline int tw_proto_is_rndv(unsigned proto) {
     return proto != TW_PROTO_EAGER && proto != TW_PROTO_PIPELINE;
+}
+
+/* A rendezvous whose staged send packs a window first (the others pack each piece or
+ * message straight into the mailbox). */
+static inline int tw_proto_packs_window(unsigned proto) {
+    return tw_proto_is_rndv(proto) && proto != TW_PROTO_RNDV_PIECES && proto != TW_PROTO_EAGER_SYNC;
 }
 
 /* Where a running send or receive is in its protocol. */
 typedef enum tw_req_state {
     TW_STATE_START,    /* nothing sent or matched yet (a receive may be posted) */
     TW_STATE_QUEUED,   /* send: its message waits for room in the peer's mailbox */
-    TW_STATE_WAIT_CTS, /* split, put or pieces send: the RTS went, the CTS is awaited */
+    TW_STATE_WAIT_CTS, /* split, put, pieces or synchronous eager send: its first message
+                          went, the CTS is awaited */
     TW_STATE_MOVING,   /* rendezvous: the data is on the move, parts outstanding */
     TW_STATE_CTS_SENT, /* split or put receive: its CTS went; it gets its own part;
                           pieces receive: its CTS went; its first piece is awaited */

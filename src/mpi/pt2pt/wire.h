@@ -22,7 +22,8 @@ enum {
     TW_MPI_FIRST = 8,   /* a pipelined message's first piece: header, tw_mpi_first_t, data */
     TW_MPI_MORE = 9,    /* its next piece: data only */
     TW_MPI_PIECES = 10, /* a rendezvous by pieces' first: tw_mpi_pieces_t, data */
-    TW_MPI_KINDS = 11   /* kinds are below this */
+    TW_MPI_SYNC = 11,   /* a synchronous eager message: header, tw_mpi_sync_t, payload */
+    TW_MPI_KINDS = 12   /* kinds are below this */
 };
 
 /* What a TW_MPI_LOST notice carries: the world rank found lost and the cause the
@@ -56,6 +57,15 @@ typedef struct tw_mpi_cts {
 } tw_mpi_cts_t;
 
 #define TW_MPI_EAGER_MAX (TW_VELO_MAX_SIZE - sizeof(tw_mpi_hdr_t))
+
+/* A synchronous send short enough (TW_MPI_SYNC_MAX) goes as an eager message that
+ * names the send (TW_MPI_SYNC): the receiver takes it as an eager one and, once a
+ * receive has matched it, answers with a CTS of no part, which completes the send. Two
+ * messages, where a rendezvous takes three or a system call. */
+typedef struct tw_mpi_sync {
+    uint32_t sreq, pad; /* the sender's request handle; the payload stays 8-aligned */
+} tw_mpi_sync_t;
+#define TW_MPI_SYNC_MAX (TW_MPI_EAGER_MAX - sizeof(tw_mpi_sync_t))
 
 /* A pipelined message (proto_pipeline.c): what its first piece carries after the
  * header, the size of the whole message, then as much of the data as fills the VELO

@@ -45,6 +45,18 @@ static inline int tw_mpi_envelope_take(const void *data, size_t len, tw_mpi_hdr_
     return rts->split <= TW_RTS_PIECES;
 }
 
+/* A synchronous eager message of len bytes at data: 1 with its header in *h and the
+ * sender's request handle in *sreq, its payload at data + sizeof *h +
+ * sizeof(tw_mpi_sync_t); 0 when it is none of MPI's: an envelope tw_mpi_envelope_take
+ * refuses, or too short for the handle. */
+static inline int tw_mpi_sync_take(const void *data, size_t len, tw_mpi_hdr_t *h, uint32_t *sreq) {
+    tw_mpi_sync_t s;
+    if (!tw_mpi_envelope_take(data, len, h, NULL) || len - sizeof *h < sizeof s) return 0;
+    memcpy(&s, (const unsigned char *)data + sizeof *h, sizeof s);
+    *sreq = s.sreq;
+    return 1;
+}
+
 /* The first piece of a pipelined message, len bytes at data: 1 with its header in *h and
  * the message's size in *size, its data at data + sizeof *h + sizeof(tw_mpi_first_t);
  * 0 when it is none of MPI's: an envelope tw_mpi_envelope_take refuses, a size of 0 or
@@ -89,7 +101,7 @@ static inline int tw_mpi_pieces_check(int source, const void *data, size_t len) 
  * request slot, or 0 when it is no CTS that send waits for (wrong length, no such
  * request, not a send of ours to source, one not waiting for its CTS, or finished, a
  * part outside its buffer, one not from 0 for a put of the whole message, or any part
- * for a rendezvous by pieces). */
+ * for a rendezvous by pieces or a synchronous eager send). */
 static inline int tw_mpi_cts_check(int source, const void *body, size_t len, tw_mpi_cts_t *c) {
     if (len != sizeof *c) return 0;
     memcpy(c, body, sizeof *c);
@@ -99,7 +111,8 @@ static inline int tw_mpi_cts_check(int source, const void *body, size_t len, tw_
     if (r->kind != REQ_SEND || r->state != TW_STATE_WAIT_CTS || r->peer != source || r->done ||
         c->offset > r->bytes || c->len > r->bytes - c->offset ||
         ((r->proto == TW_PROTO_RNDV_PUT && c->offset) ||
-         (r->proto == TW_PROTO_RNDV_PIECES && (c->offset || c->len))))
+         ((r->proto == TW_PROTO_RNDV_PIECES || r->proto == TW_PROTO_EAGER_SYNC) &&
+          (c->offset || c->len))))
         return 0;
     return i;
 }
