@@ -134,6 +134,11 @@ void tw_proto_ready_send(int i);
 /* The receive's CTS: TW_OK with the length its own get must fetch in *get_len. */
 int tw_proto_cts_send(int i, size_t n, size_t *get_len);
 void tw_proto_cts_take(int source, const void *body, size_t len); /* a CTS */
+/* A CTS of no part to the sender of receive i's message (got.sreq, got_from): the go
+ * of a rendezvous by pieces, the answer to a synchronous eager one. TW_OK, or the VELO
+ * send's error; on TW_RETRY receive i waits with the refused gets, which send it again
+ * (tw_proto_rndv_get). */
+int tw_proto_go_send(int i);
 void tw_proto_put_start(int i);
 
 #pragma GCC visibility pop

@@ -75,15 +75,10 @@ void tw_proto_eager_sync_deliver(int i, int source, int tag, const void *data, s
 /* The CTS that completes the sender's synchronous eager send; the receive completes
  * once it is in the sender's mailbox (until then it waits with the refused gets). */
 void tw_proto_sync_ack(int i) {
-    req_t *r = &tw_reqs[i];
-    tw_channel_t *ch = tw_channel_of_req(i);
-    tw_mpi_cts_t cts = {r->got.sreq, (uint32_t)tw_req_handle(i), 0, 0, 0, 0};
-    int rc = tw_velo_send(ch->ep, r->got_from, TW_MPI_CTS, &cts, sizeof cts);
-    if (rc == TW_RETRY) {
-        tw_req_list_push(&ch->pending_gets, i);
-        return;
-    }
-    if (rc != TW_OK) r->error = tw_mpi_peer_error(r->got_from, rc); /* its data came */
+    int rc = tw_proto_go_send(i);
+    if (rc == TW_RETRY) return;
+    if (rc != TW_OK)
+        tw_reqs[i].error = tw_mpi_peer_error(tw_reqs[i].got_from, rc); /* its data came */
     tw_req_done(i);
 }
 

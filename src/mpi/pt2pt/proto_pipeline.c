@@ -96,11 +96,9 @@ void tw_proto_pieces_go(int i) {
  * first piece, which names the receive. */
 void tw_proto_pieces_cts_send(int i) {
     req_t *r = &tw_reqs[i];
-    tw_channel_t *ch = tw_channel_of_req(i);
-    tw_mpi_cts_t cts = {r->got.sreq, (uint32_t)tw_req_handle(i), 0, 0, 0, 0};
-    int rc = tw_velo_send(ch->ep, r->got_from, TW_MPI_CTS, &cts, sizeof cts);
+    int rc = tw_proto_go_send(i);
     if (rc == TW_RETRY) {
-        tw_req_list_push(&ch->pending_gets, i);
+        /* sent again from the pending gets */
     } else if (rc != TW_OK) {
         r->error = tw_mpi_peer_error(r->got_from, rc); /* nothing will come */
         tw_req_done(i);

@@ -51,6 +51,15 @@ int tw_proto_cts_send(int i, size_t n, size_t *get_len) {
     return TW_OK;
 }
 
+int tw_proto_go_send(int i) {
+    req_t *r = &tw_reqs[i];
+    tw_channel_t *ch = tw_channel_of_req(i);
+    tw_mpi_cts_t cts = {r->got.sreq, (uint32_t)tw_req_handle(i), 0, 0, 0, 0};
+    int rc = tw_velo_send(ch->ep, r->got_from, TW_MPI_CTS, &cts, sizeof cts);
+    if (rc == TW_RETRY) tw_req_list_push(&ch->pending_gets, i);
+    return rc;
+}
+
 /* A split or put send puts the part its CTS names. */
 void tw_proto_put_start(int i) {
     req_t *r = &tw_reqs[i];
