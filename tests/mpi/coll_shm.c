@@ -9,6 +9,7 @@
  *
  * usage: mpi_coll_shm [small]   small: barrier, bcast and allreduce of a few sizes
  * (for many ranks on few cores). */
+#include <math.h>
 #include <mpi.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -113,6 +114,28 @@ static void sums(MPI_Comm comm, size_t n) {
     }
     free(in);
     free(out);
+}
+
+/* Allreduce gives every rank the same bits, whatever the sum's rounding: doubles of
+ * magnitudes far apart, so that another order of the additions rounds otherwise, in
+ * place and not; every rank's result against rank 0's. */
+static void same_bits(MPI_Comm comm, size_t n) {
+    double *in = malloc(n * sizeof *in), *out = malloc(n * sizeof *out),
+           *first = malloc(n * sizeof *first);
+    CHECK(in && out && first);
+    for (size_t i = 0; i < n; i++)
+        in[i] = ldexp((me + i) % 2 ? 1.0 : -1.0, (int)((me * 37 + i * 11) % 60)) + 0.1 * (me + 1);
+    for (int in_place = 0; in_place < 2; in_place++) {
+        if (in_place) memcpy(out, in, n * sizeof *in);
+        CHECK(MPI_Allreduce(in_place ? MPI_IN_PLACE : in, out, (int)n, MPI_DOUBLE, MPI_SUM, comm) ==
+              MPI_SUCCESS);
+        memcpy(first, out, n * sizeof *out);
+        CHECK(MPI_Bcast(first, (int)n, MPI_DOUBLE, 0, comm) == MPI_SUCCESS);
+        CHECK(!memcmp(first, out, n * sizeof *out));
+    }
+    free(in);
+    free(out);
+    free(first);
 }
 
 /* an op that does not commute, over items of two unsigned */
@@ -286,6 +309,7 @@ static void all_on(MPI_Comm comm, int small) {
         CHECK(MPI_Barrier(comm) == MPI_SUCCESS);
         bcasts(comm, c[j], s2);
         sums(comm, c[j]);
+        same_bits(comm, c[j]);
         ordered(comm, c[j], op, two);
         scans(comm, c[j], op, two, s2);
         if (small) continue;

@@ -549,8 +549,8 @@ static int combine_own(tw_mpi_comm_t *c, uint64_t k, const unsigned char *in, si
 /* Combines the n items of step k in the slots of ranks [0, upto) straight into out,
  * in rank order (slot 0's op (slot 1's op (...))): a small reduction's whole result,
  * or a scan's. own, when not NULL, is this rank's contribution where it is instead of
- * in its slot: out itself (in place) only when the op commutes or this rank's comes
- * last, so that it is read before the result overwrites it. */
+ * in its slot: out itself (in place) only when this rank's comes last, or for a reduce's
+ * root (the one result) when the op commutes, the others then combined into it. */
 static int combine_whole(tw_mpi_comm_t *c, uint64_t k, unsigned char *out, size_t n,
                          const tw_coll_red_t *red, int upto, const unsigned char *own) {
     int rc = MPI_SUCCESS, r = c->rank;
@@ -588,7 +588,10 @@ static int seg_reduce(tw_mpi_comm_t *c, const unsigned char *in, unsigned char *
              * us against 4.2-4.5), unless the result would overwrite it before it is
              * read */
             const unsigned char *own = wants ? in + first * item : NULL;
-            if (own == out + first * item && !red->commute && r != p - 1) own = NULL;
+            /* in place, unless this rank's contribution comes last it goes to its slot
+             * too: the result would overwrite it, and (an allreduce) combined into it in
+             * another order each rank's result could round to other bits */
+            if (own == out + first * item && r != p - 1 && (!red->commute || root < 0)) own = NULL;
             if (!own || root < 0) give(c, slot(c, k, r), in + first * item, n * item);
             if (!wants) {
                 publish_given(c, k);
