@@ -123,10 +123,10 @@ int tw_mpi_p2p_grow(int n) {
 
 /* The one place a send's protocol is chosen. Pipelined only on one node, where the
  * sender writes the receiver's mailbox itself (the initiator of an RMA moves its bytes):
- * up to TW_PIPELINE_LIMIT, a staged message up to STAGED_PIPELINE_MOST, and a longer
- * (or synchronous) staged one by pieces, as a synchronous one up to SYNC_PIECES_MOST. A split only
- * on one node too: it puts two cores to the copy; across nodes the sender puts the whole message.
- */
+ * up to TW_PIPELINE_LIMIT, a staged message up to STAGED_PIPELINE_MOST; a longer (or
+ * synchronous) staged one by pieces, as a synchronous one up to SYNC_PIECES_MOST past
+ * what goes synchronous eager. A split only on one node too: it puts two cores to the
+ * copy; across nodes the sender puts the whole message. */
 tw_proto_t tw_proto_choose(const req_t *r) {
     if (r->bytes <= tw_p2p.eager_max) {
         if (r->mode != TW_SEND_SYNC) return TW_PROTO_EAGER;

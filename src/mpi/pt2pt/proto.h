@@ -23,15 +23,16 @@
  *     sender puts all of it; the put requester notification stands in for the get
  *     responder's;
  *   rendezvous by pieces (a staged message past what is pipelined at once, or a
- *     synchronous one, contiguous up to 16 KiB, on one node; proto_pipeline.c): RTS and CTS, then
- * the pipelined protocol's pieces, the first naming the receive, so nothing is kept before the
- *     receive comes and no window is packed first;
+ *     synchronous one past synchronous eager, contiguous up to 16 KiB, on one node;
+ *     proto_pipeline.c): RTS and CTS, then the pipelined protocol's pieces, the first
+ *     naming the receive, so nothing is kept before the receive comes and no window is
+ *     packed first;
  *   synchronous eager (a synchronous send of up to TW_MPI_SYNC_MAX bytes and the eager
  *     limit; proto_eager.c): the eager message names the send, and the receiver's CTS,
  *     once a receive has taken it, completes the send;
- *   synchronous: every synchronous send is a rendezvous (by get, split or put as its
- *     size and peer say), so it completes only once the receiver has matched it; a
- *     zero-byte one registers a dummy byte.
+ *   synchronous: every longer synchronous send is a rendezvous (by pieces, get, split or
+ *     put as its size and peer say), so it completes only once the receiver has matched
+ *     it.
  * Messages are matched in arrival order per sender (VELO keeps each sender's order),
  * so MPI's non-overtaking rule holds whatever the protocol mix. */
 #ifndef TW_MPI_PROTO_H

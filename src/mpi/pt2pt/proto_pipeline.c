@@ -11,9 +11,9 @@
  * (which then completes with the last piece).
  *
  * A rendezvous by pieces (a derived datatype's message past what is pipelined at
- * once) sends its pieces the same way once the receiver's CTS has come: the first
- * names the receive (TW_MPI_PIECES), which alone waits for them, so nothing of the
- * message is kept before its receive comes. */
+ * once, or a synchronous one) sends its pieces the same way once the receiver's CTS has come: the
+ * first names the receive (TW_MPI_PIECES), which alone waits for them, so nothing of the message is
+ * kept before its receive comes. */
 #include <string.h>
 
 #include "mpi/datatype/datatype.h"
@@ -112,8 +112,8 @@ void tw_proto_pieces_cts_send(int i) {
 void tw_proto_pieces_take(tw_channel_t *ch, int source, const void *data, size_t len) {
     int i;
     if (source < 0 || source >= tw_mpi.size || tw_proto_pieces_under_way(ch, source) ||
-        !(i = tw_mpi_pieces_check(source, data, len)))
-        return; /* not a piece anything waits for */
+        !(i = tw_mpi_pieces_check(source, data, len)) || tw_channel_of_req(i) != ch)
+        return; /* not a piece anything waits for (on another channel: not its thread's) */
     req_t *r = &tw_reqs[i];
     size_t n = len - sizeof(tw_mpi_pieces_t), size = (size_t)r->got.size;
     r->proto = TW_PROTO_PIPELINE; /* its later pieces come as a pipelined message's */

@@ -13,8 +13,6 @@
 #include "mpi/tools/events.h"
 #include "mpi/pt2pt/wire_check.h"
 
-static unsigned char sync_dummy; /* what a zero-byte synchronous send registers */
-
 int tw_proto_rndv_setup(int i) {
     req_t *r = &tw_reqs[i];
     tw_channel_t *ch = tw_channel_of_req(i);
@@ -23,9 +21,9 @@ int tw_proto_rndv_setup(int i) {
         r->cts.rreq = 0;
         r->parts = 1;
     } else {
-        void *at = r->bytes ? r->buf : &sync_dummy;
+        /* (no message of 0 bytes comes here: it goes eager, synchronous or not) */
         size_t len = r->proto == TW_PROTO_RNDV_CHUNKED ? TW_PACK_CHUNK : r->bytes;
-        if (tw_reg(ch->ep, at, len ? len : 1, TW_PERM_READ, &r->region)) {
+        if (tw_reg(ch->ep, r->buf, len, TW_PERM_READ, &r->region)) {
             r->active = 0;
             return MPI_ERR_NO_MEM;
         }

@@ -99,9 +99,9 @@ enum { TW_RTS_SPLIT = 1, TW_RTS_CHUNKED = 2 };
  * (a derived datatype) answers with len 0 and gets the message as usual. */
 enum { TW_RTS_PUT = 3 };
 /* A rendezvous by pieces (TW_RTS_PIECES; on one node, a derived datatype's message
- * past what is pipelined at once): the RTS names no memory (nla and key 0). The
- * receiver answers with a CTS of len 0, and the sender then sends the message as a
- * pipelined one's pieces, packed straight into the mailbox: a TW_MPI_PIECES naming the
+ * past what is pipelined at once, or a synchronous one of up to 16 KiB): the RTS names no memory
+ * (nla and key 0). The receiver answers with a CTS of len 0, and the sender then sends the message
+ * as a pipelined one's pieces, packed straight into the mailbox: a TW_MPI_PIECES naming the
  * receive, then TW_MPI_MORE, queued behind (and ahead of) its other messages to that
  * peer as a pipelined message is. So the receiver unpacks each piece while the sender
  * packs the next, and nothing comes before its receive does. */
