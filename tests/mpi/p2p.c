@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/pt2pt/wire.h"
 #include "mpi_check.h"
 
 static unsigned char pat(size_t i, int salt) {
@@ -256,7 +257,8 @@ static void truncation_self_procnull(void) {
  * protocol: eager (none, a few bytes, the most), one piece, several (up to 16 KiB on
  * one node by pieces), a get. Then each with its receive posted first. */
 static void ssend_semantics(void) {
-    static const int sizes[] = {0, 100, 4072, 4073, 4096, 16384, 16385, 70000};
+    static const int sizes[] = {0,     100,  (int)TW_MPI_SYNC_MAX, (int)TW_MPI_SYNC_MAX + 1, 16384,
+                                16385, 70000};
     char go = 1, *data = malloc(70000), *b = malloc(70000 + 1);
     CHECK(data && b);
     for (int i = 0; i < 70000; i++) data[i] = (char)(i * 13 + 1);
@@ -295,6 +297,31 @@ static void ssend_semantics(void) {
             MPI_Get_count(&st, MPI_CHAR, &got);
             CHECK(got == n && !memcmp(b, data, (size_t)n) && b[n] == 0);
         }
+    }
+    free(data);
+    free(b);
+}
+
+/* An Issend to this rank itself: incomplete until its receive is posted, then whole. */
+static void ssend_to_self(void) {
+    static const int sizes[] = {0, 100, (int)TW_MPI_SYNC_MAX + 1, 70000};
+    char *data = malloc(70000), *b = malloc(70000);
+    CHECK(data && b);
+    for (int i = 0; i < 70000; i++) data[i] = (char)(i * 7 + rank);
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        int n = sizes[k], flag = 1, got = -1;
+        MPI_Request r;
+        MPI_Status st;
+        CHECK(MPI_Issend(data, n, MPI_CHAR, rank, 15, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+        for (int i = 0; i < 100; i++) {
+            CHECK(MPI_Test(&r, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+            CHECK(!flag);
+        }
+        memset(b, 0, (size_t)n);
+        CHECK(MPI_Recv(b, n, MPI_CHAR, rank, 15, MPI_COMM_WORLD, &st) == MPI_SUCCESS);
+        CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        MPI_Get_count(&st, MPI_CHAR, &got);
+        CHECK(got == n && !memcmp(b, data, (size_t)n));
     }
     free(data);
     free(b);
@@ -459,6 +486,7 @@ int main(int argc, char **argv) {
     wildcards();
     truncation_self_procnull();
     ssend_semantics();
+    ssend_to_self();
     probe_then_recv();
     many_requests();
     completion_calls();
