@@ -8,7 +8,8 @@
  *   return: MPI_ERRORS_RETURN on MPI_COMM_WORLD. Then every rank that sees an
  *   operation fail checks that it failed with MPIX_ERR_PROC_FAILED and a string
  *   naming a peer, and that operations of each kind that depend on the lost peer
- *   fail the same way: a receive posted before the loss, a large send under way, a
+ *   fail the same way: a receive posted before the loss, a large send under way, two
+ *   synchronous sends never received, a
  *   send to and a receive from it, a receive from MPI_ANY_SOURCE, a probe, a blocking
  *   and a non-blocking collective, MPI_Waitall's statuses, and on a window: a lock, a
  *   put, a fence and an access epoch (MPI_Win_start) that include it. The rank that
@@ -111,14 +112,17 @@ int main(int argc, char **argv) {
     int ret = !strcmp(argv[argc - 1], "return");
     if (ret) MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
-    /* under way before the loss: a receive from the rank that will stop, and a
-     * message too large to go eagerly (a rendezvous), both never answered */
-    MPI_Request early[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    /* under way before the loss: a receive from the rank that will stop, a message
+     * too large to go eagerly (a rendezvous) and two synchronous ones (eager, and by
+     * pieces on one node), all never answered */
+    MPI_Request early[4] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL, MPI_REQUEST_NULL};
     static char big_out[BIG], big_in[BIG];
     int lost_peer_candidate = stop_rank;
     if (ret && rank != stop_rank && stop_rank >= 0) {
         MPI_Irecv(big_in, 1, MPI_CHAR, stop_rank, 99, MPI_COMM_WORLD, &early[0]);
         MPI_Isend(big_out, BIG, MPI_CHAR, stop_rank, 98, MPI_COMM_WORLD, &early[1]);
+        MPI_Issend(big_out, 8, MPI_CHAR, stop_rank, 97, MPI_COMM_WORLD, &early[2]);
+        MPI_Issend(big_out, 8192, MPI_CHAR, stop_rank, 96, MPI_COMM_WORLD, &early[3]);
     }
 
     /* a window over every rank, made while all are well */
@@ -166,11 +170,13 @@ int main(int argc, char **argv) {
                   "the rank that was stopped learns it was declared lost");
         }
         if (rank != stop_rank) {
-            MPI_Status st[2];
-            int wr = MPI_Waitall(2, early, st);
+            MPI_Status st[4];
+            int wr = MPI_Waitall(4, early, st);
             check(wr == MPI_ERR_IN_STATUS, "MPI_Waitall of the early requests: MPI_ERR_IN_STATUS");
             check_proc_failed(st[0].MPI_ERROR, "a receive posted before the loss");
             check_proc_failed(st[1].MPI_ERROR, "a large send under way at the loss");
+            check_proc_failed(st[2].MPI_ERROR, "a synchronous eager send never received");
+            check_proc_failed(st[3].MPI_ERROR, "a synchronous send by pieces never received");
             int x = 0;
             MPI_Status s1;
             check_proc_failed(MPI_Recv(&x, 1, MPI_INT, lost_peer_candidate, 5, MPI_COMM_WORLD, &s1),
