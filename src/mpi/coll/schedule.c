@@ -86,6 +86,8 @@ void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c, int tag) {
     s->nsteps = s->next = s->waiting = s->heap = 0;
     s->cap = TW_SCHED_STEPS;
     s->request = MPI_REQUEST_NULL;
+    s->ended = NULL;
+    s->ended_arg = NULL;
     s->shm_op = NULL;
     s->next_active = NULL;
     s->blocks = NULL;
@@ -314,6 +316,11 @@ void tw_sched_call(tw_sched_t *s, tw_sched_fn *fn, void *arg) {
     t->dst = arg;
 }
 
+void tw_sched_wait(tw_sched_t *s, MPI_Request req) {
+    tw_step_t *t = add(s, TW_STEP_WAIT);
+    if (t) t->req = req;
+}
+
 void tw_sched_fence(tw_sched_t *s) {
     if (s->nsteps && s->steps[s->nsteps - 1].kind == TW_STEP_FENCE) return;
     add(s, TW_STEP_FENCE);
@@ -455,6 +462,8 @@ static void start(tw_sched_t *s, tw_step_t *t) {
     case TW_STEP_PACK:
         tw_mpi_type_pack(t->src, t->count, t->type, t->dst);
         break;
+    case TW_STEP_WAIT: /* its request was under way already */
+        break;
     }
     if (rc) {
         t->req = MPI_REQUEST_NULL;
@@ -534,6 +543,21 @@ int tw_sched_run(tw_sched_t *s) {
 
 static void go(tw_sched_t *s);
 
+/* A schedule that has ended: its request completes, or its owner's function runs. */
+static void ended(tw_sched_t *s) {
+    if (s->ended)
+        s->ended(s, s->ended_arg);
+    else
+        tw_mpi_coll_request_done(s->request, s->error);
+}
+
+void tw_sched_start_then(tw_sched_t *s, tw_sched_fn *fn, void *arg) {
+    s->ended = fn;
+    s->ended_arg = arg;
+    s->request = MPI_REQUEST_NULL;
+    go(s);
+}
+
 int tw_sched_start(tw_sched_t *s, MPI_Request *req) {
     int rc = s->error ? s->error : tw_mpi_coll_request(s->context - TW_CTX_COLL, req);
     if (rc) {
@@ -548,7 +572,7 @@ int tw_sched_start(tw_sched_t *s, MPI_Request *req) {
 /* Moves a started schedule as far as it goes; what is left, the progress hook does. */
 static void go(tw_sched_t *s) {
     if (advance(s)) { /* nothing to wait for */
-        tw_mpi_coll_request_done(s->request, s->error);
+        ended(s);
         if (!s->keep) tw_sched_free(s);
         return;
     }
@@ -599,7 +623,7 @@ static void sched_progress(void) {
         }
         *at = s->next_active;
         if (!--tw_mpi_scheds_active) tw_mpi_hook_off(TW_HOOK_SCHED);
-        tw_mpi_coll_request_done(s->request, s->error);
+        ended(s);
         if (!s->keep) tw_sched_free(s);
     }
     busy = 0;

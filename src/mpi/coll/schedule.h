@@ -24,6 +24,7 @@ enum {
     TW_STEP_UNPACK,
     TW_STEP_PACK,
     TW_STEP_CALL,
+    TW_STEP_WAIT,
     TW_STEP_FENCE
 };
 struct tw_sched;
@@ -64,6 +65,9 @@ typedef struct tw_sched {
     void *sealed_blocks;
     struct tw_sched_snapshot *snapshots;
     MPI_Request request;
+    /* tw_sched_start_then's: runs when the schedule ends, in place of its request */
+    tw_sched_fn *ended;
+    void *ended_arg;
     /* persistent: a call that runs on the shared-memory lines instead of the steps
      * (coll_shm.c), NULL for one that runs its steps */
     struct tw_coll_shm_op *shm_op;
@@ -118,6 +122,9 @@ void tw_sched_copy_input(tw_sched_t *s, const void *src, void *dst, size_t bytes
  * schedule puts back what bytes bytes at at held when it was sealed at every run. */
 void tw_sched_snapshot(tw_sched_t *s, void *at, size_t bytes);
 void tw_sched_call(tw_sched_t *s, tw_sched_fn *fn, void *arg);
+/* A step that waits for req, a request made elsewhere that completes by itself (an I/O
+ * job's, tw_mpi_coll_request), and frees it; its error is the schedule's. */
+void tw_sched_wait(tw_sched_t *s, MPI_Request req);
 /* A non-blocking schedule holds a type or op its steps name until it ends, so the
  * program may free them meanwhile (a blocking one ends first: nothing is held). */
 void tw_sched_hold_type(tw_sched_t *s, MPI_Datatype type);
@@ -143,6 +150,11 @@ void tw_sched_copy_block(tw_sched_t *s, const tw_sched_block_t *from, const tw_s
 int tw_sched_run(tw_sched_t *s);
 /* Hands a tw_sched_new schedule to a new request, which completes when it ends. */
 int tw_sched_start(tw_sched_t *s, MPI_Request *req);
+/* Hands a tw_sched_new schedule to progress without a request: fn(s, arg) runs once,
+ * in progress or before this returns, when it has ended (s->error: the class of its
+ * first failed step), and the schedule is freed after. For work that completes a
+ * request of its own with what the steps found (a file access's status). */
+void tw_sched_start_then(tw_sched_t *s, tw_sched_fn *fn, void *arg);
 void tw_sched_free(tw_sched_t *s);
 
 /* Persistent schedules (coll/persistent.c drives them): tw_sched_new's, made with
