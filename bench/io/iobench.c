@@ -21,6 +21,10 @@
  *                records land in whatever order the ranks get there) and
  *                MPI_File_write_ordered / read_ordered (collective: in rank order), the
  *                way a log or an event stream is written.
+ * Modes: independent and collective as above; nonblocking (asked for with --modes) the
+ * collective calls' non-blocking forms, MPI_File_iwrite_at_all / iread_at_all, each waited
+ * for at once (shared: iwrite_shared / iread_shared), which shows what an MPI's
+ * non-blocking collective access costs against its blocking one.
  *
  * Timing. Each repetition writes a fresh file (rank 0 deletes the old one first, outside
  * the timing) and reads it back. Open and set_view are outside the timed region; the
@@ -55,10 +59,10 @@
 #include <unistd.h>
 
 enum pattern { CONTIGUOUS, INTERLEAVED, SUBARRAY, SHARED, N_PATTERNS };
-enum mode { INDEPENDENT, COLLECTIVE, N_MODES };
+enum mode { INDEPENDENT, COLLECTIVE, NONBLOCKING, N_MODES };
 static const char *const pattern_names[N_PATTERNS] = {"contiguous", "interleaved", "subarray",
                                                       "shared"};
-static const char *const mode_names[N_MODES] = {"independent", "collective"};
+static const char *const mode_names[N_MODES] = {"independent", "collective", "nonblocking"};
 
 #define MAX_LOCAL_BYTES ((size_t)1 << 30) /* per rank and pattern: an int count of bytes */
 #define MAX_HINTS       32
@@ -333,19 +337,28 @@ static double elapsed(double start) {
 static void write_data(enum pattern p, enum mode m, MPI_File fh, const struct layout *l,
                        const unsigned char *buf, const struct options *o) {
     MPI_Status st;
+    MPI_Request req;
     if (p != SHARED) {
-        if (m == COLLECTIVE)
+        if (m == COLLECTIVE) {
             CHECK(MPI_File_write_at_all(fh, l->offset, buf, l->count, l->memtype, &st));
-        else
+        } else if (m == NONBLOCKING) {
+            CHECK(MPI_File_iwrite_at_all(fh, l->offset, buf, l->count, l->memtype, &req));
+            CHECK(MPI_Wait(&req, &st));
+        } else {
             CHECK(MPI_File_write_at(fh, l->offset, buf, l->count, l->memtype, &st));
+        }
         return;
     }
     for (long k = 0; k < o->small_records; k++) {
         const unsigned char *rec = buf + (size_t)k * o->small;
-        if (m == COLLECTIVE)
+        if (m == COLLECTIVE) {
             CHECK(MPI_File_write_ordered(fh, rec, l->count, MPI_BYTE, &st));
-        else
+        } else if (m == NONBLOCKING) {
+            CHECK(MPI_File_iwrite_shared(fh, rec, l->count, MPI_BYTE, &req));
+            CHECK(MPI_Wait(&req, &st));
+        } else {
             CHECK(MPI_File_write_shared(fh, rec, l->count, MPI_BYTE, &st));
+        }
     }
 }
 
@@ -355,20 +368,29 @@ static long long read_data(enum pattern p, enum mode m, MPI_File fh, const struc
     MPI_Status st;
     int got;
     long long bytes = 0;
+    MPI_Request req;
     if (p != SHARED) {
-        if (m == COLLECTIVE)
+        if (m == COLLECTIVE) {
             CHECK(MPI_File_read_at_all(fh, l->offset, buf, l->count, l->memtype, &st));
-        else
+        } else if (m == NONBLOCKING) {
+            CHECK(MPI_File_iread_at_all(fh, l->offset, buf, l->count, l->memtype, &req));
+            CHECK(MPI_Wait(&req, &st));
+        } else {
             CHECK(MPI_File_read_at(fh, l->offset, buf, l->count, l->memtype, &st));
+        }
         CHECK(MPI_Get_count(&st, MPI_BYTE, &got));
         return got;
     }
     for (long k = 0; k < o->small_records; k++) {
         unsigned char *rec = buf + (size_t)k * o->small;
-        if (m == COLLECTIVE)
+        if (m == COLLECTIVE) {
             CHECK(MPI_File_read_ordered(fh, rec, l->count, MPI_BYTE, &st));
-        else
+        } else if (m == NONBLOCKING) {
+            CHECK(MPI_File_iread_shared(fh, rec, l->count, MPI_BYTE, &req));
+            CHECK(MPI_Wait(&req, &st));
+        } else {
             CHECK(MPI_File_read_shared(fh, rec, l->count, MPI_BYTE, &st));
+        }
         CHECK(MPI_Get_count(&st, MPI_BYTE, &got));
         bytes += got;
     }
@@ -512,7 +534,9 @@ static void usage(FILE *f) {
             "  -d, --dir DIR            where the files go (default .); they are deleted after\n"
             "  -p, --patterns LIST      comma-separated: contiguous, interleaved, subarray,\n"
             "                           shared, or all (default all)\n"
-            "  -m, --modes LIST         independent, collective, or all (default all)\n"
+            "  -m, --modes LIST         independent, collective, nonblocking (the collective\n"
+            "                           calls' i*_all forms, each waited for), or all\n"
+            "                           (default independent,collective)\n"
             "  -n, --reps N             repetitions of each write and read (default 5)\n"
             "  -b, --block SIZE         contiguous: bytes per rank (default 16M)\n"
             "  -r, --record SIZE        interleaved: bytes per record (default 64K)\n"
@@ -604,7 +628,7 @@ static int parse_options(int argc, char **argv, struct options *o) {
             break;
         case 'm':
             if (parse_list(optarg, mode_names, N_MODES, o->modes))
-                why = "--modes: names are independent, collective, or all";
+                why = "--modes: names are independent, collective, nonblocking, or all";
             break;
         case 'n':
             if (parse_count(optarg, 1, 100000, &o->reps)) why = "--reps: a number from 1 to 100000";
@@ -715,7 +739,7 @@ int main(int argc, char **argv) {
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     struct options o = {.dir = ".",
                         .patterns = {1, 1, 1, 1},
-                        .modes = {1, 1},
+                        .modes = {1, 1, 0},
                         .reps = 5,
                         .block = 16 << 20,
                         .record = 64 << 10,

@@ -22,8 +22,8 @@ within the noise, and behind it (and of those, how many have Tollway's own media
 0.95 of the dd ceiling or more).
 
 Writes OUTDIR/summary.csv and OUTDIR/iobench.png (MB/s against ranks; a panel per pattern,
-file system and op; a colour per MPI, solid collective, dashed independent, the dd ceiling
-in grey). matplotlib comes from Debian's python3-matplotlib; without it the plot is skipped
+file system and op; a colour per MPI, solid collective, dashed independent, dotted
+non-blocking, the dd ceiling in grey). matplotlib comes from Debian's python3-matplotlib; without it the plot is skipped
 with a message and the table and CSV are still written."""
 import csv
 import math
@@ -35,7 +35,7 @@ import sys
 SYSTEM_PYTHON = "/usr/bin/python3"
 NAMES = {"tollway": "Tollway", "mpich": "MPICH 5 (ROMIO)", "openmpi": "Open MPI 5 (OMPIO)"}
 PATTERNS = ("contiguous", "interleaved", "subarray", "shared")
-MODES = ("independent", "collective")
+MODES = ("independent", "collective", "nonblocking")  # the last when asked for
 OPS = ("write", "read")
 
 
@@ -205,7 +205,7 @@ def main():
                     if pts:
                         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o",
                                 markersize=3, color=f"C{i}",
-                                linestyle="-" if mode == "collective" else "--",
+                                linestyle={"collective": "-", "nonblocking": ":"}.get(mode, "--"),
                                 label=f"{NAMES.get(m, m)} {mode}")
             dd = [(n, med[("dd", fs, n, "dd", "-", op)]) for n in nps
                   if ("dd", fs, n, "dd", "-", op) in med]

@@ -2,7 +2,8 @@
  * (docs/io.md): collective writes and reads through interleaved, subarray and irregular
  * (indexed, resized with a negative lower bound) views, with collective buffering
  * forced on, forced off and automatic, one and two aggregators, small buffers (many
- * rounds), the shared-memory window, ranks with nothing to move, split collectives;
+ * rounds), the shared-memory window, ranks with nothing to move, split collectives,
+ * the non-blocking forms;
  * each file compared byte by byte with what the independent path writes, holes
  * included (the file is filled first). Data sieving of reads and writes on a view of
  * small pieces, every rank at once (the write's lock), checked against the file's
@@ -124,7 +125,7 @@ static MPI_Info hints(const char *const *kv) {
     return info;
 }
 
-enum { AT_ALL, ALL, SPLIT };
+enum { AT_ALL, ALL, SPLIT, IAT_ALL, IALL };
 
 /* Writes the view's data into name (filled first) through the call, under the hints;
  * then reads it back the same way and checks it. */
@@ -153,6 +154,29 @@ static void write_then_read(const char *name, int which, int zero_rank, const ch
         CHECK(MPI_File_write_all(fh, data, v.count, MPI_BYTE, &st) == MPI_SUCCESS);
         CHECK(MPI_File_seek(fh, 0, MPI_SEEK_SET) == MPI_SUCCESS);
         CHECK(MPI_File_read_all(fh, back, v.count, MPI_BYTE, &st) == MPI_SUCCESS);
+    } else if (call == IAT_ALL) { /* non-blocking, two halves under way at once */
+        MPI_Request req, two[2];
+        MPI_Status sts[2];
+        int half = v.count / 2;
+        CHECK(MPI_File_iwrite_at_all(fh, 0, data, half, MPI_BYTE, &two[0]) == MPI_SUCCESS);
+        CHECK(MPI_File_iwrite_at_all(fh, half, data + half, v.count - half, MPI_BYTE, &two[1]) ==
+              MPI_SUCCESS);
+        CHECK(MPI_Waitall(2, two, sts) == MPI_SUCCESS);
+        CHECK(MPI_Get_count(&sts[0], MPI_BYTE, &got) == MPI_SUCCESS && got == half);
+        CHECK(MPI_Get_count(&sts[1], MPI_BYTE, &got) == MPI_SUCCESS && got == v.count - half);
+        CHECK(MPI_File_iread_at_all(fh, 0, back, v.count, MPI_BYTE, &req) == MPI_SUCCESS);
+        CHECK(MPI_Wait(&req, &st) == MPI_SUCCESS);
+    } else if (call == IALL) { /* non-blocking, tested until done: the pointer moved at once */
+        MPI_Request req;
+        MPI_Offset at = -1;
+        int done = 0;
+        CHECK(MPI_File_iwrite_all(fh, data, v.count, MPI_BYTE, &req) == MPI_SUCCESS);
+        CHECK(MPI_File_get_position(fh, &at) == MPI_SUCCESS && at == v.count);
+        while (!done) CHECK(MPI_Test(&req, &done, &st) == MPI_SUCCESS);
+        CHECK(MPI_Get_count(&st, MPI_BYTE, &got) == MPI_SUCCESS && got == v.count);
+        CHECK(MPI_File_seek(fh, 0, MPI_SEEK_SET) == MPI_SUCCESS);
+        CHECK(MPI_File_iread_all(fh, back, v.count, MPI_BYTE, &req) == MPI_SUCCESS);
+        for (done = 0; !done;) CHECK(MPI_Test(&req, &done, &st) == MPI_SUCCESS);
     } else {
         CHECK(MPI_File_write_at_all_begin(fh, 0, data, v.count, MPI_BYTE) == MPI_SUCCESS);
         CHECK(MPI_File_write_at_all_end(fh, data, &st) == MPI_SUCCESS);
@@ -192,9 +216,27 @@ static void collective_buffering(void) {
     static const char *const no_ds[] = {"romio_cb_write", "enable",         "romio_cb_read",
                                         "enable",         "romio_ds_write", "disable",
                                         "romio_ds_read",  "disable",        NULL};
-    const char *const *sets[] = {on, off, automatic, one, two, rounds, tiny, shm, shm_two, no_ds};
-    const char *set_names[] = {"on",     "off",  "automatic", "cb_nodes=1", "cb_nodes=2",
-                               "rounds", "tiny", "shm",       "shm_two",    "no_ds"};
+    /* the non-blocking forms (the last five) through collective buffering, through
+     * each rank's own access, and in many rounds */
+    const char *const *sets[] = {on,      off,   automatic, one, two,       rounds, tiny, shm,
+                                 shm_two, no_ds, on,        off, automatic, rounds, tiny};
+    const char *set_names[] = {"on",
+                               "off",
+                               "automatic",
+                               "cb_nodes=1",
+                               "cb_nodes=2",
+                               "rounds",
+                               "tiny",
+                               "shm",
+                               "shm_two",
+                               "no_ds",
+                               "on, iwrite_at_all",
+                               "off, iwrite_all",
+                               "automatic, iwrite_all",
+                               "rounds, iwrite_all",
+                               "tiny, iwrite_at_all"};
+    static const int calls[] = {AT_ALL, ALL,    AT_ALL,  AT_ALL, AT_ALL, SPLIT, AT_ALL, AT_ALL,
+                                AT_ALL, AT_ALL, IAT_ALL, IALL,   IALL,   IALL,  IAT_ALL};
     enum { NSETS = sizeof sets / sizeof sets[0] };
     for (int which = 0; which < N_VIEWS; which++)
         for (int zero = 0; zero < 2; zero++) {
@@ -202,8 +244,7 @@ static void collective_buffering(void) {
             long nref = 0;
             unsigned char *ref = rank == 0 ? file_bytes("ref", &nref) : NULL;
             for (int s = 0; s < NSETS; s++) {
-                int call = s == 1 ? ALL : s == 5 ? SPLIT : AT_ALL;
-                write_then_read("cb", which, zero, sets[s], call);
+                write_then_read("cb", which, zero, sets[s], calls[s]);
                 if (rank == 0) {
                     long n = 0;
                     unsigned char *b = file_bytes("cb", &n);
@@ -223,6 +264,38 @@ static void collective_buffering(void) {
             free(ref);
             if (rank == 0) CHECK(unlink(path("ref")) == 0 && unlink(path("cb")) == 0);
         }
+}
+
+/* A non-blocking collective through collective buffering where one rank's call fails
+ * (a negative count): that rank gets its error at the call, every other its request's
+ * error at the wait, and none waits for ever for the rank that failed. */
+static void failed_rank_nonblocking(void) {
+    if (size < 2) return;
+    static const char *const on[] = {"romio_cb_write", "enable", "romio_cb_read", "enable", NULL};
+    MPI_Info info = hints(on);
+    MPI_File fh;
+    CHECK(MPI_File_open(MPI_COMM_WORLD, path("failed"), MPI_MODE_RDWR | MPI_MODE_CREATE, info,
+                        &fh) == MPI_SUCCESS);
+    char data[64];
+    memset(data, rank + 1, sizeof data);
+    MPI_Request req = MPI_REQUEST_NULL;
+    int bad = rank == 1,
+        rc = MPI_File_iwrite_at_all(fh, rank * 64, data, bad ? -1 : 64, MPI_CHAR, &req), class = -1;
+    if (bad) {
+        MPI_Error_class(rc, &class);
+        CHECK(class == MPI_ERR_COUNT && req == MPI_REQUEST_NULL);
+    } else {
+        CHECK(rc == MPI_SUCCESS);
+        MPI_Error_class(MPI_Wait(&req, MPI_STATUS_IGNORE), &class);
+        CHECK(class == MPI_ERR_COUNT);
+    }
+    /* the file goes on: a collective read of what rank 0 wrote, if it was written */
+    CHECK(MPI_File_iread_at_all(fh, 0, data, 16, MPI_CHAR, &req) == MPI_SUCCESS);
+    CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+    MPI_Info_free(&info);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) CHECK(unlink(path("failed")) == 0);
 }
 
 /* A collective read past the end of the file stops there, as each rank's own does. */
@@ -409,6 +482,7 @@ int main(int argc, char **argv) {
     reported_hints();
     collective_buffering();
     short_collective_read();
+    failed_rank_nonblocking();
     data_sieving();
 
     io_dir_remove(); /* every test removed its files */

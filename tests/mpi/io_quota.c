@@ -4,8 +4,10 @@
  * descriptor (pwrite64 and fallocate on it; every other descriptor and call is left
  * alone). Checked: an independent write, a non-blocking one (moved on the I/O thread,
  * which the filter covers too), MPI_File_preallocate, and a collective write through
- * collective buffering on a file every rank shares, which every rank sees fail; the
- * error string says quota; the file stays readable and closes. Runs on any number of
+ * collective buffering on a file every rank shares, whose writes only rank 0 (its
+ * aggregator) has refused: every rank sees it fail, blocking and non-blocking (which
+ * shows that the other ranks' data went through the aggregator); the error string
+ * says quota; the file stays readable and closes. Runs on any number of
  * ranks; skipped (77) where seccomp filters cannot be installed. */
 #include <dirent.h>
 #include <errno.h>
@@ -102,7 +104,7 @@ int main(int argc, char **argv) {
     int own_fd = descriptor_of(path(mine)), shared_fd = descriptor_of(path("shared"));
     CHECK(own_fd >= 0 && shared_fd >= 0 && own_fd != shared_fd);
 
-    int filtered = refuse_writes(own_fd) == 0 && refuse_writes(shared_fd) == 0, all = 0;
+    int filtered = refuse_writes(own_fd) == 0 && (rank || refuse_writes(shared_fd) == 0), all = 0;
     MPI_Allreduce(&filtered, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (!all) {
         if (rank == 0) printf("io_quota: seccomp filters cannot be installed here: skipped\n");
@@ -138,11 +140,19 @@ int main(int argc, char **argv) {
     CHECK(memcmp(back, data, LEN) == 0);
     CHECK(MPI_File_close(&own) == MPI_SUCCESS);
 
-    /* a collective write through the aggregators: every rank's call fails, whichever
-     * rank's write the file system refused */
+    /* a collective write through the aggregator (rank 0, one node): every rank's call
+     * fails, though only the aggregator's writes are refused */
     rc = MPI_File_write_at_all(shared, (MPI_Offset)rank * LEN, data, LEN, MPI_CHAR,
                                MPI_STATUS_IGNORE);
     CHECK(class_of(rc) == MPI_ERR_QUOTA);
+    /* the same non-blocking: the error is every rank's request's */
+    CHECK(MPI_File_iwrite_at_all(shared, (MPI_Offset)rank * LEN, data, LEN, MPI_CHAR, &req) ==
+          MPI_SUCCESS);
+    CHECK(class_of(MPI_Wait(&req, MPI_STATUS_IGNORE)) == MPI_ERR_QUOTA);
+    CHECK(MPI_File_iwrite_all(shared, data, LEN, MPI_CHAR, &req) == MPI_SUCCESS);
+    rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    CHECK(class_of(rc) == MPI_ERR_QUOTA);
+    CHECK(MPI_Error_string(rc, text, &text_len) == MPI_SUCCESS && strstr(text, "quota"));
     CHECK(MPI_File_close(&shared) == MPI_SUCCESS);
 
     MPI_Barrier(MPI_COMM_WORLD);

@@ -43,6 +43,9 @@ typedef struct tw_io_file {
     MPI_Status split_status;
     /* the hints in effect and the aggregators (hints.c) */
     tw_io_hints_t hints;
+    /* non-blocking collective accesses through collective buffering not yet ended
+     * (two_phase.c): the close waits for them */
+    int collectives_running;
 } tw_io_file_t;
 
 /* The open file fh names, or NULL. */

@@ -271,9 +271,10 @@ static int file_access(MPI_File fh, access_t a, MPI_Offset offset, const void *c
  * file pointer moved past the access (MPI-4.1 section 14.4.3). On the I/O thread: the
  * preads or pwrites (and atomic mode's lock). At the completion, in progress: a staged
  * read unpacked, and the request done with the bytes moved or the error. The
- * collective forms (i*_all) run as each rank's own access the same way: they need no
- * synchronisation of the ranks (the seam for collective buffering is collective_end,
- * which the blocking and split forms take). Once started an access is not cancelled
+ * collective forms (i*_all) go through collective buffering as the blocking ones do
+ * (two_phase.c's schedule), when the hints allow it; when they do not, or the ranks
+ * decide against it, each rank's own access runs the same way as an independent one:
+ * it needs no synchronisation of the ranks. Once started an access is not cancelled
  * (MPI_Cancel leaves it to complete, as the standard allows). */
 
 typedef struct iaccess {
@@ -291,6 +292,7 @@ typedef struct iaccess {
     tw_mpi_type_layout_t layout;
     MPI_Offset done; /* stream bytes moved */
     int err;         /* the move's errno */
+    int errclass;    /* collective buffering's outcome */
 } iaccess_t;
 
 /* On the I/O thread: system calls on the file only. */
@@ -313,10 +315,12 @@ static void iaccess_free(iaccess_t *x) {
 /* In progress, once run returned: the memory side of a read, then the request. */
 static void iaccess_finish(tw_io_job_t *job) {
     iaccess_t *x = (iaccess_t *)job;
-    int rc = MPI_SUCCESS;
+    int rc = x->errclass;
     if (x->err) {
         rc = tw_io_errno_class(x->err);
         x->a.detail = strerror(x->err);
+    } else if (rc != MPI_SUCCESS) {
+        /* collective buffering's detail is set */
     } else if (!x->a.write && x->staged && x->done) {
         tw_mpi_type_unpack_range(x->packed, x->count, x->type, 0, (size_t)x->done, x->buf);
     }
@@ -326,6 +330,29 @@ static void iaccess_finish(tw_io_job_t *job) {
     MPI_Request request = x->request;
     iaccess_free(x);
     tw_mpi_coll_request_done_as_recv(request, rc, &status);
+}
+
+/* Starts the independent access x, or moves it here when there is nothing to move or
+ * no thread to move it. */
+static void iaccess_start(iaccess_t *x) {
+    if (!x->bytes || tw_io_job_start(&x->job) != MPI_SUCCESS) {
+        if (x->bytes) iaccess_run(&x->job);
+        iaccess_finish(&x->job);
+    }
+}
+
+/* A non-blocking collective's end through collective buffering (two_phase.h). */
+static void iaccess_collective_end(void *arg, int declined, int errclass, MPI_Offset done,
+                                   const char *detail) {
+    iaccess_t *x = arg;
+    if (declined) { /* each rank its own */
+        iaccess_start(x);
+        return;
+    }
+    x->errclass = errclass;
+    x->done = done;
+    if (detail) x->a.detail = detail;
+    iaccess_finish(&x->job);
 }
 
 /* A view in another representation than native: the access is done at the call (the
@@ -357,7 +384,14 @@ static int file_iaccess(MPI_File fh, access_t a, MPI_Offset offset, const void *
     *request = MPI_REQUEST_NULL;
     tw_mpi_type_layout_t layout;
     int rc = check(f, &a, offset, count, type, &layout);
-    if (rc != MPI_SUCCESS) return tw_io_error(f, a.call, rc, a.detail);
+    /* a collective through collective buffering: every rank takes part, one that fails
+     * here too, or the others would wait for it */
+    int joins = a.completion == COLLECTIVE_STARTED && f->view.rep == TW_IO_NATIVE &&
+                tw_io_two_phase_may(f, a.write);
+    if (rc != MPI_SUCCESS) {
+        if (joins) tw_io_two_phase_start(f, a.write, 0, 0, NULL, rc, NULL, NULL);
+        return tw_io_error(f, a.call, rc, a.detail);
+    }
     if (f->view.rep != TW_IO_NATIVE)
         return iaccess_at_call(f, a, offset, cbuf, count, type, request);
     iaccess_t *x = calloc(1, sizeof *x);
@@ -402,16 +436,17 @@ static int file_iaccess(MPI_File fh, access_t a, MPI_Offset offset, const void *
     if (rc != MPI_SUCCESS) {
         const char *detail = x->a.detail;
         iaccess_free(x);
+        if (joins) tw_io_two_phase_start(f, a.write, 0, 0, NULL, rc, NULL, NULL);
         return tw_io_error(f, a.call, rc, detail);
     }
     if (a.where == INDIVIDUAL) f->pointer = pos + n;
     x->first = pos * f->view.esize;
     *request = x->request;
-    if (!x->bytes || tw_io_job_start(&x->job) != MPI_SUCCESS) {
-        /* nothing to move, or no thread to move it: done here */
-        if (x->bytes) iaccess_run(&x->job);
-        iaccess_finish(&x->job);
-    }
+    if (joins)
+        tw_io_two_phase_start(f, a.write, x->first, x->bytes, x->packed, MPI_SUCCESS,
+                              iaccess_collective_end, x);
+    else
+        iaccess_start(x);
     return MPI_SUCCESS;
 }
 

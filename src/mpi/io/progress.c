@@ -231,6 +231,11 @@ void tw_io_request_failed(tw_io_file_t *f, const char *call, const char *detail)
 }
 
 void tw_io_async_close(tw_io_file_t *f) {
+    unsigned spins = 0;
+    while (f->collectives_running) { /* their last jobs are f's */
+        tw_mpi_progress();
+        if (f->collectives_running) tw_mpi_relax(&spins);
+    }
     tw_io_jobs_wait(f);
     io_file_t *e = io_file_of(f->handle);
     if (!e) return;

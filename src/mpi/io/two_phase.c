@@ -11,14 +11,18 @@
  * when the file is readable and the holes are small, else one pwrite per covered run).
  * A failure anywhere is every rank's: the worst class, as the open agrees. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "mpi/env/error.h"
+#include "mpi/coll/coll.h"
+#include "mpi/io/progress.h"
 #include "mpi/io/runs.h"
 #include "mpi/io/two_phase.h"
 #include "mpi/io/two_phase_wire.h"
+#include "mpi/pt2pt/request.h"
 
 /* Automatic: collective buffering across nodes when the ranks' accesses interleave
  * (ROMIO's rule); on one node never, for a rank's own pwrite/pread (data sieved) was as
@@ -197,87 +201,93 @@ static void copy_mine(tw_io_two_phase_t *p, int i, MPI_Offset from, MPI_Offset t
     }
 }
 
-tw_io_two_phase_t *tw_io_two_phase_plan(tw_io_file_t *f, int write, MPI_Offset first,
-                                        MPI_Offset len) {
-    const tw_io_hints_t *h = &f->hints;
-    int mode = write ? h->cb_write : h->cb_read;
-    /* atomic mode locks each rank's range around its own access: not an aggregator's;
-     * automatic never buffers on one node. Every rank knows both alike (the mode is
-     * rank 0's, the nodes every rank's same count), so none plans. */
-    if (mode == TW_IO_DISABLE || f->atomic || (mode == TW_IO_AUTOMATIC && h->nodes < 2))
-        return NULL;
-    tw_io_two_phase_t *p = calloc(1, sizeof *p);
-    int usable = p != NULL;
-    if (p) {
-        p->f = f, p->write = write, p->len = len;
-        if (len > 0 && tw_io_runs(&f->view, first, len, add_run, p)) usable = 0;
-        /* in file order, none over another (the views' filetypes are monotone; a
-         * resized one whose tiles overlap is not) */
-        for (size_t j = 1; usable && j < p->nruns; j++)
-            if (p->runs[j].at < p->runs[j - 1].at + p->runs[j - 1].len) usable = 0;
-    }
-    MPI_Offset mine[S_N] = {0}, *all = malloc(sizeof(MPI_Offset) * S_N * (size_t)f->size);
+/* My runs of the access; whether the plan can use them. */
+static int plan_runs(tw_io_two_phase_t *p, MPI_Offset first, MPI_Offset len) {
+    if (len > 0 && tw_io_runs(&p->f->view, first, len, add_run, p)) return 0;
+    /* in file order, none over another (the views' filetypes are monotone; a resized
+     * one whose tiles overlap is not) */
+    for (size_t j = 1; j < p->nruns; j++)
+        if (p->runs[j].at < p->runs[j - 1].at + p->runs[j - 1].len) return 0;
+    return 1;
+}
+
+/* What I tell every rank at the plan. */
+static void tell(const tw_io_two_phase_t *p, int usable, MPI_Offset mine[S_N]) {
+    for (int k = 0; k < S_N; k++) mine[k] = 0;
     if (p && p->nruns) {
         mine[S_LO] = p->runs[0].at;
         mine[S_HI] = p->runs[p->nruns - 1].at + p->runs[p->nruns - 1].len;
         mine[S_RUNS] = (MPI_Offset)p->nruns;
-        mine[S_BYTES] = len;
+        mine[S_BYTES] = p->len;
     }
     mine[S_USABLE] = usable;
-    /* a rank short of memory for the answers says so first, and all go the other way */
-    int ok = all != NULL, all_ok = 0;
-    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, f->comm);
-    if (all_ok) MPI_Allgather(mine, S_N, MPI_OFFSET, all, S_N, MPI_OFFSET, f->comm);
-    int go = all_ok;
-    MPI_Offset lo = -1, hi = 0;
-    for (int r = 0; go && r < f->size; r++) {
+}
+
+/* From what every rank told: whether collective buffering goes (the same answer on
+ * every rank), and the range [lo, hi) the ranks touch. */
+static int decide(MPI_Offset *all, int size, int mode, MPI_Offset *lo, MPI_Offset *hi) {
+    int go = 1;
+    *lo = -1, *hi = 0;
+    for (int r = 0; go && r < size; r++) {
         const MPI_Offset *s = all + S_N * r;
         if (!s[S_USABLE]) go = 0;
         if (!s[S_BYTES]) continue;
-        if (lo < 0 || s[S_LO] < lo) lo = s[S_LO];
-        if (s[S_HI] > hi) hi = s[S_HI];
+        if (*lo < 0 || s[S_LO] < *lo) *lo = s[S_LO];
+        if (s[S_HI] > *hi) *hi = s[S_HI];
     }
-    if (go && lo < 0) go = 0; /* nobody moves a byte */
-    if (go && mode == TW_IO_AUTOMATIC) go = worth_it(all, f->size);
-    free(all);
-    if (!go) {
-        tw_io_two_phase_free(p);
-        return NULL;
-    }
+    if (go && *lo < 0) go = 0; /* nobody moves a byte */
+    if (go && mode == TW_IO_AUTOMATIC) go = worth_it(all, size);
+    return go;
+}
 
-    /* the domains: the range in naggs equal parts, whole 4 KiB pages when larger */
+/* The domains: the range in naggs equal parts, whole 4 KiB pages when larger. */
+static void cut_domains(tw_io_two_phase_t *p, MPI_Offset lo, MPI_Offset hi) {
+    const tw_io_hints_t *h = &p->f->hints;
     p->naggs = h->naggregators;
     p->aggs = h->aggregators ? h->aggregators : &rank0_aggregator;
     p->me_agg = -1;
     for (int i = 0; i < p->naggs; i++)
-        if (p->aggs[i] == f->rank) p->me_agg = i;
+        if (p->aggs[i] == p->f->rank) p->me_agg = i;
     p->lo = lo, p->hi = hi;
     p->domain = (hi - lo + p->naggs - 1) / p->naggs;
     if (p->domain > 4096) p->domain = (p->domain + 4095) / 4096 * 4096;
     p->window = h->cb_buffer_size < p->domain ? h->cb_buffer_size : p->domain;
     p->rounds = (p->domain + p->window - 1) / p->window;
-    /* on one node the ranks copy straight into the aggregators' buffers (measured: up to
-     * three times as fast as the exchange of messages, docs/io.md) */
-    p->shm = h->nodes == 1 && h->cb_shm != TW_IO_DISABLE && shared_window(f, p->window);
+}
 
-    /* my runs cut at the domains' edges, to each aggregator */
-    int size = f->size;
-    p->scount = calloc((size_t)size, sizeof *p->scount);
-    p->rcount = calloc((size_t)size, sizeof *p->rcount);
-    p->sdisp = calloc((size_t)size, sizeof *p->sdisp);
-    p->rdisp = calloc((size_t)size, sizeof *p->rdisp);
+/* The plan's arrays by rank and by aggregator; whether there was memory. */
+static int plan_arrays(tw_io_two_phase_t *p) {
+    size_t size = (size_t)p->f->size;
+    p->scount = calloc(size, sizeof *p->scount);
+    p->rcount = calloc(size, sizeof *p->rcount);
+    p->sdisp = calloc(size, sizeof *p->sdisp);
+    p->rdisp = calloc(size, sizeof *p->rdisp);
+    p->their_n = calloc(size, sizeof *p->their_n);
+    p->their_first = calloc(size, sizeof *p->their_first);
+    p->their_cursor = calloc(size, sizeof *p->their_cursor);
+    return p->scount && p->rcount && p->sdisp && p->rdisp && p->their_n && p->their_first &&
+           p->their_cursor;
+}
+
+/* My runs cut at the domains' edges, as pairs (offset, length) to each aggregator, in
+ * the order of the aggregators' ranks (the exchange's); scount and sdisp: each rank's
+ * values. NULL when out of memory. */
+static MPI_Offset *runs_for_aggregators(tw_io_two_phase_t *p) {
+    int size = p->f->size;
     p->cursor = calloc((size_t)p->naggs, sizeof *p->cursor);
-    p->their_n = calloc((size_t)size, sizeof *p->their_n);
-    p->their_first = calloc((size_t)size, sizeof *p->their_first);
-    p->their_cursor = calloc((size_t)size, sizeof *p->their_cursor);
     MPI_Offset *out = malloc(sizeof(MPI_Offset) * 2 * (p->nruns + (size_t)p->naggs + 1));
-    ok = p->scount && p->rcount && p->sdisp && p->rdisp && p->cursor && p->their_n &&
-         p->their_first && p->their_cursor && out;
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, f->comm);
-    if (!ok) goto out_of_memory;
+    MPI_Offset *sorted = malloc(sizeof(MPI_Offset) * 2 * (p->nruns + (size_t)p->naggs + 1));
+    MPI_Aint *start = calloc((size_t)size, sizeof *start);
+    if (!p->cursor || !out || !sorted || !start) {
+        free(out);
+        free(sorted);
+        free(start);
+        return NULL;
+    }
     size_t n_out = 0, j = 0;
+    for (int r = 0; r < size; r++) p->scount[r] = 0;
     for (int i = 0; i < p->naggs; i++) {
-        MPI_Offset from = lo + i * p->domain, to = from + p->domain;
+        MPI_Offset from = p->lo + i * p->domain, to = from + p->domain;
         MPI_Count k = 0;
         for (; j < p->nruns && p->runs[j].at < to; j++) {
             MPI_Offset a = p->runs[j].at, e = a + p->runs[j].len;
@@ -290,52 +300,40 @@ tw_io_two_phase_t *tw_io_two_phase_plan(tw_io_file_t *f, int write, MPI_Offset f
     }
     MPI_Aint place = 0;
     for (int r = 0; r < size; r++) p->sdisp[r] = place, place += (MPI_Aint)p->scount[r];
-    /* the aggregators' runs come in aggregator order; a rank that is an aggregator twice
-     * cannot be (hints.c lists distinct ranks) */
-    MPI_Alltoall(p->scount, 1, MPI_COUNT, p->rcount, 1, MPI_COUNT, f->comm);
-    MPI_Count total = 0;
-    for (int r = 0; r < size; r++) p->rdisp[r] = (MPI_Aint)total, total += p->rcount[r];
-    MPI_Offset *in = malloc(sizeof(MPI_Offset) * (size_t)(total ? total : 1));
-    /* the sends must go in the ranks' order: out is in aggregator order */
-    MPI_Offset *sorted = malloc(sizeof(MPI_Offset) * (2 * n_out + 1));
-    ok = in && sorted;
-    if (sorted) {
-        size_t w = 0, rd = 0;
-        MPI_Aint *start = calloc((size_t)size, sizeof *start);
-        if (!start) ok = 0;
-        for (int i = 0; start && i < p->naggs; i++)
-            start[p->aggs[i]] = (MPI_Aint)rd, rd += (size_t)p->scount[p->aggs[i]];
-        for (int r = 0; start && r < size; r++) {
-            memcpy(sorted + w, out + start[r], sizeof(MPI_Offset) * (size_t)p->scount[r]);
-            w += (size_t)p->scount[r];
-        }
-        free(start);
+    /* out is in aggregator order; a rank that is an aggregator twice cannot be
+     * (hints.c lists distinct ranks) */
+    size_t w = 0, rd = 0;
+    for (int i = 0; i < p->naggs; i++)
+        start[p->aggs[i]] = (MPI_Aint)rd, rd += (size_t)p->scount[p->aggs[i]];
+    for (int r = 0; r < size; r++) {
+        memcpy(sorted + w, out + start[r], sizeof(MPI_Offset) * (size_t)p->scount[r]);
+        w += (size_t)p->scount[r];
     }
-    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, f->comm);
-    if (!ok) {
-        free(in);
-        free(sorted);
-        goto out_of_memory;
-    }
-    MPI_Alltoallv_c(sorted, p->scount, p->sdisp, MPI_OFFSET, in, p->rcount, p->rdisp, MPI_OFFSET,
-                    f->comm);
-    free(sorted);
+    free(start);
     free(out);
-    out = NULL;
-    /* theirs, with where each run's bytes sit in what that rank sends */
+    return sorted;
+}
+
+/* Once the counts are exchanged: where each rank's runs land; their number of values. */
+static MPI_Count their_places(tw_io_two_phase_t *p) {
+    MPI_Count total = 0;
+    for (int r = 0; r < p->f->size; r++) p->rdisp[r] = (MPI_Aint)total, total += p->rcount[r];
+    return total;
+}
+
+/* The runs each rank sent me (total values at in), with where each run's bytes sit in
+ * what that rank sends; 0 when out of memory or when a rank's runs lie outside my
+ * domain (they would be copied outside my buffer). */
+static int take_theirs(tw_io_two_phase_t *p, const MPI_Offset *in, MPI_Count total) {
     size_t ntheirs = (size_t)total / 2;
     p->theirs = malloc(sizeof(run_t) * (ntheirs ? ntheirs : 1));
     p->pieces = malloc(sizeof(run_t) * (ntheirs ? ntheirs : 1));
-    p->buf =
-        p->me_agg >= 0 && !p->shm ? kept(&f->hints.cb_buf, &f->hints.cb_buf_size, p->window) : NULL;
-    if (p->shm && p->me_agg >= 0) p->buf = h->cb_bases[p->me_agg];
-    ok = p->theirs && p->pieces && (p->me_agg < 0 || p->buf);
-    /* a rank's runs outside my domain would be copied outside my buffer: then every rank
-     * goes the independent way */
-    MPI_Offset my_from = lo + (MPI_Offset)(p->me_agg < 0 ? 0 : p->me_agg) * p->domain;
-    for (int r = 0; ok && r < size; r++)
-        if (!tw_io_runs_take(in + p->rdisp[r], p->rcount[r], my_from, my_from + p->domain)) ok = 0;
-    for (int r = 0, t = 0; ok && r < size; r++) {
+    if (!p->theirs || !p->pieces) return 0;
+    MPI_Offset my_from = p->lo + (MPI_Offset)(p->me_agg < 0 ? 0 : p->me_agg) * p->domain;
+    for (int r = 0; r < p->f->size; r++)
+        if (!tw_io_runs_take(in + p->rdisp[r], p->rcount[r], my_from, my_from + p->domain))
+            return 0;
+    for (int r = 0, t = 0; r < p->f->size; r++) {
         p->their_n[r] = p->rcount[r] / 2;
         p->their_first[r] = t;
         MPI_Offset pos = 0;
@@ -345,12 +343,65 @@ tw_io_two_phase_t *tw_io_two_phase_plan(tw_io_file_t *f, int write, MPI_Offset f
             pos += q[1];
         }
     }
+    return 1;
+}
+
+tw_io_two_phase_t *tw_io_two_phase_plan(tw_io_file_t *f, int write, MPI_Offset first,
+                                        MPI_Offset len) {
+    const tw_io_hints_t *h = &f->hints;
+    int mode = write ? h->cb_write : h->cb_read;
+    if (!tw_io_two_phase_may(f, write)) return NULL;
+    tw_io_two_phase_t *p = calloc(1, sizeof *p);
+    int usable = p != NULL;
+    if (p) {
+        p->f = f, p->write = write, p->len = len;
+        usable = plan_runs(p, first, len);
+    }
+    MPI_Offset mine[S_N], *all = malloc(sizeof(MPI_Offset) * S_N * (size_t)f->size);
+    tell(p, usable, mine);
+    /* a rank short of memory for the answers says so first, and all go the other way */
+    int ok = all != NULL, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, f->comm);
+    if (all_ok) MPI_Allgather(mine, S_N, MPI_OFFSET, all, S_N, MPI_OFFSET, f->comm);
+    MPI_Offset lo, hi;
+    int go = all_ok && decide(all, f->size, mode, &lo, &hi);
+    free(all);
+    if (!go) {
+        tw_io_two_phase_free(p);
+        return NULL;
+    }
+    cut_domains(p, lo, hi);
+    /* on one node the ranks copy straight into the aggregators' buffers (measured: up to
+     * three times as fast as the exchange of messages, docs/io.md) */
+    p->shm = h->nodes == 1 && h->cb_shm != TW_IO_DISABLE && shared_window(f, p->window);
+
+    MPI_Offset *sorted = NULL;
+    ok = plan_arrays(p) && (sorted = runs_for_aggregators(p)) != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, f->comm);
+    if (!ok) goto out_of_memory;
+    MPI_Alltoall(p->scount, 1, MPI_COUNT, p->rcount, 1, MPI_COUNT, f->comm);
+    MPI_Count total = their_places(p);
+    MPI_Offset *in = malloc(sizeof(MPI_Offset) * (size_t)(total ? total : 1));
+    ok = in != NULL;
+    MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, f->comm);
+    if (!ok) {
+        free(in);
+        goto out_of_memory;
+    }
+    MPI_Alltoallv_c(sorted, p->scount, p->sdisp, MPI_OFFSET, in, p->rcount, p->rdisp, MPI_OFFSET,
+                    f->comm);
+    free(sorted);
+    sorted = NULL;
+    p->buf =
+        p->me_agg >= 0 && !p->shm ? kept(&f->hints.cb_buf, &f->hints.cb_buf_size, p->window) : NULL;
+    if (p->shm && p->me_agg >= 0) p->buf = h->cb_bases[p->me_agg];
+    ok = take_theirs(p, in, total) && (p->me_agg < 0 || p->buf);
     free(in);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, f->comm);
     if (!ok) goto out_of_memory;
     return p;
 out_of_memory: /* every rank knows: each goes the independent way */
-    free(out);
+    free(sorted);
     tw_io_two_phase_free(p);
     return NULL;
 }
@@ -444,6 +495,67 @@ static int aggregate_write(tw_io_two_phase_t *p, MPI_Offset from, size_t n, int 
     return 0;
 }
 
+/* A read's pieces each rank asked for, in its order, out of the window. */
+static void read_out(tw_io_two_phase_t *p, MPI_Offset from, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        memcpy(p->recv + p->pieces[k].pos, p->buf + (p->pieces[k].at - from),
+               (size_t)p->pieces[k].len);
+}
+
+/* Aggregator i's window of a round: [from, *to), empty when from >= *to. */
+static MPI_Offset window_of(const tw_io_two_phase_t *p, int i, MPI_Offset round, MPI_Offset *to) {
+    MPI_Offset from = p->lo + i * p->domain + round * p->window;
+    MPI_Offset end = p->lo + (i + 1) * p->domain;
+    *to = from + p->window;
+    if (*to > end) *to = end;
+    if (*to > p->hi) *to = p->hi;
+    return from;
+}
+
+/* My bytes in each aggregator's window of a round: one stretch of my stream each
+ * (scount, sdisp by rank). */
+static void my_round(tw_io_two_phase_t *p, MPI_Offset round) {
+    for (int r = 0; r < p->f->size; r++) p->scount[r] = 0, p->sdisp[r] = 0;
+    for (int i = 0; i < p->naggs; i++) {
+        MPI_Offset to, from = window_of(p, i, round, &to);
+        if (from >= to) continue;
+        MPI_Offset s = before(p->runs, p->nruns, &p->cursor[i], from);
+        MPI_Offset e = before(p->runs, p->nruns, &p->cursor[i], to);
+        p->scount[p->aggs[i]] = e - s;
+        p->sdisp[p->aggs[i]] = (MPI_Aint)s;
+    }
+}
+
+/* The aggregator's window of a round: its pieces (their number), *from, and *bytes
+ * the ranks' bytes in it (rcount, rdisp by rank); none for a rank not an aggregator. */
+static size_t aggregator_round(tw_io_two_phase_t *p, MPI_Offset round, MPI_Offset *from,
+                               MPI_Offset *bytes) {
+    *from = 0, *bytes = 0;
+    MPI_Offset to = 0;
+    if (p->me_agg >= 0) *from = window_of(p, p->me_agg, round, &to);
+    if (p->me_agg >= 0 && *from < to) return window_pieces(p, *from, to, bytes);
+    for (int r = 0; r < p->f->size; r++) p->rcount[r] = 0, p->rdisp[r] = 0;
+    return 0;
+}
+
+/* The class of a rank's part, what the ranks agreed, and *detail for it. */
+static int outcome(int err, int mine, int worst, const char **detail) {
+    if (err)
+        *detail = strerror(err);
+    else if (worst != MPI_SUCCESS && worst != mine)
+        *detail = "an aggregator of collective buffering failed";
+    return worst;
+}
+
+/* My stream bytes moved by a plan that succeeded: a read stops short at the end of the
+ * file, as each rank's own would. */
+static MPI_Offset moved(const tw_io_two_phase_t *p) {
+    if (p->write) return p->len;
+    struct stat st;
+    size_t c = 0;
+    return fstat(p->f->fd, &st) == 0 ? before(p->runs, p->nruns, &c, st.st_size) : p->len;
+}
+
 int tw_io_two_phase_move(tw_io_two_phase_t *p, char *packed, int mine, MPI_Offset *done,
                          const char **detail) {
     tw_io_file_t *f = p->f;
@@ -460,32 +572,11 @@ int tw_io_two_phase_move(tw_io_two_phase_t *p, char *packed, int mine, MPI_Offse
     for (int i = 0; i < p->naggs; i++) p->cursor[i] = 0;
     for (int r = 0; r < size; r++) p->their_cursor[r] = 0;
     for (MPI_Offset round = 0; round < p->rounds; round++) {
-        /* my bytes in each aggregator's window: one stretch of my stream each */
-        for (int r = 0; r < size; r++) p->scount[r] = 0, p->sdisp[r] = 0;
-        for (int i = 0; i < p->naggs && !p->shm; i++) {
-            MPI_Offset from = p->lo + i * p->domain + round * p->window;
-            MPI_Offset to = from + p->window, end = p->lo + (i + 1) * p->domain;
-            if (to > end) to = end;
-            if (to > p->hi) to = p->hi;
-            if (from >= to) continue;
-            MPI_Offset s = before(p->runs, p->nruns, &p->cursor[i], from);
-            MPI_Offset e = before(p->runs, p->nruns, &p->cursor[i], to);
-            p->scount[p->aggs[i]] = e - s;
-            p->sdisp[p->aggs[i]] = (MPI_Aint)s;
-        }
-        /* the aggregator's window */
-        size_t n = 0;
-        MPI_Offset from = 0, bytes = 0, span_at = 0, span_len = 0;
+        if (!p->shm) my_round(p, round);
+        MPI_Offset from, bytes, span_at = 0, span_len = 0;
+        size_t n = aggregator_round(p, round, &from, &bytes);
         int whole = 0;
         if (p->me_agg >= 0) {
-            from = p->lo + p->me_agg * p->domain + round * p->window;
-            MPI_Offset to = from + p->window, end = p->lo + (p->me_agg + 1) * p->domain;
-            if (to > end) to = end;
-            if (to > p->hi) to = p->hi;
-            if (from < to)
-                n = window_pieces(p, from, to, &bytes);
-            else
-                for (int r = 0; r < size; r++) p->rcount[r] = 0, p->rdisp[r] = 0;
             if (!p->shm) {
                 p->recv = kept(&f->hints.cb_recv, &f->hints.cb_recv_size, bytes);
                 if (!p->recv) /* the exchange needs it, and the other ranks wait on it */
@@ -493,16 +584,11 @@ int tw_io_two_phase_move(tw_io_two_phase_t *p, char *packed, int mine, MPI_Offse
                                  MPI_ERR_NO_MEM, "no memory for an aggregator's receive buffer");
             }
             if (!err) err = aggregate_before(p, from, n, &whole, &span_at, &span_len);
-        } else {
-            for (int r = 0; r < size; r++) p->rcount[r] = 0, p->rdisp[r] = 0;
         }
         if (p->shm) {
             shared_fence(f); /* the span read, or the last round's written */
             for (int i = 0; i < p->naggs; i++) {
-                MPI_Offset wf = p->lo + i * p->domain + round * p->window;
-                MPI_Offset wt = wf + p->window, end = p->lo + (i + 1) * p->domain;
-                if (wt > end) wt = end;
-                if (wt > p->hi) wt = p->hi;
+                MPI_Offset wt, wf = window_of(p, i, round, &wt);
                 if (wf < wt) copy_mine(p, i, wf, wt, packed);
             }
             shared_fence(f); /* every rank's pieces in */
@@ -513,10 +599,7 @@ int tw_io_two_phase_move(tw_io_two_phase_t *p, char *packed, int mine, MPI_Offse
                             MPI_BYTE, f->comm);
             if (p->me_agg >= 0 && !err) err = aggregate_write(p, from, n, whole, span_at, span_len);
         } else {
-            /* the pieces each rank asked for, in its order, out of the window */
-            for (size_t k = 0; k < n; k++)
-                memcpy(p->recv + p->pieces[k].pos, p->buf + (p->pieces[k].at - from),
-                       (size_t)p->pieces[k].len);
+            read_out(p, from, n);
             MPI_Alltoallv_c(p->recv, p->rcount, p->rdisp, MPI_BYTE, packed, p->scount, p->sdisp,
                             MPI_BYTE, f->comm);
         }
@@ -525,17 +608,265 @@ int tw_io_two_phase_move(tw_io_two_phase_t *p, char *packed, int mine, MPI_Offse
     int class = err ? tw_io_errno_class(err) : MPI_SUCCESS, worst = class;
     if (mine > worst) worst = mine;
     MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_INT, MPI_MAX, f->comm);
-    if (err)
-        *detail = strerror(err);
-    else if (worst != MPI_SUCCESS && worst != mine)
-        *detail = "an aggregator of collective buffering failed";
-    if (worst != MPI_SUCCESS) return worst;
-    if (p->write) {
-        *done = p->len;
-    } else { /* a read stops short at the end of the file, as each rank's own would */
-        struct stat st;
-        size_t c = 0;
-        *done = fstat(f->fd, &st) == 0 ? before(p->runs, p->nruns, &c, st.st_size) : p->len;
-    }
+    if (outcome(err, mine, worst, detail) != MPI_SUCCESS) return worst;
+    *done = moved(p);
     return MPI_SUCCESS;
+}
+
+int tw_io_two_phase_may(const tw_io_file_t *f, int write) {
+    const tw_io_hints_t *h = &f->hints;
+    int mode = write ? h->cb_write : h->cb_read;
+    /* atomic mode locks each rank's range around its own access: not an aggregator's;
+     * automatic never buffers on one node. Every rank knows both alike (the mode is
+     * rank 0's, the nodes every rank's same count). */
+    return !(mode == TW_IO_DISABLE || f->atomic || (mode == TW_IO_AUTOMATIC && h->nodes < 2));
+}
+
+/* ---- non-blocking: the same plan and rounds as steps of a schedule ----
+ *
+ * The plan's allgather, the exchanges of counts and runs, each round's exchange of
+ * data and the final agreement are collectives written into one schedule on the
+ * file's communicator, which progress moves on; each step that needs what the last
+ * one received is a call that writes the next ones. The aggregator's preads and
+ * pwrites of a round are a job on the I/O thread, which the schedule waits for. The
+ * exchange goes by messages (the blocking form's shared window is made collectively,
+ * at the call). A failure at an aggregator, or a rank's before it started, is every
+ * rank's at the end, as in the blocking form; a lost peer ends the schedule. */
+
+typedef struct nb {
+    tw_io_two_phase_t *p;
+    tw_io_job_t job; /* the aggregator's file access of a round */
+    MPI_Request job_done;
+    tw_io_two_phase_end_fn *end;
+    void *arg;
+    char *packed;
+    int mine, mode, declined;
+    int err;            /* the aggregator's first failed system call's errno */
+    int usable, agreed; /* whether a rank had memory, and all did */
+    int class, worst;
+    MPI_Offset told[S_N], *all, *sorted, *in;
+    MPI_Offset round, from, bytes, recv_size;
+    size_t n;
+    tw_sched_block_t *sblocks, *rblocks;
+} nb_t;
+
+static const tw_coll_red_t int_max = {MPI_MAX, MPI_INT, sizeof(int), 1};
+static const tw_coll_red_t int_min = {MPI_MIN, MPI_INT, sizeof(int), 1};
+
+static void nb_round(tw_sched_t *s, void *arg);
+
+/* The exchange of a round (or of the plan): rank r's scount[r] units at
+ * send + sdisp[r] units, into recv + rdisp[r] units (unit bytes each). */
+static void nb_exchange(tw_sched_t *s, nb_t *x, char *send, const MPI_Count *scount,
+                        const MPI_Aint *sdisp, char *recv, const MPI_Count *rcount,
+                        const MPI_Aint *rdisp, size_t unit) {
+    for (int r = 0; r < x->p->f->size; r++) {
+        x->sblocks[r] = (tw_sched_block_t){.at = send ? send + (size_t)sdisp[r] * unit : NULL,
+                                           .bytes = (size_t)scount[r] * unit};
+        x->rblocks[r] = (tw_sched_block_t){.at = recv ? recv + (size_t)rdisp[r] * unit : NULL,
+                                           .bytes = (size_t)rcount[r] * unit};
+    }
+    tw_coll_alltoallv(s, x->sblocks, x->rblocks);
+    tw_sched_fence(s);
+}
+
+/* On the I/O thread: the aggregator's system calls of a round. */
+static void nb_file_run(tw_io_job_t *job) {
+    nb_t *x = (nb_t *)((char *)job - offsetof(nb_t, job));
+    tw_io_two_phase_t *p = x->p;
+    int whole = 0, err = 0;
+    MPI_Offset span_at = 0, span_len = 0;
+    err = aggregate_before(p, x->from, x->n, &whole, &span_at, &span_len);
+    if (!err && p->write) err = aggregate_write(p, x->from, x->n, whole, span_at, span_len);
+    if (!p->write) read_out(p, x->from, x->n);
+    if (err && !x->err) x->err = err;
+}
+
+static void nb_file_done(tw_io_job_t *job) {
+    nb_t *x = (nb_t *)((char *)job - offsetof(nb_t, job));
+    tw_mpi_coll_request_done(x->job_done, MPI_SUCCESS);
+}
+
+/* The aggregator's file access of this round, waited for by the schedule (moved at
+ * once when the I/O thread cannot be had). */
+static void nb_file(tw_sched_t *s, nb_t *x) {
+    if (x->p->me_agg < 0 || !x->n) return;
+    if (x->err && x->p->write) return; /* as the blocking form: no more writes */
+    x->job = (tw_io_job_t){.run = nb_file_run, .finish = nb_file_done, .file = x->p->f};
+    if (tw_mpi_coll_request(s->context - TW_CTX_COLL, &x->job_done) != MPI_SUCCESS) {
+        nb_file_run(&x->job); /* no request to wait for: at once */
+        return;
+    }
+    if (tw_io_job_start(&x->job) != MPI_SUCCESS) { /* no thread: at once */
+        nb_file_run(&x->job);
+        nb_file_done(&x->job);
+    }
+    tw_sched_wait(s, x->job_done);
+    tw_sched_fence(s);
+}
+
+static void nb_next_round(tw_sched_t *s, void *arg) {
+    nb_t *x = arg;
+    x->round++;
+    nb_round(s, x);
+}
+
+/* After a write's exchange: the aggregator writes. */
+static void nb_write_file(tw_sched_t *s, void *arg) {
+    nb_t *x = arg;
+    nb_file(s, x);
+    tw_sched_call(s, nb_next_round, x);
+}
+
+/* After a read's file access: the pieces go back. */
+static void nb_read_send(tw_sched_t *s, void *arg) {
+    nb_t *x = arg;
+    tw_io_two_phase_t *p = x->p;
+    nb_exchange(s, x, p->recv, p->rcount, p->rdisp, x->packed, p->scount, p->sdisp, 1);
+    tw_sched_call(s, nb_next_round, x);
+}
+
+static void nb_round(tw_sched_t *s, void *arg) {
+    nb_t *x = arg;
+    tw_io_two_phase_t *p = x->p;
+    if (x->round == p->rounds) { /* the end: the worst class of any rank */
+        x->class = x->err ? tw_io_errno_class(x->err) : MPI_SUCCESS;
+        if (x->mine > x->class) x->class = x->mine;
+        tw_coll_allreduce(s, &x->class, &x->worst, 1, &int_max);
+        return;
+    }
+    my_round(p, x->round);
+    x->n = aggregator_round(p, x->round, &x->from, &x->bytes);
+    if (p->me_agg >= 0 && x->bytes > x->recv_size) {
+        free(p->recv);
+        p->recv = malloc((size_t)x->bytes);
+        x->recv_size = x->bytes;
+        if (!p->recv) /* the exchange needs it, and the other ranks wait on it */
+            tw_mpi_raise(MPI_ERRORS_ARE_FATAL, NULL, NULL, "collective buffering", MPI_ERR_NO_MEM,
+                         "no memory for an aggregator's receive buffer");
+    }
+    if (p->write) {
+        nb_exchange(s, x, x->packed, p->scount, p->sdisp, p->recv, p->rcount, p->rdisp, 1);
+        tw_sched_call(s, nb_write_file, x);
+    } else {
+        nb_file(s, x);
+        tw_sched_call(s, nb_read_send, x);
+    }
+}
+
+/* Every rank has its runs and the aggregators' buffers, or all go each their own way. */
+static void nb_agreed(tw_sched_t *s, void *arg) {
+    nb_t *x = arg;
+    if (!x->agreed) {
+        x->declined = 1;
+        return;
+    }
+    tw_sched_call(s, nb_round, x);
+}
+
+/* The runs each rank sent me. */
+static void nb_theirs(tw_sched_t *s, void *arg) {
+    nb_t *x = arg;
+    tw_io_two_phase_t *p = x->p;
+    MPI_Count total = 0;
+    for (int r = 0; r < p->f->size; r++) total += p->rcount[r];
+    x->usable = take_theirs(p, x->in, total);
+    if (x->usable && p->me_agg >= 0) x->usable = (p->buf = malloc((size_t)p->window)) != NULL;
+    free(x->in);
+    x->in = NULL;
+    tw_coll_allreduce(s, &x->usable, &x->agreed, 1, &int_min);
+    tw_sched_fence(s);
+    tw_sched_call(s, nb_agreed, x);
+}
+
+/* The counts known: the runs themselves. */
+static void nb_runs(tw_sched_t *s, void *arg) {
+    nb_t *x = arg;
+    tw_io_two_phase_t *p = x->p;
+    MPI_Count total = their_places(p);
+    x->in = malloc(sizeof(MPI_Offset) * (size_t)(total ? total : 1));
+    if (!x->in) /* the others send them: ending the job names why */
+        tw_mpi_raise(MPI_ERRORS_ARE_FATAL, NULL, NULL, "collective buffering", MPI_ERR_NO_MEM,
+                     "no memory for the runs of the ranks' accesses");
+    nb_exchange(s, x, (char *)x->sorted, p->scount, p->sdisp, (char *)x->in, p->rcount, p->rdisp,
+                sizeof(MPI_Offset));
+    tw_sched_call(s, nb_theirs, x);
+}
+
+/* What every rank told: collective buffering or not, and its domains. */
+static void nb_decide(tw_sched_t *s, void *arg) {
+    nb_t *x = arg;
+    tw_io_two_phase_t *p = x->p;
+    MPI_Offset lo, hi;
+    if (!decide(x->all, p->f->size, x->mode, &lo, &hi)) {
+        x->declined = 1;
+        return;
+    }
+    cut_domains(p, lo, hi);
+    if (!(x->sorted = runs_for_aggregators(p))) /* the others send their counts */
+        tw_mpi_raise(MPI_ERRORS_ARE_FATAL, NULL, NULL, "collective buffering", MPI_ERR_NO_MEM,
+                     "no memory for the runs of this rank's access");
+    for (int r = 0; r < p->f->size; r++) {
+        x->sblocks[r] = (tw_sched_block_t){.at = (char *)&p->scount[r], .bytes = sizeof(MPI_Count)};
+        x->rblocks[r] = (tw_sched_block_t){.at = (char *)&p->rcount[r], .bytes = sizeof(MPI_Count)};
+    }
+    tw_coll_alltoallv(s, x->sblocks, x->rblocks);
+    tw_sched_fence(s);
+    tw_sched_call(s, nb_runs, x);
+}
+
+static void nb_free(nb_t *x) {
+    if (x->p) free(x->p->buf), free(x->p->recv);
+    tw_io_two_phase_free(x->p);
+    free(x->all);
+    free(x->sorted);
+    free(x->in);
+    free(x->sblocks);
+    free(x->rblocks);
+    free(x);
+}
+
+/* In progress, once the schedule has ended. */
+static void nb_ended(tw_sched_t *s, void *arg) {
+    nb_t *x = arg;
+    tw_io_file_t *f = x->p->f;
+    tw_io_two_phase_end_fn *end = x->end;
+    void *end_arg = x->arg;
+    int declined = x->declined && !s->error, class = s->error;
+    const char *detail = class ? "the exchange of collective buffering failed" : NULL;
+    MPI_Offset done = 0;
+    if (!class && !declined) {
+        class = outcome(x->err, x->mine, x->worst, &detail);
+        if (class == MPI_SUCCESS) done = moved(x->p);
+    }
+    nb_free(x);
+    f->collectives_running--;
+    if (end) end(end_arg, declined, class, done, detail);
+}
+
+void tw_io_two_phase_start(tw_io_file_t *f, int write, MPI_Offset first, MPI_Offset len,
+                           char *packed, int mine, tw_io_two_phase_end_fn *end, void *arg) {
+    nb_t *x = calloc(1, sizeof *x);
+    tw_io_two_phase_t *p = x ? calloc(1, sizeof *p) : NULL;
+    size_t size = (size_t)f->size;
+    if (x) {
+        x->p = p;
+        x->all = malloc(sizeof(MPI_Offset) * S_N * size);
+        x->sblocks = malloc(sizeof(tw_sched_block_t) * size);
+        x->rblocks = malloc(sizeof(tw_sched_block_t) * size);
+    }
+    tw_sched_t *s = x ? tw_sched_new(tw_mpi_comm_get(f->comm)) : NULL;
+    if (!s || !p || !x->all || !x->sblocks || !x->rblocks) /* the others wait for my part */
+        tw_mpi_raise(MPI_ERRORS_ARE_FATAL, NULL, NULL, "collective buffering", MPI_ERR_NO_MEM,
+                     "no memory to start a non-blocking collective access");
+    *p = (tw_io_two_phase_t){.f = f, .write = write, .len = mine == MPI_SUCCESS ? len : 0};
+    x->end = end, x->arg = arg, x->packed = packed, x->mine = mine;
+    x->mode = write ? f->hints.cb_write : f->hints.cb_read;
+    x->job_done = MPI_REQUEST_NULL;
+    tell(p, plan_runs(p, first, p->len) && plan_arrays(p), x->told);
+    f->collectives_running++;
+    tw_coll_allgather(s, x->told, x->all, sizeof x->told);
+    tw_sched_fence(s);
+    tw_sched_call(s, nb_decide, x);
+    tw_sched_start_then(s, nb_ended, x);
 }

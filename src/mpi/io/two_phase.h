@@ -25,6 +25,24 @@ int tw_io_two_phase_move(tw_io_two_phase_t *p, char *packed, int mine, MPI_Offse
 
 void tw_io_two_phase_free(tw_io_two_phase_t *p);
 
+/* Whether a collective access of f may go through collective buffering: each rank
+ * knows it alike, alone (the hints, atomic mode, the nodes); whether it does is then
+ * the ranks' decision together. */
+int tw_io_two_phase_may(const tw_io_file_t *f, int write);
+
+/* Non-blocking (MPI_File_iwrite_all ...), where tw_io_two_phase_may: the same
+ * collective buffering, moved on by progress while the program computes (the
+ * aggregators' preads and pwrites on the I/O thread). Every rank of the file starts
+ * it, a rank that failed at the call too (mine: its class; it moves nothing). packed
+ * (the rank's stream bytes [first, first + len)) stays the caller's until end(arg,
+ * ...) runs, once, in progress: declined when the ranks chose each its own access
+ * (nothing moved: the caller moves its own), else the worst class of any rank, the
+ * rank's stream bytes moved and what failed. */
+typedef void tw_io_two_phase_end_fn(void *arg, int declined, int errclass, MPI_Offset done,
+                                    const char *detail);
+void tw_io_two_phase_start(tw_io_file_t *f, int write, MPI_Offset first, MPI_Offset len,
+                           char *packed, int mine, tw_io_two_phase_end_fn *end, void *arg);
+
 #pragma GCC visibility pop
 
 #endif
