@@ -106,11 +106,13 @@ static int finish_all(const char *call, int count, MPI_Request requests[], MPI_S
     return failed ? tw_mpi_error(NULL, call, MPI_ERR_IN_STATUS, NULL) : MPI_SUCCESS;
 }
 
-/* The requests were checked: each is null or valid. */
-static int all_done(int count, const MPI_Request requests[]) {
-    for (int i = 0; i < count; i++)
-        if (!tw_mpi_request_finished(requests[i])) return 0;
-    return 1;
+/* The requests were checked: each is null or valid. Those before *from are known
+ * finished, and a finished request stays so until it is completed: each pass looks
+ * from the first one not known finished (a window of 128 that completes in order was
+ * scanned whole at every progress pass: 7 % of an 8 KiB osu_bibw). */
+static int all_done(int count, const MPI_Request requests[], int *from) {
+    while (*from < count && tw_mpi_request_finished(requests[*from])) ++*from;
+    return *from == count;
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
@@ -118,9 +120,10 @@ int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
     int rc = check_requests("MPI_Waitall", count, requests, NULL);
     if (rc) return rc;
     unsigned spins = 0;
-    while (!all_done(count, requests)) {
+    int from = 0;
+    while (!all_done(count, requests, &from)) {
         tw_mpi_progress();
-        if (!all_done(count, requests)) tw_mpi_relax(&spins);
+        if (!all_done(count, requests, &from)) tw_mpi_relax(&spins);
     }
     return finish_all("MPI_Waitall", count, requests, statuses);
 }
@@ -132,7 +135,8 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
     if (rc) return rc;
     if (!flag) return tw_mpi_error(NULL, "MPI_Testall", MPI_ERR_ARG, "flag is NULL");
     tw_mpi_progress();
-    *flag = all_done(count, requests);
+    int from = 0;
+    *flag = all_done(count, requests, &from);
     return *flag ? finish_all("MPI_Testall", count, requests, statuses) : MPI_SUCCESS;
 }
 
@@ -304,7 +308,8 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
     if (rc) return rc;
     if (!flag) return tw_mpi_error(NULL, call, MPI_ERR_ARG, "flag is NULL");
     tw_mpi_progress();
-    *flag = all_done(count, array_of_requests);
+    int from = 0;
+    *flag = all_done(count, array_of_requests, &from);
     if (*flag && array_of_statuses)
         for (int i = 0; i < count; i++) peek(array_of_requests, i, &array_of_statuses[i]);
     return MPI_SUCCESS;
