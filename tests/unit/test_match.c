@@ -196,9 +196,43 @@ static void test_small_entries_are_recycled(void **state) {
     tw_unexpected_t *u = keep_int(&m, 1, 1, CTX, 1);
     assert_ptr_equal(tw_match_take(&m, 1, 1, CTX), u);
     tw_match_release(&m, u);
-    assert_int_equal(m.spares, 1);
+    assert_int_equal(m.pool->spares, 1);
     assert_ptr_equal(keep_int(&m, 1, 1, CTX, 2), u); /* the same entry again */
-    assert_int_equal(m.spares, 0);
+    assert_int_equal(m.pool->spares, 0);
+    tw_match_fini(&m);
+}
+
+/* Larger entries too, by size class: a message of 8 KiB gets back the entry of the last
+ * one of 5 to 8 KiB, not one of 4 KiB; past TW_MATCH_POOLED, and beyond
+ * TW_MATCH_POOL_BYTES of spares, entries are freed. */
+static void test_large_entries_are_recycled_by_class(void **state) {
+    (void)state;
+    static unsigned char big[TW_MATCH_POOLED + 1];
+    tw_match_t m;
+    tw_match_init(&m, 64 << 20);
+    tw_unexpected_t *u8 = tw_match_keep(&m, 1, 1, CTX, NULL, big, 6000);
+    tw_unexpected_t *u4 = tw_match_keep(&m, 1, 2, CTX, NULL, big, 4000);
+    assert_non_null(u8);
+    assert_non_null(u4);
+    tw_match_release(&m, tw_match_take(&m, 1, 1, CTX));
+    tw_match_release(&m, tw_match_take(&m, 1, 2, CTX));
+    assert_int_equal(m.pool->spare_bytes, 8192 + 4096);
+    tw_unexpected_t *again = tw_match_keep(&m, 1, 3, CTX, NULL, big, 8192);
+    assert_ptr_equal(again, u8);
+    assert_int_equal(again->len, 8192);
+    assert_int_equal(m.pool->spare_bytes, 4096);
+    tw_match_release(&m, tw_match_take(&m, 1, 3, CTX));
+    /* past the largest class: not kept */
+    assert_non_null(tw_match_keep(&m, 1, 4, CTX, NULL, big, sizeof big));
+    tw_match_release(&m, tw_match_take(&m, 1, 4, CTX));
+    assert_int_equal(m.pool->spare_bytes, 8192 + 4096);
+    /* the spares are bounded */
+    enum { N = TW_MATCH_POOL_BYTES / TW_MATCH_POOLED + 4 };
+    for (int i = 0; i < N; i++)
+        assert_non_null(tw_match_keep(&m, 1, 10 + i, CTX, NULL, big, TW_MATCH_POOLED));
+    for (int i = 0; i < N; i++) tw_match_release(&m, tw_match_take(&m, 1, 10 + i, CTX));
+    assert_true(m.pool->spare_bytes <= TW_MATCH_POOL_BYTES);
+    assert_true(m.pool->spare_bytes > TW_MATCH_POOL_BYTES - TW_MATCH_POOLED);
     tw_match_fini(&m);
 }
 
@@ -212,6 +246,7 @@ int main(void) {
         cmocka_unit_test(test_cancel_takes_a_posted_receive_out),
         cmocka_unit_test(test_unexpected_bytes_are_bounded),
         cmocka_unit_test(test_small_entries_are_recycled),
+        cmocka_unit_test(test_large_entries_are_recycled_by_class),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,10 +13,12 @@ void tw_match_fini(tw_match_t *m) {
         next = u->next;
         free(u);
     }
-    for (tw_unexpected_t *u = m->spare, *next; u; u = next) {
-        next = u->next;
-        free(u);
-    }
+    for (int c = 0; m->pool && c < TW_MATCH_CLASSES; c++)
+        for (tw_unexpected_t *u = m->pool->spare[c], *next; u; u = next) {
+            next = u->next;
+            free(u);
+        }
+    free(m->pool);
     tw_match_init(m, m->bytes_max);
 }
 
@@ -42,12 +44,31 @@ static size_t kept_bytes(const tw_unexpected_t *u) {
     return u->is_rts ? 0 : u->len;
 }
 
+/* The size class of an entry keeping keep bytes: 0 up to TW_MATCH_SMALL, c for up to
+ * 128 << c (256 B to TW_MATCH_POOLED), -1 past those (allocated and freed alone). */
+static int class_of(size_t keep) {
+    if (keep <= TW_MATCH_SMALL) return 0;
+    if (keep > TW_MATCH_POOLED) return -1;
+    int c = 1;
+    while ((size_t)128 << c < keep) c++;
+    return c;
+}
+
+static size_t class_bytes(int c) {
+    return c ? (size_t)128 << c : TW_MATCH_SMALL;
+}
+
 static tw_unexpected_t *entry_new(tw_match_t *m, size_t keep) {
-    if (keep > TW_MATCH_SMALL) return malloc(sizeof(tw_unexpected_t) + keep);
-    tw_unexpected_t *u = m->spare;
-    if (!u) return malloc(sizeof(tw_unexpected_t) + TW_MATCH_SMALL);
-    m->spare = u->next;
-    m->spares--;
+    int c = class_of(keep);
+    if (c < 0) return malloc(sizeof(tw_unexpected_t) + keep);
+    tw_match_pool_t *p = m->pool;
+    tw_unexpected_t *u = p ? p->spare[c] : NULL;
+    if (!u) return malloc(sizeof(tw_unexpected_t) + class_bytes(c));
+    p->spare[c] = u->next;
+    if (c)
+        p->spare_bytes -= class_bytes(c);
+    else
+        p->spares--;
     return u;
 }
 
@@ -116,11 +137,18 @@ tw_unexpected_t *tw_match_take_search(tw_match_t *m, int source, int tag, uint32
 
 void tw_match_release(tw_match_t *m, tw_unexpected_t *u) {
     m->unexpected_bytes -= kept_bytes(u);
-    if (kept_bytes(u) > TW_MATCH_SMALL || m->spares >= TW_MATCH_KEPT) {
+    int c = class_of(kept_bytes(u));
+    if (c >= 0 && !m->pool) m->pool = calloc(1, sizeof *m->pool); /* none: not recycled */
+    tw_match_pool_t *p = m->pool;
+    if (c < 0 || !p ||
+        (c ? p->spare_bytes + class_bytes(c) > TW_MATCH_POOL_BYTES : p->spares >= TW_MATCH_KEPT)) {
         free(u);
         return;
     }
-    u->next = m->spare;
-    m->spare = u;
-    m->spares++;
+    u->next = p->spare[c];
+    p->spare[c] = u;
+    if (c)
+        p->spare_bytes += class_bytes(c);
+    else
+        p->spares++;
 }
