@@ -23,9 +23,12 @@ extern "C" {
 #endif
 
 #define TW_VELO_SLOT_SIZE   64
-#define TW_VELO_INLINE_SIZE 56   /* payload that fits the first slot beside the status word */
-#define TW_VELO_MAX_SIZE    4096 /* longest message */
-#define TW_VELO_TAG_MAX     255  /* tags are 0..TW_VELO_TAG_MAX */
+#define TW_VELO_INLINE_SIZE 56 /* payload that fits the first slot beside the status word */
+/* The longest message: 65 slots, as many as 4096 bytes take, filled to the last byte, so
+ * that 4096 bytes of payload fit one message beside an upper layer's header (MPI's 8
+ * bytes; a pipelined message's first piece, 56). */
+#define TW_VELO_MAX_SIZE 4152
+#define TW_VELO_TAG_MAX  255 /* tags are 0..TW_VELO_TAG_MAX */
 /* The tag of a message the device itself puts into the mailbox when a peer is
  * declared lost: source is that peer, and the 4 bytes of the message hold the cause
  * as an int32_t tw_status (TW_ERR_LOST: it stopped answering; TW_ERR_RESET: it had

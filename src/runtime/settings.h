@@ -102,7 +102,7 @@ typedef struct tw_config {
 #define TW_ATU_ENTRIES_MIN           16
 #define TW_ATU_ENTRIES_MAX           65535
 #define TW_ATU_ENTRIES_DEFAULT       65535
-#define TW_EAGER_LIMIT_MAX           4088 /* a VELO message less the MPI header */
+#define TW_EAGER_LIMIT_MAX           4144 /* a VELO message less the MPI header */
 #define TW_RNDV_SPLIT_DEFAULT        65536
 #define TW_CHANNELS_MAX              16
 #define TW_PIPELINE_LIMIT_MAX        262144 /* a derived datatype's packed window (TW_PACK_CHUNK) */

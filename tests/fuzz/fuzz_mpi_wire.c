@@ -169,7 +169,7 @@ static void rndv_piece(int slot, int source, const uint8_t *body, size_t len) {
         want = names(get32(body + 4), slot) && r->kind == REQ_RECV &&
                r->proto == TW_PROTO_RNDV_PIECES && r->state == TW_STATE_CTS_SENT && !r->done &&
                r->got_from == source && r->got.sreq == get32(body) && of &&
-               len - 56 == (of < 4040 ? of : 4040);
+               len - 56 == (of < 4096 ? of : 4096);
     }
     FUZZ_CHECK(sizeof(tw_mpi_pieces_t) == 56);
     FUZZ_CHECK((i != 0) == want);
@@ -213,8 +213,8 @@ static void pieces(const uint8_t *data, size_t size) {
     if (data[1] & 1) {
         size_t at = get32(data + 2), of = get32(data + 6);
         int ok = tw_mpi_piece_check(at, of, len);
-        /* the model: the next piece, of a message under way: 4096 bytes or what is left */
-        FUZZ_CHECK(ok == (at < of && len == (of - at < 4096 ? of - at : 4096)));
+        /* the model: the next piece, of a message under way: 4152 bytes or what is left */
+        FUZZ_CHECK(ok == (at < of && len == (of - at < 4152 ? of - at : 4152)));
         accepted[MODE_PIECES] += ok;
         return;
     }
@@ -226,8 +226,8 @@ static void pieces(const uint8_t *data, size_t size) {
     uint64_t want_size = len >= 16 ? get64(msg + 8) : 0;
     int want = len >= head && ((int32_t)get32(msg) >= 0 || (get32(msg + 4) & 1)) && want_size &&
                want_size <= TW_MPI_PIPELINE_MOST &&
-               len - head == (want_size < 4040 ? want_size : 4040);
-    FUZZ_CHECK(head == 56 && TW_MPI_FIRST_PIECE == 4040);
+               len - head == (want_size < 4096 ? want_size : 4096);
+    FUZZ_CHECK(head == 56 && TW_MPI_FIRST_PIECE == 4096);
     FUZZ_CHECK(ok == want);
     if (!ok) return;
     accepted[MODE_PIECES]++;
@@ -308,20 +308,20 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
     if (mode == MODE_PIECES) { /* a first piece, or the next of a message under way */
         int later = (index / MODES) & 1;
         buf[1] = (uint8_t)later;
-        uint32_t of = 4041 + rand32() % 60000,
-                 at = 4040 + 4096 * (rand32() % ((of - 4040) / 4096 + 1));
-        if (at >= of) at = 4040;
+        uint32_t of = 4097 + rand32() % 60000,
+                 at = 4096 + 4152 * (rand32() % ((of - 4096) / 4152 + 1));
+        if (at >= of) at = 4096;
         memcpy(buf + 2, &at, 4);
         memcpy(buf + 6, &of, 4);
-        if (later) return 10 + (of - at < 4096 ? of - at : 4096);
+        if (later) return 10 + (of - at < 4152 ? of - at : 4152);
         struct {
             tw_mpi_hdr_t h;
             tw_mpi_first_t f;
         } first = {.h = {(int32_t)(rand32() % 1000), rand32() % 8}, .f = {.size = of}};
         size_t at0 = put(buf, 10, &first, sizeof first);
-        if (at0 + 4040 > cap) return 0;
-        for (size_t k = 0; k < 4040; k++) buf[at0 + k] = (uint8_t)rand32();
-        return at0 + 4040;
+        if (at0 + 4096 > cap) return 0;
+        for (size_t k = 0; k < 4096; k++) buf[at0 + k] = (uint8_t)rand32();
+        return at0 + 4096;
     }
     if (mode == MODE_SYNC) {
         struct {
@@ -375,7 +375,7 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
         size = 1 + rand32() % 9000;
         memcpy(s + 14, &size, 8);
         tw_mpi_pieces_t f = {sreq, h, {0}};
-        size_t at = put(buf, SETUP, &f, sizeof f), n = size < 4040 ? size : 4040;
+        size_t at = put(buf, SETUP, &f, sizeof f), n = size < 4096 ? size : 4096;
         if (at + n > cap) return 0;
         for (size_t k = 0; k < n; k++) buf[at + k] = (uint8_t)rand32();
         return at + n;

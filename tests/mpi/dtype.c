@@ -578,14 +578,15 @@ static void bounded_staging(int peer) {
 }
 
 /* Non-contiguous messages packed piece by piece into the mailbox: a vector of 3-byte
- * blocks 5 apart, so that the eager message, the first pipelined piece (4040 bytes)
- * and every later one (4096) end inside a block. Sizes on both sides of the eager
- * limit (4088), of one piece and of the pipeline's limit (8 KiB by default, 256 KiB
+ * blocks 5 apart, so that the eager message, the first pipelined piece (4096 bytes)
+ * and every later one (4152) end inside a block. Sizes on both sides of the eager
+ * limit (4144), of one piece, of two and of the pipeline's limit (8 KiB by default, 256 KiB
  * in the pipelined_all variant, whose mailbox of 128 slots holds one piece at a
  * time). Sent typed one by one, then all at once as non-blocking sends queued behind
  * each other; received as bytes and checked, and sent back into the typed layout,
  * whose gaps must stay. */
-static const int odd_counts[] = {1, 16, 1346, 1347, 1363, 1364, 2731, 4097, 21846, 87381, 87382};
+static const int odd_counts[] = {1,    16,   1365, 1366,  1381,  1382, 2731,
+                                 2749, 2750, 4097, 21846, 87381, 87382};
 enum { ODD_N = sizeof odd_counts / sizeof odd_counts[0] };
 
 static unsigned char odd_byte(long at, int c) {

@@ -18,11 +18,13 @@ static unsigned char pat(size_t i, int salt) {
 }
 
 static void sizes_and_status(void) {
-    /* eager up to 4088; pipelined to TW_PIPELINE_LIMIT (default 8192; first piece 4040
-     * bytes, then 4096 each): one piece and a byte, exactly two pieces, two and a byte;
+    /* eager up to TW_MPI_EAGER_MAX; pipelined to TW_PIPELINE_LIMIT (default 8192; first
+     * piece TW_MPI_FIRST_PIECE bytes, then TW_VELO_MAX_SIZE each): one piece and a byte,
+     * the default limit and a byte past it, exactly two pieces, two and a byte;
      * rendezvous beyond (mpi_p2p_3_pipelined_all pipelines up to 256 KiB) */
-    static const int sizes[] = {0,    1,    47,   48,    49,    4087,         4088,
-                                4089, 8136, 8137, 65536, 65537, (1 << 20) + 3};
+    enum { EAGER = TW_MPI_EAGER_MAX, TWO = TW_MPI_FIRST_PIECE + TW_VELO_MAX_SIZE };
+    static const int sizes[] = {0,    1,    47,  48,      49,    EAGER - 1, EAGER,        EAGER + 1,
+                                8192, 8193, TWO, TWO + 1, 65536, 65537,     (1 << 20) + 3};
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         int n = sizes[k];
         unsigned char *b = malloc((size_t)n + 64);

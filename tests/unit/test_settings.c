@@ -56,7 +56,7 @@ static void test_defaults(void **state) {
     assert_int_equal(cfg.rma_copy, TW_RMA_COPY_AUTO);
     assert_int_equal(cfg.stats, 0);
     assert_int_equal(cfg.wait, TW_WAIT_AUTO);
-    assert_int_equal(cfg.eager_limit, 4088);
+    assert_int_equal(cfg.eager_limit, 4144);
     assert_int_equal(cfg.rndv_split, 65536);
     assert_int_equal(cfg.coll_bcast, TW_BCAST_AUTO);
     assert_int_equal(cfg.coll_reduce, TW_REDUCE_AUTO);
@@ -115,7 +115,7 @@ static void test_size_range(void **state) {
     tw_config_t cfg;
     char err[256];
     expect_accepted("TW_EAGER_LIMIT=0");
-    expect_refused("TW_EAGER_LIMIT=4089");
+    expect_refused("TW_EAGER_LIMIT=4145");
     expect_refused("TW_RNDV_SPLIT=-1");
     assert_int_equal(parse_one(&cfg, "TW_UDP_MTU=auto", err, sizeof err), 0);
     assert_int_equal(cfg.udp_mtu, 0);
@@ -333,7 +333,7 @@ static void test_invalid_environment(void **state) {
     if (pid == 0) {
         setenv("TW_EAGER_LIMIT", "5000", 1);
         int ok = tw_settings_status() == TW_ERR_CONFIG &&
-                 tw_setting_unsigned(TW_SETTING_EAGER_LIMIT) == 4088 &&
+                 tw_setting_unsigned(TW_SETTING_EAGER_LIMIT) == 4144 &&
                  tw_setting_choice(TW_SETTING_COLL_ALLREDUCE) == TW_ALLREDUCE_AUTO &&
                  tw_setting_is_set(TW_SETTING_EAGER_LIMIT) &&
                  !strcmp(tw_setting_text(TW_SETTING_EAGER_LIMIT), "5000") && tw_config() == NULL;

@@ -572,7 +572,7 @@ int MPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosit
     if (datatype) *datatype = cvar_type(in);
     if (enumtype) *enumtype = in->type == TW_SETTING_CHOICE ? &enums[cvar_index] : MPI_T_ENUM_NULL;
     char d[512];
-    /* the table's meaning, what a number counts, the default: "... (bytes; default 4088)" */
+    /* the table's meaning, what a number counts, the default: "... (bytes; default 4144)" */
     const char *unit = in->unit ? in->unit : "", *dflt = in->default_value;
     if (!unit[0] && !dflt[0])
         snprintf(d, sizeof d, "%s", in->meaning);
