@@ -198,7 +198,7 @@ static const void *reduce_binomial(tw_sched_t *s, const void *in, void *out, siz
         if (!vr && out && mask << 1 >= p) /* the root's last round */
             spare[k] = out;
         if (!spare[k] && !(spare[k] = tw_sched_scratch(s, bytes))) return NULL;
-        tw_sched_recv(s, spare[k], bytes, mod(vr + mask + root, p));
+        tw_sched_recv_operand(s, spare[k], bytes, mod(vr + mask + root, p));
         tw_sched_fence(s);
         tw_sched_reduce(s, acc, spare[k], (MPI_Count)count, red->type, red->op);
         acc = spare[k];
@@ -267,7 +267,7 @@ static void allreduce_recdbl(tw_sched_t *s, void *out, size_t count, const tw_co
             tw_sched_fence(s);
             newrank = -1;
         } else {
-            tw_sched_recv(s, tmp, bytes, r - 1);
+            tw_sched_recv_operand(s, tmp, bytes, r - 1);
             tw_sched_fence(s);
             tw_sched_reduce(s, tmp, out, (MPI_Count)count, red->type, red->op);
             newrank = r / 2;
@@ -277,7 +277,7 @@ static void allreduce_recdbl(tw_sched_t *s, void *out, size_t count, const tw_co
     }
     for (int mask = 1; newrank >= 0 && mask < pof2; mask <<= 1) {
         int nd = newrank ^ mask, dst = nd < rem ? nd * 2 + 1 : nd + rem;
-        tw_sched_recv(s, tmp, bytes, dst);
+        tw_sched_recv_operand(s, tmp, bytes, dst);
         tw_sched_send(s, out, bytes, dst);
         tw_sched_fence(s);
         if (dst < r || red->commute) { /* the peer's ranks come first */
@@ -307,7 +307,7 @@ static void ring_reduce_scatter(tw_sched_t *s, char *buf, const size_t *offs, co
     if (!tmp) return;
     for (int k = 0; k < p - 1; k++) {
         int sb = mod(r - 1 - k, p), rb = mod(r - 2 - k, p);
-        tw_sched_recv(s, tmp, lens[rb], mod(r - 1, p));
+        tw_sched_recv_operand(s, tmp, lens[rb], mod(r - 1, p));
         tw_sched_send(s, buf + offs[sb], lens[sb], mod(r + 1, p));
         tw_sched_fence(s);
         tw_sched_reduce(s, tmp, buf + offs[rb], (MPI_Count)(lens[rb] / red->item), red->type,
@@ -324,7 +324,7 @@ static void ring_reduce_scatter_from(tw_sched_t *s, const char *in, char *out, c
     int r = s->comm->rank, p = s->comm->size;
     for (int k = 0; k < p - 1; k++) {
         int sb = mod(r - 1 - k, p), rb = mod(r - 2 - k, p);
-        tw_sched_recv(s, out + offs[rb], lens[rb], mod(r - 1, p));
+        tw_sched_recv_operand(s, out + offs[rb], lens[rb], mod(r - 1, p));
         tw_sched_send(s, (k == 0 ? in : out) + offs[sb], lens[sb], mod(r + 1, p));
         tw_sched_fence(s);
         tw_sched_reduce(s, in + offs[rb], out + offs[rb], (MPI_Count)(lens[rb] / red->item),
@@ -411,7 +411,7 @@ void tw_coll_scan(tw_sched_t *s, const void *in, void *out, size_t count, const 
             tw_sched_send(s, partial, bytes, dst);
             break;
         }
-        tw_sched_recv(s, tmp, bytes, dst);
+        tw_sched_recv_operand(s, tmp, bytes, dst);
         if (!last) tw_sched_send(s, partial, bytes, dst);
         tw_sched_fence(s);
         if (!last && !own) { /* this round changes partial */

@@ -227,6 +227,7 @@ static tw_step_t *add(tw_sched_t *s, int kind) {
     t->kind = (uint8_t)kind;
     t->deferred = 0;
     t->typed = 0;
+    t->operand = 0;
     t->req = MPI_REQUEST_NULL;
     return t;
 }
@@ -245,6 +246,12 @@ void tw_sched_recv(tw_sched_t *s, void *buf, size_t bytes, int peer) {
     t->dst = buf;
     t->bytes = bytes;
     t->peer = tw_mpi_world_rank(s->comm, peer);
+}
+
+void tw_sched_recv_operand(tw_sched_t *s, void *buf, size_t bytes, int peer) {
+    int n = s->nsteps;
+    tw_sched_recv(s, buf, bytes, peer);
+    if (s->nsteps > n) s->steps[n].operand = 1;
 }
 
 void tw_sched_reduce(tw_sched_t *s, const void *in, void *inout, MPI_Count count, MPI_Datatype type,
@@ -448,7 +455,8 @@ static void start(tw_sched_t *s, tw_step_t *t) {
             t->req = MPI_REQUEST_NULL;
             return;
         }
-        rc = tw_mpi_irecv(t->dst, t->bytes, t->peer, s->tag, s->context, &t->req);
+        rc = tw_mpi_irecv_as(t->dst, t->bytes, t->peer, s->tag, s->context,
+                             t->operand ? TW_RECV_OPERAND : TW_RECV_STANDARD, &t->req);
         break;
     case TW_STEP_REDUCE:
         rc = tw_mpi_op_apply(t->op, t->src, t->dst, t->count, t->type);

@@ -34,6 +34,7 @@ typedef struct tw_step {
     uint8_t kind;
     uint8_t deferred; /* a small receive of a blocking schedule, not posted yet */
     uint8_t typed;    /* send, receive: count items of type at src / dst, staged */
+    uint8_t operand;  /* receive: combined by this rank next (TW_RECV_OPERAND) */
     int peer;         /* send, receive: world rank */
     const void *src;
     void *dst;
@@ -107,6 +108,8 @@ void tw_sched_release(tw_sched_t *s, tw_sched_mark_t mark);
 /* Steps; peers are ranks of the schedule's communicator. */
 void tw_sched_send(tw_sched_t *s, const void *buf, size_t bytes, int peer);
 void tw_sched_recv(tw_sched_t *s, void *buf, size_t bytes, int peer);
+/* A receive whose data a reduction step combines next (TW_RECV_OPERAND). */
+void tw_sched_recv_operand(tw_sched_t *s, void *buf, size_t bytes, int peer);
 void tw_sched_reduce(tw_sched_t *s, const void *in, void *inout, MPI_Count count, MPI_Datatype type,
                      MPI_Op op);
 void tw_sched_copy(tw_sched_t *s, const void *src, void *dst, size_t bytes);

@@ -571,13 +571,24 @@ static int recv_setup(tw_channel_t *ch, void *buf, size_t bytes, int source, int
     return i;
 }
 
-int tw_mpi_irecv(void *buf, size_t bytes, int source, int tag, uint32_t context, MPI_Request *req) {
+static inline int irecv(void *buf, size_t bytes, int source, int tag, uint32_t context, int mode,
+                        MPI_Request *req) {
     tw_channel_t *ch = tw_channel_of_context(context);
     int i = recv_setup(ch, buf, bytes, source, tag, context, 0);
     if (!i) return MPI_ERR_NO_MEM;
+    if (mode) tw_reqs[i].mode = (uint8_t)mode; /* a new request's is TW_RECV_STANDARD */
     *req = tw_req_handle(i);
     recv_start(ch, i);
     return MPI_SUCCESS;
+}
+
+int tw_mpi_irecv(void *buf, size_t bytes, int source, int tag, uint32_t context, MPI_Request *req) {
+    return irecv(buf, bytes, source, tag, context, TW_RECV_STANDARD, req);
+}
+
+int tw_mpi_irecv_as(void *buf, size_t bytes, int source, int tag, uint32_t context, int mode,
+                    MPI_Request *req) {
+    return irecv(buf, bytes, source, tag, context, mode, req);
 }
 
 int tw_mpi_recv_staged(tw_mpi_staged_t *st, int source, int tag, uint32_t context, int persistent,

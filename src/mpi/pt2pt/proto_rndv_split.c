@@ -6,10 +6,17 @@
  * would be copied aside for retransmission first. */
 #include <string.h>
 
+#include "mpi/pt2pt/engine.h"
 #include "mpi/pt2pt/failure.h"
 #include "mpi/pt2pt/proto.h"
 #include "mpi/env/state.h"
 #include "mpi/pt2pt/wire_check.h"
+
+/* The largest operand (TW_RECV_OPERAND) not split: where it and what it is combined with
+ * still fit a core's cache, the receiver gains from holding all of it; beyond, the two
+ * cores copying at once gain more (2-rank osu_reduce: 256 KiB 31-38 us split, 21-24
+ * not; 1 MiB 109-141 split, 161-198 not). */
+enum { TW_RNDV_OPERAND_WHOLE = 512 << 10 };
 
 /* A split or put receive's CTS: registers the part of the buffer the sender puts
  * (the second half, or all of it), or (nothing to put, nothing registrable) asks for
@@ -21,12 +28,12 @@ int tw_proto_cts_send(int i, size_t n, size_t *get_len) {
     /* A staged receive gets its chunks in turn: no put into it. Nor, on one node,
      * while this process has rendezvous sends of its own under way: then the sender
      * is most likely busy as well (an exchange), and a put would only add a message
-     * to the transfer. */
+     * to the transfer; nor into a reduction's operand (engine.h, TW_RECV_OPERAND). */
     size_t own = n; /* what the get fetches; the sender puts [own, n) */
     if (!r->staged && n && r->proto == TW_PROTO_RNDV_PUT)
         own = 0;
     else if (!r->staged && tw_p2p.split_min && n >= tw_p2p.split_min && !ch->rndv_sends &&
-             (n / 2) & ~(size_t)4095)
+             (r->mode != TW_RECV_OPERAND || n > TW_RNDV_OPERAND_WHOLE) && (n / 2) & ~(size_t)4095)
         own = (n / 2) & ~(size_t)4095;
     tw_mpi_cts_t cts = {r->got.sreq, (uint32_t)tw_req_handle(i), 0, 0, 0, 0};
     if (own < n &&

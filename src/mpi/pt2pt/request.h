@@ -70,7 +70,7 @@ typedef struct req {
     uint8_t done;
     uint8_t orphan;             /* freed by the user while running: freed when it finishes */
     uint8_t persistent, active; /* a persistent request is inactive between its runs */
-    uint8_t mode, cancelled;    /* send: a TW_SEND_* mode */
+    uint8_t mode, cancelled;    /* send: a TW_SEND_* mode; receive: a TW_RECV_* */
     uint8_t parts;              /* rendezvous: notifications (or a CTS) still to come */
     uint8_t get_held;           /* receive: a refused get waits, holding its part */
     uint8_t ready;              /* chunked receive: the sender's next chunk is there already */
