@@ -314,10 +314,16 @@ static MPI_Offset *runs_for_aggregators(tw_io_two_phase_t *p) {
     return sorted;
 }
 
-/* Once the counts are exchanged: where each rank's runs land; their number of values. */
+/* Once the counts are exchanged: where each rank's runs land; their number of values,
+ * or -1 when a rank's count cannot be (negative, odd, or more runs than the bytes of my
+ * domain, which runs of a byte or more, none over another, cannot exceed): it sized a
+ * receive into this rank's buffer. */
 static MPI_Count their_places(tw_io_two_phase_t *p) {
     MPI_Count total = 0;
-    for (int r = 0; r < p->f->size; r++) p->rdisp[r] = (MPI_Aint)total, total += p->rcount[r];
+    for (int r = 0; r < p->f->size; r++) {
+        if (p->rcount[r] < 0 || p->rcount[r] % 2 || p->rcount[r] / 2 > p->domain) return -1;
+        p->rdisp[r] = (MPI_Aint)total, total += p->rcount[r];
+    }
     return total;
 }
 
@@ -381,7 +387,7 @@ tw_io_two_phase_t *tw_io_two_phase_plan(tw_io_file_t *f, int write, MPI_Offset f
     if (!ok) goto out_of_memory;
     MPI_Alltoall(p->scount, 1, MPI_COUNT, p->rcount, 1, MPI_COUNT, f->comm);
     MPI_Count total = their_places(p);
-    MPI_Offset *in = malloc(sizeof(MPI_Offset) * (size_t)(total ? total : 1));
+    MPI_Offset *in = total < 0 ? NULL : malloc(sizeof(MPI_Offset) * (size_t)(total ? total : 1));
     ok = in != NULL;
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, f->comm);
     if (!ok) {
@@ -768,9 +774,7 @@ static void nb_agreed(tw_sched_t *s, void *arg) {
 static void nb_theirs(tw_sched_t *s, void *arg) {
     nb_t *x = arg;
     tw_io_two_phase_t *p = x->p;
-    MPI_Count total = 0;
-    for (int r = 0; r < p->f->size; r++) total += p->rcount[r];
-    x->usable = take_theirs(p, x->in, total);
+    x->usable = take_theirs(p, x->in, their_places(p));
     if (x->usable && p->me_agg >= 0) x->usable = (p->buf = malloc((size_t)p->window)) != NULL;
     free(x->in);
     x->in = NULL;
@@ -784,6 +788,9 @@ static void nb_runs(tw_sched_t *s, void *arg) {
     nb_t *x = arg;
     tw_io_two_phase_t *p = x->p;
     MPI_Count total = their_places(p);
+    if (total < 0) /* the others send them into a receive it would size: ending names why */
+        tw_mpi_raise(MPI_ERRORS_ARE_FATAL, NULL, NULL, "collective buffering", MPI_ERR_INTERN,
+                     "a rank sent a count of runs no access can have");
     x->in = malloc(sizeof(MPI_Offset) * (size_t)(total ? total : 1));
     if (!x->in) /* the others send them: ending the job names why */
         tw_mpi_raise(MPI_ERRORS_ARE_FATAL, NULL, NULL, "collective buffering", MPI_ERR_NO_MEM,
@@ -816,7 +823,10 @@ static void nb_decide(tw_sched_t *s, void *arg) {
 }
 
 static void nb_free(nb_t *x) {
-    if (x->p) free(x->p->buf), free(x->p->recv);
+    if (x->p) {
+        free(x->p->buf);
+        free(x->p->recv);
+    }
     tw_io_two_phase_free(x->p);
     free(x->all);
     free(x->sorted);
