@@ -42,6 +42,16 @@ typedef enum tw_atomic_op {
 int tw_put(tw_ep_t *ep, int dest, const void *src, size_t len, uint64_t nla, uint64_t key,
            unsigned notify, uint64_t cookie);
 
+/* Tells peer, ahead of one put it is about to make into region (ours: a rendezvous's
+ * receive buffer, named to it in a message that follows), what lets that put move
+ * with the fabric's own writes where the link reaching peer has them (ofi with native
+ * RMA); elsewhere it does nothing. The put must cover the region's last byte and ask
+ * for the completer notification: once that has come nothing more of the put reaches
+ * the region, which its tw_dereg then closes to the fabric without asking peer. Send the
+ * message naming the region after this call (the same link keeps their order).
+ * TW_OK (also when nothing was offered), TW_ERR_ARG or TW_ERR_RANK. */
+int tw_offer_put(tw_ep_t *ep, int peer, const tw_region_t *region);
+
 /* Copies len bytes from the target to dst. notify: REQUESTER, COMPLETER, RESPONDER. */
 int tw_get(tw_ep_t *ep, int dest, void *dst, size_t len, uint64_t nla, uint64_t key,
            unsigned notify, uint64_t cookie);

@@ -1031,6 +1031,19 @@ int tw_put(tw_ep_t *ep, int dest, const void *src, size_t len, uint64_t nla, uin
     return put_general(ep, dest, src, len, nla, key, notify, cookie);
 }
 
+int tw_offer_put(tw_ep_t *ep, int peer, const tw_region_t *region) {
+    if (!ep || !region || !region->nla || !region->length) return TW_ERR_ARG;
+    if (peer < 0 || peer >= ep->size) return TW_ERR_RANK;
+    tw_peer_t *p = ep->peers[peer];
+    if (!p || p->mapped || !p->via || !p->via->link->offer_put) return TW_OK;
+    tw_link_region_t g = {region->nla, (uint64_t)(uintptr_t)region->addr, region->length,
+                          region->perms};
+    tw_dev_lock(ep);
+    p->via->link->offer_put(p->via->ctx, peer, &g, region->key);
+    tw_dev_unlock(ep);
+    return TW_OK;
+}
+
 int tw_get(tw_ep_t *ep, int dest, void *dst, size_t len, uint64_t nla, uint64_t key,
            unsigned notify, uint64_t cookie) {
     int rc = check_args(ep, dest, TW_OP_GET, notify);

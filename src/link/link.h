@@ -155,6 +155,11 @@ typedef struct tw_link {
      * now, with what was found in note; 0 with the reason in note. segment_size: the
      * bytes of one endpoint's segment with the current settings. */
     int (*probe)(size_t segment_size, char *note, size_t cap);
+    /* Optional: g (its key, key) is about to be named to dest for one put covering its
+     * last byte, with a completer notification (tw_offer_put): a link that lets
+     * initiators write with the fabric's own operations may hand dest what it needs for
+     * that put now, ahead of the message naming g. Under the device's lock. */
+    void (*offer_put)(tw_link_ctx_t *l, int dest, const tw_link_region_t *g, uint64_t key);
     /* Optional: the registration nla names is going (tw_dereg); once this returns, no
      * access through the fabric reaches its memory. Under the device's lock. */
     void (*region_gone)(tw_link_ctx_t *l, uint64_t nla);

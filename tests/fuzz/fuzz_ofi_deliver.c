@@ -115,7 +115,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(tw_link_ofi_order(seq + 1, seq) == TW_OFI_NEVER); /* behind: never again */
 
     /* the same bytes after the link's header as a translation (the link's own message
-     * TW_OFI_XLATE): taken only whole, of its kind, with permissions, a length of 1 byte to
+     * TW_OFI_XLATE, or TW_OFI_XLATE_ONCE offered for a put): taken only whole, of one of
+     * those kinds, with permissions, a length of 1 byte to
      * 1 TiB and no range that wraps; what is taken is what was sent */
     if (seen.len >= sizeof(tw_ofi_hdr_t)) {
         const uint8_t *body = seen.msg + sizeof(tw_ofi_hdr_t);
@@ -125,9 +126,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         int ok = blen == sizeof sent;
         if (ok) {
             memcpy(&sent, body, sizeof sent);
-            ok = sent.kind == TW_OFI_XLATE && sent.perms >= 1 && sent.perms <= 3 && sent.length &&
-                 sent.length <= 1ull << 40 && sent.nla <= UINT64_MAX - sent.length &&
-                 sent.addr <= UINT64_MAX - sent.length;
+            ok = (sent.kind == TW_OFI_XLATE || sent.kind == TW_OFI_XLATE_ONCE) && sent.perms >= 1 &&
+                 sent.perms <= 3 && sent.length && sent.length <= 1ull << 40 &&
+                 sent.nla <= UINT64_MAX - sent.length && sent.addr <= UINT64_MAX - sent.length;
         }
         int took = tw_link_ofi_xlate_take(body, blen, &x);
         FUZZ_CHECK(took == (ok ? TW_OK : TW_ERR_CORRUPT));
@@ -164,7 +165,7 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
     }
     if (index % 4 == 3 && cap >= 1 + sizeof(tw_ofi_hdr_t) + sizeof(tw_ofi_xlate_t)) {
         tw_ofi_hdr_t h = {rand32() % PEERS, rand32()};
-        tw_ofi_xlate_t x = {.kind = TW_OFI_XLATE,
+        tw_ofi_xlate_t x = {.kind = rand32() % 2 ? TW_OFI_XLATE : TW_OFI_XLATE_ONCE,
                             .perms = 1 + rand32() % 3,
                             .nla = (uint64_t)rand32() << 48,
                             .key = (uint64_t)rand32() << 32 | rand32(),

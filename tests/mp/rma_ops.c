@@ -551,8 +551,18 @@ static void bad_arguments(ctx_t *c, int size) {
     CHECK_RC(tw_atomic(NULL, 1, TW_ATOMIC_FADD, 8, nla, key, 1, 0, &f, COMP, 0), TW_ERR_ARG);
     CHECK_RC(tw_nq_poll(ep, NULL), TW_ERR_ARG);
     CHECK_RC(tw_rma_flush(NULL, -1), TW_ERR_ARG);
-    /* ranks outside the job */
     int bad[] = {-1, size, INT_MAX, INT_MIN};
+    /* an offer names a registration; on every link it is taken (TW_OK), and one whose put
+     * never comes goes with its tw_dereg */
+    tw_region_t none = {0}, offered;
+    CHECK_RC(tw_offer_put(ep, 1, NULL), TW_ERR_ARG);
+    CHECK_RC(tw_offer_put(NULL, 1, h), TW_ERR_ARG);
+    CHECK_RC(tw_offer_put(ep, 1, &none), TW_ERR_ARG);
+    CHECK_RC(tw_reg(ep, buf, sizeof buf, TW_PERM_WRITE, &offered), TW_OK);
+    CHECK_RC(tw_offer_put(ep, 1, &offered), TW_OK);
+    for (int i = 0; i < 4; i++) CHECK_RC(tw_offer_put(ep, bad[i], &offered), TW_ERR_RANK);
+    CHECK_RC(tw_dereg(ep, &offered), TW_OK);
+    /* ranks outside the job */
     for (int i = 0; i < 4; i++) {
         int d = bad[i];
         CHECK_RC(tw_put(ep, d, buf, 8, nla, key, REQ | COMP, 0), TW_ERR_RANK);

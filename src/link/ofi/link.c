@@ -79,10 +79,21 @@ enum {
 #define OFI_API FI_VERSION(1, 9)
 
 /* Native RMA (TW_OFI_RMA=auto on a provider with FI_RMA). Registrations of peers this
- * endpoint learnt (REMOTES, a cache: a slot's new occupant replaces the old one), and of
+ * endpoint learnt (REMOTES, a cache in sets of REMOTE_WAYS: a newcomer replaces one not
+ * offered for a put still to come), and of
  * its own that it exposed to the fabric (EXPOSED_MAX: a registration beyond stays
  * reachable by messages only). */
-enum { REMOTES = 256, EXPOSED_MAX = 4096 };
+enum { REMOTES = 1024, REMOTE_WAYS = 4, EXPOSED_MAX = 4096 };
+
+/* Commits (a put's request with no data that brings its completer the notification, once
+ * the put's writes are delivered) to one peer not answered yet, kept apart from the other
+ * requests sent as messages: the next put's writes need not wait for them, since its own
+ * completion, by its commit, comes behind theirs. One more goes as an ordinary request. */
+enum { COMMITS_MAX = 32 };
+typedef struct commits {
+    uint32_t handle[COMMITS_MAX]; /* in the order sent, which is the order answered */
+    uint8_t head, count;
+} commits_t;
 
 /* libfabric, opened when the link is first asked for: a process that never opens the link
  * never loads it, nor the libraries of its providers (libibverbs, libpsm2, …). Some of
@@ -158,6 +169,7 @@ enum { REMOTE_SEEN, REMOTE_ASKED, REMOTE_KNOWN };
 typedef struct remote {
     int dest;  /* -1: empty */
     int state; /* REMOTE_*: met once; its translation asked for; known */
+    int once;  /* offered for one put (TW_OFI_XLATE_ONCE): forgotten once its last chunk went */
     tw_ofi_xlate_t x;
 } remote_t;
 
@@ -206,7 +218,9 @@ struct tw_link_ctx {
      * device's operations to one target complete in order */
     uint32_t native_q[SEND_SLOTS], native_head, native_count;
     uint32_t *native_out;  /* per rank: writes and reads not answered yet */
-    uint32_t *message_out; /* per rank: RMA requests sent as messages, not answered yet */
+    uint32_t *message_out; /* per rank: RMA requests sent as messages, not answered yet,
+                              but the commits counted in commits */
+    commits_t *commits;    /* per rank */
     /* per rank: 0, or 1 + the count of writes and reads answered (native_head) once those
      * issued before its TW_OFI_REVOKE arrived are: then it is acknowledged */
     uint32_t *revoke_until;
@@ -229,7 +243,7 @@ struct tw_link_ctx {
         uint64_t msgs_sent, msgs_inline, msgs_received, bytes_sent, bytes_received;
         uint64_t eagain, no_slot, refused, malformed, cq_errors;
         uint64_t native_writes, native_reads, native_bytes, native_faults, xlates_asked,
-            xlates_given, xlates_refused;
+            xlates_given, xlates_refused, xlates_offered;
     } stats;
 };
 
@@ -461,9 +475,18 @@ static int send_msg(tw_link_ctx_t *l, int dest, const struct iovec *iov, int n, 
  * (region_gone): a late write or read then fails in the provider, and its answer says
  * TW_ERR_STALE, as the target's device would. */
 
+/* dest's registration with key: its slot among the REMOTE_WAYS of its set, or, not there,
+ * the slot a newcomer takes (an empty one, else one not offered for a put to come). */
 static remote_t *remote_slot(tw_link_ctx_t *l, int dest, uint64_t key) {
     uint64_t h = (key ^ (uint64_t)(uint32_t)dest * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
-    return &l->remotes[h >> 56]; /* REMOTES = 256 */
+    remote_t *set = &l->remotes[(h >> 54) & ~(uint64_t)(REMOTE_WAYS - 1)]; /* REMOTES = 1024 */
+    remote_t *empty = NULL, *kept = NULL;
+    for (int i = 0; i < REMOTE_WAYS; i++) {
+        if (set[i].dest == dest && set[i].x.key == key) return &set[i];
+        if (set[i].dest < 0 && !empty) empty = &set[i];
+        if (!set[i].once && !kept) kept = &set[i];
+    }
+    return empty ? empty : kept ? kept : set;
 }
 
 static int ask_translation(tw_link_ctx_t *l, int dest, uint64_t nla, uint64_t key) {
@@ -484,11 +507,14 @@ static uint64_t span_of(const rma_req_t *r, size_t len) {
  * registration whose translation is not known (or refuses it), requests sent as messages
  * to dest still under way (it waits behind them, in order). No side effect: asked also
  * before the device commits to the operation (rma_can_request). */
-static const tw_ofi_xlate_t *native_target(tw_link_ctx_t *l, int dest, const rma_req_t *r,
-                                           uint64_t span) {
+static remote_t *native_target(tw_link_ctx_t *l, int dest, const rma_req_t *r, uint64_t span) {
     int fabric_can =
         r->op == TW_OP_PUT || (r->op == TW_OP_GET && !(r->notify & TW_NOTIFY_RESPONDER));
-    if (!l->rma || !fabric_can || !span || l->message_out[dest] || l->lost[dest] ||
+    /* behind commits only a put that ends with one of its own */
+    int behind =
+        l->message_out[dest] ||
+        (l->commits[dest].count && !(r->op == TW_OP_PUT && (r->notify & TW_NOTIFY_COMPLETER)));
+    if (!l->rma || !fabric_can || !span || behind || l->lost[dest] ||
         l->peer[dest] == FI_ADDR_NOTAVAIL ||
         (r->op == TW_OP_GET && span > SLOT_SIZE - sizeof(rma_answer_t)))
         return NULL;
@@ -499,7 +525,7 @@ static const tw_ofi_xlate_t *native_target(tw_link_ctx_t *l, int dest, const rma
     if ((m->x.perms & perm) != perm || at >= m->x.length || r->offset > m->x.length - at ||
         span > m->x.length - at - r->offset)
         return NULL; /* the target's device refuses it, as it must */
-    return &m->x;
+    return m;
 }
 
 /* r goes as a message: a registration met for the first time is remembered, and at its
@@ -521,8 +547,8 @@ enum { AS_MESSAGE = 100 };
 static int native(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *data, size_t len) {
     int put = r->op == TW_OP_PUT;
     uint64_t span = span_of(r, len);
-    const tw_ofi_xlate_t *x = native_target(l, dest, r, span);
-    if (!x) { /* as a message: after the writes and reads before it, in order */
+    remote_t *m = native_target(l, dest, r, span);
+    if (!m) { /* as a message: after the writes and reads before it, in order */
         return l->native_out[dest] ? TW_RETRY : AS_MESSAGE;
     }
     if (l->nfree <= ANSWER_RESERVE) progress(l);
@@ -552,6 +578,7 @@ static int native(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *da
     }
     if (l->mr_local || !put) desc = l->desc;
     struct iovec iov = {local, span};
+    const tw_ofi_xlate_t *x = &m->x;
     struct fi_rma_iov rma = {x->addr + (r->nla - x->nla) + r->offset, span, x->rkey};
     struct fi_msg_rma msg = {.msg_iov = &iov,
                              .desc = &desc,
@@ -579,6 +606,8 @@ static int native(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *da
     }
     l->native_q[(l->native_head + l->native_count++) % SEND_SLOTS] = (uint32_t)(s - l->send);
     l->native_out[dest]++;
+    if (m->once && put && r->offset + len >= r->total)
+        m->dest = -1; /* the put it was offered for has gone: its owner closes it unasked */
     if (put) {
         l->stats.native_writes++;
     } else {
@@ -621,7 +650,11 @@ static int answer_native(tw_link_ctx_t *l) {
             gather(s->buf, &o, v, 2); /* the slot goes on as that message */
             s->len = sizeof o + sizeof h + sizeof s->req;
             s->kind = SLOT_MESSAGE;
-            l->message_out[s->dest]++;
+            commits_t *c = &l->commits[s->dest];
+            if (c->count < COMMITS_MAX)
+                c->handle[(c->head + c->count++) % COMMITS_MAX] = s->req.handle;
+            else
+                l->message_out[s->dest]++;
             l->queue[(l->qhead + l->qcount++) % SEND_SLOTS] = (uint32_t)(s - l->send);
             drain_queue(l);
             continue;
@@ -643,46 +676,74 @@ static exposed_t *exposed_slot(tw_link_ctx_t *l, uint64_t nla) {
     return &l->exposed[h >> 52]; /* EXPOSED_MAX = 4096 */
 }
 
-/* A peer asks for the translation of its access to nla with key: given when our device
- * says the key opens a registration there, and the provider registers it. Nothing is
- * answered otherwise: the peer goes on with messages, faults reported the usual way. */
-static void give_translation(tw_link_ctx_t *l, int source, const tw_ofi_ask_t *a) {
-    tw_link_region_t g;
-    if (!l->rma) return;
-    if (!l->dev->region || l->dev->region(l->dev_ctx, a->nla, a->key, &g) != TW_OK) return;
-    exposed_t *e = exposed_slot(l, g.nla);
-    if (e->mr && e->nla != g.nla) return; /* its place is taken: messages only */
+/* Our registration g exposed to the fabric (registered with the provider once): its slot,
+ * or NULL when it cannot be (its place taken, the provider refused, keys too long). */
+static exposed_t *expose(tw_link_ctx_t *l, const tw_link_region_t *g) {
+    exposed_t *e = exposed_slot(l, g->nla);
+    if (e->mr && e->nla != g->nla) return NULL; /* its place is taken: messages only */
     if (!e->mr) {
-        uint64_t access = (g.perms & TW_PERM_READ ? FI_REMOTE_READ : 0) |
-                          (g.perms & TW_PERM_WRITE ? FI_REMOTE_WRITE : 0);
+        uint64_t access = (g->perms & TW_PERM_READ ? FI_REMOTE_READ : 0) |
+                          (g->perms & TW_PERM_WRITE ? FI_REMOTE_WRITE : 0);
         struct fid_mr *mr = NULL;
-        int rc = fi_mr_reg(l->domain, (void *)(uintptr_t)g.base, g.length, access, 0, l->next_key,
+        int rc = fi_mr_reg(l->domain, (void *)(uintptr_t)g->base, g->length, access, 0, l->next_key,
                            0, &mr, NULL);
         if (!rc && (l->mr_mode & FI_MR_ENDPOINT) &&
             ((rc = fi_mr_bind(mr, &l->ep->fid, 0)) || (rc = fi_mr_enable(mr))))
             fi_close(&mr->fid);
         if (rc) { /* the peer goes on with messages; not said, lest it hide a real error */
             l->stats.xlates_refused++;
-            return;
+            return NULL;
         }
         l->next_key++;
-        *e = (exposed_t){mr, g.nla, NULL};
+        *e = (exposed_t){mr, g->nla, NULL};
         l->nexposed++;
     }
-    uint64_t rkey = fi_mr_key(e->mr);
-    if (rkey == FI_KEY_NOTAVAIL) return; /* FI_MR_RAW: keys too long for the translation */
-    tw_ofi_xlate_t x = {.kind = TW_OFI_XLATE,
-                        .perms = g.perms,
-                        .nla = g.nla,
-                        .key = a->key,
-                        .addr = l->mr_mode & FI_MR_VIRT_ADDR ? g.base : 0,
-                        .length = g.length,
-                        .rkey = rkey};
-    if (!e->holders && !(e->holders = calloc(((size_t)l->size + 7) / 8, 1))) return;
+    return fi_mr_key(e->mr) == FI_KEY_NOTAVAIL ? NULL : e; /* FI_MR_RAW: keys too long */
+}
+
+/* Sends dest the translation of g (exposed as e), shown with key: TW_OK when it went. */
+static int send_translation(tw_link_ctx_t *l, int dest, unsigned kind, const exposed_t *e,
+                            const tw_link_region_t *g, uint64_t key) {
+    tw_ofi_xlate_t x = {.kind = (uint8_t)kind,
+                        .perms = g->perms,
+                        .nla = g->nla,
+                        .key = key,
+                        .addr = l->mr_mode & FI_MR_VIRT_ADDR ? g->base : 0,
+                        .length = g->length,
+                        .rkey = fi_mr_key(e->mr)};
     struct iovec v = {&x, sizeof x};
-    if (send_msg(l, source, &v, 1, 0) != TW_OK) return;
+    return send_msg(l, dest, &v, 1, 0);
+}
+
+/* A peer asks for the translation of its access to nla with key: given when our device
+ * says the key opens a registration there, and the provider registers it. Nothing is
+ * answered otherwise: the peer goes on with messages, faults reported the usual way.
+ * The peer holds it until our registration goes and it says it let go (TW_OFI_REVOKED). */
+static void give_translation(tw_link_ctx_t *l, int source, const tw_ofi_ask_t *a) {
+    tw_link_region_t g;
+    if (!l->rma) return;
+    if (!l->dev->region || l->dev->region(l->dev_ctx, a->nla, a->key, &g) != TW_OK) return;
+    exposed_t *e = expose(l, &g);
+    if (!e) return;
+    if (!e->holders && !(e->holders = calloc(((size_t)l->size + 7) / 8, 1))) return;
+    if (send_translation(l, source, TW_OFI_XLATE, e, &g, a->key) != TW_OK) return;
     e->holders[source / 8] |= (uint8_t)(1u << (source % 8));
     l->stats.xlates_given++;
+}
+
+/* tw_offer_put: dest is about to put into g, covering its last byte, with a completer
+ * notification. Its translation goes ahead of the message naming g, for that put only:
+ * dest forgets it once the put's last chunk has gone, and the completer notification
+ * comes after every write of the put has been delivered (FI_DELIVERY_COMPLETE), so g's
+ * owner closes it at tw_dereg without a round trip. Not offered when no slot is free: the
+ * put then goes as messages. */
+static void link_offer_put(tw_link_ctx_t *l, int dest, const tw_link_region_t *g, uint64_t key) {
+    if (!l->rma || !(g->perms & TW_PERM_WRITE) || dest < 0 || dest >= l->size || l->lost[dest] ||
+        l->peer[dest] == FI_ADDR_NOTAVAIL)
+        return;
+    exposed_t *e = expose(l, g);
+    if (e && send_translation(l, dest, TW_OFI_XLATE_ONCE, e, g, key) == TW_OK)
+        l->stats.xlates_offered++;
 }
 
 int tw_link_ofi_ask_take(const void *msg, size_t len, unsigned kind, tw_ofi_ask_t *out) {
@@ -695,15 +756,16 @@ int tw_link_ofi_xlate_take(const void *msg, size_t len, tw_ofi_xlate_t *out) {
     tw_ofi_xlate_t x;
     if (len != sizeof x) return TW_ERR_CORRUPT;
     memcpy(&x, msg, sizeof x);
-    if (x.kind != TW_OFI_XLATE || !x.perms || (x.perms & ~(TW_PERM_READ | TW_PERM_WRITE)) ||
-        !x.length || x.length > (1ull << 40) || x.nla + x.length < x.nla ||
-        x.addr + x.length < x.addr)
+    if ((x.kind != TW_OFI_XLATE && x.kind != TW_OFI_XLATE_ONCE) || !x.perms ||
+        (x.perms & ~(TW_PERM_READ | TW_PERM_WRITE)) || !x.length || x.length > (1ull << 40) ||
+        x.nla + x.length < x.nla || x.addr + x.length < x.addr)
         return TW_ERR_CORRUPT;
     *out = x;
     return TW_OK;
 }
 
-/* The translation we asked source for: kept for the operations that follow. */
+/* The translation we asked source for, or one it offered for a put: kept for the
+ * operations that follow (an offered one in place of what its slot held). */
 static void take_translation(tw_link_ctx_t *l, int source, const unsigned char *msg, size_t len) {
     tw_ofi_xlate_t x;
     if (tw_link_ofi_xlate_take(msg, len, &x) != TW_OK) {
@@ -711,12 +773,17 @@ static void take_translation(tw_link_ctx_t *l, int source, const unsigned char *
         return;
     }
     remote_t *m = remote_slot(l, source, x.key);
+    if (x.kind == TW_OFI_XLATE_ONCE) {
+        *m = (remote_t){.dest = source, .state = REMOTE_KNOWN, .once = 1, .x = x};
+        return;
+    }
     if (m->dest != source || m->state != REMOTE_ASKED || m->x.key != x.key ||
         m->x.nla - x.nla >= x.length)
         /* not asked, or its slot went to another since: dropped */
         return;
     m->x = x;
     m->state = REMOTE_KNOWN;
+    m->once = 0;
 }
 
 /* A peer that held our registration's translation says it no longer uses it. */
@@ -759,7 +826,7 @@ static void link_message(tw_link_ctx_t *l, int source, const unsigned char *msg,
         l->closed[source] = 1;
     } else if (!tw_link_ofi_ask_take(msg, len, TW_OFI_XLATE_ASK, &a)) {
         give_translation(l, source, &a);
-    } else if (msg[0] == TW_OFI_XLATE) {
+    } else if (msg[0] == TW_OFI_XLATE || msg[0] == TW_OFI_XLATE_ONCE) {
         take_translation(l, source, msg, len);
     } else if (!tw_link_ofi_ask_take(msg, len, TW_OFI_REVOKED, &a)) {
         revoked(l, source, &a);
@@ -770,9 +837,10 @@ static void link_message(tw_link_ctx_t *l, int source, const unsigned char *msg,
 
 static int link_poll(tw_link_ctx_t *l);
 
-/* A registration goes (tw_dereg): every peer that holds its translation is told, and the
- * provider's registration closes once each has answered that nothing of its own goes
- * through it any more (or is lost, or has closed). Closed under a peer's write instead, the
+/* A registration goes (tw_dereg): every peer that asked for its translation is told, and
+ * the provider's registration closes once each has answered that nothing of its own goes
+ * through it any more (or is lost, or has closed); a peer it was offered to for a put
+ * (link_offer_put) is not asked: that put has ended. Closed under a peer's write instead, the
  * provider would not answer that write: tcp drops the connection ("invalid rma iov"), shm the
  * command, verbs breaks the queue pair. A peer that does not poll meanwhile (computing,
  * no progress thread) delays tw_dereg until it does. */
@@ -834,8 +902,14 @@ static void answered(tw_link_ctx_t *l, uint32_t source, const unsigned char *msg
     rma_answer_t a;
     if (msg[0] != TW_LINK_MSG_RMA_ANSWER || len < sizeof(tw_link_msg_hdr_t) + sizeof a) return;
     memcpy(&a, msg + sizeof(tw_link_msg_hdr_t), sizeof a);
-    l->message_out[source] =
-        l->message_out[source] > a.chunks ? l->message_out[source] - a.chunks : 0;
+    commits_t *c = &l->commits[source];
+    uint32_t chunks = a.chunks;
+    if (c->count && c->handle[c->head] == a.handle && a.chunk_len == 0) { /* a commit's */
+        c->head = (uint8_t)((c->head + 1) % COMMITS_MAX);
+        c->count--;
+        chunks--;
+    }
+    l->message_out[source] = l->message_out[source] > chunks ? l->message_out[source] - chunks : 0;
 }
 
 /* Hands the device what was received, each sender's messages in its order; a sender
@@ -1023,6 +1097,7 @@ static void release(tw_link_ctx_t *l) {
     free(l->remotes);
     free(l->native_out);
     free(l->message_out);
+    free(l->commits);
     free(l->revoke_until);
     if (l->mr) fi_close(&l->mr->fid);
     if (l->ep) fi_close(&l->ep->fid);
@@ -1155,12 +1230,14 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
     l->mr_local = !!(mr_mode & FI_MR_LOCAL);
     l->next_key = 1; /* keys this endpoint asks for: never one twice (FI_MR_PROV_KEY aside) */
     if (l->rma) {
-        l->remotes = malloc(REMOTES * sizeof *l->remotes);
+        l->remotes = calloc(REMOTES, sizeof *l->remotes);
         l->exposed = calloc(EXPOSED_MAX, sizeof *l->exposed);
         l->native_out = calloc((size_t)job->size, sizeof *l->native_out);
         l->message_out = calloc((size_t)job->size, sizeof *l->message_out);
         l->revoke_until = calloc((size_t)job->size, sizeof *l->revoke_until);
-        if (!l->remotes || !l->exposed || !l->native_out || !l->message_out || !l->revoke_until)
+        l->commits = calloc((size_t)job->size, sizeof *l->commits);
+        if (!l->remotes || !l->exposed || !l->native_out || !l->message_out || !l->revoke_until ||
+            !l->commits)
             goto fail;
         for (int i = 0; i < REMOTES; i++) l->remotes[i].dest = -1;
     }
@@ -1374,11 +1451,13 @@ static void link_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
         fprintf(
             out,
             "tollway: rank %d endpoint %d: ofi native RMA: %llu writes, %llu reads, %llu "
-            "bytes, %llu refused; translations %llu asked, %llu given, %llu not given\n",
+            "bytes, %llu refused; translations %llu asked, %llu given, %llu not given, %llu "
+            "offered\n",
             rank, index, (unsigned long long)l->stats.native_writes,
             (unsigned long long)l->stats.native_reads, (unsigned long long)l->stats.native_bytes,
             (unsigned long long)l->stats.native_faults, (unsigned long long)l->stats.xlates_asked,
-            (unsigned long long)l->stats.xlates_given, (unsigned long long)l->stats.xlates_refused);
+            (unsigned long long)l->stats.xlates_given, (unsigned long long)l->stats.xlates_refused,
+            (unsigned long long)l->stats.xlates_offered);
     if (l->live) {
         tw_udp_liveness_stats_t v;
         tw_udp_liveness_stats(l->live, &v);
@@ -1408,6 +1487,7 @@ static const tw_link_counter_info_t link_counters[] = {
     {"ofi", "xlates_asked", "translations of peers' registrations asked for"},
     {"ofi", "xlates_given", "translations of our registrations given to peers"},
     {"ofi", "xlates_refused", "translations not given: the provider refused to register"},
+    {"ofi", "xlates_offered", "translations offered to peers for one put (a rendezvous)"},
 };
 
 static uint64_t link_counter(tw_link_ctx_t *l, unsigned i) {
@@ -1489,4 +1569,5 @@ const tw_link_t tw_link_ofi = {
     .chosen_by_auto = link_chosen_by_auto,
     .probe = link_probe,
     .region_gone = link_region_gone,
+    .offer_put = link_offer_put,
 };

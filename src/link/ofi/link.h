@@ -35,7 +35,10 @@ int tw_link_ofi_order(uint32_t expected, uint32_t seq);
 /* The link's own messages, beside the device's (message.h), tagged with the high bit in
  * their first byte: the sender closes; a translation asked for (tw_ofi_ask_t) and given
  * (tw_ofi_xlate_t); a translation given withdrawn, and the holder's answer that nothing
- * of its own goes through it any more (both tw_ofi_ask_t). */
+ * of its own goes through it any more (both tw_ofi_ask_t); a translation offered for one
+ * put, unasked (tw_ofi_xlate_t: tw_offer_put, a rendezvous's receive buffer), which the
+ * holder forgets once it has sent that put's last chunk and its owner closes without
+ * asking. */
 enum {
     TW_OFI_OWN = 0x80,
     TW_OFI_BYE = 0x80, /* alone: one byte */
@@ -43,6 +46,7 @@ enum {
     TW_OFI_XLATE = 0x82,
     TW_OFI_REVOKE = 0x83,
     TW_OFI_REVOKED = 0x84,
+    TW_OFI_XLATE_ONCE = 0x85,
 };
 
 /* A registration of the receiver's, named by its first NLA and the key the sender showed
@@ -63,7 +67,7 @@ int tw_link_ofi_ask_take(const void *msg, size_t len, unsigned kind, tw_ofi_ask_
  * key; the initiator then moves the data of puts and gets to it without the target's
  * device, the provider checking rkey. */
 typedef struct tw_ofi_xlate {
-    uint8_t kind; /* TW_OFI_XLATE */
+    uint8_t kind; /* TW_OFI_XLATE, or TW_OFI_XLATE_ONCE: offered for one put */
     uint8_t unused[3];
     uint32_t perms;  /* TW_PERM_* */
     uint64_t nla;    /* of the registration's first byte */

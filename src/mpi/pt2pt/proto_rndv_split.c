@@ -39,6 +39,8 @@ int tw_proto_cts_send(int i, size_t n, size_t *get_len) {
     if (own < n &&
         !tw_reg(ch->ep, (unsigned char *)r->buf + own, n - own, TW_PERM_WRITE, &r->region)) {
         cts = (tw_mpi_cts_t){r->got.sreq, cts.rreq, r->region.nla, r->region.key, own, n - own};
+        /* a fabric's own writes may carry the put: what they need goes ahead of the CTS */
+        if (!own) tw_offer_put(ch->ep, r->got_from, &r->region);
     } else {
         own = n;
         r->region.nla = 0;
