@@ -2,13 +2,50 @@
 ! standard's interface (the buffers TYPE(C_PTR) by value, the datatype TYPE(MPI_Datatype))
 ! keep each INTEGER as an 8-byte word of twice its value; written through the view, the
 ! file's words checked, read back. The procedure of mpi_f08 takes a procedure argument,
-! so it has no BIND(C): its CHARACTER comes with a hidden length, not a descriptor.
+! so it has no BIND(C): its CHARACTER comes with a hidden length, not a descriptor. Then
+! the same through MPI_Register_datarep_c (functions whose count is an MPI_Count), a name
+! registered twice (MPI_ERR_DUP_DATAREP), and MPI_CONVERSION_FN_NULL_C (no conversion).
 module f08_datarep_functions
   use mpi_f08
   use, intrinsic :: iso_c_binding, only : c_ptr, c_f_pointer
   implicit none
   integer :: calls = 0, wrong = 0 ! conversion calls, and those given wrong arguments
+  integer :: calls_c = 0 ! those of the large-count functions (MPI_Register_datarep_c)
 contains
+  ! the large-count form's functions: the count an INTEGER(KIND=MPI_COUNT_KIND)
+  subroutine to_file_c(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+    type(c_ptr), value :: userbuf, filebuf
+    type(MPI_Datatype) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer(kind=MPI_OFFSET_KIND) :: position
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+    calls_c = calls_c + 1
+    call convert(userbuf, datatype, int(count), filebuf, position, extra_state, .true.)
+    ierror = MPI_SUCCESS
+  end subroutine to_file_c
+
+  subroutine from_file_c(userbuf, datatype, count, filebuf, position, extra_state, ierror)
+    type(c_ptr), value :: userbuf, filebuf
+    type(MPI_Datatype) :: datatype
+    integer(kind=MPI_COUNT_KIND) :: count
+    integer(kind=MPI_OFFSET_KIND) :: position
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+    calls_c = calls_c + 1
+    call convert(userbuf, datatype, int(count), filebuf, position, extra_state, .false.)
+    ierror = MPI_SUCCESS
+  end subroutine from_file_c
+
+  subroutine native_extent(datatype, extent, extra_state, ierror)
+    type(MPI_Datatype) :: datatype
+    integer(kind=MPI_ADDRESS_KIND) :: extent, extra_state
+    integer :: ierror
+    call MPI_Type_size(datatype, ierror)
+    extent = ierror
+    ierror = MPI_SUCCESS
+  end subroutine native_extent
+
   subroutine to_file(userbuf, datatype, count, filebuf, position, extra_state, ierror)
     type(c_ptr), value :: userbuf, filebuf
     type(MPI_Datatype) :: datatype
@@ -94,6 +131,51 @@ program f08_datarep
   back = 0
   call MPI_File_read_at(fh, 0_MPI_OFFSET_KIND, back, n, MPI_INTEGER, MPI_STATUS_IGNORE)
   call check(all(back == out) .and. wrong == 0, 'read back through the representation')
+  call MPI_File_close(fh)
+
+  ! the large-count form: the same representation with functions taking an MPI_Count
+  call MPI_Register_datarep_c('tollway_f08_twice_c', from_file_c, to_file_c, file_extent, &
+                              42_MPI_ADDRESS_KIND, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_Register_datarep_c')
+  call MPI_Register_datarep_c('tollway_f08_twice_c', from_file_c, to_file_c, file_extent, &
+                              42_MPI_ADDRESS_KIND, ierr)
+  call check(ierr == MPI_ERR_DUP_DATAREP, 'MPI_Register_datarep_c of a name taken')
+  call MPI_File_open(MPI_COMM_SELF, trim(fname), MPI_MODE_CREATE + MPI_MODE_RDWR + &
+                     MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, fh)
+  call MPI_File_set_view(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, &
+                         'tollway_f08_twice_c', MPI_INFO_NULL, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_File_set_view with the large-count representation')
+  call MPI_File_write_at(fh, 0_MPI_OFFSET_KIND, out, n, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+  call check(ierr == MPI_SUCCESS .and. calls_c > 0 .and. wrong == 0, &
+             'the large-count write conversion called with its arguments')
+  call MPI_File_set_view(fh, 0_MPI_OFFSET_KIND, MPI_BYTE, MPI_BYTE, 'native', MPI_INFO_NULL)
+  words = 0
+  call MPI_File_read_at(fh, 0_MPI_OFFSET_KIND, words, 8 * n, MPI_BYTE, MPI_STATUS_IGNORE)
+  call check(all(words == 2 * out), 'the file holds twice each value (large-count functions)')
+  call MPI_File_set_view(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, &
+                         'tollway_f08_twice_c', MPI_INFO_NULL)
+  back = 0
+  call MPI_File_read_at(fh, 0_MPI_OFFSET_KIND, back, n, MPI_INTEGER, MPI_STATUS_IGNORE)
+  call check(all(back == out) .and. wrong == 0, 'read back through the large-count functions')
+  call MPI_File_close(fh)
+
+  ! MPI_CONVERSION_FN_NULL_C: no conversion, the bytes as they are in memory
+  call MPI_Register_datarep_c('tollway_f08_as_is_c', MPI_CONVERSION_FN_NULL_C, &
+                              MPI_CONVERSION_FN_NULL_C, native_extent, 0_MPI_ADDRESS_KIND, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_Register_datarep_c with MPI_CONVERSION_FN_NULL_C')
+  call MPI_File_open(MPI_COMM_SELF, trim(fname), MPI_MODE_CREATE + MPI_MODE_RDWR + &
+                     MPI_MODE_DELETE_ON_CLOSE, MPI_INFO_NULL, fh)
+  call MPI_File_set_view(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, &
+                         'tollway_f08_as_is_c', MPI_INFO_NULL, ierr)
+  call check(ierr == MPI_SUCCESS, 'MPI_File_set_view with no conversion')
+  calls_c = 0
+  call MPI_File_write_at(fh, 0_MPI_OFFSET_KIND, out, n, MPI_INTEGER, MPI_STATUS_IGNORE, ierr)
+  call check(ierr == MPI_SUCCESS .and. calls_c == 0, 'a write with no conversion')
+  call MPI_File_set_view(fh, 0_MPI_OFFSET_KIND, MPI_INTEGER, MPI_INTEGER, 'native', &
+                         MPI_INFO_NULL)
+  back = 0
+  call MPI_File_read_at(fh, 0_MPI_OFFSET_KIND, back, n, MPI_INTEGER, MPI_STATUS_IGNORE)
+  call check(all(back == out), 'the file holds the values as they are')
   call MPI_File_close(fh)
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) print *, 'f08_datarep: ok on', np

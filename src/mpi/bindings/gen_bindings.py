@@ -1014,7 +1014,7 @@ def emit_fortran_c(procs):
            " * conversion of its arguments around the C library's PMPI_ call. */",
            "#include <stdlib.h>", "", '#include "mpi/bindings/fortran/fortran.h"', "",
            "/* clang-format off */"]
-    entries, large = fortran_entries(procs), [e for _, e in large_count(procs)]
+    entries, large = fortran_entries(procs), [e for _, e in large_count(procs) if e]
     out.append('_Static_assert(sizeof(MPI_Status) == MPI_F_STATUS_SIZE * sizeof(MPI_Fint), '
                '"a Fortran status is a C status");')
     out.append("")
@@ -1360,9 +1360,14 @@ F08_LARGE_COUNT_NOT_YET = {
     "MPI_Type_get_contents_c": "it has a count array (counts) the base call has not: its "
                                "Fortran binding cannot be made from the base's",
     "MPI_Type_get_envelope_c": "as MPI_Type_get_contents_c (num_large_counts)",
-    "MPI_Register_datarep_c": "its conversion functions take a large count: trampolines of "
-                              "their own (by_hand.c has the int form's)",
 }
+
+
+# callbacks whose large-count form takes an MPI_Count where the base's takes an int
+# (their Fortran abstract interface: the name with _c), and their C types
+LARGE_CALLBACKS = ("USER_FUNCTION", "DATAREP_CONVERSION_FUNCTION")
+LARGE_CALLBACK_TYPES = {"MPI_User_function": "MPI_User_function_c",
+                        "MPI_Datarep_conversion_function": "MPI_Datarep_conversion_function_c"}
 
 
 def large_count(procs):
@@ -1388,11 +1393,9 @@ def large_count_procs(procs):
         base = by_name.get(pc.name[:-2]) if pc.name.endswith("_c") else None
         if base is None or base.f90 is None or base.name in FORTRAN_NOT_YET:
             continue
-        if any(f.type == "EXTERNAL" and f.func_type != "USER_FUNCTION" for f in base.f90):
-            why[pc.name] = "a procedure argument other than a user function, whose large-count form is not made"
-            continue
-        # MPI_Op_create_c: the user function's len is an MPI_Count
-        c_base = {q.name: c_shape(q.decl)[0].replace("MPI_User_function", "MPI_User_function_c")
+        # MPI_Op_create_c: the user function's len is an MPI_Count;
+        # MPI_Register_datarep_c: the conversion functions' count
+        c_base = {q.name: LARGE_CALLBACK_TYPES.get(c_shape(q.decl)[0], c_shape(q.decl)[0])
                   for q in base.fixed}
         c_big = {q.name: c_shape(q.decl)[0] for q in pc.fixed}
         if set(c_base) != set(c_big):
@@ -1401,8 +1404,8 @@ def large_count_procs(procs):
         f90, changed, own_callback = [], False, False
         for f in base.f90:
             g = copy.copy(f)
-            if f.func_type == "USER_FUNCTION":
-                g.func_type, changed, own_callback = "USER_FUNCTION_C", True, True
+            if f.func_type in LARGE_CALLBACKS:
+                g.func_type, changed, own_callback = f.func_type + "_C", True, True
             b, c = c_base.get(f.lower), c_big.get(f.lower)
             if b != c:
                 changed = True
@@ -1423,6 +1426,9 @@ def large_count_procs(procs):
             continue
         synth = copy.copy(pc)
         synth.f90, synth.f90_return = f90, base.f90_return
+        if base.name in FORTRAN_BY_HAND:  # its entry is written beside its base's
+            made.append((synth, None))
+            continue
         e = FortranEntry(synth)
         if e.why:
             why[pc.name] = e.why
@@ -1606,7 +1612,8 @@ def emit_mpi_f08_module(procs, constants, mpi_h):
             "  CHARACTER(LEN=1) :: MPI_ARGV_NULL(1), MPI_ARGVS_NULL(1,1)",
             "  COMMON /MPI_FORTRAN_ARGV_NULL/ MPI_ARGV_NULL",
             "  COMMON /MPI_FORTRAN_ARGVS_NULL/ MPI_ARGVS_NULL"]
-    out += fixed_lines(FORTRAN_PREDEFINED_CALLBACKS, "EXTERNAL", indent="  ")
+    out += fixed_lines(FORTRAN_PREDEFINED_CALLBACKS + ["MPI_CONVERSION_FN_NULL_C"], "EXTERNAL",
+                       indent="  ")
     out += ["", "  ABSTRACT INTERFACE"]
     for name, args, rows in f08_callbacks():
         out += [f"  SUBROUTINE {name}({', '.join(args)})", "    IMPORT", "    IMPLICIT NONE"]

@@ -311,3 +311,57 @@ DEFINE(register_datarep, const char *datarep, void (*read)(void), void (*write)(
     if (*ierror != MPI_SUCCESS) free(d);
     free(name);
 }
+
+/* The large-count form (mpi_f08's MPI_Register_datarep_c): the conversion functions'
+ * count is an INTEGER(KIND=MPI_COUNT_KIND); MPI_CONVERSION_FN_NULL_C is
+ * mpi_conversion_fn_null_c_, recognised by its address. */
+typedef void fortran_conversion_c(void *userbuf, MPI_Fint *datatype, MPI_Count *count,
+                                  void *filebuf, MPI_Offset *position, MPI_Aint *extra,
+                                  MPI_Fint *ierror);
+
+static int convert_c(void (*fn)(void), void *userbuf, MPI_Datatype datatype, MPI_Count count,
+                     void *filebuf, MPI_Offset position, struct fortran_datarep *d) {
+    MPI_Fint type_f = TW_C2F(MPI_Datatype, Type, datatype), ierror = MPI_SUCCESS;
+    ((fortran_conversion_c *)fn)(userbuf, &type_f, &count, filebuf, &position, &d->extra, &ierror);
+    return ierror;
+}
+
+static int datarep_read_c(void *userbuf, MPI_Datatype datatype, MPI_Count count, void *filebuf,
+                          MPI_Offset position, void *extra) {
+    struct fortran_datarep *d = extra;
+    return convert_c((void (*)(void))d->read, userbuf, datatype, count, filebuf, position, d);
+}
+
+static int datarep_write_c(void *userbuf, MPI_Datatype datatype, MPI_Count count, void *filebuf,
+                           MPI_Offset position, void *extra) {
+    struct fortran_datarep *d = extra;
+    return convert_c((void (*)(void))d->write, userbuf, datatype, count, filebuf, position, d);
+}
+
+/* MPI_CONVERSION_FN_NULL_C: never called (the address stands for C's null) */
+void mpi_conversion_fn_null_c_(void *userbuf, MPI_Fint *datatype, MPI_Count *count, void *filebuf,
+                               MPI_Offset *position, MPI_Aint *extra, MPI_Fint *ierror);
+void mpi_conversion_fn_null_c_(void *userbuf, MPI_Fint *datatype, MPI_Count *count, void *filebuf,
+                               MPI_Offset *position, MPI_Aint *extra, MPI_Fint *ierror) {
+    *ierror = MPI_SUCCESS;
+}
+
+DEFINE(register_datarep_c, const char *datarep, void (*read)(void), void (*write)(void),
+       void (*extent)(void), MPI_Aint *extra, MPI_Fint *ierror, size_t datarep_len) {
+    void (*null)(void) = (void (*)(void))mpi_conversion_fn_null_c_;
+    struct fortran_datarep *d = malloc(sizeof *d);
+    char *name = tw_f_string_in(datarep, datarep_len);
+    if (!d || !name) {
+        free(d);
+        free(name);
+        *ierror = MPI_ERR_NO_MEM;
+        return;
+    }
+    *d = (struct fortran_datarep){(fortran_conversion *)read, (fortran_conversion *)write,
+                                  (fortran_extent *)extent, *extra};
+    MPI_Datarep_conversion_function_c *none = NULL; /* MPI_CONVERSION_FN_NULL_C in every ABI */
+    *ierror = PMPI_Register_datarep_c(name, read == null ? none : datarep_read_c,
+                                      write == null ? none : datarep_write_c, datarep_extent, d);
+    if (*ierror != MPI_SUCCESS) free(d);
+    free(name);
+}
