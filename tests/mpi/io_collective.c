@@ -1,10 +1,10 @@
 /* MPI-IO's collective buffering, data sieving and the hints that steer them
  * (docs/io.md): collective writes and reads through interleaved, subarray and irregular
  * (indexed, resized with a negative lower bound) views, with collective buffering
- * forced on, forced off and automatic, one and two aggregators, small buffers (many
- * rounds), the shared-memory window, ranks with nothing to move, split collectives,
- * the non-blocking forms;
- * each file compared byte by byte with what the independent path writes, holes
+ * forced on, forced off and automatic (which on one node buffers the writes of the
+ * interleaved views' 100-byte records, not their reads), one and two aggregators, small buffers
+ * (many rounds), the shared-memory window, ranks with nothing to move, split collectives, the
+ * non-blocking forms; each file compared byte by byte with what the independent path writes, holes
  * included (the file is filled first). Data sieving of reads and writes on a view of
  * small pieces, every rank at once (the write's lock), checked against the file's
  * bytes. get_info's hints with their values and defaults, bad values ignored. Runs on
