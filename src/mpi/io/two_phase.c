@@ -49,9 +49,11 @@ struct tw_io_two_phase {
     MPI_Count *their_n;
     MPI_Aint *their_first;
     size_t *their_cursor;
-    run_t *pieces;    /* a round's pieces, with where they sit in the received bytes */
-    int shm;          /* the ranks copy into the aggregators' buffers in a shared window */
-    char *buf, *recv; /* the aggregator's window (the file's, or in the shared window) */
+    run_t *pieces;       /* a round's pieces, with where they sit in the received bytes */
+    run_t *merged;       /* as many: where order_pieces merges them */
+    size_t *piece_first; /* per rank, and one past: its first piece of the round */
+    int shm;             /* the ranks copy into the aggregators' buffers in a shared window */
+    char *buf, *recv;    /* the aggregator's window (the file's, or in the shared window) */
     MPI_Count *scount, *rcount;
     MPI_Aint *sdisp, *rdisp;
 };
@@ -99,6 +101,8 @@ void tw_io_two_phase_free(tw_io_two_phase_t *p) {
     free(p->their_first);
     free(p->their_cursor);
     free(p->pieces);
+    free(p->merged);
+    free(p->piece_first);
     free(p->scount);
     free(p->rcount);
     free(p->sdisp);
@@ -355,7 +359,9 @@ static int take_theirs(tw_io_two_phase_t *p, const MPI_Offset *in, MPI_Count tot
     size_t ntheirs = (size_t)total / 2;
     p->theirs = malloc(sizeof(run_t) * (ntheirs ? ntheirs : 1));
     p->pieces = malloc(sizeof(run_t) * (ntheirs ? ntheirs : 1));
-    if (!p->theirs || !p->pieces) return 0;
+    p->merged = malloc(sizeof(run_t) * (ntheirs ? ntheirs : 1));
+    p->piece_first = malloc(sizeof(size_t) * ((size_t)p->f->size + 1));
+    if (!p->theirs || !p->pieces || !p->merged || !p->piece_first) return 0;
     MPI_Offset my_from = p->lo + (MPI_Offset)(p->me_agg < 0 ? 0 : p->me_agg) * p->domain;
     for (int r = 0; r < p->f->size; r++)
         if (!tw_io_runs_take(in + p->rdisp[r], p->rcount[r], my_from, my_from + p->domain))
@@ -433,11 +439,6 @@ out_of_memory: /* every rank knows: each goes the independent way */
     return NULL;
 }
 
-static int by_offset(const void *a, const void *b) {
-    const run_t *x = a, *y = b;
-    return (x->at > y->at) - (x->at < y->at);
-}
-
 /* The aggregator's pieces of window [from, to): each rank's, in rank order, pos their
  * place in the received bytes; their count; *bytes their sum. */
 static size_t window_pieces(tw_io_two_phase_t *p, MPI_Offset from, MPI_Offset to,
@@ -447,6 +448,7 @@ static size_t window_pieces(tw_io_two_phase_t *p, MPI_Offset from, MPI_Offset to
     for (int r = 0; r < p->f->size; r++) {
         const run_t *t = p->theirs + p->their_first[r];
         size_t nt = (size_t)p->their_n[r], *c = &p->their_cursor[r];
+        p->piece_first[r] = n;
         before(t, nt, c, from); /* past the runs wholly before the window */
         p->rcount[r] = 0;
         p->rdisp[r] = (MPI_Aint)got;
@@ -459,8 +461,33 @@ static size_t window_pieces(tw_io_two_phase_t *p, MPI_Offset from, MPI_Offset to
             p->rcount[r] += e - a;
         }
     }
+    p->piece_first[p->f->size] = n;
     *bytes = got;
     return n;
+}
+
+/* The round's pieces in file order. Each rank's are in file order already (its runs
+ * are), so the ranks' lists are merged pairwise, log2(ranks) passes over them, where a
+ * sort took a sixth of a 2-rank write of 64-byte records. Stable: of pieces at the same
+ * offset (an erroneous overlap) the lower rank's comes first. */
+static void order_pieces(tw_io_two_phase_t *p) {
+    int lists = p->f->size;
+    const size_t *first = p->piece_first;
+    run_t *in = p->pieces, *out = p->merged;
+    for (int width = 1; width < lists; width *= 2) {
+        for (int l = 0; l < lists; l += 2 * width) {
+            int mid = l + width < lists ? l + width : lists;
+            int end = l + 2 * width < lists ? l + 2 * width : lists;
+            size_t i = first[l], j = first[mid], o = first[l];
+            while (i < first[mid] && j < first[end])
+                out[o++] = in[j].at < in[i].at ? in[j++] : in[i++];
+            while (i < first[mid]) out[o++] = in[i++];
+            while (j < first[end]) out[o++] = in[j++];
+        }
+        run_t *t = in;
+        in = out, out = t;
+    }
+    p->pieces = in, p->merged = out;
 }
 
 static int move_whole(int fd, int write, char *mem, MPI_Offset at, MPI_Offset len,
@@ -476,7 +503,7 @@ static int aggregate_before(tw_io_two_phase_t *p, MPI_Offset from, size_t n, int
                             MPI_Offset *span_at, MPI_Offset *span_len) {
     *whole = 0;
     if (!n) return 0;
-    qsort(p->pieces, n, sizeof *p->pieces, by_offset); /* stable enough: overlaps are undefined */
+    order_pieces(p);
     MPI_Offset a = p->pieces[0].at, e = a, covered = 0;
     size_t runs = 0;
     for (size_t k = 0; k < n; k++) {
