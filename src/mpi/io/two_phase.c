@@ -467,9 +467,9 @@ static size_t window_pieces(tw_io_two_phase_t *p, MPI_Offset from, MPI_Offset to
 }
 
 /* The round's pieces in file order. Each rank's are in file order already (its runs
- * are), so the ranks' lists are merged pairwise, log2(ranks) passes over them, where a
- * sort took a sixth of a 2-rank write of 64-byte records. Stable: of pieces at the same
- * offset (an erroneous overlap) the lower rank's comes first. */
+ * are, as tw_io_runs_take checked), so the ranks' lists are merged pairwise, log2(ranks) passes
+ * over them, where a sort took a sixth of a 2-rank write of 64-byte records. Stable: of pieces at
+ * the same offset (an erroneous overlap) the lower rank's comes first. */
 static void order_pieces(tw_io_two_phase_t *p) {
     int lists = p->f->size;
     const size_t *first = p->piece_first;
