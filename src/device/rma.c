@@ -871,10 +871,12 @@ static int from_link(const tw_ep_t *ep, uint32_t source, const tw_ep_link_t *via
     return source < (uint32_t)ep->size && (!ep->peers[source] || ep->peers[source]->via == via);
 }
 
-int tw_rma_link_request_ok(int size, uint32_t source, const rma_req_t *r, size_t len) {
+int tw_rma_link_request_ok(int size, uint32_t source, const rma_req_t *r, size_t len,
+                           size_t chunk_max) {
+    uint32_t max = chunk_max < REMOTE_CHUNK_MAX ? (uint32_t)chunk_max : REMOTE_CHUNK_MAX;
     return len >= sizeof *r && r->chunk_len == len - sizeof *r && r->source == (int32_t)source &&
-           tw_rma_request_valid(r, size, REMOTE_CHUNK_MAX) &&
-           !(r->op == TW_OP_GET && (r->b > REMOTE_CHUNK_MAX || (!r->b && r->offset < r->total)));
+           tw_rma_request_valid(r, size, max) &&
+           !(r->op == TW_OP_GET && (r->b > max || (!r->b && r->offset < r->total)));
 }
 
 int tw_rma_link_request(void *dev, uint32_t source, const void *msg, size_t len) {
@@ -883,7 +885,8 @@ int tw_rma_link_request(void *dev, uint32_t source, const void *msg, size_t len)
     rma_req_t r;
     if (!from_link(ep, source, via) || len < sizeof r) return TW_ERR_CORRUPT;
     memcpy(&r, msg, sizeof r);
-    if (!tw_rma_link_request_ok(ep->size, source, &r, len)) return TW_ERR_CORRUPT;
+    if (!tw_rma_link_request_ok(ep->size, source, &r, len, via->link->rma_chunk_max))
+        return TW_ERR_CORRUPT;
     tw_rma_serving_t v;
     if (link_serve_prepare(ep, via, &r, &v) == TW_RETRY) return TW_RETRY;
     link_serve_finish(ep, via, (int)source, &r, &v, (const char *)msg + sizeof r);
@@ -918,7 +921,8 @@ void *tw_rma_link_land_request(void *dev, uint32_t source, const void *msg, size
     if (!from_link(ep, source, via) || len < sizeof g->req) return NULL;
     memcpy(&g->req, msg, sizeof g->req);
     const rma_req_t *r = &g->req;
-    if (!tw_rma_link_request_ok(ep->size, source, r, len)) return NULL; /* refused the usual way */
+    if (!tw_rma_link_request_ok(ep->size, source, r, len, via->link->rma_chunk_max))
+        return NULL; /* refused the usual way */
     if (r->op != TW_OP_PUT || !r->chunk_len ||
         link_serve_prepare(ep, via, r, &g->serving) == TW_RETRY)
         return NULL;

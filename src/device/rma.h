@@ -84,9 +84,10 @@ void tw_rma_serve(tw_ep_t *ep);
 int tw_rma_request_valid(const rma_req_t *r, int size, uint32_t max_chunk);
 
 /* 1 when a request of len bytes (header and put data) from source, a peer on another
- * node of a job of size ranks, may be served: every field checked, a get's chunk
- * (b) within what a link message holds. */
-int tw_rma_link_request_ok(int size, uint32_t source, const rma_req_t *r, size_t len);
+ * node of a job of size ranks, may be served: every field checked, its put data and a
+ * get's chunk (b) within chunk_max, what the link it came by carries (tw_link_t). */
+int tw_rma_link_request_ok(int size, uint32_t source, const rma_req_t *r, size_t len,
+                           size_t chunk_max);
 
 /* 1 when answer a, with len bytes of get data, fits operation o across nodes: an
  * acknowledgement, a status a target may give, of chunks o still waits for (several

@@ -106,6 +106,9 @@ typedef struct tw_link {
     const char *name; /* also the tag of its field in an endpoint's address */
     unsigned caps;    /* TW_LINK_* */
     size_t velo_max;  /* the longest VELO message it carries */
+    /* a link that carries messages: the most put data a request, and get data an answer,
+     * carries (at most REMOTE_CHUNK_MAX); the device refuses requests asking for more */
+    size_t rma_chunk_max;
 
     /* The operations of a link that carries device messages (NULL for a mapped link,
      * whose peers the device reaches through memory; fd and the counters are optional). */

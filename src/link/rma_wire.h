@@ -35,9 +35,10 @@ typedef struct rma_answer {
 } rma_answer_t;
 
 /* Chunks of put data (and of get answers): RMA_CHUNK on one node; across nodes what the
- * link prefers (tw_link_t.rma_chunk), at most REMOTE_CHUNK_MAX. The initiator chooses; a
- * get's request names its chunk's length, so the two ends need not agree. */
-enum { RMA_CHUNK = 16384, REMOTE_CHUNK_MAX = 61440 };
+ * link prefers (tw_link_t.rma_chunk), at most REMOTE_CHUNK_MAX (a 64 KiB message, the
+ * most common rendezvous size, in one chunk where the link carries it). The initiator
+ * chooses; a get's request names its chunk's length, so the two ends need not agree. */
+enum { RMA_CHUNK = 16384, REMOTE_CHUNK_MAX = 65536 };
 
 /* RMA requests to one peer on another node sent and not yet answered, at most: it
  * bounds what the peer's device must hold of answers it cannot send yet. */

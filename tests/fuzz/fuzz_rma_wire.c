@@ -67,27 +67,31 @@ static void check_request(const rma_req_t *r, int size, uint32_t max_chunk, uint
 static void link_request(const uint8_t *data, size_t size) {
     int ranks = 1 + data[1] % 64;
     uint32_t source = data[2] % 80u;
+    /* the link's bound: udp's, ofi's, or one beyond what any request may carry */
+    static const size_t chunk_maxes[] = {61440, REMOTE_CHUNK_MAX, 2 * REMOTE_CHUNK_MAX};
+    size_t chunk_max = chunk_maxes[data[1] / 64 % 3];
+    uint32_t bound = chunk_max < REMOTE_CHUNK_MAX ? (uint32_t)chunk_max : REMOTE_CHUNK_MAX;
     const uint8_t *msg = data + 3;
     size_t len = size - 3;
     rma_req_t r = {0};
     memcpy(&r, msg, len < sizeof r ? len : sizeof r);
-    if (!tw_rma_link_request_ok(ranks, source, &r, len)) {
+    if (!tw_rma_link_request_ok(ranks, source, &r, len, chunk_max)) {
         refused[MODE_LINK_REQUEST]++;
         return;
     }
     accepted[MODE_LINK_REQUEST]++;
     FUZZ_CHECK(len >= sizeof r && r.chunk_len == len - sizeof r);
     FUZZ_CHECK(r.source == (int32_t)source);
-    FUZZ_CHECK(tw_rma_request_valid(&r, ranks, REMOTE_CHUNK_MAX));
+    FUZZ_CHECK(tw_rma_request_valid(&r, ranks, bound));
     uint64_t span = r.chunk_len;
     if (r.op == TW_OP_GET) { /* the chunk it asks for: b, or what is left */
         span = r.total - r.offset < r.b ? r.total - r.offset : r.b;
         FUZZ_CHECK(span > 0 || r.total == 0); /* a get that asks for nothing never ends */
-        FUZZ_CHECK(span <= REMOTE_CHUNK_MAX); /* its answer fits a link message */
+        FUZZ_CHECK(span <= bound);            /* its answer fits the link's message */
     } else if (r.op == TW_OP_ATOMIC) {
         span = 0;
     }
-    check_request(&r, ranks, REMOTE_CHUNK_MAX, span);
+    check_request(&r, ranks, bound, span);
 }
 
 static void ring_request(const uint8_t *data, size_t size) {

@@ -1551,6 +1551,7 @@ const tw_link_t tw_link_ofi = {
     .name = "ofi",
     .caps = TW_LINK_PUT_CHEAPER | TW_LINK_POLLED,
     .velo_max = TW_VELO_MAX_SIZE,
+    .rma_chunk_max = REMOTE_CHUNK_MAX,
     .open = link_open,
     .connect = link_connect,
     .velo_send = link_velo_send,

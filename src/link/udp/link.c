@@ -217,13 +217,16 @@ static int link_velo_send(tw_link_ctx_t *l, int dest, unsigned tag, const void *
     return rc;
 }
 
-_Static_assert((size_t)TW_LINK_RMA_MSG_MAX <= (size_t)TW_UDP_MSG_MAX,
-               "an RMA chunk fits a link message");
+/* The longest chunk of put or get data: its request or answer, headers and all, is one
+ * message of the link's (TW_UDP_MSG_MAX), with room to spare. */
+enum { UDP_CHUNK_MAX = 61440 };
+_Static_assert(sizeof(tw_link_msg_hdr_t) + sizeof(rma_req_t) + UDP_CHUNK_MAX <= TW_UDP_MSG_MAX,
+               "a udp chunk's request is one message");
 
 static int link_rma_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *data,
                             size_t len) {
     tw_link_msg_hdr_t h = {TW_LINK_MSG_RMA_REQ, 0, 0};
-    if (sizeof h + sizeof *r + len > TW_LINK_RMA_MSG_MAX) return TW_ERR_SIZE;
+    if (len > UDP_CHUNK_MAX) return TW_ERR_SIZE;
     struct iovec v[3] = {{&h, sizeof h}, {(void *)r, sizeof *r}, {(void *)data, len}};
     /* the data is sent from where it is, and again from there if it is lost: the put
      * completes (and its source may change) only once the target's answer has come,
@@ -237,8 +240,8 @@ static uint64_t link_rma_chunk(tw_link_ctx_t *l) {
      * kernel cuts and come joined (segmentation offload), and a chunk costs one request
      * and one answer however small the MTU (16 KiB chunks moved 0.6 of it at MTU 1500) */
     size_t room = tw_udp_payload_max(l->udp) - sizeof(tw_link_msg_hdr_t) - sizeof(rma_req_t);
-    if (room >= REMOTE_CHUNK_MAX) return REMOTE_CHUNK_MAX;
-    return room >= TW_UDP_IN_PLACE_MIN ? room & ~(size_t)1023 : REMOTE_CHUNK_MAX;
+    if (room >= UDP_CHUNK_MAX) return UDP_CHUNK_MAX;
+    return room >= TW_UDP_IN_PLACE_MIN ? room & ~(size_t)1023 : UDP_CHUNK_MAX;
 }
 
 static int link_rma_can_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, size_t len) {
@@ -549,6 +552,7 @@ const tw_link_t tw_link_udp = {
     .name = "udp",
     .caps = TW_LINK_PUT_CHEAPER | TW_LINK_POLLED,
     .velo_max = TW_VELO_MAX_SIZE,
+    .rma_chunk_max = UDP_CHUNK_MAX,
     .open = link_open,
     .connect = link_connect,
     .velo_send = link_velo_send,
