@@ -89,6 +89,10 @@ program f08_module
   integer :: dims(1)
   integer(kind=MPI_ADDRESS_KIND) :: wsize, disp
   integer(kind=MPI_COUNT_KIND) :: bigcnt
+  integer(kind=MPI_COUNT_KIND) :: nints, naddrs, nlarge, ntypes, larges(3)
+  integer :: ints(3), combiner
+  integer(kind=MPI_ADDRESS_KIND) :: addrs(1)
+  type(MPI_Datatype) :: types(1), vec_c
   integer(c_long_long) :: sent
   complex :: z(6), zr(6)
   type(c_ptr) :: wbase
@@ -232,6 +236,26 @@ program f08_module
   call MPI_Send(v, 1, vec, right, 12, MPI_COMM_WORLD)
   call MPI_Wait(reqs(1), st)
   call check(all(vr(1:4) == [(left * 10 + 1 + 3 * i, i = 0, 3)]), 'vector type')
+  ! its envelope and contents through the large-count overloads (MPI-4.1 5.1.13): made
+  ! by MPI_Type_vector, three integers and a datatype, no large counts
+  call MPI_Type_get_envelope(vec, nints, naddrs, nlarge, ntypes, combiner)
+  call check(nints == 3 .and. naddrs == 0 .and. nlarge == 0 .and. ntypes == 1 .and. &
+             combiner == MPI_COMBINER_VECTOR, 'envelope, large-count overload')
+  ints = 0
+  call MPI_Type_get_contents(vec, nints, naddrs, nlarge, ntypes, ints, addrs, larges, types)
+  call check(all(ints == [4, 1, 3]) .and. types(1) == MPI_INTEGER, &
+             'contents, large-count overload')
+  ! made by the large-count MPI_Type_vector: its three counts are large counts
+  call MPI_Type_vector(4_MPI_COUNT_KIND, 1_MPI_COUNT_KIND, 3_MPI_COUNT_KIND, MPI_INTEGER, vec_c)
+  call MPI_Type_get_envelope(vec_c, nints, naddrs, nlarge, ntypes, combiner)
+  call check(nints == 0 .and. naddrs == 0 .and. nlarge == 3 .and. ntypes == 1 .and. &
+             combiner == MPI_COMBINER_VECTOR, 'envelope of a large-count vector')
+  larges = 0
+  call MPI_Type_get_contents(vec_c, nints, naddrs, nlarge, ntypes, ints, addrs, larges, types, &
+                             ierr)
+  call check(ierr == MPI_SUCCESS .and. all(larges == [4, 1, 3]) .and. types(1) == MPI_INTEGER, &
+             'contents of a large-count vector')
+  call MPI_Type_free(vec_c)
   call MPI_Type_free(vec)
   call check(vec == MPI_DATATYPE_NULL, 'type freed')
 

@@ -1357,9 +1357,6 @@ F08_LARGE_COUNT_NOT_YET = {
     "MPI_Type_get_true_extent_c": SAME_KIND,
     "MPI_Type_create_resized_c": SAME_KIND,
     "MPI_File_get_type_extent_c": SAME_KIND,
-    "MPI_Type_get_contents_c": "it has a count array (counts) the base call has not: its "
-                               "Fortran binding cannot be made from the base's",
-    "MPI_Type_get_envelope_c": "as MPI_Type_get_contents_c (num_large_counts)",
 }
 
 
@@ -1398,11 +1395,24 @@ def large_count_procs(procs):
         c_base = {q.name: LARGE_CALLBACK_TYPES.get(c_shape(q.decl)[0], c_shape(q.decl)[0])
                   for q in base.fixed}
         c_big = {q.name: c_shape(q.decl)[0] for q in pc.fixed}
-        if set(c_base) != set(c_big):
+        # MPI_Type_get_envelope_c, MPI_Type_get_contents_c: a count of large counts and
+        # their array besides the base's, each made from its twin of addresses
+        added = set(c_big) - set(c_base)
+        if set(c_base) - set(c_big) or any(
+                n.replace("large_counts", "addresses") not in c_base or n.count("large_counts") != 1
+                for n in added):
             why[pc.name] = "its C parameters are not its base call's"
             continue
-        f90, changed, own_callback = [], False, False
+        params = []
         for f in base.f90:
+            params.append(f)
+            twin = [n for n in added if n.replace("large_counts", "addresses") == f.lower]
+            for n in twin:
+                g = copy.copy(f)
+                g.name, g.lower = n.upper(), n
+                params.append(g)
+        f90, changed, own_callback = [], False, False
+        for f in params:
             g = copy.copy(f)
             if f.func_type in LARGE_CALLBACKS:
                 g.func_type, changed, own_callback = f.func_type + "_C", True, True
