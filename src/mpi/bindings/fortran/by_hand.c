@@ -292,24 +292,42 @@ void mpi_conversion_fn_null_(void *userbuf, MPI_Fint *datatype, MPI_Fint *count,
     *ierror = MPI_SUCCESS;
 }
 
+/* The record of a registration's Fortran functions, and its name as a C string: both, or
+ * neither with MPI_ERR_NO_MEM in *ierror. */
+static struct fortran_datarep *datarep_record(const char *datarep, size_t datarep_len,
+                                              void (*read)(void), void (*write)(void),
+                                              void (*extent)(void), MPI_Aint extra, char **name,
+                                              MPI_Fint *ierror) {
+    struct fortran_datarep *d = malloc(sizeof *d);
+    *name = tw_f_string_in(datarep, datarep_len);
+    if (!d || !*name) {
+        free(d);
+        free(*name);
+        *ierror = MPI_ERR_NO_MEM;
+        return NULL;
+    }
+    *d = (struct fortran_datarep){(fortran_conversion *)read, (fortran_conversion *)write,
+                                  (fortran_extent *)extent, extra};
+    return d;
+}
+
+/* After the registration: the record kept when it is registered (for the process's life). */
+static void datarep_registered(struct fortran_datarep *d, char *name, MPI_Fint ierror) {
+    if (ierror != MPI_SUCCESS) free(d);
+    free(name);
+}
+
 DEFINE(register_datarep, const char *datarep, void (*read)(void), void (*write)(void),
        void (*extent)(void), MPI_Aint *extra, MPI_Fint *ierror, size_t datarep_len) {
     void (*null)(void) = (void (*)(void))mpi_conversion_fn_null_;
-    struct fortran_datarep *d = malloc(sizeof *d);
-    char *name = tw_f_string_in(datarep, datarep_len);
-    if (!d || !name) {
-        free(d);
-        free(name);
-        *ierror = MPI_ERR_NO_MEM;
-        return;
-    }
-    *d = (struct fortran_datarep){(fortran_conversion *)read, (fortran_conversion *)write,
-                                  (fortran_extent *)extent, *extra};
+    char *name;
+    struct fortran_datarep *d =
+        datarep_record(datarep, datarep_len, read, write, extent, *extra, &name, ierror);
+    if (!d) return;
     MPI_Datarep_conversion_function *none = NULL; /* MPI_CONVERSION_FN_NULL in every ABI */
     *ierror = PMPI_Register_datarep(name, read == null ? none : datarep_read,
                                     write == null ? none : datarep_write, datarep_extent, d);
-    if (*ierror != MPI_SUCCESS) free(d);
-    free(name);
+    datarep_registered(d, name, *ierror);
 }
 
 /* The large-count form (mpi_f08's MPI_Register_datarep_c): the conversion functions'
@@ -349,19 +367,12 @@ void mpi_conversion_fn_null_c_(void *userbuf, MPI_Fint *datatype, MPI_Count *cou
 DEFINE(register_datarep_c, const char *datarep, void (*read)(void), void (*write)(void),
        void (*extent)(void), MPI_Aint *extra, MPI_Fint *ierror, size_t datarep_len) {
     void (*null)(void) = (void (*)(void))mpi_conversion_fn_null_c_;
-    struct fortran_datarep *d = malloc(sizeof *d);
-    char *name = tw_f_string_in(datarep, datarep_len);
-    if (!d || !name) {
-        free(d);
-        free(name);
-        *ierror = MPI_ERR_NO_MEM;
-        return;
-    }
-    *d = (struct fortran_datarep){(fortran_conversion *)read, (fortran_conversion *)write,
-                                  (fortran_extent *)extent, *extra};
+    char *name;
+    struct fortran_datarep *d =
+        datarep_record(datarep, datarep_len, read, write, extent, *extra, &name, ierror);
+    if (!d) return;
     MPI_Datarep_conversion_function_c *none = NULL; /* MPI_CONVERSION_FN_NULL_C in every ABI */
     *ierror = PMPI_Register_datarep_c(name, read == null ? none : datarep_read_c,
                                       write == null ? none : datarep_write_c, datarep_extent, d);
-    if (*ierror != MPI_SUCCESS) free(d);
-    free(name);
+    datarep_registered(d, name, *ierror);
 }
