@@ -125,7 +125,7 @@ static MPI_Info hints(const char *const *kv) {
     return info;
 }
 
-enum { AT_ALL, ALL, SPLIT, IAT_ALL, IALL };
+enum { AT_ALL, ALL, SPLIT, IAT_ALL, IALL, MIXED };
 
 /* Writes the view's data into name (filled first) through the call, under the hints;
  * then reads it back the same way and checks it. */
@@ -177,6 +177,27 @@ static void write_then_read(const char *name, int which, int zero_rank, const ch
         CHECK(MPI_File_seek(fh, 0, MPI_SEEK_SET) == MPI_SUCCESS);
         CHECK(MPI_File_iread_all(fh, back, v.count, MPI_BYTE, &req) == MPI_SUCCESS);
         for (done = 0; !done;) CHECK(MPI_Test(&req, &done, &st) == MPI_SUCCESS);
+    } else if (call == MIXED) {
+        /* blocking first (on one node it makes the shared window), then non-blocking
+         * through it while a blocking one waits for it, then two non-blocking reads at
+         * once (the second by messages: the first holds the window) */
+        MPI_Request two[2];
+        MPI_Status sts[2];
+        int half = v.count / 2;
+        CHECK(MPI_File_write_at_all(fh, 0, data, half, MPI_BYTE, &st) == MPI_SUCCESS);
+        CHECK(MPI_File_iwrite_at_all(fh, half, data + half, v.count - half, MPI_BYTE, &two[0]) ==
+              MPI_SUCCESS);
+        CHECK(MPI_File_write_at_all(fh, 0, data, half, MPI_BYTE, &st) == MPI_SUCCESS);
+        CHECK(MPI_Wait(&two[0], &sts[0]) == MPI_SUCCESS);
+        CHECK(MPI_Get_count(&sts[0], MPI_BYTE, &got) == MPI_SUCCESS && got == v.count - half);
+        CHECK(MPI_File_iread_at_all(fh, 0, back, half, MPI_BYTE, &two[0]) == MPI_SUCCESS);
+        CHECK(MPI_File_iread_at_all(fh, half, back + half, v.count - half, MPI_BYTE, &two[1]) ==
+              MPI_SUCCESS);
+        CHECK(MPI_Waitall(2, two, sts) == MPI_SUCCESS);
+        CHECK(MPI_Get_count(&sts[0], MPI_BYTE, &got) == MPI_SUCCESS && got == half);
+        CHECK(MPI_Get_count(&sts[1], MPI_BYTE, &got) == MPI_SUCCESS && got == v.count - half);
+        CHECK(!memcmp(back, data, (size_t)v.count));
+        CHECK(MPI_File_read_at_all(fh, 0, back, v.count, MPI_BYTE, &st) == MPI_SUCCESS);
     } else {
         CHECK(MPI_File_write_at_all_begin(fh, 0, data, v.count, MPI_BYTE) == MPI_SUCCESS);
         CHECK(MPI_File_write_at_all_end(fh, data, &st) == MPI_SUCCESS);
@@ -216,10 +237,11 @@ static void collective_buffering(void) {
     static const char *const no_ds[] = {"romio_cb_write", "enable",         "romio_cb_read",
                                         "enable",         "romio_ds_write", "disable",
                                         "romio_ds_read",  "disable",        NULL};
-    /* the non-blocking forms (the last five) through collective buffering, through
-     * each rank's own access, and in many rounds */
-    const char *const *sets[] = {on,      off,   automatic, one, two,       rounds, tiny, shm,
-                                 shm_two, no_ds, on,        off, automatic, rounds, tiny};
+    /* the non-blocking forms (the last seven) through collective buffering, through
+     * each rank's own access, in many rounds, and through the shared window */
+    const char *const *sets[] = {on,        off,    automatic, one,   two,    rounds,
+                                 tiny,      shm,    shm_two,   no_ds, on,     off,
+                                 automatic, rounds, tiny,      shm,   shm_two};
     const char *set_names[] = {"on",
                                "off",
                                "automatic",
@@ -234,9 +256,12 @@ static void collective_buffering(void) {
                                "off, iwrite_all",
                                "automatic, iwrite_all",
                                "rounds, iwrite_all",
-                               "tiny, iwrite_at_all"};
-    static const int calls[] = {AT_ALL, ALL,    AT_ALL,  AT_ALL, AT_ALL, SPLIT, AT_ALL, AT_ALL,
-                                AT_ALL, AT_ALL, IAT_ALL, IALL,   IALL,   IALL,  IAT_ALL};
+                               "tiny, iwrite_at_all",
+                               "shm, blocking and non-blocking",
+                               "shm_two, blocking and non-blocking"};
+    static const int calls[] = {AT_ALL, ALL,    AT_ALL,  AT_ALL, AT_ALL,  SPLIT,
+                                AT_ALL, AT_ALL, AT_ALL,  AT_ALL, IAT_ALL, IALL,
+                                IALL,   IALL,   IAT_ALL, MIXED,  MIXED};
     enum { NSETS = sizeof sets / sizeof sets[0] };
     for (int which = 0; which < N_VIEWS; which++)
         for (int zero = 0; zero < 2; zero++) {

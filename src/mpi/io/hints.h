@@ -30,6 +30,7 @@ typedef struct tw_io_hints {
     MPI_Win cb_win;
     MPI_Offset cb_win_size;
     char **cb_bases; /* per aggregator */
+    int cb_win_held; /* a non-blocking collective has it (tw_io_two_phase_start) */
     /* an aggregator's window and receive buffer, kept from one collective to the next */
     char *cb_buf, *cb_recv;
     MPI_Offset cb_buf_size, cb_recv_size;

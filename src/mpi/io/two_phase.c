@@ -11,6 +11,7 @@
  * when the file is readable and the holes are small, else one pwrite per covered run).
  * A failure anywhere is every rank's: the worst class, as the open agrees. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@
 #include "mpi/io/runs.h"
 #include "mpi/io/two_phase.h"
 #include "mpi/io/two_phase_wire.h"
+#include "mpi/env/thread.h"
+#include "mpi/pt2pt/engine_progress.h"
 #include "mpi/pt2pt/request.h"
 
 /* Automatic: collective buffering across nodes when the ranks' accesses interleave
@@ -33,8 +36,9 @@ typedef struct run {
     MPI_Offset at, len, pos; /* file bytes [at, at + len), stream bytes from pos */
 } run_t;
 
-/* What each rank tells every other at the plan. */
-enum { S_LO, S_HI, S_RUNS, S_BYTES, S_USABLE, S_N };
+/* What each rank tells every other at the plan; S_SHM: a non-blocking plan's, the
+ * shared window free and now held for it. */
+enum { S_LO, S_HI, S_RUNS, S_BYTES, S_USABLE, S_SHM, S_N };
 
 struct tw_io_two_phase {
     tw_io_file_t *f;
@@ -405,7 +409,13 @@ tw_io_two_phase_t *tw_io_two_phase_plan(tw_io_file_t *f, int write, MPI_Offset f
     }
     cut_domains(p, lo, hi);
     /* on one node the ranks copy straight into the aggregators' buffers (measured: up to
-     * three times as fast as the exchange of messages, docs/io.md) */
+     * three times as fast as the exchange of messages, docs/io.md); a non-blocking
+     * collective of the file that holds the window ends first (shared_window may make it
+     * anew): every rank is in this call or comes to it, moving that one on meanwhile */
+    for (unsigned spins = 0; h->cb_win_held;) {
+        tw_mpi_progress();
+        if (h->cb_win_held) tw_mpi_relax(&spins);
+    }
     p->shm = h->nodes == 1 && h->cb_shm != TW_IO_DISABLE && shared_window(f, p->window);
 
     MPI_Offset *sorted = NULL;
@@ -684,9 +694,12 @@ int tw_io_two_phase_may(const tw_io_file_t *f, int write) {
  * file's communicator, which progress moves on; each step that needs what the last
  * one received is a call that writes the next ones. The aggregator's preads and
  * pwrites of a round are a job on the I/O thread, which the schedule waits for. The
- * exchange goes by messages (the blocking form's shared window is made collectively,
- * at the call). A failure at an aggregator, or a rank's before it started, is every
- * rank's at the end, as in the blocking form; a lost peer ends the schedule. */
+ * exchange goes by messages, or on one node through the blocking form's shared window
+ * where a blocking collective made it (it is made collectively, at a call) and no other
+ * non-blocking access holds it (hold_window): the ranks copy their pieces in or out
+ * between two barriers of the schedule, the aggregator's read of the span before them
+ * and its write after. A failure at an aggregator, or a rank's before it started, is
+ * every rank's at the end, as in the blocking form; a lost peer ends the schedule. */
 
 typedef struct nb {
     tw_io_two_phase_t *p;
@@ -696,6 +709,10 @@ typedef struct nb {
     void *arg;
     char *packed;
     int mine, mode, declined;
+    int holds_window; /* the file's shared window held for this access (S_SHM) */
+    int whole;        /* shared window: the round's span written whole (aggregate_before) */
+    MPI_Offset span_at, span_len;
+    int phase;          /* what nb_file_run does: NB_ROUND, NB_BEFORE, NB_WRITE */
     int err;            /* the aggregator's first failed system call's errno */
     int usable, agreed; /* whether a rank had memory, and all did */
     int class, worst;
@@ -725,15 +742,21 @@ static void nb_exchange(tw_sched_t *s, nb_t *x, char *send, const MPI_Count *sco
     tw_sched_fence(s);
 }
 
+/* What the aggregator's file access of a round is: all of it after the exchange of
+ * messages; through the shared window, the span read (a read's, or a write's over
+ * small holes) before the ranks copy, and the write after. */
+enum { NB_ROUND, NB_BEFORE, NB_WRITE };
+
 /* On the I/O thread: the aggregator's system calls of a round. */
 static void nb_file_run(tw_io_job_t *job) {
     nb_t *x = (nb_t *)((char *)job - offsetof(nb_t, job));
     tw_io_two_phase_t *p = x->p;
-    int whole = 0, err = 0;
-    MPI_Offset span_at = 0, span_len = 0;
-    err = aggregate_before(p, x->from, x->n, &whole, &span_at, &span_len);
-    if (!err && p->write) err = aggregate_write(p, x->from, x->n, whole, span_at, span_len);
-    if (!p->write) read_out(p, x->from, x->n);
+    int err = 0;
+    if (x->phase != NB_WRITE)
+        err = aggregate_before(p, x->from, x->n, &x->whole, &x->span_at, &x->span_len);
+    if (!err && p->write && x->phase != NB_BEFORE)
+        err = aggregate_write(p, x->from, x->n, x->whole, x->span_at, x->span_len);
+    if (!p->write && x->phase == NB_ROUND) read_out(p, x->from, x->n);
     if (err && !x->err) x->err = err;
 }
 
@@ -744,9 +767,10 @@ static void nb_file_done(tw_io_job_t *job) {
 
 /* The aggregator's file access of this round, waited for by the schedule (moved at
  * once when the I/O thread cannot be had). */
-static void nb_file(tw_sched_t *s, nb_t *x) {
+static void nb_file(tw_sched_t *s, nb_t *x, int phase) {
     if (x->p->me_agg < 0 || !x->n) return;
     if (x->err && x->p->write) return; /* as the blocking form: no more writes */
+    x->phase = phase;
     x->job = (tw_io_job_t){.run = nb_file_run, .finish = nb_file_done, .file = x->p->f};
     if (tw_mpi_coll_request(s->context - TW_CTX_COLL, &x->job_done) != MPI_SUCCESS) {
         nb_file_run(&x->job); /* no request to wait for: at once */
@@ -769,8 +793,33 @@ static void nb_next_round(tw_sched_t *s, void *arg) {
 /* After a write's exchange: the aggregator writes. */
 static void nb_write_file(tw_sched_t *s, void *arg) {
     nb_t *x = arg;
-    nb_file(s, x);
+    nb_file(s, x, NB_ROUND);
     tw_sched_call(s, nb_next_round, x);
+}
+
+/* Shared window, after the barrier that follows every rank's copy: the aggregator
+ * writes (a job starts when its step is written, so after the barrier, not before). */
+static void nb_shm_write(tw_sched_t *s, void *arg) {
+    nb_t *x = arg;
+    nb_file(s, x, NB_WRITE);
+    tw_sched_call(s, nb_next_round, x);
+}
+
+/* Shared window: every rank's pieces of the round copied between its stream and the
+ * aggregators' buffers, as the blocking form does between its fences. The barriers
+ * around this step order the copies after the aggregator's read of the span and before
+ * its write; the fences order this process's stores and loads with them. */
+static void nb_shm_copy(tw_sched_t *s, void *arg) {
+    nb_t *x = arg;
+    tw_io_two_phase_t *p = x->p;
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int i = 0; i < p->naggs; i++) {
+        MPI_Offset wt, wf = window_of(p, i, x->round, &wt);
+        if (wf < wt) copy_mine(p, i, wf, wt, x->packed);
+    }
+    atomic_thread_fence(memory_order_seq_cst);
+    tw_coll_barrier(s); /* every rank's pieces in, or out */
+    tw_sched_call(s, p->write ? nb_shm_write : nb_next_round, x);
 }
 
 /* After a read's file access: the pieces go back. */
@@ -790,9 +839,9 @@ static void nb_round(tw_sched_t *s, void *arg) {
         tw_coll_allreduce(s, &x->class, &x->worst, 1, &int_max);
         return;
     }
-    my_round(p, x->round);
+    if (!p->shm) my_round(p, x->round);
     x->n = aggregator_round(p, x->round, &x->from, &x->bytes);
-    if (p->me_agg >= 0 && x->bytes > x->recv_size) {
+    if (p->me_agg >= 0 && !p->shm && x->bytes > x->recv_size) {
         free(p->recv);
         p->recv = malloc((size_t)x->bytes);
         x->recv_size = x->bytes;
@@ -800,11 +849,15 @@ static void nb_round(tw_sched_t *s, void *arg) {
             tw_mpi_raise(MPI_ERRORS_ARE_FATAL, NULL, NULL, "collective buffering", MPI_ERR_NO_MEM,
                          "no memory for an aggregator's receive buffer");
     }
-    if (p->write) {
+    if (p->shm) { /* the span read (or last round's written) before the ranks copy */
+        nb_file(s, x, NB_BEFORE);
+        tw_coll_barrier(s);
+        tw_sched_call(s, nb_shm_copy, x);
+    } else if (p->write) {
         nb_exchange(s, x, x->packed, p->scount, p->sdisp, p->recv, p->rcount, p->rdisp, 1);
         tw_sched_call(s, nb_write_file, x);
     } else {
-        nb_file(s, x);
+        nb_file(s, x, NB_ROUND);
         tw_sched_call(s, nb_read_send, x);
     }
 }
@@ -824,7 +877,9 @@ static void nb_theirs(tw_sched_t *s, void *arg) {
     nb_t *x = arg;
     tw_io_two_phase_t *p = x->p;
     x->usable = take_theirs(p, x->in, their_places(p));
-    if (x->usable && p->me_agg >= 0) x->usable = (p->buf = malloc((size_t)p->window)) != NULL;
+    if (x->usable && p->me_agg >= 0)
+        x->usable =
+            (p->buf = p->shm ? p->f->hints.cb_bases[p->me_agg] : malloc((size_t)p->window)) != NULL;
     free(x->in);
     x->in = NULL;
     tw_coll_allreduce(s, &x->usable, &x->agreed, 1, &int_min);
@@ -849,16 +904,39 @@ static void nb_runs(tw_sched_t *s, void *arg) {
     tw_sched_call(s, nb_theirs, x);
 }
 
+/* The file's shared window for this access, when it is there and no other non-blocking
+ * access holds it: held from the call (in the program's order, the same on every rank),
+ * so two accesses under way never share it; used only where every rank held it. */
+static int hold_window(nb_t *x) {
+    tw_io_hints_t *h = &x->p->f->hints;
+    if (h->nodes != 1 || h->cb_shm == TW_IO_DISABLE || h->cb_win == MPI_WIN_NULL || !h->cb_bases ||
+        h->cb_win_held)
+        return 0;
+    return h->cb_win_held = x->holds_window = 1;
+}
+
+static void release_window(nb_t *x) {
+    if (!x->holds_window) return;
+    x->p->f->hints.cb_win_held = x->holds_window = 0;
+}
+
 /* What every rank told: collective buffering or not, and its domains. */
 static void nb_decide(tw_sched_t *s, void *arg) {
     nb_t *x = arg;
     tw_io_two_phase_t *p = x->p;
     MPI_Offset lo, hi;
+    int all_free = 1;
+    for (int r = 0; r < p->f->size; r++) all_free &= x->all[S_N * r + S_SHM] != 0;
     if (!decide(x->all, p->f->size, x->mode, p->f->hints.nodes < 2, &lo, &hi)) {
+        release_window(x);
         x->declined = 1;
         return;
     }
     cut_domains(p, lo, hi);
+    /* the shared window, where every rank held it for this access and it is as large as
+     * the blocking form would make it (its size is every rank's same) */
+    p->shm = all_free && p->window <= p->f->hints.cb_win_size;
+    if (!p->shm) release_window(x);
     if (!(x->sorted = runs_for_aggregators(p))) /* the others send their counts */
         tw_mpi_raise(MPI_ERRORS_ARE_FATAL, NULL, NULL, "collective buffering", MPI_ERR_NO_MEM,
                      "no memory for the runs of this rank's access");
@@ -873,7 +951,7 @@ static void nb_decide(tw_sched_t *s, void *arg) {
 
 static void nb_free(nb_t *x) {
     if (x->p) {
-        free(x->p->buf);
+        if (!x->p->shm) free(x->p->buf);
         free(x->p->recv);
     }
     tw_io_two_phase_free(x->p);
@@ -898,6 +976,7 @@ static void nb_ended(tw_sched_t *s, void *arg) {
         class = outcome(x->err, x->mine, x->worst, &detail);
         if (class == MPI_SUCCESS) done = moved(x->p);
     }
+    release_window(x);
     nb_free(x);
     f->collectives_running--;
     if (end) end(end_arg, declined, class, done, detail);
@@ -923,6 +1002,7 @@ void tw_io_two_phase_start(tw_io_file_t *f, int write, MPI_Offset first, MPI_Off
     x->mode = write ? f->hints.cb_write : f->hints.cb_read;
     x->job_done = MPI_REQUEST_NULL;
     tell(p, plan_runs(p, first, p->len) && plan_arrays(p), x->told);
+    x->told[S_SHM] = hold_window(x);
     f->collectives_running++;
     tw_coll_allgather(s, x->told, x->all, sizeof x->told);
     tw_sched_fence(s);
