@@ -161,6 +161,10 @@ static int has_jobs(tw_io_file_t *f) {
     return 0;
 }
 
+int tw_io_file_busy(tw_io_file_t *f) {
+    return f->collectives_running || has_jobs(f);
+}
+
 void tw_io_jobs_wait(tw_io_file_t *f) {
     unsigned spins = 0;
     while (has_jobs(f)) {

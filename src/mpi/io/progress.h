@@ -36,6 +36,9 @@ int tw_io_job_start(tw_io_job_t *job);
 
 /* Runs progress until every job of f (NULL: of every file) is finished. */
 void tw_io_jobs_wait(tw_io_file_t *f);
+/* Whether f has accesses of this process under way: a non-blocking one's job, or a
+ * non-blocking collective not ended. */
+int tw_io_file_busy(tw_io_file_t *f);
 
 /* The context for a request of f's accesses: its errors, when a wait or test reports
  * them, go to f's error handler (a communicator of the engine's, per file, whose

@@ -37,8 +37,9 @@ typedef struct run {
 } run_t;
 
 /* What each rank tells every other at the plan; S_SHM: a non-blocking plan's, the
- * shared window free and now held for it. */
-enum { S_LO, S_HI, S_RUNS, S_BYTES, S_USABLE, S_SHM, S_N };
+ * shared window free and now held for it; S_BUSY: the rank has other accesses of the
+ * file under way (tw_io_file_busy). */
+enum { S_LO, S_HI, S_RUNS, S_BYTES, S_USABLE, S_SHM, S_BUSY, S_N };
 
 struct tw_io_two_phase {
     tw_io_file_t *f;
@@ -57,7 +58,13 @@ struct tw_io_two_phase {
     run_t *merged;       /* as many: where order_pieces merges them */
     size_t *piece_first; /* per rank, and one past: its first piece of the round */
     int shm;             /* the ranks copy into the aggregators' buffers in a shared window */
-    char *buf, *recv;    /* the aggregator's window (the file's, or in the shared window) */
+    /* an aggregator writes its covered runs only, never its span read and written back
+     * whole: another access of the file may write in the span's holes meanwhile, and the
+     * span written back would put back the bytes read before that write. A blocking
+     * access's when a rank told of accesses under way (S_BUSY), a non-blocking one's
+     * always (the program may start one while it is under way) */
+    int no_rmw;
+    char *buf, *recv; /* the aggregator's window (the file's, or in the shared window) */
     MPI_Count *scount, *rcount;
     MPI_Aint *sdisp, *rdisp;
 };
@@ -396,12 +403,14 @@ tw_io_two_phase_t *tw_io_two_phase_plan(tw_io_file_t *f, int write, MPI_Offset f
     }
     MPI_Offset mine[S_N], *all = malloc(sizeof(MPI_Offset) * S_N * (size_t)f->size);
     tell(p, usable, mine);
+    mine[S_BUSY] = tw_io_file_busy(f);
     /* a rank short of memory for the answers says so first, and all go the other way */
     int ok = all != NULL, all_ok = 0;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, f->comm);
     if (all_ok) MPI_Allgather(mine, S_N, MPI_OFFSET, all, S_N, MPI_OFFSET, f->comm);
     MPI_Offset lo, hi;
     int go = all_ok && decide(all, f->size, mode, h->nodes < 2, &lo, &hi);
+    for (int r = 0; go && r < f->size; r++) p->no_rmw |= all[S_N * r + S_BUSY] != 0;
     free(all);
     if (!go) {
         tw_io_two_phase_free(p);
@@ -531,9 +540,10 @@ static int aggregate_before(tw_io_two_phase_t *p, MPI_Offset from, size_t n, int
         return err;
     }
     if (runs == 1) return *whole = 1, 0;
-    /* holes: read-modify-write of the span when they are at most as large as the data
-     * and the file is readable, else a pwrite per covered run */
-    if ((p->f->amode & MPI_MODE_WRONLY) || e - a - covered > covered) return 0;
+    /* holes: read-modify-write of the span when they are at most as large as the data,
+     * the file is readable and no other collective access is under way, else a pwrite
+     * per covered run */
+    if ((p->f->amode & MPI_MODE_WRONLY) || e - a - covered > covered || p->no_rmw) return 0;
     *whole = 1;
     int err = tw_io_move(p->f->fd, 0, at, a, e - a, &got);
     if (got < e - a) memset(at + got, 0, (size_t)(e - a - got));
@@ -997,11 +1007,13 @@ void tw_io_two_phase_start(tw_io_file_t *f, int write, MPI_Offset first, MPI_Off
     if (!s || !p || !x->all || !x->sblocks || !x->rblocks) /* the others wait for my part */
         tw_mpi_raise(MPI_ERRORS_ARE_FATAL, NULL, NULL, "collective buffering", MPI_ERR_NO_MEM,
                      "no memory to start a non-blocking collective access");
-    *p = (tw_io_two_phase_t){.f = f, .write = write, .len = mine == MPI_SUCCESS ? len : 0};
+    *p = (tw_io_two_phase_t){
+        .f = f, .write = write, .len = mine == MPI_SUCCESS ? len : 0, .no_rmw = 1};
     x->end = end, x->arg = arg, x->packed = packed, x->mine = mine;
     x->mode = write ? f->hints.cb_write : f->hints.cb_read;
     x->job_done = MPI_REQUEST_NULL;
     tell(p, plan_runs(p, first, p->len) && plan_arrays(p), x->told);
+    x->told[S_BUSY] = tw_io_file_busy(f);
     x->told[S_SHM] = hold_window(x);
     f->collectives_running++;
     tw_coll_allgather(s, x->told, x->all, sizeof x->told);
