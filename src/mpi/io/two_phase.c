@@ -37,8 +37,9 @@ typedef struct run {
 } run_t;
 
 /* What each rank tells every other at the plan; S_SHM: a non-blocking plan's, the
- * shared window free and now held for it; S_BUSY: the rank has other accesses of the
- * file under way (tw_io_file_busy). */
+ * shared window free and now held for it; S_BUSY: a blocking plan's, the rank has other
+ * accesses of the file under way (tw_io_file_busy; a non-blocking plan never writes a
+ * span back, so it does not ask). */
 enum { S_LO, S_HI, S_RUNS, S_BYTES, S_USABLE, S_SHM, S_BUSY, S_N };
 
 struct tw_io_two_phase {
@@ -1013,7 +1014,6 @@ void tw_io_two_phase_start(tw_io_file_t *f, int write, MPI_Offset first, MPI_Off
     x->mode = write ? f->hints.cb_write : f->hints.cb_read;
     x->job_done = MPI_REQUEST_NULL;
     tell(p, plan_runs(p, first, p->len) && plan_arrays(p), x->told);
-    x->told[S_BUSY] = tw_io_file_busy(f);
     x->told[S_SHM] = hold_window(x);
     f->collectives_running++;
     tw_coll_allgather(s, x->told, x->all, sizeof x->told);
