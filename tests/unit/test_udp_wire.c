@@ -34,7 +34,8 @@ static void test_crc32c_vectors(void **state) {
     uint32_t x = 12345;
     for (size_t i = 0; i < sizeof big; i++)
         big[i] = (unsigned char)((x = x * 1103515245u + 12345u) >> 16);
-    const size_t lens[] = {1023, 1024, 1025, 1100, 2112, 2200, 9300, 16420, 19990, 65400, 65536};
+    const size_t lens[] = {1023, 1024, 1025, 1100,  2047,  2048,  2112,  2200,
+                           2303, 2304, 9300, 16420, 19990, 61440, 65400, 65536};
     const size_t n = sizeof lens / sizeof lens[0];
     for (size_t pass = 0; pass < 2 * n; pass++)
         for (size_t at = 0, k = pass < n ? pass : 2 * n - 1 - pass; at < 4; at++) {
@@ -44,7 +45,14 @@ static void test_crc32c_vectors(void **state) {
                 for (int b = 0; b < 8; b++) ref = ref & 1 ? (ref >> 1) ^ 0x82f63b78u : ref >> 1;
             }
             assert_int_equal(tw_crc32c(0, big + at, lens[k]), ~ref);
+            /* every way this CPU has, and continued from a CRC so far */
+            for (size_t way = 0; way < tw_crc32c_ways(); way++) {
+                assert_int_equal(tw_crc32c_by(way, 0, big + at, lens[k]), ~ref);
+                uint32_t part = tw_crc32c_by(way, 0, big + at, 7);
+                assert_int_equal(tw_crc32c_by(way, part, big + at + 7, lens[k] - 7), ~ref);
+            }
         }
+    assert_true(tw_crc32c_ways() >= 1);
 }
 
 /* A data packet from peer 1, sequence 5, of len bytes of a whole message. */

@@ -1,6 +1,7 @@
-/* CRC32C, reflected polynomial P = 0x82f63b78: by the crc32 and pclmulqdq
- * instructions where the CPU has both (Intel since 2010, AMD since 2011; chosen
- * once), else by a byte table. */
+/* CRC32C, reflected polynomial P = 0x82f63b78: by 512-bit carry-less
+ * multiplication where the CPU has it, else by the crc32 and pclmulqdq instructions
+ * where it has both (Intel since 2010, AMD since 2011), else by a byte table; chosen
+ * once. */
 #include "link/udp/crc32c.h"
 
 #include <pthread.h>
@@ -149,9 +150,67 @@ crc_hybrid(uint32_t crc, const unsigned char *p, size_t len) {
     for (; len; p++, len--) c32 = _mm_crc32_u8(c32, *p);
     return c32;
 }
+
+/* With 512-bit carry-less multiplication (vpclmulqdq with AVX-512: Intel since Ice
+ * Lake, AMD since Zen 4) one pass folds 256 bytes in four 64-byte registers, each
+ * of four 16-byte lanes folded as above; the crc32 streams no longer keep up there
+ * and are left out. The registers are then folded into one lane, whose CRC the crc32
+ * instruction takes, and the tail runs through crc_hybrid. On an Intel Xeon with a
+ * 60 KiB packet in cache: 64 GB/s against crc_hybrid's 37 (4 KiB: 81 against 41). */
+enum { WIDE_MIN = 2048 };
+
+static __m128i wide_by[4]; /* by 256, 192, 128 and 64 bytes */
+
+static void make_wide_factors(void) {
+    for (int k = 0; k < 4; k++) {
+        uint64_t bits = 8 * (256 - 64 * (uint64_t)k);
+        wide_by[k] = _mm_set_epi64x(x_pow(bits - 33), x_pow(bits + 31));
+    }
+}
+
+/* z folded forward by the distance whose factors are by, xor with. */
+__attribute__((target("avx512f,vpclmulqdq"))) static inline __m512i fold_wide(__m512i z, __m128i by,
+                                                                              __m512i with) {
+    __m512i k = _mm512_broadcast_i32x4(by);
+    return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(z, k, 0x00),
+                                     _mm512_clmulepi64_epi128(z, k, 0x11), with, 0x96);
+}
+
+__attribute__((target("avx512f,vpclmulqdq,sse4.2,pclmul"))) static uint32_t
+crc_wide(uint32_t crc, const unsigned char *p, size_t len) {
+    if (len < WIDE_MIN) return crc_hybrid(crc, p, len);
+    size_t passes = len / 256;
+    /* the CRC so far goes into the first bytes it covers */
+    __m512i z0 = _mm512_xor_si512(_mm512_loadu_si512(p),
+                                  _mm512_zextsi128_si512(_mm_cvtsi32_si128((int)crc))),
+            z1 = _mm512_loadu_si512(p + 64), z2 = _mm512_loadu_si512(p + 128),
+            z3 = _mm512_loadu_si512(p + 192);
+    for (size_t i = 1; i < passes; i++) {
+        p += 256;
+        z0 = fold_wide(z0, wide_by[0], _mm512_loadu_si512(p));
+        z1 = fold_wide(z1, wide_by[0], _mm512_loadu_si512(p + 64));
+        z2 = fold_wide(z2, wide_by[0], _mm512_loadu_si512(p + 128));
+        z3 = fold_wide(z3, wide_by[0], _mm512_loadu_si512(p + 192));
+    }
+    p += 256;
+    __m512i z = fold_wide(z0, wide_by[1], z3);
+    z = fold_wide(z1, wide_by[2], z);
+    z = fold_wide(z2, wide_by[3], z);
+    __m128i x = _mm_xor_si128(_mm_xor_si128(fold(_mm512_extracti32x4_epi32(z, 0), fold_by[1]),
+                                            fold(_mm512_extracti32x4_epi32(z, 1), fold_by[2])),
+                              _mm_xor_si128(fold(_mm512_extracti32x4_epi32(z, 2), fold_by[3]),
+                                            _mm512_extracti32x4_epi32(z, 3)));
+    uint64_t c = _mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(x));
+    c = _mm_crc32_u64(c, (uint64_t)_mm_extract_epi64(x, 1));
+    return crc_hybrid((uint32_t)c, p, len - 256 * passes);
+}
 #endif
 
-static uint32_t (*crc_impl)(uint32_t, const unsigned char *, size_t);
+typedef uint32_t crc_fn(uint32_t, const unsigned char *, size_t);
+
+/* The ways this CPU has, slowest first; tw_crc32c takes the last. */
+static crc_fn *ways[3];
+static size_t ways_count;
 
 static void choose(void) {
     for (uint32_t i = 0; i < 256; i++) {
@@ -159,18 +218,36 @@ static void choose(void) {
         for (int k = 0; k < 8; k++) c = c & 1 ? (c >> 1) ^ 0x82f63b78u : c >> 1;
         table[i] = c;
     }
-    crc_impl = crc_table;
+    ways[ways_count++] = crc_table;
 #if defined(__x86_64__)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("pclmul")) {
         make_fold_factors();
-        crc_impl = crc_hybrid;
+        ways[ways_count++] = crc_hybrid;
+        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("vpclmulqdq")) {
+            make_wide_factors();
+            ways[ways_count++] = crc_wide;
+        }
     }
 #endif
 }
 
-uint32_t tw_crc32c(uint32_t crc, const void *data, size_t len) {
+static void chosen(void) {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
     pthread_once(&once, choose);
-    return ~crc_impl(~crc, data, len);
+}
+
+uint32_t tw_crc32c(uint32_t crc, const void *data, size_t len) {
+    chosen();
+    return ~ways[ways_count - 1](~crc, data, len);
+}
+
+size_t tw_crc32c_ways(void) {
+    chosen();
+    return ways_count;
+}
+
+uint32_t tw_crc32c_by(size_t way, uint32_t crc, const void *data, size_t len) {
+    chosen();
+    return ~ways[way < ways_count ? way : ways_count - 1](~crc, data, len);
 }
