@@ -230,23 +230,28 @@ static int file_access(MPI_File fh, access_t a, MPI_Offset offset, const void *c
             rc = tw_io_shared_fetch_add(f, n, &pos);
             if (rc != MPI_SUCCESS) a.detail = "moving the shared file pointer";
         }
-    } else { /* ordered: rank order, by an exclusive scan of the counts */
-        MPI_Offset before = 0, total = 0, base = 0;
+    } else { /* ordered: rank order, by an exclusive scan of the counts; rank 0, where
+              * the pointer lives, moves it by their sum and tells every rank where it
+              * was, with the move's class */
+        MPI_Offset before = 0, total = 0, base[2] = {0, MPI_SUCCESS};
         MPI_Exscan(&n, &before, 1, MPI_OFFSET, MPI_SUM, f->comm);
         if (f->rank == 0) before = 0;
-        MPI_Allreduce(&n, &total, 1, MPI_OFFSET, MPI_SUM, f->comm);
-        int moved = MPI_SUCCESS;
-        if (f->rank == 0) moved = tw_io_shared_fetch_add(f, total, &base);
-        MPI_Bcast(&base, 1, MPI_OFFSET, 0, f->comm);
-        MPI_Bcast(&moved, 1, MPI_INT, 0, f->comm);
-        if (rc == MPI_SUCCESS && moved != MPI_SUCCESS)
-            rc = moved, a.detail = "moving the shared file pointer";
-        pos = base + before;
+        MPI_Reduce(&n, &total, 1, MPI_OFFSET, MPI_SUM, 0, f->comm);
+        if (f->rank == 0) base[1] = tw_io_shared_fetch_add(f, total, &base[0]);
+        MPI_Bcast(base, 2, MPI_OFFSET, 0, f->comm);
+        if (rc == MPI_SUCCESS && base[1] != MPI_SUCCESS)
+            rc = (int)base[1], a.detail = "moving the shared file pointer";
+        pos = base[0] + before;
     }
     /* collective: each rank's stretch of its stream, planned together (native views
      * only: the representation is the same on every rank, and the converted path
-     * moves its own chunks) */
-    if (a.completion == COLLECTIVE && f->view.rep == TW_IO_NATIVE)
+     * moves its own chunks). Ordered stretches follow one another in the file (a
+     * view's displacements never decrease), so they never interleave, and the
+     * automatic rule, which buffers only interleaved accesses, needs no plan to say no:
+     * an ordered access then costs its scan, reduction, broadcast and closing barrier. */
+    int mode = a.write ? f->hints.cb_write : f->hints.cb_read;
+    if (a.completion == COLLECTIVE && f->view.rep == TW_IO_NATIVE &&
+        !(a.where == ORDERED && mode == TW_IO_AUTOMATIC))
         a.two_phase = tw_io_two_phase_plan(f, a.write, rc == MPI_SUCCESS ? pos * f->view.esize : 0,
                                            rc == MPI_SUCCESS ? n * f->view.esize : 0);
     if (rc == MPI_SUCCESS) rc = transfer(f, &a, pos, buf, count, type, &layout, &done, &got);
