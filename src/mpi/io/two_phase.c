@@ -551,12 +551,23 @@ static int aggregate_before(tw_io_two_phase_t *p, MPI_Offset from, size_t n, int
     return err;
 }
 
+/* Where a piece of the round is on the exchange's side: the aggregator's own in its
+ * packed stream when given, which the blocking exchange of messages then skips (two
+ * copies fewer of its share, a rank's part of the data), else in the receive buffer. */
+static char *exchanged(const tw_io_two_phase_t *p, const run_t *piece, char *packed) {
+    int me = p->f->rank;
+    MPI_Offset mine = piece->pos - (MPI_Offset)p->rdisp[me];
+    if (packed && mine >= 0 && mine < (MPI_Offset)p->rcount[me])
+        return packed + p->sdisp[me] + mine;
+    return p->recv + piece->pos;
+}
+
 /* After the exchange: a write's pieces into the window, then written. */
 static int aggregate_write(tw_io_two_phase_t *p, MPI_Offset from, size_t n, int whole,
-                           MPI_Offset span_at, MPI_Offset span_len) {
+                           MPI_Offset span_at, MPI_Offset span_len, char *packed) {
     if (!n) return 0;
     for (size_t k = 0; k < n && !p->shm; k++) /* (shm: the ranks copied them there) */
-        memcpy(p->buf + (p->pieces[k].at - from), p->recv + p->pieces[k].pos,
+        memcpy(p->buf + (p->pieces[k].at - from), exchanged(p, &p->pieces[k], packed),
                (size_t)p->pieces[k].len);
     MPI_Offset got;
     if (whole) return move_whole(p->f->fd, 1, p->buf + (span_at - from), span_at, span_len, &got);
@@ -571,9 +582,9 @@ static int aggregate_write(tw_io_two_phase_t *p, MPI_Offset from, size_t n, int 
 }
 
 /* A read's pieces each rank asked for, in its order, out of the window. */
-static void read_out(tw_io_two_phase_t *p, MPI_Offset from, size_t n) {
+static void read_out(tw_io_two_phase_t *p, MPI_Offset from, size_t n, char *packed) {
     for (size_t k = 0; k < n; k++)
-        memcpy(p->recv + p->pieces[k].pos, p->buf + (p->pieces[k].at - from),
+        memcpy(exchanged(p, &p->pieces[k], packed), p->buf + (p->pieces[k].at - from),
                (size_t)p->pieces[k].len);
 }
 
@@ -668,13 +679,18 @@ int tw_io_two_phase_move(tw_io_two_phase_t *p, char *packed, int mine, MPI_Offse
             }
             shared_fence(f); /* every rank's pieces in */
             if (p->write && p->me_agg >= 0 && !err)
-                err = aggregate_write(p, from, n, whole, span_at, span_len);
+                err = aggregate_write(p, from, n, whole, span_at, span_len, NULL);
         } else if (p->write) {
+            MPI_Count self = p->rcount[f->rank]; /* moved by aggregate_write, not sent */
+            p->scount[f->rank] = p->rcount[f->rank] = 0;
             MPI_Alltoallv_c(packed, p->scount, p->sdisp, MPI_BYTE, p->recv, p->rcount, p->rdisp,
                             MPI_BYTE, f->comm);
-            if (p->me_agg >= 0 && !err) err = aggregate_write(p, from, n, whole, span_at, span_len);
+            p->rcount[f->rank] = self;
+            if (p->me_agg >= 0 && !err)
+                err = aggregate_write(p, from, n, whole, span_at, span_len, packed);
         } else {
-            read_out(p, from, n);
+            read_out(p, from, n, packed);
+            p->scount[f->rank] = p->rcount[f->rank] = 0; /* read_out put them in place */
             MPI_Alltoallv_c(p->recv, p->rcount, p->rdisp, MPI_BYTE, packed, p->scount, p->sdisp,
                             MPI_BYTE, f->comm);
         }
@@ -766,8 +782,8 @@ static void nb_file_run(tw_io_job_t *job) {
     if (x->phase != NB_WRITE)
         err = aggregate_before(p, x->from, x->n, &x->whole, &x->span_at, &x->span_len);
     if (!err && p->write && x->phase != NB_BEFORE)
-        err = aggregate_write(p, x->from, x->n, x->whole, x->span_at, x->span_len);
-    if (!p->write && x->phase == NB_ROUND) read_out(p, x->from, x->n);
+        err = aggregate_write(p, x->from, x->n, x->whole, x->span_at, x->span_len, NULL);
+    if (!p->write && x->phase == NB_ROUND) read_out(p, x->from, x->n, NULL);
     if (err && !x->err) x->err = err;
 }
 
