@@ -237,11 +237,16 @@ static void collective_buffering(void) {
     static const char *const no_ds[] = {"romio_cb_write", "enable",         "romio_cb_read",
                                         "enable",         "romio_ds_write", "disable",
                                         "romio_ds_read",  "disable",        NULL};
+    /* on one node, the exchange of messages (the shared window off): each aggregator's
+     * own pieces move between its stream and its window, the others' through messages */
+    static const char *const messages[] = {"romio_cb_write", "enable",    "romio_cb_read",
+                                           "enable",         "tw_cb_shm", "disable",
+                                           "cb_nodes",       "2",         NULL};
     /* the non-blocking forms (the last seven) through collective buffering, through
      * each rank's own access, in many rounds, and through the shared window */
-    const char *const *sets[] = {on,        off,    automatic, one,   two,    rounds,
-                                 tiny,      shm,    shm_two,   no_ds, on,     off,
-                                 automatic, rounds, tiny,      shm,   shm_two};
+    const char *const *sets[] = {on,   off,       automatic, one,   two,      rounds,
+                                 tiny, shm,       shm_two,   no_ds, messages, on,
+                                 off,  automatic, rounds,    tiny,  shm,      shm_two};
     const char *set_names[] = {"on",
                                "off",
                                "automatic",
@@ -252,6 +257,7 @@ static void collective_buffering(void) {
                                "shm",
                                "shm_two",
                                "no_ds",
+                               "messages",
                                "on, iwrite_at_all",
                                "off, iwrite_all",
                                "automatic, iwrite_all",
@@ -259,10 +265,13 @@ static void collective_buffering(void) {
                                "tiny, iwrite_at_all",
                                "shm, blocking and non-blocking",
                                "shm_two, blocking and non-blocking"};
-    static const int calls[] = {AT_ALL, ALL,    AT_ALL,  AT_ALL, AT_ALL,  SPLIT,
-                                AT_ALL, AT_ALL, AT_ALL,  AT_ALL, IAT_ALL, IALL,
-                                IALL,   IALL,   IAT_ALL, MIXED,  MIXED};
+    static const int calls[] = {AT_ALL, ALL,    AT_ALL, AT_ALL,  AT_ALL, SPLIT,
+                                AT_ALL, AT_ALL, AT_ALL, AT_ALL,  ALL,    IAT_ALL,
+                                IALL,   IALL,   IALL,   IAT_ALL, MIXED,  MIXED};
     enum { NSETS = sizeof sets / sizeof sets[0] };
+    _Static_assert(sizeof calls / sizeof calls[0] == NSETS &&
+                       sizeof set_names / sizeof set_names[0] == NSETS,
+                   "a set, its name and its call each");
     for (int which = 0; which < N_VIEWS; which++)
         for (int zero = 0; zero < 2; zero++) {
             write_then_read("ref", which, zero, NULL, AT_ALL);
