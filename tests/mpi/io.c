@@ -567,6 +567,65 @@ static void shared_pointer(void) {
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Ordered access through collective buffering forced on (the automatic hint needs no
+ * plan for it) and forced off, through a view of records of 3 ints every 5: rank r
+ * writes r + 2 records in rank order, a rank with none among them, and each reads its
+ * own back; rank 0 checks the file, the view's gaps untouched. */
+static void ordered_hints(void) {
+    static const char *const modes[] = {"enable", "disable", "automatic"};
+    enum { REC = 3, STRIDE = 5 };
+    for (int m = 0; m < 3; m++) {
+        MPI_Info info;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "romio_cb_write", modes[m]);
+        MPI_Info_set(info, "romio_cb_read", modes[m]);
+        MPI_File fh;
+        CHECK(MPI_File_open(MPI_COMM_WORLD, path("ord"), MPI_MODE_RDWR | MPI_MODE_CREATE, info,
+                            &fh) == MPI_SUCCESS);
+        MPI_Datatype rec, tile;
+        MPI_Type_contiguous(REC, MPI_INT, &rec);
+        MPI_Type_create_resized(rec, 0, STRIDE * (MPI_Aint)sizeof(int), &tile);
+        MPI_Type_commit(&tile);
+        CHECK(MPI_File_set_view(fh, 0, MPI_INT, tile, "native", info) == MPI_SUCCESS);
+        int mine = rank == 1 ? 0 : rank + 2, vals[64 * REC], n = 0; /* rank 1: nothing */
+        for (int k = 0; k < mine * REC; k++) vals[k] = 1000 * rank + k;
+        CHECK(MPI_File_write_ordered(fh, vals, mine * REC, MPI_INT, MPI_STATUS_IGNORE) ==
+              MPI_SUCCESS);
+        CHECK(MPI_File_seek_shared(fh, 0, MPI_SEEK_SET) == MPI_SUCCESS);
+        memset(vals, 0xff, sizeof vals);
+        MPI_Status st;
+        CHECK(MPI_File_read_ordered(fh, vals, mine * REC, MPI_INT, &st) == MPI_SUCCESS);
+        CHECK(MPI_Get_count(&st, MPI_INT, &n) == MPI_SUCCESS && n == mine * REC);
+        for (int k = 0; k < mine * REC; k++) CHECK(vals[k] == 1000 * rank + k);
+        CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+        if (rank == 0) { /* the records in rank order, every gap still a hole (zero) */
+            int total = 0;
+            for (int r = 0; r < size; r++) total += r == 1 ? 0 : r + 2;
+            int *all = calloc((size_t)total * STRIDE, sizeof *all);
+            MPI_File raw;
+            CHECK(MPI_File_open(MPI_COMM_SELF, path("ord"), MPI_MODE_RDONLY, MPI_INFO_NULL, &raw) ==
+                  MPI_SUCCESS);
+            CHECK(MPI_File_read_at(raw, 0, all, total * STRIDE - (STRIDE - REC), MPI_INT, &st) ==
+                  MPI_SUCCESS);
+            CHECK(MPI_File_close(&raw) == MPI_SUCCESS);
+            int at = 0;
+            for (int r = 0; r < size; r++)
+                for (int k = 0; k < (r == 1 ? 0 : r + 2) * REC; k++, at++) {
+                    CHECK(all[at / REC * STRIDE + at % REC] == 1000 * r + k);
+                    if (at % REC == REC - 1 && at / REC + 1 < total)
+                        CHECK(all[at / REC * STRIDE + REC] == 0 &&
+                              all[at / REC * STRIDE + REC + 1] == 0);
+                }
+            free(all);
+            CHECK(MPI_File_delete(path("ord"), MPI_INFO_NULL) == MPI_SUCCESS);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Type_free(&tile);
+        MPI_Type_free(&rec);
+        MPI_Info_free(&info);
+    }
+}
+
 /* SEQUENTIAL: only the shared pointer; MPI_DISPLACEMENT_CURRENT. APPEND: the pointers
  * start at the end. */
 static void sequential_append(void) {
@@ -694,6 +753,7 @@ int main(int argc, char **argv) {
     odd_views();
     big_offsets();
     shared_pointer();
+    ordered_hints();
     sequential_append();
     double_buffering();
 
