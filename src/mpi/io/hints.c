@@ -12,6 +12,7 @@
 #include "mpi/env/state.h"
 #include "mpi/io/file.h"
 #include "mpi/io/hints.h"
+#include "mpi/io/spare.h"
 
 enum {
     CB_BUFFER_DEFAULT = 16 << 20,
@@ -196,8 +197,8 @@ void tw_io_hints_free(tw_io_hints_t *h) {
     }
     free(h->cb_bases);
     h->cb_bases = NULL;
-    free(h->cb_buf);
-    free(h->cb_recv);
+    tw_io_spare_give(h->cb_buf, h->cb_buf_size); /* for the next file's collectives */
+    tw_io_spare_give(h->cb_recv, h->cb_recv_size);
     h->cb_buf = h->cb_recv = NULL;
     h->cb_buf_size = h->cb_recv_size = 0;
     free(h->aggregators);

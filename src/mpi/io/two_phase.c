@@ -21,6 +21,7 @@
 #include "mpi/coll/coll.h"
 #include "mpi/io/progress.h"
 #include "mpi/io/runs.h"
+#include "mpi/io/spare.h"
 #include "mpi/io/two_phase.h"
 #include "mpi/io/two_phase_wire.h"
 #include "mpi/env/thread.h"
@@ -94,13 +95,13 @@ static MPI_Offset before(const run_t *r, size_t n, size_t *j, MPI_Offset x) {
     return r[*j].pos + (in < 0 ? 0 : in);
 }
 
-/* A buffer of at least bytes kept in the file from one collective to the next (a fresh
- * one costs a page fault per page each time: measured, the largest cost of a round). */
+/* A buffer of at least bytes kept in the file from one collective to the next, and in
+ * the process from one file to the next (a fresh one costs a page fault per page each
+ * time: measured, the largest cost of a round). */
 static char *kept(char **buf, MPI_Offset *have, MPI_Offset bytes) {
     if (bytes <= *have && *buf) return *buf;
-    free(*buf);
-    *buf = malloc((size_t)(bytes ? bytes : 1));
-    *have = *buf ? bytes : 0;
+    tw_io_spare_give(*buf, *have);
+    *buf = tw_io_spare_take(bytes, have);
     return *buf;
 }
 
@@ -744,7 +745,7 @@ typedef struct nb {
     int usable, agreed; /* whether a rank had memory, and all did */
     int class, worst;
     MPI_Offset told[S_N], *all, *sorted, *in;
-    MPI_Offset round, from, bytes, recv_size;
+    MPI_Offset round, from, bytes, recv_size, buf_size; /* the last two: p->recv's, p->buf's */
     size_t n;
     tw_sched_block_t *sblocks, *rblocks;
 } nb_t;
@@ -869,9 +870,8 @@ static void nb_round(tw_sched_t *s, void *arg) {
     if (!p->shm) my_round(p, x->round);
     x->n = aggregator_round(p, x->round, &x->from, &x->bytes);
     if (p->me_agg >= 0 && !p->shm && x->bytes > x->recv_size) {
-        free(p->recv);
-        p->recv = malloc((size_t)x->bytes);
-        x->recv_size = x->bytes;
+        tw_io_spare_give(p->recv, x->recv_size);
+        p->recv = tw_io_spare_take(x->bytes, &x->recv_size);
         if (!p->recv) /* the exchange needs it, and the other ranks wait on it */
             tw_mpi_raise(MPI_ERRORS_ARE_FATAL, NULL, NULL, "collective buffering", MPI_ERR_NO_MEM,
                          "no memory for an aggregator's receive buffer");
@@ -905,8 +905,8 @@ static void nb_theirs(tw_sched_t *s, void *arg) {
     tw_io_two_phase_t *p = x->p;
     x->usable = take_theirs(p, x->in, their_places(p));
     if (x->usable && p->me_agg >= 0)
-        x->usable =
-            (p->buf = p->shm ? p->f->hints.cb_bases[p->me_agg] : malloc((size_t)p->window)) != NULL;
+        x->usable = (p->buf = p->shm ? p->f->hints.cb_bases[p->me_agg]
+                                     : tw_io_spare_take(p->window, &x->buf_size)) != NULL;
     free(x->in);
     x->in = NULL;
     tw_coll_allreduce(s, &x->usable, &x->agreed, 1, &int_min);
@@ -978,8 +978,8 @@ static void nb_decide(tw_sched_t *s, void *arg) {
 
 static void nb_free(nb_t *x) {
     if (x->p) {
-        if (!x->p->shm) free(x->p->buf);
-        free(x->p->recv);
+        if (!x->p->shm) tw_io_spare_give(x->p->buf, x->buf_size);
+        tw_io_spare_give(x->p->recv, x->recv_size);
     }
     tw_io_two_phase_free(x->p);
     free(x->all);

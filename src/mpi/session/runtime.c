@@ -24,6 +24,7 @@
 #include "mpi/env/state.h"
 #include "mpi/env/thread.h"
 #include "mpi/io/datarep.h"
+#include "mpi/io/spare.h"
 #include "mpi/pt2pt/partitioned.h"
 #include "mpi/rma/win.h"
 
@@ -89,4 +90,5 @@ void tw_mpi_users_drop(void) {
     tw_mpi_comm_fini();
     tw_sched_fini();
     tw_io_datarep_fini(); /* registered data representations last until then */
+    tw_io_spare_fini();
 }
