@@ -22,6 +22,7 @@
 #include "mpi/env/state.h"
 #include "mpi/io/file.h"
 #include "mpi/io/progress.h"
+#include "mpi/rma/win.h"
 
 enum { FILE_BASE = 0x30000001, FILES_MAX = 1 << 20 };
 
@@ -667,10 +668,11 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset *offset) {
 }
 
 int tw_io_shared_fetch_add(tw_io_file_t *f, MPI_Offset add, MPI_Offset *old) {
-    int rc = MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, f->shared_win);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Fetch_and_op(&add, old, MPI_OFFSET, 0, 0, MPI_SUM, f->shared_win);
-    if (rc == MPI_SUCCESS) rc = MPI_Win_unlock(0, f->shared_win);
+    /* one atomic of rank 0's word, which only these update (and rank 0 sets while
+     * the others wait in a barrier) */
+    int64_t was = 0;
+    int rc = tw_win_fetch_add(f->shared_win, 0, 0, (int64_t)add, &was);
+    *old = (MPI_Offset)was;
     return rc;
 }
 

@@ -310,6 +310,17 @@ int tw_win_put_wait(win_t *w, int r);
  * not landing inside the window). */
 int tw_win_put_take(win_t *const *table, int source, const void *data, size_t len);
 
+/* ---- the library's own atomics (win_acc.c) ---- */
+
+/* An 8-byte fetch-and-add at disp of rank r of win by one atomic of the CPU or the
+ * device, without the accumulate lock word, the old value in *old: for a window of the
+ * library's own whose every update is one of these (the shared file pointer), where a
+ * lock, a read and a write back would be three round trips across nodes. Only for
+ * windows made by MPI_Win_allocate (the shared heap, which the device's atomics reach);
+ * mixed with MPI's accumulates on the same bytes it would not be atomic. MPI_SUCCESS
+ * or an error code. */
+int tw_win_fetch_add(MPI_Win win, int r, MPI_Aint disp, int64_t add, int64_t *old);
+
 /* ---- synchronization (win_sync.c) ---- */
 
 /* An atomic on lock word idx of world rank `world`; the old value once it is known. */

@@ -413,6 +413,35 @@ int MPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype da
                     target_rank, target_disp, 1, datatype, op, win);
 }
 
+int tw_win_fetch_add(MPI_Win win, int r, MPI_Aint disp, int64_t add, int64_t *old) {
+    win_t *w = win_get(win);
+    if (!w || w->flavor != MPI_WIN_FLAVOR_ALLOCATE) return MPI_ERR_WIN;
+    if ((unsigned)r >= (unsigned)w->size) return MPI_ERR_RANK;
+    tw_mpi_type_layout_t l;
+    where_t at;
+    int rc = tw_mpi_type_layout(MPI_INT64_T, &l);
+    if (rc == MPI_SUCCESS) rc = tw_win_resolve(w, r, disp, 1, &l, &at);
+    if (rc != MPI_SUCCESS) return rc;
+    if (((uintptr_t)at.local | at.nla) & 7) return MPI_ERR_RMA_RANGE; /* no atomic there */
+    if (at.local) { /* mapped (ours, or on this node): the CPU's, as the device's are */
+        *old = (int64_t)__atomic_fetch_add((uint64_t *)(void *)at.local, (uint64_t)add,
+                                           __ATOMIC_SEQ_CST);
+        return MPI_SUCCESS;
+    }
+    if (tw_win_lost(w, at.dest)) return tw_win_lost(w, at.dest);
+    uint64_t v = 0;
+    unsigned spins = 0;
+    int dev;
+    while ((dev = tw_atomic(tw_mpi.ep, at.dest, TW_ATOMIC_FADD, 8, at.nla, at.key, (uint64_t)add, 0,
+                            &v, 0, cookie_of(w))) == TW_RETRY)
+        relax(&spins);
+    if (!dev) dev = tw_rma_flush(tw_mpi.ep, at.dest);      /* across nodes the answer brings v */
+    if (!dev) dev = tw_ep_peer_status(tw_mpi.ep, at.dest); /* ended by a loss: no value */
+    rc = tw_win_completion(w, at.dest, dev);
+    if (rc == MPI_SUCCESS) *old = (int64_t)v;
+    return rc;
+}
+
 int MPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr,
                          MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,
                          MPI_Win win) {
