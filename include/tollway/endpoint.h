@@ -186,6 +186,9 @@ int tw_ep_sleeps(const tw_ep_t *ep);
 /* Whether this node's ranks outnumber the CPUs they may run on (TW_WAIT=auto sleeps
  * then): a peer's core is not free for work handed to it. */
 int tw_ep_crowded(const tw_ep_t *ep);
+/* Whether a progress thread serves this endpoint's links (TW_PROGRESS_THREAD): then
+ * RMA requests peers leave for its device complete while the program computes. */
+int tw_ep_progress_thread(const tw_ep_t *ep);
 /* Whether this job's ranks on one node reach each other through the mapped link (and
  * so can share memory): 1, unless TW_LINK names a link that carries every peer (the
  * same for every rank of the job). */

@@ -963,6 +963,10 @@ int tw_ep_crowded(const tw_ep_t *ep) {
     return ep && ep->job->local_size > ep->job->cores;
 }
 
+int tw_ep_progress_thread(const tw_ep_t *ep) {
+    return ep && ep->progress_thread != NULL;
+}
+
 int tw_ep_maps_node(const tw_ep_t *ep) {
     return ep && !ep->every_peer;
 }

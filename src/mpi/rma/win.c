@@ -45,6 +45,7 @@
 #include "mpi/pt2pt/engine_progress.h"
 #include "mpi/env/state.h"
 #include "mpi/rma/win.h"
+#include "mpi/rma/win_acc_msg.h"
 #include "mpi/pt2pt/wire.h"
 
 win_t *tw_win_table[WIN_MAX];
@@ -87,7 +88,8 @@ int tw_win_error(win_t *w, const char *call, int errclass, const char *detail) {
 typedef struct exchange {
     uint64_t nla, key, tab_nla, tab_key, ctr_nla, ctr_key;
     int64_t size;
-    int32_t disp_unit, pad;
+    int32_t disp_unit;
+    int32_t served; /* a progress thread serves its device: RMA needs no MPI call there */
 } exchange_t;
 
 /* A new window over comm, up to the exchange: its duplicate communicator, table
@@ -228,8 +230,15 @@ static void map_acc_words(win_t *w) {
 /* Exchanges what each rank's window memory is, and decides whether the window is a
  * shm one. Collective; every member returns the same. */
 static int win_exchange(win_t *w, const char *call) {
-    exchange_t mine = {w->region.nla,     w->region.key, 0, 0, 0, 0,
-                       (int64_t)w->bytes, w->disp_unit,  0};
+    exchange_t mine = {w->region.nla,
+                       w->region.key,
+                       0,
+                       0,
+                       0,
+                       0,
+                       (int64_t)w->bytes,
+                       w->disp_unit,
+                       tw_ep_progress_thread(tw_mpi.ep)};
     /* the counts of puts taken as messages (win_put.c); without them none are sent */
     if (w->flavor != MPI_WIN_FLAVOR_DYNAMIC &&
         (w->applied =
@@ -260,6 +269,7 @@ static int win_exchange(win_t *w, const char *call) {
         t->tab_key = all[r].tab_key;
         t->ctr_nla = all[r].ctr_nla;
         t->ctr_key = all[r].ctr_key;
+        t->acc_msg = !all[r].served; /* decided below */
         if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !t->size) continue;
         t->local = r == w->rank && w->own != 1
                        ? w->base
@@ -273,6 +283,18 @@ static int win_exchange(win_t *w, const char *call) {
     if (!shm)
         for (int r = 0; r < w->size; r++) w->t[r].local = NULL;
     map_acc_words(w);
+    /* accumulates to a rank whose device moves RMA only when the rank makes progress
+     * (no progress thread serves it) go as one message it applies (win_acc_msg.h), when
+     * the link carries one that large */
+    w->acc_self = tw_heap_local_addr(tw_mpi.ep, w->t[w->rank].world, tw_lock_nla(w->acc_idx), 0,
+                                     sizeof(uint64_t));
+    for (int r = 0; r < w->size; r++) {
+        tw_link_caps_t caps;
+        w->t[r].acc_msg =
+            w->t[r].acc_msg && !shm && w->flavor != MPI_WIN_FLAVOR_DYNAMIC && r != w->rank &&
+            w->acc_self && tw_ep_link_caps(tw_mpi.ep, w->t[r].world, &caps) == TW_OK &&
+            !caps.rma_by_initiator && caps.velo_max >= sizeof(acc_msg_t) + 2 * TW_WIN_ACC_BYTES_MAX;
+    }
     return MPI_SUCCESS;
 }
 

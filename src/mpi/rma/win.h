@@ -36,7 +36,7 @@ enum { WIN_MAX = 4096 }; /* two lock words each: TW_LOCKS / 2 */
 
 /* per target access state */
 enum { ACC_SHARED = 1, ACC_EXCL = 2, ACC_NOCHECK = 4, ACC_STARTED = 8 };
-enum { MSG_POST = 1, MSG_COMPLETE = 2, MSG_PUT = 3 };
+enum { MSG_POST = 1, MSG_COMPLETE = 2, MSG_PUT = 3, MSG_ACC = 4, MSG_ACC_ANSWER = 5 };
 
 /* The regions attached to a dynamic window at one rank, kept in a heap block that
  * origins fetch to translate addresses, and grows (a new block, twice as large):
@@ -66,6 +66,7 @@ typedef struct target {
     int dest;             /* the world rank whose ATU translates nla */
     unsigned char *local; /* the memory mapped here (shm windows), else NULL */
     uint64_t *acc_word;   /* its accumulate lock word mapped here (shm windows), else NULL */
+    int acc_msg;          /* 1: accumulates to it go as messages (win_acc_msg.h) */
     /* dynamic windows: the target's table, and a copy fetched at sync */
     uint64_t tab_nla, tab_key;
     dyn_entry_t *tab;
@@ -93,6 +94,7 @@ typedef struct win {
     target_t *t;
     int shm; /* every target's memory is mapped here: copies and CPU atomics */
     unsigned lock_idx, acc_idx;
+    uint64_t *acc_self; /* this rank's accumulate lock word, mapped here */
     /* epochs */
     int fence;    /* an access epoch opened by a fence */
     int lock_all; /* 1, or 2 with MPI_MODE_NOCHECK */
@@ -320,6 +322,12 @@ int tw_win_put_take(win_t *const *table, int source, const void *data, size_t le
  * mixed with MPI's accumulates on the same bytes it would not be atomic. MPI_SUCCESS
  * or an error code. */
 int tw_win_fetch_add(MPI_Win win, int r, MPI_Aint disp, int64_t add, int64_t *old);
+
+/* An accumulate message (win_acc_msg.h) from world rank source, for one of the windows
+ * of table: applied and answered, 1; 0 when dropped (not one). */
+int tw_win_acc_take(win_t *const *table, int source, const void *data, size_t len);
+/* An answer to one of this rank's accumulate messages: 1 when one waited for it. */
+int tw_win_acc_answer_take(int source, const void *data, size_t len);
 
 /* ---- synchronization (win_sync.c) ---- */
 

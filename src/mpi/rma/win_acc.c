@@ -15,6 +15,7 @@
 #include "mpi/pt2pt/engine.h"
 #include "mpi/env/state.h"
 #include "mpi/rma/win.h"
+#include "mpi/rma/win_acc_msg.h"
 
 /* ---- accumulate ---- */
 
@@ -247,32 +248,35 @@ static inline int fast_acc(win_t *w, const void *in, void *out, MPI_Count count,
     return rc == MPI_SUCCESS; /* an op the type does not take: reported by the general path */
 }
 
-/* The accumulate family. o: the origin data (ignored for MPI_NO_OP); res: where
- * the target's former contents go (NULL: nowhere); cmp: compare-and-swap's compare
- * value (then op is ignored). */
-static int do_acc(win_t *w, int r, const side_t *o, const side_t *res, const side_t *t,
-                  const where_t *at, MPI_Op op, const void *cmp) {
-    MPI_Datatype elem = t->l.element;
-    int es = tw_mpi_basic_packed_size(elem); /* of an element in the packed data */
-    size_t n = side_bytes(t);
-    if (!n) return MPI_SUCCESS;
-    unsigned char *otmp = NULL, *rtmp = NULL;
-    const unsigned char *in = NULL;
-    if (op != MPI_NO_OP && !(in = packed_of(o, &otmp))) return MPI_ERR_NO_MEM;
-    unsigned char *out = NULL;
-    if (res) {
-        if (res->l.contiguous)
-            out = (unsigned char *)(uintptr_t)res->buf + res->l.lb;
-        else if (!(out = rtmp = malloc(n))) {
-            free(otmp);
-            return MPI_ERR_NO_MEM;
-        }
+/* The new contents of the n bytes at cur (the former ones, replaced in place) under op
+ * with operand in; cmp: compare-and-swap's compare value (then op is ignored). *write:
+ * whether they are to be written back. MPI_SUCCESS, or MPI_ERR_OTHER when the op did
+ * not take the type. */
+static int combine(MPI_Op op, const void *cmp, const unsigned char *in, unsigned char *cur,
+                   size_t n, MPI_Datatype elem, int *write) {
+    *write = op != MPI_NO_OP;
+    if (cmp) {
+        *write = !memcmp(cur, cmp, n);
+        if (*write) memcpy(cur, in, n);
+    } else if (op == MPI_REPLACE) {
+        memcpy(cur, in, n);
+    } else if (*write) {
+        int es = tw_mpi_basic_packed_size(elem); /* of an element in the packed data */
+        if (tw_mpi_op_apply(op, in, cur, (MPI_Count)(n / (size_t)es), elem)) return MPI_ERR_OTHER;
     }
+    return MPI_SUCCESS;
+}
+
+/* An accumulate of the n packed bytes in (none for MPI_NO_OP) under the target's
+ * accumulate lock, taken here (through its mapping, or with the device's atomics): the
+ * target range read, combined and written back; the former contents to out (if not
+ * NULL). */
+static int acc_locked(win_t *w, int r, const side_t *t, const where_t *at, size_t n, MPI_Op op,
+                      const unsigned char *in, const void *cmp, unsigned char *out) {
     int rc = 0;
     pieces_t p;
     MPI_Aint off;
     size_t len, pos;
-    /* under the target's accumulate lock: get, combine, put */
     unsigned char *cur = malloc(n);
     if (!cur) rc = MPI_ERR_NO_MEM;
     int locked = rc ? TW_OK : acc_lock(w, r);
@@ -290,16 +294,8 @@ static int do_acc(win_t *w, int r, const side_t *o, const side_t *res, const sid
         /* the contents are there, unless a fault or the target's loss ended a read */
         rc = tw_win_completion(w, at->dest, dev);
         if (!rc && out) memcpy(out, cur, n);
-        int write = op != MPI_NO_OP;
-        if (!rc && cmp) {
-            write = !memcmp(cur, cmp, n);
-            if (write) memcpy(cur, in, n);
-        } else if (!rc && op == MPI_REPLACE) {
-            memcpy(cur, in, n);
-        } else if (!rc && write &&
-                   tw_mpi_op_apply(op, in, cur, (MPI_Count)(n / (size_t)es), elem)) {
-            rc = MPI_ERR_OTHER;
-        }
+        int write = 0;
+        if (!rc) rc = combine(op, cmp, in, cur, n, t->l.element, &write);
         pieces_init(&p, t->type, t->count, &t->l);
         while (!rc && !dev && write && pieces_next(&p, &off, &len, &pos)) {
             if (at->local)
@@ -314,6 +310,161 @@ static int do_acc(win_t *w, int r, const side_t *o, const side_t *res, const sid
         if (!rc) rc = tw_win_lost(w, at->dest); /* the target lost meanwhile */
     }
     free(cur);
+    return rc;
+}
+
+/* ---- accumulates as messages (win_acc_msg.h) ---- */
+
+/* An accumulate message waiting for its answer, on the waiting thread's stack and listed
+ * until the answer came (the list, as all of MPI's state, under the library's lock). */
+typedef struct acc_wait {
+    uint64_t id;
+    int source;         /* the target's world rank: only it answers */
+    unsigned char *out; /* where the former contents go, or NULL */
+    size_t len;         /* their bytes */
+    int status, answered;
+    struct acc_wait *next;
+} acc_wait_t;
+static acc_wait_t *acc_waits;
+static uint64_t acc_ids;
+
+/* The accumulate of do_acc as one message to rank r, which applies it under its own lock
+ * word and answers (again while that word was held by another). */
+static int acc_message(win_t *w, int r, const where_t *at, size_t n, MPI_Datatype elem, MPI_Op op,
+                       const unsigned char *in, const void *cmp, unsigned char *out) {
+    _Alignas(8) unsigned char msg[sizeof(acc_msg_t) + 2 * TW_WIN_ACC_BYTES_MAX];
+    int world = w->t[r].world;
+    acc_msg_t h = {.context = w->context,
+                   .kind = MSG_ACC,
+                   .off = (int64_t)(at->nla - w->t[r].nla),
+                   .len = n,
+                   .id = ++acc_ids,
+                   .op = (int32_t)op,
+                   .type = (int32_t)elem,
+                   .flags = (out ? TW_WIN_ACC_FETCH : 0) | (cmp ? TW_WIN_ACC_SWAP : 0)};
+    size_t len = sizeof h;
+    memcpy(msg, &h, sizeof h);
+    if (cmp || op != MPI_NO_OP) memcpy(msg + len, in, n), len += n;
+    if (cmp) memcpy(msg + len, cmp, n), len += n;
+    acc_wait_t x = {.id = h.id, .source = world, .out = out, .len = out ? n : 0, .next = acc_waits};
+    acc_waits = &x;
+    unsigned spins = 0;
+    int rc;
+    for (;;) {
+        x.answered = 0;
+        while ((rc = tw_velo_send(tw_mpi.ep, world, TW_MPI_WIN, msg, len)) == TW_RETRY)
+            relax(&spins);
+        if (rc) {
+            rc = tw_win_device_error(w, world, rc);
+            break;
+        }
+        while (!x.answered && !(rc = tw_win_lost(w, world))) relax(&spins);
+        if (rc || x.status != TW_WIN_ACC_BUSY) break;
+        relax(&spins); /* its lock word was held: a while, then again */
+    }
+    acc_wait_t **link = &acc_waits;
+    while (*link != &x) link = &(*link)->next;
+    *link = x.next;
+    return rc ? rc : x.status;
+}
+
+int tw_win_acc_answer_take(int source, const void *data, size_t len) {
+    acc_answer_t a;
+    if (!tw_win_acc_answer_header(data, len, &a)) return 0;
+    for (acc_wait_t *x = acc_waits; x; x = x->next) {
+        if (x->id != a.id || x->source != source || x->answered) continue;
+        int status = a.status; /* a peer's word: a class, or it is an error of ours */
+        if (status != MPI_SUCCESS && status != TW_WIN_ACC_BUSY &&
+            (status < 1 || status > MPI_ERR_LASTCODE))
+            status = MPI_ERR_OTHER;
+        if (status == MPI_SUCCESS && x->out) {
+            if (a.len == x->len)
+                memcpy(x->out, (const unsigned char *)data + sizeof a, a.len);
+            else
+                status = MPI_ERR_OTHER;
+        }
+        x->status = status;
+        x->answered = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Applies the checked message h, its operands at in, to window w under this rank's
+ * lock word, the former contents to old: MPI_SUCCESS, TW_WIN_ACC_BUSY or a class. */
+static int acc_apply(win_t *w, const acc_msg_t *h, const unsigned char *in, unsigned char *old) {
+    int swap = (h->flags & TW_WIN_ACC_SWAP) != 0;
+    MPI_Op op = (MPI_Op)h->op;
+    MPI_Datatype elem = (MPI_Datatype)h->type;
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC || !w->base || !w->acc_self ||
+        !tw_win_acc_inside(h, (int64_t)w->bytes))
+        return MPI_ERR_RMA_RANGE;
+    if (!swap && (!predefined_op(op) || tw_mpi_op_check(op, elem))) return MPI_ERR_OP;
+    /* held by an origin here or one that took it over the network: ask again, rather
+     * than wait inside progress on what may need this very rank's progress */
+    if (__atomic_exchange_n(w->acc_self, 1, __ATOMIC_ACQUIRE)) return TW_WIN_ACC_BUSY;
+    _Alignas(16) unsigned char cur[TW_WIN_ACC_BYTES_MAX];
+    unsigned char *at = (unsigned char *)w->base + h->off;
+    memcpy(old, at, h->len);
+    memcpy(cur, old, h->len);
+    int write = 0;
+    int rc = combine(op, swap ? in + h->len : NULL, in, cur, h->len, elem, &write);
+    if (!rc && write) memcpy(at, cur, h->len);
+    __atomic_store_n(w->acc_self, 0, __ATOMIC_RELEASE);
+    return rc;
+}
+
+int tw_win_acc_take(win_t *const *table, int source, const void *data, size_t len) {
+    acc_msg_t h;
+    if (!tw_win_acc_header(data, len, &h)) return 0;
+    _Alignas(16) unsigned char in[2 * TW_WIN_ACC_BYTES_MAX]; /* aligned for the op's loop */
+    memcpy(in, (const unsigned char *)data + sizeof h, tw_win_acc_operands(&h));
+    struct {
+        acc_answer_t a;
+        unsigned char old[TW_WIN_ACC_BYTES_MAX];
+    } answer = {.a = {h.context, MSG_ACC_ANSWER, h.id, MPI_ERR_WIN, 0, 0}};
+    for (int i = 0; i < WIN_MAX; i++) {
+        win_t *w = table[i];
+        if (!w || w->context != h.context) continue;
+        if (tw_mpi_comm_rank_of(w->c, source) >= 0)
+            answer.a.status = acc_apply(w, &h, in, answer.old);
+        break;
+    }
+    if (answer.a.status == MPI_SUCCESS && (h.flags & TW_WIN_ACC_FETCH)) answer.a.len = h.len;
+    /* inside progress: the device's alone while the origin's mailbox is full (the origin
+     * takes its messages in while it waits for this one) */
+    while (tw_velo_send(tw_mpi.ep, source, TW_MPI_WIN, &answer, sizeof answer.a + answer.a.len) ==
+           TW_RETRY)
+        tw_progress(tw_mpi.ep);
+    return 1;
+}
+
+/* The accumulate family. o: the origin data (ignored for MPI_NO_OP); res: where
+ * the target's former contents go (NULL: nowhere); cmp: compare-and-swap's compare
+ * value (then op is ignored). A contiguous range of a rank on another node, of at most
+ * TW_WIN_ACC_BYTES_MAX bytes, goes as a message; any other under the lock word. */
+static int do_acc(win_t *w, int r, const side_t *o, const side_t *res, const side_t *t,
+                  const where_t *at, MPI_Op op, const void *cmp) {
+    size_t n = side_bytes(t);
+    if (!n) return MPI_SUCCESS;
+    unsigned char *otmp = NULL, *rtmp = NULL;
+    const unsigned char *in = NULL;
+    if (op != MPI_NO_OP && !(in = packed_of(o, &otmp))) return MPI_ERR_NO_MEM;
+    unsigned char *out = NULL;
+    if (res) {
+        if (res->l.contiguous)
+            out = (unsigned char *)(uintptr_t)res->buf + res->l.lb;
+        else if (!(out = rtmp = malloc(n))) {
+            free(otmp);
+            return MPI_ERR_NO_MEM;
+        }
+    }
+    int rc;
+    if (w->t[r].acc_msg && !at->local && t->l.contiguous && n <= TW_WIN_ACC_BYTES_MAX &&
+        tw_mpi_type_contiguous_size(t->l.element) > 0)
+        rc = acc_message(w, r, at, n, t->l.element, op, in, cmp, out);
+    else
+        rc = acc_locked(w, r, t, at, n, op, in, cmp, out);
     if (!rc && rtmp) tw_mpi_type_unpack(rtmp, res->count, res->type, (void *)(uintptr_t)res->buf);
     free(otmp);
     free(rtmp);

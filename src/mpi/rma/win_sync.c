@@ -104,7 +104,13 @@ int tw_win_completion(win_t *w, int peer, int rc) {
 /* ---- PSCW messages ---- */
 
 void tw_mpi_win_message(int source, const void *data, size_t len) {
-    if (len > sizeof(win_msg_t))
+    uint32_t kind = 0; /* after the context; each taker checks the whole message */
+    if (len >= sizeof(win_msg_t)) memcpy(&kind, (const unsigned char *)data + 4, sizeof kind);
+    if (kind == MSG_ACC)
+        (void)tw_win_acc_take(tw_win_table, source, data, len);
+    else if (kind == MSG_ACC_ANSWER)
+        (void)tw_win_acc_answer_take(source, data, len);
+    else if (len > sizeof(win_msg_t))
         (void)tw_win_put_take(tw_win_table, source, data, len);
     else
         (void)tw_win_msg_take(tw_win_table, source, data, len);
