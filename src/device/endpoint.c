@@ -12,11 +12,13 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <tollway/status.h>
@@ -253,6 +255,7 @@ int tw_ep_open(tw_ep_t **out) {
         return TW_ERR_NOMEM;
     }
     ep->job = job;
+    ep->bell_fd = -1;
     ep->rank = job->base + job->rank;
     ep->size = job->base + job->size;
     ep->index = job->next_index++;
@@ -295,7 +298,7 @@ int tw_ep_open(tw_ep_t **out) {
     seg->rma_slots = cfg->rma_slots;
     seg->atu_entries = cfg->atu_entries;
     seg->owner_pid = (int32_t)getpid();
-    seg->sleeps = ep->sleep_us != 0;
+    seg->sleeps = ep->sleep_us ? TW_BELL_FUTEX : 0; /* with a bell socket: below */
     tw_ring_format(&seg->velo_ctrl, tw_segment_slots(seg, l.velo), cfg->velo_slots);
     tw_ring_format(&seg->nq_ctrl, tw_segment_slots(seg, l.nq), cfg->nq_slots);
     tw_ring_format(&seg->req_ctrl, tw_segment_slots(seg, l.req), cfg->rma_slots);
@@ -333,6 +336,17 @@ int tw_ep_open(tw_ep_t **out) {
     if (at < 0 || open_links(ep, chosen, value + at, sizeof value - (size_t)at)) {
         tw_ep_close(ep);
         return TW_ERR_SYSTEM;
+    }
+    /* A link that must be polled and no progress thread to poll it: the waits sleep in
+     * ppoll on its socket and a bell socket that producers here ring too (bell.h). */
+    if (ep->sleep_us && ep->polled && !cfg->progress_thread) {
+        tw_bell_address(job->job_key, (uint32_t)ep->rank, (uint32_t)ep->index, &ep->bell_socket);
+        ep->bell_fd = tw_bell_socket(&ep->bell_socket);
+        if (ep->bell_fd >= 0) {
+            seg->sleeps = TW_BELL_SOCKET; /* before the address is out: peers map after */
+            ep->velo_self.bell_socket = ep->nq_self.bell_socket = ep->nq_dev.bell_socket =
+                &ep->bell_socket;
+        }
     }
 
     /* Announce the mailbox (and the links); after the fence every peer may map it. */
@@ -637,6 +651,11 @@ static int connect_mapped(tw_ep_t *ep, int rank, tw_ep_link_t *via, const char *
     tw_ring_producer_init(&peer->resp, &seg->resp_ctrl, tw_segment_slots(seg, l.resp), h.rma_slots);
     if (h.sleeps) /* the peer may sleep: what is written to it rings its doorbell */
         peer->velo.bell = peer->nq.bell = peer->req.bell = peer->resp.bell = &seg->bell;
+    if (h.sleeps == TW_BELL_SOCKET) { /* in ppoll: and its bell socket */
+        tw_bell_address(ep->job->job_key, (uint32_t)rank, (uint32_t)ep->index, &peer->bell_socket);
+        peer->velo.bell_socket = peer->nq.bell_socket = peer->req.bell_socket =
+            peer->resp.bell_socket = &peer->bell_socket;
+    }
     peer->atu = (tw_atu_entry_t *)((char *)seg + l.atu);
     peer->atu_entries = h.atu_entries;
     peer->locks = (_Atomic uint64_t *)((char *)seg + l.locks);
@@ -672,6 +691,7 @@ int tw_ep_close(tw_ep_t *ep) {
     }
     mapped->segment_unmap(ep->segment, ep->segment_size);
     mapped->segment_unlink(ep->segment_name);
+    if (ep->bell_fd >= 0) close(ep->bell_fd);
     if (ep->job->pm.kind != TW_PM_SINGLETON && !tw_pm_is_twrun(&ep->job->pm) &&
         ep->job->base == 0 &&
         ep->rank == 0) { /* the first job's rank 0 takes the spawn tree's counter along */
@@ -772,7 +792,13 @@ void tw_ep_print_stats(tw_ep_t *ep, FILE *out) {
             (unsigned long long)s->bytes_sent, (unsigned long long)s->msgs_received,
             (unsigned long long)s->bytes_received, (unsigned long long)s->send_retries,
             (unsigned long long)s->polls_empty, (unsigned long long)s->peers_mapped);
-    if (ep->sleep_us)
+    if (ep->sleep_us && ep->bell_fd >= 0)
+        fprintf(out,
+                "tollway: rank %d endpoint %d: waits slept %llu times (TW_WAIT=sleep, %u us at "
+                "most), in ppoll on the bell and link sockets: %llu ended by a packet or a ring\n",
+                ep->rank, ep->index, (unsigned long long)ep->sleeps, ep->sleep_us,
+                (unsigned long long)ep->sleeps_ended);
+    else if (ep->sleep_us)
         fprintf(
             out,
             "tollway: rank %d endpoint %d: waits slept %llu times (TW_WAIT=sleep, %u us at most)\n",
@@ -827,12 +853,54 @@ int tw_ep_has_work(tw_ep_t *ep) {
     return ep && (ep_has_work(ep) || ep_retried(ep));
 }
 
-/* A sleep's bound: a link that must be polled rings no doorbell for its packets. */
+/* A sleep's bound: a link that must be polled keeps its timers only while polled, and
+ * without a bell socket its packets do not end the sleep either. With one, a link with
+ * no timer running (quiet) lets the wait sleep its whole bound: a packet ends it. */
 static unsigned sleep_bound_us(const tw_ep_t *ep) {
     unsigned us = ep->sleep_us;
-    if (ep->polled && !ep->progress_thread && us > TW_EP_SLEEP_POLLED_US)
-        us = TW_EP_SLEEP_POLLED_US;
-    return us;
+    if (!ep->polled || ep->progress_thread || us <= TW_EP_SLEEP_POLLED_US) return us;
+    for (unsigned i = 0; ep->bell_fd >= 0 && i < ep->nlinks; i++) {
+        const tw_ep_link_t *via = &ep->links[i];
+        if ((via->link->caps & TW_LINK_POLLED) &&
+            (!via->link->quiet || !via->link->quiet(via->ctx)))
+            return TW_EP_SLEEP_POLLED_US;
+    }
+    return ep->bell_fd >= 0 ? us : TW_EP_SLEEP_POLLED_US;
+}
+
+/* Sleeps up to us microseconds on the bells of eps[0..n) unless rung since their
+ * tickets: in ppoll on their bell sockets and their links' sockets when each has a bell
+ * socket (then a packet on a link that must be polled ends it too), else on the
+ * futexes (several only where the kernel waits on several at once). */
+static void ep_sleep(tw_ep_t *const *eps, tw_bell_t *const *bells, const uint32_t *tickets, int n,
+                     unsigned us) {
+    int sockets = 1;
+    for (int i = 0; i < n; i++) sockets &= eps[i]->bell_fd >= 0;
+    if (!sockets) {
+        if (n == 1)
+            tw_bell_sleep(bells[0], tickets[0], us);
+        else
+            tw_bell_sleep_any(bells, tickets, n, us);
+        return;
+    }
+    struct pollfd fds[TW_EP_WAIT_SET_MOST * (TW_EP_LINKS_MAX + 1)];
+    nfds_t k = 0;
+    for (int i = 0; i < n; i++) {
+        fds[k++] = (struct pollfd){.fd = eps[i]->bell_fd, .events = POLLIN};
+        for (unsigned j = 0; j < eps[i]->nlinks; j++) {
+            const tw_ep_link_t *via = &eps[i]->links[j];
+            int fd =
+                via->link->fd && (via->link->caps & TW_LINK_POLLED) ? via->link->fd(via->ctx) : -1;
+            if (fd >= 0) fds[k++] = (struct pollfd){.fd = fd, .events = POLLIN};
+        }
+    }
+    struct timespec t = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000};
+    if (ppoll(fds, k, &t, NULL) <= 0) return;
+    eps[0]->sleeps_ended++;
+    for (int i = 0; i < n; i++) /* each bell socket is the first of its endpoint's */
+        for (nfds_t j = 0; j < k; j++)
+            if (fds[j].fd == eps[i]->bell_fd && (fds[j].revents & POLLIN))
+                tw_bell_socket_drain(eps[i]->bell_fd);
 }
 
 /* TW_WAIT=sleep over the endpoints eps[0..n) (the first's settings): a pause, then the
@@ -851,8 +919,10 @@ static void ep_doze(tw_ep_t *const *eps, int n, unsigned *spins, int (*ready)(vo
     }
     int retried = 0;
     for (int i = 0; i < n; i++) retried |= ep_retried(eps[i]);
+    int sockets = 1; /* every one sleeps in ppoll: as many as it takes */
+    for (int i = 0; i < n; i++) sockets &= eps[i]->bell_fd >= 0;
     if (*spins < TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS || retried ||
-        (n > 1 && !tw_bell_sleep_any_works())) {
+        (n > 1 && !sockets && !tw_bell_sleep_any_works())) {
         if (*spins > TW_EP_SLEEP_PAUSES + TW_EP_SLEEP_YIELDS) *spins = TW_EP_SLEEP_PAUSES;
         sched_yield();
         return;
@@ -870,10 +940,7 @@ static void ep_doze(tw_ep_t *const *eps, int n, unsigned *spins, int (*ready)(vo
     int work = ready && ready(ctx);
     for (int i = 0; i < n && !work; i++) work = ep_has_work(eps[i]);
     if (!work) {
-        if (n == 1)
-            tw_bell_sleep(bells[0], tickets[0], bound);
-        else
-            tw_bell_sleep_any(bells, tickets, n, bound);
+        ep_sleep(eps, bells, tickets, n, bound);
         ep->sleeps++;
     }
     for (int i = 0; i < n; i++) tw_bell_leave(bells[i]);
@@ -951,7 +1018,7 @@ void tw_ep_relax_shared(tw_ep_t *ep, unsigned *spins, int (*awake)(void *ctx), v
     tw_bell_t *bell = &ep->segment->bell;
     uint32_t ticket = tw_bell_announce(bell);
     int up = awake(ctx);
-    if (!up) tw_bell_sleep(bell, ticket, sleep_bound_us(ep));
+    if (!up) ep_sleep(&ep, &bell, &ticket, 1, sleep_bound_us(ep));
     tw_bell_leave(bell);
     if (up) { /* as ep_doze: the core given away for a while before the next try */
         *spins = TW_EP_SLEEP_PAUSES;
@@ -982,7 +1049,7 @@ void tw_ep_wake(tw_ep_t *ep, int rank) {
 }
 
 void tw_ep_wake_self(tw_ep_t *ep) {
-    if (ep) tw_bell_ring(&ep->segment->bell);
+    if (ep) tw_bell_ring(&ep->segment->bell, ep->bell_fd >= 0 ? &ep->bell_socket : NULL);
 }
 
 void tw_ep_abort(tw_ep_t *ep, int code, const char *msg) {

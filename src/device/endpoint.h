@@ -37,7 +37,9 @@ enum {
     TW_EP_SLEEP_PAUSES = 2,
     TW_EP_SLEEP_YIELDS = 62,
     /* a sleep's bound, in microseconds, when a link must be polled to receive and no
-     * progress thread watches it: its packets ring no doorbell */
+     * progress thread watches it: its packets end the sleep (ppoll on its socket and the
+     * bell socket, bell.h), but its timers (retransmissions, acknowledgements owed) are
+     * kept only by polling it */
     TW_EP_SLEEP_POLLED_US = 200,
 };
 
@@ -57,6 +59,7 @@ struct tw_ep {
     unsigned sleep_us;     /* TW_WAIT=sleep: a sleep's bound; 0: this endpoint never sleeps */
     uint64_t retries_seen; /* sends refused for a full ring, at the last sleep */
     uint64_t sleeps;       /* sleeps on the doorbell (TW_STATS) */
+    uint64_t sleeps_ended; /* of them in ppoll, ended by a packet or a ring (TW_STATS) */
     uint64_t peeked;       /* the status word of the message tw_velo_peek handed out and
                               that is not yet released; 0: none */
     tw_job_t *job;
@@ -85,9 +88,13 @@ struct tw_ep {
      * since the progress thread may write them while the owner writes through nq_self */
     tw_ring_producer_t nq_dev;
     struct tw_progress_thread *progress_thread; /* and its lock; NULL: none */
-    struct tw_lost *lost; /* by rank, from the first peer lost (failure.h); NULL */
-    unsigned lost_owed;   /* notices of lost peers waiting for room in the mailbox */
-    char **addrs;         /* by rank: the addresses of peers outside this job (tw_ep_add_peer) */
+    /* the bell socket, when its waits sleep in ppoll on it and the polled link's socket
+     * (the segment's sleeps is TW_BELL_SOCKET, bell.h); -1: none */
+    int bell_fd;
+    tw_bell_address_t bell_socket; /* its address, for this process's own rings */
+    struct tw_lost *lost;          /* by rank, from the first peer lost (failure.h); NULL */
+    unsigned lost_owed;            /* notices of lost peers waiting for room in the mailbox */
+    char **addrs; /* by rank: the addresses of peers outside this job (tw_ep_add_peer) */
 };
 
 /* Maps rank's segment, or tells its link where it is, on first contact. TW_OK or

@@ -31,8 +31,8 @@ typedef struct tw_peer {
     /* mapped next to velo: a send reads both, and they share a cache line */
     int mapped;          /* the link maps the peer's segment (TW_LINK_MAPPED): the device
                             writes its rings itself; else (0) everything goes through via, the link it is
-                            reached by.          TW_PEER_MAPPED_SLEEPS when the peer may sleep in its waits:          a send to
-                            it then takes a path that rings its doorbell */
+                            reached by.          TW_PEER_MAPPED_SLEEPS when the peer may sleep in its waits:
+                            a send to          it then takes a path that rings its doorbell */
     uint32_t unanswered; /* not mapped: RMA requests sent, not answered yet */
     tw_ring_producer_t velo, nq, req, resp;
     tw_ep_link_t *via;
@@ -45,6 +45,7 @@ typedef struct tw_peer {
     int pipelined;        /* sticky: RMA to this peer goes through its request ring */
     uint32_t outstanding; /* operations executed by the peer's device not yet answered */
     tw_heap_map_t heap;
+    tw_bell_address_t bell_socket; /* when it sleeps in ppoll (TW_BELL_SOCKET, bell.h) */
 } tw_peer_t;
 
 #endif

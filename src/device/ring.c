@@ -15,6 +15,7 @@ void tw_ring_producer_init(tw_ring_producer_t *p, tw_ring_ctrl_t *ctrl, tw_slot_
     p->mask = size - 1;
     p->cached_head = atomic_load_explicit(&ctrl->head, memory_order_acquire);
     p->bell = NULL;
+    p->bell_socket = NULL;
 }
 
 void tw_ring_consumer_init(tw_ring_consumer_t *c, tw_ring_ctrl_t *ctrl, tw_slot_t *slots,

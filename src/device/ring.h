@@ -60,6 +60,7 @@ typedef struct tw_ring_producer {
     uint64_t size, mask;
     uint64_t cached_head;
     tw_bell_t *bell; /* the consumer's doorbell when it may sleep (TW_WAIT), else NULL */
+    const tw_bell_address_t *bell_socket; /* and its bell socket when it sleeps in ppoll */
 } tw_ring_producer_t;
 
 /* The consumer's private view. */
@@ -150,7 +151,7 @@ static inline void tw_ring_cancel(tw_slot_t *s, size_t len) {
 /* After a commit: wakes the consumer if it sleeps. One predictable branch when the
  * consumer never sleeps (a core per rank). */
 static inline void tw_ring_wake(const tw_ring_producer_t *p) {
-    if (__builtin_expect(p->bell != NULL, 0)) tw_bell_ring(p->bell);
+    if (__builtin_expect(p->bell != NULL, 0)) tw_bell_ring(p->bell, p->bell_socket);
 }
 
 /* The consumer's side: whether a record (or a pad) waits at its head. */

@@ -143,6 +143,10 @@ typedef struct tw_link {
     int (*poll)(tw_link_ctx_t *l);
     /* A descriptor that becomes readable when something arrives (-1: none). */
     int (*fd)(tw_link_ctx_t *l);
+    /* 1 when nothing waits that it must be polled for by a time (no packet in flight, no
+     * acknowledgement owed): a wait may then sleep on fd until something arrives. NULL:
+     * never (its waits sleep for bounded times). */
+    int (*quiet)(tw_link_ctx_t *l);
     /* Sends what is owed (lingering as TCP does) and releases the instance. */
     void (*close)(tw_link_ctx_t *l);
     void (*print_stats)(tw_link_ctx_t *l, FILE *out, int rank, int index);

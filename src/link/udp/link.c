@@ -335,6 +335,10 @@ static int link_fd(tw_link_ctx_t *l) {
     return tw_udp_fd(l->udp);
 }
 
+static int link_quiet(tw_link_ctx_t *l) {
+    return tw_udp_quiet(l->udp);
+}
+
 /* Between two polls of the linger below: asleep until a packet comes or a tenth of a
  * millisecond passes (the timers' resolution is coarser), so that a peer sharing the
  * core runs meanwhile; a yield would hand the core back at once. */
@@ -563,6 +567,7 @@ const tw_link_t tw_link_udp = {
     .rma_answer = link_rma_answer,
     .poll = link_poll,
     .fd = link_fd,
+    .quiet = link_quiet,
     .close = link_close,
     .print_stats = link_print_stats,
     .counters = link_counters,

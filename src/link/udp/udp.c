@@ -556,6 +556,10 @@ int tw_udp_idle(const tw_udp_link_t *l) {
     return 1;
 }
 
+int tw_udp_quiet(const tw_udp_link_t *l) {
+    return !l->nheld && !l->parked && tw_udp_idle(l);
+}
+
 int tw_udp_peer_lost(const tw_udp_link_t *l, uint32_t peer) {
     return peer < l->cfg.peers ? l->peers[peer].lost : 0;
 }

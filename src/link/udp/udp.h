@@ -175,5 +175,8 @@ void tw_udp_liveness_counters(const tw_udp_link_t *link, uint64_t *probes, uint6
                               uint64_t *resets_sent, uint64_t *resets_received);
 /* The socket, for a caller that wants to sleep in poll(2) until data comes. */
 int tw_udp_fd(const tw_udp_link_t *link);
+/* 1 when no timer of the link runs: idle (tw_udp_idle), no packet held back by the
+ * fault injector, no message parked. */
+int tw_udp_quiet(const tw_udp_link_t *link);
 
 #endif
