@@ -6,7 +6,7 @@
 # sleeps). The rounds alternate which build goes first; the table gives the medians and
 # the median of the per-round ratios B/A (bench/ab_summary.py). Root; run from the
 # source tree.
-# usage: bench/net/ab_waiting.sh BUILD_A BUILD_B
+# usage: bench/net/ab_latewait.sh BUILD_A BUILD_B
 #   env: ROUNDS (5), RANKS (4), WAIT (sleep), LATE_ROUNDS (200), LATE_US (3000), MTU (65535)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
