@@ -230,18 +230,33 @@ static int file_access(MPI_File fh, access_t a, MPI_Offset offset, const void *c
             rc = tw_io_shared_fetch_add(f, n, &pos);
             if (rc != MPI_SUCCESS) a.detail = "moving the shared file pointer";
         }
-    } else { /* ordered: rank order, by an exclusive scan of the counts; rank 0, where
-              * the pointer lives, moves it by their sum and tells every rank where it
-              * was, with the move's class */
-        MPI_Offset before = 0, total = 0, base[2] = {0, MPI_SUCCESS};
-        MPI_Exscan(&n, &before, 1, MPI_OFFSET, MPI_SUM, f->comm);
-        if (f->rank == 0) before = 0;
-        MPI_Reduce(&n, &total, 1, MPI_OFFSET, MPI_SUM, 0, f->comm);
-        if (f->rank == 0) base[1] = tw_io_shared_fetch_add(f, total, &base[0]);
-        MPI_Bcast(base, 2, MPI_OFFSET, 0, f->comm);
-        if (rc == MPI_SUCCESS && base[1] != MPI_SUCCESS)
-            rc = (int)base[1], a.detail = "moving the shared file pointer";
-        pos = base[0] + before;
+    } else { /* ordered: rank 0, where the pointer lives, gathers the counts, moves the
+              * pointer by their sum and sends each rank where its stretch starts in rank
+              * order, with the move's class: two steps, where a scan, a reduction and a
+              * broadcast were three (each a latency across nodes) */
+        MPI_Offset *all = NULL, mine[2] = {0, MPI_SUCCESS};
+        if (f->rank == 0 && !(all = malloc(sizeof(MPI_Offset) * 2 * (size_t)f->size)))
+            tw_mpi_raise(MPI_ERRORS_ARE_FATAL, NULL, NULL, a.call, MPI_ERR_NO_MEM,
+                         "no memory for the ranks' counts of an ordered access");
+        MPI_Gather(&n, 1, MPI_OFFSET, all, 1, MPI_OFFSET, 0, f->comm);
+        if (f->rank == 0) {
+            MPI_Offset total = 0, base = 0;
+            for (int r = 0; r < f->size; r++) { /* each count becomes the sum before it */
+                MPI_Offset items = all[r];
+                all[r] = total;
+                total += items;
+            }
+            int class = tw_io_shared_fetch_add(f, total, &base);
+            for (int r = f->size - 1; r >= 0; r--) { /* pairs, from the end: none read yet */
+                all[2 * r] = base + all[r];
+                all[2 * r + 1] = class;
+            }
+        }
+        MPI_Scatter(all, 2, MPI_OFFSET, mine, 2, MPI_OFFSET, 0, f->comm);
+        free(all);
+        if (rc == MPI_SUCCESS && mine[1] != MPI_SUCCESS)
+            rc = (int)mine[1], a.detail = "moving the shared file pointer";
+        pos = mine[0];
     }
     /* collective: each rank's stretch of its stream, planned together (native views
      * only: the representation is the same on every rank, and the converted path
