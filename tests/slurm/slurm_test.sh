@@ -71,7 +71,7 @@ for k in $(seq 0 63); do
 done
 [ -n "$base" ] || { failed=1; echo "slurm test: no free pair of ports found" >&2; exit 1; }
 host=$(hostname -s)
-mkdir -p "$dir/state" "$dir/spool"
+mkdir -p "$dir/state" "$dir/spool" "$dir/tmp"
 sed -e "s|@HOST@|$host|g" -e "s|@DIR@|$dir|g" -e "s|@CTLD_PORT@|$base|g" \
     -e "s|@SLURMD_PORT@|$((base + 1))|g" \
     "$here/slurm.conf.in" >"$dir/slurm.conf"
@@ -88,17 +88,22 @@ pids+=($!)
 slurmd -D -f "$SLURM_CONF" -N "$host" >"$dir/slurmd.stderr" 2>&1 &
 pids+=($!)
 
-# the node idle, within two minutes of wall time; a daemon that exited ends the wait
-state=
-deadline=$((SECONDS + 120))
-while [ $SECONDS -lt $deadline ]; do
-    state=$(timeout 10 sinfo -h -N -o %T 2>/dev/null || true)
-    [ "$state" = idle ] && break
-    for pid in "${pids[@]}"; do
-        kill -0 "$pid" 2>/dev/null || { state="a daemon (pid $pid) exited"; break 2; }
+# wait_idle SECONDS: until the node is idle (no job on it, none completing), within
+# SECONDS of wall time; a daemon that exited ends the wait. $state says what it was.
+wait_idle() {
+    local deadline=$((SECONDS + $1)) pid
+    state=
+    while [ $SECONDS -lt $deadline ]; do
+        state=$(timeout 10 sinfo -h -N -o %T 2>/dev/null || true)
+        [ "$state" = idle ] && return 0
+        for pid in "${pids[@]}"; do
+            kill -0 "$pid" 2>/dev/null || { state="a daemon (pid $pid) exited"; return 1; }
+        done
+        sleep 0.5
     done
-    sleep 0.5
-done
+    return 1
+}
+wait_idle 120 || true
 if [ "$state" != idle ]; then
     failed=1
     echo "slurm test: the node did not become idle (state: '${state:-no answer}')" >&2
@@ -237,6 +242,9 @@ shm_after_scancel() {
     if [ ! -x "$bindir/mpi_shm_sleeper" ]; then
         echo "FAIL $mpi scancel: $bindir/mpi_shm_sleeper is missing"; failed=1; return
     fi
+    # the job scancel'ed before this one gone: a step sent to a node still completing
+    # one was refused ("task launch failed: Unspecified error") in one run of many
+    wait_idle 60 || true
     timeout 300 srun --mpi="$mpi" -n 2 -J "$name" "$bindir/mpi_shm_sleeper" >"$out" 2>&1 &
     srun_pid=$!
     for _ in $(seq 1200); do
