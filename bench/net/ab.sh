@@ -9,7 +9,8 @@
 # usage: bench/net/ab.sh BUILD_A BUILD_B
 #   env: ROUNDS (5), ITERS (--iters 2000), MTU of the veth pair (65535; 1500 and 9000
 #        are Ethernet's), AB_B and AB_C (settings of B and of C, "NAME=value"), LABEL_B
-#        and LABEL_C (their names in the table)
+#        and LABEL_C (their names in the table), AB_LIBS (a library path searched after
+#        the build's: another libfabric for TW_LINK=ofi)
 set -euo pipefail
 [ $# = 2 ] || { echo "usage: $0 BUILD_A BUILD_B" >&2; exit 2; }
 A=$(cd "$1" && pwd) B=$(cd "$2" && pwd)
@@ -24,7 +25,7 @@ for r in $(seq 1 $ROUNDS); do
   for k in $(seq 2 $((r % $# + 1))); do set -- "$@" "$1"; shift; done # rotate
   for x in "$@"; do
     case $x in A) d=$A e=AB_BUILD=A ;; B) d=$B e=$AB_B ;; C) d=$B e=$AB_C ;; esac
-    run() { env "$e" LD_LIBRARY_PATH="$d/lib" "$d/bin/twrun" --hosts "$HOST_A,$HOST_B" -n 2 --timeout 300 "$@"; }
+    run() { env "$e" LD_LIBRARY_PATH="$d/lib${AB_LIBS:+:$AB_LIBS}" "$d/bin/twrun" --hosts "$HOST_A,$HOST_B" -n 2 --timeout 300 "$@"; }
     run "$d/bin/ab-mpibench" latency --min 8 --max 64K $ITERS --csv | sed "s/^/$x,$r,/"
     run "$d/bin/ab-mpibench" bandwidth --min 64K --max 4M $ITERS --csv | sed "s/^/$x,$r,/"
   done
