@@ -78,9 +78,8 @@ test-asan:
 	@$(CMAKE) -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=address,undefined \
 	  -DCMAKE_C_FLAGS_DEBUG="-g -O1" >/dev/null
 	@$(CMAKE) --build $(BUILD)/asan -j $(JOBS)
-	cd $(BUILD)/asan && $(CORES) && LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_suppressions.txt \
-	  $(CTEST) -L "unit|mp" -LE net && LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_suppressions.txt \
-	  $(CTEST) -R "^net_insider"
+	cd $(BUILD)/asan && $(CORES) && export LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_suppressions.txt && \
+	  $(CTEST) -L "unit|mp" -LE net && $(CTEST) -R "^net_insider"
 
 # Ring tests and the progress-thread tests under ThreadSanitizer; only the programs
 # they run are built (tests/test_targets.py).
