@@ -891,6 +891,7 @@ static void ep_sleep(tw_ep_t *const *eps, tw_bell_t *const *bells, const uint32_
             const tw_ep_link_t *via = &eps[i]->links[j];
             int fd =
                 via->link->fd && (via->link->caps & TW_LINK_POLLED) ? via->link->fd(via->ctx) : -1;
+            if (fd >= 0 && via->link->arm && via->link->arm(via->ctx)) return; /* to be read */
             if (fd >= 0) fds[k++] = (struct pollfd){.fd = fd, .events = POLLIN};
         }
     }

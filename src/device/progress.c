@@ -70,8 +70,12 @@ static void *run(void *arg) {
         }
         p->delivered += (uint64_t)tw_dev_poll_links(ep);
         p->polls++;
+        int unread = 0; /* a descriptor that stays readable until it is readied */
+        for (unsigned i = 0; i < ep->nlinks && !unread; i++)
+            unread = ep->links[i].link->arm && ep->links[i].link->arm(ep->links[i].ctx);
         pthread_mutex_unlock(&p->lock);
-        ppoll(fds, nfds, &interval, NULL); /* until a packet comes, or timers are due */
+        if (!unread)
+            ppoll(fds, nfds, &interval, NULL); /* until a packet comes, or timers are due */
     }
     return NULL;
 }

@@ -143,6 +143,10 @@ typedef struct tw_link {
     int (*poll)(tw_link_ctx_t *l);
     /* A descriptor that becomes readable when something arrives (-1: none). */
     int (*fd)(tw_link_ctx_t *l);
+    /* Optional, before a wait blocks on fd: readies it (libfabric's descriptors stay
+     * readable from the first completion until fi_trywait clears them). 0 when the wait
+     * may block; else something is to be read first, and fd stays readable. */
+    int (*arm)(tw_link_ctx_t *l);
     /* 1 when nothing waits that it must be polled for by a time (no packet in flight, no
      * acknowledgement owed): a wait may then sleep on fd until something arrives. NULL:
      * never (its waits sleep for bounded times). */

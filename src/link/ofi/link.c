@@ -1436,6 +1436,15 @@ static int link_fd(tw_link_ctx_t *l) {
     return l->wait_fd;
 }
 
+static int link_arm(tw_link_ctx_t *l) {
+    if (l->wait_fd < 0) return 0;
+    struct fid *cq = &l->cq->fid;
+    int rc = fi_trywait(l->fabric, &cq, 1);
+    if (rc == -FI_EAGAIN) return 1;
+    if (rc) l->wait_fd = -1; /* a provider that cannot say: its waits sleep bounded times */
+    return 0;
+}
+
 static void link_close(tw_link_ctx_t *l) {
     /* last, in each stream: this side closes, so that a peer's liveness thread stops
      * watching it rather than declare it lost once it has gone */
@@ -1593,6 +1602,7 @@ const tw_link_t tw_link_ofi = {
     .rma_answer = link_rma_answer,
     .poll = link_poll,
     .fd = link_fd,
+    .arm = link_arm,
     .close = link_close,
     .print_stats = link_print_stats,
     .counters = link_counters,
