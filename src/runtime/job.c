@@ -225,6 +225,13 @@ int tw_job_attach(tw_job_t **out) {
             return TW_ERR_CONFIG;
         }
         job->cores = node_cores();
+        /* nodes that are network namespaces of one machine share its CPUs: this one
+         * counts on its ranks' share of them (twrun's TW_MACHINE_SIZE) */
+        int machine = job->config->machine_size;
+        if (machine > job->local_size) {
+            int share = (int)((long long)job->cores * job->local_size / machine);
+            job->cores = share > 0 ? share : 1;
+        }
         node_identity(job);
         joined = 1;
     }

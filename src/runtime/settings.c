@@ -613,6 +613,18 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                 .max = 1 << 20,
                                 .meaning = "core the rank is bound to, when twrun binds"},
                                .store = STORE_NONE},
+    [TW_SETTING_MACHINE_SIZE] = {{.name = "TW_MACHINE_SIZE",
+                                  .type = TW_SETTING_UNSIGNED,
+                                  .owner = TW_OWNER_LAUNCHER,
+                                  .default_value = "",
+                                  .min = 1,
+                                  .max = 1 << 30,
+                                  .unit = "ranks",
+                                  .meaning = "number of ranks on this machine when its nodes are "
+                                             "network namespaces that share its CPUs: a node's "
+                                             "ranks count on their share of them"},
+                                 NUMBER(machine_size),
+                                 .unset = -1},
     [TW_SETTING_LAUNCHER] = {{.name = "TW_LAUNCHER",
                               CHOICES(launcher_names),
                               .owner = TW_OWNER_TOOLS,

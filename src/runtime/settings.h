@@ -73,6 +73,7 @@ typedef struct tw_config {
     int has_job_key;
     char job_secret[33];        /* hex; empty when unset */
     int local_rank, local_size; /* -1 when unset */
+    int machine_size;           /* TW_MACHINE_SIZE: -1 when unset */
     /* nodes and links */
     char node[64];     /* TW_NODE: this node's identity; empty: host name + network namespace */
     char link[16];     /* TW_LINK: "auto", or the name of the link for every peer */

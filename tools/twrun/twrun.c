@@ -604,6 +604,7 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
     setenv("TW_JOB_KEY", job->key, 1);
     setenv("TW_JOB_SECRET", job->secret, 1);
     int local_rank = job->ranks[rank].prank, local_size = space->size;
+    unsetenv("TW_MACHINE_SIZE");
     if (job->opt->netns && !sp) {
         const twr_host_t *hosts = job->opt->hosts;
         const char *name = hosts[job->host[rank]].name;
@@ -622,6 +623,9 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
             _exit(127);
         }
         close(ns);
+        /* the namespaces stand in for hosts but share this machine's CPUs: a host's
+         * ranks that took them for their own would all spin where they should sleep */
+        setenv_int("TW_MACHINE_SIZE", job->first_size);
     }
     setenv_int("TW_LOCAL_RANK", local_rank);
     setenv_int("TW_LOCAL_SIZE", local_size);
