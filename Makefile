@@ -7,7 +7,7 @@ JOBS    ?= $(shell nproc)
 CMAKE   ?= cmake
 GENERATOR := $(shell command -v ninja >/dev/null 2>&1 && echo "-G Ninja")
 
-.PHONY: all build install package test test-loaded test-main test-asan test-tsan test-mpi4py test-mpi4py-prepare fuzz demo bench bench-peers bench-peers-pypi format clean
+.PHONY: all build install package test test-loaded test-main test-asan test-asan-all test-tsan test-mpi4py test-mpi4py-prepare fuzz demo bench bench-peers bench-peers-pypi format clean
 
 all: build
 
@@ -38,7 +38,7 @@ test:
 # Inside a Slurm allocation (an sbatch script, salloc's shell) twrun would hand every
 # test's job to srun: the tests start their ranks on this machine, as they are written
 # to. The Slurm test starts a cluster of its own and clears this for its steps.
-test-main test-asan test-tsan test-mpi4py: export TW_LAUNCHER = fork
+test-main test-asan test-asan-all test-tsan test-mpi4py: export TW_LAUNCHER = fork
 
 # The same with every core also busy with other work (LOAD `yes` processes, one per
 # core by default): limits end a test for hanging, never for being slow.
@@ -67,19 +67,26 @@ test-mpi4py: build
 test-mpi4py-prepare: build
 	./tests/external/mpi4py.sh --prepare $(BUILD)
 
-# Unit and multi-process tests under AddressSanitizer + UndefinedBehaviorSanitizer.
-# A Debug build (assertions on) at -O1, as AddressSanitizer's authors advise: at -O0
-# the fuzz drivers and the MPI tests took 1.3 to 3.2 times the CPU time. Not the jobs
-# across two namespace hosts (label net): they run the programs the one-node tests run,
-# over the same udp and ofi links (TW_LINK on one node), and took 384 s of the pass's
-# 1275 s of test time; but the insider fuzzer's, whose hostile packets are what the
-# sanitizers are for.
+# Under AddressSanitizer + UndefinedBehaviorSanitizer, in a Debug build (assertions on)
+# at -O1, as AddressSanitizer's authors advise (at -O0 the fuzz drivers and the MPI tests
+# took 1.3 to 3.2 times the CPU time). `make test` runs the unit tests (the fuzz targets'
+# corpora among them), every program of the multi-process tests once
+# (tests/once_per_program.py: 124 programs, 2 to 4 ranks where a test runs them so) and
+# the insider fuzzer, whose hostile packets are what the sanitizers are for: about 150 s
+# of tests. `make test-asan-all` runs every unit and multi-process test but those across
+# two namespace hosts (the programs the one-node tests run, over the same links), 623
+# tests and about 430 s on 2 cores.
+ASAN_BUILD = @$(CMAKE) -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=address,undefined \
+	  -DCMAKE_C_FLAGS_DEBUG="-g -O1" >/dev/null && $(CMAKE) --build $(BUILD)/asan -j $(JOBS)
+ASAN_ENV = $(CORES) && export LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_suppressions.txt
 test-asan:
-	@$(CMAKE) -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=address,undefined \
-	  -DCMAKE_C_FLAGS_DEBUG="-g -O1" >/dev/null
-	@$(CMAKE) --build $(BUILD)/asan -j $(JOBS)
-	cd $(BUILD)/asan && $(CORES) && export LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_suppressions.txt && \
-	  $(CTEST) -L "unit|mp" -LE net && $(CTEST) -R "^net_insider"
+	$(ASAN_BUILD)
+	cd $(BUILD)/asan && $(ASAN_ENV) && $(CTEST) -L unit -LE mp && \
+	  $(CTEST) -R "$$(python3 $(CURDIR)/tests/once_per_program.py . -L mp -LE 'net|waits')|^net_insider"
+
+test-asan-all:
+	$(ASAN_BUILD)
+	cd $(BUILD)/asan && $(ASAN_ENV) && $(CTEST) -L "unit|mp" -LE net && $(CTEST) -R "^net_insider"
 
 # Ring tests and the progress-thread tests under ThreadSanitizer; only the programs
 # they run are built (tests/test_targets.py).
