@@ -12,9 +12,11 @@ import sys
 LAUNCHERS = ("mpiexec", "twrun")
 
 
-def program_of(command):
-    """The last program of the build on a test's command line that is not a launcher."""
-    progs = [w for w in command if "/bin/" in w and os.path.basename(w) not in LAUNCHERS]
+def program_of(command, build):
+    """The last program of the build (a word under BUILD/bin) on a test's command line
+    that is not a launcher; None when there is none (a shell script's line)."""
+    bin_dir = os.path.join(build, "bin") + os.sep
+    progs = [w for w in command if w.startswith(bin_dir) and os.path.basename(w) not in LAUNCHERS]
     return os.path.basename(progs[-1]) if progs else None
 
 
@@ -25,11 +27,11 @@ def ranks_of(command):
     return 0
 
 
-def choose(tests):
+def choose(tests, build):
     """tests: (name, command, environment) tuples; the names chosen, one per program."""
     best = {}
     for name, command, env in tests:
-        prog = program_of(command) or name  # a test of no program of ours stands alone
+        prog = program_of(command, build) or name  # a test of no program of ours stands alone
         ranks = ranks_of(command)
         key = (not 2 <= ranks <= 4, len(env), ranks, len(name), name)
         if prog not in best or key < best[prog][0]:
@@ -45,10 +47,12 @@ def self_test():
         ("mpi_coll_2_forced", ["/b/bin/mpiexec", "-n", "2", "/b/bin/mpi_coll"], ["TW_COLL_BCAST=tree"]),
         ("rma_ops_udp", ["/b/bin/twrun", "-n", "2", "/b/bin/rma_ops"], ["TW_LINK=udp"]),
         ("rma_ops", ["/b/bin/twrun", "-n", "2", "/b/bin/rma_ops"], []),
-        ("script_test", ["bash", "/src/tests/x.sh"], []),
+        ("script_test", ["/usr/bin/bash", "/src/tests/x.sh", "/b/bin/rma_ops"], []),
+        ("other_script", ["/usr/bin/bash", "/src/tests/y.sh"], []),
+        ("elsewhere", ["/usr/bin/mpiexec", "-n", "2", "/opt/bin/mpi_coll"], []),
     ]
-    got = choose(tests)
-    want = ["mpi_coll_2", "rma_ops", "script_test"]
+    got = choose(tests, "/b")
+    want = ["elsewhere", "mpi_coll_2", "other_script", "rma_ops"]
     if got != want:
         print("once_per_program: self-test: got %s, want %s" % (got, want))
         return 1
@@ -64,7 +68,7 @@ def main(argv):
     for t in data["tests"]:
         props = {p["name"]: p["value"] for p in t.get("properties", [])}
         tests.append((t["name"], t.get("command", []), props.get("ENVIRONMENT", [])))
-    names = choose(tests)
+    names = choose(tests, os.path.abspath(argv[1]))
     if not names:
         print("once_per_program: the selection has no test", file=sys.stderr)
         return 1
