@@ -114,6 +114,14 @@ static int placement_ok(const tw_job_t *job) {
                 cfg->local_size, job->size, job->size == 1 ? "" : "s");
         return 0;
     }
+    if (cfg->machine_size > 0 &&
+        (cfg->machine_size > job->size || cfg->machine_size < job->local_size)) {
+        fprintf(stderr,
+                "tollway: TW_MACHINE_SIZE=%d is not between the %d rank%s on this node and the "
+                "job's %d (twrun sets it for its ranks in network namespaces; unset it)\n",
+                cfg->machine_size, job->local_size, job->local_size == 1 ? "" : "s", job->size);
+        return 0;
+    }
     if (cfg->local_rank >= 0 && cfg->local_rank >= job->local_size) {
         fprintf(stderr,
                 "tollway: TW_LOCAL_RANK=%d is not below the %d rank%s on this node (twrun sets "
@@ -227,7 +235,7 @@ int tw_job_attach(tw_job_t **out) {
         job->cores = node_cores();
         /* nodes that are network namespaces of one machine share its CPUs: this one
          * counts on its ranks' share of them (twrun's TW_MACHINE_SIZE) */
-        int machine = job->config->machine_size;
+        int machine = job->config->machine_size; /* placement_ok: local_size to size */
         if (machine > job->local_size) {
             int share = (int)((long long)job->cores * job->local_size / machine);
             job->cores = share > 0 ? share : 1;
