@@ -871,9 +871,12 @@ static unsigned sleep_bound_us(const tw_ep_t *ep) {
 /* Sleeps up to us microseconds on the bells of eps[0..n) unless rung since their
  * tickets: in ppoll on their bell sockets and their links' sockets when each has a bell
  * socket (then a packet on a link that must be polled ends it too), else on the
- * futexes (several only where the kernel waits on several at once). */
-static void ep_sleep(tw_ep_t *const *eps, tw_bell_t *const *bells, const uint32_t *tickets, int n,
-                     unsigned us) {
+ * futexes (several only where the kernel waits on several at once). A link whose
+ * descriptor must be readied first (arm) is readied only by a caller that may drive the
+ * links (drives: it holds the endpoints); for one that may not, the link is its
+ * holder's to watch. Returns 0 without sleeping when a link has something to read. */
+static int ep_sleep(tw_ep_t *const *eps, tw_bell_t *const *bells, const uint32_t *tickets, int n,
+                    unsigned us, int drives) {
     int sockets = 1;
     for (int i = 0; i < n; i++) sockets &= eps[i]->bell_fd >= 0;
     if (!sockets) {
@@ -881,7 +884,7 @@ static void ep_sleep(tw_ep_t *const *eps, tw_bell_t *const *bells, const uint32_
             tw_bell_sleep(bells[0], tickets[0], us);
         else
             tw_bell_sleep_any(bells, tickets, n, us);
-        return;
+        return 1;
     }
     struct pollfd fds[TW_EP_WAIT_SET_MOST * (TW_EP_LINKS_MAX + 1)];
     nfds_t k = 0;
@@ -889,19 +892,23 @@ static void ep_sleep(tw_ep_t *const *eps, tw_bell_t *const *bells, const uint32_
         fds[k++] = (struct pollfd){.fd = eps[i]->bell_fd, .events = POLLIN};
         for (unsigned j = 0; j < eps[i]->nlinks; j++) {
             const tw_ep_link_t *via = &eps[i]->links[j];
-            int fd =
-                via->link->fd && (via->link->caps & TW_LINK_POLLED) ? via->link->fd(via->ctx) : -1;
-            if (fd >= 0 && via->link->arm && via->link->arm(via->ctx)) return; /* to be read */
+            if (!via->link->fd || !(via->link->caps & TW_LINK_POLLED)) continue;
+            if (via->link->arm && (!drives || via->link->arm(via->ctx))) {
+                if (drives) return 0; /* something to read first */
+                continue;
+            }
+            int fd = via->link->fd(via->ctx);
             if (fd >= 0) fds[k++] = (struct pollfd){.fd = fd, .events = POLLIN};
         }
     }
     struct timespec t = {(time_t)(us / 1000000u), (long)(us % 1000000u) * 1000};
-    if (ppoll(fds, k, &t, NULL) <= 0) return;
+    if (ppoll(fds, k, &t, NULL) <= 0) return 1;
     eps[0]->sleeps_ended++;
     for (int i = 0; i < n; i++) /* each bell socket is the first of its endpoint's */
         for (nfds_t j = 0; j < k; j++)
             if (fds[j].fd == eps[i]->bell_fd && (fds[j].revents & POLLIN))
                 tw_bell_socket_drain(eps[i]->bell_fd);
+    return 1;
 }
 
 /* TW_WAIT=sleep over the endpoints eps[0..n) (the first's settings): a pause, then the
@@ -940,10 +947,7 @@ static void ep_doze(tw_ep_t *const *eps, int n, unsigned *spins, int (*ready)(vo
     }
     int work = ready && ready(ctx);
     for (int i = 0; i < n && !work; i++) work = ep_has_work(eps[i]);
-    if (!work) {
-        ep_sleep(eps, bells, tickets, n, bound);
-        ep->sleeps++;
-    }
+    if (!work && ep_sleep(eps, bells, tickets, n, bound, 1)) ep->sleeps++;
     for (int i = 0; i < n; i++) tw_bell_leave(bells[i]);
 }
 
@@ -1019,7 +1023,7 @@ void tw_ep_relax_shared(tw_ep_t *ep, unsigned *spins, int (*awake)(void *ctx), v
     tw_bell_t *bell = &ep->segment->bell;
     uint32_t ticket = tw_bell_announce(bell);
     int up = awake(ctx);
-    if (!up) ep_sleep(&ep, &bell, &ticket, 1, sleep_bound_us(ep));
+    if (!up) ep_sleep(&ep, &bell, &ticket, 1, sleep_bound_us(ep), 0); /* not its lock */
     tw_bell_leave(bell);
     if (up) { /* as ep_doze: the core given away for a while before the next try */
         *spins = TW_EP_SLEEP_PAUSES;

@@ -50,12 +50,6 @@ static void *run(void *arg) {
     struct timespec interval = {(time_t)(p->interval_us / 1000000u),
                                 (long)(p->interval_us % 1000000u) * 1000};
     struct pollfd fds[TW_EP_LINKS_MAX];
-    nfds_t nfds = 0;
-    for (unsigned i = 0; i < ep->nlinks; i++) {
-        tw_ep_link_t *via = &ep->links[i];
-        int fd = via->link->fd ? via->link->fd(via->ctx) : -1;
-        if (fd >= 0) fds[nfds++] = (struct pollfd){.fd = fd, .events = POLLIN};
-    }
     uint64_t seen = atomic_load_explicit(&p->entries, memory_order_relaxed);
     while (!atomic_load_explicit(&p->stop, memory_order_acquire)) {
         uint64_t now = atomic_load_explicit(&p->entries, memory_order_relaxed);
@@ -70,9 +64,15 @@ static void *run(void *arg) {
         }
         p->delivered += (uint64_t)tw_dev_poll_links(ep);
         p->polls++;
-        int unread = 0; /* a descriptor that stays readable until it is readied */
-        for (unsigned i = 0; i < ep->nlinks && !unread; i++)
-            unread = ep->links[i].link->arm && ep->links[i].link->arm(ep->links[i].ctx);
+        /* the descriptors, each readied where its link asks (arm may also give one up) */
+        int unread = 0;
+        nfds_t nfds = 0;
+        for (unsigned i = 0; i < ep->nlinks && !unread; i++) {
+            tw_ep_link_t *via = &ep->links[i];
+            unread = via->link->arm && via->link->arm(via->ctx);
+            int fd = via->link->fd ? via->link->fd(via->ctx) : -1;
+            if (fd >= 0) fds[nfds++] = (struct pollfd){.fd = fd, .events = POLLIN};
+        }
         pthread_mutex_unlock(&p->lock);
         if (!unread)
             ppoll(fds, nfds, &interval, NULL); /* until a packet comes, or timers are due */
