@@ -71,11 +71,11 @@ test-mpi4py-prepare: build
 # at -O1, as AddressSanitizer's authors advise (at -O0 the fuzz drivers and the MPI tests
 # took 1.3 to 3.2 times the CPU time). `make test` runs the unit tests (the fuzz targets'
 # corpora among them), every program of the multi-process tests once
-# (tests/once_per_program.py: 124 programs, 2 to 4 ranks where a test runs them so) and
-# the insider fuzzer, whose hostile packets are what the sanitizers are for: about 150 s
-# of tests. `make test-asan-all` runs every unit and multi-process test but those across
-# two namespace hosts (the programs the one-node tests run, over the same links), 623
-# tests and about 430 s on 2 cores.
+# (tests/once_per_program.py: 2 to 4 ranks where a test runs them so) and
+# the insider fuzzer, whose hostile packets are what the sanitizers are for: 94-115 s
+# of tests in two runs. `make test-asan-all` runs every unit and multi-process test but
+# those across two namespace hosts (the programs the one-node tests run, over the same
+# links), 623 tests and 428 s on 2 cores.
 ASAN_BUILD = @$(CMAKE) -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=address,undefined \
 	  -DCMAKE_C_FLAGS_DEBUG="-g -O1" >/dev/null && $(CMAKE) --build $(BUILD)/asan -j $(JOBS)
 ASAN_ENV = $(CORES) && export LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_suppressions.txt

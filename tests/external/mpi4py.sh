@@ -3,6 +3,7 @@
 # ranks under this build's mpiexec. The release is pinned and its sha256 checked;
 # it, Cython and NumPy (which widens the suite) come from PyPI into BUILD/mpi4py (a
 # virtual environment). Skipped there: the suite's optional packages other than NumPy.
+# test_util_dtlib runs on one rank only (below).
 # usage: tests/external/mpi4py.sh [--prepare] [BUILD] [RANKS...]   (default: build 1 2 3 4)
 #   --prepare: only the environment and the build, no suite
 set -euo pipefail
@@ -48,13 +49,13 @@ if [ -z "$module" ] || [ include/mpi.h -nt "$module" ]; then
         { tail -30 "$work/build.log"; echo "mpi4py.sh: the build failed ($work/build.log)" >&2; exit 1; }
 fi
 [ -z "$prepare" ] || exit 0
-# suite N [ARGS...]: the suite on N ranks (ARGS: main.py's selections), its log in
-# $work/test-N.log (test-N-only.log with ARGS); prints one line (or the failures) and
-# returns non-zero when it failed
+# suite N [-i|-e MODULES]: the suite on N ranks (only, or all but, the modules main.py's
+# regular expression names), its log in $work/test-N.log (test-N-MODULES.log with -i);
+# prints one line (or the failures) and returns non-zero when it failed
 suite() {
     local n=$1 log=$work/test-$1.log
     shift
-    [ $# = 0 ] || log=$work/test-$n-only.log
+    [ "${1:-}" != -i ] || log=$work/test-$n-$2.log
     if ! (cd "$src" && PYTHONPATH=$src/src "$build/bin/mpiexec" -n "$n" --timeout "${TW_TEST_JOB_TIMEOUT:-900}" \
         "$py" test/main.py --inplace -q "$@" >"$log" 2>&1); then
         echo "mpi4py: test suite on $n rank(s) $*:"
