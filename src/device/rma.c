@@ -686,20 +686,21 @@ static int link_issue_locked(tw_ep_t *ep, tw_peer_t *peer, int dest, uint8_t op,
     int chunked = op == TW_OP_PUT || op == TW_OP_GET;
     tw_ep_link_t *via = peer->via;
     const tw_link_t *link = via->link;
-    uint64_t chunk = link->rma_chunk(via->ctx);
+    rma_req_t probe = {.op = op,
+                       .notify = (uint8_t)notify,
+                       .source = ep->rank,
+                       .nla = nla,
+                       .key = key,
+                       .total = len,
+                       .b = b};
+    uint64_t chunk = chunked ? link->rma_chunk(via->ctx, dest, &probe) : len;
     if (chunked && len > chunk) { /* chunks of one size: none too small to land in place */
         uint64_t n = (len + chunk - 1) / chunk;
         chunk = ((len + n - 1) / n + 63) & ~(uint64_t)63;
     }
     uint64_t first = op == TW_OP_PUT ? chunk_at(len, 0, chunk) : op == TW_OP_PUT_IMM ? len : 0;
-    rma_req_t probe = {.op = op,
-                       .notify = (uint8_t)notify,
-                       .source = ep->rank,
-                       .chunk_len = (uint32_t)first,
-                       .nla = nla,
-                       .key = key,
-                       .total = len,
-                       .b = op == TW_OP_GET ? chunk_at(len, 0, chunk) : b};
+    probe.chunk_len = (uint32_t)first;
+    if (op == TW_OP_GET) probe.b = chunk_at(len, 0, chunk);
     if (peer->unanswered >= RMA_UNANSWERED_MAX || !ep->rma.free_count ||
         !link->rma_can_request(via->ctx, dest, &probe, (size_t)first))
         goto retry;

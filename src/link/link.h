@@ -130,8 +130,11 @@ typedef struct tw_link {
      * to dest now (asked before the device reserves anything for it: a refusal after
      * that leaves cancelled slots in our queue). r has every field but its handle. */
     int (*rma_can_request)(tw_link_ctx_t *l, int dest, const rma_req_t *r, size_t len);
-    /* Bytes of put data per request (and of get data per answer) it prefers. */
-    uint64_t (*rma_chunk)(tw_link_ctx_t *l);
+    /* Bytes of put data per request (and of get data per answer) it prefers for the
+     * operation r (every field but its handle, chunk_len and b) to dest: at most
+     * rma_chunk_max, or all of a put the link moves by other means than its messages
+     * (the fabric's writes) when it can now. */
+    uint64_t (*rma_chunk)(tw_link_ctx_t *l, int dest, const rma_req_t *r);
     /* 1 when an answer can be taken now (sent or queued): asked before serving. */
     int (*rma_can_answer)(tw_link_ctx_t *l);
     /* An answer with len bytes of get data (copied); may_wait: it may be held back

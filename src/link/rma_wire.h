@@ -36,7 +36,8 @@ typedef struct rma_answer {
 
 /* Chunks of put data (and of get answers): RMA_CHUNK on one node; across nodes what the
  * link prefers (tw_link_t.rma_chunk), at most REMOTE_CHUNK_MAX (a 64 KiB message, the
- * most common rendezvous size, in one chunk where the link carries it). The initiator
+ * most common rendezvous size, in one chunk where the link carries it) in a message;
+ * a put the fabric's writes move may be one chunk however long (ofi). The initiator
  * chooses; a get's request names its chunk's length, so the two ends need not agree. */
 enum { RMA_CHUNK = 16384, REMOTE_CHUNK_MAX = 65536 };
 

@@ -69,6 +69,10 @@ enum {
     SEND_SLOTS = 32,
     RECV_SLOTS = TW_OFI_WINDOW,
     ANSWER_RESERVE = 8,
+    /* the longest put that goes as one write: a chunk's length is 32 bits */
+    WRITE_MAX = 1u << 30,
+    /* the shortest put auto moves with the fabric's writes on a software provider */
+    NATIVE_SOFTWARE_MIN = 128 << 10,
     /* a put's chunk at least this long is sent from the caller's memory, not copied */
     BORROW_MIN = 4096,
     CQ_BATCH = 16,
@@ -233,9 +237,11 @@ struct tw_link_ctx {
     /* per rank: 0, or 1 + the count of writes and reads answered (native_head) once those
      * issued before its TW_OFI_REVOKE arrived are: then it is acknowledged */
     uint32_t *revoke_until;
-    int rma;      /* native RMA: the provider has FI_RMA, and it is asked */
-    int mr_local; /* local buffers registered (FI_MR_LOCAL, or strict) */
-    int borrow;   /* a put's data sent from where it lies (send_msg_borrowing) */
+    int rma;             /* native RMA: the provider has FI_RMA, and it is asked */
+    uint64_t native_min; /* the shortest put native RMA moves (and no get when not 0) */
+    uint64_t write_max;  /* the longest put that goes as one write */
+    int mr_local;        /* local buffers registered (FI_MR_LOCAL, or strict) */
+    int borrow;          /* a put's data sent from where it lies (send_msg_borrowing) */
     uint64_t mr_mode;
     uint64_t next_key; /* the key asked for the next exposed registration (no FI_MR_PROV_KEY) */
     remote_t *remotes;
@@ -252,8 +258,8 @@ struct tw_link_ctx {
     struct {
         uint64_t msgs_sent, msgs_inline, msgs_borrowed, msgs_received, bytes_sent, bytes_received;
         uint64_t eagain, no_slot, refused, malformed, cq_errors;
-        uint64_t native_writes, native_reads, native_bytes, native_faults, xlates_asked,
-            xlates_given, xlates_refused, xlates_offered;
+        uint64_t native_writes, native_reads, native_long_writes, native_bytes, native_faults,
+            xlates_asked, xlates_given, xlates_refused, xlates_offered;
     } stats;
 };
 
@@ -538,7 +544,8 @@ static remote_t *native_target(tw_link_ctx_t *l, int dest, const rma_req_t *r, u
     int behind =
         l->message_out[dest] ||
         (l->commits[dest].count && !(r->op == TW_OP_PUT && (r->notify & TW_NOTIFY_COMPLETER)));
-    if (!l->rma || !fabric_can || !span || behind || l->lost[dest] ||
+    int worth = r->op == TW_OP_PUT ? r->total >= l->native_min : !l->native_min;
+    if (!l->rma || !fabric_can || !worth || !span || behind || l->lost[dest] ||
         l->peer[dest] == FI_ADDR_NOTAVAIL ||
         (r->op == TW_OP_GET && span > SLOT_SIZE - sizeof(rma_answer_t)))
         return NULL;
@@ -556,7 +563,9 @@ static remote_t *native_target(tw_link_ctx_t *l, int dest, const rma_req_t *r, u
  * next operation its translation is asked for (so that one used once, a rendezvous
  * message's buffer, costs the target no registration with the provider). */
 static void met(tw_link_ctx_t *l, int dest, const rma_req_t *r) {
-    if (r->offset || !(r->op == TW_OP_PUT || r->op == TW_OP_GET)) return;
+    if (r->offset || !(r->op == TW_OP_PUT || r->op == TW_OP_GET) ||
+        (r->op == TW_OP_PUT ? r->total < l->native_min : l->native_min != 0))
+        return; /* not one native RMA would move */
     remote_t *m = remote_slot(l, dest, r->key);
     if (m->dest != dest || m->x.key != r->key) /* a key names one registration */
         *m = (remote_t){.dest = dest, .state = REMOTE_SEEN, .x = {.nla = r->nla, .key = r->key}};
@@ -572,8 +581,9 @@ static int native(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *da
     int put = r->op == TW_OP_PUT;
     uint64_t span = span_of(r, len);
     remote_t *m = native_target(l, dest, r, span);
-    if (!m) { /* as a message: after the writes and reads before it, in order */
-        return l->native_out[dest] ? TW_RETRY : AS_MESSAGE;
+    if (!m) { /* as a message: after the writes and reads before it, in order; a put's
+               * chunk longer than a message is offered again, to be cut (link_rma_chunk) */
+        return l->native_out[dest] || len > REMOTE_CHUNK_MAX ? TW_RETRY : AS_MESSAGE;
     }
     if (l->nfree <= ANSWER_RESERVE) progress(l);
     if (l->nfree <= ANSWER_RESERVE) {
@@ -634,6 +644,7 @@ static int native(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *da
         m->dest = -1; /* the put it was offered for has gone: its owner closes it unasked */
     if (put) {
         l->stats.native_writes++;
+        l->stats.native_long_writes += len > REMOTE_CHUNK_MAX;
     } else {
         l->stats.native_reads++;
     }
@@ -762,8 +773,8 @@ static void give_translation(tw_link_ctx_t *l, int source, const tw_ofi_ask_t *a
  * owner closes it at tw_dereg without a round trip. Not offered when no slot is free: the
  * put then goes as messages. */
 static void link_offer_put(tw_link_ctx_t *l, int dest, const tw_link_region_t *g, uint64_t key) {
-    if (!l->rma || !(g->perms & TW_PERM_WRITE) || dest < 0 || dest >= l->size || l->lost[dest] ||
-        l->peer[dest] == FI_ADDR_NOTAVAIL)
+    if (!l->rma || !(g->perms & TW_PERM_WRITE) || g->length < l->native_min || dest < 0 ||
+        dest >= l->size || l->lost[dest] || l->peer[dest] == FI_ADDR_NOTAVAIL)
         return;
     exposed_t *e = expose(l, g);
     if (e && send_translation(l, dest, TW_OFI_XLATE_ONCE, e, g, key) == TW_OK)
@@ -1187,11 +1198,13 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
         goto quiet;
     }
     /* native RMA where it is wanted and the same provider offers FI_RMA: auto wants it on
-     * hardware only (over tcp;ofi_rxm an 8-byte put and flush took 15.3 us natively, 11.7
-     * as messages: bench/net/compare.sh, docs/protocols.md) */
-    int want_rma =
-        l->info && (job->config->ofi_rma == TW_OFI_RMA_NATIVE ||
-                    (job->config->ofi_rma == TW_OFI_RMA_AUTO && !software_provider(provider(l))));
+     * hardware, and on a software provider for long puts only (over tcp;ofi_rxm an 8-byte
+     * put and flush took 15.3 us natively, 11.7 as messages, and an 8 KiB rendezvous 1.4
+     * times as long; from 128 KiB on, writes moved 1.7-3.3 times as much: docs/protocols.md) */
+    int want_rma = l->info && job->config->ofi_rma != TW_OFI_RMA_MESSAGES;
+    l->native_min = job->config->ofi_rma == TW_OFI_RMA_AUTO && software_provider(provider(l))
+                        ? NATIVE_SOFTWARE_MIN
+                        : 0;
     struct fi_info *rma = want_rma ? choose(all_local, FI_MSG | FI_RMA, &none_afar) : NULL;
     if (rma && !strcmp(rma->fabric_attr->prov_name, provider(l))) {
         lib.freeinfo(l->info);
@@ -1252,6 +1265,8 @@ static tw_link_ctx_t *link_open(const tw_job_t *job, const tw_link_device_t *dev
     if (job->config->ofi_mr == TW_OFI_MR_STRICT) mr_mode |= FI_MR_LOCAL;
     l->mr_mode = mr_mode;
     l->mr_local = !!(mr_mode & FI_MR_LOCAL);
+    l->write_max =
+        info->ep_attr->max_msg_size < WRITE_MAX ? info->ep_attr->max_msg_size : WRITE_MAX;
     /* not through a utility provider (tcp;ofi_rxm, verbs;ofi_rxm): over tcp;ofi_rxm
      * (libfabric 1.17) borrowed pieces moved 0.80-0.88 times what pieces copied into the
      * send slots, registered once, did (512 KiB-4 MiB), as rxm gets no descriptor for them */
@@ -1384,11 +1399,11 @@ static int link_velo_send(tw_link_ctx_t *l, int dest, unsigned tag, const void *
 static int link_rma_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, const void *data,
                             size_t len) {
     tw_link_msg_hdr_t h = {TW_LINK_MSG_RMA_REQ, 0, 0};
-    if (sizeof h + sizeof *r + len > TW_LINK_RMA_MSG_MAX) return TW_ERR_SIZE;
     if (l->rma) {
         int rc = native(l, dest, r, data, len);
         if (rc != AS_MESSAGE) return rc;
     }
+    if (sizeof h + sizeof *r + len > TW_LINK_RMA_MSG_MAX) return TW_ERR_SIZE;
     struct iovec v[3] = {{&h, sizeof h}, {(void *)r, sizeof *r}, {(void *)data, len}};
     int rc = send_msg_borrowing(l, dest, v, 3, ANSWER_RESERVE, 1);
     if (rc == TW_OK && l->rma) {
@@ -1408,8 +1423,13 @@ static int link_rma_can_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, 
     return !l->rma || !l->native_out[dest] || native_target(l, dest, r, span_of(r, len));
 }
 
-static uint64_t link_rma_chunk(tw_link_ctx_t *l) {
-    (void)l;
+static uint64_t link_rma_chunk(tw_link_ctx_t *l, int dest, const rma_req_t *r) {
+    /* A put the fabric's writes can move now goes as one write however long, where
+     * 60 KiB chunks cost a completion each, and over tcp a delivery acknowledgement
+     * each. Not from a registered slot (FI_MR_LOCAL), which holds one message. */
+    if (l->rma && r->op == TW_OP_PUT && !l->mr_local && r->total > REMOTE_CHUNK_MAX &&
+        r->total <= l->write_max && !r->offset && native_target(l, dest, r, r->total))
+        return r->total;
     return REMOTE_CHUNK_MAX;
 }
 
@@ -1489,10 +1509,12 @@ static void link_print_stats(tw_link_ctx_t *l, FILE *out, int rank, int index) {
     if (l->rma)
         fprintf(
             out,
-            "tollway: rank %d endpoint %d: ofi native RMA: %llu writes, %llu reads, %llu "
-            "bytes, %llu refused; translations %llu asked, %llu given, %llu not given, %llu "
+            "tollway: rank %d endpoint %d: ofi native RMA: %llu writes (%llu longer than a "
+            "message), %llu reads, %llu bytes, %llu refused; translations %llu asked, %llu given, "
+            "%llu not given, %llu "
             "offered\n",
             rank, index, (unsigned long long)l->stats.native_writes,
+            (unsigned long long)l->stats.native_long_writes,
             (unsigned long long)l->stats.native_reads, (unsigned long long)l->stats.native_bytes,
             (unsigned long long)l->stats.native_faults, (unsigned long long)l->stats.xlates_asked,
             (unsigned long long)l->stats.xlates_given, (unsigned long long)l->stats.xlates_refused,
@@ -1522,6 +1544,7 @@ static const tw_link_counter_info_t link_counters[] = {
     {"ofi", "cq_errors", "completions in error"},
     {"ofi", "native_writes", "puts' chunks moved with the fabric's writes (native RMA)"},
     {"ofi", "native_reads", "gets' chunks moved with the fabric's reads (native RMA)"},
+    {"ofi", "native_long_writes", "puts longer than a message moved as one write each"},
     {"ofi", "native_bytes", "bytes moved with the fabric's writes and reads"},
     {"ofi", "native_faults", "writes and reads the fabric refused (answered TW_ERR_STALE)"},
     {"ofi", "xlates_asked", "translations of peers' registrations asked for"},

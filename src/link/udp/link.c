@@ -234,7 +234,9 @@ static int link_rma_request(tw_link_ctx_t *l, int dest, const rma_req_t *r, cons
     return tw_udp_sendv_kept(l->udp, (uint32_t)dest, v, 3);
 }
 
-static uint64_t link_rma_chunk(tw_link_ctx_t *l) {
+static uint64_t link_rma_chunk(tw_link_ctx_t *l, int dest, const rma_req_t *r) {
+    (void)dest;
+    (void)r;
     /* A chunk in one datagram where that is large enough to land in place (the answer's
      * header is the smaller); below, the longest chunk: its packets leave as one run the
      * kernel cuts and come joined (segmentation offload), and a chunk costs one request
