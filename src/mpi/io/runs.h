@@ -19,6 +19,12 @@ int tw_io_runs(const tw_io_view_t *v, MPI_Offset first, MPI_Offset len, tw_io_ru
  * at the end of the file). 0 or an errno. */
 int tw_io_move(int fd, int write, char *mem, MPI_Offset at, MPI_Offset len, MPI_Offset *done);
 
+/* tw_io_move's read through a buffer of its own, placed half a page from the file's
+ * page offsets, then copied into mem: what it does for a long read into memory a few
+ * bytes past the file's page offset, on a CPU whose copies slow down there
+ * (common/aliased_copy.h). ENOMEM when no buffer can be had (nothing read). */
+int tw_io_read_bounced(int fd, char *mem, MPI_Offset at, MPI_Offset len, MPI_Offset *done);
+
 #pragma GCC visibility pop
 
 #endif

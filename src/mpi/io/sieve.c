@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/aliased_copy.h"
 #include "mpi/io/runs.h"
 #include "mpi/io/sieve.h"
 
@@ -25,7 +26,7 @@ typedef struct group {
     MPI_Offset gap, cap; /* the rule: largest hole, largest span */
     MPI_Offset at[GROUP_RUNS], len[GROUP_RUNS];
     size_t n;
-    char *mem, *span; /* the stream at the group's first run; the span's buffer */
+    char *mem, *span; /* the stream at the group's first run; the spans' buffer (paged) */
     MPI_Offset moved;
     int err, short_read;
 } group_t;
@@ -44,6 +45,8 @@ static int flush(group_t *g) {
     MPI_Offset got = 0, from = g->at[0], to = g->at[g->n - 1] + g->len[g->n - 1];
     size_t n = g->n;
     g->n = 0;
+    /* laid out as the file's pages: the kernel copies page to page (aliased_copy.h) */
+    char *span = g->span + (from & 4095);
     MPI_Offset data = 0;
     for (size_t k = 0; k < n; k++) data += g->len[k];
     /* automatic: a span mostly holes pays only when the runs are small */
@@ -58,16 +61,16 @@ static int flush(group_t *g) {
     }
     int locked = g->write && !g->f->atomic; /* atomic mode holds a lock of it all already */
     if (locked && (g->err = lock(fd, F_WRLCK, from, to - from))) return 1;
-    g->err = tw_io_move(fd, 0, g->span, from, to - from, &got);
+    g->err = tw_io_move(fd, 0, span, from, to - from, &got);
     if (!g->err && g->write) {
-        if (got < to - from) memset(g->span + got, 0, (size_t)(to - from - got)); /* past the end */
+        if (got < to - from) memset(span + got, 0, (size_t)(to - from - got)); /* past the end */
         MPI_Offset bytes = 0;
         for (size_t k = 0; k < n; k++) {
-            memcpy(g->span + (g->at[k] - from), g->mem + bytes, (size_t)g->len[k]);
+            tw_copy_long(span + (g->at[k] - from), g->mem + bytes, (size_t)g->len[k]);
             bytes += g->len[k];
         }
         MPI_Offset put = 0;
-        g->err = tw_io_move(fd, 1, g->span, from, to - from, &put);
+        g->err = tw_io_move(fd, 1, span, from, to - from, &put);
         if (!g->err && put < to - from) g->err = EIO;
         if (!g->err) g->mem += bytes, g->moved += bytes;
     }
@@ -77,7 +80,7 @@ static int flush(group_t *g) {
     for (size_t k = 0; k < n; k++) { /* a read stops short at the end of the file */
         MPI_Offset have = from + got - g->at[k];
         MPI_Offset take = have < 0 ? 0 : have < g->len[k] ? have : g->len[k];
-        memcpy(g->mem, g->span + (g->at[k] - from), (size_t)take);
+        tw_copy_long(g->mem, span + (g->at[k] - from), (size_t)take);
         g->mem += take, g->moved += take;
         if (take < g->len[k]) return 1;
     }
@@ -108,7 +111,9 @@ int tw_io_sieve(tw_io_file_t *f, int write, MPI_Offset first, char *packed, MPI_
     MPI_Offset reach = tw_io_stream_to_file(&f->view, first + len - 1) + 1 -
                        tw_io_stream_to_file(&f->view, first); /* the access's whole span */
     if (reach > 0 && reach < cap) cap = reach;
-    char *span = g ? malloc((size_t)cap) : NULL;
+    /* a page more, to start each span at its file offset's place in a page */
+    size_t span_size = ((size_t)cap + 2 * 4096 - 1) & ~(size_t)4095;
+    char *span = g ? aligned_alloc(4096, span_size) : NULL;
     if (!span) { /* no memory: the way without sieving */
         free(g);
         return 0;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/aliased_copy.h"
 #include "mpi/env/error.h"
 #include "mpi/coll/coll.h"
 #include "mpi/io/progress.h"
@@ -212,9 +213,9 @@ static void copy_mine(tw_io_two_phase_t *p, int i, MPI_Offset from, MPI_Offset t
         if (e <= a) continue;
         char *mine = packed + r->pos + (a - r->at), *theirs = base + (a - from);
         if (p->write)
-            memcpy(theirs, mine, (size_t)(e - a));
+            tw_copy_long(theirs, mine, (size_t)(e - a));
         else
-            memcpy(mine, theirs, (size_t)(e - a));
+            tw_copy_long(mine, theirs, (size_t)(e - a));
     }
 }
 
@@ -568,8 +569,8 @@ static int aggregate_write(tw_io_two_phase_t *p, MPI_Offset from, size_t n, int 
                            MPI_Offset span_at, MPI_Offset span_len, char *packed) {
     if (!n) return 0;
     for (size_t k = 0; k < n && !p->shm; k++) /* (shm: the ranks copied them there) */
-        memcpy(p->buf + (p->pieces[k].at - from), exchanged(p, &p->pieces[k], packed),
-               (size_t)p->pieces[k].len);
+        tw_copy_long(p->buf + (p->pieces[k].at - from), exchanged(p, &p->pieces[k], packed),
+                     (size_t)p->pieces[k].len);
     MPI_Offset got;
     if (whole) return move_whole(p->f->fd, 1, p->buf + (span_at - from), span_at, span_len, &got);
     for (size_t k = 0; k < n;) { /* the covered runs, one pwrite each */
@@ -585,8 +586,8 @@ static int aggregate_write(tw_io_two_phase_t *p, MPI_Offset from, size_t n, int 
 /* A read's pieces each rank asked for, in its order, out of the window. */
 static void read_out(tw_io_two_phase_t *p, MPI_Offset from, size_t n, char *packed) {
     for (size_t k = 0; k < n; k++)
-        memcpy(exchanged(p, &p->pieces[k], packed), p->buf + (p->pieces[k].at - from),
-               (size_t)p->pieces[k].len);
+        tw_copy_long(exchanged(p, &p->pieces[k], packed), p->buf + (p->pieces[k].at - from),
+                     (size_t)p->pieces[k].len);
 }
 
 /* Aggregator i's window of a round: [from, *to), empty when from >= *to. */
