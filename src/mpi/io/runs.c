@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common/aliased_copy.h"
@@ -51,67 +50,20 @@ int tw_io_runs(const tw_io_view_t *v, MPI_Offset first, MPI_Offset len, tw_io_ru
     return run_at >= 0 ? fn(arg, run_at, run_len) : 0;
 }
 
-/* Reads through the bounce buffer: from BOUNCE_MIN bytes (a page: below it the copies'
- * speed matters less than the second copy), BOUNCE_CHUNK at a time. */
-enum { BOUNCE_MIN = 4096, BOUNCE_CHUNK = 256 << 10 };
-
-/* Whether this CPU's memcpy (rep movsb, as the kernel's copy to user memory) slows down
- * at a destination 16 bytes past its source modulo 4 KiB: the faster of three 64 KiB
- * copies each way, once per process; more than twice as slow is taken as such a CPU
- * (2.9 against 48 GB/s on AMD EPYC). */
-static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
-static int aliased_slow;
-
-static uint64_t nanoseconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static void probe(void) {
-    enum { LEN = 64 << 10 };
-    char *src = aligned_alloc(4096, LEN), *dst = aligned_alloc(4096, LEN + 4096);
-    if (src && dst) {
-        memset(src, 1, LEN);
-        memset(dst, 0, LEN + 4096);
-        uint64_t best[2] = {UINT64_MAX, UINT64_MAX};
-        for (int i = 0; i < 6; i++) {
-            char *to = dst + (i & 1 ? 16 : 0);
-            uint64_t t0 = nanoseconds();
-            memcpy(to, src, LEN);
-            __asm__ volatile("" : : "r"(to) : "memory"); /* the copy is not elided */
-            uint64_t t = nanoseconds() - t0;
-            if (t < best[i & 1]) best[i & 1] = t;
-        }
-        aliased_slow = best[1] > 2 * best[0];
-    }
-    free(src);
-    free(dst);
-}
-
-/* One buffer per thread (the program's and the I/O thread's), kept until it exits. */
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static pthread_key_t bounce_key;
-static void make_key(void) {
-    (void)pthread_key_create(&bounce_key, free);
-}
+/* Reads through the bounce buffer from a page on: below it the copies' speed matters
+ * less than the second copy. */
+enum { BOUNCE_MIN = 4096 };
 
 int tw_io_read_bounced(int fd, char *mem, MPI_Offset at, MPI_Offset len, MPI_Offset *done) {
-    pthread_once(&key_once, make_key);
-    char *bounce = pthread_getspecific(bounce_key);
-    if (!bounce) {
-        if (!(bounce = aligned_alloc(4096, BOUNCE_CHUNK + 4096))) return ENOMEM;
-        if (pthread_setspecific(bounce_key, bounce)) {
-            free(bounce);
-            return ENOMEM;
-        }
-    }
+    char *bounce = tw_copy_bounce_buffer();
+    if (!bounce) return ENOMEM;
     MPI_Offset moved = 0;
     while (moved < len) {
         /* half a page from the file's page offset: neither the kernel's copy into the
          * buffer nor ours out of it is then one that slows down */
-        size_t page_off = (size_t)((at + moved + 2048) & 4095);
-        size_t chunk = len - moved < BOUNCE_CHUNK ? (size_t)(len - moved) : BOUNCE_CHUNK;
+        size_t page_off = tw_copy_bounce_offset((uintptr_t)(at + moved));
+        size_t chunk =
+            len - moved < TW_COPY_BOUNCE_CHUNK ? (size_t)(len - moved) : TW_COPY_BOUNCE_CHUNK;
         ssize_t n = pread(fd, bounce + page_off, chunk, at + moved);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
@@ -128,8 +80,7 @@ int tw_io_read_bounced(int fd, char *mem, MPI_Offset at, MPI_Offset len, MPI_Off
 
 int tw_io_move(int fd, int write, char *mem, MPI_Offset at, MPI_Offset len, MPI_Offset *done) {
     if (!write && len >= BOUNCE_MIN && tw_copy_aliased((uintptr_t)mem, (uintptr_t)at)) {
-        pthread_once(&probe_once, probe);
-        int rc = aliased_slow ? tw_io_read_bounced(fd, mem, at, len, done) : ENOMEM;
+        int rc = tw_copy_aliased_slow() ? tw_io_read_bounced(fd, mem, at, len, done) : ENOMEM;
         if (rc != ENOMEM) return rc; /* else without a buffer, as any read */
     }
     MPI_Offset moved = 0;
