@@ -8,9 +8,9 @@
 #
 # usage: bench/mpi/recv_offset.sh [BUILD_DIR]      (default build)
 #   env: ROUNDS (5), OFFSETS ("0 16"), MIN (64K), MAX (4M), RUN_TIMEOUT (120 s)
-# MPIs: tollway (BUILD_DIR/bin/mpicc), MPICH 5 and Open MPI 5 from PyPI under
-# BUILD_DIR/peers (make bench-peers-pypi), Debian's Open MPI and MPICH; each skipped
-# when absent or when it does not build.
+# MPIs: Tollway and every peer of bench/peers.sh (Debian's Open MPI 4.1 and MPICH 4.0,
+# the PyPI ones under BUILD_DIR/peers: make bench-peers-pypi), each started as
+# peers.sh starts it; skipped when absent or when it does not build.
 # Output: BUILD_DIR/bench/recv_offset/raw.csv (mpi,offset,size,round,MB/s), the commands
 # in commands.txt beside it, and a table of medians with Tollway's ratio to the best
 # peer (the median of per-round ratios) on stdout.
@@ -21,31 +21,29 @@ offsets=${OFFSETS:-0 16}
 min=${MIN:-64K} max=${MAX:-4M}
 limit=${RUN_TIMEOUT:-120}
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/peers.sh
+. "$here/../peers.sh"
 out=$build/bench/recv_offset
 mkdir -p "$out"
 raw=$out/raw.csv
 echo "mpi,offset,size,round,value" >"$raw"
 : >"$out/commands.txt"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 declare -A run
 mpis=()
-try() { # name mpicc launcher...
-    local name=$1 cc=$2
-    shift 2
+cores=$(peer_cores)
+for mpi in tollway "${PEERS_ALL[@]}"; do
+    cc=$(peer_cc "$mpi" "$build")
     if { [ -x "$cc" ] || command -v "$cc" >/dev/null; } &&
-        "$cc" -O2 -o "$out/mpibench-$name" "$here/mpibench.c" 2>"$out/build-$name.log"; then
-        mpis+=("$name")
-        run[$name]="$* $out/mpibench-$name"
+        "$cc" -O2 -o "$out/mpibench-$mpi" "$here/mpibench.c" 2>"$out/build-$mpi.log" &&
+        { [ "$mpi" != impi ] || [ -x "$build/peers/impi/bin/mpiexec" ]; }; then
+        peer_launcher "$mpi" 2 "$cores" "$build"
+        mpis+=("$mpi")
+        run[$mpi]="${cmd[*]} $out/mpibench-$mpi"
     else
-        echo "recv_offset: $name skipped (see $out/build-$name.log)" >&2
+        echo "recv_offset: $mpi skipped (see $out/build-$mpi.log)" >&2
     fi
-}
-try tollway "$build/bin/mpicc" "$build/bin/mpiexec" -n 2
-try mpich5 "$build/peers/mpich/bin/mpicc" "$build/peers/mpich/bin/mpiexec" -n 2
-try ompi5 "$build/peers/openmpi/bin/mpicc" "$build/peers/openmpi/bin/mpirun" -np 2
-try openmpi mpicc.openmpi mpirun.openmpi -np 2
-try mpich mpicc.mpich mpiexec.mpich -n 2
+done
 
 for r in $(seq 1 "$rounds"); do
     n=${#mpis[@]}
