@@ -7,12 +7,9 @@
 #ifndef TW_COMMON_ALIASED_COPY_H
 #define TW_COMMON_ALIASED_COPY_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -45,42 +42,11 @@ static inline void tw_copy_by_vectors(void *dst, const void *src, size_t n) {
     memcpy(d, s, n);
 }
 
-/* Whether this CPU is one of those: the faster of three 64 KiB memcpys each way, to a
- * destination 16 bytes past its source modulo 4 KiB and to one at the same place, once
- * per library that asks (2.9 against 48 GB/s on AMD EPYC; more than twice as slow
- * counts). The kernel's copies to and from user memory are rep movsb too: a system call
- * that copies at such a distance is worth a second copy through a buffer placed between
- * (tw_copy_bounce_offset), where this says so. */
-static pthread_once_t tw_copy_probe_once = PTHREAD_ONCE_INIT;
-static int tw_copy_probed_slow;
-
-static void tw_copy_probe(void) {
-    enum { LEN = 64 << 10 };
-    char *src = aligned_alloc(4096, LEN), *dst = aligned_alloc(4096, LEN + 4096);
-    if (src && dst) {
-        memset(src, 1, LEN);
-        memset(dst, 0, LEN + 4096);
-        int64_t best[2] = {INT64_MAX, INT64_MAX};
-        for (int i = 0; i < 6; i++) {
-            char *to = dst + (i & 1 ? 16 : 0);
-            struct timespec a, b;
-            clock_gettime(CLOCK_MONOTONIC, &a);
-            memcpy(to, src, LEN);
-            __asm__ volatile("" : : "r"(to) : "memory"); /* the copy is not elided */
-            clock_gettime(CLOCK_MONOTONIC, &b);
-            int64_t t = (int64_t)(b.tv_sec - a.tv_sec) * 1000000000 + (b.tv_nsec - a.tv_nsec);
-            if (t < best[i & 1]) best[i & 1] = t;
-        }
-        tw_copy_probed_slow = best[1] > 2 * best[0];
-    }
-    free(src);
-    free(dst);
-}
-
-static inline int tw_copy_aliased_slow(void) {
-    pthread_once(&tw_copy_probe_once, tw_copy_probe);
-    return tw_copy_probed_slow;
-}
+/* Whether this CPU is one of those (aliased_copy.c: probed once per library, the first
+ * time it is asked). The kernel's copies to and from user memory are rep movsb too: a
+ * system call that copies at such a distance is worth a second copy through a buffer
+ * placed between (tw_copy_bounce_offset), where this says so. */
+__attribute__((visibility("hidden"))) int tw_copy_aliased_slow(void);
 
 /* Where in a buffer of 4 KiB more than a chunk a chunk copied to or from address `far`
  * goes, half a page from it: neither the copy between far and the buffer nor the one
@@ -89,26 +55,10 @@ static inline size_t tw_copy_bounce_offset(uintptr_t far) {
     return (size_t)((far + 2048) & 4095);
 }
 
-/* The buffer of such copies: TW_COPY_BOUNCE_CHUNK bytes a copy, one buffer per thread
- * (kept until it exits, as the I/O thread's and the program's), NULL without memory. */
+/* The buffer of such copies: TW_COPY_BOUNCE_CHUNK + 4 KiB bytes, one per thread (kept
+ * until it exits, as the I/O thread's and the program's), NULL without memory. */
 enum { TW_COPY_BOUNCE_CHUNK = 256 << 10 };
-static pthread_once_t tw_copy_bounce_once = PTHREAD_ONCE_INIT;
-static pthread_key_t tw_copy_bounce_key;
-
-static void tw_copy_bounce_key_make(void) {
-    (void)pthread_key_create(&tw_copy_bounce_key, free);
-}
-
-static inline char *tw_copy_bounce_buffer(void) {
-    pthread_once(&tw_copy_bounce_once, tw_copy_bounce_key_make);
-    char *b = pthread_getspecific(tw_copy_bounce_key);
-    if (!b && (b = aligned_alloc(4096, TW_COPY_BOUNCE_CHUNK + 4096)) &&
-        pthread_setspecific(tw_copy_bounce_key, b)) {
-        free(b);
-        b = NULL;
-    }
-    return b;
-}
+__attribute__((visibility("hidden"))) char *tw_copy_bounce_buffer(void);
 
 /* A copy of n bytes (not overlapping) at memcpy's speed whatever the distance: by
  * vectors where rep movsb would slow down, else memcpy. */

@@ -1428,7 +1428,7 @@ static uint64_t link_rma_chunk(tw_link_ctx_t *l, int dest, const rma_req_t *r) {
      * 60 KiB chunks cost a completion each, and over tcp a delivery acknowledgement
      * each. Not from a registered slot (FI_MR_LOCAL), which holds one message. */
     if (l->rma && r->op == TW_OP_PUT && !l->mr_local && r->total > REMOTE_CHUNK_MAX &&
-        r->total <= l->write_max && !r->offset && native_target(l, dest, r, r->total))
+        r->total <= l->write_max && native_target(l, dest, r, r->total))
         return r->total;
     return REMOTE_CHUNK_MAX;
 }
