@@ -384,8 +384,9 @@ static const setting_row_t rows[TW_SETTING_COUNT] = {
                                         "device first; messages, executed by the target's "
                                         "device as over udp; auto, native on a hardware "
                                         "provider, and on a software one (tcp, shm…) native "
-                                        "for puts of 128 KiB or more only, where shorter "
-                                        "ones and gets are faster as messages"},
+                                        "for puts of 128 KiB or more only (below, a "
+                                        "rendezvous was slower natively), gets and shorter "
+                                        "puts as messages"},
                             NUMBER(ofi_rma)},
     [TW_SETTING_PROGRESS_THREAD] = {{.name = "TW_PROGRESS_THREAD",
                                      .type = TW_SETTING_BOOLEAN,
