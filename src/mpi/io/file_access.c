@@ -200,7 +200,7 @@ static void collective_end(tw_io_file_t *f, access_t *a, int *rc) {
          * without the sync-barrier-sync the standard asks for): the data is in the page
          * cache once every rank's write has returned. A read leaves nothing for others
          * to see, and an ordered write's ranks already waited for rank 0's answer, as
-         * ROMIO's wait for the rank before: across nodes the barrier was a third round
+         * ROMIO's wait for the rank before: across nodes the barrier was a second round
          * trip of every ordered access. */
         if (a->write && a->where != ORDERED) MPI_Barrier(f->comm);
         return;
