@@ -269,6 +269,10 @@ tw_udp_liveness_t *tw_udp_liveness_open(const tw_siphash_key_t *key, uint32_t se
 void tw_udp_liveness_close(tw_udp_liveness_t *lv) {
     if (!lv) return;
     atomic_store_explicit(&lv->stop, 1, memory_order_release);
+    /* wakes the thread's ppoll now (Linux wakes a shut-down socket's pollers, connected
+     * or not): otherwise a job's end waited up to half a probe interval for it, 0.5 s
+     * at the default timeout, in every process */
+    shutdown(lv->fd, SHUT_RDWR);
     pthread_join(lv->thread, NULL);
     close(lv->fd);
     free(lv->peers);
