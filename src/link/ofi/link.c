@@ -1582,7 +1582,7 @@ static const char *const fabric_devices[] = {
  * asks libfabric nothing: its first fi_getinfo starts every provider it has, which here
  * took 0.37 s and 0.18 s of CPU time in each process (psm's library sleeping in its
  * start, /proc/kallsyms read twice), for no provider but software ones. */
-static int fabric_device_present(void) {
+int tw_link_ofi_device_present(void) {
     for (size_t i = 0; i < sizeof fabric_devices / sizeof fabric_devices[0]; i++) {
         glob_t g;
         int found = glob(fabric_devices[i], GLOB_NOSORT, NULL, &g) == 0 && g.gl_pathc > 0;
@@ -1596,7 +1596,7 @@ static int fabric_device_present(void) {
  * asked when a device is there for one, or when FI_PROVIDER names the providers. */
 static int link_chosen_by_auto(void) {
     static int chosen = -1; /* asked once a process: fi_getinfo looks at every provider */
-    if (chosen < 0 && !getenv("FI_PROVIDER") && !fabric_device_present()) chosen = 0;
+    if (chosen < 0 && !getenv("FI_PROVIDER") && !tw_link_ofi_device_present()) chosen = 0;
     if (chosen < 0) {
         struct fi_info *all = ask(FI_MSG);
         chosen = all && !software_provider(all->fabric_attr->prov_name);
@@ -1633,7 +1633,7 @@ static int link_probe(size_t segment_size, char *note, size_t cap) {
     if (at < cap)
         snprintf(note + at, cap - at, "; TW_LINK=auto opens it: %s",
                  software_provider(all->fabric_attr->prov_name) ? "no (a software provider)"
-                 : fabric_device_present() || getenv("FI_PROVIDER")
+                 : tw_link_ofi_device_present() || getenv("FI_PROVIDER")
                      ? "yes (a hardware provider)"
                      : "no (no device for a hardware provider here)");
     lib.freeinfo(all);

@@ -11,6 +11,10 @@
 
 extern const tw_link_t tw_link_ofi;
 
+/* 1 when this node has a device one of libfabric's hardware providers could drive:
+ * TW_LINK=auto asks libfabric only then, or when FI_PROVIDER is set. */
+int tw_link_ofi_device_present(void);
+
 /* What a message holds before the device message (message.h): the sender's rank, which
  * the endpoint does not report, and its place in the sender's stream to this receiver.
  * A provider keeps the order in which messages are matched to receives, not always the
