@@ -30,9 +30,9 @@ package: build
 	$(CMAKE) --build $(BUILD) --target package
 
 # The plain pass, with mpi4py's environment and build (PyPI, then one compiler process)
-# beside it; then the sanitizer passes and mpi4py's suite side by side (the suite's
-# ranks outnumber the cores and leave a third of them idle; ThreadSanitizer's tests
-# sleep through timeouts), each one's output whole when it ends.
+# beside it; then mpi4py's suite and the sanitizer passes side by side (the suite's
+# ranks leave cores idle while they wait on each other, ThreadSanitizer's tests sleep
+# through timeouts), each one's output whole when it ends.
 test:
 	@$(MAKE) --no-print-directory -j2 test-main test-mpi4py-prepare
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-mpi4py test-asan test-tsan
@@ -81,7 +81,7 @@ test-mpi4py-prepare: build
 # those across two namespace hosts (the programs the one-node tests run, over the same
 # links), 623 tests and 428 s on 2 cores.
 # Debug information is line tables only (-g1): what a sanitizer's report prints, file and
-# line, at a fifth of the time -g took for tests/mpi/ops.c (3.8 s against 29; the whole
+# line, in an eighth of the time -g took for tests/mpi/ops.c (3.8 s against 29; the whole
 # build 117 s against 146). One ctest for both sets, so that the units' longest waits
 # overlap the multi-process tests.
 ASAN_BUILD = @$(CMAKE) -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=address,undefined \
