@@ -30,9 +30,9 @@ package: build
 	$(CMAKE) --build $(BUILD) --target package
 
 # The phases in turn, but mpi4py's environment and build (PyPI, then one compiler
-# process) beside the plain pass. Not the later phases side by side: their ranks, each
-# sure of a core, waited by polling, and mpi4py's suite on 2 ranks took 317 s beside
-# the sanitizer passes against 80 s alone (the three 445 s, against some 360 in turn).
+# process) beside the plain pass. The later phases side by side gained nothing: their
+# ranks, each sure of a core, waited by polling (mpi4py's suite on 2 ranks took 317 s
+# beside the sanitizer passes, 80 s alone), and the three took 445 s so, 442 in turn.
 test:
 	@$(MAKE) --no-print-directory -j2 test-main test-mpi4py-prepare
 	@$(MAKE) --no-print-directory test-asan test-tsan test-mpi4py
