@@ -82,16 +82,14 @@ test-mpi4py-prepare: build
 # links), 623 tests and 428 s on 2 cores.
 # Debug information is line tables only (-g1): what a sanitizer's report prints, file and
 # line, in an eighth of the time -g took for tests/mpi/ops.c (3.8 s against 29; the whole
-# build 117 s against 146). One ctest for both sets, so that the units' longest waits
-# overlap the multi-process tests.
+# build 117 s against 146).
 ASAN_BUILD = @$(CMAKE) -S . -B $(BUILD)/asan $(GENERATOR) -DCMAKE_BUILD_TYPE=Debug -DTW_SANITIZE=address,undefined \
 	  -DCMAKE_C_FLAGS_DEBUG="-g1 -O1" >/dev/null && $(CMAKE) --build $(BUILD)/asan -j $(JOBS)
 ASAN_ENV = $(CORES) && export LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan_suppressions.txt
 test-asan:
 	$(ASAN_BUILD)
-	cd $(BUILD)/asan && $(ASAN_ENV) && \
-	  $(CTEST) -R "$$(python3 $(CURDIR)/tests/once_per_program.py --every . -L unit -LE mp)|$$(python3 \
-	    $(CURDIR)/tests/once_per_program.py . -L mp -LE 'net|waits')|^net_insider"
+	cd $(BUILD)/asan && $(ASAN_ENV) && $(CTEST) -L unit -LE mp && \
+	  $(CTEST) -R "$$(python3 $(CURDIR)/tests/once_per_program.py . -L mp -LE 'net|waits')|^net_insider"
 
 test-asan-all:
 	$(ASAN_BUILD)

@@ -2,9 +2,7 @@
 sanitizer pass of `make test` runs every program the tests run once (on 2 to 4 ranks
 where a test runs it so, then with the fewest settings of its own, the fewest ranks, the
 shortest name) rather than each of its variants, which `make test-asan-all` runs.
-With --every, the regex names every test of the selection (for a set ctest cannot select
-with one -L, -LE and -R: `make test-asan` runs the units and the programs in one ctest).
-usage: once_per_program.py [--every] BUILD_DIR [CTEST SELECTION ARGS...] | --self-test"""
+usage: once_per_program.py BUILD_DIR [CTEST SELECTION ARGS...] | --self-test"""
 import json
 import os
 import re
@@ -65,15 +63,12 @@ def self_test():
 def main(argv):
     if argv[1:] == ["--self-test"]:
         return self_test()
-    every = argv[1:2] == ["--every"]
-    if every:
-        argv = argv[:1] + argv[2:]
     data = json.loads(subprocess.check_output(["ctest", "--show-only=json-v1"] + argv[2:], cwd=argv[1]))
     tests = []
     for t in data["tests"]:
         props = {p["name"]: p["value"] for p in t.get("properties", [])}
         tests.append((t["name"], t.get("command", []), props.get("ENVIRONMENT", [])))
-    names = sorted(t[0] for t in tests) if every else choose(tests, os.path.abspath(argv[1]))
+    names = choose(tests, os.path.abspath(argv[1]))
     if not names:
         print("once_per_program: the selection has no test", file=sys.stderr)
         return 1
