@@ -211,6 +211,11 @@ typedef struct MPI_Status {
 /* A peer process failed (was declared lost): Open MPI's ULFM value. Each lost peer
  * has its own error code of this class, whose MPI_Error_string names it and why. */
 #define MPIX_ERR_PROC_FAILED 75
+/* ULFM's other classes, named as MPICH and Open MPI name them, so that a program's
+ * checks of them compile and a face's values of them keep their meaning; Tollway has
+ * no pending-failure or revoke state and reports neither */
+#define MPIX_ERR_PROC_FAILED_PENDING 82
+#define MPIX_ERR_REVOKED             83
 #define MPI_ERR_LASTCODE     0x3fffffff
 
 /* environment */

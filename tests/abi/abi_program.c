@@ -297,6 +297,78 @@ static void point_to_point(void) {
     many_requests(right, left);
 }
 
+/* ---- what a call leaves in the program's statuses ----
+ * A status a call did not fill (MPI_Iprobe and MPI_Test that say "not yet") keeps the
+ * program's values; so do the MPI_ERROR fields of an array of statuses when no request
+ * failed (the array is filled but for them); an empty status says MPI_ANY_SOURCE. */
+static void statuses_kept(int right, int left) {
+    MPI_Status s;
+    s.MPI_SOURCE = 1234, s.MPI_TAG = 5678, s.MPI_ERROR = MPI_ERR_OTHER;
+    int flag = -1;
+    OK(MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &flag, &s));
+    CHECK(!flag && s.MPI_SOURCE == 1234 && s.MPI_TAG == 5678 && s.MPI_ERROR == MPI_ERR_OTHER,
+          "MPI_Iprobe with nothing to find changed the status: flag %d, %d %d %d", flag,
+          s.MPI_SOURCE, s.MPI_TAG, s.MPI_ERROR);
+    MPI_Request r;
+    int in = -1, out = rank;
+    OK(MPI_Irecv(&in, 1, MPI_INT, left, 998, MPI_COMM_WORLD, &r));
+    OK(MPI_Test(&r, &flag, &s));
+    CHECK(!flag && s.MPI_SOURCE == 1234 && s.MPI_TAG == 5678,
+          "MPI_Test of a receive not yet matched changed the status: flag %d, %d %d", flag,
+          s.MPI_SOURCE, s.MPI_TAG);
+    OK(MPI_Barrier(MPI_COMM_WORLD)); /* every rank tested before any sends */
+    OK(MPI_Send(&out, 1, MPI_INT, right, 998, MPI_COMM_WORLD));
+    OK(MPI_Wait(&r, &s));
+    CHECK(in == left && s.MPI_SOURCE == left && s.MPI_TAG == 998, "the receive: %d from %d tag %d",
+          in, s.MPI_SOURCE, s.MPI_TAG);
+    MPI_Request rs[2];
+    MPI_Status st[2];
+    st[0].MPI_ERROR = st[1].MPI_ERROR = MPI_ERR_OTHER;
+    OK(MPI_Irecv(&in, 1, MPI_INT, left, 997, MPI_COMM_WORLD, &rs[0]));
+    OK(MPI_Isend(&out, 1, MPI_INT, right, 997, MPI_COMM_WORLD, &rs[1]));
+    OK(MPI_Waitall(2, rs, st));
+    CHECK(st[0].MPI_SOURCE == left && st[0].MPI_ERROR == MPI_ERR_OTHER &&
+              st[1].MPI_ERROR == MPI_ERR_OTHER,
+          "MPI_Waitall's statuses: source %d, errors %d %d (the program's were kept: %d)",
+          st[0].MPI_SOURCE, st[0].MPI_ERROR, st[1].MPI_ERROR, MPI_ERR_OTHER);
+    MPI_Request none = MPI_REQUEST_NULL;
+    OK(MPI_Request_get_status(none, &flag, &s));
+    CHECK(flag && s.MPI_SOURCE == MPI_ANY_SOURCE && s.MPI_TAG == MPI_ANY_TAG,
+          "MPI_Request_get_status of MPI_REQUEST_NULL: flag %d source %d tag %d", flag,
+          s.MPI_SOURCE, s.MPI_TAG);
+#if MPI_VERSION > 4 || (MPI_VERSION == 4 && MPI_SUBVERSION >= 1)
+    int v = 0;
+    OK(MPI_Status_set_source(&s, MPI_PROC_NULL));
+    OK(MPI_Status_get_source(&s, &v));
+    CHECK(v == MPI_PROC_NULL && s.MPI_SOURCE == MPI_PROC_NULL,
+          "MPI_Status_set_source/get_source of MPI_PROC_NULL gave %d (field %d)", v, s.MPI_SOURCE);
+    s.MPI_SOURCE = MPI_ANY_SOURCE;
+    OK(MPI_Status_get_source(&s, &v));
+    CHECK(v == MPI_ANY_SOURCE, "MPI_Status_get_source of MPI_ANY_SOURCE gave %d", v);
+#endif
+}
+
+/* ---- MPI_Comm_idup: the handle comes when the request completes ---- */
+static void idup_later(void) {
+#if HAVE_MPI_4 || MPI_VERSION >= 3
+    MPI_Comm dup = MPI_COMM_WORLD;
+    MPI_Request r;
+    OK(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &r));
+    /* other work in between, on this frame's stack and the next ones' */
+    int v = rank, sum = -1;
+    OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK(dup != MPI_COMM_NULL && dup != MPI_COMM_WORLD, "MPI_Comm_idup gave no new communicator");
+    int n = -1, result = -1;
+    OK(MPI_Comm_size(dup, &n));
+    OK(MPI_Comm_compare(MPI_COMM_WORLD, dup, &result));
+    CHECK(n == size && result == MPI_CONGRUENT, "the idup's size %d, comparison %d", n, result);
+    OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, dup));
+    CHECK(sum == size * (size - 1) / 2, "an MPI_Allreduce on the idup gave %d", sum);
+    OK(MPI_Comm_free(&dup));
+#endif
+}
+
 static void communicators_groups(void) {
     MPI_Comm dup;
     OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
@@ -644,6 +716,8 @@ int main(int argc, char **argv) {
     }
     reductions();
     point_to_point();
+    statuses_kept((rank + 1) % size, (rank + size - 1) % size);
+    idup_later();
     communicators_groups();
     datatypes();
     info_win_file();

@@ -214,6 +214,29 @@ ABI_CALLS = {
     "MPI_Abi_get_fortran_booleans": """    return tw_face_fortran_booleans(logical_size, logical_true, logical_false, is_set, 0);""",
     "MPI_Abi_set_fortran_booleans": """    return tw_face_fortran_booleans(logical_size, logical_true, logical_false, NULL, 1);""",
 }
+# MPI_Get_version in a face: Tollway's version, or the face's ABI's where that is older
+# (the table's "reports", else its header's): a program built for Open MPI 5 that saw
+# 4.1 would use what its ABI lacks (mpi4py took MPI_COMM_TYPE_RESOURCE_GUIDED,
+# MPI_UNDEFINED there, for a real split type)
+GET_VERSION_BODY = """    int rc = tw_mpi_api_MPI_Get_version(version, subversion);
+    if (rc == 0 && version && subversion &&
+        (*version > TW_FACE_VERSION || (*version == TW_FACE_VERSION && *subversion > TW_FACE_SUBVERSION))) {
+        *version = TW_FACE_VERSION;
+        *subversion = TW_FACE_SUBVERSION;
+    }
+    return error_out(rc);"""
+# MPI_Comm_idup and MPI_Comm_idup_with_info: the duplicate's handle comes when the
+# request completes, long after the call returned: handed to idup_deliver, which writes
+# the program's handle (a native one written into the call's own variable then would
+# land on a stack long gone)
+IDUP_DELIVER = """/* the handle of a duplicate MPI_Comm_idup made, into the program's (comm_idup.c) */
+static void idup_deliver(void *slot, int handle) {
+    *(MPI_Comm *)slot = comm_out(handle);
+}"""
+IDUP_BODY = """    int request_n = 0;{info}
+    int rc = tw_mpi_comm_idup_deliver(comm_in(comm), {info_arg}, idup_deliver, newcomm, request ? &request_n : NULL);
+    if (request && (request_n || rc == 0)) *request = request_out(request_n);
+    return error_out(rc);"""
 # MPI_X_toint / MPI_X_fromint: a handle is an int in a pointer (tw_face_handle_*)
 TOINT = re.compile(r"MPI_(\w+)_(toint|fromint)$")
 F2C = re.compile(r"MPI_(\w+)_(c2f|f2c)$")
@@ -396,8 +419,10 @@ class Face:
             names = [n for n in self.values if pat.match(n) and n != "MPI_ERR_LASTCODE"]
         rows = []
         for n in names:
-            if n in self.values and n in self.native:
-                rows.append((n, self.values[n], self.native[n]))
+            # ULFM's classes are MPI_ in Open MPI's header, MPIX_ in Tollway's
+            native = n if n in self.native else n.replace("MPI_", "MPIX_", 1)
+            if n in self.values and native in self.native:
+                rows.append((n, self.values[n], self.native[native]))
         return rows
 
     def identity(self, g):
@@ -455,6 +480,17 @@ def group_fn(face, g, direction):
             continue
         seen.add(s)
         lines.append(f"    case {s}: return {d}; /* {n} */")
+    if direction == "in" and g == "error":
+        # an error class of the face's that Tollway lacks (Open MPI 5's MPI_ERR_REVOKED):
+        # taken as it is, its value would name another native class; it is unknown here
+        pat = re.compile(f"^({how})")
+        native_values = {x for _, _, x in rows}
+        for n, v in sorted(face.values.items(), key=lambda kv: kv[1]):
+            if (pat.match(n) and n != "MPI_ERR_LASTCODE" and n not in face.native and
+                    n.replace("MPI_", "MPIX_", 1) not in face.native and isinstance(v, int) and
+                    v not in seen and v in native_values):
+                seen.add(v)
+                lines.append(f"    case {v}: return {face.native['MPI_ERR_UNKNOWN']}; /* {n}: not Tollway's */")
     if direction == "in" and g not in GROUP_OPEN and ctype == "int":
         # a native special value no value of the face's stands for: were the program to
         # pass it, it would not mean what the program meant (the face's -1 is no
@@ -647,7 +683,10 @@ def pointer_fns(face):
 # MPI_SUCCESS, 0 in every ABI: so a single status's error field is neither translated
 # nor written by the face (a face's own layout copies the program's value into the
 # native status before the call and back after it), and a program's value there is
-# kept. An array's statuses carry errors (MPI_ERR_IN_STATUS): those are translated.
+# kept. An array's statuses carry errors only when the call fails with
+# MPI_ERR_IN_STATUS: then they are translated, else the program's values stay (as
+# MPICH and Open MPI leave them; mpi4py checks). A call with a flag (MPI_Iprobe,
+# MPI_Test, ...) that says "not yet" wrote no status: the program's is left as it was.
 
 
 def own_status_fns(face):
@@ -666,9 +705,14 @@ def own_status_fns(face):
            "static inline void status_in(const MPI_Status *s, tw_native_status *n) {",
            f"    n->source = {src_in}(s->MPI_SOURCE);", f"    n->tag = {tag_in}(s->MPI_TAG);",
            f"    n->error = {err_in}(s->MPI_ERROR);", "    tw_face_status_count_in(s, n);", "}",
-           "/* n statuses out of a native array into the program's, then the array given back */",
-           "static void statuses_out(tw_native_status *n, MPI_Status *s, int count, tw_native_status *small) {",
-           "    for (int i = 0; i < count; i++) status_out(&n[i], &s[i]);",
+           "/* n statuses out of a native array into the program's, then the array given back;",
+           " * their error fields only when the call failed with MPI_ERR_IN_STATUS (SINGLE_STATUS) */",
+           "static void statuses_out(tw_native_status *n, MPI_Status *s, int count, tw_native_status *small, int rc) {",
+           "    for (int i = 0; i < count; i++) {",
+           "        int error = s[i].MPI_ERROR;",
+           "        status_out(&n[i], &s[i]);",
+           "        if (rc != MPI_ERR_IN_STATUS_NATIVE) s[i].MPI_ERROR = error;",
+           "    }",
            "    if (n != small) tw_face_statuses_give(n);", "}"]
     return "\n".join(out)
 
@@ -691,13 +735,24 @@ def status_fns(face):
         if fn:
             out.append(f"    s->{field} = {fn}(s->{field});")
     out.append("}")
-    out.append("/* n native statuses packed at the front of the face's array: spread, last first */")
-    out.append("static void statuses_unpack(MPI_Status *a, int n) {")
+    out.append("/* Before a call that fills n statuses of the face's array, packed at its front as")
+    out.append(" * native ones when the face's are larger: the program's error fields moved where the")
+    out.append(" * native ones will be (first first), which the call leaves alone (SINGLE_STATUS) */")
+    out.append("static void statuses_pack_errors(MPI_Status *a, int n) {")
+    out.append("    if (sizeof(MPI_Status) == sizeof(tw_native_status)) return;")
+    out.append("    for (int i = 0; i < n; i++) {")
+    out.append("        int error = a[i].MPI_ERROR;")
+    out.append("        memcpy((char *)a + i * sizeof(tw_native_status) + offsetof(tw_native_status, error), &error, sizeof error);")
+    out.append("    }")
+    out.append("}")
+    out.append("/* n native statuses packed at the front of the face's array: spread, last first;")
+    out.append(" * their error fields translated only after MPI_ERR_IN_STATUS (SINGLE_STATUS) */")
+    out.append("static void statuses_unpack(MPI_Status *a, int n, int rc) {")
     out.append("    for (int i = n - 1; i >= 0; i--) {")
     out.append("        tw_native_status t;")
     out.append("        memcpy(&t, (char *)a + i * sizeof t, sizeof t);")
     out.append("        memcpy(&a[i], &t, sizeof t);")
-    out.append("        status_fix(&a[i]);")
+    out.append("        if (rc == MPI_ERR_IN_STATUS_NATIVE) status_fix(&a[i]); else status_fix_single(&a[i]);")
     out.append("    }")
     out.append("}")
     # the reverse, for a program's callback (a generalized request's query)
@@ -750,18 +805,28 @@ def contents_fn(face):
     too) in the face's terms."""
     nat = face.native
     conv_ = {g: (f"{g}_out" if not face.identity(g) else "") for g in ("order", "distribute", "darg")}
-    out = ["static void contents_integers_out(int type, int max, int *ints) {",
+    out = ["/* large: the integers MPI_Type_get_contents_c gave (a type made by a _c constructor",
+           " * keeps its sizes among the large counts: a darray's gsizes are then no integers) */",
+           "static void contents_integers_out(int type, MPI_Count max, int *ints, int large) {",
            "    int ni, na, nd, combiner;",
-           "    if (tw_mpi_api_MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != 0 || ni > max) return;",
-           f"    if (combiner == {nat['MPI_COMBINER_SUBARRAY']} && ni >= 1) {{ /* ndims, sizes, subsizes, starts, order */",
+           "    MPI_Count nic, nac, nlc, ndc;",
+           "    if (large) {",
+           "        if (tw_mpi_api_MPI_Type_get_envelope_c(type, &nic, &nac, &nlc, &ndc, &combiner) != 0 || nic > INT_MAX) return;",
+           "        ni = (int)nic;",
+           "    } else if (tw_mpi_api_MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != 0) {",
+           "        return;",
+           "    }",
+           "    if (ni > max) return;",
+           f"    if (combiner == {nat['MPI_COMBINER_SUBARRAY']} && ni >= 1) {{ /* ndims, [sizes, subsizes, starts,] order */",
            f"        ints[ni - 1] = {conv_['order']}(ints[ni - 1]);",
            f"    }} else if (combiner == {nat['MPI_COMBINER_DARRAY']} && ni >= 4) {{",
-           "        /* size, rank, ndims, gsizes, distribs, dargs, psizes, order */",
-           "        int n = ints[2];",
-           "        if (n < 0 || 4 * n + 4 != ni) return;",
+           "        /* size, rank, ndims, [gsizes,] distribs, dargs, psizes, order */",
+           "        int n = ints[2], g = n;",
+           "        if (n >= 0 && 3 * n + 4 == ni) g = 0;",
+           "        else if (n < 0 || 4 * n + 4 != ni) return;",
            "        for (int i = 0; i < n; i++) {",
-           f"            ints[3 + n + i] = {conv_['distribute']}(ints[3 + n + i]);",
-           f"            ints[3 + 2 * n + i] = {conv_['darg']}(ints[3 + 2 * n + i]);",
+           f"            ints[3 + g + i] = {conv_['distribute']}(ints[3 + g + i]);",
+           f"            ints[3 + g + n + i] = {conv_['darg']}(ints[3 + g + n + i]);",
            "        }",
            f"        ints[ni - 1] = {conv_['order']}(ints[ni - 1]);",
            "    }", "}"]
@@ -785,9 +850,10 @@ class FaceCall:
         p = self.p
         for q in p.fixed:
             self.param(q)
-        if p.name == "MPI_Type_get_contents":
+        if p.name in ("MPI_Type_get_contents", "MPI_Type_get_contents_c"):
+            large = int(p.name.endswith("_c"))
             self.post.append("if (rc == 0 && array_of_integers) "
-                             "contents_integers_out(datatype_in(datatype), max_integers, array_of_integers);")
+                             f"contents_integers_out(datatype_in(datatype), max_integers, array_of_integers, {large});")
         key = ATTR_GET_CALLS.get(p.name)
         if key and attr_value_fn(self.face):
             # a predefined attribute whose value is a constant of a group (MPI_HOST is
@@ -850,12 +916,17 @@ class FaceCall:
                 if length is None:
                     raise ValueError(f"{n}: an array of statuses of unknown length (ARRAY_LENGTHS)")
                 self.args.append(f"(tw_native_status *){n}")
+                most = "incount" if length.startswith("*") else length
+                self.pre.append(f"if ({n} && {most} > 0) statuses_pack_errors({n}, {most});")
                 cond = f"{n} && {length[1:]} && {length} > 0" if length.startswith("*") else f"{n} && {length} > 0"
-                self.cleanup.append(f"if ({cond}) statuses_unpack({n}, {length});")
+                if self.flagged():
+                    cond += " && flag && *flag"
+                self.cleanup.append(f"if ({cond}) statuses_unpack({n}, {length}, rc);")
             else:
                 self.args.append(f"({'const ' if const else ''}tw_native_status *){n}")
                 if not const and not passthrough:
-                    self.cleanup.append(f"if ({n}) status_fix_single({n});")
+                    written = " && flag && *flag" if self.flagged() else ""
+                    self.cleanup.append(f"if ({n}{written}) status_fix_single({n});")
             return
         if re.match(r"MPI_\w+_function", base):
             raise ValueError(f"{n}: a callback ({base}): needs a trampoline (CALLBACK_BODIES)")
@@ -876,6 +947,10 @@ class FaceCall:
             self.args.append(f"weights_in({n})" if const else n)
             return
         group = PARAM_GROUPS.get(key, KIND_GROUPS.get(q.kind)) if key not in PARAM_GROUPS else PARAM_GROUPS[key]
+        if group and not self.face.own_status and re.match(r"MPI_Status_[gs]et_(source|tag|error)$", self.p.name):
+            # a status of the native layout holds the face's values (status_fix wrote
+            # them): what the program reads or writes there passes as it is
+            group = None
         if group and base in ("int", "MPI_Offset", "MPI_T_cb_safety", "MPI_T_source_order"):
             if is_array:
                 length = ARRAY_LENGTHS.get(key)
@@ -931,7 +1006,9 @@ class FaceCall:
             self.pre.append(self.no_memory(f"{given} && {most} > 0 && !{n}_n"))
             self.args.append(f"{n}_n")
             count = f"({length[1:]} && {length} > 0 ? {length} : 0)" if length.startswith("*") else length
-            self.cleanup.append(f"if ({n}_n) statuses_out({n}_n, {n}, {count}, {n}_small);")
+            if self.flagged():
+                count = f"(flag && *flag ? {count} : 0)"
+            self.cleanup.append(f"if ({n}_n) statuses_out({n}_n, {n}, {count}, {n}_small, rc);")
             return
         passthrough = re.match(r"MPI_(Get_count|Get_elements|Test_cancelled|Status_)", self.p.name)
         self.pre.append(f"tw_native_status {n}_n;")
@@ -942,7 +1019,12 @@ class FaceCall:
         self.args.append(f"{given} ? &{n}_n : NULL")
         if not const:
             single = "status_out" if passthrough else "status_out_single"
-            self.cleanup.append(f"if ({given}) {single}(&{n}_n, {n});")
+            written = " && flag && *flag" if self.flagged() else ""
+            self.cleanup.append(f"if ({given}{written}) {single}(&{n}_n, {n});")
+
+    def flagged(self):
+        """The call says with an out flag whether it gave its statuses (SINGLE_STATUS)."""
+        return any(q.name == "flag" for q in self.p.fixed) and not re.match(r"MPI_(Test_cancelled|Status_)", self.p.name)
 
     def text(self):
         p = self.p
@@ -952,6 +1034,12 @@ class FaceCall:
         m = TOINT.match(p.name)
         if p.name in ABI_CALLS:
             out.append(ABI_CALLS[p.name])
+        elif p.name == "MPI_Get_version":
+            out.append(GET_VERSION_BODY)
+        elif p.name == "MPI_Comm_idup":
+            out.append(IDUP_BODY.format(info="", info_arg="NULL"))
+        elif p.name == "MPI_Comm_idup_with_info":
+            out.append(IDUP_BODY.format(info="\n    int info_n = info_in(info);", info_arg="&info_n"))
         elif m and m.group(2) == "toint":
             arg = p.fixed[0].name
             out.append(f"    return (int)(uintptr_t){arg};")
@@ -1270,7 +1358,7 @@ def emit_face_c(face, procs):
     out = [f"/* {GENERATED}",
            f" * The {face.name} face ({face.t['soname']}): every call of {face.t['header']} as PMPI_X,",
            " * MPI_X a weak alias, translating at the edge and calling the native bodies. */",
-           "#include <limits.h>", "#include <pthread.h>", "#include <stdint.h>", "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", "",
+           "#include <limits.h>", "#include <pthread.h>", "#include <stddef.h>", "#include <stdint.h>", "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", "",
            f"#include <{face.t['header']}>", "", '#include "mpi/bindings/face.h"',
            *([f'#include "{face.t["hooks"]}"'] if face.t.get("hooks") else []), "",
            "/* clang-format off */",
@@ -1280,9 +1368,12 @@ def emit_face_c(face, procs):
            *([] if face.own_status else [f"_Static_assert(sizeof(MPI_Status) >= sizeof(tw_native_status), "
                                           "\"a native status fits in the face's\");"]),
            f"#define TW_FACE_DUP_FN {face.dup_fn}",
+           "#define TW_FACE_VERSION {}\n#define TW_FACE_SUBVERSION {}".format(
+               *face.t.get("reports", [v for n, v in face.t["version"] if n in ("MPI_VERSION", "MPI_SUBVERSION")])),
            "_Static_assert(sizeof(MPI_Aint) == 8 && sizeof(MPI_Count) == 8 && sizeof(MPI_Offset) == 8, "
            "\"the integer types are the native ones\");",
            f"#define MPI_ERR_NO_MEM_NATIVE {nat['MPI_ERR_NO_MEM']}",
+           f"#define MPI_ERR_IN_STATUS_NATIVE {nat['MPI_ERR_IN_STATUS']}",
            f"#define MPI_T_ERR_MEMORY_NATIVE {nat['MPI_T_ERR_MEMORY']}",
            f"#define INFO_NULL_NATIVE {nat['MPI_INFO_NULL']:#x}",
            "#define TW_FACE_SMALL 16", ""]
@@ -1296,6 +1387,7 @@ def emit_face_c(face, procs):
     out.append(handle_fns(face))
     out.append(pointer_fns(face))
     out.append(status_fns(face))
+    out.append(IDUP_DELIVER)
     out.append(attr_value_fn(face) or "")
     if face.t.get("abi_calls", True):
         out.append("static int tw_face_fortran_info = INFO_NULL_NATIVE;")

@@ -25,6 +25,9 @@
 #include "mpi/coll/schedule.h"
 #include "mpi/env/state.h"
 #include "mpi/comm_create/topology.h"
+#include "mpi/bindings/face.h"
+#include "mpi/env/thread.h"
+#include "mpi/pt2pt/channel.h"
 
 enum { WORDS = TW_MPI_COMMS / 64 };
 
@@ -33,7 +36,8 @@ uint64_t tw_mpi_comm_held[TW_MPI_COMMS / 64];
 
 typedef struct idup {
     tw_mpi_comm_t *parent;
-    MPI_Comm *newcomm;
+    tw_mpi_handle_deliver_fn *deliver; /* writes the new handle into slot */
+    void *slot;
     uint64_t mine[WORDS], all[WORDS];
     int entry; /* the entry picked this round; -1: none free */
     int can, everyone_can;
@@ -107,7 +111,7 @@ static void settle(tw_sched_t *s, void *arg) {
             c->local_world = local;
         }
         c->hints = d->hints;
-        *d->newcomm = c->handle;
+        d->deliver(d->slot, c->handle);
     }
     free(d);
 }
@@ -157,14 +161,15 @@ static void round_of(tw_sched_t *s, idup_t *d) {
 }
 
 /* Both calls: the hints are read at the call, as the program may free the info
- * before the duplicate is made. */
-static int idup(const char *call, MPI_Comm comm, const MPI_Info *info, MPI_Comm *newcomm,
-                MPI_Request *request) {
+ * before the duplicate is made. The new handle is known only when the duplicate is
+ * made: deliver writes it into slot then (and MPI_COMM_NULL now). */
+static int idup(const char *call, MPI_Comm comm, const MPI_Info *info,
+                tw_mpi_handle_deliver_fn *deliver, void *slot, MPI_Request *request) {
     NEED_INIT(call);
     tw_mpi_comm_t *p = tw_mpi_comm_get(comm);
     if (!p) return tw_mpi_error(NULL, call, MPI_ERR_COMM, NULL);
     if (info && !tw_mpi_info_ok(*info)) return tw_mpi_error(p, call, MPI_ERR_INFO, NULL);
-    if (!newcomm) return tw_mpi_error(p, call, MPI_ERR_ARG, "newcomm is NULL");
+    if (!slot) return tw_mpi_error(p, call, MPI_ERR_ARG, "newcomm is NULL");
     if (!request) return tw_mpi_error(p, call, MPI_ERR_REQUEST, "request is NULL");
     tw_sched_t *s = tw_sched_new(p);
     idup_t *d = calloc(1, sizeof *d);
@@ -177,18 +182,34 @@ static int idup(const char *call, MPI_Comm comm, const MPI_Info *info, MPI_Comm 
         return tw_mpi_error(p, call, MPI_ERR_NO_MEM, NULL);
     }
     d->parent = p;
-    d->newcomm = newcomm;
+    d->deliver = deliver;
+    d->slot = slot;
     d->hints = info ? tw_mpi_comm_hints(*info, 0) : p->hints; /* info's, not p's */
-    *newcomm = MPI_COMM_NULL;
+    deliver(slot, MPI_COMM_NULL);
     round_of(s, d);
     int rc = tw_sched_start(s, request);
     return rc ? tw_mpi_error(p, call, rc, NULL) : MPI_SUCCESS;
 }
 
+static void write_handle(void *slot, int handle) {
+    *(MPI_Comm *)slot = handle;
+}
+
 int MPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request) {
-    return idup("MPI_Comm_idup", comm, NULL, newcomm, request);
+    return idup("MPI_Comm_idup", comm, NULL, write_handle, newcomm, request);
 }
 
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request) {
-    return idup("MPI_Comm_idup_with_info", comm, &info, newcomm, request);
+    return idup("MPI_Comm_idup_with_info", comm, &info, write_handle, newcomm, request);
+}
+
+int tw_mpi_comm_idup_deliver(int comm, const int *info, tw_mpi_handle_deliver_fn *deliver,
+                             void *slot, int *request) {
+    const char *call = info ? "MPI_Comm_idup_with_info" : "MPI_Comm_idup";
+    if (!__builtin_expect(tw_mpi_threads_on, 0))
+        return idup(call, comm, info, deliver, slot, request);
+    unsigned took = tw_mpi_lock_set(TW_MPI_LOCK_LIBRARY | tw_mpi_lock_of_comm(comm));
+    int rc = idup(call, comm, info, deliver, slot, request);
+    tw_mpi_unlock_set(took);
+    return rc;
 }

@@ -234,9 +234,10 @@ static void fill_status(const req_t *r, MPI_Status *status) {
         tw_mpi_status_fill(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, r->cancelled);
 }
 
-/* A send that left at once: complete, successful. */
+/* A send that left at once: complete, successful; its status as any send's (fill_status:
+ * the error field left alone) */
 static int complete_sent(MPI_Request *req, MPI_Status *status) {
-    tw_mpi_status_empty(status, MPI_ANY_SOURCE);
+    if (status) tw_mpi_status_fill(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
     *req = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
 }
@@ -293,7 +294,7 @@ int tw_mpi_wait(MPI_Request *req, MPI_Status *status) {
 int tw_mpi_request_status(MPI_Request req, int *flag, MPI_Status *status) {
     if (req == TW_MPI_REQUEST_SENT) {
         *flag = 1;
-        tw_mpi_status_empty(status, MPI_ANY_SOURCE);
+        if (status) tw_mpi_status_fill(status, MPI_ANY_SOURCE, MPI_ANY_TAG, 0, 0);
         return MPI_SUCCESS;
     }
     int i = tw_req_index(req);

@@ -217,6 +217,11 @@ def table(extracts):
         # (src/common/abi_faces.h: TW_ABI_OVER_FACE)
         "fortran": {"soname": "libmpi_mpifh.so.40", "commons": ""},
         "version": [["MPI_VERSION", values["MPI_VERSION"]], ["MPI_SUBVERSION", values["MPI_SUBVERSION"]]],
+        # what MPI_Get_version says (src/mpi/bindings/gen_face.py, GET_VERSION_BODY)
+        "reports": [4, 0],
+        "reports_why": "MPI_Get_version: Open MPI 5 says 3.1 but its ABI carries MPI-4.0's calls "
+                       "(large counts, sessions, partitioned); MPI-4.1's constants it lacks "
+                       "(MPI_COMM_TYPE_RESOURCE_GUIDED)",
         "integer_types": [["MPI_Aint", "intptr_t"], ["MPI_Offset", "long long"], ["MPI_Count", "long long"], ["MPI_Fint", "int"]],
         "handle_form": "object",
         "predefined_below": 0,
