@@ -5,6 +5,8 @@
 #ifndef TW_MPI_BINDINGS_FACE_H
 #define TW_MPI_BINDINGS_FACE_H
 
+#include "mpi/comm_create/comm_idup.h" /* MPI_Comm_idup's entry for the faces */
+
 /* the native MPI_Status (include/mpi.h); face.c asserts the layout */
 typedef struct {
     int source, tag, error;
@@ -47,13 +49,6 @@ int tw_face_comm_peers(int comm, int side);
  * tw_face_statuses_give. */
 tw_native_status *tw_face_statuses_take(int n);
 void tw_face_statuses_give(tw_native_status *statuses);
-/* MPI_Comm_idup (info NULL) and MPI_Comm_idup_with_info, locked as the calls are: the
- * new handle is made only when the request completes, so it is not written through a
- * native handle's address but given to deliver with slot (MPI_COMM_NULL at once, the
- * duplicate later), which a face converts into the program's. */
-typedef void tw_mpi_handle_deliver_fn(void *slot, int handle);
-int tw_mpi_comm_idup_deliver(int comm, const int *info, tw_mpi_handle_deliver_fn *deliver,
-                             void *slot, int *request);
 /* The sum of the n counts (MPI_Comm_spawn_multiple's error codes). */
 int tw_face_sum(int n, const int *counts);
 /* MPI_Abi_get_fortran_booleans (set 0) and MPI_Abi_set_fortran_booleans (set 1): the

@@ -25,7 +25,7 @@
 #include "mpi/coll/schedule.h"
 #include "mpi/env/state.h"
 #include "mpi/comm_create/topology.h"
-#include "mpi/bindings/face.h"
+#include "mpi/comm_create/comm_idup.h"
 #include "mpi/env/thread.h"
 #include "mpi/pt2pt/channel.h"
 
