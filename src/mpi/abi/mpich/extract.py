@@ -141,7 +141,11 @@ def table(template, values, header_name):
                        "src/mpi/abi/mpich/extract.py from " + header_name,
         "soname": "libmpi.so.12",
         "library": "mpi",
-        "aliases": ["libmpich.so.12"],
+        # libmpich.so.12: Debian's MPICH programs; libmpi.so: what a module that loads
+        # its MPI at run time asks for first (PyPI's mpi4py: it then takes the ABI the
+        # library's symbols say), which in the faces' directory is this face rather than
+        # another MPI's libmpi.so further down the path
+        "aliases": ["libmpich.so.12", "libmpi.so"],
         "header": "mpich/mpi.h",
         "header_in_tree": False,
         "guard": "MPI_INCLUDED",
