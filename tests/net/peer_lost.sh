@@ -18,7 +18,7 @@ export TW_UDP_TIMEOUT=${T:-1500}
 t=$TW_UDP_TIMEOUT
 bound=$((t / 1000 + 30))
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+trap 'rm -f "$out" "$out.down" "$out.up"' EXIT
 message='tollway MPI: rank [0-9]+: process failed: rank [0-9]+ lost: (it did not answer|it had declared)'
 fail() {
     echo "peer_lost: FAILED: $*"
@@ -39,13 +39,23 @@ ends_with_message() {
 }
 
 link() { ip -n "$HOST_B" link set "$HOST_B_DEV" "$1"; }
-# outage AT_SECONDS FOR_MS: the link of the second host goes down, and up again
+# outage AT_SECONDS FOR_MS: the link of the second host goes down, and up again; when
+# each happened in $out.down and $out.up (seconds, to the nanosecond)
 outage() {
     sleep "$1"
     link down
-    date +%s >"$out.down"
+    date +%s.%N >"$out.down"
     sleep "$(awk -v ms="$2" 'BEGIN {printf "%.3f", ms / 1000}')"
     link up
+    date +%s.%N >"$out.up"
+}
+# when the link was down, to the millisecond, against the job's end (a survived outage
+# that failed: how long it really lasted on this machine then)
+outage_times() {
+    local down up end
+    down=$(cat "$out.down" 2>/dev/null || echo 0) up=$(cat "$out.up" 2>/dev/null || echo 0) end=$(date +%s.%N)
+    awk -v d="$down" -v u="$up" -v e="$end" \
+        'BEGIN {printf "the link was down %.0f ms; the job ended %.0f ms after it came up", (u - d) * 1000, (e - u) * 1000}'
 }
 
 if [ "$mode" = return ]; then
@@ -68,8 +78,8 @@ outage 3 $((3 * t)) &
 rc=0
 run 60 || rc=$?
 wait
-ends_with_message "the link down for $((3 * t)) ms" "$(cat "$out.down")" $rc
-rm -f "$out.down"
+ends_with_message "the link down for $((3 * t)) ms" "$(cut -d. -f1 "$out.down")" $rc
+rm -f "$out.down" "$out.up"
 
 # A stop, and an outage, of a third of the timeout are survived. These two runs take a
 # timeout of 4 T: the stopped rank is woken by a child it forked, and on a busy machine
@@ -87,7 +97,8 @@ outage 3 $((long / 3)) &
 rc=0
 TW_UDP_TIMEOUT=$long run 8 || rc=$?
 wait
-rm -f "$out.down"
-[ $rc = 0 ] || fail "the link down for $((long / 3)) ms (TW_UDP_TIMEOUT=$long): the job failed"
+times=$(outage_times)
+rm -f "$out.down" "$out.up"
+[ $rc = 0 ] || fail "the link down for $((long / 3)) ms (TW_UDP_TIMEOUT=$long): the job failed ($times)"
 grep -q "rounds verified" "$out" || fail "the link down for $((long / 3)) ms: data not verified"
 echo "peer_lost: the link down for $((long / 3)) ms (TW_UDP_TIMEOUT=$long): survived, $(grep -o '[0-9]* rounds verified' "$out")"
