@@ -5,14 +5,15 @@
 # in the pattern and once after every pair exchanged a message. Both jobs must end
 # with status 0 and every rank's "ok"; a peer declared lost ends the job non-zero.
 # usage: compute_while_waiting.sh TWRUN PROGRAM PATTERN [TWRUN OPTIONS...]
-#   env: TW_UDP_TIMEOUT (1000 ms here), COMPUTE (timeouts of computing: 2; a false
-#        alarm would come one timeout and a probe interval into the silence), RANKS (4)
+#   env: TW_UDP_TIMEOUT (1000 ms here), COMPUTE (timeouts of computing: 1.5; a false
+#        alarm would come one timeout and a probe interval, 1.1 timeouts, into the
+#        silence), RANKS (4)
 set -euo pipefail
 twrun=$1 prog=$2 pattern=$3
 shift 3
 export TW_UDP_TIMEOUT=${TW_UDP_TIMEOUT:-1000}
 ranks=${RANKS:-4}
-seconds=$(awk -v t="$TW_UDP_TIMEOUT" -v n="${COMPUTE:-2}" 'BEGIN {print t * n / 1000}')
+seconds=$(awk -v t="$TW_UDP_TIMEOUT" -v n="${COMPUTE:-1.5}" 'BEGIN {print t * n / 1000}')
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 for contact in first talked; do
