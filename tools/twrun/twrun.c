@@ -242,12 +242,16 @@ static void plan_programs(job_t *job) {
     }
 }
 
-/* In a rank of program k (or in twrun before srun): the face on the library path. */
-static void apply_abi(const job_t *job, int k) {
-    const twr_abi_plan_t *plan = job->abi ? &job->abi[k] : NULL;
+/* In a rank (or in twrun before srun): the face on the library path, as plan says. */
+static void apply_plan(const job_t *job, const twr_abi_plan_t *plan) {
     if (!plan || (plan->action != TWR_ABI_FACE && !plan->faces_on_path)) return;
     prepend_env("LD_LIBRARY_PATH", job->abi_dir);
     if (plan->preload) prepend_env("LD_PRELOAD", plan->face_path);
+}
+
+/* The same for a rank of program k of the first job. */
+static void apply_abi(const job_t *job, int k) {
+    apply_plan(job, job->abi ? &job->abi[k] : NULL);
 }
 
 /* The program (segment) a rank of the first job runs. */
@@ -561,6 +565,7 @@ typedef struct spawned {
     const char *port;
     const char *wdir;
     int appnum;
+    const twr_abi_plan_t *abi; /* how its program starts (plan_programs); NULL: as it is */
 } spawned_t;
 
 /* pipes: stdout's read and write end, then stderr's; NULL when the output is not tagged. */
@@ -584,6 +589,7 @@ __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, cha
     const twr_segment_t *seg = sp ? NULL : segment_of(job, rank);
     apply_env(job->opt, seg);
     if (seg) apply_abi(job, (int)(seg - job->opt->segments));
+    if (sp) apply_plan(job, sp->abi);
     setenv_int("PMI_FD", fd);
     setenv_int("PMI_RANK", job->ranks[rank].prank);
     setenv_int("PMI_SIZE", space->size);
@@ -804,10 +810,40 @@ static void spawn(job_t *job, int rank, const tw_pmi_spawn_t *sp, twr_pmi_result
             return;
         }
     }
+    /* each program as the first job's are (plan_programs): a python whose module may
+     * load an MPI library gets the faces on its path, a program built for an MPI no
+     * face serves is refused */
+    twr_abi_plan_t *plans = calloc((size_t)sp->ncmds, sizeof *plans);
+    if (!plans) {
+        twr_pmi_spawn_reply(reply, 0, 0, "out_of_memory", -1);
+        return;
+    }
+    if (job->abi) {
+        twr_env_var_t *keep;
+        int m, whole = env_plan(job->opt, NULL, &keep, &m) == TWR_ENV_ALL;
+        free(keep);
+        char *theirs = path_of(job->opt, NULL), file[PATH_MAX];
+        for (int k = 0; k < sp->ncmds; k++) {
+            if (twr_abi_find_program(sp->cmd[k].argv[0], theirs, sp->cmd[k].wdir, file,
+                                     sizeof file))
+                continue; /* as it is */
+            twr_abi_plan(file, sp->cmd[k].argv[0], job->abi_dir[0] ? job->abi_dir : NULL, whole,
+                         &plans[k]);
+            if (plans[k].action == TWR_ABI_REFUSE) {
+                fprintf(stderr, "twrun: %s\n", plans[k].message);
+                free(theirs);
+                free(plans);
+                twr_pmi_spawn_reply(reply, 0, 0, "built_for_an_mpi_no_face_serves", k);
+                return;
+            }
+        }
+        free(theirs);
+    }
     space_t *space = &job->spaces[job->nspaces];
     char id[48];
     snprintf(id, sizeof id, "%s.%d", job->id, job->nspaces);
     if (twr_pmi_server_init(&space->pmi, sp->total, id) != 0) {
+        free(plans);
         twr_pmi_spawn_reply(reply, 0, 0, "out_of_memory", -1);
         return;
     }
@@ -818,13 +854,14 @@ static void spawn(job_t *job, int rank, const tw_pmi_spawn_t *sp, twr_pmi_result
     space->ubase = job->universe ? universe_take(job, sp->total) : job->size;
     if (space->ubase < 0) {
         twr_pmi_server_destroy(&space->pmi);
+        free(plans);
         twr_pmi_spawn_reply(reply, 0, 0, "universe_full", -1);
         return;
     }
     int which = job->nspaces++, first = job->size;
     fflush(NULL);
     for (int k = 0, next = first; k < sp->ncmds; k++) {
-        spawned_t info = {.port = sp->port, .wdir = sp->cmd[k].wdir, .appnum = k};
+        spawned_t info = {.port = sp->port, .wdir = sp->cmd[k].wdir, .appnum = k, .abi = &plans[k]};
         for (int i = 0; i < sp->cmd[k].maxprocs; i++, next++) {
             job->ranks[next].conn.fd = -1;
             job->ranks[next].space = which;
@@ -835,11 +872,13 @@ static void spawn(job_t *job, int rank, const tw_pmi_spawn_t *sp, twr_pmi_result
                         "twrun: cannot start rank %d of spawned job %d: %s; ending the job\n",
                         next - first, which, strerror(errno));
                 fail(job, 1);
+                free(plans);
                 twr_pmi_spawn_reply(reply, 0, 0, "cannot_start", k);
                 return;
             }
         }
     }
+    free(plans);
     twr_pmi_spawn_reply(reply, space->ubase, sp->total, NULL, 0);
 }
 
