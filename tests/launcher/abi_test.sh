@@ -230,6 +230,39 @@ unknown)
     expect_refused "cannot start './hello'" "libmpi.so.20" "Tollway does not know"
     ;;
 
+spawn_unknown)
+    # a program MPI_Comm_spawn starts is planned as the command line's: one built for an
+    # MPI no face serves is refused with twrun's message, the spawn fails, and the
+    # spawner goes on (it would have run alone on that MPI's library)
+    cc -shared -fPIC -Wl,-soname,libmpi.so.20 "$src/abi_fake_face.c" -o libmpi.so.20
+    ln -s libmpi.so.20 libmpi.so
+    echo 'int MPI_Init(int *, char ***); int main(void) { return MPI_Init(0, 0); }' >hello.c
+    cc hello.c -o hello -L. -lmpi -Wl,-rpath,"$dir"
+    cat >spawner.c <<'C'
+#include <mpi.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Comm child = MPI_COMM_NULL;
+    int code = -1, len = 0;
+    char why[MPI_MAX_ERROR_STRING] = "";
+    int rc = MPI_Comm_spawn("./hello", MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF, &child, &code);
+    MPI_Error_string(rc, why, &len);
+    printf("spawn: rc %s, child %s: %s\n", rc ? "error" : "success",
+           child == MPI_COMM_NULL ? "none" : "made", why);
+    MPI_Finalize();
+    return 0;
+}
+C
+    "$(dirname "$mpiexec")/mpicc" spawner.c -o spawner || fail "mpicc failed"
+    run "$mpiexec" -n 1 --timeout 60 ./spawner
+    [[ $rc == 0 ]] || fail "the spawner's job: exit status $rc"
+    grep -q "^spawn: rc error, child none: " out || fail "the spawn did not fail"
+    grep -qF "cannot start './hello'" err && grep -qF "libmpi.so.20" err ||
+        fail "no message naming the program and its library"
+    ;;
+
 abi_off)
     # TW_ABI=off starts it as it is: here Debian's MPICH, which speaks twrun's PMI-1
     need mpicc.mpich
