@@ -350,7 +350,6 @@ static void statuses_kept(int right, int left) {
 
 /* ---- MPI_Comm_idup: the handle comes when the request completes ---- */
 static void idup_later(void) {
-#if HAVE_MPI_4 || MPI_VERSION >= 3
     MPI_Comm dup = MPI_COMM_WORLD;
     MPI_Request r;
     OK(MPI_Comm_idup(MPI_COMM_WORLD, &dup, &r));
@@ -366,7 +365,6 @@ static void idup_later(void) {
     OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, dup));
     CHECK(sum == size * (size - 1) / 2, "an MPI_Allreduce on the idup gave %d", sum);
     OK(MPI_Comm_free(&dup));
-#endif
 }
 
 static void communicators_groups(void) {
