@@ -484,7 +484,7 @@ def group_fn(face, g, direction):
         # an error class of the face's that Tollway lacks (Open MPI 5's MPI_ERR_REVOKED):
         # taken as it is, its value would name another native class; it is unknown here
         pat = re.compile(f"^({how})")
-        native_values = {x for _, _, x in rows}
+        native_values = {v for n, v in face.native.items() if pat.match(n.replace("MPIX_", "MPI_", 1))}
         for n, v in sorted(face.values.items(), key=lambda kv: kv[1]):
             if (pat.match(n) and n != "MPI_ERR_LASTCODE" and n not in face.native and
                     n.replace("MPI_", "MPIX_", 1) not in face.native and isinstance(v, int) and
@@ -686,7 +686,10 @@ def pointer_fns(face):
 # kept. An array's statuses carry errors only when the call fails with
 # MPI_ERR_IN_STATUS: then they are translated, else the program's values stay (as
 # MPICH and Open MPI leave them; mpi4py checks). A call with a flag (MPI_Iprobe,
-# MPI_Test, ...) that says "not yet" wrote no status: the program's is left as it was.
+# MPI_Test, ...) that says "not yet" wrote no status: the program's is left as it was;
+# but for an array of the standard ABI's statuses (MPI_Testall), larger than native
+# ones: its error fields were packed before the call, and the array is left so, its
+# values undefined as MPI-4.1 says they are then.
 
 
 def own_status_fns(face):
