@@ -111,6 +111,11 @@ typedef struct MPI_Status {
 #define MPI_2INT            TW_MPI_TYPE(40, 8)
 #define MPI_SHORT_INT       TW_MPI_PADDED_TYPE(41, 8)
 #define MPI_LONG_DOUBLE_INT TW_MPI_PADDED_TYPE(42, 32)
+/* 16-bit floating point under MPICH's and Open MPI's names: IEEE binary16 (C23's
+ * _Float16) and bfloat16 (a float's upper half); MPI_MAX, MPI_MIN, MPI_SUM and
+ * MPI_PROD compute in float and round to nearest even */
+#define MPIX_C_FLOAT16 TW_MPI_TYPE(63, 2)
+#define MPIX_BFLOAT16  TW_MPI_TYPE(64, 2)
 
 #define MPI_ANY_SOURCE     (-2)
 #define MPI_ANY_TAG        (-1)
@@ -216,7 +221,7 @@ typedef struct MPI_Status {
  * no pending-failure or revoke state and reports neither */
 #define MPIX_ERR_PROC_FAILED_PENDING 82
 #define MPIX_ERR_REVOKED             83
-#define MPI_ERR_LASTCODE     0x3fffffff
+#define MPI_ERR_LASTCODE             0x3fffffff
 
 /* environment */
 

@@ -87,6 +87,10 @@ static void external32_images(void) {
     image(fc, 1, MPI_COMPLEX, (const unsigned char[]){0x3f, 0x80, 0, 0, 0xbf, 0x80, 0, 0}, 8);
     char c[3] = "ab";
     image(c, 2, MPI_CHAR, (const unsigned char[]){'a', 'b'}, 2);
+    uint16_t h[2] = {0x3c00, 0xc500}; /* binary16 1.0, -5.0; bfloat16 1.0, -2.0 */
+    image(h, 2, MPIX_C_FLOAT16, (const unsigned char[]){0x3c, 0x00, 0xc5, 0x00}, 4);
+    uint16_t bf[2] = {0x3f80, 0xc000};
+    image(bf, 2, MPIX_BFLOAT16, (const unsigned char[]){0x3f, 0x80, 0xc0, 0x00}, 4);
 
     /* derived: a struct of char, int, double packs its members only, in order */
     struct cid {

@@ -60,6 +60,8 @@ static const struct {
     {MPI_2INT, PAIR},
     {MPI_SHORT_INT, PAIR},
     {MPI_LONG_DOUBLE_INT, PAIR},
+    {MPIX_C_FLOAT16, FLOATING},
+    {MPIX_BFLOAT16, FLOATING},
 };
 
 /* the kinds of type each op applies to */
@@ -199,6 +201,57 @@ static void matrix(void) {
               z[2].i == 1);                                                                        \
     } while (0)
 
+/* The 16-bit floats: every value comes back from x * 1 and from x + 0 as it was (each
+ * widened and rounded back); sums that fall halfway round to even, in normals,
+ * subnormals and past the largest finite value. one: 1.0's bits. */
+static void float16_values(MPI_Datatype t, uint16_t one, uint16_t inf) {
+    static uint16_t x[65536], y[65536];
+    uint16_t nan_exponent = inf;
+    for (unsigned v = 0; v < 65536; v++) x[v] = (uint16_t)v, y[v] = one;
+    CHECK(MPI_Reduce_local(x, y, 65536, t, MPI_PROD) == MPI_SUCCESS);
+    for (unsigned v = 0; v < 65536; v++)
+        if ((v & inf) != nan_exponent || (v & (uint16_t) ~(inf | 0x8000)) == 0) /* not NaN */
+            CHECK(y[v] == v);
+        else /* a NaN stays a NaN */
+            CHECK((y[v] & inf) == inf && (y[v] & (uint16_t) ~(inf | 0x8000)) != 0);
+    for (unsigned v = 0; v < 65536; v++) x[v] = (uint16_t)v, y[v] = 0x8000; /* -0 */
+    CHECK(MPI_Reduce_local(x, y, 65536, t, MPI_SUM) == MPI_SUCCESS);
+    for (unsigned v = 0; v < 65536; v++)
+        if ((v & inf) != inf) CHECK(y[v] == v);
+}
+
+static void float16_rounding(void) {
+    /* binary16: 1 + 2^-11 and 0x3c01 + 2^-11 (halfway: to the even neighbour);
+     * 65504 + 16 (halfway past the largest: infinity) and 65504 + 8 (back to 65504);
+     * 2^-24 + 2^-24; 2^-24 * 0.5 (halfway to 0: 0), 3 * 2^-24 * 0.5 (to 2 * 2^-24);
+     * max and min of -2 and 1 */
+    uint16_t hx[] = {0x1000, 0x1000, 0x4c00, 0x4800, 0x0001, 0x0001, 0x0003, 0xc000, 0xc000},
+             hy[] = {0x3c00, 0x3c01, 0x7bff, 0x7bff, 0x0001, 0x3800, 0x3800, 0x3c00, 0x3c00},
+             want[] = {0x3c00, 0x3c02, 0x7c00, 0x7bff, 0x0002, 0x0000, 0x0002, 0x3c00, 0xc000};
+    MPI_Op op[] = {MPI_SUM,  MPI_SUM,  MPI_SUM, MPI_SUM, MPI_SUM,
+                   MPI_PROD, MPI_PROD, MPI_MAX, MPI_MIN};
+    for (int k = 0; k < 9; k++) {
+        uint16_t z = hy[k];
+        CHECK(MPI_Reduce_local(&hx[k], &z, 1, MPIX_C_FLOAT16, op[k]) == MPI_SUCCESS);
+        CHECK(z == want[k]);
+    }
+    /* bfloat16: 1 + 2^-8 (halfway: 1), 0x3f81 + 2^-8 (0x3f82), the largest + its half
+     * ulp (infinity), 3 * 2 */
+    uint16_t bx[] = {0x3b80, 0x3b80, 0x7b00, 0x4040}, by[] = {0x3f80, 0x3f81, 0x7f7f, 0x4000},
+             bwant[] = {0x3f80, 0x3f82, 0x7f80, 0x40c0};
+    MPI_Op bop[] = {MPI_SUM, MPI_SUM, MPI_SUM, MPI_PROD};
+    for (int k = 0; k < 4; k++) {
+        uint16_t z = by[k];
+        CHECK(MPI_Reduce_local(&bx[k], &z, 1, MPIX_BFLOAT16, bop[k]) == MPI_SUCCESS);
+        CHECK(z == bwant[k]);
+    }
+    char name[MPI_MAX_OBJECT_NAME];
+    int len, type_size;
+    CHECK(MPI_Type_get_name(MPIX_C_FLOAT16, name, &len) == MPI_SUCCESS &&
+          strcmp(name, "MPIX_C_FLOAT16") == 0);
+    CHECK(MPI_Type_size(MPIX_BFLOAT16, &type_size) == MPI_SUCCESS && type_size == 2);
+}
+
 static void values(void) {
     INTEGER_VALUES(signed char, MPI_SIGNED_CHAR);
     INTEGER_VALUES(unsigned char, MPI_UNSIGNED_CHAR);
@@ -246,6 +299,16 @@ static void values(void) {
     memcpy(cz, cy, 2);
     CHECK(MPI_Reduce_local(cx, cz, 2, MPI_BYTE, MPI_BXOR) == MPI_SUCCESS);
     CHECK(cz[0] == 0xff && cz[1] == 0x5a);
+    float16_values(MPIX_C_FLOAT16, 0x3c00, 0x7c00);
+    float16_values(MPIX_BFLOAT16, 0x3f80, 0x7f80);
+    float16_rounding();
+}
+
+/* An integer from 1 to 2047 in binary16, exactly. */
+static uint16_t binary16_of(unsigned n) {
+    unsigned e = 0;
+    while (n >> (e + 1)) e++;
+    return (uint16_t)((e + 15) << 10 | ((n << (10 - e)) & 0x3ff));
 }
 
 /* Across ranks: sums of several kinds, and MINLOC/MAXLOC ties broken by the lowest rank. */
@@ -265,6 +328,9 @@ static void across(void) {
     CHECK(lo[0].v == 7.0 && lo[0].i == 0 && hi[0].v == 7.0 && hi[0].i == 0);
     CHECK(lo[1].v == 0 && lo[1].i == 0);
     CHECK(size == 1 ? hi[1].i == 0 : hi[1].v == 1 && hi[1].i == 1);
+    uint16_t h = binary16_of(rank + 1u), hs; /* sums below 2048: exact in binary16 */
+    CHECK(MPI_Allreduce(&h, &hs, 1, MPIX_C_FLOAT16, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
+    CHECK(size > 63 || hs == binary16_of((unsigned)size * (size + 1u) / 2));
     bool b = rank % 2, bx;
     CHECK(MPI_Allreduce(&b, &bx, 1, MPI_C_BOOL, MPI_LXOR, MPI_COMM_WORLD) == MPI_SUCCESS);
     CHECK(bx == (size / 2) % 2);

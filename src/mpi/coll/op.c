@@ -141,6 +141,78 @@ FLOATING_OPS(ops_float, float)
 FLOATING_OPS(ops_double, double)
 FLOATING_OPS(ops_ldouble, long double)
 
+/* The 16-bit floats, in software (compilers differ on _Float16 and __bf16): each
+ * value widened to float, which holds it exactly, and the result rounded to nearest
+ * even, as C23's _Float16 arithmetic rounds it. */
+static float binary16_load(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ff, u;
+    float f;
+    if (e == 0x1f) { /* infinity, NaN */
+        u = sign | 0x7f800000 | m << 13;
+    } else if (e) {
+        u = sign | (e + 112) << 23 | m << 13; /* rebiased: 127 - 15 */
+    } else {                                  /* zero, subnormal: m * 2^-24 */
+        f = (float)m * 0x1p-24f;
+        memcpy(&u, &f, sizeof u);
+        u |= sign;
+    }
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint16_t binary16_store(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    uint16_t sign = (uint16_t)(u >> 16 & 0x8000);
+    uint32_t a = u & 0x7fffffff;
+    if (a > 0x7f800000) return sign | 0x7e00 | (uint16_t)(a >> 13 & 0x1ff); /* NaN, quiet */
+    if (a >= 0x477ff000) return sign | 0x7c00; /* from 65520 (halfway past the largest) up */
+    if (a < 0x38800000) {                      /* below 2^-14: a subnormal or zero */
+        unsigned shift = 126 - (a >> 23);      /* the value in units of 2^-24 */
+        if (shift > 24) return sign;
+        uint32_t m = (a & 0x7fffff) | 0x800000, q = m >> shift, rest = m & ((1u << shift) - 1),
+                 half = 1u << (shift - 1);
+        if (rest > half || (rest == half && (q & 1))) q++;
+        return sign | (uint16_t)q;
+    }
+    return sign | (uint16_t)((a + 0xfff + (a >> 13 & 1) - 0x38000000) >> 13);
+}
+
+static float bfloat16_load(uint16_t h) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static uint16_t bfloat16_store(float f) {
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffff) > 0x7f800000) return (uint16_t)(u >> 16 | 0x40); /* NaN, quiet */
+    return (uint16_t)((u + 0x7fff + (u >> 16 & 1)) >> 16);
+}
+
+#define FLOAT16_OPS(name, load, store)                                                             \
+    static int name(int op, const void *a, void *b, size_t n) {                                    \
+        const uint16_t *x = a;                                                                     \
+        uint16_t *y = b;                                                                           \
+        switch (op) {                                                                              \
+        case OP_MAX:                                                                               \
+            EACH(if (load(x[i]) > load(y[i])) y[i] = x[i]);                                        \
+        case OP_MIN:                                                                               \
+            EACH(if (load(x[i]) < load(y[i])) y[i] = x[i]);                                        \
+        case OP_SUM:                                                                               \
+            EACH(y[i] = store(load(x[i]) + load(y[i])));                                           \
+        case OP_PROD:                                                                              \
+            EACH(y[i] = store(load(x[i]) * load(y[i])));                                           \
+        default:                                                                                   \
+            return MPI_ERR_OP;                                                                     \
+        }                                                                                          \
+    }
+
+FLOAT16_OPS(ops_binary16, binary16_load, binary16_store)
+FLOAT16_OPS(ops_bfloat16, bfloat16_load, bfloat16_store)
+
 #define COMPLEX_OPS(name, T)                                                                       \
     static int name(int op, const void *a, void *b, size_t n) {                                    \
         const T *x = a;                                                                            \
@@ -257,7 +329,7 @@ static type_ops_t *const type_ops[TW_MPI_TYPE_IDS + 1] = {
     [53] = ops_int64,     [54] = ops_float,      [55] = ops_double,
     [56] = ops_ldouble,   [57] = ops_fcomplex,   [58] = ops_dcomplex,
     [59] = ops_ldcomplex, [60] = ops_2real,      [61] = ops_2double,
-    [62] = ops_2int,
+    [62] = ops_2int,      [63] = ops_binary16,   [64] = ops_bfloat16,
 };
 
 /* The user op of a handle, freed ones included, or NULL. */

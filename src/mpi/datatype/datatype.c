@@ -1243,6 +1243,8 @@ static char basic_names[TW_MPI_TYPE_IDS + 1][MPI_MAX_OBJECT_NAME] = {
     "MPI_2REAL",
     "MPI_2DOUBLE_PRECISION",
     "MPI_2INTEGER",
+    "MPIX_C_FLOAT16",
+    "MPIX_BFLOAT16",
 };
 
 static char *name_of(const char *call, MPI_Datatype type, int *rc) {

@@ -11,7 +11,8 @@
 
 #pragma GCC visibility push(hidden) /* stays inside libmpi: no PLT, no GOT */
 
-enum { TW_MPI_TYPE_IDS = 62 }; /* predefined datatypes are ids 1..62 (43..62: Fortran's) */
+/* predefined datatypes are ids 1..64 (43..62: Fortran's; 63, 64: the 16-bit floats) */
+enum { TW_MPI_TYPE_IDS = 64 };
 
 /* Bytes one item of a datatype spans in a buffer; -1: not a datatype. */
 static inline int tw_mpi_type_extent(MPI_Datatype type) {

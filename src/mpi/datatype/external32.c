@@ -121,6 +121,8 @@ static const basic_t basics[TW_MPI_TYPE_IDS + 1] = {
     [60] = SAME2(FLOATING, 4),
     [61] = SAME2(FLOATING, 8),
     [62] = SAME2(SIGNED, 4),
+    [63] = ONE(FLOATING, 2, 2), /* binary16, bfloat16: big-endian as the others */
+    [64] = ONE(FLOATING, 2, 2),
 };
 
 static const basic_t *basic_of(MPI_Datatype t) {

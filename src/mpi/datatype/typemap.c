@@ -8,8 +8,6 @@
 
 #include "mpi/datatype/typemap.h"
 
-enum { BASIC_IDS = 62 };
-
 static unsigned basic_id(MPI_Datatype t) {
     return (unsigned)t & 0xff;
 }
@@ -23,7 +21,7 @@ static int basic_extent(MPI_Datatype t) {
 static int pair_value_size(unsigned id) {
     static const uint8_t value[] = {
         [37] = 4, [38] = 8, [39] = 8, [40] = 4, [41] = 2, [42] = 16, [60] = 4, [61] = 8, [62] = 4};
-    return id >= 37 && id <= BASIC_IDS ? value[id] : 0;
+    return id < sizeof value ? value[id] : 0;
 }
 
 int tw_mpi_basic_value_size(MPI_Datatype basic) {
@@ -34,7 +32,7 @@ int tw_mpi_basic_value_size(MPI_Datatype basic) {
  * padding. */
 int tw_mpi_basic_data_size(MPI_Datatype basic) {
     int value = tw_mpi_basic_value_size(basic);
-    if (basic_id(basic) >= 60) return 2 * value;
+    if (value && basic_id(basic) >= 60) return 2 * value; /* a Fortran pair */
     return value ? value + (int)sizeof(int) : basic_extent(basic);
 }
 
