@@ -5,6 +5,11 @@
  * result is checked; the first wrong one is named and the job ends with status 1. Rank 0 prints
  * MPI_Get_library_version's answer. */
 #include <mpi.h>
+#if defined(OPEN_MPI) && defined(__has_include)
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h> /* Open MPI 5's MPIX_C_FLOAT16 */
+#endif
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +38,14 @@ static int rank, size;
         }                                                                                          \
     } while (0)
 #define OK(call) CHECK((call) == MPI_SUCCESS, "%s did not return MPI_SUCCESS", #call)
+
+/* A small positive integer n as a 16-bit float of mant fraction bits and exponent bias
+ * (binary16: 10, 15; bfloat16: 7, 127), exactly. */
+static inline uint16_t float16_of(unsigned n, unsigned mant, unsigned bias) {
+    unsigned e = 0;
+    while (n >> (e + 1)) e++;
+    return (uint16_t)((e + bias) << mant | ((n << (mant - e)) & ((1u << mant) - 1)));
+}
 
 /* ---- the user operation: checks that its datatype is the program's MPI_INT ---- */
 static int op_calls, op_wrong_type;
@@ -181,6 +194,17 @@ static void reductions(void) {
     _Bool flag = rank == 0, any = 0;
     OK(MPI_Allreduce(&flag, &any, 1, MPI_C_BOOL, MPI_LOR, MPI_COMM_WORLD));
     CHECK(any, "MPI_LOR on MPI_C_BOOL");
+#ifdef MPIX_C_FLOAT16
+    /* MPICH's and Open MPI 5's 16-bit float: a sum of ones is the count, exactly */
+    uint16_t one = 0x3c00, ones = 0;
+    OK(MPI_Allreduce(&one, &ones, 1, MPIX_C_FLOAT16, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(ones == float16_of((unsigned)size, 10, 15), "MPI_SUM on MPIX_C_FLOAT16 gave %#x", ones);
+#endif
+#ifdef MPIX_BFLOAT16
+    uint16_t bone = 0x3f80, bones = 0;
+    OK(MPI_Allreduce(&bone, &bones, 1, MPIX_BFLOAT16, MPI_SUM, MPI_COMM_WORLD));
+    CHECK(bones == float16_of((unsigned)size, 7, 127), "MPI_SUM on MPIX_BFLOAT16 gave %#x", bones);
+#endif
     /* MPI_IN_PLACE */
     int v = rank + 1;
     OK(MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));

@@ -47,9 +47,10 @@ CALLBACKS = [("MPI_NULL_COPY_FN", "MPI_Copy_function"), ("MPI_DUP_FN", "MPI_Copy
              ("MPI_WIN_NULL_DELETE_FN", "MPI_Win_delete_attr_function"),
              ("MPI_CONVERSION_FN_NULL", "MPI_Datarep_conversion_function"),
              ("MPI_CONVERSION_FN_NULL_C", "MPI_Datarep_conversion_function_c")]
-# MPICH's predefined handles the standard ABI has not (Tollway lacks these: the face
-# maps them to the kind's null handle, so that a call with one fails cleanly)
-EXTRA_HANDLES = {"MPI_Datatype": ["MPI_LB", "MPI_UB"]}
+# MPICH's predefined handles the standard ABI has not: its 16-bit floats, and MPI-1's
+# bounds markers, which Tollway lacks (the face maps those to the kind's null handle,
+# so that a call with one fails cleanly)
+EXTRA_HANDLES = {"MPI_Datatype": ["MPI_LB", "MPI_UB", "MPIX_C_FLOAT16", "MPIX_BFLOAT16"]}
 # MPICH's DUP callbacks are one function its library exports: the face's library
 # exports it too (src/mpi/abi/mpich/hooks.c)
 DUP_FN = "MPIR_Dup_fn"

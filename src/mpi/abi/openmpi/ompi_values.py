@@ -40,10 +40,21 @@ for _k, _t in (("COMM", "Comm"), ("TYPE", "Type"), ("WIN", "Win")):
     CALLBACK_TYPES[f"MPI_{_k}_NULL_DELETE_FN"] = f"MPI_{_t}_delete_attr_function"
 
 
+# extensions whose predefined handles programs name through mpi-ext.h: Open MPI 5's
+# 16-bit float (MPIX_C_FLOAT16, MPIX_SHORT_FLOAT), which mpi4py's wheel uses
+EXTENSION_HEADERS = ["openmpi/mpiext/mpiext_shortfloat_c.h"]
+
+
 def read_header(inc):
+    """mpi.h's path, and its text followed by the extensions' headers that are there."""
     path = os.path.join(inc, "mpi.h")
     with open(path) as f:
-        return path, f.read()
+        text = f.read()
+    for h in EXTENSION_HEADERS:
+        if os.path.exists(os.path.join(inc, h)):
+            with open(os.path.join(inc, h)) as f:
+                text += "\n" + f.read()
+    return path, text
 
 
 def handles(text):
@@ -51,7 +62,7 @@ def handles(text):
     types = [(m.group(2), m.group(1)) for m in re.finditer(r"typedef struct (\w+) \*(MPI_\w+);", text)]
     types = [(t, tag) for t, tag in types if t in OBJECT_SIZES]
     rows = {t: [] for t, _ in types}
-    for m in re.finditer(r"#\s*define\s+(MPI_\w+)\s+OMPI_PREDEFINED_GLOBAL\(\s*(\w+)\s*,\s*(\w+)\s*\)", text):
+    for m in re.finditer(r"#\s*define\s+(MPIX?_\w+)\s+OMPI_PREDEFINED_GLOBAL\(\s*(\w+)\s*,\s*(\w+)\s*\)", text):
         name, t, obj = m.groups()
         if t in rows and (name, obj) not in rows[t]:
             rows[t].append((name, obj))
