@@ -68,7 +68,7 @@ static const char *class_name(int c) {
 /* Handles of the right kind that name nothing. */
 #define BAD_COMM    ((MPI_Comm)0x44000123)
 #define BAD_TYPE    ((MPI_Datatype)0x4c000400) /* the datatype kind, but no type id */
-#define BAD_TYPE_ID ((MPI_Datatype)0x4c00043f) /* type id 63: past the predefined ones */
+#define BAD_TYPE_ID ((MPI_Datatype)0x4c000441) /* type id 65: past the predefined ones */
 #define BAD_REQUEST ((MPI_Request)0x2c00fffe)  /* a slot never handed out under generation 0 */
 #define BAD_MESSAGE ((MPI_Message)0x6c00fffe)
 #define GARBAGE     12345 /* no handle kind at all */
