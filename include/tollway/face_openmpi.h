@@ -205,6 +205,13 @@ extern tw_ompi_object_0x200 ompi_mpi_real2;
 #define MPI_REAL2 ((MPI_Datatype)&ompi_mpi_real2)
 extern tw_ompi_object_0x200 ompi_mpi_complex4;
 #define MPI_COMPLEX4 ((MPI_Datatype)&ompi_mpi_complex4)
+extern tw_ompi_object_0x200 ompi_mpi_short_float;
+#define MPIX_SHORT_FLOAT ((MPI_Datatype)&ompi_mpi_short_float)
+#define MPIX_C_FLOAT16 ((MPI_Datatype)&ompi_mpi_short_float)
+extern tw_ompi_object_0x200 ompi_mpi_c_short_float_complex;
+#define MPIX_C_SHORT_FLOAT_COMPLEX ((MPI_Datatype)&ompi_mpi_c_short_float_complex)
+extern tw_ompi_object_0x200 ompi_mpi_cxx_sfltcplex;
+#define MPIX_CXX_SHORT_FLOAT_COMPLEX ((MPI_Datatype)&ompi_mpi_cxx_sfltcplex)
 extern tw_ompi_object_0x400 ompi_mpi_errhandler_null;
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)&ompi_mpi_errhandler_null)
 extern tw_ompi_object_0x400 ompi_mpi_errors_are_fatal;
