@@ -163,6 +163,15 @@ static void win_attrs(void) {
     CHECK(MPI_Win_free_keyval(&k2) == MPI_SUCCESS);
 }
 
+static int own_key_frees;
+
+/* frees the key it is called for (the keyval argument is its own copy) */
+static int free_own_key(MPI_Comm comm, int keyval, void *value, void *extra) {
+    (void)comm, (void)value, (void)extra;
+    if (MPI_Keyval_free(&keyval) == MPI_SUCCESS) own_key_frees++;
+    return MPI_SUCCESS;
+}
+
 /* the MPI-1 calls, on a duplicate of MPI_COMM_WORLD */
 static void mpi1_attrs(void) {
     int key, flag, extra = 9;
@@ -201,6 +210,22 @@ static void mpi1_attrs(void) {
     CHECK(MPI_Comm_free(&c) == MPI_SUCCESS);
     CHECK(MPI_Keyval_free(&k2) == MPI_SUCCESS && MPI_Keyval_free(&k3) == MPI_SUCCESS);
     CHECK(MPI_Attr_put(MPI_COMM_NULL, 0, NULL) == MPI_ERR_COMM);
+
+    /* a key its delete callback frees, used on two communicators, then freed again by
+     * the program: the frees after the first are let be while an attribute holds the
+     * key (as MPICH does), and an error once none does */
+    int kf, kf_copy;
+    CHECK(MPI_Keyval_create(MPI_NULL_COPY_FN, free_own_key, &kf, NULL) == MPI_SUCCESS);
+    kf_copy = kf;
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &c) == MPI_SUCCESS);
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &d) == MPI_SUCCESS);
+    CHECK(MPI_Attr_put(c, kf, NULL) == MPI_SUCCESS && MPI_Attr_put(d, kf, NULL) == MPI_SUCCESS);
+    own_key_frees = 0;
+    CHECK(MPI_Comm_free(&c) == MPI_SUCCESS && own_key_frees == 1); /* the first free */
+    CHECK(MPI_Keyval_free(&kf) == MPI_SUCCESS && kf == MPI_KEYVAL_INVALID);
+    CHECK(MPI_Attr_get(d, kf_copy, &v, &flag) == MPI_ERR_KEYVAL); /* freed: no new use */
+    CHECK(MPI_Comm_free(&d) == MPI_SUCCESS && own_key_frees == 2);
+    CHECK(MPI_Keyval_free(&kf_copy) == MPI_ERR_KEYVAL); /* gone with its last attribute */
 }
 
 /* ---- MPI_COMM_SELF at MPI_Finalize ---- */

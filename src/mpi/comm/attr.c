@@ -168,10 +168,15 @@ int tw_mpi_attr_key_create(const char *call, int kind, key_copy_fn *copy, key_de
 
 int tw_mpi_attr_key_free(const char *call, int kind, int *keyval) {
     NEED_INIT(call);
-    keyval_t *k = keyval ? key_get(*keyval, kind) : NULL;
+    keyval_t *k = keyval ? key_alive(*keyval, kind) : NULL;
     if (!k) return tw_mpi_error(NULL, call, MPI_ERR_KEYVAL, NULL);
-    k->freed = 1;
-    key_release(k);
+    /* a key freed again while attributes still hold it (a library that frees its key
+     * in the delete callback, and again at its end) is let be, as MPICH does: the
+     * program's reference went with the first free */
+    if (!k->freed) {
+        k->freed = 1;
+        key_release(k);
+    }
     *keyval = MPI_KEYVAL_INVALID;
     return MPI_SUCCESS;
 }
