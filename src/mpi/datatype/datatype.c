@@ -1210,7 +1210,7 @@ static char basic_names[TW_MPI_TYPE_IDS + 1][MPI_MAX_OBJECT_NAME] = {
     "MPI_COUNT",
     "MPI_OFFSET",
     "MPI_PACKED",
-    "MPI_C_FLOAT_COMPLEX",
+    "MPI_C_COMPLEX", /* the name MPICH gives the one handle of the two synonyms */
     "MPI_C_DOUBLE_COMPLEX",
     "MPI_C_LONG_DOUBLE_COMPLEX",
     "MPI_CXX_BOOL",
