@@ -71,6 +71,10 @@ int tw_ep_size(const tw_ep_t *ep);
  * the highest id it knows, and grows as peers are added. */
 int tw_ep_job_base(const tw_ep_t *ep);
 int tw_ep_job_size(const tw_ep_t *ep);
+/* The size of the job this process was started in, as its launcher's environment
+ * says (twrun, Hydra, srun, prterun), without an endpoint or a word to the manager:
+ * what a program may ask before MPI_Init. 1 started alone; 0 when it does not say. */
+int tw_launch_size(void);
 /* The processes the process manager has room for, as it says (twrun: the slots it was
  * given; PMIx: PMIX_UNIV_SIZE); the job's size when it says none. Asks the manager: not
  * for a hot path. -1 without an endpoint. */

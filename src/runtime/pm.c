@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tollway/endpoint.h>
+
 #include "build_info.h"
 
 static const char *env_value(tw_pm_env_fn env, void *ctx, const char *name) {
@@ -93,6 +95,29 @@ enum tw_pm_kind tw_pm_choose(tw_pm_env_fn env, void *ctx, int have_pmix, char *w
     return TW_PM_SINGLETON; /* started on its own, or a job of one */
 }
 
+int tw_pm_launch_size(tw_pm_env_fn env, void *ctx) {
+    char why[8];
+    static const char *const slurm_tasks[] = {"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS", NULL};
+    const char *v = NULL;
+    int n = -1;
+    switch (tw_pm_choose(env, ctx, 1, why, sizeof why)) {
+    case TW_PM_PMI1:
+        n = count_of(env_value(env, ctx, "PMI_SIZE"));
+        break;
+    case TW_PM_SINGLETON:
+        return 1;
+    case TW_PM_PMIX: /* prterun says it as Open MPI's mpirun did; srun as Slurm does */
+        if ((v = env_value(env, ctx, "OMPI_COMM_WORLD_SIZE")))
+            n = count_of(v);
+        else if (env_value(env, ctx, "SLURM_STEP_ID") && first_set(env, ctx, slurm_tasks, &v))
+            n = count_of(v);
+        break;
+    default:
+        break;
+    }
+    return n > 0 ? n : 0;
+}
+
 int tw_pm_slurm_tasks_on_node(const char *list, int node_id) {
     const char *p = list;
     int found = -1;
@@ -121,6 +146,10 @@ int tw_pm_slurm_tasks_on_node(const char *list, int node_id) {
 static const char *process_env(const char *name, void *ctx) {
     (void)ctx;
     return getenv(name);
+}
+
+int tw_launch_size(void) {
+    return tw_pm_launch_size(process_env, NULL);
 }
 
 int tw_pm_init(tw_pm_t *pm, char *err, size_t errlen) {

@@ -123,6 +123,12 @@ int tw_pm_is_twrun(const tw_pm_t *pm);
 typedef const char *(*tw_pm_env_fn)(const char *name, void *ctx);
 enum tw_pm_kind tw_pm_choose(tw_pm_env_fn env, void *ctx, int have_pmix, char *why, size_t cap);
 
+/* The size of the job this process was started in, read from what its launcher set
+ * (PMI_SIZE beside PMI_FD, a Slurm step's task count, OMPI_COMM_WORLD_SIZE; 1 when
+ * started alone), without reaching the manager: what MPI_Info_create_env reports
+ * before MPI_Init. 0 when the environment does not say. */
+int tw_pm_launch_size(tw_pm_env_fn env, void *ctx);
+
 /* The tasks on node node_id by Slurm's SLURM_STEP_TASKS_PER_NODE ("2(x3),1": 2 on
  * each of nodes 0-2, 1 on node 3), or -1 when the list is malformed or too short. */
 int tw_pm_slurm_tasks_on_node(const char *tasks_per_node, int node_id);

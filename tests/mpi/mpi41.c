@@ -107,6 +107,10 @@ static void test_idup_with_info(void) {
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
+static MPI_Info early; /* MPI_Info_create_env's object, made before MPI_Init */
+static int early_argc;
+static char **early_argv;
+
 static void test_info(void) {
     char *args[] = {"prog", "one", "two words", NULL};
     MPI_Info env;
@@ -121,10 +125,29 @@ static void test_info(void) {
     len = sizeof v;
     CHECK(MPI_Info_get_string(env, "maxprocs", &len, v, &flag) == MPI_SUCCESS && flag);
     CHECK(atoi(v) == size);
-    const char *known[] = {"soft", "host", "arch", "wdir", "thread_level"};
-    for (int k = 0; k < 5; k++) {
+    const char *known[] = {"soft", "host", "arch", "wdir"};
+    for (int k = 0; k < 4; k++) {
         len = sizeof v;
         CHECK(MPI_Info_get_string(env, known[k], &len, v, &flag) == MPI_SUCCESS && flag);
+    }
+    /* the level provided is MPI_INFO_ENV's, not the object's: it would differ before
+     * MPI_Init from after */
+    len = sizeof v;
+    CHECK(MPI_Info_get_string(env, "thread_level", &len, v, &flag) == MPI_SUCCESS && !flag);
+    CHECK(MPI_Info_free(&env) == MPI_SUCCESS);
+    /* made before MPI_Init from the same command line: the same keys and values */
+    CHECK(MPI_Info_create_env(early_argc, early_argv, &env) == MPI_SUCCESS);
+    int n_early, n_now;
+    CHECK(MPI_Info_get_nkeys(early, &n_early) == MPI_SUCCESS);
+    CHECK(MPI_Info_get_nkeys(env, &n_now) == MPI_SUCCESS && n_now == n_early && n_now >= 6);
+    for (int k = 0; k < n_now; k++) {
+        char key[MPI_MAX_INFO_KEY + 1], was[MPI_MAX_INFO_VAL + 1];
+        int was_len = sizeof was, was_flag;
+        CHECK(MPI_Info_get_nthkey(env, k, key) == MPI_SUCCESS);
+        len = sizeof v;
+        CHECK(MPI_Info_get_string(env, key, &len, v, &flag) == MPI_SUCCESS && flag);
+        CHECK(MPI_Info_get_string(early, key, &was_len, was, &was_flag) == MPI_SUCCESS);
+        CHECK(was_flag && !strcmp(v, was));
     }
     CHECK(MPI_Info_free(&env) == MPI_SUCCESS);
     /* argc 0, argv NULL: the process's own command line */
@@ -520,10 +543,10 @@ static void test_buffers(void) {
 }
 
 int main(int argc, char **argv) {
-    MPI_Info early;
     /* the info calls work before MPI_Init */
+    early_argc = argc;
+    early_argv = argv;
     CHECK(MPI_Info_create_env(argc, argv, &early) == MPI_SUCCESS);
-    CHECK(MPI_Info_free(&early) == MPI_SUCCESS);
     CHECK(MPI_Init(&argc, &argv) == MPI_SUCCESS);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -554,6 +577,7 @@ int main(int argc, char **argv) {
     test_null_names();
     test_shared_query();
     CHECK(MPI_Finalize() == MPI_SUCCESS);
+    CHECK(MPI_Info_free(&early) == MPI_SUCCESS); /* info calls work after it too */
     if (rank == 0) printf("mpi41: ok\n");
     return 0;
 }

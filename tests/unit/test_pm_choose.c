@@ -130,11 +130,33 @@ static void test_slurm_tasks_on_node(void **state) {
     assert_int_equal(tw_pm_slurm_tasks_on_node("4", -1), -1);
 }
 
+/* The job's size as the launcher set it, read before MPI_Init (MPI_Info_create_env). */
+static void test_launch_size(void **state) {
+    (void)state;
+    static const struct {
+        const char *env[8];
+        int want;
+    } sizes[] = {
+        {{NULL}, 1}, /* started alone */
+        {{"PMI_FD=3", "PMI_RANK=2", "PMI_SIZE=4", NULL}, 4},
+        {{"PMI_FD=3", "PMI_RANK=0", "PMI_SIZE=four", NULL}, 0}, /* not a number: unknown */
+        {{"PMIX_NAMESPACE=prterun-vm-1@1", "PMIX_RANK=1", "OMPI_COMM_WORLD_SIZE=6", NULL}, 6},
+        {{"PMIX_NAMESPACE=slurm.pmix.5.0", "PMIX_RANK=1", "SLURM_JOB_ID=5", "SLURM_STEP_ID=0",
+          "SLURM_STEP_NUM_TASKS=3", NULL},
+         3},
+        {{"PMIX_SERVER_URI41=x;tcp4://127.0.0.1:1", NULL}, 0}, /* a server, no job size */
+        {{"SLURM_JOB_ID=5", "SLURM_STEP_ID=0", "SLURM_NTASKS=8", NULL}, 0}, /* refused */
+    };
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        assert_int_equal(tw_pm_launch_size(lookup, (void *)sizes[i].env), sizes[i].want);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_choices),
         cmocka_unit_test(test_short_buffer),
         cmocka_unit_test(test_slurm_tasks_on_node),
+        cmocka_unit_test(test_launch_size),
     };
     return cmocka_run_group_tests_name("pm_choose", tests, NULL, NULL);
 }

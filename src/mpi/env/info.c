@@ -16,6 +16,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <tollway/endpoint.h>
+
 #include "mpi/env/error.h"
 #include "mpi/env/info.h"
 #include "mpi/env/state.h"
@@ -191,8 +193,7 @@ static int own_argv(char *buf, size_t cap, char **words, int max) {
 
 /* Fills an object with the keys of MPI_INFO_ENV (MPI-3.1 section 9, MPI-4.1 section
  * 11.2.4): the command line (argv, or the process's own when NULL), the job's size
- * and where it runs (job_size 0: not known, before MPI_Init); thread_level when
- * known (NULL: not). */
+ * and where it runs (job_size 0: not known); thread_level when known (NULL: not). */
 static void fill_env(info_t *env, int argc, char **argv, int job_size, const char *thread_level) {
     char buf[8192], *words[256];
     if (!argv || argc <= 0) {
@@ -388,9 +389,9 @@ int MPI_Info_create_env(int argc, char *argv[], MPI_Info *info) {
     MPI_Info h;
     int rc = handle_new(&h);
     if (rc) return tw_mpi_error(NULL, call, rc, NULL);
-    int initialized = tw_mpi.initialized && !tw_mpi.finalized;
-    fill_env(object_of(h), argc, argv, initialized ? tw_mpi.size : 0,
-             initialized ? thread_level_name(tw_mpi.thread_level) : NULL);
+    /* the same keys before MPI_Init, during and after MPI_Finalize: the job's size as
+     * its launcher gave it, and no thread_level, which only MPI_Init_thread sets */
+    fill_env(object_of(h), argc, argv, tw_launch_size(), NULL);
     *info = h;
     return MPI_SUCCESS;
 }
