@@ -40,7 +40,7 @@ static void message(const uint8_t *msg, size_t len) {
     if (len == sizeof raw) memcpy(&raw, msg, len);
     int want = len == 48 && raw.op >= TW_PART_SEND && raw.op <= TW_PART_EMPTY && raw.tag >= 0 &&
                raw.partitions >= 1 && raw.partitions <= TW_PART_MAX &&
-               raw.bytes % raw.partitions == 0;
+               raw.bytes % raw.partitions == 0 && (raw.op != TW_PART_SEND || raw.order != 0);
     FUZZ_CHECK(!!op == want);
     tried[MODE_MSG]++;
     if (!op) return;
@@ -140,6 +140,7 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
         m.partitions = 1 + rand32() % 16;
         m.bytes = (uint64_t)m.partitions * (rand32() % 5000);
         m.nla = m.op == TW_PART_CLEAR ? 0x10000000 + rand32() : 0;
+        if (m.op == TW_PART_SEND) m.order = 1 + rand32() % 4;
         m.key = m.op == TW_PART_CLEAR ? ((uint64_t)rand32() << 32 | rand32()) : 0;
         buf[0] = MODE_MSG;
         memcpy(buf + 1, &m, sizeof m);

@@ -61,13 +61,19 @@ static void native_peer(void) {
     CHECK(tw_ep_rank(ep) == 1 && tw_ep_size(ep) == 2);
     const uint32_t sreq = 0x2c000777u; /* what rank 0 takes for our send's handle */
     /* junk: short, an unknown kind, no partitions, partitions that do not divide the
-     * size, a negative tag, a CLEAR and an EMPTY naming nothing of rank 0's */
+     * size, a negative tag, a SEND of no order, a CLEAR and an EMPTY naming nothing of
+     * rank 0's */
     send_raw(TW_MPI_PART, "abc", 3);
     tw_part_msg_t junk[] = {
         {.op = 9, .tag = TAG, .partitions = 1, .bytes = BYTES},
         {.op = TW_PART_SEND, .tag = TAG, .sreq = sreq, .partitions = 0, .bytes = BYTES},
         {.op = TW_PART_SEND, .tag = TAG, .sreq = sreq, .partitions = 3, .bytes = BYTES},
         {.op = TW_PART_SEND, .tag = -1, .sreq = sreq, .partitions = 2, .bytes = BYTES},
+        {.op = TW_PART_SEND,
+         .tag = TAG,
+         .sreq = sreq,
+         .partitions = 2,
+         .bytes = BYTES}, /* order 0 */
         {.op = TW_PART_CLEAR, .sreq = 0x2c000001u, .rreq = 1, .partitions = 1, .bytes = BYTES},
         {.op = TW_PART_EMPTY, .sreq = sreq, .rreq = 0x2c000001u, .partitions = 1},
     };
@@ -79,7 +85,8 @@ static void native_peer(void) {
                           .context = 0,
                           .sreq = sreq,
                           .partitions = 2,
-                          .bytes = BYTES};
+                          .bytes = BYTES,
+                          .order = 1};
     send_raw(TW_MPI_PART, &send, sizeof send);
     tw_part_msg_t clear;
     CHECK(next_from_0(TW_MPI_PART, &clear, sizeof clear) == sizeof clear);
@@ -110,7 +117,8 @@ static void native_peer(void) {
                          .tag = MISMATCH_TAG,
                          .sreq = sreq + 1,
                          .partitions = 2,
-                         .bytes = 2 * BYTES};
+                         .bytes = 2 * BYTES,
+                         .order = 1};
     send_raw(TW_MPI_PART, &big, sizeof big);
     CHECK(next_from_0(TW_MPI_PART, &clear, sizeof clear) == sizeof clear);
     CHECK(clear.op == TW_PART_CLEAR && clear.sreq == sreq + 1 && clear.bytes == BYTES);

@@ -3,9 +3,10 @@
  * requests are started, completed and freed by the calls of every request.
  *
  * How a send and a receive meet and move their data (the messages are in
- * partitioned_wire.h): the send's first start sends a SEND naming it; the receive
- * matches the first such SEND of its source, tag and communicator once it is
- * started (first starts match in order, as the standard asks), and every start of
+ * partitioned_wire.h): the send's first start sends a SEND naming it and its order
+ * among the Psend_inits of its envelope; the receive matches the SEND of its source,
+ * tag and communicator of its own Precv_init's order once it is started (the
+ * initialization calls match in order, as the standard asks), and every start of
  * the matched receive sends a CLEAR naming its registered buffer. A partition marked
  * ready is put at once into the receiver's buffer once the round is cleared (and as
  * soon as the CLEAR comes for those marked before), asking for requester and
@@ -54,6 +55,7 @@ typedef struct tw_part {
     uint32_t context;
     uint32_t started;  /* starts so far: the round is this number */
     uint32_t peer_req; /* the other side's request handle, once matched (0: not yet) */
+    uint64_t order;    /* its initialization's place among its envelope's (tw_part_msg_t) */
     int broken;        /* the two sides do not agree on the size: every round fails so */
     int owe;           /* a TW_PART_* message that found the peer's mailbox full */
     int counted;       /* counted in tw_mpi_notify_waiters this round */
@@ -88,6 +90,32 @@ enum { EARLY_MAX = TW_MAX_REQUESTS };
 
 static tw_part_t *active;                      /* requests running a round */
 static tw_part_t *waiting_head, *waiting_tail; /* started receives not matched yet */
+
+/* The initializations so far of each envelope, sends and receives apart: both sides
+ * count alike, so the n-th Psend_init of an envelope meets the n-th Precv_init. */
+typedef struct inits_of {
+    int send, peer, tag;
+    uint32_t context;
+    uint64_t count;
+    struct inits_of *next;
+} inits_of_t;
+enum { INITS_BUCKETS = 64 };
+static inits_of_t *inits[INITS_BUCKETS];
+
+/* The count of that envelope's initializations, made at its first; NULL when out of
+ * memory. */
+static inits_of_t *inits_entry(int send, int peer, int tag, uint32_t context) {
+    unsigned b = ((unsigned)peer * 31u + (unsigned)tag * 7u + context) % INITS_BUCKETS;
+    inits_of_t *e = inits[b];
+    while (e && !(e->send == send && e->peer == peer && e->tag == tag && e->context == context))
+        e = e->next;
+    if (!e) {
+        if (!(e = malloc(sizeof *e))) return NULL;
+        *e = (inits_of_t){send, peer, tag, context, 0, inits[b]};
+        inits[b] = e;
+    }
+    return e;
+}
 static early_send_t *early_head, *early_tail;
 static int early_count;
 
@@ -145,6 +173,7 @@ static int control_send(tw_part_t *p, int op) {
     if (p->send) {
         m.sreq = handle_of(p);
         m.rreq = p->peer_req;
+        m.order = op == TW_PART_SEND ? p->order : 0;
     } else {
         m.sreq = p->peer_req;
         m.rreq = handle_of(p);
@@ -238,7 +267,8 @@ static void recv_matched(tw_part_t *p, const tw_part_msg_t *m) {
 }
 
 static int envelope_matches(const tw_part_t *p, int source, const tw_part_msg_t *m) {
-    return p->peer == source && p->tag == m->tag && p->context == m->context;
+    return p->peer == source && p->tag == m->tag && p->context == m->context &&
+           p->order == m->order;
 }
 
 static void take_send(int source, const tw_part_msg_t *m) {
@@ -511,6 +541,7 @@ static int part_init(const char *call, int send, const void *buf, int partitions
                             "partitioned communication takes datatypes whose data are contiguous");
     if (!b.at && b.bytes) return tw_mpi_error(c, call, MPI_ERR_BUFFER, "NULL buffer");
     size_t words = words_for(partitions);
+    inits_of_t *counted = NULL; /* the envelope's initializations (none to MPI_PROC_NULL) */
     tw_part_t *p = calloc(1, sizeof *p);
     if (p) {
         p->send = send;
@@ -521,7 +552,10 @@ static int part_init(const char *call, int send, const void *buf, int partitions
         p->peer = rank == MPI_PROC_NULL ? MPI_PROC_NULL : tw_mpi_world_rank(c, rank);
         p->tag = tag;
         p->context = c->context;
-        if (send) {
+        if (p->peer != MPI_PROC_NULL && !(counted = inits_entry(send, p->peer, tag, c->context))) {
+            free(p);
+            p = NULL;
+        } else if (send) {
             p->ready = calloc(words, sizeof *p->ready);
             p->issued = calloc(words, sizeof *p->issued);
         } else {
@@ -558,6 +592,7 @@ static int part_init(const char *call, int send, const void *buf, int partitions
         return tw_mpi_error(c, call, MPI_ERR_NO_MEM, "no request left");
     }
     req_t *r = &tw_reqs[i];
+    if (counted) p->order = ++counted->count; /* counted only once nothing can fail */
     p->slot = i;
     r->part = p;
     r->persistent = 1;

@@ -4,8 +4,11 @@
  *
  * A partitioned send and receive meet by messages of the VELO kind TW_MPI_PART:
  *   SEND   sender to receiver at the send's first start: its envelope (tag, context),
- *          request, size and partition count; the receiver matches it with the first
- *          started receive of that source, tag and context, in order of arrival;
+ *          its order among the Psend_inits of that envelope, request, size and
+ *          partition count; the receiver matches it with the receive of that source,
+ *          tag and context whose Precv_init was of the same order (MPI-4.1 chapter 4:
+ *          partitioned calls match in the order of their initialization calls, not
+ *          of their starts);
  *   CLEAR  receiver to sender at each start of the matched receive: its buffer (NLA
  *          and key), size and partition count; the sender may put the data of that
  *          round now, and not before (the receiver's buffer is its own until then);
@@ -36,7 +39,12 @@ typedef struct tw_part_msg {
     uint32_t sreq, rreq; /* the send's and the receive's request handles (rreq 0 in SEND) */
     uint32_t partitions; /* SEND, EMPTY: the sender's partitions; CLEAR: the receiver's */
     uint64_t bytes;      /* the message's size as the side that sends this has it */
-    uint64_t nla, key;   /* CLEAR: the receiver's buffer */
+    union {
+        uint64_t nla;   /* CLEAR: the receiver's buffer, with key */
+        uint64_t order; /* SEND: 1 for the first Psend_init of its destination, tag and
+                           communicator, 2 for the next ... */
+    };
+    uint64_t key;
 } tw_part_msg_t;
 
 /* Partitions of one request: at most this many (a bitmap word per 64 of them). */
@@ -44,14 +52,16 @@ typedef struct tw_part_msg {
 
 /* A message of len bytes at data: its op with the message in *m, or 0 when it is
  * none: another length, an unknown op, a negative tag, no partitions or more than
- * TW_PART_MAX, or a size that the partitions do not divide (every partition of a side
- * has the same size; a message of 0 bytes has partitions of 0 bytes). */
+ * TW_PART_MAX, a size that the partitions do not divide (every partition of a side
+ * has the same size; a message of 0 bytes has partitions of 0 bytes), or a SEND of
+ * order 0. */
 static inline int tw_part_msg_take(const void *data, size_t len, tw_part_msg_t *m) {
     if (len != sizeof *m) return 0;
     memcpy(m, data, sizeof *m);
     if (m->op < TW_PART_SEND || m->op > TW_PART_EMPTY) return 0;
     if (m->tag < 0 || m->partitions < 1 || m->partitions > TW_PART_MAX) return 0;
     if (m->bytes % m->partitions) return 0;
+    if (m->op == TW_PART_SEND && !m->order) return 0; /* orders count from 1 */
     return (int)m->op;
 }
 
