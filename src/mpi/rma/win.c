@@ -472,7 +472,9 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, 
     void *local = !shm_flavor && rank == w->rank ? w->base : w->t[rank].local;
     *size = shm_flavor || local ? w->t[rank].size : 0;
     *disp_unit = w->t[rank].disp_unit;
-    *(void **)baseptr = local;
+    /* a shared window's segment of no bytes is at NULL, as MPICH has it, not where the
+     * next rank's begins (nothing of it may be touched) */
+    *(void **)baseptr = shm_flavor && !*size ? NULL : local;
     return MPI_SUCCESS;
 }
 
