@@ -127,6 +127,15 @@ program f90_module
   call check(code == 16, 'MPI_SIZEOF of REAL(KIND=16)')
   call MPI_Sizeof((1.0_16, 2.0_16), code, ierr)
   call check(code == 32, 'MPI_SIZEOF of COMPLEX(KIND=16)')
+  ! the functions' PMPI_ twins are typed by the module too, as by mpif.h
+  x = PMPI_Wtime()
+  call check(x > 0.0d0, 'PMPI_WTIME')
+  x = PMPI_Wtick()
+  call check(x > 0.0d0, 'PMPI_WTICK')
+  val = PMPI_Aint_add(10_MPI_ADDRESS_KIND, 5_MPI_ADDRESS_KIND)
+  call check(val == 15, 'PMPI_AINT_ADD')
+  val = PMPI_Aint_diff(10_MPI_ADDRESS_KIND, 4_MPI_ADDRESS_KIND)
+  call check(val == 6, 'PMPI_AINT_DIFF')
   call MPI_F_sync_reg(mx)
 
   ! the types of Fortran's parameterised kinds: REAL(KIND=dp) sent and summed as one

@@ -47,6 +47,7 @@ usage: gen_bindings.py extract                 (rewrites standard.json from pymp
        gen_bindings.py check-face FACE LIB     (nm -D of a face's library against its calls)
 OUT may be - for standard output.
 """
+import copy
 import json
 import os
 import re
@@ -1254,6 +1255,10 @@ def emit_mpi_module(procs, constants):
     out += ["", "  INTERFACE"]
     for p in fortran_interface_names(procs):
         out += fortran_interface(p)
+        if p.f90_return:  # a function's PMPI_ twin has a type too, as in mpif.h
+            twin = copy.copy(p)
+            twin.name = "P" + p.name
+            out += fortran_interface(twin)
     out += ["  END INTERFACE"]
     out += fortran_only_interfaces(False)
     out += ["CONTAINS"] + fortran_only_procedures(False) + ["END MODULE MPI"]
