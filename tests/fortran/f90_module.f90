@@ -181,9 +181,50 @@ program f90_module
   call MPI_File_close(fh, ierr)
   call check(ierr == MPI_SUCCESS .and. fh == MPI_FILE_NULL, 'MPI_File_close')
 
+  call info_strings()
+
   call MPI_Finalize(ierr)
   if (rank == 0) print *, 'f90_module: ok on', np
 contains
+  ! info keys and values as Fortran has them: blanks around them stripped, no
+  ! terminator (buflen out is the value's length), nothing written for a key not there
+  ! nor past the CHARACTER's length
+  subroutine info_strings()
+    integer :: info, e, buflen
+    logical :: found
+    character(len=8) :: short
+    character(len=4) :: after ! beside short: a write past short's end would show here
+    character(len=64) :: long
+    common /adjacent/ short, after
+    call MPI_Info_create(info, e)
+    call MPI_Info_set(info, '  padded key ', ' twenty characters.. ', e)
+    call check(e == MPI_SUCCESS, 'MPI_Info_set')
+    long = 'unchanged'
+    call MPI_Info_get(info, 'absent', MPI_MAX_INFO_VAL, long, found, e)
+    call check(e == MPI_SUCCESS .and. .not. found .and. long == 'unchanged', &
+               'MPI_Info_get of a key not there leaves the value')
+    call MPI_Info_get(info, 'padded key', len(long), long, found, e)
+    call check(found .and. long == 'twenty characters..', 'MPI_Info_get: blanks stripped')
+    after = 'kept'
+    call MPI_Info_get(info, 'padded key', MPI_MAX_INFO_VAL, short, found, e)
+    call check(found .and. short == 'twenty c' .and. after == 'kept', &
+               'MPI_Info_get: no more than the CHARACTER holds')
+    buflen = 0
+    long = 'unchanged'
+    call MPI_Info_get_string(info, 'padded key', buflen, long, found, e)
+    call check(found .and. buflen == 19 .and. long == 'unchanged', &
+               'MPI_Info_get_string: buflen 0 gives the length and writes nothing')
+    buflen = 3
+    call MPI_Info_get_string(info, 'padded key', buflen, long, found, e)
+    call check(found .and. buflen == 19 .and. long == 'twe', 'MPI_Info_get_string: 3 characters')
+    buflen = 5
+    long = 'unchanged'
+    call MPI_Info_get_string(info, 'absent', buflen, long, found, e)
+    call check(.not. found .and. buflen == 5 .and. long == 'unchanged', &
+               'MPI_Info_get_string of a key not there')
+    call MPI_Info_free(info, e)
+  end subroutine
+
   subroutine check(ok, what)
     logical, intent(in) :: ok
     character(len=*), intent(in) :: what

@@ -679,6 +679,10 @@ FORTRAN_BY_HAND = {
     "MPI_Register_datarep": "conversion and extent functions in Fortran take their arguments "
                             "by reference: called through C trampolines, with MPI_CONVERSION_FN_NULL "
                             "recognised by its address",
+    "MPI_Info_get": "the value is written only when the key is there, and never past the "
+                    "CHARACTER's length whatever valuelen says",
+    "MPI_Info_get_string": "Fortran has no terminator: buflen out is the value's length, at most "
+                           "buflen characters are written, none for a key not there",
     "MPI_Status_f2f08": "a TYPE(MPI_Status) argument: the generator converts INTEGER statuses only",
     "MPI_Status_f082f": "as MPI_Status_f2f08",
 }
@@ -799,7 +803,10 @@ class FortranEntry:
             self.formals.append(f"{cq}char *{n}")
             self.hidden.append(f"size_t {n}_len")
             if const or f.direction == "in":
-                self.pre.append(f"char *{n}_c = tw_f_string_in({n}, {n}_len);")
+                # an info key or value loses its leading blanks too (MPI_Info_set)
+                conv = "tw_f_info_string_in" if self.proc.name.startswith("MPI_Info_") \
+                    else "tw_f_string_in"
+                self.pre.append(f"char *{n}_c = {conv}({n}, {n}_len);")
                 self.arg(c, f"{n}_c")
                 self.post.append(f"free({n}_c);")
             else:

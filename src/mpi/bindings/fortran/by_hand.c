@@ -2,6 +2,7 @@
  * says why for each), as pmpi_ calls with mpi_ weak aliases like the generated ones. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mpi/bindings/fortran/fortran.h"
 
@@ -24,6 +25,61 @@ DEFINE(info_create_env, MPI_Fint *info, MPI_Fint *ierror) {
     MPI_Info info_c;
     *ierror = PMPI_Info_create_env(0, NULL, &info_c);
     if (*ierror == MPI_SUCCESS) *info = PMPI_Info_c2f(info_c);
+}
+
+/* ---- info values: CHARACTERs without a terminator ---- */
+
+/* The value of key in info, a C string to be freed, with its length: NULL with *found
+ * 0 when the key is not there, or with *rc set when the call failed. */
+static char *info_value(MPI_Fint info, const char *key, size_t key_len, int *found, int *rc) {
+    char *key_c = tw_f_info_string_in(key, key_len);
+    int len = 0; /* asked with no room: the value's length plus one */
+    *found = 0;
+    *rc = PMPI_Info_get_string(PMPI_Info_f2c(info), key_c, &len, NULL, found);
+    char *v = *rc == MPI_SUCCESS && *found ? tw_f_string_buf((size_t)len) : NULL;
+    if (v) *rc = PMPI_Info_get_string(PMPI_Info_f2c(info), key_c, &len, v, found);
+    free(key_c);
+    return v;
+}
+
+/* value: at most room characters of v, then blanks to its length */
+static void info_value_out(const char *v, MPI_Fint room, char *value, size_t value_len) {
+    size_t n = room < 0 ? 0 : (size_t)room;
+    tw_f_string_out(v, value, n < value_len ? n : value_len);
+    if (n < value_len) memset(value + n, ' ', value_len - n);
+}
+
+DEFINE(info_get, MPI_Fint *info, const char *key, MPI_Fint *valuelen, char *value, MPI_Fint *flag,
+       MPI_Fint *ierror, size_t key_len, size_t value_len) {
+    int found, rc;
+    if (*valuelen < 0) { /* the C call's error */
+        char c[1], *key_c = tw_f_info_string_in(key, key_len);
+        *ierror = PMPI_Info_get(PMPI_Info_f2c(*info), key_c, *valuelen, c, &found);
+        free(key_c);
+        return;
+    }
+    char *v = info_value(*info, key, key_len, &found, &rc);
+    if (v) info_value_out(v, *valuelen, value, value_len);
+    free(v);
+    *flag = rc == MPI_SUCCESS && found;
+    *ierror = rc;
+}
+
+DEFINE(info_get_string, MPI_Fint *info, const char *key, MPI_Fint *buflen, char *value,
+       MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len) {
+    int found, rc;
+    if (*buflen < 0) { /* the C call's error */
+        char *key_c = tw_f_info_string_in(key, key_len);
+        *ierror = PMPI_Info_get_string(PMPI_Info_f2c(*info), key_c, buflen, NULL, &found);
+        free(key_c);
+        return;
+    }
+    char *v = info_value(*info, key, key_len, &found, &rc);
+    if (v && *buflen > 0) info_value_out(v, *buflen, value, value_len);
+    if (v) *buflen = (MPI_Fint)strlen(v);
+    free(v);
+    *flag = rc == MPI_SUCCESS && found;
+    *ierror = rc;
 }
 
 DEFINE(pcontrol, MPI_Fint *level) {

@@ -52,6 +52,11 @@ char *tw_f_string_in(const char *s, size_t len) {
     return c;
 }
 
+char *tw_f_info_string_in(const char *s, size_t len) {
+    while (len > 0 && *s == ' ') s++, len--;
+    return tw_f_string_in(s, len);
+}
+
 void tw_f_string_out(const char *c, char *f, size_t len) {
     size_t n = strnlen(c, len);
     memcpy(f, c, n);

@@ -138,6 +138,9 @@ void tw_f_indices_from_1(int *indices, int n);
 /* A CHARACTER input as a C string: without its trailing blanks (MPI-4.1 19.3.9),
  * NUL-terminated, to be freed. */
 char *tw_f_string_in(const char *s, size_t len);
+/* An info key or value: without its leading and trailing blanks (MPI_Info_set: "In
+ * Fortran, leading and trailing spaces in key and value are stripped"). */
+char *tw_f_info_string_in(const char *s, size_t len);
 /* room for a C string of at most len characters and its NUL, to be freed */
 char *tw_f_string_buf(size_t len);
 /* a C string into a CHARACTER of len: cut at len, padded with blanks */
