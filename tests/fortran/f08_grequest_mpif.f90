@@ -23,6 +23,8 @@ subroutine f77_free(extra_state, ierror)
   integer nquery, nfree
   common /f77_grequest/ nquery, nfree
   nfree = nfree + 1
+  ! the program's own variable, as MPICH and Open MPI hand it (not the constant 1234)
+  if (extra_state /= 1234) extra_state = extra_state - 1
   ierror = MPI_SUCCESS
 end subroutine
 
@@ -39,6 +41,7 @@ subroutine through_mpif_h()
   implicit none
   include 'mpif.h'
   integer req, status(MPI_STATUS_SIZE), ierr
+  integer(kind=MPI_ADDRESS_KIND) state
   logical flag
   integer nquery, nfree
   common /f77_grequest/ nquery, nfree
@@ -56,6 +59,15 @@ subroutine through_mpif_h()
   if (.not. flag .or. status(MPI_TAG) /= 1234 .or. nfree /= 1 .or. nquery /= 1 .or. &
       req /= MPI_REQUEST_NULL) then
     print *, 'f08_grequest: FAILED: mpif.h: test', flag, status(MPI_TAG), nfree, nquery
+    call MPI_ABORT(MPI_COMM_WORLD, 1, ierr)
+  end if
+  ! what the free function writes to EXTRA_STATE, the program sees
+  state = 7
+  call MPI_GREQUEST_START(f77_query, f77_free, f77_cancel, state, req, ierr)
+  call MPI_GREQUEST_COMPLETE(req, ierr)
+  call MPI_WAIT(req, MPI_STATUS_IGNORE, ierr)
+  if (state /= 6) then
+    print *, 'f08_grequest: FAILED: mpif.h: the free function''s EXTRA_STATE', state
     call MPI_ABORT(MPI_COMM_WORLD, 1, ierr)
   end if
 end subroutine

@@ -241,8 +241,11 @@ DEFINE(status_f082f, const MPI_Fint *f08_status, MPI_Fint *f_status, MPI_Fint *i
 /* ---- generalized requests with query, free and cancel functions in Fortran ----
  * As for keyvals: the C library calls trampolines with a record of the Fortran
  * functions and the program's extra state, which the free function's trampoline
- * releases (the last call of a generalized request's). A Fortran status (and
- * mpi_f08's TYPE(MPI_Status)) is the C status's ints (convert.c). */
+ * releases (the last call of a generalized request's). The functions get the
+ * program's own EXTRA_STATE variable, as MPICH and Open MPI hand it: what one of them
+ * writes there, the program and the next one see (a count the free function takes
+ * down). A Fortran status (and mpi_f08's TYPE(MPI_Status)) is the C status's ints
+ * (convert.c). */
 typedef void fortran_grequest_query(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierror);
 typedef void fortran_grequest_free(MPI_Aint *extra, MPI_Fint *ierror);
 typedef void fortran_grequest_cancel(MPI_Aint *extra, MPI_Fint *complete, MPI_Fint *ierror);
@@ -251,14 +254,14 @@ struct fortran_grequest {
     fortran_grequest_query *query;
     fortran_grequest_free *free;
     fortran_grequest_cancel *cancel;
-    MPI_Aint extra;
+    MPI_Aint *extra; /* the program's variable */
 };
 
 static int grequest_query(void *extra, MPI_Status *status) {
     struct fortran_grequest *g = extra;
     MPI_Fint status_f[MPI_F_STATUS_SIZE], ierror = MPI_SUCCESS;
     PMPI_Status_c2f(status, status_f);
-    g->query(&g->extra, status_f, &ierror);
+    g->query(g->extra, status_f, &ierror);
     PMPI_Status_f2c(status_f, status);
     return ierror;
 }
@@ -266,7 +269,7 @@ static int grequest_query(void *extra, MPI_Status *status) {
 static int grequest_free(void *extra) {
     struct fortran_grequest *g = extra;
     MPI_Fint ierror = MPI_SUCCESS;
-    g->free(&g->extra, &ierror);
+    g->free(g->extra, &ierror);
     free(g);
     return ierror;
 }
@@ -274,7 +277,7 @@ static int grequest_free(void *extra) {
 static int grequest_cancel(void *extra, int complete) {
     struct fortran_grequest *g = extra;
     MPI_Fint complete_f = complete != 0, ierror = MPI_SUCCESS;
-    g->cancel(&g->extra, &complete_f, &ierror);
+    g->cancel(g->extra, &complete_f, &ierror);
     return ierror;
 }
 
@@ -287,7 +290,7 @@ DEFINE(grequest_start, void (*query)(void), void (*free_fn)(void), void (*cancel
     }
     *g =
         (struct fortran_grequest){(fortran_grequest_query *)query, (fortran_grequest_free *)free_fn,
-                                  (fortran_grequest_cancel *)cancel, *extra};
+                                  (fortran_grequest_cancel *)cancel, extra};
     MPI_Request request_c;
     *ierror = PMPI_Grequest_start(grequest_query, grequest_free, grequest_cancel, g, &request_c);
     if (*ierror == MPI_SUCCESS)
