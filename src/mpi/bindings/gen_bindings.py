@@ -827,10 +827,8 @@ class FortranEntry:
             elif const:
                 self.arg(c, f"(const MPI_Status *){n}")
             else:
-                # its error field reads MPI_SUCCESS after a call that does not set it,
-                # as it did when a zeroed C status was copied out
-                if f.direction != "inout":
-                    self.pre.append(f"if (!tw_f_status_ignored({n})) {n}[MPI_F_ERROR] = MPI_SUCCESS;")
+                # its error field is left as the program had it, as in C: only the
+                # calls of several statuses set it (MPI-4.1 3.2.5)
                 self.arg(c, f"tw_f_status_ignored({n}) ? MPI_STATUS_IGNORE : (MPI_Status *){n}")
         elif base in HANDLE_CONVERSIONS:
             if f.type != "INTEGER":
