@@ -173,7 +173,20 @@ static void alone(void) {
     MPI_Initialized(&flag);
     CHECK(!flag, "MPI_Initialized before anything");
     MPI_Session a, b;
-    CHECK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &a) == MPI_SUCCESS, "session a");
+    /* an info object made before MPI starts serves the first session (a library's
+     * pattern: its thread level asked for in it) */
+    MPI_Info asked, got;
+    CHECK(MPI_Info_create(&asked) == MPI_SUCCESS, "MPI_Info_create before MPI starts");
+    CHECK(MPI_Info_set(asked, "thread_level", "MPI_THREAD_MULTIPLE") == MPI_SUCCESS,
+          "MPI_Info_set before MPI starts");
+    CHECK(MPI_Session_init(asked, MPI_ERRORS_RETURN, &a) == MPI_SUCCESS, "session a");
+    char level[64];
+    int level_len = sizeof level, found = 0;
+    CHECK(MPI_Session_get_info(a, &got) == MPI_SUCCESS, "MPI_Session_get_info");
+    MPI_Info_get_string(got, "thread_level", &level_len, level, &found);
+    CHECK(found && !strcmp(level, "MPI_THREAD_MULTIPLE"), "the level asked before MPI started");
+    MPI_Info_free(&got);
+    MPI_Info_free(&asked);
     CHECK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &b) == MPI_SUCCESS, "session b");
     MPI_Initialized(&flag);
     CHECK(!flag, "MPI_Initialized is not affected by sessions");

@@ -100,10 +100,9 @@ int MPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *sess
         return tw_mpi_session_error(MPI_SESSION_NULL, errhandler, call, MPI_ERR_ARG,
                                     "session is NULL");
     *session = MPI_SESSION_NULL;
-    if (info != MPI_INFO_NULL && (tw_mpi.users <= 0 || !tw_mpi_info_ok(info)))
-        return tw_mpi_session_error(MPI_SESSION_NULL, errhandler, call, MPI_ERR_INFO,
-                                    tw_mpi.users <= 0 ? "no info object exists before MPI starts"
-                                                      : NULL);
+    /* an info object made before MPI started serves: the info calls work at any time */
+    if (!tw_mpi_info_ok(info))
+        return tw_mpi_session_error(MPI_SESSION_NULL, errhandler, call, MPI_ERR_INFO, NULL);
     int level = level_of(info);
     if (level < 0)
         return tw_mpi_session_error(MPI_SESSION_NULL, errhandler, call, MPI_ERR_ARG,
