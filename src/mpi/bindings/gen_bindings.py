@@ -804,7 +804,7 @@ class FortranEntry:
             self.hidden.append(f"size_t {n}_len")
             if const or f.direction == "in":
                 # an info key or value loses its leading blanks too (MPI_Info_set)
-                conv = "tw_f_info_string_in" if self.proc.name.startswith("MPI_Info_") \
+                conv = "tw_f_string_trimmed_in" if self.proc.name.startswith("MPI_Info_") \
                     else "tw_f_string_in"
                 self.pre.append(f"char *{n}_c = {conv}({n}, {n}_len);")
                 self.arg(c, f"{n}_c")

@@ -32,7 +32,7 @@ DEFINE(info_create_env, MPI_Fint *info, MPI_Fint *ierror) {
 /* The value of key in info, a C string to be freed, with its length: NULL with *found
  * 0 when the key is not there, or with *rc set when the call failed. */
 static char *info_value(MPI_Fint info, const char *key, size_t key_len, int *found, int *rc) {
-    char *key_c = tw_f_info_string_in(key, key_len);
+    char *key_c = tw_f_string_trimmed_in(key, key_len);
     int len = 0; /* asked with no room: the value's length plus one */
     *found = 0;
     *rc = PMPI_Info_get_string(PMPI_Info_f2c(info), key_c, &len, NULL, found);
@@ -53,7 +53,7 @@ DEFINE(info_get, MPI_Fint *info, const char *key, MPI_Fint *valuelen, char *valu
        MPI_Fint *ierror, size_t key_len, size_t value_len) {
     int found, rc;
     if (*valuelen < 0) { /* the C call's error */
-        char c[1], *key_c = tw_f_info_string_in(key, key_len);
+        char c[1], *key_c = tw_f_string_trimmed_in(key, key_len);
         *ierror = PMPI_Info_get(PMPI_Info_f2c(*info), key_c, *valuelen, c, &found);
         free(key_c);
         return;
@@ -69,7 +69,7 @@ DEFINE(info_get_string, MPI_Fint *info, const char *key, MPI_Fint *buflen, char 
        MPI_Fint *flag, MPI_Fint *ierror, size_t key_len, size_t value_len) {
     int found, rc;
     if (*buflen < 0) { /* the C call's error */
-        char *key_c = tw_f_info_string_in(key, key_len);
+        char *key_c = tw_f_string_trimmed_in(key, key_len);
         *ierror = PMPI_Info_get_string(PMPI_Info_f2c(*info), key_c, buflen, NULL, &found);
         free(key_c);
         return;

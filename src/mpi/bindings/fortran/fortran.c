@@ -52,7 +52,7 @@ char *tw_f_string_in(const char *s, size_t len) {
     return c;
 }
 
-char *tw_f_info_string_in(const char *s, size_t len) {
+char *tw_f_string_trimmed_in(const char *s, size_t len) {
     while (len > 0 && *s == ' ') s++, len--;
     return tw_f_string_in(s, len);
 }
@@ -86,7 +86,8 @@ char **tw_f_strings_in(const char *a, size_t len, size_t stride, int n) {
     else
         while (!blank(a + count * stride * len, len)) count++;
     char **strings = array_of(count + 1, sizeof *strings);
-    for (size_t i = 0; i < count; i++) strings[i] = tw_f_string_in(a + i * stride * len, len);
+    for (size_t i = 0; i < count; i++)
+        strings[i] = tw_f_string_trimmed_in(a + i * stride * len, len);
     return strings;
 }
 

@@ -138,16 +138,17 @@ void tw_f_indices_from_1(int *indices, int n);
 /* A CHARACTER input as a C string: without its trailing blanks (MPI-4.1 19.3.9),
  * NUL-terminated, to be freed. */
 char *tw_f_string_in(const char *s, size_t len);
-/* An info key or value: without its leading and trailing blanks (MPI_Info_set: "In
- * Fortran, leading and trailing spaces in key and value are stripped"). */
-char *tw_f_info_string_in(const char *s, size_t len);
+/* A CHARACTER input without its leading and trailing blanks: an info key or value
+ * (MPI_Info_set: "In Fortran, leading and trailing spaces in key and value are
+ * stripped"), a spawned program's argument (as MPICH and Open MPI take it). */
+char *tw_f_string_trimmed_in(const char *s, size_t len);
 /* room for a C string of at most len characters and its NUL, to be freed */
 char *tw_f_string_buf(size_t len);
 /* a C string into a CHARACTER of len: cut at len, padded with blanks */
 void tw_f_string_out(const char *c, char *f, size_t len);
 
 /* An array of CHARACTER*(len) in as a NULL-terminated array of C strings (each
- * without its trailing blanks), to be freed by tw_f_strings_free: n entries, or
+ * without its leading and trailing blanks), to be freed by tw_f_strings_free: n entries, or
  * (n < 0) those before the first blank entry (an argv, MPI-4.1 11.8.2); stride
  * entries apart (a row of a 2-D array: the number of rows). MPI_ARGV_NULL is C's. */
 char **tw_f_strings_in(const char *a, size_t len, size_t stride, int n);
