@@ -127,6 +127,8 @@ program f90_module
   call check(code == 16, 'MPI_SIZEOF of REAL(KIND=16)')
   call MPI_Sizeof((1.0_16, 2.0_16), code, ierr)
   call check(code == 32, 'MPI_SIZEOF of COMPLEX(KIND=16)')
+  ! MPI_DISPLACEMENT_CURRENT is an offset (MPI_File_set_view's disp), not a default INTEGER
+  call check(kind(MPI_DISPLACEMENT_CURRENT) == MPI_OFFSET_KIND, 'MPI_DISPLACEMENT_CURRENT''s kind')
   ! the functions' PMPI_ twins are typed by the module too, as by mpif.h
   x = PMPI_Wtime()
   call check(x > 0.0d0, 'PMPI_WTIME')

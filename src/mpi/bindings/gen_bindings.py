@@ -1044,6 +1044,8 @@ FORTRAN_ONLY_CONSTANTS = {
     "MPI_ADDRESS_KIND": "sizeof(MPI_Aint)", "MPI_OFFSET_KIND": "sizeof(MPI_Offset)",
     "MPI_COUNT_KIND": "sizeof(MPI_Count)", "MPI_INTEGER_KIND": "sizeof(MPI_Fint)",
 }
+# the constants whose Fortran kind the standard gives, whatever their value
+FORTRAN_CONSTANT_KINDS = {"MPI_DISPLACEMENT_CURRENT": "INTEGER(KIND=MPI_OFFSET_KIND)"}
 # mpi.h's macros that are no Fortran constant: types, C-only objects, special
 # addresses (mpif.h's common blocks stand for those)
 NOT_FORTRAN_CONSTANTS = re.compile(
@@ -1085,18 +1087,22 @@ def emit_fortran_constants_program(mpi_h):
     lines of at most 72 columns from the 7th, for fixed and free form alike. A
     string constant (MPI_VERSION's are numbers) is left out."""
     out = [f"/* {GENERATED} */", "#include <mpi.h>", "#include <stddef.h>", "#include <stdio.h>",
+           "", "static void constant_of(const char *name, long long value, const char *kind) {",
+           '    printf("      %s %s\\n", kind, name);',
+           '    printf("      PARAMETER (%s=%lld)\\n", name, value);', "}",
            "", "static void constant(const char *name, long long value, int is_integer) {",
            "    if (!is_integer) return;",
            '    int small = value >= -2147483647LL - 1 && value <= 2147483647LL;',
-           '    printf("      %s %s\\n", small ? "INTEGER" : "INTEGER(KIND=MPI_ADDRESS_KIND)", name);',
-           '    printf("      PARAMETER (%s=%lld)\\n", name, value);', "}",
+           '    constant_of(name, value, small ? "INTEGER" : "INTEGER(KIND=MPI_ADDRESS_KIND)");', "}",
            "#define INTEGER_TYPE(x) _Generic((x), int: 1, unsigned: 1, long: 1, unsigned long: 1, "
            "long long: 1, unsigned long long: 1, default: 0)",
            "#define C(name) constant(#name, (long long)(name), INTEGER_TYPE(name))",
            "", "int main(void) {"]
     for name, expr in FORTRAN_ONLY_CONSTANTS.items():
         out.append(f'    constant("{name}", (long long)({expr}), 1);')
-    out += [f"    C({n});" for n in c_constants(mpi_h) if n not in FORTRAN_ONLY_CONSTANTS]
+    out += [f'    constant_of("{n}", (long long)({n}), "{FORTRAN_CONSTANT_KINDS[n]}");'
+            if n in FORTRAN_CONSTANT_KINDS else f"    C({n});"
+            for n in c_constants(mpi_h) if n not in FORTRAN_ONLY_CONSTANTS]
     out += ["    return 0;", "}"]
     return "\n".join(out) + "\n"
 
