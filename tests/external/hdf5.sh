@@ -19,30 +19,16 @@
 #   HDF5_PROGRAMS: only these programs (names as in testpar), e.g. "testphdf5 t_cache"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-prepare=
-[ "${1:-}" = --prepare ] && { prepare=1; shift; }
-build=$(cd "${1:-build}" && pwd)
-shift || true
-ranks=("$@")
+. tests/external/common.sh
+external_start hdf5.sh "$@"
+ranks=("${rest[@]}")
 [ ${#ranks[@]} -gt 0 ] || ranks=(2 3 4)
 version=1.10.8+repack1-1
 work=$build/hdf5
 timeout=${HDF5_TEST_TIMEOUT:-1800}
 
-[ -x "$build/bin/mpicc" ] || { echo "hdf5.sh: no $build/bin/mpicc: build first (make)" >&2; exit 2; }
 mkdir -p "$work"
-src=$(ls -d "$work"/hdf5-*/ 2>/dev/null | head -1 || true)
-if [ -z "$src" ] || [ ! -x "$src/configure" ]; then
-    (cd "$work" && { apt-get source -q "hdf5=$version" >"$work/source.log" 2>&1 ||
-        apt-get source -q hdf5 >>"$work/source.log" 2>&1; }) || {
-        tail -5 "$work/source.log"
-        echo "hdf5.sh: apt-get source hdf5 failed ($work/source.log): enable deb-src in" \
-            "/etc/apt/sources.list.d and run apt-get update" >&2
-        exit 2
-    }
-    src=$(ls -d "$work"/hdf5-*/ | head -1)
-fi
-src=${src%/}
+src=$(debian_source hdf5.sh hdf5 "$version" "$work" configure)
 obj=$work/obj
 # configured again when mpi.h is newer than the configuration (what configure finds
 # there decides what HDF5 builds; libmpi it loads at run time)

@@ -20,29 +20,15 @@
 #   MPITEST_TIMEOUT: seconds a program may run (default here 60)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-prepare=
-[ "${1:-}" = --prepare ] && { prepare=1; shift; }
-build=$(cd "${1:-build}" && pwd)
-shift || true
-dirs=("$@")
+. tests/external/common.sh
+external_start mpich_testsuite.sh "$@"
+dirs=("${rest[@]}")
 version=4.0.2-3
 work=$build/mpich-tests
 export MPITEST_TIMEOUT=${MPITEST_TIMEOUT:-60}
 
-[ -x "$build/bin/mpicc" ] || { echo "mpich_testsuite.sh: no $build/bin/mpicc: build first (make)" >&2; exit 2; }
 mkdir -p "$work"
-src=$(ls -d "$work"/mpich-*/ 2>/dev/null | head -1 || true)
-if [ -z "$src" ] || [ ! -x "$src/test/mpi/configure" ]; then
-    (cd "$work" && { apt-get source -q "mpich=$version" >"$work/source.log" 2>&1 ||
-        apt-get source -q mpich >>"$work/source.log" 2>&1; }) || {
-        tail -5 "$work/source.log"
-        echo "mpich_testsuite.sh: apt-get source mpich failed ($work/source.log): enable" \
-            "deb-src in /etc/apt/sources.list.d and run apt-get update" >&2
-        exit 2
-    }
-    src=$(ls -d "$work"/mpich-*/ | head -1)
-fi
-tests=${src%/}/test/mpi
+tests=$(debian_source mpich_testsuite.sh mpich "$version" "$work" test/mpi/configure)/test/mpi
 # configured again when mpi.h is newer than the configuration (what configure finds
 # there decides which tests build)
 if [ ! -f "$tests/config.status" ] || [ include/mpi.h -nt "$tests/config.status" ]; then

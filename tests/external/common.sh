@@ -1,0 +1,36 @@
+# Sourced by the scripts of tests/external that build other software against a build.
+
+# external_start WHO "$@": takes [--prepare] [BUILD] off the script's arguments and
+# sets prepare (1, or empty), build (BUILD's absolute path; build by default) and
+# rest (the arguments left); exits 2 when BUILD has no mpicc. WHO names the script.
+external_start() {
+    local who=$1
+    shift
+    prepare=
+    [ "${1:-}" = --prepare ] && { prepare=1; shift; }
+    build=$(cd "${1:-build}" && pwd)
+    shift || true
+    rest=("$@")
+    [ -x "$build/bin/mpicc" ] || { echo "$who: no $build/bin/mpicc: build first (make)" >&2; exit 2; }
+}
+
+# debian_source WHO PACKAGE VERSION WORK MARK: prints the directory of PACKAGE's
+# source unpacked in WORK, fetched there with apt-get source (which checks it against
+# the archive's signed lists) unless WORK holds it already with MARK, a path inside
+# it. VERSION first; the archive's own when it has another. Exits 2 with the fix
+# (deb-src) when apt cannot get it; WHO names the script in that message.
+debian_source() {
+    local who=$1 package=$2 version=$3 work=$4 mark=$5 src
+    src=$(ls -d "$work/$package"-*/ 2>/dev/null | head -1 || true)
+    if [ -z "$src" ] || [ ! -e "$src/$mark" ]; then
+        (cd "$work" && { apt-get source -q "$package=$version" >"$work/source.log" 2>&1 ||
+            apt-get source -q "$package" >>"$work/source.log" 2>&1; }) || {
+            tail -5 "$work/source.log" >&2
+            echo "$who: apt-get source $package failed ($work/source.log): enable deb-src in" \
+                "/etc/apt/sources.list.d and run apt-get update" >&2
+            exit 2
+        }
+        src=$(ls -d "$work/$package"-*/ | head -1)
+    fi
+    echo "${src%/}"
+}
