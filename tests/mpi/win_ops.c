@@ -172,6 +172,10 @@ static void round_of(int mode, MPI_Win w, int *mem) {
     free(all);
 
     /* accumulate from everyone into slot 0: SUM contiguous, SUM into a vector, MAX */
+    MPI_Datatype past_lb;
+    int at_2_3[2] = {2, 3};
+    CHECK(MPI_Type_create_indexed_block(2, 1, at_2_3, MPI_INT, &past_lb) == MPI_SUCCESS);
+    CHECK(MPI_Type_commit(&past_lb) == MPI_SUCCESS);
     reset(mem, 0);
     epoch_begin(mode, w);
     for (int t = 0; t < size; t++) {
@@ -183,10 +187,16 @@ static void round_of(int mode, MPI_Win w, int *mem) {
         int mx = rank * 7 % size;
         CHECK(MPI_Accumulate(&mx, 1, MPI_INT, t, disp(t, N + 1), 1, MPI_INT, MPI_MAX, w) ==
               MPI_SUCCESS);
+        /* a contiguous derived type whose data starts past the displacement (2 ints
+         * from its lower bound of 2): they land at +2 and +3, +0 and +1 untouched */
+        CHECK(MPI_Accumulate(buf, 2, MPI_INT, t, disp(t, (size + 1) * SLOT), 1, past_lb, MPI_SUM,
+                             w) == MPI_SUCCESS);
         target_end(mode, t, w);
     }
     epoch_end(mode, w);
     int sum = size * (size + 1) / 2, maxv = 0;
+    CHECK(mem[(size + 1) * SLOT] == 0 && mem[(size + 1) * SLOT + 1] == 0);
+    CHECK(mem[(size + 1) * SLOT + 2] == sum && mem[(size + 1) * SLOT + 3] == sum + size);
     for (int o = 0; o < size; o++)
         if (o * 7 % size > maxv) maxv = o * 7 % size;
     for (int i = 0; i < N; i++) {
@@ -284,6 +294,7 @@ static void round_of(int mode, MPI_Win w, int *mem) {
     for (int o = 0; o < size; o++)
         for (int i = 0; i < N; i++) CHECK(mem[o * SLOT + i] == val(o, rank, i) * 3);
     CHECK(MPI_Type_free(&vec) == MPI_SUCCESS);
+    CHECK(MPI_Type_free(&past_lb) == MPI_SUCCESS);
 }
 
 int main(int argc, char **argv) {

@@ -329,14 +329,16 @@ static acc_wait_t *acc_waits;
 static uint64_t acc_ids;
 
 /* The accumulate of do_acc as one message to rank r, which applies it under its own lock
- * word and answers (again while that word was held by another). */
-static int acc_message(win_t *w, int r, const where_t *at, size_t n, MPI_Datatype elem, MPI_Op op,
-                       const unsigned char *in, const void *cmp, unsigned char *out) {
+ * word and answers (again while that word was held by another). The n bytes lie lb past
+ * at: a contiguous derived type's data starts at its lower bound, not at the
+ * displacement. */
+static int acc_message(win_t *w, int r, const where_t *at, MPI_Aint lb, size_t n, MPI_Datatype elem,
+                       MPI_Op op, const unsigned char *in, const void *cmp, unsigned char *out) {
     _Alignas(8) unsigned char msg[sizeof(acc_msg_t) + 2 * TW_WIN_ACC_BYTES_MAX];
     int world = w->t[r].world;
     acc_msg_t h = {.context = w->context,
                    .kind = MSG_ACC,
-                   .off = (int64_t)(at->nla - w->t[r].nla),
+                   .off = (int64_t)(at->nla - w->t[r].nla) + (int64_t)lb,
                    .len = n,
                    .id = ++acc_ids,
                    .op = (int32_t)op,
@@ -462,7 +464,7 @@ static int do_acc(win_t *w, int r, const side_t *o, const side_t *res, const sid
     int rc;
     if (w->t[r].acc_msg && !at->local && t->l.contiguous && n <= TW_WIN_ACC_BYTES_MAX &&
         tw_mpi_type_contiguous_size(t->l.element) > 0)
-        rc = acc_message(w, r, at, n, t->l.element, op, in, cmp, out);
+        rc = acc_message(w, r, at, t->l.lb, n, t->l.element, op, in, cmp, out);
     else
         rc = acc_locked(w, r, t, at, n, op, in, cmp, out);
     if (!rc && rtmp) tw_mpi_type_unpack(rtmp, res->count, res->type, (void *)(uintptr_t)res->buf);
