@@ -431,6 +431,41 @@ static void attributes(void) {
     MPI_Comm_free_keyval(&refusing);
 }
 
+/* Intercommunicators made and merged while duplications of MPI_COMM_WORLD by
+ * MPI_Comm_idup are under way (MPICH's comm_idup_comm): every communicator made has
+ * an entry of its own. An idup that picked the entry a blocking creation was agreeing
+ * on made one of them fail or two share it, mostly on a loaded node. */
+static void idups_meanwhile(void) {
+    enum { IDUPS = 5, ROUNDS = 10 };
+    for (int round = 0; round < ROUNDS; round++) {
+        MPI_Comm dups[IDUPS], local, inter, merged;
+        MPI_Request reqs[IDUPS];
+        for (int i = 0; i < IDUPS; i++)
+            CHECK(MPI_Comm_idup(MPI_COMM_WORLD, &dups[i], &reqs[i]) == MPI_SUCCESS);
+        int left = rank < size / 2;
+        CHECK(MPI_Comm_split(MPI_COMM_WORLD, left, rank, &local) == MPI_SUCCESS);
+        int leader = rank == 0 ? size / 2 : rank == size / 2 ? 0 : -1;
+        CHECK(MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, leader, 99, &inter) == MPI_SUCCESS);
+        CHECK(MPI_Intercomm_merge(inter, !left, &merged) == MPI_SUCCESS);
+        CHECK(MPI_Waitall(IDUPS, reqs, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+        /* all distinct, and each carries its own traffic */
+        MPI_Comm all[IDUPS + 3] = {local, inter, merged};
+        for (int i = 0; i < IDUPS; i++) all[3 + i] = dups[i];
+        for (int i = 0; i < IDUPS + 3; i++) {
+            for (int j = 0; j < i; j++) CHECK(all[i] != all[j]);
+            int flag, sum = 0, one = 1;
+            CHECK(MPI_Comm_test_inter(all[i], &flag) == MPI_SUCCESS && flag == (i == 1));
+            if (!flag) {
+                CHECK(MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, all[i]) == MPI_SUCCESS);
+                int n;
+                MPI_Comm_size(all[i], &n);
+                CHECK(sum == n);
+            }
+        }
+        for (int i = 0; i < IDUPS + 3; i++) CHECK(MPI_Comm_free(&all[i]) == MPI_SUCCESS);
+    }
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -443,6 +478,7 @@ int main(int argc, char **argv) {
     from_groups();
     names();
     attributes();
+    idups_meanwhile();
     MPI_Finalize();
     if (deletes != 9) {
         fprintf(stderr, "rank %d: %d delete callbacks run, 9 expected\n", rank, deletes);

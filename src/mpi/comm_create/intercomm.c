@@ -154,8 +154,8 @@ static size_t leaders_swap(const tw_mpi_comm_t *l, uint64_t used[WORDS], MPI_Com
     return len + sizeof *answer;
 }
 
-int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
-                         int remote_leader, int tag, MPI_Comm *newintercomm) {
+static int intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                            int remote_leader, int tag, MPI_Comm *newintercomm) {
     NEED_INIT("MPI_Intercomm_create");
     const char *call = "MPI_Intercomm_create";
     tw_mpi_comm_t *l = tw_mpi_comm_get(local_comm);
@@ -405,7 +405,7 @@ int tw_mpi_intercomm_split(tw_mpi_comm_t *c, int color, int key, MPI_Comm *out) 
     return rc;
 }
 
-int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
+static int intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
     NEED_INIT("MPI_Intercomm_merge");
     tw_mpi_comm_t *c = tw_mpi_comm_get(intercomm);
     if (!c) return tw_mpi_error(NULL, "MPI_Intercomm_merge", MPI_ERR_COMM, NULL);
@@ -433,6 +433,26 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
     m->errhandler = c->errhandler;
     *newintracomm = m->handle;
     return MPI_SUCCESS;
+}
+
+/* While these run, an MPI_Comm_idup under way picks no table entry (comm_idup.c): it
+ * could take the one they are agreeing on, which their members learn of only at the
+ * end (MPICH's comm_idup_comm, under load: MPI_ERR_INTERN, or a communicator made twice
+ * in one entry). */
+int MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
+                         int remote_leader, int tag, MPI_Comm *newintercomm) {
+    tw_mpi_comm_creating++;
+    int rc =
+        intercomm_create(local_comm, local_leader, peer_comm, remote_leader, tag, newintercomm);
+    tw_mpi_comm_creating--;
+    return rc;
+}
+
+int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm) {
+    tw_mpi_comm_creating++;
+    int rc = intercomm_merge(intercomm, high, newintracomm);
+    tw_mpi_comm_creating--;
+    return rc;
 }
 
 int MPI_Comm_test_inter(MPI_Comm comm, int *flag) {
