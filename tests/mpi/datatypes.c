@@ -307,6 +307,12 @@ static void f90(void) {
     CHECK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 4, &t) == MPI_ERR_ARG);
     CHECK(MPI_Type_match_size(99, 4, &t) == MPI_ERR_ARG);
     CHECK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 4, NULL) == MPI_ERR_ARG);
+    /* the one handle of two synonyms is named as MPICH names it */
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+    CHECK(MPI_C_COMPLEX == MPI_C_FLOAT_COMPLEX);
+    CHECK(MPI_Type_get_name(MPI_C_COMPLEX, name, &len) == MPI_SUCCESS &&
+          !strcmp(name, "MPI_C_COMPLEX") && len == 13);
 }
 
 static void fortran_types(void) {
