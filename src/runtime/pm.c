@@ -95,12 +95,12 @@ enum tw_pm_kind tw_pm_choose(tw_pm_env_fn env, void *ctx, int have_pmix, char *w
     return TW_PM_SINGLETON; /* started on its own, or a job of one */
 }
 
-int tw_pm_launch_size(tw_pm_env_fn env, void *ctx) {
+int tw_pm_launch_size(tw_pm_env_fn env, void *ctx, int have_pmix) {
     char why[8];
     static const char *const slurm_tasks[] = {"SLURM_STEP_NUM_TASKS", "SLURM_NTASKS", NULL};
     const char *v = NULL;
     int n = -1;
-    switch (tw_pm_choose(env, ctx, 1, why, sizeof why)) {
+    switch (tw_pm_choose(env, ctx, have_pmix, why, sizeof why)) {
     case TW_PM_PMI1:
         n = count_of(env_value(env, ctx, "PMI_SIZE"));
         break;
@@ -149,7 +149,7 @@ static const char *process_env(const char *name, void *ctx) {
 }
 
 int tw_launch_size(void) {
-    return tw_pm_launch_size(process_env, NULL);
+    return tw_pm_launch_size(process_env, NULL, TW_HAVE_PMIX);
 }
 
 int tw_pm_init(tw_pm_t *pm, char *err, size_t errlen) {

@@ -126,8 +126,9 @@ enum tw_pm_kind tw_pm_choose(tw_pm_env_fn env, void *ctx, int have_pmix, char *w
 /* The size of the job this process was started in, read from what its launcher set
  * (PMI_SIZE beside PMI_FD, a Slurm step's task count, OMPI_COMM_WORLD_SIZE; 1 when
  * started alone), without reaching the manager: what MPI_Info_create_env reports
- * before MPI_Init. 0 when the environment does not say. */
-int tw_pm_launch_size(tw_pm_env_fn env, void *ctx);
+ * before MPI_Init; have_pmix as tw_pm_choose has it, so that both read one
+ * environment alike. 0 when the environment does not say. */
+int tw_pm_launch_size(tw_pm_env_fn env, void *ctx, int have_pmix);
 
 /* The tasks on node node_id by Slurm's SLURM_STEP_TASKS_PER_NODE ("2(x3),1": 2 on
  * each of nodes 0-2, 1 on node 3), or -1 when the list is malformed or too short. */

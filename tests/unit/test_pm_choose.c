@@ -148,7 +148,11 @@ static void test_launch_size(void **state) {
         {{"SLURM_JOB_ID=5", "SLURM_STEP_ID=0", "SLURM_NTASKS=8", NULL}, 0}, /* refused */
     };
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-        assert_int_equal(tw_pm_launch_size(lookup, (void *)sizes[i].env), sizes[i].want);
+        assert_int_equal(tw_pm_launch_size(lookup, (void *)sizes[i].env, 1), sizes[i].want);
+    /* a PMIx server's address left over in a build without PMIx: a process alone, as
+     * tw_pm_choose takes it there */
+    const char *leftover[] = {"PMIX_SERVER_URI41=x;tcp4://127.0.0.1:1", NULL};
+    assert_int_equal(tw_pm_launch_size(lookup, (void *)leftover, 0), 1);
 }
 
 int main(void) {
