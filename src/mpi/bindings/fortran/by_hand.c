@@ -56,6 +56,7 @@ DEFINE(info_get, MPI_Fint *info, const char *key, MPI_Fint *valuelen, char *valu
         char c[1], *key_c = tw_f_string_trimmed_in(key, key_len);
         *ierror = PMPI_Info_get(PMPI_Info_f2c(*info), key_c, *valuelen, c, &found);
         free(key_c);
+        *flag = 0;
         return;
     }
     char *v = info_value(*info, key, key_len, &found, &rc);
@@ -72,6 +73,7 @@ DEFINE(info_get_string, MPI_Fint *info, const char *key, MPI_Fint *buflen, char 
         char *key_c = tw_f_string_trimmed_in(key, key_len);
         *ierror = PMPI_Info_get_string(PMPI_Info_f2c(*info), key_c, buflen, NULL, &found);
         free(key_c);
+        *flag = 0;
         return;
     }
     char *v = info_value(*info, key, key_len, &found, &rc);
