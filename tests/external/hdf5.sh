@@ -5,7 +5,8 @@
 # the archive's signed lists; deb-src must be enabled), pinned to the version measured
 # in docs/io.md; when the archive has another, that one is built, its program list
 # read from its testpar/Makefile.am. Only what the tests need is built (the library,
-# test/libh5test, testpar), into BUILD/hdf5.
+# test/libh5test, testpar), into BUILD/hdf5; it is configured with the high-level
+# library too, which netcdf.sh builds and installs from the same tree.
 # A program passes when it exits 0, with two exceptions taken from HDF5's own harness:
 # t_pflush1 always exits non-zero (it leaves without MPI_Finalize on purpose;
 # testpflush.sh ignores its status), so it passes when it printed PASSED and no
@@ -35,7 +36,7 @@ obj=$work/obj
 if [ ! -f "$obj/config.status" ] || [ include/mpi.h -nt "$obj/config.status" ]; then
     rm -rf "$obj" && mkdir -p "$obj"
     (cd "$obj" && CC=$build/bin/mpicc "$src/configure" --enable-parallel --enable-shared \
-        --disable-static --disable-fortran --disable-cxx --disable-hl --disable-tools \
+        --disable-static --disable-fortran --disable-cxx --disable-tools \
         --disable-java --prefix="$work/install" >"$work/configure.log" 2>&1) ||
         { tail -30 "$work/configure.log"; echo "hdf5.sh: configure failed ($work/configure.log)" >&2; exit 1; }
 fi
