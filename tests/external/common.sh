@@ -34,3 +34,14 @@ debian_source() {
     fi
     echo "${src%/}"
 }
+
+# external_step WHO WHAT LOG DIR COMMAND...: runs COMMAND in DIR, its output into LOG;
+# when it fails, prints LOG's end and "WHO: WHAT failed (LOG)" and exits 1.
+external_step() {
+    local who=$1 what=$2 log=$3 dir=$4
+    shift 4
+    (cd "$dir" && "$@") >"$log" 2>&1 && return 0
+    tail -30 "$log"
+    echo "$who: $what failed ($log)" >&2
+    exit 1
+}

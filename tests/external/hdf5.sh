@@ -35,10 +35,9 @@ obj=$work/obj
 # there decides what HDF5 builds; libmpi it loads at run time)
 if [ ! -f "$obj/config.status" ] || [ include/mpi.h -nt "$obj/config.status" ]; then
     rm -rf "$obj" && mkdir -p "$obj"
-    (cd "$obj" && CC=$build/bin/mpicc "$src/configure" --enable-parallel --enable-shared \
-        --disable-static --disable-fortran --disable-cxx --disable-tools \
-        --disable-java --prefix="$work/install" >"$work/configure.log" 2>&1) ||
-        { tail -30 "$work/configure.log"; echo "hdf5.sh: configure failed ($work/configure.log)" >&2; exit 1; }
+    external_step hdf5.sh configure "$work/configure.log" "$obj" env CC="$build/bin/mpicc" \
+        "$src/configure" --enable-parallel --enable-shared --disable-static --disable-fortran \
+        --disable-cxx --disable-tools --disable-java --prefix="$work/install"
 fi
 # the programs testpar's `make check` runs (TEST_PROG_PARA), and the two of testpflush.sh
 progs=($(awk '/\\$/ { sub(/\\$/, ""); printf "%s", $0; next } { print }' "$src/testpar/Makefile.am" |

@@ -25,9 +25,8 @@ jobs=${NETCDF_MAKE_JOBS:-2}
 bash tests/external/hdf5.sh --prepare "$build"
 hdf5=$build/hdf5/install
 if [ ! -f "$hdf5/lib/libhdf5_hl.so" ] || [ "$build/hdf5/obj/src/.libs/libhdf5.so" -nt "$hdf5/lib/libhdf5_hl.so" ]; then
-    make -C "$build/hdf5/obj/src" install >"$build/hdf5/install.log" 2>&1 &&
-        make -C "$build/hdf5/obj/hl/src" -j"$jobs" install >>"$build/hdf5/install.log" 2>&1 ||
-        { tail -20 "$build/hdf5/install.log"; echo "netcdf.sh: HDF5's install failed ($build/hdf5/install.log)" >&2; exit 1; }
+    external_step netcdf.sh "HDF5's install" "$build/hdf5/install.log" "$build/hdf5/obj" \
+        sh -c "make -C src install && make -C hl/src -j$jobs install"
 fi
 
 mkdir -p "$work"
@@ -35,20 +34,15 @@ src=$(debian_source netcdf.sh netcdf "$version" "$work" configure)
 obj=$work/obj
 if [ ! -f "$obj/config.status" ] || [ "$hdf5/lib/libhdf5.so" -nt "$obj/config.status" ]; then
     rm -rf "$obj" && mkdir -p "$obj"
-    (cd "$obj" && CC=$build/bin/mpicc CPPFLAGS="-I$hdf5/include" \
-        LDFLAGS="-L$hdf5/lib -Wl,-rpath,$hdf5/lib" "$src/configure" --enable-parallel-tests \
-        --with-mpiexec="$build/bin/mpiexec" --disable-dap --disable-byterange --disable-nczarr \
-        --disable-plugins --disable-filter-testing --disable-shared \
-        --prefix="$work/install" >"$work/configure.log" 2>&1) ||
-        { tail -30 "$work/configure.log"; echo "netcdf.sh: configure failed ($work/configure.log)" >&2; exit 1; }
+    external_step netcdf.sh configure "$work/configure.log" "$obj" env CC="$build/bin/mpicc" \
+        CPPFLAGS="-I$hdf5/include" LDFLAGS="-L$hdf5/lib -Wl,-rpath,$hdf5/lib" \
+        "$src/configure" --enable-parallel-tests --with-mpiexec="$build/bin/mpiexec" \
+        --disable-dap --disable-byterange --disable-nczarr --disable-plugins \
+        --disable-filter-testing --disable-shared --prefix="$work/install"
     grep -q "^#define USE_PARALLEL 1" "$obj/config.h" ||
         { echo "netcdf.sh: configure did not find parallel HDF5 ($work/configure.log)" >&2; exit 1; }
 fi
-if ! make -C "$obj" -j"$jobs" >"$work/build.log" 2>&1; then
-    tail -30 "$work/build.log"
-    echo "netcdf.sh: the build failed ($work/build.log)" >&2
-    exit 1
-fi
+external_step netcdf.sh "the build" "$work/build.log" "$obj" make -j"$jobs"
 [ -z "$prepare" ] || exit 0
 
 status=0

@@ -26,22 +26,15 @@ done
 
 mkdir -p "$work"
 src=$(debian_source pnetcdf.sh pnetcdf "$version" "$work" configure.ac)
-[ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >"$work/autoreconf.log" 2>&1) ||
-    { tail -20 "$work/autoreconf.log"; echo "pnetcdf.sh: autoreconf failed ($work/autoreconf.log)" >&2; exit 1; }
+[ -x "$src/configure" ] || external_step pnetcdf.sh autoreconf "$work/autoreconf.log" "$src" autoreconf -fi
 obj=$work/obj
 if [ ! -f "$obj/config.status" ] || [ include/mpi.h -nt "$obj/config.status" ]; then
     rm -rf "$obj" && mkdir -p "$obj"
-    (cd "$obj" && "$src/configure" MPICC="$build/bin/mpicc" MPICXX="$build/bin/mpicxx" \
-        MPIF77="$build/bin/mpifort" MPIF90="$build/bin/mpifort" \
-        TESTMPIRUN="$build/bin/mpiexec -n NP" --prefix="$work/install" \
-        >"$work/configure.log" 2>&1) ||
-        { tail -30 "$work/configure.log"; echo "pnetcdf.sh: configure failed ($work/configure.log)" >&2; exit 1; }
+    external_step pnetcdf.sh configure "$work/configure.log" "$obj" "$src/configure" \
+        MPICC="$build/bin/mpicc" MPICXX="$build/bin/mpicxx" MPIF77="$build/bin/mpifort" \
+        MPIF90="$build/bin/mpifort" TESTMPIRUN="$build/bin/mpiexec -n NP" --prefix="$work/install"
 fi
-if ! make -C "$obj" -j"$jobs" >"$work/build.log" 2>&1; then
-    tail -30 "$work/build.log"
-    echo "pnetcdf.sh: the build failed ($work/build.log)" >&2
-    exit 1
-fi
+external_step pnetcdf.sh "the build" "$work/build.log" "$obj" make -j"$jobs"
 [ -z "$prepare" ] || exit 0
 
 status=0
