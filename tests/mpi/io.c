@@ -431,6 +431,59 @@ static void odd_views(void) {
     CHECK(MPI_File_delete(path(mine), MPI_INFO_NULL) == MPI_SUCCESS);
 }
 
+/* MPI-4.1 section 14.1: an etype's and a filetype's typemap displacements are
+ * non-negative and non-decreasing, and their pieces may not overlap in a file open for
+ * writing (MPI_ERR_IO, ROMIO's class). Overlaps are legal read-only; a resized type
+ * whose lower bound is negative while its data is not stays legal. */
+static void illegal_view_types(void) {
+    enum { NEGATIVE, DECREASING, OVERLAPPING, KINDS };
+    static const int disps[KINDS][2] = {{-2, 2}, {3, 0}, {0, 1}};
+    static const int lens[KINDS][2] = {{1, 1}, {1, 1}, {3, 1}};
+    char mine[32];
+    snprintf(mine, sizeof mine, "illegal%d", rank);
+    for (int readonly = 0; readonly < 2; readonly++) {
+        MPI_File fh;
+        int amode = readonly ? MPI_MODE_RDONLY : MPI_MODE_RDWR | MPI_MODE_CREATE;
+        CHECK(MPI_File_open(MPI_COMM_SELF, path(mine), amode, MPI_INFO_NULL, &fh) == MPI_SUCCESS);
+        for (int kind = 0; kind < KINDS; kind++) {
+            MPI_Datatype t;
+            CHECK(MPI_Type_indexed(2, lens[kind], disps[kind], MPI_INT, &t) == MPI_SUCCESS);
+            CHECK(MPI_Type_commit(&t) == MPI_SUCCESS);
+            int legal = readonly && kind == OVERLAPPING;
+            int want = legal ? MPI_SUCCESS : MPI_ERR_IO;
+            CHECK(class_of(MPI_File_set_view(fh, 0, t, t, "native", MPI_INFO_NULL)) == want);
+            CHECK(class_of(MPI_File_set_view(fh, 0, MPI_INT, t, "native", MPI_INFO_NULL)) == want);
+            MPI_Type_free(&t);
+        }
+        /* the same as a vector: a negative stride decreases, one shorter than a block
+         * overlaps; a stride of one block exactly is contiguous and legal */
+        MPI_Datatype back, tight, abutting;
+        CHECK(MPI_Type_vector(3, 1, -2, MPI_INT, &back) == MPI_SUCCESS);
+        CHECK(MPI_Type_create_hvector(3, 2, 4, MPI_INT, &tight) == MPI_SUCCESS);
+        CHECK(MPI_Type_create_hvector(5, 2, 8, MPI_INT, &abutting) == MPI_SUCCESS);
+        MPI_Type_commit(&back), MPI_Type_commit(&tight), MPI_Type_commit(&abutting);
+        CHECK(class_of(MPI_File_set_view(fh, 0, MPI_INT, back, "native", MPI_INFO_NULL)) ==
+              MPI_ERR_IO);
+        CHECK(class_of(MPI_File_set_view(fh, 0, MPI_INT, tight, "native", MPI_INFO_NULL)) ==
+              (readonly ? MPI_SUCCESS : MPI_ERR_IO));
+        CHECK(MPI_File_set_view(fh, 0, MPI_INT, abutting, "native", MPI_INFO_NULL) == MPI_SUCCESS);
+        /* a refused view leaves the one before in place */
+        MPI_Offset d = -1;
+        MPI_Datatype e, ft;
+        char rep[MPI_MAX_DATAREP_STRING];
+        CHECK(class_of(MPI_File_set_view(fh, 8, MPI_INT, back, "native", MPI_INFO_NULL)) ==
+              MPI_ERR_IO);
+        CHECK(MPI_File_get_view(fh, &d, &e, &ft, rep) == MPI_SUCCESS);
+        MPI_Aint lb, extent;
+        CHECK(MPI_Type_get_extent(ft, &lb, &extent) == MPI_SUCCESS);
+        CHECK(d == 0 && e == MPI_INT && lb == 0 && extent == 40);
+        MPI_Type_free(&ft);
+        MPI_Type_free(&back), MPI_Type_free(&tight), MPI_Type_free(&abutting);
+        CHECK(MPI_File_close(&fh) == MPI_SUCCESS);
+    }
+    CHECK(MPI_File_delete(path(mine), MPI_INFO_NULL) == MPI_SUCCESS);
+}
+
 /* A file past 4 GiB (sparse: only the bytes written take space): explicit offsets,
  * a view whose displacement and etype offsets pass 2^32 bytes, the individual pointer
  * and the size beyond it. Each rank its own file. */
@@ -751,6 +804,7 @@ int main(int argc, char **argv) {
     error_handlers();
     interleaved();
     odd_views();
+    illegal_view_types();
     big_offsets();
     shared_pointer();
     ordered_hints();

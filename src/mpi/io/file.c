@@ -132,6 +132,39 @@ static int type_keep(MPI_Datatype type, MPI_Datatype *kept) {
     return MPI_Type_dup(type, kept);
 }
 
+/* MPI-4.1 section 14.1: the typemap displacements of an etype and a filetype are
+ * non-negative and monotonically non-decreasing, and for a file open for writing
+ * their pieces do not overlap (no_overlap). Checked in one tile, in typemap order, pieces of no
+ * bytes skipped, as ROMIO does; the class is ROMIO's too (MPI_ERR_IO). NULL: legal. */
+static const char *view_type_problem(MPI_Datatype type, int no_overlap, int is_etype) {
+    const tw_typemap_t *m = tw_mpi_type_map(type);
+    if (!m) return NULL;
+    int started = 0;
+    MPI_Aint last_start = 0, last_end = 0;
+    for (size_t b = 0; b < m->nblocks; b++) {
+        const tw_typemap_block_t *blk = &m->blocks[b];
+        if (blk->len == 0) continue;
+        for (size_t k = 0; k < blk->reps; k++) {
+            MPI_Aint start = blk->disp + (MPI_Aint)k * blk->stride;
+            if (start < 0)
+                return is_etype ? "a displacement in the etype's typemap is negative"
+                                : "a displacement in the filetype's typemap is negative";
+            if (started && start < last_start)
+                return is_etype ? "the etype's typemap displacements decrease"
+                                : "the filetype's typemap displacements decrease";
+            if (started && no_overlap && start < last_end)
+                return is_etype ? "the etype's pieces overlap in a file open for writing"
+                                : "the filetype's pieces overlap in a file open for writing";
+            started = 1;
+            last_start = start;
+            last_end = start + (MPI_Aint)blk->len;
+            /* the rest of a block repeats its stride: one more look decides them all */
+            if (k == 1 && blk->reps > 2) k = blk->reps - 2;
+        }
+    }
+    return NULL;
+}
+
 static int set_view(tw_io_file_t *f, const char *call, MPI_Offset disp, MPI_Datatype etype,
                     MPI_Datatype filetype, const char *datarep) {
     tw_mpi_type_layout_t el, fl;
@@ -189,6 +222,16 @@ static int set_view(tw_io_file_t *f, const char *call, MPI_Offset disp, MPI_Data
         }
         el.size = esize;
         fl.extent = ffl.extent;
+    }
+    /* overlaps are a matter of the file's sizes: in another representation the
+     * filetype is checked as the file has it, the etype only for its order */
+    int writable = !(f->amode & MPI_MODE_RDONLY);
+    int native = file_filetype == MPI_DATATYPE_NULL;
+    const char *illegal = view_type_problem(etype, writable && native, 1);
+    if (!illegal) illegal = view_type_problem(native ? filetype : file_filetype, writable, 0);
+    if (illegal) {
+        if (!native) MPI_Type_free(&file_filetype);
+        return tw_io_error(f, call, MPI_ERR_IO, illegal);
     }
     tw_io_view_t v = {.disp = disp,
                       .rep = tw_io_datarep_kind(conv),
