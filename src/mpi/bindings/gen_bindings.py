@@ -664,10 +664,15 @@ FORTRAN_BY_HAND = {
     "MPI_Info_create_env": "the C call takes argc and argv, the Fortran one neither",
     "MPI_Pcontrol": "variadic in C; Fortran passes the level alone",
     "MPI_Comm_get_attr": "a predefined attribute (MPI_TAG_UB ...) is a pointer to the value in C, "
-                         "the value itself in Fortran",
+                         "the value itself in Fortran; so is a value Fortran set (a cell)",
     "MPI_Win_get_attr": "as MPI_Comm_get_attr (MPI_WIN_BASE is the address, the others values)",
     "MPI_Attr_get": "as MPI_Comm_get_attr, into a default INTEGER",
-    "MPI_Attr_put": "the value is a default INTEGER, stored as the C attribute's value",
+    "MPI_Attr_put": "the value is a default INTEGER, kept in a cell whose address C gets "
+                    "(MPI-4.1 19.3.7; attr_value.c)",
+    "MPI_Comm_set_attr": "the value is kept in a cell whose address C gets (MPI-4.1 19.3.7)",
+    "MPI_Type_set_attr": "as MPI_Comm_set_attr",
+    "MPI_Win_set_attr": "as MPI_Comm_set_attr",
+    "MPI_Type_get_attr": "a value Fortran set is in a cell: its value is given, not its address",
     "MPI_Comm_create_keyval": "copy and delete callbacks in Fortran: called through a C trampoline "
                               "that passes the attribute values by reference",
     "MPI_Type_create_keyval": "as MPI_Comm_create_keyval",

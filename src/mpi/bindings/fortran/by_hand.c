@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi/bindings/fortran/attr_value.h"
 #include "mpi/bindings/fortran/fortran.h"
 
 /* name: without the mpi_ prefix (fortran.h's TW_F_ALSO) */
@@ -88,7 +89,9 @@ DEFINE(pcontrol, MPI_Fint *level) {
     PMPI_Pcontrol(*level);
 }
 
-/* ---- attributes: the predefined ones are pointers to their values in C ---- */
+/* ---- attributes ----
+ * A predefined attribute is a pointer to its value in C, the value itself in Fortran.
+ * A value Fortran sets is kept in a cell whose address C gets (attr_value.c). */
 
 static int comm_attr_is_int(int keyval) {
     return keyval == MPI_TAG_UB || keyval == MPI_HOST || keyval == MPI_IO ||
@@ -97,7 +100,7 @@ static int comm_attr_is_int(int keyval) {
 }
 
 static MPI_Aint comm_attr_value(int keyval, void *v) {
-    return comm_attr_is_int(keyval) ? *(int *)v : (MPI_Aint)v;
+    return comm_attr_is_int(keyval) ? *(int *)v : tw_f_attr_value(v);
 }
 
 DEFINE(comm_get_attr, MPI_Fint *comm, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
@@ -118,8 +121,13 @@ DEFINE(attr_get, MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *fl
     *flag = found != 0;
 }
 
-DEFINE(attr_put, MPI_Fint *comm, MPI_Fint *keyval, MPI_Fint *value, MPI_Fint *ierror) {
-    *ierror = PMPI_Attr_put(PMPI_Comm_f2c(*comm), *keyval, (void *)(intptr_t)*value);
+DEFINE(type_get_attr, MPI_Fint *datatype, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
+       MPI_Fint *ierror) {
+    void *v = NULL;
+    int found = 0;
+    *ierror = PMPI_Type_get_attr(TW_F2C(MPI_Datatype, Type, *datatype), *keyval, &v, &found);
+    if (*ierror == MPI_SUCCESS && found) *value = tw_f_attr_value(v);
+    *flag = found != 0;
 }
 
 DEFINE(win_get_attr, MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint *flag,
@@ -134,10 +142,22 @@ DEFINE(win_get_attr, MPI_Fint *win, MPI_Fint *keyval, MPI_Aint *value, MPI_Fint 
                  *keyval == MPI_WIN_MODEL)
             *value = *(int *)v;
         else /* MPI_WIN_BASE is the address itself, as a user's value */
-            *value = (MPI_Aint)v;
+            *value = tw_f_attr_value(v);
     }
     *flag = found != 0;
 }
+
+/* a set from Fortran: the value in a new cell, given back when the set fails */
+#define SET_ATTR(name, Cset, type, kind, value_type, mpi1)                                         \
+    DEFINE(name, MPI_Fint *obj, MPI_Fint *keyval, value_type *value, MPI_Fint *ierror) {           \
+        void *cell = tw_f_attr_cell_new((MPI_Aint)*value, mpi1);                                   \
+        *ierror = cell ? Cset(TW_F2C(type, kind, *obj), *keyval, cell) : MPI_ERR_NO_MEM;           \
+        if (cell && *ierror != MPI_SUCCESS) tw_f_attr_cell_free(cell);                             \
+    }
+SET_ATTR(comm_set_attr, PMPI_Comm_set_attr, MPI_Comm, Comm, MPI_Aint, 0)
+SET_ATTR(type_set_attr, PMPI_Type_set_attr, MPI_Datatype, Type, MPI_Aint, 0)
+SET_ATTR(win_set_attr, PMPI_Win_set_attr, MPI_Win, Win, MPI_Aint, 0)
+SET_ATTR(attr_put, PMPI_Attr_put, MPI_Comm, Comm, MPI_Fint, 1)
 
 /* ---- keyvals with copy and delete functions in Fortran ----
  * The C library calls a trampoline with the keyval's extra state, which holds the
@@ -167,6 +187,18 @@ static struct fortran_keyval *keyval_record(void (*copy)(void), void (*delete)(v
     return k;
 }
 
+/* the value a Fortran copy function gave, into a new cell as the copy's C attribute */
+static int copied_out(void *out, int *flag, MPI_Fint ierror, MPI_Aint value, int mpi1) {
+    if (!*flag || ierror != MPI_SUCCESS) return ierror;
+    void *cell = tw_f_attr_cell_new(value, mpi1);
+    if (!cell) {
+        *flag = 0;
+        return MPI_ERR_NO_MEM;
+    }
+    *(void **)out = cell;
+    return MPI_SUCCESS;
+}
+
 /* the trampolines of a kind of object whose Fortran copy and delete functions take
  * INTEGER(KIND=MPI_ADDRESS_KIND) values */
 #define AINT_TRAMPOLINES(lower, type, kind)                                                        \
@@ -175,17 +207,17 @@ static struct fortran_keyval *keyval_record(void (*copy)(void), void (*delete)(v
         struct fortran_keyval *k = extra;                                                          \
         MPI_Fint old_f = TW_C2F(type, kind, old), keyval_f = keyval, flag_f = 0;                   \
         MPI_Fint ierror = MPI_SUCCESS;                                                             \
-        MPI_Aint in_f = (MPI_Aint)in, out_f = 0;                                                   \
+        MPI_Aint in_f = tw_f_attr_value(in), out_f = 0;                                            \
         k->copy(&old_f, &keyval_f, &k->extra, &in_f, &out_f, &flag_f, &ierror);                    \
         *flag = flag_f != 0;                                                                       \
-        if (*flag) *(void **)out = (void *)out_f;                                                  \
-        return ierror;                                                                             \
+        return copied_out(out, flag, ierror, out_f, 0);                                            \
     }                                                                                              \
     static int lower##_delete_aint(type obj, int keyval, void *value, void *extra) {               \
         struct fortran_keyval *k = extra;                                                          \
         MPI_Fint obj_f = TW_C2F(type, kind, obj), keyval_f = keyval, ierror = MPI_SUCCESS;         \
-        MPI_Aint value_f = (MPI_Aint)value;                                                        \
+        MPI_Aint value_f = tw_f_attr_value(value);                                                 \
         k->delete (&obj_f, &keyval_f, &value_f, &k->extra, &ierror);                               \
+        if (ierror == MPI_SUCCESS) tw_f_attr_cell_free(value);                                     \
         return ierror;                                                                             \
     }
 AINT_TRAMPOLINES(comm, MPI_Comm, Comm)
@@ -196,18 +228,18 @@ static int copy_int(MPI_Comm old, int keyval, void *extra, void *in, void *out, 
     struct fortran_keyval *k = extra;
     MPI_Fint old_f = TW_C2F(MPI_Comm, Comm, old), keyval_f = keyval, flag_f = 0;
     MPI_Fint ierror = MPI_SUCCESS;
-    MPI_Fint extra_f = (MPI_Fint)k->extra, in_f = (MPI_Fint)(intptr_t)in, out_f = 0;
+    MPI_Fint extra_f = (MPI_Fint)k->extra, in_f = (MPI_Fint)tw_f_attr_value(in), out_f = 0;
     k->copy(&old_f, &keyval_f, &extra_f, &in_f, &out_f, &flag_f, &ierror);
     *flag = flag_f != 0;
-    if (*flag) *(void **)out = (void *)(intptr_t)out_f;
-    return ierror;
+    return copied_out(out, flag, ierror, out_f, 1);
 }
 
 static int delete_int(MPI_Comm obj, int keyval, void *value, void *extra) {
     struct fortran_keyval *k = extra;
     MPI_Fint obj_f = TW_C2F(MPI_Comm, Comm, obj), keyval_f = keyval, ierror = MPI_SUCCESS;
-    MPI_Fint extra_f = (MPI_Fint)k->extra, value_f = (MPI_Fint)(intptr_t)value;
+    MPI_Fint extra_f = (MPI_Fint)k->extra, value_f = (MPI_Fint)tw_f_attr_value(value);
     k->delete (&obj_f, &keyval_f, &value_f, &extra_f, &ierror);
+    if (ierror == MPI_SUCCESS) tw_f_attr_cell_free(value);
     return ierror;
 }
 
