@@ -1,5 +1,5 @@
 /* Fuzz target of a member's addresses as the other root of a connection sends them
- * (src/mpi/session/dynamic_wire.h, read by src/mpi/session/dynamic.c): one per channel,
+ * (src/mpi/comm_create/dynamic_wire.h, read by src/mpi/session/dynamic.c): one per channel,
  * separated by spaces.
  *
  * Byte 0 gives the channels this side runs (1 to 16), the rest are the addresses. The
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mpi/session/dynamic_wire.h"
+#include "mpi/comm_create/dynamic_wire.h"
 
 static long tried, accepted;
 

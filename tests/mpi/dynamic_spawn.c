@@ -2,7 +2,9 @@
  * (1 and 3 children, then 1 + 2 children of two commands), and parents and children
  * check the intercommunicator from both sides: sizes, data both ways (short and long
  * enough for a rendezvous), MPI_Intercomm_merge, MPI_APPNUM, MPI_Comm_get_parent,
- * MPI_Comm_disconnect, and a spawn of a command that does not exist. */
+ * MPI_Comm_disconnect, an intercommunicator of both whole jobs made through the one
+ * rank that spawned (MPI_Intercomm_create), and a spawn of a command that does not
+ * exist. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +59,42 @@ static void talk(MPI_Comm inter, int is_parent) {
     CHECK(MPI_Comm_free(&merged) == MPI_SUCCESS);
 }
 
+/* Both jobs after a spawn on MPI_COMM_SELF of the parents' rank 0: an intercommunicator
+ * of both worlds through it (its other ranks never met the children, nor the
+ * children's other ranks them), every pair talking both ways, then merged. */
+static void across_jobs(MPI_Comm to_other_job, int is_parent, int want_remote) {
+    MPI_Comm both, merged;
+    CHECK(MPI_Intercomm_create(MPI_COMM_WORLD, 0, to_other_job, 0, 7, &both) == MPI_SUCCESS);
+    int remote, n, me;
+    CHECK(MPI_Comm_remote_size(both, &remote) == MPI_SUCCESS && remote == want_remote);
+    MPI_Request reqs[16];
+    int got[8], mine = (is_parent ? 100 : 200) + rank;
+    CHECK(remote <= 8);
+    for (int r = 0; r < remote; r++) {
+        CHECK(MPI_Irecv(&got[r], 1, MPI_INT, r, 3, both, &reqs[r]) == MPI_SUCCESS);
+        CHECK(MPI_Isend(&mine, 1, MPI_INT, r, 3, both, &reqs[remote + r]) == MPI_SUCCESS);
+    }
+    CHECK(MPI_Waitall(2 * remote, reqs, MPI_STATUSES_IGNORE) == MPI_SUCCESS);
+    for (int r = 0; r < remote; r++) CHECK(got[r] == (is_parent ? 200 : 100) + r);
+    CHECK(MPI_Intercomm_merge(both, !is_parent, &merged) == MPI_SUCCESS);
+    CHECK(MPI_Comm_size(merged, &n) == MPI_SUCCESS && n == size + remote);
+    CHECK(MPI_Comm_rank(merged, &me) == MPI_SUCCESS && me == (is_parent ? rank : remote + rank));
+    int sum = 0;
+    CHECK(MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, merged) == MPI_SUCCESS);
+    CHECK(sum == n * (n - 1) / 2);
+    CHECK(MPI_Comm_free(&merged) == MPI_SUCCESS);
+    CHECK(MPI_Comm_free(&both) == MPI_SUCCESS);
+}
+
 static int child(int argc, char **argv) {
     MPI_Comm p;
+    if (!strcmp(argv[1], "self")) { /* spawned by the parents' rank 0 alone */
+        CHECK(argc == 3 && MPI_Comm_get_parent(&p) == MPI_SUCCESS && p != MPI_COMM_NULL);
+        across_jobs(p, 0, atoi(argv[2]));
+        CHECK(MPI_Comm_disconnect(&p) == MPI_SUCCESS);
+        MPI_Finalize();
+        return 0;
+    }
     if (!strcmp(argv[1], "die")) exit(3); /* twrun must end the whole job, naming it */
     if (!strcmp(argv[1], "crash")) {      /* a parent whose child dies: waits for it in vain */
         char *args[] = {"die", NULL};
@@ -149,6 +185,18 @@ int main(int argc, char **argv) {
 
     spawn_children(argv[0], 1);
     spawn_children(argv[0], 3);
+
+    /* 2 children of rank 0 alone, then an intercommunicator of both whole jobs */
+    MPI_Comm by_self = MPI_COMM_NULL;
+    if (rank == 0) {
+        char parents[16];
+        snprintf(parents, sizeof parents, "%d", size);
+        char *self_args[] = {"self", parents, NULL};
+        CHECK(MPI_Comm_spawn(argv[0], self_args, 2, MPI_INFO_NULL, 0, MPI_COMM_SELF, &by_self,
+                             MPI_ERRCODES_IGNORE) == MPI_SUCCESS);
+    }
+    across_jobs(by_self, 1, 2);
+    if (rank == 0) CHECK(MPI_Comm_disconnect(&by_self) == MPI_SUCCESS);
 
     /* two commands (the same program, told apart by their arguments) */
     char *first[] = {"multi", "3", "", "first", NULL}, *second[] = {"multi", "3", "", NULL};

@@ -14,6 +14,7 @@
 #include "mpi/comm/comm.h"
 #include "mpi/comm_create/comm_create.h"
 #include "mpi/comm_create/intercomm.h"
+#include "mpi/comm_create/peers.h"
 #include "mpi/env/error.h"
 #include "mpi/comm/group.h"
 #include "mpi/env/state.h"
@@ -117,13 +118,35 @@ static int inter_new(int entry, int rank, int remote_n, const int *remote, int l
     return MPI_SUCCESS;
 }
 
+/* Processes of other jobs a remote group may hold beyond those this process knows. */
+enum { FOREIGN_MAX = 1 << 16 };
+
+/* Whether the new intercommunicator's processes (c's local group and the remote
+ * ids) span jobs: then not every member knows every endpoint (a spawned job, or one
+ * met through MPI_Comm_connect, is known to the processes that met it only), and the
+ * leaders pass the remote group's addresses on. Every member decides alike: all in
+ * its own job means all in one job. */
+static int spans_jobs(const tw_mpi_comm_t *l, int n, const int *ids) {
+    int base = tw_ep_job_base(tw_mpi.ep), end = base + tw_ep_job_size(tw_mpi.ep);
+    for (int r = 0; r < l->size; r++) {
+        int w = tw_mpi_world_rank(l, r);
+        if (w < base || w >= end) return 1;
+    }
+    for (int k = 0; k < n; k++)
+        if (ids[k] < base || ids[k] >= end) return 1;
+    return 0;
+}
+
 /* The leaders' part of MPI_Intercomm_create: swaps bitmaps and groups with the remote
- * leader. Fills answer with the entry, the remote size and the remote world ranks;
- * its length, or 0 with *rc set. The peer may be an intercommunicator: the remote
- * leader is then a rank of its remote group (its size and world ranks are those of
- * that group), and both sides of it share its context. */
+ * leader, and when the groups span jobs (*spans) the members' addresses too, learning
+ * the remote ones (*addrs, *addrs_len: to be passed on and freed). Fills answer with the
+ * entry, the remote size and the remote world ranks; its length, or 0 with *rc set.
+ * The peer may be an intercommunicator: the remote leader is then a rank of its
+ * remote group (its size and world ranks are those of that group), and both sides of
+ * it share its context. */
 static size_t leaders_swap(const tw_mpi_comm_t *l, uint64_t used[WORDS], MPI_Comm peer_comm,
-                           int remote_leader, int tag, int *answer, int *rc) {
+                           int remote_leader, int tag, int *answer, size_t cap, char **addrs,
+                           size_t *addrs_len, int *spans, int *rc) {
     tw_mpi_comm_t *peer = tw_mpi_comm_get(peer_comm);
     *rc = !peer ? MPI_ERR_COMM
           : remote_leader < 0 || remote_leader >= peer->size ||
@@ -148,10 +171,61 @@ static size_t leaders_swap(const tw_mpi_comm_t *l, uint64_t used[WORDS], MPI_Com
     mine[0] = l->size;
     for (int r = 0; r < l->size; r++) mine[1 + r] = tw_mpi_world_rank(l, r);
     size_t len = tw_mpi_exchange(context, t, other, mine, ((size_t)l->size + 1) * sizeof *mine,
-                                 other, answer + 1, ((size_t)tw_mpi.size + 1) * sizeof *answer);
+                                 other, answer + 1, cap - sizeof *answer);
     free(mine);
     answer[0] = tw_mpi_lowest_free(used);
+    int n = answer[1];
+    if (len < sizeof *answer || n < 1 || len != ((size_t)n + 1) * sizeof *answer ||
+        !spans_jobs(l, n, answer + 2))
+        return len + sizeof *answer; /* a malformed group is refused with the answer */
+    *spans = 1;
+    char *my_addrs = NULL;
+    size_t my_len = 0, their_cap = tw_mpi_peers_addresses_cap(n);
+    int *ids = malloc((size_t)l->size * sizeof *ids);
+    for (int r = 0; ids && r < l->size; r++) ids[r] = tw_mpi_world_rank(l, r);
+    *rc = ids ? tw_mpi_peers_addresses(l->size, ids, &my_addrs, &my_len) : MPI_ERR_NO_MEM;
+    free(ids);
+    *addrs = *rc ? NULL : malloc(their_cap);
+    if (!*rc && !*addrs) *rc = MPI_ERR_NO_MEM;
+    if (!*rc) {
+        *addrs_len = tw_mpi_exchange(context, t, other, my_addrs, my_len, other, *addrs, their_cap);
+        *rc = tw_mpi_peers_learn(n, answer + 2, *addrs, *addrs_len);
+    }
+    free(my_addrs);
+    if (*rc) {
+        free(*addrs);
+        *addrs = NULL;
+        return 0;
+    }
     return len + sizeof *answer;
+}
+
+/* Across jobs no member may hear from the new intercommunicator before every member of
+ * both groups knows the other group's endpoints: a process cannot take a message from
+ * one it does not know, and one stuck at the head of its ring holds the rest back. So
+ * the members that learned tell their leader, the leaders swap, then release their
+ * members (released: whether this leader's members took the addresses). */
+static void learned_everywhere(const tw_mpi_comm_t *l, int local_leader, int released,
+                               MPI_Comm peer_comm, int remote_leader, int tag) {
+    uint32_t context = l->context + TW_CTX_COLL;
+    int mine = 1, theirs = 0;
+    if (l->rank != local_leader) {
+        int leader = tw_mpi_world_rank(l, local_leader);
+        tw_mpi_exchange(context, 0, leader, &mine, sizeof mine, leader, &theirs, sizeof theirs);
+        return;
+    }
+    for (int r = 0; released && r < l->size; r++)
+        if (r != local_leader)
+            tw_mpi_exchange(context, 0, -1, NULL, 0, tw_mpi_world_rank(l, r), &theirs,
+                            sizeof theirs);
+    tw_mpi_comm_t *peer = tw_mpi_comm_get(peer_comm);
+    int other = tw_mpi_world_rank(peer, remote_leader);
+    tw_mpi_exchange(peer->context + TW_CTX_COLL,
+                    tw_mpi_creation_tag(TW_MPI_TAG_INTERCOMM_CREATE, tag), other, &mine,
+                    sizeof mine, other, &theirs, sizeof theirs);
+    for (int r = 0; released && r < l->size; r++)
+        if (r != local_leader)
+            tw_mpi_exchange(context, 0, tw_mpi_world_rank(l, r), &mine, sizeof mine, -1, NULL, 0);
 }
 
 static int intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
@@ -167,32 +241,53 @@ static int intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer
     if (tag < 0 || tag > TW_MPI_TAG_UB) return tw_mpi_error(l, call, MPI_ERR_TAG, NULL);
     *newintercomm = MPI_COMM_NULL;
     uint32_t context = l->context + TW_CTX_COLL;
-    size_t cap = ((size_t)tw_mpi.size + 2) * sizeof(int), len;
+    size_t cap = ((size_t)tw_mpi.size + FOREIGN_MAX + 2) * sizeof(int), len;
     int *answer = malloc(cap), rc;
     if (!answer) return tw_mpi_error(l, call, MPI_ERR_NO_MEM, NULL);
     for (;;) {
         uint64_t used[WORDS];
+        char *addrs = NULL;
+        size_t addrs_len = 0;
+        int spans = 0;
         rc = MPI_SUCCESS;
         gather_used(context, 0, l->size, l->world, l->rank, local_leader, used);
         if (l->rank == local_leader) {
-            len = leaders_swap(l, used, peer_comm, remote_leader, tag, answer, &rc);
+            len = leaders_swap(l, used, peer_comm, remote_leader, tag, answer, cap, &addrs,
+                               &addrs_len, &spans, &rc);
             if (rc) { /* the members learn it too, instead of waiting forever */
                 answer[0] = -1;
                 answer[1] = rc;
                 len = 2 * sizeof *answer;
             }
-            for (int r = 0; r < l->size; r++)
-                if (r != local_leader)
-                    tw_mpi_exchange(context, 0, tw_mpi_world_rank(l, r), answer, len, -1, NULL, 0);
+            for (int r = 0; r < l->size; r++) {
+                if (r == local_leader) continue;
+                int to = tw_mpi_world_rank(l, r);
+                tw_mpi_exchange(context, 0, to, answer, len, -1, NULL, 0);
+                if (addrs) tw_mpi_exchange(context, 0, to, addrs, addrs_len, -1, NULL, 0);
+            }
         } else {
-            len = tw_mpi_exchange(context, 0, -1, NULL, 0, tw_mpi_world_rank(l, local_leader),
-                                  answer, cap);
+            int leader = tw_mpi_world_rank(l, local_leader);
+            len = tw_mpi_exchange(context, 0, -1, NULL, 0, leader, answer, cap);
             int known; /* a class of this library, or not to be trusted */
             if (len == 2 * sizeof *answer && answer[0] == -1)
                 rc = answer[1] != MPI_SUCCESS && MPI_Error_class(answer[1], &known) == MPI_SUCCESS
                          ? answer[1]
                          : MPI_ERR_INTERN;
+            int n = len >= 2 * sizeof *answer ? answer[1] : 0;
+            if (!rc && n >= 1 && len == ((size_t)n + 2) * sizeof *answer &&
+                spans_jobs(l, n, answer + 2)) { /* the leader sends the remote addresses */
+                size_t acap = tw_mpi_peers_addresses_cap(n);
+                char none; /* without room the message is still taken, and dropped */
+                addrs = malloc(acap);
+                addrs_len = tw_mpi_exchange(context, 0, -1, NULL, 0, leader, addrs ? addrs : &none,
+                                            addrs ? acap : 0);
+                rc = addrs ? tw_mpi_peers_learn(n, answer + 2, addrs, addrs_len) : MPI_ERR_NO_MEM;
+                spans = 1;
+            }
         }
+        if (spans)
+            learned_everywhere(l, local_leader, addrs != NULL, peer_comm, remote_leader, tag);
+        free(addrs);
         int ok = !rc && tw_mpi_intercomm_answer_ok(answer, len, tw_mpi.size, l->size, l->world);
         if (!tw_mpi_threads_on) {
             if (!rc && (!ok || tw_mpi_comm_table[answer[0]])) rc = MPI_ERR_INTERN;

@@ -35,7 +35,8 @@
 #include "common/deadline.h"
 #include "mpi/comm/comm.h"
 #include "mpi/session/dynamic.h"
-#include "mpi/session/dynamic_wire.h"
+#include "mpi/comm_create/dynamic_wire.h"
+#include "mpi/comm_create/peers.h"
 #include "mpi/env/error.h"
 #include "mpi/env/info.h"
 #include "mpi/pt2pt/channel.h"
@@ -189,7 +190,7 @@ typedef struct hello {
 
 /* The most a member's addresses take: one per channel, separated by spaces. */
 static size_t addresses_max(void) {
-    return (size_t)ADDRESS_MAX * (size_t)tw_channel_count();
+    return tw_mpi_peers_addresses_cap(1);
 }
 
 /* A group: n endpoint ids and their addresses, one after the other, '\0'-ended; a
@@ -224,42 +225,26 @@ static int group_of(const tw_mpi_comm_t *c, group_t *g) {
     memset(g, 0, sizeof *g);
     g->n = c->size;
     g->ids = malloc((size_t)g->n * sizeof *g->ids);
-    g->addrs = malloc((size_t)g->n * addresses_max());
-    if (!g->ids || !g->addrs) {
-        group_free(g);
-        return MPI_ERR_NO_MEM;
-    }
-    for (int r = 0; r < g->n; r++) {
-        g->ids[r] = tw_mpi_world_rank(c, r);
-        for (int k = 0; k < tw_channel_count(); k++) {
-            char *at = g->addrs + g->addrs_len;
-            if (tw_ep_address(tw_channels[k].ep, g->ids[r], at, ADDRESS_MAX) != TW_OK) {
-                group_free(g);
-                return MPI_ERR_INTERN;
-            }
-            g->addrs_len += strlen(at);
-            g->addrs[g->addrs_len++] = k + 1 < tw_channel_count() ? ' ' : '\0';
-        }
-    }
-    return MPI_SUCCESS;
+    if (!g->ids) return MPI_ERR_NO_MEM;
+    for (int r = 0; r < g->n; r++) g->ids[r] = tw_mpi_world_rank(c, r);
+    int rc = tw_mpi_peers_addresses(g->n, g->ids, &g->addrs, &g->addrs_len);
+    if (rc) group_free(g);
+    return rc;
 }
 
 /* Whether the group sent by the other side is sound: ids in range and distinct, none
  * of the local group's, addresses printable, one per id. */
 static int group_ok(const group_t *g, const tw_mpi_comm_t *local) {
-    if (g->n < 1 || g->n > GROUP_MAX) return 0;
-    const char *a = g->addrs, *end = g->addrs + g->addrs_len;
+    if (g->n < 1 || g->n > GROUP_MAX ||
+        !tw_dynamic_group_ok(g->n, g->ids, g->addrs, g->addrs_len, tw_channel_count()))
+        return 0;
     for (int k = 0; k < g->n; k++) {
-        if (g->ids[k] < 0 || g->ids[k] >= (1 << 30)) return 0;
         for (int j = 0; j < k; j++)
             if (g->ids[j] == g->ids[k]) return 0;
         for (int r = 0; r < local->size; r++)
             if (tw_mpi_world_rank(local, r) == g->ids[k]) return 0;
-        const char *nul = memchr(a, '\0', (size_t)(end - a));
-        if (!nul || !tw_dynamic_addresses_ok(a, (size_t)(nul - a), tw_channel_count())) return 0;
-        a = nul + 1;
     }
-    return a == end;
+    return 1;
 }
 
 static int send_group(int fd, const hello_t *h, const group_t *g, struct timespec until) {
@@ -339,34 +324,6 @@ static int meet(int fd, int acceptor, const tw_mpi_comm_t *c, const uint64_t use
 }
 
 /* ---- making the intercommunicator on every member ---- */
-
-/* Makes the remote group's endpoints reachable and the MPI layer's tables big enough
- * for their ids. */
-static int learn(const group_t *g) {
-    const char *a = g->addrs;
-    for (int m = 0; m < g->n; m++) {
-        size_t left = strlen(a); /* checked by tw_dynamic_addresses_ok at the root */
-        for (int k = 0; k < tw_channel_count(); k++) { /* one address per channel */
-            char one[ADDRESS_MAX];
-            size_t n = tw_dynamic_address_len(a, left);
-            if (n >= sizeof one || (k + 1 < tw_channel_count()) != (n < left))
-                return MPI_ERR_INTERN;
-            memcpy(one, a, n);
-            one[n] = '\0';
-            if (tw_ep_add_peer(tw_channels[k].ep, g->ids[m], one) != TW_OK) return MPI_ERR_INTERN;
-            a += n + (n < left); /* past its space, or onto the member's '\0' */
-            left -= n + (n < left);
-        }
-        a++;
-    }
-    tw_mpi_node_forget();
-    int n = tw_ep_size(tw_mpi.ep);
-    if (n > tw_mpi.size) {
-        if (tw_mpi_p2p_grow(n) || tw_mpi_failure_grow(n)) return MPI_ERR_NO_MEM;
-        tw_mpi.size = n;
-    }
-    return MPI_SUCCESS;
-}
 
 static int inter_make(tw_mpi_comm_t *c, int entry, const group_t *g, MPI_Comm *out) {
     if (entry < 0 || entry >= TW_MPI_COMMS || tw_mpi_comm_table[entry]) return MPI_ERR_INTERN;
@@ -525,7 +482,7 @@ static int establish(tw_mpi_comm_t *c, int root, root_fn *fn, void *arg, MPI_Com
     }
     /* members that fail after the root succeeded fail at the agreement below */
     int shared = share(c, root, &rc, &entry, &remote) == MPI_SUCCESS;
-    if (!rc) rc = learn(&remote);
+    if (!rc) rc = tw_mpi_peers_learn(remote.n, remote.ids, remote.addrs, remote.addrs_len);
     if (shared) rc = take_entry(c, root, fn == accept_root, sock, entry, rc, &remote, out);
     group_free(&remote);
     if (sock >= 0) close(sock);

@@ -1,8 +1,9 @@
-/* What the roots of a connection swap about each member of their groups (dynamic.c):
+/* What the roots of a connection (session/dynamic.c) and the leaders of an intercommunicator
+ * across jobs (peers.c) swap about each member of their groups:
  * its addresses, one per channel (TW_CHANNELS), separated by spaces, and the checks of
  * what the other side sent. */
-#ifndef TW_MPI_SESSION_DYNAMIC_WIRE_H
-#define TW_MPI_SESSION_DYNAMIC_WIRE_H
+#ifndef TW_MPI_COMM_CREATE_DYNAMIC_WIRE_H
+#define TW_MPI_COMM_CREATE_DYNAMIC_WIRE_H
 
 #include <stddef.h>
 #include <string.h>
@@ -32,6 +33,23 @@ static inline int tw_dynamic_addresses_ok(const char *a, size_t n, int channels)
         a += len + 1; /* past the space */
         n -= len + 1;
     }
+}
+
+/* Whether ids[] are n endpoint ids in range and len bytes at addrs are n members'
+ * addresses, each member's sound (tw_dynamic_addresses_ok) and ended by '\0', with
+ * nothing after the last: a group as a connection's root or an intercommunicator's
+ * leader sends it. */
+static inline int tw_dynamic_group_ok(int n, const int *ids, const char *addrs, size_t len,
+                                      int channels) {
+    if (n < 1) return 0;
+    const char *a = addrs, *end = addrs + len;
+    for (int k = 0; k < n; k++) {
+        if (ids[k] < 0 || ids[k] >= (1 << 30)) return 0;
+        const char *nul = memchr(a, '\0', (size_t)(end - a));
+        if (!nul || !tw_dynamic_addresses_ok(a, (size_t)(nul - a), channels)) return 0;
+        a = nul + 1;
+    }
+    return a == end;
 }
 
 #pragma GCC visibility pop
