@@ -1,5 +1,7 @@
 /* Two jobs started apart (two twruns of one --universe) meet through a port whose name
- * the server writes to a file: data both ways, MPI_Intercomm_merge, disconnect. A job
+ * the server writes to a file: data both ways, MPI_Intercomm_merge, disconnect; then
+ * the roots alone meet again and both whole jobs make an intercommunicator through
+ * them (MPI_Intercomm_create across jobs). A job
  * outside the universe ("foreign") is refused with MPI_ERR_PORT, and the server goes on
  * accepting. Usage: PROG server|client|foreign FILE */
 #include <mpi.h>
@@ -80,6 +82,24 @@ int main(int argc, char **argv) {
     CHECK(sum == ms * (ms - 1) / 2);
     CHECK(MPI_Comm_free(&merged) == MPI_SUCCESS);
     CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS);
+
+    /* two coupled codes: the roots alone meet (on MPI_COMM_SELF), then both whole jobs
+     * make an intercommunicator through them, and every pair talks */
+    MPI_Comm roots = MPI_COMM_NULL, coupled;
+    if (rank == 0 && server)
+        CHECK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &roots) == MPI_SUCCESS);
+    if (rank == 0 && !server)
+        CHECK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &roots) == MPI_SUCCESS);
+    CHECK(MPI_Intercomm_create(MPI_COMM_WORLD, 0, roots, 0, 11, &coupled) == MPI_SUCCESS);
+    CHECK(MPI_Comm_remote_size(coupled, &nremote) == MPI_SUCCESS && nremote == theirs);
+    for (int r = 0; r < nremote; r++) {
+        int mine = 1000 * server + 10 * rank + r, got = -1;
+        CHECK(MPI_Sendrecv(&mine, 1, MPI_INT, r, 4, &got, 1, MPI_INT, r, 4, coupled,
+                           MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        CHECK(got == 1000 * !server + 10 * r + rank);
+    }
+    CHECK(MPI_Comm_free(&coupled) == MPI_SUCCESS);
+    if (rank == 0) CHECK(MPI_Comm_disconnect(&roots) == MPI_SUCCESS);
     if (server && rank == 0) CHECK(MPI_Close_port(port) == MPI_SUCCESS);
     MPI_Finalize();
     return 0;
