@@ -9,40 +9,21 @@ int tw_test_c_get_win_aint(MPI_Fint fwin, MPI_Fint keyval, MPI_Aint *value);
 MPI_Aint tw_test_c_set_pointer(MPI_Fint fcomm, MPI_Fint keyval);
 MPI_Fint tw_test_c_dup_keyval(void);
 
-/* C reads a value Fortran set with MPI_COMM_SET_ATTR through a pointer to an MPI_Aint;
- * returns the flag */
-int tw_test_c_get_aint(MPI_Fint fcomm, MPI_Fint keyval, MPI_Aint *value) {
-    MPI_Aint *p = NULL;
-    int flag = 0;
-    if (MPI_Comm_get_attr(MPI_Comm_f2c(fcomm), keyval, &p, &flag) != MPI_SUCCESS) return -1;
-    if (flag) *value = *p;
-    return flag;
-}
-
-/* ... and one set with MPI_ATTR_PUT through a pointer to an INTEGER */
-int tw_test_c_get_fint(MPI_Fint fcomm, MPI_Fint keyval, MPI_Fint *value) {
-    MPI_Fint *p = NULL;
-    int flag = 0;
-    if (MPI_Comm_get_attr(MPI_Comm_f2c(fcomm), keyval, &p, &flag) != MPI_SUCCESS) return -1;
-    if (flag) *value = *p;
-    return flag;
-}
-
-int tw_test_c_get_type_aint(MPI_Fint ftype, MPI_Fint keyval, MPI_Aint *value) {
-    MPI_Aint *p = NULL;
-    int flag = 0;
-    if (MPI_Type_get_attr(MPI_Type_f2c(ftype), keyval, &p, &flag) != MPI_SUCCESS) return -1;
-    if (flag) *value = *p;
-    return flag;
-}
-
-int tw_test_c_get_win_aint(MPI_Fint fwin, MPI_Fint keyval, MPI_Aint *value) {
-    MPI_Aint *p = NULL;
-    int flag = 0;
-    if (MPI_Win_get_attr(MPI_Win_f2c(fwin), keyval, &p, &flag) != MPI_SUCCESS) return -1;
-    if (flag) *value = *p;
-    return flag;
-}
+/* C reads a value Fortran set through a pointer to it: an MPI_Aint after
+ * MPI_COMM_SET_ATTR (and the type and window forms), an INTEGER after MPI_ATTR_PUT.
+ * Each returns the flag, -1 on an error. */
+#define C_GET(name, value_type, getter, f2c)                                                       \
+    int name(MPI_Fint fobj, MPI_Fint keyval, value_type *value) {                                  \
+        value_type *p = NULL;                                                                      \
+        int flag = 0;                                                                              \
+        if (getter(f2c(fobj), keyval, &p, &flag) != MPI_SUCCESS) return -1;                        \
+        if (flag) *value = *p;                                                                     \
+        return flag;                                                                               \
+    }
+C_GET(tw_test_c_get_aint, MPI_Aint, MPI_Comm_get_attr, MPI_Comm_f2c)
+C_GET(tw_test_c_get_fint, MPI_Fint, MPI_Comm_get_attr, MPI_Comm_f2c)
+C_GET(tw_test_c_get_type_aint, MPI_Aint, MPI_Type_get_attr, MPI_Type_f2c)
+C_GET(tw_test_c_get_win_aint, MPI_Aint, MPI_Win_get_attr, MPI_Win_f2c)
 
 /* C sets a pointer; Fortran is to read its address. Returns the address. */
 static double c_data[2];
