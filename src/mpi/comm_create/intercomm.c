@@ -174,9 +174,8 @@ static size_t leaders_swap(const tw_mpi_comm_t *l, uint64_t used[WORDS], MPI_Com
                                  other, answer + 1, cap - sizeof *answer);
     free(mine);
     answer[0] = tw_mpi_lowest_free(used);
-    int n = answer[1];
-    if (len < sizeof *answer || n < 1 || len != ((size_t)n + 1) * sizeof *answer ||
-        !spans_jobs(l, n, answer + 2))
+    int n = len >= sizeof *answer ? answer[1] : 0;
+    if (n < 1 || len != ((size_t)n + 1) * sizeof *answer || !spans_jobs(l, n, answer + 2))
         return len + sizeof *answer; /* a malformed group is refused with the answer */
     *spans = 1;
     char *my_addrs = NULL;
