@@ -1,7 +1,7 @@
 /* Two jobs started apart (two twruns of one --universe) meet through a port whose name
- * the server writes to a file: data both ways, MPI_Intercomm_merge, disconnect; then
- * the roots alone meet again and both whole jobs make an intercommunicator through
- * them (MPI_Intercomm_create across jobs). A job
+ * the server writes to a file. First the roots alone meet and both whole jobs make an
+ * intercommunicator through them (MPI_Intercomm_create across jobs); then the worlds
+ * meet: data both ways, MPI_Intercomm_merge, disconnect. A job
  * outside the universe ("foreign") is refused with MPI_ERR_PORT, and the server goes on
  * accepting. Usage: PROG server|client|foreign FILE */
 #include <mpi.h>
@@ -24,6 +24,35 @@ static void read_port(const char *file, char *port) {
     fclose(f);
 }
 
+/* Two coupled codes, first of all, before any other meeting: the roots alone meet (on
+ * MPI_COMM_SELF), so that the others know nothing of the other job yet; then both
+ * whole jobs make an intercommunicator through them, and every pair talks. */
+static void coupled(int server, const char *port) {
+    MPI_Comm roots = MPI_COMM_NULL, both;
+    int sizes[2] = {size, -1}; /* mine, theirs */
+    if (rank == 0) {
+        if (server)
+            CHECK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &roots) == MPI_SUCCESS);
+        else
+            CHECK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &roots) == MPI_SUCCESS);
+        CHECK(MPI_Sendrecv(&sizes[0], 1, MPI_INT, 0, 5, &sizes[1], 1, MPI_INT, 0, 5, roots,
+                           MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    }
+    MPI_Bcast(sizes, 2, MPI_INT, 0, MPI_COMM_WORLD);
+    CHECK(MPI_Intercomm_create(MPI_COMM_WORLD, 0, roots, 0, 11, &both) == MPI_SUCCESS);
+    int nremote;
+    CHECK(MPI_Comm_remote_size(both, &nremote) == MPI_SUCCESS && nremote == sizes[1]);
+    for (int r = 0; r < nremote; r++) {
+        int mine = 1000 * server + 10 * rank + r, got = -1;
+        CHECK(MPI_Sendrecv(&mine, 1, MPI_INT, r, 4, &got, 1, MPI_INT, r, 4, both,
+                           MPI_STATUS_IGNORE) == MPI_SUCCESS);
+        CHECK(got == 1000 * !server + 10 * r + rank);
+    }
+    CHECK(MPI_Barrier(both) == MPI_SUCCESS);
+    CHECK(MPI_Comm_free(&both) == MPI_SUCCESS);
+    if (rank == 0) CHECK(MPI_Comm_disconnect(&roots) == MPI_SUCCESS);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -40,6 +69,7 @@ int main(int argc, char **argv) {
             FILE *f = fopen(tmp, "w");
             CHECK(f && fputs(port, f) >= 0 && fclose(f) == 0 && rename(tmp, argv[2]) == 0);
         }
+        coupled(1, port);
         CHECK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter) == MPI_SUCCESS);
     } else {
         if (rank == 0) read_port(argv[2], port);
@@ -51,6 +81,7 @@ int main(int argc, char **argv) {
             MPI_Finalize();
             return 0;
         }
+        coupled(0, port);
         CHECK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter) == MPI_SUCCESS);
     }
     int nremote, me;
@@ -82,24 +113,6 @@ int main(int argc, char **argv) {
     CHECK(sum == ms * (ms - 1) / 2);
     CHECK(MPI_Comm_free(&merged) == MPI_SUCCESS);
     CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS);
-
-    /* two coupled codes: the roots alone meet (on MPI_COMM_SELF), then both whole jobs
-     * make an intercommunicator through them, and every pair talks */
-    MPI_Comm roots = MPI_COMM_NULL, coupled;
-    if (rank == 0 && server)
-        CHECK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &roots) == MPI_SUCCESS);
-    if (rank == 0 && !server)
-        CHECK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &roots) == MPI_SUCCESS);
-    CHECK(MPI_Intercomm_create(MPI_COMM_WORLD, 0, roots, 0, 11, &coupled) == MPI_SUCCESS);
-    CHECK(MPI_Comm_remote_size(coupled, &nremote) == MPI_SUCCESS && nremote == theirs);
-    for (int r = 0; r < nremote; r++) {
-        int mine = 1000 * server + 10 * rank + r, got = -1;
-        CHECK(MPI_Sendrecv(&mine, 1, MPI_INT, r, 4, &got, 1, MPI_INT, r, 4, coupled,
-                           MPI_STATUS_IGNORE) == MPI_SUCCESS);
-        CHECK(got == 1000 * !server + 10 * r + rank);
-    }
-    CHECK(MPI_Comm_free(&coupled) == MPI_SUCCESS);
-    if (rank == 0) CHECK(MPI_Comm_disconnect(&roots) == MPI_SUCCESS);
     if (server && rank == 0) CHECK(MPI_Close_port(port) == MPI_SUCCESS);
     MPI_Finalize();
     return 0;
