@@ -3,19 +3,20 @@
  * proto_pipeline.c, proto_rndv_get.c and proto_rndv_split.c run): the envelope of an eager
  * message, synchronous eager message or request-to-send, a pipelined message's pieces,
  * and the request a
- * clear-to-send, a READY, a rendezvous by pieces' first piece or a notification names.
+ * clear-to-send, a READY, a rendezvous by pieces' first piece, a send's cancel or a
+ * notification names.
  *
  * Byte 0 picks the mode. Envelope: byte 1 says eager or RTS and the tag a receive asks
  * for, the rest is the message. Pieces: byte 1 says first piece or a later one, bytes
  * 2-9 are the receiver's state for the sender (bytes come, of the message's size:
  * 32 bits each), the rest is the message.
  * The others: bytes 1-22 set up one slot of the request pool (slot, generation, kind,
- * state, protocol, done, parts, peer, source of its RTS, the sender's handle in it, and
- * the send's size or the RTS's), byte 23 is the world rank the message comes from, and
- * the rest is the CTS, READY or first piece, or the notification (op, class, status,
- * peer, cookie). Every verdict agrees with a plain reading of the rules; an accepted message
- * names the slot set up, a request of the right kind, state and peer, and a CTS's part
- * lies inside the send's buffer. */
+ * state, protocol, done and a cancel's step, parts, peer, source of its RTS, the sender's
+ * handle in it, and the send's size or the RTS's), byte 23 is the world rank the message
+ * comes from, and the rest is the CTS, READY, first piece or cancel, or the notification
+ * (op, class, status, peer, cookie). Every verdict agrees with a plain reading of the
+ * rules; an accepted message names the slot set up, a request of the right kind, state
+ * and peer, and a CTS's part lies inside the send's buffer. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@ enum {
     MODE_PIECES,
     MODE_RNDV_PIECES,
     MODE_SYNC,
+    MODE_CANCEL,
     MODES
 };
 enum { SETUP = 24, NOTE = 16 };
@@ -178,6 +180,27 @@ static void rndv_piece(int slot, int source, const uint8_t *body, size_t len) {
     FUZZ_CHECK(i == slot && len - 56 <= pool[i].got.size);
 }
 
+/* A send's cancel: an ask is taken whatever it names (the receiver looks for the
+ * message among those it keeps); an answer only for a send of ours to that peer that
+ * asked and waits. */
+static void cancel(int slot, int source, const uint8_t *body, size_t len) {
+    tw_mpi_cancel_t c;
+    int ok = tw_mpi_cancel_take(body, len, &c);
+    tried[MODE_CANCEL]++;
+    uint32_t verdict = len == 8 ? get32(body + 4) : 0;
+    FUZZ_CHECK(sizeof c == 8 && ok == (len == 8 && verdict >= 1 && verdict <= 3));
+    if (!ok) return;
+    FUZZ_CHECK(c.sreq == get32(body) && c.verdict == verdict);
+    int i = tw_mpi_cancel_answer_check(source, &c);
+    const req_t *r = &pool[slot];
+    int want = verdict != TW_CANCEL_ASK && names(c.sreq, slot) && r->kind == REQ_SEND &&
+               r->peer == source && r->cancel_asked == TW_CANCEL_ASKED && !r->done;
+    FUZZ_CHECK((i != 0) == want);
+    if (!i) return;
+    accepted[MODE_CANCEL]++;
+    FUZZ_CHECK(i == slot && pool[i].kind == REQ_SEND);
+}
+
 static void notified(int slot, const uint8_t *note) {
     tw_notification_t n = {.op = note[0],
                            .cls = note[1],
@@ -258,6 +281,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                  .state = (uint8_t)(s[4] % 6),
                  .proto = (uint8_t)(s[5] % 8),
                  .done = s[6] & 1,
+                 .cancel_asked = (uint8_t)((s[6] >> 1) % 3),
                  .parts = s[7] % 3,
                  .peer = (int8_t)s[8],
                  .got_from = (int8_t)s[9],
@@ -273,6 +297,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         ready(slot, source, body, len);
     } else if (mode == MODE_RNDV_PIECES) {
         rndv_piece(slot, source, body, len);
+    } else if (mode == MODE_CANCEL) {
+        cancel(slot, source, body, len);
     } else {
         uint8_t note[NOTE] = {0};
         memcpy(note, body, len < NOTE ? len : NOTE);
@@ -288,7 +314,9 @@ void fuzz_fixup(uint8_t *data, size_t size) {
     unsigned mode = data[0] % MODES;
     if (mode == MODE_ENVELOPE || mode == MODE_PIECES || mode == MODE_SYNC || size < SETUP) return;
     uint32_t h = 0x2cu << 24 | (uint32_t)data[3] << 16 | (uint32_t)(data[1] | data[2] << 8);
-    size_t at = mode == MODE_CTS ? 0 : mode == MODE_READY || mode == MODE_RNDV_PIECES ? 4 : 8;
+    size_t at = mode == MODE_CTS || mode == MODE_CANCEL          ? 0
+                : mode == MODE_READY || mode == MODE_RNDV_PIECES ? 4
+                                                                 : 8;
     if (size >= SETUP + at + 4) memcpy(data + SETUP + at, &h, 4);
     if (mode == MODE_NOTIFIED && size >= SETUP + 16) memcpy(data + SETUP + 12, &h, 4);
 }
@@ -380,6 +408,12 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
         for (size_t k = 0; k < n; k++) buf[at + k] = (uint8_t)rand32();
         return at + n;
     }
+    if (mode == MODE_CANCEL) { /* an answer to a send that asked, or an ask */
+        s[3] = REQ_SEND;
+        s[6] = TW_CANCEL_ASKED << 1;
+        tw_mpi_cancel_t c = {h, TW_CANCEL_ASK + rand32() % 3};
+        return put(buf, SETUP, &c, sizeof c);
+    }
     if (mode == MODE_READY) {
         s[3] = REQ_RECV;
         s[5] = TW_PROTO_RNDV_CHUNKED;
@@ -398,9 +432,10 @@ void fuzz_report(FILE *out) {
     fprintf(out,
             "; accepted: %ld of %ld envelopes, %ld of %ld CTSs, %ld of %ld READYs, %ld of %ld "
             "notifications, %ld of %ld pieces, %ld of %ld rendezvous first pieces, %ld of %ld "
-            "synchronous eager",
+            "synchronous eager, %ld of %ld cancels",
             accepted[MODE_ENVELOPE], tried[MODE_ENVELOPE], accepted[MODE_CTS], tried[MODE_CTS],
             accepted[MODE_READY], tried[MODE_READY], accepted[MODE_NOTIFIED], tried[MODE_NOTIFIED],
             accepted[MODE_PIECES], tried[MODE_PIECES], accepted[MODE_RNDV_PIECES],
-            tried[MODE_RNDV_PIECES], accepted[MODE_SYNC], tried[MODE_SYNC]);
+            tried[MODE_RNDV_PIECES], accepted[MODE_SYNC], tried[MODE_SYNC], accepted[MODE_CANCEL],
+            tried[MODE_CANCEL]);
 }

@@ -186,6 +186,106 @@ static void cancel(void) {
     CHECK(MPI_Test_cancelled(&st, &flag) == MPI_SUCCESS && !flag && w == 100 + peer);
 }
 
+/* Cancel of sends. A send whose message waits unmatched at its receiver (synchronous
+ * eager, by pieces, rendezvous by get, split, put or chunks) is withdrawn there: the
+ * wait (or a loop of tests) returns while the receiver is busy elsewhere, and the
+ * receiver never sees the message, only the next one of that tag. A send the receiver
+ * has taken completes as sent, and so does an eager one, which is gone at once. */
+static void send_cancel(void) {
+    if (rank > 1) return;
+    enum { MOST = 300000, EITHER = -1 };
+    static const struct {
+        int n, sync, strided, persistent, by_tests, withdrawn;
+    } cases[] = {
+        {1, 0, 0, 0, 0, EITHER},   /* eager: in the peer's mailbox already */
+        {1, 1, 0, 0, 0, 1},        /* synchronous eager */
+        {2000, 1, 0, 0, 0, 1},     /* synchronous by pieces (by put across nodes) */
+        {40000, 0, 0, 0, 1, 1},    /* rendezvous, completed by MPI_Test */
+        {MOST, 0, 0, 0, 0, 1},     /* rendezvous split on one node */
+        {MOST / 2, 0, 1, 0, 0, 1}, /* every other int: chunked through a window */
+        {MOST, 1, 0, 1, 0, 1},     /* persistent synchronous; started again below */
+    };
+    int ncases = (int)(sizeof cases / sizeof cases[0]);
+    int *a = malloc(MOST * sizeof(int)), *b = malloc(MOST * sizeof(int));
+    CHECK(a && b);
+    MPI_Datatype every_other;
+    MPI_Type_vector(MOST / 2, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    for (int c = 0; c < ncases; c++) {
+        int n = cases[c].n, tag = 90 + c, withdrawn = -1;
+        MPI_Datatype type = cases[c].strided ? every_other : MPI_INT;
+        int count = cases[c].strided ? 1 : n;
+        if (rank == 0) {
+            MPI_Request r;
+            MPI_Status st;
+            fill(a, cases[c].strided ? 2 * n : n, c);
+            if (cases[c].persistent) {
+                CHECK(MPI_Ssend_init(a, count, type, 1, tag, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+                CHECK(MPI_Start(&r) == MPI_SUCCESS);
+            } else if (cases[c].sync) {
+                CHECK(MPI_Issend(a, count, type, 1, tag, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+            } else {
+                CHECK(MPI_Isend(a, count, type, 1, tag, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+            }
+            CHECK(MPI_Cancel(&r) == MPI_SUCCESS);
+            if (cases[c].by_tests) {
+                int done = 0;
+                while (!done) CHECK(MPI_Test(&r, &done, &st) == MPI_SUCCESS);
+            } else {
+                CHECK(MPI_Wait(&r, &st) == MPI_SUCCESS);
+            }
+            CHECK(MPI_Test_cancelled(&st, &withdrawn) == MPI_SUCCESS);
+            if (cases[c].withdrawn != EITHER) CHECK(withdrawn == cases[c].withdrawn);
+            MPI_Send(&withdrawn, 1, MPI_INT, 1, 89, MPI_COMM_WORLD);
+            if (cases[c].persistent) { /* the same request runs again, and is received */
+                CHECK(MPI_Start(&r) == MPI_SUCCESS);
+                CHECK(MPI_Wait(&r, &st) == MPI_SUCCESS);
+                CHECK(MPI_Test_cancelled(&st, &withdrawn) == MPI_SUCCESS && !withdrawn);
+                CHECK(MPI_Request_free(&r) == MPI_SUCCESS);
+            }
+            fill(a, cases[c].strided ? 2 * n : n, c + 50);
+            MPI_Send(a, count, type, 1, tag, MPI_COMM_WORLD);
+        } else {
+            /* busy in another receive while the sender cancels */
+            MPI_Recv(&withdrawn, 1, MPI_INT, 0, 89, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            int rounds = withdrawn ? 1 : 2;
+            if (cases[c].persistent) rounds++;
+            for (int k = 0; k < rounds; k++) {
+                int salt = k == rounds - 1 ? c + 50 : c;
+                MPI_Recv(b, n, MPI_INT, 0, tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                for (int i = 0; i < n; i++)
+                    CHECK(b[i] == salt * 1000003 + (cases[c].strided ? 2 * i : i));
+            }
+            int seen = 1;
+            MPI_Iprobe(0, tag, MPI_COMM_WORLD, &seen, MPI_STATUS_IGNORE);
+            CHECK(!seen);
+        }
+    }
+    /* a send whose receive was posted first is taken, not withdrawn */
+    int peer = 1 - rank;
+    if (rank == 1) {
+        MPI_Request r;
+        CHECK(MPI_Irecv(b, MOST, MPI_INT, 0, 98, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+        MPI_Sendrecv(NULL, 0, MPI_INT, peer, 97, NULL, 0, MPI_INT, peer, 97, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE) == MPI_SUCCESS && holds(b, MOST, 98));
+    } else {
+        MPI_Request r;
+        MPI_Status st;
+        int flag = 1;
+        MPI_Sendrecv(NULL, 0, MPI_INT, peer, 97, NULL, 0, MPI_INT, peer, 97, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+        fill(a, MOST, 98);
+        CHECK(MPI_Isend(a, MOST, MPI_INT, 1, 98, MPI_COMM_WORLD, &r) == MPI_SUCCESS);
+        CHECK(MPI_Cancel(&r) == MPI_SUCCESS);
+        CHECK(MPI_Wait(&r, &st) == MPI_SUCCESS);
+        CHECK(MPI_Test_cancelled(&st, &flag) == MPI_SUCCESS && !flag);
+    }
+    MPI_Type_free(&every_other);
+    free(a);
+    free(b);
+}
+
 /* Matched probes: each message is taken by exactly the receive its probe names,
  * whatever arrives in between, for eager and rendezvous sizes. */
 static void matched_probes(void) {
@@ -343,6 +443,7 @@ int main(int argc, char **argv) {
     buffer_written_over();
     persistent();
     cancel();
+    send_cancel();
     matched_probes();
     pair_types();
     statuses_in_split();

@@ -165,6 +165,48 @@ static void test_cancel_takes_a_posted_receive_out(void **state) {
     tw_match_fini(&m);
 }
 
+/* A send's cancel finds the message its sender's request named, an RTS or a
+ * synchronous eager message from that source, among those no receive has taken;
+ * withdrawn, it is gone and the others keep their order and bytes. */
+static void test_cancelled_send_is_found_and_withdrawn(void **state) {
+    (void)state;
+    tw_match_t m;
+    tw_match_init(&m, 1 << 20);
+    tw_mpi_rts_t rts = {.size = 1 << 20, .sreq = 0x2c010005};
+    keep_int(&m, 1, 7, CTX, 10);                                               /* eager */
+    tw_unexpected_t *r = tw_match_keep(&m, 1, 7, CTX, &rts, &rts, sizeof rts); /* RTS */
+    tw_unexpected_t *s = keep_int(&m, 2, 7, CTX, 20); /* synchronous eager */
+    s->sync = 0x2c020009;
+    keep_int(&m, 1, 7, CTX, 30);
+    size_t kept = m.unexpected_bytes;
+    assert_ptr_equal(tw_match_find_send(&m, 1, 0x2c010005), r);
+    assert_ptr_equal(tw_match_find_send(&m, 2, 0x2c020009), s);
+    assert_null(tw_match_find_send(&m, 2, 0x2c010005)); /* another source's handle */
+    assert_null(tw_match_find_send(&m, 1, 0x2c020009));
+    assert_null(tw_match_find_send(&m, 1, 0)); /* a plain eager message names no send */
+    tw_match_withdraw(&m, r);
+    tw_match_withdraw(&m, s);
+    assert_int_equal(m.unexpected_bytes, kept - sizeof(int));
+    assert_null(tw_match_find_send(&m, 1, 0x2c010005));
+    /* the rest, in order; a receive of that tag takes the eager ones alone */
+    tw_unexpected_t *u = tw_match_take(&m, MPI_ANY_SOURCE, 7, CTX);
+    assert_int_equal(payload(u), 10);
+    tw_match_release(&m, u);
+    u = tw_match_take(&m, MPI_ANY_SOURCE, 7, CTX);
+    assert_int_equal(payload(u), 30);
+    assert_ptr_equal(m.unexpected_tail, NULL);
+    tw_match_release(&m, u);
+    assert_int_equal(m.unexpected_bytes, 0);
+    /* the last entry withdrawn: the tail goes with it */
+    r = tw_match_keep(&m, 1, 7, CTX, &rts, &rts, sizeof rts);
+    tw_match_withdraw(&m, r);
+    assert_null(m.unexpected);
+    assert_null(m.unexpected_tail);
+    keep_int(&m, 1, 8, CTX, 40);
+    assert_ptr_equal(m.unexpected, m.unexpected_tail);
+    tw_match_fini(&m);
+}
+
 static void test_unexpected_bytes_are_bounded(void **state) {
     (void)state;
     tw_match_t m;
@@ -244,6 +286,7 @@ int main(void) {
         cmocka_unit_test(test_unexpected_messages_keep_their_order),
         cmocka_unit_test(test_probe_leaves_take_removes),
         cmocka_unit_test(test_cancel_takes_a_posted_receive_out),
+        cmocka_unit_test(test_cancelled_send_is_found_and_withdrawn),
         cmocka_unit_test(test_unexpected_bytes_are_bounded),
         cmocka_unit_test(test_small_entries_are_recycled),
         cmocka_unit_test(test_large_entries_are_recycled_by_class),

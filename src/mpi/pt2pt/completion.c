@@ -6,6 +6,7 @@
  * raised on the communicator of the request that had it. */
 #include "mpi/comm/comm.h"
 #include "mpi/env/error.h"
+#include "mpi/pt2pt/cancel.h"
 #include "mpi/pt2pt/grequest.h"
 #include "mpi/pt2pt/engine.h"
 #include "mpi/pt2pt/engine_progress.h"

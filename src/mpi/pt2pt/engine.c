@@ -1,7 +1,7 @@
 /* The MPI point-to-point engine on the native API: starting sends and receives, the
  * protocol choice, the progress pass (mailbox, notifications, waiting operations,
- * hooks), probes, matched probes and cancel. The protocols are in proto_*.c (see
- * proto.h), matching in match.c, the request pool in request.c.
+ * hooks), probes and matched probes. The protocols are in proto_*.c (see proto.h),
+ * cancel in cancel.c, matching in match.c, the request pool in request.c.
  *
  * A message that arrives before its receive is posted is copied out (eager) or
  * remembered (RTS); the copies are bounded, and past the bound the mailbox is left
@@ -12,6 +12,7 @@
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/env/error.h"
+#include "mpi/pt2pt/cancel.h"
 #include "mpi/pt2pt/failure.h"
 #include "mpi/pt2pt/engine.h"
 #include "mpi/pt2pt/engine_progress.h"
@@ -255,6 +256,8 @@ __attribute__((noinline)) int tw_p2p_arrive(tw_channel_t *ch, const tw_velo_msg_
         case TW_MPI_READY:
             tw_proto_ready_take(m->source, m->data, m->length);
             return 1;
+        case TW_MPI_CANCEL:
+            return tw_proto_cancel_take(ch, m);
         }
         /* another unit's, or nobody's */
         other_arrive(ch, m);
@@ -360,7 +363,7 @@ static void post_pending_sends(tw_channel_t *ch) {
     }
 }
 
-/* Gets, puts, CTSs and READYs that were refused, in order, once more. */
+/* Gets, puts, CTSs, READYs and cancels' asks that were refused, in order, once more. */
 static void start_pending_gets(tw_channel_t *ch) {
     tw_req_list_t l = ch->pending_gets;
     ch->pending_gets = (tw_req_list_t){0, 0};
@@ -368,6 +371,8 @@ static void start_pending_gets(tw_channel_t *ch) {
         int next = tw_reqs[i].next;
         if (tw_reqs[i].kind != REQ_SEND)
             tw_proto_rndv_get(i);
+        else if (tw_reqs[i].cancel_asked == TW_CANCEL_TO_ASK)
+            tw_proto_cancel_ask(i);
         else if (tw_reqs[i].proto == TW_PROTO_RNDV_CHUNKED)
             tw_proto_ready_send(i);
         else
@@ -632,34 +637,6 @@ int tw_mpi_start(MPI_Request req) {
         return MPI_SUCCESS;
     }
     return send_start(tw_channel_of_req(i), i);
-}
-
-/* MPI_Cancel: a receive not yet matched, or a send not yet handed to the peer, is
- * withdrawn; anything further along completes as it would have. */
-int tw_mpi_cancel(MPI_Request req) {
-    if (req == TW_MPI_REQUEST_SENT) return MPI_SUCCESS; /* delivered already */
-    int i = tw_req_index(req);
-    if (i <= 0 || !tw_reqs[i].active) return MPI_ERR_REQUEST;
-    req_t *r = &tw_reqs[i];
-    if (r->done) return MPI_SUCCESS;
-    tw_channel_t *ch = tw_channel_of_req(i);
-    int prev;
-    if (r->kind == REQ_RECV && tw_match_unpost(&ch->match, &r->posted)) {
-        /* withdrawn */
-    } else if (r->kind == REQ_SEND && r->state == TW_STATE_QUEUED && !r->chunk_at &&
-               !tw_proto_pieces_go_on(r) && tw_req_list_find(&ch->pending_sends, i, &prev)) {
-        /* (a pipelined send some of whose pieces went is under way, and a send by pieces
-         * whose receive has matched: not withdrawn) */
-        tw_req_list_remove(&ch->pending_sends, i, prev);
-        ch->pending_to[r->peer]--;
-        r->state = TW_STATE_START;
-        if (tw_proto_is_rndv(r->proto)) tw_proto_rndv_undo(r);
-    } else {
-        return MPI_SUCCESS;
-    }
-    r->cancelled = 1;
-    tw_req_done(i);
-    return MPI_SUCCESS;
 }
 
 /* ---- probes and matched probes ---- */

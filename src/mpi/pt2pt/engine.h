@@ -55,7 +55,6 @@ int tw_mpi_send_staged(tw_mpi_staged_t *st, int dest_world, int tag, uint32_t co
 int tw_mpi_recv_staged(tw_mpi_staged_t *st, int source_world, int tag, uint32_t context,
                        int persistent, MPI_Request *req);
 int tw_mpi_imrecv_staged(tw_mpi_staged_t *st, MPI_Message *msg, MPI_Request *req);
-int tw_mpi_cancel(MPI_Request req);
 int tw_mpi_message_valid(MPI_Message msg);
 /* The communicator of a matched message, for its errors (NULL: none). */
 tw_mpi_comm_t *tw_mpi_message_comm(MPI_Message msg);

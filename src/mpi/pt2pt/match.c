@@ -123,16 +123,33 @@ tw_unexpected_t *tw_match_probe(const tw_match_t *m, int source, int tag, uint32
     return find(m, source, tag, context, &prev);
 }
 
-tw_unexpected_t *tw_match_take_search(tw_match_t *m, int source, int tag, uint32_t context) {
-    tw_unexpected_t *prev, *u = find(m, source, tag, context, &prev);
-    if (!u) return NULL;
+static void unexpected_unlink(tw_match_t *m, tw_unexpected_t *u, tw_unexpected_t *prev) {
     if (prev)
         prev->next = u->next;
     else
         m->unexpected = u->next;
     if (m->unexpected_tail == u) m->unexpected_tail = prev;
     u->next = NULL;
+}
+
+tw_unexpected_t *tw_match_take_search(tw_match_t *m, int source, int tag, uint32_t context) {
+    tw_unexpected_t *prev, *u = find(m, source, tag, context, &prev);
+    if (u) unexpected_unlink(m, u, prev);
     return u;
+}
+
+tw_unexpected_t *tw_match_find_send(const tw_match_t *m, int source, uint32_t sreq) {
+    for (tw_unexpected_t *u = m->unexpected; u; u = u->next)
+        if (u->source == source && (u->is_rts ? u->rts.sreq == sreq : u->sync && u->sync == sreq))
+            return u;
+    return NULL;
+}
+
+void tw_match_withdraw(tw_match_t *m, tw_unexpected_t *u) {
+    tw_unexpected_t *prev = NULL;
+    for (tw_unexpected_t *q = m->unexpected; q && q != u; q = q->next) prev = q;
+    unexpected_unlink(m, u, prev);
+    tw_match_release(m, u);
 }
 
 void tw_match_release(tw_match_t *m, tw_unexpected_t *u) {

@@ -136,6 +136,11 @@ tw_unexpected_t *tw_match_take_search(tw_match_t *m, int source, int tag, uint32
 static inline tw_unexpected_t *tw_match_take(tw_match_t *m, int source, int tag, uint32_t context) {
     return m->unexpected ? tw_match_take_search(m, source, tag, context) : NULL;
 }
+/* The kept message that source sent by request sreq (an RTS or a synchronous eager
+ * message), which no receive has taken: NULL when there is none (a send's cancel). */
+tw_unexpected_t *tw_match_find_send(const tw_match_t *m, int source, uint32_t sreq);
+/* Takes kept message u out of the queue and lets it go (a cancelled send's). */
+void tw_match_withdraw(tw_match_t *m, tw_unexpected_t *u);
 /* A taken message has been delivered: its entry goes. */
 void tw_match_release(tw_match_t *m, tw_unexpected_t *u);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mpi/pt2pt/bsend.h"
+#include "mpi/pt2pt/cancel.h"
 #include "mpi/comm/comm.h"
 #include "mpi/datatype/datatype.h"
 #include "mpi/env/error.h"

@@ -64,6 +64,10 @@ typedef enum tw_req_state {
                           pieces receive: its CTS went; its first piece is awaited */
 } tw_req_state_t;
 
+/* A send's cancel at its receiver (TW_MPI_CANCEL): the ask waits for room in the
+ * peer's mailbox, or went and its answer is awaited (a part of the send meanwhile). */
+enum { TW_CANCEL_TO_ASK = 1, TW_CANCEL_ASKED = 2 };
+
 typedef struct req {
     uint8_t kind, gen;
     uint8_t proto, state; /* tw_proto_t, tw_req_state_t */
@@ -73,6 +77,7 @@ typedef struct req {
     uint8_t mode, cancelled;    /* send: a TW_SEND_* mode; receive: a TW_RECV_* */
     uint8_t parts;              /* rendezvous: notifications (or a CTS) still to come */
     uint8_t get_held;           /* receive: a refused get waits, holding its part */
+    uint8_t cancel_asked;       /* send: TW_CANCEL_TO_ASK, TW_CANCEL_ASKED, or 0 */
     uint8_t ready;              /* chunked receive: the sender's next chunk is there already */
     uint8_t channel;            /* the channel (channel.h) whose share it came from */
     int error;
@@ -154,7 +159,7 @@ static inline void tw_req_reset(req_t *r) {
     r->state = TW_STATE_START;
     r->ready = 0;
     r->done = r->cancelled = r->parts = 0;
-    r->get_held = 0;
+    r->get_held = r->cancel_asked = 0;
     r->region.nla = 0;
     r->active = 1;
     r->error = 0;

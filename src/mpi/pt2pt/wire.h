@@ -23,7 +23,8 @@ enum {
     TW_MPI_MORE = 9,    /* its next piece: data only */
     TW_MPI_PIECES = 10, /* a rendezvous by pieces' first: tw_mpi_pieces_t, data */
     TW_MPI_SYNC = 11,   /* a synchronous eager message: header, tw_mpi_sync_t, payload */
-    TW_MPI_KINDS = 12   /* kinds are below this */
+    TW_MPI_CANCEL = 12, /* a send's cancel, asked and answered: tw_mpi_cancel_t */
+    TW_MPI_KINDS = 13   /* kinds are below this */
 };
 
 /* What a TW_MPI_LOST notice carries: the world rank found lost and the cause the
@@ -66,6 +67,18 @@ typedef struct tw_mpi_sync {
     uint32_t sreq, pad; /* the sender's request handle; the payload stays 8-aligned */
 } tw_mpi_sync_t;
 #define TW_MPI_SYNC_MAX (TW_MPI_EAGER_MAX - sizeof(tw_mpi_sync_t))
+
+/* MPI_Cancel of a send whose RTS or synchronous eager message went (engine.c): the
+ * sender asks (TW_CANCEL_ASK) naming its request as that message did; the receiver
+ * drops the message if no receive has taken it and answers TW_CANCEL_WITHDRAWN, else
+ * TW_CANCEL_MATCHED, and the send then completes as it would have. The ask follows
+ * the message on the same endpoint, which keeps the sender's order, so the receiver
+ * has the message by then: kept, or taken by a receive. */
+typedef struct tw_mpi_cancel {
+    uint32_t sreq;    /* the sender's request handle */
+    uint32_t verdict; /* TW_CANCEL_* */
+} tw_mpi_cancel_t;
+enum { TW_CANCEL_ASK = 1, TW_CANCEL_WITHDRAWN = 2, TW_CANCEL_MATCHED = 3 };
 
 /* A pipelined message (proto_pipeline.c): what its first piece carries after the
  * header, the size of the whole message, then as much of the data as fills the VELO

@@ -133,6 +133,28 @@ static inline int tw_mpi_ready_check(int source, const void *body, size_t len, t
     return i;
 }
 
+/* A send's cancel of len bytes at body (TW_MPI_CANCEL): 1 with it in *c, 0 when it is
+ * none (wrong length, an unknown verdict). An ask names a message the receiver looks
+ * for among those it keeps; an answer's request is tw_mpi_cancel_answer_check's. */
+static inline int tw_mpi_cancel_take(const void *body, size_t len, tw_mpi_cancel_t *c) {
+    if (len != sizeof *c) return 0;
+    memcpy(c, body, sizeof *c);
+    return c->verdict >= TW_CANCEL_ASK && c->verdict <= TW_CANCEL_MATCHED;
+}
+
+/* The send an answer c from world rank source names: its slot, or 0 when it is no
+ * answer that send waits for (an ask, no such request, not a send of ours to source,
+ * none asked of it, or finished). */
+static inline int tw_mpi_cancel_answer_check(int source, const tw_mpi_cancel_t *c) {
+    if (c->verdict == TW_CANCEL_ASK) return 0;
+    int i = tw_req_index((MPI_Request)c->sreq);
+    if (i <= 0) return 0;
+    const req_t *r = &tw_reqs[i];
+    if (r->kind != REQ_SEND || r->peer != source || r->cancel_asked != TW_CANCEL_ASKED || r->done)
+        return 0;
+    return i;
+}
+
 /* The rendezvous request a notification completes a part of: its slot, or 0 when it
  * is none (not a get or put, a cookie naming no request, or one awaiting no part, or
  * a peer other than the request's: another process must not complete a request of
