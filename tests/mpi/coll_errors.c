@@ -95,6 +95,44 @@ int main(int argc, char **argv) {
         EXPECT(MPI_Scatter(a, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, root, w), MPI_ERR_BUFFER);
     }
     EXPECT(MPI_Reduce(a, a, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_SELF), MPI_ERR_BUFFER);
+    EXPECT(MPI_Reduce_local(a, a, 1, MPI_INT, MPI_SUM), MPI_ERR_BUFFER);
+    /* a rank's own block at its place in the buffer of all blocks, without MPI_IN_PLACE */
+    EXPECT(MPI_Allgather(&a[rank], 1, MPI_INT, a, 1, MPI_INT, w), MPI_ERR_BUFFER);
+    EXPECT(MPI_Iallgather(&a[rank], 1, MPI_INT, a, 1, MPI_INT, w, &r), MPI_ERR_BUFFER);
+    EXPECT(MPI_Allgatherv(&a[displs[rank]], 1, MPI_INT, a, counts, displs, MPI_INT, w),
+           MPI_ERR_BUFFER);
+    if (rank == size - 1) { /* found at the root before it sends anything: no other rank calls */
+        int root = rank;
+        EXPECT(MPI_Gather(&a[root], 1, MPI_INT, a, 1, MPI_INT, root, w), MPI_ERR_BUFFER);
+        EXPECT(MPI_Gatherv(&a[displs[root]], 1, MPI_INT, a, counts, displs, MPI_INT, root, w),
+               MPI_ERR_BUFFER);
+        EXPECT(MPI_Scatter(a, 1, MPI_INT, &a[root], 1, MPI_INT, root, w), MPI_ERR_BUFFER);
+        EXPECT(MPI_Iscatterv(a, counts, displs, MPI_INT, &a[displs[root]], 1, MPI_INT, root, w, &r),
+               MPI_ERR_BUFFER);
+    }
+
+    /* ranks that disagree on a count (an erroneous program): the root sends more than
+     * the others take. Every rank ends the call (none waits for a rank that stopped at
+     * its error), and none takes more than its buffer; by messages (the non-blocking
+     * call always) the root's children end with MPI_ERR_TRUNCATE. The blocking call of
+     * a few bytes on one node goes through shared lines, which hold no count. */
+    for (int nb = 0; nb < 2; nb++) {
+        int n = rank == 0 ? 8 : 1, rc, truncated = 0, found = 0;
+        for (int i = 0; i < 8; i++) a[i] = rank == 0 ? 70 + i : -1;
+        if (nb) {
+            rc = MPI_Ibcast(a, n, MPI_INT, 0, w, &r);
+            if (rc == MPI_SUCCESS) rc = MPI_Wait(&r, MPI_STATUS_IGNORE);
+        } else {
+            rc = MPI_Bcast(a, n, MPI_INT, 0, w);
+        }
+        int cls = rc;
+        if (rc) MPI_Error_class(rc, &cls);
+        CHECK(rank == 0 ? rc == MPI_SUCCESS : rc == MPI_SUCCESS || cls == MPI_ERR_TRUNCATE);
+        CHECK(a[0] == 70 && (rank == 0 || a[1] == -1)); /* what fitted came, no more */
+        truncated = cls == MPI_ERR_TRUNCATE;
+        CHECK(MPI_Allreduce(&truncated, &found, 1, MPI_INT, MPI_SUM, w) == MPI_SUCCESS);
+        CHECK(size == 1 || !nb || found > 0);
+    }
 
     /* the collectives still work */
     int one = 1, sum = 0;

@@ -76,6 +76,20 @@ static int check_alias(tw_mpi_comm_t *c, const char *call, const void *in, const
     return MPI_SUCCESS;
 }
 
+/* The same for a rank's one block and the buffer of all blocks it belongs to, which
+ * holds this rank's block at item at (of extent bytes): the block at its own place
+ * there is MPI_IN_PLACE's case, not said so. */
+static int check_alias_block(tw_mpi_comm_t *c, const char *call, const void *one, const void *many,
+                             MPI_Count at, MPI_Aint extent, size_t bytes) {
+    int rc = check_alias(c, call, one, many, bytes);
+    if (rc || !one || !many || !bytes) return rc;
+    if ((uintptr_t)one == (uintptr_t)many + (uintptr_t)(at * extent))
+        return tw_mpi_error(c, call, MPI_ERR_BUFFER,
+                            "one buffer is this rank's block of the other (MPI_IN_PLACE "
+                            "says so)");
+    return MPI_SUCCESS;
+}
+
 /* counts[] and displs[] of a v call (displs NULL: not needed) for each of n ranks. */
 static int check_counts(tw_mpi_comm_t *c, const char *call, int n, tw_mpi_vec_t counts,
                         tw_mpi_vec_t displs, int need_displs) {
@@ -983,8 +997,10 @@ int tw_coll_call_rooted(const char *call, int gather, const void *sendbuf, MPI_C
         if (!rc && own_block) rc = check_data(c, call, recvbuf, recvcount, recvtype, &rl);
     }
     if (!rc && am_root && own_block)
-        rc = check_alias(c, call, sendbuf, recvbuf,
-                         gather ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size);
+        rc = gather ? check_alias_block(c, call, sendbuf, recvbuf, (MPI_Count)root * recvcount,
+                                        rl.extent, (size_t)recvcount * rl.size)
+                    : check_alias_block(c, call, recvbuf, sendbuf, (MPI_Count)root * sendcount,
+                                        sl.extent, (size_t)sendcount * sl.size);
     if (rc) return rc;
     /* the bytes of one block, which every rank knows */
     size_t b = gather == am_root ? (size_t)recvcount * rl.size : (size_t)sendcount * sl.size;
@@ -1071,8 +1087,8 @@ int tw_coll_call_rooted_v(const char *call, int gather, const void *sendbuf,
     if (!rc && am_root && tw_mpi_type_layout(many_type, &vl))
         rc = tw_mpi_error(c, call, MPI_ERR_TYPE, NULL);
     if (!rc && am_root && own_block)
-        rc =
-            check_alias(c, call, one, many, (size_t)tw_mpi_vec_get(counts, root) * (size_t)vl.size);
+        rc = check_alias_block(c, call, one, many, tw_mpi_vec_get(displs, root), vl.extent,
+                               (size_t)tw_mpi_vec_get(counts, root) * (size_t)vl.size);
     if (rc) return rc;
     tw_sched_t stack, *s = begin(c, req, nb, &stack);
     tw_sched_hold_type(s, sendtype);
@@ -1099,7 +1115,12 @@ int tw_coll_call_allgather(const char *call, const void *sendbuf, MPI_Count send
     if (!in_place) rc = check_data(c, call, sendbuf, sendcount, sendtype, &sl);
     if (!rc && recvcounts.at) rc = check_counts(c, call, c->size, recvcounts, displs, 1);
     if (!rc) rc = check_data(c, call, recvbuf, recvcounts.at ? 0 : recvcount, recvtype, &rl);
-    if (!rc && !in_place)
+    if (!rc && !in_place && !c->inter)
+        rc = check_alias_block(c, call, sendbuf, recvbuf,
+                               recvcounts.at ? tw_mpi_vec_get(displs, c->rank)
+                                             : (MPI_Count)c->rank * recvcount,
+                               rl.extent, (size_t)sendcount * (size_t)sl.size);
+    else if (!rc && !in_place)
         rc = check_alias(c, call, sendbuf, recvbuf, (size_t)sendcount * (size_t)sl.size);
     if (rc) return rc;
     size_t b = (size_t)recvcount * rl.size;

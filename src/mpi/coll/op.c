@@ -524,6 +524,8 @@ int tw_mpi_reduce_local(const char *call, const void *inbuf, void *inoutbuf, MPI
     if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
         return tw_mpi_error(NULL, call, MPI_ERR_BUFFER, "MPI_IN_PLACE");
     if (count && (!inbuf || !inoutbuf)) return tw_mpi_error(NULL, call, MPI_ERR_BUFFER, NULL);
+    if (count && inbuf == inoutbuf)
+        return tw_mpi_error(NULL, call, MPI_ERR_BUFFER, "inbuf and inoutbuf are the same buffer");
     /* a contiguous type's items are their packed form; others are reduced packed */
     if (l.contiguous) {
         rc = tw_mpi_op_apply(op, (const char *)inbuf + l.lb, (char *)inoutbuf + l.lb, count,

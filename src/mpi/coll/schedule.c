@@ -81,7 +81,7 @@ void tw_sched_init(tw_sched_t *s, tw_mpi_comm_t *c, int tag) {
     s->comm = c;
     s->context = c->context + TW_CTX_COLL;
     s->tag = tag;
-    s->error = MPI_SUCCESS;
+    s->error = s->truncated = MPI_SUCCESS;
     s->steps = s->inline_steps;
     s->nsteps = s->next = s->waiting = s->heap = 0;
     s->cap = TW_SCHED_STEPS;
@@ -414,6 +414,21 @@ static void fail(tw_sched_t *s, int error) {
     if (!s->error) s->error = error;
 }
 
+/* A step that ended in error: the schedule stops, but for a truncated receive, which
+ * has what fitted and lets the steps after it run (tw_sched_t.truncated). */
+static void step_failed(tw_sched_t *s, int error) {
+    if (error != MPI_ERR_TRUNCATE)
+        fail(s, error);
+    else if (!s->truncated)
+        s->truncated = error;
+}
+
+/* The schedule's result once it has ended. */
+static int result(tw_sched_t *s) {
+    if (!s->error) s->error = s->truncated;
+    return s->error;
+}
+
 /* A send or receive of a typed block, staged by the point-to-point engine in
  * windows of TW_PACK_CHUNK bytes. */
 static int start_typed(tw_sched_t *s, tw_step_t *t) {
@@ -498,7 +513,7 @@ static int receive_deferred(tw_sched_t *s, tw_step_t *t) {
         int rc = tw_mpi_recv_now(t->dst, t->bytes, t->peer, s->tag, s->context, MPI_STATUS_IGNORE);
         if (rc != 1) {
             t->deferred = 0;
-            if (rc) fail(s, rc);
+            if (rc) step_failed(s, rc);
             return 1;
         }
     }
@@ -521,7 +536,7 @@ static int advance(tw_sched_t *s) {
             if (t->req != MPI_REQUEST_NULL) {
                 if (!tw_mpi_request_finished(t->req)) break;
                 int rc = tw_mpi_finish(&t->req, MPI_STATUS_IGNORE);
-                if (rc) fail(s, rc);
+                if (rc) step_failed(s, rc);
             }
             s->waiting++;
         }
@@ -544,7 +559,7 @@ int tw_sched_run(tw_sched_t *s) {
         if (advance(s)) break;
         tw_mpi_relax(&spins);
     }
-    int rc = s->error;
+    int rc = result(s);
     tw_sched_free(s);
     return rc;
 }
@@ -553,6 +568,7 @@ static void go(tw_sched_t *s);
 
 /* A schedule that has ended: its request completes, or its owner's function runs. */
 static void ended(tw_sched_t *s) {
+    result(s);
     if (s->ended)
         s->ended(s, s->ended_arg);
     else
@@ -609,7 +625,7 @@ void tw_sched_rerun(tw_sched_t *s, MPI_Request r) {
         s->steps[k].deferred = 0;
     }
     for (snapshot_t *p = s->snapshots; p; p = p->next) memcpy(p->at, p->saved, p->bytes);
-    s->error = MPI_SUCCESS;
+    s->error = s->truncated = MPI_SUCCESS;
     if (tw_mpi_lost_count) { /* as a new call would: it fails at once */
         int w = tw_mpi_comm_lost_member(s->comm);
         if (w >= 0) s->error = tw_mpi_lost_code(w);

@@ -52,6 +52,10 @@ typedef struct tw_sched {
     uint32_t context;
     int tag;
     int error;
+    /* a receive got more than its buffer takes (ranks that disagree on the counts):
+     * the steps go on, since later ranks of the algorithm wait for this one's sends,
+     * and it becomes the error once they have run */
+    int truncated;
     tw_step_t *steps;
     int nsteps, cap;
     int next;    /* the first step not started */
