@@ -219,6 +219,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     tw_mpi_comm_t *c = intra(comm_old, call, &rc);
     if (!c) return rc;
     if (!comm_cart) return tw_mpi_error(c, call, MPI_ERR_ARG, "comm_cart is NULL");
+    *comm_cart = MPI_COMM_NULL; /* what a refused call leaves, as MPICH does */
     if ((rc = check_grid(c, call, ndims, dims, periods, MPI_ERR_ARG))) return rc;
     int n = (int)grid_size(ndims, dims, c->size), in = c->rank < n;
     tw_topo_t *t = in ? cart_new(ndims, dims, periods, c->rank) : NULL;
@@ -513,6 +514,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
     tw_mpi_comm_t *c = intra(comm_old, call, &rc);
     if (!c) return rc;
     if (!comm_graph) return tw_mpi_error(c, call, MPI_ERR_ARG, "comm_graph is NULL");
+    *comm_graph = MPI_COMM_NULL; /* what a refused call leaves */
     if ((rc = check_graph(c, call, nnodes, index, edges))) return rc;
     if (nnodes == 0) { /* every process returns MPI_COMM_NULL, with no communication */
         *comm_graph = MPI_COMM_NULL;
@@ -642,6 +644,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     tw_mpi_comm_t *c = intra(comm_old, call, &rc);
     if (!c) return rc;
     if (!comm_dist_graph) return tw_mpi_error(c, call, MPI_ERR_ARG, "comm_dist_graph is NULL");
+    *comm_dist_graph = MPI_COMM_NULL; /* what a refused call leaves */
     if ((rc = check_adjacent(c, call, indegree, sources, sourceweights)) ||
         (rc = check_adjacent(c, call, outdegree, destinations, destweights)) ||
         (rc = check_info(c, call, info)))
@@ -764,6 +767,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     tw_mpi_comm_t *c = intra(comm_old, call, &rc);
     if (!c) return rc;
     if (!comm_dist_graph) return tw_mpi_error(c, call, MPI_ERR_ARG, "comm_dist_graph is NULL");
+    *comm_dist_graph = MPI_COMM_NULL; /* what a refused call leaves */
     if (n < 0) return tw_mpi_error(c, call, MPI_ERR_ARG, "negative n");
     if (n > 0 && (!sources || !degrees))
         return tw_mpi_error(c, call, MPI_ERR_ARG, "sources or degrees is NULL");
