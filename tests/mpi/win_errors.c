@@ -60,6 +60,28 @@ static void errors(void) {
     CHECK(mem[1] == from + 200);
     CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
 
+    /* epochs are disjoint: a lock after a fence ends the fence's epoch, so after the
+     * unlock nothing is accessed until the next fence; no lock inside MPI_Win_start's */
+    CHECK(MPI_Win_fence(0, w) == MPI_SUCCESS);
+    CHECK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w) == MPI_SUCCESS);
+    CHECK(MPI_Get(&v, 1, MPI_INT, peer, 1, 1, MPI_INT, w) == MPI_SUCCESS);
+    CHECK(MPI_Win_unlock(peer, w) == MPI_SUCCESS && v == rank + 200);
+    CHECK(MPI_Get(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, w) == MPI_ERR_RMA_SYNC);
+    CHECK(MPI_Win_lock_all(0, w) == MPI_SUCCESS);
+    CHECK(MPI_Win_unlock_all(w) == MPI_SUCCESS);
+    CHECK(MPI_Win_fence(0, w) == MPI_SUCCESS);
+    CHECK(MPI_Get(&v, 1, MPI_INT, peer, 0, 1, MPI_INT, w) == MPI_SUCCESS);
+    CHECK(MPI_Win_fence(MPI_MODE_NOSUCCEED, w) == MPI_SUCCESS && v == rank + 100);
+    MPI_Group everyone;
+    CHECK(MPI_Comm_group(MPI_COMM_WORLD, &everyone) == MPI_SUCCESS);
+    CHECK(MPI_Win_post(everyone, 0, w) == MPI_SUCCESS);
+    CHECK(MPI_Win_start(everyone, 0, w) == MPI_SUCCESS);
+    CHECK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w) == MPI_ERR_RMA_SYNC);
+    CHECK(MPI_Win_lock_all(0, w) == MPI_ERR_RMA_SYNC);
+    CHECK(MPI_Win_complete(w) == MPI_SUCCESS);
+    CHECK(MPI_Win_wait(w) == MPI_SUCCESS);
+    CHECK(MPI_Group_free(&everyone) == MPI_SUCCESS);
+
     /* inside a lock epoch: displacements outside the window, bad arguments */
     CHECK(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, peer, 0, w) == MPI_SUCCESS);
     CHECK(MPI_Win_lock(MPI_LOCK_SHARED, peer, 0, w) == MPI_ERR_RMA_SYNC); /* twice */

@@ -357,11 +357,15 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
     if (lost) return tw_win_error(w, "MPI_Win_lock", lost, NULL);
     if (w->lock_all || (w->tacc[rank] & (ACC_SHARED | ACC_EXCL)))
         return tw_win_error(w, "MPI_Win_lock", MPI_ERR_RMA_SYNC, "locked already");
+    if (w->started)
+        return tw_win_error(w, "MPI_Win_lock", MPI_ERR_RMA_SYNC,
+                            "inside the access epoch of MPI_Win_start");
     int excl = lock_type == MPI_LOCK_EXCLUSIVE, locked;
     if (!(assert &MPI_MODE_NOCHECK) && (locked = lock_target(w, rank, excl)))
         return tw_win_error(w, "MPI_Win_lock", tw_win_device_error(w, world, locked), NULL);
     w->tacc[rank] |=
         (uint8_t)((excl ? ACC_EXCL : ACC_SHARED) | (assert &MPI_MODE_NOCHECK ? ACC_NOCHECK : 0));
+    w->fence = 0; /* epochs are disjoint: a fence's, which no access may have used, ends */
     w->sync++;
     return MPI_SUCCESS;
 }
@@ -393,6 +397,9 @@ int MPI_Win_lock_all(int assert, MPI_Win win) {
     int lost = tw_win_lost(w, -1);
     if (lost) return tw_win_error(w, "MPI_Win_lock_all", lost, NULL);
     if (any_lock(w)) return tw_win_error(w, "MPI_Win_lock_all", MPI_ERR_RMA_SYNC, "locked already");
+    if (w->started)
+        return tw_win_error(w, "MPI_Win_lock_all", MPI_ERR_RMA_SYNC,
+                            "inside the access epoch of MPI_Win_start");
     int locked;
     if (!(assert &MPI_MODE_NOCHECK))
         for (int r = 0; r < w->size; r++)
@@ -403,6 +410,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win) {
                 return tw_win_error(w, "MPI_Win_lock_all", err, NULL);
             }
     w->lock_all = assert &MPI_MODE_NOCHECK ? 2 : 1;
+    w->fence = 0; /* as in MPI_Win_lock */
     w->sync++;
     return MPI_SUCCESS;
 }
