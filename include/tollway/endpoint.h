@@ -88,10 +88,14 @@ int tw_ep_universe_size(tw_ep_t *ep);
  * TW_ERR_NOMEM. Call it from the thread that drives the endpoint. */
 int tw_ep_add_peer(tw_ep_t *ep, int rank, const char *address);
 
+/* The longest spec tw_ep_spawn takes, '\0' included. */
+#define TW_SPAWN_SPEC_MAX 65536
+
 /* Asks the launcher (twrun) to start a job: spec says its commands, in the encoding of
- * tools/twrun/pmi_server.h; port reaches its parents. TW_OK with its ids base ..
- * base + *size - 1, or TW_ERR_RUNTIME with the launcher's reason in why (one word) and
- * in *failed the command it refused (-1: none in particular), TW_ERR_ARG. */
+ * src/runtime/pmi_wire.h, shorter than TW_SPAWN_SPEC_MAX; port reaches its parents.
+ * TW_OK with its ids base .. base + *size - 1, or TW_ERR_RUNTIME with the launcher's
+ * reason in why (one word) and in *failed the command it refused (-1: none in
+ * particular), TW_ERR_ARG. */
 int tw_ep_spawn(tw_ep_t *ep, const char *port, const char *spec, int *base, int *size, char *why,
                 size_t cap, int *failed);
 

@@ -145,12 +145,24 @@ int tw_pmi_spawn(tw_pmi_t *pmi, const char *port, const char *spec, int *base, i
     snprintf(why, cap, "no_process_manager");
     if (!tw_pmi_is_twrun(pmi)) return -1;
     char line[TW_PMI_LINE_MAX];
-    int n = snprintf(line, sizeof line, "cmd=spawn port=%s spec=%s\n", port, spec);
-    if (n < 0 || (size_t)n >= sizeof line) {
-        snprintf(why, cap, "the request takes %d bytes, past the %d of twrun's request line", n,
-                 TW_PMI_LINE_MAX);
+    size_t len = strlen(spec);
+    if (len >= TW_PMI_SPAWN_MAX || strlen(port) >= TW_PMI_VALUE_MAX) {
+        snprintf(why, cap, "the request takes %zu bytes, past the %d of a spawn", len,
+                 TW_PMI_SPAWN_MAX - 1);
         return -1;
     }
+    /* what does not fit the spawn line goes first, a line's worth at a time; the server
+     * joins the parts in order (a rank's lines reach it in the order written) */
+    const size_t room = TW_PMI_LINE_MAX - 64 - strlen(port), part = TW_PMI_LINE_MAX - 64;
+    snprintf(why, cap, "cannot_write");
+    while (len > room) {
+        size_t k = len - room < part ? len - room : part;
+        snprintf(line, sizeof line, "cmd=spawn_part spec=%.*s\n", (int)k, spec);
+        if (write_line(pmi, line)) return -1;
+        spec += k;
+        len -= k;
+    }
+    snprintf(line, sizeof line, "cmd=spawn port=%s spec=%s\n", port, spec);
     tw_pmi_msg_t reply;
     snprintf(why, cap, "not_supported_by_the_process_manager");
     int rc = command(pmi, line, &reply, "spawn_result");
@@ -202,6 +214,12 @@ int tw_pmi_spawn_other(tw_pmi_t *pmi, const char *port, const char *spec, const 
         int cut = c->wdir && strchr(c->wdir, '\n');
         for (int a = 0; a < c->argc && !cut; a++) cut = strchr(c->argv[a], '\n') != NULL;
         if (cut) return -1;
+        if (c->argc > TW_PMI_HYDRA_ARGS_MAX) { /* Hydra 4.0 then dies of SIGSEGV */
+            snprintf(why, cap, "more_than_%d_arguments_for_the_process_manager",
+                     TW_PMI_HYDRA_ARGS_MAX - 1);
+            *failed = k;
+            return -1;
+        }
         if (!tw_pmi_spawn_can_execute(c->argv[0], c->wdir)) { /* it would end the job */
             snprintf(why, cap, "no_such_command");
             *failed = k;

@@ -105,7 +105,10 @@ static const char *decode_one(const char **in, char **out, const char *end) {
 int tw_pmi_spawn_decode(tw_pmi_spawn_t *sp, const char *port, const char *spec) {
     memset(sp, 0, offsetof(tw_pmi_spawn_t, buf));
     char *o = sp->buf, *end = sp->buf + sizeof sp->buf;
-    if (!port || !spec || !(sp->port = decode_one(&port, &o, end)) || *port) return -1;
+    if (!port || !spec || strnlen(port, TW_PMI_LINE_MAX) == TW_PMI_LINE_MAX ||
+        strnlen(spec, TW_PMI_SPAWN_MAX) == TW_PMI_SPAWN_MAX)
+        return -1;
+    if (!(sp->port = decode_one(&port, &o, end)) || *port) return -1;
     const char *p = spec;
     size_t used = 0; /* of words */
     const size_t words = sizeof sp->words / sizeof *sp->words;

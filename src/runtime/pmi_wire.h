@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include <tollway/endpoint.h>
+
 enum {
     TW_PMI_LINE_MAX = 2048,  /* longest line either side accepts, '\n' included */
     TW_PMI_KEY_MAX = 256,    /* keylen_max announced by the server */
@@ -38,17 +40,26 @@ int tw_pmi_token_ok(const char *s, size_t max, int is_key);
 
 enum {
     TW_PMI_SPAWN_CMDS_MAX = 16, /* commands in one spawn */
+    /* a spawn's encoded commands (its spec), '\0' included: past a line, the client sends
+     * the first bytes as "cmd=spawn_part spec=..." lines, which the server joins with
+     * the spawn line's spec (pmi.c, twrun's pmi_server.c) */
+    TW_PMI_SPAWN_MAX = TW_SPAWN_SPEC_MAX,
     /* words (names and arguments) of all the commands of one spawn: each decodes to two
      * bytes of buf at least (a character and its NUL), so no request that fits buf is
      * refused for their number; the length of the request is the only bound */
-    TW_PMI_SPAWN_WORDS_MAX = TW_PMI_LINE_MAX / 2,
+    TW_PMI_SPAWN_WORDS_MAX = TW_PMI_SPAWN_MAX / 2,
     TW_PMI_SPAWN_PROCS_MAX = 4096,
+    /* words of one command (its name among them) a PMI-1 spawn through another process
+     * manager passes: Hydra (MPICH 4.0.2) dies of SIGSEGV from 1000 on, which ends the
+     * job; such a spawn is refused instead */
+    TW_PMI_HYDRA_ARGS_MAX = 999,
 };
 
 /* A spawn request to twrun (MPI_Comm_spawn), decoded: "cmd=spawn port=P cmds=C" followed by, per
  * command, "n=N" "wdir=W" (a '-' alone: none) and its words, as one value
  * "spec=N,W,argv0,argv1,..;N,W,..." where every string is percent-encoded (any byte
- * but [A-Za-z0-9._/+-] as %XX). The strings point into buf. */
+ * but [A-Za-z0-9._/+-] as %XX). The strings point into buf, which holds the decoded
+ * port (one line's at most) and spec. */
 typedef struct tw_pmi_spawn {
     int ncmds;
     int total; /* processes in all */
@@ -59,11 +70,12 @@ typedef struct tw_pmi_spawn {
         const char *wdir;  /* NULL: twrun's own */
     } cmd[TW_PMI_SPAWN_CMDS_MAX];
     const char *port; /* where the children find their parents (MPI_Comm_get_parent) */
-    char buf[TW_PMI_LINE_MAX];
+    char buf[TW_PMI_LINE_MAX + TW_PMI_SPAWN_MAX];
     const char *words[TW_PMI_SPAWN_WORDS_MAX + TW_PMI_SPAWN_CMDS_MAX]; /* every argv, in turn */
 } tw_pmi_spawn_t;
 
-/* Decodes a spawn request's port and spec values into sp. 0, or -1 when malformed. */
+/* Decodes a spawn request's port and spec values into sp. 0, or -1 when malformed or
+ * when spec is TW_PMI_SPAWN_MAX bytes or longer. */
 int tw_pmi_spawn_decode(tw_pmi_spawn_t *sp, const char *port, const char *spec);
 /* Percent-encodes s into out (cap bytes, '\0' included). 0, or -1 when it does not fit. */
 int tw_pmi_spawn_encode(const char *s, char *out, size_t cap);

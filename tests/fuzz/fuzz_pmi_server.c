@@ -15,7 +15,11 @@
  *   - an abort ends the job with a status of 1 to 255, the code asked for when valid;
  *   - a spawn is handed to twrun decoded (commands with their words, NULL-terminated,
  *     non-empty, inside the request, their processes counted right, and each word
- *     encoded again decodes to itself), or refused as malformed_spawn. */
+ *     encoded again decodes to itself), or refused as malformed_spawn;
+ *   - a spawn's first parts (spawn_part) get no reply and are joined, in order, with
+ *     the rank's spawn line: what twrun is handed is that joined request decoded, and
+ *     a part that is empty or brings the request to TW_PMI_SPAWN_MAX has the spawn
+ *     refused (malformed_spawn, spawn_too_long), after which the rank starts afresh. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,9 +38,12 @@ typedef struct model {
     int count;
     int puts_of[SIZE_MAX_JOB];
     int in_barrier[SIZE_MAX_JOB], barrier_count;
+    char *part[SIZE_MAX_JOB]; /* a spawn's first parts, joined */
+    size_t part_len[SIZE_MAX_JOB];
+    const char *part_refused[SIZE_MAX_JOB];
 } model_t;
 
-static long lines_sent, puts_stored, gets_found, barriers_done, aborts, spawns;
+static long lines_sent, puts_stored, gets_found, barriers_done, aborts, spawns, parts_kept;
 
 static int model_find(const model_t *m, const char *key) {
     for (int i = 0; i < m->count; i++)
@@ -164,10 +171,9 @@ static void check_word(const tw_pmi_spawn_t *sp, const char *w) {
     FUZZ_CHECK(w && w >= sp->buf && w < sp->buf + sizeof sp->buf);
     size_t n = strnlen(w, (size_t)(sp->buf + sizeof sp->buf - w));
     FUZZ_CHECK(n > 0 && w + n < sp->buf + sizeof sp->buf);
-    static char enc[3 * TW_PMI_LINE_MAX + 1];
+    static char enc[3 * TW_PMI_SPAWN_MAX + 1], spec[3 * TW_PMI_SPAWN_MAX + 16];
     static tw_pmi_spawn_t again;
     FUZZ_CHECK(tw_pmi_spawn_encode(w, enc, sizeof enc) == 0);
-    char spec[3 * TW_PMI_LINE_MAX + 16];
     snprintf(spec, sizeof spec, "1,-,%s", enc);
     if (strlen(spec) < sizeof again.buf / 3) { /* room to decode it again */
         FUZZ_CHECK(tw_pmi_spawn_decode(&again, "p", spec) == 0);
@@ -175,16 +181,65 @@ static void check_word(const tw_pmi_spawn_t *sp, const char *w) {
     }
 }
 
-static void check_spawn(const tw_pmi_msg_t *req, const twr_pmi_result_t *res) {
-    if (res->action == TWR_PMI_REPLY) {
+/* A first part of rank's spawn: no reply; kept by the model too, or the reason its
+ * spawn will be refused. */
+static void spawn_part(model_t *m, int rank, const tw_pmi_msg_t *req, const twr_pmi_result_t *res) {
+    FUZZ_CHECK(res->action == TWR_PMI_NONE && res->len == 0);
+    parts_kept++;
+    if (m->part_refused[rank]) return;
+    const char *v = tw_pmi_find(req, "spec");
+    size_t n = v ? strlen(v) : 0;
+    if (!n) {
+        m->part_refused[rank] = "malformed_spawn";
+    } else if (m->part_len[rank] + n >= TW_PMI_SPAWN_MAX) {
+        m->part_refused[rank] = "spawn_too_long";
+    } else {
+        char *grown = realloc(m->part[rank], m->part_len[rank] + n + 1);
+        if (!grown) abort();
+        memcpy(grown + m->part_len[rank], v, n + 1);
+        m->part[rank] = grown;
+        m->part_len[rank] += n;
+    }
+}
+
+static void same_spawn(const tw_pmi_spawn_t *a, const tw_pmi_spawn_t *b) {
+    FUZZ_CHECK(a->ncmds == b->ncmds && a->total == b->total && !strcmp(a->port, b->port));
+    for (int k = 0; k < a->ncmds; k++) {
+        const struct tw_pmi_spawn_cmd *x = &a->cmd[k], *y = &b->cmd[k];
+        FUZZ_CHECK(x->maxprocs == y->maxprocs && x->argc == y->argc);
+        FUZZ_CHECK(!x->wdir == !y->wdir && (!x->wdir || !strcmp(x->wdir, y->wdir)));
+        for (int w = 0; w < x->argc; w++) FUZZ_CHECK(!strcmp(x->argv[w], y->argv[w]));
+    }
+}
+
+static void check_spawn(model_t *m, int rank, const tw_pmi_msg_t *req,
+                        const twr_pmi_result_t *res) {
+    /* what the server must have decoded: the rank's parts, then this line's spec */
+    static char joined[TW_PMI_SPAWN_MAX + TW_PMI_LINE_MAX];
+    static tw_pmi_spawn_t want;
+    const char *refused = m->part_refused[rank], *spec = tw_pmi_find(req, "spec");
+    if (!refused && m->part_len[rank] && spec) {
+        if (m->part_len[rank] + strlen(spec) >= TW_PMI_SPAWN_MAX)
+            refused = "spawn_too_long";
+        else
+            spec = strcat(strcpy(joined, m->part[rank]), spec);
+    }
+    free(m->part[rank]);
+    m->part[rank] = NULL;
+    m->part_len[rank] = 0;
+    m->part_refused[rank] = NULL;
+    if (!refused && tw_pmi_spawn_decode(&want, tw_pmi_find(req, "port"), spec))
+        refused = "malformed_spawn";
+    if (refused) {
         const tw_pmi_msg_t *reply = check_reply(res, "spawn_result", -1);
-        const char *m = tw_pmi_find(reply, "msg");
-        FUZZ_CHECK(m && strcmp(m, "malformed_spawn") == 0);
+        const char *msg = tw_pmi_find(reply, "msg");
+        FUZZ_CHECK(msg && strcmp(msg, refused) == 0);
         return;
     }
     FUZZ_CHECK(res->action == TWR_PMI_SPAWN && res->len == 0);
     FUZZ_CHECK(tw_pmi_find(req, "port") && tw_pmi_find(req, "spec"));
     const tw_pmi_spawn_t *sp = &res->spawn;
+    same_spawn(sp, &want);
     FUZZ_CHECK(sp->ncmds >= 1 && sp->ncmds <= TW_PMI_SPAWN_CMDS_MAX);
     check_word(sp, sp->port);
     int total = 0;
@@ -206,7 +261,7 @@ static void one_line(model_t *m, twr_pmi_server_t *s, int rank, const char *line
     memset(&res, 0x5a, sizeof res); /* nothing may be left from before */
     twr_pmi_handle(s, rank, line, len, &res);
     lines_sent++;
-    FUZZ_CHECK(res.action >= TWR_PMI_REPLY && res.action <= TWR_PMI_SPAWN);
+    FUZZ_CHECK(res.action >= TWR_PMI_REPLY && res.action <= TWR_PMI_NONE);
     if (rank < 0 || rank >= m->size) {
         check_error(&res, "invalid_rank");
         return;
@@ -247,7 +302,9 @@ static void one_line(model_t *m, twr_pmi_server_t *s, int rank, const char *line
     } else if (strcmp(cmd, "abort") == 0) {
         check_abort(&req, &res);
     } else if (strcmp(cmd, "spawn") == 0) {
-        check_spawn(&req, &res);
+        check_spawn(m, rank, &req, &res);
+    } else if (strcmp(cmd, "spawn_part") == 0) {
+        spawn_part(m, rank, &req, &res);
     } else {
         check_error(&res, "unknown_command");
     }
@@ -275,6 +332,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             FUZZ_CHECK(twr_pmi_in_barrier(&s, r) == (r >= 0 && r < m.size && m.in_barrier[r]));
     }
     twr_pmi_server_destroy(&s);
+    for (int r = 0; r < SIZE_MAX_JOB; r++) free(m.part[r]);
     for (int i = 0; i < m.count; i++) {
         free(m.keys[i]);
         free(m.values[i]);
@@ -331,6 +389,17 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
         "0cmd=spawn port=p spec=1,-,a%00\n"
         "0cmd=spawn port=p spec=4097,-,a\n"
         "0cmd=spawn spec=1,-,a\n",
+        "2\n"
+        "0cmd=spawn_part spec=2,-,./chi\n"
+        "1cmd=spawn_part spec=1,/tmp,prog,a\n"
+        "0cmd=spawn_part spec=ld,01234567,0123\n"
+        "1cmd=spawn port=p spec=,b;1,-,other\n"
+        "0cmd=spawn port=tollway-port%3A1%3A2 spec=4567,x\n"
+        "0cmd=spawn_part spec=\n"
+        "0cmd=spawn_part spec=1,-,a\n"
+        "0cmd=spawn port=p spec=,b\n"
+        "1cmd=spawn_part spec=1,-,a\n"
+        "1cmd=spawn port=p\n",
     };
     unsigned count = sizeof sessions / sizeof sessions[0];
     if (index % (count + 1) < count) {
@@ -346,6 +415,7 @@ size_t fuzz_seed(uint8_t *buf, size_t cap, unsigned index, uint32_t (*rand32)(vo
 
 void fuzz_report(FILE *out) {
     fprintf(out,
-            "; %ld lines, %ld puts stored, %ld gets found, %ld barriers, %ld aborts, %ld spawns",
-            lines_sent, puts_stored, gets_found, barriers_done, aborts, spawns);
+            "; %ld lines, %ld puts stored, %ld gets found, %ld barriers, %ld aborts, %ld spawns, "
+            "%ld spawn parts",
+            lines_sent, puts_stored, gets_found, barriers_done, aborts, spawns, parts_kept);
 }

@@ -9,7 +9,7 @@
 
 #include "mpi_check.h"
 
-enum { WORDS = 250, TOO_MANY = 4000 };
+enum { WORDS = 250, TOO_MANY = 5000 }; /* 5000 words of 16 bytes: past 64 KiB */
 
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
     }
     /* far too many for one request: refused, the limit named */
     for (int k = 0; k < TOO_MANY; k++) {
-        snprintf(words[k], sizeof words[k], "y%d", k);
+        snprintf(words[k], sizeof words[k], "y%014d", k);
         list[k] = words[k];
     }
     list[TOO_MANY] = NULL;

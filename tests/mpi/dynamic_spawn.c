@@ -3,8 +3,8 @@
  * check the intercommunicator from both sides: sizes, data both ways (short and long
  * enough for a rendezvous), MPI_Intercomm_merge, MPI_APPNUM, MPI_Comm_get_parent,
  * MPI_Comm_disconnect, an intercommunicator of both whole jobs made through the one
- * rank that spawned (MPI_Intercomm_create), and a spawn of a command that does not
- * exist. */
+ * rank that spawned (MPI_Intercomm_create), children given more arguments than one
+ * request line to the launcher holds, and a spawn of a command that does not exist. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,12 @@
 
 #include "mpi_check.h"
 
-enum { LONG_INTS = 100000 };
+enum { LONG_INTS = 100000, MANY_WORDS = 900 };
+
+/* Argument i of the "many" children: ':' and ',' take 3 bytes each in the request. */
+static void many_word(char *w, size_t cap, int i) {
+    snprintf(w, cap, "w%04d+x:y,z", i);
+}
 
 /* Both sides: each parent sends every child its rank and a long array; each child
  * answers every parent with its own rank and the sum of what it got. */
@@ -95,6 +100,20 @@ static int child(int argc, char **argv) {
         MPI_Finalize();
         return 0;
     }
+    if (!strcmp(argv[1], "many")) { /* every argument there, in order */
+        CHECK(argc == 2 + MANY_WORDS);
+        for (int i = 0; i < MANY_WORDS; i++) {
+            char w[32];
+            many_word(w, sizeof w, i);
+            CHECK(!strcmp(argv[2 + i], w));
+        }
+        CHECK(MPI_Comm_get_parent(&p) == MPI_SUCCESS && p != MPI_COMM_NULL);
+        int ok = 1;
+        if (rank == 0) CHECK(MPI_Send(&ok, 1, MPI_INT, 0, 11, p) == MPI_SUCCESS);
+        CHECK(MPI_Comm_disconnect(&p) == MPI_SUCCESS);
+        MPI_Finalize();
+        return 0;
+    }
     if (!strcmp(argv[1], "die")) exit(3); /* twrun must end the whole job, naming it */
     if (!strcmp(argv[1], "crash")) {      /* a parent whose child dies: waits for it in vain */
         char *args[] = {"die", NULL};
@@ -169,6 +188,26 @@ static void spawn_children(const char *self, int n) {
     CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS && inter == MPI_COMM_NULL);
 }
 
+/* 2 children with MANY_WORDS arguments (about 14 KB of request), which they check. */
+static void spawn_many(const char *self) {
+    static char words[MANY_WORDS][32];
+    static char *args[MANY_WORDS + 2];
+    args[0] = "many";
+    for (int i = 0; i < MANY_WORDS; i++) {
+        many_word(words[i], sizeof words[i], i);
+        args[1 + i] = words[i];
+    }
+    args[MANY_WORDS + 1] = NULL;
+    MPI_Comm inter;
+    CHECK(MPI_Comm_spawn(self, args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                         MPI_ERRCODES_IGNORE) == MPI_SUCCESS);
+    if (rank == 0) {
+        int ok = 0;
+        CHECK(MPI_Recv(&ok, 1, MPI_INT, 0, 11, inter, MPI_STATUS_IGNORE) == MPI_SUCCESS && ok);
+    }
+    CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS);
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -185,6 +224,7 @@ int main(int argc, char **argv) {
 
     spawn_children(argv[0], 1);
     spawn_children(argv[0], 3);
+    spawn_many(argv[0]);
 
     /* 2 children of rank 0 alone, then an intercommunicator of both whole jobs */
     MPI_Comm by_self = MPI_COMM_NULL;

@@ -64,9 +64,11 @@ int twr_pmi_server_init(twr_pmi_server_t *s, int size, const char *jobid) {
     s->keys_of = calloc((size_t)size, sizeof *s->keys_of);
     s->in_barrier = calloc((size_t)size, 1);
     s->appnum = calloc((size_t)size, sizeof *s->appnum);
+    s->spawn_parts = calloc((size_t)size, sizeof *s->spawn_parts);
     char mapping[64];
     snprintf(mapping, sizeof mapping, "(vector,(0,1,%d))", size);
-    if (!s->keys_of || !s->in_barrier || !s->appnum || store(s, process_mapping_key, mapping)) {
+    if (!s->keys_of || !s->in_barrier || !s->appnum || !s->spawn_parts ||
+        store(s, process_mapping_key, mapping)) {
         twr_pmi_server_destroy(s);
         return -1;
     }
@@ -86,6 +88,8 @@ void twr_pmi_server_destroy(twr_pmi_server_t *s) {
     free(s->keys_of);
     free(s->in_barrier);
     free(s->appnum);
+    for (int r = 0; s->spawn_parts && r < s->size; r++) free(s->spawn_parts[r].spec);
+    free(s->spawn_parts);
     memset(s, 0, sizeof *s);
 }
 
@@ -213,9 +217,53 @@ void twr_pmi_spawn_reply(twr_pmi_result_t *out, int base, int size, const char *
         respond(out, TWR_PMI_REPLY, "cmd=spawn_result rc=0 base=%d size=%d", base, size);
 }
 
-static void do_spawn(const tw_pmi_msg_t *m, twr_pmi_result_t *out) {
-    if (tw_pmi_spawn_decode(&out->spawn, tw_pmi_find(m, "port"), tw_pmi_find(m, "spec"))) {
-        twr_pmi_spawn_reply(out, 0, 0, "malformed_spawn", -1);
+/* A first part of rank's spawn request, whose spawn line joins it: kept, no reply.
+ * What goes wrong is told when the spawn line comes (the client reads one reply). */
+static void do_spawn_part(twr_pmi_server_t *s, int rank, const tw_pmi_msg_t *m,
+                          twr_pmi_result_t *out) {
+    twr_pmi_spawn_parts_t *k = &s->spawn_parts[rank];
+    const char *v = tw_pmi_find(m, "spec");
+    size_t n = v ? strlen(v) : 0;
+    out->action = TWR_PMI_NONE;
+    out->len = 0;
+    out->reply[0] = '\0';
+    if (k->refused) return;
+    if (!n) {
+        k->refused = "malformed_spawn";
+    } else if (n >= TW_PMI_SPAWN_MAX - k->len) {
+        k->refused = "spawn_too_long";
+    } else {
+        char *grown = realloc(k->spec, k->len + n + 1);
+        if (!grown) {
+            k->refused = "out_of_memory";
+            return;
+        }
+        memcpy(grown + k->len, v, n + 1);
+        k->spec = grown;
+        k->len += n;
+    }
+}
+
+static void do_spawn(twr_pmi_server_t *s, int rank, const tw_pmi_msg_t *m, twr_pmi_result_t *out) {
+    twr_pmi_spawn_parts_t *k = &s->spawn_parts[rank];
+    const char *spec = tw_pmi_find(m, "spec"), *refused = k->refused;
+    char *joined = NULL;
+    if (!refused && k->len && spec) { /* the parts first, then this line's */
+        size_t n = strlen(spec);
+        if (n >= TW_PMI_SPAWN_MAX - k->len)
+            refused = "spawn_too_long";
+        else if (!(joined = malloc(k->len + n + 1)))
+            refused = "out_of_memory";
+        else
+            spec = strcat(memcpy(joined, k->spec, k->len + 1), spec);
+    }
+    free(k->spec);
+    *k = (twr_pmi_spawn_parts_t){0};
+    if (!refused && tw_pmi_spawn_decode(&out->spawn, tw_pmi_find(m, "port"), spec))
+        refused = "malformed_spawn";
+    free(joined);
+    if (refused) {
+        twr_pmi_spawn_reply(out, 0, 0, refused, -1);
         return;
     }
     out->action = TWR_PMI_SPAWN;
@@ -264,7 +312,9 @@ void twr_pmi_handle(twr_pmi_server_t *s, int rank, const char *line, size_t len,
     else if (strcmp(cmd, "abort") == 0)
         do_abort(&m, out);
     else if (strcmp(cmd, "spawn") == 0)
-        do_spawn(&m, out);
+        do_spawn(s, rank, &m, out);
+    else if (strcmp(cmd, "spawn_part") == 0)
+        do_spawn_part(s, rank, &m, out);
     else
         respond(out, TWR_PMI_REPLY, "cmd=error rc=-1 msg=unknown_command");
 }

@@ -20,6 +20,7 @@ typedef enum twr_pmi_action {
     TWR_PMI_FINALIZED,    /* send reply to the sender, which has finalized */
     TWR_PMI_ABORT,        /* the sender aborts the job with abort_code; no reply */
     TWR_PMI_SPAWN,        /* the sender asks for the new job in spawn; twrun replies */
+    TWR_PMI_NONE,         /* nothing to send: a first part of a spawn request was kept */
 } twr_pmi_action_t;
 
 typedef struct twr_pmi_result {
@@ -35,6 +36,13 @@ typedef struct twr_pmi_entry {
     char *value;
 } twr_pmi_entry_t;
 
+/* The first parts of a rank's spawn request (cmd=spawn_part), until its spawn line. */
+typedef struct twr_pmi_spawn_parts {
+    char *spec; /* the parts' bytes, joined */
+    size_t len;
+    const char *refused; /* why its spawn line will be refused (one token), or NULL */
+} twr_pmi_spawn_parts_t;
+
 typedef struct twr_pmi_server {
     int size;
     int universe_size; /* get_universe_size's answer: the job's size until told otherwise */
@@ -46,6 +54,7 @@ typedef struct twr_pmi_server {
     unsigned char *in_barrier;
     int barrier_count;
     int *appnum; /* per rank: the index of its program (MPMD), for get_appnum */
+    twr_pmi_spawn_parts_t *spawn_parts; /* per rank */
 } twr_pmi_server_t;
 
 /* jobid names the key-value space "tw-<jobid>". Returns 0, or -1 when out of memory. */

@@ -372,6 +372,7 @@ static void act(job_t *job, int rank, const twr_pmi_result_t *res) {
         conn_append(&job->ranks[rank], res->reply, res->len);
         break;
     case TWR_PMI_WAIT:
+    case TWR_PMI_NONE:
         break;
     case TWR_PMI_BARRIER_DONE: {
         const space_t *sp = &job->spaces[job->ranks[rank].space];
@@ -383,7 +384,7 @@ static void act(job_t *job, int rank, const twr_pmi_result_t *res) {
         on_abort(job, rank, res->abort_code);
         break;
     case TWR_PMI_SPAWN: {
-        twr_pmi_result_t reply;
+        static twr_pmi_result_t reply; /* large: a spawn request in it */
         spawn(job, rank, &res->spawn, &reply);
         conn_append(&job->ranks[rank], reply.reply, reply.len);
         break;

@@ -50,11 +50,11 @@ enum {
     HELLO_MAGIC = 0x54574459, /* "TWDY" */
     GROUP_MAX = 4096,         /* processes in one group of a connection */
     ADDRESS_MAX = TW_DYNAMIC_ADDRESS_MAX,
-    SPEC_MAX = 2048,       /* a spawn request's encoded commands: a PMI line's worth */
-    VERDICT_OK = 0x4f,     /* the acceptor took the connection */
-    ACCEPT_POLL_MS = 1000, /* an accept looks for a closed port this often */
-    ENTRY_CHOICES = 64,    /* a retried connection's entry: one of this many free */
-    ENTRY_ROUNDS = 1000,   /* a connection gives up on finding an entry after this many */
+    SPEC_MAX = TW_SPAWN_SPEC_MAX, /* a spawn request's encoded commands (tw_ep_spawn) */
+    VERDICT_OK = 0x4f,            /* the acceptor took the connection */
+    ACCEPT_POLL_MS = 1000,        /* an accept looks for a closed port this often */
+    ENTRY_CHOICES = 64,           /* a retried connection's entry: one of this many free */
+    ENTRY_ROUNDS = 1000,          /* a connection gives up on finding an entry after this many */
     BACKLOG = 64,
 };
 
@@ -760,7 +760,7 @@ static int spawn_root(const spawn_req_t *q, spawn_text_t *t, char port[MPI_MAX_P
     *failed = -1;
     snprintf(t->why, sizeof t->why,
              "the commands and arguments encode to more than %d bytes, past the longest spawn "
-             "request a process manager takes (a byte outside [A-Za-z0-9._/+-] takes 3)",
+             "request (a byte outside [A-Za-z0-9._/+-] takes 3)",
              SPEC_MAX - 1);
     for (int k = 0; k < q->count; k++) {
         char num[16];
