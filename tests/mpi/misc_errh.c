@@ -1,8 +1,9 @@
 /* Error handlers of the program's on communicators, windows and MPI_FILE_NULL: called
  * by failing calls and by the *_call_errhandler calls, inherited by duplicates,
  * refused on the wrong kind of object, and their slots reused once freed while a
- * handler still in use stays alive; the removed MPI-1 calls; error classes, codes
- * and strings of the program's own. */
+ * handler still in use stays alive; the code a handler leaves is what the call
+ * returns; the removed MPI-1 calls; error classes, codes and strings of the program's
+ * own. */
 #include "mpi_check.h"
 
 static int comm_calls, comm_code;
@@ -228,6 +229,55 @@ static void error_codes(void) {
     CHECK(MPI_Error_class(*last + 1, &cls) == MPI_ERR_ARG);
 }
 
+/* A handler may replace the code it is given: the failed call returns what the handler
+ * leaves (as MPICH and Open MPI do), on a communicator, a window and MPI_FILE_NULL. */
+static int replacement;
+static void replace_comm(MPI_Comm *comm, int *code, ...) {
+    (void)comm;
+    *code = replacement;
+}
+static void replace_win(MPI_Win *win, int *code, ...) {
+    (void)win;
+    *code = replacement;
+}
+static void replace_file(MPI_File *file, int *code, ...) {
+    (void)file;
+    *code = replacement;
+}
+
+static void replaced_codes(void) {
+    MPI_Comm dup;
+    MPI_Errhandler eh;
+    CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &dup) == MPI_SUCCESS);
+    CHECK(MPI_Comm_create_errhandler(replace_comm, &eh) == MPI_SUCCESS);
+    CHECK(MPI_Comm_set_errhandler(dup, eh) == MPI_SUCCESS && MPI_Errhandler_free(&eh) == 0);
+    int v = 1;
+    replacement = MPI_SUCCESS;
+    CHECK(MPI_Send(&v, 1, MPI_INT, size, 0, dup) == MPI_SUCCESS); /* MPI_ERR_RANK replaced */
+    replacement = MPI_ERR_OTHER;
+    CHECK(MPI_Comm_rank(dup, NULL) == MPI_ERR_OTHER);                 /* MPI_ERR_ARG replaced */
+    CHECK(MPI_Comm_call_errhandler(dup, MPI_ERR_TAG) == MPI_SUCCESS); /* succeeds itself */
+    CHECK(MPI_Comm_free(&dup) == MPI_SUCCESS);
+
+    MPI_Win w;
+    int mem = 0;
+    CHECK(MPI_Win_create(&mem, sizeof mem, sizeof mem, MPI_INFO_NULL, MPI_COMM_WORLD, &w) ==
+          MPI_SUCCESS);
+    CHECK(MPI_Win_create_errhandler(replace_win, &eh) == MPI_SUCCESS);
+    CHECK(MPI_Win_set_errhandler(w, eh) == MPI_SUCCESS && MPI_Errhandler_free(&eh) == 0);
+    CHECK(MPI_Win_unlock(0, w) == MPI_ERR_OTHER); /* not locked: MPI_ERR_RMA_SYNC replaced */
+    CHECK(MPI_Win_free(&w) == MPI_SUCCESS);
+
+    CHECK(MPI_File_create_errhandler(replace_file, &eh) == MPI_SUCCESS);
+    CHECK(MPI_File_set_errhandler(MPI_FILE_NULL, eh) == MPI_SUCCESS &&
+          MPI_Errhandler_free(&eh) == 0);
+    replacement = MPI_SUCCESS;
+    MPI_File fh;
+    CHECK(MPI_File_open(MPI_COMM_SELF, "/nonexistent/tollway-no-such-file", MPI_MODE_RDONLY,
+                        MPI_INFO_NULL, &fh) == MPI_SUCCESS);
+    CHECK(MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN) == MPI_SUCCESS);
+}
+
 int main(int argc, char **argv) {
     CHECK(MPI_Init(&argc, &argv) == MPI_SUCCESS);
     CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN) == MPI_SUCCESS);
@@ -238,6 +288,7 @@ int main(int argc, char **argv) {
     save_restore();
     win_handlers();
     error_codes();
+    replaced_codes();
     CHECK(MPI_Finalize() == MPI_SUCCESS);
     return 0;
 }

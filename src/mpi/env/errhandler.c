@@ -49,12 +49,12 @@ void tw_mpi_eh_ref(MPI_Errhandler h) {
     if (e) e->refs++;
 }
 
-int tw_mpi_eh_call(MPI_Errhandler h, int *handle, int code) {
+int tw_mpi_eh_call(MPI_Errhandler h, int *handle, int *code) {
     eh_t *e = eh_get(h);
     if (!e) return 0;
     tw_mpi_callback_fn *outer = tw_mpi_callback_context;
     tw_mpi_callback_context = e->context;
-    e->fn(handle, &code);
+    e->fn(handle, code);
     tw_mpi_callback_context = outer;
     return 1;
 }
@@ -178,7 +178,7 @@ static int file_error(MPI_File fh, const char *call, int errclass, const char *d
         fh = MPI_FILE_NULL;
     }
     if (*slot == MPI_ERRORS_RETURN) return errclass;
-    if (tw_mpi_eh_call(*slot, &fh, errclass)) return errclass;
+    if (tw_mpi_eh_call(*slot, &fh, &errclass)) return errclass;
     return tw_mpi_raise(*slot == MPI_ERRORS_ABORT ? MPI_ERRORS_ABORT : MPI_ERRORS_ARE_FATAL, NULL,
                         fh == MPI_FILE_NULL ? "MPI_FILE_NULL" : "a file", call, errclass, detail);
 }

@@ -30,7 +30,7 @@ int tw_mpi_error(tw_mpi_comm_t *comm, const char *call, int errclass, const char
 int tw_mpi_raise(MPI_Errhandler h, int *handle, const char *name, const char *call, int errclass,
                  const char *detail) {
     if (h == MPI_ERRORS_RETURN) return errclass;
-    if (handle && tw_mpi_eh_call(h, handle, errclass)) return errclass;
+    if (handle && tw_mpi_eh_call(h, handle, &errclass)) return errclass;
     char msg[1024 + MPI_MAX_ERROR_STRING], text[MPI_MAX_ERROR_STRING];
     int len, cls = errclass; /* errclass may be a code of a class (a lost peer's) */
     MPI_Error_string(errclass, text, &len);

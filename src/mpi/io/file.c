@@ -49,7 +49,7 @@ int tw_io_error(tw_io_file_t *f, const char *call, int errclass, const char *det
     MPI_Errhandler h = f ? f->eh : tw_mpi_file_eh;
     MPI_File handle = f ? f->handle : MPI_FILE_NULL;
     if (h == MPI_ERRORS_RETURN) return errclass;
-    if (tw_mpi_eh_call(h, &handle, errclass)) return errclass;
+    if (tw_mpi_eh_call(h, &handle, &errclass)) return errclass;
     return tw_mpi_raise(h == MPI_ERRORS_ABORT ? MPI_ERRORS_ABORT : MPI_ERRORS_ARE_FATAL, NULL,
                         f ? f->path : "MPI_FILE_NULL", call, errclass, detail);
 }

@@ -78,7 +78,7 @@ int tw_win_error(win_t *w, const char *call, int errclass, const char *detail) {
     if (!w) return tw_mpi_error(NULL, call, errclass, detail);
     if (w->eh == MPI_ERRORS_RETURN) return errclass;
     MPI_Win h = w->handle;
-    if (tw_mpi_eh_call(w->eh, &h, errclass)) return errclass;
+    if (tw_mpi_eh_call(w->eh, &h, &errclass)) return errclass;
     tw_mpi_comm_t fatal = {.errhandler = w->eh == MPI_ERRORS_ABORT ? w->eh : MPI_ERRORS_ARE_FATAL};
     return tw_mpi_error(&fatal, call, errclass, detail);
 }

@@ -63,7 +63,7 @@ int tw_mpi_session_error(MPI_Session session, MPI_Errhandler eh, const char *cal
     if (!s && eh == MPI_ERRORS_ARE_FATAL && tw_mpi.initialized && !tw_mpi.finalized)
         return tw_mpi_error(tw_mpi_comm_get(MPI_COMM_SELF), call, errclass, detail);
     if (eh == MPI_ERRORS_RETURN) return errclass;
-    if (s && tw_mpi_eh_call(eh, &session, errclass)) return errclass;
+    if (s && tw_mpi_eh_call(eh, &session, &errclass)) return errclass;
     if (!s && eh != MPI_ERRORS_ARE_FATAL && eh != MPI_ERRORS_ABORT && eh != MPI_ERRHANDLER_NULL)
         return errclass; /* a communicator's handler given for a session-less call: returned */
     tw_mpi_comm_t fatal = {.errhandler = MPI_ERRORS_ARE_FATAL};
