@@ -80,6 +80,7 @@ static void my_handler(MPI_Comm *comm, int *code, ...) {
     handled++;
     handled_comm = *comm;
     MPI_Error_class(*code, &handled_class);
+    *code = MPI_ERR_OTHER; /* what the failed call returns */
 }
 
 /* ---- a generalized request: its status comes from the program's query ---- */
@@ -509,6 +510,8 @@ static void communicators_groups(void) {
     rc = MPI_Send(&n, 1, MPI_INT, size + 5, 0, dup);
     CHECK(handled == 1 && handled_comm == dup && handled_class == MPI_ERR_RANK,
           "the program's error handler (%d calls, class %d)", handled, handled_class);
+    OK(MPI_Error_class(rc, &cls));
+    CHECK(cls == MPI_ERR_OTHER, "the call returned class %d, not the handler's MPI_ERR_OTHER", cls);
     OK(MPI_Errhandler_free(&eh));
     CHECK(eh == MPI_ERRHANDLER_NULL, "MPI_Errhandler_free left the handle");
     OK(MPI_Comm_free(&dup));

@@ -1190,11 +1190,13 @@ static void op_trampoline_c(void *in, void *inout, MPI_Count *len, int *type) {
     MPI_Datatype t = datatype_out(*type);
     ((MPI_User_function_c *)tw_mpi_callback_context)(in, inout, len, &t);
 }
+/* the code the program's handler leaves is the failed call's (in the face's numbers) */
 #define ERRHANDLER_TRAMPOLINE(kind, type)                                                  \\
     static void kind##_errhandler_trampoline(int *handle, int *code, ...) {                \\
         type h = kind##_out(*handle);                                                      \\
         int e = error_out(*code);                                                          \\
         ((void (*)(type *, int *, ...))tw_mpi_callback_context)(&h, &e);                   \\
+        *code = error_in(e);                                                               \\
     }
 ERRHANDLER_TRAMPOLINE(comm, MPI_Comm)
 ERRHANDLER_TRAMPOLINE(win, MPI_Win)
