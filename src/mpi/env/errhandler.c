@@ -54,7 +54,11 @@ int tw_mpi_eh_call(MPI_Errhandler h, int *handle, int *code) {
     if (!e) return 0;
     tw_mpi_callback_fn *outer = tw_mpi_callback_context;
     tw_mpi_callback_context = e->context;
+    int raised = *code;
     e->fn(handle, code);
+    /* a handler that clears the code does not make the failed call a success: the call
+     * stopped where it failed, and its callers inside the library must stop too */
+    if (*code == MPI_SUCCESS) *code = raised;
     tw_mpi_callback_context = outer;
     return 1;
 }

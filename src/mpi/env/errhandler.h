@@ -24,8 +24,9 @@ int tw_mpi_eh_context_set(int h, tw_mpi_callback_fn *context);
 /* One more handle of h held by the program (MPI_*_get_errhandler gave it out). */
 void tw_mpi_eh_ref(MPI_Errhandler h);
 /* Calls user handler h on the object *handle with *code, which the handler may change:
- * the failed call returns what it leaves there, as MPICH and Open MPI do. 0 when h is no
- * user handler (predefined: the caller does what it says). */
+ * the failed call returns what it leaves there, as MPICH and Open MPI do, unless that is
+ * MPI_SUCCESS (then the code raised). 0 when h is no user handler (predefined: the
+ * caller does what it says). */
 int tw_mpi_eh_call(MPI_Errhandler h, int *handle, int *code);
 
 /* The objects of a kind (a TW_EH_*) that hold handlers, for the sweep that reuses the
