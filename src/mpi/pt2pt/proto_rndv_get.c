@@ -238,7 +238,13 @@ void tw_proto_rndv_notified(int i, const tw_notification_t *n) {
     }
     if (n->status != TW_OK) {
         /* a fault: the request ends now, whatever else it waited for. Its buffer is
-         * deregistered, so a late put or get into it faults too. */
+         * deregistered, so a late put or get into it faults too. A refused get, READY or
+         * cancel's ask waiting for room leaves the pending list with it: a finished
+         * request may be freed, and the free list runs through the same link. */
+        int prev;
+        if (tw_req_list_find(&ch->pending_gets, i, &prev))
+            tw_req_list_remove(&ch->pending_gets, i, prev);
+        r->get_held = r->cancel_asked = 0;
         r->error = tw_mpi_peer_error(n->peer, n->status);
         ch->rendezvous -= r->parts - 1;
         r->parts = 1;
