@@ -83,7 +83,8 @@ static int check_alias_block(tw_mpi_comm_t *c, const char *call, const void *one
                              MPI_Count at, MPI_Aint extent, size_t bytes) {
     int rc = check_alias(c, call, one, many, bytes);
     if (rc || !one || !many || !bytes) return rc;
-    if ((uintptr_t)one == (uintptr_t)many + (uintptr_t)(at * extent))
+    if ((uintptr_t)one ==
+        (uintptr_t)many + (uintptr_t)at * (uintptr_t)extent) /* wraps, as addresses do */
         return tw_mpi_error(c, call, MPI_ERR_BUFFER,
                             "one buffer is this rank's block of the other (MPI_IN_PLACE "
                             "says so)");
