@@ -218,8 +218,10 @@ static void check_spawn(model_t *m, int rank, const tw_pmi_msg_t *req,
     static char joined[TW_PMI_SPAWN_MAX + TW_PMI_LINE_MAX];
     static tw_pmi_spawn_t want;
     const char *refused = m->part_refused[rank], *spec = tw_pmi_find(req, "spec");
-    if (!refused && m->part_len[rank] && spec) {
-        if (m->part_len[rank] + strlen(spec) >= TW_PMI_SPAWN_MAX)
+    if (!refused && m->part_len[rank]) { /* the line's spec is a part too */
+        if (!spec || !*spec)
+            refused = "malformed_spawn";
+        else if (m->part_len[rank] + strlen(spec) >= TW_PMI_SPAWN_MAX)
             refused = "spawn_too_long";
         else
             spec = strcat(strcpy(joined, m->part[rank]), spec);

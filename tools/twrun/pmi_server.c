@@ -217,51 +217,42 @@ void twr_pmi_spawn_reply(twr_pmi_result_t *out, int base, int size, const char *
         respond(out, TWR_PMI_REPLY, "cmd=spawn_result rc=0 base=%d size=%d", base, size);
 }
 
+/* Appends a spec value v to the parts a rank keeps: NULL, or why its spawn will be
+ * refused. */
+static const char *keep_part(twr_pmi_spawn_parts_t *k, const char *v) {
+    size_t n = v ? strlen(v) : 0;
+    if (!n) return "malformed_spawn";
+    if (n >= TW_PMI_SPAWN_MAX - k->len) return "spawn_too_long";
+    char *grown = realloc(k->spec, k->len + n + 1);
+    if (!grown) return "out_of_memory";
+    memcpy(grown + k->len, v, n + 1);
+    k->spec = grown;
+    k->len += n;
+    return NULL;
+}
+
 /* A first part of rank's spawn request, whose spawn line joins it: kept, no reply.
  * What goes wrong is told when the spawn line comes (the client reads one reply). */
 static void do_spawn_part(twr_pmi_server_t *s, int rank, const tw_pmi_msg_t *m,
                           twr_pmi_result_t *out) {
     twr_pmi_spawn_parts_t *k = &s->spawn_parts[rank];
-    const char *v = tw_pmi_find(m, "spec");
-    size_t n = v ? strlen(v) : 0;
+    if (!k->refused) k->refused = keep_part(k, tw_pmi_find(m, "spec"));
     out->action = TWR_PMI_NONE;
     out->len = 0;
     out->reply[0] = '\0';
-    if (k->refused) return;
-    if (!n) {
-        k->refused = "malformed_spawn";
-    } else if (n >= TW_PMI_SPAWN_MAX - k->len) {
-        k->refused = "spawn_too_long";
-    } else {
-        char *grown = realloc(k->spec, k->len + n + 1);
-        if (!grown) {
-            k->refused = "out_of_memory";
-            return;
-        }
-        memcpy(grown + k->len, v, n + 1);
-        k->spec = grown;
-        k->len += n;
-    }
 }
 
 static void do_spawn(twr_pmi_server_t *s, int rank, const tw_pmi_msg_t *m, twr_pmi_result_t *out) {
     twr_pmi_spawn_parts_t *k = &s->spawn_parts[rank];
     const char *spec = tw_pmi_find(m, "spec"), *refused = k->refused;
-    char *joined = NULL;
-    if (!refused && k->len && spec) { /* the parts first, then this line's */
-        size_t n = strlen(spec);
-        if (n >= TW_PMI_SPAWN_MAX - k->len)
-            refused = "spawn_too_long";
-        else if (!(joined = malloc(k->len + n + 1)))
-            refused = "out_of_memory";
-        else
-            spec = strcat(memcpy(joined, k->spec, k->len + 1), spec);
+    if (!refused && k->len) { /* the parts first, then this line's */
+        refused = keep_part(k, spec);
+        spec = k->spec;
     }
-    free(k->spec);
-    *k = (twr_pmi_spawn_parts_t){0};
     if (!refused && tw_pmi_spawn_decode(&out->spawn, tw_pmi_find(m, "port"), spec))
         refused = "malformed_spawn";
-    free(joined);
+    free(k->spec);
+    *k = (twr_pmi_spawn_parts_t){0};
     if (refused) {
         twr_pmi_spawn_reply(out, 0, 0, refused, -1);
         return;
