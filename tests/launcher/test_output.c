@@ -1,5 +1,6 @@
-/* twrun's tagged output: whole lines after their prefix, an unfinished last line, lines
- * longer than the buffer, the raw copy to a file, and a reader that has gone. */
+/* twrun's forwarded output: whole lines after their prefix, an unfinished last line, lines
+ * longer than the buffer, untagged bytes passed as they came, the raw copy to a file, and
+ * a reader that has gone. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -31,8 +32,9 @@ static const char *taken(void) {
     return buf;
 }
 
-/* A stream from a fresh pipe to another, to a file when file >= 0. */
-static void open_stream(int file) {
+/* A stream from a fresh pipe to another, to a file when file >= 0, its lines after
+ * prefix. */
+static void open_stream_tagged(int file, const char *prefix) {
     int in[2], out[2];
     assert_int_equal(pipe(in), 0);
     assert_int_equal(pipe(out), 0);
@@ -40,7 +42,11 @@ static void open_stream(int file) {
     fcntl(out[0], F_SETFL, O_NONBLOCK);
     rank_w = in[1];
     out_r = out[0];
-    twr_stream_init(&stream, in[0], out[1], file, "[3] ");
+    twr_stream_init(&stream, in[0], out[1], file, prefix);
+}
+
+static void open_stream(int file) {
+    open_stream_tagged(file, "[3] ");
 }
 
 static void close_stream(void) {
@@ -95,6 +101,34 @@ static void test_long_line(void **state) {
     close_stream();
 }
 
+/* Untagged (twrun's stdout a regular file): whole lines still, but no byte added to an
+ * unfinished last line or to the pieces of a long one. */
+static void test_untagged(void **state) {
+    (void)state;
+    open_stream_tagged(-1, "");
+    feed("one\ntw");
+    assert_int_equal(twr_stream_drain(&stream, 16), 0);
+    assert_string_equal(taken(), "one\n");
+    size_t len = TWR_LINE_MAX + 10;
+    char *line = malloc(len + 1);
+    memset(line, 'x', len);
+    line[len] = '\0';
+    feed(line);
+    assert_int_equal(twr_stream_drain(&stream, TWR_DRAIN_ALL), 0);
+    const char *got = taken();
+    assert_memory_equal(got, "tw", 2);
+    assert_int_equal(strspn(got + 2, "x"), TWR_LINE_MAX - 2); /* the buffer's worth */
+    assert_int_equal(got[TWR_LINE_MAX], '\0');
+    close(rank_w);
+    rank_w = -1;
+    assert_int_equal(twr_stream_drain(&stream, TWR_DRAIN_ALL), 1);
+    got = taken();
+    assert_int_equal(strspn(got, "x"), 12); /* the rest, and nothing after it */
+    assert_int_equal(got[12], '\0');
+    free(line);
+    close_stream();
+}
+
 static void test_file_copy(void **state) {
     (void)state;
     char path[] = "/tmp/twrun-output-XXXXXX";
@@ -134,9 +168,8 @@ static void test_reader_gone(void **state) {
 int main(void) {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lines),
-        cmocka_unit_test(test_long_line),
-        cmocka_unit_test(test_file_copy),
+        cmocka_unit_test(test_lines),       cmocka_unit_test(test_long_line),
+        cmocka_unit_test(test_untagged),    cmocka_unit_test(test_file_copy),
         cmocka_unit_test(test_reader_gone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

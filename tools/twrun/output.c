@@ -39,7 +39,8 @@ static int write_all(int fd, struct iovec *iov, int n) {
 
 int twr_write_line(int fd, const char *prefix, const char *data, size_t len) {
     struct iovec iov[3] = {{(void *)prefix, strlen(prefix)}, {(void *)data, len}, {"\n", 1}};
-    int n = len > 0 && data[len - 1] == '\n' ? 2 : 3;
+    /* a prefix starts a line, so what follows one ends it; untagged bytes go as they came */
+    int n = (len > 0 && data[len - 1] == '\n') || !*prefix ? 2 : 3;
     return write_all(fd, iov, n);
 }
 

@@ -1,7 +1,8 @@
-/* The ranks' stdout and stderr when twrun is asked to tag them (-l) or keep them in
- * files (--output-filename): each stream comes through a pipe and leaves twrun a whole
- * line at a time, so the lines of different ranks never mix. Without those options the
- * ranks write to twrun's own stdout and stderr, and nothing here runs. */
+/* The ranks' stdout and stderr when they come through twrun: when it is asked to tag
+ * them (-l) or keep them in files (--output-filename), and when its own stdout or
+ * stderr is a regular file. Each stream comes through a pipe and leaves twrun a whole
+ * line at a time, so the lines of different ranks never mix. Otherwise the ranks write
+ * to twrun's own stdout and stderr, and nothing here runs. */
 #ifndef TWRUN_OUTPUT_H
 #define TWRUN_OUTPUT_H
 
@@ -27,7 +28,7 @@ void twr_stream_init(twr_stream_t *s, int fd, int to, int file, const char *pref
 /* Reads what the pipe holds, at most reads times (a rank that writes without end
  * must not keep twrun from the others), and writes out every whole line. Returns 1
  * when the pipe has ended (the stream is then closed, a last unfinished line written
- * with a '\n'), else 0. */
+ * with a '\n' after a prefix, as it came without one), else 0. */
 int twr_stream_drain(twr_stream_t *s, int reads);
 
 /* Reads enough to empty a full pipe (a rank that has exited wrote no more than that). */
@@ -36,8 +37,9 @@ enum { TWR_DRAIN_ALL = 2 * (1 << 20) / TWR_LINE_MAX };
 /* Writes out what is buffered (with a '\n') and closes the stream. */
 void twr_stream_close(twr_stream_t *s);
 
-/* Writes len bytes of data at once to a consumer of "prefix + data" lines: used for
- * the pieces above; exposed for the tests. Returns 0, or -1 when fd is gone. */
+/* Writes len bytes of data at once to a consumer of "prefix + data" lines (ended by a
+ * '\n' when prefix is not empty): used for the pieces above; exposed for the tests.
+ * Returns 0, or -1 when fd is gone. */
 int twr_write_line(int fd, const char *prefix, const char *data, size_t len);
 
 #endif

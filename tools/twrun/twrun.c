@@ -90,8 +90,8 @@ typedef struct job {
     struct timespec timeout_at;
     const twr_options_t *opt;
     int *host;              /* of each rank of the first job, an index in opt->hosts (namespaces) */
-    int tagged;             /* the ranks' output comes through twrun (-l, --output-filename) */
-    twr_stream_t **streams; /* when tagged: stdout and stderr of each rank, as started */
+    int forwarded;          /* the ranks' output comes through twrun (output.h says when) */
+    twr_stream_t **streams; /* when forwarded: stdout and stderr of each rank, as started */
     hwloc_topology_t topo;
     hwloc_obj_type_t bind_type; /* a core or a hardware thread per rank */
     int bind_objs;              /* how many there are; fewer than ranks: shared in turn */
@@ -127,6 +127,16 @@ static int cpus_here(void) {
 }
 
 /* Reads the command line into job->opt; exits on help, version or an error. */
+/* True when fd is a regular file. A rank is not handed one as its stdout or stderr:
+ * gfortran buffers a unit on a regular file (and on nothing else), so a Fortran
+ * program's lines would come after the C lines it wrote later, and be lost when the
+ * job ends by MPI_Abort or a signal. Through a pipe, as under MPICH's and Open MPI's
+ * launchers, they come in the order written. */
+static int regular_file(int fd) {
+    struct stat st;
+    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 static void parse_args(job_t *job, int argc, char **argv) {
     static twr_options_t opt;
     char err[TWR_ERR_MAX];
@@ -144,7 +154,8 @@ static void parse_args(job_t *job, int argc, char **argv) {
     job->timeout = opt.timeout;
     job->timeout_source = opt.timeout_source;
     job->universe = opt.universe;
-    job->tagged = opt.tag_output || opt.output_dir;
+    job->forwarded = opt.tag_output || opt.output_dir || regular_file(STDOUT_FILENO) ||
+                     regular_file(STDERR_FILENO);
 }
 
 static char *path_of(const twr_options_t *o, const twr_segment_t *seg);
@@ -553,7 +564,7 @@ static char *path_of(const twr_options_t *o, const twr_segment_t *seg) {
     return copy;
 }
 
-/* Sends the rank's stdout and stderr into the pipes twrun reads (tagged output). */
+/* Sends the rank's stdout and stderr into the pipes twrun reads (forwarded output). */
 static void redirect_output(const int *pipes) {
     if (!pipes) return;
     for (int k = 0; k < 2; k++)
@@ -569,7 +580,7 @@ typedef struct spawned {
     const twr_abi_plan_t *abi; /* how its program starts (plan_programs); NULL: as it is */
 } spawned_t;
 
-/* pipes: stdout's read and write end, then stderr's; NULL when the output is not tagged. */
+/* pipes: stdout's read and write end, then stderr's; NULL when the output is not forwarded. */
 __attribute__((noreturn)) static void run_rank(job_t *job, int rank, int fd, char *const *argv,
                                                const spawned_t *sp, const int *pipes) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -734,7 +745,7 @@ static int open_output(job_t *job, int rank, int pipes[4]) {
 
 static int start_rank(job_t *job, int rank, char *const *argv, const spawned_t *sp) {
     int sv[2], pipes[4];
-    if (job->tagged && open_output(job, rank, pipes) != 0) return -1;
+    if (job->forwarded && open_output(job, rank, pipes) != 0) return -1;
     pid_t pid = -1;
     int made = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0;
     if (made) pid = fork();
@@ -744,7 +755,7 @@ static int start_rank(job_t *job, int rank, char *const *argv, const spawned_t *
             close(sv[0]);
             close(sv[1]);
         }
-        if (job->tagged)
+        if (job->forwarded)
             for (int k = 0; k < 2; k++) {
                 close(pipes[2 * k + 1]);
                 twr_stream_close(job->streams[2 * rank + k]);
@@ -752,9 +763,9 @@ static int start_rank(job_t *job, int rank, char *const *argv, const spawned_t *
         errno = e;
         return -1;
     }
-    if (pid == 0) run_rank(job, rank, sv[1], argv, sp, job->tagged ? pipes : NULL);
+    if (pid == 0) run_rank(job, rank, sv[1], argv, sp, job->forwarded ? pipes : NULL);
     close(sv[1]);
-    if (job->tagged) {
+    if (job->forwarded) {
         close(pipes[1]);
         close(pipes[3]);
     }
@@ -770,7 +781,7 @@ static int start_rank(job_t *job, int rank, char *const *argv, const spawned_t *
 
 /* Passes on what the rank's stdout and stderr hold (all of it, once it has exited). */
 static void drain_output(job_t *job, int rank) {
-    if (!job->tagged) return;
+    if (!job->forwarded) return;
     for (int k = 0; k < 2; k++)
         if (job->streams[2 * rank + k]) twr_stream_drain(job->streams[2 * rank + k], TWR_DRAIN_ALL);
 }
@@ -1194,9 +1205,9 @@ static void raise_fd_limit(job_t *job) {
         job->nofile.rlim_cur = job->nofile.rlim_max = RLIM_INFINITY;
         return;
     }
-    /* a socket per rank, and when tagged two pipes and maybe two files; and some
+    /* a socket per rank, and when forwarded two pipes and maybe two files; and some
      * spawned ranks */
-    rlim_t per = job->tagged ? (job->opt->output_dir ? 5 : 3) : 1;
+    rlim_t per = job->forwarded ? (job->opt->output_dir ? 5 : 3) : 1;
     rlim_t want = (rlim_t)job->size * per + 64 + 256 * per;
     if (job->nofile.rlim_cur != RLIM_INFINITY && job->nofile.rlim_cur < want) {
         struct rlimit more = job->nofile;
@@ -1245,7 +1256,7 @@ static void serve(job_t *job, int sfd) {
         pfd[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
         for (int i = 0; i < job->size; i++) {
             conn_t *c = &job->ranks[i].conn;
-            for (int k = 0; job->tagged && k < 2; k++) {
+            for (int k = 0; job->forwarded && k < 2; k++) {
                 const twr_stream_t *st = job->streams[2 * i + k];
                 if (!st || st->fd < 0) continue;
                 who[n] = -1 - (2 * i + k); /* a stream: below 0 */
@@ -1288,7 +1299,7 @@ static void serve(job_t *job, int sfd) {
         }
     }
     /* What is left of the output; a process a rank left behind may hold a pipe open */
-    for (int i = 0; job->tagged && i < 2 * job->size; i++)
+    for (int i = 0; job->forwarded && i < 2 * job->size; i++)
         if (job->streams[i]) {
             twr_stream_drain(job->streams[i], TWR_DRAIN_ALL);
             twr_stream_close(job->streams[i]);
@@ -1507,7 +1518,7 @@ int main(int argc, char **argv) {
     check_programs(job->opt);
     plan_programs(job);
     ensure_std_fds();
-    signal(SIGPIPE, SIG_IGN); /* a reader of tagged output gone: write says so */
+    signal(SIGPIPE, SIG_IGN); /* a reader of forwarded output gone: write says so */
     job->status = -1;
     job->self = getpid();
     random_hex(job->id);
@@ -1539,10 +1550,10 @@ int main(int argc, char **argv) {
     job->who = calloc(3 * MAX_RANKS + 1, sizeof *job->who);
     job->spaces = calloc(MAX_RANKS, sizeof *job->spaces);
     job->host = calloc((size_t)job->size, sizeof *job->host);
-    if (job->tagged) job->streams = calloc(2 * MAX_RANKS, sizeof *job->streams);
+    if (job->forwarded) job->streams = calloc(2 * MAX_RANKS, sizeof *job->streams);
     job->first_size = job->size;
     if (!job->ranks || !job->pfd || !job->who || !job->spaces || !job->host ||
-        (job->tagged && !job->streams) ||
+        (job->forwarded && !job->streams) ||
         twr_pmi_server_init(&job->spaces[0].pmi, job->size, job->id) != 0) {
         fprintf(stderr, "twrun: out of memory\n");
         return 1;
@@ -1581,7 +1592,7 @@ int main(int argc, char **argv) {
     free(job->pfd);
     free(job->who);
     free(job->host);
-    for (int i = 0; job->tagged && i < 2 * job->size; i++) free(job->streams[i]);
+    for (int i = 0; job->forwarded && i < 2 * job->size; i++) free(job->streams[i]);
     free(job->streams);
     twr_options_free((twr_options_t *)job->opt);
     for (int k = 0; k < job->nspaces; k++) twr_pmi_server_destroy(&job->spaces[k].pmi);
