@@ -14,8 +14,9 @@
 #   SEARCH: the harness's test globs (its `search`), default the list below: the star
 #   forest (PetscSF: one-sided windows, neighbourhood collectives, persistent requests,
 #   derived datatypes), vectors, the system tests (communicators, attributes, shared
-#   memory), the data managers' tests (distributed arrays: ghost exchanges, scatters)
-#   and the KSP and SNES tutorials (C, and Fortran when built with it)
+#   memory), the data managers' tests and tutorials (distributed arrays: ghost
+#   exchanges, scatters), matrices' tests ex1*, KSP's tutorials, SNES's tests and
+#   tutorials ex19, ex5 and ex5f, and TS's tutorials (C, and Fortran when built with it)
 #   PETSC_TEST_TIMEOUT: seconds a test may run (default 120)
 #   PETSC_MAKE_JOBS: parallel compiles (default 2)
 set -euo pipefail
@@ -24,7 +25,8 @@ cd "$(dirname "$0")/../.."
 external_start petsc.sh "$@"
 searches=("${rest[@]}")
 [ ${#searches[@]} -gt 0 ] || searches=('vec_is_sf_*' 'vec_vec_*' 'sys_tests-*' 'dm_tests-*'
-    'ksp_ksp_tutorials-*' 'snes_tutorials-ex19*' 'snes_tutorials-ex5_*' 'snes_tutorials-ex5f*')
+    'dm_tutorials-*' 'mat_tests-ex1*' 'ksp_ksp_tutorials-*' 'snes_tests-*' 'snes_tutorials-ex19*'
+    'snes_tutorials-ex5_*' 'snes_tutorials-ex5f*' 'ts_tutorials-*')
 version=3.18.5+dfsg1-1
 work=$build/petsc
 arch=arch-test
