@@ -126,7 +126,6 @@ static int cpus_here(void) {
     return n > 0 ? (int)n : 1;
 }
 
-/* Reads the command line into job->opt; exits on help, version or an error. */
 /* True when fd is a regular file. A rank is not handed one as its stdout or stderr:
  * gfortran buffers a unit on a regular file (and on nothing else), so a Fortran
  * program's lines would come after the C lines it wrote later, and be lost when the
@@ -137,6 +136,7 @@ static int regular_file(int fd) {
     return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Reads the command line into job->opt; exits on help, version or an error. */
 static void parse_args(job_t *job, int argc, char **argv) {
     static twr_options_t opt;
     char err[TWR_ERR_MAX];
