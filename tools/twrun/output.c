@@ -82,7 +82,15 @@ int twr_stream_drain(twr_stream_t *s, int reads) {
     for (; s->fd >= 0 && reads > 0; reads--) {
         ssize_t n = read(s->fd, s->buf + s->len, sizeof s->buf - s->len);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            /* the pipe is empty: an untagged unfinished line (a prompt, "step 3 ...")
+             * goes now, as the rank flushed it, not once the rank ends it */
+            if (!*s->prefix) {
+                emit(s, s->buf, s->len);
+                s->len = 0;
+            }
+            return 0;
+        }
         if (n <= 0) {
             twr_stream_close(s);
             return 1;

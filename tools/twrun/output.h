@@ -26,7 +26,8 @@ typedef struct twr_stream {
 void twr_stream_init(twr_stream_t *s, int fd, int to, int file, const char *prefix);
 
 /* Reads what the pipe holds, at most reads times (a rank that writes without end
- * must not keep twrun from the others), and writes out every whole line. Returns 1
+ * must not keep twrun from the others), and writes out every whole line; untagged, an
+ * unfinished line too once the pipe is empty. Returns 1
  * when the pipe has ended (the stream is then closed, a last unfinished line written
  * with a '\n' after a prefix, as it came without one), else 0. */
 int twr_stream_drain(twr_stream_t *s, int reads);
